@@ -1,0 +1,418 @@
+/* libwebnn: the C API of the W3C WebNN API, served by the webnnd daemon. The only public header. */
+#ifndef WEBNN_H
+#define WEBNN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WEBNN_VERSION_MAJOR 0
+#define WEBNN_VERSION_MINOR 1
+#define WEBNN_EXPORT __attribute__((visibility("default")))
+
+/* Default socket when neither webnn_context_options.socket_path nor $WEBNN_SOCKET is set. */
+#define WEBNN_DEFAULT_SOCKET "/run/webnn/webnnd.sock"
+
+/* ---- status codes: wire-stable, never renumber. X(NAME, code, DOMException name, text) */
+#define WEBNN_STATUS_MAP(X)                                                            \
+	X(OK, 0, "", "success")                                                        \
+	X(TYPE_ERROR, 1, "TypeError", "invalid argument")                              \
+	X(DATA_ERROR, 2, "DataError", "invalid tensor data")                           \
+	X(OPERATION_ERROR, 3, "OperationError", "operation failed")                    \
+	X(NOT_SUPPORTED, 4, "NotSupportedError", "not supported by this context")      \
+	X(INVALID_STATE, 5, "InvalidStateError", "object in wrong state")              \
+	X(CONTEXT_LOST, 6, "InvalidStateError", "context lost")                        \
+	X(NO_MEMORY, 7, "UnknownError", "out of memory")                               \
+	X(PROTOCOL_ERROR, 8, "UnknownError", "protocol error")
+
+enum webnn_status {
+#define WEBNN_STATUS_ENUM_(name, code, dom, text) WEBNN_STATUS_##name = code,
+	WEBNN_STATUS_MAP(WEBNN_STATUS_ENUM_)
+#undef WEBNN_STATUS_ENUM_
+};
+/* DOMException name ("TypeError") and generic text of a status. */
+WEBNN_EXPORT const char *webnn_status_name(enum webnn_status s);
+WEBNN_EXPORT const char *webnn_status_string(enum webnn_status s);
+
+/* ---- enums (values are wire values) */
+enum webnn_data_type {
+	WEBNN_FLOAT32 = 1,
+	WEBNN_FLOAT16 = 2,
+	WEBNN_INT32 = 3,
+	WEBNN_UINT32 = 4,
+	WEBNN_INT64 = 5,
+	WEBNN_UINT64 = 6,
+	WEBNN_INT8 = 7,
+	WEBNN_UINT8 = 8,
+};
+enum webnn_power_preference { WEBNN_POWER_DEFAULT, WEBNN_POWER_HIGH_PERFORMANCE, WEBNN_POWER_LOW_POWER };
+enum webnn_layout { WEBNN_LAYOUT_NCHW, WEBNN_LAYOUT_NHWC };
+enum webnn_conv2d_filter_layout { WEBNN_FILTER_OIHW, WEBNN_FILTER_HWIO, WEBNN_FILTER_OHWI, WEBNN_FILTER_IHWO };
+enum webnn_rounding { WEBNN_ROUND_FLOOR, WEBNN_ROUND_CEIL };
+
+#define WEBNN_MAX_RANK 8
+
+/* MLOperandDescriptor. */
+struct webnn_operand_desc {
+	enum webnn_data_type data_type;
+	uint32_t rank;
+	uint32_t shape[WEBNN_MAX_RANK];
+};
+/* Bytes one element of the type takes (float16: 2); 0 for an unknown type. */
+WEBNN_EXPORT size_t webnn_data_type_size(enum webnn_data_type t);
+/* "float32", ... ; NULL for an unknown type. */
+WEBNN_EXPORT const char *webnn_data_type_name(enum webnn_data_type t);
+
+struct webnn_context;
+struct webnn_builder;
+struct webnn_operand; /* owned by its builder; valid until webnn_builder_destroy */
+struct webnn_graph;
+struct webnn_tensor;
+
+/* ======================================= context ========================================== */
+
+/* MLContextOptions plus where to find webnnd. */
+struct webnn_context_options {
+	uint32_t struct_size;
+	enum webnn_power_preference power_preference;
+	bool accelerated;
+	const char *socket_path; /* NULL: $WEBNN_SOCKET, else WEBNN_DEFAULT_SOCKET */
+	const char *client_name; /* shown in daemon logs; NULL: program name */
+};
+#define WEBNN_CONTEXT_OPTIONS_INIT \
+	{ sizeof(struct webnn_context_options), WEBNN_POWER_DEFAULT, true, NULL, NULL }
+
+/* ML.createContext(). Connects to webnnd (one connection per context), performs the handshake and
+ * creates the context. Blocking. On failure *out is NULL and, when last_error is not NULL, the
+ * message is copied there (up to len bytes). */
+WEBNN_EXPORT enum webnn_status webnn_context_create(const struct webnn_context_options *options,
+						    struct webnn_context **out, char *last_error,
+						    size_t len);
+/* MLContext.destroy(): releases the context and everything created from it; children stay
+ * safe to call (they return WEBNN_STATUS_CONTEXT_LOST) and must still be destroyed. NULL: no-op. */
+WEBNN_EXPORT void webnn_context_destroy(struct webnn_context *ctx);
+/* Detail of the last error of any call on this context or its objects ("" when none). */
+WEBNN_EXPORT const char *webnn_context_last_error(const struct webnn_context *ctx);
+
+/* What the context runs on. Strings are owned by the context. */
+struct webnn_context_info {
+	bool accelerated;
+	const char *device_name;
+	const char *device_type;  /* "gpu", "cpu", "accelerator" */
+	const char *platform_name;
+	const char *driver_version;
+	const char *backend;      /* "opencl", "reference" */
+};
+WEBNN_EXPORT void webnn_context_get_info(const struct webnn_context *ctx,
+					 struct webnn_context_info *info);
+
+/* MLOpSupportLimits. data_types is a mask of (1u << enum webnn_data_type). */
+struct webnn_tensor_limits {
+	uint32_t data_types;
+	uint32_t min_rank, max_rank;
+};
+struct webnn_support_limits {
+	enum webnn_layout preferred_input_layout;
+	uint64_t max_tensor_byte_length;
+	struct webnn_tensor_limits input, constant, output;
+};
+WEBNN_EXPORT void webnn_context_support_limits(const struct webnn_context *ctx,
+					       struct webnn_support_limits *limits);
+/* Limits of one operand role of one operator ("conv2d", "filter"); false when the context does
+ * not support that operator (or it has no such role). */
+WEBNN_EXPORT bool webnn_context_op_limits(const struct webnn_context *ctx, const char *op,
+					  const char *role, struct webnn_tensor_limits *limits);
+/* Enumerates every (op, role) limit; returns false past the end. */
+WEBNN_EXPORT bool webnn_context_op_limit_at(const struct webnn_context *ctx, size_t i,
+					    const char **op, const char **role,
+					    struct webnn_tensor_limits *limits);
+
+/* MLContext.lost: the callback runs once, from whichever libwebnn call notices the loss. */
+typedef void (*webnn_lost_cb)(void *user_data, const char *message);
+WEBNN_EXPORT void webnn_context_set_lost_callback(struct webnn_context *ctx, webnn_lost_cb cb,
+						  void *user_data);
+WEBNN_EXPORT bool webnn_context_is_lost(const struct webnn_context *ctx);
+
+/* Event-loop integration: the fd becomes readable when the daemon sent something;
+ * webnn_context_dispatch_events() then handles it without blocking (errors of fire-and-forget
+ * calls, context loss). The blocking calls below do the same internally. */
+WEBNN_EXPORT int webnn_context_get_fd(const struct webnn_context *ctx);
+WEBNN_EXPORT enum webnn_status webnn_context_dispatch_events(struct webnn_context *ctx);
+
+/* Waits until all work submitted to the context so far has finished; returns the first error
+ * of fire-and-forget calls (dispatch, write) reported since the previous flush. */
+WEBNN_EXPORT enum webnn_status webnn_context_flush(struct webnn_context *ctx);
+
+/* ======================================= tensors ========================================== */
+
+/* MLTensorDescriptor. */
+struct webnn_tensor_desc {
+	struct webnn_operand_desc desc;
+	bool readable;
+	bool writable;
+};
+
+WEBNN_EXPORT enum webnn_status webnn_context_create_tensor(struct webnn_context *ctx,
+							   const struct webnn_tensor_desc *desc,
+							   struct webnn_tensor **out);
+/* createConstantTensor(): size must equal the descriptor's byte length. */
+WEBNN_EXPORT enum webnn_status webnn_context_create_constant_tensor(
+	struct webnn_context *ctx, const struct webnn_operand_desc *desc, const void *data,
+	size_t size, struct webnn_tensor **out);
+/* writeTensor(): fire-and-forget (the bytes are copied before it returns). */
+WEBNN_EXPORT enum webnn_status webnn_context_write_tensor(struct webnn_context *ctx,
+							  struct webnn_tensor *tensor,
+							  const void *data, size_t size);
+/* readTensor(): blocks until the bytes are in data (size must equal the tensor's byte length). */
+WEBNN_EXPORT enum webnn_status webnn_context_read_tensor(struct webnn_context *ctx,
+							 struct webnn_tensor *tensor, void *data,
+							 size_t size);
+WEBNN_EXPORT void webnn_tensor_get_desc(const struct webnn_tensor *tensor,
+					struct webnn_tensor_desc *desc);
+/* MLTensor.destroy(). NULL: no-op. */
+WEBNN_EXPORT void webnn_tensor_destroy(struct webnn_tensor *tensor);
+
+/* ======================================= builder ========================================== */
+
+WEBNN_EXPORT enum webnn_status webnn_builder_create(struct webnn_context *ctx,
+						    struct webnn_builder **out);
+/* Frees the builder and all its operands. NULL: no-op. */
+WEBNN_EXPORT void webnn_builder_destroy(struct webnn_builder *b);
+
+/* The descriptor (dataType, shape) the builder inferred for an operand. */
+WEBNN_EXPORT void webnn_operand_get_desc(const struct webnn_operand *op,
+					 struct webnn_operand_desc *desc);
+
+WEBNN_EXPORT enum webnn_status webnn_builder_input(struct webnn_builder *b, const char *name,
+						   const struct webnn_operand_desc *desc,
+						   struct webnn_operand **out);
+/* constant(descriptor, buffer): the bytes are copied; size must equal the byte length. */
+WEBNN_EXPORT enum webnn_status webnn_builder_constant(struct webnn_builder *b,
+						      const struct webnn_operand_desc *desc,
+						      const void *data, size_t size,
+						      struct webnn_operand **out);
+/* constant(type, value): a 0-D operand. The _int form keeps 64-bit integers exact. */
+WEBNN_EXPORT enum webnn_status webnn_builder_constant_scalar(struct webnn_builder *b,
+							     enum webnn_data_type type,
+							     double value,
+							     struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_constant_scalar_int(struct webnn_builder *b,
+								 enum webnn_data_type type,
+								 int64_t value,
+								 struct webnn_operand **out);
+/* constant(tensor): the tensor must have been created by createConstantTensor. */
+WEBNN_EXPORT enum webnn_status webnn_builder_constant_tensor(struct webnn_builder *b,
+							     struct webnn_tensor *tensor,
+							     struct webnn_operand **out);
+
+/* -- elementwise binary (broadcasting): add sub mul div max min pow, comparisons, logical */
+#define WEBNN_BINARY_OPS(X)                                                                  \
+	X(add) X(sub) X(mul) X(div) X(max) X(min) X(pow) X(equal) X(not_equal) X(greater)   \
+	X(greater_or_equal) X(lesser) X(lesser_or_equal) X(logical_and) X(logical_or)       \
+	X(logical_xor)
+#define WEBNN_DECLARE_BINARY_(name)                                                          \
+	WEBNN_EXPORT enum webnn_status webnn_builder_##name(                                 \
+		struct webnn_builder *b, struct webnn_operand *a, struct webnn_operand *bb,  \
+		struct webnn_operand **out);
+WEBNN_BINARY_OPS(WEBNN_DECLARE_BINARY_)
+#undef WEBNN_DECLARE_BINARY_
+
+/* -- elementwise unary without options */
+#define WEBNN_UNARY_OPS(X)                                                                   \
+	X(abs) X(ceil) X(cos) X(erf) X(exp) X(floor) X(identity) X(log) X(neg) X(reciprocal) \
+	X(round_even) X(sin) X(sign) X(sqrt) X(tan) X(logical_not) X(is_nan) X(is_infinite)  \
+	X(relu) X(sigmoid) X(tanh) X(softplus) X(softsign) X(gelu) X(hard_swish)
+#define WEBNN_DECLARE_UNARY_(name)                                                           \
+	WEBNN_EXPORT enum webnn_status webnn_builder_##name(                                 \
+		struct webnn_builder *b, struct webnn_operand *x, struct webnn_operand **out);
+WEBNN_UNARY_OPS(WEBNN_DECLARE_UNARY_)
+#undef WEBNN_DECLARE_UNARY_
+
+/* -- elementwise unary with scalar options (spec defaults in the _INIT macros) */
+struct webnn_elu_options { uint32_t struct_size; double alpha; };
+#define WEBNN_ELU_OPTIONS_INIT { sizeof(struct webnn_elu_options), 1.0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_elu(struct webnn_builder *b, struct webnn_operand *x,
+						 const struct webnn_elu_options *o,
+						 struct webnn_operand **out);
+struct webnn_leaky_relu_options { uint32_t struct_size; double alpha; };
+#define WEBNN_LEAKY_RELU_OPTIONS_INIT { sizeof(struct webnn_leaky_relu_options), 0.01 }
+WEBNN_EXPORT enum webnn_status webnn_builder_leaky_relu(struct webnn_builder *b,
+							struct webnn_operand *x,
+							const struct webnn_leaky_relu_options *o,
+							struct webnn_operand **out);
+struct webnn_hard_sigmoid_options { uint32_t struct_size; double alpha, beta; };
+#define WEBNN_HARD_SIGMOID_OPTIONS_INIT { sizeof(struct webnn_hard_sigmoid_options), 0.2, 0.5 }
+WEBNN_EXPORT enum webnn_status webnn_builder_hard_sigmoid(struct webnn_builder *b,
+							  struct webnn_operand *x,
+							  const struct webnn_hard_sigmoid_options *o,
+							  struct webnn_operand **out);
+struct webnn_linear_options { uint32_t struct_size; double alpha, beta; };
+#define WEBNN_LINEAR_OPTIONS_INIT { sizeof(struct webnn_linear_options), 1.0, 0.0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_linear(struct webnn_builder *b,
+						    struct webnn_operand *x,
+						    const struct webnn_linear_options *o,
+						    struct webnn_operand **out);
+
+/* clamp: bounds absent by default (has_min/has_max false). */
+struct webnn_clamp_options {
+	uint32_t struct_size;
+	bool has_min_value, has_max_value;
+	double min_value, max_value;
+};
+#define WEBNN_CLAMP_OPTIONS_INIT { sizeof(struct webnn_clamp_options), false, false, 0, 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_clamp(struct webnn_builder *b,
+						   struct webnn_operand *x,
+						   const struct webnn_clamp_options *o,
+						   struct webnn_operand **out);
+
+WEBNN_EXPORT enum webnn_status webnn_builder_softmax(struct webnn_builder *b,
+						     struct webnn_operand *x, uint32_t axis,
+						     struct webnn_operand **out);
+
+/* -- convolution. n_padding/n_strides/n_dilations 0 means the spec default. */
+struct webnn_conv2d_options {
+	uint32_t struct_size;
+	uint32_t padding[4];   /* beginning height, ending height, beginning width, ending width */
+	uint32_t n_padding;    /* 0 or 4 */
+	uint32_t strides[2];
+	uint32_t n_strides;    /* 0 or 2 */
+	uint32_t dilations[2];
+	uint32_t n_dilations;  /* 0 or 2 */
+	uint32_t groups;
+	enum webnn_layout input_layout;
+	enum webnn_conv2d_filter_layout filter_layout;
+	struct webnn_operand *bias; /* NULL: none */
+};
+#define WEBNN_CONV2D_OPTIONS_INIT                                                      \
+	{ sizeof(struct webnn_conv2d_options), { 0, 0, 0, 0 }, 0, { 1, 1 }, 0, { 1, 1 }, 0, 1, \
+	  WEBNN_LAYOUT_NCHW, WEBNN_FILTER_OIHW, NULL }
+WEBNN_EXPORT enum webnn_status webnn_builder_conv2d(struct webnn_builder *b,
+						    struct webnn_operand *input,
+						    struct webnn_operand *filter,
+						    const struct webnn_conv2d_options *o,
+						    struct webnn_operand **out);
+
+/* -- pooling (averagePool2d, l2Pool2d, maxPool2d). n_window 0: the whole spatial size. */
+struct webnn_pool2d_options {
+	uint32_t struct_size;
+	uint32_t window_dimensions[2];
+	uint32_t n_window_dimensions; /* 0 or 2 */
+	uint32_t padding[4];
+	uint32_t n_padding;
+	uint32_t strides[2];
+	uint32_t n_strides;
+	uint32_t dilations[2];
+	uint32_t n_dilations;
+	enum webnn_layout layout;
+	enum webnn_rounding output_shape_rounding;
+	uint32_t output_sizes[2];
+	uint32_t n_output_sizes; /* 0 or 2: overrides the rounding */
+};
+#define WEBNN_POOL2D_OPTIONS_INIT                                                            \
+	{ sizeof(struct webnn_pool2d_options), { 0, 0 }, 0, { 0, 0, 0, 0 }, 0, { 1, 1 }, 0,  \
+	  { 1, 1 }, 0, WEBNN_LAYOUT_NCHW, WEBNN_ROUND_FLOOR, { 0, 0 }, 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_average_pool2d(struct webnn_builder *b,
+							    struct webnn_operand *x,
+							    const struct webnn_pool2d_options *o,
+							    struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_l2_pool2d(struct webnn_builder *b,
+						       struct webnn_operand *x,
+						       const struct webnn_pool2d_options *o,
+						       struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_max_pool2d(struct webnn_builder *b,
+							struct webnn_operand *x,
+							const struct webnn_pool2d_options *o,
+							struct webnn_operand **out);
+
+/* -- gemm: alpha * A' * B' + beta * C */
+struct webnn_gemm_options {
+	uint32_t struct_size;
+	struct webnn_operand *c; /* NULL: none */
+	double alpha, beta;
+	bool a_transpose, b_transpose;
+};
+#define WEBNN_GEMM_OPTIONS_INIT { sizeof(struct webnn_gemm_options), NULL, 1.0, 1.0, false, false }
+WEBNN_EXPORT enum webnn_status webnn_builder_gemm(struct webnn_builder *b, struct webnn_operand *a,
+						  struct webnn_operand *bb,
+						  const struct webnn_gemm_options *o,
+						  struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_matmul(struct webnn_builder *b,
+						    struct webnn_operand *a,
+						    struct webnn_operand *bb,
+						    struct webnn_operand **out);
+
+/* -- data movement */
+WEBNN_EXPORT enum webnn_status webnn_builder_reshape(struct webnn_builder *b,
+						     struct webnn_operand *x,
+						     const uint32_t *new_shape, uint32_t rank,
+						     struct webnn_operand **out);
+/* permutation NULL: reversed axes. */
+WEBNN_EXPORT enum webnn_status webnn_builder_transpose(struct webnn_builder *b,
+						       struct webnn_operand *x,
+						       const uint32_t *permutation, uint32_t rank,
+						       struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_concat(struct webnn_builder *b,
+						    struct webnn_operand *const *inputs,
+						    size_t n_inputs, uint32_t axis,
+						    struct webnn_operand **out);
+
+/* -- batchNormalization */
+struct webnn_batch_normalization_options {
+	uint32_t struct_size;
+	struct webnn_operand *scale; /* NULL: none */
+	struct webnn_operand *bias;  /* NULL: none */
+	uint32_t axis;
+	double epsilon;
+};
+#define WEBNN_BATCH_NORMALIZATION_OPTIONS_INIT \
+	{ sizeof(struct webnn_batch_normalization_options), NULL, NULL, 1, 1e-5 }
+WEBNN_EXPORT enum webnn_status webnn_builder_batch_normalization(
+	struct webnn_builder *b, struct webnn_operand *input, struct webnn_operand *mean,
+	struct webnn_operand *variance, const struct webnn_batch_normalization_options *o,
+	struct webnn_operand **out);
+
+/* -- build(): compiles the graph that computes the named outputs. Blocking. Afterwards the
+ * builder accepts no more operations (WEBNN_STATUS_INVALID_STATE). */
+struct webnn_named_operand {
+	const char *name;
+	struct webnn_operand *operand;
+};
+WEBNN_EXPORT enum webnn_status webnn_builder_build(struct webnn_builder *b,
+						   const struct webnn_named_operand *outputs,
+						   size_t n_outputs, struct webnn_graph **out);
+
+/* ======================================= graphs =========================================== */
+
+/* Graph inputs and outputs by position, as the graph expects them in dispatch. */
+WEBNN_EXPORT size_t webnn_graph_input_count(const struct webnn_graph *g);
+WEBNN_EXPORT size_t webnn_graph_output_count(const struct webnn_graph *g);
+WEBNN_EXPORT const char *webnn_graph_input_name(const struct webnn_graph *g, size_t i,
+						struct webnn_operand_desc *desc);
+WEBNN_EXPORT const char *webnn_graph_output_name(const struct webnn_graph *g, size_t i,
+						 struct webnn_operand_desc *desc);
+/* Milliseconds the daemon spent validating and compiling the graph. */
+WEBNN_EXPORT double webnn_graph_compile_ms(const struct webnn_graph *g);
+/* MLGraph.destroy(). NULL: no-op. */
+WEBNN_EXPORT void webnn_graph_destroy(struct webnn_graph *g);
+
+/* MLContext.dispatch(): fire-and-forget; inputs/outputs must name exactly the graph's inputs and
+ * outputs with tensors of matching descriptors (checked here and again in the daemon). */
+struct webnn_named_tensor {
+	const char *name;
+	struct webnn_tensor *tensor;
+};
+WEBNN_EXPORT enum webnn_status webnn_context_dispatch(struct webnn_context *ctx,
+						      struct webnn_graph *graph,
+						      const struct webnn_named_tensor *inputs,
+						      size_t n_inputs,
+						      const struct webnn_named_tensor *outputs,
+						      size_t n_outputs);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,86 @@
+/* The backend vtable every compute backend implements (opencl: product, reference: oracle). */
+#ifndef DAEMON_BACKEND_H
+#define DAEMON_BACKEND_H
+
+#include "proto/wnn.h"
+
+/* A validated graph as backends see it. Owned by the daemon; it outlives every plan compiled
+ * from it. Operand ids index descs/constant_data. */
+struct backend_graph {
+	const Webnn__Ipc__GraphInfo *info; /* operations in topological order */
+	const struct wnn_desc *descs;      /* n_operands descriptors, all validated */
+	const void *const *constant_data;  /* host bytes of constant operands (kinds CONSTANT,
+					      SCALAR_CONSTANT, CONSTANT_TENSOR), NULL otherwise */
+	size_t n_operands;
+	const uint32_t *input_operands;    /* graph inputs: operand ids, in info->inputs order */
+	size_t n_inputs;
+	const uint32_t *output_operands;   /* graph outputs: operand ids, in info->outputs order */
+	size_t n_outputs;
+};
+
+struct backend_device_info {
+	bool accelerated;
+	char device_name[128];
+	char device_type[16];     /* "gpu", "cpu", "accelerator" */
+	char platform_name[128];
+	char driver_version[64];
+};
+
+struct backend_context_options {
+	enum webnn_power_preference power_preference;
+	bool accelerated;
+};
+
+struct backend;          /* one per backend per daemon: devices, shared OpenCL contexts, caches */
+struct backend_context;  /* one per MLContext: queue, device choice */
+struct backend_tensor;   /* device memory of one MLTensor */
+struct backend_plan;     /* a compiled graph */
+
+/*
+ * Threading contract (the daemon guarantees it):
+ *  - init/shutdown/supports/context_create/context_destroy/context_info run on the loop thread;
+ *    context_create must be quick (no kernel compiles).
+ *  - tensor_* and execute of one backend_context are serialised (the context's timeline) and run
+ *    on a thread-pool thread; different contexts run concurrently.
+ *  - compile runs on a thread-pool thread, possibly concurrently with anything of the same or
+ *    other contexts; it must only read the graph and write its own plan.
+ *  - every call returns a status and fills diag ("conv2d: ..."); nothing aborts on device errors.
+ *    WEBNN_STATUS_CONTEXT_LOST from execute/tensor_* means the device context is gone.
+ */
+struct backend_impl {
+	const char *name; /* "opencl", "reference" */
+	/* Probe devices. Returns OK, or NOT_SUPPORTED when this backend has no usable device. */
+	enum webnn_status (*init)(struct backend **out, struct wnn_diag *diag);
+	void (*shutdown)(struct backend *be);
+	/* Whether op can run with this data type as its first input (drives opSupportLimits and
+	 * build-time checks). */
+	bool (*supports)(struct backend *be, enum wnn_op op, enum wnn_dtype type);
+
+	enum webnn_status (*context_create)(struct backend *be,
+					    const struct backend_context_options *opts,
+					    struct backend_context **out, struct wnn_diag *diag);
+	void (*context_destroy)(struct backend_context *ctx);
+	void (*context_info)(struct backend_context *ctx, struct backend_device_info *info);
+
+	enum webnn_status (*tensor_create)(struct backend_context *ctx, const struct wnn_desc *desc,
+					   struct backend_tensor **out, struct wnn_diag *diag);
+	void (*tensor_destroy)(struct backend_tensor *t);
+	/* size is exactly the tensor's byte length. New tensors read as zeros. */
+	enum webnn_status (*tensor_write)(struct backend_tensor *t, const void *src, size_t size,
+					  struct wnn_diag *diag);
+	enum webnn_status (*tensor_read)(struct backend_tensor *t, void *dst, size_t size,
+					 struct wnn_diag *diag);
+
+	enum webnn_status (*compile)(struct backend_context *ctx, const struct backend_graph *g,
+				     struct backend_plan **out, struct wnn_diag *diag);
+	void (*plan_destroy)(struct backend_plan *plan);
+	/* Runs the plan to completion. inputs/outputs follow g->input_operands/output_operands;
+	 * descriptors were checked by the daemon. An output tensor may not alias an input. */
+	enum webnn_status (*execute)(struct backend_plan *plan, struct backend_tensor *const *inputs,
+				     struct backend_tensor *const *outputs, struct wnn_diag *diag);
+};
+
+extern const struct backend_impl backend_opencl;
+extern const struct backend_impl backend_reference;
+
+#endif

@@ -1,0 +1,193 @@
+/* Framing over the AF_UNIX stream socket: header + protobuf bytes, fds as SCM_RIGHTS. */
+#define _GNU_SOURCE
+#include "proto/wire.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <protobuf-c/protobuf-c.h>
+
+void wnn_reader_init(struct wnn_reader *r, uint32_t max_frame)
+{
+	memset(r, 0, sizeof(*r));
+	r->max_frame = max_frame ? max_frame : WNN_FRAME_MAX;
+}
+
+void wnn_reader_finish(struct wnn_reader *r)
+{
+	for (int i = 0; i < r->n_fds; i++)
+		close(r->fds[i]);
+	r->n_fds = 0;
+	free(r->buf);
+	r->buf = NULL;
+	r->cap = r->have = 0;
+}
+
+static int reader_header(const struct wnn_reader *r, struct wnn_frame_header *h)
+{
+	if (r->have < sizeof(*h))
+		return 0;
+	memcpy(h, r->buf, sizeof(*h));
+	if (h->size > r->max_frame || h->n_fds > WNN_FRAME_MAX_FDS || h->flags != 0)
+		return -EPROTO;
+	return 1;
+}
+
+int wnn_reader_fill(struct wnn_reader *r, int sock)
+{
+	struct wnn_frame_header h;
+	int hr = reader_header(r, &h);
+	if (hr < 0)
+		return hr;
+	/* Read at most up to the end of the current frame so fds stay with their frame. */
+	size_t want = hr ? sizeof(h) + h.size : sizeof(h);
+	if (r->have >= want)
+		want = r->have + 4096; /* frame complete: caller should consume first */
+	if (want > r->cap) {
+		size_t cap = r->cap ? r->cap : 4096;
+		while (cap < want)
+			cap *= 2;
+		uint8_t *nb = realloc(r->buf, cap);
+		if (!nb)
+			return -ENOMEM;
+		r->buf = nb;
+		r->cap = cap;
+	}
+	struct iovec iov = { r->buf + r->have, want - r->have };
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * WNN_FRAME_MAX_FDS * 4)];
+		struct cmsghdr align;
+	} cm;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
+			      .msg_controllen = sizeof(cm.buf) };
+	ssize_t n;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	int overflow = (msg.msg_flags & MSG_CTRUNC) != 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		int *fds = (int *)CMSG_DATA(c);
+		for (size_t i = 0; i < nfd; i++) {
+			if (r->n_fds < (int)(sizeof(r->fds) / sizeof(r->fds[0])))
+				r->fds[r->n_fds++] = fds[i];
+			else {
+				close(fds[i]);
+				overflow = 1;
+			}
+		}
+	}
+	if (overflow)
+		return -EPROTO;
+	r->have += (size_t)n;
+	if (n == 0)
+		return 0;
+	hr = reader_header(r, &h);
+	return hr < 0 ? hr : (int)n;
+}
+
+int wnn_reader_next(struct wnn_reader *r, const uint8_t **payload, size_t *len, int *fds,
+		    int *n_fds)
+{
+	struct wnn_frame_header h;
+	int hr = reader_header(r, &h);
+	if (hr <= 0)
+		return hr;
+	if (r->have < sizeof(h) + h.size)
+		return 0;
+	if (h.n_fds > r->n_fds)
+		return -EPROTO;
+	memcpy(fds, r->fds, sizeof(int) * h.n_fds);
+	memmove(r->fds, r->fds + h.n_fds, sizeof(int) * (size_t)(r->n_fds - h.n_fds));
+	r->n_fds -= h.n_fds;
+	*n_fds = h.n_fds;
+	*payload = r->buf + sizeof(h);
+	*len = h.size;
+	return 1;
+}
+
+void wnn_reader_consume(struct wnn_reader *r)
+{
+	struct wnn_frame_header h;
+	if (reader_header(r, &h) <= 0 || r->have < sizeof(h) + h.size)
+		return;
+	size_t used = sizeof(h) + h.size;
+	memmove(r->buf, r->buf + used, r->have - used);
+	r->have -= used;
+}
+
+int wnn_frame_send(int sock, const void *payload, size_t len, const int *fds, int n_fds)
+{
+	if (len > WNN_FRAME_MAX || n_fds < 0 || n_fds > WNN_FRAME_MAX_FDS)
+		return -EMSGSIZE;
+	struct wnn_frame_header h = { (uint32_t)len, (uint16_t)n_fds, 0 };
+	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)payload, len } };
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * WNN_FRAME_MAX_FDS)];
+		struct cmsghdr align;
+	} cm;
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
+	if (n_fds > 0) {
+		memset(&cm, 0, sizeof(cm));
+		msg.msg_control = cm.buf;
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n_fds);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n_fds);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)n_fds);
+	}
+	size_t total = sizeof(h) + len, sent = 0;
+	while (sent < total) {
+		ssize_t n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				struct pollfd p = { sock, POLLOUT, 0 };
+				poll(&p, 1, -1);
+				continue;
+			}
+			return -errno;
+		}
+		sent += (size_t)n;
+		/* After the first chunk the fds are gone; advance the iovecs past what was sent. */
+		msg.msg_control = NULL;
+		msg.msg_controllen = 0;
+		size_t skip = (size_t)n;
+		while (msg.msg_iovlen && skip >= msg.msg_iov[0].iov_len) {
+			skip -= msg.msg_iov[0].iov_len;
+			msg.msg_iov++;
+			msg.msg_iovlen--;
+		}
+		if (msg.msg_iovlen) {
+			msg.msg_iov[0].iov_base = (char *)msg.msg_iov[0].iov_base + skip;
+			msg.msg_iov[0].iov_len -= skip;
+		}
+	}
+	return 0;
+}
+
+uint8_t *wnn_frame_pack(const void *pb_message, size_t *out_len)
+{
+	const ProtobufCMessage *m = pb_message;
+	size_t len = protobuf_c_message_get_packed_size(m);
+	if (len > WNN_FRAME_MAX)
+		return NULL;
+	uint8_t *buf = malloc(sizeof(struct wnn_frame_header) + len);
+	if (!buf)
+		return NULL;
+	struct wnn_frame_header h = { (uint32_t)len, 0, 0 };
+	memcpy(buf, &h, sizeof(h));
+	protobuf_c_message_pack(m, buf + sizeof(h));
+	*out_len = sizeof(h) + len;
+	return buf;
+}

@@ -1,0 +1,142 @@
+/* Private contract shared by libwebnn and webnnd: op table, descriptors, diagnostics, validation. */
+#ifndef WNN_H
+#define WNN_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "webnn.h"             /* enum webnn_status, enum webnn_data_type */
+#include "proto/webnn.pb-c.h" /* generated into build/gen */
+
+#define WNN_PROTOCOL_MAJOR 1
+#define WNN_PROTOCOL_MINOR 0
+
+#define WNN_MAX_RANK 8          /* ranks above this are rejected everywhere */
+#define WNN_MAX_OUTPUTS 64      /* split/gru/lstm outputs of one operation */
+#define WNN_MAX_DIAG 320
+
+/* ---- data types: values equal Webnn__Ipc__DataType and enum webnn_data_type. */
+enum wnn_dtype {
+	WNN_DT_NONE = 0,
+	WNN_F32 = 1,
+	WNN_F16 = 2,
+	WNN_I32 = 3,
+	WNN_U32 = 4,
+	WNN_I64 = 5,
+	WNN_U64 = 6,
+	WNN_I8 = 7,
+	WNN_U8 = 8,
+	WNN_DT_COUNT
+};
+#define WNN_DT_BIT(t) (1u << (t))
+#define WNN_DT_FLOAT (WNN_DT_BIT(WNN_F32) | WNN_DT_BIT(WNN_F16))
+#define WNN_DT_SIGNED (WNN_DT_FLOAT | WNN_DT_BIT(WNN_I32) | WNN_DT_BIT(WNN_I64) | WNN_DT_BIT(WNN_I8))
+#define WNN_DT_NUMERIC (WNN_DT_FLOAT | WNN_DT_BIT(WNN_I32) | WNN_DT_BIT(WNN_U32) | \
+			WNN_DT_BIT(WNN_I64) | WNN_DT_BIT(WNN_U64))
+#define WNN_DT_QUANT (WNN_DT_BIT(WNN_I8) | WNN_DT_BIT(WNN_U8) | WNN_DT_BIT(WNN_I32))
+#define WNN_DT_U8 WNN_DT_BIT(WNN_U8)
+#define WNN_DT_ALL 0x1feu
+
+size_t wnn_dtype_size(enum wnn_dtype t);          /* 0 for WNN_DT_NONE or out of range */
+const char *wnn_dtype_name(enum wnn_dtype t);     /* "float32", ...; "invalid" when unknown */
+enum wnn_dtype wnn_dtype_from_name(const char *s); /* WNN_DT_NONE when unknown */
+
+struct wnn_diag;
+
+/* ---- operand descriptors. type == WNN_DT_NONE means "not defined (yet)". */
+struct wnn_desc {
+	enum wnn_dtype type;
+	uint32_t rank;
+	uint32_t dims[WNN_MAX_RANK];
+};
+
+/* Element count; false when a dimension is 0 or the count/byte size overflows int64 range. */
+bool wnn_desc_count(const struct wnn_desc *d, uint64_t *count);
+bool wnn_desc_bytes(const struct wnn_desc *d, uint64_t *bytes);
+bool wnn_desc_equal(const struct wnn_desc *a, const struct wnn_desc *b);
+/* "float32 [1, 3, 224, 224]" into buf; returns buf. */
+const char *wnn_desc_str(const struct wnn_desc *d, char *buf, size_t len);
+/* Spec "valid descriptor": known type, rank <= WNN_MAX_RANK, every dim valid, count and byte
+ * length valid dimensions. On failure fills diag (TYPE_ERROR) naming what, and returns false. */
+bool wnn_desc_validate(const struct wnn_desc *d, const char *what, struct wnn_diag *diag);
+/* Protocol descriptor conversions; from_pb validates and fills diag. */
+bool wnn_desc_from_pb(const Webnn__Ipc__OperandDescriptor *pb, struct wnn_desc *d,
+		      const char *what, struct wnn_diag *diag);
+/* Fills a caller-provided pb descriptor; dims points into d (no allocation). */
+void wnn_desc_to_pb(const struct wnn_desc *d, Webnn__Ipc__OperandDescriptor *pb);
+
+/* ---- diagnostics: the first error wins; messages read "conv2d: filter rank is 3, expected 4". */
+struct wnn_diag {
+	enum webnn_status status;
+	char message[WNN_MAX_DIAG];
+};
+/* Records status + formatted message unless an error is already recorded; returns status. */
+enum webnn_status wnn_diag_set(struct wnn_diag *diag, enum webnn_status status,
+			       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void wnn_diag_clear(struct wnn_diag *diag);
+
+/* ---- the operator table (proto/ops.def) */
+enum wnn_op_out { WNN_OUT_SAME, WNN_OUT_U8, WNN_OUT_SPECIAL };
+
+enum wnn_op {
+#define X(ENUM, name, id, FAMILY, DTYPES, OUT, FEXPR, IEXPR) WNN_OP_##ENUM,
+#include "proto/ops.def"
+#undef X
+	WNN_OP_COUNT
+};
+
+struct wnn_op_info {
+	const char *name;   /* spec method name */
+	uint32_t id;        /* wire id */
+	uint32_t family;    /* Webnn__Ipc__Operation__AttrsCase */
+	uint32_t dtypes;    /* allowed types of the first input */
+	enum wnn_op_out out;
+	bool has_float_expr;
+	bool has_int_expr;
+};
+extern const struct wnn_op_info wnn_ops[WNN_OP_COUNT];
+
+/* Lookups; return WNN_OP_COUNT when unknown. */
+enum wnn_op wnn_op_from_id(uint32_t wire_id);
+enum wnn_op wnn_op_from_name(const char *name);
+
+/* ---- graph structure helpers (pure; no allocation) */
+
+/* The operand ids an operation reads (positional and optional, in a fixed per-family order) and
+ * writes. Return the count written; at most max entries (returns -1 if more were needed or the
+ * attrs member is missing). Role names (for messages/limits) go to roles[] when not NULL. */
+int wnn_op_inputs(const Webnn__Ipc__Operation *op, uint32_t *ids, const char **roles, int max);
+int wnn_op_outputs(const Webnn__Ipc__Operation *op, uint32_t *ids, int max);
+
+/* Validates one operation exactly as the spec's builder algorithm does and infers its outputs.
+ * operands[i] are the descriptors of operand id i (type WNN_DT_NONE: not defined yet, an error
+ * to use). scalars[i], when not NULL, gives values of scalar constants (unused today).
+ * Checks: the attrs member matches the op's family, every referenced id is < n_operands and
+ * defined, data types, ranks, shapes, options. Writes the output descriptors in the order of
+ * wnn_op_outputs() into outs and their count into *n_outs. */
+enum webnn_status wnn_op_infer(const Webnn__Ipc__Operation *op, const struct wnn_desc *operands,
+			       size_t n_operands, struct wnn_desc *outs, int max_outs,
+			       int *n_outs, struct wnn_diag *diag);
+
+/* Validates a whole GraphInfo as the daemon receives it: operand descriptors valid, kinds
+ * consistent (inputs named uniquely, constants with ids, outputs produced exactly once by an
+ * earlier-listed operation, topological order), each operation through wnn_op_infer with the
+ * recomputed output descriptors equal to the declared ones, graph outputs named uniquely and
+ * not inputs/constants, at least one output. descs must have room for graph->n_operands. */
+enum webnn_status wnn_graph_validate(const Webnn__Ipc__GraphInfo *graph, struct wnn_desc *descs,
+				     struct wnn_diag *diag);
+
+/* Spec tensor limits (MLTensorLimits) of every operand role of an operator, in the order of the
+ * spec's MLxxxSupportLimits dictionary, outputs last ("output", or "outputs"/"output0".. for
+ * multi-output ops): fn(ud, role, data type mask, min rank, max rank). */
+typedef void (*wnn_role_fn)(void *ud, const char *role, uint32_t dtypes, uint32_t min_rank,
+			    uint32_t max_rank);
+void wnn_op_roles(enum wnn_op op, wnn_role_fn fn, void *ud);
+
+/* ---- float16 helpers (round to nearest even; NaN stays NaN) */
+uint16_t wnn_f32_to_f16(float f);
+float wnn_f16_to_f32(uint16_t h);
+
+#endif
