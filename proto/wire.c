@@ -1,5 +1,4 @@
 /* Framing over the AF_UNIX stream socket: header + protobuf bytes, fds as SCM_RIGHTS. */
-#define _GNU_SOURCE
 #include "proto/wire.h"
 
 #include <errno.h>

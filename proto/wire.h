@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #define WNN_FRAME_MAX (16u << 20)   /* largest frame either side accepts (checked before unpack) */
-#define WNN_INLINE_MAX (64u << 10)  /* payloads above this travel through shared memory */
+#define WNN_INLINE_MAX (64u << 10)  /* payloads above this travel through shared memory (memfd) */
 #define WNN_FRAME_MAX_FDS 4         /* fds one frame may carry */
 
 struct wnn_frame_header {
@@ -30,15 +30,15 @@ void wnn_reader_finish(struct wnn_reader *r);
 /* One recvmsg. Returns >0 bytes read, 0 on EOF, -EAGAIN when nothing is there, -EPROTO on a
  * bad header (too large, too many fds, flags set, fd queue overflow), other -errno. */
 int wnn_reader_fill(struct wnn_reader *r, int sock);
-/* If a whole frame is buffered: returns 1 and sets *payload/*len (valid until wnn_reader_consume)
- * and moves the frame's fds into fds[] (caller owns them, *n_fds <= WNN_FRAME_MAX_FDS).
+/* If a whole frame is buffered: returns 1 and sets *payload and *len (valid until wnn_reader_consume())
+ * and moves the frame's fds into fds (caller owns them, *n_fds <= WNN_FRAME_MAX_FDS).
  * Returns 0 when more bytes are needed, -EPROTO when the frame's fds did not arrive. */
 int wnn_reader_next(struct wnn_reader *r, const uint8_t **payload, size_t *len, int *fds,
 		    int *n_fds);
 /* Drops the frame returned by wnn_reader_next. */
 void wnn_reader_consume(struct wnn_reader *r);
 
-/* Blocking send of one whole frame (retries on EINTR/partial writes; polls on EAGAIN).
+/* Blocking send of one whole frame: retries on EINTR and partial writes, polls on EAGAIN.
  * Returns 0 or -errno. */
 int wnn_frame_send(int sock, const void *payload, size_t len, const int *fds, int n_fds);
 
