@@ -1,0 +1,196 @@
+/* Shared test harness: runner main (fork per test, timeout, filter) and daemon start/stop. */
+#include "tests/test.h"
+
+#include <CL/cl.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern const struct test_case __start_wnn_tests[], __stop_wnn_tests[];
+
+const char *test_build_dir(void)
+{
+	const char *b = getenv("WEBNN_BUILD");
+	return b && *b ? b : "build";
+}
+
+const char *test_shared_dir(void)
+{
+	static char path[4096];
+	const char *s = getenv("WEBNN_SHARED");
+	struct stat st;
+	if (s && *s && stat(s, &st) == 0)
+		return s;
+	if (stat("../shared/conformance", &st) == 0) {
+		snprintf(path, sizeof(path), "../shared");
+		return path;
+	}
+	return NULL;
+}
+
+bool test_have_opencl(void)
+{
+	cl_uint n = 0;
+	return clGetPlatformIDs(0, NULL, &n) == CL_SUCCESS && n > 0;
+}
+
+static bool socket_ready(const char *path)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	bool ok = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+void test_daemon_start(struct test_daemon *d, const char *const *extra_args)
+{
+	snprintf(d->dir, sizeof(d->dir), "/tmp/webnn-test-XXXXXX");
+	ASSERT_MSG(mkdtemp(d->dir), "mkdtemp: %s", strerror(errno));
+	snprintf(d->socket_path, sizeof(d->socket_path), "%s/webnnd.sock", d->dir);
+	char bin[4096];
+	snprintf(bin, sizeof(bin), "%s/bin/webnnd", test_build_dir());
+	const char *argv[32] = { bin, "--socket", d->socket_path };
+	int argc = 3;
+	for (int i = 0; extra_args && extra_args[i] && argc < 31; i++)
+		argv[argc++] = extra_args[i];
+	argv[argc] = NULL;
+	pid_t pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		execv(bin, (char *const *)argv);
+		fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
+		_exit(127);
+	}
+	d->pid = pid;
+	for (int i = 0; i < 3000; i++) {
+		if (socket_ready(d->socket_path))
+			return;
+		int st;
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			FAIL("webnnd exited during start-up (status %d)", st);
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	FAIL("webnnd did not open %s within 30 s", d->socket_path);
+}
+
+void test_daemon_stop(struct test_daemon *d)
+{
+	if (d->pid <= 0)
+		return;
+	kill(d->pid, SIGTERM);
+	int st = 0;
+	for (int i = 0; i < 3000; i++) {
+		if (waitpid(d->pid, &st, WNOHANG) == d->pid)
+			break;
+		usleep(10000);
+		if (i == 2999) {
+			kill(d->pid, SIGKILL);
+			waitpid(d->pid, &st, 0);
+			FAIL("webnnd did not stop within 30 s of SIGTERM");
+		}
+	}
+	d->pid = 0;
+	unlink(d->socket_path);
+	rmdir(d->dir);
+	ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "webnnd exit status %d", st);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Runs one test in a child with a timeout; returns 0 pass, 1 fail, 77 skip. */
+static int run_one(const struct test_case *t, bool fork_it)
+{
+	if (!fork_it) {
+		t->fn();
+		return 0;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		setpgid(0, 0);
+		t->fn();
+		fflush(stdout);
+		_exit(0);
+	}
+	int timeout = t->timeout_s ? t->timeout_s : 120;
+	double end = now_s() + timeout;
+	int st;
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			break;
+		if (now_s() > end) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			fprintf(stderr, "%s: timed out after %d s\n", t->name, timeout);
+			return 1;
+		}
+		usleep(2000);
+	}
+	kill(-pid, SIGKILL); /* stray daemons of a failed test */
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st) == 0 ? 0 : WEXITSTATUS(st) == TEST_SKIP_CODE ? 77 : 1;
+	fprintf(stderr, "%s: killed by signal %d\n", t->name, WTERMSIG(st));
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	bool no_fork = false, list = false;
+	const char *filter = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--no-fork") == 0)
+			no_fork = true;
+		else if (strcmp(argv[i], "--list") == 0)
+			list = true;
+		else if (strcmp(argv[i], "--bench") == 0)
+			filter = "bench_";
+		else
+			filter = argv[i];
+	}
+	signal(SIGPIPE, SIG_IGN);
+	int passed = 0, failed = 0, skipped = 0;
+	for (const struct test_case *t = __start_wnn_tests; t < __stop_wnn_tests; t++) {
+		bool is_bench = strncmp(t->name, "bench_", 6) == 0;
+		if (filter ? !strstr(t->name, filter) : is_bench)
+			continue;
+		if (list) {
+			printf("%s\n", t->name);
+			continue;
+		}
+		double t0 = now_s();
+		int r = run_one(t, !no_fork);
+		double dt = now_s() - t0;
+		const char *what = r == 0 ? "PASS" : r == 77 ? "SKIP" : "FAIL";
+		printf("%s %s (%.2f s)\n", what, t->name, dt);
+		fflush(stdout);
+		if (r == 0)
+			passed++;
+		else if (r == 77)
+			skipped++;
+		else
+			failed++;
+	}
+	if (!list)
+		printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+	return failed ? 1 : 0;
+}

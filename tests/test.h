@@ -1,0 +1,94 @@
+/* Self-registering test cases and assertions for the webnn-tests runner. */
+#ifndef TESTS_TEST_H
+#define TESTS_TEST_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct test_case {
+	const char *name;
+	void (*fn)(void);
+	int timeout_s; /* 0: the default (120 s) */
+};
+
+/* TEST(name) { ... }: registered in the "wnn_tests" ELF section; run in a forked child. */
+#define TEST_TIMEOUT(name_, secs)                                                              \
+	static void test_fn_##name_(void);                                                     \
+	static const struct test_case test_case_##name_                                        \
+		__attribute__((used, section("wnn_tests"), aligned(sizeof(void *)))) = {       \
+			#name_, test_fn_##name_, secs };                                       \
+	static void test_fn_##name_(void)
+#define TEST(name_) TEST_TIMEOUT(name_, 0)
+
+#define TEST_SKIP_CODE 77
+/* Ends the test as skipped, with a reason on stderr. */
+#define SKIP(...)                                                                              \
+	do {                                                                                   \
+		fprintf(stderr, "SKIP: " __VA_ARGS__);                                         \
+		fprintf(stderr, "\n");                                                         \
+		exit(TEST_SKIP_CODE);                                                          \
+	} while (0)
+
+#define FAIL(...)                                                                              \
+	do {                                                                                   \
+		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                \
+		fprintf(stderr, __VA_ARGS__);                                                  \
+		fprintf(stderr, "\n");                                                         \
+		exit(1);                                                                       \
+	} while (0)
+
+#define ASSERT(cond)                                                                           \
+	do {                                                                                   \
+		if (!(cond))                                                                   \
+			FAIL("assertion failed: %s", #cond);                                   \
+	} while (0)
+#define ASSERT_MSG(cond, ...)                                                                  \
+	do {                                                                                   \
+		if (!(cond))                                                                   \
+			FAIL(__VA_ARGS__);                                                     \
+	} while (0)
+#define ASSERT_EQ(a, b)                                                                        \
+	do {                                                                                   \
+		long long a_ = (long long)(a), b_ = (long long)(b);                            \
+		if (a_ != b_)                                                                  \
+			FAIL("%s == %s failed: %lld != %lld", #a, #b, a_, b_);                 \
+	} while (0)
+#define ASSERT_STREQ(a, b)                                                                     \
+	do {                                                                                   \
+		const char *a_ = (a), *b_ = (b);                                               \
+		if (!a_ || !b_ || strcmp(a_, b_) != 0)                                         \
+			FAIL("%s == %s failed: \"%s\" != \"%s\"", #a, #b, a_ ? a_ : "(null)",  \
+			     b_ ? b_ : "(null)");                                              \
+	} while (0)
+/* Substring check, for error messages. */
+#define ASSERT_CONTAINS(hay, needle)                                                           \
+	do {                                                                                   \
+		const char *h_ = (hay), *n_ = (needle);                                        \
+		if (!h_ || !strstr(h_, n_))                                                    \
+			FAIL("\"%s\" does not contain \"%s\"", h_ ? h_ : "(null)", n_);        \
+	} while (0)
+
+/* ---- harness (tests/harness.c) */
+
+/* Directory holding bin/webnnd etc.: $WEBNN_BUILD or "build". */
+const char *test_build_dir(void);
+/* ../shared (or $WEBNN_SHARED) when it exists, else NULL: tests needing it SKIP. */
+const char *test_shared_dir(void);
+/* True when an OpenCL device is usable (else end-to-end tests SKIP). */
+bool test_have_opencl(void);
+
+/* A webnnd started for one test on a private socket; stopped with SIGTERM, exit status checked. */
+struct test_daemon {
+	int pid;
+	char socket_path[108];
+	char dir[64];
+};
+/* Starts build/bin/webnnd with the extra args (NULL-terminated list, may be NULL); fails the
+ * test if it does not come up within 30 s. */
+void test_daemon_start(struct test_daemon *d, const char *const *extra_args);
+/* SIGTERM, waits, asserts a clean exit (status 0). */
+void test_daemon_stop(struct test_daemon *d);
+
+#endif
