@@ -10,7 +10,7 @@ DEB_PACKAGES := build-essential pkg-config libuv1-dev protobuf-c-compiler libpro
 CPPFLAGS += -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=120 -DCL_USE_DEPRECATED_OPENCL_1_2_APIS \
 	-I. -Iclient/include -I$(BUILD)/gen
 CFLAGS ?= $(OPT) -g
-CFLAGS += -std=c11 -Wall -Wextra -Werror -fPIC -fvisibility=hidden -MMD -MP
+CFLAGS += -std=c11 -Wall -Wextra -Werror -Wno-missing-braces -fPIC -fvisibility=hidden -MMD -MP
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined

@@ -229,3 +229,97 @@ float wnn_f16_to_f32(uint16_t h)
 	memcpy(&f, &x, 4);
 	return f;
 }
+
+double wnn_number_to_double(const Webnn__Ipc__Number *n)
+{
+	if (!n)
+		return 0;
+	switch (n->value_case) {
+	case WEBNN__IPC__NUMBER__VALUE_F:
+		return n->f;
+	case WEBNN__IPC__NUMBER__VALUE_I:
+		return (double)n->i;
+	case WEBNN__IPC__NUMBER__VALUE_U:
+		return (double)n->u;
+	default:
+		return 0;
+	}
+}
+
+static int64_t sat_i64(const Webnn__Ipc__Number *n, int64_t lo, int64_t hi)
+{
+	if (n && n->value_case == WEBNN__IPC__NUMBER__VALUE_I)
+		return n->i < lo ? lo : n->i > hi ? hi : n->i;
+	if (n && n->value_case == WEBNN__IPC__NUMBER__VALUE_U)
+		return n->u > (uint64_t)hi ? hi : (int64_t)n->u;
+	double d = wnn_number_to_double(n);
+	if (isnan(d))
+		return 0;
+	if (d <= (double)lo)
+		return lo;
+	if (d >= (double)hi)
+		return hi;
+	return (int64_t)d;
+}
+
+static uint64_t sat_u64(const Webnn__Ipc__Number *n, uint64_t hi)
+{
+	if (n && n->value_case == WEBNN__IPC__NUMBER__VALUE_U)
+		return n->u > hi ? hi : n->u;
+	if (n && n->value_case == WEBNN__IPC__NUMBER__VALUE_I)
+		return n->i < 0 ? 0 : (uint64_t)n->i > hi ? hi : (uint64_t)n->i;
+	double d = wnn_number_to_double(n);
+	if (isnan(d) || d <= 0)
+		return 0;
+	if (d >= (double)hi)
+		return hi;
+	return (uint64_t)d;
+}
+
+void wnn_number_to_bytes(const Webnn__Ipc__Number *n, enum wnn_dtype t, void *out)
+{
+	switch (t) {
+	case WNN_F32: {
+		float f = (float)wnn_number_to_double(n);
+		memcpy(out, &f, 4);
+		break;
+	}
+	case WNN_F16: {
+		uint16_t h = wnn_f32_to_f16((float)wnn_number_to_double(n));
+		memcpy(out, &h, 2);
+		break;
+	}
+	case WNN_I32: {
+		int32_t v = (int32_t)sat_i64(n, INT32_MIN, INT32_MAX);
+		memcpy(out, &v, 4);
+		break;
+	}
+	case WNN_U32: {
+		uint32_t v = (uint32_t)sat_u64(n, UINT32_MAX);
+		memcpy(out, &v, 4);
+		break;
+	}
+	case WNN_I64: {
+		int64_t v = sat_i64(n, INT64_MIN, INT64_MAX);
+		memcpy(out, &v, 8);
+		break;
+	}
+	case WNN_U64: {
+		uint64_t v = sat_u64(n, UINT64_MAX);
+		memcpy(out, &v, 8);
+		break;
+	}
+	case WNN_I8: {
+		int8_t v = (int8_t)sat_i64(n, INT8_MIN, INT8_MAX);
+		memcpy(out, &v, 1);
+		break;
+	}
+	case WNN_U8: {
+		uint8_t v = (uint8_t)sat_u64(n, UINT8_MAX);
+		memcpy(out, &v, 1);
+		break;
+	}
+	default:
+		break;
+	}
+}

@@ -135,6 +135,12 @@ typedef void (*wnn_role_fn)(void *ud, const char *role, uint32_t dtypes, uint32_
 			    uint32_t max_rank);
 void wnn_op_roles(enum wnn_op op, wnn_role_fn fn, void *ud);
 
+/* MLNumber conversions. wnn_number_to_bytes writes one element of type t (saturating for
+ * integers, NaN -> 0; float16 rounded to nearest even). An absent number (NULL or no value)
+ * converts as 0. wnn_number_to_double gives the value as a double (bigints rounded). */
+void wnn_number_to_bytes(const Webnn__Ipc__Number *n, enum wnn_dtype t, void *out);
+double wnn_number_to_double(const Webnn__Ipc__Number *n);
+
 /* ---- float16 helpers (round to nearest even; NaN stays NaN) */
 uint16_t wnn_f32_to_f16(float f);
 float wnn_f16_to_f32(uint16_t h);
