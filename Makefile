@@ -26,7 +26,7 @@ CLIENT_SRC := $(wildcard client/*.c)
 DAEMON_SRC := $(filter-out daemon/main.c,$(wildcard daemon/*.c daemon/*/*.c daemon/*/*/*.c)) \
 	$(wildcard sandbox/*.c)
 KERNELS := $(sort $(wildcard kernels/*.cl))
-TOOLS_SRC := $(wildcard tools/*.c)
+TOOLS_SRC := $(wildcard client/tools/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -34,7 +34,7 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 PROTO_OBJ := $(call obj,$(PROTO_SRC)) $(BUILD)/obj/gen/webnn.pb-c.o
 CLIENT_OBJ := $(call obj,$(CLIENT_SRC))
 DAEMON_OBJ := $(call obj,$(DAEMON_SRC)) $(BUILD)/obj/gen/kernels.o $(BUILD)/obj/gen/kernels_index.o
-TOOLS_BIN := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOLS_SRC))
+TOOLS_BIN := $(patsubst client/tools/%.c,$(BUILD)/bin/%,$(TOOLS_SRC))
 
 LIB_PROTO := $(BUILD)/lib/libwnnproto.a
 LIB_CLIENT := $(BUILD)/lib/libwebnn.a
@@ -109,7 +109,7 @@ $(DAEMON_BIN): $(BUILD)/obj/daemon/main.o $(LIB_DAEMON) $(LIB_PROTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_DAEMON)
 
-$(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(LIB_CLIENT)
+$(BUILD)/bin/%: $(BUILD)/obj/client/tools/%.o $(LIB_CLIENT)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -ljansson $(LDLIBS_CLIENT)
 
