@@ -1,0 +1,200 @@
+/* Whole-graph validation of an untrusted GraphInfo: operand kinds, wiring, order, names, shapes. */
+#include "proto/wnn.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define GRAPH_MAX_OPERANDS 100000u
+#define GRAPH_MAX_OPERATIONS 100000u
+/* Named inputs/outputs are checked pairwise for unique names; this keeps that work bounded. */
+#define GRAPH_MAX_NAMED 4096u
+
+static enum webnn_status gfail(struct wnn_diag *diag, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static enum webnn_status gfail(struct wnn_diag *diag, const char *fmt, ...)
+{
+	char msg[WNN_MAX_DIAG];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "graph: %s", msg);
+}
+
+static const char *kind_name(Webnn__Ipc__OperandKind k)
+{
+	switch (k) {
+	case WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT: return "an input";
+	case WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT: return "a constant";
+	case WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT: return "an operation output";
+	case WEBNN__IPC__OPERAND_KIND__OPERAND_SCALAR_CONSTANT: return "a scalar constant";
+	case WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT_TENSOR: return "a constant tensor";
+	default: return "of unknown kind";
+	}
+}
+
+/* Graph input or output names: non-empty, unique, operand ids in range. */
+static enum webnn_status check_names(Webnn__Ipc__NamedOperand *const *list, size_t n,
+				     size_t n_operands, const char *what, struct wnn_diag *diag)
+{
+	if (n > GRAPH_MAX_NAMED)
+		return gfail(diag, "%zu %ss exceed the limit of %u", n, what, GRAPH_MAX_NAMED);
+	for (size_t i = 0; i < n; i++) {
+		const Webnn__Ipc__NamedOperand *no = list[i];
+		if (!no || !no->name || !no->name[0])
+			return gfail(diag, "%s %zu has an empty name", what, i);
+		if (no->operand >= n_operands)
+			return gfail(diag, "%s \"%s\" names operand %" PRIu32
+				     ", out of range (%zu operands)", what, no->name, no->operand,
+				     n_operands);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(list[j]->name, no->name) == 0)
+				return gfail(diag, "%s name \"%s\" is used more than once", what,
+					     no->name);
+	}
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status wnn_graph_validate(const Webnn__Ipc__GraphInfo *graph, struct wnn_desc *descs,
+				     struct wnn_diag *diag)
+{
+	if (!graph || !descs)
+		return gfail(diag, "missing graph");
+	size_t n = graph->n_operands;
+	if (n > GRAPH_MAX_OPERANDS)
+		return gfail(diag, "%zu operands exceed the limit of %u", n, GRAPH_MAX_OPERANDS);
+	if (graph->n_operations > GRAPH_MAX_OPERATIONS)
+		return gfail(diag, "%zu operations exceed the limit of %u", graph->n_operations,
+			     GRAPH_MAX_OPERATIONS);
+	if (graph->n_operations == 0)
+		return gfail(diag, "the graph has no operations");
+	if (graph->n_outputs == 0)
+		return gfail(diag, "the graph has no outputs");
+
+	/* Pass 1: descriptors and kinds. OUTPUT operands stay undefined (type NONE) until the
+	 * operation producing them has been checked, so earlier use is caught by wnn_op_infer. */
+	for (size_t i = 0; i < n; i++) {
+		const Webnn__Ipc__Operand *o = graph->operands[i];
+		char what[48];
+		snprintf(what, sizeof(what), "graph: operand %zu", i);
+		memset(&descs[i], 0, sizeof(descs[i]));
+		if (!o)
+			return gfail(diag, "operand %zu is missing", i);
+		struct wnn_desc d;
+		if (!wnn_desc_from_pb(o->descriptor, &d, what, diag))
+			return diag->status;
+		switch (o->kind) {
+		case WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT:
+			break; /* names are checked against graph->inputs below */
+		case WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT:
+			if (!o->has_constant_id || o->constant_id == 0)
+				return gfail(diag, "constant operand %zu has no constant_id", i);
+			break;
+		case WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT_TENSOR:
+			if (!o->has_tensor_id || o->tensor_id == 0)
+				return gfail(diag, "constant tensor operand %zu has no tensor_id", i);
+			break;
+		case WEBNN__IPC__OPERAND_KIND__OPERAND_SCALAR_CONSTANT:
+			if (!o->scalar || o->scalar->value_case == WEBNN__IPC__NUMBER__VALUE__NOT_SET)
+				return gfail(diag, "scalar constant operand %zu has no value", i);
+			if (d.rank != 0)
+				return gfail(diag, "scalar constant operand %zu has rank %" PRIu32
+					     ", expected 0", i, d.rank);
+			break;
+		case WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT:
+			continue;
+		default:
+			return gfail(diag, "operand %zu has unknown kind %d", i, (int)o->kind);
+		}
+		descs[i] = d;
+	}
+
+	/* Graph inputs: every INPUT operand listed exactly once under a unique name. */
+	enum webnn_status st = check_names(graph->inputs, graph->n_inputs, n, "input", diag);
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	size_t n_input_operands = 0;
+	for (size_t i = 0; i < n; i++)
+		n_input_operands += graph->operands[i]->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT;
+	for (size_t i = 0; i < graph->n_inputs; i++) {
+		const Webnn__Ipc__NamedOperand *no = graph->inputs[i];
+		const Webnn__Ipc__Operand *o = graph->operands[no->operand];
+		if (o->kind != WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT)
+			return gfail(diag, "input \"%s\" names operand %" PRIu32 ", which is %s",
+				     no->name, no->operand, kind_name(o->kind));
+		if (o->name && o->name[0] && strcmp(o->name, no->name) != 0)
+			return gfail(diag, "input \"%s\" names operand %" PRIu32
+				     ", whose own name is \"%s\"", no->name, no->operand, o->name);
+		for (size_t j = 0; j < i; j++)
+			if (graph->inputs[j]->operand == no->operand)
+				return gfail(diag, "input operand %" PRIu32
+					     " is listed more than once", no->operand);
+	}
+	/* Listed ids are distinct INPUT operands, so equal counts mean every one is listed. */
+	if (graph->n_inputs != n_input_operands)
+		for (size_t i = 0; i < n; i++) {
+			if (graph->operands[i]->kind != WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT)
+				continue;
+			bool listed = false;
+			for (size_t j = 0; j < graph->n_inputs && !listed; j++)
+				listed = graph->inputs[j]->operand == i;
+			if (!listed)
+				return gfail(diag, "input operand %zu is not listed in the graph inputs",
+					     i);
+		}
+
+	/* Operations in order: each reads only defined operands and defines its outputs once. */
+	for (size_t k = 0; k < graph->n_operations; k++) {
+		const Webnn__Ipc__Operation *op = graph->operations[k];
+		struct wnn_desc outs[WNN_MAX_OUTPUTS];
+		uint32_t out_ids[WNN_MAX_OUTPUTS];
+		int n_outs = 0;
+		if (!op)
+			return gfail(diag, "operation %zu is missing", k);
+		st = wnn_op_infer(op, descs, n, outs, WNN_MAX_OUTPUTS, &n_outs, diag);
+		if (st != WEBNN_STATUS_OK)
+			return st;
+		if (wnn_op_outputs(op, out_ids, WNN_MAX_OUTPUTS) != n_outs)
+			return gfail(diag, "operation %zu: output operands do not match", k);
+		const char *name = wnn_ops[wnn_op_from_id(op->op)].name;
+		for (int j = 0; j < n_outs; j++) {
+			uint32_t id = out_ids[j];
+			const Webnn__Ipc__Operand *o = graph->operands[id];
+			if (o->kind != WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT)
+				return gfail(diag, "operation %zu (%s) writes operand %" PRIu32
+					     ", which is %s", k, name, id, kind_name(o->kind));
+			if (descs[id].type != WNN_DT_NONE)
+				return gfail(diag, "operation %zu (%s) writes operand %" PRIu32
+					     ", which an earlier operation already produced", k, name,
+					     id);
+			struct wnn_desc declared;
+			wnn_desc_from_pb(o->descriptor, &declared, "graph", diag); /* valid: pass 1 */
+			if (!wnn_desc_equal(&declared, &outs[j])) {
+				char a[128], b[128];
+				return gfail(diag, "operation %zu (%s) output %d: operand %" PRIu32
+					     " is declared %s but the operator produces %s", k, name, j,
+					     id, wnn_desc_str(&declared, a, sizeof(a)),
+					     wnn_desc_str(&outs[j], b, sizeof(b)));
+			}
+			descs[id] = outs[j];
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (descs[i].type == WNN_DT_NONE)
+			return gfail(diag, "output operand %zu is never produced by an operation", i);
+
+	/* Graph outputs: produced by operations, uniquely named. */
+	st = check_names(graph->outputs, graph->n_outputs, n, "output", diag);
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	for (size_t i = 0; i < graph->n_outputs; i++) {
+		const Webnn__Ipc__NamedOperand *no = graph->outputs[i];
+		const Webnn__Ipc__Operand *o = graph->operands[no->operand];
+		if (o->kind != WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT)
+			return gfail(diag, "output \"%s\" names operand %" PRIu32
+				     ", which is %s, not an operation output", no->name, no->operand,
+				     kind_name(o->kind));
+	}
+	return WEBNN_STATUS_OK;
+}
