@@ -1,0 +1,165 @@
+/* Reference elementwise kernels: ops.def BINARY/UNARY rows expanded from their expressions, clamp. */
+#include <math.h>
+
+#include "daemon/backend/reference/ref.h"
+
+typedef double (*ref_ffn)(double a, double b, double x, double alpha, double beta);
+typedef __int128 (*ref_sfn)(__int128 a, __int128 b, __int128 x);
+typedef uint64_t (*ref_ufn)(uint64_t a, uint64_t b, uint64_t x);
+
+/* One function per row and numeric domain with a signature wide enough for any expression
+ * column (binary rows use a, b; unary rows x, alpha, beta; other families are the constant 0).
+ * Signed integers are computed in __int128 so that e.g. INT64_MIN / -1 or -INT64_MIN cannot
+ * trap or overflow; the store wraps to the storage type. Unsigned expressions such as
+ * (x < 0 ? -x : x) are generated for every row even though ops.def never allows unsigned types
+ * for them, hence the type-limits pragma. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wtype-limits"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#define X(ENUM, name, id, FAMILY, DTYPES, OUT, FEXPR, IEXPR)                                    \
+	static double ref_f_##ENUM(double a, double b, double x, double alpha, double beta)     \
+	{                                                                                      \
+		return (double)(FEXPR);                                                        \
+	}                                                                                      \
+	static __int128 ref_s_##ENUM(__int128 a, __int128 b, __int128 x)                       \
+	{                                                                                      \
+		return (__int128)(IEXPR);                                                      \
+	}                                                                                      \
+	static uint64_t ref_u_##ENUM(uint64_t a, uint64_t b, uint64_t x)                       \
+	{                                                                                      \
+		return (uint64_t)(IEXPR);                                                      \
+	}
+#include "proto/ops.def"
+#undef X
+#pragma GCC diagnostic pop
+
+static const ref_ffn ref_f[WNN_OP_COUNT] = {
+#define X(ENUM, name, id, FAMILY, DTYPES, OUT, FEXPR, IEXPR) [WNN_OP_##ENUM] = ref_f_##ENUM,
+#include "proto/ops.def"
+#undef X
+};
+static const ref_sfn ref_s[WNN_OP_COUNT] = {
+#define X(ENUM, name, id, FAMILY, DTYPES, OUT, FEXPR, IEXPR) [WNN_OP_##ENUM] = ref_s_##ENUM,
+#include "proto/ops.def"
+#undef X
+};
+static const ref_ufn ref_u[WNN_OP_COUNT] = {
+#define X(ENUM, name, id, FAMILY, DTYPES, OUT, FEXPR, IEXPR) [WNN_OP_##ENUM] = ref_u_##ENUM,
+#include "proto/ops.def"
+#undef X
+};
+
+/* Comparison and logical outputs are uint8 0/1 whatever the input domain. */
+static void store_result_f(void *o, enum wnn_dtype t, uint64_t i, double v)
+{
+	if (ref_is_float(t))
+		ref_store_f(o, t, i, v);
+	else
+		ref_store_i(o, t, i, (__int128)v);
+}
+
+static enum webnn_status run_binary(const struct ref_step *s, void *const *bufs,
+				    struct wnn_diag *diag)
+{
+	const struct params_binary *p = &s->p.binary;
+	const struct params_bcast *bc = &p->bc;
+	const void *A = bufs[p->a], *B = bufs[p->b];
+	void *O = bufs[p->output];
+	(void)diag;
+	for (uint64_t i = 0; i < bc->count; i++) {
+		uint64_t ia = bc->same_shape[0] ? i : params_offset(bc->rank, bc->dims, bc->strides[0], i);
+		uint64_t ib = bc->same_shape[1] ? i : params_offset(bc->rank, bc->dims, bc->strides[1], i);
+		if (ref_is_float(p->type)) {
+			double r = ref_f[p->op](ref_load_f(A, p->type, ia), ref_load_f(B, p->type, ib),
+						0, 0, 0);
+			store_result_f(O, p->out_type, i, r);
+		} else if (ref_is_signed_int(p->type)) {
+			ref_store_i(O, p->out_type, i,
+				    ref_s[p->op](ref_load_i(A, p->type, ia), ref_load_i(B, p->type, ib), 0));
+		} else {
+			ref_store_i(O, p->out_type, i,
+				    ref_u[p->op](ref_load_u(A, p->type, ia), ref_load_u(B, p->type, ib), 0));
+		}
+	}
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status run_unary(const struct ref_step *s, void *const *bufs,
+				   struct wnn_diag *diag)
+{
+	const struct params_unary *p = &s->p.unary;
+	const void *I = bufs[p->input];
+	void *O = bufs[p->output];
+	(void)diag;
+	for (uint64_t i = 0; i < p->count; i++) {
+		if (ref_is_float(p->type))
+			store_result_f(O, p->out_type, i,
+				       ref_f[p->op](0, 0, ref_load_f(I, p->type, i), p->alpha, p->beta));
+		else if (ref_is_signed_int(p->type))
+			ref_store_i(O, p->out_type, i, ref_s[p->op](0, 0, ref_load_i(I, p->type, i)));
+		else
+			ref_store_i(O, p->out_type, i, ref_u[p->op](0, 0, ref_load_u(I, p->type, i)));
+	}
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status run_clamp(const struct ref_step *s, void *const *bufs,
+				   struct wnn_diag *diag)
+{
+	const struct params_clamp *p = &s->p.clamp;
+	const void *I = bufs[p->input];
+	void *O = bufs[p->output];
+	(void)diag;
+	for (uint64_t i = 0; i < p->count; i++) {
+		if (ref_is_float(p->type)) {
+			double x = ref_load_f(I, p->type, i);
+			ref_store_f(O, p->type, i, x < p->min ? p->min : x > p->max ? p->max : x);
+		} else if (ref_is_signed_int(p->type)) {
+			__int128 x = ref_load_i(I, p->type, i);
+			ref_store_i(O, p->type, i, x < p->min_i ? p->min_i : x > p->max_i ? p->max_i : x);
+		} else {
+			uint64_t x = ref_load_u(I, p->type, i);
+			ref_store_i(O, p->type, i, x < p->min_u ? p->min_u : x > p->max_u ? p->max_u : x);
+		}
+	}
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status unsupported(enum wnn_op op, enum wnn_dtype t, struct wnn_diag *diag)
+{
+	return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+			    "%s: data type %s is not supported by the reference backend",
+			    wnn_ops[op].name, wnn_dtype_name(t));
+}
+
+enum webnn_status ref_prepare_elementwise(const Webnn__Ipc__Operation *op,
+					  const struct wnn_desc *descs, size_t n_descs,
+					  struct ref_step *s, struct wnn_diag *diag)
+{
+	enum webnn_status st;
+	enum wnn_dtype t;
+	switch (wnn_ops[s->op].family) {
+	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
+		st = params_binary(op, descs, n_descs, &s->p.binary, diag);
+		t = s->p.binary.type;
+		s->run = run_binary;
+		break;
+	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
+		st = params_unary(op, descs, n_descs, &s->p.unary, diag);
+		t = s->p.unary.type;
+		s->run = run_unary;
+		break;
+	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
+		st = params_clamp(op, descs, n_descs, &s->p.clamp, diag);
+		t = s->p.clamp.type;
+		s->run = run_clamp;
+		break;
+	default:
+		return unsupported(s->op, WNN_DT_NONE, diag);
+	}
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	if (!ref_supports(s->op, t))
+		return unsupported(s->op, t, diag);
+	return WEBNN_STATUS_OK;
+}

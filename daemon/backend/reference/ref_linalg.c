@@ -1,0 +1,71 @@
+/* Reference gemm and matmul: textbook triple loops accumulating in double. */
+#include "daemon/backend/reference/ref.h"
+
+static enum webnn_status run_gemm(const struct ref_step *s, void *const *bufs,
+				  struct wnn_diag *diag)
+{
+	const struct params_gemm *p = &s->p.gemm;
+	const void *A = bufs[p->a], *B = bufs[p->b], *C = p->has_c ? bufs[p->c] : NULL;
+	void *O = bufs[p->output];
+	(void)diag;
+	for (uint32_t m = 0; m < p->m; m++)
+		for (uint32_t n = 0; n < p->n; n++) {
+			double acc = 0;
+			for (uint32_t k = 0; k < p->k; k++)
+				acc += ref_load_f(A, p->type, m * p->a_stride_m + k * p->a_stride_k) *
+				       ref_load_f(B, p->type, k * p->b_stride_k + n * p->b_stride_n);
+			acc *= p->alpha;
+			if (C)
+				acc += p->beta *
+				       ref_load_f(C, p->type, m * p->c_stride_m + n * p->c_stride_n);
+			ref_store_f(O, p->type, (uint64_t)m * p->n + n, acc);
+		}
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status run_matmul(const struct ref_step *s, void *const *bufs,
+				    struct wnn_diag *diag)
+{
+	const struct params_matmul *p = &s->p.matmul;
+	const void *A = bufs[p->a], *B = bufs[p->b];
+	void *O = bufs[p->output];
+	uint64_t mn = (uint64_t)p->m * p->n;
+	(void)diag;
+	for (uint64_t b = 0; b < p->batch; b++) {
+		uint64_t ao = params_offset(p->batch_rank, p->batch_dims, p->a_batch_strides, b);
+		uint64_t bo = params_offset(p->batch_rank, p->batch_dims, p->b_batch_strides, b);
+		for (uint32_t m = 0; m < p->m; m++)
+			for (uint32_t n = 0; n < p->n; n++) {
+				double acc = 0;
+				for (uint32_t k = 0; k < p->k; k++)
+					acc += ref_load_f(A, p->type, ao + (uint64_t)m * p->k + k) *
+					       ref_load_f(B, p->type, bo + (uint64_t)k * p->n + n);
+				ref_store_f(O, p->type, b * mn + (uint64_t)m * p->n + n, acc);
+			}
+	}
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status ref_prepare_linalg(const Webnn__Ipc__Operation *op,
+				     const struct wnn_desc *descs, size_t n_descs,
+				     struct ref_step *s, struct wnn_diag *diag)
+{
+	enum webnn_status st;
+	enum wnn_dtype t;
+	if (s->op == WNN_OP_GEMM) {
+		st = params_gemm(op, descs, n_descs, &s->p.gemm, diag);
+		t = s->p.gemm.type;
+		s->run = run_gemm;
+	} else {
+		st = params_matmul(op, descs, n_descs, &s->p.matmul, diag);
+		t = s->p.matmul.type;
+		s->run = run_matmul;
+	}
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	if (!ref_supports(s->op, t))
+		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+				    "%s: data type %s is not supported by the reference backend",
+				    wnn_ops[s->op].name, wnn_dtype_name(t));
+	return WEBNN_STATUS_OK;
+}

@@ -1,0 +1,380 @@
+/* The reference backend: host tensors, plans walking operations in order through plain C kernels. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "daemon/backend/reference/ref.h"
+
+struct backend {
+	int unused; /* no devices or caches: every context is the host CPU */
+};
+
+struct backend_context {
+	struct backend *be;
+};
+
+struct backend_tensor {
+	struct wnn_desc desc;
+	size_t bytes;
+	void *data;
+};
+
+enum ref_source { REF_SRC_NONE, REF_SRC_INPUT, REF_SRC_CONSTANT, REF_SRC_OUTPUT, REF_SRC_TEMP };
+
+struct backend_plan {
+	const struct backend_graph *g;
+	struct ref_step *steps;
+	size_t n_steps;
+	enum ref_source *src; /* per operand: where its bytes live during a run */
+	uint32_t *src_index;  /* input/output index for REF_SRC_INPUT/OUTPUT */
+	void **temps;         /* per operand: intermediate buffer (REF_SRC_TEMP) */
+	void **bufs;          /* per operand, filled by execute; execute calls of one plan are
+				 serialised by the context timeline */
+};
+
+bool ref_supports(enum wnn_op op, enum wnn_dtype type)
+{
+	if (op >= WNN_OP_COUNT || type <= WNN_DT_NONE || type >= WNN_DT_COUNT ||
+	    !(wnn_ops[op].dtypes & WNN_DT_BIT(type)))
+		return false;
+	switch (wnn_ops[op].family) {
+	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
+	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
+		return ref_is_float(type) ? wnn_ops[op].has_float_expr : wnn_ops[op].has_int_expr;
+	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
+	case WEBNN__IPC__OPERATION__ATTRS_CONV2D:
+	case WEBNN__IPC__OPERATION__ATTRS_POOL2D:
+	case WEBNN__IPC__OPERATION__ATTRS_GEMM:
+	case WEBNN__IPC__OPERATION__ATTRS_MATMUL:
+	case WEBNN__IPC__OPERATION__ATTRS_RESHAPE:
+	case WEBNN__IPC__OPERATION__ATTRS_TRANSPOSE:
+	case WEBNN__IPC__OPERATION__ATTRS_CONCAT:
+	case WEBNN__IPC__OPERATION__ATTRS_SOFTMAX:
+	case WEBNN__IPC__OPERATION__ATTRS_BATCH_NORMALIZATION:
+		return true; /* the dtypes column already restricts these to what is implemented */
+	default:
+		return false;
+	}
+}
+
+enum webnn_status ref_prepare(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, struct ref_step *s, struct wnn_diag *diag)
+{
+	memset(s, 0, sizeof(*s));
+	enum wnn_op o = op ? wnn_op_from_id(op->op) : WNN_OP_COUNT;
+	if (o == WNN_OP_COUNT)
+		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+				    "operation: unknown operator id %u", op ? op->op : 0);
+	s->op = o;
+	s->descs = descs;
+	switch (wnn_ops[o].family) {
+	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
+	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
+	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
+		return ref_prepare_elementwise(op, descs, n_descs, s, diag);
+	case WEBNN__IPC__OPERATION__ATTRS_CONV2D:
+	case WEBNN__IPC__OPERATION__ATTRS_POOL2D:
+		return ref_prepare_conv(op, descs, n_descs, s, diag);
+	case WEBNN__IPC__OPERATION__ATTRS_GEMM:
+	case WEBNN__IPC__OPERATION__ATTRS_MATMUL:
+		return ref_prepare_linalg(op, descs, n_descs, s, diag);
+	case WEBNN__IPC__OPERATION__ATTRS_RESHAPE:
+	case WEBNN__IPC__OPERATION__ATTRS_TRANSPOSE:
+	case WEBNN__IPC__OPERATION__ATTRS_CONCAT:
+	case WEBNN__IPC__OPERATION__ATTRS_SOFTMAX:
+	case WEBNN__IPC__OPERATION__ATTRS_BATCH_NORMALIZATION:
+		return ref_prepare_misc(op, descs, n_descs, s, diag);
+	default:
+		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+				    "%s: not supported by the reference backend", wnn_ops[o].name);
+	}
+}
+
+/* ---- backend and contexts */
+
+static enum webnn_status ref_init(struct backend **out, struct wnn_diag *diag)
+{
+	struct backend *be = calloc(1, sizeof(*be));
+	if (!be)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
+	*out = be;
+	return WEBNN_STATUS_OK;
+}
+
+static void ref_shutdown(struct backend *be)
+{
+	free(be);
+}
+
+static bool ref_supports_vt(struct backend *be, enum wnn_op op, enum wnn_dtype type)
+{
+	(void)be;
+	return ref_supports(op, type);
+}
+
+static enum webnn_status ref_context_create(struct backend *be,
+					    const struct backend_context_options *opts,
+					    struct backend_context **out, struct wnn_diag *diag)
+{
+	(void)opts;
+	struct backend_context *ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
+	ctx->be = be;
+	*out = ctx;
+	return WEBNN_STATUS_OK;
+}
+
+static void ref_context_destroy(struct backend_context *ctx)
+{
+	free(ctx);
+}
+
+static void ref_context_info(struct backend_context *ctx, struct backend_device_info *info)
+{
+	(void)ctx;
+	memset(info, 0, sizeof(*info));
+	info->accelerated = false;
+	snprintf(info->device_name, sizeof(info->device_name), "reference");
+	snprintf(info->device_type, sizeof(info->device_type), "cpu");
+	snprintf(info->platform_name, sizeof(info->platform_name), "webnnd reference backend");
+	snprintf(info->driver_version, sizeof(info->driver_version), "1");
+}
+
+/* ---- tensors */
+
+static enum webnn_status ref_tensor_create(struct backend_context *ctx, const struct wnn_desc *desc,
+					   struct backend_tensor **out, struct wnn_diag *diag)
+{
+	uint64_t bytes;
+	(void)ctx;
+	if (!wnn_desc_bytes(desc, &bytes) || bytes > SIZE_MAX)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "reference: tensor descriptor is not valid");
+	struct backend_tensor *t = calloc(1, sizeof(*t));
+	if (!t)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
+	t->desc = *desc;
+	t->bytes = (size_t)bytes;
+	t->data = calloc(1, t->bytes ? t->bytes : 1);
+	if (!t->data) {
+		free(t);
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+				    "reference: out of memory for a tensor of %zu bytes",
+				    (size_t)bytes);
+	}
+	*out = t;
+	return WEBNN_STATUS_OK;
+}
+
+static void ref_tensor_destroy(struct backend_tensor *t)
+{
+	if (!t)
+		return;
+	free(t->data);
+	free(t);
+}
+
+static enum webnn_status ref_tensor_write(struct backend_tensor *t, const void *src, size_t size,
+					  struct wnn_diag *diag)
+{
+	if (size != t->bytes)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "writeTensor: %zu bytes given, the tensor has %zu", size, t->bytes);
+	memcpy(t->data, src, size);
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status ref_tensor_read(struct backend_tensor *t, void *dst, size_t size,
+					 struct wnn_diag *diag)
+{
+	if (size != t->bytes)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "readTensor: %zu bytes asked, the tensor has %zu", size, t->bytes);
+	memcpy(dst, t->data, size);
+	return WEBNN_STATUS_OK;
+}
+
+/* ---- plans */
+
+static void ref_plan_destroy(struct backend_plan *plan)
+{
+	if (!plan)
+		return;
+	if (plan->temps)
+		for (size_t i = 0; i < plan->g->n_operands; i++)
+			free(plan->temps[i]);
+	free(plan->temps);
+	free(plan->steps);
+	free(plan->src);
+	free(plan->src_index);
+	free(plan->bufs);
+	free(plan);
+}
+
+static enum webnn_status plan_fail(struct backend_plan *plan, enum webnn_status st)
+{
+	ref_plan_destroy(plan);
+	return st;
+}
+
+static enum webnn_status ref_compile(struct backend_context *ctx, const struct backend_graph *g,
+				     struct backend_plan **out, struct wnn_diag *diag)
+{
+	(void)ctx;
+	const Webnn__Ipc__GraphInfo *info = g->info;
+	size_t n = g->n_operands;
+	if (!info || info->n_operands != n)
+		return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+				    "reference: graph operand table is inconsistent");
+	struct backend_plan *plan = calloc(1, sizeof(*plan));
+	if (!plan)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
+	plan->g = g;
+	plan->src = calloc(n ? n : 1, sizeof(*plan->src));
+	plan->src_index = calloc(n ? n : 1, sizeof(*plan->src_index));
+	plan->temps = calloc(n ? n : 1, sizeof(*plan->temps));
+	plan->bufs = calloc(n ? n : 1, sizeof(*plan->bufs));
+	plan->steps = calloc(info->n_operations ? info->n_operations : 1, sizeof(*plan->steps));
+	if (!plan->src || !plan->src_index || !plan->temps || !plan->bufs || !plan->steps)
+		return plan_fail(plan, wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+						    "reference: out of memory"));
+
+	for (size_t i = 0; i < n; i++) {
+		Webnn__Ipc__OperandKind kind = info->operands[i]->kind;
+		if (kind == WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT ||
+		    kind == WEBNN__IPC__OPERAND_KIND__OPERAND_SCALAR_CONSTANT ||
+		    kind == WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT_TENSOR) {
+			if (g->constant_data && g->constant_data[i])
+				plan->src[i] = REF_SRC_CONSTANT;
+		}
+	}
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		uint32_t id = g->input_operands[i];
+		if (id >= n)
+			return plan_fail(plan, wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+							    "reference: input %zu names operand %u "
+							    "out of range", i, id));
+		plan->src[id] = REF_SRC_INPUT;
+		plan->src_index[id] = (uint32_t)i;
+	}
+	/* The first output binding of an operand receives the writes; duplicates copy it after. */
+	for (size_t i = g->n_outputs; i-- > 0;) {
+		uint32_t id = g->output_operands[i];
+		if (id >= n || plan->src[id] == REF_SRC_INPUT || plan->src[id] == REF_SRC_CONSTANT)
+			return plan_fail(plan, wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+							    "reference: output %zu is not produced "
+							    "by an operation", i));
+		plan->src[id] = REF_SRC_OUTPUT;
+		plan->src_index[id] = (uint32_t)i;
+	}
+
+	for (size_t k = 0; k < info->n_operations; k++) {
+		const Webnn__Ipc__Operation *op = info->operations[k];
+		struct ref_step *s = &plan->steps[k];
+		enum webnn_status st = ref_prepare(op, g->descs, n, s, diag);
+		if (st != WEBNN_STATUS_OK)
+			return plan_fail(plan, st);
+		plan->n_steps = k + 1;
+
+		uint32_t ids[WNN_MAX_OUTPUTS + 16];
+		int n_in = wnn_op_inputs(op, ids, NULL, (int)(sizeof(ids) / sizeof(ids[0])));
+		if (n_in < 0)
+			return plan_fail(plan, wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+							    "%s: cannot list its inputs",
+							    wnn_ops[s->op].name));
+		for (int j = 0; j < n_in; j++)
+			if (ids[j] >= n || plan->src[ids[j]] == REF_SRC_NONE)
+				return plan_fail(plan,
+						 wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+							      "%s: input operand %u has no data "
+							      "(not an input, constant or earlier "
+							      "result)", wnn_ops[s->op].name, ids[j]));
+		int n_out = wnn_op_outputs(op, ids, (int)(sizeof(ids) / sizeof(ids[0])));
+		if (n_out < 0)
+			return plan_fail(plan, wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+							    "%s: cannot list its outputs",
+							    wnn_ops[s->op].name));
+		for (int j = 0; j < n_out; j++) {
+			uint32_t id = ids[j];
+			if (id >= n || (plan->src[id] != REF_SRC_NONE && plan->src[id] != REF_SRC_OUTPUT))
+				return plan_fail(plan,
+						 wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+							      "%s: output operand %u is already "
+							      "defined", wnn_ops[s->op].name, id));
+			if (plan->src[id] == REF_SRC_OUTPUT)
+				continue;
+			uint64_t bytes;
+			if (!wnn_desc_bytes(&g->descs[id], &bytes) || bytes > SIZE_MAX)
+				return plan_fail(plan,
+						 wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+							      "%s: output operand %u has an invalid "
+							      "descriptor", wnn_ops[s->op].name, id));
+			plan->temps[id] = calloc(1, bytes ? (size_t)bytes : 1);
+			if (!plan->temps[id])
+				return plan_fail(plan,
+						 wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+							      "%s: out of memory for an intermediate "
+							      "of %llu bytes", wnn_ops[s->op].name,
+							      (unsigned long long)bytes));
+			plan->src[id] = REF_SRC_TEMP;
+		}
+	}
+	*out = plan;
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status ref_execute(struct backend_plan *plan,
+				     struct backend_tensor *const *inputs,
+				     struct backend_tensor *const *outputs, struct wnn_diag *diag)
+{
+	const struct backend_graph *g = plan->g;
+	for (size_t i = 0; i < g->n_operands; i++) {
+		switch (plan->src[i]) {
+		case REF_SRC_INPUT:
+			plan->bufs[i] = inputs[plan->src_index[i]]->data;
+			break;
+		case REF_SRC_OUTPUT:
+			plan->bufs[i] = outputs[plan->src_index[i]]->data;
+			break;
+		case REF_SRC_CONSTANT:
+			/* kernels only write their own output operands, never constants */
+			plan->bufs[i] = (void *)g->constant_data[i];
+			break;
+		case REF_SRC_TEMP:
+			plan->bufs[i] = plan->temps[i];
+			break;
+		default:
+			plan->bufs[i] = NULL;
+			break;
+		}
+	}
+	for (size_t k = 0; k < plan->n_steps; k++) {
+		const struct ref_step *s = &plan->steps[k];
+		enum webnn_status st = s->run(s, plan->bufs, diag);
+		if (st != WEBNN_STATUS_OK)
+			return st;
+	}
+	for (size_t i = 0; i < g->n_outputs; i++) {
+		uint32_t id = g->output_operands[i];
+		if (plan->src_index[id] != i)
+			memcpy(outputs[i]->data, plan->bufs[id], outputs[i]->bytes);
+	}
+	return WEBNN_STATUS_OK;
+}
+
+const struct backend_impl backend_reference = {
+	.name = "reference",
+	.init = ref_init,
+	.shutdown = ref_shutdown,
+	.supports = ref_supports_vt,
+	.context_create = ref_context_create,
+	.context_destroy = ref_context_destroy,
+	.context_info = ref_context_info,
+	.tensor_create = ref_tensor_create,
+	.tensor_destroy = ref_tensor_destroy,
+	.tensor_write = ref_tensor_write,
+	.tensor_read = ref_tensor_read,
+	.compile = ref_compile,
+	.plan_destroy = ref_plan_destroy,
+	.execute = ref_execute,
+};
