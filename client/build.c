@@ -1,0 +1,704 @@
+/* libwebnn build() and graphs: pruning, renumbering, limit checks, upload, dispatch(). */
+#include "client/client.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_ID UINT32_MAX
+
+/* Fields of the operator messages in proto/webnn.proto that name operands (ids to renumber). */
+static const char *const operand_fields[] = {
+	"a", "b", "c", "input", "output", "inputs", "outputs", "filter", "bias", "mean",
+	"variance", "scale", "weight", "recurrent_weight", "recurrent_bias",
+	"initial_hidden_state", "initial_cell_state", "hidden_state", "cell_state",
+	"peephole_weight", "indices", "updates", "zero_point", "slope", "condition", "true_value",
+	"false_value",
+};
+
+static bool is_operand_field(const char *name)
+{
+	for (size_t i = 0; i < sizeof(operand_fields) / sizeof(operand_fields[0]); i++)
+		if (strcmp(operand_fields[i], name) == 0)
+			return true;
+	return false;
+}
+
+static bool map_id(uint32_t *id, const uint32_t *map, size_t n)
+{
+	if (*id >= n || map[*id] == NO_ID)
+		return false;
+	*id = map[*id];
+	return true;
+}
+
+/* Renumbers the operand ids of one operation in place through its protobuf-c descriptor, then
+ * checks the result against wnn_op_inputs/wnn_op_outputs so a field missing from the list above
+ * cannot slip through. */
+static bool remap_op(Webnn__Ipc__Operation *op, const uint32_t *map, size_t n)
+{
+	uint32_t before[2 * WNN_MAX_OUTPUTS + 32], after[2 * WNN_MAX_OUTPUTS + 32];
+	int max = (int)(sizeof(before) / sizeof(before[0])) / 2;
+	int ni = wnn_op_inputs(op, before, NULL, max);
+	int no = wnn_op_outputs(op, before + max, max);
+	if (ni < 0 || no < 0)
+		return false;
+	const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(
+		&webnn__ipc__operation__descriptor, (unsigned)op->attrs_case);
+	if (!f)
+		return false;
+	char *msg = *(char **)((char *)op + f->offset);
+	const ProtobufCMessageDescriptor *md = f->descriptor;
+	for (unsigned i = 0; msg && i < md->n_fields; i++) {
+		const ProtobufCFieldDescriptor *fd = &md->fields[i];
+		if (fd->type != PROTOBUF_C_TYPE_UINT32 || !is_operand_field(fd->name))
+			continue;
+		if (fd->label == PROTOBUF_C_LABEL_REPEATED) {
+			size_t cnt = *(size_t *)(msg + fd->quantifier_offset);
+			uint32_t *ids = *(uint32_t **)(msg + fd->offset);
+			for (size_t k = 0; k < cnt; k++)
+				if (!map_id(&ids[k], map, n))
+					return false;
+		} else if (fd->label == PROTOBUF_C_LABEL_REQUIRED ||
+			   *(protobuf_c_boolean *)(msg + fd->quantifier_offset)) {
+			if (!map_id((uint32_t *)(msg + fd->offset), map, n))
+				return false;
+		}
+	}
+	if (wnn_op_inputs(op, after, NULL, max) != ni ||
+	    wnn_op_outputs(op, after + max, max) != no)
+		return false;
+	for (int i = 0; i < ni; i++)
+		if (before[i] >= n || map[before[i]] != after[i])
+			return false;
+	for (int i = 0; i < no; i++)
+		if (before[max + i] >= n || map[before[max + i]] != after[max + i])
+			return false;
+	return true;
+}
+
+static enum webnn_status check_limits(struct webnn_context *ctx, const char *what,
+				      const char *role, const struct webnn_tensor_limits *l,
+				      const struct wnn_desc *d)
+{
+	if (!(l->data_types & WNN_DT_BIT(d->type)))
+		return wnnc_fail(ctx, WEBNN_STATUS_NOT_SUPPORTED,
+				 "%s: %s data type %s is not supported by this context (device %s)",
+				 what, role, wnn_dtype_name(d->type), ctx->info.device_name);
+	if (d->rank < l->min_rank || d->rank > l->max_rank)
+		return wnnc_fail(ctx, WEBNN_STATUS_NOT_SUPPORTED,
+				 "%s: %s rank %" PRIu32 " is outside the range %" PRIu32 "..%" PRIu32
+				 " this context supports (device %s)",
+				 what, role, d->rank, l->min_rank, l->max_rank,
+				 ctx->info.device_name);
+	return WEBNN_STATUS_OK;
+}
+
+/* MLOpSupportLimits of the context against one operation of the graph. */
+static enum webnn_status check_op_support(struct webnn_builder *b, const Webnn__Ipc__Operation *op)
+{
+	struct webnn_context *ctx = b->ctx;
+	enum wnn_op id = wnn_op_from_id(op->op);
+	const char *name = id < WNN_OP_COUNT ? wnn_ops[id].name : "unknown operator";
+	bool listed = false;
+	for (size_t i = 0; i < ctx->n_op_limits && !listed; i++)
+		listed = strcmp(ctx->op_limits[i].op, name) == 0;
+	if (!listed)
+		return wnnc_fail(ctx, WEBNN_STATUS_NOT_SUPPORTED,
+				 "%s is not supported by this context (device %s)", name,
+				 ctx->info.device_name);
+	uint32_t ids[WNN_MAX_OUTPUTS + 32];
+	const char *roles[WNN_MAX_OUTPUTS + 32];
+	int n = wnn_op_inputs(op, ids, roles, WNN_MAX_OUTPUTS + 32);
+	for (int i = 0; i < n; i++) {
+		struct webnn_tensor_limits l;
+		if (roles[i] && webnn_context_op_limits(ctx, name, roles[i], &l)) {
+			enum webnn_status s = check_limits(ctx, name, roles[i], &l, b->descs + ids[i]);
+			if (s != WEBNN_STATUS_OK)
+				return s;
+		}
+	}
+	n = wnn_op_outputs(op, ids, WNN_MAX_OUTPUTS);
+	struct webnn_tensor_limits l;
+	if (n == 1 && webnn_context_op_limits(ctx, name, "output", &l))
+		return check_limits(ctx, name, "output", &l, b->descs + ids[0]);
+	return WEBNN_STATUS_OK;
+}
+
+static void free_io(struct wnnc_graph_io *io, size_t n)
+{
+	for (size_t i = 0; io && i < n; i++)
+		free(io[i].name);
+	free(io);
+}
+
+static void graph_free(struct webnn_graph *g)
+{
+	free_io(g->inputs, g->n_inputs);
+	free_io(g->outputs, g->n_outputs);
+	free(g);
+}
+
+/* Everything build() allocates for one request; freed together. */
+struct build_state {
+	bool *keep_operand, *keep_op;
+	uint32_t *map;
+	uint32_t *constant_ids;
+	size_t n_constants;
+	Webnn__Ipc__Operand *operands;
+	Webnn__Ipc__Operand **operand_ptrs;
+	Webnn__Ipc__OperandDescriptor *descs;
+	Webnn__Ipc__Operation **ops;
+	Webnn__Ipc__NamedOperand *named;
+	Webnn__Ipc__NamedOperand **inputs, **outputs;
+};
+
+static void build_state_free(struct build_state *st)
+{
+	free(st->keep_operand);
+	free(st->keep_op);
+	free(st->map);
+	free(st->constant_ids);
+	free(st->operands);
+	free(st->operand_ptrs);
+	free(st->descs);
+	free(st->ops);
+	free(st->named);
+	free(st->inputs);
+	free(st->outputs);
+}
+
+static enum webnn_status check_outputs(struct webnn_builder *b,
+				       const struct webnn_named_operand *outputs, size_t n)
+{
+	struct webnn_context *ctx = b->ctx;
+	if (n == 0 || !outputs)
+		return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR, "build: no outputs given");
+	for (size_t i = 0; i < n; i++) {
+		const char *name = outputs[i].name;
+		const struct webnn_operand *o = outputs[i].operand;
+		if (!name || !*name)
+			return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
+					 "build: output %zu has an empty name", i);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(outputs[j].name, name) == 0)
+				return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
+						 "build: duplicate output name \"%s\"", name);
+		if (!o)
+			return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
+					 "build: output \"%s\" is NULL", name);
+		if (o->builder != b)
+			return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
+					 "build: output \"%s\" belongs to another builder", name);
+		if (o->kind != WNNC_OUTPUT)
+			return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
+					 "build: output \"%s\" is a graph %s, expected the output "
+					 "of an operator", name,
+					 o->kind == WNNC_INPUT ? "input" : "constant");
+	}
+	return WEBNN_STATUS_OK;
+}
+
+/* Marks the operations (and operands) the outputs depend on; ops are in topological order so
+ * one backwards pass finds them all. */
+static enum webnn_status prune(struct webnn_builder *b, const struct webnn_named_operand *outputs,
+			       size_t n_outputs, struct build_state *st)
+{
+	for (size_t i = 0; i < n_outputs; i++)
+		st->keep_operand[outputs[i].operand->id] = true;
+	for (size_t k = b->n_ops; k-- > 0;) {
+		const Webnn__Ipc__Operation *op = b->ops[k];
+		uint32_t ids[WNN_MAX_OUTPUTS + 32];
+		int no = wnn_op_outputs(op, ids, WNN_MAX_OUTPUTS + 32);
+		bool needed = false;
+		for (int i = 0; i < no; i++)
+			needed = needed || st->keep_operand[ids[i]];
+		if (!needed)
+			continue;
+		st->keep_op[k] = true;
+		for (int i = 0; i < no; i++)
+			st->keep_operand[ids[i]] = true;
+		int ni = wnn_op_inputs(op, ids, NULL, WNN_MAX_OUTPUTS + 32);
+		if (ni < 0 || no < 0)
+			return wnnc_fail(b->ctx, WEBNN_STATUS_OPERATION_ERROR,
+					 "build: operation %zu has too many operands", k);
+		for (int i = 0; i < ni; i++)
+			st->keep_operand[ids[i]] = true;
+	}
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status check_support(struct webnn_builder *b, const struct build_state *st)
+{
+	struct webnn_context *ctx = b->ctx;
+	for (size_t k = 0; k < b->n_ops; k++) {
+		if (!st->keep_op[k])
+			continue;
+		enum webnn_status s = check_op_support(b, b->ops[k]);
+		if (s != WEBNN_STATUS_OK)
+			return s;
+	}
+	for (size_t i = 0; i < b->n_operands; i++) {
+		const struct webnn_operand *o = b->operands[i];
+		if (!st->keep_operand[i] || o->kind == WNNC_OUTPUT)
+			continue;
+		if (o->kind == WNNC_CONSTANT_TENSOR && o->tensor->destroyed)
+			return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
+					 "build: the constant tensor of operand %zu is destroyed", i);
+		char what[160];
+		if (o->kind == WNNC_INPUT)
+			snprintf(what, sizeof(what), "build: input \"%s\"", o->name);
+		else
+			snprintf(what, sizeof(what), "build: constant operand %zu", i);
+		enum webnn_status s = check_limits(ctx, what, "graph operand",
+						   o->kind == WNNC_INPUT ? &ctx->support.input
+									 : &ctx->support.constant,
+						   &o->desc);
+		if (s != WEBNN_STATUS_OK)
+			return s;
+	}
+	return WEBNN_STATUS_OK;
+}
+
+/* Uploads the builder's constants (CreateConstant) the pruned graph uses. */
+static enum webnn_status upload_constants(struct webnn_builder *b, struct build_state *st)
+{
+	struct webnn_context *ctx = b->ctx;
+	for (size_t i = 0; i < b->n_operands; i++) {
+		struct webnn_operand *o = b->operands[i];
+		if (!st->keep_operand[i] || o->kind != WNNC_CONSTANT)
+			continue;
+		Webnn__Ipc__CreateConstant cc = WEBNN__IPC__CREATE_CONSTANT__INIT;
+		Webnn__Ipc__OperandDescriptor pd;
+		Webnn__Ipc__Data data;
+		Webnn__Ipc__ShmRange shm;
+		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+		uint64_t serial;
+		enum webnn_status s = wnnc_put_data(ctx, o->data, o->size, "build", &data, &shm,
+						    &serial);
+		if (s != WEBNN_STATUS_OK)
+			return s;
+		wnn_desc_to_pb(&o->desc, &pd);
+		cc.context_id = ctx->context_id;
+		cc.constant_id = wnnc_new_id(ctx);
+		cc.descriptor = &pd;
+		cc.data = &data;
+		m.has_serial = serial != 0;
+		m.serial = serial;
+		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_CREATE_CONSTANT;
+		m.create_constant = &cc;
+		s = wnnc_send(ctx, &m, NULL, 0);
+		if (s != WEBNN_STATUS_OK)
+			return s;
+		wnnc_arena_sent(ctx, serial);
+		st->constant_ids[st->n_constants++] = cc.constant_id;
+		st->operands[st->map[i]].has_constant_id = true;
+		st->operands[st->map[i]].constant_id = cc.constant_id;
+	}
+	return WEBNN_STATUS_OK;
+}
+
+static void destroy_constants(struct webnn_context *ctx, const struct build_state *st)
+{
+	for (size_t i = 0; i < st->n_constants && !ctx->lost; i++) {
+		Webnn__Ipc__DestroyConstant dc = WEBNN__IPC__DESTROY_CONSTANT__INIT;
+		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+		dc.constant_id = st->constant_ids[i];
+		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_CONSTANT;
+		m.destroy_constant = &dc;
+		wnnc_send(ctx, &m, NULL, 0);
+	}
+}
+
+static struct webnn_graph *make_graph(struct webnn_builder *b,
+				      const struct webnn_named_operand *outputs, size_t n_outputs,
+				      const struct build_state *st)
+{
+	struct webnn_graph *g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	size_t n_in = 0;
+	for (size_t i = 0; i < b->n_operands; i++)
+		n_in += st->keep_operand[i] && b->operands[i]->kind == WNNC_INPUT;
+	g->inputs = calloc(n_in ? n_in : 1, sizeof(*g->inputs));
+	g->outputs = calloc(n_outputs, sizeof(*g->outputs));
+	if (!g->inputs || !g->outputs) {
+		graph_free(g);
+		return NULL;
+	}
+	for (size_t i = 0; i < b->n_operands; i++) {
+		const struct webnn_operand *o = b->operands[i];
+		if (!st->keep_operand[i] || o->kind != WNNC_INPUT)
+			continue;
+		struct wnnc_graph_io *io = &g->inputs[g->n_inputs++];
+		io->desc = o->desc;
+		if (!(io->name = strdup(o->name))) {
+			graph_free(g);
+			return NULL;
+		}
+	}
+	for (size_t i = 0; i < n_outputs; i++) {
+		struct wnnc_graph_io *io = &g->outputs[g->n_outputs++];
+		io->desc = outputs[i].operand->desc;
+		if (!(io->name = strdup(outputs[i].name))) {
+			graph_free(g);
+			return NULL;
+		}
+	}
+	return g;
+}
+
+static enum webnn_status build_locked(struct webnn_builder *b,
+				      const struct webnn_named_operand *outputs, size_t n_outputs,
+				      struct webnn_graph **out)
+{
+	struct webnn_context *ctx = b->ctx;
+	enum webnn_status s = wnnc_check_live(ctx, "build");
+	if (s != WEBNN_STATUS_OK)
+		return s;
+	if (b->built)
+		return wnnc_fail(ctx, WEBNN_STATUS_INVALID_STATE,
+				 "build: the builder has already built its graph");
+	if ((s = check_outputs(b, outputs, n_outputs)) != WEBNN_STATUS_OK)
+		return s;
+	b->built = true; /* from here on the spec rejects the promise but the builder is spent */
+
+	struct build_state st = { 0 };
+	size_t nb = b->n_operands;
+	st.keep_operand = calloc(nb, sizeof(bool));
+	st.keep_op = calloc(b->n_ops ? b->n_ops : 1, sizeof(bool));
+	st.map = malloc(nb * sizeof(uint32_t));
+	st.constant_ids = malloc(nb * sizeof(uint32_t));
+	st.operands = calloc(nb, sizeof(*st.operands));
+	st.operand_ptrs = calloc(nb, sizeof(*st.operand_ptrs));
+	st.descs = calloc(nb, sizeof(*st.descs));
+	st.ops = calloc(b->n_ops ? b->n_ops : 1, sizeof(*st.ops));
+	st.named = calloc(nb + n_outputs, sizeof(*st.named));
+	st.inputs = calloc(nb, sizeof(*st.inputs));
+	st.outputs = calloc(n_outputs, sizeof(*st.outputs));
+	if (!st.keep_operand || !st.keep_op || !st.map || !st.constant_ids || !st.operands ||
+	    !st.operand_ptrs || !st.descs || !st.ops || !st.named || !st.inputs || !st.outputs) {
+		build_state_free(&st);
+		return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
+	}
+	if ((s = prune(b, outputs, n_outputs, &st)) != WEBNN_STATUS_OK ||
+	    (s = check_support(b, &st)) != WEBNN_STATUS_OK) {
+		build_state_free(&st);
+		return s;
+	}
+
+	/* Dense ids in creation order, which is topological: operands only feed later ops. */
+	Webnn__Ipc__GraphInfo gi = WEBNN__IPC__GRAPH_INFO__INIT;
+	size_t n_named = 0;
+	for (size_t i = 0; i < nb; i++) {
+		st.map[i] = NO_ID;
+		if (!st.keep_operand[i])
+			continue;
+		const struct webnn_operand *o = b->operands[i];
+		uint32_t id = (uint32_t)gi.n_operands;
+		st.map[i] = id;
+		Webnn__Ipc__Operand *po = &st.operands[id];
+		webnn__ipc__operand__init(po);
+		po->kind = (Webnn__Ipc__OperandKind)o->kind;
+		wnn_desc_to_pb(&o->desc, &st.descs[id]);
+		po->descriptor = &st.descs[id];
+		if (o->kind == WNNC_INPUT) {
+			po->name = o->name;
+			Webnn__Ipc__NamedOperand *no = &st.named[n_named++];
+			webnn__ipc__named_operand__init(no);
+			no->name = o->name;
+			no->operand = id;
+			st.inputs[gi.n_inputs++] = no;
+		} else if (o->kind == WNNC_SCALAR) {
+			po->scalar = (Webnn__Ipc__Number *)&o->scalar;
+		} else if (o->kind == WNNC_CONSTANT_TENSOR) {
+			po->has_tensor_id = true;
+			po->tensor_id = o->tensor->id;
+		}
+		st.operand_ptrs[gi.n_operands++] = po;
+	}
+	for (size_t k = 0; k < b->n_ops; k++) {
+		if (!st.keep_op[k])
+			continue;
+		if (!remap_op(b->ops[k], st.map, nb)) {
+			build_state_free(&st);
+			return wnnc_fail(ctx, WEBNN_STATUS_OPERATION_ERROR,
+					 "build: cannot renumber the operands of operation %zu", k);
+		}
+		st.ops[gi.n_operations++] = b->ops[k];
+	}
+	for (size_t i = 0; i < n_outputs; i++) {
+		Webnn__Ipc__NamedOperand *no = &st.named[n_named++];
+		webnn__ipc__named_operand__init(no);
+		no->name = (char *)outputs[i].name;
+		no->operand = st.map[outputs[i].operand->id];
+		st.outputs[gi.n_outputs++] = no;
+	}
+	gi.operands = st.operand_ptrs;
+	gi.operations = st.ops;
+	gi.inputs = st.inputs;
+	gi.outputs = st.outputs;
+
+	struct webnn_graph *g = make_graph(b, outputs, n_outputs, &st);
+	if (!g) {
+		build_state_free(&st);
+		return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
+	}
+	s = upload_constants(b, &st);
+	Webnn__Ipc__ServerMessage *reply = NULL;
+	if (s == WEBNN_STATUS_OK) {
+		Webnn__Ipc__BuildGraph bg = WEBNN__IPC__BUILD_GRAPH__INIT;
+		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+		bg.context_id = ctx->context_id;
+		bg.graph_id = wnnc_new_id(ctx);
+		bg.graph = &gi;
+		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
+		m.build_graph = &bg;
+		g->id = bg.graph_id;
+		s = wnnc_call(ctx, &m, "build", &reply);
+	}
+	/* The daemon keeps what it compiled; the uploaded constant bytes are no longer needed,
+	 * here (the builder is spent) or there. */
+	destroy_constants(ctx, &st);
+	build_state_free(&st);
+	for (size_t i = 0; i < nb; i++) {
+		free(b->operands[i]->data);
+		b->operands[i]->data = NULL;
+	}
+	if (s != WEBNN_STATUS_OK) {
+		graph_free(g);
+		return s;
+	}
+	const Webnn__Ipc__Reply *r = reply->reply;
+	if (r->body_case == WEBNN__IPC__REPLY__BODY_BUILD_GRAPH)
+		g->compile_ms = r->build_graph->compile_ms;
+	webnn__ipc__server_message__free_unpacked(reply, NULL);
+	g->ctx = ctx;
+	ctx->refs++;
+	*out = g;
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status webnn_builder_build(struct webnn_builder *b,
+				      const struct webnn_named_operand *outputs, size_t n_outputs,
+				      struct webnn_graph **out)
+{
+	if (out)
+		*out = NULL;
+	if (!b)
+		return WEBNN_STATUS_TYPE_ERROR;
+	wnnc_lock(b->ctx);
+	enum webnn_status s = out ? build_locked(b, outputs, n_outputs, out)
+				  : wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "build: out is NULL");
+	wnnc_unlock(b->ctx);
+	return s;
+}
+
+/* ---- graphs */
+
+size_t webnn_graph_input_count(const struct webnn_graph *g)
+{
+	return g ? g->n_inputs : 0;
+}
+
+size_t webnn_graph_output_count(const struct webnn_graph *g)
+{
+	return g ? g->n_outputs : 0;
+}
+
+static const char *io_at(const struct wnnc_graph_io *io, size_t n, size_t i,
+			 struct webnn_operand_desc *desc)
+{
+	if (i >= n)
+		return NULL;
+	if (desc) {
+		memset(desc, 0, sizeof(*desc));
+		desc->data_type = (enum webnn_data_type)io[i].desc.type;
+		desc->rank = io[i].desc.rank;
+		memcpy(desc->shape, io[i].desc.dims, sizeof(uint32_t) * io[i].desc.rank);
+	}
+	return io[i].name;
+}
+
+const char *webnn_graph_input_name(const struct webnn_graph *g, size_t i,
+				   struct webnn_operand_desc *desc)
+{
+	return g ? io_at(g->inputs, g->n_inputs, i, desc) : NULL;
+}
+
+const char *webnn_graph_output_name(const struct webnn_graph *g, size_t i,
+				    struct webnn_operand_desc *desc)
+{
+	return g ? io_at(g->outputs, g->n_outputs, i, desc) : NULL;
+}
+
+double webnn_graph_compile_ms(const struct webnn_graph *g)
+{
+	return g ? g->compile_ms : 0;
+}
+
+void webnn_graph_destroy(struct webnn_graph *g)
+{
+	if (!g)
+		return;
+	struct webnn_context *ctx = g->ctx;
+	wnnc_lock(ctx);
+	if (!ctx->lost) {
+		Webnn__Ipc__DestroyGraph dg = WEBNN__IPC__DESTROY_GRAPH__INIT;
+		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+		dg.graph_id = g->id;
+		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_GRAPH;
+		m.destroy_graph = &dg;
+		wnnc_send(ctx, &m, NULL, 0);
+	}
+	wnnc_unlock(ctx);
+	graph_free(g);
+	wnnc_context_unref(ctx);
+}
+
+/* ---- dispatch */
+
+/* Spec "validate tensors with descriptors" plus the tensor checks, for inputs or outputs. */
+static enum webnn_status check_named(struct webnn_context *ctx, const char *kind,
+				     const struct webnn_named_tensor *t, size_t n,
+				     const struct wnnc_graph_io *io, size_t n_io)
+{
+	if (n && !t)
+		return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR, "dispatch: %ss is NULL", kind);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = t[i].name ? t[i].name : "";
+		const struct webnn_tensor *tensor = t[i].tensor;
+		size_t k = 0;
+		while (k < n_io && strcmp(io[k].name, name) != 0)
+			k++;
+		if (k == n_io)
+			return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
+					 "dispatch: the graph has no %s named \"%s\"", kind, name);
+		for (size_t j = 0; j < i; j++)
+			if (t[j].name && strcmp(t[j].name, name) == 0)
+				return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
+						 "dispatch: %s \"%s\" is given twice", kind, name);
+		if (!tensor)
+			return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
+					 "dispatch: %s \"%s\": tensor is NULL", kind, name);
+		if (tensor->ctx != ctx)
+			return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
+					 "dispatch: %s \"%s\": the tensor belongs to another "
+					 "context", kind, name);
+		if (tensor->destroyed)
+			return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
+					 "dispatch: %s \"%s\": the tensor is destroyed", kind, name);
+		if (tensor->constant)
+			return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
+					 "dispatch: %s \"%s\": a constant tensor cannot be "
+					 "dispatched", kind, name);
+		struct wnn_desc d = { .type = (enum wnn_dtype)tensor->desc.desc.data_type,
+				      .rank = tensor->desc.desc.rank };
+		memcpy(d.dims, tensor->desc.desc.shape, sizeof(uint32_t) * d.rank);
+		if (!wnn_desc_equal(&d, &io[k].desc)) {
+			char have[128], want[128];
+			return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
+					 "dispatch: %s \"%s\": tensor is %s, the graph expects %s",
+					 kind, name, wnn_desc_str(&d, have, sizeof(have)),
+					 wnn_desc_str(&io[k].desc, want, sizeof(want)));
+		}
+	}
+	if (n != n_io) {
+		for (size_t k = 0; k < n_io; k++) {
+			size_t i = 0;
+			while (i < n && strcmp(t[i].name ? t[i].name : "", io[k].name) != 0)
+				i++;
+			if (i == n)
+				return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
+						 "dispatch: graph %s \"%s\" is missing", kind,
+						 io[k].name);
+		}
+	}
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status dispatch_locked(struct webnn_context *ctx, struct webnn_graph *graph,
+					 const struct webnn_named_tensor *inputs, size_t n_inputs,
+					 const struct webnn_named_tensor *outputs,
+					 size_t n_outputs)
+{
+	enum webnn_status s = wnnc_check_live(ctx, "dispatch");
+	if (s != WEBNN_STATUS_OK)
+		return s;
+	if (!graph)
+		return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR, "dispatch: graph is NULL");
+	if (graph->ctx != ctx)
+		return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
+				 "dispatch: the graph belongs to another context");
+	if ((s = check_named(ctx, "input", inputs, n_inputs, graph->inputs, graph->n_inputs)) !=
+		    WEBNN_STATUS_OK ||
+	    (s = check_named(ctx, "output", outputs, n_outputs, graph->outputs,
+			     graph->n_outputs)) != WEBNN_STATUS_OK)
+		return s;
+	size_t n_all = n_inputs + n_outputs;
+	for (size_t i = 0; i < n_all; i++) {
+		const struct webnn_named_tensor *a = i < n_inputs ? &inputs[i]
+								 : &outputs[i - n_inputs];
+		for (size_t j = i + 1; j < n_all; j++) {
+			const struct webnn_named_tensor *c = j < n_inputs ? &inputs[j]
+									 : &outputs[j - n_inputs];
+			if (a->tensor == c->tensor)
+				return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
+						 "dispatch: the same tensor is given as %s \"%s\" "
+						 "and %s \"%s\"",
+						 i < n_inputs ? "input" : "output", a->name,
+						 j < n_inputs ? "input" : "output", c->name);
+		}
+	}
+
+	Webnn__Ipc__NamedTensor nt_stack[32];
+	Webnn__Ipc__NamedTensor *ptr_stack_storage[32];
+	Webnn__Ipc__NamedTensor *nt = n_all <= 32 ? nt_stack : calloc(n_all, sizeof(*nt));
+	Webnn__Ipc__NamedTensor **ptrs = n_all <= 32 ? ptr_stack_storage
+						     : calloc(n_all, sizeof(*ptrs));
+	if (!nt || !ptrs) {
+		if (nt != nt_stack)
+			free(nt);
+		if (ptrs != ptr_stack_storage)
+			free(ptrs);
+		return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "dispatch: out of memory");
+	}
+	for (size_t i = 0; i < n_all; i++) {
+		const struct webnn_named_tensor *a = i < n_inputs ? &inputs[i]
+								 : &outputs[i - n_inputs];
+		webnn__ipc__named_tensor__init(&nt[i]);
+		nt[i].name = (char *)a->name;
+		nt[i].tensor_id = a->tensor->id;
+		ptrs[i] = &nt[i];
+	}
+	Webnn__Ipc__Dispatch d = WEBNN__IPC__DISPATCH__INIT;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	d.context_id = ctx->context_id;
+	d.graph_id = graph->id;
+	d.n_inputs = n_inputs;
+	d.inputs = ptrs;
+	d.n_outputs = n_outputs;
+	d.outputs = ptrs + n_inputs;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DISPATCH;
+	m.dispatch = &d;
+	s = wnnc_send(ctx, &m, NULL, 0);
+	if (nt != nt_stack)
+		free(nt);
+	if (ptrs != ptr_stack_storage)
+		free(ptrs);
+	return s;
+}
+
+enum webnn_status webnn_context_dispatch(struct webnn_context *ctx, struct webnn_graph *graph,
+					 const struct webnn_named_tensor *inputs, size_t n_inputs,
+					 const struct webnn_named_tensor *outputs,
+					 size_t n_outputs)
+{
+	if (!ctx)
+		return WEBNN_STATUS_TYPE_ERROR;
+	wnnc_lock(ctx);
+	enum webnn_status s = dispatch_locked(ctx, graph, inputs, n_inputs, outputs, n_outputs);
+	wnnc_unlock(ctx);
+	return s;
+}

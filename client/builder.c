@@ -1,0 +1,918 @@
+/* libwebnn graph builder (MLGraphBuilder): operands, constants and every operator wrapper. */
+#include "client/client.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- builder arena: operation messages, option arrays and operands live until destroy */
+
+struct wnnc_arena_block {
+	struct wnnc_arena_block *next;
+	size_t used, cap;
+	alignas(max_align_t) unsigned char data[];
+};
+
+struct arena_mark {
+	struct wnnc_arena_block *block;
+	size_t used;
+};
+
+static void *arena_alloc(struct webnn_builder *b, size_t size)
+{
+	size = (size + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
+	struct wnnc_arena_block *blk = b->arena;
+	if (!blk || blk->cap - blk->used < size) {
+		size_t cap = size > 16384 ? size : 16384;
+		blk = calloc(1, sizeof(*blk) + cap);
+		if (!blk)
+			return NULL;
+		blk->cap = cap;
+		blk->next = b->arena;
+		b->arena = blk;
+	}
+	void *p = blk->data + blk->used;
+	blk->used += size;
+	memset(p, 0, size);
+	return p;
+}
+
+static struct arena_mark arena_mark(const struct webnn_builder *b)
+{
+	return (struct arena_mark){ b->arena, b->arena ? b->arena->used : 0 };
+}
+
+/* Gives back everything allocated since the mark (a failed builder call leaves nothing). */
+static void arena_reset(struct webnn_builder *b, struct arena_mark m)
+{
+	while (b->arena && b->arena != m.block) {
+		struct wnnc_arena_block *next = b->arena->next;
+		free(b->arena);
+		b->arena = next;
+	}
+	if (b->arena)
+		b->arena->used = m.used;
+}
+
+static void *arena_dup(struct webnn_builder *b, const void *src, size_t size)
+{
+	void *p = arena_alloc(b, size ? size : 1);
+	if (p && size)
+		memcpy(p, src, size);
+	return p;
+}
+
+/* ---- builder lifetime */
+
+enum webnn_status webnn_builder_create(struct webnn_context *ctx, struct webnn_builder **out)
+{
+	if (out)
+		*out = NULL;
+	if (!ctx)
+		return WEBNN_STATUS_TYPE_ERROR;
+	wnnc_lock(ctx);
+	enum webnn_status s = wnnc_check_live(ctx, "MLGraphBuilder");
+	if (s == WEBNN_STATUS_OK && !out)
+		s = wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR, "MLGraphBuilder: out is NULL");
+	if (s == WEBNN_STATUS_OK) {
+		struct webnn_builder *b = calloc(1, sizeof(*b));
+		if (!b) {
+			s = wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "MLGraphBuilder: out of memory");
+		} else {
+			b->ctx = ctx;
+			ctx->refs++;
+			*out = b;
+		}
+	}
+	wnnc_unlock(ctx);
+	return s;
+}
+
+void webnn_builder_destroy(struct webnn_builder *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->n_operands; i++) {
+		struct webnn_operand *o = b->operands[i];
+		free(o->data);
+		if (o->tensor)
+			wnnc_tensor_release(o->tensor);
+	}
+	arena_reset(b, (struct arena_mark){ NULL, 0 });
+	free(b->operands);
+	free(b->descs);
+	free(b->ops);
+	struct webnn_context *ctx = b->ctx;
+	free(b);
+	wnnc_context_unref(ctx);
+}
+
+void webnn_operand_get_desc(const struct webnn_operand *op, struct webnn_operand_desc *desc)
+{
+	if (!op || !desc)
+		return;
+	memset(desc, 0, sizeof(*desc));
+	desc->data_type = (enum webnn_data_type)op->desc.type;
+	desc->rank = op->desc.rank;
+	memcpy(desc->shape, op->desc.dims, sizeof(uint32_t) * op->desc.rank);
+}
+
+/* ---- shared steps of every builder method */
+
+/* Takes the lock and checks the builder can build (spec: "can not build" -> InvalidStateError). */
+static enum webnn_status enter(struct webnn_builder *b, const char *what, const void *out)
+{
+	struct webnn_context *ctx = b->ctx;
+	wnnc_lock(ctx);
+	enum webnn_status s = wnnc_check_live(ctx, what);
+	if (s != WEBNN_STATUS_OK)
+		return s;
+	if (b->built)
+		return wnnc_fail(ctx, WEBNN_STATUS_INVALID_STATE,
+				 "%s: the builder has already built its graph", what);
+	if (!out)
+		return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR, "%s: out is NULL", what);
+	return WEBNN_STATUS_OK;
+}
+
+/* Spec "validating operand": it must come from this builder. */
+static enum webnn_status use(struct webnn_builder *b, const char *what, const char *role,
+			     const struct webnn_operand *o)
+{
+	if (!o)
+		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "%s: operand %s is NULL", what,
+				 role);
+	if (o->builder != b)
+		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR,
+				 "%s: operand %s belongs to another builder", what, role);
+	return WEBNN_STATUS_OK;
+}
+
+static bool reserve_operands(struct webnn_builder *b, size_t n)
+{
+	if (b->n_operands + n <= b->cap_operands)
+		return true;
+	size_t cap = b->cap_operands ? b->cap_operands * 2 : 32;
+	while (cap < b->n_operands + n)
+		cap *= 2;
+	struct webnn_operand **ops = realloc(b->operands, cap * sizeof(*ops));
+	if (!ops)
+		return false;
+	b->operands = ops;
+	struct wnn_desc *descs = realloc(b->descs, cap * sizeof(*descs));
+	if (!descs)
+		return false;
+	b->descs = descs;
+	b->cap_operands = cap;
+	return true;
+}
+
+static struct webnn_operand *new_operand(struct webnn_builder *b, enum wnnc_operand_kind kind,
+					 const struct wnn_desc *d)
+{
+	if (!reserve_operands(b, 1))
+		return NULL;
+	struct webnn_operand *o = arena_alloc(b, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->builder = b;
+	o->id = (uint32_t)b->n_operands;
+	o->kind = kind;
+	o->desc = *d;
+	o->producer = -1;
+	b->operands[b->n_operands] = o;
+	b->descs[b->n_operands] = *d;
+	b->n_operands++;
+	return o;
+}
+
+/* "not_equal" -> WNN_OP_NOT_EQUAL: the C names are the spec names in snake case. */
+static enum wnn_op op_from_c_name(const char *c_name)
+{
+	static const struct {
+		const char *c, *spec;
+	} irregular[] = { { "is_nan", "isNaN" } };
+	for (size_t i = 0; i < sizeof(irregular) / sizeof(irregular[0]); i++)
+		if (strcmp(c_name, irregular[i].c) == 0)
+			return wnn_op_from_name(irregular[i].spec);
+	char camel[64];
+	size_t n = 0;
+	for (const char *p = c_name; *p && n + 1 < sizeof(camel); p++) {
+		if (*p == '_' && p[1])
+			camel[n++] = (char)toupper((unsigned char)*++p);
+		else
+			camel[n++] = *p;
+	}
+	camel[n] = '\0';
+	return wnn_op_from_name(camel);
+}
+
+/* A new operation of op's family with its attrs message allocated and initialised. */
+static Webnn__Ipc__Operation *new_op(struct webnn_builder *b, enum wnn_op op, void **attrs)
+{
+	Webnn__Ipc__Operation *o = arena_alloc(b, sizeof(*o));
+	if (!o)
+		return NULL;
+	webnn__ipc__operation__init(o);
+	o->op = wnn_ops[op].id;
+	o->attrs_case = (Webnn__Ipc__Operation__AttrsCase)wnn_ops[op].family;
+	const ProtobufCFieldDescriptor *f =
+		protobuf_c_message_descriptor_get_field(&webnn__ipc__operation__descriptor,
+							(unsigned)o->attrs_case);
+	if (!f)
+		return NULL;
+	const ProtobufCMessageDescriptor *md = f->descriptor;
+	void *m = arena_alloc(b, md->sizeof_message);
+	if (!m)
+		return NULL;
+	protobuf_c_message_init(md, m);
+	*(void **)((char *)o + f->offset) = m;
+	*attrs = m;
+	return o;
+}
+
+/* Validates the operation with the shared spec code and creates its output operand(s). The
+ * family code has set the output id(s) to b->n_operands onwards. */
+static enum webnn_status finish(struct webnn_builder *b, const char *what,
+				Webnn__Ipc__Operation *op, struct webnn_operand **out)
+{
+	uint32_t out_ids[WNN_MAX_OUTPUTS];
+	int n_out = wnn_op_outputs(op, out_ids, WNN_MAX_OUTPUTS);
+	if (n_out < 1 || !reserve_operands(b, (size_t)n_out))
+		return wnnc_fail(b->ctx, n_out < 1 ? WEBNN_STATUS_OPERATION_ERROR
+						   : WEBNN_STATUS_NO_MEMORY,
+				 "%s: cannot describe the operation's outputs", what);
+	for (int i = 0; i < n_out; i++)
+		b->descs[b->n_operands + (size_t)i] = (struct wnn_desc){ .type = WNN_DT_NONE };
+	struct wnn_desc outs[WNN_MAX_OUTPUTS];
+	int n_inferred = 0;
+	struct wnn_diag diag;
+	wnn_diag_clear(&diag);
+	enum webnn_status s = wnn_op_infer(op, b->descs, b->n_operands + (size_t)n_out, outs,
+					   WNN_MAX_OUTPUTS, &n_inferred, &diag);
+	if (s != WEBNN_STATUS_OK)
+		return wnnc_fail(b->ctx, s, "%s", diag.message[0] ? diag.message : what);
+	if (n_inferred != n_out)
+		return wnnc_fail(b->ctx, WEBNN_STATUS_OPERATION_ERROR,
+				 "%s: inferred %d outputs, the operation has %d", what, n_inferred,
+				 n_out);
+	if (b->n_ops == b->cap_ops) {
+		size_t cap = b->cap_ops ? b->cap_ops * 2 : 32;
+		Webnn__Ipc__Operation **ops = realloc(b->ops, cap * sizeof(*ops));
+		if (!ops)
+			return wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", what);
+		b->ops = ops;
+		b->cap_ops = cap;
+	}
+	size_t first = b->n_operands;
+	for (int i = 0; i < n_out; i++) {
+		struct webnn_operand *o = new_operand(b, WNNC_OUTPUT, &outs[i]);
+		if (!o) {
+			b->n_operands = first;
+			return wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", what);
+		}
+		o->producer = (int32_t)b->n_ops;
+	}
+	b->ops[b->n_ops++] = op;
+	*out = b->operands[first];
+	return WEBNN_STATUS_OK;
+}
+
+/* Runs one operator's body between enter() and unlock, undoing arena use on failure. */
+#define WNNC_OP_BEGIN(what_)                                                                   \
+	if (out)                                                                               \
+		*out = NULL;                                                                   \
+	if (!b)                                                                                \
+		return WEBNN_STATUS_TYPE_ERROR;                                                \
+	const char *what = (what_);                                                            \
+	enum webnn_status s = enter(b, what, out);                                             \
+	struct arena_mark mark = arena_mark(b);                                                \
+	if (s != WEBNN_STATUS_OK)                                                              \
+		goto done;
+
+#define WNNC_OP_END                                                                            \
+	done:                                                                                  \
+	if (s != WEBNN_STATUS_OK) {                                                            \
+		arena_reset(b, mark);                                                          \
+		if (out)                                                                       \
+			*out = NULL;                                                           \
+	}                                                                                      \
+	wnnc_unlock(b->ctx);                                                                   \
+	return s;
+
+#define WNNC_TRY(expr)                                                                         \
+	do {                                                                                   \
+		if ((s = (expr)) != WEBNN_STATUS_OK)                                           \
+			goto done;                                                             \
+	} while (0)
+
+#define WNNC_NEW_OP(var_, type_, op_)                                                          \
+	type_ *var_ = NULL;                                                                    \
+	if ((op_) >= WNN_OP_COUNT) {                                                           \
+		s = wnnc_fail(b->ctx, WEBNN_STATUS_NOT_SUPPORTED,                              \
+			      "%s: no such operator in proto/ops.def", what);                 \
+		goto done;                                                                     \
+	}                                                                                      \
+	Webnn__Ipc__Operation *op = new_op(b, (op_), (void **)&var_);                          \
+	if (!op) {                                                                             \
+		s = wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", what);      \
+		goto done;                                                                     \
+	}
+
+/* Copies the caller's options struct over the defaults (older, smaller structs keep the
+ * defaults for the fields they lack). */
+#define WNNC_OPTIONS(type_, var_, in_, init_)                                                  \
+	type_ var_ = init_;                                                                    \
+	if (in_) {                                                                             \
+		if ((in_)->struct_size == 0) {                                                 \
+			s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR,                         \
+				      "%s: options.struct_size is 0 (initialise the options "  \
+				      "with its _INIT macro)", what);                         \
+			goto done;                                                             \
+		}                                                                              \
+		memcpy(&var_, (in_), (in_)->struct_size < sizeof(var_) ? (in_)->struct_size    \
+								       : sizeof(var_));        \
+	}
+
+/* An option array of at most cap values: copied into the arena, count checked. */
+static enum webnn_status opt_array(struct webnn_builder *b, const char *what, const char *name,
+				   const uint32_t *values, uint32_t n, uint32_t cap,
+				   size_t *n_out, uint32_t **out)
+{
+	if (n > cap)
+		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "%s: %s has %" PRIu32
+				 " values, expected at most %" PRIu32, what, name, n, cap);
+	*n_out = n;
+	*out = n ? arena_dup(b, values, n * sizeof(uint32_t)) : NULL;
+	if (n && !*out)
+		return wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", what);
+	return WEBNN_STATUS_OK;
+}
+
+/* ---- operands without an operator */
+
+enum webnn_status webnn_builder_input(struct webnn_builder *b, const char *name,
+				      const struct webnn_operand_desc *desc,
+				      struct webnn_operand **out)
+{
+	WNNC_OP_BEGIN("input")
+	if (!name || !*name) {
+		s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "input: the name is empty");
+		goto done;
+	}
+	for (size_t i = 0; i < b->n_operands; i++) {
+		const struct webnn_operand *o = b->operands[i];
+		if (o->kind == WNNC_INPUT && strcmp(o->name, name) == 0) {
+			s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR,
+				      "input: duplicate input name \"%s\"", name);
+			goto done;
+		}
+	}
+	if (!desc) {
+		s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "input \"%s\": descriptor is NULL",
+			      name);
+		goto done;
+	}
+	struct wnn_desc d = { .type = (enum wnn_dtype)desc->data_type, .rank = desc->rank };
+	if (desc->rank <= WNN_MAX_RANK)
+		memcpy(d.dims, desc->shape, sizeof(uint32_t) * desc->rank);
+	struct wnn_diag diag;
+	wnn_diag_clear(&diag);
+	if (!wnn_desc_validate(&d, "input", &diag)) {
+		s = wnnc_fail(b->ctx, diag.status, "%s (input \"%s\")", diag.message, name);
+		goto done;
+	}
+	char *copy = arena_dup(b, name, strlen(name) + 1);
+	struct webnn_operand *o = copy ? new_operand(b, WNNC_INPUT, &d) : NULL;
+	if (!o) {
+		s = wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "input: out of memory");
+		goto done;
+	}
+	o->name = copy;
+	*out = o;
+	WNNC_OP_END
+}
+
+enum webnn_status webnn_builder_constant(struct webnn_builder *b,
+					 const struct webnn_operand_desc *desc, const void *data,
+					 size_t size, struct webnn_operand **out)
+{
+	WNNC_OP_BEGIN("constant")
+	if (!desc || !data) {
+		s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "constant: %s is NULL",
+			      desc ? "data" : "descriptor");
+		goto done;
+	}
+	struct wnn_desc d = { .type = (enum wnn_dtype)desc->data_type, .rank = desc->rank };
+	if (desc->rank <= WNN_MAX_RANK)
+		memcpy(d.dims, desc->shape, sizeof(uint32_t) * desc->rank);
+	struct wnn_diag diag;
+	wnn_diag_clear(&diag);
+	if (!wnn_desc_validate(&d, "constant", &diag)) {
+		s = wnnc_fail(b->ctx, diag.status, "%s", diag.message);
+		goto done;
+	}
+	uint64_t bytes = 0;
+	wnn_desc_bytes(&d, &bytes);
+	if (size != bytes) {
+		s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR,
+			      "constant: data is %zu bytes, the descriptor's byte length is %" PRIu64,
+			      size, bytes);
+		goto done;
+	}
+	void *copy = malloc(size);
+	struct webnn_operand *o = copy ? new_operand(b, WNNC_CONSTANT, &d) : NULL;
+	if (!o) {
+		free(copy);
+		s = wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "constant: out of memory");
+		goto done;
+	}
+	memcpy(copy, data, size);
+	o->data = copy;
+	o->size = size;
+	*out = o;
+	WNNC_OP_END
+}
+
+static enum webnn_status scalar(struct webnn_builder *b, enum webnn_data_type type,
+				const Webnn__Ipc__Number *value, struct webnn_operand **out)
+{
+	WNNC_OP_BEGIN("constant")
+	if (!wnn_dtype_size((enum wnn_dtype)type)) {
+		s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "constant: unknown data type %d",
+			      (int)type);
+		goto done;
+	}
+	struct wnn_desc d = { .type = (enum wnn_dtype)type, .rank = 0 };
+	struct webnn_operand *o = new_operand(b, WNNC_SCALAR, &d);
+	if (!o) {
+		s = wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "constant: out of memory");
+		goto done;
+	}
+	o->scalar = *value;
+	*out = o;
+	WNNC_OP_END
+}
+
+enum webnn_status webnn_builder_constant_scalar(struct webnn_builder *b, enum webnn_data_type type,
+						double value, struct webnn_operand **out)
+{
+	Webnn__Ipc__Number n = WEBNN__IPC__NUMBER__INIT;
+	n.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+	n.f = value;
+	return scalar(b, type, &n, out);
+}
+
+enum webnn_status webnn_builder_constant_scalar_int(struct webnn_builder *b,
+						    enum webnn_data_type type, int64_t value,
+						    struct webnn_operand **out)
+{
+	Webnn__Ipc__Number n = WEBNN__IPC__NUMBER__INIT;
+	n.value_case = WEBNN__IPC__NUMBER__VALUE_I;
+	n.i = value;
+	return scalar(b, type, &n, out);
+}
+
+enum webnn_status webnn_builder_constant_tensor(struct webnn_builder *b,
+						struct webnn_tensor *tensor,
+						struct webnn_operand **out)
+{
+	WNNC_OP_BEGIN("constant")
+	if (!tensor) {
+		s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "constant: tensor is NULL");
+		goto done;
+	}
+	if (tensor->ctx != b->ctx) {
+		s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR,
+			      "constant: the tensor belongs to another context");
+		goto done;
+	}
+	if (tensor->destroyed || !tensor->constant) {
+		s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "constant: the tensor %s",
+			      tensor->destroyed ? "is destroyed"
+						: "was not created by createConstantTensor");
+		goto done;
+	}
+	struct wnn_desc d = { .type = (enum wnn_dtype)tensor->desc.desc.data_type,
+			      .rank = tensor->desc.desc.rank };
+	memcpy(d.dims, tensor->desc.desc.shape, sizeof(uint32_t) * d.rank);
+	struct webnn_operand *o = new_operand(b, WNNC_CONSTANT_TENSOR, &d);
+	if (!o) {
+		s = wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "constant: out of memory");
+		goto done;
+	}
+	o->tensor = tensor;
+	tensor->refs++; /* same context: its lock is held */
+	*out = o;
+	WNNC_OP_END
+}
+
+/* ---- elementwise */
+
+static enum webnn_status binary(struct webnn_builder *b, const char *c_name,
+				struct webnn_operand *a, struct webnn_operand *bb,
+				struct webnn_operand **out)
+{
+	enum wnn_op id = op_from_c_name(c_name);
+	WNNC_OP_BEGIN(id < WNN_OP_COUNT ? wnn_ops[id].name : c_name)
+	WNNC_TRY(use(b, what, "a", a));
+	WNNC_TRY(use(b, what, "b", bb));
+	WNNC_NEW_OP(m, Webnn__Ipc__ElementwiseBinary, id)
+	m->a = a->id;
+	m->b = bb->id;
+	m->output = (uint32_t)b->n_operands;
+	s = finish(b, what, op, out);
+	WNNC_OP_END
+}
+
+static enum webnn_status unary(struct webnn_builder *b, const char *c_name,
+			       struct webnn_operand *x, const double *alpha, const double *beta,
+			       struct webnn_operand **out)
+{
+	enum wnn_op id = op_from_c_name(c_name);
+	WNNC_OP_BEGIN(id < WNN_OP_COUNT ? wnn_ops[id].name : c_name)
+	WNNC_TRY(use(b, what, "input", x));
+	WNNC_NEW_OP(m, Webnn__Ipc__ElementwiseUnary, id)
+	m->input = x->id;
+	m->output = (uint32_t)b->n_operands;
+	if (alpha) {
+		m->has_alpha = true;
+		m->alpha = *alpha;
+	}
+	if (beta) {
+		m->has_beta = true;
+		m->beta = *beta;
+	}
+	s = finish(b, what, op, out);
+	WNNC_OP_END
+}
+
+#define WNNC_DEFINE_BINARY_(name)                                                              \
+	enum webnn_status webnn_builder_##name(struct webnn_builder *b, struct webnn_operand *a,  \
+					       struct webnn_operand *bb,                        \
+					       struct webnn_operand **out)                      \
+	{                                                                                      \
+		return binary(b, #name, a, bb, out);                                           \
+	}
+WEBNN_BINARY_OPS(WNNC_DEFINE_BINARY_)
+#undef WNNC_DEFINE_BINARY_
+
+#define WNNC_DEFINE_UNARY_(name)                                                               \
+	enum webnn_status webnn_builder_##name(struct webnn_builder *b, struct webnn_operand *x,  \
+					       struct webnn_operand **out)                      \
+	{                                                                                      \
+		return unary(b, #name, x, NULL, NULL, out);                                    \
+	}
+WEBNN_UNARY_OPS(WNNC_DEFINE_UNARY_)
+#undef WNNC_DEFINE_UNARY_
+
+/* A field of a caller's options struct, or the default when the struct is NULL or older (smaller)
+ * than the field. */
+#define WNNC_OPT_FIELD(o, field, def)                                                          \
+	((o) && (o)->struct_size >= offsetof(__typeof__(*(o)), field) + sizeof((o)->field)     \
+		 ? (o)->field                                                                  \
+		 : (def))
+enum webnn_status webnn_builder_elu(struct webnn_builder *b, struct webnn_operand *x,
+				    const struct webnn_elu_options *o, struct webnn_operand **out)
+{
+	double alpha = WNNC_OPT_FIELD(o, alpha, 1.0);
+	return unary(b, "elu", x, &alpha, NULL, out);
+}
+
+enum webnn_status webnn_builder_leaky_relu(struct webnn_builder *b, struct webnn_operand *x,
+					   const struct webnn_leaky_relu_options *o,
+					   struct webnn_operand **out)
+{
+	double alpha = WNNC_OPT_FIELD(o, alpha, 0.01);
+	return unary(b, "leaky_relu", x, &alpha, NULL, out);
+}
+
+enum webnn_status webnn_builder_hard_sigmoid(struct webnn_builder *b, struct webnn_operand *x,
+					     const struct webnn_hard_sigmoid_options *o,
+					     struct webnn_operand **out)
+{
+	double alpha = WNNC_OPT_FIELD(o, alpha, 0.2);
+	double beta = WNNC_OPT_FIELD(o, beta, 0.5);
+	return unary(b, "hard_sigmoid", x, &alpha, &beta, out);
+}
+
+enum webnn_status webnn_builder_linear(struct webnn_builder *b, struct webnn_operand *x,
+				       const struct webnn_linear_options *o,
+				       struct webnn_operand **out)
+{
+	double alpha = WNNC_OPT_FIELD(o, alpha, 1.0);
+	double beta = WNNC_OPT_FIELD(o, beta, 0.0);
+	return unary(b, "linear", x, &alpha, &beta, out);
+}
+
+enum webnn_status webnn_builder_clamp(struct webnn_builder *b, struct webnn_operand *x,
+				      const struct webnn_clamp_options *o,
+				      struct webnn_operand **out)
+{
+	WNNC_OP_BEGIN("clamp")
+	WNNC_OPTIONS(struct webnn_clamp_options, opt, o, WEBNN_CLAMP_OPTIONS_INIT)
+	WNNC_TRY(use(b, what, "input", x));
+	WNNC_NEW_OP(m, Webnn__Ipc__Clamp, WNN_OP_CLAMP)
+	m->input = x->id;
+	m->output = (uint32_t)b->n_operands;
+	if (opt.has_min_value) {
+		Webnn__Ipc__Number *n = arena_alloc(b, sizeof(*n));
+		if (!n) {
+			s = wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "clamp: out of memory");
+			goto done;
+		}
+		webnn__ipc__number__init(n);
+		n->value_case = WEBNN__IPC__NUMBER__VALUE_F;
+		n->f = opt.min_value;
+		m->min_value = n;
+	}
+	if (opt.has_max_value) {
+		Webnn__Ipc__Number *n = arena_alloc(b, sizeof(*n));
+		if (!n) {
+			s = wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "clamp: out of memory");
+			goto done;
+		}
+		webnn__ipc__number__init(n);
+		n->value_case = WEBNN__IPC__NUMBER__VALUE_F;
+		n->f = opt.max_value;
+		m->max_value = n;
+	}
+	s = finish(b, what, op, out);
+	WNNC_OP_END
+}
+
+enum webnn_status webnn_builder_softmax(struct webnn_builder *b, struct webnn_operand *x,
+					uint32_t axis, struct webnn_operand **out)
+{
+	WNNC_OP_BEGIN("softmax")
+	WNNC_TRY(use(b, what, "input", x));
+	WNNC_NEW_OP(m, Webnn__Ipc__Softmax, WNN_OP_SOFTMAX)
+	m->input = x->id;
+	m->output = (uint32_t)b->n_operands;
+	m->axis = axis;
+	s = finish(b, what, op, out);
+	WNNC_OP_END
+}
+
+/* ---- convolution and pooling */
+
+static enum webnn_status check_layout(struct webnn_builder *b, const char *what,
+				      const char *name, int value, int count)
+{
+	if (value < 0 || value >= count)
+		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "%s: unknown %s %d", what, name,
+				 value);
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status webnn_builder_conv2d(struct webnn_builder *b, struct webnn_operand *input,
+				       struct webnn_operand *filter,
+				       const struct webnn_conv2d_options *o,
+				       struct webnn_operand **out)
+{
+	WNNC_OP_BEGIN("conv2d")
+	WNNC_OPTIONS(struct webnn_conv2d_options, opt, o, WEBNN_CONV2D_OPTIONS_INIT)
+	WNNC_TRY(use(b, what, "input", input));
+	WNNC_TRY(use(b, what, "filter", filter));
+	if (opt.bias)
+		WNNC_TRY(use(b, what, "bias", opt.bias));
+	WNNC_TRY(check_layout(b, what, "input layout", (int)opt.input_layout, 2));
+	WNNC_TRY(check_layout(b, what, "filter layout", (int)opt.filter_layout, 4));
+	WNNC_NEW_OP(m, Webnn__Ipc__Conv2d, WNN_OP_CONV2D)
+	m->input = input->id;
+	m->filter = filter->id;
+	if (opt.bias) {
+		m->has_bias = true;
+		m->bias = opt.bias->id;
+	}
+	m->output = (uint32_t)b->n_operands;
+	WNNC_TRY(opt_array(b, what, "padding", opt.padding, opt.n_padding, 4, &m->n_padding,
+			   &m->padding));
+	WNNC_TRY(opt_array(b, what, "strides", opt.strides, opt.n_strides, 2, &m->n_strides,
+			   &m->strides));
+	WNNC_TRY(opt_array(b, what, "dilations", opt.dilations, opt.n_dilations, 2,
+			   &m->n_dilations, &m->dilations));
+	m->has_groups = true;
+	m->groups = opt.groups;
+	m->has_input_layout = true;
+	m->input_layout = (Webnn__Ipc__InputLayout)opt.input_layout;
+	m->has_filter_layout = true;
+	m->filter_layout = (Webnn__Ipc__Conv2dFilterLayout)opt.filter_layout;
+	s = finish(b, what, op, out);
+	WNNC_OP_END
+}
+
+static enum webnn_status pool(struct webnn_builder *b, enum wnn_op id, struct webnn_operand *x,
+			      const struct webnn_pool2d_options *o, struct webnn_operand **out)
+{
+	WNNC_OP_BEGIN(wnn_ops[id].name)
+	WNNC_OPTIONS(struct webnn_pool2d_options, opt, o, WEBNN_POOL2D_OPTIONS_INIT)
+	WNNC_TRY(use(b, what, "input", x));
+	WNNC_TRY(check_layout(b, what, "layout", (int)opt.layout, 2));
+	WNNC_TRY(check_layout(b, what, "output shape rounding", (int)opt.output_shape_rounding, 2));
+	WNNC_NEW_OP(m, Webnn__Ipc__Pool2d, id)
+	m->input = x->id;
+	m->output = (uint32_t)b->n_operands;
+	WNNC_TRY(opt_array(b, what, "windowDimensions", opt.window_dimensions,
+			   opt.n_window_dimensions, 2, &m->n_window_dimensions,
+			   &m->window_dimensions));
+	WNNC_TRY(opt_array(b, what, "padding", opt.padding, opt.n_padding, 4, &m->n_padding,
+			   &m->padding));
+	WNNC_TRY(opt_array(b, what, "strides", opt.strides, opt.n_strides, 2, &m->n_strides,
+			   &m->strides));
+	WNNC_TRY(opt_array(b, what, "dilations", opt.dilations, opt.n_dilations, 2,
+			   &m->n_dilations, &m->dilations));
+	WNNC_TRY(opt_array(b, what, "outputSizes", opt.output_sizes, opt.n_output_sizes, 2,
+			   &m->n_output_sizes, &m->output_sizes));
+	m->has_layout = true;
+	m->layout = (Webnn__Ipc__InputLayout)opt.layout;
+	m->has_output_shape_rounding = true;
+	m->output_shape_rounding = (Webnn__Ipc__RoundingType)opt.output_shape_rounding;
+	s = finish(b, what, op, out);
+	WNNC_OP_END
+}
+
+enum webnn_status webnn_builder_average_pool2d(struct webnn_builder *b, struct webnn_operand *x,
+					       const struct webnn_pool2d_options *o,
+					       struct webnn_operand **out)
+{
+	return pool(b, WNN_OP_AVERAGE_POOL2D, x, o, out);
+}
+
+enum webnn_status webnn_builder_l2_pool2d(struct webnn_builder *b, struct webnn_operand *x,
+					  const struct webnn_pool2d_options *o,
+					  struct webnn_operand **out)
+{
+	return pool(b, WNN_OP_L2_POOL2D, x, o, out);
+}
+
+enum webnn_status webnn_builder_max_pool2d(struct webnn_builder *b, struct webnn_operand *x,
+					   const struct webnn_pool2d_options *o,
+					   struct webnn_operand **out)
+{
+	return pool(b, WNN_OP_MAX_POOL2D, x, o, out);
+}
+
+/* ---- matrix products */
+
+enum webnn_status webnn_builder_gemm(struct webnn_builder *b, struct webnn_operand *a,
+				     struct webnn_operand *bb, const struct webnn_gemm_options *o,
+				     struct webnn_operand **out)
+{
+	WNNC_OP_BEGIN("gemm")
+	WNNC_OPTIONS(struct webnn_gemm_options, opt, o, WEBNN_GEMM_OPTIONS_INIT)
+	WNNC_TRY(use(b, what, "a", a));
+	WNNC_TRY(use(b, what, "b", bb));
+	if (opt.c)
+		WNNC_TRY(use(b, what, "c", opt.c));
+	WNNC_NEW_OP(m, Webnn__Ipc__Gemm, WNN_OP_GEMM)
+	m->a = a->id;
+	m->b = bb->id;
+	if (opt.c) {
+		m->has_c = true;
+		m->c = opt.c->id;
+	}
+	m->output = (uint32_t)b->n_operands;
+	m->has_alpha = m->has_beta = true;
+	m->alpha = opt.alpha;
+	m->beta = opt.beta;
+	m->has_a_transpose = m->has_b_transpose = true;
+	m->a_transpose = opt.a_transpose;
+	m->b_transpose = opt.b_transpose;
+	s = finish(b, what, op, out);
+	WNNC_OP_END
+}
+
+enum webnn_status webnn_builder_matmul(struct webnn_builder *b, struct webnn_operand *a,
+				       struct webnn_operand *bb, struct webnn_operand **out)
+{
+	WNNC_OP_BEGIN("matmul")
+	WNNC_TRY(use(b, what, "a", a));
+	WNNC_TRY(use(b, what, "b", bb));
+	WNNC_NEW_OP(m, Webnn__Ipc__Matmul, WNN_OP_MATMUL)
+	m->a = a->id;
+	m->b = bb->id;
+	m->output = (uint32_t)b->n_operands;
+	s = finish(b, what, op, out);
+	WNNC_OP_END
+}
+
+/* ---- data movement */
+
+static enum webnn_status shape_arg(struct webnn_builder *b, const char *what, const char *name,
+				   const uint32_t *values, uint32_t rank, size_t *n_out,
+				   uint32_t **out)
+{
+	if (rank > WNN_MAX_RANK)
+		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR,
+				 "%s: %s has rank %" PRIu32 ", above the maximum rank %d", what,
+				 name, rank, WNN_MAX_RANK);
+	if (rank && !values)
+		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "%s: %s is NULL", what, name);
+	return opt_array(b, what, name, values, rank, WNN_MAX_RANK, n_out, out);
+}
+
+enum webnn_status webnn_builder_reshape(struct webnn_builder *b, struct webnn_operand *x,
+					const uint32_t *new_shape, uint32_t rank,
+					struct webnn_operand **out)
+{
+	WNNC_OP_BEGIN("reshape")
+	WNNC_TRY(use(b, what, "input", x));
+	WNNC_NEW_OP(m, Webnn__Ipc__Reshape, WNN_OP_RESHAPE)
+	m->input = x->id;
+	m->output = (uint32_t)b->n_operands;
+	WNNC_TRY(shape_arg(b, what, "newShape", new_shape, rank, &m->n_new_shape, &m->new_shape));
+	s = finish(b, what, op, out);
+	WNNC_OP_END
+}
+
+enum webnn_status webnn_builder_transpose(struct webnn_builder *b, struct webnn_operand *x,
+					  const uint32_t *permutation, uint32_t rank,
+					  struct webnn_operand **out)
+{
+	WNNC_OP_BEGIN("transpose")
+	WNNC_TRY(use(b, what, "input", x));
+	WNNC_NEW_OP(m, Webnn__Ipc__Transpose, WNN_OP_TRANSPOSE)
+	m->input = x->id;
+	m->output = (uint32_t)b->n_operands;
+	if (permutation) {
+		m->has_has_permutation = true;
+		m->has_permutation = true;
+		WNNC_TRY(shape_arg(b, what, "permutation", permutation, rank, &m->n_permutation,
+				   &m->permutation));
+	}
+	s = finish(b, what, op, out);
+	WNNC_OP_END
+}
+
+enum webnn_status webnn_builder_concat(struct webnn_builder *b,
+				       struct webnn_operand *const *inputs, size_t n_inputs,
+				       uint32_t axis, struct webnn_operand **out)
+{
+	WNNC_OP_BEGIN("concat")
+	if (n_inputs && !inputs) {
+		s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "concat: inputs is NULL");
+		goto done;
+	}
+	for (size_t i = 0; i < n_inputs; i++) {
+		char role[32];
+		snprintf(role, sizeof(role), "inputs[%zu]", i);
+		WNNC_TRY(use(b, what, role, inputs[i]));
+	}
+	WNNC_NEW_OP(m, Webnn__Ipc__Concat, WNN_OP_CONCAT)
+	if (n_inputs) {
+		m->inputs = arena_alloc(b, n_inputs * sizeof(uint32_t));
+		if (!m->inputs) {
+			s = wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "concat: out of memory");
+			goto done;
+		}
+	}
+	m->n_inputs = n_inputs;
+	for (size_t i = 0; i < n_inputs; i++)
+		m->inputs[i] = inputs[i]->id;
+	m->axis = axis;
+	m->output = (uint32_t)b->n_operands;
+	s = finish(b, what, op, out);
+	WNNC_OP_END
+}
+
+/* ---- normalization */
+
+enum webnn_status webnn_builder_batch_normalization(
+	struct webnn_builder *b, struct webnn_operand *input, struct webnn_operand *mean,
+	struct webnn_operand *variance, const struct webnn_batch_normalization_options *o,
+	struct webnn_operand **out)
+{
+	WNNC_OP_BEGIN("batchNormalization")
+	WNNC_OPTIONS(struct webnn_batch_normalization_options, opt, o,
+		     WEBNN_BATCH_NORMALIZATION_OPTIONS_INIT)
+	WNNC_TRY(use(b, what, "input", input));
+	WNNC_TRY(use(b, what, "mean", mean));
+	WNNC_TRY(use(b, what, "variance", variance));
+	if (opt.scale)
+		WNNC_TRY(use(b, what, "scale", opt.scale));
+	if (opt.bias)
+		WNNC_TRY(use(b, what, "bias", opt.bias));
+	WNNC_NEW_OP(m, Webnn__Ipc__BatchNormalization, WNN_OP_BATCH_NORMALIZATION)
+	m->input = input->id;
+	m->mean = mean->id;
+	m->variance = variance->id;
+	if (opt.scale) {
+		m->has_scale = true;
+		m->scale = opt.scale->id;
+	}
+	if (opt.bias) {
+		m->has_bias = true;
+		m->bias = opt.bias->id;
+	}
+	m->output = (uint32_t)b->n_operands;
+	m->has_axis = m->has_epsilon = true;
+	m->axis = opt.axis;
+	m->epsilon = opt.epsilon;
+	s = finish(b, what, op, out);
+	WNNC_OP_END
+}

@@ -1,0 +1,179 @@
+/* libwebnn internals: the object structs and the connection layer shared by the client sources. */
+#ifndef WNNC_CLIENT_H
+#define WNNC_CLIENT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/wire.h"
+#include "proto/wnn.h"
+#include "webnn.h"
+
+#define WNNC_MSG_MAX 512
+
+/* One (operator, role) entry of the context's SupportLimits. */
+struct wnnc_op_limit {
+	const char *op; /* ops.def name, static */
+	char *role;
+	struct webnn_tensor_limits limits;
+};
+
+/* One context = one connection to webnnd. The struct lives while the user's reference or any
+ * child (tensor, builder, graph) holds it; the connection closes at webnn_context_destroy. */
+struct webnn_context {
+	pthread_mutex_t lock;
+	unsigned refs;     /* 1 for the user until destroy, plus one per live child */
+	bool destroyed;
+
+	int sock;
+	struct wnn_reader reader;
+	uint64_t next_serial;
+	uint32_t next_id;
+	uint32_t context_id;
+	Webnn__Ipc__Limits limits; /* from the handshake (scalars only) */
+	size_t max_inline;
+
+	/* Shared-memory arena: one registered memfd slot, reused; arena_serial != 0 while the daemon
+	 * may still be reading it (a WriteTensor/CreateConstant whose reply has not come yet). */
+	uint32_t arena_slot;
+	int arena_fd;
+	uint8_t *arena;
+	size_t arena_size;
+	uint64_t arena_serial;
+
+	/* ContextInfo */
+	struct webnn_context_info info;
+	char *info_strings[5];
+	struct webnn_support_limits support;
+	struct wnnc_op_limit *op_limits;
+	size_t n_op_limits;
+
+	/* First ErrorEvent since the last flush. */
+	enum webnn_status pending_status;
+	char pending_message[WNNC_MSG_MAX];
+
+	/* Loss: once lost, every call returns WEBNN_STATUS_CONTEXT_LOST. */
+	bool lost;
+	char lost_message[WNNC_MSG_MAX];
+	webnn_lost_cb lost_cb;
+	void *lost_ud;
+	bool lost_cb_fired;
+
+	char last_error[WNNC_MSG_MAX];
+};
+
+struct webnn_tensor {
+	struct webnn_context *ctx;
+	unsigned refs; /* the user's, plus builder operands naming it (constant(tensor)) */
+	bool destroyed;
+	uint32_t id;
+	struct webnn_tensor_desc desc;
+	bool constant;
+	uint64_t bytes;
+};
+
+enum wnnc_operand_kind {
+	WNNC_INPUT = WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT,
+	WNNC_CONSTANT = WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT,
+	WNNC_OUTPUT = WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT,
+	WNNC_SCALAR = WEBNN__IPC__OPERAND_KIND__OPERAND_SCALAR_CONSTANT,
+	WNNC_CONSTANT_TENSOR = WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT_TENSOR,
+};
+
+struct webnn_operand {
+	struct webnn_builder *builder;
+	uint32_t id;          /* index in the builder's operand table */
+	enum wnnc_operand_kind kind;
+	struct wnn_desc desc;
+	char *name;           /* inputs */
+	void *data;           /* constants: malloc'd copy of the bytes */
+	size_t size;
+	Webnn__Ipc__Number scalar;
+	struct webnn_tensor *tensor; /* constant tensors (holds a reference) */
+	int32_t producer;     /* index of the producing operation, -1 for inputs/constants */
+};
+
+struct wnnc_arena_block;
+
+struct webnn_builder {
+	struct webnn_context *ctx;
+	bool built;
+	struct wnnc_arena_block *arena;
+	struct webnn_operand **operands;
+	struct wnn_desc *descs; /* descs[i] == operands[i]->desc, in the layout wnn_op_infer wants */
+	size_t n_operands, cap_operands;
+	Webnn__Ipc__Operation **ops;
+	size_t n_ops, cap_ops;
+};
+
+struct wnnc_graph_io {
+	char *name;
+	struct wnn_desc desc;
+};
+
+struct webnn_graph {
+	struct webnn_context *ctx;
+	uint32_t id;
+	bool destroyed;
+	struct wnnc_graph_io *inputs, *outputs;
+	size_t n_inputs, n_outputs;
+	double compile_ms;
+};
+
+/* ---- locking and errors (client/conn.c) */
+
+/* Takes the context lock. */
+void wnnc_lock(struct webnn_context *ctx);
+/* Releases the lock; runs the lost callback (outside the lock) if the context was lost and the
+ * callback has not run yet. */
+void wnnc_unlock(struct webnn_context *ctx);
+/* Records status + message as the context's last error; returns status. Lock held. */
+enum webnn_status wnnc_fail(struct webnn_context *ctx, enum webnn_status status, const char *fmt,
+			    ...) __attribute__((format(printf, 3, 4)));
+/* WEBNN_STATUS_CONTEXT_LOST (with last_error set) when the context is lost, else OK. */
+enum webnn_status wnnc_check_live(struct webnn_context *ctx, const char *what);
+/* Marks the context lost (first message wins) and closes nothing; lock held. */
+void wnnc_set_lost(struct webnn_context *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Drops one reference; frees the context when it was the last. Lock NOT held. */
+void wnnc_context_unref(struct webnn_context *ctx);
+
+/* Drops one reference to a tensor (the user's or a builder operand's); lock NOT held. */
+void wnnc_tensor_release(struct webnn_tensor *t);
+
+/* ---- the connection (client/conn.c); all with the lock held */
+
+/* Connects, handshakes. On failure returns a status and fills msg. */
+enum webnn_status wnnc_connect(struct webnn_context *ctx, const char *path,
+			       const char *client_name, char *msg, size_t len);
+/* Closes the socket and the arena. */
+void wnnc_disconnect(struct webnn_context *ctx);
+uint32_t wnnc_new_id(struct webnn_context *ctx);
+uint64_t wnnc_new_serial(struct webnn_context *ctx);
+/* Sends one message (with fds); on failure the context is lost. */
+enum webnn_status wnnc_send(struct webnn_context *ctx, Webnn__Ipc__ClientMessage *m,
+			    const int *fds, int n_fds);
+/* Reads until the Reply with this serial arrives, handling events on the way. On success
+ * *reply is the unpacked message (free with webnn__ipc__server_message__free_unpacked) and the
+ * reply's error, if any, is returned (last_error set, prefixed by what). */
+enum webnn_status wnnc_wait_reply(struct webnn_context *ctx, uint64_t serial, const char *what,
+				  Webnn__Ipc__ServerMessage **reply);
+/* Sends a request with a fresh serial and waits for its reply (reply may be NULL). */
+enum webnn_status wnnc_call(struct webnn_context *ctx, Webnn__Ipc__ClientMessage *m,
+			    const char *what, Webnn__Ipc__ServerMessage **reply);
+/* Handles whatever the daemon sent without blocking. */
+enum webnn_status wnnc_poll_events(struct webnn_context *ctx);
+
+/* Prepares data for a request: inline when small, else copied into the arena (growing it, and
+ * waiting for the previous arena user first). *serial is set non-zero when the request must
+ * carry a serial (shm); the caller then calls wnnc_arena_sent() after sending. */
+enum webnn_status wnnc_put_data(struct webnn_context *ctx, const void *bytes, size_t size,
+				const char *what, Webnn__Ipc__Data *data,
+				Webnn__Ipc__ShmRange *shm, uint64_t *serial);
+void wnnc_arena_sent(struct webnn_context *ctx, uint64_t serial);
+/* Makes the arena at least size bytes and idle; for reads through ReadTensor.dest. */
+enum webnn_status wnnc_arena_reserve(struct webnn_context *ctx, size_t size, const char *what);
+
+#endif

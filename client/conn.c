@@ -1,0 +1,496 @@
+/* libwebnn connection layer: socket, handshake, request/reply matching, events, shm arena. */
+#include "client/client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define ARENA_MIN_BYTES (1u << 20)
+
+void wnnc_lock(struct webnn_context *ctx)
+{
+	pthread_mutex_lock(&ctx->lock);
+}
+
+void wnnc_unlock(struct webnn_context *ctx)
+{
+	/* The callback runs unlocked so it may call back into libwebnn. */
+	if (ctx->lost && ctx->lost_cb && !ctx->lost_cb_fired) {
+		webnn_lost_cb cb = ctx->lost_cb;
+		void *ud = ctx->lost_ud;
+		char msg[WNNC_MSG_MAX];
+		memcpy(msg, ctx->lost_message, sizeof(msg));
+		ctx->lost_cb_fired = true;
+		pthread_mutex_unlock(&ctx->lock);
+		cb(ud, msg);
+		return;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+enum webnn_status wnnc_fail(struct webnn_context *ctx, enum webnn_status status, const char *fmt,
+			    ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ctx->last_error, sizeof(ctx->last_error), fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+void wnnc_set_lost(struct webnn_context *ctx, const char *fmt, ...)
+{
+	if (ctx->lost)
+		return;
+	ctx->lost = true;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ctx->lost_message, sizeof(ctx->lost_message), fmt, ap);
+	va_end(ap);
+}
+
+enum webnn_status wnnc_check_live(struct webnn_context *ctx, const char *what)
+{
+	if (!ctx->lost)
+		return WEBNN_STATUS_OK;
+	return wnnc_fail(ctx, WEBNN_STATUS_CONTEXT_LOST, "%s: context lost: %s", what,
+			 ctx->lost_message);
+}
+
+uint32_t wnnc_new_id(struct webnn_context *ctx)
+{
+	if (ctx->next_id == 0) /* wrapped: 0 is never a valid id */
+		ctx->next_id = 1;
+	return ctx->next_id++;
+}
+
+uint64_t wnnc_new_serial(struct webnn_context *ctx)
+{
+	if (ctx->next_serial == 0)
+		ctx->next_serial = 1;
+	return ctx->next_serial++;
+}
+
+static void arena_drop(struct webnn_context *ctx)
+{
+	if (ctx->arena)
+		munmap(ctx->arena, ctx->arena_size);
+	if (ctx->arena_fd >= 0)
+		close(ctx->arena_fd);
+	ctx->arena = NULL;
+	ctx->arena_fd = -1;
+	ctx->arena_size = 0;
+	ctx->arena_slot = 0;
+	ctx->arena_serial = 0;
+}
+
+void wnnc_disconnect(struct webnn_context *ctx)
+{
+	arena_drop(ctx);
+	if (ctx->sock >= 0)
+		close(ctx->sock);
+	ctx->sock = -1;
+	wnn_reader_finish(&ctx->reader);
+}
+
+static enum webnn_status status_from_wire(uint32_t s)
+{
+	return s <= WEBNN_STATUS_PROTOCOL_ERROR ? (enum webnn_status)s
+						: WEBNN_STATUS_OPERATION_ERROR;
+}
+
+static void record_event_error(struct webnn_context *ctx, const Webnn__Ipc__Error *e)
+{
+	if (ctx->pending_status != WEBNN_STATUS_OK || !e)
+		return;
+	ctx->pending_status = status_from_wire(e->status);
+	if (ctx->pending_status == WEBNN_STATUS_OK)
+		ctx->pending_status = WEBNN_STATUS_OPERATION_ERROR;
+	snprintf(ctx->pending_message, sizeof(ctx->pending_message), "%s",
+		 e->message ? e->message : "");
+}
+
+/* Handles one frame from the daemon. Returns true (and hands the message over in *out) when it
+ * is the reply with serial `want`. */
+static bool handle_frame(struct webnn_context *ctx, const uint8_t *payload, size_t len,
+			 uint64_t want, Webnn__Ipc__ServerMessage **out)
+{
+	Webnn__Ipc__ServerMessage *m = webnn__ipc__server_message__unpack(NULL, len, payload);
+	if (!m) {
+		wnnc_set_lost(ctx, "protocol error: webnnd sent an undecodable message");
+		return false;
+	}
+	switch (m->body_case) {
+	case WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY:
+		if (want && m->reply->serial == want) {
+			*out = m;
+			return true;
+		}
+		if (ctx->arena_serial && m->reply->serial == ctx->arena_serial) {
+			/* The daemon has copied a shm write: the arena is free again. */
+			ctx->arena_serial = 0;
+			record_event_error(ctx, m->reply->error);
+		}
+		break;
+	case WEBNN__IPC__SERVER_MESSAGE__BODY_ERROR:
+		record_event_error(ctx, m->error->error);
+		break;
+	case WEBNN__IPC__SERVER_MESSAGE__BODY_CONTEXT_LOST:
+		wnnc_set_lost(ctx, "%s", m->context_lost->message ? m->context_lost->message
+								 : "device failure");
+		break;
+	case WEBNN__IPC__SERVER_MESSAGE__BODY_GOODBYE:
+		wnnc_set_lost(ctx, "webnnd closed the connection: %s",
+			      m->goodbye->reason ? m->goodbye->reason : "no reason given");
+		break;
+	default:
+		wnnc_set_lost(ctx, "protocol error: webnnd sent an unknown message");
+		break;
+	}
+	webnn__ipc__server_message__free_unpacked(m, NULL);
+	return false;
+}
+
+/* Reads and handles frames until the reply with serial `want` arrives (want != 0), or, with
+ * block false, until nothing more is buffered. Stops early once the context is lost. */
+static void read_frames(struct webnn_context *ctx, bool block, uint64_t want,
+			Webnn__Ipc__ServerMessage **out)
+{
+	for (;;) {
+		const uint8_t *payload;
+		size_t len;
+		int fds[WNN_FRAME_MAX_FDS], n_fds = 0;
+		int r;
+		while (!ctx->lost && ctx->sock >= 0 &&
+		       (r = wnn_reader_next(&ctx->reader, &payload, &len, fds, &n_fds)) != 0) {
+			if (r < 0) {
+				wnnc_set_lost(ctx, "protocol error: a frame from webnnd lacks its fds");
+				break;
+			}
+			for (int i = 0; i < n_fds; i++) /* the daemon never sends fds */
+				close(fds[i]);
+			bool got = handle_frame(ctx, payload, len, want, out);
+			wnn_reader_consume(&ctx->reader);
+			if (got) {
+				/* Handle events already buffered behind the reply now: the fd
+				 * will not signal them to an event loop again. */
+				read_frames(ctx, false, 0, NULL);
+				return;
+			}
+		}
+		if (ctx->lost || ctx->sock < 0)
+			return;
+		int n = wnn_reader_fill(&ctx->reader, ctx->sock);
+		if (n > 0)
+			continue;
+		if (n == 0) {
+			wnnc_set_lost(ctx, "webnnd closed the connection");
+			return;
+		}
+		if (n == -EAGAIN) {
+			if (!block)
+				return;
+			struct pollfd p = { ctx->sock, POLLIN, 0 };
+			if (poll(&p, 1, -1) < 0 && errno != EINTR) {
+				wnnc_set_lost(ctx, "poll on the webnnd connection: %s",
+					      strerror(errno));
+				return;
+			}
+			continue;
+		}
+		if (n == -EPROTO)
+			wnnc_set_lost(ctx, "protocol error: webnnd sent a malformed frame");
+		else
+			wnnc_set_lost(ctx, "connection to webnnd failed: %s", strerror(-n));
+		return;
+	}
+}
+
+enum webnn_status wnnc_poll_events(struct webnn_context *ctx)
+{
+	read_frames(ctx, false, 0, NULL);
+	return ctx->lost ? WEBNN_STATUS_CONTEXT_LOST : WEBNN_STATUS_OK;
+}
+
+enum webnn_status wnnc_send(struct webnn_context *ctx, Webnn__Ipc__ClientMessage *m,
+			    const int *fds, int n_fds)
+{
+	if (ctx->lost || ctx->sock < 0)
+		return wnnc_fail(ctx, WEBNN_STATUS_CONTEXT_LOST, "context lost: %s",
+				 ctx->lost_message);
+	size_t len = webnn__ipc__client_message__get_packed_size(m);
+	uint32_t max = ctx->limits.max_frame_bytes ? ctx->limits.max_frame_bytes : WNN_FRAME_MAX;
+	if (max > WNN_FRAME_MAX)
+		max = WNN_FRAME_MAX;
+	if (len > max)
+		return wnnc_fail(ctx, WEBNN_STATUS_NOT_SUPPORTED,
+				 "request of %zu bytes exceeds webnnd's frame limit of %u bytes",
+				 len, max);
+	uint8_t stackbuf[4096];
+	uint8_t *buf = len <= sizeof(stackbuf) ? stackbuf : malloc(len);
+	if (!buf)
+		return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "out of memory packing a request");
+	webnn__ipc__client_message__pack(m, buf);
+	int r = wnn_frame_send(ctx->sock, buf, len, fds, n_fds);
+	if (buf != stackbuf)
+		free(buf);
+	if (r < 0) {
+		/* A Goodbye may explain why the daemon hung up; pick it up first. */
+		read_frames(ctx, false, 0, NULL);
+		wnnc_set_lost(ctx, "connection to webnnd lost: %s", strerror(-r));
+		return wnnc_fail(ctx, WEBNN_STATUS_CONTEXT_LOST, "context lost: %s",
+				 ctx->lost_message);
+	}
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status wnnc_wait_reply(struct webnn_context *ctx, uint64_t serial, const char *what,
+				  Webnn__Ipc__ServerMessage **reply)
+{
+	Webnn__Ipc__ServerMessage *m = NULL;
+	*reply = NULL;
+	read_frames(ctx, true, serial, &m);
+	if (!m)
+		return wnnc_fail(ctx, WEBNN_STATUS_CONTEXT_LOST, "%s: context lost: %s", what,
+				 ctx->lost_message);
+	const Webnn__Ipc__Error *e = m->reply->error;
+	if (e) {
+		enum webnn_status s = status_from_wire(e->status);
+		if (s == WEBNN_STATUS_OK)
+			s = WEBNN_STATUS_OPERATION_ERROR;
+		wnnc_fail(ctx, s, "%s", e->message ? e->message : what);
+		webnn__ipc__server_message__free_unpacked(m, NULL);
+		return s;
+	}
+	*reply = m;
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status wnnc_call(struct webnn_context *ctx, Webnn__Ipc__ClientMessage *m,
+			    const char *what, Webnn__Ipc__ServerMessage **reply)
+{
+	Webnn__Ipc__ServerMessage *r = NULL;
+	if (!m->serial) {
+		m->has_serial = true;
+		m->serial = wnnc_new_serial(ctx);
+	}
+	enum webnn_status s = wnnc_send(ctx, m, NULL, 0);
+	if (s == WEBNN_STATUS_OK)
+		s = wnnc_wait_reply(ctx, m->serial, what, &r);
+	if (reply)
+		*reply = r;
+	else if (r)
+		webnn__ipc__server_message__free_unpacked(r, NULL);
+	return s;
+}
+
+/* ---- shared memory */
+
+/* Waits until the daemon has finished with the arena (its reply to the last shm request). */
+static enum webnn_status arena_wait_idle(struct webnn_context *ctx, const char *what)
+{
+	if (!ctx->arena_serial)
+		return WEBNN_STATUS_OK;
+	Webnn__Ipc__ServerMessage *m = NULL;
+	read_frames(ctx, true, ctx->arena_serial, &m);
+	ctx->arena_serial = 0;
+	if (!m)
+		return wnnc_fail(ctx, WEBNN_STATUS_CONTEXT_LOST, "%s: context lost: %s", what,
+				 ctx->lost_message);
+	/* That request was fire-and-forget for the caller: its error belongs to the next flush. */
+	record_event_error(ctx, m->reply->error);
+	webnn__ipc__server_message__free_unpacked(m, NULL);
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status arena_grow(struct webnn_context *ctx, size_t need, const char *what)
+{
+	uint64_t max = ctx->limits.max_shm_bytes;
+	if (need > max)
+		return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY,
+				 "%s: %zu bytes exceed webnnd's shared memory limit of %llu bytes",
+				 what, need, (unsigned long long)max);
+	size_t size = ARENA_MIN_BYTES;
+	while (size < need)
+		size *= 2;
+	if (size > max)
+		size = (size_t)max;
+
+	/* Unregister the old slot first so both never count against the quota together. */
+	if (ctx->arena_slot) {
+		Webnn__Ipc__UnregisterShm un = WEBNN__IPC__UNREGISTER_SHM__INIT;
+		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+		un.slot_id = ctx->arena_slot;
+		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_UNREGISTER_SHM;
+		m.unregister_shm = &un;
+		arena_drop(ctx);
+		enum webnn_status s = wnnc_send(ctx, &m, NULL, 0);
+		if (s != WEBNN_STATUS_OK)
+			return s;
+	}
+
+	int fd = memfd_create("webnn-arena", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "%s: memfd_create: %s", what,
+				 strerror(errno));
+	void *p = MAP_FAILED;
+	if (ftruncate(fd, (off_t)size) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0 ||
+	    (p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+		int e = errno;
+		close(fd);
+		return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY,
+				 "%s: cannot create a %zu-byte shared memory arena: %s", what, size,
+				 strerror(e));
+	}
+	ctx->arena = p;
+	ctx->arena_size = size;
+	ctx->arena_fd = fd;
+	ctx->arena_slot = wnnc_new_id(ctx);
+
+	Webnn__Ipc__RegisterShm reg = WEBNN__IPC__REGISTER_SHM__INIT;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	reg.slot_id = ctx->arena_slot;
+	reg.size = size;
+	m.has_serial = true;
+	m.serial = wnnc_new_serial(ctx);
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_REGISTER_SHM;
+	m.register_shm = &reg;
+	enum webnn_status s = wnnc_send(ctx, &m, &fd, 1);
+	Webnn__Ipc__ServerMessage *r = NULL;
+	if (s == WEBNN_STATUS_OK)
+		s = wnnc_wait_reply(ctx, m.serial, what, &r);
+	if (r)
+		webnn__ipc__server_message__free_unpacked(r, NULL);
+	/* The daemon holds its own copy of the fd now; the mapping is all we need. */
+	close(ctx->arena_fd);
+	ctx->arena_fd = -1;
+	if (s != WEBNN_STATUS_OK) {
+		if (s != WEBNN_STATUS_CONTEXT_LOST)
+			wnnc_fail(ctx, s, "%s: registering shared memory failed: %s", what,
+				  ctx->last_error);
+		ctx->arena_slot = 0; /* never registered: nothing to unregister */
+		arena_drop(ctx);
+	}
+	return s;
+}
+
+enum webnn_status wnnc_arena_reserve(struct webnn_context *ctx, size_t size, const char *what)
+{
+	enum webnn_status s = arena_wait_idle(ctx, what);
+	if (s != WEBNN_STATUS_OK)
+		return s;
+	if (ctx->arena && ctx->arena_size >= size)
+		return WEBNN_STATUS_OK;
+	return arena_grow(ctx, size, what);
+}
+
+enum webnn_status wnnc_put_data(struct webnn_context *ctx, const void *bytes, size_t size,
+				const char *what, Webnn__Ipc__Data *data,
+				Webnn__Ipc__ShmRange *shm, uint64_t *serial)
+{
+	webnn__ipc__data__init(data);
+	*serial = 0;
+	if (size <= ctx->max_inline) {
+		data->where_case = WEBNN__IPC__DATA__WHERE_INLINE;
+		data->inline_.len = size;
+		data->inline_.data = (uint8_t *)bytes;
+		return WEBNN_STATUS_OK;
+	}
+	enum webnn_status s = wnnc_arena_reserve(ctx, size, what);
+	if (s != WEBNN_STATUS_OK)
+		return s;
+	memcpy(ctx->arena, bytes, size);
+	webnn__ipc__shm_range__init(shm);
+	shm->slot_id = ctx->arena_slot;
+	shm->offset = 0;
+	shm->size = size;
+	data->where_case = WEBNN__IPC__DATA__WHERE_SHM;
+	data->shm = shm;
+	*serial = wnnc_new_serial(ctx);
+	return WEBNN_STATUS_OK;
+}
+
+void wnnc_arena_sent(struct webnn_context *ctx, uint64_t serial)
+{
+	if (serial && !ctx->lost)
+		ctx->arena_serial = serial;
+}
+
+/* ---- connect + handshake */
+
+enum webnn_status wnnc_connect(struct webnn_context *ctx, const char *path,
+			       const char *client_name, char *msg, size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(msg, len, "cannot connect to webnnd at %s: socket path too long", path);
+		return WEBNN_STATUS_TYPE_ERROR;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(msg, len, "cannot create a socket: %s", strerror(errno));
+		return WEBNN_STATUS_OPERATION_ERROR;
+	}
+	int r;
+	do
+		r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		int e = errno;
+		close(fd);
+		snprintf(msg, len, "cannot connect to webnnd at %s: %s (is webnnd running?)", path,
+			 strerror(e));
+		return WEBNN_STATUS_NOT_SUPPORTED;
+	}
+	ctx->sock = fd;
+	wnn_reader_init(&ctx->reader, WNN_FRAME_MAX);
+
+	Webnn__Ipc__Hello hello = WEBNN__IPC__HELLO__INIT;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	hello.major = WNN_PROTOCOL_MAJOR;
+	hello.minor = WNN_PROTOCOL_MINOR;
+	hello.client_name = (char *)client_name;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_HELLO;
+	m.hello = &hello;
+	Webnn__Ipc__ServerMessage *reply = NULL;
+	enum webnn_status s = wnnc_call(ctx, &m, "handshake", &reply);
+	if (s == WEBNN_STATUS_OK && (reply->reply->body_case != WEBNN__IPC__REPLY__BODY_HELLO ||
+				     !reply->reply->hello->limits)) {
+		wnnc_set_lost(ctx, "protocol error: webnnd answered Hello without HelloReply");
+		s = wnnc_fail(ctx, WEBNN_STATUS_PROTOCOL_ERROR, "%s", ctx->lost_message);
+	}
+	if (s == WEBNN_STATUS_OK && reply->reply->hello->major != WNN_PROTOCOL_MAJOR) {
+		s = wnnc_fail(ctx, WEBNN_STATUS_NOT_SUPPORTED,
+			      "webnnd speaks protocol %u.%u, libwebnn needs major version %d",
+			      reply->reply->hello->major, reply->reply->hello->minor,
+			      WNN_PROTOCOL_MAJOR);
+	}
+	if (s == WEBNN_STATUS_OK) {
+		const Webnn__Ipc__Limits *l = reply->reply->hello->limits;
+		ctx->limits = *l;
+		ctx->limits.base.unknown_fields = NULL;
+		ctx->limits.base.n_unknown_fields = 0;
+		ctx->max_inline = l->max_inline_bytes < WNN_INLINE_MAX ? l->max_inline_bytes
+								       : WNN_INLINE_MAX;
+	}
+	if (reply)
+		webnn__ipc__server_message__free_unpacked(reply, NULL);
+	if (s != WEBNN_STATUS_OK) {
+		snprintf(msg, len, "webnnd handshake at %s failed: %s", path,
+			 s == WEBNN_STATUS_CONTEXT_LOST ? ctx->lost_message : ctx->last_error);
+		if (s == WEBNN_STATUS_CONTEXT_LOST)
+			s = WEBNN_STATUS_NOT_SUPPORTED;
+		wnnc_disconnect(ctx);
+	}
+	return s;
+}

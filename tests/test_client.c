@@ -1,0 +1,1008 @@
+/* libwebnn API tests against a real webnnd (reference backend): contexts, builder, tensors, graphs. */
+#include "tests/test.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proto/wire.h"
+#include "proto/wnn.h"
+#include "webnn.h"
+
+/* ---- helpers */
+
+static void daemon_up(struct test_daemon *d)
+{
+	char bin[4096];
+	snprintf(bin, sizeof(bin), "%s/bin/webnnd", test_build_dir());
+	if (access(bin, X_OK) != 0)
+		SKIP("%s is not built", bin);
+	static const char *const args[] = { "--backend", "reference", NULL };
+	test_daemon_start(d, args);
+}
+
+static struct webnn_context *connect_to(const struct test_daemon *d)
+{
+	struct webnn_context_options o = WEBNN_CONTEXT_OPTIONS_INIT;
+	o.socket_path = d->socket_path;
+	o.client_name = "test_client";
+	struct webnn_context *ctx = NULL;
+	char err[512] = "";
+	enum webnn_status s = webnn_context_create(&o, &ctx, err, sizeof(err));
+	ASSERT_MSG(s == WEBNN_STATUS_OK, "webnn_context_create: %s: %s", webnn_status_name(s), err);
+	ASSERT(ctx != NULL);
+	return ctx;
+}
+
+static struct webnn_operand_desc desc_of(enum webnn_data_type t, uint32_t rank,
+					 const uint32_t *shape)
+{
+	struct webnn_operand_desc d = { t, rank, { 0 } };
+	for (uint32_t i = 0; i < rank; i++)
+		d.shape[i] = shape[i];
+	return d;
+}
+
+static struct webnn_tensor *make_tensor(struct webnn_context *ctx, struct webnn_operand_desc d,
+					bool readable, bool writable)
+{
+	struct webnn_tensor_desc td = { d, readable, writable };
+	struct webnn_tensor *t = NULL;
+	enum webnn_status s = webnn_context_create_tensor(ctx, &td, &t);
+	ASSERT_MSG(s == WEBNN_STATUS_OK, "create_tensor: %s", webnn_context_last_error(ctx));
+	return t;
+}
+
+#define OK(ctx, expr)                                                                          \
+	do {                                                                                   \
+		enum webnn_status s_ = (expr);                                                 \
+		ASSERT_MSG(s_ == WEBNN_STATUS_OK, "%s -> %s: %s", #expr, webnn_status_name(s_), \
+			   webnn_context_last_error(ctx));                                     \
+	} while (0)
+
+/* Expects a status and an error message containing needle. */
+#define FAILS(ctx, expr, status, needle)                                                       \
+	do {                                                                                   \
+		enum webnn_status s_ = (expr);                                                 \
+		ASSERT_MSG(s_ == (status), "%s -> %s (%s), expected %s", #expr,                \
+			   webnn_status_name(s_), webnn_context_last_error(ctx),               \
+			   webnn_status_name(status));                                         \
+		ASSERT_CONTAINS(webnn_context_last_error(ctx), needle);                        \
+	} while (0)
+
+/* ---- no daemon needed */
+
+TEST(client_status_and_data_types)
+{
+	ASSERT_STREQ(webnn_status_name(WEBNN_STATUS_TYPE_ERROR), "TypeError");
+	ASSERT_STREQ(webnn_status_name(WEBNN_STATUS_CONTEXT_LOST), "InvalidStateError");
+	ASSERT_STREQ(webnn_status_string(WEBNN_STATUS_OK), "success");
+	ASSERT_STREQ(webnn_status_string(WEBNN_STATUS_NOT_SUPPORTED),
+		     "not supported by this context");
+	ASSERT_STREQ(webnn_status_name((enum webnn_status)99), "UnknownError");
+	ASSERT_EQ(webnn_data_type_size(WEBNN_FLOAT16), 2);
+	ASSERT_EQ(webnn_data_type_size(WEBNN_UINT64), 8);
+	ASSERT_EQ(webnn_data_type_size((enum webnn_data_type)0), 0);
+	ASSERT_STREQ(webnn_data_type_name(WEBNN_INT8), "int8");
+	ASSERT(webnn_data_type_name((enum webnn_data_type)42) == NULL);
+}
+
+TEST(client_connect_error_message)
+{
+	struct webnn_context_options o = WEBNN_CONTEXT_OPTIONS_INIT;
+	o.socket_path = "/nonexistent/webnnd.sock";
+	struct webnn_context *ctx = (struct webnn_context *)1;
+	char err[512] = "";
+	enum webnn_status s = webnn_context_create(&o, &ctx, err, sizeof(err));
+	ASSERT(s != WEBNN_STATUS_OK);
+	ASSERT(ctx == NULL);
+	ASSERT_STREQ(err, "cannot connect to webnnd at /nonexistent/webnnd.sock: No such file or "
+			  "directory (is webnnd running?)");
+	/* $WEBNN_SOCKET is the fallback when the options name no socket. */
+	setenv("WEBNN_SOCKET", "/nonexistent/env.sock", 1);
+	struct webnn_context_options o2 = WEBNN_CONTEXT_OPTIONS_INIT;
+	s = webnn_context_create(&o2, &ctx, err, sizeof(err));
+	ASSERT(s != WEBNN_STATUS_OK);
+	ASSERT_CONTAINS(err, "/nonexistent/env.sock");
+	unsetenv("WEBNN_SOCKET");
+}
+
+/* ---- contexts */
+
+TEST(client_context_info_and_limits)
+{
+	struct test_daemon d;
+	daemon_up(&d);
+	struct webnn_context *ctx = connect_to(&d);
+	struct webnn_context_info info;
+	webnn_context_get_info(ctx, &info);
+	ASSERT_STREQ(info.backend, "reference");
+	ASSERT(info.device_name && *info.device_name);
+	ASSERT(info.device_type && info.platform_name && info.driver_version);
+
+	struct webnn_support_limits sl;
+	webnn_context_support_limits(ctx, &sl);
+	ASSERT(sl.max_tensor_byte_length >= (1u << 20));
+	ASSERT(sl.input.data_types & (1u << WEBNN_FLOAT32));
+	ASSERT(sl.output.data_types & (1u << WEBNN_FLOAT32));
+	ASSERT(sl.input.max_rank >= 4);
+
+	struct webnn_tensor_limits tl;
+	ASSERT(webnn_context_op_limits(ctx, "conv2d", "filter", &tl));
+	ASSERT(tl.data_types & (1u << WEBNN_FLOAT32));
+	ASSERT(tl.min_rank <= 4 && tl.max_rank >= 4);
+	ASSERT(webnn_context_op_limits(ctx, "add", "a", &tl));
+	ASSERT(!webnn_context_op_limits(ctx, "conv2d", "no-such-role", &tl));
+	ASSERT(!webnn_context_op_limits(ctx, "noSuchOp", "input", &tl));
+
+	size_t n = 0;
+	const char *op, *role;
+	bool saw_relu = false;
+	while (webnn_context_op_limit_at(ctx, n, &op, &role, &tl)) {
+		ASSERT(op && role);
+		saw_relu = saw_relu || strcmp(op, "relu") == 0;
+		n++;
+	}
+	ASSERT(n > 50);
+	ASSERT(saw_relu);
+	ASSERT(!webnn_context_is_lost(ctx));
+	ASSERT(webnn_context_get_fd(ctx) >= 0);
+	OK(ctx, webnn_context_flush(ctx));
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* ---- builder: eager validation with the spec's errors */
+
+TEST(client_builder_eager_errors)
+{
+	struct test_daemon d;
+	daemon_up(&d);
+	struct webnn_context *ctx = connect_to(&d);
+	struct webnn_builder *b, *b2;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	OK(ctx, webnn_builder_create(ctx, &b2));
+
+	struct webnn_operand *x, *w3, *p, *q, *r, *other;
+	struct webnn_operand_desc dx = desc_of(WEBNN_FLOAT32, 4, (uint32_t[]){ 1, 1, 5, 5 });
+	struct webnn_operand_desc dw = desc_of(WEBNN_FLOAT32, 3, (uint32_t[]){ 1, 3, 3 });
+	float wbuf[9] = { 0 };
+	OK(ctx, webnn_builder_input(b, "x", &dx, &x));
+	OK(ctx, webnn_builder_constant(b, &dw, wbuf, sizeof(wbuf), &w3));
+	struct webnn_operand *out = (struct webnn_operand *)1;
+	FAILS(ctx, webnn_builder_conv2d(b, x, w3, NULL, &out), WEBNN_STATUS_TYPE_ERROR, "conv2d");
+	ASSERT_CONTAINS(webnn_context_last_error(ctx), "filter");
+	ASSERT(out == NULL);
+
+	/* Broadcasting mismatch: [2, 3] + [4]. */
+	struct webnn_operand_desc d23 = desc_of(WEBNN_FLOAT32, 2, (uint32_t[]){ 2, 3 });
+	struct webnn_operand_desc d4 = desc_of(WEBNN_FLOAT32, 1, (uint32_t[]){ 4 });
+	OK(ctx, webnn_builder_input(b, "p", &d23, &p));
+	OK(ctx, webnn_builder_input(b, "q", &d4, &q));
+	FAILS(ctx, webnn_builder_add(b, p, q, &r), WEBNN_STATUS_TYPE_ERROR, "add");
+
+	/* Input names: non-empty and unique. */
+	FAILS(ctx, webnn_builder_input(b, "p", &d4, &r), WEBNN_STATUS_TYPE_ERROR,
+	      "duplicate input name \"p\"");
+	FAILS(ctx, webnn_builder_input(b, "", &d4, &r), WEBNN_STATUS_TYPE_ERROR, "empty");
+	struct webnn_operand_desc bad = desc_of(WEBNN_FLOAT32, 2, (uint32_t[]){ 2, 0 });
+	FAILS(ctx, webnn_builder_input(b, "z", &bad, &r), WEBNN_STATUS_TYPE_ERROR, "dimension");
+
+	/* constant(): byte length must match. */
+	FAILS(ctx, webnn_builder_constant(b, &d23, wbuf, 8, &r), WEBNN_STATUS_TYPE_ERROR,
+	      "byte length is 24");
+
+	/* Operands of another builder are rejected. */
+	OK(ctx, webnn_builder_input(b2, "p", &d23, &other));
+	FAILS(ctx, webnn_builder_add(b, p, other, &r), WEBNN_STATUS_TYPE_ERROR,
+	      "belongs to another builder");
+	FAILS(ctx, webnn_builder_relu(b, NULL, &r), WEBNN_STATUS_TYPE_ERROR, "NULL");
+
+	/* Data type rules: logicalNot wants uint8. */
+	FAILS(ctx, webnn_builder_logical_not(b, p, &r), WEBNN_STATUS_TYPE_ERROR, "logicalNot");
+
+	/* Inferred descriptors. */
+	struct webnn_operand *s1, *c1, *t1;
+	OK(ctx, webnn_builder_add(b, p, p, &s1));
+	OK(ctx, webnn_builder_greater(b, p, s1, &c1));
+	struct webnn_operand_desc od;
+	webnn_operand_get_desc(c1, &od);
+	ASSERT_EQ(od.data_type, WEBNN_UINT8);
+	ASSERT_EQ(od.rank, 2);
+	OK(ctx, webnn_builder_transpose(b, s1, NULL, 0, &t1));
+	webnn_operand_get_desc(t1, &od);
+	ASSERT_EQ(od.shape[0], 3);
+	ASSERT_EQ(od.shape[1], 2);
+
+	/* build(): outputs must be operator results with unique, non-empty names. */
+	struct webnn_graph *g = NULL;
+	FAILS(ctx, webnn_builder_build(b, NULL, 0, &g), WEBNN_STATUS_TYPE_ERROR, "no outputs");
+	struct webnn_named_operand bad_out[] = { { "y", p } };
+	FAILS(ctx, webnn_builder_build(b, bad_out, 1, &g), WEBNN_STATUS_TYPE_ERROR, "input");
+	struct webnn_named_operand dup[] = { { "y", s1 }, { "y", t1 } };
+	FAILS(ctx, webnn_builder_build(b, dup, 2, &g), WEBNN_STATUS_TYPE_ERROR,
+	      "duplicate output name");
+	struct webnn_named_operand foreign[] = { { "y", other } };
+	FAILS(ctx, webnn_builder_build(b, foreign, 1, &g), WEBNN_STATUS_TYPE_ERROR,
+	      "another builder");
+
+	/* A good build, then the builder is spent. */
+	struct webnn_named_operand outs[] = { { "y", t1 } };
+	OK(ctx, webnn_builder_build(b, outs, 1, &g));
+	ASSERT_EQ(webnn_graph_input_count(g), 1); /* only "p" feeds y */
+	struct webnn_graph *g2 = NULL;
+	FAILS(ctx, webnn_builder_build(b, outs, 1, &g2), WEBNN_STATUS_INVALID_STATE,
+	      "already built");
+	ASSERT(g2 == NULL);
+	FAILS(ctx, webnn_builder_relu(b, p, &r), WEBNN_STATUS_INVALID_STATE, "already built");
+	webnn_graph_destroy(g);
+
+	webnn_builder_destroy(b);
+	webnn_builder_destroy(b2);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+TEST(client_every_elementwise_wrapper_maps_to_an_op)
+{
+	struct test_daemon d;
+	daemon_up(&d);
+	struct webnn_context *ctx = connect_to(&d);
+	struct webnn_builder *b;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	struct webnn_operand_desc df = desc_of(WEBNN_FLOAT32, 1, (uint32_t[]){ 4 });
+	struct webnn_operand_desc du = desc_of(WEBNN_UINT8, 1, (uint32_t[]){ 4 });
+	struct webnn_operand *f, *u, *r;
+	OK(ctx, webnn_builder_input(b, "f", &df, &f));
+	OK(ctx, webnn_builder_input(b, "u", &du, &u));
+#define BIN_(name)                                                                             \
+	{                                                                                      \
+		bool logical = strncmp(#name, "logical", 7) == 0;                              \
+		OK(ctx, webnn_builder_##name(b, logical ? u : f, logical ? u : f, &r));         \
+	}
+	WEBNN_BINARY_OPS(BIN_)
+#undef BIN_
+#define UN_(name)                                                                              \
+	{                                                                                      \
+		bool logical = strcmp(#name, "logical_not") == 0;                              \
+		OK(ctx, webnn_builder_##name(b, logical ? u : f, &r));                         \
+	}
+	WEBNN_UNARY_OPS(UN_)
+#undef UN_
+	struct webnn_elu_options eo = WEBNN_ELU_OPTIONS_INIT;
+	OK(ctx, webnn_builder_elu(b, f, &eo, &r));
+	OK(ctx, webnn_builder_leaky_relu(b, f, NULL, &r));
+	OK(ctx, webnn_builder_hard_sigmoid(b, f, NULL, &r));
+	OK(ctx, webnn_builder_linear(b, f, NULL, &r));
+	OK(ctx, webnn_builder_softmax(b, f, 0, &r));
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* ---- tensors */
+
+static void roundtrip(struct webnn_context *ctx, uint32_t n)
+{
+	struct webnn_tensor *t = make_tensor(ctx, desc_of(WEBNN_FLOAT32, 1, &n), true, true);
+	float *in = malloc(n * sizeof(float)), *out = malloc(n * sizeof(float));
+	ASSERT(in && out);
+	for (uint32_t i = 0; i < n; i++)
+		in[i] = (float)i * 0.5f - 3.0f;
+	OK(ctx, webnn_context_write_tensor(ctx, t, in, n * sizeof(float)));
+	memset(out, 0, n * sizeof(float));
+	OK(ctx, webnn_context_read_tensor(ctx, t, out, n * sizeof(float)));
+	ASSERT(memcmp(in, out, n * sizeof(float)) == 0);
+	/* A second write right behind the first reuses the arena after its reply. */
+	for (uint32_t i = 0; i < n; i++)
+		in[i] = -(float)i;
+	OK(ctx, webnn_context_write_tensor(ctx, t, in, n * sizeof(float)));
+	OK(ctx, webnn_context_write_tensor(ctx, t, in, n * sizeof(float)));
+	OK(ctx, webnn_context_read_tensor(ctx, t, out, n * sizeof(float)));
+	ASSERT(memcmp(in, out, n * sizeof(float)) == 0);
+	struct webnn_tensor_desc td;
+	webnn_tensor_get_desc(t, &td);
+	ASSERT_EQ(td.desc.shape[0], n);
+	ASSERT(td.readable && td.writable);
+	webnn_tensor_destroy(t);
+	free(in);
+	free(out);
+}
+
+TEST(client_tensor_roundtrip_small_and_large)
+{
+	struct test_daemon d;
+	daemon_up(&d);
+	struct webnn_context *ctx = connect_to(&d);
+	roundtrip(ctx, 7);
+	roundtrip(ctx, 16384);         /* exactly 64 KiB: still inline */
+	roundtrip(ctx, 16385);         /* just over: shared memory */
+	roundtrip(ctx, 3u << 18);      /* 3 MiB: the arena grows */
+	OK(ctx, webnn_context_flush(ctx));
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+TEST(client_tensor_errors)
+{
+	struct test_daemon d;
+	daemon_up(&d);
+	struct webnn_context *ctx = connect_to(&d);
+	uint32_t four = 4;
+	struct webnn_tensor *ro = make_tensor(ctx, desc_of(WEBNN_FLOAT32, 1, &four), true, false);
+	struct webnn_tensor *wo = make_tensor(ctx, desc_of(WEBNN_FLOAT32, 1, &four), false, true);
+	float buf[4] = { 1, 2, 3, 4 };
+	FAILS(ctx, webnn_context_write_tensor(ctx, ro, buf, sizeof(buf)), WEBNN_STATUS_TYPE_ERROR,
+	      "not created writable");
+	FAILS(ctx, webnn_context_read_tensor(ctx, wo, buf, sizeof(buf)), WEBNN_STATUS_TYPE_ERROR,
+	      "not created readable");
+	FAILS(ctx, webnn_context_write_tensor(ctx, wo, buf, 12), WEBNN_STATUS_TYPE_ERROR,
+	      "data is 12 bytes, the tensor's byte length is 16");
+	struct webnn_tensor_desc bad = { desc_of((enum webnn_data_type)77, 1, &four), true, true };
+	struct webnn_tensor *t;
+	FAILS(ctx, webnn_context_create_tensor(ctx, &bad, &t), WEBNN_STATUS_TYPE_ERROR,
+	      "data type");
+	struct webnn_operand_desc cd = desc_of(WEBNN_FLOAT32, 1, &four);
+	FAILS(ctx, webnn_context_create_constant_tensor(ctx, &cd, buf, 8, &t),
+	      WEBNN_STATUS_TYPE_ERROR, "byte length is 16");
+	OK(ctx, webnn_context_create_constant_tensor(ctx, &cd, buf, sizeof(buf), &t));
+	FAILS(ctx, webnn_context_write_tensor(ctx, t, buf, sizeof(buf)), WEBNN_STATUS_TYPE_ERROR,
+	      "constant tensor");
+	webnn_tensor_destroy(t);
+	webnn_tensor_destroy(ro);
+	webnn_tensor_destroy(wo);
+	OK(ctx, webnn_context_flush(ctx));
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* ---- graphs */
+
+TEST(client_graph_add_relu)
+{
+	struct test_daemon d;
+	daemon_up(&d);
+	struct webnn_context *ctx = connect_to(&d);
+	struct webnn_builder *b;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	struct webnn_operand_desc dd = desc_of(WEBNN_FLOAT32, 2, (uint32_t[]){ 2, 3 });
+	struct webnn_operand *a, *bb, *sum, *y, *unused, *two, *z;
+	OK(ctx, webnn_builder_input(b, "a", &dd, &a));
+	OK(ctx, webnn_builder_input(b, "b", &dd, &bb));
+	OK(ctx, webnn_builder_input(b, "unused", &dd, &unused));
+	OK(ctx, webnn_builder_add(b, a, bb, &sum));
+	OK(ctx, webnn_builder_relu(b, sum, &y));
+	OK(ctx, webnn_builder_constant_scalar(b, WEBNN_FLOAT32, 2.0, &two));
+	OK(ctx, webnn_builder_mul(b, y, two, &z));
+	struct webnn_operand *dead;
+	OK(ctx, webnn_builder_neg(b, unused, &dead)); /* pruned: nothing reads it */
+	struct webnn_named_operand outs[] = { { "y", y }, { "z", z } };
+	struct webnn_graph *g;
+	OK(ctx, webnn_builder_build(b, outs, 2, &g));
+	webnn_builder_destroy(b);
+
+	ASSERT_EQ(webnn_graph_input_count(g), 2);
+	ASSERT_EQ(webnn_graph_output_count(g), 2);
+	struct webnn_operand_desc gd;
+	ASSERT_STREQ(webnn_graph_input_name(g, 0, &gd), "a");
+	ASSERT_EQ(gd.shape[1], 3);
+	ASSERT_STREQ(webnn_graph_input_name(g, 1, NULL), "b");
+	ASSERT(webnn_graph_input_name(g, 2, NULL) == NULL);
+	ASSERT_STREQ(webnn_graph_output_name(g, 1, NULL), "z");
+	ASSERT(webnn_graph_compile_ms(g) >= 0);
+
+	struct webnn_tensor *ta = make_tensor(ctx, dd, false, true);
+	struct webnn_tensor *tb = make_tensor(ctx, dd, false, true);
+	struct webnn_tensor *ty = make_tensor(ctx, dd, true, false);
+	struct webnn_tensor *tz = make_tensor(ctx, dd, true, false);
+	float va[6] = { 1, -2, 3, -4, 5, -6 }, vb[6] = { 0.5f, 1, -4, 2, 0, 10 };
+	OK(ctx, webnn_context_write_tensor(ctx, ta, va, sizeof(va)));
+	OK(ctx, webnn_context_write_tensor(ctx, tb, vb, sizeof(vb)));
+	struct webnn_named_tensor in[] = { { "b", tb }, { "a", ta } };
+	struct webnn_named_tensor out[] = { { "z", tz }, { "y", ty } };
+	OK(ctx, webnn_context_dispatch(ctx, g, in, 2, out, 2));
+	float ry[6], rz[6];
+	OK(ctx, webnn_context_read_tensor(ctx, ty, ry, sizeof(ry)));
+	OK(ctx, webnn_context_read_tensor(ctx, tz, rz, sizeof(rz)));
+	for (int i = 0; i < 6; i++) {
+		float e = va[i] + vb[i] > 0 ? va[i] + vb[i] : 0;
+		ASSERT_MSG(ry[i] == e, "y[%d] = %g, expected %g", i, ry[i], e);
+		ASSERT_MSG(rz[i] == 2 * e, "z[%d] = %g, expected %g", i, rz[i], 2 * e);
+	}
+	OK(ctx, webnn_context_flush(ctx));
+
+	/* Dispatch argument errors, all caught before anything is sent. */
+	struct webnn_tensor *t22 =
+		make_tensor(ctx, desc_of(WEBNN_FLOAT32, 2, (uint32_t[]){ 2, 2 }), true, true);
+	struct webnn_named_tensor wrong_name[] = { { "a", ta }, { "c", tb } };
+	FAILS(ctx, webnn_context_dispatch(ctx, g, wrong_name, 2, out, 2), WEBNN_STATUS_TYPE_ERROR,
+	      "no input named \"c\"");
+	struct webnn_named_tensor missing[] = { { "a", ta } };
+	FAILS(ctx, webnn_context_dispatch(ctx, g, missing, 1, out, 2), WEBNN_STATUS_TYPE_ERROR,
+	      "graph input \"b\" is missing");
+	struct webnn_named_tensor wrong_desc[] = { { "a", ta }, { "b", t22 } };
+	FAILS(ctx, webnn_context_dispatch(ctx, g, wrong_desc, 2, out, 2), WEBNN_STATUS_TYPE_ERROR,
+	      "float32 [2, 2], the graph expects float32 [2, 3]");
+	struct webnn_named_tensor in_out[] = { { "a", ta }, { "b", ty } };
+	FAILS(ctx, webnn_context_dispatch(ctx, g, in_out, 2, out, 2), WEBNN_STATUS_TYPE_ERROR,
+	      "same tensor");
+	struct webnn_named_tensor twice[] = { { "a", ta }, { "a", tb } };
+	FAILS(ctx, webnn_context_dispatch(ctx, g, twice, 2, out, 2), WEBNN_STATUS_TYPE_ERROR,
+	      "given twice");
+	/* Still usable afterwards. */
+	OK(ctx, webnn_context_dispatch(ctx, g, in, 2, out, 2));
+	OK(ctx, webnn_context_flush(ctx));
+
+	webnn_tensor_destroy(t22);
+	webnn_tensor_destroy(ta);
+	webnn_tensor_destroy(tb);
+	webnn_tensor_destroy(ty);
+	webnn_tensor_destroy(tz);
+	webnn_graph_destroy(g);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+TEST(client_graph_conv2d_clamp)
+{
+	struct test_daemon d;
+	daemon_up(&d);
+	struct webnn_context *ctx = connect_to(&d);
+	struct webnn_builder *b;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	/* x: 1x1x3x3 = 1..9; filter 1x1x2x2 = [1, 0, 0, -1]; bias 0.5; clamp to [-3, 100]. */
+	struct webnn_operand_desc dx = desc_of(WEBNN_FLOAT32, 4, (uint32_t[]){ 1, 1, 3, 3 });
+	struct webnn_operand_desc dw = desc_of(WEBNN_FLOAT32, 4, (uint32_t[]){ 1, 1, 2, 2 });
+	struct webnn_operand_desc db = desc_of(WEBNN_FLOAT32, 1, (uint32_t[]){ 1 });
+	float w[4] = { 1, 0, 0, -1 }, bias = 0.5f;
+	struct webnn_operand *x, *f, *bo, *c, *y;
+	OK(ctx, webnn_builder_input(b, "x", &dx, &x));
+	OK(ctx, webnn_builder_constant(b, &dw, w, sizeof(w), &f));
+	OK(ctx, webnn_builder_constant(b, &db, &bias, sizeof(bias), &bo));
+	struct webnn_conv2d_options co = WEBNN_CONV2D_OPTIONS_INIT;
+	co.bias = bo;
+	co.padding[0] = co.padding[1] = co.padding[2] = co.padding[3] = 1;
+	co.n_padding = 4;
+	co.strides[0] = co.strides[1] = 2;
+	co.n_strides = 2;
+	OK(ctx, webnn_builder_conv2d(b, x, f, &co, &c));
+	struct webnn_operand_desc cd;
+	webnn_operand_get_desc(c, &cd);
+	ASSERT_EQ(cd.rank, 4);
+	ASSERT_EQ(cd.shape[2], 2);
+	ASSERT_EQ(cd.shape[3], 2);
+	struct webnn_clamp_options clo = WEBNN_CLAMP_OPTIONS_INIT;
+	clo.has_min_value = clo.has_max_value = true;
+	clo.min_value = -3;
+	clo.max_value = 100;
+	OK(ctx, webnn_builder_clamp(b, c, &clo, &y));
+	struct webnn_named_operand outs[] = { { "y", y } };
+	struct webnn_graph *g;
+	OK(ctx, webnn_builder_build(b, outs, 1, &g));
+	webnn_builder_destroy(b);
+
+	struct webnn_tensor *tx = make_tensor(ctx, dx, false, true);
+	struct webnn_tensor *ty = make_tensor(ctx, cd, true, false);
+	float vx[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	OK(ctx, webnn_context_write_tensor(ctx, tx, vx, sizeof(vx)));
+	struct webnn_named_tensor in[] = { { "x", tx } }, out[] = { { "y", ty } };
+	OK(ctx, webnn_context_dispatch(ctx, g, in, 1, out, 1));
+	float ry[4];
+	OK(ctx, webnn_context_read_tensor(ctx, ty, ry, sizeof(ry)));
+	/* Padded input rows/cols -1..3 step 2: windows at (-1,-1), (-1,1), (1,-1), (1,1):
+	 * out = x[i][j] - x[i+1][j+1] over the padded image, plus 0.5, clamped. */
+	float expect[4] = { 0 - 1 + 0.5f, 0 - 3 + 0.5f, 0 - 7 + 0.5f, 5 - 9 + 0.5f };
+	for (int i = 0; i < 4; i++) {
+		float e = expect[i] < -3 ? -3 : expect[i];
+		ASSERT_MSG(fabsf(ry[i] - e) < 1e-5f, "y[%d] = %g, expected %g", i, ry[i], e);
+	}
+	webnn_tensor_destroy(tx);
+	webnn_tensor_destroy(ty);
+	webnn_graph_destroy(g);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+TEST(client_graph_large_and_tensor_constants)
+{
+	struct test_daemon d;
+	daemon_up(&d);
+	struct webnn_context *ctx = connect_to(&d);
+	enum { N = 256 * 128 }; /* 128 KiB of float32: the constant travels through shm */
+	uint32_t shape[2] = { 256, 128 };
+	struct webnn_operand_desc dd = desc_of(WEBNN_FLOAT32, 2, shape);
+	float *big = malloc(N * sizeof(float)), *vx = malloc(N * sizeof(float));
+	float *ry = malloc(N * sizeof(float));
+	ASSERT(big && vx && ry);
+	for (int i = 0; i < N; i++) {
+		big[i] = (float)(i % 1000);
+		vx[i] = (float)(i % 7) - 3;
+	}
+	struct webnn_tensor *ct;
+	float small[128];
+	for (int i = 0; i < 128; i++)
+		small[i] = (float)i / 4;
+	struct webnn_operand_desc dsmall = desc_of(WEBNN_FLOAT32, 1, (uint32_t[]){ 128 });
+	OK(ctx, webnn_context_create_constant_tensor(ctx, &dsmall, small, sizeof(small), &ct));
+
+	struct webnn_builder *b;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	struct webnn_operand *x, *c, *ctop, *s1, *y;
+	OK(ctx, webnn_builder_input(b, "x", &dd, &x));
+	OK(ctx, webnn_builder_constant(b, &dd, big, N * sizeof(float), &c));
+	OK(ctx, webnn_builder_constant_tensor(b, ct, &ctop));
+	OK(ctx, webnn_builder_add(b, x, c, &s1));
+	OK(ctx, webnn_builder_sub(b, s1, ctop, &y));
+	/* The tensor may be destroyed once used: the operand keeps what build() needs. */
+	webnn_tensor_destroy(ct);
+	struct webnn_named_operand outs[] = { { "y", y } };
+	struct webnn_graph *g;
+	enum webnn_status st = webnn_builder_build(b, outs, 1, &g);
+	ASSERT_EQ(st, WEBNN_STATUS_TYPE_ERROR); /* spec: a destroyed constant tensor fails build */
+	ASSERT_CONTAINS(webnn_context_last_error(ctx), "destroyed");
+	webnn_builder_destroy(b);
+
+	OK(ctx, webnn_context_create_constant_tensor(ctx, &dsmall, small, sizeof(small), &ct));
+	OK(ctx, webnn_builder_create(ctx, &b));
+	OK(ctx, webnn_builder_input(b, "x", &dd, &x));
+	OK(ctx, webnn_builder_constant(b, &dd, big, N * sizeof(float), &c));
+	OK(ctx, webnn_builder_constant_tensor(b, ct, &ctop));
+	OK(ctx, webnn_builder_add(b, x, c, &s1));
+	OK(ctx, webnn_builder_sub(b, s1, ctop, &y));
+	outs[0].operand = y;
+	OK(ctx, webnn_builder_build(b, outs, 1, &g));
+	webnn_builder_destroy(b);
+	webnn_tensor_destroy(ct); /* after build: the graph keeps working */
+
+	struct webnn_tensor *tx = make_tensor(ctx, dd, false, true);
+	struct webnn_tensor *ty = make_tensor(ctx, dd, true, false);
+	OK(ctx, webnn_context_write_tensor(ctx, tx, vx, N * sizeof(float)));
+	struct webnn_named_tensor in[] = { { "x", tx } }, out[] = { { "y", ty } };
+	OK(ctx, webnn_context_dispatch(ctx, g, in, 1, out, 1));
+	OK(ctx, webnn_context_read_tensor(ctx, ty, ry, N * sizeof(float)));
+	for (int i = 0; i < N; i++) {
+		float e = vx[i] + big[i] - small[i % 128];
+		ASSERT_MSG(ry[i] == e, "y[%d] = %g, expected %g", i, ry[i], e);
+	}
+	webnn_tensor_destroy(tx);
+	webnn_tensor_destroy(ty);
+	webnn_graph_destroy(g);
+	OK(ctx, webnn_context_flush(ctx));
+	webnn_context_destroy(ctx);
+	free(big);
+	free(vx);
+	free(ry);
+	test_daemon_stop(&d);
+}
+
+/* ---- loss, events, threads */
+
+static int lost_calls;
+static char lost_msg[256];
+
+static void on_lost(void *ud, const char *message)
+{
+	(void)ud;
+	lost_calls++;
+	snprintf(lost_msg, sizeof(lost_msg), "%s", message);
+}
+
+static void kill_daemon(struct test_daemon *d)
+{
+	kill(d->pid, SIGKILL);
+	waitpid(d->pid, NULL, 0);
+	d->pid = 0;
+	unlink(d->socket_path);
+	rmdir(d->dir);
+}
+
+TEST(client_lost_when_daemon_dies)
+{
+	struct test_daemon d;
+	daemon_up(&d);
+	struct webnn_context *ctx = connect_to(&d);
+	uint32_t four = 4;
+	struct webnn_tensor *t = make_tensor(ctx, desc_of(WEBNN_FLOAT32, 1, &four), true, true);
+	struct webnn_builder *b;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	lost_calls = 0;
+	webnn_context_set_lost_callback(ctx, on_lost, NULL);
+	ASSERT_EQ(lost_calls, 0);
+	kill_daemon(&d);
+
+	ASSERT_EQ(webnn_context_flush(ctx), WEBNN_STATUS_CONTEXT_LOST);
+	ASSERT_EQ(lost_calls, 1);
+	ASSERT_CONTAINS(lost_msg, "webnnd");
+	ASSERT(webnn_context_is_lost(ctx));
+	float buf[4];
+	ASSERT_EQ(webnn_context_read_tensor(ctx, t, buf, sizeof(buf)), WEBNN_STATUS_CONTEXT_LOST);
+	ASSERT_EQ(webnn_context_write_tensor(ctx, t, buf, sizeof(buf)), WEBNN_STATUS_CONTEXT_LOST);
+	struct webnn_operand *x;
+	struct webnn_operand_desc dd = desc_of(WEBNN_FLOAT32, 1, &four);
+	ASSERT_EQ(webnn_builder_input(b, "x", &dd, &x), WEBNN_STATUS_CONTEXT_LOST);
+	ASSERT_CONTAINS(webnn_context_last_error(ctx), "context lost");
+	struct webnn_tensor_desc td = { dd, true, true };
+	struct webnn_tensor *t2;
+	ASSERT_EQ(webnn_context_create_tensor(ctx, &td, &t2), WEBNN_STATUS_CONTEXT_LOST);
+	ASSERT_EQ(webnn_context_dispatch_events(ctx), WEBNN_STATUS_CONTEXT_LOST);
+	ASSERT_EQ(lost_calls, 1); /* once */
+	webnn_builder_destroy(b);
+	webnn_tensor_destroy(t);
+	webnn_context_destroy(ctx);
+	ASSERT_EQ(lost_calls, 1);
+}
+
+TEST(client_destroy_context_with_live_children)
+{
+	struct test_daemon d;
+	daemon_up(&d);
+	struct webnn_context *ctx = connect_to(&d);
+	uint32_t four = 4;
+	struct webnn_tensor *t = make_tensor(ctx, desc_of(WEBNN_FLOAT32, 1, &four), true, true);
+	struct webnn_builder *b;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	lost_calls = 0;
+	webnn_context_set_lost_callback(ctx, on_lost, NULL);
+	webnn_context_destroy(ctx); /* MLContext.destroy() loses the context */
+	ASSERT_EQ(lost_calls, 1);
+	ASSERT_CONTAINS(lost_msg, "destroyed");
+	float buf[4] = { 0 };
+	ASSERT_EQ(webnn_context_write_tensor(ctx, t, buf, sizeof(buf)), WEBNN_STATUS_CONTEXT_LOST);
+	struct webnn_operand *x;
+	struct webnn_operand_desc dd = desc_of(WEBNN_FLOAT32, 1, &four);
+	ASSERT_EQ(webnn_builder_input(b, "x", &dd, &x), WEBNN_STATUS_CONTEXT_LOST);
+	webnn_tensor_destroy(t);
+	webnn_builder_destroy(b); /* the last child frees the context */
+	test_daemon_stop(&d);
+}
+
+TEST(client_fd_and_dispatch_events)
+{
+	struct test_daemon d;
+	daemon_up(&d);
+	struct webnn_context *ctx = connect_to(&d);
+	int fd = webnn_context_get_fd(ctx);
+	ASSERT(fd >= 0);
+	struct pollfd p = { fd, POLLIN, 0 };
+	ASSERT_EQ(poll(&p, 1, 0), 0); /* nothing pending after the handshake */
+	ASSERT_EQ(webnn_context_dispatch_events(ctx), WEBNN_STATUS_OK);
+	lost_calls = 0;
+	webnn_context_set_lost_callback(ctx, on_lost, NULL);
+	kill_daemon(&d);
+	ASSERT_EQ(poll(&p, 1, 5000), 1); /* EOF makes the fd readable */
+	ASSERT_EQ(webnn_context_dispatch_events(ctx), WEBNN_STATUS_CONTEXT_LOST);
+	ASSERT_EQ(lost_calls, 1);
+	webnn_context_destroy(ctx);
+}
+
+struct worker {
+	struct webnn_context *ctx;
+	int seed;
+	int failures;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	uint32_t n = (w->seed % 2) ? 40000 : 100; /* odd workers use shared memory */
+	struct webnn_tensor_desc td = { desc_of(WEBNN_INT32, 1, &n), true, true };
+	struct webnn_tensor *t;
+	if (webnn_context_create_tensor(w->ctx, &td, &t) != WEBNN_STATUS_OK) {
+		w->failures++;
+		return NULL;
+	}
+	int32_t *in = malloc(n * 4), *out = malloc(n * 4);
+	for (int round = 0; round < 20 && in && out; round++) {
+		for (uint32_t i = 0; i < n; i++)
+			in[i] = w->seed * 100000 + round * 1000 + (int32_t)i;
+		if (webnn_context_write_tensor(w->ctx, t, in, n * 4) != WEBNN_STATUS_OK ||
+		    webnn_context_read_tensor(w->ctx, t, out, n * 4) != WEBNN_STATUS_OK ||
+		    memcmp(in, out, n * 4) != 0)
+			w->failures++;
+	}
+	free(in);
+	free(out);
+	webnn_tensor_destroy(t);
+	return NULL;
+}
+
+TEST(client_threads_share_a_context)
+{
+	struct test_daemon d;
+	daemon_up(&d);
+	struct webnn_context *ctx = connect_to(&d);
+	pthread_t th[4];
+	struct worker w[4];
+	for (int i = 0; i < 4; i++) {
+		w[i] = (struct worker){ ctx, i + 1, 0 };
+		ASSERT(pthread_create(&th[i], NULL, worker_main, &w[i]) == 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		ASSERT_MSG(w[i].failures == 0, "worker %d: %d failures (%s)", i, w[i].failures,
+			   webnn_context_last_error(ctx));
+	}
+	OK(ctx, webnn_context_flush(ctx));
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* ---- a scripted fake daemon: protocol paths the real one does not take on demand */
+
+enum fake_mode { FAKE_NORMAL, FAKE_OLD_MAJOR, FAKE_GOODBYE, FAKE_LOSE_ON_FLUSH };
+
+struct fake {
+	enum fake_mode mode;
+	int listen_fd;
+	char path[108];
+	char dir[64];
+	pthread_t thread;
+	int flushes;
+};
+
+static void fake_send(int fd, Webnn__Ipc__ServerMessage *m)
+{
+	size_t len = webnn__ipc__server_message__get_packed_size(m);
+	uint8_t *buf = malloc(len ? len : 1);
+	webnn__ipc__server_message__pack(m, buf);
+	wnn_frame_send(fd, buf, len, NULL, 0);
+	free(buf);
+}
+
+static void fake_reply(int fd, uint64_t serial, Webnn__Ipc__Reply *r)
+{
+	Webnn__Ipc__ServerMessage m = WEBNN__IPC__SERVER_MESSAGE__INIT;
+	r->serial = serial;
+	m.body_case = WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY;
+	m.reply = r;
+	fake_send(fd, &m);
+}
+
+/* Answers one request; false ends the connection. */
+static bool fake_handle(struct fake *f, int fd, const Webnn__Ipc__ClientMessage *cm)
+{
+	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+	Webnn__Ipc__ServerMessage m = WEBNN__IPC__SERVER_MESSAGE__INIT;
+	switch (cm->body_case) {
+	case WEBNN__IPC__CLIENT_MESSAGE__BODY_HELLO: {
+		if (f->mode == FAKE_GOODBYE) {
+			Webnn__Ipc__Goodbye bye = WEBNN__IPC__GOODBYE__INIT;
+			bye.reason = "too many connections";
+			m.body_case = WEBNN__IPC__SERVER_MESSAGE__BODY_GOODBYE;
+			m.goodbye = &bye;
+			fake_send(fd, &m);
+			return false;
+		}
+		Webnn__Ipc__HelloReply h = WEBNN__IPC__HELLO_REPLY__INIT;
+		Webnn__Ipc__Limits l = WEBNN__IPC__LIMITS__INIT;
+		l.max_frame_bytes = WNN_FRAME_MAX;
+		l.max_inline_bytes = WNN_INLINE_MAX;
+		l.max_fds_per_frame = WNN_FRAME_MAX_FDS;
+		l.max_objects = 1000;
+		l.max_shm_bytes = 1 << 30;
+		l.max_tensor_bytes = 1 << 30;
+		l.max_rank = 8;
+		l.max_operations = 1000;
+		h.major = f->mode == FAKE_OLD_MAJOR ? WNN_PROTOCOL_MAJOR + 1 : WNN_PROTOCOL_MAJOR;
+		h.limits = &l;
+		r.body_case = WEBNN__IPC__REPLY__BODY_HELLO;
+		r.hello = &h;
+		fake_reply(fd, cm->serial, &r);
+		return f->mode != FAKE_OLD_MAJOR;
+	}
+	case WEBNN__IPC__CLIENT_MESSAGE__BODY_CREATE_CONTEXT: {
+		/* Supports add (float32 only) and nothing else. */
+		Webnn__Ipc__TensorLimit tl[3], *tp[3];
+		const char *roles[3] = { "a", "b", "output" };
+		for (int i = 0; i < 3; i++) {
+			webnn__ipc__tensor_limit__init(&tl[i]);
+			tl[i].op = wnn_ops[WNN_OP_ADD].id;
+			tl[i].role = (char *)roles[i];
+			tl[i].data_types = 1u << WNN_F32;
+			tl[i].max_rank = 8;
+			tp[i] = &tl[i];
+		}
+		Webnn__Ipc__SupportLimits sl = WEBNN__IPC__SUPPORT_LIMITS__INIT;
+		sl.max_tensor_byte_length = 1 << 30;
+		sl.input_data_types = sl.constant_data_types = sl.output_data_types = 1u << WNN_F32;
+		sl.max_rank = 8;
+		sl.n_ops = 3;
+		sl.ops = tp;
+		Webnn__Ipc__ContextInfo ci = WEBNN__IPC__CONTEXT_INFO__INIT;
+		ci.device_name = "fake-device";
+		ci.device_type = "cpu";
+		ci.platform_name = "fake";
+		ci.driver_version = "0";
+		ci.backend = "fake";
+		ci.limits = &sl;
+		r.body_case = WEBNN__IPC__REPLY__BODY_CONTEXT;
+		r.context = &ci;
+		fake_reply(fd, cm->serial, &r);
+		return true;
+	}
+	case WEBNN__IPC__CLIENT_MESSAGE__BODY_FLUSH: {
+		f->flushes++;
+		if (f->mode == FAKE_LOSE_ON_FLUSH) {
+			Webnn__Ipc__ContextLost cl = WEBNN__IPC__CONTEXT_LOST__INIT;
+			cl.context_id = cm->flush->context_id;
+			cl.message = "the device fell off the bus";
+			m.body_case = WEBNN__IPC__SERVER_MESSAGE__BODY_CONTEXT_LOST;
+			m.context_lost = &cl;
+			fake_send(fd, &m);
+			return true;
+		}
+		if (f->flushes == 1) { /* an earlier fire-and-forget request failed */
+			Webnn__Ipc__Error e = WEBNN__IPC__ERROR__INIT;
+			Webnn__Ipc__ErrorEvent ev = WEBNN__IPC__ERROR_EVENT__INIT;
+			e.status = WEBNN__IPC__STATUS__OPERATION_ERROR;
+			e.message = "dispatch: the kernel failed";
+			ev.context_id = cm->flush->context_id;
+			ev.error = &e;
+			m.body_case = WEBNN__IPC__SERVER_MESSAGE__BODY_ERROR;
+			m.error = &ev;
+			fake_send(fd, &m);
+		}
+		fake_reply(fd, cm->serial, &r);
+		return true;
+	}
+	case WEBNN__IPC__CLIENT_MESSAGE__BODY_GOODBYE:
+		return false;
+	default:
+		if (cm->serial) /* nothing else is needed by these tests: answer OK */
+			fake_reply(fd, cm->serial, &r);
+		return true;
+	}
+}
+
+static void *fake_main(void *arg)
+{
+	struct fake *f = arg;
+	int fd = accept(f->listen_fd, NULL, NULL);
+	if (fd < 0)
+		return NULL;
+	struct wnn_reader rd;
+	wnn_reader_init(&rd, 0);
+	bool go = true;
+	while (go) {
+		const uint8_t *p;
+		size_t len;
+		int fds[WNN_FRAME_MAX_FDS], nfds = 0;
+		int n = wnn_reader_next(&rd, &p, &len, fds, &nfds);
+		if (n < 0)
+			break;
+		if (n == 0) {
+			struct pollfd pf = { fd, POLLIN, 0 };
+			poll(&pf, 1, -1);
+			if (wnn_reader_fill(&rd, fd) <= 0 && errno != EAGAIN)
+				break;
+			continue;
+		}
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+		Webnn__Ipc__ClientMessage *cm = webnn__ipc__client_message__unpack(NULL, len, p);
+		wnn_reader_consume(&rd);
+		if (!cm)
+			break;
+		go = fake_handle(f, fd, cm);
+		webnn__ipc__client_message__free_unpacked(cm, NULL);
+	}
+	wnn_reader_finish(&rd);
+	close(fd);
+	return NULL;
+}
+
+static void fake_start(struct fake *f, enum fake_mode mode)
+{
+	memset(f, 0, sizeof(*f));
+	f->mode = mode;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/webnn-fake-XXXXXX");
+	ASSERT(mkdtemp(f->dir));
+	snprintf(f->path, sizeof(f->path), "%s/fake.sock", f->dir);
+	f->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", f->path);
+	ASSERT(bind(f->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	ASSERT(listen(f->listen_fd, 4) == 0);
+	ASSERT(pthread_create(&f->thread, NULL, fake_main, f) == 0);
+}
+
+static void fake_stop(struct fake *f)
+{
+	pthread_join(f->thread, NULL);
+	close(f->listen_fd);
+	unlink(f->path);
+	rmdir(f->dir);
+}
+
+static enum webnn_status fake_connect(struct fake *f, struct webnn_context **ctx, char *err,
+				      size_t len)
+{
+	struct webnn_context_options o = WEBNN_CONTEXT_OPTIONS_INIT;
+	o.socket_path = f->path;
+	return webnn_context_create(&o, ctx, err, len);
+}
+
+TEST(client_fake_handshake_failures)
+{
+	struct fake f;
+	struct webnn_context *ctx;
+	char err[512];
+	fake_start(&f, FAKE_OLD_MAJOR);
+	ASSERT_EQ(fake_connect(&f, &ctx, err, sizeof(err)), WEBNN_STATUS_NOT_SUPPORTED);
+	ASSERT(ctx == NULL);
+	ASSERT_CONTAINS(err, "libwebnn needs major version");
+	fake_stop(&f);
+
+	fake_start(&f, FAKE_GOODBYE);
+	ASSERT_EQ(fake_connect(&f, &ctx, err, sizeof(err)), WEBNN_STATUS_NOT_SUPPORTED);
+	ASSERT_CONTAINS(err, "too many connections");
+	fake_stop(&f);
+}
+
+TEST(client_fake_limits_and_event_errors)
+{
+	struct fake f;
+	struct webnn_context *ctx;
+	char err[512];
+	fake_start(&f, FAKE_NORMAL);
+	OK(NULL, fake_connect(&f, &ctx, err, sizeof(err)));
+
+	/* An operator missing from SupportLimits fails build() with NOT_SUPPORTED. */
+	struct webnn_builder *b;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	struct webnn_operand_desc dx = desc_of(WEBNN_FLOAT32, 4, (uint32_t[]){ 1, 1, 4, 4 });
+	struct webnn_operand_desc dw = desc_of(WEBNN_FLOAT32, 4, (uint32_t[]){ 1, 1, 1, 1 });
+	float one = 1;
+	struct webnn_operand *x, *w, *c, *s;
+	OK(ctx, webnn_builder_input(b, "x", &dx, &x));
+	OK(ctx, webnn_builder_constant(b, &dw, &one, sizeof(one), &w));
+	OK(ctx, webnn_builder_conv2d(b, x, w, NULL, &c));
+	OK(ctx, webnn_builder_add(b, x, x, &s));
+	struct webnn_named_operand outs[] = { { "c", c } };
+	struct webnn_graph *g;
+	FAILS(ctx, webnn_builder_build(b, outs, 1, &g), WEBNN_STATUS_NOT_SUPPORTED,
+	      "conv2d is not supported by this context (device fake-device)");
+	webnn_builder_destroy(b);
+
+	/* Data types outside the limits: int32 inputs of add. */
+	OK(ctx, webnn_builder_create(ctx, &b));
+	struct webnn_operand_desc di = desc_of(WEBNN_INT32, 1, (uint32_t[]){ 4 });
+	OK(ctx, webnn_builder_input(b, "i", &di, &x));
+	OK(ctx, webnn_builder_add(b, x, x, &s));
+	outs[0].operand = s;
+	FAILS(ctx, webnn_builder_build(b, outs, 1, &g), WEBNN_STATUS_NOT_SUPPORTED,
+	      "a data type int32 is not supported");
+	webnn_builder_destroy(b);
+
+	/* An ErrorEvent reaches the next flush, once. */
+	FAILS(ctx, webnn_context_flush(ctx), WEBNN_STATUS_OPERATION_ERROR,
+	      "dispatch: the kernel failed");
+	OK(ctx, webnn_context_flush(ctx));
+	webnn_context_destroy(ctx);
+	fake_stop(&f);
+}
+
+TEST(client_fake_context_lost_event)
+{
+	struct fake f;
+	struct webnn_context *ctx;
+	char err[512];
+	fake_start(&f, FAKE_LOSE_ON_FLUSH);
+	OK(NULL, fake_connect(&f, &ctx, err, sizeof(err)));
+	lost_calls = 0;
+	webnn_context_set_lost_callback(ctx, on_lost, NULL);
+	FAILS(ctx, webnn_context_flush(ctx), WEBNN_STATUS_CONTEXT_LOST, "fell off the bus");
+	ASSERT_EQ(lost_calls, 1);
+	ASSERT_STREQ(lost_msg, "the device fell off the bus");
+	ASSERT_EQ(webnn_context_flush(ctx), WEBNN_STATUS_CONTEXT_LOST);
+	ASSERT_EQ(lost_calls, 1);
+	webnn_context_destroy(ctx);
+	fake_stop(&f);
+}
