@@ -1,0 +1,250 @@
+/* Contexts: CreateContext/DestroyContext, opSupportLimits of the backend, context loss. */
+#include "daemon/daemon.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct limits_build {
+	struct daemon_op_limits *ol;
+	enum wnn_op op;
+	uint32_t spec_first;  /* spec mask of the first role */
+	uint32_t supported;   /* first-input types the backend runs */
+	bool first;
+	size_t cap;
+	bool oom;
+};
+
+/* Intersects one spec role limit with what the backend supports. Roles sharing the first
+ * role's type set follow its data type, so they are narrowed the same way; others (indices,
+ * uint8 outputs of comparisons) keep the spec's set. */
+static void limits_role(void *ud, const char *role, uint32_t dtypes, uint32_t min_rank,
+			uint32_t max_rank)
+{
+	struct limits_build *b = ud;
+	struct daemon_op_limits *ol = b->ol;
+	if (b->first) {
+		b->spec_first = dtypes;
+		b->first = false;
+	}
+	if (dtypes == b->spec_first)
+		dtypes &= b->supported;
+	if (!dtypes)
+		return;
+	if (ol->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		Webnn__Ipc__TensorLimit *items = realloc(ol->items, cap * sizeof(*items));
+		if (items)
+			ol->items = items;
+		char(*roles)[32] = realloc(ol->roles, cap * sizeof(*roles));
+		if (roles)
+			ol->roles = roles;
+		if (!items || !roles) {
+			b->oom = true;
+			return;
+		}
+		b->cap = cap;
+	}
+	Webnn__Ipc__TensorLimit *t = &ol->items[ol->n];
+	webnn__ipc__tensor_limit__init(t);
+	snprintf(ol->roles[ol->n], sizeof(ol->roles[0]), "%s", role);
+	t->op = wnn_ops[b->op].id;
+	t->data_types = dtypes;
+	t->min_rank = min_rank;
+	t->max_rank = max_rank > WNN_MAX_RANK ? WNN_MAX_RANK : max_rank;
+	if (strncmp(role, "output", 6) == 0)
+		ol->output_types |= dtypes;
+	else
+		ol->input_types |= dtypes;
+	ol->n++;
+}
+
+void context_limits_init(struct daemon *d)
+{
+	struct daemon_op_limits *ol = &d->op_limits;
+	memset(ol, 0, sizeof(*ol));
+	struct limits_build b = { .ol = ol };
+	for (int op = 0; op < WNN_OP_COUNT; op++) {
+		uint32_t supported = 0;
+		for (int t = 1; t < WNN_DT_COUNT; t++)
+			if ((wnn_ops[op].dtypes & WNN_DT_BIT(t)) &&
+			    d->impl->supports(d->be, (enum wnn_op)op, (enum wnn_dtype)t))
+				supported |= WNN_DT_BIT(t);
+		if (!supported)
+			continue; /* not supported at all: omitted, as PROTOCOL.md says */
+		b.op = (enum wnn_op)op;
+		b.supported = supported;
+		b.first = true;
+		wnn_op_roles((enum wnn_op)op, limits_role, &b);
+	}
+	if (b.oom)
+		log_error("out of memory building opSupportLimits; the list is incomplete");
+	ol->ptrs = ol->n ? malloc(ol->n * sizeof(*ol->ptrs)) : NULL;
+	if (!ol->ptrs)
+		ol->n = 0;
+	for (size_t i = 0; i < ol->n; i++) {
+		ol->items[i].role = ol->roles[i];
+		ol->ptrs[i] = &ol->items[i];
+	}
+	ol->constant_types = ol->input_types;
+	log_debug("opSupportLimits: %zu (operator, role) entries", ol->n);
+}
+
+void context_limits_finish(struct daemon *d)
+{
+	free(d->op_limits.items);
+	free(d->op_limits.roles);
+	free(d->op_limits.ptrs);
+	memset(&d->op_limits, 0, sizeof(d->op_limits));
+}
+
+int handle_create_context(struct session *s, struct request *rq)
+{
+	const Webnn__Ipc__CreateContext *m = rq->msg->create_context;
+	struct daemon *d = s->d;
+	struct wnn_diag diag = { 0 };
+	if (session_check_new_id(s, m->context_id, "CreateContext") < 0)
+		return -1;
+	if (s->ids.count >= d->limits.max_objects) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
+			     "createContext: the connection already has %u objects (the limit)",
+			     s->ids.count);
+		session_send_error_reply(s, rq->serial, &diag);
+		return 0;
+	}
+	struct backend_context_options opts = { .accelerated = true };
+	if (m->has_accelerated)
+		opts.accelerated = m->accelerated;
+	switch (m->power_preference) {
+	case WEBNN__IPC__POWER_PREFERENCE__HIGH_PERFORMANCE:
+		opts.power_preference = WEBNN_POWER_HIGH_PERFORMANCE;
+		break;
+	case WEBNN__IPC__POWER_PREFERENCE__LOW_POWER:
+		opts.power_preference = WEBNN_POWER_LOW_POWER;
+		break;
+	default:
+		opts.power_preference = WEBNN_POWER_DEFAULT;
+		break;
+	}
+	struct context *c = calloc(1, sizeof(*c));
+	if (!c) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "createContext: out of memory");
+		session_send_error_reply(s, rq->serial, &diag);
+		return 0;
+	}
+	enum webnn_status st = d->impl->context_create(d->be, &opts, &c->bctx, &diag);
+	if (st != WEBNN_STATUS_OK) {
+		wnn_diag_set(&diag, st, "createContext: the %s backend failed", d->impl->name);
+		free(c);
+		session_send_error_reply(s, rq->serial, &diag);
+		return 0;
+	}
+	d->impl->context_info(c->bctx, &c->info);
+	obj_init(&c->obj, s, OBJ_CONTEXT, m->context_id);
+	if (session_register(s, &c->obj) < 0)
+		return -1;
+
+	const struct daemon_op_limits *ol = &d->op_limits;
+	Webnn__Ipc__SupportLimits sl = WEBNN__IPC__SUPPORT_LIMITS__INIT;
+	sl.preferred_input_layout = WEBNN__IPC__INPUT_LAYOUT__NCHW;
+	sl.max_tensor_byte_length = d->limits.max_tensor_bytes;
+	sl.input_data_types = ol->input_types;
+	sl.constant_data_types = ol->constant_types;
+	sl.output_data_types = ol->output_types;
+	sl.min_rank = 0;
+	sl.max_rank = d->limits.max_rank;
+	sl.n_ops = ol->n;
+	sl.ops = ol->ptrs;
+	Webnn__Ipc__ContextInfo ci = WEBNN__IPC__CONTEXT_INFO__INIT;
+	ci.accelerated = c->info.accelerated;
+	ci.device_name = c->info.device_name;
+	ci.device_type = c->info.device_type;
+	ci.platform_name = c->info.platform_name;
+	ci.driver_version = c->info.driver_version;
+	ci.backend = (char *)d->impl->name;
+	ci.limits = &sl;
+	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+	r.serial = rq->serial;
+	r.body_case = WEBNN__IPC__REPLY__BODY_CONTEXT;
+	r.context = &ci;
+	session_send_reply(s, &r);
+	log_debug("session %" PRIu64 ": context %" PRIu32 " on %s (%s)", s->no, m->context_id,
+		  c->info.device_name, d->impl->name);
+	return 0;
+}
+
+static bool belongs_to(const struct obj *o, void *ud)
+{
+	const struct context *c = ud;
+	switch (o->kind) {
+	case OBJ_TENSOR:
+		return ((const struct tensor *)o)->ctx == c;
+	case OBJ_CONSTANT:
+		return ((const struct constant *)o)->ctx == c;
+	case OBJ_GRAPH:
+		return ((const struct graph *)o)->ctx == c;
+	default:
+		return false;
+	}
+}
+
+int handle_destroy_context(struct session *s, struct request *rq)
+{
+	struct obj *o = session_lookup(s, rq->msg->destroy_context->context_id, OBJ_CONTEXT,
+				       "DestroyContext");
+	if (!o)
+		return -1;
+	struct context *c = (struct context *)o;
+	/* MLContext.destroy(): everything created from it goes too, and queued work is dropped. */
+	c->closing = true;
+	struct obj *chain = idmap_take(&s->ids, belongs_to, c);
+	while (chain) {
+		struct obj *x = chain;
+		chain = x->dead_next;
+		obj_unref(x);
+	}
+	session_forget(s, o);
+	return 0;
+}
+
+int handle_flush(struct session *s, struct request *rq)
+{
+	struct obj *o = session_lookup(s, rq->msg->flush->context_id, OBJ_CONTEXT, "Flush");
+	if (!o)
+		return -1;
+	struct cmd *cmd = cmd_new(CMD_FLUSH, (struct context *)o);
+	if (!cmd) {
+		session_close(s, "out of memory queueing a flush");
+		return -1;
+	}
+	cmd->serial = rq->serial;
+	timeline_push(cmd);
+	return 0;
+}
+
+void context_lose(struct context *c, const char *message)
+{
+	if (c->lost)
+		return;
+	c->lost = true;
+	snprintf(c->lost_msg, sizeof(c->lost_msg), "%s", message);
+	log_warn("session %" PRIu64 ": context %" PRIu32 " lost: %s", c->obj.s->no, c->obj.id,
+		 message);
+	Webnn__Ipc__ContextLost cl = WEBNN__IPC__CONTEXT_LOST__INIT;
+	cl.context_id = c->obj.id;
+	cl.message = c->lost_msg;
+	Webnn__Ipc__ServerMessage m = WEBNN__IPC__SERVER_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__SERVER_MESSAGE__BODY_CONTEXT_LOST;
+	m.context_lost = &cl;
+	session_send(c->obj.s, &m);
+}
+
+void context_finalize(struct context *c)
+{
+	/* Every tensor, graph and command of the context is gone by now (each holds a ref). */
+	struct session *s = c->obj.s;
+	s->d->impl->context_destroy(c->bctx);
+	free(c);
+	session_unref(s);
+}

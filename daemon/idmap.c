@@ -1,0 +1,168 @@
+/* Client-chosen object ids of one connection: typed objects in an open-addressing hash map. */
+#include "daemon/daemon.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+const char *obj_kind_name(enum obj_kind k)
+{
+	switch (k) {
+	case OBJ_CONTEXT:
+		return "context";
+	case OBJ_TENSOR:
+		return "tensor";
+	case OBJ_CONSTANT:
+		return "constant";
+	case OBJ_GRAPH:
+		return "graph";
+	case OBJ_SHM:
+		return "shm slot";
+	}
+	return "object";
+}
+
+void obj_init(struct obj *o, struct session *s, enum obj_kind kind, uint32_t id)
+{
+	o->id = id;
+	o->kind = kind;
+	o->refs = 1;
+	o->s = s;
+	session_ref(s);
+}
+
+void obj_ref(struct obj *o)
+{
+	o->refs++;
+}
+
+void obj_unref(struct obj *o)
+{
+	if (!o || --o->refs > 0)
+		return;
+	switch (o->kind) {
+	case OBJ_CONTEXT:
+		context_finalize((struct context *)o);
+		break;
+	case OBJ_TENSOR:
+		tensor_finalize((struct tensor *)o);
+		break;
+	case OBJ_CONSTANT:
+		constant_finalize((struct constant *)o);
+		break;
+	case OBJ_GRAPH:
+		graph_finalize((struct graph *)o);
+		break;
+	case OBJ_SHM:
+		shm_finalize((struct shm *)o);
+		break;
+	}
+}
+
+static uint32_t idmap_hash(uint32_t id)
+{
+	id ^= id >> 16;
+	id *= 0x7feb352du;
+	id ^= id >> 15;
+	id *= 0x846ca68bu;
+	id ^= id >> 16;
+	return id;
+}
+
+void idmap_init(struct idmap *m)
+{
+	m->slots = NULL;
+	m->cap = m->count = 0;
+}
+
+void idmap_finish(struct idmap *m)
+{
+	free(m->slots);
+	idmap_init(m);
+}
+
+static void idmap_put(struct obj **slots, uint32_t cap, struct obj *o)
+{
+	uint32_t i = idmap_hash(o->id) & (cap - 1);
+	while (slots[i])
+		i = (i + 1) & (cap - 1);
+	slots[i] = o;
+}
+
+int idmap_insert(struct idmap *m, struct obj *o)
+{
+	if (idmap_get(m, o->id))
+		return -EEXIST;
+	/* Keep the load at most 1/2 so probes stay short. */
+	if ((m->count + 1) * 2 > m->cap) {
+		uint32_t cap = m->cap ? m->cap * 2 : 64;
+		struct obj **slots = calloc(cap, sizeof(*slots));
+		if (!slots)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < m->cap; i++)
+			if (m->slots[i])
+				idmap_put(slots, cap, m->slots[i]);
+		free(m->slots);
+		m->slots = slots;
+		m->cap = cap;
+	}
+	idmap_put(m->slots, m->cap, o);
+	m->count++;
+	return 0;
+}
+
+static int64_t idmap_find(const struct idmap *m, uint32_t id)
+{
+	if (!m->cap || id == 0)
+		return -1;
+	for (uint32_t i = idmap_hash(id) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->slots[i])
+			return -1;
+		if (m->slots[i]->id == id)
+			return i;
+	}
+}
+
+struct obj *idmap_get(const struct idmap *m, uint32_t id)
+{
+	int64_t i = idmap_find(m, id);
+	return i < 0 ? NULL : m->slots[i];
+}
+
+struct obj *idmap_remove(struct idmap *m, uint32_t id)
+{
+	int64_t at = idmap_find(m, id);
+	if (at < 0)
+		return NULL;
+	uint32_t i = (uint32_t)at, mask = m->cap - 1;
+	struct obj *o = m->slots[i];
+	m->slots[i] = NULL;
+	m->count--;
+	/* Backward-shift deletion: move later members of the probe run into the hole. */
+	for (uint32_t j = (i + 1) & mask; m->slots[j]; j = (j + 1) & mask) {
+		uint32_t home = idmap_hash(m->slots[j]->id) & mask;
+		bool movable = (j > i) ? (home <= i || home > j) : (home <= i && home > j);
+		if (movable) {
+			m->slots[i] = m->slots[j];
+			m->slots[j] = NULL;
+			i = j;
+		}
+	}
+	return o;
+}
+
+struct obj *idmap_take(struct idmap *m, bool (*pred)(const struct obj *o, void *ud), void *ud)
+{
+	struct obj *chain = NULL;
+	/* After a removal the backward shift may move another member into slot i: look again. */
+	for (uint32_t i = 0; i < m->cap;) {
+		struct obj *o = m->slots[i];
+		if (o && (!pred || pred(o, ud))) {
+			idmap_remove(m, o->id);
+			o->dead_next = chain;
+			chain = o;
+		} else {
+			i++;
+		}
+	}
+	return chain;
+}

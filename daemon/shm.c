@@ -1,0 +1,173 @@
+/* Shared-memory slots (sealed memfds mapped shared) and resolution of Data into private copies. */
+#include "daemon/daemon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int handle_register_shm(struct session *s, struct request *rq)
+{
+	const Webnn__Ipc__RegisterShm *m = rq->msg->register_shm;
+	struct wnn_diag diag = { 0 };
+	if (rq->n_fds != 1)
+		return session_violation(s, "RegisterShm: expected 1 fd, got %d", rq->n_fds);
+	if (session_check_new_id(s, m->slot_id, "RegisterShm") < 0)
+		return -1;
+	int fd = rq->fds[0];
+	if (s->ids.count >= s->d->limits.max_objects) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
+			     "registerShm: the connection already has %u objects (the limit)",
+			     s->ids.count);
+		goto fail;
+	}
+	if (m->size == 0) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR, "registerShm: size is 0");
+		goto fail;
+	}
+	if (m->size > s->d->limits.max_shm_bytes - s->shm_bytes) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
+			     "registerShm: %" PRIu64 " bytes would exceed the shared memory quota "
+			     "of %" PRIu64 " bytes (%" PRIu64 " registered)",
+			     m->size, s->d->limits.max_shm_bytes, s->shm_bytes);
+		goto fail;
+	}
+	/* Without F_SEAL_SHRINK the client could truncate the file under our mapping (SIGBUS). */
+	int seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
+			     "registerShm: the fd is not a sealable memfd (%s)", strerror(errno));
+		goto fail;
+	}
+	if (!(seals & F_SEAL_SHRINK)) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
+			     "registerShm: the memfd is not sealed with F_SEAL_SHRINK");
+		goto fail;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < m->size) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
+			     "registerShm: the memfd holds %lld bytes, fewer than the %" PRIu64
+			     " announced", (long long)st.st_size, m->size);
+		goto fail;
+	}
+	if (m->size > SIZE_MAX) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR, "registerShm: size too large");
+		goto fail;
+	}
+	bool writable = true;
+	void *map = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED && (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))) {
+		writable = false; /* write-sealed: fine as a source, unusable as a read destination */
+		map = mmap(NULL, m->size, PROT_READ, MAP_SHARED, fd, 0);
+	}
+	if (map == MAP_FAILED) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "registerShm: mmap of %" PRIu64
+			     " bytes failed: %s", m->size, strerror(errno));
+		goto fail;
+	}
+	struct shm *sh = calloc(1, sizeof(*sh));
+	if (!sh) {
+		munmap(map, m->size);
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "registerShm: out of memory");
+		goto fail;
+	}
+	obj_init(&sh->obj, s, OBJ_SHM, m->slot_id);
+	sh->map = map;
+	sh->size = m->size;
+	sh->writable = writable;
+	s->shm_bytes += m->size;
+	if (session_register(s, &sh->obj) < 0)
+		return -1;
+	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+	r.serial = rq->serial;
+	session_send_reply(s, &r);
+	return 0;
+fail:
+	session_send_error_reply(s, rq->serial, &diag);
+	return 0;
+}
+
+int handle_unregister_shm(struct session *s, struct request *rq)
+{
+	struct obj *o = session_lookup(s, rq->msg->unregister_shm->slot_id, OBJ_SHM,
+				       "UnregisterShm");
+	if (!o)
+		return -1;
+	session_forget(s, o);
+	return 0;
+}
+
+void shm_finalize(struct shm *m)
+{
+	struct session *s = m->obj.s;
+	munmap(m->map, m->size);
+	s->shm_bytes -= m->size;
+	free(m);
+	session_unref(s);
+}
+
+struct shm *shm_range(struct session *s, const Webnn__Ipc__ShmRange *r, const char *what)
+{
+	struct obj *o = session_lookup(s, r->slot_id, OBJ_SHM, what);
+	if (!o)
+		return NULL;
+	struct shm *sh = (struct shm *)o;
+	if (r->offset > sh->size || r->size > sh->size - r->offset) {
+		session_violation(s, "%s: shm range [%" PRIu64 ", +%" PRIu64 ") is outside slot %"
+				     PRIu32 " of %" PRIu64 " bytes",
+				  what, r->offset, r->size, r->slot_id, sh->size);
+		return NULL;
+	}
+	return sh;
+}
+
+int shm_resolve(struct session *s, const Webnn__Ipc__Data *data, uint64_t expect,
+		const char *what, uint8_t **out, struct wnn_diag *diag)
+{
+	*out = NULL;
+	const uint8_t *src;
+	uint64_t size;
+	if (!data) {
+		session_violation(s, "%s: data missing", what);
+		return -1;
+	}
+	switch (data->where_case) {
+	case WEBNN__IPC__DATA__WHERE_INLINE:
+		src = data->inline_.data;
+		size = data->inline_.len;
+		break;
+	case WEBNN__IPC__DATA__WHERE_SHM: {
+		struct shm *sh = shm_range(s, data->shm, what);
+		if (!sh)
+			return -1;
+		src = sh->map + data->shm->offset;
+		size = data->shm->size;
+		break;
+	}
+	default:
+		session_violation(s, "%s: data has neither inline bytes nor a shm range", what);
+		return -1;
+	}
+	if (size != expect) {
+		wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+			     "%s: data is %" PRIu64 " bytes, expected %" PRIu64
+			     " (the descriptor's byte length)", what, size, expect);
+		return 0;
+	}
+	/* A private copy: the client may rewrite its slot as soon as we have replied. */
+	uint8_t *copy = malloc(size ? size : 1);
+	if (!copy) {
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory copying %" PRIu64
+			     " bytes", what, size);
+		return 0;
+	}
+	if (size)
+		memcpy(copy, src, size);
+	*out = copy;
+	return 1;
+}

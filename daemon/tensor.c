@@ -1,0 +1,264 @@
+/* MLTensor requests: CreateTensor, WriteTensor, ReadTensor, DestroyTensor, via the timeline. */
+#include "daemon/daemon.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The tensor named by id, or NULL after a protocol violation. */
+static struct tensor *tensor_lookup(struct session *s, uint32_t id, const char *what)
+{
+	return (struct tensor *)session_lookup(s, id, OBJ_TENSOR, what);
+}
+
+int handle_create_tensor(struct session *s, struct request *rq)
+{
+	const Webnn__Ipc__CreateTensor *m = rq->msg->create_tensor;
+	const struct daemon_limits *lim = &s->d->limits;
+	struct wnn_diag diag = { 0 };
+	struct context *c =
+		(struct context *)session_lookup(s, m->context_id, OBJ_CONTEXT, "CreateTensor");
+	if (!c || session_check_new_id(s, m->tensor_id, "CreateTensor") < 0)
+		return -1;
+	bool constant = m->has_constant && m->constant;
+	bool readable = m->has_readable && m->readable;
+	bool writable = m->has_writable && m->writable;
+	struct wnn_desc desc;
+	uint64_t bytes = 0;
+	uint8_t *data = NULL;
+	if (c->lost) {
+		wnn_diag_set(&diag, WEBNN_STATUS_CONTEXT_LOST, "createTensor: context %" PRIu32
+			     " is lost: %s", c->obj.id, c->lost_msg);
+		goto fail;
+	}
+	if (!wnn_desc_from_pb(m->descriptor, &desc, "createTensor: descriptor", &diag))
+		goto fail;
+	wnn_desc_bytes(&desc, &bytes);
+	if (bytes > lim->max_tensor_bytes) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
+			     "createTensor: descriptor: byte length %" PRIu64
+			     " exceeds maxTensorByteLength %" PRIu64, bytes, lim->max_tensor_bytes);
+		goto fail;
+	}
+	if (constant && (readable || writable)) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
+			     "createTensor: a constant tensor cannot be readable or writable");
+		goto fail;
+	}
+	if (constant && !m->data) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
+			     "createConstantTensor: data is required for a constant tensor");
+		goto fail;
+	}
+	if (!constant && m->data) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
+			     "createTensor: initial data is only accepted for constant tensors");
+		goto fail;
+	}
+	if (s->ids.count >= lim->max_objects) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
+			     "createTensor: the connection already has %u objects (the limit)",
+			     s->ids.count);
+		goto fail;
+	}
+	if (constant) {
+		int r = shm_resolve(s, m->data, bytes, "createConstantTensor: data", &data, &diag);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			goto fail;
+	}
+	if (!session_charge(s, bytes * (constant ? 2 : 1))) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
+			     "createTensor: %" PRIu64 " bytes would exceed the connection's quota of "
+			     "%" PRIu64 " bytes (%" PRIu64 " in use)",
+			     bytes, lim->max_session_bytes, s->mem_bytes);
+		goto fail;
+	}
+	struct tensor *t = calloc(1, sizeof(*t));
+	struct cmd *cmd = t ? cmd_new(CMD_CREATE_TENSOR, c) : NULL;
+	uint8_t *host = NULL;
+	if (t && cmd && constant) {
+		host = malloc(bytes);
+		if (host)
+			memcpy(host, data, bytes);
+	}
+	if (!t || !cmd || (constant && !host)) {
+		session_uncharge(s, bytes * (constant ? 2 : 1));
+		free(t);
+		free(host);
+		if (cmd)
+			cmd_discard(cmd);
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "createTensor: out of memory");
+		goto fail;
+	}
+	obj_init(&t->obj, s, OBJ_TENSOR, m->tensor_id);
+	t->ctx = c;
+	obj_ref(&c->obj);
+	t->desc = desc;
+	t->bytes = bytes;
+	/* Constant tensors keep a host copy for graphs; both copies count against the quota. */
+	t->charged = bytes * (constant ? 2 : 1);
+	t->readable = readable;
+	t->writable = writable;
+	t->constant = constant;
+	t->host = host;
+	if (session_register(s, &t->obj) < 0) {
+		free(data);
+		cmd_discard(cmd);
+		return -1;
+	}
+	obj_ref(&t->obj);
+	cmd->tensor = t;
+	cmd->serial = rq->serial;
+	cmd->data = data;
+	cmd->size = bytes;
+	timeline_push(cmd);
+	return 0;
+fail:
+	free(data);
+	context_reply_error(c, rq->serial, &diag);
+	return 0;
+}
+
+int handle_write_tensor(struct session *s, struct request *rq)
+{
+	const Webnn__Ipc__WriteTensor *m = rq->msg->write_tensor;
+	struct wnn_diag diag = { 0 };
+	struct tensor *t = tensor_lookup(s, m->tensor_id, "WriteTensor");
+	if (!t)
+		return -1;
+	if (m->data && m->data->where_case == WEBNN__IPC__DATA__WHERE_SHM && rq->serial == 0)
+		return session_violation(s, "WriteTensor: a serial is required with shm data");
+	struct context *c = t->ctx;
+	uint8_t *data = NULL;
+	uint64_t bytes = 0;
+	wnn_desc_bytes(&t->desc, &bytes);
+	int r = shm_resolve(s, m->data, bytes, "writeTensor: data", &data, &diag);
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		goto fail;
+	if (c->lost) {
+		wnn_diag_set(&diag, WEBNN_STATUS_CONTEXT_LOST, "writeTensor: context %" PRIu32
+			     " is lost: %s", c->obj.id, c->lost_msg);
+		goto fail;
+	}
+	if (t->constant) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
+			     "writeTensor: tensor %" PRIu32 " is a constant tensor", t->obj.id);
+		goto fail;
+	}
+	if (!t->writable) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
+			     "writeTensor: tensor %" PRIu32 " was not created writable", t->obj.id);
+		goto fail;
+	}
+	struct cmd *cmd = cmd_new(CMD_WRITE, c);
+	if (!cmd) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "writeTensor: out of memory");
+		goto fail;
+	}
+	obj_ref(&t->obj);
+	cmd->tensor = t;
+	cmd->serial = rq->serial;
+	cmd->data = data;
+	cmd->size = bytes;
+	timeline_push(cmd);
+	return 0;
+fail:
+	free(data);
+	context_fail(c, rq->serial, t->obj.id, &diag);
+	return 0;
+}
+
+int handle_read_tensor(struct session *s, struct request *rq)
+{
+	const Webnn__Ipc__ReadTensor *m = rq->msg->read_tensor;
+	struct wnn_diag diag = { 0 };
+	struct tensor *t = tensor_lookup(s, m->tensor_id, "ReadTensor");
+	if (!t)
+		return -1;
+	struct context *c = t->ctx;
+	struct shm *dest = NULL;
+	if (m->dest && !(dest = shm_range(s, m->dest, "ReadTensor: dest")))
+		return -1;
+	uint64_t bytes = 0;
+	wnn_desc_bytes(&t->desc, &bytes);
+	if (c->lost) {
+		wnn_diag_set(&diag, WEBNN_STATUS_CONTEXT_LOST, "readTensor: context %" PRIu32
+			     " is lost: %s", c->obj.id, c->lost_msg);
+		goto fail;
+	}
+	if (t->constant || !t->readable) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR, "readTensor: tensor %" PRIu32 " %s",
+			     t->obj.id, t->constant ? "is a constant tensor"
+						    : "was not created readable");
+		goto fail;
+	}
+	if (dest && m->dest->size < bytes) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
+			     "readTensor: destination holds %" PRIu64 " bytes, the tensor %" PRIu64,
+			     m->dest->size, bytes);
+		goto fail;
+	}
+	if (dest && !dest->writable) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
+			     "readTensor: destination slot %" PRIu32 " is write-sealed",
+			     dest->obj.id);
+		goto fail;
+	}
+	if (!dest && bytes > s->d->limits.max_inline_bytes) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
+			     "readTensor: tensor %" PRIu32 " is %" PRIu64 " bytes, more than "
+			     "max_inline_bytes (%u): a shm destination is required",
+			     t->obj.id, bytes, s->d->limits.max_inline_bytes);
+		goto fail;
+	}
+	struct cmd *cmd = cmd_new(CMD_READ, c);
+	uint8_t *buf = (cmd && !dest) ? malloc(bytes) : NULL;
+	if (!cmd || (!dest && !buf)) {
+		if (cmd)
+			cmd_discard(cmd);
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "readTensor: out of memory");
+		goto fail;
+	}
+	obj_ref(&t->obj);
+	cmd->tensor = t;
+	cmd->serial = rq->serial;
+	cmd->data = buf;
+	cmd->size = bytes;
+	if (dest) {
+		obj_ref(&dest->obj);
+		cmd->dest = dest;
+		cmd->dest_off = m->dest->offset;
+	}
+	timeline_push(cmd);
+	return 0;
+fail:
+	context_reply_error(c, rq->serial, &diag);
+	return 0;
+}
+
+int handle_destroy_tensor(struct session *s, struct request *rq)
+{
+	struct obj *o = session_lookup(s, rq->msg->destroy_tensor->tensor_id, OBJ_TENSOR,
+				       "DestroyTensor");
+	if (!o)
+		return -1;
+	session_forget(s, o);
+	return 0;
+}
+
+void tensor_finalize(struct tensor *t)
+{
+	/* Device memory goes in timeline order, after the work already queued that uses it. */
+	struct cmd *cmd = cmd_new(CMD_RELEASE_TENSOR, t->ctx);
+	if (!cmd) {
+		log_error("out of memory releasing tensor %" PRIu32 "; its memory leaks", t->obj.id);
+		return;
+	}
+	cmd->tensor = t;
+	timeline_push(cmd);
+}

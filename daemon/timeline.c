@@ -1,0 +1,458 @@
+/* Per-context in-order timelines: one command at a time on the libuv thread pool. */
+#include "daemon/daemon.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct cmd *cmd_new(enum cmd_type type, struct context *c)
+{
+	struct cmd *cmd = calloc(1, sizeof(*cmd));
+	if (!cmd)
+		return NULL;
+	cmd->type = type;
+	cmd->ctx = c;
+	obj_ref(&c->obj);
+	cmd->work.data = cmd;
+	return cmd;
+}
+
+static bool cmd_is_release(const struct cmd *cmd)
+{
+	return cmd->type == CMD_RELEASE_TENSOR || cmd->type == CMD_RELEASE_GRAPH;
+}
+
+static void cmd_free(struct cmd *cmd)
+{
+	switch (cmd->type) {
+	case CMD_RELEASE_TENSOR: {
+		struct tensor *t = cmd->tensor; /* refs already 0: this command owns it */
+		session_uncharge(t->obj.s, t->charged);
+		free(t->host);
+		free(t->poison);
+		obj_unref(&t->ctx->obj);
+		struct session *s = t->obj.s;
+		free(t);
+		session_unref(s);
+		break;
+	}
+	case CMD_RELEASE_GRAPH: {
+		struct graph *g = cmd->graph;
+		struct session *s = g->obj.s;
+		for (size_t i = 0; i < g->n_deps; i++)
+			obj_unref(g->deps[i]);
+		free(g->deps);
+		session_uncharge(s, g->mem_bytes);
+		session_pb_free(g->msg);
+		free(g->descs);
+		free(g->cdata);
+		free(g->in_ops);
+		free(g->out_ops);
+		free(g->scalars);
+		obj_unref(&g->ctx->obj);
+		free(g);
+		session_unref(s);
+		break;
+	}
+	default:
+		if (cmd->tensor)
+			obj_unref(&cmd->tensor->obj);
+		if (cmd->graph)
+			obj_unref(&cmd->graph->obj);
+		break;
+	}
+	for (size_t i = 0; i < cmd->n_ins; i++)
+		obj_unref(&cmd->ins[i]->obj);
+	for (size_t i = 0; i < cmd->n_outs; i++)
+		obj_unref(&cmd->outs[i]->obj);
+	free(cmd->ins);
+	free(cmd->outs);
+	if (cmd->dest)
+		obj_unref(&cmd->dest->obj);
+	free(cmd->data);
+	struct context *c = cmd->ctx;
+	free(cmd);
+	obj_unref(&c->obj);
+}
+
+void cmd_discard(struct cmd *cmd)
+{
+	cmd_free(cmd);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Thread-pool side: only backend calls and the command's own fields. */
+static void cmd_work(uv_work_t *w)
+{
+	struct cmd *cmd = w->data;
+	const struct backend_impl *impl = cmd->ctx->obj.s->d->impl;
+	struct wnn_diag *diag = &cmd->diag;
+	struct tensor *t = cmd->tensor;
+	switch (cmd->type) {
+	case CMD_CREATE_TENSOR:
+		cmd->status = impl->tensor_create(cmd->ctx->bctx, &t->desc, &t->bt, diag);
+		if (cmd->status == WEBNN_STATUS_OK && cmd->data)
+			cmd->status = impl->tensor_write(t->bt, cmd->data, cmd->size, diag);
+		break;
+	case CMD_WRITE:
+		cmd->status = impl->tensor_write(t->bt, cmd->data, cmd->size, diag);
+		break;
+	case CMD_READ: {
+		void *dst = cmd->dest ? (void *)(cmd->dest->map + cmd->dest_off) : cmd->data;
+		cmd->status = impl->tensor_read(t->bt, dst, (size_t)t->bytes, diag);
+		break;
+	}
+	case CMD_DISPATCH: {
+		struct backend_tensor **bts = malloc(sizeof(*bts) * (cmd->n_ins + cmd->n_outs + 1));
+		if (!bts) {
+			cmd->status = wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+						   "dispatch: out of memory");
+			break;
+		}
+		for (size_t i = 0; i < cmd->n_ins; i++)
+			bts[i] = cmd->ins[i]->bt;
+		for (size_t i = 0; i < cmd->n_outs; i++)
+			bts[cmd->n_ins + i] = cmd->outs[i]->bt;
+		cmd->status = impl->execute(cmd->graph->plan, bts, bts + cmd->n_ins, diag);
+		free(bts);
+		break;
+	}
+	case CMD_COMPILE: {
+		double t0 = now_ms();
+		cmd->status = impl->compile(cmd->ctx->bctx, &cmd->graph->bg, &cmd->graph->plan, diag);
+		cmd->ms = now_ms() - t0;
+		break;
+	}
+	case CMD_RELEASE_TENSOR:
+		if (t->bt)
+			impl->tensor_destroy(t->bt);
+		t->bt = NULL;
+		break;
+	case CMD_RELEASE_GRAPH:
+		if (cmd->graph->plan)
+			impl->plan_destroy(cmd->graph->plan);
+		cmd->graph->plan = NULL;
+		break;
+	case CMD_FLUSH:
+	case CMD_REPLY:
+		break;
+	}
+	if (cmd->status != WEBNN_STATUS_OK && diag->status == WEBNN_STATUS_OK)
+		wnn_diag_set(diag, cmd->status, "the %s backend failed without a message",
+			     impl->name);
+}
+
+static void set_poison(struct tensor *t, const char *why)
+{
+	free(t->poison);
+	t->poison = strdup(why);
+}
+
+static void cmd_reply_ok(struct cmd *cmd, Webnn__Ipc__Reply *r)
+{
+	r->serial = cmd->serial;
+	session_send_reply(cmd->ctx->obj.s, r);
+}
+
+static void cmd_fail(struct cmd *cmd, uint32_t object_id)
+{
+	struct session *s = cmd->ctx->obj.s;
+	if (cmd->serial)
+		session_send_error_reply(s, cmd->serial, &cmd->diag);
+	else
+		session_send_error_event(s, cmd->ctx->obj.id, object_id, &cmd->diag);
+}
+
+/* Loop side, after the work (or instead of it): replies, events, poison, loss. */
+static void cmd_complete(struct cmd *cmd)
+{
+	struct context *c = cmd->ctx;
+	struct session *s = c->obj.s;
+	bool ok = cmd->status == WEBNN_STATUS_OK;
+	if (cmd->status == WEBNN_STATUS_CONTEXT_LOST)
+		context_lose(c, cmd->diag.message);
+	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+	switch (cmd->type) {
+	case CMD_CREATE_TENSOR:
+		if (ok) {
+			cmd_reply_ok(cmd, &r);
+		} else {
+			cmd->tensor->failed = true;
+			set_poison(cmd->tensor, cmd->diag.message);
+			cmd_fail(cmd, cmd->tensor->obj.id);
+			/* The client saw the failure and will not destroy it: free the id. */
+			session_forget(s, &cmd->tensor->obj);
+		}
+		break;
+	case CMD_WRITE:
+		if (ok) {
+			free(cmd->tensor->poison);
+			cmd->tensor->poison = NULL;
+			if (cmd->serial)
+				cmd_reply_ok(cmd, &r);
+		} else {
+			set_poison(cmd->tensor, cmd->diag.message);
+			cmd_fail(cmd, cmd->tensor->obj.id);
+		}
+		break;
+	case CMD_READ:
+		if (ok) {
+			Webnn__Ipc__ReadTensorReply rr = WEBNN__IPC__READ_TENSOR_REPLY__INIT;
+			if (!cmd->dest) {
+				rr.has_data = true;
+				rr.data.data = cmd->data;
+				rr.data.len = cmd->size;
+			}
+			r.body_case = WEBNN__IPC__REPLY__BODY_READ_TENSOR;
+			r.read_tensor = &rr;
+			cmd_reply_ok(cmd, &r);
+		} else {
+			cmd_fail(cmd, cmd->tensor->obj.id);
+		}
+		break;
+	case CMD_DISPATCH:
+		if (ok) {
+			for (size_t i = 0; i < cmd->n_outs; i++) {
+				free(cmd->outs[i]->poison);
+				cmd->outs[i]->poison = NULL;
+			}
+		} else {
+			char why[WNN_MAX_DIAG + 64];
+			snprintf(why, sizeof(why), "dispatch of graph %" PRIu32 " failed: %s",
+				 cmd->graph->obj.id, cmd->diag.message);
+			for (size_t i = 0; i < cmd->n_outs; i++)
+				set_poison(cmd->outs[i], why);
+			cmd_fail(cmd, cmd->graph->obj.id);
+		}
+		break;
+	case CMD_COMPILE:
+		if (ok) {
+			cmd->graph->compiled = true;
+			Webnn__Ipc__BuildGraphReply br = WEBNN__IPC__BUILD_GRAPH_REPLY__INIT;
+			br.compile_ms = cmd->ms;
+			r.body_case = WEBNN__IPC__REPLY__BODY_BUILD_GRAPH;
+			r.build_graph = &br;
+			cmd_reply_ok(cmd, &r);
+			log_debug("session %" PRIu64 ": graph %" PRIu32 " compiled in %.1f ms", s->no,
+				  cmd->graph->obj.id, cmd->ms);
+		} else {
+			cmd->graph->failed = true;
+			snprintf(cmd->graph->fail_msg, sizeof(cmd->graph->fail_msg), "%s",
+				 cmd->diag.message);
+			cmd_fail(cmd, cmd->graph->obj.id);
+			session_forget(s, &cmd->graph->obj);
+		}
+		break;
+	case CMD_FLUSH:
+		if (ok)
+			cmd_reply_ok(cmd, &r);
+		else
+			cmd_fail(cmd, 0);
+		break;
+	case CMD_REPLY:
+		if (cmd->data && !s->closed) {
+			server_queue(s, cmd->data, cmd->size);
+			cmd->data = NULL;
+		}
+		break;
+	case CMD_RELEASE_TENSOR:
+	case CMD_RELEASE_GRAPH:
+		break;
+	}
+}
+
+/* Loop-side checks made when a command reaches the head of its timeline; false when it was
+ * completed without needing the pool. */
+static bool cmd_prepare(struct cmd *cmd)
+{
+	struct context *c = cmd->ctx;
+	struct wnn_diag *diag = &cmd->diag;
+	if (cmd_is_release(cmd))
+		return cmd->type == CMD_RELEASE_TENSOR ? cmd->tensor->bt != NULL
+						       : cmd->graph->plan != NULL;
+	if (cmd->type == CMD_REPLY) {
+		/* A reply queued behind other work is due even on a lost context. */
+		cmd_complete(cmd);
+		return false;
+	}
+	if (c->lost) {
+		cmd->status = wnn_diag_set(diag, WEBNN_STATUS_CONTEXT_LOST,
+					   "context %" PRIu32 " is lost: %s", c->obj.id, c->lost_msg);
+		goto done;
+	}
+	struct tensor *t = cmd->tensor;
+	switch (cmd->type) {
+	case CMD_WRITE:
+		if (t->failed)
+			cmd->status = wnn_diag_set(diag, WEBNN_STATUS_INVALID_STATE,
+						   "writeTensor: tensor %" PRIu32
+						   " was never created: %s", t->obj.id, t->poison);
+		break;
+	case CMD_READ:
+		if (t->failed)
+			cmd->status = wnn_diag_set(diag, WEBNN_STATUS_INVALID_STATE,
+						   "readTensor: tensor %" PRIu32
+						   " was never created: %s", t->obj.id, t->poison);
+		else if (t->poison)
+			cmd->status = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+						   "readTensor: tensor %" PRIu32
+						   " holds no valid data: %s", t->obj.id, t->poison);
+		break;
+	case CMD_DISPATCH: {
+		struct graph *g = cmd->graph;
+		if (g->failed) {
+			cmd->status = wnn_diag_set(diag, WEBNN_STATUS_INVALID_STATE,
+						   "dispatch: graph %" PRIu32
+						   " failed to build: %s", g->obj.id, g->fail_msg);
+			break;
+		}
+		for (size_t i = 0; i < cmd->n_ins + cmd->n_outs; i++) {
+			bool in = i < cmd->n_ins;
+			struct tensor *x = in ? cmd->ins[i] : cmd->outs[i - cmd->n_ins];
+			const Webnn__Ipc__NamedOperand *no =
+				in ? g->msg->build_graph->graph->inputs[i]
+				   : g->msg->build_graph->graph->outputs[i - cmd->n_ins];
+			if (x->failed) {
+				cmd->status = wnn_diag_set(
+					diag, WEBNN_STATUS_INVALID_STATE,
+					"dispatch: %s '%s': tensor %" PRIu32 " was never created",
+					in ? "input" : "output", no->name, x->obj.id);
+				break;
+			}
+			if (in && x->poison) {
+				cmd->status = wnn_diag_set(
+					diag, WEBNN_STATUS_OPERATION_ERROR,
+					"dispatch: input '%s': tensor %" PRIu32
+					" holds no valid data: %s", no->name, x->obj.id, x->poison);
+				break;
+			}
+		}
+		break;
+	}
+	case CMD_FLUSH:
+		cmd_complete(cmd);
+		return false;
+	default:
+		break;
+	}
+done:
+	if (cmd->status != WEBNN_STATUS_OK) {
+		cmd_complete(cmd);
+		return false;
+	}
+	return true;
+}
+
+static void timeline_kick(struct context *c);
+
+static void cmd_after(uv_work_t *w, int status)
+{
+	struct cmd *cmd = w->data;
+	struct context *c = cmd->ctx;
+	(void)status; /* never cancelled: uv_cancel is not used */
+	obj_ref(&c->obj);
+	c->running = false;
+	if (!cmd_is_release(cmd) && !c->closing)
+		cmd_complete(cmd);
+	cmd_free(cmd);
+	timeline_kick(c);
+	obj_unref(&c->obj);
+}
+
+static void timeline_kick(struct context *c)
+{
+	if (c->kicking)
+		return; /* the outer loop below picks up what nested pushes appended */
+	c->kicking = true;
+	obj_ref(&c->obj);
+	while (!c->running && c->head) {
+		struct cmd *cmd = c->head;
+		c->head = cmd->next;
+		if (!c->head)
+			c->tail = NULL;
+		cmd->next = NULL;
+		if (c->closing && !cmd_is_release(cmd)) {
+			cmd_free(cmd); /* dropped: nobody is listening any more */
+			continue;
+		}
+		if (!cmd_prepare(cmd)) {
+			cmd_free(cmd);
+			continue;
+		}
+		c->running = true;
+		int r = uv_queue_work(c->obj.s->d->loop, &cmd->work, cmd_work, cmd_after);
+		if (r != 0) {
+			/* Only fails on invalid arguments; run it here rather than lose it. */
+			log_error("uv_queue_work: %s", uv_strerror(r));
+			cmd_work(&cmd->work);
+			cmd_after(&cmd->work, 0);
+		}
+	}
+	c->kicking = false;
+	obj_unref(&c->obj);
+}
+
+void timeline_push(struct cmd *cmd)
+{
+	struct context *c = cmd->ctx;
+	if (c->tail)
+		c->tail->next = cmd;
+	else
+		c->head = cmd;
+	c->tail = cmd;
+	timeline_kick(c);
+}
+
+void context_reply(struct context *c, Webnn__Ipc__Reply *reply)
+{
+	struct session *s = c->obj.s;
+	if (!c->running && !c->head) {
+		session_send_reply(s, reply);
+		return;
+	}
+	/* Work is queued: the reply waits its turn so replies stay in request order. */
+	Webnn__Ipc__ServerMessage m = WEBNN__IPC__SERVER_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY;
+	m.reply = reply;
+	size_t len;
+	uint8_t *buf = wnn_frame_pack(&m, &len);
+	struct cmd *cmd = buf ? cmd_new(CMD_REPLY, c) : NULL;
+	if (!cmd) {
+		free(buf);
+		session_close(s, "out of memory queueing a reply");
+		return;
+	}
+	cmd->data = buf;
+	cmd->size = len;
+	timeline_push(cmd);
+}
+
+void context_reply_error(struct context *c, uint64_t serial, const struct wnn_diag *diag)
+{
+	log_debug("session %" PRIu64 ": reply %" PRIu64 " failed: %s", c->obj.s->no, serial,
+		  diag->message);
+	Webnn__Ipc__Error err = WEBNN__IPC__ERROR__INIT;
+	err.status = (Webnn__Ipc__Status)diag->status;
+	err.message = (char *)diag->message;
+	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+	r.serial = serial;
+	r.error = &err;
+	context_reply(c, &r);
+}
+
+void context_fail(struct context *c, uint64_t serial, uint32_t object_id,
+		  const struct wnn_diag *diag)
+{
+	if (serial)
+		context_reply_error(c, serial, diag);
+	else
+		session_send_error_event(c->obj.s, c->obj.id, object_id, diag);
+}

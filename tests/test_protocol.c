@@ -1,0 +1,1008 @@
+/* Raw wire-protocol tests against a real webnnd: handshake, violations, shm, graphs, shutdown. */
+#include "tests/test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proto/wire.h"
+#include "proto/wnn.h"
+
+/* ---- a minimal raw client */
+
+struct pt_conn {
+	int fd;
+	struct wnn_reader r;
+	uint64_t serial;
+};
+
+static const char *const pt_reference[] = { "--backend", "reference", NULL };
+
+static void pt_connect(struct pt_conn *c, const struct test_daemon *d)
+{
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT(c->fd >= 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", d->socket_path);
+	ASSERT_MSG(connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "connect: %s",
+		   strerror(errno));
+	wnn_reader_init(&c->r, 0);
+	c->serial = 0;
+}
+
+static void pt_close(struct pt_conn *c)
+{
+	wnn_reader_finish(&c->r);
+	close(c->fd);
+	c->fd = -1;
+}
+
+static void pt_send_fds(struct pt_conn *c, Webnn__Ipc__ClientMessage *m, const int *fds,
+			int n_fds)
+{
+	size_t len = webnn__ipc__client_message__get_packed_size(m);
+	uint8_t *buf = malloc(len ? len : 1);
+	ASSERT(buf);
+	webnn__ipc__client_message__pack(m, buf);
+	int r = wnn_frame_send(c->fd, buf, len, fds, n_fds);
+	free(buf);
+	ASSERT_MSG(r == 0, "send: %s", strerror(-r));
+}
+
+static void pt_send(struct pt_conn *c, Webnn__Ipc__ClientMessage *m)
+{
+	pt_send_fds(c, m, NULL, 0);
+}
+
+/* Next server message, or NULL on EOF / connection reset / 10 s of silence. */
+static Webnn__Ipc__ServerMessage *pt_recv(struct pt_conn *c)
+{
+	for (;;) {
+		const uint8_t *payload;
+		size_t len;
+		int fds[WNN_FRAME_MAX_FDS], n_fds = 0;
+		int nr = wnn_reader_next(&c->r, &payload, &len, fds, &n_fds);
+		ASSERT(nr >= 0);
+		if (nr == 1) {
+			Webnn__Ipc__ServerMessage *m =
+				webnn__ipc__server_message__unpack(NULL, len, payload);
+			ASSERT_MSG(m, "the daemon sent an undecodable message");
+			wnn_reader_consume(&c->r);
+			return m;
+		}
+		struct pollfd p = { c->fd, POLLIN, 0 };
+		int pr = poll(&p, 1, 10000);
+		ASSERT_MSG(pr > 0, "no message from the daemon within 10 s");
+		int r = wnn_reader_fill(&c->r, c->fd);
+		if (r == -EAGAIN)
+			continue;
+		if (r == 0 || r == -ECONNRESET)
+			return NULL;
+		ASSERT_MSG(r > 0, "read: %s", strerror(-r));
+	}
+}
+
+/* Sends m with a fresh serial and returns the Reply to it (events before it are skipped). */
+static Webnn__Ipc__ServerMessage *pt_call_fds(struct pt_conn *c, Webnn__Ipc__ClientMessage *m,
+					      const int *fds, int n_fds)
+{
+	m->has_serial = true;
+	m->serial = ++c->serial;
+	pt_send_fds(c, m, fds, n_fds);
+	for (;;) {
+		Webnn__Ipc__ServerMessage *s = pt_recv(c);
+		ASSERT_MSG(s, "connection closed while waiting for reply %llu",
+			   (unsigned long long)m->serial);
+		if (s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_GOODBYE)
+			FAIL("unexpected Goodbye: %s", s->goodbye->reason);
+		if (s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY) {
+			ASSERT_EQ(s->reply->serial, m->serial);
+			return s;
+		}
+		webnn__ipc__server_message__free_unpacked(s, NULL);
+	}
+}
+
+static Webnn__Ipc__ServerMessage *pt_call(struct pt_conn *c, Webnn__Ipc__ClientMessage *m)
+{
+	return pt_call_fds(c, m, NULL, 0);
+}
+
+static void pt_free(Webnn__Ipc__ServerMessage *s)
+{
+	webnn__ipc__server_message__free_unpacked(s, NULL);
+}
+
+/* Expects a successful reply and frees it. */
+static void pt_call_ok(struct pt_conn *c, Webnn__Ipc__ClientMessage *m)
+{
+	Webnn__Ipc__ServerMessage *s = pt_call(c, m);
+	ASSERT_MSG(!s->reply->error, "request failed: %s", s->reply->error->message);
+	pt_free(s);
+}
+
+/* Expects Reply{error} with the status and a message containing needle. */
+static void pt_call_err(struct pt_conn *c, Webnn__Ipc__ClientMessage *m, int status,
+			const char *needle)
+{
+	Webnn__Ipc__ServerMessage *s = pt_call(c, m);
+	ASSERT_MSG(s->reply->error, "request succeeded, expected an error containing '%s'",
+		   needle);
+	ASSERT_EQ(s->reply->error->status, status);
+	ASSERT_CONTAINS(s->reply->error->message, needle);
+	pt_free(s);
+}
+
+/* Expects Goodbye{reason containing needle} and then the end of the connection. */
+static void pt_expect_goodbye(struct pt_conn *c, const char *needle)
+{
+	Webnn__Ipc__ServerMessage *s;
+	while ((s = pt_recv(c)) && s->body_case != WEBNN__IPC__SERVER_MESSAGE__BODY_GOODBYE)
+		pt_free(s);
+	ASSERT_MSG(s, "connection closed without a Goodbye (expected '%s')", needle);
+	ASSERT_CONTAINS(s->goodbye->reason, needle);
+	pt_free(s);
+	ASSERT_MSG(pt_recv(c) == NULL, "the daemon kept talking after Goodbye");
+}
+
+static void pt_hello(struct pt_conn *c)
+{
+	Webnn__Ipc__Hello h = WEBNN__IPC__HELLO__INIT;
+	h.major = WNN_PROTOCOL_MAJOR;
+	h.minor = WNN_PROTOCOL_MINOR;
+	h.client_name = "test_protocol";
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_HELLO;
+	m.hello = &h;
+	Webnn__Ipc__ServerMessage *s = pt_call(c, &m);
+	ASSERT(!s->reply->error);
+	ASSERT_EQ(s->reply->body_case, WEBNN__IPC__REPLY__BODY_HELLO);
+	pt_free(s);
+}
+
+static Webnn__Ipc__ServerMessage *pt_create_context_reply(struct pt_conn *c, uint32_t id)
+{
+	Webnn__Ipc__CreateContext cc = WEBNN__IPC__CREATE_CONTEXT__INIT;
+	cc.context_id = id;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_CREATE_CONTEXT;
+	m.create_context = &cc;
+	return pt_call(c, &m);
+}
+
+static void pt_create_context(struct pt_conn *c, uint32_t id)
+{
+	Webnn__Ipc__ServerMessage *s = pt_create_context_reply(c, id);
+	ASSERT_MSG(!s->reply->error, "createContext: %s", s->reply->error->message);
+	pt_free(s);
+}
+
+/* A CreateTensor message over the given shape; the caller sends it. */
+struct pt_tensor_msg {
+	Webnn__Ipc__ClientMessage m;
+	Webnn__Ipc__CreateTensor ct;
+	Webnn__Ipc__OperandDescriptor d;
+	uint32_t shape[WNN_MAX_RANK + 2];
+};
+
+static void pt_tensor_msg(struct pt_tensor_msg *t, uint32_t ctx, uint32_t id, int type,
+			  const uint32_t *shape, size_t rank, bool readable, bool writable)
+{
+	webnn__ipc__client_message__init(&t->m);
+	webnn__ipc__create_tensor__init(&t->ct);
+	webnn__ipc__operand_descriptor__init(&t->d);
+	memcpy(t->shape, shape, sizeof(uint32_t) * rank);
+	t->d.data_type = (Webnn__Ipc__DataType)type;
+	t->d.n_shape = rank;
+	t->d.shape = t->shape;
+	t->ct.context_id = ctx;
+	t->ct.tensor_id = id;
+	t->ct.descriptor = &t->d;
+	t->ct.has_readable = t->ct.has_writable = true;
+	t->ct.readable = readable;
+	t->ct.writable = writable;
+	t->m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_CREATE_TENSOR;
+	t->m.create_tensor = &t->ct;
+}
+
+static void pt_create_tensor(struct pt_conn *c, uint32_t ctx, uint32_t id, const uint32_t *shape,
+			     size_t rank)
+{
+	struct pt_tensor_msg t;
+	pt_tensor_msg(&t, ctx, id, WEBNN__IPC__DATA_TYPE__FLOAT32, shape, rank, true, true);
+	pt_call_ok(c, &t.m);
+}
+
+static void pt_write_inline(struct pt_conn *c, uint32_t id, const void *bytes, size_t len)
+{
+	Webnn__Ipc__Data data = WEBNN__IPC__DATA__INIT;
+	data.where_case = WEBNN__IPC__DATA__WHERE_INLINE;
+	data.inline_.data = (uint8_t *)bytes;
+	data.inline_.len = len;
+	Webnn__Ipc__WriteTensor w = WEBNN__IPC__WRITE_TENSOR__INIT;
+	w.tensor_id = id;
+	w.data = &data;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_WRITE_TENSOR;
+	m.write_tensor = &w;
+	pt_send(c, &m);
+}
+
+static Webnn__Ipc__ServerMessage *pt_read_reply(struct pt_conn *c, uint32_t id)
+{
+	Webnn__Ipc__ReadTensor r = WEBNN__IPC__READ_TENSOR__INIT;
+	r.tensor_id = id;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_READ_TENSOR;
+	m.read_tensor = &r;
+	return pt_call(c, &m);
+}
+
+/* Reads a tensor inline and compares it with want. */
+static void pt_read_expect(struct pt_conn *c, uint32_t id, const float *want, size_t n)
+{
+	Webnn__Ipc__ServerMessage *s = pt_read_reply(c, id);
+	ASSERT_MSG(!s->reply->error, "readTensor: %s", s->reply->error->message);
+	ASSERT_EQ(s->reply->body_case, WEBNN__IPC__REPLY__BODY_READ_TENSOR);
+	ASSERT(s->reply->read_tensor->has_data);
+	ASSERT_EQ(s->reply->read_tensor->data.len, n * sizeof(float));
+	const float *got = (const float *)s->reply->read_tensor->data.data;
+	for (size_t i = 0; i < n; i++)
+		ASSERT_MSG(got[i] == want[i], "element %zu: got %g, want %g", i, got[i], want[i]);
+	pt_free(s);
+}
+
+/* Context id, tensor create/write/read round trip with values derived from seed. */
+static void pt_roundtrip(struct pt_conn *c, uint32_t ctx, uint32_t tensor, float seed)
+{
+	float v[6];
+	for (int i = 0; i < 6; i++)
+		v[i] = seed + (float)i * 0.5f;
+	pt_create_tensor(c, ctx, tensor, (const uint32_t[]){ 2, 3 }, 2);
+	pt_write_inline(c, tensor, v, sizeof(v));
+	pt_read_expect(c, tensor, v, 6);
+}
+
+/* ---- graphs, written out as the client library would send them */
+
+struct pt_graph {
+	Webnn__Ipc__ClientMessage m;
+	Webnn__Ipc__BuildGraph bg;
+	Webnn__Ipc__GraphInfo gi;
+	Webnn__Ipc__Operand operands[4], *op_ptrs[4];
+	Webnn__Ipc__OperandDescriptor descs[4];
+	uint32_t shapes[4][4];
+	Webnn__Ipc__Operation op, *op_ptr;
+	Webnn__Ipc__ElementwiseBinary bin;
+	Webnn__Ipc__ElementwiseUnary un;
+	Webnn__Ipc__Conv2d conv;
+	Webnn__Ipc__NamedOperand names[4], *in_ptrs[3], *out_ptr;
+};
+
+static void pt_operand(struct pt_graph *g, int i, Webnn__Ipc__OperandKind kind, const char *name,
+		       const uint32_t *shape, size_t rank)
+{
+	webnn__ipc__operand__init(&g->operands[i]);
+	webnn__ipc__operand_descriptor__init(&g->descs[i]);
+	memcpy(g->shapes[i], shape, sizeof(uint32_t) * rank);
+	g->descs[i].data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
+	g->descs[i].n_shape = rank;
+	g->descs[i].shape = g->shapes[i];
+	g->operands[i].kind = kind;
+	g->operands[i].descriptor = &g->descs[i];
+	g->operands[i].name = (char *)name;
+	g->op_ptrs[i] = &g->operands[i];
+}
+
+static void pt_graph_init(struct pt_graph *g, uint32_t ctx, uint32_t id, size_t n_operands)
+{
+	memset(g, 0, sizeof(*g));
+	webnn__ipc__client_message__init(&g->m);
+	webnn__ipc__build_graph__init(&g->bg);
+	webnn__ipc__graph_info__init(&g->gi);
+	webnn__ipc__operation__init(&g->op);
+	g->m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
+	g->m.build_graph = &g->bg;
+	g->bg.context_id = ctx;
+	g->bg.graph_id = id;
+	g->bg.graph = &g->gi;
+	g->gi.n_operands = n_operands;
+	g->gi.operands = g->op_ptrs;
+	g->op_ptr = &g->op;
+	g->gi.n_operations = 1;
+	g->gi.operations = &g->op_ptr;
+}
+
+static void pt_graph_io(struct pt_graph *g, int n_in, const char *const *in_names,
+			const uint32_t *in_ops, const char *out_name, uint32_t out_op)
+{
+	for (int i = 0; i < n_in; i++) {
+		webnn__ipc__named_operand__init(&g->names[i]);
+		g->names[i].name = (char *)in_names[i];
+		g->names[i].operand = in_ops[i];
+		g->in_ptrs[i] = &g->names[i];
+	}
+	webnn__ipc__named_operand__init(&g->names[3]);
+	g->names[3].name = (char *)out_name;
+	g->names[3].operand = out_op;
+	g->out_ptr = &g->names[3];
+	g->gi.n_inputs = (size_t)n_in;
+	g->gi.inputs = g->in_ptrs;
+	g->gi.n_outputs = 1;
+	g->gi.outputs = &g->out_ptr;
+}
+
+/* z = add(x, y) over [2, 3]. */
+static void pt_add_graph(struct pt_graph *g, uint32_t ctx, uint32_t id)
+{
+	const uint32_t shape[] = { 2, 3 };
+	pt_graph_init(g, ctx, id, 3);
+	pt_operand(g, 0, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "x", shape, 2);
+	pt_operand(g, 1, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "y", shape, 2);
+	pt_operand(g, 2, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL, shape, 2);
+	webnn__ipc__elementwise_binary__init(&g->bin);
+	g->bin.a = 0;
+	g->bin.b = 1;
+	g->bin.output = 2;
+	g->op.op = wnn_ops[WNN_OP_ADD].id;
+	g->op.attrs_case = WEBNN__IPC__OPERATION__ATTRS_BINARY;
+	g->op.binary = &g->bin;
+	pt_graph_io(g, 2, (const char *const[]){ "x", "y" }, (const uint32_t[]){ 0, 1 }, "z", 2);
+}
+
+static void pt_dispatch(struct pt_conn *c, uint32_t ctx, uint32_t graph, uint32_t x, uint32_t y,
+			uint32_t z)
+{
+	Webnn__Ipc__NamedTensor nx = WEBNN__IPC__NAMED_TENSOR__INIT, ny = nx, nz = nx;
+	nx.name = "x";
+	nx.tensor_id = x;
+	ny.name = "y";
+	ny.tensor_id = y;
+	nz.name = "z";
+	nz.tensor_id = z;
+	Webnn__Ipc__NamedTensor *ins[] = { &nx, &ny }, *outs[] = { &nz };
+	Webnn__Ipc__Dispatch d = WEBNN__IPC__DISPATCH__INIT;
+	d.context_id = ctx;
+	d.graph_id = graph;
+	d.n_inputs = 2;
+	d.inputs = ins;
+	d.n_outputs = 1;
+	d.outputs = outs;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DISPATCH;
+	m.dispatch = &d;
+	pt_send(c, &m);
+}
+
+/* Builds add, creates x y z, dispatches and checks z = x + y. Ids from base upward. */
+static void pt_add_roundtrip(struct pt_conn *c, uint32_t ctx, uint32_t base, float seed)
+{
+	struct pt_graph g;
+	pt_add_graph(&g, ctx, base);
+	Webnn__Ipc__ServerMessage *s = pt_call(c, &g.m);
+	ASSERT_MSG(!s->reply->error, "build: %s", s->reply->error->message);
+	ASSERT_EQ(s->reply->body_case, WEBNN__IPC__REPLY__BODY_BUILD_GRAPH);
+	pt_free(s);
+	const uint32_t shape[] = { 2, 3 };
+	float x[6], y[6], z[6];
+	for (int i = 0; i < 6; i++) {
+		x[i] = seed + (float)i;
+		y[i] = (float)(i * i) - seed;
+		z[i] = x[i] + y[i];
+	}
+	pt_create_tensor(c, ctx, base + 1, shape, 2);
+	pt_create_tensor(c, ctx, base + 2, shape, 2);
+	pt_create_tensor(c, ctx, base + 3, shape, 2);
+	pt_write_inline(c, base + 1, x, sizeof(x));
+	pt_write_inline(c, base + 2, y, sizeof(y));
+	pt_dispatch(c, ctx, base, base + 1, base + 2, base + 3);
+	pt_read_expect(c, base + 3, z, 6);
+}
+
+/* ---- tests */
+
+TEST(protocol_handshake)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn c;
+	pt_connect(&c, &d);
+	Webnn__Ipc__Hello h = WEBNN__IPC__HELLO__INIT;
+	h.major = WNN_PROTOCOL_MAJOR;
+	h.minor = WNN_PROTOCOL_MINOR;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_HELLO;
+	m.hello = &h;
+	Webnn__Ipc__ServerMessage *s = pt_call(&c, &m);
+	ASSERT(!s->reply->error);
+	ASSERT_EQ(s->reply->body_case, WEBNN__IPC__REPLY__BODY_HELLO);
+	const Webnn__Ipc__HelloReply *hr = s->reply->hello;
+	ASSERT_EQ(hr->major, WNN_PROTOCOL_MAJOR);
+	ASSERT_EQ(hr->limits->max_frame_bytes, WNN_FRAME_MAX);
+	ASSERT_EQ(hr->limits->max_inline_bytes, WNN_INLINE_MAX);
+	ASSERT_EQ(hr->limits->max_fds_per_frame, WNN_FRAME_MAX_FDS);
+	ASSERT_EQ(hr->limits->max_rank, WNN_MAX_RANK);
+	ASSERT(hr->limits->max_objects > 0 && hr->limits->max_tensor_bytes > 0);
+	ASSERT_CONTAINS(hr->server_name, "webnnd");
+	pt_free(s);
+
+	/* The context reports the reference backend and real per-op limits. */
+	s = pt_create_context_reply(&c, 1);
+	ASSERT(!s->reply->error);
+	const Webnn__Ipc__ContextInfo *ci = s->reply->context;
+	ASSERT_STREQ(ci->backend, "reference");
+	ASSERT(ci->limits->n_ops > 0);
+	bool conv_filter = false;
+	for (size_t i = 0; i < ci->limits->n_ops; i++) {
+		const Webnn__Ipc__TensorLimit *tl = ci->limits->ops[i];
+		ASSERT(tl->data_types != 0 && tl->max_rank <= WNN_MAX_RANK);
+		if (tl->op == wnn_ops[WNN_OP_CONV2D].id && strcmp(tl->role, "filter") == 0) {
+			conv_filter = true;
+			ASSERT_EQ(tl->min_rank, 4);
+			ASSERT_EQ(tl->max_rank, 4);
+		}
+	}
+	ASSERT(conv_filter);
+	pt_free(s);
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
+
+TEST(protocol_wrong_major)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn c;
+	pt_connect(&c, &d);
+	Webnn__Ipc__Hello h = WEBNN__IPC__HELLO__INIT;
+	h.major = WNN_PROTOCOL_MAJOR + 41;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_HELLO;
+	m.hello = &h;
+	m.has_serial = true;
+	m.serial = 1;
+	pt_send(&c, &m);
+	pt_expect_goodbye(&c, "protocol version");
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
+
+TEST(protocol_first_message_not_hello)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn c;
+	pt_connect(&c, &d);
+	Webnn__Ipc__CreateContext cc = WEBNN__IPC__CREATE_CONTEXT__INIT;
+	cc.context_id = 1;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_CREATE_CONTEXT;
+	m.create_context = &cc;
+	m.has_serial = true;
+	m.serial = 1;
+	pt_send(&c, &m);
+	pt_expect_goodbye(&c, "first message must be Hello");
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
+
+/* Malformed frames end only their own connection; a parallel one keeps working. */
+TEST(protocol_malformed_frames_isolated)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn good, bad;
+	pt_connect(&good, &d);
+	pt_hello(&good);
+	pt_create_context(&good, 7);
+
+	/* Header announcing more than WNN_FRAME_MAX bytes. */
+	pt_connect(&bad, &d);
+	struct wnn_frame_header h = { WNN_FRAME_MAX + 1, 0, 0 };
+	ASSERT(write(bad.fd, &h, sizeof(h)) == (ssize_t)sizeof(h));
+	pt_expect_goodbye(&bad, "bad frame header");
+	pt_close(&bad);
+
+	/* Garbage: reserved flags set, random bytes behind. */
+	pt_connect(&bad, &d);
+	uint8_t junk[64];
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (uint8_t)(i * 151 + 7);
+	ASSERT(write(bad.fd, junk, sizeof(junk)) == (ssize_t)sizeof(junk));
+	pt_expect_goodbye(&bad, "bad frame header");
+	pt_close(&bad);
+
+	/* A well-framed payload that is not a ClientMessage. */
+	pt_connect(&bad, &d);
+	const uint8_t notpb[] = { 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01, 0x02 };
+	ASSERT_EQ(wnn_frame_send(bad.fd, notpb, sizeof(notpb), NULL, 0), 0);
+	pt_expect_goodbye(&bad, "undecodable");
+	pt_close(&bad);
+
+	/* The same after a successful handshake. */
+	pt_connect(&bad, &d);
+	pt_hello(&bad);
+	pt_create_context(&bad, 7);
+	ASSERT_EQ(wnn_frame_send(bad.fd, notpb, sizeof(notpb), NULL, 0), 0);
+	pt_expect_goodbye(&bad, "undecodable");
+	pt_close(&bad);
+
+	/* An fd with a request that takes none. */
+	pt_connect(&bad, &d);
+	pt_hello(&bad);
+	Webnn__Ipc__Flush fl = WEBNN__IPC__FLUSH__INIT;
+	fl.context_id = 1;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_FLUSH;
+	m.flush = &fl;
+	m.has_serial = true;
+	m.serial = 9;
+	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	pt_send_fds(&bad, &m, &devnull, 1);
+	close(devnull);
+	pt_expect_goodbye(&bad, "unexpected fds");
+	pt_close(&bad);
+
+	pt_roundtrip(&good, 7, 8, 1.25f);
+	pt_close(&good);
+	test_daemon_stop(&d);
+}
+
+/* Hostile amplification: a frame of many tiny operands is refused by the decode budget. */
+TEST(protocol_decode_budget)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn c, good;
+	pt_connect(&good, &d);
+	pt_hello(&good);
+	pt_create_context(&good, 1);
+	pt_connect(&c, &d);
+	pt_hello(&c);
+	size_t n = 1500000;
+	Webnn__Ipc__OperandDescriptor desc = WEBNN__IPC__OPERAND_DESCRIPTOR__INIT;
+	desc.data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
+	Webnn__Ipc__Operand od = WEBNN__IPC__OPERAND__INIT;
+	od.descriptor = &desc;
+	Webnn__Ipc__Operand **ops = malloc(sizeof(*ops) * n);
+	ASSERT(ops);
+	for (size_t i = 0; i < n; i++)
+		ops[i] = &od;
+	Webnn__Ipc__GraphInfo gi = WEBNN__IPC__GRAPH_INFO__INIT;
+	gi.n_operands = n;
+	gi.operands = ops;
+	Webnn__Ipc__BuildGraph bg = WEBNN__IPC__BUILD_GRAPH__INIT;
+	bg.context_id = 1;
+	bg.graph_id = 2;
+	bg.graph = &gi;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
+	m.build_graph = &bg;
+	m.has_serial = true;
+	m.serial = 5;
+	ASSERT(webnn__ipc__client_message__get_packed_size(&m) < WNN_FRAME_MAX);
+	pt_send(&c, &m);
+	free(ops);
+	pt_expect_goodbye(&c, "budget");
+	pt_close(&c);
+	pt_roundtrip(&good, 1, 2, -3.0f);
+	pt_close(&good);
+	test_daemon_stop(&d);
+}
+
+TEST(protocol_bad_ids)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn c;
+
+	/* id 0 */
+	pt_connect(&c, &d);
+	pt_hello(&c);
+	Webnn__Ipc__CreateContext cc = WEBNN__IPC__CREATE_CONTEXT__INIT;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_CREATE_CONTEXT;
+	m.create_context = &cc;
+	m.has_serial = true;
+	m.serial = 2;
+	pt_send(&c, &m);
+	pt_expect_goodbye(&c, "id 0");
+	pt_close(&c);
+
+	/* A reused id, across kinds (one id space). */
+	pt_connect(&c, &d);
+	pt_hello(&c);
+	pt_create_context(&c, 3);
+	struct pt_tensor_msg t;
+	pt_tensor_msg(&t, 3, 3, WEBNN__IPC__DATA_TYPE__FLOAT32, (const uint32_t[]){ 4 }, 1, true,
+		      true);
+	t.m.has_serial = true;
+	t.m.serial = 99;
+	pt_send(&c, &t.m);
+	pt_expect_goodbye(&c, "already used");
+	pt_close(&c);
+
+	/* An unknown id. */
+	pt_connect(&c, &d);
+	pt_hello(&c);
+	pt_create_context(&c, 3);
+	float v[4] = { 0 };
+	pt_write_inline(&c, 12345, v, sizeof(v));
+	pt_expect_goodbye(&c, "unknown tensor id 12345");
+	pt_close(&c);
+
+	/* An id of the wrong kind. */
+	pt_connect(&c, &d);
+	pt_hello(&c);
+	pt_create_context(&c, 3);
+	pt_write_inline(&c, 3, v, sizeof(v));
+	pt_expect_goodbye(&c, "is a context, expected a tensor");
+	pt_close(&c);
+
+	/* Ids are per connection: another client's tensor id is unknown here. */
+	struct pt_conn a;
+	pt_connect(&a, &d);
+	pt_hello(&a);
+	pt_create_context(&a, 1);
+	pt_create_tensor(&a, 1, 2, (const uint32_t[]){ 4 }, 1);
+	pt_connect(&c, &d);
+	pt_hello(&c);
+	pt_create_context(&c, 1);
+	pt_write_inline(&c, 2, v, sizeof(v));
+	pt_expect_goodbye(&c, "unknown tensor id 2");
+	pt_close(&c);
+	pt_write_inline(&a, 2, v, sizeof(v));
+	pt_read_expect(&a, 2, v, 4);
+	pt_close(&a);
+
+	/* A required serial missing. */
+	pt_connect(&c, &d);
+	pt_hello(&c);
+	cc.context_id = 4;
+	m.has_serial = false;
+	m.serial = 0;
+	pt_send(&c, &m);
+	pt_expect_goodbye(&c, "serial");
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
+
+static int pt_memfd(size_t size, unsigned seals)
+{
+	int fd = memfd_create("pt", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ASSERT(fd >= 0);
+	ASSERT(ftruncate(fd, (off_t)size) == 0);
+	if (seals)
+		ASSERT(fcntl(fd, F_ADD_SEALS, seals) == 0);
+	return fd;
+}
+
+static Webnn__Ipc__ServerMessage *pt_register_shm(struct pt_conn *c, uint32_t slot, size_t size,
+						  int fd)
+{
+	Webnn__Ipc__RegisterShm rs = WEBNN__IPC__REGISTER_SHM__INIT;
+	rs.slot_id = slot;
+	rs.size = size;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_REGISTER_SHM;
+	m.register_shm = &rs;
+	return pt_call_fds(c, &m, &fd, 1);
+}
+
+TEST(protocol_shm)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn c;
+	pt_connect(&c, &d);
+	pt_hello(&c);
+	pt_create_context(&c, 1);
+
+	/* Without F_SEAL_SHRINK: refused, the session lives on. */
+	int fd = pt_memfd(4096, 0);
+	Webnn__Ipc__ServerMessage *s = pt_register_shm(&c, 10, 4096, fd);
+	ASSERT(s->reply->error);
+	ASSERT_EQ(s->reply->error->status, WEBNN__IPC__STATUS__TYPE_ERROR);
+	ASSERT_CONTAINS(s->reply->error->message, "F_SEAL_SHRINK");
+	pt_free(s);
+	close(fd);
+	/* Smaller than announced. */
+	fd = pt_memfd(4096, F_SEAL_SHRINK | F_SEAL_GROW);
+	s = pt_register_shm(&c, 10, 8192, fd);
+	ASSERT(s->reply->error);
+	ASSERT_CONTAINS(s->reply->error->message, "fewer than");
+	pt_free(s);
+	/* Properly sealed. */
+	s = pt_register_shm(&c, 10, 4096, fd);
+	ASSERT_MSG(!s->reply->error, "registerShm: %s", s->reply->error->message);
+	pt_free(s);
+	float *map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT(map != MAP_FAILED);
+	close(fd);
+
+	/* Write from the slot (serial required), read back into another part of it. */
+	pt_create_tensor(&c, 1, 2, (const uint32_t[]){ 16 }, 1);
+	for (int i = 0; i < 16; i++)
+		map[i] = (float)i * 1.5f;
+	Webnn__Ipc__ShmRange src = WEBNN__IPC__SHM_RANGE__INIT;
+	src.slot_id = 10;
+	src.offset = 0;
+	src.size = 64;
+	Webnn__Ipc__Data data = WEBNN__IPC__DATA__INIT;
+	data.where_case = WEBNN__IPC__DATA__WHERE_SHM;
+	data.shm = &src;
+	Webnn__Ipc__WriteTensor w = WEBNN__IPC__WRITE_TENSOR__INIT;
+	w.tensor_id = 2;
+	w.data = &data;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_WRITE_TENSOR;
+	m.write_tensor = &w;
+	pt_call_ok(&c, &m);
+	memset(map, 0, 64); /* the daemon copied the bytes before replying */
+	Webnn__Ipc__ShmRange dst = WEBNN__IPC__SHM_RANGE__INIT;
+	dst.slot_id = 10;
+	dst.offset = 1024;
+	dst.size = 64;
+	Webnn__Ipc__ReadTensor r = WEBNN__IPC__READ_TENSOR__INIT;
+	r.tensor_id = 2;
+	r.dest = &dst;
+	Webnn__Ipc__ClientMessage mr = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	mr.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_READ_TENSOR;
+	mr.read_tensor = &r;
+	s = pt_call(&c, &mr);
+	ASSERT_MSG(!s->reply->error, "readTensor: %s", s->reply->error->message);
+	ASSERT(!s->reply->read_tensor || !s->reply->read_tensor->has_data);
+	pt_free(s);
+	for (int i = 0; i < 16; i++)
+		ASSERT_MSG(map[256 + i] == (float)i * 1.5f, "element %d: %g", i, map[256 + i]);
+
+	/* A wrong size is an invalid request, not a violation. */
+	src.size = 60;
+	s = pt_call(&c, &m);
+	ASSERT(s->reply->error);
+	ASSERT_CONTAINS(s->reply->error->message, "60 bytes, expected 64");
+	pt_free(s);
+
+	/* A range past the end of the slot (offset + size overflowing too) is a violation. */
+	src.offset = UINT64_MAX - 8;
+	src.size = 64;
+	m.has_serial = true;
+	m.serial = 1000;
+	pt_send(&c, &m);
+	pt_expect_goodbye(&c, "outside slot 10");
+	pt_close(&c);
+	munmap(map, 4096);
+
+	pt_connect(&c, &d);
+	pt_hello(&c);
+	pt_create_context(&c, 1);
+	fd = pt_memfd(4096, F_SEAL_SHRINK);
+	s = pt_register_shm(&c, 10, 4096, fd);
+	close(fd);
+	ASSERT(!s->reply->error);
+	pt_free(s);
+	pt_create_tensor(&c, 1, 2, (const uint32_t[]){ 16 }, 1);
+	dst.offset = 4090;
+	mr.has_serial = true;
+	pt_send(&c, &mr);
+	pt_expect_goodbye(&c, "outside slot 10");
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
+
+TEST(protocol_invalid_graph_then_valid)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn c;
+	pt_connect(&c, &d);
+	pt_hello(&c);
+	pt_create_context(&c, 1);
+
+	/* conv2d with a rank-3 filter. */
+	struct pt_graph g;
+	pt_graph_init(&g, 1, 2, 3);
+	pt_operand(&g, 0, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "x",
+		   (const uint32_t[]){ 1, 1, 5, 5 }, 4);
+	pt_operand(&g, 1, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "w",
+		   (const uint32_t[]){ 1, 3, 3 }, 3);
+	pt_operand(&g, 2, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL,
+		   (const uint32_t[]){ 1, 1, 3, 3 }, 4);
+	webnn__ipc__conv2d__init(&g.conv);
+	g.conv.input = 0;
+	g.conv.filter = 1;
+	g.conv.output = 2;
+	g.op.op = wnn_ops[WNN_OP_CONV2D].id;
+	g.op.attrs_case = WEBNN__IPC__OPERATION__ATTRS_CONV2D;
+	g.op.conv2d = &g.conv;
+	pt_graph_io(&g, 2, (const char *const[]){ "x", "w" }, (const uint32_t[]){ 0, 1 }, "y", 2);
+	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__TYPE_ERROR, "conv2d");
+
+	/* An output descriptor that disagrees with shape inference. */
+	pt_add_graph(&g, 1, 2);
+	g.shapes[2][1] = 4;
+	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__TYPE_ERROR, "add");
+
+	/* The session is alive: the same ids build, dispatch and compute. */
+	pt_add_roundtrip(&c, 1, 2, 0.75f);
+
+	/* Dispatch mistakes are ErrorEvents naming the problem; the session continues. */
+	pt_create_tensor(&c, 1, 20, (const uint32_t[]){ 3, 2 }, 2);
+	pt_dispatch(&c, 1, 2, 3, 20, 5);
+	Webnn__Ipc__ServerMessage *s = pt_recv(&c);
+	ASSERT(s && s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_ERROR);
+	ASSERT_EQ(s->error->object_id, 2);
+	ASSERT_CONTAINS(s->error->error->message, "input 'y'");
+	pt_free(s);
+	pt_dispatch(&c, 1, 2, 3, 3, 5);
+	s = pt_recv(&c);
+	ASSERT(s && s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_ERROR);
+	ASSERT_CONTAINS(s->error->error->message, "more than once");
+	pt_free(s);
+
+	/* Destroying the graph frees its id for reuse. */
+	Webnn__Ipc__DestroyGraph dg = WEBNN__IPC__DESTROY_GRAPH__INIT;
+	dg.graph_id = 2;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_GRAPH;
+	m.destroy_graph = &dg;
+	pt_send(&c, &m);
+	pt_add_graph(&g, 1, 2);
+	pt_call_ok(&c, &g.m);
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
+
+TEST(protocol_absurd_tensors)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn c;
+	pt_connect(&c, &d);
+	pt_hello(&c);
+	pt_create_context(&c, 1);
+	struct pt_tensor_msg t;
+	const uint32_t huge[] = { 0x7fffffff, 0x7fffffff, 0x7fffffff };
+	pt_tensor_msg(&t, 1, 2, WEBNN__IPC__DATA_TYPE__FLOAT32, huge, 3, true, true);
+	pt_call_err(&c, &t.m, WEBNN__IPC__STATUS__TYPE_ERROR, "createTensor");
+	const uint32_t big[] = { 1u << 20, 1u << 12 }; /* 16 GiB of float32 */
+	pt_tensor_msg(&t, 1, 2, WEBNN__IPC__DATA_TYPE__FLOAT32, big, 2, true, true);
+	pt_call_err(&c, &t.m, WEBNN__IPC__STATUS__TYPE_ERROR, "createTensor");
+	const uint32_t zero[] = { 4, 0 };
+	pt_tensor_msg(&t, 1, 2, WEBNN__IPC__DATA_TYPE__FLOAT32, zero, 2, true, true);
+	pt_call_err(&c, &t.m, WEBNN__IPC__STATUS__TYPE_ERROR, "dimension 1");
+	const uint32_t deep[WNN_MAX_RANK + 1] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+	pt_tensor_msg(&t, 1, 2, WEBNN__IPC__DATA_TYPE__FLOAT32, deep, WNN_MAX_RANK + 1, true,
+		      true);
+	pt_call_err(&c, &t.m, WEBNN__IPC__STATUS__TYPE_ERROR, "rank");
+	pt_tensor_msg(&t, 1, 2, 77, (const uint32_t[]){ 4 }, 1, true, true);
+	pt_call_err(&c, &t.m, WEBNN__IPC__STATUS__TYPE_ERROR, "data type");
+	/* A failed creation leaves the id free. */
+	pt_roundtrip(&c, 1, 2, 9.0f);
+	/* A write of the wrong length is an ErrorEvent and changes nothing. */
+	float three[3] = { 1, 2, 3 };
+	pt_write_inline(&c, 2, three, sizeof(three));
+	Webnn__Ipc__ServerMessage *s = pt_recv(&c);
+	ASSERT(s && s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_ERROR);
+	ASSERT_CONTAINS(s->error->error->message, "12 bytes, expected 24");
+	pt_free(s);
+	float v[6];
+	for (int i = 0; i < 6; i++)
+		v[i] = 9.0f + (float)i * 0.5f;
+	pt_read_expect(&c, 2, v, 6);
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
+
+/* Two connections at once, their requests interleaved. */
+TEST(protocol_two_connections)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn a, b;
+	pt_connect(&a, &d);
+	pt_connect(&b, &d);
+	pt_hello(&a);
+	pt_hello(&b);
+	pt_create_context(&a, 1);
+	pt_create_context(&b, 1); /* same id, different connection */
+	for (int round = 0; round < 5; round++) {
+		uint32_t base = 10 + (uint32_t)round * 10;
+		pt_add_roundtrip(&a, 1, base, (float)round);
+		pt_add_roundtrip(&b, 1, base, -(float)round);
+	}
+	pt_close(&a);
+	pt_roundtrip(&b, 1, 500, 4.0f);
+	pt_close(&b);
+	test_daemon_stop(&d);
+}
+
+/* SIGTERM with clients connected and work queued: clean exit, status 0. */
+TEST(protocol_sigterm_with_clients)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn a, b;
+	pt_connect(&a, &d);
+	pt_hello(&a);
+	pt_create_context(&a, 1);
+	pt_add_roundtrip(&a, 1, 2, 1.0f);
+	pt_connect(&b, &d);
+	pt_hello(&b);
+	pt_create_context(&b, 1);
+	/* Fire-and-forget work left in flight. */
+	float x[6] = { 1, 2, 3, 4, 5, 6 };
+	for (int i = 0; i < 50; i++) {
+		pt_write_inline(&a, 3, x, sizeof(x));
+		pt_dispatch(&a, 1, 2, 3, 4, 5);
+	}
+	test_daemon_stop(&d); /* asserts exit status 0 */
+	ASSERT_MSG(access(d.socket_path, F_OK) != 0, "the socket file was left behind");
+	pt_close(&a);
+	pt_close(&b);
+}
+
+/* The default backend is OpenCL when a device exists; the same raw requests compute there. */
+TEST_TIMEOUT(protocol_opencl_dispatch, 300)
+{
+	if (!test_have_opencl())
+		SKIP("no OpenCL device");
+	struct test_daemon d;
+	test_daemon_start(&d, NULL);
+	struct pt_conn c;
+	pt_connect(&c, &d);
+	pt_hello(&c);
+	Webnn__Ipc__ServerMessage *s = pt_create_context_reply(&c, 1);
+	ASSERT_MSG(!s->reply->error, "createContext: %s", s->reply->error->message);
+	ASSERT_STREQ(s->reply->context->backend, "opencl");
+	pt_free(s);
+	pt_add_roundtrip(&c, 1, 2, 2.5f);
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
+
+/* A client vanishing with work queued and a graph compiling frees everything safely. */
+TEST(protocol_disconnect_with_work_in_flight)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn a, b;
+	pt_connect(&b, &d);
+	pt_hello(&b);
+	pt_create_context(&b, 1);
+	for (int round = 0; round < 3; round++) {
+		pt_connect(&a, &d);
+		pt_hello(&a);
+		pt_create_context(&a, 1);
+		pt_add_roundtrip(&a, 1, 2, 1.0f);
+		float x[6] = { 1, 2, 3, 4, 5, 6 };
+		for (int i = 0; i < 200; i++) {
+			pt_write_inline(&a, 3, x, sizeof(x));
+			pt_dispatch(&a, 1, 2, 3, 4, 5);
+		}
+		struct pt_graph g;
+		pt_add_graph(&g, 1, 100);
+		g.m.has_serial = true;
+		g.m.serial = 1000;
+		pt_send(&a, &g.m);
+		Webnn__Ipc__ReadTensor r = WEBNN__IPC__READ_TENSOR__INIT;
+		r.tensor_id = 5;
+		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_READ_TENSOR;
+		m.read_tensor = &r;
+		m.has_serial = true;
+		m.serial = 1001;
+		pt_send(&a, &m);
+		pt_close(&a);
+		pt_roundtrip(&b, 1, 10 + (uint32_t)round, (float)round);
+	}
+	pt_close(&b);
+	test_daemon_stop(&d);
+}
