@@ -1,0 +1,173 @@
+/* Private interface of the OpenCL backend: devices, program cache, plans and their steps. */
+#ifndef DAEMON_BACKEND_OPENCL_OCL_H
+#define DAEMON_BACKEND_OPENCL_OCL_H
+
+#include <CL/cl.h>
+#include <pthread.h>
+
+#include "daemon/backend/backend.h"
+#include "daemon/backend/params.h"
+
+#define OCL_MAX_DEVICES 16
+
+struct ocl_program;
+
+/* One OpenCL device with its own cl_context, shared by every MLContext that picks it. */
+struct ocl_device {
+	cl_platform_id platform;
+	cl_device_id id;
+	cl_context context;
+	cl_device_type type;
+	cl_uint compute_units;
+	bool host_unified;      /* integrated GPU sharing host memory */
+	bool fp64;              /* cl_khr_fp64: integer pow goes through double */
+	bool is_pocl;
+	struct backend_device_info info;
+	cl_ulong max_alloc;
+	/* In-memory program cache, keyed by the full source + options text. */
+	pthread_mutex_t lock;
+	struct ocl_program *programs;
+	pthread_t warm_thread;
+	bool warm_started;
+	volatile bool warm_stop;
+};
+
+struct backend {
+	struct ocl_device devices[OCL_MAX_DEVICES];
+	int n_devices;
+	char cache_dir[512]; /* "" when no cache directory could be made */
+};
+
+struct backend_context {
+	struct backend *be;
+	struct ocl_device *dev;
+	cl_command_queue queue;
+};
+
+struct backend_tensor {
+	struct backend_context *ctx;
+	cl_mem mem;
+	size_t bytes;
+	struct wnn_desc desc;
+};
+
+/* ---- device layer (ocl_device.c) */
+
+/* Status for a CL error on enqueue/finish (device-level failures mean the context is lost). */
+enum webnn_status ocl_enqueue_status(cl_int err);
+const char *ocl_error_name(cl_int err);
+/* Returns a built program for the device (cached in memory and on disk). The program text is
+ * prefix + kernels/<file> + suffix; options are clBuildProgram options. */
+enum webnn_status ocl_program_get(struct backend *be, struct ocl_device *dev, const char *file,
+				  const char *prefix, const char *suffix, const char *options,
+				  cl_program *out, struct wnn_diag *diag);
+/* Applies the carried CLBlast parameters for the PoCL CPU device (tuned) or CLBlast's generic
+ * defaults (for comparisons in tests/bench_ops.c). */
+void ocl_clblast_params(struct ocl_device *dev, bool tuned);
+/* The embedded (or $WEBNN_KERNEL_DIR) text of kernels/<file>; NULL when unknown. Caller frees. */
+char *ocl_kernel_source(const char *file);
+
+/* ---- plans (ocl_plan.c / ocl_lower.c) */
+
+enum ocl_slot_kind { OCL_SLOT_INPUT, OCL_SLOT_OUTPUT, OCL_SLOT_CONST, OCL_SLOT_TEMP };
+
+struct ocl_slot {
+	enum ocl_slot_kind kind;
+	uint32_t index;       /* graph input/output position; physical buffer for temps */
+	size_t bytes;
+	cl_mem mem;           /* constants: owned; temps: set after assignment */
+	int first_step, last_step; /* temps: live range in steps */
+};
+
+enum ocl_step_kind { OCL_STEP_KERNEL, OCL_STEP_GEMM, OCL_STEP_COPY, OCL_STEP_FILL };
+
+#define OCL_MAX_MEM_ARGS 6
+
+struct ocl_gemm {
+	bool a_trans, b_trans;
+	size_t m, n, k;
+	float alpha, beta;
+	uint32_t a, b, c;           /* slots */
+	size_t a_off, b_off, c_off; /* elements */
+	size_t lda, ldb, ldc;
+	size_t batch;               /* 1: plain gemm */
+	bool strided;               /* batch > 1 with constant strides */
+	size_t a_stride, b_stride, c_stride;
+	size_t *a_offs, *b_offs, *c_offs; /* batch > 1, not strided: per-batch offsets (owned) */
+	float *alphas, *betas;
+};
+
+struct ocl_step {
+	enum ocl_step_kind kind;
+	const char *what; /* operator name, for messages */
+	/* kernel */
+	cl_kernel kernel;
+	cl_uint dims;
+	size_t global[3], local[3];
+	bool has_local;
+	int n_mem;
+	struct { cl_uint arg; uint32_t slot; } mem[OCL_MAX_MEM_ARGS];
+	/* gemm */
+	struct ocl_gemm gemm;
+	/* copy/fill (bytes) */
+	uint32_t src, dst;
+	size_t src_off, dst_off, size;
+	uint32_t pattern; /* fill: a 4-byte pattern (0) */
+};
+
+struct backend_plan {
+	struct backend_context *ctx;
+	struct ocl_slot *slots;
+	size_t n_slots, cap_slots;
+	struct ocl_step *steps;
+	size_t n_steps, cap_steps;
+	cl_mem *phys;     /* physical temp buffers */
+	size_t n_phys;
+	uint32_t *operand_slot; /* per operand: slot id, UINT32_MAX when none yet */
+	size_t n_inputs, n_outputs;
+	/* after all steps: extra copies for operands that are several graph outputs */
+	const struct backend_graph *g;
+};
+
+/* Lowering helpers used by ocl_lower.c. */
+struct ocl_build {
+	struct backend_plan *plan;
+	const struct backend_graph *g;
+	struct wnn_diag *diag;
+	const Webnn__Ipc__Operation *op;
+	const char *what;
+};
+
+uint32_t ocl_slot_new_temp(struct ocl_build *b, size_t bytes);
+enum webnn_status ocl_slot_const(struct ocl_build *b, const void *data, size_t bytes,
+				 uint32_t *slot);
+/* Slot of an operand (graph input, constant, or defined earlier). */
+uint32_t ocl_operand_slot(struct ocl_build *b, uint32_t operand);
+/* Slot for writing an operation's output operand (a graph output, or a new temp). */
+uint32_t ocl_output_slot(struct ocl_build *b, uint32_t operand);
+/* Appends a kernel step; kernel from program `prog`. Arguments are set with ocl_arg_* on the
+ * returned step's kernel (scalars) or recorded as mem args (slots). */
+struct ocl_step *ocl_step_kernel(struct ocl_build *b, cl_program prog, const char *name);
+void ocl_arg_mem(struct ocl_build *b, struct ocl_step *s, cl_uint arg, uint32_t slot);
+void ocl_arg(struct ocl_build *b, struct ocl_step *s, cl_uint arg, size_t size, const void *v);
+void ocl_step_range1(struct ocl_step *s, size_t n);
+struct ocl_step *ocl_step_new(struct ocl_build *b, enum ocl_step_kind kind);
+/* Marks a slot as used by the last appended step (live-range bookkeeping). */
+void ocl_slot_use(struct ocl_build *b, uint32_t slot);
+
+/* Program for a kernels/<file> specialised to a storage type. */
+enum webnn_status ocl_typed_program(struct ocl_build *b, const char *file, enum wnn_dtype t,
+				    cl_program *out);
+
+/* The backend_impl entry points of plans (ocl_plan.c). */
+enum webnn_status ocl_compile(struct backend_context *ctx, const struct backend_graph *g,
+			      struct backend_plan **out, struct wnn_diag *diag);
+void ocl_plan_destroy(struct backend_plan *plan);
+enum webnn_status ocl_execute(struct backend_plan *plan, struct backend_tensor *const *inputs,
+			      struct backend_tensor *const *outputs, struct wnn_diag *diag);
+
+/* Lowers one operation into steps. */
+enum webnn_status ocl_lower_op(struct ocl_build *b, enum wnn_op op);
+bool ocl_supports(enum wnn_op op, enum wnn_dtype t);
+
+#endif

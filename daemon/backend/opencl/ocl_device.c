@@ -1,0 +1,654 @@
+/* OpenCL backend: device discovery, shared contexts, program caches, CLBlast tuning, tensors. */
+#include "daemon/backend/opencl/ocl.h"
+
+#include <clblast_c.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern const struct {
+	const char *name;
+	const char *source;
+} wnn_kernel_sources[];
+
+struct ocl_program {
+	struct ocl_program *next;
+	char *key; /* options + '\1' + full source */
+	cl_program program;
+};
+
+/* ------------------------------------------------------------------ errors */
+
+const char *ocl_error_name(cl_int err)
+{
+	switch (err) {
+#define E(x) case x: return #x;
+	E(CL_SUCCESS) E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE)
+	E(CL_COMPILER_NOT_AVAILABLE) E(CL_MEM_OBJECT_ALLOCATION_FAILURE) E(CL_OUT_OF_RESOURCES)
+	E(CL_OUT_OF_HOST_MEMORY) E(CL_BUILD_PROGRAM_FAILURE) E(CL_INVALID_VALUE)
+	E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT) E(CL_INVALID_COMMAND_QUEUE)
+	E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_BINARY) E(CL_INVALID_BUILD_OPTIONS)
+	E(CL_INVALID_PROGRAM) E(CL_INVALID_KERNEL_NAME) E(CL_INVALID_KERNEL)
+	E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE)
+	E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_DIMENSION) E(CL_INVALID_WORK_GROUP_SIZE)
+	E(CL_INVALID_WORK_ITEM_SIZE) E(CL_INVALID_GLOBAL_OFFSET) E(CL_INVALID_EVENT_WAIT_LIST)
+	E(CL_INVALID_BUFFER_SIZE) E(CL_INVALID_GLOBAL_WORK_SIZE) E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+	E(CL_MISALIGNED_SUB_BUFFER_OFFSET) E(CL_INVALID_OPERATION)
+#undef E
+	default: return "CL error";
+	}
+}
+
+enum webnn_status ocl_enqueue_status(cl_int err)
+{
+	switch (err) {
+	case CL_SUCCESS:
+		return WEBNN_STATUS_OK;
+	case CL_OUT_OF_HOST_MEMORY:
+		return WEBNN_STATUS_NO_MEMORY;
+	case CL_OUT_OF_RESOURCES:
+	case CL_DEVICE_NOT_AVAILABLE:
+	case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+	case CL_INVALID_COMMAND_QUEUE:
+	case CL_INVALID_CONTEXT:
+	case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST:
+		return WEBNN_STATUS_CONTEXT_LOST;
+	default:
+		return WEBNN_STATUS_OPERATION_ERROR;
+	}
+}
+
+/* ------------------------------------------------------------------ cache directory */
+
+static bool mkdir_p(const char *path)
+{
+	char tmp[512];
+	if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+		return false;
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+			return false;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+		return false;
+	return access(tmp, W_OK | X_OK) == 0;
+}
+
+/* $WEBNN_CACHE_DIR, else $XDG_CACHE_HOME/webnn, else ~/.cache/webnn, else /tmp/webnn-cache-UID:
+ * the first that can be created and written. */
+static void pick_cache_dir(char *out, size_t len)
+{
+	const char *env;
+	out[0] = 0;
+	if ((env = getenv("WEBNN_CACHE_DIR")) && *env &&
+	    snprintf(out, len, "%s", env) < (int)len && mkdir_p(out))
+		return;
+	if ((env = getenv("XDG_CACHE_HOME")) && *env &&
+	    snprintf(out, len, "%s/webnn", env) < (int)len && mkdir_p(out))
+		return;
+	if ((env = getenv("HOME")) && *env &&
+	    snprintf(out, len, "%s/.cache/webnn", env) < (int)len && mkdir_p(out))
+		return;
+	if (snprintf(out, len, "/tmp/webnn-cache-%u", (unsigned)getuid()) < (int)len && mkdir_p(out))
+		return;
+	out[0] = 0;
+}
+
+/* ------------------------------------------------------------------ kernel sources */
+
+char *ocl_kernel_source(const char *file)
+{
+	const char *dir = getenv("WEBNN_KERNEL_DIR");
+	if (dir && *dir) {
+		char path[1024];
+		snprintf(path, sizeof path, "%s/%s", dir, file);
+		FILE *f = fopen(path, "rb");
+		if (f) {
+			char *buf = NULL;
+			long n = -1;
+			if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+			    (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+				buf[n] = 0;
+				fclose(f);
+				return buf;
+			}
+			free(buf);
+			fclose(f);
+		}
+	}
+	for (int i = 0; wnn_kernel_sources[i].name; i++)
+		if (strcmp(wnn_kernel_sources[i].name, file) == 0)
+			return strdup(wnn_kernel_sources[i].source);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ program cache */
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static void disk_path(struct backend *be, struct ocl_device *dev, const char *key, char *out,
+		      size_t len)
+{
+	uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull;
+	h1 = fnv1a(fnv1a(fnv1a(h1, dev->info.device_name), dev->info.driver_version), key);
+	h2 = fnv1a(fnv1a(fnv1a(h2, key), dev->info.driver_version), dev->info.device_name);
+	snprintf(out, len, "%s/programs/%016" PRIx64 "%016" PRIx64 ".bin", be->cache_dir, h1, h2);
+}
+
+static cl_program load_binary(struct ocl_device *dev, const char *path, const char *options)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	unsigned char *bin = NULL;
+	long n = -1;
+	cl_program p = NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (bin = malloc((size_t)n)) && fread(bin, 1, (size_t)n, f) == (size_t)n) {
+		size_t sz = (size_t)n;
+		const unsigned char *bp = bin;
+		cl_int st, err;
+		p = clCreateProgramWithBinary(dev->context, 1, &dev->id, &sz, &bp, &st, &err);
+		if (p && (err != CL_SUCCESS || st != CL_SUCCESS ||
+			  clBuildProgram(p, 1, &dev->id, options, NULL, NULL) != CL_SUCCESS)) {
+			clReleaseProgram(p);
+			p = NULL;
+		}
+	}
+	free(bin);
+	fclose(f);
+	return p;
+}
+
+static void save_binary(struct ocl_device *dev, cl_program p, const char *path)
+{
+	size_t sz = 0;
+	if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof sz, &sz, NULL) != CL_SUCCESS || !sz)
+		return;
+	unsigned char *bin = malloc(sz);
+	if (!bin)
+		return;
+	unsigned char *bins[1] = { bin };
+	(void)dev;
+	if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS) {
+		char tmp[600];
+		snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
+		FILE *f = fopen(tmp, "wb");
+		if (f) {
+			bool ok = fwrite(bin, 1, sz, f) == sz;
+			ok = fclose(f) == 0 && ok;
+			if (!ok || rename(tmp, path) != 0)
+				unlink(tmp);
+		}
+	}
+	free(bin);
+}
+
+enum webnn_status ocl_program_get(struct backend *be, struct ocl_device *dev, const char *file,
+				  const char *prefix, const char *suffix, const char *options,
+				  cl_program *out, struct wnn_diag *diag)
+{
+	char *body = ocl_kernel_source(file);
+	if (!body)
+		return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+				    "opencl: kernel source %s not found", file);
+	size_t lo = strlen(options), lp = strlen(prefix), lb = strlen(body), ls = strlen(suffix);
+	char *key = malloc(lo + lp + lb + ls + 3);
+	if (!key) {
+		free(body);
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "opencl: out of memory");
+	}
+	char *src = key + lo + 1;
+	memcpy(key, options, lo);
+	key[lo] = '\1';
+	memcpy(src, prefix, lp);
+	memcpy(src + lp, body, lb);
+	memcpy(src + lp + lb, suffix, ls);
+	src[lp + lb + ls] = 0;
+	free(body);
+
+	/* Held across the build: concurrent compiles of the same program build it once. */
+	pthread_mutex_lock(&dev->lock);
+	for (struct ocl_program *p = dev->programs; p; p = p->next) {
+		if (strcmp(p->key, key) == 0) {
+			*out = p->program;
+			pthread_mutex_unlock(&dev->lock);
+			free(key);
+			return WEBNN_STATUS_OK;
+		}
+	}
+	char path[700] = "";
+	cl_program prog = NULL;
+	if (be->cache_dir[0]) {
+		disk_path(be, dev, key, path, sizeof path);
+		prog = load_binary(dev, path, options);
+	}
+	if (!prog) {
+		cl_int err;
+		const char *s = src;
+		prog = clCreateProgramWithSource(dev->context, 1, &s, NULL, &err);
+		if (!prog) {
+			pthread_mutex_unlock(&dev->lock);
+			free(key);
+			return wnn_diag_set(diag, ocl_enqueue_status(err),
+					    "opencl: clCreateProgramWithSource(%s): %s", file,
+					    ocl_error_name(err));
+		}
+		err = clBuildProgram(prog, 1, &dev->id, options, NULL, NULL);
+		if (err != CL_SUCCESS) {
+			char log[2048] = "";
+			clGetProgramBuildInfo(prog, dev->id, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log,
+					      NULL);
+			log[sizeof log - 1] = 0;
+			clReleaseProgram(prog);
+			pthread_mutex_unlock(&dev->lock);
+			free(key);
+			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+					    "opencl: building %s failed (%s): %.200s", file,
+					    ocl_error_name(err), log);
+		}
+		if (path[0])
+			save_binary(dev, prog, path);
+	}
+	struct ocl_program *e = malloc(sizeof *e);
+	if (!e) {
+		clReleaseProgram(prog);
+		pthread_mutex_unlock(&dev->lock);
+		free(key);
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "opencl: out of memory");
+	}
+	e->key = key;
+	e->program = prog;
+	e->next = dev->programs;
+	dev->programs = e;
+	*out = prog;
+	pthread_mutex_unlock(&dev->lock);
+	return WEBNN_STATUS_OK;
+}
+
+/* ------------------------------------------------------------------ CLBlast tuning */
+
+/* Measured on PoCL 3.1 (pthread, AVX-512, 2 cores): CLBlast ships no CPU tuning; these sets
+ * take SGEMM from ~25 to ~100 GFLOP/s (research/perf-baseline.md section 2b and
+ * tests/bench_ops.c). */
+static const char *const xgemm_names[16] = { "GEMMK", "KREG", "KWG",   "KWI",   "MDIMA", "MDIMC",
+					     "MWG",   "NDIMB", "NDIMC", "NWG",  "SA",    "SB",
+					     "STRM",  "STRN",  "VWM",   "VWN" };
+static const size_t xgemm_pocl[16] = { 0, 1, 32, 2, 8, 8, 64, 8, 8, 128, 0, 0, 0, 0, 8, 16 };
+static const char *const xgemmd_names[10] = { "KWID", "MDIMAD", "MDIMCD", "NDIMBD", "NDIMCD",
+					      "PADA", "PADB",   "VWMD",   "VWND",   "WGD" };
+static const size_t xgemmd_pocl[10] = { 2, 8, 8, 8, 8, 1, 1, 8, 8, 64 };
+static const char *const routine_names[1] = { "XGEMM_MIN_INDIRECT_SIZE" };
+/* The tuned indirect kernel beats the direct one from tiny sizes on (12 vs 7 GFLOP/s at
+ * 3025x16x96, 49 vs 28 at 3025x64x144). */
+static const size_t routine_pocl[1] = { 64 };
+
+/* CLBlast's own all-device defaults (what it uses for a device missing from its database). */
+static const size_t xgemm_default[16] = { 0, 1, 32, 2, 8, 8, 32, 16, 16, 32, 1, 1, 0, 0, 4, 2 };
+static const size_t xgemmd_default[10] = { 2, 8, 8, 8, 8, 1, 1, 1, 1, 32 };
+static const size_t routine_default[1] = { 384 };
+
+void ocl_clblast_params(struct ocl_device *dev, bool tuned)
+{
+	CLBlastOverrideParameters(dev->id, "Xgemm", CLBlastPrecisionSingle, 16,
+				  (const char **)xgemm_names, tuned ? xgemm_pocl : xgemm_default);
+	CLBlastOverrideParameters(dev->id, "XgemmDirect", CLBlastPrecisionSingle, 10,
+				  (const char **)xgemmd_names, tuned ? xgemmd_pocl : xgemmd_default);
+	CLBlastOverrideParameters(dev->id, "GemmRoutine", CLBlastPrecisionSingle, 1,
+				  (const char **)routine_names, tuned ? routine_pocl : routine_default);
+}
+
+static void tune_clblast(struct ocl_device *dev)
+{
+	if (!dev->is_pocl || !(dev->type & CL_DEVICE_TYPE_CPU) || getenv("WEBNN_CLBLAST_DEFAULTS"))
+		return;
+	ocl_clblast_params(dev, true);
+}
+
+/* Builds CLBlast's gemm programs in the background so that the first graph does not pay
+ * PoCL's compile (seconds when its cache is cold, ~40 ms warm). */
+static void *warm_main(void *arg)
+{
+	struct ocl_device *dev = arg;
+	cl_int err;
+	cl_command_queue q = clCreateCommandQueue(dev->context, dev->id, 0, &err);
+	if (!q)
+		return NULL;
+	const size_t sizes[2] = { 8, 256 };
+	for (int i = 0; i < 2 && !dev->warm_stop; i++) {
+		size_t n = sizes[i];
+		cl_mem m = clCreateBuffer(dev->context, CL_MEM_READ_WRITE, n * n * 4 * 3, NULL, &err);
+		if (!m)
+			break;
+		float zero = 0;
+		clEnqueueFillBuffer(q, m, &zero, sizeof zero, 0, n * n * 4 * 3, 0, NULL, NULL);
+		CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeYes, n, n, n,
+			     1.0f, m, 0, n, m, n * n, n, 0.0f, m, 2 * n * n, n, &q, NULL);
+		CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n, n,
+			     1.0f, m, 0, n, m, n * n, n, 1.0f, m, 2 * n * n, n, &q, NULL);
+		clFinish(q);
+		clReleaseMemObject(m);
+	}
+	clReleaseCommandQueue(q);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ init / shutdown */
+
+static void dev_str(cl_device_id d, cl_device_info what, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (clGetDeviceInfo(d, what, len - 1, buf, NULL) != CL_SUCCESS)
+		buf[0] = 0;
+	buf[len - 1] = 0;
+}
+
+static enum webnn_status ocl_init(struct backend **out, struct wnn_diag *diag)
+{
+	struct backend *be = calloc(1, sizeof *be);
+	if (!be)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "opencl: out of memory");
+	pick_cache_dir(be->cache_dir, sizeof be->cache_dir);
+	if (be->cache_dir[0]) {
+		char sub[600];
+		snprintf(sub, sizeof sub, "%s/programs", be->cache_dir);
+		if (!mkdir_p(sub))
+			be->cache_dir[0] = 0;
+		snprintf(sub, sizeof sub, "%s/pocl", be->cache_dir);
+		/* PoCL reads it when its platform initialises: before the first CL call. */
+		if (be->cache_dir[0] && !getenv("POCL_CACHE_DIR") && mkdir_p(sub))
+			setenv("POCL_CACHE_DIR", sub, 0);
+	}
+
+	cl_platform_id plats[8];
+	cl_uint np = 0;
+	cl_int err = clGetPlatformIDs(8, plats, &np);
+	if (err != CL_SUCCESS || np == 0) {
+		free(be);
+		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+				    "opencl: no OpenCL platform (%s)", ocl_error_name(err));
+	}
+	if (np > 8)
+		np = 8;
+	for (cl_uint p = 0; p < np && be->n_devices < OCL_MAX_DEVICES; p++) {
+		cl_device_id ids[OCL_MAX_DEVICES];
+		cl_uint nd = 0;
+		if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, OCL_MAX_DEVICES, ids, &nd) !=
+		    CL_SUCCESS)
+			continue;
+		if (nd > OCL_MAX_DEVICES)
+			nd = OCL_MAX_DEVICES;
+		char pname[128];
+		pname[0] = 0;
+		clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+		pname[sizeof pname - 1] = 0;
+		for (cl_uint i = 0; i < nd && be->n_devices < OCL_MAX_DEVICES; i++) {
+			struct ocl_device *d = &be->devices[be->n_devices];
+			memset(d, 0, sizeof *d);
+			cl_bool avail = CL_FALSE, compiler = CL_FALSE;
+			clGetDeviceInfo(ids[i], CL_DEVICE_AVAILABLE, sizeof avail, &avail, NULL);
+			clGetDeviceInfo(ids[i], CL_DEVICE_COMPILER_AVAILABLE, sizeof compiler,
+					&compiler, NULL);
+			if (!avail || !compiler)
+				continue;
+			d->platform = plats[p];
+			d->id = ids[i];
+			clGetDeviceInfo(ids[i], CL_DEVICE_TYPE, sizeof d->type, &d->type, NULL);
+			clGetDeviceInfo(ids[i], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof d->compute_units,
+					&d->compute_units, NULL);
+			cl_bool unified = CL_FALSE;
+			clGetDeviceInfo(ids[i], CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified,
+					NULL);
+			d->host_unified = unified;
+			clGetDeviceInfo(ids[i], CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d->max_alloc,
+					&d->max_alloc, NULL);
+			char ext[4096];
+			dev_str(ids[i], CL_DEVICE_EXTENSIONS, ext, sizeof ext);
+			d->fp64 = strstr(ext, "cl_khr_fp64") != NULL;
+			dev_str(ids[i], CL_DEVICE_NAME, d->info.device_name,
+				sizeof d->info.device_name);
+			dev_str(ids[i], CL_DRIVER_VERSION, d->info.driver_version,
+				sizeof d->info.driver_version);
+			snprintf(d->info.platform_name, sizeof d->info.platform_name, "%s", pname);
+			d->is_pocl = strstr(pname, "Portable Computing Language") != NULL;
+			bool gpu = d->type & CL_DEVICE_TYPE_GPU;
+			bool acc = d->type & CL_DEVICE_TYPE_ACCELERATOR;
+			snprintf(d->info.device_type, sizeof d->info.device_type, "%s",
+				 gpu ? "gpu" : acc ? "accelerator" : "cpu");
+			d->info.accelerated = gpu || acc;
+			cl_context_properties props[] = { CL_CONTEXT_PLATFORM,
+							  (cl_context_properties)plats[p], 0 };
+			d->context = clCreateContext(props, 1, &ids[i], NULL, NULL, &err);
+			if (!d->context)
+				continue;
+			pthread_mutex_init(&d->lock, NULL);
+			tune_clblast(d);
+			be->n_devices++;
+		}
+	}
+	if (be->n_devices == 0) {
+		free(be);
+		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+				    "opencl: no usable OpenCL device");
+	}
+	if (!getenv("WEBNN_NO_WARMUP")) {
+		for (int i = 0; i < be->n_devices; i++) {
+			struct ocl_device *d = &be->devices[i];
+			d->warm_started = pthread_create(&d->warm_thread, NULL, warm_main, d) == 0;
+		}
+	}
+	*out = be;
+	return WEBNN_STATUS_OK;
+}
+
+static void ocl_shutdown(struct backend *be)
+{
+	if (!be)
+		return;
+	for (int i = 0; i < be->n_devices; i++) {
+		struct ocl_device *d = &be->devices[i];
+		d->warm_stop = true;
+		if (d->warm_started)
+			pthread_join(d->warm_thread, NULL);
+		while (d->programs) {
+			struct ocl_program *p = d->programs;
+			d->programs = p->next;
+			clReleaseProgram(p->program);
+			free(p->key);
+			free(p);
+		}
+		clReleaseContext(d->context);
+		pthread_mutex_destroy(&d->lock);
+	}
+	free(be);
+}
+
+/* ------------------------------------------------------------------ contexts */
+
+/* Higher is better for the options. */
+static int device_score(const struct ocl_device *d, const struct backend_context_options *o)
+{
+	bool gpu = d->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR);
+	int score = 0;
+	if (o->accelerated) {
+		if (gpu) {
+			score += 1000000;
+			if (o->power_preference == WEBNN_POWER_LOW_POWER)
+				score += d->host_unified ? 100000 : 0;
+			else if (o->power_preference == WEBNN_POWER_HIGH_PERFORMANCE)
+				score += d->host_unified ? 0 : 100000;
+			score += (int)(d->compute_units > 50000 ? 50000 : d->compute_units);
+		} else {
+			score += (int)(d->compute_units > 50000 ? 50000 : d->compute_units);
+		}
+	} else {
+		score += gpu ? 0 : 1000000;
+		score += (int)(d->compute_units > 50000 ? 50000 : d->compute_units);
+	}
+	return score;
+}
+
+static enum webnn_status ocl_context_create(struct backend *be,
+					    const struct backend_context_options *opts,
+					    struct backend_context **out, struct wnn_diag *diag)
+{
+	int best = -1, best_score = -1;
+	for (int i = 0; i < be->n_devices; i++) {
+		int s = device_score(&be->devices[i], opts);
+		if (s > best_score) {
+			best_score = s;
+			best = i;
+		}
+	}
+	if (best < 0)
+		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED, "opencl: no device");
+	struct backend_context *ctx = calloc(1, sizeof *ctx);
+	if (!ctx)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "opencl: out of memory");
+	ctx->be = be;
+	ctx->dev = &be->devices[best];
+	cl_int err;
+	ctx->queue = clCreateCommandQueue(ctx->dev->context, ctx->dev->id, 0, &err);
+	if (!ctx->queue) {
+		free(ctx);
+		return wnn_diag_set(diag, ocl_enqueue_status(err),
+				    "opencl: clCreateCommandQueue on %s: %s",
+				    be->devices[best].info.device_name, ocl_error_name(err));
+	}
+	*out = ctx;
+	return WEBNN_STATUS_OK;
+}
+
+static void ocl_context_destroy(struct backend_context *ctx)
+{
+	if (!ctx)
+		return;
+	clFinish(ctx->queue);
+	clReleaseCommandQueue(ctx->queue);
+	free(ctx);
+}
+
+static void ocl_context_info(struct backend_context *ctx, struct backend_device_info *info)
+{
+	*info = ctx->dev->info;
+}
+
+/* ------------------------------------------------------------------ tensors */
+
+static enum webnn_status ocl_tensor_create(struct backend_context *ctx,
+					   const struct wnn_desc *desc,
+					   struct backend_tensor **out, struct wnn_diag *diag)
+{
+	uint64_t bytes;
+	if (!wnn_desc_bytes(desc, &bytes))
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "tensor: invalid descriptor");
+	if (bytes > ctx->dev->max_alloc)
+		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+				    "tensor: %" PRIu64 " bytes exceed the device's largest buffer "
+				    "(%" PRIu64 ")", bytes, (uint64_t)ctx->dev->max_alloc);
+	struct backend_tensor *t = calloc(1, sizeof *t);
+	if (!t)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "tensor: out of memory");
+	cl_int err;
+	/* Rounded up so kernels may read whole 4-byte words of tiny tensors. */
+	size_t alloc = ((size_t)bytes + 3) & ~(size_t)3;
+	t->mem = clCreateBuffer(ctx->dev->context, CL_MEM_READ_WRITE, alloc, NULL, &err);
+	if (!t->mem) {
+		free(t);
+		return wnn_diag_set(diag, err == CL_OUT_OF_HOST_MEMORY ||
+					      err == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+					      err == CL_INVALID_BUFFER_SIZE
+					      ? WEBNN_STATUS_NO_MEMORY
+					      : ocl_enqueue_status(err),
+				    "tensor: clCreateBuffer(%zu bytes): %s", alloc,
+				    ocl_error_name(err));
+	}
+	cl_uint zero = 0;
+	err = clEnqueueFillBuffer(ctx->queue, t->mem, &zero, sizeof zero, 0, alloc, 0, NULL, NULL);
+	if (err != CL_SUCCESS) {
+		clReleaseMemObject(t->mem);
+		free(t);
+		return wnn_diag_set(diag, ocl_enqueue_status(err), "tensor: zero fill: %s",
+				    ocl_error_name(err));
+	}
+	t->ctx = ctx;
+	t->bytes = (size_t)bytes;
+	t->desc = *desc;
+	*out = t;
+	return WEBNN_STATUS_OK;
+}
+
+static void ocl_tensor_destroy(struct backend_tensor *t)
+{
+	if (!t)
+		return;
+	clReleaseMemObject(t->mem);
+	free(t);
+}
+
+static enum webnn_status ocl_tensor_write(struct backend_tensor *t, const void *src, size_t size,
+					  struct wnn_diag *diag)
+{
+	if (size != t->bytes)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "writeTensor: %zu bytes given, tensor holds %zu", size, t->bytes);
+	cl_int err = clEnqueueWriteBuffer(t->ctx->queue, t->mem, CL_TRUE, 0, size, src, 0, NULL,
+					  NULL);
+	if (err != CL_SUCCESS)
+		return wnn_diag_set(diag, ocl_enqueue_status(err), "writeTensor: %s",
+				    ocl_error_name(err));
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status ocl_tensor_read(struct backend_tensor *t, void *dst, size_t size,
+					 struct wnn_diag *diag)
+{
+	if (size != t->bytes)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "readTensor: %zu bytes asked, tensor holds %zu", size, t->bytes);
+	cl_int err = clEnqueueReadBuffer(t->ctx->queue, t->mem, CL_TRUE, 0, size, dst, 0, NULL,
+					 NULL);
+	if (err != CL_SUCCESS)
+		return wnn_diag_set(diag, ocl_enqueue_status(err), "readTensor: %s",
+				    ocl_error_name(err));
+	return WEBNN_STATUS_OK;
+}
+
+static bool ocl_supports_be(struct backend *be, enum wnn_op op, enum wnn_dtype type)
+{
+	(void)be;
+	return ocl_supports(op, type);
+}
+
+const struct backend_impl backend_opencl = {
+	.name = "opencl",
+	.init = ocl_init,
+	.shutdown = ocl_shutdown,
+	.supports = ocl_supports_be,
+	.context_create = ocl_context_create,
+	.context_destroy = ocl_context_destroy,
+	.context_info = ocl_context_info,
+	.tensor_create = ocl_tensor_create,
+	.tensor_destroy = ocl_tensor_destroy,
+	.tensor_write = ocl_tensor_write,
+	.tensor_read = ocl_tensor_read,
+	.compile = ocl_compile,
+	.plan_destroy = ocl_plan_destroy,
+	.execute = ocl_execute,
+};
