@@ -44,6 +44,7 @@ DAEMON_BIN := $(BUILD)/bin/webnnd
 TEST_BIN := $(BUILD)/bin/webnn-tests
 
 .PHONY: all deps check check-asan valgrind bench clean demo
+.SECONDARY:
 all: $(DAEMON_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(TOOLS_BIN) $(TEST_BIN)
 
 # Installs the Debian packages the build, the daemon and the tests need; safe to re-run.
@@ -135,5 +136,41 @@ demo: all
 
 clean:
 	rm -rf build build-asan
+
+# ---- libFuzzer targets (tests/fuzz/fuzz_*.c, one program each) and their seed generator, built
+# with clang + ASan/UBSan into $(BUILD)/fuzz; the OpenCL backend and sandbox are left out.
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 20
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS := -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -std=c11 -Wall -Wextra -Werror \
+	-Wno-missing-braces -MMD -MP
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+FUZZ_LIB_SRC := $(PROTO_SRC) $(filter-out daemon/backend/opencl/% sandbox/%,$(DAEMON_SRC)) tests/graphs.c
+FUZZ_LIB_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_LIB_SRC)) $(BUILD)/fuzz/obj/gen/webnn.pb-c.o
+FUZZ_LIB := $(BUILD)/fuzz/libfuzzwnn.a
+.PHONY: fuzz fuzz-smoke
+fuzz: $(FUZZ_BIN) $(BUILD)/fuzz/fuzz-seeds
+$(BUILD)/fuzz/obj/%.o: %.c | $(PROTO_GEN_H)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+$(BUILD)/fuzz/obj/gen/webnn.pb-c.o: $(PROTO_GEN_C)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(filter-out -Werror,$(FUZZ_CFLAGS)) -c $< -o $@
+$(FUZZ_LIB): $(FUZZ_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -luv -lprotobuf-c -lpthread -lm
+$(BUILD)/fuzz/fuzz-seeds: $(BUILD)/fuzz/obj/tests/fuzz/seeds.o $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_SAN) -o $@ $^ -luv -lprotobuf-c -lpthread -lm
+# Each fuzzer runs FUZZ_TIME seconds from freshly generated seeds; any crash, leak or timeout fails.
+fuzz-smoke: fuzz
+	rm -rf $(BUILD)/fuzz/seeds && $(BUILD)/fuzz/fuzz-seeds $(BUILD)/fuzz/seeds
+	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus/$$n; \
+		echo "== $$n ($(FUZZ_TIME) s)"; \
+		$$f -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix=$(BUILD)/fuzz/$$n- $(BUILD)/fuzz/corpus/$$n \
+			$(BUILD)/fuzz/seeds/$$n || exit 1; done
+-include $(shell find $(BUILD)/fuzz -name '*.d' 2>/dev/null)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -169,5 +169,8 @@ enum webnn_status ocl_execute(struct backend_plan *plan, struct backend_tensor *
 /* Lowers one operation into steps. */
 enum webnn_status ocl_lower_op(struct ocl_build *b, enum wnn_op op);
 bool ocl_supports(enum wnn_op op, enum wnn_dtype t);
+/* The operators beyond the first CNN set live in ocl_lower_ext.c. */
+bool ocl_ext_supports(enum wnn_op op, enum wnn_dtype t);
+enum webnn_status ocl_lower_ext(struct ocl_build *b, enum wnn_op op);
 
 #endif

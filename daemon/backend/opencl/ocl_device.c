@@ -3,6 +3,7 @@
 
 #include <clblast_c.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -187,7 +188,7 @@ static void save_binary(struct ocl_device *dev, cl_program p, const char *path)
 	unsigned char *bins[1] = { bin };
 	(void)dev;
 	if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS) {
-		char tmp[600];
+		char tmp[PATH_MAX + 32];
 		snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
 		FILE *f = fopen(tmp, "wb");
 		if (f) {

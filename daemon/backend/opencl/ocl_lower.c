@@ -49,7 +49,7 @@ bool ocl_supports(enum wnn_op op, enum wnn_dtype t)
 	case WNN_OP_RESHAPE:
 		return true;
 	default:
-		return false;
+		return ocl_ext_supports(op, t);
 	}
 }
 
@@ -977,8 +977,7 @@ enum webnn_status ocl_lower_op(struct ocl_build *b, enum wnn_op kind)
 			lower_matmul(b);
 			break;
 		default:
-			wnn_diag_set(b->diag, WEBNN_STATUS_NOT_SUPPORTED,
-				     "%s: not supported by the OpenCL backend", b->what);
+			ocl_lower_ext(b, kind);
 		}
 	}
 	return b->diag->status;
