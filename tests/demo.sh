@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The main job (make demo): starts webnnd on its default socket, runs webnn-demo, stops the daemon.
+set -uo pipefail
+
+BUILD=${1:-build}
+SOCK=${WEBNN_SOCKET:-/run/webnn/webnnd.sock}
+DAEMON="$BUILD/bin/webnnd"
+LOG=$(mktemp "${TMPDIR:-/tmp}/webnnd-demo.XXXXXX.log")
+
+for bin in "$DAEMON" "$BUILD/bin/webnn-demo" "$BUILD/bin/webnn-info"; do
+	[ -x "$bin" ] || { echo "demo: $bin is missing; run make first" >&2; exit 1; }
+done
+
+# webnnd creates the socket's directory itself when it can; doing it here gives a clearer error.
+if ! mkdir -p "$(dirname "$SOCK")" 2>/dev/null; then
+	echo "demo: cannot create $(dirname "$SOCK") (run as root, or set WEBNN_SOCKET to a path you own)" >&2
+	exit 1
+fi
+
+"$DAEMON" >"$LOG" 2>&1 &
+PID=$!
+
+stop_daemon() {
+	if [ -n "${PID:-}" ] && kill -0 "$PID" 2>/dev/null; then
+		kill -TERM "$PID"
+		wait "$PID"
+		local st=$?
+		[ "$st" -eq 0 ] || echo "demo: webnnd exited with status $st (log: $LOG)" >&2
+	fi
+	PID=
+}
+trap stop_daemon EXIT
+trap 'exit 130' INT TERM
+
+# Ready when a client can create a context (a stale socket file alone proves nothing).
+ready=0
+for _ in $(seq 1 600); do
+	if ! kill -0 "$PID" 2>/dev/null; then
+		wait "$PID"
+		echo "demo: webnnd exited during start-up (status $?); its log ($LOG):" >&2
+		cat "$LOG" >&2
+		PID=
+		exit 1
+	fi
+	if [ -S "$SOCK" ] && "$BUILD/bin/webnn-info" --socket "$SOCK" >/dev/null 2>&1; then
+		ready=1
+		break
+	fi
+	sleep 0.1
+done
+if [ "$ready" -ne 1 ]; then
+	echo "demo: webnnd did not accept a context on $SOCK within 60 s; its log ($LOG):" >&2
+	cat "$LOG" >&2
+	exit 1
+fi
+echo "demo: webnnd (pid $PID) is serving $SOCK; log in $LOG"
+
+"$BUILD/bin/webnn-demo" --socket "$SOCK"
+status=$?
+stop_daemon
+trap - EXIT
+if [ "$status" -eq 0 ]; then
+	rm -f "$LOG"
+else
+	echo "demo: webnn-demo failed (status $status); webnnd log: $LOG" >&2
+fi
+exit "$status"

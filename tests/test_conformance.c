@@ -1,0 +1,98 @@
+/* WPT conformance: every shared/conformance case through webnn-run --check, client -> webnnd. */
+#include <glob.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/test.h"
+
+/* Fails printed per file before the rest are only counted, to keep the log readable. */
+#define MAX_FAIL_LINES 20
+/* Relative to the repository root, where make check runs the tests. */
+#define KNOWN_FAILURES "tests/known-failures.txt"
+
+struct conf_counts {
+	int passed, failed, skipped, xfail, xpass;
+};
+
+/* Runs webnn-run over one file; returns false when it crashed or printed no summary. */
+static bool conf_run_file(const char *run, const char *socket, const char *file,
+			  struct conf_counts *c, int *fail_lines)
+{
+	char cmd[8192], line[8192];
+	snprintf(cmd, sizeof(cmd), "'%s' --socket '%s' --check --known-failures %s '%s' 2>&1", run,
+		 socket, KNOWN_FAILURES, file);
+	FILE *p = popen(cmd, "r");
+	ASSERT_MSG(p, "popen %s failed", run);
+	bool summary = false;
+	memset(c, 0, sizeof(*c));
+	while (fgets(line, sizeof(line), p)) {
+		if (sscanf(line, "%d passed, %d failed, %d skipped, %d xfail", &c->passed, &c->failed,
+			   &c->skipped, &c->xfail) == 4) {
+			const char *xp = strstr(line, "xpass");
+			if (xp)
+				sscanf(strstr(line, "xfail, ") + 7, "%d", &c->xpass);
+			summary = true;
+			continue;
+		}
+		bool fail = strncmp(line, "FAIL ", 5) == 0;
+		bool note = strncmp(line, "XPASS ", 6) == 0 || strncmp(line, "webnn-run:", 10) == 0;
+		if ((fail && (*fail_lines)++ < MAX_FAIL_LINES) || note)
+			printf("    %s", line);
+	}
+	int st = pclose(p);
+	if (!summary || !WIFEXITED(st) || WEXITSTATUS(st) > 1) {
+		printf("    webnn-run %s: exit status %d, %s\n", file, st,
+		       summary ? "summary printed" : "no summary");
+		return false;
+	}
+	return true;
+}
+
+TEST_TIMEOUT(conformance_wpt, 900)
+{
+	const char *shared = test_shared_dir();
+	if (!shared)
+		SKIP("../shared (or $WEBNN_SHARED) is absent: no conformance data");
+	if (!test_have_opencl())
+		SKIP("no OpenCL platform");
+	char pattern[4096], run[4096];
+	snprintf(pattern, sizeof(pattern), "%s/conformance/[!_]*.json", shared);
+	snprintf(run, sizeof(run), "%s/bin/webnn-run", test_build_dir());
+	ASSERT_MSG(access(KNOWN_FAILURES, R_OK) == 0,
+		   "%s not found: run webnn-tests from the repository root", KNOWN_FAILURES);
+	glob_t gl;
+	ASSERT_MSG(glob(pattern, 0, NULL, &gl) == 0 && gl.gl_pathc > 0, "no case files match %s",
+		   pattern);
+
+	struct test_daemon d;
+	test_daemon_start(&d, NULL);
+	struct conf_counts total = { 0 };
+	int broken = 0, fail_lines = 0;
+	printf("  %-40s %6s %6s %6s %6s\n", "file", "pass", "fail", "skip", "xfail");
+	for (size_t i = 0; i < gl.gl_pathc; i++) {
+		struct conf_counts c;
+		const char *base = strrchr(gl.gl_pathv[i], '/');
+		base = base ? base + 1 : gl.gl_pathv[i];
+		if (!conf_run_file(run, d.socket_path, gl.gl_pathv[i], &c, &fail_lines))
+			broken++;
+		printf("  %-40s %6d %6d %6d %6d%s\n", base, c.passed, c.failed, c.skipped, c.xfail,
+		       c.xpass ? "  (xpass!)" : "");
+		fflush(stdout);
+		total.passed += c.passed;
+		total.failed += c.failed;
+		total.skipped += c.skipped;
+		total.xfail += c.xfail;
+		total.xpass += c.xpass;
+	}
+	printf("  %-40s %6d %6d %6d %6d\n", "total", total.passed, total.failed, total.skipped,
+	       total.xfail);
+	if (total.xpass)
+		printf("  %d known failure(s) now pass: update tests/known-failures.txt\n",
+		       total.xpass);
+	globfree(&gl);
+	test_daemon_stop(&d);
+	ASSERT_MSG(broken == 0, "webnn-run crashed or printed no summary on %d file(s)", broken);
+	ASSERT_MSG(total.failed == 0, "%d conformance case(s) failed", total.failed);
+}
