@@ -146,7 +146,7 @@ FUZZ_CFLAGS := -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -std=c11 -Wall -Wext
 	-Wno-missing-braces -MMD -MP
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
-FUZZ_LIB_SRC := $(PROTO_SRC) $(filter-out daemon/backend/opencl/% sandbox/%,$(DAEMON_SRC)) tests/graphs.c
+FUZZ_LIB_SRC := $(PROTO_SRC) $(filter-out daemon/backend/opencl/% sandbox/%,$(DAEMON_SRC))
 FUZZ_LIB_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_LIB_SRC)) $(BUILD)/fuzz/obj/gen/webnn.pb-c.o
 FUZZ_LIB := $(BUILD)/fuzz/libfuzzwnn.a
 .PHONY: fuzz fuzz-smoke
@@ -174,3 +174,25 @@ fuzz-smoke: fuzz
 -include $(shell find $(BUILD)/fuzz -name '*.d' 2>/dev/null)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# ---- install (DESTDIR for staging). webnnd goes to libexec: clients reach it through the socket.
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+SYSTEMD_UNITDIR ?= $(LIBDIR)/systemd/system
+VERSION := 0.1.0
+.PHONY: install
+install: $(DAEMON_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(TOOLS_BIN)
+	install -d $(DESTDIR)$(PREFIX)/libexec $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(SYSTEMD_UNITDIR)
+	install -m 755 $(DAEMON_BIN) $(DESTDIR)$(PREFIX)/libexec/webnnd
+	install -m 755 $(TOOLS_BIN) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(LIB_CLIENT) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIB_CLIENT_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libwebnn.so.0 $(DESTDIR)$(LIBDIR)/libwebnn.so
+	install -m 644 client/include/webnn.h $(DESTDIR)$(INCLUDEDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
+		packaging/webnn.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/webnn.pc
+	sed -e 's|/usr/libexec/webnnd|$(PREFIX)/libexec/webnnd|' packaging/webnnd.service \
+		> $(DESTDIR)$(SYSTEMD_UNITDIR)/webnnd.service
+	install -m 644 packaging/webnnd.socket $(DESTDIR)$(SYSTEMD_UNITDIR)/
