@@ -816,3 +816,1050 @@ enum webnn_status params_batchnorm(const Webnn__Ipc__Operation *op, const struct
 		p->has_bias = true, p->bias = m->bias;
 	return WEBNN_STATUS_OK;
 }
+
+/* ==== operators beyond the first CNN set */
+
+/* A [outer, axis, inner] view of a shape around one axis. */
+static void axis_view(const struct wnn_desc *d, uint32_t axis, uint64_t *outer, uint64_t *size,
+		      uint64_t *inner)
+{
+	*outer = params_count(axis, d->dims);
+	*size = d->dims[axis];
+	*inner = params_count(d->rank - axis - 1, d->dims + axis + 1);
+}
+
+static enum webnn_status axis_in_range(uint32_t axis, uint32_t rank, const char *name,
+				       struct wnn_diag *diag)
+{
+	if (axis >= rank)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: axis %u is out of range for rank %u", name, axis, rank);
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status same_shape(const struct wnn_desc *a, const struct wnn_desc *b,
+				    const char *name, const char *what, struct wnn_diag *diag)
+{
+	if (a->rank != b->rank || memcmp(a->dims, b->dims, a->rank * sizeof(uint32_t)))
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s", name, what);
+	return WEBNN_STATUS_OK;
+}
+
+/* Splits `in` into kept axes (input order) and reduced axes (order of `axes`). */
+static enum webnn_status make_reduction(const struct wnn_desc *in, const uint32_t *axes,
+					size_t n_axes, struct params_reduction *r,
+					const char *name, struct wnn_diag *diag)
+{
+	uint64_t cs[WNN_MAX_RANK];
+	uint32_t mask = 0;
+	memset(r, 0, sizeof(*r));
+	params_strides(in->rank, in->dims, cs);
+	if (n_axes > in->rank)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: %zu axes for an input of rank %u", name, n_axes, in->rank);
+	for (size_t i = 0; i < n_axes; i++) {
+		uint32_t a = axes[i];
+		if (a >= in->rank || (mask & (1u << a)))
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: axes item %u is out of range or repeated", name, a);
+		mask |= 1u << a;
+		r->red_dims[r->red_rank] = in->dims[a];
+		r->red_strides[r->red_rank++] = cs[a];
+	}
+	for (uint32_t a = 0; a < in->rank; a++) {
+		if (mask & (1u << a))
+			continue;
+		r->kept_dims[r->kept_rank] = in->dims[a];
+		r->kept_strides[r->kept_rank++] = cs[a];
+	}
+	r->kept_count = params_count(r->kept_rank, r->kept_dims);
+	r->red_count = params_count(r->red_rank, r->red_dims);
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_cast(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, struct params_cast *p, struct wnn_diag *diag)
+{
+	const char *name;
+	enum wnn_op which = WNN_OP_COUNT;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_CAST, &which, &name, diag));
+	const Webnn__Ipc__Cast *m = op->cast;
+	OPERAND(in, m->input, "input");
+	OPERAND(out, m->output, "output");
+	if (params_count(in->rank, in->dims) != params_count(out->rank, out->dims))
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: output shape differs from the input shape", name);
+	p->input = m->input, p->output = m->output;
+	p->in_type = in->type, p->out_type = out->type;
+	p->count = params_count(in->rank, in->dims);
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_arg(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			     size_t n_descs, struct params_arg *p, struct wnn_diag *diag)
+{
+	const char *name;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_ARG_MIN_MAX, &p->op, &name, diag));
+	const Webnn__Ipc__ArgMinMax *m = op->arg_min_max;
+	OPERAND(in, m->input, "input");
+	OPERAND(out, m->output, "output");
+	CHECK(axis_in_range(m->axis, in->rank, name, diag));
+	if (out->type != WNN_I32 && out->type != WNN_I64)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: output data type %s is not int32 or int64", name,
+				    wnn_dtype_name(out->type));
+	p->input = m->input, p->output = m->output;
+	p->type = in->type, p->out_type = out->type;
+	p->axis = m->axis;
+	axis_view(in, m->axis, &p->outer, &p->axis_size, &p->inner);
+	if (params_count(out->rank, out->dims) != p->outer * p->inner)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: output shape does not match the reduction", name);
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_cumsum(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct params_cumsum *p, struct wnn_diag *diag)
+{
+	const char *name;
+	enum wnn_op which = WNN_OP_COUNT;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_CUMULATIVE_SUM, &which, &name, diag));
+	const Webnn__Ipc__CumulativeSum *m = op->cumulative_sum;
+	OPERAND(in, m->input, "input");
+	OPERAND(out, m->output, "output");
+	CHECK(axis_in_range(m->axis, in->rank, name, diag));
+	CHECK(same_shape(in, out, name, "output shape differs from the input shape", diag));
+	p->input = m->input, p->output = m->output;
+	p->type = in->type;
+	p->axis = m->axis;
+	p->exclusive = m->exclusive, p->reversed = m->reversed;
+	axis_view(in, m->axis, &p->outer, &p->axis_size, &p->inner);
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_conv_transpose2d(const Webnn__Ipc__Operation *op,
+					  const struct wnn_desc *descs, size_t n_descs,
+					  struct params_conv_transpose2d *p, struct wnn_diag *diag)
+{
+	const char *name;
+	enum wnn_op which = WNN_OP_COUNT;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_CONV_TRANSPOSE2D, &which, &name, diag));
+	const Webnn__Ipc__ConvTranspose2d *m = op->conv_transpose2d;
+	OPERAND(in, m->input, "input");
+	OPERAND(filter, m->filter, "filter");
+	OPERAND(out, m->output, "output");
+	CHECK(rank_is(in, 4, name, "input", diag));
+	CHECK(rank_is(filter, 4, name, "filter", diag));
+	CHECK(rank_is(out, 4, name, "output", diag));
+	p->input = m->input, p->filter = m->filter, p->output = m->output;
+	p->bias = PARAMS_NONE;
+	p->type = in->type;
+	p->nhwc = m->input_layout == WEBNN__IPC__INPUT_LAYOUT__NHWC;
+	if (p->nhwc)
+		p->n = in->dims[0], p->h = in->dims[1], p->w = in->dims[2], p->c_in = in->dims[3];
+	else
+		p->n = in->dims[0], p->c_in = in->dims[1], p->h = in->dims[2], p->w = in->dims[3];
+	uint64_t fs[4];
+	const uint32_t *fd = filter->dims;
+	uint32_t f_in, f_out;
+	params_strides(4, fd, fs);
+	switch (m->filter_layout) {
+	case WEBNN__IPC__CONV_TRANSPOSE2D_FILTER_LAYOUT__IOHW:
+		p->filter_layout = PARAMS_TFILTER_IOHW;
+		f_in = fd[0], f_out = fd[1], p->kh = fd[2], p->kw = fd[3];
+		p->filter_stride[0] = fs[0], p->filter_stride[1] = fs[1];
+		p->filter_stride[2] = fs[2], p->filter_stride[3] = fs[3];
+		break;
+	case WEBNN__IPC__CONV_TRANSPOSE2D_FILTER_LAYOUT__HWOI:
+		p->filter_layout = PARAMS_TFILTER_HWOI;
+		p->kh = fd[0], p->kw = fd[1], f_out = fd[2], f_in = fd[3];
+		p->filter_stride[0] = fs[3], p->filter_stride[1] = fs[2];
+		p->filter_stride[2] = fs[0], p->filter_stride[3] = fs[1];
+		break;
+	case WEBNN__IPC__CONV_TRANSPOSE2D_FILTER_LAYOUT__OHWI_T:
+		p->filter_layout = PARAMS_TFILTER_OHWI;
+		f_out = fd[0], p->kh = fd[1], p->kw = fd[2], f_in = fd[3];
+		p->filter_stride[0] = fs[3], p->filter_stride[1] = fs[0];
+		p->filter_stride[2] = fs[1], p->filter_stride[3] = fs[2];
+		break;
+	default:
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown filter layout %d",
+				    name, (int)m->filter_layout);
+	}
+	uint32_t pad[4], strides[2], dil[2], opad[2];
+	CHECK(opt_list(m->n_padding, m->padding, 4, 0, pad, name, "padding", diag));
+	CHECK(opt_list(m->n_strides, m->strides, 2, 1, strides, name, "strides", diag));
+	CHECK(opt_list(m->n_dilations, m->dilations, 2, 1, dil, name, "dilations", diag));
+	CHECK(opt_list(m->n_output_padding, m->output_padding, 2, 0, opad, name, "outputPadding",
+		       diag));
+	CHECK(nonzero(strides, 2, name, "strides", diag));
+	CHECK(nonzero(dil, 2, name, "dilations", diag));
+	p->groups = m->groups;
+	if (p->groups == 0 || p->c_in % p->groups)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: input channels %u are not divisible by groups %u", name,
+				    p->c_in, p->groups);
+	if (f_in != p->c_in)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: filter input channels %u do not match input channels %u",
+				    name, f_in, p->c_in);
+	p->c_in_g = p->c_in / p->groups;
+	p->c_out_g = f_out;
+	p->c_out = f_out * p->groups;
+	p->pad_top = pad[0], p->pad_bottom = pad[1], p->pad_left = pad[2], p->pad_right = pad[3];
+	p->stride_h = strides[0], p->stride_w = strides[1];
+	p->dil_h = dil[0], p->dil_w = dil[1];
+	p->out_pad_h = opad[0], p->out_pad_w = opad[1];
+	if (p->nhwc)
+		p->out_h = out->dims[1], p->out_w = out->dims[2];
+	else
+		p->out_h = out->dims[2], p->out_w = out->dims[3];
+	if (out->dims[0] != p->n || out->dims[p->nhwc ? 3 : 1] != p->c_out)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: output shape does not match the convolution", name);
+	if (m->has_bias) {
+		OPERAND(bias, m->bias, "bias");
+		if (bias->rank != 1 || bias->dims[0] != p->c_out)
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: bias shape must be [%u]", name, p->c_out);
+		p->has_bias = true;
+		p->bias = m->bias;
+	}
+	spatial_strides(in, p->nhwc, p->in_stride);
+	spatial_strides(out, p->nhwc, p->out_stride);
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_quantize(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				  size_t n_descs, struct params_quantize *p,
+				  struct wnn_diag *diag)
+{
+	const char *name;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_QUANTIZE_LINEAR, &p->op, &name, diag));
+	const Webnn__Ipc__QuantizeLinear *m = op->quantize_linear;
+	OPERAND(in, m->input, "input");
+	OPERAND(scale, m->scale, "scale");
+	OPERAND(zp, m->zero_point, "zeroPoint");
+	OPERAND(out, m->output, "output");
+	CHECK(same_shape(in, out, name, "output shape differs from the input shape", diag));
+	CHECK(same_shape(scale, zp, name, "scale and zeroPoint shapes differ", diag));
+	if (scale->rank != in->rank)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: scale rank %u differs from the input rank %u", name,
+				    scale->rank, in->rank);
+	p->input = m->input, p->scale = m->scale, p->zero_point = m->zero_point;
+	p->output = m->output;
+	p->in_type = in->type, p->scale_type = scale->type, p->zp_type = zp->type;
+	p->out_type = out->type;
+	p->rank = in->rank;
+	for (uint32_t i = 0; i < in->rank; i++) {
+		if (in->dims[i] % scale->dims[i])
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: scale dimension %u (%u) does not divide the input "
+					    "dimension %u", name, i, scale->dims[i], in->dims[i]);
+		p->dims[i] = in->dims[i];
+		p->scale_dims[i] = scale->dims[i];
+		p->block[i] = in->dims[i] / scale->dims[i];
+	}
+	params_strides(in->rank, scale->dims, p->scale_strides);
+	p->count = params_count(in->rank, in->dims);
+	return WEBNN_STATUS_OK;
+}
+
+uint64_t params_quantize_index(const struct params_quantize *p, uint64_t i)
+{
+	uint64_t off = 0;
+	for (uint32_t d = p->rank; d-- > 0;) {
+		uint64_t c = i % p->dims[d];
+		i /= p->dims[d];
+		off += (c / p->block[d]) * p->scale_strides[d];
+	}
+	return off;
+}
+
+enum webnn_status params_expand(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct params_expand *p, struct wnn_diag *diag)
+{
+	const char *name;
+	enum wnn_op which = WNN_OP_COUNT;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_EXPAND, &which, &name, diag));
+	const Webnn__Ipc__Expand *m = op->expand;
+	OPERAND(in, m->input, "input");
+	OPERAND(out, m->output, "output");
+	if (!params_bcast_strides(in, out->rank, out->dims, p->in_strides))
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: input is not broadcastable to the output shape", name);
+	p->input = m->input, p->output = m->output;
+	p->type = in->type;
+	p->rank = out->rank;
+	memcpy(p->out_dims, out->dims, sizeof(p->out_dims));
+	p->count = params_count(out->rank, out->dims);
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_tile(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, struct params_tile *p, struct wnn_diag *diag)
+{
+	const char *name;
+	enum wnn_op which = WNN_OP_COUNT;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_TILE, &which, &name, diag));
+	const Webnn__Ipc__Tile *m = op->tile;
+	OPERAND(in, m->input, "input");
+	OPERAND(out, m->output, "output");
+	if (out->rank != in->rank || m->n_repetitions != in->rank)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: repetitions must have one value per input dimension", name);
+	for (uint32_t i = 0; i < in->rank; i++)
+		if ((uint64_t)in->dims[i] * m->repetitions[i] != out->dims[i])
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: output dimension %u is not input * repetitions",
+					    name, i);
+	p->input = m->input, p->output = m->output;
+	p->type = in->type;
+	p->rank = in->rank;
+	memcpy(p->in_dims, in->dims, sizeof(p->in_dims));
+	memcpy(p->out_dims, out->dims, sizeof(p->out_dims));
+	params_strides(in->rank, in->dims, p->in_strides);
+	p->count = params_count(out->rank, out->dims);
+	return WEBNN_STATUS_OK;
+}
+
+uint64_t params_tile_offset(const struct params_tile *p, uint64_t j)
+{
+	uint64_t off = 0;
+	for (uint32_t d = p->rank; d-- > 0;) {
+		uint64_t c = j % p->out_dims[d];
+		j /= p->out_dims[d];
+		off += (c % p->in_dims[d]) * p->in_strides[d];
+	}
+	return off;
+}
+
+static enum webnn_status index_type_ok(enum wnn_dtype t, const char *name, struct wnn_diag *diag)
+{
+	if (t != WNN_I32 && t != WNN_U32 && t != WNN_I64)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: indices data type %s is not int32, uint32 or int64", name,
+				    wnn_dtype_name(t));
+	return WEBNN_STATUS_OK;
+}
+
+int64_t params_load_index(const void *idx, enum wnn_dtype index_type, uint64_t i)
+{
+	switch (index_type) {
+	case WNN_I32:
+		return ((const int32_t *)idx)[i];
+	case WNN_U32:
+		return ((const uint32_t *)idx)[i];
+	case WNN_I64:
+		return ((const int64_t *)idx)[i];
+	default:
+		return 0;
+	}
+}
+
+uint64_t params_nd_offset(const void *idx, enum wnn_dtype index_type, uint64_t t, uint32_t k,
+			  const uint32_t *in_dims, const uint64_t *in_strides)
+{
+	uint64_t off = 0;
+	for (uint32_t d = 0; d < k; d++)
+		off += params_index(params_load_index(idx, index_type, t * k + d), in_dims[d]) *
+		       in_strides[d];
+	return off;
+}
+
+enum webnn_status params_gather(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct params_gather *p, struct wnn_diag *diag)
+{
+	const char *name;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_GATHER, &p->op, &name, diag));
+	const Webnn__Ipc__Gather *m = op->gather;
+	OPERAND(in, m->input, "input");
+	OPERAND(idx, m->indices, "indices");
+	OPERAND(out, m->output, "output");
+	CHECK(index_type_ok(idx->type, name, diag));
+	if (in->rank < 1)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: input rank must be at least 1",
+				    name);
+	p->input = m->input, p->indices = m->indices, p->output = m->output;
+	p->type = in->type, p->index_type = idx->type;
+	p->in_rank = in->rank;
+	memcpy(p->in_dims, in->dims, sizeof(p->in_dims));
+	params_strides(in->rank, in->dims, p->in_strides);
+	p->rank = out->rank;
+	memcpy(p->out_dims, out->dims, sizeof(p->out_dims));
+	p->count = params_count(out->rank, out->dims);
+	uint64_t n_idx = params_count(idx->rank, idx->dims);
+	if (p->op == WNN_OP_GATHER) {
+		CHECK(axis_in_range(m->axis, in->rank, name, diag));
+		p->axis = m->axis;
+		axis_view(in, m->axis, &p->outer, &p->axis_size, &p->inner);
+		p->n_indices = n_idx;
+		if (p->count != p->outer * n_idx * p->inner)
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: output shape does not match the gather", name);
+	} else if (p->op == WNN_OP_GATHER_ELEMENTS) {
+		CHECK(axis_in_range(m->axis, in->rank, name, diag));
+		p->axis = m->axis;
+		p->axis_size = in->dims[m->axis];
+		CHECK(same_shape(idx, out, name, "output shape differs from the indices shape",
+				 diag));
+		if (idx->rank != in->rank)
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: indices rank differs from the input rank", name);
+		for (uint32_t i = 0; i < in->rank; i++)
+			if (i != m->axis && idx->dims[i] != in->dims[i])
+				return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+						    "%s: indices dimension %u differs from the "
+						    "input", name, i);
+	} else {
+		if (idx->rank < 1 || idx->dims[idx->rank - 1] > in->rank)
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: indices last dimension exceeds the input rank", name);
+		p->k = idx->dims[idx->rank - 1];
+		p->n_tuples = n_idx / p->k;
+		p->slice = params_count(in->rank - p->k, in->dims + p->k);
+		if (p->count != p->n_tuples * p->slice)
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: output shape does not match the gather", name);
+	}
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_scatter(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				 size_t n_descs, struct params_scatter *p, struct wnn_diag *diag)
+{
+	const char *name;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_SCATTER, &p->op, &name, diag));
+	const Webnn__Ipc__Scatter *m = op->scatter;
+	OPERAND(in, m->input, "input");
+	OPERAND(idx, m->indices, "indices");
+	OPERAND(upd, m->updates, "updates");
+	OPERAND(out, m->output, "output");
+	CHECK(index_type_ok(idx->type, name, diag));
+	CHECK(same_shape(in, out, name, "output shape differs from the input shape", diag));
+	if (in->rank < 1 || upd->type != in->type)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: input rank must be at least 1 and updates of its type",
+				    name);
+	p->input = m->input, p->indices = m->indices, p->updates = m->updates;
+	p->output = m->output;
+	p->type = in->type, p->index_type = idx->type;
+	p->rank = in->rank;
+	memcpy(p->in_dims, in->dims, sizeof(p->in_dims));
+	params_strides(in->rank, in->dims, p->in_strides);
+	p->count = params_count(in->rank, in->dims);
+	uint64_t n_idx = params_count(idx->rank, idx->dims);
+	if (p->op == WNN_OP_SCATTER_ELEMENTS) {
+		CHECK(axis_in_range(m->axis, in->rank, name, diag));
+		CHECK(same_shape(idx, upd, name, "updates shape differs from the indices shape",
+				 diag));
+		if (idx->rank != in->rank)
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: indices rank differs from the input rank", name);
+		for (uint32_t i = 0; i < in->rank; i++)
+			if (i != m->axis && idx->dims[i] != in->dims[i])
+				return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+						    "%s: indices dimension %u differs from the "
+						    "input", name, i);
+		p->axis = m->axis;
+		p->axis_size = in->dims[m->axis];
+		memcpy(p->idx_dims, idx->dims, sizeof(p->idx_dims));
+		p->n_updates = n_idx;
+	} else {
+		if (idx->rank < 1 || idx->dims[idx->rank - 1] > in->rank)
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: indices last dimension exceeds the input rank", name);
+		p->k = idx->dims[idx->rank - 1];
+		p->n_tuples = n_idx / p->k;
+		p->slice = params_count(in->rank - p->k, in->dims + p->k);
+		if (params_count(upd->rank, upd->dims) != p->n_tuples * p->slice)
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: updates shape does not match the indices", name);
+		p->n_updates = p->n_tuples * p->slice;
+	}
+	return WEBNN_STATUS_OK;
+}
+
+/* Checks an optional recurrent operand's element count (shapes were validated by
+ * wnn_op_infer; this guards the kernels against an inconsistent graph). */
+static enum webnn_status rnn_operand(const struct wnn_desc *descs, size_t n_descs, bool has,
+				     uint32_t id, uint64_t want, enum wnn_dtype t, uint32_t *out,
+				     const char *name, const char *role, struct wnn_diag *diag)
+{
+	*out = PARAMS_NONE;
+	if (!has)
+		return WEBNN_STATUS_OK;
+	const struct wnn_desc *d = operand(descs, n_descs, id, name, role, diag);
+	if (!d)
+		return diag->status;
+	if (d->type != t || params_count(d->rank, d->dims) != want)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: %s must be %s with %llu elements", name, role,
+				    wnn_dtype_name(t), (unsigned long long)want);
+	*out = id;
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_rnn(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			     size_t n_descs, struct params_rnn *p, struct wnn_diag *diag)
+{
+	const char *name = "operation";
+	enum wnn_op o = op ? wnn_op_from_id(op->op) : WNN_OP_COUNT;
+	memset(p, 0, sizeof(*p));
+	uint32_t family = o == WNN_OP_COUNT ? 0 : wnn_ops[o].family;
+	if (family != WEBNN__IPC__OPERATION__ATTRS_GRU &&
+	    family != WEBNN__IPC__OPERATION__ATTRS_GRU_CELL &&
+	    family != WEBNN__IPC__OPERATION__ATTRS_LSTM &&
+	    family != WEBNN__IPC__OPERATION__ATTRS_LSTM_CELL)
+		family = WEBNN__IPC__OPERATION__ATTRS_GRU; /* check_op reports the mismatch */
+	CHECK(check_op(op, family, &p->op, &name, diag));
+	uint32_t in_id, w_id, rw_id, b_id = 0, rb_id = 0, ph_id = 0, h0_id = 0, c0_id = 0;
+	bool has_b, has_rb, has_ph = false, has_h0, has_c0 = false;
+	const uint32_t *outs;
+	size_t n_outs;
+	const Webnn__Ipc__RecurrentActivation *acts;
+	size_t n_acts;
+	int layout;
+	p->out_hidden = p->out_cell = p->out_sequence = PARAMS_NONE;
+	switch (family) {
+	case WEBNN__IPC__OPERATION__ATTRS_GRU: {
+		const Webnn__Ipc__Gru *m = op->gru;
+		in_id = m->input, w_id = m->weight, rw_id = m->recurrent_weight;
+		has_b = m->has_bias, b_id = m->bias;
+		has_rb = m->has_recurrent_bias, rb_id = m->recurrent_bias;
+		has_h0 = m->has_initial_hidden_state, h0_id = m->initial_hidden_state;
+		outs = m->outputs, n_outs = m->n_outputs;
+		acts = m->activations, n_acts = m->n_activations;
+		layout = (int)m->layout;
+		p->steps = m->steps, p->hidden = m->hidden_size;
+		p->reset_after = m->reset_after, p->return_sequence = m->return_sequence;
+		p->num_dirs = m->direction == WEBNN__IPC__RECURRENT_DIRECTION__BOTH ? 2 : 1;
+		p->backward = m->direction == WEBNN__IPC__RECURRENT_DIRECTION__BACKWARD;
+		break;
+	}
+	case WEBNN__IPC__OPERATION__ATTRS_GRU_CELL: {
+		const Webnn__Ipc__GruCell *m = op->gru_cell;
+		in_id = m->input, w_id = m->weight, rw_id = m->recurrent_weight;
+		has_b = m->has_bias, b_id = m->bias;
+		has_rb = m->has_recurrent_bias, rb_id = m->recurrent_bias;
+		has_h0 = true, h0_id = m->hidden_state;
+		outs = &m->output, n_outs = 1;
+		acts = m->activations, n_acts = m->n_activations;
+		layout = (int)m->layout;
+		p->steps = 1, p->hidden = m->hidden_size, p->num_dirs = 1;
+		p->reset_after = m->reset_after;
+		p->cell = true;
+		break;
+	}
+	case WEBNN__IPC__OPERATION__ATTRS_LSTM: {
+		const Webnn__Ipc__Lstm *m = op->lstm;
+		in_id = m->input, w_id = m->weight, rw_id = m->recurrent_weight;
+		has_b = m->has_bias, b_id = m->bias;
+		has_rb = m->has_recurrent_bias, rb_id = m->recurrent_bias;
+		has_ph = m->has_peephole_weight, ph_id = m->peephole_weight;
+		has_h0 = m->has_initial_hidden_state, h0_id = m->initial_hidden_state;
+		has_c0 = m->has_initial_cell_state, c0_id = m->initial_cell_state;
+		outs = m->outputs, n_outs = m->n_outputs;
+		acts = m->activations, n_acts = m->n_activations;
+		layout = (int)m->layout;
+		p->steps = m->steps, p->hidden = m->hidden_size;
+		p->return_sequence = m->return_sequence;
+		p->num_dirs = m->direction == WEBNN__IPC__RECURRENT_DIRECTION__BOTH ? 2 : 1;
+		p->backward = m->direction == WEBNN__IPC__RECURRENT_DIRECTION__BACKWARD;
+		p->lstm = true;
+		break;
+	}
+	default: {
+		const Webnn__Ipc__LstmCell *m = op->lstm_cell;
+		in_id = m->input, w_id = m->weight, rw_id = m->recurrent_weight;
+		has_b = m->has_bias, b_id = m->bias;
+		has_rb = m->has_recurrent_bias, rb_id = m->recurrent_bias;
+		has_ph = m->has_peephole_weight, ph_id = m->peephole_weight;
+		has_h0 = true, h0_id = m->hidden_state;
+		has_c0 = true, c0_id = m->cell_state;
+		outs = m->outputs, n_outs = m->n_outputs;
+		acts = m->activations, n_acts = m->n_activations;
+		layout = (int)m->layout;
+		p->steps = 1, p->hidden = m->hidden_size, p->num_dirs = 1;
+		p->lstm = true, p->cell = true;
+		break;
+	}
+	}
+	OPERAND(in, in_id, "input");
+	p->type = in->type;
+	if (in->rank != (p->cell ? 2u : 3u))
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: input rank is %u, expected %u",
+				    name, in->rank, p->cell ? 2u : 3u);
+	if (!p->cell && in->dims[0] != p->steps)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: input.shape[0] is %u, expected steps %u", name, in->dims[0],
+				    p->steps);
+	p->batch = in->dims[p->cell ? 0 : 1];
+	p->input_size = in->dims[p->cell ? 1 : 2];
+	p->gates = p->lstm ? 4 : 3;
+	if (p->hidden == 0)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: hiddenSize must not be 0",
+				    name);
+	uint64_t dirs = p->num_dirs, gh = (uint64_t)p->gates * p->hidden;
+	uint64_t state = dirs * p->batch * p->hidden;
+	CHECK(rnn_operand(descs, n_descs, true, w_id, dirs * gh * p->input_size, p->type, &p->weight,
+			  name, "weight", diag));
+	CHECK(rnn_operand(descs, n_descs, true, rw_id, dirs * gh * p->hidden, p->type,
+			  &p->recurrent_weight, name, "recurrentWeight", diag));
+	CHECK(rnn_operand(descs, n_descs, has_b, b_id, dirs * gh, p->type, &p->bias, name, "bias",
+			  diag));
+	CHECK(rnn_operand(descs, n_descs, has_rb, rb_id, dirs * gh, p->type, &p->recurrent_bias,
+			  name, "recurrentBias", diag));
+	CHECK(rnn_operand(descs, n_descs, has_ph, ph_id, dirs * 3 * p->hidden, p->type,
+			  &p->peephole, name, "peepholeWeight", diag));
+	CHECK(rnn_operand(descs, n_descs, has_h0, h0_id, state, p->type, &p->initial_hidden, name,
+			  p->cell ? "hiddenState" : "initialHiddenState", diag));
+	CHECK(rnn_operand(descs, n_descs, has_c0, c0_id, state, p->type, &p->initial_cell, name,
+			  p->cell ? "cellState" : "initialCellState", diag));
+	p->has_bias = has_b, p->has_recurrent_bias = has_rb, p->has_peephole = has_ph;
+	p->has_initial_hidden = has_h0, p->has_initial_cell = has_c0;
+	/* outputs in wnn_op_outputs order */
+	size_t want = 1 + (p->lstm ? 1 : 0) + (p->return_sequence ? 1 : 0);
+	if (n_outs != want)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %zu outputs, expected %zu",
+				    name, n_outs, want);
+	CHECK(rnn_operand(descs, n_descs, true, outs[0], state, p->type, &p->out_hidden, name,
+			  "output", diag));
+	if (p->lstm)
+		CHECK(rnn_operand(descs, n_descs, true, outs[1], state, p->type, &p->out_cell, name,
+				  "output", diag));
+	if (p->return_sequence)
+		CHECK(rnn_operand(descs, n_descs, true, outs[want - 1], (uint64_t)p->steps * state,
+				  p->type, &p->out_sequence, name, "output", diag));
+	/* activations: the spec defaults, else as given */
+	size_t n_want = p->lstm ? 3 : 2;
+	p->act[0] = PARAMS_ACT_SIGMOID, p->act[1] = PARAMS_ACT_TANH, p->act[2] = PARAMS_ACT_TANH;
+	if (n_acts) {
+		if (n_acts != n_want)
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: activations has %zu items, expected %zu", name,
+					    n_acts, n_want);
+		for (size_t i = 0; i < n_acts; i++) {
+			if ((int)acts[i] < 0 || (int)acts[i] > PARAMS_ACT_TANH)
+				return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+						    "%s: unknown activation %d", name,
+						    (int)acts[i]);
+			p->act[i] = (enum params_activation)acts[i];
+		}
+	}
+	if (p->lstm) {
+		if (layout == WEBNN__IPC__LSTM_WEIGHT_LAYOUT__IFGO) {
+			p->gate_block[PARAMS_LSTM_I] = 0, p->gate_block[PARAMS_LSTM_F] = 1;
+			p->gate_block[PARAMS_LSTM_G] = 2, p->gate_block[PARAMS_LSTM_O] = 3;
+		} else if (layout == WEBNN__IPC__LSTM_WEIGHT_LAYOUT__IOFG) {
+			p->gate_block[PARAMS_LSTM_I] = 0, p->gate_block[PARAMS_LSTM_O] = 1;
+			p->gate_block[PARAMS_LSTM_F] = 2, p->gate_block[PARAMS_LSTM_G] = 3;
+		} else {
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown layout %d",
+					    name, layout);
+		}
+	} else {
+		if (layout == WEBNN__IPC__GRU_WEIGHT_LAYOUT__ZRN) {
+			p->gate_block[PARAMS_GRU_Z] = 0, p->gate_block[PARAMS_GRU_R] = 1;
+		} else if (layout == WEBNN__IPC__GRU_WEIGHT_LAYOUT__RZN) {
+			p->gate_block[PARAMS_GRU_R] = 0, p->gate_block[PARAMS_GRU_Z] = 1;
+		} else {
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown layout %d",
+					    name, layout);
+		}
+		p->gate_block[PARAMS_GRU_N] = 2;
+	}
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_pad(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			     size_t n_descs, struct params_pad *p, struct wnn_diag *diag)
+{
+	const char *name;
+	enum wnn_op which = WNN_OP_COUNT;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_PAD, &which, &name, diag));
+	const Webnn__Ipc__Pad *m = op->pad;
+	OPERAND(in, m->input, "input");
+	OPERAND(out, m->output, "output");
+	if (m->n_beginning_padding != in->rank || m->n_ending_padding != in->rank ||
+	    out->rank != in->rank)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: padding must have one value per input dimension", name);
+	if (m->mode > WEBNN__IPC__PADDING_MODE__PAD_REFLECTION)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown mode %d", name,
+				    (int)m->mode);
+	p->input = m->input, p->output = m->output;
+	p->type = in->type;
+	p->mode = (enum params_pad_mode)m->mode;
+	p->rank = in->rank;
+	for (uint32_t i = 0; i < in->rank; i++) {
+		uint64_t b = m->beginning_padding[i], e = m->ending_padding[i];
+		if (in->dims[i] + b + e != out->dims[i])
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: output dimension %u is not the padded size", name,
+					    i);
+		if (p->mode == PARAMS_PAD_REFLECTION && (b >= in->dims[i] || e >= in->dims[i]))
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: reflection padding along axis %u must be smaller "
+					    "than the input dimension", name, i);
+		p->begin[i] = (uint32_t)b;
+	}
+	memcpy(p->in_dims, in->dims, sizeof(p->in_dims));
+	memcpy(p->out_dims, out->dims, sizeof(p->out_dims));
+	params_strides(in->rank, in->dims, p->in_strides);
+	p->count = params_count(out->rank, out->dims);
+	wnn_number_to_bytes(m->value, p->type, p->value);
+	if (p->type == WNN_F32) {
+		float f;
+		memcpy(&f, p->value, sizeof(f));
+		p->value_f = f;
+	} else if (p->type == WNN_F16) {
+		uint16_t h;
+		memcpy(&h, p->value, sizeof(h));
+		p->value_f = wnn_f16_to_f32(h);
+	} else {
+		p->value_f = wnn_number_to_double(m->value);
+	}
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_prelu(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct params_prelu *p, struct wnn_diag *diag)
+{
+	const char *name;
+	enum wnn_op which = WNN_OP_COUNT;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_PRELU, &which, &name, diag));
+	const Webnn__Ipc__Prelu *m = op->prelu;
+	OPERAND(in, m->input, "input");
+	OPERAND(slope, m->slope, "slope");
+	OPERAND(out, m->output, "output");
+	if (slope->type != in->type)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: slope data type differs from the input", name);
+	p->input = m->input, p->slope = m->slope, p->output = m->output;
+	p->type = in->type;
+	const struct wnn_desc *ins[2] = { in, slope };
+	CHECK(params_broadcast(ins, 2, &p->bc, name, diag));
+	if (out->rank != p->bc.rank || memcmp(out->dims, p->bc.dims, out->rank * sizeof(uint32_t)))
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: output shape does not match the broadcast shape", name);
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_reduce(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct params_reduce *p, struct wnn_diag *diag)
+{
+	const char *name;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_REDUCE, &p->op, &name, diag));
+	const Webnn__Ipc__Reduce *m = op->reduce;
+	OPERAND(in, m->input, "input");
+	OPERAND(out, m->output, "output");
+	uint32_t all[WNN_MAX_RANK];
+	for (uint32_t i = 0; i < in->rank; i++)
+		all[i] = i;
+	if (m->has_axes)
+		CHECK(make_reduction(in, m->axes, m->n_axes, &p->r, name, diag));
+	else
+		CHECK(make_reduction(in, all, in->rank, &p->r, name, diag));
+	if (params_count(out->rank, out->dims) != p->r.kept_count || out->type != in->type)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: output shape does not match the reduction", name);
+	p->input = m->input, p->output = m->output;
+	p->type = in->type;
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_norm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, struct params_norm *p, struct wnn_diag *diag)
+{
+	const char *name = "operation";
+	enum wnn_op o = op ? wnn_op_from_id(op->op) : WNN_OP_COUNT;
+	memset(p, 0, sizeof(*p));
+	uint32_t family = o == WNN_OP_LAYER_NORMALIZATION
+				  ? WEBNN__IPC__OPERATION__ATTRS_LAYER_NORMALIZATION
+				  : WEBNN__IPC__OPERATION__ATTRS_INSTANCE_NORMALIZATION;
+	CHECK(check_op(op, family, &p->op, &name, diag));
+	uint32_t in_id, out_id, s_id, b_id;
+	bool has_s, has_b;
+	double eps;
+	if (p->op == WNN_OP_INSTANCE_NORMALIZATION) {
+		const Webnn__Ipc__InstanceNormalization *m = op->instance_normalization;
+		in_id = m->input, out_id = m->output, s_id = m->scale, b_id = m->bias;
+		has_s = m->has_scale, has_b = m->has_bias, eps = m->epsilon;
+		OPERAND(in, in_id, "input");
+		CHECK(rank_is(in, 4, name, "input", diag));
+		bool nhwc = m->layout == WEBNN__IPC__INPUT_LAYOUT__NHWC;
+		const uint32_t red_nchw[2] = { 2, 3 }, red_nhwc[2] = { 1, 2 };
+		CHECK(make_reduction(in, nhwc ? red_nhwc : red_nchw, 2, &p->r, name, diag));
+		p->per_channel = true;
+		p->channels = in->dims[nhwc ? 3 : 1];
+	} else {
+		const Webnn__Ipc__LayerNormalization *m = op->layer_normalization;
+		in_id = m->input, out_id = m->output, s_id = m->scale, b_id = m->bias;
+		has_s = m->has_scale, has_b = m->has_bias, eps = m->epsilon;
+		OPERAND(in, in_id, "input");
+		uint32_t dflt[WNN_MAX_RANK];
+		for (uint32_t i = 1; i < in->rank; i++)
+			dflt[i - 1] = i;
+		if (m->has_axes)
+			CHECK(make_reduction(in, m->axes, m->n_axes, &p->r, name, diag));
+		else
+			CHECK(make_reduction(in, dflt, in->rank ? in->rank - 1 : 0, &p->r, name,
+					     diag));
+	}
+	OPERAND(in, in_id, "input");
+	OPERAND(out, out_id, "output");
+	CHECK(same_shape(in, out, name, "output shape differs from the input shape", diag));
+	p->input = in_id, p->output = out_id;
+	p->scale = PARAMS_NONE, p->bias = PARAMS_NONE;
+	p->type = in->type;
+	p->epsilon = params_cast_float(eps, p->type);
+	uint64_t want = p->per_channel ? p->channels : p->r.red_count;
+	const uint32_t ids[2] = { s_id, b_id };
+	const bool has[2] = { has_s, has_b };
+	const char *roles[2] = { "scale", "bias" };
+	for (int k = 0; k < 2; k++) {
+		if (!has[k])
+			continue;
+		OPERAND(v, ids[k], roles[k]);
+		if (v->type != p->type || params_count(v->rank, v->dims) != want)
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: %s must have %llu elements of the input type", name,
+					    roles[k], (unsigned long long)want);
+	}
+	if (has_s)
+		p->has_scale = true, p->scale = s_id;
+	if (has_b)
+		p->has_bias = true, p->bias = b_id;
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_resample(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				  size_t n_descs, struct params_resample *p,
+				  struct wnn_diag *diag)
+{
+	const char *name;
+	enum wnn_op which = WNN_OP_COUNT;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_RESAMPLE2D, &which, &name, diag));
+	const Webnn__Ipc__Resample2d *m = op->resample2d;
+	OPERAND(in, m->input, "input");
+	OPERAND(out, m->output, "output");
+	CHECK(rank_is(in, 4, name, "input", diag));
+	CHECK(rank_is(out, 4, name, "output", diag));
+	if (m->mode > WEBNN__IPC__INTERPOLATION_MODE__LINEAR)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown mode %d", name,
+				    (int)m->mode);
+	p->input = m->input, p->output = m->output;
+	p->type = in->type;
+	p->mode = (enum params_interp)m->mode;
+	p->axes[0] = 2, p->axes[1] = 3;
+	if (m->n_axes) {
+		if (m->n_axes != 2 || m->axes[0] >= 4 || m->axes[1] >= 4 ||
+		    m->axes[0] == m->axes[1])
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: axes must be two distinct axes below 4", name);
+		p->axes[0] = m->axes[0], p->axes[1] = m->axes[1];
+	}
+	for (uint32_t d = 0; d < 4; d++) {
+		bool resized = d == p->axes[0] || d == p->axes[1];
+		if (!resized && in->dims[d] != out->dims[d])
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: output dimension %u differs from the input", name,
+					    d);
+	}
+	memcpy(p->in_dims, in->dims, sizeof(p->in_dims));
+	memcpy(p->out_dims, out->dims, sizeof(p->out_dims));
+	for (int i = 0; i < 2; i++)
+		p->scale[i] = (double)out->dims[p->axes[i]] / (double)in->dims[p->axes[i]];
+	params_strides(4, in->dims, p->in_strides);
+	p->count = params_count(4, out->dims);
+	return WEBNN_STATUS_OK;
+}
+
+double params_resample_coord(const struct params_resample *p, int i, uint32_t o)
+{
+	double x = ((double)o + 0.5) / p->scale[i] - 0.5;
+	double hi = (double)p->in_dims[p->axes[i]] - 1;
+	return x < 0 ? 0 : x > hi ? hi : x;
+}
+
+uint32_t params_resample_nearest(const struct params_resample *p, int i, uint32_t o)
+{
+	double x = ceil(params_resample_coord(p, i, o) - 0.5);
+	uint32_t hi = p->in_dims[p->axes[i]] - 1;
+	return x < 0 ? 0 : x > hi ? hi : (uint32_t)x;
+}
+
+enum webnn_status params_reverse(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				 size_t n_descs, struct params_reverse *p, struct wnn_diag *diag)
+{
+	const char *name;
+	enum wnn_op which = WNN_OP_COUNT;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_REVERSE, &which, &name, diag));
+	const Webnn__Ipc__Reverse *m = op->reverse;
+	OPERAND(in, m->input, "input");
+	OPERAND(out, m->output, "output");
+	CHECK(same_shape(in, out, name, "output shape differs from the input shape", diag));
+	p->input = m->input, p->output = m->output;
+	p->type = in->type;
+	p->rank = in->rank;
+	memcpy(p->dims, in->dims, sizeof(p->dims));
+	if (m->has_axes) {
+		for (size_t i = 0; i < m->n_axes; i++) {
+			if (m->axes[i] >= in->rank || (p->mask & (1u << m->axes[i])))
+				return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+						    "%s: axes item %u is out of range or repeated",
+						    name, m->axes[i]);
+			p->mask |= 1u << m->axes[i];
+		}
+	} else {
+		p->mask = in->rank ? (uint32_t)((1ull << in->rank) - 1) : 0;
+	}
+	p->count = params_count(in->rank, in->dims);
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_slice(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct params_slice *p, struct wnn_diag *diag)
+{
+	const char *name;
+	enum wnn_op which = WNN_OP_COUNT;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_SLICE, &which, &name, diag));
+	const Webnn__Ipc__Slice *m = op->slice;
+	OPERAND(in, m->input, "input");
+	OPERAND(out, m->output, "output");
+	if (m->n_starts != in->rank || m->n_sizes != in->rank || out->rank != in->rank ||
+	    (m->n_strides && m->n_strides != in->rank))
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: starts, sizes and strides need one value per input "
+				    "dimension", name);
+	uint64_t cs[WNN_MAX_RANK];
+	params_strides(in->rank, in->dims, cs);
+	p->input = m->input, p->output = m->output;
+	p->type = in->type;
+	p->rank = in->rank;
+	for (uint32_t i = 0; i < in->rank; i++) {
+		uint32_t st = m->n_strides ? m->strides[i] : 1;
+		if (st == 0 || m->sizes[i] == 0 ||
+		    (uint64_t)m->starts[i] + m->sizes[i] > in->dims[i] ||
+		    out->dims[i] != (m->sizes[i] + st - 1) / st)
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: the window along axis %u does not fit the input or "
+					    "output", name, i);
+		p->starts[i] = m->starts[i];
+		p->strides[i] = st;
+		p->out_dims[i] = out->dims[i];
+		p->base += m->starts[i] * cs[i];
+		p->step_strides[i] = st * cs[i];
+	}
+	p->count = params_count(out->rank, out->dims);
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_split(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct params_split *p, struct wnn_diag *diag)
+{
+	const char *name;
+	enum wnn_op which = WNN_OP_COUNT;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_SPLIT, &which, &name, diag));
+	const Webnn__Ipc__Split *m = op->split;
+	OPERAND(in, m->input, "input");
+	CHECK(axis_in_range(m->axis, in->rank, name, diag));
+	if (m->n_outputs < 1 || m->n_outputs > WNN_MAX_OUTPUTS)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %zu outputs", name,
+				    m->n_outputs);
+	p->input = m->input;
+	p->outputs = m->outputs;
+	p->n_outputs = m->n_outputs;
+	p->type = in->type;
+	p->axis = m->axis;
+	axis_view(in, m->axis, &p->outer, &p->axis_size, &p->inner);
+	uint64_t off = 0;
+	for (size_t i = 0; i < m->n_outputs; i++) {
+		OPERAND(out, m->outputs[i], "output");
+		if (out->rank != in->rank || out->type != in->type)
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: output %zu does not match the input rank/type", name,
+					    i);
+		for (uint32_t d = 0; d < in->rank; d++)
+			if (d != m->axis && out->dims[d] != in->dims[d])
+				return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+						    "%s: output %zu dimension %u differs", name, i,
+						    d);
+		p->sizes[i] = out->dims[m->axis];
+		p->offsets[i] = (uint32_t)off;
+		off += out->dims[m->axis];
+	}
+	if (off != p->axis_size)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: output sizes do not sum to the input dimension", name);
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_triangular(const Webnn__Ipc__Operation *op,
+				    const struct wnn_desc *descs, size_t n_descs,
+				    struct params_triangular *p, struct wnn_diag *diag)
+{
+	const char *name;
+	enum wnn_op which = WNN_OP_COUNT;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_TRIANGULAR, &which, &name, diag));
+	const Webnn__Ipc__Triangular *m = op->triangular;
+	OPERAND(in, m->input, "input");
+	OPERAND(out, m->output, "output");
+	CHECK(same_shape(in, out, name, "output shape differs from the input shape", diag));
+	if (in->rank < 2)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: input rank is %u, expected at least 2", name, in->rank);
+	p->input = m->input, p->output = m->output;
+	p->type = in->type;
+	p->upper = m->upper;
+	p->diagonal = m->diagonal;
+	p->rows = in->dims[in->rank - 2];
+	p->cols = in->dims[in->rank - 1];
+	p->batch = params_count(in->rank - 2, in->dims);
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status params_where(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct params_where *p, struct wnn_diag *diag)
+{
+	const char *name;
+	enum wnn_op which = WNN_OP_COUNT;
+	memset(p, 0, sizeof(*p));
+	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_WHERE, &which, &name, diag));
+	const Webnn__Ipc__Where *m = op->where;
+	OPERAND(cond, m->condition, "condition");
+	OPERAND(t, m->true_value, "trueValue");
+	OPERAND(f, m->false_value, "falseValue");
+	OPERAND(out, m->output, "output");
+	if (cond->type != WNN_U8 || t->type != f->type)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: condition must be uint8 and the values of one type", name);
+	p->condition = m->condition, p->true_value = m->true_value;
+	p->false_value = m->false_value, p->output = m->output;
+	p->type = t->type;
+	const struct wnn_desc *ins[3] = { cond, t, f };
+	CHECK(params_broadcast(ins, 3, &p->bc, name, diag));
+	if (out->rank != p->bc.rank || memcmp(out->dims, p->bc.dims, out->rank * sizeof(uint32_t)))
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: output shape does not match the broadcast shape", name);
+	return WEBNN_STATUS_OK;
+}

@@ -254,4 +254,399 @@ enum webnn_status params_batchnorm(const Webnn__Ipc__Operation *op, const struct
  * other types return x unchanged. */
 double params_cast_float(double x, enum wnn_dtype t);
 
+/* ==== operators beyond the first CNN set. Same conventions: every option default applied,
+ * ids re-checked against descs, "what" names the operator in diags. ==== */
+
+/* A tensor split into the axes an op keeps and the axes it reduces over. Input element of kept
+ * index k and reduced index r (both row-major over their own dims) lives at
+ *   params_offset(kept_rank, kept_dims, kept_strides, k) +
+ *   params_offset(red_rank, red_dims, red_strides, r).
+ * Reduced axes are listed in the order the op names them (layerNormalization's scale/bias are
+ * indexed by r in that order); kept axes in input order. kept_count * red_count = input count. */
+struct params_reduction {
+	uint32_t kept_rank, red_rank;
+	uint32_t kept_dims[WNN_MAX_RANK], red_dims[WNN_MAX_RANK];
+	uint64_t kept_strides[WNN_MAX_RANK], red_strides[WNN_MAX_RANK];
+	uint64_t kept_count, red_count;
+};
+
+/* cast: element i converted from in_type to out_type. Float -> integer truncates toward zero
+ * and saturates to the target range (NaN -> 0); integer -> integer wraps (two's complement,
+ * like a C cast / OpenCL convert_T); anything -> float rounds to nearest. */
+struct params_cast {
+	uint32_t input, output;
+	enum wnn_dtype in_type, out_type;
+	uint64_t count;
+};
+enum webnn_status params_cast(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, struct params_cast *p, struct wnn_diag *diag);
+
+/* argMin/argMax along one axis: input viewed as [outer, axis_size, inner]; output element
+ * (o, in) (o * inner + in) is the index (out_type int32 or int64) of the first minimum/maximum
+ * (ties: the smallest index; NaN never wins). keepDimensions does not change the data. */
+struct params_arg {
+	enum wnn_op op;
+	uint32_t input, output;
+	enum wnn_dtype type, out_type;
+	uint32_t axis;
+	uint64_t outer, axis_size, inner;
+};
+enum webnn_status params_arg(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			     size_t n_descs, struct params_arg *p, struct wnn_diag *diag);
+
+/* cumulativeSum along one axis, input viewed as [outer, axis_size, inner]. */
+struct params_cumsum {
+	uint32_t input, output;
+	enum wnn_dtype type;
+	uint32_t axis;
+	bool exclusive, reversed;
+	uint64_t outer, axis_size, inner;
+};
+enum webnn_status params_cumsum(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct params_cumsum *p, struct wnn_diag *diag);
+
+enum params_tfilter_layout {
+	PARAMS_TFILTER_IOHW = 0, /* values equal Webnn__Ipc__ConvTranspose2dFilterLayout */
+	PARAMS_TFILTER_HWOI = 1,
+	PARAMS_TFILTER_OHWI = 2,
+};
+
+/* convTranspose2d. Input channel ic (absolute, 0..c_in) belongs to group g = ic / c_in_g;
+ * output channel oc = g * c_out_g + o. The filter element for (ic, o, ky, kx) lives at
+ * ic*filter_stride[0] + o*filter_stride[1] + ky*filter_stride[2] + kx*filter_stride[3].
+ * Input (iy, ix) with kernel tap (ky, kx) lands on output
+ *   oy = iy*stride_h + ky*dil_h - pad_top,  ox = ix*stride_w + kx*dil_w - pad_left
+ * (contributions outside [0, out_h) x [0, out_w) are dropped). out_h/out_w include
+ * outputPadding or come from outputSizes. */
+struct params_conv_transpose2d {
+	uint32_t input, filter, bias, output; /* bias: PARAMS_NONE when absent */
+	bool has_bias;
+	enum wnn_dtype type;
+	bool nhwc;
+	enum params_tfilter_layout filter_layout;
+	uint32_t n, c_in, h, w;
+	uint32_t c_out, kh, kw;
+	uint32_t groups, c_in_g, c_out_g;
+	uint32_t stride_h, stride_w, dil_h, dil_w;
+	uint32_t pad_top, pad_bottom, pad_left, pad_right;
+	uint32_t out_pad_h, out_pad_w;
+	uint32_t out_h, out_w;
+	uint64_t in_stride[4];     /* (n, c, y, x) of the input */
+	uint64_t out_stride[4];    /* (n, c, y, x) of the output */
+	uint64_t filter_stride[4]; /* (ic, o, ky, kx) */
+};
+enum webnn_status params_conv_transpose2d(const Webnn__Ipc__Operation *op,
+					  const struct wnn_desc *descs, size_t n_descs,
+					  struct params_conv_transpose2d *p, struct wnn_diag *diag);
+
+/* quantizeLinear: out = saturate(roundEven(x / scale) + zeroPoint) in the zeroPoint type.
+ * dequantizeLinear: out = (x - zeroPoint) * scale in the scale type.
+ * scale and zeroPoint (same shape, same rank as the input) are broadcast blockwise: input
+ * element with coordinates c reads scale/zeroPoint element
+ *   params_offset(rank, dims, sz_strides, i) where sz_strides[d] = block stride, i.e.
+ * sum_d (c[d] / block[d]) * scale_strides[d]; block[d] = dims[d] / scale_dims[d]. */
+struct params_quantize {
+	enum wnn_op op;
+	uint32_t input, scale, zero_point, output;
+	enum wnn_dtype in_type, scale_type, zp_type, out_type;
+	uint32_t rank;
+	uint32_t dims[WNN_MAX_RANK];        /* input (= output) shape */
+	uint32_t scale_dims[WNN_MAX_RANK];
+	uint32_t block[WNN_MAX_RANK];
+	uint64_t scale_strides[WNN_MAX_RANK]; /* row-major strides of scale_dims */
+	uint64_t count;
+};
+enum webnn_status params_quantize(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				  size_t n_descs, struct params_quantize *p,
+				  struct wnn_diag *diag);
+/* Scale/zeroPoint element of input element i. */
+uint64_t params_quantize_index(const struct params_quantize *p, uint64_t i);
+
+/* expand (broadcast to out_dims) and tile (out coordinate d reads input coordinate
+ * d % in_dims): out element j reads input params_offset(rank, out_dims, in_strides, j) for
+ * expand; tile reads through params_tile_offset(). For expand the input is right-aligned to
+ * out_dims and in_strides are 0 on broadcast axes. */
+struct params_expand {
+	uint32_t input, output;
+	enum wnn_dtype type;
+	uint32_t rank;                      /* output rank */
+	uint32_t out_dims[WNN_MAX_RANK];
+	uint64_t in_strides[WNN_MAX_RANK];
+	uint64_t count;
+};
+enum webnn_status params_expand(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct params_expand *p, struct wnn_diag *diag);
+
+struct params_tile {
+	uint32_t input, output;
+	enum wnn_dtype type;
+	uint32_t rank;
+	uint32_t in_dims[WNN_MAX_RANK], out_dims[WNN_MAX_RANK];
+	uint64_t in_strides[WNN_MAX_RANK];
+	uint64_t count;
+};
+enum webnn_status params_tile(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, struct params_tile *p, struct wnn_diag *diag);
+uint64_t params_tile_offset(const struct params_tile *p, uint64_t j);
+
+/* Index conversion shared by gather/scatter: an index value v (signed, as loaded) against an
+ * axis of size n. Negative values count from the end (v + n); what is still out of [0, n) is
+ * clamped into it, so no backend ever reads or writes out of bounds. (The spec leaves
+ * out-of-range indices implementation-defined; clamping is what its decomposition notes and
+ * most implementations do.) */
+static inline uint64_t params_index(int64_t v, uint64_t n)
+{
+	if (v < 0)
+		v += (int64_t)n;
+	if (v < 0)
+		return 0;
+	if ((uint64_t)v >= n)
+		return n - 1;
+	return (uint64_t)v;
+}
+
+/* gather / gatherElements / gatherND (op says which).
+ *  gather: input viewed as [outer, axis_size, inner], output as [outer, n_indices, inner]:
+ *    out(o, j, in) = input(o, index(indices[j]), in).
+ *  gatherElements: output has the indices shape (rank dims); out element j with coordinates c
+ *    reads input at c with c[axis] replaced by index(indices[j]) along axis_size;
+ *    in_strides are the input's row-major strides.
+ *  gatherND: indices viewed as [n_tuples, k]; output as [n_tuples, slice]: tuple t selects
+ *    input coordinates 0..k-1 (each through index() against in_dims[d]) and copies the
+ *    `slice` elements that follow (slice = product of input dims k..rank-1). */
+struct params_gather {
+	enum wnn_op op;
+	uint32_t input, indices, output;
+	enum wnn_dtype type, index_type;
+	uint32_t axis;
+	uint64_t outer, axis_size, inner, n_indices; /* gather */
+	uint32_t rank;                               /* gatherElements: output (indices) rank */
+	uint32_t out_dims[WNN_MAX_RANK];
+	uint32_t in_dims[WNN_MAX_RANK];
+	uint64_t in_strides[WNN_MAX_RANK];
+	uint32_t in_rank;
+	uint64_t n_tuples, slice;                    /* gatherND */
+	uint32_t k;
+	uint64_t count;                              /* output elements */
+};
+enum webnn_status params_gather(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct params_gather *p, struct wnn_diag *diag);
+
+/* scatterElements / scatterND: the output starts as a copy of the input, then updates are
+ * written in order (later updates win on duplicate indices).
+ *  scatterElements: updates/indices have rank dims (idx_dims); update j with coordinates c
+ *    goes to the input position c with c[axis] = index(indices[j]) along axis_size.
+ *  scatterND: indices viewed as [n_tuples, k]; tuple t writes `slice` elements of updates
+ *    (starting at t * slice) to the input position selected by its k coordinates. */
+struct params_scatter {
+	enum wnn_op op;
+	uint32_t input, indices, updates, output;
+	enum wnn_dtype type, index_type;
+	uint32_t axis;
+	uint64_t axis_size;
+	uint32_t rank;                    /* input rank */
+	uint32_t in_dims[WNN_MAX_RANK];
+	uint64_t in_strides[WNN_MAX_RANK];
+	uint32_t idx_dims[WNN_MAX_RANK];  /* scatterElements: indices (= updates) shape */
+	uint64_t n_updates;               /* scatterElements: update elements */
+	uint64_t n_tuples, slice;         /* scatterND */
+	uint32_t k;
+	uint64_t count;                   /* input (= output) elements */
+};
+enum webnn_status params_scatter(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				 size_t n_descs, struct params_scatter *p, struct wnn_diag *diag);
+/* Element offset into the input/output selected by index tuple t of a scatterND/gatherND
+ * (reads k index values from idx, any index type), before adding the slice element. */
+uint64_t params_nd_offset(const void *idx, enum wnn_dtype index_type, uint64_t t, uint32_t k,
+			  const uint32_t *in_dims, const uint64_t *in_strides);
+/* Loads index element i of an int32/uint32/int64 indices tensor as a signed value. */
+int64_t params_load_index(const void *idx, enum wnn_dtype index_type, uint64_t i);
+
+/* ---- recurrent networks: gru, gruCell, lstm, lstmCell in one shape.
+ * The cell forms are the sequence forms with steps = 1, num_dirs = 1 and no direction axis in
+ * memory (which does not change the layout). Per direction d the operands are
+ *   weight [gates*H, I], recurrentWeight [gates*H, H], bias/recurrentBias [gates*H],
+ *   peephole [3*H] (i, o, f), states [batch, H]
+ * each at offset d * (its per-direction size). gate_block[g] is the row block (0..gates-1) of
+ * canonical gate g in the weights/biases: gru g = PARAMS_GRU_Z/R/N, lstm PARAMS_LSTM_I/F/G/O.
+ * Direction d = 1 (direction BOTH) runs backward; direction BACKWARD alone is d = 0 backward.
+ * Outputs (ids in output order, as wnn_op_outputs): gru [hidden, (sequence)], gruCell
+ * [hidden], lstm [hidden, cell, (sequence)], lstmCell [hidden, cell]. Sequence output is
+ * [steps, num_dirs, batch, H]; state outputs [num_dirs, batch, H]. */
+enum { PARAMS_GRU_Z = 0, PARAMS_GRU_R = 1, PARAMS_GRU_N = 2 };
+enum { PARAMS_LSTM_I = 0, PARAMS_LSTM_F = 1, PARAMS_LSTM_G = 2, PARAMS_LSTM_O = 3 };
+enum params_activation { PARAMS_ACT_RELU = 0, PARAMS_ACT_SIGMOID = 1, PARAMS_ACT_TANH = 2 };
+
+struct params_rnn {
+	enum wnn_op op;
+	bool lstm;        /* lstm/lstmCell, else gru/gruCell */
+	bool cell;        /* gruCell/lstmCell */
+	enum wnn_dtype type;
+	uint32_t input, weight, recurrent_weight;
+	uint32_t bias, recurrent_bias, peephole;      /* PARAMS_NONE when absent */
+	uint32_t initial_hidden, initial_cell;        /* PARAMS_NONE when absent (zeros) */
+	bool has_bias, has_recurrent_bias, has_peephole, has_initial_hidden, has_initial_cell;
+	uint32_t out_hidden, out_cell, out_sequence;  /* PARAMS_NONE when not produced */
+	uint32_t steps, batch, input_size, hidden;
+	uint32_t num_dirs;
+	bool backward;         /* direction BACKWARD (with num_dirs 1) */
+	bool reset_after;      /* gru */
+	bool return_sequence;
+	uint32_t gates;        /* 3 (gru) or 4 (lstm) */
+	uint32_t gate_block[4];
+	/* gru: [0] gates z/r (default sigmoid), [1] candidate n (tanh).
+	 * lstm: [0] gates i/f/o (sigmoid), [1] cell candidate g (tanh), [2] cell output (tanh) */
+	enum params_activation act[3];
+};
+enum webnn_status params_rnn(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			     size_t n_descs, struct params_rnn *p, struct wnn_diag *diag);
+
+/* pad: out coordinate d maps to input coordinate d - begin[d]; outside the input, mode decides
+ * (constant: value; edge: clamp; reflection: mirror without repeating the edge). value holds
+ * the padding value cast to the input type (saturating for integers; float16 as its bits), as
+ * raw bytes of one element; value_f is the same as a double for float types. */
+enum params_pad_mode { PARAMS_PAD_CONSTANT = 0, PARAMS_PAD_EDGE = 1, PARAMS_PAD_REFLECTION = 2 };
+struct params_pad {
+	uint32_t input, output;
+	enum wnn_dtype type;
+	enum params_pad_mode mode;
+	uint32_t rank;
+	uint32_t in_dims[WNN_MAX_RANK], out_dims[WNN_MAX_RANK];
+	uint32_t begin[WNN_MAX_RANK];
+	uint64_t in_strides[WNN_MAX_RANK];
+	uint64_t count;        /* output elements */
+	uint8_t value[8];
+	double value_f;
+};
+enum webnn_status params_pad(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			     size_t n_descs, struct params_pad *p, struct wnn_diag *diag);
+
+/* prelu: out = x >= 0 ? x : slope * x, input 0 = input, 1 = slope broadcast bidirectionally. */
+struct params_prelu {
+	uint32_t input, slope, output;
+	enum wnn_dtype type;
+	struct params_bcast bc;
+};
+enum webnn_status params_prelu(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct params_prelu *p, struct wnn_diag *diag);
+
+/* reduce*: output element k (row-major over the kept axes, which is also the output layout with
+ * or without keepDimensions) reduces the red_count inputs of r.red. Empty axes (given but
+ * empty) is no reduction: red_count 1, the op applied to each single element (reduceL1 = |x|,
+ * reduceSumSquare = x*x, reduceLogSum = log(x), ...). */
+struct params_reduce {
+	enum wnn_op op;
+	uint32_t input, output;
+	enum wnn_dtype type;
+	struct params_reduction r;
+};
+enum webnn_status params_reduce(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct params_reduce *p, struct wnn_diag *diag);
+
+/* instanceNormalization / layerNormalization: mean and variance over r.red for each kept
+ * index; out = (x - mean) / sqrt(var + epsilon) * scale + bias. instance: r.kept = (n, c) and
+ * scale/bias are indexed by channel = kept index % channels (per_channel); layer: scale/bias
+ * are indexed by the reduced index r (axes order). */
+struct params_norm {
+	enum wnn_op op;
+	uint32_t input, scale, bias, output; /* PARAMS_NONE when absent */
+	bool has_scale, has_bias;
+	enum wnn_dtype type;
+	double epsilon;                      /* cast to the input type */
+	bool per_channel;
+	uint32_t channels;
+	struct params_reduction r;
+};
+enum webnn_status params_norm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, struct params_norm *p, struct wnn_diag *diag);
+
+/* resample2d over the two axes axes[0], axes[1] of a 4-D tensor (spec algorithm). For output
+ * coordinate o along resized axis i:
+ *   x = clamp((o + 0.5) / scale[i] - 0.5, 0, in - 1)
+ * nearest: input index ceil(x - 0.5) (params_resample_nearest);
+ * linear: x0 = floor(x), x1 = ceil(x), weights (1 - (x - x0), x - x0) (params_resample_coord).
+ * scale[i] is out_size / in_size as the spec says (equal to the given scale whenever that
+ * scale times the input size is a whole number). Axes not resized copy straight through. */
+enum params_interp { PARAMS_INTERP_NEAREST = 0, PARAMS_INTERP_LINEAR = 1 };
+struct params_resample {
+	uint32_t input, output;
+	enum wnn_dtype type;
+	enum params_interp mode;
+	uint32_t axes[2];
+	uint32_t in_dims[4], out_dims[4];
+	double scale[2];
+	uint64_t in_strides[4];
+	uint64_t count;
+};
+enum webnn_status params_resample(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				  size_t n_descs, struct params_resample *p,
+				  struct wnn_diag *diag);
+/* The clamped source coordinate x along resized axis i for output coordinate o. */
+double params_resample_coord(const struct params_resample *p, int i, uint32_t o);
+/* Nearest input index along resized axis i for output coordinate o. */
+uint32_t params_resample_nearest(const struct params_resample *p, int i, uint32_t o);
+
+/* reverse: out coordinate d reads input coordinate dims-1-d on axes in the mask (bit per axis;
+ * axes absent: all axes; empty: none). slice: out element j reads input
+ * base + params_offset(rank, out_dims, step_strides, j), step_strides = in stride * stride. */
+struct params_reverse {
+	uint32_t input, output;
+	enum wnn_dtype type;
+	uint32_t rank;
+	uint32_t dims[WNN_MAX_RANK];
+	uint32_t mask;
+	uint64_t count;
+};
+enum webnn_status params_reverse(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				 size_t n_descs, struct params_reverse *p, struct wnn_diag *diag);
+
+struct params_slice {
+	uint32_t input, output;
+	enum wnn_dtype type;
+	uint32_t rank;
+	uint32_t out_dims[WNN_MAX_RANK];
+	uint32_t starts[WNN_MAX_RANK], strides[WNN_MAX_RANK];
+	uint64_t base;
+	uint64_t step_strides[WNN_MAX_RANK];
+	uint64_t count;
+};
+enum webnn_status params_slice(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct params_slice *p, struct wnn_diag *diag);
+
+/* split: the input viewed as [outer, axis_size, inner]; output i takes axis range
+ * [offsets[i], offsets[i] + sizes[i]). outputs points into the Operation message. */
+struct params_split {
+	uint32_t input;
+	const uint32_t *outputs;
+	size_t n_outputs;
+	enum wnn_dtype type;
+	uint32_t axis;
+	uint64_t outer, axis_size, inner;
+	uint32_t sizes[WNN_MAX_OUTPUTS], offsets[WNN_MAX_OUTPUTS];
+};
+enum webnn_status params_split(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct params_split *p, struct wnn_diag *diag);
+
+/* triangular: input viewed as [batch, rows, cols]; element (r, c) is kept when
+ * upper ? c - r >= diagonal : c - r <= diagonal, else 0. */
+struct params_triangular {
+	uint32_t input, output;
+	enum wnn_dtype type;
+	bool upper;
+	int64_t diagonal;
+	uint64_t batch, rows, cols;
+};
+enum webnn_status params_triangular(const Webnn__Ipc__Operation *op,
+				    const struct wnn_desc *descs, size_t n_descs,
+				    struct params_triangular *p, struct wnn_diag *diag);
+
+/* where: inputs 0 = condition (uint8, nonzero = true), 1 = trueValue, 2 = falseValue. */
+struct params_where {
+	uint32_t condition, true_value, false_value, output;
+	enum wnn_dtype type; /* of the values */
+	struct params_bcast bc;
+};
+enum webnn_status params_where(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct params_where *p, struct wnn_diag *diag);
+
 #endif

@@ -30,6 +30,26 @@ struct ref_step {
 		struct params_reshape reshape;
 		struct params_softmax softmax;
 		struct params_batchnorm batchnorm;
+		struct params_cast cast;
+		struct params_arg arg;
+		struct params_cumsum cumsum;
+		struct params_conv_transpose2d conv_transpose2d;
+		struct params_quantize quantize;
+		struct params_expand expand;
+		struct params_tile tile;
+		struct params_gather gather;
+		struct params_scatter scatter;
+		struct params_rnn rnn;
+		struct params_pad pad;
+		struct params_prelu prelu;
+		struct params_reduce reduce;
+		struct params_norm norm;
+		struct params_resample resample;
+		struct params_reverse reverse;
+		struct params_slice slice;
+		struct params_split split;
+		struct params_triangular triangular;
+		struct params_where where;
 	} p;
 };
 
@@ -49,6 +69,27 @@ enum webnn_status ref_prepare_linalg(const Webnn__Ipc__Operation *op,
 				     struct ref_step *s, struct wnn_diag *diag);
 enum webnn_status ref_prepare_misc(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				   size_t n_descs, struct ref_step *s, struct wnn_diag *diag);
+/* Data movement and selection: cast, expand, tile, gather*, scatter*, pad, reverse, slice,
+ * split, triangular, where, prelu (ref_data.c). */
+enum webnn_status ref_prepare_data(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				   size_t n_descs, struct ref_step *s, struct wnn_diag *diag);
+/* Reductions along axes: argMin/argMax, cumulativeSum, reduce*, instance/layerNormalization
+ * (ref_reduce.c). */
+enum webnn_status ref_prepare_reduce(const Webnn__Ipc__Operation *op,
+				     const struct wnn_desc *descs, size_t n_descs,
+				     struct ref_step *s, struct wnn_diag *diag);
+/* convTranspose2d, resample2d, quantizeLinear/dequantizeLinear (ref_nn.c). */
+enum webnn_status ref_prepare_nn(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				 size_t n_descs, struct ref_step *s, struct wnn_diag *diag);
+/* gru, gruCell, lstm, lstmCell (ref_rnn.c). */
+enum webnn_status ref_prepare_rnn(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				  size_t n_descs, struct ref_step *s, struct wnn_diag *diag);
+/* The common tail of every ref_prepare_*: NOT_SUPPORTED naming op and type when the reference
+ * backend cannot run op on data type t. */
+enum webnn_status ref_check_supported(enum wnn_op op, enum wnn_dtype t, struct wnn_diag *diag);
+/* Exact integer power with wrap-around (ref_elementwise.c). */
+__int128 ref_ipow_s(__int128 a, __int128 b);
+uint64_t ref_ipow_u(uint64_t a, uint64_t b);
 
 /* ---- typed element access. Floats go through double (float16 stored as half), signed
  * integers through __int128 and unsigned through uint64_t, so every value is exact and integer
@@ -124,6 +165,32 @@ static inline void ref_store_i(void *p, enum wnn_dtype t, uint64_t i, __int128 v
 	default:
 		break;
 	}
+}
+
+/* Integer types only: v truncated toward zero and saturated into the range of t, NaN -> 0
+ * (float -> integer casts). */
+static inline void ref_store_sat(void *p, enum wnn_dtype t, uint64_t i, double v)
+{
+	__int128 lo, hi;
+	switch (t) {
+	case WNN_I8: lo = INT8_MIN, hi = INT8_MAX; break;
+	case WNN_U8: lo = 0, hi = UINT8_MAX; break;
+	case WNN_I32: lo = INT32_MIN, hi = INT32_MAX; break;
+	case WNN_U32: lo = 0, hi = UINT32_MAX; break;
+	case WNN_I64: lo = INT64_MIN, hi = INT64_MAX; break;
+	case WNN_U64: lo = 0, hi = UINT64_MAX; break;
+	default: return;
+	}
+	__int128 r;
+	if (v != v)
+		r = 0;
+	else if (v <= (double)lo)
+		r = lo;
+	else if (v >= (double)hi) /* 2^63 / 2^64 as doubles: >= catches the rounding */
+		r = hi;
+	else
+		r = (__int128)v;
+	ref_store_i(p, t, i, r);
 }
 
 #endif

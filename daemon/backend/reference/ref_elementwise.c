@@ -49,6 +49,36 @@ static const ref_ufn ref_u[WNN_OP_COUNT] = {
 #undef X
 };
 
+/* Integer pow: exact a^b by repeated squaring in 64-bit unsigned arithmetic, which wraps
+ * modulo 2^64 and so leaves the correct low bits for every storage type (the store truncates,
+ * as integer mul does). A negative exponent gives the truncated value of 1 / a^|b|: 1 for
+ * a = 1, +-1 for a = -1 (sign by parity), 0 otherwise (including a = 0, where the division
+ * by zero maps to 0 as integer div does). */
+uint64_t ref_ipow_u(uint64_t a, uint64_t b)
+{
+	uint64_t r = 1;
+	while (b) {
+		if (b & 1)
+			r *= a;
+		a *= a;
+		b >>= 1;
+	}
+	return r;
+}
+
+__int128 ref_ipow_s(__int128 a, __int128 b)
+{
+	if (b < 0) {
+		if (a == 1)
+			return 1;
+		if (a == -1)
+			return (b & 1) ? -1 : 1;
+		return 0;
+	}
+	/* operands come from at most 64-bit storage, so 0 <= b < 2^63 here */
+	return (__int128)(int64_t)ref_ipow_u((uint64_t)(unsigned __int128)a, (uint64_t)b);
+}
+
 /* Comparison and logical outputs are uint8 0/1 whatever the input domain. */
 static void store_result_f(void *o, enum wnn_dtype t, uint64_t i, double v)
 {
@@ -73,6 +103,15 @@ static enum webnn_status run_binary(const struct ref_step *s, void *const *bufs,
 			double r = ref_f[p->op](ref_load_f(A, p->type, ia), ref_load_f(B, p->type, ib),
 						0, 0, 0);
 			store_result_f(O, p->out_type, i, r);
+		} else if (p->op == WNN_OP_POW) {
+			if (ref_is_signed_int(p->type))
+				ref_store_i(O, p->out_type, i,
+					    ref_ipow_s(ref_load_i(A, p->type, ia),
+						       ref_load_i(B, p->type, ib)));
+			else
+				ref_store_i(O, p->out_type, i,
+					    ref_ipow_u(ref_load_u(A, p->type, ia),
+						       ref_load_u(B, p->type, ib)));
 		} else if (ref_is_signed_int(p->type)) {
 			ref_store_i(O, p->out_type, i,
 				    ref_s[p->op](ref_load_i(A, p->type, ia), ref_load_i(B, p->type, ib), 0));

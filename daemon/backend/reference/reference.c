@@ -39,7 +39,33 @@ bool ref_supports(enum wnn_op op, enum wnn_dtype type)
 	switch (wnn_ops[op].family) {
 	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
 	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
+		if (op == WNN_OP_POW)
+			return true; /* integer pow is a loop, not an ops.def expression */
 		return ref_is_float(type) ? wnn_ops[op].has_float_expr : wnn_ops[op].has_int_expr;
+	case WEBNN__IPC__OPERATION__ATTRS_CAST:
+	case WEBNN__IPC__OPERATION__ATTRS_ARG_MIN_MAX:
+	case WEBNN__IPC__OPERATION__ATTRS_INSTANCE_NORMALIZATION:
+	case WEBNN__IPC__OPERATION__ATTRS_LAYER_NORMALIZATION:
+	case WEBNN__IPC__OPERATION__ATTRS_CONV_TRANSPOSE2D:
+	case WEBNN__IPC__OPERATION__ATTRS_CUMULATIVE_SUM:
+	case WEBNN__IPC__OPERATION__ATTRS_QUANTIZE_LINEAR:
+	case WEBNN__IPC__OPERATION__ATTRS_EXPAND:
+	case WEBNN__IPC__OPERATION__ATTRS_GATHER:
+	case WEBNN__IPC__OPERATION__ATTRS_SCATTER:
+	case WEBNN__IPC__OPERATION__ATTRS_GRU:
+	case WEBNN__IPC__OPERATION__ATTRS_GRU_CELL:
+	case WEBNN__IPC__OPERATION__ATTRS_LSTM:
+	case WEBNN__IPC__OPERATION__ATTRS_LSTM_CELL:
+	case WEBNN__IPC__OPERATION__ATTRS_PAD:
+	case WEBNN__IPC__OPERATION__ATTRS_PRELU:
+	case WEBNN__IPC__OPERATION__ATTRS_REDUCE:
+	case WEBNN__IPC__OPERATION__ATTRS_RESAMPLE2D:
+	case WEBNN__IPC__OPERATION__ATTRS_REVERSE:
+	case WEBNN__IPC__OPERATION__ATTRS_SLICE:
+	case WEBNN__IPC__OPERATION__ATTRS_SPLIT:
+	case WEBNN__IPC__OPERATION__ATTRS_TILE:
+	case WEBNN__IPC__OPERATION__ATTRS_TRIANGULAR:
+	case WEBNN__IPC__OPERATION__ATTRS_WHERE:
 	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
 	case WEBNN__IPC__OPERATION__ATTRS_CONV2D:
 	case WEBNN__IPC__OPERATION__ATTRS_POOL2D:
@@ -54,6 +80,15 @@ bool ref_supports(enum wnn_op op, enum wnn_dtype type)
 	default:
 		return false;
 	}
+}
+
+enum webnn_status ref_check_supported(enum wnn_op op, enum wnn_dtype t, struct wnn_diag *diag)
+{
+	if (ref_supports(op, t))
+		return WEBNN_STATUS_OK;
+	return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+			    "%s: data type %s is not supported by the reference backend",
+			    op < WNN_OP_COUNT ? wnn_ops[op].name : "operation", wnn_dtype_name(t));
 }
 
 enum webnn_status ref_prepare(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
@@ -83,6 +118,34 @@ enum webnn_status ref_prepare(const Webnn__Ipc__Operation *op, const struct wnn_
 	case WEBNN__IPC__OPERATION__ATTRS_SOFTMAX:
 	case WEBNN__IPC__OPERATION__ATTRS_BATCH_NORMALIZATION:
 		return ref_prepare_misc(op, descs, n_descs, s, diag);
+	case WEBNN__IPC__OPERATION__ATTRS_CAST:
+	case WEBNN__IPC__OPERATION__ATTRS_EXPAND:
+	case WEBNN__IPC__OPERATION__ATTRS_TILE:
+	case WEBNN__IPC__OPERATION__ATTRS_GATHER:
+	case WEBNN__IPC__OPERATION__ATTRS_SCATTER:
+	case WEBNN__IPC__OPERATION__ATTRS_PAD:
+	case WEBNN__IPC__OPERATION__ATTRS_REVERSE:
+	case WEBNN__IPC__OPERATION__ATTRS_SLICE:
+	case WEBNN__IPC__OPERATION__ATTRS_SPLIT:
+	case WEBNN__IPC__OPERATION__ATTRS_TRIANGULAR:
+	case WEBNN__IPC__OPERATION__ATTRS_WHERE:
+	case WEBNN__IPC__OPERATION__ATTRS_PRELU:
+		return ref_prepare_data(op, descs, n_descs, s, diag);
+	case WEBNN__IPC__OPERATION__ATTRS_ARG_MIN_MAX:
+	case WEBNN__IPC__OPERATION__ATTRS_CUMULATIVE_SUM:
+	case WEBNN__IPC__OPERATION__ATTRS_REDUCE:
+	case WEBNN__IPC__OPERATION__ATTRS_INSTANCE_NORMALIZATION:
+	case WEBNN__IPC__OPERATION__ATTRS_LAYER_NORMALIZATION:
+		return ref_prepare_reduce(op, descs, n_descs, s, diag);
+	case WEBNN__IPC__OPERATION__ATTRS_CONV_TRANSPOSE2D:
+	case WEBNN__IPC__OPERATION__ATTRS_RESAMPLE2D:
+	case WEBNN__IPC__OPERATION__ATTRS_QUANTIZE_LINEAR:
+		return ref_prepare_nn(op, descs, n_descs, s, diag);
+	case WEBNN__IPC__OPERATION__ATTRS_GRU:
+	case WEBNN__IPC__OPERATION__ATTRS_GRU_CELL:
+	case WEBNN__IPC__OPERATION__ATTRS_LSTM:
+	case WEBNN__IPC__OPERATION__ATTRS_LSTM_CELL:
+		return ref_prepare_rnn(op, descs, n_descs, s, diag);
 	default:
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 				    "%s: not supported by the reference backend", wnn_ops[o].name);
@@ -277,18 +340,35 @@ static enum webnn_status ref_compile(struct backend_context *ctx, const struct b
 		plan->n_steps = k + 1;
 
 		uint32_t ids[WNN_MAX_OUTPUTS + 16];
-		int n_in = wnn_op_inputs(op, ids, NULL, (int)(sizeof(ids) / sizeof(ids[0])));
+		/* concat takes any number of inputs: list those on the heap */
+		uint32_t *in_ids = ids;
+		int in_cap = (int)(sizeof(ids) / sizeof(ids[0]));
+		if (op->attrs_case == WEBNN__IPC__OPERATION__ATTRS_CONCAT && op->concat &&
+		    op->concat->n_inputs >= (size_t)in_cap && op->concat->n_inputs < INT32_MAX) {
+			in_cap = (int)op->concat->n_inputs + 1;
+			in_ids = malloc(sizeof(uint32_t) * (size_t)in_cap);
+			if (!in_ids)
+				return plan_fail(plan, wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+								    "reference: out of memory"));
+		}
+		int n_in = wnn_op_inputs(op, in_ids, NULL, in_cap);
+		int bad = -1;
+		for (int j = 0; j < n_in && bad < 0; j++)
+			if (in_ids[j] >= n || plan->src[in_ids[j]] == REF_SRC_NONE)
+				bad = j;
+		uint32_t bad_id = bad >= 0 ? in_ids[bad] : 0;
+		if (in_ids != ids)
+			free(in_ids);
 		if (n_in < 0)
 			return plan_fail(plan, wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
 							    "%s: cannot list its inputs",
 							    wnn_ops[s->op].name));
-		for (int j = 0; j < n_in; j++)
-			if (ids[j] >= n || plan->src[ids[j]] == REF_SRC_NONE)
-				return plan_fail(plan,
-						 wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-							      "%s: input operand %u has no data "
-							      "(not an input, constant or earlier "
-							      "result)", wnn_ops[s->op].name, ids[j]));
+		if (bad >= 0)
+			return plan_fail(plan,
+					 wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+						      "%s: input operand %u has no data "
+						      "(not an input, constant or earlier "
+						      "result)", wnn_ops[s->op].name, bad_id));
 		int n_out = wnn_op_outputs(op, ids, (int)(sizeof(ids) / sizeof(ids[0])));
 		if (n_out < 0)
 			return plan_fail(plan, wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,

@@ -1,0 +1,276 @@
+/* Reference reductions: argMin/argMax, cumulativeSum, the reduce* family, instance/layerNormalization. */
+#include <math.h>
+
+#include "daemon/backend/reference/ref.h"
+
+/* argMin/argMax: the first extreme wins ties; NaN never wins (a NaN-only line gives 0). */
+static enum webnn_status run_arg(const struct ref_step *s, void *const *bufs,
+				 struct wnn_diag *diag)
+{
+	const struct params_arg *p = &s->p.arg;
+	const void *I = bufs[p->input];
+	void *O = bufs[p->output];
+	bool want_max = p->op == WNN_OP_ARG_MAX;
+	(void)diag;
+	for (uint64_t o = 0; o < p->outer; o++)
+		for (uint64_t in = 0; in < p->inner; in++) {
+			uint64_t base = o * p->axis_size * p->inner + in, best = 0;
+			bool have = false;
+			double bf = 0;
+			__int128 bi = 0;
+			for (uint64_t a = 0; a < p->axis_size; a++) {
+				uint64_t i = base + a * p->inner;
+				bool better;
+				if (ref_is_float(p->type)) {
+					double v = ref_load_f(I, p->type, i);
+					if (isnan(v))
+						continue;
+					better = !have || (want_max ? v > bf : v < bf);
+					if (better)
+						bf = v;
+				} else {
+					__int128 v = ref_load_i(I, p->type, i);
+					better = !have || (want_max ? v > bi : v < bi);
+					if (better)
+						bi = v;
+				}
+				if (better)
+					best = a, have = true;
+			}
+			ref_store_i(O, p->out_type, o * p->inner + in, (__int128)best);
+		}
+	return WEBNN_STATUS_OK;
+}
+
+/* Integers accumulate modulo 2^64 (the store truncates), floats in double. */
+static enum webnn_status run_cumsum(const struct ref_step *s, void *const *bufs,
+				    struct wnn_diag *diag)
+{
+	const struct params_cumsum *p = &s->p.cumsum;
+	const void *I = bufs[p->input];
+	void *O = bufs[p->output];
+	bool flt = ref_is_float(p->type);
+	(void)diag;
+	for (uint64_t o = 0; o < p->outer; o++)
+		for (uint64_t in = 0; in < p->inner; in++) {
+			uint64_t base = o * p->axis_size * p->inner + in;
+			double sf = 0;
+			uint64_t su = 0;
+			for (uint64_t step = 0; step < p->axis_size; step++) {
+				uint64_t a = p->reversed ? p->axis_size - 1 - step : step;
+				uint64_t i = base + a * p->inner;
+				double vf = flt ? ref_load_f(I, p->type, i) : 0;
+				uint64_t vu = flt ? 0 : ref_load_u(I, p->type, i);
+				if (!p->exclusive)
+					sf += vf, su += vu;
+				if (flt)
+					ref_store_f(O, p->type, i, sf);
+				else
+					ref_store_i(O, p->type, i, (__int128)su);
+				if (p->exclusive)
+					sf += vf, su += vu;
+			}
+		}
+	return WEBNN_STATUS_OK;
+}
+
+static double reduce_float(enum wnn_op op, const void *I, enum wnn_dtype t,
+			   const struct params_reduction *r, uint64_t kept_off)
+{
+	double acc;
+	switch (op) {
+	case WNN_OP_REDUCE_MAX:
+		acc = -INFINITY;
+		break;
+	case WNN_OP_REDUCE_MIN:
+		acc = INFINITY;
+		break;
+	case WNN_OP_REDUCE_PRODUCT:
+		acc = 1;
+		break;
+	default:
+		acc = 0;
+		break;
+	}
+	double mx = -INFINITY;
+	if (op == WNN_OP_REDUCE_LOG_SUM_EXP) /* subtract the max so exp cannot overflow */
+		for (uint64_t k = 0; k < r->red_count; k++) {
+			double v = ref_load_f(I, t, kept_off + params_offset(r->red_rank, r->red_dims,
+									 r->red_strides, k));
+			if (v > mx || isnan(v))
+				mx = v;
+		}
+	for (uint64_t k = 0; k < r->red_count; k++) {
+		double v = ref_load_f(I, t, kept_off + params_offset(r->red_rank, r->red_dims,
+								 r->red_strides, k));
+		switch (op) {
+		case WNN_OP_REDUCE_L1:
+			acc += fabs(v);
+			break;
+		case WNN_OP_REDUCE_L2:
+		case WNN_OP_REDUCE_SUM_SQUARE:
+			acc += v * v;
+			break;
+		case WNN_OP_REDUCE_LOG_SUM_EXP:
+			acc += isinf(mx) ? exp(v) : exp(v - mx);
+			break;
+		case WNN_OP_REDUCE_MAX:
+			acc = isnan(v) || v > acc ? v : acc;
+			break;
+		case WNN_OP_REDUCE_MIN:
+			acc = isnan(v) || v < acc ? v : acc;
+			break;
+		case WNN_OP_REDUCE_PRODUCT:
+			acc *= v;
+			break;
+		default: /* sum, mean, logSum */
+			acc += v;
+			break;
+		}
+		if (isnan(acc) && (op == WNN_OP_REDUCE_MAX || op == WNN_OP_REDUCE_MIN))
+			break;
+	}
+	switch (op) {
+	case WNN_OP_REDUCE_L2:
+		return sqrt(acc);
+	case WNN_OP_REDUCE_LOG_SUM:
+		return log(acc);
+	case WNN_OP_REDUCE_LOG_SUM_EXP:
+		return isinf(mx) ? log(acc) : log(acc) + mx;
+	case WNN_OP_REDUCE_MEAN:
+		return acc / (double)r->red_count;
+	default:
+		return acc;
+	}
+}
+
+/* Integer reductions: sums and products modulo 2^64 (the low bits of the exact result, which
+ * is what the store keeps); max/min compare exact values. */
+static __int128 reduce_int(enum wnn_op op, const void *I, enum wnn_dtype t,
+			   const struct params_reduction *r, uint64_t kept_off)
+{
+	bool sgn = ref_is_signed_int(t);
+	uint64_t acc = op == WNN_OP_REDUCE_PRODUCT ? 1 : 0;
+	__int128 ext = 0;
+	for (uint64_t k = 0; k < r->red_count; k++) {
+		__int128 v = ref_load_i(I, t, kept_off + params_offset(r->red_rank, r->red_dims,
+								       r->red_strides, k));
+		uint64_t u = (uint64_t)(unsigned __int128)v;
+		switch (op) {
+		case WNN_OP_REDUCE_L1:
+			acc += sgn && v < 0 ? (uint64_t)(unsigned __int128)(-v) : u;
+			break;
+		case WNN_OP_REDUCE_SUM_SQUARE:
+			acc += u * u;
+			break;
+		case WNN_OP_REDUCE_PRODUCT:
+			acc *= u;
+			break;
+		case WNN_OP_REDUCE_MAX:
+			ext = k == 0 || v > ext ? v : ext;
+			break;
+		case WNN_OP_REDUCE_MIN:
+			ext = k == 0 || v < ext ? v : ext;
+			break;
+		default:
+			acc += u;
+			break;
+		}
+	}
+	if (op == WNN_OP_REDUCE_MAX || op == WNN_OP_REDUCE_MIN)
+		return ext;
+	return (__int128)acc;
+}
+
+static enum webnn_status run_reduce(const struct ref_step *s, void *const *bufs,
+				    struct wnn_diag *diag)
+{
+	const struct params_reduce *p = &s->p.reduce;
+	const struct params_reduction *r = &p->r;
+	const void *I = bufs[p->input];
+	void *O = bufs[p->output];
+	(void)diag;
+	for (uint64_t k = 0; k < r->kept_count; k++) {
+		uint64_t off = params_offset(r->kept_rank, r->kept_dims, r->kept_strides, k);
+		if (ref_is_float(p->type))
+			ref_store_f(O, p->type, k, reduce_float(p->op, I, p->type, r, off));
+		else
+			ref_store_i(O, p->type, k, reduce_int(p->op, I, p->type, r, off));
+	}
+	return WEBNN_STATUS_OK;
+}
+
+/* mean and (population) variance over the reduced axes, then normalise each element. */
+static enum webnn_status run_norm(const struct ref_step *s, void *const *bufs,
+				  struct wnn_diag *diag)
+{
+	const struct params_norm *p = &s->p.norm;
+	const struct params_reduction *r = &p->r;
+	const void *I = bufs[p->input];
+	const void *S = p->has_scale ? bufs[p->scale] : NULL;
+	const void *B = p->has_bias ? bufs[p->bias] : NULL;
+	void *O = bufs[p->output];
+	(void)diag;
+	for (uint64_t k = 0; k < r->kept_count; k++) {
+		uint64_t off = params_offset(r->kept_rank, r->kept_dims, r->kept_strides, k);
+		double sum = 0, sq = 0;
+		for (uint64_t j = 0; j < r->red_count; j++)
+			sum += ref_load_f(I, p->type,
+					  off + params_offset(r->red_rank, r->red_dims, r->red_strides, j));
+		double mean = sum / (double)r->red_count;
+		for (uint64_t j = 0; j < r->red_count; j++) {
+			double d = ref_load_f(I, p->type, off + params_offset(r->red_rank, r->red_dims,
+									      r->red_strides, j)) -
+				   mean;
+			sq += d * d;
+		}
+		double inv = 1.0 / sqrt(sq / (double)r->red_count + p->epsilon);
+		for (uint64_t j = 0; j < r->red_count; j++) {
+			uint64_t i = off + params_offset(r->red_rank, r->red_dims, r->red_strides, j);
+			uint64_t si = p->per_channel ? k % p->channels : j;
+			double v = (ref_load_f(I, p->type, i) - mean) * inv;
+			if (S)
+				v *= ref_load_f(S, p->type, si);
+			if (B)
+				v += ref_load_f(B, p->type, si);
+			ref_store_f(O, p->type, i, v);
+		}
+	}
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status ref_prepare_reduce(const Webnn__Ipc__Operation *op,
+				     const struct wnn_desc *descs, size_t n_descs,
+				     struct ref_step *s, struct wnn_diag *diag)
+{
+	enum webnn_status st;
+	enum wnn_dtype t;
+	switch (wnn_ops[s->op].family) {
+	case WEBNN__IPC__OPERATION__ATTRS_ARG_MIN_MAX:
+		st = params_arg(op, descs, n_descs, &s->p.arg, diag);
+		t = s->p.arg.type;
+		s->run = run_arg;
+		break;
+	case WEBNN__IPC__OPERATION__ATTRS_CUMULATIVE_SUM:
+		st = params_cumsum(op, descs, n_descs, &s->p.cumsum, diag);
+		t = s->p.cumsum.type;
+		s->run = run_cumsum;
+		break;
+	case WEBNN__IPC__OPERATION__ATTRS_REDUCE:
+		st = params_reduce(op, descs, n_descs, &s->p.reduce, diag);
+		t = s->p.reduce.type;
+		s->run = run_reduce;
+		break;
+	case WEBNN__IPC__OPERATION__ATTRS_INSTANCE_NORMALIZATION:
+	case WEBNN__IPC__OPERATION__ATTRS_LAYER_NORMALIZATION:
+		st = params_norm(op, descs, n_descs, &s->p.norm, diag);
+		t = s->p.norm.type;
+		s->run = run_norm;
+		break;
+	default:
+		return ref_check_supported(s->op, WNN_DT_NONE, diag);
+	}
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	return ref_check_supported(s->op, t, diag);
+}
