@@ -205,6 +205,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* Timeline commands block a pool thread until the device finishes (clFinish), so libuv's
+	 * default of 4 threads would let 4 busy contexts stall everyone else's writes and builds. */
+	setenv("UV_THREADPOOL_SIZE", "16", 0);
 
 	static struct daemon d;
 	uv_loop_t loop;
