@@ -1,5 +1,5 @@
 /* libwebnn graph builder (MLGraphBuilder): operands, constants and every operator wrapper. */
-#include "client/client.h"
+#include "client/builder.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -17,12 +17,7 @@ struct wnnc_arena_block {
 	alignas(max_align_t) unsigned char data[];
 };
 
-struct arena_mark {
-	struct wnnc_arena_block *block;
-	size_t used;
-};
-
-static void *arena_alloc(struct webnn_builder *b, size_t size)
+void *wnnc_arena_alloc(struct webnn_builder *b, size_t size)
 {
 	size = (size + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
 	struct wnnc_arena_block *blk = b->arena;
@@ -41,13 +36,12 @@ static void *arena_alloc(struct webnn_builder *b, size_t size)
 	return p;
 }
 
-static struct arena_mark arena_mark(const struct webnn_builder *b)
+struct wnnc_arena_mark wnnc_arena_mark(const struct webnn_builder *b)
 {
-	return (struct arena_mark){ b->arena, b->arena ? b->arena->used : 0 };
+	return (struct wnnc_arena_mark){ b->arena, b->arena ? b->arena->used : 0 };
 }
 
-/* Gives back everything allocated since the mark (a failed builder call leaves nothing). */
-static void arena_reset(struct webnn_builder *b, struct arena_mark m)
+void wnnc_arena_reset(struct webnn_builder *b, struct wnnc_arena_mark m)
 {
 	while (b->arena && b->arena != m.block) {
 		struct wnnc_arena_block *next = b->arena->next;
@@ -58,9 +52,9 @@ static void arena_reset(struct webnn_builder *b, struct arena_mark m)
 		b->arena->used = m.used;
 }
 
-static void *arena_dup(struct webnn_builder *b, const void *src, size_t size)
+void *wnnc_arena_dup(struct webnn_builder *b, const void *src, size_t size)
 {
-	void *p = arena_alloc(b, size ? size : 1);
+	void *p = wnnc_arena_alloc(b, size ? size : 1);
 	if (p && size)
 		memcpy(p, src, size);
 	return p;
@@ -102,10 +96,11 @@ void webnn_builder_destroy(struct webnn_builder *b)
 		if (o->tensor)
 			wnnc_tensor_release(o->tensor);
 	}
-	arena_reset(b, (struct arena_mark){ NULL, 0 });
+	wnnc_arena_reset(b, (struct wnnc_arena_mark){ NULL, 0 });
 	free(b->operands);
 	free(b->descs);
 	free(b->ops);
+	free(b->next_label);
 	struct webnn_context *ctx = b->ctx;
 	free(b);
 	wnnc_context_unref(ctx);
@@ -123,8 +118,7 @@ void webnn_operand_get_desc(const struct webnn_operand *op, struct webnn_operand
 
 /* ---- shared steps of every builder method */
 
-/* Takes the lock and checks the builder can build (spec: "can not build" -> InvalidStateError). */
-static enum webnn_status enter(struct webnn_builder *b, const char *what, const void *out)
+enum webnn_status wnnc_enter(struct webnn_builder *b, const char *what, const void *out)
 {
 	struct webnn_context *ctx = b->ctx;
 	wnnc_lock(ctx);
@@ -139,8 +133,45 @@ static enum webnn_status enter(struct webnn_builder *b, const char *what, const 
 	return WEBNN_STATUS_OK;
 }
 
-/* Spec "validating operand": it must come from this builder. */
-static enum webnn_status use(struct webnn_builder *b, const char *what, const char *role,
+void wnnc_leave(struct webnn_builder *b, enum webnn_status s, bool consume_label)
+{
+	struct webnn_context *ctx = b->ctx;
+	if (consume_label && b->next_label) {
+		/* Messages from the shared validation already name the label. */
+		char tail[WNNC_MSG_MAX];
+		snprintf(tail, sizeof(tail), " (operator \"%s\")", b->next_label);
+		size_t len = strlen(ctx->last_error);
+		if (s != WEBNN_STATUS_OK && s != WEBNN_STATUS_CONTEXT_LOST &&
+		    !strstr(ctx->last_error, tail) && len + strlen(tail) < sizeof(ctx->last_error))
+			memcpy(ctx->last_error + len, tail, strlen(tail) + 1);
+		free(b->next_label);
+		b->next_label = NULL;
+	}
+	wnnc_unlock(ctx);
+}
+
+enum webnn_status webnn_builder_set_next_label(struct webnn_builder *b, const char *label)
+{
+	if (!b)
+		return WEBNN_STATUS_TYPE_ERROR;
+	struct webnn_context *ctx = b->ctx;
+	wnnc_lock(ctx);
+	enum webnn_status s = WEBNN_STATUS_OK;
+	char *copy = NULL;
+	if (b->built)
+		s = wnnc_fail(ctx, WEBNN_STATUS_INVALID_STATE,
+			      "setNextLabel: the builder has already built its graph");
+	else if (label && *label && !(copy = strdup(label)))
+		s = wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "setNextLabel: out of memory");
+	if (s == WEBNN_STATUS_OK) {
+		free(b->next_label);
+		b->next_label = copy;
+	}
+	wnnc_unlock(ctx);
+	return s;
+}
+
+enum webnn_status wnnc_use(struct webnn_builder *b, const char *what, const char *role,
 			     const struct webnn_operand *o)
 {
 	if (!o)
@@ -176,7 +207,7 @@ static struct webnn_operand *new_operand(struct webnn_builder *b, enum wnnc_oper
 {
 	if (!reserve_operands(b, 1))
 		return NULL;
-	struct webnn_operand *o = arena_alloc(b, sizeof(*o));
+	struct webnn_operand *o = wnnc_arena_alloc(b, sizeof(*o));
 	if (!o)
 		return NULL;
 	o->builder = b;
@@ -190,8 +221,7 @@ static struct webnn_operand *new_operand(struct webnn_builder *b, enum wnnc_oper
 	return o;
 }
 
-/* "not_equal" -> WNN_OP_NOT_EQUAL: the C names are the spec names in snake case. */
-static enum wnn_op op_from_c_name(const char *c_name)
+enum wnn_op wnnc_op_from_c_name(const char *c_name)
 {
 	static const struct {
 		const char *c, *spec;
@@ -211,10 +241,9 @@ static enum wnn_op op_from_c_name(const char *c_name)
 	return wnn_op_from_name(camel);
 }
 
-/* A new operation of op's family with its attrs message allocated and initialised. */
-static Webnn__Ipc__Operation *new_op(struct webnn_builder *b, enum wnn_op op, void **attrs)
+Webnn__Ipc__Operation *wnnc_new_op(struct webnn_builder *b, enum wnn_op op, void **attrs)
 {
-	Webnn__Ipc__Operation *o = arena_alloc(b, sizeof(*o));
+	Webnn__Ipc__Operation *o = wnnc_arena_alloc(b, sizeof(*o));
 	if (!o)
 		return NULL;
 	webnn__ipc__operation__init(o);
@@ -226,40 +255,50 @@ static Webnn__Ipc__Operation *new_op(struct webnn_builder *b, enum wnn_op op, vo
 	if (!f)
 		return NULL;
 	const ProtobufCMessageDescriptor *md = f->descriptor;
-	void *m = arena_alloc(b, md->sizeof_message);
+	void *m = wnnc_arena_alloc(b, md->sizeof_message);
 	if (!m)
 		return NULL;
 	protobuf_c_message_init(md, m);
 	*(void **)((char *)o + f->offset) = m;
 	*attrs = m;
+	if (b->next_label) {
+		o->label = wnnc_arena_dup(b, b->next_label, strlen(b->next_label) + 1);
+		if (!o->label)
+			return NULL;
+	}
 	return o;
 }
 
-/* Validates the operation with the shared spec code and creates its output operand(s). The
- * family code has set the output id(s) to b->n_operands onwards. */
-static enum webnn_status finish(struct webnn_builder *b, const char *what,
-				Webnn__Ipc__Operation *op, struct webnn_operand **out)
+enum webnn_status wnnc_finish_n(struct webnn_builder *b, const char *what,
+				Webnn__Ipc__Operation *op, struct webnn_operand **outs,
+				size_t max_outs, size_t *n_outs)
 {
 	uint32_t out_ids[WNN_MAX_OUTPUTS];
 	int n_out = wnn_op_outputs(op, out_ids, WNN_MAX_OUTPUTS);
-	if (n_out < 1 || !reserve_operands(b, (size_t)n_out))
-		return wnnc_fail(b->ctx, n_out < 1 ? WEBNN_STATUS_OPERATION_ERROR
+	if (n_out < 0 || !reserve_operands(b, (size_t)n_out))
+		return wnnc_fail(b->ctx, n_out < 0 ? WEBNN_STATUS_OPERATION_ERROR
 						   : WEBNN_STATUS_NO_MEMORY,
 				 "%s: cannot describe the operation's outputs", what);
 	for (int i = 0; i < n_out; i++)
 		b->descs[b->n_operands + (size_t)i] = (struct wnn_desc){ .type = WNN_DT_NONE };
-	struct wnn_desc outs[WNN_MAX_OUTPUTS];
+	struct wnn_desc inferred[WNN_MAX_OUTPUTS];
 	int n_inferred = 0;
 	struct wnn_diag diag;
 	wnn_diag_clear(&diag);
-	enum webnn_status s = wnn_op_infer(op, b->descs, b->n_operands + (size_t)n_out, outs,
+	/* An operation listing no outputs (an invalid split count) still runs the spec checks,
+	 * so the caller gets their message. */
+	enum webnn_status s = wnn_op_infer(op, b->descs, b->n_operands + (size_t)n_out, inferred,
 					   WNN_MAX_OUTPUTS, &n_inferred, &diag);
 	if (s != WEBNN_STATUS_OK)
 		return wnnc_fail(b->ctx, s, "%s", diag.message[0] ? diag.message : what);
-	if (n_inferred != n_out)
+	if (n_inferred != n_out || n_out < 1)
 		return wnnc_fail(b->ctx, WEBNN_STATUS_OPERATION_ERROR,
 				 "%s: inferred %d outputs, the operation has %d", what, n_inferred,
 				 n_out);
+	if ((size_t)n_out > max_outs)
+		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR,
+				 "%s: the operator returns %d operands, outs has room for %zu", what,
+				 n_out, max_outs);
 	if (b->n_ops == b->cap_ops) {
 		size_t cap = b->cap_ops ? b->cap_ops * 2 : 32;
 		Webnn__Ipc__Operation **ops = realloc(b->ops, cap * sizeof(*ops));
@@ -270,7 +309,7 @@ static enum webnn_status finish(struct webnn_builder *b, const char *what,
 	}
 	size_t first = b->n_operands;
 	for (int i = 0; i < n_out; i++) {
-		struct webnn_operand *o = new_operand(b, WNNC_OUTPUT, &outs[i]);
+		struct webnn_operand *o = new_operand(b, WNNC_OUTPUT, &inferred[i]);
 		if (!o) {
 			b->n_operands = first;
 			return wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", what);
@@ -278,68 +317,20 @@ static enum webnn_status finish(struct webnn_builder *b, const char *what,
 		o->producer = (int32_t)b->n_ops;
 	}
 	b->ops[b->n_ops++] = op;
-	*out = b->operands[first];
+	for (int i = 0; i < n_out; i++)
+		outs[i] = b->operands[first + (size_t)i];
+	if (n_outs)
+		*n_outs = (size_t)n_out;
 	return WEBNN_STATUS_OK;
 }
 
-/* Runs one operator's body between enter() and unlock, undoing arena use on failure. */
-#define WNNC_OP_BEGIN(what_)                                                                   \
-	if (out)                                                                               \
-		*out = NULL;                                                                   \
-	if (!b)                                                                                \
-		return WEBNN_STATUS_TYPE_ERROR;                                                \
-	const char *what = (what_);                                                            \
-	enum webnn_status s = enter(b, what, out);                                             \
-	struct arena_mark mark = arena_mark(b);                                                \
-	if (s != WEBNN_STATUS_OK)                                                              \
-		goto done;
+enum webnn_status wnnc_finish(struct webnn_builder *b, const char *what,
+			      Webnn__Ipc__Operation *op, struct webnn_operand **out)
+{
+	return wnnc_finish_n(b, what, op, out, 1, NULL);
+}
 
-#define WNNC_OP_END                                                                            \
-	done:                                                                                  \
-	if (s != WEBNN_STATUS_OK) {                                                            \
-		arena_reset(b, mark);                                                          \
-		if (out)                                                                       \
-			*out = NULL;                                                           \
-	}                                                                                      \
-	wnnc_unlock(b->ctx);                                                                   \
-	return s;
-
-#define WNNC_TRY(expr)                                                                         \
-	do {                                                                                   \
-		if ((s = (expr)) != WEBNN_STATUS_OK)                                           \
-			goto done;                                                             \
-	} while (0)
-
-#define WNNC_NEW_OP(var_, type_, op_)                                                          \
-	type_ *var_ = NULL;                                                                    \
-	if ((op_) >= WNN_OP_COUNT) {                                                           \
-		s = wnnc_fail(b->ctx, WEBNN_STATUS_NOT_SUPPORTED,                              \
-			      "%s: no such operator in proto/ops.def", what);                 \
-		goto done;                                                                     \
-	}                                                                                      \
-	Webnn__Ipc__Operation *op = new_op(b, (op_), (void **)&var_);                          \
-	if (!op) {                                                                             \
-		s = wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", what);      \
-		goto done;                                                                     \
-	}
-
-/* Copies the caller's options struct over the defaults (older, smaller structs keep the
- * defaults for the fields they lack). */
-#define WNNC_OPTIONS(type_, var_, in_, init_)                                                  \
-	type_ var_ = init_;                                                                    \
-	if (in_) {                                                                             \
-		if ((in_)->struct_size == 0) {                                                 \
-			s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR,                         \
-				      "%s: options.struct_size is 0 (initialise the options "  \
-				      "with its _INIT macro)", what);                         \
-			goto done;                                                             \
-		}                                                                              \
-		memcpy(&var_, (in_), (in_)->struct_size < sizeof(var_) ? (in_)->struct_size    \
-								       : sizeof(var_));        \
-	}
-
-/* An option array of at most cap values: copied into the arena, count checked. */
-static enum webnn_status opt_array(struct webnn_builder *b, const char *what, const char *name,
+enum webnn_status wnnc_opt_array(struct webnn_builder *b, const char *what, const char *name,
 				   const uint32_t *values, uint32_t n, uint32_t cap,
 				   size_t *n_out, uint32_t **out)
 {
@@ -347,7 +338,7 @@ static enum webnn_status opt_array(struct webnn_builder *b, const char *what, co
 		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "%s: %s has %" PRIu32
 				 " values, expected at most %" PRIu32, what, name, n, cap);
 	*n_out = n;
-	*out = n ? arena_dup(b, values, n * sizeof(uint32_t)) : NULL;
+	*out = n ? wnnc_arena_dup(b, values, n * sizeof(uint32_t)) : NULL;
 	if (n && !*out)
 		return wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", what);
 	return WEBNN_STATUS_OK;
@@ -359,7 +350,7 @@ enum webnn_status webnn_builder_input(struct webnn_builder *b, const char *name,
 				      const struct webnn_operand_desc *desc,
 				      struct webnn_operand **out)
 {
-	WNNC_OP_BEGIN("input")
+	WNNC_OPERAND_BEGIN("input")
 	if (!name || !*name) {
 		s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "input: the name is empty");
 		goto done;
@@ -386,7 +377,7 @@ enum webnn_status webnn_builder_input(struct webnn_builder *b, const char *name,
 		s = wnnc_fail(b->ctx, diag.status, "%s (input \"%s\")", diag.message, name);
 		goto done;
 	}
-	char *copy = arena_dup(b, name, strlen(name) + 1);
+	char *copy = wnnc_arena_dup(b, name, strlen(name) + 1);
 	struct webnn_operand *o = copy ? new_operand(b, WNNC_INPUT, &d) : NULL;
 	if (!o) {
 		s = wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "input: out of memory");
@@ -401,7 +392,7 @@ enum webnn_status webnn_builder_constant(struct webnn_builder *b,
 					 const struct webnn_operand_desc *desc, const void *data,
 					 size_t size, struct webnn_operand **out)
 {
-	WNNC_OP_BEGIN("constant")
+	WNNC_OPERAND_BEGIN("constant")
 	if (!desc || !data) {
 		s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "constant: %s is NULL",
 			      desc ? "data" : "descriptor");
@@ -441,7 +432,7 @@ enum webnn_status webnn_builder_constant(struct webnn_builder *b,
 static enum webnn_status scalar(struct webnn_builder *b, enum webnn_data_type type,
 				const Webnn__Ipc__Number *value, struct webnn_operand **out)
 {
-	WNNC_OP_BEGIN("constant")
+	WNNC_OPERAND_BEGIN("constant")
 	if (!wnn_dtype_size((enum wnn_dtype)type)) {
 		s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "constant: unknown data type %d",
 			      (int)type);
@@ -481,7 +472,7 @@ enum webnn_status webnn_builder_constant_tensor(struct webnn_builder *b,
 						struct webnn_tensor *tensor,
 						struct webnn_operand **out)
 {
-	WNNC_OP_BEGIN("constant")
+	WNNC_OPERAND_BEGIN("constant")
 	if (!tensor) {
 		s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "constant: tensor is NULL");
 		goto done;
@@ -517,15 +508,15 @@ static enum webnn_status binary(struct webnn_builder *b, const char *c_name,
 				struct webnn_operand *a, struct webnn_operand *bb,
 				struct webnn_operand **out)
 {
-	enum wnn_op id = op_from_c_name(c_name);
+	enum wnn_op id = wnnc_op_from_c_name(c_name);
 	WNNC_OP_BEGIN(id < WNN_OP_COUNT ? wnn_ops[id].name : c_name)
-	WNNC_TRY(use(b, what, "a", a));
-	WNNC_TRY(use(b, what, "b", bb));
+	WNNC_TRY(wnnc_use(b, what, "a", a));
+	WNNC_TRY(wnnc_use(b, what, "b", bb));
 	WNNC_NEW_OP(m, Webnn__Ipc__ElementwiseBinary, id)
 	m->a = a->id;
 	m->b = bb->id;
 	m->output = (uint32_t)b->n_operands;
-	s = finish(b, what, op, out);
+	s = wnnc_finish(b, what, op, out);
 	WNNC_OP_END
 }
 
@@ -533,9 +524,9 @@ static enum webnn_status unary(struct webnn_builder *b, const char *c_name,
 			       struct webnn_operand *x, const double *alpha, const double *beta,
 			       struct webnn_operand **out)
 {
-	enum wnn_op id = op_from_c_name(c_name);
+	enum wnn_op id = wnnc_op_from_c_name(c_name);
 	WNNC_OP_BEGIN(id < WNN_OP_COUNT ? wnn_ops[id].name : c_name)
-	WNNC_TRY(use(b, what, "input", x));
+	WNNC_TRY(wnnc_use(b, what, "input", x));
 	WNNC_NEW_OP(m, Webnn__Ipc__ElementwiseUnary, id)
 	m->input = x->id;
 	m->output = (uint32_t)b->n_operands;
@@ -547,7 +538,7 @@ static enum webnn_status unary(struct webnn_builder *b, const char *c_name,
 		m->has_beta = true;
 		m->beta = *beta;
 	}
-	s = finish(b, what, op, out);
+	s = wnnc_finish(b, what, op, out);
 	WNNC_OP_END
 }
 
@@ -570,12 +561,6 @@ WEBNN_BINARY_OPS(WNNC_DEFINE_BINARY_)
 WEBNN_UNARY_OPS(WNNC_DEFINE_UNARY_)
 #undef WNNC_DEFINE_UNARY_
 
-/* A field of a caller's options struct, or the default when the struct is NULL or older (smaller)
- * than the field. */
-#define WNNC_OPT_FIELD(o, field, def)                                                          \
-	((o) && (o)->struct_size >= offsetof(__typeof__(*(o)), field) + sizeof((o)->field)     \
-		 ? (o)->field                                                                  \
-		 : (def))
 enum webnn_status webnn_builder_elu(struct webnn_builder *b, struct webnn_operand *x,
 				    const struct webnn_elu_options *o, struct webnn_operand **out)
 {
@@ -609,39 +594,57 @@ enum webnn_status webnn_builder_linear(struct webnn_builder *b, struct webnn_ope
 	return unary(b, "linear", x, &alpha, &beta, out);
 }
 
+enum webnn_status wnnc_number(struct webnn_builder *b, const char *what, const char *name,
+			      const struct webnn_number *exact, bool has_value, double value,
+			      Webnn__Ipc__Number **out)
+{
+	*out = NULL;
+	if (exact && ((int)exact->kind < 0 || (int)exact->kind > (int)WEBNN_NUMBER_UINT64))
+		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "%s: %s has unknown number kind %d",
+				 what, name, (int)exact->kind);
+	if (!has_value && (!exact || exact->kind == WEBNN_NUMBER_NONE))
+		return WEBNN_STATUS_OK;
+	Webnn__Ipc__Number *n = wnnc_arena_alloc(b, sizeof(*n));
+	if (!n)
+		return wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", what);
+	webnn__ipc__number__init(n);
+	switch (exact ? exact->kind : WEBNN_NUMBER_NONE) {
+	case WEBNN_NUMBER_DOUBLE:
+		n->value_case = WEBNN__IPC__NUMBER__VALUE_F;
+		n->f = exact->value.f;
+		break;
+	case WEBNN_NUMBER_INT64:
+		n->value_case = WEBNN__IPC__NUMBER__VALUE_I;
+		n->i = exact->value.i;
+		break;
+	case WEBNN_NUMBER_UINT64:
+		n->value_case = WEBNN__IPC__NUMBER__VALUE_U;
+		n->u = exact->value.u;
+		break;
+	default:
+		n->value_case = WEBNN__IPC__NUMBER__VALUE_F;
+		n->f = value;
+		break;
+	}
+	*out = n;
+	return WEBNN_STATUS_OK;
+}
+
 enum webnn_status webnn_builder_clamp(struct webnn_builder *b, struct webnn_operand *x,
 				      const struct webnn_clamp_options *o,
 				      struct webnn_operand **out)
 {
 	WNNC_OP_BEGIN("clamp")
 	WNNC_OPTIONS(struct webnn_clamp_options, opt, o, WEBNN_CLAMP_OPTIONS_INIT)
-	WNNC_TRY(use(b, what, "input", x));
+	WNNC_TRY(wnnc_use(b, what, "input", x));
 	WNNC_NEW_OP(m, Webnn__Ipc__Clamp, WNN_OP_CLAMP)
 	m->input = x->id;
 	m->output = (uint32_t)b->n_operands;
-	if (opt.has_min_value) {
-		Webnn__Ipc__Number *n = arena_alloc(b, sizeof(*n));
-		if (!n) {
-			s = wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "clamp: out of memory");
-			goto done;
-		}
-		webnn__ipc__number__init(n);
-		n->value_case = WEBNN__IPC__NUMBER__VALUE_F;
-		n->f = opt.min_value;
-		m->min_value = n;
-	}
-	if (opt.has_max_value) {
-		Webnn__Ipc__Number *n = arena_alloc(b, sizeof(*n));
-		if (!n) {
-			s = wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "clamp: out of memory");
-			goto done;
-		}
-		webnn__ipc__number__init(n);
-		n->value_case = WEBNN__IPC__NUMBER__VALUE_F;
-		n->f = opt.max_value;
-		m->max_value = n;
-	}
-	s = finish(b, what, op, out);
+	WNNC_TRY(wnnc_number(b, what, "minValue", &opt.min_number, opt.has_min_value,
+			     opt.min_value, &m->min_value));
+	WNNC_TRY(wnnc_number(b, what, "maxValue", &opt.max_number, opt.has_max_value,
+			     opt.max_value, &m->max_value));
+	s = wnnc_finish(b, what, op, out);
 	WNNC_OP_END
 }
 
@@ -649,18 +652,18 @@ enum webnn_status webnn_builder_softmax(struct webnn_builder *b, struct webnn_op
 					uint32_t axis, struct webnn_operand **out)
 {
 	WNNC_OP_BEGIN("softmax")
-	WNNC_TRY(use(b, what, "input", x));
+	WNNC_TRY(wnnc_use(b, what, "input", x));
 	WNNC_NEW_OP(m, Webnn__Ipc__Softmax, WNN_OP_SOFTMAX)
 	m->input = x->id;
 	m->output = (uint32_t)b->n_operands;
 	m->axis = axis;
-	s = finish(b, what, op, out);
+	s = wnnc_finish(b, what, op, out);
 	WNNC_OP_END
 }
 
 /* ---- convolution and pooling */
 
-static enum webnn_status check_layout(struct webnn_builder *b, const char *what,
+enum webnn_status wnnc_check_enum(struct webnn_builder *b, const char *what,
 				      const char *name, int value, int count)
 {
 	if (value < 0 || value >= count)
@@ -676,12 +679,12 @@ enum webnn_status webnn_builder_conv2d(struct webnn_builder *b, struct webnn_ope
 {
 	WNNC_OP_BEGIN("conv2d")
 	WNNC_OPTIONS(struct webnn_conv2d_options, opt, o, WEBNN_CONV2D_OPTIONS_INIT)
-	WNNC_TRY(use(b, what, "input", input));
-	WNNC_TRY(use(b, what, "filter", filter));
+	WNNC_TRY(wnnc_use(b, what, "input", input));
+	WNNC_TRY(wnnc_use(b, what, "filter", filter));
 	if (opt.bias)
-		WNNC_TRY(use(b, what, "bias", opt.bias));
-	WNNC_TRY(check_layout(b, what, "input layout", (int)opt.input_layout, 2));
-	WNNC_TRY(check_layout(b, what, "filter layout", (int)opt.filter_layout, 4));
+		WNNC_TRY(wnnc_use(b, what, "bias", opt.bias));
+	WNNC_TRY(wnnc_check_enum(b, what, "input layout", (int)opt.input_layout, 2));
+	WNNC_TRY(wnnc_check_enum(b, what, "filter layout", (int)opt.filter_layout, 4));
 	WNNC_NEW_OP(m, Webnn__Ipc__Conv2d, WNN_OP_CONV2D)
 	m->input = input->id;
 	m->filter = filter->id;
@@ -690,11 +693,11 @@ enum webnn_status webnn_builder_conv2d(struct webnn_builder *b, struct webnn_ope
 		m->bias = opt.bias->id;
 	}
 	m->output = (uint32_t)b->n_operands;
-	WNNC_TRY(opt_array(b, what, "padding", opt.padding, opt.n_padding, 4, &m->n_padding,
+	WNNC_TRY(wnnc_opt_array(b, what, "padding", opt.padding, opt.n_padding, 4, &m->n_padding,
 			   &m->padding));
-	WNNC_TRY(opt_array(b, what, "strides", opt.strides, opt.n_strides, 2, &m->n_strides,
+	WNNC_TRY(wnnc_opt_array(b, what, "strides", opt.strides, opt.n_strides, 2, &m->n_strides,
 			   &m->strides));
-	WNNC_TRY(opt_array(b, what, "dilations", opt.dilations, opt.n_dilations, 2,
+	WNNC_TRY(wnnc_opt_array(b, what, "dilations", opt.dilations, opt.n_dilations, 2,
 			   &m->n_dilations, &m->dilations));
 	m->has_groups = true;
 	m->groups = opt.groups;
@@ -702,7 +705,7 @@ enum webnn_status webnn_builder_conv2d(struct webnn_builder *b, struct webnn_ope
 	m->input_layout = (Webnn__Ipc__InputLayout)opt.input_layout;
 	m->has_filter_layout = true;
 	m->filter_layout = (Webnn__Ipc__Conv2dFilterLayout)opt.filter_layout;
-	s = finish(b, what, op, out);
+	s = wnnc_finish(b, what, op, out);
 	WNNC_OP_END
 }
 
@@ -711,28 +714,28 @@ static enum webnn_status pool(struct webnn_builder *b, enum wnn_op id, struct we
 {
 	WNNC_OP_BEGIN(wnn_ops[id].name)
 	WNNC_OPTIONS(struct webnn_pool2d_options, opt, o, WEBNN_POOL2D_OPTIONS_INIT)
-	WNNC_TRY(use(b, what, "input", x));
-	WNNC_TRY(check_layout(b, what, "layout", (int)opt.layout, 2));
-	WNNC_TRY(check_layout(b, what, "output shape rounding", (int)opt.output_shape_rounding, 2));
+	WNNC_TRY(wnnc_use(b, what, "input", x));
+	WNNC_TRY(wnnc_check_enum(b, what, "layout", (int)opt.layout, 2));
+	WNNC_TRY(wnnc_check_enum(b, what, "output shape rounding", (int)opt.output_shape_rounding, 2));
 	WNNC_NEW_OP(m, Webnn__Ipc__Pool2d, id)
 	m->input = x->id;
 	m->output = (uint32_t)b->n_operands;
-	WNNC_TRY(opt_array(b, what, "windowDimensions", opt.window_dimensions,
+	WNNC_TRY(wnnc_opt_array(b, what, "windowDimensions", opt.window_dimensions,
 			   opt.n_window_dimensions, 2, &m->n_window_dimensions,
 			   &m->window_dimensions));
-	WNNC_TRY(opt_array(b, what, "padding", opt.padding, opt.n_padding, 4, &m->n_padding,
+	WNNC_TRY(wnnc_opt_array(b, what, "padding", opt.padding, opt.n_padding, 4, &m->n_padding,
 			   &m->padding));
-	WNNC_TRY(opt_array(b, what, "strides", opt.strides, opt.n_strides, 2, &m->n_strides,
+	WNNC_TRY(wnnc_opt_array(b, what, "strides", opt.strides, opt.n_strides, 2, &m->n_strides,
 			   &m->strides));
-	WNNC_TRY(opt_array(b, what, "dilations", opt.dilations, opt.n_dilations, 2,
+	WNNC_TRY(wnnc_opt_array(b, what, "dilations", opt.dilations, opt.n_dilations, 2,
 			   &m->n_dilations, &m->dilations));
-	WNNC_TRY(opt_array(b, what, "outputSizes", opt.output_sizes, opt.n_output_sizes, 2,
+	WNNC_TRY(wnnc_opt_array(b, what, "outputSizes", opt.output_sizes, opt.n_output_sizes, 2,
 			   &m->n_output_sizes, &m->output_sizes));
 	m->has_layout = true;
 	m->layout = (Webnn__Ipc__InputLayout)opt.layout;
 	m->has_output_shape_rounding = true;
 	m->output_shape_rounding = (Webnn__Ipc__RoundingType)opt.output_shape_rounding;
-	s = finish(b, what, op, out);
+	s = wnnc_finish(b, what, op, out);
 	WNNC_OP_END
 }
 
@@ -765,10 +768,10 @@ enum webnn_status webnn_builder_gemm(struct webnn_builder *b, struct webnn_opera
 {
 	WNNC_OP_BEGIN("gemm")
 	WNNC_OPTIONS(struct webnn_gemm_options, opt, o, WEBNN_GEMM_OPTIONS_INIT)
-	WNNC_TRY(use(b, what, "a", a));
-	WNNC_TRY(use(b, what, "b", bb));
+	WNNC_TRY(wnnc_use(b, what, "a", a));
+	WNNC_TRY(wnnc_use(b, what, "b", bb));
 	if (opt.c)
-		WNNC_TRY(use(b, what, "c", opt.c));
+		WNNC_TRY(wnnc_use(b, what, "c", opt.c));
 	WNNC_NEW_OP(m, Webnn__Ipc__Gemm, WNN_OP_GEMM)
 	m->a = a->id;
 	m->b = bb->id;
@@ -783,7 +786,7 @@ enum webnn_status webnn_builder_gemm(struct webnn_builder *b, struct webnn_opera
 	m->has_a_transpose = m->has_b_transpose = true;
 	m->a_transpose = opt.a_transpose;
 	m->b_transpose = opt.b_transpose;
-	s = finish(b, what, op, out);
+	s = wnnc_finish(b, what, op, out);
 	WNNC_OP_END
 }
 
@@ -791,19 +794,19 @@ enum webnn_status webnn_builder_matmul(struct webnn_builder *b, struct webnn_ope
 				       struct webnn_operand *bb, struct webnn_operand **out)
 {
 	WNNC_OP_BEGIN("matmul")
-	WNNC_TRY(use(b, what, "a", a));
-	WNNC_TRY(use(b, what, "b", bb));
+	WNNC_TRY(wnnc_use(b, what, "a", a));
+	WNNC_TRY(wnnc_use(b, what, "b", bb));
 	WNNC_NEW_OP(m, Webnn__Ipc__Matmul, WNN_OP_MATMUL)
 	m->a = a->id;
 	m->b = bb->id;
 	m->output = (uint32_t)b->n_operands;
-	s = finish(b, what, op, out);
+	s = wnnc_finish(b, what, op, out);
 	WNNC_OP_END
 }
 
 /* ---- data movement */
 
-static enum webnn_status shape_arg(struct webnn_builder *b, const char *what, const char *name,
+enum webnn_status wnnc_shape_arg(struct webnn_builder *b, const char *what, const char *name,
 				   const uint32_t *values, uint32_t rank, size_t *n_out,
 				   uint32_t **out)
 {
@@ -813,7 +816,7 @@ static enum webnn_status shape_arg(struct webnn_builder *b, const char *what, co
 				 name, rank, WNN_MAX_RANK);
 	if (rank && !values)
 		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "%s: %s is NULL", what, name);
-	return opt_array(b, what, name, values, rank, WNN_MAX_RANK, n_out, out);
+	return wnnc_opt_array(b, what, name, values, rank, WNN_MAX_RANK, n_out, out);
 }
 
 enum webnn_status webnn_builder_reshape(struct webnn_builder *b, struct webnn_operand *x,
@@ -821,12 +824,12 @@ enum webnn_status webnn_builder_reshape(struct webnn_builder *b, struct webnn_op
 					struct webnn_operand **out)
 {
 	WNNC_OP_BEGIN("reshape")
-	WNNC_TRY(use(b, what, "input", x));
+	WNNC_TRY(wnnc_use(b, what, "input", x));
 	WNNC_NEW_OP(m, Webnn__Ipc__Reshape, WNN_OP_RESHAPE)
 	m->input = x->id;
 	m->output = (uint32_t)b->n_operands;
-	WNNC_TRY(shape_arg(b, what, "newShape", new_shape, rank, &m->n_new_shape, &m->new_shape));
-	s = finish(b, what, op, out);
+	WNNC_TRY(wnnc_shape_arg(b, what, "newShape", new_shape, rank, &m->n_new_shape, &m->new_shape));
+	s = wnnc_finish(b, what, op, out);
 	WNNC_OP_END
 }
 
@@ -835,17 +838,17 @@ enum webnn_status webnn_builder_transpose(struct webnn_builder *b, struct webnn_
 					  struct webnn_operand **out)
 {
 	WNNC_OP_BEGIN("transpose")
-	WNNC_TRY(use(b, what, "input", x));
+	WNNC_TRY(wnnc_use(b, what, "input", x));
 	WNNC_NEW_OP(m, Webnn__Ipc__Transpose, WNN_OP_TRANSPOSE)
 	m->input = x->id;
 	m->output = (uint32_t)b->n_operands;
 	if (permutation) {
 		m->has_has_permutation = true;
 		m->has_permutation = true;
-		WNNC_TRY(shape_arg(b, what, "permutation", permutation, rank, &m->n_permutation,
+		WNNC_TRY(wnnc_shape_arg(b, what, "permutation", permutation, rank, &m->n_permutation,
 				   &m->permutation));
 	}
-	s = finish(b, what, op, out);
+	s = wnnc_finish(b, what, op, out);
 	WNNC_OP_END
 }
 
@@ -861,11 +864,11 @@ enum webnn_status webnn_builder_concat(struct webnn_builder *b,
 	for (size_t i = 0; i < n_inputs; i++) {
 		char role[32];
 		snprintf(role, sizeof(role), "inputs[%zu]", i);
-		WNNC_TRY(use(b, what, role, inputs[i]));
+		WNNC_TRY(wnnc_use(b, what, role, inputs[i]));
 	}
 	WNNC_NEW_OP(m, Webnn__Ipc__Concat, WNN_OP_CONCAT)
 	if (n_inputs) {
-		m->inputs = arena_alloc(b, n_inputs * sizeof(uint32_t));
+		m->inputs = wnnc_arena_alloc(b, n_inputs * sizeof(uint32_t));
 		if (!m->inputs) {
 			s = wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "concat: out of memory");
 			goto done;
@@ -876,7 +879,7 @@ enum webnn_status webnn_builder_concat(struct webnn_builder *b,
 		m->inputs[i] = inputs[i]->id;
 	m->axis = axis;
 	m->output = (uint32_t)b->n_operands;
-	s = finish(b, what, op, out);
+	s = wnnc_finish(b, what, op, out);
 	WNNC_OP_END
 }
 
@@ -890,13 +893,13 @@ enum webnn_status webnn_builder_batch_normalization(
 	WNNC_OP_BEGIN("batchNormalization")
 	WNNC_OPTIONS(struct webnn_batch_normalization_options, opt, o,
 		     WEBNN_BATCH_NORMALIZATION_OPTIONS_INIT)
-	WNNC_TRY(use(b, what, "input", input));
-	WNNC_TRY(use(b, what, "mean", mean));
-	WNNC_TRY(use(b, what, "variance", variance));
+	WNNC_TRY(wnnc_use(b, what, "input", input));
+	WNNC_TRY(wnnc_use(b, what, "mean", mean));
+	WNNC_TRY(wnnc_use(b, what, "variance", variance));
 	if (opt.scale)
-		WNNC_TRY(use(b, what, "scale", opt.scale));
+		WNNC_TRY(wnnc_use(b, what, "scale", opt.scale));
 	if (opt.bias)
-		WNNC_TRY(use(b, what, "bias", opt.bias));
+		WNNC_TRY(wnnc_use(b, what, "bias", opt.bias));
 	WNNC_NEW_OP(m, Webnn__Ipc__BatchNormalization, WNN_OP_BATCH_NORMALIZATION)
 	m->input = input->id;
 	m->mean = mean->id;
@@ -913,6 +916,6 @@ enum webnn_status webnn_builder_batch_normalization(
 	m->has_axis = m->has_epsilon = true;
 	m->axis = opt.axis;
 	m->epsilon = opt.epsilon;
-	s = finish(b, what, op, out);
+	s = wnnc_finish(b, what, op, out);
 	WNNC_OP_END
 }

@@ -106,6 +106,7 @@ struct webnn_builder {
 	size_t n_operands, cap_operands;
 	Webnn__Ipc__Operation **ops;
 	size_t n_ops, cap_ops;
+	char *next_label; /* webnn_builder_set_next_label(); consumed by the next operator call */
 };
 
 struct wnnc_graph_io {

@@ -82,7 +82,7 @@ void wnn_op_roles(enum wnn_op op, wnn_role_fn fn, void *ud)
 	case WEBNN__IPC__OPERATION__ATTRS_GATHER:
 		fn(ud, "input", t, 1, N);
 		fn(ud, "indices", INDEX_TYPES, op == WNN_OP_GATHER ? 0 : 1, N);
-		fn(ud, "output", t, op == WNN_OP_GATHER_ND ? 0 : 1, N);
+		fn(ud, "output", t, op == WNN_OP_GATHER_ELEMENTS ? 1 : 0, N);
 		return;
 	case WEBNN__IPC__OPERATION__ATTRS_SCATTER:
 		fn(ud, "input", t, 1, N);

@@ -183,6 +183,13 @@ WEBNN_EXPORT enum webnn_status webnn_builder_create(struct webnn_context *ctx,
 /* Frees the builder and all its operands. NULL: no-op. */
 WEBNN_EXPORT void webnn_builder_destroy(struct webnn_builder *b);
 
+/* MLOperatorOptions.label for the next builder call: the operation that call creates carries
+ * the label (to webnnd too), and its validation errors end with ` (operator "label")`. The
+ * next call consumes it whether it succeeds or fails; NULL or "" clears it. The string is
+ * copied. Returns WEBNN_STATUS_NO_MEMORY or WEBNN_STATUS_INVALID_STATE after build. */
+WEBNN_EXPORT enum webnn_status webnn_builder_set_next_label(struct webnn_builder *b,
+							    const char *label);
+
 /* The descriptor (dataType, shape) the builder inferred for an operand. */
 WEBNN_EXPORT void webnn_operand_get_desc(const struct webnn_operand *op,
 					 struct webnn_operand_desc *desc);
@@ -257,13 +264,39 @@ WEBNN_EXPORT enum webnn_status webnn_builder_linear(struct webnn_builder *b,
 						    const struct webnn_linear_options *o,
 						    struct webnn_operand **out);
 
-/* clamp: bounds absent by default (has_min/has_max false). */
+/* MLNumber kept exact: a double, or a bigint for int64/uint64 operands (a value outside the
+ * operand's range saturates, as the spec's cast does). WEBNN_NUMBER_NONE: not given. */
+enum webnn_number_kind {
+	WEBNN_NUMBER_NONE,
+	WEBNN_NUMBER_DOUBLE,
+	WEBNN_NUMBER_INT64,
+	WEBNN_NUMBER_UINT64,
+};
+struct webnn_number {
+	enum webnn_number_kind kind;
+	union {
+		double f;
+		int64_t i;
+		uint64_t u;
+	} value;
+};
+#define WEBNN_NUMBER_NONE_INIT { WEBNN_NUMBER_NONE, { 0 } }
+#define WEBNN_NUMBER_F64(x) ((struct webnn_number){ WEBNN_NUMBER_DOUBLE, { .f = (x) } })
+#define WEBNN_NUMBER_I64(x) ((struct webnn_number){ WEBNN_NUMBER_INT64, { .i = (x) } })
+#define WEBNN_NUMBER_U64(x) ((struct webnn_number){ WEBNN_NUMBER_UINT64, { .u = (x) } })
+
+/* clamp: bounds absent by default (has_min/has_max false). min_number/max_number, when their
+ * kind is not WEBNN_NUMBER_NONE, replace has_min_value+min_value (has_max_value+max_value) and
+ * keep 64-bit bounds exact. */
 struct webnn_clamp_options {
 	uint32_t struct_size;
 	bool has_min_value, has_max_value;
 	double min_value, max_value;
+	struct webnn_number min_number, max_number;
 };
-#define WEBNN_CLAMP_OPTIONS_INIT { sizeof(struct webnn_clamp_options), false, false, 0, 0 }
+#define WEBNN_CLAMP_OPTIONS_INIT                                                         \
+	{ sizeof(struct webnn_clamp_options), false, false, 0, 0, WEBNN_NUMBER_NONE_INIT, \
+	  WEBNN_NUMBER_NONE_INIT }
 WEBNN_EXPORT enum webnn_status webnn_builder_clamp(struct webnn_builder *b,
 						   struct webnn_operand *x,
 						   const struct webnn_clamp_options *o,
@@ -374,6 +407,388 @@ WEBNN_EXPORT enum webnn_status webnn_builder_batch_normalization(
 	struct webnn_builder *b, struct webnn_operand *input, struct webnn_operand *mean,
 	struct webnn_operand *variance, const struct webnn_batch_normalization_options *o,
 	struct webnn_operand **out);
+
+/* ---- operators beyond the CNN set (client/builder_ext.c). Options structs follow the rules
+ * above: struct_size first, an _INIT macro with the spec defaults, optional operands as NULL,
+ * fixed-size option arrays with an n_ count (0: the spec default), variable-length ones as
+ * pointer + count where NULL means "not given" (which differs from an empty list for axes). */
+
+/* -- argMin / argMax: indices of the extreme values along axis. */
+struct webnn_arg_min_max_options {
+	uint32_t struct_size;
+	bool keep_dimensions;
+	enum webnn_data_type output_data_type; /* WEBNN_INT32 or WEBNN_INT64 */
+};
+#define WEBNN_ARG_MIN_MAX_OPTIONS_INIT \
+	{ sizeof(struct webnn_arg_min_max_options), false, WEBNN_INT32 }
+WEBNN_EXPORT enum webnn_status webnn_builder_arg_min(struct webnn_builder *b,
+						     struct webnn_operand *x, uint32_t axis,
+						     const struct webnn_arg_min_max_options *o,
+						     struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_arg_max(struct webnn_builder *b,
+						     struct webnn_operand *x, uint32_t axis,
+						     const struct webnn_arg_min_max_options *o,
+						     struct webnn_operand **out);
+
+/* -- cast to another data type. */
+WEBNN_EXPORT enum webnn_status webnn_builder_cast(struct webnn_builder *b,
+						  struct webnn_operand *x,
+						  enum webnn_data_type type,
+						  struct webnn_operand **out);
+
+/* -- cumulativeSum along axis. */
+struct webnn_cumulative_sum_options {
+	uint32_t struct_size;
+	bool exclusive;
+	bool reversed;
+};
+#define WEBNN_CUMULATIVE_SUM_OPTIONS_INIT \
+	{ sizeof(struct webnn_cumulative_sum_options), false, false }
+WEBNN_EXPORT enum webnn_status webnn_builder_cumulative_sum(
+	struct webnn_builder *b, struct webnn_operand *x, uint32_t axis,
+	const struct webnn_cumulative_sum_options *o, struct webnn_operand **out);
+
+/* -- convTranspose2d. n_* 0 means the spec default (zeros for padding/outputPadding, ones
+ * for strides/dilations, outputSizes computed). */
+enum webnn_conv_transpose2d_filter_layout {
+	WEBNN_TFILTER_IOHW,
+	WEBNN_TFILTER_HWOI,
+	WEBNN_TFILTER_OHWI,
+};
+struct webnn_conv_transpose2d_options {
+	uint32_t struct_size;
+	uint32_t padding[4];   /* beginning height, ending height, beginning width, ending width */
+	uint32_t n_padding;    /* 0 or 4 */
+	uint32_t strides[2];
+	uint32_t n_strides;    /* 0 or 2 */
+	uint32_t dilations[2];
+	uint32_t n_dilations;  /* 0 or 2 */
+	uint32_t output_padding[2];
+	uint32_t n_output_padding; /* 0 or 2 */
+	uint32_t output_sizes[2];
+	uint32_t n_output_sizes;   /* 0 or 2 */
+	uint32_t groups;
+	enum webnn_layout input_layout;
+	enum webnn_conv_transpose2d_filter_layout filter_layout;
+	struct webnn_operand *bias; /* NULL: none */
+};
+#define WEBNN_CONV_TRANSPOSE2D_OPTIONS_INIT                                                  \
+	{ sizeof(struct webnn_conv_transpose2d_options), { 0, 0, 0, 0 }, 0, { 1, 1 }, 0,     \
+	  { 1, 1 }, 0, { 0, 0 }, 0, { 0, 0 }, 0, 1, WEBNN_LAYOUT_NCHW, WEBNN_TFILTER_IOHW, NULL }
+WEBNN_EXPORT enum webnn_status webnn_builder_conv_transpose2d(
+	struct webnn_builder *b, struct webnn_operand *input, struct webnn_operand *filter,
+	const struct webnn_conv_transpose2d_options *o, struct webnn_operand **out);
+
+/* -- quantizeLinear / dequantizeLinear: the output type is zero_point's (quantize) or
+ * scale's (dequantize). */
+WEBNN_EXPORT enum webnn_status webnn_builder_quantize_linear(struct webnn_builder *b,
+							     struct webnn_operand *x,
+							     struct webnn_operand *scale,
+							     struct webnn_operand *zero_point,
+							     struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_dequantize_linear(struct webnn_builder *b,
+							       struct webnn_operand *x,
+							       struct webnn_operand *scale,
+							       struct webnn_operand *zero_point,
+							       struct webnn_operand **out);
+
+/* -- expand: broadcast to new_shape. tile: repeat along each axis. */
+WEBNN_EXPORT enum webnn_status webnn_builder_expand(struct webnn_builder *b,
+						    struct webnn_operand *x,
+						    const uint32_t *new_shape, uint32_t rank,
+						    struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_tile(struct webnn_builder *b, struct webnn_operand *x,
+						  const uint32_t *repetitions, uint32_t rank,
+						  struct webnn_operand **out);
+
+/* -- gather / gatherElements (axis option), gatherND. */
+struct webnn_gather_options {
+	uint32_t struct_size;
+	uint32_t axis;
+};
+#define WEBNN_GATHER_OPTIONS_INIT { sizeof(struct webnn_gather_options), 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_gather(struct webnn_builder *b,
+						    struct webnn_operand *x,
+						    struct webnn_operand *indices,
+						    const struct webnn_gather_options *o,
+						    struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_gather_elements(struct webnn_builder *b,
+							     struct webnn_operand *x,
+							     struct webnn_operand *indices,
+							     const struct webnn_gather_options *o,
+							     struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_gather_nd(struct webnn_builder *b,
+						       struct webnn_operand *x,
+						       struct webnn_operand *indices,
+						       struct webnn_operand **out);
+
+/* -- scatterElements (axis option), scatterND. */
+struct webnn_scatter_options {
+	uint32_t struct_size;
+	uint32_t axis;
+};
+#define WEBNN_SCATTER_OPTIONS_INIT { sizeof(struct webnn_scatter_options), 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_scatter_elements(
+	struct webnn_builder *b, struct webnn_operand *x, struct webnn_operand *indices,
+	struct webnn_operand *updates, const struct webnn_scatter_options *o,
+	struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_scatter_nd(struct webnn_builder *b,
+							struct webnn_operand *x,
+							struct webnn_operand *indices,
+							struct webnn_operand *updates,
+							struct webnn_operand **out);
+
+/* -- recurrent networks. Operators returning a sequence write their results to outs (room for
+ * max_outs operands) in the spec's order and their count to *n_outs: gru [output, sequence when
+ * return_sequence], lstm [output, cell state, sequence when return_sequence], lstmCell
+ * [output, cell state]. n_activations 0 means the spec's default activations. */
+enum webnn_recurrent_activation {
+	WEBNN_ACTIVATION_RELU,
+	WEBNN_ACTIVATION_SIGMOID,
+	WEBNN_ACTIVATION_TANH,
+};
+enum webnn_recurrent_direction {
+	WEBNN_DIRECTION_FORWARD,
+	WEBNN_DIRECTION_BACKWARD,
+	WEBNN_DIRECTION_BOTH,
+};
+enum webnn_gru_weight_layout { WEBNN_GRU_LAYOUT_ZRN, WEBNN_GRU_LAYOUT_RZN };
+enum webnn_lstm_weight_layout { WEBNN_LSTM_LAYOUT_IOFG, WEBNN_LSTM_LAYOUT_IFGO };
+
+struct webnn_gru_options {
+	uint32_t struct_size;
+	struct webnn_operand *bias;                 /* NULL: none */
+	struct webnn_operand *recurrent_bias;       /* NULL: none */
+	struct webnn_operand *initial_hidden_state; /* NULL: zeros */
+	bool reset_after;
+	bool return_sequence;
+	enum webnn_recurrent_direction direction;
+	enum webnn_gru_weight_layout layout;
+	enum webnn_recurrent_activation activations[2];
+	uint32_t n_activations; /* 0 ([sigmoid, tanh]) or 2 */
+};
+#define WEBNN_GRU_OPTIONS_INIT                                                           \
+	{ sizeof(struct webnn_gru_options), NULL, NULL, NULL, true, false,               \
+	  WEBNN_DIRECTION_FORWARD, WEBNN_GRU_LAYOUT_ZRN,                                 \
+	  { WEBNN_ACTIVATION_SIGMOID, WEBNN_ACTIVATION_TANH }, 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_gru(
+	struct webnn_builder *b, struct webnn_operand *input, struct webnn_operand *weight,
+	struct webnn_operand *recurrent_weight, uint32_t steps, uint32_t hidden_size,
+	const struct webnn_gru_options *o, struct webnn_operand **outs, size_t max_outs,
+	size_t *n_outs);
+
+struct webnn_gru_cell_options {
+	uint32_t struct_size;
+	struct webnn_operand *bias;           /* NULL: none */
+	struct webnn_operand *recurrent_bias; /* NULL: none */
+	bool reset_after;
+	enum webnn_gru_weight_layout layout;
+	enum webnn_recurrent_activation activations[2];
+	uint32_t n_activations; /* 0 ([sigmoid, tanh]) or 2 */
+};
+#define WEBNN_GRU_CELL_OPTIONS_INIT                                                      \
+	{ sizeof(struct webnn_gru_cell_options), NULL, NULL, true, WEBNN_GRU_LAYOUT_ZRN,   \
+	  { WEBNN_ACTIVATION_SIGMOID, WEBNN_ACTIVATION_TANH }, 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_gru_cell(
+	struct webnn_builder *b, struct webnn_operand *input, struct webnn_operand *weight,
+	struct webnn_operand *recurrent_weight, struct webnn_operand *hidden_state,
+	uint32_t hidden_size, const struct webnn_gru_cell_options *o, struct webnn_operand **out);
+
+struct webnn_lstm_options {
+	uint32_t struct_size;
+	struct webnn_operand *bias;                 /* NULL: none */
+	struct webnn_operand *recurrent_bias;       /* NULL: none */
+	struct webnn_operand *peephole_weight;      /* NULL: none */
+	struct webnn_operand *initial_hidden_state; /* NULL: zeros */
+	struct webnn_operand *initial_cell_state;   /* NULL: zeros */
+	bool return_sequence;
+	enum webnn_recurrent_direction direction;
+	enum webnn_lstm_weight_layout layout;
+	enum webnn_recurrent_activation activations[3];
+	uint32_t n_activations; /* 0 ([sigmoid, tanh, tanh]) or 3 */
+};
+#define WEBNN_LSTM_OPTIONS_INIT                                                          \
+	{ sizeof(struct webnn_lstm_options), NULL, NULL, NULL, NULL, NULL, false,        \
+	  WEBNN_DIRECTION_FORWARD, WEBNN_LSTM_LAYOUT_IOFG,                               \
+	  { WEBNN_ACTIVATION_SIGMOID, WEBNN_ACTIVATION_TANH, WEBNN_ACTIVATION_TANH }, 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_lstm(
+	struct webnn_builder *b, struct webnn_operand *input, struct webnn_operand *weight,
+	struct webnn_operand *recurrent_weight, uint32_t steps, uint32_t hidden_size,
+	const struct webnn_lstm_options *o, struct webnn_operand **outs, size_t max_outs,
+	size_t *n_outs);
+
+struct webnn_lstm_cell_options {
+	uint32_t struct_size;
+	struct webnn_operand *bias;            /* NULL: none */
+	struct webnn_operand *recurrent_bias;  /* NULL: none */
+	struct webnn_operand *peephole_weight; /* NULL: none */
+	enum webnn_lstm_weight_layout layout;
+	enum webnn_recurrent_activation activations[3];
+	uint32_t n_activations; /* 0 ([sigmoid, tanh, tanh]) or 3 */
+};
+#define WEBNN_LSTM_CELL_OPTIONS_INIT                                                     \
+	{ sizeof(struct webnn_lstm_cell_options), NULL, NULL, NULL, WEBNN_LSTM_LAYOUT_IOFG, \
+	  { WEBNN_ACTIVATION_SIGMOID, WEBNN_ACTIVATION_TANH, WEBNN_ACTIVATION_TANH }, 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_lstm_cell(
+	struct webnn_builder *b, struct webnn_operand *input, struct webnn_operand *weight,
+	struct webnn_operand *recurrent_weight, struct webnn_operand *hidden_state,
+	struct webnn_operand *cell_state, uint32_t hidden_size,
+	const struct webnn_lstm_cell_options *o, struct webnn_operand **outs, size_t max_outs,
+	size_t *n_outs);
+
+/* -- instanceNormalization / layerNormalization. */
+struct webnn_instance_normalization_options {
+	uint32_t struct_size;
+	struct webnn_operand *scale; /* NULL: ones */
+	struct webnn_operand *bias;  /* NULL: zeros */
+	double epsilon;
+	enum webnn_layout layout;
+};
+#define WEBNN_INSTANCE_NORMALIZATION_OPTIONS_INIT \
+	{ sizeof(struct webnn_instance_normalization_options), NULL, NULL, 1e-5, WEBNN_LAYOUT_NCHW }
+WEBNN_EXPORT enum webnn_status webnn_builder_instance_normalization(
+	struct webnn_builder *b, struct webnn_operand *input,
+	const struct webnn_instance_normalization_options *o, struct webnn_operand **out);
+
+struct webnn_layer_normalization_options {
+	uint32_t struct_size;
+	struct webnn_operand *scale; /* NULL: ones */
+	struct webnn_operand *bias;  /* NULL: zeros */
+	const uint32_t *axes;        /* NULL: [1, ..., rank - 1]; non-NULL with n_axes 0: [] */
+	uint32_t n_axes;
+	double epsilon;
+};
+#define WEBNN_LAYER_NORMALIZATION_OPTIONS_INIT \
+	{ sizeof(struct webnn_layer_normalization_options), NULL, NULL, NULL, 0, 1e-5 }
+WEBNN_EXPORT enum webnn_status webnn_builder_layer_normalization(
+	struct webnn_builder *b, struct webnn_operand *input,
+	const struct webnn_layer_normalization_options *o, struct webnn_operand **out);
+
+/* -- pad: beginning/ending padding per axis (each must have rank values). value is the
+ * constant-mode fill; value_number, when its kind is not WEBNN_NUMBER_NONE, replaces it (exact
+ * int64/uint64 fills). */
+enum webnn_padding_mode { WEBNN_PAD_CONSTANT, WEBNN_PAD_EDGE, WEBNN_PAD_REFLECTION };
+struct webnn_pad_options {
+	uint32_t struct_size;
+	enum webnn_padding_mode mode;
+	double value;
+	struct webnn_number value_number;
+};
+#define WEBNN_PAD_OPTIONS_INIT \
+	{ sizeof(struct webnn_pad_options), WEBNN_PAD_CONSTANT, 0, WEBNN_NUMBER_NONE_INIT }
+WEBNN_EXPORT enum webnn_status webnn_builder_pad(struct webnn_builder *b, struct webnn_operand *x,
+						 const uint32_t *beginning_padding,
+						 uint32_t n_beginning_padding,
+						 const uint32_t *ending_padding,
+						 uint32_t n_ending_padding,
+						 const struct webnn_pad_options *o,
+						 struct webnn_operand **out);
+
+/* -- prelu: slope broadcasts against input. where: elementwise select by condition (uint8). */
+WEBNN_EXPORT enum webnn_status webnn_builder_prelu(struct webnn_builder *b,
+						   struct webnn_operand *x,
+						   struct webnn_operand *slope,
+						   struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_where(struct webnn_builder *b,
+						   struct webnn_operand *condition,
+						   struct webnn_operand *true_value,
+						   struct webnn_operand *false_value,
+						   struct webnn_operand **out);
+
+/* -- reductions (reduceL1 ... reduceSumSquare), one options struct. */
+struct webnn_reduce_options {
+	uint32_t struct_size;
+	const uint32_t *axes; /* NULL: every axis; non-NULL with n_axes 0: no axis */
+	uint32_t n_axes;
+	bool keep_dimensions;
+};
+#define WEBNN_REDUCE_OPTIONS_INIT { sizeof(struct webnn_reduce_options), NULL, 0, false }
+#define WEBNN_REDUCE_OPS(X)                                                                  \
+	X(reduce_l1) X(reduce_l2) X(reduce_log_sum) X(reduce_log_sum_exp) X(reduce_max)      \
+	X(reduce_mean) X(reduce_min) X(reduce_product) X(reduce_sum) X(reduce_sum_square)
+#define WEBNN_DECLARE_REDUCE_(name)                                                          \
+	WEBNN_EXPORT enum webnn_status webnn_builder_##name(                                 \
+		struct webnn_builder *b, struct webnn_operand *x,                            \
+		const struct webnn_reduce_options *o, struct webnn_operand **out);
+WEBNN_REDUCE_OPS(WEBNN_DECLARE_REDUCE_)
+#undef WEBNN_DECLARE_REDUCE_
+
+/* -- resample2d. n_scales/n_sizes/n_axes 0: scales [1, 1], no sizes, axes [2, 3]. */
+enum webnn_interpolation_mode { WEBNN_INTERPOLATION_NEAREST_NEIGHBOR, WEBNN_INTERPOLATION_LINEAR };
+struct webnn_resample2d_options {
+	uint32_t struct_size;
+	enum webnn_interpolation_mode mode;
+	float scales[2];
+	uint32_t n_scales; /* 0 or 2 */
+	uint32_t sizes[2];
+	uint32_t n_sizes;  /* 0 or 2: overrides scales */
+	uint32_t axes[2];
+	uint32_t n_axes;   /* 0 or 2 */
+};
+#define WEBNN_RESAMPLE2D_OPTIONS_INIT                                                   \
+	{ sizeof(struct webnn_resample2d_options), WEBNN_INTERPOLATION_NEAREST_NEIGHBOR, \
+	  { 1.0f, 1.0f }, 0, { 0, 0 }, 0, { 2, 3 }, 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_resample2d(struct webnn_builder *b,
+							struct webnn_operand *x,
+							const struct webnn_resample2d_options *o,
+							struct webnn_operand **out);
+
+/* -- reverse along axes. */
+struct webnn_reverse_options {
+	uint32_t struct_size;
+	const uint32_t *axes; /* NULL: every axis; non-NULL with n_axes 0: no axis */
+	uint32_t n_axes;
+};
+#define WEBNN_REVERSE_OPTIONS_INIT { sizeof(struct webnn_reverse_options), NULL, 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_reverse(struct webnn_builder *b,
+						     struct webnn_operand *x,
+						     const struct webnn_reverse_options *o,
+						     struct webnn_operand **out);
+
+/* -- slice: starts and sizes must each have rank values. */
+struct webnn_slice_options {
+	uint32_t struct_size;
+	const uint32_t *strides; /* NULL: all ones */
+	uint32_t n_strides;
+};
+#define WEBNN_SLICE_OPTIONS_INIT { sizeof(struct webnn_slice_options), NULL, 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_slice(struct webnn_builder *b,
+						   struct webnn_operand *x, const uint32_t *starts,
+						   uint32_t n_starts, const uint32_t *sizes,
+						   uint32_t n_sizes,
+						   const struct webnn_slice_options *o,
+						   struct webnn_operand **out);
+
+/* -- split into count equal parts (split) or parts of the given sizes (split_sizes) along
+ * axis; the parts go to outs (room for max_outs) and their number to *n_outs. */
+struct webnn_split_options {
+	uint32_t struct_size;
+	uint32_t axis;
+};
+#define WEBNN_SPLIT_OPTIONS_INIT { sizeof(struct webnn_split_options), 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_split(struct webnn_builder *b,
+						   struct webnn_operand *x, uint32_t count,
+						   const struct webnn_split_options *o,
+						   struct webnn_operand **outs, size_t max_outs,
+						   size_t *n_outs);
+WEBNN_EXPORT enum webnn_status webnn_builder_split_sizes(struct webnn_builder *b,
+							 struct webnn_operand *x,
+							 const uint32_t *sizes, uint32_t n_sizes,
+							 const struct webnn_split_options *o,
+							 struct webnn_operand **outs,
+							 size_t max_outs, size_t *n_outs);
+
+/* -- triangular: keeps the upper (or lower) triangle of the last two dimensions. */
+struct webnn_triangular_options {
+	uint32_t struct_size;
+	bool upper;
+	int32_t diagonal;
+};
+#define WEBNN_TRIANGULAR_OPTIONS_INIT { sizeof(struct webnn_triangular_options), true, 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_triangular(struct webnn_builder *b,
+							struct webnn_operand *x,
+							const struct webnn_triangular_options *o,
+							struct webnn_operand **out);
 
 /* -- build(): compiles the graph that computes the named outputs. Blocking. Afterwards the
  * builder accepts no more operations (WEBNN_STATUS_INVALID_STATE). */

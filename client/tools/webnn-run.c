@@ -15,6 +15,8 @@
 /* Keeps a malformed case from asking for an absurd allocation. */
 #define MAX_ELEMENTS (1u << 28)
 #define MAX_ARGS 16
+/* Results of one operator returning a sequence (split's parts, gru/lstm states). */
+#define MAX_OUTS 64
 /* WPT compares at most this many elements of an output whose expected data is one scalar. */
 #define SCALAR_COMPARE_LIMIT 1000
 
@@ -424,6 +426,51 @@ static bool opt_double(struct replay *r, json_t *opts, const char *key, double *
 	return true;
 }
 
+/* A bigint {"$bigint": "..."} kept exact; beyond the 64-bit ranges it saturates, which is
+ * what the spec's cast to an int64/uint64 operand does with it anyway. */
+static bool json_bigint(json_t *v, struct webnn_number *out)
+{
+	const char *s = json_string_value(json_object_get(v, "$bigint"));
+	char *end;
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	long long x = strtoll(s, &end, 10);
+	if (*end)
+		return false;
+	if (!errno) {
+		*out = WEBNN_NUMBER_I64((int64_t)x);
+		return true;
+	}
+	if (s[0] == '-') {
+		*out = WEBNN_NUMBER_I64(INT64_MIN);
+		return true;
+	}
+	errno = 0;
+	unsigned long long u = strtoull(s, &end, 10);
+	*out = WEBNN_NUMBER_U64(errno ? UINT64_MAX : (uint64_t)u);
+	return true;
+}
+
+/* An MLNumber option: kind WEBNN_NUMBER_NONE when absent. */
+static bool opt_number(struct replay *r, json_t *opts, const char *key, struct webnn_number *out)
+{
+	json_t *v = json_object_get(opts, key);
+	double d;
+	*out = (struct webnn_number)WEBNN_NUMBER_NONE_INIT;
+	if (!v)
+		return true;
+	if (json_is_object(v)) {
+		if (json_bigint(v, out))
+			return true;
+	} else if (json_to_double(v, &d)) {
+		*out = WEBNN_NUMBER_F64(d);
+		return true;
+	}
+	set_err(r, "%s: option %s is not a number", r->op_name, key);
+	return false;
+}
+
 static bool opt_bool(struct replay *r, json_t *opts, const char *key, bool *out)
 {
 	json_t *v = json_object_get(opts, key);
@@ -529,6 +576,8 @@ struct op_call {
 	size_t n_args;
 	json_t *options; /* never NULL (an empty object when absent) */
 	struct webnn_operand *out;
+	struct webnn_operand *outs[MAX_OUTS]; /* operators returning a sequence */
+	size_t n_outs;
 };
 
 static bool want_args(struct replay *r, struct op_call *c, size_t n_operands, size_t n_total)
@@ -619,8 +668,8 @@ static bool do_clamp(struct replay *r, struct op_call *c)
 	static const char *const known[] = { "minValue", "maxValue", NULL };
 	struct webnn_clamp_options o = WEBNN_CLAMP_OPTIONS_INIT;
 	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, known) ||
-	    !opt_double(r, c->options, "minValue", &o.min_value, &o.has_min_value) ||
-	    !opt_double(r, c->options, "maxValue", &o.max_value, &o.has_max_value))
+	    !opt_number(r, c->options, "minValue", &o.min_number) ||
+	    !opt_number(r, c->options, "maxValue", &o.max_number))
 		return false;
 	return built(r, webnn_builder_clamp(r->b, c->args[0].op, &o, &c->out));
 }
@@ -795,6 +844,523 @@ static bool do_batch_normalization(struct replay *r, struct op_call *c)
 							  c->args[2].op, &o, &c->out));
 }
 
+/* ---- operators beyond the CNN set */
+
+/* A positional unsigned integer argument (axis, steps, hiddenSize, ...). */
+static bool arg_u32(struct replay *r, struct op_call *c, size_t i, uint32_t *out)
+{
+	if (!json_u32(c->args[i].value, out)) {
+		set_err(r, "%s: %s is not an unsigned integer", r->op_name, c->args[i].key);
+		return false;
+	}
+	return true;
+}
+
+static bool opt_u32(struct replay *r, json_t *opts, const char *key, uint32_t *out)
+{
+	json_t *v = json_object_get(opts, key);
+	if (v && !json_u32(v, out)) {
+		set_err(r, "%s: option %s is not an unsigned integer", r->op_name, key);
+		return false;
+	}
+	return true;
+}
+
+/* A variable-length list option (axes, strides): *present tells absent from empty. */
+static bool opt_list(struct replay *r, json_t *opts, const char *key, uint32_t *out,
+		     uint32_t max, uint32_t *n, bool *present)
+{
+	json_t *v = json_object_get(opts, key);
+	*n = 0;
+	*present = v != NULL;
+	return !v || u32_array(r, v, key, out, max, n);
+}
+
+static bool opt_data_type(struct replay *r, json_t *opts, const char *key,
+			  enum webnn_data_type *out)
+{
+	json_t *v = json_object_get(opts, key);
+	if (v && !parse_dtype(json_string_value(v), out)) {
+		set_err(r, "%s: option %s: data type %s not supported by libwebnn", r->op_name, key,
+			json_is_string(v) ? json_string_value(v) : "?");
+		r->skip = true;
+		return false;
+	}
+	return true;
+}
+
+typedef enum webnn_status (*arg_min_max_fn)(struct webnn_builder *, struct webnn_operand *,
+					    uint32_t, const struct webnn_arg_min_max_options *,
+					    struct webnn_operand **);
+
+static bool do_arg_min_max(struct replay *r, struct op_call *c, arg_min_max_fn fn)
+{
+	static const char *const known[] = { "keepDimensions", "outputDataType", NULL };
+	struct webnn_arg_min_max_options o = WEBNN_ARG_MIN_MAX_OPTIONS_INIT;
+	uint32_t axis;
+	if (!want_args(r, c, 1, 2) || !check_options(r, c->options, known) ||
+	    !arg_u32(r, c, 1, &axis) ||
+	    !opt_bool(r, c->options, "keepDimensions", &o.keep_dimensions) ||
+	    !opt_data_type(r, c->options, "outputDataType", &o.output_data_type))
+		return false;
+	return built(r, fn(r->b, c->args[0].op, axis, &o, &c->out));
+}
+
+static bool do_arg_min(struct replay *r, struct op_call *c)
+{
+	return do_arg_min_max(r, c, webnn_builder_arg_min);
+}
+static bool do_arg_max(struct replay *r, struct op_call *c)
+{
+	return do_arg_min_max(r, c, webnn_builder_arg_max);
+}
+
+static bool do_cast(struct replay *r, struct op_call *c)
+{
+	enum webnn_data_type t;
+	if (!want_args(r, c, 1, 2) || !check_options(r, c->options, no_options))
+		return false;
+	if (!parse_dtype(json_string_value(c->args[1].value), &t)) {
+		set_err(r, "cast: data type %s not supported by libwebnn",
+			json_is_string(c->args[1].value) ? json_string_value(c->args[1].value)
+							 : "?");
+		r->skip = true;
+		return false;
+	}
+	return built(r, webnn_builder_cast(r->b, c->args[0].op, t, &c->out));
+}
+
+static bool do_cumulative_sum(struct replay *r, struct op_call *c)
+{
+	static const char *const known[] = { "exclusive", "reversed", NULL };
+	struct webnn_cumulative_sum_options o = WEBNN_CUMULATIVE_SUM_OPTIONS_INIT;
+	uint32_t axis;
+	if (!want_args(r, c, 1, 2) || !check_options(r, c->options, known) ||
+	    !arg_u32(r, c, 1, &axis) || !opt_bool(r, c->options, "exclusive", &o.exclusive) ||
+	    !opt_bool(r, c->options, "reversed", &o.reversed))
+		return false;
+	return built(r, webnn_builder_cumulative_sum(r->b, c->args[0].op, axis, &o, &c->out));
+}
+
+static bool do_conv_transpose2d(struct replay *r, struct op_call *c)
+{
+	static const char *const known[] = { "padding", "strides", "dilations", "outputPadding",
+					     "outputSizes", "groups", "inputLayout",
+					     "filterLayout", "bias", NULL };
+	static const char *const filter_layouts[] = { "iohw", "hwoi", "ohwi", NULL };
+	struct webnn_conv_transpose2d_options o = WEBNN_CONV_TRANSPOSE2D_OPTIONS_INIT;
+	int il = (int)o.input_layout, fl = (int)o.filter_layout;
+	if (!want_args(r, c, 2, 2) || !check_options(r, c->options, known) ||
+	    !opt_u32_array(r, c->options, "padding", o.padding, 4, &o.n_padding) ||
+	    !opt_u32_array(r, c->options, "strides", o.strides, 2, &o.n_strides) ||
+	    !opt_u32_array(r, c->options, "dilations", o.dilations, 2, &o.n_dilations) ||
+	    !opt_u32_array(r, c->options, "outputPadding", o.output_padding, 2,
+			   &o.n_output_padding) ||
+	    !opt_u32_array(r, c->options, "outputSizes", o.output_sizes, 2, &o.n_output_sizes) ||
+	    !opt_u32(r, c->options, "groups", &o.groups) ||
+	    !opt_enum(r, c->options, "inputLayout", layouts, &il) ||
+	    !opt_enum(r, c->options, "filterLayout", filter_layouts, &fl) ||
+	    !opt_operand(r, c->options, "bias", &o.bias))
+		return false;
+	o.input_layout = (enum webnn_layout)il;
+	o.filter_layout = (enum webnn_conv_transpose2d_filter_layout)fl;
+	return built(r, webnn_builder_conv_transpose2d(r->b, c->args[0].op, c->args[1].op, &o,
+						       &c->out));
+}
+
+typedef enum webnn_status (*ternary_fn)(struct webnn_builder *, struct webnn_operand *,
+					struct webnn_operand *, struct webnn_operand *,
+					struct webnn_operand **);
+
+static bool do_ternary(struct replay *r, struct op_call *c, ternary_fn fn)
+{
+	if (!want_args(r, c, 3, 3) || !check_options(r, c->options, no_options))
+		return false;
+	return built(r, fn(r->b, c->args[0].op, c->args[1].op, c->args[2].op, &c->out));
+}
+
+static bool do_quantize_linear(struct replay *r, struct op_call *c)
+{
+	return do_ternary(r, c, webnn_builder_quantize_linear);
+}
+static bool do_dequantize_linear(struct replay *r, struct op_call *c)
+{
+	return do_ternary(r, c, webnn_builder_dequantize_linear);
+}
+static bool do_scatter_nd(struct replay *r, struct op_call *c)
+{
+	return do_ternary(r, c, webnn_builder_scatter_nd);
+}
+static bool do_where(struct replay *r, struct op_call *c)
+{
+	return do_ternary(r, c, webnn_builder_where);
+}
+static bool do_prelu(struct replay *r, struct op_call *c)
+{
+	return do_binary(r, c, webnn_builder_prelu);
+}
+static bool do_gather_nd(struct replay *r, struct op_call *c)
+{
+	return do_binary(r, c, webnn_builder_gather_nd);
+}
+
+typedef enum webnn_status (*shape_fn)(struct webnn_builder *, struct webnn_operand *,
+				      const uint32_t *, uint32_t, struct webnn_operand **);
+
+static bool do_shape_op(struct replay *r, struct op_call *c, shape_fn fn)
+{
+	uint32_t shape[WEBNN_MAX_RANK], n;
+	if (!want_args(r, c, 1, 2) || !check_options(r, c->options, no_options) ||
+	    !u32_array(r, c->args[1].value, c->args[1].key, shape, WEBNN_MAX_RANK, &n))
+		return false;
+	return built(r, fn(r->b, c->args[0].op, shape, n, &c->out));
+}
+
+static bool do_expand(struct replay *r, struct op_call *c)
+{
+	return do_shape_op(r, c, webnn_builder_expand);
+}
+static bool do_tile(struct replay *r, struct op_call *c)
+{
+	return do_shape_op(r, c, webnn_builder_tile);
+}
+
+typedef enum webnn_status (*gather_fn)(struct webnn_builder *, struct webnn_operand *,
+				       struct webnn_operand *, const struct webnn_gather_options *,
+				       struct webnn_operand **);
+
+static bool do_gather_axis(struct replay *r, struct op_call *c, gather_fn fn)
+{
+	static const char *const known[] = { "axis", NULL };
+	struct webnn_gather_options o = WEBNN_GATHER_OPTIONS_INIT;
+	if (!want_args(r, c, 2, 2) || !check_options(r, c->options, known) ||
+	    !opt_u32(r, c->options, "axis", &o.axis))
+		return false;
+	return built(r, fn(r->b, c->args[0].op, c->args[1].op, &o, &c->out));
+}
+
+static bool do_gather(struct replay *r, struct op_call *c)
+{
+	return do_gather_axis(r, c, webnn_builder_gather);
+}
+static bool do_gather_elements(struct replay *r, struct op_call *c)
+{
+	return do_gather_axis(r, c, webnn_builder_gather_elements);
+}
+
+static bool do_scatter_elements(struct replay *r, struct op_call *c)
+{
+	static const char *const known[] = { "axis", NULL };
+	struct webnn_scatter_options o = WEBNN_SCATTER_OPTIONS_INIT;
+	if (!want_args(r, c, 3, 3) || !check_options(r, c->options, known) ||
+	    !opt_u32(r, c->options, "axis", &o.axis))
+		return false;
+	return built(r, webnn_builder_scatter_elements(r->b, c->args[0].op, c->args[1].op,
+						       c->args[2].op, &o, &c->out));
+}
+
+static const char *const directions[] = { "forward", "backward", "both", NULL };
+
+/* options.activations: a list of "relu" / "sigmoid" / "tanh" of at most max items. */
+static bool opt_activations(struct replay *r, json_t *opts,
+			    enum webnn_recurrent_activation *out, uint32_t max, uint32_t *n)
+{
+	static const char *const names[] = { "relu", "sigmoid", "tanh", NULL };
+	json_t *v = json_object_get(opts, "activations");
+	*n = 0;
+	if (!v)
+		return true;
+	if (!json_is_array(v) || json_array_size(v) > max) {
+		set_err(r, "%s: option activations must be a list of at most %u names", r->op_name,
+			max);
+		return false;
+	}
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		const char *s = json_string_value(json_array_get(v, i));
+		int k = 0;
+		while (s && names[k] && strcmp(names[k], s) != 0)
+			k++;
+		if (!s || !names[k]) {
+			set_err(r, "%s: activations[%zu] is not relu, sigmoid or tanh", r->op_name, i);
+			return false;
+		}
+		out[i] = (enum webnn_recurrent_activation)k;
+	}
+	*n = (uint32_t)json_array_size(v);
+	return true;
+}
+
+static bool do_gru(struct replay *r, struct op_call *c)
+{
+	static const char *const known[] = { "bias", "recurrentBias", "initialHiddenState",
+					     "resetAfter", "returnSequence", "direction",
+					     "layout", "activations", NULL };
+	static const char *const gru_layouts[] = { "zrn", "rzn", NULL };
+	struct webnn_gru_options o = WEBNN_GRU_OPTIONS_INIT;
+	int dir = (int)o.direction, layout = (int)o.layout;
+	uint32_t steps, hidden;
+	if (!want_args(r, c, 3, 5) || !check_options(r, c->options, known) ||
+	    !arg_u32(r, c, 3, &steps) || !arg_u32(r, c, 4, &hidden) ||
+	    !opt_operand(r, c->options, "bias", &o.bias) ||
+	    !opt_operand(r, c->options, "recurrentBias", &o.recurrent_bias) ||
+	    !opt_operand(r, c->options, "initialHiddenState", &o.initial_hidden_state) ||
+	    !opt_bool(r, c->options, "resetAfter", &o.reset_after) ||
+	    !opt_bool(r, c->options, "returnSequence", &o.return_sequence) ||
+	    !opt_enum(r, c->options, "direction", directions, &dir) ||
+	    !opt_enum(r, c->options, "layout", gru_layouts, &layout) ||
+	    !opt_activations(r, c->options, o.activations, 2, &o.n_activations))
+		return false;
+	o.direction = (enum webnn_recurrent_direction)dir;
+	o.layout = (enum webnn_gru_weight_layout)layout;
+	return built(r, webnn_builder_gru(r->b, c->args[0].op, c->args[1].op, c->args[2].op,
+					  steps, hidden, &o, c->outs, MAX_OUTS, &c->n_outs));
+}
+
+static bool do_gru_cell(struct replay *r, struct op_call *c)
+{
+	static const char *const known[] = { "bias", "recurrentBias", "resetAfter", "layout",
+					     "activations", NULL };
+	static const char *const gru_layouts[] = { "zrn", "rzn", NULL };
+	struct webnn_gru_cell_options o = WEBNN_GRU_CELL_OPTIONS_INIT;
+	int layout = (int)o.layout;
+	uint32_t hidden;
+	if (!want_args(r, c, 4, 5) || !check_options(r, c->options, known) ||
+	    !arg_u32(r, c, 4, &hidden) || !opt_operand(r, c->options, "bias", &o.bias) ||
+	    !opt_operand(r, c->options, "recurrentBias", &o.recurrent_bias) ||
+	    !opt_bool(r, c->options, "resetAfter", &o.reset_after) ||
+	    !opt_enum(r, c->options, "layout", gru_layouts, &layout) ||
+	    !opt_activations(r, c->options, o.activations, 2, &o.n_activations))
+		return false;
+	o.layout = (enum webnn_gru_weight_layout)layout;
+	return built(r, webnn_builder_gru_cell(r->b, c->args[0].op, c->args[1].op, c->args[2].op,
+					       c->args[3].op, hidden, &o, &c->out));
+}
+
+static const char *const lstm_layouts[] = { "iofg", "ifgo", NULL };
+
+static bool do_lstm(struct replay *r, struct op_call *c)
+{
+	static const char *const known[] = { "bias", "recurrentBias", "peepholeWeight",
+					     "initialHiddenState", "initialCellState",
+					     "returnSequence", "direction", "layout",
+					     "activations", NULL };
+	struct webnn_lstm_options o = WEBNN_LSTM_OPTIONS_INIT;
+	int dir = (int)o.direction, layout = (int)o.layout;
+	uint32_t steps, hidden;
+	if (!want_args(r, c, 3, 5) || !check_options(r, c->options, known) ||
+	    !arg_u32(r, c, 3, &steps) || !arg_u32(r, c, 4, &hidden) ||
+	    !opt_operand(r, c->options, "bias", &o.bias) ||
+	    !opt_operand(r, c->options, "recurrentBias", &o.recurrent_bias) ||
+	    !opt_operand(r, c->options, "peepholeWeight", &o.peephole_weight) ||
+	    !opt_operand(r, c->options, "initialHiddenState", &o.initial_hidden_state) ||
+	    !opt_operand(r, c->options, "initialCellState", &o.initial_cell_state) ||
+	    !opt_bool(r, c->options, "returnSequence", &o.return_sequence) ||
+	    !opt_enum(r, c->options, "direction", directions, &dir) ||
+	    !opt_enum(r, c->options, "layout", lstm_layouts, &layout) ||
+	    !opt_activations(r, c->options, o.activations, 3, &o.n_activations))
+		return false;
+	o.direction = (enum webnn_recurrent_direction)dir;
+	o.layout = (enum webnn_lstm_weight_layout)layout;
+	return built(r, webnn_builder_lstm(r->b, c->args[0].op, c->args[1].op, c->args[2].op,
+					   steps, hidden, &o, c->outs, MAX_OUTS, &c->n_outs));
+}
+
+static bool do_lstm_cell(struct replay *r, struct op_call *c)
+{
+	static const char *const known[] = { "bias", "recurrentBias", "peepholeWeight", "layout",
+					     "activations", NULL };
+	struct webnn_lstm_cell_options o = WEBNN_LSTM_CELL_OPTIONS_INIT;
+	int layout = (int)o.layout;
+	uint32_t hidden;
+	if (!want_args(r, c, 5, 6) || !check_options(r, c->options, known) ||
+	    !arg_u32(r, c, 5, &hidden) || !opt_operand(r, c->options, "bias", &o.bias) ||
+	    !opt_operand(r, c->options, "recurrentBias", &o.recurrent_bias) ||
+	    !opt_operand(r, c->options, "peepholeWeight", &o.peephole_weight) ||
+	    !opt_enum(r, c->options, "layout", lstm_layouts, &layout) ||
+	    !opt_activations(r, c->options, o.activations, 3, &o.n_activations))
+		return false;
+	o.layout = (enum webnn_lstm_weight_layout)layout;
+	return built(r, webnn_builder_lstm_cell(r->b, c->args[0].op, c->args[1].op,
+						c->args[2].op, c->args[3].op, c->args[4].op, hidden,
+						&o, c->outs, MAX_OUTS, &c->n_outs));
+}
+
+static bool do_instance_normalization(struct replay *r, struct op_call *c)
+{
+	static const char *const known[] = { "scale", "bias", "epsilon", "layout", NULL };
+	struct webnn_instance_normalization_options o = WEBNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
+	int layout = (int)o.layout;
+	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, known) ||
+	    !opt_operand(r, c->options, "scale", &o.scale) ||
+	    !opt_operand(r, c->options, "bias", &o.bias) ||
+	    !opt_double(r, c->options, "epsilon", &o.epsilon, NULL) ||
+	    !opt_enum(r, c->options, "layout", layouts, &layout))
+		return false;
+	o.layout = (enum webnn_layout)layout;
+	return built(r, webnn_builder_instance_normalization(r->b, c->args[0].op, &o, &c->out));
+}
+
+static bool do_layer_normalization(struct replay *r, struct op_call *c)
+{
+	static const char *const known[] = { "scale", "bias", "axes", "epsilon", NULL };
+	struct webnn_layer_normalization_options o = WEBNN_LAYER_NORMALIZATION_OPTIONS_INIT;
+	uint32_t axes[WEBNN_MAX_RANK];
+	bool has_axes;
+	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, known) ||
+	    !opt_operand(r, c->options, "scale", &o.scale) ||
+	    !opt_operand(r, c->options, "bias", &o.bias) ||
+	    !opt_list(r, c->options, "axes", axes, WEBNN_MAX_RANK, &o.n_axes, &has_axes) ||
+	    !opt_double(r, c->options, "epsilon", &o.epsilon, NULL))
+		return false;
+	o.axes = has_axes ? axes : NULL;
+	return built(r, webnn_builder_layer_normalization(r->b, c->args[0].op, &o, &c->out));
+}
+
+static bool do_pad(struct replay *r, struct op_call *c)
+{
+	static const char *const known[] = { "mode", "value", NULL };
+	static const char *const modes[] = { "constant", "edge", "reflection", NULL };
+	struct webnn_pad_options o = WEBNN_PAD_OPTIONS_INIT;
+	uint32_t begin[WEBNN_MAX_RANK], end[WEBNN_MAX_RANK], nb, ne;
+	int mode = (int)o.mode;
+	if (!want_args(r, c, 1, 3) || !check_options(r, c->options, known) ||
+	    !u32_array(r, c->args[1].value, "beginningPadding", begin, WEBNN_MAX_RANK, &nb) ||
+	    !u32_array(r, c->args[2].value, "endingPadding", end, WEBNN_MAX_RANK, &ne) ||
+	    !opt_enum(r, c->options, "mode", modes, &mode) ||
+	    !opt_number(r, c->options, "value", &o.value_number))
+		return false;
+	o.mode = (enum webnn_padding_mode)mode;
+	return built(r, webnn_builder_pad(r->b, c->args[0].op, begin, nb, end, ne, &o, &c->out));
+}
+
+typedef enum webnn_status (*reduce_fn)(struct webnn_builder *, struct webnn_operand *,
+				       const struct webnn_reduce_options *,
+				       struct webnn_operand **);
+
+static bool do_reduce(struct replay *r, struct op_call *c, reduce_fn fn)
+{
+	static const char *const known[] = { "axes", "keepDimensions", NULL };
+	struct webnn_reduce_options o = WEBNN_REDUCE_OPTIONS_INIT;
+	uint32_t axes[WEBNN_MAX_RANK];
+	bool has_axes;
+	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, known) ||
+	    !opt_list(r, c->options, "axes", axes, WEBNN_MAX_RANK, &o.n_axes, &has_axes) ||
+	    !opt_bool(r, c->options, "keepDimensions", &o.keep_dimensions))
+		return false;
+	o.axes = has_axes ? axes : NULL;
+	return built(r, fn(r->b, c->args[0].op, &o, &c->out));
+}
+
+#define REDUCE_DO_(name)                                                                       \
+	static bool do_##name(struct replay *r, struct op_call *c)                             \
+	{                                                                                      \
+		return do_reduce(r, c, webnn_builder_##name);                                  \
+	}
+WEBNN_REDUCE_OPS(REDUCE_DO_)
+#undef REDUCE_DO_
+
+static bool do_resample2d(struct replay *r, struct op_call *c)
+{
+	static const char *const known[] = { "mode", "scales", "sizes", "axes", NULL };
+	static const char *const modes[] = { "nearest-neighbor", "linear", NULL };
+	struct webnn_resample2d_options o = WEBNN_RESAMPLE2D_OPTIONS_INIT;
+	int mode = (int)o.mode;
+	bool present;
+	json_t *scales = json_object_get(c->options, "scales");
+	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, known) ||
+	    !opt_enum(r, c->options, "mode", modes, &mode) ||
+	    !opt_list(r, c->options, "sizes", o.sizes, 2, &o.n_sizes, &present) ||
+	    !opt_list(r, c->options, "axes", o.axes, 2, &o.n_axes, &present))
+		return false;
+	if (scales) {
+		if (!json_is_array(scales) || json_array_size(scales) > 2) {
+			set_err(r, "resample2d: option scales must be a list of at most 2 numbers");
+			return false;
+		}
+		for (size_t i = 0; i < json_array_size(scales); i++) {
+			double d;
+			if (!json_to_double(json_array_get(scales, i), &d)) {
+				set_err(r, "resample2d: scales[%zu] is not a number", i);
+				return false;
+			}
+			o.scales[i] = (float)d;
+		}
+		o.n_scales = (uint32_t)json_array_size(scales);
+	}
+	o.mode = (enum webnn_interpolation_mode)mode;
+	return built(r, webnn_builder_resample2d(r->b, c->args[0].op, &o, &c->out));
+}
+
+static bool do_reverse(struct replay *r, struct op_call *c)
+{
+	static const char *const known[] = { "axes", NULL };
+	struct webnn_reverse_options o = WEBNN_REVERSE_OPTIONS_INIT;
+	uint32_t axes[WEBNN_MAX_RANK];
+	bool has_axes;
+	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, known) ||
+	    !opt_list(r, c->options, "axes", axes, WEBNN_MAX_RANK, &o.n_axes, &has_axes))
+		return false;
+	o.axes = has_axes ? axes : NULL;
+	return built(r, webnn_builder_reverse(r->b, c->args[0].op, &o, &c->out));
+}
+
+static bool do_slice(struct replay *r, struct op_call *c)
+{
+	static const char *const known[] = { "strides", NULL };
+	struct webnn_slice_options o = WEBNN_SLICE_OPTIONS_INIT;
+	uint32_t starts[WEBNN_MAX_RANK], sizes[WEBNN_MAX_RANK], strides[WEBNN_MAX_RANK], ns, nz;
+	bool has_strides;
+	if (!want_args(r, c, 1, 3) || !check_options(r, c->options, known) ||
+	    !u32_array(r, c->args[1].value, "starts", starts, WEBNN_MAX_RANK, &ns) ||
+	    !u32_array(r, c->args[2].value, "sizes", sizes, WEBNN_MAX_RANK, &nz) ||
+	    !opt_list(r, c->options, "strides", strides, WEBNN_MAX_RANK, &o.n_strides,
+		      &has_strides))
+		return false;
+	o.strides = has_strides ? strides : NULL;
+	return built(r, webnn_builder_slice(r->b, c->args[0].op, starts, ns, sizes, nz, &o,
+					    &c->out));
+}
+
+static bool do_split(struct replay *r, struct op_call *c)
+{
+	static const char *const known[] = { "axis", NULL };
+	struct webnn_split_options o = WEBNN_SPLIT_OPTIONS_INIT;
+	uint32_t sizes[MAX_OUTS], n, count;
+	json_t *splits = c->args[1].value;
+	if (!want_args(r, c, 1, 2) || !check_options(r, c->options, known) ||
+	    !opt_u32(r, c->options, "axis", &o.axis))
+		return false;
+	if (json_is_array(splits)) {
+		if (!u32_array(r, splits, "splits", sizes, MAX_OUTS, &n))
+			return false;
+		return built(r, webnn_builder_split_sizes(r->b, c->args[0].op, sizes, n, &o,
+							  c->outs, MAX_OUTS, &c->n_outs));
+	}
+	if (!arg_u32(r, c, 1, &count))
+		return false;
+	return built(r, webnn_builder_split(r->b, c->args[0].op, count, &o, c->outs, MAX_OUTS,
+					    &c->n_outs));
+}
+
+static bool do_triangular(struct replay *r, struct op_call *c)
+{
+	static const char *const known[] = { "upper", "diagonal", NULL };
+	struct webnn_triangular_options o = WEBNN_TRIANGULAR_OPTIONS_INIT;
+	json_t *diag = json_object_get(c->options, "diagonal");
+	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, known) ||
+	    !opt_bool(r, c->options, "upper", &o.upper))
+		return false;
+	if (diag) {
+		double d = json_number_value(diag);
+		if (!json_is_number(diag) || d != floor(d) || d < INT32_MIN || d > INT32_MAX) {
+			set_err(r, "triangular: option diagonal is not a 32-bit integer");
+			return false;
+		}
+		o.diagonal = (int32_t)d;
+	}
+	return built(r, webnn_builder_triangular(r->b, c->args[0].op, &o, &c->out));
+}
+
 /* MLGraphBuilder method name -> how to build it. Unary/binary rows come from webnn.h's lists,
  * so a new elementwise operator there is picked up here without another edit. */
 struct op_entry {
@@ -826,16 +1392,52 @@ static const struct op_entry op_table[] = {
 	{ "transpose", do_transpose, NULL, NULL },
 	{ "concat", do_concat, NULL, NULL },
 	{ "batch_normalization", do_batch_normalization, NULL, NULL },
+	{ "arg_min", do_arg_min, NULL, NULL },
+	{ "arg_max", do_arg_max, NULL, NULL },
+	{ "cast", do_cast, NULL, NULL },
+	{ "cumulative_sum", do_cumulative_sum, NULL, NULL },
+	{ "conv_transpose2d", do_conv_transpose2d, NULL, NULL },
+	{ "quantize_linear", do_quantize_linear, NULL, NULL },
+	{ "dequantize_linear", do_dequantize_linear, NULL, NULL },
+	{ "expand", do_expand, NULL, NULL },
+	{ "gather", do_gather, NULL, NULL },
+	{ "gather_elements", do_gather_elements, NULL, NULL },
+	{ "gather_nd", do_gather_nd, NULL, NULL },
+	{ "scatter_elements", do_scatter_elements, NULL, NULL },
+	{ "scatter_nd", do_scatter_nd, NULL, NULL },
+	{ "gru", do_gru, NULL, NULL },
+	{ "gru_cell", do_gru_cell, NULL, NULL },
+	{ "lstm", do_lstm, NULL, NULL },
+	{ "lstm_cell", do_lstm_cell, NULL, NULL },
+	{ "instance_normalization", do_instance_normalization, NULL, NULL },
+	{ "layer_normalization", do_layer_normalization, NULL, NULL },
+	{ "pad", do_pad, NULL, NULL },
+	{ "prelu", do_prelu, NULL, NULL },
+#define REDUCE_ROW_(name) { #name, do_##name, NULL, NULL },
+	WEBNN_REDUCE_OPS(REDUCE_ROW_)
+#undef REDUCE_ROW_
+	{ "resample2d", do_resample2d, NULL, NULL },
+	{ "reverse", do_reverse, NULL, NULL },
+	{ "slice", do_slice, NULL, NULL },
+	{ "split", do_split, NULL, NULL },
+	{ "tile", do_tile, NULL, NULL },
+	{ "triangular", do_triangular, NULL, NULL },
+	{ "where", do_where, NULL, NULL },
 };
 
-/* "greaterOrEqual" -> "greater_or_equal"; "isNaN" -> "is_nan" (the one acronym). */
+/* "greaterOrEqual" -> "greater_or_equal"; the acronyms: "isNaN" -> "is_nan",
+ * "gatherND" -> "gather_nd", "scatterND" -> "scatter_nd". */
 static void method_to_c_name(const char *m, char *out, size_t len)
 {
+	static const char *const acronyms[][2] = {
+		{ "isNaN", "is_nan" }, { "gatherND", "gather_nd" }, { "scatterND", "scatter_nd" }
+	};
 	size_t o = 0;
-	if (strcmp(m, "isNaN") == 0) {
-		snprintf(out, len, "is_nan");
-		return;
-	}
+	for (size_t i = 0; i < sizeof(acronyms) / sizeof(acronyms[0]); i++)
+		if (strcmp(m, acronyms[i][0]) == 0) {
+			snprintf(out, len, "%s", acronyms[i][1]);
+			return;
+		}
 	for (; *m && o + 2 < len; m++) {
 		if (isupper((unsigned char)*m)) {
 			out[o++] = '_';
@@ -951,6 +1553,11 @@ static bool build_operator(struct replay *r, json_t *oper, bool optional)
 				goto out;
 		}
 	}
+	/* MLOperatorOptions.label travels with the operation and names it in errors. */
+	json_t *label = json_object_get(c.options, "label");
+	if (json_is_string(label) &&
+	    !built(r, webnn_builder_set_next_label(r->b, json_string_value(label))))
+		goto out;
 	if (e->fn)
 		ok = e->fn(r, &c);
 	else if (e->unary)
@@ -959,6 +1566,30 @@ static bool build_operator(struct replay *r, json_t *oper, bool optional)
 		ok = do_binary(r, &c, e->binary);
 	if (!ok)
 		goto out;
+	if (c.n_outs) {
+		/* A sequence: outputs lists its results by position. */
+		if (!json_is_array(outs) || json_array_size(outs) != c.n_outs) {
+			set_err(r, "%s: returns %zu operands, outputs names %zu", method, c.n_outs,
+				json_is_array(outs) ? json_array_size(outs) : (size_t)1);
+			ok = false;
+			goto out;
+		}
+		for (size_t i = 0; i < c.n_outs && ok; i++) {
+			const char *name = json_string_value(json_array_get(outs, i));
+			char role[32];
+			snprintf(role, sizeof(role), "output%zu", i);
+			if (!name) {
+				set_err(r, "%s: outputs[%zu] is not a name", method, i);
+				ok = false;
+			} else if (optional && (!check_role(r, method, role, c.outs[i]) ||
+						!check_role(r, method, "outputs", c.outs[i]))) {
+				ok = false;
+			} else {
+				ok = add_name(r, name, c.outs[i]);
+			}
+		}
+		goto out;
+	}
 	if (optional && !check_role(r, method, "output", c.out)) {
 		ok = false;
 		goto out;

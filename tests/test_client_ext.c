@@ -1,0 +1,630 @@
+/* libwebnn tests of the operators beyond the CNN set: eager validation errors, labels, small graphs. */
+#include "tests/test.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "webnn.h"
+
+/* ---- helpers (file-local; test_client.c has its own) */
+
+static void ext_daemon_up(struct test_daemon *d)
+{
+	char bin[4096];
+	snprintf(bin, sizeof(bin), "%s/bin/webnnd", test_build_dir());
+	if (access(bin, X_OK) != 0)
+		SKIP("%s is not built", bin);
+	static const char *const args[] = { "--backend", "reference", NULL };
+	test_daemon_start(d, args);
+}
+
+static struct webnn_context *ext_connect(const struct test_daemon *d)
+{
+	struct webnn_context_options o = WEBNN_CONTEXT_OPTIONS_INIT;
+	o.socket_path = d->socket_path;
+	o.client_name = "test_client_ext";
+	struct webnn_context *ctx = NULL;
+	char err[512] = "";
+	enum webnn_status s = webnn_context_create(&o, &ctx, err, sizeof(err));
+	ASSERT_MSG(s == WEBNN_STATUS_OK, "webnn_context_create: %s: %s", webnn_status_name(s), err);
+	return ctx;
+}
+
+#define EXT_OK(ctx, expr)                                                                      \
+	do {                                                                                   \
+		enum webnn_status s_ = (expr);                                                 \
+		ASSERT_MSG(s_ == WEBNN_STATUS_OK, "%s -> %s: %s", #expr, webnn_status_name(s_), \
+			   webnn_context_last_error(ctx));                                     \
+	} while (0)
+
+/* Expects a status and an error message containing needle. */
+#define EXT_FAILS(ctx, expr, status, needle)                                                   \
+	do {                                                                                   \
+		enum webnn_status s_ = (expr);                                                 \
+		ASSERT_MSG(s_ == (status), "%s -> %s (%s), expected %s", #expr,                \
+			   webnn_status_name(s_), webnn_context_last_error(ctx),               \
+			   webnn_status_name(status));                                         \
+		ASSERT_CONTAINS(webnn_context_last_error(ctx), needle);                        \
+	} while (0)
+
+static struct webnn_operand *ext_input(struct webnn_context *ctx, struct webnn_builder *b,
+				       const char *name, enum webnn_data_type t, uint32_t rank,
+				       const uint32_t *shape)
+{
+	struct webnn_operand_desc d = { t, rank, { 0 } };
+	for (uint32_t i = 0; i < rank; i++)
+		d.shape[i] = shape[i];
+	struct webnn_operand *o = NULL;
+	EXT_OK(ctx, webnn_builder_input(b, name, &d, &o));
+	return o;
+}
+
+static struct webnn_operand *ext_const(struct webnn_context *ctx, struct webnn_builder *b,
+				       enum webnn_data_type t, uint32_t rank,
+				       const uint32_t *shape, const void *data)
+{
+	struct webnn_operand_desc d = { t, rank, { 0 } };
+	size_t n = 1;
+	for (uint32_t i = 0; i < rank; i++) {
+		d.shape[i] = shape[i];
+		n *= shape[i];
+	}
+	struct webnn_operand *o = NULL;
+	EXT_OK(ctx, webnn_builder_constant(b, &d, data, n * webnn_data_type_size(t), &o));
+	return o;
+}
+
+static size_t ext_bytes(const struct webnn_operand_desc *d)
+{
+	size_t n = webnn_data_type_size(d->data_type);
+	for (uint32_t i = 0; i < d->rank; i++)
+		n *= d->shape[i];
+	return n;
+}
+
+/* One graph input with its bytes, one graph output with room for its bytes. */
+struct ext_io {
+	const char *name;
+	struct webnn_operand *operand; /* outputs */
+	void *data;
+};
+
+/* Builds the graph of the given outputs, binds the inputs (in graph order, found by name),
+ * dispatches and reads every output into its data. A context without an operator of the graph
+ * (NOT_SUPPORTED at build) skips the test: backends gain operators over time. */
+static void ext_run(struct webnn_context *ctx, struct webnn_builder *b, const char *what,
+		    const struct ext_io *inputs, size_t n_in, const struct ext_io *outputs,
+		    size_t n_out)
+{
+	struct webnn_named_operand named[8];
+	struct webnn_named_tensor bind_in[8], bind_out[8];
+	struct webnn_tensor *tensors[16] = { 0 };
+	ASSERT(n_in <= 8 && n_out <= 8);
+	for (size_t i = 0; i < n_out; i++)
+		named[i] = (struct webnn_named_operand){ outputs[i].name, outputs[i].operand };
+	struct webnn_graph *g = NULL;
+	enum webnn_status s = webnn_builder_build(b, named, n_out, &g);
+	if (s == WEBNN_STATUS_NOT_SUPPORTED)
+		SKIP("%s: the reference backend does not support it yet: %s", what,
+		     webnn_context_last_error(ctx));
+	ASSERT_MSG(s == WEBNN_STATUS_OK, "%s: build: %s: %s", what, webnn_status_name(s),
+		   webnn_context_last_error(ctx));
+	ASSERT_EQ(webnn_graph_input_count(g), n_in);
+	for (size_t i = 0; i < n_in; i++) {
+		struct webnn_tensor_desc td = { .writable = true };
+		const char *name = webnn_graph_input_name(g, i, &td.desc);
+		const struct ext_io *in = NULL;
+		for (size_t k = 0; k < n_in && !in; k++)
+			if (strcmp(inputs[k].name, name) == 0)
+				in = &inputs[k];
+		ASSERT_MSG(in != NULL, "%s: graph input %s has no data", what, name);
+		EXT_OK(ctx, webnn_context_create_tensor(ctx, &td, &tensors[i]));
+		EXT_OK(ctx, webnn_context_write_tensor(ctx, tensors[i], in->data,
+						       ext_bytes(&td.desc)));
+		bind_in[i] = (struct webnn_named_tensor){ name, tensors[i] };
+	}
+	for (size_t i = 0; i < n_out; i++) {
+		struct webnn_tensor_desc td = { .readable = true };
+		webnn_operand_get_desc(outputs[i].operand, &td.desc);
+		EXT_OK(ctx, webnn_context_create_tensor(ctx, &td, &tensors[8 + i]));
+		bind_out[i] = (struct webnn_named_tensor){ outputs[i].name, tensors[8 + i] };
+	}
+	EXT_OK(ctx, webnn_context_dispatch(ctx, g, bind_in, n_in, bind_out, n_out));
+	s = webnn_context_flush(ctx);
+	if (s == WEBNN_STATUS_NOT_SUPPORTED)
+		SKIP("%s: the reference backend does not run it yet: %s", what,
+		     webnn_context_last_error(ctx));
+	ASSERT_MSG(s == WEBNN_STATUS_OK, "%s: dispatch: %s: %s", what, webnn_status_name(s),
+		   webnn_context_last_error(ctx));
+	for (size_t i = 0; i < n_out; i++) {
+		struct webnn_operand_desc d;
+		webnn_operand_get_desc(outputs[i].operand, &d);
+		EXT_OK(ctx, webnn_context_read_tensor(ctx, tensors[8 + i], outputs[i].data,
+						      ext_bytes(&d)));
+	}
+	for (size_t i = 0; i < 16; i++)
+		webnn_tensor_destroy(tensors[i]);
+	webnn_graph_destroy(g);
+}
+
+static void ext_assert_floats(const char *what, const float *got, const float *want, size_t n,
+			      float tol)
+{
+	for (size_t i = 0; i < n; i++)
+		ASSERT_MSG(fabsf(got[i] - want[i]) <= tol, "%s[%zu] = %.9g, expected %.9g", what,
+			   i, (double)got[i], (double)want[i]);
+}
+
+static void ext_assert_shape(const struct webnn_operand *o, enum webnn_data_type t,
+			     uint32_t rank, const uint32_t *shape)
+{
+	struct webnn_operand_desc d;
+	webnn_operand_get_desc(o, &d);
+	ASSERT_EQ(d.data_type, t);
+	ASSERT_EQ(d.rank, rank);
+	for (uint32_t i = 0; i < rank; i++)
+		ASSERT_EQ(d.shape[i], shape[i]);
+}
+
+/* ---- eager validation: the spec's errors at the builder call, with the rule in the text */
+
+TEST(client_ext_eager_errors)
+{
+	struct test_daemon d;
+	ext_daemon_up(&d);
+	struct webnn_context *ctx = ext_connect(&d);
+	struct webnn_builder *b = NULL;
+	EXT_OK(ctx, webnn_builder_create(ctx, &b));
+	const uint32_t s23[] = { 2, 3 }, s4[] = { 4 }, s1234[] = { 1, 2, 3, 4 };
+	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
+	struct webnn_operand *v = ext_input(ctx, b, "v", WEBNN_FLOAT32, 1, s4);
+	struct webnn_operand *img = ext_input(ctx, b, "img", WEBNN_FLOAT32, 4, s1234);
+	struct webnn_operand *out = (struct webnn_operand *)1;
+
+	/* argMax: axis in range, output type int32/int64 */
+	EXT_FAILS(ctx, webnn_builder_arg_max(b, x, 2, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "argMax: axis 2 is out of range for rank 2");
+	ASSERT(out == NULL);
+	struct webnn_arg_min_max_options amo = WEBNN_ARG_MIN_MAX_OPTIONS_INIT;
+	amo.output_data_type = WEBNN_FLOAT32;
+	EXT_FAILS(ctx, webnn_builder_arg_min(b, x, 0, &amo, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "argMin: output data type float32 is not allowed");
+
+	/* cast: a known target type */
+	EXT_FAILS(ctx, webnn_builder_cast(b, x, (enum webnn_data_type)99, &out),
+		  WEBNN_STATUS_TYPE_ERROR, "cast: target data type 99 is not a valid data type");
+
+	/* where: the condition must be uint8 */
+	EXT_FAILS(ctx, webnn_builder_where(b, x, x, x, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "where: condition data type float32 is not allowed");
+
+	/* pad: one padding value per axis; reflection smaller than the dimension */
+	const uint32_t p1[] = { 1 }, p11[] = { 1, 1 }, p33[] = { 3, 3 };
+	EXT_FAILS(ctx, webnn_builder_pad(b, x, p1, 1, p11, 2, NULL, &out),
+		  WEBNN_STATUS_TYPE_ERROR,
+		  "pad: beginningPadding and endingPadding have 1 and 2 values, expected 2");
+	struct webnn_pad_options po = WEBNN_PAD_OPTIONS_INIT;
+	po.mode = WEBNN_PAD_REFLECTION;
+	EXT_FAILS(ctx, webnn_builder_pad(b, x, p33, 2, p11, 2, &po, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "pad: reflection padding 3+1 along axis 0 must be smaller than the input "
+		  "dimension 2");
+	po.mode = (enum webnn_padding_mode)9;
+	EXT_FAILS(ctx, webnn_builder_pad(b, x, p11, 2, p11, 2, &po, &out),
+		  WEBNN_STATUS_TYPE_ERROR, "pad: unknown mode 9");
+	EXT_FAILS(ctx, webnn_builder_pad(b, x, NULL, 2, p11, 2, NULL, &out),
+		  WEBNN_STATUS_TYPE_ERROR, "pad: beginningPadding is NULL with 2 values");
+
+	/* slice: windows inside the input */
+	const uint32_t st[] = { 1, 1 }, sz[] = { 1, 3 };
+	EXT_FAILS(ctx, webnn_builder_slice(b, x, st, 2, sz, 2, NULL, &out),
+		  WEBNN_STATUS_TYPE_ERROR,
+		  "slice: starts 1 + sizes 3 along axis 1 exceed the input dimension 3");
+
+	/* reductions: axes unique and in range; NULL axes (all) differs from an empty list */
+	const uint32_t dup[] = { 1, 1 };
+	struct webnn_reduce_options ro = WEBNN_REDUCE_OPTIONS_INIT;
+	ro.axes = dup;
+	ro.n_axes = 2;
+	EXT_FAILS(ctx, webnn_builder_reduce_sum(b, x, &ro, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "reduceSum: axes contain the axis 1 more than once");
+	EXT_FAILS(ctx, webnn_builder_reduce_l2(b, ext_input(ctx, b, "i", WEBNN_INT32, 1, s4), NULL,
+					       &out),
+		  WEBNN_STATUS_TYPE_ERROR, "reduceL2: input data type int32 is not allowed");
+	EXT_OK(ctx, webnn_builder_reduce_mean(b, x, NULL, &out));
+	ext_assert_shape(out, WEBNN_FLOAT32, 0, NULL);
+	ro.n_axes = 0; /* axes = [] reduces nothing */
+	EXT_OK(ctx, webnn_builder_reduce_mean(b, x, &ro, &out));
+	ext_assert_shape(out, WEBNN_FLOAT32, 2, s23);
+
+	/* triangular: rank 2 or more */
+	EXT_FAILS(ctx, webnn_builder_triangular(b, v, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "triangular: input rank is 1, expected at least 2");
+
+	/* split: a valid count, divisible dimension, room for the parts */
+	struct webnn_operand *parts[4] = { (struct webnn_operand *)1 };
+	size_t n_parts = 99;
+	struct webnn_split_options so = WEBNN_SPLIT_OPTIONS_INIT;
+	so.axis = 1;
+	EXT_FAILS(ctx, webnn_builder_split(b, x, 0, &so, parts, 4, &n_parts),
+		  WEBNN_STATUS_TYPE_ERROR, "split: splits count 0 is not a valid tensor count");
+	ASSERT(n_parts == 0 && parts[0] == NULL);
+	EXT_FAILS(ctx, webnn_builder_split(b, x, 2, &so, parts, 4, &n_parts),
+		  WEBNN_STATUS_TYPE_ERROR,
+		  "split: input dimension 3 along axis 1 is not divisible by splits 2");
+	EXT_FAILS(ctx, webnn_builder_split(b, x, 100, &so, parts, 4, &n_parts),
+		  WEBNN_STATUS_TYPE_ERROR, "split: 100 outputs exceed the maximum of 64 outputs");
+	EXT_FAILS(ctx, webnn_builder_split(b, x, 3, &so, parts, 2, &n_parts),
+		  WEBNN_STATUS_TYPE_ERROR, "split: the operator returns 3 operands, outs has room "
+					   "for 2");
+	const uint32_t sizes[] = { 1, 1 };
+	EXT_FAILS(ctx, webnn_builder_split_sizes(b, x, sizes, 2, &so, parts, 4, &n_parts),
+		  WEBNN_STATUS_TYPE_ERROR, "split: splits sum to 2, expected 3");
+	EXT_OK(ctx, webnn_builder_split(b, x, 3, &so, parts, 4, &n_parts));
+	ASSERT_EQ(n_parts, 3);
+	const uint32_t s21[] = { 2, 1 };
+	for (int i = 0; i < 3; i++)
+		ext_assert_shape(parts[i], WEBNN_FLOAT32, 2, s21);
+	ASSERT(parts[3] == NULL);
+
+	/* gru: activations and shapes; results counted */
+	const uint32_t s123[] = { 1, 2, 3 }, w[] = { 1, 6, 3 }, rw[] = { 1, 6, 2 };
+	struct webnn_operand *seq = ext_input(ctx, b, "seq", WEBNN_FLOAT32, 3, s123);
+	struct webnn_operand *gw = ext_input(ctx, b, "gw", WEBNN_FLOAT32, 3, w);
+	struct webnn_operand *grw = ext_input(ctx, b, "grw", WEBNN_FLOAT32, 3, rw);
+	struct webnn_gru_options go = WEBNN_GRU_OPTIONS_INIT;
+	go.n_activations = 3;
+	struct webnn_operand *gouts[2];
+	size_t n_gouts = 0;
+	EXT_FAILS(ctx, webnn_builder_gru(b, seq, gw, grw, 1, 2, &go, gouts, 2, &n_gouts),
+		  WEBNN_STATUS_TYPE_ERROR, "gru: activations has 3 items, expected 2");
+	go.n_activations = 0;
+	EXT_FAILS(ctx, webnn_builder_gru(b, seq, gw, grw, 2, 2, &go, gouts, 2, &n_gouts),
+		  WEBNN_STATUS_TYPE_ERROR, "gru: input.shape[0] is 1, expected steps 2");
+	EXT_FAILS(ctx, webnn_builder_gru(b, seq, gw, grw, 1, 3, &go, gouts, 2, &n_gouts),
+		  WEBNN_STATUS_TYPE_ERROR, "gru: weight shape [1, 6, 3] is not [1, 9, 3]");
+	go.return_sequence = true;
+	EXT_OK(ctx, webnn_builder_gru(b, seq, gw, grw, 1, 2, &go, gouts, 2, &n_gouts));
+	ASSERT_EQ(n_gouts, 2);
+	const uint32_t h[] = { 1, 2, 2 }, hs[] = { 1, 1, 2, 2 };
+	ext_assert_shape(gouts[0], WEBNN_FLOAT32, 3, h);
+	ext_assert_shape(gouts[1], WEBNN_FLOAT32, 4, hs);
+	EXT_FAILS(ctx, webnn_builder_gru(b, seq, gw, grw, 1, 2, &go, NULL, 0, &n_gouts),
+		  WEBNN_STATUS_TYPE_ERROR, "gru: out is NULL");
+
+	/* convTranspose2d / resample2d: option arrays and enums checked before the spec rules */
+	struct webnn_conv_transpose2d_options cto = WEBNN_CONV_TRANSPOSE2D_OPTIONS_INIT;
+	cto.filter_layout = (enum webnn_conv_transpose2d_filter_layout)7;
+	EXT_FAILS(ctx, webnn_builder_conv_transpose2d(b, img, img, &cto, &out),
+		  WEBNN_STATUS_TYPE_ERROR, "convTranspose2d: unknown filter layout 7");
+	struct webnn_resample2d_options rso = WEBNN_RESAMPLE2D_OPTIONS_INIT;
+	rso.n_scales = 3;
+	EXT_FAILS(ctx, webnn_builder_resample2d(b, img, &rso, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "resample2d: scales has 3 values, expected at most 2");
+	rso.n_scales = 2;
+	rso.scales[0] = 0;
+	EXT_FAILS(ctx, webnn_builder_resample2d(b, img, &rso, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "resample2d: scales item 0 is 0, expected a positive number");
+
+	/* layerNormalization: scale shape follows the axes */
+	const uint32_t ax0[] = { 0 };
+	struct webnn_layer_normalization_options lo = WEBNN_LAYER_NORMALIZATION_OPTIONS_INIT;
+	lo.axes = ax0;
+	lo.n_axes = 1;
+	lo.scale = v;
+	EXT_FAILS(ctx, webnn_builder_layer_normalization(b, x, &lo, &out),
+		  WEBNN_STATUS_TYPE_ERROR,
+		  "layerNormalization: scale shape [4] does not match the input dimensions along "
+		  "the axes");
+
+	/* options.struct_size 0 is caught */
+	struct webnn_triangular_options bad = { 0 };
+	EXT_FAILS(ctx, webnn_builder_triangular(b, x, &bad, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "triangular: options.struct_size is 0");
+
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* ---- labels: set for one call, named in its errors, carried to webnnd */
+
+TEST(client_ext_operator_labels)
+{
+	struct test_daemon d;
+	ext_daemon_up(&d);
+	struct webnn_context *ctx = ext_connect(&d);
+	struct webnn_builder *b = NULL;
+	EXT_OK(ctx, webnn_builder_create(ctx, &b));
+	const uint32_t s23[] = { 2, 3 };
+	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
+	struct webnn_operand *out = NULL;
+
+	/* A spec rule failing in the shared validation. */
+	EXT_OK(ctx, webnn_builder_set_next_label(b, "my-argmax"));
+	EXT_FAILS(ctx, webnn_builder_arg_max(b, x, 5, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "argMax: axis 5 is out of range for rank 2 (operator \"my-argmax\")");
+	/* Consumed by that call: the next error carries no label. */
+	EXT_FAILS(ctx, webnn_builder_arg_max(b, x, 5, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "argMax: axis 5 is out of range for rank 2");
+	ASSERT(!strstr(webnn_context_last_error(ctx), "my-argmax"));
+	/* A client-side check (NULL operand) names it too. */
+	EXT_OK(ctx, webnn_builder_set_next_label(b, "lonely"));
+	EXT_FAILS(ctx, webnn_builder_prelu(b, x, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "prelu: operand slope is NULL (operator \"lonely\")");
+	/* input() and constant() leave it for the next operator. */
+	EXT_OK(ctx, webnn_builder_set_next_label(b, "after-input"));
+	const uint32_t s1[] = { 1 };
+	ext_input(ctx, b, "y", WEBNN_FLOAT32, 1, s1);
+	EXT_FAILS(ctx, webnn_builder_cumulative_sum(b, x, 3, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "cumulativeSum: axis 3 is out of range for rank 2 (operator \"after-input\")");
+	/* A labelled success, then clearing with NULL. */
+	EXT_OK(ctx, webnn_builder_set_next_label(b, "fine"));
+	EXT_OK(ctx, webnn_builder_reverse(b, x, NULL, &out));
+	EXT_OK(ctx, webnn_builder_set_next_label(b, "dropped"));
+	EXT_OK(ctx, webnn_builder_set_next_label(b, NULL));
+	EXT_FAILS(ctx, webnn_builder_arg_min(b, x, 7, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "argMin: axis 7");
+	ASSERT(!strstr(webnn_context_last_error(ctx), "dropped"));
+
+	/* The labelled graph builds and runs (the label travels in Operation.label). */
+	struct webnn_named_operand named = { "out", NULL };
+	EXT_OK(ctx, webnn_builder_set_next_label(b, "tri"));
+	EXT_OK(ctx, webnn_builder_triangular(b, x, NULL, &named.operand));
+	struct webnn_graph *g = NULL;
+	EXT_OK(ctx, webnn_builder_build(b, &named, 1, &g));
+	EXT_FAILS(ctx, webnn_builder_set_next_label(b, "late"), WEBNN_STATUS_INVALID_STATE,
+		  "already built");
+	webnn_graph_destroy(g);
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* ---- end to end on the reference backend */
+
+TEST(client_ext_graph_split_reduce_arg_max)
+{
+	struct test_daemon d;
+	ext_daemon_up(&d);
+	struct webnn_context *ctx = ext_connect(&d);
+	struct webnn_builder *b = NULL;
+	EXT_OK(ctx, webnn_builder_create(ctx, &b));
+	const uint32_t s26[] = { 2, 6 };
+	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 2, s26);
+	struct webnn_operand *parts[3];
+	size_t n = 0;
+	struct webnn_split_options so = WEBNN_SPLIT_OPTIONS_INIT;
+	so.axis = 1;
+	const uint32_t sizes[] = { 1, 2, 3 };
+	EXT_OK(ctx, webnn_builder_split_sizes(b, x, sizes, 3, &so, parts, 3, &n));
+	ASSERT_EQ(n, 3);
+	const uint32_t ax1[] = { 1 };
+	struct webnn_reduce_options ro = WEBNN_REDUCE_OPTIONS_INIT;
+	ro.axes = ax1;
+	ro.n_axes = 1;
+	ro.keep_dimensions = true;
+	struct webnn_operand *sum = NULL, *am = NULL;
+	EXT_OK(ctx, webnn_builder_reduce_sum(b, parts[2], &ro, &sum));
+	struct webnn_arg_min_max_options amo = WEBNN_ARG_MIN_MAX_OPTIONS_INIT;
+	amo.output_data_type = WEBNN_INT64;
+	EXT_OK(ctx, webnn_builder_arg_max(b, x, 1, &amo, &am));
+	const uint32_t s21[] = { 2, 1 }, s2[] = { 2 };
+	ext_assert_shape(sum, WEBNN_FLOAT32, 2, s21);
+	ext_assert_shape(am, WEBNN_INT64, 1, s2);
+
+	float xin[12] = { 1, 2, 3, 4, 5, 6, 9, 8, 7, -1, -2, -3 };
+	float p1[4], s[2];
+	int64_t idx[2];
+	const struct ext_io in[] = { { "x", NULL, xin } };
+	const struct ext_io outs[] = { { "middle", parts[1], p1 },
+				       { "sum", sum, s },
+				       { "argmax", am, idx } };
+	ext_run(ctx, b, "split+reduceSum+argMax", in, 1, outs, 3);
+	const float want_p1[] = { 2, 3, 8, 7 }, want_s[] = { 15, -6 };
+	ext_assert_floats("middle", p1, want_p1, 4, 0);
+	ext_assert_floats("sum", s, want_s, 2, 0);
+	ASSERT_EQ(idx[0], 5);
+	ASSERT_EQ(idx[1], 0);
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+TEST(client_ext_graph_data_movement)
+{
+	struct test_daemon d;
+	ext_daemon_up(&d);
+	struct webnn_context *ctx = ext_connect(&d);
+	struct webnn_builder *b = NULL;
+	EXT_OK(ctx, webnn_builder_create(ctx, &b));
+	const uint32_t s23[] = { 2, 3 }, s2[] = { 2 };
+	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
+
+	/* pad with a constant, then slice every other column */
+	const uint32_t pb[] = { 0, 1 }, pe[] = { 0, 1 };
+	struct webnn_pad_options po = WEBNN_PAD_OPTIONS_INIT;
+	po.value = -1;
+	struct webnn_operand *padded = NULL, *sliced = NULL, *tiled = NULL, *gathered = NULL;
+	struct webnn_operand *tri = NULL, *rev = NULL, *cs = NULL, *cond = NULL, *sel = NULL;
+	EXT_OK(ctx, webnn_builder_pad(b, x, pb, 2, pe, 2, &po, &padded));
+	const uint32_t st[] = { 0, 0 }, sz[] = { 2, 5 }, strides[] = { 1, 2 };
+	struct webnn_slice_options slo = WEBNN_SLICE_OPTIONS_INIT;
+	slo.strides = strides;
+	slo.n_strides = 2;
+	EXT_OK(ctx, webnn_builder_slice(b, padded, st, 2, sz, 2, &slo, &sliced));
+	/* tile the first row twice along columns via gather + tile */
+	const int32_t row0[] = { 0 };
+	const uint32_t s1[] = { 1 };
+	struct webnn_operand *ind = ext_const(ctx, b, WEBNN_INT32, 1, s1, row0);
+	EXT_OK(ctx, webnn_builder_gather(b, x, ind, NULL, &gathered));
+	const uint32_t reps[] = { 1, 2 };
+	EXT_OK(ctx, webnn_builder_tile(b, gathered, reps, 2, &tiled));
+	struct webnn_triangular_options to = WEBNN_TRIANGULAR_OPTIONS_INIT;
+	to.upper = false;
+	EXT_OK(ctx, webnn_builder_triangular(b, x, &to, &tri));
+	const uint32_t ax1[] = { 1 };
+	struct webnn_reverse_options rvo = WEBNN_REVERSE_OPTIONS_INIT;
+	rvo.axes = ax1;
+	rvo.n_axes = 1;
+	EXT_OK(ctx, webnn_builder_reverse(b, x, &rvo, &rev));
+	struct webnn_cumulative_sum_options cso = WEBNN_CUMULATIVE_SUM_OPTIONS_INIT;
+	cso.exclusive = true;
+	EXT_OK(ctx, webnn_builder_cumulative_sum(b, x, 1, &cso, &cs));
+	const uint8_t cbits[] = { 1, 0 };
+	cond = ext_const(ctx, b, WEBNN_UINT8, 1, s2, cbits);
+	const uint32_t s21[] = { 2, 1 };
+	struct webnn_operand *cond2 = NULL;
+	EXT_OK(ctx, webnn_builder_reshape(b, cond, s21, 2, &cond2));
+	EXT_OK(ctx, webnn_builder_where(b, cond2, x, rev, &sel));
+
+	float xin[6] = { 1, 2, 3, 4, 5, 6 };
+	float o_sl[6], o_tile[6], o_tri[6], o_rev[6], o_cs[6], o_sel[6];
+	const struct ext_io in[] = { { "x", NULL, xin } };
+	const struct ext_io outs[] = { { "sliced", sliced, o_sl },  { "tiled", tiled, o_tile },
+				       { "tri", tri, o_tri },        { "rev", rev, o_rev },
+				       { "cumsum", cs, o_cs },       { "where", sel, o_sel } };
+	ext_run(ctx, b, "pad/slice/gather/tile/triangular/reverse/cumulativeSum/where", in, 1,
+		outs, 6);
+	const float w_sl[] = { -1, 2, -1, -1, 5, -1 }, w_tile[] = { 1, 2, 3, 1, 2, 3 },
+		    w_tri[] = { 1, 0, 0, 4, 5, 0 }, w_rev[] = { 3, 2, 1, 6, 5, 4 },
+		    w_cs[] = { 0, 1, 3, 0, 4, 9 }, w_sel[] = { 1, 2, 3, 6, 5, 4 };
+	ext_assert_floats("sliced", o_sl, w_sl, 6, 0);
+	ext_assert_floats("tiled", o_tile, w_tile, 6, 0);
+	ext_assert_floats("triangular", o_tri, w_tri, 6, 0);
+	ext_assert_floats("reverse", o_rev, w_rev, 6, 0);
+	ext_assert_floats("cumulativeSum", o_cs, w_cs, 6, 0);
+	ext_assert_floats("where", o_sel, w_sel, 6, 0);
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* Zero weights make the cells closed-form: gates are sigmoid(0) = 1/2 and candidates tanh(0) = 0,
+ * so gruCell gives h/2 and lstmCell gives c' = c/2, h' = tanh(c/2)/2. */
+TEST(client_ext_graph_recurrent_cells)
+{
+	struct test_daemon d;
+	ext_daemon_up(&d);
+	struct webnn_context *ctx = ext_connect(&d);
+	struct webnn_builder *b = NULL;
+	EXT_OK(ctx, webnn_builder_create(ctx, &b));
+	const uint32_t s12[] = { 1, 2 }, g_w[] = { 6, 2 }, g_rw[] = { 6, 2 }, l_w[] = { 8, 2 },
+		       l_rw[] = { 8, 2 };
+	static const float zeros[16] = { 0 };
+	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 2, s12);
+	struct webnn_operand *hid = ext_input(ctx, b, "h", WEBNN_FLOAT32, 2, s12);
+	struct webnn_operand *cell = ext_input(ctx, b, "c", WEBNN_FLOAT32, 2, s12);
+	struct webnn_operand *gw = ext_const(ctx, b, WEBNN_FLOAT32, 2, g_w, zeros);
+	struct webnn_operand *grw = ext_const(ctx, b, WEBNN_FLOAT32, 2, g_rw, zeros);
+	struct webnn_operand *lw = ext_const(ctx, b, WEBNN_FLOAT32, 2, l_w, zeros);
+	struct webnn_operand *lrw = ext_const(ctx, b, WEBNN_FLOAT32, 2, l_rw, zeros);
+	struct webnn_operand *g_out = NULL, *l_outs[2];
+	size_t n = 0;
+	EXT_OK(ctx, webnn_builder_gru_cell(b, x, gw, grw, hid, 2, NULL, &g_out));
+	EXT_OK(ctx, webnn_builder_lstm_cell(b, x, lw, lrw, hid, cell, 2, NULL, l_outs, 2, &n));
+	ASSERT_EQ(n, 2);
+	float xin[2] = { 0.3f, -0.7f }, hin[2] = { 0.8f, -0.4f }, cin[2] = { 1.0f, -2.0f };
+	float o_g[2], o_h[2], o_c[2];
+	const struct ext_io in[] = { { "x", NULL, xin }, { "h", NULL, hin }, { "c", NULL, cin } };
+	const struct ext_io outs[] = { { "gru", g_out, o_g },
+				       { "lstm_h", l_outs[0], o_h },
+				       { "lstm_c", l_outs[1], o_c } };
+	ext_run(ctx, b, "gruCell+lstmCell", in, 3, outs, 3);
+	const float w_g[] = { 0.4f, -0.2f }, w_c[] = { 0.5f, -1.0f };
+	const float w_h[] = { 0.5f * tanhf(0.5f), 0.5f * tanhf(-1.0f) };
+	ext_assert_floats("gruCell", o_g, w_g, 2, 1e-6f);
+	ext_assert_floats("lstmCell cell", o_c, w_c, 2, 1e-6f);
+	ext_assert_floats("lstmCell hidden", o_h, w_h, 2, 1e-6f);
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* 64-bit MLNumbers stay exact end to end: 2^53 + 1 is not a double. */
+TEST(client_ext_graph_exact_int64_numbers)
+{
+	struct test_daemon d;
+	ext_daemon_up(&d);
+	struct webnn_context *ctx = ext_connect(&d);
+	struct webnn_builder *b = NULL;
+	EXT_OK(ctx, webnn_builder_create(ctx, &b));
+	const uint32_t s2[] = { 2 }, one[] = { 1 };
+	const int64_t big = (INT64_C(1) << 53) + 1;
+	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_INT64, 1, s2);
+	struct webnn_operand *padded = NULL, *clamped = NULL, *casted = NULL;
+	struct webnn_pad_options po = WEBNN_PAD_OPTIONS_INIT;
+	po.value_number = WEBNN_NUMBER_I64(big);
+	EXT_OK(ctx, webnn_builder_pad(b, x, one, 1, one, 1, &po, &padded));
+	struct webnn_clamp_options co = WEBNN_CLAMP_OPTIONS_INIT;
+	co.min_number = WEBNN_NUMBER_I64(big);
+	EXT_OK(ctx, webnn_builder_clamp(b, x, &co, &clamped));
+	EXT_OK(ctx, webnn_builder_cast(b, x, WEBNN_INT32, &casted));
+	int64_t xin[2] = { 5, INT64_C(1) << 60 };
+	int64_t o_pad[4], o_clamp[2];
+	int32_t o_cast[2];
+	const struct ext_io in[] = { { "x", NULL, xin } };
+	const struct ext_io outs[] = { { "pad", padded, o_pad },
+				       { "clamp", clamped, o_clamp },
+				       { "cast", casted, o_cast } };
+	ext_run(ctx, b, "pad/clamp int64", in, 1, outs, 3);
+	ASSERT(o_pad[0] == big && o_pad[1] == 5 && o_pad[2] == (INT64_C(1) << 60) &&
+	       o_pad[3] == big);
+	ASSERT(o_clamp[0] == big && o_clamp[1] == (INT64_C(1) << 60));
+	ASSERT_EQ(o_cast[0], 5);
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+TEST(client_ext_graph_normalization_resample_quantize)
+{
+	struct test_daemon d;
+	ext_daemon_up(&d);
+	struct webnn_context *ctx = ext_connect(&d);
+	struct webnn_builder *b = NULL;
+	EXT_OK(ctx, webnn_builder_create(ctx, &b));
+	const uint32_t s1122[] = { 1, 1, 2, 2 };
+	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 4, s1122);
+	struct webnn_operand *ln = NULL, *inorm = NULL, *up = NULL, *q = NULL, *dq = NULL;
+	EXT_OK(ctx, webnn_builder_layer_normalization(b, x, NULL, &ln));
+	struct webnn_instance_normalization_options io = WEBNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
+	io.epsilon = 0;
+	EXT_OK(ctx, webnn_builder_instance_normalization(b, x, &io, &inorm));
+	struct webnn_resample2d_options ro = WEBNN_RESAMPLE2D_OPTIONS_INIT;
+	ro.scales[0] = ro.scales[1] = 2;
+	ro.n_scales = 2;
+	EXT_OK(ctx, webnn_builder_resample2d(b, x, &ro, &up));
+	const uint32_t s1144[] = { 1, 1, 4, 4 };
+	ext_assert_shape(up, WEBNN_FLOAT32, 4, s1144);
+	const float scale[] = { 0.5f };
+	const uint8_t zp[] = { 10 };
+	/* scale and zeroPoint have the input's rank (blockwise over the whole tensor here) */
+	const uint32_t s1111[] = { 1, 1, 1, 1 };
+	struct webnn_operand *sc = ext_const(ctx, b, WEBNN_FLOAT32, 4, s1111, scale);
+	struct webnn_operand *z = ext_const(ctx, b, WEBNN_UINT8, 4, s1111, zp);
+	EXT_OK(ctx, webnn_builder_quantize_linear(b, x, sc, z, &q));
+	ext_assert_shape(q, WEBNN_UINT8, 4, s1122);
+	EXT_OK(ctx, webnn_builder_dequantize_linear(b, q, sc, z, &dq));
+
+	float xin[4] = { 1, 2, 3, 4 };
+	float o_ln[4], o_in[4], o_up[16], o_dq[4];
+	uint8_t o_q[4];
+	const struct ext_io in[] = { { "x", NULL, xin } };
+	const struct ext_io outs[] = { { "ln", ln, o_ln },   { "in", inorm, o_in },
+				       { "up", up, o_up },   { "q", q, o_q },
+				       { "dq", dq, o_dq } };
+	ext_run(ctx, b, "layerNorm/instanceNorm/resample2d/quantize", in, 1, outs, 5);
+	/* mean 2.5, variance 1.25 over all four values */
+	const float r = 1.0f / sqrtf(1.25f);
+	const float w_in[] = { -1.5f * r, -0.5f * r, 0.5f * r, 1.5f * r };
+	ext_assert_floats("instanceNormalization", o_in, w_in, 4, 1e-5f);
+	ext_assert_floats("layerNormalization", o_ln, w_in, 4, 1e-4f);
+	const float w_up[] = { 1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4 };
+	ext_assert_floats("resample2d", o_up, w_up, 16, 0);
+	ASSERT(o_q[0] == 12 && o_q[1] == 14 && o_q[2] == 16 && o_q[3] == 18);
+	ext_assert_floats("dequantizeLinear", o_dq, xin, 4, 0);
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
