@@ -87,6 +87,8 @@ void server_stop(struct daemon *d);
 void server_queue(struct session *s, uint8_t *buf, size_t len);
 /* Closes the connection's socket (after a best-effort flush of queued frames). */
 void server_close_conn(struct session *s);
+/* Re-evaluates what the connection waits for (after its backlog of queued work shrank). */
+void server_resume(struct session *s);
 
 /* ---- objects: one id space per connection (idmap.c) */
 enum obj_kind { OBJ_CONTEXT = 1, OBJ_TENSOR, OBJ_CONSTANT, OBJ_GRAPH, OBJ_SHM };
@@ -220,6 +222,8 @@ struct cmd {
 	struct tensor **ins, **outs; /* dispatch, referenced, in graph order */
 	size_t n_ins, n_outs;
 	double ms;
+	bool queued;             /* pushed: counted in the session's n_pending */
+	uint64_t pending;        /* bytes counted in the session's pending_bytes */
 };
 
 struct cmd *cmd_new(enum cmd_type type, struct context *c);
@@ -261,6 +265,8 @@ struct session {
 	struct idmap ids;
 	uint64_t shm_bytes, mem_bytes;
 	size_t unpack_used, unpack_limit;
+	uint32_t n_pending;     /* commands queued on this connection's timelines */
+	uint64_t pending_bytes; /* data those commands hold (writes, read buffers, replies) */
 };
 
 struct session *session_create(struct daemon *d, int fd);
@@ -268,6 +274,9 @@ void session_ref(struct session *s);
 void session_unref(struct session *s);
 /* Handles bytes readable on the socket; returns false when the connection is finished. */
 void session_on_readable(struct session *s);
+/* Too much work queued: the connection is not read from until some of it completes, so that a
+ * client pipelining requests cannot make the daemon hold unbounded memory. */
+bool session_backlogged(const struct session *s);
 /* Closes the connection (no Goodbye) and drops every object it named. Safe to call twice. */
 void session_close(struct session *s, const char *why);
 /* Protocol violation: Goodbye{reason} then close. Always returns -1 for handler convenience. */

@@ -127,6 +127,13 @@ static void graph_discard(struct graph *g)
 /* The first input operand of an operation (its type selects the backend kernel). */
 static int op_first_input(const Webnn__Ipc__Operation *op, uint32_t *first)
 {
+	/* concat takes any number of inputs (past the cap below, which would skip the check) */
+	if (op->attrs_case == WEBNN__IPC__OPERATION__ATTRS_CONCAT && op->concat) {
+		if (op->concat->n_inputs == 0)
+			return 0;
+		*first = op->concat->inputs[0];
+		return 1;
+	}
 	uint32_t small[64], *ids = small;
 	int cap = 64, n;
 	for (;;) {
@@ -339,7 +346,26 @@ int handle_build_graph(struct session *s, struct request *rq)
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
 		goto fail;
 	}
-	g->mem_bytes = msg_bytes + scalar_bytes + n * (sizeof(struct wnn_desc) + 2 * sizeof(void *));
+	/* The backend holds every operation result that is not a graph output (those live in the
+	 * dispatch's tensors) for as long as the plan: count them like tensors. */
+	uint8_t *is_output = calloc(n ? n : 1, 1);
+	if (!is_output) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < gi->n_outputs; i++)
+		is_output[g->out_ops[i]] = 1;
+	uint64_t inter_bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		if (gi->operands[i]->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT &&
+		    !is_output[i]) {
+			uint64_t b = 0;
+			wnn_desc_bytes(&g->descs[i], &b);
+			inter_bytes += b;
+		}
+	free(is_output);
+	g->mem_bytes = msg_bytes + scalar_bytes + inter_bytes +
+		       n * (sizeof(struct wnn_desc) + 2 * sizeof(void *));
 	if (!session_charge(s, g->mem_bytes)) {
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
 			     "build: the graph's %" PRIu64 " bytes would exceed the connection's "

@@ -95,7 +95,7 @@ static void server_on_client(uv_poll_t *h, int status, int events);
 static void server_set_poll(struct session *s)
 {
 	int ev = 0;
-	if (s->out_bytes < SERVER_OUT_HIGH)
+	if (s->out_bytes < SERVER_OUT_HIGH && !session_backlogged(s))
 		ev |= UV_READABLE;
 	if (s->out_head)
 		ev |= UV_WRITABLE;
@@ -182,6 +182,12 @@ static void server_on_client(uv_poll_t *h, int status, int events)
 	if (!s->closed)
 		server_set_poll(s);
 	session_unref(s);
+}
+
+void server_resume(struct session *s)
+{
+	if (!s->closed && s->poll_active)
+		server_set_poll(s);
 }
 
 static void server_on_conn_closed(uv_handle_t *h)

@@ -380,11 +380,20 @@ out:
 	return ret;
 }
 
+/* Queued-work high-water marks of one connection (server_resume() reads on below them). */
+#define SESSION_PENDING_CMDS 1024
+#define SESSION_PENDING_BYTES (256u << 20)
+
+bool session_backlogged(const struct session *s)
+{
+	return s->n_pending >= SESSION_PENDING_CMDS || s->pending_bytes >= SESSION_PENDING_BYTES;
+}
+
 void session_on_readable(struct session *s)
 {
 	session_ref(s);
 	/* A bounded number of reads per wake-up keeps one busy client from starving others. */
-	for (int round = 0; round < 64 && !s->closed; round++) {
+	for (int round = 0; round < 64 && !s->closed && !session_backlogged(s); round++) {
 		int r = wnn_reader_fill(&s->reader, s->fd);
 		if (r == -EAGAIN)
 			break;

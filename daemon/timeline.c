@@ -26,6 +26,12 @@ static bool cmd_is_release(const struct cmd *cmd)
 
 static void cmd_free(struct cmd *cmd)
 {
+	if (cmd->queued) {
+		struct session *s = cmd->ctx->obj.s;
+		s->n_pending--;
+		s->pending_bytes -= cmd->pending;
+		server_resume(s);
+	}
 	switch (cmd->type) {
 	case CMD_RELEASE_TENSOR: {
 		struct tensor *t = cmd->tensor; /* refs already 0: this command owns it */
@@ -403,6 +409,13 @@ static void timeline_kick(struct context *c)
 void timeline_push(struct cmd *cmd)
 {
 	struct context *c = cmd->ctx;
+	if (!cmd_is_release(cmd)) {
+		struct session *s = c->obj.s;
+		cmd->queued = true;
+		cmd->pending = cmd->size;
+		s->n_pending++;
+		s->pending_bytes += cmd->pending;
+	}
 	if (c->tail)
 		c->tail->next = cmd;
 	else

@@ -1006,3 +1006,208 @@ TEST(protocol_disconnect_with_work_in_flight)
 	pt_close(&b);
 	test_daemon_stop(&d);
 }
+
+/* ---- hostile-input regressions (found reviewing for the fuzz targets) */
+
+/* The plan's intermediates count against the connection's quota: without that, one BuildGraph
+ * of small inputs broadcast to 2 GiB intermediates made the backend allocate far beyond it. */
+TEST(protocol_graph_intermediates_are_charged)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn c;
+	pt_connect(&c, &d);
+	pt_hello(&c);
+	pt_create_context(&c, 1);
+	/* t0 = add(a [N, 1], b [1, N]) is just under 2 GiB; relu six times; the last is the output:
+	 * five 2 GiB intermediates exceed the default 8 GiB quota. */
+	enum { N = 23170, RELUS = 6, N_OPS = RELUS + 1, N_OPERANDS = 2 + N_OPS };
+	uint32_t sa[2] = { N, 1 }, sb[2] = { 1, N }, sbig[2] = { N, N };
+	Webnn__Ipc__OperandDescriptor da = WEBNN__IPC__OPERAND_DESCRIPTOR__INIT, db = da, dbig = da;
+	da.data_type = db.data_type = dbig.data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
+	da.n_shape = db.n_shape = dbig.n_shape = 2;
+	da.shape = sa, db.shape = sb, dbig.shape = sbig;
+	Webnn__Ipc__Operand operands[N_OPERANDS], *op_ptrs[N_OPERANDS];
+	for (int i = 0; i < N_OPERANDS; i++) {
+		webnn__ipc__operand__init(&operands[i]);
+		operands[i].kind = i < 2 ? WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT
+					 : WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT;
+		operands[i].descriptor = i == 0 ? &da : i == 1 ? &db : &dbig;
+		op_ptrs[i] = &operands[i];
+	}
+	operands[0].name = "a";
+	operands[1].name = "b";
+	Webnn__Ipc__ElementwiseBinary bin = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+	bin.a = 0, bin.b = 1, bin.output = 2;
+	Webnn__Ipc__ElementwiseUnary un[RELUS];
+	Webnn__Ipc__Operation ops[N_OPS], *opp[N_OPS];
+	for (int i = 0; i < N_OPS; i++) {
+		webnn__ipc__operation__init(&ops[i]);
+		opp[i] = &ops[i];
+		if (i == 0) {
+			ops[i].op = wnn_ops[WNN_OP_ADD].id;
+			ops[i].attrs_case = WEBNN__IPC__OPERATION__ATTRS_BINARY;
+			ops[i].binary = &bin;
+			continue;
+		}
+		webnn__ipc__elementwise_unary__init(&un[i - 1]);
+		un[i - 1].input = (uint32_t)(i + 1);
+		un[i - 1].output = (uint32_t)(i + 2);
+		ops[i].op = wnn_ops[WNN_OP_RELU].id;
+		ops[i].attrs_case = WEBNN__IPC__OPERATION__ATTRS_UNARY;
+		ops[i].unary = &un[i - 1];
+	}
+	Webnn__Ipc__NamedOperand na = WEBNN__IPC__NAMED_OPERAND__INIT, nb = na, ny = na;
+	na.name = "a", na.operand = 0;
+	nb.name = "b", nb.operand = 1;
+	ny.name = "y", ny.operand = N_OPERANDS - 1;
+	Webnn__Ipc__NamedOperand *ins[] = { &na, &nb }, *outs[] = { &ny };
+	Webnn__Ipc__GraphInfo gi = WEBNN__IPC__GRAPH_INFO__INIT;
+	gi.n_operands = N_OPERANDS, gi.operands = op_ptrs;
+	gi.n_operations = N_OPS, gi.operations = opp;
+	gi.n_inputs = 2, gi.inputs = ins;
+	gi.n_outputs = 1, gi.outputs = outs;
+	Webnn__Ipc__BuildGraph bg = WEBNN__IPC__BUILD_GRAPH__INIT;
+	bg.context_id = 1, bg.graph_id = 2, bg.graph = &gi;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
+	m.build_graph = &bg;
+	pt_call_err(&c, &m, WEBNN__IPC__STATUS__NO_MEMORY, "quota");
+	/* The same graph over [64, 64] builds. */
+	sa[0] = sb[1] = sbig[0] = sbig[1] = 64;
+	pt_call_ok(&c, &m);
+	pt_roundtrip(&c, 1, 3, 1.0f);
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
+
+static long pt_vm_data_kib(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	long kib = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmData: %ld", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/* A client pipelining thousands of small requests behind slow work must not make the daemon
+ * queue unbounded memory: each ReadTensor of 64 KiB used to allocate its reply buffer when it
+ * was read, so 14-byte frames cost 64 KiB each. The daemon now stops reading while too much
+ * work is queued; every request is still answered. */
+TEST(protocol_pipelined_requests_are_bounded)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn c;
+	pt_connect(&c, &d);
+	pt_hello(&c);
+	pt_create_context(&c, 1);
+	/* Slow head of line: y = matmul(a, b) over [512, 512]. */
+	enum { M = 512 };
+	const uint32_t sq[] = { M, M }, row[] = { 1, 16384 };
+	struct pt_graph g;
+	pt_graph_init(&g, 1, 2, 3);
+	pt_operand(&g, 0, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "x", sq, 2);
+	pt_operand(&g, 1, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "y", sq, 2);
+	pt_operand(&g, 2, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL, sq, 2);
+	Webnn__Ipc__Matmul mm = WEBNN__IPC__MATMUL__INIT;
+	mm.a = 0, mm.b = 1, mm.output = 2;
+	g.op.op = wnn_ops[WNN_OP_MATMUL].id;
+	g.op.attrs_case = WEBNN__IPC__OPERATION__ATTRS_MATMUL;
+	g.op.matmul = &mm;
+	pt_graph_io(&g, 2, (const char *const[]){ "x", "y" }, (const uint32_t[]){ 0, 1 }, "z", 2);
+	pt_call_ok(&c, &g.m);
+	pt_create_tensor(&c, 1, 3, sq, 2);
+	pt_create_tensor(&c, 1, 4, sq, 2);
+	pt_create_tensor(&c, 1, 5, sq, 2);
+	pt_create_tensor(&c, 1, 6, row, 2); /* 64 KiB, read back many times */
+
+	enum { N = 12000 };
+	size_t cap = 1 << 20, len = 0;
+	uint8_t *out = malloc(cap);
+	ASSERT(out);
+	for (int i = 0; i <= N; i++) {
+		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+		Webnn__Ipc__ReadTensor r = WEBNN__IPC__READ_TENSOR__INIT;
+		Webnn__Ipc__NamedTensor nx = WEBNN__IPC__NAMED_TENSOR__INIT, ny = nx, nz = nx;
+		Webnn__Ipc__NamedTensor *dins[] = { &nx, &ny }, *douts[] = { &nz };
+		Webnn__Ipc__Dispatch dp = WEBNN__IPC__DISPATCH__INIT;
+		if (i == 0) {
+			nx.name = "x", nx.tensor_id = 3;
+			ny.name = "y", ny.tensor_id = 4;
+			nz.name = "z", nz.tensor_id = 5;
+			dp.context_id = 1, dp.graph_id = 2;
+			dp.n_inputs = 2, dp.inputs = dins;
+			dp.n_outputs = 1, dp.outputs = douts;
+			m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DISPATCH;
+			m.dispatch = &dp;
+		} else {
+			r.tensor_id = 6;
+			m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_READ_TENSOR;
+			m.read_tensor = &r;
+			m.has_serial = true;
+			m.serial = 100 + (uint64_t)i;
+		}
+		size_t n;
+		uint8_t *f = wnn_frame_pack(&m, &n);
+		ASSERT(f);
+		if (len + n > cap) {
+			cap *= 2;
+			out = realloc(out, cap);
+			ASSERT(out);
+		}
+		memcpy(out + len, f, n);
+		len += n;
+		free(f);
+	}
+	long base = pt_vm_data_kib(d.pid), peak = base;
+	ASSERT(base > 0);
+	int fl = fcntl(c.fd, F_GETFL);
+	ASSERT(fcntl(c.fd, F_SETFL, fl | O_NONBLOCK) == 0);
+	size_t sent = 0;
+	int replies = 0;
+	for (int spins = 0; replies < N; spins++) {
+		ASSERT_MSG(spins < 2000000, "stalled: %d of %d replies, %zu of %zu bytes sent",
+			   replies, N, sent, len);
+		struct pollfd p = { c.fd, POLLIN | (sent < len ? POLLOUT : 0), 0 };
+		ASSERT_MSG(poll(&p, 1, 10000) > 0, "no progress within 10 s (%d replies)", replies);
+		if (sent < len && (p.revents & POLLOUT)) {
+			ssize_t w = send(c.fd, out + sent, len - sent, MSG_NOSIGNAL);
+			ASSERT_MSG(w > 0 || errno == EAGAIN, "send: %s", strerror(errno));
+			if (w > 0)
+				sent += (size_t)w;
+		}
+		if (p.revents & POLLIN) {
+			int r = wnn_reader_fill(&c.r, c.fd);
+			ASSERT_MSG(r > 0 || r == -EAGAIN, "read: %d", r);
+			const uint8_t *payload;
+			size_t plen;
+			int fds[WNN_FRAME_MAX_FDS], n_fds = 0;
+			while (wnn_reader_next(&c.r, &payload, &plen, fds, &n_fds) == 1) {
+				Webnn__Ipc__ServerMessage *s =
+					webnn__ipc__server_message__unpack(NULL, plen, payload);
+				ASSERT(s && s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY);
+				ASSERT_MSG(!s->reply->error, "read: %s", s->reply->error->message);
+				ASSERT_EQ(s->reply->serial, 100 + (uint64_t)replies + 1);
+				replies++;
+				pt_free(s);
+				wnn_reader_consume(&c.r);
+			}
+		}
+		long now = pt_vm_data_kib(d.pid);
+		if (now > peak)
+			peak = now;
+	}
+	free(out);
+	/* Unbounded, the queue alone was N * 64 KiB = 750 MiB. */
+	ASSERT_MSG(peak - base < 400 * 1024, "the daemon's data grew by %ld MiB", (peak - base) >> 10);
+	ASSERT(fcntl(c.fd, F_SETFL, fl) == 0);
+	pt_roundtrip(&c, 1, 20, 2.0f);
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
