@@ -113,6 +113,13 @@ int handle_create_context(struct session *s, struct request *rq)
 		session_send_error_reply(s, rq->serial, &diag);
 		return 0;
 	}
+	if (s->n_contexts >= d->limits.max_contexts) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
+			     "createContext: the connection already has %u contexts (the limit)",
+			     s->n_contexts);
+		session_send_error_reply(s, rq->serial, &diag);
+		return 0;
+	}
 	struct backend_context_options opts = { .accelerated = true };
 	if (m->has_accelerated)
 		opts.accelerated = m->accelerated;
@@ -142,6 +149,7 @@ int handle_create_context(struct session *s, struct request *rq)
 	}
 	d->impl->context_info(c->bctx, &c->info);
 	obj_init(&c->obj, s, OBJ_CONTEXT, m->context_id);
+	s->n_contexts++; /* before registering: a failed registration finalizes the context */
 	if (session_register(s, &c->obj) < 0)
 		return -1;
 
@@ -245,6 +253,7 @@ void context_finalize(struct context *c)
 	/* Every tensor, graph and command of the context is gone by now (each holds a ref). */
 	struct session *s = c->obj.s;
 	s->d->impl->context_destroy(c->bctx);
+	s->n_contexts--;
 	free(c);
 	session_unref(s);
 }

@@ -45,6 +45,7 @@ struct daemon_limits {
 	uint64_t max_session_bytes; /* tensors + constants + retained graphs of one connection */
 	size_t unpack_budget;       /* heap one protobuf unpack may use */
 	uint32_t max_sessions;      /* connections served at once */
+	uint32_t max_contexts;      /* live contexts of one connection (each holds a device queue) */
 };
 
 /* The (operator, role) limits of opSupportLimits for the active backend, built once. */
@@ -266,6 +267,7 @@ struct session {
 	uint64_t shm_bytes, mem_bytes;
 	size_t unpack_used, unpack_limit;
 	uint32_t n_pending;     /* commands queued on this connection's timelines */
+	uint32_t n_contexts;    /* live contexts, against limits.max_contexts */
 	uint64_t pending_bytes; /* data those commands hold (writes, read buffers, replies) */
 };
 

@@ -31,6 +31,7 @@ void daemon_limits_default(struct daemon_limits *l)
 		.max_session_bytes = 8ull << 30,
 		.unpack_budget = 128u << 20,
 		.max_sessions = 256,
+		.max_contexts = 32,
 	};
 }
 

@@ -43,6 +43,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		.max_session_bytes = 8u << 20,
 		.unpack_budget = 8u << 20,
 		.max_sessions = 256,
+		.max_contexts = 32,
 	};
 	d.loop = uv_default_loop();
 	d.listen_fd = -1;
