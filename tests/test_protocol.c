@@ -1211,3 +1211,29 @@ TEST(protocol_pipelined_requests_are_bounded)
 	pt_close(&c);
 	test_daemon_stop(&d);
 }
+
+TEST(protocol_contexts_per_connection_are_limited)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn c;
+	pt_connect(&c, &d);
+	pt_hello(&c);
+	for (uint32_t id = 1; id <= 32; id++)
+		pt_create_context(&c, id);
+	Webnn__Ipc__ServerMessage *s = pt_create_context_reply(&c, 33);
+	ASSERT(s->reply->error);
+	ASSERT_EQ(s->reply->error->status, WEBNN_STATUS_NO_MEMORY);
+	ASSERT_CONTAINS(s->reply->error->message, "already has 32 contexts");
+	pt_free(s);
+	/* Destroying one frees its slot: the next context is accepted again. */
+	Webnn__Ipc__DestroyContext dc = WEBNN__IPC__DESTROY_CONTEXT__INIT;
+	dc.context_id = 5;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_CONTEXT;
+	m.destroy_context = &dc;
+	pt_send(&c, &m);
+	pt_create_context(&c, 34);
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
