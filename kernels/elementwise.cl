@@ -24,6 +24,25 @@ inline void bc2(uint i, uint rank, uint8 dims_, uint8 as_, uint8 bs_, uint *ia, 
 	*ib = ob;
 }
 
+#ifdef IS_INT
+/* Integer pow as the reference backend computes it: exact a^b by repeated squaring modulo
+ * 2^64 (the store truncates, as integer mul does); a negative exponent gives the truncated
+ * 1 / a^|b|: 1 for a = 1, +-1 for a = -1 (by parity), else 0. */
+inline ACC ew_ipow(ACC a, ACC b)
+{
+	if (b < (ACC)0)
+		return a == (ACC)1 ? (ACC)1 : a == (ACC)-1 ? ((b & 1) ? (ACC)-1 : (ACC)1) : (ACC)0;
+	ulong r = 1, x = (ulong)a, e = (ulong)b;
+	while (e) {
+		if (e & 1)
+			r *= x;
+		x *= x;
+		e >>= 1;
+	}
+	return (ACC)r;
+}
+#endif
+
 /* rank 0: both operands have the output's shape (flat index). */
 #define EWB_(name, OUT, CT, expr)                                                              \
 	__kernel void name(__global const T *A, __global const T *B, __global OT_##OUT *O,       \

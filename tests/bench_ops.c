@@ -1,12 +1,15 @@
-/* OpenCL backend benchmarks (make bench): sgemm and conv2d through the backend vs same-run baselines. */
+/* OpenCL backend benchmarks (make bench): sgemm, conv2d and whole models vs same-run baselines. */
 #include <clblast_c.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "daemon/backend/opencl/ocl.h"
 #include "tests/graphs.h"
+#include "tests/npy.h"
 #include "tests/test.h"
+#include "webnn.h"
 
 static double bench_now(void)
 {
@@ -21,7 +24,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-#define BENCH_REPS 7
+#define BENCH_REPS 11
 
 struct bench_env {
 	struct backend *be;
@@ -47,8 +50,11 @@ static void bench_close(struct bench_env *e)
 	backend_opencl.shutdown(e->be);
 }
 
-/* Median seconds of one execute of a single-operation graph (inputs random, compiled once). */
-static double bench_graph(struct bench_env *e, const struct backend_graph *g)
+/* Median seconds of one execute of a single-operation graph (inputs random, compiled once).
+ * With base non-NULL the graph is compiled a second time with $WEBNN_OCL_BASELINE set (the
+ * first version's plans) and the two plans run interleaved, so both medians see the same load;
+ * *base gets the baseline's median. */
+static double bench_graph2(struct bench_env *e, const struct backend_graph *g, double *base)
 {
 	struct wnn_diag diag = { 0 };
 	struct backend_tensor *in[TG_MAX_OPERANDS] = { 0 }, *out[TG_MAX_OPERANDS] = { 0 };
@@ -65,24 +71,40 @@ static double bench_graph(struct bench_env *e, const struct backend_graph *g)
 	for (size_t i = 0; i < g->n_outputs; i++)
 		ASSERT(backend_opencl.tensor_create(e->ctx, &g->descs[g->output_operands[i]], &out[i],
 						    &diag) == WEBNN_STATUS_OK);
-	struct backend_plan *plan;
-	ASSERT_MSG(backend_opencl.compile(e->ctx, g, &plan, &diag) == WEBNN_STATUS_OK, "%s",
-		   diag.message);
-	double t[BENCH_REPS];
-	ASSERT(backend_opencl.execute(plan, in, out, &diag) == WEBNN_STATUS_OK); /* warm-up */
-	for (int r = 0; r < BENCH_REPS; r++) {
-		double t0 = bench_now();
-		ASSERT_MSG(backend_opencl.execute(plan, in, out, &diag) == WEBNN_STATUS_OK, "%s",
-			   diag.message);
-		t[r] = bench_now() - t0;
+	struct backend_plan *plan[2] = { NULL, NULL };
+	int n_plans = base ? 2 : 1;
+	for (int v = 0; v < n_plans; v++) {
+		if (v == 1)
+			setenv("WEBNN_OCL_BASELINE", "1", 1);
+		enum webnn_status st = backend_opencl.compile(e->ctx, g, &plan[v], &diag);
+		unsetenv("WEBNN_OCL_BASELINE");
+		ASSERT_MSG(st == WEBNN_STATUS_OK, "%s", diag.message);
+		ASSERT(backend_opencl.execute(plan[v], in, out, &diag) == WEBNN_STATUS_OK); /* warm */
 	}
-	backend_opencl.plan_destroy(plan);
+	double t[2][BENCH_REPS];
+	for (int r = 0; r < BENCH_REPS; r++)
+		for (int v = 0; v < n_plans; v++) {
+			double t0 = bench_now();
+			ASSERT_MSG(backend_opencl.execute(plan[v], in, out, &diag) == WEBNN_STATUS_OK,
+				   "%s", diag.message);
+			t[v][r] = bench_now() - t0;
+		}
+	for (int v = 0; v < n_plans; v++) {
+		backend_opencl.plan_destroy(plan[v]);
+		qsort(t[v], BENCH_REPS, sizeof t[v][0], cmp_double);
+	}
 	for (size_t i = 0; i < TG_MAX_OPERANDS; i++) {
 		backend_opencl.tensor_destroy(in[i]);
 		backend_opencl.tensor_destroy(out[i]);
 	}
-	qsort(t, BENCH_REPS, sizeof t[0], cmp_double);
-	return t[BENCH_REPS / 2];
+	if (base)
+		*base = t[1][BENCH_REPS / 2];
+	return t[0][BENCH_REPS / 2];
+}
+
+static double bench_graph(struct bench_env *e, const struct backend_graph *g)
+{
+	return bench_graph2(e, g, NULL);
 }
 
 static cl_mem bench_buffer(struct bench_env *e, size_t floats)
@@ -174,103 +196,381 @@ TEST_TIMEOUT(bench_sgemm, 600)
 struct conv_bench {
 	const char *name;
 	uint32_t c, h, w, oc, k, stride, pad, groups;
+	int act; /* 0 none, 1 relu, 2 relu6 (clamp 0..6) after the conv */
 };
 
-struct convgemm_args {
-	const struct conv_bench *c;
-	cl_mem in, w, out;
-};
-static CLBlastStatusCode raw_convgemm(struct bench_env *e, void *arg)
+/* conv2d (+ relu/clamp) as a graph: nhwc/ohwi (ihwo for depthwise) or nchw/oihw. */
+static void conv_graph(struct tg_graph *tg, const struct conv_bench *c, bool nhwc,
+		       Webnn__Ipc__Conv2d *m, Webnn__Ipc__Operation *o, Webnn__Ipc__Clamp *cl,
+		       Webnn__Ipc__ElementwiseUnary *u, Webnn__Ipc__Operation *o2,
+		       Webnn__Ipc__Number *lo, Webnn__Ipc__Number *hi, uint32_t *pad, uint32_t *st)
 {
-	struct convgemm_args *a = arg;
-	const struct conv_bench *c = a->c;
-	return CLBlastSconvgemm(CLBlastKernelModeCrossCorrelation, c->c, c->h, c->w, c->k, c->k,
-				c->pad, c->pad, c->stride, c->stride, 1, 1, c->oc, 1, a->in, 0, a->w,
-				0, a->out, 0, &e->ctx->queue, NULL);
+	struct wnn_diag diag = { 0 };
+	tg_init(tg);
+	uint32_t icg = c->c / c->groups;
+	bool dw = c->groups > 1 && c->groups == c->c;
+	uint32_t x = tg_input(tg, WNN_F32, 4,
+			      nhwc ? (uint32_t[]){ 1, c->h, c->w, c->c }
+				   : (uint32_t[]){ 1, c->c, c->h, c->w });
+	size_t fcount = (size_t)c->oc * icg * c->k * c->k;
+	float *fw = malloc(fcount * 4), *bias = malloc(c->oc * 4);
+	tg_random(fw, WNN_F32, fcount, 3, -0.1, 0.1);
+	tg_random(bias, WNN_F32, c->oc, 4, -0.1, 0.1);
+	uint32_t f = tg_constant(tg, WNN_F32, 4,
+				 !nhwc ? (uint32_t[]){ c->oc, icg, c->k, c->k }
+				 : dw  ? (uint32_t[]){ 1, c->k, c->k, c->oc }
+				       : (uint32_t[]){ c->oc, c->k, c->k, icg },
+				 fw);
+	uint32_t bb = tg_constant(tg, WNN_F32, 1, (uint32_t[]){ c->oc }, bias);
+	free(fw);
+	free(bias);
+	for (int i = 0; i < 4; i++)
+		pad[i] = c->pad;
+	st[0] = st[1] = c->stride;
+	m->input = x;
+	m->filter = f;
+	m->has_bias = 1;
+	m->bias = bb;
+	m->output = tg_next(tg);
+	m->n_padding = 4;
+	m->padding = pad;
+	m->n_strides = 2;
+	m->strides = st;
+	m->has_groups = 1;
+	m->groups = c->groups;
+	m->has_input_layout = m->has_filter_layout = 1;
+	m->input_layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
+	m->filter_layout = !nhwc ? WEBNN__IPC__CONV2D_FILTER_LAYOUT__OIHW
+			   : dw  ? WEBNN__IPC__CONV2D_FILTER_LAYOUT__IHWO
+				 : WEBNN__IPC__CONV2D_FILTER_LAYOUT__OHWI;
+	tg_set_op(o, WNN_OP_CONV2D, m);
+	ASSERT_MSG(tg_op(tg, o, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	if (c->act == 1) {
+		u->input = m->output;
+		u->output = tg_next(tg);
+		tg_set_op(o2, WNN_OP_RELU, u);
+		ASSERT_MSG(tg_op(tg, o2, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	} else if (c->act == 2) {
+		lo->value_case = hi->value_case = WEBNN__IPC__NUMBER__VALUE_F;
+		lo->f = 0;
+		hi->f = 6;
+		cl->input = m->output;
+		cl->output = tg_next(tg);
+		cl->min_value = lo;
+		cl->max_value = hi;
+		tg_set_op(o2, WNN_OP_CLAMP, cl);
+		ASSERT_MSG(tg_op(tg, o2, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	}
 }
 
+/* Each conv (with its activation) in both layouts, against the first version's plans
+ * ($WEBNN_OCL_BASELINE: unfused activation, generic depthwise kernel, one GEMM orientation)
+ * interleaved in the same run. */
 TEST_TIMEOUT(bench_conv2d, 600)
 {
 	struct bench_env e;
 	bench_open(&e);
 	static const struct conv_bench convs[] = {
-		{ "squeezenet conv1 7x7s2", 3, 224, 224, 96, 7, 2, 2, 1 },
-		{ "squeezenet fire2 e3x3", 16, 55, 55, 64, 3, 1, 1, 1 },
-		{ "squeezenet fire2 sq1x1", 96, 55, 55, 16, 1, 1, 0, 1 },
-		{ "squeezenet fire9 e3x3", 64, 13, 13, 256, 3, 1, 1, 1 },
-		{ "squeezenet conv10 1x1", 512, 13, 13, 1000, 1, 1, 0, 1 },
-		{ "mobilenet conv1 3x3s2", 3, 224, 224, 32, 3, 2, 1, 1 },
-		{ "mobilenet dw 3x3", 32, 112, 112, 32, 3, 1, 1, 32 },
-		{ "mobilenet pw 1x1", 32, 112, 112, 64, 1, 1, 0, 1 },
+		{ "sqz conv1 7x7s2 +relu", 3, 224, 224, 96, 7, 2, 2, 1, 1 },
+		{ "sqz fire2 sq1x1 +relu", 96, 55, 55, 16, 1, 1, 0, 1, 1 },
+		{ "sqz fire2 e3x3 +relu", 16, 55, 55, 64, 3, 1, 1, 1, 1 },
+		{ "sqz fire9 e3x3 +relu", 64, 13, 13, 256, 3, 1, 1, 1, 1 },
+		{ "sqz conv10 1x1 +relu", 512, 13, 13, 1000, 1, 1, 0, 1, 1 },
+		{ "mnv2 conv1 3x3s2 +relu6", 3, 224, 224, 32, 3, 2, 1, 1, 2 },
+		{ "mnv2 dw 112x32 +relu6", 32, 112, 112, 32, 3, 1, 1, 32, 2 },
+		{ "mnv2 dw s2 112x96 +relu6", 96, 112, 112, 96, 3, 2, 1, 96, 2 },
+		{ "mnv2 dw 14x576 +relu6", 576, 14, 14, 576, 3, 1, 1, 576, 2 },
+		{ "mnv2 dw 7x960 +relu6", 960, 7, 7, 960, 3, 1, 1, 960, 2 },
+		{ "mnv2 project 112 32->16", 32, 112, 112, 16, 1, 1, 0, 1, 0 },
+		{ "mnv2 expand 56 24->144", 24, 56, 56, 144, 1, 1, 0, 1, 2 },
+		{ "mnv2 project 28 192->32", 192, 28, 28, 32, 1, 1, 0, 1, 0 },
 	};
-	printf("  %-24s %14s %14s %14s %9s\n", "conv2d (batch 1)", "nhwc/ohwi", "nchw/oihw",
-	       "Sconvgemm", "ratio");
+	printf("  %-26s %21s %8s %21s %8s\n", "conv2d (batch 1)", "nhwc: now / baseline",
+	       "ratio", "nchw: now / baseline", "ratio");
 	for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
 		const struct conv_bench *c = &convs[i];
+		/* WEBNN_BENCH_FILTER=text: only the rows whose name contains it */
+		const char *only = getenv("WEBNN_BENCH_FILTER");
+		if (only && *only && !strstr(c->name, only))
+			continue;
 		uint32_t oh = (c->h + 2 * c->pad - c->k) / c->stride + 1;
 		uint32_t ow = (c->w + 2 * c->pad - c->k) / c->stride + 1;
 		double fl = 2.0 * oh * ow * c->oc * (c->c / c->groups) * c->k * c->k;
-		double t[2];
+		double t[2], tb[2];
 		for (int nhwc = 1; nhwc >= 0; nhwc--) {
 			struct tg_graph tg;
 			struct wnn_diag diag = { 0 };
-			tg_init(&tg);
-			uint32_t icg = c->c / c->groups;
-			uint32_t x = tg_input(&tg, WNN_F32, 4,
-					      nhwc ? (uint32_t[]){ 1, c->h, c->w, c->c }
-						   : (uint32_t[]){ 1, c->c, c->h, c->w });
-			size_t fcount = (size_t)c->oc * icg * c->k * c->k;
-			float *fw = malloc(fcount * 4), *bias = malloc(c->oc * 4);
-			tg_random(fw, WNN_F32, fcount, 3, -0.1, 0.1);
-			tg_random(bias, WNN_F32, c->oc, 4, -0.1, 0.1);
-			uint32_t f = tg_constant(&tg, WNN_F32, 4,
-						 nhwc ? (uint32_t[]){ c->oc, c->k, c->k, icg }
-						      : (uint32_t[]){ c->oc, icg, c->k, c->k },
-						 fw);
-			uint32_t bb = tg_constant(&tg, WNN_F32, 1, (uint32_t[]){ c->oc }, bias);
-			free(fw);
-			free(bias);
 			Webnn__Ipc__Conv2d m = WEBNN__IPC__CONV2D__INIT;
-			uint32_t pad[4] = { c->pad, c->pad, c->pad, c->pad }, st[2] = { c->stride, c->stride };
-			m.input = x;
-			m.filter = f;
-			m.has_bias = 1;
-			m.bias = bb;
-			m.output = tg_next(&tg);
-			m.n_padding = 4;
-			m.padding = pad;
-			m.n_strides = 2;
-			m.strides = st;
-			m.has_groups = 1;
-			m.groups = c->groups;
-			m.has_input_layout = m.has_filter_layout = 1;
-			m.input_layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
-			m.filter_layout = nhwc ? WEBNN__IPC__CONV2D_FILTER_LAYOUT__OHWI
-					       : WEBNN__IPC__CONV2D_FILTER_LAYOUT__OIHW;
-			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-			tg_set_op(&o, WNN_OP_CONV2D, &m);
-			ASSERT_MSG(tg_op(&tg, &o, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+			Webnn__Ipc__Clamp cl = WEBNN__IPC__CLAMP__INIT;
+			Webnn__Ipc__ElementwiseUnary u = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT,
+					      o2 = WEBNN__IPC__OPERATION__INIT;
+			Webnn__Ipc__Number lo = WEBNN__IPC__NUMBER__INIT, hi = WEBNN__IPC__NUMBER__INIT;
+			uint32_t pad[4], st[2];
+			conv_graph(&tg, c, nhwc, &m, &o, &cl, &u, &o2, &lo, &hi, pad, st);
 			const struct backend_graph *g = tg_finish(&tg, &diag);
 			ASSERT_MSG(g, "%s", diag.message);
-			t[nhwc] = bench_graph(&e, g);
+			t[nhwc] = bench_graph2(&e, g, &tb[nhwc]);
 			tg_free(&tg);
 		}
-		double tc = 0;
-		if (c->groups == 1) {
-			struct convgemm_args a = { c, bench_buffer(&e, (size_t)c->c * c->h * c->w),
-						   bench_buffer(&e, (size_t)c->oc * c->c * c->k * c->k),
-						   bench_buffer(&e, (size_t)c->oc * oh * ow) };
-			tc = bench_call(&e, raw_convgemm, &a);
-			clReleaseMemObject(a.in);
-			clReleaseMemObject(a.w);
-			clReleaseMemObject(a.out);
-		}
-		printf("  %-24s %8.1f GF/s %8.1f GF/s %8.1f GF/s", c->name, fl / t[1] / 1e9,
-		       fl / t[0] / 1e9, tc ? fl / tc / 1e9 : 0.0);
-		if (tc)
-			printf(" %7.2fx (nhwc / Sconvgemm)\n", tc / t[1]);
-		else
-			printf("   (%.3f ms; no CLBlast routine)\n", t[1] * 1e3);
+		printf("  %-26s %6.1f / %5.1f GF/s %7.2fx %6.1f / %5.1f GF/s %7.2fx  (%.3f ms nhwc)\n",
+		       c->name, fl / t[1] / 1e9, fl / tb[1] / 1e9, tb[1] / t[1], fl / t[0] / 1e9,
+		       fl / tb[0] / 1e9, tb[0] / t[0], t[1] * 1e3);
 	}
 	bench_close(&e);
+}
+
+/* ------------------------------------------------------------------ whole models */
+
+/* A graph built through libwebnn on a webnnd; weights from ../shared/models/<dir>/weights. */
+struct mdl {
+	struct webnn_context *ctx;
+	struct webnn_builder *b;
+	const char *dir;
+};
+
+#define MDL_OK(s, what)                                                                        \
+	ASSERT_MSG((s) == WEBNN_STATUS_OK, "%s: %s: %s", what, webnn_status_name(s),           \
+		   webnn_context_last_error(z->ctx))
+
+static struct webnn_operand *mdl_weight(struct mdl *z, const char *name)
+{
+	char path[8192], err[512];
+	struct npy_array a;
+	snprintf(path, sizeof path, "%s/weights/%s.npy", z->dir, name);
+	ASSERT_MSG(npy_load_f32(path, &a, err, sizeof err), "%s", err);
+	struct webnn_operand_desc d = { .data_type = WEBNN_FLOAT32, .rank = a.rank };
+	memcpy(d.shape, a.shape, sizeof(uint32_t) * a.rank);
+	struct webnn_operand *op;
+	MDL_OK(webnn_builder_constant(z->b, &d, a.data, a.count * sizeof(float), &op), name);
+	npy_free(&a);
+	return op;
+}
+
+/* conv2d (nhwc, bias) + act: 0 none, 1 relu, 2 relu6. groups > 1: depthwise (ihwo). */
+static struct webnn_operand *mdl_conv(struct mdl *z, struct webnn_operand *x, const char *filter,
+				      const char *bias, uint32_t stride, const uint32_t pad[4],
+				      uint32_t groups, int act)
+{
+	struct webnn_conv2d_options o = WEBNN_CONV2D_OPTIONS_INIT;
+	struct webnn_operand *y;
+	o.input_layout = WEBNN_LAYOUT_NHWC;
+	o.filter_layout = groups > 1 ? WEBNN_FILTER_IHWO : WEBNN_FILTER_OHWI;
+	o.groups = groups;
+	o.bias = mdl_weight(z, bias);
+	o.strides[0] = o.strides[1] = stride;
+	o.n_strides = 2;
+	memcpy(o.padding, pad, sizeof o.padding);
+	o.n_padding = 4;
+	MDL_OK(webnn_builder_conv2d(z->b, x, mdl_weight(z, filter), &o, &y), filter);
+	if (act == 1) {
+		MDL_OK(webnn_builder_relu(z->b, y, &y), "relu");
+	} else if (act == 2) {
+		struct webnn_clamp_options c = WEBNN_CLAMP_OPTIONS_INIT;
+		c.has_min_value = c.has_max_value = true;
+		c.min_value = 0;
+		c.max_value = 6;
+		MDL_OK(webnn_builder_clamp(z->b, y, &c, &y), "clamp");
+	}
+	return y;
+}
+
+static struct webnn_operand *mdl_pool(struct mdl *z, struct webnn_operand *x, bool max,
+				      uint32_t window, uint32_t stride)
+{
+	struct webnn_pool2d_options o = WEBNN_POOL2D_OPTIONS_INIT;
+	struct webnn_operand *y;
+	o.window_dimensions[0] = o.window_dimensions[1] = window;
+	o.n_window_dimensions = 2;
+	o.strides[0] = o.strides[1] = stride;
+	o.n_strides = 2;
+	o.layout = WEBNN_LAYOUT_NHWC;
+	MDL_OK(max ? webnn_builder_max_pool2d(z->b, x, &o, &y)
+		   : webnn_builder_average_pool2d(z->b, x, &o, &y),
+	       "pool2d");
+	return y;
+}
+
+static const uint32_t MP0[4] = { 0, 0, 0, 0 }, MP1[4] = { 1, 1, 1, 1 },
+		      MP01[4] = { 0, 1, 0, 1 };
+
+/* shared/models/README.md, "SqueezeNet 1.0 NHWC graph". */
+static struct webnn_operand *sqz_fire(struct mdl *z, struct webnn_operand *x, int n)
+{
+	char w[64], b[64];
+	struct webnn_operand *e[2], *y;
+	snprintf(w, sizeof w, "fire%d_squeeze_kernel", n);
+	snprintf(b, sizeof b, "fire%d_squeeze_Conv2D_bias", n);
+	struct webnn_operand *s = mdl_conv(z, x, w, b, 1, MP0, 1, 1);
+	snprintf(w, sizeof w, "fire%d_e1x1_kernel", n);
+	snprintf(b, sizeof b, "fire%d_e1x1_Conv2D_bias", n);
+	e[0] = mdl_conv(z, s, w, b, 1, MP0, 1, 1);
+	snprintf(w, sizeof w, "fire%d_e3x3_kernel", n);
+	snprintf(b, sizeof b, "fire%d_e3x3_Conv2D_bias", n);
+	e[1] = mdl_conv(z, s, w, b, 1, MP1, 1, 1);
+	MDL_OK(webnn_builder_concat(z->b, e, 2, 3, &y), "concat");
+	return y;
+}
+
+static struct webnn_operand *sqz_graph(struct mdl *z, struct webnn_operand *x)
+{
+	static const uint32_t p23[4] = { 2, 3, 2, 3 }, flat[2] = { 1, 1001 };
+	x = mdl_pool(z, mdl_conv(z, x, "conv1_kernel", "conv1_Conv2D_bias", 2, p23, 1, 1), true, 3,
+		     2);
+	x = mdl_pool(z, sqz_fire(z, sqz_fire(z, sqz_fire(z, x, 2), 3), 4), true, 3, 2);
+	x = sqz_fire(z, sqz_fire(z, sqz_fire(z, sqz_fire(z, x, 5), 6), 7), 8);
+	x = mdl_pool(z, x, true, 3, 2);
+	x = mdl_conv(z, sqz_fire(z, x, 9), "conv10_kernel", "conv10_Conv2D_bias", 1, MP0, 1, 1);
+	x = mdl_pool(z, x, false, 13, 1);
+	MDL_OK(webnn_builder_reshape(z->b, x, flat, 2, &x), "reshape");
+	MDL_OK(webnn_builder_softmax(z->b, x, 1, &x), "softmax");
+	return x;
+}
+
+/* shared/models/README.md, "MobileNet V2 NHWC graph", up to the pooled 1280 features (the
+ * logits weights are missing there). */
+static struct webnn_operand *mnv2_graph(struct mdl *z, struct webnn_operand *x)
+{
+	static const struct {
+		const char *e, *d, *p;
+		uint32_t c, stride;
+		bool res;
+	} blocks[16] = {
+		{ "Const_165", "Const_99", "Const_73", 96, 2, false },
+		{ "Const_3", "Const_119", "Const_115", 144, 1, true },
+		{ "Const_255", "Const_216", "Const_157", 144, 2, false },
+		{ "Const_227", "Const_221", "Const_193", 192, 1, true },
+		{ "Const_243", "Const_102", "Const_215", 192, 1, true },
+		{ "Const_226", "Const_163", "Const_229", 192, 2, false },
+		{ "Const_104", "Const_254", "Const_143", 384, 1, true },
+		{ "Const_25", "Const_142", "Const_202", 384, 1, true },
+		{ "Const_225", "Const_129", "Const_98", 384, 1, true },
+		{ "Const_169", "Const_2", "Const_246", 384, 1, false },
+		{ "Const_162", "Const_87", "Const_106", 576, 1, true },
+		{ "Const_52", "Const_22", "Const_40", 576, 1, true },
+		{ "Const_114", "Const_65", "Const_242", 576, 2, false },
+		{ "Const_203", "Const_250", "Const_92", 960, 1, true },
+		{ "Const_133", "Const_130", "Const_258", 960, 1, true },
+		{ "Const_60", "Const_248", "Const_100", 960, 1, false },
+	};
+	x = mdl_conv(z, x, "Const_90", "MobilenetV2_Conv_Conv2D_bias", 2, MP01, 1, 2);
+	x = mdl_conv(z, x, "Const_238", "MobilenetV2_expanded_conv_depthwise_depthwise_bias", 1,
+		     MP1, 32, 2);
+	x = mdl_conv(z, x, "Const_167", "MobilenetV2_expanded_conv_project_Conv2D_bias", 1, MP0, 1,
+		     0);
+	for (int i = 0; i < 16; i++) {
+		char eb[96], db[96], pb[96];
+		snprintf(eb, sizeof eb, "MobilenetV2_expanded_conv_%d_expand_Conv2D_bias", i + 1);
+		snprintf(db, sizeof db, "MobilenetV2_expanded_conv_%d_depthwise_depthwise_bias", i + 1);
+		snprintf(pb, sizeof pb, "MobilenetV2_expanded_conv_%d_project_Conv2D_bias", i + 1);
+		struct webnn_operand *a = mdl_conv(z, x, blocks[i].e, eb, 1, MP0, 1, 2);
+		a = mdl_conv(z, a, blocks[i].d, db, blocks[i].stride,
+			     blocks[i].stride == 1 ? MP1 : MP01, blocks[i].c, 2);
+		a = mdl_conv(z, a, blocks[i].p, pb, 1, MP0, 1, 0);
+		if (blocks[i].res)
+			MDL_OK(webnn_builder_add(z->b, x, a, &a), "add");
+		x = a;
+	}
+	x = mdl_conv(z, x, "Const_71", "MobilenetV2_Conv_1_Conv2D_bias", 1, MP0, 1, 2);
+	return mdl_pool(z, x, false, 7, 1);
+}
+
+typedef struct webnn_operand *(*mdl_graph_fn)(struct mdl *z, struct webnn_operand *x);
+
+/* Steady-state dispatch (+ read of the output, which waits for it) of a model on two daemons
+ * started side by side: one with the first version's plans ($WEBNN_OCL_BASELINE), one
+ * current; rounds alternate between them. Both must agree with each other. */
+static void bench_model(const char *label, const char *model, mdl_graph_fn build,
+			uint32_t out_count, const uint32_t *out_shape, uint32_t out_rank)
+{
+	const char *shared = test_shared_dir();
+	if (!shared)
+		SKIP("../shared (or $WEBNN_SHARED) is absent: no %s weights", model);
+	if (!test_have_opencl())
+		SKIP("no OpenCL platform");
+	char dir[4096], path[4200], err[512];
+	snprintf(dir, sizeof dir, "%s/models/%s", shared, model);
+	snprintf(path, sizeof path, "%s/test_data_set/0/input_0.npy", dir);
+	struct npy_array in;
+	if (!npy_load_f32(path, &in, err, sizeof err))
+		SKIP("%s: %s", model, err);
+	struct test_daemon d[2];
+	struct mdl zz[2];
+	struct webnn_graph *g[2];
+	struct webnn_tensor *ti[2], *to[2];
+	float *out[2];
+	for (int v = 0; v < 2; v++) {
+		struct mdl *z = &zz[v];
+		memset(z, 0, sizeof *z);
+		z->dir = dir;
+		if (v == 0)
+			setenv("WEBNN_OCL_BASELINE", "1", 1);
+		test_daemon_start(&d[v], NULL);
+		unsetenv("WEBNN_OCL_BASELINE");
+		struct webnn_context_options co = WEBNN_CONTEXT_OPTIONS_INIT;
+		co.socket_path = d[v].socket_path;
+		enum webnn_status s = webnn_context_create(&co, &z->ctx, err, sizeof err);
+		ASSERT_MSG(s == WEBNN_STATUS_OK, "context: %s: %s", webnn_status_name(s), err);
+		MDL_OK(webnn_builder_create(z->ctx, &z->b), "builder");
+		struct webnn_operand_desc id = { WEBNN_FLOAT32, 4, { 1, 224, 224, 3 } };
+		struct webnn_operand *x;
+		MDL_OK(webnn_builder_input(z->b, "input", &id, &x), "input");
+		struct webnn_operand *y = build(z, x);
+		struct webnn_named_operand named = { "output", y };
+		MDL_OK(webnn_builder_build(z->b, &named, 1, &g[v]), "build");
+		webnn_builder_destroy(z->b);
+		struct webnn_tensor_desc tin = { { WEBNN_FLOAT32, 4, { 1, 224, 224, 3 } }, false, true };
+		struct webnn_tensor_desc tout = { { WEBNN_FLOAT32, out_rank, { 0 } }, true, false };
+		memcpy(tout.desc.shape, out_shape, out_rank * sizeof(uint32_t));
+		MDL_OK(webnn_context_create_tensor(z->ctx, &tin, &ti[v]), "input tensor");
+		MDL_OK(webnn_context_create_tensor(z->ctx, &tout, &to[v]), "output tensor");
+		MDL_OK(webnn_context_write_tensor(z->ctx, ti[v], in.data, in.count * sizeof(float)),
+		       "write");
+		out[v] = malloc(out_count * sizeof(float));
+	}
+	double t[2][BENCH_REPS];
+	for (int r = -2; r < BENCH_REPS; r++) /* two warm-up rounds */
+		for (int v = 0; v < 2; v++) {
+			struct mdl *z = &zz[v];
+			struct webnn_named_tensor bi = { "input", ti[v] }, bo = { "output", to[v] };
+			double t0 = bench_now();
+			MDL_OK(webnn_context_dispatch(z->ctx, g[v], &bi, 1, &bo, 1), "dispatch");
+			MDL_OK(webnn_context_read_tensor(z->ctx, to[v], out[v],
+							 out_count * sizeof(float)),
+			       "read");
+			if (r >= 0)
+				t[v][r] = bench_now() - t0;
+		}
+	double maxd = 0;
+	for (uint32_t i = 0; i < out_count; i++) {
+		double diff = fabs((double)out[0][i] - out[1][i]);
+		ASSERT_MSG(diff <= 1e-3 + 1e-3 * fabs(out[0][i]), "%s: output %u: %g vs baseline %g",
+			   label, i, out[1][i], out[0][i]);
+		maxd = diff > maxd ? diff : maxd;
+	}
+	for (int v = 0; v < 2; v++) {
+		qsort(t[v], BENCH_REPS, sizeof t[v][0], cmp_double);
+		webnn_tensor_destroy(ti[v]);
+		webnn_tensor_destroy(to[v]);
+		webnn_graph_destroy(g[v]);
+		webnn_context_destroy(zz[v].ctx);
+		test_daemon_stop(&d[v]);
+		free(out[v]);
+	}
+	npy_free(&in);
+	printf("  %-34s %8.2f ms now, %8.2f ms baseline: %5.2fx (max |diff| %.2g)\n", label,
+	       t[1][BENCH_REPS / 2] * 1e3, t[0][BENCH_REPS / 2] * 1e3,
+	       t[0][BENCH_REPS / 2] / t[1][BENCH_REPS / 2], maxd);
+}
+
+TEST_TIMEOUT(bench_squeezenet, 600)
+{
+	static const uint32_t shape[2] = { 1, 1001 };
+	bench_model("SqueezeNet 1.0 nhwc dispatch", "squeezenet1.0_nhwc", sqz_graph, 1001, shape, 2);
+}
+
+TEST_TIMEOUT(bench_mobilenetv2, 600)
+{
+	static const uint32_t shape[4] = { 1, 1, 1, 1280 };
+	bench_model("MobileNetV2 body (1280 pooled)", "mobilenetv2_nhwc", mnv2_graph, 1280, shape, 4);
 }

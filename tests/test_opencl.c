@@ -3,8 +3,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "daemon/backend/opencl/ocl.h"
 #include "tests/graphs.h"
 #include "tests/test.h"
 
@@ -720,7 +722,6 @@ TEST(opencl_supports_and_errors)
 	ASSERT(!backend_opencl.supports(be, WNN_OP_CONV2D, WNN_I32));
 	ASSERT(backend_opencl.supports(be, WNN_OP_MAX_POOL2D, WNN_U8));
 	ASSERT(!backend_opencl.supports(be, WNN_OP_AVERAGE_POOL2D, WNN_U8));
-	ASSERT(!backend_opencl.supports(be, WNN_OP_LSTM, WNN_F32));
 	ASSERT(!backend_opencl.supports(be, WNN_OP_COUNT, WNN_F32));
 
 	/* an unsupported operator fails compile with a message naming it */
@@ -779,6 +780,471 @@ TEST(opencl_program_disk_cache)
 	compare(be, g, -1, 1, TOL_EW, "exp from the disk cache");
 	backend_opencl.shutdown(be);
 	tg_free(&tg);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ASSERT(system(cmd) == 0);
+}
+
+/* ------------------------------------------------------------------ performance paths */
+
+/* Number of steps of g's plan, compiled normally or as the first version ($WEBNN_OCL_BASELINE):
+ * shows that fusion and in-place concat really removed passes. */
+static size_t plan_steps(struct backend *be, const struct backend_graph *g, bool baseline)
+{
+	struct backend_context *ctx;
+	struct backend_context_options opts = { WEBNN_POWER_DEFAULT, true };
+	struct wnn_diag diag = { 0 };
+	ASSERT(backend_opencl.context_create(be, &opts, &ctx, &diag) == WEBNN_STATUS_OK);
+	if (baseline)
+		setenv("WEBNN_OCL_BASELINE", "1", 1);
+	struct backend_plan *plan = NULL;
+	enum webnn_status st = backend_opencl.compile(ctx, g, &plan, &diag);
+	unsetenv("WEBNN_OCL_BASELINE");
+	ASSERT_MSG(st == WEBNN_STATUS_OK, "compile: %s", diag.message);
+	size_t n = plan->n_steps;
+	backend_opencl.plan_destroy(plan);
+	backend_opencl.context_destroy(ctx);
+	return n;
+}
+
+/* Graph pieces that must outlive the graph. */
+struct pg_conv {
+	Webnn__Ipc__Conv2d m;
+	Webnn__Ipc__Operation o;
+	uint32_t pad[4], stride[2], dil[2];
+};
+struct pg_act {
+	Webnn__Ipc__ElementwiseUnary u;
+	Webnn__Ipc__Clamp c;
+	Webnn__Ipc__ElementwiseBinary bin;
+	Webnn__Ipc__Number lo, hi;
+	Webnn__Ipc__Operation o;
+};
+
+/* conv2d with constant filter (layout as the input's usual partner; ihwo for depthwise nhwc)
+ * and optional constant bias; returns the output id. */
+static uint32_t pg_conv(struct tg_graph *tg, struct pg_conv *pc, uint32_t x, enum wnn_dtype t,
+			bool nhwc, uint32_t c, uint32_t oc, uint32_t k, uint32_t groups,
+			uint32_t stride, const uint32_t pad[4], bool bias, uint64_t seed)
+{
+	struct wnn_diag diag = { 0 };
+	uint32_t icg = c / groups;
+	bool dw = groups > 1 && groups == c && oc == c;
+	uint32_t fd[4];
+	if (!nhwc)
+		memcpy(fd, (uint32_t[]){ oc, icg, k, k }, sizeof fd);
+	else if (dw)
+		memcpy(fd, (uint32_t[]){ 1, k, k, oc }, sizeof fd);
+	else
+		memcpy(fd, (uint32_t[]){ oc, k, k, icg }, sizeof fd);
+	size_t fcount = (size_t)oc * icg * k * k;
+	void *fdata = malloc(fcount * 4), *bdata = malloc(oc * 4 + 4);
+	tg_random(fdata, t, fcount, seed, -0.5, 0.5);
+	tg_random(bdata, t, oc, seed + 1, -0.5, 0.5);
+	uint32_t f = tg_constant(tg, t, 4, fd, fdata);
+	uint32_t b = bias ? tg_constant(tg, t, 1, (uint32_t[]){ oc }, bdata) : 0;
+	free(fdata);
+	free(bdata);
+	Webnn__Ipc__Conv2d init = WEBNN__IPC__CONV2D__INIT;
+	Webnn__Ipc__Operation oinit = WEBNN__IPC__OPERATION__INIT;
+	pc->m = init;
+	pc->o = oinit;
+	memcpy(pc->pad, pad, sizeof pc->pad);
+	pc->stride[0] = pc->stride[1] = stride;
+	pc->dil[0] = pc->dil[1] = 1;
+	pc->m.input = x;
+	pc->m.filter = f;
+	pc->m.has_bias = bias;
+	pc->m.bias = b;
+	pc->m.output = tg_next(tg);
+	pc->m.n_padding = 4;
+	pc->m.padding = pc->pad;
+	pc->m.n_strides = 2;
+	pc->m.strides = pc->stride;
+	pc->m.n_dilations = 2;
+	pc->m.dilations = pc->dil;
+	pc->m.has_groups = 1;
+	pc->m.groups = groups;
+	pc->m.has_input_layout = pc->m.has_filter_layout = 1;
+	pc->m.input_layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
+	pc->m.filter_layout = !nhwc ? WEBNN__IPC__CONV2D_FILTER_LAYOUT__OIHW
+			      : dw  ? WEBNN__IPC__CONV2D_FILTER_LAYOUT__IHWO
+				    : WEBNN__IPC__CONV2D_FILTER_LAYOUT__OHWI;
+	tg_set_op(&pc->o, WNN_OP_CONV2D, &pc->m);
+	ASSERT_MSG(tg_op(tg, &pc->o, &diag) == WEBNN_STATUS_OK, "conv2d: %s", diag.message);
+	return pc->m.output;
+}
+
+/* act 1 relu, 2 clamp(0, 6), 3 add(x, other): returns the output id. */
+static uint32_t pg_act(struct tg_graph *tg, struct pg_act *pa, int act, uint32_t x,
+		       uint32_t other)
+{
+	struct wnn_diag diag = { 0 };
+	Webnn__Ipc__Operation oinit = WEBNN__IPC__OPERATION__INIT;
+	pa->o = oinit;
+	if (act == 1) {
+		Webnn__Ipc__ElementwiseUnary init = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+		pa->u = init;
+		pa->u.input = x;
+		pa->u.output = tg_next(tg);
+		tg_set_op(&pa->o, WNN_OP_RELU, &pa->u);
+	} else if (act == 2) {
+		Webnn__Ipc__Clamp init = WEBNN__IPC__CLAMP__INIT;
+		Webnn__Ipc__Number ninit = WEBNN__IPC__NUMBER__INIT;
+		pa->c = init;
+		pa->lo = pa->hi = ninit;
+		pa->lo.value_case = pa->hi.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+		pa->lo.f = 0;
+		pa->hi.f = 0.75; /* inside the data range, so both bounds clip */
+		pa->c.input = x;
+		pa->c.output = tg_next(tg);
+		pa->c.min_value = &pa->lo;
+		pa->c.max_value = &pa->hi;
+		tg_set_op(&pa->o, WNN_OP_CLAMP, &pa->c);
+	} else {
+		Webnn__Ipc__ElementwiseBinary init = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+		pa->bin = init;
+		pa->bin.a = other;
+		pa->bin.b = x;
+		pa->bin.output = tg_next(tg);
+		tg_set_op(&pa->o, WNN_OP_ADD, &pa->bin);
+	}
+	ASSERT_MSG(tg_op(tg, &pa->o, &diag) == WEBNN_STATUS_OK, "activation: %s", diag.message);
+	return tg_next(tg) - 1;
+}
+
+static const uint32_t PAD0[4] = { 0, 0, 0, 0 }, PAD1[4] = { 1, 1, 1, 1 },
+		      PAD01[4] = { 0, 1, 0, 1 };
+
+/* The vectorised depthwise kernels: channel vectors of 16, 8 and 4 (and the generic kernel for
+ * other counts), strides 1 and 2, MobileNet's asymmetric padding, widths that leave partial
+ * blocks, both layouts, with bias, fused relu6 and a fused residual add. */
+TEST_TIMEOUT(opencl_depthwise_shapes, 300)
+{
+	struct backend *be = ocl_backend();
+	static const struct {
+		uint32_t n, c, h, w, stride;
+		const uint32_t *pad;
+		bool bias;
+		int act;
+	} cases[] = {
+		{ 1, 32, 12, 13, 1, PAD1, true, 2 },  { 1, 32, 12, 12, 2, PAD01, true, 2 },
+		{ 2, 24, 9, 17, 1, PAD1, false, 1 },  { 1, 24, 10, 10, 2, PAD01, true, 0 },
+		{ 1, 12, 7, 7, 1, PAD1, true, 2 },    { 1, 12, 5, 9, 2, PAD1, true, 1 },
+		{ 1, 6, 8, 8, 1, PAD1, true, 2 },     { 1, 48, 3, 3, 1, PAD1, true, 3 },
+		{ 1, 16, 1, 1, 1, PAD1, true, 0 },    { 1, 16, 9, 11, 1, PAD0, true, 3 },
+	};
+	for (int nhwc = 0; nhwc < 2; nhwc++)
+		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+			struct tg_graph tg;
+			tg_init(&tg);
+			uint32_t dims[4] = { cases[i].n, cases[i].c, cases[i].h, cases[i].w };
+			if (nhwc)
+				memcpy(dims, (uint32_t[]){ cases[i].n, cases[i].h, cases[i].w, cases[i].c },
+				       sizeof dims);
+			uint32_t x = tg_input(&tg, WNN_F32, 4, dims);
+			struct pg_conv pc;
+			struct pg_act pa;
+			uint32_t y = pg_conv(&tg, &pc, x, WNN_F32, nhwc, cases[i].c, cases[i].c, 3,
+					     cases[i].c, cases[i].stride, cases[i].pad, cases[i].bias,
+					     40 + i);
+			if (cases[i].act == 3) {
+				/* residual: a second input of the conv output's shape */
+				const struct wnn_desc *od = &tg.descs[y];
+				uint32_t res = tg_input(&tg, WNN_F32, od->rank, od->dims);
+				pg_act(&tg, &pa, 3, y, res);
+			} else if (cases[i].act) {
+				pg_act(&tg, &pa, cases[i].act, y, 0);
+			}
+			char label[96];
+			snprintf(label, sizeof label, "depthwise %s case %zu", nhwc ? "nhwc" : "nchw",
+				 i);
+			const struct backend_graph *g = tg_finish(&tg, &(struct wnn_diag){ 0 });
+			ASSERT_MSG(g, "%s", label);
+			compare(be, g, -1, 1, TOL_SUM, label);
+			tg_free(&tg);
+		}
+	backend_opencl.shutdown(be);
+}
+
+/* conv2d/gemm/matmul followed by relu, clamp, add (residual or per-channel vector): results
+ * equal the reference, and the fused plans have fewer steps than the baseline's. */
+TEST_TIMEOUT(opencl_fused_epilogues, 300)
+{
+	struct backend *be = ocl_backend();
+	/* conv variants: layout, kernel size, out channels, type, chain: 0 none, 1 relu, 2 clamp,
+	 * 3 add residual, 4 add vector + relu, 5 add residual + clamp. NHWC float32 with channels
+	 * a multiple of 8 takes small_gemm; 12, 20, 36 the swapped small-N CLBlast product (rows
+	 * 2 x 12 x 13); 65 and NCHW the plain CLBlast one with the epilogue pass. */
+	static const struct {
+		bool nhwc;
+		uint32_t k, oc;
+		enum wnn_dtype t;
+		int chain;
+		bool bias;
+	} cases[] = {
+		{ true, 1, 16, WNN_F32, 1, true },   { true, 3, 16, WNN_F32, 2, true },
+		{ true, 1, 80, WNN_F32, 3, true },   { true, 3, 24, WNN_F32, 4, false },
+		{ false, 1, 16, WNN_F32, 1, true },  { false, 3, 24, WNN_F32, 5, true },
+		{ false, 3, 8, WNN_F32, 4, true },   { true, 3, 8, WNN_F16, 1, true },
+		{ false, 1, 8, WNN_F16, 5, true },   { true, 1, 64, WNN_F32, 2, true },
+		{ true, 1, 65, WNN_F32, 1, true },   { true, 3, 20, WNN_F32, 5, true },
+		{ true, 1, 12, WNN_F32, 4, true },   { true, 1, 36, WNN_F32, 0, true },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tg_graph tg;
+		tg_init(&tg);
+		uint32_t c = 5, h = 12, w = 13;
+		uint32_t x = tg_input(&tg, cases[i].t, 4,
+				      cases[i].nhwc ? (uint32_t[]){ 2, h, w, c }
+						    : (uint32_t[]){ 2, c, h, w });
+		struct pg_conv pc;
+		struct pg_act pa[2];
+		uint32_t y = pg_conv(&tg, &pc, x, cases[i].t, cases[i].nhwc, c, cases[i].oc,
+				     cases[i].k, 1, 1, cases[i].k == 3 ? PAD1 : PAD0, cases[i].bias,
+				     70 + i);
+		const struct wnn_desc *od = &tg.descs[y];
+		int ch = cases[i].chain;
+		if (ch == 0) {
+			/* bias only: the swapped product still needs its transposing pass */
+		} else if (ch == 1 || ch == 2) {
+			pg_act(&tg, &pa[0], ch, y, 0);
+		} else if (ch == 3 || ch == 5) {
+			uint32_t res = tg_input(&tg, cases[i].t, od->rank, od->dims);
+			y = pg_act(&tg, &pa[0], 3, y, res);
+			if (ch == 5)
+				pg_act(&tg, &pa[1], 2, y, 0);
+		} else {
+			uint32_t vd[3] = { cases[i].oc, 1, 1 };
+			uint32_t vec = cases[i].nhwc ? tg_input(&tg, cases[i].t, 1, vd)
+						     : tg_input(&tg, cases[i].t, 3, vd);
+			y = pg_act(&tg, &pa[0], 3, y, vec);
+			pg_act(&tg, &pa[1], 1, y, 0);
+		}
+		char label[96];
+		snprintf(label, sizeof label, "fused conv case %zu (%s)", i,
+			 wnn_dtype_name(cases[i].t));
+		const struct backend_graph *g = tg_finish(&tg, &(struct wnn_diag){ 0 });
+		ASSERT_MSG(g, "%s", label);
+		compare(be, g, -1, 1, cases[i].t == WNN_F16 ? TOL_F16_SUM : TOL_SUM, label);
+		size_t fused = plan_steps(be, g, false), base = plan_steps(be, g, true);
+		ASSERT_MSG(ch == 0 ? fused <= base : fused < base, "%s: %zu steps fused, %zu unfused",
+			   label, fused, base);
+		tg_free(&tg);
+	}
+	/* gemm + relu and matmul + add([N]) + clamp */
+	for (int which = 0; which < 2; which++) {
+		struct tg_graph tg;
+		tg_init(&tg);
+		uint32_t a = tg_input(&tg, WNN_F32, 2, (uint32_t[]){ 9, 14 });
+		uint32_t bb = tg_input(&tg, WNN_F32, 2, (uint32_t[]){ 14, 11 });
+		Webnn__Ipc__Gemm gm = WEBNN__IPC__GEMM__INIT;
+		Webnn__Ipc__Matmul mm = WEBNN__IPC__MATMUL__INIT;
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		struct wnn_diag diag = { 0 };
+		uint32_t y = tg_next(&tg);
+		if (which == 0) {
+			gm.a = a;
+			gm.b = bb;
+			gm.output = y;
+			tg_set_op(&o, WNN_OP_GEMM, &gm);
+		} else {
+			mm.a = a;
+			mm.b = bb;
+			mm.output = y;
+			tg_set_op(&o, WNN_OP_MATMUL, &mm);
+		}
+		ASSERT(tg_op(&tg, &o, &diag) == WEBNN_STATUS_OK);
+		struct pg_act pa[2];
+		if (which == 0) {
+			pg_act(&tg, &pa[0], 1, y, 0);
+		} else {
+			uint32_t vec = tg_input(&tg, WNN_F32, 1, (uint32_t[]){ 11 });
+			y = pg_act(&tg, &pa[0], 3, y, vec);
+			pg_act(&tg, &pa[1], 2, y, 0);
+		}
+		const struct backend_graph *g = tg_finish(&tg, &diag);
+		ASSERT_MSG(g, "%s", diag.message);
+		compare(be, g, -1, 1, TOL_SUM, which ? "matmul+add+clamp" : "gemm+relu");
+		/* gemm + relu: the epilogue replaces the relu pass one for one */
+		size_t fused = plan_steps(be, g, false), base = plan_steps(be, g, true);
+		ASSERT_MSG(which ? fused < base : fused <= base, "%zu steps fused, %zu unfused", fused,
+			   base);
+		tg_free(&tg);
+	}
+	backend_opencl.shutdown(be);
+}
+
+/* No fusion where it would be wrong: the conv output is also a graph output, or has two
+ * consumers, or the add's other operand is computed after the conv. */
+TEST_TIMEOUT(opencl_fusion_not_applied, 300)
+{
+	struct backend *be = ocl_backend();
+	for (int variant = 0; variant < 3; variant++) {
+		struct tg_graph tg;
+		tg_init(&tg);
+		uint32_t x = tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 1, 6, 6, 4 });
+		struct pg_conv pc;
+		struct pg_act pa[3];
+		uint32_t y = pg_conv(&tg, &pc, x, WNN_F32, true, 4, 8, 1, 1, 1, PAD0, true, 90);
+		if (variant == 0) {
+			uint32_t r = pg_act(&tg, &pa[0], 1, y, 0);
+			tg_output(&tg, r);
+			tg_output(&tg, y);
+		} else if (variant == 1) {
+			uint32_t r1 = pg_act(&tg, &pa[0], 1, y, 0);
+			uint32_t r2 = pg_act(&tg, &pa[1], 2, y, 0);
+			pg_act(&tg, &pa[2], 3, r1, r2);
+		} else {
+			/* add(conv, relu(x')) where relu(x') comes after the conv */
+			uint32_t x2 = tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 1, 6, 6, 8 });
+			uint32_t r = pg_act(&tg, &pa[0], 1, x2, 0);
+			pg_act(&tg, &pa[1], 3, y, r);
+		}
+		char label[64];
+		snprintf(label, sizeof label, "unfusable variant %d", variant);
+		const struct backend_graph *g = tg_finish(&tg, &(struct wnn_diag){ 0 });
+		ASSERT_MSG(g, "%s", label);
+		compare(be, g, -1, 1, TOL_SUM, label);
+		tg_free(&tg);
+	}
+	backend_opencl.shutdown(be);
+}
+
+/* A SqueezeNet fire module: both expand convs (+relu) write straight into their halves of the
+ * concat output, in both layouts (nchw with batch 2: per-image slices); and a concat mixing a
+ * conv with a graph input copies only the input. */
+TEST_TIMEOUT(opencl_concat_in_place, 300)
+{
+	struct backend *be = ocl_backend();
+	/* variant 0: nchw (CLBlast, epilogue pass into the slices); 1: nhwc, expand channels a
+	 * multiple of 8 (small_gemm stores into the slices); 2: nhwc, 10 and 14 channels on 144
+	 * rows (swapped CLBlast product, transposing epilogue into the slices) */
+	for (int variant = 0; variant < 3; variant++) {
+		struct tg_graph tg;
+		tg_init(&tg);
+		bool nhwc = variant > 0;
+		uint32_t n = nhwc ? 1 : 2, c = 12, h = variant == 2 ? 12 : 9, w = variant == 2 ? 12 : 11;
+		uint32_t oc1 = variant == 1 ? 8 : 10, oc3 = variant == 1 ? 16 : 14;
+		uint32_t x = tg_input(&tg, WNN_F32, 4,
+				      nhwc ? (uint32_t[]){ n, h, w, c } : (uint32_t[]){ n, c, h, w });
+		struct pg_conv pc[3];
+		struct pg_act pa[3];
+		uint32_t s = pg_act(&tg, &pa[0], 1,
+				    pg_conv(&tg, &pc[0], x, WNN_F32, nhwc, c, 6, 1, 1, 1, PAD0, true, 5),
+				    0);
+		uint32_t e1 = pg_act(&tg, &pa[1], 1,
+				     pg_conv(&tg, &pc[1], s, WNN_F32, nhwc, 6, oc1, 1, 1, 1, PAD0, true, 6),
+				     0);
+		uint32_t e3 = pg_act(&tg, &pa[2], 1,
+				     pg_conv(&tg, &pc[2], s, WNN_F32, nhwc, 6, oc3, 3, 1, 1, PAD1, true, 7),
+				     0);
+		uint32_t ins[2] = { e1, e3 };
+		Webnn__Ipc__Concat m = WEBNN__IPC__CONCAT__INIT;
+		m.n_inputs = 2;
+		m.inputs = ins;
+		m.axis = nhwc ? 3 : 1;
+		m.output = tg_next(&tg);
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o, WNN_OP_CONCAT, &m);
+		char label[32];
+		snprintf(label, sizeof label, "fire variant %d", variant);
+		const struct backend_graph *g = finish(&tg, &o, label);
+		compare(be, g, -1, 1, TOL_SUM, label);
+		/* first version: 3 x (bias fill + gemm + relu) + im2col + 2 concat copies; now at
+		 * most 3 x (gemm + epilogue) + im2col */
+		size_t fused = plan_steps(be, g, false), base = plan_steps(be, g, true);
+		ASSERT_MSG(fused + 5 <= base, "%s: %zu steps fused, %zu unfused", label, fused, base);
+		tg_free(&tg);
+	}
+	{
+		struct tg_graph tg;
+		tg_init(&tg);
+		uint32_t x = tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 1, 5, 6, 7 });
+		uint32_t x2 = tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 1, 5, 6, 3 });
+		struct pg_conv pc;
+		uint32_t y = pg_conv(&tg, &pc, x, WNN_F32, true, 7, 9, 3, 1, 1, PAD1, false, 8);
+		uint32_t ins[3] = { x2, y, x2 };
+		Webnn__Ipc__Concat m = WEBNN__IPC__CONCAT__INIT;
+		m.n_inputs = 3;
+		m.inputs = ins;
+		m.axis = 3;
+		m.output = tg_next(&tg);
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o, WNN_OP_CONCAT, &m);
+		compare(be, finish(&tg, &o, "concat mixed"), -1, 1, TOL_SUM, "concat mixed");
+		tg_free(&tg);
+	}
+	backend_opencl.shutdown(be);
+}
+
+/* maxPool2d (and the others) over a window that holds only padding produce 0, not -inf. */
+TEST(opencl_pool_padding_only_window)
+{
+	struct backend *be = ocl_backend();
+	static const enum wnn_op ops[3] = { WNN_OP_MAX_POOL2D, WNN_OP_AVERAGE_POOL2D,
+					    WNN_OP_L2_POOL2D };
+	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16, WNN_I32, WNN_U8 };
+	for (int k = 0; k < 3; k++)
+		for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+			enum wnn_dtype t = types[ti];
+			if (!backend_opencl.supports(be, ops[k], t))
+				continue;
+			struct tg_graph tg;
+			tg_init(&tg);
+			uint32_t x = tg_input(&tg, t, 4, (uint32_t[]){ 1, 2, 3, 3 });
+			Webnn__Ipc__Pool2d m = WEBNN__IPC__POOL2D__INIT;
+			uint32_t win[2] = { 2, 2 }, pad[4] = { 2, 0, 2, 0 }, stride[2] = { 1, 1 };
+			m.input = x;
+			m.output = tg_next(&tg);
+			m.n_window_dimensions = 2;
+			m.window_dimensions = win;
+			m.n_padding = 4;
+			m.padding = pad;
+			m.n_strides = 2;
+			m.strides = stride;
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+			tg_set_op(&o, ops[k], &m);
+			char label[64];
+			snprintf(label, sizeof label, "%s %s padding-only window", wnn_ops[ops[k]].name,
+				 wnn_dtype_name(t));
+			const struct backend_graph *g = finish(&tg, &o, label);
+			compare(be, g, 1, 5, t == WNN_F16 ? TOL_F16 : TOL_SUM, label);
+			/* output (0, 0): rows -2..-1, columns -2..-1 */
+			double in[18], out[32]; /* 2x3x3 in, 2x4x4 out: room for any type */
+			tg_random(in, t, 18, 3, 1, 5);
+			const void *ins[1] = { in };
+			void *outs[1] = { out };
+			struct wnn_diag diag = { 0 };
+			ASSERT_MSG(tg_run(&backend_opencl, be, g, ins, outs, &diag) == WEBNN_STATUS_OK,
+				   "%s", diag.message);
+			ASSERT_MSG(tg_get(out, t, 0) == 0, "%s: got %g", label, tg_get(out, t, 0));
+			tg_free(&tg);
+		}
+	backend_opencl.shutdown(be);
+}
+
+/* The CLBlast warm-up runs in a child process that shutdown kills: a daemon stopped while the
+ * warm-up compiles into a cold cache (seconds of PoCL work) still stops at once and cleanly. */
+TEST_TIMEOUT(opencl_shutdown_skips_warmup, 120)
+{
+	if (!test_have_opencl())
+		SKIP("no OpenCL device");
+	char dir[] = "/tmp/webnn-ocl-cold-XXXXXX";
+	ASSERT(mkdtemp(dir));
+	setenv("WEBNN_CACHE_DIR", dir, 1);
+	unsetenv("POCL_CACHE_DIR");
+	unsetenv("WEBNN_NO_WARMUP");
+	struct test_daemon d;
+	test_daemon_start(&d, NULL);
+	usleep(200 * 1000); /* the warm-up is compiling by now */
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	test_daemon_stop(&d);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double dt = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	printf("  stop with a cold-cache warm-up under way: %.3f s\n", dt);
+	ASSERT_MSG(dt < 1.5, "shutdown took %.2f s", dt);
+	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	ASSERT(system(cmd) == 0);
 }

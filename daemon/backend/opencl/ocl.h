@@ -4,6 +4,7 @@
 
 #include <CL/cl.h>
 #include <pthread.h>
+#include <sys/types.h>
 
 #include "daemon/backend/backend.h"
 #include "daemon/backend/params.h"
@@ -27,15 +28,13 @@ struct ocl_device {
 	/* In-memory program cache, keyed by the full source + options text. */
 	pthread_mutex_t lock;
 	struct ocl_program *programs;
-	pthread_t warm_thread;
-	bool warm_started;
-	volatile bool warm_stop;
 };
 
 struct backend {
 	struct ocl_device devices[OCL_MAX_DEVICES];
 	int n_devices;
 	char cache_dir[512]; /* "" when no cache directory could be made */
+	pid_t warm_pid;      /* the warm-up process (ocl_device.c), 0 when none */
 };
 
 struct backend_context {
@@ -136,7 +135,21 @@ struct ocl_build {
 	struct wnn_diag *diag;
 	const Webnn__Ipc__Operation *op;
 	const char *what;
+	size_t op_index;            /* position of op in g->info->operations */
+	struct ocl_fusion *fusion;  /* fused epilogues and in-place concats (ocl_lower.c) */
 };
+
+/* Plan-level fusion (ocl_lower.c): before lowering, ocl_fusion_plan finds conv2d/gemm/matmul
+ * outputs whose only consumers are relu/clamp/add (folded into the producer's epilogue) and
+ * convs whose result only feeds a channel concat (written straight into its slice).
+ * ocl_fusion_skip tells the compile loop which operations were absorbed. */
+enum webnn_status ocl_fusion_plan(struct ocl_build *b);
+bool ocl_fusion_skip(const struct ocl_build *b, size_t op_index);
+void ocl_fusion_free(struct ocl_build *b);
+/* $WEBNN_OCL_BASELINE set (read at each compile): the plans of the first version (no fusion,
+ * no in-place concat, CLBlast for every GEMM in one orientation, the generic depthwise, im2col
+ * and pooling kernels), kept for same-run comparisons in tests/bench_ops.c. */
+bool ocl_baseline(void);
 
 uint32_t ocl_slot_new_temp(struct ocl_build *b, size_t bytes);
 enum webnn_status ocl_slot_const(struct ocl_build *b, const void *data, size_t bytes,
@@ -151,6 +164,8 @@ struct ocl_step *ocl_step_kernel(struct ocl_build *b, cl_program prog, const cha
 void ocl_arg_mem(struct ocl_build *b, struct ocl_step *s, cl_uint arg, uint32_t slot);
 void ocl_arg(struct ocl_build *b, struct ocl_step *s, cl_uint arg, size_t size, const void *v);
 void ocl_step_range1(struct ocl_step *s, size_t n);
+/* A 3-d range of exactly x * y * z items (dimension 0 fastest), work-groups chosen here. */
+void ocl_step_range3(struct ocl_step *s, size_t x, size_t y, size_t z);
 struct ocl_step *ocl_step_new(struct ocl_build *b, enum ocl_step_kind kind);
 /* Marks a slot as used by the last appended step (live-range bookkeeping). */
 void ocl_slot_use(struct ocl_build *b, uint32_t slot);
@@ -158,6 +173,9 @@ void ocl_slot_use(struct ocl_build *b, uint32_t slot);
 /* Program for a kernels/<file> specialised to a storage type. */
 enum webnn_status ocl_typed_program(struct ocl_build *b, const char *file, enum wnn_dtype t,
 				    cl_program *out);
+/* conv.cl's gemm_epilogue alone, specialised to its flags and layout mode (see conv.cl). */
+enum webnn_status ocl_epilogue_program(struct ocl_build *b, unsigned flags, unsigned mode,
+				       cl_program *out);
 
 /* The backend_impl entry points of plans (ocl_plan.c). */
 enum webnn_status ocl_compile(struct backend_context *ctx, const struct backend_graph *g,

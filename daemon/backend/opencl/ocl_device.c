@@ -3,13 +3,17 @@
 
 #include <clblast_c.h>
 #include <errno.h>
-#include <limits.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 extern const struct {
@@ -322,32 +326,113 @@ static void tune_clblast(struct ocl_device *dev)
 	ocl_clblast_params(dev, true);
 }
 
-/* Builds CLBlast's gemm programs in the background so that the first graph does not pay
- * PoCL's compile (seconds when its cache is cold, ~40 ms warm). */
-static void *warm_main(void *arg)
+/* Builds CLBlast's gemm programs into PoCL's on-disk kernel cache, so that the first graph
+ * does not pay PoCL's compile (seconds when the cache is cold, ~40 ms warm).
+ * It runs in a child process forked before this process touches OpenCL: a compile cannot be
+ * interrupted, and a thread would make shutdown wait for it (seconds on a cold cache), while a
+ * process is simply killed at shutdown. The child starts OpenCL afresh, applies the same
+ * CLBlast parameters (same program text, so the parent's later builds hit the cache), runs at
+ * a lower priority, closes every inherited descriptor, dies with its parent and leaves with
+ * _exit (no atexit handlers of the parent's libraries). */
+static void warm_child(void)
 {
-	struct ocl_device *dev = arg;
-	cl_int err;
-	cl_command_queue q = clCreateCommandQueue(dev->context, dev->id, 0, &err);
-	if (!q)
-		return NULL;
-	const size_t sizes[2] = { 8, 256 };
-	for (int i = 0; i < 2 && !dev->warm_stop; i++) {
-		size_t n = sizes[i];
-		cl_mem m = clCreateBuffer(dev->context, CL_MEM_READ_WRITE, n * n * 4 * 3, NULL, &err);
-		if (!m)
-			break;
-		float zero = 0;
-		clEnqueueFillBuffer(q, m, &zero, sizeof zero, 0, n * n * 4 * 3, 0, NULL, NULL);
-		CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeYes, n, n, n,
-			     1.0f, m, 0, n, m, n * n, n, 0.0f, m, 2 * n * n, n, &q, NULL);
-		CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n, n,
-			     1.0f, m, 0, n, m, n * n, n, 1.0f, m, 2 * n * n, n, &q, NULL);
-		clFinish(q);
-		clReleaseMemObject(m);
+	cl_platform_id plats[8];
+	cl_uint np = 0;
+	if (clGetPlatformIDs(8, plats, &np) != CL_SUCCESS)
+		return;
+	if (np > 8)
+		np = 8;
+	for (cl_uint p = 0; p < np; p++) {
+		cl_device_id ids[OCL_MAX_DEVICES];
+		cl_uint nd = 0;
+		if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, OCL_MAX_DEVICES, ids, &nd) !=
+		    CL_SUCCESS)
+			continue;
+		if (nd > OCL_MAX_DEVICES)
+			nd = OCL_MAX_DEVICES;
+		char pname[128] = "";
+		clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+		for (cl_uint i = 0; i < nd; i++) {
+			struct ocl_device d;
+			memset(&d, 0, sizeof d);
+			cl_bool avail = CL_FALSE, compiler = CL_FALSE;
+			clGetDeviceInfo(ids[i], CL_DEVICE_AVAILABLE, sizeof avail, &avail, NULL);
+			clGetDeviceInfo(ids[i], CL_DEVICE_COMPILER_AVAILABLE, sizeof compiler,
+					&compiler, NULL);
+			if (!avail || !compiler)
+				continue;
+			d.id = ids[i];
+			clGetDeviceInfo(ids[i], CL_DEVICE_TYPE, sizeof d.type, &d.type, NULL);
+			d.is_pocl = strstr(pname, "Portable Computing Language") != NULL;
+			cl_int err;
+			cl_context_properties props[] = { CL_CONTEXT_PLATFORM,
+							  (cl_context_properties)plats[p], 0 };
+			d.context = clCreateContext(props, 1, &ids[i], NULL, NULL, &err);
+			if (!d.context)
+				continue;
+			tune_clblast(&d);
+			cl_command_queue q = clCreateCommandQueue(d.context, d.id, 0, &err);
+			/* 8: the direct kernel; 256: the indirect one with its pad/transpose helpers */
+			const size_t sizes[2] = { 8, 256 };
+			for (int k = 0; k < 2 && q; k++) {
+				size_t n = sizes[k];
+				cl_mem m = clCreateBuffer(d.context, CL_MEM_READ_WRITE, n * n * 4 * 3,
+							  NULL, &err);
+				if (!m)
+					break;
+				float zero = 0;
+				clEnqueueFillBuffer(q, m, &zero, sizeof zero, 0, n * n * 4 * 3, 0, NULL,
+						    NULL);
+				CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo,
+					     CLBlastTransposeYes, n, n, n, 1.0f, m, 0, n, m, n * n, n,
+					     0.0f, m, 2 * n * n, n, &q, NULL);
+				CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo,
+					     CLBlastTransposeNo, n, n, n, 1.0f, m, 0, n, m, n * n, n,
+					     1.0f, m, 2 * n * n, n, &q, NULL);
+				CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo,
+					     CLBlastTransposeNo, n, n, n, 1.0f, m, 0, n, m, n * n, n,
+					     0.0f, m, 2 * n * n, n, &q, NULL);
+				clFinish(q);
+				clReleaseMemObject(m);
+			}
+			if (q)
+				clReleaseCommandQueue(q);
+			clReleaseContext(d.context);
+		}
 	}
-	clReleaseCommandQueue(q);
-	return NULL;
+}
+
+static pid_t warm_spawn(void)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid > 0 ? pid : 0;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(0);
+	if (close_range(3, ~0u, 0) != 0)
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+	/* Refusal is harmless: the warm-up only competes with the first requests. */
+	(void)setpriority(PRIO_PROCESS, 0, 10);
+	warm_child();
+	_exit(0);
+}
+
+/* Ends the warm-up process (if it has not finished) and reaps it; never blocks on a compile. */
+static void warm_stop(struct backend *be, bool kill_it)
+{
+	if (be->warm_pid <= 0)
+		return;
+	if (kill_it)
+		kill(be->warm_pid, SIGKILL);
+	pid_t r;
+	do
+		r = waitpid(be->warm_pid, NULL, kill_it ? 0 : WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r != 0) /* reaped, or not our child any more (ECHILD) */
+		be->warm_pid = 0;
 }
 
 /* ------------------------------------------------------------------ init / shutdown */
@@ -377,10 +462,15 @@ static enum webnn_status ocl_init(struct backend **out, struct wnn_diag *diag)
 			setenv("POCL_CACHE_DIR", sub, 0);
 	}
 
+	/* Before this process's first OpenCL call: the child must start OpenCL on its own. */
+	if (!getenv("WEBNN_NO_WARMUP"))
+		be->warm_pid = warm_spawn();
+
 	cl_platform_id plats[8];
 	cl_uint np = 0;
 	cl_int err = clGetPlatformIDs(8, plats, &np);
 	if (err != CL_SUCCESS || np == 0) {
+		warm_stop(be, true);
 		free(be);
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 				    "opencl: no OpenCL platform (%s)", ocl_error_name(err));
@@ -444,15 +534,10 @@ static enum webnn_status ocl_init(struct backend **out, struct wnn_diag *diag)
 		}
 	}
 	if (be->n_devices == 0) {
+		warm_stop(be, true);
 		free(be);
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 				    "opencl: no usable OpenCL device");
-	}
-	if (!getenv("WEBNN_NO_WARMUP")) {
-		for (int i = 0; i < be->n_devices; i++) {
-			struct ocl_device *d = &be->devices[i];
-			d->warm_started = pthread_create(&d->warm_thread, NULL, warm_main, d) == 0;
-		}
 	}
 	*out = be;
 	return WEBNN_STATUS_OK;
@@ -462,11 +547,9 @@ static void ocl_shutdown(struct backend *be)
 {
 	if (!be)
 		return;
+	warm_stop(be, true);
 	for (int i = 0; i < be->n_devices; i++) {
 		struct ocl_device *d = &be->devices[i];
-		d->warm_stop = true;
-		if (d->warm_started)
-			pthread_join(d->warm_thread, NULL);
 		while (d->programs) {
 			struct ocl_program *p = d->programs;
 			d->programs = p->next;
@@ -509,6 +592,7 @@ static enum webnn_status ocl_context_create(struct backend *be,
 					    const struct backend_context_options *opts,
 					    struct backend_context **out, struct wnn_diag *diag)
 {
+	warm_stop(be, false); /* reaps a finished warm-up (no zombie until shutdown) */
 	int best = -1, best_score = -1;
 	for (int i = 0; i < be->n_devices; i++) {
 		int s = device_score(&be->devices[i], opts);

@@ -300,6 +300,309 @@ static void add_gemm(struct ocl_build *b, const struct ocl_gemm *gm, size_t batc
 	ocl_slot_use(b, gm->c);
 }
 
+/* ------------------------------------------------------------------ fusion */
+
+#define NONE UINT32_MAX
+
+bool ocl_baseline(void)
+{
+	const char *e = getenv("WEBNN_OCL_BASELINE");
+	return e && *e && strcmp(e, "0") != 0;
+}
+
+/* What a conv2d/gemm/matmul writes besides its plain product. */
+struct ocl_epi {
+	bool used;
+	uint32_t output;   /* the operand finally written (the last fused operation's output) */
+	uint32_t vec, res; /* fused add of a per-channel vector / a same-shape tensor, or NONE */
+	int act;           /* 0 none, 1 relu, 2 clamp(lo, hi) */
+	float lo, hi;
+	bool concat;       /* written into a slice of concat_output along the channel axis */
+	uint32_t concat_output, ch_off, ch_total;
+};
+
+struct ocl_fusion {
+	bool *skip;            /* per operation: absorbed into an earlier one */
+	struct ocl_epi *epi;   /* per operation */
+	uint8_t *concat_done;  /* per operand: already written into its concat's output */
+};
+
+void ocl_fusion_free(struct ocl_build *b)
+{
+	if (!b->fusion)
+		return;
+	free(b->fusion->skip);
+	free(b->fusion->epi);
+	free(b->fusion->concat_done);
+	free(b->fusion);
+	b->fusion = NULL;
+}
+
+bool ocl_fusion_skip(const struct ocl_build *b, size_t op_index)
+{
+	return b->fusion && b->fusion->skip[op_index];
+}
+
+static const struct ocl_epi *op_epi(const struct ocl_build *b)
+{
+	if (!b->fusion || !b->fusion->epi[b->op_index].used)
+		return NULL;
+	return &b->fusion->epi[b->op_index];
+}
+
+/* Depthwise and thin grouped convolutions do too little work per output for a gemm. */
+static bool conv_uses_gemm(const struct params_conv2d *p)
+{
+	return !(p->depthwise || (p->groups > 1 && p->c_in_g * p->kh * p->kw <= 16));
+}
+
+static bool desc_same_shape(const struct wnn_desc *a, const struct wnn_desc *b)
+{
+	if (a->rank != b->rank)
+		return false;
+	for (uint32_t d = 0; d < a->rank; d++)
+		if (a->dims[d] != b->dims[d])
+			return false;
+	return true;
+}
+
+/* v broadcasts to out as one value per index of out's dimension cdim (of size C). */
+static bool desc_channel_vector(const struct wnn_desc *v, const struct wnn_desc *out,
+				uint32_t cdim)
+{
+	if (v->rank > out->rank || cdim + v->rank < out->rank)
+		return false;
+	for (uint32_t d = 0; d < v->rank; d++) {
+		uint32_t od = out->rank - v->rank + d;
+		if (v->dims[d] != (od == cdim ? out->dims[cdim] : 1))
+			return false;
+	}
+	return true;
+}
+
+/* Operand ids an operation reads, in a buffer grown as needed (concat may have many). */
+static int op_inputs(const Webnn__Ipc__Operation *op, uint32_t **ids, int *cap)
+{
+	for (;;) {
+		int n = wnn_op_inputs(op, *ids, NULL, *cap);
+		if (n >= 0 || *cap >= (1 << 20))
+			return n;
+		uint32_t *bigger = realloc(*ids, (size_t)*cap * 2 * sizeof *bigger);
+		if (!bigger)
+			return -1;
+		*ids = bigger;
+		*cap *= 2;
+	}
+}
+
+/* Follows the single-consumer chain after operation i (output `out`, channel dimension cdim)
+ * through add (operand defined before i) then relu/clamp. */
+static void fuse_chain(struct ocl_build *b, struct ocl_fusion *f, size_t i, uint32_t out,
+		       uint32_t cdim, const uint32_t *cons, const uint32_t *user,
+		       const uint32_t *prod, const uint8_t *is_out, struct ocl_epi *e)
+{
+	const struct backend_graph *g = b->g;
+	struct wnn_diag quiet = { 0 };
+	uint32_t cur = out;
+	enum wnn_dtype t = g->descs[out].type;
+	while (cons[cur] == 1 && !is_out[cur] && !e->act) {
+		size_t j = user[cur];
+		const Webnn__Ipc__Operation *op = g->info->operations[j];
+		enum wnn_op k = wnn_op_from_id(op->op);
+		if (f->skip[j])
+			break;
+		if (k == WNN_OP_RELU) {
+			struct params_unary pu;
+			if (params_unary(op, g->descs, g->n_operands, &pu, &quiet) || pu.type != t)
+				break;
+			e->act = 1;
+			cur = pu.output;
+		} else if (k == WNN_OP_CLAMP) {
+			struct params_clamp pc;
+			if (params_clamp(op, g->descs, g->n_operands, &pc, &quiet) || pc.type != t)
+				break;
+			e->act = 2;
+			e->lo = (float)pc.min;
+			e->hi = (float)pc.max;
+			cur = pc.output;
+		} else if (k == WNN_OP_ADD) {
+			struct params_binary pb;
+			if (params_binary(op, g->descs, g->n_operands, &pb, &quiet) || pb.a == pb.b ||
+			    pb.type != t || !desc_same_shape(&g->descs[pb.output], &g->descs[cur]))
+				break;
+			uint32_t other = pb.a == cur ? pb.b : pb.a;
+			/* The epilogue runs where operation i is: the addend must exist by then. */
+			if (prod[other] != NONE && prod[other] >= i)
+				break;
+			if (e->res == NONE && desc_same_shape(&g->descs[other], &g->descs[cur]))
+				e->res = other;
+			else if (e->vec == NONE &&
+				 desc_channel_vector(&g->descs[other], &g->descs[cur], cdim))
+				e->vec = other;
+			else
+				break;
+			cur = pb.output;
+		} else {
+			break;
+		}
+		f->skip[j] = true;
+		e->used = true;
+	}
+	e->output = cur;
+}
+
+enum webnn_status ocl_fusion_plan(struct ocl_build *b)
+{
+	const struct backend_graph *g = b->g;
+	size_t n_ops = g->info->n_operations, n_opd = g->n_operands;
+	b->fusion = NULL;
+	if (ocl_baseline() || !n_ops || !n_opd)
+		return WEBNN_STATUS_OK;
+	struct ocl_fusion *f = calloc(1, sizeof *f);
+	uint32_t *cons = calloc(n_opd, sizeof *cons), *user = malloc(n_opd * sizeof *user);
+	uint32_t *prod = malloc(n_opd * sizeof *prod);
+	uint8_t *is_out = calloc(n_opd, 1);
+	int cap = 64;
+	uint32_t *ids = malloc((size_t)cap * sizeof *ids);
+	if (f) {
+		f->skip = calloc(n_ops, sizeof *f->skip);
+		f->epi = calloc(n_ops, sizeof *f->epi);
+		f->concat_done = calloc(n_opd, 1);
+	}
+	b->fusion = f;
+	if (!f || !f->skip || !f->epi || !f->concat_done || !cons || !user || !prod || !is_out ||
+	    !ids) {
+		wnn_diag_set(b->diag, WEBNN_STATUS_NO_MEMORY, "compile: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n_opd; i++)
+		prod[i] = NONE;
+	for (size_t i = 0; i < n_ops; i++) {
+		const Webnn__Ipc__Operation *op = g->info->operations[i];
+		int n = op_inputs(op, &ids, &cap);
+		if (n < 0) {
+			/* Unknown consumers: fusing anything could drop a read. */
+			ocl_fusion_free(b);
+			goto out;
+		}
+		for (int k = 0; k < n; k++)
+			if (ids[k] < n_opd) {
+				cons[ids[k]]++;
+				user[ids[k]] = (uint32_t)i;
+			}
+		uint32_t outs[WNN_MAX_OUTPUTS];
+		int no = wnn_op_outputs(op, outs, WNN_MAX_OUTPUTS);
+		for (int k = 0; k < no; k++)
+			if (outs[k] < n_opd)
+				prod[outs[k]] = (uint32_t)i;
+	}
+	for (size_t i = 0; i < g->n_outputs; i++)
+		if (g->output_operands[i] < n_opd)
+			is_out[g->output_operands[i]] = 1;
+	struct wnn_diag quiet = { 0 };
+	for (size_t i = 0; i < n_ops; i++) {
+		const Webnn__Ipc__Operation *op = g->info->operations[i];
+		enum wnn_op k = wnn_op_from_id(op->op);
+		struct ocl_epi *e = &f->epi[i];
+		e->vec = e->res = NONE;
+		if (f->skip[i] || (k != WNN_OP_CONV2D && k != WNN_OP_GEMM && k != WNN_OP_MATMUL))
+			continue;
+		uint32_t outs[WNN_MAX_OUTPUTS];
+		if (wnn_op_outputs(op, outs, WNN_MAX_OUTPUTS) != 1 || outs[0] >= n_opd)
+			continue;
+		const struct wnn_desc *od = &g->descs[outs[0]];
+		if (od->type != WNN_F32 && od->type != WNN_F16)
+			continue;
+		struct params_conv2d pc;
+		uint32_t cdim = od->rank - 1;
+		if (k == WNN_OP_CONV2D) {
+			if (params_conv2d(op, g->descs, n_opd, &pc, &quiet))
+				continue;
+			cdim = pc.nhwc ? 3 : 1;
+		}
+		fuse_chain(b, f, i, outs[0], cdim, cons, user, prod, is_out, e);
+		/* A conv on the gemm path whose result only feeds a concat along the channels:
+		 * the gemm (and its epilogue) writes straight into the concat's output. */
+		uint32_t cur = e->output;
+		if (k != WNN_OP_CONV2D || od->type != WNN_F32 || !conv_uses_gemm(&pc) ||
+		    cons[cur] != 1 || is_out[cur])
+			continue;
+		const Webnn__Ipc__Operation *cop = g->info->operations[user[cur]];
+		struct params_concat pk;
+		if (wnn_op_from_id(cop->op) != WNN_OP_CONCAT ||
+		    params_concat(cop, g->descs, n_opd, &pk, &quiet) || pk.axis != cdim)
+			continue;
+		uint32_t off = 0, pos = 0, seen = 0;
+		for (size_t q = 0; q < pk.n_inputs; q++) {
+			if (pk.inputs[q] == cur) {
+				seen++;
+				pos = off;
+			}
+			off += params_concat_size(&pk, g->descs, q);
+		}
+		if (seen != 1)
+			continue;
+		e->used = true;
+		e->concat = true;
+		e->concat_output = pk.output;
+		e->ch_off = pos;
+		e->ch_total = pk.out_axis;
+		f->concat_done[cur] = 1;
+	}
+out:
+	free(cons);
+	free(user);
+	free(prod);
+	free(is_out);
+	free(ids);
+	return b->diag->status;
+}
+
+/* Appends gemm_epilogue over an A x C x B result: dst = act(src + v1[c] + v2[c] + r).
+ * ss/ds: element offset, a stride and c stride of source and destination (b stride 1); the
+ * c stride is 1 on both sides (B == 1), or the source is [C][A] (transposed, ss[1] == 1,
+ * ss[2] == A), or B > 1. */
+static void epilogue_step(struct ocl_build *b, uint32_t src, uint32_t dst, uint32_t v1,
+			  uint32_t v2, uint32_t r, size_t A, size_t C, size_t B,
+			  const uint64_t ss[3], const uint64_t ds[3], const struct ocl_epi *e)
+{
+	unsigned flags = (v1 != NONE ? 1u : 0) | (v2 != NONE ? 2u : 0) | (r != NONE ? 4u : 0) |
+			 ((unsigned)(e ? e->act : 0) << 4);
+	unsigned mode = B > 1 ? 2 : ss[2] != 1 ? 1 : 0;
+	cl_program prog;
+	if (FAILED(b) || ocl_epilogue_program(b, flags, mode, &prog))
+		return;
+	check_u32(b, ss[0] + A * ss[1] + C * ss[2] + B, "epilogue source");
+	check_u32(b, ds[0] + A * ds[1] + C * ds[2] + B, "epilogue destination");
+	struct ocl_step *s = ocl_step_kernel(b, prog, "gemm_epilogue");
+	cl_uint ca = (cl_uint)A, cc = (cl_uint)C, cb = (cl_uint)B;
+	cl_uint4 vs = { { (cl_uint)ss[0], (cl_uint)ss[1], (cl_uint)ss[2], 1 } };
+	cl_uint4 vd = { { (cl_uint)ds[0], (cl_uint)ds[1], (cl_uint)ds[2], 1 } };
+	cl_float lo = e ? e->lo : 0, hi = e ? e->hi : 0;
+	ocl_arg_mem(b, s, 0, src);
+	ocl_arg_mem(b, s, 1, dst);
+	ocl_arg_mem(b, s, 2, v1 != NONE ? v1 : dst);
+	ocl_arg_mem(b, s, 3, v2 != NONE ? v2 : dst);
+	ocl_arg_mem(b, s, 4, r != NONE ? r : dst);
+	ocl_arg(b, s, 5, sizeof ca, &ca);
+	ocl_arg(b, s, 6, sizeof cc, &cc);
+	ocl_arg(b, s, 7, sizeof cb, &cb);
+	ocl_arg(b, s, 8, sizeof vs, &vs);
+	ocl_arg(b, s, 9, sizeof vd, &vd);
+	ocl_arg(b, s, 10, sizeof lo, &lo);
+	ocl_arg(b, s, 11, sizeof hi, &hi);
+	if (B == 1)
+		ocl_step_range3(s, C, 1, A);
+	else
+		ocl_step_range3(s, B, C, A);
+}
+
+/* Whether an epilogue does more than the bias. */
+static bool epi_extra(const struct ocl_epi *e)
+{
+	return e && (e->act || e->vec != NONE || e->res != NONE);
+}
+
 /* ------------------------------------------------------------------ elementwise */
 
 static enum webnn_status ew_program(struct ocl_build *b, enum wnn_dtype t, cl_program *out)
@@ -344,7 +647,9 @@ static enum webnn_status ew_program(struct ocl_build *b, enum wnn_dtype t, cl_pr
 		    !(wnn_ops[op].dtypes & WNN_DT_BIT(t)))
 			continue;
 		const char *expr = NULL, *macro = bin ? "EWB" : "EWU";
-		if (fl && wnn_ops[op].has_float_expr)
+		if (op == WNN_OP_POW && !fl)
+			expr = "ew_ipow(a, b)"; /* exact, as the reference: see elementwise.cl */
+		else if (fl && wnn_ops[op].has_float_expr)
 			expr = ew_exprs[op].fexpr;
 		else if (!fl && wnn_ops[op].has_int_expr)
 			expr = ew_exprs[op].iexpr;
@@ -559,6 +864,10 @@ static void lower_concat(struct ocl_build *b)
 	uint64_t off = 0;
 	for (size_t i = 0; i < p.n_inputs && !FAILED(b); i++) {
 		uint32_t size = params_concat_size(&p, b->g->descs, i);
+		if (b->fusion && b->fusion->concat_done[p.inputs[i]]) {
+			off += size; /* its producer wrote it in place */
+			continue;
+		}
 		uint32_t si = ocl_operand_slot(b, p.inputs[i]);
 		if (FAILED(b))
 			return;
@@ -589,15 +898,25 @@ static void lower_pool(struct ocl_build *b)
 	cl_program prog;
 	if (FAILED(b) || ocl_typed_program(b, "pool.cl", p.type, &prog))
 		return;
-	struct ocl_step *s = ocl_step_kernel(b, prog, "pool2d");
-	size_t total = (size_t)p.n * p.c * p.out_h * p.out_w;
-	cl_uint n = (cl_uint)total, kind = p.kind, nhwc = p.nhwc;
-	cl_uint16 pp;
-	memset(&pp, 0, sizeof pp);
 	uint32_t v[13] = { p.c, p.h, p.w, p.out_h, p.out_w, p.win_h, p.win_w, p.stride_h,
 			   p.stride_w, p.dil_h, p.dil_w, p.pad_top, p.pad_left };
+	cl_uint16 pp;
+	memset(&pp, 0, sizeof pp);
 	for (int i = 0; i < 13; i++)
 		pp.s[i] = v[i];
+	cl_uint kind = p.kind;
+	if (p.nhwc && !ocl_baseline()) {
+		struct ocl_step *s = ocl_step_kernel(b, prog, "pool2d_nhwc");
+		ocl_arg_mem(b, s, 0, si);
+		ocl_arg_mem(b, s, 1, so);
+		ocl_arg(b, s, 2, sizeof kind, &kind);
+		ocl_arg(b, s, 3, sizeof pp, &pp);
+		ocl_step_range3(s, p.c, p.out_w, (size_t)p.n * p.out_h);
+		return;
+	}
+	struct ocl_step *s = ocl_step_kernel(b, prog, "pool2d");
+	size_t total = (size_t)p.n * p.c * p.out_h * p.out_w;
+	cl_uint n = (cl_uint)total, nhwc = p.nhwc;
 	cl_uint4 is;
 	for (int i = 0; i < 4; i++)
 		is.s[i] = (cl_uint)p.in_stride[i];
@@ -625,11 +944,14 @@ static cl_uint16 conv_params(const struct params_conv2d *p)
 	return v;
 }
 
-static void conv_direct(struct ocl_build *b, const struct params_conv2d *p)
+static void conv_direct(struct ocl_build *b, const struct params_conv2d *p,
+			const struct ocl_epi *e)
 {
 	uint32_t si = ocl_operand_slot(b, p->input), sf = ocl_operand_slot(b, p->filter);
 	uint32_t sb = p->has_bias ? ocl_operand_slot(b, p->bias) : sf;
-	uint32_t so = ocl_output_slot(b, p->output);
+	uint32_t sv = e && e->vec != NONE ? ocl_operand_slot(b, e->vec) : sf;
+	uint32_t sr = e && e->res != NONE ? ocl_operand_slot(b, e->res) : sf;
+	uint32_t so = ocl_output_slot(b, e ? e->output : p->output);
 	cl_program prog;
 	if (FAILED(b) || ocl_typed_program(b, "conv.cl", p->type, &prog))
 		return;
@@ -645,26 +967,49 @@ static void conv_direct(struct ocl_build *b, const struct params_conv2d *p)
 		is.s[i] = (cl_uint)p->in_stride[i];
 		fs.s[i] = (cl_uint)p->filter_stride[i];
 	}
+	cl_uint flags = (e && e->vec != NONE ? 2u : 0) | (e && e->res != NONE ? 4u : 0) |
+			((cl_uint)(e ? e->act : 0) << 4);
+	cl_float lo = e ? e->lo : 0, hi = e ? e->hi : 0;
 	ocl_arg_mem(b, s, 0, si);
 	ocl_arg_mem(b, s, 1, sf);
 	ocl_arg_mem(b, s, 2, sb);
-	ocl_arg_mem(b, s, 3, so);
-	ocl_arg(b, s, 4, sizeof n, &n);
-	ocl_arg(b, s, 5, sizeof nhwc, &nhwc);
-	ocl_arg(b, s, 6, sizeof pp, &pp);
-	ocl_arg(b, s, 7, sizeof is, &is);
-	ocl_arg(b, s, 8, sizeof fs, &fs);
+	ocl_arg_mem(b, s, 3, sv);
+	ocl_arg_mem(b, s, 4, sr);
+	ocl_arg_mem(b, s, 5, so);
+	ocl_arg(b, s, 6, sizeof n, &n);
+	ocl_arg(b, s, 7, sizeof nhwc, &nhwc);
+	ocl_arg(b, s, 8, sizeof pp, &pp);
+	ocl_arg(b, s, 9, sizeof is, &is);
+	ocl_arg(b, s, 10, sizeof fs, &fs);
+	ocl_arg(b, s, 11, sizeof flags, &flags);
+	ocl_arg(b, s, 12, sizeof lo, &lo);
+	ocl_arg(b, s, 13, sizeof hi, &hi);
 	ocl_step_range1(s, total);
 }
 
-/* The filter as float32 in the GEMM's layout: OHWI for nhwc, OIHW for nchw (o, then the
- * patch in the order im2col writes it). */
-static uint32_t conv_filter(struct ocl_build *b, const struct params_conv2d *p)
+enum filter_order { FILTER_GEMM, FILTER_HWO, FILTER_KN };
+
+/* The filter as float32 in the layout a kernel reads: FILTER_GEMM is OHWI for nhwc and OIHW
+ * for nchw (o, then the patch in the order im2col writes it); FILTER_HWO is [KH][KW][O][I]
+ * (for depthwise, I = 1: one channel vector per tap); FILTER_KN is [KH][KW][I][O] (the nhwc
+ * patch index, then o: small_gemm's W). */
+static uint32_t conv_filter(struct ocl_build *b, const struct params_conv2d *p,
+			    enum filter_order order)
 {
 	const uint64_t *fs = p->filter_stride; /* (o, i, ky, kx) */
 	uint32_t dims[4];
 	uint64_t sstr[4];
-	if (p->nhwc) {
+	if (order == FILTER_HWO) {
+		uint32_t d[4] = { p->kh, p->kw, p->c_out, p->c_in_g };
+		uint64_t s[4] = { fs[2], fs[3], fs[0], fs[1] };
+		memcpy(dims, d, sizeof d);
+		memcpy(sstr, s, sizeof s);
+	} else if (order == FILTER_KN) {
+		uint32_t d[4] = { p->kh, p->kw, p->c_in_g, p->c_out };
+		uint64_t s[4] = { fs[2], fs[3], fs[1], fs[0] };
+		memcpy(dims, d, sizeof d);
+		memcpy(sstr, s, sizeof s);
+	} else if (p->nhwc) {
 		uint32_t d[4] = { p->c_out, p->kh, p->kw, p->c_in_g };
 		uint64_t s[4] = { fs[0], fs[2], fs[3], fs[1] };
 		memcpy(dims, d, sizeof d);
@@ -677,7 +1022,10 @@ static uint32_t conv_filter(struct ocl_build *b, const struct params_conv2d *p)
 	}
 	uint64_t dstr[4];
 	params_strides(4, dims, dstr);
-	bool dense = memcmp(sstr, dstr, sizeof dstr) == 0;
+	/* Size-1 dimensions place nothing: only the others' strides must match. */
+	bool dense = true;
+	for (int d = 0; d < 4; d++)
+		dense = dense && (dims[d] == 1 || sstr[d] == dstr[d]);
 	size_t count = desc_count(b, p->filter);
 	const void *host = const_data(b, p->filter);
 	if (dense)
@@ -709,32 +1057,151 @@ static uint32_t conv_filter(struct ocl_build *b, const struct params_conv2d *p)
 	return dst;
 }
 
-static void conv_gemm(struct ocl_build *b, const struct params_conv2d *p)
+/* Depthwise float32 convolution with the vectorised kernels (dw_nhwc needs C % 4 == 0). */
+static void conv_dw(struct ocl_build *b, const struct params_conv2d *p, const struct ocl_epi *e)
+{
+	uint32_t si = ocl_operand_slot(b, p->input);
+	uint32_t sf = conv_filter(b, p, p->nhwc ? FILTER_HWO : FILTER_GEMM);
+	uint32_t sb = p->has_bias ? f32_slot(b, p->bias) : NONE;
+	uint32_t sv = e && e->vec != NONE ? f32_slot(b, e->vec) : NONE;
+	uint32_t sr = e && e->res != NONE ? f32_slot(b, e->res) : NONE;
+	uint32_t so = ocl_output_slot(b, e ? e->output : p->output);
+	cl_program prog;
+	if (FAILED(b) || ocl_typed_program(b, "conv.cl", WNN_F32, &prog))
+		return;
+	/* the widest channel vector that divides C */
+	unsigned vw = p->c_out % 16 == 0 ? 16 : p->c_out % 8 == 0 ? 8 : 4;
+	struct ocl_step *s = ocl_step_kernel(b, prog, !p->nhwc ? "dw_nchw"
+						   : vw == 16 ? "dw_nhwc16"
+						   : vw == 8  ? "dw_nhwc8"
+							      : "dw_nhwc4");
+	cl_uint16 pp = conv_params(p);
+	pp.s[0] = p->c_out;
+	pp.s[13] = (sb != NONE ? 1u : 0) | (sv != NONE ? 2u : 0) | (sr != NONE ? 4u : 0) |
+		   ((cl_uint)(e ? e->act : 0) << 4);
+	pp.s[14] = pp.s[15] = 0;
+	cl_float lo = e ? e->lo : 0, hi = e ? e->hi : 0;
+	ocl_arg_mem(b, s, 0, si);
+	ocl_arg_mem(b, s, 1, sf);
+	ocl_arg_mem(b, s, 2, sb != NONE ? sb : sf);
+	ocl_arg_mem(b, s, 3, sv != NONE ? sv : sf);
+	ocl_arg_mem(b, s, 4, sr != NONE ? sr : sf);
+	ocl_arg_mem(b, s, 5, so);
+	ocl_arg(b, s, 6, sizeof pp, &pp);
+	ocl_arg(b, s, 7, sizeof lo, &lo);
+	ocl_arg(b, s, 8, sizeof hi, &hi);
+	/* Sizes as the kernels' DW_XB / DW_XN. */
+	if (p->nhwc)
+		ocl_step_range3(s, p->c_out / vw, (p->out_w + 7) / 8, (size_t)p->n * p->out_h);
+	else
+		ocl_step_range3(s, (p->out_w + 7) / 8, p->out_h, (size_t)p->n * p->c_out);
+}
+
+/* small_gemm's range: NHWC convs with at most this many output channels and patch values
+ * (measured on PoCL/AVX-512 against CLBlast's tuned Xgemm: tests/bench_ops.c). */
+#define SMALL_GEMM_N 160
+#define SMALL_GEMM_K 1024
+
+/* out[rows][n] (row stride dst3[1], from element dst3[0]) = epilogue(A . W), A [rows][K] with
+ * row stride lda, W [K][N]. */
+static void small_gemm(struct ocl_build *b, uint32_t sa, size_t lda, uint32_t sw, uint32_t sbias,
+		       const struct ocl_epi *e, uint32_t sout, size_t rows, size_t n, size_t k,
+		       const uint64_t dst3[3])
+{
+	uint32_t sv = e && e->vec != NONE ? f32_slot(b, e->vec) : NONE;
+	uint32_t sr = e && e->res != NONE ? f32_slot(b, e->res) : NONE;
+	cl_program prog;
+	if (FAILED(b) || ocl_typed_program(b, "conv.cl", WNN_F32, &prog))
+		return;
+	unsigned vw = n % 16 == 0 ? 16 : 8;
+	struct ocl_step *s = ocl_step_kernel(b, prog, vw == 16 ? "small_gemm16" : "small_gemm8");
+	check_u32(b, dst3[0] + rows * dst3[1], "conv2d output");
+	cl_uint cm = (cl_uint)rows, cn = (cl_uint)n, ck = (cl_uint)k, clda = (cl_uint)lda;
+	cl_uint ldo = (cl_uint)dst3[1], off = (cl_uint)dst3[0];
+	cl_uint flags = (sbias != NONE ? 1u : 0) | (sv != NONE ? 2u : 0) | (sr != NONE ? 4u : 0) |
+			((cl_uint)(e ? e->act : 0) << 4);
+	cl_float lo = e ? e->lo : 0, hi = e ? e->hi : 0;
+	ocl_arg_mem(b, s, 0, sa);
+	ocl_arg_mem(b, s, 1, sw);
+	ocl_arg_mem(b, s, 2, sbias != NONE ? sbias : sw);
+	ocl_arg_mem(b, s, 3, sv != NONE ? sv : sw);
+	ocl_arg_mem(b, s, 4, sr != NONE ? sr : sw);
+	ocl_arg_mem(b, s, 5, sout);
+	ocl_arg(b, s, 6, sizeof cm, &cm);
+	ocl_arg(b, s, 7, sizeof cn, &cn);
+	ocl_arg(b, s, 8, sizeof ck, &ck);
+	ocl_arg(b, s, 9, sizeof clda, &clda);
+	ocl_arg(b, s, 10, sizeof ldo, &ldo);
+	ocl_arg(b, s, 11, sizeof off, &off);
+	ocl_arg(b, s, 12, sizeof flags, &flags);
+	ocl_arg(b, s, 13, sizeof lo, &lo);
+	ocl_arg(b, s, 14, sizeof hi, &hi);
+	ocl_step_range3(s, n / vw, (rows + 7) / 8, 1); /* SG_R rows per item */
+}
+
+/* Output channels up to this many are computed as the transposed product (channels as the
+ * GEMM's M): the tuned Xgemm tile is 64 x 128 (MWG x NWG), so N = 16 would waste 7/8 of it. */
+#define SMALL_N 64
+
+static void conv_gemm(struct ocl_build *b, const struct params_conv2d *p, const struct ocl_epi *e)
 {
 	bool f16 = p->type == WNN_F16;
 	size_t P = (size_t)p->out_h * p->out_w;
 	size_t Kg = (size_t)p->c_in_g * p->kh * p->kw;
 	size_t out_count = (size_t)p->n * p->c_out * P;
+	size_t rows = (size_t)p->n * P;
+	/* NHWC with few channels: small_gemm (epilogue included) instead of CLBlast */
+	bool small = !ocl_baseline() && !f16 && p->nhwc && p->groups == 1 && p->c_out % 8 == 0 &&
+		     p->c_out <= SMALL_GEMM_N && Kg <= SMALL_GEMM_K;
 	uint32_t sx = f32_slot(b, p->input);
-	uint32_t sw = conv_filter(b, p);
-	uint32_t sout = ocl_output_slot(b, p->output);
-	uint32_t sy = f16 ? ocl_slot_new_temp(b, out_count * 4) : sout;
+	uint32_t sw = conv_filter(b, p, small ? FILTER_KN : FILTER_GEMM);
+	/* Where the result lands: the output operand, or a channel slice of a concat's output. */
+	bool in_concat = e && e->concat;
+	size_t ch_total = in_concat ? e->ch_total : p->c_out, ch_off = in_concat ? e->ch_off : 0;
+	uint32_t sout = ocl_output_slot(b, in_concat ? e->concat_output
+					: e		? e->output
+							: p->output);
+	/* (element offset, a stride, c stride) of the destination seen as [A][C][B] */
+	uint64_t dst3[3];
+	size_t A = p->nhwc ? rows : p->n, B = p->nhwc ? 1 : P;
+	if (p->nhwc) {
+		dst3[0] = ch_off;
+		dst3[1] = ch_total;
+		dst3[2] = 1;
+	} else {
+		dst3[0] = ch_off * P;
+		dst3[1] = ch_total * P;
+		dst3[2] = P;
+	}
+	bool swap = !small && !ocl_baseline() && !f16 && p->nhwc && p->groups == 1 &&
+		    p->c_out <= SMALL_N && rows >= 2 * SMALL_N;
+	bool epi = !small && (epi_extra(e) || swap);
+	/* gemm target: the destination itself, or a float32 temp ([C][rows] when swapped) */
+	uint32_t sy = sout;
+	uint64_t y3[3];
+	memcpy(y3, dst3, sizeof y3);
+	if (swap || f16) {
+		sy = ocl_slot_new_temp(b, out_count * 4);
+		if (swap) {
+			y3[0] = 0;
+			y3[1] = 1;
+			y3[2] = rows;
+		} else {
+			y3[0] = 0;
+			y3[1] = p->nhwc ? p->c_out : p->c_out * P;
+			y3[2] = p->nhwc ? 1 : P;
+		}
+	}
 	if (FAILED(b))
 		return;
 	check_u32(b, (uint64_t)p->n * p->groups * Kg * P, "im2col buffer");
 	float beta = 0;
-	if (p->has_bias) {
-		/* The output starts as the broadcast bias; the gemm accumulates onto it. */
-		uint32_t sbias = f32_slot(b, p->bias);
-		if (p->nhwc) {
-			uint32_t dims[2] = { (uint32_t)(p->n * P), p->c_out };
-			uint64_t ss[2] = { 0, 1 }, ds[2] = { p->c_out, 1 };
-			copy_nd(b, WNN_F32, sbias, 0, sy, 0, 2, dims, ss, ds);
-		} else {
-			uint32_t dims[3] = { p->n, p->c_out, (uint32_t)P };
-			uint64_t ss[3] = { 0, 1, 0 }, ds[3] = { (uint64_t)p->c_out * P, P, 1 };
-			copy_nd(b, WNN_F32, sbias, 0, sy, 0, 3, dims, ss, ds);
-		}
+	uint32_t sbias = p->has_bias ? f32_slot(b, p->bias) : NONE;
+	if (sbias != NONE && !epi && !small) {
+		/* The target starts as the broadcast bias; the gemm accumulates onto it. */
+		uint32_t dims[3] = { (uint32_t)A, p->c_out, (uint32_t)B };
+		uint64_t ss[3] = { 0, 1, 0 }, ds[3] = { y3[1], y3[2], 1 };
+		copy_nd(b, WNN_F32, sbias, 0, sy, y3[0], 3, dims, ss, ds);
 		beta = 1;
 	}
 	bool direct_1x1 = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 &&
@@ -743,29 +1210,39 @@ static void conv_gemm(struct ocl_build *b, const struct params_conv2d *p)
 	uint32_t scol = sx;
 	if (!direct_1x1) {
 		size_t col = (size_t)p->n * p->groups * Kg * P;
-		size_t total = p->nhwc ? (size_t)p->groups * p->n * P * p->kh * p->kw
-				       : (size_t)p->n * p->groups * Kg * p->out_h;
+		/* NHWC: one item per filter row (im2col_nhwc) or, in the first version, per tap */
+		bool rows_kernel = p->nhwc && !ocl_baseline();
+		size_t total = rows_kernel ? (size_t)p->groups * p->n * P * p->kh
+			       : p->nhwc   ? (size_t)p->groups * p->n * P * p->kh * p->kw
+					   : (size_t)p->n * p->groups * Kg * p->out_h;
 		cl_program prog;
 		if (ocl_typed_program(b, "conv.cl", WNN_F32, &prog))
 			return;
 		scol = ocl_slot_new_temp(b, col * 4);
-		struct ocl_step *s = ocl_step_kernel(b, prog, "im2col");
+		struct ocl_step *s = ocl_step_kernel(b, prog, rows_kernel ? "im2col_nhwc" : "im2col");
 		cl_uint n = (cl_uint)total, nhwc = p->nhwc;
 		cl_uint16 pp = conv_params(p);
 		cl_uint4 is;
 		/* f32_slot may have converted float16 input: same dense layout either way. */
 		for (int i = 0; i < 4; i++)
 			is.s[i] = (cl_uint)p->in_stride[i];
-		ocl_arg_mem(b, s, 0, sx);
-		ocl_arg_mem(b, s, 1, scol);
-		ocl_arg(b, s, 2, sizeof n, &n);
-		ocl_arg(b, s, 3, sizeof nhwc, &nhwc);
-		ocl_arg(b, s, 4, sizeof pp, &pp);
-		ocl_arg(b, s, 5, sizeof is, &is);
+		cl_uint a = 0;
+		ocl_arg_mem(b, s, a++, sx);
+		ocl_arg_mem(b, s, a++, scol);
+		ocl_arg(b, s, a++, sizeof n, &n);
+		if (!rows_kernel)
+			ocl_arg(b, s, a++, sizeof nhwc, &nhwc);
+		ocl_arg(b, s, a++, sizeof pp, &pp);
+		ocl_arg(b, s, a++, sizeof is, &is);
 		ocl_step_range1(s, total);
 	}
 	if (FAILED(b))
 		return;
+	if (small) {
+		small_gemm(b, scol, direct_1x1 ? p->c_in : Kg, sw, sbias, e, sout, rows, p->c_out,
+			   Kg, dst3);
+		return;
+	}
 	struct ocl_gemm gm;
 	memset(&gm, 0, sizeof gm);
 	gm.alpha = 1;
@@ -778,9 +1255,22 @@ static void conv_gemm(struct ocl_build *b, const struct params_conv2d *p)
 		return;
 	}
 	size_t *ao = offs, *bo = offs + batch, *co = offs + 2 * batch;
-	if (p->nhwc) {
+	if (swap) {
+		/* outT[o][(n,y,x)] = sum_k W[o][k] * col[(n,y,x)][k]; the epilogue transposes */
+		gm.m = OCg;
+		gm.n = rows;
+		gm.k = Kg;
+		gm.a = sw;
+		gm.lda = Kg;
+		gm.b = scol;
+		gm.b_trans = true;
+		gm.ldb = direct_1x1 ? p->c_in_g : Kg;
+		gm.c = sy;
+		gm.ldc = rows;
+		ao[0] = bo[0] = co[0] = 0;
+	} else if (p->nhwc) {
 		/* out[(n,y,x)][g*OCg + o] = sum_k col_g[(n,y,x)][k] * W[g*OCg + o][k] */
-		gm.m = N * P;
+		gm.m = rows;
 		gm.n = OCg;
 		gm.k = Kg;
 		gm.a = scol;
@@ -789,11 +1279,11 @@ static void conv_gemm(struct ocl_build *b, const struct params_conv2d *p)
 		gm.b_trans = true;
 		gm.ldb = Kg;
 		gm.c = sy;
-		gm.ldc = p->c_out;
+		gm.ldc = y3[1];
 		for (size_t g = 0; g < G; g++) {
 			ao[g] = direct_1x1 ? g * ICg : g * N * P * Kg;
 			bo[g] = g * OCg * Kg;
-			co[g] = g * OCg;
+			co[g] = y3[0] + g * OCg;
 		}
 	} else {
 		/* out[n][g*OCg + o][p] = sum_k W[g*OCg + o][k] * col[n][g][k][p] */
@@ -812,11 +1302,18 @@ static void conv_gemm(struct ocl_build *b, const struct params_conv2d *p)
 				ao[i] = g * OCg * Kg;
 				bo[i] = direct_1x1 ? n * p->c_in_g * G * P + g * ICg * P
 						   : (n * G + g) * Kg * P;
-				co[i] = n * p->c_out * P + g * OCg * P;
+				co[i] = y3[0] + n * y3[1] + g * OCg * P;
 			}
 	}
 	add_gemm(b, &gm, batch, ao, bo, co);
 	free(offs);
+	if (epi) {
+		uint32_t sv = e && e->vec != NONE ? f32_slot(b, e->vec) : NONE;
+		uint32_t sr = e && e->res != NONE ? f32_slot(b, e->res) : NONE;
+		/* float16: the epilogue runs in place on the float32 temp, converted below */
+		uint32_t to = f16 ? sy : sout;
+		epilogue_step(b, sy, to, sbias, sv, sr, A, p->c_out, B, y3, f16 ? y3 : dst3, e);
+	}
 	if (f16)
 		convert(b, false, sy, sout, out_count);
 }
@@ -829,24 +1326,39 @@ static void lower_conv2d(struct ocl_build *b)
 	check_u32(b, (uint64_t)p.n * p.c_out * p.out_h * p.out_w, "conv2d output");
 	if (FAILED(b))
 		return;
-	/* Depthwise and thin grouped convolutions do too little work per output for a gemm. */
-	if (p.depthwise || (p.groups > 1 && p.c_in_g * p.kh * p.kw <= 16))
-		conv_direct(b, &p);
+	const struct ocl_epi *e = op_epi(b);
+	if (conv_uses_gemm(&p))
+		conv_gemm(b, &p, e);
+	else if (p.depthwise && p.type == WNN_F32 && !ocl_baseline() && (!p.nhwc || p.c_out % 4 == 0))
+		conv_dw(b, &p, e);
 	else
-		conv_gemm(b, &p);
+		conv_direct(b, &p, e);
 }
 
 /* ------------------------------------------------------------------ gemm / matmul */
+
+/* The fused epilogue of a gemm/matmul over its dense float32 result y ([rows][n]). */
+static void matrix_epilogue(struct ocl_build *b, uint32_t sy, size_t rows, size_t n,
+			    const struct ocl_epi *e)
+{
+	if (!epi_extra(e))
+		return;
+	uint32_t sv = e->vec != NONE ? f32_slot(b, e->vec) : NONE;
+	uint32_t sr = e->res != NONE ? f32_slot(b, e->res) : NONE;
+	uint64_t s3[3] = { 0, n, 1 };
+	epilogue_step(b, sy, sy, NONE, sv, sr, rows, n, 1, s3, s3, e);
+}
 
 static void lower_gemm(struct ocl_build *b)
 {
 	struct params_gemm p;
 	if (params_gemm(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
+	const struct ocl_epi *e = op_epi(b);
 	bool f16 = p.type == WNN_F16;
 	size_t mn = (size_t)p.m * p.n;
 	uint32_t sa = f32_slot(b, p.a), sb = f32_slot(b, p.b);
-	uint32_t sout = ocl_output_slot(b, p.output);
+	uint32_t sout = ocl_output_slot(b, e ? e->output : p.output);
 	uint32_t sy = f16 ? ocl_slot_new_temp(b, mn * 4) : sout;
 	if (FAILED(b))
 		return;
@@ -875,6 +1387,7 @@ static void lower_gemm(struct ocl_build *b)
 	gm.ldc = p.n;
 	size_t zero = 0;
 	add_gemm(b, &gm, 1, &zero, &zero, &zero);
+	matrix_epilogue(b, sy, p.m, p.n, e);
 	if (f16)
 		convert(b, false, sy, sout, mn);
 }
@@ -884,10 +1397,11 @@ static void lower_matmul(struct ocl_build *b)
 	struct params_matmul p;
 	if (params_matmul(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
+	const struct ocl_epi *e = op_epi(b);
 	bool f16 = p.type == WNN_F16;
 	size_t mn = (size_t)p.m * p.n, total = mn * p.batch;
 	uint32_t sa = f32_slot(b, p.a), sb = f32_slot(b, p.b);
-	uint32_t sout = ocl_output_slot(b, p.output);
+	uint32_t sout = ocl_output_slot(b, e ? e->output : p.output);
 	uint32_t sy = f16 ? ocl_slot_new_temp(b, total * 4) : sout;
 	if (FAILED(b))
 		return;
@@ -927,6 +1441,7 @@ static void lower_matmul(struct ocl_build *b)
 		add_gemm(b, &gm, p.batch, offs, offs + p.batch, offs + 2 * p.batch);
 		free(offs);
 	}
+	matrix_epilogue(b, sy, (size_t)p.m * p.batch, p.n, e);
 	if (f16)
 		convert(b, false, sy, sout, total);
 }

@@ -210,6 +210,32 @@ void ocl_step_range1(struct ocl_step *s, size_t n)
 	s->has_local = true;
 }
 
+static size_t divisor_upto(size_t n, size_t cap)
+{
+	if (cap < 1)
+		cap = 1;
+	for (size_t d = cap < n ? cap : n; d > 1; d--)
+		if (n % d == 0)
+			return d;
+	return 1;
+}
+
+void ocl_step_range3(struct ocl_step *s, size_t x, size_t y, size_t z)
+{
+	if (!s)
+		return;
+	/* Work-groups of up to 256 items, dividing the range exactly (no padding items): PoCL
+	 * runs a work-group as one loop, so tiny groups pay its per-group cost many times. */
+	s->dims = 3;
+	s->global[0] = x ? x : 1;
+	s->global[1] = y ? y : 1;
+	s->global[2] = z ? z : 1;
+	s->local[0] = divisor_upto(s->global[0], 64);
+	s->local[1] = divisor_upto(s->global[1], 256 / s->local[0]);
+	s->local[2] = divisor_upto(s->global[2], 256 / (s->local[0] * s->local[1]));
+	s->has_local = true;
+}
+
 /* ------------------------------------------------------------------ typed programs */
 
 static const char *const cl_types[WNN_DT_COUNT] = {
@@ -247,6 +273,18 @@ static void type_prefix(struct ocl_device *dev, enum wnn_dtype t, char *buf, siz
 }
 
 static const char *const cl_options = "-cl-std=CL1.2 -cl-single-precision-constant";
+
+enum webnn_status ocl_epilogue_program(struct ocl_build *b, unsigned flags, unsigned mode,
+				       cl_program *out)
+{
+	char prefix[600];
+	type_prefix(b->plan->ctx->dev, WNN_F32, prefix, sizeof prefix - 80);
+	size_t n = strlen(prefix);
+	snprintf(prefix + n, sizeof prefix - n, "#define EPI_ONLY 1\n#define EPI_FLAGS %uu\n"
+		 "#define EPI_MODE %u\n", flags, mode);
+	return ocl_program_get(b->plan->ctx->be, b->plan->ctx->dev, "conv.cl", prefix, "",
+			       cl_options, out, b->diag);
+}
 
 enum webnn_status ocl_typed_program(struct ocl_build *b, const char *file, enum wnn_dtype t,
 				    cl_program *out)
@@ -427,10 +465,17 @@ enum webnn_status ocl_compile(struct backend_context *ctx, const struct backend_
 		else
 			p->operand_slot[opd] = id;
 	}
+	if (ocl_fusion_plan(&b) != WEBNN_STATUS_OK) {
+		free(dups);
+		goto fail;
+	}
 	for (size_t i = 0; i < g->info->n_operations && !diag->status; i++) {
 		const Webnn__Ipc__Operation *op = g->info->operations[i];
 		enum wnn_op kind = wnn_op_from_id(op->op);
+		if (ocl_fusion_skip(&b, i))
+			continue; /* computed by the epilogue of an earlier operation */
 		b.op = op;
+		b.op_index = i;
 		b.what = kind < WNN_OP_COUNT ? wnn_ops[kind].name : "compile";
 		if (kind == WNN_OP_COUNT) {
 			wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED, "compile: unknown operator id %u",
@@ -461,6 +506,7 @@ enum webnn_status ocl_compile(struct backend_context *ctx, const struct backend_
 		s->size = p->slots[dups[i]].bytes;
 	}
 	free(dups);
+	ocl_fusion_free(&b);
 	if (diag->status)
 		goto fail;
 	assign_buffers(&b);
@@ -470,6 +516,7 @@ enum webnn_status ocl_compile(struct backend_context *ctx, const struct backend_
 	*out = p;
 	return WEBNN_STATUS_OK;
 fail:
+	ocl_fusion_free(&b);
 	ocl_plan_destroy(p);
 	if (!diag->status)
 		wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR, "compile: failed");
