@@ -127,7 +127,9 @@ static bool parse_desc(struct replay *r, const char *what, json_t *j, struct web
 		return false;
 	}
 	if (!parse_dtype(json_string_value(dt), &d->data_type)) {
-		set_err(r, "%s: data type %s not supported by libwebnn", what, json_string_value(dt));
+		set_err(r, "%s: data type %s not supported by libwebnn "
+			   "(not an MLOperandDataType of the spec it implements)",
+			what, json_string_value(dt));
 		r->skip = true;
 		return false;
 	}
