@@ -1,85 +1,30 @@
 /* Reference backend tests: hand-computed results per operator and option, literal WPT cases. */
 #include <math.h>
 
-#include "daemon/backend/params.h"
-#include "tests/graphs.h"
+#include "tests/reftest.h"
 #include "tests/test.h"
 
-/* ---- helpers. Messages live in a static arena: each test runs in its own forked process. */
-
-static unsigned char arena_buf[1 << 20] __attribute__((aligned(16)));
-static size_t arena_used;
-
-static void *arena(size_t n)
-{
-	n = (n + 15) & ~(size_t)15;
-	if (arena_used + n > sizeof(arena_buf))
-		FAIL("test arena exhausted");
-	void *p = arena_buf + arena_used;
-	arena_used += n;
-	memset(p, 0, n);
-	return p;
-}
-
-#define N_(...) (sizeof((uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t))
-#define SHAPE(...) (uint32_t) N_(__VA_ARGS__), (uint32_t[]){ __VA_ARGS__ }
-#define D(...) ((const double[]){ __VA_ARGS__ })
-#define INS(...) ((const double *const[]){ __VA_ARGS__ })
-
-static uint32_t *u32dup(size_t n, const uint32_t *v)
-{
-	uint32_t *p = arena(n * sizeof(uint32_t));
-	memcpy(p, v, n * sizeof(uint32_t));
-	return p;
-}
-#define SET_LIST(m, f, ...)                                                                    \
-	((m)->n_##f = N_(__VA_ARGS__), (m)->f = u32dup(N_(__VA_ARGS__), (uint32_t[]){ __VA_ARGS__ }))
-
-static uint32_t cst(struct tg_graph *t, enum wnn_dtype type, uint32_t rank, const uint32_t *dims,
-		    const double *v)
-{
-	struct wnn_desc d = { .type = type, .rank = rank };
-	if (rank)
-		memcpy(d.dims, dims, rank * sizeof(uint32_t));
-	uint64_t n = 1;
-	for (uint32_t i = 0; i < rank; i++)
-		n *= dims[i];
-	void *bytes = arena(tg_bytes(&d));
-	tg_pack(bytes, type, v, n);
-	return tg_constant(t, type, rank, dims, bytes);
-}
-
-static uint32_t add(struct tg_graph *t, enum wnn_op which, void *attrs)
-{
-	Webnn__Ipc__Operation init = WEBNN__IPC__OPERATION__INIT;
-	Webnn__Ipc__Operation *op = arena(sizeof(*op));
-	struct wnn_diag diag = { 0 };
-	*op = init;
-	tg_set_op(op, which, attrs);
-	if (tg_op(t, op, &diag) != WEBNN_STATUS_OK)
-		FAIL("%s: %s", wnn_ops[which].name, diag.message);
-	return t->last_outputs[0];
-}
+/* ---- helpers */
 
 /* Message constructors: create every operand of an operation before its message, because the
  * message takes the next operand id for its output. */
 static uint32_t binary(struct tg_graph *t, enum wnn_op which, uint32_t a, uint32_t b)
 {
-	Webnn__Ipc__ElementwiseBinary init = WEBNN__IPC__ELEMENTWISE_BINARY__INIT, *m = arena(sizeof(*m));
+	Webnn__Ipc__ElementwiseBinary init = WEBNN__IPC__ELEMENTWISE_BINARY__INIT, *m = rt_arena(sizeof(*m));
 	*m = init;
 	m->a = a, m->b = b, m->output = tg_next(t);
-	return add(t, which, m);
+	return rt_op(t, which, m);
 }
 
 static uint32_t unary_ab(struct tg_graph *t, enum wnn_op which, uint32_t x, bool has_alpha,
 			 double alpha, bool has_beta, double beta)
 {
-	Webnn__Ipc__ElementwiseUnary init = WEBNN__IPC__ELEMENTWISE_UNARY__INIT, *m = arena(sizeof(*m));
+	Webnn__Ipc__ElementwiseUnary init = WEBNN__IPC__ELEMENTWISE_UNARY__INIT, *m = rt_arena(sizeof(*m));
 	*m = init;
 	m->input = x, m->output = tg_next(t);
 	m->has_alpha = has_alpha, m->alpha = alpha;
 	m->has_beta = has_beta, m->beta = beta;
-	return add(t, which, m);
+	return rt_op(t, which, m);
 }
 
 static uint32_t unary(struct tg_graph *t, enum wnn_op which, uint32_t x)
@@ -89,7 +34,7 @@ static uint32_t unary(struct tg_graph *t, enum wnn_op which, uint32_t x)
 
 static Webnn__Ipc__Conv2d *conv_msg(struct tg_graph *t, uint32_t in, uint32_t filter)
 {
-	Webnn__Ipc__Conv2d init = WEBNN__IPC__CONV2D__INIT, *m = arena(sizeof(*m));
+	Webnn__Ipc__Conv2d init = WEBNN__IPC__CONV2D__INIT, *m = rt_arena(sizeof(*m));
 	*m = init;
 	m->input = in, m->filter = filter, m->output = tg_next(t);
 	return m;
@@ -97,7 +42,7 @@ static Webnn__Ipc__Conv2d *conv_msg(struct tg_graph *t, uint32_t in, uint32_t fi
 
 static Webnn__Ipc__Pool2d *pool_msg(struct tg_graph *t, uint32_t in)
 {
-	Webnn__Ipc__Pool2d init = WEBNN__IPC__POOL2D__INIT, *m = arena(sizeof(*m));
+	Webnn__Ipc__Pool2d init = WEBNN__IPC__POOL2D__INIT, *m = rt_arena(sizeof(*m));
 	*m = init;
 	m->input = in, m->output = tg_next(t);
 	return m;
@@ -105,7 +50,7 @@ static Webnn__Ipc__Pool2d *pool_msg(struct tg_graph *t, uint32_t in)
 
 static Webnn__Ipc__Gemm *gemm_msg(struct tg_graph *t, uint32_t a, uint32_t b)
 {
-	Webnn__Ipc__Gemm init = WEBNN__IPC__GEMM__INIT, *m = arena(sizeof(*m));
+	Webnn__Ipc__Gemm init = WEBNN__IPC__GEMM__INIT, *m = rt_arena(sizeof(*m));
 	*m = init;
 	m->a = a, m->b = b, m->output = tg_next(t);
 	return m;
@@ -115,70 +60,10 @@ static Webnn__Ipc__BatchNormalization *bn_msg(struct tg_graph *t, uint32_t in, u
 					       uint32_t var)
 {
 	Webnn__Ipc__BatchNormalization init = WEBNN__IPC__BATCH_NORMALIZATION__INIT;
-	Webnn__Ipc__BatchNormalization *m = arena(sizeof(*m));
+	Webnn__Ipc__BatchNormalization *m = rt_arena(sizeof(*m));
 	*m = init;
 	m->input = in, m->mean = mean, m->variance = var, m->output = tg_next(t);
 	return m;
-}
-
-static Webnn__Ipc__Number *number_f(double f)
-{
-	Webnn__Ipc__Number init = WEBNN__IPC__NUMBER__INIT, *n = arena(sizeof(*n));
-	*n = init;
-	n->value_case = WEBNN__IPC__NUMBER__VALUE_F;
-	n->f = f;
-	return n;
-}
-
-/* Finishes t and runs it on the reference backend; ins[i] are the values of graph input i.
- * Returns the output buffers (arena). */
-static void **run(struct tg_graph *t, const double *const *ins)
-{
-	struct wnn_diag diag = { 0 };
-	const struct backend_graph *g = tg_finish(t, &diag);
-	if (!g)
-		FAIL("graph: %s", diag.message);
-	const void *in_bytes[TG_MAX_OPERANDS];
-	void **outs = arena(TG_MAX_OPERANDS * sizeof(void *));
-	for (size_t i = 0; i < g->n_inputs; i++) {
-		const struct wnn_desc *d = &g->descs[g->input_operands[i]];
-		uint64_t n;
-		ASSERT(wnn_desc_count(d, &n));
-		void *b = arena(tg_bytes(d));
-		tg_pack(b, d->type, ins[i], n);
-		in_bytes[i] = b;
-	}
-	for (size_t i = 0; i < g->n_outputs; i++)
-		outs[i] = arena(tg_bytes(&g->descs[g->output_operands[i]]));
-	if (tg_run(&backend_reference, NULL, g, in_bytes, outs, &diag) != WEBNN_STATUS_OK)
-		FAIL("run: %s", diag.message);
-	return outs;
-}
-
-static void expect_at(struct tg_graph *t, void **outs, size_t i, const double *expected,
-		      double ulp, double atol)
-{
-	const struct wnn_desc *d = &t->descs[t->output_ids[i]];
-	uint64_t n;
-	char msg[256];
-	ASSERT(wnn_desc_count(d, &n));
-	if (!tg_compare_values(outs[i], d->type, expected, n, ulp, atol, msg, sizeof(msg)))
-		FAIL("output %zu: %s", i, msg);
-}
-
-/* Runs and checks the single output. */
-static void expect(struct tg_graph *t, const double *const *ins, const double *expected,
-		   double ulp)
-{
-	void **outs = run(t, ins);
-	expect_at(t, outs, 0, expected, ulp, 0);
-}
-
-static void expect_shape(struct tg_graph *t, uint32_t id, uint32_t rank, const uint32_t *dims)
-{
-	ASSERT_EQ(t->descs[id].rank, rank);
-	for (uint32_t i = 0; i < rank; i++)
-		ASSERT_EQ(t->descs[id].dims[i], dims[i]);
 }
 
 /* ---- elementwise binary */
@@ -189,8 +74,8 @@ TEST(ref_add_broadcast_f32)
 	tg_init(&t);
 	uint32_t a = tg_input(&t, WNN_F32, SHAPE(2, 3)), b = tg_input(&t, WNN_F32, SHAPE(3));
 	uint32_t o = binary(&t, WNN_OP_ADD, a, b);
-	expect_shape(&t, o, SHAPE(2, 3));
-	expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(10, 20, 30)), D(11, 22, 33, 14, 25, 36), 0);
+	rt_expect_shape(&t, o, SHAPE(2, 3));
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(10, 20, 30)), D(11, 22, 33, 14, 25, 36), 0);
 	tg_free(&t);
 }
 
@@ -200,15 +85,15 @@ TEST(ref_broadcast_both_ways_and_scalar)
 	tg_init(&t);
 	uint32_t a = tg_input(&t, WNN_F32, SHAPE(2, 1)), b = tg_input(&t, WNN_F32, SHAPE(1, 3));
 	uint32_t o = binary(&t, WNN_OP_MUL, a, b);
-	expect_shape(&t, o, SHAPE(2, 3));
-	expect(&t, INS(D(1, 2), D(10, 20, 30)), D(10, 20, 30, 20, 40, 60), 0);
+	rt_expect_shape(&t, o, SHAPE(2, 3));
+	rt_expect(&t, INS(D(1, 2), D(10, 20, 30)), D(10, 20, 30, 20, 40, 60), 0);
 	tg_free(&t);
 
 	tg_init(&t);
 	a = tg_input(&t, WNN_F32, SHAPE(3));
 	b = tg_input(&t, WNN_F32, 0, NULL);
 	binary(&t, WNN_OP_SUB, a, b);
-	expect(&t, INS(D(1, 2, 3), D(5)), D(-4, -3, -2), 0);
+	rt_expect(&t, INS(D(1, 2, 3), D(5)), D(-4, -3, -2), 0);
 	tg_free(&t);
 }
 
@@ -240,7 +125,7 @@ TEST(ref_binary_float_ops)
 			uint32_t a = tg_input(&t, ty, SHAPE(4)), b = tg_input(&t, ty, SHAPE(4));
 			uint32_t o = binary(&t, cases[i].op, a, b);
 			ASSERT_EQ(t.descs[o].type, wnn_ops[cases[i].op].out == WNN_OUT_U8 ? WNN_U8 : ty);
-			expect(&t, INS(D(1, -2, 3, 0.5), D(2, 4, -1, 0.5)), cases[i].want, 1);
+			rt_expect(&t, INS(D(1, -2, 3, 0.5), D(2, 4, -1, 0.5)), cases[i].want, 1);
 			tg_free(&t);
 		}
 	}
@@ -252,7 +137,7 @@ TEST(ref_binary_integers_wrap_and_divide_by_zero)
 	tg_init(&t);
 	uint32_t a = tg_input(&t, WNN_I32, SHAPE(4)), b = tg_input(&t, WNN_I32, SHAPE(4));
 	binary(&t, WNN_OP_ADD, a, b);
-	expect(&t, INS(D(2147483647, -5, 7, -2147483648.0), D(1, 3, -9, -1)),
+	rt_expect(&t, INS(D(2147483647, -5, 7, -2147483648.0), D(1, 3, -9, -1)),
 	       D(-2147483648.0, -2, -2, 2147483647), 0);
 	tg_free(&t);
 
@@ -260,7 +145,7 @@ TEST(ref_binary_integers_wrap_and_divide_by_zero)
 	a = tg_input(&t, WNN_I32, SHAPE(4));
 	b = tg_input(&t, WNN_I32, SHAPE(4));
 	binary(&t, WNN_OP_DIV, a, b);
-	expect(&t, INS(D(7, -7, 5, -2147483648.0), D(2, 2, 0, -1)), D(3, -3, 0, -2147483648.0), 0);
+	rt_expect(&t, INS(D(7, -7, 5, -2147483648.0), D(2, 2, 0, -1)), D(3, -3, 0, -2147483648.0), 0);
 	tg_free(&t);
 
 	/* INT64_MIN / -1 must neither trap nor be undefined: it wraps */
@@ -268,28 +153,28 @@ TEST(ref_binary_integers_wrap_and_divide_by_zero)
 	a = tg_input(&t, WNN_I64, SHAPE(2));
 	b = tg_input(&t, WNN_I64, SHAPE(2));
 	binary(&t, WNN_OP_DIV, a, b);
-	expect(&t, INS(D(-9223372036854775808.0, 9), D(-1, -4)), D(-9223372036854775808.0, -2), 0);
+	rt_expect(&t, INS(D(-9223372036854775808.0, 9), D(-1, -4)), D(-9223372036854775808.0, -2), 0);
 	tg_free(&t);
 
 	tg_init(&t);
 	a = tg_input(&t, WNN_U32, SHAPE(2));
 	b = tg_input(&t, WNN_U32, SHAPE(2));
 	binary(&t, WNN_OP_SUB, a, b);
-	expect(&t, INS(D(1, 10), D(2, 3)), D(4294967295.0, 7), 0);
+	rt_expect(&t, INS(D(1, 10), D(2, 3)), D(4294967295.0, 7), 0);
 	tg_free(&t);
 
 	tg_init(&t);
 	a = tg_input(&t, WNN_I8, SHAPE(3));
 	b = tg_input(&t, WNN_I8, SHAPE(3));
 	binary(&t, WNN_OP_ADD, a, b);
-	expect(&t, INS(D(100, -100, 1), D(100, -100, 2)), D(-56, 56, 3), 0);
+	rt_expect(&t, INS(D(100, -100, 1), D(100, -100, 2)), D(-56, 56, 3), 0);
 	tg_free(&t);
 
 	tg_init(&t);
 	a = tg_input(&t, WNN_I32, SHAPE(3));
 	b = tg_input(&t, WNN_I32, SHAPE(3));
 	binary(&t, WNN_OP_MAX, a, b);
-	expect(&t, INS(D(-1, 5, 0), D(-2, 7, 0)), D(-1, 7, 0), 0);
+	rt_expect(&t, INS(D(-1, 5, 0), D(-2, 7, 0)), D(-1, 7, 0), 0);
 	tg_free(&t);
 
 	tg_init(&t);
@@ -297,7 +182,7 @@ TEST(ref_binary_integers_wrap_and_divide_by_zero)
 	b = tg_input(&t, WNN_U64, SHAPE(2));
 	uint32_t o = binary(&t, WNN_OP_GREATER, a, b);
 	ASSERT_EQ(t.descs[o].type, WNN_U8);
-	expect(&t, INS(D(18446744073709549568.0, 1), D(1, 2)), D(1, 0), 0);
+	rt_expect(&t, INS(D(18446744073709549568.0, 1), D(1, 2)), D(1, 0), 0);
 	tg_free(&t);
 }
 
@@ -316,14 +201,14 @@ TEST(ref_logical_ops)
 		tg_init(&t);
 		uint32_t a = tg_input(&t, WNN_U8, SHAPE(4)), b = tg_input(&t, WNN_U8, SHAPE(4));
 		binary(&t, cases[i].op, a, b);
-		expect(&t, INS(D(0, 0, 7, 255), D(0, 3, 0, 1)), cases[i].want, 0);
+		rt_expect(&t, INS(D(0, 0, 7, 255), D(0, 3, 0, 1)), cases[i].want, 0);
 		tg_free(&t);
 	}
 	struct tg_graph t;
 	tg_init(&t);
 	uint32_t x = tg_input(&t, WNN_U8, SHAPE(3));
 	unary(&t, WNN_OP_LOGICAL_NOT, x);
-	expect(&t, INS(D(0, 1, 200)), D(1, 0, 0), 0);
+	rt_expect(&t, INS(D(0, 1, 200)), D(1, 0, 0), 0);
 	tg_free(&t);
 }
 
@@ -336,7 +221,7 @@ static void unary_case(enum wnn_op op, enum wnn_dtype ty, const double *x, const
 	tg_init(&t);
 	uint32_t in = tg_input(&t, ty, 1, (uint32_t[]){ (uint32_t)n });
 	unary(&t, op, in);
-	void **outs = run(&t, INS(x));
+	void **outs = rt_run(&t, INS(x));
 	char msg[256];
 	const struct wnn_desc *d = &t.descs[t.output_ids[0]];
 	if (!tg_compare_values(outs[0], d->type, want, n, ulp, 0, msg, sizeof(msg)))
@@ -431,7 +316,7 @@ TEST(ref_unary_alpha_beta_defaults_and_options)
 			uint32_t in = tg_input(&t, f16 ? WNN_F16 : WNN_F32, SHAPE(4));
 			unary_ab(&t, cases[i].op, in, true, cases[i].alpha, cases[i].has_beta,
 				 cases[i].beta);
-			expect(&t, INS(x), want, 1);
+			rt_expect(&t, INS(x), want, 1);
 			tg_free(&t);
 		}
 	}
@@ -468,7 +353,7 @@ TEST(ref_unary_integers)
 
 static Webnn__Ipc__Clamp *clamp_msg(struct tg_graph *t, uint32_t in)
 {
-	Webnn__Ipc__Clamp init = WEBNN__IPC__CLAMP__INIT, *m = arena(sizeof(*m));
+	Webnn__Ipc__Clamp init = WEBNN__IPC__CLAMP__INIT, *m = rt_arena(sizeof(*m));
 	*m = init;
 	m->input = in, m->output = tg_next(t);
 	return m;
@@ -482,24 +367,24 @@ TEST(ref_clamp_float)
 		tg_init(&t);
 		uint32_t in = tg_input(&t, ty, SHAPE(5));
 		Webnn__Ipc__Clamp *m = clamp_msg(&t, in);
-		m->min_value = number_f(-1);
-		m->max_value = number_f(2);
-		add(&t, WNN_OP_CLAMP, m);
-		expect(&t, INS(D(-5, -1, 0.5, 1, 5)), D(-1, -1, 0.5, 1, 2), 0);
+		m->min_value = rt_number(-1);
+		m->max_value = rt_number(2);
+		rt_op(&t, WNN_OP_CLAMP, m);
+		rt_expect(&t, INS(D(-5, -1, 0.5, 1, 5)), D(-1, -1, 0.5, 1, 2), 0);
 		tg_free(&t);
 
 		tg_init(&t);
 		in = tg_input(&t, ty, SHAPE(3));
 		m = clamp_msg(&t, in);
-		m->min_value = number_f(0);
-		add(&t, WNN_OP_CLAMP, m);
-		expect(&t, INS(D(-5, 0.25, 1000)), D(0, 0.25, 1000), 0);
+		m->min_value = rt_number(0);
+		rt_op(&t, WNN_OP_CLAMP, m);
+		rt_expect(&t, INS(D(-5, 0.25, 1000)), D(0, 0.25, 1000), 0);
 		tg_free(&t);
 
 		tg_init(&t);
 		in = tg_input(&t, ty, SHAPE(3));
-		add(&t, WNN_OP_CLAMP, clamp_msg(&t, in));
-		expect(&t, INS(D(-INFINITY, 3, INFINITY)), D(-INFINITY, 3, INFINITY), 0);
+		rt_op(&t, WNN_OP_CLAMP, clamp_msg(&t, in));
+		rt_expect(&t, INS(D(-INFINITY, 3, INFINITY)), D(-INFINITY, 3, INFINITY), 0);
 		tg_free(&t);
 	}
 }
@@ -514,7 +399,7 @@ TEST(ref_clamp_integers_exact)
 	lo.value_case = WEBNN__IPC__NUMBER__VALUE_I;
 	lo.i = (1ll << 62) + 1; /* not representable as a double */
 	m->min_value = &lo;
-	add(&t, WNN_OP_CLAMP, m);
+	rt_op(&t, WNN_OP_CLAMP, m);
 	const struct backend_graph *g = tg_finish(&t, &(struct wnn_diag){ 0 });
 	ASSERT(g);
 	int64_t src[3] = { 1ll << 62, (1ll << 62) + 2, -5 }, dst[3];
@@ -527,20 +412,20 @@ TEST(ref_clamp_integers_exact)
 	tg_init(&t);
 	in = tg_input(&t, WNN_U8, SHAPE(4));
 	m = clamp_msg(&t, in);
-	m->min_value = number_f(10);
-	m->max_value = number_f(200);
-	add(&t, WNN_OP_CLAMP, m);
-	expect(&t, INS(D(5, 100, 250, 200)), D(10, 100, 200, 200), 0);
+	m->min_value = rt_number(10);
+	m->max_value = rt_number(200);
+	rt_op(&t, WNN_OP_CLAMP, m);
+	rt_expect(&t, INS(D(5, 100, 250, 200)), D(10, 100, 200, 200), 0);
 	tg_free(&t);
 
 	/* a bound outside the type saturates (casting) */
 	tg_init(&t);
 	in = tg_input(&t, WNN_I8, SHAPE(3));
 	m = clamp_msg(&t, in);
-	m->min_value = number_f(-1000);
-	m->max_value = number_f(3);
-	add(&t, WNN_OP_CLAMP, m);
-	expect(&t, INS(D(-128, 0, 127)), D(-128, 0, 3), 0);
+	m->min_value = rt_number(-1000);
+	m->max_value = rt_number(3);
+	rt_op(&t, WNN_OP_CLAMP, m);
+	rt_expect(&t, INS(D(-128, 0, 127)), D(-128, 0, 3), 0);
 	tg_free(&t);
 }
 
@@ -556,10 +441,10 @@ TEST(ref_conv2d_basic_and_f16)
 		struct tg_graph t;
 		tg_init(&t);
 		uint32_t x = tg_input(&t, ty, SHAPE(1, 1, 3, 3));
-		uint32_t f = cst(&t, ty, SHAPE(1, 1, 2, 2), D(1, 0, 0, 1));
-		uint32_t o = add(&t, WNN_OP_CONV2D, conv_msg(&t, x, f));
-		expect_shape(&t, o, SHAPE(1, 1, 2, 2));
-		expect(&t, INS(iota9), D(6, 8, 12, 14), 0);
+		uint32_t f = rt_constant(&t, ty, SHAPE(1, 1, 2, 2), D(1, 0, 0, 1));
+		uint32_t o = rt_op(&t, WNN_OP_CONV2D, conv_msg(&t, x, f));
+		rt_expect_shape(&t, o, SHAPE(1, 1, 2, 2));
+		rt_expect(&t, INS(iota9), D(6, 8, 12, 14), 0);
 		tg_free(&t);
 	}
 }
@@ -569,45 +454,45 @@ TEST(ref_conv2d_padding_strides_dilations_bias)
 	struct tg_graph t;
 	tg_init(&t);
 	uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 1, 3, 3));
-	uint32_t f = cst(&t, WNN_F32, SHAPE(1, 1, 2, 2), D(1, 1, 1, 1));
+	uint32_t f = rt_constant(&t, WNN_F32, SHAPE(1, 1, 2, 2), D(1, 1, 1, 1));
 	Webnn__Ipc__Conv2d *m = conv_msg(&t, x, f);
-	SET_LIST(m, padding, 1, 1, 1, 1);
-	SET_LIST(m, strides, 2, 2);
-	uint32_t o = add(&t, WNN_OP_CONV2D, m);
-	expect_shape(&t, o, SHAPE(1, 1, 2, 2));
-	expect(&t, INS(iota9), D(1, 5, 11, 28), 0);
+	LIST(m, padding, 1, 1, 1, 1);
+	LIST(m, strides, 2, 2);
+	uint32_t o = rt_op(&t, WNN_OP_CONV2D, m);
+	rt_expect_shape(&t, o, SHAPE(1, 1, 2, 2));
+	rt_expect(&t, INS(iota9), D(1, 5, 11, 28), 0);
 	tg_free(&t);
 
 	/* asymmetric padding: only the bottom and right */
 	tg_init(&t);
 	x = tg_input(&t, WNN_F32, SHAPE(1, 1, 3, 3));
-	f = cst(&t, WNN_F32, SHAPE(1, 1, 2, 2), D(1, 1, 1, 1));
+	f = rt_constant(&t, WNN_F32, SHAPE(1, 1, 2, 2), D(1, 1, 1, 1));
 	m = conv_msg(&t, x, f);
-	SET_LIST(m, padding, 0, 1, 0, 1);
-	SET_LIST(m, strides, 2, 2);
-	o = add(&t, WNN_OP_CONV2D, m);
-	expect_shape(&t, o, SHAPE(1, 1, 2, 2));
-	expect(&t, INS(iota9), D(12, 9, 15, 9), 0);
+	LIST(m, padding, 0, 1, 0, 1);
+	LIST(m, strides, 2, 2);
+	o = rt_op(&t, WNN_OP_CONV2D, m);
+	rt_expect_shape(&t, o, SHAPE(1, 1, 2, 2));
+	rt_expect(&t, INS(iota9), D(12, 9, 15, 9), 0);
 	tg_free(&t);
 
 	tg_init(&t);
 	x = tg_input(&t, WNN_F32, SHAPE(1, 1, 3, 3));
-	f = cst(&t, WNN_F32, SHAPE(1, 1, 2, 2), D(1, 1, 1, 1));
+	f = rt_constant(&t, WNN_F32, SHAPE(1, 1, 2, 2), D(1, 1, 1, 1));
 	m = conv_msg(&t, x, f);
-	SET_LIST(m, dilations, 2, 2);
-	o = add(&t, WNN_OP_CONV2D, m);
-	expect_shape(&t, o, SHAPE(1, 1, 1, 1));
-	expect(&t, INS(iota9), D(20), 0);
+	LIST(m, dilations, 2, 2);
+	o = rt_op(&t, WNN_OP_CONV2D, m);
+	rt_expect_shape(&t, o, SHAPE(1, 1, 1, 1));
+	rt_expect(&t, INS(iota9), D(20), 0);
 	tg_free(&t);
 
 	tg_init(&t);
 	x = tg_input(&t, WNN_F32, SHAPE(1, 1, 3, 3));
-	f = cst(&t, WNN_F32, SHAPE(1, 1, 2, 2), D(1, 0, 0, 1));
-	uint32_t b = cst(&t, WNN_F32, SHAPE(1), D(0.5));
+	f = rt_constant(&t, WNN_F32, SHAPE(1, 1, 2, 2), D(1, 0, 0, 1));
+	uint32_t b = rt_constant(&t, WNN_F32, SHAPE(1), D(0.5));
 	m = conv_msg(&t, x, f);
 	m->has_bias = true, m->bias = b;
-	add(&t, WNN_OP_CONV2D, m);
-	expect(&t, INS(iota9), D(6.5, 8.5, 12.5, 14.5), 0);
+	rt_op(&t, WNN_OP_CONV2D, m);
+	rt_expect(&t, INS(iota9), D(6.5, 8.5, 12.5, 14.5), 0);
 	tg_free(&t);
 }
 
@@ -629,18 +514,18 @@ TEST(ref_conv2d_filter_layouts_and_nhwc)
 			tg_init(&t);
 			uint32_t x = nhwc ? tg_input(&t, WNN_F32, SHAPE(1, 3, 3, 1))
 					  : tg_input(&t, WNN_F32, SHAPE(1, 1, 3, 3));
-			uint32_t f = cst(&t, WNN_F32, 4, layouts[i].dims, layouts[i].data);
+			uint32_t f = rt_constant(&t, WNN_F32, 4, layouts[i].dims, layouts[i].data);
 			Webnn__Ipc__Conv2d *m = conv_msg(&t, x, f);
 			m->filter_layout = layouts[i].layout;
 			m->input_layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC
 					       : WEBNN__IPC__INPUT_LAYOUT__NCHW;
-			uint32_t o = add(&t, WNN_OP_CONV2D, m);
+			uint32_t o = rt_op(&t, WNN_OP_CONV2D, m);
 			if (nhwc) {
-				expect_shape(&t, o, SHAPE(1, 2, 2, 2));
-				expect(&t, INS(iota9), D(6, 10, 8, 13, 12, 19, 14, 22), 0);
+				rt_expect_shape(&t, o, SHAPE(1, 2, 2, 2));
+				rt_expect(&t, INS(iota9), D(6, 10, 8, 13, 12, 19, 14, 22), 0);
 			} else {
-				expect_shape(&t, o, SHAPE(1, 2, 2, 2));
-				expect(&t, INS(iota9), D(6, 8, 12, 14, 10, 13, 19, 22), 0);
+				rt_expect_shape(&t, o, SHAPE(1, 2, 2, 2));
+				rt_expect(&t, INS(iota9), D(6, 8, 12, 14, 10, 13, 19, 22), 0);
 			}
 			tg_free(&t);
 		}
@@ -652,34 +537,34 @@ TEST(ref_conv2d_groups_and_depthwise)
 	struct tg_graph t;
 	tg_init(&t);
 	uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 2, 2, 2));
-	uint32_t f = cst(&t, WNN_F32, SHAPE(2, 1, 2, 2), D(1, 1, 1, 1, 1, 0, 0, -1));
+	uint32_t f = rt_constant(&t, WNN_F32, SHAPE(2, 1, 2, 2), D(1, 1, 1, 1, 1, 0, 0, -1));
 	Webnn__Ipc__Conv2d *m = conv_msg(&t, x, f);
 	m->groups = 2;
-	uint32_t o = add(&t, WNN_OP_CONV2D, m);
-	expect_shape(&t, o, SHAPE(1, 2, 1, 1));
-	expect(&t, INS(D(1, 2, 3, 4, 5, 6, 7, 8)), D(10, -3), 0);
+	uint32_t o = rt_op(&t, WNN_OP_CONV2D, m);
+	rt_expect_shape(&t, o, SHAPE(1, 2, 1, 1));
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6, 7, 8)), D(10, -3), 0);
 	tg_free(&t);
 
 	/* two groups of one input channel and two output channels each */
 	tg_init(&t);
 	x = tg_input(&t, WNN_F32, SHAPE(1, 2, 1, 1));
-	f = cst(&t, WNN_F32, SHAPE(4, 1, 1, 1), D(1, 2, 3, 4));
+	f = rt_constant(&t, WNN_F32, SHAPE(4, 1, 1, 1), D(1, 2, 3, 4));
 	m = conv_msg(&t, x, f);
 	m->groups = 2;
-	add(&t, WNN_OP_CONV2D, m);
-	expect(&t, INS(D(10, 100)), D(10, 20, 300, 400), 0);
+	rt_op(&t, WNN_OP_CONV2D, m);
+	rt_expect(&t, INS(D(10, 100)), D(10, 20, 300, 400), 0);
 	tg_free(&t);
 
 	/* two groups of two input channels (filter [o][i] with i within the group), nhwc + ohwi */
 	tg_init(&t);
 	x = tg_input(&t, WNN_F32, SHAPE(1, 1, 1, 4));
-	f = cst(&t, WNN_F32, SHAPE(2, 1, 1, 2), D(1, 10, 100, 1000));
+	f = rt_constant(&t, WNN_F32, SHAPE(2, 1, 1, 2), D(1, 10, 100, 1000));
 	m = conv_msg(&t, x, f);
 	m->groups = 2;
 	m->input_layout = WEBNN__IPC__INPUT_LAYOUT__NHWC;
 	m->filter_layout = WEBNN__IPC__CONV2D_FILTER_LAYOUT__OHWI;
-	add(&t, WNN_OP_CONV2D, m);
-	expect(&t, INS(D(1, 2, 3, 4)), D(21, 4300), 0);
+	rt_op(&t, WNN_OP_CONV2D, m);
+	rt_expect(&t, INS(D(1, 2, 3, 4)), D(21, 4300), 0);
 	tg_free(&t);
 }
 
@@ -740,10 +625,10 @@ TEST(ref_conv2d_layouts_agree_on_random_data)
 			m->filter_layout = layouts[l].layout;
 			m->input_layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC
 					       : WEBNN__IPC__INPUT_LAYOUT__NCHW;
-			SET_LIST(m, padding, 1, 0, 2, 1);
-			SET_LIST(m, strides, 2, 1);
-			SET_LIST(m, dilations, 1, 2);
-			uint32_t o = add(&t, WNN_OP_CONV2D, m);
+			LIST(m, padding, 1, 0, 2, 1);
+			LIST(m, strides, 2, 1);
+			LIST(m, dilations, 1, 2);
+			uint32_t o = rt_op(&t, WNN_OP_CONV2D, m);
 			/* H: (5 + 1 + 0 - 3) / 2 + 1 = 2; W: (6 + 2 + 1 - 3) / 1 + 1 = 7 */
 			const struct backend_graph *g = tg_finish(&t, &diag);
 			ASSERT_MSG(g, "%s", diag.message);
@@ -772,7 +657,7 @@ TEST(ref_conv2d_layouts_agree_on_random_data)
 
 static uint32_t pool(struct tg_graph *t, enum wnn_op op, Webnn__Ipc__Pool2d *m)
 {
-	return add(t, op, m);
+	return rt_op(t, op, m);
 }
 
 TEST(ref_pool2d_global_defaults)
@@ -790,8 +675,8 @@ TEST(ref_pool2d_global_defaults)
 			tg_init(&t);
 			uint32_t x = tg_input(&t, ty, SHAPE(1, 1, 2, 2));
 			uint32_t o = pool(&t, cases[i].op, pool_msg(&t, x));
-			expect_shape(&t, o, SHAPE(1, 1, 1, 1));
-			expect(&t, INS(D(1, 2, 3, 4)), &cases[i].want, 1);
+			rt_expect_shape(&t, o, SHAPE(1, 1, 1, 1));
+			rt_expect(&t, INS(D(1, 2, 3, 4)), &cases[i].want, 1);
 			tg_free(&t);
 		}
 	}
@@ -803,11 +688,11 @@ TEST(ref_pool2d_average_excludes_padding)
 	tg_init(&t);
 	uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 1, 2, 2));
 	Webnn__Ipc__Pool2d *m = pool_msg(&t, x);
-	SET_LIST(m, window_dimensions, 2, 2);
-	SET_LIST(m, padding, 1, 1, 1, 1);
+	LIST(m, window_dimensions, 2, 2);
+	LIST(m, padding, 1, 1, 1, 1);
 	uint32_t o = pool(&t, WNN_OP_AVERAGE_POOL2D, m);
-	expect_shape(&t, o, SHAPE(1, 1, 3, 3));
-	expect(&t, INS(D(1, 2, 3, 4)), D(1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4), 0);
+	rt_expect_shape(&t, o, SHAPE(1, 1, 3, 3));
+	rt_expect(&t, INS(D(1, 2, 3, 4)), D(1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4), 0);
 	tg_free(&t);
 }
 
@@ -828,12 +713,12 @@ TEST(ref_pool2d_ceil_rounding_asymmetric_window)
 		tg_init(&t);
 		uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 1, 5, 5));
 		Webnn__Ipc__Pool2d *m = pool_msg(&t, x);
-		SET_LIST(m, window_dimensions, 3, 2);
-		SET_LIST(m, strides, 2, 2);
+		LIST(m, window_dimensions, 3, 2);
+		LIST(m, strides, 2, 2);
 		m->output_shape_rounding = WEBNN__IPC__ROUNDING_TYPE__ROUND_CEIL;
 		uint32_t o = pool(&t, cases[i].op, m);
-		expect_shape(&t, o, SHAPE(1, 1, 2, 3));
-		expect(&t, INS(iota25), cases[i].want, 0);
+		rt_expect_shape(&t, o, SHAPE(1, 1, 2, 3));
+		rt_expect(&t, INS(iota25), cases[i].want, 0);
 		tg_free(&t);
 	}
 	/* floor rounding of the same window drops the partial last column */
@@ -841,11 +726,11 @@ TEST(ref_pool2d_ceil_rounding_asymmetric_window)
 	tg_init(&t);
 	uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 1, 5, 5));
 	Webnn__Ipc__Pool2d *m = pool_msg(&t, x);
-	SET_LIST(m, window_dimensions, 3, 2);
-	SET_LIST(m, strides, 2, 2);
+	LIST(m, window_dimensions, 3, 2);
+	LIST(m, strides, 2, 2);
 	uint32_t o = pool(&t, WNN_OP_AVERAGE_POOL2D, m);
-	expect_shape(&t, o, SHAPE(1, 1, 2, 2));
-	expect(&t, INS(iota25), D(6.5, 8.5, 16.5, 18.5), 0);
+	rt_expect_shape(&t, o, SHAPE(1, 1, 2, 2));
+	rt_expect(&t, INS(iota25), D(6.5, 8.5, 16.5, 18.5), 0);
 	tg_free(&t);
 }
 
@@ -858,16 +743,16 @@ TEST(ref_pool2d_output_sizes_strides_dilations_nhwc)
 		tg_init(&t);
 		uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 1, 5, 5));
 		Webnn__Ipc__Pool2d *m = pool_msg(&t, x);
-		SET_LIST(m, window_dimensions, 3, 3);
-		SET_LIST(m, padding, 1, 0, 0, 1);
-		SET_LIST(m, strides, 2, 2);
+		LIST(m, window_dimensions, 3, 3);
+		LIST(m, padding, 1, 0, 0, 1);
+		LIST(m, strides, 2, 2);
 		if (k == 0)
-			SET_LIST(m, output_sizes, 3, 3);
+			LIST(m, output_sizes, 3, 3);
 		else
 			m->output_shape_rounding = WEBNN__IPC__ROUNDING_TYPE__ROUND_CEIL;
 		uint32_t o = pool(&t, WNN_OP_MAX_POOL2D, m);
-		expect_shape(&t, o, SHAPE(1, 1, 3, 3));
-		outs[k] = run(&t, INS(iota25));
+		rt_expect_shape(&t, o, SHAPE(1, 1, 3, 3));
+		outs[k] = rt_run(&t, INS(iota25));
 		tg_free(&t);
 	}
 	ASSERT(memcmp(outs[0][0], outs[1][0], 9 * sizeof(float)) == 0);
@@ -879,30 +764,30 @@ TEST(ref_pool2d_output_sizes_strides_dilations_nhwc)
 	tg_init(&t);
 	uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 1, 5, 5));
 	Webnn__Ipc__Pool2d *m = pool_msg(&t, x);
-	SET_LIST(m, window_dimensions, 3, 3);
-	SET_LIST(m, padding, 1, 0, 0, 1);
-	SET_LIST(m, strides, 2, 2);
-	SET_LIST(m, output_sizes, 2, 2);
+	LIST(m, window_dimensions, 3, 3);
+	LIST(m, padding, 1, 0, 0, 1);
+	LIST(m, strides, 2, 2);
+	LIST(m, output_sizes, 2, 2);
 	pool(&t, WNN_OP_MAX_POOL2D, m);
-	expect(&t, INS(iota25), D(8, 10, 18, 20), 0);
+	rt_expect(&t, INS(iota25), D(8, 10, 18, 20), 0);
 	tg_free(&t);
 
 	tg_init(&t);
 	x = tg_input(&t, WNN_F32, SHAPE(1, 1, 4, 4));
 	m = pool_msg(&t, x);
-	SET_LIST(m, window_dimensions, 2, 2);
-	SET_LIST(m, strides, 2, 2);
+	LIST(m, window_dimensions, 2, 2);
+	LIST(m, strides, 2, 2);
 	pool(&t, WNN_OP_MAX_POOL2D, m);
-	expect(&t, INS(D(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)), D(6, 8, 14, 16), 0);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)), D(6, 8, 14, 16), 0);
 	tg_free(&t);
 
 	tg_init(&t);
 	x = tg_input(&t, WNN_F32, SHAPE(1, 1, 3, 3));
 	m = pool_msg(&t, x);
-	SET_LIST(m, window_dimensions, 2, 2);
-	SET_LIST(m, dilations, 2, 2);
+	LIST(m, window_dimensions, 2, 2);
+	LIST(m, dilations, 2, 2);
 	pool(&t, WNN_OP_AVERAGE_POOL2D, m);
-	expect(&t, INS(iota9), D(5), 0);
+	rt_expect(&t, INS(iota9), D(5), 0);
 	tg_free(&t);
 
 	tg_init(&t);
@@ -910,8 +795,8 @@ TEST(ref_pool2d_output_sizes_strides_dilations_nhwc)
 	m = pool_msg(&t, x);
 	m->layout = WEBNN__IPC__INPUT_LAYOUT__NHWC;
 	uint32_t o = pool(&t, WNN_OP_AVERAGE_POOL2D, m);
-	expect_shape(&t, o, SHAPE(1, 1, 1, 2));
-	expect(&t, INS(D(1, 10, 2, 20, 3, 30, 4, 40)), D(2.5, 25), 0);
+	rt_expect_shape(&t, o, SHAPE(1, 1, 1, 2));
+	rt_expect(&t, INS(D(1, 10, 2, 20, 3, 30, 4, 40)), D(2.5, 25), 0);
 	tg_free(&t);
 }
 
@@ -923,21 +808,21 @@ TEST(ref_max_pool2d_padding_and_empty_windows)
 	tg_init(&t);
 	uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 1, 2, 2));
 	Webnn__Ipc__Pool2d *m = pool_msg(&t, x);
-	SET_LIST(m, window_dimensions, 2, 2);
-	SET_LIST(m, padding, 1, 0, 1, 0);
+	LIST(m, window_dimensions, 2, 2);
+	LIST(m, padding, 1, 0, 1, 0);
 	pool(&t, WNN_OP_MAX_POOL2D, m);
-	expect(&t, INS(D(-1, -2, -3, -4)), D(-1, -1, -1, -1), 0);
+	rt_expect(&t, INS(D(-1, -2, -3, -4)), D(-1, -1, -1, -1), 0);
 	tg_free(&t);
 
 	tg_init(&t);
 	x = tg_input(&t, WNN_F32, SHAPE(1, 1, 2, 2));
 	m = pool_msg(&t, x);
-	SET_LIST(m, window_dimensions, 1, 1);
-	SET_LIST(m, padding, 0, 1, 0, 1);
-	SET_LIST(m, strides, 2, 2);
+	LIST(m, window_dimensions, 1, 1);
+	LIST(m, padding, 0, 1, 0, 1);
+	LIST(m, strides, 2, 2);
 	uint32_t o = pool(&t, WNN_OP_MAX_POOL2D, m);
-	expect_shape(&t, o, SHAPE(1, 1, 2, 2));
-	expect(&t, INS(D(-1, -2, -3, -4)), D(-1, 0, 0, 0), 0);
+	rt_expect_shape(&t, o, SHAPE(1, 1, 2, 2));
+	rt_expect(&t, INS(D(-1, -2, -3, -4)), D(-1, 0, 0, 0), 0);
 	tg_free(&t);
 }
 
@@ -947,13 +832,13 @@ TEST(ref_max_pool2d_integers)
 	tg_init(&t);
 	uint32_t x = tg_input(&t, WNN_I32, SHAPE(1, 1, 2, 2));
 	pool(&t, WNN_OP_MAX_POOL2D, pool_msg(&t, x));
-	expect(&t, INS(D(-5, 3, 7, -1)), D(7), 0);
+	rt_expect(&t, INS(D(-5, 3, 7, -1)), D(7), 0);
 	tg_free(&t);
 
 	tg_init(&t);
 	x = tg_input(&t, WNN_U8, SHAPE(1, 1, 2, 2));
 	pool(&t, WNN_OP_MAX_POOL2D, pool_msg(&t, x));
-	expect(&t, INS(D(5, 250, 7, 1)), D(250), 0);
+	rt_expect(&t, INS(D(5, 250, 7, 1)), D(250), 0);
 	tg_free(&t);
 }
 
@@ -966,9 +851,9 @@ TEST(ref_gemm_options)
 		struct tg_graph t;
 		tg_init(&t);
 		uint32_t a = tg_input(&t, ty, SHAPE(2, 3)), b = tg_input(&t, ty, SHAPE(3, 2));
-		uint32_t o = add(&t, WNN_OP_GEMM, gemm_msg(&t, a, b));
-		expect_shape(&t, o, SHAPE(2, 2));
-		expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12)), D(58, 64, 139, 154), 0);
+		uint32_t o = rt_op(&t, WNN_OP_GEMM, gemm_msg(&t, a, b));
+		rt_expect_shape(&t, o, SHAPE(2, 2));
+		rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12)), D(58, 64, 139, 154), 0);
 		tg_free(&t);
 	}
 
@@ -977,8 +862,8 @@ TEST(ref_gemm_options)
 	uint32_t a = tg_input(&t, WNN_F32, SHAPE(3, 2)), b = tg_input(&t, WNN_F32, SHAPE(2, 3));
 	Webnn__Ipc__Gemm *m = gemm_msg(&t, a, b);
 	m->a_transpose = true, m->b_transpose = true;
-	add(&t, WNN_OP_GEMM, m);
-	expect(&t, INS(D(1, 4, 2, 5, 3, 6), D(7, 9, 11, 8, 10, 12)), D(58, 64, 139, 154), 0);
+	rt_op(&t, WNN_OP_GEMM, m);
+	rt_expect(&t, INS(D(1, 4, 2, 5, 3, 6), D(7, 9, 11, 8, 10, 12)), D(58, 64, 139, 154), 0);
 	tg_free(&t);
 
 	tg_init(&t);
@@ -987,19 +872,19 @@ TEST(ref_gemm_options)
 	uint32_t c = tg_input(&t, WNN_F32, SHAPE(2));
 	m = gemm_msg(&t, a, b);
 	m->has_c = true, m->c = c, m->alpha = 2, m->beta = 0.5;
-	add(&t, WNN_OP_GEMM, m);
-	expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12), D(1, 2)),
+	rt_op(&t, WNN_OP_GEMM, m);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12), D(1, 2)),
 	       D(116.5, 129, 278.5, 309), 0);
 	tg_free(&t);
 
 	tg_init(&t);
 	a = tg_input(&t, WNN_F32, SHAPE(2, 3));
 	b = tg_input(&t, WNN_F32, SHAPE(3, 2));
-	c = cst(&t, WNN_F32, 0, NULL, D(10));
+	c = rt_constant(&t, WNN_F32, 0, NULL, D(10));
 	m = gemm_msg(&t, a, b);
 	m->has_c = true, m->c = c;
-	add(&t, WNN_OP_GEMM, m);
-	expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12)), D(68, 74, 149, 164), 0);
+	rt_op(&t, WNN_OP_GEMM, m);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12)), D(68, 74, 149, 164), 0);
 	tg_free(&t);
 
 	tg_init(&t);
@@ -1008,17 +893,17 @@ TEST(ref_gemm_options)
 	c = tg_input(&t, WNN_F32, SHAPE(2, 1));
 	m = gemm_msg(&t, a, b);
 	m->has_c = true, m->c = c;
-	add(&t, WNN_OP_GEMM, m);
-	expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12), D(1, 2)), D(59, 65, 141, 156), 0);
+	rt_op(&t, WNN_OP_GEMM, m);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12), D(1, 2)), D(59, 65, 141, 156), 0);
 	tg_free(&t);
 }
 
 static uint32_t matmul(struct tg_graph *t, uint32_t a, uint32_t b)
 {
-	Webnn__Ipc__Matmul init = WEBNN__IPC__MATMUL__INIT, *m = arena(sizeof(*m));
+	Webnn__Ipc__Matmul init = WEBNN__IPC__MATMUL__INIT, *m = rt_arena(sizeof(*m));
 	*m = init;
 	m->a = a, m->b = b, m->output = tg_next(t);
-	return add(t, WNN_OP_MATMUL, m);
+	return rt_op(t, WNN_OP_MATMUL, m);
 }
 
 TEST(ref_matmul_batched_and_broadcast)
@@ -1027,15 +912,15 @@ TEST(ref_matmul_batched_and_broadcast)
 	tg_init(&t);
 	uint32_t a = tg_input(&t, WNN_F32, SHAPE(2, 3)), b = tg_input(&t, WNN_F32, SHAPE(3, 2));
 	matmul(&t, a, b);
-	expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12)), D(58, 64, 139, 154), 0);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12)), D(58, 64, 139, 154), 0);
 	tg_free(&t);
 
 	tg_init(&t);
 	a = tg_input(&t, WNN_F16, SHAPE(2, 2, 2));
 	b = tg_input(&t, WNN_F16, SHAPE(2, 2, 2));
 	uint32_t o = matmul(&t, a, b);
-	expect_shape(&t, o, SHAPE(2, 2, 2));
-	expect(&t, INS(D(1, 2, 3, 4, 5, 6, 7, 8), D(1, 0, 0, 1, 0, 1, 1, 0)), D(1, 2, 3, 4, 6, 5, 8, 7), 0);
+	rt_expect_shape(&t, o, SHAPE(2, 2, 2));
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6, 7, 8), D(1, 0, 0, 1, 0, 1, 1, 0)), D(1, 2, 3, 4, 6, 5, 8, 7), 0);
 	tg_free(&t);
 
 	/* batch shapes [2, 1] and [3] broadcast to [2, 3] */
@@ -1043,8 +928,8 @@ TEST(ref_matmul_batched_and_broadcast)
 	a = tg_input(&t, WNN_F32, SHAPE(2, 1, 1, 2));
 	b = tg_input(&t, WNN_F32, SHAPE(3, 2, 1));
 	o = matmul(&t, a, b);
-	expect_shape(&t, o, SHAPE(2, 3, 1, 1));
-	expect(&t, INS(D(1, 2, 3, 4), D(1, 1, 2, 0, 0, 3)), D(3, 2, 6, 7, 6, 12), 0);
+	rt_expect_shape(&t, o, SHAPE(2, 3, 1, 1));
+	rt_expect(&t, INS(D(1, 2, 3, 4), D(1, 1, 2, 0, 0, 3)), D(3, 2, 6, 7, 6, 12), 0);
 	tg_free(&t);
 
 	/* a 2-D b against a batched a */
@@ -1052,8 +937,8 @@ TEST(ref_matmul_batched_and_broadcast)
 	a = tg_input(&t, WNN_F32, SHAPE(2, 1, 2));
 	b = tg_input(&t, WNN_F32, SHAPE(2, 2));
 	o = matmul(&t, a, b);
-	expect_shape(&t, o, SHAPE(2, 1, 2));
-	expect(&t, INS(D(1, 2, 3, 4), D(1, 2, 3, 4)), D(7, 10, 15, 22), 0);
+	rt_expect_shape(&t, o, SHAPE(2, 1, 2));
+	rt_expect(&t, INS(D(1, 2, 3, 4), D(1, 2, 3, 4)), D(7, 10, 15, 22), 0);
 	tg_free(&t);
 }
 
@@ -1064,51 +949,51 @@ TEST(ref_transpose_reshape_concat)
 	struct tg_graph t;
 	tg_init(&t);
 	uint32_t x = tg_input(&t, WNN_I32, SHAPE(2, 3));
-	Webnn__Ipc__Transpose ti = WEBNN__IPC__TRANSPOSE__INIT, *tm = arena(sizeof(*tm));
+	Webnn__Ipc__Transpose ti = WEBNN__IPC__TRANSPOSE__INIT, *tm = rt_arena(sizeof(*tm));
 	*tm = ti;
 	tm->input = x, tm->output = tg_next(&t);
-	uint32_t o = add(&t, WNN_OP_TRANSPOSE, tm);
-	expect_shape(&t, o, SHAPE(3, 2));
-	expect(&t, INS(D(1, 2, 3, 4, 5, 6)), D(1, 4, 2, 5, 3, 6), 0);
+	uint32_t o = rt_op(&t, WNN_OP_TRANSPOSE, tm);
+	rt_expect_shape(&t, o, SHAPE(3, 2));
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6)), D(1, 4, 2, 5, 3, 6), 0);
 	tg_free(&t);
 
 	tg_init(&t);
 	x = tg_input(&t, WNN_F16, SHAPE(2, 2, 2));
-	tm = arena(sizeof(*tm));
+	tm = rt_arena(sizeof(*tm));
 	*tm = ti;
 	tm->input = x, tm->output = tg_next(&t), tm->has_permutation = true;
-	SET_LIST(tm, permutation, 1, 0, 2);
-	add(&t, WNN_OP_TRANSPOSE, tm);
-	expect(&t, INS(D(0, 1, 2, 3, 4, 5, 6, 7)), D(0, 1, 4, 5, 2, 3, 6, 7), 0);
+	LIST(tm, permutation, 1, 0, 2);
+	rt_op(&t, WNN_OP_TRANSPOSE, tm);
+	rt_expect(&t, INS(D(0, 1, 2, 3, 4, 5, 6, 7)), D(0, 1, 4, 5, 2, 3, 6, 7), 0);
 	tg_free(&t);
 
 	tg_init(&t);
 	x = tg_input(&t, WNN_I64, SHAPE(2, 3));
-	Webnn__Ipc__Reshape ri = WEBNN__IPC__RESHAPE__INIT, *rm = arena(sizeof(*rm));
+	Webnn__Ipc__Reshape ri = WEBNN__IPC__RESHAPE__INIT, *rm = rt_arena(sizeof(*rm));
 	*rm = ri;
 	rm->input = x, rm->output = tg_next(&t);
-	SET_LIST(rm, new_shape, 3, 1, 2);
-	o = add(&t, WNN_OP_RESHAPE, rm);
-	expect_shape(&t, o, SHAPE(3, 1, 2));
-	expect(&t, INS(D(1, -2, 3, -4, 5, -6)), D(1, -2, 3, -4, 5, -6), 0);
+	LIST(rm, new_shape, 3, 1, 2);
+	o = rt_op(&t, WNN_OP_RESHAPE, rm);
+	rt_expect_shape(&t, o, SHAPE(3, 1, 2));
+	rt_expect(&t, INS(D(1, -2, 3, -4, 5, -6)), D(1, -2, 3, -4, 5, -6), 0);
 	tg_free(&t);
 
 	for (int axis = 0; axis < 2; axis++) {
 		tg_init(&t);
 		uint32_t a = axis ? tg_input(&t, WNN_U8, SHAPE(2, 1)) : tg_input(&t, WNN_U8, SHAPE(1, 2));
 		uint32_t b = tg_input(&t, WNN_U8, SHAPE(2, 2));
-		uint32_t c = axis ? cst(&t, WNN_U8, SHAPE(2, 1), D(7, 8)) : cst(&t, WNN_U8, SHAPE(1, 2), D(7, 8));
-		Webnn__Ipc__Concat ci = WEBNN__IPC__CONCAT__INIT, *cm = arena(sizeof(*cm));
+		uint32_t c = axis ? rt_constant(&t, WNN_U8, SHAPE(2, 1), D(7, 8)) : rt_constant(&t, WNN_U8, SHAPE(1, 2), D(7, 8));
+		Webnn__Ipc__Concat ci = WEBNN__IPC__CONCAT__INIT, *cm = rt_arena(sizeof(*cm));
 		*cm = ci;
-		SET_LIST(cm, inputs, a, b, c);
+		LIST(cm, inputs, a, b, c);
 		cm->axis = (uint32_t)axis, cm->output = tg_next(&t);
-		o = add(&t, WNN_OP_CONCAT, cm);
+		o = rt_op(&t, WNN_OP_CONCAT, cm);
 		if (axis) {
-			expect_shape(&t, o, SHAPE(2, 4));
-			expect(&t, INS(D(1, 2), D(3, 4, 5, 6)), D(1, 3, 4, 7, 2, 5, 6, 8), 0);
+			rt_expect_shape(&t, o, SHAPE(2, 4));
+			rt_expect(&t, INS(D(1, 2), D(3, 4, 5, 6)), D(1, 3, 4, 7, 2, 5, 6, 8), 0);
 		} else {
-			expect_shape(&t, o, SHAPE(4, 2));
-			expect(&t, INS(D(1, 2), D(3, 4, 5, 6)), D(1, 2, 3, 4, 5, 6, 7, 8), 0);
+			rt_expect_shape(&t, o, SHAPE(4, 2));
+			rt_expect(&t, INS(D(1, 2), D(3, 4, 5, 6)), D(1, 2, 3, 4, 5, 6, 7, 8), 0);
 		}
 		tg_free(&t);
 	}
@@ -1118,10 +1003,10 @@ TEST(ref_transpose_reshape_concat)
 
 static uint32_t softmax(struct tg_graph *t, uint32_t x, uint32_t axis)
 {
-	Webnn__Ipc__Softmax init = WEBNN__IPC__SOFTMAX__INIT, *m = arena(sizeof(*m));
+	Webnn__Ipc__Softmax init = WEBNN__IPC__SOFTMAX__INIT, *m = rt_arena(sizeof(*m));
 	*m = init;
 	m->input = x, m->axis = axis, m->output = tg_next(t);
-	return add(t, WNN_OP_SOFTMAX, m);
+	return rt_op(t, WNN_OP_SOFTMAX, m);
 }
 
 TEST(ref_softmax_axes)
@@ -1133,14 +1018,14 @@ TEST(ref_softmax_axes)
 		tg_init(&t);
 		uint32_t x = tg_input(&t, ty, SHAPE(2, 3));
 		softmax(&t, x, 1);
-		expect(&t, INS(D(0, 1, 2, 5, 5, 5)),
+		rt_expect(&t, INS(D(0, 1, 2, 5, 5, 5)),
 		       D(1 / s, e / s, e2 / s, 1.0 / 3, 1.0 / 3, 1.0 / 3), 1);
 		tg_free(&t);
 
 		tg_init(&t);
 		x = tg_input(&t, ty, SHAPE(2, 2));
 		softmax(&t, x, 0);
-		expect(&t, INS(D(1, 1, 0, 3)),
+		rt_expect(&t, INS(D(1, 1, 0, 3)),
 		       D(e / (e + 1), 1 / (1 + e2), 1 / (e + 1), e2 / (1 + e2)), 1);
 		tg_free(&t);
 	}
@@ -1153,34 +1038,34 @@ TEST(ref_batch_normalization_with_and_without_scale_bias)
 	struct tg_graph t;
 	tg_init(&t);
 	uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 2, 1, 2));
-	uint32_t mean = cst(&t, WNN_F32, SHAPE(2), D(1, 3));
-	uint32_t var = cst(&t, WNN_F32, SHAPE(2), D(4, 1));
-	add(&t, WNN_OP_BATCH_NORMALIZATION, bn_msg(&t, x, mean, var));
-	expect(&t, INS(D(1, 2, 3, 4)), D(0, n0, 0, n1), 1);
+	uint32_t mean = rt_constant(&t, WNN_F32, SHAPE(2), D(1, 3));
+	uint32_t var = rt_constant(&t, WNN_F32, SHAPE(2), D(4, 1));
+	rt_op(&t, WNN_OP_BATCH_NORMALIZATION, bn_msg(&t, x, mean, var));
+	rt_expect(&t, INS(D(1, 2, 3, 4)), D(0, n0, 0, n1), 1);
 	tg_free(&t);
 
 	tg_init(&t);
 	x = tg_input(&t, WNN_F32, SHAPE(1, 2, 1, 2));
-	mean = cst(&t, WNN_F32, SHAPE(2), D(1, 3));
-	var = cst(&t, WNN_F32, SHAPE(2), D(4, 1));
-	uint32_t scale = cst(&t, WNN_F32, SHAPE(2), D(2, 3));
-	uint32_t bias = cst(&t, WNN_F32, SHAPE(2), D(1, -1));
+	mean = rt_constant(&t, WNN_F32, SHAPE(2), D(1, 3));
+	var = rt_constant(&t, WNN_F32, SHAPE(2), D(4, 1));
+	uint32_t scale = rt_constant(&t, WNN_F32, SHAPE(2), D(2, 3));
+	uint32_t bias = rt_constant(&t, WNN_F32, SHAPE(2), D(1, -1));
 	Webnn__Ipc__BatchNormalization *m = bn_msg(&t, x, mean, var);
 	m->has_scale = true, m->scale = scale, m->has_bias = true, m->bias = bias;
-	add(&t, WNN_OP_BATCH_NORMALIZATION, m);
-	expect(&t, INS(D(1, 2, 3, 4)), D(1, 1 + 2 * n0, -1, -1 + 3 * n1), 1);
+	rt_op(&t, WNN_OP_BATCH_NORMALIZATION, m);
+	rt_expect(&t, INS(D(1, 2, 3, 4)), D(1, 1 + 2 * n0, -1, -1 + 3 * n1), 1);
 	tg_free(&t);
 
 	/* axis 0 of a [2, 2] tensor, only bias, epsilon 0.5, float16 */
 	tg_init(&t);
 	x = tg_input(&t, WNN_F16, SHAPE(2, 2));
-	mean = cst(&t, WNN_F16, SHAPE(2), D(0, 2));
-	var = cst(&t, WNN_F16, SHAPE(2), D(3.5, 0.5));
-	bias = cst(&t, WNN_F16, SHAPE(2), D(10, 20));
+	mean = rt_constant(&t, WNN_F16, SHAPE(2), D(0, 2));
+	var = rt_constant(&t, WNN_F16, SHAPE(2), D(3.5, 0.5));
+	bias = rt_constant(&t, WNN_F16, SHAPE(2), D(10, 20));
 	m = bn_msg(&t, x, mean, var);
 	m->axis = 0, m->epsilon = 0.5, m->has_bias = true, m->bias = bias;
-	add(&t, WNN_OP_BATCH_NORMALIZATION, m);
-	expect(&t, INS(D(2, -2, 3, 1)), D(11, 9, 21, 19), 0);
+	rt_op(&t, WNN_OP_BATCH_NORMALIZATION, m);
+	rt_expect(&t, INS(D(2, -2, 3, 1)), D(11, 9, 21, 19), 0);
 	tg_free(&t);
 }
 
@@ -1196,9 +1081,9 @@ TEST(ref_chain_of_operations_with_intermediate_and_two_outputs)
 	uint32_t p = binary(&t, WNN_OP_MUL, r, a);
 	tg_output(&t, p);
 	tg_output(&t, s);
-	void **outs = run(&t, INS(D(1, -2, 3, -4)));
-	expect_at(&t, outs, 0, D(2, 0, 18, 0), 0, 0);
-	expect_at(&t, outs, 1, D(2, -4, 6, -8), 0, 0);
+	void **outs = rt_run(&t, INS(D(1, -2, 3, -4)));
+	rt_check(&t, outs, 0, D(2, 0, 18, 0), 0, 0);
+	rt_check(&t, outs, 1, D(2, -4, 6, -8), 0, 0);
 	tg_free(&t);
 }
 
@@ -1240,10 +1125,10 @@ TEST(ref_unsupported_operation_and_bad_sizes_fail_clearly)
 	struct wnn_diag diag = { 0 };
 	tg_init(&t);
 	uint32_t x = tg_input(&t, WNN_F32, SHAPE(2));
-	Webnn__Ipc__Cast ci = WEBNN__IPC__CAST__INIT, *cm = arena(sizeof(*cm));
+	Webnn__Ipc__Cast ci = WEBNN__IPC__CAST__INIT, *cm = rt_arena(sizeof(*cm));
 	*cm = ci;
 	cm->input = x, cm->output = tg_next(&t), cm->data_type = WEBNN__IPC__DATA_TYPE__INT32;
-	add(&t, WNN_OP_CAST, cm);
+	rt_op(&t, WNN_OP_CAST, cm);
 	const struct backend_graph *g = tg_finish(&t, &diag);
 	ASSERT(g);
 	float in[2] = { 1, 2 };
@@ -1522,41 +1407,41 @@ TEST(ref_conformance_conv2d)
 	struct tg_graph t;
 	tg_init(&t);
 	uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 1, 5, 5));
-	uint32_t f = cst(&t, WNN_F32, SHAPE(1, 1, 3, 3), cf_conv_dil_conv2dFilter);
+	uint32_t f = rt_constant(&t, WNN_F32, SHAPE(1, 1, 3, 3), cf_conv_dil_conv2dFilter);
 	Webnn__Ipc__Conv2d *m = conv_msg(&t, x, f);
-	SET_LIST(m, dilations, 2, 2);
-	add(&t, WNN_OP_CONV2D, m);
-	expect(&t, INS(cf_conv_dil_conv2dInput), cf_conv_dil_out, 18);
+	LIST(m, dilations, 2, 2);
+	rt_op(&t, WNN_OP_CONV2D, m);
+	rt_expect(&t, INS(cf_conv_dil_conv2dInput), cf_conv_dil_out, 18);
 	tg_free(&t);
 
 	tg_init(&t);
 	x = tg_input(&t, WNN_F32, SHAPE(1, 4, 2, 2));
-	f = cst(&t, WNN_F32, SHAPE(4, 1, 2, 2), cf_conv_dw_conv2dFilter);
+	f = rt_constant(&t, WNN_F32, SHAPE(4, 1, 2, 2), cf_conv_dw_conv2dFilter);
 	m = conv_msg(&t, x, f);
 	m->groups = 4;
-	add(&t, WNN_OP_CONV2D, m);
-	expect(&t, INS(cf_conv_dw_conv2dInput), cf_conv_dw_out, 8);
+	rt_op(&t, WNN_OP_CONV2D, m);
+	rt_expect(&t, INS(cf_conv_dw_conv2dInput), cf_conv_dw_out, 8);
 	tg_free(&t);
 
 	tg_init(&t);
 	x = tg_input(&t, WNN_F32, SHAPE(2, 3, 3, 1));
-	f = cst(&t, WNN_F32, SHAPE(1, 2, 2, 3), cf_conv_nhwc_conv2dFilter);
+	f = rt_constant(&t, WNN_F32, SHAPE(1, 2, 2, 3), cf_conv_nhwc_conv2dFilter);
 	m = conv_msg(&t, x, f);
 	m->input_layout = WEBNN__IPC__INPUT_LAYOUT__NHWC;
 	m->filter_layout = WEBNN__IPC__CONV2D_FILTER_LAYOUT__IHWO;
-	uint32_t o = add(&t, WNN_OP_CONV2D, m);
-	expect_shape(&t, o, SHAPE(2, 2, 2, 3));
-	expect(&t, INS(cf_conv_nhwc_conv2dInput), cf_conv_nhwc_out, 8);
+	uint32_t o = rt_op(&t, WNN_OP_CONV2D, m);
+	rt_expect_shape(&t, o, SHAPE(2, 2, 2, 3));
+	rt_expect(&t, INS(cf_conv_nhwc_conv2dInput), cf_conv_nhwc_out, 8);
 	tg_free(&t);
 
 	tg_init(&t);
 	x = tg_input(&t, WNN_F32, SHAPE(2, 1, 3, 3));
-	f = cst(&t, WNN_F32, SHAPE(3, 1, 2, 2), cf_conv_bias_conv2dFilter);
-	uint32_t b = cst(&t, WNN_F32, SHAPE(3), cf_conv_bias_conv2dBias);
+	f = rt_constant(&t, WNN_F32, SHAPE(3, 1, 2, 2), cf_conv_bias_conv2dFilter);
+	uint32_t b = rt_constant(&t, WNN_F32, SHAPE(3), cf_conv_bias_conv2dBias);
 	m = conv_msg(&t, x, f);
 	m->has_bias = true, m->bias = b;
-	add(&t, WNN_OP_CONV2D, m);
-	expect(&t, INS(cf_conv_bias_conv2dInput), cf_conv_bias_out, 8);
+	rt_op(&t, WNN_OP_CONV2D, m);
+	rt_expect(&t, INS(cf_conv_bias_conv2dInput), cf_conv_bias_out, 8);
 	tg_free(&t);
 }
 
@@ -1568,22 +1453,22 @@ TEST(ref_conformance_gemm_matmul_softmax)
 	uint32_t c = tg_input(&t, WNN_F32, SHAPE(3, 1));
 	Webnn__Ipc__Gemm *m = gemm_msg(&t, a, b);
 	m->has_c = true, m->c = c;
-	add(&t, WNN_OP_GEMM, m);
-	expect(&t, INS(cf_gemm_inputA, cf_gemm_inputB, cf_gemm_inputC), cf_gemm_out, 9);
+	rt_op(&t, WNN_OP_GEMM, m);
+	rt_expect(&t, INS(cf_gemm_inputA, cf_gemm_inputB, cf_gemm_inputC), cf_gemm_out, 9);
 	tg_free(&t);
 
 	tg_init(&t);
 	a = tg_input(&t, WNN_F32, SHAPE(2, 3, 4));
 	b = tg_input(&t, WNN_F32, SHAPE(1, 4, 1));
 	uint32_t o = matmul(&t, a, b);
-	expect_shape(&t, o, SHAPE(2, 3, 1));
-	expect(&t, INS(cf_matmul_inputA, cf_matmul_inputB), cf_matmul_out, 8);
+	rt_expect_shape(&t, o, SHAPE(2, 3, 1));
+	rt_expect(&t, INS(cf_matmul_inputA, cf_matmul_inputB), cf_matmul_out, 8);
 	tg_free(&t);
 
 	tg_init(&t);
-	uint32_t x = cst(&t, WNN_F32, SHAPE(1, 3, 4), cf_softmax_softmaxInput);
+	uint32_t x = rt_constant(&t, WNN_F32, SHAPE(1, 3, 4), cf_softmax_softmaxInput);
 	softmax(&t, x, 1);
-	expect(&t, INS(NULL), cf_softmax_out, 12);
+	rt_expect(&t, INS(NULL), cf_softmax_out, 12);
 	tg_free(&t);
 }
 
@@ -1597,30 +1482,30 @@ TEST(ref_conformance_batchnorm_and_pools)
 	Webnn__Ipc__BatchNormalization *m = bn_msg(&t, x, mean, var);
 	m->has_scale = true, m->scale = scale, m->has_bias = true, m->bias = bias;
 	m->axis = 3, m->epsilon = 1e-6;
-	add(&t, WNN_OP_BATCH_NORMALIZATION, m);
-	expect(&t, INS(cf_bn_bnInput, cf_bn_bnMean, cf_bn_bnVariance, cf_bn_bnScale, cf_bn_bnBias),
+	rt_op(&t, WNN_OP_BATCH_NORMALIZATION, m);
+	rt_expect(&t, INS(cf_bn_bnInput, cf_bn_bnMean, cf_bn_bnVariance, cf_bn_bnScale, cf_bn_bnBias),
 	       cf_bn_out, 6);
 	tg_free(&t);
 
 	tg_init(&t);
 	x = tg_input(&t, WNN_F32, SHAPE(1, 1, 5, 5));
 	Webnn__Ipc__Pool2d *p = pool_msg(&t, x);
-	SET_LIST(p, window_dimensions, 3, 2);
-	SET_LIST(p, strides, 2, 2);
+	LIST(p, window_dimensions, 3, 2);
+	LIST(p, strides, 2, 2);
 	p->output_shape_rounding = WEBNN__IPC__ROUNDING_TYPE__ROUND_CEIL;
 	uint32_t o = pool(&t, WNN_OP_L2_POOL2D, p);
-	expect_shape(&t, o, SHAPE(1, 1, 2, 3));
-	expect(&t, INS(cf_l2pool_l2Pool2dInput), cf_l2pool_out, 8);
+	rt_expect_shape(&t, o, SHAPE(1, 1, 2, 3));
+	rt_expect(&t, INS(cf_l2pool_l2Pool2dInput), cf_l2pool_out, 8);
 	tg_free(&t);
 
 	/* float16: compared on the expected half bit patterns with WPT's 27 ULP */
 	tg_init(&t);
 	x = tg_input(&t, WNN_F16, SHAPE(1, 2, 5, 5));
 	p = pool_msg(&t, x);
-	SET_LIST(p, padding, 1, 0, 0, 1);
+	LIST(p, padding, 1, 0, 0, 1);
 	o = pool(&t, WNN_OP_AVERAGE_POOL2D, p);
-	expect_shape(&t, o, SHAPE(1, 2, 2, 2));
-	void **outs = run(&t, INS(cf_avgpool16_averagePool2dInput));
+	rt_expect_shape(&t, o, SHAPE(1, 2, 2, 2));
+	void **outs = rt_run(&t, INS(cf_avgpool16_averagePool2dInput));
 	char msg[256];
 	if (!tg_compare(outs[0], cf_avgpool16_bits, WNN_F16, 8, 27, 0, 0, msg, sizeof(msg)))
 		FAIL("%s", msg);
@@ -1636,18 +1521,18 @@ TEST(ref_concat_of_many_inputs)
 	struct tg_graph t;
 	tg_init(&t);
 	uint32_t x = tg_input(&t, WNN_I32, SHAPE(1, 2));
-	Webnn__Ipc__Concat ci = WEBNN__IPC__CONCAT__INIT, *cm = arena(sizeof(*cm));
+	Webnn__Ipc__Concat ci = WEBNN__IPC__CONCAT__INIT, *cm = rt_arena(sizeof(*cm));
 	*cm = ci;
-	uint32_t *ids = arena(N * sizeof(uint32_t));
+	uint32_t *ids = rt_arena(N * sizeof(uint32_t));
 	for (int i = 0; i < N; i++)
 		ids[i] = x;
 	cm->inputs = ids, cm->n_inputs = N;
 	cm->axis = 0, cm->output = tg_next(&t);
-	uint32_t o = add(&t, WNN_OP_CONCAT, cm);
-	expect_shape(&t, o, SHAPE(N, 2));
-	double *want = arena(2 * N * sizeof(double));
+	uint32_t o = rt_op(&t, WNN_OP_CONCAT, cm);
+	rt_expect_shape(&t, o, SHAPE(N, 2));
+	double *want = rt_arena(2 * N * sizeof(double));
 	for (int i = 0; i < N; i++)
 		want[2 * i] = 7, want[2 * i + 1] = -3;
-	expect(&t, INS(D(7, -3)), want, 0);
+	rt_expect(&t, INS(D(7, -3)), want, 0);
 	tg_free(&t);
 }

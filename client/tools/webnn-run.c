@@ -1092,12 +1092,13 @@ static bool opt_activations(struct replay *r, json_t *opts,
 	return true;
 }
 
+static const char *const gru_layouts[] = { "zrn", "rzn", NULL };
+
 static bool do_gru(struct replay *r, struct op_call *c)
 {
 	static const char *const known[] = { "bias", "recurrentBias", "initialHiddenState",
 					     "resetAfter", "returnSequence", "direction",
 					     "layout", "activations", NULL };
-	static const char *const gru_layouts[] = { "zrn", "rzn", NULL };
 	struct webnn_gru_options o = WEBNN_GRU_OPTIONS_INIT;
 	int dir = (int)o.direction, layout = (int)o.layout;
 	uint32_t steps, hidden;
@@ -1122,7 +1123,6 @@ static bool do_gru_cell(struct replay *r, struct op_call *c)
 {
 	static const char *const known[] = { "bias", "recurrentBias", "resetAfter", "layout",
 					     "activations", NULL };
-	static const char *const gru_layouts[] = { "zrn", "rzn", NULL };
 	struct webnn_gru_cell_options o = WEBNN_GRU_CELL_OPTIONS_INIT;
 	int layout = (int)o.layout;
 	uint32_t hidden;
@@ -1378,53 +1378,54 @@ static const struct op_entry op_table[] = {
 	WEBNN_UNARY_OPS(UNARY_ROW_) WEBNN_BINARY_OPS(BINARY_ROW_)
 #undef UNARY_ROW_
 #undef BINARY_ROW_
-	{ "elu", do_elu, NULL, NULL },
-	{ "leaky_relu", do_leaky_relu, NULL, NULL },
-	{ "hard_sigmoid", do_hard_sigmoid, NULL, NULL },
-	{ "linear", do_linear, NULL, NULL },
-	{ "clamp", do_clamp, NULL, NULL },
-	{ "softmax", do_softmax, NULL, NULL },
-	{ "conv2d", do_conv2d, NULL, NULL },
-	{ "average_pool2d", do_average_pool2d, NULL, NULL },
-	{ "l2_pool2d", do_l2_pool2d, NULL, NULL },
-	{ "max_pool2d", do_max_pool2d, NULL, NULL },
-	{ "gemm", do_gemm, NULL, NULL },
-	{ "matmul", do_matmul, NULL, NULL },
-	{ "reshape", do_reshape, NULL, NULL },
-	{ "transpose", do_transpose, NULL, NULL },
-	{ "concat", do_concat, NULL, NULL },
-	{ "batch_normalization", do_batch_normalization, NULL, NULL },
-	{ "arg_min", do_arg_min, NULL, NULL },
-	{ "arg_max", do_arg_max, NULL, NULL },
-	{ "cast", do_cast, NULL, NULL },
-	{ "cumulative_sum", do_cumulative_sum, NULL, NULL },
-	{ "conv_transpose2d", do_conv_transpose2d, NULL, NULL },
-	{ "quantize_linear", do_quantize_linear, NULL, NULL },
-	{ "dequantize_linear", do_dequantize_linear, NULL, NULL },
-	{ "expand", do_expand, NULL, NULL },
-	{ "gather", do_gather, NULL, NULL },
-	{ "gather_elements", do_gather_elements, NULL, NULL },
-	{ "gather_nd", do_gather_nd, NULL, NULL },
-	{ "scatter_elements", do_scatter_elements, NULL, NULL },
-	{ "scatter_nd", do_scatter_nd, NULL, NULL },
-	{ "gru", do_gru, NULL, NULL },
-	{ "gru_cell", do_gru_cell, NULL, NULL },
-	{ "lstm", do_lstm, NULL, NULL },
-	{ "lstm_cell", do_lstm_cell, NULL, NULL },
-	{ "instance_normalization", do_instance_normalization, NULL, NULL },
-	{ "layer_normalization", do_layer_normalization, NULL, NULL },
-	{ "pad", do_pad, NULL, NULL },
-	{ "prelu", do_prelu, NULL, NULL },
-#define REDUCE_ROW_(name) { #name, do_##name, NULL, NULL },
-	WEBNN_REDUCE_OPS(REDUCE_ROW_)
-#undef REDUCE_ROW_
-	{ "resample2d", do_resample2d, NULL, NULL },
-	{ "reverse", do_reverse, NULL, NULL },
-	{ "slice", do_slice, NULL, NULL },
-	{ "split", do_split, NULL, NULL },
-	{ "tile", do_tile, NULL, NULL },
-	{ "triangular", do_triangular, NULL, NULL },
-	{ "where", do_where, NULL, NULL },
+/* Operators with options have a do_<name> parser named after the operator. */
+#define DO_ROW_(name) { #name, do_##name, NULL, NULL },
+	DO_ROW_(elu)
+	DO_ROW_(leaky_relu)
+	DO_ROW_(hard_sigmoid)
+	DO_ROW_(linear)
+	DO_ROW_(clamp)
+	DO_ROW_(softmax)
+	DO_ROW_(conv2d)
+	DO_ROW_(average_pool2d)
+	DO_ROW_(l2_pool2d)
+	DO_ROW_(max_pool2d)
+	DO_ROW_(gemm)
+	DO_ROW_(matmul)
+	DO_ROW_(reshape)
+	DO_ROW_(transpose)
+	DO_ROW_(concat)
+	DO_ROW_(batch_normalization)
+	DO_ROW_(arg_min)
+	DO_ROW_(arg_max)
+	DO_ROW_(cast)
+	DO_ROW_(cumulative_sum)
+	DO_ROW_(conv_transpose2d)
+	DO_ROW_(quantize_linear)
+	DO_ROW_(dequantize_linear)
+	DO_ROW_(expand)
+	DO_ROW_(gather)
+	DO_ROW_(gather_elements)
+	DO_ROW_(gather_nd)
+	DO_ROW_(scatter_elements)
+	DO_ROW_(scatter_nd)
+	DO_ROW_(gru)
+	DO_ROW_(gru_cell)
+	DO_ROW_(lstm)
+	DO_ROW_(lstm_cell)
+	DO_ROW_(instance_normalization)
+	DO_ROW_(layer_normalization)
+	DO_ROW_(pad)
+	DO_ROW_(prelu)
+	WEBNN_REDUCE_OPS(DO_ROW_)
+	DO_ROW_(resample2d)
+	DO_ROW_(reverse)
+	DO_ROW_(slice)
+	DO_ROW_(split)
+	DO_ROW_(tile)
+	DO_ROW_(triangular)
+	DO_ROW_(where)
+#undef DO_ROW_
 };
 
 /* "greaterOrEqual" -> "greater_or_equal"; the acronyms: "isNaN" -> "is_nan",

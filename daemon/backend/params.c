@@ -173,6 +173,45 @@ static void spatial_strides(const struct wnn_desc *d, bool nhwc, uint64_t *s)
 	}
 }
 
+/* The (n, c, h, w) sizes of a 4-D input in either layout. */
+static void nchw_dims(const struct wnn_desc *d, bool nhwc, uint32_t *n, uint32_t *c, uint32_t *h,
+		      uint32_t *w)
+{
+	*n = d->dims[0];
+	if (nhwc)
+		*h = d->dims[1], *w = d->dims[2], *c = d->dims[3];
+	else
+		*c = d->dims[1], *h = d->dims[2], *w = d->dims[3];
+}
+
+/* Reads a 4-D filter through its layout's axis order: dims[k] and strides[k] are those of
+ * filter axis axes[layout][k], so the caller sees one order whatever the layout. */
+static enum webnn_status filter_axes(const struct wnn_desc *filter, uint32_t layout,
+				     const uint8_t (*axes)[4], size_t n_layouts, uint32_t *dims,
+				     uint64_t *strides, const char *name, struct wnn_diag *diag)
+{
+	if (layout >= n_layouts)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown filter layout %d",
+				    name, (int)layout);
+	uint64_t fs[4];
+	params_strides(4, filter->dims, fs);
+	for (int k = 0; k < 4; k++) {
+		dims[k] = filter->dims[axes[layout][k]];
+		strides[k] = fs[axes[layout][k]];
+	}
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status conv_bias(const struct wnn_desc *descs, size_t n_descs, uint32_t id,
+				   uint32_t c_out, const char *name, struct wnn_diag *diag)
+{
+	OPERAND(bias, id, "bias");
+	if (bias->rank != 1 || bias->dims[0] != c_out)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: bias shape must be [%u]",
+				    name, c_out);
+	return WEBNN_STATUS_OK;
+}
+
 /* Reads an optional list of exactly `want` entries or applies the default. */
 static enum webnn_status opt_list(size_t n, const uint32_t *v, size_t want, uint32_t dflt,
 				  uint32_t *out, const char *name, const char *what,
@@ -197,6 +236,42 @@ static enum webnn_status nonzero(const uint32_t *v, size_t n, const char *name, 
 		if (v[i] == 0)
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s must not be 0",
 					    name, what);
+	return WEBNN_STATUS_OK;
+}
+
+/* A [outer, axis, inner] view of a shape around one axis. */
+static void axis_view(const struct wnn_desc *d, uint32_t axis, uint64_t *outer, uint64_t *size,
+		      uint64_t *inner)
+{
+	*outer = params_count(axis, d->dims);
+	*size = d->dims[axis];
+	*inner = params_count(d->rank - axis - 1, d->dims + axis + 1);
+}
+
+static enum webnn_status axis_in_range(uint32_t axis, uint32_t rank, const char *name,
+				       struct wnn_diag *diag)
+{
+	if (axis >= rank)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: axis %u is out of range for rank %u", name, axis, rank);
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status same_shape(const struct wnn_desc *a, const struct wnn_desc *b,
+				    const char *name, const char *what, struct wnn_diag *diag)
+{
+	if (a->rank != b->rank || memcmp(a->dims, b->dims, a->rank * sizeof(uint32_t)))
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s", name, what);
+	return WEBNN_STATUS_OK;
+}
+
+/* Elementwise operators may reshape, so only the element counts have to agree. */
+static enum webnn_status same_count(const struct wnn_desc *in, const struct wnn_desc *out,
+				    const char *name, struct wnn_diag *diag)
+{
+	if (params_count(in->rank, in->dims) != params_count(out->rank, out->dims))
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: output shape differs from the input shape", name);
 	return WEBNN_STATUS_OK;
 }
 
@@ -236,9 +311,7 @@ enum webnn_status params_unary(const Webnn__Ipc__Operation *op, const struct wnn
 	const Webnn__Ipc__ElementwiseUnary *m = op->unary;
 	OPERAND(in, m->input, "input");
 	OPERAND(out, m->output, "output");
-	if (params_count(in->rank, in->dims) != params_count(out->rank, out->dims))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: output shape differs from the input shape", name);
+	CHECK(same_count(in, out, name, diag));
 	p->input = m->input, p->output = m->output;
 	p->type = in->type, p->out_type = out->type;
 	p->count = params_count(in->rank, in->dims);
@@ -367,45 +440,21 @@ enum webnn_status params_conv2d(const Webnn__Ipc__Operation *op, const struct wn
 	p->bias = PARAMS_NONE;
 	p->type = in->type;
 	p->nhwc = m->input_layout == WEBNN__IPC__INPUT_LAYOUT__NHWC;
-	if (p->nhwc) {
-		p->n = in->dims[0], p->h = in->dims[1], p->w = in->dims[2], p->c_in = in->dims[3];
-	} else {
-		p->n = in->dims[0], p->c_in = in->dims[1], p->h = in->dims[2], p->w = in->dims[3];
-	}
-	uint64_t fs[4];
-	const uint32_t *fd = filter->dims;
-	uint32_t f_in;
-	params_strides(4, fd, fs);
-	/* filter_stride is (o, i, ky, kx) whatever order the layout stores them in */
-	switch (m->filter_layout) {
-	case WEBNN__IPC__CONV2D_FILTER_LAYOUT__OIHW:
-		p->filter_layout = PARAMS_FILTER_OIHW;
-		p->c_out = fd[0], f_in = fd[1], p->kh = fd[2], p->kw = fd[3];
-		p->filter_stride[0] = fs[0], p->filter_stride[1] = fs[1];
-		p->filter_stride[2] = fs[2], p->filter_stride[3] = fs[3];
-		break;
-	case WEBNN__IPC__CONV2D_FILTER_LAYOUT__HWIO:
-		p->filter_layout = PARAMS_FILTER_HWIO;
-		p->kh = fd[0], p->kw = fd[1], f_in = fd[2], p->c_out = fd[3];
-		p->filter_stride[0] = fs[3], p->filter_stride[1] = fs[2];
-		p->filter_stride[2] = fs[0], p->filter_stride[3] = fs[1];
-		break;
-	case WEBNN__IPC__CONV2D_FILTER_LAYOUT__OHWI:
-		p->filter_layout = PARAMS_FILTER_OHWI;
-		p->c_out = fd[0], p->kh = fd[1], p->kw = fd[2], f_in = fd[3];
-		p->filter_stride[0] = fs[0], p->filter_stride[1] = fs[3];
-		p->filter_stride[2] = fs[1], p->filter_stride[3] = fs[2];
-		break;
-	case WEBNN__IPC__CONV2D_FILTER_LAYOUT__IHWO:
-		p->filter_layout = PARAMS_FILTER_IHWO;
-		f_in = fd[0], p->kh = fd[1], p->kw = fd[2], p->c_out = fd[3];
-		p->filter_stride[0] = fs[3], p->filter_stride[1] = fs[0];
-		p->filter_stride[2] = fs[1], p->filter_stride[3] = fs[2];
-		break;
-	default:
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown filter layout %d",
-				    name, (int)m->filter_layout);
-	}
+	nchw_dims(in, p->nhwc, &p->n, &p->c_in, &p->h, &p->w);
+	/* Where each layout keeps (o, i, ky, kx); indexed by the layout, whose values
+	 * enum params_filter_layout shares with the protocol. */
+	static const uint8_t axes[][4] = {
+		[PARAMS_FILTER_OIHW] = { 0, 1, 2, 3 },
+		[PARAMS_FILTER_HWIO] = { 3, 2, 0, 1 },
+		[PARAMS_FILTER_OHWI] = { 0, 3, 1, 2 },
+		[PARAMS_FILTER_IHWO] = { 3, 0, 1, 2 },
+	};
+	uint32_t fdim[4];
+	CHECK(filter_axes(filter, (uint32_t)m->filter_layout, axes,
+			  sizeof(axes) / sizeof(axes[0]), fdim, p->filter_stride, name, diag));
+	p->filter_layout = (enum params_filter_layout)m->filter_layout;
+	uint32_t f_in = fdim[1];
+	p->c_out = fdim[0], p->kh = fdim[2], p->kw = fdim[3];
 	uint32_t pad[4], strides[2], dil[2];
 	CHECK(opt_list(m->n_padding, m->padding, 4, 0, pad, name, "padding", diag));
 	CHECK(opt_list(m->n_strides, m->strides, 2, 1, strides, name, "strides", diag));
@@ -445,10 +494,7 @@ enum webnn_status params_conv2d(const Webnn__Ipc__Operation *op, const struct wn
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output shape does not match the convolution", name);
 	if (m->has_bias) {
-		OPERAND(bias, m->bias, "bias");
-		if (bias->rank != 1 || bias->dims[0] != p->c_out)
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-					    "%s: bias shape must be [%u]", name, p->c_out);
+		CHECK(conv_bias(descs, n_descs, m->bias, p->c_out, name, diag));
 		p->has_bias = true;
 		p->bias = m->bias;
 	}
@@ -475,10 +521,7 @@ enum webnn_status params_pool2d(const Webnn__Ipc__Operation *op, const struct wn
 	p->input = m->input, p->output = m->output;
 	p->type = in->type;
 	p->nhwc = m->layout == WEBNN__IPC__INPUT_LAYOUT__NHWC;
-	if (p->nhwc)
-		p->n = in->dims[0], p->h = in->dims[1], p->w = in->dims[2], p->c = in->dims[3];
-	else
-		p->n = in->dims[0], p->c = in->dims[1], p->h = in->dims[2], p->w = in->dims[3];
+	nchw_dims(in, p->nhwc, &p->n, &p->c, &p->h, &p->w);
 	uint32_t win[2] = { p->h, p->w }, pad[4], strides[2], dil[2];
 	if (m->n_window_dimensions)
 		CHECK(opt_list(m->n_window_dimensions, m->window_dimensions, 2, 0, win, name,
@@ -684,10 +727,7 @@ enum webnn_status params_concat(const Webnn__Ipc__Operation *op, const struct wn
 	OPERAND(out, m->output, "output");
 	if (m->n_inputs == 0)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: no inputs", name);
-	if (m->axis >= out->rank)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: axis %u is out of range for rank %u", name, m->axis,
-				    out->rank);
+	CHECK(axis_in_range(m->axis, out->rank, name, diag));
 	uint64_t total = 0;
 	for (size_t i = 0; i < m->n_inputs; i++) {
 		OPERAND(in, m->inputs[i], "input");
@@ -756,16 +796,11 @@ enum webnn_status params_softmax(const Webnn__Ipc__Operation *op, const struct w
 	OPERAND(in, m->input, "input");
 	OPERAND(out, m->output, "output");
 	(void)out;
-	if (m->axis >= in->rank)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: axis %u is out of range for rank %u", name, m->axis,
-				    in->rank);
+	CHECK(axis_in_range(m->axis, in->rank, name, diag));
 	p->input = m->input, p->output = m->output;
 	p->type = in->type;
 	p->axis = m->axis;
-	p->outer = params_count(m->axis, in->dims);
-	p->axis_size = in->dims[m->axis];
-	p->inner = params_count(in->rank - m->axis - 1, in->dims + m->axis + 1);
+	axis_view(in, m->axis, &p->outer, &p->axis_size, &p->inner);
 	return WEBNN_STATUS_OK;
 }
 
@@ -781,17 +816,12 @@ enum webnn_status params_batchnorm(const Webnn__Ipc__Operation *op, const struct
 	OPERAND(in, m->input, "input");
 	OPERAND(out, m->output, "output");
 	(void)out;
-	if (m->axis >= in->rank)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: axis %u is out of range for rank %u", name, m->axis,
-				    in->rank);
+	CHECK(axis_in_range(m->axis, in->rank, name, diag));
 	p->input = m->input, p->output = m->output, p->mean = m->mean, p->variance = m->variance;
 	p->scale = PARAMS_NONE, p->bias = PARAMS_NONE;
 	p->type = in->type;
 	p->axis = m->axis;
-	p->channels = in->dims[m->axis];
-	p->outer = params_count(m->axis, in->dims);
-	p->inner = params_count(in->rank - m->axis - 1, in->dims + m->axis + 1);
+	axis_view(in, m->axis, &p->outer, &p->channels, &p->inner);
 	p->epsilon = params_cast_float(m->epsilon, p->type);
 	struct {
 		uint32_t id;
@@ -818,32 +848,6 @@ enum webnn_status params_batchnorm(const Webnn__Ipc__Operation *op, const struct
 }
 
 /* ==== operators beyond the first CNN set */
-
-/* A [outer, axis, inner] view of a shape around one axis. */
-static void axis_view(const struct wnn_desc *d, uint32_t axis, uint64_t *outer, uint64_t *size,
-		      uint64_t *inner)
-{
-	*outer = params_count(axis, d->dims);
-	*size = d->dims[axis];
-	*inner = params_count(d->rank - axis - 1, d->dims + axis + 1);
-}
-
-static enum webnn_status axis_in_range(uint32_t axis, uint32_t rank, const char *name,
-				       struct wnn_diag *diag)
-{
-	if (axis >= rank)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: axis %u is out of range for rank %u", name, axis, rank);
-	return WEBNN_STATUS_OK;
-}
-
-static enum webnn_status same_shape(const struct wnn_desc *a, const struct wnn_desc *b,
-				    const char *name, const char *what, struct wnn_diag *diag)
-{
-	if (a->rank != b->rank || memcmp(a->dims, b->dims, a->rank * sizeof(uint32_t)))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s", name, what);
-	return WEBNN_STATUS_OK;
-}
 
 /* Splits `in` into kept axes (input order) and reduced axes (order of `axes`). */
 static enum webnn_status make_reduction(const struct wnn_desc *in, const uint32_t *axes,
@@ -887,9 +891,7 @@ enum webnn_status params_cast(const Webnn__Ipc__Operation *op, const struct wnn_
 	const Webnn__Ipc__Cast *m = op->cast;
 	OPERAND(in, m->input, "input");
 	OPERAND(out, m->output, "output");
-	if (params_count(in->rank, in->dims) != params_count(out->rank, out->dims))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: output shape differs from the input shape", name);
+	CHECK(same_count(in, out, name, diag));
 	p->input = m->input, p->output = m->output;
 	p->in_type = in->type, p->out_type = out->type;
 	p->count = params_count(in->rank, in->dims);
@@ -959,37 +961,20 @@ enum webnn_status params_conv_transpose2d(const Webnn__Ipc__Operation *op,
 	p->bias = PARAMS_NONE;
 	p->type = in->type;
 	p->nhwc = m->input_layout == WEBNN__IPC__INPUT_LAYOUT__NHWC;
-	if (p->nhwc)
-		p->n = in->dims[0], p->h = in->dims[1], p->w = in->dims[2], p->c_in = in->dims[3];
-	else
-		p->n = in->dims[0], p->c_in = in->dims[1], p->h = in->dims[2], p->w = in->dims[3];
-	uint64_t fs[4];
-	const uint32_t *fd = filter->dims;
-	uint32_t f_in, f_out;
-	params_strides(4, fd, fs);
-	switch (m->filter_layout) {
-	case WEBNN__IPC__CONV_TRANSPOSE2D_FILTER_LAYOUT__IOHW:
-		p->filter_layout = PARAMS_TFILTER_IOHW;
-		f_in = fd[0], f_out = fd[1], p->kh = fd[2], p->kw = fd[3];
-		p->filter_stride[0] = fs[0], p->filter_stride[1] = fs[1];
-		p->filter_stride[2] = fs[2], p->filter_stride[3] = fs[3];
-		break;
-	case WEBNN__IPC__CONV_TRANSPOSE2D_FILTER_LAYOUT__HWOI:
-		p->filter_layout = PARAMS_TFILTER_HWOI;
-		p->kh = fd[0], p->kw = fd[1], f_out = fd[2], f_in = fd[3];
-		p->filter_stride[0] = fs[3], p->filter_stride[1] = fs[2];
-		p->filter_stride[2] = fs[0], p->filter_stride[3] = fs[1];
-		break;
-	case WEBNN__IPC__CONV_TRANSPOSE2D_FILTER_LAYOUT__OHWI_T:
-		p->filter_layout = PARAMS_TFILTER_OHWI;
-		f_out = fd[0], p->kh = fd[1], p->kw = fd[2], f_in = fd[3];
-		p->filter_stride[0] = fs[3], p->filter_stride[1] = fs[0];
-		p->filter_stride[2] = fs[1], p->filter_stride[3] = fs[2];
-		break;
-	default:
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown filter layout %d",
-				    name, (int)m->filter_layout);
-	}
+	nchw_dims(in, p->nhwc, &p->n, &p->c_in, &p->h, &p->w);
+	/* Where each layout keeps (i, o, ky, kx); indexed by the layout, whose values
+	 * enum params_tfilter_layout shares with the protocol. */
+	static const uint8_t axes[][4] = {
+		[PARAMS_TFILTER_IOHW] = { 0, 1, 2, 3 },
+		[PARAMS_TFILTER_HWOI] = { 3, 2, 0, 1 },
+		[PARAMS_TFILTER_OHWI] = { 3, 0, 1, 2 },
+	};
+	uint32_t fdim[4];
+	CHECK(filter_axes(filter, (uint32_t)m->filter_layout, axes,
+			  sizeof(axes) / sizeof(axes[0]), fdim, p->filter_stride, name, diag));
+	p->filter_layout = (enum params_tfilter_layout)m->filter_layout;
+	uint32_t f_in = fdim[0], f_out = fdim[1];
+	p->kh = fdim[2], p->kw = fdim[3];
 	uint32_t pad[4], strides[2], dil[2], opad[2];
 	CHECK(opt_list(m->n_padding, m->padding, 4, 0, pad, name, "padding", diag));
 	CHECK(opt_list(m->n_strides, m->strides, 2, 1, strides, name, "strides", diag));
@@ -1022,10 +1007,7 @@ enum webnn_status params_conv_transpose2d(const Webnn__Ipc__Operation *op,
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output shape does not match the convolution", name);
 	if (m->has_bias) {
-		OPERAND(bias, m->bias, "bias");
-		if (bias->rank != 1 || bias->dims[0] != p->c_out)
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-					    "%s: bias shape must be [%u]", name, p->c_out);
+		CHECK(conv_bias(descs, n_descs, m->bias, p->c_out, name, diag));
 		p->has_bias = true;
 		p->bias = m->bias;
 	}

@@ -164,13 +164,6 @@ static enum webnn_status run_clamp(const struct ref_step *s, void *const *bufs,
 	return WEBNN_STATUS_OK;
 }
 
-static enum webnn_status unsupported(enum wnn_op op, enum wnn_dtype t, struct wnn_diag *diag)
-{
-	return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
-			    "%s: data type %s is not supported by the reference backend",
-			    wnn_ops[op].name, wnn_dtype_name(t));
-}
-
 enum webnn_status ref_prepare_elementwise(const Webnn__Ipc__Operation *op,
 					  const struct wnn_desc *descs, size_t n_descs,
 					  struct ref_step *s, struct wnn_diag *diag)
@@ -194,11 +187,9 @@ enum webnn_status ref_prepare_elementwise(const Webnn__Ipc__Operation *op,
 		s->run = run_clamp;
 		break;
 	default:
-		return unsupported(s->op, WNN_DT_NONE, diag);
+		return ref_check_supported(s->op, WNN_DT_NONE, diag);
 	}
 	if (st != WEBNN_STATUS_OK)
 		return st;
-	if (!ref_supports(s->op, t))
-		return unsupported(s->op, t, diag);
-	return WEBNN_STATUS_OK;
+	return ref_check_supported(s->op, t, diag);
 }

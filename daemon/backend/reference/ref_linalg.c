@@ -63,9 +63,5 @@ enum webnn_status ref_prepare_linalg(const Webnn__Ipc__Operation *op,
 	}
 	if (st != WEBNN_STATUS_OK)
 		return st;
-	if (!ref_supports(s->op, t))
-		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
-				    "%s: data type %s is not supported by the reference backend",
-				    wnn_ops[s->op].name, wnn_dtype_name(t));
-	return WEBNN_STATUS_OK;
+	return ref_check_supported(s->op, t, diag);
 }
