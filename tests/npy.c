@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "webnn.h"
+
 /* Weights of the shared models are at most a few MB; anything far larger is a broken file. */
 #define NPY_MAX_ELEMENTS (1u << 28)
 #define NPY_MAX_HEADER 65536
@@ -94,4 +96,26 @@ void npy_free(struct npy_array *a)
 	free(a->data);
 	a->data = NULL;
 	a->count = 0;
+}
+
+_Static_assert(NPY_MAX_RANK <= WEBNN_MAX_RANK, "every .npy rank must fit an operand");
+
+bool npy_constant(struct webnn_context *ctx, struct webnn_builder *b, const char *path,
+		  struct webnn_operand **out, char *err, size_t err_len)
+{
+	struct npy_array a;
+	*out = NULL;
+	if (!npy_load_f32(path, &a, err, err_len))
+		return false;
+	struct webnn_operand_desc d = { .data_type = WEBNN_FLOAT32, .rank = a.rank };
+	memcpy(d.shape, a.shape, sizeof(uint32_t) * a.rank);
+	enum webnn_status s = webnn_builder_constant(b, &d, a.data, a.count * sizeof(float), out);
+	npy_free(&a);
+	if (s != WEBNN_STATUS_OK) {
+		snprintf(err, err_len, "%s: constant: %s: %s", path, webnn_status_name(s),
+			 webnn_context_last_error(ctx));
+		*out = NULL;
+		return false;
+	}
+	return true;
 }

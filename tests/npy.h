@@ -19,4 +19,12 @@ struct npy_array {
 bool npy_load_f32(const char *path, struct npy_array *out, char *err, size_t err_len);
 void npy_free(struct npy_array *a);
 
+struct webnn_context;
+struct webnn_builder;
+struct webnn_operand;
+/* Loads path as a float32 constant of b (a model weight); false with a message in err naming the
+ * file and, for a builder error, its status and ctx's last error. */
+bool npy_constant(struct webnn_context *ctx, struct webnn_builder *b, const char *path,
+		  struct webnn_operand **out, char *err, size_t err_len);
+
 #endif

@@ -20,15 +20,10 @@ struct sqz {
 
 static struct webnn_operand *sqz_weight(struct sqz *z, const char *name)
 {
-	char path[8192], err[512];
-	struct npy_array a;
-	snprintf(path, sizeof(path), "%s/weights/%s.npy", z->dir, name);
-	ASSERT_MSG(npy_load_f32(path, &a, err, sizeof(err)), "%s", err);
-	struct webnn_operand_desc d = { .data_type = WEBNN_FLOAT32, .rank = a.rank };
-	memcpy(d.shape, a.shape, sizeof(uint32_t) * a.rank);
+	char path[8192], err[9000];
 	struct webnn_operand *op;
-	SQZ_OK(webnn_builder_constant(z->b, &d, a.data, a.count * sizeof(float), &op), name);
-	npy_free(&a);
+	snprintf(path, sizeof(path), "%s/weights/%s.npy", z->dir, name);
+	ASSERT_MSG(npy_constant(z->ctx, z->b, path, &op, err, sizeof(err)), "%s", err);
 	return op;
 }
 
