@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make valgrind: webnnd under valgrind (reference backend) serves one client, stops on SIGTERM, leaks nothing.
+# make valgrind: webnnd under valgrind (reference, then OpenCL backend) serves clients, stops on SIGTERM, leaks nothing.
 set -uo pipefail
 
 BUILD=${1:-build}
@@ -10,16 +10,71 @@ for bin in "$DAEMON" "$INFO"; do
 done
 command -v valgrind >/dev/null || { echo "valgrind: valgrind is not installed (make deps)" >&2; exit 1; }
 
-DIR=$(mktemp -d "${TMPDIR:-/tmp}/webnn-valgrind.XXXXXX")
-SOCK="$DIR/webnnd.sock"
-VGLOG="$DIR/valgrind.log"
-DLOG="$DIR/webnnd.log"
+SHARED=${WEBNN_SHARED:-../shared}
+SUPP="$(dirname "$0")/valgrind.supp"
 
-valgrind --leak-check=full --show-leak-kinds=definite,indirect \
-	--errors-for-leak-kinds=definite,indirect --error-exitcode=1 --track-fds=no \
-	--log-file="$VGLOG" "$DAEMON" --socket "$SOCK" --backend reference >"$DLOG" 2>&1 &
-PID=$!
-trap 'kill -KILL "$PID" 2>/dev/null; wait "$PID" 2>/dev/null' INT TERM
+# run_backend NAME FILES...: one daemon under valgrind with that backend; FILES are conformance
+# files replayed through it (graphs, constants, tensors, dispatch) when ../shared is present.
+run_backend() {
+	local backend=$1
+	shift
+	DIR=$(mktemp -d "${TMPDIR:-/tmp}/webnn-valgrind.XXXXXX")
+	SOCK="$DIR/webnnd.sock"
+	VGLOG="$DIR/valgrind.log"
+	DLOG="$DIR/webnnd.log"
+	# The OpenCL run skips the background CLBlast warm-up: it only fills PoCL's cache, in a child.
+	WEBNN_NO_WARMUP=1 valgrind --leak-check=full --show-leak-kinds=definite,indirect \
+		--errors-for-leak-kinds=definite,indirect --error-exitcode=1 --track-fds=no --num-callers=50 \
+		--suppressions="$SUPP" --log-file="$VGLOG" \
+		"$DAEMON" --socket "$SOCK" --backend "$backend" >"$DLOG" 2>&1 &
+	PID=$!
+	trap 'kill -KILL "$PID" 2>/dev/null; wait "$PID" 2>/dev/null' INT TERM
+
+	# valgrind slows start-up down a lot (PoCL loads LLVM): allow three minutes.
+	local ready=0
+	for _ in $(seq 1 1800); do
+		kill -0 "$PID" 2>/dev/null || { wait "$PID"; fail "webnnd exited during start-up (status $?)"; }
+		if [ -S "$SOCK" ] && "$INFO" --socket "$SOCK" >"$DIR/info.json" 2>"$DIR/info.err"; then
+			ready=1
+			break
+		fi
+		sleep 0.1
+	done
+	if [ "$ready" -ne 1 ]; then
+		kill -KILL "$PID" 2>/dev/null
+		wait "$PID" 2>/dev/null
+		fail "webnnd did not serve a context on $SOCK within 180 s ($(cat "$DIR/info.err"))"
+	fi
+	grep -q "\"backend\": \"$backend\"" "$DIR/info.json" || fail "webnn-info did not report the $backend backend"
+
+	# A second client: sessions are torn down and set up again under valgrind.
+	"$INFO" --socket "$SOCK" >/dev/null || fail "second webnn-info failed"
+
+	local clients
+	if [ -d "$SHARED/conformance" ]; then
+		local files=()
+		for f in "$@"; do
+			files+=("$SHARED/conformance/$f.json")
+		done
+		"$BUILD/bin/webnn-run" --socket "$SOCK" --check "${files[@]}" >"$DIR/run.txt" 2>&1 ||
+			fail "webnn-run against the $backend backend failed: $(grep -m3 '^FAIL\|webnn-run:' "$DIR/run.txt")"
+		clients="3 clients ($(tail -n 1 "$DIR/run.txt"))"
+	else
+		clients="2 clients (no conformance data at $SHARED: no graphs run)"
+	fi
+
+	kill -TERM "$PID"
+	wait "$PID"
+	local status=$?
+	if [ "$status" -ne 0 ]; then
+		fail "webnnd under valgrind exited with status $status (1: valgrind found errors)"
+	fi
+	grep -q "ERROR SUMMARY: 0 errors" "$VGLOG" || fail "valgrind reported errors"
+	local leaks
+	leaks=$(grep -o 'All heap blocks were freed' "$VGLOG" || grep -o 'definitely lost: [0-9,]* bytes' "$VGLOG" || echo "no leaks (PoCL/LLVM caches still reachable)")
+	echo "valgrind: webnnd --backend $backend served $clients and stopped cleanly: $(grep -o 'ERROR SUMMARY: [0-9]* errors' "$VGLOG"); $leaks"
+	rm -rf "$DIR"
+}
 
 fail() {
 	echo "valgrind: $*" >&2
@@ -30,47 +85,9 @@ fail() {
 	exit 1
 }
 
-# valgrind slows start-up down a lot: allow two minutes before giving up.
-ready=0
-for _ in $(seq 1 1200); do
-	kill -0 "$PID" 2>/dev/null || { wait "$PID"; fail "webnnd exited during start-up (status $?)"; }
-	if [ -S "$SOCK" ] && "$INFO" --socket "$SOCK" >"$DIR/info.json" 2>"$DIR/info.err"; then
-		ready=1
-		break
-	fi
-	sleep 0.1
-done
-if [ "$ready" -ne 1 ]; then
-	kill -KILL "$PID" 2>/dev/null
-	wait "$PID" 2>/dev/null
-	fail "webnnd did not serve a context on $SOCK within 120 s ($(cat "$DIR/info.err"))"
-fi
-grep -q '"backend": "reference"' "$DIR/info.json" || fail "webnn-info did not report the reference backend"
-
-# A second client: sessions are torn down and set up again under valgrind.
-"$INFO" --socket "$SOCK" >/dev/null || fail "second webnn-info failed"
-
-# With the conformance data at hand, graphs are built and run too (constants, tensors, dispatch).
-SHARED=${WEBNN_SHARED:-../shared}
-if [ -d "$SHARED/conformance" ]; then
-	files=()
-	for f in conv2d gemm softmax concat batch_normalization averagePool2d; do
-		files+=("$SHARED/conformance/$f.json")
-	done
-	"$BUILD/bin/webnn-run" --socket "$SOCK" --check "${files[@]}" >"$DIR/run.txt" 2>&1 ||
-		fail "webnn-run against the reference backend failed: $(grep -m3 '^FAIL\|webnn-run:' "$DIR/run.txt")"
-	clients="3 clients ($(tail -n 1 "$DIR/run.txt"))"
+run_backend reference conv2d gemm softmax concat batch_normalization averagePool2d
+if "$DAEMON" --help >/dev/null 2>&1 && command -v clinfo >/dev/null && [ "$(clinfo -l 2>/dev/null | grep -c Device)" -gt 0 ]; then
+	run_backend opencl relu concat
 else
-	clients="2 clients (no conformance data at $SHARED: no graphs run)"
+	echo "valgrind: no OpenCL device: the OpenCL backend was not checked"
 fi
-
-kill -TERM "$PID"
-wait "$PID"
-status=$?
-if [ "$status" -ne 0 ]; then
-	fail "webnnd under valgrind exited with status $status (1: valgrind found errors)"
-fi
-grep -q "ERROR SUMMARY: 0 errors" "$VGLOG" || fail "valgrind reported errors"
-leaks=$(grep -o 'All heap blocks were freed' "$VGLOG" || grep -o 'definitely lost: [0-9,]* bytes' "$VGLOG")
-echo "valgrind: webnnd served $clients and stopped cleanly: $(grep -o 'ERROR SUMMARY: [0-9]* errors' "$VGLOG"); $leaks"
-rm -rf "$DIR"
