@@ -168,7 +168,7 @@ static void mn_graph(struct mn *z)
 	uint32_t hw = 112;
 	for (int i = 0; i < 16; i++) {
 		const struct mn_block *k = &mn_blocks[i];
-		char eb[96], db[96], pb[96], name[16], what[160];
+		char eb[96], db[96], pb[96], name[24], what[160];
 		snprintf(eb, sizeof(eb), "MobilenetV2_expanded_conv_%d_expand_Conv2D_bias", i + 1);
 		snprintf(db, sizeof(db), "MobilenetV2_expanded_conv_%d_depthwise_depthwise_bias",
 			 i + 1);
