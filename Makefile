@@ -43,7 +43,7 @@ LIB_DAEMON := $(BUILD)/lib/libwebnnd.a
 DAEMON_BIN := $(BUILD)/bin/webnnd
 TEST_BIN := $(BUILD)/bin/webnn-tests
 
-.PHONY: all deps check check-asan valgrind bench clean demo
+.PHONY: all deps check check-asan check-all valgrind bench clean demo
 .SECONDARY:
 all: $(DAEMON_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(TOOLS_BIN) $(TEST_BIN)
 
@@ -124,6 +124,9 @@ check: all
 
 check-asan:
 	$(MAKE) BUILD=build-asan SAN=1 OPT=-O1 check
+
+# Everything CI runs: the suite, the suite under ASan+UBSan, and webnnd under valgrind.
+check-all: check check-asan valgrind
 
 valgrind: all
 	tests/valgrind-daemon.sh $(BUILD)
