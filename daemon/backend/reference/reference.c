@@ -1,11 +1,31 @@
 /* The reference backend: host tensors, plans walking operations in order through plain C kernels. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "daemon/backend/reference/ref.h"
+#include "daemon/daemon.h"
 
+/*
+ * Test hook, not a feature: WEBNN_REFERENCE_FAULT=<kind>:<n> makes executes fail on demand so
+ * the tests can drive the daemon's and libwebnn's failure paths (ErrorEvent, poisoned outputs,
+ * ContextLost) end to end. Executes are counted from 1 over the whole backend (all contexts and
+ * connections). Kinds:
+ *   execute-error       the n-th and every later execute fails with OPERATION_ERROR
+ *   execute-error-once  only the n-th execute fails with OPERATION_ERROR
+ *   context-lost        the n-th execute returns CONTEXT_LOST (the device "went away")
+ * Anything else (n must be a plain decimal >= 1) is logged as an error and injects nothing.
+ */
+enum ref_fault { REF_FAULT_NONE, REF_FAULT_ERROR, REF_FAULT_ERROR_ONCE, REF_FAULT_LOST };
+
+/* No devices or caches: every context is the host CPU. Only the test hook has state. */
 struct backend {
-	int unused; /* no devices or caches: every context is the host CPU */
+	enum ref_fault fault;
+	uint64_t fault_at;
+	char fault_spec[64];
+	atomic_uint_least64_t n_executes; /* executes of different contexts run concurrently */
 };
 
 struct backend_context {
@@ -21,6 +41,7 @@ struct backend_tensor {
 enum ref_source { REF_SRC_NONE, REF_SRC_INPUT, REF_SRC_CONSTANT, REF_SRC_OUTPUT, REF_SRC_TEMP };
 
 struct backend_plan {
+	struct backend *be;
 	const struct backend_graph *g;
 	struct ref_step *steps;
 	size_t n_steps;
@@ -154,11 +175,62 @@ enum webnn_status ref_prepare(const Webnn__Ipc__Operation *op, const struct wnn_
 
 /* ---- backend and contexts */
 
+static void ref_fault_parse(struct backend *be, const char *spec)
+{
+	static const struct {
+		const char *name;
+		enum ref_fault kind;
+	} kinds[] = { { "execute-error:", REF_FAULT_ERROR },
+		      { "execute-error-once:", REF_FAULT_ERROR_ONCE },
+		      { "context-lost:", REF_FAULT_LOST } };
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		size_t len = strlen(kinds[i].name);
+		if (strncmp(spec, kinds[i].name, len) != 0)
+			continue;
+		const char *num = spec + len;
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(num, &end, 10);
+		if (*num < '1' || *num > '9' || *end || errno)
+			break;
+		be->fault = kinds[i].kind;
+		be->fault_at = n;
+		snprintf(be->fault_spec, sizeof(be->fault_spec), "%s", spec);
+		log_warn("reference backend: WEBNN_REFERENCE_FAULT=%s: injecting faults (a test hook)",
+			 be->fault_spec);
+		return;
+	}
+	log_error("reference backend: WEBNN_REFERENCE_FAULT=\"%s\" is not execute-error:<n>, "
+		  "execute-error-once:<n> or context-lost:<n> with n >= 1; no fault injected", spec);
+}
+
+/* The injected failure for this execute, if any (see WEBNN_REFERENCE_FAULT above). */
+static enum webnn_status ref_fault_check(struct backend *be, struct wnn_diag *diag)
+{
+	if (!be || be->fault == REF_FAULT_NONE)
+		return WEBNN_STATUS_OK;
+	uint64_t k = atomic_fetch_add(&be->n_executes, 1) + 1;
+	bool hit = be->fault == REF_FAULT_ERROR ? k >= be->fault_at : k == be->fault_at;
+	if (!hit)
+		return WEBNN_STATUS_OK;
+	if (be->fault == REF_FAULT_LOST)
+		return wnn_diag_set(diag, WEBNN_STATUS_CONTEXT_LOST,
+				    "injected fault (WEBNN_REFERENCE_FAULT=%s): the device was lost "
+				    "during execute %" PRIu64, be->fault_spec, k);
+	return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+			    "injected fault (WEBNN_REFERENCE_FAULT=%s): execute %" PRIu64 " failed",
+			    be->fault_spec, k);
+}
+
 static enum webnn_status ref_init(struct backend **out, struct wnn_diag *diag)
 {
 	struct backend *be = calloc(1, sizeof(*be));
 	if (!be)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
+	atomic_init(&be->n_executes, 0);
+	const char *fault = getenv("WEBNN_REFERENCE_FAULT");
+	if (fault && *fault)
+		ref_fault_parse(be, fault);
 	*out = be;
 	return WEBNN_STATUS_OK;
 }
@@ -283,7 +355,6 @@ static enum webnn_status plan_fail(struct backend_plan *plan, enum webnn_status 
 static enum webnn_status ref_compile(struct backend_context *ctx, const struct backend_graph *g,
 				     struct backend_plan **out, struct wnn_diag *diag)
 {
-	(void)ctx;
 	const Webnn__Ipc__GraphInfo *info = g->info;
 	size_t n = g->n_operands;
 	if (!info || info->n_operands != n)
@@ -292,6 +363,7 @@ static enum webnn_status ref_compile(struct backend_context *ctx, const struct b
 	struct backend_plan *plan = calloc(1, sizeof(*plan));
 	if (!plan)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
+	plan->be = ctx ? ctx->be : NULL;
 	plan->g = g;
 	plan->src = calloc(n ? n : 1, sizeof(*plan->src));
 	plan->src_index = calloc(n ? n : 1, sizeof(*plan->src_index));
@@ -408,6 +480,9 @@ static enum webnn_status ref_execute(struct backend_plan *plan,
 				     struct backend_tensor *const *outputs, struct wnn_diag *diag)
 {
 	const struct backend_graph *g = plan->g;
+	enum webnn_status fault = ref_fault_check(plan->be, diag);
+	if (fault != WEBNN_STATUS_OK)
+		return fault;
 	for (size_t i = 0; i < g->n_operands; i++) {
 		switch (plan->src[i]) {
 		case REF_SRC_INPUT:
