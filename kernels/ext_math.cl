@@ -245,6 +245,23 @@ __kernel void norm_groups(__global const T *X, __global const T *S, __global con
 	__global const uint *xc = yi + (ulong)(OH) * (KH), *xk = xc + (OW);                    \
 	__global const uint *xi = xk + (ulong)(OW) * (KW)
 
+/* (n, oc, oy, ox) of output element i in memory order, nhwc or nchw. */
+inline void out_coords(uint i, uint nhwc, uint OC, uint OH, uint OW, uint *n, uint *oc, uint *oy,
+		       uint *ox)
+{
+	if (nhwc) {
+		*oc = i % OC;
+		*ox = (i / OC) % OW;
+		*oy = (i / (OC * OW)) % OH;
+		*n = i / (OC * OW * OH);
+	} else {
+		*ox = i % OW;
+		*oy = (i / OW) % OH;
+		*oc = (i / (OW * OH)) % OC;
+		*n = i / (OW * OH * OC);
+	}
+}
+
 /* p: s0 C_in per group, s1 H, s2 W, s3 KH, s4 KW, s5 OH, s6 OW, sd C_out per group, se C_out,
  * sf has_bias. is: (n, c, y, x) strides of the input; fs: (i, o, ky, kx) strides of the filter
  * with o inside the group. One work-item per output element in memory order. */
@@ -259,17 +276,7 @@ __kernel void conv_transpose2d(__global const T *X, __global const T *W, __globa
 	uint OCg = p.sd, OC = p.se;
 	TAPS_DECL(OH, KH, OW, KW);
 	uint n, oc, oy, ox;
-	if (nhwc) {
-		oc = i % OC;
-		ox = (i / OC) % OW;
-		oy = (i / (OC * OW)) % OH;
-		n = i / (OC * OW * OH);
-	} else {
-		ox = i % OW;
-		oy = (i / OW) % OH;
-		oc = (i / (OW * OH)) % OC;
-		n = i / (OW * OH * OC);
-	}
+	out_coords(i, nhwc, OC, OH, OW, &n, &oc, &oy, &ox);
 	uint g = oc / OCg, o = oc % OCg;
 	float sum = p.sf ? (float)LD(Bi, oc) : 0.0f;
 	for (uint a = 0; a < yc[oy]; a++) {
@@ -301,17 +308,7 @@ __kernel void col2im_t(__global const float *C, __global const T *Bi, __global T
 	uint OCg = p.sd, OC = p.se;
 	TAPS_DECL(OH, KH, OW, KW);
 	uint n, oc, oy, ox;
-	if (nhwc) {
-		oc = i % OC;
-		ox = (i / OC) % OW;
-		oy = (i / (OC * OW)) % OH;
-		n = i / (OC * OW * OH);
-	} else {
-		ox = i % OW;
-		oy = (i / OW) % OH;
-		oc = (i / (OW * OH)) % OC;
-		n = i / (OW * OH * OC);
-	}
+	out_coords(i, nhwc, OC, OH, OW, &n, &oc, &oy, &ox);
 	uint g = oc / OCg, o = oc % OCg;
 	ulong HW = (ulong)H * Wd;
 	ulong base = (((ulong)n * G + g) * OCg + o) * KH * KW * HW;

@@ -4,6 +4,7 @@
 
 #include <CL/cl.h>
 #include <pthread.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "daemon/backend/backend.h"
@@ -173,6 +174,35 @@ void ocl_slot_use(struct ocl_build *b, uint32_t slot);
 /* Program for a kernels/<file> specialised to a storage type. */
 enum webnn_status ocl_typed_program(struct ocl_build *b, const char *file, enum wnn_dtype t,
 				    cl_program *out);
+/* OpenCL C spelling of each storage type (ocl_plan.c), and every program's build options. */
+extern const char *const ocl_cl_types[WNN_DT_COUNT];
+#define OCL_CL_OPTIONS "-cl-std=CL1.2 -cl-single-precision-constant"
+
+/* Lowering helpers shared by ocl_lower.c and ocl_lower_ext.c (defined in ocl_lower.c). */
+size_t ocl_desc_count(const struct ocl_build *b, uint32_t operand);
+/* Sets NOT_SUPPORTED when v does not fit the kernels' 32-bit indices. */
+void ocl_check_u32(struct ocl_build *b, uint64_t v, const char *what);
+/* A buffer-to-buffer copy step (byte offsets and size). */
+void ocl_step_copy(struct ocl_build *b, uint32_t src, size_t soff, uint32_t dst, size_t doff,
+		   size_t bytes);
+/* float16 <-> float32 conversion of count elements (kernels of data.cl). */
+void ocl_convert(struct ocl_build *b, bool to_f32, uint32_t src, uint32_t dst, size_t count);
+/* The operand as float32: itself, a constant widened on the host, or a converted temp. */
+uint32_t ocl_f32_slot(struct ocl_build *b, uint32_t operand);
+/* A CLBlast gemm step of gm (alpha, beta, slots, shapes) over batch offsets; batch 1 is plain. */
+void ocl_add_gemm(struct ocl_build *b, const struct ocl_gemm *gm, size_t batch,
+		  const size_t *aoffs, const size_t *boffs, const size_t *coffs);
+
+/* Static inline: passing 32-byte vectors across calls draws ABI notes from GCC. */
+static inline cl_uint8 ocl_u8dims(uint32_t rank, const uint32_t *v)
+{
+	cl_uint8 out;
+	memset(&out, 0, sizeof out);
+	for (uint32_t i = 0; i < rank && i < 8; i++)
+		out.s[i] = v[i];
+	return out;
+}
+
 /* conv.cl's gemm_epilogue alone, specialised to its flags and layout mode (see conv.cl). */
 enum webnn_status ocl_epilogue_program(struct ocl_build *b, unsigned flags, unsigned mode,
 				       cl_program *out);

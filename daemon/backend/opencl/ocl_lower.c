@@ -64,14 +64,14 @@ static size_t desc_bytes(const struct ocl_build *b, uint32_t operand)
 	return (size_t)n;
 }
 
-static size_t desc_count(const struct ocl_build *b, uint32_t operand)
+size_t ocl_desc_count(const struct ocl_build *b, uint32_t operand)
 {
 	uint64_t n = 0;
 	wnn_desc_count(&b->g->descs[operand], &n);
 	return (size_t)n;
 }
 
-static void check_u32(struct ocl_build *b, uint64_t v, const char *what)
+void ocl_check_u32(struct ocl_build *b, uint64_t v, const char *what)
 {
 	if (v >= UINT32_MAX)
 		wnn_diag_set(b->diag, WEBNN_STATUS_NOT_SUPPORTED,
@@ -114,17 +114,8 @@ static cl_uint8 u8vec(uint32_t rank, const uint64_t *v)
 	return out;
 }
 
-static cl_uint8 u8dims(uint32_t rank, const uint32_t *v)
-{
-	cl_uint8 out;
-	memset(&out, 0, sizeof out);
-	for (uint32_t i = 0; i < rank && i < 8; i++)
-		out.s[i] = v[i];
-	return out;
-}
-
-static void step_copy(struct ocl_build *b, uint32_t src, size_t soff, uint32_t dst, size_t doff,
-		      size_t bytes)
+void ocl_step_copy(struct ocl_build *b, uint32_t src, size_t soff, uint32_t dst, size_t doff,
+		   size_t bytes)
 {
 	struct ocl_step *s = ocl_step_new(b, OCL_STEP_COPY);
 	if (!s)
@@ -154,7 +145,7 @@ static void copy_nd(struct ocl_build *b, enum wnn_dtype t, uint32_t src, uint64_
 	uint32_t r = collapse(rank, dims, 2, in, odims, out);
 	size_t es = wnn_dtype_size(t);
 	if (r == 0 || (r == 1 && out[0][0] == 1 && out[1][0] == 1)) {
-		step_copy(b, src, (size_t)soff * es, dst, (size_t)doff * es, (size_t)count * es);
+		ocl_step_copy(b, src, (size_t)soff * es, dst, (size_t)doff * es, (size_t)count * es);
 		return;
 	}
 	/* The last dimension becomes the kernel's inner loop; a long one with few rows is split
@@ -179,10 +170,10 @@ static void copy_nd(struct ocl_build *b, enum wnn_dtype t, uint32_t src, uint64_
 	cl_program prog;
 	if (ocl_typed_program(b, "data.cl", t, &prog))
 		return;
-	check_u32(b, soff + count, "copy offset");
+	ocl_check_u32(b, soff + count, "copy offset");
 	struct ocl_step *s = ocl_step_kernel(b, prog, "copy_nd");
 	cl_uint so = (cl_uint)soff, dof = (cl_uint)doff, n = (cl_uint)rows, rr = r - 1;
-	cl_uint8 vd = u8dims(r - 1, odims), vs = u8vec(r - 1, out[0]), vdst = u8vec(r - 1, out[1]);
+	cl_uint8 vd = ocl_u8dims(r - 1, odims), vs = u8vec(r - 1, out[0]), vdst = u8vec(r - 1, out[1]);
 	cl_uint cl_len = len, csl = (cl_uint)sl, cdl = (cl_uint)dl;
 	ocl_arg_mem(b, s, 0, src);
 	ocl_arg(b, s, 1, sizeof so, &so);
@@ -199,11 +190,10 @@ static void copy_nd(struct ocl_build *b, enum wnn_dtype t, uint32_t src, uint64_
 	ocl_step_range1(s, rows);
 }
 
-/* float16 <-> float32 conversion of count elements. */
-static void convert(struct ocl_build *b, bool to_f32, uint32_t src, uint32_t dst, size_t count)
+void ocl_convert(struct ocl_build *b, bool to_f32, uint32_t src, uint32_t dst, size_t count)
 {
 	cl_program prog;
-	if (ocl_typed_program(b, "data.cl", WNN_F32, &prog))
+	if (FAILED(b) || ocl_typed_program(b, "data.cl", WNN_F32, &prog))
 		return;
 	struct ocl_step *s = ocl_step_kernel(b, prog, to_f32 ? "cvt_h2f" : "cvt_f2h");
 	cl_uint n = (cl_uint)count;
@@ -218,14 +208,13 @@ static const void *const_data(struct ocl_build *b, uint32_t operand)
 	return b->g->constant_data ? b->g->constant_data[operand] : NULL;
 }
 
-/* The operand as float32: itself, a host-converted constant, or a converted temp. */
-static uint32_t f32_slot(struct ocl_build *b, uint32_t operand)
+uint32_t ocl_f32_slot(struct ocl_build *b, uint32_t operand)
 {
 	if (FAILED(b))
 		return UINT32_MAX;
 	if (b->g->descs[operand].type == WNN_F32)
 		return ocl_operand_slot(b, operand);
-	size_t count = desc_count(b, operand);
+	size_t count = ocl_desc_count(b, operand);
 	const uint16_t *h = const_data(b, operand);
 	if (h) {
 		float *f = malloc(count * sizeof *f);
@@ -242,12 +231,12 @@ static uint32_t f32_slot(struct ocl_build *b, uint32_t operand)
 	}
 	uint32_t src = ocl_operand_slot(b, operand);
 	uint32_t dst = ocl_slot_new_temp(b, count * 4);
-	convert(b, true, src, dst, count);
+	ocl_convert(b, true, src, dst, count);
 	return dst;
 }
 
-static void add_gemm(struct ocl_build *b, const struct ocl_gemm *gm, size_t batch,
-		     const size_t *aoffs, const size_t *boffs, const size_t *coffs)
+void ocl_add_gemm(struct ocl_build *b, const struct ocl_gemm *gm, size_t batch,
+		  const size_t *aoffs, const size_t *boffs, const size_t *coffs)
 {
 	struct ocl_step *s = ocl_step_new(b, OCL_STEP_GEMM);
 	if (!s)
@@ -572,8 +561,8 @@ static void epilogue_step(struct ocl_build *b, uint32_t src, uint32_t dst, uint3
 	cl_program prog;
 	if (FAILED(b) || ocl_epilogue_program(b, flags, mode, &prog))
 		return;
-	check_u32(b, ss[0] + A * ss[1] + C * ss[2] + B, "epilogue source");
-	check_u32(b, ds[0] + A * ds[1] + C * ds[2] + B, "epilogue destination");
+	ocl_check_u32(b, ss[0] + A * ss[1] + C * ss[2] + B, "epilogue source");
+	ocl_check_u32(b, ds[0] + A * ds[1] + C * ds[2] + B, "epilogue destination");
 	struct ocl_step *s = ocl_step_kernel(b, prog, "gemm_epilogue");
 	cl_uint ca = (cl_uint)A, cc = (cl_uint)C, cb = (cl_uint)B;
 	cl_uint4 vs = { { (cl_uint)ss[0], (cl_uint)ss[1], (cl_uint)ss[2], 1 } };
@@ -609,10 +598,6 @@ static enum webnn_status ew_program(struct ocl_build *b, enum wnn_dtype t, cl_pr
 {
 	struct ocl_device *dev = b->plan->ctx->dev;
 	char prefix[512];
-	static const char *const cl_types[WNN_DT_COUNT] = {
-		[WNN_F32] = "float", [WNN_F16] = "half", [WNN_I32] = "int",  [WNN_U32] = "uint",
-		[WNN_I64] = "long",  [WNN_U64] = "ulong", [WNN_I8] = "char", [WNN_U8] = "uchar",
-	};
 	bool fl = t == WNN_F32 || t == WNN_F16;
 	bool is_signed = t == WNN_I32 || t == WNN_I64 || t == WNN_I8;
 	if (t == WNN_F32)
@@ -632,8 +617,8 @@ static enum webnn_status ew_program(struct ocl_build *b, enum wnn_dtype t, cl_pr
 			 "#define LD(p, i) ((ACC)(p)[i])\n#define ST(p, i, v) ((p)[i] = (T)(v))\n"
 			 "#define CONVERT_SAT(v) convert_%s_sat_rte(v)\n",
 			 dev->fp64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "",
-			 cl_types[t], is_signed ? "long" : "ulong", dev->fp64 ? "double" : "float",
-			 cl_types[t]);
+			 ocl_cl_types[t], is_signed ? "long" : "ulong", dev->fp64 ? "double" : "float",
+			 ocl_cl_types[t]);
 	/* One kernel per operator that exists for this type, from the ops.def expressions. */
 	size_t cap = 8192, len = 0;
 	char *suffix = malloc(cap);
@@ -675,8 +660,7 @@ static enum webnn_status ew_program(struct ocl_build *b, enum wnn_dtype t, cl_pr
 					wnn_ops[op].out == WNN_OUT_U8 ? "U8" : "SAME", expr);
 	}
 	enum webnn_status st = ocl_program_get(b->plan->ctx->be, dev, "elementwise.cl", prefix,
-					       suffix, "-cl-std=CL1.2 -cl-single-precision-constant",
-					       out, b->diag);
+					       suffix, OCL_CL_OPTIONS, out, b->diag);
 	free(suffix);
 	return st;
 }
@@ -705,7 +689,7 @@ static void lower_binary(struct ocl_build *b, enum wnn_op kind)
 	snprintf(name, sizeof name, "ew_%s", wnn_ops[kind].name);
 	struct ocl_step *s = ocl_step_kernel(b, prog, name);
 	cl_uint n = (cl_uint)p.bc.count;
-	cl_uint8 vd = u8dims(r, odims), va = u8vec(r, out[0]), vb = u8vec(r, out[1]);
+	cl_uint8 vd = ocl_u8dims(r, odims), va = u8vec(r, out[0]), vb = u8vec(r, out[1]);
 	ocl_arg_mem(b, s, 0, sa);
 	ocl_arg_mem(b, s, 1, sb);
 	ocl_arg_mem(b, s, 2, so);
@@ -728,7 +712,7 @@ static void lower_alias(struct ocl_build *b, uint32_t input, uint32_t output)
 		p->operand_slot[output] = src;
 		return;
 	}
-	step_copy(b, src, 0, p->operand_slot[output], 0, desc_bytes(b, output));
+	ocl_step_copy(b, src, 0, p->operand_slot[output], 0, desc_bytes(b, output));
 }
 
 static void lower_unary(struct ocl_build *b, enum wnn_op kind)
@@ -792,7 +776,7 @@ static void lower_softmax(struct ocl_build *b)
 	struct params_softmax p;
 	if (params_softmax(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
-	check_u32(b, p.outer * p.axis_size * p.inner, "softmax input");
+	ocl_check_u32(b, p.outer * p.axis_size * p.inner, "softmax input");
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	cl_program prog;
 	if (FAILED(b) || ew_program(b, p.type, &prog))
@@ -821,7 +805,7 @@ static void lower_batchnorm(struct ocl_build *b)
 	if (FAILED(b) || ew_program(b, p.type, &prog))
 		return;
 	struct ocl_step *s = ocl_step_kernel(b, prog, "batchnorm");
-	size_t count = desc_count(b, p.input);
+	size_t count = ocl_desc_count(b, p.input);
 	cl_uint n = (cl_uint)count, ch = (cl_uint)p.channels, inner = (cl_uint)p.inner;
 	cl_float eps = (cl_float)p.epsilon;
 	cl_uint hs = p.has_scale, hb = p.has_bias;
@@ -1026,10 +1010,10 @@ static uint32_t conv_filter(struct ocl_build *b, const struct params_conv2d *p,
 	bool dense = true;
 	for (int d = 0; d < 4; d++)
 		dense = dense && (dims[d] == 1 || sstr[d] == dstr[d]);
-	size_t count = desc_count(b, p->filter);
+	size_t count = ocl_desc_count(b, p->filter);
 	const void *host = const_data(b, p->filter);
 	if (dense)
-		return f32_slot(b, p->filter);
+		return ocl_f32_slot(b, p->filter);
 	if (host) {
 		/* Reordered (and widened) once, on the host, at compile time. */
 		float *f = malloc(count * sizeof *f);
@@ -1051,7 +1035,7 @@ static uint32_t conv_filter(struct ocl_build *b, const struct params_conv2d *p,
 		free(f);
 		return id;
 	}
-	uint32_t src = f32_slot(b, p->filter);
+	uint32_t src = ocl_f32_slot(b, p->filter);
 	uint32_t dst = ocl_slot_new_temp(b, count * 4);
 	copy_nd(b, WNN_F32, src, 0, dst, 0, 4, dims, sstr, dstr);
 	return dst;
@@ -1062,9 +1046,9 @@ static void conv_dw(struct ocl_build *b, const struct params_conv2d *p, const st
 {
 	uint32_t si = ocl_operand_slot(b, p->input);
 	uint32_t sf = conv_filter(b, p, p->nhwc ? FILTER_HWO : FILTER_GEMM);
-	uint32_t sb = p->has_bias ? f32_slot(b, p->bias) : NONE;
-	uint32_t sv = e && e->vec != NONE ? f32_slot(b, e->vec) : NONE;
-	uint32_t sr = e && e->res != NONE ? f32_slot(b, e->res) : NONE;
+	uint32_t sb = p->has_bias ? ocl_f32_slot(b, p->bias) : NONE;
+	uint32_t sv = e && e->vec != NONE ? ocl_f32_slot(b, e->vec) : NONE;
+	uint32_t sr = e && e->res != NONE ? ocl_f32_slot(b, e->res) : NONE;
 	uint32_t so = ocl_output_slot(b, e ? e->output : p->output);
 	cl_program prog;
 	if (FAILED(b) || ocl_typed_program(b, "conv.cl", WNN_F32, &prog))
@@ -1108,14 +1092,14 @@ static void small_gemm(struct ocl_build *b, uint32_t sa, size_t lda, uint32_t sw
 		       const struct ocl_epi *e, uint32_t sout, size_t rows, size_t n, size_t k,
 		       const uint64_t dst3[3])
 {
-	uint32_t sv = e && e->vec != NONE ? f32_slot(b, e->vec) : NONE;
-	uint32_t sr = e && e->res != NONE ? f32_slot(b, e->res) : NONE;
+	uint32_t sv = e && e->vec != NONE ? ocl_f32_slot(b, e->vec) : NONE;
+	uint32_t sr = e && e->res != NONE ? ocl_f32_slot(b, e->res) : NONE;
 	cl_program prog;
 	if (FAILED(b) || ocl_typed_program(b, "conv.cl", WNN_F32, &prog))
 		return;
 	unsigned vw = n % 16 == 0 ? 16 : 8;
 	struct ocl_step *s = ocl_step_kernel(b, prog, vw == 16 ? "small_gemm16" : "small_gemm8");
-	check_u32(b, dst3[0] + rows * dst3[1], "conv2d output");
+	ocl_check_u32(b, dst3[0] + rows * dst3[1], "conv2d output");
 	cl_uint cm = (cl_uint)rows, cn = (cl_uint)n, ck = (cl_uint)k, clda = (cl_uint)lda;
 	cl_uint ldo = (cl_uint)dst3[1], off = (cl_uint)dst3[0];
 	cl_uint flags = (sbias != NONE ? 1u : 0) | (sv != NONE ? 2u : 0) | (sr != NONE ? 4u : 0) |
@@ -1153,7 +1137,7 @@ static void conv_gemm(struct ocl_build *b, const struct params_conv2d *p, const 
 	/* NHWC with few channels: small_gemm (epilogue included) instead of CLBlast */
 	bool small = !ocl_baseline() && !f16 && p->nhwc && p->groups == 1 && p->c_out % 8 == 0 &&
 		     p->c_out <= SMALL_GEMM_N && Kg <= SMALL_GEMM_K;
-	uint32_t sx = f32_slot(b, p->input);
+	uint32_t sx = ocl_f32_slot(b, p->input);
 	uint32_t sw = conv_filter(b, p, small ? FILTER_KN : FILTER_GEMM);
 	/* Where the result lands: the output operand, or a channel slice of a concat's output. */
 	bool in_concat = e && e->concat;
@@ -1194,9 +1178,9 @@ static void conv_gemm(struct ocl_build *b, const struct params_conv2d *p, const 
 	}
 	if (FAILED(b))
 		return;
-	check_u32(b, (uint64_t)p->n * p->groups * Kg * P, "im2col buffer");
+	ocl_check_u32(b, (uint64_t)p->n * p->groups * Kg * P, "im2col buffer");
 	float beta = 0;
-	uint32_t sbias = p->has_bias ? f32_slot(b, p->bias) : NONE;
+	uint32_t sbias = p->has_bias ? ocl_f32_slot(b, p->bias) : NONE;
 	if (sbias != NONE && !epi && !small) {
 		/* The target starts as the broadcast bias; the gemm accumulates onto it. */
 		uint32_t dims[3] = { (uint32_t)A, p->c_out, (uint32_t)B };
@@ -1305,17 +1289,17 @@ static void conv_gemm(struct ocl_build *b, const struct params_conv2d *p, const 
 				co[i] = y3[0] + n * y3[1] + g * OCg * P;
 			}
 	}
-	add_gemm(b, &gm, batch, ao, bo, co);
+	ocl_add_gemm(b, &gm, batch, ao, bo, co);
 	free(offs);
 	if (epi) {
-		uint32_t sv = e && e->vec != NONE ? f32_slot(b, e->vec) : NONE;
-		uint32_t sr = e && e->res != NONE ? f32_slot(b, e->res) : NONE;
+		uint32_t sv = e && e->vec != NONE ? ocl_f32_slot(b, e->vec) : NONE;
+		uint32_t sr = e && e->res != NONE ? ocl_f32_slot(b, e->res) : NONE;
 		/* float16: the epilogue runs in place on the float32 temp, converted below */
 		uint32_t to = f16 ? sy : sout;
 		epilogue_step(b, sy, to, sbias, sv, sr, A, p->c_out, B, y3, f16 ? y3 : dst3, e);
 	}
 	if (f16)
-		convert(b, false, sy, sout, out_count);
+		ocl_convert(b, false, sy, sout, out_count);
 }
 
 static void lower_conv2d(struct ocl_build *b)
@@ -1323,7 +1307,7 @@ static void lower_conv2d(struct ocl_build *b)
 	struct params_conv2d p;
 	if (params_conv2d(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
-	check_u32(b, (uint64_t)p.n * p.c_out * p.out_h * p.out_w, "conv2d output");
+	ocl_check_u32(b, (uint64_t)p.n * p.c_out * p.out_h * p.out_w, "conv2d output");
 	if (FAILED(b))
 		return;
 	const struct ocl_epi *e = op_epi(b);
@@ -1343,8 +1327,8 @@ static void matrix_epilogue(struct ocl_build *b, uint32_t sy, size_t rows, size_
 {
 	if (!epi_extra(e))
 		return;
-	uint32_t sv = e->vec != NONE ? f32_slot(b, e->vec) : NONE;
-	uint32_t sr = e->res != NONE ? f32_slot(b, e->res) : NONE;
+	uint32_t sv = e->vec != NONE ? ocl_f32_slot(b, e->vec) : NONE;
+	uint32_t sr = e->res != NONE ? ocl_f32_slot(b, e->res) : NONE;
 	uint64_t s3[3] = { 0, n, 1 };
 	epilogue_step(b, sy, sy, NONE, sv, sr, rows, n, 1, s3, s3, e);
 }
@@ -1357,14 +1341,14 @@ static void lower_gemm(struct ocl_build *b)
 	const struct ocl_epi *e = op_epi(b);
 	bool f16 = p.type == WNN_F16;
 	size_t mn = (size_t)p.m * p.n;
-	uint32_t sa = f32_slot(b, p.a), sb = f32_slot(b, p.b);
+	uint32_t sa = ocl_f32_slot(b, p.a), sb = ocl_f32_slot(b, p.b);
 	uint32_t sout = ocl_output_slot(b, e ? e->output : p.output);
 	uint32_t sy = f16 ? ocl_slot_new_temp(b, mn * 4) : sout;
 	if (FAILED(b))
 		return;
 	float beta = 0;
 	if (p.has_c && p.beta != 0) {
-		uint32_t sc = f32_slot(b, p.c);
+		uint32_t sc = ocl_f32_slot(b, p.c);
 		uint32_t dims[2] = { p.m, p.n };
 		uint64_t ss[2] = { p.c_stride_m, p.c_stride_n }, ds[2] = { p.n, 1 };
 		copy_nd(b, WNN_F32, sc, 0, sy, 0, 2, dims, ss, ds);
@@ -1386,10 +1370,10 @@ static void lower_gemm(struct ocl_build *b)
 	gm.c = sy;
 	gm.ldc = p.n;
 	size_t zero = 0;
-	add_gemm(b, &gm, 1, &zero, &zero, &zero);
+	ocl_add_gemm(b, &gm, 1, &zero, &zero, &zero);
 	matrix_epilogue(b, sy, p.m, p.n, e);
 	if (f16)
-		convert(b, false, sy, sout, mn);
+		ocl_convert(b, false, sy, sout, mn);
 }
 
 static void lower_matmul(struct ocl_build *b)
@@ -1400,7 +1384,7 @@ static void lower_matmul(struct ocl_build *b)
 	const struct ocl_epi *e = op_epi(b);
 	bool f16 = p.type == WNN_F16;
 	size_t mn = (size_t)p.m * p.n, total = mn * p.batch;
-	uint32_t sa = f32_slot(b, p.a), sb = f32_slot(b, p.b);
+	uint32_t sa = ocl_f32_slot(b, p.a), sb = ocl_f32_slot(b, p.b);
 	uint32_t sout = ocl_output_slot(b, e ? e->output : p.output);
 	uint32_t sy = f16 ? ocl_slot_new_temp(b, total * 4) : sout;
 	if (FAILED(b))
@@ -1425,7 +1409,7 @@ static void lower_matmul(struct ocl_build *b)
 		/* Every a matrix against the same b: one tall gemm. */
 		gm.m = (size_t)p.m * p.batch;
 		size_t zero = 0;
-		add_gemm(b, &gm, 1, &zero, &zero, &zero);
+		ocl_add_gemm(b, &gm, 1, &zero, &zero, &zero);
 	} else {
 		size_t *offs = malloc(3 * p.batch * sizeof *offs);
 		if (!offs) {
@@ -1438,12 +1422,12 @@ static void lower_matmul(struct ocl_build *b)
 				params_offset(p.batch_rank, p.batch_dims, p.b_batch_strides, i);
 			offs[2 * p.batch + i] = i * mn;
 		}
-		add_gemm(b, &gm, p.batch, offs, offs + p.batch, offs + 2 * p.batch);
+		ocl_add_gemm(b, &gm, p.batch, offs, offs + p.batch, offs + 2 * p.batch);
 		free(offs);
 	}
 	matrix_epilogue(b, sy, (size_t)p.m * p.batch, p.n, e);
 	if (f16)
-		convert(b, false, sy, sout, total);
+		ocl_convert(b, false, sy, sout, total);
 }
 
 /* ------------------------------------------------------------------ dispatch */

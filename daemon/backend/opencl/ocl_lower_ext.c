@@ -8,13 +8,6 @@
 
 #define FAILED(b) ((b)->diag->status != WEBNN_STATUS_OK)
 
-static const char *const cl_options = "-cl-std=CL1.2 -cl-single-precision-constant";
-
-static const char *const cl_types[WNN_DT_COUNT] = {
-	[WNN_F32] = "float", [WNN_F16] = "half", [WNN_I32] = "int",  [WNN_U32] = "uint",
-	[WNN_I64] = "long",  [WNN_U64] = "ulong", [WNN_I8] = "char", [WNN_U8] = "uchar",
-};
-
 static bool is_float(enum wnn_dtype t)
 {
 	return t == WNN_F32 || t == WNN_F16;
@@ -75,43 +68,20 @@ bool ocl_ext_supports(enum wnn_op op, enum wnn_dtype t)
 
 /* ------------------------------------------------------------------ shared helpers */
 
-static void check_u32(struct ocl_build *b, uint64_t v, const char *what)
-{
-	if (v >= UINT32_MAX)
-		wnn_diag_set(b->diag, WEBNN_STATUS_NOT_SUPPORTED,
-			     "%s: %s too large for the OpenCL backend", b->what, what);
-}
-
-static size_t desc_count(const struct ocl_build *b, uint32_t operand)
-{
-	uint64_t n = 0;
-	wnn_desc_count(&b->g->descs[operand], &n);
-	return (size_t)n;
-}
-
 static cl_uint8 u8_wide(struct ocl_build *b, uint32_t rank, const uint64_t *v)
 {
 	cl_uint8 out;
 	memset(&out, 0, sizeof out);
 	for (uint32_t i = 0; i < rank && i < 8; i++) {
-		check_u32(b, v[i], "stride");
+		ocl_check_u32(b, v[i], "stride");
 		out.s[i] = (cl_uint)v[i];
 	}
 	return out;
 }
 
-static cl_uint8 u8_dims(uint32_t rank, const uint32_t *v)
-{
-	cl_uint8 out;
-	memset(&out, 0, sizeof out);
-	for (uint32_t i = 0; i < rank && i < 8; i++)
-		out.s[i] = v[i];
-	return out;
-}
-
 static cl_uint u32(struct ocl_build *b, uint64_t v, const char *what)
 {
-	check_u32(b, v, what);
+	ocl_check_u32(b, v, what);
 	return (cl_uint)v;
 }
 
@@ -141,21 +111,6 @@ static struct ocl_step *kernel_n(struct ocl_build *b, cl_program prog, const cha
 	return s;
 }
 
-static void step_copy(struct ocl_build *b, uint32_t src, size_t soff, uint32_t dst, size_t doff,
-		      size_t bytes)
-{
-	struct ocl_step *s = ocl_step_new(b, OCL_STEP_COPY);
-	if (!s)
-		return;
-	s->src = src;
-	s->dst = dst;
-	s->src_off = soff;
-	s->dst_off = doff;
-	s->size = bytes;
-	ocl_slot_use(b, src);
-	ocl_slot_use(b, dst);
-}
-
 static void step_zero(struct ocl_build *b, uint32_t dst, size_t off, size_t bytes)
 {
 	struct ocl_step *s = ocl_step_new(b, OCL_STEP_FILL);
@@ -168,75 +123,16 @@ static void step_zero(struct ocl_build *b, uint32_t dst, size_t off, size_t byte
 	ocl_slot_use(b, dst);
 }
 
-/* float16 <-> float32 conversion of count elements (kernels of data.cl). */
-static void convert(struct ocl_build *b, bool to_f32, uint32_t src, uint32_t dst, size_t count)
-{
-	cl_program prog;
-	if (FAILED(b) || ocl_typed_program(b, "data.cl", WNN_F32, &prog))
-		return;
-	struct ocl_step *s = kernel_n(b, prog, to_f32 ? "cvt_h2f" : "cvt_f2h", count);
-	ocl_arg_mem(b, s, 0, src);
-	ocl_arg_mem(b, s, 1, dst);
-	arg_u(b, s, 2, (cl_uint)count);
-}
-
-/* The operand as float32: itself, a constant widened on the host, or a converted temp. */
-static uint32_t f32_operand(struct ocl_build *b, uint32_t operand)
-{
-	if (FAILED(b))
-		return UINT32_MAX;
-	if (b->g->descs[operand].type == WNN_F32)
-		return ocl_operand_slot(b, operand);
-	size_t count = desc_count(b, operand);
-	const uint16_t *h = b->g->constant_data ? b->g->constant_data[operand] : NULL;
-	if (h) {
-		float *f = malloc(count * sizeof *f);
-		uint32_t id = UINT32_MAX;
-		if (!f) {
-			wnn_diag_set(b->diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", b->what);
-			return UINT32_MAX;
-		}
-		for (size_t i = 0; i < count; i++)
-			f[i] = wnn_f16_to_f32(h[i]);
-		ocl_slot_const(b, f, count * sizeof *f, &id);
-		free(f);
-		return id;
-	}
-	uint32_t src = ocl_operand_slot(b, operand);
-	uint32_t dst = ocl_slot_new_temp(b, count * 4);
-	convert(b, true, src, dst, count);
-	return dst;
-}
-
 /* Row-major float32 gemm C[m x n] = op(A)[m x k] * op(B) + beta * C, with element offsets. */
 static void gemm(struct ocl_build *b, uint32_t a, size_t a_off, size_t lda, bool a_trans,
 		 uint32_t bm, size_t b_off, size_t ldb, bool b_trans, uint32_t c, size_t c_off,
 		 size_t ldc, size_t m, size_t n, size_t k, float beta)
 {
-	struct ocl_step *s = ocl_step_new(b, OCL_STEP_GEMM);
-	if (!s)
-		return;
-	struct ocl_gemm *g = &s->gemm;
-	g->m = m;
-	g->n = n;
-	g->k = k;
-	g->alpha = 1;
-	g->beta = beta;
-	g->a = a;
-	g->a_off = a_off;
-	g->lda = lda;
-	g->a_trans = a_trans;
-	g->b = bm;
-	g->b_off = b_off;
-	g->ldb = ldb;
-	g->b_trans = b_trans;
-	g->c = c;
-	g->c_off = c_off;
-	g->ldc = ldc;
-	g->batch = 1;
-	ocl_slot_use(b, a);
-	ocl_slot_use(b, bm);
-	ocl_slot_use(b, c);
+	struct ocl_gemm gm = {
+		.a_trans = a_trans, .b_trans = b_trans, .m = m, .n = n, .k = k, .alpha = 1,
+		.beta = beta, .a = a, .b = bm, .c = c, .lda = lda, .ldb = ldb, .ldc = ldc,
+	};
+	ocl_add_gemm(b, &gm, 1, &a_off, &b_off, &c_off);
 }
 
 /* ---- programs */
@@ -271,7 +167,7 @@ static enum webnn_status data_program(struct ocl_build *b, enum wnn_dtype t, enu
 	snprintf(prefix, sizeof prefix, "#define T %s\n#define IT %s\n#define IT_UNSIGNED %d\n",
 		 by_size[wnn_dtype_size(t)], itype, unsig);
 	return ocl_program_get(b->plan->ctx->be, b->plan->ctx->dev, "ext_data.cl", prefix, "",
-			       cl_options, out, b->diag);
+			       OCL_CL_OPTIONS, out, b->diag);
 }
 
 /* ------------------------------------------------------------------ data movement */
@@ -292,7 +188,7 @@ static void view_copy(struct ocl_build *b, enum wnn_dtype t, uint32_t src, uint3
 		expect *= dims[d];
 	}
 	if (dense) {
-		step_copy(b, src, (size_t)(base * es), dst, 0, (size_t)(count * es));
+		ocl_step_copy(b, src, (size_t)(base * es), dst, 0, (size_t)(count * es));
 		return;
 	}
 	cl_program prog;
@@ -314,7 +210,7 @@ static void view_copy(struct ocl_build *b, enum wnn_dtype t, uint32_t src, uint3
 	ocl_arg_mem(b, s, 1, dst);
 	arg_u(b, s, 2, u32(b, count, "output"));
 	arg_u(b, s, 3, rank);
-	arg_u8(b, s, 4, u8_dims(rank, dims));
+	arg_u8(b, s, 4, ocl_u8dims(rank, dims));
 	ocl_arg(b, s, 5, sizeof st, &st);
 	ocl_arg(b, s, 6, sizeof cb, &cb);
 }
@@ -376,23 +272,35 @@ static void lower_split(struct ocl_build *b)
 	}
 }
 
+/* An ext_data.cl step of count items, each output element reading the input through dims
+ * and strides (arguments 0-6 of ext_data.cl's tile and pad); NULL when it failed. */
+static struct ocl_step *remap_step(struct ocl_build *b, const char *name, enum wnn_dtype t,
+				   uint32_t input, uint32_t output, uint64_t count, uint32_t rank,
+				   const uint32_t *out_dims, const uint32_t *in_dims,
+				   const uint64_t *in_strides)
+{
+	uint32_t si = ocl_operand_slot(b, input), so = ocl_output_slot(b, output);
+	cl_program prog;
+	if (FAILED(b) || data_program(b, t, WNN_DT_NONE, &prog))
+		return NULL;
+	struct ocl_step *s = kernel_n(b, prog, name, count);
+	ocl_arg_mem(b, s, 0, si);
+	ocl_arg_mem(b, s, 1, so);
+	arg_u(b, s, 2, u32(b, count, "output"));
+	arg_u(b, s, 3, rank);
+	arg_u8(b, s, 4, ocl_u8dims(rank, out_dims));
+	arg_u8(b, s, 5, ocl_u8dims(rank, in_dims));
+	arg_u8(b, s, 6, u8_wide(b, rank, in_strides));
+	return s;
+}
+
 static void lower_tile(struct ocl_build *b)
 {
 	struct params_tile p;
 	if (params_tile(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
-	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
-	cl_program prog;
-	if (FAILED(b) || data_program(b, p.type, WNN_DT_NONE, &prog))
-		return;
-	struct ocl_step *s = kernel_n(b, prog, "tile", p.count);
-	ocl_arg_mem(b, s, 0, si);
-	ocl_arg_mem(b, s, 1, so);
-	arg_u(b, s, 2, u32(b, p.count, "output"));
-	arg_u(b, s, 3, p.rank);
-	arg_u8(b, s, 4, u8_dims(p.rank, p.out_dims));
-	arg_u8(b, s, 5, u8_dims(p.rank, p.in_dims));
-	arg_u8(b, s, 6, u8_wide(b, p.rank, p.in_strides));
+	remap_step(b, "tile", p.type, p.input, p.output, p.count, p.rank, p.out_dims, p.in_dims,
+		   p.in_strides);
 }
 
 static void lower_pad(struct ocl_build *b)
@@ -400,19 +308,11 @@ static void lower_pad(struct ocl_build *b)
 	struct params_pad p;
 	if (params_pad(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
-	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
-	cl_program prog;
-	if (FAILED(b) || data_program(b, p.type, WNN_DT_NONE, &prog))
+	struct ocl_step *s = remap_step(b, "pad", p.type, p.input, p.output, p.count, p.rank,
+					p.out_dims, p.in_dims, p.in_strides);
+	if (!s)
 		return;
-	struct ocl_step *s = kernel_n(b, prog, "pad", p.count);
-	ocl_arg_mem(b, s, 0, si);
-	ocl_arg_mem(b, s, 1, so);
-	arg_u(b, s, 2, u32(b, p.count, "output"));
-	arg_u(b, s, 3, p.rank);
-	arg_u8(b, s, 4, u8_dims(p.rank, p.out_dims));
-	arg_u8(b, s, 5, u8_dims(p.rank, p.in_dims));
-	arg_u8(b, s, 6, u8_wide(b, p.rank, p.in_strides));
-	arg_u8(b, s, 7, u8_dims(p.rank, p.begin));
+	arg_u8(b, s, 7, ocl_u8dims(p.rank, p.begin));
 	arg_u(b, s, 8, (cl_uint)p.mode);
 	/* the value is one element's bytes, moved as the same-sized unsigned type */
 	ocl_arg(b, s, 9, wnn_dtype_size(p.type), p.value);
@@ -456,7 +356,7 @@ static void lower_where(struct ocl_build *b)
 	ocl_arg_mem(b, s, 3, so);
 	arg_u(b, s, 4, u32(b, p.bc.count, "output"));
 	arg_u(b, s, 5, p.bc.rank);
-	arg_u8(b, s, 6, u8_dims(p.bc.rank, p.bc.dims));
+	arg_u8(b, s, 6, ocl_u8dims(p.bc.rank, p.bc.dims));
 	arg_u8(b, s, 7, u8_wide(b, p.bc.rank, p.bc.strides[0]));
 	arg_u8(b, s, 8, u8_wide(b, p.bc.rank, p.bc.strides[1]));
 	arg_u8(b, s, 9, u8_wide(b, p.bc.rank, p.bc.strides[2]));
@@ -483,7 +383,7 @@ static void lower_gather(struct ocl_build *b, enum wnn_op kind)
 	} else if (kind == WNN_OP_GATHER_ELEMENTS) {
 		s = kernel_n(b, prog, "gather_elements", p.count);
 		arg_u(b, s, 4, p.rank);
-		arg_u8(b, s, 5, u8_dims(p.rank, p.out_dims));
+		arg_u8(b, s, 5, ocl_u8dims(p.rank, p.out_dims));
 		arg_u8(b, s, 6, u8_wide(b, p.rank, p.in_strides));
 		arg_u(b, s, 7, p.axis);
 		arg_u(b, s, 8, u32(b, p.axis_size, "axis"));
@@ -491,7 +391,7 @@ static void lower_gather(struct ocl_build *b, enum wnn_op kind)
 		s = kernel_n(b, prog, "gather_nd", p.count);
 		arg_u(b, s, 4, p.k);
 		arg_u(b, s, 5, u32(b, p.slice, "slice"));
-		arg_u8(b, s, 6, u8_dims(p.in_rank, p.in_dims));
+		arg_u8(b, s, 6, ocl_u8dims(p.in_rank, p.in_dims));
 		arg_u8(b, s, 7, u8_wide(b, p.in_rank, p.in_strides));
 	}
 	ocl_arg_mem(b, s, 0, si);
@@ -510,7 +410,7 @@ static void lower_scatter(struct ocl_build *b, enum wnn_op kind)
 	cl_program prog;
 	if (FAILED(b) || data_program(b, p.type, p.index_type, &prog))
 		return;
-	step_copy(b, si, 0, so, 0, (size_t)p.count * wnn_dtype_size(p.type));
+	ocl_step_copy(b, si, 0, so, 0, (size_t)p.count * wnn_dtype_size(p.type));
 	struct ocl_step *s;
 	if (kind == WNN_OP_SCATTER_ELEMENTS) {
 		uint64_t lines = p.n_updates / p.idx_dims[p.axis];
@@ -519,7 +419,7 @@ static void lower_scatter(struct ocl_build *b, enum wnn_op kind)
 		s = kernel_n(b, prog, "scatter_elements", lines);
 		arg_u(b, s, 3, u32(b, lines, "updates"));
 		arg_u(b, s, 4, p.rank);
-		arg_u8(b, s, 5, u8_dims(p.rank, p.idx_dims));
+		arg_u8(b, s, 5, ocl_u8dims(p.rank, p.idx_dims));
 		arg_u8(b, s, 6, u8_wide(b, p.rank, ustr));
 		arg_u8(b, s, 7, u8_wide(b, p.rank, p.in_strides));
 		arg_u(b, s, 8, p.axis);
@@ -529,7 +429,7 @@ static void lower_scatter(struct ocl_build *b, enum wnn_op kind)
 		arg_u(b, s, 3, u32(b, p.slice, "slice"));
 		arg_u(b, s, 4, u32(b, p.n_tuples, "indices"));
 		arg_u(b, s, 5, p.k);
-		arg_u8(b, s, 6, u8_dims(p.rank, p.in_dims));
+		arg_u8(b, s, 6, ocl_u8dims(p.rank, p.in_dims));
 		arg_u8(b, s, 7, u8_wide(b, p.rank, p.in_strides));
 	}
 	ocl_arg_mem(b, s, 0, sx);
@@ -548,7 +448,7 @@ static void lower_cast(struct ocl_build *b)
 	if (FAILED(b))
 		return;
 	if (p.in_type == p.out_type) {
-		step_copy(b, si, 0, so, 0, (size_t)p.count * wnn_dtype_size(p.in_type));
+		ocl_step_copy(b, si, 0, so, 0, (size_t)p.count * wnn_dtype_size(p.in_type));
 		return;
 	}
 	bool fi = is_float(p.in_type), fo = is_float(p.out_type);
@@ -557,14 +457,15 @@ static void lower_cast(struct ocl_build *b)
 		 "#define CAST 1\n#define TI %s\n#define TO %s\n%s%s"
 		 "#define LDI(p, i) %s\n#define STO(p, i, v) %s\n"
 		 "#define CVT_SAT_RTZ(v) convert_%s_sat_rtz(v)\n",
-		 cl_types[p.in_type], cl_types[p.out_type], fi ? "#define FROM_FLOAT 1\n" : "",
+		 ocl_cl_types[p.in_type], ocl_cl_types[p.out_type],
+		 fi ? "#define FROM_FLOAT 1\n" : "",
 		 fo ? "#define TO_FLOAT 1\n" : "",
 		 p.in_type == WNN_F16 ? "vload_half((i), (p))" : "((p)[i])",
 		 p.out_type == WNN_F16 ? "vstore_half_rte((v), (i), (p))" : "((p)[i] = (v))",
-		 cl_types[p.out_type]);
+		 ocl_cl_types[p.out_type]);
 	cl_program prog;
 	if (ocl_program_get(b->plan->ctx->be, b->plan->ctx->dev, "ext_cast.cl", prefix, "",
-			    cl_options, &prog, b->diag))
+			    OCL_CL_OPTIONS, &prog, b->diag))
 		return;
 	struct ocl_step *s = kernel_n(b, prog, "cast", p.count);
 	ocl_arg_mem(b, s, 0, si);
@@ -598,13 +499,13 @@ static void lower_quantize(struct ocl_build *b, enum wnn_op kind)
 		 "#define QUANT 1\n#define FT %s\n#define QT %s\n#define LDF(p, i) %s\n"
 		 "#define STF(p, i, v) %s\n#define CVT_Q(v) ((QT)clamp((long)(v), (long)%s, "
 		 "(long)%s))\n",
-		 cl_types[ft], cl_types[qt],
+		 ocl_cl_types[ft], ocl_cl_types[qt],
 		 ft == WNN_F16 ? "vload_half((i), (p))" : "((p)[i])",
 		 ft == WNN_F16 ? "vstore_half_rte((v), (i), (p))" : "((p)[i] = (v))", qmin[qt],
 		 qmax[qt]);
 	cl_program prog;
 	if (ocl_program_get(b->plan->ctx->be, b->plan->ctx->dev, "ext_cast.cl", prefix, "",
-			    cl_options, &prog, b->diag))
+			    OCL_CL_OPTIONS, &prog, b->diag))
 		return;
 	uint64_t sstr[WNN_MAX_RANK];
 	for (uint32_t d = 0; d < p.rank; d++)
@@ -618,8 +519,8 @@ static void lower_quantize(struct ocl_build *b, enum wnn_op kind)
 	ocl_arg_mem(b, s, 3, so);
 	arg_u(b, s, 4, u32(b, p.count, "output"));
 	arg_u(b, s, 5, p.rank);
-	arg_u8(b, s, 6, u8_dims(p.rank, p.dims));
-	arg_u8(b, s, 7, u8_dims(p.rank, p.block));
+	arg_u8(b, s, 6, ocl_u8dims(p.rank, p.dims));
+	arg_u8(b, s, 7, ocl_u8dims(p.rank, p.block));
 	arg_u8(b, s, 8, u8_wide(b, p.rank, sstr));
 }
 
@@ -682,10 +583,10 @@ static void lower_reduce(struct ocl_build *b, enum wnn_op kind)
 	ocl_arg_mem(b, s, 1, so);
 	arg_u(b, s, 2, u32(b, r->kept_count, "output"));
 	arg_u(b, s, 3, r->kept_rank);
-	arg_u8(b, s, 4, u8_dims(r->kept_rank, r->kept_dims));
+	arg_u8(b, s, 4, ocl_u8dims(r->kept_rank, r->kept_dims));
 	arg_u8(b, s, 5, u8_wide(b, r->kept_rank, r->kept_strides));
 	arg_u(b, s, 6, r->red_rank);
-	arg_u8(b, s, 7, u8_dims(r->red_rank, r->red_dims));
+	arg_u8(b, s, 7, ocl_u8dims(r->red_rank, r->red_dims));
 	arg_u8(b, s, 8, u8_wide(b, r->red_rank, r->red_strides));
 	arg_u(b, s, 9, k);
 }
@@ -706,7 +607,7 @@ static void lower_prelu(struct ocl_build *b)
 	ocl_arg_mem(b, s, 2, so);
 	arg_u(b, s, 3, u32(b, p.bc.count, "output"));
 	arg_u(b, s, 4, p.bc.rank);
-	arg_u8(b, s, 5, u8_dims(p.bc.rank, p.bc.dims));
+	arg_u8(b, s, 5, ocl_u8dims(p.bc.rank, p.bc.dims));
 	arg_u8(b, s, 6, u8_wide(b, p.bc.rank, p.bc.strides[0]));
 	arg_u8(b, s, 7, u8_wide(b, p.bc.rank, p.bc.strides[1]));
 }
@@ -731,10 +632,10 @@ static void lower_norm(struct ocl_build *b)
 	ocl_arg_mem(b, s, 3, so);
 	arg_u(b, s, 4, u32(b, r->kept_count, "groups"));
 	arg_u(b, s, 5, r->kept_rank);
-	arg_u8(b, s, 6, u8_dims(r->kept_rank, r->kept_dims));
+	arg_u8(b, s, 6, ocl_u8dims(r->kept_rank, r->kept_dims));
 	arg_u8(b, s, 7, u8_wide(b, r->kept_rank, r->kept_strides));
 	arg_u(b, s, 8, r->red_rank);
-	arg_u8(b, s, 9, u8_dims(r->red_rank, r->red_dims));
+	arg_u8(b, s, 9, ocl_u8dims(r->red_rank, r->red_dims));
 	arg_u8(b, s, 10, u8_wide(b, r->red_rank, r->red_strides));
 	arg_f(b, s, 11, (float)p.epsilon);
 	arg_u(b, s, 12, p.has_scale);
@@ -814,7 +715,7 @@ static void lower_resample(struct ocl_build *b)
 	arg_u(b, s, 10, u32(b, p.in_strides[a2] * p.in_dims[a2], "stride"));
 	arg_u(b, s, 11, u32(b, p.in_strides[a2], "stride"));
 	arg_u(b, s, 12, p.mode == PARAMS_INTERP_LINEAR);
-	check_u32(b, p.count, "output");
+	ocl_check_u32(b, p.count, "output");
 }
 
 /* The tap tables of kernels/ext_math.cl (TAPS_DECL): for each output row the (filter row,
@@ -893,10 +794,10 @@ static uint32_t conv_transpose_filter(struct ocl_build *b, const struct params_c
 	uint32_t dims[4] = { p->c_in, p->c_out_g, p->kh, p->kw };
 	uint64_t dense[4];
 	params_strides(4, dims, dense);
-	uint32_t src = f32_operand(b, p->filter);
+	uint32_t src = ocl_f32_slot(b, p->filter);
 	if (FAILED(b) || memcmp(dense, p->filter_stride, sizeof dense) == 0)
 		return src;
-	size_t count = desc_count(b, p->filter);
+	size_t count = ocl_desc_count(b, p->filter);
 	uint32_t dst = ocl_slot_new_temp(b, count * 4);
 	int64_t st[4];
 	for (int d = 0; d < 4; d++)
@@ -911,7 +812,7 @@ static void conv_transpose_gemm(struct ocl_build *b, const struct params_conv_tr
 {
 	size_t K = (size_t)p->kh * p->kw, HW = (size_t)p->h * p->w, OK = (size_t)p->c_out_g * K;
 	size_t G = p->groups, ICg = p->c_in_g;
-	uint32_t sx = f32_operand(b, p->input);
+	uint32_t sx = ocl_f32_slot(b, p->input);
 	uint32_t sw = conv_transpose_filter(b, p);
 	uint32_t sb = p->has_bias ? ocl_operand_slot(b, p->bias) : sw;
 	uint32_t so = ocl_output_slot(b, p->output);
@@ -979,25 +880,25 @@ static void lower_rnn(struct ocl_build *b)
 		return;
 	size_t H = p.hidden, NB = p.batch, G = p.gates, GH = G * H, S = p.steps;
 	size_t D = p.num_dirs, I = p.input_size, bh = NB * H;
-	check_u32(b, (uint64_t)(S + 1) * D * bh, "hidden state sequence");
-	check_u32(b, (uint64_t)D * S * NB * GH, "gate buffer");
-	uint32_t sx = f32_operand(b, p.input), sw = f32_operand(b, p.weight);
-	uint32_t sr = f32_operand(b, p.recurrent_weight);
-	uint32_t sb = p.has_bias ? f32_operand(b, p.bias) : UINT32_MAX;
-	uint32_t srb = p.has_recurrent_bias ? f32_operand(b, p.recurrent_bias) : UINT32_MAX;
-	uint32_t sp = p.has_peephole ? f32_operand(b, p.peephole) : UINT32_MAX;
+	ocl_check_u32(b, (uint64_t)(S + 1) * D * bh, "hidden state sequence");
+	ocl_check_u32(b, (uint64_t)D * S * NB * GH, "gate buffer");
+	uint32_t sx = ocl_f32_slot(b, p.input), sw = ocl_f32_slot(b, p.weight);
+	uint32_t sr = ocl_f32_slot(b, p.recurrent_weight);
+	uint32_t sb = p.has_bias ? ocl_f32_slot(b, p.bias) : UINT32_MAX;
+	uint32_t srb = p.has_recurrent_bias ? ocl_f32_slot(b, p.recurrent_bias) : UINT32_MAX;
+	uint32_t sp = p.has_peephole ? ocl_f32_slot(b, p.peephole) : UINT32_MAX;
 	if (FAILED(b))
 		return;
 	uint32_t hs = ocl_slot_new_temp(b, (S + 1) * D * bh * 4);
 	uint32_t xw = ocl_slot_new_temp(b, D * S * NB * GH * 4);
 	uint32_t cs = p.lstm ? ocl_slot_new_temp(b, 2 * D * bh * 4) : UINT32_MAX;
 	if (p.has_initial_hidden)
-		step_copy(b, f32_operand(b, p.initial_hidden), 0, hs, 0, D * bh * 4);
+		ocl_step_copy(b, ocl_f32_slot(b, p.initial_hidden), 0, hs, 0, D * bh * 4);
 	else
 		step_zero(b, hs, 0, D * bh * 4);
 	if (p.lstm) {
 		if (p.has_initial_cell)
-			step_copy(b, f32_operand(b, p.initial_cell), 0, cs, 0, D * bh * 4);
+			ocl_step_copy(b, ocl_f32_slot(b, p.initial_cell), 0, cs, 0, D * bh * 4);
 		else
 			step_zero(b, cs, 0, D * bh * 4);
 	}

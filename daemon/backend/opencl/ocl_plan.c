@@ -238,14 +238,14 @@ void ocl_step_range3(struct ocl_step *s, size_t x, size_t y, size_t z)
 
 /* ------------------------------------------------------------------ typed programs */
 
-static const char *const cl_types[WNN_DT_COUNT] = {
+const char *const ocl_cl_types[WNN_DT_COUNT] = {
 	[WNN_F32] = "float", [WNN_F16] = "half", [WNN_I32] = "int",  [WNN_U32] = "uint",
 	[WNN_I64] = "long",  [WNN_U64] = "ulong", [WNN_I8] = "char", [WNN_U8] = "uchar",
 };
 
 static void type_prefix(struct ocl_device *dev, enum wnn_dtype t, char *buf, size_t len)
 {
-	const char *ct = cl_types[t];
+	const char *ct = ocl_cl_types[t];
 	bool is_signed = t == WNN_I32 || t == WNN_I64 || t == WNN_I8;
 	const char *facc = dev->fp64 ? "double" : "float";
 	const char *fp64 = dev->fp64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
@@ -272,8 +272,6 @@ static void type_prefix(struct ocl_device *dev, enum wnn_dtype t, char *buf, siz
 			 fp64, ct, is_signed ? "long" : "ulong", facc, lowest[t], ct);
 }
 
-static const char *const cl_options = "-cl-std=CL1.2 -cl-single-precision-constant";
-
 enum webnn_status ocl_epilogue_program(struct ocl_build *b, unsigned flags, unsigned mode,
 				       cl_program *out)
 {
@@ -283,7 +281,7 @@ enum webnn_status ocl_epilogue_program(struct ocl_build *b, unsigned flags, unsi
 	snprintf(prefix + n, sizeof prefix - n, "#define EPI_ONLY 1\n#define EPI_FLAGS %uu\n"
 		 "#define EPI_MODE %u\n", flags, mode);
 	return ocl_program_get(b->plan->ctx->be, b->plan->ctx->dev, "conv.cl", prefix, "",
-			       cl_options, out, b->diag);
+			       OCL_CL_OPTIONS, out, b->diag);
 }
 
 enum webnn_status ocl_typed_program(struct ocl_build *b, const char *file, enum wnn_dtype t,
@@ -298,7 +296,8 @@ enum webnn_status ocl_typed_program(struct ocl_build *b, const char *file, enum 
 	} else {
 		type_prefix(dev, t, prefix, sizeof prefix);
 	}
-	return ocl_program_get(b->plan->ctx->be, dev, file, prefix, "", cl_options, out, b->diag);
+	return ocl_program_get(b->plan->ctx->be, dev, file, prefix, "", OCL_CL_OPTIONS, out,
+			       b->diag);
 }
 
 /* ------------------------------------------------------------------ compile */
