@@ -7,6 +7,7 @@
 
 #include "daemon/backend/opencl/ocl.h"
 #include "tests/graphs.h"
+#include "tests/models.h"
 #include "tests/npy.h"
 #include "tests/test.h"
 #include "webnn.h"
@@ -322,160 +323,9 @@ TEST_TIMEOUT(bench_conv2d, 600)
 
 /* ------------------------------------------------------------------ whole models */
 
-/* A graph built through libwebnn on a webnnd; weights from ../shared/models/<dir>/weights. */
-struct mdl {
-	struct webnn_context *ctx;
-	struct webnn_builder *b;
-	const char *dir;
-};
+#define MDL_OK(s, what) MODEL_OK(z->ctx, s, what)
 
-#define MDL_OK(s, what)                                                                        \
-	ASSERT_MSG((s) == WEBNN_STATUS_OK, "%s: %s: %s", what, webnn_status_name(s),           \
-		   webnn_context_last_error(z->ctx))
-
-static struct webnn_operand *mdl_weight(struct mdl *z, const char *name)
-{
-	char path[8192], err[512];
-	struct npy_array a;
-	snprintf(path, sizeof path, "%s/weights/%s.npy", z->dir, name);
-	ASSERT_MSG(npy_load_f32(path, &a, err, sizeof err), "%s", err);
-	struct webnn_operand_desc d = { .data_type = WEBNN_FLOAT32, .rank = a.rank };
-	memcpy(d.shape, a.shape, sizeof(uint32_t) * a.rank);
-	struct webnn_operand *op;
-	MDL_OK(webnn_builder_constant(z->b, &d, a.data, a.count * sizeof(float), &op), name);
-	npy_free(&a);
-	return op;
-}
-
-/* conv2d (nhwc, bias) + act: 0 none, 1 relu, 2 relu6. groups > 1: depthwise (ihwo). */
-static struct webnn_operand *mdl_conv(struct mdl *z, struct webnn_operand *x, const char *filter,
-				      const char *bias, uint32_t stride, const uint32_t pad[4],
-				      uint32_t groups, int act)
-{
-	struct webnn_conv2d_options o = WEBNN_CONV2D_OPTIONS_INIT;
-	struct webnn_operand *y;
-	o.input_layout = WEBNN_LAYOUT_NHWC;
-	o.filter_layout = groups > 1 ? WEBNN_FILTER_IHWO : WEBNN_FILTER_OHWI;
-	o.groups = groups;
-	o.bias = mdl_weight(z, bias);
-	o.strides[0] = o.strides[1] = stride;
-	o.n_strides = 2;
-	memcpy(o.padding, pad, sizeof o.padding);
-	o.n_padding = 4;
-	MDL_OK(webnn_builder_conv2d(z->b, x, mdl_weight(z, filter), &o, &y), filter);
-	if (act == 1) {
-		MDL_OK(webnn_builder_relu(z->b, y, &y), "relu");
-	} else if (act == 2) {
-		struct webnn_clamp_options c = WEBNN_CLAMP_OPTIONS_INIT;
-		c.has_min_value = c.has_max_value = true;
-		c.min_value = 0;
-		c.max_value = 6;
-		MDL_OK(webnn_builder_clamp(z->b, y, &c, &y), "clamp");
-	}
-	return y;
-}
-
-static struct webnn_operand *mdl_pool(struct mdl *z, struct webnn_operand *x, bool max,
-				      uint32_t window, uint32_t stride)
-{
-	struct webnn_pool2d_options o = WEBNN_POOL2D_OPTIONS_INIT;
-	struct webnn_operand *y;
-	o.window_dimensions[0] = o.window_dimensions[1] = window;
-	o.n_window_dimensions = 2;
-	o.strides[0] = o.strides[1] = stride;
-	o.n_strides = 2;
-	o.layout = WEBNN_LAYOUT_NHWC;
-	MDL_OK(max ? webnn_builder_max_pool2d(z->b, x, &o, &y)
-		   : webnn_builder_average_pool2d(z->b, x, &o, &y),
-	       "pool2d");
-	return y;
-}
-
-static const uint32_t MP0[4] = { 0, 0, 0, 0 }, MP1[4] = { 1, 1, 1, 1 },
-		      MP01[4] = { 0, 1, 0, 1 };
-
-/* shared/models/README.md, "SqueezeNet 1.0 NHWC graph". */
-static struct webnn_operand *sqz_fire(struct mdl *z, struct webnn_operand *x, int n)
-{
-	char w[64], b[64];
-	struct webnn_operand *e[2], *y;
-	snprintf(w, sizeof w, "fire%d_squeeze_kernel", n);
-	snprintf(b, sizeof b, "fire%d_squeeze_Conv2D_bias", n);
-	struct webnn_operand *s = mdl_conv(z, x, w, b, 1, MP0, 1, 1);
-	snprintf(w, sizeof w, "fire%d_e1x1_kernel", n);
-	snprintf(b, sizeof b, "fire%d_e1x1_Conv2D_bias", n);
-	e[0] = mdl_conv(z, s, w, b, 1, MP0, 1, 1);
-	snprintf(w, sizeof w, "fire%d_e3x3_kernel", n);
-	snprintf(b, sizeof b, "fire%d_e3x3_Conv2D_bias", n);
-	e[1] = mdl_conv(z, s, w, b, 1, MP1, 1, 1);
-	MDL_OK(webnn_builder_concat(z->b, e, 2, 3, &y), "concat");
-	return y;
-}
-
-static struct webnn_operand *sqz_graph(struct mdl *z, struct webnn_operand *x)
-{
-	static const uint32_t p23[4] = { 2, 3, 2, 3 }, flat[2] = { 1, 1001 };
-	x = mdl_pool(z, mdl_conv(z, x, "conv1_kernel", "conv1_Conv2D_bias", 2, p23, 1, 1), true, 3,
-		     2);
-	x = mdl_pool(z, sqz_fire(z, sqz_fire(z, sqz_fire(z, x, 2), 3), 4), true, 3, 2);
-	x = sqz_fire(z, sqz_fire(z, sqz_fire(z, sqz_fire(z, x, 5), 6), 7), 8);
-	x = mdl_pool(z, x, true, 3, 2);
-	x = mdl_conv(z, sqz_fire(z, x, 9), "conv10_kernel", "conv10_Conv2D_bias", 1, MP0, 1, 1);
-	x = mdl_pool(z, x, false, 13, 1);
-	MDL_OK(webnn_builder_reshape(z->b, x, flat, 2, &x), "reshape");
-	MDL_OK(webnn_builder_softmax(z->b, x, 1, &x), "softmax");
-	return x;
-}
-
-/* shared/models/README.md, "MobileNet V2 NHWC graph", up to the pooled 1280 features (the
- * logits weights are missing there). */
-static struct webnn_operand *mnv2_graph(struct mdl *z, struct webnn_operand *x)
-{
-	static const struct {
-		const char *e, *d, *p;
-		uint32_t c, stride;
-		bool res;
-	} blocks[16] = {
-		{ "Const_165", "Const_99", "Const_73", 96, 2, false },
-		{ "Const_3", "Const_119", "Const_115", 144, 1, true },
-		{ "Const_255", "Const_216", "Const_157", 144, 2, false },
-		{ "Const_227", "Const_221", "Const_193", 192, 1, true },
-		{ "Const_243", "Const_102", "Const_215", 192, 1, true },
-		{ "Const_226", "Const_163", "Const_229", 192, 2, false },
-		{ "Const_104", "Const_254", "Const_143", 384, 1, true },
-		{ "Const_25", "Const_142", "Const_202", 384, 1, true },
-		{ "Const_225", "Const_129", "Const_98", 384, 1, true },
-		{ "Const_169", "Const_2", "Const_246", 384, 1, false },
-		{ "Const_162", "Const_87", "Const_106", 576, 1, true },
-		{ "Const_52", "Const_22", "Const_40", 576, 1, true },
-		{ "Const_114", "Const_65", "Const_242", 576, 2, false },
-		{ "Const_203", "Const_250", "Const_92", 960, 1, true },
-		{ "Const_133", "Const_130", "Const_258", 960, 1, true },
-		{ "Const_60", "Const_248", "Const_100", 960, 1, false },
-	};
-	x = mdl_conv(z, x, "Const_90", "MobilenetV2_Conv_Conv2D_bias", 2, MP01, 1, 2);
-	x = mdl_conv(z, x, "Const_238", "MobilenetV2_expanded_conv_depthwise_depthwise_bias", 1,
-		     MP1, 32, 2);
-	x = mdl_conv(z, x, "Const_167", "MobilenetV2_expanded_conv_project_Conv2D_bias", 1, MP0, 1,
-		     0);
-	for (int i = 0; i < 16; i++) {
-		char eb[96], db[96], pb[96];
-		snprintf(eb, sizeof eb, "MobilenetV2_expanded_conv_%d_expand_Conv2D_bias", i + 1);
-		snprintf(db, sizeof db, "MobilenetV2_expanded_conv_%d_depthwise_depthwise_bias", i + 1);
-		snprintf(pb, sizeof pb, "MobilenetV2_expanded_conv_%d_project_Conv2D_bias", i + 1);
-		struct webnn_operand *a = mdl_conv(z, x, blocks[i].e, eb, 1, MP0, 1, 2);
-		a = mdl_conv(z, a, blocks[i].d, db, blocks[i].stride,
-			     blocks[i].stride == 1 ? MP1 : MP01, blocks[i].c, 2);
-		a = mdl_conv(z, a, blocks[i].p, pb, 1, MP0, 1, 0);
-		if (blocks[i].res)
-			MDL_OK(webnn_builder_add(z->b, x, a, &a), "add");
-		x = a;
-	}
-	x = mdl_conv(z, x, "Const_71", "MobilenetV2_Conv_1_Conv2D_bias", 1, MP0, 1, 2);
-	return mdl_pool(z, x, false, 7, 1);
-}
-
-typedef struct webnn_operand *(*mdl_graph_fn)(struct mdl *z, struct webnn_operand *x);
+typedef struct webnn_operand *(*mdl_graph_fn)(struct model *m, struct webnn_operand *x);
 
 /* Steady-state dispatch (+ read of the output, which waits for it) of a model on two daemons
  * started side by side: one with the first version's plans ($WEBNN_OCL_BASELINE), one
@@ -495,12 +345,12 @@ static void bench_model(const char *label, const char *model, mdl_graph_fn build
 	if (!npy_load_f32(path, &in, err, sizeof err))
 		SKIP("%s: %s", model, err);
 	struct test_daemon d[2];
-	struct mdl zz[2];
+	struct model zz[2];
 	struct webnn_graph *g[2];
 	struct webnn_tensor *ti[2], *to[2];
 	float *out[2];
 	for (int v = 0; v < 2; v++) {
-		struct mdl *z = &zz[v];
+		struct model *z = &zz[v];
 		memset(z, 0, sizeof *z);
 		z->dir = dir;
 		if (v == 0)
@@ -531,7 +381,7 @@ static void bench_model(const char *label, const char *model, mdl_graph_fn build
 	double t[2][BENCH_REPS];
 	for (int r = -2; r < BENCH_REPS; r++) /* two warm-up rounds */
 		for (int v = 0; v < 2; v++) {
-			struct mdl *z = &zz[v];
+			struct model *z = &zz[v];
 			struct webnn_named_tensor bi = { "input", ti[v] }, bo = { "output", to[v] };
 			double t0 = bench_now();
 			MDL_OK(webnn_context_dispatch(z->ctx, g[v], &bi, 1, &bo, 1), "dispatch");
@@ -566,11 +416,13 @@ static void bench_model(const char *label, const char *model, mdl_graph_fn build
 TEST_TIMEOUT(bench_squeezenet, 600)
 {
 	static const uint32_t shape[2] = { 1, 1001 };
-	bench_model("SqueezeNet 1.0 nhwc dispatch", "squeezenet1.0_nhwc", sqz_graph, 1001, shape, 2);
+	bench_model("SqueezeNet 1.0 nhwc dispatch", "squeezenet1.0_nhwc", model_squeezenet, 1001,
+		    shape, 2);
 }
 
 TEST_TIMEOUT(bench_mobilenetv2, 600)
 {
 	static const uint32_t shape[4] = { 1, 1, 1, 1280 };
-	bench_model("MobileNetV2 body (1280 pooled)", "mobilenetv2_nhwc", mnv2_graph, 1280, shape, 4);
+	bench_model("MobileNetV2 body (1280 pooled)", "mobilenetv2_nhwc", model_mobilenetv2_body,
+		    1280, shape, 4);
 }

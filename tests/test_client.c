@@ -1,5 +1,5 @@
 /* libwebnn API tests against a real webnnd (reference backend): contexts, builder, tensors, graphs. */
-#include "tests/test.h"
+#include "tests/clienttest.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,29 +17,6 @@
 #include "webnn.h"
 
 /* ---- helpers */
-
-static void daemon_up(struct test_daemon *d)
-{
-	char bin[4096];
-	snprintf(bin, sizeof(bin), "%s/bin/webnnd", test_build_dir());
-	if (access(bin, X_OK) != 0)
-		SKIP("%s is not built", bin);
-	static const char *const args[] = { "--backend", "reference", NULL };
-	test_daemon_start(d, args);
-}
-
-static struct webnn_context *connect_to(const struct test_daemon *d)
-{
-	struct webnn_context_options o = WEBNN_CONTEXT_OPTIONS_INIT;
-	o.socket_path = d->socket_path;
-	o.client_name = "test_client";
-	struct webnn_context *ctx = NULL;
-	char err[512] = "";
-	enum webnn_status s = webnn_context_create(&o, &ctx, err, sizeof(err));
-	ASSERT_MSG(s == WEBNN_STATUS_OK, "webnn_context_create: %s: %s", webnn_status_name(s), err);
-	ASSERT(ctx != NULL);
-	return ctx;
-}
 
 static struct webnn_operand_desc desc_of(enum webnn_data_type t, uint32_t rank,
 					 const uint32_t *shape)
@@ -59,23 +36,6 @@ static struct webnn_tensor *make_tensor(struct webnn_context *ctx, struct webnn_
 	ASSERT_MSG(s == WEBNN_STATUS_OK, "create_tensor: %s", webnn_context_last_error(ctx));
 	return t;
 }
-
-#define OK(ctx, expr)                                                                          \
-	do {                                                                                   \
-		enum webnn_status s_ = (expr);                                                 \
-		ASSERT_MSG(s_ == WEBNN_STATUS_OK, "%s -> %s: %s", #expr, webnn_status_name(s_), \
-			   webnn_context_last_error(ctx));                                     \
-	} while (0)
-
-/* Expects a status and an error message containing needle. */
-#define FAILS(ctx, expr, status, needle)                                                       \
-	do {                                                                                   \
-		enum webnn_status s_ = (expr);                                                 \
-		ASSERT_MSG(s_ == (status), "%s -> %s (%s), expected %s", #expr,                \
-			   webnn_status_name(s_), webnn_context_last_error(ctx),               \
-			   webnn_status_name(status));                                         \
-		ASSERT_CONTAINS(webnn_context_last_error(ctx), needle);                        \
-	} while (0)
 
 /* ---- no daemon needed */
 
@@ -119,8 +79,8 @@ TEST(client_connect_error_message)
 TEST(client_context_info_and_limits)
 {
 	struct test_daemon d;
-	daemon_up(&d);
-	struct webnn_context *ctx = connect_to(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	struct webnn_context_info info;
 	webnn_context_get_info(ctx, &info);
 	ASSERT_STREQ(info.backend, "reference");
@@ -164,8 +124,8 @@ TEST(client_context_info_and_limits)
 TEST(client_builder_eager_errors)
 {
 	struct test_daemon d;
-	daemon_up(&d);
-	struct webnn_context *ctx = connect_to(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	struct webnn_builder *b, *b2;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	OK(ctx, webnn_builder_create(ctx, &b2));
@@ -253,8 +213,8 @@ TEST(client_builder_eager_errors)
 TEST(client_every_elementwise_wrapper_maps_to_an_op)
 {
 	struct test_daemon d;
-	daemon_up(&d);
-	struct webnn_context *ctx = connect_to(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	struct webnn_builder *b;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	struct webnn_operand_desc df = desc_of(WEBNN_FLOAT32, 1, (uint32_t[]){ 4 });
@@ -319,8 +279,8 @@ static void roundtrip(struct webnn_context *ctx, uint32_t n)
 TEST(client_tensor_roundtrip_small_and_large)
 {
 	struct test_daemon d;
-	daemon_up(&d);
-	struct webnn_context *ctx = connect_to(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	roundtrip(ctx, 7);
 	roundtrip(ctx, 16384);         /* exactly 64 KiB: still inline */
 	roundtrip(ctx, 16385);         /* just over: shared memory */
@@ -333,8 +293,8 @@ TEST(client_tensor_roundtrip_small_and_large)
 TEST(client_tensor_errors)
 {
 	struct test_daemon d;
-	daemon_up(&d);
-	struct webnn_context *ctx = connect_to(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	uint32_t four = 4;
 	struct webnn_tensor *ro = make_tensor(ctx, desc_of(WEBNN_FLOAT32, 1, &four), true, false);
 	struct webnn_tensor *wo = make_tensor(ctx, desc_of(WEBNN_FLOAT32, 1, &four), false, true);
@@ -368,8 +328,8 @@ TEST(client_tensor_errors)
 TEST(client_graph_add_relu)
 {
 	struct test_daemon d;
-	daemon_up(&d);
-	struct webnn_context *ctx = connect_to(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	struct webnn_builder *b;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	struct webnn_operand_desc dd = desc_of(WEBNN_FLOAT32, 2, (uint32_t[]){ 2, 3 });
@@ -453,8 +413,8 @@ TEST(client_graph_add_relu)
 TEST(client_graph_conv2d_clamp)
 {
 	struct test_daemon d;
-	daemon_up(&d);
-	struct webnn_context *ctx = connect_to(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	struct webnn_builder *b;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	/* x: 1x1x3x3 = 1..9; filter 1x1x2x2 = [1, 0, 0, -1]; bias 0.5; clamp to [-3, 100]. */
@@ -513,8 +473,8 @@ TEST(client_graph_conv2d_clamp)
 TEST(client_graph_large_and_tensor_constants)
 {
 	struct test_daemon d;
-	daemon_up(&d);
-	struct webnn_context *ctx = connect_to(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	enum { N = 256 * 128 }; /* 128 KiB of float32: the constant travels through shm */
 	uint32_t shape[2] = { 256, 128 };
 	struct webnn_operand_desc dd = desc_of(WEBNN_FLOAT32, 2, shape);
@@ -606,8 +566,8 @@ static void kill_daemon(struct test_daemon *d)
 TEST(client_lost_when_daemon_dies)
 {
 	struct test_daemon d;
-	daemon_up(&d);
-	struct webnn_context *ctx = connect_to(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	uint32_t four = 4;
 	struct webnn_tensor *t = make_tensor(ctx, desc_of(WEBNN_FLOAT32, 1, &four), true, true);
 	struct webnn_builder *b;
@@ -642,8 +602,8 @@ TEST(client_lost_when_daemon_dies)
 TEST(client_destroy_context_with_live_children)
 {
 	struct test_daemon d;
-	daemon_up(&d);
-	struct webnn_context *ctx = connect_to(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	uint32_t four = 4;
 	struct webnn_tensor *t = make_tensor(ctx, desc_of(WEBNN_FLOAT32, 1, &four), true, true);
 	struct webnn_builder *b;
@@ -666,8 +626,8 @@ TEST(client_destroy_context_with_live_children)
 TEST(client_fd_and_dispatch_events)
 {
 	struct test_daemon d;
-	daemon_up(&d);
-	struct webnn_context *ctx = connect_to(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	int fd = webnn_context_get_fd(ctx);
 	ASSERT(fd >= 0);
 	struct pollfd p = { fd, POLLIN, 0 };
@@ -716,8 +676,8 @@ static void *worker_main(void *arg)
 TEST(client_threads_share_a_context)
 {
 	struct test_daemon d;
-	daemon_up(&d);
-	struct webnn_context *ctx = connect_to(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	pthread_t th[4];
 	struct worker w[4];
 	for (int i = 0; i < 4; i++) {

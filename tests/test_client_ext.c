@@ -1,52 +1,12 @@
 /* libwebnn tests of the operators beyond the CNN set: eager validation errors, labels, small graphs. */
-#include "tests/test.h"
+#include "tests/clienttest.h"
 
 #include <math.h>
 #include <stdint.h>
-#include <unistd.h>
 
 #include "webnn.h"
 
-/* ---- helpers (file-local; test_client.c has its own) */
-
-static void ext_daemon_up(struct test_daemon *d)
-{
-	char bin[4096];
-	snprintf(bin, sizeof(bin), "%s/bin/webnnd", test_build_dir());
-	if (access(bin, X_OK) != 0)
-		SKIP("%s is not built", bin);
-	static const char *const args[] = { "--backend", "reference", NULL };
-	test_daemon_start(d, args);
-}
-
-static struct webnn_context *ext_connect(const struct test_daemon *d)
-{
-	struct webnn_context_options o = WEBNN_CONTEXT_OPTIONS_INIT;
-	o.socket_path = d->socket_path;
-	o.client_name = "test_client_ext";
-	struct webnn_context *ctx = NULL;
-	char err[512] = "";
-	enum webnn_status s = webnn_context_create(&o, &ctx, err, sizeof(err));
-	ASSERT_MSG(s == WEBNN_STATUS_OK, "webnn_context_create: %s: %s", webnn_status_name(s), err);
-	return ctx;
-}
-
-#define EXT_OK(ctx, expr)                                                                      \
-	do {                                                                                   \
-		enum webnn_status s_ = (expr);                                                 \
-		ASSERT_MSG(s_ == WEBNN_STATUS_OK, "%s -> %s: %s", #expr, webnn_status_name(s_), \
-			   webnn_context_last_error(ctx));                                     \
-	} while (0)
-
-/* Expects a status and an error message containing needle. */
-#define EXT_FAILS(ctx, expr, status, needle)                                                   \
-	do {                                                                                   \
-		enum webnn_status s_ = (expr);                                                 \
-		ASSERT_MSG(s_ == (status), "%s -> %s (%s), expected %s", #expr,                \
-			   webnn_status_name(s_), webnn_context_last_error(ctx),               \
-			   webnn_status_name(status));                                         \
-		ASSERT_CONTAINS(webnn_context_last_error(ctx), needle);                        \
-	} while (0)
+/* ---- helpers */
 
 static struct webnn_operand *ext_input(struct webnn_context *ctx, struct webnn_builder *b,
 				       const char *name, enum webnn_data_type t, uint32_t rank,
@@ -56,7 +16,7 @@ static struct webnn_operand *ext_input(struct webnn_context *ctx, struct webnn_b
 	for (uint32_t i = 0; i < rank; i++)
 		d.shape[i] = shape[i];
 	struct webnn_operand *o = NULL;
-	EXT_OK(ctx, webnn_builder_input(b, name, &d, &o));
+	OK(ctx, webnn_builder_input(b, name, &d, &o));
 	return o;
 }
 
@@ -71,7 +31,7 @@ static struct webnn_operand *ext_const(struct webnn_context *ctx, struct webnn_b
 		n *= shape[i];
 	}
 	struct webnn_operand *o = NULL;
-	EXT_OK(ctx, webnn_builder_constant(b, &d, data, n * webnn_data_type_size(t), &o));
+	OK(ctx, webnn_builder_constant(b, &d, data, n * webnn_data_type_size(t), &o));
 	return o;
 }
 
@@ -119,18 +79,18 @@ static void ext_run(struct webnn_context *ctx, struct webnn_builder *b, const ch
 			if (strcmp(inputs[k].name, name) == 0)
 				in = &inputs[k];
 		ASSERT_MSG(in != NULL, "%s: graph input %s has no data", what, name);
-		EXT_OK(ctx, webnn_context_create_tensor(ctx, &td, &tensors[i]));
-		EXT_OK(ctx, webnn_context_write_tensor(ctx, tensors[i], in->data,
+		OK(ctx, webnn_context_create_tensor(ctx, &td, &tensors[i]));
+		OK(ctx, webnn_context_write_tensor(ctx, tensors[i], in->data,
 						       ext_bytes(&td.desc)));
 		bind_in[i] = (struct webnn_named_tensor){ name, tensors[i] };
 	}
 	for (size_t i = 0; i < n_out; i++) {
 		struct webnn_tensor_desc td = { .readable = true };
 		webnn_operand_get_desc(outputs[i].operand, &td.desc);
-		EXT_OK(ctx, webnn_context_create_tensor(ctx, &td, &tensors[8 + i]));
+		OK(ctx, webnn_context_create_tensor(ctx, &td, &tensors[8 + i]));
 		bind_out[i] = (struct webnn_named_tensor){ outputs[i].name, tensors[8 + i] };
 	}
-	EXT_OK(ctx, webnn_context_dispatch(ctx, g, bind_in, n_in, bind_out, n_out));
+	OK(ctx, webnn_context_dispatch(ctx, g, bind_in, n_in, bind_out, n_out));
 	s = webnn_context_flush(ctx);
 	if (s == WEBNN_STATUS_NOT_SUPPORTED)
 		SKIP("%s: the reference backend does not run it yet: %s", what,
@@ -140,7 +100,7 @@ static void ext_run(struct webnn_context *ctx, struct webnn_builder *b, const ch
 	for (size_t i = 0; i < n_out; i++) {
 		struct webnn_operand_desc d;
 		webnn_operand_get_desc(outputs[i].operand, &d);
-		EXT_OK(ctx, webnn_context_read_tensor(ctx, tensors[8 + i], outputs[i].data,
+		OK(ctx, webnn_context_read_tensor(ctx, tensors[8 + i], outputs[i].data,
 						      ext_bytes(&d)));
 	}
 	for (size_t i = 0; i < 16; i++)
@@ -172,10 +132,10 @@ static void ext_assert_shape(const struct webnn_operand *o, enum webnn_data_type
 TEST(client_ext_eager_errors)
 {
 	struct test_daemon d;
-	ext_daemon_up(&d);
-	struct webnn_context *ctx = ext_connect(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client_ext");
 	struct webnn_builder *b = NULL;
-	EXT_OK(ctx, webnn_builder_create(ctx, &b));
+	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s23[] = { 2, 3 }, s4[] = { 4 }, s1234[] = { 1, 2, 3, 4 };
 	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
 	struct webnn_operand *v = ext_input(ctx, b, "v", WEBNN_FLOAT32, 1, s4);
@@ -183,41 +143,41 @@ TEST(client_ext_eager_errors)
 	struct webnn_operand *out = (struct webnn_operand *)1;
 
 	/* argMax: axis in range, output type int32/int64 */
-	EXT_FAILS(ctx, webnn_builder_arg_max(b, x, 2, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
+	FAILS(ctx, webnn_builder_arg_max(b, x, 2, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "argMax: axis 2 is out of range for rank 2");
 	ASSERT(out == NULL);
 	struct webnn_arg_min_max_options amo = WEBNN_ARG_MIN_MAX_OPTIONS_INIT;
 	amo.output_data_type = WEBNN_FLOAT32;
-	EXT_FAILS(ctx, webnn_builder_arg_min(b, x, 0, &amo, &out), WEBNN_STATUS_TYPE_ERROR,
+	FAILS(ctx, webnn_builder_arg_min(b, x, 0, &amo, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "argMin: output data type float32 is not allowed");
 
 	/* cast: a known target type */
-	EXT_FAILS(ctx, webnn_builder_cast(b, x, (enum webnn_data_type)99, &out),
+	FAILS(ctx, webnn_builder_cast(b, x, (enum webnn_data_type)99, &out),
 		  WEBNN_STATUS_TYPE_ERROR, "cast: target data type 99 is not a valid data type");
 
 	/* where: the condition must be uint8 */
-	EXT_FAILS(ctx, webnn_builder_where(b, x, x, x, &out), WEBNN_STATUS_TYPE_ERROR,
+	FAILS(ctx, webnn_builder_where(b, x, x, x, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "where: condition data type float32 is not allowed");
 
 	/* pad: one padding value per axis; reflection smaller than the dimension */
 	const uint32_t p1[] = { 1 }, p11[] = { 1, 1 }, p33[] = { 3, 3 };
-	EXT_FAILS(ctx, webnn_builder_pad(b, x, p1, 1, p11, 2, NULL, &out),
+	FAILS(ctx, webnn_builder_pad(b, x, p1, 1, p11, 2, NULL, &out),
 		  WEBNN_STATUS_TYPE_ERROR,
 		  "pad: beginningPadding and endingPadding have 1 and 2 values, expected 2");
 	struct webnn_pad_options po = WEBNN_PAD_OPTIONS_INIT;
 	po.mode = WEBNN_PAD_REFLECTION;
-	EXT_FAILS(ctx, webnn_builder_pad(b, x, p33, 2, p11, 2, &po, &out), WEBNN_STATUS_TYPE_ERROR,
+	FAILS(ctx, webnn_builder_pad(b, x, p33, 2, p11, 2, &po, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "pad: reflection padding 3+1 along axis 0 must be smaller than the input "
 		  "dimension 2");
 	po.mode = (enum webnn_padding_mode)9;
-	EXT_FAILS(ctx, webnn_builder_pad(b, x, p11, 2, p11, 2, &po, &out),
+	FAILS(ctx, webnn_builder_pad(b, x, p11, 2, p11, 2, &po, &out),
 		  WEBNN_STATUS_TYPE_ERROR, "pad: unknown mode 9");
-	EXT_FAILS(ctx, webnn_builder_pad(b, x, NULL, 2, p11, 2, NULL, &out),
+	FAILS(ctx, webnn_builder_pad(b, x, NULL, 2, p11, 2, NULL, &out),
 		  WEBNN_STATUS_TYPE_ERROR, "pad: beginningPadding is NULL with 2 values");
 
 	/* slice: windows inside the input */
 	const uint32_t st[] = { 1, 1 }, sz[] = { 1, 3 };
-	EXT_FAILS(ctx, webnn_builder_slice(b, x, st, 2, sz, 2, NULL, &out),
+	FAILS(ctx, webnn_builder_slice(b, x, st, 2, sz, 2, NULL, &out),
 		  WEBNN_STATUS_TYPE_ERROR,
 		  "slice: starts 1 + sizes 3 along axis 1 exceed the input dimension 3");
 
@@ -226,19 +186,19 @@ TEST(client_ext_eager_errors)
 	struct webnn_reduce_options ro = WEBNN_REDUCE_OPTIONS_INIT;
 	ro.axes = dup;
 	ro.n_axes = 2;
-	EXT_FAILS(ctx, webnn_builder_reduce_sum(b, x, &ro, &out), WEBNN_STATUS_TYPE_ERROR,
+	FAILS(ctx, webnn_builder_reduce_sum(b, x, &ro, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "reduceSum: axes contain the axis 1 more than once");
-	EXT_FAILS(ctx, webnn_builder_reduce_l2(b, ext_input(ctx, b, "i", WEBNN_INT32, 1, s4), NULL,
+	FAILS(ctx, webnn_builder_reduce_l2(b, ext_input(ctx, b, "i", WEBNN_INT32, 1, s4), NULL,
 					       &out),
 		  WEBNN_STATUS_TYPE_ERROR, "reduceL2: input data type int32 is not allowed");
-	EXT_OK(ctx, webnn_builder_reduce_mean(b, x, NULL, &out));
+	OK(ctx, webnn_builder_reduce_mean(b, x, NULL, &out));
 	ext_assert_shape(out, WEBNN_FLOAT32, 0, NULL);
 	ro.n_axes = 0; /* axes = [] reduces nothing */
-	EXT_OK(ctx, webnn_builder_reduce_mean(b, x, &ro, &out));
+	OK(ctx, webnn_builder_reduce_mean(b, x, &ro, &out));
 	ext_assert_shape(out, WEBNN_FLOAT32, 2, s23);
 
 	/* triangular: rank 2 or more */
-	EXT_FAILS(ctx, webnn_builder_triangular(b, v, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
+	FAILS(ctx, webnn_builder_triangular(b, v, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "triangular: input rank is 1, expected at least 2");
 
 	/* split: a valid count, divisible dimension, room for the parts */
@@ -246,21 +206,21 @@ TEST(client_ext_eager_errors)
 	size_t n_parts = 99;
 	struct webnn_split_options so = WEBNN_SPLIT_OPTIONS_INIT;
 	so.axis = 1;
-	EXT_FAILS(ctx, webnn_builder_split(b, x, 0, &so, parts, 4, &n_parts),
+	FAILS(ctx, webnn_builder_split(b, x, 0, &so, parts, 4, &n_parts),
 		  WEBNN_STATUS_TYPE_ERROR, "split: splits count 0 is not a valid tensor count");
 	ASSERT(n_parts == 0 && parts[0] == NULL);
-	EXT_FAILS(ctx, webnn_builder_split(b, x, 2, &so, parts, 4, &n_parts),
+	FAILS(ctx, webnn_builder_split(b, x, 2, &so, parts, 4, &n_parts),
 		  WEBNN_STATUS_TYPE_ERROR,
 		  "split: input dimension 3 along axis 1 is not divisible by splits 2");
-	EXT_FAILS(ctx, webnn_builder_split(b, x, 100, &so, parts, 4, &n_parts),
+	FAILS(ctx, webnn_builder_split(b, x, 100, &so, parts, 4, &n_parts),
 		  WEBNN_STATUS_TYPE_ERROR, "split: 100 outputs exceed the maximum of 64 outputs");
-	EXT_FAILS(ctx, webnn_builder_split(b, x, 3, &so, parts, 2, &n_parts),
+	FAILS(ctx, webnn_builder_split(b, x, 3, &so, parts, 2, &n_parts),
 		  WEBNN_STATUS_TYPE_ERROR, "split: the operator returns 3 operands, outs has room "
 					   "for 2");
 	const uint32_t sizes[] = { 1, 1 };
-	EXT_FAILS(ctx, webnn_builder_split_sizes(b, x, sizes, 2, &so, parts, 4, &n_parts),
+	FAILS(ctx, webnn_builder_split_sizes(b, x, sizes, 2, &so, parts, 4, &n_parts),
 		  WEBNN_STATUS_TYPE_ERROR, "split: splits sum to 2, expected 3");
-	EXT_OK(ctx, webnn_builder_split(b, x, 3, &so, parts, 4, &n_parts));
+	OK(ctx, webnn_builder_split(b, x, 3, &so, parts, 4, &n_parts));
 	ASSERT_EQ(n_parts, 3);
 	const uint32_t s21[] = { 2, 1 };
 	for (int i = 0; i < 3; i++)
@@ -276,34 +236,34 @@ TEST(client_ext_eager_errors)
 	go.n_activations = 3;
 	struct webnn_operand *gouts[2];
 	size_t n_gouts = 0;
-	EXT_FAILS(ctx, webnn_builder_gru(b, seq, gw, grw, 1, 2, &go, gouts, 2, &n_gouts),
+	FAILS(ctx, webnn_builder_gru(b, seq, gw, grw, 1, 2, &go, gouts, 2, &n_gouts),
 		  WEBNN_STATUS_TYPE_ERROR, "gru: activations has 3 items, expected 2");
 	go.n_activations = 0;
-	EXT_FAILS(ctx, webnn_builder_gru(b, seq, gw, grw, 2, 2, &go, gouts, 2, &n_gouts),
+	FAILS(ctx, webnn_builder_gru(b, seq, gw, grw, 2, 2, &go, gouts, 2, &n_gouts),
 		  WEBNN_STATUS_TYPE_ERROR, "gru: input.shape[0] is 1, expected steps 2");
-	EXT_FAILS(ctx, webnn_builder_gru(b, seq, gw, grw, 1, 3, &go, gouts, 2, &n_gouts),
+	FAILS(ctx, webnn_builder_gru(b, seq, gw, grw, 1, 3, &go, gouts, 2, &n_gouts),
 		  WEBNN_STATUS_TYPE_ERROR, "gru: weight shape [1, 6, 3] is not [1, 9, 3]");
 	go.return_sequence = true;
-	EXT_OK(ctx, webnn_builder_gru(b, seq, gw, grw, 1, 2, &go, gouts, 2, &n_gouts));
+	OK(ctx, webnn_builder_gru(b, seq, gw, grw, 1, 2, &go, gouts, 2, &n_gouts));
 	ASSERT_EQ(n_gouts, 2);
 	const uint32_t h[] = { 1, 2, 2 }, hs[] = { 1, 1, 2, 2 };
 	ext_assert_shape(gouts[0], WEBNN_FLOAT32, 3, h);
 	ext_assert_shape(gouts[1], WEBNN_FLOAT32, 4, hs);
-	EXT_FAILS(ctx, webnn_builder_gru(b, seq, gw, grw, 1, 2, &go, NULL, 0, &n_gouts),
+	FAILS(ctx, webnn_builder_gru(b, seq, gw, grw, 1, 2, &go, NULL, 0, &n_gouts),
 		  WEBNN_STATUS_TYPE_ERROR, "gru: out is NULL");
 
 	/* convTranspose2d / resample2d: option arrays and enums checked before the spec rules */
 	struct webnn_conv_transpose2d_options cto = WEBNN_CONV_TRANSPOSE2D_OPTIONS_INIT;
 	cto.filter_layout = (enum webnn_conv_transpose2d_filter_layout)7;
-	EXT_FAILS(ctx, webnn_builder_conv_transpose2d(b, img, img, &cto, &out),
+	FAILS(ctx, webnn_builder_conv_transpose2d(b, img, img, &cto, &out),
 		  WEBNN_STATUS_TYPE_ERROR, "convTranspose2d: unknown filter layout 7");
 	struct webnn_resample2d_options rso = WEBNN_RESAMPLE2D_OPTIONS_INIT;
 	rso.n_scales = 3;
-	EXT_FAILS(ctx, webnn_builder_resample2d(b, img, &rso, &out), WEBNN_STATUS_TYPE_ERROR,
+	FAILS(ctx, webnn_builder_resample2d(b, img, &rso, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "resample2d: scales has 3 values, expected at most 2");
 	rso.n_scales = 2;
 	rso.scales[0] = 0;
-	EXT_FAILS(ctx, webnn_builder_resample2d(b, img, &rso, &out), WEBNN_STATUS_TYPE_ERROR,
+	FAILS(ctx, webnn_builder_resample2d(b, img, &rso, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "resample2d: scales item 0 is 0, expected a positive number");
 
 	/* layerNormalization: scale shape follows the axes */
@@ -312,14 +272,14 @@ TEST(client_ext_eager_errors)
 	lo.axes = ax0;
 	lo.n_axes = 1;
 	lo.scale = v;
-	EXT_FAILS(ctx, webnn_builder_layer_normalization(b, x, &lo, &out),
+	FAILS(ctx, webnn_builder_layer_normalization(b, x, &lo, &out),
 		  WEBNN_STATUS_TYPE_ERROR,
 		  "layerNormalization: scale shape [4] does not match the input dimensions along "
 		  "the axes");
 
 	/* options.struct_size 0 is caught */
 	struct webnn_triangular_options bad = { 0 };
-	EXT_FAILS(ctx, webnn_builder_triangular(b, x, &bad, &out), WEBNN_STATUS_TYPE_ERROR,
+	FAILS(ctx, webnn_builder_triangular(b, x, &bad, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "triangular: options.struct_size is 0");
 
 	webnn_builder_destroy(b);
@@ -332,48 +292,48 @@ TEST(client_ext_eager_errors)
 TEST(client_ext_operator_labels)
 {
 	struct test_daemon d;
-	ext_daemon_up(&d);
-	struct webnn_context *ctx = ext_connect(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client_ext");
 	struct webnn_builder *b = NULL;
-	EXT_OK(ctx, webnn_builder_create(ctx, &b));
+	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s23[] = { 2, 3 };
 	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
 	struct webnn_operand *out = NULL;
 
 	/* A spec rule failing in the shared validation. */
-	EXT_OK(ctx, webnn_builder_set_next_label(b, "my-argmax"));
-	EXT_FAILS(ctx, webnn_builder_arg_max(b, x, 5, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
+	OK(ctx, webnn_builder_set_next_label(b, "my-argmax"));
+	FAILS(ctx, webnn_builder_arg_max(b, x, 5, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "argMax: axis 5 is out of range for rank 2 (operator \"my-argmax\")");
 	/* Consumed by that call: the next error carries no label. */
-	EXT_FAILS(ctx, webnn_builder_arg_max(b, x, 5, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
+	FAILS(ctx, webnn_builder_arg_max(b, x, 5, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "argMax: axis 5 is out of range for rank 2");
 	ASSERT(!strstr(webnn_context_last_error(ctx), "my-argmax"));
 	/* A client-side check (NULL operand) names it too. */
-	EXT_OK(ctx, webnn_builder_set_next_label(b, "lonely"));
-	EXT_FAILS(ctx, webnn_builder_prelu(b, x, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
+	OK(ctx, webnn_builder_set_next_label(b, "lonely"));
+	FAILS(ctx, webnn_builder_prelu(b, x, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "prelu: operand slope is NULL (operator \"lonely\")");
 	/* input() and constant() leave it for the next operator. */
-	EXT_OK(ctx, webnn_builder_set_next_label(b, "after-input"));
+	OK(ctx, webnn_builder_set_next_label(b, "after-input"));
 	const uint32_t s1[] = { 1 };
 	ext_input(ctx, b, "y", WEBNN_FLOAT32, 1, s1);
-	EXT_FAILS(ctx, webnn_builder_cumulative_sum(b, x, 3, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
+	FAILS(ctx, webnn_builder_cumulative_sum(b, x, 3, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "cumulativeSum: axis 3 is out of range for rank 2 (operator \"after-input\")");
 	/* A labelled success, then clearing with NULL. */
-	EXT_OK(ctx, webnn_builder_set_next_label(b, "fine"));
-	EXT_OK(ctx, webnn_builder_reverse(b, x, NULL, &out));
-	EXT_OK(ctx, webnn_builder_set_next_label(b, "dropped"));
-	EXT_OK(ctx, webnn_builder_set_next_label(b, NULL));
-	EXT_FAILS(ctx, webnn_builder_arg_min(b, x, 7, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
+	OK(ctx, webnn_builder_set_next_label(b, "fine"));
+	OK(ctx, webnn_builder_reverse(b, x, NULL, &out));
+	OK(ctx, webnn_builder_set_next_label(b, "dropped"));
+	OK(ctx, webnn_builder_set_next_label(b, NULL));
+	FAILS(ctx, webnn_builder_arg_min(b, x, 7, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "argMin: axis 7");
 	ASSERT(!strstr(webnn_context_last_error(ctx), "dropped"));
 
 	/* The labelled graph builds and runs (the label travels in Operation.label). */
 	struct webnn_named_operand named = { "out", NULL };
-	EXT_OK(ctx, webnn_builder_set_next_label(b, "tri"));
-	EXT_OK(ctx, webnn_builder_triangular(b, x, NULL, &named.operand));
+	OK(ctx, webnn_builder_set_next_label(b, "tri"));
+	OK(ctx, webnn_builder_triangular(b, x, NULL, &named.operand));
 	struct webnn_graph *g = NULL;
-	EXT_OK(ctx, webnn_builder_build(b, &named, 1, &g));
-	EXT_FAILS(ctx, webnn_builder_set_next_label(b, "late"), WEBNN_STATUS_INVALID_STATE,
+	OK(ctx, webnn_builder_build(b, &named, 1, &g));
+	FAILS(ctx, webnn_builder_set_next_label(b, "late"), WEBNN_STATUS_INVALID_STATE,
 		  "already built");
 	webnn_graph_destroy(g);
 	webnn_builder_destroy(b);
@@ -386,10 +346,10 @@ TEST(client_ext_operator_labels)
 TEST(client_ext_graph_split_reduce_arg_max)
 {
 	struct test_daemon d;
-	ext_daemon_up(&d);
-	struct webnn_context *ctx = ext_connect(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client_ext");
 	struct webnn_builder *b = NULL;
-	EXT_OK(ctx, webnn_builder_create(ctx, &b));
+	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s26[] = { 2, 6 };
 	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 2, s26);
 	struct webnn_operand *parts[3];
@@ -397,7 +357,7 @@ TEST(client_ext_graph_split_reduce_arg_max)
 	struct webnn_split_options so = WEBNN_SPLIT_OPTIONS_INIT;
 	so.axis = 1;
 	const uint32_t sizes[] = { 1, 2, 3 };
-	EXT_OK(ctx, webnn_builder_split_sizes(b, x, sizes, 3, &so, parts, 3, &n));
+	OK(ctx, webnn_builder_split_sizes(b, x, sizes, 3, &so, parts, 3, &n));
 	ASSERT_EQ(n, 3);
 	const uint32_t ax1[] = { 1 };
 	struct webnn_reduce_options ro = WEBNN_REDUCE_OPTIONS_INIT;
@@ -405,10 +365,10 @@ TEST(client_ext_graph_split_reduce_arg_max)
 	ro.n_axes = 1;
 	ro.keep_dimensions = true;
 	struct webnn_operand *sum = NULL, *am = NULL;
-	EXT_OK(ctx, webnn_builder_reduce_sum(b, parts[2], &ro, &sum));
+	OK(ctx, webnn_builder_reduce_sum(b, parts[2], &ro, &sum));
 	struct webnn_arg_min_max_options amo = WEBNN_ARG_MIN_MAX_OPTIONS_INIT;
 	amo.output_data_type = WEBNN_INT64;
-	EXT_OK(ctx, webnn_builder_arg_max(b, x, 1, &amo, &am));
+	OK(ctx, webnn_builder_arg_max(b, x, 1, &amo, &am));
 	const uint32_t s21[] = { 2, 1 }, s2[] = { 2 };
 	ext_assert_shape(sum, WEBNN_FLOAT32, 2, s21);
 	ext_assert_shape(am, WEBNN_INT64, 1, s2);
@@ -434,10 +394,10 @@ TEST(client_ext_graph_split_reduce_arg_max)
 TEST(client_ext_graph_data_movement)
 {
 	struct test_daemon d;
-	ext_daemon_up(&d);
-	struct webnn_context *ctx = ext_connect(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client_ext");
 	struct webnn_builder *b = NULL;
-	EXT_OK(ctx, webnn_builder_create(ctx, &b));
+	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s23[] = { 2, 3 }, s2[] = { 2 };
 	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
 
@@ -447,36 +407,36 @@ TEST(client_ext_graph_data_movement)
 	po.value = -1;
 	struct webnn_operand *padded = NULL, *sliced = NULL, *tiled = NULL, *gathered = NULL;
 	struct webnn_operand *tri = NULL, *rev = NULL, *cs = NULL, *cond = NULL, *sel = NULL;
-	EXT_OK(ctx, webnn_builder_pad(b, x, pb, 2, pe, 2, &po, &padded));
+	OK(ctx, webnn_builder_pad(b, x, pb, 2, pe, 2, &po, &padded));
 	const uint32_t st[] = { 0, 0 }, sz[] = { 2, 5 }, strides[] = { 1, 2 };
 	struct webnn_slice_options slo = WEBNN_SLICE_OPTIONS_INIT;
 	slo.strides = strides;
 	slo.n_strides = 2;
-	EXT_OK(ctx, webnn_builder_slice(b, padded, st, 2, sz, 2, &slo, &sliced));
+	OK(ctx, webnn_builder_slice(b, padded, st, 2, sz, 2, &slo, &sliced));
 	/* tile the first row twice along columns via gather + tile */
 	const int32_t row0[] = { 0 };
 	const uint32_t s1[] = { 1 };
 	struct webnn_operand *ind = ext_const(ctx, b, WEBNN_INT32, 1, s1, row0);
-	EXT_OK(ctx, webnn_builder_gather(b, x, ind, NULL, &gathered));
+	OK(ctx, webnn_builder_gather(b, x, ind, NULL, &gathered));
 	const uint32_t reps[] = { 1, 2 };
-	EXT_OK(ctx, webnn_builder_tile(b, gathered, reps, 2, &tiled));
+	OK(ctx, webnn_builder_tile(b, gathered, reps, 2, &tiled));
 	struct webnn_triangular_options to = WEBNN_TRIANGULAR_OPTIONS_INIT;
 	to.upper = false;
-	EXT_OK(ctx, webnn_builder_triangular(b, x, &to, &tri));
+	OK(ctx, webnn_builder_triangular(b, x, &to, &tri));
 	const uint32_t ax1[] = { 1 };
 	struct webnn_reverse_options rvo = WEBNN_REVERSE_OPTIONS_INIT;
 	rvo.axes = ax1;
 	rvo.n_axes = 1;
-	EXT_OK(ctx, webnn_builder_reverse(b, x, &rvo, &rev));
+	OK(ctx, webnn_builder_reverse(b, x, &rvo, &rev));
 	struct webnn_cumulative_sum_options cso = WEBNN_CUMULATIVE_SUM_OPTIONS_INIT;
 	cso.exclusive = true;
-	EXT_OK(ctx, webnn_builder_cumulative_sum(b, x, 1, &cso, &cs));
+	OK(ctx, webnn_builder_cumulative_sum(b, x, 1, &cso, &cs));
 	const uint8_t cbits[] = { 1, 0 };
 	cond = ext_const(ctx, b, WEBNN_UINT8, 1, s2, cbits);
 	const uint32_t s21[] = { 2, 1 };
 	struct webnn_operand *cond2 = NULL;
-	EXT_OK(ctx, webnn_builder_reshape(b, cond, s21, 2, &cond2));
-	EXT_OK(ctx, webnn_builder_where(b, cond2, x, rev, &sel));
+	OK(ctx, webnn_builder_reshape(b, cond, s21, 2, &cond2));
+	OK(ctx, webnn_builder_where(b, cond2, x, rev, &sel));
 
 	float xin[6] = { 1, 2, 3, 4, 5, 6 };
 	float o_sl[6], o_tile[6], o_tri[6], o_rev[6], o_cs[6], o_sel[6];
@@ -505,10 +465,10 @@ TEST(client_ext_graph_data_movement)
 TEST(client_ext_graph_recurrent_cells)
 {
 	struct test_daemon d;
-	ext_daemon_up(&d);
-	struct webnn_context *ctx = ext_connect(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client_ext");
 	struct webnn_builder *b = NULL;
-	EXT_OK(ctx, webnn_builder_create(ctx, &b));
+	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s12[] = { 1, 2 }, g_w[] = { 6, 2 }, g_rw[] = { 6, 2 }, l_w[] = { 8, 2 },
 		       l_rw[] = { 8, 2 };
 	static const float zeros[16] = { 0 };
@@ -521,8 +481,8 @@ TEST(client_ext_graph_recurrent_cells)
 	struct webnn_operand *lrw = ext_const(ctx, b, WEBNN_FLOAT32, 2, l_rw, zeros);
 	struct webnn_operand *g_out = NULL, *l_outs[2];
 	size_t n = 0;
-	EXT_OK(ctx, webnn_builder_gru_cell(b, x, gw, grw, hid, 2, NULL, &g_out));
-	EXT_OK(ctx, webnn_builder_lstm_cell(b, x, lw, lrw, hid, cell, 2, NULL, l_outs, 2, &n));
+	OK(ctx, webnn_builder_gru_cell(b, x, gw, grw, hid, 2, NULL, &g_out));
+	OK(ctx, webnn_builder_lstm_cell(b, x, lw, lrw, hid, cell, 2, NULL, l_outs, 2, &n));
 	ASSERT_EQ(n, 2);
 	float xin[2] = { 0.3f, -0.7f }, hin[2] = { 0.8f, -0.4f }, cin[2] = { 1.0f, -2.0f };
 	float o_g[2], o_h[2], o_c[2];
@@ -545,21 +505,21 @@ TEST(client_ext_graph_recurrent_cells)
 TEST(client_ext_graph_exact_int64_numbers)
 {
 	struct test_daemon d;
-	ext_daemon_up(&d);
-	struct webnn_context *ctx = ext_connect(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client_ext");
 	struct webnn_builder *b = NULL;
-	EXT_OK(ctx, webnn_builder_create(ctx, &b));
+	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s2[] = { 2 }, one[] = { 1 };
 	const int64_t big = (INT64_C(1) << 53) + 1;
 	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_INT64, 1, s2);
 	struct webnn_operand *padded = NULL, *clamped = NULL, *casted = NULL;
 	struct webnn_pad_options po = WEBNN_PAD_OPTIONS_INIT;
 	po.value_number = WEBNN_NUMBER_I64(big);
-	EXT_OK(ctx, webnn_builder_pad(b, x, one, 1, one, 1, &po, &padded));
+	OK(ctx, webnn_builder_pad(b, x, one, 1, one, 1, &po, &padded));
 	struct webnn_clamp_options co = WEBNN_CLAMP_OPTIONS_INIT;
 	co.min_number = WEBNN_NUMBER_I64(big);
-	EXT_OK(ctx, webnn_builder_clamp(b, x, &co, &clamped));
-	EXT_OK(ctx, webnn_builder_cast(b, x, WEBNN_INT32, &casted));
+	OK(ctx, webnn_builder_clamp(b, x, &co, &clamped));
+	OK(ctx, webnn_builder_cast(b, x, WEBNN_INT32, &casted));
 	int64_t xin[2] = { 5, INT64_C(1) << 60 };
 	int64_t o_pad[4], o_clamp[2];
 	int32_t o_cast[2];
@@ -580,21 +540,21 @@ TEST(client_ext_graph_exact_int64_numbers)
 TEST(client_ext_graph_normalization_resample_quantize)
 {
 	struct test_daemon d;
-	ext_daemon_up(&d);
-	struct webnn_context *ctx = ext_connect(&d);
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client_ext");
 	struct webnn_builder *b = NULL;
-	EXT_OK(ctx, webnn_builder_create(ctx, &b));
+	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s1122[] = { 1, 1, 2, 2 };
 	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 4, s1122);
 	struct webnn_operand *ln = NULL, *inorm = NULL, *up = NULL, *q = NULL, *dq = NULL;
-	EXT_OK(ctx, webnn_builder_layer_normalization(b, x, NULL, &ln));
+	OK(ctx, webnn_builder_layer_normalization(b, x, NULL, &ln));
 	struct webnn_instance_normalization_options io = WEBNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
 	io.epsilon = 0;
-	EXT_OK(ctx, webnn_builder_instance_normalization(b, x, &io, &inorm));
+	OK(ctx, webnn_builder_instance_normalization(b, x, &io, &inorm));
 	struct webnn_resample2d_options ro = WEBNN_RESAMPLE2D_OPTIONS_INIT;
 	ro.scales[0] = ro.scales[1] = 2;
 	ro.n_scales = 2;
-	EXT_OK(ctx, webnn_builder_resample2d(b, x, &ro, &up));
+	OK(ctx, webnn_builder_resample2d(b, x, &ro, &up));
 	const uint32_t s1144[] = { 1, 1, 4, 4 };
 	ext_assert_shape(up, WEBNN_FLOAT32, 4, s1144);
 	const float scale[] = { 0.5f };
@@ -603,9 +563,9 @@ TEST(client_ext_graph_normalization_resample_quantize)
 	const uint32_t s1111[] = { 1, 1, 1, 1 };
 	struct webnn_operand *sc = ext_const(ctx, b, WEBNN_FLOAT32, 4, s1111, scale);
 	struct webnn_operand *z = ext_const(ctx, b, WEBNN_UINT8, 4, s1111, zp);
-	EXT_OK(ctx, webnn_builder_quantize_linear(b, x, sc, z, &q));
+	OK(ctx, webnn_builder_quantize_linear(b, x, sc, z, &q));
 	ext_assert_shape(q, WEBNN_UINT8, 4, s1122);
-	EXT_OK(ctx, webnn_builder_dequantize_linear(b, q, sc, z, &dq));
+	OK(ctx, webnn_builder_dequantize_linear(b, q, sc, z, &dq));
 
 	float xin[4] = { 1, 2, 3, 4 };
 	float o_ln[4], o_in[4], o_up[16], o_dq[4];

@@ -1,13 +1,10 @@
 /* Failure paths end to end: injected backend faults (WEBNN_REFERENCE_FAULT) through webnnd to libwebnn. */
-#include "tests/test.h"
+#include "tests/clienttest.h"
+#include "tests/ptclient.h"
 
-#include <errno.h>
 #include <poll.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
+#include <stdlib.h>
 
-#include "proto/wire.h"
 #include "proto/wnn.h"
 #include "webnn.h"
 
@@ -17,49 +14,14 @@
  * is dropped again at once so nothing else in this process (--no-fork runs) inherits it. */
 static void fault_daemon(struct test_daemon *d, const char *spec)
 {
-	char bin[4096];
-	snprintf(bin, sizeof(bin), "%s/bin/webnnd", test_build_dir());
-	if (access(bin, X_OK) != 0)
-		SKIP("%s is not built", bin);
-	static const char *const args[] = { "--backend", "reference", NULL };
+	ct_require_webnnd();
 	if (spec)
 		ASSERT(setenv("WEBNN_REFERENCE_FAULT", spec, 1) == 0);
 	else
 		unsetenv("WEBNN_REFERENCE_FAULT");
-	test_daemon_start(d, args);
+	test_daemon_start(d, pt_reference);
 	unsetenv("WEBNN_REFERENCE_FAULT");
 }
-
-/* ---- public API helpers */
-
-static struct webnn_context *fault_connect(const struct test_daemon *d)
-{
-	struct webnn_context_options o = WEBNN_CONTEXT_OPTIONS_INIT;
-	o.socket_path = d->socket_path;
-	o.client_name = "test_faults";
-	struct webnn_context *ctx = NULL;
-	char err[512] = "";
-	enum webnn_status s = webnn_context_create(&o, &ctx, err, sizeof(err));
-	ASSERT_MSG(s == WEBNN_STATUS_OK, "webnn_context_create: %s: %s", webnn_status_name(s), err);
-	return ctx;
-}
-
-#define OK(ctx, expr)                                                                          \
-	do {                                                                                   \
-		enum webnn_status s_ = (expr);                                                 \
-		ASSERT_MSG(s_ == WEBNN_STATUS_OK, "%s -> %s: %s", #expr, webnn_status_name(s_), \
-			   webnn_context_last_error(ctx));                                     \
-	} while (0)
-
-/* Expects a status and an error message containing needle. */
-#define FAILS(ctx, expr, status, needle)                                                       \
-	do {                                                                                   \
-		enum webnn_status s_ = (expr);                                                 \
-		ASSERT_MSG(s_ == (status), "%s -> %s (%s), expected %s", #expr,                \
-			   webnn_status_name(s_), webnn_context_last_error(ctx),               \
-			   webnn_status_name(status));                                         \
-		ASSERT_CONTAINS(webnn_context_last_error(ctx), needle);                        \
-	} while (0)
 
 static const struct webnn_operand_desc fault_desc = { WEBNN_FLOAT32, 2, { 2, 3 } };
 
@@ -152,7 +114,7 @@ TEST(faults_dispatch_error_poisons_outputs)
 {
 	struct test_daemon d;
 	fault_daemon(&d, "execute-error-once:2");
-	struct webnn_context *ctx = fault_connect(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_faults");
 	struct lost_record lost = { 0 };
 	webnn_context_set_lost_callback(ctx, on_lost, &lost);
 	struct webnn_graph *g = fault_add_mul_graph(ctx), *neg = fault_neg_graph(ctx);
@@ -224,7 +186,7 @@ TEST(faults_execute_error_persists_flush_reports_first)
 {
 	struct test_daemon d;
 	fault_daemon(&d, "execute-error:1");
-	struct webnn_context *ctx = fault_connect(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_faults");
 	struct lost_record lost = { 0 };
 	webnn_context_set_lost_callback(ctx, on_lost, &lost);
 	struct webnn_graph *g = fault_add_mul_graph(ctx);
@@ -280,7 +242,7 @@ TEST(faults_context_lost_leaves_other_clients_alone)
 {
 	struct test_daemon d;
 	fault_daemon(&d, "context-lost:1");
-	struct webnn_context *ctx = fault_connect(&d), *other = fault_connect(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_faults"), *other = ct_connect(&d, "test_faults");
 	struct lost_record lost = { 0 }, other_lost = { 0 };
 	webnn_context_set_lost_callback(ctx, on_lost, &lost);
 	webnn_context_set_lost_callback(other, on_lost, &other_lost);
@@ -371,7 +333,7 @@ TEST(faults_context_lost_leaves_other_clients_alone)
 	ASSERT_EQ(lost.calls, 1);
 
 	/* A fresh connection after the loss works too: the daemon as a whole is fine. */
-	struct webnn_context *late = fault_connect(&d);
+	struct webnn_context *late = ct_connect(&d, "test_faults");
 	struct webnn_graph *lg = fault_add_mul_graph(late);
 	struct webnn_tensor *la = fault_tensor(late), *lb = fault_tensor(late);
 	struct webnn_tensor *lz = fault_tensor(late), *lw = fault_tensor(late);
@@ -405,7 +367,7 @@ TEST(faults_bad_spec_injects_nothing)
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
 		struct test_daemon d;
 		fault_daemon(&d, specs[i]);
-		struct webnn_context *ctx = fault_connect(&d);
+		struct webnn_context *ctx = ct_connect(&d, "test_faults");
 		struct webnn_graph *g = fault_add_mul_graph(ctx);
 		struct webnn_tensor *a = fault_tensor(ctx), *b = fault_tensor(ctx);
 		struct webnn_tensor *z = fault_tensor(ctx), *w = fault_tensor(ctx);
@@ -428,226 +390,19 @@ TEST(faults_bad_spec_injects_nothing)
 
 /* ---- raw protocol: what exactly goes over the wire */
 
-struct fp_conn {
-	int fd;
-	struct wnn_reader r;
-	uint64_t serial;
-};
-
-/* Messages that arrived before the awaited reply. */
-struct fp_events {
-	int errors, lost;
-	uint32_t error_context[8], error_object[8], error_status[8];
-	char error_message[8][512];
-	uint32_t lost_context;
-	char lost_message[512];
-};
-
-static void fp_connect(struct fp_conn *c, const struct test_daemon *d)
+/* A connection on which every event must be asked for: unexpected ones fail the test. */
+static void fp_connect(struct pt_conn *c, const struct test_daemon *d)
 {
-	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	ASSERT(c->fd >= 0);
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", d->socket_path);
-	ASSERT_MSG(connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "connect: %s",
-		   strerror(errno));
-	wnn_reader_init(&c->r, 0);
-	c->serial = 0;
-}
-
-static void fp_close(struct fp_conn *c)
-{
-	wnn_reader_finish(&c->r);
-	close(c->fd);
-}
-
-static void fp_send(struct fp_conn *c, Webnn__Ipc__ClientMessage *m)
-{
-	size_t len = webnn__ipc__client_message__get_packed_size(m);
-	uint8_t *buf = malloc(len ? len : 1);
-	ASSERT(buf);
-	webnn__ipc__client_message__pack(m, buf);
-	int r = wnn_frame_send(c->fd, buf, len, NULL, 0);
-	free(buf);
-	ASSERT_MSG(r == 0, "send: %s", strerror(-r));
-}
-
-static Webnn__Ipc__ServerMessage *fp_recv(struct fp_conn *c)
-{
-	for (;;) {
-		const uint8_t *payload;
-		size_t len;
-		int fds[WNN_FRAME_MAX_FDS], n_fds = 0;
-		int nr = wnn_reader_next(&c->r, &payload, &len, fds, &n_fds);
-		ASSERT(nr >= 0);
-		if (nr == 1) {
-			Webnn__Ipc__ServerMessage *m =
-				webnn__ipc__server_message__unpack(NULL, len, payload);
-			ASSERT_MSG(m, "the daemon sent an undecodable message");
-			wnn_reader_consume(&c->r);
-			return m;
-		}
-		struct pollfd p = { c->fd, POLLIN, 0 };
-		ASSERT_MSG(poll(&p, 1, 10000) > 0, "no message from the daemon within 10 s");
-		int r = wnn_reader_fill(&c->r, c->fd);
-		if (r == -EAGAIN)
-			continue;
-		ASSERT_MSG(r > 0, "the daemon closed the connection (%d)", r);
-	}
-}
-
-/* Sends m with a fresh serial; returns its Reply. Events before it are recorded in ev (NULL:
- * none may arrive). */
-static Webnn__Ipc__ServerMessage *fp_call(struct fp_conn *c, Webnn__Ipc__ClientMessage *m,
-					  struct fp_events *ev)
-{
-	m->has_serial = true;
-	m->serial = ++c->serial;
-	fp_send(c, m);
-	for (;;) {
-		Webnn__Ipc__ServerMessage *s = fp_recv(c);
-		switch (s->body_case) {
-		case WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY:
-			ASSERT_EQ(s->reply->serial, m->serial);
-			return s;
-		case WEBNN__IPC__SERVER_MESSAGE__BODY_ERROR: {
-			const Webnn__Ipc__ErrorEvent *e = s->error;
-			ASSERT_MSG(ev, "unexpected ErrorEvent: %s",
-				   e->error ? e->error->message : "(no error)");
-			ASSERT(e->error);
-			ASSERT(ev->errors < 8);
-			ev->error_context[ev->errors] = e->context_id;
-			ev->error_object[ev->errors] = e->object_id;
-			ev->error_status[ev->errors] = e->error->status;
-			snprintf(ev->error_message[ev->errors], sizeof(ev->error_message[0]), "%s",
-				 e->error->message ? e->error->message : "");
-			ev->errors++;
-			break;
-		}
-		case WEBNN__IPC__SERVER_MESSAGE__BODY_CONTEXT_LOST:
-			ASSERT_MSG(ev, "unexpected ContextLost: %s", s->context_lost->message);
-			ev->lost++;
-			ev->lost_context = s->context_lost->context_id;
-			snprintf(ev->lost_message, sizeof(ev->lost_message), "%s",
-				 s->context_lost->message ? s->context_lost->message : "");
-			break;
-		case WEBNN__IPC__SERVER_MESSAGE__BODY_GOODBYE:
-			FAIL("unexpected Goodbye: %s", s->goodbye->reason);
-		default:
-			FAIL("unexpected server message %d", (int)s->body_case);
-		}
-		webnn__ipc__server_message__free_unpacked(s, NULL);
-	}
-}
-
-static void fp_call_ok(struct fp_conn *c, Webnn__Ipc__ClientMessage *m, struct fp_events *ev)
-{
-	Webnn__Ipc__ServerMessage *s = fp_call(c, m, ev);
-	ASSERT_MSG(!s->reply->error, "request failed: %s", s->reply->error->message);
-	webnn__ipc__server_message__free_unpacked(s, NULL);
-}
-
-static void fp_call_err(struct fp_conn *c, Webnn__Ipc__ClientMessage *m, struct fp_events *ev,
-			int status, const char *needle)
-{
-	Webnn__Ipc__ServerMessage *s = fp_call(c, m, ev);
-	ASSERT_MSG(s->reply->error, "request succeeded, expected an error containing '%s'",
-		   needle);
-	ASSERT_MSG((int)s->reply->error->status == status, "status %d (%s), expected %d",
-		   (int)s->reply->error->status, s->reply->error->message, status);
-	ASSERT_CONTAINS(s->reply->error->message, needle);
-	webnn__ipc__server_message__free_unpacked(s, NULL);
-}
-
-static void fp_hello(struct fp_conn *c)
-{
-	Webnn__Ipc__Hello h = WEBNN__IPC__HELLO__INIT;
-	h.major = WNN_PROTOCOL_MAJOR;
-	h.minor = WNN_PROTOCOL_MINOR;
-	h.client_name = "test_faults";
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_HELLO;
-	m.hello = &h;
-	fp_call_ok(c, &m, NULL);
-}
-
-static void fp_create_context(struct fp_conn *c, uint32_t id)
-{
-	Webnn__Ipc__CreateContext cc = WEBNN__IPC__CREATE_CONTEXT__INIT;
-	cc.context_id = id;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_CREATE_CONTEXT;
-	m.create_context = &cc;
-	fp_call_ok(c, &m, NULL);
+	pt_connect(c, d);
+	c->strict = true;
 }
 
 static const uint32_t fp_shape[2] = { 2, 3 };
 
-static void fp_tensor_msg(Webnn__Ipc__ClientMessage *m, Webnn__Ipc__CreateTensor *ct,
-			  Webnn__Ipc__OperandDescriptor *d, uint32_t ctx, uint32_t id)
-{
-	webnn__ipc__client_message__init(m);
-	webnn__ipc__create_tensor__init(ct);
-	webnn__ipc__operand_descriptor__init(d);
-	d->data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
-	d->n_shape = 2;
-	d->shape = (uint32_t *)fp_shape;
-	ct->context_id = ctx;
-	ct->tensor_id = id;
-	ct->descriptor = d;
-	ct->has_readable = ct->has_writable = true;
-	ct->readable = ct->writable = true;
-	m->body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_CREATE_TENSOR;
-	m->create_tensor = ct;
-}
-
-static void fp_write(struct fp_conn *c, uint32_t id, const float *v)
-{
-	Webnn__Ipc__Data data = WEBNN__IPC__DATA__INIT;
-	data.where_case = WEBNN__IPC__DATA__WHERE_INLINE;
-	data.inline_.data = (uint8_t *)v;
-	data.inline_.len = 6 * sizeof(float);
-	Webnn__Ipc__WriteTensor wt = WEBNN__IPC__WRITE_TENSOR__INIT;
-	wt.tensor_id = id;
-	wt.data = &data;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_WRITE_TENSOR;
-	m.write_tensor = &wt;
-	fp_send(c, &m);
-}
-
-static void fp_read_msg(Webnn__Ipc__ClientMessage *m, Webnn__Ipc__ReadTensor *r, uint32_t id)
-{
-	webnn__ipc__client_message__init(m);
-	webnn__ipc__read_tensor__init(r);
-	r->tensor_id = id;
-	m->body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_READ_TENSOR;
-	m->read_tensor = r;
-}
-
-static void fp_read_expect(struct fp_conn *c, uint32_t id, const float *want)
-{
-	Webnn__Ipc__ClientMessage m;
-	Webnn__Ipc__ReadTensor r;
-	fp_read_msg(&m, &r, id);
-	Webnn__Ipc__ServerMessage *s = fp_call(c, &m, NULL);
-	ASSERT_MSG(!s->reply->error, "readTensor %u: %s", id, s->reply->error->message);
-	ASSERT(s->reply->read_tensor && s->reply->read_tensor->has_data);
-	ASSERT_EQ(s->reply->read_tensor->data.len, 6 * sizeof(float));
-	const float *got = (const float *)s->reply->read_tensor->data.data;
-	for (int i = 0; i < 6; i++)
-		ASSERT_MSG(got[i] == want[i], "tensor %u element %d: got %g, want %g", id, i,
-			   got[i], want[i]);
-	webnn__ipc__server_message__free_unpacked(s, NULL);
-}
-
-static void fp_read_err(struct fp_conn *c, uint32_t id, struct fp_events *ev, int status,
+static void fp_read_err(struct pt_conn *c, uint32_t id, struct pt_events *ev, int status,
 			const char *needle)
 {
-	Webnn__Ipc__ClientMessage m;
-	Webnn__Ipc__ReadTensor r;
-	fp_read_msg(&m, &r, id);
-	fp_call_err(c, &m, ev, status, needle);
+	pt_expect_err(pt_read_reply_ev(c, id, ev), status, needle);
 }
 
 static void fp_flush_msg(Webnn__Ipc__ClientMessage *m, Webnn__Ipc__Flush *f, uint32_t ctx)
@@ -659,124 +414,43 @@ static void fp_flush_msg(Webnn__Ipc__ClientMessage *m, Webnn__Ipc__Flush *f, uin
 	m->flush = f;
 }
 
-/* BuildGraph of z = add(x, y) over [2, 3] as graph id in context ctx. */
-static void fp_build_add(struct fp_conn *c, uint32_t ctx, uint32_t id)
-{
-	Webnn__Ipc__OperandDescriptor desc = WEBNN__IPC__OPERAND_DESCRIPTOR__INIT;
-	desc.data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
-	desc.n_shape = 2;
-	desc.shape = (uint32_t *)fp_shape;
-	Webnn__Ipc__Operand ops[3], *op_ptrs[3];
-	static const Webnn__Ipc__OperandKind kinds[3] = { WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT,
-							  WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT,
-							  WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT };
-	static const char *const names[3] = { "x", "y", NULL };
-	for (int i = 0; i < 3; i++) {
-		webnn__ipc__operand__init(&ops[i]);
-		ops[i].kind = kinds[i];
-		ops[i].descriptor = &desc;
-		ops[i].name = (char *)names[i];
-		op_ptrs[i] = &ops[i];
-	}
-	Webnn__Ipc__ElementwiseBinary bin = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
-	bin.a = 0;
-	bin.b = 1;
-	bin.output = 2;
-	Webnn__Ipc__Operation op = WEBNN__IPC__OPERATION__INIT, *op_ptr = &op;
-	op.op = wnn_ops[WNN_OP_ADD].id;
-	op.attrs_case = WEBNN__IPC__OPERATION__ATTRS_BINARY;
-	op.binary = &bin;
-	Webnn__Ipc__NamedOperand nx = WEBNN__IPC__NAMED_OPERAND__INIT, ny = nx, nz = nx;
-	nx.name = "x";
-	nx.operand = 0;
-	ny.name = "y";
-	ny.operand = 1;
-	nz.name = "z";
-	nz.operand = 2;
-	Webnn__Ipc__NamedOperand *ins[] = { &nx, &ny }, *outs[] = { &nz };
-	Webnn__Ipc__GraphInfo gi = WEBNN__IPC__GRAPH_INFO__INIT;
-	gi.n_operands = 3;
-	gi.operands = op_ptrs;
-	gi.n_operations = 1;
-	gi.operations = &op_ptr;
-	gi.n_inputs = 2;
-	gi.inputs = ins;
-	gi.n_outputs = 1;
-	gi.outputs = outs;
-	Webnn__Ipc__BuildGraph bg = WEBNN__IPC__BUILD_GRAPH__INIT;
-	bg.context_id = ctx;
-	bg.graph_id = id;
-	bg.graph = &gi;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
-	m.build_graph = &bg;
-	fp_call_ok(c, &m, NULL);
-}
-
-static void fp_dispatch(struct fp_conn *c, uint32_t ctx, uint32_t graph, uint32_t x, uint32_t y,
-			uint32_t z)
-{
-	Webnn__Ipc__NamedTensor nx = WEBNN__IPC__NAMED_TENSOR__INIT, ny = nx, nz = nx;
-	nx.name = "x";
-	nx.tensor_id = x;
-	ny.name = "y";
-	ny.tensor_id = y;
-	nz.name = "z";
-	nz.tensor_id = z;
-	Webnn__Ipc__NamedTensor *ins[] = { &nx, &ny }, *outs[] = { &nz };
-	Webnn__Ipc__Dispatch d = WEBNN__IPC__DISPATCH__INIT;
-	d.context_id = ctx;
-	d.graph_id = graph;
-	d.n_inputs = 2;
-	d.inputs = ins;
-	d.n_outputs = 1;
-	d.outputs = outs;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DISPATCH;
-	m.dispatch = &d;
-	fp_send(c, &m);
-}
-
 /* Graph base, tensors base+1 (x), base+2 (y), base+3 (z) in context ctx; x and y written. */
-static void fp_setup_add(struct fp_conn *c, uint32_t ctx, uint32_t base)
+static void fp_setup_add(struct pt_conn *c, uint32_t ctx, uint32_t base)
 {
-	fp_build_add(c, ctx, base);
-	for (uint32_t i = 1; i <= 3; i++) {
-		Webnn__Ipc__ClientMessage m;
-		Webnn__Ipc__CreateTensor ct;
-		Webnn__Ipc__OperandDescriptor d;
-		fp_tensor_msg(&m, &ct, &d, ctx, base + i);
-		fp_call_ok(c, &m, NULL);
-	}
-	fp_write(c, base + 1, fault_a);
-	fp_write(c, base + 2, fault_b);
+	struct pt_graph g;
+	pt_add_graph(&g, ctx, base);
+	pt_call_ok(c, &g.m);
+	for (uint32_t i = 1; i <= 3; i++)
+		pt_create_tensor(c, ctx, base + i, fp_shape, 2);
+	pt_write_inline(c, base + 1, fault_a, sizeof(fault_a));
+	pt_write_inline(c, base + 2, fault_b, sizeof(fault_b));
 }
 
 /* Dispatches z = x + y and checks it. */
-static void fp_add_works(struct fp_conn *c, uint32_t ctx, uint32_t base)
+static void fp_add_works(struct pt_conn *c, uint32_t ctx, uint32_t base)
 {
-	fp_dispatch(c, ctx, base, base + 1, base + 2, base + 3);
-	fp_read_expect(c, base + 3, fault_sum);
+	pt_dispatch(c, ctx, base, base + 1, base + 2, base + 3);
+	pt_read_expect(c, base + 3, fault_sum, 6);
 }
 
 TEST(faults_protocol_error_event)
 {
 	struct test_daemon d;
 	fault_daemon(&d, "execute-error-once:1");
-	struct fp_conn c;
+	struct pt_conn c;
 	fp_connect(&c, &d);
-	fp_hello(&c);
-	fp_create_context(&c, 7);
+	pt_hello(&c, "test_faults");
+	pt_create_context(&c, 7);
 	fp_setup_add(&c, 7, 20);
 
 	/* The failed dispatch: one ErrorEvent naming the context and the graph, before the
 	 * flush reply; the reply itself is a success (flush reports nothing on the wire). */
-	fp_dispatch(&c, 7, 20, 21, 22, 23);
+	pt_dispatch(&c, 7, 20, 21, 22, 23);
 	Webnn__Ipc__ClientMessage m;
 	Webnn__Ipc__Flush f;
 	fp_flush_msg(&m, &f, 7);
-	struct fp_events ev = { 0 };
-	fp_call_ok(&c, &m, &ev);
+	struct pt_events ev = { 0 };
+	pt_expect_ok(pt_call_ev(&c, &m, NULL, 0, &ev));
 	ASSERT_EQ(ev.lost, 0);
 	ASSERT_EQ(ev.errors, 1);
 	ASSERT_EQ(ev.error_context[0], 7);
@@ -789,12 +463,12 @@ TEST(faults_protocol_error_event)
 	fp_read_err(&c, 23, NULL, WEBNN__IPC__STATUS__OPERATION_ERROR,
 		    "readTensor: tensor 23 holds no valid data: dispatch of graph 20 failed: "
 		    "injected fault");
-	fp_read_expect(&c, 21, fault_a);
+	pt_read_expect(&c, 21, fault_a, 6);
 
 	/* A poisoned input fails a dispatch before it runs, naming the input. */
-	fp_dispatch(&c, 7, 20, 23, 22, 21);
+	pt_dispatch(&c, 7, 20, 23, 22, 21);
 	memset(&ev, 0, sizeof(ev));
-	fp_call_ok(&c, &m, &ev);
+	pt_expect_ok(pt_call_ev(&c, &m, NULL, 0, &ev));
 	ASSERT_EQ(ev.errors, 1);
 	ASSERT_EQ(ev.error_context[0], 7);
 	ASSERT_EQ(ev.error_object[0], 20);
@@ -804,14 +478,14 @@ TEST(faults_protocol_error_event)
 		    "dispatch of graph 20 failed: dispatch: input 'x'");
 
 	/* A write, then a successful dispatch, clear the poison. */
-	fp_write(&c, 21, fault_a);
-	fp_read_expect(&c, 21, fault_a);
+	pt_write_inline(&c, 21, fault_a, sizeof(fault_a));
+	pt_read_expect(&c, 21, fault_a, 6);
 	fp_add_works(&c, 7, 20);
 	memset(&ev, 0, sizeof(ev));
-	fp_call_ok(&c, &m, &ev);
+	pt_expect_ok(pt_call_ev(&c, &m, NULL, 0, &ev));
 	ASSERT_EQ(ev.errors, 0);
 
-	fp_close(&c);
+	pt_close(&c);
 	test_daemon_stop(&d);
 }
 
@@ -821,27 +495,28 @@ TEST(faults_protocol_context_lost_once)
 	fault_daemon(&d, "context-lost:1");
 	/* Connection c has two contexts (5 loses its device, 6 must not care); e is another
 	 * client. */
-	struct fp_conn c, e;
+	struct pt_conn c, e;
 	fp_connect(&c, &d);
-	fp_hello(&c);
+	pt_hello(&c, "test_faults");
 	fp_connect(&e, &d);
-	fp_hello(&e);
-	fp_create_context(&c, 5);
-	fp_create_context(&c, 6);
-	fp_create_context(&e, 5);
+	pt_hello(&e, "test_faults");
+	pt_create_context(&c, 5);
+	pt_create_context(&c, 6);
+	pt_create_context(&e, 5);
 	fp_setup_add(&c, 5, 10);
 	fp_setup_add(&c, 6, 30);
 	fp_setup_add(&e, 5, 10);
 
 	/* Execute 1 loses context 5 of c; more work queued behind it fails without running. */
-	fp_dispatch(&c, 5, 10, 11, 12, 13);
-	fp_dispatch(&c, 5, 10, 11, 12, 13);
-	fp_write(&c, 11, fault_b);
+	pt_dispatch(&c, 5, 10, 11, 12, 13);
+	pt_dispatch(&c, 5, 10, 11, 12, 13);
+	pt_write_inline(&c, 11, fault_b, sizeof(fault_b));
 	Webnn__Ipc__ClientMessage m;
 	Webnn__Ipc__Flush f;
 	fp_flush_msg(&m, &f, 5);
-	struct fp_events ev = { 0 };
-	fp_call_err(&c, &m, &ev, WEBNN__IPC__STATUS__CONTEXT_LOST, "context 5 is lost");
+	struct pt_events ev = { 0 };
+	pt_expect_err(pt_call_ev(&c, &m, NULL, 0, &ev),
+		      WEBNN__IPC__STATUS__CONTEXT_LOST, "context 5 is lost");
 	ASSERT_EQ(ev.lost, 1);
 	ASSERT_EQ(ev.lost_context, 5);
 	ASSERT_CONTAINS(ev.lost_message,
@@ -860,13 +535,13 @@ TEST(faults_protocol_context_lost_once)
 	/* Later requests on context 5 get CONTEXT_LOST errors, and no second ContextLost. */
 	memset(&ev, 0, sizeof(ev));
 	fp_read_err(&c, 12, &ev, WEBNN__IPC__STATUS__CONTEXT_LOST, "context 5 is lost");
-	Webnn__Ipc__ClientMessage tm;
-	Webnn__Ipc__CreateTensor ct;
-	Webnn__Ipc__OperandDescriptor td;
-	fp_tensor_msg(&tm, &ct, &td, 5, 14);
-	fp_call_err(&c, &tm, &ev, WEBNN__IPC__STATUS__CONTEXT_LOST, "context 5 is lost");
-	fp_dispatch(&c, 5, 10, 11, 12, 13);
-	fp_call_err(&c, &m, &ev, WEBNN__IPC__STATUS__CONTEXT_LOST, "context 5 is lost");
+	struct pt_tensor_msg tm;
+	pt_tensor_msg(&tm, 5, 14, WEBNN__IPC__DATA_TYPE__FLOAT32, fp_shape, 2, true, true);
+	pt_expect_err(pt_call_ev(&c, &tm.m, NULL, 0, &ev),
+		      WEBNN__IPC__STATUS__CONTEXT_LOST, "context 5 is lost");
+	pt_dispatch(&c, 5, 10, 11, 12, 13);
+	pt_expect_err(pt_call_ev(&c, &m, NULL, 0, &ev),
+		      WEBNN__IPC__STATUS__CONTEXT_LOST, "context 5 is lost");
 	ASSERT_EQ(ev.lost, 0);
 	ASSERT_EQ(ev.errors, 1);
 	ASSERT_EQ(ev.error_object[0], 10);
@@ -876,10 +551,10 @@ TEST(faults_protocol_context_lost_once)
 	memset(&ev, 0, sizeof(ev));
 	fp_add_works(&c, 6, 30);
 	fp_flush_msg(&m, &f, 6);
-	fp_call_ok(&c, &m, &ev);
+	pt_expect_ok(pt_call_ev(&c, &m, NULL, 0, &ev));
 	fp_add_works(&e, 5, 10);
 	fp_flush_msg(&m, &f, 5);
-	fp_call_ok(&e, &m, NULL);
+	pt_call_ok(&e, &m);
 	ASSERT_EQ(ev.lost, 0);
 	ASSERT_EQ(ev.errors, 0);
 
@@ -889,10 +564,10 @@ TEST(faults_protocol_context_lost_once)
 	Webnn__Ipc__ClientMessage dm = WEBNN__IPC__CLIENT_MESSAGE__INIT;
 	dm.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_CONTEXT;
 	dm.destroy_context = &dc;
-	fp_send(&c, &dm);
+	pt_send(&c, &dm);
 	fp_add_works(&c, 6, 30);
 
-	fp_close(&c);
-	fp_close(&e);
+	pt_close(&c);
+	pt_close(&e);
 	test_daemon_stop(&d);
 }

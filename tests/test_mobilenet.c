@@ -5,41 +5,16 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "tests/models.h"
 #include "tests/npy.h"
 #include "tests/test.h"
 #include "webnn.h"
 
 #define MN_SETS 3
-#define MN_CLASSES 1001
-#define MN_FEATURES 1280
+#define MN_CLASSES MODEL_CLASSES
+#define MN_FEATURES MODEL_MOBILENETV2_FEATURES
 /* stem, 16 blocks, head conv, pooled features */
 #define MN_MAX_OUTPUTS 19
-
-/* The README's block table ("MobileNet V2 NHWC graph"): filters, expanded channels C, stride,
- * output channels, residual add, output height = width. */
-static const struct mn_block {
-	const char *expand, *depthwise, *project;
-	uint32_t c, stride, out_c;
-	bool residual;
-	uint32_t out_hw;
-} mn_blocks[16] = {
-	{ "Const_165", "Const_99", "Const_73", 96, 2, 24, false, 56 },
-	{ "Const_3", "Const_119", "Const_115", 144, 1, 24, true, 56 },
-	{ "Const_255", "Const_216", "Const_157", 144, 2, 32, false, 28 },
-	{ "Const_227", "Const_221", "Const_193", 192, 1, 32, true, 28 },
-	{ "Const_243", "Const_102", "Const_215", 192, 1, 32, true, 28 },
-	{ "Const_226", "Const_163", "Const_229", 192, 2, 64, false, 14 },
-	{ "Const_104", "Const_254", "Const_143", 384, 1, 64, true, 14 },
-	{ "Const_25", "Const_142", "Const_202", 384, 1, 64, true, 14 },
-	{ "Const_225", "Const_129", "Const_98", 384, 1, 64, true, 14 },
-	{ "Const_169", "Const_2", "Const_246", 384, 1, 96, false, 14 },
-	{ "Const_162", "Const_87", "Const_106", 576, 1, 96, true, 14 },
-	{ "Const_52", "Const_22", "Const_40", 576, 1, 96, true, 14 },
-	{ "Const_114", "Const_65", "Const_242", 576, 2, 160, false, 7 },
-	{ "Const_203", "Const_250", "Const_92", 960, 1, 160, true, 7 },
-	{ "Const_133", "Const_130", "Const_258", 960, 1, 160, true, 7 },
-	{ "Const_60", "Const_248", "Const_100", 960, 1, 320, false, 7 },
-};
 
 /* Which outputs the graph has. */
 enum mn_mode {
@@ -50,9 +25,7 @@ enum mn_mode {
 
 /* One graph being built on one daemon, and the operands it will expose as outputs. */
 struct mn {
-	struct webnn_context *ctx;
-	struct webnn_builder *b;
-	const char *dir;
+	struct model m; /* first: the stage callback gets it back as a struct mn */
 	enum mn_mode mode;
 	size_t n_outputs;
 	struct webnn_named_operand outputs[MN_MAX_OUTPUTS];
@@ -60,82 +33,7 @@ struct mn {
 	char what[MN_MAX_OUTPUTS][160]; /* the operations up to this output, for failure messages */
 };
 
-#define MN_OK(s, what)                                                                         \
-	ASSERT_MSG((s) == WEBNN_STATUS_OK, "%s: %s: %s", what, webnn_status_name(s),           \
-		   webnn_context_last_error(z->ctx))
-
-static void mn_expect_shape(const struct webnn_operand *op, const char *what, uint32_t rank,
-			    const uint32_t *shape)
-{
-	struct webnn_operand_desc d;
-	webnn_operand_get_desc(op, &d);
-	bool same = d.data_type == WEBNN_FLOAT32 && d.rank == rank;
-	for (uint32_t i = 0; same && i < rank; i++)
-		same = d.shape[i] == shape[i];
-	if (!same) {
-		char got[96] = "", want[96] = "";
-		for (uint32_t i = 0; i < d.rank && i < WEBNN_MAX_RANK; i++)
-			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%u", i ? "," : "",
-				 d.shape[i]);
-		for (uint32_t i = 0; i < rank; i++)
-			snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%u",
-				 i ? "," : "", shape[i]);
-		FAIL("%s: shape [%s] (%s), README says [%s] (float32)", what, got,
-		     webnn_data_type_name(d.data_type) ? webnn_data_type_name(d.data_type) : "?",
-		     want);
-	}
-}
-
-static struct webnn_operand *mn_weight(struct mn *z, const char *name, uint32_t rank,
-				       const uint32_t *shape)
-{
-	char path[8192], err[9000];
-	struct webnn_operand *op;
-	snprintf(path, sizeof(path), "%s/weights/%s.npy", z->dir, name);
-	ASSERT_MSG(npy_constant(z->ctx, z->b, path, &op, err, sizeof(err)), "%s", err);
-	mn_expect_shape(op, name, rank, shape);
-	return op;
-}
-
-/* conv2d, nhwc, with bias; groups > 1 is the depthwise form (ihwo filter [1,k,k,C]).
- * Padding is the old "same-upper": 1x1 none, 3x3 stride 1 [1,1,1,1], 3x3 stride 2 [0,1,0,1]. */
-static struct webnn_operand *mn_conv(struct mn *z, struct webnn_operand *x, const char *filter,
-				     const char *bias, uint32_t out_c, uint32_t k, uint32_t stride,
-				     uint32_t groups, bool relu6, uint32_t out_hw)
-{
-	struct webnn_operand_desc in;
-	webnn_operand_get_desc(x, &in);
-	ASSERT_EQ(in.rank, 4);
-	bool dw = groups > 1;
-	const uint32_t fshape[4] = { dw ? 1 : out_c, k, k, dw ? out_c : in.shape[3] };
-	struct webnn_conv2d_options o = WEBNN_CONV2D_OPTIONS_INIT;
-	struct webnn_operand *y;
-	o.input_layout = WEBNN_LAYOUT_NHWC;
-	o.filter_layout = dw ? WEBNN_FILTER_IHWO : WEBNN_FILTER_OHWI;
-	o.groups = groups;
-	o.bias = mn_weight(z, bias, 1, &out_c);
-	o.strides[0] = o.strides[1] = stride;
-	o.n_strides = 2;
-	if (k == 3) {
-		o.padding[0] = o.padding[2] = stride == 1 ? 1 : 0;
-		o.padding[1] = o.padding[3] = 1;
-	}
-	o.n_padding = 4;
-	struct webnn_operand *w = mn_weight(z, filter, 4, fshape);
-	MN_OK(webnn_builder_set_next_label(z->b, filter), "label");
-	MN_OK(webnn_builder_conv2d(z->b, x, w, &o, &y), filter);
-	const uint32_t oshape[4] = { 1, out_hw, out_hw, out_c };
-	mn_expect_shape(y, filter, 4, oshape);
-	if (relu6) {
-		struct webnn_clamp_options c = WEBNN_CLAMP_OPTIONS_INIT;
-		c.has_min_value = c.has_max_value = true;
-		c.min_value = 0;
-		c.max_value = 6;
-		MN_OK(webnn_builder_clamp(z->b, y, &c, &y), "clamp");
-		mn_expect_shape(y, "relu6", 4, oshape);
-	}
-	return y;
-}
+#define MN_OK(s, what) MODEL_OK(z->m.ctx, s, what)
 
 static void mn_output(struct mn *z, const char *name, struct webnn_operand *op, const char *what)
 {
@@ -146,80 +44,33 @@ static void mn_output(struct mn *z, const char *name, struct webnn_operand *op, 
 	z->outputs[i] = (struct webnn_named_operand){ z->names[i], op };
 }
 
+static void mn_stage(struct model *m, const char *name, struct webnn_operand *op, const char *what)
+{
+	mn_output((struct mn *)m, name, op, what);
+}
+
 /* shared/models/README.md, "MobileNet V2 NHWC graph". MN_GRAPH_STAGES exposes every block's
  * result as an output too, so a disagreement names the first block that goes wrong. */
 static void mn_graph(struct mn *z)
 {
-	static const uint32_t ishape[4] = { 1, 224, 224, 3 };
 	struct webnn_operand_desc id = { WEBNN_FLOAT32, 4, { 1, 224, 224, 3 } };
 	struct webnn_operand *x;
-	MN_OK(webnn_builder_input(z->b, "input", &id, &x), "input");
-	mn_expect_shape(x, "input", 4, ishape);
-
-	x = mn_conv(z, x, "Const_90", "MobilenetV2_Conv_Conv2D_bias", 32, 3, 2, 1, true, 112);
-	x = mn_conv(z, x, "Const_238", "MobilenetV2_expanded_conv_depthwise_depthwise_bias", 32, 3,
-		    1, 32, true, 112);
-	x = mn_conv(z, x, "Const_167", "MobilenetV2_expanded_conv_project_Conv2D_bias", 16, 1, 1,
-		    1, false, 112);
-	if (z->mode == MN_GRAPH_STAGES)
-		mn_output(z, "stem", x,
-			  "stem: conv 3x3/2 pad [0,1,0,1] to 32 + relu6, depthwise 3x3 groups 32 + "
-			  "relu6, conv 1x1 to 16 -> [1,112,112,16]");
-	uint32_t hw = 112;
-	for (int i = 0; i < 16; i++) {
-		const struct mn_block *k = &mn_blocks[i];
-		char eb[96], db[96], pb[96], name[24], what[160];
-		snprintf(eb, sizeof(eb), "MobilenetV2_expanded_conv_%d_expand_Conv2D_bias", i + 1);
-		snprintf(db, sizeof(db), "MobilenetV2_expanded_conv_%d_depthwise_depthwise_bias",
-			 i + 1);
-		snprintf(pb, sizeof(pb), "MobilenetV2_expanded_conv_%d_project_Conv2D_bias", i + 1);
-		struct webnn_operand *a = mn_conv(z, x, k->expand, eb, k->c, 1, 1, 1, true, hw);
-		a = mn_conv(z, a, k->depthwise, db, k->c, 3, k->stride, k->c, true, k->out_hw);
-		a = mn_conv(z, a, k->project, pb, k->out_c, 1, 1, 1, false, k->out_hw);
-		if (k->residual) {
-			MN_OK(webnn_builder_add(z->b, x, a, &a), "add");
-			const uint32_t s[4] = { 1, k->out_hw, k->out_hw, k->out_c };
-			mn_expect_shape(a, "residual add", 4, s);
-		}
-		hw = k->out_hw;
-		x = a;
-		if (z->mode == MN_GRAPH_STAGES) {
-			snprintf(name, sizeof(name), "block%d", i);
-			const char *pad = k->stride == 1 ? "[1,1,1,1]" : "[0,1,0,1]";
-			snprintf(what, sizeof(what),
-				 "block %d: expand 1x1 to %u + relu6, depthwise 3x3 (ihwo, "
-				 "groups %u) stride %u pad %s + relu6, project 1x1 to %u%s -> "
-				 "[1,%u,%u,%u]",
-				 i, k->c, k->c, k->stride, pad, k->out_c,
-				 k->residual ? ", residual add" : "", k->out_hw, k->out_hw,
-				 k->out_c);
-			mn_output(z, name, x, what);
-		}
-	}
-	x = mn_conv(z, x, "Const_71", "MobilenetV2_Conv_1_Conv2D_bias", MN_FEATURES, 1, 1, 1, true,
-		    7);
-	if (z->mode == MN_GRAPH_STAGES)
-		mn_output(z, "head", x, "head: conv 1x1 320 to 1280 + relu6 -> [1,7,7,1280]");
-
-	struct webnn_pool2d_options po = WEBNN_POOL2D_OPTIONS_INIT;
-	po.window_dimensions[0] = po.window_dimensions[1] = 7;
-	po.n_window_dimensions = 2;
-	po.layout = WEBNN_LAYOUT_NHWC;
-	MN_OK(webnn_builder_average_pool2d(z->b, x, &po, &x), "averagePool2d");
-	static const uint32_t pooled[4] = { 1, 1, 1, MN_FEATURES };
-	mn_expect_shape(x, "averagePool2d", 4, pooled);
+	MN_OK(webnn_builder_input(z->m.b, "input", &id, &x), "input");
+	z->m.stage = z->mode == MN_GRAPH_STAGES ? mn_stage : NULL;
+	x = model_mobilenetv2_body(&z->m, x);
 	if (z->mode != MN_GRAPH_LOGITS) {
 		mn_output(z, "features", x, "averagePool2d 7x7 nhwc -> [1,1,1,1280]");
 		return;
 	}
 
-	x = mn_conv(z, x, "Const_222", "MobilenetV2_Logits_Conv2d_1c_1x1_Conv2D_bias", MN_CLASSES,
-		    1, 1, 1, false, 1);
+	x = model_mobilenetv2_conv(&z->m, x, "Const_222",
+				   "MobilenetV2_Logits_Conv2d_1c_1x1_Conv2D_bias", MN_CLASSES, 1, 1,
+				   1, false, 1);
 	static const uint32_t flat[2] = { 1, MN_CLASSES };
-	MN_OK(webnn_builder_reshape(z->b, x, flat, 2, &x), "reshape");
-	mn_expect_shape(x, "reshape", 2, flat);
-	MN_OK(webnn_builder_softmax(z->b, x, 1, &x), "softmax");
-	mn_expect_shape(x, "softmax", 2, flat);
+	MN_OK(webnn_builder_reshape(z->m.b, x, flat, 2, &x), "reshape");
+	model_expect_shape(x, "reshape", 2, flat);
+	MN_OK(webnn_builder_softmax(z->m.b, x, 1, &x), "softmax");
+	model_expect_shape(x, "softmax", 2, flat);
 	mn_output(z, "output", x, "logits conv 1x1 to 1001, reshape [1,1001], softmax axis 1");
 }
 
@@ -247,35 +98,35 @@ static void mn_run(const char *dir, const char *backend, enum mn_mode mode,
 		   struct npy_array in[MN_SETS], struct mn_result *r)
 {
 	const char *const args[] = { "--backend", backend, NULL };
-	struct mn zz = { .dir = dir, .mode = mode }, *z = &zz;
+	struct mn zz = { .m.dir = dir, .mode = mode }, *z = &zz;
 	struct test_daemon d;
 	test_daemon_start(&d, backend ? args : NULL);
 	struct webnn_context_options co = WEBNN_CONTEXT_OPTIONS_INIT;
 	char err[512] = "";
 	co.socket_path = d.socket_path;
-	enum webnn_status s = webnn_context_create(&co, &z->ctx, err, sizeof(err));
+	enum webnn_status s = webnn_context_create(&co, &z->m.ctx, err, sizeof(err));
 	ASSERT_MSG(s == WEBNN_STATUS_OK, "context: %s: %s", webnn_status_name(s), err);
 	struct webnn_context_info info;
-	webnn_context_get_info(z->ctx, &info);
+	webnn_context_get_info(z->m.ctx, &info);
 	const char *want = backend ? backend : "opencl";
 	if (!info.backend || strcmp(info.backend, want) != 0) {
-		webnn_context_destroy(z->ctx);
+		webnn_context_destroy(z->m.ctx);
 		test_daemon_stop(&d);
 		SKIP("webnnd started for the %s backend runs '%s' (no usable OpenCL device, or "
 		     "$WEBNN_BACKEND set)",
 		     want, info.backend ? info.backend : "?");
 	}
 
-	MN_OK(webnn_builder_create(z->ctx, &z->b), "builder");
+	MN_OK(webnn_builder_create(z->m.ctx, &z->m.b), "builder");
 	mn_graph(z);
 	struct webnn_graph *g;
-	MN_OK(webnn_builder_build(z->b, z->outputs, z->n_outputs, &g), "build");
+	MN_OK(webnn_builder_build(z->m.b, z->outputs, z->n_outputs, &g), "build");
 	r->compile_ms = webnn_graph_compile_ms(g);
 
 	struct webnn_tensor_desc tin = { { WEBNN_FLOAT32, 4, { 1, 224, 224, 3 } }, false, true };
 	struct webnn_tensor *ti, *to[MN_MAX_OUTPUTS];
 	struct webnn_named_tensor bo[MN_MAX_OUTPUTS];
-	MN_OK(webnn_context_create_tensor(z->ctx, &tin, &ti), "input tensor");
+	MN_OK(webnn_context_create_tensor(z->m.ctx, &tin, &ti), "input tensor");
 	r->n = z->n_outputs;
 	for (size_t i = 0; i < r->n; i++) {
 		struct webnn_tensor_desc td = { .readable = true };
@@ -287,21 +138,21 @@ static void mn_run(const char *dir, const char *backend, enum mn_mode mode,
 		r->channels[i] = td.desc.shape[td.desc.rank - 1];
 		memcpy(r->names[i], z->names[i], sizeof(r->names[i]));
 		memcpy(r->what[i], z->what[i], sizeof(r->what[i]));
-		MN_OK(webnn_context_create_tensor(z->ctx, &td, &to[i]), z->names[i]);
+		MN_OK(webnn_context_create_tensor(z->m.ctx, &td, &to[i]), z->names[i]);
 		bo[i] = (struct webnn_named_tensor){ r->names[i], to[i] };
 	}
-	webnn_builder_destroy(z->b);
+	webnn_builder_destroy(z->m.b);
 
 	for (int k = 0; k < MN_SETS; k++) {
 		struct webnn_named_tensor bi = { "input", ti };
 		double t0 = mn_now_ms();
 		size_t bytes = in[k].count * sizeof(float);
-		MN_OK(webnn_context_write_tensor(z->ctx, ti, in[k].data, bytes), "write");
-		MN_OK(webnn_context_dispatch(z->ctx, g, &bi, 1, bo, r->n), "dispatch");
+		MN_OK(webnn_context_write_tensor(z->m.ctx, ti, in[k].data, bytes), "write");
+		MN_OK(webnn_context_dispatch(z->m.ctx, g, &bi, 1, bo, r->n), "dispatch");
 		for (size_t i = 0; i < r->n; i++) {
 			r->data[k][i] = malloc(r->count[i] * sizeof(float));
 			ASSERT(r->data[k][i]);
-			MN_OK(webnn_context_read_tensor(z->ctx, to[i], r->data[k][i],
+			MN_OK(webnn_context_read_tensor(z->m.ctx, to[i], r->data[k][i],
 							r->count[i] * sizeof(float)),
 			      r->names[i]);
 		}
@@ -311,7 +162,7 @@ static void mn_run(const char *dir, const char *backend, enum mn_mode mode,
 	for (size_t i = 0; i < r->n; i++)
 		webnn_tensor_destroy(to[i]);
 	webnn_graph_destroy(g);
-	webnn_context_destroy(z->ctx);
+	webnn_context_destroy(z->m.ctx);
 	test_daemon_stop(&d);
 }
 

@@ -8,93 +8,22 @@
 
 #include "daemon/backend/opencl/ocl.h"
 #include "tests/graphs.h"
+#include "tests/ocltest.h"
 #include "tests/test.h"
-
-static struct backend *ocl_backend(void)
-{
-	if (!test_have_opencl())
-		SKIP("no OpenCL device");
-	/* Tests run short: no background CLBlast warm-up competing for the two cores. */
-	setenv("WEBNN_NO_WARMUP", "1", 1);
-	struct backend *be = NULL;
-	struct wnn_diag diag = { 0 };
-	if (backend_opencl.init(&be, &diag) != WEBNN_STATUS_OK)
-		SKIP("opencl backend: %s", diag.message);
-	return be;
-}
-
-struct tol {
-	double ulp, atol, rtol;
-};
-static const struct tol TOL_EXACT = { 0, 0, 0 };
-static const struct tol TOL_EW = { 8, 1e-6, 1e-5 };
-static const struct tol TOL_SUM = { 0, 2e-4, 2e-4 };
-static const struct tol TOL_F16 = { 2, 2e-3, 4e-3 };
-static const struct tol TOL_F16_SUM = { 0, 2e-2, 1e-2 };
 
 /* Runs g on the reference and on OpenCL with the same seeded inputs in [lo, hi] and compares
  * every output. */
 static void compare(struct backend *be, const struct backend_graph *g, double lo, double hi,
 		    struct tol tol, const char *label)
 {
-	void *in[TG_MAX_OPERANDS] = { 0 }, *ref[TG_MAX_OPERANDS] = { 0 },
-	     *out[TG_MAX_OPERANDS] = { 0 };
-	for (size_t i = 0; i < g->n_inputs; i++) {
-		const struct wnn_desc *d = &g->descs[g->input_operands[i]];
-		uint64_t count = 1;
-		wnn_desc_count(d, &count);
-		in[i] = malloc(tg_bytes(d) + 8);
-		tg_random(in[i], d->type, count, 1234 + i * 77, lo, hi);
-	}
-	for (size_t i = 0; i < g->n_outputs; i++) {
-		size_t bytes = tg_bytes(&g->descs[g->output_operands[i]]) + 8;
-		ref[i] = calloc(1, bytes);
-		out[i] = calloc(1, bytes);
-	}
-	struct wnn_diag diag = { 0 };
-	enum webnn_status st = tg_run(&backend_reference, NULL, g, (const void *const *)in, ref,
-				      &diag);
-	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s: reference: %s", label, diag.message);
-	wnn_diag_clear(&diag);
-	st = tg_run(&backend_opencl, be, g, (const void *const *)in, out, &diag);
-	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s: opencl: %s", label, diag.message);
-	for (size_t i = 0; i < g->n_outputs; i++) {
-		const struct wnn_desc *d = &g->descs[g->output_operands[i]];
-		uint64_t count = 1;
-		wnn_desc_count(d, &count);
-		char msg[256];
-		struct tol t = tol;
-		if (d->type != WNN_F32 && d->type != WNN_F16)
-			t = TOL_EXACT;
-		ASSERT_MSG(tg_compare(out[i], ref[i], d->type, count, t.ulp, t.atol, t.rtol, msg,
-				      sizeof msg),
-			   "%s: output %zu (%s): %s", label, i, wnn_dtype_name(d->type), msg);
-	}
-	for (size_t i = 0; i < TG_MAX_OPERANDS; i++) {
-		free(in[i]);
-		free(ref[i]);
-		free(out[i]);
-	}
+	ot_compare(be, g, NULL, 0, lo, hi, tol, 0, 1234, 77, label);
 }
-
-static const struct backend_graph *finish(struct tg_graph *t, Webnn__Ipc__Operation *op,
-					  const char *label)
-{
-	struct wnn_diag diag = { 0 };
-	ASSERT_MSG(tg_op(t, op, &diag) == WEBNN_STATUS_OK, "%s: %s", label, diag.message);
-	const struct backend_graph *g = tg_finish(t, &diag);
-	ASSERT_MSG(g, "%s: %s", label, diag.message);
-	return g;
-}
-
-static const enum wnn_dtype ALL_TYPES[] = { WNN_F32, WNN_F16, WNN_I32, WNN_U32,
-					    WNN_I64, WNN_U64, WNN_I8,  WNN_U8 };
 
 /* ------------------------------------------------------------------ elementwise */
 
 TEST_TIMEOUT(opencl_binary_all_ops_types, 300)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	static const struct {
 		uint32_t ra, rb;
 		uint32_t a[4], b[4];
@@ -130,7 +59,7 @@ TEST_TIMEOUT(opencl_binary_all_ops_types, 300)
 				char label[96];
 				snprintf(label, sizeof label, "%s %s shape %zu", wnn_ops[op].name,
 					 wnn_dtype_name(t), si);
-				const struct backend_graph *g = finish(&tg, &o, label);
+				const struct backend_graph *g = ot_finish(&tg, &o, label);
 				bool unsig = t == WNN_U8 || t == WNN_U32 || t == WNN_U64;
 				double lo = unsig ? 0 : -6, hi = 6;
 				if (op == WNN_OP_POW) {
@@ -149,7 +78,7 @@ TEST_TIMEOUT(opencl_binary_all_ops_types, 300)
 
 TEST(opencl_pow_integers)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	static const enum wnn_dtype types[] = { WNN_I32, WNN_I64, WNN_I8, WNN_U8 };
 	for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
 		enum wnn_dtype t = types[ti];
@@ -164,7 +93,7 @@ TEST(opencl_pow_integers)
 		m.output = tg_next(&tg);
 		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 		tg_set_op(&o, WNN_OP_POW, &m);
-		const struct backend_graph *g = finish(&tg, &o, "pow int");
+		const struct backend_graph *g = ot_finish(&tg, &o, "pow int");
 		double av[5] = { 2, 3, unsig ? 4 : -2, 5, 7 }, bv[5] = { 3, 2, 3, 0, 1 };
 		double ev[5] = { 8, 9, unsig ? 64 : -8, 1, 7 };
 		char ab[40], bb_[40], out[40];
@@ -185,7 +114,7 @@ TEST(opencl_pow_integers)
 
 TEST_TIMEOUT(opencl_unary_all_ops_types, 300)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	int ran = 0;
 	for (int op = 0; op < WNN_OP_COUNT; op++) {
 		if (wnn_ops[op].family != WEBNN__IPC__OPERATION__ATTRS_UNARY)
@@ -213,7 +142,7 @@ TEST_TIMEOUT(opencl_unary_all_ops_types, 300)
 			tg_set_op(&o, (enum wnn_op)op, &m);
 			char label[96];
 			snprintf(label, sizeof label, "%s %s", wnn_ops[op].name, wnn_dtype_name(t));
-			const struct backend_graph *g = finish(&tg, &o, label);
+			const struct backend_graph *g = ot_finish(&tg, &o, label);
 			bool unsig = t == WNN_U8 || t == WNN_U32 || t == WNN_U64;
 			double lo = unsig ? 0 : -4, hi = 4;
 			if (op == WNN_OP_LOG || op == WNN_OP_SQRT)
@@ -232,7 +161,7 @@ TEST_TIMEOUT(opencl_unary_all_ops_types, 300)
 
 TEST(opencl_clamp_types)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	for (size_t ti = 0; ti < sizeof ALL_TYPES / sizeof ALL_TYPES[0]; ti++) {
 		enum wnn_dtype t = ALL_TYPES[ti];
 		for (int bounds = 0; bounds < 3; bounds++) {
@@ -255,7 +184,7 @@ TEST(opencl_clamp_types)
 			tg_set_op(&o, WNN_OP_CLAMP, &m);
 			char label[64];
 			snprintf(label, sizeof label, "clamp %s bounds %d", wnn_dtype_name(t), bounds);
-			compare(be, finish(&tg, &o, label), 0, 6, TOL_EXACT, label);
+			compare(be, ot_finish(&tg, &o, label), 0, 6, TOL_EXACT, label);
 			tg_free(&tg);
 		}
 	}
@@ -334,7 +263,7 @@ static void conv_run(struct backend *be, const struct conv_case *c, bool const_f
 		 wnn_dtype_name(c->t), c->nhwc ? "nhwc" : "nchw", c->filter_layout, c->groups, c->kh,
 		 c->kw, c->stride[0], c->stride[1], c->dil[0], c->dil[1], c->pad[0], c->pad[1],
 		 c->pad[2], c->pad[3], c->bias, const_filter);
-	compare(be, finish(&tg, &o, label), -1, 1, c->t == WNN_F16 ? TOL_F16_SUM : TOL_SUM, label);
+	compare(be, ot_finish(&tg, &o, label), -1, 1, c->t == WNN_F16 ? TOL_F16_SUM : TOL_SUM, label);
 	tg_free(&tg);
 	free(fdata);
 	free(bdata);
@@ -342,7 +271,7 @@ static void conv_run(struct backend *be, const struct conv_case *c, bool const_f
 
 TEST_TIMEOUT(opencl_conv2d_layouts, 300)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	for (int nhwc = 0; nhwc < 2; nhwc++)
 		for (int fl = 0; fl < 4; fl++) {
 			struct conv_case c = { 2, 6, 9, 8, 8, 3, 3, 1, { 1, 1, 1, 1 }, { 1, 1 },
@@ -358,7 +287,7 @@ TEST_TIMEOUT(opencl_conv2d_layouts, 300)
 
 TEST_TIMEOUT(opencl_conv2d_options, 300)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	static const struct conv_case cases[] = {
 		/* 1x1 stride 1: the input is the gemm operand directly */
 		{ 1, 16, 7, 7, 24, 1, 1, 1, { 0, 0, 0, 0 }, { 1, 1 }, { 1, 1 }, true, true, 2, WNN_F32 },
@@ -389,7 +318,7 @@ TEST_TIMEOUT(opencl_conv2d_options, 300)
 
 TEST_TIMEOUT(opencl_pool2d, 300)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	static const enum wnn_op ops[3] = { WNN_OP_AVERAGE_POOL2D, WNN_OP_L2_POOL2D,
 					    WNN_OP_MAX_POOL2D };
 	static const struct {
@@ -443,7 +372,7 @@ TEST_TIMEOUT(opencl_pool2d, 300)
 					snprintf(label, sizeof label, "%s %s %s opts %zu",
 						 wnn_ops[ops[k]].name, wnn_dtype_name(t),
 						 nhwc ? "nhwc" : "nchw", oi);
-					compare(be, finish(&tg, &o, label), -2, 2,
+					compare(be, ot_finish(&tg, &o, label), -2, 2,
 						f16 ? TOL_F16 : TOL_SUM, label);
 					tg_free(&tg);
 				}
@@ -463,7 +392,7 @@ TEST_TIMEOUT(opencl_pool2d, 300)
 		m.strides = stride;
 		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 		tg_set_op(&o, WNN_OP_MAX_POOL2D, &m);
-		compare(be, finish(&tg, &o, "maxPool2d int"), 0, 100, TOL_EXACT, "maxPool2d int");
+		compare(be, ot_finish(&tg, &o, "maxPool2d int"), 0, 100, TOL_EXACT, "maxPool2d int");
 		tg_free(&tg);
 	}
 	backend_opencl.shutdown(be);
@@ -473,7 +402,7 @@ TEST_TIMEOUT(opencl_pool2d, 300)
 
 TEST_TIMEOUT(opencl_gemm_options, 300)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	const uint32_t M = 7, K = 13, N = 9;
 	for (int f16 = 0; f16 < 2; f16++)
 		for (int variant = 0; variant < 8; variant++) {
@@ -505,7 +434,7 @@ TEST_TIMEOUT(opencl_gemm_options, 300)
 			tg_set_op(&o, WNN_OP_GEMM, &m);
 			char label[64];
 			snprintf(label, sizeof label, "gemm %s variant %d", wnn_dtype_name(t), variant);
-			compare(be, finish(&tg, &o, label), -1, 1, f16 ? TOL_F16_SUM : TOL_SUM, label);
+			compare(be, ot_finish(&tg, &o, label), -1, 1, f16 ? TOL_F16_SUM : TOL_SUM, label);
 			tg_free(&tg);
 		}
 	backend_opencl.shutdown(be);
@@ -513,7 +442,7 @@ TEST_TIMEOUT(opencl_gemm_options, 300)
 
 TEST_TIMEOUT(opencl_matmul_broadcast, 300)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	static const struct {
 		uint32_t ra, rb, a[4], b[4];
 	} cases[] = {
@@ -539,7 +468,7 @@ TEST_TIMEOUT(opencl_matmul_broadcast, 300)
 			tg_set_op(&o, WNN_OP_MATMUL, &m);
 			char label[64];
 			snprintf(label, sizeof label, "matmul %s case %zu", wnn_dtype_name(t), i);
-			compare(be, finish(&tg, &o, label), -1, 1, f16 ? TOL_F16_SUM : TOL_SUM, label);
+			compare(be, ot_finish(&tg, &o, label), -1, 1, f16 ? TOL_F16_SUM : TOL_SUM, label);
 			tg_free(&tg);
 		}
 	backend_opencl.shutdown(be);
@@ -549,7 +478,7 @@ TEST_TIMEOUT(opencl_matmul_broadcast, 300)
 
 TEST_TIMEOUT(opencl_softmax_batchnorm, 300)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	for (int f16 = 0; f16 < 2; f16++) {
 		enum wnn_dtype t = f16 ? WNN_F16 : WNN_F32;
 		for (uint32_t axis = 0; axis < 3; axis++) {
@@ -562,7 +491,7 @@ TEST_TIMEOUT(opencl_softmax_batchnorm, 300)
 			m.axis = axis;
 			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 			tg_set_op(&o, WNN_OP_SOFTMAX, &m);
-			compare(be, finish(&tg, &o, "softmax"), -5, 5, f16 ? TOL_F16 : TOL_EW,
+			compare(be, ot_finish(&tg, &o, "softmax"), -5, 5, f16 ? TOL_F16 : TOL_EW,
 				"softmax");
 			tg_free(&tg);
 		}
@@ -591,7 +520,7 @@ TEST_TIMEOUT(opencl_softmax_batchnorm, 300)
 			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 			tg_set_op(&o, WNN_OP_BATCH_NORMALIZATION, &m);
 			/* variance inputs in (0, 2]: keep them positive */
-			compare(be, finish(&tg, &o, "batchNormalization"), 0.05, 2,
+			compare(be, ot_finish(&tg, &o, "batchNormalization"), 0.05, 2,
 				f16 ? TOL_F16 : TOL_EW, "batchNormalization");
 			tg_free(&tg);
 		}
@@ -601,7 +530,7 @@ TEST_TIMEOUT(opencl_softmax_batchnorm, 300)
 
 TEST_TIMEOUT(opencl_transpose_concat_reshape, 300)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16, WNN_I8, WNN_I64 };
 	for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
 		enum wnn_dtype t = types[ti];
@@ -622,7 +551,7 @@ TEST_TIMEOUT(opencl_transpose_concat_reshape, 300)
 			}
 			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 			tg_set_op(&o, WNN_OP_TRANSPOSE, &m);
-			compare(be, finish(&tg, &o, "transpose"), -50, 50, TOL_EXACT, "transpose");
+			compare(be, ot_finish(&tg, &o, "transpose"), -50, 50, TOL_EXACT, "transpose");
 			tg_free(&tg);
 		}
 		for (uint32_t axis = 0; axis < 3; axis++) {
@@ -640,7 +569,7 @@ TEST_TIMEOUT(opencl_transpose_concat_reshape, 300)
 			m.output = tg_next(&tg);
 			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 			tg_set_op(&o, WNN_OP_CONCAT, &m);
-			compare(be, finish(&tg, &o, "concat"), -50, 50, TOL_EXACT, "concat");
+			compare(be, ot_finish(&tg, &o, "concat"), -50, 50, TOL_EXACT, "concat");
 			tg_free(&tg);
 		}
 		struct tg_graph tg;
@@ -654,7 +583,7 @@ TEST_TIMEOUT(opencl_transpose_concat_reshape, 300)
 		m.new_shape = shape;
 		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 		tg_set_op(&o, WNN_OP_RESHAPE, &m);
-		compare(be, finish(&tg, &o, "reshape"), -50, 50, TOL_EXACT, "reshape");
+		compare(be, ot_finish(&tg, &o, "reshape"), -50, 50, TOL_EXACT, "reshape");
 		tg_free(&tg);
 	}
 	backend_opencl.shutdown(be);
@@ -664,7 +593,7 @@ TEST_TIMEOUT(opencl_transpose_concat_reshape, 300)
  * output that is also consumed, and the same operand named as two outputs. */
 TEST(opencl_graph_chain_aliasing)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	struct tg_graph tg;
 	tg_init(&tg);
 	struct wnn_diag diag = { 0 };
@@ -716,7 +645,7 @@ TEST(opencl_graph_chain_aliasing)
 
 TEST(opencl_supports_and_errors)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	ASSERT(backend_opencl.supports(be, WNN_OP_CONV2D, WNN_F32));
 	ASSERT(backend_opencl.supports(be, WNN_OP_CONV2D, WNN_F16));
 	ASSERT(!backend_opencl.supports(be, WNN_OP_CONV2D, WNN_I32));
@@ -735,7 +664,7 @@ TEST(opencl_supports_and_errors)
 	c.data_type = WEBNN__IPC__DATA_TYPE__INT32;
 	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 	tg_set_op(&o, WNN_OP_CAST, &c);
-	const struct backend_graph *g = finish(&tg, &o, "cast");
+	const struct backend_graph *g = ot_finish(&tg, &o, "cast");
 	if (!backend_opencl.supports(be, WNN_OP_CAST, WNN_F32)) {
 		struct backend_context *ctx;
 		struct backend_context_options opts = { WEBNN_POWER_DEFAULT, true };
@@ -761,7 +690,7 @@ TEST(opencl_program_disk_cache)
 	char dir[] = "/tmp/webnn-ocl-cache-XXXXXX";
 	ASSERT(mkdtemp(dir));
 	setenv("WEBNN_CACHE_DIR", dir, 1);
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	struct tg_graph tg;
 	tg_init(&tg);
 	uint32_t x = tg_input(&tg, WNN_F32, 1, (uint32_t[]){ 10 });
@@ -770,13 +699,13 @@ TEST(opencl_program_disk_cache)
 	u.output = tg_next(&tg);
 	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 	tg_set_op(&o, WNN_OP_EXP, &u);
-	const struct backend_graph *g = finish(&tg, &o, "exp");
+	const struct backend_graph *g = ot_finish(&tg, &o, "exp");
 	compare(be, g, -1, 1, TOL_EW, "exp");
 	backend_opencl.shutdown(be);
 	char cmd[256];
 	snprintf(cmd, sizeof cmd, "ls %s/programs | grep -q '\\.bin$'", dir);
 	ASSERT_MSG(system(cmd) == 0, "no program binary in %s/programs", dir);
-	be = ocl_backend();
+	be = ot_backend();
 	compare(be, g, -1, 1, TOL_EW, "exp from the disk cache");
 	backend_opencl.shutdown(be);
 	tg_free(&tg);
@@ -920,7 +849,7 @@ static const uint32_t PAD0[4] = { 0, 0, 0, 0 }, PAD1[4] = { 1, 1, 1, 1 },
  * blocks, both layouts, with bias, fused relu6 and a fused residual add. */
 TEST_TIMEOUT(opencl_depthwise_shapes, 300)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	static const struct {
 		uint32_t n, c, h, w, stride;
 		const uint32_t *pad;
@@ -970,7 +899,7 @@ TEST_TIMEOUT(opencl_depthwise_shapes, 300)
  * equal the reference, and the fused plans have fewer steps than the baseline's. */
 TEST_TIMEOUT(opencl_fused_epilogues, 300)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	/* conv variants: layout, kernel size, out channels, type, chain: 0 none, 1 relu, 2 clamp,
 	 * 3 add residual, 4 add vector + relu, 5 add residual + clamp. NHWC float32 with channels
 	 * a multiple of 8 takes small_gemm; 12, 20, 36 the swapped small-N CLBlast product (rows
@@ -1078,7 +1007,7 @@ TEST_TIMEOUT(opencl_fused_epilogues, 300)
  * consumers, or the add's other operand is computed after the conv. */
 TEST_TIMEOUT(opencl_fusion_not_applied, 300)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	for (int variant = 0; variant < 3; variant++) {
 		struct tg_graph tg;
 		tg_init(&tg);
@@ -1115,7 +1044,7 @@ TEST_TIMEOUT(opencl_fusion_not_applied, 300)
  * conv with a graph input copies only the input. */
 TEST_TIMEOUT(opencl_concat_in_place, 300)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	/* variant 0: nchw (CLBlast, epilogue pass into the slices); 1: nhwc, expand channels a
 	 * multiple of 8 (small_gemm stores into the slices); 2: nhwc, 10 and 14 channels on 144
 	 * rows (swapped CLBlast product, transposing epilogue into the slices) */
@@ -1148,7 +1077,7 @@ TEST_TIMEOUT(opencl_concat_in_place, 300)
 		tg_set_op(&o, WNN_OP_CONCAT, &m);
 		char label[32];
 		snprintf(label, sizeof label, "fire variant %d", variant);
-		const struct backend_graph *g = finish(&tg, &o, label);
+		const struct backend_graph *g = ot_finish(&tg, &o, label);
 		compare(be, g, -1, 1, TOL_SUM, label);
 		/* first version: 3 x (bias fill + gemm + relu) + im2col + 2 concat copies; now at
 		 * most 3 x (gemm + epilogue) + im2col */
@@ -1171,7 +1100,7 @@ TEST_TIMEOUT(opencl_concat_in_place, 300)
 		m.output = tg_next(&tg);
 		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 		tg_set_op(&o, WNN_OP_CONCAT, &m);
-		compare(be, finish(&tg, &o, "concat mixed"), -1, 1, TOL_SUM, "concat mixed");
+		compare(be, ot_finish(&tg, &o, "concat mixed"), -1, 1, TOL_SUM, "concat mixed");
 		tg_free(&tg);
 	}
 	backend_opencl.shutdown(be);
@@ -1180,7 +1109,7 @@ TEST_TIMEOUT(opencl_concat_in_place, 300)
 /* maxPool2d (and the others) over a window that holds only padding produce 0, not -inf. */
 TEST(opencl_pool_padding_only_window)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	static const enum wnn_op ops[3] = { WNN_OP_MAX_POOL2D, WNN_OP_AVERAGE_POOL2D,
 					    WNN_OP_L2_POOL2D };
 	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16, WNN_I32, WNN_U8 };
@@ -1207,7 +1136,7 @@ TEST(opencl_pool_padding_only_window)
 			char label[64];
 			snprintf(label, sizeof label, "%s %s padding-only window", wnn_ops[ops[k]].name,
 				 wnn_dtype_name(t));
-			const struct backend_graph *g = finish(&tg, &o, label);
+			const struct backend_graph *g = ot_finish(&tg, &o, label);
 			compare(be, g, 1, 5, t == WNN_F16 ? TOL_F16 : TOL_SUM, label);
 			/* output (0, 0): rows -2..-1, columns -2..-1 */
 			double in[18], out[32]; /* 2x3x3 in, 2x4x4 out: room for any type */

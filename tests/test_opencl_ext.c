@@ -5,31 +5,9 @@
 #include <string.h>
 
 #include "tests/graphs.h"
+#include "tests/ocltest.h"
 #include "tests/test.h"
 
-static struct backend *ocl_backend(void)
-{
-	if (!test_have_opencl())
-		SKIP("no OpenCL device");
-	setenv("WEBNN_NO_WARMUP", "1", 1);
-	struct backend *be = NULL;
-	struct wnn_diag diag = { 0 };
-	if (backend_opencl.init(&be, &diag) != WEBNN_STATUS_OK)
-		SKIP("opencl backend: %s", diag.message);
-	return be;
-}
-
-struct tol {
-	double ulp, atol, rtol;
-};
-static const struct tol TOL_EXACT = { 0, 0, 0 };
-static const struct tol TOL_EW = { 8, 1e-6, 1e-5 };
-static const struct tol TOL_SUM = { 0, 2e-4, 2e-4 };
-static const struct tol TOL_F16 = { 2, 2e-3, 4e-3 };
-static const struct tol TOL_F16_SUM = { 0, 2e-2, 1e-2 };
-
-static const enum wnn_dtype ALL_TYPES[] = { WNN_F32, WNN_F16, WNN_I32, WNN_U32,
-					    WNN_I64, WNN_U64, WNN_I8,  WNN_U8 };
 #define N_TYPES (sizeof ALL_TYPES / sizeof ALL_TYPES[0])
 
 static bool is_unsigned(enum wnn_dtype t)
@@ -42,11 +20,6 @@ static bool is_float(enum wnn_dtype t)
 	return t == WNN_F32 || t == WNN_F16;
 }
 
-/* Value range of graph input i; inputs past the table (or with lo == hi == 0) use [lo, hi]. */
-struct range {
-	double lo, hi;
-};
-
 static int n_compared;
 /* Allowed difference of integer outputs (linear resampling rounds an inexact value). */
 static double int_atol;
@@ -56,47 +29,7 @@ static double int_atol;
 static void compare_r(struct backend *be, const struct backend_graph *g, const struct range *r,
 		      size_t n_r, double lo, double hi, struct tol tol, const char *label)
 {
-	void *in[TG_MAX_OPERANDS] = { 0 }, *ref[TG_MAX_OPERANDS] = { 0 },
-	     *out[TG_MAX_OPERANDS] = { 0 };
-	for (size_t i = 0; i < g->n_inputs; i++) {
-		const struct wnn_desc *d = &g->descs[g->input_operands[i]];
-		uint64_t count = 1;
-		wnn_desc_count(d, &count);
-		in[i] = malloc(tg_bytes(d) + 8);
-		double l = lo, h = hi;
-		if (i < n_r && (r[i].lo != 0 || r[i].hi != 0)) {
-			l = r[i].lo;
-			h = r[i].hi;
-		}
-		tg_random(in[i], d->type, count, 4321 + i * 91, l, h);
-	}
-	for (size_t i = 0; i < g->n_outputs; i++) {
-		size_t bytes = tg_bytes(&g->descs[g->output_operands[i]]) + 8;
-		ref[i] = calloc(1, bytes);
-		out[i] = calloc(1, bytes);
-	}
-	struct wnn_diag diag = { 0 };
-	enum webnn_status st = tg_run(&backend_reference, NULL, g, (const void *const *)in, ref,
-				      &diag);
-	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s: reference: %s", label, diag.message);
-	wnn_diag_clear(&diag);
-	st = tg_run(&backend_opencl, be, g, (const void *const *)in, out, &diag);
-	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s: opencl: %s", label, diag.message);
-	for (size_t i = 0; i < g->n_outputs; i++) {
-		const struct wnn_desc *d = &g->descs[g->output_operands[i]];
-		uint64_t count = 1;
-		wnn_desc_count(d, &count);
-		char msg[256];
-		struct tol t = is_float(d->type) ? tol : (struct tol){ 0, int_atol, 0 };
-		ASSERT_MSG(tg_compare(out[i], ref[i], d->type, count, t.ulp, t.atol, t.rtol, msg,
-				      sizeof msg),
-			   "%s: output %zu (%s): %s", label, i, wnn_dtype_name(d->type), msg);
-	}
-	for (size_t i = 0; i < TG_MAX_OPERANDS; i++) {
-		free(in[i]);
-		free(ref[i]);
-		free(out[i]);
-	}
+	ot_compare(be, g, r, n_r, lo, hi, tol, int_atol, 4321, 91, label);
 	n_compared++;
 }
 
@@ -104,16 +37,6 @@ static void compare(struct backend *be, const struct backend_graph *g, double lo
 		    struct tol tol, const char *label)
 {
 	compare_r(be, g, NULL, 0, lo, hi, tol, label);
-}
-
-static const struct backend_graph *finish(struct tg_graph *t, Webnn__Ipc__Operation *op,
-					  const char *label)
-{
-	struct wnn_diag diag = { 0 };
-	ASSERT_MSG(tg_op(t, op, &diag) == WEBNN_STATUS_OK, "%s: %s", label, diag.message);
-	const struct backend_graph *g = tg_finish(t, &diag);
-	ASSERT_MSG(g, "%s: %s", label, diag.message);
-	return g;
 }
 
 /* Builds input(t, dims) -> op(msg) and compares; msg has .input and .output members. */
@@ -125,7 +48,7 @@ static const struct backend_graph *finish(struct tg_graph *t, Webnn__Ipc__Operat
 		(msg).output = tg_next(&tg_);                                                  \
 		Webnn__Ipc__Operation o_ = WEBNN__IPC__OPERATION__INIT;                        \
 		tg_set_op(&o_, (kind), &(msg));                                                \
-		const struct backend_graph *g_ = finish(&tg_, &o_, (label));                   \
+		const struct backend_graph *g_ = ot_finish(&tg_, &o_, (label));                \
 		compare(be, g_, (lo), (hi), (tol), (label));                                   \
 		tg_free(&tg_);                                                                 \
 	} while (0)
@@ -139,7 +62,7 @@ static double type_lo(enum wnn_dtype t, double lo)
 
 TEST(opencl_ext_supports_exactly_the_spec_types)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	static const enum wnn_op ops[] = {
 		WNN_OP_ARG_MIN, WNN_OP_ARG_MAX, WNN_OP_CAST, WNN_OP_CUMULATIVE_SUM,
 		WNN_OP_CONV_TRANSPOSE2D, WNN_OP_QUANTIZE_LINEAR, WNN_OP_DEQUANTIZE_LINEAR,
@@ -179,7 +102,7 @@ TEST(opencl_ext_supports_exactly_the_spec_types)
 
 TEST_TIMEOUT(opencl_ext_data_movement_all_types, 180)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	for (size_t ti = 0; ti < N_TYPES; ti++) {
 		enum wnn_dtype t = ALL_TYPES[ti];
 		const char *tn = wnn_dtype_name(t);
@@ -286,7 +209,7 @@ TEST_TIMEOUT(opencl_ext_data_movement_all_types, 180)
 				Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 				tg_set_op(&o, WNN_OP_SPLIT, &m);
 				snprintf(label, sizeof label, "split %d %s", by_sizes, tn);
-				const struct backend_graph *g = finish(&tg, &o, label);
+				const struct backend_graph *g = ot_finish(&tg, &o, label);
 				ASSERT_EQ(g->n_outputs, 3);
 				compare(be, g, lo, hi, TOL_EXACT, label);
 				tg_free(&tg);
@@ -306,7 +229,7 @@ TEST_TIMEOUT(opencl_ext_data_movement_all_types, 180)
 			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 			tg_set_op(&o, WNN_OP_WHERE, &m);
 			snprintf(label, sizeof label, "where %s", tn);
-			const struct backend_graph *g = finish(&tg, &o, label);
+			const struct backend_graph *g = ot_finish(&tg, &o, label);
 			struct range r[3] = { { 0, 2 }, { 0, 0 }, { 0, 0 } };
 			compare_r(be, g, r, 3, lo, hi, TOL_EXACT, label);
 			tg_free(&tg);
@@ -322,7 +245,7 @@ static const enum wnn_dtype INDEX_TYPES[] = { WNN_I32, WNN_U32, WNN_I64 };
 
 TEST_TIMEOUT(opencl_ext_gather_scatter, 180)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16, WNN_I64, WNN_U8 };
 	char label[128];
 	for (size_t ti = 0; ti < 4; ti++) {
@@ -346,7 +269,7 @@ TEST_TIMEOUT(opencl_ext_gather_scatter, 180)
 				Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 				tg_set_op(&o, WNN_OP_GATHER, &m);
 				snprintf(label, sizeof label, "gather axis %u %s %s", axis, tn, in);
-				const struct backend_graph *g = finish(&tg, &o, label);
+				const struct backend_graph *g = ot_finish(&tg, &o, label);
 				struct range r[2] = { { 0, 0 }, ir };
 				compare_r(be, g, r, 2, type_lo(t, -9), 9, TOL_EXACT, label);
 				tg_free(&tg);
@@ -368,7 +291,7 @@ TEST_TIMEOUT(opencl_ext_gather_scatter, 180)
 				tg_set_op(&o, WNN_OP_GATHER_ELEMENTS, &m);
 				snprintf(label, sizeof label, "gatherElements axis %u %s %s", axis, tn,
 					 in);
-				const struct backend_graph *g = finish(&tg, &o, label);
+				const struct backend_graph *g = ot_finish(&tg, &o, label);
 				struct range r[2] = { { 0, 0 }, ir };
 				compare_r(be, g, r, 2, type_lo(t, -9), 9, TOL_EXACT, label);
 				tg_free(&tg);
@@ -385,7 +308,7 @@ TEST_TIMEOUT(opencl_ext_gather_scatter, 180)
 				Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 				tg_set_op(&o, WNN_OP_GATHER_ND, &m);
 				snprintf(label, sizeof label, "gatherND k %u %s %s", k, tn, in);
-				const struct backend_graph *g = finish(&tg, &o, label);
+				const struct backend_graph *g = ot_finish(&tg, &o, label);
 				struct range r[2] = { { 0, 0 }, ir };
 				compare_r(be, g, r, 2, type_lo(t, -9), 9, TOL_EXACT, label);
 				tg_free(&tg);
@@ -409,7 +332,7 @@ TEST_TIMEOUT(opencl_ext_gather_scatter, 180)
 				tg_set_op(&o, WNN_OP_SCATTER_ELEMENTS, &m);
 				snprintf(label, sizeof label, "scatterElements axis %u %s %s", axis, tn,
 					 in);
-				const struct backend_graph *g = finish(&tg, &o, label);
+				const struct backend_graph *g = ot_finish(&tg, &o, label);
 				struct range r[3] = { { 0, 0 }, ir, { 0, 0 } };
 				compare_r(be, g, r, 3, type_lo(t, -9), 9, TOL_EXACT, label);
 				tg_free(&tg);
@@ -432,7 +355,7 @@ TEST_TIMEOUT(opencl_ext_gather_scatter, 180)
 				Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 				tg_set_op(&o, WNN_OP_SCATTER_ND, &m);
 				snprintf(label, sizeof label, "scatterND k %u %s %s", k, tn, in);
-				const struct backend_graph *g = finish(&tg, &o, label);
+				const struct backend_graph *g = ot_finish(&tg, &o, label);
 				struct range r[3] = { { 0, 0 }, ir, { 0, 0 } };
 				compare_r(be, g, r, 3, type_lo(t, -9), 9, TOL_EXACT, label);
 				tg_free(&tg);
@@ -445,7 +368,7 @@ TEST_TIMEOUT(opencl_ext_gather_scatter, 180)
 /* Hostile indices (the extremes of each index type) stay inside the input: literal values. */
 TEST(opencl_ext_gather_hostile_indices)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	struct tg_graph tg;
 	tg_init(&tg);
 	uint32_t x = tg_input(&tg, WNN_F32, 1, (uint32_t[]){ 4 });
@@ -456,7 +379,7 @@ TEST(opencl_ext_gather_hostile_indices)
 	m.output = tg_next(&tg);
 	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 	tg_set_op(&o, WNN_OP_GATHER, &m);
-	const struct backend_graph *g = finish(&tg, &o, "gather hostile");
+	const struct backend_graph *g = ot_finish(&tg, &o, "gather hostile");
 	float xv[4] = { 10, 11, 12, 13 };
 	int64_t iv[6] = { INT64_MIN, INT64_MAX, -1, -4, -5, 1LL << 40 };
 	float out[6];
@@ -482,7 +405,7 @@ TEST(opencl_ext_gather_hostile_indices)
 	s.output = tg_next(&tg);
 	Webnn__Ipc__Operation o2 = WEBNN__IPC__OPERATION__INIT;
 	tg_set_op(&o2, WNN_OP_SCATTER_ND, &s);
-	g = finish(&tg, &o2, "scatterND hostile");
+	g = ot_finish(&tg, &o2, "scatterND hostile");
 	int32_t xs[6] = { 1, 2, 3, 4, 5, 6 }, us[4] = { 7, 8, 9, 10 }, os[6];
 	uint32_t is[2] = { UINT32_MAX, 0 };
 	const void *in2[3] = { xs, is, us };
@@ -499,7 +422,7 @@ TEST(opencl_ext_gather_hostile_indices)
 
 TEST_TIMEOUT(opencl_ext_cast_all_pairs, 180)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	char label[128];
 	for (size_t a = 0; a < N_TYPES; a++)
 		for (size_t c = 0; c < N_TYPES; c++) {
@@ -517,7 +440,7 @@ TEST_TIMEOUT(opencl_ext_cast_all_pairs, 180)
 
 TEST_TIMEOUT(opencl_ext_quantize_dequantize, 120)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	static const enum wnn_dtype qtypes[] = { WNN_I8, WNN_U8, WNN_I32, WNN_U32 };
 	static const uint32_t sdims[3][2] = { { 1, 1 }, { 3, 1 }, { 3, 2 } };
 	char label[128];
@@ -548,7 +471,7 @@ TEST_TIMEOUT(opencl_ext_quantize_dequantize, 120)
 					snprintf(label, sizeof label, "%s %s %s scale %d",
 						 deq ? "dequantize" : "quantize", wnn_dtype_name(ft),
 						 wnn_dtype_name(qt), sd);
-					const struct backend_graph *g = finish(&tg, &o, label);
+					const struct backend_graph *g = ot_finish(&tg, &o, label);
 					struct range r[3] = { { type_lo(qt, -40), 40 },
 							      { 0.05, 0.5 },
 							      { type_lo(qt, -5), 5 } };
@@ -565,7 +488,7 @@ TEST_TIMEOUT(opencl_ext_quantize_dequantize, 120)
 
 TEST_TIMEOUT(opencl_ext_arg_cumsum, 180)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	char label[128];
 	static const uint32_t dims[3] = { 3, 4, 5 };
 	for (size_t ti = 0; ti < N_TYPES; ti++) {
@@ -603,7 +526,7 @@ TEST_TIMEOUT(opencl_ext_arg_cumsum, 180)
 
 TEST_TIMEOUT(opencl_ext_reductions, 180)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	char label[128];
 	static const struct {
 		int n; /* -1: axes absent */
@@ -646,7 +569,7 @@ TEST_TIMEOUT(opencl_ext_reductions, 180)
 
 TEST_TIMEOUT(opencl_ext_normalization_prelu, 120)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	char label[128];
 	for (int f = 0; f < 2; f++) {
 		enum wnn_dtype t = f ? WNN_F16 : WNN_F32;
@@ -674,7 +597,7 @@ TEST_TIMEOUT(opencl_ext_normalization_prelu, 120)
 			tg_set_op(&o, WNN_OP_INSTANCE_NORMALIZATION, &m);
 			snprintf(label, sizeof label, "instanceNormalization %d %s", v,
 				 wnn_dtype_name(t));
-			const struct backend_graph *g = finish(&tg, &o, label);
+			const struct backend_graph *g = ot_finish(&tg, &o, label);
 			compare(be, g, -3, 3, tol, label);
 			tg_free(&tg);
 		}
@@ -713,7 +636,7 @@ TEST_TIMEOUT(opencl_ext_normalization_prelu, 120)
 			tg_set_op(&o, WNN_OP_LAYER_NORMALIZATION, &m);
 			snprintf(label, sizeof label, "layerNormalization %zu %s", si,
 				 wnn_dtype_name(t));
-			const struct backend_graph *g = finish(&tg, &o, label);
+			const struct backend_graph *g = ot_finish(&tg, &o, label);
 			compare(be, g, -3, 3, tol, label);
 			tg_free(&tg);
 		}
@@ -732,7 +655,7 @@ TEST_TIMEOUT(opencl_ext_normalization_prelu, 120)
 		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 		tg_set_op(&o, WNN_OP_PRELU, &m);
 		snprintf(label, sizeof label, "prelu %s", wnn_dtype_name(t));
-		const struct backend_graph *g = finish(&tg, &o, label);
+		const struct backend_graph *g = ot_finish(&tg, &o, label);
 		compare(be, g, -5, 5, t == WNN_F16 ? TOL_F16 : TOL_EW, label);
 		tg_free(&tg);
 	}
@@ -741,7 +664,7 @@ TEST_TIMEOUT(opencl_ext_normalization_prelu, 120)
 
 TEST_TIMEOUT(opencl_ext_resample2d, 120)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	char label[128];
 	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16, WNN_I8, WNN_U8 };
 	for (size_t ti = 0; ti < 4; ti++)
@@ -780,7 +703,7 @@ TEST_TIMEOUT(opencl_ext_resample2d, 120)
 /* The spec's worked example: [4, 4] -> [8, 8] linear, literal values. */
 TEST(opencl_ext_resample2d_spec_example)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	struct tg_graph tg;
 	tg_init(&tg);
 	uint32_t x = tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 1, 1, 4, 4 });
@@ -794,7 +717,7 @@ TEST(opencl_ext_resample2d_spec_example)
 	m.output = tg_next(&tg);
 	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 	tg_set_op(&o, WNN_OP_RESAMPLE2D, &m);
-	const struct backend_graph *g = finish(&tg, &o, "resample example");
+	const struct backend_graph *g = ot_finish(&tg, &o, "resample example");
 	float in[16] = { 0, 1, 2, 3, 0, 1, 2, 3, 12, 13, 14, 15, 12, 13, 14, 15 };
 	float out[64];
 	const void *ins[1] = { in };
@@ -816,7 +739,7 @@ TEST(opencl_ext_resample2d_spec_example)
 
 TEST_TIMEOUT(opencl_ext_conv_transpose2d, 180)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	char label[128];
 	static const struct {
 		uint32_t n, cin, h, w, cout, kh, kw, groups;
@@ -882,7 +805,7 @@ TEST_TIMEOUT(opencl_ext_conv_transpose2d, 180)
 			tg_set_op(&o, WNN_OP_CONV_TRANSPOSE2D, &m);
 			snprintf(label, sizeof label, "convTranspose2d case %zu %s", ci,
 				 wnn_dtype_name(t));
-			const struct backend_graph *g = finish(&tg, &o, label);
+			const struct backend_graph *g = ot_finish(&tg, &o, label);
 			compare(be, g, -1, 1, f ? TOL_F16_SUM : TOL_SUM, label);
 			tg_free(&tg);
 		}
@@ -1038,14 +961,14 @@ static void run_rnn(struct backend *be, enum wnn_dtype t, const struct rnn_case 
 		lc.activations = act;
 		tg_set_op(&o, WNN_OP_LSTM_CELL, &lc);
 	}
-	const struct backend_graph *g = finish(&tg, &o, label);
+	const struct backend_graph *g = ot_finish(&tg, &o, label);
 	compare(be, g, -0.6, 0.6, t == WNN_F16 ? TOL_F16_SUM : TOL_SUM, label);
 	tg_free(&tg);
 }
 
 TEST_TIMEOUT(opencl_ext_gru_lstm, 240)
 {
-	struct backend *be = ocl_backend();
+	struct backend *be = ot_backend();
 	const Webnn__Ipc__RecurrentActivation S = WEBNN__IPC__RECURRENT_ACTIVATION__ACT_SIGMOID,
 					      T = WEBNN__IPC__RECURRENT_ACTIVATION__ACT_TANH,
 					      R = WEBNN__IPC__RECURRENT_ACTIVATION__ACT_RELU;

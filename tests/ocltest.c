@@ -1,0 +1,75 @@
+/* Shared helpers of the OpenCL backend tests: the backend, tolerances, reference comparisons. */
+#include "tests/ocltest.h"
+
+#include <stdlib.h>
+
+
+struct backend *ot_backend(void)
+{
+	if (!test_have_opencl())
+		SKIP("no OpenCL device");
+	setenv("WEBNN_NO_WARMUP", "1", 1);
+	struct backend *be = NULL;
+	struct wnn_diag diag = { 0 };
+	if (backend_opencl.init(&be, &diag) != WEBNN_STATUS_OK)
+		SKIP("opencl backend: %s", diag.message);
+	return be;
+}
+
+void ot_compare(struct backend *be, const struct backend_graph *g, const struct range *r,
+		size_t n_r, double lo, double hi, struct tol tol, double int_atol, uint64_t seed,
+		uint64_t seed_step, const char *label)
+{
+	void *in[TG_MAX_OPERANDS] = { 0 }, *ref[TG_MAX_OPERANDS] = { 0 },
+	     *out[TG_MAX_OPERANDS] = { 0 };
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		const struct wnn_desc *d = &g->descs[g->input_operands[i]];
+		uint64_t count = 1;
+		wnn_desc_count(d, &count);
+		in[i] = malloc(tg_bytes(d) + 8);
+		double l = lo, h = hi;
+		if (i < n_r && (r[i].lo != 0 || r[i].hi != 0)) {
+			l = r[i].lo;
+			h = r[i].hi;
+		}
+		tg_random(in[i], d->type, count, seed + i * seed_step, l, h);
+	}
+	for (size_t i = 0; i < g->n_outputs; i++) {
+		size_t bytes = tg_bytes(&g->descs[g->output_operands[i]]) + 8;
+		ref[i] = calloc(1, bytes);
+		out[i] = calloc(1, bytes);
+	}
+	struct wnn_diag diag = { 0 };
+	enum webnn_status st = tg_run(&backend_reference, NULL, g, (const void *const *)in, ref,
+				      &diag);
+	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s: reference: %s", label, diag.message);
+	wnn_diag_clear(&diag);
+	st = tg_run(&backend_opencl, be, g, (const void *const *)in, out, &diag);
+	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s: opencl: %s", label, diag.message);
+	for (size_t i = 0; i < g->n_outputs; i++) {
+		const struct wnn_desc *d = &g->descs[g->output_operands[i]];
+		uint64_t count = 1;
+		wnn_desc_count(d, &count);
+		char msg[256];
+		bool fp = d->type == WNN_F32 || d->type == WNN_F16;
+		struct tol t = fp ? tol : (struct tol){ 0, int_atol, 0 };
+		ASSERT_MSG(tg_compare(out[i], ref[i], d->type, count, t.ulp, t.atol, t.rtol, msg,
+				      sizeof msg),
+			   "%s: output %zu (%s): %s", label, i, wnn_dtype_name(d->type), msg);
+	}
+	for (size_t i = 0; i < TG_MAX_OPERANDS; i++) {
+		free(in[i]);
+		free(ref[i]);
+		free(out[i]);
+	}
+}
+
+const struct backend_graph *ot_finish(struct tg_graph *t, Webnn__Ipc__Operation *op,
+				      const char *label)
+{
+	struct wnn_diag diag = { 0 };
+	ASSERT_MSG(tg_op(t, op, &diag) == WEBNN_STATUS_OK, "%s: %s", label, diag.message);
+	const struct backend_graph *g = tg_finish(t, &diag);
+	ASSERT_MSG(g, "%s: %s", label, diag.message);
+	return g;
+}

@@ -1,0 +1,45 @@
+/* Shared helpers of the OpenCL backend tests: the backend, tolerances, reference comparisons. */
+#ifndef TESTS_OCLTEST_H
+#define TESTS_OCLTEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tests/graphs.h"
+#include "tests/test.h"
+
+/* The OpenCL backend with no background CLBlast warm-up (it would compete with the tests for
+ * the two cores); SKIPs without a device. */
+struct backend *ot_backend(void);
+
+/* Allowed difference of an output: ulps, absolute, relative. */
+struct tol {
+	double ulp, atol, rtol;
+};
+static const struct tol TOL_EXACT = { 0, 0, 0 };
+static const struct tol TOL_EW = { 8, 1e-6, 1e-5 };
+static const struct tol TOL_SUM = { 0, 2e-4, 2e-4 };
+static const struct tol TOL_F16 = { 2, 2e-3, 4e-3 };
+static const struct tol TOL_F16_SUM = { 0, 2e-2, 1e-2 };
+
+static const enum wnn_dtype ALL_TYPES[] = { WNN_F32, WNN_F16, WNN_I32, WNN_U32,
+					    WNN_I64, WNN_U64, WNN_I8,  WNN_U8 };
+
+/* Value range of graph input i; inputs past the table (or with lo == hi == 0) use [lo, hi]. */
+struct range {
+	double lo, hi;
+};
+
+/* Runs g on the reference and on OpenCL with the same inputs (input i seeded with
+ * seed + i * seed_step, in its range) and compares every output: float ones within tol,
+ * integer ones within int_atol. */
+void ot_compare(struct backend *be, const struct backend_graph *g, const struct range *r,
+		size_t n_r, double lo, double hi, struct tol tol, double int_atol, uint64_t seed,
+		uint64_t seed_step, const char *label);
+
+/* Adds op to t and finishes the graph; fails the test naming label on a validation error. */
+const struct backend_graph *ot_finish(struct tg_graph *t, Webnn__Ipc__Operation *op,
+				      const char *label);
+
+#endif

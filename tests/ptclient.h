@@ -1,0 +1,111 @@
+/* A raw wire-protocol test client shared by test_protocol.c and test_faults.c. */
+#ifndef TESTS_PTCLIENT_H
+#define TESTS_PTCLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/wire.h"
+#include "proto/wnn.h"
+#include "tests/test.h"
+
+struct pt_conn {
+	int fd;
+	struct wnn_reader r;
+	uint64_t serial;
+	/* Fail on an ErrorEvent, ContextLost or other message not asked for while awaiting a reply,
+	 * instead of skipping it (pt_connect leaves it false). */
+	bool strict;
+};
+
+/* ErrorEvents and ContextLost that arrived before an awaited reply. */
+struct pt_events {
+	int errors, lost;
+	uint32_t error_context[8], error_object[8], error_status[8];
+	char error_message[8][512];
+	uint32_t lost_context;
+	char lost_message[512];
+};
+
+/* webnnd arguments for the reference backend. */
+extern const char *const pt_reference[];
+
+void pt_connect(struct pt_conn *c, const struct test_daemon *d);
+void pt_close(struct pt_conn *c);
+void pt_send_fds(struct pt_conn *c, Webnn__Ipc__ClientMessage *m, const int *fds, int n_fds);
+void pt_send(struct pt_conn *c, Webnn__Ipc__ClientMessage *m);
+/* Next server message, or NULL on EOF / connection reset / 10 s of silence. */
+Webnn__Ipc__ServerMessage *pt_recv(struct pt_conn *c);
+/* Sends m with a fresh serial and returns the Reply to it; events before it are recorded in ev
+ * (NULL: skipped, or a failure on a strict connection). A Goodbye fails the test. */
+Webnn__Ipc__ServerMessage *pt_call_ev(struct pt_conn *c, Webnn__Ipc__ClientMessage *m,
+				      const int *fds, int n_fds, struct pt_events *ev);
+Webnn__Ipc__ServerMessage *pt_call_fds(struct pt_conn *c, Webnn__Ipc__ClientMessage *m,
+				       const int *fds, int n_fds);
+Webnn__Ipc__ServerMessage *pt_call(struct pt_conn *c, Webnn__Ipc__ClientMessage *m);
+void pt_free(Webnn__Ipc__ServerMessage *s);
+/* Expects a successful reply and frees it. */
+void pt_expect_ok(Webnn__Ipc__ServerMessage *s);
+/* Expects Reply{error} with the status and a message containing needle, and frees it. */
+void pt_expect_err(Webnn__Ipc__ServerMessage *s, int status, const char *needle);
+void pt_call_ok(struct pt_conn *c, Webnn__Ipc__ClientMessage *m);
+void pt_call_err(struct pt_conn *c, Webnn__Ipc__ClientMessage *m, int status, const char *needle);
+/* Expects Goodbye{reason containing needle} and then the end of the connection. */
+void pt_expect_goodbye(struct pt_conn *c, const char *needle);
+
+void pt_hello(struct pt_conn *c, const char *client_name);
+Webnn__Ipc__ServerMessage *pt_create_context_reply(struct pt_conn *c, uint32_t id);
+void pt_create_context(struct pt_conn *c, uint32_t id);
+
+/* A CreateTensor message over the given shape; the caller sends it. */
+struct pt_tensor_msg {
+	Webnn__Ipc__ClientMessage m;
+	Webnn__Ipc__CreateTensor ct;
+	Webnn__Ipc__OperandDescriptor d;
+	uint32_t shape[WNN_MAX_RANK + 2];
+};
+void pt_tensor_msg(struct pt_tensor_msg *t, uint32_t ctx, uint32_t id, int type,
+		   const uint32_t *shape, size_t rank, bool readable, bool writable);
+/* A readable, writable float32 tensor. */
+void pt_create_tensor(struct pt_conn *c, uint32_t ctx, uint32_t id, const uint32_t *shape,
+		      size_t rank);
+void pt_write_inline(struct pt_conn *c, uint32_t id, const void *bytes, size_t len);
+Webnn__Ipc__ServerMessage *pt_read_reply_ev(struct pt_conn *c, uint32_t id, struct pt_events *ev);
+Webnn__Ipc__ServerMessage *pt_read_reply(struct pt_conn *c, uint32_t id);
+/* Reads a float tensor inline and compares it with want. */
+void pt_read_expect(struct pt_conn *c, uint32_t id, const float *want, size_t n);
+/* Tensor create/write/read round trip with values derived from seed. */
+void pt_roundtrip(struct pt_conn *c, uint32_t ctx, uint32_t tensor, float seed);
+
+/* ---- graphs, written out as the client library would send them */
+
+struct pt_graph {
+	Webnn__Ipc__ClientMessage m;
+	Webnn__Ipc__BuildGraph bg;
+	Webnn__Ipc__GraphInfo gi;
+	Webnn__Ipc__Operand operands[4], *op_ptrs[4];
+	Webnn__Ipc__OperandDescriptor descs[4];
+	uint32_t shapes[4][4];
+	Webnn__Ipc__Operation op, *op_ptr;
+	Webnn__Ipc__ElementwiseBinary bin;
+	Webnn__Ipc__ElementwiseUnary un;
+	Webnn__Ipc__Conv2d conv;
+	Webnn__Ipc__NamedOperand names[4], *in_ptrs[3], *out_ptr;
+};
+
+void pt_operand(struct pt_graph *g, int i, Webnn__Ipc__OperandKind kind, const char *name,
+		const uint32_t *shape, size_t rank);
+/* One operation over n_operands float32 operands, as graph id in context ctx. */
+void pt_graph_init(struct pt_graph *g, uint32_t ctx, uint32_t id, size_t n_operands);
+void pt_graph_io(struct pt_graph *g, int n_in, const char *const *in_names, const uint32_t *in_ops,
+		 const char *out_name, uint32_t out_op);
+/* z = add(x, y) over [2, 3]. */
+void pt_add_graph(struct pt_graph *g, uint32_t ctx, uint32_t id);
+/* Dispatch of the add graph: x, y in, z out (sent, no reply). */
+void pt_dispatch(struct pt_conn *c, uint32_t ctx, uint32_t graph, uint32_t x, uint32_t y,
+		 uint32_t z);
+/* Builds add, creates x y z, dispatches and checks z = x + y. Ids from base upward. */
+void pt_add_roundtrip(struct pt_conn *c, uint32_t ctx, uint32_t base, float seed);
+
+#endif
