@@ -1514,7 +1514,7 @@ static bool build_operator(struct replay *r, json_t *oper, bool optional)
 	}
 	const struct op_entry *e = find_op(method);
 	if (!e) {
-		set_err(r, "%s not implemented", method);
+		set_err(r, "%s: libwebnn has no such builder operator", method);
 		r->skip = true;
 		goto out;
 	}
@@ -1876,12 +1876,12 @@ static enum verdict run_case(struct webnn_context *ctx, json_t *c, bool check, b
 			goto out;
 		}
 		if (!find_op(m)) {
-			set_err(&r, "%s not implemented", m);
+			set_err(&r, "%s: libwebnn has no such builder operator", m);
 			v = V_SKIP;
 			goto out;
 		}
 		if (!context_lists_op(ctx, m)) {
-			set_err(&r, "%s not implemented (absent from the context's opSupportLimits)",
+			set_err(&r, "%s: not supported by this context (absent from its opSupportLimits)",
 				m);
 			v = V_SKIP;
 			goto out;
