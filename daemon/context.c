@@ -155,7 +155,9 @@ int handle_create_context(struct session *s, struct request *rq)
 
 	const struct daemon_op_limits *ol = &d->op_limits;
 	Webnn__Ipc__SupportLimits sl = WEBNN__IPC__SUPPORT_LIMITS__INIT;
-	sl.preferred_input_layout = WEBNN__IPC__INPUT_LAYOUT__NCHW;
+	sl.preferred_input_layout = c->info.preferred_layout == WEBNN_LAYOUT_NHWC
+					    ? WEBNN__IPC__INPUT_LAYOUT__NHWC
+					    : WEBNN__IPC__INPUT_LAYOUT__NCHW;
 	sl.max_tensor_byte_length = d->limits.max_tensor_bytes;
 	sl.input_data_types = ol->input_types;
 	sl.constant_data_types = ol->constant_types;

@@ -167,6 +167,149 @@ __kernel void reduce(__global const T *X, __global T *O, uint n, uint krank, uin
 	ST(O, i, acc);
 }
 
+/* Two-stage reduction for few outputs over many elements: reduce_part splits output i's
+ * reduced space (linear order, last dimension innermost) into `parts` contiguous chunks and
+ * leaves each chunk's accumulator in W[i * parts + j]; reduce_fin combines them and applies
+ * the same finish as `reduce`. Sums and products accumulate in ACC as `reduce` does (integers
+ * exact, wrapping like it); max/min keep NaN. logSumExp chunks keep (sum of exp(v - m), m) with
+ * the chunk max m in W[n + i * parts + j], so the combine rescales each by exp(m - M). */
+inline ACC red_step(ACC acc, ACC v, uint kind, bool first)
+{
+	switch (kind) {
+	case 0:
+#ifdef IS_FLOAT
+		return acc + fabs(v);
+#else
+		return acc + (v < 0 ? -v : v);
+#endif
+	case 1:
+	case 9:
+		return acc + v * v;
+	case 4:
+#ifdef IS_FLOAT
+		if (isnan(v))
+			return v;
+#endif
+		return first || v > acc ? v : acc;
+	case 6:
+#ifdef IS_FLOAT
+		if (isnan(v))
+			return v;
+#endif
+		return first || v < acc ? v : acc;
+	case 7:
+		return acc * v;
+	default:
+		return acc + v;
+	}
+}
+
+__kernel void reduce_part(__global const T *X, __global ACC *W, uint n, uint parts,
+			  uint rcount, uint krank, uint8 kdims_, uint8 kstr_, uint rrank,
+			  uint8 rdims_, uint8 rstr_, uint kind)
+{
+	uint g = get_global_id(0);
+	if (g >= n)
+		return;
+	uint i = g / parts, j = g % parts;
+	uint kd[8], ks[8], rd[8], rs[8];
+	vstore8(kdims_, 0, kd);
+	vstore8(kstr_, 0, ks);
+	vstore8(rdims_, 0, rd);
+	vstore8(rstr_, 0, rs);
+	ulong base = walk(i, krank, kd, ks);
+	uint r0 = (uint)((ulong)rcount * j / parts), r1 = (uint)((ulong)rcount * (j + 1) / parts);
+	uint last = rrank ? rd[rrank - 1] : 1, lstr = rrank ? rs[rrank - 1] : 0;
+	uint orank = rrank ? rrank - 1 : 0;
+#ifdef IS_FLOAT
+	float m = -INFINITY;
+	if (kind == 3) {
+		for (uint r = r0; r < r1;) {
+			uint o = r / last, k = r % last, end = min(last, k + (r1 - r));
+			ulong b = base + walk(o, orank, rd, rs);
+			for (uint kk = k; kk < end; kk++)
+				m = fmax(m, (float)LD(X, b + (ulong)kk * lstr));
+			r += end - k;
+		}
+	}
+#endif
+	ACC acc = kind == 7 ? 1 : 0;
+	bool first = true;
+	for (uint r = r0; r < r1;) {
+		uint o = r / last, k = r % last, end = min(last, k + (r1 - r));
+		ulong b = base + walk(o, orank, rd, rs);
+		for (uint kk = k; kk < end; kk++) {
+			ACC v = LD(X, b + (ulong)kk * lstr);
+#ifdef IS_FLOAT
+			/* v == m covers m == -inf: that chunk's weight exp(m - M) is 0 anyway */
+			if (kind == 3)
+				acc += v == m ? 1.0f : exp(v - m);
+			else
+#endif
+				acc = red_step(acc, v, kind, first);
+			first = false;
+		}
+		r += end - k;
+	}
+	W[g] = acc;
+#ifdef IS_FLOAT
+	if (kind == 3)
+		W[n + g] = m;
+#endif
+}
+
+__kernel void reduce_fin(__global const ACC *W, __global T *O, uint n, uint parts, uint rcount,
+			 uint kind)
+{
+	uint i = get_global_id(0);
+	if (i >= n)
+		return;
+	uint at = i * parts;
+	ACC acc;
+#ifdef IS_FLOAT
+	if (kind == 3) {
+		uint np = n * parts;
+		float mm = -INFINITY;
+		for (uint j = 0; j < parts; j++)
+			mm = fmax(mm, W[np + at + j]);
+		if (isinf(mm)) {
+			ST(O, i, mm);
+			return;
+		}
+		float s = 0;
+		for (uint j = 0; j < parts; j++)
+			s += W[at + j] * exp(W[np + at + j] - mm);
+		ST(O, i, mm + log(s));
+		return;
+	}
+#endif
+	acc = W[at];
+	for (uint j = 1; j < parts; j++) {
+		ACC v = W[at + j];
+		switch (kind) {
+		case 4:
+		case 6:
+			acc = red_step(acc, v, kind, false);
+			break;
+		case 7:
+			acc *= v;
+			break;
+		default:
+			acc += v;
+			break;
+		}
+	}
+#ifdef IS_FLOAT
+	if (kind == 1)
+		acc = sqrt(acc);
+	else if (kind == 2)
+		acc = log(acc);
+	else if (kind == 5)
+		acc = acc / (float)rcount;
+#endif
+	ST(O, i, acc);
+}
+
 /* ------------------------------------------------------------------ prelu */
 
 __kernel void prelu(__global const T *X, __global const T *S, __global T *O, uint n, uint rank,

@@ -321,6 +321,59 @@ TEST_TIMEOUT(bench_conv2d, 600)
 	bench_close(&e);
 }
 
+/* Reductions with few outputs over many elements (the two-stage path) and one with many
+ * outputs (one work-item each either way), against $WEBNN_OCL_BASELINE's one-stage kernel. */
+TEST_TIMEOUT(bench_reduce, 600)
+{
+	struct bench_env e;
+	bench_open(&e);
+	static const struct {
+		const char *name;
+		enum wnn_op op;
+		enum wnn_dtype type;
+		uint32_t rank, dims[3];
+		int n; /* -1: all axes */
+		uint32_t axes[2];
+	} rs[] = {
+		{ "sum 1M f32 -> 1", WNN_OP_REDUCE_SUM, WNN_F32, 1, { 1u << 20 }, -1, { 0 } },
+		{ "max 1M f32 -> 1", WNN_OP_REDUCE_MAX, WNN_F32, 1, { 1u << 20 }, -1, { 0 } },
+		{ "logSumExp 1M f32 -> 1", WNN_OP_REDUCE_LOG_SUM_EXP, WNN_F32, 1, { 1u << 20 }, -1,
+		  { 0 } },
+		{ "sum 1M f16 -> 1", WNN_OP_REDUCE_SUM, WNN_F16, 1, { 1u << 20 }, -1, { 0 } },
+		{ "sum 1M i32 -> 1", WNN_OP_REDUCE_SUM, WNN_I32, 1, { 1u << 20 }, -1, { 0 } },
+		{ "mean 64x16384 f32 ax1", WNN_OP_REDUCE_MEAN, WNN_F32, 2, { 64, 16384 }, 1, { 1 } },
+		{ "l2 16x256x256 f32 ax1,2", WNN_OP_REDUCE_L2, WNN_F32, 3, { 16, 256, 256 }, 2,
+		  { 1, 2 } },
+		{ "sum 64x128x128 f32 ax0,2", WNN_OP_REDUCE_SUM, WNN_F32, 3, { 64, 128, 128 }, 2,
+		  { 0, 2 } },
+		{ "sum 1024x1024 f32 ax0", WNN_OP_REDUCE_SUM, WNN_F32, 2, { 1024, 1024 }, 1, { 0 } },
+	};
+	printf("  %-26s %10s %10s %8s\n", "reduction", "now ms", "base ms", "ratio");
+	for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) {
+		struct tg_graph tg;
+		struct wnn_diag diag = { 0 };
+		tg_init(&tg);
+		Webnn__Ipc__Reduce m = WEBNN__IPC__REDUCE__INIT;
+		uint32_t axes[2] = { rs[i].axes[0], rs[i].axes[1] };
+		m.input = tg_input(&tg, rs[i].type, rs[i].rank, rs[i].dims);
+		m.output = tg_next(&tg);
+		if (rs[i].n >= 0) {
+			m.has_has_axes = m.has_axes = 1;
+			m.n_axes = (size_t)rs[i].n;
+			m.axes = axes;
+		}
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o, rs[i].op, &m);
+		ASSERT_MSG(tg_op(&tg, &o, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+		const struct backend_graph *g = tg_finish(&tg, &diag);
+		ASSERT_MSG(g, "%s", diag.message);
+		double tb, t = bench_graph2(&e, g, &tb);
+		tg_free(&tg);
+		printf("  %-26s %10.3f %10.3f %7.2fx\n", rs[i].name, t * 1e3, tb * 1e3, tb / t);
+	}
+	bench_close(&e);
+}
+
 /* ------------------------------------------------------------------ whole models */
 
 #define MDL_OK(s, what) MODEL_OK(z->ctx, s, what)

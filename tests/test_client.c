@@ -76,6 +76,26 @@ TEST(client_connect_error_message)
 
 /* ---- contexts */
 
+/* preferredInputLayout is the backend's: NHWC on OpenCL, whose conv2d fast paths are NHWC. */
+TEST_TIMEOUT(client_context_preferred_layout_opencl, 120)
+{
+	ct_require_webnnd();
+	if (!test_have_opencl())
+		SKIP("no OpenCL device");
+	const char *const args[] = { "--backend", "opencl", NULL };
+	struct test_daemon d;
+	test_daemon_start(&d, args);
+	struct webnn_context *ctx = ct_connect(&d, "test_client");
+	struct webnn_context_info info;
+	webnn_context_get_info(ctx, &info);
+	ASSERT_STREQ(info.backend, "opencl");
+	struct webnn_support_limits sl;
+	webnn_context_support_limits(ctx, &sl);
+	ASSERT_EQ(sl.preferred_input_layout, WEBNN_LAYOUT_NHWC);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
 TEST(client_context_info_and_limits)
 {
 	struct test_daemon d;
@@ -89,6 +109,8 @@ TEST(client_context_info_and_limits)
 
 	struct webnn_support_limits sl;
 	webnn_context_support_limits(ctx, &sl);
+	/* the reference backend walks both layouts alike and answers the spec's default */
+	ASSERT_EQ(sl.preferred_input_layout, WEBNN_LAYOUT_NCHW);
 	ASSERT(sl.max_tensor_byte_length >= (1u << 20));
 	ASSERT(sl.input.data_types & (1u << WEBNN_FLOAT32));
 	ASSERT(sl.output.data_types & (1u << WEBNN_FLOAT32));

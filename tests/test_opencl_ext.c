@@ -567,6 +567,115 @@ TEST_TIMEOUT(opencl_ext_reductions, 180)
 	backend_opencl.shutdown(be);
 }
 
+/* Few outputs over many elements take the two-stage (split) reduction: a whole-tensor
+ * reduction, strided and non-contiguous reduced spaces, with and without keepDimensions. */
+TEST_TIMEOUT(opencl_ext_reductions_large, 300)
+{
+	struct backend *be = ot_backend();
+	char label[160];
+	static const struct {
+		uint32_t rank, dims[4];
+		int n; /* -1: axes absent */
+		uint32_t axes[3];
+	} sets[] = {
+		{ 1, { 262144 }, -1, { 0 } },             /* one output */
+		{ 3, { 16, 64, 256 }, 2, { 0, 2 } },      /* 64 outputs, walks an outer axis */
+		{ 3, { 8, 4096, 3 }, 1, { 1 } },          /* 24 outputs, strided */
+		{ 2, { 32, 8192 }, 1, { 1 } },            /* 32 contiguous rows */
+		{ 4, { 2, 3, 64, 64 }, 3, { 3, 1, 2 } },  /* 2 outputs, axes out of order */
+	};
+	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16, WNN_I32 };
+	for (int op = WNN_OP_REDUCE_L1; op <= WNN_OP_REDUCE_SUM_SQUARE; op++)
+		for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+			enum wnn_dtype t = types[ti];
+			if (!(wnn_ops[op].dtypes & WNN_DT_BIT(t)))
+				continue;
+			for (size_t si = 0; si < sizeof sets / sizeof sets[0]; si++) {
+				Webnn__Ipc__Reduce m = WEBNN__IPC__REDUCE__INIT;
+				uint32_t axes[3], dims[4];
+				memcpy(axes, sets[si].axes, sizeof axes);
+				memcpy(dims, sets[si].dims, sizeof dims);
+				if (sets[si].n >= 0) {
+					m.n_axes = (size_t)sets[si].n;
+					m.axes = axes;
+					m.has_has_axes = 1;
+					m.has_axes = 1;
+				}
+				m.has_keep_dimensions = 1;
+				m.keep_dimensions = (si + ti) & 1;
+				snprintf(label, sizeof label, "%s large set %zu %s", wnn_ops[op].name,
+					 si, wnn_dtype_name(t));
+				/* positive inputs keep log defined; products stay near 1 (floats)
+				 * or wrap modulo 2^64 alike (integers); float16 ranges keep sums
+				 * of squares finite */
+				double lo = t == WNN_F16 ? -0.25 : -3, hi = t == WNN_F16 ? 0.25 : 3;
+				if (op == WNN_OP_REDUCE_LOG_SUM) {
+					lo = 0.1;
+					hi = 4;
+				} else if (op == WNN_OP_REDUCE_PRODUCT) {
+					lo = is_float(t) ? 0.999 : 1;
+					hi = is_float(t) ? 1.001 : 3;
+				}
+				struct tol tol = t == WNN_F16 ? TOL_F16_SUM : TOL_SUM;
+				RUN1(be, t, sets[si].rank, dims, (enum wnn_op)op, m, lo, hi, tol, label);
+			}
+		}
+	backend_opencl.shutdown(be);
+}
+
+/* The two-stage reduction keeps the one-stage kernel's NaN and infinity results: NaN wins
+ * max/min/sums wherever it sits, -inf chunks weigh nothing in logSumExp, all -inf stays -inf. */
+TEST_TIMEOUT(opencl_ext_reductions_large_nan_inf, 120)
+{
+	struct backend *be = ot_backend();
+	enum { ROWS = 7, LEN = 8192 };
+	float *x = malloc(sizeof(float) * ROWS * LEN);
+	ASSERT(x);
+	tg_random(x, WNN_F32, (uint64_t)ROWS * LEN, 77, -3, 3);
+	x[0 * LEN + 5000] = NAN;                 /* NaN among numbers */
+	for (int k = 0; k < LEN; k++)            /* -inf but one number */
+		x[1 * LEN + k] = k == 7000 ? 2.0f : -INFINITY;
+	for (int k = 0; k < LEN; k++)            /* all -inf */
+		x[2 * LEN + k] = -INFINITY;
+	x[3 * LEN + 100] = INFINITY;             /* +inf among numbers */
+	x[4 * LEN + 0] = NAN;                    /* NaN first */
+	for (int k = 0; k < LEN / 2; k++)        /* -inf chunks, then numbers */
+		x[5 * LEN + k] = -INFINITY;
+	static const enum wnn_op ops[] = { WNN_OP_REDUCE_MAX, WNN_OP_REDUCE_MIN,
+					   WNN_OP_REDUCE_LOG_SUM_EXP, WNN_OP_REDUCE_SUM,
+					   WNN_OP_REDUCE_MEAN, WNN_OP_REDUCE_L1 };
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+		struct tg_graph tg;
+		struct wnn_diag diag = { 0 };
+		tg_init(&tg);
+		Webnn__Ipc__Reduce m = WEBNN__IPC__REDUCE__INIT;
+		uint32_t axes[1] = { 1 };
+		m.input = tg_input(&tg, WNN_F32, 2, (uint32_t[]){ ROWS, LEN });
+		m.output = tg_next(&tg);
+		m.has_has_axes = m.has_axes = 1;
+		m.n_axes = 1;
+		m.axes = axes;
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o, ops[i], &m);
+		const struct backend_graph *g = ot_finish(&tg, &o, wnn_ops[ops[i]].name);
+		float want[ROWS], got[ROWS];
+		const void *in[1] = { x };
+		void *out_ref[1] = { want }, *out_ocl[1] = { got };
+		ASSERT_MSG(tg_run(&backend_reference, NULL, g, in, out_ref, &diag) ==
+				   WEBNN_STATUS_OK,
+			   "%s", diag.message);
+		ASSERT_MSG(tg_run(&backend_opencl, be, g, in, out_ocl, &diag) == WEBNN_STATUS_OK,
+			   "%s", diag.message);
+		char msg[256];
+		ASSERT_MSG(tg_compare(got, want, WNN_F32, ROWS, 0, TOL_SUM.atol, TOL_SUM.rtol, msg,
+				      sizeof msg),
+			   "%s: %s", wnn_ops[ops[i]].name, msg);
+		tg_free(&tg);
+	}
+	free(x);
+	backend_opencl.shutdown(be);
+}
+
 TEST_TIMEOUT(opencl_ext_normalization_prelu, 120)
 {
 	struct backend *be = ot_backend();

@@ -47,6 +47,8 @@ TEST(protocol_handshake)
 	ASSERT(!s->reply->error);
 	const Webnn__Ipc__ContextInfo *ci = s->reply->context;
 	ASSERT_STREQ(ci->backend, "reference");
+	/* the backend's own preference, not a fixed answer */
+	ASSERT_EQ(ci->limits->preferred_input_layout, WEBNN__IPC__INPUT_LAYOUT__NCHW);
 	ASSERT(ci->limits->n_ops > 0);
 	bool conv_filter = false;
 	for (size_t i = 0; i < ci->limits->n_ops; i++) {
@@ -571,6 +573,9 @@ TEST_TIMEOUT(protocol_opencl_dispatch, 300)
 	Webnn__Ipc__ServerMessage *s = pt_create_context_reply(&c, 1);
 	ASSERT_MSG(!s->reply->error, "createContext: %s", s->reply->error->message);
 	ASSERT_STREQ(s->reply->context->backend, "opencl");
+	/* its conv2d fast paths are NHWC ones (bench_conv2d) */
+	ASSERT_EQ(s->reply->context->limits->preferred_input_layout,
+		  WEBNN__IPC__INPUT_LAYOUT__NHWC);
 	pt_free(s);
 	pt_add_roundtrip(&c, 1, 2, 2.5f);
 	pt_close(&c);

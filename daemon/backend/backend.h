@@ -24,6 +24,9 @@ struct backend_device_info {
 	char device_type[16];     /* "gpu", "cpu", "accelerator" */
 	char platform_name[128];
 	char driver_version[64];
+	/* The input layout (conv2d/pool2d inputLayout) this device runs faster; the context
+	 * reports it as MLOpSupportLimits.preferredInputLayout. */
+	enum webnn_layout preferred_layout;
 };
 
 struct backend_context_options {

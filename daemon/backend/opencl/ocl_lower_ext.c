@@ -566,6 +566,39 @@ static void lower_cumsum(struct ocl_build *b)
 	arg_u(b, s, 6, p.reversed);
 }
 
+static void lower_reduce_split(struct ocl_build *b, cl_program prog, const struct params_reduce *p,
+			       cl_uint kind, uint32_t parts, uint32_t si, uint32_t so)
+{
+	const struct params_reduction *r = &p->r;
+	uint64_t n = r->kept_count * parts;
+	/* partial accumulators in the kernels' ACC: float for float types, 64-bit integers
+	 * otherwise; float ones have a second half for logSumExp's chunk maxima */
+	size_t bytes = is_float(p->type) ? (size_t)n * 2 * sizeof(float) : (size_t)n * 8;
+	uint32_t w = ocl_slot_new_temp(b, bytes);
+	if (FAILED(b))
+		return;
+	struct ocl_step *s = kernel_n(b, prog, "reduce_part", n);
+	ocl_arg_mem(b, s, 0, si);
+	ocl_arg_mem(b, s, 1, w);
+	arg_u(b, s, 2, u32(b, n, "output"));
+	arg_u(b, s, 3, parts);
+	arg_u(b, s, 4, u32(b, r->red_count, "input"));
+	arg_u(b, s, 5, r->kept_rank);
+	arg_u8(b, s, 6, ocl_u8dims(r->kept_rank, r->kept_dims));
+	arg_u8(b, s, 7, u8_wide(b, r->kept_rank, r->kept_strides));
+	arg_u(b, s, 8, r->red_rank);
+	arg_u8(b, s, 9, ocl_u8dims(r->red_rank, r->red_dims));
+	arg_u8(b, s, 10, u8_wide(b, r->red_rank, r->red_strides));
+	arg_u(b, s, 11, kind);
+	s = kernel_n(b, prog, "reduce_fin", r->kept_count);
+	ocl_arg_mem(b, s, 0, w);
+	ocl_arg_mem(b, s, 1, so);
+	arg_u(b, s, 2, u32(b, r->kept_count, "output"));
+	arg_u(b, s, 3, parts);
+	arg_u(b, s, 4, u32(b, r->red_count, "input"));
+	arg_u(b, s, 5, kind);
+}
+
 static void lower_reduce(struct ocl_build *b, enum wnn_op kind)
 {
 	struct params_reduce p;
@@ -578,6 +611,18 @@ static void lower_reduce(struct ocl_build *b, enum wnn_op kind)
 	/* the kernel's kind numbers follow ops.def order, reduceL1 = 0 */
 	cl_uint k = (cl_uint)(kind - WNN_OP_REDUCE_L1);
 	const struct params_reduction *r = &p.r;
+	/* One work-item per output leaves most of the device idle when the outputs are few
+	 * (reduceSum over 1M floats ran on one core): split each output's reduced space into
+	 * chunks of at least RED_CHUNK elements, up to about RED_ITEMS work-items in all. */
+	enum { RED_CHUNK = 1024, RED_ITEMS = 2048 };
+	uint64_t parts = r->red_count / RED_CHUNK;
+	uint64_t fill = (RED_ITEMS + r->kept_count - 1) / (r->kept_count ? r->kept_count : 1);
+	if (parts > fill)
+		parts = fill;
+	if (parts >= 4 && !ocl_baseline()) {
+		lower_reduce_split(b, prog, &p, k, (uint32_t)parts, si, so);
+		return;
+	}
 	struct ocl_step *s = kernel_n(b, prog, "reduce", r->kept_count);
 	ocl_arg_mem(b, s, 0, si);
 	ocl_arg_mem(b, s, 1, so);

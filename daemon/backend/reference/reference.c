@@ -273,6 +273,9 @@ static void ref_context_info(struct backend_context *ctx, struct backend_device_
 	snprintf(info->device_type, sizeof(info->device_type), "cpu");
 	snprintf(info->platform_name, sizeof(info->platform_name), "webnnd reference backend");
 	snprintf(info->driver_version, sizeof(info->driver_version), "1");
+	/* The oracle walks both layouts through strides with the same loops, so neither is
+	 * faster; it answers the spec's default. */
+	info->preferred_layout = WEBNN_LAYOUT_NCHW;
 }
 
 /* ---- tensors */
