@@ -78,6 +78,15 @@ __kernel void cumsum(__global const T *X, __global T *O, uint n, uint axis, uint
 
 /* ------------------------------------------------------------------ reductions */
 
+#ifdef IS_FLOAT
+/* The running maximum of logSumExp: like fmax, but a NaN anywhere makes the result NaN (as
+ * log(sum(exp(x))) does), where fmax would skip it and let a +inf win. */
+inline float lse_max(float m, float v)
+{
+	return isnan(m) || isnan(v) ? NAN : fmax(m, v);
+}
+#endif
+
 /* kind: 0 L1, 1 L2, 2 logSum, 3 logSumExp, 4 max, 5 mean, 6 min, 7 product, 8 sum,
  * 9 sumSquare. Output element i is the kept coordinates (kdims, input strides kstr); the
  * reduced space (rdims, rstr) is walked with its last dimension as the inner loop. */
@@ -104,7 +113,7 @@ __kernel void reduce(__global const T *X, __global T *O, uint n, uint krank, uin
 		for (uint o = 0; o < outer; o++) {
 			ulong b = base + walk(o, orank, rd, rs);
 			for (uint k = 0; k < last; k++)
-				m = fmax(m, (float)LD(X, b + (ulong)k * lstr));
+				m = lse_max(m, (float)LD(X, b + (ulong)k * lstr));
 		}
 	}
 #endif
@@ -160,7 +169,7 @@ __kernel void reduce(__global const T *X, __global T *O, uint n, uint krank, uin
 	else if (kind == 2)
 		acc = log(acc);
 	else if (kind == 3)
-		acc = isinf(m) ? m : m + log(acc);
+		acc = isnan(m) || isinf(m) ? m : m + log(acc);
 	else if (kind == 5)
 		acc = acc / (float)(outer * last);
 #endif
@@ -228,7 +237,7 @@ __kernel void reduce_part(__global const T *X, __global ACC *W, uint n, uint par
 			uint o = r / last, k = r % last, end = min(last, k + (r1 - r));
 			ulong b = base + walk(o, orank, rd, rs);
 			for (uint kk = k; kk < end; kk++)
-				m = fmax(m, (float)LD(X, b + (ulong)kk * lstr));
+				m = lse_max(m, (float)LD(X, b + (ulong)kk * lstr));
 			r += end - k;
 		}
 	}
@@ -271,8 +280,8 @@ __kernel void reduce_fin(__global const ACC *W, __global T *O, uint n, uint part
 		uint np = n * parts;
 		float mm = -INFINITY;
 		for (uint j = 0; j < parts; j++)
-			mm = fmax(mm, W[np + at + j]);
-		if (isinf(mm)) {
+			mm = lse_max(mm, W[np + at + j]);
+		if (isnan(mm) || isinf(mm)) {
 			ST(O, i, mm);
 			return;
 		}
