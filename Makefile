@@ -193,7 +193,7 @@ install: $(DAEMON_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(TOOLS_BIN)
 	install -m 644 $(LIB_CLIENT) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIB_CLIENT_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libwebnn.so.0 $(DESTDIR)$(LIBDIR)/libwebnn.so
-	install -m 644 client/include/webnn.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 client/include/webnn.h client/include/webnn_types.h $(DESTDIR)$(INCLUDEDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
 		packaging/webnn.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/webnn.pc
 	sed -e 's|/usr/libexec/webnnd|$(PREFIX)/libexec/webnnd|' packaging/webnnd.service \

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "webnn.h"             /* enum webnn_status, enum webnn_data_type */
+#include "webnn_types.h"       /* enum webnn_status, webnn_layout, webnn_power_preference */
 #include "proto/webnn.pb-c.h" /* generated into build/gen */
 
 #define WNN_PROTOCOL_MAJOR 1

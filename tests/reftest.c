@@ -31,7 +31,7 @@ uint32_t rt_constant(struct tg_graph *t, enum wnn_dtype type, uint32_t rank, con
 	if (rank)
 		memcpy(d.dims, dims, rank * sizeof(uint32_t));
 	void *bytes = rt_arena(tg_bytes(&d));
-	tg_pack(bytes, type, v, params_count(rank, dims));
+	tg_pack(bytes, type, v, wnn_shape_count(rank, dims));
 	return tg_constant(t, type, rank, dims, bytes);
 }
 

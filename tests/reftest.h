@@ -2,7 +2,7 @@
 #ifndef TESTS_REFTEST_H
 #define TESTS_REFTEST_H
 
-#include "daemon/backend/params.h"
+#include "proto/resolve.h"
 #include "tests/graphs.h"
 
 #define N_(...) (sizeof((uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t))

@@ -575,7 +575,7 @@ static void permute4(const float *in, const uint32_t *dims, const uint32_t *perm
 	uint64_t is[4];
 	for (int i = 0; i < 4; i++)
 		od[i] = dims[perm[i]];
-	params_strides(4, dims, is);
+	wnn_shape_strides(4, dims, is);
 	uint64_t k = 0;
 	for (uint32_t a = 0; a < od[0]; a++)
 		for (uint32_t b = 0; b < od[1]; b++)
@@ -1163,7 +1163,7 @@ TEST(ref_unsupported_operation_and_bad_sizes_fail_clearly)
 	backend_reference.shutdown(be);
 }
 
-TEST(ref_params_defaults)
+TEST(ref_resolve_defaults)
 {
 	/* pool window defaults to the spatial size; conv strides/dilations to 1; gemm alpha/beta 1 */
 	struct wnn_desc descs[3] = { { .type = WNN_F32, .rank = 4, .dims = { 1, 3, 4, 5 } },
@@ -1172,32 +1172,32 @@ TEST(ref_params_defaults)
 	pm.input = 0, pm.output = 1;
 	Webnn__Ipc__Operation op = WEBNN__IPC__OPERATION__INIT;
 	tg_set_op(&op, WNN_OP_L2_POOL2D, &pm);
-	struct params_pool2d pp;
+	struct wnn_pool2d_attrs pp;
 	struct wnn_diag diag = { 0 };
-	ASSERT_EQ(params_pool2d(&op, descs, 2, &pp, &diag), WEBNN_STATUS_OK);
-	ASSERT(pp.kind == PARAMS_POOL_L2 && pp.win_h == 4 && pp.win_w == 5 && pp.stride_h == 1 &&
+	ASSERT_EQ(wnn_resolve_pool2d(&op, descs, 2, &pp, &diag), WEBNN_STATUS_OK);
+	ASSERT(pp.kind == WNN_POOL_L2 && pp.win_h == 4 && pp.win_w == 5 && pp.stride_h == 1 &&
 	       pp.dil_w == 1 && pp.out_h == 1 && pp.out_w == 1 && !pp.nhwc);
 
 	Webnn__Ipc__ElementwiseUnary um = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
 	um.input = 0, um.output = 1;
 	descs[1] = descs[0];
 	tg_set_op(&op, WNN_OP_HARD_SIGMOID, &um);
-	struct params_unary pu;
-	ASSERT_EQ(params_unary(&op, descs, 2, &pu, &diag), WEBNN_STATUS_OK);
+	struct wnn_unary_attrs pu;
+	ASSERT_EQ(wnn_resolve_unary(&op, descs, 2, &pu, &diag), WEBNN_STATUS_OK);
 	ASSERT(pu.alpha == (double)0.2f && pu.beta == 0.5);
 	tg_set_op(&op, WNN_OP_LEAKY_RELU, &um);
-	ASSERT_EQ(params_unary(&op, descs, 2, &pu, &diag), WEBNN_STATUS_OK);
+	ASSERT_EQ(wnn_resolve_unary(&op, descs, 2, &pu, &diag), WEBNN_STATUS_OK);
 	ASSERT(pu.alpha == (double)0.01f);
 
 	/* a mismatched attrs member is refused, naming the operator */
 	tg_set_op(&op, WNN_OP_RELU, &um);
 	op.attrs_case = WEBNN__IPC__OPERATION__ATTRS_BINARY;
-	ASSERT_EQ(params_unary(&op, descs, 2, &pu, &diag), WEBNN_STATUS_TYPE_ERROR);
+	ASSERT_EQ(wnn_resolve_unary(&op, descs, 2, &pu, &diag), WEBNN_STATUS_TYPE_ERROR);
 	ASSERT_CONTAINS(diag.message, "relu");
 	wnn_diag_clear(&diag);
 	tg_set_op(&op, WNN_OP_RELU, &um);
 	um.input = 7;
-	ASSERT_EQ(params_unary(&op, descs, 2, &pu, &diag), WEBNN_STATUS_TYPE_ERROR);
+	ASSERT_EQ(wnn_resolve_unary(&op, descs, 2, &pu, &diag), WEBNN_STATUS_TYPE_ERROR);
 	ASSERT_CONTAINS(diag.message, "relu: input operand 7");
 }
 

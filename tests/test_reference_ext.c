@@ -807,12 +807,12 @@ TEST(refx_prepare_rejects_inconsistent_graphs)
 	tg_set_op(&op, WNN_OP_GRU_CELL, &cm);
 	ASSERT_EQ(ref_prepare(&op, rd, 5, &step, &diag), WEBNN_STATUS_TYPE_ERROR);
 	ASSERT_CONTAINS(diag.message, "gruCell: weight");
-	/* params_index never leaves [0, n) */
-	ASSERT_EQ(params_index(-1, 5), 4u);
-	ASSERT_EQ(params_index(-6, 5), 0u);
-	ASSERT_EQ(params_index(INT64_MIN, 5), 0u);
-	ASSERT_EQ(params_index(INT64_MAX, 5), 4u);
-	ASSERT_EQ(params_index(3, 5), 3u);
+	/* wnn_wrap_index never leaves [0, n) */
+	ASSERT_EQ(wnn_wrap_index(-1, 5), 4u);
+	ASSERT_EQ(wnn_wrap_index(-6, 5), 0u);
+	ASSERT_EQ(wnn_wrap_index(INT64_MIN, 5), 0u);
+	ASSERT_EQ(wnn_wrap_index(INT64_MAX, 5), 4u);
+	ASSERT_EQ(wnn_wrap_index(3, 5), 3u);
 }
 
 /* ---- literal data copied from shared/conformance (WPT, BSD-3-Clause; see LICENSE.wpt.md there) */

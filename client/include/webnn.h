@@ -1,10 +1,12 @@
-/* libwebnn: the C API of the W3C WebNN API, served by the webnnd daemon. The only public header. */
+/* libwebnn: the C API of the W3C WebNN API, served by the webnnd daemon. The public header (with webnn_types.h). */
 #ifndef WEBNN_H
 #define WEBNN_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "webnn_types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -14,47 +16,9 @@ extern "C" {
 #define WEBNN_VERSION_MINOR 1
 #define WEBNN_EXPORT __attribute__((visibility("default")))
 
-/* Default socket when neither webnn_context_options.socket_path nor $WEBNN_SOCKET is set. */
-#define WEBNN_DEFAULT_SOCKET "/run/webnn/webnnd.sock"
-
-/* ---- status codes: wire-stable, never renumber. X(NAME, code, DOMException name, text) */
-#define WEBNN_STATUS_MAP(X)                                                            \
-	X(OK, 0, "", "success")                                                        \
-	X(TYPE_ERROR, 1, "TypeError", "invalid argument")                              \
-	X(DATA_ERROR, 2, "DataError", "invalid tensor data")                           \
-	X(OPERATION_ERROR, 3, "OperationError", "operation failed")                    \
-	X(NOT_SUPPORTED, 4, "NotSupportedError", "not supported by this context")      \
-	X(INVALID_STATE, 5, "InvalidStateError", "object in wrong state")              \
-	X(CONTEXT_LOST, 6, "InvalidStateError", "context lost")                        \
-	X(NO_MEMORY, 7, "UnknownError", "out of memory")                               \
-	X(PROTOCOL_ERROR, 8, "UnknownError", "protocol error")
-
-enum webnn_status {
-#define WEBNN_STATUS_ENUM_(name, code, dom, text) WEBNN_STATUS_##name = code,
-	WEBNN_STATUS_MAP(WEBNN_STATUS_ENUM_)
-#undef WEBNN_STATUS_ENUM_
-};
 /* DOMException name ("TypeError") and generic text of a status. */
 WEBNN_EXPORT const char *webnn_status_name(enum webnn_status s);
 WEBNN_EXPORT const char *webnn_status_string(enum webnn_status s);
-
-/* ---- enums (values are wire values) */
-enum webnn_data_type {
-	WEBNN_FLOAT32 = 1,
-	WEBNN_FLOAT16 = 2,
-	WEBNN_INT32 = 3,
-	WEBNN_UINT32 = 4,
-	WEBNN_INT64 = 5,
-	WEBNN_UINT64 = 6,
-	WEBNN_INT8 = 7,
-	WEBNN_UINT8 = 8,
-};
-enum webnn_power_preference { WEBNN_POWER_DEFAULT, WEBNN_POWER_HIGH_PERFORMANCE, WEBNN_POWER_LOW_POWER };
-enum webnn_layout { WEBNN_LAYOUT_NCHW, WEBNN_LAYOUT_NHWC };
-enum webnn_conv2d_filter_layout { WEBNN_FILTER_OIHW, WEBNN_FILTER_HWIO, WEBNN_FILTER_OHWI, WEBNN_FILTER_IHWO };
-enum webnn_rounding { WEBNN_ROUND_FLOOR, WEBNN_ROUND_CEIL };
-
-#define WEBNN_MAX_RANK 8
 
 /* MLOperandDescriptor. */
 struct webnn_operand_desc {

@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "daemon/backend/backend.h"
-#include "daemon/backend/params.h"
+#include "proto/resolve.h"
 
 #define OCL_MAX_DEVICES 16
 

@@ -340,7 +340,7 @@ static const struct ocl_epi *op_epi(const struct ocl_build *b)
 }
 
 /* Depthwise and thin grouped convolutions do too little work per output for a gemm. */
-static bool conv_uses_gemm(const struct params_conv2d *p)
+static bool conv_uses_gemm(const struct wnn_conv2d_attrs *p)
 {
 	return !(p->depthwise || (p->groups > 1 && p->c_in_g * p->kh * p->kw <= 16));
 }
@@ -401,22 +401,22 @@ static void fuse_chain(struct ocl_build *b, struct ocl_fusion *f, size_t i, uint
 		if (f->skip[j])
 			break;
 		if (k == WNN_OP_RELU) {
-			struct params_unary pu;
-			if (params_unary(op, g->descs, g->n_operands, &pu, &quiet) || pu.type != t)
+			struct wnn_unary_attrs pu;
+			if (wnn_resolve_unary(op, g->descs, g->n_operands, &pu, &quiet) || pu.type != t)
 				break;
 			e->act = 1;
 			cur = pu.output;
 		} else if (k == WNN_OP_CLAMP) {
-			struct params_clamp pc;
-			if (params_clamp(op, g->descs, g->n_operands, &pc, &quiet) || pc.type != t)
+			struct wnn_clamp_attrs pc;
+			if (wnn_resolve_clamp(op, g->descs, g->n_operands, &pc, &quiet) || pc.type != t)
 				break;
 			e->act = 2;
 			e->lo = (float)pc.min;
 			e->hi = (float)pc.max;
 			cur = pc.output;
 		} else if (k == WNN_OP_ADD) {
-			struct params_binary pb;
-			if (params_binary(op, g->descs, g->n_operands, &pb, &quiet) || pb.a == pb.b ||
+			struct wnn_binary_attrs pb;
+			if (wnn_resolve_binary(op, g->descs, g->n_operands, &pb, &quiet) || pb.a == pb.b ||
 			    pb.type != t || !desc_same_shape(&g->descs[pb.output], &g->descs[cur]))
 				break;
 			uint32_t other = pb.a == cur ? pb.b : pb.a;
@@ -502,10 +502,10 @@ enum webnn_status ocl_fusion_plan(struct ocl_build *b)
 		const struct wnn_desc *od = &g->descs[outs[0]];
 		if (od->type != WNN_F32 && od->type != WNN_F16)
 			continue;
-		struct params_conv2d pc;
+		struct wnn_conv2d_attrs pc;
 		uint32_t cdim = od->rank - 1;
 		if (k == WNN_OP_CONV2D) {
-			if (params_conv2d(op, g->descs, n_opd, &pc, &quiet))
+			if (wnn_resolve_conv2d(op, g->descs, n_opd, &pc, &quiet))
 				continue;
 			cdim = pc.nhwc ? 3 : 1;
 		}
@@ -517,9 +517,9 @@ enum webnn_status ocl_fusion_plan(struct ocl_build *b)
 		    cons[cur] != 1 || is_out[cur])
 			continue;
 		const Webnn__Ipc__Operation *cop = g->info->operations[user[cur]];
-		struct params_concat pk;
+		struct wnn_concat_attrs pk;
 		if (wnn_op_from_id(cop->op) != WNN_OP_CONCAT ||
-		    params_concat(cop, g->descs, n_opd, &pk, &quiet) || pk.axis != cdim)
+		    wnn_resolve_concat(cop, g->descs, n_opd, &pk, &quiet) || pk.axis != cdim)
 			continue;
 		uint32_t off = 0, pos = 0, seen = 0;
 		for (size_t q = 0; q < pk.n_inputs; q++) {
@@ -527,7 +527,7 @@ enum webnn_status ocl_fusion_plan(struct ocl_build *b)
 				seen++;
 				pos = off;
 			}
-			off += params_concat_size(&pk, g->descs, q);
+			off += wnn_concat_size(&pk, g->descs, q);
 		}
 		if (seen != 1)
 			continue;
@@ -667,8 +667,8 @@ static enum webnn_status ew_program(struct ocl_build *b, enum wnn_dtype t, cl_pr
 
 static void lower_binary(struct ocl_build *b, enum wnn_op kind)
 {
-	struct params_binary p;
-	if (params_binary(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_binary_attrs p;
+	if (wnn_resolve_binary(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t sa = ocl_operand_slot(b, p.a), sb = ocl_operand_slot(b, p.b);
 	uint32_t so = ocl_output_slot(b, p.output);
@@ -717,8 +717,8 @@ static void lower_alias(struct ocl_build *b, uint32_t input, uint32_t output)
 
 static void lower_unary(struct ocl_build *b, enum wnn_op kind)
 {
-	struct params_unary p;
-	if (params_unary(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_unary_attrs p;
+	if (wnn_resolve_unary(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	if (kind == WNN_OP_IDENTITY) {
 		lower_alias(b, p.input, p.output);
@@ -743,8 +743,8 @@ static void lower_unary(struct ocl_build *b, enum wnn_op kind)
 
 static void lower_clamp(struct ocl_build *b)
 {
-	struct params_clamp p;
-	if (params_clamp(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_clamp_attrs p;
+	if (wnn_resolve_clamp(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	cl_program prog;
@@ -773,8 +773,8 @@ static void lower_clamp(struct ocl_build *b)
 
 static void lower_softmax(struct ocl_build *b)
 {
-	struct params_softmax p;
-	if (params_softmax(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_softmax_attrs p;
+	if (wnn_resolve_softmax(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	ocl_check_u32(b, p.outer * p.axis_size * p.inner, "softmax input");
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
@@ -793,8 +793,8 @@ static void lower_softmax(struct ocl_build *b)
 
 static void lower_batchnorm(struct ocl_build *b)
 {
-	struct params_batchnorm p;
-	if (params_batchnorm(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_batchnorm_attrs p;
+	if (wnn_resolve_batchnorm(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t sx = ocl_operand_slot(b, p.input), sm = ocl_operand_slot(b, p.mean);
 	uint32_t sv = ocl_operand_slot(b, p.variance);
@@ -828,26 +828,26 @@ static void lower_batchnorm(struct ocl_build *b)
 
 static void lower_transpose(struct ocl_build *b)
 {
-	struct params_transpose p;
-	if (params_transpose(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_transpose_attrs p;
+	if (wnn_resolve_transpose(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	if (FAILED(b))
 		return;
 	uint64_t dstr[WNN_MAX_RANK];
-	params_strides(p.rank, p.out_dims, dstr);
+	wnn_shape_strides(p.rank, p.out_dims, dstr);
 	copy_nd(b, p.type, si, 0, so, 0, p.rank, p.out_dims, p.in_strides, dstr);
 }
 
 static void lower_concat(struct ocl_build *b)
 {
-	struct params_concat p;
-	if (params_concat(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_concat_attrs p;
+	if (wnn_resolve_concat(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t so = ocl_output_slot(b, p.output);
 	uint64_t off = 0;
 	for (size_t i = 0; i < p.n_inputs && !FAILED(b); i++) {
-		uint32_t size = params_concat_size(&p, b->g->descs, i);
+		uint32_t size = wnn_concat_size(&p, b->g->descs, i);
 		if (b->fusion && b->fusion->concat_done[p.inputs[i]]) {
 			off += size; /* its producer wrote it in place */
 			continue;
@@ -865,8 +865,8 @@ static void lower_concat(struct ocl_build *b)
 
 static void lower_reshape(struct ocl_build *b)
 {
-	struct params_reshape p;
-	if (params_reshape(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_reshape_attrs p;
+	if (wnn_resolve_reshape(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	lower_alias(b, p.input, p.output);
 }
@@ -875,8 +875,8 @@ static void lower_reshape(struct ocl_build *b)
 
 static void lower_pool(struct ocl_build *b)
 {
-	struct params_pool2d p;
-	if (params_pool2d(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_pool2d_attrs p;
+	if (wnn_resolve_pool2d(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	cl_program prog;
@@ -916,7 +916,7 @@ static void lower_pool(struct ocl_build *b)
 
 /* ------------------------------------------------------------------ convolution */
 
-static cl_uint16 conv_params(const struct params_conv2d *p)
+static cl_uint16 conv_params(const struct wnn_conv2d_attrs *p)
 {
 	cl_uint16 v;
 	memset(&v, 0, sizeof v);
@@ -928,7 +928,7 @@ static cl_uint16 conv_params(const struct params_conv2d *p)
 	return v;
 }
 
-static void conv_direct(struct ocl_build *b, const struct params_conv2d *p,
+static void conv_direct(struct ocl_build *b, const struct wnn_conv2d_attrs *p,
 			const struct ocl_epi *e)
 {
 	uint32_t si = ocl_operand_slot(b, p->input), sf = ocl_operand_slot(b, p->filter);
@@ -977,7 +977,7 @@ enum filter_order { FILTER_GEMM, FILTER_HWO, FILTER_KN };
  * for nchw (o, then the patch in the order im2col writes it); FILTER_HWO is [KH][KW][O][I]
  * (for depthwise, I = 1: one channel vector per tap); FILTER_KN is [KH][KW][I][O] (the nhwc
  * patch index, then o: small_gemm's W). */
-static uint32_t conv_filter(struct ocl_build *b, const struct params_conv2d *p,
+static uint32_t conv_filter(struct ocl_build *b, const struct wnn_conv2d_attrs *p,
 			    enum filter_order order)
 {
 	const uint64_t *fs = p->filter_stride; /* (o, i, ky, kx) */
@@ -1005,7 +1005,7 @@ static uint32_t conv_filter(struct ocl_build *b, const struct params_conv2d *p,
 		memcpy(sstr, s, sizeof s);
 	}
 	uint64_t dstr[4];
-	params_strides(4, dims, dstr);
+	wnn_shape_strides(4, dims, dstr);
 	/* Size-1 dimensions place nothing: only the others' strides must match. */
 	bool dense = true;
 	for (int d = 0; d < 4; d++)
@@ -1042,7 +1042,7 @@ static uint32_t conv_filter(struct ocl_build *b, const struct params_conv2d *p,
 }
 
 /* Depthwise float32 convolution with the vectorised kernels (dw_nhwc needs C % 4 == 0). */
-static void conv_dw(struct ocl_build *b, const struct params_conv2d *p, const struct ocl_epi *e)
+static void conv_dw(struct ocl_build *b, const struct wnn_conv2d_attrs *p, const struct ocl_epi *e)
 {
 	uint32_t si = ocl_operand_slot(b, p->input);
 	uint32_t sf = conv_filter(b, p, p->nhwc ? FILTER_HWO : FILTER_GEMM);
@@ -1127,7 +1127,7 @@ static void small_gemm(struct ocl_build *b, uint32_t sa, size_t lda, uint32_t sw
  * GEMM's M): the tuned Xgemm tile is 64 x 128 (MWG x NWG), so N = 16 would waste 7/8 of it. */
 #define SMALL_N 64
 
-static void conv_gemm(struct ocl_build *b, const struct params_conv2d *p, const struct ocl_epi *e)
+static void conv_gemm(struct ocl_build *b, const struct wnn_conv2d_attrs *p, const struct ocl_epi *e)
 {
 	bool f16 = p->type == WNN_F16;
 	size_t P = (size_t)p->out_h * p->out_w;
@@ -1304,8 +1304,8 @@ static void conv_gemm(struct ocl_build *b, const struct params_conv2d *p, const 
 
 static void lower_conv2d(struct ocl_build *b)
 {
-	struct params_conv2d p;
-	if (params_conv2d(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_conv2d_attrs p;
+	if (wnn_resolve_conv2d(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	ocl_check_u32(b, (uint64_t)p.n * p.c_out * p.out_h * p.out_w, "conv2d output");
 	if (FAILED(b))
@@ -1335,8 +1335,8 @@ static void matrix_epilogue(struct ocl_build *b, uint32_t sy, size_t rows, size_
 
 static void lower_gemm(struct ocl_build *b)
 {
-	struct params_gemm p;
-	if (params_gemm(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_gemm_attrs p;
+	if (wnn_resolve_gemm(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	const struct ocl_epi *e = op_epi(b);
 	bool f16 = p.type == WNN_F16;
@@ -1378,8 +1378,8 @@ static void lower_gemm(struct ocl_build *b)
 
 static void lower_matmul(struct ocl_build *b)
 {
-	struct params_matmul p;
-	if (params_matmul(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_matmul_attrs p;
+	if (wnn_resolve_matmul(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	const struct ocl_epi *e = op_epi(b);
 	bool f16 = p.type == WNN_F16;
@@ -1417,9 +1417,9 @@ static void lower_matmul(struct ocl_build *b)
 			return;
 		}
 		for (uint64_t i = 0; i < p.batch; i++) {
-			offs[i] = params_offset(p.batch_rank, p.batch_dims, p.a_batch_strides, i);
+			offs[i] = wnn_shape_offset(p.batch_rank, p.batch_dims, p.a_batch_strides, i);
 			offs[p.batch + i] =
-				params_offset(p.batch_rank, p.batch_dims, p.b_batch_strides, i);
+				wnn_shape_offset(p.batch_rank, p.batch_dims, p.b_batch_strides, i);
 			offs[2 * p.batch + i] = i * mn;
 		}
 		ocl_add_gemm(b, &gm, p.batch, offs, offs + p.batch, offs + 2 * p.batch);

@@ -179,7 +179,7 @@ static void view_copy(struct ocl_build *b, enum wnn_dtype t, uint32_t src, uint3
 {
 	if (FAILED(b))
 		return;
-	uint64_t count = params_count(rank, dims);
+	uint64_t count = wnn_shape_count(rank, dims);
 	size_t es = wnn_dtype_size(t);
 	bool dense = true;
 	uint64_t expect = 1;
@@ -217,8 +217,8 @@ static void view_copy(struct ocl_build *b, enum wnn_dtype t, uint32_t src, uint3
 
 static void lower_expand(struct ocl_build *b)
 {
-	struct params_expand p;
-	if (params_expand(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_expand_attrs p;
+	if (wnn_resolve_expand(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	int64_t st[WNN_MAX_RANK];
@@ -229,8 +229,8 @@ static void lower_expand(struct ocl_build *b)
 
 static void lower_slice(struct ocl_build *b)
 {
-	struct params_slice p;
-	if (params_slice(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_slice_attrs p;
+	if (wnn_resolve_slice(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	int64_t st[WNN_MAX_RANK];
@@ -241,14 +241,14 @@ static void lower_slice(struct ocl_build *b)
 
 static void lower_reverse(struct ocl_build *b)
 {
-	struct params_reverse p;
-	if (params_reverse(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_reverse_attrs p;
+	if (wnn_resolve_reverse(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	uint64_t in[WNN_MAX_RANK];
 	int64_t st[WNN_MAX_RANK];
 	uint64_t base = 0;
-	params_strides(p.rank, p.dims, in);
+	wnn_shape_strides(p.rank, p.dims, in);
 	for (uint32_t d = 0; d < p.rank; d++) {
 		bool rev = (p.mask >> d) & 1;
 		st[d] = rev ? -(int64_t)in[d] : (int64_t)in[d];
@@ -260,8 +260,8 @@ static void lower_reverse(struct ocl_build *b)
 
 static void lower_split(struct ocl_build *b)
 {
-	struct params_split p;
-	if (params_split(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_split_attrs p;
+	if (wnn_resolve_split(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input);
 	for (size_t i = 0; i < p.n_outputs && !FAILED(b); i++) {
@@ -296,8 +296,8 @@ static struct ocl_step *remap_step(struct ocl_build *b, const char *name, enum w
 
 static void lower_tile(struct ocl_build *b)
 {
-	struct params_tile p;
-	if (params_tile(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_tile_attrs p;
+	if (wnn_resolve_tile(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	remap_step(b, "tile", p.type, p.input, p.output, p.count, p.rank, p.out_dims, p.in_dims,
 		   p.in_strides);
@@ -305,8 +305,8 @@ static void lower_tile(struct ocl_build *b)
 
 static void lower_pad(struct ocl_build *b)
 {
-	struct params_pad p;
-	if (params_pad(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_pad_attrs p;
+	if (wnn_resolve_pad(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	struct ocl_step *s = remap_step(b, "pad", p.type, p.input, p.output, p.count, p.rank,
 					p.out_dims, p.in_dims, p.in_strides);
@@ -320,8 +320,8 @@ static void lower_pad(struct ocl_build *b)
 
 static void lower_triangular(struct ocl_build *b)
 {
-	struct params_triangular p;
-	if (params_triangular(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_triangular_attrs p;
+	if (wnn_resolve_triangular(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	cl_program prog;
@@ -341,8 +341,8 @@ static void lower_triangular(struct ocl_build *b)
 
 static void lower_where(struct ocl_build *b)
 {
-	struct params_where p;
-	if (params_where(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_where_attrs p;
+	if (wnn_resolve_where(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t sc = ocl_operand_slot(b, p.condition), st = ocl_operand_slot(b, p.true_value);
 	uint32_t sf = ocl_operand_slot(b, p.false_value), so = ocl_output_slot(b, p.output);
@@ -366,8 +366,8 @@ static void lower_where(struct ocl_build *b)
 
 static void lower_gather(struct ocl_build *b, enum wnn_op kind)
 {
-	struct params_gather p;
-	if (params_gather(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_gather_attrs p;
+	if (wnn_resolve_gather(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input), sx = ocl_operand_slot(b, p.indices);
 	uint32_t so = ocl_output_slot(b, p.output);
@@ -402,8 +402,8 @@ static void lower_gather(struct ocl_build *b, enum wnn_op kind)
 
 static void lower_scatter(struct ocl_build *b, enum wnn_op kind)
 {
-	struct params_scatter p;
-	if (params_scatter(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_scatter_attrs p;
+	if (wnn_resolve_scatter(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input), sx = ocl_operand_slot(b, p.indices);
 	uint32_t su = ocl_operand_slot(b, p.updates), so = ocl_output_slot(b, p.output);
@@ -415,7 +415,7 @@ static void lower_scatter(struct ocl_build *b, enum wnn_op kind)
 	if (kind == WNN_OP_SCATTER_ELEMENTS) {
 		uint64_t lines = p.n_updates / p.idx_dims[p.axis];
 		uint64_t ustr[WNN_MAX_RANK];
-		params_strides(p.rank, p.idx_dims, ustr);
+		wnn_shape_strides(p.rank, p.idx_dims, ustr);
 		s = kernel_n(b, prog, "scatter_elements", lines);
 		arg_u(b, s, 3, u32(b, lines, "updates"));
 		arg_u(b, s, 4, p.rank);
@@ -441,8 +441,8 @@ static void lower_scatter(struct ocl_build *b, enum wnn_op kind)
 
 static void lower_cast(struct ocl_build *b)
 {
-	struct params_cast p;
-	if (params_cast(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_cast_attrs p;
+	if (wnn_resolve_cast(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	if (FAILED(b))
@@ -475,8 +475,8 @@ static void lower_cast(struct ocl_build *b)
 
 static void lower_quantize(struct ocl_build *b, enum wnn_op kind)
 {
-	struct params_quantize p;
-	if (params_quantize(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_quantize_attrs p;
+	if (wnn_resolve_quantize(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input), ss = ocl_operand_slot(b, p.scale);
 	uint32_t sz = ocl_operand_slot(b, p.zero_point), so = ocl_output_slot(b, p.output);
@@ -528,8 +528,8 @@ static void lower_quantize(struct ocl_build *b, enum wnn_op kind)
 
 static void lower_arg(struct ocl_build *b, enum wnn_op kind)
 {
-	struct params_arg p;
-	if (params_arg(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_arg_attrs p;
+	if (wnn_resolve_arg(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	cl_program prog;
@@ -548,8 +548,8 @@ static void lower_arg(struct ocl_build *b, enum wnn_op kind)
 
 static void lower_cumsum(struct ocl_build *b)
 {
-	struct params_cumsum p;
-	if (params_cumsum(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_cumsum_attrs p;
+	if (wnn_resolve_cumsum(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	cl_program prog;
@@ -566,10 +566,10 @@ static void lower_cumsum(struct ocl_build *b)
 	arg_u(b, s, 6, p.reversed);
 }
 
-static void lower_reduce_split(struct ocl_build *b, cl_program prog, const struct params_reduce *p,
+static void lower_reduce_split(struct ocl_build *b, cl_program prog, const struct wnn_reduce_attrs *p,
 			       cl_uint kind, uint32_t parts, uint32_t si, uint32_t so)
 {
-	const struct params_reduction *r = &p->r;
+	const struct wnn_reduction *r = &p->r;
 	uint64_t n = r->kept_count * parts;
 	/* partial accumulators in the kernels' ACC: float for float types, 64-bit integers
 	 * otherwise; float ones have a second half for logSumExp's chunk maxima */
@@ -601,8 +601,8 @@ static void lower_reduce_split(struct ocl_build *b, cl_program prog, const struc
 
 static void lower_reduce(struct ocl_build *b, enum wnn_op kind)
 {
-	struct params_reduce p;
-	if (params_reduce(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_reduce_attrs p;
+	if (wnn_resolve_reduce(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	cl_program prog;
@@ -610,7 +610,7 @@ static void lower_reduce(struct ocl_build *b, enum wnn_op kind)
 		return;
 	/* the kernel's kind numbers follow ops.def order, reduceL1 = 0 */
 	cl_uint k = (cl_uint)(kind - WNN_OP_REDUCE_L1);
-	const struct params_reduction *r = &p.r;
+	const struct wnn_reduction *r = &p.r;
 	/* One work-item per output leaves most of the device idle when the outputs are few
 	 * (reduceSum over 1M floats ran on one core): split each output's reduced space into
 	 * chunks of at least RED_CHUNK elements, up to about RED_ITEMS work-items in all. */
@@ -638,8 +638,8 @@ static void lower_reduce(struct ocl_build *b, enum wnn_op kind)
 
 static void lower_prelu(struct ocl_build *b)
 {
-	struct params_prelu p;
-	if (params_prelu(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_prelu_attrs p;
+	if (wnn_resolve_prelu(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input), ss = ocl_operand_slot(b, p.slope);
 	uint32_t so = ocl_output_slot(b, p.output);
@@ -659,8 +659,8 @@ static void lower_prelu(struct ocl_build *b)
 
 static void lower_norm(struct ocl_build *b)
 {
-	struct params_norm p;
-	if (params_norm(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_norm_attrs p;
+	if (wnn_resolve_norm(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input);
 	uint32_t ss = p.has_scale ? ocl_operand_slot(b, p.scale) : si;
@@ -669,7 +669,7 @@ static void lower_norm(struct ocl_build *b)
 	cl_program prog;
 	if (FAILED(b) || math_program(b, p.type, &prog))
 		return;
-	const struct params_reduction *r = &p.r;
+	const struct wnn_reduction *r = &p.r;
 	struct ocl_step *s = kernel_n(b, prog, "norm_groups", r->kept_count);
 	ocl_arg_mem(b, s, 0, si);
 	ocl_arg_mem(b, s, 1, ss);
@@ -691,8 +691,8 @@ static void lower_norm(struct ocl_build *b)
 
 static void lower_resample(struct ocl_build *b)
 {
-	struct params_resample p;
-	if (params_resample(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_resample_attrs p;
+	if (wnn_resolve_resample(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	cl_program prog;
@@ -718,12 +718,12 @@ static void lower_resample(struct ocl_build *b)
 		uint32_t *i0 = ix + (k ? 2 * (size_t)oh : 0), *i1 = i0 + on;
 		float *w = wt + (k ? oh : 0);
 		for (uint32_t o = 0; o < on; o++) {
-			if (p.mode == PARAMS_INTERP_NEAREST) {
-				i0[o] = params_resample_nearest(&p, a, o);
+			if (p.mode == WNN_INTERP_NEAREST) {
+				i0[o] = wnn_resample_nearest(&p, a, o);
 				i1[o] = i0[o];
 				w[o] = 0;
 			} else {
-				double x = params_resample_coord(&p, a, o);
+				double x = wnn_resample_coord(&p, a, o);
 				i0[o] = (uint32_t)floor(x);
 				i1[o] = (uint32_t)ceil(x);
 				w[o] = (float)(x - floor(x));
@@ -759,13 +759,13 @@ static void lower_resample(struct ocl_build *b)
 	arg_u(b, s, 9, u32(b, p.in_strides[a1], "stride"));
 	arg_u(b, s, 10, u32(b, p.in_strides[a2] * p.in_dims[a2], "stride"));
 	arg_u(b, s, 11, u32(b, p.in_strides[a2], "stride"));
-	arg_u(b, s, 12, p.mode == PARAMS_INTERP_LINEAR);
+	arg_u(b, s, 12, p.mode == WNN_INTERP_LINEAR);
 	ocl_check_u32(b, p.count, "output");
 }
 
 /* The tap tables of kernels/ext_math.cl (TAPS_DECL): for each output row the (filter row,
  * input row) pairs that reach it, from oy = iy * stride + ky * dilation - pad; columns alike. */
-static uint32_t conv_transpose_taps(struct ocl_build *b, const struct params_conv_transpose2d *p)
+static uint32_t conv_transpose_taps(struct ocl_build *b, const struct wnn_conv_transpose2d_attrs *p)
 {
 	size_t n = (size_t)p->out_h * (1 + 2 * p->kh) + (size_t)p->out_w * (1 + 2 * p->kw);
 	uint32_t *tab = calloc(n, sizeof *tab), id = UINT32_MAX;
@@ -797,9 +797,9 @@ static uint32_t conv_transpose_taps(struct ocl_build *b, const struct params_con
 
 /* One work-item per output element, summing its input taps: for thin groups, where a gemm's
  * inner dimension (input channels per group) would be too short. */
-static void conv_transpose_direct(struct ocl_build *b, const struct params_conv_transpose2d *params)
+static void conv_transpose_direct(struct ocl_build *b, const struct wnn_conv_transpose2d_attrs *params)
 {
-	const struct params_conv_transpose2d p = *params;
+	const struct wnn_conv_transpose2d_attrs p = *params;
 	uint32_t si = ocl_operand_slot(b, p.input), sf = ocl_operand_slot(b, p.filter);
 	uint32_t sb = p.has_bias ? ocl_operand_slot(b, p.bias) : sf;
 	uint32_t so = ocl_output_slot(b, p.output);
@@ -834,11 +834,11 @@ static void conv_transpose_direct(struct ocl_build *b, const struct params_conv_
 }
 
 /* The filter as dense float32 [c_in][c_out_g][kh][kw] (IOHW): per group, the gemm's A. */
-static uint32_t conv_transpose_filter(struct ocl_build *b, const struct params_conv_transpose2d *p)
+static uint32_t conv_transpose_filter(struct ocl_build *b, const struct wnn_conv_transpose2d_attrs *p)
 {
 	uint32_t dims[4] = { p->c_in, p->c_out_g, p->kh, p->kw };
 	uint64_t dense[4];
-	params_strides(4, dims, dense);
+	wnn_shape_strides(4, dims, dense);
 	uint32_t src = ocl_f32_slot(b, p->filter);
 	if (FAILED(b) || memcmp(dense, p->filter_stride, sizeof dense) == 0)
 		return src;
@@ -853,7 +853,7 @@ static uint32_t conv_transpose_filter(struct ocl_build *b, const struct params_c
 
 /* cols[n][g] = W_g^T x X_g (a gemm per batch entry and group, [c_out_g*kh*kw] x [h*w]), then
  * each output element sums the columns of the taps that land on it (col2im). */
-static void conv_transpose_gemm(struct ocl_build *b, const struct params_conv_transpose2d *p)
+static void conv_transpose_gemm(struct ocl_build *b, const struct wnn_conv_transpose2d_attrs *p)
 {
 	size_t K = (size_t)p->kh * p->kw, HW = (size_t)p->h * p->w, OK = (size_t)p->c_out_g * K;
 	size_t G = p->groups, ICg = p->c_in_g;
@@ -898,8 +898,8 @@ static void conv_transpose_gemm(struct ocl_build *b, const struct params_conv_tr
 
 static void lower_conv_transpose(struct ocl_build *b)
 {
-	struct params_conv_transpose2d p;
-	if (params_conv_transpose2d(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_conv_transpose2d_attrs p;
+	if (wnn_resolve_conv_transpose2d(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	uint64_t cols = (uint64_t)p.n * p.c_out * p.kh * p.kw * p.h * p.w;
 	if (p.c_in_g >= 8 && cols < (1u << 26))
@@ -920,8 +920,8 @@ static void lower_conv_transpose(struct ocl_build *b)
  */
 static void lower_rnn(struct ocl_build *b)
 {
-	struct params_rnn p;
-	if (params_rnn(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
+	struct wnn_rnn_attrs p;
+	if (wnn_resolve_rnn(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
 		return;
 	size_t H = p.hidden, NB = p.batch, G = p.gates, GH = G * H, S = p.steps;
 	size_t D = p.num_dirs, I = p.input_size, bh = NB * H;
@@ -980,9 +980,9 @@ static void lower_rnn(struct ocl_build *b)
 		}
 	}
 	const uint32_t *gb = p.gate_block;
-	cl_uint go = p.lstm ? (cl_uint)(gb[PARAMS_LSTM_I] | gb[PARAMS_LSTM_O] << 4 |
-					gb[PARAMS_LSTM_F] << 8 | gb[PARAMS_LSTM_G] << 12)
-			    : (cl_uint)(gb[PARAMS_GRU_Z] | gb[PARAMS_GRU_R] << 4 | gb[PARAMS_GRU_N] << 8);
+	cl_uint go = p.lstm ? (cl_uint)(gb[WNN_LSTM_I] | gb[WNN_LSTM_O] << 4 |
+					gb[WNN_LSTM_F] << 8 | gb[WNN_LSTM_G] << 12)
+			    : (cl_uint)(gb[WNN_GRU_Z] | gb[WNN_GRU_R] << 4 | gb[WNN_GRU_N] << 8);
 	uint32_t backward = (p.backward ? 1u : 0u) | (D == 2 ? 2u : 0u);
 	for (size_t k = 0; k < S && !FAILED(b); k++) {
 		for (size_t d = 0; d < D && !FAILED(b); d++) {
@@ -1028,7 +1028,7 @@ static void lower_rnn(struct ocl_build *b)
 			int first = p.reset_after ? 0 : 1, last = p.reset_after ? 0 : 2;
 			for (int phase = first; phase <= last && !FAILED(b); phase++) {
 				if (phase == 2 && !fused) {
-					size_t roff = r_off + (size_t)gb[PARAMS_GRU_N] * H * H;
+					size_t roff = r_off + (size_t)gb[WNN_GRU_N] * H * H;
 					gemm(b, rh, 0, H, false, sr, roff, H, true, hn, 0, H, NB, H, H, 0);
 				}
 				struct ocl_step *s = kernel_n(
@@ -1070,7 +1070,7 @@ static void lower_rnn(struct ocl_build *b)
 		{ p.out_sequence, hs, 0, true },
 	};
 	for (int i = 0; i < 3 && !FAILED(b); i++) {
-		if (outs[i].operand == PARAMS_NONE)
+		if (outs[i].operand == WNN_NO_OPERAND)
 			continue;
 		uint32_t so = ocl_output_slot(b, outs[i].operand);
 		size_t n = (outs[i].seq ? S : 1) * D * bh;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "daemon/backend/backend.h"
-#include "daemon/backend/params.h"
+#include "proto/resolve.h"
 
 struct ref_step;
 /* bufs[id] is the host memory of operand id for this run (inputs, constants, outputs,
@@ -18,38 +18,38 @@ struct ref_step {
 	ref_kernel run;
 	const struct wnn_desc *descs; /* the graph's, for ops that need more than params */
 	union {
-		struct params_binary binary;
-		struct params_unary unary;
-		struct params_clamp clamp;
-		struct params_conv2d conv2d;
-		struct params_pool2d pool2d;
-		struct params_gemm gemm;
-		struct params_matmul matmul;
-		struct params_transpose transpose;
-		struct params_concat concat;
-		struct params_reshape reshape;
-		struct params_softmax softmax;
-		struct params_batchnorm batchnorm;
-		struct params_cast cast;
-		struct params_arg arg;
-		struct params_cumsum cumsum;
-		struct params_conv_transpose2d conv_transpose2d;
-		struct params_quantize quantize;
-		struct params_expand expand;
-		struct params_tile tile;
-		struct params_gather gather;
-		struct params_scatter scatter;
-		struct params_rnn rnn;
-		struct params_pad pad;
-		struct params_prelu prelu;
-		struct params_reduce reduce;
-		struct params_norm norm;
-		struct params_resample resample;
-		struct params_reverse reverse;
-		struct params_slice slice;
-		struct params_split split;
-		struct params_triangular triangular;
-		struct params_where where;
+		struct wnn_binary_attrs binary;
+		struct wnn_unary_attrs unary;
+		struct wnn_clamp_attrs clamp;
+		struct wnn_conv2d_attrs conv2d;
+		struct wnn_pool2d_attrs pool2d;
+		struct wnn_gemm_attrs gemm;
+		struct wnn_matmul_attrs matmul;
+		struct wnn_transpose_attrs transpose;
+		struct wnn_concat_attrs concat;
+		struct wnn_reshape_attrs reshape;
+		struct wnn_softmax_attrs softmax;
+		struct wnn_batchnorm_attrs batchnorm;
+		struct wnn_cast_attrs cast;
+		struct wnn_arg_attrs arg;
+		struct wnn_cumsum_attrs cumsum;
+		struct wnn_conv_transpose2d_attrs conv_transpose2d;
+		struct wnn_quantize_attrs quantize;
+		struct wnn_expand_attrs expand;
+		struct wnn_tile_attrs tile;
+		struct wnn_gather_attrs gather;
+		struct wnn_scatter_attrs scatter;
+		struct wnn_rnn_attrs rnn;
+		struct wnn_pad_attrs pad;
+		struct wnn_prelu_attrs prelu;
+		struct wnn_reduce_attrs reduce;
+		struct wnn_norm_attrs norm;
+		struct wnn_resample_attrs resample;
+		struct wnn_reverse_attrs reverse;
+		struct wnn_slice_attrs slice;
+		struct wnn_split_attrs split;
+		struct wnn_triangular_attrs triangular;
+		struct wnn_where_attrs where;
 	} p;
 };
 

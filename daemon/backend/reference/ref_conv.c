@@ -6,7 +6,7 @@
 static enum webnn_status run_conv2d(const struct ref_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
-	const struct params_conv2d *p = &s->p.conv2d;
+	const struct wnn_conv2d_attrs *p = &s->p.conv2d;
 	const void *I = bufs[p->input], *F = bufs[p->filter];
 	const void *B = p->has_bias ? bufs[p->bias] : NULL;
 	void *O = bufs[p->output];
@@ -57,7 +57,7 @@ static enum webnn_status run_conv2d(const struct ref_step *s, void *const *bufs,
 static enum webnn_status run_pool2d(const struct ref_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
-	const struct params_pool2d *p = &s->p.pool2d;
+	const struct wnn_pool2d_attrs *p = &s->p.pool2d;
 	const void *I = bufs[p->input];
 	void *O = bufs[p->output];
 	const uint64_t *is = p->in_stride, *os = p->out_stride;
@@ -67,7 +67,7 @@ static enum webnn_status run_pool2d(const struct ref_step *s, void *const *bufs,
 		for (uint32_t c = 0; c < p->c; c++)
 			for (uint32_t oy = 0; oy < p->out_h; oy++)
 				for (uint32_t ox = 0; ox < p->out_w; ox++) {
-					double acc = p->kind == PARAMS_POOL_MAX ? -INFINITY : 0;
+					double acc = p->kind == WNN_POOL_MAX ? -INFINITY : 0;
 					__int128 iacc = 0;
 					uint64_t count = 0;
 					for (uint32_t ky = 0; ky < p->win_h; ky++) {
@@ -91,10 +91,10 @@ static enum webnn_status run_pool2d(const struct ref_step *s, void *const *bufs,
 							} else {
 								double v = ref_load_f(I, p->type, ii);
 								/* NaN propagates, as max of the window */
-								if (p->kind == PARAMS_POOL_MAX) {
+								if (p->kind == WNN_POOL_MAX) {
 									if (count == 0 || isnan(v) || v > acc)
 										acc = v;
-								} else if (p->kind == PARAMS_POOL_L2)
+								} else if (p->kind == WNN_POOL_L2)
 									acc += v * v;
 								else
 									acc += v;
@@ -109,9 +109,9 @@ static enum webnn_status run_pool2d(const struct ref_step *s, void *const *bufs,
 					}
 					if (count == 0)
 						acc = 0;
-					else if (p->kind == PARAMS_POOL_AVG)
+					else if (p->kind == WNN_POOL_AVG)
 						acc = acc / (double)count;
-					else if (p->kind == PARAMS_POOL_L2)
+					else if (p->kind == WNN_POOL_L2)
 						acc = sqrt(acc);
 					ref_store_f(O, p->type, oi, acc);
 				}
@@ -124,11 +124,11 @@ enum webnn_status ref_prepare_conv(const Webnn__Ipc__Operation *op, const struct
 	enum webnn_status st;
 	enum wnn_dtype t;
 	if (s->op == WNN_OP_CONV2D) {
-		st = params_conv2d(op, descs, n_descs, &s->p.conv2d, diag);
+		st = wnn_resolve_conv2d(op, descs, n_descs, &s->p.conv2d, diag);
 		t = s->p.conv2d.type;
 		s->run = run_conv2d;
 	} else {
-		st = params_pool2d(op, descs, n_descs, &s->p.pool2d, diag);
+		st = wnn_resolve_pool2d(op, descs, n_descs, &s->p.pool2d, diag);
 		t = s->p.pool2d.type;
 		s->run = run_pool2d;
 	}

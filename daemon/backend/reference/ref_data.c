@@ -13,7 +13,7 @@ static inline void copy_elem(uint8_t *dst, uint64_t di, const uint8_t *src, uint
 static enum webnn_status run_cast(const struct ref_step *s, void *const *bufs,
 				  struct wnn_diag *diag)
 {
-	const struct params_cast *p = &s->p.cast;
+	const struct wnn_cast_attrs *p = &s->p.cast;
 	const void *I = bufs[p->input];
 	void *O = bufs[p->output];
 	(void)diag;
@@ -40,30 +40,30 @@ static enum webnn_status run_cast(const struct ref_step *s, void *const *bufs,
 static enum webnn_status run_expand(const struct ref_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
-	const struct params_expand *p = &s->p.expand;
+	const struct wnn_expand_attrs *p = &s->p.expand;
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
 	for (uint64_t j = 0; j < p->count; j++)
 		copy_elem(bufs[p->output], j, bufs[p->input],
-			  params_offset(p->rank, p->out_dims, p->in_strides, j), es);
+			  wnn_shape_offset(p->rank, p->out_dims, p->in_strides, j), es);
 	return WEBNN_STATUS_OK;
 }
 
 static enum webnn_status run_tile(const struct ref_step *s, void *const *bufs,
 				  struct wnn_diag *diag)
 {
-	const struct params_tile *p = &s->p.tile;
+	const struct wnn_tile_attrs *p = &s->p.tile;
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
 	for (uint64_t j = 0; j < p->count; j++)
-		copy_elem(bufs[p->output], j, bufs[p->input], params_tile_offset(p, j), es);
+		copy_elem(bufs[p->output], j, bufs[p->input], wnn_tile_offset(p, j), es);
 	return WEBNN_STATUS_OK;
 }
 
 static enum webnn_status run_gather(const struct ref_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
-	const struct params_gather *p = &s->p.gather;
+	const struct wnn_gather_attrs *p = &s->p.gather;
 	const uint8_t *I = bufs[p->input];
 	const void *X = bufs[p->indices];
 	uint8_t *O = bufs[p->output];
@@ -73,7 +73,7 @@ static enum webnn_status run_gather(const struct ref_step *s, void *const *bufs,
 		uint64_t j = 0;
 		for (uint64_t o = 0; o < p->outer; o++)
 			for (uint64_t k = 0; k < p->n_indices; k++) {
-				uint64_t a = params_index(params_load_index(X, p->index_type, k),
+				uint64_t a = wnn_wrap_index(wnn_load_index(X, p->index_type, k),
 							  p->axis_size);
 				uint64_t base = (o * p->axis_size + a) * p->inner;
 				memcpy(O + j * es, I + base * es, p->inner * es);
@@ -86,7 +86,7 @@ static enum webnn_status run_gather(const struct ref_step *s, void *const *bufs,
 				uint64_t c = rest % p->out_dims[d];
 				rest /= p->out_dims[d];
 				if (d == p->axis)
-					c = params_index(params_load_index(X, p->index_type, j),
+					c = wnn_wrap_index(wnn_load_index(X, p->index_type, j),
 							 p->axis_size);
 				off += c * p->in_strides[d];
 			}
@@ -94,7 +94,7 @@ static enum webnn_status run_gather(const struct ref_step *s, void *const *bufs,
 		}
 	} else {
 		for (uint64_t t = 0; t < p->n_tuples; t++) {
-			uint64_t off = params_nd_offset(X, p->index_type, t, p->k, p->in_dims,
+			uint64_t off = wnn_nd_offset(X, p->index_type, t, p->k, p->in_dims,
 							p->in_strides);
 			memcpy(O + t * p->slice * es, I + off * es, p->slice * es);
 		}
@@ -105,7 +105,7 @@ static enum webnn_status run_gather(const struct ref_step *s, void *const *bufs,
 static enum webnn_status run_scatter(const struct ref_step *s, void *const *bufs,
 				     struct wnn_diag *diag)
 {
-	const struct params_scatter *p = &s->p.scatter;
+	const struct wnn_scatter_attrs *p = &s->p.scatter;
 	const uint8_t *U = bufs[p->updates];
 	const void *X = bufs[p->indices];
 	uint8_t *O = bufs[p->output];
@@ -119,7 +119,7 @@ static enum webnn_status run_scatter(const struct ref_step *s, void *const *bufs
 				uint64_t c = rest % p->idx_dims[d];
 				rest /= p->idx_dims[d];
 				if (d == p->axis)
-					c = params_index(params_load_index(X, p->index_type, j),
+					c = wnn_wrap_index(wnn_load_index(X, p->index_type, j),
 							 p->axis_size);
 				off += c * p->in_strides[d];
 			}
@@ -127,7 +127,7 @@ static enum webnn_status run_scatter(const struct ref_step *s, void *const *bufs
 		}
 	} else {
 		for (uint64_t t = 0; t < p->n_tuples; t++) {
-			uint64_t off = params_nd_offset(X, p->index_type, t, p->k, p->in_dims,
+			uint64_t off = wnn_nd_offset(X, p->index_type, t, p->k, p->in_dims,
 							p->in_strides);
 			memcpy(O + off * es, U + t * p->slice * es, p->slice * es);
 		}
@@ -138,7 +138,7 @@ static enum webnn_status run_scatter(const struct ref_step *s, void *const *bufs
 static enum webnn_status run_pad(const struct ref_step *s, void *const *bufs,
 				 struct wnn_diag *diag)
 {
-	const struct params_pad *p = &s->p.pad;
+	const struct wnn_pad_attrs *p = &s->p.pad;
 	const uint8_t *I = bufs[p->input];
 	uint8_t *O = bufs[p->output];
 	size_t es = wnn_dtype_size(p->type);
@@ -152,13 +152,13 @@ static enum webnn_status run_pad(const struct ref_step *s, void *const *bufs,
 			rest /= p->out_dims[d];
 			if (c < 0 || c >= n) {
 				switch (p->mode) {
-				case PARAMS_PAD_CONSTANT:
+				case WNN_PAD_CONSTANT:
 					outside = true;
 					break;
-				case PARAMS_PAD_EDGE:
+				case WNN_PAD_EDGE:
 					c = c < 0 ? 0 : n - 1;
 					break;
-				case PARAMS_PAD_REFLECTION:
+				case WNN_PAD_REFLECTION:
 					/* padding < n (checked), so one mirror lands inside */
 					c = c < 0 ? -c : 2 * (n - 1) - c;
 					if (c < 0 || c >= n)
@@ -179,11 +179,11 @@ static enum webnn_status run_pad(const struct ref_step *s, void *const *bufs,
 static enum webnn_status run_reverse(const struct ref_step *s, void *const *bufs,
 				     struct wnn_diag *diag)
 {
-	const struct params_reverse *p = &s->p.reverse;
+	const struct wnn_reverse_attrs *p = &s->p.reverse;
 	uint64_t strides[WNN_MAX_RANK];
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
-	params_strides(p->rank, p->dims, strides);
+	wnn_shape_strides(p->rank, p->dims, strides);
 	for (uint64_t j = 0; j < p->count; j++) {
 		uint64_t off = 0, rest = j;
 		for (uint32_t d = p->rank; d-- > 0;) {
@@ -201,19 +201,19 @@ static enum webnn_status run_reverse(const struct ref_step *s, void *const *bufs
 static enum webnn_status run_slice(const struct ref_step *s, void *const *bufs,
 				   struct wnn_diag *diag)
 {
-	const struct params_slice *p = &s->p.slice;
+	const struct wnn_slice_attrs *p = &s->p.slice;
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
 	for (uint64_t j = 0; j < p->count; j++)
 		copy_elem(bufs[p->output], j, bufs[p->input],
-			  p->base + params_offset(p->rank, p->out_dims, p->step_strides, j), es);
+			  p->base + wnn_shape_offset(p->rank, p->out_dims, p->step_strides, j), es);
 	return WEBNN_STATUS_OK;
 }
 
 static enum webnn_status run_split(const struct ref_step *s, void *const *bufs,
 				   struct wnn_diag *diag)
 {
-	const struct params_split *p = &s->p.split;
+	const struct wnn_split_attrs *p = &s->p.split;
 	const uint8_t *I = bufs[p->input];
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
@@ -230,7 +230,7 @@ static enum webnn_status run_split(const struct ref_step *s, void *const *bufs,
 static enum webnn_status run_triangular(const struct ref_step *s, void *const *bufs,
 					struct wnn_diag *diag)
 {
-	const struct params_triangular *p = &s->p.triangular;
+	const struct wnn_triangular_attrs *p = &s->p.triangular;
 	const uint8_t *I = bufs[p->input];
 	uint8_t *O = bufs[p->output];
 	size_t es = wnn_dtype_size(p->type);
@@ -252,17 +252,17 @@ static enum webnn_status run_triangular(const struct ref_step *s, void *const *b
 static enum webnn_status run_where(const struct ref_step *s, void *const *bufs,
 				   struct wnn_diag *diag)
 {
-	const struct params_where *p = &s->p.where;
-	const struct params_bcast *bc = &p->bc;
+	const struct wnn_where_attrs *p = &s->p.where;
+	const struct wnn_bcast *bc = &p->bc;
 	const uint8_t *C = bufs[p->condition];
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
 	for (uint64_t i = 0; i < bc->count; i++) {
-		uint64_t ic = params_offset(bc->rank, bc->dims, bc->strides[0], i);
+		uint64_t ic = wnn_shape_offset(bc->rank, bc->dims, bc->strides[0], i);
 		int k = C[ic] ? 1 : 2;
 		uint32_t src = k == 1 ? p->true_value : p->false_value;
 		copy_elem(bufs[p->output], i, bufs[src],
-			  params_offset(bc->rank, bc->dims, bc->strides[k], i), es);
+			  wnn_shape_offset(bc->rank, bc->dims, bc->strides[k], i), es);
 	}
 	return WEBNN_STATUS_OK;
 }
@@ -270,14 +270,14 @@ static enum webnn_status run_where(const struct ref_step *s, void *const *bufs,
 static enum webnn_status run_prelu(const struct ref_step *s, void *const *bufs,
 				   struct wnn_diag *diag)
 {
-	const struct params_prelu *p = &s->p.prelu;
-	const struct params_bcast *bc = &p->bc;
+	const struct wnn_prelu_attrs *p = &s->p.prelu;
+	const struct wnn_bcast *bc = &p->bc;
 	const void *I = bufs[p->input], *S = bufs[p->slope];
 	void *O = bufs[p->output];
 	(void)diag;
 	for (uint64_t i = 0; i < bc->count; i++) {
-		uint64_t ii = params_offset(bc->rank, bc->dims, bc->strides[0], i);
-		uint64_t is = params_offset(bc->rank, bc->dims, bc->strides[1], i);
+		uint64_t ii = wnn_shape_offset(bc->rank, bc->dims, bc->strides[0], i);
+		uint64_t is = wnn_shape_offset(bc->rank, bc->dims, bc->strides[1], i);
 		if (ref_is_float(p->type)) {
 			double x = ref_load_f(I, p->type, ii);
 			ref_store_f(O, p->type, i, x >= 0 ? x : ref_load_f(S, p->type, is) * x);
@@ -296,62 +296,62 @@ enum webnn_status ref_prepare_data(const Webnn__Ipc__Operation *op, const struct
 	enum wnn_dtype t;
 	switch (wnn_ops[s->op].family) {
 	case WEBNN__IPC__OPERATION__ATTRS_CAST:
-		st = params_cast(op, descs, n_descs, &s->p.cast, diag);
+		st = wnn_resolve_cast(op, descs, n_descs, &s->p.cast, diag);
 		t = s->p.cast.in_type;
 		s->run = run_cast;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_EXPAND:
-		st = params_expand(op, descs, n_descs, &s->p.expand, diag);
+		st = wnn_resolve_expand(op, descs, n_descs, &s->p.expand, diag);
 		t = s->p.expand.type;
 		s->run = run_expand;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_TILE:
-		st = params_tile(op, descs, n_descs, &s->p.tile, diag);
+		st = wnn_resolve_tile(op, descs, n_descs, &s->p.tile, diag);
 		t = s->p.tile.type;
 		s->run = run_tile;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_GATHER:
-		st = params_gather(op, descs, n_descs, &s->p.gather, diag);
+		st = wnn_resolve_gather(op, descs, n_descs, &s->p.gather, diag);
 		t = s->p.gather.type;
 		s->run = run_gather;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_SCATTER:
-		st = params_scatter(op, descs, n_descs, &s->p.scatter, diag);
+		st = wnn_resolve_scatter(op, descs, n_descs, &s->p.scatter, diag);
 		t = s->p.scatter.type;
 		s->run = run_scatter;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_PAD:
-		st = params_pad(op, descs, n_descs, &s->p.pad, diag);
+		st = wnn_resolve_pad(op, descs, n_descs, &s->p.pad, diag);
 		t = s->p.pad.type;
 		s->run = run_pad;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_REVERSE:
-		st = params_reverse(op, descs, n_descs, &s->p.reverse, diag);
+		st = wnn_resolve_reverse(op, descs, n_descs, &s->p.reverse, diag);
 		t = s->p.reverse.type;
 		s->run = run_reverse;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_SLICE:
-		st = params_slice(op, descs, n_descs, &s->p.slice, diag);
+		st = wnn_resolve_slice(op, descs, n_descs, &s->p.slice, diag);
 		t = s->p.slice.type;
 		s->run = run_slice;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_SPLIT:
-		st = params_split(op, descs, n_descs, &s->p.split, diag);
+		st = wnn_resolve_split(op, descs, n_descs, &s->p.split, diag);
 		t = s->p.split.type;
 		s->run = run_split;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_TRIANGULAR:
-		st = params_triangular(op, descs, n_descs, &s->p.triangular, diag);
+		st = wnn_resolve_triangular(op, descs, n_descs, &s->p.triangular, diag);
 		t = s->p.triangular.type;
 		s->run = run_triangular;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_WHERE:
-		st = params_where(op, descs, n_descs, &s->p.where, diag);
+		st = wnn_resolve_where(op, descs, n_descs, &s->p.where, diag);
 		t = WNN_U8; /* the condition is the first input */
 		s->run = run_where;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_PRELU:
-		st = params_prelu(op, descs, n_descs, &s->p.prelu, diag);
+		st = wnn_resolve_prelu(op, descs, n_descs, &s->p.prelu, diag);
 		t = s->p.prelu.type;
 		s->run = run_prelu;
 		break;

@@ -91,14 +91,14 @@ static void store_result_f(void *o, enum wnn_dtype t, uint64_t i, double v)
 static enum webnn_status run_binary(const struct ref_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
-	const struct params_binary *p = &s->p.binary;
-	const struct params_bcast *bc = &p->bc;
+	const struct wnn_binary_attrs *p = &s->p.binary;
+	const struct wnn_bcast *bc = &p->bc;
 	const void *A = bufs[p->a], *B = bufs[p->b];
 	void *O = bufs[p->output];
 	(void)diag;
 	for (uint64_t i = 0; i < bc->count; i++) {
-		uint64_t ia = bc->same_shape[0] ? i : params_offset(bc->rank, bc->dims, bc->strides[0], i);
-		uint64_t ib = bc->same_shape[1] ? i : params_offset(bc->rank, bc->dims, bc->strides[1], i);
+		uint64_t ia = bc->same_shape[0] ? i : wnn_shape_offset(bc->rank, bc->dims, bc->strides[0], i);
+		uint64_t ib = bc->same_shape[1] ? i : wnn_shape_offset(bc->rank, bc->dims, bc->strides[1], i);
 		if (ref_is_float(p->type)) {
 			double r = ref_f[p->op](ref_load_f(A, p->type, ia), ref_load_f(B, p->type, ib),
 						0, 0, 0);
@@ -126,7 +126,7 @@ static enum webnn_status run_binary(const struct ref_step *s, void *const *bufs,
 static enum webnn_status run_unary(const struct ref_step *s, void *const *bufs,
 				   struct wnn_diag *diag)
 {
-	const struct params_unary *p = &s->p.unary;
+	const struct wnn_unary_attrs *p = &s->p.unary;
 	const void *I = bufs[p->input];
 	void *O = bufs[p->output];
 	(void)diag;
@@ -145,7 +145,7 @@ static enum webnn_status run_unary(const struct ref_step *s, void *const *bufs,
 static enum webnn_status run_clamp(const struct ref_step *s, void *const *bufs,
 				   struct wnn_diag *diag)
 {
-	const struct params_clamp *p = &s->p.clamp;
+	const struct wnn_clamp_attrs *p = &s->p.clamp;
 	const void *I = bufs[p->input];
 	void *O = bufs[p->output];
 	(void)diag;
@@ -172,17 +172,17 @@ enum webnn_status ref_prepare_elementwise(const Webnn__Ipc__Operation *op,
 	enum wnn_dtype t;
 	switch (wnn_ops[s->op].family) {
 	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
-		st = params_binary(op, descs, n_descs, &s->p.binary, diag);
+		st = wnn_resolve_binary(op, descs, n_descs, &s->p.binary, diag);
 		t = s->p.binary.type;
 		s->run = run_binary;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
-		st = params_unary(op, descs, n_descs, &s->p.unary, diag);
+		st = wnn_resolve_unary(op, descs, n_descs, &s->p.unary, diag);
 		t = s->p.unary.type;
 		s->run = run_unary;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
-		st = params_clamp(op, descs, n_descs, &s->p.clamp, diag);
+		st = wnn_resolve_clamp(op, descs, n_descs, &s->p.clamp, diag);
 		t = s->p.clamp.type;
 		s->run = run_clamp;
 		break;

@@ -4,7 +4,7 @@
 static enum webnn_status run_gemm(const struct ref_step *s, void *const *bufs,
 				  struct wnn_diag *diag)
 {
-	const struct params_gemm *p = &s->p.gemm;
+	const struct wnn_gemm_attrs *p = &s->p.gemm;
 	const void *A = bufs[p->a], *B = bufs[p->b], *C = p->has_c ? bufs[p->c] : NULL;
 	void *O = bufs[p->output];
 	(void)diag;
@@ -26,14 +26,14 @@ static enum webnn_status run_gemm(const struct ref_step *s, void *const *bufs,
 static enum webnn_status run_matmul(const struct ref_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
-	const struct params_matmul *p = &s->p.matmul;
+	const struct wnn_matmul_attrs *p = &s->p.matmul;
 	const void *A = bufs[p->a], *B = bufs[p->b];
 	void *O = bufs[p->output];
 	uint64_t mn = (uint64_t)p->m * p->n;
 	(void)diag;
 	for (uint64_t b = 0; b < p->batch; b++) {
-		uint64_t ao = params_offset(p->batch_rank, p->batch_dims, p->a_batch_strides, b);
-		uint64_t bo = params_offset(p->batch_rank, p->batch_dims, p->b_batch_strides, b);
+		uint64_t ao = wnn_shape_offset(p->batch_rank, p->batch_dims, p->a_batch_strides, b);
+		uint64_t bo = wnn_shape_offset(p->batch_rank, p->batch_dims, p->b_batch_strides, b);
 		for (uint32_t m = 0; m < p->m; m++)
 			for (uint32_t n = 0; n < p->n; n++) {
 				double acc = 0;
@@ -53,11 +53,11 @@ enum webnn_status ref_prepare_linalg(const Webnn__Ipc__Operation *op,
 	enum webnn_status st;
 	enum wnn_dtype t;
 	if (s->op == WNN_OP_GEMM) {
-		st = params_gemm(op, descs, n_descs, &s->p.gemm, diag);
+		st = wnn_resolve_gemm(op, descs, n_descs, &s->p.gemm, diag);
 		t = s->p.gemm.type;
 		s->run = run_gemm;
 	} else {
-		st = params_matmul(op, descs, n_descs, &s->p.matmul, diag);
+		st = wnn_resolve_matmul(op, descs, n_descs, &s->p.matmul, diag);
 		t = s->p.matmul.type;
 		s->run = run_matmul;
 	}

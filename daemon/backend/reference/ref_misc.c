@@ -6,7 +6,7 @@
 static enum webnn_status run_reshape(const struct ref_step *s, void *const *bufs,
 				     struct wnn_diag *diag)
 {
-	const struct params_reshape *p = &s->p.reshape;
+	const struct wnn_reshape_attrs *p = &s->p.reshape;
 	(void)diag;
 	memcpy(bufs[p->output], bufs[p->input], p->bytes);
 	return WEBNN_STATUS_OK;
@@ -15,27 +15,27 @@ static enum webnn_status run_reshape(const struct ref_step *s, void *const *bufs
 static enum webnn_status run_transpose(const struct ref_step *s, void *const *bufs,
 				       struct wnn_diag *diag)
 {
-	const struct params_transpose *p = &s->p.transpose;
+	const struct wnn_transpose_attrs *p = &s->p.transpose;
 	const uint8_t *I = bufs[p->input];
 	uint8_t *O = bufs[p->output];
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
 	for (uint64_t j = 0; j < p->count; j++)
-		memcpy(O + j * es, I + params_offset(p->rank, p->out_dims, p->in_strides, j) * es, es);
+		memcpy(O + j * es, I + wnn_shape_offset(p->rank, p->out_dims, p->in_strides, j) * es, es);
 	return WEBNN_STATUS_OK;
 }
 
 static enum webnn_status run_concat(const struct ref_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
-	const struct params_concat *p = &s->p.concat;
+	const struct wnn_concat_attrs *p = &s->p.concat;
 	uint8_t *O = bufs[p->output];
 	size_t es = wnn_dtype_size(p->type);
 	uint64_t off = 0;
 	(void)diag;
 	for (size_t i = 0; i < p->n_inputs; i++) {
 		const uint8_t *I = bufs[p->inputs[i]];
-		uint64_t size = params_concat_size(p, s->descs, i);
+		uint64_t size = wnn_concat_size(p, s->descs, i);
 		uint64_t run = size * p->inner * es;
 		for (uint64_t o = 0; o < p->outer; o++)
 			memcpy(O + ((o * p->out_axis + off) * p->inner) * es, I + o * run, run);
@@ -47,7 +47,7 @@ static enum webnn_status run_concat(const struct ref_step *s, void *const *bufs,
 static enum webnn_status run_softmax(const struct ref_step *s, void *const *bufs,
 				     struct wnn_diag *diag)
 {
-	const struct params_softmax *p = &s->p.softmax;
+	const struct wnn_softmax_attrs *p = &s->p.softmax;
 	const void *I = bufs[p->input];
 	void *O = bufs[p->output];
 	(void)diag;
@@ -72,7 +72,7 @@ static enum webnn_status run_softmax(const struct ref_step *s, void *const *bufs
 static enum webnn_status run_batchnorm(const struct ref_step *s, void *const *bufs,
 				       struct wnn_diag *diag)
 {
-	const struct params_batchnorm *p = &s->p.batchnorm;
+	const struct wnn_batchnorm_attrs *p = &s->p.batchnorm;
 	const void *I = bufs[p->input], *M = bufs[p->mean], *V = bufs[p->variance];
 	const void *S = p->has_scale ? bufs[p->scale] : NULL;
 	const void *B = p->has_bias ? bufs[p->bias] : NULL;
@@ -99,27 +99,27 @@ enum webnn_status ref_prepare_misc(const Webnn__Ipc__Operation *op, const struct
 	enum wnn_dtype t;
 	switch (s->op) {
 	case WNN_OP_RESHAPE:
-		st = params_reshape(op, descs, n_descs, &s->p.reshape, diag);
+		st = wnn_resolve_reshape(op, descs, n_descs, &s->p.reshape, diag);
 		t = s->p.reshape.type;
 		s->run = run_reshape;
 		break;
 	case WNN_OP_TRANSPOSE:
-		st = params_transpose(op, descs, n_descs, &s->p.transpose, diag);
+		st = wnn_resolve_transpose(op, descs, n_descs, &s->p.transpose, diag);
 		t = s->p.transpose.type;
 		s->run = run_transpose;
 		break;
 	case WNN_OP_CONCAT:
-		st = params_concat(op, descs, n_descs, &s->p.concat, diag);
+		st = wnn_resolve_concat(op, descs, n_descs, &s->p.concat, diag);
 		t = s->p.concat.type;
 		s->run = run_concat;
 		break;
 	case WNN_OP_SOFTMAX:
-		st = params_softmax(op, descs, n_descs, &s->p.softmax, diag);
+		st = wnn_resolve_softmax(op, descs, n_descs, &s->p.softmax, diag);
 		t = s->p.softmax.type;
 		s->run = run_softmax;
 		break;
 	default:
-		st = params_batchnorm(op, descs, n_descs, &s->p.batchnorm, diag);
+		st = wnn_resolve_batchnorm(op, descs, n_descs, &s->p.batchnorm, diag);
 		t = s->p.batchnorm.type;
 		s->run = run_batchnorm;
 		break;

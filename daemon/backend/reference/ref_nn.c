@@ -9,7 +9,7 @@
 static enum webnn_status run_conv_transpose2d(const struct ref_step *s, void *const *bufs,
 					      struct wnn_diag *diag)
 {
-	const struct params_conv_transpose2d *p = &s->p.conv_transpose2d;
+	const struct wnn_conv_transpose2d_attrs *p = &s->p.conv_transpose2d;
 	const void *I = bufs[p->input], *F = bufs[p->filter];
 	const void *B = p->has_bias ? bufs[p->bias] : NULL;
 	void *O = bufs[p->output];
@@ -75,7 +75,7 @@ static double load_any(const void *I, enum wnn_dtype t, uint64_t i)
 static enum webnn_status run_resample(const struct ref_step *s, void *const *bufs,
 				      struct wnn_diag *diag)
 {
-	const struct params_resample *p = &s->p.resample;
+	const struct wnn_resample_attrs *p = &s->p.resample;
 	const void *I = bufs[p->input];
 	void *O = bufs[p->output];
 	const uint32_t a0 = p->axes[0], a1 = p->axes[1];
@@ -91,14 +91,14 @@ static enum webnn_status run_resample(const struct ref_step *s, void *const *buf
 		for (uint32_t d = 0; d < 4; d++)
 			if (d != a0 && d != a1)
 				base += c[d] * p->in_strides[d];
-		if (p->mode == PARAMS_INTERP_NEAREST) {
+		if (p->mode == WNN_INTERP_NEAREST) {
 			uint64_t off = base +
-				       params_resample_nearest(p, 0, c[a0]) * p->in_strides[a0] +
-				       params_resample_nearest(p, 1, c[a1]) * p->in_strides[a1];
+				       wnn_resample_nearest(p, 0, c[a0]) * p->in_strides[a0] +
+				       wnn_resample_nearest(p, 1, c[a1]) * p->in_strides[a1];
 			store_any(O, p->type, j, load_any(I, p->type, off));
 			continue;
 		}
-		double x0 = params_resample_coord(p, 0, c[a0]), x1 = params_resample_coord(p, 1, c[a1]);
+		double x0 = wnn_resample_coord(p, 0, c[a0]), x1 = wnn_resample_coord(p, 1, c[a1]);
 		uint64_t lo0 = (uint64_t)floor(x0), hi0 = (uint64_t)ceil(x0);
 		uint64_t lo1 = (uint64_t)floor(x1), hi1 = (uint64_t)ceil(x1);
 		double t0 = x0 - (double)lo0, t1 = x1 - (double)lo1;
@@ -120,16 +120,16 @@ static enum webnn_status run_resample(const struct ref_step *s, void *const *buf
 static enum webnn_status run_quantize(const struct ref_step *s, void *const *bufs,
 				      struct wnn_diag *diag)
 {
-	const struct params_quantize *p = &s->p.quantize;
+	const struct wnn_quantize_attrs *p = &s->p.quantize;
 	const void *I = bufs[p->input], *S = bufs[p->scale], *Z = bufs[p->zero_point];
 	void *O = bufs[p->output];
 	(void)diag;
 	for (uint64_t i = 0; i < p->count; i++) {
-		uint64_t k = params_quantize_index(p, i);
+		uint64_t k = wnn_quantize_index(p, i);
 		double scale = ref_load_f(S, p->scale_type, k);
 		double zp = (double)ref_load_i(Z, p->zp_type, k);
 		if (p->op == WNN_OP_QUANTIZE_LINEAR) {
-			double q = params_cast_float(ref_load_f(I, p->in_type, i) / scale, WNN_F32);
+			double q = wnn_cast_float(ref_load_f(I, p->in_type, i) / scale, WNN_F32);
 			ref_store_sat(O, p->out_type, i, rint(q) + zp);
 		} else {
 			double x = (double)ref_load_i(I, p->in_type, i);
@@ -146,21 +146,21 @@ enum webnn_status ref_prepare_nn(const Webnn__Ipc__Operation *op, const struct w
 	enum wnn_dtype t;
 	switch (wnn_ops[s->op].family) {
 	case WEBNN__IPC__OPERATION__ATTRS_CONV_TRANSPOSE2D:
-		st = params_conv_transpose2d(op, descs, n_descs, &s->p.conv_transpose2d, diag);
+		st = wnn_resolve_conv_transpose2d(op, descs, n_descs, &s->p.conv_transpose2d, diag);
 		t = s->p.conv_transpose2d.type;
 		s->run = run_conv_transpose2d;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_RESAMPLE2D:
-		st = params_resample(op, descs, n_descs, &s->p.resample, diag);
+		st = wnn_resolve_resample(op, descs, n_descs, &s->p.resample, diag);
 		t = s->p.resample.type;
 		s->run = run_resample;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_QUANTIZE_LINEAR:
-		st = params_quantize(op, descs, n_descs, &s->p.quantize, diag);
+		st = wnn_resolve_quantize(op, descs, n_descs, &s->p.quantize, diag);
 		t = s->p.quantize.in_type;
 		s->run = run_quantize;
 		if (st == WEBNN_STATUS_OK) {
-			const struct params_quantize *q = &s->p.quantize;
+			const struct wnn_quantize_attrs *q = &s->p.quantize;
 			enum wnn_dtype z = q->zp_type;
 			bool zp_ok = z == WNN_I8 || z == WNN_U8 || z == WNN_I32 || z == WNN_U32;
 			if (!zp_ok || !ref_is_float(q->scale_type) ||

@@ -7,7 +7,7 @@
 static enum webnn_status run_arg(const struct ref_step *s, void *const *bufs,
 				 struct wnn_diag *diag)
 {
-	const struct params_arg *p = &s->p.arg;
+	const struct wnn_arg_attrs *p = &s->p.arg;
 	const void *I = bufs[p->input];
 	void *O = bufs[p->output];
 	bool want_max = p->op == WNN_OP_ARG_MAX;
@@ -46,7 +46,7 @@ static enum webnn_status run_arg(const struct ref_step *s, void *const *bufs,
 static enum webnn_status run_cumsum(const struct ref_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
-	const struct params_cumsum *p = &s->p.cumsum;
+	const struct wnn_cumsum_attrs *p = &s->p.cumsum;
 	const void *I = bufs[p->input];
 	void *O = bufs[p->output];
 	bool flt = ref_is_float(p->type);
@@ -75,7 +75,7 @@ static enum webnn_status run_cumsum(const struct ref_step *s, void *const *bufs,
 }
 
 static double reduce_float(enum wnn_op op, const void *I, enum wnn_dtype t,
-			   const struct params_reduction *r, uint64_t kept_off)
+			   const struct wnn_reduction *r, uint64_t kept_off)
 {
 	double acc;
 	switch (op) {
@@ -95,13 +95,13 @@ static double reduce_float(enum wnn_op op, const void *I, enum wnn_dtype t,
 	double mx = -INFINITY;
 	if (op == WNN_OP_REDUCE_LOG_SUM_EXP) /* subtract the max so exp cannot overflow */
 		for (uint64_t k = 0; k < r->red_count; k++) {
-			double v = ref_load_f(I, t, kept_off + params_offset(r->red_rank, r->red_dims,
+			double v = ref_load_f(I, t, kept_off + wnn_shape_offset(r->red_rank, r->red_dims,
 									 r->red_strides, k));
 			if (v > mx || isnan(v))
 				mx = v;
 		}
 	for (uint64_t k = 0; k < r->red_count; k++) {
-		double v = ref_load_f(I, t, kept_off + params_offset(r->red_rank, r->red_dims,
+		double v = ref_load_f(I, t, kept_off + wnn_shape_offset(r->red_rank, r->red_dims,
 								 r->red_strides, k));
 		switch (op) {
 		case WNN_OP_REDUCE_L1:
@@ -147,13 +147,13 @@ static double reduce_float(enum wnn_op op, const void *I, enum wnn_dtype t,
 /* Integer reductions: sums and products modulo 2^64 (the low bits of the exact result, which
  * is what the store keeps); max/min compare exact values. */
 static __int128 reduce_int(enum wnn_op op, const void *I, enum wnn_dtype t,
-			   const struct params_reduction *r, uint64_t kept_off)
+			   const struct wnn_reduction *r, uint64_t kept_off)
 {
 	bool sgn = ref_is_signed_int(t);
 	uint64_t acc = op == WNN_OP_REDUCE_PRODUCT ? 1 : 0;
 	__int128 ext = 0;
 	for (uint64_t k = 0; k < r->red_count; k++) {
-		__int128 v = ref_load_i(I, t, kept_off + params_offset(r->red_rank, r->red_dims,
+		__int128 v = ref_load_i(I, t, kept_off + wnn_shape_offset(r->red_rank, r->red_dims,
 								       r->red_strides, k));
 		uint64_t u = (uint64_t)(unsigned __int128)v;
 		switch (op) {
@@ -185,13 +185,13 @@ static __int128 reduce_int(enum wnn_op op, const void *I, enum wnn_dtype t,
 static enum webnn_status run_reduce(const struct ref_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
-	const struct params_reduce *p = &s->p.reduce;
-	const struct params_reduction *r = &p->r;
+	const struct wnn_reduce_attrs *p = &s->p.reduce;
+	const struct wnn_reduction *r = &p->r;
 	const void *I = bufs[p->input];
 	void *O = bufs[p->output];
 	(void)diag;
 	for (uint64_t k = 0; k < r->kept_count; k++) {
-		uint64_t off = params_offset(r->kept_rank, r->kept_dims, r->kept_strides, k);
+		uint64_t off = wnn_shape_offset(r->kept_rank, r->kept_dims, r->kept_strides, k);
 		if (ref_is_float(p->type))
 			ref_store_f(O, p->type, k, reduce_float(p->op, I, p->type, r, off));
 		else
@@ -204,29 +204,29 @@ static enum webnn_status run_reduce(const struct ref_step *s, void *const *bufs,
 static enum webnn_status run_norm(const struct ref_step *s, void *const *bufs,
 				  struct wnn_diag *diag)
 {
-	const struct params_norm *p = &s->p.norm;
-	const struct params_reduction *r = &p->r;
+	const struct wnn_norm_attrs *p = &s->p.norm;
+	const struct wnn_reduction *r = &p->r;
 	const void *I = bufs[p->input];
 	const void *S = p->has_scale ? bufs[p->scale] : NULL;
 	const void *B = p->has_bias ? bufs[p->bias] : NULL;
 	void *O = bufs[p->output];
 	(void)diag;
 	for (uint64_t k = 0; k < r->kept_count; k++) {
-		uint64_t off = params_offset(r->kept_rank, r->kept_dims, r->kept_strides, k);
+		uint64_t off = wnn_shape_offset(r->kept_rank, r->kept_dims, r->kept_strides, k);
 		double sum = 0, sq = 0;
 		for (uint64_t j = 0; j < r->red_count; j++)
 			sum += ref_load_f(I, p->type,
-					  off + params_offset(r->red_rank, r->red_dims, r->red_strides, j));
+					  off + wnn_shape_offset(r->red_rank, r->red_dims, r->red_strides, j));
 		double mean = sum / (double)r->red_count;
 		for (uint64_t j = 0; j < r->red_count; j++) {
-			double d = ref_load_f(I, p->type, off + params_offset(r->red_rank, r->red_dims,
+			double d = ref_load_f(I, p->type, off + wnn_shape_offset(r->red_rank, r->red_dims,
 									      r->red_strides, j)) -
 				   mean;
 			sq += d * d;
 		}
 		double inv = 1.0 / sqrt(sq / (double)r->red_count + p->epsilon);
 		for (uint64_t j = 0; j < r->red_count; j++) {
-			uint64_t i = off + params_offset(r->red_rank, r->red_dims, r->red_strides, j);
+			uint64_t i = off + wnn_shape_offset(r->red_rank, r->red_dims, r->red_strides, j);
 			uint64_t si = p->per_channel ? k % p->channels : j;
 			double v = (ref_load_f(I, p->type, i) - mean) * inv;
 			if (S)
@@ -247,23 +247,23 @@ enum webnn_status ref_prepare_reduce(const Webnn__Ipc__Operation *op,
 	enum wnn_dtype t;
 	switch (wnn_ops[s->op].family) {
 	case WEBNN__IPC__OPERATION__ATTRS_ARG_MIN_MAX:
-		st = params_arg(op, descs, n_descs, &s->p.arg, diag);
+		st = wnn_resolve_arg(op, descs, n_descs, &s->p.arg, diag);
 		t = s->p.arg.type;
 		s->run = run_arg;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_CUMULATIVE_SUM:
-		st = params_cumsum(op, descs, n_descs, &s->p.cumsum, diag);
+		st = wnn_resolve_cumsum(op, descs, n_descs, &s->p.cumsum, diag);
 		t = s->p.cumsum.type;
 		s->run = run_cumsum;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_REDUCE:
-		st = params_reduce(op, descs, n_descs, &s->p.reduce, diag);
+		st = wnn_resolve_reduce(op, descs, n_descs, &s->p.reduce, diag);
 		t = s->p.reduce.type;
 		s->run = run_reduce;
 		break;
 	case WEBNN__IPC__OPERATION__ATTRS_INSTANCE_NORMALIZATION:
 	case WEBNN__IPC__OPERATION__ATTRS_LAYER_NORMALIZATION:
-		st = params_norm(op, descs, n_descs, &s->p.norm, diag);
+		st = wnn_resolve_norm(op, descs, n_descs, &s->p.norm, diag);
 		t = s->p.norm.type;
 		s->run = run_norm;
 		break;

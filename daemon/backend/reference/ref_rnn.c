@@ -4,12 +4,12 @@
 
 #include "daemon/backend/reference/ref.h"
 
-static double act(enum params_activation a, double x)
+static double act(enum wnn_activation a, double x)
 {
 	switch (a) {
-	case PARAMS_ACT_RELU:
+	case WNN_ACT_RELU:
 		return x > 0 ? x : 0;
-	case PARAMS_ACT_SIGMOID:
+	case WNN_ACT_SIGMOID:
 		return 1 / (1 + exp(-x));
 	default:
 		return tanh(x);
@@ -38,14 +38,14 @@ static double opt_at(const void *b, enum wnn_dtype t, uint64_t i)
 }
 
 /* Advances one batch row of a gru cell: h (in/out, hidden values) from input x. */
-static void gru_cell(const struct params_rnn *p, const struct rnn_dir *d, const double *x,
+static void gru_cell(const struct wnn_rnn_attrs *p, const struct rnn_dir *d, const double *x,
 		     double *h, double *rh, double *nh)
 {
 	const uint64_t H = p->hidden, I = p->input_size;
 	const enum wnn_dtype t = p->type;
-	const uint64_t zb = (uint64_t)p->gate_block[PARAMS_GRU_Z] * H,
-		       rb = (uint64_t)p->gate_block[PARAMS_GRU_R] * H,
-		       nb = (uint64_t)p->gate_block[PARAMS_GRU_N] * H;
+	const uint64_t zb = (uint64_t)p->gate_block[WNN_GRU_Z] * H,
+		       rb = (uint64_t)p->gate_block[WNN_GRU_R] * H,
+		       nb = (uint64_t)p->gate_block[WNN_GRU_N] * H;
 	double *z = nh + H; /* scratch: nh[0..H) new hidden, nh[H..2H) z, nh[2H..3H) r */
 	double *r = nh + 2 * H;
 	for (uint64_t j = 0; j < H; j++) {
@@ -74,20 +74,20 @@ static void gru_cell(const struct params_rnn *p, const struct rnn_dir *d, const 
 		nh[j] = z[j] * h[j] + (1 - z[j]) * n;
 	}
 	for (uint64_t j = 0; j < H; j++)
-		h[j] = params_cast_float(nh[j], t);
+		h[j] = wnn_cast_float(nh[j], t);
 }
 
 /* Advances one batch row of an lstm cell: h and c (in/out). Peepholes use the incoming cell
  * state for all three gates, as the spec's decomposition does. */
-static void lstm_cell(const struct params_rnn *p, const struct rnn_dir *d, const double *x,
+static void lstm_cell(const struct wnn_rnn_attrs *p, const struct rnn_dir *d, const double *x,
 		      double *h, double *c, double *scratch)
 {
 	const uint64_t H = p->hidden, I = p->input_size;
 	const enum wnn_dtype t = p->type;
 	double *nh = scratch, *nc = scratch + H;
 	/* peephole packing: i at 0, o at H, f at 2H */
-	const uint64_t ph_off[4] = { [PARAMS_LSTM_I] = 0, [PARAMS_LSTM_F] = 2 * H,
-				     [PARAMS_LSTM_G] = 0, [PARAMS_LSTM_O] = H };
+	const uint64_t ph_off[4] = { [WNN_LSTM_I] = 0, [WNN_LSTM_F] = 2 * H,
+				     [WNN_LSTM_G] = 0, [WNN_LSTM_O] = H };
 	for (uint64_t j = 0; j < H; j++) {
 		double g[4];
 		for (int k = 0; k < 4; k++) {
@@ -95,18 +95,18 @@ static void lstm_cell(const struct params_rnn *p, const struct rnn_dir *d, const
 			g[k] = dot_row(d->w, t, d->w_off, row, I, x) +
 			       dot_row(d->rw, t, d->rw_off, row, H, h) +
 			       opt_at(d->b, t, d->b_off + row) + opt_at(d->rb, t, d->b_off + row);
-			if (k != PARAMS_LSTM_G && d->ph)
+			if (k != WNN_LSTM_G && d->ph)
 				g[k] += c[j] * ref_load_f(d->ph, t, d->ph_off + ph_off[k] + j);
 		}
-		double i = act(p->act[0], g[PARAMS_LSTM_I]);
-		double f = act(p->act[0], g[PARAMS_LSTM_F]);
-		double gg = act(p->act[1], g[PARAMS_LSTM_G]);
-		double o = act(p->act[0], g[PARAMS_LSTM_O]);
-		nc[j] = params_cast_float(f * c[j] + i * gg, t);
+		double i = act(p->act[0], g[WNN_LSTM_I]);
+		double f = act(p->act[0], g[WNN_LSTM_F]);
+		double gg = act(p->act[1], g[WNN_LSTM_G]);
+		double o = act(p->act[0], g[WNN_LSTM_O]);
+		nc[j] = wnn_cast_float(f * c[j] + i * gg, t);
 		nh[j] = o * act(p->act[2], nc[j]);
 	}
 	for (uint64_t j = 0; j < H; j++) {
-		h[j] = params_cast_float(nh[j], t);
+		h[j] = wnn_cast_float(nh[j], t);
 		c[j] = nc[j];
 	}
 }
@@ -114,7 +114,7 @@ static void lstm_cell(const struct params_rnn *p, const struct rnn_dir *d, const
 static enum webnn_status run_rnn(const struct ref_step *s, void *const *bufs,
 				 struct wnn_diag *diag)
 {
-	const struct params_rnn *p = &s->p.rnn;
+	const struct wnn_rnn_attrs *p = &s->p.rnn;
 	const uint64_t H = p->hidden, I = p->input_size, B = p->batch, G = p->gates;
 	const enum wnn_dtype t = p->type;
 	const void *X = bufs[p->input];
@@ -155,14 +155,14 @@ static enum webnn_status run_rnn(const struct ref_step *s, void *const *bufs,
 				else
 					gru_cell(p, &d, x, hs + b * H, scratch + 3 * H, scratch);
 			}
-			if (p->out_sequence != PARAMS_NONE)
+			if (p->out_sequence != WNN_NO_OPERAND)
 				for (uint64_t k = 0; k < B * H; k++)
 					ref_store_f(bufs[p->out_sequence], t,
 						    (ts * p->num_dirs + dir) * B * H + k, hs[k]);
 		}
 		for (uint64_t k = 0; k < B * H; k++) {
 			ref_store_f(bufs[p->out_hidden], t, st_off + k, hs[k]);
-			if (p->out_cell != PARAMS_NONE)
+			if (p->out_cell != WNN_NO_OPERAND)
 				ref_store_f(bufs[p->out_cell], t, st_off + k, cs[k]);
 		}
 	}
@@ -173,7 +173,7 @@ static enum webnn_status run_rnn(const struct ref_step *s, void *const *bufs,
 enum webnn_status ref_prepare_rnn(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				  size_t n_descs, struct ref_step *s, struct wnn_diag *diag)
 {
-	enum webnn_status st = params_rnn(op, descs, n_descs, &s->p.rnn, diag);
+	enum webnn_status st = wnn_resolve_rnn(op, descs, n_descs, &s->p.rnn, diag);
 	s->run = run_rnn;
 	if (st != WEBNN_STATUS_OK)
 		return st;

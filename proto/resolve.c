@@ -1,10 +1,10 @@
 /* Resolves Operation messages into backend-ready parameters with the spec's option defaults. */
-#include "daemon/backend/params.h"
+#include "proto/resolve.h"
 
 #include <math.h>
 #include <string.h>
 
-void params_strides(uint32_t rank, const uint32_t *dims, uint64_t *strides)
+void wnn_shape_strides(uint32_t rank, const uint32_t *dims, uint64_t *strides)
 {
 	uint64_t s = 1;
 	for (uint32_t i = rank; i-- > 0;) {
@@ -13,7 +13,7 @@ void params_strides(uint32_t rank, const uint32_t *dims, uint64_t *strides)
 	}
 }
 
-uint64_t params_count(uint32_t rank, const uint32_t *dims)
+uint64_t wnn_shape_count(uint32_t rank, const uint32_t *dims)
 {
 	uint64_t n = 1;
 	for (uint32_t i = 0; i < rank; i++)
@@ -21,7 +21,7 @@ uint64_t params_count(uint32_t rank, const uint32_t *dims)
 	return n;
 }
 
-uint64_t params_offset(uint32_t rank, const uint32_t *dims, const uint64_t *strides,
+uint64_t wnn_shape_offset(uint32_t rank, const uint32_t *dims, const uint64_t *strides,
 		       uint64_t index)
 {
 	uint64_t off = 0;
@@ -33,13 +33,13 @@ uint64_t params_offset(uint32_t rank, const uint32_t *dims, const uint64_t *stri
 	return off;
 }
 
-bool params_bcast_strides(const struct wnn_desc *in, uint32_t out_rank, const uint32_t *out_dims,
+bool wnn_bcast_strides(const struct wnn_desc *in, uint32_t out_rank, const uint32_t *out_dims,
 			  uint64_t *strides)
 {
 	uint64_t cs[WNN_MAX_RANK];
 	if (in->rank > out_rank || out_rank > WNN_MAX_RANK)
 		return false;
-	params_strides(in->rank, in->dims, cs);
+	wnn_shape_strides(in->rank, in->dims, cs);
 	uint32_t lead = out_rank - in->rank;
 	for (uint32_t i = 0; i < out_rank; i++) {
 		if (i < lead) {
@@ -57,7 +57,7 @@ bool params_bcast_strides(const struct wnn_desc *in, uint32_t out_rank, const ui
 	return true;
 }
 
-double params_cast_float(double x, enum wnn_dtype t)
+double wnn_cast_float(double x, enum wnn_dtype t)
 {
 	if (t == WNN_F32)
 		return (double)(float)x;
@@ -66,13 +66,13 @@ double params_cast_float(double x, enum wnn_dtype t)
 	return x;
 }
 
-enum webnn_status params_broadcast(const struct wnn_desc *const *inputs, int n,
-				   struct params_bcast *out, const char *what,
+enum webnn_status wnn_broadcast(const struct wnn_desc *const *inputs, int n,
+				   struct wnn_bcast *out, const char *what,
 				   struct wnn_diag *diag)
 {
 	char b1[96], b2[96];
 	memset(out, 0, sizeof(*out));
-	if (n < 1 || n > PARAMS_MAX_INPUTS)
+	if (n < 1 || n > WNN_MAX_BCAST_INPUTS)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %d inputs to broadcast", what,
 				    n);
 	uint32_t rank = 0;
@@ -103,9 +103,9 @@ enum webnn_status params_broadcast(const struct wnn_desc *const *inputs, int n,
 			*o = v;
 		}
 	}
-	out->count = params_count(rank, out->dims);
+	out->count = wnn_shape_count(rank, out->dims);
 	for (int i = 0; i < n; i++) {
-		params_bcast_strides(inputs[i], rank, out->dims, out->strides[i]);
+		wnn_bcast_strides(inputs[i], rank, out->dims, out->strides[i]);
 		out->same_shape[i] = inputs[i]->rank == rank &&
 				     memcmp(inputs[i]->dims, out->dims, rank * sizeof(uint32_t)) == 0;
 	}
@@ -165,7 +165,7 @@ static enum webnn_status rank_is(const struct wnn_desc *d, uint32_t rank, const 
 static void spatial_strides(const struct wnn_desc *d, bool nhwc, uint64_t *s)
 {
 	uint64_t cs[4];
-	params_strides(4, d->dims, cs);
+	wnn_shape_strides(4, d->dims, cs);
 	if (nhwc) {
 		s[0] = cs[0], s[1] = cs[3], s[2] = cs[1], s[3] = cs[2];
 	} else {
@@ -194,7 +194,7 @@ static enum webnn_status filter_axes(const struct wnn_desc *filter, uint32_t lay
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown filter layout %d",
 				    name, (int)layout);
 	uint64_t fs[4];
-	params_strides(4, filter->dims, fs);
+	wnn_shape_strides(4, filter->dims, fs);
 	for (int k = 0; k < 4; k++) {
 		dims[k] = filter->dims[axes[layout][k]];
 		strides[k] = fs[axes[layout][k]];
@@ -243,9 +243,9 @@ static enum webnn_status nonzero(const uint32_t *v, size_t n, const char *name, 
 static void axis_view(const struct wnn_desc *d, uint32_t axis, uint64_t *outer, uint64_t *size,
 		      uint64_t *inner)
 {
-	*outer = params_count(axis, d->dims);
+	*outer = wnn_shape_count(axis, d->dims);
 	*size = d->dims[axis];
-	*inner = params_count(d->rank - axis - 1, d->dims + axis + 1);
+	*inner = wnn_shape_count(d->rank - axis - 1, d->dims + axis + 1);
 }
 
 static enum webnn_status axis_in_range(uint32_t axis, uint32_t rank, const char *name,
@@ -269,7 +269,7 @@ static enum webnn_status same_shape(const struct wnn_desc *a, const struct wnn_d
 static enum webnn_status same_count(const struct wnn_desc *in, const struct wnn_desc *out,
 				    const char *name, struct wnn_diag *diag)
 {
-	if (params_count(in->rank, in->dims) != params_count(out->rank, out->dims))
+	if (wnn_shape_count(in->rank, in->dims) != wnn_shape_count(out->rank, out->dims))
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output shape differs from the input shape", name);
 	return WEBNN_STATUS_OK;
@@ -277,8 +277,8 @@ static enum webnn_status same_count(const struct wnn_desc *in, const struct wnn_
 
 /* ---- elementwise */
 
-enum webnn_status params_binary(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_binary *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_binary(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_binary_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	memset(p, 0, sizeof(*p));
@@ -295,15 +295,15 @@ enum webnn_status params_binary(const Webnn__Ipc__Operation *op, const struct wn
 	p->type = a->type;
 	p->out_type = out->type;
 	const struct wnn_desc *in[2] = { a, b };
-	CHECK(params_broadcast(in, 2, &p->bc, name, diag));
+	CHECK(wnn_broadcast(in, 2, &p->bc, name, diag));
 	if (out->rank != p->bc.rank || memcmp(out->dims, p->bc.dims, out->rank * sizeof(uint32_t)))
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output shape does not match the broadcast shape", name);
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_unary(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct params_unary *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_unary(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct wnn_unary_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	memset(p, 0, sizeof(*p));
@@ -314,7 +314,7 @@ enum webnn_status params_unary(const Webnn__Ipc__Operation *op, const struct wnn
 	CHECK(same_count(in, out, name, diag));
 	p->input = m->input, p->output = m->output;
 	p->type = in->type, p->out_type = out->type;
-	p->count = params_count(in->rank, in->dims);
+	p->count = wnn_shape_count(in->rank, in->dims);
 	double alpha = 0, beta = 0;
 	switch (p->op) {
 	case WNN_OP_ELU:
@@ -336,8 +336,8 @@ enum webnn_status params_unary(const Webnn__Ipc__Operation *op, const struct wnn
 		alpha = m->alpha;
 	if (m->has_beta)
 		beta = m->beta;
-	p->alpha = params_cast_float(alpha, p->type);
-	p->beta = params_cast_float(beta, p->type);
+	p->alpha = wnn_cast_float(alpha, p->type);
+	p->beta = wnn_cast_float(beta, p->type);
 	return WEBNN_STATUS_OK;
 }
 
@@ -346,8 +346,8 @@ static bool number_given(const Webnn__Ipc__Number *n)
 	return n && n->value_case != WEBNN__IPC__NUMBER__VALUE__NOT_SET;
 }
 
-enum webnn_status params_clamp(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct params_clamp *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_clamp(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct wnn_clamp_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -359,7 +359,7 @@ enum webnn_status params_clamp(const Webnn__Ipc__Operation *op, const struct wnn
 	(void)out;
 	p->input = m->input, p->output = m->output;
 	p->type = in->type;
-	p->count = params_count(in->rank, in->dims);
+	p->count = wnn_shape_count(in->rank, in->dims);
 	const Webnn__Ipc__Number *bound[2] = { m->min_value, m->max_value };
 	for (int i = 0; i < 2; i++) {
 		bool given = number_given(bound[i]);
@@ -379,7 +379,7 @@ enum webnn_status params_clamp(const Webnn__Ipc__Operation *op, const struct wnn
 		switch (p->type) {
 		case WNN_F32:
 		case WNN_F16:
-			d = given ? params_cast_float(wnn_number_to_double(bound[i]), p->type)
+			d = given ? wnn_cast_float(wnn_number_to_double(bound[i]), p->type)
 				  : (i == 0 ? -INFINITY : INFINITY);
 			si = 0, ui = 0;
 			break;
@@ -422,8 +422,8 @@ enum webnn_status params_clamp(const Webnn__Ipc__Operation *op, const struct wnn
 
 /* ---- convolution and pooling */
 
-enum webnn_status params_conv2d(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_conv2d *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_conv2d(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_conv2d_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -437,22 +437,22 @@ enum webnn_status params_conv2d(const Webnn__Ipc__Operation *op, const struct wn
 	CHECK(rank_is(filter, 4, name, "filter", diag));
 	CHECK(rank_is(out, 4, name, "output", diag));
 	p->input = m->input, p->filter = m->filter, p->output = m->output;
-	p->bias = PARAMS_NONE;
+	p->bias = WNN_NO_OPERAND;
 	p->type = in->type;
 	p->nhwc = m->input_layout == WEBNN__IPC__INPUT_LAYOUT__NHWC;
 	nchw_dims(in, p->nhwc, &p->n, &p->c_in, &p->h, &p->w);
 	/* Where each layout keeps (o, i, ky, kx); indexed by the layout, whose values
-	 * enum params_filter_layout shares with the protocol. */
+	 * enum wnn_filter_layout shares with the protocol. */
 	static const uint8_t axes[][4] = {
-		[PARAMS_FILTER_OIHW] = { 0, 1, 2, 3 },
-		[PARAMS_FILTER_HWIO] = { 3, 2, 0, 1 },
-		[PARAMS_FILTER_OHWI] = { 0, 3, 1, 2 },
-		[PARAMS_FILTER_IHWO] = { 3, 0, 1, 2 },
+		[WNN_FILTER_OIHW] = { 0, 1, 2, 3 },
+		[WNN_FILTER_HWIO] = { 3, 2, 0, 1 },
+		[WNN_FILTER_OHWI] = { 0, 3, 1, 2 },
+		[WNN_FILTER_IHWO] = { 3, 0, 1, 2 },
 	};
 	uint32_t fdim[4];
 	CHECK(filter_axes(filter, (uint32_t)m->filter_layout, axes,
 			  sizeof(axes) / sizeof(axes[0]), fdim, p->filter_stride, name, diag));
-	p->filter_layout = (enum params_filter_layout)m->filter_layout;
+	p->filter_layout = (enum wnn_filter_layout)m->filter_layout;
 	uint32_t f_in = fdim[1];
 	p->c_out = fdim[0], p->kh = fdim[2], p->kw = fdim[3];
 	uint32_t pad[4], strides[2], dil[2];
@@ -503,17 +503,17 @@ enum webnn_status params_conv2d(const Webnn__Ipc__Operation *op, const struct wn
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_pool2d(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_pool2d *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_pool2d(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_pool2d_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
 	memset(p, 0, sizeof(*p));
 	CHECK(check_op(op, WEBNN__IPC__OPERATION__ATTRS_POOL2D, &which, &name, diag));
 	const Webnn__Ipc__Pool2d *m = op->pool2d;
-	p->kind = which == WNN_OP_AVERAGE_POOL2D ? PARAMS_POOL_AVG
-		  : which == WNN_OP_L2_POOL2D    ? PARAMS_POOL_L2
-						 : PARAMS_POOL_MAX;
+	p->kind = which == WNN_OP_AVERAGE_POOL2D ? WNN_POOL_AVG
+		  : which == WNN_OP_L2_POOL2D    ? WNN_POOL_L2
+						 : WNN_POOL_MAX;
 	OPERAND(in, m->input, "input");
 	OPERAND(out, m->output, "output");
 	CHECK(rank_is(in, 4, name, "input", diag));
@@ -570,8 +570,8 @@ enum webnn_status params_pool2d(const Webnn__Ipc__Operation *op, const struct wn
 
 /* ---- matrix products */
 
-enum webnn_status params_gemm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct params_gemm *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_gemm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, struct wnn_gemm_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -584,7 +584,7 @@ enum webnn_status params_gemm(const Webnn__Ipc__Operation *op, const struct wnn_
 	CHECK(rank_is(a, 2, name, "a", diag));
 	CHECK(rank_is(b, 2, name, "b", diag));
 	CHECK(rank_is(out, 2, name, "output", diag));
-	p->a = m->a, p->b = m->b, p->output = m->output, p->c = PARAMS_NONE;
+	p->a = m->a, p->b = m->b, p->output = m->output, p->c = WNN_NO_OPERAND;
 	p->type = a->type;
 	p->a_transpose = m->a_transpose, p->b_transpose = m->b_transpose;
 	uint32_t ka, kb;
@@ -604,13 +604,13 @@ enum webnn_status params_gemm(const Webnn__Ipc__Operation *op, const struct wnn_
 	if (out->dims[0] != p->m || out->dims[1] != p->n)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output shape must be [%u, %u]", name, p->m, p->n);
-	p->alpha = params_cast_float(m->alpha, p->type);
-	p->beta = params_cast_float(m->beta, p->type);
+	p->alpha = wnn_cast_float(m->alpha, p->type);
+	p->beta = wnn_cast_float(m->beta, p->type);
 	if (m->has_c) {
 		OPERAND(c, m->c, "c");
 		uint64_t cs[2];
 		uint32_t mn[2] = { p->m, p->n };
-		if (!params_bcast_strides(c, 2, mn, cs))
+		if (!wnn_bcast_strides(c, 2, mn, cs))
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 					    "%s: c is not broadcastable to [%u, %u]", name, p->m,
 					    p->n);
@@ -621,8 +621,8 @@ enum webnn_status params_gemm(const Webnn__Ipc__Operation *op, const struct wnn_
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_matmul(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_matmul *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_matmul(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_matmul_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -648,9 +648,9 @@ enum webnn_status params_matmul(const Webnn__Ipc__Operation *op, const struct wn
 	struct wnn_desc bb = { .type = b->type, .rank = b->rank - 2 };
 	memcpy(ba.dims, a->dims, ba.rank * sizeof(uint32_t));
 	memcpy(bb.dims, b->dims, bb.rank * sizeof(uint32_t));
-	struct params_bcast bc;
+	struct wnn_bcast bc;
 	const struct wnn_desc *in[2] = { &ba, &bb };
-	CHECK(params_broadcast(in, 2, &bc, name, diag));
+	CHECK(wnn_broadcast(in, 2, &bc, name, diag));
 	if (out->rank != bc.rank + 2 || memcmp(out->dims, bc.dims, bc.rank * sizeof(uint32_t)) ||
 	    out->dims[bc.rank] != p->m || out->dims[bc.rank + 1] != p->n)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
@@ -670,8 +670,8 @@ enum webnn_status params_matmul(const Webnn__Ipc__Operation *op, const struct wn
 
 /* ---- data movement */
 
-enum webnn_status params_transpose(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				   size_t n_descs, struct params_transpose *p,
+enum webnn_status wnn_resolve_transpose(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				   size_t n_descs, struct wnn_transpose_attrs *p,
 				   struct wnn_diag *diag)
 {
 	const char *name;
@@ -704,7 +704,7 @@ enum webnn_status params_transpose(const Webnn__Ipc__Operation *op, const struct
 			p->perm[i] = in->rank - 1 - i;
 	}
 	uint64_t cs[WNN_MAX_RANK];
-	params_strides(in->rank, in->dims, cs);
+	wnn_shape_strides(in->rank, in->dims, cs);
 	for (uint32_t i = 0; i < in->rank; i++) {
 		p->out_dims[i] = in->dims[p->perm[i]];
 		p->in_strides[i] = cs[p->perm[i]];
@@ -712,12 +712,12 @@ enum webnn_status params_transpose(const Webnn__Ipc__Operation *op, const struct
 	if (out->rank != in->rank || memcmp(out->dims, p->out_dims, in->rank * sizeof(uint32_t)))
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output shape does not match the permutation", name);
-	p->count = params_count(in->rank, in->dims);
+	p->count = wnn_shape_count(in->rank, in->dims);
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_concat(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_concat *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_concat(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_concat_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -751,20 +751,20 @@ enum webnn_status params_concat(const Webnn__Ipc__Operation *op, const struct wn
 	p->output = m->output;
 	p->type = out->type;
 	p->axis = m->axis;
-	p->outer = params_count(m->axis, out->dims);
-	p->inner = params_count(out->rank - m->axis - 1, out->dims + m->axis + 1);
+	p->outer = wnn_shape_count(m->axis, out->dims);
+	p->inner = wnn_shape_count(out->rank - m->axis - 1, out->dims + m->axis + 1);
 	p->out_axis = out->dims[m->axis];
 	return WEBNN_STATUS_OK;
 }
 
-uint32_t params_concat_size(const struct params_concat *p, const struct wnn_desc *descs,
+uint32_t wnn_concat_size(const struct wnn_concat_attrs *p, const struct wnn_desc *descs,
 			    size_t i)
 {
 	return descs[p->inputs[i]].dims[p->axis];
 }
 
-enum webnn_status params_reshape(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct params_reshape *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_reshape(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				 size_t n_descs, struct wnn_reshape_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -775,8 +775,8 @@ enum webnn_status params_reshape(const Webnn__Ipc__Operation *op, const struct w
 	OPERAND(out, m->output, "output");
 	p->input = m->input, p->output = m->output;
 	p->type = in->type;
-	p->count = params_count(in->rank, in->dims);
-	if (p->count != params_count(out->rank, out->dims) || in->type != out->type)
+	p->count = wnn_shape_count(in->rank, in->dims);
+	if (p->count != wnn_shape_count(out->rank, out->dims) || in->type != out->type)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output element count or type differs from the input", name);
 	p->bytes = p->count * wnn_dtype_size(in->type);
@@ -785,8 +785,8 @@ enum webnn_status params_reshape(const Webnn__Ipc__Operation *op, const struct w
 
 /* ---- normalisation */
 
-enum webnn_status params_softmax(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct params_softmax *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_softmax(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				 size_t n_descs, struct wnn_softmax_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -804,8 +804,8 @@ enum webnn_status params_softmax(const Webnn__Ipc__Operation *op, const struct w
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_batchnorm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				   size_t n_descs, struct params_batchnorm *p,
+enum webnn_status wnn_resolve_batchnorm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				   size_t n_descs, struct wnn_batchnorm_attrs *p,
 				   struct wnn_diag *diag)
 {
 	const char *name;
@@ -818,11 +818,11 @@ enum webnn_status params_batchnorm(const Webnn__Ipc__Operation *op, const struct
 	(void)out;
 	CHECK(axis_in_range(m->axis, in->rank, name, diag));
 	p->input = m->input, p->output = m->output, p->mean = m->mean, p->variance = m->variance;
-	p->scale = PARAMS_NONE, p->bias = PARAMS_NONE;
+	p->scale = WNN_NO_OPERAND, p->bias = WNN_NO_OPERAND;
 	p->type = in->type;
 	p->axis = m->axis;
 	axis_view(in, m->axis, &p->outer, &p->channels, &p->inner);
-	p->epsilon = params_cast_float(m->epsilon, p->type);
+	p->epsilon = wnn_cast_float(m->epsilon, p->type);
 	struct {
 		uint32_t id;
 		bool given;
@@ -851,13 +851,13 @@ enum webnn_status params_batchnorm(const Webnn__Ipc__Operation *op, const struct
 
 /* Splits `in` into kept axes (input order) and reduced axes (order of `axes`). */
 static enum webnn_status make_reduction(const struct wnn_desc *in, const uint32_t *axes,
-					size_t n_axes, struct params_reduction *r,
+					size_t n_axes, struct wnn_reduction *r,
 					const char *name, struct wnn_diag *diag)
 {
 	uint64_t cs[WNN_MAX_RANK];
 	uint32_t mask = 0;
 	memset(r, 0, sizeof(*r));
-	params_strides(in->rank, in->dims, cs);
+	wnn_shape_strides(in->rank, in->dims, cs);
 	if (n_axes > in->rank)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: %zu axes for an input of rank %u", name, n_axes, in->rank);
@@ -876,13 +876,13 @@ static enum webnn_status make_reduction(const struct wnn_desc *in, const uint32_
 		r->kept_dims[r->kept_rank] = in->dims[a];
 		r->kept_strides[r->kept_rank++] = cs[a];
 	}
-	r->kept_count = params_count(r->kept_rank, r->kept_dims);
-	r->red_count = params_count(r->red_rank, r->red_dims);
+	r->kept_count = wnn_shape_count(r->kept_rank, r->kept_dims);
+	r->red_count = wnn_shape_count(r->red_rank, r->red_dims);
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_cast(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct params_cast *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_cast(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, struct wnn_cast_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -894,12 +894,12 @@ enum webnn_status params_cast(const Webnn__Ipc__Operation *op, const struct wnn_
 	CHECK(same_count(in, out, name, diag));
 	p->input = m->input, p->output = m->output;
 	p->in_type = in->type, p->out_type = out->type;
-	p->count = params_count(in->rank, in->dims);
+	p->count = wnn_shape_count(in->rank, in->dims);
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_arg(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			     size_t n_descs, struct params_arg *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_arg(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			     size_t n_descs, struct wnn_arg_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	memset(p, 0, sizeof(*p));
@@ -916,14 +916,14 @@ enum webnn_status params_arg(const Webnn__Ipc__Operation *op, const struct wnn_d
 	p->type = in->type, p->out_type = out->type;
 	p->axis = m->axis;
 	axis_view(in, m->axis, &p->outer, &p->axis_size, &p->inner);
-	if (params_count(out->rank, out->dims) != p->outer * p->inner)
+	if (wnn_shape_count(out->rank, out->dims) != p->outer * p->inner)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output shape does not match the reduction", name);
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_cumsum(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_cumsum *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_cumsum(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_cumsum_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -942,9 +942,9 @@ enum webnn_status params_cumsum(const Webnn__Ipc__Operation *op, const struct wn
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_conv_transpose2d(const Webnn__Ipc__Operation *op,
+enum webnn_status wnn_resolve_conv_transpose2d(const Webnn__Ipc__Operation *op,
 					  const struct wnn_desc *descs, size_t n_descs,
-					  struct params_conv_transpose2d *p, struct wnn_diag *diag)
+					  struct wnn_conv_transpose2d_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -958,21 +958,21 @@ enum webnn_status params_conv_transpose2d(const Webnn__Ipc__Operation *op,
 	CHECK(rank_is(filter, 4, name, "filter", diag));
 	CHECK(rank_is(out, 4, name, "output", diag));
 	p->input = m->input, p->filter = m->filter, p->output = m->output;
-	p->bias = PARAMS_NONE;
+	p->bias = WNN_NO_OPERAND;
 	p->type = in->type;
 	p->nhwc = m->input_layout == WEBNN__IPC__INPUT_LAYOUT__NHWC;
 	nchw_dims(in, p->nhwc, &p->n, &p->c_in, &p->h, &p->w);
 	/* Where each layout keeps (i, o, ky, kx); indexed by the layout, whose values
-	 * enum params_tfilter_layout shares with the protocol. */
+	 * enum wnn_tfilter_layout shares with the protocol. */
 	static const uint8_t axes[][4] = {
-		[PARAMS_TFILTER_IOHW] = { 0, 1, 2, 3 },
-		[PARAMS_TFILTER_HWOI] = { 3, 2, 0, 1 },
-		[PARAMS_TFILTER_OHWI] = { 3, 0, 1, 2 },
+		[WNN_TFILTER_IOHW] = { 0, 1, 2, 3 },
+		[WNN_TFILTER_HWOI] = { 3, 2, 0, 1 },
+		[WNN_TFILTER_OHWI] = { 3, 0, 1, 2 },
 	};
 	uint32_t fdim[4];
 	CHECK(filter_axes(filter, (uint32_t)m->filter_layout, axes,
 			  sizeof(axes) / sizeof(axes[0]), fdim, p->filter_stride, name, diag));
-	p->filter_layout = (enum params_tfilter_layout)m->filter_layout;
+	p->filter_layout = (enum wnn_tfilter_layout)m->filter_layout;
 	uint32_t f_in = fdim[0], f_out = fdim[1];
 	p->kh = fdim[2], p->kw = fdim[3];
 	uint32_t pad[4], strides[2], dil[2], opad[2];
@@ -1016,8 +1016,8 @@ enum webnn_status params_conv_transpose2d(const Webnn__Ipc__Operation *op,
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_quantize(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				  size_t n_descs, struct params_quantize *p,
+enum webnn_status wnn_resolve_quantize(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				  size_t n_descs, struct wnn_quantize_attrs *p,
 				  struct wnn_diag *diag)
 {
 	const char *name;
@@ -1048,12 +1048,12 @@ enum webnn_status params_quantize(const Webnn__Ipc__Operation *op, const struct 
 		p->scale_dims[i] = scale->dims[i];
 		p->block[i] = in->dims[i] / scale->dims[i];
 	}
-	params_strides(in->rank, scale->dims, p->scale_strides);
-	p->count = params_count(in->rank, in->dims);
+	wnn_shape_strides(in->rank, scale->dims, p->scale_strides);
+	p->count = wnn_shape_count(in->rank, in->dims);
 	return WEBNN_STATUS_OK;
 }
 
-uint64_t params_quantize_index(const struct params_quantize *p, uint64_t i)
+uint64_t wnn_quantize_index(const struct wnn_quantize_attrs *p, uint64_t i)
 {
 	uint64_t off = 0;
 	for (uint32_t d = p->rank; d-- > 0;) {
@@ -1064,8 +1064,8 @@ uint64_t params_quantize_index(const struct params_quantize *p, uint64_t i)
 	return off;
 }
 
-enum webnn_status params_expand(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_expand *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_expand(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_expand_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -1074,19 +1074,19 @@ enum webnn_status params_expand(const Webnn__Ipc__Operation *op, const struct wn
 	const Webnn__Ipc__Expand *m = op->expand;
 	OPERAND(in, m->input, "input");
 	OPERAND(out, m->output, "output");
-	if (!params_bcast_strides(in, out->rank, out->dims, p->in_strides))
+	if (!wnn_bcast_strides(in, out->rank, out->dims, p->in_strides))
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: input is not broadcastable to the output shape", name);
 	p->input = m->input, p->output = m->output;
 	p->type = in->type;
 	p->rank = out->rank;
 	memcpy(p->out_dims, out->dims, sizeof(p->out_dims));
-	p->count = params_count(out->rank, out->dims);
+	p->count = wnn_shape_count(out->rank, out->dims);
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_tile(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct params_tile *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_tile(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, struct wnn_tile_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -1108,12 +1108,12 @@ enum webnn_status params_tile(const Webnn__Ipc__Operation *op, const struct wnn_
 	p->rank = in->rank;
 	memcpy(p->in_dims, in->dims, sizeof(p->in_dims));
 	memcpy(p->out_dims, out->dims, sizeof(p->out_dims));
-	params_strides(in->rank, in->dims, p->in_strides);
-	p->count = params_count(out->rank, out->dims);
+	wnn_shape_strides(in->rank, in->dims, p->in_strides);
+	p->count = wnn_shape_count(out->rank, out->dims);
 	return WEBNN_STATUS_OK;
 }
 
-uint64_t params_tile_offset(const struct params_tile *p, uint64_t j)
+uint64_t wnn_tile_offset(const struct wnn_tile_attrs *p, uint64_t j)
 {
 	uint64_t off = 0;
 	for (uint32_t d = p->rank; d-- > 0;) {
@@ -1133,7 +1133,7 @@ static enum webnn_status index_type_ok(enum wnn_dtype t, const char *name, struc
 	return WEBNN_STATUS_OK;
 }
 
-int64_t params_load_index(const void *idx, enum wnn_dtype index_type, uint64_t i)
+int64_t wnn_load_index(const void *idx, enum wnn_dtype index_type, uint64_t i)
 {
 	switch (index_type) {
 	case WNN_I32:
@@ -1147,18 +1147,18 @@ int64_t params_load_index(const void *idx, enum wnn_dtype index_type, uint64_t i
 	}
 }
 
-uint64_t params_nd_offset(const void *idx, enum wnn_dtype index_type, uint64_t t, uint32_t k,
+uint64_t wnn_nd_offset(const void *idx, enum wnn_dtype index_type, uint64_t t, uint32_t k,
 			  const uint32_t *in_dims, const uint64_t *in_strides)
 {
 	uint64_t off = 0;
 	for (uint32_t d = 0; d < k; d++)
-		off += params_index(params_load_index(idx, index_type, t * k + d), in_dims[d]) *
+		off += wnn_wrap_index(wnn_load_index(idx, index_type, t * k + d), in_dims[d]) *
 		       in_strides[d];
 	return off;
 }
 
-enum webnn_status params_gather(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_gather *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_gather(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_gather_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	memset(p, 0, sizeof(*p));
@@ -1175,11 +1175,11 @@ enum webnn_status params_gather(const Webnn__Ipc__Operation *op, const struct wn
 	p->type = in->type, p->index_type = idx->type;
 	p->in_rank = in->rank;
 	memcpy(p->in_dims, in->dims, sizeof(p->in_dims));
-	params_strides(in->rank, in->dims, p->in_strides);
+	wnn_shape_strides(in->rank, in->dims, p->in_strides);
 	p->rank = out->rank;
 	memcpy(p->out_dims, out->dims, sizeof(p->out_dims));
-	p->count = params_count(out->rank, out->dims);
-	uint64_t n_idx = params_count(idx->rank, idx->dims);
+	p->count = wnn_shape_count(out->rank, out->dims);
+	uint64_t n_idx = wnn_shape_count(idx->rank, idx->dims);
 	if (p->op == WNN_OP_GATHER) {
 		CHECK(axis_in_range(m->axis, in->rank, name, diag));
 		p->axis = m->axis;
@@ -1208,7 +1208,7 @@ enum webnn_status params_gather(const Webnn__Ipc__Operation *op, const struct wn
 					    "%s: indices last dimension exceeds the input rank", name);
 		p->k = idx->dims[idx->rank - 1];
 		p->n_tuples = n_idx / p->k;
-		p->slice = params_count(in->rank - p->k, in->dims + p->k);
+		p->slice = wnn_shape_count(in->rank - p->k, in->dims + p->k);
 		if (p->count != p->n_tuples * p->slice)
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 					    "%s: output shape does not match the gather", name);
@@ -1216,8 +1216,8 @@ enum webnn_status params_gather(const Webnn__Ipc__Operation *op, const struct wn
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_scatter(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct params_scatter *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_scatter(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				 size_t n_descs, struct wnn_scatter_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	memset(p, 0, sizeof(*p));
@@ -1238,9 +1238,9 @@ enum webnn_status params_scatter(const Webnn__Ipc__Operation *op, const struct w
 	p->type = in->type, p->index_type = idx->type;
 	p->rank = in->rank;
 	memcpy(p->in_dims, in->dims, sizeof(p->in_dims));
-	params_strides(in->rank, in->dims, p->in_strides);
-	p->count = params_count(in->rank, in->dims);
-	uint64_t n_idx = params_count(idx->rank, idx->dims);
+	wnn_shape_strides(in->rank, in->dims, p->in_strides);
+	p->count = wnn_shape_count(in->rank, in->dims);
+	uint64_t n_idx = wnn_shape_count(idx->rank, idx->dims);
 	if (p->op == WNN_OP_SCATTER_ELEMENTS) {
 		CHECK(axis_in_range(m->axis, in->rank, name, diag));
 		CHECK(same_shape(idx, upd, name, "updates shape differs from the indices shape",
@@ -1263,8 +1263,8 @@ enum webnn_status params_scatter(const Webnn__Ipc__Operation *op, const struct w
 					    "%s: indices last dimension exceeds the input rank", name);
 		p->k = idx->dims[idx->rank - 1];
 		p->n_tuples = n_idx / p->k;
-		p->slice = params_count(in->rank - p->k, in->dims + p->k);
-		if (params_count(upd->rank, upd->dims) != p->n_tuples * p->slice)
+		p->slice = wnn_shape_count(in->rank - p->k, in->dims + p->k);
+		if (wnn_shape_count(upd->rank, upd->dims) != p->n_tuples * p->slice)
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 					    "%s: updates shape does not match the indices", name);
 		p->n_updates = p->n_tuples * p->slice;
@@ -1278,13 +1278,13 @@ static enum webnn_status rnn_operand(const struct wnn_desc *descs, size_t n_desc
 				     uint32_t id, uint64_t want, enum wnn_dtype t, uint32_t *out,
 				     const char *name, const char *role, struct wnn_diag *diag)
 {
-	*out = PARAMS_NONE;
+	*out = WNN_NO_OPERAND;
 	if (!has)
 		return WEBNN_STATUS_OK;
 	const struct wnn_desc *d = operand(descs, n_descs, id, name, role, diag);
 	if (!d)
 		return diag->status;
-	if (d->type != t || params_count(d->rank, d->dims) != want)
+	if (d->type != t || wnn_shape_count(d->rank, d->dims) != want)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: %s must be %s with %llu elements", name, role,
 				    wnn_dtype_name(t), (unsigned long long)want);
@@ -1292,8 +1292,8 @@ static enum webnn_status rnn_operand(const struct wnn_desc *descs, size_t n_desc
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_rnn(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			     size_t n_descs, struct params_rnn *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_rnn(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			     size_t n_descs, struct wnn_rnn_attrs *p, struct wnn_diag *diag)
 {
 	const char *name = "operation";
 	enum wnn_op o = op ? wnn_op_from_id(op->op) : WNN_OP_COUNT;
@@ -1312,7 +1312,7 @@ enum webnn_status params_rnn(const Webnn__Ipc__Operation *op, const struct wnn_d
 	const Webnn__Ipc__RecurrentActivation *acts;
 	size_t n_acts;
 	int layout;
-	p->out_hidden = p->out_cell = p->out_sequence = PARAMS_NONE;
+	p->out_hidden = p->out_cell = p->out_sequence = WNN_NO_OPERAND;
 	switch (family) {
 	case WEBNN__IPC__OPERATION__ATTRS_GRU: {
 		const Webnn__Ipc__Gru *m = op->gru;
@@ -1425,47 +1425,47 @@ enum webnn_status params_rnn(const Webnn__Ipc__Operation *op, const struct wnn_d
 				  p->type, &p->out_sequence, name, "output", diag));
 	/* activations: the spec defaults, else as given */
 	size_t n_want = p->lstm ? 3 : 2;
-	p->act[0] = PARAMS_ACT_SIGMOID, p->act[1] = PARAMS_ACT_TANH, p->act[2] = PARAMS_ACT_TANH;
+	p->act[0] = WNN_ACT_SIGMOID, p->act[1] = WNN_ACT_TANH, p->act[2] = WNN_ACT_TANH;
 	if (n_acts) {
 		if (n_acts != n_want)
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 					    "%s: activations has %zu items, expected %zu", name,
 					    n_acts, n_want);
 		for (size_t i = 0; i < n_acts; i++) {
-			if ((int)acts[i] < 0 || (int)acts[i] > PARAMS_ACT_TANH)
+			if ((int)acts[i] < 0 || (int)acts[i] > WNN_ACT_TANH)
 				return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 						    "%s: unknown activation %d", name,
 						    (int)acts[i]);
-			p->act[i] = (enum params_activation)acts[i];
+			p->act[i] = (enum wnn_activation)acts[i];
 		}
 	}
 	if (p->lstm) {
 		if (layout == WEBNN__IPC__LSTM_WEIGHT_LAYOUT__IFGO) {
-			p->gate_block[PARAMS_LSTM_I] = 0, p->gate_block[PARAMS_LSTM_F] = 1;
-			p->gate_block[PARAMS_LSTM_G] = 2, p->gate_block[PARAMS_LSTM_O] = 3;
+			p->gate_block[WNN_LSTM_I] = 0, p->gate_block[WNN_LSTM_F] = 1;
+			p->gate_block[WNN_LSTM_G] = 2, p->gate_block[WNN_LSTM_O] = 3;
 		} else if (layout == WEBNN__IPC__LSTM_WEIGHT_LAYOUT__IOFG) {
-			p->gate_block[PARAMS_LSTM_I] = 0, p->gate_block[PARAMS_LSTM_O] = 1;
-			p->gate_block[PARAMS_LSTM_F] = 2, p->gate_block[PARAMS_LSTM_G] = 3;
+			p->gate_block[WNN_LSTM_I] = 0, p->gate_block[WNN_LSTM_O] = 1;
+			p->gate_block[WNN_LSTM_F] = 2, p->gate_block[WNN_LSTM_G] = 3;
 		} else {
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown layout %d",
 					    name, layout);
 		}
 	} else {
 		if (layout == WEBNN__IPC__GRU_WEIGHT_LAYOUT__ZRN) {
-			p->gate_block[PARAMS_GRU_Z] = 0, p->gate_block[PARAMS_GRU_R] = 1;
+			p->gate_block[WNN_GRU_Z] = 0, p->gate_block[WNN_GRU_R] = 1;
 		} else if (layout == WEBNN__IPC__GRU_WEIGHT_LAYOUT__RZN) {
-			p->gate_block[PARAMS_GRU_R] = 0, p->gate_block[PARAMS_GRU_Z] = 1;
+			p->gate_block[WNN_GRU_R] = 0, p->gate_block[WNN_GRU_Z] = 1;
 		} else {
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown layout %d",
 					    name, layout);
 		}
-		p->gate_block[PARAMS_GRU_N] = 2;
+		p->gate_block[WNN_GRU_N] = 2;
 	}
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_pad(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			     size_t n_descs, struct params_pad *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_pad(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			     size_t n_descs, struct wnn_pad_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -1483,7 +1483,7 @@ enum webnn_status params_pad(const Webnn__Ipc__Operation *op, const struct wnn_d
 				    (int)m->mode);
 	p->input = m->input, p->output = m->output;
 	p->type = in->type;
-	p->mode = (enum params_pad_mode)m->mode;
+	p->mode = (enum wnn_pad_mode)m->mode;
 	p->rank = in->rank;
 	for (uint32_t i = 0; i < in->rank; i++) {
 		uint64_t b = m->beginning_padding[i], e = m->ending_padding[i];
@@ -1491,7 +1491,7 @@ enum webnn_status params_pad(const Webnn__Ipc__Operation *op, const struct wnn_d
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 					    "%s: output dimension %u is not the padded size", name,
 					    i);
-		if (p->mode == PARAMS_PAD_REFLECTION && (b >= in->dims[i] || e >= in->dims[i]))
+		if (p->mode == WNN_PAD_REFLECTION && (b >= in->dims[i] || e >= in->dims[i]))
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 					    "%s: reflection padding along axis %u must be smaller "
 					    "than the input dimension", name, i);
@@ -1499,8 +1499,8 @@ enum webnn_status params_pad(const Webnn__Ipc__Operation *op, const struct wnn_d
 	}
 	memcpy(p->in_dims, in->dims, sizeof(p->in_dims));
 	memcpy(p->out_dims, out->dims, sizeof(p->out_dims));
-	params_strides(in->rank, in->dims, p->in_strides);
-	p->count = params_count(out->rank, out->dims);
+	wnn_shape_strides(in->rank, in->dims, p->in_strides);
+	p->count = wnn_shape_count(out->rank, out->dims);
 	wnn_number_to_bytes(m->value, p->type, p->value);
 	if (p->type == WNN_F32) {
 		float f;
@@ -1516,8 +1516,8 @@ enum webnn_status params_pad(const Webnn__Ipc__Operation *op, const struct wnn_d
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_prelu(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct params_prelu *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_prelu(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct wnn_prelu_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -1533,15 +1533,15 @@ enum webnn_status params_prelu(const Webnn__Ipc__Operation *op, const struct wnn
 	p->input = m->input, p->slope = m->slope, p->output = m->output;
 	p->type = in->type;
 	const struct wnn_desc *ins[2] = { in, slope };
-	CHECK(params_broadcast(ins, 2, &p->bc, name, diag));
+	CHECK(wnn_broadcast(ins, 2, &p->bc, name, diag));
 	if (out->rank != p->bc.rank || memcmp(out->dims, p->bc.dims, out->rank * sizeof(uint32_t)))
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output shape does not match the broadcast shape", name);
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_reduce(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_reduce *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_reduce(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_reduce_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	memset(p, 0, sizeof(*p));
@@ -1556,7 +1556,7 @@ enum webnn_status params_reduce(const Webnn__Ipc__Operation *op, const struct wn
 		CHECK(make_reduction(in, m->axes, m->n_axes, &p->r, name, diag));
 	else
 		CHECK(make_reduction(in, all, in->rank, &p->r, name, diag));
-	if (params_count(out->rank, out->dims) != p->r.kept_count || out->type != in->type)
+	if (wnn_shape_count(out->rank, out->dims) != p->r.kept_count || out->type != in->type)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output shape does not match the reduction", name);
 	p->input = m->input, p->output = m->output;
@@ -1564,8 +1564,8 @@ enum webnn_status params_reduce(const Webnn__Ipc__Operation *op, const struct wn
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_norm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct params_norm *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_norm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, struct wnn_norm_attrs *p, struct wnn_diag *diag)
 {
 	const char *name = "operation";
 	enum wnn_op o = op ? wnn_op_from_id(op->op) : WNN_OP_COUNT;
@@ -1606,9 +1606,9 @@ enum webnn_status params_norm(const Webnn__Ipc__Operation *op, const struct wnn_
 	OPERAND(out, out_id, "output");
 	CHECK(same_shape(in, out, name, "output shape differs from the input shape", diag));
 	p->input = in_id, p->output = out_id;
-	p->scale = PARAMS_NONE, p->bias = PARAMS_NONE;
+	p->scale = WNN_NO_OPERAND, p->bias = WNN_NO_OPERAND;
 	p->type = in->type;
-	p->epsilon = params_cast_float(eps, p->type);
+	p->epsilon = wnn_cast_float(eps, p->type);
 	uint64_t want = p->per_channel ? p->channels : p->r.red_count;
 	const uint32_t ids[2] = { s_id, b_id };
 	const bool has[2] = { has_s, has_b };
@@ -1617,7 +1617,7 @@ enum webnn_status params_norm(const Webnn__Ipc__Operation *op, const struct wnn_
 		if (!has[k])
 			continue;
 		OPERAND(v, ids[k], roles[k]);
-		if (v->type != p->type || params_count(v->rank, v->dims) != want)
+		if (v->type != p->type || wnn_shape_count(v->rank, v->dims) != want)
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 					    "%s: %s must have %llu elements of the input type", name,
 					    roles[k], (unsigned long long)want);
@@ -1629,8 +1629,8 @@ enum webnn_status params_norm(const Webnn__Ipc__Operation *op, const struct wnn_
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_resample(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				  size_t n_descs, struct params_resample *p,
+enum webnn_status wnn_resolve_resample(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				  size_t n_descs, struct wnn_resample_attrs *p,
 				  struct wnn_diag *diag)
 {
 	const char *name;
@@ -1647,7 +1647,7 @@ enum webnn_status params_resample(const Webnn__Ipc__Operation *op, const struct 
 				    (int)m->mode);
 	p->input = m->input, p->output = m->output;
 	p->type = in->type;
-	p->mode = (enum params_interp)m->mode;
+	p->mode = (enum wnn_interp)m->mode;
 	p->axes[0] = 2, p->axes[1] = 3;
 	if (m->n_axes) {
 		if (m->n_axes != 2 || m->axes[0] >= 4 || m->axes[1] >= 4 ||
@@ -1667,27 +1667,27 @@ enum webnn_status params_resample(const Webnn__Ipc__Operation *op, const struct 
 	memcpy(p->out_dims, out->dims, sizeof(p->out_dims));
 	for (int i = 0; i < 2; i++)
 		p->scale[i] = (double)out->dims[p->axes[i]] / (double)in->dims[p->axes[i]];
-	params_strides(4, in->dims, p->in_strides);
-	p->count = params_count(4, out->dims);
+	wnn_shape_strides(4, in->dims, p->in_strides);
+	p->count = wnn_shape_count(4, out->dims);
 	return WEBNN_STATUS_OK;
 }
 
-double params_resample_coord(const struct params_resample *p, int i, uint32_t o)
+double wnn_resample_coord(const struct wnn_resample_attrs *p, int i, uint32_t o)
 {
 	double x = ((double)o + 0.5) / p->scale[i] - 0.5;
 	double hi = (double)p->in_dims[p->axes[i]] - 1;
 	return x < 0 ? 0 : x > hi ? hi : x;
 }
 
-uint32_t params_resample_nearest(const struct params_resample *p, int i, uint32_t o)
+uint32_t wnn_resample_nearest(const struct wnn_resample_attrs *p, int i, uint32_t o)
 {
-	double x = ceil(params_resample_coord(p, i, o) - 0.5);
+	double x = ceil(wnn_resample_coord(p, i, o) - 0.5);
 	uint32_t hi = p->in_dims[p->axes[i]] - 1;
 	return x < 0 ? 0 : x > hi ? hi : (uint32_t)x;
 }
 
-enum webnn_status params_reverse(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct params_reverse *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_reverse(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				 size_t n_descs, struct wnn_reverse_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -1712,12 +1712,12 @@ enum webnn_status params_reverse(const Webnn__Ipc__Operation *op, const struct w
 	} else {
 		p->mask = in->rank ? (uint32_t)((1ull << in->rank) - 1) : 0;
 	}
-	p->count = params_count(in->rank, in->dims);
+	p->count = wnn_shape_count(in->rank, in->dims);
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_slice(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct params_slice *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_slice(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct wnn_slice_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -1732,7 +1732,7 @@ enum webnn_status params_slice(const Webnn__Ipc__Operation *op, const struct wnn
 				    "%s: starts, sizes and strides need one value per input "
 				    "dimension", name);
 	uint64_t cs[WNN_MAX_RANK];
-	params_strides(in->rank, in->dims, cs);
+	wnn_shape_strides(in->rank, in->dims, cs);
 	p->input = m->input, p->output = m->output;
 	p->type = in->type;
 	p->rank = in->rank;
@@ -1750,12 +1750,12 @@ enum webnn_status params_slice(const Webnn__Ipc__Operation *op, const struct wnn
 		p->base += m->starts[i] * cs[i];
 		p->step_strides[i] = st * cs[i];
 	}
-	p->count = params_count(out->rank, out->dims);
+	p->count = wnn_shape_count(out->rank, out->dims);
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_split(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct params_split *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_split(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct wnn_split_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -1795,9 +1795,9 @@ enum webnn_status params_split(const Webnn__Ipc__Operation *op, const struct wnn
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_triangular(const Webnn__Ipc__Operation *op,
+enum webnn_status wnn_resolve_triangular(const Webnn__Ipc__Operation *op,
 				    const struct wnn_desc *descs, size_t n_descs,
-				    struct params_triangular *p, struct wnn_diag *diag)
+				    struct wnn_triangular_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -1816,12 +1816,12 @@ enum webnn_status params_triangular(const Webnn__Ipc__Operation *op,
 	p->diagonal = m->diagonal;
 	p->rows = in->dims[in->rank - 2];
 	p->cols = in->dims[in->rank - 1];
-	p->batch = params_count(in->rank - 2, in->dims);
+	p->batch = wnn_shape_count(in->rank - 2, in->dims);
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status params_where(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct params_where *p, struct wnn_diag *diag)
+enum webnn_status wnn_resolve_where(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct wnn_where_attrs *p, struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -1839,7 +1839,7 @@ enum webnn_status params_where(const Webnn__Ipc__Operation *op, const struct wnn
 	p->false_value = m->false_value, p->output = m->output;
 	p->type = t->type;
 	const struct wnn_desc *ins[3] = { cond, t, f };
-	CHECK(params_broadcast(ins, 3, &p->bc, name, diag));
+	CHECK(wnn_broadcast(ins, 3, &p->bc, name, diag));
 	if (out->rank != p->bc.rank || memcmp(out->dims, p->bc.dims, out->rank * sizeof(uint32_t)))
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output shape does not match the broadcast shape", name);

@@ -1,6 +1,6 @@
 /* Resolved operation parameters (option defaults, broadcasting, layouts) shared by all backends. */
-#ifndef DAEMON_BACKEND_PARAMS_H
-#define DAEMON_BACKEND_PARAMS_H
+#ifndef PROTO_RESOLVE_H
+#define PROTO_RESOLVE_H
 
 /*
  * Every function here reads one Operation message plus the validated operand descriptors
@@ -15,69 +15,69 @@
 
 #include "proto/wnn.h"
 
-#define PARAMS_MAX_INPUTS 3 /* broadcasting operands of one op (where: condition, true, false) */
-#define PARAMS_NONE UINT32_MAX /* operand id of an absent optional operand */
+#define WNN_MAX_BCAST_INPUTS 3 /* broadcasting operands of one op (where: condition, true, false) */
+#define WNN_NO_OPERAND UINT32_MAX /* operand id of an absent optional operand */
 
 /* Row-major element strides of a shape. */
-void params_strides(uint32_t rank, const uint32_t *dims, uint64_t *strides);
+void wnn_shape_strides(uint32_t rank, const uint32_t *dims, uint64_t *strides);
 /* Element count of a shape (1 for rank 0). */
-uint64_t params_count(uint32_t rank, const uint32_t *dims);
+uint64_t wnn_shape_count(uint32_t rank, const uint32_t *dims);
 /* Unravels a row-major index over dims and returns sum(coord[i] * strides[i]): the element
  * offset of output element `index` in an operand read through (possibly 0) strides. */
-uint64_t params_offset(uint32_t rank, const uint32_t *dims, const uint64_t *strides,
+uint64_t wnn_shape_offset(uint32_t rank, const uint32_t *dims, const uint64_t *strides,
 		       uint64_t index);
 
 /* Strides for reading `in` as if it were broadcast (numpy rules, aligned at the right) to the
  * shape out_dims[out_rank]: 0 on broadcast or new leading dimensions. False when `in` is not
  * unidirectionally broadcastable to that shape. */
-bool params_bcast_strides(const struct wnn_desc *in, uint32_t out_rank, const uint32_t *out_dims,
+bool wnn_bcast_strides(const struct wnn_desc *in, uint32_t out_rank, const uint32_t *out_dims,
 			  uint64_t *strides);
 
 /* N inputs broadcast bidirectionally to one output shape. */
-struct params_bcast {
+struct wnn_bcast {
 	uint32_t rank;                  /* output rank */
 	uint32_t dims[WNN_MAX_RANK];    /* output shape */
 	uint64_t count;                 /* output elements */
 	int n_inputs;
-	uint64_t strides[PARAMS_MAX_INPUTS][WNN_MAX_RANK]; /* per input, per output dim; 0 where
+	uint64_t strides[WNN_MAX_BCAST_INPUTS][WNN_MAX_RANK]; /* per input, per output dim; 0 where
 							      the input is broadcast */
-	bool same_shape[PARAMS_MAX_INPUTS]; /* input has exactly the output shape (fast path) */
+	bool same_shape[WNN_MAX_BCAST_INPUTS]; /* input has exactly the output shape (fast path) */
 };
-/* Bidirectional broadcast of n (1..PARAMS_MAX_INPUTS) shapes; what names the op in the diag. */
-enum webnn_status params_broadcast(const struct wnn_desc *const *inputs, int n,
-				   struct params_bcast *out, const char *what,
+/* Bidirectional broadcast of n (1..WNN_MAX_BCAST_INPUTS) shapes; what names the op in the diag. */
+enum webnn_status wnn_broadcast(const struct wnn_desc *const *inputs, int n,
+				   struct wnn_bcast *out, const char *what,
 				   struct wnn_diag *diag);
 
 /* ---- elementwise */
 
 /* BINARY family: add ... logicalXor. */
-struct params_binary {
+struct wnn_binary_attrs {
 	enum wnn_op op;
 	uint32_t a, b, output;
 	enum wnn_dtype type;     /* of a and b */
 	enum wnn_dtype out_type; /* uint8 for comparisons and logical ops */
-	struct params_bcast bc;  /* input 0 = a, 1 = b */
+	struct wnn_bcast bc;  /* input 0 = a, 1 = b */
 };
-enum webnn_status params_binary(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_binary *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_binary(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_binary_attrs *p, struct wnn_diag *diag);
 
 /* UNARY family: abs ... linear. alpha/beta hold the spec defaults when not given (elu alpha 1,
  * leakyRelu alpha 0.01, hardSigmoid 0.2/0.5, linear 1/0; 0 for ops without options), cast to
  * the input data type as the spec says. */
-struct params_unary {
+struct wnn_unary_attrs {
 	enum wnn_op op;
 	uint32_t input, output;
 	enum wnn_dtype type, out_type;
 	uint64_t count;
 	double alpha, beta;
 };
-enum webnn_status params_unary(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct params_unary *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_unary(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct wnn_unary_attrs *p, struct wnn_diag *diag);
 
 /* clamp: bounds already cast to the input type as the spec's "casting" does (saturating for
  * integers, NaN -> 0). Absent bounds are -inf/+inf (min/max of the type for integers). The
  * integer forms are exact for int64/uint64 (doubles lose bits above 2^53). */
-struct params_clamp {
+struct wnn_clamp_attrs {
 	uint32_t input, output;
 	enum wnn_dtype type;
 	uint64_t count;
@@ -85,25 +85,25 @@ struct params_clamp {
 	int64_t min_i, max_i;   /* signed integer types */
 	uint64_t min_u, max_u;  /* unsigned integer types */
 };
-enum webnn_status params_clamp(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct params_clamp *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_clamp(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct wnn_clamp_attrs *p, struct wnn_diag *diag);
 
 /* ---- convolution and pooling. Spatial tensors are indexed (n, c, y, x) through the strides
  * below, whatever the layout: offset = n*s[0] + c*s[1] + y*s[2] + x*s[3]. */
 
-enum params_filter_layout {
-	PARAMS_FILTER_OIHW = 0, /* values equal Webnn__Ipc__Conv2dFilterLayout */
-	PARAMS_FILTER_HWIO = 1,
-	PARAMS_FILTER_OHWI = 2,
-	PARAMS_FILTER_IHWO = 3,
+enum wnn_filter_layout {
+	WNN_FILTER_OIHW = 0, /* values equal Webnn__Ipc__Conv2dFilterLayout */
+	WNN_FILTER_HWIO = 1,
+	WNN_FILTER_OHWI = 2,
+	WNN_FILTER_IHWO = 3,
 };
 
-struct params_conv2d {
-	uint32_t input, filter, bias, output; /* bias: PARAMS_NONE when absent */
+struct wnn_conv2d_attrs {
+	uint32_t input, filter, bias, output; /* bias: WNN_NO_OPERAND when absent */
 	bool has_bias;
 	enum wnn_dtype type;
 	bool nhwc;                           /* input/output layout */
-	enum params_filter_layout filter_layout;
+	enum wnn_filter_layout filter_layout;
 	uint32_t n, c_in, h, w;              /* input */
 	uint32_t c_out, kh, kw;              /* filter */
 	uint32_t groups, c_in_g, c_out_g;    /* channels per group: c_in / groups, c_out / groups */
@@ -115,17 +115,17 @@ struct params_conv2d {
 	uint64_t out_stride[4];              /* (n, c, y, x) of the output */
 	uint64_t filter_stride[4];           /* (o, i, ky, kx) of the filter, i within the group */
 };
-enum webnn_status params_conv2d(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_conv2d *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_conv2d(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_conv2d_attrs *p, struct wnn_diag *diag);
 
-enum params_pool_kind { PARAMS_POOL_AVG, PARAMS_POOL_L2, PARAMS_POOL_MAX };
+enum wnn_pool_kind { WNN_POOL_AVG, WNN_POOL_L2, WNN_POOL_MAX };
 
 /* Window positions outside the input (padding, or past the end with ceil rounding) are skipped:
  * max ignores them, l2 sums only real elements, and average divides by the number of real
  * elements in the window (padding is excluded from the average). A window holding no input
  * element at all produces 0 (WPT expects this for maxPool2d with ceil rounding). */
-struct params_pool2d {
-	enum params_pool_kind kind;
+struct wnn_pool2d_attrs {
+	enum wnn_pool_kind kind;
 	uint32_t input, output;
 	enum wnn_dtype type;
 	bool nhwc;
@@ -136,16 +136,16 @@ struct params_pool2d {
 	uint32_t out_h, out_w;               /* from outputSizes, or rounded as asked */
 	uint64_t in_stride[4], out_stride[4]; /* (n, c, y, x) */
 };
-enum webnn_status params_pool2d(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_pool2d *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_pool2d(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_pool2d_attrs *p, struct wnn_diag *diag);
 
 /* ---- matrix products */
 
 /* gemm: out[m][n] = alpha * sum_k A(m,k) B(k,n) + beta * C(m,n). A(m,k) lives at
  * m*a_stride_m + k*a_stride_k (transposes folded in), likewise B and C (C strides 0 where it
  * broadcasts; c absent means no C term). alpha/beta cast to the input type. */
-struct params_gemm {
-	uint32_t a, b, c, output; /* c: PARAMS_NONE when absent */
+struct wnn_gemm_attrs {
+	uint32_t a, b, c, output; /* c: WNN_NO_OPERAND when absent */
 	bool has_c;
 	enum wnn_dtype type;
 	uint32_t m, n, k;
@@ -155,14 +155,14 @@ struct params_gemm {
 	uint64_t b_stride_k, b_stride_n;
 	uint64_t c_stride_m, c_stride_n;
 };
-enum webnn_status params_gemm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct params_gemm *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_gemm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, struct wnn_gemm_attrs *p, struct wnn_diag *diag);
 
 /* matmul: both ranks >= 2 (the spec rejects rank 1); batch dims broadcast bidirectionally to the
  * output batch shape. Matrix b of output batch index i starts at
- * params_offset(batch_rank, batch_dims, b_batch_strides, i); the matrices themselves are dense
+ * wnn_shape_offset(batch_rank, batch_dims, b_batch_strides, i); the matrices themselves are dense
  * row-major (a: M x K, b: K x N, output: M x N, output batch i at i*M*N). */
-struct params_matmul {
+struct wnn_matmul_attrs {
 	uint32_t a, b, output;
 	enum wnn_dtype type;
 	uint32_t m, n, k;
@@ -174,14 +174,14 @@ struct params_matmul {
 	bool a_broadcast, b_broadcast;        /* true when that operand's batch shape differs
 						 from the output batch shape */
 };
-enum webnn_status params_matmul(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_matmul *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_matmul(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_matmul_attrs *p, struct wnn_diag *diag);
 
 /* ---- data movement */
 
 /* transpose: output dim i = input dim perm[i]; in_strides[i] is the input element stride of
- * output axis i, so out element j reads input params_offset(rank, out_dims, in_strides, j). */
-struct params_transpose {
+ * output axis i, so out element j reads input wnn_shape_offset(rank, out_dims, in_strides, j). */
+struct wnn_transpose_attrs {
 	uint32_t input, output;
 	enum wnn_dtype type;
 	uint32_t rank;
@@ -190,14 +190,14 @@ struct params_transpose {
 	uint64_t in_strides[WNN_MAX_RANK];
 	uint64_t count;
 };
-enum webnn_status params_transpose(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				   size_t n_descs, struct params_transpose *p,
+enum webnn_status wnn_resolve_transpose(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				   size_t n_descs, struct wnn_transpose_attrs *p,
 				   struct wnn_diag *diag);
 
 /* concat: every input viewed as [outer, axis size, inner]; input i fills output axis range
  * [offset_i, offset_i + size_i) where offsets accumulate in input order. inputs points into the
  * Operation message (valid as long as it is). */
-struct params_concat {
+struct wnn_concat_attrs {
 	const uint32_t *inputs;
 	size_t n_inputs;
 	uint32_t output;
@@ -207,63 +207,63 @@ struct params_concat {
 	uint64_t inner;     /* product of dims after axis */
 	uint32_t out_axis;  /* output size along axis */
 };
-enum webnn_status params_concat(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_concat *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_concat(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_concat_attrs *p, struct wnn_diag *diag);
 /* Size of input i along the axis. */
-uint32_t params_concat_size(const struct params_concat *p, const struct wnn_desc *descs,
+uint32_t wnn_concat_size(const struct wnn_concat_attrs *p, const struct wnn_desc *descs,
 			    size_t i);
 
 /* reshape: a byte copy (same data type and element count). */
-struct params_reshape {
+struct wnn_reshape_attrs {
 	uint32_t input, output;
 	enum wnn_dtype type;
 	uint64_t count;
 	uint64_t bytes;
 };
-enum webnn_status params_reshape(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct params_reshape *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_reshape(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				 size_t n_descs, struct wnn_reshape_attrs *p, struct wnn_diag *diag);
 
 /* ---- normalisation */
 
 /* softmax over one axis: the input viewed as [outer, axis_size, inner]. */
-struct params_softmax {
+struct wnn_softmax_attrs {
 	uint32_t input, output;
 	enum wnn_dtype type;
 	uint32_t axis;
 	uint64_t outer, axis_size, inner;
 };
-enum webnn_status params_softmax(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct params_softmax *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_softmax(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				 size_t n_descs, struct wnn_softmax_attrs *p, struct wnn_diag *diag);
 
 /* batchNormalization: out = (x - mean[c]) / sqrt(var[c] + epsilon) * scale[c] + bias[c] with the
  * input viewed as [outer, channels, inner] (channel c of element at stride `inner`). epsilon is
  * cast to the input type. */
-struct params_batchnorm {
-	uint32_t input, mean, variance, scale, bias, output; /* scale/bias: PARAMS_NONE if absent */
+struct wnn_batchnorm_attrs {
+	uint32_t input, mean, variance, scale, bias, output; /* scale/bias: WNN_NO_OPERAND if absent */
 	bool has_scale, has_bias;
 	enum wnn_dtype type;
 	uint32_t axis;
 	double epsilon;
 	uint64_t outer, channels, inner;
 };
-enum webnn_status params_batchnorm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				   size_t n_descs, struct params_batchnorm *p,
+enum webnn_status wnn_resolve_batchnorm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				   size_t n_descs, struct wnn_batchnorm_attrs *p,
 				   struct wnn_diag *diag);
 
 /* The value of x after the spec's "casting" to float type t (float32 or float16 rounding);
  * other types return x unchanged. */
-double params_cast_float(double x, enum wnn_dtype t);
+double wnn_cast_float(double x, enum wnn_dtype t);
 
 /* ==== operators beyond the first CNN set. Same conventions: every option default applied,
  * ids re-checked against descs, "what" names the operator in diags. ==== */
 
 /* A tensor split into the axes an op keeps and the axes it reduces over. Input element of kept
  * index k and reduced index r (both row-major over their own dims) lives at
- *   params_offset(kept_rank, kept_dims, kept_strides, k) +
- *   params_offset(red_rank, red_dims, red_strides, r).
+ *   wnn_shape_offset(kept_rank, kept_dims, kept_strides, k) +
+ *   wnn_shape_offset(red_rank, red_dims, red_strides, r).
  * Reduced axes are listed in the order the op names them (layerNormalization's scale/bias are
  * indexed by r in that order); kept axes in input order. kept_count * red_count = input count. */
-struct params_reduction {
+struct wnn_reduction {
 	uint32_t kept_rank, red_rank;
 	uint32_t kept_dims[WNN_MAX_RANK], red_dims[WNN_MAX_RANK];
 	uint64_t kept_strides[WNN_MAX_RANK], red_strides[WNN_MAX_RANK];
@@ -273,42 +273,42 @@ struct params_reduction {
 /* cast: element i converted from in_type to out_type. Float -> integer truncates toward zero
  * and saturates to the target range (NaN -> 0); integer -> integer wraps (two's complement,
  * like a C cast / OpenCL convert_T); anything -> float rounds to nearest. */
-struct params_cast {
+struct wnn_cast_attrs {
 	uint32_t input, output;
 	enum wnn_dtype in_type, out_type;
 	uint64_t count;
 };
-enum webnn_status params_cast(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct params_cast *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_cast(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, struct wnn_cast_attrs *p, struct wnn_diag *diag);
 
 /* argMin/argMax along one axis: input viewed as [outer, axis_size, inner]; output element
  * (o, in) (o * inner + in) is the index (out_type int32 or int64) of the first minimum/maximum
  * (ties: the smallest index; NaN never wins). keepDimensions does not change the data. */
-struct params_arg {
+struct wnn_arg_attrs {
 	enum wnn_op op;
 	uint32_t input, output;
 	enum wnn_dtype type, out_type;
 	uint32_t axis;
 	uint64_t outer, axis_size, inner;
 };
-enum webnn_status params_arg(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			     size_t n_descs, struct params_arg *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_arg(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			     size_t n_descs, struct wnn_arg_attrs *p, struct wnn_diag *diag);
 
 /* cumulativeSum along one axis, input viewed as [outer, axis_size, inner]. */
-struct params_cumsum {
+struct wnn_cumsum_attrs {
 	uint32_t input, output;
 	enum wnn_dtype type;
 	uint32_t axis;
 	bool exclusive, reversed;
 	uint64_t outer, axis_size, inner;
 };
-enum webnn_status params_cumsum(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_cumsum *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_cumsum(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_cumsum_attrs *p, struct wnn_diag *diag);
 
-enum params_tfilter_layout {
-	PARAMS_TFILTER_IOHW = 0, /* values equal Webnn__Ipc__ConvTranspose2dFilterLayout */
-	PARAMS_TFILTER_HWOI = 1,
-	PARAMS_TFILTER_OHWI = 2,
+enum wnn_tfilter_layout {
+	WNN_TFILTER_IOHW = 0, /* values equal Webnn__Ipc__ConvTranspose2dFilterLayout */
+	WNN_TFILTER_HWOI = 1,
+	WNN_TFILTER_OHWI = 2,
 };
 
 /* convTranspose2d. Input channel ic (absolute, 0..c_in) belongs to group g = ic / c_in_g;
@@ -318,12 +318,12 @@ enum params_tfilter_layout {
  *   oy = iy*stride_h + ky*dil_h - pad_top,  ox = ix*stride_w + kx*dil_w - pad_left
  * (contributions outside [0, out_h) x [0, out_w) are dropped). out_h/out_w include
  * outputPadding or come from outputSizes. */
-struct params_conv_transpose2d {
-	uint32_t input, filter, bias, output; /* bias: PARAMS_NONE when absent */
+struct wnn_conv_transpose2d_attrs {
+	uint32_t input, filter, bias, output; /* bias: WNN_NO_OPERAND when absent */
 	bool has_bias;
 	enum wnn_dtype type;
 	bool nhwc;
-	enum params_tfilter_layout filter_layout;
+	enum wnn_tfilter_layout filter_layout;
 	uint32_t n, c_in, h, w;
 	uint32_t c_out, kh, kw;
 	uint32_t groups, c_in_g, c_out_g;
@@ -335,17 +335,17 @@ struct params_conv_transpose2d {
 	uint64_t out_stride[4];    /* (n, c, y, x) of the output */
 	uint64_t filter_stride[4]; /* (ic, o, ky, kx) */
 };
-enum webnn_status params_conv_transpose2d(const Webnn__Ipc__Operation *op,
+enum webnn_status wnn_resolve_conv_transpose2d(const Webnn__Ipc__Operation *op,
 					  const struct wnn_desc *descs, size_t n_descs,
-					  struct params_conv_transpose2d *p, struct wnn_diag *diag);
+					  struct wnn_conv_transpose2d_attrs *p, struct wnn_diag *diag);
 
 /* quantizeLinear: out = saturate(roundEven(x / scale) + zeroPoint) in the zeroPoint type.
  * dequantizeLinear: out = (x - zeroPoint) * scale in the scale type.
  * scale and zeroPoint (same shape, same rank as the input) are broadcast blockwise: input
  * element with coordinates c reads scale/zeroPoint element
- *   params_offset(rank, dims, sz_strides, i) where sz_strides[d] = block stride, i.e.
+ *   wnn_shape_offset(rank, dims, sz_strides, i) where sz_strides[d] = block stride, i.e.
  * sum_d (c[d] / block[d]) * scale_strides[d]; block[d] = dims[d] / scale_dims[d]. */
-struct params_quantize {
+struct wnn_quantize_attrs {
 	enum wnn_op op;
 	uint32_t input, scale, zero_point, output;
 	enum wnn_dtype in_type, scale_type, zp_type, out_type;
@@ -356,17 +356,17 @@ struct params_quantize {
 	uint64_t scale_strides[WNN_MAX_RANK]; /* row-major strides of scale_dims */
 	uint64_t count;
 };
-enum webnn_status params_quantize(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				  size_t n_descs, struct params_quantize *p,
+enum webnn_status wnn_resolve_quantize(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				  size_t n_descs, struct wnn_quantize_attrs *p,
 				  struct wnn_diag *diag);
 /* Scale/zeroPoint element of input element i. */
-uint64_t params_quantize_index(const struct params_quantize *p, uint64_t i);
+uint64_t wnn_quantize_index(const struct wnn_quantize_attrs *p, uint64_t i);
 
 /* expand (broadcast to out_dims) and tile (out coordinate d reads input coordinate
- * d % in_dims): out element j reads input params_offset(rank, out_dims, in_strides, j) for
- * expand; tile reads through params_tile_offset(). For expand the input is right-aligned to
+ * d % in_dims): out element j reads input wnn_shape_offset(rank, out_dims, in_strides, j) for
+ * expand; tile reads through wnn_tile_offset(). For expand the input is right-aligned to
  * out_dims and in_strides are 0 on broadcast axes. */
-struct params_expand {
+struct wnn_expand_attrs {
 	uint32_t input, output;
 	enum wnn_dtype type;
 	uint32_t rank;                      /* output rank */
@@ -374,10 +374,10 @@ struct params_expand {
 	uint64_t in_strides[WNN_MAX_RANK];
 	uint64_t count;
 };
-enum webnn_status params_expand(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_expand *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_expand(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_expand_attrs *p, struct wnn_diag *diag);
 
-struct params_tile {
+struct wnn_tile_attrs {
 	uint32_t input, output;
 	enum wnn_dtype type;
 	uint32_t rank;
@@ -385,16 +385,16 @@ struct params_tile {
 	uint64_t in_strides[WNN_MAX_RANK];
 	uint64_t count;
 };
-enum webnn_status params_tile(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct params_tile *p, struct wnn_diag *diag);
-uint64_t params_tile_offset(const struct params_tile *p, uint64_t j);
+enum webnn_status wnn_resolve_tile(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, struct wnn_tile_attrs *p, struct wnn_diag *diag);
+uint64_t wnn_tile_offset(const struct wnn_tile_attrs *p, uint64_t j);
 
 /* Index conversion shared by gather/scatter: an index value v (signed, as loaded) against an
  * axis of size n. Negative values count from the end (v + n); what is still out of [0, n) is
  * clamped into it, so no backend ever reads or writes out of bounds. (The spec leaves
  * out-of-range indices implementation-defined; clamping is what its decomposition notes and
  * most implementations do.) */
-static inline uint64_t params_index(int64_t v, uint64_t n)
+static inline uint64_t wnn_wrap_index(int64_t v, uint64_t n)
 {
 	if (v < 0)
 		v += (int64_t)n;
@@ -414,7 +414,7 @@ static inline uint64_t params_index(int64_t v, uint64_t n)
  *  gatherND: indices viewed as [n_tuples, k]; output as [n_tuples, slice]: tuple t selects
  *    input coordinates 0..k-1 (each through index() against in_dims[d]) and copies the
  *    `slice` elements that follow (slice = product of input dims k..rank-1). */
-struct params_gather {
+struct wnn_gather_attrs {
 	enum wnn_op op;
 	uint32_t input, indices, output;
 	enum wnn_dtype type, index_type;
@@ -429,8 +429,8 @@ struct params_gather {
 	uint32_t k;
 	uint64_t count;                              /* output elements */
 };
-enum webnn_status params_gather(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_gather *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_gather(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_gather_attrs *p, struct wnn_diag *diag);
 
 /* scatterElements / scatterND: the output starts as a copy of the input, then updates are
  * written in order (later updates win on duplicate indices).
@@ -438,7 +438,7 @@ enum webnn_status params_gather(const Webnn__Ipc__Operation *op, const struct wn
  *    goes to the input position c with c[axis] = index(indices[j]) along axis_size.
  *  scatterND: indices viewed as [n_tuples, k]; tuple t writes `slice` elements of updates
  *    (starting at t * slice) to the input position selected by its k coordinates. */
-struct params_scatter {
+struct wnn_scatter_attrs {
 	enum wnn_op op;
 	uint32_t input, indices, updates, output;
 	enum wnn_dtype type, index_type;
@@ -453,14 +453,14 @@ struct params_scatter {
 	uint32_t k;
 	uint64_t count;                   /* input (= output) elements */
 };
-enum webnn_status params_scatter(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct params_scatter *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_scatter(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				 size_t n_descs, struct wnn_scatter_attrs *p, struct wnn_diag *diag);
 /* Element offset into the input/output selected by index tuple t of a scatterND/gatherND
  * (reads k index values from idx, any index type), before adding the slice element. */
-uint64_t params_nd_offset(const void *idx, enum wnn_dtype index_type, uint64_t t, uint32_t k,
+uint64_t wnn_nd_offset(const void *idx, enum wnn_dtype index_type, uint64_t t, uint32_t k,
 			  const uint32_t *in_dims, const uint64_t *in_strides);
 /* Loads index element i of an int32/uint32/int64 indices tensor as a signed value. */
-int64_t params_load_index(const void *idx, enum wnn_dtype index_type, uint64_t i);
+int64_t wnn_load_index(const void *idx, enum wnn_dtype index_type, uint64_t i);
 
 /* ---- recurrent networks: gru, gruCell, lstm, lstmCell in one shape.
  * The cell forms are the sequence forms with steps = 1, num_dirs = 1 and no direction axis in
@@ -468,25 +468,25 @@ int64_t params_load_index(const void *idx, enum wnn_dtype index_type, uint64_t i
  *   weight [gates*H, I], recurrentWeight [gates*H, H], bias/recurrentBias [gates*H],
  *   peephole [3*H] (i, o, f), states [batch, H]
  * each at offset d * (its per-direction size). gate_block[g] is the row block (0..gates-1) of
- * canonical gate g in the weights/biases: gru g = PARAMS_GRU_Z/R/N, lstm PARAMS_LSTM_I/F/G/O.
+ * canonical gate g in the weights/biases: gru g = WNN_GRU_Z/R/N, lstm WNN_LSTM_I/F/G/O.
  * Direction d = 1 (direction BOTH) runs backward; direction BACKWARD alone is d = 0 backward.
  * Outputs (ids in output order, as wnn_op_outputs): gru [hidden, (sequence)], gruCell
  * [hidden], lstm [hidden, cell, (sequence)], lstmCell [hidden, cell]. Sequence output is
  * [steps, num_dirs, batch, H]; state outputs [num_dirs, batch, H]. */
-enum { PARAMS_GRU_Z = 0, PARAMS_GRU_R = 1, PARAMS_GRU_N = 2 };
-enum { PARAMS_LSTM_I = 0, PARAMS_LSTM_F = 1, PARAMS_LSTM_G = 2, PARAMS_LSTM_O = 3 };
-enum params_activation { PARAMS_ACT_RELU = 0, PARAMS_ACT_SIGMOID = 1, PARAMS_ACT_TANH = 2 };
+enum { WNN_GRU_Z = 0, WNN_GRU_R = 1, WNN_GRU_N = 2 };
+enum { WNN_LSTM_I = 0, WNN_LSTM_F = 1, WNN_LSTM_G = 2, WNN_LSTM_O = 3 };
+enum wnn_activation { WNN_ACT_RELU = 0, WNN_ACT_SIGMOID = 1, WNN_ACT_TANH = 2 };
 
-struct params_rnn {
+struct wnn_rnn_attrs {
 	enum wnn_op op;
 	bool lstm;        /* lstm/lstmCell, else gru/gruCell */
 	bool cell;        /* gruCell/lstmCell */
 	enum wnn_dtype type;
 	uint32_t input, weight, recurrent_weight;
-	uint32_t bias, recurrent_bias, peephole;      /* PARAMS_NONE when absent */
-	uint32_t initial_hidden, initial_cell;        /* PARAMS_NONE when absent (zeros) */
+	uint32_t bias, recurrent_bias, peephole;      /* WNN_NO_OPERAND when absent */
+	uint32_t initial_hidden, initial_cell;        /* WNN_NO_OPERAND when absent (zeros) */
 	bool has_bias, has_recurrent_bias, has_peephole, has_initial_hidden, has_initial_cell;
-	uint32_t out_hidden, out_cell, out_sequence;  /* PARAMS_NONE when not produced */
+	uint32_t out_hidden, out_cell, out_sequence;  /* WNN_NO_OPERAND when not produced */
 	uint32_t steps, batch, input_size, hidden;
 	uint32_t num_dirs;
 	bool backward;         /* direction BACKWARD (with num_dirs 1) */
@@ -496,20 +496,20 @@ struct params_rnn {
 	uint32_t gate_block[4];
 	/* gru: [0] gates z/r (default sigmoid), [1] candidate n (tanh).
 	 * lstm: [0] gates i/f/o (sigmoid), [1] cell candidate g (tanh), [2] cell output (tanh) */
-	enum params_activation act[3];
+	enum wnn_activation act[3];
 };
-enum webnn_status params_rnn(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			     size_t n_descs, struct params_rnn *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_rnn(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			     size_t n_descs, struct wnn_rnn_attrs *p, struct wnn_diag *diag);
 
 /* pad: out coordinate d maps to input coordinate d - begin[d]; outside the input, mode decides
  * (constant: value; edge: clamp; reflection: mirror without repeating the edge). value holds
  * the padding value cast to the input type (saturating for integers; float16 as its bits), as
  * raw bytes of one element; value_f is the same as a double for float types. */
-enum params_pad_mode { PARAMS_PAD_CONSTANT = 0, PARAMS_PAD_EDGE = 1, PARAMS_PAD_REFLECTION = 2 };
-struct params_pad {
+enum wnn_pad_mode { WNN_PAD_CONSTANT = 0, WNN_PAD_EDGE = 1, WNN_PAD_REFLECTION = 2 };
+struct wnn_pad_attrs {
 	uint32_t input, output;
 	enum wnn_dtype type;
-	enum params_pad_mode mode;
+	enum wnn_pad_mode mode;
 	uint32_t rank;
 	uint32_t in_dims[WNN_MAX_RANK], out_dims[WNN_MAX_RANK];
 	uint32_t begin[WNN_MAX_RANK];
@@ -518,78 +518,78 @@ struct params_pad {
 	uint8_t value[8];
 	double value_f;
 };
-enum webnn_status params_pad(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			     size_t n_descs, struct params_pad *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_pad(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			     size_t n_descs, struct wnn_pad_attrs *p, struct wnn_diag *diag);
 
 /* prelu: out = x >= 0 ? x : slope * x, input 0 = input, 1 = slope broadcast bidirectionally. */
-struct params_prelu {
+struct wnn_prelu_attrs {
 	uint32_t input, slope, output;
 	enum wnn_dtype type;
-	struct params_bcast bc;
+	struct wnn_bcast bc;
 };
-enum webnn_status params_prelu(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct params_prelu *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_prelu(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct wnn_prelu_attrs *p, struct wnn_diag *diag);
 
 /* reduce*: output element k (row-major over the kept axes, which is also the output layout with
  * or without keepDimensions) reduces the red_count inputs of r.red. Empty axes (given but
  * empty) is no reduction: red_count 1, the op applied to each single element (reduceL1 = |x|,
  * reduceSumSquare = x*x, reduceLogSum = log(x), ...). */
-struct params_reduce {
+struct wnn_reduce_attrs {
 	enum wnn_op op;
 	uint32_t input, output;
 	enum wnn_dtype type;
-	struct params_reduction r;
+	struct wnn_reduction r;
 };
-enum webnn_status params_reduce(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct params_reduce *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_reduce(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				size_t n_descs, struct wnn_reduce_attrs *p, struct wnn_diag *diag);
 
 /* instanceNormalization / layerNormalization: mean and variance over r.red for each kept
  * index; out = (x - mean) / sqrt(var + epsilon) * scale + bias. instance: r.kept = (n, c) and
  * scale/bias are indexed by channel = kept index % channels (per_channel); layer: scale/bias
  * are indexed by the reduced index r (axes order). */
-struct params_norm {
+struct wnn_norm_attrs {
 	enum wnn_op op;
-	uint32_t input, scale, bias, output; /* PARAMS_NONE when absent */
+	uint32_t input, scale, bias, output; /* WNN_NO_OPERAND when absent */
 	bool has_scale, has_bias;
 	enum wnn_dtype type;
 	double epsilon;                      /* cast to the input type */
 	bool per_channel;
 	uint32_t channels;
-	struct params_reduction r;
+	struct wnn_reduction r;
 };
-enum webnn_status params_norm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct params_norm *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_norm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, struct wnn_norm_attrs *p, struct wnn_diag *diag);
 
 /* resample2d over the two axes axes[0], axes[1] of a 4-D tensor (spec algorithm). For output
  * coordinate o along resized axis i:
  *   x = clamp((o + 0.5) / scale[i] - 0.5, 0, in - 1)
- * nearest: input index ceil(x - 0.5) (params_resample_nearest);
- * linear: x0 = floor(x), x1 = ceil(x), weights (1 - (x - x0), x - x0) (params_resample_coord).
+ * nearest: input index ceil(x - 0.5) (wnn_resample_nearest);
+ * linear: x0 = floor(x), x1 = ceil(x), weights (1 - (x - x0), x - x0) (wnn_resample_coord).
  * scale[i] is out_size / in_size as the spec says (equal to the given scale whenever that
  * scale times the input size is a whole number). Axes not resized copy straight through. */
-enum params_interp { PARAMS_INTERP_NEAREST = 0, PARAMS_INTERP_LINEAR = 1 };
-struct params_resample {
+enum wnn_interp { WNN_INTERP_NEAREST = 0, WNN_INTERP_LINEAR = 1 };
+struct wnn_resample_attrs {
 	uint32_t input, output;
 	enum wnn_dtype type;
-	enum params_interp mode;
+	enum wnn_interp mode;
 	uint32_t axes[2];
 	uint32_t in_dims[4], out_dims[4];
 	double scale[2];
 	uint64_t in_strides[4];
 	uint64_t count;
 };
-enum webnn_status params_resample(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				  size_t n_descs, struct params_resample *p,
+enum webnn_status wnn_resolve_resample(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				  size_t n_descs, struct wnn_resample_attrs *p,
 				  struct wnn_diag *diag);
 /* The clamped source coordinate x along resized axis i for output coordinate o. */
-double params_resample_coord(const struct params_resample *p, int i, uint32_t o);
+double wnn_resample_coord(const struct wnn_resample_attrs *p, int i, uint32_t o);
 /* Nearest input index along resized axis i for output coordinate o. */
-uint32_t params_resample_nearest(const struct params_resample *p, int i, uint32_t o);
+uint32_t wnn_resample_nearest(const struct wnn_resample_attrs *p, int i, uint32_t o);
 
 /* reverse: out coordinate d reads input coordinate dims-1-d on axes in the mask (bit per axis;
  * axes absent: all axes; empty: none). slice: out element j reads input
- * base + params_offset(rank, out_dims, step_strides, j), step_strides = in stride * stride. */
-struct params_reverse {
+ * base + wnn_shape_offset(rank, out_dims, step_strides, j), step_strides = in stride * stride. */
+struct wnn_reverse_attrs {
 	uint32_t input, output;
 	enum wnn_dtype type;
 	uint32_t rank;
@@ -597,10 +597,10 @@ struct params_reverse {
 	uint32_t mask;
 	uint64_t count;
 };
-enum webnn_status params_reverse(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct params_reverse *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_reverse(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				 size_t n_descs, struct wnn_reverse_attrs *p, struct wnn_diag *diag);
 
-struct params_slice {
+struct wnn_slice_attrs {
 	uint32_t input, output;
 	enum wnn_dtype type;
 	uint32_t rank;
@@ -610,12 +610,12 @@ struct params_slice {
 	uint64_t step_strides[WNN_MAX_RANK];
 	uint64_t count;
 };
-enum webnn_status params_slice(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct params_slice *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_slice(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct wnn_slice_attrs *p, struct wnn_diag *diag);
 
 /* split: the input viewed as [outer, axis_size, inner]; output i takes axis range
  * [offsets[i], offsets[i] + sizes[i]). outputs points into the Operation message. */
-struct params_split {
+struct wnn_split_attrs {
 	uint32_t input;
 	const uint32_t *outputs;
 	size_t n_outputs;
@@ -624,29 +624,29 @@ struct params_split {
 	uint64_t outer, axis_size, inner;
 	uint32_t sizes[WNN_MAX_OUTPUTS], offsets[WNN_MAX_OUTPUTS];
 };
-enum webnn_status params_split(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct params_split *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_split(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct wnn_split_attrs *p, struct wnn_diag *diag);
 
 /* triangular: input viewed as [batch, rows, cols]; element (r, c) is kept when
  * upper ? c - r >= diagonal : c - r <= diagonal, else 0. */
-struct params_triangular {
+struct wnn_triangular_attrs {
 	uint32_t input, output;
 	enum wnn_dtype type;
 	bool upper;
 	int64_t diagonal;
 	uint64_t batch, rows, cols;
 };
-enum webnn_status params_triangular(const Webnn__Ipc__Operation *op,
+enum webnn_status wnn_resolve_triangular(const Webnn__Ipc__Operation *op,
 				    const struct wnn_desc *descs, size_t n_descs,
-				    struct params_triangular *p, struct wnn_diag *diag);
+				    struct wnn_triangular_attrs *p, struct wnn_diag *diag);
 
 /* where: inputs 0 = condition (uint8, nonzero = true), 1 = trueValue, 2 = falseValue. */
-struct params_where {
+struct wnn_where_attrs {
 	uint32_t condition, true_value, false_value, output;
 	enum wnn_dtype type; /* of the values */
-	struct params_bcast bc;
+	struct wnn_bcast bc;
 };
-enum webnn_status params_where(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct params_where *p, struct wnn_diag *diag);
+enum webnn_status wnn_resolve_where(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			       size_t n_descs, struct wnn_where_attrs *p, struct wnn_diag *diag);
 
 #endif
