@@ -248,7 +248,7 @@ Webnn__Ipc__Operation *wnnc_new_op(struct webnn_builder *b, enum wnn_op op, void
 		return NULL;
 	webnn__ipc__operation__init(o);
 	o->op = wnn_ops[op].id;
-	o->attrs_case = (Webnn__Ipc__Operation__AttrsCase)wnn_ops[op].family;
+	o->attrs_case = (Webnn__Ipc__Operation__AttrsCase)wnn_ops[op].attrs;
 	const ProtobufCFieldDescriptor *f =
 		protobuf_c_message_descriptor_get_field(&webnn__ipc__operation__descriptor,
 							(unsigned)o->attrs_case);

@@ -8,14 +8,27 @@
 
 #define WNN_OUT_SPECIAL_ WNN_OUT_SPECIAL
 const struct wnn_op_info wnn_ops[WNN_OP_COUNT] = {
-#define X(ENUM, name_, id_, FAMILY, DTYPES, OUT, FEXPR, IEXPR)                                  \
-	[WNN_OP_##ENUM] = { .name = #name_, .id = id_,                                         \
-			    .family = WEBNN__IPC__OPERATION__ATTRS_##FAMILY, .dtypes = DTYPES, \
-			    .out = WNN_OUT_##OUT, .has_float_expr = sizeof(#FEXPR) > 2,         \
+#define WNN_UNPAREN_(...) __VA_ARGS__
+#define X(ENUM, name_, id_, FAMILY, ATTRS, DTYPES, OUT, DEFAULTS, FEXPR, IEXPR)                 \
+	[WNN_OP_##ENUM] = { .name = #name_, .id = id_, .family = WNN_FAMILY_##FAMILY,          \
+			    .attrs = WEBNN__IPC__OPERATION__ATTRS_##ATTRS, .dtypes = DTYPES,    \
+			    .out = WNN_OUT_##OUT, .defaults = { WNN_UNPAREN_ DEFAULTS },         \
+			    .has_float_expr = sizeof(#FEXPR) > 2,                               \
 			    .has_int_expr = sizeof(#IEXPR) > 2 },
 #include "proto/ops.def"
 #undef X
+#undef WNN_UNPAREN_
 };
+
+const char *wnn_family_name(enum wnn_family f)
+{
+	static const char *const names[WNN_FAMILY_COUNT] = {
+#define WNN_FAMILY_NAME_(E, n) [WNN_FAMILY_##E] = #n,
+		WNN_FAMILIES(WNN_FAMILY_NAME_)
+#undef WNN_FAMILY_NAME_
+	};
+	return (unsigned)f < WNN_FAMILY_COUNT ? names[f] : "invalid";
+}
 
 enum wnn_op wnn_op_from_id(uint32_t wire_id)
 {

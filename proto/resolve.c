@@ -122,7 +122,7 @@ static enum webnn_status check_op(const Webnn__Ipc__Operation *op, uint32_t fami
 	if (o == WNN_OP_COUNT)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "operation: unknown operator id %u",
 				    op ? op->op : 0);
-	if (wnn_ops[o].family != family || (uint32_t)op->attrs_case != family)
+	if (wnn_ops[o].attrs != family || (uint32_t)op->attrs_case != family)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: operation attributes do not match the operator", *name);
 	*which = o;
@@ -315,23 +315,7 @@ enum webnn_status wnn_resolve_unary(const Webnn__Ipc__Operation *op, const struc
 	p->input = m->input, p->output = m->output;
 	p->type = in->type, p->out_type = out->type;
 	p->count = wnn_shape_count(in->rank, in->dims);
-	double alpha = 0, beta = 0;
-	switch (p->op) {
-	case WNN_OP_ELU:
-		alpha = 1;
-		break;
-	case WNN_OP_LEAKY_RELU:
-		alpha = 0.01;
-		break;
-	case WNN_OP_HARD_SIGMOID:
-		alpha = 0.2, beta = 0.5;
-		break;
-	case WNN_OP_LINEAR:
-		alpha = 1, beta = 0;
-		break;
-	default:
-		break;
-	}
+	double alpha = wnn_ops[p->op].defaults.alpha, beta = wnn_ops[p->op].defaults.beta;
 	if (m->has_alpha)
 		alpha = m->alpha;
 	if (m->has_beta)
@@ -1298,7 +1282,7 @@ enum webnn_status wnn_resolve_rnn(const Webnn__Ipc__Operation *op, const struct 
 	const char *name = "operation";
 	enum wnn_op o = op ? wnn_op_from_id(op->op) : WNN_OP_COUNT;
 	memset(p, 0, sizeof(*p));
-	uint32_t family = o == WNN_OP_COUNT ? 0 : wnn_ops[o].family;
+	uint32_t family = o == WNN_OP_COUNT ? 0 : wnn_ops[o].attrs;
 	if (family != WEBNN__IPC__OPERATION__ATTRS_GRU &&
 	    family != WEBNN__IPC__OPERATION__ATTRS_GRU_CELL &&
 	    family != WEBNN__IPC__OPERATION__ATTRS_LSTM &&

@@ -1855,9 +1855,9 @@ enum webnn_status wnn_op_infer(const Webnn__Ipc__Operation *op, const struct wnn
 	c.n_operands = operands ? n_operands : 0;
 	c.diag = diag;
 	c.n_res = 0;
-	if ((uint32_t)op->attrs_case != wnn_ops[c.kind].family) {
+	if ((uint32_t)op->attrs_case != wnn_ops[c.kind].attrs) {
 		failf(&c, "operation carries %s attributes, expected %s",
-		      family_name((uint32_t)op->attrs_case), family_name(wnn_ops[c.kind].family));
+		      family_name((uint32_t)op->attrs_case), family_name(wnn_ops[c.kind].attrs));
 		return WEBNN_STATUS_TYPE_ERROR;
 	}
 	if (!walk_inputs(op, check_input, &c)) {

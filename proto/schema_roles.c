@@ -14,7 +14,7 @@ void wnn_op_roles(enum wnn_op op, wnn_role_fn fn, void *ud)
 	uint32_t t = info->dtypes;
 	uint32_t out = info->out == WNN_OUT_U8 ? WNN_DT_U8 : t;
 
-	switch (info->family) {
+	switch (info->attrs) {
 	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
 		fn(ud, "a", t, 0, N);
 		fn(ud, "b", t, 0, N);

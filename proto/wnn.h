@@ -81,18 +81,39 @@ void wnn_diag_clear(struct wnn_diag *diag);
 enum wnn_op_out { WNN_OUT_SAME, WNN_OUT_U8, WNN_OUT_SPECIAL };
 
 enum wnn_op {
-#define X(ENUM, name, id, FAMILY, DTYPES, OUT, FEXPR, IEXPR) WNN_OP_##ENUM,
+#define X(ENUM, name, id, FAMILY, ATTRS, DTYPES, OUT, DEFAULTS, FEXPR, IEXPR) WNN_OP_##ENUM,
 #include "proto/ops.def"
 #undef X
 	WNN_OP_COUNT
 };
 
+/* Operator families: the one axis along which every layer's code is split (ops.def FAMILY). */
+#define WNN_FAMILIES(F)                                                                        \
+	F(ELEMENTWISE, elementwise) F(REDUCE, reduce) F(NORMALIZATION, normalization)          \
+	F(CONV, conv) F(POOL, pool) F(LINALG, linalg) F(DATA, data) F(GATHER, gather)          \
+	F(CAST, cast) F(RNN, rnn) F(RESAMPLE, resample)
+enum wnn_family {
+#define WNN_FAMILY_ENUM_(E, n) WNN_FAMILY_##E,
+	WNN_FAMILIES(WNN_FAMILY_ENUM_)
+#undef WNN_FAMILY_ENUM_
+	WNN_FAMILY_COUNT
+};
+/* "elementwise", ...: the suffix of the family's file names. */
+const char *wnn_family_name(enum wnn_family f);
+
+/* Spec defaults of scalar options (ops.def DEFAULTS); 0 where an operator has no such option. */
+struct wnn_op_defaults {
+	double alpha, beta, epsilon;
+};
+
 struct wnn_op_info {
 	const char *name;   /* spec method name */
 	uint32_t id;        /* wire id */
-	uint32_t family;    /* Webnn__Ipc__Operation__AttrsCase */
+	enum wnn_family family;
+	uint32_t attrs;     /* the Operation.attrs member: Webnn__Ipc__Operation__AttrsCase */
 	uint32_t dtypes;    /* allowed types of the first input */
 	enum wnn_op_out out;
+	struct wnn_op_defaults defaults;
 	bool has_float_expr;
 	bool has_int_expr;
 };

@@ -98,7 +98,7 @@ uint32_t tg_constant(struct tg_graph *t, enum wnn_dtype type, uint32_t rank,
 void tg_set_op(Webnn__Ipc__Operation *op, enum wnn_op which, void *attrs)
 {
 	op->op = wnn_ops[which].id;
-	op->attrs_case = (Webnn__Ipc__Operation__AttrsCase)wnn_ops[which].family;
+	op->attrs_case = (Webnn__Ipc__Operation__AttrsCase)wnn_ops[which].attrs;
 	/* every member of the attrs union is a message pointer with the same representation */
 	memcpy(&op->binary, &attrs, sizeof(attrs));
 }

@@ -1109,7 +1109,7 @@ TEST(ref_supports_exactly_what_it_implements)
 	ASSERT(!sup(NULL, WNN_OP_ADD, WNN_DT_NONE) && !sup(NULL, WNN_OP_COUNT, WNN_F32));
 	/* every elementwise operator has at least one supported type */
 	for (int op = 0; op < WNN_OP_COUNT; op++) {
-		uint32_t fam = wnn_ops[op].family;
+		uint32_t fam = wnn_ops[op].attrs;
 		if (fam != WEBNN__IPC__OPERATION__ATTRS_BINARY && fam != WEBNN__IPC__OPERATION__ATTRS_UNARY)
 			continue;
 		bool any = false;

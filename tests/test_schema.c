@@ -36,7 +36,7 @@ static Webnn__Ipc__Operation mkop(enum wnn_op k)
 {
 	Webnn__Ipc__Operation op = WEBNN__IPC__OPERATION__INIT;
 	op.op = wnn_ops[k].id;
-	op.attrs_case = (Webnn__Ipc__Operation__AttrsCase)wnn_ops[k].family;
+	op.attrs_case = (Webnn__Ipc__Operation__AttrsCase)wnn_ops[k].attrs;
 	return op;
 }
 

@@ -101,11 +101,11 @@ static void make_op(enum wnn_op e, struct op_attrs *x)
 	memset(x, 0, sizeof(*x));
 	webnn__ipc__operation__init(&x->op);
 	x->op.op = wnn_ops[e].id;
-	x->op.attrs_case = (Webnn__Ipc__Operation__AttrsCase)wnn_ops[e].family;
+	x->op.attrs_case = (Webnn__Ipc__Operation__AttrsCase)wnn_ops[e].attrs;
 	void *attrs = &x->a;
 	memcpy(&x->op.binary, &attrs, sizeof(attrs)); /* every attrs member is a message pointer */
 	bool u8_only = wnn_ops[e].dtypes == WNN_DT_U8;
-	switch (wnn_ops[e].family) {
+	switch (wnn_ops[e].attrs) {
 	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
 		webnn__ipc__elementwise_binary__init(&x->a.binary);
 		x->a.binary.a = u8_only ? 11 : 0;

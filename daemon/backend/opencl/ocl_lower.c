@@ -10,7 +10,7 @@
 static const struct {
 	const char *fexpr, *iexpr;
 } ew_exprs[WNN_OP_COUNT] = {
-#define X(ENUM, name, id, FAMILY, DTYPES, OUT, FEXPR, IEXPR) [WNN_OP_##ENUM] = { #FEXPR, #IEXPR },
+#define X(ENUM, name, id, FAMILY, ATTRS, DTYPES, OUT, DEFAULTS, FEXPR, IEXPR) [WNN_OP_##ENUM] = { #FEXPR, #IEXPR },
 #include "proto/ops.def"
 #undef X
 };
@@ -21,7 +21,7 @@ bool ocl_supports(enum wnn_op op, enum wnn_dtype t)
 		return false;
 	if (!(wnn_ops[op].dtypes & WNN_DT_BIT(t)))
 		return false;
-	switch (wnn_ops[op].family) {
+	switch (wnn_ops[op].attrs) {
 	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
 	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
 		if (op == WNN_OP_IDENTITY)
@@ -29,7 +29,7 @@ bool ocl_supports(enum wnn_op op, enum wnn_dtype t)
 		if (t == WNN_F32 || t == WNN_F16)
 			return wnn_ops[op].has_float_expr;
 		return wnn_ops[op].has_int_expr ||
-		       (wnn_ops[op].family == WEBNN__IPC__OPERATION__ATTRS_BINARY &&
+		       (wnn_ops[op].attrs == WEBNN__IPC__OPERATION__ATTRS_BINARY &&
 			wnn_ops[op].has_float_expr);
 	default:
 		break;
@@ -626,7 +626,7 @@ static enum webnn_status ew_program(struct ocl_build *b, enum wnn_dtype t, cl_pr
 		return wnn_diag_set(b->diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", b->what);
 	suffix[0] = 0;
 	for (int op = 0; op < WNN_OP_COUNT; op++) {
-		uint32_t fam = wnn_ops[op].family;
+		uint32_t fam = wnn_ops[op].attrs;
 		bool bin = fam == WEBNN__IPC__OPERATION__ATTRS_BINARY;
 		if ((!bin && fam != WEBNN__IPC__OPERATION__ATTRS_UNARY) ||
 		    !(wnn_ops[op].dtypes & WNN_DT_BIT(t)))
@@ -1434,7 +1434,7 @@ static void lower_matmul(struct ocl_build *b)
 
 enum webnn_status ocl_lower_op(struct ocl_build *b, enum wnn_op kind)
 {
-	switch (wnn_ops[kind].family) {
+	switch (wnn_ops[kind].attrs) {
 	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
 		lower_binary(b, kind);
 		break;

@@ -294,7 +294,7 @@ enum webnn_status ref_prepare_data(const Webnn__Ipc__Operation *op, const struct
 {
 	enum webnn_status st;
 	enum wnn_dtype t;
-	switch (wnn_ops[s->op].family) {
+	switch (wnn_ops[s->op].attrs) {
 	case WEBNN__IPC__OPERATION__ATTRS_CAST:
 		st = wnn_resolve_cast(op, descs, n_descs, &s->p.cast, diag);
 		t = s->p.cast.in_type;

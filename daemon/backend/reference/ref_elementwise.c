@@ -16,7 +16,7 @@ typedef uint64_t (*ref_ufn)(uint64_t a, uint64_t b, uint64_t x);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wtype-limits"
 #pragma GCC diagnostic ignored "-Wunused-parameter"
-#define X(ENUM, name, id, FAMILY, DTYPES, OUT, FEXPR, IEXPR)                                    \
+#define X(ENUM, name, id, FAMILY, ATTRS, DTYPES, OUT, DEFAULTS, FEXPR, IEXPR)                                    \
 	static double ref_f_##ENUM(double a, double b, double x, double alpha, double beta)     \
 	{                                                                                      \
 		return (double)(FEXPR);                                                        \
@@ -34,17 +34,17 @@ typedef uint64_t (*ref_ufn)(uint64_t a, uint64_t b, uint64_t x);
 #pragma GCC diagnostic pop
 
 static const ref_ffn ref_f[WNN_OP_COUNT] = {
-#define X(ENUM, name, id, FAMILY, DTYPES, OUT, FEXPR, IEXPR) [WNN_OP_##ENUM] = ref_f_##ENUM,
+#define X(ENUM, name, id, FAMILY, ATTRS, DTYPES, OUT, DEFAULTS, FEXPR, IEXPR) [WNN_OP_##ENUM] = ref_f_##ENUM,
 #include "proto/ops.def"
 #undef X
 };
 static const ref_sfn ref_s[WNN_OP_COUNT] = {
-#define X(ENUM, name, id, FAMILY, DTYPES, OUT, FEXPR, IEXPR) [WNN_OP_##ENUM] = ref_s_##ENUM,
+#define X(ENUM, name, id, FAMILY, ATTRS, DTYPES, OUT, DEFAULTS, FEXPR, IEXPR) [WNN_OP_##ENUM] = ref_s_##ENUM,
 #include "proto/ops.def"
 #undef X
 };
 static const ref_ufn ref_u[WNN_OP_COUNT] = {
-#define X(ENUM, name, id, FAMILY, DTYPES, OUT, FEXPR, IEXPR) [WNN_OP_##ENUM] = ref_u_##ENUM,
+#define X(ENUM, name, id, FAMILY, ATTRS, DTYPES, OUT, DEFAULTS, FEXPR, IEXPR) [WNN_OP_##ENUM] = ref_u_##ENUM,
 #include "proto/ops.def"
 #undef X
 };
@@ -170,7 +170,7 @@ enum webnn_status ref_prepare_elementwise(const Webnn__Ipc__Operation *op,
 {
 	enum webnn_status st;
 	enum wnn_dtype t;
-	switch (wnn_ops[s->op].family) {
+	switch (wnn_ops[s->op].attrs) {
 	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
 		st = wnn_resolve_binary(op, descs, n_descs, &s->p.binary, diag);
 		t = s->p.binary.type;

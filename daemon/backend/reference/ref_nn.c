@@ -144,7 +144,7 @@ enum webnn_status ref_prepare_nn(const Webnn__Ipc__Operation *op, const struct w
 {
 	enum webnn_status st;
 	enum wnn_dtype t;
-	switch (wnn_ops[s->op].family) {
+	switch (wnn_ops[s->op].attrs) {
 	case WEBNN__IPC__OPERATION__ATTRS_CONV_TRANSPOSE2D:
 		st = wnn_resolve_conv_transpose2d(op, descs, n_descs, &s->p.conv_transpose2d, diag);
 		t = s->p.conv_transpose2d.type;

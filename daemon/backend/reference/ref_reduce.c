@@ -245,7 +245,7 @@ enum webnn_status ref_prepare_reduce(const Webnn__Ipc__Operation *op,
 {
 	enum webnn_status st;
 	enum wnn_dtype t;
-	switch (wnn_ops[s->op].family) {
+	switch (wnn_ops[s->op].attrs) {
 	case WEBNN__IPC__OPERATION__ATTRS_ARG_MIN_MAX:
 		st = wnn_resolve_arg(op, descs, n_descs, &s->p.arg, diag);
 		t = s->p.arg.type;

@@ -57,7 +57,7 @@ bool ref_supports(enum wnn_op op, enum wnn_dtype type)
 	if (op >= WNN_OP_COUNT || type <= WNN_DT_NONE || type >= WNN_DT_COUNT ||
 	    !(wnn_ops[op].dtypes & WNN_DT_BIT(type)))
 		return false;
-	switch (wnn_ops[op].family) {
+	switch (wnn_ops[op].attrs) {
 	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
 	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
 		if (op == WNN_OP_POW)
@@ -122,7 +122,7 @@ enum webnn_status ref_prepare(const Webnn__Ipc__Operation *op, const struct wnn_
 				    "operation: unknown operator id %u", op ? op->op : 0);
 	s->op = o;
 	s->descs = descs;
-	switch (wnn_ops[o].family) {
+	switch (wnn_ops[o].attrs) {
 	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
 	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
 	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
