@@ -1829,3 +1829,24 @@ enum webnn_status wnn_resolve_where(const Webnn__Ipc__Operation *op, const struc
 				    "%s: output shape does not match the broadcast shape", name);
 	return WEBNN_STATUS_OK;
 }
+
+enum webnn_status wnn_resolve(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, enum wnn_op *kind, union wnn_attrs *attrs,
+			      struct wnn_diag *diag)
+{
+	enum wnn_op k = op ? wnn_op_from_id(op->op) : WNN_OP_COUNT;
+	*kind = k;
+	if (k == WNN_OP_COUNT)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "unknown operator id %u",
+				    op ? op->op : 0);
+	switch (op->attrs_case) {
+#define WNN_RESOLVE_CASE_(A, n)                                                                 \
+	case WEBNN__IPC__OPERATION__ATTRS_##A:                                                  \
+		return wnn_resolve_##n(op, descs, n_descs, &attrs->n, diag);
+		WNN_RESOLVERS(WNN_RESOLVE_CASE_)
+#undef WNN_RESOLVE_CASE_
+	default:
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: operation has no attributes",
+				    wnn_ops[k].name);
+	}
+}

@@ -649,4 +649,87 @@ struct wnn_where_attrs {
 enum webnn_status wnn_resolve_where(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 			       size_t n_descs, struct wnn_where_attrs *p, struct wnn_diag *diag);
 
+/* ---- any operation */
+
+/* Every Operation.attrs member and the resolver (and union member) that reads it. */
+#define WNN_RESOLVERS(R) \
+	R(BINARY, binary) \
+	R(UNARY, unary) \
+	R(CLAMP, clamp) \
+	R(CAST, cast) \
+	R(ARG_MIN_MAX, arg) \
+	R(BATCH_NORMALIZATION, batchnorm) \
+	R(INSTANCE_NORMALIZATION, norm) \
+	R(LAYER_NORMALIZATION, norm) \
+	R(CONCAT, concat) \
+	R(CONV2D, conv2d) \
+	R(CONV_TRANSPOSE2D, conv_transpose2d) \
+	R(CUMULATIVE_SUM, cumsum) \
+	R(QUANTIZE_LINEAR, quantize) \
+	R(EXPAND, expand) \
+	R(GATHER, gather) \
+	R(SCATTER, scatter) \
+	R(GEMM, gemm) \
+	R(MATMUL, matmul) \
+	R(GRU, rnn) \
+	R(GRU_CELL, rnn) \
+	R(LSTM, rnn) \
+	R(LSTM_CELL, rnn) \
+	R(PAD, pad) \
+	R(POOL2D, pool2d) \
+	R(PRELU, prelu) \
+	R(REDUCE, reduce) \
+	R(RESAMPLE2D, resample) \
+	R(RESHAPE, reshape) \
+	R(REVERSE, reverse) \
+	R(SLICE, slice) \
+	R(SOFTMAX, softmax) \
+	R(SPLIT, split) \
+	R(TILE, tile) \
+	R(TRANSPOSE, transpose) \
+	R(TRIANGULAR, triangular) \
+	R(WHERE, where)
+
+/* The resolved attributes of one operation, by its resolver (wnn_resolve() picks the member). */
+union wnn_attrs {
+	struct wnn_binary_attrs binary;
+	struct wnn_unary_attrs unary;
+	struct wnn_clamp_attrs clamp;
+	struct wnn_cast_attrs cast;
+	struct wnn_arg_attrs arg;
+	struct wnn_batchnorm_attrs batchnorm;
+	struct wnn_norm_attrs norm;
+	struct wnn_concat_attrs concat;
+	struct wnn_conv2d_attrs conv2d;
+	struct wnn_conv_transpose2d_attrs conv_transpose2d;
+	struct wnn_cumsum_attrs cumsum;
+	struct wnn_quantize_attrs quantize;
+	struct wnn_expand_attrs expand;
+	struct wnn_gather_attrs gather;
+	struct wnn_scatter_attrs scatter;
+	struct wnn_gemm_attrs gemm;
+	struct wnn_matmul_attrs matmul;
+	struct wnn_rnn_attrs rnn;
+	struct wnn_pad_attrs pad;
+	struct wnn_pool2d_attrs pool2d;
+	struct wnn_prelu_attrs prelu;
+	struct wnn_reduce_attrs reduce;
+	struct wnn_resample_attrs resample;
+	struct wnn_reshape_attrs reshape;
+	struct wnn_reverse_attrs reverse;
+	struct wnn_slice_attrs slice;
+	struct wnn_softmax_attrs softmax;
+	struct wnn_split_attrs split;
+	struct wnn_tile_attrs tile;
+	struct wnn_transpose_attrs transpose;
+	struct wnn_triangular_attrs triangular;
+	struct wnn_where_attrs where;
+};
+
+/* Resolves any operation: the member of union wnn_attrs for op->attrs_case is filled, *kind is
+ * the operator. Fails like the per-family resolvers (unknown operator or attrs included). */
+enum webnn_status wnn_resolve(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, enum wnn_op *kind, union wnn_attrs *attrs,
+			      struct wnn_diag *diag);
+
 #endif
