@@ -20,6 +20,7 @@ LDLIBS_CLIENT := -lprotobuf-c -lpthread -lm
 
 PROTO_GEN_C := $(BUILD)/gen/proto/webnn.pb-c.c
 PROTO_GEN_H := $(BUILD)/gen/proto/webnn.pb-c.h
+OPS_GEN_H := $(BUILD)/gen/webnn_ops.h
 
 PROTO_SRC := $(wildcard proto/*.c)
 CLIENT_SRC := $(wildcard client/*.c)
@@ -62,8 +63,13 @@ $(PROTO_GEN_C) $(PROTO_GEN_H): proto/webnn.proto
 	@mkdir -p $(BUILD)/gen
 	protoc-c --c_out=$(BUILD)/gen proto/webnn.proto
 
-# Every source depends on the generated header existing (order-only; -MMD tracks the rest).
-$(BUILD)/obj/%.o: %.c | $(PROTO_GEN_H)
+# The public operator list (installed beside webnn.h) is generated from the op table.
+$(OPS_GEN_H): proto/ops.def client/gen_webnn_ops.sh
+	@mkdir -p $(dir $@)
+	sh client/gen_webnn_ops.sh proto/ops.def > $@.tmp && mv $@.tmp $@
+
+# Every source depends on the generated headers existing (order-only; -MMD tracks the rest).
+$(BUILD)/obj/%.o: %.c | $(PROTO_GEN_H) $(OPS_GEN_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -154,7 +160,7 @@ FUZZ_LIB_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_LIB_SRC)) $(BUILD)/f
 FUZZ_LIB := $(BUILD)/fuzz/libfuzzwnn.a
 .PHONY: fuzz fuzz-smoke
 fuzz: $(FUZZ_BIN) $(BUILD)/fuzz/fuzz-seeds
-$(BUILD)/fuzz/obj/%.o: %.c | $(PROTO_GEN_H)
+$(BUILD)/fuzz/obj/%.o: %.c | $(PROTO_GEN_H) $(OPS_GEN_H)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
 $(BUILD)/fuzz/obj/gen/webnn.pb-c.o: $(PROTO_GEN_C)
@@ -185,7 +191,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 SYSTEMD_UNITDIR ?= $(LIBDIR)/systemd/system
 VERSION := 0.1.0
 .PHONY: install
-install: $(DAEMON_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(TOOLS_BIN)
+install: $(DAEMON_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(TOOLS_BIN) $(OPS_GEN_H)
 	install -d $(DESTDIR)$(PREFIX)/libexec $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(SYSTEMD_UNITDIR)
 	install -m 755 $(DAEMON_BIN) $(DESTDIR)$(PREFIX)/libexec/webnnd
@@ -193,7 +199,8 @@ install: $(DAEMON_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(TOOLS_BIN)
 	install -m 644 $(LIB_CLIENT) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIB_CLIENT_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libwebnn.so.0 $(DESTDIR)$(LIBDIR)/libwebnn.so
-	install -m 644 client/include/webnn.h client/include/webnn_types.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 client/include/webnn.h client/include/webnn_types.h $(OPS_GEN_H) \
+		$(DESTDIR)$(INCLUDEDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
 		packaging/webnn.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/webnn.pc
 	sed -e 's|/usr/libexec/webnnd|$(PREFIX)/libexec/webnnd|' packaging/webnnd.service \
