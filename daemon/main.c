@@ -113,13 +113,13 @@ static int backend_open(struct daemon *d, const char *name, bool chosen)
 		return -1;
 	}
 	struct wnn_diag diag = { 0 };
-	enum webnn_status st = impl->init(&d->be, &diag);
+	enum webnn_status st = impl->init(NULL, &d->be, &diag);
 	if (st == WEBNN_STATUS_NOT_SUPPORTED && impl == &backend_opencl && !chosen) {
 		log_info("no usable OpenCL device (%s); falling back to the reference backend",
 			 diag.message[0] ? diag.message : "none found");
 		impl = &backend_reference;
 		wnn_diag_clear(&diag);
-		st = impl->init(&d->be, &diag);
+		st = impl->init(NULL, &d->be, &diag);
 	}
 	if (st != WEBNN_STATUS_OK) {
 		log_error("the %s backend failed to start: %s", impl->name,

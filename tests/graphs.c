@@ -191,7 +191,7 @@ enum webnn_status tg_run(const struct backend_impl *impl, struct backend *be,
 	if (g->n_inputs > TG_MAX_OPERANDS || g->n_outputs > TG_MAX_OPERANDS)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "tg: too many inputs/outputs");
 	if (!be) {
-		st = impl->init(&own, diag);
+		st = impl->init(NULL, &own, diag);
 		if (st != WEBNN_STATUS_OK)
 			return st;
 		be = own;

@@ -11,7 +11,7 @@ struct backend *ot_backend(void)
 	setenv("WEBNN_NO_WARMUP", "1", 1);
 	struct backend *be = NULL;
 	struct wnn_diag diag = { 0 };
-	if (backend_opencl.init(&be, &diag) != WEBNN_STATUS_OK)
+	if (backend_opencl.init(NULL, &be, &diag) != WEBNN_STATUS_OK)
 		SKIP("opencl backend: %s", diag.message);
 	return be;
 }

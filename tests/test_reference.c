@@ -1146,7 +1146,7 @@ TEST(ref_unsupported_operation_and_bad_sizes_fail_clearly)
 	struct backend_context_options opts = { 0 };
 	struct backend_device_info info;
 	wnn_diag_clear(&diag);
-	ASSERT_EQ(backend_reference.init(&be, &diag), WEBNN_STATUS_OK);
+	ASSERT_EQ(backend_reference.init(NULL, &be, &diag), WEBNN_STATUS_OK);
 	ASSERT_EQ(backend_reference.context_create(be, &opts, &ctx, &diag), WEBNN_STATUS_OK);
 	backend_reference.context_info(ctx, &info);
 	ASSERT_STREQ(info.device_type, "cpu");

@@ -34,6 +34,12 @@ struct backend_context_options {
 	bool accelerated;
 };
 
+/* What the daemon decides for every backend: process policy (forking, environment, directories)
+ * stays in the daemon, and backends read their own switches once in init. */
+struct backend_options {
+	const char *cache_dir; /* writable directory for on-disk caches; NULL or "" for none */
+};
+
 struct backend;          /* one per backend per daemon: devices, shared OpenCL contexts, caches */
 struct backend_context;  /* one per MLContext: queue, device choice */
 struct backend_tensor;   /* device memory of one MLTensor */
@@ -52,8 +58,14 @@ struct backend_plan;     /* a compiled graph */
  */
 struct backend_impl {
 	const char *name; /* "opencl", "reference" */
-	/* Probe devices. Returns OK, or NOT_SUPPORTED when this backend has no usable device. */
-	enum webnn_status (*init)(struct backend **out, struct wnn_diag *diag);
+	/* Probe devices. Returns OK, or NOT_SUPPORTED when this backend has no usable device.
+	 * opts may be NULL (no on-disk caches). */
+	enum webnn_status (*init)(const struct backend_options *opts, struct backend **out,
+				  struct wnn_diag *diag);
+	/* Optional: fills the on-disk caches (compiled kernels, tuned libraries) so that later
+	 * starts are fast. The daemon runs it in a child process it forks before init and before
+	 * lockdown; it may take seconds and must not assume any other call happened. */
+	void (*warm_caches)(const struct backend_options *opts);
 	void (*shutdown)(struct backend *be);
 	/* Whether op can run with this data type as its first input (drives opSupportLimits and
 	 * build-time checks). */

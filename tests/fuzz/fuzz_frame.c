@@ -49,7 +49,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	d.listen_fd = -1;
 	d.impl = &backend_reference;
 	struct wnn_diag diag = { 0 };
-	if (d.impl->init(&d.be, &diag) != WEBNN_STATUS_OK)
+	if (d.impl->init(NULL, &d.be, &diag) != WEBNN_STATUS_OK)
 		abort();
 	context_limits_init(&d);
 	return 0;

@@ -20,7 +20,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	struct wnn_diag diag = { 0 };
 	struct backend_context_options opts = { .accelerated = false };
-	if (backend_reference.init(&be, &diag) != WEBNN_STATUS_OK ||
+	if (backend_reference.init(NULL, &be, &diag) != WEBNN_STATUS_OK ||
 	    backend_reference.context_create(be, &opts, &bctx, &diag) != WEBNN_STATUS_OK)
 		abort();
 	return 0;

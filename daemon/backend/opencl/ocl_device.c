@@ -445,8 +445,10 @@ static void dev_str(cl_device_id d, cl_device_info what, char *buf, size_t len)
 	buf[len - 1] = 0;
 }
 
-static enum webnn_status ocl_init(struct backend **out, struct wnn_diag *diag)
+static enum webnn_status ocl_init(const struct backend_options *opts, struct backend **out,
+				  struct wnn_diag *diag)
 {
+	(void)opts; /* the cache directory is still chosen here until the daemon passes it */
 	struct backend *be = calloc(1, sizeof *be);
 	if (!be)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "opencl: out of memory");

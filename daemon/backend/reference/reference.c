@@ -222,8 +222,10 @@ static enum webnn_status ref_fault_check(struct backend *be, struct wnn_diag *di
 			    be->fault_spec, k);
 }
 
-static enum webnn_status ref_init(struct backend **out, struct wnn_diag *diag)
+static enum webnn_status ref_init(const struct backend_options *opts, struct backend **out,
+				  struct wnn_diag *diag)
 {
+	(void)opts; /* no on-disk caches */
 	struct backend *be = calloc(1, sizeof(*be));
 	if (!be)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
