@@ -11,6 +11,7 @@
 #include <uv.h>
 
 #include "daemon/backend/backend.h"
+#include "daemon/graph/import.h"
 #include "proto/wire.h"
 #include "proto/wnn.h"
 
@@ -170,7 +171,8 @@ struct graph {
 	struct obj obj;
 	struct context *ctx;
 	Webnn__Ipc__ClientMessage *msg; /* retained BuildGraph request: owns the GraphInfo */
-	struct backend_graph bg;
+	struct graph_source bg;          /* what the IR is imported from (points into msg) */
+	struct graph_ir *ir;             /* imported by the compile command, freed with the plan */
 	struct wnn_desc *descs;
 	const void **cdata;
 	uint32_t *in_ops, *out_ops;

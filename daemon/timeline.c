@@ -133,7 +133,10 @@ static void cmd_work(uv_work_t *w)
 	}
 	case CMD_COMPILE: {
 		double t0 = now_ms();
-		cmd->status = impl->compile(cmd->ctx->bctx, &cmd->graph->bg, &cmd->graph->plan, diag);
+		cmd->status = graph_import(&cmd->graph->bg, &cmd->graph->ir, diag);
+		if (cmd->status == WEBNN_STATUS_OK)
+			cmd->status = impl->compile(cmd->ctx->bctx, cmd->graph->ir,
+						    &cmd->graph->plan, diag);
 		cmd->ms = now_ms() - t0;
 		break;
 	}
@@ -146,6 +149,8 @@ static void cmd_work(uv_work_t *w)
 		if (cmd->graph->plan)
 			impl->plan_destroy(cmd->graph->plan);
 		cmd->graph->plan = NULL;
+		graph_destroy(cmd->graph->ir);
+		cmd->graph->ir = NULL;
 		break;
 	case CMD_FLUSH:
 	case CMD_REPLY:

@@ -55,12 +55,12 @@ static void bench_close(struct bench_env *e)
  * With base non-NULL the graph is compiled a second time with $WEBNN_OCL_BASELINE set (the
  * first version's plans) and the two plans run interleaved, so both medians see the same load;
  * *base gets the baseline's median. */
-static double bench_graph2(struct bench_env *e, const struct backend_graph *g, double *base)
+static double bench_graph2(struct bench_env *e, const struct graph_ir *g, double *base)
 {
 	struct wnn_diag diag = { 0 };
 	struct backend_tensor *in[TG_MAX_OPERANDS] = { 0 }, *out[TG_MAX_OPERANDS] = { 0 };
 	for (size_t i = 0; i < g->n_inputs; i++) {
-		const struct wnn_desc *d = &g->descs[g->input_operands[i]];
+		const struct wnn_desc *d = &g->values[g->inputs[i]].desc;
 		ASSERT(backend_opencl.tensor_create(e->ctx, d, &in[i], &diag) == WEBNN_STATUS_OK);
 		uint64_t count = 1;
 		wnn_desc_count(d, &count);
@@ -70,7 +70,7 @@ static double bench_graph2(struct bench_env *e, const struct backend_graph *g, d
 		free(buf);
 	}
 	for (size_t i = 0; i < g->n_outputs; i++)
-		ASSERT(backend_opencl.tensor_create(e->ctx, &g->descs[g->output_operands[i]], &out[i],
+		ASSERT(backend_opencl.tensor_create(e->ctx, &g->values[g->outputs[i]].desc, &out[i],
 						    &diag) == WEBNN_STATUS_OK);
 	struct backend_plan *plan[2] = { NULL, NULL };
 	int n_plans = base ? 2 : 1;
@@ -103,7 +103,7 @@ static double bench_graph2(struct bench_env *e, const struct backend_graph *g, d
 	return t[0][BENCH_REPS / 2];
 }
 
-static double bench_graph(struct bench_env *e, const struct backend_graph *g)
+static double bench_graph(struct bench_env *e, const struct graph_ir *g)
 {
 	return bench_graph2(e, g, NULL);
 }
@@ -175,7 +175,7 @@ TEST_TIMEOUT(bench_sgemm, 600)
 		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 		tg_set_op(&o, WNN_OP_MATMUL, &m);
 		ASSERT(tg_op(&tg, &o, &diag) == WEBNN_STATUS_OK);
-		const struct backend_graph *g = tg_finish(&tg, &diag);
+		const struct graph_ir *g = tg_finish(&tg, &diag);
 		ASSERT_MSG(g, "%s", diag.message);
 		double tb = bench_graph(&e, g);
 		tg_free(&tg);
@@ -309,7 +309,7 @@ TEST_TIMEOUT(bench_conv2d, 600)
 			Webnn__Ipc__Number lo = WEBNN__IPC__NUMBER__INIT, hi = WEBNN__IPC__NUMBER__INIT;
 			uint32_t pad[4], st[2];
 			conv_graph(&tg, c, nhwc, &m, &o, &cl, &u, &o2, &lo, &hi, pad, st);
-			const struct backend_graph *g = tg_finish(&tg, &diag);
+			const struct graph_ir *g = tg_finish(&tg, &diag);
 			ASSERT_MSG(g, "%s", diag.message);
 			t[nhwc] = bench_graph2(&e, g, &tb[nhwc]);
 			tg_free(&tg);
@@ -365,7 +365,7 @@ TEST_TIMEOUT(bench_reduce, 600)
 		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 		tg_set_op(&o, rs[i].op, &m);
 		ASSERT_MSG(tg_op(&tg, &o, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
-		const struct backend_graph *g = tg_finish(&tg, &diag);
+		const struct graph_ir *g = tg_finish(&tg, &diag);
 		ASSERT_MSG(g, "%s", diag.message);
 		double tb, t = bench_graph2(&e, g, &tb);
 		tg_free(&tg);

@@ -19,6 +19,8 @@ void tg_free(struct tg_graph *t)
 		free(t->constant_copies[i]);
 		t->constant_copies[i] = NULL;
 	}
+	graph_destroy(t->ir);
+	t->ir = NULL;
 }
 
 uint32_t tg_next(const struct tg_graph *t)
@@ -151,7 +153,7 @@ void tg_output(struct tg_graph *t, uint32_t id)
 	t->output_ids[t->n_outputs++] = id;
 }
 
-const struct backend_graph *tg_finish(struct tg_graph *t, struct wnn_diag *diag)
+const struct graph_ir *tg_finish(struct tg_graph *t, struct wnn_diag *diag)
 {
 	struct wnn_desc check[TG_MAX_OPERANDS];
 	if (t->n_outputs == 0)
@@ -167,19 +169,23 @@ const struct backend_graph *tg_finish(struct tg_graph *t, struct wnn_diag *diag)
 	t->info.outputs = t->out_named;
 	if (wnn_graph_validate(&t->info, check, diag) != WEBNN_STATUS_OK)
 		return NULL;
-	t->g.info = &t->info;
-	t->g.descs = t->descs;
-	t->g.constant_data = t->constant_data;
-	t->g.n_operands = t->n_operands;
-	t->g.input_operands = t->input_ids;
-	t->g.n_inputs = t->n_inputs;
-	t->g.output_operands = t->output_ids;
-	t->g.n_outputs = t->n_outputs;
-	return &t->g;
+	t->src.info = &t->info;
+	t->src.descs = t->descs;
+	t->src.constant_data = t->constant_data;
+	t->src.n_operands = t->n_operands;
+	t->src.input_operands = t->input_ids;
+	t->src.n_inputs = t->n_inputs;
+	t->src.output_operands = t->output_ids;
+	t->src.n_outputs = t->n_outputs;
+	graph_destroy(t->ir);
+	t->ir = NULL;
+	if (graph_import(&t->src, &t->ir, diag) != WEBNN_STATUS_OK)
+		return NULL;
+	return t->ir;
 }
 
 enum webnn_status tg_run(const struct backend_impl *impl, struct backend *be,
-			 const struct backend_graph *g, const void *const *inputs,
+			 const struct graph_ir *g, const void *const *inputs,
 			 void *const *outputs, struct wnn_diag *diag)
 {
 	struct backend *own = NULL;
@@ -198,20 +204,20 @@ enum webnn_status tg_run(const struct backend_impl *impl, struct backend *be,
 	}
 	st = impl->context_create(be, &opts, &ctx, diag);
 	for (size_t i = 0; st == WEBNN_STATUS_OK && i < g->n_inputs; i++) {
-		const struct wnn_desc *d = &g->descs[g->input_operands[i]];
+		const struct wnn_desc *d = &g->values[g->inputs[i]].desc;
 		st = impl->tensor_create(ctx, d, &ins[i], diag);
 		if (st == WEBNN_STATUS_OK)
 			st = impl->tensor_write(ins[i], inputs[i], tg_bytes(d), diag);
 	}
 	for (size_t i = 0; st == WEBNN_STATUS_OK && i < g->n_outputs; i++)
-		st = impl->tensor_create(ctx, &g->descs[g->output_operands[i]], &outs[i], diag);
+		st = impl->tensor_create(ctx, &g->values[g->outputs[i]].desc, &outs[i], diag);
 	if (st == WEBNN_STATUS_OK)
 		st = impl->compile(ctx, g, &plan, diag);
 	if (st == WEBNN_STATUS_OK)
 		st = impl->execute(plan, ins, outs, diag);
 	for (size_t i = 0; st == WEBNN_STATUS_OK && i < g->n_outputs; i++)
 		st = impl->tensor_read(outs[i], outputs[i],
-				       tg_bytes(&g->descs[g->output_operands[i]]), diag);
+				       tg_bytes(&g->values[g->outputs[i]].desc), diag);
 	if (plan)
 		impl->plan_destroy(plan);
 	for (size_t i = 0; i < TG_MAX_OPERANDS; i++) {

@@ -3,6 +3,7 @@
 #define TESTS_GRAPHS_H
 
 #include "daemon/backend/backend.h"
+#include "daemon/graph/import.h"
 
 #define TG_MAX_OPERANDS 24
 #define TG_MAX_OPS 8
@@ -16,7 +17,7 @@
  *   Webnn__Ipc__Operation op = WEBNN__IPC__OPERATION__INIT;
  *   tg_set_op(&op, WNN_OP_RELU, &u);
  *   ASSERT(tg_op(&t, &op, &diag) == WEBNN_STATUS_OK);   (infers the output descriptors)
- *   const struct backend_graph *g = tg_finish(&t, &diag);  (validates the whole graph)
+ *   const struct graph_ir *g = tg_finish(&t, &diag);  (validates the whole graph)
  *   ... tg_run(&backend_reference, NULL, g, inputs, outputs, &diag) ... tg_free(&t);
  * Operation messages (and their attrs) stay owned by the caller and must outlive the graph.
  * Operand ids are dense in creation order; an operation's outputs must use the next ids.
@@ -37,7 +38,8 @@ struct tg_graph {
 	size_t n_operands, n_ops, n_inputs, n_outputs;
 	uint32_t last_outputs[WNN_MAX_OUTPUTS];
 	int n_last_outputs;
-	struct backend_graph g;
+	struct graph_source src;
+	struct graph_ir *ir; /* imported by tg_finish, freed by tg_free */
 };
 
 void tg_init(struct tg_graph *t);
@@ -58,13 +60,13 @@ enum webnn_status tg_op(struct tg_graph *t, Webnn__Ipc__Operation *op, struct wn
 void tg_output(struct tg_graph *t, uint32_t id);
 /* Completes the graph (marking the last operation's outputs when no output was marked) and runs
  * wnn_graph_validate on it. NULL with diag set when the graph is invalid. */
-const struct backend_graph *tg_finish(struct tg_graph *t, struct wnn_diag *diag);
+const struct graph_ir *tg_finish(struct tg_graph *t, struct wnn_diag *diag);
 
 /* Creates context and tensors on a backend (be NULL: init and shut down impl here), writes
  * inputs[i] (bytes of graph input i), compiles, executes and reads every output into
  * outputs[i]. Everything it created is released before it returns. */
 enum webnn_status tg_run(const struct backend_impl *impl, struct backend *be,
-			 const struct backend_graph *g, const void *const *inputs,
+			 const struct graph_ir *g, const void *const *inputs,
 			 void *const *outputs, struct wnn_diag *diag);
 
 /* ---- data */

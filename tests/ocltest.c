@@ -16,14 +16,14 @@ struct backend *ot_backend(void)
 	return be;
 }
 
-void ot_compare(struct backend *be, const struct backend_graph *g, const struct range *r,
+void ot_compare(struct backend *be, const struct graph_ir *g, const struct range *r,
 		size_t n_r, double lo, double hi, struct tol tol, double int_atol, uint64_t seed,
 		uint64_t seed_step, const char *label)
 {
 	void *in[TG_MAX_OPERANDS] = { 0 }, *ref[TG_MAX_OPERANDS] = { 0 },
 	     *out[TG_MAX_OPERANDS] = { 0 };
 	for (size_t i = 0; i < g->n_inputs; i++) {
-		const struct wnn_desc *d = &g->descs[g->input_operands[i]];
+		const struct wnn_desc *d = &g->values[g->inputs[i]].desc;
 		uint64_t count = 1;
 		wnn_desc_count(d, &count);
 		in[i] = malloc(tg_bytes(d) + 8);
@@ -35,7 +35,7 @@ void ot_compare(struct backend *be, const struct backend_graph *g, const struct 
 		tg_random(in[i], d->type, count, seed + i * seed_step, l, h);
 	}
 	for (size_t i = 0; i < g->n_outputs; i++) {
-		size_t bytes = tg_bytes(&g->descs[g->output_operands[i]]) + 8;
+		size_t bytes = tg_bytes(&g->values[g->outputs[i]].desc) + 8;
 		ref[i] = calloc(1, bytes);
 		out[i] = calloc(1, bytes);
 	}
@@ -47,7 +47,7 @@ void ot_compare(struct backend *be, const struct backend_graph *g, const struct 
 	st = tg_run(&backend_opencl, be, g, (const void *const *)in, out, &diag);
 	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s: opencl: %s", label, diag.message);
 	for (size_t i = 0; i < g->n_outputs; i++) {
-		const struct wnn_desc *d = &g->descs[g->output_operands[i]];
+		const struct wnn_desc *d = &g->values[g->outputs[i]].desc;
 		uint64_t count = 1;
 		wnn_desc_count(d, &count);
 		char msg[256];
@@ -64,12 +64,12 @@ void ot_compare(struct backend *be, const struct backend_graph *g, const struct 
 	}
 }
 
-const struct backend_graph *ot_finish(struct tg_graph *t, Webnn__Ipc__Operation *op,
+const struct graph_ir *ot_finish(struct tg_graph *t, Webnn__Ipc__Operation *op,
 				      const char *label)
 {
 	struct wnn_diag diag = { 0 };
 	ASSERT_MSG(tg_op(t, op, &diag) == WEBNN_STATUS_OK, "%s: %s", label, diag.message);
-	const struct backend_graph *g = tg_finish(t, &diag);
+	const struct graph_ir *g = tg_finish(t, &diag);
 	ASSERT_MSG(g, "%s: %s", label, diag.message);
 	return g;
 }

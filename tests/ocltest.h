@@ -34,12 +34,12 @@ struct range {
 /* Runs g on the reference and on OpenCL with the same inputs (input i seeded with
  * seed + i * seed_step, in its range) and compares every output: float ones within tol,
  * integer ones within int_atol. */
-void ot_compare(struct backend *be, const struct backend_graph *g, const struct range *r,
+void ot_compare(struct backend *be, const struct graph_ir *g, const struct range *r,
 		size_t n_r, double lo, double hi, struct tol tol, double int_atol, uint64_t seed,
 		uint64_t seed_step, const char *label);
 
 /* Adds op to t and finishes the graph; fails the test naming label on a validation error. */
-const struct backend_graph *ot_finish(struct tg_graph *t, Webnn__Ipc__Operation *op,
+const struct graph_ir *ot_finish(struct tg_graph *t, Webnn__Ipc__Operation *op,
 				      const char *label);
 
 #endif

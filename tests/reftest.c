@@ -59,13 +59,13 @@ Webnn__Ipc__Number *rt_number(double f)
 void **rt_run(struct tg_graph *t, const double *const *ins)
 {
 	struct wnn_diag diag = { 0 };
-	const struct backend_graph *g = tg_finish(t, &diag);
+	const struct graph_ir *g = tg_finish(t, &diag);
 	if (!g)
 		FAIL("graph: %s", diag.message);
 	const void *in_bytes[TG_MAX_OPERANDS];
 	void **outs = rt_arena(TG_MAX_OPERANDS * sizeof(void *));
 	for (size_t i = 0; i < g->n_inputs; i++) {
-		const struct wnn_desc *d = &g->descs[g->input_operands[i]];
+		const struct wnn_desc *d = &g->values[g->inputs[i]].desc;
 		uint64_t n;
 		ASSERT(wnn_desc_count(d, &n));
 		void *b = rt_arena(tg_bytes(d));
@@ -73,7 +73,7 @@ void **rt_run(struct tg_graph *t, const double *const *ins)
 		in_bytes[i] = b;
 	}
 	for (size_t i = 0; i < g->n_outputs; i++)
-		outs[i] = rt_arena(tg_bytes(&g->descs[g->output_operands[i]]));
+		outs[i] = rt_arena(tg_bytes(&g->values[g->outputs[i]].desc));
 	if (tg_run(&backend_reference, NULL, g, in_bytes, outs, &diag) != WEBNN_STATUS_OK)
 		FAIL("run: %s", diag.message);
 	return outs;

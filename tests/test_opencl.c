@@ -13,7 +13,7 @@
 
 /* Runs g on the reference and on OpenCL with the same seeded inputs in [lo, hi] and compares
  * every output. */
-static void compare(struct backend *be, const struct backend_graph *g, double lo, double hi,
+static void compare(struct backend *be, const struct graph_ir *g, double lo, double hi,
 		    struct tol tol, const char *label)
 {
 	ot_compare(be, g, NULL, 0, lo, hi, tol, 0, 1234, 77, label);
@@ -59,7 +59,7 @@ TEST_TIMEOUT(opencl_binary_all_ops_types, 300)
 				char label[96];
 				snprintf(label, sizeof label, "%s %s shape %zu", wnn_ops[op].name,
 					 wnn_dtype_name(t), si);
-				const struct backend_graph *g = ot_finish(&tg, &o, label);
+				const struct graph_ir *g = ot_finish(&tg, &o, label);
 				bool unsig = t == WNN_U8 || t == WNN_U32 || t == WNN_U64;
 				double lo = unsig ? 0 : -6, hi = 6;
 				if (op == WNN_OP_POW) {
@@ -93,7 +93,7 @@ TEST(opencl_pow_integers)
 		m.output = tg_next(&tg);
 		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 		tg_set_op(&o, WNN_OP_POW, &m);
-		const struct backend_graph *g = ot_finish(&tg, &o, "pow int");
+		const struct graph_ir *g = ot_finish(&tg, &o, "pow int");
 		double av[5] = { 2, 3, unsig ? 4 : -2, 5, 7 }, bv[5] = { 3, 2, 3, 0, 1 };
 		double ev[5] = { 8, 9, unsig ? 64 : -8, 1, 7 };
 		char ab[40], bb_[40], out[40];
@@ -142,7 +142,7 @@ TEST_TIMEOUT(opencl_unary_all_ops_types, 300)
 			tg_set_op(&o, (enum wnn_op)op, &m);
 			char label[96];
 			snprintf(label, sizeof label, "%s %s", wnn_ops[op].name, wnn_dtype_name(t));
-			const struct backend_graph *g = ot_finish(&tg, &o, label);
+			const struct graph_ir *g = ot_finish(&tg, &o, label);
 			bool unsig = t == WNN_U8 || t == WNN_U32 || t == WNN_U64;
 			double lo = unsig ? 0 : -4, hi = 4;
 			if (op == WNN_OP_LOG || op == WNN_OP_SQRT)
@@ -636,7 +636,7 @@ TEST(opencl_graph_chain_aliasing)
 	tg_output(&tg, a.output);
 	tg_output(&tg, s.output);
 	tg_output(&tg, u3.output);
-	const struct backend_graph *g = tg_finish(&tg, &diag);
+	const struct graph_ir *g = tg_finish(&tg, &diag);
 	ASSERT_MSG(g, "%s", diag.message);
 	compare(be, g, -3, 3, TOL_EW, "chain");
 	tg_free(&tg);
@@ -664,7 +664,7 @@ TEST(opencl_supports_and_errors)
 	c.data_type = WEBNN__IPC__DATA_TYPE__INT32;
 	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 	tg_set_op(&o, WNN_OP_CAST, &c);
-	const struct backend_graph *g = ot_finish(&tg, &o, "cast");
+	const struct graph_ir *g = ot_finish(&tg, &o, "cast");
 	if (!backend_opencl.supports(be, WNN_OP_CAST, WNN_F32)) {
 		struct backend_context *ctx;
 		struct backend_context_options opts = { WEBNN_POWER_DEFAULT, true };
@@ -699,7 +699,7 @@ TEST(opencl_program_disk_cache)
 	u.output = tg_next(&tg);
 	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 	tg_set_op(&o, WNN_OP_EXP, &u);
-	const struct backend_graph *g = ot_finish(&tg, &o, "exp");
+	const struct graph_ir *g = ot_finish(&tg, &o, "exp");
 	compare(be, g, -1, 1, TOL_EW, "exp");
 	backend_opencl.shutdown(be);
 	char cmd[256];
@@ -717,7 +717,7 @@ TEST(opencl_program_disk_cache)
 
 /* Number of steps of g's plan, compiled normally or as the first version ($WEBNN_OCL_BASELINE):
  * shows that fusion and in-place concat really removed passes. */
-static size_t plan_steps(struct backend *be, const struct backend_graph *g, bool baseline)
+static size_t plan_steps(struct backend *be, const struct graph_ir *g, bool baseline)
 {
 	struct backend_context *ctx;
 	struct backend_context_options opts = { WEBNN_POWER_DEFAULT, true };
@@ -887,7 +887,7 @@ TEST_TIMEOUT(opencl_depthwise_shapes, 300)
 			char label[96];
 			snprintf(label, sizeof label, "depthwise %s case %zu", nhwc ? "nhwc" : "nchw",
 				 i);
-			const struct backend_graph *g = tg_finish(&tg, &(struct wnn_diag){ 0 });
+			const struct graph_ir *g = tg_finish(&tg, &(struct wnn_diag){ 0 });
 			ASSERT_MSG(g, "%s", label);
 			compare(be, g, -1, 1, TOL_SUM, label);
 			tg_free(&tg);
@@ -952,7 +952,7 @@ TEST_TIMEOUT(opencl_fused_epilogues, 300)
 		char label[96];
 		snprintf(label, sizeof label, "fused conv case %zu (%s)", i,
 			 wnn_dtype_name(cases[i].t));
-		const struct backend_graph *g = tg_finish(&tg, &(struct wnn_diag){ 0 });
+		const struct graph_ir *g = tg_finish(&tg, &(struct wnn_diag){ 0 });
 		ASSERT_MSG(g, "%s", label);
 		compare(be, g, -1, 1, cases[i].t == WNN_F16 ? TOL_F16_SUM : TOL_SUM, label);
 		size_t fused = plan_steps(be, g, false), base = plan_steps(be, g, true);
@@ -991,7 +991,7 @@ TEST_TIMEOUT(opencl_fused_epilogues, 300)
 			y = pg_act(&tg, &pa[0], 3, y, vec);
 			pg_act(&tg, &pa[1], 2, y, 0);
 		}
-		const struct backend_graph *g = tg_finish(&tg, &diag);
+		const struct graph_ir *g = tg_finish(&tg, &diag);
 		ASSERT_MSG(g, "%s", diag.message);
 		compare(be, g, -1, 1, TOL_SUM, which ? "matmul+add+clamp" : "gemm+relu");
 		/* gemm + relu: the epilogue replaces the relu pass one for one */
@@ -1031,7 +1031,7 @@ TEST_TIMEOUT(opencl_fusion_not_applied, 300)
 		}
 		char label[64];
 		snprintf(label, sizeof label, "unfusable variant %d", variant);
-		const struct backend_graph *g = tg_finish(&tg, &(struct wnn_diag){ 0 });
+		const struct graph_ir *g = tg_finish(&tg, &(struct wnn_diag){ 0 });
 		ASSERT_MSG(g, "%s", label);
 		compare(be, g, -1, 1, TOL_SUM, label);
 		tg_free(&tg);
@@ -1077,7 +1077,7 @@ TEST_TIMEOUT(opencl_concat_in_place, 300)
 		tg_set_op(&o, WNN_OP_CONCAT, &m);
 		char label[32];
 		snprintf(label, sizeof label, "fire variant %d", variant);
-		const struct backend_graph *g = ot_finish(&tg, &o, label);
+		const struct graph_ir *g = ot_finish(&tg, &o, label);
 		compare(be, g, -1, 1, TOL_SUM, label);
 		/* first version: 3 x (bias fill + gemm + relu) + im2col + 2 concat copies; now at
 		 * most 3 x (gemm + epilogue) + im2col */
@@ -1136,7 +1136,7 @@ TEST(opencl_pool_padding_only_window)
 			char label[64];
 			snprintf(label, sizeof label, "%s %s padding-only window", wnn_ops[ops[k]].name,
 				 wnn_dtype_name(t));
-			const struct backend_graph *g = ot_finish(&tg, &o, label);
+			const struct graph_ir *g = ot_finish(&tg, &o, label);
 			compare(be, g, 1, 5, t == WNN_F16 ? TOL_F16 : TOL_SUM, label);
 			/* output (0, 0): rows -2..-1, columns -2..-1 */
 			double in[18], out[32]; /* 2x3x3 in, 2x4x4 out: room for any type */

@@ -26,14 +26,14 @@ static double int_atol;
 
 /* Runs g on the reference and on OpenCL with the same seeded inputs and compares every
  * output (integer outputs exactly). */
-static void compare_r(struct backend *be, const struct backend_graph *g, const struct range *r,
+static void compare_r(struct backend *be, const struct graph_ir *g, const struct range *r,
 		      size_t n_r, double lo, double hi, struct tol tol, const char *label)
 {
 	ot_compare(be, g, r, n_r, lo, hi, tol, int_atol, 4321, 91, label);
 	n_compared++;
 }
 
-static void compare(struct backend *be, const struct backend_graph *g, double lo, double hi,
+static void compare(struct backend *be, const struct graph_ir *g, double lo, double hi,
 		    struct tol tol, const char *label)
 {
 	compare_r(be, g, NULL, 0, lo, hi, tol, label);
@@ -48,7 +48,7 @@ static void compare(struct backend *be, const struct backend_graph *g, double lo
 		(msg).output = tg_next(&tg_);                                                  \
 		Webnn__Ipc__Operation o_ = WEBNN__IPC__OPERATION__INIT;                        \
 		tg_set_op(&o_, (kind), &(msg));                                                \
-		const struct backend_graph *g_ = ot_finish(&tg_, &o_, (label));                \
+		const struct graph_ir *g_ = ot_finish(&tg_, &o_, (label));                \
 		compare(be, g_, (lo), (hi), (tol), (label));                                   \
 		tg_free(&tg_);                                                                 \
 	} while (0)
@@ -209,7 +209,7 @@ TEST_TIMEOUT(opencl_ext_data_movement_all_types, 180)
 				Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 				tg_set_op(&o, WNN_OP_SPLIT, &m);
 				snprintf(label, sizeof label, "split %d %s", by_sizes, tn);
-				const struct backend_graph *g = ot_finish(&tg, &o, label);
+				const struct graph_ir *g = ot_finish(&tg, &o, label);
 				ASSERT_EQ(g->n_outputs, 3);
 				compare(be, g, lo, hi, TOL_EXACT, label);
 				tg_free(&tg);
@@ -229,7 +229,7 @@ TEST_TIMEOUT(opencl_ext_data_movement_all_types, 180)
 			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 			tg_set_op(&o, WNN_OP_WHERE, &m);
 			snprintf(label, sizeof label, "where %s", tn);
-			const struct backend_graph *g = ot_finish(&tg, &o, label);
+			const struct graph_ir *g = ot_finish(&tg, &o, label);
 			struct range r[3] = { { 0, 2 }, { 0, 0 }, { 0, 0 } };
 			compare_r(be, g, r, 3, lo, hi, TOL_EXACT, label);
 			tg_free(&tg);
@@ -269,7 +269,7 @@ TEST_TIMEOUT(opencl_ext_gather_scatter, 180)
 				Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 				tg_set_op(&o, WNN_OP_GATHER, &m);
 				snprintf(label, sizeof label, "gather axis %u %s %s", axis, tn, in);
-				const struct backend_graph *g = ot_finish(&tg, &o, label);
+				const struct graph_ir *g = ot_finish(&tg, &o, label);
 				struct range r[2] = { { 0, 0 }, ir };
 				compare_r(be, g, r, 2, type_lo(t, -9), 9, TOL_EXACT, label);
 				tg_free(&tg);
@@ -291,7 +291,7 @@ TEST_TIMEOUT(opencl_ext_gather_scatter, 180)
 				tg_set_op(&o, WNN_OP_GATHER_ELEMENTS, &m);
 				snprintf(label, sizeof label, "gatherElements axis %u %s %s", axis, tn,
 					 in);
-				const struct backend_graph *g = ot_finish(&tg, &o, label);
+				const struct graph_ir *g = ot_finish(&tg, &o, label);
 				struct range r[2] = { { 0, 0 }, ir };
 				compare_r(be, g, r, 2, type_lo(t, -9), 9, TOL_EXACT, label);
 				tg_free(&tg);
@@ -308,7 +308,7 @@ TEST_TIMEOUT(opencl_ext_gather_scatter, 180)
 				Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 				tg_set_op(&o, WNN_OP_GATHER_ND, &m);
 				snprintf(label, sizeof label, "gatherND k %u %s %s", k, tn, in);
-				const struct backend_graph *g = ot_finish(&tg, &o, label);
+				const struct graph_ir *g = ot_finish(&tg, &o, label);
 				struct range r[2] = { { 0, 0 }, ir };
 				compare_r(be, g, r, 2, type_lo(t, -9), 9, TOL_EXACT, label);
 				tg_free(&tg);
@@ -332,7 +332,7 @@ TEST_TIMEOUT(opencl_ext_gather_scatter, 180)
 				tg_set_op(&o, WNN_OP_SCATTER_ELEMENTS, &m);
 				snprintf(label, sizeof label, "scatterElements axis %u %s %s", axis, tn,
 					 in);
-				const struct backend_graph *g = ot_finish(&tg, &o, label);
+				const struct graph_ir *g = ot_finish(&tg, &o, label);
 				struct range r[3] = { { 0, 0 }, ir, { 0, 0 } };
 				compare_r(be, g, r, 3, type_lo(t, -9), 9, TOL_EXACT, label);
 				tg_free(&tg);
@@ -355,7 +355,7 @@ TEST_TIMEOUT(opencl_ext_gather_scatter, 180)
 				Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 				tg_set_op(&o, WNN_OP_SCATTER_ND, &m);
 				snprintf(label, sizeof label, "scatterND k %u %s %s", k, tn, in);
-				const struct backend_graph *g = ot_finish(&tg, &o, label);
+				const struct graph_ir *g = ot_finish(&tg, &o, label);
 				struct range r[3] = { { 0, 0 }, ir, { 0, 0 } };
 				compare_r(be, g, r, 3, type_lo(t, -9), 9, TOL_EXACT, label);
 				tg_free(&tg);
@@ -379,7 +379,7 @@ TEST(opencl_ext_gather_hostile_indices)
 	m.output = tg_next(&tg);
 	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 	tg_set_op(&o, WNN_OP_GATHER, &m);
-	const struct backend_graph *g = ot_finish(&tg, &o, "gather hostile");
+	const struct graph_ir *g = ot_finish(&tg, &o, "gather hostile");
 	float xv[4] = { 10, 11, 12, 13 };
 	int64_t iv[6] = { INT64_MIN, INT64_MAX, -1, -4, -5, 1LL << 40 };
 	float out[6];
@@ -471,7 +471,7 @@ TEST_TIMEOUT(opencl_ext_quantize_dequantize, 120)
 					snprintf(label, sizeof label, "%s %s %s scale %d",
 						 deq ? "dequantize" : "quantize", wnn_dtype_name(ft),
 						 wnn_dtype_name(qt), sd);
-					const struct backend_graph *g = ot_finish(&tg, &o, label);
+					const struct graph_ir *g = ot_finish(&tg, &o, label);
 					struct range r[3] = { { type_lo(qt, -40), 40 },
 							      { 0.05, 0.5 },
 							      { type_lo(qt, -5), 5 } };
@@ -666,7 +666,7 @@ TEST_TIMEOUT(opencl_ext_reductions_large_nan_inf, 120)
 		m.axes = axes;
 		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 		tg_set_op(&o, ops[i], &m);
-		const struct backend_graph *g = ot_finish(&tg, &o, wnn_ops[ops[i]].name);
+		const struct graph_ir *g = ot_finish(&tg, &o, wnn_ops[ops[i]].name);
 		const void *in[1] = { x };
 		void *out_ref[1] = { want }, *out_ocl[1] = { got };
 		ASSERT_MSG(tg_run(&backend_reference, NULL, g, in, out_ref, &diag) ==
@@ -716,7 +716,7 @@ TEST_TIMEOUT(opencl_ext_normalization_prelu, 120)
 			tg_set_op(&o, WNN_OP_INSTANCE_NORMALIZATION, &m);
 			snprintf(label, sizeof label, "instanceNormalization %d %s", v,
 				 wnn_dtype_name(t));
-			const struct backend_graph *g = ot_finish(&tg, &o, label);
+			const struct graph_ir *g = ot_finish(&tg, &o, label);
 			compare(be, g, -3, 3, tol, label);
 			tg_free(&tg);
 		}
@@ -755,7 +755,7 @@ TEST_TIMEOUT(opencl_ext_normalization_prelu, 120)
 			tg_set_op(&o, WNN_OP_LAYER_NORMALIZATION, &m);
 			snprintf(label, sizeof label, "layerNormalization %zu %s", si,
 				 wnn_dtype_name(t));
-			const struct backend_graph *g = ot_finish(&tg, &o, label);
+			const struct graph_ir *g = ot_finish(&tg, &o, label);
 			compare(be, g, -3, 3, tol, label);
 			tg_free(&tg);
 		}
@@ -774,7 +774,7 @@ TEST_TIMEOUT(opencl_ext_normalization_prelu, 120)
 		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 		tg_set_op(&o, WNN_OP_PRELU, &m);
 		snprintf(label, sizeof label, "prelu %s", wnn_dtype_name(t));
-		const struct backend_graph *g = ot_finish(&tg, &o, label);
+		const struct graph_ir *g = ot_finish(&tg, &o, label);
 		compare(be, g, -5, 5, t == WNN_F16 ? TOL_F16 : TOL_EW, label);
 		tg_free(&tg);
 	}
@@ -836,7 +836,7 @@ TEST(opencl_ext_resample2d_spec_example)
 	m.output = tg_next(&tg);
 	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 	tg_set_op(&o, WNN_OP_RESAMPLE2D, &m);
-	const struct backend_graph *g = ot_finish(&tg, &o, "resample example");
+	const struct graph_ir *g = ot_finish(&tg, &o, "resample example");
 	float in[16] = { 0, 1, 2, 3, 0, 1, 2, 3, 12, 13, 14, 15, 12, 13, 14, 15 };
 	float out[64];
 	const void *ins[1] = { in };
@@ -924,7 +924,7 @@ TEST_TIMEOUT(opencl_ext_conv_transpose2d, 180)
 			tg_set_op(&o, WNN_OP_CONV_TRANSPOSE2D, &m);
 			snprintf(label, sizeof label, "convTranspose2d case %zu %s", ci,
 				 wnn_dtype_name(t));
-			const struct backend_graph *g = ot_finish(&tg, &o, label);
+			const struct graph_ir *g = ot_finish(&tg, &o, label);
 			compare(be, g, -1, 1, f ? TOL_F16_SUM : TOL_SUM, label);
 			tg_free(&tg);
 		}
@@ -1080,7 +1080,7 @@ static void run_rnn(struct backend *be, enum wnn_dtype t, const struct rnn_case 
 		lc.activations = act;
 		tg_set_op(&o, WNN_OP_LSTM_CELL, &lc);
 	}
-	const struct backend_graph *g = ot_finish(&tg, &o, label);
+	const struct graph_ir *g = ot_finish(&tg, &o, label);
 	compare(be, g, -0.6, 0.6, t == WNN_F16 ? TOL_F16_SUM : TOL_SUM, label);
 	tg_free(&tg);
 }

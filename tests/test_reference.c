@@ -339,7 +339,7 @@ TEST(ref_unary_integers)
 	tg_init(&t);
 	uint32_t in = tg_input(&t, WNN_U64, SHAPE(2));
 	unary(&t, WNN_OP_IDENTITY, in);
-	const struct backend_graph *g = tg_finish(&t, &(struct wnn_diag){ 0 });
+	const struct graph_ir *g = tg_finish(&t, &(struct wnn_diag){ 0 });
 	ASSERT(g);
 	uint64_t src[2] = { UINT64_MAX, (1ull << 60) + 1 }, dst[2] = { 0, 0 };
 	struct wnn_diag diag = { 0 };
@@ -400,7 +400,7 @@ TEST(ref_clamp_integers_exact)
 	lo.i = (1ll << 62) + 1; /* not representable as a double */
 	m->min_value = &lo;
 	rt_op(&t, WNN_OP_CLAMP, m);
-	const struct backend_graph *g = tg_finish(&t, &(struct wnn_diag){ 0 });
+	const struct graph_ir *g = tg_finish(&t, &(struct wnn_diag){ 0 });
 	ASSERT(g);
 	int64_t src[3] = { 1ll << 62, (1ll << 62) + 2, -5 }, dst[3];
 	struct wnn_diag diag = { 0 };
@@ -630,7 +630,7 @@ TEST(ref_conv2d_layouts_agree_on_random_data)
 			LIST(m, dilations, 1, 2);
 			uint32_t o = rt_op(&t, WNN_OP_CONV2D, m);
 			/* H: (5 + 1 + 0 - 3) / 2 + 1 = 2; W: (6 + 2 + 1 - 3) / 1 + 1 = 7 */
-			const struct backend_graph *g = tg_finish(&t, &diag);
+			const struct graph_ir *g = tg_finish(&t, &diag);
 			ASSERT_MSG(g, "%s", diag.message);
 			float *dst = l == 0 && !nhwc ? ref : out;
 			ASSERT_EQ(tg_run(&backend_reference, NULL, g,
@@ -1129,7 +1129,7 @@ TEST(ref_unsupported_operation_and_bad_sizes_fail_clearly)
 	*cm = ci;
 	cm->input = x, cm->output = tg_next(&t), cm->data_type = WEBNN__IPC__DATA_TYPE__INT32;
 	rt_op(&t, WNN_OP_CAST, cm);
-	const struct backend_graph *g = tg_finish(&t, &diag);
+	const struct graph_ir *g = tg_finish(&t, &diag);
 	ASSERT(g);
 	float in[2] = { 1, 2 };
 	int32_t out[2];

@@ -2,21 +2,7 @@
 #ifndef DAEMON_BACKEND_H
 #define DAEMON_BACKEND_H
 
-#include "proto/wnn.h"
-
-/* A validated graph as backends see it. Owned by the daemon; it outlives every plan compiled
- * from it. Operand ids index descs/constant_data. */
-struct backend_graph {
-	const Webnn__Ipc__GraphInfo *info; /* operations in topological order */
-	const struct wnn_desc *descs;      /* n_operands descriptors, all validated */
-	const void *const *constant_data;  /* host bytes of constant operands (kinds CONSTANT,
-					      SCALAR_CONSTANT, CONSTANT_TENSOR), NULL otherwise */
-	size_t n_operands;
-	const uint32_t *input_operands;    /* graph inputs: operand ids, in info->inputs order */
-	size_t n_inputs;
-	const uint32_t *output_operands;   /* graph outputs: operand ids, in info->outputs order */
-	size_t n_outputs;
-};
+#include "daemon/graph/graph.h"
 
 struct backend_device_info {
 	bool accelerated;
@@ -86,10 +72,14 @@ struct backend_impl {
 	enum webnn_status (*tensor_read)(struct backend_tensor *t, void *dst, size_t size,
 					 struct wnn_diag *diag);
 
-	enum webnn_status (*compile)(struct backend_context *ctx, const struct backend_graph *g,
+	/* What this context wants from the shared graph passes (layout, fusion, concat in place);
+	 * the daemon adds constant folding. */
+	void (*caps)(struct backend_context *ctx, struct graph_caps *caps);
+	/* Compiles an optimised graph. The graph outlives the plan. */
+	enum webnn_status (*compile)(struct backend_context *ctx, const struct graph_ir *g,
 				     struct backend_plan **out, struct wnn_diag *diag);
 	void (*plan_destroy)(struct backend_plan *plan);
-	/* Runs the plan to completion. inputs/outputs follow g->input_operands/output_operands;
+	/* Runs the plan to completion. inputs/outputs follow g->inputs/g->outputs;
 	 * descriptors were checked by the daemon. An output tensor may not alias an input. */
 	enum webnn_status (*execute)(struct backend_plan *plan, struct backend_tensor *const *inputs,
 				     struct backend_tensor *const *outputs, struct wnn_diag *diag);

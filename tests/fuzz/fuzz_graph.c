@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "daemon/backend/backend.h"
+#include "daemon/graph/import.h"
 
 /* Keeps every input fast: at most this many bytes over all operands, and bounded work for the
  * operators whose cost is output size times input size. */
@@ -117,7 +118,7 @@ static void run_graph(const Webnn__Ipc__GraphInfo *gi, const struct wnn_desc *de
 		in_ops[i] = gi->inputs[i]->operand;
 	for (size_t i = 0; i < gi->n_outputs; i++)
 		out_ops[i] = gi->outputs[i]->operand;
-	struct backend_graph g = {
+	struct graph_source src = {
 		.info = gi,
 		.descs = descs,
 		.constant_data = cdata,
@@ -132,8 +133,11 @@ static void run_graph(const Webnn__Ipc__GraphInfo *gi, const struct wnn_desc *de
 		st = impl->tensor_create(bctx, &descs[in_ops[i]], &ins[i], &diag);
 	for (size_t i = 0; st == WEBNN_STATUS_OK && i < gi->n_outputs; i++)
 		st = impl->tensor_create(bctx, &descs[out_ops[i]], &outs[i], &diag);
+	struct graph_ir *g = NULL;
 	if (st == WEBNN_STATUS_OK)
-		st = impl->compile(bctx, &g, &plan, &diag);
+		st = graph_import(&src, &g, &diag);
+	if (st == WEBNN_STATUS_OK)
+		st = impl->compile(bctx, g, &plan, &diag);
 	if (st == WEBNN_STATUS_OK)
 		st = impl->execute(plan, ins, outs, &diag);
 	/* Running twice must be as safe as once (plans are reused by every dispatch). */
@@ -143,6 +147,7 @@ static void run_graph(const Webnn__Ipc__GraphInfo *gi, const struct wnn_desc *de
 		__builtin_trap(); /* a failure without a message */
 	if (plan)
 		impl->plan_destroy(plan);
+	graph_destroy(g);
 	for (size_t i = 0; i < gi->n_inputs; i++)
 		impl->tensor_destroy(ins[i]);
 	for (size_t i = 0; i < gi->n_outputs; i++)

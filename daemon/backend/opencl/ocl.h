@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "daemon/backend/backend.h"
+#include "daemon/graph/import.h"
 #include "proto/resolve.h"
 
 #define OCL_MAX_DEVICES 16
@@ -126,13 +127,13 @@ struct backend_plan {
 	uint32_t *operand_slot; /* per operand: slot id, UINT32_MAX when none yet */
 	size_t n_inputs, n_outputs;
 	/* after all steps: extra copies for operands that are several graph outputs */
-	const struct backend_graph *g;
+	const struct graph_source *g;
 };
 
 /* Lowering helpers used by ocl_lower.c. */
 struct ocl_build {
 	struct backend_plan *plan;
-	const struct backend_graph *g;
+	const struct graph_source *g;
 	struct wnn_diag *diag;
 	const Webnn__Ipc__Operation *op;
 	const char *what;
@@ -208,7 +209,7 @@ enum webnn_status ocl_epilogue_program(struct ocl_build *b, unsigned flags, unsi
 				       cl_program *out);
 
 /* The backend_impl entry points of plans (ocl_plan.c). */
-enum webnn_status ocl_compile(struct backend_context *ctx, const struct backend_graph *g,
+enum webnn_status ocl_compile(struct backend_context *ctx, const struct graph_ir *g,
 			      struct backend_plan **out, struct wnn_diag *diag);
 void ocl_plan_destroy(struct backend_plan *plan);
 enum webnn_status ocl_execute(struct backend_plan *plan, struct backend_tensor *const *inputs,

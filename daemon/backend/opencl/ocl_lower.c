@@ -390,7 +390,7 @@ static void fuse_chain(struct ocl_build *b, struct ocl_fusion *f, size_t i, uint
 		       uint32_t cdim, const uint32_t *cons, const uint32_t *user,
 		       const uint32_t *prod, const uint8_t *is_out, struct ocl_epi *e)
 {
-	const struct backend_graph *g = b->g;
+	const struct graph_source *g = b->g;
 	struct wnn_diag quiet = { 0 };
 	uint32_t cur = out;
 	enum wnn_dtype t = g->descs[out].type;
@@ -442,7 +442,7 @@ static void fuse_chain(struct ocl_build *b, struct ocl_fusion *f, size_t i, uint
 
 enum webnn_status ocl_fusion_plan(struct ocl_build *b)
 {
-	const struct backend_graph *g = b->g;
+	const struct graph_source *g = b->g;
 	size_t n_ops = g->info->n_operations, n_opd = g->n_operands;
 	b->fusion = NULL;
 	if (ocl_baseline() || !n_ops || !n_opd)

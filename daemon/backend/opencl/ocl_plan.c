@@ -407,7 +407,8 @@ static void bind_fixed_args(struct ocl_build *b)
 	}
 }
 
-enum webnn_status ocl_compile(struct backend_context *ctx, const struct backend_graph *g,
+static enum webnn_status ocl_compile_source(struct backend_context *ctx,
+					    const struct graph_source *g,
 			      struct backend_plan **out, struct wnn_diag *diag)
 {
 	struct backend_plan *p = calloc(1, sizeof *p);
@@ -520,6 +521,13 @@ fail:
 	if (!diag->status)
 		wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR, "compile: failed");
 	return diag->status;
+}
+
+/* Transitional: compiles from the graph's source until the plan is made from its nodes. */
+enum webnn_status ocl_compile(struct backend_context *ctx, const struct graph_ir *ir,
+			      struct backend_plan **out, struct wnn_diag *diag)
+{
+	return ocl_compile_source(ctx, ir->source, out, diag);
 }
 
 void ocl_plan_destroy(struct backend_plan *p)

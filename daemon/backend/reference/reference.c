@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "daemon/backend/reference/ref.h"
+#include "daemon/graph/import.h"
 #include "daemon/daemon.h"
 
 /*
@@ -42,7 +43,7 @@ enum ref_source { REF_SRC_NONE, REF_SRC_INPUT, REF_SRC_CONSTANT, REF_SRC_OUTPUT,
 
 struct backend_plan {
 	struct backend *be;
-	const struct backend_graph *g;
+	const struct graph_source *g;
 	struct ref_step *steps;
 	size_t n_steps;
 	enum ref_source *src; /* per operand: where its bytes live during a run */
@@ -357,7 +358,8 @@ static enum webnn_status plan_fail(struct backend_plan *plan, enum webnn_status 
 	return st;
 }
 
-static enum webnn_status ref_compile(struct backend_context *ctx, const struct backend_graph *g,
+static enum webnn_status ref_compile_source(struct backend_context *ctx,
+					    const struct graph_source *g,
 				     struct backend_plan **out, struct wnn_diag *diag)
 {
 	const Webnn__Ipc__GraphInfo *info = g->info;
@@ -480,11 +482,18 @@ static enum webnn_status ref_compile(struct backend_context *ctx, const struct b
 	return WEBNN_STATUS_OK;
 }
 
+/* Transitional: compiles from the graph's source until the steps are made from its nodes. */
+static enum webnn_status ref_compile(struct backend_context *ctx, const struct graph_ir *ir,
+				     struct backend_plan **out, struct wnn_diag *diag)
+{
+	return ref_compile_source(ctx, ir->source, out, diag);
+}
+
 static enum webnn_status ref_execute(struct backend_plan *plan,
 				     struct backend_tensor *const *inputs,
 				     struct backend_tensor *const *outputs, struct wnn_diag *diag)
 {
-	const struct backend_graph *g = plan->g;
+	const struct graph_source *g = plan->g;
 	enum webnn_status fault = ref_fault_check(plan->be, diag);
 	if (fault != WEBNN_STATUS_OK)
 		return fault;

@@ -1,0 +1,138 @@
+/* Graph IR storage: values, nodes, ownership of pass-made constants, use counts and names. */
+#include "daemon/graph/graph.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool grow(void **items, uint32_t *cap, uint32_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	uint32_t n = *cap ? *cap : 16;
+	while (n < need) {
+		if (n > UINT32_MAX / 2)
+			return false;
+		n *= 2;
+	}
+	void *p = realloc(*items, (size_t)n * size);
+	if (!p)
+		return false;
+	*items = p;
+	*cap = n;
+	return true;
+}
+
+void graph_destroy(struct graph_ir *g)
+{
+	if (!g)
+		return;
+	for (uint32_t i = 0; i < g->n_nodes; i++) {
+		free(g->nodes[i].inputs);
+		free(g->nodes[i].outputs);
+		free(g->nodes[i].label);
+		free(g->nodes[i].chain.members);
+	}
+	for (uint32_t i = 0; i < g->n_owned; i++)
+		free(g->owned[i]);
+	free(g->owned);
+	free(g->nodes);
+	free(g->values);
+	free(g->inputs);
+	free(g->outputs);
+	free(g->plan.buffer_bytes);
+	free(g);
+}
+
+uint32_t graph_add_value(struct graph_ir *g, const struct wnn_desc *desc, enum graph_value_kind kind,
+			 struct wnn_diag *diag)
+{
+	if (g->n_values == GRAPH_NONE - 1 ||
+	    !grow((void **)&g->values, &g->cap_values, g->n_values + 1, sizeof *g->values)) {
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
+		return GRAPH_NONE;
+	}
+	struct graph_value *v = &g->values[g->n_values];
+	memset(v, 0, sizeof *v);
+	if (desc)
+		v->desc = *desc;
+	v->kind = kind;
+	v->producer = v->input_index = v->output_index = GRAPH_NONE;
+	v->slice_of = v->buffer = GRAPH_NONE;
+	return g->n_values++;
+}
+
+static uint32_t *copy_ids(const uint32_t *ids, uint32_t n)
+{
+	uint32_t *p = malloc((n ? n : 1) * sizeof *p);
+	if (p && n)
+		memcpy(p, ids, n * sizeof *p);
+	return p;
+}
+
+uint32_t graph_add_node(struct graph_ir *g, enum wnn_op op, const union wnn_attrs *attrs,
+			const uint32_t *inputs, uint32_t n_inputs, const uint32_t *outputs,
+			uint32_t n_outputs, struct wnn_diag *diag)
+{
+	if (g->n_nodes == GRAPH_NONE - 1 ||
+	    !grow((void **)&g->nodes, &g->cap_nodes, g->n_nodes + 1, sizeof *g->nodes)) {
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
+		return GRAPH_NONE;
+	}
+	struct graph_node *n = &g->nodes[g->n_nodes];
+	memset(n, 0, sizeof *n);
+	n->op = op;
+	if (attrs)
+		n->attrs = *attrs;
+	n->inputs = copy_ids(inputs, n_inputs);
+	n->outputs = copy_ids(outputs, n_outputs);
+	if (!n->inputs || !n->outputs) {
+		free(n->inputs);
+		free(n->outputs);
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
+		return GRAPH_NONE;
+	}
+	n->n_inputs = n_inputs;
+	n->n_outputs = n_outputs;
+	n->fused_into = GRAPH_NONE;
+	n->epilogue.output = n->epilogue.channel = n->epilogue.residual = GRAPH_NONE;
+	return g->n_nodes++;
+}
+
+bool graph_own(struct graph_ir *g, void *p)
+{
+	if (!grow((void **)&g->owned, &g->cap_owned, g->n_owned + 1, sizeof *g->owned)) {
+		free(p);
+		return false;
+	}
+	g->owned[g->n_owned++] = p;
+	return true;
+}
+
+void graph_recount(struct graph_ir *g)
+{
+	for (uint32_t v = 0; v < g->n_values; v++) {
+		g->values[v].n_uses = 0;
+		if (g->values[v].kind == GRAPH_VALUE_INTERMEDIATE)
+			g->values[v].producer = GRAPH_NONE;
+	}
+	for (uint32_t i = 0; i < g->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		if (n->state != GRAPH_NODE_LIVE && n->state != GRAPH_NODE_FUSED)
+			continue;
+		for (uint32_t k = 0; k < n->n_inputs; k++)
+			g->values[n->inputs[k]].n_uses++;
+		for (uint32_t k = 0; k < n->n_outputs; k++)
+			if (g->values[n->outputs[k]].kind == GRAPH_VALUE_INTERMEDIATE)
+				g->values[n->outputs[k]].producer = i;
+	}
+}
+
+const char *graph_node_name(const struct graph_node *n, char *buf, size_t len)
+{
+	if (n->label && *n->label)
+		snprintf(buf, len, "%s '%s'", wnn_ops[n->op].name, n->label);
+	else
+		snprintf(buf, len, "%s", wnn_ops[n->op].name);
+	return buf;
+}

@@ -1,0 +1,175 @@
+/* The device-neutral graph IR every backend compiles: values, nodes with resolved attributes, pass results. */
+#ifndef DAEMON_GRAPH_GRAPH_H
+#define DAEMON_GRAPH_GRAPH_H
+
+/*
+ * A graph is imported once from a validated GraphInfo (graph_import) and then rewritten by the
+ * passes every backend shares (graph_optimize: constant folding, dead-code removal, layout
+ * assignment, fusion groups, concat in place, memory planning). Backends read it; they never
+ * see protobuf and never re-derive what a pass decided.
+ *
+ * Values are the operands of the graph. Value ids start as the client's operand ids (so error
+ * messages keep naming them) and passes append new values. Nodes are kept in a topological
+ * order; a pass that removes a node marks it (state) instead of renumbering, so node indices
+ * stay stable for the whole life of the graph.
+ */
+
+#include "proto/resolve.h"
+
+#define GRAPH_NONE UINT32_MAX
+
+enum graph_value_kind {
+	GRAPH_VALUE_UNUSED = 0,    /* an operand id the graph never defined */
+	GRAPH_VALUE_INPUT,         /* bound to a tensor at dispatch */
+	GRAPH_VALUE_CONSTANT,      /* host bytes known at build time */
+	GRAPH_VALUE_INTERMEDIATE,  /* produced by a node */
+};
+
+struct graph_value {
+	struct wnn_desc desc;
+	enum graph_value_kind kind;
+	uint32_t producer;       /* INTERMEDIATE: node index; GRAPH_NONE otherwise */
+	uint32_t n_uses;         /* input slots of live and fused nodes that read it */
+	uint32_t input_index;    /* INPUT: position among the graph inputs; GRAPH_NONE otherwise */
+	uint32_t output_index;   /* position of its first binding among the graph outputs, or
+				    GRAPH_NONE; a value bound twice is written once and copied */
+	const void *data;        /* CONSTANT: desc's byte length of host bytes (the daemon's, or
+				    owned by the graph when a pass made them) */
+	/* Set by the concat-in-place pass: the value is never materialised on its own; its
+	 * producer writes it into channels [slice_offset, slice_offset + size) of slice_of along
+	 * slice_axis (see struct graph_node.slice on the producer). */
+	uint32_t slice_of;
+	/* Set by the memory plan (graph_plan_memory) for values that need device storage of their
+	 * own during a run: intermediates that are not graph outputs, not fused away and not
+	 * written into a concat. buffer indexes graph.plan.buffer_bytes; GRAPH_NONE otherwise. */
+	uint32_t buffer;
+};
+
+enum graph_node_state {
+	GRAPH_NODE_LIVE = 0,
+	GRAPH_NODE_FOLDED,  /* evaluated at build time: its outputs became constants */
+	GRAPH_NODE_DEAD,    /* nothing reads its outputs */
+	GRAPH_NODE_FUSED,   /* computed by node fused_into (an epilogue or an elementwise chain) */
+};
+
+enum graph_activation { GRAPH_ACT_NONE = 0, GRAPH_ACT_RELU, GRAPH_ACT_CLAMP };
+
+/* What a conv2d / gemm / matmul node computes after its product when the fusion pass merged
+ * the single-consumer chain that follows it: out = act(product [+ own bias] + channel[c]
+ * + residual). Set on the head node (used); the absorbed add/relu/clamp nodes are FUSED. */
+struct graph_epilogue {
+	bool used;
+	uint32_t output;        /* the value finally written (the last absorbed node's output) */
+	uint32_t channel;       /* value added per channel (broadcast along channel_dim), or NONE */
+	uint32_t residual;      /* value of the output's shape added elementwise, or NONE */
+	uint32_t channel_dim;   /* the output dimension that is the channel axis */
+	enum graph_activation act;
+	float lo, hi;           /* GRAPH_ACT_CLAMP bounds */
+};
+
+/* An elementwise chain: the head node and the FUSED nodes after it (unary, clamp, binary with
+ * a second operand that is not produced inside the chain), each the single consumer of the
+ * previous one's output and of the same shape. A backend that accepts chains evaluates them in
+ * one kernel; the last member's output is the only value materialised. */
+struct graph_chain {
+	uint32_t *members;      /* node indices in order, head first; NULL when not a chain head */
+	uint32_t n_members;
+};
+
+/* Set on a producer whose output value is written straight into its concat's output. */
+struct graph_slice {
+	bool used;
+	uint32_t concat_output; /* the concat's output value */
+	uint32_t axis;          /* the concat axis (the channel dimension for the producer) */
+	uint32_t offset;        /* first index along axis */
+	uint32_t total;         /* the concat output's size along axis */
+};
+
+struct graph_node {
+	enum wnn_op op;
+	union wnn_attrs attrs;   /* resolved once at import; operand ids are value ids */
+	uint32_t *inputs;        /* values read, in wnn_op_inputs order (absent optional operands
+				    are not listed) */
+	uint32_t n_inputs;
+	uint32_t *outputs;       /* values written, in wnn_op_outputs order */
+	uint32_t n_outputs;
+	char *label;             /* the client's operator label, or NULL */
+	enum graph_node_state state;
+	uint32_t fused_into;     /* FUSED: the node that computes it; GRAPH_NONE otherwise */
+	struct graph_epilogue epilogue;
+	struct graph_chain chain;
+	struct graph_slice slice;
+};
+
+/* What a backend accepts from the shared passes (backend_impl.caps). Zero means "none of it":
+ * the graph is then run as the client built it. */
+struct graph_caps {
+	/* Rewrite conv2d/pool2d to this input layout, with the fewest transposes. */
+	bool assign_layout;
+	enum webnn_layout layout;
+	/* conv2d/gemm/matmul epilogues: add of a channel vector or a same-shape tensor, then
+	 * relu or clamp. */
+	bool epilogues;
+	/* elementwise chains evaluated in one kernel */
+	bool elementwise_chains;
+	/* Producers whose output can be written into a slice of a concat's output along the
+	 * channel axis. NULL: no concat in place. */
+	bool (*writes_concat_slice)(const struct graph_node *n, const struct wnn_desc *out);
+	/* Evaluates one node on host memory for constant folding (inputs[i]: bytes of
+	 * n->inputs[i]; outputs[i]: zeroed bytes of n->outputs[i]). NULL: no folding. */
+	enum webnn_status (*evaluate)(const struct graph_node *n, const struct graph_value *values,
+				      const void *const *inputs, void *const *outputs,
+				      struct wnn_diag *diag);
+	/* Folding stops when the constants it would create pass this many bytes in all. */
+	uint64_t fold_max_bytes;
+};
+
+/* The memory plan: device buffers for the intermediates, reused once their values are dead. */
+struct graph_plan {
+	uint64_t *buffer_bytes;  /* size of each buffer */
+	uint32_t n_buffers;
+	uint64_t peak_bytes;     /* sum of buffer_bytes: what a run needs besides its tensors */
+	uint64_t unplanned_bytes; /* sum of the intermediates' sizes without reuse (for reports) */
+};
+
+struct graph_source;
+
+struct graph_ir {
+	/* Transitional, removed once both backends compile from nodes: the source the graph was
+	 * imported from (owned by the caller of graph_import, outlives the graph). */
+	const struct graph_source *source;
+	struct graph_value *values;
+	uint32_t n_values, cap_values;
+	struct graph_node *nodes;     /* topological order */
+	uint32_t n_nodes, cap_nodes;
+	uint32_t *inputs;             /* value of each graph input, in binding order */
+	uint32_t n_inputs;
+	uint32_t *outputs;            /* value of each graph output, in binding order */
+	uint32_t n_outputs;
+	struct graph_plan plan;
+	uint64_t folded_bytes;        /* host bytes of constants the passes made */
+	void **owned;                 /* allocations the graph frees (constants made by passes) */
+	uint32_t n_owned, cap_owned;
+};
+
+#define GRAPH_FOR_EACH_LIVE_NODE(g, i)                                                          \
+	for (uint32_t i = 0; i < (g)->n_nodes; i++)                                             \
+		if ((g)->nodes[i].state == GRAPH_NODE_LIVE)
+
+void graph_destroy(struct graph_ir *g);
+
+/* Appends a value (returns its id) or a node (returns its index); GRAPH_NONE when out of
+ * memory (diag set). A new node copies inputs/outputs; its attrs are the caller's. */
+uint32_t graph_add_value(struct graph_ir *g, const struct wnn_desc *desc, enum graph_value_kind kind,
+			 struct wnn_diag *diag);
+uint32_t graph_add_node(struct graph_ir *g, enum wnn_op op, const union wnn_attrs *attrs,
+			const uint32_t *inputs, uint32_t n_inputs, const uint32_t *outputs,
+			uint32_t n_outputs, struct wnn_diag *diag);
+/* Takes ownership of p (freed with the graph); false when out of memory (p is freed). */
+bool graph_own(struct graph_ir *g, void *p);
+/* Recounts n_uses and producers from the live and fused nodes. */
+void graph_recount(struct graph_ir *g);
+/* "conv2d" or "conv2d 'label'": how messages name a node. */
+const char *graph_node_name(const struct graph_node *n, char *buf, size_t len);
+
+#endif

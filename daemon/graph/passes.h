@@ -1,0 +1,23 @@
+/* The passes every backend shares, run on an imported graph in graph_optimize's order. */
+#ifndef DAEMON_GRAPH_PASSES_H
+#define DAEMON_GRAPH_PASSES_H
+
+#include "daemon/graph/graph.h"
+
+/* Runs, in order: constant folding (caps->evaluate), dead-code removal, layout assignment
+ * (caps->assign_layout), fusion (caps->epilogues, caps->elementwise_chains), concat in place
+ * (caps->writes_concat_slice), dead-code removal again, and the memory plan. */
+enum webnn_status graph_optimize(struct graph_ir *g, const struct graph_caps *caps,
+				 struct wnn_diag *diag);
+
+enum webnn_status graph_fold_constants(struct graph_ir *g, const struct graph_caps *caps,
+				       struct wnn_diag *diag);
+void graph_remove_dead(struct graph_ir *g);
+enum webnn_status graph_assign_layout(struct graph_ir *g, enum webnn_layout layout,
+				      struct wnn_diag *diag);
+void graph_fuse(struct graph_ir *g, const struct graph_caps *caps);
+void graph_concat_in_place(struct graph_ir *g, const struct graph_caps *caps);
+/* Liveness over the live nodes' order; best-fit reuse of buffers. */
+enum webnn_status graph_plan_memory(struct graph_ir *g, struct wnn_diag *diag);
+
+#endif
