@@ -1,5 +1,6 @@
 /* Per-context in-order timelines: one command at a time on the libuv thread pool. */
 #include "daemon/daemon.h"
+#include "daemon/graph/passes.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -134,6 +135,11 @@ static void cmd_work(uv_work_t *w)
 	case CMD_COMPILE: {
 		double t0 = now_ms();
 		cmd->status = graph_import(&cmd->graph->bg, &cmd->graph->ir, diag);
+		struct graph_caps caps = { 0 };
+		if (cmd->status == WEBNN_STATUS_OK && impl->caps)
+			impl->caps(cmd->ctx->bctx, &caps);
+		if (cmd->status == WEBNN_STATUS_OK)
+			cmd->status = graph_optimize(cmd->graph->ir, &caps, diag);
 		if (cmd->status == WEBNN_STATUS_OK)
 			cmd->status = impl->compile(cmd->ctx->bctx, cmd->graph->ir,
 						    &cmd->graph->plan, diag);

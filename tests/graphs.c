@@ -1,6 +1,8 @@
 /* Backend test helpers: small backend_graphs, seeded data, running on a backend, tolerant compares. */
 #include "tests/graphs.h"
 
+#include "daemon/graph/passes.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,6 +186,15 @@ const struct graph_ir *tg_finish(struct tg_graph *t, struct wnn_diag *diag)
 	return t->ir;
 }
 
+enum webnn_status tg_optimize(struct graph_ir *g, const struct backend_impl *impl,
+			      struct backend_context *ctx, struct wnn_diag *diag)
+{
+	struct graph_caps caps = { 0 };
+	if (impl->caps)
+		impl->caps(ctx, &caps);
+	return graph_optimize(g, &caps, diag);
+}
+
 enum webnn_status tg_run(const struct backend_impl *impl, struct backend *be,
 			 const struct graph_ir *g, const void *const *inputs,
 			 void *const *outputs, struct wnn_diag *diag)
@@ -211,6 +222,8 @@ enum webnn_status tg_run(const struct backend_impl *impl, struct backend *be,
 	}
 	for (size_t i = 0; st == WEBNN_STATUS_OK && i < g->n_outputs; i++)
 		st = impl->tensor_create(ctx, &g->values[g->outputs[i]].desc, &outs[i], diag);
+	if (st == WEBNN_STATUS_OK)
+		st = tg_optimize((struct graph_ir *)g, impl, ctx, diag);
 	if (st == WEBNN_STATUS_OK)
 		st = impl->compile(ctx, g, &plan, diag);
 	if (st == WEBNN_STATUS_OK)

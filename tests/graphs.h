@@ -62,6 +62,11 @@ void tg_output(struct tg_graph *t, uint32_t id);
  * wnn_graph_validate on it. NULL with diag set when the graph is invalid. */
 const struct graph_ir *tg_finish(struct tg_graph *t, struct wnn_diag *diag);
 
+/* Runs the shared graph passes on g with what impl asks for (impl->caps on ctx): a graph must be
+ * optimised once before any backend compiles it. */
+enum webnn_status tg_optimize(struct graph_ir *g, const struct backend_impl *impl,
+			      struct backend_context *ctx, struct wnn_diag *diag);
+
 /* Creates context and tensors on a backend (be NULL: init and shut down impl here), writes
  * inputs[i] (bytes of graph input i), compiles, executes and reads every output into
  * outputs[i]. Everything it created is released before it returns. */

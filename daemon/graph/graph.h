@@ -147,6 +147,7 @@ struct graph_ir {
 	uint32_t *outputs;            /* value of each graph output, in binding order */
 	uint32_t n_outputs;
 	struct graph_plan plan;
+	bool optimized;               /* graph_optimize ran: backends compile only such graphs */
 	uint64_t folded_bytes;        /* host bytes of constants the passes made */
 	void **owned;                 /* allocations the graph frees (constants made by passes) */
 	uint32_t n_owned, cap_owned;

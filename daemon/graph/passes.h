@@ -17,7 +17,10 @@ enum webnn_status graph_assign_layout(struct graph_ir *g, enum webnn_layout layo
 				      struct wnn_diag *diag);
 void graph_fuse(struct graph_ir *g, const struct graph_caps *caps);
 void graph_concat_in_place(struct graph_ir *g, const struct graph_caps *caps);
-/* Liveness over the live nodes' order; best-fit reuse of buffers. */
+/* Whether a run materialises value v in a buffer of its own (see graph_value.buffer). */
+bool graph_value_needs_buffer(const struct graph_ir *g, uint32_t v);
+/* Liveness over the nodes' order (a fused node's reads count where its group runs); best-fit
+ * reuse of buffers. */
 enum webnn_status graph_plan_memory(struct graph_ir *g, struct wnn_diag *diag);
 
 #endif
