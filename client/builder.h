@@ -136,7 +136,7 @@ enum webnn_status wnnc_number(struct webnn_builder *b, const char *what, const c
 	type_ *var_ = NULL;                                                                    \
 	if ((op_) >= WNN_OP_COUNT) {                                                           \
 		s = wnnc_fail(b->ctx, WEBNN_STATUS_NOT_SUPPORTED,                              \
-			      "%s: no such operator in proto/ops.def", what);                 \
+			      "%s: no such operator in proto/ops.def", what);                  \
 		goto done;                                                                     \
 	}                                                                                      \
 	Webnn__Ipc__Operation *op = wnnc_new_op(b, (op_), (void **)&var_);                     \
@@ -154,7 +154,7 @@ enum webnn_status wnnc_number(struct webnn_builder *b, const char *what, const c
 		if ((in_)->struct_size == 0) {                                                 \
 			s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR,                         \
 				      "%s: options.struct_size is 0 (initialise the options "  \
-				      "with its _INIT macro)", what);                         \
+				      "with its _INIT macro)", what);                          \
 			goto done;                                                             \
 		}                                                                              \
 		memcpy(&var_, (in_), (in_)->struct_size < sizeof(var_) ? (in_)->struct_size    \
@@ -171,7 +171,7 @@ enum webnn_status wnnc_number(struct webnn_builder *b, const char *what, const c
 /* A scalar option whose spec default ops.def holds (DEFAULTS: alpha, beta, epsilon): the
  * caller's value, or wnn_ops[op].defaults.<field> when the options are NULL or older than the
  * field. The _INIT macros only mirror these values for C callers. */
-#define WNNC_OPS_DEF_DEFAULT(opt, in, field, op)                                                \
+#define WNNC_OPS_DEF_DEFAULT(opt, in, field, op)                                               \
 	((opt).field = WNNC_OPT_FIELD(in, field, wnn_ops[op].defaults.field))
 
 #endif

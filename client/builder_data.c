@@ -1,4 +1,5 @@
-/* libwebnn builder: data movement (concat, expand, pad, reshape, reverse, slice, split, tile, transpose, triangular). */
+/* libwebnn builder: data movement (concat, expand, pad, reshape, reverse, slice, split, tile,
+ * transpose, triangular). */
 #include "client/builder.h"
 
 #include <inttypes.h>

@@ -1,4 +1,4 @@
-/* libwebnn builder: elementwise operators (binary, unary and their option forms, clamp, prelu, where). */
+/* libwebnn builder: elementwise operators (binary, unary, unary with options, clamp, prelu, where). */
 #include "client/builder.h"
 
 /* What a failed call names: the spec name, or the row's name when ops.def lost the operator. */
@@ -45,16 +45,17 @@ static enum webnn_status unary(struct webnn_builder *b, enum wnn_op id, struct w
 /* The BINARY and UNARY forms of the generated operator list (webnn_ops.h), so an elementwise
  * operator is one ops.def row. The operator is found by its spec name, as ops.def spells it. */
 #define WNNC_DEFINE_BINARY_(spec, c)                                                           \
-	enum webnn_status webnn_builder_##c(struct webnn_builder *b, struct webnn_operand *a, \
-					    struct webnn_operand *bb, struct webnn_operand **out) \
-	{                                                                              \
-		return binary(b, wnn_op_from_name(#spec), a, bb, out);                 \
+	enum webnn_status webnn_builder_##c(struct webnn_builder *b, struct webnn_operand *a,  \
+					    struct webnn_operand *bb,                          \
+					    struct webnn_operand **out)                        \
+	{                                                                                      \
+		return binary(b, wnn_op_from_name(#spec), a, bb, out);                         \
 	}
 #define WNNC_DEFINE_UNARY_(spec, c)                                                            \
-	enum webnn_status webnn_builder_##c(struct webnn_builder *b, struct webnn_operand *x, \
-					    struct webnn_operand **out)                \
-	{                                                                              \
-		return unary(b, wnn_op_from_name(#spec), x, NULL, NULL, out);          \
+	enum webnn_status webnn_builder_##c(struct webnn_builder *b, struct webnn_operand *x,  \
+					    struct webnn_operand **out)                        \
+	{                                                                                      \
+		return unary(b, wnn_op_from_name(#spec), x, NULL, NULL, out);                  \
 	}
 #define WNNC_DEFINE_UNARY_OPTIONS_(spec, c)
 #define WNNC_DEFINE_REDUCE_(spec, c)

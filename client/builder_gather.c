@@ -1,4 +1,4 @@
-/* libwebnn builder: gather and scatter (gather, gatherElements, gatherND, scatterElements, scatterND). */
+/* libwebnn builder: gather and scatter (gather, gatherElements, gatherND, scatterElements/ND). */
 #include "client/builder.h"
 
 static enum webnn_status gather(struct webnn_builder *b, enum wnn_op id, struct webnn_operand *x,

@@ -24,9 +24,9 @@ static enum webnn_status reduce(struct webnn_builder *b, enum wnn_op id, struct 
 /* The REDUCE form of the generated operator list (webnn_ops.h): a reduction is one ops.def row.
  * The operator is found by its spec name, as ops.def spells it. */
 #define WNNC_DEFINE_REDUCE_(spec, c)                                                           \
-	enum webnn_status webnn_builder_##c(struct webnn_builder *b, struct webnn_operand *x,     \
-					    const struct webnn_reduce_options *o,               \
-					    struct webnn_operand **out)                         \
+	enum webnn_status webnn_builder_##c(struct webnn_builder *b, struct webnn_operand *x,  \
+					    const struct webnn_reduce_options *o,              \
+					    struct webnn_operand **out)                        \
 	{                                                                                      \
 		return reduce(b, wnn_op_from_name(#spec), x, o, out);                          \
 	}

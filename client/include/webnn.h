@@ -203,14 +203,15 @@ struct webnn_number {
 #define WEBNN_NUMBER_U64(x) ((struct webnn_number){ WEBNN_NUMBER_UINT64, { .u = (x) } })
 
 /* Options structs: struct_size first (set by the _INIT macro; a smaller, older struct keeps the
- * defaults of the members it lacks), then the options; each _INIT macro holds the spec
- * defaults. Optional operands are NULL when absent; fixed-size option arrays carry an n_ count
- * (0: the spec default); variable-length lists are pointer + count, where NULL means "not
- * given" (which differs from an empty list for axes). Defaults that proto/ops.def holds
- * (alpha, beta, epsilon) are applied from there; the _INIT macros mirror them for C callers. */
+ * defaults of the members it lacks), then the options, whose defaults the _INIT macro holds.
+ * Optional operands are NULL when absent; fixed-size option arrays carry an n_ count (0: the
+ * spec default); variable-length lists are pointer + count, where NULL means "not given"
+ * (which differs from an empty list for axes). The scalar defaults proto/ops.def holds
+ * (alpha, beta, epsilon) are applied from ops.def; their _INIT macros mirror them. */
 
-/* The operators whose functions share a signature, declared from the generated operator list
- * by their form (webnn_ops.h, WEBNN_BUILDER_FORMS): adding such an operator is one ops.def row. */
+/* The functions of a shared signature form, declared from the generated operator list
+ * (webnn_ops.h, WEBNN_BUILDER_FORMS): adding such an operator is one row of proto/ops.def.
+ * Each form's options struct is defined in its family's section below. */
 #define WEBNN_DECLARE_BINARY_(c)                                                              \
 	WEBNN_EXPORT enum webnn_status webnn_builder_##c(                                    \
 		struct webnn_builder *b, struct webnn_operand *a, struct webnn_operand *bb,  \
@@ -219,20 +220,24 @@ struct webnn_number {
 	WEBNN_EXPORT enum webnn_status webnn_builder_##c(                                    \
 		struct webnn_builder *b, struct webnn_operand *x, struct webnn_operand **out);
 #define WEBNN_DECLARE_UNARY_OPTIONS_(c)                                                       \
+	struct webnn_##c##_options;                                                          \
 	WEBNN_EXPORT enum webnn_status webnn_builder_##c(                                    \
 		struct webnn_builder *b, struct webnn_operand *x,                            \
 		const struct webnn_##c##_options *o, struct webnn_operand **out);
 #define WEBNN_DECLARE_REDUCE_(c)                                                              \
+	struct webnn_reduce_options;                                                         \
 	WEBNN_EXPORT enum webnn_status webnn_builder_##c(                                    \
 		struct webnn_builder *b, struct webnn_operand *x,                            \
 		const struct webnn_reduce_options *o, struct webnn_operand **out);
-#define WEBNN_DECLARE_OWN_(c) /* declared below, in its family's section */
+#define WEBNN_DECLARE_OWN_(c) /* declared in its family's section */
 #define WEBNN_DECLARE_FORM_(spec, c, FORM) WEBNN_DECLARE_##FORM##_(c)
+WEBNN_BUILDER_FORMS(WEBNN_DECLARE_FORM_)
 
 /* ------------------------------------ elementwise ------------------------------------- */
-/* add sub mul div max min pow, comparisons (uint8 results), logical and/or/xor (uint8):
- * binary, broadcasting. abs ... hardSwish: unary. elu, leakyRelu, hardSigmoid, linear: unary
- * with scalar options (defaults below, mirroring ops.def). */
+/* Binary, broadcasting (declared above): add sub mul div max min pow, the comparisons equal ...
+ * lesserOrEqual and logicalAnd/Or/Xor (uint8 results). Unary (declared above): abs ...
+ * hardSwish, logicalNot, isNaN, isInfinite (uint8 results). Unary with scalar options
+ * (declared above; defaults mirror ops.def): */
 struct webnn_elu_options { uint32_t struct_size; double alpha; };
 #define WEBNN_ELU_OPTIONS_INIT { sizeof(struct webnn_elu_options), 1.0 }
 struct webnn_leaky_relu_options { uint32_t struct_size; double alpha; };
@@ -241,17 +246,6 @@ struct webnn_hard_sigmoid_options { uint32_t struct_size; double alpha, beta; };
 #define WEBNN_HARD_SIGMOID_OPTIONS_INIT { sizeof(struct webnn_hard_sigmoid_options), 0.2, 0.5 }
 struct webnn_linear_options { uint32_t struct_size; double alpha, beta; };
 #define WEBNN_LINEAR_OPTIONS_INIT { sizeof(struct webnn_linear_options), 1.0, 0.0 }
-
-/* The reductions' options, used by the generated declarations below (reduce section). */
-struct webnn_reduce_options {
-	uint32_t struct_size;
-	const uint32_t *axes; /* NULL: every axis; non-NULL with n_axes 0: no axis */
-	uint32_t n_axes;
-	bool keep_dimensions;
-};
-#define WEBNN_REDUCE_OPTIONS_INIT { sizeof(struct webnn_reduce_options), NULL, 0, false }
-
-WEBNN_BUILDER_FORMS(WEBNN_DECLARE_FORM_)
 
 /* clamp: bounds absent by default (has_min/has_max false). min_number/max_number, when their
  * kind is not WEBNN_NUMBER_NONE, replace has_min_value+min_value (has_max_value+max_value) and
@@ -281,10 +275,15 @@ WEBNN_EXPORT enum webnn_status webnn_builder_where(struct webnn_builder *b,
 						   struct webnn_operand *false_value,
 						   struct webnn_operand **out);
 
-
 /* --------------------------------------- reduce --------------------------------------- */
-/* reduceL1 ... reduceSumSquare: declared above from the operator list, with
- * struct webnn_reduce_options. */
+/* reduceL1 ... reduceSumSquare (declared above) share one options struct. */
+struct webnn_reduce_options {
+	uint32_t struct_size;
+	const uint32_t *axes; /* NULL: every axis; non-NULL with n_axes 0: no axis */
+	uint32_t n_axes;
+	bool keep_dimensions;
+};
+#define WEBNN_REDUCE_OPTIONS_INIT { sizeof(struct webnn_reduce_options), NULL, 0, false }
 
 /* -- argMin / argMax: indices of the extreme values along axis. */
 struct webnn_arg_min_max_options {
@@ -315,9 +314,8 @@ WEBNN_EXPORT enum webnn_status webnn_builder_cumulative_sum(
 	struct webnn_builder *b, struct webnn_operand *x, uint32_t axis,
 	const struct webnn_cumulative_sum_options *o, struct webnn_operand **out);
 
-
 /* ----------------------------------- normalization ------------------------------------ */
-/* -- batchNormalization */
+/* -- batchNormalization. The epsilon defaults of the normalizations mirror ops.def. */
 struct webnn_batch_normalization_options {
 	uint32_t struct_size;
 	struct webnn_operand *scale; /* NULL: none */
@@ -364,9 +362,8 @@ WEBNN_EXPORT enum webnn_status webnn_builder_softmax(struct webnn_builder *b,
 						     struct webnn_operand *x, uint32_t axis,
 						     struct webnn_operand **out);
 
-
 /* ---------------------------------------- conv ---------------------------------------- */
-/* -- convolution. n_padding/n_strides/n_dilations 0 means the spec default. */
+/* -- conv2d. n_padding/n_strides/n_dilations 0: the spec default (zeros, ones, ones). */
 struct webnn_conv2d_options {
 	uint32_t struct_size;
 	uint32_t padding[4];   /* beginning height, ending height, beginning width, ending width */
@@ -420,7 +417,6 @@ WEBNN_EXPORT enum webnn_status webnn_builder_conv_transpose2d(
 	struct webnn_builder *b, struct webnn_operand *input, struct webnn_operand *filter,
 	const struct webnn_conv_transpose2d_options *o, struct webnn_operand **out);
 
-
 /* ---------------------------------------- pool ---------------------------------------- */
 /* -- pooling (averagePool2d, l2Pool2d, maxPool2d). n_window 0: the whole spatial size. */
 struct webnn_pool2d_options {
@@ -454,9 +450,8 @@ WEBNN_EXPORT enum webnn_status webnn_builder_max_pool2d(struct webnn_builder *b,
 							const struct webnn_pool2d_options *o,
 							struct webnn_operand **out);
 
-
 /* --------------------------------------- linalg --------------------------------------- */
-/* -- gemm: alpha * A' * B' + beta * C */
+/* -- gemm: alpha * A' * B' + beta * C. The alpha and beta defaults mirror ops.def. */
 struct webnn_gemm_options {
 	uint32_t struct_size;
 	struct webnn_operand *c; /* NULL: none */
@@ -472,7 +467,6 @@ WEBNN_EXPORT enum webnn_status webnn_builder_matmul(struct webnn_builder *b,
 						    struct webnn_operand *a,
 						    struct webnn_operand *bb,
 						    struct webnn_operand **out);
-
 
 /* ---------------------------------------- data ---------------------------------------- */
 WEBNN_EXPORT enum webnn_status webnn_builder_reshape(struct webnn_builder *b,
@@ -575,7 +569,6 @@ WEBNN_EXPORT enum webnn_status webnn_builder_triangular(struct webnn_builder *b,
 							const struct webnn_triangular_options *o,
 							struct webnn_operand **out);
 
-
 /* --------------------------------------- gather --------------------------------------- */
 /* -- gather / gatherElements (axis option), gatherND. */
 struct webnn_gather_options {
@@ -614,7 +607,6 @@ WEBNN_EXPORT enum webnn_status webnn_builder_scatter_nd(struct webnn_builder *b,
 							struct webnn_operand *updates,
 							struct webnn_operand **out);
 
-
 /* ---------------------------------------- cast ---------------------------------------- */
 /* -- cast to another data type. */
 WEBNN_EXPORT enum webnn_status webnn_builder_cast(struct webnn_builder *b,
@@ -634,7 +626,6 @@ WEBNN_EXPORT enum webnn_status webnn_builder_dequantize_linear(struct webnn_buil
 							       struct webnn_operand *scale,
 							       struct webnn_operand *zero_point,
 							       struct webnn_operand **out);
-
 
 /* ---------------------------------------- rnn ----------------------------------------- */
 /* -- recurrent networks. Operators returning a sequence write their results to outs (room for
@@ -735,7 +726,6 @@ WEBNN_EXPORT enum webnn_status webnn_builder_lstm_cell(
 	const struct webnn_lstm_cell_options *o, struct webnn_operand **outs, size_t max_outs,
 	size_t *n_outs);
 
-
 /* -------------------------------------- resample -------------------------------------- */
 /* -- resample2d. n_scales/n_sizes/n_axes 0: scales [1, 1], no sizes, axes [2, 3]. */
 enum webnn_interpolation_mode { WEBNN_INTERPOLATION_NEAREST_NEIGHBOR, WEBNN_INTERPOLATION_LINEAR };
@@ -756,7 +746,6 @@ WEBNN_EXPORT enum webnn_status webnn_builder_resample2d(struct webnn_builder *b,
 							struct webnn_operand *x,
 							const struct webnn_resample2d_options *o,
 							struct webnn_operand **out);
-
 
 /* --------------------------------------- build ---------------------------------------- */
 /* -- build(): compiles the graph that computes the named outputs. Blocking. Afterwards the
