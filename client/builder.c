@@ -1,4 +1,4 @@
-/* libwebnn graph builder (MLGraphBuilder): operands, constants and every operator wrapper. */
+/* libwebnn MLGraphBuilder core: arena, operands, labels, appending and validating operations. */
 #include "client/builder.h"
 
 #include <inttypes.h>
@@ -171,7 +171,7 @@ enum webnn_status webnn_builder_set_next_label(struct webnn_builder *b, const ch
 }
 
 enum webnn_status wnnc_use(struct webnn_builder *b, const char *what, const char *role,
-			     const struct webnn_operand *o)
+			   const struct webnn_operand *o)
 {
 	if (!o)
 		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "%s: operand %s is NULL", what,
@@ -310,8 +310,8 @@ enum webnn_status wnnc_finish(struct webnn_builder *b, const char *what,
 }
 
 enum webnn_status wnnc_opt_array(struct webnn_builder *b, const char *what, const char *name,
-				   const uint32_t *values, uint32_t n, uint32_t cap,
-				   size_t *n_out, uint32_t **out)
+				 const uint32_t *values, uint32_t n, uint32_t cap,
+				 size_t *n_out, uint32_t **out)
 {
 	if (n > cap)
 		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "%s: %s has %" PRIu32
@@ -520,7 +520,7 @@ enum webnn_status wnnc_number(struct webnn_builder *b, const char *what, const c
 }
 
 enum webnn_status wnnc_check_enum(struct webnn_builder *b, const char *what,
-				      const char *name, int value, int count)
+				  const char *name, int value, int count)
 {
 	if (value < 0 || value >= count)
 		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "%s: unknown %s %d", what, name,
@@ -529,8 +529,8 @@ enum webnn_status wnnc_check_enum(struct webnn_builder *b, const char *what,
 }
 
 enum webnn_status wnnc_shape_arg(struct webnn_builder *b, const char *what, const char *name,
-				   const uint32_t *values, uint32_t rank, size_t *n_out,
-				   uint32_t **out)
+				 const uint32_t *values, uint32_t rank, size_t *n_out,
+				 uint32_t **out)
 {
 	if (rank > WNN_MAX_RANK)
 		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR,
@@ -543,8 +543,8 @@ enum webnn_status wnnc_shape_arg(struct webnn_builder *b, const char *what, cons
 
 /* An optional operand option: validated and recorded as (has, id). */
 enum webnn_status wnnc_opt_operand(struct webnn_builder *b, const char *what, const char *role,
-				     const struct webnn_operand *o, protobuf_c_boolean *has,
-				     uint32_t *id)
+				   const struct webnn_operand *o, protobuf_c_boolean *has,
+				   uint32_t *id)
 {
 	if (!o)
 		return WEBNN_STATUS_OK;
@@ -558,8 +558,8 @@ enum webnn_status wnnc_opt_operand(struct webnn_builder *b, const char *what, co
 
 /* A list argument of at most cap values; values may be NULL only for an empty list. */
 enum webnn_status wnnc_list_arg(struct webnn_builder *b, const char *what, const char *name,
-				  const uint32_t *values, uint32_t n, uint32_t cap, size_t *n_out,
-				  uint32_t **out)
+				const uint32_t *values, uint32_t n, uint32_t cap, size_t *n_out,
+				uint32_t **out)
 {
 	if (n && !values)
 		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "%s: %s is NULL with %" PRIu32
@@ -569,7 +569,7 @@ enum webnn_status wnnc_list_arg(struct webnn_builder *b, const char *what, const
 
 /* Output ids n_operands .. n_operands + n - 1 for an operator returning a sequence. */
 enum webnn_status wnnc_output_list(struct webnn_builder *b, const char *what, size_t n,
-				     size_t *n_out, uint32_t **out)
+				   size_t *n_out, uint32_t **out)
 {
 	*n_out = n;
 	*out = NULL;

@@ -79,9 +79,9 @@ enum webnn_status webnn_builder_pad(struct webnn_builder *b, struct webnn_operan
 	m->input = x->id;
 	m->output = (uint32_t)b->n_operands;
 	WNNC_TRY(wnnc_list_arg(b, what, "beginningPadding", beginning_padding, n_beginning_padding,
-			  WNN_MAX_RANK, &m->n_beginning_padding, &m->beginning_padding));
+			       WNN_MAX_RANK, &m->n_beginning_padding, &m->beginning_padding));
 	WNNC_TRY(wnnc_list_arg(b, what, "endingPadding", ending_padding, n_ending_padding,
-			  WNN_MAX_RANK, &m->n_ending_padding, &m->ending_padding));
+			       WNN_MAX_RANK, &m->n_ending_padding, &m->ending_padding));
 	m->has_mode = true;
 	m->mode = (Webnn__Ipc__PaddingMode)opt.mode;
 	WNNC_TRY(wnnc_number(b, what, "value", &opt.value_number, true, opt.value, &m->value));
@@ -135,7 +135,7 @@ enum webnn_status webnn_builder_reverse(struct webnn_builder *b, struct webnn_op
 	if (opt.axes) {
 		m->has_has_axes = m->has_axes = true;
 		WNNC_TRY(wnnc_list_arg(b, what, "axes", opt.axes, opt.n_axes, WNN_MAX_RANK, &m->n_axes,
-				  &m->axes));
+				       &m->axes));
 	}
 	s = wnnc_finish(b, what, op, out);
 	WNNC_OP_END
@@ -154,12 +154,12 @@ enum webnn_status webnn_builder_slice(struct webnn_builder *b, struct webnn_oper
 	m->input = x->id;
 	m->output = (uint32_t)b->n_operands;
 	WNNC_TRY(wnnc_list_arg(b, what, "starts", starts, n_starts, WNN_MAX_RANK, &m->n_starts,
-			  &m->starts));
+			       &m->starts));
 	WNNC_TRY(wnnc_list_arg(b, what, "sizes", sizes, n_sizes, WNN_MAX_RANK, &m->n_sizes,
-			  &m->sizes));
+			       &m->sizes));
 	if (opt.strides)
 		WNNC_TRY(wnnc_list_arg(b, what, "strides", opt.strides, opt.n_strides, WNN_MAX_RANK,
-				  &m->n_strides, &m->strides));
+				       &m->n_strides, &m->strides));
 	s = wnnc_finish(b, what, op, out);
 	WNNC_OP_END
 }
@@ -186,7 +186,7 @@ static enum webnn_status split(struct webnn_builder *b, struct webnn_operand *x,
 		m->count = count;
 	} else {
 		WNNC_TRY(wnnc_list_arg(b, what, "splits", sizes, n_sizes, WNN_MAX_OUTPUTS, &m->n_sizes,
-				  &m->sizes));
+				       &m->sizes));
 	}
 	m->has_axis = true;
 	m->axis = opt.axis;

@@ -1,4 +1,4 @@
-/* libwebnn builder: elementwise operators (binary, unary, unary with options, clamp, prelu, where). */
+/* libwebnn builder: elementwise operators (binary, unary, clamp, prelu, where). */
 #include "client/builder.h"
 
 /* What a failed call names: the spec name, or the row's name when ops.def lost the operator. */

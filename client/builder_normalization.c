@@ -78,7 +78,7 @@ enum webnn_status webnn_builder_layer_normalization(
 	if (opt.axes) {
 		m->has_has_axes = m->has_axes = true;
 		WNNC_TRY(wnnc_list_arg(b, what, "axes", opt.axes, opt.n_axes, WNN_MAX_RANK, &m->n_axes,
-				  &m->axes));
+				       &m->axes));
 	}
 	s = wnnc_finish(b, what, op, out);
 	WNNC_OP_END

@@ -49,9 +49,9 @@ enum webnn_status webnn_builder_gru(struct webnn_builder *b, struct webnn_operan
 	m->recurrent_weight = recurrent_weight->id;
 	WNNC_TRY(wnnc_opt_operand(b, what, "bias", opt.bias, &m->has_bias, &m->bias));
 	WNNC_TRY(wnnc_opt_operand(b, what, "recurrentBias", opt.recurrent_bias, &m->has_recurrent_bias,
-			     &m->recurrent_bias));
+				  &m->recurrent_bias));
 	WNNC_TRY(wnnc_opt_operand(b, what, "initialHiddenState", opt.initial_hidden_state,
-			     &m->has_initial_hidden_state, &m->initial_hidden_state));
+				  &m->has_initial_hidden_state, &m->initial_hidden_state));
 	m->steps = steps;
 	m->hidden_size = hidden_size;
 	m->has_reset_after = m->has_return_sequence = m->has_direction = m->has_layout = true;
@@ -87,7 +87,7 @@ enum webnn_status webnn_builder_gru_cell(struct webnn_builder *b, struct webnn_o
 	m->hidden_state = hidden_state->id;
 	WNNC_TRY(wnnc_opt_operand(b, what, "bias", opt.bias, &m->has_bias, &m->bias));
 	WNNC_TRY(wnnc_opt_operand(b, what, "recurrentBias", opt.recurrent_bias, &m->has_recurrent_bias,
-			     &m->recurrent_bias));
+				  &m->recurrent_bias));
 	m->output = (uint32_t)b->n_operands;
 	m->hidden_size = hidden_size;
 	m->has_reset_after = m->has_layout = true;
@@ -118,13 +118,13 @@ enum webnn_status webnn_builder_lstm(struct webnn_builder *b, struct webnn_opera
 	m->recurrent_weight = recurrent_weight->id;
 	WNNC_TRY(wnnc_opt_operand(b, what, "bias", opt.bias, &m->has_bias, &m->bias));
 	WNNC_TRY(wnnc_opt_operand(b, what, "recurrentBias", opt.recurrent_bias, &m->has_recurrent_bias,
-			     &m->recurrent_bias));
+				  &m->recurrent_bias));
 	WNNC_TRY(wnnc_opt_operand(b, what, "peepholeWeight", opt.peephole_weight,
-			     &m->has_peephole_weight, &m->peephole_weight));
+				  &m->has_peephole_weight, &m->peephole_weight));
 	WNNC_TRY(wnnc_opt_operand(b, what, "initialHiddenState", opt.initial_hidden_state,
-			     &m->has_initial_hidden_state, &m->initial_hidden_state));
+				  &m->has_initial_hidden_state, &m->initial_hidden_state));
 	WNNC_TRY(wnnc_opt_operand(b, what, "initialCellState", opt.initial_cell_state,
-			     &m->has_initial_cell_state, &m->initial_cell_state));
+				  &m->has_initial_cell_state, &m->initial_cell_state));
 	m->steps = steps;
 	m->hidden_size = hidden_size;
 	m->has_return_sequence = m->has_direction = m->has_layout = true;
@@ -163,9 +163,9 @@ enum webnn_status webnn_builder_lstm_cell(struct webnn_builder *b, struct webnn_
 	m->cell_state = cell_state->id;
 	WNNC_TRY(wnnc_opt_operand(b, what, "bias", opt.bias, &m->has_bias, &m->bias));
 	WNNC_TRY(wnnc_opt_operand(b, what, "recurrentBias", opt.recurrent_bias, &m->has_recurrent_bias,
-			     &m->recurrent_bias));
+				  &m->recurrent_bias));
 	WNNC_TRY(wnnc_opt_operand(b, what, "peepholeWeight", opt.peephole_weight,
-			     &m->has_peephole_weight, &m->peephole_weight));
+				  &m->has_peephole_weight, &m->peephole_weight));
 	m->hidden_size = hidden_size;
 	m->has_layout = true;
 	m->layout = (Webnn__Ipc__LstmWeightLayout)opt.layout;
