@@ -1,7 +1,6 @@
-/* libwebnn graph builder (MLGraphBuilder): operands, constants and every operator wrapper. */
+/* libwebnn MLGraphBuilder core: arena, operands, labels, appending and validating operations. */
 #include "client/builder.h"
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdalign.h>
 #include <stddef.h>
@@ -172,7 +171,7 @@ enum webnn_status webnn_builder_set_next_label(struct webnn_builder *b, const ch
 }
 
 enum webnn_status wnnc_use(struct webnn_builder *b, const char *what, const char *role,
-			     const struct webnn_operand *o)
+			   const struct webnn_operand *o)
 {
 	if (!o)
 		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "%s: operand %s is NULL", what,
@@ -219,26 +218,6 @@ static struct webnn_operand *new_operand(struct webnn_builder *b, enum wnnc_oper
 	b->descs[b->n_operands] = *d;
 	b->n_operands++;
 	return o;
-}
-
-enum wnn_op wnnc_op_from_c_name(const char *c_name)
-{
-	static const struct {
-		const char *c, *spec;
-	} irregular[] = { { "is_nan", "isNaN" } };
-	for (size_t i = 0; i < sizeof(irregular) / sizeof(irregular[0]); i++)
-		if (strcmp(c_name, irregular[i].c) == 0)
-			return wnn_op_from_name(irregular[i].spec);
-	char camel[64];
-	size_t n = 0;
-	for (const char *p = c_name; *p && n + 1 < sizeof(camel); p++) {
-		if (*p == '_' && p[1])
-			camel[n++] = (char)toupper((unsigned char)*++p);
-		else
-			camel[n++] = *p;
-	}
-	camel[n] = '\0';
-	return wnn_op_from_name(camel);
 }
 
 Webnn__Ipc__Operation *wnnc_new_op(struct webnn_builder *b, enum wnn_op op, void **attrs)
@@ -331,8 +310,8 @@ enum webnn_status wnnc_finish(struct webnn_builder *b, const char *what,
 }
 
 enum webnn_status wnnc_opt_array(struct webnn_builder *b, const char *what, const char *name,
-				   const uint32_t *values, uint32_t n, uint32_t cap,
-				   size_t *n_out, uint32_t **out)
+				 const uint32_t *values, uint32_t n, uint32_t cap,
+				 size_t *n_out, uint32_t **out)
 {
 	if (n > cap)
 		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "%s: %s has %" PRIu32
@@ -502,97 +481,7 @@ enum webnn_status webnn_builder_constant_tensor(struct webnn_builder *b,
 	WNNC_OP_END
 }
 
-/* ---- elementwise */
-
-static enum webnn_status binary(struct webnn_builder *b, const char *c_name,
-				struct webnn_operand *a, struct webnn_operand *bb,
-				struct webnn_operand **out)
-{
-	enum wnn_op id = wnnc_op_from_c_name(c_name);
-	WNNC_OP_BEGIN(id < WNN_OP_COUNT ? wnn_ops[id].name : c_name)
-	WNNC_TRY(wnnc_use(b, what, "a", a));
-	WNNC_TRY(wnnc_use(b, what, "b", bb));
-	WNNC_NEW_OP(m, Webnn__Ipc__ElementwiseBinary, id)
-	m->a = a->id;
-	m->b = bb->id;
-	m->output = (uint32_t)b->n_operands;
-	s = wnnc_finish(b, what, op, out);
-	WNNC_OP_END
-}
-
-static enum webnn_status unary(struct webnn_builder *b, const char *c_name,
-			       struct webnn_operand *x, const double *alpha, const double *beta,
-			       struct webnn_operand **out)
-{
-	enum wnn_op id = wnnc_op_from_c_name(c_name);
-	WNNC_OP_BEGIN(id < WNN_OP_COUNT ? wnn_ops[id].name : c_name)
-	WNNC_TRY(wnnc_use(b, what, "input", x));
-	WNNC_NEW_OP(m, Webnn__Ipc__ElementwiseUnary, id)
-	m->input = x->id;
-	m->output = (uint32_t)b->n_operands;
-	if (alpha) {
-		m->has_alpha = true;
-		m->alpha = *alpha;
-	}
-	if (beta) {
-		m->has_beta = true;
-		m->beta = *beta;
-	}
-	s = wnnc_finish(b, what, op, out);
-	WNNC_OP_END
-}
-
-#define WNNC_DEFINE_BINARY_(name)                                                              \
-	enum webnn_status webnn_builder_##name(struct webnn_builder *b, struct webnn_operand *a,  \
-					       struct webnn_operand *bb,                        \
-					       struct webnn_operand **out)                      \
-	{                                                                                      \
-		return binary(b, #name, a, bb, out);                                           \
-	}
-WEBNN_BINARY_OPS(WNNC_DEFINE_BINARY_)
-#undef WNNC_DEFINE_BINARY_
-
-#define WNNC_DEFINE_UNARY_(name)                                                               \
-	enum webnn_status webnn_builder_##name(struct webnn_builder *b, struct webnn_operand *x,  \
-					       struct webnn_operand **out)                      \
-	{                                                                                      \
-		return unary(b, #name, x, NULL, NULL, out);                                    \
-	}
-WEBNN_UNARY_OPS(WNNC_DEFINE_UNARY_)
-#undef WNNC_DEFINE_UNARY_
-
-enum webnn_status webnn_builder_elu(struct webnn_builder *b, struct webnn_operand *x,
-				    const struct webnn_elu_options *o, struct webnn_operand **out)
-{
-	double alpha = WNNC_OPT_FIELD(o, alpha, 1.0);
-	return unary(b, "elu", x, &alpha, NULL, out);
-}
-
-enum webnn_status webnn_builder_leaky_relu(struct webnn_builder *b, struct webnn_operand *x,
-					   const struct webnn_leaky_relu_options *o,
-					   struct webnn_operand **out)
-{
-	double alpha = WNNC_OPT_FIELD(o, alpha, 0.01);
-	return unary(b, "leaky_relu", x, &alpha, NULL, out);
-}
-
-enum webnn_status webnn_builder_hard_sigmoid(struct webnn_builder *b, struct webnn_operand *x,
-					     const struct webnn_hard_sigmoid_options *o,
-					     struct webnn_operand **out)
-{
-	double alpha = WNNC_OPT_FIELD(o, alpha, 0.2);
-	double beta = WNNC_OPT_FIELD(o, beta, 0.5);
-	return unary(b, "hard_sigmoid", x, &alpha, &beta, out);
-}
-
-enum webnn_status webnn_builder_linear(struct webnn_builder *b, struct webnn_operand *x,
-				       const struct webnn_linear_options *o,
-				       struct webnn_operand **out)
-{
-	double alpha = WNNC_OPT_FIELD(o, alpha, 1.0);
-	double beta = WNNC_OPT_FIELD(o, beta, 0.0);
-	return unary(b, "linear", x, &alpha, &beta, out);
-}
+/* ---- option helpers shared by the families */
 
 enum webnn_status wnnc_number(struct webnn_builder *b, const char *what, const char *name,
 			      const struct webnn_number *exact, bool has_value, double value,
@@ -630,41 +519,8 @@ enum webnn_status wnnc_number(struct webnn_builder *b, const char *what, const c
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status webnn_builder_clamp(struct webnn_builder *b, struct webnn_operand *x,
-				      const struct webnn_clamp_options *o,
-				      struct webnn_operand **out)
-{
-	WNNC_OP_BEGIN("clamp")
-	WNNC_OPTIONS(struct webnn_clamp_options, opt, o, WEBNN_CLAMP_OPTIONS_INIT)
-	WNNC_TRY(wnnc_use(b, what, "input", x));
-	WNNC_NEW_OP(m, Webnn__Ipc__Clamp, WNN_OP_CLAMP)
-	m->input = x->id;
-	m->output = (uint32_t)b->n_operands;
-	WNNC_TRY(wnnc_number(b, what, "minValue", &opt.min_number, opt.has_min_value,
-			     opt.min_value, &m->min_value));
-	WNNC_TRY(wnnc_number(b, what, "maxValue", &opt.max_number, opt.has_max_value,
-			     opt.max_value, &m->max_value));
-	s = wnnc_finish(b, what, op, out);
-	WNNC_OP_END
-}
-
-enum webnn_status webnn_builder_softmax(struct webnn_builder *b, struct webnn_operand *x,
-					uint32_t axis, struct webnn_operand **out)
-{
-	WNNC_OP_BEGIN("softmax")
-	WNNC_TRY(wnnc_use(b, what, "input", x));
-	WNNC_NEW_OP(m, Webnn__Ipc__Softmax, WNN_OP_SOFTMAX)
-	m->input = x->id;
-	m->output = (uint32_t)b->n_operands;
-	m->axis = axis;
-	s = wnnc_finish(b, what, op, out);
-	WNNC_OP_END
-}
-
-/* ---- convolution and pooling */
-
 enum webnn_status wnnc_check_enum(struct webnn_builder *b, const char *what,
-				      const char *name, int value, int count)
+				  const char *name, int value, int count)
 {
 	if (value < 0 || value >= count)
 		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "%s: unknown %s %d", what, name,
@@ -672,143 +528,9 @@ enum webnn_status wnnc_check_enum(struct webnn_builder *b, const char *what,
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status webnn_builder_conv2d(struct webnn_builder *b, struct webnn_operand *input,
-				       struct webnn_operand *filter,
-				       const struct webnn_conv2d_options *o,
-				       struct webnn_operand **out)
-{
-	WNNC_OP_BEGIN("conv2d")
-	WNNC_OPTIONS(struct webnn_conv2d_options, opt, o, WEBNN_CONV2D_OPTIONS_INIT)
-	WNNC_TRY(wnnc_use(b, what, "input", input));
-	WNNC_TRY(wnnc_use(b, what, "filter", filter));
-	if (opt.bias)
-		WNNC_TRY(wnnc_use(b, what, "bias", opt.bias));
-	WNNC_TRY(wnnc_check_enum(b, what, "input layout", (int)opt.input_layout, 2));
-	WNNC_TRY(wnnc_check_enum(b, what, "filter layout", (int)opt.filter_layout, 4));
-	WNNC_NEW_OP(m, Webnn__Ipc__Conv2d, WNN_OP_CONV2D)
-	m->input = input->id;
-	m->filter = filter->id;
-	if (opt.bias) {
-		m->has_bias = true;
-		m->bias = opt.bias->id;
-	}
-	m->output = (uint32_t)b->n_operands;
-	WNNC_TRY(wnnc_opt_array(b, what, "padding", opt.padding, opt.n_padding, 4, &m->n_padding,
-			   &m->padding));
-	WNNC_TRY(wnnc_opt_array(b, what, "strides", opt.strides, opt.n_strides, 2, &m->n_strides,
-			   &m->strides));
-	WNNC_TRY(wnnc_opt_array(b, what, "dilations", opt.dilations, opt.n_dilations, 2,
-			   &m->n_dilations, &m->dilations));
-	m->has_groups = true;
-	m->groups = opt.groups;
-	m->has_input_layout = true;
-	m->input_layout = (Webnn__Ipc__InputLayout)opt.input_layout;
-	m->has_filter_layout = true;
-	m->filter_layout = (Webnn__Ipc__Conv2dFilterLayout)opt.filter_layout;
-	s = wnnc_finish(b, what, op, out);
-	WNNC_OP_END
-}
-
-static enum webnn_status pool(struct webnn_builder *b, enum wnn_op id, struct webnn_operand *x,
-			      const struct webnn_pool2d_options *o, struct webnn_operand **out)
-{
-	WNNC_OP_BEGIN(wnn_ops[id].name)
-	WNNC_OPTIONS(struct webnn_pool2d_options, opt, o, WEBNN_POOL2D_OPTIONS_INIT)
-	WNNC_TRY(wnnc_use(b, what, "input", x));
-	WNNC_TRY(wnnc_check_enum(b, what, "layout", (int)opt.layout, 2));
-	WNNC_TRY(wnnc_check_enum(b, what, "output shape rounding", (int)opt.output_shape_rounding, 2));
-	WNNC_NEW_OP(m, Webnn__Ipc__Pool2d, id)
-	m->input = x->id;
-	m->output = (uint32_t)b->n_operands;
-	WNNC_TRY(wnnc_opt_array(b, what, "windowDimensions", opt.window_dimensions,
-			   opt.n_window_dimensions, 2, &m->n_window_dimensions,
-			   &m->window_dimensions));
-	WNNC_TRY(wnnc_opt_array(b, what, "padding", opt.padding, opt.n_padding, 4, &m->n_padding,
-			   &m->padding));
-	WNNC_TRY(wnnc_opt_array(b, what, "strides", opt.strides, opt.n_strides, 2, &m->n_strides,
-			   &m->strides));
-	WNNC_TRY(wnnc_opt_array(b, what, "dilations", opt.dilations, opt.n_dilations, 2,
-			   &m->n_dilations, &m->dilations));
-	WNNC_TRY(wnnc_opt_array(b, what, "outputSizes", opt.output_sizes, opt.n_output_sizes, 2,
-			   &m->n_output_sizes, &m->output_sizes));
-	m->has_layout = true;
-	m->layout = (Webnn__Ipc__InputLayout)opt.layout;
-	m->has_output_shape_rounding = true;
-	m->output_shape_rounding = (Webnn__Ipc__RoundingType)opt.output_shape_rounding;
-	s = wnnc_finish(b, what, op, out);
-	WNNC_OP_END
-}
-
-enum webnn_status webnn_builder_average_pool2d(struct webnn_builder *b, struct webnn_operand *x,
-					       const struct webnn_pool2d_options *o,
-					       struct webnn_operand **out)
-{
-	return pool(b, WNN_OP_AVERAGE_POOL2D, x, o, out);
-}
-
-enum webnn_status webnn_builder_l2_pool2d(struct webnn_builder *b, struct webnn_operand *x,
-					  const struct webnn_pool2d_options *o,
-					  struct webnn_operand **out)
-{
-	return pool(b, WNN_OP_L2_POOL2D, x, o, out);
-}
-
-enum webnn_status webnn_builder_max_pool2d(struct webnn_builder *b, struct webnn_operand *x,
-					   const struct webnn_pool2d_options *o,
-					   struct webnn_operand **out)
-{
-	return pool(b, WNN_OP_MAX_POOL2D, x, o, out);
-}
-
-/* ---- matrix products */
-
-enum webnn_status webnn_builder_gemm(struct webnn_builder *b, struct webnn_operand *a,
-				     struct webnn_operand *bb, const struct webnn_gemm_options *o,
-				     struct webnn_operand **out)
-{
-	WNNC_OP_BEGIN("gemm")
-	WNNC_OPTIONS(struct webnn_gemm_options, opt, o, WEBNN_GEMM_OPTIONS_INIT)
-	WNNC_TRY(wnnc_use(b, what, "a", a));
-	WNNC_TRY(wnnc_use(b, what, "b", bb));
-	if (opt.c)
-		WNNC_TRY(wnnc_use(b, what, "c", opt.c));
-	WNNC_NEW_OP(m, Webnn__Ipc__Gemm, WNN_OP_GEMM)
-	m->a = a->id;
-	m->b = bb->id;
-	if (opt.c) {
-		m->has_c = true;
-		m->c = opt.c->id;
-	}
-	m->output = (uint32_t)b->n_operands;
-	m->has_alpha = m->has_beta = true;
-	m->alpha = opt.alpha;
-	m->beta = opt.beta;
-	m->has_a_transpose = m->has_b_transpose = true;
-	m->a_transpose = opt.a_transpose;
-	m->b_transpose = opt.b_transpose;
-	s = wnnc_finish(b, what, op, out);
-	WNNC_OP_END
-}
-
-enum webnn_status webnn_builder_matmul(struct webnn_builder *b, struct webnn_operand *a,
-				       struct webnn_operand *bb, struct webnn_operand **out)
-{
-	WNNC_OP_BEGIN("matmul")
-	WNNC_TRY(wnnc_use(b, what, "a", a));
-	WNNC_TRY(wnnc_use(b, what, "b", bb));
-	WNNC_NEW_OP(m, Webnn__Ipc__Matmul, WNN_OP_MATMUL)
-	m->a = a->id;
-	m->b = bb->id;
-	m->output = (uint32_t)b->n_operands;
-	s = wnnc_finish(b, what, op, out);
-	WNNC_OP_END
-}
-
-/* ---- data movement */
-
 enum webnn_status wnnc_shape_arg(struct webnn_builder *b, const char *what, const char *name,
-				   const uint32_t *values, uint32_t rank, size_t *n_out,
-				   uint32_t **out)
+				 const uint32_t *values, uint32_t rank, size_t *n_out,
+				 uint32_t **out)
 {
 	if (rank > WNN_MAX_RANK)
 		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR,
@@ -819,103 +541,45 @@ enum webnn_status wnnc_shape_arg(struct webnn_builder *b, const char *what, cons
 	return wnnc_opt_array(b, what, name, values, rank, WNN_MAX_RANK, n_out, out);
 }
 
-enum webnn_status webnn_builder_reshape(struct webnn_builder *b, struct webnn_operand *x,
-					const uint32_t *new_shape, uint32_t rank,
-					struct webnn_operand **out)
+/* An optional operand option: validated and recorded as (has, id). */
+enum webnn_status wnnc_opt_operand(struct webnn_builder *b, const char *what, const char *role,
+				   const struct webnn_operand *o, protobuf_c_boolean *has,
+				   uint32_t *id)
 {
-	WNNC_OP_BEGIN("reshape")
-	WNNC_TRY(wnnc_use(b, what, "input", x));
-	WNNC_NEW_OP(m, Webnn__Ipc__Reshape, WNN_OP_RESHAPE)
-	m->input = x->id;
-	m->output = (uint32_t)b->n_operands;
-	WNNC_TRY(wnnc_shape_arg(b, what, "newShape", new_shape, rank, &m->n_new_shape, &m->new_shape));
-	s = wnnc_finish(b, what, op, out);
-	WNNC_OP_END
+	if (!o)
+		return WEBNN_STATUS_OK;
+	enum webnn_status s = wnnc_use(b, what, role, o);
+	if (s == WEBNN_STATUS_OK) {
+		*has = true;
+		*id = o->id;
+	}
+	return s;
 }
 
-enum webnn_status webnn_builder_transpose(struct webnn_builder *b, struct webnn_operand *x,
-					  const uint32_t *permutation, uint32_t rank,
-					  struct webnn_operand **out)
+/* A list argument of at most cap values; values may be NULL only for an empty list. */
+enum webnn_status wnnc_list_arg(struct webnn_builder *b, const char *what, const char *name,
+				const uint32_t *values, uint32_t n, uint32_t cap, size_t *n_out,
+				uint32_t **out)
 {
-	WNNC_OP_BEGIN("transpose")
-	WNNC_TRY(wnnc_use(b, what, "input", x));
-	WNNC_NEW_OP(m, Webnn__Ipc__Transpose, WNN_OP_TRANSPOSE)
-	m->input = x->id;
-	m->output = (uint32_t)b->n_operands;
-	if (permutation) {
-		m->has_has_permutation = true;
-		m->has_permutation = true;
-		WNNC_TRY(wnnc_shape_arg(b, what, "permutation", permutation, rank, &m->n_permutation,
-				   &m->permutation));
-	}
-	s = wnnc_finish(b, what, op, out);
-	WNNC_OP_END
+	if (n && !values)
+		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "%s: %s is NULL with %" PRIu32
+				 " values", what, name, n);
+	return wnnc_opt_array(b, what, name, values, n, cap, n_out, out);
 }
 
-enum webnn_status webnn_builder_concat(struct webnn_builder *b,
-				       struct webnn_operand *const *inputs, size_t n_inputs,
-				       uint32_t axis, struct webnn_operand **out)
+/* Output ids n_operands .. n_operands + n - 1 for an operator returning a sequence. */
+enum webnn_status wnnc_output_list(struct webnn_builder *b, const char *what, size_t n,
+				   size_t *n_out, uint32_t **out)
 {
-	WNNC_OP_BEGIN("concat")
-	if (n_inputs && !inputs) {
-		s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "concat: inputs is NULL");
-		goto done;
-	}
-	for (size_t i = 0; i < n_inputs; i++) {
-		char role[32];
-		snprintf(role, sizeof(role), "inputs[%zu]", i);
-		WNNC_TRY(wnnc_use(b, what, role, inputs[i]));
-	}
-	WNNC_NEW_OP(m, Webnn__Ipc__Concat, WNN_OP_CONCAT)
-	if (n_inputs) {
-		m->inputs = wnnc_arena_alloc(b, n_inputs * sizeof(uint32_t));
-		if (!m->inputs) {
-			s = wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "concat: out of memory");
-			goto done;
-		}
-	}
-	m->n_inputs = n_inputs;
-	for (size_t i = 0; i < n_inputs; i++)
-		m->inputs[i] = inputs[i]->id;
-	m->axis = axis;
-	m->output = (uint32_t)b->n_operands;
-	s = wnnc_finish(b, what, op, out);
-	WNNC_OP_END
+	*n_out = n;
+	*out = NULL;
+	if (!n)
+		return WEBNN_STATUS_OK;
+	*out = wnnc_arena_alloc(b, n * sizeof(uint32_t));
+	if (!*out)
+		return wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", what);
+	for (size_t i = 0; i < n; i++)
+		(*out)[i] = (uint32_t)(b->n_operands + i);
+	return WEBNN_STATUS_OK;
 }
 
-/* ---- normalization */
-
-enum webnn_status webnn_builder_batch_normalization(
-	struct webnn_builder *b, struct webnn_operand *input, struct webnn_operand *mean,
-	struct webnn_operand *variance, const struct webnn_batch_normalization_options *o,
-	struct webnn_operand **out)
-{
-	WNNC_OP_BEGIN("batchNormalization")
-	WNNC_OPTIONS(struct webnn_batch_normalization_options, opt, o,
-		     WEBNN_BATCH_NORMALIZATION_OPTIONS_INIT)
-	WNNC_TRY(wnnc_use(b, what, "input", input));
-	WNNC_TRY(wnnc_use(b, what, "mean", mean));
-	WNNC_TRY(wnnc_use(b, what, "variance", variance));
-	if (opt.scale)
-		WNNC_TRY(wnnc_use(b, what, "scale", opt.scale));
-	if (opt.bias)
-		WNNC_TRY(wnnc_use(b, what, "bias", opt.bias));
-	WNNC_NEW_OP(m, Webnn__Ipc__BatchNormalization, WNN_OP_BATCH_NORMALIZATION)
-	m->input = input->id;
-	m->mean = mean->id;
-	m->variance = variance->id;
-	if (opt.scale) {
-		m->has_scale = true;
-		m->scale = opt.scale->id;
-	}
-	if (opt.bias) {
-		m->has_bias = true;
-		m->bias = opt.bias->id;
-	}
-	m->output = (uint32_t)b->n_operands;
-	m->has_axis = m->has_epsilon = true;
-	m->axis = opt.axis;
-	m->epsilon = opt.epsilon;
-	s = wnnc_finish(b, what, op, out);
-	WNNC_OP_END
-}

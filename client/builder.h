@@ -1,4 +1,4 @@
-/* libwebnn builder internals shared by builder.c and builder_ext.c: arena, checks, op macros. */
+/* libwebnn builder internals shared by builder.c and the family files builder_<family>.c. */
 #ifndef WNNC_BUILDER_H
 #define WNNC_BUILDER_H
 
@@ -54,8 +54,17 @@ enum webnn_status wnnc_shape_arg(struct webnn_builder *b, const char *what, cons
 enum webnn_status wnnc_check_enum(struct webnn_builder *b, const char *what, const char *name,
 				  int value, int count);
 
-/* "not_equal" -> WNN_OP_NOT_EQUAL: the C names are the spec names in snake case. */
-enum wnn_op wnnc_op_from_c_name(const char *c_name);
+/* An optional operand option: validated and recorded as (has, id); NULL leaves it absent. */
+enum webnn_status wnnc_opt_operand(struct webnn_builder *b, const char *what, const char *role,
+				   const struct webnn_operand *o, protobuf_c_boolean *has,
+				   uint32_t *id);
+/* A list argument of at most cap values; values may be NULL only for an empty list. */
+enum webnn_status wnnc_list_arg(struct webnn_builder *b, const char *what, const char *name,
+				const uint32_t *values, uint32_t n, uint32_t cap, size_t *n_out,
+				uint32_t **out);
+/* Output ids n_operands .. n_operands + n - 1 for an operator returning a sequence. */
+enum webnn_status wnnc_output_list(struct webnn_builder *b, const char *what, size_t n,
+				   size_t *n_out, uint32_t **out);
 
 /* An MLNumber option for the wire: the exact form when its kind is not WEBNN_NUMBER_NONE, else
  * value when has_value; *out stays NULL (absent) otherwise. */
@@ -90,6 +99,33 @@ enum webnn_status wnnc_number(struct webnn_builder *b, const char *what, const c
 	wnnc_leave(b, s, consume_label);                                                       \
 	return s;
 
+/* The multi-output form of WNNC_OP_BEGIN: outs/n_outs are cleared first; out only stands for
+ * "outs is not NULL" in the shared checks. */
+#define WNNC_MULTI_BEGIN(what_)                                                                \
+	struct webnn_operand *first_ = NULL;                                                   \
+	struct webnn_operand **out = outs ? &first_ : NULL;                                    \
+	if (n_outs)                                                                            \
+		*n_outs = 0;                                                                   \
+	for (size_t i_ = 0; outs && i_ < max_outs; i_++)                                       \
+		outs[i_] = NULL;                                                               \
+	WNNC_OP_BEGIN(what_)                                                                   \
+	if (!n_outs) {                                                                         \
+		s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "%s: n_outs is NULL", what);    \
+		goto done;                                                                     \
+	}
+
+#define WNNC_MULTI_END                                                                         \
+	done:                                                                                  \
+	if (s != WEBNN_STATUS_OK) {                                                            \
+		wnnc_arena_reset(b, mark);                                                     \
+		for (size_t i_ = 0; outs && i_ < max_outs; i_++)                               \
+			outs[i_] = NULL;                                                       \
+		if (n_outs)                                                                    \
+			*n_outs = 0;                                                           \
+	}                                                                                      \
+	wnnc_leave(b, s, consume_label);                                                       \
+	return s;
+
 #define WNNC_TRY(expr)                                                                         \
 	do {                                                                                   \
 		if ((s = (expr)) != WEBNN_STATUS_OK)                                           \
@@ -100,7 +136,7 @@ enum webnn_status wnnc_number(struct webnn_builder *b, const char *what, const c
 	type_ *var_ = NULL;                                                                    \
 	if ((op_) >= WNN_OP_COUNT) {                                                           \
 		s = wnnc_fail(b->ctx, WEBNN_STATUS_NOT_SUPPORTED,                              \
-			      "%s: no such operator in proto/ops.def", what);                 \
+			      "%s: no such operator in proto/ops.def", what);                  \
 		goto done;                                                                     \
 	}                                                                                      \
 	Webnn__Ipc__Operation *op = wnnc_new_op(b, (op_), (void **)&var_);                     \
@@ -110,14 +146,15 @@ enum webnn_status wnnc_number(struct webnn_builder *b, const char *what, const c
 	}
 
 /* Copies the caller's options struct over the defaults (older, smaller structs keep the
- * defaults for the fields they lack). */
+ * defaults for the fields they lack). The public _INIT macro gives the defaults of the members
+ * ops.def does not hold; WNNC_OPS_DEF_DEFAULT then applies those it does. */
 #define WNNC_OPTIONS(type_, var_, in_, init_)                                                  \
 	type_ var_ = init_;                                                                    \
 	if (in_) {                                                                             \
 		if ((in_)->struct_size == 0) {                                                 \
 			s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR,                         \
 				      "%s: options.struct_size is 0 (initialise the options "  \
-				      "with its _INIT macro)", what);                         \
+				      "with its _INIT macro)", what);                          \
 			goto done;                                                             \
 		}                                                                              \
 		memcpy(&var_, (in_), (in_)->struct_size < sizeof(var_) ? (in_)->struct_size    \
@@ -130,5 +167,11 @@ enum webnn_status wnnc_number(struct webnn_builder *b, const char *what, const c
 	((o) && (o)->struct_size >= offsetof(__typeof__(*(o)), field) + sizeof((o)->field)     \
 		 ? (o)->field                                                                  \
 		 : (def))
+
+/* A scalar option whose spec default ops.def holds (DEFAULTS: alpha, beta, epsilon): the
+ * caller's value, or wnn_ops[op].defaults.<field> when the options are NULL or older than the
+ * field. The _INIT macros only mirror these values for C callers. */
+#define WNNC_OPS_DEF_DEFAULT(opt, in, field, op)                                               \
+	((opt).field = WNNC_OPT_FIELD(in, field, wnn_ops[op].defaults.field))
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "webnn_types.h"
+#include "webnn_ops.h" /* the operator list, generated from ops.def */
 
 #ifdef __cplusplus
 extern "C" {
@@ -180,54 +181,6 @@ WEBNN_EXPORT enum webnn_status webnn_builder_constant_tensor(struct webnn_builde
 							     struct webnn_tensor *tensor,
 							     struct webnn_operand **out);
 
-/* -- elementwise binary (broadcasting): add sub mul div max min pow, comparisons, logical */
-#define WEBNN_BINARY_OPS(X)                                                                  \
-	X(add) X(sub) X(mul) X(div) X(max) X(min) X(pow) X(equal) X(not_equal) X(greater)   \
-	X(greater_or_equal) X(lesser) X(lesser_or_equal) X(logical_and) X(logical_or)       \
-	X(logical_xor)
-#define WEBNN_DECLARE_BINARY_(name)                                                          \
-	WEBNN_EXPORT enum webnn_status webnn_builder_##name(                                 \
-		struct webnn_builder *b, struct webnn_operand *a, struct webnn_operand *bb,  \
-		struct webnn_operand **out);
-WEBNN_BINARY_OPS(WEBNN_DECLARE_BINARY_)
-#undef WEBNN_DECLARE_BINARY_
-
-/* -- elementwise unary without options */
-#define WEBNN_UNARY_OPS(X)                                                                   \
-	X(abs) X(ceil) X(cos) X(erf) X(exp) X(floor) X(identity) X(log) X(neg) X(reciprocal) \
-	X(round_even) X(sin) X(sign) X(sqrt) X(tan) X(logical_not) X(is_nan) X(is_infinite)  \
-	X(relu) X(sigmoid) X(tanh) X(softplus) X(softsign) X(gelu) X(hard_swish)
-#define WEBNN_DECLARE_UNARY_(name)                                                           \
-	WEBNN_EXPORT enum webnn_status webnn_builder_##name(                                 \
-		struct webnn_builder *b, struct webnn_operand *x, struct webnn_operand **out);
-WEBNN_UNARY_OPS(WEBNN_DECLARE_UNARY_)
-#undef WEBNN_DECLARE_UNARY_
-
-/* -- elementwise unary with scalar options (spec defaults in the _INIT macros) */
-struct webnn_elu_options { uint32_t struct_size; double alpha; };
-#define WEBNN_ELU_OPTIONS_INIT { sizeof(struct webnn_elu_options), 1.0 }
-WEBNN_EXPORT enum webnn_status webnn_builder_elu(struct webnn_builder *b, struct webnn_operand *x,
-						 const struct webnn_elu_options *o,
-						 struct webnn_operand **out);
-struct webnn_leaky_relu_options { uint32_t struct_size; double alpha; };
-#define WEBNN_LEAKY_RELU_OPTIONS_INIT { sizeof(struct webnn_leaky_relu_options), 0.01 }
-WEBNN_EXPORT enum webnn_status webnn_builder_leaky_relu(struct webnn_builder *b,
-							struct webnn_operand *x,
-							const struct webnn_leaky_relu_options *o,
-							struct webnn_operand **out);
-struct webnn_hard_sigmoid_options { uint32_t struct_size; double alpha, beta; };
-#define WEBNN_HARD_SIGMOID_OPTIONS_INIT { sizeof(struct webnn_hard_sigmoid_options), 0.2, 0.5 }
-WEBNN_EXPORT enum webnn_status webnn_builder_hard_sigmoid(struct webnn_builder *b,
-							  struct webnn_operand *x,
-							  const struct webnn_hard_sigmoid_options *o,
-							  struct webnn_operand **out);
-struct webnn_linear_options { uint32_t struct_size; double alpha, beta; };
-#define WEBNN_LINEAR_OPTIONS_INIT { sizeof(struct webnn_linear_options), 1.0, 0.0 }
-WEBNN_EXPORT enum webnn_status webnn_builder_linear(struct webnn_builder *b,
-						    struct webnn_operand *x,
-						    const struct webnn_linear_options *o,
-						    struct webnn_operand **out);
-
 /* MLNumber kept exact: a double, or a bigint for int64/uint64 operands (a value outside the
  * operand's range saturates, as the spec's cast does). WEBNN_NUMBER_NONE: not given. */
 enum webnn_number_kind {
@@ -249,6 +202,51 @@ struct webnn_number {
 #define WEBNN_NUMBER_I64(x) ((struct webnn_number){ WEBNN_NUMBER_INT64, { .i = (x) } })
 #define WEBNN_NUMBER_U64(x) ((struct webnn_number){ WEBNN_NUMBER_UINT64, { .u = (x) } })
 
+/* Options structs: struct_size first (set by the _INIT macro; a smaller, older struct keeps the
+ * defaults of the members it lacks), then the options, whose defaults the _INIT macro holds.
+ * Optional operands are NULL when absent; fixed-size option arrays carry an n_ count (0: the
+ * spec default); variable-length lists are pointer + count, where NULL means "not given"
+ * (which differs from an empty list for axes). The scalar defaults proto/ops.def holds
+ * (alpha, beta, epsilon) are applied from ops.def; their _INIT macros mirror them. */
+
+/* The functions of a shared signature form, declared from the generated operator list
+ * (webnn_ops.h, WEBNN_BUILDER_FORMS): adding such an operator is one row of proto/ops.def.
+ * Each form's options struct is defined in its family's section below. */
+#define WEBNN_DECLARE_BINARY_(c)                                                              \
+	WEBNN_EXPORT enum webnn_status webnn_builder_##c(                                    \
+		struct webnn_builder *b, struct webnn_operand *a, struct webnn_operand *bb,  \
+		struct webnn_operand **out);
+#define WEBNN_DECLARE_UNARY_(c)                                                               \
+	WEBNN_EXPORT enum webnn_status webnn_builder_##c(                                    \
+		struct webnn_builder *b, struct webnn_operand *x, struct webnn_operand **out);
+#define WEBNN_DECLARE_UNARY_OPTIONS_(c)                                                       \
+	struct webnn_##c##_options;                                                          \
+	WEBNN_EXPORT enum webnn_status webnn_builder_##c(                                    \
+		struct webnn_builder *b, struct webnn_operand *x,                            \
+		const struct webnn_##c##_options *o, struct webnn_operand **out);
+#define WEBNN_DECLARE_REDUCE_(c)                                                              \
+	struct webnn_reduce_options;                                                         \
+	WEBNN_EXPORT enum webnn_status webnn_builder_##c(                                    \
+		struct webnn_builder *b, struct webnn_operand *x,                            \
+		const struct webnn_reduce_options *o, struct webnn_operand **out);
+#define WEBNN_DECLARE_OWN_(c) /* declared in its family's section */
+#define WEBNN_DECLARE_FORM_(spec, c, FORM) WEBNN_DECLARE_##FORM##_(c)
+WEBNN_BUILDER_FORMS(WEBNN_DECLARE_FORM_)
+
+/* ------------------------------------ elementwise ------------------------------------- */
+/* Binary, broadcasting (declared above): add sub mul div max min pow, the comparisons equal ...
+ * lesserOrEqual and logicalAnd/Or/Xor (uint8 results). Unary (declared above): abs ...
+ * hardSwish, logicalNot, isNaN, isInfinite (uint8 results). Unary with scalar options
+ * (declared above; defaults mirror ops.def): */
+struct webnn_elu_options { uint32_t struct_size; double alpha; };
+#define WEBNN_ELU_OPTIONS_INIT { sizeof(struct webnn_elu_options), 1.0 }
+struct webnn_leaky_relu_options { uint32_t struct_size; double alpha; };
+#define WEBNN_LEAKY_RELU_OPTIONS_INIT { sizeof(struct webnn_leaky_relu_options), 0.01 }
+struct webnn_hard_sigmoid_options { uint32_t struct_size; double alpha, beta; };
+#define WEBNN_HARD_SIGMOID_OPTIONS_INIT { sizeof(struct webnn_hard_sigmoid_options), 0.2, 0.5 }
+struct webnn_linear_options { uint32_t struct_size; double alpha, beta; };
+#define WEBNN_LINEAR_OPTIONS_INIT { sizeof(struct webnn_linear_options), 1.0, 0.0 }
+
 /* clamp: bounds absent by default (has_min/has_max false). min_number/max_number, when their
  * kind is not WEBNN_NUMBER_NONE, replace has_min_value+min_value (has_max_value+max_value) and
  * keep 64-bit bounds exact. */
@@ -266,11 +264,106 @@ WEBNN_EXPORT enum webnn_status webnn_builder_clamp(struct webnn_builder *b,
 						   const struct webnn_clamp_options *o,
 						   struct webnn_operand **out);
 
+/* -- prelu: slope broadcasts against input. where: elementwise select by condition (uint8). */
+WEBNN_EXPORT enum webnn_status webnn_builder_prelu(struct webnn_builder *b,
+						   struct webnn_operand *x,
+						   struct webnn_operand *slope,
+						   struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_where(struct webnn_builder *b,
+						   struct webnn_operand *condition,
+						   struct webnn_operand *true_value,
+						   struct webnn_operand *false_value,
+						   struct webnn_operand **out);
+
+/* --------------------------------------- reduce --------------------------------------- */
+/* reduceL1 ... reduceSumSquare (declared above) share one options struct. */
+struct webnn_reduce_options {
+	uint32_t struct_size;
+	const uint32_t *axes; /* NULL: every axis; non-NULL with n_axes 0: no axis */
+	uint32_t n_axes;
+	bool keep_dimensions;
+};
+#define WEBNN_REDUCE_OPTIONS_INIT { sizeof(struct webnn_reduce_options), NULL, 0, false }
+
+/* -- argMin / argMax: indices of the extreme values along axis. */
+struct webnn_arg_min_max_options {
+	uint32_t struct_size;
+	bool keep_dimensions;
+	enum webnn_data_type output_data_type; /* WEBNN_INT32 or WEBNN_INT64 */
+};
+#define WEBNN_ARG_MIN_MAX_OPTIONS_INIT \
+	{ sizeof(struct webnn_arg_min_max_options), false, WEBNN_INT32 }
+WEBNN_EXPORT enum webnn_status webnn_builder_arg_min(struct webnn_builder *b,
+						     struct webnn_operand *x, uint32_t axis,
+						     const struct webnn_arg_min_max_options *o,
+						     struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_arg_max(struct webnn_builder *b,
+						     struct webnn_operand *x, uint32_t axis,
+						     const struct webnn_arg_min_max_options *o,
+						     struct webnn_operand **out);
+
+/* -- cumulativeSum along axis. */
+struct webnn_cumulative_sum_options {
+	uint32_t struct_size;
+	bool exclusive;
+	bool reversed;
+};
+#define WEBNN_CUMULATIVE_SUM_OPTIONS_INIT \
+	{ sizeof(struct webnn_cumulative_sum_options), false, false }
+WEBNN_EXPORT enum webnn_status webnn_builder_cumulative_sum(
+	struct webnn_builder *b, struct webnn_operand *x, uint32_t axis,
+	const struct webnn_cumulative_sum_options *o, struct webnn_operand **out);
+
+/* ----------------------------------- normalization ------------------------------------ */
+/* -- batchNormalization. The epsilon defaults of the normalizations mirror ops.def. */
+struct webnn_batch_normalization_options {
+	uint32_t struct_size;
+	struct webnn_operand *scale; /* NULL: none */
+	struct webnn_operand *bias;  /* NULL: none */
+	uint32_t axis;
+	double epsilon;
+};
+#define WEBNN_BATCH_NORMALIZATION_OPTIONS_INIT \
+	{ sizeof(struct webnn_batch_normalization_options), NULL, NULL, 1, 1e-5 }
+WEBNN_EXPORT enum webnn_status webnn_builder_batch_normalization(
+	struct webnn_builder *b, struct webnn_operand *input, struct webnn_operand *mean,
+	struct webnn_operand *variance, const struct webnn_batch_normalization_options *o,
+	struct webnn_operand **out);
+
+/* -- instanceNormalization / layerNormalization. */
+struct webnn_instance_normalization_options {
+	uint32_t struct_size;
+	struct webnn_operand *scale; /* NULL: ones */
+	struct webnn_operand *bias;  /* NULL: zeros */
+	double epsilon;
+	enum webnn_layout layout;
+};
+#define WEBNN_INSTANCE_NORMALIZATION_OPTIONS_INIT \
+	{ sizeof(struct webnn_instance_normalization_options), NULL, NULL, 1e-5, WEBNN_LAYOUT_NCHW }
+WEBNN_EXPORT enum webnn_status webnn_builder_instance_normalization(
+	struct webnn_builder *b, struct webnn_operand *input,
+	const struct webnn_instance_normalization_options *o, struct webnn_operand **out);
+
+struct webnn_layer_normalization_options {
+	uint32_t struct_size;
+	struct webnn_operand *scale; /* NULL: ones */
+	struct webnn_operand *bias;  /* NULL: zeros */
+	const uint32_t *axes;        /* NULL: [1, ..., rank - 1]; non-NULL with n_axes 0: [] */
+	uint32_t n_axes;
+	double epsilon;
+};
+#define WEBNN_LAYER_NORMALIZATION_OPTIONS_INIT \
+	{ sizeof(struct webnn_layer_normalization_options), NULL, NULL, NULL, 0, 1e-5 }
+WEBNN_EXPORT enum webnn_status webnn_builder_layer_normalization(
+	struct webnn_builder *b, struct webnn_operand *input,
+	const struct webnn_layer_normalization_options *o, struct webnn_operand **out);
+
 WEBNN_EXPORT enum webnn_status webnn_builder_softmax(struct webnn_builder *b,
 						     struct webnn_operand *x, uint32_t axis,
 						     struct webnn_operand **out);
 
-/* -- convolution. n_padding/n_strides/n_dilations 0 means the spec default. */
+/* ---------------------------------------- conv ---------------------------------------- */
+/* -- conv2d. n_padding/n_strides/n_dilations 0: the spec default (zeros, ones, ones). */
 struct webnn_conv2d_options {
 	uint32_t struct_size;
 	uint32_t padding[4];   /* beginning height, ending height, beginning width, ending width */
@@ -292,125 +385,6 @@ WEBNN_EXPORT enum webnn_status webnn_builder_conv2d(struct webnn_builder *b,
 						    struct webnn_operand *filter,
 						    const struct webnn_conv2d_options *o,
 						    struct webnn_operand **out);
-
-/* -- pooling (averagePool2d, l2Pool2d, maxPool2d). n_window 0: the whole spatial size. */
-struct webnn_pool2d_options {
-	uint32_t struct_size;
-	uint32_t window_dimensions[2];
-	uint32_t n_window_dimensions; /* 0 or 2 */
-	uint32_t padding[4];
-	uint32_t n_padding;
-	uint32_t strides[2];
-	uint32_t n_strides;
-	uint32_t dilations[2];
-	uint32_t n_dilations;
-	enum webnn_layout layout;
-	enum webnn_rounding output_shape_rounding;
-	uint32_t output_sizes[2];
-	uint32_t n_output_sizes; /* 0 or 2: overrides the rounding */
-};
-#define WEBNN_POOL2D_OPTIONS_INIT                                                            \
-	{ sizeof(struct webnn_pool2d_options), { 0, 0 }, 0, { 0, 0, 0, 0 }, 0, { 1, 1 }, 0,  \
-	  { 1, 1 }, 0, WEBNN_LAYOUT_NCHW, WEBNN_ROUND_FLOOR, { 0, 0 }, 0 }
-WEBNN_EXPORT enum webnn_status webnn_builder_average_pool2d(struct webnn_builder *b,
-							    struct webnn_operand *x,
-							    const struct webnn_pool2d_options *o,
-							    struct webnn_operand **out);
-WEBNN_EXPORT enum webnn_status webnn_builder_l2_pool2d(struct webnn_builder *b,
-						       struct webnn_operand *x,
-						       const struct webnn_pool2d_options *o,
-						       struct webnn_operand **out);
-WEBNN_EXPORT enum webnn_status webnn_builder_max_pool2d(struct webnn_builder *b,
-							struct webnn_operand *x,
-							const struct webnn_pool2d_options *o,
-							struct webnn_operand **out);
-
-/* -- gemm: alpha * A' * B' + beta * C */
-struct webnn_gemm_options {
-	uint32_t struct_size;
-	struct webnn_operand *c; /* NULL: none */
-	double alpha, beta;
-	bool a_transpose, b_transpose;
-};
-#define WEBNN_GEMM_OPTIONS_INIT { sizeof(struct webnn_gemm_options), NULL, 1.0, 1.0, false, false }
-WEBNN_EXPORT enum webnn_status webnn_builder_gemm(struct webnn_builder *b, struct webnn_operand *a,
-						  struct webnn_operand *bb,
-						  const struct webnn_gemm_options *o,
-						  struct webnn_operand **out);
-WEBNN_EXPORT enum webnn_status webnn_builder_matmul(struct webnn_builder *b,
-						    struct webnn_operand *a,
-						    struct webnn_operand *bb,
-						    struct webnn_operand **out);
-
-/* -- data movement */
-WEBNN_EXPORT enum webnn_status webnn_builder_reshape(struct webnn_builder *b,
-						     struct webnn_operand *x,
-						     const uint32_t *new_shape, uint32_t rank,
-						     struct webnn_operand **out);
-/* permutation NULL: reversed axes. */
-WEBNN_EXPORT enum webnn_status webnn_builder_transpose(struct webnn_builder *b,
-						       struct webnn_operand *x,
-						       const uint32_t *permutation, uint32_t rank,
-						       struct webnn_operand **out);
-WEBNN_EXPORT enum webnn_status webnn_builder_concat(struct webnn_builder *b,
-						    struct webnn_operand *const *inputs,
-						    size_t n_inputs, uint32_t axis,
-						    struct webnn_operand **out);
-
-/* -- batchNormalization */
-struct webnn_batch_normalization_options {
-	uint32_t struct_size;
-	struct webnn_operand *scale; /* NULL: none */
-	struct webnn_operand *bias;  /* NULL: none */
-	uint32_t axis;
-	double epsilon;
-};
-#define WEBNN_BATCH_NORMALIZATION_OPTIONS_INIT \
-	{ sizeof(struct webnn_batch_normalization_options), NULL, NULL, 1, 1e-5 }
-WEBNN_EXPORT enum webnn_status webnn_builder_batch_normalization(
-	struct webnn_builder *b, struct webnn_operand *input, struct webnn_operand *mean,
-	struct webnn_operand *variance, const struct webnn_batch_normalization_options *o,
-	struct webnn_operand **out);
-
-/* ---- operators beyond the CNN set (client/builder_ext.c). Options structs follow the rules
- * above: struct_size first, an _INIT macro with the spec defaults, optional operands as NULL,
- * fixed-size option arrays with an n_ count (0: the spec default), variable-length ones as
- * pointer + count where NULL means "not given" (which differs from an empty list for axes). */
-
-/* -- argMin / argMax: indices of the extreme values along axis. */
-struct webnn_arg_min_max_options {
-	uint32_t struct_size;
-	bool keep_dimensions;
-	enum webnn_data_type output_data_type; /* WEBNN_INT32 or WEBNN_INT64 */
-};
-#define WEBNN_ARG_MIN_MAX_OPTIONS_INIT \
-	{ sizeof(struct webnn_arg_min_max_options), false, WEBNN_INT32 }
-WEBNN_EXPORT enum webnn_status webnn_builder_arg_min(struct webnn_builder *b,
-						     struct webnn_operand *x, uint32_t axis,
-						     const struct webnn_arg_min_max_options *o,
-						     struct webnn_operand **out);
-WEBNN_EXPORT enum webnn_status webnn_builder_arg_max(struct webnn_builder *b,
-						     struct webnn_operand *x, uint32_t axis,
-						     const struct webnn_arg_min_max_options *o,
-						     struct webnn_operand **out);
-
-/* -- cast to another data type. */
-WEBNN_EXPORT enum webnn_status webnn_builder_cast(struct webnn_builder *b,
-						  struct webnn_operand *x,
-						  enum webnn_data_type type,
-						  struct webnn_operand **out);
-
-/* -- cumulativeSum along axis. */
-struct webnn_cumulative_sum_options {
-	uint32_t struct_size;
-	bool exclusive;
-	bool reversed;
-};
-#define WEBNN_CUMULATIVE_SUM_OPTIONS_INIT \
-	{ sizeof(struct webnn_cumulative_sum_options), false, false }
-WEBNN_EXPORT enum webnn_status webnn_builder_cumulative_sum(
-	struct webnn_builder *b, struct webnn_operand *x, uint32_t axis,
-	const struct webnn_cumulative_sum_options *o, struct webnn_operand **out);
 
 /* -- convTranspose2d. n_* 0 means the spec default (zeros for padding/outputPadding, ones
  * for strides/dilations, outputSizes computed). */
@@ -443,18 +417,71 @@ WEBNN_EXPORT enum webnn_status webnn_builder_conv_transpose2d(
 	struct webnn_builder *b, struct webnn_operand *input, struct webnn_operand *filter,
 	const struct webnn_conv_transpose2d_options *o, struct webnn_operand **out);
 
-/* -- quantizeLinear / dequantizeLinear: the output type is zero_point's (quantize) or
- * scale's (dequantize). */
-WEBNN_EXPORT enum webnn_status webnn_builder_quantize_linear(struct webnn_builder *b,
-							     struct webnn_operand *x,
-							     struct webnn_operand *scale,
-							     struct webnn_operand *zero_point,
-							     struct webnn_operand **out);
-WEBNN_EXPORT enum webnn_status webnn_builder_dequantize_linear(struct webnn_builder *b,
-							       struct webnn_operand *x,
-							       struct webnn_operand *scale,
-							       struct webnn_operand *zero_point,
-							       struct webnn_operand **out);
+/* ---------------------------------------- pool ---------------------------------------- */
+/* -- pooling (averagePool2d, l2Pool2d, maxPool2d). n_window 0: the whole spatial size. */
+struct webnn_pool2d_options {
+	uint32_t struct_size;
+	uint32_t window_dimensions[2];
+	uint32_t n_window_dimensions; /* 0 or 2 */
+	uint32_t padding[4];
+	uint32_t n_padding;
+	uint32_t strides[2];
+	uint32_t n_strides;
+	uint32_t dilations[2];
+	uint32_t n_dilations;
+	enum webnn_layout layout;
+	enum webnn_rounding output_shape_rounding;
+	uint32_t output_sizes[2];
+	uint32_t n_output_sizes; /* 0 or 2: overrides the rounding */
+};
+#define WEBNN_POOL2D_OPTIONS_INIT                                                            \
+	{ sizeof(struct webnn_pool2d_options), { 0, 0 }, 0, { 0, 0, 0, 0 }, 0, { 1, 1 }, 0,  \
+	  { 1, 1 }, 0, WEBNN_LAYOUT_NCHW, WEBNN_ROUND_FLOOR, { 0, 0 }, 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_average_pool2d(struct webnn_builder *b,
+							    struct webnn_operand *x,
+							    const struct webnn_pool2d_options *o,
+							    struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_l2_pool2d(struct webnn_builder *b,
+						       struct webnn_operand *x,
+						       const struct webnn_pool2d_options *o,
+						       struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_max_pool2d(struct webnn_builder *b,
+							struct webnn_operand *x,
+							const struct webnn_pool2d_options *o,
+							struct webnn_operand **out);
+
+/* --------------------------------------- linalg --------------------------------------- */
+/* -- gemm: alpha * A' * B' + beta * C. The alpha and beta defaults mirror ops.def. */
+struct webnn_gemm_options {
+	uint32_t struct_size;
+	struct webnn_operand *c; /* NULL: none */
+	double alpha, beta;
+	bool a_transpose, b_transpose;
+};
+#define WEBNN_GEMM_OPTIONS_INIT { sizeof(struct webnn_gemm_options), NULL, 1.0, 1.0, false, false }
+WEBNN_EXPORT enum webnn_status webnn_builder_gemm(struct webnn_builder *b, struct webnn_operand *a,
+						  struct webnn_operand *bb,
+						  const struct webnn_gemm_options *o,
+						  struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_matmul(struct webnn_builder *b,
+						    struct webnn_operand *a,
+						    struct webnn_operand *bb,
+						    struct webnn_operand **out);
+
+/* ---------------------------------------- data ---------------------------------------- */
+WEBNN_EXPORT enum webnn_status webnn_builder_reshape(struct webnn_builder *b,
+						     struct webnn_operand *x,
+						     const uint32_t *new_shape, uint32_t rank,
+						     struct webnn_operand **out);
+/* permutation NULL: reversed axes. */
+WEBNN_EXPORT enum webnn_status webnn_builder_transpose(struct webnn_builder *b,
+						       struct webnn_operand *x,
+						       const uint32_t *permutation, uint32_t rank,
+						       struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_concat(struct webnn_builder *b,
+						    struct webnn_operand *const *inputs,
+						    size_t n_inputs, uint32_t axis,
+						    struct webnn_operand **out);
 
 /* -- expand: broadcast to new_shape. tile: repeat along each axis. */
 WEBNN_EXPORT enum webnn_status webnn_builder_expand(struct webnn_builder *b,
@@ -465,6 +492,84 @@ WEBNN_EXPORT enum webnn_status webnn_builder_tile(struct webnn_builder *b, struc
 						  const uint32_t *repetitions, uint32_t rank,
 						  struct webnn_operand **out);
 
+/* -- pad: beginning/ending padding per axis (each must have rank values). value is the
+ * constant-mode fill; value_number, when its kind is not WEBNN_NUMBER_NONE, replaces it (exact
+ * int64/uint64 fills). */
+enum webnn_padding_mode { WEBNN_PAD_CONSTANT, WEBNN_PAD_EDGE, WEBNN_PAD_REFLECTION };
+struct webnn_pad_options {
+	uint32_t struct_size;
+	enum webnn_padding_mode mode;
+	double value;
+	struct webnn_number value_number;
+};
+#define WEBNN_PAD_OPTIONS_INIT \
+	{ sizeof(struct webnn_pad_options), WEBNN_PAD_CONSTANT, 0, WEBNN_NUMBER_NONE_INIT }
+WEBNN_EXPORT enum webnn_status webnn_builder_pad(struct webnn_builder *b, struct webnn_operand *x,
+						 const uint32_t *beginning_padding,
+						 uint32_t n_beginning_padding,
+						 const uint32_t *ending_padding,
+						 uint32_t n_ending_padding,
+						 const struct webnn_pad_options *o,
+						 struct webnn_operand **out);
+
+/* -- reverse along axes. */
+struct webnn_reverse_options {
+	uint32_t struct_size;
+	const uint32_t *axes; /* NULL: every axis; non-NULL with n_axes 0: no axis */
+	uint32_t n_axes;
+};
+#define WEBNN_REVERSE_OPTIONS_INIT { sizeof(struct webnn_reverse_options), NULL, 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_reverse(struct webnn_builder *b,
+						     struct webnn_operand *x,
+						     const struct webnn_reverse_options *o,
+						     struct webnn_operand **out);
+
+/* -- slice: starts and sizes must each have rank values. */
+struct webnn_slice_options {
+	uint32_t struct_size;
+	const uint32_t *strides; /* NULL: all ones */
+	uint32_t n_strides;
+};
+#define WEBNN_SLICE_OPTIONS_INIT { sizeof(struct webnn_slice_options), NULL, 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_slice(struct webnn_builder *b,
+						   struct webnn_operand *x, const uint32_t *starts,
+						   uint32_t n_starts, const uint32_t *sizes,
+						   uint32_t n_sizes,
+						   const struct webnn_slice_options *o,
+						   struct webnn_operand **out);
+
+/* -- split into count equal parts (split) or parts of the given sizes (split_sizes) along
+ * axis; the parts go to outs (room for max_outs) and their number to *n_outs. */
+struct webnn_split_options {
+	uint32_t struct_size;
+	uint32_t axis;
+};
+#define WEBNN_SPLIT_OPTIONS_INIT { sizeof(struct webnn_split_options), 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_split(struct webnn_builder *b,
+						   struct webnn_operand *x, uint32_t count,
+						   const struct webnn_split_options *o,
+						   struct webnn_operand **outs, size_t max_outs,
+						   size_t *n_outs);
+WEBNN_EXPORT enum webnn_status webnn_builder_split_sizes(struct webnn_builder *b,
+							 struct webnn_operand *x,
+							 const uint32_t *sizes, uint32_t n_sizes,
+							 const struct webnn_split_options *o,
+							 struct webnn_operand **outs,
+							 size_t max_outs, size_t *n_outs);
+
+/* -- triangular: keeps the upper (or lower) triangle of the last two dimensions. */
+struct webnn_triangular_options {
+	uint32_t struct_size;
+	bool upper;
+	int32_t diagonal;
+};
+#define WEBNN_TRIANGULAR_OPTIONS_INIT { sizeof(struct webnn_triangular_options), true, 0 }
+WEBNN_EXPORT enum webnn_status webnn_builder_triangular(struct webnn_builder *b,
+							struct webnn_operand *x,
+							const struct webnn_triangular_options *o,
+							struct webnn_operand **out);
+
+/* --------------------------------------- gather --------------------------------------- */
 /* -- gather / gatherElements (axis option), gatherND. */
 struct webnn_gather_options {
 	uint32_t struct_size;
@@ -502,6 +607,27 @@ WEBNN_EXPORT enum webnn_status webnn_builder_scatter_nd(struct webnn_builder *b,
 							struct webnn_operand *updates,
 							struct webnn_operand **out);
 
+/* ---------------------------------------- cast ---------------------------------------- */
+/* -- cast to another data type. */
+WEBNN_EXPORT enum webnn_status webnn_builder_cast(struct webnn_builder *b,
+						  struct webnn_operand *x,
+						  enum webnn_data_type type,
+						  struct webnn_operand **out);
+
+/* -- quantizeLinear / dequantizeLinear: the output type is zero_point's (quantize) or
+ * scale's (dequantize). */
+WEBNN_EXPORT enum webnn_status webnn_builder_quantize_linear(struct webnn_builder *b,
+							     struct webnn_operand *x,
+							     struct webnn_operand *scale,
+							     struct webnn_operand *zero_point,
+							     struct webnn_operand **out);
+WEBNN_EXPORT enum webnn_status webnn_builder_dequantize_linear(struct webnn_builder *b,
+							       struct webnn_operand *x,
+							       struct webnn_operand *scale,
+							       struct webnn_operand *zero_point,
+							       struct webnn_operand **out);
+
+/* ---------------------------------------- rnn ----------------------------------------- */
 /* -- recurrent networks. Operators returning a sequence write their results to outs (room for
  * max_outs operands) in the spec's order and their count to *n_outs: gru [output, sequence when
  * return_sequence], lstm [output, cell state, sequence when return_sequence], lstmCell
@@ -600,83 +726,7 @@ WEBNN_EXPORT enum webnn_status webnn_builder_lstm_cell(
 	const struct webnn_lstm_cell_options *o, struct webnn_operand **outs, size_t max_outs,
 	size_t *n_outs);
 
-/* -- instanceNormalization / layerNormalization. */
-struct webnn_instance_normalization_options {
-	uint32_t struct_size;
-	struct webnn_operand *scale; /* NULL: ones */
-	struct webnn_operand *bias;  /* NULL: zeros */
-	double epsilon;
-	enum webnn_layout layout;
-};
-#define WEBNN_INSTANCE_NORMALIZATION_OPTIONS_INIT \
-	{ sizeof(struct webnn_instance_normalization_options), NULL, NULL, 1e-5, WEBNN_LAYOUT_NCHW }
-WEBNN_EXPORT enum webnn_status webnn_builder_instance_normalization(
-	struct webnn_builder *b, struct webnn_operand *input,
-	const struct webnn_instance_normalization_options *o, struct webnn_operand **out);
-
-struct webnn_layer_normalization_options {
-	uint32_t struct_size;
-	struct webnn_operand *scale; /* NULL: ones */
-	struct webnn_operand *bias;  /* NULL: zeros */
-	const uint32_t *axes;        /* NULL: [1, ..., rank - 1]; non-NULL with n_axes 0: [] */
-	uint32_t n_axes;
-	double epsilon;
-};
-#define WEBNN_LAYER_NORMALIZATION_OPTIONS_INIT \
-	{ sizeof(struct webnn_layer_normalization_options), NULL, NULL, NULL, 0, 1e-5 }
-WEBNN_EXPORT enum webnn_status webnn_builder_layer_normalization(
-	struct webnn_builder *b, struct webnn_operand *input,
-	const struct webnn_layer_normalization_options *o, struct webnn_operand **out);
-
-/* -- pad: beginning/ending padding per axis (each must have rank values). value is the
- * constant-mode fill; value_number, when its kind is not WEBNN_NUMBER_NONE, replaces it (exact
- * int64/uint64 fills). */
-enum webnn_padding_mode { WEBNN_PAD_CONSTANT, WEBNN_PAD_EDGE, WEBNN_PAD_REFLECTION };
-struct webnn_pad_options {
-	uint32_t struct_size;
-	enum webnn_padding_mode mode;
-	double value;
-	struct webnn_number value_number;
-};
-#define WEBNN_PAD_OPTIONS_INIT \
-	{ sizeof(struct webnn_pad_options), WEBNN_PAD_CONSTANT, 0, WEBNN_NUMBER_NONE_INIT }
-WEBNN_EXPORT enum webnn_status webnn_builder_pad(struct webnn_builder *b, struct webnn_operand *x,
-						 const uint32_t *beginning_padding,
-						 uint32_t n_beginning_padding,
-						 const uint32_t *ending_padding,
-						 uint32_t n_ending_padding,
-						 const struct webnn_pad_options *o,
-						 struct webnn_operand **out);
-
-/* -- prelu: slope broadcasts against input. where: elementwise select by condition (uint8). */
-WEBNN_EXPORT enum webnn_status webnn_builder_prelu(struct webnn_builder *b,
-						   struct webnn_operand *x,
-						   struct webnn_operand *slope,
-						   struct webnn_operand **out);
-WEBNN_EXPORT enum webnn_status webnn_builder_where(struct webnn_builder *b,
-						   struct webnn_operand *condition,
-						   struct webnn_operand *true_value,
-						   struct webnn_operand *false_value,
-						   struct webnn_operand **out);
-
-/* -- reductions (reduceL1 ... reduceSumSquare), one options struct. */
-struct webnn_reduce_options {
-	uint32_t struct_size;
-	const uint32_t *axes; /* NULL: every axis; non-NULL with n_axes 0: no axis */
-	uint32_t n_axes;
-	bool keep_dimensions;
-};
-#define WEBNN_REDUCE_OPTIONS_INIT { sizeof(struct webnn_reduce_options), NULL, 0, false }
-#define WEBNN_REDUCE_OPS(X)                                                                  \
-	X(reduce_l1) X(reduce_l2) X(reduce_log_sum) X(reduce_log_sum_exp) X(reduce_max)      \
-	X(reduce_mean) X(reduce_min) X(reduce_product) X(reduce_sum) X(reduce_sum_square)
-#define WEBNN_DECLARE_REDUCE_(name)                                                          \
-	WEBNN_EXPORT enum webnn_status webnn_builder_##name(                                 \
-		struct webnn_builder *b, struct webnn_operand *x,                            \
-		const struct webnn_reduce_options *o, struct webnn_operand **out);
-WEBNN_REDUCE_OPS(WEBNN_DECLARE_REDUCE_)
-#undef WEBNN_DECLARE_REDUCE_
-
+/* -------------------------------------- resample -------------------------------------- */
 /* -- resample2d. n_scales/n_sizes/n_axes 0: scales [1, 1], no sizes, axes [2, 3]. */
 enum webnn_interpolation_mode { WEBNN_INTERPOLATION_NEAREST_NEIGHBOR, WEBNN_INTERPOLATION_LINEAR };
 struct webnn_resample2d_options {
@@ -697,63 +747,7 @@ WEBNN_EXPORT enum webnn_status webnn_builder_resample2d(struct webnn_builder *b,
 							const struct webnn_resample2d_options *o,
 							struct webnn_operand **out);
 
-/* -- reverse along axes. */
-struct webnn_reverse_options {
-	uint32_t struct_size;
-	const uint32_t *axes; /* NULL: every axis; non-NULL with n_axes 0: no axis */
-	uint32_t n_axes;
-};
-#define WEBNN_REVERSE_OPTIONS_INIT { sizeof(struct webnn_reverse_options), NULL, 0 }
-WEBNN_EXPORT enum webnn_status webnn_builder_reverse(struct webnn_builder *b,
-						     struct webnn_operand *x,
-						     const struct webnn_reverse_options *o,
-						     struct webnn_operand **out);
-
-/* -- slice: starts and sizes must each have rank values. */
-struct webnn_slice_options {
-	uint32_t struct_size;
-	const uint32_t *strides; /* NULL: all ones */
-	uint32_t n_strides;
-};
-#define WEBNN_SLICE_OPTIONS_INIT { sizeof(struct webnn_slice_options), NULL, 0 }
-WEBNN_EXPORT enum webnn_status webnn_builder_slice(struct webnn_builder *b,
-						   struct webnn_operand *x, const uint32_t *starts,
-						   uint32_t n_starts, const uint32_t *sizes,
-						   uint32_t n_sizes,
-						   const struct webnn_slice_options *o,
-						   struct webnn_operand **out);
-
-/* -- split into count equal parts (split) or parts of the given sizes (split_sizes) along
- * axis; the parts go to outs (room for max_outs) and their number to *n_outs. */
-struct webnn_split_options {
-	uint32_t struct_size;
-	uint32_t axis;
-};
-#define WEBNN_SPLIT_OPTIONS_INIT { sizeof(struct webnn_split_options), 0 }
-WEBNN_EXPORT enum webnn_status webnn_builder_split(struct webnn_builder *b,
-						   struct webnn_operand *x, uint32_t count,
-						   const struct webnn_split_options *o,
-						   struct webnn_operand **outs, size_t max_outs,
-						   size_t *n_outs);
-WEBNN_EXPORT enum webnn_status webnn_builder_split_sizes(struct webnn_builder *b,
-							 struct webnn_operand *x,
-							 const uint32_t *sizes, uint32_t n_sizes,
-							 const struct webnn_split_options *o,
-							 struct webnn_operand **outs,
-							 size_t max_outs, size_t *n_outs);
-
-/* -- triangular: keeps the upper (or lower) triangle of the last two dimensions. */
-struct webnn_triangular_options {
-	uint32_t struct_size;
-	bool upper;
-	int32_t diagonal;
-};
-#define WEBNN_TRIANGULAR_OPTIONS_INIT { sizeof(struct webnn_triangular_options), true, 0 }
-WEBNN_EXPORT enum webnn_status webnn_builder_triangular(struct webnn_builder *b,
-							struct webnn_operand *x,
-							const struct webnn_triangular_options *o,
-							struct webnn_operand **out);
-
+/* --------------------------------------- build ---------------------------------------- */
 /* -- build(): compiles the graph that computes the named outputs. Blocking. Afterwards the
  * builder accepts no more operations (WEBNN_STATUS_INVALID_STATE). */
 struct webnn_named_operand {

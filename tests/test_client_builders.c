@@ -1,16 +1,21 @@
-/* libwebnn tests of the operators beyond the CNN set: eager validation errors, labels, small graphs. */
+/* libwebnn tests of the builders of every operator family: eager errors, labels, small graphs. */
 #include "tests/clienttest.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "proto/wnn.h"
 #include "webnn.h"
 
 /* ---- helpers */
 
-static struct webnn_operand *ext_input(struct webnn_context *ctx, struct webnn_builder *b,
-				       const char *name, enum webnn_data_type t, uint32_t rank,
-				       const uint32_t *shape)
+static struct webnn_operand *cb_input(struct webnn_context *ctx, struct webnn_builder *b,
+				      const char *name, enum webnn_data_type t, uint32_t rank,
+				      const uint32_t *shape)
 {
 	struct webnn_operand_desc d = { t, rank, { 0 } };
 	for (uint32_t i = 0; i < rank; i++)
@@ -20,9 +25,9 @@ static struct webnn_operand *ext_input(struct webnn_context *ctx, struct webnn_b
 	return o;
 }
 
-static struct webnn_operand *ext_const(struct webnn_context *ctx, struct webnn_builder *b,
-				       enum webnn_data_type t, uint32_t rank,
-				       const uint32_t *shape, const void *data)
+static struct webnn_operand *cb_const(struct webnn_context *ctx, struct webnn_builder *b,
+				      enum webnn_data_type t, uint32_t rank,
+				      const uint32_t *shape, const void *data)
 {
 	struct webnn_operand_desc d = { t, rank, { 0 } };
 	size_t n = 1;
@@ -35,7 +40,7 @@ static struct webnn_operand *ext_const(struct webnn_context *ctx, struct webnn_b
 	return o;
 }
 
-static size_t ext_bytes(const struct webnn_operand_desc *d)
+static size_t cb_bytes(const struct webnn_operand_desc *d)
 {
 	size_t n = webnn_data_type_size(d->data_type);
 	for (uint32_t i = 0; i < d->rank; i++)
@@ -44,7 +49,7 @@ static size_t ext_bytes(const struct webnn_operand_desc *d)
 }
 
 /* One graph input with its bytes, one graph output with room for its bytes. */
-struct ext_io {
+struct cb_io {
 	const char *name;
 	struct webnn_operand *operand; /* outputs */
 	void *data;
@@ -53,9 +58,9 @@ struct ext_io {
 /* Builds the graph of the given outputs, binds the inputs (in graph order, found by name),
  * dispatches and reads every output into its data. A context without an operator of the graph
  * (NOT_SUPPORTED at build) skips the test: backends gain operators over time. */
-static void ext_run(struct webnn_context *ctx, struct webnn_builder *b, const char *what,
-		    const struct ext_io *inputs, size_t n_in, const struct ext_io *outputs,
-		    size_t n_out)
+static void cb_run(struct webnn_context *ctx, struct webnn_builder *b, const char *what,
+		   const struct cb_io *inputs, size_t n_in, const struct cb_io *outputs,
+		   size_t n_out)
 {
 	struct webnn_named_operand named[8];
 	struct webnn_named_tensor bind_in[8], bind_out[8];
@@ -74,14 +79,14 @@ static void ext_run(struct webnn_context *ctx, struct webnn_builder *b, const ch
 	for (size_t i = 0; i < n_in; i++) {
 		struct webnn_tensor_desc td = { .writable = true };
 		const char *name = webnn_graph_input_name(g, i, &td.desc);
-		const struct ext_io *in = NULL;
+		const struct cb_io *in = NULL;
 		for (size_t k = 0; k < n_in && !in; k++)
 			if (strcmp(inputs[k].name, name) == 0)
 				in = &inputs[k];
 		ASSERT_MSG(in != NULL, "%s: graph input %s has no data", what, name);
 		OK(ctx, webnn_context_create_tensor(ctx, &td, &tensors[i]));
 		OK(ctx, webnn_context_write_tensor(ctx, tensors[i], in->data,
-						       ext_bytes(&td.desc)));
+						       cb_bytes(&td.desc)));
 		bind_in[i] = (struct webnn_named_tensor){ name, tensors[i] };
 	}
 	for (size_t i = 0; i < n_out; i++) {
@@ -101,23 +106,23 @@ static void ext_run(struct webnn_context *ctx, struct webnn_builder *b, const ch
 		struct webnn_operand_desc d;
 		webnn_operand_get_desc(outputs[i].operand, &d);
 		OK(ctx, webnn_context_read_tensor(ctx, tensors[8 + i], outputs[i].data,
-						      ext_bytes(&d)));
+						      cb_bytes(&d)));
 	}
 	for (size_t i = 0; i < 16; i++)
 		webnn_tensor_destroy(tensors[i]);
 	webnn_graph_destroy(g);
 }
 
-static void ext_assert_floats(const char *what, const float *got, const float *want, size_t n,
-			      float tol)
+static void cb_assert_floats(const char *what, const float *got, const float *want, size_t n,
+			     float tol)
 {
 	for (size_t i = 0; i < n; i++)
 		ASSERT_MSG(fabsf(got[i] - want[i]) <= tol, "%s[%zu] = %.9g, expected %.9g", what,
 			   i, (double)got[i], (double)want[i]);
 }
 
-static void ext_assert_shape(const struct webnn_operand *o, enum webnn_data_type t,
-			     uint32_t rank, const uint32_t *shape)
+static void cb_assert_shape(const struct webnn_operand *o, enum webnn_data_type t,
+			    uint32_t rank, const uint32_t *shape)
 {
 	struct webnn_operand_desc d;
 	webnn_operand_get_desc(o, &d);
@@ -127,21 +132,29 @@ static void ext_assert_shape(const struct webnn_operand *o, enum webnn_data_type
 		ASSERT_EQ(d.shape[i], shape[i]);
 }
 
-/* ---- eager validation: the spec's errors at the builder call, with the rule in the text */
+/* ---- eager validation */
 
-TEST(client_ext_eager_errors)
+/* The spec's errors at the builder call, with the rule in the text, family by family. x is
+ * float32 [2, 3], v float32 [4], img float32 [1, 2, 3, 4]. */
+
+static void eager_errors_elementwise_cast(struct webnn_context *ctx, struct webnn_builder *b,
+					  struct webnn_operand *x)
 {
-	struct test_daemon d;
-	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "test_client_ext");
-	struct webnn_builder *b = NULL;
-	OK(ctx, webnn_builder_create(ctx, &b));
-	const uint32_t s23[] = { 2, 3 }, s4[] = { 4 }, s1234[] = { 1, 2, 3, 4 };
-	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
-	struct webnn_operand *v = ext_input(ctx, b, "v", WEBNN_FLOAT32, 1, s4);
-	struct webnn_operand *img = ext_input(ctx, b, "img", WEBNN_FLOAT32, 4, s1234);
 	struct webnn_operand *out = (struct webnn_operand *)1;
+	/* cast: a known target type */
+	FAILS(ctx, webnn_builder_cast(b, x, (enum webnn_data_type)99, &out),
+		  WEBNN_STATUS_TYPE_ERROR, "cast: target data type 99 is not a valid data type");
 
+	/* where: the condition must be uint8 */
+	FAILS(ctx, webnn_builder_where(b, x, x, x, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "where: condition data type float32 is not allowed");
+}
+
+static void eager_errors_reduce(struct webnn_context *ctx, struct webnn_builder *b,
+				struct webnn_operand *x)
+{
+	const uint32_t s23[] = { 2, 3 }, s4[] = { 4 };
+	struct webnn_operand *out = (struct webnn_operand *)1;
 	/* argMax: axis in range, output type int32/int64 */
 	FAILS(ctx, webnn_builder_arg_max(b, x, 2, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "argMax: axis 2 is out of range for rank 2");
@@ -151,14 +164,27 @@ TEST(client_ext_eager_errors)
 	FAILS(ctx, webnn_builder_arg_min(b, x, 0, &amo, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "argMin: output data type float32 is not allowed");
 
-	/* cast: a known target type */
-	FAILS(ctx, webnn_builder_cast(b, x, (enum webnn_data_type)99, &out),
-		  WEBNN_STATUS_TYPE_ERROR, "cast: target data type 99 is not a valid data type");
+	/* reductions: axes unique and in range; NULL axes (all) differs from an empty list */
+	const uint32_t dup[] = { 1, 1 };
+	struct webnn_reduce_options ro = WEBNN_REDUCE_OPTIONS_INIT;
+	ro.axes = dup;
+	ro.n_axes = 2;
+	FAILS(ctx, webnn_builder_reduce_sum(b, x, &ro, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "reduceSum: axes contain the axis 1 more than once");
+	FAILS(ctx, webnn_builder_reduce_l2(b, cb_input(ctx, b, "i", WEBNN_INT32, 1, s4), NULL,
+					       &out),
+		  WEBNN_STATUS_TYPE_ERROR, "reduceL2: input data type int32 is not allowed");
+	OK(ctx, webnn_builder_reduce_mean(b, x, NULL, &out));
+	cb_assert_shape(out, WEBNN_FLOAT32, 0, NULL);
+	ro.n_axes = 0; /* axes = [] reduces nothing */
+	OK(ctx, webnn_builder_reduce_mean(b, x, &ro, &out));
+	cb_assert_shape(out, WEBNN_FLOAT32, 2, s23);
+}
 
-	/* where: the condition must be uint8 */
-	FAILS(ctx, webnn_builder_where(b, x, x, x, &out), WEBNN_STATUS_TYPE_ERROR,
-		  "where: condition data type float32 is not allowed");
-
+static void eager_errors_data(struct webnn_context *ctx, struct webnn_builder *b,
+			      struct webnn_operand *x, struct webnn_operand *v)
+{
+	struct webnn_operand *out = (struct webnn_operand *)1;
 	/* pad: one padding value per axis; reflection smaller than the dimension */
 	const uint32_t p1[] = { 1 }, p11[] = { 1, 1 }, p33[] = { 3, 3 };
 	FAILS(ctx, webnn_builder_pad(b, x, p1, 1, p11, 2, NULL, &out),
@@ -180,22 +206,6 @@ TEST(client_ext_eager_errors)
 	FAILS(ctx, webnn_builder_slice(b, x, st, 2, sz, 2, NULL, &out),
 		  WEBNN_STATUS_TYPE_ERROR,
 		  "slice: starts 1 + sizes 3 along axis 1 exceed the input dimension 3");
-
-	/* reductions: axes unique and in range; NULL axes (all) differs from an empty list */
-	const uint32_t dup[] = { 1, 1 };
-	struct webnn_reduce_options ro = WEBNN_REDUCE_OPTIONS_INIT;
-	ro.axes = dup;
-	ro.n_axes = 2;
-	FAILS(ctx, webnn_builder_reduce_sum(b, x, &ro, &out), WEBNN_STATUS_TYPE_ERROR,
-		  "reduceSum: axes contain the axis 1 more than once");
-	FAILS(ctx, webnn_builder_reduce_l2(b, ext_input(ctx, b, "i", WEBNN_INT32, 1, s4), NULL,
-					       &out),
-		  WEBNN_STATUS_TYPE_ERROR, "reduceL2: input data type int32 is not allowed");
-	OK(ctx, webnn_builder_reduce_mean(b, x, NULL, &out));
-	ext_assert_shape(out, WEBNN_FLOAT32, 0, NULL);
-	ro.n_axes = 0; /* axes = [] reduces nothing */
-	OK(ctx, webnn_builder_reduce_mean(b, x, &ro, &out));
-	ext_assert_shape(out, WEBNN_FLOAT32, 2, s23);
 
 	/* triangular: rank 2 or more */
 	FAILS(ctx, webnn_builder_triangular(b, v, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
@@ -224,14 +234,22 @@ TEST(client_ext_eager_errors)
 	ASSERT_EQ(n_parts, 3);
 	const uint32_t s21[] = { 2, 1 };
 	for (int i = 0; i < 3; i++)
-		ext_assert_shape(parts[i], WEBNN_FLOAT32, 2, s21);
+		cb_assert_shape(parts[i], WEBNN_FLOAT32, 2, s21);
 	ASSERT(parts[3] == NULL);
 
+	/* options.struct_size 0 is caught */
+	struct webnn_triangular_options bad = { 0 };
+	FAILS(ctx, webnn_builder_triangular(b, x, &bad, &out), WEBNN_STATUS_TYPE_ERROR,
+		  "triangular: options.struct_size is 0");
+}
+
+static void eager_errors_rnn(struct webnn_context *ctx, struct webnn_builder *b)
+{
 	/* gru: activations and shapes; results counted */
 	const uint32_t s123[] = { 1, 2, 3 }, w[] = { 1, 6, 3 }, rw[] = { 1, 6, 2 };
-	struct webnn_operand *seq = ext_input(ctx, b, "seq", WEBNN_FLOAT32, 3, s123);
-	struct webnn_operand *gw = ext_input(ctx, b, "gw", WEBNN_FLOAT32, 3, w);
-	struct webnn_operand *grw = ext_input(ctx, b, "grw", WEBNN_FLOAT32, 3, rw);
+	struct webnn_operand *seq = cb_input(ctx, b, "seq", WEBNN_FLOAT32, 3, s123);
+	struct webnn_operand *gw = cb_input(ctx, b, "gw", WEBNN_FLOAT32, 3, w);
+	struct webnn_operand *grw = cb_input(ctx, b, "grw", WEBNN_FLOAT32, 3, rw);
 	struct webnn_gru_options go = WEBNN_GRU_OPTIONS_INIT;
 	go.n_activations = 3;
 	struct webnn_operand *gouts[2];
@@ -247,11 +265,19 @@ TEST(client_ext_eager_errors)
 	OK(ctx, webnn_builder_gru(b, seq, gw, grw, 1, 2, &go, gouts, 2, &n_gouts));
 	ASSERT_EQ(n_gouts, 2);
 	const uint32_t h[] = { 1, 2, 2 }, hs[] = { 1, 1, 2, 2 };
-	ext_assert_shape(gouts[0], WEBNN_FLOAT32, 3, h);
-	ext_assert_shape(gouts[1], WEBNN_FLOAT32, 4, hs);
+	cb_assert_shape(gouts[0], WEBNN_FLOAT32, 3, h);
+	cb_assert_shape(gouts[1], WEBNN_FLOAT32, 4, hs);
 	FAILS(ctx, webnn_builder_gru(b, seq, gw, grw, 1, 2, &go, NULL, 0, &n_gouts),
 		  WEBNN_STATUS_TYPE_ERROR, "gru: out is NULL");
+}
 
+static void eager_errors_conv_resample_normalization(struct webnn_context *ctx,
+						     struct webnn_builder *b,
+						     struct webnn_operand *x,
+						     struct webnn_operand *v,
+						     struct webnn_operand *img)
+{
+	struct webnn_operand *out = (struct webnn_operand *)1;
 	/* convTranspose2d / resample2d: option arrays and enums checked before the spec rules */
 	struct webnn_conv_transpose2d_options cto = WEBNN_CONV_TRANSPOSE2D_OPTIONS_INIT;
 	cto.filter_layout = (enum webnn_conv_transpose2d_filter_layout)7;
@@ -276,12 +302,24 @@ TEST(client_ext_eager_errors)
 		  WEBNN_STATUS_TYPE_ERROR,
 		  "layerNormalization: scale shape [4] does not match the input dimensions along "
 		  "the axes");
+}
 
-	/* options.struct_size 0 is caught */
-	struct webnn_triangular_options bad = { 0 };
-	FAILS(ctx, webnn_builder_triangular(b, x, &bad, &out), WEBNN_STATUS_TYPE_ERROR,
-		  "triangular: options.struct_size is 0");
-
+TEST(client_builders_eager_errors)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client_builders");
+	struct webnn_builder *b = NULL;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	const uint32_t s23[] = { 2, 3 }, s4[] = { 4 }, s1234[] = { 1, 2, 3, 4 };
+	struct webnn_operand *x = cb_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
+	struct webnn_operand *v = cb_input(ctx, b, "v", WEBNN_FLOAT32, 1, s4);
+	struct webnn_operand *img = cb_input(ctx, b, "img", WEBNN_FLOAT32, 4, s1234);
+	eager_errors_elementwise_cast(ctx, b, x);
+	eager_errors_reduce(ctx, b, x);
+	eager_errors_data(ctx, b, x, v);
+	eager_errors_rnn(ctx, b);
+	eager_errors_conv_resample_normalization(ctx, b, x, v, img);
 	webnn_builder_destroy(b);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
@@ -289,15 +327,15 @@ TEST(client_ext_eager_errors)
 
 /* ---- labels: set for one call, named in its errors, carried to webnnd */
 
-TEST(client_ext_operator_labels)
+TEST(client_builders_operator_labels)
 {
 	struct test_daemon d;
 	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "test_client_ext");
+	struct webnn_context *ctx = ct_connect(&d, "test_client_builders");
 	struct webnn_builder *b = NULL;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s23[] = { 2, 3 };
-	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
+	struct webnn_operand *x = cb_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
 	struct webnn_operand *out = NULL;
 
 	/* A spec rule failing in the shared validation. */
@@ -315,7 +353,7 @@ TEST(client_ext_operator_labels)
 	/* input() and constant() leave it for the next operator. */
 	OK(ctx, webnn_builder_set_next_label(b, "after-input"));
 	const uint32_t s1[] = { 1 };
-	ext_input(ctx, b, "y", WEBNN_FLOAT32, 1, s1);
+	cb_input(ctx, b, "y", WEBNN_FLOAT32, 1, s1);
 	FAILS(ctx, webnn_builder_cumulative_sum(b, x, 3, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "cumulativeSum: axis 3 is out of range for rank 2 (operator \"after-input\")");
 	/* A labelled success, then clearing with NULL. */
@@ -343,15 +381,15 @@ TEST(client_ext_operator_labels)
 
 /* ---- end to end on the reference backend */
 
-TEST(client_ext_graph_split_reduce_arg_max)
+TEST(client_builders_graph_split_reduce_arg_max)
 {
 	struct test_daemon d;
 	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "test_client_ext");
+	struct webnn_context *ctx = ct_connect(&d, "test_client_builders");
 	struct webnn_builder *b = NULL;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s26[] = { 2, 6 };
-	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 2, s26);
+	struct webnn_operand *x = cb_input(ctx, b, "x", WEBNN_FLOAT32, 2, s26);
 	struct webnn_operand *parts[3];
 	size_t n = 0;
 	struct webnn_split_options so = WEBNN_SPLIT_OPTIONS_INIT;
@@ -370,20 +408,20 @@ TEST(client_ext_graph_split_reduce_arg_max)
 	amo.output_data_type = WEBNN_INT64;
 	OK(ctx, webnn_builder_arg_max(b, x, 1, &amo, &am));
 	const uint32_t s21[] = { 2, 1 }, s2[] = { 2 };
-	ext_assert_shape(sum, WEBNN_FLOAT32, 2, s21);
-	ext_assert_shape(am, WEBNN_INT64, 1, s2);
+	cb_assert_shape(sum, WEBNN_FLOAT32, 2, s21);
+	cb_assert_shape(am, WEBNN_INT64, 1, s2);
 
 	float xin[12] = { 1, 2, 3, 4, 5, 6, 9, 8, 7, -1, -2, -3 };
 	float p1[4], s[2];
 	int64_t idx[2];
-	const struct ext_io in[] = { { "x", NULL, xin } };
-	const struct ext_io outs[] = { { "middle", parts[1], p1 },
+	const struct cb_io in[] = { { "x", NULL, xin } };
+	const struct cb_io outs[] = { { "middle", parts[1], p1 },
 				       { "sum", sum, s },
 				       { "argmax", am, idx } };
-	ext_run(ctx, b, "split+reduceSum+argMax", in, 1, outs, 3);
+	cb_run(ctx, b, "split+reduceSum+argMax", in, 1, outs, 3);
 	const float want_p1[] = { 2, 3, 8, 7 }, want_s[] = { 15, -6 };
-	ext_assert_floats("middle", p1, want_p1, 4, 0);
-	ext_assert_floats("sum", s, want_s, 2, 0);
+	cb_assert_floats("middle", p1, want_p1, 4, 0);
+	cb_assert_floats("sum", s, want_s, 2, 0);
 	ASSERT_EQ(idx[0], 5);
 	ASSERT_EQ(idx[1], 0);
 	webnn_builder_destroy(b);
@@ -391,15 +429,15 @@ TEST(client_ext_graph_split_reduce_arg_max)
 	test_daemon_stop(&d);
 }
 
-TEST(client_ext_graph_data_movement)
+TEST(client_builders_graph_data_movement)
 {
 	struct test_daemon d;
 	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "test_client_ext");
+	struct webnn_context *ctx = ct_connect(&d, "test_client_builders");
 	struct webnn_builder *b = NULL;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s23[] = { 2, 3 }, s2[] = { 2 };
-	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
+	struct webnn_operand *x = cb_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
 
 	/* pad with a constant, then slice every other column */
 	const uint32_t pb[] = { 0, 1 }, pe[] = { 0, 1 };
@@ -416,7 +454,7 @@ TEST(client_ext_graph_data_movement)
 	/* tile the first row twice along columns via gather + tile */
 	const int32_t row0[] = { 0 };
 	const uint32_t s1[] = { 1 };
-	struct webnn_operand *ind = ext_const(ctx, b, WEBNN_INT32, 1, s1, row0);
+	struct webnn_operand *ind = cb_const(ctx, b, WEBNN_INT32, 1, s1, row0);
 	OK(ctx, webnn_builder_gather(b, x, ind, NULL, &gathered));
 	const uint32_t reps[] = { 1, 2 };
 	OK(ctx, webnn_builder_tile(b, gathered, reps, 2, &tiled));
@@ -432,7 +470,7 @@ TEST(client_ext_graph_data_movement)
 	cso.exclusive = true;
 	OK(ctx, webnn_builder_cumulative_sum(b, x, 1, &cso, &cs));
 	const uint8_t cbits[] = { 1, 0 };
-	cond = ext_const(ctx, b, WEBNN_UINT8, 1, s2, cbits);
+	cond = cb_const(ctx, b, WEBNN_UINT8, 1, s2, cbits);
 	const uint32_t s21[] = { 2, 1 };
 	struct webnn_operand *cond2 = NULL;
 	OK(ctx, webnn_builder_reshape(b, cond, s21, 2, &cond2));
@@ -440,21 +478,21 @@ TEST(client_ext_graph_data_movement)
 
 	float xin[6] = { 1, 2, 3, 4, 5, 6 };
 	float o_sl[6], o_tile[6], o_tri[6], o_rev[6], o_cs[6], o_sel[6];
-	const struct ext_io in[] = { { "x", NULL, xin } };
-	const struct ext_io outs[] = { { "sliced", sliced, o_sl },  { "tiled", tiled, o_tile },
+	const struct cb_io in[] = { { "x", NULL, xin } };
+	const struct cb_io outs[] = { { "sliced", sliced, o_sl },  { "tiled", tiled, o_tile },
 				       { "tri", tri, o_tri },        { "rev", rev, o_rev },
 				       { "cumsum", cs, o_cs },       { "where", sel, o_sel } };
-	ext_run(ctx, b, "pad/slice/gather/tile/triangular/reverse/cumulativeSum/where", in, 1,
-		outs, 6);
+	cb_run(ctx, b, "pad/slice/gather/tile/triangular/reverse/cumulativeSum/where", in, 1,
+	       outs, 6);
 	const float w_sl[] = { -1, 2, -1, -1, 5, -1 }, w_tile[] = { 1, 2, 3, 1, 2, 3 },
 		    w_tri[] = { 1, 0, 0, 4, 5, 0 }, w_rev[] = { 3, 2, 1, 6, 5, 4 },
 		    w_cs[] = { 0, 1, 3, 0, 4, 9 }, w_sel[] = { 1, 2, 3, 6, 5, 4 };
-	ext_assert_floats("sliced", o_sl, w_sl, 6, 0);
-	ext_assert_floats("tiled", o_tile, w_tile, 6, 0);
-	ext_assert_floats("triangular", o_tri, w_tri, 6, 0);
-	ext_assert_floats("reverse", o_rev, w_rev, 6, 0);
-	ext_assert_floats("cumulativeSum", o_cs, w_cs, 6, 0);
-	ext_assert_floats("where", o_sel, w_sel, 6, 0);
+	cb_assert_floats("sliced", o_sl, w_sl, 6, 0);
+	cb_assert_floats("tiled", o_tile, w_tile, 6, 0);
+	cb_assert_floats("triangular", o_tri, w_tri, 6, 0);
+	cb_assert_floats("reverse", o_rev, w_rev, 6, 0);
+	cb_assert_floats("cumulativeSum", o_cs, w_cs, 6, 0);
+	cb_assert_floats("where", o_sel, w_sel, 6, 0);
 	webnn_builder_destroy(b);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
@@ -462,23 +500,23 @@ TEST(client_ext_graph_data_movement)
 
 /* Zero weights make the cells closed-form: gates are sigmoid(0) = 1/2 and candidates tanh(0) = 0,
  * so gruCell gives h/2 and lstmCell gives c' = c/2, h' = tanh(c/2)/2. */
-TEST(client_ext_graph_recurrent_cells)
+TEST(client_builders_graph_recurrent_cells)
 {
 	struct test_daemon d;
 	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "test_client_ext");
+	struct webnn_context *ctx = ct_connect(&d, "test_client_builders");
 	struct webnn_builder *b = NULL;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s12[] = { 1, 2 }, g_w[] = { 6, 2 }, g_rw[] = { 6, 2 }, l_w[] = { 8, 2 },
 		       l_rw[] = { 8, 2 };
 	static const float zeros[16] = { 0 };
-	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 2, s12);
-	struct webnn_operand *hid = ext_input(ctx, b, "h", WEBNN_FLOAT32, 2, s12);
-	struct webnn_operand *cell = ext_input(ctx, b, "c", WEBNN_FLOAT32, 2, s12);
-	struct webnn_operand *gw = ext_const(ctx, b, WEBNN_FLOAT32, 2, g_w, zeros);
-	struct webnn_operand *grw = ext_const(ctx, b, WEBNN_FLOAT32, 2, g_rw, zeros);
-	struct webnn_operand *lw = ext_const(ctx, b, WEBNN_FLOAT32, 2, l_w, zeros);
-	struct webnn_operand *lrw = ext_const(ctx, b, WEBNN_FLOAT32, 2, l_rw, zeros);
+	struct webnn_operand *x = cb_input(ctx, b, "x", WEBNN_FLOAT32, 2, s12);
+	struct webnn_operand *hid = cb_input(ctx, b, "h", WEBNN_FLOAT32, 2, s12);
+	struct webnn_operand *cell = cb_input(ctx, b, "c", WEBNN_FLOAT32, 2, s12);
+	struct webnn_operand *gw = cb_const(ctx, b, WEBNN_FLOAT32, 2, g_w, zeros);
+	struct webnn_operand *grw = cb_const(ctx, b, WEBNN_FLOAT32, 2, g_rw, zeros);
+	struct webnn_operand *lw = cb_const(ctx, b, WEBNN_FLOAT32, 2, l_w, zeros);
+	struct webnn_operand *lrw = cb_const(ctx, b, WEBNN_FLOAT32, 2, l_rw, zeros);
 	struct webnn_operand *g_out = NULL, *l_outs[2];
 	size_t n = 0;
 	OK(ctx, webnn_builder_gru_cell(b, x, gw, grw, hid, 2, NULL, &g_out));
@@ -486,32 +524,32 @@ TEST(client_ext_graph_recurrent_cells)
 	ASSERT_EQ(n, 2);
 	float xin[2] = { 0.3f, -0.7f }, hin[2] = { 0.8f, -0.4f }, cin[2] = { 1.0f, -2.0f };
 	float o_g[2], o_h[2], o_c[2];
-	const struct ext_io in[] = { { "x", NULL, xin }, { "h", NULL, hin }, { "c", NULL, cin } };
-	const struct ext_io outs[] = { { "gru", g_out, o_g },
+	const struct cb_io in[] = { { "x", NULL, xin }, { "h", NULL, hin }, { "c", NULL, cin } };
+	const struct cb_io outs[] = { { "gru", g_out, o_g },
 				       { "lstm_h", l_outs[0], o_h },
 				       { "lstm_c", l_outs[1], o_c } };
-	ext_run(ctx, b, "gruCell+lstmCell", in, 3, outs, 3);
+	cb_run(ctx, b, "gruCell+lstmCell", in, 3, outs, 3);
 	const float w_g[] = { 0.4f, -0.2f }, w_c[] = { 0.5f, -1.0f };
 	const float w_h[] = { 0.5f * tanhf(0.5f), 0.5f * tanhf(-1.0f) };
-	ext_assert_floats("gruCell", o_g, w_g, 2, 1e-6f);
-	ext_assert_floats("lstmCell cell", o_c, w_c, 2, 1e-6f);
-	ext_assert_floats("lstmCell hidden", o_h, w_h, 2, 1e-6f);
+	cb_assert_floats("gruCell", o_g, w_g, 2, 1e-6f);
+	cb_assert_floats("lstmCell cell", o_c, w_c, 2, 1e-6f);
+	cb_assert_floats("lstmCell hidden", o_h, w_h, 2, 1e-6f);
 	webnn_builder_destroy(b);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
 }
 
 /* 64-bit MLNumbers stay exact end to end: 2^53 + 1 is not a double. */
-TEST(client_ext_graph_exact_int64_numbers)
+TEST(client_builders_graph_exact_int64_numbers)
 {
 	struct test_daemon d;
 	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "test_client_ext");
+	struct webnn_context *ctx = ct_connect(&d, "test_client_builders");
 	struct webnn_builder *b = NULL;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s2[] = { 2 }, one[] = { 1 };
 	const int64_t big = (INT64_C(1) << 53) + 1;
-	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_INT64, 1, s2);
+	struct webnn_operand *x = cb_input(ctx, b, "x", WEBNN_INT64, 1, s2);
 	struct webnn_operand *padded = NULL, *clamped = NULL, *casted = NULL;
 	struct webnn_pad_options po = WEBNN_PAD_OPTIONS_INIT;
 	po.value_number = WEBNN_NUMBER_I64(big);
@@ -523,11 +561,11 @@ TEST(client_ext_graph_exact_int64_numbers)
 	int64_t xin[2] = { 5, INT64_C(1) << 60 };
 	int64_t o_pad[4], o_clamp[2];
 	int32_t o_cast[2];
-	const struct ext_io in[] = { { "x", NULL, xin } };
-	const struct ext_io outs[] = { { "pad", padded, o_pad },
+	const struct cb_io in[] = { { "x", NULL, xin } };
+	const struct cb_io outs[] = { { "pad", padded, o_pad },
 				       { "clamp", clamped, o_clamp },
 				       { "cast", casted, o_cast } };
-	ext_run(ctx, b, "pad/clamp int64", in, 1, outs, 3);
+	cb_run(ctx, b, "pad/clamp int64", in, 1, outs, 3);
 	ASSERT(o_pad[0] == big && o_pad[1] == 5 && o_pad[2] == (INT64_C(1) << 60) &&
 	       o_pad[3] == big);
 	ASSERT(o_clamp[0] == big && o_clamp[1] == (INT64_C(1) << 60));
@@ -537,15 +575,15 @@ TEST(client_ext_graph_exact_int64_numbers)
 	test_daemon_stop(&d);
 }
 
-TEST(client_ext_graph_normalization_resample_quantize)
+TEST(client_builders_graph_normalization_resample_quantize)
 {
 	struct test_daemon d;
 	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "test_client_ext");
+	struct webnn_context *ctx = ct_connect(&d, "test_client_builders");
 	struct webnn_builder *b = NULL;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s1122[] = { 1, 1, 2, 2 };
-	struct webnn_operand *x = ext_input(ctx, b, "x", WEBNN_FLOAT32, 4, s1122);
+	struct webnn_operand *x = cb_input(ctx, b, "x", WEBNN_FLOAT32, 4, s1122);
 	struct webnn_operand *ln = NULL, *inorm = NULL, *up = NULL, *q = NULL, *dq = NULL;
 	OK(ctx, webnn_builder_layer_normalization(b, x, NULL, &ln));
 	struct webnn_instance_normalization_options io = WEBNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
@@ -556,35 +594,169 @@ TEST(client_ext_graph_normalization_resample_quantize)
 	ro.n_scales = 2;
 	OK(ctx, webnn_builder_resample2d(b, x, &ro, &up));
 	const uint32_t s1144[] = { 1, 1, 4, 4 };
-	ext_assert_shape(up, WEBNN_FLOAT32, 4, s1144);
+	cb_assert_shape(up, WEBNN_FLOAT32, 4, s1144);
 	const float scale[] = { 0.5f };
 	const uint8_t zp[] = { 10 };
 	/* scale and zeroPoint have the input's rank (blockwise over the whole tensor here) */
 	const uint32_t s1111[] = { 1, 1, 1, 1 };
-	struct webnn_operand *sc = ext_const(ctx, b, WEBNN_FLOAT32, 4, s1111, scale);
-	struct webnn_operand *z = ext_const(ctx, b, WEBNN_UINT8, 4, s1111, zp);
+	struct webnn_operand *sc = cb_const(ctx, b, WEBNN_FLOAT32, 4, s1111, scale);
+	struct webnn_operand *z = cb_const(ctx, b, WEBNN_UINT8, 4, s1111, zp);
 	OK(ctx, webnn_builder_quantize_linear(b, x, sc, z, &q));
-	ext_assert_shape(q, WEBNN_UINT8, 4, s1122);
+	cb_assert_shape(q, WEBNN_UINT8, 4, s1122);
 	OK(ctx, webnn_builder_dequantize_linear(b, q, sc, z, &dq));
 
 	float xin[4] = { 1, 2, 3, 4 };
 	float o_ln[4], o_in[4], o_up[16], o_dq[4];
 	uint8_t o_q[4];
-	const struct ext_io in[] = { { "x", NULL, xin } };
-	const struct ext_io outs[] = { { "ln", ln, o_ln },   { "in", inorm, o_in },
+	const struct cb_io in[] = { { "x", NULL, xin } };
+	const struct cb_io outs[] = { { "ln", ln, o_ln },   { "in", inorm, o_in },
 				       { "up", up, o_up },   { "q", q, o_q },
 				       { "dq", dq, o_dq } };
-	ext_run(ctx, b, "layerNorm/instanceNorm/resample2d/quantize", in, 1, outs, 5);
+	cb_run(ctx, b, "layerNorm/instanceNorm/resample2d/quantize", in, 1, outs, 5);
 	/* mean 2.5, variance 1.25 over all four values */
 	const float r = 1.0f / sqrtf(1.25f);
 	const float w_in[] = { -1.5f * r, -0.5f * r, 0.5f * r, 1.5f * r };
-	ext_assert_floats("instanceNormalization", o_in, w_in, 4, 1e-5f);
-	ext_assert_floats("layerNormalization", o_ln, w_in, 4, 1e-4f);
+	cb_assert_floats("instanceNormalization", o_in, w_in, 4, 1e-5f);
+	cb_assert_floats("layerNormalization", o_ln, w_in, 4, 1e-4f);
 	const float w_up[] = { 1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4 };
-	ext_assert_floats("resample2d", o_up, w_up, 16, 0);
+	cb_assert_floats("resample2d", o_up, w_up, 16, 0);
 	ASSERT(o_q[0] == 12 && o_q[1] == 14 && o_q[2] == 16 && o_q[3] == 18);
-	ext_assert_floats("dequantizeLinear", o_dq, xin, 4, 0);
+	cb_assert_floats("dequantizeLinear", o_dq, xin, 4, 0);
 	webnn_builder_destroy(b);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
+}
+
+/* ---- the public operator list, option defaults and headers */
+
+/* The _INIT macros state the scalar defaults for C callers; the builder applies ops.def's
+ * (wnn_ops[].defaults). The two must agree. */
+TEST(client_option_init_macros_mirror_ops_def)
+{
+	const struct webnn_elu_options elu = WEBNN_ELU_OPTIONS_INIT;
+	const struct webnn_leaky_relu_options leaky = WEBNN_LEAKY_RELU_OPTIONS_INIT;
+	const struct webnn_hard_sigmoid_options hs = WEBNN_HARD_SIGMOID_OPTIONS_INIT;
+	const struct webnn_linear_options lin = WEBNN_LINEAR_OPTIONS_INIT;
+	const struct webnn_gemm_options gemm = WEBNN_GEMM_OPTIONS_INIT;
+	const struct webnn_batch_normalization_options bn = WEBNN_BATCH_NORMALIZATION_OPTIONS_INIT;
+	const struct webnn_instance_normalization_options in =
+		WEBNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
+	const struct webnn_layer_normalization_options ln = WEBNN_LAYER_NORMALIZATION_OPTIONS_INIT;
+	const struct {
+		const char *what;
+		double init;
+		double ops_def;
+	} rows[] = {
+		{ "elu alpha", elu.alpha, wnn_ops[WNN_OP_ELU].defaults.alpha },
+		{ "leakyRelu alpha", leaky.alpha, wnn_ops[WNN_OP_LEAKY_RELU].defaults.alpha },
+		{ "hardSigmoid alpha", hs.alpha, wnn_ops[WNN_OP_HARD_SIGMOID].defaults.alpha },
+		{ "hardSigmoid beta", hs.beta, wnn_ops[WNN_OP_HARD_SIGMOID].defaults.beta },
+		{ "linear alpha", lin.alpha, wnn_ops[WNN_OP_LINEAR].defaults.alpha },
+		{ "linear beta", lin.beta, wnn_ops[WNN_OP_LINEAR].defaults.beta },
+		{ "gemm alpha", gemm.alpha, wnn_ops[WNN_OP_GEMM].defaults.alpha },
+		{ "gemm beta", gemm.beta, wnn_ops[WNN_OP_GEMM].defaults.beta },
+		{ "batchNormalization epsilon", bn.epsilon,
+		  wnn_ops[WNN_OP_BATCH_NORMALIZATION].defaults.epsilon },
+		{ "instanceNormalization epsilon", in.epsilon,
+		  wnn_ops[WNN_OP_INSTANCE_NORMALIZATION].defaults.epsilon },
+		{ "layerNormalization epsilon", ln.epsilon,
+		  wnn_ops[WNN_OP_LAYER_NORMALIZATION].defaults.epsilon },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		ASSERT_MSG(rows[i].init == rows[i].ops_def, "%s: the _INIT macro says %.17g, ops.def %.17g",
+			   rows[i].what, rows[i].init, rows[i].ops_def);
+}
+
+/* One generated row of WEBNN_BUILDER_FORMS: its spec name is an ops.def operator and its form
+ * matches that operator's attrs kind (UNARY_OPTIONS: a unary operator with scalar defaults). */
+static void check_form(const char *spec, const char *form)
+{
+	enum wnn_op op = wnn_op_from_name(spec);
+	ASSERT_MSG(op < WNN_OP_COUNT, "%s: not an operator of ops.def", spec);
+	const struct wnn_op_info *info = &wnn_ops[op];
+	bool unary = info->attrs == WEBNN__IPC__OPERATION__ATTRS_UNARY;
+	bool scalar = info->defaults.alpha != 0 || info->defaults.beta != 0 ||
+		      info->defaults.epsilon != 0;
+	const char *want = unary && scalar ? "UNARY_OPTIONS"
+			   : unary			       ? "UNARY"
+			   : info->attrs == WEBNN__IPC__OPERATION__ATTRS_BINARY ? "BINARY"
+			   : info->attrs == WEBNN__IPC__OPERATION__ATTRS_REDUCE ? "REDUCE"
+										 : "OWN";
+	ASSERT_MSG(strcmp(form, want) == 0, "%s: form %s, expected %s", spec, form, want);
+}
+
+TEST(client_builder_forms_cover_ops_def)
+{
+	size_t rows = 0;
+#define CHECK_FORM_(spec, c, FORM)                                                             \
+	check_form(#spec, #FORM);                                                              \
+	rows++;
+	WEBNN_BUILDER_FORMS(CHECK_FORM_)
+#undef CHECK_FORM_
+	ASSERT_EQ(rows, (size_t)WNN_OP_COUNT);
+}
+
+/* What a program using only the installed headers compiles: every form's signature, the
+ * operator list and an _INIT macro. */
+static const char standalone_program[] =
+	"#include <webnn.h>\n"
+	"#define COUNT_(spec, c, FAMILY, ATTRS) +1\n"
+	"enum { N_OPERATORS = 0 WEBNN_OPERATORS(COUNT_) };\n"
+	"typedef struct webnn_operand operand;\n"
+	"int main(void)\n{\n"
+	"\tenum webnn_status (*bin)(struct webnn_builder *, operand *, operand *, operand **) =\n"
+	"\t\twebnn_builder_not_equal;\n"
+	"\tenum webnn_status (*un)(struct webnn_builder *, operand *, operand **) =\n"
+	"\t\twebnn_builder_is_nan;\n"
+	"\tenum webnn_status (*unopt)(struct webnn_builder *, operand *,\n"
+	"\t\tconst struct webnn_leaky_relu_options *, operand **) = webnn_builder_leaky_relu;\n"
+	"\tenum webnn_status (*red)(struct webnn_builder *, operand *,\n"
+	"\t\tconst struct webnn_reduce_options *, operand **) = webnn_builder_reduce_sum;\n"
+	"\tstruct webnn_conv2d_options o = WEBNN_CONV2D_OPTIONS_INIT;\n"
+	"\treturn !(bin && un && unopt && red && o.groups == 1 && N_OPERATORS > 90);\n"
+	"}\n";
+
+static void copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb");
+	ASSERT_MSG(in, "cannot open %s (run the tests from the source tree)", from);
+	FILE *out = fopen(to, "wb");
+	ASSERT_MSG(out, "cannot create %s", to);
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		ASSERT(fwrite(buf, 1, n, out) == n);
+	fclose(in);
+	ASSERT(fclose(out) == 0);
+}
+
+/* The headers `make install` puts in INCLUDEDIR (webnn.h, webnn_types.h, the generated
+ * webnn_ops.h) are the whole public interface: a C program including <webnn.h> compiles
+ * against them alone. */
+TEST(client_public_headers_stand_alone)
+{
+	char dir[] = "/tmp/webnn-headers-XXXXXX";
+	ASSERT(mkdtemp(dir));
+	char path[512], ops[512], cmd[2048];
+	const char *names[] = { "webnn.h", "webnn_types.h" };
+	for (size_t i = 0; i < 2; i++) {
+		char from[256];
+		snprintf(from, sizeof(from), "client/include/%s", names[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		copy_file(from, path);
+	}
+	snprintf(ops, sizeof(ops), "%s/gen/webnn_ops.h", test_build_dir());
+	snprintf(path, sizeof(path), "%s/webnn_ops.h", dir);
+	copy_file(ops, path);
+	snprintf(path, sizeof(path), "%s/use.c", dir);
+	FILE *f = fopen(path, "w");
+	ASSERT(f && fputs(standalone_program, f) >= 0 && fclose(f) == 0);
+	const char *cc = getenv("CC") && *getenv("CC") ? getenv("CC") : "cc";
+	snprintf(cmd, sizeof(cmd),
+		 "%s -std=c11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -I%s %s 2>&1", cc,
+		 dir, path);
+	int rc = system(cmd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ASSERT(system(cmd) == 0);
+	ASSERT_MSG(rc == 0, "a program including only <webnn.h> does not compile (%s)", cc);
 }
