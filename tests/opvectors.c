@@ -188,7 +188,8 @@ static enum webnn_status ov_build_op(const struct op_vector *v, struct webnn_bui
 /* Builds and runs one vector; false with the reason in run->msg. */
 static bool ov_run_vector(const struct op_vector *v, struct ov_run *run)
 {
-	static const char *const in_names[OV_MAX_IN] = { "in0", "in1", "in2", "in3", "in4", "in5" };
+	static const char *const in_names[OV_MAX_IN] = { "in0", "in1", "in2", "in3",
+								  "in4", "in5", "in6", "in7" };
 	static const char *const out_names[OV_MAX_OUT] = { "out0", "out1", "out2" };
 	struct webnn_builder *b = NULL;
 	struct webnn_graph *g = NULL;

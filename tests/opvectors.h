@@ -9,7 +9,7 @@
 #include "proto/wnn.h"
 #include "tests/clienttest.h"
 
-#define OV_MAX_IN 6
+#define OV_MAX_IN 8
 #define OV_MAX_OUT 3
 
 /* One operand of a vector. Values are written as doubles (exact for every value the vectors
@@ -77,10 +77,13 @@ void ov_run_family(enum wnn_family family, const char *backend);
 
 /* Operand shorthands: OV_IN(type, rank, OV_SHAPE(dims...), values...) for a graph input,
  * OV_CONST(...) for a builder constant, OV_<TYPE>(n, values...) for a 1-D graph input. */
-#define OV_SHAPE(...) { __VA_ARGS__ }
+/* The shape stays parenthesised until OV_IN opens it, so that it passes through other macros. */
+#define OV_SHAPE(...) (__VA_ARGS__)
+#define OV_DIMS(...) { __VA_ARGS__ }
 #define OV_VALS(...) ((const double[]){ __VA_ARGS__ })
-#define OV_IN(type_, rank_, shape_, ...) { type_, rank_, shape_, OV_VALS(__VA_ARGS__), false }
-#define OV_CONST(type_, rank_, shape_, ...) { type_, rank_, shape_, OV_VALS(__VA_ARGS__), true }
+#define OV_IN(type_, rank_, shape_, ...) { type_, rank_, OV_DIMS shape_, OV_VALS(__VA_ARGS__), false }
+#define OV_CONST(type_, rank_, shape_, ...) \
+	{ type_, rank_, OV_DIMS shape_, OV_VALS(__VA_ARGS__), true }
 #define OV_F32(n_, ...) OV_IN(WEBNN_FLOAT32, 1, OV_SHAPE(n_), __VA_ARGS__)
 #define OV_F16(n_, ...) OV_IN(WEBNN_FLOAT16, 1, OV_SHAPE(n_), __VA_ARGS__)
 #define OV_I8(n_, ...) OV_IN(WEBNN_INT8, 1, OV_SHAPE(n_), __VA_ARGS__)
