@@ -136,7 +136,8 @@ static const struct op_vector reduce_vectors[] = {
 	{ WNN_OP_CUMULATIVE_SUM, "int32 exclusive reversed", .build = cumsum_exclusive_reversed,
 	  .in = { OV_I32(4, 1, -2, 3, 4) }, .want = { OV_I32(4, 5, 7, 4, 0) } },
 	{ WNN_OP_CUMULATIVE_SUM, "float32 axis 1 NULL options", .build = cumsum_axis1_null,
-	  .in = { X23 }, .want = { OV_IN(WEBNN_FLOAT32, 2, OV_SHAPE(2, 3), 1, -1, 2, 4, 4.5, -1.5) } },
+	  .in = { X23 }, .want = { OV_IN(WEBNN_FLOAT32, 2, OV_SHAPE(2, 3), 1, -1, 2, 4, 4.5,
+			  -1.5) } },
 };
 OV_TABLE(REDUCE, reduce_vectors);
 

@@ -25,7 +25,8 @@ static uint16_t ov_f16_from_double(double d)
 			return sign;
 		man |= 0x800000u;
 		uint32_t shift = (uint32_t)(14 - e);
-		uint32_t h = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
+		uint32_t h = man >> shift, rem = man & ((1u << shift) - 1);
+		uint32_t half = 1u << (shift - 1);
 		if (rem > half || (rem == half && (h & 1)))
 			h++;
 		return (uint16_t)(sign | h);
@@ -204,6 +205,10 @@ static bool ov_run_vector(const struct op_vector *v, struct ov_run *run)
 	for (size_t i = 0; i < OV_MAX_IN && v->in[i].type; i++) {
 		struct webnn_operand_desc d = ov_desc(&v->in[i]);
 		size_t size = ov_count(&v->in[i]) * webnn_data_type_size(d.data_type);
+		if (size > sizeof(bytes[i])) {
+			snprintf(run->msg, run->len, "input %zu: more than a vector holds", i);
+			goto out;
+		}
 		ov_encode(&v->in[i], bytes[i]);
 		if (v->in[i].constant) {
 			OV_TRY(run, webnn_builder_constant(b, &d, bytes[i], size, &in[i]));
@@ -220,6 +225,11 @@ static bool ov_run_vector(const struct op_vector *v, struct ov_run *run)
 	for (size_t k = 0; k < n_out; k++) {
 		if (!ov_check_output(v, k, out[k], NULL, run))
 			goto out;
+		if (ov_count(&v->want[k]) * webnn_data_type_size(v->want[k].type) >
+		    sizeof(bytes[0])) {
+			snprintf(run->msg, run->len, "output %zu: more than a vector holds", k);
+			goto out;
+		}
 		named[k] = (struct webnn_named_operand){ out_names[k], out[k] };
 		struct webnn_tensor_desc td = { .desc = ov_desc(&v->want[k]), .readable = true };
 		OV_TRY(run, webnn_context_create_tensor(run->ctx, &td, &tout[k]));
@@ -316,7 +326,8 @@ static void ov_scan_conformance_file(const char *path, int *files)
 	fclose(f);
 	for (int op = 0; op < WNN_OP_COUNT; op++) {
 		char needle[96];
-		snprintf(needle, sizeof(needle), "{\"name\":\"%s\",\"arguments\"", wnn_ops[op].name);
+		snprintf(needle, sizeof(needle), "{\"name\":\"%s\",\"arguments\"",
+			 wnn_ops[op].name);
 		files[op] += strstr(buf, needle) != NULL;
 	}
 }

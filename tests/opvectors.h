@@ -81,7 +81,8 @@ void ov_run_family(enum wnn_family family, const char *backend);
 #define OV_SHAPE(...) (__VA_ARGS__)
 #define OV_DIMS(...) { __VA_ARGS__ }
 #define OV_VALS(...) ((const double[]){ __VA_ARGS__ })
-#define OV_IN(type_, rank_, shape_, ...) { type_, rank_, OV_DIMS shape_, OV_VALS(__VA_ARGS__), false }
+#define OV_IN(type_, rank_, shape_, ...) \
+	{ type_, rank_, OV_DIMS shape_, OV_VALS(__VA_ARGS__), false }
 #define OV_CONST(type_, rank_, shape_, ...) \
 	{ type_, rank_, OV_DIMS shape_, OV_VALS(__VA_ARGS__), true }
 #define OV_F32(n_, ...) OV_IN(WEBNN_FLOAT32, 1, OV_SHAPE(n_), __VA_ARGS__)
