@@ -37,6 +37,15 @@ static enum webnn_status pad_value(struct webnn_builder *b, struct webnn_operand
 	return webnn_builder_pad(b, in[0], pad_begin, 2, pad_end, 2, &o, out);
 }
 
+/* MLNumber options are cast to the operand type: round half to even for integers */
+static enum webnn_status pad_value_half(struct webnn_builder *b, struct webnn_operand *const *in,
+					struct webnn_operand **out)
+{
+	struct webnn_pad_options o = WEBNN_PAD_OPTIONS_INIT;
+	o.value = 2.5;
+	return webnn_builder_pad(b, in[0], pad_begin, 2, pad_end, 2, &o, out);
+}
+
 static enum webnn_status pad_edge(struct webnn_builder *b, struct webnn_operand *const *in,
 				  struct webnn_operand **out)
 {
@@ -178,6 +187,9 @@ static const struct op_vector data_vectors[] = {
 	{ WNN_OP_PAD, "int32 constant mode, value 9", .build = pad_value,
 	  .in = { M22(WEBNN_INT32, 1, 2, 3, 4) },
 	  .want = { M33(WEBNN_INT32, 9, 9, 9, 1, 2, 9, 3, 4, 9) } },
+	{ WNN_OP_PAD, "int32 constant mode, value 2.5 cast to 2", .build = pad_value_half,
+	  .in = { M22(WEBNN_INT32, 1, 2, 3, 4) },
+	  .want = { M33(WEBNN_INT32, 2, 2, 2, 1, 2, 2, 3, 4, 2) } },
 	{ WNN_OP_PAD, "float32 edge mode", .build = pad_edge,
 	  .in = { M22(WEBNN_FLOAT32, 1, 2, 3, 4) },
 	  .want = { OV_IN(WEBNN_FLOAT32, 2, OV_SHAPE(2, 4), 1, 1, 2, 2, 3, 3, 4, 4) } },

@@ -95,6 +95,18 @@ static enum webnn_status build_clamp_int(struct webnn_builder *b, struct webnn_o
 	return webnn_builder_clamp(b, in[0], &o, out);
 }
 
+/* bounds are cast to uint8: -5 saturates to 0 and 300 to 255 */
+static enum webnn_status build_clamp_saturated_bounds(struct webnn_builder *b,
+						      struct webnn_operand *const *in,
+						      struct webnn_operand **out)
+{
+	struct webnn_clamp_options o = WEBNN_CLAMP_OPTIONS_INIT;
+	o.has_min_value = o.has_max_value = true;
+	o.min_value = -5;
+	o.max_value = 300;
+	return webnn_builder_clamp(b, in[0], &o, out);
+}
+
 static enum webnn_status build_prelu(struct webnn_builder *b, struct webnn_operand *const *in,
 				     struct webnn_operand **out)
 {
@@ -368,6 +380,9 @@ static const struct op_vector elementwise_vectors[] = {
 	  .want = { OV_F32(7, -1, -1, 0, 0.5, 1, 1, -1) } },
 	{ WNN_OP_CLAMP, "int32 [0, 10]", .build = build_clamp_int,
 	  .in = { OV_I32(4, -5, 0, 5, 11) }, .want = { OV_I32(4, 0, 0, 5, 10) } },
+	{ WNN_OP_CLAMP, "uint8 bounds -5 and 300 cast to 0 and 255",
+	  .build = build_clamp_saturated_bounds,
+	  .in = { OV_U8(3, 0, 7, 255) }, .want = { OV_U8(3, 0, 7, 255) } },
 	{ WNN_OP_PRELU, "float32 slope broadcast [2,3] x [3]", .build = build_prelu,
 	  .in = { OV_IN(WEBNN_FLOAT32, 2, OV_SHAPE(2, 3), -2, -1, 0, 1, 2, -3),
 		  OV_F32(3, 0.5, 0.25, 2) },
