@@ -1,0 +1,65 @@
+/* Hand-computed vectors of the cast/quantize family (cast, quantizeLinear, dequantizeLinear) on both backends. */
+#include <math.h>
+
+#include "tests/opvectors.h"
+
+#define CAST_BUILD(fn_, type_)                                                                 \
+	static enum webnn_status fn_(struct webnn_builder *b, struct webnn_operand *const *in, \
+				     struct webnn_operand **out)                               \
+	{                                                                                      \
+		return webnn_builder_cast(b, in[0], type_, out);                               \
+	}
+CAST_BUILD(cast_to_int32, WEBNN_INT32)
+CAST_BUILD(cast_to_float32, WEBNN_FLOAT32)
+CAST_BUILD(cast_to_float16, WEBNN_FLOAT16)
+CAST_BUILD(cast_to_uint8, WEBNN_UINT8)
+CAST_BUILD(cast_to_int64, WEBNN_INT64)
+
+static enum webnn_status quantize(struct webnn_builder *b, struct webnn_operand *const *in,
+				  struct webnn_operand **out)
+{
+	return webnn_builder_quantize_linear(b, in[0], in[1], in[2], out);
+}
+
+static enum webnn_status dequantize(struct webnn_builder *b, struct webnn_operand *const *in,
+				    struct webnn_operand **out)
+{
+	return webnn_builder_dequantize_linear(b, in[0], in[1], in[2], out);
+}
+
+static const struct op_vector cast_vectors[] = {
+	/* float to integer truncates toward zero (in range) */
+	{ WNN_OP_CAST, "float32 to int32", .build = cast_to_int32,
+	  .in = { OV_F32(6, 1.7, -1.7, 0, -0.5, 100.5, -2147483520) },
+	  .want = { OV_I32(6, 1, -1, 0, 0, 100, -2147483520) } },
+	{ WNN_OP_CAST, "int32 to float32", .build = cast_to_float32,
+	  .in = { OV_I32(3, -7, 0, 16777216) }, .want = { OV_F32(3, -7, 0, 16777216) } },
+	{ WNN_OP_CAST, "float32 to float16", .build = cast_to_float16,
+	  .in = { OV_F32(4, 1, -0.5, 65504, INFINITY) }, .want = { OV_F16(4, 1, -0.5, 65504,
+			  INFINITY) } },
+	{ WNN_OP_CAST, "float16 to float32", .build = cast_to_float32,
+	  .in = { OV_F16(3, 0.333251953125, -2, NAN) },
+	  .want = { OV_F32(3, 0.333251953125, -2, NAN) } },
+	{ WNN_OP_CAST, "int32 to uint8 (in range)", .build = cast_to_uint8,
+	  .in = { OV_I32(3, 0, 7, 255) }, .want = { OV_U8(3, 0, 7, 255) } },
+	{ WNN_OP_CAST, "uint8 to int64", .build = cast_to_int64,
+	  .in = { OV_U8(3, 0, 128, 255) }, .want = { OV_I64(3, 0, 128, 255) } },
+
+	/* clamp(roundEven(x / scale) + zeroPoint, 0, 255) (-128, 127 for int8) */
+	{ WNN_OP_QUANTIZE_LINEAR, "float32 to uint8, ties to even, saturation", .build = quantize,
+	  .in = { OV_F32(6, 0, 1, 0.25, 0.75, -100, 1000), OV_F32(1, 0.5), OV_U8(1, 128) },
+	  .want = { OV_U8(6, 128, 130, 128, 130, 0, 255) } },
+	{ WNN_OP_QUANTIZE_LINEAR, "float32 to int8 blockwise (block 2)", .build = quantize,
+	  .in = { OV_F32(4, 1, 2, 3, -400), OV_F32(2, 1, 0.5), OV_I8(2, 0, 10) },
+	  .want = { OV_I8(4, 1, 2, 16, -128) } },
+	/* (x - zeroPoint) * scale */
+	{ WNN_OP_DEQUANTIZE_LINEAR, "uint8 to float32", .build = dequantize,
+	  .in = { OV_U8(4, 128, 130, 0, 255), OV_F32(1, 0.5), OV_U8(1, 128) },
+	  .want = { OV_F32(4, 0, 1, -64, 63.5) } },
+	{ WNN_OP_DEQUANTIZE_LINEAR, "int8 to float32 blockwise (block 2)", .build = dequantize,
+	  .in = { OV_I8(4, -128, 0, 127, -1), OV_F32(2, 2, 0.25), OV_I8(2, -1, 3) },
+	  .want = { OV_F32(4, -254, 2, 31, -1) } },
+};
+OV_TABLE(CAST, cast_vectors);
+
+OV_FAMILY_TESTS(CAST, cast)

@@ -1,0 +1,401 @@
+/* Hand-computed vectors of the elementwise operators (unary, binary, clamp, prelu, where) on both backends. */
+#include <math.h>
+
+#include "tests/opvectors.h"
+
+/* ---- operators with scalar options: the spec defaults (NULL options) and explicit ones */
+
+static enum webnn_status build_elu_default(struct webnn_builder *b, struct webnn_operand *const *in,
+					   struct webnn_operand **out)
+{
+	return webnn_builder_elu(b, in[0], NULL, out);
+}
+
+static enum webnn_status build_elu_alpha2(struct webnn_builder *b, struct webnn_operand *const *in,
+					  struct webnn_operand **out)
+{
+	struct webnn_elu_options o = WEBNN_ELU_OPTIONS_INIT;
+	o.alpha = 2;
+	return webnn_builder_elu(b, in[0], &o, out);
+}
+
+static enum webnn_status build_leaky_relu_default(struct webnn_builder *b,
+						  struct webnn_operand *const *in,
+						  struct webnn_operand **out)
+{
+	return webnn_builder_leaky_relu(b, in[0], NULL, out);
+}
+
+static enum webnn_status build_leaky_relu_alpha(struct webnn_builder *b,
+						struct webnn_operand *const *in,
+						struct webnn_operand **out)
+{
+	struct webnn_leaky_relu_options o = WEBNN_LEAKY_RELU_OPTIONS_INIT;
+	o.alpha = 0.5;
+	return webnn_builder_leaky_relu(b, in[0], &o, out);
+}
+
+static enum webnn_status build_hard_sigmoid_default(struct webnn_builder *b,
+						    struct webnn_operand *const *in,
+						    struct webnn_operand **out)
+{
+	return webnn_builder_hard_sigmoid(b, in[0], NULL, out);
+}
+
+static enum webnn_status build_hard_sigmoid_opts(struct webnn_builder *b,
+						 struct webnn_operand *const *in,
+						 struct webnn_operand **out)
+{
+	struct webnn_hard_sigmoid_options o = WEBNN_HARD_SIGMOID_OPTIONS_INIT;
+	o.alpha = 0.5;
+	o.beta = 0.25;
+	return webnn_builder_hard_sigmoid(b, in[0], &o, out);
+}
+
+static enum webnn_status build_linear_default(struct webnn_builder *b,
+					      struct webnn_operand *const *in,
+					      struct webnn_operand **out)
+{
+	return webnn_builder_linear(b, in[0], NULL, out);
+}
+
+static enum webnn_status build_linear_opts(struct webnn_builder *b, struct webnn_operand *const *in,
+					   struct webnn_operand **out)
+{
+	struct webnn_linear_options o = WEBNN_LINEAR_OPTIONS_INIT;
+	o.alpha = 2;
+	o.beta = -1;
+	return webnn_builder_linear(b, in[0], &o, out);
+}
+
+static enum webnn_status build_clamp_default(struct webnn_builder *b,
+					     struct webnn_operand *const *in,
+					     struct webnn_operand **out)
+{
+	return webnn_builder_clamp(b, in[0], NULL, out);
+}
+
+static enum webnn_status build_clamp_both(struct webnn_builder *b, struct webnn_operand *const *in,
+					  struct webnn_operand **out)
+{
+	struct webnn_clamp_options o = WEBNN_CLAMP_OPTIONS_INIT;
+	o.has_min_value = o.has_max_value = true;
+	o.min_value = -1;
+	o.max_value = 1;
+	return webnn_builder_clamp(b, in[0], &o, out);
+}
+
+static enum webnn_status build_clamp_int(struct webnn_builder *b, struct webnn_operand *const *in,
+					 struct webnn_operand **out)
+{
+	struct webnn_clamp_options o = WEBNN_CLAMP_OPTIONS_INIT;
+	o.has_min_value = o.has_max_value = true;
+	o.min_value = 0;
+	o.max_value = 10;
+	return webnn_builder_clamp(b, in[0], &o, out);
+}
+
+/* bounds are cast to uint8: -5 saturates to 0 and 300 to 255 */
+static enum webnn_status build_clamp_saturated_bounds(struct webnn_builder *b,
+						      struct webnn_operand *const *in,
+						      struct webnn_operand **out)
+{
+	struct webnn_clamp_options o = WEBNN_CLAMP_OPTIONS_INIT;
+	o.has_min_value = o.has_max_value = true;
+	o.min_value = -5;
+	o.max_value = 300;
+	return webnn_builder_clamp(b, in[0], &o, out);
+}
+
+static enum webnn_status build_prelu(struct webnn_builder *b, struct webnn_operand *const *in,
+				     struct webnn_operand **out)
+{
+	return webnn_builder_prelu(b, in[0], in[1], out);
+}
+
+static enum webnn_status build_where(struct webnn_builder *b, struct webnn_operand *const *in,
+				     struct webnn_operand **out)
+{
+	return webnn_builder_where(b, in[0], in[1], in[2], out);
+}
+
+/* Comparison inputs: NaN compares false (unequal) and -0 equals +0. */
+#define CMP_A OV_F32(5, 1, 2, 3, NAN, -0.0)
+#define CMP_B OV_F32(5, 2, 2, 1, 1, 0)
+#define ICMP_A OV_I32(4, 1, 2, 3, -4)
+#define ICMP_B OV_I32(4, 2, 2, 1, -5)
+#define LOGIC_A OV_U8(6, 0, 0, 1, 1, 2, 0)
+#define LOGIC_B OV_U8(6, 0, 1, 0, 1, 3, 255)
+
+static const struct op_vector elementwise_vectors[] = {
+	/* unary float32, expected values from Python's math module */
+	{ WNN_OP_ABS, "float32 edge values", .unary = webnn_builder_abs,
+	  .in = { OV_F32(10, -3, -1.5, -0.0, 0, 0.25, 1, 2.5, INFINITY, -INFINITY, NAN) },
+	  .want = { OV_F32(10, 3, 1.5, 0, 0, 0.25, 1, 2.5, INFINITY, INFINITY, NAN) },
+			  .zero_sign = true },
+	{ WNN_OP_CEIL, "float32 edge values", .unary = webnn_builder_ceil,
+	  .in = { OV_F32(10, -3, -1.5, -0.0, 0, 0.25, 1, 2.5, INFINITY, -INFINITY, NAN) },
+	  .want = { OV_F32(10, -3, -1, -0.0, 0, 1, 1, 3, INFINITY, -INFINITY, NAN) },
+			  .zero_sign = true },
+	{ WNN_OP_FLOOR, "float32 edge values", .unary = webnn_builder_floor,
+	  .in = { OV_F32(10, -3, -1.5, -0.0, 0, 0.25, 1, 2.5, INFINITY, -INFINITY, NAN) },
+	  .want = { OV_F32(10, -3, -2, -0.0, 0, 0, 1, 2, INFINITY, -INFINITY, NAN) },
+			  .zero_sign = true },
+	{ WNN_OP_COS, "float32 edge values", .unary = webnn_builder_cos,
+	  .in = { OV_F32(7, -3, -1.5, 0, 0.25, 1, 2.5, NAN) },
+	  .want = { OV_F32(7, -0.9899924966004454, 0.0707372016677029, 1, 0.9689124217106447,
+			  0.5403023058681398, -0.8011436155469337, NAN) } },
+	{ WNN_OP_SIN, "float32 edge values", .unary = webnn_builder_sin,
+	  .in = { OV_F32(7, -3, -1.5, -0.0, 0.25, 1, 2.5, NAN) },
+	  .want = { OV_F32(7, -0.1411200080598672, -0.9974949866040544, -0.0, 0.24740395925452294,
+			  0.8414709848078965, 0.5984721441039565, NAN) } },
+	{ WNN_OP_TAN, "float32 edge values", .unary = webnn_builder_tan,
+	  .in = { OV_F32(7, -3, -1.5, 0, 0.25, 1, 2.5, NAN) },
+	  .want = { OV_F32(7, 0.1425465430742778, -14.101419947171719, 0, 0.25534192122103627,
+			  1.5574077246549023, -0.7470222972386603, NAN) } },
+	{ WNN_OP_ERF, "float32 edge values", .unary = webnn_builder_erf,
+	  .in = { OV_F32(10, -3, -1.5, -0.0, 0, 0.25, 1, 2.5, INFINITY, -INFINITY, NAN) },
+	  .want = { OV_F32(10, -0.9999779095030014, -0.9661051464753108, -0.0, 0,
+			  0.2763263901682369, 0.8427007929497149, 0.999593047982555, 1, -1,
+			  NAN) } },
+	{ WNN_OP_EXP, "float32 edge values", .unary = webnn_builder_exp,
+	  .in = { OV_F32(10, -3, -1.5, -0.0, 0, 0.25, 1, 2.5, INFINITY, -INFINITY, NAN) },
+	  .want = { OV_F32(10, 0.049787068367863944, 0.22313016014842982, 1, 1, 1.2840254166877414,
+			  2.718281828459045, 12.182493960703473, INFINITY, 0, NAN) } },
+	{ WNN_OP_IDENTITY, "float32 edge values", .unary = webnn_builder_identity,
+	  .in = { OV_F32(10, -3, -1.5, -0.0, 0, 0.25, 1, 2.5, INFINITY, -INFINITY, NAN) },
+	  .want = { OV_F32(10, -3, -1.5, -0.0, 0, 0.25, 1, 2.5, INFINITY, -INFINITY, NAN) },
+			  .zero_sign = true },
+	{ WNN_OP_LOG, "float32 edge values", .unary = webnn_builder_log,
+	  .in = { OV_F32(9, -1, -0.0, 0, 0.25, 1, 2.5, 10, INFINITY, NAN) },
+	  .want = { OV_F32(9, NAN, -INFINITY, -INFINITY, -1.3862943611198906, 0, 0.9162907318741551,
+			  2.302585092994046, INFINITY, NAN) } },
+	{ WNN_OP_NEG, "float32 edge values", .unary = webnn_builder_neg,
+	  .in = { OV_F32(10, -3, -1.5, -0.0, 0, 0.25, 1, 2.5, INFINITY, -INFINITY, NAN) },
+	  .want = { OV_F32(10, 3, 1.5, 0, -0.0, -0.25, -1, -2.5, -INFINITY, INFINITY, NAN) },
+			  .zero_sign = true },
+	{ WNN_OP_RECIPROCAL, "float32 edge values", .unary = webnn_builder_reciprocal,
+	  .in = { OV_F32(10, -4, -0.0, 0, 0.25, 1, 2.5, 3, INFINITY, -INFINITY, NAN) },
+	  .want = { OV_F32(10, -0.25, -INFINITY, INFINITY, 4, 1, 0.4, 0.3333333333333333, 0, -0.0,
+			  NAN) }, .zero_sign = true },
+	{ WNN_OP_ROUND_EVEN, "float32 edge values", .unary = webnn_builder_round_even,
+	  .in = { OV_F32(10, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.7, -3.7, INFINITY, NAN) },
+	  .want = { OV_F32(10, -2, -2, -0.0, 0, 2, 2, 4, -4, INFINITY, NAN) }, .zero_sign = true },
+	{ WNN_OP_SIGN, "float32 edge values", .unary = webnn_builder_sign,
+	  .in = { OV_F32(9, -3, -1.5, 0, 0.25, 1, 2.5, INFINITY, -INFINITY, NAN) },
+	  .want = { OV_F32(9, -1, -1, 0, 1, 1, 1, 1, -1, NAN) } },
+	{ WNN_OP_SQRT, "float32 edge values", .unary = webnn_builder_sqrt,
+	  .in = { OV_F32(8, -1, -0.0, 0, 0.25, 2, 9, INFINITY, NAN) },
+	  .want = { OV_F32(8, NAN, -0.0, 0, 0.5, 1.4142135623730951, 3, INFINITY, NAN) },
+			  .zero_sign = true },
+	{ WNN_OP_RELU, "float32 edge values", .unary = webnn_builder_relu,
+	  .in = { OV_F32(8, -3, -1.5, 0, 0.25, 1, 2.5, INFINITY, -INFINITY) },
+	  .want = { OV_F32(8, 0, 0, 0, 0.25, 1, 2.5, INFINITY, 0) } },
+	{ WNN_OP_SIGMOID, "float32 edge values", .unary = webnn_builder_sigmoid,
+	  .in = { OV_F32(10, -3, -1.5, -0.0, 0, 0.25, 1, 2.5, INFINITY, -INFINITY, NAN) },
+	  .want = { OV_F32(10, 0.04742587317756678, 0.18242552380635635, 0.5, 0.5,
+			  0.5621765008857981, 0.7310585786300049, 0.9241418199787566, 1, 0,
+			  NAN) } },
+	{ WNN_OP_TANH, "float32 edge values", .unary = webnn_builder_tanh,
+	  .in = { OV_F32(10, -3, -1.5, -0.0, 0, 0.25, 1, 2.5, INFINITY, -INFINITY, NAN) },
+	  .want = { OV_F32(10, -0.9950547536867305, -0.9051482536448664, -0.0, 0,
+			  0.24491866240370913, 0.7615941559557649, 0.9866142981514303, 1, -1,
+			  NAN) } },
+	{ WNN_OP_SOFTPLUS, "float32 edge values", .unary = webnn_builder_softplus,
+	  .in = { OV_F32(10, -3, -1.5, 0, 0.25, 1, 2.5, 30, INFINITY, -INFINITY, NAN) },
+	  .want = { OV_F32(10, 0.04858735157374206, 0.2014132779827524, 0.6931471805599453,
+			  0.8259394198788436, 1.3132616875182228, 2.5788897342925496,
+			  30.000000000000092, INFINITY, 0, NAN) } },
+	{ WNN_OP_SOFTSIGN, "float32 edge values", .unary = webnn_builder_softsign,
+	  .in = { OV_F32(8, -3, -1.5, -0.0, 0, 0.25, 1, 2.5, NAN) },
+	  .want = { OV_F32(8, -0.75, -0.6, -0.0, 0, 0.2, 0.5, 0.7142857142857143, NAN) } },
+	{ WNN_OP_GELU, "float32 edge values", .unary = webnn_builder_gelu,
+	  .in = { OV_F32(8, -3, -1.5, 0, 0.25, 1, 2.5, INFINITY, NAN) },
+	  .want = { OV_F32(8, -0.00404969409489031, -0.10021080190328713, 0, 0.14967658142073093,
+			  0.8413447460685429, 2.4844758366855597, INFINITY, NAN) },
+	  /* 1 + erf(x / sqrt 2) cancels for negative x in float32 */
+	  .rtol = 1e-5, .atol = 1e-7 },
+	{ WNN_OP_HARD_SWISH, "float32 edge values", .unary = webnn_builder_hard_swish,
+	  .in = { OV_F32(10, -4, -3, -1.5, 0, 0.25, 1, 2.5, 3, 6, NAN) },
+	  .want = { OV_F32(10, -0.0, -0.0, -0.375, 0, 0.13541666666666666, 0.6666666666666666,
+			  2.2916666666666665, 3, 6, NAN) } },
+	{ WNN_OP_ELU, "float32 NULL options: alpha 1", .build = build_elu_default,
+	  .in = { OV_F32(9, -3, -1.5, 0, 0.25, 1, 2.5, -INFINITY, INFINITY, NAN) },
+	  .want = { OV_F32(9, -0.950212931632136, -0.7768698398515702, 0, 0.25, 1, 2.5, -1,
+			  INFINITY, NAN) } },
+	{ WNN_OP_ELU, "float32 alpha 2", .build = build_elu_alpha2,
+	  .in = { OV_F32(6, -3, -1.5, 0, 0.25, 1, 2.5) },
+	  .want = { OV_F32(6, -1.900425863264272, -1.5537396797031404, 0, 0.25, 1, 2.5) } },
+	{ WNN_OP_LEAKY_RELU, "float32 NULL options: alpha 0.01", .build = build_leaky_relu_default,
+	  .in = { OV_F32(9, -3, -1.5, 0, 0.25, 1, 2.5, -INFINITY, INFINITY, NAN) },
+	  .want = { OV_F32(9, -0.03, -0.015, 0, 0.25, 1, 2.5, -INFINITY, INFINITY, NAN) } },
+	{ WNN_OP_LEAKY_RELU, "float32 alpha 0.5", .build = build_leaky_relu_alpha,
+	  .in = { OV_F32(6, -3, -1.5, 0, 0.25, 1, 2.5) },
+	  .want = { OV_F32(6, -1.5, -0.75, 0, 0.25, 1, 2.5) } },
+	{ WNN_OP_HARD_SIGMOID, "float32 NULL options: alpha 0.2, beta 0.5",
+	  .build = build_hard_sigmoid_default,
+	  .in = { OV_F32(10, -3, -2.5, -1.5, 0, 0.25, 1, 2.5, 3, -INFINITY, INFINITY) },
+	  .want = { OV_F32(10, 0, 0, 0.19999999999999996, 0.5, 0.55, 0.7, 1, 1, 0, 1) } },
+	{ WNN_OP_HARD_SIGMOID, "float32 alpha 0.5, beta 0.25", .build = build_hard_sigmoid_opts,
+	  .in = { OV_F32(6, -3, -1.5, 0, 0.25, 1, 2.5) },
+	  .want = { OV_F32(6, 0, 0, 0.25, 0.375, 0.75, 1) } },
+	{ WNN_OP_LINEAR, "float32 NULL options: alpha 1, beta 0", .build = build_linear_default,
+	  .in = { OV_F32(9, -3, -1.5, 0, 0.25, 1, 2.5, INFINITY, -INFINITY, NAN) },
+	  .want = { OV_F32(9, -3, -1.5, 0, 0.25, 1, 2.5, INFINITY, -INFINITY, NAN) } },
+	{ WNN_OP_LINEAR, "float32 alpha 2, beta -1", .build = build_linear_opts,
+	  .in = { OV_F32(6, -3, -1.5, 0, 0.25, 1, 2.5) },
+	  .want = { OV_F32(6, -7, -4, -1, -0.5, 1, 4) } },
+
+	/* unary integer forms */
+	{ WNN_OP_ABS, "int32", .unary = webnn_builder_abs,
+	  .in = { OV_I32(4, -3, 0, 5, -128) }, .want = { OV_I32(4, 3, 0, 5, 128) } },
+	{ WNN_OP_ABS, "int8", .unary = webnn_builder_abs,
+	  .in = { OV_I8(4, -3, 0, 5, -127) }, .want = { OV_I8(4, 3, 0, 5, 127) } },
+	{ WNN_OP_IDENTITY, "int64", .unary = webnn_builder_identity,
+	  .in = { OV_I64(3, -5, 0, 1099511627776) }, .want = { OV_I64(3, -5, 0, 1099511627776) } },
+	{ WNN_OP_NEG, "int32", .unary = webnn_builder_neg,
+	  .in = { OV_I32(3, -3, 0, 5) }, .want = { OV_I32(3, 3, 0, -5) } },
+	{ WNN_OP_SIGN, "int32", .unary = webnn_builder_sign,
+	  .in = { OV_I32(3, -7, 0, 9) }, .want = { OV_I32(3, -1, 0, 1) } },
+	{ WNN_OP_RELU, "int32", .unary = webnn_builder_relu,
+	  .in = { OV_I32(3, -7, 0, 9) }, .want = { OV_I32(3, 0, 0, 9) } },
+	{ WNN_OP_RELU, "int8", .unary = webnn_builder_relu,
+	  .in = { OV_I8(4, -128, -1, 0, 127) }, .want = { OV_I8(4, 0, 0, 0, 127) } },
+	{ WNN_OP_LOGICAL_NOT, "uint8", .unary = webnn_builder_logical_not,
+	  .in = { OV_U8(4, 0, 1, 2, 255) }, .want = { OV_U8(4, 1, 0, 0, 0) } },
+	{ WNN_OP_IS_NAN, "float32", .unary = webnn_builder_is_nan,
+	  .in = { OV_F32(5, 0, -1.5, INFINITY, -INFINITY, NAN) }, .want = { OV_U8(5, 0, 0, 0, 0,
+			  1) } },
+	{ WNN_OP_IS_INFINITE, "float32", .unary = webnn_builder_is_infinite,
+	  .in = { OV_F32(5, 0, -1.5, INFINITY, -INFINITY, NAN) }, .want = { OV_U8(5, 0, 0, 1, 1,
+			  0) } },
+
+	/* float16: the same math at half precision */
+	{ WNN_OP_EXP, "float16", .unary = webnn_builder_exp,
+	  .in = { OV_F16(4, -1, 0, 0.5, 1) },
+	  .want = { OV_F16(4, 0.36787944117144233, 1, 1.6487212707001282, 2.718281828459045) } },
+	{ WNN_OP_SIGMOID, "float16", .unary = webnn_builder_sigmoid,
+	  .in = { OV_F16(3, -2, 0, 0.5) },
+	  .want = { OV_F16(3, 0.11920292202211755, 0.5, 0.6224593312018546) } },
+	{ WNN_OP_RELU, "float16", .unary = webnn_builder_relu,
+	  .in = { OV_F16(4, -2, 0, 0.5, 65504) }, .want = { OV_F16(4, 0, 0, 0.5, 65504) } },
+	{ WNN_OP_ADD, "float16", .binary = webnn_builder_add,
+	  .in = { OV_F16(3, 1, 0.5, 65504), OV_F16(3, 2, 0.25, 65504) },
+	  .want = { OV_F16(3, 3, 0.75, INFINITY) } },
+
+	/* binary float32 */
+	{ WNN_OP_ADD, "float32", .binary = webnn_builder_add,
+	  .in = { OV_F32(6, 1, -2.5, INFINITY, INFINITY, NAN, -0.0),
+		  OV_F32(6, 2, 2.5, 1, -INFINITY, 1, -0.0) },
+	  .want = { OV_F32(6, 3, 0, INFINITY, NAN, NAN, -0.0) }, .zero_sign = true },
+	{ WNN_OP_ADD, "float32 broadcast [2,3] + [3]", .binary = webnn_builder_add,
+	  .in = { OV_IN(WEBNN_FLOAT32, 2, OV_SHAPE(2, 3), 1, 2, 3, 4, 5, 6),
+		  OV_F32(3, 10, 20, 30) },
+	  .want = { OV_IN(WEBNN_FLOAT32, 2, OV_SHAPE(2, 3), 11, 22, 33, 14, 25, 36) } },
+	{ WNN_OP_SUB, "float32", .binary = webnn_builder_sub,
+	  .in = { OV_F32(6, 1, -2.5, INFINITY, INFINITY, NAN, 0.5),
+		  OV_F32(6, 2, 2.5, 1, INFINITY, 1, 0.25) },
+	  .want = { OV_F32(6, -1, -5, INFINITY, NAN, NAN, 0.25) } },
+	{ WNN_OP_MUL, "float32", .binary = webnn_builder_mul,
+	  .in = { OV_F32(6, 1.5, -2, INFINITY, INFINITY, NAN, -0.0), OV_F32(6, 2, 2.5, -1, 0, 1,
+			  3) },
+	  .want = { OV_F32(6, 3, -5, -INFINITY, NAN, NAN, -0.0) }, .zero_sign = true },
+	{ WNN_OP_DIV, "float32", .binary = webnn_builder_div,
+	  .in = { OV_F32(7, 1, -3, 1, -1, 0, NAN, 6), OV_F32(7, 4, 2, 0, 0, 0, 1, INFINITY) },
+	  .want = { OV_F32(7, 0.25, -1.5, INFINITY, -INFINITY, NAN, NAN, 0) } },
+	{ WNN_OP_MAX, "float32", .binary = webnn_builder_max,
+	  .in = { OV_F32(4, 1, -2, 3, -0.5), OV_F32(4, 2, -3, 3, -0.25) },
+	  .want = { OV_F32(4, 2, -2, 3, -0.25) } },
+	{ WNN_OP_MIN, "float32", .binary = webnn_builder_min,
+	  .in = { OV_F32(4, 1, -2, 3, -0.5), OV_F32(4, 2, -3, 3, -0.25) },
+	  .want = { OV_F32(4, 1, -3, 3, -0.5) } },
+	{ WNN_OP_POW, "float32", .binary = webnn_builder_pow,
+	  .in = { OV_F32(8, 2, 2, 4, -2, -2, 9, 0, -8), OV_F32(8, 3, -1, 0.5, 2, 3, -0.5, 0, 0.5) },
+	  .want = { OV_F32(8, 8, 0.5, 2, 4, -8, 0.3333333333333333, 1, NAN) } },
+	{ WNN_OP_EQUAL, "float32", .binary = webnn_builder_equal,
+	  .in = { CMP_A, CMP_B }, .want = { OV_U8(5, 0, 1, 0, 0, 1) } },
+	{ WNN_OP_NOT_EQUAL, "float32", .binary = webnn_builder_not_equal,
+	  .in = { CMP_A, CMP_B }, .want = { OV_U8(5, 1, 0, 1, 1, 0) } },
+	{ WNN_OP_GREATER, "float32", .binary = webnn_builder_greater,
+	  .in = { CMP_A, CMP_B }, .want = { OV_U8(5, 0, 0, 1, 0, 0) } },
+	{ WNN_OP_GREATER_OR_EQUAL, "float32", .binary = webnn_builder_greater_or_equal,
+	  .in = { CMP_A, CMP_B }, .want = { OV_U8(5, 0, 1, 1, 0, 1) } },
+	{ WNN_OP_LESSER, "float32", .binary = webnn_builder_lesser,
+	  .in = { CMP_A, CMP_B }, .want = { OV_U8(5, 1, 0, 0, 0, 0) } },
+	{ WNN_OP_LESSER_OR_EQUAL, "float32", .binary = webnn_builder_lesser_or_equal,
+	  .in = { CMP_A, CMP_B }, .want = { OV_U8(5, 1, 1, 0, 0, 1) } },
+
+	/* binary integer forms (division truncates toward zero) */
+	{ WNN_OP_ADD, "int32", .binary = webnn_builder_add,
+	  .in = { OV_I32(4, 1, -2, 100, -7), OV_I32(4, 2, 5, -300, -8) },
+	  .want = { OV_I32(4, 3, 3, -200, -15) } },
+	{ WNN_OP_ADD, "int64", .binary = webnn_builder_add,
+	  .in = { OV_I64(2, 1099511627776, -5), OV_I64(2, 1, 2) },
+	  .want = { OV_I64(2, 1099511627777, -3) } },
+	{ WNN_OP_ADD, "uint8", .binary = webnn_builder_add,
+	  .in = { OV_U8(2, 200, 7), OV_U8(2, 55, 8) }, .want = { OV_U8(2, 255, 15) } },
+	{ WNN_OP_SUB, "int32", .binary = webnn_builder_sub,
+	  .in = { OV_I32(4, 1, -2, 100, -7), OV_I32(4, 2, 5, -300, -8) },
+	  .want = { OV_I32(4, -1, -7, 400, 1) } },
+	{ WNN_OP_MUL, "int32", .binary = webnn_builder_mul,
+	  .in = { OV_I32(4, 3, -4, 7, -5), OV_I32(4, 2, 5, -3, -6) },
+	  .want = { OV_I32(4, 6, -20, -21, 30) } },
+	{ WNN_OP_DIV, "int32", .binary = webnn_builder_div,
+	  .in = { OV_I32(5, 7, -7, 8, -9, 7), OV_I32(5, 2, 2, -2, -2, 7) },
+	  .want = { OV_I32(5, 3, -3, -4, 4, 1) } },
+	{ WNN_OP_DIV, "uint32", .binary = webnn_builder_div,
+	  .in = { OV_U32(2, 4000000000, 7), OV_U32(2, 3, 2) },
+	  .want = { OV_U32(2, 1333333333, 3) } },
+	{ WNN_OP_MAX, "int32", .binary = webnn_builder_max,
+	  .in = { OV_I32(4, 3, -4, 7, -5), OV_I32(4, 2, 5, -3, -6) },
+	  .want = { OV_I32(4, 3, 5, 7, -5) } },
+	{ WNN_OP_MIN, "int32", .binary = webnn_builder_min,
+	  .in = { OV_I32(4, 3, -4, 7, -5), OV_I32(4, 2, 5, -3, -6) },
+	  .want = { OV_I32(4, 2, -4, -3, -6) } },
+	{ WNN_OP_EQUAL, "int32", .binary = webnn_builder_equal,
+	  .in = { ICMP_A, ICMP_B }, .want = { OV_U8(4, 0, 1, 0, 0) } },
+	{ WNN_OP_NOT_EQUAL, "int32", .binary = webnn_builder_not_equal,
+	  .in = { ICMP_A, ICMP_B }, .want = { OV_U8(4, 1, 0, 1, 1) } },
+	{ WNN_OP_GREATER, "int32", .binary = webnn_builder_greater,
+	  .in = { ICMP_A, ICMP_B }, .want = { OV_U8(4, 0, 0, 1, 1) } },
+	{ WNN_OP_GREATER_OR_EQUAL, "int32", .binary = webnn_builder_greater_or_equal,
+	  .in = { ICMP_A, ICMP_B }, .want = { OV_U8(4, 0, 1, 1, 1) } },
+	{ WNN_OP_LESSER, "int32", .binary = webnn_builder_lesser,
+	  .in = { ICMP_A, ICMP_B }, .want = { OV_U8(4, 1, 0, 0, 0) } },
+	{ WNN_OP_LESSER_OR_EQUAL, "int32", .binary = webnn_builder_lesser_or_equal,
+	  .in = { ICMP_A, ICMP_B }, .want = { OV_U8(4, 1, 1, 0, 0) } },
+	{ WNN_OP_LOGICAL_AND, "uint8", .binary = webnn_builder_logical_and,
+	  .in = { LOGIC_A, LOGIC_B }, .want = { OV_U8(6, 0, 0, 0, 1, 1, 0) } },
+	{ WNN_OP_LOGICAL_OR, "uint8", .binary = webnn_builder_logical_or,
+	  .in = { LOGIC_A, LOGIC_B }, .want = { OV_U8(6, 0, 1, 1, 1, 1, 1) } },
+	{ WNN_OP_LOGICAL_XOR, "uint8", .binary = webnn_builder_logical_xor,
+	  .in = { LOGIC_A, LOGIC_B }, .want = { OV_U8(6, 0, 1, 1, 0, 0, 1) } },
+
+	/* clamp, prelu, where */
+	{ WNN_OP_CLAMP, "float32 no bounds (default)", .build = build_clamp_default,
+	  .in = { OV_F32(4, -3e38, -1, 0.5, INFINITY) },
+	  .want = { OV_F32(4, -3e38, -1, 0.5, INFINITY) } },
+	{ WNN_OP_CLAMP, "float32 [-1, 1]", .build = build_clamp_both,
+	  .in = { OV_F32(7, -3, -1, 0, 0.5, 2, INFINITY, -INFINITY) },
+	  .want = { OV_F32(7, -1, -1, 0, 0.5, 1, 1, -1) } },
+	{ WNN_OP_CLAMP, "int32 [0, 10]", .build = build_clamp_int,
+	  .in = { OV_I32(4, -5, 0, 5, 11) }, .want = { OV_I32(4, 0, 0, 5, 10) } },
+	{ WNN_OP_CLAMP, "uint8 bounds -5 and 300 cast to 0 and 255",
+	  .build = build_clamp_saturated_bounds,
+	  .in = { OV_U8(3, 0, 7, 255) }, .want = { OV_U8(3, 0, 7, 255) } },
+	{ WNN_OP_PRELU, "float32 slope broadcast [2,3] x [3]", .build = build_prelu,
+	  .in = { OV_IN(WEBNN_FLOAT32, 2, OV_SHAPE(2, 3), -2, -1, 0, 1, 2, -3),
+		  OV_F32(3, 0.5, 0.25, 2) },
+	  .want = { OV_IN(WEBNN_FLOAT32, 2, OV_SHAPE(2, 3), -1, -0.25, 0, 1, 2, -6) } },
+	{ WNN_OP_PRELU, "int32", .build = build_prelu,
+	  .in = { OV_I32(4, -2, 3, -4, 5), OV_I32(1, 3) }, .want = { OV_I32(4, -6, 3, -12, 5) } },
+	{ WNN_OP_WHERE, "float32 values", .build = build_where,
+	  .in = { OV_U8(4, 1, 0, 2, 0), OV_F32(4, 1, 2, 3, 4), OV_F32(4, -1, -2, -3, -4) },
+	  .want = { OV_F32(4, 1, -2, 3, -4) } },
+	{ WNN_OP_WHERE, "int32 values, broadcast false value", .build = build_where,
+	  .in = { OV_U8(4, 0, 1, 255, 0), OV_I32(4, 1, 2, 3, 4), OV_I32(1, -9) },
+	  .want = { OV_I32(4, -9, 2, 3, -9) } },
+};
+OV_TABLE(ELEMENTWISE, elementwise_vectors);
+
+OV_FAMILY_TESTS(ELEMENTWISE, elementwise)

@@ -1,0 +1,53 @@
+/* Hand-computed vectors of resample2d (nearest neighbor, linear with half-pixel centres) on both backends. */
+#include "tests/opvectors.h"
+
+static enum webnn_status resample_default(struct webnn_builder *b,
+					  struct webnn_operand *const *in,
+					  struct webnn_operand **out)
+{
+	return webnn_builder_resample2d(b, in[0], NULL, out);
+}
+
+static enum webnn_status resample_nearest_x2(struct webnn_builder *b,
+					     struct webnn_operand *const *in,
+					     struct webnn_operand **out)
+{
+	struct webnn_resample2d_options o = WEBNN_RESAMPLE2D_OPTIONS_INIT;
+	o.n_scales = 2;
+	o.scales[0] = o.scales[1] = 2;
+	return webnn_builder_resample2d(b, in[0], &o, out);
+}
+
+static enum webnn_status resample_linear_4x4(struct webnn_builder *b,
+					     struct webnn_operand *const *in,
+					     struct webnn_operand **out)
+{
+	struct webnn_resample2d_options o = WEBNN_RESAMPLE2D_OPTIONS_INIT;
+	o.mode = WEBNN_INTERPOLATION_LINEAR;
+	o.n_sizes = 2;
+	o.sizes[0] = o.sizes[1] = 4;
+	return webnn_builder_resample2d(b, in[0], &o, out);
+}
+
+#define IMAGE_2X2(type_) OV_IN(type_, 4, OV_SHAPE(1, 1, 2, 2), 1, 2, 3, 4)
+
+static const struct op_vector resample_vectors[] = {
+	{ WNN_OP_RESAMPLE2D, "float32 default options (scales 1)", .build = resample_default,
+	  .in = { IMAGE_2X2(WEBNN_FLOAT32) }, .want = { IMAGE_2X2(WEBNN_FLOAT32) } },
+	{ WNN_OP_RESAMPLE2D, "float32 nearest neighbor, scales 2", .build = resample_nearest_x2,
+	  .in = { IMAGE_2X2(WEBNN_FLOAT32) },
+	  .want = { OV_IN(WEBNN_FLOAT32, 4, OV_SHAPE(1, 1, 4, 4), 1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4,
+			  4, 3, 3, 4, 4) } },
+	{ WNN_OP_RESAMPLE2D, "uint8 nearest neighbor, scales 2", .build = resample_nearest_x2,
+	  .in = { IMAGE_2X2(WEBNN_UINT8) },
+	  .want = { OV_IN(WEBNN_UINT8, 4, OV_SHAPE(1, 1, 4, 4), 1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4,
+			  4, 3, 3, 4, 4) } },
+	/* source coordinate (d + 0.5) / 2 - 0.5, clamped to the edge: weights 0, 0.25, 0.75, 1 */
+	{ WNN_OP_RESAMPLE2D, "float32 linear, sizes 4x4", .build = resample_linear_4x4,
+	  .in = { IMAGE_2X2(WEBNN_FLOAT32) },
+	  .want = { OV_IN(WEBNN_FLOAT32, 4, OV_SHAPE(1, 1, 4, 4), 1, 1.25, 1.75, 2, 1.5, 1.75,
+			  2.25, 2.5, 2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4) } },
+};
+OV_TABLE(RESAMPLE, resample_vectors);
+
+OV_FAMILY_TESTS(RESAMPLE, resample)
