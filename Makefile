@@ -27,7 +27,11 @@ CLIENT_SRC := $(wildcard client/*.c)
 DAEMON_SRC := $(filter-out daemon/main.c,$(wildcard daemon/*.c daemon/*/*.c daemon/*/*/*.c)) \
 	$(wildcard sandbox/*.c)
 KERNELS := $(sort $(wildcard kernels/*.cl))
+# A tool is client/tools/<name>.c or a directory client/tools/<name>/ of sources; both link
+# client/tools/common (the comparison rules the tests share) and libwebnn.
 TOOLS_SRC := $(wildcard client/tools/*.c)
+TOOLS_DIRS := $(filter-out common,$(notdir $(patsubst %/,%,$(wildcard client/tools/*/))))
+TOOLS_COMMON_SRC := $(wildcard client/tools/common/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -35,10 +39,12 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 PROTO_OBJ := $(call obj,$(PROTO_SRC)) $(BUILD)/obj/gen/webnn.pb-c.o
 CLIENT_OBJ := $(call obj,$(CLIENT_SRC))
 DAEMON_OBJ := $(call obj,$(DAEMON_SRC)) $(BUILD)/obj/gen/kernels.o $(BUILD)/obj/gen/kernels_index.o
-TOOLS_BIN := $(patsubst client/tools/%.c,$(BUILD)/bin/%,$(TOOLS_SRC))
+TOOLS_BIN := $(patsubst client/tools/%.c,$(BUILD)/bin/%,$(TOOLS_SRC)) \
+	$(addprefix $(BUILD)/bin/,$(TOOLS_DIRS))
 
 LIB_PROTO := $(BUILD)/lib/libwnnproto.a
 LIB_CLIENT := $(BUILD)/lib/libwebnn.a
+LIB_TOOLS := $(BUILD)/lib/libwnntools.a
 LIB_CLIENT_SO := $(BUILD)/lib/libwebnn.so.0
 LIB_DAEMON := $(BUILD)/lib/libwebnnd.a
 DAEMON_BIN := $(BUILD)/bin/webnnd
@@ -108,6 +114,9 @@ $(LIB_CLIENT_SO): $(CLIENT_OBJ) $(PROTO_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libwebnn.so.0 $(LDFLAGS) -o $@ $^ $(LDLIBS_CLIENT)
 	ln -sf libwebnn.so.0 $(BUILD)/lib/libwebnn.so
+$(LIB_TOOLS): $(call obj,$(TOOLS_COMMON_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
 $(LIB_DAEMON): $(DAEMON_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -116,12 +125,18 @@ $(DAEMON_BIN): $(BUILD)/obj/daemon/main.o $(LIB_DAEMON) $(LIB_PROTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_DAEMON)
 
-$(BUILD)/bin/%: $(BUILD)/obj/client/tools/%.o $(LIB_CLIENT)
+$(BUILD)/bin/%: $(BUILD)/obj/client/tools/%.o $(LIB_TOOLS) $(LIB_CLIENT)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -ljansson $(LDLIBS_CLIENT)
+define TOOL_DIR_RULE
+$(BUILD)/bin/$(1): $(call obj,$(wildcard client/tools/$(1)/*.c)) $(LIB_TOOLS) $(LIB_CLIENT)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS) -o $$@ $$^ -ljansson $$(LDLIBS_CLIENT)
+endef
+$(foreach t,$(TOOLS_DIRS),$(eval $(call TOOL_DIR_RULE,$(t))))
 
 # One test binary: unit tests (proto), backend tests (daemon library), end-to-end (client+daemon).
-$(TEST_BIN): $(call obj,$(TEST_SRC)) $(LIB_CLIENT) $(LIB_DAEMON) $(LIB_PROTO)
+$(TEST_BIN): $(call obj,$(TEST_SRC)) $(LIB_CLIENT) $(LIB_DAEMON) $(LIB_PROTO) $(LIB_TOOLS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -ljansson $(LDLIBS_DAEMON)
 

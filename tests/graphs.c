@@ -1,6 +1,7 @@
-/* Backend test helpers: small backend_graphs, seeded data, running on a backend, tolerant compares. */
+/* Backend test helpers: small graphs imported into the IR, seeded data, running on a backend, tolerant compares. */
 #include "tests/graphs.h"
 
+#include "client/tools/common/compare.h"
 #include "daemon/graph/passes.h"
 
 #include <math.h>
@@ -333,14 +334,6 @@ void tg_random(void *dst, enum wnn_dtype t, uint64_t count, uint64_t seed, doubl
 	}
 }
 
-static int64_t f32_key(float f)
-{
-	uint32_t b;
-	float a = fabsf(f);
-	memcpy(&b, &a, 4);
-	return signbit(f) ? -(int64_t)b : (int64_t)b;
-}
-
 static bool element_ok(const void *actual, const void *expected, enum wnn_dtype t, uint64_t i,
 		       double ulp, double atol, double rtol)
 {
@@ -353,13 +346,9 @@ static bool element_ok(const void *actual, const void *expected, enum wnn_dtype 
 			return isnan(a) && isnan(e);
 		if (a == e)
 			return true;
-		double dist;
-		if (t == WNN_F32) {
-			dist = fabs((double)(f32_key((float)a) - f32_key((float)e)));
-		} else {
-			uint16_t ha = ((const uint16_t *)actual)[i], he = ((const uint16_t *)expected)[i];
-			dist = fabs((double)ha - (double)he);
-		}
+		double dist = t == WNN_F32 ? wnn_f32_ulp_distance((float)a, (float)e)
+					   : wnn_f16_ulp_distance(((const uint16_t *)actual)[i],
+								  ((const uint16_t *)expected)[i]);
 		if (dist <= ulp)
 			return true;
 	}

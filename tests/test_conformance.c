@@ -1,10 +1,13 @@
 /* WPT conformance: every shared/conformance case through webnn-run --check, client -> webnnd. */
 #include <glob.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "client/tools/common/compare.h"
 #include "tests/test.h"
 
 /* Fails printed per file before the rest are only counted, to keep the log readable. */
@@ -95,4 +98,36 @@ TEST_TIMEOUT(conformance_wpt, 900)
 	test_daemon_stop(&d);
 	ASSERT_MSG(broken == 0, "webnn-run crashed or printed no summary on %d file(s)", broken);
 	ASSERT_MSG(total.failed == 0, "%d conformance case(s) failed", total.failed);
+}
+
+/* The WPT comparison rules webnn-run --check and the backend tests share, on their edge cases. */
+TEST(conformance_compare_rules)
+{
+	float one_up = nextafterf(1.0f, 2.0f), tiny = nextafterf(0.0f, 1.0f);
+	ASSERT(wnn_f32_ulp_distance(1.0f, 1.0f) == 0);
+	ASSERT(wnn_f32_ulp_distance(one_up, 1.0f) == 1);
+	/* The distance crosses zero: the smallest subnormals either side are 2 apart. */
+	ASSERT(wnn_f32_ulp_distance(tiny, -tiny) == 2);
+	ASSERT(wnn_f32_ulp_distance(0.0f, -0.0f) == 0);
+	ASSERT(wnn_f32_ulp_distance(NAN, NAN) == 0);
+	ASSERT(isinf(wnn_f32_ulp_distance(NAN, 1.0f)));
+	ASSERT(isinf(wnn_f32_ulp_distance(1.0f, NAN)));
+
+	/* float16 on raw bits: 1.0 = 0x3c00; zeros of either sign are equal. */
+	ASSERT(wnn_f16_ulp_distance(0x3c01, 0x3c00) == 1);
+	ASSERT(wnn_f16_ulp_distance(0x8000, 0x0000) == 0);
+	ASSERT(wnn_f16_ulp_distance(0x8001, 0x0001) == 0x8000);
+	ASSERT(wnn_half_to_double(0x3c00) == 1.0);
+	ASSERT(wnn_half_to_double(0xc000) == -2.0);
+	ASSERT(wnn_half_to_double(0x0001) == ldexp(1, -24));
+	ASSERT(isinf(wnn_half_to_double(0x7c00)) && isnan(wnn_half_to_double(0x7e00)));
+
+	double dist;
+	ASSERT(wnn_within_atol(1.0, 1.5, 0.5, &dist) && dist == 0.5);
+	ASSERT(!wnn_within_atol(1.0, 1.5, 0.25, &dist));
+	ASSERT(!wnn_within_atol(NAN, NAN, 1.0, &dist));
+
+	ASSERT(wnn_int_distance(INT64_MIN, INT64_MAX) == UINT64_MAX);
+	ASSERT(wnn_int_distance(-3, 4) == 7);
+	ASSERT(wnn_uint_distance(0, UINT64_MAX) == UINT64_MAX);
 }
