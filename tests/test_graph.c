@@ -1,0 +1,595 @@
+/* The shared graph passes checked structurally: folding, dead code, fusion, concat in place, layout, memory plan. */
+#include "daemon/graph/passes.h"
+#include "graphs.h"
+#include "test.h"
+
+#include <math.h>
+
+/* ---- building small graphs whose operation messages live as long as the builder */
+
+union gb_msg {
+	Webnn__Ipc__ElementwiseUnary unary;
+	Webnn__Ipc__ElementwiseBinary binary;
+	Webnn__Ipc__Clamp clamp;
+	Webnn__Ipc__Conv2d conv;
+	Webnn__Ipc__Pool2d pool;
+	Webnn__Ipc__Concat concat;
+	Webnn__Ipc__Transpose transpose;
+	Webnn__Ipc__Gemm gemm;
+};
+
+struct gb {
+	struct tg_graph t;
+	Webnn__Ipc__Operation ops[TG_MAX_OPS];
+	union gb_msg msgs[TG_MAX_OPS];
+	uint32_t ids[TG_MAX_OPS][8];
+	Webnn__Ipc__Number numbers[TG_MAX_OPS][2];
+	int n;
+	struct wnn_diag diag;
+};
+
+static struct gb *gb_new(void)
+{
+	struct gb *b = calloc(1, sizeof *b);
+	ASSERT(b);
+	tg_init(&b->t);
+	return b;
+}
+
+static void gb_free(struct gb *b)
+{
+	tg_free(&b->t);
+	free(b);
+}
+
+static uint32_t gb_add(struct gb *b, enum wnn_op which)
+{
+	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+	b->ops[b->n] = o;
+	tg_set_op(&b->ops[b->n], which, &b->msgs[b->n]);
+	uint32_t out = tg_next(&b->t);
+	ASSERT_MSG(tg_op(&b->t, &b->ops[b->n], &b->diag) == WEBNN_STATUS_OK, "%s: %s",
+		   wnn_ops[which].name, b->diag.message);
+	b->n++;
+	return out;
+}
+
+static uint32_t gb_unary(struct gb *b, enum wnn_op which, uint32_t x)
+{
+	Webnn__Ipc__ElementwiseUnary m = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].unary = m;
+	return gb_add(b, which);
+}
+
+static uint32_t gb_binary(struct gb *b, enum wnn_op which, uint32_t x, uint32_t y)
+{
+	Webnn__Ipc__ElementwiseBinary m = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+	m.a = x;
+	m.b = y;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].binary = m;
+	return gb_add(b, which);
+}
+
+static uint32_t gb_clamp(struct gb *b, uint32_t x, double lo, double hi)
+{
+	Webnn__Ipc__Clamp m = WEBNN__IPC__CLAMP__INIT;
+	Webnn__Ipc__Number num = WEBNN__IPC__NUMBER__INIT;
+	num.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+	b->numbers[b->n][0] = b->numbers[b->n][1] = num;
+	b->numbers[b->n][0].f = lo;
+	b->numbers[b->n][1].f = hi;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	m.min_value = &b->numbers[b->n][0];
+	m.max_value = &b->numbers[b->n][1];
+	b->msgs[b->n].clamp = m;
+	return gb_add(b, WNN_OP_CLAMP);
+}
+
+/* 1x1 convolution (OIHW filter), no padding. */
+static uint32_t gb_conv(struct gb *b, uint32_t x, uint32_t filter, bool nhwc)
+{
+	Webnn__Ipc__Conv2d m = WEBNN__IPC__CONV2D__INIT;
+	m.input = x;
+	m.filter = filter;
+	m.output = tg_next(&b->t);
+	m.has_input_layout = 1;
+	m.input_layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
+	b->msgs[b->n].conv = m;
+	return gb_add(b, WNN_OP_CONV2D);
+}
+
+__attribute__((unused)) static uint32_t gb_max_pool(struct gb *b, uint32_t x, bool nhwc)
+{
+	Webnn__Ipc__Pool2d m = WEBNN__IPC__POOL2D__INIT;
+	b->ids[b->n][0] = b->ids[b->n][1] = 2;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	m.n_window_dimensions = 2;
+	m.window_dimensions = b->ids[b->n];
+	m.n_strides = 2;
+	m.strides = b->ids[b->n];
+	m.has_layout = 1;
+	m.layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
+	b->msgs[b->n].pool = m;
+	return gb_add(b, WNN_OP_MAX_POOL2D);
+}
+
+static uint32_t gb_concat(struct gb *b, const uint32_t *in, uint32_t n, uint32_t axis)
+{
+	Webnn__Ipc__Concat m = WEBNN__IPC__CONCAT__INIT;
+	memcpy(b->ids[b->n], in, n * sizeof *in);
+	m.n_inputs = n;
+	m.inputs = b->ids[b->n];
+	m.axis = axis;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].concat = m;
+	return gb_add(b, WNN_OP_CONCAT);
+}
+
+static uint32_t gb_transpose(struct gb *b, uint32_t x, uint32_t rank, const uint32_t *perm)
+{
+	Webnn__Ipc__Transpose m = WEBNN__IPC__TRANSPOSE__INIT;
+	memcpy(b->ids[b->n], perm, rank * sizeof *perm);
+	m.input = x;
+	m.output = tg_next(&b->t);
+	m.has_has_permutation = 1;
+	m.has_permutation = 1;
+	m.n_permutation = rank;
+	m.permutation = b->ids[b->n];
+	b->msgs[b->n].transpose = m;
+	return gb_add(b, WNN_OP_TRANSPOSE);
+}
+
+static uint32_t gb_gemm(struct gb *b, uint32_t x, uint32_t y)
+{
+	Webnn__Ipc__Gemm m = WEBNN__IPC__GEMM__INIT;
+	m.a = x;
+	m.b = y;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].gemm = m;
+	return gb_add(b, WNN_OP_GEMM);
+}
+
+static uint32_t gb_const(struct gb *b, uint32_t rank, const uint32_t *dims, uint64_t seed)
+{
+	float data[256];
+	struct wnn_desc d = { .type = WNN_F32, .rank = rank };
+	memcpy(d.dims, dims, rank * sizeof *dims);
+	ASSERT(tg_bytes(&d) <= sizeof data);
+	tg_random(data, WNN_F32, tg_bytes(&d) / 4, seed, -1, 1);
+	return tg_constant(&b->t, WNN_F32, rank, dims, data);
+}
+
+static struct graph_ir *gb_finish(struct gb *b)
+{
+	const struct graph_ir *g = tg_finish(&b->t, &b->diag);
+	ASSERT_MSG(g, "tg_finish: %s", b->diag.message);
+	return (struct graph_ir *)g;
+}
+
+/* ---- a host evaluator for folding in these tests (float32 transpose, relu, add, mul) */
+
+static enum webnn_status eval_node(const struct graph_node *n, const struct graph_value *values,
+				   const void *const *inputs, void *const *outputs,
+				   struct wnn_diag *diag)
+{
+	const struct wnn_desc *od = &values[n->outputs[0]].desc;
+	uint64_t count = 0;
+	wnn_desc_count(od, &count);
+	float *out = outputs[0];
+	const float *x = inputs[0];
+	if (od->type != WNN_F32)
+		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED, "eval: float32 only");
+	for (uint64_t i = 0; i < count; i++) {
+		if (n->op == WNN_OP_TRANSPOSE) {
+			const struct wnn_transpose_attrs *a = &n->attrs.transpose;
+			out[i] = x[wnn_shape_offset(a->rank, a->out_dims, a->in_strides, i)];
+		} else if (n->op == WNN_OP_RELU) {
+			out[i] = x[i] > 0 ? x[i] : 0;
+		} else if (n->op == WNN_OP_ADD || n->op == WNN_OP_MUL) {
+			const struct wnn_bcast *bc = &n->attrs.binary.bc;
+			float a = x[wnn_shape_offset(bc->rank, bc->dims, bc->strides[0], i)];
+			float b = ((const float *)inputs[1])[wnn_shape_offset(bc->rank, bc->dims,
+									       bc->strides[1], i)];
+			out[i] = n->op == WNN_OP_ADD ? a + b : a * b;
+		} else {
+			return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED, "eval: %s",
+					    wnn_ops[n->op].name);
+		}
+	}
+	return WEBNN_STATUS_OK;
+}
+
+static bool slice_everything(const struct graph_node *n, const struct wnn_desc *out)
+{
+	return n->op == WNN_OP_CONV2D && out->type == WNN_F32;
+}
+
+/* ---- plan invariants, checked on every optimised test graph */
+
+/* First and last computing node of each value with a buffer, derived here from the nodes. */
+static void value_range(const struct graph_ir *g, uint32_t v, uint32_t *first, uint32_t *last)
+{
+	*first = UINT32_MAX;
+	*last = 0;
+	for (uint32_t i = 0; i < g->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		if (n->state != GRAPH_NODE_LIVE && n->state != GRAPH_NODE_FUSED)
+			continue;
+		uint32_t at = n->state == GRAPH_NODE_FUSED ? n->fused_into : i;
+		for (uint32_t k = 0; k < n->n_outputs; k++) {
+			uint32_t o = n->outputs[k];
+			if ((o == v || g->values[o].slice_of == v) && at < *first)
+				*first = at;
+		}
+		for (uint32_t k = 0; k < n->n_inputs; k++)
+			if (n->inputs[k] == v && at > *last)
+				*last = at;
+	}
+	if (*last < *first)
+		*last = *first;
+}
+
+static void check_plan(const struct graph_ir *g)
+{
+	uint64_t sum = 0;
+	for (uint32_t k = 0; k < g->plan.n_buffers; k++)
+		sum += g->plan.buffer_bytes[k];
+	ASSERT_EQ(sum, g->plan.peak_bytes);
+	ASSERT(g->plan.peak_bytes <= g->plan.unplanned_bytes);
+	for (uint32_t v = 0; v < g->n_values; v++) {
+		const struct graph_value *a = &g->values[v];
+		ASSERT_EQ(a->buffer != GRAPH_NONE, graph_value_needs_buffer(g, v));
+		if (a->buffer == GRAPH_NONE)
+			continue;
+		ASSERT(a->buffer < g->plan.n_buffers);
+		ASSERT(tg_bytes(&a->desc) <= g->plan.buffer_bytes[a->buffer]);
+		uint32_t f1, l1;
+		value_range(g, v, &f1, &l1);
+		for (uint32_t w = v + 1; w < g->n_values; w++) {
+			if (g->values[w].buffer != a->buffer)
+				continue;
+			uint32_t f2, l2;
+			value_range(g, w, &f2, &l2);
+			ASSERT_MSG(l1 < f2 || l2 < f1, "values %u [%u,%u] and %u [%u,%u] share buffer %u",
+				   v, f1, l1, w, f2, l2, a->buffer);
+		}
+	}
+}
+
+static void optimize(struct graph_ir *g, const struct graph_caps *caps)
+{
+	struct wnn_diag diag = { 0 };
+	ASSERT_MSG(graph_optimize(g, caps, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	check_plan(g);
+}
+
+__attribute__((unused)) static uint32_t count_op(const struct graph_ir *g, enum wnn_op op)
+{
+	uint32_t n = 0;
+	GRAPH_FOR_EACH_LIVE_NODE(g, i)
+		n += g->nodes[i].op == op;
+	return n;
+}
+
+static const struct graph_node *producer_of(const struct graph_ir *g, uint32_t v)
+{
+	ASSERT(g->values[v].producer != GRAPH_NONE);
+	return &g->nodes[g->values[v].producer];
+}
+
+/* ---- constant folding and dead code */
+
+/* transpose(c) -> relu -> add(x, .): the two constant nodes fold, in one sweep. */
+static struct gb *fold_graph(uint32_t *c, uint32_t *relu, uint32_t *sum)
+{
+	struct gb *b = gb_new();
+	uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 3, 2 });
+	*c = gb_const(b, 2, (uint32_t[]){ 2, 3 }, 5);
+	uint32_t tr = gb_transpose(b, *c, 2, (uint32_t[]){ 1, 0 });
+	*relu = gb_unary(b, WNN_OP_RELU, tr);
+	*sum = gb_binary(b, WNN_OP_ADD, x, *relu);
+	return b;
+}
+
+TEST(graph_fold_constant_chain)
+{
+	uint32_t c, relu, sum;
+	struct gb *b = fold_graph(&c, &relu, &sum);
+	struct graph_ir *g = gb_finish(b);
+	struct graph_caps caps = { .evaluate = eval_node, .fold_max_bytes = 1 << 20 };
+	optimize(g, &caps);
+	ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_FOLDED);
+	ASSERT_EQ(g->nodes[1].state, GRAPH_NODE_FOLDED);
+	ASSERT_EQ(g->nodes[2].state, GRAPH_NODE_LIVE);
+	ASSERT_EQ(g->folded_bytes, 2 * 24);
+	ASSERT_EQ(g->values[relu].kind, GRAPH_VALUE_CONSTANT);
+	ASSERT_EQ(g->values[relu].n_uses, 1);
+	ASSERT_EQ(g->values[c].n_uses, 0);
+	const float *src = g->values[c].data, *got = g->values[relu].data;
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 2; j++) {
+			float want = src[j * 3 + i] > 0 ? src[j * 3 + i] : 0;
+			ASSERT_MSG(got[i * 2 + j] == want, "[%d][%d]: %g != %g", i, j, got[i * 2 + j],
+				   want);
+		}
+	ASSERT_EQ(g->plan.n_buffers, 0);
+	gb_free(b);
+}
+
+TEST(graph_fold_limit_and_outputs)
+{
+	uint32_t c, relu, sum;
+	struct gb *b = fold_graph(&c, &relu, &sum);
+	struct graph_ir *g = gb_finish(b);
+	/* Room for the transpose's 24 bytes, not for the relu's too. */
+	struct graph_caps caps = { .evaluate = eval_node, .fold_max_bytes = 40 };
+	optimize(g, &caps);
+	ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_FOLDED);
+	ASSERT_EQ(g->nodes[1].state, GRAPH_NODE_LIVE);
+	ASSERT_EQ(g->folded_bytes, 24);
+	gb_free(b);
+
+	/* A graph output is produced into its tensor: never folded away. */
+	b = gb_new();
+	c = gb_const(b, 2, (uint32_t[]){ 2, 3 }, 5);
+	relu = gb_unary(b, WNN_OP_RELU, c);
+	g = gb_finish(b);
+	caps.fold_max_bytes = 1 << 20;
+	optimize(g, &caps);
+	ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_LIVE);
+	ASSERT_EQ(g->folded_bytes, 0);
+	gb_free(b);
+}
+
+TEST(graph_fold_unsupported_stays_live)
+{
+	struct gb *b = gb_new();
+	uint32_t x = tg_input(&b->t, WNN_F32, 1, (uint32_t[]){ 4 });
+	uint32_t c = gb_const(b, 1, (uint32_t[]){ 4 }, 2);
+	uint32_t e = gb_unary(b, WNN_OP_EXP, c); /* the test evaluator cannot */
+	gb_binary(b, WNN_OP_ADD, x, e);
+	struct graph_ir *g = gb_finish(b);
+	struct graph_caps caps = { .evaluate = eval_node, .fold_max_bytes = 1 << 20 };
+	optimize(g, &caps);
+	ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_LIVE);
+	ASSERT_EQ(g->values[e].kind, GRAPH_VALUE_INTERMEDIATE);
+	ASSERT_EQ(g->folded_bytes, 0);
+	gb_free(b);
+}
+
+TEST(graph_dead_code)
+{
+	struct gb *b = gb_new();
+	uint32_t x = tg_input(&b->t, WNN_F32, 1, (uint32_t[]){ 4 });
+	uint32_t e = gb_unary(b, WNN_OP_EXP, x);
+	gb_unary(b, WNN_OP_NEG, e);            /* read by nobody */
+	uint32_t r = gb_unary(b, WNN_OP_RELU, x);
+	uint32_t s = gb_unary(b, WNN_OP_SIGMOID, r);
+	tg_output(&b->t, s);
+	struct graph_ir *g = gb_finish(b);
+	struct graph_caps none = { 0 };
+	optimize(g, &none);
+	ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_DEAD);
+	ASSERT_EQ(g->nodes[1].state, GRAPH_NODE_DEAD);
+	ASSERT_EQ(g->nodes[2].state, GRAPH_NODE_LIVE);
+	ASSERT_EQ(g->nodes[3].state, GRAPH_NODE_LIVE);
+	ASSERT_EQ(g->values[e].buffer, GRAPH_NONE);
+	ASSERT_EQ(g->values[x].n_uses, 1);
+	ASSERT_EQ(g->plan.n_buffers, 1); /* r only */
+	gb_free(b);
+}
+
+/* ---- fusion */
+
+/* conv(x, 1x1 filter) with 2 input and 3 output channels on a 4x4 image. */
+static uint32_t conv_input(struct gb *b, bool nhwc, uint32_t *x)
+{
+	*x = tg_input(&b->t, WNN_F32, 4, nhwc ? (uint32_t[]){ 1, 4, 4, 2 } : (uint32_t[]){ 1, 2, 4, 4 });
+	uint32_t f = gb_const(b, 4, (uint32_t[]){ 3, 2, 1, 1 }, 11);
+	return gb_conv(b, *x, f, nhwc);
+}
+
+static void check_fused(const struct graph_ir *g, uint32_t head, uint32_t from, uint32_t to)
+{
+	for (uint32_t i = from; i <= to; i++) {
+		ASSERT_EQ(g->nodes[i].state, GRAPH_NODE_FUSED);
+		ASSERT_EQ(g->nodes[i].fused_into, head);
+	}
+}
+
+TEST(graph_fuse_conv_bias_residual_relu)
+{
+	for (int nhwc = 0; nhwc < 2; nhwc++) {
+		struct gb *b = gb_new();
+		uint32_t x, conv = conv_input(b, nhwc, &x);
+		uint32_t bias = gb_const(b, nhwc ? 1 : 3, nhwc ? (uint32_t[]){ 3 } : (uint32_t[]){ 3, 1, 1 }, 3);
+		uint32_t res = tg_input(&b->t, WNN_F32, 4,
+					nhwc ? (uint32_t[]){ 1, 4, 4, 3 } : (uint32_t[]){ 1, 3, 4, 4 });
+		uint32_t a1 = gb_binary(b, WNN_OP_ADD, conv, bias);
+		uint32_t a2 = gb_binary(b, WNN_OP_ADD, res, a1);
+		uint32_t r = gb_unary(b, WNN_OP_RELU, a2);
+		struct graph_ir *g = gb_finish(b);
+		struct graph_caps caps = { .epilogues = true };
+		optimize(g, &caps);
+		const struct graph_epilogue *e = &g->nodes[0].epilogue;
+		ASSERT(e->used);
+		ASSERT_EQ(e->output, r);
+		ASSERT_EQ(e->channel, bias);
+		ASSERT_EQ(e->residual, res);
+		ASSERT_EQ(e->channel_dim, nhwc ? 3 : 1);
+		ASSERT_EQ(e->act, GRAPH_ACT_RELU);
+		check_fused(g, 0, 1, 3);
+		ASSERT_EQ(g->plan.n_buffers, 0); /* conv, a1, a2 never leave the kernel */
+		gb_free(b);
+	}
+}
+
+TEST(graph_fuse_epilogue_limits)
+{
+	/* An addend made after the head, and a second activation, stay outside. */
+	struct gb *b = gb_new();
+	uint32_t x, conv = conv_input(b, false, &x);
+	uint32_t y = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 4 });
+	uint32_t late = gb_unary(b, WNN_OP_EXP, y);
+	uint32_t a = gb_binary(b, WNN_OP_ADD, conv, late);
+	uint32_t c = gb_clamp(b, a, 0, 6);
+	gb_unary(b, WNN_OP_RELU, c);
+	struct graph_ir *g = gb_finish(b);
+	struct graph_caps caps = { .epilogues = true };
+	optimize(g, &caps);
+	ASSERT(!g->nodes[0].epilogue.used);
+	ASSERT_EQ(g->nodes[2].state, GRAPH_NODE_LIVE);
+	gb_free(b);
+
+	/* gemm: channel vector along the last dimension, then clamp ends the chain. */
+	b = gb_new();
+	uint32_t m = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 2, 3 });
+	uint32_t w = gb_const(b, 2, (uint32_t[]){ 3, 4 }, 1);
+	uint32_t v = gb_const(b, 1, (uint32_t[]){ 4 }, 2);
+	uint32_t p = gb_gemm(b, m, w);
+	a = gb_binary(b, WNN_OP_ADD, v, p);
+	c = gb_clamp(b, a, -1, 1);
+	uint32_t after = gb_unary(b, WNN_OP_RELU, c);
+	g = gb_finish(b);
+	optimize(g, &caps);
+	const struct graph_epilogue *e = &g->nodes[0].epilogue;
+	ASSERT(e->used);
+	ASSERT_EQ(e->channel, v);
+	ASSERT_EQ(e->residual, GRAPH_NONE);
+	ASSERT_EQ(e->channel_dim, 1);
+	ASSERT_EQ(e->act, GRAPH_ACT_CLAMP);
+	ASSERT(e->lo == -1 && e->hi == 1);
+	ASSERT_EQ(e->output, c);
+	ASSERT_EQ(producer_of(g, after)->state, GRAPH_NODE_LIVE);
+	gb_free(b);
+
+	/* A product read twice is not fused. */
+	b = gb_new();
+	conv = conv_input(b, false, &x);
+	uint32_t r = gb_unary(b, WNN_OP_RELU, conv);
+	tg_output(&b->t, r);
+	tg_output(&b->t, conv);
+	g = gb_finish(b);
+	optimize(g, &caps);
+	ASSERT(!g->nodes[0].epilogue.used);
+	gb_free(b);
+}
+
+TEST(graph_fuse_elementwise_chain)
+{
+	struct gb *b = gb_new();
+	uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 2, 3 });
+	uint32_t k = gb_const(b, 2, (uint32_t[]){ 2, 3 }, 4);
+	uint32_t one = gb_const(b, 0, NULL, 6);
+	uint32_t row = gb_const(b, 1, (uint32_t[]){ 3 }, 7);
+	uint32_t e = gb_unary(b, WNN_OP_EXP, x);
+	uint32_t m = gb_binary(b, WNN_OP_MUL, e, k);
+	uint32_t s = gb_binary(b, WNN_OP_SUB, one, m);
+	uint32_t c = gb_clamp(b, s, 0, 1);
+	uint32_t bc = gb_binary(b, WNN_OP_ADD, c, row); /* broadcasts: ends the chain */
+	uint32_t r = gb_unary(b, WNN_OP_RELU, bc);
+	gb_binary(b, WNN_OP_ADD, r, r);                 /* reads its input twice */
+	struct graph_ir *g = gb_finish(b);
+	struct graph_caps caps = { .elementwise_chains = true };
+	optimize(g, &caps);
+	const struct graph_chain *ch = &g->nodes[0].chain;
+	ASSERT_EQ(ch->n_members, 4);
+	for (uint32_t i = 0; i < 4; i++)
+		ASSERT_EQ(ch->members[i], i);
+	check_fused(g, 0, 1, 3);
+	/* add(c, row) heads no chain (row broadcasts); relu -> add(r, r) does not chain either. */
+	ASSERT(!g->nodes[4].chain.members);
+	ASSERT(!g->nodes[5].chain.members);
+	ASSERT_EQ(g->nodes[6].state, GRAPH_NODE_LIVE);
+	ASSERT(g->values[c].buffer != GRAPH_NONE);
+	ASSERT_EQ(g->values[e].buffer, GRAPH_NONE);
+	ASSERT_EQ(g->values[m].buffer, GRAPH_NONE);
+	gb_free(b);
+}
+
+/* ---- concat in place */
+
+TEST(graph_concat_in_place)
+{
+	struct gb *b = gb_new();
+	uint32_t x, c1 = conv_input(b, false, &x);
+	uint32_t f2 = gb_const(b, 4, (uint32_t[]){ 3, 2, 1, 1 }, 12);
+	uint32_t c2 = gb_conv(b, x, f2, false);
+	uint32_t r2 = gb_unary(b, WNN_OP_RELU, c2);
+	uint32_t y = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 1, 4, 4 });
+	uint32_t cat = gb_concat(b, (uint32_t[]){ y, c1, r2 }, 3, 1);
+	gb_unary(b, WNN_OP_SIGMOID, cat);
+	struct graph_ir *g = gb_finish(b);
+	struct graph_caps caps = { .epilogues = true, .writes_concat_slice = slice_everything };
+	optimize(g, &caps);
+	const struct graph_slice *s1 = &g->nodes[0].slice, *s2 = &g->nodes[1].slice;
+	ASSERT(s1->used && s2->used);
+	ASSERT_EQ(s1->concat_output, cat);
+	ASSERT_EQ(s1->axis, 1);
+	ASSERT_EQ(s1->offset, 1);
+	ASSERT_EQ(s2->offset, 4);
+	ASSERT_EQ(s1->total, 7);
+	ASSERT_EQ(g->values[c1].slice_of, cat);
+	ASSERT_EQ(g->values[r2].slice_of, cat);
+	ASSERT_EQ(g->values[c1].buffer, GRAPH_NONE);
+	ASSERT(g->values[cat].buffer != GRAPH_NONE);
+	ASSERT_EQ(g->plan.n_buffers, 1);
+	gb_free(b);
+
+	/* Along another axis than the producer's channels: no slice. */
+	b = gb_new();
+	c1 = conv_input(b, false, &x);
+	f2 = gb_const(b, 4, (uint32_t[]){ 3, 2, 1, 1 }, 12);
+	c2 = gb_conv(b, x, f2, false);
+	cat = gb_concat(b, (uint32_t[]){ c1, c2 }, 2, 2);
+	g = gb_finish(b);
+	optimize(g, &caps);
+	ASSERT(!g->nodes[0].slice.used && !g->nodes[1].slice.used);
+	ASSERT_EQ(g->values[c1].slice_of, GRAPH_NONE);
+	gb_free(b);
+}
+
+/* ---- memory plan */
+
+TEST(graph_memory_reuse_along_chain)
+{
+	struct gb *b = gb_new();
+	uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 4, 4 });
+	uint32_t v = x;
+	for (int i = 0; i < 5; i++)
+		v = gb_unary(b, i % 2 ? WNN_OP_EXP : WNN_OP_NEG, v);
+	struct graph_ir *g = gb_finish(b);
+	struct graph_caps none = { 0 };
+	optimize(g, &none);
+	/* Four intermediates before the output; two buffers alternate. */
+	ASSERT_EQ(g->plan.n_buffers, 2);
+	ASSERT_EQ(g->plan.peak_bytes, 2 * 64);
+	ASSERT_EQ(g->plan.unplanned_bytes, 4 * 64);
+	ASSERT_EQ(g->values[v].buffer, GRAPH_NONE);
+	gb_free(b);
+}
+
+TEST(graph_memory_long_lived_value)
+{
+	/* x -> a -> b -> c, add(a, c): a stays live across b and c, so three buffers. */
+	struct gb *bld = gb_new();
+	uint32_t x = tg_input(&bld->t, WNN_F32, 1, (uint32_t[]){ 8 });
+	uint32_t a = gb_unary(bld, WNN_OP_EXP, x);
+	uint32_t b = gb_unary(bld, WNN_OP_NEG, a);
+	uint32_t c = gb_unary(bld, WNN_OP_EXP, b);
+	uint32_t d = gb_unary(bld, WNN_OP_NEG, c);
+	gb_binary(bld, WNN_OP_ADD, a, d);
+	struct graph_ir *g = gb_finish(bld);
+	struct graph_caps none = { 0 };
+	optimize(g, &none);
+	ASSERT_EQ(g->plan.n_buffers, 3);
+	ASSERT(g->values[a].buffer != g->values[b].buffer);
+	ASSERT(g->values[a].buffer != g->values[c].buffer);
+	ASSERT(g->values[a].buffer != g->values[d].buffer);
+	gb_free(bld);
+}
