@@ -102,7 +102,7 @@ static uint32_t gb_conv(struct gb *b, uint32_t x, uint32_t filter, bool nhwc)
 	return gb_add(b, WNN_OP_CONV2D);
 }
 
-__attribute__((unused)) static uint32_t gb_max_pool(struct gb *b, uint32_t x, bool nhwc)
+static uint32_t gb_max_pool(struct gb *b, uint32_t x, bool nhwc)
 {
 	Webnn__Ipc__Pool2d m = WEBNN__IPC__POOL2D__INIT;
 	b->ids[b->n][0] = b->ids[b->n][1] = 2;
@@ -171,7 +171,71 @@ static struct graph_ir *gb_finish(struct gb *b)
 	return (struct graph_ir *)g;
 }
 
-/* ---- a host evaluator for folding in these tests (float32 transpose, relu, add, mul) */
+/* ---- a host evaluator for folding and for running optimised graphs in these tests (float32
+ * transpose, relu, add, mul, concat, conv2d, maxPool2d) */
+
+/* conv2d read through the resolved (n, c, y, x) strides, so either layout evaluates. */
+static enum webnn_status eval_conv(const struct wnn_conv2d_attrs *a, const void *const *inputs,
+				   float *out)
+{
+	const float *x = inputs[0], *f = inputs[1], *bias = a->has_bias ? inputs[2] : NULL;
+	const uint64_t *is = a->in_stride, *os = a->out_stride, *fs = a->filter_stride;
+	for (uint32_t n = 0; n < a->n; n++)
+		for (uint32_t o = 0; o < a->c_out; o++)
+			for (uint32_t oy = 0; oy < a->out_h; oy++)
+				for (uint32_t ox = 0; ox < a->out_w; ox++) {
+					float sum = bias ? bias[o] : 0;
+					uint32_t g = o / a->c_out_g;
+					for (uint32_t i = 0; i < a->c_in_g; i++)
+						for (uint32_t ky = 0; ky < a->kh; ky++)
+							for (uint32_t kx = 0; kx < a->kw; kx++) {
+								int64_t iy = (int64_t)oy * a->stride_h + ky * a->dil_h - a->pad_top;
+								int64_t ix = (int64_t)ox * a->stride_w + kx * a->dil_w - a->pad_left;
+								if (iy < 0 || ix < 0 || iy >= a->h || ix >= a->w)
+									continue;
+								sum += x[n * is[0] + (g * a->c_in_g + i) * is[1] + iy * is[2] + ix * is[3]] *
+								       f[o * fs[0] + i * fs[1] + ky * fs[2] + kx * fs[3]];
+							}
+					out[n * os[0] + o * os[1] + oy * os[2] + ox * os[3]] = sum;
+				}
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status eval_max_pool(const struct wnn_pool2d_attrs *a, const float *x, float *out)
+{
+	const uint64_t *is = a->in_stride, *os = a->out_stride;
+	for (uint32_t n = 0; n < a->n; n++)
+		for (uint32_t c = 0; c < a->c; c++)
+			for (uint32_t oy = 0; oy < a->out_h; oy++)
+				for (uint32_t ox = 0; ox < a->out_w; ox++) {
+					float m = -INFINITY;
+					for (uint32_t ky = 0; ky < a->win_h; ky++)
+						for (uint32_t kx = 0; kx < a->win_w; kx++) {
+							uint64_t iy = (uint64_t)oy * a->stride_h + ky;
+							uint64_t ix = (uint64_t)ox * a->stride_w + kx;
+							float v = x[n * is[0] + c * is[1] + iy * is[2] + ix * is[3]];
+							m = v > m ? v : m;
+						}
+					out[n * os[0] + c * os[1] + oy * os[2] + ox * os[3]] = m;
+				}
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status eval_concat(const struct graph_node *n, const struct graph_value *values,
+				     const void *const *inputs, float *out)
+{
+	const struct wnn_concat_attrs *a = &n->attrs.concat;
+	uint64_t offset = 0;
+	for (uint32_t k = 0; k < n->n_inputs; k++) {
+		uint32_t size = values[n->inputs[k]].desc.dims[a->axis];
+		const float *in = inputs[k];
+		for (uint64_t o = 0; o < a->outer; o++)
+			memcpy(out + (o * a->out_axis + offset) * a->inner, in + o * size * a->inner,
+			       size * a->inner * sizeof *out);
+		offset += size;
+	}
+	return WEBNN_STATUS_OK;
+}
 
 static enum webnn_status eval_node(const struct graph_node *n, const struct graph_value *values,
 				   const void *const *inputs, void *const *outputs,
@@ -184,24 +248,68 @@ static enum webnn_status eval_node(const struct graph_node *n, const struct grap
 	const float *x = inputs[0];
 	if (od->type != WNN_F32)
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED, "eval: float32 only");
+	if (n->op == WNN_OP_CONCAT)
+		return eval_concat(n, values, inputs, out);
+	if (n->op == WNN_OP_CONV2D)
+		return eval_conv(&n->attrs.conv2d, inputs, out);
+	if (n->op == WNN_OP_MAX_POOL2D)
+		return eval_max_pool(&n->attrs.pool2d, x, out);
+	if (n->op != WNN_OP_TRANSPOSE && n->op != WNN_OP_RELU && n->op != WNN_OP_ADD &&
+	    n->op != WNN_OP_MUL)
+		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED, "eval: %s", wnn_ops[n->op].name);
 	for (uint64_t i = 0; i < count; i++) {
 		if (n->op == WNN_OP_TRANSPOSE) {
 			const struct wnn_transpose_attrs *a = &n->attrs.transpose;
 			out[i] = x[wnn_shape_offset(a->rank, a->out_dims, a->in_strides, i)];
 		} else if (n->op == WNN_OP_RELU) {
 			out[i] = x[i] > 0 ? x[i] : 0;
-		} else if (n->op == WNN_OP_ADD || n->op == WNN_OP_MUL) {
+		} else {
 			const struct wnn_bcast *bc = &n->attrs.binary.bc;
 			float a = x[wnn_shape_offset(bc->rank, bc->dims, bc->strides[0], i)];
 			float b = ((const float *)inputs[1])[wnn_shape_offset(bc->rank, bc->dims,
 									       bc->strides[1], i)];
 			out[i] = n->op == WNN_OP_ADD ? a + b : a * b;
-		} else {
-			return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED, "eval: %s",
-					    wnn_ops[n->op].name);
 		}
 	}
 	return WEBNN_STATUS_OK;
+}
+
+/* Runs the live nodes of g on the host (no fusion groups); returns graph output k's bytes in
+ * outs[k] (malloc'd). inputs[k]: bytes of graph input k. */
+static void run_host(const struct graph_ir *g, const void *const *inputs, float **outs)
+{
+	float **bufs = calloc(g->n_values, sizeof *bufs);
+	const void **data = calloc(g->n_values, sizeof *data);
+	ASSERT(bufs && data);
+	for (uint32_t k = 0; k < g->n_inputs; k++)
+		data[g->inputs[k]] = inputs[k];
+	for (uint32_t v = 0; v < g->n_values; v++)
+		if (g->values[v].kind == GRAPH_VALUE_CONSTANT)
+			data[v] = g->values[v].data;
+	GRAPH_FOR_EACH_LIVE_NODE(g, i) {
+		const struct graph_node *n = &g->nodes[i];
+		const void *in[8];
+		void *out[1];
+		ASSERT(n->n_inputs <= 8 && n->n_outputs == 1 && !n->epilogue.used && !n->chain.members);
+		for (uint32_t k = 0; k < n->n_inputs; k++)
+			ASSERT_MSG((in[k] = data[n->inputs[k]]), "node %u reads undefined value %u", i,
+				   n->inputs[k]);
+		uint32_t o = n->outputs[0];
+		ASSERT((bufs[o] = calloc(1, tg_bytes(&g->values[o].desc))));
+		data[o] = out[0] = bufs[o];
+		struct wnn_diag diag = { 0 };
+		ASSERT_MSG(eval_node(n, g->values, in, out, &diag) == WEBNN_STATUS_OK, "%s",
+			   diag.message);
+	}
+	for (uint32_t k = 0; k < g->n_outputs; k++) {
+		size_t bytes = tg_bytes(&g->values[g->outputs[k]].desc);
+		ASSERT((outs[k] = malloc(bytes)) && data[g->outputs[k]]);
+		memcpy(outs[k], data[g->outputs[k]], bytes);
+	}
+	for (uint32_t v = 0; v < g->n_values; v++)
+		free(bufs[v]);
+	free(bufs);
+	free(data);
 }
 
 static bool slice_everything(const struct graph_node *n, const struct wnn_desc *out)
@@ -268,7 +376,7 @@ static void optimize(struct graph_ir *g, const struct graph_caps *caps)
 	check_plan(g);
 }
 
-__attribute__((unused)) static uint32_t count_op(const struct graph_ir *g, enum wnn_op op)
+static uint32_t count_op(const struct graph_ir *g, enum wnn_op op)
 {
 	uint32_t n = 0;
 	GRAPH_FOR_EACH_LIVE_NODE(g, i)
@@ -386,10 +494,11 @@ TEST(graph_dead_code)
 
 /* ---- fusion */
 
-/* conv(x, 1x1 filter) with 2 input and 3 output channels on a 4x4 image. */
+/* conv(x, 1x1 filter) with 2 input and 3 output channels on a 4x6 image (not square, so
+ * swapped spatial strides show). */
 static uint32_t conv_input(struct gb *b, bool nhwc, uint32_t *x)
 {
-	*x = tg_input(&b->t, WNN_F32, 4, nhwc ? (uint32_t[]){ 1, 4, 4, 2 } : (uint32_t[]){ 1, 2, 4, 4 });
+	*x = tg_input(&b->t, WNN_F32, 4, nhwc ? (uint32_t[]){ 1, 4, 6, 2 } : (uint32_t[]){ 1, 2, 4, 6 });
 	uint32_t f = gb_const(b, 4, (uint32_t[]){ 3, 2, 1, 1 }, 11);
 	return gb_conv(b, *x, f, nhwc);
 }
@@ -409,7 +518,7 @@ TEST(graph_fuse_conv_bias_residual_relu)
 		uint32_t x, conv = conv_input(b, nhwc, &x);
 		uint32_t bias = gb_const(b, nhwc ? 1 : 3, nhwc ? (uint32_t[]){ 3 } : (uint32_t[]){ 3, 1, 1 }, 3);
 		uint32_t res = tg_input(&b->t, WNN_F32, 4,
-					nhwc ? (uint32_t[]){ 1, 4, 4, 3 } : (uint32_t[]){ 1, 3, 4, 4 });
+					nhwc ? (uint32_t[]){ 1, 4, 6, 3 } : (uint32_t[]){ 1, 3, 4, 6 });
 		uint32_t a1 = gb_binary(b, WNN_OP_ADD, conv, bias);
 		uint32_t a2 = gb_binary(b, WNN_OP_ADD, res, a1);
 		uint32_t r = gb_unary(b, WNN_OP_RELU, a2);
@@ -434,7 +543,7 @@ TEST(graph_fuse_epilogue_limits)
 	/* An addend made after the head, and a second activation, stay outside. */
 	struct gb *b = gb_new();
 	uint32_t x, conv = conv_input(b, false, &x);
-	uint32_t y = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 4 });
+	uint32_t y = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 6 });
 	uint32_t late = gb_unary(b, WNN_OP_EXP, y);
 	uint32_t a = gb_binary(b, WNN_OP_ADD, conv, late);
 	uint32_t c = gb_clamp(b, a, 0, 6);
@@ -521,7 +630,7 @@ TEST(graph_concat_in_place)
 	uint32_t f2 = gb_const(b, 4, (uint32_t[]){ 3, 2, 1, 1 }, 12);
 	uint32_t c2 = gb_conv(b, x, f2, false);
 	uint32_t r2 = gb_unary(b, WNN_OP_RELU, c2);
-	uint32_t y = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 1, 4, 4 });
+	uint32_t y = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 1, 4, 6 });
 	uint32_t cat = gb_concat(b, (uint32_t[]){ y, c1, r2 }, 3, 1);
 	gb_unary(b, WNN_OP_SIGMOID, cat);
 	struct graph_ir *g = gb_finish(b);
@@ -592,4 +701,135 @@ TEST(graph_memory_long_lived_value)
 	ASSERT(g->values[a].buffer != g->values[c].buffer);
 	ASSERT(g->values[a].buffer != g->values[d].buffer);
 	gb_free(bld);
+}
+
+/* ---- layout assignment */
+
+struct layout_case {
+	struct gb *b;
+	struct graph_ir *g;
+	float in[4][64];
+	float *before[4], *after[4];
+};
+
+/* Runs g on the host, assigns the layout (NHWC) and runs it again: same numbers, exactly (the
+ * evaluator sums in the same order whatever the layout). */
+static void layout_run(struct layout_case *c, enum webnn_layout layout)
+{
+	const void *in[4];
+	for (uint32_t k = 0; k < c->g->n_inputs; k++) {
+		ASSERT(tg_bytes(&c->g->values[c->g->inputs[k]].desc) <= sizeof c->in[k]);
+		tg_random(c->in[k], WNN_F32, 64, 100 + k, -1, 1);
+		in[k] = c->in[k];
+	}
+	run_host(c->g, in, c->before);
+	struct graph_caps caps = { .assign_layout = true, .layout = layout };
+	optimize(c->g, &caps);
+	run_host(c->g, in, c->after);
+	for (uint32_t k = 0; k < c->g->n_outputs; k++) {
+		char msg[200];
+		uint32_t v = c->g->outputs[k];
+		ASSERT_MSG(tg_compare(c->after[k], c->before[k], WNN_F32,
+				      tg_bytes(&c->g->values[v].desc) / 4, 0, 0, 0, msg, sizeof msg),
+			   "output %u: %s", k, msg);
+	}
+}
+
+static void layout_free(struct layout_case *c)
+{
+	for (uint32_t k = 0; k < c->g->n_outputs; k++) {
+		free(c->before[k]);
+		free(c->after[k]);
+	}
+	gb_free(c->b);
+}
+
+static void check_spatial_layout(const struct graph_ir *g, bool nhwc)
+{
+	GRAPH_FOR_EACH_LIVE_NODE(g, i) {
+		const struct graph_node *n = &g->nodes[i];
+		if (n->op == WNN_OP_CONV2D)
+			ASSERT_EQ(n->attrs.conv2d.nhwc, nhwc);
+		if (n->op == WNN_OP_MAX_POOL2D)
+			ASSERT_EQ(n->attrs.pool2d.nhwc, nhwc);
+	}
+}
+
+TEST(graph_layout_conv_chain_two_transposes)
+{
+	struct layout_case c = { .b = gb_new() };
+	uint32_t x, conv = conv_input(c.b, false, &x);
+	uint32_t r = gb_unary(c.b, WNN_OP_RELU, conv);
+	uint32_t f2 = gb_const(c.b, 4, (uint32_t[]){ 4, 3, 1, 1 }, 13);
+	uint32_t conv2 = gb_conv(c.b, r, f2, false);
+	uint32_t pool = gb_max_pool(c.b, conv2, false);
+	c.g = gb_finish(c.b);
+	layout_run(&c, WEBNN_LAYOUT_NHWC);
+	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 2);
+	check_spatial_layout(c.g, true);
+	/* The client's tensors keep their layout; the nodes' order stays topological. */
+	ASSERT_EQ(c.g->values[x].desc.dims[1], 2);
+	ASSERT_EQ(c.g->outputs[0], pool);
+	ASSERT_EQ(c.g->values[pool].desc.dims[1], 4);
+	ASSERT_EQ(producer_of(c.g, pool)->op, WNN_OP_TRANSPOSE);
+	ASSERT_EQ(c.g->values[conv].kind, GRAPH_VALUE_UNUSED);
+	layout_free(&c);
+}
+
+TEST(graph_layout_constant_operand_and_concat)
+{
+	struct layout_case c = { .b = gb_new() };
+	uint32_t x, conv = conv_input(c.b, false, &x);
+	uint32_t bias = gb_const(c.b, 3, (uint32_t[]){ 3, 1, 1 }, 14);
+	uint32_t a = gb_binary(c.b, WNN_OP_ADD, conv, bias);
+	uint32_t f2 = gb_const(c.b, 4, (uint32_t[]){ 2, 2, 1, 1 }, 15);
+	uint32_t conv2 = gb_conv(c.b, x, f2, false);
+	uint32_t cat = gb_concat(c.b, (uint32_t[]){ a, conv2 }, 2, 1);
+	gb_unary(c.b, WNN_OP_RELU, cat);
+	c.g = gb_finish(c.b);
+	layout_run(&c, WEBNN_LAYOUT_NHWC);
+	/* x is transposed once for both convolutions; the result once at the end. */
+	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 2);
+	check_spatial_layout(c.g, true);
+	GRAPH_FOR_EACH_LIVE_NODE(c.g, i)
+		if (c.g->nodes[i].op == WNN_OP_CONCAT)
+			ASSERT_EQ(c.g->nodes[i].attrs.concat.axis, 3);
+	layout_free(&c);
+}
+
+TEST(graph_layout_client_reads)
+{
+	/* The conv's result is read in the client's layout (a graph output) and by a relu that
+	 * is a graph output too: x in, conv out, relu out. */
+	struct layout_case c = { .b = gb_new() };
+	uint32_t x, conv = conv_input(c.b, false, &x);
+	uint32_t r = gb_unary(c.b, WNN_OP_RELU, conv);
+	tg_output(&c.b->t, conv);
+	tg_output(&c.b->t, r);
+	c.g = gb_finish(c.b);
+	layout_run(&c, WEBNN_LAYOUT_NHWC);
+	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 3);
+	layout_free(&c);
+
+	/* Already in the backend's layout: nothing changes. */
+	c = (struct layout_case){ .b = gb_new() };
+	conv = conv_input(c.b, true, &x);
+	gb_max_pool(c.b, conv, true);
+	c.g = gb_finish(c.b);
+	uint32_t n_nodes = c.g->n_nodes;
+	layout_run(&c, WEBNN_LAYOUT_NHWC);
+	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 0);
+	ASSERT_EQ(c.g->n_nodes, n_nodes);
+	layout_free(&c);
+
+	/* NHWC client, NCHW backend. */
+	c = (struct layout_case){ .b = gb_new() };
+	conv = conv_input(c.b, true, &x);
+	r = gb_unary(c.b, WNN_OP_RELU, conv);
+	gb_max_pool(c.b, r, true);
+	c.g = gb_finish(c.b);
+	layout_run(&c, WEBNN_LAYOUT_NCHW);
+	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 2);
+	check_spatial_layout(c.g, false);
+	layout_free(&c);
 }

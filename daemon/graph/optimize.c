@@ -12,6 +12,8 @@ enum webnn_status graph_optimize(struct graph_ir *g, const struct graph_caps *ca
 		return st;
 	graph_remove_dead(g);
 	graph_recount(g);
+	if (caps->assign_layout && (st = graph_assign_layout(g, caps->layout, diag)) != WEBNN_STATUS_OK)
+		return st;
 	graph_fuse(g, caps);
 	graph_concat_in_place(g, caps);
 	graph_remove_dead(g);
