@@ -82,10 +82,10 @@ enum webnn_status graph_fold_constants(struct graph_ir *g, const struct graph_ca
 	GRAPH_FOR_EACH_LIVE_NODE(g, i) {
 		const struct graph_node *n = &g->nodes[i];
 		uint64_t bytes = foldable_bytes(g, n);
-		if (!reads_only_constants(g, n) || bytes == 0 ||
-		    bytes > caps->fold_max_bytes - (g->folded_bytes < caps->fold_max_bytes
-							    ? g->folded_bytes
-							    : caps->fold_max_bytes))
+		uint64_t room = caps->fold_max_bytes > g->folded_bytes
+					? caps->fold_max_bytes - g->folded_bytes
+					: 0;
+		if (!reads_only_constants(g, n) || bytes == 0 || bytes > room)
 			continue;
 		enum webnn_status st = fold_node(g, i, caps, diag);
 		if (st != WEBNN_STATUS_OK)
