@@ -308,23 +308,19 @@ int64_t wnn_ceil_div(int64_t a, int64_t b)
 	return a >= 0 ? (a + b - 1) / b : -(-a / b);
 }
 
-/* Returns the list (or the default when empty) after checking its length and zeros. */
-bool wnn_conv_list(struct wnn_infer *c, const uint32_t *v, size_t n, size_t want, uint32_t dflt,
-		      bool nonzero, const char *what, uint32_t *out)
+/* Shape inference check of an optional list option: absent, or exactly `want` values (none 0
+ * when nonzero). Its default is applied by the resolvers (wnn_list_or). */
+bool wnn_check_list(struct wnn_infer *c, const uint32_t *v, size_t n, size_t want, bool nonzero,
+		    const char *what)
 {
 	char buf[96];
-	if (n == 0) {
-		for (size_t i = 0; i < want; i++)
-			out[i] = dflt;
+	if (n == 0)
 		return true;
-	}
 	if (n != want)
 		return wnn_failf(c, "%s has %zu values, expected %zu", what, n, want);
-	for (size_t i = 0; i < want; i++) {
+	for (size_t i = 0; i < want; i++)
 		if (nonzero && v[i] == 0)
 			return wnn_failf(c, "%s %s must not contain 0", what, LIST(v, n, buf));
-		out[i] = v[i];
-	}
 	return true;
 }
 
@@ -395,31 +391,27 @@ void wnn_nchw_dims(const struct wnn_desc *d, bool nhwc, uint32_t *n, uint32_t *c
 		*c = d->dims[1], *h = d->dims[2], *w = d->dims[3];
 }
 
-/* Reads an optional list of exactly `want` entries or applies the default. */
-enum webnn_status wnn_opt_list(size_t n, const uint32_t *v, size_t want, uint32_t dflt,
-				  uint32_t *out, const char *name, const char *what,
-				  struct wnn_diag *diag)
+/* The resolvers' re-check of an optional list option (see wnn_check_list). */
+enum webnn_status wnn_list_valid(size_t n, const uint32_t *v, size_t want, bool nonzero,
+				 const char *name, const char *what, struct wnn_diag *diag)
 {
-	if (n == 0) {
-		for (size_t i = 0; i < want; i++)
-			out[i] = dflt;
+	if (n == 0)
 		return WEBNN_STATUS_OK;
-	}
 	if (n != want)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s has %zu entries, expected %zu",
 				    name, what, n, want);
-	memcpy(out, v, want * sizeof(uint32_t));
-	return WEBNN_STATUS_OK;
-}
-
-enum webnn_status wnn_nonzero(const uint32_t *v, size_t n, const char *name, const char *what,
-				 struct wnn_diag *diag)
-{
 	for (size_t i = 0; i < n; i++)
-		if (v[i] == 0)
+		if (nonzero && v[i] == 0)
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s must not be 0",
 					    name, what);
 	return WEBNN_STATUS_OK;
+}
+
+/* An optional list option with its default applied: v when given (n == want), else dflt. */
+void wnn_list_or(size_t n, const uint32_t *v, size_t want, uint32_t dflt, uint32_t *out)
+{
+	for (size_t i = 0; i < want; i++)
+		out[i] = n ? v[i] : dflt;
 }
 
 /* A [outer, axis, inner] view of a shape around one axis. */

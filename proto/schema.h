@@ -173,8 +173,8 @@ bool wnn_bcast_uni(const uint32_t *from, uint32_t rf, const uint32_t *to, uint32
 bool wnn_check_enum(struct wnn_infer *c, int v, int max, const char *what);
 int64_t wnn_floor_div(int64_t a, int64_t b);
 int64_t wnn_ceil_div(int64_t a, int64_t b);
-bool wnn_conv_list(struct wnn_infer *c, const uint32_t *v, size_t n, size_t want, uint32_t dflt,
-		      bool nonzero, const char *what, uint32_t *out);
+bool wnn_check_list(struct wnn_infer *c, const uint32_t *v, size_t n, size_t want, bool nonzero,
+		    const char *what);
 int64_t wnn_conv_span(uint32_t in, uint32_t filter, uint32_t pb, uint32_t pe, uint32_t dil);
 enum webnn_status wnn_check_op(const Webnn__Ipc__Operation *op, uint32_t family,
 				  enum wnn_op *which, const char **name, struct wnn_diag *diag);
@@ -185,11 +185,9 @@ enum webnn_status wnn_rank_is(const struct wnn_desc *d, uint32_t rank, const cha
 void wnn_spatial_strides(const struct wnn_desc *d, bool nhwc, uint64_t *s);
 void wnn_nchw_dims(const struct wnn_desc *d, bool nhwc, uint32_t *n, uint32_t *c, uint32_t *h,
 		      uint32_t *w);
-enum webnn_status wnn_opt_list(size_t n, const uint32_t *v, size_t want, uint32_t dflt,
-				  uint32_t *out, const char *name, const char *what,
-				  struct wnn_diag *diag);
-enum webnn_status wnn_nonzero(const uint32_t *v, size_t n, const char *name, const char *what,
-				 struct wnn_diag *diag);
+enum webnn_status wnn_list_valid(size_t n, const uint32_t *v, size_t want, bool nonzero,
+				 const char *name, const char *what, struct wnn_diag *diag);
+void wnn_list_or(size_t n, const uint32_t *v, size_t want, uint32_t dflt, uint32_t *out);
 void wnn_axis_view(const struct wnn_desc *d, uint32_t axis, uint64_t *outer, uint64_t *size,
 		      uint64_t *inner);
 enum webnn_status wnn_axis_in_range(uint32_t axis, uint32_t rank, const char *name,

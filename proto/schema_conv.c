@@ -1,7 +1,6 @@
 /* Convolution family (conv2d, convTranspose2d): operands, validation + shape inference, spec role limits and resolution. */
 #include "proto/schema.h"
 
-
 /* Reads a 4-D filter through its layout's axis order: dims[k] and strides[k] are those of
  * filter axis axes[layout][k], so the caller sees one order whatever the layout. */
 static enum webnn_status filter_axes(const struct wnn_desc *filter, uint32_t layout,
@@ -30,151 +29,260 @@ static enum webnn_status conv_bias(const struct wnn_desc *descs, size_t n_descs,
 	return WEBNN_STATUS_OK;
 }
 
+/* Where each conv2d filter layout keeps (o, i, ky, kx); indexed by the layout, whose values
+ * enum wnn_filter_layout shares with the protocol. */
+static const uint8_t conv2d_filter_axes[][4] = {
+	[WNN_FILTER_OIHW] = { 0, 1, 2, 3 },
+	[WNN_FILTER_HWIO] = { 3, 2, 0, 1 },
+	[WNN_FILTER_OHWI] = { 0, 3, 1, 2 },
+	[WNN_FILTER_IHWO] = { 3, 0, 1, 2 },
+};
+
+/* Where each convTranspose2d filter layout keeps (i, o, ky, kx), likewise. */
+static const uint8_t conv_transpose2d_filter_axes[][4] = {
+	[WNN_TFILTER_IOHW] = { 0, 1, 2, 3 },
+	[WNN_TFILTER_HWOI] = { 3, 2, 0, 1 },
+	[WNN_TFILTER_OHWI] = { 3, 0, 1, 2 },
+};
+
+/* The conv2d geometry from input and filter, list defaults applied here and nowhere else
+ * (padding 0, strides and dilations 1). Fills everything but the output size and strides;
+ * size[] gets the spec's output height and width (below 1 when the dilated filter does not fit
+ * the padded input). Fails only on an unknown filter layout. */
+static enum webnn_status conv2d_geometry(const Webnn__Ipc__Conv2d *m, const struct wnn_desc *in,
+					 const struct wnn_desc *filter, struct wnn_conv2d_attrs *p,
+					 int64_t size[2], const char *name, struct wnn_diag *diag)
+{
+	uint32_t fdim[4], pad[4], strides[2], dil[2];
+	p->input = m->input, p->filter = m->filter, p->output = m->output;
+	p->bias = WNN_NO_OPERAND;
+	p->type = in->type;
+	p->nhwc = m->input_layout == WEBNN__IPC__INPUT_LAYOUT__NHWC;
+	wnn_nchw_dims(in, p->nhwc, &p->n, &p->c_in, &p->h, &p->w);
+	CHECK(filter_axes(filter, (uint32_t)m->filter_layout, conv2d_filter_axes,
+			  sizeof(conv2d_filter_axes) / sizeof(conv2d_filter_axes[0]), fdim,
+			  p->filter_stride, name, diag));
+	p->filter_layout = (enum wnn_filter_layout)m->filter_layout;
+	p->c_out = fdim[0], p->c_in_g = fdim[1], p->kh = fdim[2], p->kw = fdim[3];
+	wnn_list_or(m->n_padding, m->padding, 4, 0, pad);
+	wnn_list_or(m->n_strides, m->strides, 2, 1, strides);
+	wnn_list_or(m->n_dilations, m->dilations, 2, 1, dil);
+	p->pad_top = pad[0], p->pad_bottom = pad[1], p->pad_left = pad[2], p->pad_right = pad[3];
+	p->stride_h = strides[0], p->stride_w = strides[1];
+	p->dil_h = dil[0], p->dil_w = dil[1];
+	p->groups = m->groups;
+	p->c_out_g = p->groups ? p->c_out / p->groups : 0;
+	p->depthwise = p->groups > 1 && p->groups == p->c_in && p->groups == p->c_out;
+	size[0] = wnn_floor_div(wnn_conv_span(p->h, p->kh, pad[0], pad[1], dil[0]), strides[0]) + 1;
+	size[1] = wnn_floor_div(wnn_conv_span(p->w, p->kw, pad[2], pad[3], dil[1]), strides[1]) + 1;
+	return WEBNN_STATUS_OK;
+}
+
+/* The convTranspose2d geometry, likewise (outputPadding 0 too). size[] gets the output height
+ * and width: outputSizes when given, else the spec's size plus outputPadding; calc[] the
+ * spec's size before outputPadding (both clamped to the int64 range). */
+static enum webnn_status conv_transpose2d_geometry(const Webnn__Ipc__ConvTranspose2d *m,
+						   const struct wnn_desc *in,
+						   const struct wnn_desc *filter,
+						   struct wnn_conv_transpose2d_attrs *p,
+						   int64_t size[2], int64_t calc[2],
+						   const char *name, struct wnn_diag *diag)
+{
+	uint32_t fdim[4], pad[4], strides[2], dil[2], opad[2];
+	p->input = m->input, p->filter = m->filter, p->output = m->output;
+	p->bias = WNN_NO_OPERAND;
+	p->type = in->type;
+	p->nhwc = m->input_layout == WEBNN__IPC__INPUT_LAYOUT__NHWC;
+	wnn_nchw_dims(in, p->nhwc, &p->n, &p->c_in, &p->h, &p->w);
+	CHECK(filter_axes(filter, (uint32_t)m->filter_layout, conv_transpose2d_filter_axes,
+			  sizeof(conv_transpose2d_filter_axes) /
+				  sizeof(conv_transpose2d_filter_axes[0]),
+			  fdim, p->filter_stride, name, diag));
+	p->filter_layout = (enum wnn_tfilter_layout)m->filter_layout;
+	p->kh = fdim[2], p->kw = fdim[3];
+	wnn_list_or(m->n_padding, m->padding, 4, 0, pad);
+	wnn_list_or(m->n_strides, m->strides, 2, 1, strides);
+	wnn_list_or(m->n_dilations, m->dilations, 2, 1, dil);
+	wnn_list_or(m->n_output_padding, m->output_padding, 2, 0, opad);
+	p->groups = m->groups;
+	p->c_in_g = p->groups ? p->c_in / p->groups : 0;
+	p->c_out_g = fdim[1];
+	p->c_out = (uint32_t)((uint64_t)fdim[1] * p->groups); /* callers check it fits */
+	p->pad_top = pad[0], p->pad_bottom = pad[1], p->pad_left = pad[2], p->pad_right = pad[3];
+	p->stride_h = strides[0], p->stride_w = strides[1];
+	p->dil_h = dil[0], p->dil_w = dil[1];
+	p->out_pad_h = opad[0], p->out_pad_w = opad[1];
+	const uint32_t spatial[2] = { p->h, p->w }, ks[2] = { p->kh, p->kw };
+	for (int i = 0; i < 2; i++) {
+		/* (in - 1) * stride can reach 2^63: compute in 128 bits and clamp. */
+		__int128 eff = ((__int128)ks[i] - 1) * dil[i] + 1;
+		__int128 v = ((__int128)spatial[i] - 1) * strides[i] + eff - pad[2 * i] -
+			     pad[2 * i + 1];
+		calc[i] = v > (__int128)INT64_MAX ? INT64_MAX
+			  : v < (__int128)INT64_MIN ? INT64_MIN : (int64_t)v;
+		v += opad[i];
+		size[i] = m->n_output_sizes ? (int64_t)m->output_sizes[i]
+			  : v > (__int128)INT64_MAX ? INT64_MAX
+			  : v < (__int128)INT64_MIN ? INT64_MIN : (int64_t)v;
+	}
+	return WEBNN_STATUS_OK;
+}
+
+/* Validates the conv2d filter against the input channels and groups (spec messages). */
+static bool infer_conv2d_channels(struct wnn_infer *c, const Webnn__Ipc__Conv2d *m,
+				  const struct wnn_conv2d_attrs *p)
+{
+	if (p->c_in % m->groups)
+		return wnn_failf(c, "input channels %" PRIu32 " are not divisible by groups %" PRIu32,
+				 p->c_in, m->groups);
+	if (p->c_in / m->groups != p->c_in_g)
+		return wnn_failf(c, "filter input channels %" PRIu32 " do not match input channels %"
+				 PRIu32 " / groups %" PRIu32, p->c_in_g, p->c_in, m->groups);
+	if (p->c_out % m->groups)
+		return wnn_failf(c, "output channels %" PRIu32 " are not divisible by groups %" PRIu32,
+				 p->c_out, m->groups);
+	if (m->has_bias) {
+		const struct wnn_desc *b = D(c, m->bias);
+		uint64_t want = p->c_out;
+		if (!wnn_check_shape(c, b, "bias", &want, 1, "output channels") ||
+		    !wnn_check_same_type(c, b, "bias", D(c, m->input), "input"))
+			return false;
+	}
+	return true;
+}
+
 static bool infer_conv2d(struct wnn_infer *c)
 {
 	const Webnn__Ipc__Conv2d *m = c->op->conv2d;
 	const struct wnn_desc *x = D(c, m->input), *f = D(c, m->filter);
-	uint32_t pad[4], strides[2], dil[2];
 	if (!wnn_check_type(c, x, "input", first_mask(c)) || !wnn_check_rank(c, x, "input", 4, 4) ||
 	    !wnn_check_rank(c, f, "filter", 4, 4) || !wnn_check_same_type(c, f, "filter", x, "input") ||
-	    !wnn_conv_list(c, m->padding, m->n_padding, 4, 0, false, "padding", pad) ||
-	    !wnn_conv_list(c, m->strides, m->n_strides, 2, 1, true, "strides", strides) ||
-	    !wnn_conv_list(c, m->dilations, m->n_dilations, 2, 1, true, "dilations", dil))
+	    !wnn_check_list(c, m->padding, m->n_padding, 4, false, "padding") ||
+	    !wnn_check_list(c, m->strides, m->n_strides, 2, true, "strides") ||
+	    !wnn_check_list(c, m->dilations, m->n_dilations, 2, true, "dilations"))
 		return false;
 	if (m->groups == 0)
 		return wnn_failf(c, "groups must not be 0");
 	if (!wnn_check_enum(c, (int)m->input_layout, WEBNN__IPC__INPUT_LAYOUT__NHWC, "inputLayout") ||
 	    !wnn_check_enum(c, (int)m->filter_layout, WEBNN__IPC__CONV2D_FILTER_LAYOUT__IHWO,
-			"filterLayout"))
+			    "filterLayout"))
 		return false;
-	bool nhwc = m->input_layout == WEBNN__IPC__INPUT_LAYOUT__NHWC;
-	uint32_t n = x->dims[0], ic = x->dims[nhwc ? 3 : 1], ih = x->dims[nhwc ? 1 : 2],
-		 iw = x->dims[nhwc ? 2 : 3];
-	uint32_t oc, fi, fh, fw;
-	const uint32_t *fd = f->dims;
-	switch (m->filter_layout) {
-	case WEBNN__IPC__CONV2D_FILTER_LAYOUT__HWIO:
-		fh = fd[0], fw = fd[1], fi = fd[2], oc = fd[3];
-		break;
-	case WEBNN__IPC__CONV2D_FILTER_LAYOUT__OHWI:
-		oc = fd[0], fh = fd[1], fw = fd[2], fi = fd[3];
-		break;
-	case WEBNN__IPC__CONV2D_FILTER_LAYOUT__IHWO:
-		fi = fd[0], fh = fd[1], fw = fd[2], oc = fd[3];
-		break;
-	default:
-		oc = fd[0], fi = fd[1], fh = fd[2], fw = fd[3];
-		break;
-	}
-	if (ic % m->groups)
-		return wnn_failf(c, "input channels %" PRIu32 " are not divisible by groups %" PRIu32, ic,
-			     m->groups);
-	if (ic / m->groups != fi)
-		return wnn_failf(c, "filter input channels %" PRIu32 " do not match input channels %" PRIu32
-			     " / groups %" PRIu32, fi, ic, m->groups);
-	if (oc % m->groups)
-		return wnn_failf(c, "output channels %" PRIu32 " are not divisible by groups %" PRIu32,
-			     oc, m->groups);
+	struct wnn_conv2d_attrs p;
+	int64_t size[2];
+	memset(&p, 0, sizeof(p));
+	if (conv2d_geometry(m, x, f, &p, size, c->name, c->diag) != WEBNN_STATUS_OK ||
+	    !infer_conv2d_channels(c, m, &p))
+		return false;
+	struct wnn_desc *r = wnn_result(c, x->type, 4);
+	r->dims[0] = p.n;
+	r->dims[p.nhwc ? 3 : 1] = p.c_out;
+	return wnn_set_dim(c, r, p.nhwc ? 1 : 2, size[0], "output height") &&
+	       wnn_set_dim(c, r, p.nhwc ? 2 : 3, size[1], "output width");
+}
+
+/* Validates the options of convTranspose2d that shape inference checks before the geometry. */
+static bool infer_conv_transpose2d_options(struct wnn_infer *c,
+					   const Webnn__Ipc__ConvTranspose2d *m)
+{
+	uint32_t strides[2], opad[2];
+	if (!wnn_check_list(c, m->padding, m->n_padding, 4, false, "padding") ||
+	    !wnn_check_list(c, m->strides, m->n_strides, 2, true, "strides") ||
+	    !wnn_check_list(c, m->dilations, m->n_dilations, 2, true, "dilations") ||
+	    !wnn_check_list(c, m->output_padding, m->n_output_padding, 2, false,
+			    "outputPadding") ||
+	    !wnn_check_list(c, m->output_sizes, m->n_output_sizes, 2, false, "outputSizes"))
+		return false;
+	wnn_list_or(m->n_strides, m->strides, 2, 1, strides);
+	wnn_list_or(m->n_output_padding, m->output_padding, 2, 0, opad);
+	if (!m->n_output_sizes && (opad[0] >= strides[0] || opad[1] >= strides[1]))
+		return wnn_failf(c, "outputPadding [%" PRIu32 ", %" PRIu32
+				 "] must be smaller than strides [%" PRIu32 ", %" PRIu32 "]",
+				 opad[0], opad[1], strides[0], strides[1]);
+	if (m->groups == 0)
+		return wnn_failf(c, "groups must not be 0");
+	return wnn_check_enum(c, (int)m->input_layout, WEBNN__IPC__INPUT_LAYOUT__NHWC,
+			      "inputLayout") &&
+	       wnn_check_enum(c, (int)m->filter_layout,
+			      WEBNN__IPC__CONV_TRANSPOSE2D_FILTER_LAYOUT__OHWI_T, "filterLayout");
+}
+
+/* Validates channels, bias and outputSizes of convTranspose2d against its geometry. */
+static bool infer_conv_transpose2d_sizes(struct wnn_infer *c,
+					 const Webnn__Ipc__ConvTranspose2d *m,
+					 const struct wnn_conv_transpose2d_attrs *p,
+					 const int64_t calc[2])
+{
+	uint32_t fi = D(c, m->filter)->dims[conv_transpose2d_filter_axes[p->filter_layout][0]];
+	if (p->c_in != fi)
+		return wnn_failf(c, "filter input channels %" PRIu32
+				 " do not match input channels %" PRIu32, fi, p->c_in);
+	uint64_t oc = (uint64_t)p->c_out_g * m->groups;
+	if (oc > MAX_DIM)
+		return wnn_failf(c, "output channels %" PRIu64 " (filter output channels * groups) "
+				 "exceed %" PRIu64, oc, MAX_DIM);
 	if (m->has_bias) {
 		const struct wnn_desc *b = D(c, m->bias);
-		uint64_t want = oc;
-		if (!wnn_check_shape(c, b, "bias", &want, 1, "output channels") ||
-		    !wnn_check_same_type(c, b, "bias", x, "input"))
+		if (!wnn_check_shape(c, b, "bias", &oc, 1, "output channels") ||
+		    !wnn_check_same_type(c, b, "bias", D(c, m->input), "input"))
 			return false;
 	}
-	int64_t oh = wnn_floor_div(wnn_conv_span(ih, fh, pad[0], pad[1], dil[0]), strides[0]) + 1;
-	int64_t ow = wnn_floor_div(wnn_conv_span(iw, fw, pad[2], pad[3], dil[1]), strides[1]) + 1;
-	struct wnn_desc *r = wnn_result(c, x->type, 4);
-	r->dims[0] = n;
-	r->dims[nhwc ? 3 : 1] = oc;
-	return wnn_set_dim(c, r, nhwc ? 1 : 2, oh, "output height") &&
-	       wnn_set_dim(c, r, nhwc ? 2 : 3, ow, "output width");
+	const uint32_t strides[2] = { p->stride_h, p->stride_w };
+	for (int i = 0; m->n_output_sizes && i < 2; i++) {
+		uint32_t osz = m->output_sizes[i];
+		if (osz < calc[i] || osz >= (__int128)calc[i] + strides[i])
+			return wnn_failf(c, "outputSizes item %d is %" PRIu32 ", expected at least %"
+					 PRId64 " and less than %" PRId64, i, osz, calc[i],
+					 (int64_t)((__int128)calc[i] + strides[i]));
+	}
+	return true;
 }
 
 static bool infer_conv_transpose2d(struct wnn_infer *c)
 {
 	const Webnn__Ipc__ConvTranspose2d *m = c->op->conv_transpose2d;
 	const struct wnn_desc *x = D(c, m->input), *f = D(c, m->filter);
-	uint32_t pad[4], strides[2], dil[2], opad[2], osz[2];
 	if (!wnn_check_type(c, x, "input", first_mask(c)) || !wnn_check_rank(c, x, "input", 4, 4) ||
 	    !wnn_check_rank(c, f, "filter", 4, 4) || !wnn_check_same_type(c, f, "filter", x, "input") ||
-	    !wnn_conv_list(c, m->padding, m->n_padding, 4, 0, false, "padding", pad) ||
-	    !wnn_conv_list(c, m->strides, m->n_strides, 2, 1, true, "strides", strides) ||
-	    !wnn_conv_list(c, m->dilations, m->n_dilations, 2, 1, true, "dilations", dil) ||
-	    !wnn_conv_list(c, m->output_padding, m->n_output_padding, 2, 0, false, "outputPadding",
-		       opad) ||
-	    !wnn_conv_list(c, m->output_sizes, m->n_output_sizes, 2, 0, false, "outputSizes", osz))
+	    !infer_conv_transpose2d_options(c, m))
 		return false;
-	if (!m->n_output_sizes && (opad[0] >= strides[0] || opad[1] >= strides[1]))
-		return wnn_failf(c, "outputPadding [%" PRIu32 ", %" PRIu32
-			     "] must be smaller than strides [%" PRIu32 ", %" PRIu32 "]", opad[0],
-			     opad[1], strides[0], strides[1]);
-	if (m->groups == 0)
-		return wnn_failf(c, "groups must not be 0");
-	if (!wnn_check_enum(c, (int)m->input_layout, WEBNN__IPC__INPUT_LAYOUT__NHWC, "inputLayout") ||
-	    !wnn_check_enum(c, (int)m->filter_layout,
-			WEBNN__IPC__CONV_TRANSPOSE2D_FILTER_LAYOUT__OHWI_T, "filterLayout"))
+	struct wnn_conv_transpose2d_attrs p;
+	int64_t size[2], calc[2];
+	memset(&p, 0, sizeof(p));
+	if (conv_transpose2d_geometry(m, x, f, &p, size, calc, c->name, c->diag) !=
+		    WEBNN_STATUS_OK ||
+	    !infer_conv_transpose2d_sizes(c, m, &p, calc))
 		return false;
-	bool nhwc = m->input_layout == WEBNN__IPC__INPUT_LAYOUT__NHWC;
-	uint32_t n = x->dims[0], ic = x->dims[nhwc ? 3 : 1], ih = x->dims[nhwc ? 1 : 2],
-		 iw = x->dims[nhwc ? 2 : 3];
-	uint32_t fo, fi, fh, fw;
-	const uint32_t *fd = f->dims;
-	switch (m->filter_layout) {
-	case WEBNN__IPC__CONV_TRANSPOSE2D_FILTER_LAYOUT__HWOI:
-		fh = fd[0], fw = fd[1], fo = fd[2], fi = fd[3];
-		break;
-	case WEBNN__IPC__CONV_TRANSPOSE2D_FILTER_LAYOUT__OHWI_T:
-		fo = fd[0], fh = fd[1], fw = fd[2], fi = fd[3];
-		break;
-	default:
-		fi = fd[0], fo = fd[1], fh = fd[2], fw = fd[3];
-		break;
-	}
-	if (ic != fi)
-		return wnn_failf(c, "filter input channels %" PRIu32 " do not match input channels %" PRIu32,
-			     fi, ic);
-	uint64_t oc = (uint64_t)fo * m->groups;
-	if (oc > MAX_DIM)
-		return wnn_failf(c, "output channels %" PRIu64 " (filter output channels * groups) "
-			     "exceed %" PRIu64, oc, MAX_DIM);
-	if (m->has_bias) {
-		const struct wnn_desc *b = D(c, m->bias);
-		if (!wnn_check_shape(c, b, "bias", &oc, 1, "output channels") ||
-		    !wnn_check_same_type(c, b, "bias", x, "input"))
-			return false;
-	}
-	const uint32_t in[2] = { ih, iw }, fs[2] = { fh, fw };
-	int64_t out[2];
-	for (int i = 0; i < 2; i++) {
-		/* (in - 1) * stride can reach 2^63: compute in 128 bits and clamp. */
-		__int128 eff = ((__int128)fs[i] - 1) * dil[i] + 1;
-		__int128 calc = ((__int128)in[i] - 1) * strides[i] + eff - pad[2 * i] -
-				pad[2 * i + 1];
-		if (m->n_output_sizes) {
-			if (osz[i] < calc || osz[i] >= calc + strides[i])
-				return wnn_failf(c, "outputSizes item %d is %" PRIu32
-					     ", expected at least %" PRId64 " and less than %" PRId64,
-					     i, osz[i], (int64_t)calc,
-					     (int64_t)(calc + strides[i]));
-			out[i] = osz[i];
-		} else {
-			calc += opad[i];
-			out[i] = calc > (__int128)INT64_MAX ? INT64_MAX
-				 : calc < (__int128)INT64_MIN ? INT64_MIN : (int64_t)calc;
-		}
-	}
 	struct wnn_desc *r = wnn_result(c, x->type, 4);
-	r->dims[0] = n;
-	r->dims[nhwc ? 3 : 1] = (uint32_t)oc;
-	return wnn_set_dim(c, r, nhwc ? 1 : 2, out[0], "output height") &&
-	       wnn_set_dim(c, r, nhwc ? 2 : 3, out[1], "output width");
+	r->dims[0] = p.n;
+	r->dims[p.nhwc ? 3 : 1] = p.c_out;
+	return wnn_set_dim(c, r, p.nhwc ? 1 : 2, size[0], "output height") &&
+	       wnn_set_dim(c, r, p.nhwc ? 2 : 3, size[1], "output width");
 }
 
-/* ---- convolution and pooling */
+/* The output shape [n, c, h, w] in the operation's layout equals out, and h, w are sizes. */
+static bool conv_output_is(const struct wnn_desc *out, bool nhwc, uint32_t n, uint32_t c,
+			   const int64_t size[2])
+{
+	if (size[0] < 1 || size[1] < 1 || size[0] > (int64_t)MAX_DIM || size[1] > (int64_t)MAX_DIM)
+		return false;
+	uint32_t want[4] = { n, c, (uint32_t)size[0], (uint32_t)size[1] };
+	if (nhwc)
+		want[1] = (uint32_t)size[0], want[2] = (uint32_t)size[1], want[3] = c;
+	return memcmp(want, out->dims, sizeof(want)) == 0;
+}
+
+/* The resolvers' re-check of the list options both convolutions share. */
+static enum webnn_status conv_lists_valid(const uint32_t *const lists[3], const size_t n[3],
+					  const char *name, struct wnn_diag *diag)
+{
+	CHECK(wnn_list_valid(n[0], lists[0], 4, false, name, "padding", diag));
+	CHECK(wnn_list_valid(n[1], lists[1], 2, true, name, "strides", diag));
+	return wnn_list_valid(n[2], lists[2], 2, true, name, "dilations", diag);
+}
 
 enum webnn_status wnn_resolve_conv2d(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_conv2d_attrs *p, struct wnn_diag *diag)
+				     size_t n_descs, struct wnn_conv2d_attrs *p,
+				     struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -187,63 +295,28 @@ enum webnn_status wnn_resolve_conv2d(const Webnn__Ipc__Operation *op, const stru
 	CHECK(wnn_rank_is(in, 4, name, "input", diag));
 	CHECK(wnn_rank_is(filter, 4, name, "filter", diag));
 	CHECK(wnn_rank_is(out, 4, name, "output", diag));
-	p->input = m->input, p->filter = m->filter, p->output = m->output;
-	p->bias = WNN_NO_OPERAND;
-	p->type = in->type;
-	p->nhwc = m->input_layout == WEBNN__IPC__INPUT_LAYOUT__NHWC;
-	wnn_nchw_dims(in, p->nhwc, &p->n, &p->c_in, &p->h, &p->w);
-	/* Where each layout keeps (o, i, ky, kx); indexed by the layout, whose values
-	 * enum wnn_filter_layout shares with the protocol. */
-	static const uint8_t axes[][4] = {
-		[WNN_FILTER_OIHW] = { 0, 1, 2, 3 },
-		[WNN_FILTER_HWIO] = { 3, 2, 0, 1 },
-		[WNN_FILTER_OHWI] = { 0, 3, 1, 2 },
-		[WNN_FILTER_IHWO] = { 3, 0, 1, 2 },
-	};
-	uint32_t fdim[4];
-	CHECK(filter_axes(filter, (uint32_t)m->filter_layout, axes,
-			  sizeof(axes) / sizeof(axes[0]), fdim, p->filter_stride, name, diag));
-	p->filter_layout = (enum wnn_filter_layout)m->filter_layout;
-	uint32_t f_in = fdim[1];
-	p->c_out = fdim[0], p->kh = fdim[2], p->kw = fdim[3];
-	uint32_t pad[4], strides[2], dil[2];
-	CHECK(wnn_opt_list(m->n_padding, m->padding, 4, 0, pad, name, "padding", diag));
-	CHECK(wnn_opt_list(m->n_strides, m->strides, 2, 1, strides, name, "strides", diag));
-	CHECK(wnn_opt_list(m->n_dilations, m->dilations, 2, 1, dil, name, "dilations", diag));
-	CHECK(wnn_nonzero(strides, 2, name, "strides", diag));
-	CHECK(wnn_nonzero(dil, 2, name, "dilations", diag));
-	p->groups = m->groups;
-	if (p->groups == 0)
+	CHECK(conv_lists_valid((const uint32_t *const[3]){ m->padding, m->strides, m->dilations },
+			       (const size_t[3]){ m->n_padding, m->n_strides, m->n_dilations },
+			       name, diag));
+	if (m->groups == 0)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: groups must not be 0", name);
-	if (p->c_in % p->groups || p->c_in / p->groups != f_in)
+	int64_t size[2];
+	CHECK(conv2d_geometry(m, in, filter, p, size, name, diag));
+	if (p->c_in % p->groups || p->c_in / p->groups != p->c_in_g)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: filter input channels %u do not equal input channels %u / "
-				    "groups %u", name, f_in, p->c_in, p->groups);
+				    "groups %u", name, p->c_in_g, p->c_in, p->groups);
 	if (p->c_out % p->groups)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output channels %u are not divisible by groups %u", name,
 				    p->c_out, p->groups);
-	p->c_in_g = f_in;
-	p->c_out_g = p->c_out / p->groups;
-	p->depthwise = p->groups > 1 && p->groups == p->c_in && p->groups == p->c_out;
-	p->pad_top = pad[0], p->pad_bottom = pad[1], p->pad_left = pad[2], p->pad_right = pad[3];
-	p->stride_h = strides[0], p->stride_w = strides[1];
-	p->dil_h = dil[0], p->dil_w = dil[1];
-	uint64_t eff_h = (uint64_t)(p->kh - 1) * p->dil_h + 1, eff_w = (uint64_t)(p->kw - 1) * p->dil_w + 1;
-	uint64_t ph = (uint64_t)p->h + pad[0] + pad[1], pw = (uint64_t)p->w + pad[2] + pad[3];
-	if (p->kh == 0 || p->kw == 0 || ph < eff_h || pw < eff_w)
+	if (p->kh == 0 || p->kw == 0 || size[0] < 1 || size[1] < 1)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: the dilated filter is larger than the padded input", name);
-	p->out_h = (uint32_t)((ph - eff_h) / p->stride_h + 1);
-	p->out_w = (uint32_t)((pw - eff_w) / p->stride_w + 1);
-	uint32_t want[4];
-	if (p->nhwc)
-		want[0] = p->n, want[1] = p->out_h, want[2] = p->out_w, want[3] = p->c_out;
-	else
-		want[0] = p->n, want[1] = p->c_out, want[2] = p->out_h, want[3] = p->out_w;
-	if (memcmp(want, out->dims, sizeof(want)))
+	if (!conv_output_is(out, p->nhwc, p->n, p->c_out, size))
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output shape does not match the convolution", name);
+	p->out_h = (uint32_t)size[0], p->out_w = (uint32_t)size[1];
 	if (m->has_bias) {
 		CHECK(conv_bias(descs, n_descs, m->bias, p->c_out, name, diag));
 		p->has_bias = true;
@@ -255,8 +328,9 @@ enum webnn_status wnn_resolve_conv2d(const Webnn__Ipc__Operation *op, const stru
 }
 
 enum webnn_status wnn_resolve_conv_transpose2d(const Webnn__Ipc__Operation *op,
-					  const struct wnn_desc *descs, size_t n_descs,
-					  struct wnn_conv_transpose2d_attrs *p, struct wnn_diag *diag)
+					       const struct wnn_desc *descs, size_t n_descs,
+					       struct wnn_conv_transpose2d_attrs *p,
+					       struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -269,55 +343,30 @@ enum webnn_status wnn_resolve_conv_transpose2d(const Webnn__Ipc__Operation *op,
 	CHECK(wnn_rank_is(in, 4, name, "input", diag));
 	CHECK(wnn_rank_is(filter, 4, name, "filter", diag));
 	CHECK(wnn_rank_is(out, 4, name, "output", diag));
-	p->input = m->input, p->filter = m->filter, p->output = m->output;
-	p->bias = WNN_NO_OPERAND;
-	p->type = in->type;
-	p->nhwc = m->input_layout == WEBNN__IPC__INPUT_LAYOUT__NHWC;
-	wnn_nchw_dims(in, p->nhwc, &p->n, &p->c_in, &p->h, &p->w);
-	/* Where each layout keeps (i, o, ky, kx); indexed by the layout, whose values
-	 * enum wnn_tfilter_layout shares with the protocol. */
-	static const uint8_t axes[][4] = {
-		[WNN_TFILTER_IOHW] = { 0, 1, 2, 3 },
-		[WNN_TFILTER_HWOI] = { 3, 2, 0, 1 },
-		[WNN_TFILTER_OHWI] = { 3, 0, 1, 2 },
-	};
-	uint32_t fdim[4];
-	CHECK(filter_axes(filter, (uint32_t)m->filter_layout, axes,
-			  sizeof(axes) / sizeof(axes[0]), fdim, p->filter_stride, name, diag));
-	p->filter_layout = (enum wnn_tfilter_layout)m->filter_layout;
-	uint32_t f_in = fdim[0], f_out = fdim[1];
-	p->kh = fdim[2], p->kw = fdim[3];
-	uint32_t pad[4], strides[2], dil[2], opad[2];
-	CHECK(wnn_opt_list(m->n_padding, m->padding, 4, 0, pad, name, "padding", diag));
-	CHECK(wnn_opt_list(m->n_strides, m->strides, 2, 1, strides, name, "strides", diag));
-	CHECK(wnn_opt_list(m->n_dilations, m->dilations, 2, 1, dil, name, "dilations", diag));
-	CHECK(wnn_opt_list(m->n_output_padding, m->output_padding, 2, 0, opad, name, "outputPadding",
-		       diag));
-	CHECK(wnn_nonzero(strides, 2, name, "strides", diag));
-	CHECK(wnn_nonzero(dil, 2, name, "dilations", diag));
-	p->groups = m->groups;
-	if (p->groups == 0 || p->c_in % p->groups)
+	CHECK(conv_lists_valid((const uint32_t *const[3]){ m->padding, m->strides, m->dilations },
+			       (const size_t[3]){ m->n_padding, m->n_strides, m->n_dilations },
+			       name, diag));
+	CHECK(wnn_list_valid(m->n_output_padding, m->output_padding, 2, false, name,
+			     "outputPadding", diag));
+	CHECK(wnn_list_valid(m->n_output_sizes, m->output_sizes, 2, false, name, "outputSizes",
+			     diag));
+	if (m->groups == 0 || in->dims[m->input_layout == WEBNN__IPC__INPUT_LAYOUT__NHWC ? 3 : 1] %
+				      m->groups)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: input channels %u are not divisible by groups %u", name,
-				    p->c_in, p->groups);
+				    in->dims[m->input_layout == WEBNN__IPC__INPUT_LAYOUT__NHWC ? 3 : 1],
+				    m->groups);
+	int64_t size[2], calc[2];
+	CHECK(conv_transpose2d_geometry(m, in, filter, p, size, calc, name, diag));
+	uint32_t f_in = filter->dims[conv_transpose2d_filter_axes[p->filter_layout][0]];
 	if (f_in != p->c_in)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: filter input channels %u do not match input channels %u",
 				    name, f_in, p->c_in);
-	p->c_in_g = p->c_in / p->groups;
-	p->c_out_g = f_out;
-	p->c_out = f_out * p->groups;
-	p->pad_top = pad[0], p->pad_bottom = pad[1], p->pad_left = pad[2], p->pad_right = pad[3];
-	p->stride_h = strides[0], p->stride_w = strides[1];
-	p->dil_h = dil[0], p->dil_w = dil[1];
-	p->out_pad_h = opad[0], p->out_pad_w = opad[1];
-	if (p->nhwc)
-		p->out_h = out->dims[1], p->out_w = out->dims[2];
-	else
-		p->out_h = out->dims[2], p->out_w = out->dims[3];
-	if (out->dims[0] != p->n || out->dims[p->nhwc ? 3 : 1] != p->c_out)
+	if (!conv_output_is(out, p->nhwc, p->n, p->c_out, size))
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output shape does not match the convolution", name);
+	p->out_h = (uint32_t)size[0], p->out_w = (uint32_t)size[1];
 	if (m->has_bias) {
 		CHECK(conv_bias(descs, n_descs, m->bias, p->c_out, name, diag));
 		p->has_bias = true;
