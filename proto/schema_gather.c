@@ -1,64 +1,90 @@
 /* Gather/scatter family: operands, validation + shape inference, spec role limits and resolution. */
 #include "proto/schema.h"
 
-
 /* ------------------------------------------------------------------------------------------ */
 /* Gather / scatter. */
 
 #define INDEX_TYPES (WNN_DT_BIT(WNN_I32) | WNN_DT_BIT(WNN_U32) | WNN_DT_BIT(WNN_I64))
 
-static bool infer_gather(struct wnn_infer *c)
+/* Output rank of gather (input rank - 1 + indices rank), gatherElements (indices rank) and
+ * gatherND (indices rank - 1 + input rank - k); the caller checks the indices rank is >= 1 and
+ * k <= the input rank for gatherND. */
+static uint32_t gather_rank(enum wnn_op kind, const struct wnn_desc *x, const struct wnn_desc *idx)
 {
-	const Webnn__Ipc__Gather *m = c->op->gather;
-	const struct wnn_desc *x = D(c, m->input), *idx = D(c, m->indices);
-	char sa[96];
-	if (!wnn_check_type(c, x, "input", first_mask(c)) ||
-	    !wnn_check_type(c, idx, "indices", INDEX_TYPES) ||
-	    !wnn_check_rank(c, x, "input", 1, WNN_MAX_RANK))
-		return false;
-	if (c->kind == WNN_OP_GATHER) {
-		if (!wnn_check_axis(c, m->axis, x->rank, "axis"))
-			return false;
-		uint32_t rank = x->rank - 1 + idx->rank;
-		if (rank > WNN_MAX_RANK)
-			return wnn_failf(c, "output rank %" PRIu32 " exceeds the maximum rank %d", rank,
-				     WNN_MAX_RANK);
-		struct wnn_desc *r = wnn_result(c, x->type, 0);
-		for (uint32_t i = 0; i < m->axis; i++)
+	if (kind == WNN_OP_GATHER)
+		return x->rank - 1 + idx->rank;
+	if (kind == WNN_OP_GATHER_ELEMENTS)
+		return idx->rank;
+	return idx->rank - 1 + x->rank - idx->dims[idx->rank - 1];
+}
+
+/* The spec output shape of gather (the axis replaced by the indices shape), gatherElements
+ * (the indices shape) and gatherND (indices.shape[0:-1] + input.shape[k:]), in the input
+ * type. The caller checked gather_rank() <= WNN_MAX_RANK. */
+static void gather_shape(enum wnn_op kind, uint32_t axis, const struct wnn_desc *x,
+			 const struct wnn_desc *idx, struct wnn_desc *r)
+{
+	if (kind == WNN_OP_GATHER_ELEMENTS) {
+		*r = *idx;
+		r->type = x->type;
+		return;
+	}
+	r->type = x->type;
+	r->rank = 0;
+	if (kind == WNN_OP_GATHER) {
+		for (uint32_t i = 0; i < axis; i++)
 			r->dims[r->rank++] = x->dims[i];
 		for (uint32_t i = 0; i < idx->rank; i++)
 			r->dims[r->rank++] = idx->dims[i];
-		for (uint32_t i = m->axis + 1; i < x->rank; i++)
+		for (uint32_t i = axis + 1; i < x->rank; i++)
 			r->dims[r->rank++] = x->dims[i];
-		return true;
+		return;
 	}
+	for (uint32_t i = 0; i + 1 < idx->rank; i++)
+		r->dims[r->rank++] = idx->dims[i];
+	for (uint32_t i = idx->dims[idx->rank - 1]; i < x->rank; i++)
+		r->dims[r->rank++] = x->dims[i];
+}
+
+/* The operator-specific checks of gather, gatherElements and gatherND. */
+static bool infer_gather_kind(struct wnn_infer *c, const Webnn__Ipc__Gather *m,
+			      const struct wnn_desc *x, const struct wnn_desc *idx)
+{
+	char sa[96];
+	if (c->kind == WNN_OP_GATHER)
+		return wnn_check_axis(c, m->axis, x->rank, "axis");
 	if (c->kind == WNN_OP_GATHER_ELEMENTS) {
 		if (!wnn_check_rank(c, idx, "indices", x->rank, x->rank) ||
 		    !wnn_check_axis(c, m->axis, x->rank, "axis"))
 			return false;
 		for (uint32_t i = 0; i < x->rank; i++)
 			if (i != m->axis && idx->dims[i] != x->dims[i])
-				return wnn_failf(c, "indices shape %s must equal the input shape except "
-					     "along axis %" PRIu32, SHAPE(idx, sa), m->axis);
-		wnn_result_copy(c, idx)->type = x->type;
+				return wnn_failf(c, "indices shape %s must equal the input shape "
+						 "except along axis %" PRIu32, SHAPE(idx, sa), m->axis);
 		return true;
 	}
-	/* gatherND */
 	if (!wnn_check_rank(c, idx, "indices", 1, WNN_MAX_RANK))
 		return false;
 	uint32_t coord = idx->dims[idx->rank - 1];
 	if (coord > x->rank)
-		return wnn_failf(c, "indices last dimension %" PRIu32 " exceeds the input rank %" PRIu32,
-			     coord, x->rank);
-	uint32_t rank = idx->rank - 1 + x->rank - coord;
+		return wnn_failf(c, "indices last dimension %" PRIu32
+				 " exceeds the input rank %" PRIu32, coord, x->rank);
+	return true;
+}
+
+static bool infer_gather(struct wnn_infer *c)
+{
+	const Webnn__Ipc__Gather *m = c->op->gather;
+	const struct wnn_desc *x = D(c, m->input), *idx = D(c, m->indices);
+	if (!wnn_check_type(c, x, "input", first_mask(c)) ||
+	    !wnn_check_type(c, idx, "indices", INDEX_TYPES) ||
+	    !wnn_check_rank(c, x, "input", 1, WNN_MAX_RANK) || !infer_gather_kind(c, m, x, idx))
+		return false;
+	uint32_t rank = gather_rank(c->kind, x, idx);
 	if (rank > WNN_MAX_RANK)
 		return wnn_failf(c, "output rank %" PRIu32 " exceeds the maximum rank %d", rank,
-			     WNN_MAX_RANK);
-	struct wnn_desc *r = wnn_result(c, x->type, 0);
-	for (uint32_t i = 0; i + 1 < idx->rank; i++)
-		r->dims[r->rank++] = idx->dims[i];
-	for (uint32_t i = coord; i < x->rank; i++)
-		r->dims[r->rank++] = x->dims[i];
+				 WNN_MAX_RANK);
+	gather_shape(c->kind, m->axis, x, idx, wnn_result(c, x->type, 0));
 	return true;
 }
 
@@ -140,8 +166,37 @@ uint64_t wnn_nd_offset(const void *idx, enum wnn_dtype index_type, uint64_t t, u
 	return off;
 }
 
+/* The gather views the kernels index through: [outer, axis, inner] (gather), the axis size
+ * (gatherElements, whose indices must equal the input off the axis), tuples and slices
+ * (gatherND). */
+static enum webnn_status gather_layout(struct wnn_gather_attrs *p, const Webnn__Ipc__Gather *m,
+				       const struct wnn_desc *in, const struct wnn_desc *idx,
+				       const char *name, struct wnn_diag *diag)
+{
+	uint64_t n_idx = wnn_shape_count(idx->rank, idx->dims);
+	if (p->op == WNN_OP_GATHER) {
+		p->axis = m->axis;
+		wnn_axis_view(in, m->axis, &p->outer, &p->axis_size, &p->inner);
+		p->n_indices = n_idx;
+	} else if (p->op == WNN_OP_GATHER_ELEMENTS) {
+		p->axis = m->axis;
+		p->axis_size = in->dims[m->axis];
+		for (uint32_t i = 0; i < in->rank; i++)
+			if (i != m->axis && idx->dims[i] != in->dims[i])
+				return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+						    "%s: indices dimension %u differs from the "
+						    "input", name, i);
+	} else {
+		p->k = idx->dims[idx->rank - 1];
+		p->n_tuples = p->k ? n_idx / p->k : 0;
+		p->slice = wnn_shape_count(in->rank - p->k, in->dims + p->k);
+	}
+	return WEBNN_STATUS_OK;
+}
+
 enum webnn_status wnn_resolve_gather(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_gather_attrs *p, struct wnn_diag *diag)
+				     size_t n_descs, struct wnn_gather_attrs *p,
+				     struct wnn_diag *diag)
 {
 	const char *name;
 	memset(p, 0, sizeof(*p));
@@ -154,6 +209,20 @@ enum webnn_status wnn_resolve_gather(const Webnn__Ipc__Operation *op, const stru
 	if (in->rank < 1)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: input rank must be at least 1",
 				    name);
+	if (p->op != WNN_OP_GATHER_ND)
+		CHECK(wnn_axis_in_range(m->axis, in->rank, name, diag));
+	if (p->op == WNN_OP_GATHER_ELEMENTS && idx->rank != in->rank)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: indices rank differs from the input rank", name);
+	if (p->op == WNN_OP_GATHER_ND && (idx->rank < 1 || idx->dims[idx->rank - 1] > in->rank))
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: indices last dimension exceeds the input rank", name);
+	struct wnn_desc want;
+	if (gather_rank(p->op, in, idx) > WNN_MAX_RANK)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: output rank exceeds %d",
+				    name, WNN_MAX_RANK);
+	gather_shape(p->op, m->axis, in, idx, &want);
+	CHECK(wnn_same_shape(&want, out, name, "output shape does not match the gather", diag));
 	p->input = m->input, p->indices = m->indices, p->output = m->output;
 	p->type = in->type, p->index_type = idx->type;
 	p->in_rank = in->rank;
@@ -162,41 +231,7 @@ enum webnn_status wnn_resolve_gather(const Webnn__Ipc__Operation *op, const stru
 	p->rank = out->rank;
 	memcpy(p->out_dims, out->dims, sizeof(p->out_dims));
 	p->count = wnn_shape_count(out->rank, out->dims);
-	uint64_t n_idx = wnn_shape_count(idx->rank, idx->dims);
-	if (p->op == WNN_OP_GATHER) {
-		CHECK(wnn_axis_in_range(m->axis, in->rank, name, diag));
-		p->axis = m->axis;
-		wnn_axis_view(in, m->axis, &p->outer, &p->axis_size, &p->inner);
-		p->n_indices = n_idx;
-		if (p->count != p->outer * n_idx * p->inner)
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-					    "%s: output shape does not match the gather", name);
-	} else if (p->op == WNN_OP_GATHER_ELEMENTS) {
-		CHECK(wnn_axis_in_range(m->axis, in->rank, name, diag));
-		p->axis = m->axis;
-		p->axis_size = in->dims[m->axis];
-		CHECK(wnn_same_shape(idx, out, name, "output shape differs from the indices shape",
-				 diag));
-		if (idx->rank != in->rank)
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-					    "%s: indices rank differs from the input rank", name);
-		for (uint32_t i = 0; i < in->rank; i++)
-			if (i != m->axis && idx->dims[i] != in->dims[i])
-				return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-						    "%s: indices dimension %u differs from the "
-						    "input", name, i);
-	} else {
-		if (idx->rank < 1 || idx->dims[idx->rank - 1] > in->rank)
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-					    "%s: indices last dimension exceeds the input rank", name);
-		p->k = idx->dims[idx->rank - 1];
-		p->n_tuples = n_idx / p->k;
-		p->slice = wnn_shape_count(in->rank - p->k, in->dims + p->k);
-		if (p->count != p->n_tuples * p->slice)
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-					    "%s: output shape does not match the gather", name);
-	}
-	return WEBNN_STATUS_OK;
+	return gather_layout(p, m, in, idx, name, diag);
 }
 
 enum webnn_status wnn_resolve_scatter(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
