@@ -262,30 +262,29 @@ bool wnn_set_dim(struct wnn_infer *c, struct wnn_desc *r, uint32_t i, int64_t v,
 	return true;
 }
 
+/* The bidirectional broadcast shape of a and b (rank and dims of out): the one broadcasting
+ * rule, wnn_broadcast's. False when they are not broadcastable. */
 bool wnn_bcast_bi(const struct wnn_desc *a, const struct wnn_desc *b, struct wnn_desc *out)
 {
-	uint32_t rank = a->rank > b->rank ? a->rank : b->rank;
-	for (uint32_t i = 0; i < rank; i++) {
-		uint32_t da = i + a->rank >= rank ? a->dims[i + a->rank - rank] : 1;
-		uint32_t db = i + b->rank >= rank ? b->dims[i + b->rank - rank] : 1;
-		if (da != db && da != 1 && db != 1)
-			return false;
-		out->dims[i] = da > db ? da : db;
-	}
-	out->rank = rank;
+	const struct wnn_desc *in[2] = { a, b };
+	struct wnn_bcast bc;
+	struct wnn_diag ignored = { 0 };
+	if (wnn_broadcast(in, 2, &bc, "", &ignored) != WEBNN_STATUS_OK)
+		return false;
+	out->rank = bc.rank;
+	memcpy(out->dims, bc.dims, sizeof(out->dims));
 	return true;
 }
 
+/* Whether from[rf] broadcasts unidirectionally to to[rt] (wnn_bcast_strides' rule). */
 bool wnn_bcast_uni(const uint32_t *from, uint32_t rf, const uint32_t *to, uint32_t rt)
 {
-	if (rf > rt)
+	struct wnn_desc d = { .type = WNN_F32, .rank = rf };
+	uint64_t strides[WNN_MAX_RANK];
+	if (rf > WNN_MAX_RANK || rt > WNN_MAX_RANK)
 		return false;
-	for (uint32_t i = 0; i < rt; i++) {
-		uint32_t df = i + rf >= rt ? from[i + rf - rt] : 1;
-		if (df != to[i] && df != 1)
-			return false;
-	}
-	return true;
+	memcpy(d.dims, from, rf * sizeof(uint32_t));
+	return wnn_bcast_strides(&d, rt, to, strides);
 }
 
 bool wnn_check_enum(struct wnn_infer *c, int v, int max, const char *what)
@@ -405,6 +404,22 @@ enum webnn_status wnn_list_valid(size_t n, const uint32_t *v, size_t want, bool 
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s must not be 0",
 					    name, what);
 	return WEBNN_STATUS_OK;
+}
+
+/* An axes option with its default applied: the given axes (at most WNN_MAX_RANK), else every
+ * axis from `first` to rank - 1 (reductions: 0, layerNormalization: 1). Returns the count. */
+uint32_t wnn_axes_or(bool given, const uint32_t *axes, size_t n, uint32_t first, uint32_t rank,
+		     uint32_t *out)
+{
+	uint32_t k = 0;
+	if (given) {
+		for (size_t i = 0; i < n && k < WNN_MAX_RANK; i++)
+			out[k++] = axes[i];
+		return k;
+	}
+	for (uint32_t i = first; i < rank; i++)
+		out[k++] = i;
+	return k;
 }
 
 /* An optional list option with its default applied: v when given (n == want), else dflt. */

@@ -187,6 +187,8 @@ void wnn_nchw_dims(const struct wnn_desc *d, bool nhwc, uint32_t *n, uint32_t *c
 		      uint32_t *w);
 enum webnn_status wnn_list_valid(size_t n, const uint32_t *v, size_t want, bool nonzero,
 				 const char *name, const char *what, struct wnn_diag *diag);
+uint32_t wnn_axes_or(bool given, const uint32_t *axes, size_t n, uint32_t first, uint32_t rank,
+		     uint32_t *out);
 void wnn_list_or(size_t n, const uint32_t *v, size_t want, uint32_t dflt, uint32_t *out);
 void wnn_axis_view(const struct wnn_desc *d, uint32_t axis, uint64_t *outer, uint64_t *size,
 		      uint64_t *inner);

@@ -215,6 +215,14 @@ static bool infer_tile(struct wnn_infer *c)
 	return true;
 }
 
+/* The permutation with its default applied: reversed axes when none is given (a given one has
+ * been checked to hold rank axes). */
+static void transpose_perm(const Webnn__Ipc__Transpose *m, uint32_t rank, uint32_t *perm)
+{
+	for (uint32_t i = 0; i < rank; i++)
+		perm[i] = m->has_permutation ? m->permutation[i] : rank - 1 - i;
+}
+
 static bool infer_transpose(struct wnn_infer *c)
 {
 	const Webnn__Ipc__Transpose *m = c->op->transpose;
@@ -222,19 +230,17 @@ static bool infer_transpose(struct wnn_infer *c)
 	uint32_t mask;
 	if (!wnn_check_type(c, x, "input", first_mask(c)))
 		return false;
-	struct wnn_desc *r = wnn_result_copy(c, x);
-	if (!m->has_permutation) {
-		for (uint32_t i = 0; i < x->rank; i++)
-			r->dims[i] = x->dims[x->rank - 1 - i];
-		return true;
-	}
-	if (m->n_permutation != x->rank)
+	if (m->has_permutation && m->n_permutation != x->rank)
 		return wnn_failf(c, "permutation has %zu values, expected %" PRIu32 " (the input rank)",
 			     m->n_permutation, x->rank);
-	if (!wnn_check_axes(c, m->permutation, m->n_permutation, x->rank, "permutation", &mask))
+	if (m->has_permutation &&
+	    !wnn_check_axes(c, m->permutation, m->n_permutation, x->rank, "permutation", &mask))
 		return false;
+	uint32_t perm[WNN_MAX_RANK];
+	transpose_perm(m, x->rank, perm);
+	struct wnn_desc *r = wnn_result_copy(c, x);
 	for (uint32_t i = 0; i < x->rank; i++)
-		r->dims[i] = x->dims[m->permutation[i]];
+		r->dims[i] = x->dims[perm[i]];
 	return true;
 }
 
@@ -552,7 +558,7 @@ enum webnn_status wnn_resolve_transpose(const Webnn__Ipc__Operation *op, const s
 	p->input = m->input, p->output = m->output;
 	p->type = in->type;
 	p->rank = in->rank;
-	if (m->has_permutation || m->n_permutation) {
+	if (m->has_permutation) {
 		if (m->n_permutation != in->rank)
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 					    "%s: permutation has %zu entries, expected %u", name,
@@ -565,12 +571,9 @@ enum webnn_status wnn_resolve_transpose(const Webnn__Ipc__Operation *op, const s
 						    "%s: permutation is not a permutation of 0..%u",
 						    name, in->rank - 1);
 			seen[v] = true;
-			p->perm[i] = v;
 		}
-	} else {
-		for (uint32_t i = 0; i < in->rank; i++)
-			p->perm[i] = in->rank - 1 - i;
 	}
+	transpose_perm(m, in->rank, p->perm);
 	uint64_t cs[WNN_MAX_RANK];
 	wnn_shape_strides(in->rank, in->dims, cs);
 	for (uint32_t i = 0; i < in->rank; i++) {

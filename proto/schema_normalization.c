@@ -54,15 +54,9 @@ static bool infer_layer_norm(struct wnn_infer *c)
 	char buf[96];
 	if (!wnn_check_type(c, x, "input", first_mask(c)))
 		return false;
-	if (m->has_axes) {
-		if (!wnn_check_axes(c, m->axes, m->n_axes, x->rank, "axes", &mask))
-			return false;
-		for (size_t i = 0; i < m->n_axes; i++)
-			axes[n_axes++] = m->axes[i];
-	} else {
-		for (uint32_t i = 1; i < x->rank; i++)
-			axes[n_axes++] = i;
-	}
+	if (m->has_axes && !wnn_check_axes(c, m->axes, m->n_axes, x->rank, "axes", &mask))
+		return false;
+	n_axes = wnn_axes_or(m->has_axes, m->axes, m->n_axes, 1, x->rank, axes);
 	const uint32_t ids[2] = { m->scale, m->bias };
 	const bool has[2] = { m->has_scale, m->has_bias };
 	const char *roles[2] = { "scale", "bias" };
@@ -187,14 +181,13 @@ enum webnn_status wnn_resolve_norm(const Webnn__Ipc__Operation *op, const struct
 		in_id = m->input, out_id = m->output, s_id = m->scale, b_id = m->bias;
 		has_s = m->has_scale, has_b = m->has_bias, eps = m->epsilon;
 		OPERAND(in, in_id, "input");
-		uint32_t dflt[WNN_MAX_RANK];
-		for (uint32_t i = 1; i < in->rank; i++)
-			dflt[i - 1] = i;
-		if (m->has_axes)
-			CHECK(wnn_make_reduction(in, m->axes, m->n_axes, &p->r, name, diag));
-		else
-			CHECK(wnn_make_reduction(in, dflt, in->rank ? in->rank - 1 : 0, &p->r, name,
-					     diag));
+		if (m->has_axes && m->n_axes > in->rank)
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: %zu axes for an input of rank %u", name, m->n_axes,
+					    in->rank);
+		uint32_t axes[WNN_MAX_RANK];
+		uint32_t n_axes = wnn_axes_or(m->has_axes, m->axes, m->n_axes, 1, in->rank, axes);
+		CHECK(wnn_make_reduction(in, axes, n_axes, &p->r, name, diag));
 	}
 	OPERAND(in, in_id, "input");
 	OPERAND(out, out_id, "output");

@@ -50,11 +50,15 @@ static bool infer_reduce(struct wnn_infer *c)
 {
 	const Webnn__Ipc__Reduce *m = c->op->reduce;
 	const struct wnn_desc *x = D(c, m->input);
-	uint32_t mask = x->rank ? (uint32_t)((1ull << x->rank) - 1) : 0;
+	uint32_t mask, axes[WNN_MAX_RANK];
 	if (!wnn_check_type(c, x, "input", first_mask(c)))
 		return false;
 	if (m->has_axes && !wnn_check_axes(c, m->axes, m->n_axes, x->rank, "axes", &mask))
 		return false;
+	uint32_t n_axes = wnn_axes_or(m->has_axes, m->axes, m->n_axes, 0, x->rank, axes);
+	mask = 0;
+	for (uint32_t i = 0; i < n_axes; i++)
+		mask |= 1u << axes[i];
 	reduce_shape(x, mask, m->keep_dimensions, wnn_result(c, x->type, 0));
 	return true;
 }
@@ -112,14 +116,18 @@ enum webnn_status wnn_resolve_reduce(const Webnn__Ipc__Operation *op, const stru
 	const Webnn__Ipc__Reduce *m = op->reduce;
 	OPERAND(in, m->input, "input");
 	OPERAND(out, m->output, "output");
-	uint32_t all[WNN_MAX_RANK];
-	for (uint32_t i = 0; i < in->rank; i++)
-		all[i] = i;
-	if (m->has_axes)
-		CHECK(wnn_make_reduction(in, m->axes, m->n_axes, &p->r, name, diag));
-	else
-		CHECK(wnn_make_reduction(in, all, in->rank, &p->r, name, diag));
-	if (wnn_shape_count(out->rank, out->dims) != p->r.kept_count || out->type != in->type)
+	if (m->has_axes && m->n_axes > in->rank)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: %zu axes for an input of rank %u", name, m->n_axes, in->rank);
+	uint32_t axes[WNN_MAX_RANK], mask = 0;
+	uint32_t n_axes = wnn_axes_or(m->has_axes, m->axes, m->n_axes, 0, in->rank, axes);
+	CHECK(wnn_make_reduction(in, axes, n_axes, &p->r, name, diag));
+	for (uint32_t i = 0; i < n_axes; i++)
+		mask |= 1u << axes[i];
+	struct wnn_desc want = { .type = in->type };
+	reduce_shape(in, mask, m->keep_dimensions, &want);
+	CHECK(wnn_same_shape(&want, out, name, "output shape does not match the reduction", diag));
+	if (out->type != in->type)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output shape does not match the reduction", name);
 	p->input = m->input, p->output = m->output;
