@@ -226,8 +226,157 @@ static enum webnn_status rnn_operand(const struct wnn_desc *descs, size_t n_desc
 	return WEBNN_STATUS_OK;
 }
 
+/* What the four recurrent messages carry, in one shape (cell forms: steps 1, one direction,
+ * the states required). */
+struct rnn_wire {
+	uint32_t in, w, rw, b, rb, ph, h0, c0;
+	bool has_b, has_rb, has_ph, has_h0, has_c0;
+	const uint32_t *outs;
+	size_t n_outs;
+	const Webnn__Ipc__RecurrentActivation *acts;
+	size_t n_acts;
+	int layout;
+};
+
+static void rnn_wire_gru(const Webnn__Ipc__Gru *m, struct rnn_wire *w, struct wnn_rnn_attrs *p)
+{
+	*w = (struct rnn_wire){ .in = m->input, .w = m->weight, .rw = m->recurrent_weight,
+				.b = m->bias, .has_b = m->has_bias, .rb = m->recurrent_bias,
+				.has_rb = m->has_recurrent_bias, .h0 = m->initial_hidden_state,
+				.has_h0 = m->has_initial_hidden_state, .outs = m->outputs,
+				.n_outs = m->n_outputs, .acts = m->activations,
+				.n_acts = m->n_activations, .layout = (int)m->layout };
+	p->steps = m->steps, p->hidden = m->hidden_size;
+	p->reset_after = m->reset_after, p->return_sequence = m->return_sequence;
+	p->num_dirs = m->direction == WEBNN__IPC__RECURRENT_DIRECTION__BOTH ? 2 : 1;
+	p->backward = m->direction == WEBNN__IPC__RECURRENT_DIRECTION__BACKWARD;
+}
+
+static void rnn_wire_gru_cell(const Webnn__Ipc__GruCell *m, struct rnn_wire *w,
+			      struct wnn_rnn_attrs *p)
+{
+	*w = (struct rnn_wire){ .in = m->input, .w = m->weight, .rw = m->recurrent_weight,
+				.b = m->bias, .has_b = m->has_bias, .rb = m->recurrent_bias,
+				.has_rb = m->has_recurrent_bias, .h0 = m->hidden_state,
+				.has_h0 = true, .outs = &m->output, .n_outs = 1,
+				.acts = m->activations, .n_acts = m->n_activations,
+				.layout = (int)m->layout };
+	p->steps = 1, p->hidden = m->hidden_size, p->num_dirs = 1;
+	p->reset_after = m->reset_after;
+	p->cell = true;
+}
+
+static void rnn_wire_lstm(const Webnn__Ipc__Lstm *m, struct rnn_wire *w, struct wnn_rnn_attrs *p)
+{
+	*w = (struct rnn_wire){ .in = m->input, .w = m->weight, .rw = m->recurrent_weight,
+				.b = m->bias, .has_b = m->has_bias, .rb = m->recurrent_bias,
+				.has_rb = m->has_recurrent_bias, .ph = m->peephole_weight,
+				.has_ph = m->has_peephole_weight, .h0 = m->initial_hidden_state,
+				.has_h0 = m->has_initial_hidden_state, .c0 = m->initial_cell_state,
+				.has_c0 = m->has_initial_cell_state, .outs = m->outputs,
+				.n_outs = m->n_outputs, .acts = m->activations,
+				.n_acts = m->n_activations, .layout = (int)m->layout };
+	p->steps = m->steps, p->hidden = m->hidden_size;
+	p->return_sequence = m->return_sequence;
+	p->num_dirs = m->direction == WEBNN__IPC__RECURRENT_DIRECTION__BOTH ? 2 : 1;
+	p->backward = m->direction == WEBNN__IPC__RECURRENT_DIRECTION__BACKWARD;
+	p->lstm = true;
+}
+
+static void rnn_wire_lstm_cell(const Webnn__Ipc__LstmCell *m, struct rnn_wire *w,
+			       struct wnn_rnn_attrs *p)
+{
+	*w = (struct rnn_wire){ .in = m->input, .w = m->weight, .rw = m->recurrent_weight,
+				.b = m->bias, .has_b = m->has_bias, .rb = m->recurrent_bias,
+				.has_rb = m->has_recurrent_bias, .ph = m->peephole_weight,
+				.has_ph = m->has_peephole_weight, .h0 = m->hidden_state,
+				.has_h0 = true, .c0 = m->cell_state, .has_c0 = true,
+				.outs = m->outputs, .n_outs = m->n_outputs, .acts = m->activations,
+				.n_acts = m->n_activations, .layout = (int)m->layout };
+	p->steps = 1, p->hidden = m->hidden_size, p->num_dirs = 1;
+	p->lstm = true, p->cell = true;
+}
+
+/* Checks the weight, bias and state operands' element counts and records their ids. */
+static enum webnn_status rnn_operands(const struct wnn_desc *descs, size_t n_descs,
+				      const struct rnn_wire *w, struct wnn_rnn_attrs *p,
+				      const char *name, struct wnn_diag *diag)
+{
+	uint64_t dirs = p->num_dirs, gh = (uint64_t)p->gates * p->hidden;
+	uint64_t state = dirs * p->batch * p->hidden;
+	CHECK(rnn_operand(descs, n_descs, true, w->w, dirs * gh * p->input_size, p->type,
+			  &p->weight, name, "weight", diag));
+	CHECK(rnn_operand(descs, n_descs, true, w->rw, dirs * gh * p->hidden, p->type,
+			  &p->recurrent_weight, name, "recurrentWeight", diag));
+	CHECK(rnn_operand(descs, n_descs, w->has_b, w->b, dirs * gh, p->type, &p->bias, name,
+			  "bias", diag));
+	CHECK(rnn_operand(descs, n_descs, w->has_rb, w->rb, dirs * gh, p->type,
+			  &p->recurrent_bias, name, "recurrentBias", diag));
+	CHECK(rnn_operand(descs, n_descs, w->has_ph, w->ph, dirs * 3 * p->hidden, p->type,
+			  &p->peephole, name, "peepholeWeight", diag));
+	CHECK(rnn_operand(descs, n_descs, w->has_h0, w->h0, state, p->type, &p->initial_hidden,
+			  name, p->cell ? "hiddenState" : "initialHiddenState", diag));
+	CHECK(rnn_operand(descs, n_descs, w->has_c0, w->c0, state, p->type, &p->initial_cell,
+			  name, p->cell ? "cellState" : "initialCellState", diag));
+	p->has_bias = w->has_b, p->has_recurrent_bias = w->has_rb, p->has_peephole = w->has_ph;
+	p->has_initial_hidden = w->has_h0, p->has_initial_cell = w->has_c0;
+	/* outputs in wnn_op_outputs order */
+	size_t want = 1 + (p->lstm ? 1 : 0) + (p->return_sequence ? 1 : 0);
+	if (w->n_outs != want)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %zu outputs, expected %zu",
+				    name, w->n_outs, want);
+	CHECK(rnn_operand(descs, n_descs, true, w->outs[0], state, p->type, &p->out_hidden, name,
+			  "output", diag));
+	if (p->lstm)
+		CHECK(rnn_operand(descs, n_descs, true, w->outs[1], state, p->type, &p->out_cell,
+				  name, "output", diag));
+	if (p->return_sequence)
+		CHECK(rnn_operand(descs, n_descs, true, w->outs[want - 1],
+				  (uint64_t)p->steps * state, p->type, &p->out_sequence, name,
+				  "output", diag));
+	return WEBNN_STATUS_OK;
+}
+
+/* Activations with the spec defaults applied (gru: sigmoid, tanh; lstm: sigmoid, tanh, tanh)
+ * and the row block of each canonical gate for the weight layout. */
+static enum webnn_status rnn_activations_and_gates(const struct rnn_wire *w,
+						   struct wnn_rnn_attrs *p, const char *name,
+						   struct wnn_diag *diag)
+{
+	size_t n_want = p->lstm ? 3 : 2;
+	p->act[0] = WNN_ACT_SIGMOID, p->act[1] = WNN_ACT_TANH, p->act[2] = WNN_ACT_TANH;
+	if (w->n_acts && w->n_acts != n_want)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: activations has %zu items, expected %zu", name, w->n_acts,
+				    n_want);
+	for (size_t i = 0; i < w->n_acts; i++) {
+		if ((int)w->acts[i] < 0 || (int)w->acts[i] > WNN_ACT_TANH)
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: unknown activation %d", name, (int)w->acts[i]);
+		p->act[i] = (enum wnn_activation)w->acts[i];
+	}
+	static const uint8_t lstm_blocks[2][4] = {
+		[WEBNN__IPC__LSTM_WEIGHT_LAYOUT__IFGO] = { [WNN_LSTM_I] = 0, [WNN_LSTM_F] = 1,
+							   [WNN_LSTM_G] = 2, [WNN_LSTM_O] = 3 },
+		[WEBNN__IPC__LSTM_WEIGHT_LAYOUT__IOFG] = { [WNN_LSTM_I] = 0, [WNN_LSTM_O] = 1,
+							   [WNN_LSTM_F] = 2, [WNN_LSTM_G] = 3 },
+	};
+	static const uint8_t gru_blocks[2][3] = {
+		[WEBNN__IPC__GRU_WEIGHT_LAYOUT__ZRN] = { [WNN_GRU_Z] = 0, [WNN_GRU_R] = 1,
+							 [WNN_GRU_N] = 2 },
+		[WEBNN__IPC__GRU_WEIGHT_LAYOUT__RZN] = { [WNN_GRU_R] = 0, [WNN_GRU_Z] = 1,
+							 [WNN_GRU_N] = 2 },
+	};
+	if (w->layout < 0 || w->layout > 1)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown layout %d", name,
+				    w->layout);
+	for (uint32_t g = 0; g < p->gates; g++)
+		p->gate_block[g] = p->lstm ? lstm_blocks[w->layout][g] : gru_blocks[w->layout][g];
+	return WEBNN_STATUS_OK;
+}
+
 enum webnn_status wnn_resolve_rnn(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			     size_t n_descs, struct wnn_rnn_attrs *p, struct wnn_diag *diag)
+				  size_t n_descs, struct wnn_rnn_attrs *p, struct wnn_diag *diag)
 {
 	const char *name = "operation";
 	enum wnn_op o = op ? wnn_op_from_id(op->op) : WNN_OP_COUNT;
@@ -239,79 +388,17 @@ enum webnn_status wnn_resolve_rnn(const Webnn__Ipc__Operation *op, const struct 
 	    family != WEBNN__IPC__OPERATION__ATTRS_LSTM_CELL)
 		family = WEBNN__IPC__OPERATION__ATTRS_GRU; /* check_op reports the mismatch */
 	CHECK(wnn_check_op(op, family, &p->op, &name, diag));
-	uint32_t in_id, w_id, rw_id, b_id = 0, rb_id = 0, ph_id = 0, h0_id = 0, c0_id = 0;
-	bool has_b, has_rb, has_ph = false, has_h0, has_c0 = false;
-	const uint32_t *outs;
-	size_t n_outs;
-	const Webnn__Ipc__RecurrentActivation *acts;
-	size_t n_acts;
-	int layout;
+	struct rnn_wire w;
 	p->out_hidden = p->out_cell = p->out_sequence = WNN_NO_OPERAND;
-	switch (family) {
-	case WEBNN__IPC__OPERATION__ATTRS_GRU: {
-		const Webnn__Ipc__Gru *m = op->gru;
-		in_id = m->input, w_id = m->weight, rw_id = m->recurrent_weight;
-		has_b = m->has_bias, b_id = m->bias;
-		has_rb = m->has_recurrent_bias, rb_id = m->recurrent_bias;
-		has_h0 = m->has_initial_hidden_state, h0_id = m->initial_hidden_state;
-		outs = m->outputs, n_outs = m->n_outputs;
-		acts = m->activations, n_acts = m->n_activations;
-		layout = (int)m->layout;
-		p->steps = m->steps, p->hidden = m->hidden_size;
-		p->reset_after = m->reset_after, p->return_sequence = m->return_sequence;
-		p->num_dirs = m->direction == WEBNN__IPC__RECURRENT_DIRECTION__BOTH ? 2 : 1;
-		p->backward = m->direction == WEBNN__IPC__RECURRENT_DIRECTION__BACKWARD;
-		break;
-	}
-	case WEBNN__IPC__OPERATION__ATTRS_GRU_CELL: {
-		const Webnn__Ipc__GruCell *m = op->gru_cell;
-		in_id = m->input, w_id = m->weight, rw_id = m->recurrent_weight;
-		has_b = m->has_bias, b_id = m->bias;
-		has_rb = m->has_recurrent_bias, rb_id = m->recurrent_bias;
-		has_h0 = true, h0_id = m->hidden_state;
-		outs = &m->output, n_outs = 1;
-		acts = m->activations, n_acts = m->n_activations;
-		layout = (int)m->layout;
-		p->steps = 1, p->hidden = m->hidden_size, p->num_dirs = 1;
-		p->reset_after = m->reset_after;
-		p->cell = true;
-		break;
-	}
-	case WEBNN__IPC__OPERATION__ATTRS_LSTM: {
-		const Webnn__Ipc__Lstm *m = op->lstm;
-		in_id = m->input, w_id = m->weight, rw_id = m->recurrent_weight;
-		has_b = m->has_bias, b_id = m->bias;
-		has_rb = m->has_recurrent_bias, rb_id = m->recurrent_bias;
-		has_ph = m->has_peephole_weight, ph_id = m->peephole_weight;
-		has_h0 = m->has_initial_hidden_state, h0_id = m->initial_hidden_state;
-		has_c0 = m->has_initial_cell_state, c0_id = m->initial_cell_state;
-		outs = m->outputs, n_outs = m->n_outputs;
-		acts = m->activations, n_acts = m->n_activations;
-		layout = (int)m->layout;
-		p->steps = m->steps, p->hidden = m->hidden_size;
-		p->return_sequence = m->return_sequence;
-		p->num_dirs = m->direction == WEBNN__IPC__RECURRENT_DIRECTION__BOTH ? 2 : 1;
-		p->backward = m->direction == WEBNN__IPC__RECURRENT_DIRECTION__BACKWARD;
-		p->lstm = true;
-		break;
-	}
-	default: {
-		const Webnn__Ipc__LstmCell *m = op->lstm_cell;
-		in_id = m->input, w_id = m->weight, rw_id = m->recurrent_weight;
-		has_b = m->has_bias, b_id = m->bias;
-		has_rb = m->has_recurrent_bias, rb_id = m->recurrent_bias;
-		has_ph = m->has_peephole_weight, ph_id = m->peephole_weight;
-		has_h0 = true, h0_id = m->hidden_state;
-		has_c0 = true, c0_id = m->cell_state;
-		outs = m->outputs, n_outs = m->n_outputs;
-		acts = m->activations, n_acts = m->n_activations;
-		layout = (int)m->layout;
-		p->steps = 1, p->hidden = m->hidden_size, p->num_dirs = 1;
-		p->lstm = true, p->cell = true;
-		break;
-	}
-	}
-	OPERAND(in, in_id, "input");
+	if (family == WEBNN__IPC__OPERATION__ATTRS_GRU)
+		rnn_wire_gru(op->gru, &w, p);
+	else if (family == WEBNN__IPC__OPERATION__ATTRS_GRU_CELL)
+		rnn_wire_gru_cell(op->gru_cell, &w, p);
+	else if (family == WEBNN__IPC__OPERATION__ATTRS_LSTM)
+		rnn_wire_lstm(op->lstm, &w, p);
+	else
+		rnn_wire_lstm_cell(op->lstm_cell, &w, p);
+	OPERAND(in, w.in, "input");
 	p->type = in->type;
 	if (in->rank != (p->cell ? 2u : 3u))
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: input rank is %u, expected %u",
@@ -326,76 +413,8 @@ enum webnn_status wnn_resolve_rnn(const Webnn__Ipc__Operation *op, const struct 
 	if (p->hidden == 0)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: hiddenSize must not be 0",
 				    name);
-	uint64_t dirs = p->num_dirs, gh = (uint64_t)p->gates * p->hidden;
-	uint64_t state = dirs * p->batch * p->hidden;
-	CHECK(rnn_operand(descs, n_descs, true, w_id, dirs * gh * p->input_size, p->type, &p->weight,
-			  name, "weight", diag));
-	CHECK(rnn_operand(descs, n_descs, true, rw_id, dirs * gh * p->hidden, p->type,
-			  &p->recurrent_weight, name, "recurrentWeight", diag));
-	CHECK(rnn_operand(descs, n_descs, has_b, b_id, dirs * gh, p->type, &p->bias, name, "bias",
-			  diag));
-	CHECK(rnn_operand(descs, n_descs, has_rb, rb_id, dirs * gh, p->type, &p->recurrent_bias,
-			  name, "recurrentBias", diag));
-	CHECK(rnn_operand(descs, n_descs, has_ph, ph_id, dirs * 3 * p->hidden, p->type,
-			  &p->peephole, name, "peepholeWeight", diag));
-	CHECK(rnn_operand(descs, n_descs, has_h0, h0_id, state, p->type, &p->initial_hidden, name,
-			  p->cell ? "hiddenState" : "initialHiddenState", diag));
-	CHECK(rnn_operand(descs, n_descs, has_c0, c0_id, state, p->type, &p->initial_cell, name,
-			  p->cell ? "cellState" : "initialCellState", diag));
-	p->has_bias = has_b, p->has_recurrent_bias = has_rb, p->has_peephole = has_ph;
-	p->has_initial_hidden = has_h0, p->has_initial_cell = has_c0;
-	/* outputs in wnn_op_outputs order */
-	size_t want = 1 + (p->lstm ? 1 : 0) + (p->return_sequence ? 1 : 0);
-	if (n_outs != want)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %zu outputs, expected %zu",
-				    name, n_outs, want);
-	CHECK(rnn_operand(descs, n_descs, true, outs[0], state, p->type, &p->out_hidden, name,
-			  "output", diag));
-	if (p->lstm)
-		CHECK(rnn_operand(descs, n_descs, true, outs[1], state, p->type, &p->out_cell, name,
-				  "output", diag));
-	if (p->return_sequence)
-		CHECK(rnn_operand(descs, n_descs, true, outs[want - 1], (uint64_t)p->steps * state,
-				  p->type, &p->out_sequence, name, "output", diag));
-	/* activations: the spec defaults, else as given */
-	size_t n_want = p->lstm ? 3 : 2;
-	p->act[0] = WNN_ACT_SIGMOID, p->act[1] = WNN_ACT_TANH, p->act[2] = WNN_ACT_TANH;
-	if (n_acts) {
-		if (n_acts != n_want)
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-					    "%s: activations has %zu items, expected %zu", name,
-					    n_acts, n_want);
-		for (size_t i = 0; i < n_acts; i++) {
-			if ((int)acts[i] < 0 || (int)acts[i] > WNN_ACT_TANH)
-				return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-						    "%s: unknown activation %d", name,
-						    (int)acts[i]);
-			p->act[i] = (enum wnn_activation)acts[i];
-		}
-	}
-	if (p->lstm) {
-		if (layout == WEBNN__IPC__LSTM_WEIGHT_LAYOUT__IFGO) {
-			p->gate_block[WNN_LSTM_I] = 0, p->gate_block[WNN_LSTM_F] = 1;
-			p->gate_block[WNN_LSTM_G] = 2, p->gate_block[WNN_LSTM_O] = 3;
-		} else if (layout == WEBNN__IPC__LSTM_WEIGHT_LAYOUT__IOFG) {
-			p->gate_block[WNN_LSTM_I] = 0, p->gate_block[WNN_LSTM_O] = 1;
-			p->gate_block[WNN_LSTM_F] = 2, p->gate_block[WNN_LSTM_G] = 3;
-		} else {
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown layout %d",
-					    name, layout);
-		}
-	} else {
-		if (layout == WEBNN__IPC__GRU_WEIGHT_LAYOUT__ZRN) {
-			p->gate_block[WNN_GRU_Z] = 0, p->gate_block[WNN_GRU_R] = 1;
-		} else if (layout == WEBNN__IPC__GRU_WEIGHT_LAYOUT__RZN) {
-			p->gate_block[WNN_GRU_R] = 0, p->gate_block[WNN_GRU_Z] = 1;
-		} else {
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown layout %d",
-					    name, layout);
-		}
-		p->gate_block[WNN_GRU_N] = 2;
-	}
-	return WEBNN_STATUS_OK;
+	CHECK(rnn_operands(descs, n_descs, &w, p, name, diag));
+	return rnn_activations_and_gates(&w, p, name, diag);
 }
 
 /* ---- the table entries: operands, inference, role limits and resolution by attrs kind */
