@@ -181,8 +181,46 @@ enum webnn_status wnn_resolve_unary(const Webnn__Ipc__Operation *op, const struc
 	return WEBNN_STATUS_OK;
 }
 
+/* A clamp bound after the spec's casting to t (saturating for integers, NaN -> 0), as a double
+ * and exactly as a signed or unsigned integer. An absent bound is the operator's default from
+ * ops.def (-Infinity/+Infinity, which saturates to an integer type's range). */
+static void clamp_bound(const Webnn__Ipc__Number *given, double dflt, enum wnn_dtype t, double *d,
+			int64_t *si, uint64_t *ui)
+{
+	Webnn__Ipc__Number fallback = WEBNN__IPC__NUMBER__INIT;
+	union {
+		int8_t i8;
+		uint8_t u8;
+		int32_t i32;
+		uint32_t u32;
+		int64_t i64;
+		uint64_t u64;
+	} v;
+	if (!number_present(given)) {
+		fallback.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+		fallback.f = dflt;
+		given = &fallback;
+	}
+	memset(&v, 0, sizeof(v));
+	wnn_number_to_bytes(given, t, &v);
+	*si = 0, *ui = 0;
+	switch (t) {
+	case WNN_I8: *si = v.i8; break;
+	case WNN_I32: *si = v.i32; break;
+	case WNN_I64: *si = v.i64; break;
+	case WNN_U8: *ui = v.u8; break;
+	case WNN_U32: *ui = v.u32; break;
+	case WNN_U64: *ui = v.u64; break;
+	default:
+		*d = wnn_cast_float(wnn_number_to_double(given), t);
+		return;
+	}
+	*d = *ui ? (double)*ui : (double)*si;
+}
+
 enum webnn_status wnn_resolve_clamp(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct wnn_clamp_attrs *p, struct wnn_diag *diag)
+				    size_t n_descs, struct wnn_clamp_attrs *p,
+				    struct wnn_diag *diag)
 {
 	const char *name;
 	enum wnn_op which = WNN_OP_COUNT;
@@ -195,63 +233,13 @@ enum webnn_status wnn_resolve_clamp(const Webnn__Ipc__Operation *op, const struc
 	p->input = m->input, p->output = m->output;
 	p->type = in->type;
 	p->count = wnn_shape_count(in->rank, in->dims);
-	const Webnn__Ipc__Number *bound[2] = { m->min_value, m->max_value };
-	for (int i = 0; i < 2; i++) {
-		bool given = number_present(bound[i]);
-		double d;
-		int64_t si;
-		uint64_t ui;
-		union {
-			int8_t i8;
-			uint8_t u8;
-			int32_t i32;
-			uint32_t u32;
-			int64_t i64;
-			uint64_t u64;
-		} v;
-		if (given)
-			wnn_number_to_bytes(bound[i], p->type, &v);
-		switch (p->type) {
-		case WNN_F32:
-		case WNN_F16:
-			d = given ? wnn_cast_float(wnn_number_to_double(bound[i]), p->type)
-				  : (i == 0 ? -INFINITY : INFINITY);
-			si = 0, ui = 0;
-			break;
-		case WNN_I8:
-			si = given ? v.i8 : (i == 0 ? INT8_MIN : INT8_MAX);
-			d = (double)si, ui = 0;
-			break;
-		case WNN_I32:
-			si = given ? v.i32 : (i == 0 ? INT32_MIN : INT32_MAX);
-			d = (double)si, ui = 0;
-			break;
-		case WNN_I64:
-			si = given ? v.i64 : (i == 0 ? INT64_MIN : INT64_MAX);
-			d = (double)si, ui = 0;
-			break;
-		case WNN_U8:
-			ui = given ? v.u8 : (i == 0 ? 0 : UINT8_MAX);
-			d = (double)ui, si = 0;
-			break;
-		case WNN_U32:
-			ui = given ? v.u32 : (i == 0 ? 0 : UINT32_MAX);
-			d = (double)ui, si = 0;
-			break;
-		case WNN_U64:
-			ui = given ? v.u64 : (i == 0 ? 0 : UINT64_MAX);
-			d = (double)ui, si = 0;
-			break;
-		default:
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-					    "%s: input data type %s is not supported", name,
-					    wnn_dtype_name(p->type));
-		}
-		if (i == 0)
-			p->min = d, p->min_i = si, p->min_u = ui;
-		else
-			p->max = d, p->max_i = si, p->max_u = ui;
-	}
+	if (wnn_dtype_size(p->type) == 0)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: input data type %s is not supported", name,
+				    wnn_dtype_name(p->type));
+	const struct wnn_op_defaults *dflt = &wnn_ops[which].defaults;
+	clamp_bound(m->min_value, dflt->min_value, p->type, &p->min, &p->min_i, &p->min_u);
+	clamp_bound(m->max_value, dflt->max_value, p->type, &p->max, &p->max_i, &p->max_u);
 	return WEBNN_STATUS_OK;
 }
 
