@@ -1,5 +1,4 @@
-/* Operator-independent schema: the attrs-kind table, operand walking, wnn_op_infer/roles, wnn_resolve
- * and the checks every family file shares (the families live in schema_<family>.c). */
+/* Family-independent schema: attrs-kind table, wnn_op_infer/roles, wnn_resolve, shared checks. */
 #include "proto/schema.h"
 
 /* ------------------------------------------------------------------------------------------ */

@@ -1,6 +1,5 @@
-/* Cast family (cast, quantizeLinear, dequantizeLinear): operands, validation + shape inference, spec role limits and resolution. */
+/* Cast family (cast, quantizeLinear, dequantizeLinear): wiring, inference, limits, resolution. */
 #include "proto/schema.h"
-
 
 #define QUANT_TYPES (WNN_DT_BIT(WNN_U8) | WNN_DT_BIT(WNN_I8) | WNN_DT_BIT(WNN_U32) | \
 		     WNN_DT_BIT(WNN_I32))
@@ -16,9 +15,6 @@ static bool infer_cast(struct wnn_infer *c)
 	wnn_result_copy(c, x)->type = (enum wnn_dtype)m->data_type;
 	return true;
 }
-
-/* ------------------------------------------------------------------------------------------ */
-/* Quantization. */
 
 static bool blockwise(const struct wnn_desc *from, const struct wnn_desc *to)
 {
@@ -152,7 +148,13 @@ static void roles_cast(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn,
 
 WNN_RESOLVE_ANY(cast)
 
-const struct wnn_attrs_kind wnn_attrs_cast = { inputs_cast, outputs_cast, infer_cast, roles_cast, resolve_any_cast };
+const struct wnn_attrs_kind wnn_attrs_cast = {
+	.inputs = inputs_cast,
+	.outputs = outputs_cast,
+	.infer = infer_cast,
+	.roles = roles_cast,
+	.resolve = resolve_any_cast,
+};
 
 static bool inputs_quantize_linear(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -163,12 +165,14 @@ static bool inputs_quantize_linear(const Webnn__Ipc__Operation *op, wnn_io_fn fn
 	return true;
 }
 
-static bool outputs_quantize_linear(const Webnn__Ipc__Operation *op, const uint32_t **list, size_t *n)
+static bool outputs_quantize_linear(const Webnn__Ipc__Operation *op, const uint32_t **list,
+		size_t *n)
 {
 	OUT_ONE(op->quantize_linear);
 }
 
-static void roles_quantize_linear(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn, void *ud)
+static void roles_quantize_linear(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn,
+		void *ud)
 {
 	(void)out;
 	if (op == WNN_OP_QUANTIZE_LINEAR) {
@@ -186,4 +190,10 @@ static void roles_quantize_linear(enum wnn_op op, uint32_t t, uint32_t out, wnn_
 
 WNN_RESOLVE_ANY(quantize)
 
-const struct wnn_attrs_kind wnn_attrs_quantize_linear = { inputs_quantize_linear, outputs_quantize_linear, infer_quantize, roles_quantize_linear, resolve_any_quantize };
+const struct wnn_attrs_kind wnn_attrs_quantize_linear = {
+	.inputs = inputs_quantize_linear,
+	.outputs = outputs_quantize_linear,
+	.infer = infer_quantize,
+	.roles = roles_quantize_linear,
+	.resolve = resolve_any_quantize,
+};

@@ -1,4 +1,4 @@
-/* Convolution family (conv2d, convTranspose2d): operands, validation + shape inference, spec role limits and resolution. */
+/* Convolution family (conv2d, convTranspose2d): wiring, inference, role limits, resolution. */
 #include "proto/schema.h"
 
 /* Reads a 4-D filter through its layout's axis order: dims[k] and strides[k] are those of
@@ -405,7 +405,13 @@ static void roles_conv2d(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 
 WNN_RESOLVE_ANY(conv2d)
 
-const struct wnn_attrs_kind wnn_attrs_conv2d = { inputs_conv2d, outputs_conv2d, infer_conv2d, roles_conv2d, resolve_any_conv2d };
+const struct wnn_attrs_kind wnn_attrs_conv2d = {
+	.inputs = inputs_conv2d,
+	.outputs = outputs_conv2d,
+	.infer = infer_conv2d,
+	.roles = roles_conv2d,
+	.resolve = resolve_any_conv2d,
+};
 
 static bool inputs_conv_transpose2d(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -416,12 +422,14 @@ static bool inputs_conv_transpose2d(const Webnn__Ipc__Operation *op, wnn_io_fn f
 	return true;
 }
 
-static bool outputs_conv_transpose2d(const Webnn__Ipc__Operation *op, const uint32_t **list, size_t *n)
+static bool outputs_conv_transpose2d(const Webnn__Ipc__Operation *op, const uint32_t **list,
+		size_t *n)
 {
 	OUT_ONE(op->conv_transpose2d);
 }
 
-static void roles_conv_transpose2d(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn, void *ud)
+static void roles_conv_transpose2d(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn,
+		void *ud)
 {
 	(void)op;
 	(void)out;
@@ -433,4 +441,10 @@ static void roles_conv_transpose2d(enum wnn_op op, uint32_t t, uint32_t out, wnn
 
 WNN_RESOLVE_ANY(conv_transpose2d)
 
-const struct wnn_attrs_kind wnn_attrs_conv_transpose2d = { inputs_conv_transpose2d, outputs_conv_transpose2d, infer_conv_transpose2d, roles_conv_transpose2d, resolve_any_conv_transpose2d };
+const struct wnn_attrs_kind wnn_attrs_conv_transpose2d = {
+	.inputs = inputs_conv_transpose2d,
+	.outputs = outputs_conv_transpose2d,
+	.infer = infer_conv_transpose2d,
+	.roles = roles_conv_transpose2d,
+	.resolve = resolve_any_conv_transpose2d,
+};

@@ -1,9 +1,5 @@
-/* Data movement family (concat, expand, pad, reshape, reverse, slice, split, tile, transpose, triangular): operands, inference, limits, resolution. */
+/* Data movement family (concat, reshape, slice, ...): wiring, inference, limits, resolution. */
 #include "proto/schema.h"
-
-
-/* ------------------------------------------------------------------------------------------ */
-/* Shape manipulation. */
 
 static bool infer_concat(struct wnn_infer *c)
 {
@@ -542,8 +538,6 @@ uint64_t wnn_tile_offset(const struct wnn_tile_attrs *p, uint64_t j)
 	return off;
 }
 
-/* ---- data movement */
-
 enum webnn_status wnn_resolve_transpose(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				   size_t n_descs, struct wnn_transpose_attrs *p,
 				   struct wnn_diag *diag)
@@ -637,7 +631,13 @@ static void roles_concat(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 
 WNN_RESOLVE_ANY(concat)
 
-const struct wnn_attrs_kind wnn_attrs_concat = { inputs_concat, outputs_concat, infer_concat, roles_concat, resolve_any_concat };
+const struct wnn_attrs_kind wnn_attrs_concat = {
+	.inputs = inputs_concat,
+	.outputs = outputs_concat,
+	.infer = infer_concat,
+	.roles = roles_concat,
+	.resolve = resolve_any_concat,
+};
 
 static bool inputs_expand(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -663,7 +663,13 @@ static void roles_expand(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 
 WNN_RESOLVE_ANY(expand)
 
-const struct wnn_attrs_kind wnn_attrs_expand = { inputs_expand, outputs_expand, infer_expand, roles_expand, resolve_any_expand };
+const struct wnn_attrs_kind wnn_attrs_expand = {
+	.inputs = inputs_expand,
+	.outputs = outputs_expand,
+	.infer = infer_expand,
+	.roles = roles_expand,
+	.resolve = resolve_any_expand,
+};
 
 static bool inputs_pad(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -689,7 +695,13 @@ static void roles_pad(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn, 
 
 WNN_RESOLVE_ANY(pad)
 
-const struct wnn_attrs_kind wnn_attrs_pad = { inputs_pad, outputs_pad, infer_pad, roles_pad, resolve_any_pad };
+const struct wnn_attrs_kind wnn_attrs_pad = {
+	.inputs = inputs_pad,
+	.outputs = outputs_pad,
+	.infer = infer_pad,
+	.roles = roles_pad,
+	.resolve = resolve_any_pad,
+};
 
 static bool inputs_reshape(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -715,7 +727,13 @@ static void roles_reshape(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn 
 
 WNN_RESOLVE_ANY(reshape)
 
-const struct wnn_attrs_kind wnn_attrs_reshape = { inputs_reshape, outputs_reshape, infer_reshape, roles_reshape, resolve_any_reshape };
+const struct wnn_attrs_kind wnn_attrs_reshape = {
+	.inputs = inputs_reshape,
+	.outputs = outputs_reshape,
+	.infer = infer_reshape,
+	.roles = roles_reshape,
+	.resolve = resolve_any_reshape,
+};
 
 static bool inputs_reverse(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -741,7 +759,13 @@ static void roles_reverse(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn 
 
 WNN_RESOLVE_ANY(reverse)
 
-const struct wnn_attrs_kind wnn_attrs_reverse = { inputs_reverse, outputs_reverse, infer_reverse, roles_reverse, resolve_any_reverse };
+const struct wnn_attrs_kind wnn_attrs_reverse = {
+	.inputs = inputs_reverse,
+	.outputs = outputs_reverse,
+	.infer = infer_reverse,
+	.roles = roles_reverse,
+	.resolve = resolve_any_reverse,
+};
 
 static bool inputs_slice(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -767,7 +791,13 @@ static void roles_slice(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn
 
 WNN_RESOLVE_ANY(slice)
 
-const struct wnn_attrs_kind wnn_attrs_slice = { inputs_slice, outputs_slice, infer_slice, roles_slice, resolve_any_slice };
+const struct wnn_attrs_kind wnn_attrs_slice = {
+	.inputs = inputs_slice,
+	.outputs = outputs_slice,
+	.infer = infer_slice,
+	.roles = roles_slice,
+	.resolve = resolve_any_slice,
+};
 
 static bool inputs_split(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -791,7 +821,13 @@ static void roles_split(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn
 
 WNN_RESOLVE_ANY(split)
 
-const struct wnn_attrs_kind wnn_attrs_split = { inputs_split, outputs_split, infer_split, roles_split, resolve_any_split };
+const struct wnn_attrs_kind wnn_attrs_split = {
+	.inputs = inputs_split,
+	.outputs = outputs_split,
+	.infer = infer_split,
+	.roles = roles_split,
+	.resolve = resolve_any_split,
+};
 
 static bool inputs_tile(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -817,7 +853,13 @@ static void roles_tile(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn,
 
 WNN_RESOLVE_ANY(tile)
 
-const struct wnn_attrs_kind wnn_attrs_tile = { inputs_tile, outputs_tile, infer_tile, roles_tile, resolve_any_tile };
+const struct wnn_attrs_kind wnn_attrs_tile = {
+	.inputs = inputs_tile,
+	.outputs = outputs_tile,
+	.infer = infer_tile,
+	.roles = roles_tile,
+	.resolve = resolve_any_tile,
+};
 
 static bool inputs_transpose(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -843,7 +885,13 @@ static void roles_transpose(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_f
 
 WNN_RESOLVE_ANY(transpose)
 
-const struct wnn_attrs_kind wnn_attrs_transpose = { inputs_transpose, outputs_transpose, infer_transpose, roles_transpose, resolve_any_transpose };
+const struct wnn_attrs_kind wnn_attrs_transpose = {
+	.inputs = inputs_transpose,
+	.outputs = outputs_transpose,
+	.infer = infer_transpose,
+	.roles = roles_transpose,
+	.resolve = resolve_any_transpose,
+};
 
 static bool inputs_triangular(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -867,4 +915,10 @@ static void roles_triangular(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_
 
 WNN_RESOLVE_ANY(triangular)
 
-const struct wnn_attrs_kind wnn_attrs_triangular = { inputs_triangular, outputs_triangular, infer_triangular, roles_triangular, resolve_any_triangular };
+const struct wnn_attrs_kind wnn_attrs_triangular = {
+	.inputs = inputs_triangular,
+	.outputs = outputs_triangular,
+	.infer = infer_triangular,
+	.roles = roles_triangular,
+	.resolve = resolve_any_triangular,
+};

@@ -1,6 +1,5 @@
-/* Elementwise family (binary, unary, clamp, prelu, where): operands, validation + shape inference, spec role limits and resolution. */
+/* Elementwise family (binary, unary, clamp, where, ...): wiring, inference, limits, resolution. */
 #include "proto/schema.h"
-
 
 static const char *unary_role(uint32_t wire_id)
 {
@@ -10,9 +9,6 @@ static const char *unary_role(uint32_t wire_id)
 		return "a";
 	return "input";
 }
-
-/* ------------------------------------------------------------------------------------------ */
-/* Element-wise families. */
 
 static bool infer_binary(struct wnn_infer *c)
 {
@@ -130,8 +126,6 @@ static bool infer_where(struct wnn_infer *c)
 			     SHAPE(&tf, sb));
 	return true;
 }
-
-/* ---- elementwise */
 
 enum webnn_status wnn_resolve_binary(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				size_t n_descs, struct wnn_binary_attrs *p, struct wnn_diag *diag)
@@ -318,7 +312,13 @@ static void roles_binary(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 
 WNN_RESOLVE_ANY(binary)
 
-const struct wnn_attrs_kind wnn_attrs_binary = { inputs_binary, outputs_binary, infer_binary, roles_binary, resolve_any_binary };
+const struct wnn_attrs_kind wnn_attrs_binary = {
+	.inputs = inputs_binary,
+	.outputs = outputs_binary,
+	.infer = infer_binary,
+	.roles = roles_binary,
+	.resolve = resolve_any_binary,
+};
 
 static bool inputs_unary(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -342,7 +342,13 @@ static void roles_unary(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn
 
 WNN_RESOLVE_ANY(unary)
 
-const struct wnn_attrs_kind wnn_attrs_unary = { inputs_unary, outputs_unary, infer_unary, roles_unary, resolve_any_unary };
+const struct wnn_attrs_kind wnn_attrs_unary = {
+	.inputs = inputs_unary,
+	.outputs = outputs_unary,
+	.infer = infer_unary,
+	.roles = roles_unary,
+	.resolve = resolve_any_unary,
+};
 
 static bool inputs_clamp(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -368,7 +374,13 @@ static void roles_clamp(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn
 
 WNN_RESOLVE_ANY(clamp)
 
-const struct wnn_attrs_kind wnn_attrs_clamp = { inputs_clamp, outputs_clamp, infer_clamp, roles_clamp, resolve_any_clamp };
+const struct wnn_attrs_kind wnn_attrs_clamp = {
+	.inputs = inputs_clamp,
+	.outputs = outputs_clamp,
+	.infer = infer_clamp,
+	.roles = roles_clamp,
+	.resolve = resolve_any_clamp,
+};
 
 static bool inputs_prelu(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -394,7 +406,13 @@ static void roles_prelu(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn
 
 WNN_RESOLVE_ANY(prelu)
 
-const struct wnn_attrs_kind wnn_attrs_prelu = { inputs_prelu, outputs_prelu, infer_prelu, roles_prelu, resolve_any_prelu };
+const struct wnn_attrs_kind wnn_attrs_prelu = {
+	.inputs = inputs_prelu,
+	.outputs = outputs_prelu,
+	.infer = infer_prelu,
+	.roles = roles_prelu,
+	.resolve = resolve_any_prelu,
+};
 
 static bool inputs_where(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -422,4 +440,10 @@ static void roles_where(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn
 
 WNN_RESOLVE_ANY(where)
 
-const struct wnn_attrs_kind wnn_attrs_where = { inputs_where, outputs_where, infer_where, roles_where, resolve_any_where };
+const struct wnn_attrs_kind wnn_attrs_where = {
+	.inputs = inputs_where,
+	.outputs = outputs_where,
+	.infer = infer_where,
+	.roles = roles_where,
+	.resolve = resolve_any_where,
+};

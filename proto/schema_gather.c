@@ -1,8 +1,5 @@
-/* Gather/scatter family: operands, validation + shape inference, spec role limits and resolution. */
+/* Gather/scatter family: operand wiring, inference, spec role limits, resolution. */
 #include "proto/schema.h"
-
-/* ------------------------------------------------------------------------------------------ */
-/* Gather / scatter. */
 
 #define INDEX_TYPES (WNN_DT_BIT(WNN_I32) | WNN_DT_BIT(WNN_U32) | WNN_DT_BIT(WNN_I64))
 
@@ -315,7 +312,13 @@ static void roles_gather(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 
 WNN_RESOLVE_ANY(gather)
 
-const struct wnn_attrs_kind wnn_attrs_gather = { inputs_gather, outputs_gather, infer_gather, roles_gather, resolve_any_gather };
+const struct wnn_attrs_kind wnn_attrs_gather = {
+	.inputs = inputs_gather,
+	.outputs = outputs_gather,
+	.infer = infer_gather,
+	.roles = roles_gather,
+	.resolve = resolve_any_gather,
+};
 
 static bool inputs_scatter(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -342,4 +345,10 @@ static void roles_scatter(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn 
 
 WNN_RESOLVE_ANY(scatter)
 
-const struct wnn_attrs_kind wnn_attrs_scatter = { inputs_scatter, outputs_scatter, infer_scatter, roles_scatter, resolve_any_scatter };
+const struct wnn_attrs_kind wnn_attrs_scatter = {
+	.inputs = inputs_scatter,
+	.outputs = outputs_scatter,
+	.infer = infer_scatter,
+	.roles = roles_scatter,
+	.resolve = resolve_any_scatter,
+};

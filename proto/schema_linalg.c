@@ -1,9 +1,5 @@
-/* Linear algebra family (gemm, matmul): operands, validation + shape inference, spec role limits and resolution. */
+/* Linear algebra family (gemm, matmul): operand wiring, inference, role limits, resolution. */
 #include "proto/schema.h"
-
-
-/* ------------------------------------------------------------------------------------------ */
-/* Matrix products. */
 
 static bool infer_gemm(struct wnn_infer *c)
 {
@@ -61,8 +57,6 @@ static bool infer_matmul(struct wnn_infer *c)
 	r->dims[r->rank++] = cols_b;
 	return true;
 }
-
-/* ---- matrix products */
 
 enum webnn_status wnn_resolve_gemm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 			      size_t n_descs, struct wnn_gemm_attrs *p, struct wnn_diag *diag)
@@ -190,7 +184,13 @@ static void roles_gemm(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn,
 
 WNN_RESOLVE_ANY(gemm)
 
-const struct wnn_attrs_kind wnn_attrs_gemm = { inputs_gemm, outputs_gemm, infer_gemm, roles_gemm, resolve_any_gemm };
+const struct wnn_attrs_kind wnn_attrs_gemm = {
+	.inputs = inputs_gemm,
+	.outputs = outputs_gemm,
+	.infer = infer_gemm,
+	.roles = roles_gemm,
+	.resolve = resolve_any_gemm,
+};
 
 static bool inputs_matmul(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -216,4 +216,10 @@ static void roles_matmul(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 
 WNN_RESOLVE_ANY(matmul)
 
-const struct wnn_attrs_kind wnn_attrs_matmul = { inputs_matmul, outputs_matmul, infer_matmul, roles_matmul, resolve_any_matmul };
+const struct wnn_attrs_kind wnn_attrs_matmul = {
+	.inputs = inputs_matmul,
+	.outputs = outputs_matmul,
+	.infer = infer_matmul,
+	.roles = roles_matmul,
+	.resolve = resolve_any_matmul,
+};

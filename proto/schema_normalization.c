@@ -1,9 +1,5 @@
-/* Normalization family (batch/instance/layer normalization, softmax): operands, validation + shape inference, role limits, resolution. */
+/* Normalization family (batch/instance/layer, softmax): wiring, inference, limits, resolution. */
 #include "proto/schema.h"
-
-
-/* ------------------------------------------------------------------------------------------ */
-/* Normalizations. */
 
 static bool check_channel_operand(struct wnn_infer *c, uint32_t id, const char *role,
 				  const struct wnn_desc *x, uint32_t size, const char *what)
@@ -87,8 +83,6 @@ static bool infer_softmax(struct wnn_infer *c)
 	wnn_result_copy(c, x);
 	return true;
 }
-
-/* ---- normalisation */
 
 enum webnn_status wnn_resolve_softmax(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				 size_t n_descs, struct wnn_softmax_attrs *p, struct wnn_diag *diag)
@@ -230,12 +224,14 @@ static bool inputs_batch_normalization(const Webnn__Ipc__Operation *op, wnn_io_f
 	return true;
 }
 
-static bool outputs_batch_normalization(const Webnn__Ipc__Operation *op, const uint32_t **list, size_t *n)
+static bool outputs_batch_normalization(const Webnn__Ipc__Operation *op, const uint32_t **list,
+		size_t *n)
 {
 	OUT_ONE(op->batch_normalization);
 }
 
-static void roles_batch_normalization(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn, void *ud)
+static void roles_batch_normalization(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn,
+		void *ud)
 {
 	(void)op;
 	(void)out;
@@ -249,7 +245,13 @@ static void roles_batch_normalization(enum wnn_op op, uint32_t t, uint32_t out, 
 
 WNN_RESOLVE_ANY(batchnorm)
 
-const struct wnn_attrs_kind wnn_attrs_batch_normalization = { inputs_batch_normalization, outputs_batch_normalization, infer_batch_norm, roles_batch_normalization, resolve_any_batchnorm };
+const struct wnn_attrs_kind wnn_attrs_batch_normalization = {
+	.inputs = inputs_batch_normalization,
+	.outputs = outputs_batch_normalization,
+	.infer = infer_batch_norm,
+	.roles = roles_batch_normalization,
+	.resolve = resolve_any_batchnorm,
+};
 
 static bool inputs_instance_normalization(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -261,12 +263,14 @@ static bool inputs_instance_normalization(const Webnn__Ipc__Operation *op, wnn_i
 	return true;
 }
 
-static bool outputs_instance_normalization(const Webnn__Ipc__Operation *op, const uint32_t **list, size_t *n)
+static bool outputs_instance_normalization(const Webnn__Ipc__Operation *op, const uint32_t **list,
+		size_t *n)
 {
 	OUT_ONE(op->instance_normalization);
 }
 
-static void roles_instance_normalization(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn, void *ud)
+static void roles_instance_normalization(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn,
+		void *ud)
 {
 	(void)op;
 	(void)out;
@@ -278,7 +282,13 @@ static void roles_instance_normalization(enum wnn_op op, uint32_t t, uint32_t ou
 
 WNN_RESOLVE_ANY(norm)
 
-const struct wnn_attrs_kind wnn_attrs_instance_normalization = { inputs_instance_normalization, outputs_instance_normalization, infer_instance_norm, roles_instance_normalization, resolve_any_norm };
+const struct wnn_attrs_kind wnn_attrs_instance_normalization = {
+	.inputs = inputs_instance_normalization,
+	.outputs = outputs_instance_normalization,
+	.infer = infer_instance_norm,
+	.roles = roles_instance_normalization,
+	.resolve = resolve_any_norm,
+};
 
 static bool inputs_layer_normalization(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -290,12 +300,14 @@ static bool inputs_layer_normalization(const Webnn__Ipc__Operation *op, wnn_io_f
 	return true;
 }
 
-static bool outputs_layer_normalization(const Webnn__Ipc__Operation *op, const uint32_t **list, size_t *n)
+static bool outputs_layer_normalization(const Webnn__Ipc__Operation *op, const uint32_t **list,
+		size_t *n)
 {
 	OUT_ONE(op->layer_normalization);
 }
 
-static void roles_layer_normalization(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn, void *ud)
+static void roles_layer_normalization(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn,
+		void *ud)
 {
 	(void)op;
 	(void)out;
@@ -305,7 +317,13 @@ static void roles_layer_normalization(enum wnn_op op, uint32_t t, uint32_t out, 
 	fn(ud, "output", t, 0, WNN_MAX_RANK);
 }
 
-const struct wnn_attrs_kind wnn_attrs_layer_normalization = { inputs_layer_normalization, outputs_layer_normalization, infer_layer_norm, roles_layer_normalization, resolve_any_norm };
+const struct wnn_attrs_kind wnn_attrs_layer_normalization = {
+	.inputs = inputs_layer_normalization,
+	.outputs = outputs_layer_normalization,
+	.infer = infer_layer_norm,
+	.roles = roles_layer_normalization,
+	.resolve = resolve_any_norm,
+};
 
 static bool inputs_softmax(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -329,4 +347,10 @@ static void roles_softmax(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn 
 
 WNN_RESOLVE_ANY(softmax)
 
-const struct wnn_attrs_kind wnn_attrs_softmax = { inputs_softmax, outputs_softmax, infer_softmax, roles_softmax, resolve_any_softmax };
+const struct wnn_attrs_kind wnn_attrs_softmax = {
+	.inputs = inputs_softmax,
+	.outputs = outputs_softmax,
+	.infer = infer_softmax,
+	.roles = roles_softmax,
+	.resolve = resolve_any_softmax,
+};

@@ -1,4 +1,4 @@
-/* Pooling family (averagePool2d, l2Pool2d, maxPool2d): operands, validation + shape inference, spec role limits and resolution. */
+/* Pooling family (average/l2/maxPool2d): operand wiring, inference, role limits, resolution. */
 #include "proto/schema.h"
 
 /* The pool2d geometry from the input alone, every list default applied here and nowhere else:
@@ -146,4 +146,10 @@ static void roles_pool2d(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 
 WNN_RESOLVE_ANY(pool2d)
 
-const struct wnn_attrs_kind wnn_attrs_pool2d = { inputs_pool2d, outputs_pool2d, infer_pool2d, roles_pool2d, resolve_any_pool2d };
+const struct wnn_attrs_kind wnn_attrs_pool2d = {
+	.inputs = inputs_pool2d,
+	.outputs = outputs_pool2d,
+	.infer = infer_pool2d,
+	.roles = roles_pool2d,
+	.resolve = resolve_any_pool2d,
+};

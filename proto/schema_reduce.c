@@ -1,6 +1,5 @@
-/* Reduce family (reduce*, argMin/argMax, cumulativeSum): operands, validation + shape inference, spec role limits and resolution. */
+/* Reduce family (reduce*, argMin/Max, cumulativeSum): wiring, inference, limits, resolution. */
 #include "proto/schema.h"
-
 
 /* Spec "calculate reduction output sizes"; axes_mask has a bit per reduced axis. */
 static void reduce_shape(const struct wnn_desc *x, uint32_t axes_mask, bool keep,
@@ -159,7 +158,13 @@ static void roles_arg_min_max(enum wnn_op op, uint32_t t, uint32_t out, wnn_role
 
 WNN_RESOLVE_ANY(arg)
 
-const struct wnn_attrs_kind wnn_attrs_arg_min_max = { inputs_arg_min_max, outputs_arg_min_max, infer_arg_min_max, roles_arg_min_max, resolve_any_arg };
+const struct wnn_attrs_kind wnn_attrs_arg_min_max = {
+	.inputs = inputs_arg_min_max,
+	.outputs = outputs_arg_min_max,
+	.infer = infer_arg_min_max,
+	.roles = roles_arg_min_max,
+	.resolve = resolve_any_arg,
+};
 
 static bool inputs_cumulative_sum(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -168,7 +173,8 @@ static bool inputs_cumulative_sum(const Webnn__Ipc__Operation *op, wnn_io_fn fn,
 	return true;
 }
 
-static bool outputs_cumulative_sum(const Webnn__Ipc__Operation *op, const uint32_t **list, size_t *n)
+static bool outputs_cumulative_sum(const Webnn__Ipc__Operation *op, const uint32_t **list,
+		size_t *n)
 {
 	OUT_ONE(op->cumulative_sum);
 }
@@ -183,7 +189,13 @@ static void roles_cumulative_sum(enum wnn_op op, uint32_t t, uint32_t out, wnn_r
 
 WNN_RESOLVE_ANY(cumsum)
 
-const struct wnn_attrs_kind wnn_attrs_cumulative_sum = { inputs_cumulative_sum, outputs_cumulative_sum, infer_cumulative_sum, roles_cumulative_sum, resolve_any_cumsum };
+const struct wnn_attrs_kind wnn_attrs_cumulative_sum = {
+	.inputs = inputs_cumulative_sum,
+	.outputs = outputs_cumulative_sum,
+	.infer = infer_cumulative_sum,
+	.roles = roles_cumulative_sum,
+	.resolve = resolve_any_cumsum,
+};
 
 static bool inputs_reduce(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -209,4 +221,10 @@ static void roles_reduce(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 
 WNN_RESOLVE_ANY(reduce)
 
-const struct wnn_attrs_kind wnn_attrs_reduce = { inputs_reduce, outputs_reduce, infer_reduce, roles_reduce, resolve_any_reduce };
+const struct wnn_attrs_kind wnn_attrs_reduce = {
+	.inputs = inputs_reduce,
+	.outputs = outputs_reduce,
+	.infer = infer_reduce,
+	.roles = roles_reduce,
+	.resolve = resolve_any_reduce,
+};

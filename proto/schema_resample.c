@@ -1,4 +1,4 @@
-/* Resample family (resample2d): operands, validation + shape inference, spec role limits and resolution. */
+/* Resample family (resample2d): operand wiring, inference, spec role limits, resolution. */
 #include "proto/schema.h"
 
 /* The resample2d geometry from the input alone, defaults applied here and nowhere else: axes
@@ -147,4 +147,10 @@ static void roles_resample2d(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_
 
 WNN_RESOLVE_ANY(resample)
 
-const struct wnn_attrs_kind wnn_attrs_resample2d = { inputs_resample2d, outputs_resample2d, infer_resample2d, roles_resample2d, resolve_any_resample };
+const struct wnn_attrs_kind wnn_attrs_resample2d = {
+	.inputs = inputs_resample2d,
+	.outputs = outputs_resample2d,
+	.infer = infer_resample2d,
+	.roles = roles_resample2d,
+	.resolve = resolve_any_resample,
+};

@@ -1,9 +1,5 @@
-/* Recurrent family (gru, gruCell, lstm, lstmCell): operands, validation + shape inference, spec role limits and resolution. */
+/* Recurrent family (gru, gruCell, lstm, lstmCell): wiring, inference, limits, resolution. */
 #include "proto/schema.h"
-
-
-/* ------------------------------------------------------------------------------------------ */
-/* Recurrent networks. */
 
 static bool check_activations(struct wnn_infer *c, const Webnn__Ipc__RecurrentActivation *acts,
 			      size_t n, size_t want)
@@ -453,7 +449,13 @@ static void roles_gru(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn, 
 
 WNN_RESOLVE_ANY(rnn)
 
-const struct wnn_attrs_kind wnn_attrs_gru = { inputs_gru, outputs_gru, infer_gru, roles_gru, resolve_any_rnn };
+const struct wnn_attrs_kind wnn_attrs_gru = {
+	.inputs = inputs_gru,
+	.outputs = outputs_gru,
+	.infer = infer_gru,
+	.roles = roles_gru,
+	.resolve = resolve_any_rnn,
+};
 
 static bool inputs_gru_cell(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -486,7 +488,13 @@ static void roles_gru_cell(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn
 	fn(ud, "output", t, 2, 2);
 }
 
-const struct wnn_attrs_kind wnn_attrs_gru_cell = { inputs_gru_cell, outputs_gru_cell, infer_gru_cell, roles_gru_cell, resolve_any_rnn };
+const struct wnn_attrs_kind wnn_attrs_gru_cell = {
+	.inputs = inputs_gru_cell,
+	.outputs = outputs_gru_cell,
+	.infer = infer_gru_cell,
+	.roles = roles_gru_cell,
+	.resolve = resolve_any_rnn,
+};
 
 static bool inputs_lstm(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -525,7 +533,13 @@ static void roles_lstm(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn,
 	fn(ud, "output2", t, 4, 4);
 }
 
-const struct wnn_attrs_kind wnn_attrs_lstm = { inputs_lstm, outputs_lstm, infer_lstm, roles_lstm, resolve_any_rnn };
+const struct wnn_attrs_kind wnn_attrs_lstm = {
+	.inputs = inputs_lstm,
+	.outputs = outputs_lstm,
+	.infer = infer_lstm,
+	.roles = roles_lstm,
+	.resolve = resolve_any_rnn,
+};
 
 static bool inputs_lstm_cell(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -563,4 +577,10 @@ static void roles_lstm_cell(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_f
 	fn(ud, "output1", t, 2, 2);
 }
 
-const struct wnn_attrs_kind wnn_attrs_lstm_cell = { inputs_lstm_cell, outputs_lstm_cell, infer_lstm_cell, roles_lstm_cell, resolve_any_rnn };
+const struct wnn_attrs_kind wnn_attrs_lstm_cell = {
+	.inputs = inputs_lstm_cell,
+	.outputs = outputs_lstm_cell,
+	.infer = infer_lstm_cell,
+	.roles = roles_lstm_cell,
+	.resolve = resolve_any_rnn,
+};
