@@ -1,6 +1,30 @@
 /* Data movement family (concat, reshape, slice, ...): wiring, inference, limits, resolution. */
 #include "proto/schema.h"
 
+/* pad, slice and tile output sizes along axis i: the one place each rule (and slice's default
+ * stride 1) is written; inference and resolution both read them. */
+static int64_t pad_size(const Webnn__Ipc__Pad *m, const struct wnn_desc *x, uint32_t i)
+{
+	return (int64_t)x->dims[i] + m->beginning_padding[i] + m->ending_padding[i];
+}
+
+static uint32_t slice_stride(const Webnn__Ipc__Slice *m, uint32_t i)
+{
+	return m->n_strides ? m->strides[i] : 1;
+}
+
+/* The number of strided steps in sizes[i] (the stride is not 0). */
+static uint32_t slice_size(const Webnn__Ipc__Slice *m, uint32_t i)
+{
+	uint32_t stride = slice_stride(m, i);
+	return m->sizes[i] / stride + (m->sizes[i] % stride != 0);
+}
+
+static uint64_t tile_size(const Webnn__Ipc__Tile *m, const struct wnn_desc *x, uint32_t i)
+{
+	return (uint64_t)x->dims[i] * m->repetitions[i];
+}
+
 static bool infer_concat(struct wnn_infer *c)
 {
 	const Webnn__Ipc__Concat *m = c->op->concat;
@@ -74,7 +98,7 @@ static bool infer_pad(struct wnn_infer *c)
 				     x->dims[i]);
 		char what[48];
 		snprintf(what, sizeof(what), "output dimension %" PRIu32, i);
-		if (!wnn_set_dim(c, r, i, (int64_t)x->dims[i] + b + e, what))
+		if (!wnn_set_dim(c, r, i, pad_size(m, x, i), what))
 			return false;
 	}
 	return true;
@@ -140,14 +164,14 @@ static bool infer_slice(struct wnn_infer *c)
 			     m->n_strides, x->rank);
 	struct wnn_desc *r = wnn_result_copy(c, x);
 	for (uint32_t i = 0; i < x->rank; i++) {
-		uint32_t stride = m->n_strides ? m->strides[i] : 1;
+		uint32_t stride = slice_stride(m, i);
 		if (stride < 1)
 			return wnn_failf(c, "strides item %" PRIu32 " is 0, expected at least 1", i);
 		if ((uint64_t)m->starts[i] + m->sizes[i] > x->dims[i])
 			return wnn_failf(c, "starts %" PRIu32 " + sizes %" PRIu32 " along axis %" PRIu32
 				     " exceed the input dimension %" PRIu32, m->starts[i],
 				     m->sizes[i], i, x->dims[i]);
-		r->dims[i] = m->sizes[i] / stride + (m->sizes[i] % stride != 0);
+		r->dims[i] = slice_size(m, i);
 	}
 	return true;
 }
@@ -204,7 +228,7 @@ static bool infer_tile(struct wnn_infer *c)
 			return wnn_failf(c, "repetitions item %" PRIu32 " is 0", i);
 		char what[48];
 		snprintf(what, sizeof(what), "output dimension %" PRIu32, i);
-		uint64_t v = (uint64_t)x->dims[i] * m->repetitions[i];
+		uint64_t v = tile_size(m, x, i);
 		if (!wnn_set_dim(c, r, i, v > MAX_DIM ? INT64_MAX : (int64_t)v, what))
 			return false;
 	}
@@ -341,7 +365,7 @@ enum webnn_status wnn_resolve_pad(const Webnn__Ipc__Operation *op, const struct 
 	p->rank = in->rank;
 	for (uint32_t i = 0; i < in->rank; i++) {
 		uint64_t b = m->beginning_padding[i], e = m->ending_padding[i];
-		if (in->dims[i] + b + e != out->dims[i])
+		if (pad_size(m, in, i) != out->dims[i])
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 					    "%s: output dimension %u is not the padded size", name,
 					    i);
@@ -441,10 +465,10 @@ enum webnn_status wnn_resolve_slice(const Webnn__Ipc__Operation *op, const struc
 	p->type = in->type;
 	p->rank = in->rank;
 	for (uint32_t i = 0; i < in->rank; i++) {
-		uint32_t st = m->n_strides ? m->strides[i] : 1;
+		uint32_t st = slice_stride(m, i);
 		if (st == 0 || m->sizes[i] == 0 ||
 		    (uint64_t)m->starts[i] + m->sizes[i] > in->dims[i] ||
-		    out->dims[i] != (m->sizes[i] + st - 1) / st)
+		    out->dims[i] != slice_size(m, i))
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 					    "%s: the window along axis %u does not fit the input or "
 					    "output", name, i);
@@ -513,7 +537,7 @@ enum webnn_status wnn_resolve_tile(const Webnn__Ipc__Operation *op, const struct
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: repetitions must have one value per input dimension", name);
 	for (uint32_t i = 0; i < in->rank; i++)
-		if ((uint64_t)in->dims[i] * m->repetitions[i] != out->dims[i])
+		if (tile_size(m, in, i) != out->dims[i])
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 					    "%s: output dimension %u is not input * repetitions",
 					    name, i);

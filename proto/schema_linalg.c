@@ -1,6 +1,17 @@
 /* Linear algebra family (gemm, matmul): operand wiring, inference, role limits, resolution. */
 #include "proto/schema.h"
 
+/* gemm's matrix sizes after the transposes: mkn[0] = M (rows of A), mkn[1] = K of A,
+ * mkn[2] = K of B, mkn[3] = N (columns of B); the caller checks both K agree. */
+static void gemm_sizes(const Webnn__Ipc__Gemm *m, const struct wnn_desc *a,
+		       const struct wnn_desc *b, uint32_t mkn[4])
+{
+	mkn[0] = a->dims[m->a_transpose ? 1 : 0];
+	mkn[1] = a->dims[m->a_transpose ? 0 : 1];
+	mkn[2] = b->dims[m->b_transpose ? 1 : 0];
+	mkn[3] = b->dims[m->b_transpose ? 0 : 1];
+}
+
 static bool infer_gemm(struct wnn_infer *c)
 {
 	const Webnn__Ipc__Gemm *m = c->op->gemm;
@@ -9,10 +20,9 @@ static bool infer_gemm(struct wnn_infer *c)
 	if (!wnn_check_type(c, a, "a", first_mask(c)) || !wnn_check_same_type(c, b, "b", a, "a") ||
 	    !wnn_check_rank(c, a, "a", 2, 2) || !wnn_check_rank(c, b, "b", 2, 2))
 		return false;
-	uint32_t am = m->a_transpose ? a->dims[1] : a->dims[0];
-	uint32_t ak = m->a_transpose ? a->dims[0] : a->dims[1];
-	uint32_t bk = m->b_transpose ? b->dims[1] : b->dims[0];
-	uint32_t bn = m->b_transpose ? b->dims[0] : b->dims[1];
+	uint32_t mkn[4];
+	gemm_sizes(m, a, b, mkn);
+	uint32_t am = mkn[0], ak = mkn[1], bk = mkn[2], bn = mkn[3];
 	if (ak != bk)
 		return wnn_failf(c, "a shape %s%s and b shape %s%s are incompatible: %" PRIu32
 			     " columns vs %" PRIu32 " rows", SHAPE(a, sa),
@@ -75,15 +85,15 @@ enum webnn_status wnn_resolve_gemm(const Webnn__Ipc__Operation *op, const struct
 	p->a = m->a, p->b = m->b, p->output = m->output, p->c = WNN_NO_OPERAND;
 	p->type = a->type;
 	p->a_transpose = m->a_transpose, p->b_transpose = m->b_transpose;
-	uint32_t ka, kb;
-	if (m->a_transpose)
-		ka = a->dims[0], p->m = a->dims[1], p->a_stride_m = 1, p->a_stride_k = a->dims[1];
-	else
-		p->m = a->dims[0], ka = a->dims[1], p->a_stride_m = a->dims[1], p->a_stride_k = 1;
-	if (m->b_transpose)
-		p->n = b->dims[0], kb = b->dims[1], p->b_stride_k = 1, p->b_stride_n = b->dims[1];
-	else
-		kb = b->dims[0], p->n = b->dims[1], p->b_stride_k = b->dims[1], p->b_stride_n = 1;
+	uint32_t mkn[4];
+	gemm_sizes(m, a, b, mkn);
+	uint32_t ka = mkn[1], kb = mkn[2];
+	p->m = mkn[0], p->n = mkn[3];
+	/* Row-major A is [M, K], or [K, M] when transposed; likewise B. */
+	p->a_stride_m = m->a_transpose ? 1 : a->dims[1];
+	p->a_stride_k = m->a_transpose ? a->dims[1] : 1;
+	p->b_stride_k = m->b_transpose ? 1 : b->dims[1];
+	p->b_stride_n = m->b_transpose ? b->dims[1] : 1;
 	if (ka != kb)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: a has %u columns but b has %u rows (after transposes)", name,
