@@ -20,6 +20,12 @@ static uint32_t slice_size(const Webnn__Ipc__Slice *m, uint32_t i)
 	return m->sizes[i] / stride + (m->sizes[i] % stride != 0);
 }
 
+/* Size along the axis of split output i: the dimension over count, or sizes[i]. */
+static uint32_t split_size(const Webnn__Ipc__Split *m, uint32_t dim, size_t i)
+{
+	return m->has_count ? dim / m->count : m->sizes[i];
+}
+
 static uint64_t tile_size(const Webnn__Ipc__Tile *m, const struct wnn_desc *x, uint32_t i)
 {
 	return (uint64_t)x->dims[i] * m->repetitions[i];
@@ -209,7 +215,7 @@ static bool infer_split(struct wnn_infer *c)
 				     m->axis);
 	}
 	for (size_t i = 0; i < count; i++)
-		wnn_result_copy(c, x)->dims[m->axis] = m->has_count ? dim / m->count : m->sizes[i];
+		wnn_result_copy(c, x)->dims[m->axis] = split_size(m, dim, i);
 	return true;
 }
 
@@ -492,7 +498,8 @@ enum webnn_status wnn_resolve_split(const Webnn__Ipc__Operation *op, const struc
 	const Webnn__Ipc__Split *m = op->split;
 	OPERAND(in, m->input, "input");
 	CHECK(wnn_axis_in_range(m->axis, in->rank, name, diag));
-	if (m->n_outputs < 1 || m->n_outputs > WNN_MAX_OUTPUTS)
+	if (m->n_outputs < 1 || m->n_outputs > WNN_MAX_OUTPUTS ||
+	    m->n_outputs != (m->has_count ? m->count : m->n_sizes))
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %zu outputs", name,
 				    m->n_outputs);
 	p->input = m->input;
@@ -513,6 +520,10 @@ enum webnn_status wnn_resolve_split(const Webnn__Ipc__Operation *op, const struc
 				return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 						    "%s: output %zu dimension %u differs", name, i,
 						    d);
+		if (out->dims[m->axis] != split_size(m, in->dims[m->axis], i))
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: output %zu size along the axis is not the split's",
+					    name, i);
 		p->sizes[i] = out->dims[m->axis];
 		p->offsets[i] = (uint32_t)off;
 		off += out->dims[m->axis];
