@@ -80,10 +80,9 @@ enum webnn_status wnn_resolve_arg(const Webnn__Ipc__Operation *op, const struct 
 	p->type = in->type, p->out_type = out->type;
 	p->axis = m->axis;
 	wnn_axis_view(in, m->axis, &p->outer, &p->axis_size, &p->inner);
-	if (wnn_shape_count(out->rank, out->dims) != p->outer * p->inner)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: output shape does not match the reduction", name);
-	return WEBNN_STATUS_OK;
+	struct wnn_desc want = { .type = out->type };
+	reduce_shape(in, 1u << m->axis, m->keep_dimensions, &want);
+	return wnn_same_shape(&want, out, name, "output shape does not match the reduction", diag);
 }
 
 enum webnn_status wnn_resolve_cumsum(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,

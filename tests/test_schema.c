@@ -1519,4 +1519,40 @@ TEST(schema_infer_and_resolve_agree_on_output_shapes)
 	Webnn__Ipc__ElementwiseBinary bm;
 	Webnn__Ipc__Operation add = binary(WNN_OP_ADD, &bm, x, bb, o);
 	expect_resolve_rejects_other_shape(&f, &add, __LINE__);
+
+	Webnn__Ipc__ArgMinMax am = WEBNN__IPC__ARG_MIN_MAX__INIT;
+	Webnn__Ipc__Operation arg = mkop(WNN_OP_ARG_MAX);
+	arg.arg_min_max = &am, am.input = x, am.output = o, am.axis = 2;
+	am.output_data_type = WEBNN__IPC__DATA_TYPE__INT64, am.keep_dimensions = true;
+	expect_resolve_rejects_other_shape(&f, &arg, __LINE__);
+
+	uint32_t starts[] = { 0, 1, 2, 1 }, sizes[] = { 1, 1, 5, 5 }, steps[] = { 1, 1, 2, 3 };
+	Webnn__Ipc__Slice slm = WEBNN__IPC__SLICE__INIT;
+	Webnn__Ipc__Operation sl = mkop(WNN_OP_SLICE);
+	sl.slice = &slm, slm.input = x, slm.output = o;
+	slm.starts = starts, slm.n_starts = 4, slm.sizes = sizes, slm.n_sizes = 4;
+	slm.strides = steps, slm.n_strides = 4;
+	expect_resolve_rejects_other_shape(&f, &sl, __LINE__);
+
+	uint32_t begin[] = { 0, 1, 2, 0 }, end[] = { 1, 0, 0, 3 };
+	Webnn__Ipc__Pad padm = WEBNN__IPC__PAD__INIT;
+	Webnn__Ipc__Operation pd = mkop(WNN_OP_PAD);
+	pd.pad = &padm, padm.input = x, padm.output = o;
+	padm.beginning_padding = begin, padm.n_beginning_padding = 4;
+	padm.ending_padding = end, padm.n_ending_padding = 4;
+	expect_resolve_rejects_other_shape(&f, &pd, __LINE__);
+
+	uint32_t reps[] = { 2, 1, 3, 1 };
+	Webnn__Ipc__Tile tlm = WEBNN__IPC__TILE__INIT;
+	Webnn__Ipc__Operation tl = mkop(WNN_OP_TILE);
+	tl.tile = &tlm, tlm.input = x, tlm.output = o, tlm.repetitions = reps;
+	tlm.n_repetitions = 4;
+	expect_resolve_rejects_other_shape(&f, &tl, __LINE__);
+
+	uint32_t parts[] = { 2, 3, 2 }, outs[] = { o, SLOT(&f), SLOT(&f) };
+	Webnn__Ipc__Split spm = WEBNN__IPC__SPLIT__INIT;
+	Webnn__Ipc__Operation sp = mkop(WNN_OP_SPLIT);
+	sp.split = &spm, spm.input = x, spm.axis = 2, spm.sizes = parts, spm.n_sizes = 3;
+	spm.outputs = outs, spm.n_outputs = 3;
+	expect_resolve_rejects_other_shape(&f, &sp, __LINE__);
 }
