@@ -8,9 +8,16 @@
  * every option default of the spec is already applied, so no backend re-derives them. They
  * never allocate. They re-check what they rely on (ids in range, ranks, the attrs member) and
  * fail with a diag naming the operator ("conv2d: ...") instead of trusting the caller; a graph
- * that passed wnn_graph_validate() always resolves.
+ * that passed wnn_graph_validate() always resolves, except a convTranspose2d whose groups do
+ * not divide its input channels (the spec allows it; no kernel gives it a meaning).
  *
  * Shapes are row-major. "Strides" are in elements, not bytes.
+ *
+ * wnn_resolve_<x> lives in proto/schema_<family>.c beside the shape inference of the same
+ * operators. Where a shape rule depends on options (conv2d, convTranspose2d, pool2d,
+ * resample2d, gather*, reduce*, transpose, default axes, broadcasting) inference and
+ * resolution compute it through the same code, and list defaults are applied only there.
+ * The row-major shape helpers live in shape.c.
  */
 
 #include "proto/wnn.h"
@@ -254,8 +261,9 @@ enum webnn_status wnn_resolve_batchnorm(const Webnn__Ipc__Operation *op, const s
  * other types return x unchanged. */
 double wnn_cast_float(double x, enum wnn_dtype t);
 
-/* ==== operators beyond the first CNN set. Same conventions: every option default applied,
- * ids re-checked against descs, "what" names the operator in diags. ==== */
+/* ---- reduce, cast, conv (transposed), gather/scatter, data movement, normalization, resample
+ * and recurrent families. Same conventions: every option default applied, ids re-checked
+ * against descs, "what" names the operator in diags. */
 
 /* A tensor split into the axes an op keeps and the axes it reduces over. Input element of kept
  * index k and reduced index r (both row-major over their own dims) lives at

@@ -101,9 +101,11 @@ enum wnn_family {
 /* "elementwise", ...: the suffix of the family's file names. */
 const char *wnn_family_name(enum wnn_family f);
 
-/* Spec defaults of scalar options (ops.def DEFAULTS); 0 where an operator has no such option. */
+/* Spec defaults of scalar options (ops.def DEFAULTS); 0 where an operator has no such option.
+ * min_value/max_value are clamp's bounds (-Infinity/+Infinity, saturated to integer types). */
 struct wnn_op_defaults {
 	double alpha, beta, epsilon;
+	double min_value, max_value;
 };
 
 struct wnn_op_info {

@@ -1,8 +1,10 @@
 /* Unit tests of proto/ validation: per-operator inference and errors, roles, op table, graphs. */
 #include "tests/test.h"
 
+#include <math.h>
 #include <stdarg.h>
 
+#include "proto/resolve.h"
 #include "proto/wnn.h"
 
 /* ---- fixtures: an operand table and one operation at a time */
@@ -13,6 +15,7 @@ struct fx {
 	struct wnn_desc out[WNN_MAX_OUTPUTS];
 	int n_out;
 	struct wnn_diag diag;
+	bool infer_only; /* the case is valid for the spec but no backend can resolve it */
 };
 
 static uint32_t add_desc(struct fx *f, enum wnn_dtype t, size_t rank, const uint32_t *dims)
@@ -40,11 +43,37 @@ static Webnn__Ipc__Operation mkop(enum wnn_op k)
 	return op;
 }
 
+/* Resolves op over the fixture's operands with the inferred outputs in place of its output
+ * slots (on a copy), as a backend would after validation: every inferred operation must
+ * resolve, with the same output shapes the resolver derives. */
+static enum webnn_status resolve_inferred(const struct fx *f, const Webnn__Ipc__Operation *op,
+					  union wnn_attrs *attrs, struct wnn_diag *diag)
+{
+	struct wnn_desc d[32];
+	uint32_t ids[WNN_MAX_OUTPUTS];
+	enum wnn_op kind;
+	memcpy(d, f->d, sizeof(d));
+	int n = wnn_op_outputs(op, ids, WNN_MAX_OUTPUTS);
+	ASSERT_EQ(n, f->n_out);
+	for (int i = 0; i < n; i++)
+		d[ids[i]] = f->out[i];
+	wnn_diag_clear(diag);
+	return wnn_resolve(op, d, f->n, &kind, attrs, diag);
+}
+
 static enum webnn_status run(struct fx *f, const Webnn__Ipc__Operation *op)
 {
 	wnn_diag_clear(&f->diag);
 	f->n_out = -1;
-	return wnn_op_infer(op, f->d, f->n, f->out, WNN_MAX_OUTPUTS, &f->n_out, &f->diag);
+	enum webnn_status st = wnn_op_infer(op, f->d, f->n, f->out, WNN_MAX_OUTPUTS, &f->n_out,
+					    &f->diag);
+	if (st == WEBNN_STATUS_OK && !f->infer_only) {
+		union wnn_attrs attrs;
+		struct wnn_diag diag;
+		if (resolve_inferred(f, op, &attrs, &diag) != WEBNN_STATUS_OK)
+			FAIL("inferred operation does not resolve: %s", diag.message);
+	}
+	return st;
 }
 
 /* Asserts success and that output i has type t and the given shape. */
@@ -464,7 +493,12 @@ TEST(schema_conv_transpose2d)
 	ERR(&f, &op, "convTranspose2d: outputPadding [1, 2] must be smaller than strides [3, 2]");
 	m.n_output_padding = 0;
 	m.groups = 2;
+	/* The spec does not require groups to divide the input channels of convTranspose2d; the
+	 * resolver does (a group of no input channel has no meaning), so this graph fails at build
+	 * time in the daemon rather than at validation. */
+	f.infer_only = true;
 	OK_OUT(&f, &op, 0, WNN_F32, 1, 4, 9, 7);
+	f.infer_only = false;
 	uint32_t w2 = T(&f, WNN_F32, 2, 2, 3, 3);
 	m.filter = w2;
 	ERR(&f, &op, "convTranspose2d: filter input channels 2 do not match input channels 1");
@@ -1278,4 +1312,247 @@ TEST(schema_graph_limits)
 	b.g.n_operations = 0;
 	G_ERR(&b, "graph: the graph has no operations");
 	ASSERT(wnn_graph_validate(NULL, b.descs, &b.diag) != WEBNN_STATUS_OK);
+}
+
+/* ---- resolution: every default applied once, output shapes the same as inference's */
+
+/* Infers op (expecting success) and resolves it with the inferred outputs. */
+static void infer_and_resolve(struct fx *f, const Webnn__Ipc__Operation *op,
+			      union wnn_attrs *attrs)
+{
+	struct wnn_diag diag;
+	ASSERT_MSG(run(f, op) == WEBNN_STATUS_OK, "infer: %s", f->diag.message);
+	ASSERT_MSG(resolve_inferred(f, op, attrs, &diag) == WEBNN_STATUS_OK, "resolve: %s",
+		   diag.message);
+}
+
+TEST(schema_resolve_applies_defaults)
+{
+	struct fx f = { 0 };
+	union wnn_attrs a;
+	uint32_t x = T(&f, WNN_F32, 1, 2, 5, 6), w = T(&f, WNN_F32, 4, 2, 3, 3), o = SLOT(&f);
+	struct conv c;
+	conv_init(&c, x, w, o);
+	infer_and_resolve(&f, &c.op, &a);
+	ASSERT_EQ(a.conv2d.stride_h, 1);
+	ASSERT_EQ(a.conv2d.stride_w, 1);
+	ASSERT_EQ(a.conv2d.dil_h, 1);
+	ASSERT_EQ(a.conv2d.dil_w, 1);
+	ASSERT_EQ(a.conv2d.pad_top + a.conv2d.pad_bottom + a.conv2d.pad_left + a.conv2d.pad_right,
+		  0);
+	ASSERT_EQ(a.conv2d.groups, 1);
+	ASSERT_EQ(a.conv2d.out_h, 3);
+	ASSERT_EQ(a.conv2d.out_w, 4);
+
+	Webnn__Ipc__Pool2d pm = WEBNN__IPC__POOL2D__INIT;
+	Webnn__Ipc__Operation pool = mkop(WNN_OP_MAX_POOL2D);
+	pool.pool2d = &pm, pm.input = x, pm.output = o;
+	infer_and_resolve(&f, &pool, &a);
+	ASSERT_EQ(a.pool2d.win_h, 5);
+	ASSERT_EQ(a.pool2d.win_w, 6); /* the spatial size */
+	ASSERT_EQ(a.pool2d.stride_h, 1);
+	ASSERT_EQ(a.pool2d.dil_w, 1);
+	ASSERT_EQ(a.pool2d.out_h, 1);
+	ASSERT_EQ(a.pool2d.out_w, 1);
+
+	const enum wnn_op unary[] = { WNN_OP_ELU, WNN_OP_LEAKY_RELU, WNN_OP_HARD_SIGMOID,
+				      WNN_OP_LINEAR };
+	Webnn__Ipc__ElementwiseUnary um;
+	for (size_t i = 0; i < sizeof(unary) / sizeof(unary[0]); i++) {
+		Webnn__Ipc__Operation op = mkop(unary[i]);
+		webnn__ipc__elementwise_unary__init(&um);
+		op.unary = &um, um.input = x, um.output = o;
+		infer_and_resolve(&f, &op, &a);
+		ASSERT(a.unary.alpha == (double)(float)wnn_ops[unary[i]].defaults.alpha);
+		ASSERT(a.unary.beta == (double)(float)wnn_ops[unary[i]].defaults.beta);
+	}
+	ASSERT(wnn_ops[WNN_OP_ELU].defaults.alpha == 1.0);
+	ASSERT(wnn_ops[WNN_OP_HARD_SIGMOID].defaults.beta == 0.5);
+
+	uint32_t xi = T(&f, WNN_I8, 3);
+	Webnn__Ipc__Clamp cm = WEBNN__IPC__CLAMP__INIT;
+	Webnn__Ipc__Operation clamp = mkop(WNN_OP_CLAMP);
+	clamp.clamp = &cm, cm.input = xi, cm.output = o;
+	infer_and_resolve(&f, &clamp, &a);
+	ASSERT_EQ(a.clamp.min_i, INT8_MIN);
+	ASSERT_EQ(a.clamp.max_i, INT8_MAX);
+	cm.input = x;
+	infer_and_resolve(&f, &clamp, &a);
+	ASSERT(isinf(a.clamp.min) && a.clamp.min < 0 && isinf(a.clamp.max) && a.clamp.max > 0);
+
+	Webnn__Ipc__Transpose tm = WEBNN__IPC__TRANSPOSE__INIT;
+	Webnn__Ipc__Operation tr = mkop(WNN_OP_TRANSPOSE);
+	tr.transpose = &tm, tm.input = x, tm.output = o;
+	infer_and_resolve(&f, &tr, &a);
+	for (uint32_t i = 0; i < 4; i++)
+		ASSERT_EQ(a.transpose.perm[i], 3 - i);
+
+	Webnn__Ipc__Reduce rm = WEBNN__IPC__REDUCE__INIT;
+	Webnn__Ipc__Operation red = mkop(WNN_OP_REDUCE_SUM);
+	red.reduce = &rm, rm.input = x, rm.output = o;
+	infer_and_resolve(&f, &red, &a);
+	ASSERT_EQ(a.reduce.r.red_count, 60);
+	ASSERT_EQ(a.reduce.r.kept_count, 1);
+
+	Webnn__Ipc__LayerNormalization lm = WEBNN__IPC__LAYER_NORMALIZATION__INIT;
+	Webnn__Ipc__Operation ln = mkop(WNN_OP_LAYER_NORMALIZATION);
+	ln.layer_normalization = &lm, lm.input = x, lm.output = o;
+	infer_and_resolve(&f, &ln, &a);
+	ASSERT_EQ(a.norm.r.red_count, 60);
+	ASSERT_EQ(a.norm.r.kept_count, 1); /* axes 1..3 */
+	ASSERT(a.norm.epsilon == (double)(float)wnn_ops[WNN_OP_LAYER_NORMALIZATION].defaults.epsilon);
+
+	Webnn__Ipc__Resample2d sm = WEBNN__IPC__RESAMPLE2D__INIT;
+	Webnn__Ipc__Operation rs = mkop(WNN_OP_RESAMPLE2D);
+	rs.resample2d = &sm, sm.input = x, sm.output = o;
+	infer_and_resolve(&f, &rs, &a);
+	ASSERT_EQ(a.resample.axes[0], 2);
+	ASSERT_EQ(a.resample.axes[1], 3);
+	ASSERT(a.resample.scale[0] == 1.0 && a.resample.scale[1] == 1.0);
+}
+
+/* The protocol's [default = ...] values of scalar options are the op table's (ops.def DEFAULTS
+ * is the one place they are decided; the .proto repeats them for messages that omit them). */
+TEST(schema_proto_defaults_match_the_op_table)
+{
+	Webnn__Ipc__Gemm g = WEBNN__IPC__GEMM__INIT;
+	ASSERT(g.alpha == wnn_ops[WNN_OP_GEMM].defaults.alpha);
+	ASSERT(g.beta == wnn_ops[WNN_OP_GEMM].defaults.beta);
+	Webnn__Ipc__BatchNormalization b = WEBNN__IPC__BATCH_NORMALIZATION__INIT;
+	ASSERT(b.epsilon == wnn_ops[WNN_OP_BATCH_NORMALIZATION].defaults.epsilon);
+	Webnn__Ipc__InstanceNormalization in = WEBNN__IPC__INSTANCE_NORMALIZATION__INIT;
+	ASSERT(in.epsilon == wnn_ops[WNN_OP_INSTANCE_NORMALIZATION].defaults.epsilon);
+	Webnn__Ipc__LayerNormalization l = WEBNN__IPC__LAYER_NORMALIZATION__INIT;
+	ASSERT(l.epsilon == wnn_ops[WNN_OP_LAYER_NORMALIZATION].defaults.epsilon);
+	Webnn__Ipc__Conv2d c = WEBNN__IPC__CONV2D__INIT;
+	Webnn__Ipc__ConvTranspose2d ct = WEBNN__IPC__CONV_TRANSPOSE2D__INIT;
+	ASSERT_EQ(c.groups, 1);
+	ASSERT_EQ(ct.groups, 1);
+}
+
+/* Resolving against an output shape other than the inferred one fails: the resolver computes
+ * the shape with the same rule (one sample per family whose shape is not the input's). */
+static void expect_resolve_rejects_other_shape(struct fx *f, const Webnn__Ipc__Operation *op,
+					       int line)
+{
+	union wnn_attrs a;
+	struct wnn_diag diag;
+	infer_and_resolve(f, op, &a);
+	for (uint32_t d = 0; d < f->out[0].rank; d++) {
+		f->out[0].dims[d]++;
+		if (resolve_inferred(f, op, &a, &diag) == WEBNN_STATUS_OK)
+			FAIL("line %d: output dimension %u off by one still resolves", line, d);
+		f->out[0].dims[d]--;
+	}
+}
+
+TEST(schema_infer_and_resolve_agree_on_output_shapes)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 1, 2, 7, 6), w = T(&f, WNN_F32, 4, 2, 3, 3), o = SLOT(&f);
+	uint32_t strides[] = { 2, 3 }, pad[] = { 1, 2, 0, 1 }, dil[] = { 2, 1 };
+	struct conv c;
+	conv_init(&c, x, w, o);
+	c.m.strides = strides, c.m.n_strides = 2, c.m.padding = pad, c.m.n_padding = 4;
+	c.m.dilations = dil, c.m.n_dilations = 2;
+	expect_resolve_rejects_other_shape(&f, &c.op, __LINE__);
+
+	uint32_t tw = T(&f, WNN_F32, 2, 3, 3, 3);
+	Webnn__Ipc__ConvTranspose2d tm = WEBNN__IPC__CONV_TRANSPOSE2D__INIT;
+	Webnn__Ipc__Operation ct = mkop(WNN_OP_CONV_TRANSPOSE2D);
+	ct.conv_transpose2d = &tm, tm.input = x, tm.filter = tw, tm.output = o;
+	tm.strides = strides, tm.n_strides = 2, tm.padding = pad, tm.n_padding = 4;
+	expect_resolve_rejects_other_shape(&f, &ct, __LINE__);
+
+	uint32_t win[] = { 3, 2 };
+	Webnn__Ipc__Pool2d pm = WEBNN__IPC__POOL2D__INIT;
+	Webnn__Ipc__Operation pool = mkop(WNN_OP_AVERAGE_POOL2D);
+	pool.pool2d = &pm, pm.input = x, pm.output = o;
+	pm.window_dimensions = win, pm.n_window_dimensions = 2, pm.strides = strides;
+	pm.n_strides = 2, pm.output_shape_rounding = WEBNN__IPC__ROUNDING_TYPE__ROUND_CEIL;
+	expect_resolve_rejects_other_shape(&f, &pool, __LINE__);
+
+	float scales[] = { 1.5f, 0.5f };
+	Webnn__Ipc__Resample2d sm = WEBNN__IPC__RESAMPLE2D__INIT;
+	Webnn__Ipc__Operation rs = mkop(WNN_OP_RESAMPLE2D);
+	rs.resample2d = &sm, sm.input = x, sm.output = o, sm.scales = scales, sm.n_scales = 2;
+	expect_resolve_rejects_other_shape(&f, &rs, __LINE__);
+
+	uint32_t idx = T(&f, WNN_I32, 2, 3);
+	Webnn__Ipc__Gather gm = WEBNN__IPC__GATHER__INIT;
+	Webnn__Ipc__Operation g = mkop(WNN_OP_GATHER);
+	g.gather = &gm, gm.input = x, gm.indices = idx, gm.output = o, gm.axis = 2;
+	expect_resolve_rejects_other_shape(&f, &g, __LINE__);
+	uint32_t nd = T(&f, WNN_I32, 5, 2);
+	g = mkop(WNN_OP_GATHER_ND);
+	g.gather = &gm, gm.indices = nd;
+	expect_resolve_rejects_other_shape(&f, &g, __LINE__);
+
+	uint32_t axes[] = { 1, 3 };
+	Webnn__Ipc__Reduce rm = WEBNN__IPC__REDUCE__INIT;
+	Webnn__Ipc__Operation red = mkop(WNN_OP_REDUCE_MEAN);
+	red.reduce = &rm, rm.input = x, rm.output = o, rm.axes = axes, rm.n_axes = 2;
+	rm.has_axes = true, rm.keep_dimensions = true;
+	expect_resolve_rejects_other_shape(&f, &red, __LINE__);
+
+	uint32_t perm[] = { 2, 0, 3, 1 };
+	Webnn__Ipc__Transpose trm = WEBNN__IPC__TRANSPOSE__INIT;
+	Webnn__Ipc__Operation tr = mkop(WNN_OP_TRANSPOSE);
+	tr.transpose = &trm, trm.input = x, trm.output = o;
+	trm.permutation = perm, trm.n_permutation = 4, trm.has_permutation = true;
+	expect_resolve_rejects_other_shape(&f, &tr, __LINE__);
+
+	uint32_t ma = T(&f, WNN_F32, 3, 1, 4, 5), mb = T(&f, WNN_F32, 2, 5, 6);
+	Webnn__Ipc__Matmul mm = WEBNN__IPC__MATMUL__INIT;
+	Webnn__Ipc__Operation mat = mkop(WNN_OP_MATMUL);
+	mat.matmul = &mm, mm.a = ma, mm.b = mb, mm.output = o;
+	expect_resolve_rejects_other_shape(&f, &mat, __LINE__);
+
+	uint32_t ga = T(&f, WNN_F32, 5, 4), gb = T(&f, WNN_F32, 6, 5);
+	Webnn__Ipc__Gemm gem = WEBNN__IPC__GEMM__INIT;
+	Webnn__Ipc__Operation gemm = mkop(WNN_OP_GEMM);
+	gemm.gemm = &gem, gem.a = ga, gem.b = gb, gem.output = o;
+	gem.a_transpose = true, gem.b_transpose = true;
+	expect_resolve_rejects_other_shape(&f, &gemm, __LINE__);
+
+	uint32_t bb = T(&f, WNN_F32, 2, 1, 6);
+	Webnn__Ipc__ElementwiseBinary bm;
+	Webnn__Ipc__Operation add = binary(WNN_OP_ADD, &bm, x, bb, o);
+	expect_resolve_rejects_other_shape(&f, &add, __LINE__);
+
+	Webnn__Ipc__ArgMinMax am = WEBNN__IPC__ARG_MIN_MAX__INIT;
+	Webnn__Ipc__Operation arg = mkop(WNN_OP_ARG_MAX);
+	arg.arg_min_max = &am, am.input = x, am.output = o, am.axis = 2;
+	am.output_data_type = WEBNN__IPC__DATA_TYPE__INT64, am.keep_dimensions = true;
+	expect_resolve_rejects_other_shape(&f, &arg, __LINE__);
+
+	uint32_t starts[] = { 0, 1, 2, 1 }, sizes[] = { 1, 1, 5, 5 }, steps[] = { 1, 1, 2, 3 };
+	Webnn__Ipc__Slice slm = WEBNN__IPC__SLICE__INIT;
+	Webnn__Ipc__Operation sl = mkop(WNN_OP_SLICE);
+	sl.slice = &slm, slm.input = x, slm.output = o;
+	slm.starts = starts, slm.n_starts = 4, slm.sizes = sizes, slm.n_sizes = 4;
+	slm.strides = steps, slm.n_strides = 4;
+	expect_resolve_rejects_other_shape(&f, &sl, __LINE__);
+
+	uint32_t begin[] = { 0, 1, 2, 0 }, end[] = { 1, 0, 0, 3 };
+	Webnn__Ipc__Pad padm = WEBNN__IPC__PAD__INIT;
+	Webnn__Ipc__Operation pd = mkop(WNN_OP_PAD);
+	pd.pad = &padm, padm.input = x, padm.output = o;
+	padm.beginning_padding = begin, padm.n_beginning_padding = 4;
+	padm.ending_padding = end, padm.n_ending_padding = 4;
+	expect_resolve_rejects_other_shape(&f, &pd, __LINE__);
+
+	uint32_t reps[] = { 2, 1, 3, 1 };
+	Webnn__Ipc__Tile tlm = WEBNN__IPC__TILE__INIT;
+	Webnn__Ipc__Operation tl = mkop(WNN_OP_TILE);
+	tl.tile = &tlm, tlm.input = x, tlm.output = o, tlm.repetitions = reps;
+	tlm.n_repetitions = 4;
+	expect_resolve_rejects_other_shape(&f, &tl, __LINE__);
+
+	uint32_t parts[] = { 2, 3, 2 }, outs[] = { o, SLOT(&f), SLOT(&f) };
+	Webnn__Ipc__Split spm = WEBNN__IPC__SPLIT__INIT;
+	Webnn__Ipc__Operation sp = mkop(WNN_OP_SPLIT);
+	sp.split = &spm, spm.input = x, spm.axis = 2, spm.sizes = parts, spm.n_sizes = 3;
+	spm.outputs = outs, spm.n_outputs = 3;
+	expect_resolve_rejects_other_shape(&f, &sp, __LINE__);
 }

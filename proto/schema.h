@@ -1,0 +1,205 @@
+/* Private to proto/: what the operator family files (schema_<family>.c) share with schema.c. */
+#ifndef PROTO_SCHEMA_H
+#define PROTO_SCHEMA_H
+
+#include "proto/resolve.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_DIM ((uint64_t)INT32_MAX) /* valid dimension bound shared with wnn_desc_validate */
+#define MAX_TENSOR_COUNT 8192         /* spec "valid tensor count" */
+
+/* ---- operand enumeration: each attrs kind lists the ids it reads through one callback */
+
+typedef bool (*wnn_io_fn)(void *ud, uint32_t id, const char *role);
+
+#define IN(id, role)                                                                           \
+	do {                                                                                   \
+		if (!fn(ud, (id), (role)))                                                     \
+			return false;                                                          \
+	} while (0)
+#define OPT(msg, field, role)                                                                  \
+	do {                                                                                   \
+		if ((msg)->has_##field)                                                        \
+			IN((msg)->field, role);                                                \
+	} while (0)
+#define NEED(ptr)                                                                              \
+	do {                                                                                   \
+		if (!(ptr))                                                                    \
+			return false;                                                          \
+	} while (0)
+#define OUT_LIST(msg, field)                                                                   \
+	do {                                                                                   \
+		NEED(msg);                                                                     \
+		*list = (msg)->field;                                                          \
+		*n = (msg)->n_##field;                                                         \
+		return true;                                                                   \
+	} while (0)
+#define OUT_ONE(msg)                                                                           \
+	do {                                                                                   \
+		NEED(msg);                                                                     \
+		*list = &(msg)->output;                                                        \
+		*n = 1;                                                                        \
+		return true;                                                                   \
+	} while (0)
+
+/* ---- shape inference context (wnn_op_infer): the operation, its operand descriptors (ids
+ * already range- and definition-checked) and the outputs inferred so far. */
+struct wnn_infer {
+	const Webnn__Ipc__Operation *op;
+	enum wnn_op kind;
+	const char *name;
+	const struct wnn_desc *operands;
+	size_t n_operands;
+	struct wnn_diag *diag;
+	struct wnn_desc res[WNN_MAX_OUTPUTS];
+	int n_res;
+};
+
+static inline const struct wnn_desc *D(const struct wnn_infer *c, uint32_t id)
+{
+	return &c->operands[id]; /* ids were range- and definition-checked up front */
+}
+
+/* Allowed data types of the operator's first input (ops.def DTYPES). */
+static inline uint32_t first_mask(const struct wnn_infer *c)
+{
+	return wnn_ops[c->kind].dtypes;
+}
+
+#define SHAPE(d, buf) wnn_dims_str((d)->dims, (d)->rank, buf, sizeof(buf))
+#define LIST(p, n, buf) wnn_dims_str((p), (n), buf, sizeof(buf))
+
+/* ---- resolution helpers (wnn_resolve_*): name and diag are the resolver's locals */
+#define OPERAND(var, id, role)                                                                 \
+	const struct wnn_desc *var = wnn_operand(descs, n_descs, (id), name, (role), diag);    \
+	if (!var)                                                                              \
+		return diag->status
+
+#define CHECK(expr)                                                                            \
+	do {                                                                                   \
+		enum webnn_status st_ = (expr);                                                \
+		if (st_ != WEBNN_STATUS_OK)                                                    \
+			return st_;                                                            \
+	} while (0)
+
+/* ---- the one dispatch table: what each Operation.attrs kind does, indexed by attrs_case */
+struct wnn_attrs_kind {
+	/* Calls fn for every operand read, in operator-input order; false when the attrs member
+	 * is missing or fn stopped the walk. */
+	bool (*inputs)(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud);
+	/* Points *list at the output ids (a single field or a repeated one). */
+	bool (*outputs)(const Webnn__Ipc__Operation *op, const uint32_t **list, size_t *n);
+	/* Validates as the spec's builder does and appends the output descriptors to c->res. */
+	bool (*infer)(struct wnn_infer *c);
+	/* Spec tensor limits of every role (t: the op's input types, out: its output types). */
+	void (*roles)(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn, void *ud);
+	/* wnn_resolve_<x> into its union wnn_attrs member. */
+	enum webnn_status (*resolve)(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+				     size_t n_descs, union wnn_attrs *attrs, struct wnn_diag *diag);
+};
+
+/* The table entry of an attrs kind, NULL when unknown. */
+const struct wnn_attrs_kind *wnn_attrs_kind_of(uint32_t attrs_case);
+
+/* Adapts wnn_resolve_<n> to the table's resolve signature (defines resolve_any_<n>). */
+#define WNN_RESOLVE_ANY(n)                                                                     \
+	static enum webnn_status resolve_any_##n(const Webnn__Ipc__Operation *op,              \
+						 const struct wnn_desc *descs, size_t n_descs,  \
+						 union wnn_attrs *attrs, struct wnn_diag *diag) \
+	{                                                                                      \
+		return wnn_resolve_##n(op, descs, n_descs, &attrs->n, diag);                   \
+	}
+
+extern const struct wnn_attrs_kind wnn_attrs_arg_min_max; /* schema_reduce.c */
+extern const struct wnn_attrs_kind wnn_attrs_batch_normalization; /* schema_normalization.c */
+extern const struct wnn_attrs_kind wnn_attrs_binary; /* schema_elementwise.c */
+extern const struct wnn_attrs_kind wnn_attrs_cast; /* schema_cast.c */
+extern const struct wnn_attrs_kind wnn_attrs_clamp; /* schema_elementwise.c */
+extern const struct wnn_attrs_kind wnn_attrs_concat; /* schema_data.c */
+extern const struct wnn_attrs_kind wnn_attrs_conv2d; /* schema_conv.c */
+extern const struct wnn_attrs_kind wnn_attrs_conv_transpose2d; /* schema_conv.c */
+extern const struct wnn_attrs_kind wnn_attrs_cumulative_sum; /* schema_reduce.c */
+extern const struct wnn_attrs_kind wnn_attrs_expand; /* schema_data.c */
+extern const struct wnn_attrs_kind wnn_attrs_gather; /* schema_gather.c */
+extern const struct wnn_attrs_kind wnn_attrs_gemm; /* schema_linalg.c */
+extern const struct wnn_attrs_kind wnn_attrs_gru; /* schema_rnn.c */
+extern const struct wnn_attrs_kind wnn_attrs_gru_cell; /* schema_rnn.c */
+extern const struct wnn_attrs_kind wnn_attrs_instance_normalization; /* schema_normalization.c */
+extern const struct wnn_attrs_kind wnn_attrs_layer_normalization; /* schema_normalization.c */
+extern const struct wnn_attrs_kind wnn_attrs_lstm; /* schema_rnn.c */
+extern const struct wnn_attrs_kind wnn_attrs_lstm_cell; /* schema_rnn.c */
+extern const struct wnn_attrs_kind wnn_attrs_matmul; /* schema_linalg.c */
+extern const struct wnn_attrs_kind wnn_attrs_pad; /* schema_data.c */
+extern const struct wnn_attrs_kind wnn_attrs_pool2d; /* schema_pool.c */
+extern const struct wnn_attrs_kind wnn_attrs_prelu; /* schema_elementwise.c */
+extern const struct wnn_attrs_kind wnn_attrs_quantize_linear; /* schema_cast.c */
+extern const struct wnn_attrs_kind wnn_attrs_reduce; /* schema_reduce.c */
+extern const struct wnn_attrs_kind wnn_attrs_resample2d; /* schema_resample.c */
+extern const struct wnn_attrs_kind wnn_attrs_reshape; /* schema_data.c */
+extern const struct wnn_attrs_kind wnn_attrs_reverse; /* schema_data.c */
+extern const struct wnn_attrs_kind wnn_attrs_scatter; /* schema_gather.c */
+extern const struct wnn_attrs_kind wnn_attrs_slice; /* schema_data.c */
+extern const struct wnn_attrs_kind wnn_attrs_softmax; /* schema_normalization.c */
+extern const struct wnn_attrs_kind wnn_attrs_split; /* schema_data.c */
+extern const struct wnn_attrs_kind wnn_attrs_tile; /* schema_data.c */
+extern const struct wnn_attrs_kind wnn_attrs_transpose; /* schema_data.c */
+extern const struct wnn_attrs_kind wnn_attrs_triangular; /* schema_data.c */
+extern const struct wnn_attrs_kind wnn_attrs_unary; /* schema_elementwise.c */
+extern const struct wnn_attrs_kind wnn_attrs_where; /* schema_elementwise.c */
+
+/* ---- shared checks for shape inference (messages read "<op>: <what>") */
+bool wnn_failf(struct wnn_infer *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *wnn_dims_str(const uint32_t *dims, size_t rank, char *buf, size_t len);
+const char *wnn_types_str(uint32_t mask, char *buf, size_t len);
+bool wnn_check_type(struct wnn_infer *c, const struct wnn_desc *d, const char *role, uint32_t mask);
+bool wnn_check_same_type(struct wnn_infer *c, const struct wnn_desc *d, const char *role,
+			    const struct wnn_desc *ref, const char *ref_role);
+bool wnn_check_rank(struct wnn_infer *c, const struct wnn_desc *d, const char *role, uint32_t lo,
+		       uint32_t hi);
+bool wnn_check_shape(struct wnn_infer *c, const struct wnn_desc *d, const char *role,
+			const uint64_t *want, uint32_t n, const char *what_want);
+bool wnn_check_axis(struct wnn_infer *c, uint32_t axis, uint32_t rank, const char *what);
+bool wnn_check_axes(struct wnn_infer *c, const uint32_t *axes, size_t n, uint32_t rank,
+		       const char *what, uint32_t *mask);
+struct wnn_desc *wnn_result(struct wnn_infer *c, enum wnn_dtype type, uint32_t rank);
+struct wnn_desc *wnn_result_copy(struct wnn_infer *c, const struct wnn_desc *d);
+bool wnn_set_dim(struct wnn_infer *c, struct wnn_desc *r, uint32_t i, int64_t v, const char *what);
+bool wnn_bcast_bi(const struct wnn_desc *a, const struct wnn_desc *b, struct wnn_desc *out);
+bool wnn_bcast_uni(const uint32_t *from, uint32_t rf, const uint32_t *to, uint32_t rt);
+bool wnn_check_enum(struct wnn_infer *c, int v, int max, const char *what);
+int64_t wnn_floor_div(int64_t a, int64_t b);
+int64_t wnn_ceil_div(int64_t a, int64_t b);
+bool wnn_check_list(struct wnn_infer *c, const uint32_t *v, size_t n, size_t want, bool nonzero,
+		    const char *what);
+int64_t wnn_conv_span(uint32_t in, uint32_t filter, uint32_t pb, uint32_t pe, uint32_t dil);
+enum webnn_status wnn_check_op(const Webnn__Ipc__Operation *op, uint32_t family,
+				  enum wnn_op *which, const char **name, struct wnn_diag *diag);
+const struct wnn_desc *wnn_operand(const struct wnn_desc *descs, size_t n, uint32_t id,
+				      const char *name, const char *role, struct wnn_diag *diag);
+enum webnn_status wnn_rank_is(const struct wnn_desc *d, uint32_t rank, const char *name,
+				 const char *role, struct wnn_diag *diag);
+void wnn_spatial_strides(const struct wnn_desc *d, bool nhwc, uint64_t *s);
+void wnn_nchw_dims(const struct wnn_desc *d, bool nhwc, uint32_t *n, uint32_t *c, uint32_t *h,
+		      uint32_t *w);
+enum webnn_status wnn_list_valid(size_t n, const uint32_t *v, size_t want, bool nonzero,
+				 const char *name, const char *what, struct wnn_diag *diag);
+uint32_t wnn_axes_or(bool given, const uint32_t *axes, size_t n, uint32_t first, uint32_t rank,
+		     uint32_t *out);
+void wnn_list_or(size_t n, const uint32_t *v, size_t want, uint32_t dflt, uint32_t *out);
+void wnn_axis_view(const struct wnn_desc *d, uint32_t axis, uint64_t *outer, uint64_t *size,
+		      uint64_t *inner);
+enum webnn_status wnn_axis_in_range(uint32_t axis, uint32_t rank, const char *name,
+				       struct wnn_diag *diag);
+enum webnn_status wnn_same_shape(const struct wnn_desc *a, const struct wnn_desc *b,
+				    const char *name, const char *what, struct wnn_diag *diag);
+enum webnn_status wnn_same_count(const struct wnn_desc *in, const struct wnn_desc *out,
+				    const char *name, struct wnn_diag *diag);
+enum webnn_status wnn_make_reduction(const struct wnn_desc *in, const uint32_t *axes,
+					size_t n_axes, struct wnn_reduction *r,
+					const char *name, struct wnn_diag *diag);
+
+#endif
