@@ -1087,6 +1087,102 @@ TEST(ref_chain_of_operations_with_intermediate_and_two_outputs)
 	tg_free(&t);
 }
 
+/* ---- plans over the graph IR and single-node evaluation */
+
+TEST(ref_compile_needs_an_optimised_graph_and_reuses_plan_buffers)
+{
+	struct tg_graph t;
+	struct wnn_diag diag = { 0 };
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(4));
+	uint32_t v = x;
+	for (int i = 0; i < 5; i++) /* neg five times: intermediates alternate two buffers */
+		v = unary(&t, WNN_OP_NEG, v);
+	uint32_t o = binary(&t, WNN_OP_MUL, v, x);
+	tg_output(&t, o);
+	tg_output(&t, o); /* bound twice: written once, copied */
+	static char second[] = "again";
+	t.out_named[1]->name = second;
+	const struct graph_ir *g = tg_finish(&t, &diag);
+	ASSERT_MSG(g, "%s", diag.message);
+	struct backend *be;
+	struct backend_context *ctx;
+	struct backend_plan *plan;
+	struct backend_context_options opts = { 0 };
+	ASSERT_EQ(backend_reference.init(NULL, &be, &diag), WEBNN_STATUS_OK);
+	ASSERT_EQ(backend_reference.context_create(be, &opts, &ctx, &diag), WEBNN_STATUS_OK);
+	ASSERT_EQ(backend_reference.compile(ctx, g, &plan, &diag), WEBNN_STATUS_OPERATION_ERROR);
+	ASSERT_CONTAINS(diag.message, "reference: graph was not optimised");
+	wnn_diag_clear(&diag);
+	ASSERT_EQ(tg_optimize(t.ir, &backend_reference, ctx, &diag), WEBNN_STATUS_OK);
+	ASSERT_EQ(g->plan.n_buffers, 2u);
+	for (uint32_t i = 0; i < g->n_nodes; i++)
+		ASSERT(g->nodes[i].state == GRAPH_NODE_LIVE);
+	backend_reference.context_destroy(ctx);
+	backend_reference.shutdown(be);
+	float in[4] = { 1, -2, 3.5f, 0 }, out0[4], out1[4];
+	ASSERT_EQ(tg_run(&backend_reference, NULL, g, (const void *const[]){ in },
+			 (void *const[]){ out0, out1 }, &diag), WEBNN_STATUS_OK);
+	const float want[4] = { -1, -4, -12.25f, 0 }; /* -x * x */
+	for (int i = 0; i < 4; i++)
+		ASSERT(out0[i] == want[i] && out1[i] == want[i]);
+	tg_free(&t);
+}
+
+/* Calls reference_evaluate on node k of g with inputs given in order. */
+static enum webnn_status evaluate_node(const struct graph_ir *g, uint32_t k,
+				       const void *const *inputs, void *const *outputs,
+				       struct wnn_diag *diag)
+{
+	return reference_evaluate(&g->nodes[k], g->values, inputs, outputs, diag);
+}
+
+TEST(ref_evaluate_runs_one_node_on_host_memory)
+{
+	struct tg_graph t;
+	struct wnn_diag diag = { 0 };
+	tg_init(&t);
+	uint32_t a = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	uint32_t b = tg_input(&t, WNN_F32, SHAPE(3));
+	uint32_t s = binary(&t, WNN_OP_SUB, a, b);
+	Webnn__Ipc__Split *sp = MSG(Webnn__Ipc__Split, WEBNN__IPC__SPLIT__INIT);
+	sp->input = s, sp->axis = 1;
+	LIST(sp, sizes, 1, 2);
+	LIST(sp, outputs, tg_next(&t), tg_next(&t) + 1);
+	rt_op(&t, WNN_OP_SPLIT, sp);
+	uint32_t c = tg_input(&t, WNN_I32, SHAPE(2));
+	Webnn__Ipc__Concat *cm = MSG(Webnn__Ipc__Concat, WEBNN__IPC__CONCAT__INIT);
+	LIST(cm, inputs, c, c, c);
+	cm->axis = 0, cm->output = tg_next(&t);
+	uint32_t cat = rt_op(&t, WNN_OP_CONCAT, cm);
+	tg_output(&t, sp->outputs[0]);
+	tg_output(&t, sp->outputs[1]);
+	tg_output(&t, cat);
+	const struct graph_ir *g = tg_finish(&t, &diag);
+	ASSERT(g && g->n_nodes == 3);
+
+	/* broadcast binary */
+	float av[6] = { 1, 2, 3, 4, 5, 6 }, bv[3] = { 1, 1, 2 }, sv[6] = { 0 };
+	ASSERT_EQ(evaluate_node(g, 0, (const void *const[]){ av, bv }, (void *const[]){ sv }, &diag),
+		  WEBNN_STATUS_OK);
+	const float want_s[6] = { 0, 1, 1, 3, 4, 4 };
+	ASSERT(memcmp(sv, want_s, sizeof(sv)) == 0);
+	/* two outputs */
+	float o0[2] = { 0 }, o1[4] = { 0 };
+	ASSERT_EQ(evaluate_node(g, 1, (const void *const[]){ sv }, (void *const[]){ o0, o1 }, &diag),
+		  WEBNN_STATUS_OK);
+	ASSERT(o0[0] == 0 && o0[1] == 3);
+	ASSERT(o1[0] == 1 && o1[1] == 1 && o1[2] == 4 && o1[3] == 4);
+	/* the same value three times (concat reads its inputs' descriptors) */
+	int32_t cv[2] = { 7, -9 }, co[6] = { 0 };
+	ASSERT_EQ(evaluate_node(g, 2, (const void *const[]){ cv, cv, cv }, (void *const[]){ co },
+				&diag), WEBNN_STATUS_OK);
+	for (int i = 0; i < 6; i++)
+		ASSERT_EQ(co[i], i % 2 ? -9 : 7);
+	ASSERT(b == 1 && s == 2); /* ids as the graph's values */
+	tg_free(&t);
+}
+
 TEST(ref_supports_exactly_what_it_implements)
 {
 	bool (*sup)(struct backend *, enum wnn_op, enum wnn_dtype) = backend_reference.supports;
@@ -1133,8 +1229,8 @@ TEST(ref_unsupported_operation_and_bad_sizes_fail_clearly)
 	ASSERT(g);
 	float in[2] = { 1, 2 };
 	int32_t out[2];
-	/* every operator is implemented now: cast runs (unsupported ones are covered by
-	 * ref_ext_prepare_rejects_inconsistent_graphs in test_reference_ext.c) */
+	/* every operator is implemented now: cast runs (inconsistent operations are rejected
+	 * when they are resolved: refx_resolve_rejects_inconsistent_operations) */
 	ASSERT_EQ(tg_run(&backend_reference, NULL, g, (const void *const[]){ in },
 			 (void *const[]){ out }, &diag), WEBNN_STATUS_OK);
 	ASSERT(out[0] == 1 && out[1] == 2);
