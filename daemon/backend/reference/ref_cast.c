@@ -71,7 +71,7 @@ static enum webnn_status quantize_supported(const struct graph_node *n, struct w
 }
 
 enum webnn_status ref_cast_prepare(const struct graph_node *n, struct ref_step *s,
-				struct wnn_diag *diag)
+				   struct wnn_diag *diag)
 {
 	if (n->op == WNN_OP_CAST) {
 		s->run = run_cast;

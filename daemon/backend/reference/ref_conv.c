@@ -106,7 +106,7 @@ static enum webnn_status run_conv_transpose2d(const struct ref_step *s, void *co
 }
 
 enum webnn_status ref_conv_prepare(const struct graph_node *n, struct ref_step *s,
-				struct wnn_diag *diag)
+				   struct wnn_diag *diag)
 {
 	if (n->op == WNN_OP_CONV2D) {
 		s->run = run_conv2d;

@@ -180,7 +180,7 @@ static enum webnn_status run_triangular(const struct ref_step *s, void *const *b
 }
 
 enum webnn_status ref_data_prepare(const struct graph_node *n, struct ref_step *s,
-				struct wnn_diag *diag)
+				   struct wnn_diag *diag)
 {
 	switch (n->op) {
 	case WNN_OP_RESHAPE:

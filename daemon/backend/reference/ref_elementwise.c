@@ -214,7 +214,7 @@ bool ref_elementwise_supports(enum wnn_op op, enum wnn_dtype type)
 }
 
 enum webnn_status ref_elementwise_prepare(const struct graph_node *n, struct ref_step *s,
-				struct wnn_diag *diag)
+					  struct wnn_diag *diag)
 {
 	switch (n->op) {
 	case WNN_OP_CLAMP:

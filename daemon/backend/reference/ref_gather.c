@@ -77,7 +77,7 @@ static enum webnn_status run_scatter(const struct ref_step *s, void *const *bufs
 }
 
 enum webnn_status ref_gather_prepare(const struct graph_node *n, struct ref_step *s,
-				struct wnn_diag *diag)
+				     struct wnn_diag *diag)
 {
 	switch (n->op) {
 	case WNN_OP_GATHER:

@@ -47,7 +47,7 @@ static enum webnn_status run_matmul(const struct ref_step *s, void *const *bufs,
 }
 
 enum webnn_status ref_linalg_prepare(const struct graph_node *n, struct ref_step *s,
-				struct wnn_diag *diag)
+				     struct wnn_diag *diag)
 {
 	if (n->op == WNN_OP_GEMM) {
 		s->run = run_gemm;

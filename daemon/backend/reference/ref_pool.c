@@ -72,7 +72,7 @@ static enum webnn_status run_pool2d(const struct ref_step *s, void *const *bufs,
 }
 
 enum webnn_status ref_pool_prepare(const struct graph_node *n, struct ref_step *s,
-				struct wnn_diag *diag)
+				   struct wnn_diag *diag)
 {
 	s->run = run_pool2d;
 	return ref_check_supported(n->op, n->attrs.pool2d.type, diag);

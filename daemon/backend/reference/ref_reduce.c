@@ -201,7 +201,7 @@ static enum webnn_status run_reduce(const struct ref_step *s, void *const *bufs,
 }
 
 enum webnn_status ref_reduce_prepare(const struct graph_node *n, struct ref_step *s,
-				struct wnn_diag *diag)
+				     struct wnn_diag *diag)
 {
 	switch (n->op) {
 	case WNN_OP_ARG_MIN:

@@ -60,7 +60,7 @@ static enum webnn_status run_resample(const struct ref_step *s, void *const *buf
 }
 
 enum webnn_status ref_resample_prepare(const struct graph_node *n, struct ref_step *s,
-				struct wnn_diag *diag)
+				       struct wnn_diag *diag)
 {
 	s->run = run_resample;
 	return ref_check_supported(n->op, n->attrs.resample.type, diag);

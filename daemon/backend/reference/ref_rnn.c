@@ -171,7 +171,7 @@ static enum webnn_status run_rnn(const struct ref_step *s, void *const *bufs,
 }
 
 enum webnn_status ref_rnn_prepare(const struct graph_node *n, struct ref_step *s,
-				struct wnn_diag *diag)
+				  struct wnn_diag *diag)
 {
 	s->run = run_rnn;
 	return ref_check_supported(n->op, n->attrs.rnn.type, diag);
