@@ -223,8 +223,8 @@ enum webnn_status ref_elementwise_prepare(const struct graph_node *n, struct ref
 	case WNN_OP_PRELU:
 		s->run = run_prelu;
 		return ref_check_supported(n->op, n->attrs.prelu.type, diag);
-	case WNN_OP_WHERE:
-		s->run = run_where; /* the condition is the first input */
+	case WNN_OP_WHERE: /* supported by the type of its first input, the condition */
+		s->run = run_where;
 		return ref_check_supported(n->op, WNN_U8, diag);
 	default:
 		break;

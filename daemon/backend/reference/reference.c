@@ -349,11 +349,10 @@ static enum webnn_status plan_check_node(const struct backend_plan *plan, uint32
 	const struct graph_node *n = &g->nodes[index];
 	for (uint32_t j = 0; j < n->n_inputs; j++) {
 		uint32_t v = n->inputs[j];
-		bool earlier = v < g->n_values && (plan->src[v] != REF_SRC_OUTPUT &&
-						   plan->src[v] != REF_SRC_BUFFER ?
-						   plan->src[v] != REF_SRC_NONE :
-						   g->values[v].producer < index);
-		if (!earlier)
+		enum ref_source src = v < g->n_values ? plan->src[v] : REF_SRC_NONE;
+		bool computed = src == REF_SRC_OUTPUT || src == REF_SRC_BUFFER;
+		bool has_data = computed ? g->values[v].producer < index : src != REF_SRC_NONE;
+		if (!has_data)
 			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
 					    "%s: input operand %u has no data (not an input, constant "
 					    "or earlier result)", wnn_ops[n->op].name, v);
