@@ -56,6 +56,14 @@ Webnn__Ipc__Number *rt_number(double f)
 	return n;
 }
 
+Webnn__Ipc__Reduce *rt_reduce_msg(struct tg_graph *t, uint32_t input)
+{
+	Webnn__Ipc__Reduce init = WEBNN__IPC__REDUCE__INIT, *m = rt_arena(sizeof(*m));
+	*m = init;
+	m->input = input, m->output = tg_next(t);
+	return m;
+}
+
 void **rt_run(struct tg_graph *t, const double *const *ins)
 {
 	struct wnn_diag diag = { 0 };

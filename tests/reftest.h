@@ -31,6 +31,8 @@ uint32_t rt_constant(struct tg_graph *t, enum wnn_dtype type, uint32_t rank, con
  * operand of an operation before its message: the message takes the next operand id. */
 uint32_t rt_op(struct tg_graph *t, enum wnn_op which, void *attrs);
 Webnn__Ipc__Number *rt_number(double f);
+/* A reduce message reading input (axes and keepDimensions at their defaults). */
+Webnn__Ipc__Reduce *rt_reduce_msg(struct tg_graph *t, uint32_t input);
 /* Finishes t and runs it on the reference backend; ins[i] are the values of graph input i.
  * Returns the output buffers (arena). */
 void **rt_run(struct tg_graph *t, const double *const *ins);

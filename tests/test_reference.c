@@ -1,4 +1,4 @@
-/* Reference backend tests: hand-computed results per operator and option, literal WPT cases. */
+/* Reference backend tests: hand-computed results per operator and option, support table, single-node evaluation. */
 #include <math.h>
 
 #include "tests/reftest.h"
@@ -1087,6 +1087,102 @@ TEST(ref_chain_of_operations_with_intermediate_and_two_outputs)
 	tg_free(&t);
 }
 
+/* ---- plans over the graph IR and single-node evaluation */
+
+TEST(ref_compile_needs_an_optimised_graph_and_reuses_plan_buffers)
+{
+	struct tg_graph t;
+	struct wnn_diag diag = { 0 };
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(4));
+	uint32_t v = x;
+	for (int i = 0; i < 5; i++) /* neg five times: intermediates alternate two buffers */
+		v = unary(&t, WNN_OP_NEG, v);
+	uint32_t o = binary(&t, WNN_OP_MUL, v, x);
+	tg_output(&t, o);
+	tg_output(&t, o); /* bound twice: written once, copied */
+	static char second[] = "again";
+	t.out_named[1]->name = second;
+	const struct graph_ir *g = tg_finish(&t, &diag);
+	ASSERT_MSG(g, "%s", diag.message);
+	struct backend *be;
+	struct backend_context *ctx;
+	struct backend_plan *plan;
+	struct backend_context_options opts = { 0 };
+	ASSERT_EQ(backend_reference.init(NULL, &be, &diag), WEBNN_STATUS_OK);
+	ASSERT_EQ(backend_reference.context_create(be, &opts, &ctx, &diag), WEBNN_STATUS_OK);
+	ASSERT_EQ(backend_reference.compile(ctx, g, &plan, &diag), WEBNN_STATUS_OPERATION_ERROR);
+	ASSERT_CONTAINS(diag.message, "reference: graph was not optimised");
+	wnn_diag_clear(&diag);
+	ASSERT_EQ(tg_optimize(t.ir, &backend_reference, ctx, &diag), WEBNN_STATUS_OK);
+	ASSERT_EQ(g->plan.n_buffers, 2u);
+	for (uint32_t i = 0; i < g->n_nodes; i++)
+		ASSERT(g->nodes[i].state == GRAPH_NODE_LIVE);
+	backend_reference.context_destroy(ctx);
+	backend_reference.shutdown(be);
+	float in[4] = { 1, -2, 3.5f, 0 }, out0[4], out1[4];
+	ASSERT_EQ(tg_run(&backend_reference, NULL, g, (const void *const[]){ in },
+			 (void *const[]){ out0, out1 }, &diag), WEBNN_STATUS_OK);
+	const float want[4] = { -1, -4, -12.25f, 0 }; /* -x * x */
+	for (int i = 0; i < 4; i++)
+		ASSERT(out0[i] == want[i] && out1[i] == want[i]);
+	tg_free(&t);
+}
+
+/* Calls reference_evaluate on node k of g with inputs given in order. */
+static enum webnn_status evaluate_node(const struct graph_ir *g, uint32_t k,
+				       const void *const *inputs, void *const *outputs,
+				       struct wnn_diag *diag)
+{
+	return reference_evaluate(&g->nodes[k], g->values, inputs, outputs, diag);
+}
+
+TEST(ref_evaluate_runs_one_node_on_host_memory)
+{
+	struct tg_graph t;
+	struct wnn_diag diag = { 0 };
+	tg_init(&t);
+	uint32_t a = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	uint32_t b = tg_input(&t, WNN_F32, SHAPE(3));
+	uint32_t s = binary(&t, WNN_OP_SUB, a, b);
+	Webnn__Ipc__Split *sp = MSG(Webnn__Ipc__Split, WEBNN__IPC__SPLIT__INIT);
+	sp->input = s, sp->axis = 1;
+	LIST(sp, sizes, 1, 2);
+	LIST(sp, outputs, tg_next(&t), tg_next(&t) + 1);
+	rt_op(&t, WNN_OP_SPLIT, sp);
+	uint32_t c = tg_input(&t, WNN_I32, SHAPE(2));
+	Webnn__Ipc__Concat *cm = MSG(Webnn__Ipc__Concat, WEBNN__IPC__CONCAT__INIT);
+	LIST(cm, inputs, c, c, c);
+	cm->axis = 0, cm->output = tg_next(&t);
+	uint32_t cat = rt_op(&t, WNN_OP_CONCAT, cm);
+	tg_output(&t, sp->outputs[0]);
+	tg_output(&t, sp->outputs[1]);
+	tg_output(&t, cat);
+	const struct graph_ir *g = tg_finish(&t, &diag);
+	ASSERT(g && g->n_nodes == 3);
+
+	/* broadcast binary */
+	float av[6] = { 1, 2, 3, 4, 5, 6 }, bv[3] = { 1, 1, 2 }, sv[6] = { 0 };
+	ASSERT_EQ(evaluate_node(g, 0, (const void *const[]){ av, bv }, (void *const[]){ sv }, &diag),
+		  WEBNN_STATUS_OK);
+	const float want_s[6] = { 0, 1, 1, 3, 4, 4 };
+	ASSERT(memcmp(sv, want_s, sizeof(sv)) == 0);
+	/* two outputs */
+	float o0[2] = { 0 }, o1[4] = { 0 };
+	ASSERT_EQ(evaluate_node(g, 1, (const void *const[]){ sv }, (void *const[]){ o0, o1 }, &diag),
+		  WEBNN_STATUS_OK);
+	ASSERT(o0[0] == 0 && o0[1] == 3);
+	ASSERT(o1[0] == 1 && o1[1] == 1 && o1[2] == 4 && o1[3] == 4);
+	/* the same value three times (concat reads its inputs' descriptors) */
+	int32_t cv[2] = { 7, -9 }, co[6] = { 0 };
+	ASSERT_EQ(evaluate_node(g, 2, (const void *const[]){ cv, cv, cv }, (void *const[]){ co },
+				&diag), WEBNN_STATUS_OK);
+	for (int i = 0; i < 6; i++)
+		ASSERT_EQ(co[i], i % 2 ? -9 : 7);
+	ASSERT(b == 1 && s == 2); /* ids as the graph's values */
+	tg_free(&t);
+}
+
 TEST(ref_supports_exactly_what_it_implements)
 {
 	bool (*sup)(struct backend *, enum wnn_op, enum wnn_dtype) = backend_reference.supports;
@@ -1133,8 +1229,8 @@ TEST(ref_unsupported_operation_and_bad_sizes_fail_clearly)
 	ASSERT(g);
 	float in[2] = { 1, 2 };
 	int32_t out[2];
-	/* every operator is implemented now: cast runs (unsupported ones are covered by
-	 * ref_ext_prepare_rejects_inconsistent_graphs in test_reference_ext.c) */
+	/* every operator is implemented now: cast runs (inconsistent operations are rejected
+	 * when they are resolved: refx_resolve_rejects_inconsistent_operations) */
 	ASSERT_EQ(tg_run(&backend_reference, NULL, g, (const void *const[]){ in },
 			 (void *const[]){ out }, &diag), WEBNN_STATUS_OK);
 	ASSERT(out[0] == 1 && out[1] == 2);
@@ -1535,4 +1631,810 @@ TEST(ref_concat_of_many_inputs)
 		want[2 * i] = 7, want[2 * i + 1] = -3;
 	rt_expect(&t, INS(D(7, -3)), want, 0);
 	tg_free(&t);
+}
+
+/* ---- hand-computed values: cast, quantization, data movement, gather/scatter, reductions,
+ * normalization, resample2d, recurrent cells, integer pow */
+
+/* ---- cast, argMin/argMax, cumulativeSum */
+
+TEST(refx_cast_truncates_saturates_and_wraps)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(6));
+	Webnn__Ipc__Cast *m = MSG(Webnn__Ipc__Cast, WEBNN__IPC__CAST__INIT);
+	m->input = x, m->output = tg_next(&t), m->data_type = WEBNN__IPC__DATA_TYPE__INT8;
+	rt_op(&t, WNN_OP_CAST, m);
+	/* toward zero; out of range saturates; NaN -> 0 */
+	rt_expect(&t, INS(D(2.9, -2.9, 300, -300, NAN, 127.5)), D(2, -2, 127, -128, 0, 127), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_I32, SHAPE(3));
+	m = MSG(Webnn__Ipc__Cast, WEBNN__IPC__CAST__INIT);
+	m->input = x, m->output = tg_next(&t), m->data_type = WEBNN__IPC__DATA_TYPE__UINT8;
+	rt_op(&t, WNN_OP_CAST, m);
+	rt_expect(&t, INS(D(257, -1, 7)), D(1, 255, 7), 0); /* integer -> integer wraps */
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_U8, SHAPE(2));
+	m = MSG(Webnn__Ipc__Cast, WEBNN__IPC__CAST__INIT);
+	m->input = x, m->output = tg_next(&t), m->data_type = WEBNN__IPC__DATA_TYPE__FLOAT16;
+	rt_op(&t, WNN_OP_CAST, m);
+	rt_expect(&t, INS(D(255, 3)), D(255, 3), 0);
+	tg_free(&t);
+
+	/* int64 -> float32 rounds once: 2^53 + 1 -> 2^53 */
+	tg_init(&t);
+	int64_t big[1] = { 9007199254740993LL };
+	x = tg_constant(&t, WNN_I64, SHAPE(1), big);
+	m = MSG(Webnn__Ipc__Cast, WEBNN__IPC__CAST__INIT);
+	m->input = x, m->output = tg_next(&t), m->data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
+	rt_op(&t, WNN_OP_CAST, m);
+	float *f = rt_run(&t, NULL)[0];
+	ASSERT(f[0] == 9007199254740992.0f);
+	tg_free(&t);
+}
+
+TEST(refx_arg_min_max_ties_axes_and_output_types)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	Webnn__Ipc__ArgMinMax *m = MSG(Webnn__Ipc__ArgMinMax, WEBNN__IPC__ARG_MIN_MAX__INIT);
+	m->input = x, m->output = tg_next(&t), m->axis = 1;
+	uint32_t o = rt_op(&t, WNN_OP_ARG_MAX, m);
+	rt_expect_shape(&t, o, SHAPE(2));
+	rt_expect(&t, INS(D(1, 5, 5, 7, NAN, 2)), D(1, 0), 0); /* ties: first; NaN never wins */
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_I64, SHAPE(2, 3));
+	m = MSG(Webnn__Ipc__ArgMinMax, WEBNN__IPC__ARG_MIN_MAX__INIT);
+	m->input = x, m->output = tg_next(&t), m->axis = 0, m->keep_dimensions = true;
+	m->has_output_data_type = true, m->output_data_type = WEBNN__IPC__DATA_TYPE__INT64;
+	o = rt_op(&t, WNN_OP_ARG_MIN, m);
+	rt_expect_shape(&t, o, SHAPE(1, 3));
+	ASSERT_EQ(t.descs[o].type, WNN_I64);
+	rt_expect(&t, INS(D(3, -4, 9, 3, -5, 8)), D(0, 1, 1), 0);
+	tg_free(&t);
+}
+
+TEST(refx_cumulative_sum_exclusive_reversed)
+{
+	const double *want[4] = { D(1, 3, 6, 10, 5, 11, 18, 26), D(0, 1, 3, 6, 0, 5, 11, 18),
+				  D(10, 9, 7, 4, 26, 21, 15, 8), D(9, 7, 4, 0, 21, 15, 8, 0) };
+	for (int k = 0; k < 4; k++) {
+		struct tg_graph t;
+		tg_init(&t);
+		uint32_t x = tg_input(&t, k < 2 ? WNN_F32 : WNN_I32, SHAPE(2, 4));
+		Webnn__Ipc__CumulativeSum *m =
+			MSG(Webnn__Ipc__CumulativeSum, WEBNN__IPC__CUMULATIVE_SUM__INIT);
+		m->input = x, m->output = tg_next(&t), m->axis = 1;
+		m->exclusive = k & 1, m->reversed = k >= 2;
+		rt_op(&t, WNN_OP_CUMULATIVE_SUM, m);
+		rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6, 7, 8)), want[k], 0);
+		tg_free(&t);
+	}
+}
+
+/* ---- convTranspose2d */
+
+TEST(refx_conv_transpose2d_strides_padding_output_padding_bias)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 1, 2, 2));
+	uint32_t f = rt_constant(&t, WNN_F32, SHAPE(1, 1, 2, 2), D(1, 1, 1, 1));
+	Webnn__Ipc__ConvTranspose2d *m =
+		MSG(Webnn__Ipc__ConvTranspose2d, WEBNN__IPC__CONV_TRANSPOSE2D__INIT);
+	m->input = x, m->filter = f, m->output = tg_next(&t);
+	uint32_t o = rt_op(&t, WNN_OP_CONV_TRANSPOSE2D, m);
+	rt_expect_shape(&t, o, SHAPE(1, 1, 3, 3));
+	rt_expect(&t, INS(D(1, 2, 3, 4)), D(1, 3, 2, 4, 10, 6, 3, 7, 4), 0);
+	tg_free(&t);
+
+	/* stride 2: each input becomes a separate 2x2 block; outputPadding adds a zero row/col
+	 * (bias 10 there); padding 1 crops one from the start */
+	tg_init(&t);
+	x = tg_input(&t, WNN_F32, SHAPE(1, 1, 2, 2));
+	f = rt_constant(&t, WNN_F32, SHAPE(1, 1, 2, 2), D(1, 2, 3, 4));
+	uint32_t b = rt_constant(&t, WNN_F32, SHAPE(1), D(10));
+	m = MSG(Webnn__Ipc__ConvTranspose2d, WEBNN__IPC__CONV_TRANSPOSE2D__INIT);
+	m->input = x, m->filter = f, m->output = tg_next(&t);
+	m->has_bias = true, m->bias = b;
+	LIST(m, strides, 2, 2);
+	LIST(m, output_padding, 1, 1);
+	LIST(m, padding, 1, 0, 1, 0);
+	o = rt_op(&t, WNN_OP_CONV_TRANSPOSE2D, m);
+	rt_expect_shape(&t, o, SHAPE(1, 1, 4, 4));
+	/* full (uncropped) 5x5 of x=[1,0;0,0]-style blocks: row r, col c of block (i,j) =
+	 * x[i][j] * f[r][c]; crop first row and column */
+	rt_expect(&t, INS(D(1, 0, 0, 1)),
+		D(14, 10, 10, 10, 10, 11, 12, 10, 10, 13, 14, 10, 10, 10, 10, 10), 0);
+	tg_free(&t);
+}
+
+TEST(refx_conv_transpose2d_layouts_groups_agree)
+{
+	/* groups 2, 2 input channels, 2 output channels per group: out channel oc of group g
+	 * sums only input channel g. IOHW filter [2, 2, 1, 1]. */
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 2, 1, 1));
+	uint32_t f = rt_constant(&t, WNN_F32, SHAPE(2, 2, 1, 1), D(1, 2, 3, 4));
+	Webnn__Ipc__ConvTranspose2d *m =
+		MSG(Webnn__Ipc__ConvTranspose2d, WEBNN__IPC__CONV_TRANSPOSE2D__INIT);
+	m->input = x, m->filter = f, m->output = tg_next(&t), m->groups = 2;
+	uint32_t o = rt_op(&t, WNN_OP_CONV_TRANSPOSE2D, m);
+	rt_expect_shape(&t, o, SHAPE(1, 4, 1, 1));
+	rt_expect(&t, INS(D(10, 100)), D(10, 20, 300, 400), 0);
+	tg_free(&t);
+
+	/* NHWC input with HWOI filter = NCHW with IOHW on the same numbers */
+	tg_init(&t);
+	x = tg_input(&t, WNN_F32, SHAPE(1, 2, 2, 1));
+	f = rt_constant(&t, WNN_F32, SHAPE(2, 2, 1, 1), D(1, 2, 3, 4)); /* HWOI: [kh, kw, o, i] */
+	m = MSG(Webnn__Ipc__ConvTranspose2d, WEBNN__IPC__CONV_TRANSPOSE2D__INIT);
+	m->input = x, m->filter = f, m->output = tg_next(&t);
+	m->input_layout = WEBNN__IPC__INPUT_LAYOUT__NHWC;
+	m->filter_layout = WEBNN__IPC__CONV_TRANSPOSE2D_FILTER_LAYOUT__HWOI;
+	o = rt_op(&t, WNN_OP_CONV_TRANSPOSE2D, m);
+	rt_expect_shape(&t, o, SHAPE(1, 3, 3, 1));
+	/* input [1,2;3,4] (h, w), kernel [1,2;3,4] */
+	rt_expect(&t, INS(D(1, 2, 3, 4)), D(1, 4, 4, 6, 20, 16, 9, 24, 16), 0);
+	tg_free(&t);
+}
+
+/* ---- quantization */
+
+TEST(refx_quantize_dequantize_rounding_saturation_blocks)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	uint32_t s = rt_constant(&t, WNN_F32, SHAPE(2, 1), D(1, 0.5));
+	uint32_t z = rt_constant(&t, WNN_I8, SHAPE(2, 1), D(0, 10));
+	Webnn__Ipc__QuantizeLinear *m =
+		MSG(Webnn__Ipc__QuantizeLinear, WEBNN__IPC__QUANTIZE_LINEAR__INIT);
+	m->input = x, m->scale = s, m->zero_point = z, m->output = tg_next(&t);
+	uint32_t o = rt_op(&t, WNN_OP_QUANTIZE_LINEAR, m);
+	ASSERT_EQ(t.descs[o].type, WNN_I8);
+	/* row 0: ties to even, saturation; row 1: x / 0.5 + 10 */
+	rt_expect(&t, INS(D(0.5, 2.5, -300, 1.25, -3, 100)), D(0, 2, -128, 12, 4, 127), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_U8, SHAPE(4));
+	s = rt_constant(&t, WNN_F16, SHAPE(2), D(0.5, 2));
+	z = rt_constant(&t, WNN_U8, SHAPE(2), D(5, 0));
+	m = MSG(Webnn__Ipc__QuantizeLinear, WEBNN__IPC__QUANTIZE_LINEAR__INIT);
+	m->input = x, m->scale = s, m->zero_point = z, m->output = tg_next(&t);
+	o = rt_op(&t, WNN_OP_DEQUANTIZE_LINEAR, m);
+	ASSERT_EQ(t.descs[o].type, WNN_F16);
+	rt_expect(&t, INS(D(10, 0, 3, 255)), D(2.5, -2.5, 6, 510), 0); /* block size 2 */
+	tg_free(&t);
+}
+
+/* ---- data movement */
+
+TEST(refx_expand_tile)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_I32, SHAPE(3, 1));
+	Webnn__Ipc__Expand *e = MSG(Webnn__Ipc__Expand, WEBNN__IPC__EXPAND__INIT);
+	e->input = x, e->output = tg_next(&t);
+	LIST(e, new_shape, 2, 3, 2);
+	uint32_t o = rt_op(&t, WNN_OP_EXPAND, e);
+	rt_expect_shape(&t, o, SHAPE(2, 3, 2));
+	rt_expect(&t, INS(D(1, 2, 3)), D(1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_F16, SHAPE(1, 2));
+	Webnn__Ipc__Tile *tm = MSG(Webnn__Ipc__Tile, WEBNN__IPC__TILE__INIT);
+	tm->input = x, tm->output = tg_next(&t);
+	LIST(tm, repetitions, 2, 3);
+	o = rt_op(&t, WNN_OP_TILE, tm);
+	rt_expect_shape(&t, o, SHAPE(2, 6));
+	rt_expect(&t, INS(D(1, 2)), D(1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2), 0);
+	tg_free(&t);
+}
+
+TEST(refx_gather_family_negative_and_out_of_range_indices)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	uint32_t i = rt_constant(&t, WNN_I64, SHAPE(4), D(2, -1, -3, 99)); /* -3 -> 0, 99 clamps to 2 */
+	Webnn__Ipc__Gather *m = MSG(Webnn__Ipc__Gather, WEBNN__IPC__GATHER__INIT);
+	m->input = x, m->indices = i, m->output = tg_next(&t), m->axis = 1;
+	uint32_t o = rt_op(&t, WNN_OP_GATHER, m);
+	rt_expect_shape(&t, o, SHAPE(2, 4));
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6)), D(3, 3, 1, 3, 6, 6, 4, 6), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	i = rt_constant(&t, WNN_U32, SHAPE(1, 3), D(1, 0, 7));
+	m = MSG(Webnn__Ipc__Gather, WEBNN__IPC__GATHER__INIT);
+	m->input = x, m->indices = i, m->output = tg_next(&t), m->axis = 0;
+	o = rt_op(&t, WNN_OP_GATHER_ELEMENTS, m);
+	rt_expect_shape(&t, o, SHAPE(1, 3));
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6)), D(4, 2, 6), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_I8, SHAPE(2, 2, 2));
+	i = rt_constant(&t, WNN_I32, SHAPE(3, 2), D(0, 1, -1, 0, 5, -9));
+	m = MSG(Webnn__Ipc__Gather, WEBNN__IPC__GATHER__INIT);
+	m->input = x, m->indices = i, m->output = tg_next(&t);
+	o = rt_op(&t, WNN_OP_GATHER_ND, m);
+	rt_expect_shape(&t, o, SHAPE(3, 2));
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6, 7, 8)), D(3, 4, 5, 6, 5, 6), 0); /* (1, -9): -7 clamps to 0 */
+	tg_free(&t);
+}
+
+TEST(refx_scatter_elements_and_nd)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	uint32_t i = rt_constant(&t, WNN_I32, SHAPE(2, 2), D(2, 2, 0, -1)); /* duplicate: later wins */
+	uint32_t u = tg_input(&t, WNN_F32, SHAPE(2, 2));
+	Webnn__Ipc__Scatter *m = MSG(Webnn__Ipc__Scatter, WEBNN__IPC__SCATTER__INIT);
+	m->input = x, m->indices = i, m->updates = u, m->output = tg_next(&t), m->axis = 1;
+	rt_op(&t, WNN_OP_SCATTER_ELEMENTS, m);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(10, 20, 30, 40)), D(1, 2, 20, 30, 5, 40), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_I64, SHAPE(3, 2));
+	i = rt_constant(&t, WNN_I64, SHAPE(2, 1), D(-1, 50)); /* row 2, then row 2 again (clamped) */
+	u = tg_input(&t, WNN_I64, SHAPE(2, 2));
+	m = MSG(Webnn__Ipc__Scatter, WEBNN__IPC__SCATTER__INIT);
+	m->input = x, m->indices = i, m->updates = u, m->output = tg_next(&t);
+	rt_op(&t, WNN_OP_SCATTER_ND, m);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10)), D(1, 2, 3, 4, 9, 10), 0);
+	tg_free(&t);
+}
+
+TEST(refx_pad_modes)
+{
+	const double *want[3] = { D(9, 9, 1, 2, 3, 9, 9), D(1, 1, 1, 2, 3, 3, 3),
+				  D(3, 2, 1, 2, 3, 2, 1) };
+	for (int mode = 0; mode < 3; mode++) {
+		struct tg_graph t;
+		tg_init(&t);
+		uint32_t x = tg_input(&t, WNN_F32, SHAPE(3));
+		Webnn__Ipc__Pad *m = MSG(Webnn__Ipc__Pad, WEBNN__IPC__PAD__INIT);
+		m->input = x, m->output = tg_next(&t), m->mode = (Webnn__Ipc__PaddingMode)mode;
+		LIST(m, beginning_padding, 2);
+		LIST(m, ending_padding, 2);
+		if (mode == 0)
+			m->value = rt_number(9);
+		uint32_t o = rt_op(&t, WNN_OP_PAD, m);
+		rt_expect_shape(&t, o, SHAPE(7));
+		rt_expect(&t, INS(D(1, 2, 3)), want[mode], 0);
+		tg_free(&t);
+	}
+	/* 2-D integer, default value 0, value saturated to the type */
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_U8, SHAPE(1, 2));
+	Webnn__Ipc__Pad *m = MSG(Webnn__Ipc__Pad, WEBNN__IPC__PAD__INIT);
+	m->input = x, m->output = tg_next(&t), m->value = rt_number(1000);
+	LIST(m, beginning_padding, 1, 0);
+	LIST(m, ending_padding, 0, 1);
+	rt_op(&t, WNN_OP_PAD, m);
+	rt_expect(&t, INS(D(4, 5)), D(255, 255, 255, 4, 5, 255), 0);
+	tg_free(&t);
+}
+
+TEST(refx_reverse_slice_split)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	Webnn__Ipc__Reverse *r = MSG(Webnn__Ipc__Reverse, WEBNN__IPC__REVERSE__INIT);
+	r->input = x, r->output = tg_next(&t), r->has_axes = true;
+	LIST(r, axes, 1);
+	rt_op(&t, WNN_OP_REVERSE, r);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6)), D(3, 2, 1, 6, 5, 4), 0);
+	tg_free(&t);
+
+	tg_init(&t); /* axes absent: all axes; given but empty: none */
+	x = tg_input(&t, WNN_I32, SHAPE(2, 2));
+	r = MSG(Webnn__Ipc__Reverse, WEBNN__IPC__REVERSE__INIT);
+	r->input = x, r->output = tg_next(&t);
+	uint32_t a = rt_op(&t, WNN_OP_REVERSE, r);
+	r = MSG(Webnn__Ipc__Reverse, WEBNN__IPC__REVERSE__INIT);
+	r->input = x, r->output = tg_next(&t), r->has_axes = true;
+	uint32_t b = rt_op(&t, WNN_OP_REVERSE, r);
+	tg_output(&t, a);
+	tg_output(&t, b);
+	void **outs = rt_run(&t, INS(D(1, 2, 3, 4)));
+	rt_check(&t, outs, 0, D(4, 3, 2, 1), 0, 0);
+	rt_check(&t, outs, 1, D(1, 2, 3, 4), 0, 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_F32, SHAPE(3, 5));
+	Webnn__Ipc__Slice *s = MSG(Webnn__Ipc__Slice, WEBNN__IPC__SLICE__INIT);
+	s->input = x, s->output = tg_next(&t);
+	LIST(s, starts, 0, 1);
+	LIST(s, sizes, 3, 4);
+	LIST(s, strides, 2, 3);
+	uint32_t o = rt_op(&t, WNN_OP_SLICE, s);
+	rt_expect_shape(&t, o, SHAPE(2, 2));
+	rt_expect(&t, INS(D(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14)), D(1, 4, 11, 14), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_F32, SHAPE(2, 5));
+	Webnn__Ipc__Split *sp = MSG(Webnn__Ipc__Split, WEBNN__IPC__SPLIT__INIT);
+	sp->input = x, sp->axis = 1;
+	LIST(sp, sizes, 2, 3);
+	LIST(sp, outputs, tg_next(&t), tg_next(&t) + 1);
+	rt_op(&t, WNN_OP_SPLIT, sp);
+	outs = rt_run(&t, INS(D(0, 1, 2, 3, 4, 5, 6, 7, 8, 9)));
+	rt_check(&t, outs, 0, D(0, 1, 5, 6), 0, 0);
+	rt_check(&t, outs, 1, D(2, 3, 4, 7, 8, 9), 0, 0);
+	tg_free(&t);
+}
+
+TEST(refx_triangular_where_prelu)
+{
+	const double in[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	const struct {
+		bool upper;
+		int diag;
+		double want[9];
+	} cases[] = {
+		{ true, 0, { 1, 2, 3, 0, 5, 6, 0, 0, 9 } },
+		{ true, 1, { 0, 2, 3, 0, 0, 6, 0, 0, 0 } },
+		{ false, 0, { 1, 0, 0, 4, 5, 0, 7, 8, 9 } },
+		{ false, -1, { 0, 0, 0, 4, 0, 0, 7, 8, 0 } },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct tg_graph t;
+		tg_init(&t);
+		uint32_t x = tg_input(&t, WNN_I32, SHAPE(3, 3));
+		Webnn__Ipc__Triangular *m = MSG(Webnn__Ipc__Triangular, WEBNN__IPC__TRIANGULAR__INIT);
+		m->input = x, m->output = tg_next(&t);
+		m->upper = cases[k].upper, m->diagonal = cases[k].diag;
+		rt_op(&t, WNN_OP_TRIANGULAR, m);
+		rt_expect(&t, INS(in), cases[k].want, 0);
+		tg_free(&t);
+	}
+
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t c = tg_input(&t, WNN_U8, SHAPE(2, 1));
+	uint32_t tv = tg_input(&t, WNN_F32, SHAPE(3));
+	uint32_t fv = rt_constant(&t, WNN_F32, SHAPE(1), D(-1));
+	Webnn__Ipc__Where *w = MSG(Webnn__Ipc__Where, WEBNN__IPC__WHERE__INIT);
+	w->condition = c, w->true_value = tv, w->false_value = fv, w->output = tg_next(&t);
+	uint32_t o = rt_op(&t, WNN_OP_WHERE, w);
+	rt_expect_shape(&t, o, SHAPE(2, 3));
+	rt_expect(&t, INS(D(0, 7), D(1, 2, 3)), D(-1, -1, -1, 1, 2, 3), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_I32, SHAPE(2, 2));
+	uint32_t sl = rt_constant(&t, WNN_I32, SHAPE(2), D(2, 3));
+	Webnn__Ipc__Prelu *p = MSG(Webnn__Ipc__Prelu, WEBNN__IPC__PRELU__INIT);
+	p->input = x, p->slope = sl, p->output = tg_next(&t);
+	rt_op(&t, WNN_OP_PRELU, p);
+	rt_expect(&t, INS(D(-1, -2, 5, 0)), D(-2, -6, 5, 0), 0);
+	tg_free(&t);
+}
+
+/* ---- reductions and normalisation */
+
+TEST(refx_reduce_every_op_along_an_axis)
+{
+	const double in[6] = { 1, -2, 3, 4, 5, -6 };
+	const struct {
+		enum wnn_op op;
+		double want[2];
+	} cases[] = {
+		{ WNN_OP_REDUCE_L1, { 6, 15 } },
+		{ WNN_OP_REDUCE_L2, { sqrt(14), sqrt(77) } },
+		{ WNN_OP_REDUCE_LOG_SUM, { log(2), log(3) } },
+		{ WNN_OP_REDUCE_LOG_SUM_EXP,
+		  { log(exp(1) + exp(-2) + exp(3)), log(exp(4) + exp(5) + exp(-6)) } },
+		{ WNN_OP_REDUCE_MAX, { 3, 5 } },
+		{ WNN_OP_REDUCE_MEAN, { 2.0 / 3, 1 } },
+		{ WNN_OP_REDUCE_MIN, { -2, -6 } },
+		{ WNN_OP_REDUCE_PRODUCT, { -6, -120 } },
+		{ WNN_OP_REDUCE_SUM, { 2, 3 } },
+		{ WNN_OP_REDUCE_SUM_SQUARE, { 14, 77 } },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct tg_graph t;
+		tg_init(&t);
+		uint32_t x = tg_input(&t, WNN_F32, SHAPE(2, 3));
+		Webnn__Ipc__Reduce *m = rt_reduce_msg(&t, x);
+		m->has_axes = true;
+		LIST(m, axes, 1);
+		uint32_t o = rt_op(&t, cases[k].op, m);
+		rt_expect_shape(&t, o, SHAPE(2));
+		rt_expect(&t, INS(in), cases[k].want, 2);
+		tg_free(&t);
+	}
+}
+
+TEST(refx_reduce_axes_default_empty_and_keep_dimensions)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	Webnn__Ipc__Reduce *m = rt_reduce_msg(&t, x); /* no axes: all */
+	uint32_t all = rt_op(&t, WNN_OP_REDUCE_SUM, m);
+	m = rt_reduce_msg(&t, x);
+	m->keep_dimensions = true;
+	uint32_t kept = rt_op(&t, WNN_OP_REDUCE_MEAN, m);
+	m = rt_reduce_msg(&t, x);
+	m->has_axes = true; /* empty: no reduction, the op per element */
+	uint32_t none = rt_op(&t, WNN_OP_REDUCE_L1, m);
+	m = rt_reduce_msg(&t, x);
+	m->has_axes = true, m->keep_dimensions = true;
+	LIST(m, axes, 0);
+	uint32_t col = rt_op(&t, WNN_OP_REDUCE_MAX, m);
+	rt_expect_shape(&t, all, 0, NULL);
+	rt_expect_shape(&t, kept, SHAPE(1, 1));
+	rt_expect_shape(&t, none, SHAPE(2, 3));
+	rt_expect_shape(&t, col, SHAPE(1, 3));
+	tg_output(&t, all), tg_output(&t, kept), tg_output(&t, none), tg_output(&t, col);
+	void **outs = rt_run(&t, INS(D(1, -2, 3, 4, 5, -6)));
+	rt_check(&t, outs, 0, D(5), 0, 0);
+	rt_check(&t, outs, 1, D(5.0 / 6), 1, 0);
+	rt_check(&t, outs, 2, D(1, 2, 3, 4, 5, 6), 0, 0);
+	rt_check(&t, outs, 3, D(4, 5, 3), 0, 0);
+	tg_free(&t);
+}
+
+TEST(refx_reduce_integers_exact_and_wrapping)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint64_t big[2] = { UINT64_MAX, 5 };
+	uint32_t x = tg_constant(&t, WNN_U64, SHAPE(2), big);
+	uint32_t mx = rt_op(&t, WNN_OP_REDUCE_MAX, rt_reduce_msg(&t, x));
+	uint32_t sum = rt_op(&t, WNN_OP_REDUCE_SUM, rt_reduce_msg(&t, x)); /* wraps to 4 */
+	uint32_t p32 = tg_input(&t, WNN_U32, SHAPE(2));
+	uint32_t prod = rt_op(&t, WNN_OP_REDUCE_PRODUCT, rt_reduce_msg(&t, p32));
+	uint32_t i64 = tg_input(&t, WNN_I64, SHAPE(3));
+	uint32_t l1 = rt_op(&t, WNN_OP_REDUCE_L1, rt_reduce_msg(&t, i64));
+	uint32_t ss = rt_op(&t, WNN_OP_REDUCE_SUM_SQUARE, rt_reduce_msg(&t, i64));
+	uint32_t mn = rt_op(&t, WNN_OP_REDUCE_MIN, rt_reduce_msg(&t, i64));
+	tg_output(&t, mx), tg_output(&t, sum), tg_output(&t, prod);
+	tg_output(&t, l1), tg_output(&t, ss), tg_output(&t, mn);
+	void **outs = rt_run(&t, INS(D(65536, 65536), D(-3, 4, -1000000)));
+	ASSERT(*(uint64_t *)outs[0] == UINT64_MAX);
+	ASSERT(*(uint64_t *)outs[1] == 4);
+	ASSERT(*(uint32_t *)outs[2] == 0); /* 2^32 wraps */
+	ASSERT(*(int64_t *)outs[3] == 1000007);
+	ASSERT(*(int64_t *)outs[4] == 1000000000025LL);
+	ASSERT(*(int64_t *)outs[5] == -1000000);
+	tg_free(&t);
+}
+
+TEST(refx_instance_and_layer_normalization)
+{
+	const double eps = 1e-5;
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 2, 1, 2));
+	uint32_t sc = rt_constant(&t, WNN_F32, SHAPE(2), D(2, 1));
+	uint32_t bi = rt_constant(&t, WNN_F32, SHAPE(2), D(0, 5));
+	Webnn__Ipc__InstanceNormalization *m =
+		MSG(Webnn__Ipc__InstanceNormalization, WEBNN__IPC__INSTANCE_NORMALIZATION__INIT);
+	m->input = x, m->output = tg_next(&t);
+	m->has_scale = true, m->scale = sc, m->has_bias = true, m->bias = bi;
+	rt_op(&t, WNN_OP_INSTANCE_NORMALIZATION, m);
+	double a = 2 / sqrt(1 + eps), b = 5 / sqrt(25 + eps);
+	rt_expect(&t, INS(D(1, 3, 10, 20)), D(-a, a, 5 - b, 5 + b), 2);
+	tg_free(&t);
+
+	/* NHWC: channels last, the same numbers rearranged */
+	tg_init(&t);
+	x = tg_input(&t, WNN_F32, SHAPE(1, 1, 2, 2));
+	m = MSG(Webnn__Ipc__InstanceNormalization, WEBNN__IPC__INSTANCE_NORMALIZATION__INIT);
+	m->input = x, m->output = tg_next(&t), m->layout = WEBNN__IPC__INPUT_LAYOUT__NHWC;
+	rt_op(&t, WNN_OP_INSTANCE_NORMALIZATION, m);
+	double u = 1 / sqrt(1 + eps), v = 1 / sqrt(25 + eps);
+	rt_expect(&t, INS(D(1, 10, 3, 20)), D(-u, -5 * v, u, 5 * v), 2);
+	tg_free(&t);
+
+	/* layer: default axes [1..rank), scale/bias indexed in axes order */
+	tg_init(&t);
+	x = tg_input(&t, WNN_F32, SHAPE(2, 2));
+	Webnn__Ipc__LayerNormalization *l =
+		MSG(Webnn__Ipc__LayerNormalization, WEBNN__IPC__LAYER_NORMALIZATION__INIT);
+	l->input = x, l->output = tg_next(&t);
+	rt_op(&t, WNN_OP_LAYER_NORMALIZATION, l);
+	rt_expect(&t, INS(D(1, 3, 10, 20)), D(-u, u, -5 * v, 5 * v), 2);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_F32, SHAPE(2, 2));
+	sc = rt_constant(&t, WNN_F32, SHAPE(2), D(1, 10));
+	l = MSG(Webnn__Ipc__LayerNormalization, WEBNN__IPC__LAYER_NORMALIZATION__INIT);
+	l->input = x, l->output = tg_next(&t), l->has_axes = true, l->epsilon = 0;
+	l->has_scale = true, l->scale = sc;
+	LIST(l, axes, 0); /* normalise columns; scale indexed by row */
+	rt_op(&t, WNN_OP_LAYER_NORMALIZATION, l);
+	rt_expect(&t, INS(D(1, 3, 5, 7)), D(-1, -1, 10, 10), 2);
+	tg_free(&t);
+}
+
+/* ---- resample2d */
+
+TEST(refx_resample2d_nearest_and_linear)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 1, 2, 2));
+	Webnn__Ipc__Resample2d *m = MSG(Webnn__Ipc__Resample2d, WEBNN__IPC__RESAMPLE2D__INIT);
+	m->input = x, m->output = tg_next(&t);
+	m->n_scales = 2, m->scales = rt_arena(2 * sizeof(float)), m->scales[0] = 2, m->scales[1] = 2;
+	uint32_t o = rt_op(&t, WNN_OP_RESAMPLE2D, m);
+	rt_expect_shape(&t, o, SHAPE(1, 1, 4, 4));
+	rt_expect(&t, INS(D(1, 2, 3, 4)), D(1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4), 0);
+	tg_free(&t);
+
+	/* linear, sizes: half-pixel coordinates clamped at the edges */
+	tg_init(&t);
+	x = tg_input(&t, WNN_F32, SHAPE(1, 1, 1, 2));
+	m = MSG(Webnn__Ipc__Resample2d, WEBNN__IPC__RESAMPLE2D__INIT);
+	m->input = x, m->output = tg_next(&t), m->mode = WEBNN__IPC__INTERPOLATION_MODE__LINEAR;
+	LIST(m, sizes, 1, 4);
+	rt_op(&t, WNN_OP_RESAMPLE2D, m);
+	rt_expect(&t, INS(D(0, 4)), D(0, 1, 3, 4), 0);
+	tg_free(&t);
+
+	/* uint8 linear rounds to nearest; axes [0, 1] */
+	tg_init(&t);
+	x = tg_input(&t, WNN_U8, SHAPE(1, 2, 1, 1));
+	m = MSG(Webnn__Ipc__Resample2d, WEBNN__IPC__RESAMPLE2D__INIT);
+	m->input = x, m->output = tg_next(&t), m->mode = WEBNN__IPC__INTERPOLATION_MODE__LINEAR;
+	LIST(m, sizes, 1, 4);
+	LIST(m, axes, 0, 1);
+	o = rt_op(&t, WNN_OP_RESAMPLE2D, m);
+	rt_expect_shape(&t, o, SHAPE(1, 4, 1, 1));
+	rt_expect(&t, INS(D(0, 3)), D(0, 1, 2, 3), 0);
+	tg_free(&t);
+}
+
+/* ---- recurrent cells, against the spec's formulas written out */
+
+static double sigm(double x)
+{
+	return 1 / (1 + exp(-x));
+}
+
+TEST(refx_gru_cell_reset_after_and_layouts)
+{
+	/* input 1, hidden 1, batch 1: W = [z, r, n], R = [z, r, n] in zrn layout */
+	const double wz = 0.5, wr = -1, wn = 2, rz = 1, rr = 0.5, rn = -1;
+	const double b[3] = { 0.1, 0.2, 0.3 }, rb[3] = { 0.4, 0.5, 0.6 }, xv = 1, h = 0.5;
+	for (int k = 0; k < 4; k++) {
+		bool reset_after = k & 1, rzn = k >= 2;
+		struct tg_graph t;
+		tg_init(&t);
+		uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 1));
+		uint32_t w = rzn ? rt_constant(&t, WNN_F32, SHAPE(3, 1), D(wr, wz, wn))
+				 : rt_constant(&t, WNN_F32, SHAPE(3, 1), D(wz, wr, wn));
+		uint32_t r = rzn ? rt_constant(&t, WNN_F32, SHAPE(3, 1), D(rr, rz, rn))
+				 : rt_constant(&t, WNN_F32, SHAPE(3, 1), D(rz, rr, rn));
+		uint32_t hs = tg_input(&t, WNN_F32, SHAPE(1, 1));
+		uint32_t bb = rzn ? rt_constant(&t, WNN_F32, SHAPE(3), D(b[1], b[0], b[2]))
+				  : rt_constant(&t, WNN_F32, SHAPE(3), b);
+		uint32_t rbb = rzn ? rt_constant(&t, WNN_F32, SHAPE(3), D(rb[1], rb[0], rb[2]))
+				   : rt_constant(&t, WNN_F32, SHAPE(3), rb);
+		Webnn__Ipc__GruCell *m = MSG(Webnn__Ipc__GruCell, WEBNN__IPC__GRU_CELL__INIT);
+		m->input = x, m->weight = w, m->recurrent_weight = r, m->hidden_state = hs;
+		m->has_bias = true, m->bias = bb, m->has_recurrent_bias = true, m->recurrent_bias = rbb;
+		m->output = tg_next(&t), m->hidden_size = 1, m->reset_after = reset_after;
+		m->has_layout = true;
+		m->layout = rzn ? WEBNN__IPC__GRU_WEIGHT_LAYOUT__RZN : WEBNN__IPC__GRU_WEIGHT_LAYOUT__ZRN;
+		rt_op(&t, WNN_OP_GRU_CELL, m);
+		double z = sigm(wz * xv + rz * h + b[0] + rb[0]);
+		double rg = sigm(wr * xv + rr * h + b[1] + rb[1]);
+		double n = reset_after ? tanh(wn * xv + b[2] + rg * (rn * h + rb[2]))
+				       : tanh(wn * xv + rn * (rg * h) + b[2] + rb[2]);
+		double want = z * h + (1 - z) * n;
+		rt_expect(&t, INS(D(xv), D(h)), D(want), 4);
+		tg_free(&t);
+	}
+}
+
+TEST(refx_lstm_cell_peephole_and_activations)
+{
+	/* iofg layout; gates i, o, f, g; peephole (i, o, f) against the incoming cell state */
+	const double w[4] = { 0.5, -0.25, 1, 0.75 }, rw[4] = { 0.1, 0.2, -0.3, 0.4 };
+	const double bias[4] = { 0.01, 0.02, 0.03, 0.04 }, ph[3] = { 0.5, -0.5, 0.25 };
+	const double xv = 2, h = -1, c = 0.5;
+	for (int relu = 0; relu < 2; relu++) {
+		struct tg_graph t;
+		tg_init(&t);
+		uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 1));
+		uint32_t wc = rt_constant(&t, WNN_F32, SHAPE(4, 1), w);
+		uint32_t rc = rt_constant(&t, WNN_F32, SHAPE(4, 1), rw);
+		uint32_t hs = tg_input(&t, WNN_F32, SHAPE(1, 1));
+		uint32_t cs = tg_input(&t, WNN_F32, SHAPE(1, 1));
+		uint32_t bc = rt_constant(&t, WNN_F32, SHAPE(4), bias);
+		uint32_t pc = rt_constant(&t, WNN_F32, SHAPE(3), ph);
+		Webnn__Ipc__LstmCell *m = MSG(Webnn__Ipc__LstmCell, WEBNN__IPC__LSTM_CELL__INIT);
+		m->input = x, m->weight = wc, m->recurrent_weight = rc, m->hidden_state = hs;
+		m->cell_state = cs, m->has_bias = true, m->bias = bc;
+		m->has_peephole_weight = true, m->peephole_weight = pc, m->hidden_size = 1;
+		LIST(m, outputs, tg_next(&t), tg_next(&t) + 1);
+		if (relu) {
+			m->n_activations = 3;
+			m->activations = rt_arena(3 * sizeof(*m->activations));
+			for (int i = 0; i < 3; i++)
+				m->activations[i] = WEBNN__IPC__RECURRENT_ACTIVATION__ACT_RELU;
+		}
+		rt_op(&t, WNN_OP_LSTM_CELL, m);
+		double (*fa)(double) = relu ? NULL : sigm;
+#define ACT_A(v) (fa ? fa(v) : ((v) > 0 ? (v) : 0))
+#define ACT_B(v) (relu ? ((v) > 0 ? (v) : 0) : tanh(v))
+		double ig = ACT_A(w[0] * xv + rw[0] * h + bias[0] + ph[0] * c);
+		double og = ACT_A(w[1] * xv + rw[1] * h + bias[1] + ph[1] * c);
+		double fg = ACT_A(w[2] * xv + rw[2] * h + bias[2] + ph[2] * c);
+		double gg = ACT_B(w[3] * xv + rw[3] * h + bias[3]);
+		double c2 = fg * c + ig * gg;
+		double h2 = og * ACT_B(c2);
+#undef ACT_A
+#undef ACT_B
+		void **outs = rt_run(&t, INS(D(xv), D(h), D(c)));
+		rt_check(&t, outs, 0, D(h2), 4, 0);
+		rt_check(&t, outs, 1, D(c2), 4, 0);
+		tg_free(&t);
+	}
+}
+
+TEST(refx_gru_sequence_directions_match_cells)
+{
+	/* gru over 2 steps, direction both with returnSequence: direction 0 runs steps 0, 1 and
+	 * direction 1 runs 1, 0; computed here with single gruCell graphs. */
+	const double xs[2] = { 1, -2 }, w[3] = { 0.5, -1, 2 }, r[3] = { 1, 0.5, -1 };
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(2, 1, 1));
+	uint32_t wc = rt_constant(&t, WNN_F32, SHAPE(2, 3, 1), D(0.5, -1, 2, 0.5, -1, 2));
+	uint32_t rc = rt_constant(&t, WNN_F32, SHAPE(2, 3, 1), D(1, 0.5, -1, 1, 0.5, -1));
+	Webnn__Ipc__Gru *m = MSG(Webnn__Ipc__Gru, WEBNN__IPC__GRU__INIT);
+	m->input = x, m->weight = wc, m->recurrent_weight = rc, m->steps = 2, m->hidden_size = 1;
+	m->direction = WEBNN__IPC__RECURRENT_DIRECTION__BOTH, m->return_sequence = true;
+	LIST(m, outputs, tg_next(&t), tg_next(&t) + 1);
+	rt_op(&t, WNN_OP_GRU, m);
+	void **outs = rt_run(&t, INS(xs));
+	/* the cell by hand (reset_after, no biases, h0 = 0) */
+	double seq[2][2], fin[2];
+	for (int dir = 0; dir < 2; dir++) {
+		double h = 0;
+		for (int step = 0; step < 2; step++) {
+			int ts = dir ? 1 - step : step;
+			double z = sigm(w[0] * xs[ts] + r[0] * h), rg = sigm(w[1] * xs[ts] + r[1] * h);
+			double n = tanh(w[2] * xs[ts] + rg * (r[2] * h));
+			h = z * h + (1 - z) * n;
+			seq[ts][dir] = h;
+		}
+		fin[dir] = h;
+	}
+	rt_check(&t, outs, 0, fin, 6, 0);
+	rt_check(&t, outs, 1, D(seq[0][0], seq[0][1], seq[1][0], seq[1][1]), 6, 0);
+	tg_free(&t);
+}
+
+/* ---- integer pow */
+
+TEST(refx_integer_pow_exact)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t a = tg_input(&t, WNN_I32, SHAPE(7));
+	uint32_t b = tg_input(&t, WNN_I32, SHAPE(7));
+	Webnn__Ipc__ElementwiseBinary *m =
+		MSG(Webnn__Ipc__ElementwiseBinary, WEBNN__IPC__ELEMENTWISE_BINARY__INIT);
+	m->a = a, m->b = b, m->output = tg_next(&t);
+	rt_op(&t, WNN_OP_POW, m);
+	/* negative exponents: 1/a^|b| truncated; 0^-1 -> 0 like integer division by zero */
+	rt_expect(&t, INS(D(2, -2, 2, 1, -1, 0, 7), D(10, 3, -1, -5, -3, -1, 0)),
+		D(1024, -8, 0, 1, -1, 0, 1), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	int64_t base[2] = { 3, 3 }, ex[2] = { 39, 41 };
+	uint32_t ca = tg_constant(&t, WNN_I64, SHAPE(2), base);
+	uint32_t cb = tg_constant(&t, WNN_I64, SHAPE(2), ex);
+	m = MSG(Webnn__Ipc__ElementwiseBinary, WEBNN__IPC__ELEMENTWISE_BINARY__INIT);
+	m->a = ca, m->b = cb, m->output = tg_next(&t);
+	rt_op(&t, WNN_OP_POW, m);
+	int64_t *r = rt_run(&t, NULL)[0];
+	ASSERT(r[0] == 4052555153018976267LL);                 /* 3^39, exact */
+	ASSERT((uint64_t)r[1] == 4052555153018976267ULL * 9ULL); /* 3^41 mod 2^64 */
+	tg_free(&t);
+
+	tg_init(&t);
+	a = tg_input(&t, WNN_U8, SHAPE(3));
+	b = tg_input(&t, WNN_U8, SHAPE(3));
+	m = MSG(Webnn__Ipc__ElementwiseBinary, WEBNN__IPC__ELEMENTWISE_BINARY__INIT);
+	m->a = a, m->b = b, m->output = tg_next(&t);
+	rt_op(&t, WNN_OP_POW, m);
+	rt_expect(&t, INS(D(2, 3, 0), D(8, 5, 0)), D(0, 243, 1), 0); /* 2^8 wraps; 0^0 = 1 */
+	tg_free(&t);
+}
+
+/* ---- support table and consistency checks */
+
+TEST(refx_supports_every_operator_and_type_of_the_table)
+{
+	for (int op = 0; op < WNN_OP_COUNT; op++)
+		for (int ty = 1; ty < WNN_DT_COUNT; ty++) {
+			bool allowed = wnn_ops[op].dtypes & WNN_DT_BIT(ty);
+			bool elementwise = wnn_ops[op].attrs == WEBNN__IPC__OPERATION__ATTRS_BINARY ||
+					   wnn_ops[op].attrs == WEBNN__IPC__OPERATION__ATTRS_UNARY;
+			if (!allowed || elementwise)
+				continue;
+			ASSERT_MSG(backend_reference.supports(NULL, (enum wnn_op)op, (enum wnn_dtype)ty),
+				   "%s %s", wnn_ops[op].name, wnn_dtype_name((enum wnn_dtype)ty));
+		}
+	ASSERT(backend_reference.supports(NULL, WNN_OP_POW, WNN_U64));
+	ASSERT(!backend_reference.supports(NULL, WNN_OP_GRU, WNN_I32));
+}
+
+TEST(refx_resolve_rejects_inconsistent_operations)
+{
+	/* resolved once in proto/ before any backend sees the node */
+	struct wnn_diag diag = { 0 };
+	enum wnn_op kind;
+	union wnn_attrs attrs;
+	/* gather whose output shape does not match (validated graphs never get here) */
+	struct wnn_desc descs[3] = { { .type = WNN_F32, .rank = 2, .dims = { 2, 3 } },
+				     { .type = WNN_I32, .rank = 1, .dims = { 4 } },
+				     { .type = WNN_F32, .rank = 2, .dims = { 2, 5 } } };
+	Webnn__Ipc__Gather gm = WEBNN__IPC__GATHER__INIT;
+	gm.input = 0, gm.indices = 1, gm.output = 2, gm.axis = 1;
+	Webnn__Ipc__Operation op = WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&op, WNN_OP_GATHER, &gm);
+	ASSERT_EQ(wnn_resolve(&op, descs, 3, &kind, &attrs, &diag), WEBNN_STATUS_TYPE_ERROR);
+	ASSERT_CONTAINS(diag.message, "gather: output shape");
+	/* attrs of another family */
+	wnn_diag_clear(&diag);
+	op.op = wnn_ops[WNN_OP_SCATTER_ND].id;
+	ASSERT(wnn_resolve(&op, descs, 3, &kind, &attrs, &diag) != WEBNN_STATUS_OK);
+	ASSERT_CONTAINS(diag.message, "scatterND");
+	/* operand id out of range */
+	wnn_diag_clear(&diag);
+	op.op = wnn_ops[WNN_OP_GATHER].id;
+	gm.indices = 7;
+	ASSERT_EQ(wnn_resolve(&op, descs, 3, &kind, &attrs, &diag), WEBNN_STATUS_TYPE_ERROR);
+	ASSERT_CONTAINS(diag.message, "indices operand 7");
+	/* an rnn with a wrong weight size */
+	wnn_diag_clear(&diag);
+	struct wnn_desc rd[5] = { { .type = WNN_F32, .rank = 2, .dims = { 1, 2 } },
+				  { .type = WNN_F32, .rank = 2, .dims = { 3, 3 } },
+				  { .type = WNN_F32, .rank = 2, .dims = { 3, 1 } },
+				  { .type = WNN_F32, .rank = 2, .dims = { 1, 1 } },
+				  { .type = WNN_F32, .rank = 2, .dims = { 1, 1 } } };
+	Webnn__Ipc__GruCell cm = WEBNN__IPC__GRU_CELL__INIT;
+	cm.input = 0, cm.weight = 1, cm.recurrent_weight = 2, cm.hidden_state = 3, cm.output = 4;
+	cm.hidden_size = 1;
+	tg_set_op(&op, WNN_OP_GRU_CELL, &cm);
+	ASSERT_EQ(wnn_resolve(&op, rd, 5, &kind, &attrs, &diag), WEBNN_STATUS_TYPE_ERROR);
+	ASSERT_CONTAINS(diag.message, "gruCell: weight");
+	/* wnn_wrap_index never leaves [0, n) */
+	ASSERT_EQ(wnn_wrap_index(-1, 5), 4u);
+	ASSERT_EQ(wnn_wrap_index(-6, 5), 0u);
+	ASSERT_EQ(wnn_wrap_index(INT64_MIN, 5), 0u);
+	ASSERT_EQ(wnn_wrap_index(INT64_MAX, 5), 4u);
+	ASSERT_EQ(wnn_wrap_index(3, 5), 3u);
 }

@@ -87,5 +87,9 @@ struct backend_impl {
 
 extern const struct backend_impl backend_opencl;
 extern const struct backend_impl backend_reference;
+/* The reference backend's kernels on one node (graph_caps.evaluate), for constant folding. */
+enum webnn_status reference_evaluate(const struct graph_node *n, const struct graph_value *values,
+				     const void *const *inputs, void *const *outputs,
+				     struct wnn_diag *diag);
 
 #endif

@@ -8,84 +8,35 @@
 #include "proto/resolve.h"
 
 struct ref_step;
-/* bufs[id] is the host memory of operand id for this run (inputs, constants, outputs,
- * intermediates); kernels read their inputs and write their output there. */
+/* bufs[v] is the host memory of value v for this run (inputs, constants, outputs,
+ * intermediates); kernels read their inputs and write their outputs there. */
 typedef enum webnn_status (*ref_kernel)(const struct ref_step *s, void *const *bufs,
 					struct wnn_diag *diag);
 
+/* One live node of the graph, ready to run: its kernel and its resolved attributes (the
+ * node's own, which outlive the plan; value ids in them index bufs and descs). */
 struct ref_step {
 	enum wnn_op op;
 	ref_kernel run;
-	const struct wnn_desc *descs; /* the graph's, for ops that need more than params */
-	union {
-		struct wnn_binary_attrs binary;
-		struct wnn_unary_attrs unary;
-		struct wnn_clamp_attrs clamp;
-		struct wnn_conv2d_attrs conv2d;
-		struct wnn_pool2d_attrs pool2d;
-		struct wnn_gemm_attrs gemm;
-		struct wnn_matmul_attrs matmul;
-		struct wnn_transpose_attrs transpose;
-		struct wnn_concat_attrs concat;
-		struct wnn_reshape_attrs reshape;
-		struct wnn_softmax_attrs softmax;
-		struct wnn_batchnorm_attrs batchnorm;
-		struct wnn_cast_attrs cast;
-		struct wnn_arg_attrs arg;
-		struct wnn_cumsum_attrs cumsum;
-		struct wnn_conv_transpose2d_attrs conv_transpose2d;
-		struct wnn_quantize_attrs quantize;
-		struct wnn_expand_attrs expand;
-		struct wnn_tile_attrs tile;
-		struct wnn_gather_attrs gather;
-		struct wnn_scatter_attrs scatter;
-		struct wnn_rnn_attrs rnn;
-		struct wnn_pad_attrs pad;
-		struct wnn_prelu_attrs prelu;
-		struct wnn_reduce_attrs reduce;
-		struct wnn_norm_attrs norm;
-		struct wnn_resample_attrs resample;
-		struct wnn_reverse_attrs reverse;
-		struct wnn_slice_attrs slice;
-		struct wnn_split_attrs split;
-		struct wnn_triangular_attrs triangular;
-		struct wnn_where_attrs where;
-	} p;
+	const union wnn_attrs *a;
+	const struct wnn_desc *descs; /* per value, for kernels that need more than attrs */
 };
 
-/* Resolves one operation into a step (params + kernel); NOT_SUPPORTED for what the reference
- * backend does not implement. Defined per family in the ref_*.c files. */
-enum webnn_status ref_prepare(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct ref_step *s, struct wnn_diag *diag);
-bool ref_supports(enum wnn_op op, enum wnn_dtype type);
+/* Picks the kernel of a node of the family and checks that the reference backend runs it on
+ * its data types (NOT_SUPPORTED otherwise). s->op, s->a and s->descs are set by the caller.
+ * One per ops.def family, in ref_<family>.c; reference.c dispatches through a table. */
+#define REF_FAMILY_PREPARE_(E, name)                                                           \
+	enum webnn_status ref_##name##_prepare(const struct graph_node *n, struct ref_step *s,  \
+					       struct wnn_diag *diag);
+WNN_FAMILIES(REF_FAMILY_PREPARE_)
+#undef REF_FAMILY_PREPARE_
 
-enum webnn_status ref_prepare_elementwise(const Webnn__Ipc__Operation *op,
-					  const struct wnn_desc *descs, size_t n_descs,
-					  struct ref_step *s, struct wnn_diag *diag);
-enum webnn_status ref_prepare_conv(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				   size_t n_descs, struct ref_step *s, struct wnn_diag *diag);
-enum webnn_status ref_prepare_linalg(const Webnn__Ipc__Operation *op,
-				     const struct wnn_desc *descs, size_t n_descs,
-				     struct ref_step *s, struct wnn_diag *diag);
-enum webnn_status ref_prepare_misc(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				   size_t n_descs, struct ref_step *s, struct wnn_diag *diag);
-/* Data movement and selection: cast, expand, tile, gather*, scatter*, pad, reverse, slice,
- * split, triangular, where, prelu (ref_data.c). */
-enum webnn_status ref_prepare_data(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				   size_t n_descs, struct ref_step *s, struct wnn_diag *diag);
-/* Reductions along axes: argMin/argMax, cumulativeSum, reduce*, instance/layerNormalization
- * (ref_reduce.c). */
-enum webnn_status ref_prepare_reduce(const Webnn__Ipc__Operation *op,
-				     const struct wnn_desc *descs, size_t n_descs,
-				     struct ref_step *s, struct wnn_diag *diag);
-/* convTranspose2d, resample2d, quantizeLinear/dequantizeLinear (ref_nn.c). */
-enum webnn_status ref_prepare_nn(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct ref_step *s, struct wnn_diag *diag);
-/* gru, gruCell, lstm, lstmCell (ref_rnn.c). */
-enum webnn_status ref_prepare_rnn(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				  size_t n_descs, struct ref_step *s, struct wnn_diag *diag);
-/* The common tail of every ref_prepare_*: NOT_SUPPORTED naming op and type when the reference
- * backend cannot run op on data type t. */
+bool ref_supports(enum wnn_op op, enum wnn_dtype type);
+/* Whether an elementwise row has a kernel for the type: ops.def expressions exist per
+ * numeric domain (ref_elementwise.c). */
+bool ref_elementwise_supports(enum wnn_op op, enum wnn_dtype type);
+/* The common tail of every ref_<family>_prepare: NOT_SUPPORTED naming op and type when the
+ * reference backend cannot run op on data type t. */
 enum webnn_status ref_check_supported(enum wnn_op op, enum wnn_dtype t, struct wnn_diag *diag);
 /* Exact integer power with wrap-around (ref_elementwise.c). */
 __int128 ref_ipow_s(__int128 a, __int128 b);
@@ -94,6 +45,13 @@ uint64_t ref_ipow_u(uint64_t a, uint64_t b);
 /* ---- typed element access. Floats go through double (float16 stored as half), signed
  * integers through __int128 and unsigned through uint64_t, so every value is exact and integer
  * arithmetic wraps on the store instead of overflowing. */
+
+/* Element copies by size, for kernels that move whole elements whatever their type. */
+static inline void ref_copy_elem(uint8_t *dst, uint64_t di, const uint8_t *src, uint64_t si,
+				 size_t es)
+{
+	memcpy(dst + di * es, src + si * es, es);
+}
 
 static inline bool ref_is_float(enum wnn_dtype t)
 {

@@ -1,4 +1,4 @@
-/* Reference elementwise kernels: ops.def BINARY/UNARY rows expanded from their expressions, clamp. */
+/* Reference elementwise kernels: ops.def BINARY/UNARY rows expanded from their expressions, clamp, prelu, where. */
 #include <math.h>
 
 #include "daemon/backend/reference/ref.h"
@@ -91,7 +91,7 @@ static void store_result_f(void *o, enum wnn_dtype t, uint64_t i, double v)
 static enum webnn_status run_binary(const struct ref_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
-	const struct wnn_binary_attrs *p = &s->p.binary;
+	const struct wnn_binary_attrs *p = &s->a->binary;
 	const struct wnn_bcast *bc = &p->bc;
 	const void *A = bufs[p->a], *B = bufs[p->b];
 	void *O = bufs[p->output];
@@ -126,7 +126,7 @@ static enum webnn_status run_binary(const struct ref_step *s, void *const *bufs,
 static enum webnn_status run_unary(const struct ref_step *s, void *const *bufs,
 				   struct wnn_diag *diag)
 {
-	const struct wnn_unary_attrs *p = &s->p.unary;
+	const struct wnn_unary_attrs *p = &s->a->unary;
 	const void *I = bufs[p->input];
 	void *O = bufs[p->output];
 	(void)diag;
@@ -145,7 +145,7 @@ static enum webnn_status run_unary(const struct ref_step *s, void *const *bufs,
 static enum webnn_status run_clamp(const struct ref_step *s, void *const *bufs,
 				   struct wnn_diag *diag)
 {
-	const struct wnn_clamp_attrs *p = &s->p.clamp;
+	const struct wnn_clamp_attrs *p = &s->a->clamp;
 	const void *I = bufs[p->input];
 	void *O = bufs[p->output];
 	(void)diag;
@@ -164,32 +164,76 @@ static enum webnn_status run_clamp(const struct ref_step *s, void *const *bufs,
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status ref_prepare_elementwise(const Webnn__Ipc__Operation *op,
-					  const struct wnn_desc *descs, size_t n_descs,
-					  struct ref_step *s, struct wnn_diag *diag)
+static enum webnn_status run_where(const struct ref_step *s, void *const *bufs,
+				   struct wnn_diag *diag)
 {
-	enum webnn_status st;
-	enum wnn_dtype t;
-	switch (wnn_ops[s->op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
-		st = wnn_resolve_binary(op, descs, n_descs, &s->p.binary, diag);
-		t = s->p.binary.type;
-		s->run = run_binary;
-		break;
-	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
-		st = wnn_resolve_unary(op, descs, n_descs, &s->p.unary, diag);
-		t = s->p.unary.type;
-		s->run = run_unary;
-		break;
-	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
-		st = wnn_resolve_clamp(op, descs, n_descs, &s->p.clamp, diag);
-		t = s->p.clamp.type;
-		s->run = run_clamp;
-		break;
-	default:
-		return ref_check_supported(s->op, WNN_DT_NONE, diag);
+	const struct wnn_where_attrs *p = &s->a->where;
+	const struct wnn_bcast *bc = &p->bc;
+	const uint8_t *C = bufs[p->condition];
+	size_t es = wnn_dtype_size(p->type);
+	(void)diag;
+	for (uint64_t i = 0; i < bc->count; i++) {
+		uint64_t ic = wnn_shape_offset(bc->rank, bc->dims, bc->strides[0], i);
+		int k = C[ic] ? 1 : 2;
+		uint32_t src = k == 1 ? p->true_value : p->false_value;
+		ref_copy_elem(bufs[p->output], i, bufs[src],
+			  wnn_shape_offset(bc->rank, bc->dims, bc->strides[k], i), es);
 	}
-	if (st != WEBNN_STATUS_OK)
-		return st;
-	return ref_check_supported(s->op, t, diag);
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status run_prelu(const struct ref_step *s, void *const *bufs,
+				   struct wnn_diag *diag)
+{
+	const struct wnn_prelu_attrs *p = &s->a->prelu;
+	const struct wnn_bcast *bc = &p->bc;
+	const void *I = bufs[p->input], *S = bufs[p->slope];
+	void *O = bufs[p->output];
+	(void)diag;
+	for (uint64_t i = 0; i < bc->count; i++) {
+		uint64_t ii = wnn_shape_offset(bc->rank, bc->dims, bc->strides[0], i);
+		uint64_t is = wnn_shape_offset(bc->rank, bc->dims, bc->strides[1], i);
+		if (ref_is_float(p->type)) {
+			double x = ref_load_f(I, p->type, ii);
+			ref_store_f(O, p->type, i, x >= 0 ? x : ref_load_f(S, p->type, is) * x);
+		} else {
+			__int128 x = ref_load_i(I, p->type, ii);
+			ref_store_i(O, p->type, i, x >= 0 ? x : ref_load_i(S, p->type, is) * x);
+		}
+	}
+	return WEBNN_STATUS_OK;
+}
+
+/* Every elementwise row but clamp, prelu and where is an ops.def expression; integer pow is a
+ * loop rather than an expression. */
+bool ref_elementwise_supports(enum wnn_op op, enum wnn_dtype type)
+{
+	if (op == WNN_OP_CLAMP || op == WNN_OP_PRELU || op == WNN_OP_WHERE || op == WNN_OP_POW)
+		return true;
+	return ref_is_float(type) ? wnn_ops[op].has_float_expr : wnn_ops[op].has_int_expr;
+}
+
+enum webnn_status ref_elementwise_prepare(const struct graph_node *n, struct ref_step *s,
+					  struct wnn_diag *diag)
+{
+	switch (n->op) {
+	case WNN_OP_CLAMP:
+		s->run = run_clamp;
+		return ref_check_supported(n->op, n->attrs.clamp.type, diag);
+	case WNN_OP_PRELU:
+		s->run = run_prelu;
+		return ref_check_supported(n->op, n->attrs.prelu.type, diag);
+	case WNN_OP_WHERE: /* supported by the type of its first input, the condition */
+		s->run = run_where;
+		return ref_check_supported(n->op, WNN_U8, diag);
+	default:
+		break;
+	}
+	/* the expression rows: binary ones read two operands, unary ones one */
+	if (n->n_inputs == 2) {
+		s->run = run_binary;
+		return ref_check_supported(n->op, n->attrs.binary.type, diag);
+	}
+	s->run = run_unary;
+	return ref_check_supported(n->op, n->attrs.unary.type, diag);
 }

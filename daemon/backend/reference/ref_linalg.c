@@ -4,7 +4,7 @@
 static enum webnn_status run_gemm(const struct ref_step *s, void *const *bufs,
 				  struct wnn_diag *diag)
 {
-	const struct wnn_gemm_attrs *p = &s->p.gemm;
+	const struct wnn_gemm_attrs *p = &s->a->gemm;
 	const void *A = bufs[p->a], *B = bufs[p->b], *C = p->has_c ? bufs[p->c] : NULL;
 	void *O = bufs[p->output];
 	(void)diag;
@@ -26,7 +26,7 @@ static enum webnn_status run_gemm(const struct ref_step *s, void *const *bufs,
 static enum webnn_status run_matmul(const struct ref_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
-	const struct wnn_matmul_attrs *p = &s->p.matmul;
+	const struct wnn_matmul_attrs *p = &s->a->matmul;
 	const void *A = bufs[p->a], *B = bufs[p->b];
 	void *O = bufs[p->output];
 	uint64_t mn = (uint64_t)p->m * p->n;
@@ -46,22 +46,13 @@ static enum webnn_status run_matmul(const struct ref_step *s, void *const *bufs,
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status ref_prepare_linalg(const Webnn__Ipc__Operation *op,
-				     const struct wnn_desc *descs, size_t n_descs,
-				     struct ref_step *s, struct wnn_diag *diag)
+enum webnn_status ref_linalg_prepare(const struct graph_node *n, struct ref_step *s,
+				     struct wnn_diag *diag)
 {
-	enum webnn_status st;
-	enum wnn_dtype t;
-	if (s->op == WNN_OP_GEMM) {
-		st = wnn_resolve_gemm(op, descs, n_descs, &s->p.gemm, diag);
-		t = s->p.gemm.type;
+	if (n->op == WNN_OP_GEMM) {
 		s->run = run_gemm;
-	} else {
-		st = wnn_resolve_matmul(op, descs, n_descs, &s->p.matmul, diag);
-		t = s->p.matmul.type;
-		s->run = run_matmul;
+		return ref_check_supported(n->op, n->attrs.gemm.type, diag);
 	}
-	if (st != WEBNN_STATUS_OK)
-		return st;
-	return ref_check_supported(s->op, t, diag);
+	s->run = run_matmul;
+	return ref_check_supported(n->op, n->attrs.matmul.type, diag);
 }

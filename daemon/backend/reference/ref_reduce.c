@@ -1,4 +1,4 @@
-/* Reference reductions: argMin/argMax, cumulativeSum, the reduce* family, instance/layerNormalization. */
+/* Reference reductions: argMin/argMax, cumulativeSum, the reduce* family. */
 #include <math.h>
 
 #include "daemon/backend/reference/ref.h"
@@ -7,7 +7,7 @@
 static enum webnn_status run_arg(const struct ref_step *s, void *const *bufs,
 				 struct wnn_diag *diag)
 {
-	const struct wnn_arg_attrs *p = &s->p.arg;
+	const struct wnn_arg_attrs *p = &s->a->arg;
 	const void *I = bufs[p->input];
 	void *O = bufs[p->output];
 	bool want_max = p->op == WNN_OP_ARG_MAX;
@@ -46,7 +46,7 @@ static enum webnn_status run_arg(const struct ref_step *s, void *const *bufs,
 static enum webnn_status run_cumsum(const struct ref_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
-	const struct wnn_cumsum_attrs *p = &s->p.cumsum;
+	const struct wnn_cumsum_attrs *p = &s->a->cumsum;
 	const void *I = bufs[p->input];
 	void *O = bufs[p->output];
 	bool flt = ref_is_float(p->type);
@@ -185,7 +185,7 @@ static __int128 reduce_int(enum wnn_op op, const void *I, enum wnn_dtype t,
 static enum webnn_status run_reduce(const struct ref_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
-	const struct wnn_reduce_attrs *p = &s->p.reduce;
+	const struct wnn_reduce_attrs *p = &s->a->reduce;
 	const struct wnn_reduction *r = &p->r;
 	const void *I = bufs[p->input];
 	void *O = bufs[p->output];
@@ -200,77 +200,19 @@ static enum webnn_status run_reduce(const struct ref_step *s, void *const *bufs,
 	return WEBNN_STATUS_OK;
 }
 
-/* mean and (population) variance over the reduced axes, then normalise each element. */
-static enum webnn_status run_norm(const struct ref_step *s, void *const *bufs,
-				  struct wnn_diag *diag)
+enum webnn_status ref_reduce_prepare(const struct graph_node *n, struct ref_step *s,
+				     struct wnn_diag *diag)
 {
-	const struct wnn_norm_attrs *p = &s->p.norm;
-	const struct wnn_reduction *r = &p->r;
-	const void *I = bufs[p->input];
-	const void *S = p->has_scale ? bufs[p->scale] : NULL;
-	const void *B = p->has_bias ? bufs[p->bias] : NULL;
-	void *O = bufs[p->output];
-	(void)diag;
-	for (uint64_t k = 0; k < r->kept_count; k++) {
-		uint64_t off = wnn_shape_offset(r->kept_rank, r->kept_dims, r->kept_strides, k);
-		double sum = 0, sq = 0;
-		for (uint64_t j = 0; j < r->red_count; j++)
-			sum += ref_load_f(I, p->type,
-					  off + wnn_shape_offset(r->red_rank, r->red_dims, r->red_strides, j));
-		double mean = sum / (double)r->red_count;
-		for (uint64_t j = 0; j < r->red_count; j++) {
-			double d = ref_load_f(I, p->type, off + wnn_shape_offset(r->red_rank, r->red_dims,
-									      r->red_strides, j)) -
-				   mean;
-			sq += d * d;
-		}
-		double inv = 1.0 / sqrt(sq / (double)r->red_count + p->epsilon);
-		for (uint64_t j = 0; j < r->red_count; j++) {
-			uint64_t i = off + wnn_shape_offset(r->red_rank, r->red_dims, r->red_strides, j);
-			uint64_t si = p->per_channel ? k % p->channels : j;
-			double v = (ref_load_f(I, p->type, i) - mean) * inv;
-			if (S)
-				v *= ref_load_f(S, p->type, si);
-			if (B)
-				v += ref_load_f(B, p->type, si);
-			ref_store_f(O, p->type, i, v);
-		}
-	}
-	return WEBNN_STATUS_OK;
-}
-
-enum webnn_status ref_prepare_reduce(const Webnn__Ipc__Operation *op,
-				     const struct wnn_desc *descs, size_t n_descs,
-				     struct ref_step *s, struct wnn_diag *diag)
-{
-	enum webnn_status st;
-	enum wnn_dtype t;
-	switch (wnn_ops[s->op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_ARG_MIN_MAX:
-		st = wnn_resolve_arg(op, descs, n_descs, &s->p.arg, diag);
-		t = s->p.arg.type;
+	switch (n->op) {
+	case WNN_OP_ARG_MIN:
+	case WNN_OP_ARG_MAX:
 		s->run = run_arg;
-		break;
-	case WEBNN__IPC__OPERATION__ATTRS_CUMULATIVE_SUM:
-		st = wnn_resolve_cumsum(op, descs, n_descs, &s->p.cumsum, diag);
-		t = s->p.cumsum.type;
+		return ref_check_supported(n->op, n->attrs.arg.type, diag);
+	case WNN_OP_CUMULATIVE_SUM:
 		s->run = run_cumsum;
-		break;
-	case WEBNN__IPC__OPERATION__ATTRS_REDUCE:
-		st = wnn_resolve_reduce(op, descs, n_descs, &s->p.reduce, diag);
-		t = s->p.reduce.type;
-		s->run = run_reduce;
-		break;
-	case WEBNN__IPC__OPERATION__ATTRS_INSTANCE_NORMALIZATION:
-	case WEBNN__IPC__OPERATION__ATTRS_LAYER_NORMALIZATION:
-		st = wnn_resolve_norm(op, descs, n_descs, &s->p.norm, diag);
-		t = s->p.norm.type;
-		s->run = run_norm;
-		break;
+		return ref_check_supported(n->op, n->attrs.cumsum.type, diag);
 	default:
-		return ref_check_supported(s->op, WNN_DT_NONE, diag);
+		s->run = run_reduce;
+		return ref_check_supported(n->op, n->attrs.reduce.type, diag);
 	}
-	if (st != WEBNN_STATUS_OK)
-		return st;
-	return ref_check_supported(s->op, t, diag);
 }

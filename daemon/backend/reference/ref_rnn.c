@@ -114,7 +114,7 @@ static void lstm_cell(const struct wnn_rnn_attrs *p, const struct rnn_dir *d, co
 static enum webnn_status run_rnn(const struct ref_step *s, void *const *bufs,
 				 struct wnn_diag *diag)
 {
-	const struct wnn_rnn_attrs *p = &s->p.rnn;
+	const struct wnn_rnn_attrs *p = &s->a->rnn;
 	const uint64_t H = p->hidden, I = p->input_size, B = p->batch, G = p->gates;
 	const enum wnn_dtype t = p->type;
 	const void *X = bufs[p->input];
@@ -170,12 +170,9 @@ static enum webnn_status run_rnn(const struct ref_step *s, void *const *bufs,
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status ref_prepare_rnn(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				  size_t n_descs, struct ref_step *s, struct wnn_diag *diag)
+enum webnn_status ref_rnn_prepare(const struct graph_node *n, struct ref_step *s,
+				  struct wnn_diag *diag)
 {
-	enum webnn_status st = wnn_resolve_rnn(op, descs, n_descs, &s->p.rnn, diag);
 	s->run = run_rnn;
-	if (st != WEBNN_STATUS_OK)
-		return st;
-	return ref_check_supported(s->op, s->p.rnn.type, diag);
+	return ref_check_supported(n->op, n->attrs.rnn.type, diag);
 }

@@ -1,4 +1,4 @@
-/* The reference backend: host tensors, plans walking operations in order through plain C kernels. */
+/* The reference backend: host tensors, plans walking the graph IR's live nodes through plain C kernels, fault injection. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -6,8 +6,7 @@
 #include <stdlib.h>
 
 #include "daemon/backend/reference/ref.h"
-#include "daemon/graph/import.h"
-#include "daemon/daemon.h"
+#include "daemon/daemon.h" /* logging only, until daemon/log.h exists */
 
 /*
  * Test hook, not a feature: WEBNN_REFERENCE_FAULT=<kind>:<n> makes executes fail on demand so
@@ -39,69 +38,39 @@ struct backend_tensor {
 	void *data;
 };
 
-enum ref_source { REF_SRC_NONE, REF_SRC_INPUT, REF_SRC_CONSTANT, REF_SRC_OUTPUT, REF_SRC_TEMP };
+/* Where a value's bytes live during a run. */
+enum ref_source { REF_SRC_NONE, REF_SRC_INPUT, REF_SRC_CONSTANT, REF_SRC_OUTPUT, REF_SRC_BUFFER };
 
 struct backend_plan {
 	struct backend *be;
-	const struct graph_source *g;
-	struct ref_step *steps;
+	const struct graph_ir *g;
+	struct ref_step *steps;   /* one per live node, in the graph's order */
 	size_t n_steps;
-	enum ref_source *src; /* per operand: where its bytes live during a run */
-	uint32_t *src_index;  /* input/output index for REF_SRC_INPUT/OUTPUT */
-	void **temps;         /* per operand: intermediate buffer (REF_SRC_TEMP) */
-	void **bufs;          /* per operand, filled by execute; execute calls of one plan are
-				 serialised by the context timeline */
+	struct wnn_desc *descs;   /* per value */
+	enum ref_source *src;     /* per value */
+	void **buffers;           /* the memory plan's buffers (g->plan), host memory */
+	void **bufs;              /* per value: constants and buffers set at compile, inputs and
+				     outputs by execute; executes of one plan are serialised by the
+				     context timeline */
 };
 
+/* Every family's kernels, by ops.def family. */
+typedef enum webnn_status (*ref_prepare_fn)(const struct graph_node *n, struct ref_step *s,
+					    struct wnn_diag *diag);
+static const ref_prepare_fn ref_prepare_family[WNN_FAMILY_COUNT] = {
+#define REF_FAMILY_ENTRY_(E, name) [WNN_FAMILY_##E] = ref_##name##_prepare,
+	WNN_FAMILIES(REF_FAMILY_ENTRY_)
+#undef REF_FAMILY_ENTRY_
+};
+
+/* The dtypes column restricts every operator to what its family's kernels implement, except
+ * elementwise rows, whose kernels exist per numeric domain of their expressions. */
 bool ref_supports(enum wnn_op op, enum wnn_dtype type)
 {
 	if (op >= WNN_OP_COUNT || type <= WNN_DT_NONE || type >= WNN_DT_COUNT ||
 	    !(wnn_ops[op].dtypes & WNN_DT_BIT(type)))
 		return false;
-	switch (wnn_ops[op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
-	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
-		if (op == WNN_OP_POW)
-			return true; /* integer pow is a loop, not an ops.def expression */
-		return ref_is_float(type) ? wnn_ops[op].has_float_expr : wnn_ops[op].has_int_expr;
-	case WEBNN__IPC__OPERATION__ATTRS_CAST:
-	case WEBNN__IPC__OPERATION__ATTRS_ARG_MIN_MAX:
-	case WEBNN__IPC__OPERATION__ATTRS_INSTANCE_NORMALIZATION:
-	case WEBNN__IPC__OPERATION__ATTRS_LAYER_NORMALIZATION:
-	case WEBNN__IPC__OPERATION__ATTRS_CONV_TRANSPOSE2D:
-	case WEBNN__IPC__OPERATION__ATTRS_CUMULATIVE_SUM:
-	case WEBNN__IPC__OPERATION__ATTRS_QUANTIZE_LINEAR:
-	case WEBNN__IPC__OPERATION__ATTRS_EXPAND:
-	case WEBNN__IPC__OPERATION__ATTRS_GATHER:
-	case WEBNN__IPC__OPERATION__ATTRS_SCATTER:
-	case WEBNN__IPC__OPERATION__ATTRS_GRU:
-	case WEBNN__IPC__OPERATION__ATTRS_GRU_CELL:
-	case WEBNN__IPC__OPERATION__ATTRS_LSTM:
-	case WEBNN__IPC__OPERATION__ATTRS_LSTM_CELL:
-	case WEBNN__IPC__OPERATION__ATTRS_PAD:
-	case WEBNN__IPC__OPERATION__ATTRS_PRELU:
-	case WEBNN__IPC__OPERATION__ATTRS_REDUCE:
-	case WEBNN__IPC__OPERATION__ATTRS_RESAMPLE2D:
-	case WEBNN__IPC__OPERATION__ATTRS_REVERSE:
-	case WEBNN__IPC__OPERATION__ATTRS_SLICE:
-	case WEBNN__IPC__OPERATION__ATTRS_SPLIT:
-	case WEBNN__IPC__OPERATION__ATTRS_TILE:
-	case WEBNN__IPC__OPERATION__ATTRS_TRIANGULAR:
-	case WEBNN__IPC__OPERATION__ATTRS_WHERE:
-	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
-	case WEBNN__IPC__OPERATION__ATTRS_CONV2D:
-	case WEBNN__IPC__OPERATION__ATTRS_POOL2D:
-	case WEBNN__IPC__OPERATION__ATTRS_GEMM:
-	case WEBNN__IPC__OPERATION__ATTRS_MATMUL:
-	case WEBNN__IPC__OPERATION__ATTRS_RESHAPE:
-	case WEBNN__IPC__OPERATION__ATTRS_TRANSPOSE:
-	case WEBNN__IPC__OPERATION__ATTRS_CONCAT:
-	case WEBNN__IPC__OPERATION__ATTRS_SOFTMAX:
-	case WEBNN__IPC__OPERATION__ATTRS_BATCH_NORMALIZATION:
-		return true; /* the dtypes column already restricts these to what is implemented */
-	default:
-		return false;
-	}
+	return wnn_ops[op].family != WNN_FAMILY_ELEMENTWISE || ref_elementwise_supports(op, type);
 }
 
 enum webnn_status ref_check_supported(enum wnn_op op, enum wnn_dtype t, struct wnn_diag *diag)
@@ -113,65 +82,18 @@ enum webnn_status ref_check_supported(enum wnn_op op, enum wnn_dtype t, struct w
 			    op < WNN_OP_COUNT ? wnn_ops[op].name : "operation", wnn_dtype_name(t));
 }
 
-enum webnn_status ref_prepare(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct ref_step *s, struct wnn_diag *diag)
+/* A step for node n: its kernel, chosen by its family. */
+static enum webnn_status ref_step_prepare(const struct graph_node *n, const struct wnn_desc *descs,
+					  struct ref_step *s, struct wnn_diag *diag)
 {
 	memset(s, 0, sizeof(*s));
-	enum wnn_op o = op ? wnn_op_from_id(op->op) : WNN_OP_COUNT;
-	if (o == WNN_OP_COUNT)
+	if (n->op >= WNN_OP_COUNT)
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
-				    "operation: unknown operator id %u", op ? op->op : 0);
-	s->op = o;
+				    "operation: unknown operator %u", (unsigned)n->op);
+	s->op = n->op;
+	s->a = &n->attrs;
 	s->descs = descs;
-	switch (wnn_ops[o].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
-	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
-	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
-		return ref_prepare_elementwise(op, descs, n_descs, s, diag);
-	case WEBNN__IPC__OPERATION__ATTRS_CONV2D:
-	case WEBNN__IPC__OPERATION__ATTRS_POOL2D:
-		return ref_prepare_conv(op, descs, n_descs, s, diag);
-	case WEBNN__IPC__OPERATION__ATTRS_GEMM:
-	case WEBNN__IPC__OPERATION__ATTRS_MATMUL:
-		return ref_prepare_linalg(op, descs, n_descs, s, diag);
-	case WEBNN__IPC__OPERATION__ATTRS_RESHAPE:
-	case WEBNN__IPC__OPERATION__ATTRS_TRANSPOSE:
-	case WEBNN__IPC__OPERATION__ATTRS_CONCAT:
-	case WEBNN__IPC__OPERATION__ATTRS_SOFTMAX:
-	case WEBNN__IPC__OPERATION__ATTRS_BATCH_NORMALIZATION:
-		return ref_prepare_misc(op, descs, n_descs, s, diag);
-	case WEBNN__IPC__OPERATION__ATTRS_CAST:
-	case WEBNN__IPC__OPERATION__ATTRS_EXPAND:
-	case WEBNN__IPC__OPERATION__ATTRS_TILE:
-	case WEBNN__IPC__OPERATION__ATTRS_GATHER:
-	case WEBNN__IPC__OPERATION__ATTRS_SCATTER:
-	case WEBNN__IPC__OPERATION__ATTRS_PAD:
-	case WEBNN__IPC__OPERATION__ATTRS_REVERSE:
-	case WEBNN__IPC__OPERATION__ATTRS_SLICE:
-	case WEBNN__IPC__OPERATION__ATTRS_SPLIT:
-	case WEBNN__IPC__OPERATION__ATTRS_TRIANGULAR:
-	case WEBNN__IPC__OPERATION__ATTRS_WHERE:
-	case WEBNN__IPC__OPERATION__ATTRS_PRELU:
-		return ref_prepare_data(op, descs, n_descs, s, diag);
-	case WEBNN__IPC__OPERATION__ATTRS_ARG_MIN_MAX:
-	case WEBNN__IPC__OPERATION__ATTRS_CUMULATIVE_SUM:
-	case WEBNN__IPC__OPERATION__ATTRS_REDUCE:
-	case WEBNN__IPC__OPERATION__ATTRS_INSTANCE_NORMALIZATION:
-	case WEBNN__IPC__OPERATION__ATTRS_LAYER_NORMALIZATION:
-		return ref_prepare_reduce(op, descs, n_descs, s, diag);
-	case WEBNN__IPC__OPERATION__ATTRS_CONV_TRANSPOSE2D:
-	case WEBNN__IPC__OPERATION__ATTRS_RESAMPLE2D:
-	case WEBNN__IPC__OPERATION__ATTRS_QUANTIZE_LINEAR:
-		return ref_prepare_nn(op, descs, n_descs, s, diag);
-	case WEBNN__IPC__OPERATION__ATTRS_GRU:
-	case WEBNN__IPC__OPERATION__ATTRS_GRU_CELL:
-	case WEBNN__IPC__OPERATION__ATTRS_LSTM:
-	case WEBNN__IPC__OPERATION__ATTRS_LSTM_CELL:
-		return ref_prepare_rnn(op, descs, n_descs, s, diag);
-	default:
-		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
-				    "%s: not supported by the reference backend", wnn_ops[o].name);
-	}
+	return ref_prepare_family[wnn_ops[n->op].family](n, s, diag);
 }
 
 /* ---- backend and contexts */
@@ -341,13 +263,13 @@ static void ref_plan_destroy(struct backend_plan *plan)
 {
 	if (!plan)
 		return;
-	if (plan->temps)
-		for (size_t i = 0; i < plan->g->n_operands; i++)
-			free(plan->temps[i]);
-	free(plan->temps);
+	if (plan->buffers)
+		for (uint32_t i = 0; i < plan->g->plan.n_buffers; i++)
+			free(plan->buffers[i]);
+	free(plan->buffers);
 	free(plan->steps);
+	free(plan->descs);
 	free(plan->src);
-	free(plan->src_index);
 	free(plan->bufs);
 	free(plan);
 }
@@ -358,164 +280,167 @@ static enum webnn_status plan_fail(struct backend_plan *plan, enum webnn_status 
 	return st;
 }
 
-static enum webnn_status ref_compile_source(struct backend_context *ctx,
-					    const struct graph_source *g,
+/* The oracle runs the graph as the client built it: no layout change, fusion or concat in
+ * place (the caps stay zero); folding is the daemon's to add. */
+static void ref_caps(struct backend_context *ctx, struct graph_caps *caps)
+{
+	(void)ctx;
+	memset(caps, 0, sizeof(*caps));
+}
+
+/* Host memory for the memory plan's buffers, once per plan. */
+static enum webnn_status plan_alloc_buffers(struct backend_plan *plan, struct wnn_diag *diag)
+{
+	const struct graph_plan *mp = &plan->g->plan;
+	plan->buffers = calloc(mp->n_buffers ? mp->n_buffers : 1, sizeof(*plan->buffers));
+	if (!plan->buffers)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
+	for (uint32_t i = 0; i < mp->n_buffers; i++) {
+		if (mp->buffer_bytes[i] > SIZE_MAX)
+			return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+					    "reference: out of memory for an intermediate buffer "
+					    "of %llu bytes", (unsigned long long)mp->buffer_bytes[i]);
+		plan->buffers[i] = calloc(1, mp->buffer_bytes[i] ? (size_t)mp->buffer_bytes[i] : 1);
+		if (!plan->buffers[i])
+			return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+					    "reference: out of memory for an intermediate buffer "
+					    "of %llu bytes", (unsigned long long)mp->buffer_bytes[i]);
+	}
+	return WEBNN_STATUS_OK;
+}
+
+/* Where each value lives during a run: inputs and the first binding of each output in the
+ * caller's tensors, constants in their data, intermediates in the plan's buffers. */
+static enum webnn_status plan_bind_values(struct backend_plan *plan, struct wnn_diag *diag)
+{
+	const struct graph_ir *g = plan->g;
+	for (uint32_t v = 0; v < g->n_values; v++) {
+		const struct graph_value *val = &g->values[v];
+		plan->descs[v] = val->desc;
+		if (val->kind == GRAPH_VALUE_INPUT && val->input_index != GRAPH_NONE) {
+			plan->src[v] = REF_SRC_INPUT;
+		} else if (val->kind == GRAPH_VALUE_CONSTANT && val->data) {
+			plan->src[v] = REF_SRC_CONSTANT;
+			/* kernels only write their own outputs, never constants */
+			plan->bufs[v] = (void *)val->data;
+		} else if (val->kind == GRAPH_VALUE_INTERMEDIATE && val->output_index != GRAPH_NONE) {
+			plan->src[v] = REF_SRC_OUTPUT;
+		} else if (val->kind == GRAPH_VALUE_INTERMEDIATE && val->buffer != GRAPH_NONE) {
+			plan->src[v] = REF_SRC_BUFFER;
+			plan->bufs[v] = plan->buffers[val->buffer];
+		}
+	}
+	for (uint32_t i = 0; i < g->n_outputs; i++) {
+		uint32_t v = g->outputs[i];
+		if (v >= g->n_values || (plan->src[v] != REF_SRC_OUTPUT &&
+					 plan->src[v] != REF_SRC_CONSTANT))
+			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+					    "reference: output %u is not produced by an operation", i);
+	}
+	return WEBNN_STATUS_OK;
+}
+
+/* Every value a live node reads must have bytes when it runs, and every value it writes a
+ * place to go. */
+static enum webnn_status plan_check_node(const struct backend_plan *plan, uint32_t index,
+					 struct wnn_diag *diag)
+{
+	const struct graph_ir *g = plan->g;
+	const struct graph_node *n = &g->nodes[index];
+	for (uint32_t j = 0; j < n->n_inputs; j++) {
+		uint32_t v = n->inputs[j];
+		enum ref_source src = v < g->n_values ? plan->src[v] : REF_SRC_NONE;
+		bool computed = src == REF_SRC_OUTPUT || src == REF_SRC_BUFFER;
+		bool has_data = computed ? g->values[v].producer < index : src != REF_SRC_NONE;
+		if (!has_data)
+			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+					    "%s: input operand %u has no data (not an input, constant "
+					    "or earlier result)", wnn_ops[n->op].name, v);
+	}
+	for (uint32_t j = 0; j < n->n_outputs; j++) {
+		uint32_t v = n->outputs[j];
+		if (v >= g->n_values || g->values[v].producer != index ||
+		    (plan->src[v] != REF_SRC_OUTPUT && plan->src[v] != REF_SRC_BUFFER))
+			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+					    "%s: output operand %u has no storage in the memory plan",
+					    wnn_ops[n->op].name, v);
+	}
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status plan_alloc(struct backend_plan *plan, struct wnn_diag *diag)
+{
+	const struct graph_ir *g = plan->g;
+	size_t nv = g->n_values ? g->n_values : 1;
+	plan->descs = calloc(nv, sizeof(*plan->descs));
+	plan->src = calloc(nv, sizeof(*plan->src));
+	plan->bufs = calloc(nv, sizeof(*plan->bufs));
+	plan->steps = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*plan->steps));
+	if (!plan->descs || !plan->src || !plan->bufs || !plan->steps)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
+	return plan_alloc_buffers(plan, diag);
+}
+
+/* One step per live node; folded and dead nodes are skipped (folded ones' outputs are
+ * constants now). The oracle asks for no fusion, so a fused node means a pass disregarded
+ * its caps. */
+static enum webnn_status plan_steps(struct backend_plan *plan, struct wnn_diag *diag)
+{
+	const struct graph_ir *g = plan->g;
+	for (uint32_t i = 0; i < g->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		char name[96];
+		if (n->state == GRAPH_NODE_FUSED)
+			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+					    "reference: %s was fused, which this backend does not ask for",
+					    graph_node_name(n, name, sizeof(name)));
+		if (n->state != GRAPH_NODE_LIVE)
+			continue;
+		enum webnn_status st = plan_check_node(plan, i, diag);
+		if (st == WEBNN_STATUS_OK)
+			st = ref_step_prepare(n, plan->descs, &plan->steps[plan->n_steps], diag);
+		if (st != WEBNN_STATUS_OK)
+			return st;
+		plan->n_steps++;
+	}
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status ref_compile(struct backend_context *ctx, const struct graph_ir *g,
 				     struct backend_plan **out, struct wnn_diag *diag)
 {
-	const Webnn__Ipc__GraphInfo *info = g->info;
-	size_t n = g->n_operands;
-	if (!info || info->n_operands != n)
+	if (!g->optimized)
 		return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-				    "reference: graph operand table is inconsistent");
+				    "reference: graph was not optimised");
 	struct backend_plan *plan = calloc(1, sizeof(*plan));
 	if (!plan)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
 	plan->be = ctx ? ctx->be : NULL;
 	plan->g = g;
-	plan->src = calloc(n ? n : 1, sizeof(*plan->src));
-	plan->src_index = calloc(n ? n : 1, sizeof(*plan->src_index));
-	plan->temps = calloc(n ? n : 1, sizeof(*plan->temps));
-	plan->bufs = calloc(n ? n : 1, sizeof(*plan->bufs));
-	plan->steps = calloc(info->n_operations ? info->n_operations : 1, sizeof(*plan->steps));
-	if (!plan->src || !plan->src_index || !plan->temps || !plan->bufs || !plan->steps)
-		return plan_fail(plan, wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
-						    "reference: out of memory"));
-
-	for (size_t i = 0; i < n; i++) {
-		Webnn__Ipc__OperandKind kind = info->operands[i]->kind;
-		if (kind == WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT ||
-		    kind == WEBNN__IPC__OPERAND_KIND__OPERAND_SCALAR_CONSTANT ||
-		    kind == WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT_TENSOR) {
-			if (g->constant_data && g->constant_data[i])
-				plan->src[i] = REF_SRC_CONSTANT;
-		}
-	}
-	for (size_t i = 0; i < g->n_inputs; i++) {
-		uint32_t id = g->input_operands[i];
-		if (id >= n)
-			return plan_fail(plan, wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-							    "reference: input %zu names operand %u "
-							    "out of range", i, id));
-		plan->src[id] = REF_SRC_INPUT;
-		plan->src_index[id] = (uint32_t)i;
-	}
-	/* The first output binding of an operand receives the writes; duplicates copy it after. */
-	for (size_t i = g->n_outputs; i-- > 0;) {
-		uint32_t id = g->output_operands[i];
-		if (id >= n || plan->src[id] == REF_SRC_INPUT || plan->src[id] == REF_SRC_CONSTANT)
-			return plan_fail(plan, wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-							    "reference: output %zu is not produced "
-							    "by an operation", i));
-		plan->src[id] = REF_SRC_OUTPUT;
-		plan->src_index[id] = (uint32_t)i;
-	}
-
-	for (size_t k = 0; k < info->n_operations; k++) {
-		const Webnn__Ipc__Operation *op = info->operations[k];
-		struct ref_step *s = &plan->steps[k];
-		enum webnn_status st = ref_prepare(op, g->descs, n, s, diag);
-		if (st != WEBNN_STATUS_OK)
-			return plan_fail(plan, st);
-		plan->n_steps = k + 1;
-
-		uint32_t ids[WNN_MAX_OUTPUTS + 16];
-		/* concat takes any number of inputs: list those on the heap */
-		uint32_t *in_ids = ids;
-		int in_cap = (int)(sizeof(ids) / sizeof(ids[0]));
-		if (op->attrs_case == WEBNN__IPC__OPERATION__ATTRS_CONCAT && op->concat &&
-		    op->concat->n_inputs >= (size_t)in_cap && op->concat->n_inputs < INT32_MAX) {
-			in_cap = (int)op->concat->n_inputs + 1;
-			in_ids = malloc(sizeof(uint32_t) * (size_t)in_cap);
-			if (!in_ids)
-				return plan_fail(plan, wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
-								    "reference: out of memory"));
-		}
-		int n_in = wnn_op_inputs(op, in_ids, NULL, in_cap);
-		int bad = -1;
-		for (int j = 0; j < n_in && bad < 0; j++)
-			if (in_ids[j] >= n || plan->src[in_ids[j]] == REF_SRC_NONE)
-				bad = j;
-		uint32_t bad_id = bad >= 0 ? in_ids[bad] : 0;
-		if (in_ids != ids)
-			free(in_ids);
-		if (n_in < 0)
-			return plan_fail(plan, wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-							    "%s: cannot list its inputs",
-							    wnn_ops[s->op].name));
-		if (bad >= 0)
-			return plan_fail(plan,
-					 wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-						      "%s: input operand %u has no data "
-						      "(not an input, constant or earlier "
-						      "result)", wnn_ops[s->op].name, bad_id));
-		int n_out = wnn_op_outputs(op, ids, (int)(sizeof(ids) / sizeof(ids[0])));
-		if (n_out < 0)
-			return plan_fail(plan, wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-							    "%s: cannot list its outputs",
-							    wnn_ops[s->op].name));
-		for (int j = 0; j < n_out; j++) {
-			uint32_t id = ids[j];
-			if (id >= n || (plan->src[id] != REF_SRC_NONE && plan->src[id] != REF_SRC_OUTPUT))
-				return plan_fail(plan,
-						 wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-							      "%s: output operand %u is already "
-							      "defined", wnn_ops[s->op].name, id));
-			if (plan->src[id] == REF_SRC_OUTPUT)
-				continue;
-			uint64_t bytes;
-			if (!wnn_desc_bytes(&g->descs[id], &bytes) || bytes > SIZE_MAX)
-				return plan_fail(plan,
-						 wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-							      "%s: output operand %u has an invalid "
-							      "descriptor", wnn_ops[s->op].name, id));
-			plan->temps[id] = calloc(1, bytes ? (size_t)bytes : 1);
-			if (!plan->temps[id])
-				return plan_fail(plan,
-						 wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
-							      "%s: out of memory for an intermediate "
-							      "of %llu bytes", wnn_ops[s->op].name,
-							      (unsigned long long)bytes));
-			plan->src[id] = REF_SRC_TEMP;
-		}
-	}
+	enum webnn_status st = plan_alloc(plan, diag);
+	if (st == WEBNN_STATUS_OK)
+		st = plan_bind_values(plan, diag);
+	if (st == WEBNN_STATUS_OK)
+		st = plan_steps(plan, diag);
+	if (st != WEBNN_STATUS_OK)
+		return plan_fail(plan, st);
 	*out = plan;
 	return WEBNN_STATUS_OK;
-}
-
-/* Transitional: compiles from the graph's source until the steps are made from its nodes. */
-static enum webnn_status ref_compile(struct backend_context *ctx, const struct graph_ir *ir,
-				     struct backend_plan **out, struct wnn_diag *diag)
-{
-	return ref_compile_source(ctx, ir->source, out, diag);
 }
 
 static enum webnn_status ref_execute(struct backend_plan *plan,
 				     struct backend_tensor *const *inputs,
 				     struct backend_tensor *const *outputs, struct wnn_diag *diag)
 {
-	const struct graph_source *g = plan->g;
+	const struct graph_ir *g = plan->g;
 	enum webnn_status fault = ref_fault_check(plan->be, diag);
 	if (fault != WEBNN_STATUS_OK)
 		return fault;
-	for (size_t i = 0; i < g->n_operands; i++) {
-		switch (plan->src[i]) {
-		case REF_SRC_INPUT:
-			plan->bufs[i] = inputs[plan->src_index[i]]->data;
-			break;
-		case REF_SRC_OUTPUT:
-			plan->bufs[i] = outputs[plan->src_index[i]]->data;
-			break;
-		case REF_SRC_CONSTANT:
-			/* kernels only write their own output operands, never constants */
-			plan->bufs[i] = (void *)g->constant_data[i];
-			break;
-		case REF_SRC_TEMP:
-			plan->bufs[i] = plan->temps[i];
-			break;
-		default:
-			plan->bufs[i] = NULL;
-			break;
-		}
+	for (uint32_t v = 0; v < g->n_values; v++) {
+		if (plan->src[v] == REF_SRC_INPUT)
+			plan->bufs[v] = inputs[g->values[v].input_index]->data;
+		else if (plan->src[v] == REF_SRC_OUTPUT)
+			plan->bufs[v] = outputs[g->values[v].output_index]->data;
 	}
 	for (size_t k = 0; k < plan->n_steps; k++) {
 		const struct ref_step *s = &plan->steps[k];
@@ -523,12 +448,47 @@ static enum webnn_status ref_execute(struct backend_plan *plan,
 		if (st != WEBNN_STATUS_OK)
 			return st;
 	}
-	for (size_t i = 0; i < g->n_outputs; i++) {
-		uint32_t id = g->output_operands[i];
-		if (plan->src_index[id] != i)
-			memcpy(outputs[i]->data, plan->bufs[id], outputs[i]->bytes);
+	/* later bindings of an output value, and outputs that folding made constant */
+	for (uint32_t i = 0; i < g->n_outputs; i++) {
+		uint32_t v = g->outputs[i];
+		if (plan->src[v] == REF_SRC_CONSTANT || g->values[v].output_index != i)
+			memcpy(outputs[i]->data, plan->bufs[v], outputs[i]->bytes);
 	}
 	return WEBNN_STATUS_OK;
+}
+
+/* ---- single-node evaluation (constant folding) */
+
+enum webnn_status reference_evaluate(const struct graph_node *n, const struct graph_value *values,
+				     const void *const *inputs, void *const *outputs,
+				     struct wnn_diag *diag)
+{
+	uint32_t top = 0;
+	for (uint32_t j = 0; j < n->n_inputs; j++)
+		top = n->inputs[j] > top ? n->inputs[j] : top;
+	for (uint32_t j = 0; j < n->n_outputs; j++)
+		top = n->outputs[j] > top ? n->outputs[j] : top;
+	/* kernels index memory and descriptors by value id */
+	void **bufs = calloc((size_t)top + 1, sizeof(*bufs));
+	struct wnn_desc *descs = calloc((size_t)top + 1, sizeof(*descs));
+	if (!bufs || !descs) {
+		free(bufs);
+		free(descs);
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
+	}
+	for (uint32_t v = 0; v <= top; v++)
+		descs[v] = values[v].desc;
+	for (uint32_t j = 0; j < n->n_inputs; j++)
+		bufs[n->inputs[j]] = (void *)inputs[j]; /* kernels never write their inputs */
+	for (uint32_t j = 0; j < n->n_outputs; j++)
+		bufs[n->outputs[j]] = outputs[j];
+	struct ref_step s;
+	enum webnn_status st = ref_step_prepare(n, descs, &s, diag);
+	if (st == WEBNN_STATUS_OK)
+		st = s.run(&s, bufs, diag);
+	free(bufs);
+	free(descs);
+	return st;
 }
 
 const struct backend_impl backend_reference = {
@@ -543,6 +503,7 @@ const struct backend_impl backend_reference = {
 	.tensor_destroy = ref_tensor_destroy,
 	.tensor_write = ref_tensor_write,
 	.tensor_read = ref_tensor_read,
+	.caps = ref_caps,
 	.compile = ref_compile,
 	.plan_destroy = ref_plan_destroy,
 	.execute = ref_execute,
