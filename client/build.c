@@ -349,6 +349,23 @@ static struct webnn_graph *make_graph(struct webnn_builder *b,
 	return g;
 }
 
+static void graph_set_stats(struct webnn_graph *g, const Webnn__Ipc__BuildGraphReply *r)
+{
+	g->compile_ms = r->compile_ms;
+	g->stats = (struct webnn_graph_stats){
+		.struct_size = sizeof g->stats,
+		.compile_ms = r->compile_ms,
+		.intermediate_bytes = r->intermediate_bytes,
+		.unplanned_bytes = r->unplanned_bytes,
+		.folded_bytes = r->folded_bytes,
+		.operations = r->operations,
+		.kernels = r->kernels,
+		.folded = r->folded,
+		.fused = r->fused,
+		.removed = r->removed,
+	};
+}
+
 static enum webnn_status build_locked(struct webnn_builder *b,
 				      const struct webnn_named_operand *outputs, size_t n_outputs,
 				      struct webnn_graph **out)
@@ -472,7 +489,7 @@ static enum webnn_status build_locked(struct webnn_builder *b,
 	}
 	const Webnn__Ipc__Reply *r = reply->reply;
 	if (r->body_case == WEBNN__IPC__REPLY__BODY_BUILD_GRAPH)
-		g->compile_ms = r->build_graph->compile_ms;
+		graph_set_stats(g, r->build_graph);
 	webnn__ipc__server_message__free_unpacked(reply, NULL);
 	g->ctx = ctx;
 	ctx->refs++;
@@ -536,6 +553,18 @@ const char *webnn_graph_output_name(const struct webnn_graph *g, size_t i,
 double webnn_graph_compile_ms(const struct webnn_graph *g)
 {
 	return g ? g->compile_ms : 0;
+}
+
+enum webnn_status webnn_graph_get_stats(const struct webnn_graph *g, struct webnn_graph_stats *out)
+{
+	if (!g || !out || out->struct_size < sizeof(uint32_t))
+		return WEBNN_STATUS_TYPE_ERROR;
+	/* Copy what both versions of the struct have: older callers pass a smaller struct. */
+	struct webnn_graph_stats s = g->stats;
+	size_t n = out->struct_size < sizeof s ? out->struct_size : sizeof s;
+	s.struct_size = out->struct_size;
+	memcpy(out, &s, n);
+	return WEBNN_STATUS_OK;
 }
 
 void webnn_graph_destroy(struct webnn_graph *g)

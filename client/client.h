@@ -121,6 +121,7 @@ struct webnn_graph {
 	struct wnnc_graph_io *inputs, *outputs;
 	size_t n_inputs, n_outputs;
 	double compile_ms;
+	struct webnn_graph_stats stats;
 };
 
 /* ---- locking and errors (client/conn.c) */

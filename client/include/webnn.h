@@ -769,6 +769,24 @@ WEBNN_EXPORT const char *webnn_graph_output_name(const struct webnn_graph *g, si
 						 struct webnn_operand_desc *desc);
 /* Milliseconds the daemon spent validating and compiling the graph. */
 WEBNN_EXPORT double webnn_graph_compile_ms(const struct webnn_graph *g);
+/* What webnnd made of a graph at build: its graph passes (constant folding, dead-code removal,
+ * layout, fusion, concat in place) and its memory plan. */
+struct webnn_graph_stats {
+	uint32_t struct_size;        /* sizeof(struct webnn_graph_stats), set by the caller */
+	double compile_ms;           /* as webnn_graph_compile_ms */
+	uint64_t intermediate_bytes; /* device memory the plan reserves for intermediates (peak);
+					charged to the connection's quota */
+	uint64_t unplanned_bytes;    /* the same intermediates without buffer reuse */
+	uint64_t folded_bytes;       /* constants made at build time (folding, layout) */
+	uint32_t operations;         /* operations as built */
+	uint32_t kernels;            /* operations the backend runs, fused groups counted once */
+	uint32_t folded;             /* evaluated at build time */
+	uint32_t fused;              /* computed inside another operation's kernel */
+	uint32_t removed;            /* nothing reads their results */
+};
+#define WEBNN_GRAPH_STATS_INIT { .struct_size = sizeof(struct webnn_graph_stats) }
+WEBNN_EXPORT enum webnn_status webnn_graph_get_stats(const struct webnn_graph *g,
+						     struct webnn_graph_stats *out);
 /* MLGraph.destroy(). NULL: no-op. */
 WEBNN_EXPORT void webnn_graph_destroy(struct webnn_graph *g);
 

@@ -149,6 +149,8 @@ static enum verdict build_graph(struct replay *r, json_t *expected, bool optiona
 		return optional && s == WEBNN_STATUS_NOT_SUPPORTED ? V_SKIP : V_FAIL;
 	}
 	res->compile_ms = webnn_graph_compile_ms(x->g);
+	res->stats = (struct webnn_graph_stats)WEBNN_GRAPH_STATS_INIT;
+	webnn_graph_get_stats(x->g, &res->stats);
 	return V_PASS;
 }
 

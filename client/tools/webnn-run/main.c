@@ -134,6 +134,14 @@ static void print_case_details(FILE *f, json_t *c, const struct case_result *res
 	if (res->build_ms > 0)
 		fprintf(f, "  build %.2f ms (compile %.2f ms), dispatch %.3f ms, read %.3f ms\n",
 			res->build_ms, res->compile_ms, res->dispatch_ms, res->read_ms);
+	const struct webnn_graph_stats *s = &res->stats;
+	if (s->operations)
+		fprintf(f, "  graph: %u operations, %u kernels (%u folded, %u fused, %u removed); "
+			   "intermediates %llu bytes planned, %llu without reuse; "
+			   "%llu bytes of constants made at build\n",
+			s->operations, s->kernels, s->folded, s->fused, s->removed,
+			(unsigned long long)s->intermediate_bytes,
+			(unsigned long long)s->unplanned_bytes, (unsigned long long)s->folded_bytes);
 }
 
 /* --check: one line per case and the tally. */
@@ -170,6 +178,8 @@ static void record_json(const char *path, const char *name, enum verdict v, cons
 		json_object_set_new(j, "compileMs", json_real(round_ms(res->compile_ms)));
 		json_object_set_new(j, "dispatchMs", json_real(round_ms(res->dispatch_ms)));
 		json_object_set_new(j, "readMs", json_real(round_ms(res->read_ms)));
+		json_object_set_new(j, "intermediateBytes",
+				    json_integer((json_int_t)res->stats.intermediate_bytes));
 		json_object_set(j, "outputs", res->outputs);
 		t->passed++;
 	} else {

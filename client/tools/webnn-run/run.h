@@ -177,6 +177,7 @@ enum verdict { V_PASS, V_FAIL, V_SKIP };
 
 struct case_result {
 	double build_ms, compile_ms, dispatch_ms, read_ms;
+	struct webnn_graph_stats stats; /* what the daemon made of the graph */
 	size_t n_operators; /* operators of graph.operators that were built */
 	json_t *outputs;    /* name -> {descriptor, data} */
 };
