@@ -126,21 +126,19 @@ static void conn_on_closed(uv_handle_t *h)
 	c->hooks->closed(c);
 }
 
-bool conn_close(struct conn *c)
+void conn_close(struct conn *c)
 {
 	if (c->fd < 0)
-		return false;
+		return;
 	/* Best effort: a Goodbye queued just before this usually fits the socket buffer. */
 	conn_flush(c);
-	bool watched = c->watching;
-	if (watched) {
+	if (c->watching) {
 		c->watching = false;
 		uv_poll_stop(&c->poll);
 		uv_close((uv_handle_t *)&c->poll, conn_on_closed);
 	}
 	close(c->fd);
 	c->fd = -1;
-	return watched;
 }
 
 void conn_finish(struct conn *c)

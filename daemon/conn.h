@@ -42,9 +42,8 @@ int conn_watch(struct conn *c, uv_loop_t *loop);
 int conn_queue(struct conn *c, uint8_t *buf, size_t len);
 /* Re-evaluates what the connection waits for (after the owner's backlog shrank). */
 void conn_update(struct conn *c);
-/* Closes the socket after a best-effort flush; hooks->closed follows if it was watched.
- * Returns whether a closed callback is due. */
-bool conn_close(struct conn *c);
+/* Closes the socket after a best-effort flush; hooks->closed follows if it was watched. */
+void conn_close(struct conn *c);
 /* Frees frames never sent (after the close). */
 void conn_finish(struct conn *c);
 
