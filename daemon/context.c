@@ -1,5 +1,12 @@
 /* Contexts: CreateContext/DestroyContext, opSupportLimits of the backend, context loss. */
+#include "daemon/context.h"
+
 #include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "daemon/reply.h"
+#include "daemon/request.h"
+#include "daemon/session.h"
+#include "daemon/timeline.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -99,60 +106,10 @@ void context_limits_finish(struct daemon *d)
 	memset(&d->op_limits, 0, sizeof(d->op_limits));
 }
 
-int handle_create_context(struct session *s, struct request *rq)
+/* The CreateContext reply: the device and opSupportLimits. */
+static void context_reply_info(struct session *s, struct context *c, uint64_t serial)
 {
-	const Webnn__Ipc__CreateContext *m = rq->msg->create_context;
-	struct daemon *d = s->d;
-	struct wnn_diag diag = { 0 };
-	if (session_check_new_id(s, m->context_id, "CreateContext") < 0)
-		return -1;
-	if (s->ids.count >= d->limits.max_objects) {
-		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
-			     "createContext: the connection already has %u objects (the limit)",
-			     s->ids.count);
-		session_send_error_reply(s, rq->serial, &diag);
-		return 0;
-	}
-	if (s->n_contexts >= d->limits.max_contexts) {
-		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
-			     "createContext: the connection already has %u contexts (the limit)",
-			     s->n_contexts);
-		session_send_error_reply(s, rq->serial, &diag);
-		return 0;
-	}
-	struct backend_context_options opts = { .accelerated = true };
-	if (m->has_accelerated)
-		opts.accelerated = m->accelerated;
-	switch (m->power_preference) {
-	case WEBNN__IPC__POWER_PREFERENCE__HIGH_PERFORMANCE:
-		opts.power_preference = WEBNN_POWER_HIGH_PERFORMANCE;
-		break;
-	case WEBNN__IPC__POWER_PREFERENCE__LOW_POWER:
-		opts.power_preference = WEBNN_POWER_LOW_POWER;
-		break;
-	default:
-		opts.power_preference = WEBNN_POWER_DEFAULT;
-		break;
-	}
-	struct context *c = calloc(1, sizeof(*c));
-	if (!c) {
-		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "createContext: out of memory");
-		session_send_error_reply(s, rq->serial, &diag);
-		return 0;
-	}
-	enum webnn_status st = d->impl->context_create(d->be, &opts, &c->bctx, &diag);
-	if (st != WEBNN_STATUS_OK) {
-		wnn_diag_set(&diag, st, "createContext: the %s backend failed", d->impl->name);
-		free(c);
-		session_send_error_reply(s, rq->serial, &diag);
-		return 0;
-	}
-	d->impl->context_info(c->bctx, &c->info);
-	obj_init(&c->obj, s, OBJ_CONTEXT, m->context_id);
-	s->n_contexts++; /* before registering: a failed registration finalizes the context */
-	if (session_register(s, &c->obj) < 0)
-		return -1;
-
+	const struct daemon *d = s->d;
 	const struct daemon_op_limits *ol = &d->op_limits;
 	Webnn__Ipc__SupportLimits sl = WEBNN__IPC__SUPPORT_LIMITS__INIT;
 	sl.preferred_input_layout = c->info.preferred_layout == WEBNN_LAYOUT_NHWC
@@ -175,10 +132,67 @@ int handle_create_context(struct session *s, struct request *rq)
 	ci.backend = (char *)d->impl->name;
 	ci.limits = &sl;
 	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
-	r.serial = rq->serial;
+	r.serial = serial;
 	r.body_case = WEBNN__IPC__REPLY__BODY_CONTEXT;
 	r.context = &ci;
-	session_send_reply(s, &r);
+	reply_send(s, &r);
+}
+
+int handle_create_context(struct session *s, struct request *rq)
+{
+	const Webnn__Ipc__CreateContext *m = rq->msg->create_context;
+	struct daemon *d = s->d;
+	struct wnn_diag diag = { 0 };
+	if (request_check_new_id(s, m->context_id, "CreateContext") < 0)
+		return -1;
+	if (s->ids.count >= d->limits.max_objects) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
+			     "createContext: the connection already has %u objects (the limit)",
+			     s->ids.count);
+		reply_error(s, rq->serial, &diag);
+		return 0;
+	}
+	if (s->n_contexts >= d->limits.max_contexts) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
+			     "createContext: the connection already has %u contexts (the limit)",
+			     s->n_contexts);
+		reply_error(s, rq->serial, &diag);
+		return 0;
+	}
+	struct backend_context_options opts = { .accelerated = true };
+	if (m->has_accelerated)
+		opts.accelerated = m->accelerated;
+	switch (m->power_preference) {
+	case WEBNN__IPC__POWER_PREFERENCE__HIGH_PERFORMANCE:
+		opts.power_preference = WEBNN_POWER_HIGH_PERFORMANCE;
+		break;
+	case WEBNN__IPC__POWER_PREFERENCE__LOW_POWER:
+		opts.power_preference = WEBNN_POWER_LOW_POWER;
+		break;
+	default:
+		opts.power_preference = WEBNN_POWER_DEFAULT;
+		break;
+	}
+	struct context *c = calloc(1, sizeof(*c));
+	if (!c) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "createContext: out of memory");
+		reply_error(s, rq->serial, &diag);
+		return 0;
+	}
+	enum webnn_status st = d->impl->context_create(d->be, &opts, &c->bctx, &diag);
+	if (st != WEBNN_STATUS_OK) {
+		wnn_diag_set(&diag, st, "createContext: the %s backend failed", d->impl->name);
+		free(c);
+		reply_error(s, rq->serial, &diag);
+		return 0;
+	}
+	d->impl->context_info(c->bctx, &c->info);
+	session_obj_init(s, &c->obj, &context_kind, m->context_id);
+	s->n_contexts++; /* before registering: a failed registration finalizes the context */
+	if (session_register(s, &c->obj) < 0)
+		return -1;
+
+	context_reply_info(s, c, rq->serial);
 	log_debug("session %" PRIu64 ": context %" PRIu32 " on %s (%s)", s->no, m->context_id,
 		  c->info.device_name, d->impl->name);
 	return 0;
@@ -186,29 +200,19 @@ int handle_create_context(struct session *s, struct request *rq)
 
 static bool belongs_to(const struct obj *o, void *ud)
 {
-	const struct context *c = ud;
-	switch (o->kind) {
-	case OBJ_TENSOR:
-		return ((const struct tensor *)o)->ctx == c;
-	case OBJ_CONSTANT:
-		return ((const struct constant *)o)->ctx == c;
-	case OBJ_GRAPH:
-		return ((const struct graph *)o)->ctx == c;
-	default:
-		return false;
-	}
+	return o->owner == ud;
 }
 
 int handle_destroy_context(struct session *s, struct request *rq)
 {
-	struct obj *o = session_lookup(s, rq->msg->destroy_context->context_id, OBJ_CONTEXT,
+	struct obj *o = request_lookup(s, rq->msg->destroy_context->context_id, &context_kind,
 				       "DestroyContext");
 	if (!o)
 		return -1;
 	struct context *c = (struct context *)o;
 	/* MLContext.destroy(): everything created from it goes too, and queued work is dropped. */
 	c->closing = true;
-	struct obj *chain = idmap_take(&s->ids, belongs_to, c);
+	struct obj *chain = idmap_take(&s->ids, belongs_to, &c->obj);
 	while (chain) {
 		struct obj *x = chain;
 		chain = x->dead_next;
@@ -220,7 +224,7 @@ int handle_destroy_context(struct session *s, struct request *rq)
 
 int handle_flush(struct session *s, struct request *rq)
 {
-	struct obj *o = session_lookup(s, rq->msg->flush->context_id, OBJ_CONTEXT, "Flush");
+	struct obj *o = request_lookup(s, rq->msg->flush->context_id, &context_kind, "Flush");
 	if (!o)
 		return -1;
 	struct cmd *cmd = cmd_new(CMD_FLUSH, (struct context *)o);
@@ -233,29 +237,24 @@ int handle_flush(struct session *s, struct request *rq)
 	return 0;
 }
 
-void context_lose(struct context *c, const char *message)
-{
-	if (c->lost)
-		return;
-	c->lost = true;
-	snprintf(c->lost_msg, sizeof(c->lost_msg), "%s", message);
-	log_warn("session %" PRIu64 ": context %" PRIu32 " lost: %s", c->obj.s->no, c->obj.id,
-		 message);
-	Webnn__Ipc__ContextLost cl = WEBNN__IPC__CONTEXT_LOST__INIT;
-	cl.context_id = c->obj.id;
-	cl.message = c->lost_msg;
-	Webnn__Ipc__ServerMessage m = WEBNN__IPC__SERVER_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__SERVER_MESSAGE__BODY_CONTEXT_LOST;
-	m.context_lost = &cl;
-	session_send(c->obj.s, &m);
-}
-
-void context_finalize(struct context *c)
+static void context_finalize(struct obj *o)
 {
 	/* Every tensor, graph and command of the context is gone by now (each holds a ref). */
+	struct context *c = (struct context *)o;
 	struct session *s = c->obj.s;
 	s->d->impl->context_destroy(c->bctx);
 	s->n_contexts--;
 	free(c);
 	session_unref(s);
 }
+
+static void context_abandon(struct obj *o)
+{
+	((struct context *)o)->closing = true;
+}
+
+const struct obj_kind context_kind = {
+	.name = "context",
+	.finalize = context_finalize,
+	.abandon = context_abandon,
+};

@@ -1,5 +1,5 @@
 /* Leveled logging to stderr; under systemd (JOURNAL_STREAM) lines carry <N> priority prefixes. */
-#include "daemon/daemon.h"
+#include "daemon/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,10 @@
-/* webnnd: options, backend selection, listening socket (bound or systemd-activated), event loop. */
+/* webnnd: options, process policy (caches, warm-up child), backend selection, listening socket
+ * (bound or systemd-activated), lockdown, event loop. */
+#include "daemon/caches.h"
+#include "daemon/context.h"
 #include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "daemon/server.h"
 #include "sandbox/sandbox.h"
 
 #include <errno.h>
@@ -12,9 +17,29 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #define SD_LISTEN_FDS_START 3
+
+/* Everything the environment and the command line decide, read once at start. */
+struct daemon_options {
+	const char *socket_path;
+	const char *backend;
+	bool backend_chosen; /* by --backend or WEBNN_BACKEND: no fallback to reference */
+	bool warm_up;        /* fork the cache warm-up child (unless WEBNN_NO_WARMUP) */
+	char cache_dir[512]; /* "" when no cache directory can be written */
+};
+
+/* The process around the daemon state: what main sets up and tears down. */
+struct daemon_process {
+	struct daemon d;
+	struct server srv;
+	struct daemon_options opts;
+	pid_t warm_pid;       /* the cache warm-up child, 0 when none runs */
+	uv_signal_t sig_term, sig_int, sig_chld;
+	bool stopping;
+};
 
 void daemon_limits_default(struct daemon_limits *l)
 {
@@ -105,28 +130,41 @@ static const struct backend_impl *backend_by_name(const char *name)
 	return NULL;
 }
 
-static int backend_open(struct daemon *d, const char *name, bool chosen)
+/* Starts the backend, forking its cache warm-up first (before its first OpenCL call). */
+static enum webnn_status backend_start(struct daemon_process *p, const struct backend_impl *impl,
+				       const struct backend_options *bo, struct wnn_diag *diag)
 {
-	const struct backend_impl *impl = backend_by_name(name);
+	if (p->opts.warm_up)
+		p->warm_pid = caches_warm_start(impl, bo);
+	enum webnn_status st = impl->init(bo, &p->d.be, diag);
+	if (st != WEBNN_STATUS_OK)
+		caches_warm_stop(&p->warm_pid);
+	return st;
+}
+
+static int backend_open(struct daemon_process *p)
+{
+	const struct backend_impl *impl = backend_by_name(p->opts.backend);
 	if (!impl) {
-		log_error("unknown backend '%s' (expected opencl or reference)", name);
+		log_error("unknown backend '%s' (expected opencl or reference)", p->opts.backend);
 		return -1;
 	}
+	struct backend_options bo = { .cache_dir = p->opts.cache_dir };
 	struct wnn_diag diag = { 0 };
-	enum webnn_status st = impl->init(NULL, &d->be, &diag);
-	if (st == WEBNN_STATUS_NOT_SUPPORTED && impl == &backend_opencl && !chosen) {
+	enum webnn_status st = backend_start(p, impl, &bo, &diag);
+	if (st == WEBNN_STATUS_NOT_SUPPORTED && impl == &backend_opencl && !p->opts.backend_chosen) {
 		log_info("no usable OpenCL device (%s); falling back to the reference backend",
 			 diag.message[0] ? diag.message : "none found");
 		impl = &backend_reference;
 		wnn_diag_clear(&diag);
-		st = impl->init(NULL, &d->be, &diag);
+		st = backend_start(p, impl, &bo, &diag);
 	}
 	if (st != WEBNN_STATUS_OK) {
 		log_error("the %s backend failed to start: %s", impl->name,
 			  diag.message[0] ? diag.message : "no reason given");
 		return -1;
 	}
-	d->impl = impl;
+	p->d.impl = impl;
 	log_info("backend: %s", impl->name);
 	return 0;
 }
@@ -140,16 +178,27 @@ static void close_signal(uv_handle_t *h, void *arg)
 
 static void on_stop_signal(uv_signal_t *h, int signum)
 {
-	struct daemon *d = h->data;
-	if (d->stopping)
+	struct daemon_process *p = h->data;
+	if (p->stopping)
 		return;
 	log_info("%s: shutting down", signum == SIGTERM ? "SIGTERM" : "SIGINT");
-	d->stopping = true;
+	p->stopping = true;
 	notify_systemd("STOPPING=1");
-	server_stop(d);
+	server_stop(&p->srv);
 	/* With the signal handles closed too, the loop ends once in-flight device work has
 	 * drained; a second signal then gets the default action (terminate). */
-	uv_walk(d->loop, close_signal, NULL);
+	uv_walk(p->d.loop, close_signal, NULL);
+}
+
+/* A finished warm-up is reaped at once (no zombie until shutdown); only its pid is waited
+ * for, never the children the OpenCL driver spawns (ld) and waits for itself. */
+static void on_child_signal(uv_signal_t *h, int signum)
+{
+	struct daemon_process *p = h->data;
+	(void)signum;
+	caches_warm_reap(&p->warm_pid);
+	if (p->warm_pid == 0)
+		uv_close((uv_handle_t *)h, NULL);
 }
 
 static void report_leftover(uv_handle_t *h, void *arg)
@@ -158,7 +207,9 @@ static void report_leftover(uv_handle_t *h, void *arg)
 	log_error("handle of type %s still open at exit", uv_handle_type_name(h->type));
 }
 
-int main(int argc, char **argv)
+/* Reads the command line and the environment into p->opts. -1: exit 0 (help, version);
+ * 0: go on; 2: usage error. */
+static int parse_options(int argc, char **argv, struct daemon_options *o)
 {
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
@@ -168,33 +219,34 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *socket_path = getenv("WEBNN_SOCKET");
-	const char *backend = getenv("WEBNN_BACKEND");
-	bool backend_chosen = backend && *backend;
-	if (!socket_path || !*socket_path)
-		socket_path = WEBNN_DEFAULT_SOCKET;
-	if (!backend_chosen)
-		backend = "opencl";
+	o->socket_path = getenv("WEBNN_SOCKET");
+	o->backend = getenv("WEBNN_BACKEND");
+	o->backend_chosen = o->backend && *o->backend;
+	o->warm_up = !getenv("WEBNN_NO_WARMUP");
+	if (!o->socket_path || !*o->socket_path)
+		o->socket_path = WEBNN_DEFAULT_SOCKET;
+	if (!o->backend_chosen)
+		o->backend = "opencl";
 	int opt;
 	while ((opt = getopt_long(argc, argv, "s:b:vhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
-			socket_path = optarg;
+			o->socket_path = optarg;
 			break;
 		case 'b':
-			backend = optarg;
-			backend_chosen = true;
+			o->backend = optarg;
+			o->backend_chosen = true;
 			break;
 		case 'v':
 			log_set_level(LOG_LEVEL_DEBUG);
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return -1;
 		case 'V':
 			printf("webnnd %s (protocol %d.%d)\n", WEBNND_VERSION, WNN_PROTOCOL_MAJOR,
 			       WNN_PROTOCOL_MINOR);
-			return 0;
+			return -1;
 		default:
 			usage(stderr);
 			return 2;
@@ -205,68 +257,98 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	signal(SIGPIPE, SIG_IGN);
-	/* Timeline commands block a pool thread until the device finishes (clFinish), so libuv's
-	 * default of 4 threads would let 4 busy contexts stall everyone else's writes and builds. */
-	setenv("UV_THREADPOOL_SIZE", "16", 0);
+	return 0;
+}
 
-	static struct daemon d;
-	uv_loop_t loop;
-	daemon_limits_default(&d.limits);
-	d.listen_fd = -1;
-	if (uv_loop_init(&loop) != 0) {
-		log_error("cannot initialise the event loop");
-		return 1;
+static void watch_signals(struct daemon_process *p)
+{
+	uv_loop_t *loop = p->d.loop;
+	uv_signal_init(loop, &p->sig_term);
+	uv_signal_init(loop, &p->sig_int);
+	p->sig_term.data = p->sig_int.data = p;
+	uv_signal_start(&p->sig_term, on_stop_signal, SIGTERM);
+	uv_signal_start(&p->sig_int, on_stop_signal, SIGINT);
+	if (p->warm_pid > 0) {
+		uv_signal_init(loop, &p->sig_chld);
+		p->sig_chld.data = p;
+		uv_signal_start(&p->sig_chld, on_child_signal, SIGCHLD);
+		on_child_signal(&p->sig_chld, SIGCHLD); /* it may have ended before the watch */
 	}
-	d.loop = &loop;
+}
+
+/* Binds the socket (or takes systemd's), starts the backend and serves until a stop signal.
+ * Returns the exit status. */
+static int serve(struct daemon_process *p)
+{
+	struct daemon *d = &p->d;
 	int status = 1;
 	bool activated = false;
-	uv_signal_t sig_term, sig_int;
 	/* The socket first: a second daemon on the same path fails before probing devices. */
 	int fd = activation_fd();
 	if (fd == -2)
-		goto out_loop;
+		return 1;
 	if (fd >= 0) {
 		activated = true;
 	} else {
-		fd = server_bind(socket_path);
+		fd = server_bind(p->opts.socket_path);
 		if (fd < 0)
-			goto out_loop;
+			return 1;
 	}
-	if (backend_open(&d, backend, backend_chosen) != 0)
+	if (backend_open(p) != 0)
 		goto out_socket;
-	context_limits_init(&d);
-	int r = server_start(&d, fd);
+	context_limits_init(d);
+	int r = server_start(&p->srv, d, fd);
 	if (r != 0) {
 		log_error("cannot watch the listening socket: %s", uv_strerror(r));
-		server_stop(&d);
+		server_stop(&p->srv);
 		goto out_backend;
 	}
 	if (activated)
 		log_info("listening on the socket passed by systemd");
 	else
-		log_info("listening on %s", socket_path);
-	uv_signal_init(&loop, &sig_term);
-	uv_signal_init(&loop, &sig_int);
-	sig_term.data = sig_int.data = &d;
-	uv_signal_start(&sig_term, on_stop_signal, SIGTERM);
-	uv_signal_start(&sig_int, on_stop_signal, SIGINT);
-
+		log_info("listening on %s", p->opts.socket_path);
+	watch_signals(p);
 	r = sandbox_enter();
 	if (r < 0)
 		log_warn("sandbox: %s; continuing without the full lockdown", strerror(-r));
 	notify_systemd("READY=1");
-	uv_run(&loop, UV_RUN_DEFAULT);
+	uv_run(d->loop, UV_RUN_DEFAULT);
 	status = 0;
 out_backend:
 	/* Every session, and with it every backend object, is gone once uv_run returned. */
-	context_limits_finish(&d);
-	d.impl->shutdown(d.be);
+	caches_warm_stop(&p->warm_pid);
+	context_limits_finish(d);
+	d->impl->shutdown(d->be);
 out_socket:
+	caches_warm_stop(&p->warm_pid);
 	close(fd);
 	if (!activated)
-		unlink(socket_path);
-out_loop:
+		unlink(p->opts.socket_path);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	static struct daemon_process p;
+	int r = parse_options(argc, argv, &p.opts);
+	if (r != 0)
+		return r < 0 ? 0 : r;
+	signal(SIGPIPE, SIG_IGN);
+	/* Timeline commands block a pool thread until the device finishes (clFinish), so libuv's
+	 * default of 4 threads would let 4 busy contexts stall everyone else's writes and builds. */
+	setenv("UV_THREADPOOL_SIZE", "16", 0);
+	/* Cache policy before any backend starts: PoCL reads POCL_CACHE_DIR at platform init. */
+	caches_pick_dir(p.opts.cache_dir, sizeof(p.opts.cache_dir));
+	caches_point_pocl(p.opts.cache_dir);
+
+	uv_loop_t loop;
+	daemon_limits_default(&p.d.limits);
+	if (uv_loop_init(&loop) != 0) {
+		log_error("cannot initialise the event loop");
+		return 1;
+	}
+	p.d.loop = &loop;
+	int status = serve(&p);
 	/* A last pass closes handles left behind by an early failure. */
 	uv_walk(&loop, close_signal, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);

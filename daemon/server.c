@@ -1,9 +1,12 @@
-/* The listening socket and per-connection socket I/O: uv_poll_t, accept4, queued frame writes. */
+/* The listening socket: bind (or systemd's), accept4, and the list of live sessions. */
+#include "daemon/server.h"
+
 #include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "daemon/router.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +14,6 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-/* Above this much unsent output a connection is not read from until its peer catches up. */
-#define SERVER_OUT_HIGH (64u << 20)
 
 static int mkdir_parents(const char *path)
 {
@@ -90,137 +90,54 @@ int server_bind(const char *path)
 	return fd;
 }
 
-static void server_on_client(uv_poll_t *h, int status, int events);
-
-static void server_set_poll(struct session *s)
+/* A session's end (its ended hook): it leaves the list of live connections. */
+static void server_session_ended(struct session *s, void *ud)
 {
-	int ev = 0;
-	if (s->out_bytes < SERVER_OUT_HIGH && !session_backlogged(s))
-		ev |= UV_READABLE;
-	if (s->out_head)
-		ev |= UV_WRITABLE;
-	if (ev == s->poll_events)
-		return;
-	s->poll_events = ev;
-	uv_poll_start(&s->poll, ev, server_on_client);
+	struct server *srv = ud;
+	if (s->prev)
+		s->prev->next = s->next;
+	else if (srv->sessions == s)
+		srv->sessions = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	s->prev = s->next = NULL;
+	srv->n_sessions--;
 }
 
-/* Writes queued frames until the socket would block; returns -errno on a dead peer. */
-static int server_flush(struct session *s)
+static void server_accept_one(struct server *srv, int fd)
 {
-	while (s->out_head) {
-		struct outbuf *b = s->out_head;
-		ssize_t n = send(s->fd, b->buf + b->off, b->len - b->off, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				return 0;
-			return -errno;
-		}
-		b->off += (size_t)n;
-		s->out_bytes -= (size_t)n;
-		if (b->off == b->len) {
-			s->out_head = b->next;
-			if (!s->out_head)
-				s->out_tail = NULL;
-			free(b->buf);
-			free(b);
-		}
-	}
-	return 0;
-}
-
-void server_queue(struct session *s, uint8_t *buf, size_t len)
-{
-	struct outbuf *b = malloc(sizeof(*b));
-	if (!b) {
-		free(buf);
-		session_close(s, "out of memory queueing a reply");
+	if (srv->n_sessions >= srv->d->limits.max_sessions) {
+		log_warn("refusing a connection: %u connections already", srv->n_sessions);
+		close(fd);
 		return;
 	}
-	*b = (struct outbuf){ .buf = buf, .len = len };
-	if (s->out_tail)
-		s->out_tail->next = b;
-	else
-		s->out_head = b;
-	s->out_tail = b;
-	s->out_bytes += len;
-	if (s->closed || !s->poll_active)
-		return;
-	int r = server_flush(s);
-	if (r < 0) {
-		char why[96];
-		snprintf(why, sizeof(why), "write error: %s", strerror(-r));
-		session_close(s, why);
+	struct session *s = session_create(srv->d, fd, ++srv->next_session_no, &srv->hooks);
+	if (!s) {
+		log_error("out of memory accepting a connection");
+		close(fd);
 		return;
 	}
-	server_set_poll(s);
-}
-
-static void server_on_client(uv_poll_t *h, int status, int events)
-{
-	struct session *s = h->data;
-	if (s->closed)
-		return;
-	session_ref(s);
-	if (status < 0) {
-		char why[96];
-		snprintf(why, sizeof(why), "socket error: %s", uv_strerror(status));
-		session_close(s, why);
+	s->next = srv->sessions;
+	if (srv->sessions)
+		srv->sessions->prev = s;
+	srv->sessions = s;
+	srv->n_sessions++;
+	if (session_watch(s) != 0) {
+		log_error("cannot watch a client socket");
+		session_close(s, "poll setup failed");
 	}
-	if (!s->closed && (events & UV_WRITABLE)) {
-		int r = server_flush(s);
-		if (r < 0) {
-			char why[96];
-			snprintf(why, sizeof(why), "write error: %s", strerror(-r));
-			session_close(s, why);
-		}
-	}
-	if (!s->closed && (events & (UV_READABLE | UV_DISCONNECT)))
-		session_on_readable(s);
-	if (!s->closed)
-		server_set_poll(s);
-	session_unref(s);
-}
-
-void server_resume(struct session *s)
-{
-	if (!s->closed && s->poll_active)
-		server_set_poll(s);
-}
-
-static void server_on_conn_closed(uv_handle_t *h)
-{
-	struct session *s = h->data;
-	session_unref(s); /* the poll handle's reference */
-}
-
-void server_close_conn(struct session *s)
-{
-	if (s->fd < 0)
-		return;
-	/* Best effort: a Goodbye queued just before this usually fits the socket buffer. */
-	server_flush(s);
-	if (s->poll_active) {
-		s->poll_active = false;
-		uv_poll_stop(&s->poll);
-		uv_close((uv_handle_t *)&s->poll, server_on_conn_closed);
-	}
-	close(s->fd);
-	s->fd = -1;
 }
 
 static void server_on_listen(uv_poll_t *h, int status, int events)
 {
-	struct daemon *d = h->data;
+	struct server *srv = h->data;
 	(void)events;
 	if (status < 0) {
 		log_error("listening socket error: %s", uv_strerror(status));
 		return;
 	}
 	for (int i = 0; i < 32; i++) {
-		int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		int fd = accept4(srv->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
@@ -228,50 +145,36 @@ static void server_on_listen(uv_poll_t *h, int status, int events)
 				log_warn("accept: %s", strerror(errno));
 			return;
 		}
-		if (d->n_sessions >= d->limits.max_sessions) {
-			log_warn("refusing a connection: %u connections already", d->n_sessions);
-			close(fd);
-			continue;
-		}
-		struct session *s = session_create(d, fd);
-		if (!s) {
-			log_error("out of memory accepting a connection");
-			close(fd);
-			continue;
-		}
-		if (uv_poll_init(d->loop, &s->poll, fd) != 0) {
-			log_error("cannot watch a client socket");
-			session_close(s, "poll setup failed");
-			continue;
-		}
-		s->poll.data = s;
-		s->poll_active = true;
-		session_ref(s); /* held by the poll handle until its close callback */
-		server_set_poll(s);
+		server_accept_one(srv, fd);
 	}
 }
 
-int server_start(struct daemon *d, int fd)
+int server_start(struct server *srv, struct daemon *d, int fd)
 {
+	*srv = (struct server){
+		.d = d,
+		.listen_fd = -1,
+		.hooks = { .readable = router_on_readable, .ended = server_session_ended, .ud = srv },
+	};
 	int fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0)
 		return -errno;
-	d->listen_fd = fd;
-	int r = uv_poll_init(d->loop, &d->listen_poll, fd);
+	srv->listen_fd = fd;
+	int r = uv_poll_init(d->loop, &srv->listen_poll, fd);
 	if (r != 0)
 		return r;
-	d->listen_poll.data = d;
-	d->listening = true;
-	return uv_poll_start(&d->listen_poll, UV_READABLE, server_on_listen);
+	srv->listen_poll.data = srv;
+	srv->listening = true;
+	return uv_poll_start(&srv->listen_poll, UV_READABLE, server_on_listen);
 }
 
-void server_stop(struct daemon *d)
+void server_stop(struct server *srv)
 {
-	if (d->listening) {
-		d->listening = false;
-		uv_poll_stop(&d->listen_poll);
-		uv_close((uv_handle_t *)&d->listen_poll, NULL);
+	if (srv->listening) {
+		srv->listening = false;
+		uv_poll_stop(&srv->listen_poll);
+		uv_close((uv_handle_t *)&srv->listen_poll, NULL);
 	}
-	while (d->sessions)
-		session_close(d->sessions, "daemon shutting down");
+	while (srv->sessions)
+		session_close(srv->sessions, "daemon shutting down");
 }

@@ -1,5 +1,9 @@
 /* Shared-memory slots (sealed memfds mapped shared) and resolution of Data into private copies. */
-#include "daemon/daemon.h"
+#include "daemon/shm.h"
+
+#include "daemon/reply.h"
+#include "daemon/request.h"
+#include "daemon/session.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +19,8 @@ int handle_register_shm(struct session *s, struct request *rq)
 	const Webnn__Ipc__RegisterShm *m = rq->msg->register_shm;
 	struct wnn_diag diag = { 0 };
 	if (rq->n_fds != 1)
-		return session_violation(s, "RegisterShm: expected 1 fd, got %d", rq->n_fds);
-	if (session_check_new_id(s, m->slot_id, "RegisterShm") < 0)
+		return request_violation(s, "RegisterShm: expected 1 fd, got %d", rq->n_fds);
+	if (request_check_new_id(s, m->slot_id, "RegisterShm") < 0)
 		return -1;
 	int fd = rq->fds[0];
 	if (s->ids.count >= s->d->limits.max_objects) {
@@ -76,25 +80,23 @@ int handle_register_shm(struct session *s, struct request *rq)
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "registerShm: out of memory");
 		goto fail;
 	}
-	obj_init(&sh->obj, s, OBJ_SHM, m->slot_id);
+	session_obj_init(s, &sh->obj, &shm_kind, m->slot_id);
 	sh->map = map;
 	sh->size = m->size;
 	sh->writable = writable;
 	s->shm_bytes += m->size;
 	if (session_register(s, &sh->obj) < 0)
 		return -1;
-	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
-	r.serial = rq->serial;
-	session_send_reply(s, &r);
+	reply_ok(s, rq->serial);
 	return 0;
 fail:
-	session_send_error_reply(s, rq->serial, &diag);
+	reply_error(s, rq->serial, &diag);
 	return 0;
 }
 
 int handle_unregister_shm(struct session *s, struct request *rq)
 {
-	struct obj *o = session_lookup(s, rq->msg->unregister_shm->slot_id, OBJ_SHM,
+	struct obj *o = request_lookup(s, rq->msg->unregister_shm->slot_id, &shm_kind,
 				       "UnregisterShm");
 	if (!o)
 		return -1;
@@ -102,8 +104,9 @@ int handle_unregister_shm(struct session *s, struct request *rq)
 	return 0;
 }
 
-void shm_finalize(struct shm *m)
+static void shm_finalize(struct obj *o)
 {
+	struct shm *m = (struct shm *)o;
 	struct session *s = m->obj.s;
 	munmap(m->map, m->size);
 	s->shm_bytes -= m->size;
@@ -111,14 +114,16 @@ void shm_finalize(struct shm *m)
 	session_unref(s);
 }
 
+const struct obj_kind shm_kind = { .name = "shm slot", .finalize = shm_finalize };
+
 struct shm *shm_range(struct session *s, const Webnn__Ipc__ShmRange *r, const char *what)
 {
-	struct obj *o = session_lookup(s, r->slot_id, OBJ_SHM, what);
+	struct obj *o = request_lookup(s, r->slot_id, &shm_kind, what);
 	if (!o)
 		return NULL;
 	struct shm *sh = (struct shm *)o;
 	if (r->offset > sh->size || r->size > sh->size - r->offset) {
-		session_violation(s, "%s: shm range [%" PRIu64 ", +%" PRIu64 ") is outside slot %"
+		request_violation(s, "%s: shm range [%" PRIu64 ", +%" PRIu64 ") is outside slot %"
 				     PRIu32 " of %" PRIu64 " bytes",
 				  what, r->offset, r->size, r->slot_id, sh->size);
 		return NULL;
@@ -133,7 +138,7 @@ int shm_resolve(struct session *s, const Webnn__Ipc__Data *data, uint64_t expect
 	const uint8_t *src;
 	uint64_t size;
 	if (!data) {
-		session_violation(s, "%s: data missing", what);
+		request_violation(s, "%s: data missing", what);
 		return -1;
 	}
 	switch (data->where_case) {
@@ -150,7 +155,7 @@ int shm_resolve(struct session *s, const Webnn__Ipc__Data *data, uint64_t expect
 		break;
 	}
 	default:
-		session_violation(s, "%s: data has neither inline bytes nor a shm range", what);
+		request_violation(s, "%s: data has neither inline bytes nor a shm range", what);
 		return -1;
 	}
 	if (size != expect) {

@@ -1,5 +1,12 @@
 /* MLTensor requests: CreateTensor, WriteTensor, ReadTensor, DestroyTensor, via the timeline. */
-#include "daemon/daemon.h"
+#include "daemon/tensor.h"
+
+#include "daemon/context.h"
+#include "daemon/log.h"
+#include "daemon/request.h"
+#include "daemon/session.h"
+#include "daemon/shm.h"
+#include "daemon/timeline.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,7 +16,54 @@
 /* The tensor named by id, or NULL after a protocol violation. */
 static struct tensor *tensor_lookup(struct session *s, uint32_t id, const char *what)
 {
-	return (struct tensor *)session_lookup(s, id, OBJ_TENSOR, what);
+	return (struct tensor *)request_lookup(s, id, &tensor_kind, what);
+}
+
+/* The checks of CreateTensor that need no allocation; false with diag filled. */
+static bool create_tensor_check(struct session *s, const struct context *c,
+				const Webnn__Ipc__CreateTensor *m, struct wnn_desc *desc,
+				uint64_t *bytes, struct wnn_diag *diag)
+{
+	const struct daemon_limits *lim = &s->d->limits;
+	bool constant = m->has_constant && m->constant;
+	bool readable = m->has_readable && m->readable;
+	bool writable = m->has_writable && m->writable;
+	if (c->lost) {
+		wnn_diag_set(diag, WEBNN_STATUS_CONTEXT_LOST, "createTensor: context %" PRIu32
+			     " is lost: %s", c->obj.id, c->lost_msg);
+		return false;
+	}
+	if (!wnn_desc_from_pb(m->descriptor, desc, "createTensor: descriptor", diag))
+		return false;
+	wnn_desc_bytes(desc, bytes);
+	if (*bytes > lim->max_tensor_bytes) {
+		wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+			     "createTensor: descriptor: byte length %" PRIu64
+			     " exceeds maxTensorByteLength %" PRIu64, *bytes, lim->max_tensor_bytes);
+		return false;
+	}
+	if (constant && (readable || writable)) {
+		wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+			     "createTensor: a constant tensor cannot be readable or writable");
+		return false;
+	}
+	if (constant && !m->data) {
+		wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+			     "createConstantTensor: data is required for a constant tensor");
+		return false;
+	}
+	if (!constant && m->data) {
+		wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+			     "createTensor: initial data is only accepted for constant tensors");
+		return false;
+	}
+	if (s->ids.count >= lim->max_objects) {
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+			     "createTensor: the connection already has %u objects (the limit)",
+			     s->ids.count);
+		return false;
+	}
+	return true;
 }
 
 int handle_create_tensor(struct session *s, struct request *rq)
@@ -18,8 +72,8 @@ int handle_create_tensor(struct session *s, struct request *rq)
 	const struct daemon_limits *lim = &s->d->limits;
 	struct wnn_diag diag = { 0 };
 	struct context *c =
-		(struct context *)session_lookup(s, m->context_id, OBJ_CONTEXT, "CreateTensor");
-	if (!c || session_check_new_id(s, m->tensor_id, "CreateTensor") < 0)
+		(struct context *)request_lookup(s, m->context_id, &context_kind, "CreateTensor");
+	if (!c || request_check_new_id(s, m->tensor_id, "CreateTensor") < 0)
 		return -1;
 	bool constant = m->has_constant && m->constant;
 	bool readable = m->has_readable && m->readable;
@@ -27,41 +81,8 @@ int handle_create_tensor(struct session *s, struct request *rq)
 	struct wnn_desc desc;
 	uint64_t bytes = 0;
 	uint8_t *data = NULL;
-	if (c->lost) {
-		wnn_diag_set(&diag, WEBNN_STATUS_CONTEXT_LOST, "createTensor: context %" PRIu32
-			     " is lost: %s", c->obj.id, c->lost_msg);
+	if (!create_tensor_check(s, c, m, &desc, &bytes, &diag))
 		goto fail;
-	}
-	if (!wnn_desc_from_pb(m->descriptor, &desc, "createTensor: descriptor", &diag))
-		goto fail;
-	wnn_desc_bytes(&desc, &bytes);
-	if (bytes > lim->max_tensor_bytes) {
-		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
-			     "createTensor: descriptor: byte length %" PRIu64
-			     " exceeds maxTensorByteLength %" PRIu64, bytes, lim->max_tensor_bytes);
-		goto fail;
-	}
-	if (constant && (readable || writable)) {
-		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
-			     "createTensor: a constant tensor cannot be readable or writable");
-		goto fail;
-	}
-	if (constant && !m->data) {
-		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
-			     "createConstantTensor: data is required for a constant tensor");
-		goto fail;
-	}
-	if (!constant && m->data) {
-		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
-			     "createTensor: initial data is only accepted for constant tensors");
-		goto fail;
-	}
-	if (s->ids.count >= lim->max_objects) {
-		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
-			     "createTensor: the connection already has %u objects (the limit)",
-			     s->ids.count);
-		goto fail;
-	}
 	if (constant) {
 		int r = shm_resolve(s, m->data, bytes, "createConstantTensor: data", &data, &diag);
 		if (r < 0)
@@ -93,7 +114,8 @@ int handle_create_tensor(struct session *s, struct request *rq)
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "createTensor: out of memory");
 		goto fail;
 	}
-	obj_init(&t->obj, s, OBJ_TENSOR, m->tensor_id);
+	session_obj_init(s, &t->obj, &tensor_kind, m->tensor_id);
+	t->obj.owner = &c->obj;
 	t->ctx = c;
 	obj_ref(&c->obj);
 	t->desc = desc;
@@ -118,7 +140,7 @@ int handle_create_tensor(struct session *s, struct request *rq)
 	return 0;
 fail:
 	free(data);
-	context_reply_error(c, rq->serial, &diag);
+	timeline_reply_error(c, rq->serial, &diag);
 	return 0;
 }
 
@@ -130,7 +152,7 @@ int handle_write_tensor(struct session *s, struct request *rq)
 	if (!t)
 		return -1;
 	if (m->data && m->data->where_case == WEBNN__IPC__DATA__WHERE_SHM && rq->serial == 0)
-		return session_violation(s, "WriteTensor: a serial is required with shm data");
+		return request_violation(s, "WriteTensor: a serial is required with shm data");
 	struct context *c = t->ctx;
 	uint8_t *data = NULL;
 	uint64_t bytes = 0;
@@ -169,7 +191,7 @@ int handle_write_tensor(struct session *s, struct request *rq)
 	return 0;
 fail:
 	free(data);
-	context_fail(c, rq->serial, t->obj.id, &diag);
+	timeline_fail(c, rq->serial, t->obj.id, &diag);
 	return 0;
 }
 
@@ -237,13 +259,13 @@ int handle_read_tensor(struct session *s, struct request *rq)
 	timeline_push(cmd);
 	return 0;
 fail:
-	context_reply_error(c, rq->serial, &diag);
+	timeline_reply_error(c, rq->serial, &diag);
 	return 0;
 }
 
 int handle_destroy_tensor(struct session *s, struct request *rq)
 {
-	struct obj *o = session_lookup(s, rq->msg->destroy_tensor->tensor_id, OBJ_TENSOR,
+	struct obj *o = request_lookup(s, rq->msg->destroy_tensor->tensor_id, &tensor_kind,
 				       "DestroyTensor");
 	if (!o)
 		return -1;
@@ -251,14 +273,31 @@ int handle_destroy_tensor(struct session *s, struct request *rq)
 	return 0;
 }
 
-void tensor_finalize(struct tensor *t)
+/* The release command's last step: the device memory is gone. */
+static void tensor_free(struct obj *o)
+{
+	struct tensor *t = (struct tensor *)o;
+	struct session *s = t->obj.s;
+	session_uncharge(s, t->charged);
+	free(t->host);
+	free(t->poison);
+	obj_unref(&t->ctx->obj);
+	free(t);
+	session_unref(s);
+}
+
+static void tensor_finalize(struct obj *o)
 {
 	/* Device memory goes in timeline order, after the work already queued that uses it. */
+	struct tensor *t = (struct tensor *)o;
 	struct cmd *cmd = cmd_new(CMD_RELEASE_TENSOR, t->ctx);
 	if (!cmd) {
 		log_error("out of memory releasing tensor %" PRIu32 "; its memory leaks", t->obj.id);
 		return;
 	}
 	cmd->tensor = t;
+	cmd->release_free = tensor_free;
 	timeline_push(cmd);
 }
+
+const struct obj_kind tensor_kind = { .name = "tensor", .finalize = tensor_finalize };

@@ -1,6 +1,15 @@
-/* Per-context in-order timelines: one command at a time on the libuv thread pool. */
-#include "daemon/daemon.h"
+/* Per-context in-order timelines: one command at a time on the libuv thread pool; completions
+ * reply through the reply module and account through the session, never the server. */
+#include "daemon/timeline.h"
+
 #include "daemon/graph/passes.h"
+#include "daemon/context.h"
+#include "daemon/log.h"
+#include "daemon/mlgraph.h"
+#include "daemon/reply.h"
+#include "daemon/session.h"
+#include "daemon/shm.h"
+#include "daemon/tensor.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,42 +36,15 @@ static bool cmd_is_release(const struct cmd *cmd)
 
 static void cmd_free(struct cmd *cmd)
 {
-	if (cmd->queued) {
-		struct session *s = cmd->ctx->obj.s;
-		s->n_pending--;
-		s->pending_bytes -= cmd->pending;
-		server_resume(s);
-	}
+	if (cmd->queued)
+		session_pending_done(cmd->ctx->obj.s, cmd->pending);
 	switch (cmd->type) {
-	case CMD_RELEASE_TENSOR: {
-		struct tensor *t = cmd->tensor; /* refs already 0: this command owns it */
-		session_uncharge(t->obj.s, t->charged);
-		free(t->host);
-		free(t->poison);
-		obj_unref(&t->ctx->obj);
-		struct session *s = t->obj.s;
-		free(t);
-		session_unref(s);
+	case CMD_RELEASE_TENSOR: /* refs already 0: this command owns the object */
+		cmd->release_free(&cmd->tensor->obj);
 		break;
-	}
-	case CMD_RELEASE_GRAPH: {
-		struct graph *g = cmd->graph;
-		struct session *s = g->obj.s;
-		for (size_t i = 0; i < g->n_deps; i++)
-			obj_unref(g->deps[i]);
-		free(g->deps);
-		session_uncharge(s, g->mem_bytes);
-		session_pb_free(g->msg);
-		free(g->descs);
-		free(g->cdata);
-		free(g->in_ops);
-		free(g->out_ops);
-		free(g->scalars);
-		obj_unref(&g->ctx->obj);
-		free(g);
-		session_unref(s);
+	case CMD_RELEASE_GRAPH:
+		cmd->release_free(&cmd->graph->obj);
 		break;
-	}
 	default:
 		if (cmd->tensor)
 			obj_unref(&cmd->tensor->obj);
@@ -176,113 +158,176 @@ static void set_poison(struct tensor *t, const char *why)
 static void cmd_reply_ok(struct cmd *cmd, Webnn__Ipc__Reply *r)
 {
 	r->serial = cmd->serial;
-	session_send_reply(cmd->ctx->obj.s, r);
+	reply_send(cmd->ctx->obj.s, r);
 }
 
 static void cmd_fail(struct cmd *cmd, uint32_t object_id)
 {
 	struct session *s = cmd->ctx->obj.s;
 	if (cmd->serial)
-		session_send_error_reply(s, cmd->serial, &cmd->diag);
+		reply_error(s, cmd->serial, &cmd->diag);
 	else
-		session_send_error_event(s, cmd->ctx->obj.id, object_id, &cmd->diag);
+		reply_error_event(s, cmd->ctx->obj.id, object_id, &cmd->diag);
+}
+
+static void complete_create_tensor(struct cmd *cmd, bool ok)
+{
+	if (ok) {
+		Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+		cmd_reply_ok(cmd, &r);
+		return;
+	}
+	cmd->tensor->failed = true;
+	set_poison(cmd->tensor, cmd->diag.message);
+	cmd_fail(cmd, cmd->tensor->obj.id);
+	/* The client saw the failure and will not destroy it: free the id. */
+	session_forget(cmd->ctx->obj.s, &cmd->tensor->obj);
+}
+
+static void complete_write(struct cmd *cmd, bool ok)
+{
+	if (!ok) {
+		set_poison(cmd->tensor, cmd->diag.message);
+		cmd_fail(cmd, cmd->tensor->obj.id);
+		return;
+	}
+	free(cmd->tensor->poison);
+	cmd->tensor->poison = NULL;
+	if (cmd->serial) {
+		Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+		cmd_reply_ok(cmd, &r);
+	}
+}
+
+static void complete_read(struct cmd *cmd, bool ok)
+{
+	if (!ok) {
+		cmd_fail(cmd, cmd->tensor->obj.id);
+		return;
+	}
+	Webnn__Ipc__ReadTensorReply rr = WEBNN__IPC__READ_TENSOR_REPLY__INIT;
+	if (!cmd->dest) {
+		rr.has_data = true;
+		rr.data.data = cmd->data;
+		rr.data.len = cmd->size;
+	}
+	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+	r.body_case = WEBNN__IPC__REPLY__BODY_READ_TENSOR;
+	r.read_tensor = &rr;
+	cmd_reply_ok(cmd, &r);
+}
+
+static void complete_dispatch(struct cmd *cmd, bool ok)
+{
+	if (ok) {
+		for (size_t i = 0; i < cmd->n_outs; i++) {
+			free(cmd->outs[i]->poison);
+			cmd->outs[i]->poison = NULL;
+		}
+		return;
+	}
+	char why[WNN_MAX_DIAG + 64];
+	snprintf(why, sizeof(why), "dispatch of graph %" PRIu32 " failed: %s", cmd->graph->obj.id,
+		 cmd->diag.message);
+	for (size_t i = 0; i < cmd->n_outs; i++)
+		set_poison(cmd->outs[i], why);
+	cmd_fail(cmd, cmd->graph->obj.id);
+}
+
+static void complete_compile(struct cmd *cmd, bool ok)
+{
+	struct session *s = cmd->ctx->obj.s;
+	struct mlgraph *g = cmd->graph;
+	if (!ok) {
+		g->failed = true;
+		snprintf(g->fail_msg, sizeof(g->fail_msg), "%s", cmd->diag.message);
+		cmd_fail(cmd, g->obj.id);
+		session_forget(s, &g->obj);
+		return;
+	}
+	g->compiled = true;
+	Webnn__Ipc__BuildGraphReply br = WEBNN__IPC__BUILD_GRAPH_REPLY__INIT;
+	br.compile_ms = cmd->ms;
+	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+	r.body_case = WEBNN__IPC__REPLY__BODY_BUILD_GRAPH;
+	r.build_graph = &br;
+	cmd_reply_ok(cmd, &r);
+	log_debug("session %" PRIu64 ": graph %" PRIu32 " compiled in %.1f ms", s->no, g->obj.id,
+		  cmd->ms);
 }
 
 /* Loop side, after the work (or instead of it): replies, events, poison, loss. */
 static void cmd_complete(struct cmd *cmd)
 {
-	struct context *c = cmd->ctx;
-	struct session *s = c->obj.s;
 	bool ok = cmd->status == WEBNN_STATUS_OK;
 	if (cmd->status == WEBNN_STATUS_CONTEXT_LOST)
-		context_lose(c, cmd->diag.message);
-	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+		timeline_lose(cmd->ctx, cmd->diag.message);
 	switch (cmd->type) {
 	case CMD_CREATE_TENSOR:
-		if (ok) {
-			cmd_reply_ok(cmd, &r);
-		} else {
-			cmd->tensor->failed = true;
-			set_poison(cmd->tensor, cmd->diag.message);
-			cmd_fail(cmd, cmd->tensor->obj.id);
-			/* The client saw the failure and will not destroy it: free the id. */
-			session_forget(s, &cmd->tensor->obj);
-		}
+		complete_create_tensor(cmd, ok);
 		break;
 	case CMD_WRITE:
-		if (ok) {
-			free(cmd->tensor->poison);
-			cmd->tensor->poison = NULL;
-			if (cmd->serial)
-				cmd_reply_ok(cmd, &r);
-		} else {
-			set_poison(cmd->tensor, cmd->diag.message);
-			cmd_fail(cmd, cmd->tensor->obj.id);
-		}
+		complete_write(cmd, ok);
 		break;
 	case CMD_READ:
-		if (ok) {
-			Webnn__Ipc__ReadTensorReply rr = WEBNN__IPC__READ_TENSOR_REPLY__INIT;
-			if (!cmd->dest) {
-				rr.has_data = true;
-				rr.data.data = cmd->data;
-				rr.data.len = cmd->size;
-			}
-			r.body_case = WEBNN__IPC__REPLY__BODY_READ_TENSOR;
-			r.read_tensor = &rr;
-			cmd_reply_ok(cmd, &r);
-		} else {
-			cmd_fail(cmd, cmd->tensor->obj.id);
-		}
+		complete_read(cmd, ok);
 		break;
 	case CMD_DISPATCH:
-		if (ok) {
-			for (size_t i = 0; i < cmd->n_outs; i++) {
-				free(cmd->outs[i]->poison);
-				cmd->outs[i]->poison = NULL;
-			}
-		} else {
-			char why[WNN_MAX_DIAG + 64];
-			snprintf(why, sizeof(why), "dispatch of graph %" PRIu32 " failed: %s",
-				 cmd->graph->obj.id, cmd->diag.message);
-			for (size_t i = 0; i < cmd->n_outs; i++)
-				set_poison(cmd->outs[i], why);
-			cmd_fail(cmd, cmd->graph->obj.id);
-		}
+		complete_dispatch(cmd, ok);
 		break;
 	case CMD_COMPILE:
-		if (ok) {
-			cmd->graph->compiled = true;
-			Webnn__Ipc__BuildGraphReply br = WEBNN__IPC__BUILD_GRAPH_REPLY__INIT;
-			br.compile_ms = cmd->ms;
-			r.body_case = WEBNN__IPC__REPLY__BODY_BUILD_GRAPH;
-			r.build_graph = &br;
-			cmd_reply_ok(cmd, &r);
-			log_debug("session %" PRIu64 ": graph %" PRIu32 " compiled in %.1f ms", s->no,
-				  cmd->graph->obj.id, cmd->ms);
-		} else {
-			cmd->graph->failed = true;
-			snprintf(cmd->graph->fail_msg, sizeof(cmd->graph->fail_msg), "%s",
-				 cmd->diag.message);
-			cmd_fail(cmd, cmd->graph->obj.id);
-			session_forget(s, &cmd->graph->obj);
-		}
+		complete_compile(cmd, ok);
 		break;
 	case CMD_FLUSH:
-		if (ok)
+		if (ok) {
+			Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
 			cmd_reply_ok(cmd, &r);
-		else
+		} else {
 			cmd_fail(cmd, 0);
+		}
 		break;
 	case CMD_REPLY:
-		if (cmd->data && !s->closed) {
-			server_queue(s, cmd->data, cmd->size);
+		if (cmd->data) {
+			reply_frame(cmd->ctx->obj.s, cmd->data, cmd->size);
 			cmd->data = NULL;
 		}
 		break;
 	case CMD_RELEASE_TENSOR:
 	case CMD_RELEASE_GRAPH:
 		break;
+	}
+}
+
+/* A dispatch's graph and tensors are still usable when it reaches the head of the timeline. */
+static void check_dispatch(struct cmd *cmd)
+{
+	struct mlgraph *g = cmd->graph;
+	struct wnn_diag *diag = &cmd->diag;
+	if (g->failed) {
+		cmd->status = wnn_diag_set(diag, WEBNN_STATUS_INVALID_STATE,
+					   "dispatch: graph %" PRIu32 " failed to build: %s",
+					   g->obj.id, g->fail_msg);
+		return;
+	}
+	const Webnn__Ipc__GraphInfo *gi = g->msg->build_graph->graph;
+	for (size_t i = 0; i < cmd->n_ins + cmd->n_outs; i++) {
+		bool in = i < cmd->n_ins;
+		struct tensor *x = in ? cmd->ins[i] : cmd->outs[i - cmd->n_ins];
+		const Webnn__Ipc__NamedOperand *no = in ? gi->inputs[i] : gi->outputs[i - cmd->n_ins];
+		if (x->failed) {
+			cmd->status = wnn_diag_set(diag, WEBNN_STATUS_INVALID_STATE,
+						   "dispatch: %s '%s': tensor %" PRIu32
+						   " was never created", in ? "input" : "output",
+						   no->name, x->obj.id);
+			return;
+		}
+		if (in && x->poison) {
+			cmd->status = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+						   "dispatch: input '%s': tensor %" PRIu32
+						   " holds no valid data: %s", no->name, x->obj.id,
+						   x->poison);
+			return;
+		}
 	}
 }
 
@@ -323,37 +368,9 @@ static bool cmd_prepare(struct cmd *cmd)
 						   "readTensor: tensor %" PRIu32
 						   " holds no valid data: %s", t->obj.id, t->poison);
 		break;
-	case CMD_DISPATCH: {
-		struct graph *g = cmd->graph;
-		if (g->failed) {
-			cmd->status = wnn_diag_set(diag, WEBNN_STATUS_INVALID_STATE,
-						   "dispatch: graph %" PRIu32
-						   " failed to build: %s", g->obj.id, g->fail_msg);
-			break;
-		}
-		for (size_t i = 0; i < cmd->n_ins + cmd->n_outs; i++) {
-			bool in = i < cmd->n_ins;
-			struct tensor *x = in ? cmd->ins[i] : cmd->outs[i - cmd->n_ins];
-			const Webnn__Ipc__NamedOperand *no =
-				in ? g->msg->build_graph->graph->inputs[i]
-				   : g->msg->build_graph->graph->outputs[i - cmd->n_ins];
-			if (x->failed) {
-				cmd->status = wnn_diag_set(
-					diag, WEBNN_STATUS_INVALID_STATE,
-					"dispatch: %s '%s': tensor %" PRIu32 " was never created",
-					in ? "input" : "output", no->name, x->obj.id);
-				break;
-			}
-			if (in && x->poison) {
-				cmd->status = wnn_diag_set(
-					diag, WEBNN_STATUS_OPERATION_ERROR,
-					"dispatch: input '%s': tensor %" PRIu32
-					" holds no valid data: %s", no->name, x->obj.id, x->poison);
-				break;
-			}
-		}
+	case CMD_DISPATCH:
+		check_dispatch(cmd);
 		break;
-	}
 	case CMD_FLUSH:
 		cmd_complete(cmd);
 		return false;
@@ -421,11 +438,9 @@ void timeline_push(struct cmd *cmd)
 {
 	struct context *c = cmd->ctx;
 	if (!cmd_is_release(cmd)) {
-		struct session *s = c->obj.s;
 		cmd->queued = true;
 		cmd->pending = cmd->size;
-		s->n_pending++;
-		s->pending_bytes += cmd->pending;
+		session_pending_add(c->obj.s, cmd->pending);
 	}
 	if (c->tail)
 		c->tail->next = cmd;
@@ -435,19 +450,16 @@ void timeline_push(struct cmd *cmd)
 	timeline_kick(c);
 }
 
-void context_reply(struct context *c, Webnn__Ipc__Reply *reply)
+void timeline_reply(struct context *c, Webnn__Ipc__Reply *reply)
 {
 	struct session *s = c->obj.s;
 	if (!c->running && !c->head) {
-		session_send_reply(s, reply);
+		reply_send(s, reply);
 		return;
 	}
 	/* Work is queued: the reply waits its turn so replies stay in request order. */
-	Webnn__Ipc__ServerMessage m = WEBNN__IPC__SERVER_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY;
-	m.reply = reply;
 	size_t len;
-	uint8_t *buf = wnn_frame_pack(&m, &len);
+	uint8_t *buf = reply_pack(reply, &len);
 	struct cmd *cmd = buf ? cmd_new(CMD_REPLY, c) : NULL;
 	if (!cmd) {
 		free(buf);
@@ -459,24 +471,34 @@ void context_reply(struct context *c, Webnn__Ipc__Reply *reply)
 	timeline_push(cmd);
 }
 
-void context_reply_error(struct context *c, uint64_t serial, const struct wnn_diag *diag)
+void timeline_reply_error(struct context *c, uint64_t serial, const struct wnn_diag *diag)
 {
 	log_debug("session %" PRIu64 ": reply %" PRIu64 " failed: %s", c->obj.s->no, serial,
 		  diag->message);
-	Webnn__Ipc__Error err = WEBNN__IPC__ERROR__INIT;
-	err.status = (Webnn__Ipc__Status)diag->status;
-	err.message = (char *)diag->message;
+	Webnn__Ipc__Error err;
+	reply_error_body(&err, diag);
 	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
 	r.serial = serial;
 	r.error = &err;
-	context_reply(c, &r);
+	timeline_reply(c, &r);
 }
 
-void context_fail(struct context *c, uint64_t serial, uint32_t object_id,
-		  const struct wnn_diag *diag)
+void timeline_fail(struct context *c, uint64_t serial, uint32_t object_id,
+		   const struct wnn_diag *diag)
 {
 	if (serial)
-		context_reply_error(c, serial, diag);
+		timeline_reply_error(c, serial, diag);
 	else
-		session_send_error_event(c->obj.s, c->obj.id, object_id, diag);
+		reply_error_event(c->obj.s, c->obj.id, object_id, diag);
+}
+
+void timeline_lose(struct context *c, const char *message)
+{
+	if (c->lost)
+		return;
+	c->lost = true;
+	snprintf(c->lost_msg, sizeof(c->lost_msg), "%s", message);
+	log_warn("session %" PRIu64 ": context %" PRIu32 " lost: %s", c->obj.s->no, c->obj.id,
+		 message);
+	reply_context_lost(c->obj.s, c->obj.id, c->lost_msg);
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -856,4 +857,57 @@ TEST(protocol_contexts_per_connection_are_limited)
 	pt_create_context(&c, 34);
 	pt_close(&c);
 	test_daemon_stop(&d);
+}
+
+/* The cache directory is the daemon's policy: it is created from WEBNN_CACHE_DIR (parents too)
+ * before any backend starts, PoCL's cache goes under it unless POCL_CACHE_DIR is already set. */
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A handshake: the daemon is past its start-up (signal handlers installed). */
+static void cache_policy_serving(struct test_daemon *d)
+{
+	struct pt_conn c;
+	pt_connect(&c, d);
+	pt_hello(&c, "test_protocol");
+	pt_close(&c);
+}
+
+TEST(protocol_cache_dir_policy)
+{
+	char root[] = "/tmp/webnn-cache-test-XXXXXX", dir[128], pocl[160], own[160];
+	ASSERT(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/a/b", root);
+	snprintf(pocl, sizeof(pocl), "%s/pocl", dir);
+	snprintf(own, sizeof(own), "%s/own", root);
+	const char *saved = getenv("POCL_CACHE_DIR");
+	char *keep = saved ? strdup(saved) : NULL;
+	struct test_daemon d;
+	/* Chosen by the daemon: <dir>/pocl exists once the daemon serves. */
+	ASSERT(setenv("WEBNN_CACHE_DIR", dir, 1) == 0);
+	unsetenv("POCL_CACHE_DIR");
+	test_daemon_start(&d, pt_reference);
+	cache_policy_serving(&d);
+	ASSERT_MSG(is_dir(pocl), "%s was not created", pocl);
+	test_daemon_stop(&d);
+	rmdir(pocl);
+	/* Set by the environment: left alone, nothing created under the cache directory. */
+	ASSERT(setenv("POCL_CACHE_DIR", own, 1) == 0);
+	test_daemon_start(&d, pt_reference);
+	cache_policy_serving(&d);
+	ASSERT_MSG(!is_dir(pocl), "%s was created although POCL_CACHE_DIR was set", pocl);
+	test_daemon_stop(&d);
+	unsetenv("WEBNN_CACHE_DIR");
+	if (keep)
+		setenv("POCL_CACHE_DIR", keep, 1);
+	else
+		unsetenv("POCL_CACHE_DIR");
+	free(keep);
+	rmdir(dir);
+	snprintf(dir, sizeof(dir), "%s/a", root);
+	rmdir(dir);
+	ASSERT_MSG(rmdir(root) == 0, "%s: unexpected files left (%s)", root, strerror(errno));
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "daemon/backend/reference/ref.h"
-#include "daemon/daemon.h" /* logging only, until daemon/log.h exists */
+#include "daemon/log.h"
 
 /*
  * Test hook, not a feature: WEBNN_REFERENCE_FAULT=<kind>:<n> makes executes fail on demand so

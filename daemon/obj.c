@@ -1,33 +1,13 @@
-/* Client-chosen object ids of one connection: typed objects in an open-addressing hash map. */
-#include "daemon/daemon.h"
+/* Objects of one connection: references, finalizing through the kind, and the client-chosen id map. */
+#include "daemon/obj.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 
-const char *obj_kind_name(enum obj_kind k)
+void obj_init(struct obj *o, const struct obj_kind *kind, struct session *s, uint32_t id)
 {
-	switch (k) {
-	case OBJ_CONTEXT:
-		return "context";
-	case OBJ_TENSOR:
-		return "tensor";
-	case OBJ_CONSTANT:
-		return "constant";
-	case OBJ_GRAPH:
-		return "graph";
-	case OBJ_SHM:
-		return "shm slot";
-	}
-	return "object";
-}
-
-void obj_init(struct obj *o, struct session *s, enum obj_kind kind, uint32_t id)
-{
-	o->id = id;
-	o->kind = kind;
-	o->refs = 1;
-	o->s = s;
-	session_ref(s);
+	*o = (struct obj){ .id = id, .kind = kind, .refs = 1, .s = s };
 }
 
 void obj_ref(struct obj *o)
@@ -39,24 +19,10 @@ void obj_unref(struct obj *o)
 {
 	if (!o || --o->refs > 0)
 		return;
-	switch (o->kind) {
-	case OBJ_CONTEXT:
-		context_finalize((struct context *)o);
-		break;
-	case OBJ_TENSOR:
-		tensor_finalize((struct tensor *)o);
-		break;
-	case OBJ_CONSTANT:
-		constant_finalize((struct constant *)o);
-		break;
-	case OBJ_GRAPH:
-		graph_finalize((struct graph *)o);
-		break;
-	case OBJ_SHM:
-		shm_finalize((struct shm *)o);
-		break;
-	}
+	o->kind->finalize(o);
 }
+
+/* ---- the id map: open addressing, linear probing */
 
 static uint32_t idmap_hash(uint32_t id)
 {

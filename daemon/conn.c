@@ -1,0 +1,154 @@
+/* The socket of one connection: uv_poll_t readiness, queued frame writes with MSG_DONTWAIT. */
+#include "daemon/conn.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* Above this much unsent output a connection is not read from until its peer catches up. */
+#define CONN_OUT_HIGH (64u << 20)
+
+static void conn_on_poll(uv_poll_t *h, int status, int events);
+
+void conn_init(struct conn *c, int fd, const struct conn_hooks *hooks)
+{
+	*c = (struct conn){ .fd = fd, .hooks = hooks };
+}
+
+static void conn_set_poll(struct conn *c)
+{
+	int ev = 0;
+	if (c->out_bytes < CONN_OUT_HIGH && !c->hooks->paused(c))
+		ev |= UV_READABLE;
+	if (c->out_head)
+		ev |= UV_WRITABLE;
+	if (ev == c->poll_events)
+		return;
+	c->poll_events = ev;
+	uv_poll_start(&c->poll, ev, conn_on_poll);
+}
+
+/* Writes queued frames until the socket would block; returns -errno on a dead peer. */
+static int conn_flush(struct conn *c)
+{
+	while (c->out_head) {
+		struct outbuf *b = c->out_head;
+		ssize_t n = send(c->fd, b->buf + b->off, b->len - b->off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			return -errno;
+		}
+		b->off += (size_t)n;
+		c->out_bytes -= (size_t)n;
+		if (b->off == b->len) {
+			c->out_head = b->next;
+			if (!c->out_head)
+				c->out_tail = NULL;
+			free(b->buf);
+			free(b);
+		}
+	}
+	return 0;
+}
+
+int conn_watch(struct conn *c, uv_loop_t *loop)
+{
+	int r = uv_poll_init(loop, &c->poll, c->fd);
+	if (r != 0)
+		return r;
+	c->poll.data = c;
+	c->watching = true;
+	conn_set_poll(c);
+	return 0;
+}
+
+int conn_queue(struct conn *c, uint8_t *buf, size_t len)
+{
+	struct outbuf *b = malloc(sizeof(*b));
+	if (!b) {
+		free(buf);
+		return -ENOMEM;
+	}
+	*b = (struct outbuf){ .buf = buf, .len = len };
+	if (c->out_tail)
+		c->out_tail->next = b;
+	else
+		c->out_head = b;
+	c->out_tail = b;
+	c->out_bytes += len;
+	if (!c->watching)
+		return 0;
+	int r = conn_flush(c);
+	if (r < 0)
+		return r;
+	conn_set_poll(c);
+	return 0;
+}
+
+void conn_update(struct conn *c)
+{
+	if (c->watching)
+		conn_set_poll(c);
+}
+
+static void conn_on_poll(uv_poll_t *h, int status, int events)
+{
+	struct conn *c = h->data;
+	if (status < 0) {
+		char why[96];
+		snprintf(why, sizeof(why), "socket error: %s", uv_strerror(status));
+		c->hooks->failed(c, why);
+		return;
+	}
+	if (events & UV_WRITABLE) {
+		int r = conn_flush(c);
+		if (r < 0) {
+			char why[96];
+			snprintf(why, sizeof(why), "write error: %s", strerror(-r));
+			c->hooks->failed(c, why);
+			return;
+		}
+	}
+	if (events & (UV_READABLE | UV_DISCONNECT))
+		c->hooks->readable(c);
+	conn_update(c);
+}
+
+static void conn_on_closed(uv_handle_t *h)
+{
+	struct conn *c = h->data;
+	c->hooks->closed(c);
+}
+
+void conn_close(struct conn *c)
+{
+	if (c->fd < 0)
+		return;
+	/* Best effort: a Goodbye queued just before this usually fits the socket buffer. */
+	conn_flush(c);
+	if (c->watching) {
+		c->watching = false;
+		uv_poll_stop(&c->poll);
+		uv_close((uv_handle_t *)&c->poll, conn_on_closed);
+	}
+	close(c->fd);
+	c->fd = -1;
+}
+
+void conn_finish(struct conn *c)
+{
+	while (c->out_head) {
+		struct outbuf *b = c->out_head;
+		c->out_head = b->next;
+		free(b->buf);
+		free(b);
+	}
+	c->out_tail = NULL;
+	c->out_bytes = 0;
+}

@@ -1,0 +1,50 @@
+/* The socket of one connection: a uv_poll_t watch, queued frame writes, back-pressure. */
+#ifndef DAEMON_CONN_H
+#define DAEMON_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+struct conn;
+
+/* What the connection's owner does with socket events (its only way back to the owner). */
+struct conn_hooks {
+	void (*readable)(struct conn *c);            /* bytes (or EOF) to read */
+	void (*failed)(struct conn *c, const char *why); /* socket or write error */
+	bool (*paused)(const struct conn *c);        /* true: do not read (too much work queued) */
+	void (*closed)(struct conn *c);              /* the poll handle is closed (after conn_close) */
+};
+
+struct outbuf {
+	struct outbuf *next;
+	uint8_t *buf;
+	size_t len, off;
+};
+
+struct conn {
+	int fd;
+	uv_poll_t poll;
+	bool watching;       /* poll handle initialised and not yet closed */
+	int poll_events;
+	const struct conn_hooks *hooks;
+	struct outbuf *out_head, *out_tail;
+	size_t out_bytes;
+};
+
+void conn_init(struct conn *c, int fd, const struct conn_hooks *hooks);
+/* Starts watching the socket. 0 or a libuv error. */
+int conn_watch(struct conn *c, uv_loop_t *loop);
+/* Queues one packed frame (ownership of buf passes) and tries to send it right away.
+ * Returns 0, or -errno when the peer is gone or memory ran out (buf is freed). */
+int conn_queue(struct conn *c, uint8_t *buf, size_t len);
+/* Re-evaluates what the connection waits for (after the owner's backlog shrank). */
+void conn_update(struct conn *c);
+/* Closes the socket after a best-effort flush; hooks->closed follows if it was watched. */
+void conn_close(struct conn *c);
+/* Frees frames never sent (after the close). */
+void conn_finish(struct conn *c);
+
+#endif

@@ -1,0 +1,103 @@
+/* Constants (CreateConstant/DestroyConstant): validated host bytes that graphs bind by id. */
+#include "daemon/constant.h"
+
+#include "daemon/context.h"
+#include "daemon/request.h"
+#include "daemon/session.h"
+#include "daemon/shm.h"
+#include "daemon/timeline.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int handle_create_constant(struct session *s, struct request *rq)
+{
+	const Webnn__Ipc__CreateConstant *m = rq->msg->create_constant;
+	const struct daemon_limits *lim = &s->d->limits;
+	struct wnn_diag diag = { 0 };
+	struct context *c = (struct context *)request_lookup(s, m->context_id, &context_kind,
+							     "CreateConstant");
+	if (!c || request_check_new_id(s, m->constant_id, "CreateConstant") < 0)
+		return -1;
+	if (m->data && m->data->where_case == WEBNN__IPC__DATA__WHERE_SHM && rq->serial == 0)
+		return request_violation(s, "CreateConstant: a serial is required with shm data");
+	struct wnn_desc desc;
+	uint64_t bytes = 0;
+	uint8_t *data = NULL;
+	if (!wnn_desc_from_pb(m->descriptor, &desc, "constant: descriptor", &diag))
+		goto fail;
+	wnn_desc_bytes(&desc, &bytes);
+	if (bytes > lim->max_tensor_bytes) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
+			     "constant: descriptor: byte length %" PRIu64
+			     " exceeds maxTensorByteLength %" PRIu64, bytes, lim->max_tensor_bytes);
+		goto fail;
+	}
+	int r = shm_resolve(s, m->data, bytes, "constant: data", &data, &diag);
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		goto fail;
+	if (s->ids.count >= lim->max_objects) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
+			     "constant: the connection already has %u objects (the limit)",
+			     s->ids.count);
+		goto fail;
+	}
+	if (!session_charge(s, bytes)) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
+			     "constant: %" PRIu64 " bytes would exceed the connection's quota of %"
+			     PRIu64 " bytes (%" PRIu64 " in use)",
+			     bytes, lim->max_session_bytes, s->mem_bytes);
+		goto fail;
+	}
+	struct constant *k = calloc(1, sizeof(*k));
+	if (!k) {
+		session_uncharge(s, bytes);
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "constant: out of memory");
+		goto fail;
+	}
+	session_obj_init(s, &k->obj, &constant_kind, m->constant_id);
+	k->obj.owner = &c->obj;
+	k->ctx = c;
+	obj_ref(&c->obj);
+	k->desc = desc;
+	k->bytes = bytes;
+	k->data = data;
+	if (session_register(s, &k->obj) < 0)
+		return -1;
+	if (rq->serial) {
+		Webnn__Ipc__Reply reply = WEBNN__IPC__REPLY__INIT;
+		reply.serial = rq->serial;
+		timeline_reply(c, &reply);
+	}
+	return 0;
+fail:
+	free(data);
+	timeline_fail(c, rq->serial, m->constant_id, &diag);
+	return 0;
+}
+
+int handle_destroy_constant(struct session *s, struct request *rq)
+{
+	struct obj *o = request_lookup(s, rq->msg->destroy_constant->constant_id, &constant_kind,
+				       "DestroyConstant");
+	if (!o)
+		return -1;
+	session_forget(s, o);
+	return 0;
+}
+
+static void constant_finalize(struct obj *o)
+{
+	struct constant *k = (struct constant *)o;
+	struct session *s = k->obj.s;
+	session_uncharge(s, k->bytes);
+	free(k->data);
+	obj_unref(&k->ctx->obj);
+	free(k);
+	session_unref(s);
+}
+
+const struct obj_kind constant_kind = { .name = "constant", .finalize = constant_finalize };

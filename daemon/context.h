@@ -1,0 +1,35 @@
+/* MLContext objects: a backend context and its timeline; CreateContext/DestroyContext/Flush. */
+#ifndef DAEMON_CONTEXT_H
+#define DAEMON_CONTEXT_H
+
+#include <stdbool.h>
+
+#include "daemon/backend/backend.h"
+#include "daemon/obj.h"
+
+struct cmd;
+struct daemon;
+struct request;
+
+struct context {
+	struct obj obj;
+	struct backend_context *bctx;
+	struct backend_device_info info;
+	bool lost;      /* ContextLost sent; later work fails with CONTEXT_LOST */
+	bool closing;   /* destroyed or its connection closed: queued work is dropped */
+	char lost_msg[WNN_MAX_DIAG];
+	struct cmd *head, *tail; /* the timeline: in order, one at a time */
+	bool running, kicking;
+};
+
+extern const struct obj_kind context_kind;
+
+/* opSupportLimits of the active backend, built once at start and freed at exit. */
+void context_limits_init(struct daemon *d);
+void context_limits_finish(struct daemon *d);
+
+int handle_create_context(struct session *s, struct request *rq);
+int handle_destroy_context(struct session *s, struct request *rq);
+int handle_flush(struct session *s, struct request *rq);
+
+#endif

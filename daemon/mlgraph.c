@@ -1,0 +1,437 @@
+/* MLGraph requests: BuildGraph (look up, check, bind constants, charge, prepare, compile on the
+ * context's timeline) and DestroyGraph; the graph's release. */
+#include "daemon/mlgraph.h"
+
+#include "daemon/constant.h"
+#include "daemon/context.h"
+#include "daemon/log.h"
+#include "daemon/request.h"
+#include "daemon/session.h"
+#include "daemon/tensor.h"
+#include "daemon/timeline.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Frees what the graph owns, except the request message and the context reference. */
+static void graph_free_parts(struct mlgraph *g)
+{
+	for (size_t i = 0; i < g->n_deps; i++)
+		obj_unref(g->deps[i]);
+	free(g->deps);
+	free(g->descs);
+	free(g->cdata);
+	free(g->in_ops);
+	free(g->out_ops);
+	free(g->scalars);
+}
+
+/* The release command's last step: the plan is gone, so what it pointed into can go. */
+static void graph_free(struct obj *o)
+{
+	struct mlgraph *g = (struct mlgraph *)o;
+	struct session *s = g->obj.s;
+	graph_free_parts(g);
+	session_uncharge(s, g->mem_bytes);
+	request_msg_free(g->msg);
+	obj_unref(&g->ctx->obj);
+	free(g);
+	session_unref(s);
+}
+
+static void graph_finalize(struct obj *o)
+{
+	/* The plan is destroyed on the timeline after queued dispatches; the memory it may point
+	 * into (GraphInfo, constants) is freed only after that, by the release command. */
+	struct mlgraph *g = (struct mlgraph *)o;
+	struct cmd *cmd = cmd_new(CMD_RELEASE_GRAPH, g->ctx);
+	if (!cmd) {
+		log_error("out of memory releasing graph %" PRIu32 "; its memory leaks", g->obj.id);
+		return;
+	}
+	cmd->graph = g;
+	cmd->release_free = graph_free;
+	timeline_push(cmd);
+}
+
+const struct obj_kind graph_kind = { .name = "graph", .finalize = graph_finalize };
+
+/* Frees a graph that never got registered (no plan, refs to its dependencies held). */
+static void graph_discard(struct mlgraph *g)
+{
+	graph_free_parts(g);
+	free(g);
+}
+
+static struct mlgraph *graph_alloc(size_t n_operands)
+{
+	size_t n = n_operands ? n_operands : 1;
+	struct mlgraph *g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->descs = calloc(n, sizeof(*g->descs));
+	g->cdata = calloc(n, sizeof(*g->cdata));
+	g->deps = calloc(n, sizeof(*g->deps));
+	if (!g->descs || !g->cdata || !g->deps) {
+		graph_discard(g);
+		return NULL;
+	}
+	return g;
+}
+
+/* ---- BuildGraph, step by step */
+
+/* Whether the connection and the context may take another graph of this size. */
+static bool build_admit(const struct session *s, const struct context *c,
+			const Webnn__Ipc__GraphInfo *gi, struct wnn_diag *diag)
+{
+	const struct daemon_limits *lim = &s->d->limits;
+	if (c->lost) {
+		wnn_diag_set(diag, WEBNN_STATUS_CONTEXT_LOST, "build: context %" PRIu32
+			     " is lost: %s", c->obj.id, c->lost_msg);
+		return false;
+	}
+	if (s->ids.count >= lim->max_objects) {
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+			     "build: the connection already has %u objects (the limit)",
+			     s->ids.count);
+		return false;
+	}
+	if (gi->n_operations > lim->max_operations || gi->n_operands > lim->max_operands) {
+		wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+			     "build: the graph has %zu operands and %zu operations; the limits are "
+			     "%u and %u", gi->n_operands, gi->n_operations, lim->max_operands,
+			     lim->max_operations);
+		return false;
+	}
+	return true;
+}
+
+/* The first input operand of an operation (its type selects the backend kernel). */
+static int op_first_input(const Webnn__Ipc__Operation *op, uint32_t *first)
+{
+	/* concat takes any number of inputs (past the cap below, which would skip the check) */
+	if (op->attrs_case == WEBNN__IPC__OPERATION__ATTRS_CONCAT && op->concat) {
+		if (op->concat->n_inputs == 0)
+			return 0;
+		*first = op->concat->inputs[0];
+		return 1;
+	}
+	uint32_t small[64], *ids = small;
+	int cap = 64, n;
+	for (;;) {
+		n = wnn_op_inputs(op, ids, NULL, cap);
+		if (n >= 0 || cap >= (1 << 22))
+			break;
+		cap *= 8;
+		uint32_t *big = realloc(ids == small ? NULL : ids, sizeof(uint32_t) * (size_t)cap);
+		if (!big)
+			break;
+		ids = big;
+	}
+	if (n > 0)
+		*first = ids[0];
+	if (ids != small)
+		free(ids);
+	return n;
+}
+
+/* The same validation the client ran (never trust the client's shapes), the size limit of
+ * every operand, and the backend's data types. Fills g->descs. */
+static bool build_check(const struct session *s, struct mlgraph *g, const Webnn__Ipc__GraphInfo *gi,
+			struct wnn_diag *diag)
+{
+	const struct daemon_limits *lim = &s->d->limits;
+	const struct backend_impl *impl = s->d->impl;
+	size_t n = gi->n_operands;
+	if (wnn_graph_validate(gi, g->descs, diag) != WEBNN_STATUS_OK)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t b = 0;
+		wnn_desc_bytes(&g->descs[i], &b);
+		if (b > lim->max_tensor_bytes) {
+			char ds[96];
+			wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+				     "build: operand %zu (%s) is %" PRIu64 " bytes, more than "
+				     "maxTensorByteLength %" PRIu64, i,
+				     wnn_desc_str(&g->descs[i], ds, sizeof(ds)), b,
+				     lim->max_tensor_bytes);
+			return false;
+		}
+	}
+	for (size_t i = 0; i < gi->n_operations; i++) {
+		const Webnn__Ipc__Operation *op = gi->operations[i];
+		enum wnn_op e = wnn_op_from_id(op->op);
+		uint32_t first = 0;
+		if (e == WNN_OP_COUNT || op_first_input(op, &first) <= 0 || first >= n)
+			continue; /* validation accepted it: an operator without tensor inputs */
+		enum wnn_dtype t = g->descs[first].type;
+		if (!impl->supports(s->d->be, e, t)) {
+			bool lab = op->label && *op->label;
+			wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+				     "%s%s%s%s: input data type %s is not supported by the %s backend",
+				     wnn_ops[e].name, lab ? " (" : "", lab ? op->label : "",
+				     lab ? ")" : "", wnn_dtype_name(t), impl->name);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Binds one constant operand (a constant or a constant tensor of this context with the declared
+ * descriptor): the graph references it for as long as its plan. 1, 0 (diag), -1 (violation). */
+static int bind_constant(struct session *s, const struct context *c, struct mlgraph *g, size_t i,
+			 const Webnn__Ipc__Operand *od, struct wnn_diag *diag)
+{
+	const struct wnn_desc *want = &g->descs[i];
+	char ds1[96], ds2[96];
+	switch (od->kind) {
+	case WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT: {
+		struct constant *k = (struct constant *)request_lookup(
+			s, od->constant_id, &constant_kind, "BuildGraph: constant operand");
+		if (!k)
+			return -1;
+		if (k->ctx != c) {
+			request_violation(s, "BuildGraph: constant %" PRIu32
+					     " belongs to context %" PRIu32 ", not %" PRIu32,
+					  k->obj.id, k->ctx->obj.id, c->obj.id);
+			return -1;
+		}
+		if (!wnn_desc_equal(&k->desc, want)) {
+			wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				     "build: operand %zu: constant %" PRIu32 " is %s, the graph "
+				     "declares %s", i, k->obj.id,
+				     wnn_desc_str(&k->desc, ds1, sizeof(ds1)),
+				     wnn_desc_str(want, ds2, sizeof(ds2)));
+			return 0;
+		}
+		obj_ref(&k->obj);
+		g->deps[g->n_deps++] = &k->obj;
+		g->cdata[i] = k->data;
+		break;
+	}
+	case WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT_TENSOR: {
+		struct tensor *t = (struct tensor *)request_lookup(
+			s, od->tensor_id, &tensor_kind, "BuildGraph: constant tensor operand");
+		if (!t)
+			return -1;
+		if (t->ctx != c) {
+			request_violation(s, "BuildGraph: tensor %" PRIu32
+					     " belongs to context %" PRIu32 ", not %" PRIu32,
+					  t->obj.id, t->ctx->obj.id, c->obj.id);
+			return -1;
+		}
+		if (!t->constant || !t->host) {
+			wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				     "build: operand %zu: tensor %" PRIu32
+				     " is not a constant tensor", i, t->obj.id);
+			return 0;
+		}
+		if (!wnn_desc_equal(&t->desc, want)) {
+			wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				     "build: operand %zu: constant tensor %" PRIu32
+				     " is %s, the graph declares %s", i, t->obj.id,
+				     wnn_desc_str(&t->desc, ds1, sizeof(ds1)),
+				     wnn_desc_str(want, ds2, sizeof(ds2)));
+			return 0;
+		}
+		obj_ref(&t->obj);
+		g->deps[g->n_deps++] = &t->obj;
+		g->cdata[i] = t->host;
+		break;
+	}
+	default:
+		break;
+	}
+	return 1;
+}
+
+/* Binds every constant operand; scalar constants expand to their descriptor's size (bounded by
+ * the quota before allocating). 1, 0 (diag), -1 (violation). */
+static int build_bind(struct session *s, const struct context *c, struct mlgraph *g,
+		      const Webnn__Ipc__GraphInfo *gi, uint64_t *scalar_bytes,
+		      struct wnn_diag *diag)
+{
+	const struct daemon_limits *lim = &s->d->limits;
+	size_t n = gi->n_operands;
+	*scalar_bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		if (gi->operands[i]->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_SCALAR_CONSTANT) {
+			uint64_t b = 0;
+			wnn_desc_bytes(&g->descs[i], &b);
+			*scalar_bytes += b;
+		}
+	if (*scalar_bytes > lim->max_session_bytes - s->mem_bytes) {
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+			     "build: scalar constants of %" PRIu64 " bytes would exceed the "
+			     "connection's quota of %" PRIu64 " bytes", *scalar_bytes,
+			     lim->max_session_bytes);
+		return 0;
+	}
+	g->scalars = malloc(*scalar_bytes ? *scalar_bytes : 1);
+	if (!g->scalars) {
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
+		return 0;
+	}
+	uint64_t scalar_off = 0;
+	for (size_t i = 0; i < n; i++) {
+		const Webnn__Ipc__Operand *od = gi->operands[i];
+		if (od->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_SCALAR_CONSTANT) {
+			const struct wnn_desc *want = &g->descs[i];
+			uint64_t cnt = 0;
+			wnn_desc_count(want, &cnt);
+			size_t es = wnn_dtype_size(want->type);
+			uint8_t *p = g->scalars + scalar_off;
+			for (uint64_t e = 0; e < cnt; e++)
+				wnn_number_to_bytes(od->scalar, want->type, p + e * es);
+			g->cdata[i] = p;
+			scalar_off += cnt * es;
+			continue;
+		}
+		int r = bind_constant(s, c, g, i, od, diag);
+		if (r <= 0)
+			return r;
+	}
+	return 1;
+}
+
+/* Charges the graph to the connection's quota: the retained request, scalar constants, and
+ * every operation result that is not a graph output (the backend holds those for as long as
+ * the plan; outputs live in the dispatch's tensors). */
+static bool build_charge(struct session *s, struct mlgraph *g, const Webnn__Ipc__GraphInfo *gi,
+			 uint64_t msg_bytes, uint64_t scalar_bytes, struct wnn_diag *diag)
+{
+	size_t n = gi->n_operands;
+	uint8_t *is_output = calloc(n ? n : 1, 1);
+	if (!is_output) {
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
+		return false;
+	}
+	for (size_t i = 0; i < gi->n_outputs; i++)
+		if (gi->outputs[i]->operand < n)
+			is_output[gi->outputs[i]->operand] = 1;
+	uint64_t inter_bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		if (gi->operands[i]->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT &&
+		    !is_output[i]) {
+			uint64_t b = 0;
+			wnn_desc_bytes(&g->descs[i], &b);
+			inter_bytes += b;
+		}
+	free(is_output);
+	g->mem_bytes = msg_bytes + scalar_bytes + inter_bytes +
+		       n * (sizeof(struct wnn_desc) + 2 * sizeof(void *));
+	if (!session_charge(s, g->mem_bytes)) {
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+			     "build: the graph's %" PRIu64 " bytes would exceed the connection's "
+			     "quota of %" PRIu64 " bytes", g->mem_bytes, s->d->limits.max_session_bytes);
+		return false;
+	}
+	return true;
+}
+
+static uint32_t *operand_ids(const Webnn__Ipc__NamedOperand *const *list, size_t n)
+{
+	uint32_t *ids = malloc(sizeof(uint32_t) * (n ? n : 1));
+	for (size_t i = 0; ids && i < n; i++)
+		ids[i] = list[i]->operand;
+	return ids;
+}
+
+/* Makes what the backend compiles from the validated GraphInfo and its bound constants:
+ * g->bg points into gi (owned by g->msg), g->descs, g->cdata and g->in_ops/out_ops, so it is
+ * valid exactly as long as the graph. The device-neutral IR import replaces this step.
+ * false when out of memory. */
+static bool graph_prepare(struct mlgraph *g, const Webnn__Ipc__GraphInfo *gi)
+{
+	g->in_ops = operand_ids((const Webnn__Ipc__NamedOperand *const *)gi->inputs, gi->n_inputs);
+	g->out_ops =
+		operand_ids((const Webnn__Ipc__NamedOperand *const *)gi->outputs, gi->n_outputs);
+	if (!g->in_ops || !g->out_ops)
+		return false;
+	g->bg = (struct graph_source){
+		.info = gi,
+		.descs = g->descs,
+		.constant_data = g->cdata,
+		.n_operands = gi->n_operands,
+		.input_operands = g->in_ops,
+		.n_inputs = gi->n_inputs,
+		.output_operands = g->out_ops,
+		.n_outputs = gi->n_outputs,
+	};
+	return true;
+}
+
+/* Registers the prepared graph under its id and queues its compile. -1 when the session
+ * closed (out of memory registering). */
+static int build_push(struct session *s, struct request *rq, struct context *c, struct mlgraph *g,
+		      struct cmd *cmd)
+{
+	g->msg = rq->msg;
+	rq->retained = true;
+	session_obj_init(s, &g->obj, &graph_kind, rq->msg->build_graph->graph_id);
+	g->obj.owner = &c->obj;
+	g->ctx = c;
+	obj_ref(&c->obj);
+	if (session_register(s, &g->obj) < 0) {
+		cmd_discard(cmd);
+		return -1;
+	}
+	obj_ref(&g->obj);
+	cmd->graph = g;
+	cmd->serial = rq->serial;
+	timeline_push(cmd);
+	return 0;
+}
+
+int handle_build_graph(struct session *s, struct request *rq)
+{
+	const Webnn__Ipc__BuildGraph *m = rq->msg->build_graph;
+	const Webnn__Ipc__GraphInfo *gi = m->graph;
+	uint64_t msg_bytes = s->unpack_used, scalar_bytes = 0;
+	struct wnn_diag diag = { 0 };
+	struct context *c =
+		(struct context *)request_lookup(s, m->context_id, &context_kind, "BuildGraph");
+	if (!c || request_check_new_id(s, m->graph_id, "BuildGraph") < 0)
+		return -1;
+	if (!build_admit(s, c, gi, &diag))
+		goto fail_early;
+	struct mlgraph *g = graph_alloc(gi->n_operands);
+	if (!g) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
+		goto fail_early;
+	}
+	if (!build_check(s, g, gi, &diag))
+		goto fail;
+	int bound = build_bind(s, c, g, gi, &scalar_bytes, &diag);
+	if (bound < 0) {
+		graph_discard(g);
+		return -1;
+	}
+	if (bound == 0 || !build_charge(s, g, gi, msg_bytes, scalar_bytes, &diag))
+		goto fail;
+	struct cmd *cmd = graph_prepare(g, gi) ? cmd_new(CMD_COMPILE, c) : NULL;
+	if (!cmd) {
+		session_uncharge(s, g->mem_bytes);
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
+		goto fail;
+	}
+	return build_push(s, rq, c, g, cmd);
+fail:
+	graph_discard(g);
+fail_early:
+	timeline_reply_error(c, rq->serial, &diag);
+	return 0;
+}
+
+int handle_destroy_graph(struct session *s, struct request *rq)
+{
+	struct obj *o = request_lookup(s, rq->msg->destroy_graph->graph_id, &graph_kind,
+				       "DestroyGraph");
+	if (!o)
+		return -1;
+	session_forget(s, o);
+	return 0;
+}

@@ -1,0 +1,48 @@
+/* MLGraph objects: BuildGraph (validate, bind constants, prepare, compile on the timeline),
+ * DestroyGraph and Dispatch. */
+#ifndef DAEMON_MLGRAPH_H
+#define DAEMON_MLGRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/backend/backend.h"
+#include "daemon/graph/import.h"
+#include "daemon/obj.h"
+#include "proto/wire.h"
+#include "proto/wnn.h"
+
+struct context;
+struct request;
+
+/* Lifetime: everything below is owned by the graph and freed together by its release command,
+ * after the plan, which may point into any of it. */
+struct mlgraph {
+	struct obj obj;
+	struct context *ctx;
+	Webnn__Ipc__ClientMessage *msg; /* retained BuildGraph request: owns the GraphInfo */
+	/* What BuildGraph checked and bound: */
+	struct wnn_desc *descs;          /* validated descriptor of every operand */
+	const void **cdata;              /* bytes of constant operands, NULL for others */
+	struct obj **deps;               /* constants and constant tensors referenced (kept alive) */
+	size_t n_deps;
+	uint8_t *scalars;                /* bytes of scalar constants */
+	uint64_t mem_bytes;              /* charged to the connection's quota */
+	/* What graph_prepare() made of it for the IR import: */
+	struct graph_source bg;
+	uint32_t *in_ops, *out_ops;
+	struct graph_ir *ir;             /* imported and optimised by the compile command */
+	/* The compile command's result: */
+	struct backend_plan *plan;
+	bool compiled, failed;
+	char fail_msg[WNN_MAX_DIAG];
+};
+
+extern const struct obj_kind graph_kind;
+
+int handle_build_graph(struct session *s, struct request *rq);
+int handle_destroy_graph(struct session *s, struct request *rq);
+int handle_dispatch(struct session *s, struct request *rq); /* dispatch.c */
+
+#endif

@@ -1,0 +1,51 @@
+/* Objects of one connection: reference counted, typed by a kind that finalizes them, named by ids. */
+#ifndef DAEMON_OBJ_H
+#define DAEMON_OBJ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct obj;
+struct session;
+
+/* What an object is: each module defines its kind, so releasing an object needs no list of
+ * modules. finalize runs when the last reference goes (it may defer the release to the
+ * object's timeline, so that device memory is released in order). */
+struct obj_kind {
+	const char *name; /* for messages: "tensor", "shm slot" */
+	void (*finalize)(struct obj *o);
+	/* Optional: its connection is closing; queued work must be dropped rather than run. */
+	void (*abandon)(struct obj *o);
+};
+
+struct obj {
+	uint32_t id;
+	const struct obj_kind *kind;
+	int refs;                /* loop thread only */
+	struct session *s;       /* the connection that named it (it holds a session reference) */
+	const struct obj *owner; /* the context it was created from; NULL for contexts, shm slots */
+	struct obj *dead_next;
+};
+
+/* One reference, owned by the caller. Taking the session reference is the caller's part. */
+void obj_init(struct obj *o, const struct obj_kind *kind, struct session *s, uint32_t id);
+void obj_ref(struct obj *o);
+/* Drops a reference; the last one calls the kind's finalizer. */
+void obj_unref(struct obj *o);
+
+/* Client-chosen ids of one connection. */
+struct idmap {
+	struct obj **slots;
+	uint32_t cap, count;
+};
+void idmap_init(struct idmap *m);
+void idmap_finish(struct idmap *m);
+/* 0, -EEXIST when the id is live, -ENOMEM. */
+int idmap_insert(struct idmap *m, struct obj *o);
+struct obj *idmap_get(const struct idmap *m, uint32_t id);
+struct obj *idmap_remove(struct idmap *m, uint32_t id);
+/* Removes every object matching pred (all when pred is NULL) and returns them chained through
+ * dead_next, still holding the map's references (the caller drops them). Allocation-free. */
+struct obj *idmap_take(struct idmap *m, bool (*pred)(const struct obj *o, void *ud), void *ud);
+
+#endif

@@ -1,0 +1,184 @@
+/* Reads a session's frames, checks each request's envelope (Hello first, serials, fds) and
+ * routes it through the handler table, indexed by the ClientMessage oneof case. */
+#include "daemon/router.h"
+
+#include "daemon/constant.h"
+#include "daemon/context.h"
+#include "daemon/log.h"
+#include "daemon/mlgraph.h"
+#include "daemon/reply.h"
+#include "daemon/request.h"
+#include "daemon/session.h"
+#include "daemon/shm.h"
+#include "daemon/tensor.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int handle_hello(struct session *s, struct request *rq);
+
+enum {
+	H_SERIAL = 1 << 0, /* a serial is required */
+	H_FDS = 1 << 1,    /* the frame may carry fds */
+};
+struct handler {
+	const char *name;
+	handler_fn fn;
+	unsigned flags;
+};
+#define BODY(x) WEBNN__IPC__CLIENT_MESSAGE__BODY_##x
+static const struct handler handlers[] = {
+	[BODY(HELLO)] = { "Hello", handle_hello, H_SERIAL },
+	[BODY(REGISTER_SHM)] = { "RegisterShm", handle_register_shm, H_SERIAL | H_FDS },
+	[BODY(UNREGISTER_SHM)] = { "UnregisterShm", handle_unregister_shm, 0 },
+	[BODY(CREATE_CONTEXT)] = { "CreateContext", handle_create_context, H_SERIAL },
+	[BODY(DESTROY_CONTEXT)] = { "DestroyContext", handle_destroy_context, 0 },
+	[BODY(CREATE_TENSOR)] = { "CreateTensor", handle_create_tensor, H_SERIAL },
+	[BODY(WRITE_TENSOR)] = { "WriteTensor", handle_write_tensor, 0 },
+	[BODY(READ_TENSOR)] = { "ReadTensor", handle_read_tensor, H_SERIAL },
+	[BODY(DESTROY_TENSOR)] = { "DestroyTensor", handle_destroy_tensor, 0 },
+	[BODY(CREATE_CONSTANT)] = { "CreateConstant", handle_create_constant, 0 },
+	[BODY(DESTROY_CONSTANT)] = { "DestroyConstant", handle_destroy_constant, 0 },
+	[BODY(BUILD_GRAPH)] = { "BuildGraph", handle_build_graph, H_SERIAL },
+	[BODY(DESTROY_GRAPH)] = { "DestroyGraph", handle_destroy_graph, 0 },
+	[BODY(DISPATCH)] = { "Dispatch", handle_dispatch, 0 },
+	[BODY(FLUSH)] = { "Flush", handle_flush, H_SERIAL },
+	[BODY(GOODBYE)] = { "Goodbye", NULL, 0 }, /* handled in router_frame */
+};
+#define N_HANDLERS (sizeof(handlers) / sizeof(handlers[0]))
+
+static int handle_hello(struct session *s, struct request *rq)
+{
+	const Webnn__Ipc__Hello *m = rq->msg->hello;
+	const struct daemon_limits *lim = &s->d->limits;
+	if (m->client_name && *m->client_name)
+		snprintf(s->name, sizeof(s->name), "%s", m->client_name);
+	if (m->major != WNN_PROTOCOL_MAJOR)
+		return request_violation(s, "protocol version %u.%u is not supported (this daemon "
+					    "speaks %d.%d)", m->major, m->minor,
+					 WNN_PROTOCOL_MAJOR, WNN_PROTOCOL_MINOR);
+	s->hello_done = true;
+	Webnn__Ipc__Limits l = WEBNN__IPC__LIMITS__INIT;
+	l.max_frame_bytes = lim->max_frame_bytes;
+	l.max_inline_bytes = lim->max_inline_bytes;
+	l.max_fds_per_frame = lim->max_fds_per_frame;
+	l.max_objects = lim->max_objects;
+	l.max_shm_bytes = lim->max_shm_bytes;
+	l.max_tensor_bytes = lim->max_tensor_bytes;
+	l.max_rank = lim->max_rank;
+	l.max_operations = lim->max_operations;
+	Webnn__Ipc__HelloReply hr = WEBNN__IPC__HELLO_REPLY__INIT;
+	hr.major = WNN_PROTOCOL_MAJOR;
+	hr.minor = WNN_PROTOCOL_MINOR;
+	hr.limits = &l;
+	hr.server_name = "webnnd " WEBNND_VERSION;
+	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+	r.serial = rq->serial;
+	r.body_case = WEBNN__IPC__REPLY__BODY_HELLO;
+	r.hello = &hr;
+	reply_send(s, &r);
+	log_debug("session %" PRIu64 ": %s (pid %d, uid %d) connected, protocol %u.%u", s->no,
+		 s->name, (int)s->pid, (int)s->uid, m->major, m->minor);
+	return 0;
+}
+
+/* Decodes and dispatches one frame; returns -1 when the session closed. */
+static int router_frame(struct session *s, const uint8_t *payload, size_t len, int *fds,
+				int n_fds)
+{
+	struct request rq = { .fds = fds, .n_fds = n_fds };
+	int ret = 0;
+	rq.msg = request_unpack(s, payload, len);
+	if (!rq.msg) {
+		ret = request_violation(s, "undecodable message (%zu bytes: malformed protobuf, "
+					   "missing required field or over the %zu-byte decode budget)",
+					len, s->unpack_limit);
+		goto out;
+	}
+	rq.serial = rq.msg->has_serial ? rq.msg->serial : 0;
+	unsigned c = (unsigned)rq.msg->body_case;
+	const struct handler *h = c < N_HANDLERS ? &handlers[c] : NULL;
+	if (!h || !h->name) {
+		ret = request_violation(s, "unknown request (message case %u)", c);
+		goto out;
+	}
+	if (!s->hello_done && c != BODY(HELLO)) {
+		ret = request_violation(s, "the first message must be Hello, got %s", h->name);
+		goto out;
+	}
+	if (s->hello_done && c == BODY(HELLO)) {
+		ret = request_violation(s, "Hello sent twice");
+		goto out;
+	}
+	if ((h->flags & H_SERIAL) && rq.serial == 0) {
+		ret = request_violation(s, "%s: a non-zero serial is required", h->name);
+		goto out;
+	}
+	if (n_fds && !(h->flags & H_FDS)) {
+		ret = request_violation(s, "%s: unexpected fds (%d) with this request", h->name,
+					n_fds);
+		goto out;
+	}
+	if (c == BODY(GOODBYE)) {
+		session_close(s, NULL);
+		ret = -1;
+		goto out;
+	}
+	log_debug("session %" PRIu64 ": %s serial %" PRIu64, s->no, h->name, rq.serial);
+	ret = h->fn(s, &rq) < 0 || s->closed ? -1 : 0;
+out:
+	for (int i = 0; i < n_fds; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	if (!rq.retained)
+		request_msg_free(rq.msg);
+	return ret;
+}
+
+void router_on_readable(struct session *s)
+{
+	session_ref(s);
+	/* A bounded number of reads per wake-up keeps one busy client from starving others. */
+	for (int round = 0; round < 64 && !s->closed && !session_backlogged(s); round++) {
+		int r = wnn_reader_fill(&s->reader, s->conn.fd);
+		if (r == -EAGAIN)
+			break;
+		if (r == -EPROTO) {
+			request_violation(s, "bad frame header (size over %u bytes, more than %d fds, "
+					     "or flags set)",
+					  s->d->limits.max_frame_bytes, WNN_FRAME_MAX_FDS);
+			break;
+		}
+		if (r < 0) {
+			char why[96];
+			snprintf(why, sizeof(why), "read error: %s", strerror(-r));
+			session_close(s, why);
+			break;
+		}
+		for (;;) {
+			const uint8_t *payload;
+			size_t len;
+			int fds[WNN_FRAME_MAX_FDS], n_fds = 0;
+			int nr = wnn_reader_next(&s->reader, &payload, &len, fds, &n_fds);
+			if (nr < 0) {
+				request_violation(s, "a frame's fds did not arrive with it");
+				break;
+			}
+			if (nr == 0)
+				break;
+			int hr = router_frame(s, payload, len, fds, n_fds);
+			if (hr < 0 || s->closed)
+				break;
+			wnn_reader_consume(&s->reader);
+		}
+		if (r == 0 && !s->closed) {
+			session_close(s, NULL); /* EOF */
+			break;
+		}
+	}
+	session_unref(s);
+}

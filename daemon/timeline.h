@@ -1,0 +1,71 @@
+/* Per-context in-order timelines: commands run one at a time on the libuv thread pool. */
+#ifndef DAEMON_TIMELINE_H
+#define DAEMON_TIMELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "proto/wire.h"
+#include "proto/wnn.h"
+
+struct context;
+struct mlgraph;
+struct obj;
+struct shm;
+struct tensor;
+
+/* Timeline commands. The release kinds run even on closing or lost contexts. */
+enum cmd_type {
+	CMD_CREATE_TENSOR,
+	CMD_WRITE,
+	CMD_READ,
+	CMD_DISPATCH,
+	CMD_COMPILE,
+	CMD_FLUSH,
+	CMD_REPLY,
+	CMD_RELEASE_TENSOR,
+	CMD_RELEASE_GRAPH,
+};
+
+struct cmd {
+	struct cmd *next;
+	enum cmd_type type;
+	struct context *ctx; /* referenced */
+	uv_work_t work;
+	uint64_t serial;     /* reply with this serial; 0: report failures as ErrorEvent */
+	enum webnn_status status;
+	struct wnn_diag diag;
+	struct tensor *tensor;   /* referenced (release: owned, refs already 0) */
+	struct mlgraph *graph;     /* referenced (release: owned) */
+	/* Release commands: frees the released object once its device memory is gone. */
+	void (*release_free)(struct obj *o);
+	uint8_t *data;           /* write/create bytes, inline read buffer, or a packed reply */
+	size_t size;
+	struct shm *dest;        /* ReadTensor destination slot (referenced) */
+	uint64_t dest_off;
+	struct tensor **ins, **outs; /* dispatch, referenced, in graph order */
+	size_t n_ins, n_outs;
+	double ms;
+	bool queued;             /* pushed: counted in the session's n_pending */
+	uint64_t pending;        /* bytes counted in the session's pending_bytes */
+};
+
+struct cmd *cmd_new(enum cmd_type type, struct context *c);
+/* Frees a command that was never pushed. */
+void cmd_discard(struct cmd *cmd);
+/* Appends to the context's timeline (taking ownership) and starts it if idle. */
+void timeline_push(struct cmd *cmd);
+
+/* Replies of this context's requests, in request order (after the work queued before them). */
+void timeline_reply(struct context *c, Webnn__Ipc__Reply *reply);
+void timeline_reply_error(struct context *c, uint64_t serial, const struct wnn_diag *diag);
+/* A failed request of this context: Reply{error} when serial != 0, else ErrorEvent. */
+void timeline_fail(struct context *c, uint64_t serial, uint32_t object_id,
+		   const struct wnn_diag *diag);
+/* The device context is gone: sends ContextLost once; later work fails with CONTEXT_LOST. */
+void timeline_lose(struct context *c, const char *message);
+
+#endif
