@@ -329,6 +329,11 @@ static bool build_charge(struct session *s, struct mlgraph *g, const Webnn__Ipc_
 			     "quota of %" PRIu64 " bytes", g->mem_bytes, s->d->limits.max_session_bytes);
 		return false;
 	}
+	/* Until the memory plan exists every intermediate is charged; the compile command's
+	 * completion charges the plan's peak instead (graph_charge_plan). */
+	g->intermediate_bytes = inter_bytes;
+	uint64_t left = s->d->limits.max_session_bytes - s->mem_bytes;
+	g->fold_budget = left < GRAPH_FOLD_MAX_BYTES ? left : GRAPH_FOLD_MAX_BYTES;
 	return true;
 }
 
@@ -434,4 +439,22 @@ int handle_destroy_graph(struct session *s, struct request *rq)
 		return -1;
 	session_forget(s, o);
 	return 0;
+}
+
+bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag)
+{
+	struct session *s = g->obj.s;
+	uint64_t now = g->ir->plan.peak_bytes + g->ir->folded_bytes;
+	if (now > g->intermediate_bytes && !session_charge(s, now - g->intermediate_bytes)) {
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+			     "build: the graph's memory plan needs %" PRIu64 " bytes (intermediates "
+			     "and constants made at build), more than the connection's quota of %"
+			     PRIu64 " bytes allows", now, s->d->limits.max_session_bytes);
+		return false;
+	}
+	if (now < g->intermediate_bytes)
+		session_uncharge(s, g->intermediate_bytes - now);
+	g->mem_bytes = g->mem_bytes - g->intermediate_bytes + now;
+	g->intermediate_bytes = now;
+	return true;
 }

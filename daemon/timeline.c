@@ -79,6 +79,27 @@ static double now_ms(void)
 }
 
 /* Thread-pool side: only backend calls and the command's own fields. */
+/* Pool side of BuildGraph: the IR import, the shared passes with what the backend asks for,
+ * then the backend's compile. Folding is the daemon's policy, for every backend: the reference
+ * kernels (the oracle) evaluate constant subgraphs, within the graph's fold budget. */
+static enum webnn_status compile_graph(const struct backend_impl *impl, struct cmd *cmd,
+				       struct wnn_diag *diag)
+{
+	struct mlgraph *g = cmd->graph;
+	enum webnn_status st = graph_import(&g->bg, &g->ir, diag);
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	struct graph_caps caps = { 0 };
+	if (impl->caps)
+		impl->caps(cmd->ctx->bctx, &caps);
+	caps.evaluate = reference_evaluate;
+	caps.fold_max_bytes = g->fold_budget;
+	st = graph_optimize(g->ir, &caps, diag);
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	return impl->compile(cmd->ctx->bctx, g->ir, &g->plan, diag);
+}
+
 static void cmd_work(uv_work_t *w)
 {
 	struct cmd *cmd = w->data;
@@ -116,15 +137,7 @@ static void cmd_work(uv_work_t *w)
 	}
 	case CMD_COMPILE: {
 		double t0 = now_ms();
-		cmd->status = graph_import(&cmd->graph->bg, &cmd->graph->ir, diag);
-		struct graph_caps caps = { 0 };
-		if (cmd->status == WEBNN_STATUS_OK && impl->caps)
-			impl->caps(cmd->ctx->bctx, &caps);
-		if (cmd->status == WEBNN_STATUS_OK)
-			cmd->status = graph_optimize(cmd->graph->ir, &caps, diag);
-		if (cmd->status == WEBNN_STATUS_OK)
-			cmd->status = impl->compile(cmd->ctx->bctx, cmd->graph->ir,
-						    &cmd->graph->plan, diag);
+		cmd->status = compile_graph(impl, cmd, diag);
 		cmd->ms = now_ms() - t0;
 		break;
 	}
@@ -234,6 +247,24 @@ static void complete_dispatch(struct cmd *cmd, bool ok)
 	cmd_fail(cmd, cmd->graph->obj.id);
 }
 
+/* What the passes made of the graph, for webnn_graph_get_stats. */
+static void build_graph_stats(const struct graph_ir *ir, Webnn__Ipc__BuildGraphReply *br)
+{
+	struct graph_counts n;
+	graph_count(ir, &n);
+	br->has_intermediate_bytes = br->has_unplanned_bytes = br->has_folded_bytes = true;
+	br->intermediate_bytes = ir->plan.peak_bytes;
+	br->unplanned_bytes = ir->plan.unplanned_bytes;
+	br->folded_bytes = ir->folded_bytes;
+	br->has_operations = br->has_kernels = br->has_folded = br->has_fused = true;
+	br->has_removed = true;
+	br->operations = n.imported;
+	br->kernels = n.live;
+	br->folded = n.folded;
+	br->fused = n.fused;
+	br->removed = n.dead;
+}
+
 static void complete_compile(struct cmd *cmd, bool ok)
 {
 	struct session *s = cmd->ctx->obj.s;
@@ -245,9 +276,15 @@ static void complete_compile(struct cmd *cmd, bool ok)
 		session_forget(s, &g->obj);
 		return;
 	}
+	if (!graph_charge_plan(g, &cmd->diag)) {
+		cmd->status = cmd->diag.status;
+		complete_compile(cmd, false);
+		return;
+	}
 	g->compiled = true;
 	Webnn__Ipc__BuildGraphReply br = WEBNN__IPC__BUILD_GRAPH_REPLY__INIT;
 	br.compile_ms = cmd->ms;
+	build_graph_stats(g->ir, &br);
 	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
 	r.body_case = WEBNN__IPC__REPLY__BODY_BUILD_GRAPH;
 	r.build_graph = &br;

@@ -128,6 +128,27 @@ void graph_recount(struct graph_ir *g)
 	}
 }
 
+void graph_count(const struct graph_ir *g, struct graph_counts *c)
+{
+	*c = (struct graph_counts){ .imported = g->n_imported_nodes };
+	for (uint32_t i = 0; i < g->n_nodes; i++) {
+		switch (g->nodes[i].state) {
+		case GRAPH_NODE_LIVE:
+			c->live++;
+			break;
+		case GRAPH_NODE_FOLDED:
+			c->folded++;
+			break;
+		case GRAPH_NODE_FUSED:
+			c->fused++;
+			break;
+		case GRAPH_NODE_DEAD:
+			c->dead++;
+			break;
+		}
+	}
+}
+
 const char *graph_node_name(const struct graph_node *n, char *buf, size_t len)
 {
 	if (n->label && *n->label)

@@ -146,6 +146,7 @@ struct graph_ir {
 	uint32_t n_inputs;
 	uint32_t *outputs;            /* value of each graph output, in binding order */
 	uint32_t n_outputs;
+	uint32_t n_imported_nodes;    /* operations as the client built them */
 	struct graph_plan plan;
 	bool optimized;               /* graph_optimize ran: backends compile only such graphs */
 	uint64_t folded_bytes;        /* host bytes of constants the passes made */
@@ -170,6 +171,11 @@ uint32_t graph_add_node(struct graph_ir *g, enum wnn_op op, const union wnn_attr
 bool graph_own(struct graph_ir *g, void *p);
 /* Recounts n_uses and producers from the live and fused nodes. */
 void graph_recount(struct graph_ir *g);
+/* How many nodes are in each state (what the passes made of the graph, for reports). */
+struct graph_counts {
+	uint32_t imported, live, folded, fused, dead;
+};
+void graph_count(const struct graph_ir *g, struct graph_counts *c);
 /* "conv2d" or "conv2d 'label'": how messages name a node. */
 const char *graph_node_name(const struct graph_node *n, char *buf, size_t len);
 

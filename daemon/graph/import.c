@@ -152,6 +152,7 @@ enum webnn_status graph_import(const struct graph_source *src, struct graph_ir *
 		return st;
 	}
 	graph_recount(g);
+	g->n_imported_nodes = g->n_nodes;
 	g->source = src;
 	*out = g;
 	return WEBNN_STATUS_OK;
