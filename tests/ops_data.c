@@ -1,5 +1,7 @@
 /* Hand-computed vectors of the data movement family (concat, expand, pad, reshape, reverse, slice, split, tile, transpose, triangular) on both backends. */
 #include "tests/opvectors.h"
+#include "tests/reftest.h"
+#include "tests/test.h"
 
 static enum webnn_status concat_axis1(struct webnn_builder *b, struct webnn_operand *const *in,
 				      struct webnn_operand **out)
@@ -238,3 +240,192 @@ static const struct op_vector data_vectors[] = {
 OV_TABLE(DATA, data_vectors);
 
 OV_FAMILY_TESTS(DATA, data)
+
+/* ---- reference backend: hand-computed and WPT values through the plain C kernels */
+
+TEST(ops_data_reference_transpose_reshape_concat)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_I32, SHAPE(2, 3));
+	Webnn__Ipc__Transpose ti = WEBNN__IPC__TRANSPOSE__INIT, *tm = rt_arena(sizeof(*tm));
+	*tm = ti;
+	tm->input = x, tm->output = tg_next(&t);
+	uint32_t o = rt_op(&t, WNN_OP_TRANSPOSE, tm);
+	rt_expect_shape(&t, o, SHAPE(3, 2));
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6)), D(1, 4, 2, 5, 3, 6), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_F16, SHAPE(2, 2, 2));
+	tm = rt_arena(sizeof(*tm));
+	*tm = ti;
+	tm->input = x, tm->output = tg_next(&t), tm->has_permutation = true;
+	LIST(tm, permutation, 1, 0, 2);
+	rt_op(&t, WNN_OP_TRANSPOSE, tm);
+	rt_expect(&t, INS(D(0, 1, 2, 3, 4, 5, 6, 7)), D(0, 1, 4, 5, 2, 3, 6, 7), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_I64, SHAPE(2, 3));
+	Webnn__Ipc__Reshape ri = WEBNN__IPC__RESHAPE__INIT, *rm = rt_arena(sizeof(*rm));
+	*rm = ri;
+	rm->input = x, rm->output = tg_next(&t);
+	LIST(rm, new_shape, 3, 1, 2);
+	o = rt_op(&t, WNN_OP_RESHAPE, rm);
+	rt_expect_shape(&t, o, SHAPE(3, 1, 2));
+	rt_expect(&t, INS(D(1, -2, 3, -4, 5, -6)), D(1, -2, 3, -4, 5, -6), 0);
+	tg_free(&t);
+
+	for (int axis = 0; axis < 2; axis++) {
+		tg_init(&t);
+		uint32_t a = axis ? tg_input(&t, WNN_U8, SHAPE(2, 1)) : tg_input(&t, WNN_U8, SHAPE(1, 2));
+		uint32_t b = tg_input(&t, WNN_U8, SHAPE(2, 2));
+		uint32_t c = axis ? rt_constant(&t, WNN_U8, SHAPE(2, 1), D(7, 8)) : rt_constant(&t, WNN_U8, SHAPE(1, 2), D(7, 8));
+		Webnn__Ipc__Concat ci = WEBNN__IPC__CONCAT__INIT, *cm = rt_arena(sizeof(*cm));
+		*cm = ci;
+		LIST(cm, inputs, a, b, c);
+		cm->axis = (uint32_t)axis, cm->output = tg_next(&t);
+		o = rt_op(&t, WNN_OP_CONCAT, cm);
+		if (axis) {
+			rt_expect_shape(&t, o, SHAPE(2, 4));
+			rt_expect(&t, INS(D(1, 2), D(3, 4, 5, 6)), D(1, 3, 4, 7, 2, 5, 6, 8), 0);
+		} else {
+			rt_expect_shape(&t, o, SHAPE(4, 2));
+			rt_expect(&t, INS(D(1, 2), D(3, 4, 5, 6)), D(1, 2, 3, 4, 5, 6, 7, 8), 0);
+		}
+		tg_free(&t);
+	}
+}
+
+/* Found by reading for the fuzz targets: compile listed an operation's inputs into a fixed
+ * 80-entry array, so a concat of more inputs failed with "cannot list its inputs". */
+TEST(ops_data_reference_concat_of_many_inputs)
+{
+	enum { N = 300 };
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_I32, SHAPE(1, 2));
+	Webnn__Ipc__Concat ci = WEBNN__IPC__CONCAT__INIT, *cm = rt_arena(sizeof(*cm));
+	*cm = ci;
+	uint32_t *ids = rt_arena(N * sizeof(uint32_t));
+	for (int i = 0; i < N; i++)
+		ids[i] = x;
+	cm->inputs = ids, cm->n_inputs = N;
+	cm->axis = 0, cm->output = tg_next(&t);
+	uint32_t o = rt_op(&t, WNN_OP_CONCAT, cm);
+	rt_expect_shape(&t, o, SHAPE(N, 2));
+	double *want = rt_arena(2 * N * sizeof(double));
+	for (int i = 0; i < N; i++)
+		want[2 * i] = 7, want[2 * i + 1] = -3;
+	rt_expect(&t, INS(D(7, -3)), want, 0);
+	tg_free(&t);
+}
+
+TEST(ops_data_reference_expand_tile)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_I32, SHAPE(3, 1));
+	Webnn__Ipc__Expand *e = MSG(Webnn__Ipc__Expand, WEBNN__IPC__EXPAND__INIT);
+	e->input = x, e->output = tg_next(&t);
+	LIST(e, new_shape, 2, 3, 2);
+	uint32_t o = rt_op(&t, WNN_OP_EXPAND, e);
+	rt_expect_shape(&t, o, SHAPE(2, 3, 2));
+	rt_expect(&t, INS(D(1, 2, 3)), D(1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_F16, SHAPE(1, 2));
+	Webnn__Ipc__Tile *tm = MSG(Webnn__Ipc__Tile, WEBNN__IPC__TILE__INIT);
+	tm->input = x, tm->output = tg_next(&t);
+	LIST(tm, repetitions, 2, 3);
+	o = rt_op(&t, WNN_OP_TILE, tm);
+	rt_expect_shape(&t, o, SHAPE(2, 6));
+	rt_expect(&t, INS(D(1, 2)), D(1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2), 0);
+	tg_free(&t);
+}
+
+TEST(ops_data_reference_pad_modes)
+{
+	const double *want[3] = { D(9, 9, 1, 2, 3, 9, 9), D(1, 1, 1, 2, 3, 3, 3),
+				  D(3, 2, 1, 2, 3, 2, 1) };
+	for (int mode = 0; mode < 3; mode++) {
+		struct tg_graph t;
+		tg_init(&t);
+		uint32_t x = tg_input(&t, WNN_F32, SHAPE(3));
+		Webnn__Ipc__Pad *m = MSG(Webnn__Ipc__Pad, WEBNN__IPC__PAD__INIT);
+		m->input = x, m->output = tg_next(&t), m->mode = (Webnn__Ipc__PaddingMode)mode;
+		LIST(m, beginning_padding, 2);
+		LIST(m, ending_padding, 2);
+		if (mode == 0)
+			m->value = rt_number(9);
+		uint32_t o = rt_op(&t, WNN_OP_PAD, m);
+		rt_expect_shape(&t, o, SHAPE(7));
+		rt_expect(&t, INS(D(1, 2, 3)), want[mode], 0);
+		tg_free(&t);
+	}
+	/* 2-D integer, default value 0, value saturated to the type */
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_U8, SHAPE(1, 2));
+	Webnn__Ipc__Pad *m = MSG(Webnn__Ipc__Pad, WEBNN__IPC__PAD__INIT);
+	m->input = x, m->output = tg_next(&t), m->value = rt_number(1000);
+	LIST(m, beginning_padding, 1, 0);
+	LIST(m, ending_padding, 0, 1);
+	rt_op(&t, WNN_OP_PAD, m);
+	rt_expect(&t, INS(D(4, 5)), D(255, 255, 255, 4, 5, 255), 0);
+	tg_free(&t);
+}
+
+TEST(ops_data_reference_reverse_slice_split)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	Webnn__Ipc__Reverse *r = MSG(Webnn__Ipc__Reverse, WEBNN__IPC__REVERSE__INIT);
+	r->input = x, r->output = tg_next(&t), r->has_axes = true;
+	LIST(r, axes, 1);
+	rt_op(&t, WNN_OP_REVERSE, r);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6)), D(3, 2, 1, 6, 5, 4), 0);
+	tg_free(&t);
+
+	tg_init(&t); /* axes absent: all axes; given but empty: none */
+	x = tg_input(&t, WNN_I32, SHAPE(2, 2));
+	r = MSG(Webnn__Ipc__Reverse, WEBNN__IPC__REVERSE__INIT);
+	r->input = x, r->output = tg_next(&t);
+	uint32_t a = rt_op(&t, WNN_OP_REVERSE, r);
+	r = MSG(Webnn__Ipc__Reverse, WEBNN__IPC__REVERSE__INIT);
+	r->input = x, r->output = tg_next(&t), r->has_axes = true;
+	uint32_t b = rt_op(&t, WNN_OP_REVERSE, r);
+	tg_output(&t, a);
+	tg_output(&t, b);
+	void **outs = rt_run(&t, INS(D(1, 2, 3, 4)));
+	rt_check(&t, outs, 0, D(4, 3, 2, 1), 0, 0);
+	rt_check(&t, outs, 1, D(1, 2, 3, 4), 0, 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_F32, SHAPE(3, 5));
+	Webnn__Ipc__Slice *s = MSG(Webnn__Ipc__Slice, WEBNN__IPC__SLICE__INIT);
+	s->input = x, s->output = tg_next(&t);
+	LIST(s, starts, 0, 1);
+	LIST(s, sizes, 3, 4);
+	LIST(s, strides, 2, 3);
+	uint32_t o = rt_op(&t, WNN_OP_SLICE, s);
+	rt_expect_shape(&t, o, SHAPE(2, 2));
+	rt_expect(&t, INS(D(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14)), D(1, 4, 11, 14), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_F32, SHAPE(2, 5));
+	Webnn__Ipc__Split *sp = MSG(Webnn__Ipc__Split, WEBNN__IPC__SPLIT__INIT);
+	sp->input = x, sp->axis = 1;
+	LIST(sp, sizes, 2, 3);
+	LIST(sp, outputs, tg_next(&t), tg_next(&t) + 1);
+	rt_op(&t, WNN_OP_SPLIT, sp);
+	outs = rt_run(&t, INS(D(0, 1, 2, 3, 4, 5, 6, 7, 8, 9)));
+	rt_check(&t, outs, 0, D(0, 1, 5, 6), 0, 0);
+	rt_check(&t, outs, 1, D(2, 3, 4, 7, 8, 9), 0, 0);
+	tg_free(&t);
+}

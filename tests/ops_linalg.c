@@ -1,5 +1,7 @@
 /* Hand-computed vectors of the linear algebra family (gemm, matmul) on both backends. */
 #include "tests/opvectors.h"
+#include "tests/reftest.h"
+#include "tests/test.h"
 
 static enum webnn_status gemm_default(struct webnn_builder *b, struct webnn_operand *const *in,
 				      struct webnn_operand **out)
@@ -55,3 +57,97 @@ static const struct op_vector linalg_vectors[] = {
 OV_TABLE(LINALG, linalg_vectors);
 
 OV_FAMILY_TESTS(LINALG, linalg)
+
+/* ---- reference backend: hand-computed and WPT values through the plain C kernels */
+
+/* ---- gemm and matmul: a = [[1,2,3],[4,5,6]], b = [[7,8],[9,10],[11,12]], a*b = [[58,64],[139,154]] */
+
+TEST(ops_linalg_reference_gemm_options)
+{
+	for (int f16 = 0; f16 < 2; f16++) {
+		enum wnn_dtype ty = f16 ? WNN_F16 : WNN_F32;
+		struct tg_graph t;
+		tg_init(&t);
+		uint32_t a = tg_input(&t, ty, SHAPE(2, 3)), b = tg_input(&t, ty, SHAPE(3, 2));
+		uint32_t o = rt_op(&t, WNN_OP_GEMM, rt_gemm_msg(&t, a, b));
+		rt_expect_shape(&t, o, SHAPE(2, 2));
+		rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12)), D(58, 64, 139, 154), 0);
+		tg_free(&t);
+	}
+
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t a = tg_input(&t, WNN_F32, SHAPE(3, 2)), b = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	Webnn__Ipc__Gemm *m = rt_gemm_msg(&t, a, b);
+	m->a_transpose = true, m->b_transpose = true;
+	rt_op(&t, WNN_OP_GEMM, m);
+	rt_expect(&t, INS(D(1, 4, 2, 5, 3, 6), D(7, 9, 11, 8, 10, 12)), D(58, 64, 139, 154), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	a = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	b = tg_input(&t, WNN_F32, SHAPE(3, 2));
+	uint32_t c = tg_input(&t, WNN_F32, SHAPE(2));
+	m = rt_gemm_msg(&t, a, b);
+	m->has_c = true, m->c = c, m->alpha = 2, m->beta = 0.5;
+	rt_op(&t, WNN_OP_GEMM, m);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12), D(1, 2)),
+	       D(116.5, 129, 278.5, 309), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	a = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	b = tg_input(&t, WNN_F32, SHAPE(3, 2));
+	c = rt_constant(&t, WNN_F32, 0, NULL, D(10));
+	m = rt_gemm_msg(&t, a, b);
+	m->has_c = true, m->c = c;
+	rt_op(&t, WNN_OP_GEMM, m);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12)), D(68, 74, 149, 164), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	a = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	b = tg_input(&t, WNN_F32, SHAPE(3, 2));
+	c = tg_input(&t, WNN_F32, SHAPE(2, 1));
+	m = rt_gemm_msg(&t, a, b);
+	m->has_c = true, m->c = c;
+	rt_op(&t, WNN_OP_GEMM, m);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12), D(1, 2)), D(59, 65, 141, 156), 0);
+	tg_free(&t);
+}
+
+TEST(ops_linalg_reference_matmul_batched_and_broadcast)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t a = tg_input(&t, WNN_F32, SHAPE(2, 3)), b = tg_input(&t, WNN_F32, SHAPE(3, 2));
+	rt_matmul(&t, a, b);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12)), D(58, 64, 139, 154), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	a = tg_input(&t, WNN_F16, SHAPE(2, 2, 2));
+	b = tg_input(&t, WNN_F16, SHAPE(2, 2, 2));
+	uint32_t o = rt_matmul(&t, a, b);
+	rt_expect_shape(&t, o, SHAPE(2, 2, 2));
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6, 7, 8), D(1, 0, 0, 1, 0, 1, 1, 0)), D(1, 2, 3, 4, 6, 5, 8, 7), 0);
+	tg_free(&t);
+
+	/* batch shapes [2, 1] and [3] broadcast to [2, 3] */
+	tg_init(&t);
+	a = tg_input(&t, WNN_F32, SHAPE(2, 1, 1, 2));
+	b = tg_input(&t, WNN_F32, SHAPE(3, 2, 1));
+	o = rt_matmul(&t, a, b);
+	rt_expect_shape(&t, o, SHAPE(2, 3, 1, 1));
+	rt_expect(&t, INS(D(1, 2, 3, 4), D(1, 1, 2, 0, 0, 3)), D(3, 2, 6, 7, 6, 12), 0);
+	tg_free(&t);
+
+	/* a 2-D b against a batched a */
+	tg_init(&t);
+	a = tg_input(&t, WNN_F32, SHAPE(2, 1, 2));
+	b = tg_input(&t, WNN_F32, SHAPE(2, 2));
+	o = rt_matmul(&t, a, b);
+	rt_expect_shape(&t, o, SHAPE(2, 1, 2));
+	rt_expect(&t, INS(D(1, 2, 3, 4), D(1, 2, 3, 4)), D(7, 10, 15, 22), 0);
+	tg_free(&t);
+}
