@@ -3,6 +3,7 @@
 
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
+#include "tests/schematest.h"
 #include "tests/test.h"
 
 #define CAST_BUILD(fn_, type_)                                                                 \
@@ -65,6 +66,34 @@ static const struct op_vector cast_vectors[] = {
 OV_TABLE(CAST, cast_vectors);
 
 OV_FAMILY_TESTS(CAST, cast)
+
+/* ---- schema: validation and shape inference (proto/schema_*.c) */
+
+TEST(ops_cast_schema_quantize_dequantize)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 4, 6), s = T(&f, WNN_F32, 2, 3), z = T(&f, WNN_U8, 2, 3);
+	uint32_t sbad = T(&f, WNN_F32, 3, 3), zbad = T(&f, WNN_U8, 3, 3), q = T(&f, WNN_U8, 4, 6);
+	uint32_t s1 = T(&f, WNN_F32, 6), o = SLOT(&f);
+	Webnn__Ipc__QuantizeLinear m = WEBNN__IPC__QUANTIZE_LINEAR__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_QUANTIZE_LINEAR);
+	op.quantize_linear = &m;
+	m.input = x, m.scale = s, m.zero_point = z, m.output = o;
+	OK_OUT(&f, &op, 0, WNN_U8, 4, 6);
+	m.scale = sbad, m.zero_point = zbad;
+	ERR(&f, &op, "quantizeLinear: scale shape [3, 3] is not blockwise broadcastable to input shape "
+		     "[4, 6]");
+	m.scale = s1;
+	ERR(&f, &op, "quantizeLinear: scale rank 1 and zeroPoint rank 2 must equal the input rank 2");
+	op = st_mkop(WNN_OP_DEQUANTIZE_LINEAR);
+	op.quantize_linear = &m;
+	m.input = q, m.scale = s, m.zero_point = z;
+	OK_OUT(&f, &op, 0, WNN_F32, 4, 6);
+	m.zero_point = x;
+	ERR(&f, &op, "dequantizeLinear: zeroPoint data type float32 is not allowed");
+	m.input = x;
+	ERR(&f, &op, "dequantizeLinear: input data type float32 is not allowed");
+}
 
 /* ---- reference backend: hand-computed and WPT values through the plain C kernels */
 

@@ -1,6 +1,7 @@
 /* Hand-computed vectors of the convolution family (conv2d, convTranspose2d) on both backends. */
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
+#include "tests/schematest.h"
 #include "tests/test.h"
 
 static enum webnn_status conv_default(struct webnn_builder *b, struct webnn_operand *const *in,
@@ -90,6 +91,140 @@ static const struct op_vector conv_vectors[] = {
 OV_TABLE(CONV, conv_vectors);
 
 OV_FAMILY_TESTS(CONV, conv)
+
+/* ---- schema: validation and shape inference (proto/schema_*.c) */
+
+TEST(ops_conv_schema_conv2d_shapes)
+{
+	struct fx f = { 0 };
+	struct conv c;
+	uint32_t x = T(&f, WNN_F32, 1, 3, 5, 5), w = T(&f, WNN_F32, 2, 3, 3, 3), o = SLOT(&f);
+	st_conv_init(&c, x, w, o);
+	OK_OUT(&f, &c.op, 0, WNN_F32, 1, 2, 3, 3);
+	uint32_t pad[] = { 1, 1, 1, 1 }, strides[] = { 2, 2 }, dil[] = { 2, 1 };
+	c.m.padding = pad, c.m.n_padding = 4;
+	OK_OUT(&f, &c.op, 0, WNN_F32, 1, 2, 5, 5);
+	c.m.strides = strides, c.m.n_strides = 2;
+	OK_OUT(&f, &c.op, 0, WNN_F32, 1, 2, 3, 3);
+	c.m.dilations = dil, c.m.n_dilations = 2;
+	/* height: (5 - 5 + 2) / 2 + 1 = 2; width: (5 - 3 + 2) / 2 + 1 = 3 */
+	OK_OUT(&f, &c.op, 0, WNN_F32, 1, 2, 2, 3);
+
+	/* nhwc input with each filter layout */
+	uint32_t xn = T(&f, WNN_F16, 2, 7, 6, 4);
+	uint32_t hwio = T(&f, WNN_F16, 3, 2, 4, 8), ohwi = T(&f, WNN_F16, 8, 3, 2, 4);
+	uint32_t ihwo = T(&f, WNN_F16, 4, 3, 2, 8), oihw = T(&f, WNN_F16, 8, 4, 3, 2);
+	st_conv_init(&c, xn, hwio, o);
+	c.m.input_layout = WEBNN__IPC__INPUT_LAYOUT__NHWC;
+	c.m.filter_layout = WEBNN__IPC__CONV2D_FILTER_LAYOUT__HWIO;
+	OK_OUT(&f, &c.op, 0, WNN_F16, 2, 5, 5, 8);
+	c.m.filter = ohwi, c.m.filter_layout = WEBNN__IPC__CONV2D_FILTER_LAYOUT__OHWI;
+	OK_OUT(&f, &c.op, 0, WNN_F16, 2, 5, 5, 8);
+	c.m.filter = ihwo, c.m.filter_layout = WEBNN__IPC__CONV2D_FILTER_LAYOUT__IHWO;
+	OK_OUT(&f, &c.op, 0, WNN_F16, 2, 5, 5, 8);
+	c.m.filter = oihw, c.m.filter_layout = WEBNN__IPC__CONV2D_FILTER_LAYOUT__OIHW;
+	OK_OUT(&f, &c.op, 0, WNN_F16, 2, 5, 5, 8);
+}
+
+TEST(ops_conv_schema_conv2d_groups_and_bias)
+{
+	struct fx f = { 0 };
+	struct conv c;
+	/* depthwise: 8 channels, groups 8, filter [8, 1, 3, 3] */
+	uint32_t x = T(&f, WNN_F32, 1, 8, 4, 4), w = T(&f, WNN_F32, 8, 1, 3, 3);
+	uint32_t b = T(&f, WNN_F32, 8), bad_b = T(&f, WNN_F32, 4), bh = T(&f, WNN_F16, 8);
+	uint32_t o = SLOT(&f);
+	st_conv_init(&c, x, w, o);
+	c.m.groups = 8;
+	OK_OUT(&f, &c.op, 0, WNN_F32, 1, 8, 2, 2);
+	c.m.has_bias = true, c.m.bias = b;
+	OK_OUT(&f, &c.op, 0, WNN_F32, 1, 8, 2, 2);
+	c.m.bias = bad_b;
+	ERR(&f, &c.op, "conv2d: bias shape [4] is not [8] (output channels)");
+	c.m.bias = bh;
+	ERR(&f, &c.op, "conv2d: bias data type float16 does not match input data type float32");
+	c.m.has_bias = false;
+	c.m.groups = 3;
+	ERR(&f, &c.op, "conv2d: input channels 8 are not divisible by groups 3");
+	c.m.groups = 2;
+	ERR(&f, &c.op, "conv2d: filter input channels 1 do not match input channels 8 / groups 2");
+	uint32_t w3 = T(&f, WNN_F32, 3, 4, 3, 3);
+	c.m.filter = w3;
+	ERR(&f, &c.op, "conv2d: output channels 3 are not divisible by groups 2");
+	c.m.groups = 0;
+	ERR(&f, &c.op, "conv2d: groups must not be 0");
+}
+
+TEST(ops_conv_schema_conv2d_errors)
+{
+	struct fx f = { 0 };
+	struct conv c;
+	uint32_t x = T(&f, WNN_F32, 1, 3, 5, 5), w = T(&f, WNN_F32, 2, 3, 3, 3);
+	uint32_t w3 = T(&f, WNN_F32, 2, 3, 3), x3 = T(&f, WNN_F32, 3, 5, 5);
+	uint32_t xi = T(&f, WNN_I32, 1, 3, 5, 5), wh = T(&f, WNN_F16, 2, 3, 3, 3);
+	uint32_t wbig = T(&f, WNN_F32, 2, 3, 7, 7), o = SLOT(&f);
+	st_conv_init(&c, x, w3, o);
+	ERR(&f, &c.op, "conv2d: filter rank is 3, expected 4");
+	st_conv_init(&c, x3, w, o);
+	ERR(&f, &c.op, "conv2d: input rank is 3, expected 4");
+	st_conv_init(&c, xi, w, o);
+	ERR(&f, &c.op, "conv2d: input data type int32 is not allowed, expected float32, float16");
+	st_conv_init(&c, x, wh, o);
+	ERR(&f, &c.op, "conv2d: filter data type float16 does not match input data type float32");
+	st_conv_init(&c, x, wbig, o);
+	ERR(&f, &c.op, "conv2d: output height is -1, expected a valid dimension");
+	st_conv_init(&c, x, w, o);
+	uint32_t three[] = { 1, 1, 1 }, zero[] = { 1, 0 };
+	c.m.padding = three, c.m.n_padding = 3;
+	ERR(&f, &c.op, "conv2d: padding has 3 values, expected 4");
+	c.m.n_padding = 0;
+	c.m.strides = zero, c.m.n_strides = 2;
+	ERR(&f, &c.op, "conv2d: strides [1, 0] must not contain 0");
+	c.m.n_strides = 0;
+	c.m.dilations = three, c.m.n_dilations = 3;
+	ERR(&f, &c.op, "conv2d: dilations has 3 values, expected 2");
+	c.m.dilations = zero, c.m.n_dilations = 2;
+	ERR(&f, &c.op, "conv2d: dilations [1, 0] must not contain 0");
+	c.m.n_dilations = 0;
+	c.m.filter_layout = (Webnn__Ipc__Conv2dFilterLayout)9;
+	ERR(&f, &c.op, "conv2d: filterLayout value 9 is not valid");
+}
+
+TEST(ops_conv_schema_conv_transpose2d)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 1, 1, 3, 3), w = T(&f, WNN_F32, 1, 2, 3, 3), o = SLOT(&f);
+	uint32_t strides[] = { 3, 2 }, osz[] = { 10, 8 }, opad[] = { 1, 1 };
+	Webnn__Ipc__ConvTranspose2d m = WEBNN__IPC__CONV_TRANSPOSE2D__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_CONV_TRANSPOSE2D);
+	op.conv_transpose2d = &m;
+	m.input = x, m.filter = w, m.output = o;
+	OK_OUT(&f, &op, 0, WNN_F32, 1, 2, 5, 5);
+	m.strides = strides, m.n_strides = 2;
+	OK_OUT(&f, &op, 0, WNN_F32, 1, 2, 9, 7);
+	m.output_padding = opad, m.n_output_padding = 2;
+	OK_OUT(&f, &op, 0, WNN_F32, 1, 2, 10, 8);
+	m.n_output_padding = 0;
+	m.output_sizes = osz, m.n_output_sizes = 2;
+	OK_OUT(&f, &op, 0, WNN_F32, 1, 2, 10, 8);
+	osz[0] = 12;
+	ERR(&f, &op, "convTranspose2d: outputSizes item 0 is 12, expected at least 9 and less than 12");
+	m.n_output_sizes = 0;
+	opad[1] = 2;
+	m.n_output_padding = 2;
+	ERR(&f, &op, "convTranspose2d: outputPadding [1, 2] must be smaller than strides [3, 2]");
+	m.n_output_padding = 0;
+	m.groups = 2;
+	/* The spec does not require groups to divide the input channels of convTranspose2d; the
+	 * resolver does (a group of no input channel has no meaning), so this graph fails at build
+	 * time in the daemon rather than at validation. */
+	f.infer_only = true;
+	OK_OUT(&f, &op, 0, WNN_F32, 1, 4, 9, 7);
+	f.infer_only = false;
+	uint32_t w2 = T(&f, WNN_F32, 2, 2, 3, 3);
+	m.filter = w2;
+	ERR(&f, &op, "convTranspose2d: filter input channels 2 do not match input channels 1");
+}
 
 /* ---- reference backend: hand-computed and WPT values through the plain C kernels */
 

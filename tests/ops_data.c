@@ -1,6 +1,7 @@
 /* Hand-computed vectors of the data movement family (concat, expand, pad, reshape, reverse, slice, split, tile, transpose, triangular) on both backends. */
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
+#include "tests/schematest.h"
 #include "tests/test.h"
 
 static enum webnn_status concat_axis1(struct webnn_builder *b, struct webnn_operand *const *in,
@@ -240,6 +241,158 @@ static const struct op_vector data_vectors[] = {
 OV_TABLE(DATA, data_vectors);
 
 OV_FAMILY_TESTS(DATA, data)
+
+/* ---- schema: validation and shape inference (proto/schema_*.c) */
+
+TEST(ops_data_schema_reshape)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_I8, 2, 3, 4), one = T(&f, WNN_F32, 1, 1), o = SLOT(&f);
+	uint32_t ns[] = { 6, 4 };
+	Webnn__Ipc__Reshape m = WEBNN__IPC__RESHAPE__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_RESHAPE);
+	op.reshape = &m;
+	m.input = x, m.output = o, m.new_shape = ns, m.n_new_shape = 2;
+	OK_OUT(&f, &op, 0, WNN_I8, 6, 4);
+	ns[1] = 5;
+	ERR(&f, &op, "reshape: newShape [6, 5] has 30 elements but input shape [2, 3, 4] has 24");
+	ns[1] = 0;
+	ERR(&f, &op, "reshape: newShape item 1 is 0, expected a valid dimension");
+	m.input = one, m.n_new_shape = 0;
+	OK_SCALAR(&f, &op, WNN_F32);
+	uint32_t big[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+	m.new_shape = big, m.n_new_shape = 9;
+	ERR(&f, &op, "newShape rank 9 exceeds the maximum rank 8");
+}
+
+TEST(ops_data_schema_transpose)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 2, 3, 4), o = SLOT(&f);
+	uint32_t perm[] = { 1, 2, 0 };
+	Webnn__Ipc__Transpose m = WEBNN__IPC__TRANSPOSE__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_TRANSPOSE);
+	op.transpose = &m;
+	m.input = x, m.output = o;
+	OK_OUT(&f, &op, 0, WNN_F32, 4, 3, 2);
+	m.has_permutation = true, m.permutation = perm, m.n_permutation = 3;
+	OK_OUT(&f, &op, 0, WNN_F32, 3, 4, 2);
+	perm[2] = 1;
+	ERR(&f, &op, "transpose: permutation contain the axis 1 more than once");
+	perm[2] = 3;
+	ERR(&f, &op, "transpose: permutation item 3 is out of range for rank 3");
+	m.n_permutation = 2;
+	ERR(&f, &op, "transpose: permutation has 2 values, expected 3");
+}
+
+TEST(ops_data_schema_concat)
+{
+	struct fx f = { 0 };
+	uint32_t a = T(&f, WNN_F32, 2, 3), b = T(&f, WNN_F32, 2, 5), c = T(&f, WNN_F32, 3, 3);
+	uint32_t h = T(&f, WNN_F16, 2, 3), r3 = T(&f, WNN_F32, 2, 3, 1), o = SLOT(&f);
+	uint32_t in[3] = { a, b, a };
+	Webnn__Ipc__Concat m = WEBNN__IPC__CONCAT__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_CONCAT);
+	op.concat = &m;
+	m.inputs = in, m.n_inputs = 3, m.axis = 1, m.output = o;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 11);
+	in[1] = c;
+	ERR(&f, &op, "concat: inputs[1] shape [3, 3] does not match inputs[0] shape [2, 3] outside "
+		     "axis 1");
+	m.axis = 0;
+	in[2] = c;
+	OK_OUT(&f, &op, 0, WNN_F32, 8, 3);
+	in[1] = h;
+	ERR(&f, &op, "concat: inputs[1] data type float16 does not match inputs[0] data type float32");
+	in[1] = r3;
+	ERR(&f, &op, "concat: inputs[1] rank is 3, expected 2");
+	m.axis = 2;
+	ERR(&f, &op, "concat: axis 2 is out of range for rank 2");
+	m.n_inputs = 0;
+	ERR(&f, &op, "concat: 0 inputs, expected 1 to 8192");
+}
+
+TEST(ops_data_schema_expand_pad_tile_slice)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 3, 1), o = SLOT(&f);
+	uint32_t ns[] = { 2, 3, 4 };
+	Webnn__Ipc__Expand em = WEBNN__IPC__EXPAND__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_EXPAND);
+	op.expand = &em;
+	em.input = x, em.output = o, em.new_shape = ns, em.n_new_shape = 3;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 3, 4);
+	ns[1] = 2;
+	ERR(&f, &op, "expand: input shape [3, 1] is not broadcastable to newShape [2, 2, 4]");
+
+	uint32_t b[] = { 1, 2 }, e[] = { 0, 1 };
+	Webnn__Ipc__Pad pm = WEBNN__IPC__PAD__INIT;
+	op = st_mkop(WNN_OP_PAD);
+	op.pad = &pm;
+	pm.input = x, pm.output = o, pm.beginning_padding = b, pm.n_beginning_padding = 2;
+	pm.ending_padding = e, pm.n_ending_padding = 2;
+	OK_OUT(&f, &op, 0, WNN_F32, 4, 4);
+	pm.mode = WEBNN__IPC__PADDING_MODE__PAD_REFLECTION;
+	ERR(&f, &op, "pad: reflection padding 2+1 along axis 1 must be smaller than the input "
+		     "dimension 1");
+	pm.n_ending_padding = 1;
+	ERR(&f, &op, "pad: beginningPadding and endingPadding have 2 and 1 values, expected 2");
+
+	uint32_t reps[] = { 2, 3 };
+	Webnn__Ipc__Tile tm = WEBNN__IPC__TILE__INIT;
+	op = st_mkop(WNN_OP_TILE);
+	op.tile = &tm;
+	tm.input = x, tm.output = o, tm.repetitions = reps, tm.n_repetitions = 2;
+	OK_OUT(&f, &op, 0, WNN_F32, 6, 3);
+	reps[1] = 0;
+	ERR(&f, &op, "tile: repetitions item 1 is 0");
+
+	uint32_t y = T(&f, WNN_I32, 5, 7);
+	uint32_t starts[] = { 1, 2 }, sizes[] = { 4, 5 }, strides[] = { 2, 3 };
+	Webnn__Ipc__Slice sm = WEBNN__IPC__SLICE__INIT;
+	op = st_mkop(WNN_OP_SLICE);
+	op.slice = &sm;
+	sm.input = y, sm.output = o, sm.starts = starts, sm.n_starts = 2, sm.sizes = sizes;
+	sm.n_sizes = 2;
+	OK_OUT(&f, &op, 0, WNN_I32, 4, 5);
+	sm.strides = strides, sm.n_strides = 2;
+	OK_OUT(&f, &op, 0, WNN_I32, 2, 2);
+	sizes[1] = 6;
+	ERR(&f, &op, "slice: starts 2 + sizes 6 along axis 1 exceed the input dimension 7");
+	sizes[1] = 0;
+	ERR(&f, &op, "slice: sizes item 1 is 0");
+}
+
+TEST(ops_data_schema_split)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 6, 4), o[3] = { SLOT(&f), SLOT(&f), SLOT(&f) };
+	uint32_t sizes[] = { 1, 2, 3 };
+	Webnn__Ipc__Split m = WEBNN__IPC__SPLIT__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_SPLIT);
+	op.split = &m;
+	m.input = x, m.outputs = o, m.n_outputs = 3, m.has_count = true, m.count = 3;
+	OK_OUT(&f, &op, 2, WNN_F32, 2, 4);
+	m.count = 4;
+	ERR(&f, &op, "split: input dimension 6 along axis 0 is not divisible by splits 4");
+	m.count = 2;
+	ERR(&f, &op, "split: operation lists 3 output operands, the operator produces 2");
+	m.has_count = false, m.sizes = sizes, m.n_sizes = 3;
+	OK_OUT(&f, &op, 2, WNN_F32, 3, 4);
+	ASSERT_EQ(f.n_out, 3);
+	ASSERT_EQ(f.out[0].dims[0], 1);
+	sizes[2] = 4;
+	ERR(&f, &op, "split: splits sum to 7, expected 6");
+	m.axis = 2;
+	ERR(&f, &op, "split: axis 2 is out of range for rank 2");
+	/* Too little room for the outputs. */
+	m.axis = 0, sizes[2] = 3;
+	struct wnn_desc two[2];
+	int n = 0;
+	wnn_diag_clear(&f.diag);
+	ASSERT_EQ(wnn_op_infer(&op, f.d, f.n, two, 2, &n, &f.diag), WEBNN_STATUS_TYPE_ERROR);
+	ASSERT_CONTAINS(f.diag.message, "3 outputs do not fit");
+}
 
 /* ---- reference backend: hand-computed and WPT values through the plain C kernels */
 

@@ -3,6 +3,7 @@
 
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
+#include "tests/schematest.h"
 #include "tests/test.h"
 
 /* ---- operators with scalar options: the spec defaults (NULL options) and explicit ones */
@@ -401,6 +402,159 @@ static const struct op_vector elementwise_vectors[] = {
 OV_TABLE(ELEMENTWISE, elementwise_vectors);
 
 OV_FAMILY_TESTS(ELEMENTWISE, elementwise)
+
+/* ---- schema: validation and shape inference (proto/schema_*.c) */
+
+TEST(ops_elementwise_schema_binary_broadcast)
+{
+	struct fx f = { 0 };
+	Webnn__Ipc__ElementwiseBinary m;
+	uint32_t a = T(&f, WNN_F32, 2, 1, 4), b = T(&f, WNN_F32, 3, 1), o = SLOT(&f);
+	Webnn__Ipc__Operation op = st_binary(WNN_OP_ADD, &m, a, b, o);
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 3, 4);
+	const enum wnn_op same[] = { WNN_OP_SUB, WNN_OP_MUL, WNN_OP_DIV, WNN_OP_MAX, WNN_OP_MIN,
+				     WNN_OP_POW };
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		op = st_binary(same[i], &m, a, b, o);
+		OK_OUT(&f, &op, 0, WNN_F32, 2, 3, 4);
+	}
+	uint32_t s = SCALAR(&f, WNN_F32);
+	op = st_binary(WNN_OP_MUL, &m, s, a, o);
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 1, 4);
+	op = st_binary(WNN_OP_MUL, &m, s, s, o);
+	OK_SCALAR(&f, &op, WNN_F32);
+	uint32_t i1 = T(&f, WNN_I64, 5), i2 = T(&f, WNN_I64, 1);
+	op = st_binary(WNN_OP_POW, &m, i1, i2, o);
+	OK_OUT(&f, &op, 0, WNN_I64, 5);
+}
+
+TEST(ops_elementwise_schema_binary_errors)
+{
+	struct fx f = { 0 };
+	Webnn__Ipc__ElementwiseBinary m;
+	uint32_t a = T(&f, WNN_F32, 2, 3), b = T(&f, WNN_F32, 4), h = T(&f, WNN_F16, 2, 3);
+	uint32_t o = SLOT(&f);
+	Webnn__Ipc__Operation op = st_binary(WNN_OP_ADD, &m, a, b, o);
+	ERR(&f, &op, "add: input shapes [2, 3] and [4] are not broadcastable");
+	op = st_binary(WNN_OP_SUB, &m, a, h, o);
+	ERR(&f, &op, "sub: b data type float16 does not match a data type float32");
+	op = st_binary(WNN_OP_DIV, &m, a, 99, o);
+	ERR(&f, &op, "div: b operand id 99 is out of range");
+	op = st_binary(WNN_OP_MAX, &m, a, o, o);
+	ERR(&f, &op, "max: b operand 3 is used before it is defined");
+	op = st_binary(WNN_OP_MIN, &m, a, a, 77);
+	ERR(&f, &op, "min: output operand id 77 is out of range");
+	op = st_binary(WNN_OP_POW, &m, a, a, o);
+	op.label = (char *)"my pow";
+	op.binary->b = b;
+	ERR(&f, &op, "(operator \"my pow\")");
+}
+
+TEST(ops_elementwise_schema_logical_ops)
+{
+	struct fx f = { 0 };
+	Webnn__Ipc__ElementwiseBinary m;
+	uint32_t a = T(&f, WNN_F32, 2, 3), b = T(&f, WNN_F32, 3), u = T(&f, WNN_U8, 3);
+	uint32_t o = SLOT(&f);
+	Webnn__Ipc__Operation op = st_binary(WNN_OP_GREATER, &m, a, b, o);
+	OK_OUT(&f, &op, 0, WNN_U8, 2, 3);
+	op = st_binary(WNN_OP_LOGICAL_AND, &m, u, u, o);
+	OK_OUT(&f, &op, 0, WNN_U8, 3);
+	op = st_binary(WNN_OP_LOGICAL_XOR, &m, a, b, o);
+	ERR(&f, &op, "logicalXor: a data type float32 is not allowed, expected uint8");
+
+	Webnn__Ipc__ElementwiseUnary un = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+	op = st_mkop(WNN_OP_LOGICAL_NOT);
+	op.unary = &un;
+	un.input = a, un.output = o;
+	ERR(&f, &op, "logicalNot: a data type float32 is not allowed");
+	un.input = u;
+	OK_OUT(&f, &op, 0, WNN_U8, 3);
+	op.op = wnn_ops[WNN_OP_IS_NAN].id;
+	un.input = a;
+	OK_OUT(&f, &op, 0, WNN_U8, 2, 3);
+	un.input = u;
+	ERR(&f, &op, "isNaN: a data type uint8 is not allowed, expected float32, float16");
+}
+
+/* ---- unary and activations */
+
+TEST(ops_elementwise_schema_unary_types)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F16, 1, 2, 3), i = T(&f, WNN_I32, 4), u = T(&f, WNN_U32, 4);
+	uint32_t o = SLOT(&f);
+	Webnn__Ipc__ElementwiseUnary un = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_RELU);
+	op.unary = &un;
+	un.input = x, un.output = o;
+	OK_OUT(&f, &op, 0, WNN_F16, 1, 2, 3);
+	un.input = i;
+	OK_OUT(&f, &op, 0, WNN_I32, 4);
+	un.input = u;
+	ERR(&f, &op, "relu: input data type uint32 is not allowed, expected float32, float16, int32, "
+		     "int64, int8");
+	const enum wnn_op float_only[] = { WNN_OP_SIGMOID, WNN_OP_TANH, WNN_OP_GELU,
+					   WNN_OP_HARD_SWISH, WNN_OP_ELU, WNN_OP_LEAKY_RELU,
+					   WNN_OP_SQRT, WNN_OP_EXP, WNN_OP_SOFTPLUS };
+	for (size_t k = 0; k < sizeof(float_only) / sizeof(float_only[0]); k++) {
+		op.op = wnn_ops[float_only[k]].id;
+		un.input = x;
+		OK_OUT(&f, &op, 0, WNN_F16, 1, 2, 3);
+		un.input = i;
+		ERR(&f, &op, "input data type int32 is not allowed, expected float32, float16");
+		ASSERT_CONTAINS(f.diag.message, wnn_ops[float_only[k]].name);
+	}
+	op.op = wnn_ops[WNN_OP_IDENTITY].id;
+	un.input = u;
+	OK_OUT(&f, &op, 0, WNN_U32, 4);
+	op.op = wnn_ops[WNN_OP_ABS].id;
+	un.input = i;
+	OK_OUT(&f, &op, 0, WNN_I32, 4);
+}
+
+TEST(ops_elementwise_schema_clamp)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 2, 2), u8 = T(&f, WNN_U8, 3), o = SLOT(&f);
+	Webnn__Ipc__Clamp m = WEBNN__IPC__CLAMP__INIT;
+	Webnn__Ipc__Number lo = WEBNN__IPC__NUMBER__INIT, hi = WEBNN__IPC__NUMBER__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_CLAMP);
+	op.clamp = &m;
+	m.input = x, m.output = o;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 2); /* no bounds */
+	lo.value_case = hi.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+	lo.f = 1, hi.f = 6;
+	m.min_value = &lo, m.max_value = &hi;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 2);
+	lo.f = 7;
+	ERR(&f, &op, "clamp: minValue 7 is greater than maxValue 6");
+	/* After casting to uint8 both saturate to 255: equal, so valid. */
+	lo.f = 300, hi.f = 256;
+	m.input = u8;
+	OK_OUT(&f, &op, 0, WNN_U8, 3);
+	lo.f = 3, hi.f = -5; /* -5 saturates to 0 */
+	ERR(&f, &op, "after casting to uint8");
+	m.max_value = NULL;
+	OK_OUT(&f, &op, 0, WNN_U8, 3);
+}
+
+TEST(ops_elementwise_schema_unary_family_wrong_attrs)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 2), o = SLOT(&f);
+	Webnn__Ipc__ElementwiseBinary m;
+	Webnn__Ipc__Operation op = st_binary(WNN_OP_ADD, &m, x, x, o);
+	op.op = wnn_ops[WNN_OP_RELU].id; /* relu with binary attrs */
+	ERR(&f, &op, "relu: operation carries binary attributes, expected unary");
+	op.op = 12345;
+	ERR(&f, &op, "unknown operator id 12345");
+	op = st_mkop(WNN_OP_SIGMOID);
+	op.attrs_case = WEBNN__IPC__OPERATION__ATTRS__NOT_SET;
+	ERR(&f, &op, "sigmoid: operation carries none attributes, expected unary");
+	op.attrs_case = WEBNN__IPC__OPERATION__ATTRS_UNARY; /* member set but pointer missing */
+	ERR(&f, &op, "sigmoid: operation attributes are missing");
+}
 
 /* ---- reference backend: hand-computed and WPT values through the plain C kernels */
 

@@ -1,6 +1,7 @@
 /* Hand-computed vectors of the gather/scatter family (gather, gatherElements, gatherND, scatterElements, scatterND) on both backends. */
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
+#include "tests/schematest.h"
 #include "tests/test.h"
 
 static enum webnn_status gather_default(struct webnn_builder *b, struct webnn_operand *const *in,
@@ -120,6 +121,53 @@ static const struct op_vector gather_vectors[] = {
 OV_TABLE(GATHER, gather_vectors);
 
 OV_FAMILY_TESTS(GATHER, gather)
+
+/* ---- schema: validation and shape inference (proto/schema_*.c) */
+
+TEST(ops_gather_schema_gather_scatter)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 4, 3), idx = T(&f, WNN_U32, 2, 2), fidx = T(&f, WNN_F32, 2);
+	uint32_t o = SLOT(&f);
+	Webnn__Ipc__Gather gm = WEBNN__IPC__GATHER__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_GATHER);
+	op.gather = &gm;
+	gm.input = x, gm.indices = idx, gm.output = o, gm.axis = 1;
+	OK_OUT(&f, &op, 0, WNN_F32, 4, 2, 2);
+	gm.indices = fidx;
+	ERR(&f, &op, "gather: indices data type float32 is not allowed, expected int32, uint32, int64");
+	gm.indices = idx, gm.axis = 2;
+	ERR(&f, &op, "gather: axis 2 is out of range for rank 2");
+	op.op = wnn_ops[WNN_OP_GATHER_ELEMENTS].id;
+	gm.axis = 0;
+	ERR(&f, &op, "gatherElements: indices shape [2, 2] must equal the input shape except along "
+		     "axis 0");
+	uint32_t ie = T(&f, WNN_I64, 7, 3);
+	gm.indices = ie;
+	OK_OUT(&f, &op, 0, WNN_F32, 7, 3);
+	op.op = wnn_ops[WNN_OP_GATHER_ND].id;
+	ERR(&f, &op, "gatherND: indices last dimension 3 exceeds the input rank 2");
+	uint32_t ind = T(&f, WNN_I32, 5, 1);
+	gm.indices = ind;
+	OK_OUT(&f, &op, 0, WNN_F32, 5, 3);
+
+	Webnn__Ipc__Scatter sm = WEBNN__IPC__SCATTER__INIT;
+	uint32_t upd = T(&f, WNN_F32, 5, 3), updh = T(&f, WNN_F16, 5, 3), upd2 = T(&f, WNN_F32, 5);
+	op = st_mkop(WNN_OP_SCATTER_ND);
+	op.scatter = &sm;
+	sm.input = x, sm.indices = ind, sm.updates = upd, sm.output = o;
+	OK_OUT(&f, &op, 0, WNN_F32, 4, 3);
+	sm.updates = upd2;
+	ERR(&f, &op, "scatterND: updates shape [5] is not [5, 3]");
+	sm.updates = updh;
+	ERR(&f, &op, "scatterND: updates data type float16 does not match input data type float32");
+	op.op = wnn_ops[WNN_OP_SCATTER_ELEMENTS].id;
+	uint32_t sidx = T(&f, WNN_I32, 2, 3), supd = T(&f, WNN_F32, 2, 3);
+	sm.indices = sidx, sm.updates = supd;
+	OK_OUT(&f, &op, 0, WNN_F32, 4, 3);
+	sm.updates = upd;
+	ERR(&f, &op, "scatterElements: updates shape [5, 3] is not the indices shape [2, 3]");
+}
 
 /* ---- reference backend: hand-computed and WPT values through the plain C kernels */
 

@@ -1,6 +1,7 @@
 /* Hand-computed vectors of the linear algebra family (gemm, matmul) on both backends. */
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
+#include "tests/schematest.h"
 #include "tests/test.h"
 
 static enum webnn_status gemm_default(struct webnn_builder *b, struct webnn_operand *const *in,
@@ -57,6 +58,62 @@ static const struct op_vector linalg_vectors[] = {
 OV_TABLE(LINALG, linalg_vectors);
 
 OV_FAMILY_TESTS(LINALG, linalg)
+
+/* ---- schema: validation and shape inference (proto/schema_*.c) */
+
+TEST(ops_linalg_schema_gemm)
+{
+	struct fx f = { 0 };
+	uint32_t a = T(&f, WNN_F32, 2, 3), b = T(&f, WNN_F32, 3, 4), bt = T(&f, WNN_F32, 4, 3);
+	uint32_t c1 = T(&f, WNN_F32, 4), c2 = T(&f, WNN_F32, 2, 1), cbad = T(&f, WNN_F32, 3);
+	uint32_t ch = T(&f, WNN_F16, 4), a3 = T(&f, WNN_F32, 1, 2, 3), o = SLOT(&f);
+	Webnn__Ipc__Gemm m = WEBNN__IPC__GEMM__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_GEMM);
+	op.gemm = &m;
+	m.a = a, m.b = b, m.output = o;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 4);
+	m.b = bt, m.b_transpose = true;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 4);
+	m.a_transpose = true;
+	ERR(&f, &op, "gemm: a shape [2, 3] (transposed) and b shape [4, 3] (transposed) are "
+		     "incompatible: 2 columns vs 3 rows");
+	m.a_transpose = false;
+	m.has_c = true, m.c = c1;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 4);
+	m.c = c2;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 4);
+	m.c = cbad;
+	ERR(&f, &op, "gemm: c shape [3] is not unidirectionally broadcastable to [2, 4]");
+	m.c = ch;
+	ERR(&f, &op, "gemm: c data type float16 does not match a data type float32");
+	m.has_c = false, m.a = a3;
+	ERR(&f, &op, "gemm: a rank is 3, expected 2");
+}
+
+TEST(ops_linalg_schema_matmul)
+{
+	struct fx f = { 0 };
+	uint32_t a = T(&f, WNN_F32, 2, 1, 3, 4), b = T(&f, WNN_F32, 5, 4, 2);
+	uint32_t b2 = T(&f, WNN_F32, 4, 2), r1 = T(&f, WNN_F32, 4), bad = T(&f, WNN_F32, 3, 4, 2);
+	uint32_t k5 = T(&f, WNN_F32, 5, 2), o = SLOT(&f);
+	Webnn__Ipc__Matmul m = WEBNN__IPC__MATMUL__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_MATMUL);
+	op.matmul = &m;
+	m.a = a, m.b = b, m.output = o;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 5, 3, 2);
+	m.b = b2;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 1, 3, 2);
+	m.b = bad;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 3, 3, 2);
+	uint32_t a2 = T(&f, WNN_F32, 2, 2, 3, 4), b3 = T(&f, WNN_F32, 3, 4, 2);
+	m.a = a2, m.b = b3;
+	ERR(&f, &op, "matmul: batch shapes [2, 2] and [3] are not broadcastable");
+	m.a = a, m.b = r1;
+	ERR(&f, &op, "matmul: b rank is 1, expected at least 2");
+	m.b = k5;
+	ERR(&f, &op, "matmul: a shape [2, 1, 3, 4] and b shape [5, 2] are incompatible: 4 columns "
+		     "vs 5 rows");
+}
 
 /* ---- reference backend: hand-computed and WPT values through the plain C kernels */
 

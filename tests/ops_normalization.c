@@ -3,6 +3,7 @@
 
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
+#include "tests/schematest.h"
 #include "tests/test.h"
 
 static enum webnn_status bn_default(struct webnn_builder *b, struct webnn_operand *const *in,
@@ -106,6 +107,83 @@ static const struct op_vector normalization_vectors[] = {
 OV_TABLE(NORMALIZATION, normalization_vectors);
 
 OV_FAMILY_TESTS(NORMALIZATION, normalization)
+
+/* ---- schema: validation and shape inference (proto/schema_*.c) */
+
+TEST(ops_normalization_schema_softmax)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 3, 5), i = T(&f, WNN_I32, 3, 5), o = SLOT(&f);
+	Webnn__Ipc__Softmax m = WEBNN__IPC__SOFTMAX__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_SOFTMAX);
+	op.softmax = &m;
+	m.input = x, m.output = o, m.axis = 1;
+	OK_OUT(&f, &op, 0, WNN_F32, 3, 5);
+	m.axis = 4;
+	ERR(&f, &op, "softmax: axis 4 is out of range for rank 2");
+	m.axis = 0, m.input = i;
+	ERR(&f, &op, "softmax: input data type int32 is not allowed");
+}
+
+TEST(ops_normalization_schema_batch_normalization)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 2, 3, 4, 4), mean = T(&f, WNN_F32, 3), var = T(&f, WNN_F32, 3);
+	uint32_t m4 = T(&f, WNN_F32, 4), sh = T(&f, WNN_F16, 3), o = SLOT(&f);
+	Webnn__Ipc__BatchNormalization m = WEBNN__IPC__BATCH_NORMALIZATION__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_BATCH_NORMALIZATION);
+	op.batch_normalization = &m;
+	m.input = x, m.mean = mean, m.variance = var, m.output = o;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 3, 4, 4);
+	m.has_scale = m.has_bias = true, m.scale = mean, m.bias = var;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 3, 4, 4);
+	m.mean = m4;
+	ERR(&f, &op, "batchNormalization: mean shape [4] is not [3] (input.shape[axis])");
+	m.axis = 3;
+	m.scale = m.bias = m4;
+	ERR(&f, &op, "batchNormalization: variance shape [3] is not [4] (input.shape[axis])");
+	m.variance = m4;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 3, 4, 4);
+	m.bias = sh;
+	ERR(&f, &op, "batchNormalization: bias data type float16 does not match input data type "
+		     "float32");
+	m.axis = 4;
+	ERR(&f, &op, "batchNormalization: axis 4 is out of range for rank 4");
+	uint32_t xi = T(&f, WNN_I32, 2, 3);
+	m.input = xi, m.axis = 1;
+	ERR(&f, &op, "batchNormalization: input data type int32 is not allowed");
+}
+
+TEST(ops_normalization_schema_instance_layer_normalization)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F16, 1, 2, 3, 5), s2 = T(&f, WNN_F16, 2), s5 = T(&f, WNN_F16, 5);
+	uint32_t s35 = T(&f, WNN_F16, 3, 5), o = SLOT(&f);
+	Webnn__Ipc__InstanceNormalization in = WEBNN__IPC__INSTANCE_NORMALIZATION__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_INSTANCE_NORMALIZATION);
+	op.instance_normalization = &in;
+	in.input = x, in.output = o, in.has_scale = true, in.scale = s2;
+	OK_OUT(&f, &op, 0, WNN_F16, 1, 2, 3, 5);
+	in.layout = WEBNN__IPC__INPUT_LAYOUT__NHWC;
+	ERR(&f, &op, "instanceNormalization: scale shape [2] is not [5] (input channels)");
+	in.scale = s5;
+	OK_OUT(&f, &op, 0, WNN_F16, 1, 2, 3, 5);
+
+	Webnn__Ipc__LayerNormalization ln = WEBNN__IPC__LAYER_NORMALIZATION__INIT;
+	uint32_t axes[] = { 2, 3 };
+	op = st_mkop(WNN_OP_LAYER_NORMALIZATION);
+	op.layer_normalization = &ln;
+	ln.input = x, ln.output = o;
+	OK_OUT(&f, &op, 0, WNN_F16, 1, 2, 3, 5);
+	ln.has_scale = true, ln.scale = s35;
+	ERR(&f, &op, "layerNormalization: scale rank is 2, expected 3 (the number of axes)");
+	ln.has_axes = true, ln.axes = axes, ln.n_axes = 2;
+	OK_OUT(&f, &op, 0, WNN_F16, 1, 2, 3, 5);
+	axes[1] = 2;
+	ERR(&f, &op, "layerNormalization: axes contain the axis 2 more than once");
+	axes[0] = 3, axes[1] = 2;
+	ERR(&f, &op, "layerNormalization: scale shape [3, 5] does not match the input dimensions");
+}
 
 /* ---- reference backend: hand-computed and WPT values through the plain C kernels */
 

@@ -3,6 +3,7 @@
 
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
+#include "tests/schematest.h"
 #include "tests/test.h"
 
 /* window 2x2 (n_window 0: the whole spatial size, the default) */
@@ -50,6 +51,48 @@ static const struct op_vector pool_vectors[] = {
 OV_TABLE(POOL, pool_vectors);
 
 OV_FAMILY_TESTS(POOL, pool)
+
+/* ---- schema: validation and shape inference (proto/schema_*.c) */
+
+TEST(ops_pool_schema_pool2d)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 1, 2, 5, 5), xi = T(&f, WNN_I8, 1, 5, 5, 2), o = SLOT(&f);
+	uint32_t win[] = { 3, 3 }, pad[] = { 1, 0, 0, 1 }, strides[] = { 2, 2 }, osz[] = { 3, 3 };
+	Webnn__Ipc__Pool2d m = WEBNN__IPC__POOL2D__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_AVERAGE_POOL2D);
+	op.pool2d = &m;
+	m.input = x, m.output = o;
+	OK_OUT(&f, &op, 0, WNN_F32, 1, 2, 1, 1); /* global pooling */
+	m.window_dimensions = win, m.n_window_dimensions = 2;
+	m.padding = pad, m.n_padding = 4;
+	m.strides = strides, m.n_strides = 2;
+	OK_OUT(&f, &op, 0, WNN_F32, 1, 2, 2, 2); /* floor(1.5) + 1 */
+	m.output_shape_rounding = WEBNN__IPC__ROUNDING_TYPE__ROUND_CEIL;
+	OK_OUT(&f, &op, 0, WNN_F32, 1, 2, 3, 3);
+	m.output_sizes = osz, m.n_output_sizes = 2;
+	OK_OUT(&f, &op, 0, WNN_F32, 1, 2, 3, 3);
+	osz[1] = 2;
+	ERR(&f, &op, "averagePool2d: outputSizes [3, 2] match neither the floor sizes [2, 2] nor the "
+		     "ceil sizes [3, 3]");
+	m.n_output_sizes = 0;
+	op.op = wnn_ops[WNN_OP_MAX_POOL2D].id;
+	m.input = xi, m.layout = WEBNN__IPC__INPUT_LAYOUT__NHWC;
+	OK_OUT(&f, &op, 0, WNN_I8, 1, 3, 3, 2);
+	op.op = wnn_ops[WNN_OP_L2_POOL2D].id;
+	ERR(&f, &op, "l2Pool2d: input data type int8 is not allowed, expected float32, float16");
+	op.op = wnn_ops[WNN_OP_MAX_POOL2D].id;
+	win[0] = 0;
+	ERR(&f, &op, "maxPool2d: windowDimensions [0, 3] must not contain 0");
+	win[0] = 9;
+	ERR(&f, &op, "maxPool2d: output height is 0, expected a valid dimension"); /* ceil(-1.5)+1 */
+	win[0] = 3;
+	m.n_padding = 2;
+	ERR(&f, &op, "maxPool2d: padding has 2 values, expected 4");
+	uint32_t x3 = T(&f, WNN_F32, 2, 5, 5);
+	m.input = x3, m.n_padding = 4;
+	ERR(&f, &op, "maxPool2d: input rank is 3, expected 4");
+}
 
 /* ---- reference backend: hand-computed and WPT values through the plain C kernels */
 

@@ -3,6 +3,7 @@
 
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
+#include "tests/schematest.h"
 #include "tests/test.h"
 
 static enum webnn_status gru_cell_default(struct webnn_builder *b, struct webnn_operand *const *in,
@@ -128,6 +129,75 @@ static const struct op_vector rnn_vectors[] = {
 OV_TABLE(RNN, rnn_vectors);
 
 OV_FAMILY_TESTS(RNN, rnn)
+
+/* ---- schema: validation and shape inference (proto/schema_*.c) */
+
+TEST(ops_rnn_schema_recurrent)
+{
+	struct fx f = { 0 };
+	/* steps 2, batch 3, input 4, hidden 5 */
+	uint32_t x = T(&f, WNN_F32, 2, 3, 4), w = T(&f, WNN_F32, 2, 15, 4);
+	uint32_t rw = T(&f, WNN_F32, 2, 15, 5), b = T(&f, WNN_F32, 2, 15), h0 = T(&f, WNN_F32, 2, 3, 5);
+	uint32_t o[3] = { SLOT(&f), SLOT(&f), SLOT(&f) };
+	Webnn__Ipc__Gru gm = WEBNN__IPC__GRU__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_GRU);
+	op.gru = &gm;
+	gm.input = x, gm.weight = w, gm.recurrent_weight = rw, gm.steps = 2, gm.hidden_size = 5;
+	gm.direction = WEBNN__IPC__RECURRENT_DIRECTION__BOTH, gm.outputs = o, gm.n_outputs = 1;
+	gm.has_bias = gm.has_recurrent_bias = gm.has_initial_hidden_state = true;
+	gm.bias = gm.recurrent_bias = b, gm.initial_hidden_state = h0;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 3, 5);
+	gm.return_sequence = true, gm.n_outputs = 2;
+	OK_OUT(&f, &op, 1, WNN_F32, 2, 2, 3, 5);
+	gm.steps = 3;
+	ERR(&f, &op, "gru: input.shape[0] is 2, expected steps 3");
+	gm.steps = 2, gm.hidden_size = 4;
+	ERR(&f, &op, "gru: weight shape [2, 15, 4] is not [2, 12, 4]");
+	gm.hidden_size = 5, gm.direction = WEBNN__IPC__RECURRENT_DIRECTION__FORWARD;
+	ERR(&f, &op, "gru: weight shape [2, 15, 4] is not [1, 15, 4]");
+	gm.direction = WEBNN__IPC__RECURRENT_DIRECTION__BOTH;
+	Webnn__Ipc__RecurrentActivation acts[3] = { 0 };
+	gm.activations = acts, gm.n_activations = 3;
+	ERR(&f, &op, "gru: activations has 3 items, expected 2");
+
+	/* lstm: 4 gates */
+	uint32_t lw = T(&f, WNN_F32, 1, 20, 4), lrw = T(&f, WNN_F32, 1, 20, 5);
+	uint32_t pw = T(&f, WNN_F32, 1, 15), pbad = T(&f, WNN_F32, 1, 20);
+	Webnn__Ipc__Lstm lm = WEBNN__IPC__LSTM__INIT;
+	op = st_mkop(WNN_OP_LSTM);
+	op.lstm = &lm;
+	lm.input = x, lm.weight = lw, lm.recurrent_weight = lrw, lm.steps = 2, lm.hidden_size = 5;
+	lm.outputs = o, lm.n_outputs = 2;
+	OK_OUT(&f, &op, 1, WNN_F32, 1, 3, 5);
+	lm.has_peephole_weight = true, lm.peephole_weight = pbad;
+	ERR(&f, &op, "lstm: peepholeWeight shape [1, 20] is not [1, 15]");
+	lm.peephole_weight = pw, lm.return_sequence = true, lm.n_outputs = 3;
+	OK_OUT(&f, &op, 2, WNN_F32, 2, 1, 3, 5);
+	lm.n_outputs = 2;
+	ERR(&f, &op, "lstm: operation lists 2 output operands, the operator produces 3");
+
+	/* cells */
+	uint32_t cx = T(&f, WNN_F32, 3, 4), cw = T(&f, WNN_F32, 15, 4), crw = T(&f, WNN_F32, 15, 5);
+	uint32_t hs = T(&f, WNN_F32, 3, 5), hbad = T(&f, WNN_F32, 3, 4);
+	Webnn__Ipc__GruCell gc = WEBNN__IPC__GRU_CELL__INIT;
+	op = st_mkop(WNN_OP_GRU_CELL);
+	op.gru_cell = &gc;
+	gc.input = cx, gc.weight = cw, gc.recurrent_weight = crw, gc.hidden_state = hs;
+	gc.hidden_size = 5, gc.output = o[0];
+	OK_OUT(&f, &op, 0, WNN_F32, 3, 5);
+	gc.hidden_state = hbad;
+	ERR(&f, &op, "gruCell: hiddenState shape [3, 4] is not [3, 5]");
+
+	uint32_t lcw = T(&f, WNN_F32, 20, 4), lcrw = T(&f, WNN_F32, 20, 5);
+	Webnn__Ipc__LstmCell lc = WEBNN__IPC__LSTM_CELL__INIT;
+	op = st_mkop(WNN_OP_LSTM_CELL);
+	op.lstm_cell = &lc;
+	lc.input = cx, lc.weight = lcw, lc.recurrent_weight = lcrw, lc.hidden_state = hs;
+	lc.cell_state = hs, lc.hidden_size = 5, lc.outputs = o, lc.n_outputs = 2;
+	OK_OUT(&f, &op, 1, WNN_F32, 3, 5);
+	lc.cell_state = hbad;
+	ERR(&f, &op, "lstmCell: cellState shape [3, 4] is not [3, 5]");
+}
 
 /* ---- reference backend: hand-computed and WPT values through the plain C kernels */
 
