@@ -1,10 +1,12 @@
-/* Hand-computed vectors of the cast/quantize family (cast, quantizeLinear, dequantizeLinear) on both backends. */
+/* Tests of the cast/quantize family (cast, quantizeLinear, dequantizeLinear): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
 #include <math.h>
 
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
 #include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 #define CAST_BUILD(fn_, type_)                                                                 \
 	static enum webnn_status fn_(struct webnn_builder *b, struct webnn_operand *const *in, \
@@ -67,7 +69,7 @@ OV_TABLE(CAST, cast_vectors);
 
 OV_FAMILY_TESTS(CAST, cast)
 
-/* ---- schema: validation and shape inference (proto/schema_*.c) */
+/* ==== validation and shape inference (proto/schema_<family>.c) */
 
 TEST(ops_cast_schema_quantize_dequantize)
 {
@@ -95,7 +97,7 @@ TEST(ops_cast_schema_quantize_dequantize)
 	ERR(&f, &op, "dequantizeLinear: input data type float32 is not allowed");
 }
 
-/* ---- reference backend: hand-computed and WPT values through the plain C kernels */
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
 
 /* ---- cast */
 

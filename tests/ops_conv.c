@@ -1,8 +1,10 @@
-/* Hand-computed vectors of the convolution family (conv2d, convTranspose2d) on both backends. */
+/* Tests of the convolution family (conv2d, convTranspose2d): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
 #include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 static enum webnn_status conv_default(struct webnn_builder *b, struct webnn_operand *const *in,
 				      struct webnn_operand **out)
@@ -92,7 +94,7 @@ OV_TABLE(CONV, conv_vectors);
 
 OV_FAMILY_TESTS(CONV, conv)
 
-/* ---- schema: validation and shape inference (proto/schema_*.c) */
+/* ==== validation and shape inference (proto/schema_<family>.c) */
 
 TEST(ops_conv_schema_conv2d_shapes)
 {
@@ -226,7 +228,7 @@ TEST(ops_conv_schema_conv_transpose2d)
 	ERR(&f, &op, "convTranspose2d: filter input channels 2 do not match input channels 1");
 }
 
-/* ---- reference backend: hand-computed and WPT values through the plain C kernels */
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
 
 static Webnn__Ipc__Conv2d *conv_msg(struct tg_graph *t, uint32_t in, uint32_t filter)
 {

@@ -1,8 +1,10 @@
-/* Hand-computed vectors of the data movement family (concat, expand, pad, reshape, reverse, slice, split, tile, transpose, triangular) on both backends. */
+/* Tests of the data movement family (concat, expand, pad, reshape, reverse, slice, split, tile, transpose, triangular): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
 #include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 static enum webnn_status concat_axis1(struct webnn_builder *b, struct webnn_operand *const *in,
 				      struct webnn_operand **out)
@@ -242,7 +244,7 @@ OV_TABLE(DATA, data_vectors);
 
 OV_FAMILY_TESTS(DATA, data)
 
-/* ---- schema: validation and shape inference (proto/schema_*.c) */
+/* ==== validation and shape inference (proto/schema_<family>.c) */
 
 TEST(ops_data_schema_reshape)
 {
@@ -394,7 +396,7 @@ TEST(ops_data_schema_split)
 	ASSERT_CONTAINS(f.diag.message, "3 outputs do not fit");
 }
 
-/* ---- reference backend: hand-computed and WPT values through the plain C kernels */
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
 
 TEST(ops_data_reference_transpose_reshape_concat)
 {

@@ -1,10 +1,13 @@
-/* Hand-computed vectors of the elementwise operators (unary, binary, clamp, prelu, where) on both backends. */
+/* Tests of the elementwise family (unary, binary, logical, activations, clamp, prelu, where): hand-computed vectors through libwebnn, validation, libwebnn graphs, the reference backend's kernels. */
 #include <math.h>
 
+#include "tests/clienttest.h"
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
 #include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 /* ---- operators with scalar options: the spec defaults (NULL options) and explicit ones */
 
@@ -403,7 +406,9 @@ OV_TABLE(ELEMENTWISE, elementwise_vectors);
 
 OV_FAMILY_TESTS(ELEMENTWISE, elementwise)
 
-/* ---- schema: validation and shape inference (proto/schema_*.c) */
+/* ==== validation and shape inference (proto/schema_<family>.c) */
+
+/* ---- binary */
 
 TEST(ops_elementwise_schema_binary_broadcast)
 {
@@ -556,7 +561,46 @@ TEST(ops_elementwise_schema_unary_family_wrong_attrs)
 	ERR(&f, &op, "sigmoid: operation attributes are missing");
 }
 
-/* ---- reference backend: hand-computed and WPT values through the plain C kernels */
+/* ==== libwebnn builders and small graphs against a reference-backend webnnd */
+
+TEST(ops_elementwise_client_every_wrapper_maps_to_an_op)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client");
+	struct webnn_builder *b;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	struct webnn_operand_desc df = ct_desc_of(WEBNN_FLOAT32, 1, (uint32_t[]){ 4 });
+	struct webnn_operand_desc du = ct_desc_of(WEBNN_UINT8, 1, (uint32_t[]){ 4 });
+	struct webnn_operand *f, *u, *r;
+	OK(ctx, webnn_builder_input(b, "f", &df, &f));
+	OK(ctx, webnn_builder_input(b, "u", &du, &u));
+#define BIN_(name)                                                                             \
+	{                                                                                      \
+		bool logical = strncmp(#name, "logical", 7) == 0;                              \
+		OK(ctx, webnn_builder_##name(b, logical ? u : f, logical ? u : f, &r));         \
+	}
+	WEBNN_BINARY_OPS(BIN_)
+#undef BIN_
+#define UN_(name)                                                                              \
+	{                                                                                      \
+		bool logical = strcmp(#name, "logical_not") == 0;                              \
+		OK(ctx, webnn_builder_##name(b, logical ? u : f, &r));                         \
+	}
+	WEBNN_UNARY_OPS(UN_)
+#undef UN_
+	struct webnn_elu_options eo = WEBNN_ELU_OPTIONS_INIT;
+	OK(ctx, webnn_builder_elu(b, f, &eo, &r));
+	OK(ctx, webnn_builder_leaky_relu(b, f, NULL, &r));
+	OK(ctx, webnn_builder_hard_sigmoid(b, f, NULL, &r));
+	OK(ctx, webnn_builder_linear(b, f, NULL, &r));
+	OK(ctx, webnn_builder_softmax(b, f, 0, &r));
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
 
 /* ---- binary */
 

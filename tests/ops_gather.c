@@ -1,8 +1,10 @@
-/* Hand-computed vectors of the gather/scatter family (gather, gatherElements, gatherND, scatterElements, scatterND) on both backends. */
+/* Tests of the gather/scatter family (gather, gatherElements, gatherND, scatterElements, scatterND): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
 #include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 static enum webnn_status gather_default(struct webnn_builder *b, struct webnn_operand *const *in,
 					struct webnn_operand **out)
@@ -122,7 +124,7 @@ OV_TABLE(GATHER, gather_vectors);
 
 OV_FAMILY_TESTS(GATHER, gather)
 
-/* ---- schema: validation and shape inference (proto/schema_*.c) */
+/* ==== validation and shape inference (proto/schema_<family>.c) */
 
 TEST(ops_gather_schema_gather_scatter)
 {
@@ -169,7 +171,7 @@ TEST(ops_gather_schema_gather_scatter)
 	ERR(&f, &op, "scatterElements: updates shape [5, 3] is not the indices shape [2, 3]");
 }
 
-/* ---- reference backend: hand-computed and WPT values through the plain C kernels */
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
 
 TEST(ops_gather_reference_negative_and_out_of_range_indices)
 {

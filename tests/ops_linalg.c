@@ -1,8 +1,10 @@
-/* Hand-computed vectors of the linear algebra family (gemm, matmul) on both backends. */
+/* Tests of the linear algebra family (gemm, matmul): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
 #include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 static enum webnn_status gemm_default(struct webnn_builder *b, struct webnn_operand *const *in,
 				      struct webnn_operand **out)
@@ -59,7 +61,7 @@ OV_TABLE(LINALG, linalg_vectors);
 
 OV_FAMILY_TESTS(LINALG, linalg)
 
-/* ---- schema: validation and shape inference (proto/schema_*.c) */
+/* ==== validation and shape inference (proto/schema_<family>.c) */
 
 TEST(ops_linalg_schema_gemm)
 {
@@ -115,7 +117,7 @@ TEST(ops_linalg_schema_matmul)
 		     "vs 5 rows");
 }
 
-/* ---- reference backend: hand-computed and WPT values through the plain C kernels */
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
 
 /* ---- gemm and matmul: a = [[1,2,3],[4,5,6]], b = [[7,8],[9,10],[11,12]], a*b = [[58,64],[139,154]] */
 

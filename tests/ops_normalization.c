@@ -1,10 +1,12 @@
-/* Hand-computed vectors of the normalization family (batch/instance/layer normalization, softmax) on both backends. */
+/* Tests of the normalization family (batch/instance/layer normalization, softmax): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
 #include <math.h>
 
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
 #include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 static enum webnn_status bn_default(struct webnn_builder *b, struct webnn_operand *const *in,
 				    struct webnn_operand **out)
@@ -108,7 +110,7 @@ OV_TABLE(NORMALIZATION, normalization_vectors);
 
 OV_FAMILY_TESTS(NORMALIZATION, normalization)
 
-/* ---- schema: validation and shape inference (proto/schema_*.c) */
+/* ==== validation and shape inference (proto/schema_<family>.c) */
 
 TEST(ops_normalization_schema_softmax)
 {
@@ -185,7 +187,7 @@ TEST(ops_normalization_schema_instance_layer_normalization)
 	ERR(&f, &op, "layerNormalization: scale shape [3, 5] does not match the input dimensions");
 }
 
-/* ---- reference backend: hand-computed and WPT values through the plain C kernels */
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
 
 TEST(ops_normalization_reference_softmax_axes)
 {

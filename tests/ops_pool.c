@@ -1,10 +1,12 @@
-/* Hand-computed vectors of the pooling family (averagePool2d, l2Pool2d, maxPool2d) on both backends. */
+/* Tests of the pooling family (averagePool2d, l2Pool2d, maxPool2d): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
 #include <math.h>
 
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
 #include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 /* window 2x2 (n_window 0: the whole spatial size, the default) */
 #define POOL_BUILD(fn_, op_, window_)                                                          \
@@ -52,7 +54,7 @@ OV_TABLE(POOL, pool_vectors);
 
 OV_FAMILY_TESTS(POOL, pool)
 
-/* ---- schema: validation and shape inference (proto/schema_*.c) */
+/* ==== validation and shape inference (proto/schema_<family>.c) */
 
 TEST(ops_pool_schema_pool2d)
 {
@@ -94,7 +96,7 @@ TEST(ops_pool_schema_pool2d)
 	ERR(&f, &op, "maxPool2d: input rank is 3, expected 4");
 }
 
-/* ---- reference backend: hand-computed and WPT values through the plain C kernels */
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
 
 TEST(ops_pool_reference_global_defaults)
 {

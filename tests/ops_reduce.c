@@ -1,9 +1,11 @@
-/* Hand-computed vectors of the reduction family (reduce*, argMin/argMax, cumulativeSum) on both backends. */
+/* Tests of the reduction family (reduce*, argMin/argMax, cumulativeSum): hand-computed vectors through libwebnn, the reference backend's kernels. */
 #include <math.h>
 
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 static const uint32_t axis0[] = { 0 }, axis1[] = { 1 };
 
@@ -145,7 +147,7 @@ OV_TABLE(REDUCE, reduce_vectors);
 
 OV_FAMILY_TESTS(REDUCE, reduce)
 
-/* ---- reference backend: hand-computed and WPT values through the plain C kernels */
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
 
 TEST(ops_reduce_reference_arg_min_max_ties_axes_and_output_types)
 {

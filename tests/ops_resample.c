@@ -1,7 +1,9 @@
-/* Hand-computed vectors of resample2d (nearest neighbor, linear with half-pixel centres) on both backends. */
+/* Tests of the resample family (resample2d): hand-computed vectors through libwebnn, the reference backend's kernels. */
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 static enum webnn_status resample_default(struct webnn_builder *b,
 					  struct webnn_operand *const *in,
@@ -54,7 +56,7 @@ OV_TABLE(RESAMPLE, resample_vectors);
 
 OV_FAMILY_TESTS(RESAMPLE, resample)
 
-/* ---- reference backend: hand-computed and WPT values through the plain C kernels */
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
 
 TEST(ops_resample_reference_nearest_and_linear)
 {

@@ -1,10 +1,13 @@
-/* Hand-computed vectors of the recurrent family (gru, gruCell, lstm, lstmCell) on both backends. */
+/* Tests of the recurrent family (gru, gruCell, lstm, lstmCell): hand-computed vectors through libwebnn, validation, libwebnn graphs, the reference backend's kernels. */
 #include <math.h>
 
+#include "tests/clienttest.h"
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
 #include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 static enum webnn_status gru_cell_default(struct webnn_builder *b, struct webnn_operand *const *in,
 					  struct webnn_operand **out)
@@ -130,7 +133,7 @@ OV_TABLE(RNN, rnn_vectors);
 
 OV_FAMILY_TESTS(RNN, rnn)
 
-/* ---- schema: validation and shape inference (proto/schema_*.c) */
+/* ==== validation and shape inference (proto/schema_<family>.c) */
 
 TEST(ops_rnn_schema_recurrent)
 {
@@ -199,7 +202,50 @@ TEST(ops_rnn_schema_recurrent)
 	ERR(&f, &op, "lstmCell: cellState shape [3, 4] is not [3, 5]");
 }
 
-/* ---- reference backend: hand-computed and WPT values through the plain C kernels */
+/* ==== libwebnn builders and small graphs against a reference-backend webnnd */
+
+/* Zero weights make the cells closed-form: gates are sigmoid(0) = 1/2 and candidates tanh(0) = 0,
+ * so gruCell gives h/2 and lstmCell gives c' = c/2, h' = tanh(c/2)/2. */
+TEST(ops_rnn_client_graph_recurrent_cells)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client_builders");
+	struct webnn_builder *b = NULL;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	const uint32_t s12[] = { 1, 2 }, g_w[] = { 6, 2 }, g_rw[] = { 6, 2 }, l_w[] = { 8, 2 },
+		       l_rw[] = { 8, 2 };
+	static const float zeros[16] = { 0 };
+	struct webnn_operand *x = ct_input(ctx, b, "x", WEBNN_FLOAT32, 2, s12);
+	struct webnn_operand *hid = ct_input(ctx, b, "h", WEBNN_FLOAT32, 2, s12);
+	struct webnn_operand *cell = ct_input(ctx, b, "c", WEBNN_FLOAT32, 2, s12);
+	struct webnn_operand *gw = ct_const(ctx, b, WEBNN_FLOAT32, 2, g_w, zeros);
+	struct webnn_operand *grw = ct_const(ctx, b, WEBNN_FLOAT32, 2, g_rw, zeros);
+	struct webnn_operand *lw = ct_const(ctx, b, WEBNN_FLOAT32, 2, l_w, zeros);
+	struct webnn_operand *lrw = ct_const(ctx, b, WEBNN_FLOAT32, 2, l_rw, zeros);
+	struct webnn_operand *g_out = NULL, *l_outs[2];
+	size_t n = 0;
+	OK(ctx, webnn_builder_gru_cell(b, x, gw, grw, hid, 2, NULL, &g_out));
+	OK(ctx, webnn_builder_lstm_cell(b, x, lw, lrw, hid, cell, 2, NULL, l_outs, 2, &n));
+	ASSERT_EQ(n, 2);
+	float xin[2] = { 0.3f, -0.7f }, hin[2] = { 0.8f, -0.4f }, cin[2] = { 1.0f, -2.0f };
+	float o_g[2], o_h[2], o_c[2];
+	const struct ct_io in[] = { { "x", NULL, xin }, { "h", NULL, hin }, { "c", NULL, cin } };
+	const struct ct_io outs[] = { { "gru", g_out, o_g },
+				       { "lstm_h", l_outs[0], o_h },
+				       { "lstm_c", l_outs[1], o_c } };
+	ct_run(ctx, b, "gruCell+lstmCell", in, 3, outs, 3);
+	const float w_g[] = { 0.4f, -0.2f }, w_c[] = { 0.5f, -1.0f };
+	const float w_h[] = { 0.5f * tanhf(0.5f), 0.5f * tanhf(-1.0f) };
+	ct_assert_floats("gruCell", o_g, w_g, 2, 1e-6f);
+	ct_assert_floats("lstmCell cell", o_c, w_c, 2, 1e-6f);
+	ct_assert_floats("lstmCell hidden", o_h, w_h, 2, 1e-6f);
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
 
 /* ---- recurrent cells, against the spec's formulas written out */
 

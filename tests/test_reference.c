@@ -165,7 +165,7 @@ TEST(reference_unsupported_operation_and_bad_sizes_fail_clearly)
 	float in[2] = { 1, 2 };
 	int32_t out[2];
 	/* every operator is implemented now: cast runs (inconsistent operations are rejected
-	 * when they are resolved: refx_resolve_rejects_inconsistent_operations) */
+	 * when they are resolved: reference_resolve_rejects_inconsistent_operations) */
 	ASSERT_EQ(tg_run(&backend_reference, NULL, g, (const void *const[]){ in },
 			 (void *const[]){ out }, &diag), WEBNN_STATUS_OK);
 	ASSERT(out[0] == 1 && out[1] == 2);
