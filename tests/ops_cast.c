@@ -1,7 +1,12 @@
-/* Hand-computed vectors of the cast/quantize family (cast, quantizeLinear, dequantizeLinear) on both backends. */
+/* Tests of the cast/quantize family (cast, quantizeLinear, dequantizeLinear): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
 #include <math.h>
 
 #include "tests/opvectors.h"
+#include "tests/reftest.h"
+#include "tests/schematest.h"
+#include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 #define CAST_BUILD(fn_, type_)                                                                 \
 	static enum webnn_status fn_(struct webnn_builder *b, struct webnn_operand *const *in, \
@@ -63,3 +68,105 @@ static const struct op_vector cast_vectors[] = {
 OV_TABLE(CAST, cast_vectors);
 
 OV_FAMILY_TESTS(CAST, cast)
+
+/* ==== validation and shape inference (proto/schema_<family>.c) */
+
+TEST(ops_cast_schema_quantize_dequantize)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 4, 6), s = T(&f, WNN_F32, 2, 3), z = T(&f, WNN_U8, 2, 3);
+	uint32_t sbad = T(&f, WNN_F32, 3, 3), zbad = T(&f, WNN_U8, 3, 3), q = T(&f, WNN_U8, 4, 6);
+	uint32_t s1 = T(&f, WNN_F32, 6), o = SLOT(&f);
+	Webnn__Ipc__QuantizeLinear m = WEBNN__IPC__QUANTIZE_LINEAR__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_QUANTIZE_LINEAR);
+	op.quantize_linear = &m;
+	m.input = x, m.scale = s, m.zero_point = z, m.output = o;
+	OK_OUT(&f, &op, 0, WNN_U8, 4, 6);
+	m.scale = sbad, m.zero_point = zbad;
+	ERR(&f, &op, "quantizeLinear: scale shape [3, 3] is not blockwise broadcastable to input shape "
+		     "[4, 6]");
+	m.scale = s1;
+	ERR(&f, &op, "quantizeLinear: scale rank 1 and zeroPoint rank 2 must equal the input rank 2");
+	op = st_mkop(WNN_OP_DEQUANTIZE_LINEAR);
+	op.quantize_linear = &m;
+	m.input = q, m.scale = s, m.zero_point = z;
+	OK_OUT(&f, &op, 0, WNN_F32, 4, 6);
+	m.zero_point = x;
+	ERR(&f, &op, "dequantizeLinear: zeroPoint data type float32 is not allowed");
+	m.input = x;
+	ERR(&f, &op, "dequantizeLinear: input data type float32 is not allowed");
+}
+
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
+
+/* ---- cast */
+
+TEST(ops_cast_reference_cast_truncates_saturates_and_wraps)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(6));
+	Webnn__Ipc__Cast *m = MSG(Webnn__Ipc__Cast, WEBNN__IPC__CAST__INIT);
+	m->input = x, m->output = tg_next(&t), m->data_type = WEBNN__IPC__DATA_TYPE__INT8;
+	rt_op(&t, WNN_OP_CAST, m);
+	/* toward zero; out of range saturates; NaN -> 0 */
+	rt_expect(&t, INS(D(2.9, -2.9, 300, -300, NAN, 127.5)), D(2, -2, 127, -128, 0, 127), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_I32, SHAPE(3));
+	m = MSG(Webnn__Ipc__Cast, WEBNN__IPC__CAST__INIT);
+	m->input = x, m->output = tg_next(&t), m->data_type = WEBNN__IPC__DATA_TYPE__UINT8;
+	rt_op(&t, WNN_OP_CAST, m);
+	rt_expect(&t, INS(D(257, -1, 7)), D(1, 255, 7), 0); /* integer -> integer wraps */
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_U8, SHAPE(2));
+	m = MSG(Webnn__Ipc__Cast, WEBNN__IPC__CAST__INIT);
+	m->input = x, m->output = tg_next(&t), m->data_type = WEBNN__IPC__DATA_TYPE__FLOAT16;
+	rt_op(&t, WNN_OP_CAST, m);
+	rt_expect(&t, INS(D(255, 3)), D(255, 3), 0);
+	tg_free(&t);
+
+	/* int64 -> float32 rounds once: 2^53 + 1 -> 2^53 */
+	tg_init(&t);
+	int64_t big[1] = { 9007199254740993LL };
+	x = tg_constant(&t, WNN_I64, SHAPE(1), big);
+	m = MSG(Webnn__Ipc__Cast, WEBNN__IPC__CAST__INIT);
+	m->input = x, m->output = tg_next(&t), m->data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
+	rt_op(&t, WNN_OP_CAST, m);
+	float *f = rt_run(&t, NULL)[0];
+	ASSERT(f[0] == 9007199254740992.0f);
+	tg_free(&t);
+}
+
+/* ---- quantization */
+
+TEST(ops_cast_reference_quantize_dequantize_rounding_saturation_blocks)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	uint32_t s = rt_constant(&t, WNN_F32, SHAPE(2, 1), D(1, 0.5));
+	uint32_t z = rt_constant(&t, WNN_I8, SHAPE(2, 1), D(0, 10));
+	Webnn__Ipc__QuantizeLinear *m =
+		MSG(Webnn__Ipc__QuantizeLinear, WEBNN__IPC__QUANTIZE_LINEAR__INIT);
+	m->input = x, m->scale = s, m->zero_point = z, m->output = tg_next(&t);
+	uint32_t o = rt_op(&t, WNN_OP_QUANTIZE_LINEAR, m);
+	ASSERT_EQ(t.descs[o].type, WNN_I8);
+	/* row 0: ties to even, saturation; row 1: x / 0.5 + 10 */
+	rt_expect(&t, INS(D(0.5, 2.5, -300, 1.25, -3, 100)), D(0, 2, -128, 12, 4, 127), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_U8, SHAPE(4));
+	s = rt_constant(&t, WNN_F16, SHAPE(2), D(0.5, 2));
+	z = rt_constant(&t, WNN_U8, SHAPE(2), D(5, 0));
+	m = MSG(Webnn__Ipc__QuantizeLinear, WEBNN__IPC__QUANTIZE_LINEAR__INIT);
+	m->input = x, m->scale = s, m->zero_point = z, m->output = tg_next(&t);
+	o = rt_op(&t, WNN_OP_DEQUANTIZE_LINEAR, m);
+	ASSERT_EQ(t.descs[o].type, WNN_F16);
+	rt_expect(&t, INS(D(10, 0, 3, 255)), D(2.5, -2.5, 6, 510), 0); /* block size 2 */
+	tg_free(&t);
+}

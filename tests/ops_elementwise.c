@@ -1,7 +1,13 @@
-/* Hand-computed vectors of the elementwise operators (unary, binary, clamp, prelu, where) on both backends. */
+/* Tests of the elementwise family (unary, binary, logical, activations, clamp, prelu, where): hand-computed vectors through libwebnn, validation, libwebnn graphs, the reference backend's kernels. */
 #include <math.h>
 
+#include "tests/clienttest.h"
 #include "tests/opvectors.h"
+#include "tests/reftest.h"
+#include "tests/schematest.h"
+#include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 /* ---- operators with scalar options: the spec defaults (NULL options) and explicit ones */
 
@@ -399,3 +405,601 @@ static const struct op_vector elementwise_vectors[] = {
 OV_TABLE(ELEMENTWISE, elementwise_vectors);
 
 OV_FAMILY_TESTS(ELEMENTWISE, elementwise)
+
+/* ==== validation and shape inference (proto/schema_<family>.c) */
+
+/* ---- binary */
+
+TEST(ops_elementwise_schema_binary_broadcast)
+{
+	struct fx f = { 0 };
+	Webnn__Ipc__ElementwiseBinary m;
+	uint32_t a = T(&f, WNN_F32, 2, 1, 4), b = T(&f, WNN_F32, 3, 1), o = SLOT(&f);
+	Webnn__Ipc__Operation op = st_binary(WNN_OP_ADD, &m, a, b, o);
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 3, 4);
+	const enum wnn_op same[] = { WNN_OP_SUB, WNN_OP_MUL, WNN_OP_DIV, WNN_OP_MAX, WNN_OP_MIN,
+				     WNN_OP_POW };
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		op = st_binary(same[i], &m, a, b, o);
+		OK_OUT(&f, &op, 0, WNN_F32, 2, 3, 4);
+	}
+	uint32_t s = SCALAR(&f, WNN_F32);
+	op = st_binary(WNN_OP_MUL, &m, s, a, o);
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 1, 4);
+	op = st_binary(WNN_OP_MUL, &m, s, s, o);
+	OK_SCALAR(&f, &op, WNN_F32);
+	uint32_t i1 = T(&f, WNN_I64, 5), i2 = T(&f, WNN_I64, 1);
+	op = st_binary(WNN_OP_POW, &m, i1, i2, o);
+	OK_OUT(&f, &op, 0, WNN_I64, 5);
+}
+
+TEST(ops_elementwise_schema_binary_errors)
+{
+	struct fx f = { 0 };
+	Webnn__Ipc__ElementwiseBinary m;
+	uint32_t a = T(&f, WNN_F32, 2, 3), b = T(&f, WNN_F32, 4), h = T(&f, WNN_F16, 2, 3);
+	uint32_t o = SLOT(&f);
+	Webnn__Ipc__Operation op = st_binary(WNN_OP_ADD, &m, a, b, o);
+	ERR(&f, &op, "add: input shapes [2, 3] and [4] are not broadcastable");
+	op = st_binary(WNN_OP_SUB, &m, a, h, o);
+	ERR(&f, &op, "sub: b data type float16 does not match a data type float32");
+	op = st_binary(WNN_OP_DIV, &m, a, 99, o);
+	ERR(&f, &op, "div: b operand id 99 is out of range");
+	op = st_binary(WNN_OP_MAX, &m, a, o, o);
+	ERR(&f, &op, "max: b operand 3 is used before it is defined");
+	op = st_binary(WNN_OP_MIN, &m, a, a, 77);
+	ERR(&f, &op, "min: output operand id 77 is out of range");
+	op = st_binary(WNN_OP_POW, &m, a, a, o);
+	op.label = (char *)"my pow";
+	op.binary->b = b;
+	ERR(&f, &op, "(operator \"my pow\")");
+}
+
+TEST(ops_elementwise_schema_logical_ops)
+{
+	struct fx f = { 0 };
+	Webnn__Ipc__ElementwiseBinary m;
+	uint32_t a = T(&f, WNN_F32, 2, 3), b = T(&f, WNN_F32, 3), u = T(&f, WNN_U8, 3);
+	uint32_t o = SLOT(&f);
+	Webnn__Ipc__Operation op = st_binary(WNN_OP_GREATER, &m, a, b, o);
+	OK_OUT(&f, &op, 0, WNN_U8, 2, 3);
+	op = st_binary(WNN_OP_LOGICAL_AND, &m, u, u, o);
+	OK_OUT(&f, &op, 0, WNN_U8, 3);
+	op = st_binary(WNN_OP_LOGICAL_XOR, &m, a, b, o);
+	ERR(&f, &op, "logicalXor: a data type float32 is not allowed, expected uint8");
+
+	Webnn__Ipc__ElementwiseUnary un = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+	op = st_mkop(WNN_OP_LOGICAL_NOT);
+	op.unary = &un;
+	un.input = a, un.output = o;
+	ERR(&f, &op, "logicalNot: a data type float32 is not allowed");
+	un.input = u;
+	OK_OUT(&f, &op, 0, WNN_U8, 3);
+	op.op = wnn_ops[WNN_OP_IS_NAN].id;
+	un.input = a;
+	OK_OUT(&f, &op, 0, WNN_U8, 2, 3);
+	un.input = u;
+	ERR(&f, &op, "isNaN: a data type uint8 is not allowed, expected float32, float16");
+}
+
+/* ---- unary and activations */
+
+TEST(ops_elementwise_schema_unary_types)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F16, 1, 2, 3), i = T(&f, WNN_I32, 4), u = T(&f, WNN_U32, 4);
+	uint32_t o = SLOT(&f);
+	Webnn__Ipc__ElementwiseUnary un = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_RELU);
+	op.unary = &un;
+	un.input = x, un.output = o;
+	OK_OUT(&f, &op, 0, WNN_F16, 1, 2, 3);
+	un.input = i;
+	OK_OUT(&f, &op, 0, WNN_I32, 4);
+	un.input = u;
+	ERR(&f, &op, "relu: input data type uint32 is not allowed, expected float32, float16, int32, "
+		     "int64, int8");
+	const enum wnn_op float_only[] = { WNN_OP_SIGMOID, WNN_OP_TANH, WNN_OP_GELU,
+					   WNN_OP_HARD_SWISH, WNN_OP_ELU, WNN_OP_LEAKY_RELU,
+					   WNN_OP_SQRT, WNN_OP_EXP, WNN_OP_SOFTPLUS };
+	for (size_t k = 0; k < sizeof(float_only) / sizeof(float_only[0]); k++) {
+		op.op = wnn_ops[float_only[k]].id;
+		un.input = x;
+		OK_OUT(&f, &op, 0, WNN_F16, 1, 2, 3);
+		un.input = i;
+		ERR(&f, &op, "input data type int32 is not allowed, expected float32, float16");
+		ASSERT_CONTAINS(f.diag.message, wnn_ops[float_only[k]].name);
+	}
+	op.op = wnn_ops[WNN_OP_IDENTITY].id;
+	un.input = u;
+	OK_OUT(&f, &op, 0, WNN_U32, 4);
+	op.op = wnn_ops[WNN_OP_ABS].id;
+	un.input = i;
+	OK_OUT(&f, &op, 0, WNN_I32, 4);
+}
+
+TEST(ops_elementwise_schema_clamp)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 2, 2), u8 = T(&f, WNN_U8, 3), o = SLOT(&f);
+	Webnn__Ipc__Clamp m = WEBNN__IPC__CLAMP__INIT;
+	Webnn__Ipc__Number lo = WEBNN__IPC__NUMBER__INIT, hi = WEBNN__IPC__NUMBER__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_CLAMP);
+	op.clamp = &m;
+	m.input = x, m.output = o;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 2); /* no bounds */
+	lo.value_case = hi.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+	lo.f = 1, hi.f = 6;
+	m.min_value = &lo, m.max_value = &hi;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 2);
+	lo.f = 7;
+	ERR(&f, &op, "clamp: minValue 7 is greater than maxValue 6");
+	/* After casting to uint8 both saturate to 255: equal, so valid. */
+	lo.f = 300, hi.f = 256;
+	m.input = u8;
+	OK_OUT(&f, &op, 0, WNN_U8, 3);
+	lo.f = 3, hi.f = -5; /* -5 saturates to 0 */
+	ERR(&f, &op, "after casting to uint8");
+	m.max_value = NULL;
+	OK_OUT(&f, &op, 0, WNN_U8, 3);
+}
+
+TEST(ops_elementwise_schema_unary_family_wrong_attrs)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 2), o = SLOT(&f);
+	Webnn__Ipc__ElementwiseBinary m;
+	Webnn__Ipc__Operation op = st_binary(WNN_OP_ADD, &m, x, x, o);
+	op.op = wnn_ops[WNN_OP_RELU].id; /* relu with binary attrs */
+	ERR(&f, &op, "relu: operation carries binary attributes, expected unary");
+	op.op = 12345;
+	ERR(&f, &op, "unknown operator id 12345");
+	op = st_mkop(WNN_OP_SIGMOID);
+	op.attrs_case = WEBNN__IPC__OPERATION__ATTRS__NOT_SET;
+	ERR(&f, &op, "sigmoid: operation carries none attributes, expected unary");
+	op.attrs_case = WEBNN__IPC__OPERATION__ATTRS_UNARY; /* member set but pointer missing */
+	ERR(&f, &op, "sigmoid: operation attributes are missing");
+}
+
+/* ==== libwebnn builders and small graphs against a reference-backend webnnd */
+
+TEST(ops_elementwise_client_every_wrapper_maps_to_an_op)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client");
+	struct webnn_builder *b;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	struct webnn_operand_desc df = ct_desc_of(WEBNN_FLOAT32, 1, (uint32_t[]){ 4 });
+	struct webnn_operand_desc du = ct_desc_of(WEBNN_UINT8, 1, (uint32_t[]){ 4 });
+	struct webnn_operand *f, *u, *r;
+	OK(ctx, webnn_builder_input(b, "f", &df, &f));
+	OK(ctx, webnn_builder_input(b, "u", &du, &u));
+#define BIN_(name)                                                                             \
+	{                                                                                      \
+		bool logical = strncmp(#name, "logical", 7) == 0;                              \
+		OK(ctx, webnn_builder_##name(b, logical ? u : f, logical ? u : f, &r));         \
+	}
+	WEBNN_BINARY_OPS(BIN_)
+#undef BIN_
+#define UN_(name)                                                                              \
+	{                                                                                      \
+		bool logical = strcmp(#name, "logical_not") == 0;                              \
+		OK(ctx, webnn_builder_##name(b, logical ? u : f, &r));                         \
+	}
+	WEBNN_UNARY_OPS(UN_)
+#undef UN_
+	struct webnn_elu_options eo = WEBNN_ELU_OPTIONS_INIT;
+	OK(ctx, webnn_builder_elu(b, f, &eo, &r));
+	OK(ctx, webnn_builder_leaky_relu(b, f, NULL, &r));
+	OK(ctx, webnn_builder_hard_sigmoid(b, f, NULL, &r));
+	OK(ctx, webnn_builder_linear(b, f, NULL, &r));
+	OK(ctx, webnn_builder_softmax(b, f, 0, &r));
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
+
+/* ---- binary */
+
+TEST(ops_elementwise_reference_add_broadcast_f32)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t a = tg_input(&t, WNN_F32, SHAPE(2, 3)), b = tg_input(&t, WNN_F32, SHAPE(3));
+	uint32_t o = rt_binary(&t, WNN_OP_ADD, a, b);
+	rt_expect_shape(&t, o, SHAPE(2, 3));
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(10, 20, 30)), D(11, 22, 33, 14, 25, 36), 0);
+	tg_free(&t);
+}
+
+TEST(ops_elementwise_reference_broadcast_both_ways_and_scalar)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t a = tg_input(&t, WNN_F32, SHAPE(2, 1)), b = tg_input(&t, WNN_F32, SHAPE(1, 3));
+	uint32_t o = rt_binary(&t, WNN_OP_MUL, a, b);
+	rt_expect_shape(&t, o, SHAPE(2, 3));
+	rt_expect(&t, INS(D(1, 2), D(10, 20, 30)), D(10, 20, 30, 20, 40, 60), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	a = tg_input(&t, WNN_F32, SHAPE(3));
+	b = tg_input(&t, WNN_F32, 0, NULL);
+	rt_binary(&t, WNN_OP_SUB, a, b);
+	rt_expect(&t, INS(D(1, 2, 3), D(5)), D(-4, -3, -2), 0);
+	tg_free(&t);
+}
+
+TEST(ops_elementwise_reference_binary_float_ops)
+{
+	static const struct {
+		enum wnn_op op;
+		double want[4];
+	} cases[] = {
+		{ WNN_OP_ADD, { 3, 2, 2, 1 } },
+		{ WNN_OP_SUB, { -1, -6, 4, 0 } },
+		{ WNN_OP_MUL, { 2, -8, -3, 0.25 } },
+		{ WNN_OP_DIV, { 0.5, -0.5, -3, 1 } },
+		{ WNN_OP_MAX, { 2, 4, 3, 0.5 } },
+		{ WNN_OP_MIN, { 1, -2, -1, 0.5 } },
+		{ WNN_OP_POW, { 1, 16, 1.0 / 3, 0.70710678118654752 } },
+		{ WNN_OP_EQUAL, { 0, 0, 0, 1 } },
+		{ WNN_OP_NOT_EQUAL, { 1, 1, 1, 0 } },
+		{ WNN_OP_GREATER, { 0, 0, 1, 0 } },
+		{ WNN_OP_GREATER_OR_EQUAL, { 0, 0, 1, 1 } },
+		{ WNN_OP_LESSER, { 1, 1, 0, 0 } },
+		{ WNN_OP_LESSER_OR_EQUAL, { 1, 1, 0, 1 } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (int f16 = 0; f16 < 2; f16++) {
+			struct tg_graph t;
+			enum wnn_dtype ty = f16 ? WNN_F16 : WNN_F32;
+			tg_init(&t);
+			uint32_t a = tg_input(&t, ty, SHAPE(4)), b = tg_input(&t, ty, SHAPE(4));
+			uint32_t o = rt_binary(&t, cases[i].op, a, b);
+			ASSERT_EQ(t.descs[o].type, wnn_ops[cases[i].op].out == WNN_OUT_U8 ? WNN_U8 : ty);
+			rt_expect(&t, INS(D(1, -2, 3, 0.5), D(2, 4, -1, 0.5)), cases[i].want, 1);
+			tg_free(&t);
+		}
+	}
+}
+
+TEST(ops_elementwise_reference_binary_integers_wrap_and_divide_by_zero)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t a = tg_input(&t, WNN_I32, SHAPE(4)), b = tg_input(&t, WNN_I32, SHAPE(4));
+	rt_binary(&t, WNN_OP_ADD, a, b);
+	rt_expect(&t, INS(D(2147483647, -5, 7, -2147483648.0), D(1, 3, -9, -1)),
+	       D(-2147483648.0, -2, -2, 2147483647), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	a = tg_input(&t, WNN_I32, SHAPE(4));
+	b = tg_input(&t, WNN_I32, SHAPE(4));
+	rt_binary(&t, WNN_OP_DIV, a, b);
+	rt_expect(&t, INS(D(7, -7, 5, -2147483648.0), D(2, 2, 0, -1)), D(3, -3, 0, -2147483648.0), 0);
+	tg_free(&t);
+
+	/* INT64_MIN / -1 must neither trap nor be undefined: it wraps */
+	tg_init(&t);
+	a = tg_input(&t, WNN_I64, SHAPE(2));
+	b = tg_input(&t, WNN_I64, SHAPE(2));
+	rt_binary(&t, WNN_OP_DIV, a, b);
+	rt_expect(&t, INS(D(-9223372036854775808.0, 9), D(-1, -4)), D(-9223372036854775808.0, -2), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	a = tg_input(&t, WNN_U32, SHAPE(2));
+	b = tg_input(&t, WNN_U32, SHAPE(2));
+	rt_binary(&t, WNN_OP_SUB, a, b);
+	rt_expect(&t, INS(D(1, 10), D(2, 3)), D(4294967295.0, 7), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	a = tg_input(&t, WNN_I8, SHAPE(3));
+	b = tg_input(&t, WNN_I8, SHAPE(3));
+	rt_binary(&t, WNN_OP_ADD, a, b);
+	rt_expect(&t, INS(D(100, -100, 1), D(100, -100, 2)), D(-56, 56, 3), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	a = tg_input(&t, WNN_I32, SHAPE(3));
+	b = tg_input(&t, WNN_I32, SHAPE(3));
+	rt_binary(&t, WNN_OP_MAX, a, b);
+	rt_expect(&t, INS(D(-1, 5, 0), D(-2, 7, 0)), D(-1, 7, 0), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	a = tg_input(&t, WNN_U64, SHAPE(2));
+	b = tg_input(&t, WNN_U64, SHAPE(2));
+	uint32_t o = rt_binary(&t, WNN_OP_GREATER, a, b);
+	ASSERT_EQ(t.descs[o].type, WNN_U8);
+	rt_expect(&t, INS(D(18446744073709549568.0, 1), D(1, 2)), D(1, 0), 0);
+	tg_free(&t);
+}
+
+TEST(ops_elementwise_reference_logical_ops)
+{
+	static const struct {
+		enum wnn_op op;
+		double want[4];
+	} cases[] = {
+		{ WNN_OP_LOGICAL_AND, { 0, 0, 0, 1 } },
+		{ WNN_OP_LOGICAL_OR, { 0, 1, 1, 1 } },
+		{ WNN_OP_LOGICAL_XOR, { 0, 1, 1, 0 } },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		struct tg_graph t;
+		tg_init(&t);
+		uint32_t a = tg_input(&t, WNN_U8, SHAPE(4)), b = tg_input(&t, WNN_U8, SHAPE(4));
+		rt_binary(&t, cases[i].op, a, b);
+		rt_expect(&t, INS(D(0, 0, 7, 255), D(0, 3, 0, 1)), cases[i].want, 0);
+		tg_free(&t);
+	}
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_U8, SHAPE(3));
+	rt_unary(&t, WNN_OP_LOGICAL_NOT, x);
+	rt_expect(&t, INS(D(0, 1, 200)), D(1, 0, 0), 0);
+	tg_free(&t);
+}
+
+/* ---- unary */
+
+static void unary_case(enum wnn_op op, enum wnn_dtype ty, const double *x, const double *want,
+		       size_t n, double ulp)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t in = tg_input(&t, ty, 1, (uint32_t[]){ (uint32_t)n });
+	rt_unary(&t, op, in);
+	void **outs = rt_run(&t, INS(x));
+	char msg[256];
+	const struct wnn_desc *d = &t.descs[t.output_ids[0]];
+	if (!tg_compare_values(outs[0], d->type, want, n, ulp, 0, msg, sizeof(msg)))
+		FAIL("%s %s: %s", wnn_ops[op].name, wnn_dtype_name(ty), msg);
+	tg_free(&t);
+}
+
+TEST(ops_elementwise_reference_unary_exact_float_ops)
+{
+	const double *x = D(-2, -0.5, 0, 1.5);
+	for (int f16 = 0; f16 < 2; f16++) {
+		enum wnn_dtype ty = f16 ? WNN_F16 : WNN_F32;
+		unary_case(WNN_OP_ABS, ty, x, D(2, 0.5, 0, 1.5), 4, 0);
+		unary_case(WNN_OP_CEIL, ty, x, D(-2, -0.0, 0, 2), 4, 0);
+		unary_case(WNN_OP_FLOOR, ty, x, D(-2, -1, 0, 1), 4, 0);
+		unary_case(WNN_OP_NEG, ty, x, D(2, 0.5, -0.0, -1.5), 4, 0);
+		unary_case(WNN_OP_RELU, ty, x, D(0, 0, 0, 1.5), 4, 0);
+		unary_case(WNN_OP_SIGN, ty, x, D(-1, -1, 0, 1), 4, 0);
+		unary_case(WNN_OP_IDENTITY, ty, x, x, 4, 0);
+		unary_case(WNN_OP_RECIPROCAL, ty, x, D(-0.5, -2, INFINITY, 1 / 1.5), 4, 1);
+		unary_case(WNN_OP_ROUND_EVEN, ty, D(-2.5, 0.5, 1.5, 2.5), D(-2, 0, 2, 2), 4, 0);
+		unary_case(WNN_OP_SQRT, ty, D(4, 2, 0, 0.25), D(2, 1.4142135623730951, 0, 0.5), 4, 1);
+		unary_case(WNN_OP_IS_NAN, ty, D(NAN, INFINITY, -INFINITY, 1), D(1, 0, 0, 0), 4, 0);
+		unary_case(WNN_OP_IS_INFINITE, ty, D(NAN, INFINITY, -INFINITY, 1), D(0, 1, 1, 0), 4, 0);
+	}
+}
+
+TEST(ops_elementwise_reference_unary_transcendental_ops)
+{
+	const double x[4] = { -1.25, -0.5, 0.25, 2 };
+	double want[4];
+	static const enum wnn_op ops[] = { WNN_OP_COS,     WNN_OP_ERF,      WNN_OP_EXP,
+					   WNN_OP_SIN,     WNN_OP_TAN,      WNN_OP_TANH,
+					   WNN_OP_SIGMOID, WNN_OP_SOFTPLUS, WNN_OP_SOFTSIGN,
+					   WNN_OP_GELU,    WNN_OP_HARD_SWISH };
+	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+		for (int i = 0; i < 4; i++) {
+			double v = x[i];
+			switch (ops[k]) {
+			case WNN_OP_COS: want[i] = cos(v); break;
+			case WNN_OP_ERF: want[i] = erf(v); break;
+			case WNN_OP_EXP: want[i] = exp(v); break;
+			case WNN_OP_SIN: want[i] = sin(v); break;
+			case WNN_OP_TAN: want[i] = tan(v); break;
+			case WNN_OP_TANH: want[i] = tanh(v); break;
+			case WNN_OP_SIGMOID: want[i] = 1 / (1 + exp(-v)); break;
+			case WNN_OP_SOFTPLUS: want[i] = log(1 + exp(v)); break;
+			case WNN_OP_SOFTSIGN: want[i] = v / (1 + fabs(v)); break;
+			case WNN_OP_GELU: want[i] = 0.5 * v * (1 + erf(v / sqrt(2))); break;
+			default: want[i] = v * fmin(fmax(v + 3, 0), 6) / 6; break;
+			}
+		}
+		unary_case(ops[k], WNN_F32, x, want, 4, 1);
+		unary_case(ops[k], WNN_F16, x, want, 4, 1);
+	}
+	unary_case(WNN_OP_LOG, WNN_F32, D(1, 2.718281828459045, 0.5, 0), D(0, 1, -0.6931471805599453, -INFINITY), 4, 1);
+	/* hard-swish corners: -3 and +3 */
+	unary_case(WNN_OP_HARD_SWISH, WNN_F32, D(-4, -3, 3, 4), D(0, 0, 3, 4), 4, 0);
+}
+
+TEST(ops_elementwise_reference_unary_alpha_beta_defaults_and_options)
+{
+	const double *x = D(-2, -0.5, 0, 3);
+	/* elu: alpha 1 */
+	unary_case(WNN_OP_ELU, WNN_F32, x, D(expm1(-2), expm1(-0.5), 0, 3), 4, 1);
+	/* leakyRelu: alpha 0.01 */
+	unary_case(WNN_OP_LEAKY_RELU, WNN_F32, x, D(-0.02, -0.005, 0, 3), 4, 1);
+	/* hardSigmoid: 0.2 x + 0.5 clamped to [0, 1] */
+	unary_case(WNN_OP_HARD_SIGMOID, WNN_F32, x, D(0.1, 0.4, 0.5, 1), 4, 1);
+	/* linear: 1 x + 0 */
+	unary_case(WNN_OP_LINEAR, WNN_F32, x, x, 4, 0);
+
+	static const struct {
+		enum wnn_op op;
+		double alpha, beta;
+		bool has_beta;
+		double want[4];
+	} cases[] = {
+		{ WNN_OP_ELU, 2, 0, false, { 0, 0, 0, 3 } },
+		{ WNN_OP_LEAKY_RELU, 0.5, 0, false, { -1, -0.25, 0, 3 } },
+		{ WNN_OP_HARD_SIGMOID, 0.5, 0.25, true, { 0, 0, 0.25, 1 } },
+		{ WNN_OP_LINEAR, 2, 1, true, { -3, 0, 1, 7 } },
+	};
+	for (size_t i = 0; i < 4; i++) {
+		double want[4];
+		memcpy(want, cases[i].want, sizeof(want));
+		if (cases[i].op == WNN_OP_ELU)
+			want[0] = 2 * expm1(-2), want[1] = 2 * expm1(-0.5);
+		for (int f16 = 0; f16 < 2; f16++) {
+			struct tg_graph t;
+			tg_init(&t);
+			uint32_t in = tg_input(&t, f16 ? WNN_F16 : WNN_F32, SHAPE(4));
+			rt_unary_ab(&t, cases[i].op, in, true, cases[i].alpha, cases[i].has_beta,
+				 cases[i].beta);
+			rt_expect(&t, INS(x), want, 1);
+			tg_free(&t);
+		}
+	}
+}
+
+TEST(ops_elementwise_reference_unary_integers)
+{
+	const double *x = D(-7, 0, 5, -2147483648.0);
+	unary_case(WNN_OP_ABS, WNN_I32, x, D(7, 0, 5, -2147483648.0), 4, 0);
+	unary_case(WNN_OP_NEG, WNN_I32, x, D(7, 0, -5, -2147483648.0), 4, 0);
+	unary_case(WNN_OP_SIGN, WNN_I32, x, D(-1, 0, 1, -1), 4, 0);
+	unary_case(WNN_OP_RELU, WNN_I32, x, D(0, 0, 5, 0), 4, 0);
+	unary_case(WNN_OP_IDENTITY, WNN_I32, x, x, 4, 0);
+	unary_case(WNN_OP_ABS, WNN_I8, D(-128, -3, 3, 127), D(-128, 3, 3, 127), 4, 0);
+	unary_case(WNN_OP_NEG, WNN_I64, D(-9223372036854775808.0, 3), D(-9223372036854775808.0, -3), 2, 0);
+	unary_case(WNN_OP_RELU, WNN_I64, D(-4, 4), D(0, 4), 2, 0);
+
+	/* uint64 values above 2^53 go through bit-exactly */
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t in = tg_input(&t, WNN_U64, SHAPE(2));
+	rt_unary(&t, WNN_OP_IDENTITY, in);
+	const struct graph_ir *g = tg_finish(&t, &(struct wnn_diag){ 0 });
+	ASSERT(g);
+	uint64_t src[2] = { UINT64_MAX, (1ull << 60) + 1 }, dst[2] = { 0, 0 };
+	struct wnn_diag diag = { 0 };
+	ASSERT_EQ(tg_run(&backend_reference, NULL, g, (const void *const[]){ src },
+			 (void *const[]){ dst }, &diag), WEBNN_STATUS_OK);
+	ASSERT(dst[0] == UINT64_MAX && dst[1] == (1ull << 60) + 1);
+	tg_free(&t);
+}
+
+/* ---- clamp */
+
+static Webnn__Ipc__Clamp *clamp_msg(struct tg_graph *t, uint32_t in)
+{
+	Webnn__Ipc__Clamp init = WEBNN__IPC__CLAMP__INIT, *m = rt_arena(sizeof(*m));
+	*m = init;
+	m->input = in, m->output = tg_next(t);
+	return m;
+}
+
+TEST(ops_elementwise_reference_clamp_float)
+{
+	for (int f16 = 0; f16 < 2; f16++) {
+		enum wnn_dtype ty = f16 ? WNN_F16 : WNN_F32;
+		struct tg_graph t;
+		tg_init(&t);
+		uint32_t in = tg_input(&t, ty, SHAPE(5));
+		Webnn__Ipc__Clamp *m = clamp_msg(&t, in);
+		m->min_value = rt_number(-1);
+		m->max_value = rt_number(2);
+		rt_op(&t, WNN_OP_CLAMP, m);
+		rt_expect(&t, INS(D(-5, -1, 0.5, 1, 5)), D(-1, -1, 0.5, 1, 2), 0);
+		tg_free(&t);
+
+		tg_init(&t);
+		in = tg_input(&t, ty, SHAPE(3));
+		m = clamp_msg(&t, in);
+		m->min_value = rt_number(0);
+		rt_op(&t, WNN_OP_CLAMP, m);
+		rt_expect(&t, INS(D(-5, 0.25, 1000)), D(0, 0.25, 1000), 0);
+		tg_free(&t);
+
+		tg_init(&t);
+		in = tg_input(&t, ty, SHAPE(3));
+		rt_op(&t, WNN_OP_CLAMP, clamp_msg(&t, in));
+		rt_expect(&t, INS(D(-INFINITY, 3, INFINITY)), D(-INFINITY, 3, INFINITY), 0);
+		tg_free(&t);
+	}
+}
+
+TEST(ops_elementwise_reference_clamp_integers_exact)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t in = tg_input(&t, WNN_I64, SHAPE(3));
+	Webnn__Ipc__Clamp *m = clamp_msg(&t, in);
+	Webnn__Ipc__Number lo = WEBNN__IPC__NUMBER__INIT;
+	lo.value_case = WEBNN__IPC__NUMBER__VALUE_I;
+	lo.i = (1ll << 62) + 1; /* not representable as a double */
+	m->min_value = &lo;
+	rt_op(&t, WNN_OP_CLAMP, m);
+	const struct graph_ir *g = tg_finish(&t, &(struct wnn_diag){ 0 });
+	ASSERT(g);
+	int64_t src[3] = { 1ll << 62, (1ll << 62) + 2, -5 }, dst[3];
+	struct wnn_diag diag = { 0 };
+	ASSERT_EQ(tg_run(&backend_reference, NULL, g, (const void *const[]){ src },
+			 (void *const[]){ dst }, &diag), WEBNN_STATUS_OK);
+	ASSERT(dst[0] == (1ll << 62) + 1 && dst[1] == (1ll << 62) + 2 && dst[2] == (1ll << 62) + 1);
+	tg_free(&t);
+
+	tg_init(&t);
+	in = tg_input(&t, WNN_U8, SHAPE(4));
+	m = clamp_msg(&t, in);
+	m->min_value = rt_number(10);
+	m->max_value = rt_number(200);
+	rt_op(&t, WNN_OP_CLAMP, m);
+	rt_expect(&t, INS(D(5, 100, 250, 200)), D(10, 100, 200, 200), 0);
+	tg_free(&t);
+
+	/* a bound outside the type saturates (casting) */
+	tg_init(&t);
+	in = tg_input(&t, WNN_I8, SHAPE(3));
+	m = clamp_msg(&t, in);
+	m->min_value = rt_number(-1000);
+	m->max_value = rt_number(3);
+	rt_op(&t, WNN_OP_CLAMP, m);
+	rt_expect(&t, INS(D(-128, 0, 127)), D(-128, 0, 3), 0);
+	tg_free(&t);
+}
+
+/* ---- integer pow */
+
+TEST(ops_elementwise_reference_integer_pow_exact)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t a = tg_input(&t, WNN_I32, SHAPE(7));
+	uint32_t b = tg_input(&t, WNN_I32, SHAPE(7));
+	Webnn__Ipc__ElementwiseBinary *m =
+		MSG(Webnn__Ipc__ElementwiseBinary, WEBNN__IPC__ELEMENTWISE_BINARY__INIT);
+	m->a = a, m->b = b, m->output = tg_next(&t);
+	rt_op(&t, WNN_OP_POW, m);
+	/* negative exponents: 1/a^|b| truncated; 0^-1 -> 0 like integer division by zero */
+	rt_expect(&t, INS(D(2, -2, 2, 1, -1, 0, 7), D(10, 3, -1, -5, -3, -1, 0)),
+		D(1024, -8, 0, 1, -1, 0, 1), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	int64_t base[2] = { 3, 3 }, ex[2] = { 39, 41 };
+	uint32_t ca = tg_constant(&t, WNN_I64, SHAPE(2), base);
+	uint32_t cb = tg_constant(&t, WNN_I64, SHAPE(2), ex);
+	m = MSG(Webnn__Ipc__ElementwiseBinary, WEBNN__IPC__ELEMENTWISE_BINARY__INIT);
+	m->a = ca, m->b = cb, m->output = tg_next(&t);
+	rt_op(&t, WNN_OP_POW, m);
+	int64_t *r = rt_run(&t, NULL)[0];
+	ASSERT(r[0] == 4052555153018976267LL);                 /* 3^39, exact */
+	ASSERT((uint64_t)r[1] == 4052555153018976267ULL * 9ULL); /* 3^41 mod 2^64 */
+	tg_free(&t);
+
+	tg_init(&t);
+	a = tg_input(&t, WNN_U8, SHAPE(3));
+	b = tg_input(&t, WNN_U8, SHAPE(3));
+	m = MSG(Webnn__Ipc__ElementwiseBinary, WEBNN__IPC__ELEMENTWISE_BINARY__INIT);
+	m->a = a, m->b = b, m->output = tg_next(&t);
+	rt_op(&t, WNN_OP_POW, m);
+	rt_expect(&t, INS(D(2, 3, 0), D(8, 5, 0)), D(0, 243, 1), 0); /* 2^8 wraps; 0^0 = 1 */
+	tg_free(&t);
+}

@@ -1,5 +1,10 @@
-/* Hand-computed vectors of the linear algebra family (gemm, matmul) on both backends. */
+/* Tests of the linear algebra family (gemm, matmul): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
 #include "tests/opvectors.h"
+#include "tests/reftest.h"
+#include "tests/schematest.h"
+#include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 static enum webnn_status gemm_default(struct webnn_builder *b, struct webnn_operand *const *in,
 				      struct webnn_operand **out)
@@ -55,3 +60,153 @@ static const struct op_vector linalg_vectors[] = {
 OV_TABLE(LINALG, linalg_vectors);
 
 OV_FAMILY_TESTS(LINALG, linalg)
+
+/* ==== validation and shape inference (proto/schema_<family>.c) */
+
+TEST(ops_linalg_schema_gemm)
+{
+	struct fx f = { 0 };
+	uint32_t a = T(&f, WNN_F32, 2, 3), b = T(&f, WNN_F32, 3, 4), bt = T(&f, WNN_F32, 4, 3);
+	uint32_t c1 = T(&f, WNN_F32, 4), c2 = T(&f, WNN_F32, 2, 1), cbad = T(&f, WNN_F32, 3);
+	uint32_t ch = T(&f, WNN_F16, 4), a3 = T(&f, WNN_F32, 1, 2, 3), o = SLOT(&f);
+	Webnn__Ipc__Gemm m = WEBNN__IPC__GEMM__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_GEMM);
+	op.gemm = &m;
+	m.a = a, m.b = b, m.output = o;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 4);
+	m.b = bt, m.b_transpose = true;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 4);
+	m.a_transpose = true;
+	ERR(&f, &op, "gemm: a shape [2, 3] (transposed) and b shape [4, 3] (transposed) are "
+		     "incompatible: 2 columns vs 3 rows");
+	m.a_transpose = false;
+	m.has_c = true, m.c = c1;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 4);
+	m.c = c2;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 4);
+	m.c = cbad;
+	ERR(&f, &op, "gemm: c shape [3] is not unidirectionally broadcastable to [2, 4]");
+	m.c = ch;
+	ERR(&f, &op, "gemm: c data type float16 does not match a data type float32");
+	m.has_c = false, m.a = a3;
+	ERR(&f, &op, "gemm: a rank is 3, expected 2");
+}
+
+TEST(ops_linalg_schema_matmul)
+{
+	struct fx f = { 0 };
+	uint32_t a = T(&f, WNN_F32, 2, 1, 3, 4), b = T(&f, WNN_F32, 5, 4, 2);
+	uint32_t b2 = T(&f, WNN_F32, 4, 2), r1 = T(&f, WNN_F32, 4), bad = T(&f, WNN_F32, 3, 4, 2);
+	uint32_t k5 = T(&f, WNN_F32, 5, 2), o = SLOT(&f);
+	Webnn__Ipc__Matmul m = WEBNN__IPC__MATMUL__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_MATMUL);
+	op.matmul = &m;
+	m.a = a, m.b = b, m.output = o;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 5, 3, 2);
+	m.b = b2;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 1, 3, 2);
+	m.b = bad;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 3, 3, 2);
+	uint32_t a2 = T(&f, WNN_F32, 2, 2, 3, 4), b3 = T(&f, WNN_F32, 3, 4, 2);
+	m.a = a2, m.b = b3;
+	ERR(&f, &op, "matmul: batch shapes [2, 2] and [3] are not broadcastable");
+	m.a = a, m.b = r1;
+	ERR(&f, &op, "matmul: b rank is 1, expected at least 2");
+	m.b = k5;
+	ERR(&f, &op, "matmul: a shape [2, 1, 3, 4] and b shape [5, 2] are incompatible: 4 columns "
+		     "vs 5 rows");
+}
+
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
+
+/* ---- gemm and matmul: a = [[1,2,3],[4,5,6]], b = [[7,8],[9,10],[11,12]], a*b = [[58,64],[139,154]] */
+
+TEST(ops_linalg_reference_gemm_options)
+{
+	for (int f16 = 0; f16 < 2; f16++) {
+		enum wnn_dtype ty = f16 ? WNN_F16 : WNN_F32;
+		struct tg_graph t;
+		tg_init(&t);
+		uint32_t a = tg_input(&t, ty, SHAPE(2, 3)), b = tg_input(&t, ty, SHAPE(3, 2));
+		uint32_t o = rt_op(&t, WNN_OP_GEMM, rt_gemm_msg(&t, a, b));
+		rt_expect_shape(&t, o, SHAPE(2, 2));
+		rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12)), D(58, 64, 139, 154), 0);
+		tg_free(&t);
+	}
+
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t a = tg_input(&t, WNN_F32, SHAPE(3, 2)), b = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	Webnn__Ipc__Gemm *m = rt_gemm_msg(&t, a, b);
+	m->a_transpose = true, m->b_transpose = true;
+	rt_op(&t, WNN_OP_GEMM, m);
+	rt_expect(&t, INS(D(1, 4, 2, 5, 3, 6), D(7, 9, 11, 8, 10, 12)), D(58, 64, 139, 154), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	a = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	b = tg_input(&t, WNN_F32, SHAPE(3, 2));
+	uint32_t c = tg_input(&t, WNN_F32, SHAPE(2));
+	m = rt_gemm_msg(&t, a, b);
+	m->has_c = true, m->c = c, m->alpha = 2, m->beta = 0.5;
+	rt_op(&t, WNN_OP_GEMM, m);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12), D(1, 2)),
+	       D(116.5, 129, 278.5, 309), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	a = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	b = tg_input(&t, WNN_F32, SHAPE(3, 2));
+	c = rt_constant(&t, WNN_F32, 0, NULL, D(10));
+	m = rt_gemm_msg(&t, a, b);
+	m->has_c = true, m->c = c;
+	rt_op(&t, WNN_OP_GEMM, m);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12)), D(68, 74, 149, 164), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	a = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	b = tg_input(&t, WNN_F32, SHAPE(3, 2));
+	c = tg_input(&t, WNN_F32, SHAPE(2, 1));
+	m = rt_gemm_msg(&t, a, b);
+	m->has_c = true, m->c = c;
+	rt_op(&t, WNN_OP_GEMM, m);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12), D(1, 2)), D(59, 65, 141, 156), 0);
+	tg_free(&t);
+}
+
+TEST(ops_linalg_reference_matmul_batched_and_broadcast)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t a = tg_input(&t, WNN_F32, SHAPE(2, 3)), b = tg_input(&t, WNN_F32, SHAPE(3, 2));
+	rt_matmul(&t, a, b);
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12)), D(58, 64, 139, 154), 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	a = tg_input(&t, WNN_F16, SHAPE(2, 2, 2));
+	b = tg_input(&t, WNN_F16, SHAPE(2, 2, 2));
+	uint32_t o = rt_matmul(&t, a, b);
+	rt_expect_shape(&t, o, SHAPE(2, 2, 2));
+	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6, 7, 8), D(1, 0, 0, 1, 0, 1, 1, 0)), D(1, 2, 3, 4, 6, 5, 8, 7), 0);
+	tg_free(&t);
+
+	/* batch shapes [2, 1] and [3] broadcast to [2, 3] */
+	tg_init(&t);
+	a = tg_input(&t, WNN_F32, SHAPE(2, 1, 1, 2));
+	b = tg_input(&t, WNN_F32, SHAPE(3, 2, 1));
+	o = rt_matmul(&t, a, b);
+	rt_expect_shape(&t, o, SHAPE(2, 3, 1, 1));
+	rt_expect(&t, INS(D(1, 2, 3, 4), D(1, 1, 2, 0, 0, 3)), D(3, 2, 6, 7, 6, 12), 0);
+	tg_free(&t);
+
+	/* a 2-D b against a batched a */
+	tg_init(&t);
+	a = tg_input(&t, WNN_F32, SHAPE(2, 1, 2));
+	b = tg_input(&t, WNN_F32, SHAPE(2, 2));
+	o = rt_matmul(&t, a, b);
+	rt_expect_shape(&t, o, SHAPE(2, 1, 2));
+	rt_expect(&t, INS(D(1, 2, 3, 4), D(1, 2, 3, 4)), D(7, 10, 15, 22), 0);
+	tg_free(&t);
+}

@@ -1,5 +1,12 @@
-/* Hand-computed vectors of the normalization family (batch/instance/layer normalization, softmax) on both backends. */
+/* Tests of the normalization family (batch/instance/layer normalization, softmax): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
+#include <math.h>
+
 #include "tests/opvectors.h"
+#include "tests/reftest.h"
+#include "tests/schematest.h"
+#include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 static enum webnn_status bn_default(struct webnn_builder *b, struct webnn_operand *const *in,
 				    struct webnn_operand **out)
@@ -102,3 +109,191 @@ static const struct op_vector normalization_vectors[] = {
 OV_TABLE(NORMALIZATION, normalization_vectors);
 
 OV_FAMILY_TESTS(NORMALIZATION, normalization)
+
+/* ==== validation and shape inference (proto/schema_<family>.c) */
+
+TEST(ops_normalization_schema_softmax)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 3, 5), i = T(&f, WNN_I32, 3, 5), o = SLOT(&f);
+	Webnn__Ipc__Softmax m = WEBNN__IPC__SOFTMAX__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_SOFTMAX);
+	op.softmax = &m;
+	m.input = x, m.output = o, m.axis = 1;
+	OK_OUT(&f, &op, 0, WNN_F32, 3, 5);
+	m.axis = 4;
+	ERR(&f, &op, "softmax: axis 4 is out of range for rank 2");
+	m.axis = 0, m.input = i;
+	ERR(&f, &op, "softmax: input data type int32 is not allowed");
+}
+
+TEST(ops_normalization_schema_batch_normalization)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F32, 2, 3, 4, 4), mean = T(&f, WNN_F32, 3), var = T(&f, WNN_F32, 3);
+	uint32_t m4 = T(&f, WNN_F32, 4), sh = T(&f, WNN_F16, 3), o = SLOT(&f);
+	Webnn__Ipc__BatchNormalization m = WEBNN__IPC__BATCH_NORMALIZATION__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_BATCH_NORMALIZATION);
+	op.batch_normalization = &m;
+	m.input = x, m.mean = mean, m.variance = var, m.output = o;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 3, 4, 4);
+	m.has_scale = m.has_bias = true, m.scale = mean, m.bias = var;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 3, 4, 4);
+	m.mean = m4;
+	ERR(&f, &op, "batchNormalization: mean shape [4] is not [3] (input.shape[axis])");
+	m.axis = 3;
+	m.scale = m.bias = m4;
+	ERR(&f, &op, "batchNormalization: variance shape [3] is not [4] (input.shape[axis])");
+	m.variance = m4;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 3, 4, 4);
+	m.bias = sh;
+	ERR(&f, &op, "batchNormalization: bias data type float16 does not match input data type "
+		     "float32");
+	m.axis = 4;
+	ERR(&f, &op, "batchNormalization: axis 4 is out of range for rank 4");
+	uint32_t xi = T(&f, WNN_I32, 2, 3);
+	m.input = xi, m.axis = 1;
+	ERR(&f, &op, "batchNormalization: input data type int32 is not allowed");
+}
+
+TEST(ops_normalization_schema_instance_layer_normalization)
+{
+	struct fx f = { 0 };
+	uint32_t x = T(&f, WNN_F16, 1, 2, 3, 5), s2 = T(&f, WNN_F16, 2), s5 = T(&f, WNN_F16, 5);
+	uint32_t s35 = T(&f, WNN_F16, 3, 5), o = SLOT(&f);
+	Webnn__Ipc__InstanceNormalization in = WEBNN__IPC__INSTANCE_NORMALIZATION__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_INSTANCE_NORMALIZATION);
+	op.instance_normalization = &in;
+	in.input = x, in.output = o, in.has_scale = true, in.scale = s2;
+	OK_OUT(&f, &op, 0, WNN_F16, 1, 2, 3, 5);
+	in.layout = WEBNN__IPC__INPUT_LAYOUT__NHWC;
+	ERR(&f, &op, "instanceNormalization: scale shape [2] is not [5] (input channels)");
+	in.scale = s5;
+	OK_OUT(&f, &op, 0, WNN_F16, 1, 2, 3, 5);
+
+	Webnn__Ipc__LayerNormalization ln = WEBNN__IPC__LAYER_NORMALIZATION__INIT;
+	uint32_t axes[] = { 2, 3 };
+	op = st_mkop(WNN_OP_LAYER_NORMALIZATION);
+	op.layer_normalization = &ln;
+	ln.input = x, ln.output = o;
+	OK_OUT(&f, &op, 0, WNN_F16, 1, 2, 3, 5);
+	ln.has_scale = true, ln.scale = s35;
+	ERR(&f, &op, "layerNormalization: scale rank is 2, expected 3 (the number of axes)");
+	ln.has_axes = true, ln.axes = axes, ln.n_axes = 2;
+	OK_OUT(&f, &op, 0, WNN_F16, 1, 2, 3, 5);
+	axes[1] = 2;
+	ERR(&f, &op, "layerNormalization: axes contain the axis 2 more than once");
+	axes[0] = 3, axes[1] = 2;
+	ERR(&f, &op, "layerNormalization: scale shape [3, 5] does not match the input dimensions");
+}
+
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
+
+TEST(ops_normalization_reference_softmax_axes)
+{
+	double e = exp(1), e2 = exp(2), s = 1 + e + e2;
+	for (int f16 = 0; f16 < 2; f16++) {
+		enum wnn_dtype ty = f16 ? WNN_F16 : WNN_F32;
+		struct tg_graph t;
+		tg_init(&t);
+		uint32_t x = tg_input(&t, ty, SHAPE(2, 3));
+		rt_softmax(&t, x, 1);
+		rt_expect(&t, INS(D(0, 1, 2, 5, 5, 5)),
+		       D(1 / s, e / s, e2 / s, 1.0 / 3, 1.0 / 3, 1.0 / 3), 1);
+		tg_free(&t);
+
+		tg_init(&t);
+		x = tg_input(&t, ty, SHAPE(2, 2));
+		rt_softmax(&t, x, 0);
+		rt_expect(&t, INS(D(1, 1, 0, 3)),
+		       D(e / (e + 1), 1 / (1 + e2), 1 / (e + 1), e2 / (1 + e2)), 1);
+		tg_free(&t);
+	}
+}
+
+TEST(ops_normalization_reference_batch_normalization_with_and_without_scale_bias)
+{
+	double eps = (float)1e-5;
+	double n0 = 1 / sqrt(4 + eps), n1 = 1 / sqrt(1 + eps);
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 2, 1, 2));
+	uint32_t mean = rt_constant(&t, WNN_F32, SHAPE(2), D(1, 3));
+	uint32_t var = rt_constant(&t, WNN_F32, SHAPE(2), D(4, 1));
+	rt_op(&t, WNN_OP_BATCH_NORMALIZATION, rt_bn_msg(&t, x, mean, var));
+	rt_expect(&t, INS(D(1, 2, 3, 4)), D(0, n0, 0, n1), 1);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_F32, SHAPE(1, 2, 1, 2));
+	mean = rt_constant(&t, WNN_F32, SHAPE(2), D(1, 3));
+	var = rt_constant(&t, WNN_F32, SHAPE(2), D(4, 1));
+	uint32_t scale = rt_constant(&t, WNN_F32, SHAPE(2), D(2, 3));
+	uint32_t bias = rt_constant(&t, WNN_F32, SHAPE(2), D(1, -1));
+	Webnn__Ipc__BatchNormalization *m = rt_bn_msg(&t, x, mean, var);
+	m->has_scale = true, m->scale = scale, m->has_bias = true, m->bias = bias;
+	rt_op(&t, WNN_OP_BATCH_NORMALIZATION, m);
+	rt_expect(&t, INS(D(1, 2, 3, 4)), D(1, 1 + 2 * n0, -1, -1 + 3 * n1), 1);
+	tg_free(&t);
+
+	/* axis 0 of a [2, 2] tensor, only bias, epsilon 0.5, float16 */
+	tg_init(&t);
+	x = tg_input(&t, WNN_F16, SHAPE(2, 2));
+	mean = rt_constant(&t, WNN_F16, SHAPE(2), D(0, 2));
+	var = rt_constant(&t, WNN_F16, SHAPE(2), D(3.5, 0.5));
+	bias = rt_constant(&t, WNN_F16, SHAPE(2), D(10, 20));
+	m = rt_bn_msg(&t, x, mean, var);
+	m->axis = 0, m->epsilon = 0.5, m->has_bias = true, m->bias = bias;
+	rt_op(&t, WNN_OP_BATCH_NORMALIZATION, m);
+	rt_expect(&t, INS(D(2, -2, 3, 1)), D(11, 9, 21, 19), 0);
+	tg_free(&t);
+}
+
+TEST(ops_normalization_reference_instance_and_layer_normalization)
+{
+	const double eps = 1e-5;
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 2, 1, 2));
+	uint32_t sc = rt_constant(&t, WNN_F32, SHAPE(2), D(2, 1));
+	uint32_t bi = rt_constant(&t, WNN_F32, SHAPE(2), D(0, 5));
+	Webnn__Ipc__InstanceNormalization *m =
+		MSG(Webnn__Ipc__InstanceNormalization, WEBNN__IPC__INSTANCE_NORMALIZATION__INIT);
+	m->input = x, m->output = tg_next(&t);
+	m->has_scale = true, m->scale = sc, m->has_bias = true, m->bias = bi;
+	rt_op(&t, WNN_OP_INSTANCE_NORMALIZATION, m);
+	double a = 2 / sqrt(1 + eps), b = 5 / sqrt(25 + eps);
+	rt_expect(&t, INS(D(1, 3, 10, 20)), D(-a, a, 5 - b, 5 + b), 2);
+	tg_free(&t);
+
+	/* NHWC: channels last, the same numbers rearranged */
+	tg_init(&t);
+	x = tg_input(&t, WNN_F32, SHAPE(1, 1, 2, 2));
+	m = MSG(Webnn__Ipc__InstanceNormalization, WEBNN__IPC__INSTANCE_NORMALIZATION__INIT);
+	m->input = x, m->output = tg_next(&t), m->layout = WEBNN__IPC__INPUT_LAYOUT__NHWC;
+	rt_op(&t, WNN_OP_INSTANCE_NORMALIZATION, m);
+	double u = 1 / sqrt(1 + eps), v = 1 / sqrt(25 + eps);
+	rt_expect(&t, INS(D(1, 10, 3, 20)), D(-u, -5 * v, u, 5 * v), 2);
+	tg_free(&t);
+
+	/* layer: default axes [1..rank), scale/bias indexed in axes order */
+	tg_init(&t);
+	x = tg_input(&t, WNN_F32, SHAPE(2, 2));
+	Webnn__Ipc__LayerNormalization *l =
+		MSG(Webnn__Ipc__LayerNormalization, WEBNN__IPC__LAYER_NORMALIZATION__INIT);
+	l->input = x, l->output = tg_next(&t);
+	rt_op(&t, WNN_OP_LAYER_NORMALIZATION, l);
+	rt_expect(&t, INS(D(1, 3, 10, 20)), D(-u, u, -5 * v, 5 * v), 2);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_F32, SHAPE(2, 2));
+	sc = rt_constant(&t, WNN_F32, SHAPE(2), D(1, 10));
+	l = MSG(Webnn__Ipc__LayerNormalization, WEBNN__IPC__LAYER_NORMALIZATION__INIT);
+	l->input = x, l->output = tg_next(&t), l->has_axes = true, l->epsilon = 0;
+	l->has_scale = true, l->scale = sc;
+	LIST(l, axes, 0); /* normalise columns; scale indexed by row */
+	rt_op(&t, WNN_OP_LAYER_NORMALIZATION, l);
+	rt_expect(&t, INS(D(1, 3, 5, 7)), D(-1, -1, 10, 10), 2);
+	tg_free(&t);
+}

@@ -1,7 +1,11 @@
-/* Hand-computed vectors of the reduction family (reduce*, argMin/argMax, cumulativeSum) on both backends. */
+/* Tests of the reduction family (reduce*, argMin/argMax, cumulativeSum): hand-computed vectors through libwebnn, the reference backend's kernels. */
 #include <math.h>
 
 #include "tests/opvectors.h"
+#include "tests/reftest.h"
+#include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 static const uint32_t axis0[] = { 0 }, axis1[] = { 1 };
 
@@ -142,3 +146,138 @@ static const struct op_vector reduce_vectors[] = {
 OV_TABLE(REDUCE, reduce_vectors);
 
 OV_FAMILY_TESTS(REDUCE, reduce)
+
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
+
+TEST(ops_reduce_reference_arg_min_max_ties_axes_and_output_types)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	Webnn__Ipc__ArgMinMax *m = MSG(Webnn__Ipc__ArgMinMax, WEBNN__IPC__ARG_MIN_MAX__INIT);
+	m->input = x, m->output = tg_next(&t), m->axis = 1;
+	uint32_t o = rt_op(&t, WNN_OP_ARG_MAX, m);
+	rt_expect_shape(&t, o, SHAPE(2));
+	rt_expect(&t, INS(D(1, 5, 5, 7, NAN, 2)), D(1, 0), 0); /* ties: first; NaN never wins */
+	tg_free(&t);
+
+	tg_init(&t);
+	x = tg_input(&t, WNN_I64, SHAPE(2, 3));
+	m = MSG(Webnn__Ipc__ArgMinMax, WEBNN__IPC__ARG_MIN_MAX__INIT);
+	m->input = x, m->output = tg_next(&t), m->axis = 0, m->keep_dimensions = true;
+	m->has_output_data_type = true, m->output_data_type = WEBNN__IPC__DATA_TYPE__INT64;
+	o = rt_op(&t, WNN_OP_ARG_MIN, m);
+	rt_expect_shape(&t, o, SHAPE(1, 3));
+	ASSERT_EQ(t.descs[o].type, WNN_I64);
+	rt_expect(&t, INS(D(3, -4, 9, 3, -5, 8)), D(0, 1, 1), 0);
+	tg_free(&t);
+}
+
+TEST(ops_reduce_reference_cumulative_sum_exclusive_reversed)
+{
+	const double *want[4] = { D(1, 3, 6, 10, 5, 11, 18, 26), D(0, 1, 3, 6, 0, 5, 11, 18),
+				  D(10, 9, 7, 4, 26, 21, 15, 8), D(9, 7, 4, 0, 21, 15, 8, 0) };
+	for (int k = 0; k < 4; k++) {
+		struct tg_graph t;
+		tg_init(&t);
+		uint32_t x = tg_input(&t, k < 2 ? WNN_F32 : WNN_I32, SHAPE(2, 4));
+		Webnn__Ipc__CumulativeSum *m =
+			MSG(Webnn__Ipc__CumulativeSum, WEBNN__IPC__CUMULATIVE_SUM__INIT);
+		m->input = x, m->output = tg_next(&t), m->axis = 1;
+		m->exclusive = k & 1, m->reversed = k >= 2;
+		rt_op(&t, WNN_OP_CUMULATIVE_SUM, m);
+		rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6, 7, 8)), want[k], 0);
+		tg_free(&t);
+	}
+}
+
+/* ---- reductions */
+
+TEST(ops_reduce_reference_every_op_along_an_axis)
+{
+	const double in[6] = { 1, -2, 3, 4, 5, -6 };
+	const struct {
+		enum wnn_op op;
+		double want[2];
+	} cases[] = {
+		{ WNN_OP_REDUCE_L1, { 6, 15 } },
+		{ WNN_OP_REDUCE_L2, { sqrt(14), sqrt(77) } },
+		{ WNN_OP_REDUCE_LOG_SUM, { log(2), log(3) } },
+		{ WNN_OP_REDUCE_LOG_SUM_EXP,
+		  { log(exp(1) + exp(-2) + exp(3)), log(exp(4) + exp(5) + exp(-6)) } },
+		{ WNN_OP_REDUCE_MAX, { 3, 5 } },
+		{ WNN_OP_REDUCE_MEAN, { 2.0 / 3, 1 } },
+		{ WNN_OP_REDUCE_MIN, { -2, -6 } },
+		{ WNN_OP_REDUCE_PRODUCT, { -6, -120 } },
+		{ WNN_OP_REDUCE_SUM, { 2, 3 } },
+		{ WNN_OP_REDUCE_SUM_SQUARE, { 14, 77 } },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct tg_graph t;
+		tg_init(&t);
+		uint32_t x = tg_input(&t, WNN_F32, SHAPE(2, 3));
+		Webnn__Ipc__Reduce *m = rt_reduce_msg(&t, x);
+		m->has_axes = true;
+		LIST(m, axes, 1);
+		uint32_t o = rt_op(&t, cases[k].op, m);
+		rt_expect_shape(&t, o, SHAPE(2));
+		rt_expect(&t, INS(in), cases[k].want, 2);
+		tg_free(&t);
+	}
+}
+
+TEST(ops_reduce_reference_axes_default_empty_and_keep_dimensions)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(2, 3));
+	Webnn__Ipc__Reduce *m = rt_reduce_msg(&t, x); /* no axes: all */
+	uint32_t all = rt_op(&t, WNN_OP_REDUCE_SUM, m);
+	m = rt_reduce_msg(&t, x);
+	m->keep_dimensions = true;
+	uint32_t kept = rt_op(&t, WNN_OP_REDUCE_MEAN, m);
+	m = rt_reduce_msg(&t, x);
+	m->has_axes = true; /* empty: no reduction, the op per element */
+	uint32_t none = rt_op(&t, WNN_OP_REDUCE_L1, m);
+	m = rt_reduce_msg(&t, x);
+	m->has_axes = true, m->keep_dimensions = true;
+	LIST(m, axes, 0);
+	uint32_t col = rt_op(&t, WNN_OP_REDUCE_MAX, m);
+	rt_expect_shape(&t, all, 0, NULL);
+	rt_expect_shape(&t, kept, SHAPE(1, 1));
+	rt_expect_shape(&t, none, SHAPE(2, 3));
+	rt_expect_shape(&t, col, SHAPE(1, 3));
+	tg_output(&t, all), tg_output(&t, kept), tg_output(&t, none), tg_output(&t, col);
+	void **outs = rt_run(&t, INS(D(1, -2, 3, 4, 5, -6)));
+	rt_check(&t, outs, 0, D(5), 0, 0);
+	rt_check(&t, outs, 1, D(5.0 / 6), 1, 0);
+	rt_check(&t, outs, 2, D(1, 2, 3, 4, 5, 6), 0, 0);
+	rt_check(&t, outs, 3, D(4, 5, 3), 0, 0);
+	tg_free(&t);
+}
+
+TEST(ops_reduce_reference_integers_exact_and_wrapping)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint64_t big[2] = { UINT64_MAX, 5 };
+	uint32_t x = tg_constant(&t, WNN_U64, SHAPE(2), big);
+	uint32_t mx = rt_op(&t, WNN_OP_REDUCE_MAX, rt_reduce_msg(&t, x));
+	uint32_t sum = rt_op(&t, WNN_OP_REDUCE_SUM, rt_reduce_msg(&t, x)); /* wraps to 4 */
+	uint32_t p32 = tg_input(&t, WNN_U32, SHAPE(2));
+	uint32_t prod = rt_op(&t, WNN_OP_REDUCE_PRODUCT, rt_reduce_msg(&t, p32));
+	uint32_t i64 = tg_input(&t, WNN_I64, SHAPE(3));
+	uint32_t l1 = rt_op(&t, WNN_OP_REDUCE_L1, rt_reduce_msg(&t, i64));
+	uint32_t ss = rt_op(&t, WNN_OP_REDUCE_SUM_SQUARE, rt_reduce_msg(&t, i64));
+	uint32_t mn = rt_op(&t, WNN_OP_REDUCE_MIN, rt_reduce_msg(&t, i64));
+	tg_output(&t, mx), tg_output(&t, sum), tg_output(&t, prod);
+	tg_output(&t, l1), tg_output(&t, ss), tg_output(&t, mn);
+	void **outs = rt_run(&t, INS(D(65536, 65536), D(-3, 4, -1000000)));
+	ASSERT(*(uint64_t *)outs[0] == UINT64_MAX);
+	ASSERT(*(uint64_t *)outs[1] == 4);
+	ASSERT(*(uint32_t *)outs[2] == 0); /* 2^32 wraps */
+	ASSERT(*(int64_t *)outs[3] == 1000007);
+	ASSERT(*(int64_t *)outs[4] == 1000000000025LL);
+	ASSERT(*(int64_t *)outs[5] == -1000000);
+	tg_free(&t);
+}

@@ -1,5 +1,9 @@
-/* Hand-computed vectors of resample2d (nearest neighbor, linear with half-pixel centres) on both backends. */
+/* Tests of the resample family (resample2d): hand-computed vectors through libwebnn, the reference backend's kernels. */
 #include "tests/opvectors.h"
+#include "tests/reftest.h"
+#include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 static enum webnn_status resample_default(struct webnn_builder *b,
 					  struct webnn_operand *const *in,
@@ -51,3 +55,41 @@ static const struct op_vector resample_vectors[] = {
 OV_TABLE(RESAMPLE, resample_vectors);
 
 OV_FAMILY_TESTS(RESAMPLE, resample)
+
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
+
+TEST(ops_resample_reference_nearest_and_linear)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 1, 2, 2));
+	Webnn__Ipc__Resample2d *m = MSG(Webnn__Ipc__Resample2d, WEBNN__IPC__RESAMPLE2D__INIT);
+	m->input = x, m->output = tg_next(&t);
+	m->n_scales = 2, m->scales = rt_arena(2 * sizeof(float)), m->scales[0] = 2, m->scales[1] = 2;
+	uint32_t o = rt_op(&t, WNN_OP_RESAMPLE2D, m);
+	rt_expect_shape(&t, o, SHAPE(1, 1, 4, 4));
+	rt_expect(&t, INS(D(1, 2, 3, 4)), D(1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4), 0);
+	tg_free(&t);
+
+	/* linear, sizes: half-pixel coordinates clamped at the edges */
+	tg_init(&t);
+	x = tg_input(&t, WNN_F32, SHAPE(1, 1, 1, 2));
+	m = MSG(Webnn__Ipc__Resample2d, WEBNN__IPC__RESAMPLE2D__INIT);
+	m->input = x, m->output = tg_next(&t), m->mode = WEBNN__IPC__INTERPOLATION_MODE__LINEAR;
+	LIST(m, sizes, 1, 4);
+	rt_op(&t, WNN_OP_RESAMPLE2D, m);
+	rt_expect(&t, INS(D(0, 4)), D(0, 1, 3, 4), 0);
+	tg_free(&t);
+
+	/* uint8 linear rounds to nearest; axes [0, 1] */
+	tg_init(&t);
+	x = tg_input(&t, WNN_U8, SHAPE(1, 2, 1, 1));
+	m = MSG(Webnn__Ipc__Resample2d, WEBNN__IPC__RESAMPLE2D__INIT);
+	m->input = x, m->output = tg_next(&t), m->mode = WEBNN__IPC__INTERPOLATION_MODE__LINEAR;
+	LIST(m, sizes, 1, 4);
+	LIST(m, axes, 0, 1);
+	o = rt_op(&t, WNN_OP_RESAMPLE2D, m);
+	rt_expect_shape(&t, o, SHAPE(1, 4, 1, 1));
+	rt_expect(&t, INS(D(0, 3)), D(0, 1, 2, 3), 0);
+	tg_free(&t);
+}

@@ -1,5 +1,13 @@
-/* Hand-computed vectors of the recurrent family (gru, gruCell, lstm, lstmCell) on both backends. */
+/* Tests of the recurrent family (gru, gruCell, lstm, lstmCell): hand-computed vectors through libwebnn, validation, libwebnn graphs, the reference backend's kernels. */
+#include <math.h>
+
+#include "tests/clienttest.h"
 #include "tests/opvectors.h"
+#include "tests/reftest.h"
+#include "tests/schematest.h"
+#include "tests/test.h"
+
+/* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
 
 static enum webnn_status gru_cell_default(struct webnn_builder *b, struct webnn_operand *const *in,
 					  struct webnn_operand **out)
@@ -124,3 +132,609 @@ static const struct op_vector rnn_vectors[] = {
 OV_TABLE(RNN, rnn_vectors);
 
 OV_FAMILY_TESTS(RNN, rnn)
+
+/* ==== validation and shape inference (proto/schema_<family>.c) */
+
+TEST(ops_rnn_schema_recurrent)
+{
+	struct fx f = { 0 };
+	/* steps 2, batch 3, input 4, hidden 5 */
+	uint32_t x = T(&f, WNN_F32, 2, 3, 4), w = T(&f, WNN_F32, 2, 15, 4);
+	uint32_t rw = T(&f, WNN_F32, 2, 15, 5), b = T(&f, WNN_F32, 2, 15), h0 = T(&f, WNN_F32, 2, 3, 5);
+	uint32_t o[3] = { SLOT(&f), SLOT(&f), SLOT(&f) };
+	Webnn__Ipc__Gru gm = WEBNN__IPC__GRU__INIT;
+	Webnn__Ipc__Operation op = st_mkop(WNN_OP_GRU);
+	op.gru = &gm;
+	gm.input = x, gm.weight = w, gm.recurrent_weight = rw, gm.steps = 2, gm.hidden_size = 5;
+	gm.direction = WEBNN__IPC__RECURRENT_DIRECTION__BOTH, gm.outputs = o, gm.n_outputs = 1;
+	gm.has_bias = gm.has_recurrent_bias = gm.has_initial_hidden_state = true;
+	gm.bias = gm.recurrent_bias = b, gm.initial_hidden_state = h0;
+	OK_OUT(&f, &op, 0, WNN_F32, 2, 3, 5);
+	gm.return_sequence = true, gm.n_outputs = 2;
+	OK_OUT(&f, &op, 1, WNN_F32, 2, 2, 3, 5);
+	gm.steps = 3;
+	ERR(&f, &op, "gru: input.shape[0] is 2, expected steps 3");
+	gm.steps = 2, gm.hidden_size = 4;
+	ERR(&f, &op, "gru: weight shape [2, 15, 4] is not [2, 12, 4]");
+	gm.hidden_size = 5, gm.direction = WEBNN__IPC__RECURRENT_DIRECTION__FORWARD;
+	ERR(&f, &op, "gru: weight shape [2, 15, 4] is not [1, 15, 4]");
+	gm.direction = WEBNN__IPC__RECURRENT_DIRECTION__BOTH;
+	Webnn__Ipc__RecurrentActivation acts[3] = { 0 };
+	gm.activations = acts, gm.n_activations = 3;
+	ERR(&f, &op, "gru: activations has 3 items, expected 2");
+
+	/* lstm: 4 gates */
+	uint32_t lw = T(&f, WNN_F32, 1, 20, 4), lrw = T(&f, WNN_F32, 1, 20, 5);
+	uint32_t pw = T(&f, WNN_F32, 1, 15), pbad = T(&f, WNN_F32, 1, 20);
+	Webnn__Ipc__Lstm lm = WEBNN__IPC__LSTM__INIT;
+	op = st_mkop(WNN_OP_LSTM);
+	op.lstm = &lm;
+	lm.input = x, lm.weight = lw, lm.recurrent_weight = lrw, lm.steps = 2, lm.hidden_size = 5;
+	lm.outputs = o, lm.n_outputs = 2;
+	OK_OUT(&f, &op, 1, WNN_F32, 1, 3, 5);
+	lm.has_peephole_weight = true, lm.peephole_weight = pbad;
+	ERR(&f, &op, "lstm: peepholeWeight shape [1, 20] is not [1, 15]");
+	lm.peephole_weight = pw, lm.return_sequence = true, lm.n_outputs = 3;
+	OK_OUT(&f, &op, 2, WNN_F32, 2, 1, 3, 5);
+	lm.n_outputs = 2;
+	ERR(&f, &op, "lstm: operation lists 2 output operands, the operator produces 3");
+
+	/* cells */
+	uint32_t cx = T(&f, WNN_F32, 3, 4), cw = T(&f, WNN_F32, 15, 4), crw = T(&f, WNN_F32, 15, 5);
+	uint32_t hs = T(&f, WNN_F32, 3, 5), hbad = T(&f, WNN_F32, 3, 4);
+	Webnn__Ipc__GruCell gc = WEBNN__IPC__GRU_CELL__INIT;
+	op = st_mkop(WNN_OP_GRU_CELL);
+	op.gru_cell = &gc;
+	gc.input = cx, gc.weight = cw, gc.recurrent_weight = crw, gc.hidden_state = hs;
+	gc.hidden_size = 5, gc.output = o[0];
+	OK_OUT(&f, &op, 0, WNN_F32, 3, 5);
+	gc.hidden_state = hbad;
+	ERR(&f, &op, "gruCell: hiddenState shape [3, 4] is not [3, 5]");
+
+	uint32_t lcw = T(&f, WNN_F32, 20, 4), lcrw = T(&f, WNN_F32, 20, 5);
+	Webnn__Ipc__LstmCell lc = WEBNN__IPC__LSTM_CELL__INIT;
+	op = st_mkop(WNN_OP_LSTM_CELL);
+	op.lstm_cell = &lc;
+	lc.input = cx, lc.weight = lcw, lc.recurrent_weight = lcrw, lc.hidden_state = hs;
+	lc.cell_state = hs, lc.hidden_size = 5, lc.outputs = o, lc.n_outputs = 2;
+	OK_OUT(&f, &op, 1, WNN_F32, 3, 5);
+	lc.cell_state = hbad;
+	ERR(&f, &op, "lstmCell: cellState shape [3, 4] is not [3, 5]");
+}
+
+/* ==== libwebnn builders and small graphs against a reference-backend webnnd */
+
+/* Zero weights make the cells closed-form: gates are sigmoid(0) = 1/2 and candidates tanh(0) = 0,
+ * so gruCell gives h/2 and lstmCell gives c' = c/2, h' = tanh(c/2)/2. */
+TEST(ops_rnn_client_graph_recurrent_cells)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "test_client_builders");
+	struct webnn_builder *b = NULL;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	const uint32_t s12[] = { 1, 2 }, g_w[] = { 6, 2 }, g_rw[] = { 6, 2 }, l_w[] = { 8, 2 },
+		       l_rw[] = { 8, 2 };
+	static const float zeros[16] = { 0 };
+	struct webnn_operand *x = ct_input(ctx, b, "x", WEBNN_FLOAT32, 2, s12);
+	struct webnn_operand *hid = ct_input(ctx, b, "h", WEBNN_FLOAT32, 2, s12);
+	struct webnn_operand *cell = ct_input(ctx, b, "c", WEBNN_FLOAT32, 2, s12);
+	struct webnn_operand *gw = ct_const(ctx, b, WEBNN_FLOAT32, 2, g_w, zeros);
+	struct webnn_operand *grw = ct_const(ctx, b, WEBNN_FLOAT32, 2, g_rw, zeros);
+	struct webnn_operand *lw = ct_const(ctx, b, WEBNN_FLOAT32, 2, l_w, zeros);
+	struct webnn_operand *lrw = ct_const(ctx, b, WEBNN_FLOAT32, 2, l_rw, zeros);
+	struct webnn_operand *g_out = NULL, *l_outs[2];
+	size_t n = 0;
+	OK(ctx, webnn_builder_gru_cell(b, x, gw, grw, hid, 2, NULL, &g_out));
+	OK(ctx, webnn_builder_lstm_cell(b, x, lw, lrw, hid, cell, 2, NULL, l_outs, 2, &n));
+	ASSERT_EQ(n, 2);
+	float xin[2] = { 0.3f, -0.7f }, hin[2] = { 0.8f, -0.4f }, cin[2] = { 1.0f, -2.0f };
+	float o_g[2], o_h[2], o_c[2];
+	const struct ct_io in[] = { { "x", NULL, xin }, { "h", NULL, hin }, { "c", NULL, cin } };
+	const struct ct_io outs[] = { { "gru", g_out, o_g },
+				       { "lstm_h", l_outs[0], o_h },
+				       { "lstm_c", l_outs[1], o_c } };
+	ct_run(ctx, b, "gruCell+lstmCell", in, 3, outs, 3);
+	const float w_g[] = { 0.4f, -0.2f }, w_c[] = { 0.5f, -1.0f };
+	const float w_h[] = { 0.5f * tanhf(0.5f), 0.5f * tanhf(-1.0f) };
+	ct_assert_floats("gruCell", o_g, w_g, 2, 1e-6f);
+	ct_assert_floats("lstmCell cell", o_c, w_c, 2, 1e-6f);
+	ct_assert_floats("lstmCell hidden", o_h, w_h, 2, 1e-6f);
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* ==== reference backend: hand-computed and literal WPT values through its kernels */
+
+/* ---- recurrent cells, against the spec's formulas written out */
+
+static double sigm(double x)
+{
+	return 1 / (1 + exp(-x));
+}
+
+TEST(ops_rnn_reference_gru_cell_reset_after_and_layouts)
+{
+	/* input 1, hidden 1, batch 1: W = [z, r, n], R = [z, r, n] in zrn layout */
+	const double wz = 0.5, wr = -1, wn = 2, rz = 1, rr = 0.5, rn = -1;
+	const double b[3] = { 0.1, 0.2, 0.3 }, rb[3] = { 0.4, 0.5, 0.6 }, xv = 1, h = 0.5;
+	for (int k = 0; k < 4; k++) {
+		bool reset_after = k & 1, rzn = k >= 2;
+		struct tg_graph t;
+		tg_init(&t);
+		uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 1));
+		uint32_t w = rzn ? rt_constant(&t, WNN_F32, SHAPE(3, 1), D(wr, wz, wn))
+				 : rt_constant(&t, WNN_F32, SHAPE(3, 1), D(wz, wr, wn));
+		uint32_t r = rzn ? rt_constant(&t, WNN_F32, SHAPE(3, 1), D(rr, rz, rn))
+				 : rt_constant(&t, WNN_F32, SHAPE(3, 1), D(rz, rr, rn));
+		uint32_t hs = tg_input(&t, WNN_F32, SHAPE(1, 1));
+		uint32_t bb = rzn ? rt_constant(&t, WNN_F32, SHAPE(3), D(b[1], b[0], b[2]))
+				  : rt_constant(&t, WNN_F32, SHAPE(3), b);
+		uint32_t rbb = rzn ? rt_constant(&t, WNN_F32, SHAPE(3), D(rb[1], rb[0], rb[2]))
+				   : rt_constant(&t, WNN_F32, SHAPE(3), rb);
+		Webnn__Ipc__GruCell *m = MSG(Webnn__Ipc__GruCell, WEBNN__IPC__GRU_CELL__INIT);
+		m->input = x, m->weight = w, m->recurrent_weight = r, m->hidden_state = hs;
+		m->has_bias = true, m->bias = bb, m->has_recurrent_bias = true, m->recurrent_bias = rbb;
+		m->output = tg_next(&t), m->hidden_size = 1, m->reset_after = reset_after;
+		m->has_layout = true;
+		m->layout = rzn ? WEBNN__IPC__GRU_WEIGHT_LAYOUT__RZN : WEBNN__IPC__GRU_WEIGHT_LAYOUT__ZRN;
+		rt_op(&t, WNN_OP_GRU_CELL, m);
+		double z = sigm(wz * xv + rz * h + b[0] + rb[0]);
+		double rg = sigm(wr * xv + rr * h + b[1] + rb[1]);
+		double n = reset_after ? tanh(wn * xv + b[2] + rg * (rn * h + rb[2]))
+				       : tanh(wn * xv + rn * (rg * h) + b[2] + rb[2]);
+		double want = z * h + (1 - z) * n;
+		rt_expect(&t, INS(D(xv), D(h)), D(want), 4);
+		tg_free(&t);
+	}
+}
+
+TEST(ops_rnn_reference_lstm_cell_peephole_and_activations)
+{
+	/* iofg layout; gates i, o, f, g; peephole (i, o, f) against the incoming cell state */
+	const double w[4] = { 0.5, -0.25, 1, 0.75 }, rw[4] = { 0.1, 0.2, -0.3, 0.4 };
+	const double bias[4] = { 0.01, 0.02, 0.03, 0.04 }, ph[3] = { 0.5, -0.5, 0.25 };
+	const double xv = 2, h = -1, c = 0.5;
+	for (int relu = 0; relu < 2; relu++) {
+		struct tg_graph t;
+		tg_init(&t);
+		uint32_t x = tg_input(&t, WNN_F32, SHAPE(1, 1));
+		uint32_t wc = rt_constant(&t, WNN_F32, SHAPE(4, 1), w);
+		uint32_t rc = rt_constant(&t, WNN_F32, SHAPE(4, 1), rw);
+		uint32_t hs = tg_input(&t, WNN_F32, SHAPE(1, 1));
+		uint32_t cs = tg_input(&t, WNN_F32, SHAPE(1, 1));
+		uint32_t bc = rt_constant(&t, WNN_F32, SHAPE(4), bias);
+		uint32_t pc = rt_constant(&t, WNN_F32, SHAPE(3), ph);
+		Webnn__Ipc__LstmCell *m = MSG(Webnn__Ipc__LstmCell, WEBNN__IPC__LSTM_CELL__INIT);
+		m->input = x, m->weight = wc, m->recurrent_weight = rc, m->hidden_state = hs;
+		m->cell_state = cs, m->has_bias = true, m->bias = bc;
+		m->has_peephole_weight = true, m->peephole_weight = pc, m->hidden_size = 1;
+		LIST(m, outputs, tg_next(&t), tg_next(&t) + 1);
+		if (relu) {
+			m->n_activations = 3;
+			m->activations = rt_arena(3 * sizeof(*m->activations));
+			for (int i = 0; i < 3; i++)
+				m->activations[i] = WEBNN__IPC__RECURRENT_ACTIVATION__ACT_RELU;
+		}
+		rt_op(&t, WNN_OP_LSTM_CELL, m);
+		double (*fa)(double) = relu ? NULL : sigm;
+#define ACT_A(v) (fa ? fa(v) : ((v) > 0 ? (v) : 0))
+#define ACT_B(v) (relu ? ((v) > 0 ? (v) : 0) : tanh(v))
+		double ig = ACT_A(w[0] * xv + rw[0] * h + bias[0] + ph[0] * c);
+		double og = ACT_A(w[1] * xv + rw[1] * h + bias[1] + ph[1] * c);
+		double fg = ACT_A(w[2] * xv + rw[2] * h + bias[2] + ph[2] * c);
+		double gg = ACT_B(w[3] * xv + rw[3] * h + bias[3]);
+		double c2 = fg * c + ig * gg;
+		double h2 = og * ACT_B(c2);
+#undef ACT_A
+#undef ACT_B
+		void **outs = rt_run(&t, INS(D(xv), D(h), D(c)));
+		rt_check(&t, outs, 0, D(h2), 4, 0);
+		rt_check(&t, outs, 1, D(c2), 4, 0);
+		tg_free(&t);
+	}
+}
+
+TEST(ops_rnn_reference_gru_sequence_directions_match_cells)
+{
+	/* gru over 2 steps, direction both with returnSequence: direction 0 runs steps 0, 1 and
+	 * direction 1 runs 1, 0; computed here with single gruCell graphs. */
+	const double xs[2] = { 1, -2 }, w[3] = { 0.5, -1, 2 }, r[3] = { 1, 0.5, -1 };
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = tg_input(&t, WNN_F32, SHAPE(2, 1, 1));
+	uint32_t wc = rt_constant(&t, WNN_F32, SHAPE(2, 3, 1), D(0.5, -1, 2, 0.5, -1, 2));
+	uint32_t rc = rt_constant(&t, WNN_F32, SHAPE(2, 3, 1), D(1, 0.5, -1, 1, 0.5, -1));
+	Webnn__Ipc__Gru *m = MSG(Webnn__Ipc__Gru, WEBNN__IPC__GRU__INIT);
+	m->input = x, m->weight = wc, m->recurrent_weight = rc, m->steps = 2, m->hidden_size = 1;
+	m->direction = WEBNN__IPC__RECURRENT_DIRECTION__BOTH, m->return_sequence = true;
+	LIST(m, outputs, tg_next(&t), tg_next(&t) + 1);
+	rt_op(&t, WNN_OP_GRU, m);
+	void **outs = rt_run(&t, INS(xs));
+	/* the cell by hand (reset_after, no biases, h0 = 0) */
+	double seq[2][2], fin[2];
+	for (int dir = 0; dir < 2; dir++) {
+		double h = 0;
+		for (int step = 0; step < 2; step++) {
+			int ts = dir ? 1 - step : step;
+			double z = sigm(w[0] * xs[ts] + r[0] * h), rg = sigm(w[1] * xs[ts] + r[1] * h);
+			double n = tanh(w[2] * xs[ts] + rg * (r[2] * h));
+			h = z * h + (1 - z) * n;
+			seq[ts][dir] = h;
+		}
+		fin[dir] = h;
+	}
+	rt_check(&t, outs, 0, fin, 6, 0);
+	rt_check(&t, outs, 1, D(seq[0][0], seq[0][1], seq[1][0], seq[1][1]), 6, 0);
+	tg_free(&t);
+}
+
+/* ---- literal data copied from shared/conformance (WPT, BSD-3-Clause; see LICENSE.wpt.md there) */
+
+/* gru.json: "gru float32 tensors steps=2 with all options" (tolerance ULP 6) */
+/* float32 [2, 3, 2] */
+static const double cx_gru_all_gruInput[] = { 1, 2, 2, 1, 1, 1, 3, 4, 1, 2, 1, 1 };
+/* float32 [1, 12, 2] */
+static const double cx_gru_all_gruWeight[] = {
+	1, -1, 2, -2, 0.5, -0.5, 0, 0.1, 1, -1, 2, -2, 0.5, -0.5, 0, 0.1, 1, -1, 2, -2, 0.5, -0.5, 0,
+	0.1
+};
+/* float32 [1, 12, 4] */
+static const double cx_gru_all_gruRecurrentWeight[] = {
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1,
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1,
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1
+};
+/* float32 [1, 12] */
+static const double cx_gru_all_gruBias[] = { 1, 2, 1, 2, 1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5 };
+/* float32 [1, 12] */
+static const double cx_gru_all_gruRecurrentBias[] = { 1, 2, 1, 2, 1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5 };
+/* float32 [1, 3, 4] */
+static const double cx_gru_all_gruInitialHiddenState[] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+/* float32 [1, 3, 4] */
+static const double cx_gru_all_gruOutput1[] = {
+	0, 0, -0.24974998831748962, -18.59588623046875, -2.0657243728637695, -10.551867485046387,
+	-1.3937838077545166, -15.2454833984375, -1.1589999198913574, -9.476999282836914,
+	-1.1589999198913574, -11.319169044494629
+};
+/* float32 [2, 1, 3, 4] */
+static const double cx_gru_all_gruOutput2[] = {
+	0, 0, -0.24974998831748962, -18.59588623046875, -2.0657243728637695, -10.551867485046387,
+	-1.3937838077545166, -15.2454833984375, -1.1589999198913574, -9.476999282836914,
+	-1.1589999198913574, -11.319169044494629, 0, 0, -0.25, -4.760000228881836, 0, 0, -0.25,
+	-3.8399999141693115, -1, -3, -1, -3.4100000858306885
+};
+
+/* gru.json: "gru float32 tensors steps=2 with options.bias, options.recurrentBias, options.direction='both' and options.returnSequence=true" (tolerance ULP 6) */
+/* float32 [2, 3, 2] */
+static const double cx_gru_both_gruInput[] = { 1, 2, 2, 1, 1, 1, 3, 4, 1, 2, 1, 1 };
+/* float32 [2, 12, 2] */
+static const double cx_gru_both_gruWeight[] = {
+	1, -1, 2, -2, 0.5, -0.5, 0, 0.1, 1, -1, 2, -2, 0.5, -0.5, 0, 0.1, 1, -1, 2, -2, 0.5, -0.5, 0,
+	0.1, 1, -1, 2, -2, 0.5, -0.5, 0, 0.1, 1, -1, 2, -2, 0.5, -0.5, 0, 0.1, 1, -1, 2, -2, 0.5,
+	-0.5, 0, 0.1
+};
+/* float32 [2, 12, 4] */
+static const double cx_gru_both_gruRecurrentWeight[] = {
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1,
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1,
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1,
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1,
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1,
+	0.1
+};
+/* float32 [2, 12] */
+static const double cx_gru_both_gruBias[] = {
+	1, 2, 1, 2, 1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5, 1, 2, 1, 2, 1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5
+};
+/* float32 [2, 12] */
+static const double cx_gru_both_gruRecurrentBias[] = {
+	1, 2, 1, 2, 1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5, 1, 2, 1, 2, 1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5
+};
+/* float32 [2, 3, 4] */
+static const double cx_gru_both_gruOutput1[] = {
+	0, 0, -0.33243751525878906, -23.753076553344727, 0, 0, 0, -2.213315725326538,
+	-1.1077498197555542, -12.323249816894531, -1.1077498197555542, -14.518925666809082, 0, 0,
+	-0.28068751096725464, -25.444257736206055, -1.7041922807693481, -9.28022289276123,
+	-1.4041223526000977, -21.154621124267578, -1.1077498197555542, -12.323249816894531,
+	-1.1077498197555542, -14.518925666809082
+};
+/* float32 [2, 2, 3, 4] */
+static const double cx_gru_both_gruOutput2[] = {
+	0, 0, -0.375, -5.7599992752075195, -6, -22.5, -3.375, -5.114999771118164, -1.5, -4.5, -1.5,
+	-5.114999771118164, 0, 0, -0.28068751096725464, -25.444257736206055, -1.7041922807693481,
+	-9.28022289276123, -1.4041223526000977, -21.154621124267578, -1.1077498197555542,
+	-12.323249816894531, -1.1077498197555542, -14.518925666809082, 0, 0, -0.33243751525878906,
+	-23.753076553344727, 0, 0, 0, -2.213315725326538, -1.1077498197555542, -12.323249816894531,
+	-1.1077498197555542, -14.518925666809082, 0, 0, -0.375, -7.139999866485596, 0, 0, -0.375,
+	-5.7599992752075195, -1.5, -4.5, -1.5, -5.114999771118164
+};
+
+/* gru.json: "gru float32 tensors steps=1 with options.bias, options.recurrentBias, options.activations=['relu', 'relu'] and options.layout='rzn'" (tolerance ULP 6) */
+/* float32 [1, 3, 2] */
+static const double cx_gru_rzn_gruInput[] = { 1, 2, 2, 1, 1, 1 };
+/* float32 [1, 12, 2] */
+static const double cx_gru_rzn_gruWeight[] = {
+	1, -1, 2, -2, 0.5, -0.5, 0, 0.1, 1, -1, 2, -2, 0.5, -0.5, 0, 0.1, 1, -1, 2, -2, 0.5, -0.5, 0,
+	0.1
+};
+/* float32 [1, 12, 4] */
+static const double cx_gru_rzn_gruRecurrentWeight[] = {
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1,
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1,
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1
+};
+/* float32 [1, 12] */
+static const double cx_gru_rzn_gruBias[] = { 1, 1, 1, 1, 1, 2, 1, 2, 0.5, 0.5, 0.5, 0.5 };
+/* float32 [1, 12] */
+static const double cx_gru_rzn_gruRecurrentBias[] = { 1, 1, 1, 1, 1, 2, 1, 2, 0.5, 0.5, 0.5, 0.5 };
+/* float32 [1, 3, 4] */
+static const double cx_gru_rzn_gruOutput[] = {
+	0, 0, -0.25, -3.84, -4, -15, -2.25, -3.41, -1, -3, -1, -3.41
+};
+
+/* gru_cell.json: "gruCell float32 tensors with all options" (tolerance ULP 3) */
+/* float32 [3, 2] */
+static const double cx_grucell_all_gruCellInput[] = { 1, 2, 2, 1, 1, 1 };
+/* float32 [12, 2] */
+static const double cx_grucell_all_gruCellWeight[] = {
+	1, -1, 2, -2, 0.5, -0.5, 0, 0.1, 1, -1, 2, -2, 0.5, -0.5, 0, 0.1, 1, -1, 2, -2, 0.5, -0.5, 0,
+	0.1
+};
+/* float32 [12, 4] */
+static const double cx_grucell_all_gruCellRecurrentWeight[] = {
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1,
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1,
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1
+};
+/* float32 [3, 4] */
+static const double cx_grucell_all_gruCellHiddenState[] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+/* float32 [12] */
+static const double cx_grucell_all_gruCellBias[] = { 1, 2, 1, 2, 1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5 };
+/* float32 [12] */
+static const double cx_grucell_all_gruCellRecurrentBias[] = {
+	1, 2, 1, 2, 1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5
+};
+/* float32 [3, 4] */
+static const double cx_grucell_all_gruCellOutput[] = {
+	0, 0, -0.25, -3.84, -4, -15, -2.25, -3.41, -1, -3, -1, -3.41
+};
+
+/* lstm.json: "lstm float32 tensors steps=2 with all options" (tolerance ULP 3) */
+/* float32 [2, 2, 2] */
+static const double cx_lstm_all_lstmInput[] = { 1, 2, 2, 1, 3, 4, 1, 2 };
+/* float32 [1, 8, 2] constant */
+static const double cx_lstm_all_lstmWeight[] = {
+	1, -1, 2, -2, 1, -1, 2, -2, 1, -1, 2, -2, 1, -1, 2, -2
+};
+/* float32 [1, 8, 2] constant */
+static const double cx_lstm_all_lstmRecurrentWeight[] = {
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1
+};
+/* float32 [1, 8] constant */
+static const double cx_lstm_all_lstmBias[] = { 1, 2, 1, 2, 1, 2, 1, 2 };
+/* float32 [1, 8] constant */
+static const double cx_lstm_all_lstmRecurrentBias[] = { 1, 2, 1, 2, 1, 2, 1, 2 };
+/* float32 [1, 6] constant */
+static const double cx_lstm_all_lstmPeepholeWeight[] = { 0, 0, 0, 0, 0, 0 };
+/* float32 [1, 2, 2] */
+static const double cx_lstm_all_lstmInitialHiddenState[] = { 0, 0, 0, 0 };
+/* float32 [1, 2, 2] */
+static const double cx_lstm_all_lstmInitialCellState[] = { 0, 0, 0, 0 };
+/* float32 [1, 2, 2] */
+static const double cx_lstm_all_lstmOutput1[] = {
+	10.469000816345215, 58.02900695800781, 74.52900695800781, 518.948974609375
+};
+/* float32 [1, 2, 2] */
+static const double cx_lstm_all_lstmOutput2[] = {
+	5.510000228881836, 20.01000213623047, 19.110000610351562, 75.20999908447266
+};
+/* float32 [2, 1, 2, 2] */
+static const double cx_lstm_all_lstmOutput3[] = {
+	10.469000816345215, 58.02900695800781, 74.52900695800781, 518.948974609375, 1, 8, 1, 8
+};
+
+/* lstm.json: "lstm float32 tensors steps=2 with options.bias, options.recurrentBias, options.activations=['relu', 'relu', 'relu'] and options.direction='backward'" (tolerance ULP 3) */
+/* float32 [2, 2, 2] */
+static const double cx_lstm_back_lstmInput[] = { 1, 2, 2, 1, 3, 4, 1, 2 };
+/* float32 [1, 8, 2] constant */
+static const double cx_lstm_back_lstmWeight[] = {
+	1, -1, 2, -2, 1, -1, 2, -2, 1, -1, 2, -2, 1, -1, 2, -2
+};
+/* float32 [1, 8, 2] constant */
+static const double cx_lstm_back_lstmRecurrentWeight[] = {
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1
+};
+/* float32 [1, 8] constant */
+static const double cx_lstm_back_lstmBias[] = { 1, 2, 1, 2, 1, 2, 1, 2 };
+/* float32 [1, 8] constant */
+static const double cx_lstm_back_lstmRecurrentBias[] = { 1, 2, 1, 2, 1, 2, 1, 2 };
+/* float32 [1, 2, 2] */
+static const double cx_lstm_back_lstmOutput1[] = {
+	10.469000816345215, 58.02900695800781, 74.52900695800781, 518.948974609375
+};
+/* float32 [1, 2, 2] */
+static const double cx_lstm_back_lstmOutput2[] = {
+	5.510000228881836, 20.01000213623047, 19.110000610351562, 75.20999908447266
+};
+
+/* lstm_cell.json: "lstmCell float32 tensors with options.bias, options.recurrentBias, options.activations=['relu', 'relu', 'relu'] and options.layout='ifgo'" (tolerance ULP 1) */
+/* float32 [2, 2] */
+static const double cx_lstmcell_ifgo_lstmCellInput[] = { 1, 2, 2, 1 };
+/* float32 [8, 2] constant */
+static const double cx_lstmcell_ifgo_lstmCellWeight[] = {
+	1, -1, 2, -2, 1, -1, 2, -2, 1, -1, 2, -2, 1, -1, 2, -2
+};
+/* float32 [8, 2] constant */
+static const double cx_lstmcell_ifgo_lstmCellRecurrentWeight[] = {
+	0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1
+};
+/* float32 [2, 2] */
+static const double cx_lstmcell_ifgo_lstmCellHiddenState[] = { 0, 0, 0, 0 };
+/* float32 [2, 2] */
+static const double cx_lstmcell_ifgo_lstmCellCellState[] = { 0, 0, 0, 0 };
+/* float32 [8] constant */
+static const double cx_lstmcell_ifgo_lstmCellBias[] = { 1, 2, 1, 2, 1, 2, 1, 2 };
+/* float32 [8] constant */
+static const double cx_lstmcell_ifgo_lstmCellRecurrentBias[] = { 1, 2, 1, 2, 1, 2, 1, 2 };
+/* float32 [2, 2] */
+static const double cx_lstmcell_ifgo_lstmCellOutput1[] = { 1, 8, 27, 216 };
+/* float32 [2, 2] */
+static const double cx_lstmcell_ifgo_lstmCellOutput2[] = { 1, 4, 9, 36 };
+
+/* ---- literal WPT cases (webnn/conformance_tests, via shared/conformance; every operand is
+ * made a constant here, graph inputs are covered by the tests above) */
+
+static Webnn__Ipc__RecurrentActivation *relu_acts(size_t n)
+{
+	Webnn__Ipc__RecurrentActivation *a = rt_arena(n * sizeof(*a));
+	for (size_t i = 0; i < n; i++)
+		a[i] = WEBNN__IPC__RECURRENT_ACTIVATION__ACT_RELU;
+	return a;
+}
+
+TEST(ops_rnn_reference_wpt_gru)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = C(&t, WNN_F32, cx_gru_all_gruInput, 2, 3, 2);
+	uint32_t w = C(&t, WNN_F32, cx_gru_all_gruWeight, 1, 12, 2);
+	uint32_t r = C(&t, WNN_F32, cx_gru_all_gruRecurrentWeight, 1, 12, 4);
+	uint32_t b = C(&t, WNN_F32, cx_gru_all_gruBias, 1, 12);
+	uint32_t rb = C(&t, WNN_F32, cx_gru_all_gruRecurrentBias, 1, 12);
+	uint32_t h0 = C(&t, WNN_F32, cx_gru_all_gruInitialHiddenState, 1, 3, 4);
+	Webnn__Ipc__Gru *m = MSG(Webnn__Ipc__Gru, WEBNN__IPC__GRU__INIT);
+	m->input = x, m->weight = w, m->recurrent_weight = r, m->steps = 2, m->hidden_size = 4;
+	m->has_bias = true, m->bias = b, m->has_recurrent_bias = true, m->recurrent_bias = rb;
+	m->has_initial_hidden_state = true, m->initial_hidden_state = h0;
+	m->reset_after = false, m->return_sequence = true;
+	m->direction = WEBNN__IPC__RECURRENT_DIRECTION__BACKWARD;
+	m->n_activations = 2, m->activations = relu_acts(2);
+	LIST(m, outputs, tg_next(&t), tg_next(&t) + 1);
+	rt_op(&t, WNN_OP_GRU, m);
+	void **outs = rt_run(&t, NULL);
+	rt_check(&t, outs, 0, cx_gru_all_gruOutput1, 6, 0);
+	rt_check(&t, outs, 1, cx_gru_all_gruOutput2, 6, 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = C(&t, WNN_F32, cx_gru_both_gruInput, 2, 3, 2);
+	w = C(&t, WNN_F32, cx_gru_both_gruWeight, 2, 12, 2);
+	r = C(&t, WNN_F32, cx_gru_both_gruRecurrentWeight, 2, 12, 4);
+	b = C(&t, WNN_F32, cx_gru_both_gruBias, 2, 12);
+	rb = C(&t, WNN_F32, cx_gru_both_gruRecurrentBias, 2, 12);
+	m = MSG(Webnn__Ipc__Gru, WEBNN__IPC__GRU__INIT);
+	m->input = x, m->weight = w, m->recurrent_weight = r, m->steps = 2, m->hidden_size = 4;
+	m->has_bias = true, m->bias = b, m->has_recurrent_bias = true, m->recurrent_bias = rb;
+	m->reset_after = true, m->return_sequence = true;
+	m->direction = WEBNN__IPC__RECURRENT_DIRECTION__BOTH;
+	m->n_activations = 2, m->activations = relu_acts(2);
+	LIST(m, outputs, tg_next(&t), tg_next(&t) + 1);
+	rt_op(&t, WNN_OP_GRU, m);
+	outs = rt_run(&t, NULL);
+	rt_check(&t, outs, 0, cx_gru_both_gruOutput1, 6, 0);
+	rt_check(&t, outs, 1, cx_gru_both_gruOutput2, 6, 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = C(&t, WNN_F32, cx_gru_rzn_gruInput, 1, 3, 2);
+	w = C(&t, WNN_F32, cx_gru_rzn_gruWeight, 1, 12, 2);
+	r = C(&t, WNN_F32, cx_gru_rzn_gruRecurrentWeight, 1, 12, 4);
+	b = C(&t, WNN_F32, cx_gru_rzn_gruBias, 1, 12);
+	rb = C(&t, WNN_F32, cx_gru_rzn_gruRecurrentBias, 1, 12);
+	m = MSG(Webnn__Ipc__Gru, WEBNN__IPC__GRU__INIT);
+	m->input = x, m->weight = w, m->recurrent_weight = r, m->steps = 1, m->hidden_size = 4;
+	m->has_bias = true, m->bias = b, m->has_recurrent_bias = true, m->recurrent_bias = rb;
+	m->reset_after = false, m->layout = WEBNN__IPC__GRU_WEIGHT_LAYOUT__RZN;
+	m->n_activations = 2, m->activations = relu_acts(2);
+	LIST(m, outputs, tg_next(&t));
+	rt_op(&t, WNN_OP_GRU, m);
+	rt_check(&t, rt_run(&t, NULL), 0, cx_gru_rzn_gruOutput, 6, 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = C(&t, WNN_F32, cx_grucell_all_gruCellInput, 3, 2);
+	w = C(&t, WNN_F32, cx_grucell_all_gruCellWeight, 12, 2);
+	r = C(&t, WNN_F32, cx_grucell_all_gruCellRecurrentWeight, 12, 4);
+	h0 = C(&t, WNN_F32, cx_grucell_all_gruCellHiddenState, 3, 4);
+	b = C(&t, WNN_F32, cx_grucell_all_gruCellBias, 12);
+	rb = C(&t, WNN_F32, cx_grucell_all_gruCellRecurrentBias, 12);
+	Webnn__Ipc__GruCell *c = MSG(Webnn__Ipc__GruCell, WEBNN__IPC__GRU_CELL__INIT);
+	c->input = x, c->weight = w, c->recurrent_weight = r, c->hidden_state = h0;
+	c->has_bias = true, c->bias = b, c->has_recurrent_bias = true, c->recurrent_bias = rb;
+	c->output = tg_next(&t), c->hidden_size = 4, c->reset_after = false;
+	c->n_activations = 2, c->activations = relu_acts(2);
+	rt_op(&t, WNN_OP_GRU_CELL, c);
+	rt_check(&t, rt_run(&t, NULL), 0, cx_grucell_all_gruCellOutput, 3, 0);
+	tg_free(&t);
+}
+
+TEST(ops_rnn_reference_wpt_lstm)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	uint32_t x = C(&t, WNN_F32, cx_lstm_all_lstmInput, 2, 2, 2);
+	uint32_t w = C(&t, WNN_F32, cx_lstm_all_lstmWeight, 1, 8, 2);
+	uint32_t r = C(&t, WNN_F32, cx_lstm_all_lstmRecurrentWeight, 1, 8, 2);
+	uint32_t b = C(&t, WNN_F32, cx_lstm_all_lstmBias, 1, 8);
+	uint32_t rb = C(&t, WNN_F32, cx_lstm_all_lstmRecurrentBias, 1, 8);
+	uint32_t ph = C(&t, WNN_F32, cx_lstm_all_lstmPeepholeWeight, 1, 6);
+	uint32_t h0 = C(&t, WNN_F32, cx_lstm_all_lstmInitialHiddenState, 1, 2, 2);
+	uint32_t c0 = C(&t, WNN_F32, cx_lstm_all_lstmInitialCellState, 1, 2, 2);
+	Webnn__Ipc__Lstm *m = MSG(Webnn__Ipc__Lstm, WEBNN__IPC__LSTM__INIT);
+	m->input = x, m->weight = w, m->recurrent_weight = r, m->steps = 2, m->hidden_size = 2;
+	m->has_bias = true, m->bias = b, m->has_recurrent_bias = true, m->recurrent_bias = rb;
+	m->has_peephole_weight = true, m->peephole_weight = ph;
+	m->has_initial_hidden_state = true, m->initial_hidden_state = h0;
+	m->has_initial_cell_state = true, m->initial_cell_state = c0;
+	m->return_sequence = true, m->direction = WEBNN__IPC__RECURRENT_DIRECTION__BACKWARD;
+	m->layout = WEBNN__IPC__LSTM_WEIGHT_LAYOUT__IOFG;
+	m->n_activations = 3, m->activations = relu_acts(3);
+	LIST(m, outputs, tg_next(&t), tg_next(&t) + 1, tg_next(&t) + 2);
+	rt_op(&t, WNN_OP_LSTM, m);
+	void **outs = rt_run(&t, NULL);
+	rt_check(&t, outs, 0, cx_lstm_all_lstmOutput1, 3, 0);
+	rt_check(&t, outs, 1, cx_lstm_all_lstmOutput2, 3, 0);
+	rt_check(&t, outs, 2, cx_lstm_all_lstmOutput3, 3, 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = C(&t, WNN_F32, cx_lstm_back_lstmInput, 2, 2, 2);
+	w = C(&t, WNN_F32, cx_lstm_back_lstmWeight, 1, 8, 2);
+	r = C(&t, WNN_F32, cx_lstm_back_lstmRecurrentWeight, 1, 8, 2);
+	b = C(&t, WNN_F32, cx_lstm_back_lstmBias, 1, 8);
+	rb = C(&t, WNN_F32, cx_lstm_back_lstmRecurrentBias, 1, 8);
+	m = MSG(Webnn__Ipc__Lstm, WEBNN__IPC__LSTM__INIT);
+	m->input = x, m->weight = w, m->recurrent_weight = r, m->steps = 2, m->hidden_size = 2;
+	m->has_bias = true, m->bias = b, m->has_recurrent_bias = true, m->recurrent_bias = rb;
+	m->direction = WEBNN__IPC__RECURRENT_DIRECTION__BACKWARD;
+	m->n_activations = 3, m->activations = relu_acts(3);
+	LIST(m, outputs, tg_next(&t), tg_next(&t) + 1);
+	rt_op(&t, WNN_OP_LSTM, m);
+	outs = rt_run(&t, NULL);
+	rt_check(&t, outs, 0, cx_lstm_back_lstmOutput1, 3, 0);
+	rt_check(&t, outs, 1, cx_lstm_back_lstmOutput2, 3, 0);
+	tg_free(&t);
+
+	tg_init(&t);
+	x = C(&t, WNN_F32, cx_lstmcell_ifgo_lstmCellInput, 2, 2);
+	w = C(&t, WNN_F32, cx_lstmcell_ifgo_lstmCellWeight, 8, 2);
+	r = C(&t, WNN_F32, cx_lstmcell_ifgo_lstmCellRecurrentWeight, 8, 2);
+	h0 = C(&t, WNN_F32, cx_lstmcell_ifgo_lstmCellHiddenState, 2, 2);
+	c0 = C(&t, WNN_F32, cx_lstmcell_ifgo_lstmCellCellState, 2, 2);
+	b = C(&t, WNN_F32, cx_lstmcell_ifgo_lstmCellBias, 8);
+	rb = C(&t, WNN_F32, cx_lstmcell_ifgo_lstmCellRecurrentBias, 8);
+	Webnn__Ipc__LstmCell *c = MSG(Webnn__Ipc__LstmCell, WEBNN__IPC__LSTM_CELL__INIT);
+	c->input = x, c->weight = w, c->recurrent_weight = r, c->hidden_state = h0;
+	c->cell_state = c0, c->hidden_size = 2;
+	c->has_bias = true, c->bias = b, c->has_recurrent_bias = true, c->recurrent_bias = rb;
+	c->layout = WEBNN__IPC__LSTM_WEIGHT_LAYOUT__IFGO;
+	c->n_activations = 3, c->activations = relu_acts(3);
+	LIST(c, outputs, tg_next(&t), tg_next(&t) + 1);
+	rt_op(&t, WNN_OP_LSTM_CELL, c);
+	outs = rt_run(&t, NULL);
+	rt_check(&t, outs, 0, cx_lstmcell_ifgo_lstmCellOutput1, 1, 0);
+	rt_check(&t, outs, 1, cx_lstmcell_ifgo_lstmCellOutput2, 1, 0);
+	tg_free(&t);
+}

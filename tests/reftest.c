@@ -109,3 +109,79 @@ void rt_expect_shape(struct tg_graph *t, uint32_t id, uint32_t rank, const uint3
 	for (uint32_t i = 0; i < rank; i++)
 		ASSERT_EQ(t->descs[id].dims[i], dims[i]);
 }
+
+/* ---- message constructors shared by the families' reference tests: each creates every operand
+ * of its operation before the message, because the message takes the next operand id. */
+
+uint32_t rt_binary(struct tg_graph *t, enum wnn_op which, uint32_t a, uint32_t b)
+{
+	Webnn__Ipc__ElementwiseBinary init = WEBNN__IPC__ELEMENTWISE_BINARY__INIT, *m = rt_arena(sizeof(*m));
+	*m = init;
+	m->a = a, m->b = b, m->output = tg_next(t);
+	return rt_op(t, which, m);
+}
+
+uint32_t rt_unary_ab(struct tg_graph *t, enum wnn_op which, uint32_t x, bool has_alpha,
+		     double alpha, bool has_beta, double beta)
+{
+	Webnn__Ipc__ElementwiseUnary init = WEBNN__IPC__ELEMENTWISE_UNARY__INIT, *m = rt_arena(sizeof(*m));
+	*m = init;
+	m->input = x, m->output = tg_next(t);
+	m->has_alpha = has_alpha, m->alpha = alpha;
+	m->has_beta = has_beta, m->beta = beta;
+	return rt_op(t, which, m);
+}
+
+uint32_t rt_unary(struct tg_graph *t, enum wnn_op which, uint32_t x)
+{
+	return rt_unary_ab(t, which, x, false, 0, false, 0);
+}
+
+Webnn__Ipc__Pool2d *rt_pool_msg(struct tg_graph *t, uint32_t in)
+{
+	Webnn__Ipc__Pool2d init = WEBNN__IPC__POOL2D__INIT, *m = rt_arena(sizeof(*m));
+	*m = init;
+	m->input = in, m->output = tg_next(t);
+	return m;
+}
+
+Webnn__Ipc__Gemm *rt_gemm_msg(struct tg_graph *t, uint32_t a, uint32_t b)
+{
+	Webnn__Ipc__Gemm init = WEBNN__IPC__GEMM__INIT, *m = rt_arena(sizeof(*m));
+	*m = init;
+	m->a = a, m->b = b, m->output = tg_next(t);
+	return m;
+}
+
+Webnn__Ipc__BatchNormalization *rt_bn_msg(struct tg_graph *t, uint32_t in, uint32_t mean,
+					    uint32_t var)
+{
+	Webnn__Ipc__BatchNormalization init = WEBNN__IPC__BATCH_NORMALIZATION__INIT;
+	Webnn__Ipc__BatchNormalization *m = rt_arena(sizeof(*m));
+	*m = init;
+	m->input = in, m->mean = mean, m->variance = var, m->output = tg_next(t);
+	return m;
+}
+
+const double rt_iota9[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+
+uint32_t rt_pool(struct tg_graph *t, enum wnn_op op, Webnn__Ipc__Pool2d *m)
+{
+	return rt_op(t, op, m);
+}
+
+uint32_t rt_matmul(struct tg_graph *t, uint32_t a, uint32_t b)
+{
+	Webnn__Ipc__Matmul init = WEBNN__IPC__MATMUL__INIT, *m = rt_arena(sizeof(*m));
+	*m = init;
+	m->a = a, m->b = b, m->output = tg_next(t);
+	return rt_op(t, WNN_OP_MATMUL, m);
+}
+
+uint32_t rt_softmax(struct tg_graph *t, uint32_t x, uint32_t axis)
+{
+	Webnn__Ipc__Softmax init = WEBNN__IPC__SOFTMAX__INIT, *m = rt_arena(sizeof(*m));
+	*m = init;
+	m->input = x, m->axis = axis, m->output = tg_next(t);
+	return rt_op(t, WNN_OP_SOFTMAX, m);
+}

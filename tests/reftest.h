@@ -42,5 +42,23 @@ void rt_check(struct tg_graph *t, void **outs, size_t i, const double *expected,
 /* Runs and checks the single output. */
 void rt_expect(struct tg_graph *t, const double *const *ins, const double *expected, double ulp);
 void rt_expect_shape(struct tg_graph *t, uint32_t id, uint32_t rank, const uint32_t *dims);
+/* Constant operand of values arr with the listed shape. */
+#define C(t, type, arr, ...) rt_constant((t), (type), SHAPE(__VA_ARGS__), (arr))
+
+/* Message constructors shared by the families' reference tests (the message takes the next
+ * operand id for its output, so create every operand of an operation first). */
+uint32_t rt_binary(struct tg_graph *t, enum wnn_op which, uint32_t a, uint32_t b);
+uint32_t rt_unary_ab(struct tg_graph *t, enum wnn_op which, uint32_t x, bool has_alpha,
+		     double alpha, bool has_beta, double beta);
+uint32_t rt_unary(struct tg_graph *t, enum wnn_op which, uint32_t x);
+Webnn__Ipc__Pool2d *rt_pool_msg(struct tg_graph *t, uint32_t in);
+Webnn__Ipc__Gemm *rt_gemm_msg(struct tg_graph *t, uint32_t a, uint32_t b);
+Webnn__Ipc__BatchNormalization *rt_bn_msg(struct tg_graph *t, uint32_t in, uint32_t mean,
+					    uint32_t var);
+/* 1..9: the values of a 3x3 test image. */
+extern const double rt_iota9[9];
+uint32_t rt_pool(struct tg_graph *t, enum wnn_op op, Webnn__Ipc__Pool2d *m);
+uint32_t rt_matmul(struct tg_graph *t, uint32_t a, uint32_t b);
+uint32_t rt_softmax(struct tg_graph *t, uint32_t x, uint32_t axis);
 
 #endif

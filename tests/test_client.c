@@ -16,17 +16,6 @@
 #include "proto/wnn.h"
 #include "webnn.h"
 
-/* ---- helpers */
-
-static struct webnn_operand_desc desc_of(enum webnn_data_type t, uint32_t rank,
-					 const uint32_t *shape)
-{
-	struct webnn_operand_desc d = { t, rank, { 0 } };
-	for (uint32_t i = 0; i < rank; i++)
-		d.shape[i] = shape[i];
-	return d;
-}
-
 static struct webnn_tensor *make_tensor(struct webnn_context *ctx, struct webnn_operand_desc d,
 					bool readable, bool writable)
 {
@@ -153,8 +142,8 @@ TEST(client_builder_eager_errors)
 	OK(ctx, webnn_builder_create(ctx, &b2));
 
 	struct webnn_operand *x, *w3, *p, *q, *r, *other;
-	struct webnn_operand_desc dx = desc_of(WEBNN_FLOAT32, 4, (uint32_t[]){ 1, 1, 5, 5 });
-	struct webnn_operand_desc dw = desc_of(WEBNN_FLOAT32, 3, (uint32_t[]){ 1, 3, 3 });
+	struct webnn_operand_desc dx = ct_desc_of(WEBNN_FLOAT32, 4, (uint32_t[]){ 1, 1, 5, 5 });
+	struct webnn_operand_desc dw = ct_desc_of(WEBNN_FLOAT32, 3, (uint32_t[]){ 1, 3, 3 });
 	float wbuf[9] = { 0 };
 	OK(ctx, webnn_builder_input(b, "x", &dx, &x));
 	OK(ctx, webnn_builder_constant(b, &dw, wbuf, sizeof(wbuf), &w3));
@@ -164,8 +153,8 @@ TEST(client_builder_eager_errors)
 	ASSERT(out == NULL);
 
 	/* Broadcasting mismatch: [2, 3] + [4]. */
-	struct webnn_operand_desc d23 = desc_of(WEBNN_FLOAT32, 2, (uint32_t[]){ 2, 3 });
-	struct webnn_operand_desc d4 = desc_of(WEBNN_FLOAT32, 1, (uint32_t[]){ 4 });
+	struct webnn_operand_desc d23 = ct_desc_of(WEBNN_FLOAT32, 2, (uint32_t[]){ 2, 3 });
+	struct webnn_operand_desc d4 = ct_desc_of(WEBNN_FLOAT32, 1, (uint32_t[]){ 4 });
 	OK(ctx, webnn_builder_input(b, "p", &d23, &p));
 	OK(ctx, webnn_builder_input(b, "q", &d4, &q));
 	FAILS(ctx, webnn_builder_add(b, p, q, &r), WEBNN_STATUS_TYPE_ERROR, "add");
@@ -174,7 +163,7 @@ TEST(client_builder_eager_errors)
 	FAILS(ctx, webnn_builder_input(b, "p", &d4, &r), WEBNN_STATUS_TYPE_ERROR,
 	      "duplicate input name \"p\"");
 	FAILS(ctx, webnn_builder_input(b, "", &d4, &r), WEBNN_STATUS_TYPE_ERROR, "empty");
-	struct webnn_operand_desc bad = desc_of(WEBNN_FLOAT32, 2, (uint32_t[]){ 2, 0 });
+	struct webnn_operand_desc bad = ct_desc_of(WEBNN_FLOAT32, 2, (uint32_t[]){ 2, 0 });
 	FAILS(ctx, webnn_builder_input(b, "z", &bad, &r), WEBNN_STATUS_TYPE_ERROR, "dimension");
 
 	/* constant(): byte length must match. */
@@ -232,48 +221,11 @@ TEST(client_builder_eager_errors)
 	test_daemon_stop(&d);
 }
 
-TEST(client_every_elementwise_wrapper_maps_to_an_op)
-{
-	struct test_daemon d;
-	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "test_client");
-	struct webnn_builder *b;
-	OK(ctx, webnn_builder_create(ctx, &b));
-	struct webnn_operand_desc df = desc_of(WEBNN_FLOAT32, 1, (uint32_t[]){ 4 });
-	struct webnn_operand_desc du = desc_of(WEBNN_UINT8, 1, (uint32_t[]){ 4 });
-	struct webnn_operand *f, *u, *r;
-	OK(ctx, webnn_builder_input(b, "f", &df, &f));
-	OK(ctx, webnn_builder_input(b, "u", &du, &u));
-#define BIN_(name)                                                                             \
-	{                                                                                      \
-		bool logical = strncmp(#name, "logical", 7) == 0;                              \
-		OK(ctx, webnn_builder_##name(b, logical ? u : f, logical ? u : f, &r));         \
-	}
-	WEBNN_BINARY_OPS(BIN_)
-#undef BIN_
-#define UN_(name)                                                                              \
-	{                                                                                      \
-		bool logical = strcmp(#name, "logical_not") == 0;                              \
-		OK(ctx, webnn_builder_##name(b, logical ? u : f, &r));                         \
-	}
-	WEBNN_UNARY_OPS(UN_)
-#undef UN_
-	struct webnn_elu_options eo = WEBNN_ELU_OPTIONS_INIT;
-	OK(ctx, webnn_builder_elu(b, f, &eo, &r));
-	OK(ctx, webnn_builder_leaky_relu(b, f, NULL, &r));
-	OK(ctx, webnn_builder_hard_sigmoid(b, f, NULL, &r));
-	OK(ctx, webnn_builder_linear(b, f, NULL, &r));
-	OK(ctx, webnn_builder_softmax(b, f, 0, &r));
-	webnn_builder_destroy(b);
-	webnn_context_destroy(ctx);
-	test_daemon_stop(&d);
-}
-
 /* ---- tensors */
 
 static void roundtrip(struct webnn_context *ctx, uint32_t n)
 {
-	struct webnn_tensor *t = make_tensor(ctx, desc_of(WEBNN_FLOAT32, 1, &n), true, true);
+	struct webnn_tensor *t = make_tensor(ctx, ct_desc_of(WEBNN_FLOAT32, 1, &n), true, true);
 	float *in = malloc(n * sizeof(float)), *out = malloc(n * sizeof(float));
 	ASSERT(in && out);
 	for (uint32_t i = 0; i < n; i++)
@@ -318,8 +270,8 @@ TEST(client_tensor_errors)
 	ct_daemon_up(&d);
 	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	uint32_t four = 4;
-	struct webnn_tensor *ro = make_tensor(ctx, desc_of(WEBNN_FLOAT32, 1, &four), true, false);
-	struct webnn_tensor *wo = make_tensor(ctx, desc_of(WEBNN_FLOAT32, 1, &four), false, true);
+	struct webnn_tensor *ro = make_tensor(ctx, ct_desc_of(WEBNN_FLOAT32, 1, &four), true, false);
+	struct webnn_tensor *wo = make_tensor(ctx, ct_desc_of(WEBNN_FLOAT32, 1, &four), false, true);
 	float buf[4] = { 1, 2, 3, 4 };
 	FAILS(ctx, webnn_context_write_tensor(ctx, ro, buf, sizeof(buf)), WEBNN_STATUS_TYPE_ERROR,
 	      "not created writable");
@@ -327,11 +279,11 @@ TEST(client_tensor_errors)
 	      "not created readable");
 	FAILS(ctx, webnn_context_write_tensor(ctx, wo, buf, 12), WEBNN_STATUS_TYPE_ERROR,
 	      "data is 12 bytes, the tensor's byte length is 16");
-	struct webnn_tensor_desc bad = { desc_of((enum webnn_data_type)77, 1, &four), true, true };
+	struct webnn_tensor_desc bad = { ct_desc_of((enum webnn_data_type)77, 1, &four), true, true };
 	struct webnn_tensor *t;
 	FAILS(ctx, webnn_context_create_tensor(ctx, &bad, &t), WEBNN_STATUS_TYPE_ERROR,
 	      "data type");
-	struct webnn_operand_desc cd = desc_of(WEBNN_FLOAT32, 1, &four);
+	struct webnn_operand_desc cd = ct_desc_of(WEBNN_FLOAT32, 1, &four);
 	FAILS(ctx, webnn_context_create_constant_tensor(ctx, &cd, buf, 8, &t),
 	      WEBNN_STATUS_TYPE_ERROR, "byte length is 16");
 	OK(ctx, webnn_context_create_constant_tensor(ctx, &cd, buf, sizeof(buf), &t));
@@ -354,7 +306,7 @@ TEST(client_graph_add_relu)
 	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	struct webnn_builder *b;
 	OK(ctx, webnn_builder_create(ctx, &b));
-	struct webnn_operand_desc dd = desc_of(WEBNN_FLOAT32, 2, (uint32_t[]){ 2, 3 });
+	struct webnn_operand_desc dd = ct_desc_of(WEBNN_FLOAT32, 2, (uint32_t[]){ 2, 3 });
 	struct webnn_operand *a, *bb, *sum, *y, *unused, *two, *z;
 	OK(ctx, webnn_builder_input(b, "a", &dd, &a));
 	OK(ctx, webnn_builder_input(b, "b", &dd, &bb));
@@ -402,7 +354,7 @@ TEST(client_graph_add_relu)
 
 	/* Dispatch argument errors, all caught before anything is sent. */
 	struct webnn_tensor *t22 =
-		make_tensor(ctx, desc_of(WEBNN_FLOAT32, 2, (uint32_t[]){ 2, 2 }), true, true);
+		make_tensor(ctx, ct_desc_of(WEBNN_FLOAT32, 2, (uint32_t[]){ 2, 2 }), true, true);
 	struct webnn_named_tensor wrong_name[] = { { "a", ta }, { "c", tb } };
 	FAILS(ctx, webnn_context_dispatch(ctx, g, wrong_name, 2, out, 2), WEBNN_STATUS_TYPE_ERROR,
 	      "no input named \"c\"");
@@ -440,9 +392,9 @@ TEST(client_graph_conv2d_clamp)
 	struct webnn_builder *b;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	/* x: 1x1x3x3 = 1..9; filter 1x1x2x2 = [1, 0, 0, -1]; bias 0.5; clamp to [-3, 100]. */
-	struct webnn_operand_desc dx = desc_of(WEBNN_FLOAT32, 4, (uint32_t[]){ 1, 1, 3, 3 });
-	struct webnn_operand_desc dw = desc_of(WEBNN_FLOAT32, 4, (uint32_t[]){ 1, 1, 2, 2 });
-	struct webnn_operand_desc db = desc_of(WEBNN_FLOAT32, 1, (uint32_t[]){ 1 });
+	struct webnn_operand_desc dx = ct_desc_of(WEBNN_FLOAT32, 4, (uint32_t[]){ 1, 1, 3, 3 });
+	struct webnn_operand_desc dw = ct_desc_of(WEBNN_FLOAT32, 4, (uint32_t[]){ 1, 1, 2, 2 });
+	struct webnn_operand_desc db = ct_desc_of(WEBNN_FLOAT32, 1, (uint32_t[]){ 1 });
 	float w[4] = { 1, 0, 0, -1 }, bias = 0.5f;
 	struct webnn_operand *x, *f, *bo, *c, *y;
 	OK(ctx, webnn_builder_input(b, "x", &dx, &x));
@@ -499,7 +451,7 @@ TEST(client_graph_large_and_tensor_constants)
 	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	enum { N = 256 * 128 }; /* 128 KiB of float32: the constant travels through shm */
 	uint32_t shape[2] = { 256, 128 };
-	struct webnn_operand_desc dd = desc_of(WEBNN_FLOAT32, 2, shape);
+	struct webnn_operand_desc dd = ct_desc_of(WEBNN_FLOAT32, 2, shape);
 	float *big = malloc(N * sizeof(float)), *vx = malloc(N * sizeof(float));
 	float *ry = malloc(N * sizeof(float));
 	ASSERT(big && vx && ry);
@@ -511,7 +463,7 @@ TEST(client_graph_large_and_tensor_constants)
 	float small[128];
 	for (int i = 0; i < 128; i++)
 		small[i] = (float)i / 4;
-	struct webnn_operand_desc dsmall = desc_of(WEBNN_FLOAT32, 1, (uint32_t[]){ 128 });
+	struct webnn_operand_desc dsmall = ct_desc_of(WEBNN_FLOAT32, 1, (uint32_t[]){ 128 });
 	OK(ctx, webnn_context_create_constant_tensor(ctx, &dsmall, small, sizeof(small), &ct));
 
 	struct webnn_builder *b;
@@ -591,7 +543,7 @@ TEST(client_lost_when_daemon_dies)
 	ct_daemon_up(&d);
 	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	uint32_t four = 4;
-	struct webnn_tensor *t = make_tensor(ctx, desc_of(WEBNN_FLOAT32, 1, &four), true, true);
+	struct webnn_tensor *t = make_tensor(ctx, ct_desc_of(WEBNN_FLOAT32, 1, &four), true, true);
 	struct webnn_builder *b;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	lost_calls = 0;
@@ -607,7 +559,7 @@ TEST(client_lost_when_daemon_dies)
 	ASSERT_EQ(webnn_context_read_tensor(ctx, t, buf, sizeof(buf)), WEBNN_STATUS_CONTEXT_LOST);
 	ASSERT_EQ(webnn_context_write_tensor(ctx, t, buf, sizeof(buf)), WEBNN_STATUS_CONTEXT_LOST);
 	struct webnn_operand *x;
-	struct webnn_operand_desc dd = desc_of(WEBNN_FLOAT32, 1, &four);
+	struct webnn_operand_desc dd = ct_desc_of(WEBNN_FLOAT32, 1, &four);
 	ASSERT_EQ(webnn_builder_input(b, "x", &dd, &x), WEBNN_STATUS_CONTEXT_LOST);
 	ASSERT_CONTAINS(webnn_context_last_error(ctx), "context lost");
 	struct webnn_tensor_desc td = { dd, true, true };
@@ -627,7 +579,7 @@ TEST(client_destroy_context_with_live_children)
 	ct_daemon_up(&d);
 	struct webnn_context *ctx = ct_connect(&d, "test_client");
 	uint32_t four = 4;
-	struct webnn_tensor *t = make_tensor(ctx, desc_of(WEBNN_FLOAT32, 1, &four), true, true);
+	struct webnn_tensor *t = make_tensor(ctx, ct_desc_of(WEBNN_FLOAT32, 1, &four), true, true);
 	struct webnn_builder *b;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	lost_calls = 0;
@@ -638,7 +590,7 @@ TEST(client_destroy_context_with_live_children)
 	float buf[4] = { 0 };
 	ASSERT_EQ(webnn_context_write_tensor(ctx, t, buf, sizeof(buf)), WEBNN_STATUS_CONTEXT_LOST);
 	struct webnn_operand *x;
-	struct webnn_operand_desc dd = desc_of(WEBNN_FLOAT32, 1, &four);
+	struct webnn_operand_desc dd = ct_desc_of(WEBNN_FLOAT32, 1, &four);
 	ASSERT_EQ(webnn_builder_input(b, "x", &dd, &x), WEBNN_STATUS_CONTEXT_LOST);
 	webnn_tensor_destroy(t);
 	webnn_builder_destroy(b); /* the last child frees the context */
@@ -674,7 +626,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	uint32_t n = (w->seed % 2) ? 40000 : 100; /* odd workers use shared memory */
-	struct webnn_tensor_desc td = { desc_of(WEBNN_INT32, 1, &n), true, true };
+	struct webnn_tensor_desc td = { ct_desc_of(WEBNN_INT32, 1, &n), true, true };
 	struct webnn_tensor *t;
 	if (webnn_context_create_tensor(w->ctx, &td, &t) != WEBNN_STATUS_OK) {
 		w->failures++;
@@ -939,8 +891,8 @@ TEST(client_fake_limits_and_event_errors)
 	/* An operator missing from SupportLimits fails build() with NOT_SUPPORTED. */
 	struct webnn_builder *b;
 	OK(ctx, webnn_builder_create(ctx, &b));
-	struct webnn_operand_desc dx = desc_of(WEBNN_FLOAT32, 4, (uint32_t[]){ 1, 1, 4, 4 });
-	struct webnn_operand_desc dw = desc_of(WEBNN_FLOAT32, 4, (uint32_t[]){ 1, 1, 1, 1 });
+	struct webnn_operand_desc dx = ct_desc_of(WEBNN_FLOAT32, 4, (uint32_t[]){ 1, 1, 4, 4 });
+	struct webnn_operand_desc dw = ct_desc_of(WEBNN_FLOAT32, 4, (uint32_t[]){ 1, 1, 1, 1 });
 	float one = 1;
 	struct webnn_operand *x, *w, *c, *s;
 	OK(ctx, webnn_builder_input(b, "x", &dx, &x));
@@ -955,7 +907,7 @@ TEST(client_fake_limits_and_event_errors)
 
 	/* Data types outside the limits: int32 inputs of add. */
 	OK(ctx, webnn_builder_create(ctx, &b));
-	struct webnn_operand_desc di = desc_of(WEBNN_INT32, 1, (uint32_t[]){ 4 });
+	struct webnn_operand_desc di = ct_desc_of(WEBNN_INT32, 1, (uint32_t[]){ 4 });
 	OK(ctx, webnn_builder_input(b, "i", &di, &x));
 	OK(ctx, webnn_builder_add(b, x, x, &s));
 	outs[0].operand = s;

@@ -11,127 +11,6 @@
 #include "proto/wnn.h"
 #include "webnn.h"
 
-/* ---- helpers */
-
-static struct webnn_operand *cb_input(struct webnn_context *ctx, struct webnn_builder *b,
-				      const char *name, enum webnn_data_type t, uint32_t rank,
-				      const uint32_t *shape)
-{
-	struct webnn_operand_desc d = { t, rank, { 0 } };
-	for (uint32_t i = 0; i < rank; i++)
-		d.shape[i] = shape[i];
-	struct webnn_operand *o = NULL;
-	OK(ctx, webnn_builder_input(b, name, &d, &o));
-	return o;
-}
-
-static struct webnn_operand *cb_const(struct webnn_context *ctx, struct webnn_builder *b,
-				      enum webnn_data_type t, uint32_t rank,
-				      const uint32_t *shape, const void *data)
-{
-	struct webnn_operand_desc d = { t, rank, { 0 } };
-	size_t n = 1;
-	for (uint32_t i = 0; i < rank; i++) {
-		d.shape[i] = shape[i];
-		n *= shape[i];
-	}
-	struct webnn_operand *o = NULL;
-	OK(ctx, webnn_builder_constant(b, &d, data, n * webnn_data_type_size(t), &o));
-	return o;
-}
-
-static size_t cb_bytes(const struct webnn_operand_desc *d)
-{
-	size_t n = webnn_data_type_size(d->data_type);
-	for (uint32_t i = 0; i < d->rank; i++)
-		n *= d->shape[i];
-	return n;
-}
-
-/* One graph input with its bytes, one graph output with room for its bytes. */
-struct cb_io {
-	const char *name;
-	struct webnn_operand *operand; /* outputs */
-	void *data;
-};
-
-/* Builds the graph of the given outputs, binds the inputs (in graph order, found by name),
- * dispatches and reads every output into its data. A context without an operator of the graph
- * (NOT_SUPPORTED at build) skips the test: backends gain operators over time. */
-static void cb_run(struct webnn_context *ctx, struct webnn_builder *b, const char *what,
-		   const struct cb_io *inputs, size_t n_in, const struct cb_io *outputs,
-		   size_t n_out)
-{
-	struct webnn_named_operand named[8];
-	struct webnn_named_tensor bind_in[8], bind_out[8];
-	struct webnn_tensor *tensors[16] = { 0 };
-	ASSERT(n_in <= 8 && n_out <= 8);
-	for (size_t i = 0; i < n_out; i++)
-		named[i] = (struct webnn_named_operand){ outputs[i].name, outputs[i].operand };
-	struct webnn_graph *g = NULL;
-	enum webnn_status s = webnn_builder_build(b, named, n_out, &g);
-	if (s == WEBNN_STATUS_NOT_SUPPORTED)
-		SKIP("%s: the reference backend does not support it yet: %s", what,
-		     webnn_context_last_error(ctx));
-	ASSERT_MSG(s == WEBNN_STATUS_OK, "%s: build: %s: %s", what, webnn_status_name(s),
-		   webnn_context_last_error(ctx));
-	ASSERT_EQ(webnn_graph_input_count(g), n_in);
-	for (size_t i = 0; i < n_in; i++) {
-		struct webnn_tensor_desc td = { .writable = true };
-		const char *name = webnn_graph_input_name(g, i, &td.desc);
-		const struct cb_io *in = NULL;
-		for (size_t k = 0; k < n_in && !in; k++)
-			if (strcmp(inputs[k].name, name) == 0)
-				in = &inputs[k];
-		ASSERT_MSG(in != NULL, "%s: graph input %s has no data", what, name);
-		OK(ctx, webnn_context_create_tensor(ctx, &td, &tensors[i]));
-		OK(ctx, webnn_context_write_tensor(ctx, tensors[i], in->data,
-						       cb_bytes(&td.desc)));
-		bind_in[i] = (struct webnn_named_tensor){ name, tensors[i] };
-	}
-	for (size_t i = 0; i < n_out; i++) {
-		struct webnn_tensor_desc td = { .readable = true };
-		webnn_operand_get_desc(outputs[i].operand, &td.desc);
-		OK(ctx, webnn_context_create_tensor(ctx, &td, &tensors[8 + i]));
-		bind_out[i] = (struct webnn_named_tensor){ outputs[i].name, tensors[8 + i] };
-	}
-	OK(ctx, webnn_context_dispatch(ctx, g, bind_in, n_in, bind_out, n_out));
-	s = webnn_context_flush(ctx);
-	if (s == WEBNN_STATUS_NOT_SUPPORTED)
-		SKIP("%s: the reference backend does not run it yet: %s", what,
-		     webnn_context_last_error(ctx));
-	ASSERT_MSG(s == WEBNN_STATUS_OK, "%s: dispatch: %s: %s", what, webnn_status_name(s),
-		   webnn_context_last_error(ctx));
-	for (size_t i = 0; i < n_out; i++) {
-		struct webnn_operand_desc d;
-		webnn_operand_get_desc(outputs[i].operand, &d);
-		OK(ctx, webnn_context_read_tensor(ctx, tensors[8 + i], outputs[i].data,
-						      cb_bytes(&d)));
-	}
-	for (size_t i = 0; i < 16; i++)
-		webnn_tensor_destroy(tensors[i]);
-	webnn_graph_destroy(g);
-}
-
-static void cb_assert_floats(const char *what, const float *got, const float *want, size_t n,
-			     float tol)
-{
-	for (size_t i = 0; i < n; i++)
-		ASSERT_MSG(fabsf(got[i] - want[i]) <= tol, "%s[%zu] = %.9g, expected %.9g", what,
-			   i, (double)got[i], (double)want[i]);
-}
-
-static void cb_assert_shape(const struct webnn_operand *o, enum webnn_data_type t,
-			    uint32_t rank, const uint32_t *shape)
-{
-	struct webnn_operand_desc d;
-	webnn_operand_get_desc(o, &d);
-	ASSERT_EQ(d.data_type, t);
-	ASSERT_EQ(d.rank, rank);
-	for (uint32_t i = 0; i < rank; i++)
-		ASSERT_EQ(d.shape[i], shape[i]);
-}
-
 /* ---- eager validation */
 
 /* The spec's errors at the builder call, with the rule in the text, family by family. x is
@@ -171,14 +50,14 @@ static void eager_errors_reduce(struct webnn_context *ctx, struct webnn_builder 
 	ro.n_axes = 2;
 	FAILS(ctx, webnn_builder_reduce_sum(b, x, &ro, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "reduceSum: axes contain the axis 1 more than once");
-	FAILS(ctx, webnn_builder_reduce_l2(b, cb_input(ctx, b, "i", WEBNN_INT32, 1, s4), NULL,
+	FAILS(ctx, webnn_builder_reduce_l2(b, ct_input(ctx, b, "i", WEBNN_INT32, 1, s4), NULL,
 					       &out),
 		  WEBNN_STATUS_TYPE_ERROR, "reduceL2: input data type int32 is not allowed");
 	OK(ctx, webnn_builder_reduce_mean(b, x, NULL, &out));
-	cb_assert_shape(out, WEBNN_FLOAT32, 0, NULL);
+	ct_assert_shape(out, WEBNN_FLOAT32, 0, NULL);
 	ro.n_axes = 0; /* axes = [] reduces nothing */
 	OK(ctx, webnn_builder_reduce_mean(b, x, &ro, &out));
-	cb_assert_shape(out, WEBNN_FLOAT32, 2, s23);
+	ct_assert_shape(out, WEBNN_FLOAT32, 2, s23);
 }
 
 static void eager_errors_data(struct webnn_context *ctx, struct webnn_builder *b,
@@ -234,7 +113,7 @@ static void eager_errors_data(struct webnn_context *ctx, struct webnn_builder *b
 	ASSERT_EQ(n_parts, 3);
 	const uint32_t s21[] = { 2, 1 };
 	for (int i = 0; i < 3; i++)
-		cb_assert_shape(parts[i], WEBNN_FLOAT32, 2, s21);
+		ct_assert_shape(parts[i], WEBNN_FLOAT32, 2, s21);
 	ASSERT(parts[3] == NULL);
 
 	/* options.struct_size 0 is caught */
@@ -247,9 +126,9 @@ static void eager_errors_rnn(struct webnn_context *ctx, struct webnn_builder *b)
 {
 	/* gru: activations and shapes; results counted */
 	const uint32_t s123[] = { 1, 2, 3 }, w[] = { 1, 6, 3 }, rw[] = { 1, 6, 2 };
-	struct webnn_operand *seq = cb_input(ctx, b, "seq", WEBNN_FLOAT32, 3, s123);
-	struct webnn_operand *gw = cb_input(ctx, b, "gw", WEBNN_FLOAT32, 3, w);
-	struct webnn_operand *grw = cb_input(ctx, b, "grw", WEBNN_FLOAT32, 3, rw);
+	struct webnn_operand *seq = ct_input(ctx, b, "seq", WEBNN_FLOAT32, 3, s123);
+	struct webnn_operand *gw = ct_input(ctx, b, "gw", WEBNN_FLOAT32, 3, w);
+	struct webnn_operand *grw = ct_input(ctx, b, "grw", WEBNN_FLOAT32, 3, rw);
 	struct webnn_gru_options go = WEBNN_GRU_OPTIONS_INIT;
 	go.n_activations = 3;
 	struct webnn_operand *gouts[2];
@@ -265,8 +144,8 @@ static void eager_errors_rnn(struct webnn_context *ctx, struct webnn_builder *b)
 	OK(ctx, webnn_builder_gru(b, seq, gw, grw, 1, 2, &go, gouts, 2, &n_gouts));
 	ASSERT_EQ(n_gouts, 2);
 	const uint32_t h[] = { 1, 2, 2 }, hs[] = { 1, 1, 2, 2 };
-	cb_assert_shape(gouts[0], WEBNN_FLOAT32, 3, h);
-	cb_assert_shape(gouts[1], WEBNN_FLOAT32, 4, hs);
+	ct_assert_shape(gouts[0], WEBNN_FLOAT32, 3, h);
+	ct_assert_shape(gouts[1], WEBNN_FLOAT32, 4, hs);
 	FAILS(ctx, webnn_builder_gru(b, seq, gw, grw, 1, 2, &go, NULL, 0, &n_gouts),
 		  WEBNN_STATUS_TYPE_ERROR, "gru: out is NULL");
 }
@@ -312,9 +191,9 @@ TEST(client_builders_eager_errors)
 	struct webnn_builder *b = NULL;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s23[] = { 2, 3 }, s4[] = { 4 }, s1234[] = { 1, 2, 3, 4 };
-	struct webnn_operand *x = cb_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
-	struct webnn_operand *v = cb_input(ctx, b, "v", WEBNN_FLOAT32, 1, s4);
-	struct webnn_operand *img = cb_input(ctx, b, "img", WEBNN_FLOAT32, 4, s1234);
+	struct webnn_operand *x = ct_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
+	struct webnn_operand *v = ct_input(ctx, b, "v", WEBNN_FLOAT32, 1, s4);
+	struct webnn_operand *img = ct_input(ctx, b, "img", WEBNN_FLOAT32, 4, s1234);
 	eager_errors_elementwise_cast(ctx, b, x);
 	eager_errors_reduce(ctx, b, x);
 	eager_errors_data(ctx, b, x, v);
@@ -335,7 +214,7 @@ TEST(client_builders_operator_labels)
 	struct webnn_builder *b = NULL;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s23[] = { 2, 3 };
-	struct webnn_operand *x = cb_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
+	struct webnn_operand *x = ct_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
 	struct webnn_operand *out = NULL;
 
 	/* A spec rule failing in the shared validation. */
@@ -353,7 +232,7 @@ TEST(client_builders_operator_labels)
 	/* input() and constant() leave it for the next operator. */
 	OK(ctx, webnn_builder_set_next_label(b, "after-input"));
 	const uint32_t s1[] = { 1 };
-	cb_input(ctx, b, "y", WEBNN_FLOAT32, 1, s1);
+	ct_input(ctx, b, "y", WEBNN_FLOAT32, 1, s1);
 	FAILS(ctx, webnn_builder_cumulative_sum(b, x, 3, NULL, &out), WEBNN_STATUS_TYPE_ERROR,
 		  "cumulativeSum: axis 3 is out of range for rank 2 (operator \"after-input\")");
 	/* A labelled success, then clearing with NULL. */
@@ -389,7 +268,7 @@ TEST(client_builders_graph_split_reduce_arg_max)
 	struct webnn_builder *b = NULL;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s26[] = { 2, 6 };
-	struct webnn_operand *x = cb_input(ctx, b, "x", WEBNN_FLOAT32, 2, s26);
+	struct webnn_operand *x = ct_input(ctx, b, "x", WEBNN_FLOAT32, 2, s26);
 	struct webnn_operand *parts[3];
 	size_t n = 0;
 	struct webnn_split_options so = WEBNN_SPLIT_OPTIONS_INIT;
@@ -408,20 +287,20 @@ TEST(client_builders_graph_split_reduce_arg_max)
 	amo.output_data_type = WEBNN_INT64;
 	OK(ctx, webnn_builder_arg_max(b, x, 1, &amo, &am));
 	const uint32_t s21[] = { 2, 1 }, s2[] = { 2 };
-	cb_assert_shape(sum, WEBNN_FLOAT32, 2, s21);
-	cb_assert_shape(am, WEBNN_INT64, 1, s2);
+	ct_assert_shape(sum, WEBNN_FLOAT32, 2, s21);
+	ct_assert_shape(am, WEBNN_INT64, 1, s2);
 
 	float xin[12] = { 1, 2, 3, 4, 5, 6, 9, 8, 7, -1, -2, -3 };
 	float p1[4], s[2];
 	int64_t idx[2];
-	const struct cb_io in[] = { { "x", NULL, xin } };
-	const struct cb_io outs[] = { { "middle", parts[1], p1 },
+	const struct ct_io in[] = { { "x", NULL, xin } };
+	const struct ct_io outs[] = { { "middle", parts[1], p1 },
 				       { "sum", sum, s },
 				       { "argmax", am, idx } };
-	cb_run(ctx, b, "split+reduceSum+argMax", in, 1, outs, 3);
+	ct_run(ctx, b, "split+reduceSum+argMax", in, 1, outs, 3);
 	const float want_p1[] = { 2, 3, 8, 7 }, want_s[] = { 15, -6 };
-	cb_assert_floats("middle", p1, want_p1, 4, 0);
-	cb_assert_floats("sum", s, want_s, 2, 0);
+	ct_assert_floats("middle", p1, want_p1, 4, 0);
+	ct_assert_floats("sum", s, want_s, 2, 0);
 	ASSERT_EQ(idx[0], 5);
 	ASSERT_EQ(idx[1], 0);
 	webnn_builder_destroy(b);
@@ -437,7 +316,7 @@ TEST(client_builders_graph_data_movement)
 	struct webnn_builder *b = NULL;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s23[] = { 2, 3 }, s2[] = { 2 };
-	struct webnn_operand *x = cb_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
+	struct webnn_operand *x = ct_input(ctx, b, "x", WEBNN_FLOAT32, 2, s23);
 
 	/* pad with a constant, then slice every other column */
 	const uint32_t pb[] = { 0, 1 }, pe[] = { 0, 1 };
@@ -454,7 +333,7 @@ TEST(client_builders_graph_data_movement)
 	/* tile the first row twice along columns via gather + tile */
 	const int32_t row0[] = { 0 };
 	const uint32_t s1[] = { 1 };
-	struct webnn_operand *ind = cb_const(ctx, b, WEBNN_INT32, 1, s1, row0);
+	struct webnn_operand *ind = ct_const(ctx, b, WEBNN_INT32, 1, s1, row0);
 	OK(ctx, webnn_builder_gather(b, x, ind, NULL, &gathered));
 	const uint32_t reps[] = { 1, 2 };
 	OK(ctx, webnn_builder_tile(b, gathered, reps, 2, &tiled));
@@ -470,7 +349,7 @@ TEST(client_builders_graph_data_movement)
 	cso.exclusive = true;
 	OK(ctx, webnn_builder_cumulative_sum(b, x, 1, &cso, &cs));
 	const uint8_t cbits[] = { 1, 0 };
-	cond = cb_const(ctx, b, WEBNN_UINT8, 1, s2, cbits);
+	cond = ct_const(ctx, b, WEBNN_UINT8, 1, s2, cbits);
 	const uint32_t s21[] = { 2, 1 };
 	struct webnn_operand *cond2 = NULL;
 	OK(ctx, webnn_builder_reshape(b, cond, s21, 2, &cond2));
@@ -478,62 +357,21 @@ TEST(client_builders_graph_data_movement)
 
 	float xin[6] = { 1, 2, 3, 4, 5, 6 };
 	float o_sl[6], o_tile[6], o_tri[6], o_rev[6], o_cs[6], o_sel[6];
-	const struct cb_io in[] = { { "x", NULL, xin } };
-	const struct cb_io outs[] = { { "sliced", sliced, o_sl },  { "tiled", tiled, o_tile },
+	const struct ct_io in[] = { { "x", NULL, xin } };
+	const struct ct_io outs[] = { { "sliced", sliced, o_sl },  { "tiled", tiled, o_tile },
 				       { "tri", tri, o_tri },        { "rev", rev, o_rev },
 				       { "cumsum", cs, o_cs },       { "where", sel, o_sel } };
-	cb_run(ctx, b, "pad/slice/gather/tile/triangular/reverse/cumulativeSum/where", in, 1,
+	ct_run(ctx, b, "pad/slice/gather/tile/triangular/reverse/cumulativeSum/where", in, 1,
 	       outs, 6);
 	const float w_sl[] = { -1, 2, -1, -1, 5, -1 }, w_tile[] = { 1, 2, 3, 1, 2, 3 },
 		    w_tri[] = { 1, 0, 0, 4, 5, 0 }, w_rev[] = { 3, 2, 1, 6, 5, 4 },
 		    w_cs[] = { 0, 1, 3, 0, 4, 9 }, w_sel[] = { 1, 2, 3, 6, 5, 4 };
-	cb_assert_floats("sliced", o_sl, w_sl, 6, 0);
-	cb_assert_floats("tiled", o_tile, w_tile, 6, 0);
-	cb_assert_floats("triangular", o_tri, w_tri, 6, 0);
-	cb_assert_floats("reverse", o_rev, w_rev, 6, 0);
-	cb_assert_floats("cumulativeSum", o_cs, w_cs, 6, 0);
-	cb_assert_floats("where", o_sel, w_sel, 6, 0);
-	webnn_builder_destroy(b);
-	webnn_context_destroy(ctx);
-	test_daemon_stop(&d);
-}
-
-/* Zero weights make the cells closed-form: gates are sigmoid(0) = 1/2 and candidates tanh(0) = 0,
- * so gruCell gives h/2 and lstmCell gives c' = c/2, h' = tanh(c/2)/2. */
-TEST(client_builders_graph_recurrent_cells)
-{
-	struct test_daemon d;
-	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "test_client_builders");
-	struct webnn_builder *b = NULL;
-	OK(ctx, webnn_builder_create(ctx, &b));
-	const uint32_t s12[] = { 1, 2 }, g_w[] = { 6, 2 }, g_rw[] = { 6, 2 }, l_w[] = { 8, 2 },
-		       l_rw[] = { 8, 2 };
-	static const float zeros[16] = { 0 };
-	struct webnn_operand *x = cb_input(ctx, b, "x", WEBNN_FLOAT32, 2, s12);
-	struct webnn_operand *hid = cb_input(ctx, b, "h", WEBNN_FLOAT32, 2, s12);
-	struct webnn_operand *cell = cb_input(ctx, b, "c", WEBNN_FLOAT32, 2, s12);
-	struct webnn_operand *gw = cb_const(ctx, b, WEBNN_FLOAT32, 2, g_w, zeros);
-	struct webnn_operand *grw = cb_const(ctx, b, WEBNN_FLOAT32, 2, g_rw, zeros);
-	struct webnn_operand *lw = cb_const(ctx, b, WEBNN_FLOAT32, 2, l_w, zeros);
-	struct webnn_operand *lrw = cb_const(ctx, b, WEBNN_FLOAT32, 2, l_rw, zeros);
-	struct webnn_operand *g_out = NULL, *l_outs[2];
-	size_t n = 0;
-	OK(ctx, webnn_builder_gru_cell(b, x, gw, grw, hid, 2, NULL, &g_out));
-	OK(ctx, webnn_builder_lstm_cell(b, x, lw, lrw, hid, cell, 2, NULL, l_outs, 2, &n));
-	ASSERT_EQ(n, 2);
-	float xin[2] = { 0.3f, -0.7f }, hin[2] = { 0.8f, -0.4f }, cin[2] = { 1.0f, -2.0f };
-	float o_g[2], o_h[2], o_c[2];
-	const struct cb_io in[] = { { "x", NULL, xin }, { "h", NULL, hin }, { "c", NULL, cin } };
-	const struct cb_io outs[] = { { "gru", g_out, o_g },
-				       { "lstm_h", l_outs[0], o_h },
-				       { "lstm_c", l_outs[1], o_c } };
-	cb_run(ctx, b, "gruCell+lstmCell", in, 3, outs, 3);
-	const float w_g[] = { 0.4f, -0.2f }, w_c[] = { 0.5f, -1.0f };
-	const float w_h[] = { 0.5f * tanhf(0.5f), 0.5f * tanhf(-1.0f) };
-	cb_assert_floats("gruCell", o_g, w_g, 2, 1e-6f);
-	cb_assert_floats("lstmCell cell", o_c, w_c, 2, 1e-6f);
-	cb_assert_floats("lstmCell hidden", o_h, w_h, 2, 1e-6f);
+	ct_assert_floats("sliced", o_sl, w_sl, 6, 0);
+	ct_assert_floats("tiled", o_tile, w_tile, 6, 0);
+	ct_assert_floats("triangular", o_tri, w_tri, 6, 0);
+	ct_assert_floats("reverse", o_rev, w_rev, 6, 0);
+	ct_assert_floats("cumulativeSum", o_cs, w_cs, 6, 0);
+	ct_assert_floats("where", o_sel, w_sel, 6, 0);
 	webnn_builder_destroy(b);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
@@ -549,7 +387,7 @@ TEST(client_builders_graph_exact_int64_numbers)
 	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s2[] = { 2 }, one[] = { 1 };
 	const int64_t big = (INT64_C(1) << 53) + 1;
-	struct webnn_operand *x = cb_input(ctx, b, "x", WEBNN_INT64, 1, s2);
+	struct webnn_operand *x = ct_input(ctx, b, "x", WEBNN_INT64, 1, s2);
 	struct webnn_operand *padded = NULL, *clamped = NULL, *casted = NULL;
 	struct webnn_pad_options po = WEBNN_PAD_OPTIONS_INIT;
 	po.value_number = WEBNN_NUMBER_I64(big);
@@ -561,11 +399,11 @@ TEST(client_builders_graph_exact_int64_numbers)
 	int64_t xin[2] = { 5, INT64_C(1) << 60 };
 	int64_t o_pad[4], o_clamp[2];
 	int32_t o_cast[2];
-	const struct cb_io in[] = { { "x", NULL, xin } };
-	const struct cb_io outs[] = { { "pad", padded, o_pad },
+	const struct ct_io in[] = { { "x", NULL, xin } };
+	const struct ct_io outs[] = { { "pad", padded, o_pad },
 				       { "clamp", clamped, o_clamp },
 				       { "cast", casted, o_cast } };
-	cb_run(ctx, b, "pad/clamp int64", in, 1, outs, 3);
+	ct_run(ctx, b, "pad/clamp int64", in, 1, outs, 3);
 	ASSERT(o_pad[0] == big && o_pad[1] == 5 && o_pad[2] == (INT64_C(1) << 60) &&
 	       o_pad[3] == big);
 	ASSERT(o_clamp[0] == big && o_clamp[1] == (INT64_C(1) << 60));
@@ -583,7 +421,7 @@ TEST(client_builders_graph_normalization_resample_quantize)
 	struct webnn_builder *b = NULL;
 	OK(ctx, webnn_builder_create(ctx, &b));
 	const uint32_t s1122[] = { 1, 1, 2, 2 };
-	struct webnn_operand *x = cb_input(ctx, b, "x", WEBNN_FLOAT32, 4, s1122);
+	struct webnn_operand *x = ct_input(ctx, b, "x", WEBNN_FLOAT32, 4, s1122);
 	struct webnn_operand *ln = NULL, *inorm = NULL, *up = NULL, *q = NULL, *dq = NULL;
 	OK(ctx, webnn_builder_layer_normalization(b, x, NULL, &ln));
 	struct webnn_instance_normalization_options io = WEBNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
@@ -594,34 +432,34 @@ TEST(client_builders_graph_normalization_resample_quantize)
 	ro.n_scales = 2;
 	OK(ctx, webnn_builder_resample2d(b, x, &ro, &up));
 	const uint32_t s1144[] = { 1, 1, 4, 4 };
-	cb_assert_shape(up, WEBNN_FLOAT32, 4, s1144);
+	ct_assert_shape(up, WEBNN_FLOAT32, 4, s1144);
 	const float scale[] = { 0.5f };
 	const uint8_t zp[] = { 10 };
 	/* scale and zeroPoint have the input's rank (blockwise over the whole tensor here) */
 	const uint32_t s1111[] = { 1, 1, 1, 1 };
-	struct webnn_operand *sc = cb_const(ctx, b, WEBNN_FLOAT32, 4, s1111, scale);
-	struct webnn_operand *z = cb_const(ctx, b, WEBNN_UINT8, 4, s1111, zp);
+	struct webnn_operand *sc = ct_const(ctx, b, WEBNN_FLOAT32, 4, s1111, scale);
+	struct webnn_operand *z = ct_const(ctx, b, WEBNN_UINT8, 4, s1111, zp);
 	OK(ctx, webnn_builder_quantize_linear(b, x, sc, z, &q));
-	cb_assert_shape(q, WEBNN_UINT8, 4, s1122);
+	ct_assert_shape(q, WEBNN_UINT8, 4, s1122);
 	OK(ctx, webnn_builder_dequantize_linear(b, q, sc, z, &dq));
 
 	float xin[4] = { 1, 2, 3, 4 };
 	float o_ln[4], o_in[4], o_up[16], o_dq[4];
 	uint8_t o_q[4];
-	const struct cb_io in[] = { { "x", NULL, xin } };
-	const struct cb_io outs[] = { { "ln", ln, o_ln },   { "in", inorm, o_in },
+	const struct ct_io in[] = { { "x", NULL, xin } };
+	const struct ct_io outs[] = { { "ln", ln, o_ln },   { "in", inorm, o_in },
 				       { "up", up, o_up },   { "q", q, o_q },
 				       { "dq", dq, o_dq } };
-	cb_run(ctx, b, "layerNorm/instanceNorm/resample2d/quantize", in, 1, outs, 5);
+	ct_run(ctx, b, "layerNorm/instanceNorm/resample2d/quantize", in, 1, outs, 5);
 	/* mean 2.5, variance 1.25 over all four values */
 	const float r = 1.0f / sqrtf(1.25f);
 	const float w_in[] = { -1.5f * r, -0.5f * r, 0.5f * r, 1.5f * r };
-	cb_assert_floats("instanceNormalization", o_in, w_in, 4, 1e-5f);
-	cb_assert_floats("layerNormalization", o_ln, w_in, 4, 1e-4f);
+	ct_assert_floats("instanceNormalization", o_in, w_in, 4, 1e-5f);
+	ct_assert_floats("layerNormalization", o_ln, w_in, 4, 1e-4f);
 	const float w_up[] = { 1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4 };
-	cb_assert_floats("resample2d", o_up, w_up, 16, 0);
+	ct_assert_floats("resample2d", o_up, w_up, 16, 0);
 	ASSERT(o_q[0] == 12 && o_q[1] == 14 && o_q[2] == 16 && o_q[3] == 18);
-	cb_assert_floats("dequantizeLinear", o_dq, xin, 4, 0);
+	ct_assert_floats("dequantizeLinear", o_dq, xin, 4, 0);
 	webnn_builder_destroy(b);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
