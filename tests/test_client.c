@@ -2,6 +2,7 @@
 #include "tests/clienttest.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -939,4 +940,75 @@ TEST(client_fake_context_lost_event)
 	ASSERT_EQ(lost_calls, 1);
 	webnn_context_destroy(ctx);
 	fake_stop(&f);
+}
+
+/* What the daemon's graph passes made of a graph reaches the client: a transposed constant is
+ * folded at build, the memory plan reuses buffers, and the numbers stay those of the graph. */
+static void check_graph_stats(const char *backend)
+{
+	struct test_daemon d;
+	ct_require_webnnd();
+	const char *args[] = { "--backend", backend, NULL };
+	test_daemon_start(&d, args);
+	struct webnn_context *ctx = ct_connect(&d, "test_client");
+	struct webnn_builder *b;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	const float wv[6] = { 1, 2, 3, 4, 5, 6 }; /* [3, 2]; transposed: 1 3 5 / 2 4 6 */
+	struct webnn_operand *x = ct_input(ctx, b, "x", WEBNN_FLOAT32, 2, (uint32_t[]){ 2, 3 });
+	struct webnn_operand *w = ct_const(ctx, b, WEBNN_FLOAT32, 2, (uint32_t[]){ 3, 2 }, wv);
+	struct webnn_operand *wt, *s, *r, *two, *z;
+	OK(ctx, webnn_builder_transpose(b, w, NULL, 0, &wt));
+	OK(ctx, webnn_builder_sub(b, x, wt, &s));
+	OK(ctx, webnn_builder_relu(b, s, &r));
+	OK(ctx, webnn_builder_constant_scalar(b, WEBNN_FLOAT32, 2.0, &two));
+	OK(ctx, webnn_builder_mul(b, r, two, &z));
+	struct webnn_named_operand named = { "z", z };
+	struct webnn_graph *g;
+	OK(ctx, webnn_builder_build(b, &named, 1, &g));
+	float xv[6] = { 0, 4, 9, 1, 1, 7 }, zv[6];
+	const float want[6] = { 0, 2, 8, 0, 0, 2 };
+	struct webnn_operand_desc dd = ct_desc_of(WEBNN_FLOAT32, 2, (uint32_t[]){ 2, 3 });
+	struct webnn_tensor_desc tin = { dd, false, true }, tout = { dd, true, false };
+	struct webnn_tensor *ti, *to;
+	OK(ctx, webnn_context_create_tensor(ctx, &tin, &ti));
+	OK(ctx, webnn_context_create_tensor(ctx, &tout, &to));
+	OK(ctx, webnn_context_write_tensor(ctx, ti, xv, sizeof xv));
+	struct webnn_named_tensor bi = { "x", ti }, bo = { "z", to };
+	OK(ctx, webnn_context_dispatch(ctx, g, &bi, 1, &bo, 1));
+	OK(ctx, webnn_context_read_tensor(ctx, to, zv, sizeof zv));
+	ct_assert_floats("stats", zv, want, 6, 0);
+	webnn_tensor_destroy(ti);
+	webnn_tensor_destroy(to);
+
+	struct webnn_graph_stats st = WEBNN_GRAPH_STATS_INIT;
+	ASSERT_EQ(webnn_graph_get_stats(g, &st), WEBNN_STATUS_OK);
+	ASSERT_EQ(st.operations, 4u);
+	ASSERT_EQ(st.folded, 1u);
+	ASSERT_EQ(st.folded_bytes, 24u);
+	ASSERT(st.kernels >= 1 && st.kernels <= 3);
+	ASSERT_EQ(st.kernels + st.fused + st.removed, 3u);
+	ASSERT(st.intermediate_bytes <= st.unplanned_bytes);
+	ASSERT(st.intermediate_bytes <= 2 * 24u);
+	ASSERT(st.compile_ms >= 0);
+	struct webnn_graph_stats small = {
+		.struct_size = offsetof(struct webnn_graph_stats, intermediate_bytes)
+	};
+	ASSERT_EQ(webnn_graph_get_stats(g, &small), WEBNN_STATUS_OK);
+	ASSERT(small.compile_ms == st.compile_ms && small.operations == 0);
+	webnn_graph_destroy(g);
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+TEST(client_graph_stats_reference)
+{
+	check_graph_stats("reference");
+}
+
+TEST(client_graph_stats_opencl)
+{
+	if (!test_have_opencl())
+		SKIP("no OpenCL platform");
+	check_graph_stats("opencl");
 }
