@@ -68,7 +68,7 @@ void ocl_clblast_params(struct ocl_device *dev, bool tuned);
 /* The embedded (or $WEBNN_KERNEL_DIR) text of kernels/<file>; NULL when unknown. Caller frees. */
 char *ocl_kernel_source(const char *file);
 
-/* ---- plans (ocl_plan.c / ocl_lower.c) */
+/* ---- plans (ocl_plan.c, ocl_steps.c) */
 
 enum ocl_slot_kind { OCL_SLOT_INPUT, OCL_SLOT_OUTPUT, OCL_SLOT_CONST, OCL_SLOT_TEMP };
 
@@ -130,7 +130,6 @@ struct backend_plan {
 	const struct graph_source *g;
 };
 
-/* Lowering helpers used by ocl_lower.c. */
 struct ocl_build {
 	struct backend_plan *plan;
 	const struct graph_source *g;
@@ -138,14 +137,30 @@ struct ocl_build {
 	const Webnn__Ipc__Operation *op;
 	const char *what;
 	size_t op_index;            /* position of op in g->info->operations */
-	struct ocl_fusion *fusion;  /* fused epilogues and in-place concats (ocl_lower.c) */
+	struct ocl_fusion *fusion;  /* fused epilogues and in-place concats (ocl_fusion.c) */
 };
 
-/* Plan-level fusion (ocl_lower.c): before lowering, ocl_fusion_plan finds conv2d/gemm/matmul
+/* Plan-level fusion (ocl_fusion.c): before lowering, ocl_fusion_plan finds conv2d/gemm/matmul
  * outputs whose only consumers are relu/clamp/add (folded into the producer's epilogue) and
  * convs whose result only feeds a channel concat (written straight into its slice).
  * ocl_fusion_skip tells the compile loop which operations were absorbed. */
 enum webnn_status ocl_fusion_plan(struct ocl_build *b);
+/* What a conv2d/gemm/matmul writes besides its plain product. */
+struct ocl_epi {
+	bool used;
+	uint32_t output;   /* the operand finally written (the last fused operation's output) */
+	uint32_t vec, res; /* fused add of a per-channel vector / a same-shape tensor, or OCL_NONE */
+	int act;           /* 0 none, 1 relu, 2 clamp(lo, hi) */
+	float lo, hi;
+	bool concat;       /* written into a slice of concat_output along the channel axis */
+	uint32_t concat_output, ch_off, ch_total;
+};
+/* Whether the operand's producer already wrote it into its concat's output. */
+bool ocl_fusion_in_slice(const struct ocl_build *b, uint32_t operand);
+/* The epilogue of the operation being lowered, or NULL. */
+const struct ocl_epi *ocl_op_epi(const struct ocl_build *b);
+/* Depthwise and thin grouped convolutions do too little work per output for a gemm. */
+bool ocl_conv_uses_gemm(const struct wnn_conv2d_attrs *p);
 bool ocl_fusion_skip(const struct ocl_build *b, size_t op_index);
 void ocl_fusion_free(struct ocl_build *b);
 /* $WEBNN_OCL_BASELINE set (read at each compile): the plans of the first version (no fusion,
@@ -179,8 +194,66 @@ enum webnn_status ocl_typed_program(struct ocl_build *b, const char *file, enum 
 extern const char *const ocl_cl_types[WNN_DT_COUNT];
 #define OCL_CL_OPTIONS "-cl-std=CL1.2 -cl-single-precision-constant"
 
-/* Lowering helpers shared by ocl_lower.c and ocl_lower_ext.c (defined in ocl_lower.c). */
+/* ---- lowering helpers shared by the families (ocl_steps.c, ocl_gemm.c) */
+
+#define OCL_NONE UINT32_MAX
+#define OCL_FAILED(b) ((b)->diag->status != WEBNN_STATUS_OK)
+
+uint32_t ocl_slot_add(struct ocl_build *b, enum ocl_slot_kind kind, uint32_t index, size_t bytes);
+size_t ocl_desc_bytes(const struct ocl_build *b, uint32_t operand);
 size_t ocl_desc_count(const struct ocl_build *b, uint32_t operand);
+/* Host bytes of a constant operand, NULL for anything else. */
+const void *ocl_const_data(struct ocl_build *b, uint32_t operand);
+/* v as a kernel's uint, NOT_SUPPORTED when it does not fit. */
+cl_uint ocl_u32(struct ocl_build *b, uint64_t v, const char *what);
+void ocl_arg_u(struct ocl_build *b, struct ocl_step *s, cl_uint i, cl_uint v);
+void ocl_arg_f(struct ocl_build *b, struct ocl_step *s, cl_uint i, float v);
+/* A macro: passing 32-byte vectors by value draws ABI notes from GCC. */
+#define ocl_arg_u8(b, s, i, expr)                                                              \
+	do {                                                                                   \
+		cl_uint8 v_ = (expr);                                                          \
+		ocl_arg((b), (s), (i), sizeof v_, &v_);                                        \
+	} while (0)
+/* A kernel step over n work-items. */
+struct ocl_step *ocl_kernel_n(struct ocl_build *b, cl_program prog, const char *name, size_t n);
+/* A fill step writing zeros over bytes [off, off + bytes) of dst. */
+void ocl_step_zero(struct ocl_build *b, uint32_t dst, size_t off, size_t bytes);
+/* Merges dimensions that every operand walks contiguously (and drops size-1 dimensions).
+ * strides[op][d]; returns the new rank. */
+uint32_t ocl_collapse(uint32_t rank, const uint32_t *dims, int nops,
+		      uint64_t strides[][WNN_MAX_RANK], uint32_t *odims,
+		      uint64_t ostr[][WNN_MAX_RANK]);
+/* dst[doff + sum c_d * dstr_d] = src[soff + sum c_d * sstr_d] over dims (elements of t). */
+void ocl_copy_nd(struct ocl_build *b, enum wnn_dtype t, uint32_t src, uint64_t soff,
+		 uint32_t dst, uint64_t doff, uint32_t rank, const uint32_t *dims,
+		 const uint64_t *sstr, const uint64_t *dstr);
+/* identity/reshape: the output aliases the input unless it is a graph output. */
+void ocl_alias(struct ocl_build *b, uint32_t input, uint32_t output);
+/* Row-major float32 gemm C[m x n] = op(A)[m x k] * op(B) + beta * C, with element offsets. */
+void ocl_gemm2d(struct ocl_build *b, uint32_t a, size_t a_off, size_t lda, bool a_trans,
+		uint32_t bm, size_t b_off, size_t ldb, bool b_trans, uint32_t c, size_t c_off,
+		size_t ldc, size_t m, size_t n, size_t k, float beta);
+/* Appends gemm_epilogue over an A x C x B result: dst = act(src + v1[c] + v2[c] + r)
+ * (see ocl_gemm.c for the strides). */
+void ocl_epilogue_step(struct ocl_build *b, uint32_t src, uint32_t dst, uint32_t v1,
+		       uint32_t v2, uint32_t r, size_t A, size_t C, size_t B,
+		       const uint64_t ss[3], const uint64_t ds[3], const struct ocl_epi *e);
+/* Whether an epilogue does more than the bias. */
+bool ocl_epi_extra(const struct ocl_epi *e);
+/* The fused epilogue of a gemm/matmul over its dense float32 result y ([rows][n]). */
+void ocl_matrix_epilogue(struct ocl_build *b, uint32_t sy, size_t rows, size_t n,
+			 const struct ocl_epi *e);
+/* dst[i] = src[base + sum c_d * strides_d] over dims (signed strides), elements of t. */
+void ocl_view_copy(struct ocl_build *b, enum wnn_dtype t, uint32_t src, uint32_t dst,
+		   uint32_t rank, const uint32_t *dims, const int64_t *strides, uint64_t base);
+/* Runs a gemm step on the queue (execute). */
+enum webnn_status ocl_run_gemm(struct backend_plan *p, struct ocl_step *s, cl_mem a, cl_mem b,
+			       cl_mem c, struct wnn_diag *diag);
+
+static inline bool ocl_is_float(enum wnn_dtype t)
+{
+	return t == WNN_F32 || t == WNN_F16;
+}
 /* Sets NOT_SUPPORTED when v does not fit the kernels' 32-bit indices. */
 void ocl_check_u32(struct ocl_build *b, uint64_t v, const char *what);
 /* A buffer-to-buffer copy step (byte offsets and size). */
@@ -204,6 +277,27 @@ static inline cl_uint8 ocl_u8dims(uint32_t rank, const uint32_t *v)
 	return out;
 }
 
+static inline cl_uint8 ocl_u8vec(uint32_t rank, const uint64_t *v)
+{
+	cl_uint8 out;
+	memset(&out, 0, sizeof out);
+	for (uint32_t i = 0; i < rank && i < 8; i++)
+		out.s[i] = (cl_uint)v[i];
+	return out;
+}
+
+/* Strides as uint8, NOT_SUPPORTED when one does not fit. */
+static inline cl_uint8 ocl_u8_wide(struct ocl_build *b, uint32_t rank, const uint64_t *v)
+{
+	cl_uint8 out;
+	memset(&out, 0, sizeof out);
+	for (uint32_t i = 0; i < rank && i < 8; i++) {
+		ocl_check_u32(b, v[i], "stride");
+		out.s[i] = (cl_uint)v[i];
+	}
+	return out;
+}
+
 /* conv.cl's gemm_epilogue alone, specialised to its flags and layout mode (see conv.cl). */
 enum webnn_status ocl_epilogue_program(struct ocl_build *b, unsigned flags, unsigned mode,
 				       cl_program *out);
@@ -215,11 +309,22 @@ void ocl_plan_destroy(struct backend_plan *plan);
 enum webnn_status ocl_execute(struct backend_plan *plan, struct backend_tensor *const *inputs,
 			      struct backend_tensor *const *outputs, struct wnn_diag *diag);
 
-/* Lowers one operation into steps. */
-enum webnn_status ocl_lower_op(struct ocl_build *b, enum wnn_op op);
+/* Which operators and types the backend runs (the family table in ocl_plan.c). */
 bool ocl_supports(enum wnn_op op, enum wnn_dtype t);
-/* The operators beyond the first CNN set live in ocl_lower_ext.c. */
-bool ocl_ext_supports(enum wnn_op op, enum wnn_dtype t);
-enum webnn_status ocl_lower_ext(struct ocl_build *b, enum wnn_op op);
+
+/* ---- families: each lowers one operation of its family into steps (ocl_<family>.c) */
+
+void ocl_lower_elementwise(struct ocl_build *b, enum wnn_op op);
+bool ocl_supports_elementwise(enum wnn_op op, enum wnn_dtype t);
+void ocl_lower_reduce(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_normalization(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_conv(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_pool(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_linalg(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_data(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_gather(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_cast(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_rnn(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_resample(struct ocl_build *b, enum wnn_op op);
 
 #endif
