@@ -73,6 +73,13 @@ static struct live_range *live_ranges(const struct graph_ir *g, uint32_t *n_out)
 		if (nd->state != GRAPH_NODE_LIVE && nd->state != GRAPH_NODE_FUSED)
 			continue;
 		uint32_t at = computing_node(g, i);
+		/* A concat's output is written from its first in-place producer on. */
+		for (uint32_t k = 0; k < nd->n_outputs; k++) {
+			uint32_t whole = g->values[nd->outputs[k]].slice_of;
+			uint32_t s = whole != GRAPH_NONE ? slot[whole] : GRAPH_NONE;
+			if (s != GRAPH_NONE && r[s].first > at)
+				r[s].first = at;
+		}
 		for (uint32_t k = 0; k < nd->n_inputs; k++) {
 			uint32_t s = slot[nd->inputs[k]];
 			if (s != GRAPH_NONE && r[s].last < at)

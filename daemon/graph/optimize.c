@@ -4,11 +4,21 @@
 enum webnn_status graph_optimize(struct graph_ir *g, const struct graph_caps *caps,
 				 struct wnn_diag *diag)
 {
-	(void)caps;
 	if (g->optimized)
 		return WEBNN_STATUS_OK;
 	graph_recount(g);
-	enum webnn_status st = graph_plan_memory(g, diag);
+	enum webnn_status st = graph_fold_constants(g, caps, diag);
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	graph_remove_dead(g);
+	graph_recount(g);
+	if (caps->assign_layout && (st = graph_assign_layout(g, caps->layout, diag)) != WEBNN_STATUS_OK)
+		return st;
+	graph_fuse(g, caps);
+	graph_concat_in_place(g, caps);
+	graph_remove_dead(g);
+	graph_recount(g);
+	st = graph_plan_memory(g, diag);
 	if (st == WEBNN_STATUS_OK)
 		g->optimized = true;
 	return st;

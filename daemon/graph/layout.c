@@ -1,0 +1,426 @@
+/* Layout assignment: conv2d/pool2d rewritten to the backend's layout, with transposes only where the client's layout is read. */
+#include "daemon/graph/passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * One forward sweep rebuilds the node array. A conv2d or pool2d in the other layout reads its
+ * input through a transpose into the backend's layout and writes its output in that layout;
+ * the client-layout value is only made (by a transpose back, writing the original value id)
+ * when something that cares about layout reads it or it is a graph output. Layout-agnostic
+ * nodes (unary, clamp, binary whose other operand is a constant, one element, or also in the
+ * backend's layout; concat, with its axis remapped) whose inputs are in the backend's layout
+ * run in it too. So conv -> relu -> conv -> pool gets one transpose after the graph input and
+ * one before the graph output, and no transpose pair ever needs cancelling.
+ */
+
+struct layout_pass {
+	struct graph_ir *g;
+	struct wnn_diag *diag;
+	bool nhwc;               /* the backend's layout */
+	uint32_t to_target[4];   /* client layout -> backend layout */
+	uint32_t from_target[4]; /* backend layout -> client layout */
+	uint32_t n_orig;         /* values that existed before the pass */
+	uint32_t *alt;           /* per original value: the value holding it in the backend's
+				    layout, or GRAPH_NONE */
+	bool *have;              /* per original value: materialised in the client's layout */
+};
+
+static bool is_spatial(enum wnn_op op)
+{
+	return op == WNN_OP_CONV2D || wnn_ops[op].attrs == WEBNN__IPC__OPERATION__ATTRS_POOL2D;
+}
+
+static bool spatial_nhwc(const struct graph_node *n)
+{
+	return n->op == WNN_OP_CONV2D ? n->attrs.conv2d.nhwc : n->attrs.pool2d.nhwc;
+}
+
+static void permute_desc(const struct wnn_desc *in, const uint32_t *perm, struct wnn_desc *out)
+{
+	*out = *in;
+	for (uint32_t i = 0; i < in->rank; i++)
+		out->dims[i] = in->dims[perm[i]];
+}
+
+/* The (n, c, y, x) element strides of a 4-D tensor in either layout, as wnn_resolve_conv2d. */
+static void spatial_strides(const struct wnn_desc *d, bool nhwc, uint64_t *s)
+{
+	uint64_t cs[4];
+	wnn_shape_strides(4, d->dims, cs);
+	if (nhwc) {
+		s[0] = cs[0], s[1] = cs[3], s[2] = cs[1], s[3] = cs[2];
+	} else {
+		memcpy(s, cs, sizeof(cs));
+	}
+}
+
+static void transpose_attrs(const struct wnn_desc *in, const uint32_t *perm, uint32_t input,
+			    uint32_t output, union wnn_attrs *a)
+{
+	memset(a, 0, sizeof *a);
+	struct wnn_transpose_attrs *t = &a->transpose;
+	uint64_t cs[WNN_MAX_RANK];
+	wnn_shape_strides(in->rank, in->dims, cs);
+	t->input = input;
+	t->output = output;
+	t->type = in->type;
+	t->rank = in->rank;
+	for (uint32_t i = 0; i < in->rank; i++) {
+		t->perm[i] = perm[i];
+		t->out_dims[i] = in->dims[perm[i]];
+		t->in_strides[i] = cs[perm[i]];
+	}
+	t->count = wnn_shape_count(in->rank, in->dims);
+}
+
+/* Appends transpose(in) by perm writing value out (GRAPH_NONE: a new value); returns out. */
+static uint32_t emit_transpose(struct layout_pass *p, uint32_t in, const uint32_t *perm,
+			       uint32_t out)
+{
+	struct wnn_desc d;
+	permute_desc(&p->g->values[in].desc, perm, &d);
+	if (out == GRAPH_NONE)
+		out = graph_add_value(p->g, &d, GRAPH_VALUE_INTERMEDIATE, p->diag);
+	if (out == GRAPH_NONE)
+		return GRAPH_NONE;
+	union wnn_attrs a;
+	transpose_attrs(&p->g->values[in].desc, perm, in, out, &a);
+	if (graph_add_node(p->g, WNN_OP_TRANSPOSE, &a, &in, 1, &out, 1, p->diag) == GRAPH_NONE)
+		return GRAPH_NONE;
+	return out;
+}
+
+/* A constant (rank <= 4, viewed with leading ones) transposed at build time: a new constant. */
+static uint32_t constant_in_target(struct layout_pass *p, uint32_t v)
+{
+	struct wnn_desc d4 = p->g->values[v].desc, d;
+	uint32_t pad = 4 - d4.rank;
+	memmove(d4.dims + pad, d4.dims, d4.rank * sizeof *d4.dims);
+	for (uint32_t i = 0; i < pad; i++)
+		d4.dims[i] = 1;
+	d4.rank = 4;
+	permute_desc(&d4, p->to_target, &d);
+	union wnn_attrs a;
+	transpose_attrs(&d4, p->to_target, v, v, &a);
+	uint64_t bytes = 0, size = wnn_dtype_size(d.type);
+	wnn_desc_bytes(&d, &bytes);
+	unsigned char *dst = malloc(bytes ? bytes : 1);
+	if (!dst || !graph_own(p->g, dst)) {
+		wnn_diag_set(p->diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
+		return GRAPH_NONE;
+	}
+	const unsigned char *src = p->g->values[v].data;
+	for (uint64_t i = 0; i < a.transpose.count; i++)
+		memcpy(dst + i * size,
+		       src + wnn_shape_offset(4, d.dims, a.transpose.in_strides, i) * size, size);
+	uint32_t c = graph_add_value(p->g, &d, GRAPH_VALUE_CONSTANT, p->diag);
+	if (c != GRAPH_NONE) {
+		p->g->values[c].data = dst;
+		p->g->folded_bytes += bytes;
+	}
+	return c;
+}
+
+/* The value holding v in the backend's layout, made once. */
+static uint32_t in_target(struct layout_pass *p, uint32_t v)
+{
+	if (v < p->n_orig && p->alt[v] != GRAPH_NONE)
+		return p->alt[v];
+	uint32_t t = p->g->values[v].kind == GRAPH_VALUE_CONSTANT
+			     ? constant_in_target(p, v)
+			     : emit_transpose(p, v, p->to_target, GRAPH_NONE);
+	if (t != GRAPH_NONE && v < p->n_orig && p->g->values[v].kind != GRAPH_VALUE_CONSTANT)
+		p->alt[v] = t;
+	return t;
+}
+
+/* Makes v in the client's layout (writing its own id) if only its backend form exists. */
+static bool materialise(struct layout_pass *p, uint32_t v)
+{
+	if (v >= p->n_orig || p->have[v])
+		return true;
+	p->have[v] = true;
+	return emit_transpose(p, p->alt[v], p->from_target, v) != GRAPH_NONE;
+}
+
+/* Appends old node o with the given operands and attrs, taking over its label and pass state. */
+static uint32_t move_node(struct layout_pass *p, struct graph_node *o, const uint32_t *inputs,
+			  const uint32_t *outputs, const union wnn_attrs *attrs)
+{
+	uint32_t i = graph_add_node(p->g, o->op, attrs, inputs, o->n_inputs, outputs, o->n_outputs,
+				    p->diag);
+	if (i == GRAPH_NONE)
+		return GRAPH_NONE;
+	struct graph_node *n = &p->g->nodes[i];
+	n->label = o->label;
+	o->label = NULL;
+	n->state = o->state;
+	n->fused_into = o->fused_into;
+	n->epilogue = o->epilogue;
+	n->chain = o->chain;
+	o->chain.members = NULL;
+	n->slice = o->slice;
+	if (n->op == WNN_OP_CONCAT)
+		n->attrs.concat.inputs = n->inputs;
+	else if (n->op == WNN_OP_SPLIT)
+		n->attrs.split.outputs = n->outputs;
+	return i;
+}
+
+/* A new value for output v of a rewritten node, in the backend's layout. */
+static uint32_t target_output(struct layout_pass *p, uint32_t v)
+{
+	struct wnn_desc d;
+	permute_desc(&p->g->values[v].desc, p->to_target, &d);
+	uint32_t t = graph_add_value(p->g, &d, GRAPH_VALUE_INTERMEDIATE, p->diag);
+	if (t != GRAPH_NONE) {
+		p->alt[v] = t;
+		p->have[v] = false;
+	}
+	return t;
+}
+
+/* conv2d / pool2d in the client's other layout: its input (operand 0) and output switch. */
+static uint32_t rewrite_spatial(struct layout_pass *p, struct graph_node *o)
+{
+	uint32_t in[3], out; /* conv2d: input, filter, bias */
+	if (o->n_inputs > 3) {
+		wnn_diag_set(p->diag, WEBNN_STATUS_OPERATION_ERROR, "graph: %s reads %u operands",
+			     wnn_ops[o->op].name, o->n_inputs);
+		return GRAPH_NONE;
+	}
+	memcpy(in, o->inputs, o->n_inputs * sizeof *in);
+	if ((in[0] = in_target(p, in[0])) == GRAPH_NONE ||
+	    (out = target_output(p, o->outputs[0])) == GRAPH_NONE)
+		return GRAPH_NONE;
+	union wnn_attrs a = o->attrs;
+	const struct wnn_desc *id = &p->g->values[in[0]].desc, *od = &p->g->values[out].desc;
+	if (o->op == WNN_OP_CONV2D) {
+		a.conv2d.input = in[0];
+		a.conv2d.output = out;
+		a.conv2d.nhwc = p->nhwc;
+		spatial_strides(id, p->nhwc, a.conv2d.in_stride);
+		spatial_strides(od, p->nhwc, a.conv2d.out_stride);
+	} else {
+		a.pool2d.input = in[0];
+		a.pool2d.output = out;
+		a.pool2d.nhwc = p->nhwc;
+		spatial_strides(id, p->nhwc, a.pool2d.in_stride);
+		spatial_strides(od, p->nhwc, a.pool2d.out_stride);
+	}
+	return move_node(p, o, in, &out, &a);
+}
+
+static bool has_alt(const struct layout_pass *p, uint32_t v)
+{
+	return v < p->n_orig && p->alt[v] != GRAPH_NONE;
+}
+
+/* Whether v exists only in the backend's layout so far: running its reader in that layout
+ * saves a transpose (a value also in the client's layout gains nothing from it). */
+static bool only_target(const struct layout_pass *p, uint32_t v)
+{
+	return has_alt(p, v) && !p->have[v];
+}
+
+static bool one_element(const struct graph_value *v)
+{
+	uint64_t count = 0;
+	return wnn_desc_count(&v->desc, &count) && count == 1;
+}
+
+/* Whether a binary node can run in the backend's layout: an operand only in that layout, the
+ * other one in it too, or one element, or a constant; operands in that layout have the output's
+ * shape (so no broadcast changes meaning when the axes move). */
+static bool binary_agnostic(const struct layout_pass *p, const struct graph_node *o)
+{
+	const struct wnn_desc *od = &p->g->values[o->outputs[0]].desc;
+	bool any = false;
+	for (uint32_t k = 0; k < 2; k++) {
+		uint32_t v = o->inputs[k];
+		const struct graph_value *val = &p->g->values[v];
+		if (has_alt(p, v)) {
+			if (val->desc.rank != od->rank ||
+			    memcmp(val->desc.dims, od->dims, od->rank * sizeof *od->dims))
+				return false;
+			any = any || only_target(p, v);
+		} else if (!one_element(val) &&
+			   (val->kind != GRAPH_VALUE_CONSTANT || val->desc.rank > 4)) {
+			return false;
+		}
+	}
+	return any;
+}
+
+static bool agnostic(const struct layout_pass *p, const struct graph_node *o)
+{
+	if (o->n_outputs != 1 || p->g->values[o->outputs[0]].desc.rank != 4)
+		return false;
+	switch (wnn_ops[o->op].attrs) {
+	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
+	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
+		return only_target(p, o->inputs[0]);
+	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
+		return binary_agnostic(p, o);
+	case WEBNN__IPC__OPERATION__ATTRS_CONCAT: {
+		bool any = false;
+		for (uint32_t k = 0; k < o->n_inputs; k++) {
+			if (!has_alt(p, o->inputs[k]))
+				return false;
+			any = any || only_target(p, o->inputs[k]);
+		}
+		return any;
+	}
+	default:
+		return false;
+	}
+}
+
+/* Concat attrs for inputs and output already in the backend's layout. */
+static void concat_attrs(struct layout_pass *p, union wnn_attrs *a, uint32_t out)
+{
+	uint32_t axis = 0;
+	while (p->to_target[axis] != a->concat.axis)
+		axis++;
+	const struct wnn_desc *od = &p->g->values[out].desc;
+	a->concat.axis = axis;
+	a->concat.output = out;
+	a->concat.out_axis = od->dims[axis];
+	a->concat.outer = wnn_shape_count(axis, od->dims);
+	a->concat.inner = wnn_shape_count(od->rank - axis - 1, od->dims + axis + 1);
+}
+
+/* Operand k of an agnostic node, in the backend's layout (one-element operands as they are). */
+static uint32_t agnostic_operand(struct layout_pass *p, uint32_t v)
+{
+	if (has_alt(p, v))
+		return p->alt[v];
+	return one_element(&p->g->values[v]) ? v : in_target(p, v);
+}
+
+/* Runs a layout-agnostic node on its operands' backend-layout forms. */
+static uint32_t rewrite_agnostic(struct layout_pass *p, struct graph_node *o)
+{
+	uint32_t *in = malloc(o->n_inputs * sizeof *in), out = GRAPH_NONE, node = GRAPH_NONE;
+	if (!in) {
+		wnn_diag_set(p->diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
+		return GRAPH_NONE;
+	}
+	bool ok = true;
+	for (uint32_t k = 0; ok && k < o->n_inputs; k++)
+		ok = (in[k] = agnostic_operand(p, o->inputs[k])) != GRAPH_NONE;
+	if (ok && (out = target_output(p, o->outputs[0])) != GRAPH_NONE) {
+		union wnn_attrs a = o->attrs;
+		ok = true;
+		switch (wnn_ops[o->op].attrs) {
+		case WEBNN__IPC__OPERATION__ATTRS_UNARY:
+			a.unary.input = in[0], a.unary.output = out;
+			break;
+		case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
+			a.clamp.input = in[0], a.clamp.output = out;
+			break;
+		case WEBNN__IPC__OPERATION__ATTRS_BINARY: {
+			const struct wnn_desc *d[2] = { &p->g->values[in[0]].desc,
+							&p->g->values[in[1]].desc };
+			a.binary.a = in[0], a.binary.b = in[1], a.binary.output = out;
+			ok = wnn_broadcast(d, 2, &a.binary.bc, wnn_ops[o->op].name, p->diag) ==
+			     WEBNN_STATUS_OK;
+			break;
+		}
+		default:
+			concat_attrs(p, &a, out);
+		}
+		if (ok)
+			node = move_node(p, o, in, &out, &a);
+	}
+	free(in);
+	return node;
+}
+
+/* Appends old node o: rewritten into the backend's layout, or as it was once every operand it
+ * reads exists in the client's layout. */
+static uint32_t place_node(struct layout_pass *p, struct graph_node *o)
+{
+	if (o->state == GRAPH_NODE_LIVE && is_spatial(o->op) && spatial_nhwc(o) != p->nhwc)
+		return rewrite_spatial(p, o);
+	if (o->state == GRAPH_NODE_LIVE && agnostic(p, o))
+		return rewrite_agnostic(p, o);
+	for (uint32_t k = 0; o->state == GRAPH_NODE_LIVE && k < o->n_inputs; k++)
+		if (!materialise(p, o->inputs[k]))
+			return GRAPH_NONE;
+	return move_node(p, o, o->inputs, o->outputs, &o->attrs);
+}
+
+/* Rebuilds the node array from old (n_old nodes, freed here) in the backend's layout. */
+static enum webnn_status rebuild(struct layout_pass *p, struct graph_node *old, uint32_t n_old)
+{
+	struct graph_ir *g = p->g;
+	uint32_t *new_index = malloc((n_old ? n_old : 1) * sizeof *new_index);
+	enum webnn_status st = new_index ? WEBNN_STATUS_OK
+					 : wnn_diag_set(p->diag, WEBNN_STATUS_NO_MEMORY,
+							"graph: out of memory");
+	for (uint32_t i = 0; st == WEBNN_STATUS_OK && i < n_old; i++)
+		if ((new_index[i] = place_node(p, &old[i])) == GRAPH_NONE)
+			st = p->diag->status;
+	for (uint32_t k = 0; st == WEBNN_STATUS_OK && k < g->n_outputs; k++)
+		if (!materialise(p, g->outputs[k]))
+			st = p->diag->status;
+	for (uint32_t i = 0; st == WEBNN_STATUS_OK && i < g->n_nodes; i++) {
+		struct graph_node *n = &g->nodes[i];
+		if (n->fused_into != GRAPH_NONE)
+			n->fused_into = new_index[n->fused_into];
+		for (uint32_t k = 0; k < n->chain.n_members; k++)
+			n->chain.members[k] = new_index[n->chain.members[k]];
+	}
+	for (uint32_t i = 0; i < n_old; i++) {
+		free(old[i].inputs);
+		free(old[i].outputs);
+		free(old[i].label);
+		free(old[i].chain.members);
+	}
+	free(old);
+	free(new_index);
+	return st;
+}
+
+enum webnn_status graph_assign_layout(struct graph_ir *g, enum webnn_layout layout,
+				      struct wnn_diag *diag)
+{
+	bool nhwc = layout == WEBNN_LAYOUT_NHWC, needed = false;
+	GRAPH_FOR_EACH_LIVE_NODE(g, i)
+		needed = needed || (is_spatial(g->nodes[i].op) && spatial_nhwc(&g->nodes[i]) != nhwc);
+	if (!needed)
+		return WEBNN_STATUS_OK;
+	struct layout_pass p = { .g = g, .diag = diag, .nhwc = nhwc, .n_orig = g->n_values };
+	static const uint32_t to_nhwc[4] = { 0, 2, 3, 1 }, to_nchw[4] = { 0, 3, 1, 2 };
+	memcpy(p.to_target, nhwc ? to_nhwc : to_nchw, sizeof p.to_target);
+	memcpy(p.from_target, nhwc ? to_nchw : to_nhwc, sizeof p.from_target);
+	p.alt = malloc(p.n_orig * sizeof *p.alt);
+	p.have = malloc(p.n_orig * sizeof *p.have);
+	if (!p.alt || !p.have) {
+		free(p.alt);
+		free(p.have);
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
+	}
+	for (uint32_t v = 0; v < p.n_orig; v++) {
+		p.alt[v] = GRAPH_NONE;
+		p.have[v] = true;
+	}
+	struct graph_node *old = g->nodes;
+	uint32_t n_old = g->n_nodes;
+	g->nodes = NULL;
+	g->n_nodes = g->cap_nodes = 0;
+	enum webnn_status st = rebuild(&p, old, n_old);
+	/* Values only ever made in the backend's layout are no longer defined by any node. */
+	for (uint32_t v = 0; st == WEBNN_STATUS_OK && v < p.n_orig; v++)
+		if (!p.have[v] && g->values[v].kind == GRAPH_VALUE_INTERMEDIATE) {
+			g->values[v].kind = GRAPH_VALUE_UNUSED;
+			g->values[v].producer = GRAPH_NONE;
+		}
+	free(p.alt);
+	free(p.have);
+	graph_recount(g);
+	return st;
+}

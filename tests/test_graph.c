@@ -1,0 +1,890 @@
+/* The shared graph passes checked structurally: folding, dead code, fusion, concat in place, layout, memory plan. */
+#include "daemon/graph/passes.h"
+#include "graphs.h"
+#include "test.h"
+
+#include <math.h>
+
+/* ---- building small graphs whose operation messages live as long as the builder */
+
+union gb_msg {
+	Webnn__Ipc__ElementwiseUnary unary;
+	Webnn__Ipc__ElementwiseBinary binary;
+	Webnn__Ipc__Clamp clamp;
+	Webnn__Ipc__Conv2d conv;
+	Webnn__Ipc__Pool2d pool;
+	Webnn__Ipc__Concat concat;
+	Webnn__Ipc__Transpose transpose;
+	Webnn__Ipc__Gemm gemm;
+};
+
+struct gb {
+	struct tg_graph t;
+	Webnn__Ipc__Operation ops[TG_MAX_OPS];
+	union gb_msg msgs[TG_MAX_OPS];
+	uint32_t ids[TG_MAX_OPS][8];
+	Webnn__Ipc__Number numbers[TG_MAX_OPS][2];
+	int n;
+	struct wnn_diag diag;
+};
+
+static struct gb *gb_new(void)
+{
+	struct gb *b = calloc(1, sizeof *b);
+	ASSERT(b);
+	tg_init(&b->t);
+	return b;
+}
+
+static void gb_free(struct gb *b)
+{
+	tg_free(&b->t);
+	free(b);
+}
+
+static uint32_t gb_add(struct gb *b, enum wnn_op which)
+{
+	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+	b->ops[b->n] = o;
+	tg_set_op(&b->ops[b->n], which, &b->msgs[b->n]);
+	uint32_t out = tg_next(&b->t);
+	ASSERT_MSG(tg_op(&b->t, &b->ops[b->n], &b->diag) == WEBNN_STATUS_OK, "%s: %s",
+		   wnn_ops[which].name, b->diag.message);
+	b->n++;
+	return out;
+}
+
+static uint32_t gb_unary(struct gb *b, enum wnn_op which, uint32_t x)
+{
+	Webnn__Ipc__ElementwiseUnary m = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].unary = m;
+	return gb_add(b, which);
+}
+
+static uint32_t gb_binary(struct gb *b, enum wnn_op which, uint32_t x, uint32_t y)
+{
+	Webnn__Ipc__ElementwiseBinary m = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+	m.a = x;
+	m.b = y;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].binary = m;
+	return gb_add(b, which);
+}
+
+static uint32_t gb_clamp(struct gb *b, uint32_t x, double lo, double hi)
+{
+	Webnn__Ipc__Clamp m = WEBNN__IPC__CLAMP__INIT;
+	Webnn__Ipc__Number num = WEBNN__IPC__NUMBER__INIT;
+	num.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+	b->numbers[b->n][0] = b->numbers[b->n][1] = num;
+	b->numbers[b->n][0].f = lo;
+	b->numbers[b->n][1].f = hi;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	m.min_value = &b->numbers[b->n][0];
+	m.max_value = &b->numbers[b->n][1];
+	b->msgs[b->n].clamp = m;
+	return gb_add(b, WNN_OP_CLAMP);
+}
+
+/* 1x1 convolution (OIHW filter), no padding. */
+static uint32_t gb_conv(struct gb *b, uint32_t x, uint32_t filter, bool nhwc)
+{
+	Webnn__Ipc__Conv2d m = WEBNN__IPC__CONV2D__INIT;
+	m.input = x;
+	m.filter = filter;
+	m.output = tg_next(&b->t);
+	m.has_input_layout = 1;
+	m.input_layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
+	b->msgs[b->n].conv = m;
+	return gb_add(b, WNN_OP_CONV2D);
+}
+
+static uint32_t gb_max_pool(struct gb *b, uint32_t x, bool nhwc)
+{
+	Webnn__Ipc__Pool2d m = WEBNN__IPC__POOL2D__INIT;
+	b->ids[b->n][0] = b->ids[b->n][1] = 2;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	m.n_window_dimensions = 2;
+	m.window_dimensions = b->ids[b->n];
+	m.n_strides = 2;
+	m.strides = b->ids[b->n];
+	m.has_layout = 1;
+	m.layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
+	b->msgs[b->n].pool = m;
+	return gb_add(b, WNN_OP_MAX_POOL2D);
+}
+
+static uint32_t gb_concat(struct gb *b, const uint32_t *in, uint32_t n, uint32_t axis)
+{
+	Webnn__Ipc__Concat m = WEBNN__IPC__CONCAT__INIT;
+	memcpy(b->ids[b->n], in, n * sizeof *in);
+	m.n_inputs = n;
+	m.inputs = b->ids[b->n];
+	m.axis = axis;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].concat = m;
+	return gb_add(b, WNN_OP_CONCAT);
+}
+
+static uint32_t gb_transpose(struct gb *b, uint32_t x, uint32_t rank, const uint32_t *perm)
+{
+	Webnn__Ipc__Transpose m = WEBNN__IPC__TRANSPOSE__INIT;
+	memcpy(b->ids[b->n], perm, rank * sizeof *perm);
+	m.input = x;
+	m.output = tg_next(&b->t);
+	m.has_has_permutation = 1;
+	m.has_permutation = 1;
+	m.n_permutation = rank;
+	m.permutation = b->ids[b->n];
+	b->msgs[b->n].transpose = m;
+	return gb_add(b, WNN_OP_TRANSPOSE);
+}
+
+static uint32_t gb_gemm(struct gb *b, uint32_t x, uint32_t y)
+{
+	Webnn__Ipc__Gemm m = WEBNN__IPC__GEMM__INIT;
+	m.a = x;
+	m.b = y;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].gemm = m;
+	return gb_add(b, WNN_OP_GEMM);
+}
+
+static uint32_t gb_const(struct gb *b, uint32_t rank, const uint32_t *dims, uint64_t seed)
+{
+	float data[256];
+	struct wnn_desc d = { .type = WNN_F32, .rank = rank };
+	memcpy(d.dims, dims, rank * sizeof *dims);
+	ASSERT(tg_bytes(&d) <= sizeof data);
+	tg_random(data, WNN_F32, tg_bytes(&d) / 4, seed, -1, 1);
+	return tg_constant(&b->t, WNN_F32, rank, dims, data);
+}
+
+static struct graph_ir *gb_finish(struct gb *b)
+{
+	const struct graph_ir *g = tg_finish(&b->t, &b->diag);
+	ASSERT_MSG(g, "tg_finish: %s", b->diag.message);
+	return (struct graph_ir *)g;
+}
+
+/* ---- a host evaluator for folding and for running optimised graphs in these tests (float32
+ * transpose, relu, add, mul, concat, conv2d, maxPool2d) */
+
+/* conv2d read through the resolved (n, c, y, x) strides, so either layout evaluates. */
+static enum webnn_status eval_conv(const struct wnn_conv2d_attrs *a, const void *const *inputs,
+				   float *out)
+{
+	const float *x = inputs[0], *f = inputs[1], *bias = a->has_bias ? inputs[2] : NULL;
+	const uint64_t *is = a->in_stride, *os = a->out_stride, *fs = a->filter_stride;
+	for (uint32_t n = 0; n < a->n; n++)
+		for (uint32_t o = 0; o < a->c_out; o++)
+			for (uint32_t oy = 0; oy < a->out_h; oy++)
+				for (uint32_t ox = 0; ox < a->out_w; ox++) {
+					float sum = bias ? bias[o] : 0;
+					uint32_t g = o / a->c_out_g;
+					for (uint32_t i = 0; i < a->c_in_g; i++)
+						for (uint32_t ky = 0; ky < a->kh; ky++)
+							for (uint32_t kx = 0; kx < a->kw; kx++) {
+								int64_t iy = (int64_t)oy * a->stride_h + ky * a->dil_h - a->pad_top;
+								int64_t ix = (int64_t)ox * a->stride_w + kx * a->dil_w - a->pad_left;
+								if (iy < 0 || ix < 0 || iy >= a->h || ix >= a->w)
+									continue;
+								sum += x[n * is[0] + (g * a->c_in_g + i) * is[1] + iy * is[2] + ix * is[3]] *
+								       f[o * fs[0] + i * fs[1] + ky * fs[2] + kx * fs[3]];
+							}
+					out[n * os[0] + o * os[1] + oy * os[2] + ox * os[3]] = sum;
+				}
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status eval_max_pool(const struct wnn_pool2d_attrs *a, const float *x, float *out)
+{
+	const uint64_t *is = a->in_stride, *os = a->out_stride;
+	for (uint32_t n = 0; n < a->n; n++)
+		for (uint32_t c = 0; c < a->c; c++)
+			for (uint32_t oy = 0; oy < a->out_h; oy++)
+				for (uint32_t ox = 0; ox < a->out_w; ox++) {
+					float m = -INFINITY;
+					for (uint32_t ky = 0; ky < a->win_h; ky++)
+						for (uint32_t kx = 0; kx < a->win_w; kx++) {
+							uint64_t iy = (uint64_t)oy * a->stride_h + ky;
+							uint64_t ix = (uint64_t)ox * a->stride_w + kx;
+							float v = x[n * is[0] + c * is[1] + iy * is[2] + ix * is[3]];
+							m = v > m ? v : m;
+						}
+					out[n * os[0] + c * os[1] + oy * os[2] + ox * os[3]] = m;
+				}
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status eval_concat(const struct graph_node *n, const struct graph_value *values,
+				     const void *const *inputs, float *out)
+{
+	const struct wnn_concat_attrs *a = &n->attrs.concat;
+	uint64_t offset = 0;
+	for (uint32_t k = 0; k < n->n_inputs; k++) {
+		uint32_t size = values[n->inputs[k]].desc.dims[a->axis];
+		const float *in = inputs[k];
+		for (uint64_t o = 0; o < a->outer; o++)
+			memcpy(out + (o * a->out_axis + offset) * a->inner, in + o * size * a->inner,
+			       size * a->inner * sizeof *out);
+		offset += size;
+	}
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status eval_node(const struct graph_node *n, const struct graph_value *values,
+				   const void *const *inputs, void *const *outputs,
+				   struct wnn_diag *diag)
+{
+	const struct wnn_desc *od = &values[n->outputs[0]].desc;
+	uint64_t count = 0;
+	wnn_desc_count(od, &count);
+	float *out = outputs[0];
+	const float *x = inputs[0];
+	if (od->type != WNN_F32)
+		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED, "eval: float32 only");
+	if (n->op == WNN_OP_CONCAT)
+		return eval_concat(n, values, inputs, out);
+	if (n->op == WNN_OP_CONV2D)
+		return eval_conv(&n->attrs.conv2d, inputs, out);
+	if (n->op == WNN_OP_MAX_POOL2D)
+		return eval_max_pool(&n->attrs.pool2d, x, out);
+	if (n->op != WNN_OP_TRANSPOSE && n->op != WNN_OP_RELU && n->op != WNN_OP_ADD &&
+	    n->op != WNN_OP_MUL)
+		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED, "eval: %s", wnn_ops[n->op].name);
+	for (uint64_t i = 0; i < count; i++) {
+		if (n->op == WNN_OP_TRANSPOSE) {
+			const struct wnn_transpose_attrs *a = &n->attrs.transpose;
+			out[i] = x[wnn_shape_offset(a->rank, a->out_dims, a->in_strides, i)];
+		} else if (n->op == WNN_OP_RELU) {
+			out[i] = x[i] > 0 ? x[i] : 0;
+		} else {
+			const struct wnn_bcast *bc = &n->attrs.binary.bc;
+			float a = x[wnn_shape_offset(bc->rank, bc->dims, bc->strides[0], i)];
+			float b = ((const float *)inputs[1])[wnn_shape_offset(bc->rank, bc->dims,
+									       bc->strides[1], i)];
+			out[i] = n->op == WNN_OP_ADD ? a + b : a * b;
+		}
+	}
+	return WEBNN_STATUS_OK;
+}
+
+/* Runs the live nodes of g on the host (no fusion groups); returns graph output k's bytes in
+ * outs[k] (malloc'd). inputs[k]: bytes of graph input k. */
+static void run_host(const struct graph_ir *g, const void *const *inputs, float **outs)
+{
+	float **bufs = calloc(g->n_values, sizeof *bufs);
+	const void **data = calloc(g->n_values, sizeof *data);
+	ASSERT(bufs && data);
+	for (uint32_t k = 0; k < g->n_inputs; k++)
+		data[g->inputs[k]] = inputs[k];
+	for (uint32_t v = 0; v < g->n_values; v++)
+		if (g->values[v].kind == GRAPH_VALUE_CONSTANT)
+			data[v] = g->values[v].data;
+	GRAPH_FOR_EACH_LIVE_NODE(g, i) {
+		const struct graph_node *n = &g->nodes[i];
+		const void *in[8];
+		void *out[1];
+		ASSERT(n->n_inputs <= 8 && n->n_outputs == 1 && !n->epilogue.used && !n->chain.members);
+		for (uint32_t k = 0; k < n->n_inputs; k++)
+			ASSERT_MSG((in[k] = data[n->inputs[k]]), "node %u reads undefined value %u", i,
+				   n->inputs[k]);
+		uint32_t o = n->outputs[0];
+		ASSERT((bufs[o] = calloc(1, tg_bytes(&g->values[o].desc))));
+		data[o] = out[0] = bufs[o];
+		struct wnn_diag diag = { 0 };
+		ASSERT_MSG(eval_node(n, g->values, in, out, &diag) == WEBNN_STATUS_OK, "%s",
+			   diag.message);
+	}
+	for (uint32_t k = 0; k < g->n_outputs; k++) {
+		size_t bytes = tg_bytes(&g->values[g->outputs[k]].desc);
+		ASSERT((outs[k] = malloc(bytes)) && data[g->outputs[k]]);
+		memcpy(outs[k], data[g->outputs[k]], bytes);
+	}
+	for (uint32_t v = 0; v < g->n_values; v++)
+		free(bufs[v]);
+	free(bufs);
+	free(data);
+}
+
+static bool slice_everything(const struct graph_node *n, const struct wnn_desc *out)
+{
+	return n->op == WNN_OP_CONV2D && out->type == WNN_F32;
+}
+
+/* ---- plan invariants, checked on every optimised test graph */
+
+/* First and last computing node of each value with a buffer, derived here from the nodes. */
+static void value_range(const struct graph_ir *g, uint32_t v, uint32_t *first, uint32_t *last)
+{
+	*first = UINT32_MAX;
+	*last = 0;
+	for (uint32_t i = 0; i < g->n_nodes; i++) {
+		const struct graph_node *n = &g->nodes[i];
+		if (n->state != GRAPH_NODE_LIVE && n->state != GRAPH_NODE_FUSED)
+			continue;
+		uint32_t at = n->state == GRAPH_NODE_FUSED ? n->fused_into : i;
+		for (uint32_t k = 0; k < n->n_outputs; k++) {
+			uint32_t o = n->outputs[k];
+			if ((o == v || g->values[o].slice_of == v) && at < *first)
+				*first = at;
+		}
+		for (uint32_t k = 0; k < n->n_inputs; k++)
+			if (n->inputs[k] == v && at > *last)
+				*last = at;
+	}
+	if (*last < *first)
+		*last = *first;
+}
+
+static void check_plan(const struct graph_ir *g)
+{
+	uint64_t sum = 0;
+	for (uint32_t k = 0; k < g->plan.n_buffers; k++)
+		sum += g->plan.buffer_bytes[k];
+	ASSERT_EQ(sum, g->plan.peak_bytes);
+	ASSERT(g->plan.peak_bytes <= g->plan.unplanned_bytes);
+	for (uint32_t v = 0; v < g->n_values; v++) {
+		const struct graph_value *a = &g->values[v];
+		ASSERT_EQ(a->buffer != GRAPH_NONE, graph_value_needs_buffer(g, v));
+		if (a->buffer == GRAPH_NONE)
+			continue;
+		ASSERT(a->buffer < g->plan.n_buffers);
+		ASSERT(tg_bytes(&a->desc) <= g->plan.buffer_bytes[a->buffer]);
+		uint32_t f1, l1;
+		value_range(g, v, &f1, &l1);
+		for (uint32_t w = v + 1; w < g->n_values; w++) {
+			if (g->values[w].buffer != a->buffer)
+				continue;
+			uint32_t f2, l2;
+			value_range(g, w, &f2, &l2);
+			ASSERT_MSG(l1 < f2 || l2 < f1, "values %u [%u,%u] and %u [%u,%u] share buffer %u",
+				   v, f1, l1, w, f2, l2, a->buffer);
+		}
+	}
+}
+
+static void optimize(struct graph_ir *g, const struct graph_caps *caps)
+{
+	struct wnn_diag diag = { 0 };
+	ASSERT_MSG(graph_optimize(g, caps, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	check_plan(g);
+}
+
+static uint32_t count_op(const struct graph_ir *g, enum wnn_op op)
+{
+	uint32_t n = 0;
+	GRAPH_FOR_EACH_LIVE_NODE(g, i)
+		n += g->nodes[i].op == op;
+	return n;
+}
+
+static const struct graph_node *producer_of(const struct graph_ir *g, uint32_t v)
+{
+	ASSERT(g->values[v].producer != GRAPH_NONE);
+	return &g->nodes[g->values[v].producer];
+}
+
+/* ---- constant folding and dead code */
+
+/* transpose(c) -> relu -> add(x, .): the two constant nodes fold, in one sweep. */
+static struct gb *fold_graph(uint32_t *c, uint32_t *relu, uint32_t *sum)
+{
+	struct gb *b = gb_new();
+	uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 3, 2 });
+	*c = gb_const(b, 2, (uint32_t[]){ 2, 3 }, 5);
+	uint32_t tr = gb_transpose(b, *c, 2, (uint32_t[]){ 1, 0 });
+	*relu = gb_unary(b, WNN_OP_RELU, tr);
+	*sum = gb_binary(b, WNN_OP_ADD, x, *relu);
+	return b;
+}
+
+TEST(graph_fold_constant_chain)
+{
+	uint32_t c, relu, sum;
+	struct gb *b = fold_graph(&c, &relu, &sum);
+	struct graph_ir *g = gb_finish(b);
+	struct graph_caps caps = { .evaluate = eval_node, .fold_max_bytes = 1 << 20 };
+	optimize(g, &caps);
+	ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_FOLDED);
+	ASSERT_EQ(g->nodes[1].state, GRAPH_NODE_FOLDED);
+	ASSERT_EQ(g->nodes[2].state, GRAPH_NODE_LIVE);
+	ASSERT_EQ(g->folded_bytes, 2 * 24);
+	ASSERT_EQ(g->values[relu].kind, GRAPH_VALUE_CONSTANT);
+	ASSERT_EQ(g->values[relu].n_uses, 1);
+	ASSERT_EQ(g->values[c].n_uses, 0);
+	const float *src = g->values[c].data, *got = g->values[relu].data;
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 2; j++) {
+			float want = src[j * 3 + i] > 0 ? src[j * 3 + i] : 0;
+			ASSERT_MSG(got[i * 2 + j] == want, "[%d][%d]: %g != %g", i, j, got[i * 2 + j],
+				   want);
+		}
+	ASSERT_EQ(g->plan.n_buffers, 0);
+	gb_free(b);
+}
+
+TEST(graph_fold_limit_and_outputs)
+{
+	uint32_t c, relu, sum;
+	struct gb *b = fold_graph(&c, &relu, &sum);
+	struct graph_ir *g = gb_finish(b);
+	/* Room for the transpose's 24 bytes, not for the relu's too. */
+	struct graph_caps caps = { .evaluate = eval_node, .fold_max_bytes = 40 };
+	optimize(g, &caps);
+	ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_FOLDED);
+	ASSERT_EQ(g->nodes[1].state, GRAPH_NODE_LIVE);
+	ASSERT_EQ(g->folded_bytes, 24);
+	gb_free(b);
+
+	/* A graph output is produced into its tensor: never folded away. */
+	b = gb_new();
+	c = gb_const(b, 2, (uint32_t[]){ 2, 3 }, 5);
+	relu = gb_unary(b, WNN_OP_RELU, c);
+	g = gb_finish(b);
+	caps.fold_max_bytes = 1 << 20;
+	optimize(g, &caps);
+	ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_LIVE);
+	ASSERT_EQ(g->folded_bytes, 0);
+	gb_free(b);
+}
+
+TEST(graph_fold_unsupported_stays_live)
+{
+	struct gb *b = gb_new();
+	uint32_t x = tg_input(&b->t, WNN_F32, 1, (uint32_t[]){ 4 });
+	uint32_t c = gb_const(b, 1, (uint32_t[]){ 4 }, 2);
+	uint32_t e = gb_unary(b, WNN_OP_EXP, c); /* the test evaluator cannot */
+	gb_binary(b, WNN_OP_ADD, x, e);
+	struct graph_ir *g = gb_finish(b);
+	struct graph_caps caps = { .evaluate = eval_node, .fold_max_bytes = 1 << 20 };
+	optimize(g, &caps);
+	ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_LIVE);
+	ASSERT_EQ(g->values[e].kind, GRAPH_VALUE_INTERMEDIATE);
+	ASSERT_EQ(g->folded_bytes, 0);
+	gb_free(b);
+}
+
+TEST(graph_dead_code)
+{
+	struct gb *b = gb_new();
+	uint32_t x = tg_input(&b->t, WNN_F32, 1, (uint32_t[]){ 4 });
+	uint32_t e = gb_unary(b, WNN_OP_EXP, x);
+	gb_unary(b, WNN_OP_NEG, e);            /* read by nobody */
+	uint32_t r = gb_unary(b, WNN_OP_RELU, x);
+	uint32_t s = gb_unary(b, WNN_OP_SIGMOID, r);
+	tg_output(&b->t, s);
+	struct graph_ir *g = gb_finish(b);
+	struct graph_caps none = { 0 };
+	optimize(g, &none);
+	ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_DEAD);
+	ASSERT_EQ(g->nodes[1].state, GRAPH_NODE_DEAD);
+	ASSERT_EQ(g->nodes[2].state, GRAPH_NODE_LIVE);
+	ASSERT_EQ(g->nodes[3].state, GRAPH_NODE_LIVE);
+	ASSERT_EQ(g->values[e].buffer, GRAPH_NONE);
+	ASSERT_EQ(g->values[x].n_uses, 1);
+	ASSERT_EQ(g->plan.n_buffers, 1); /* r only */
+	gb_free(b);
+}
+
+/* ---- fusion */
+
+/* conv(x, 1x1 filter) with 2 input and 3 output channels on a 4x6 image (not square, so
+ * swapped spatial strides show). */
+static uint32_t conv_input(struct gb *b, bool nhwc, uint32_t *x)
+{
+	*x = tg_input(&b->t, WNN_F32, 4, nhwc ? (uint32_t[]){ 1, 4, 6, 2 } : (uint32_t[]){ 1, 2, 4, 6 });
+	uint32_t f = gb_const(b, 4, (uint32_t[]){ 3, 2, 1, 1 }, 11);
+	return gb_conv(b, *x, f, nhwc);
+}
+
+static void check_fused(const struct graph_ir *g, uint32_t head, uint32_t from, uint32_t to)
+{
+	for (uint32_t i = from; i <= to; i++) {
+		ASSERT_EQ(g->nodes[i].state, GRAPH_NODE_FUSED);
+		ASSERT_EQ(g->nodes[i].fused_into, head);
+	}
+}
+
+TEST(graph_fuse_conv_bias_residual_relu)
+{
+	for (int nhwc = 0; nhwc < 2; nhwc++) {
+		struct gb *b = gb_new();
+		uint32_t x, conv = conv_input(b, nhwc, &x);
+		uint32_t bias = gb_const(b, nhwc ? 1 : 3, nhwc ? (uint32_t[]){ 3 } : (uint32_t[]){ 3, 1, 1 }, 3);
+		uint32_t res = tg_input(&b->t, WNN_F32, 4,
+					nhwc ? (uint32_t[]){ 1, 4, 6, 3 } : (uint32_t[]){ 1, 3, 4, 6 });
+		uint32_t a1 = gb_binary(b, WNN_OP_ADD, conv, bias);
+		uint32_t a2 = gb_binary(b, WNN_OP_ADD, res, a1);
+		uint32_t r = gb_unary(b, WNN_OP_RELU, a2);
+		struct graph_ir *g = gb_finish(b);
+		struct graph_caps caps = { .epilogues = true };
+		optimize(g, &caps);
+		const struct graph_epilogue *e = &g->nodes[0].epilogue;
+		ASSERT(e->used);
+		ASSERT_EQ(e->output, r);
+		ASSERT_EQ(e->channel, bias);
+		ASSERT_EQ(e->residual, res);
+		ASSERT_EQ(e->channel_dim, nhwc ? 3 : 1);
+		ASSERT_EQ(e->act, GRAPH_ACT_RELU);
+		check_fused(g, 0, 1, 3);
+		ASSERT_EQ(g->plan.n_buffers, 0); /* conv, a1, a2 never leave the kernel */
+		gb_free(b);
+	}
+}
+
+TEST(graph_fuse_epilogue_limits)
+{
+	/* An addend made after the head, and a second activation, stay outside. */
+	struct gb *b = gb_new();
+	uint32_t x, conv = conv_input(b, false, &x);
+	uint32_t y = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 6 });
+	uint32_t late = gb_unary(b, WNN_OP_EXP, y);
+	uint32_t a = gb_binary(b, WNN_OP_ADD, conv, late);
+	uint32_t c = gb_clamp(b, a, 0, 6);
+	gb_unary(b, WNN_OP_RELU, c);
+	struct graph_ir *g = gb_finish(b);
+	struct graph_caps caps = { .epilogues = true };
+	optimize(g, &caps);
+	ASSERT(!g->nodes[0].epilogue.used);
+	ASSERT_EQ(g->nodes[2].state, GRAPH_NODE_LIVE);
+	gb_free(b);
+
+	/* gemm: channel vector along the last dimension, then clamp ends the chain. */
+	b = gb_new();
+	uint32_t m = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 2, 3 });
+	uint32_t w = gb_const(b, 2, (uint32_t[]){ 3, 4 }, 1);
+	uint32_t v = gb_const(b, 1, (uint32_t[]){ 4 }, 2);
+	uint32_t p = gb_gemm(b, m, w);
+	a = gb_binary(b, WNN_OP_ADD, v, p);
+	c = gb_clamp(b, a, -1, 1);
+	uint32_t after = gb_unary(b, WNN_OP_RELU, c);
+	g = gb_finish(b);
+	optimize(g, &caps);
+	const struct graph_epilogue *e = &g->nodes[0].epilogue;
+	ASSERT(e->used);
+	ASSERT_EQ(e->channel, v);
+	ASSERT_EQ(e->residual, GRAPH_NONE);
+	ASSERT_EQ(e->channel_dim, 1);
+	ASSERT_EQ(e->act, GRAPH_ACT_CLAMP);
+	ASSERT(e->lo == -1 && e->hi == 1);
+	ASSERT_EQ(e->output, c);
+	ASSERT_EQ(producer_of(g, after)->state, GRAPH_NODE_LIVE);
+	gb_free(b);
+
+	/* A product read twice is not fused. */
+	b = gb_new();
+	conv = conv_input(b, false, &x);
+	uint32_t r = gb_unary(b, WNN_OP_RELU, conv);
+	tg_output(&b->t, r);
+	tg_output(&b->t, conv);
+	g = gb_finish(b);
+	optimize(g, &caps);
+	ASSERT(!g->nodes[0].epilogue.used);
+	gb_free(b);
+}
+
+TEST(graph_fuse_elementwise_chain)
+{
+	struct gb *b = gb_new();
+	uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 2, 3 });
+	uint32_t k = gb_const(b, 2, (uint32_t[]){ 2, 3 }, 4);
+	uint32_t one = gb_const(b, 0, NULL, 6);
+	uint32_t row = gb_const(b, 1, (uint32_t[]){ 3 }, 7);
+	uint32_t e = gb_unary(b, WNN_OP_EXP, x);
+	uint32_t m = gb_binary(b, WNN_OP_MUL, e, k);
+	uint32_t s = gb_binary(b, WNN_OP_SUB, one, m);
+	uint32_t c = gb_clamp(b, s, 0, 1);
+	uint32_t bc = gb_binary(b, WNN_OP_ADD, c, row); /* broadcasts: ends the chain */
+	uint32_t r = gb_unary(b, WNN_OP_RELU, bc);
+	gb_binary(b, WNN_OP_ADD, r, r);                 /* reads its input twice */
+	struct graph_ir *g = gb_finish(b);
+	struct graph_caps caps = { .elementwise_chains = true };
+	optimize(g, &caps);
+	const struct graph_chain *ch = &g->nodes[0].chain;
+	ASSERT_EQ(ch->n_members, 4);
+	for (uint32_t i = 0; i < 4; i++)
+		ASSERT_EQ(ch->members[i], i);
+	check_fused(g, 0, 1, 3);
+	/* add(c, row) heads no chain (row broadcasts); relu -> add(r, r) does not chain either. */
+	ASSERT(!g->nodes[4].chain.members);
+	ASSERT(!g->nodes[5].chain.members);
+	ASSERT_EQ(g->nodes[6].state, GRAPH_NODE_LIVE);
+	ASSERT(g->values[c].buffer != GRAPH_NONE);
+	ASSERT_EQ(g->values[e].buffer, GRAPH_NONE);
+	ASSERT_EQ(g->values[m].buffer, GRAPH_NONE);
+	gb_free(b);
+}
+
+/* ---- concat in place */
+
+TEST(graph_concat_in_place)
+{
+	struct gb *b = gb_new();
+	uint32_t x, c1 = conv_input(b, false, &x);
+	uint32_t f2 = gb_const(b, 4, (uint32_t[]){ 3, 2, 1, 1 }, 12);
+	uint32_t c2 = gb_conv(b, x, f2, false);
+	uint32_t r2 = gb_unary(b, WNN_OP_RELU, c2);
+	uint32_t y = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 1, 4, 6 });
+	uint32_t cat = gb_concat(b, (uint32_t[]){ y, c1, r2 }, 3, 1);
+	gb_unary(b, WNN_OP_SIGMOID, cat);
+	struct graph_ir *g = gb_finish(b);
+	struct graph_caps caps = { .epilogues = true, .writes_concat_slice = slice_everything };
+	optimize(g, &caps);
+	const struct graph_slice *s1 = &g->nodes[0].slice, *s2 = &g->nodes[1].slice;
+	ASSERT(s1->used && s2->used);
+	ASSERT_EQ(s1->concat_output, cat);
+	ASSERT_EQ(s1->axis, 1);
+	ASSERT_EQ(s1->offset, 1);
+	ASSERT_EQ(s2->offset, 4);
+	ASSERT_EQ(s1->total, 7);
+	ASSERT_EQ(g->values[c1].slice_of, cat);
+	ASSERT_EQ(g->values[r2].slice_of, cat);
+	ASSERT_EQ(g->values[c1].buffer, GRAPH_NONE);
+	ASSERT(g->values[cat].buffer != GRAPH_NONE);
+	ASSERT_EQ(g->plan.n_buffers, 1);
+	gb_free(b);
+
+	/* Along another axis than the producer's channels: no slice. */
+	b = gb_new();
+	c1 = conv_input(b, false, &x);
+	f2 = gb_const(b, 4, (uint32_t[]){ 3, 2, 1, 1 }, 12);
+	c2 = gb_conv(b, x, f2, false);
+	cat = gb_concat(b, (uint32_t[]){ c1, c2 }, 2, 2);
+	g = gb_finish(b);
+	optimize(g, &caps);
+	ASSERT(!g->nodes[0].slice.used && !g->nodes[1].slice.used);
+	ASSERT_EQ(g->values[c1].slice_of, GRAPH_NONE);
+	gb_free(b);
+}
+
+/* ---- memory plan */
+
+TEST(graph_memory_reuse_along_chain)
+{
+	struct gb *b = gb_new();
+	uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 4, 4 });
+	uint32_t v = x;
+	for (int i = 0; i < 5; i++)
+		v = gb_unary(b, i % 2 ? WNN_OP_EXP : WNN_OP_NEG, v);
+	struct graph_ir *g = gb_finish(b);
+	struct graph_caps none = { 0 };
+	optimize(g, &none);
+	/* Four intermediates before the output; two buffers alternate. */
+	ASSERT_EQ(g->plan.n_buffers, 2);
+	ASSERT_EQ(g->plan.peak_bytes, 2 * 64);
+	ASSERT_EQ(g->plan.unplanned_bytes, 4 * 64);
+	ASSERT_EQ(g->values[v].buffer, GRAPH_NONE);
+	gb_free(b);
+}
+
+TEST(graph_memory_long_lived_value)
+{
+	/* x -> a -> b -> c, add(a, c): a stays live across b and c, so three buffers. */
+	struct gb *bld = gb_new();
+	uint32_t x = tg_input(&bld->t, WNN_F32, 1, (uint32_t[]){ 8 });
+	uint32_t a = gb_unary(bld, WNN_OP_EXP, x);
+	uint32_t b = gb_unary(bld, WNN_OP_NEG, a);
+	uint32_t c = gb_unary(bld, WNN_OP_EXP, b);
+	uint32_t d = gb_unary(bld, WNN_OP_NEG, c);
+	gb_binary(bld, WNN_OP_ADD, a, d);
+	struct graph_ir *g = gb_finish(bld);
+	struct graph_caps none = { 0 };
+	optimize(g, &none);
+	ASSERT_EQ(g->plan.n_buffers, 3);
+	ASSERT(g->values[a].buffer != g->values[b].buffer);
+	ASSERT(g->values[a].buffer != g->values[c].buffer);
+	ASSERT(g->values[a].buffer != g->values[d].buffer);
+	gb_free(bld);
+}
+
+/* ---- layout assignment */
+
+struct layout_case {
+	struct gb *b;
+	struct graph_ir *g;
+	float in[4][64];
+	float *before[4], *after[4];
+};
+
+/* Runs g on the host, assigns the layout (NHWC) and runs it again: same numbers, exactly (the
+ * evaluator sums in the same order whatever the layout). */
+static void layout_run(struct layout_case *c, enum webnn_layout layout)
+{
+	const void *in[4];
+	for (uint32_t k = 0; k < c->g->n_inputs; k++) {
+		ASSERT(tg_bytes(&c->g->values[c->g->inputs[k]].desc) <= sizeof c->in[k]);
+		tg_random(c->in[k], WNN_F32, 64, 100 + k, -1, 1);
+		in[k] = c->in[k];
+	}
+	run_host(c->g, in, c->before);
+	struct graph_caps caps = { .assign_layout = true, .layout = layout };
+	optimize(c->g, &caps);
+	run_host(c->g, in, c->after);
+	for (uint32_t k = 0; k < c->g->n_outputs; k++) {
+		char msg[200];
+		uint32_t v = c->g->outputs[k];
+		ASSERT_MSG(tg_compare(c->after[k], c->before[k], WNN_F32,
+				      tg_bytes(&c->g->values[v].desc) / 4, 0, 0, 0, msg, sizeof msg),
+			   "output %u: %s", k, msg);
+	}
+}
+
+static void layout_free(struct layout_case *c)
+{
+	for (uint32_t k = 0; k < c->g->n_outputs; k++) {
+		free(c->before[k]);
+		free(c->after[k]);
+	}
+	gb_free(c->b);
+}
+
+static void check_spatial_layout(const struct graph_ir *g, bool nhwc)
+{
+	GRAPH_FOR_EACH_LIVE_NODE(g, i) {
+		const struct graph_node *n = &g->nodes[i];
+		if (n->op == WNN_OP_CONV2D)
+			ASSERT_EQ(n->attrs.conv2d.nhwc, nhwc);
+		if (n->op == WNN_OP_MAX_POOL2D)
+			ASSERT_EQ(n->attrs.pool2d.nhwc, nhwc);
+	}
+}
+
+TEST(graph_layout_conv_chain_two_transposes)
+{
+	struct layout_case c = { .b = gb_new() };
+	uint32_t x, conv = conv_input(c.b, false, &x);
+	uint32_t r = gb_unary(c.b, WNN_OP_RELU, conv);
+	uint32_t f2 = gb_const(c.b, 4, (uint32_t[]){ 4, 3, 1, 1 }, 13);
+	uint32_t conv2 = gb_conv(c.b, r, f2, false);
+	uint32_t pool = gb_max_pool(c.b, conv2, false);
+	c.g = gb_finish(c.b);
+	layout_run(&c, WEBNN_LAYOUT_NHWC);
+	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 2);
+	check_spatial_layout(c.g, true);
+	/* The client's tensors keep their layout; the nodes' order stays topological. */
+	ASSERT_EQ(c.g->values[x].desc.dims[1], 2);
+	ASSERT_EQ(c.g->outputs[0], pool);
+	ASSERT_EQ(c.g->values[pool].desc.dims[1], 4);
+	ASSERT_EQ(producer_of(c.g, pool)->op, WNN_OP_TRANSPOSE);
+	ASSERT_EQ(c.g->values[conv].kind, GRAPH_VALUE_UNUSED);
+	layout_free(&c);
+}
+
+TEST(graph_layout_constant_operand_and_concat)
+{
+	struct layout_case c = { .b = gb_new() };
+	uint32_t x, conv = conv_input(c.b, false, &x);
+	uint32_t bias = gb_const(c.b, 3, (uint32_t[]){ 3, 1, 1 }, 14);
+	uint32_t a = gb_binary(c.b, WNN_OP_ADD, conv, bias);
+	uint32_t f2 = gb_const(c.b, 4, (uint32_t[]){ 2, 2, 1, 1 }, 15);
+	uint32_t conv2 = gb_conv(c.b, x, f2, false);
+	uint32_t cat = gb_concat(c.b, (uint32_t[]){ a, conv2 }, 2, 1);
+	gb_unary(c.b, WNN_OP_RELU, cat);
+	c.g = gb_finish(c.b);
+	layout_run(&c, WEBNN_LAYOUT_NHWC);
+	/* x is transposed once for both convolutions; the result once at the end. */
+	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 2);
+	check_spatial_layout(c.g, true);
+	GRAPH_FOR_EACH_LIVE_NODE(c.g, i)
+		if (c.g->nodes[i].op == WNN_OP_CONCAT)
+			ASSERT_EQ(c.g->nodes[i].attrs.concat.axis, 3);
+	layout_free(&c);
+}
+
+TEST(graph_layout_client_reads)
+{
+	/* The conv's result is read in the client's layout (a graph output) and by a relu that
+	 * is a graph output too: x in, conv out, relu out. */
+	struct layout_case c = { .b = gb_new() };
+	uint32_t x, conv = conv_input(c.b, false, &x);
+	uint32_t r = gb_unary(c.b, WNN_OP_RELU, conv);
+	tg_output(&c.b->t, conv);
+	tg_output(&c.b->t, r);
+	c.g = gb_finish(c.b);
+	layout_run(&c, WEBNN_LAYOUT_NHWC);
+	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 3);
+	layout_free(&c);
+
+	/* Already in the backend's layout: nothing changes. */
+	c = (struct layout_case){ .b = gb_new() };
+	conv = conv_input(c.b, true, &x);
+	gb_max_pool(c.b, conv, true);
+	c.g = gb_finish(c.b);
+	uint32_t n_nodes = c.g->n_nodes;
+	layout_run(&c, WEBNN_LAYOUT_NHWC);
+	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 0);
+	ASSERT_EQ(c.g->n_nodes, n_nodes);
+	layout_free(&c);
+
+	/* NHWC client, NCHW backend. */
+	c = (struct layout_case){ .b = gb_new() };
+	conv = conv_input(c.b, true, &x);
+	r = gb_unary(c.b, WNN_OP_RELU, conv);
+	gb_max_pool(c.b, r, true);
+	c.g = gb_finish(c.b);
+	layout_run(&c, WEBNN_LAYOUT_NCHW);
+	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 2);
+	check_spatial_layout(c.g, false);
+	layout_free(&c);
+}
+
+/* ---- optimised graphs on the reference backend give the numbers of the graph as built */
+
+static void reference_outputs(struct graph_ir *g, const struct graph_caps *caps, float *out,
+			      size_t len)
+{
+	float in[2][64];
+	const void *ins[2] = { in[0], in[1] };
+	void *outs[1] = { out };
+	struct wnn_diag diag = { 0 };
+	ASSERT(g->n_inputs <= 2 && g->n_outputs == 1);
+	ASSERT(tg_bytes(&g->values[g->outputs[0]].desc) <= len * sizeof *out);
+	for (uint32_t k = 0; k < g->n_inputs; k++) {
+		ASSERT(tg_bytes(&g->values[g->inputs[k]].desc) <= sizeof in[k]);
+		tg_random(in[k], WNN_F32, 64, 200 + k, -1, 1);
+	}
+	if (caps)
+		optimize(g, caps);
+	ASSERT_MSG(tg_run(&backend_reference, NULL, g, ins, outs, &diag) == WEBNN_STATUS_OK, "%s",
+		   diag.message);
+}
+
+static struct gb *conv_add_relu(void)
+{
+	struct gb *b = gb_new();
+	uint32_t x, conv = conv_input(b, false, &x);
+	uint32_t bias = gb_const(b, 3, (uint32_t[]){ 3, 1, 1 }, 3);
+	gb_unary(b, WNN_OP_RELU, gb_binary(b, WNN_OP_ADD, conv, bias));
+	return b;
+}
+
+static struct gb *folded_constant(void)
+{
+	uint32_t c, relu, sum;
+	return fold_graph(&c, &relu, &sum);
+}
+
+TEST(graph_reference_matches_unoptimised)
+{
+	struct graph_caps fold = { .evaluate = eval_node, .fold_max_bytes = 1 << 20 };
+	struct gb *(*build[])(void) = { conv_add_relu, folded_constant };
+	float plain[72], optimised[72];
+	char msg[200];
+	for (int which = 0; which < 2; which++) {
+		struct gb *b1 = build[which](), *b2 = build[which]();
+		struct graph_ir *g1 = gb_finish(b1), *g2 = gb_finish(b2);
+		reference_outputs(g1, NULL, plain, 72);
+		reference_outputs(g2, &fold, optimised, 72);
+		ASSERT_EQ(g2->folded_bytes, build[which] == folded_constant ? 48 : 0);
+		uint64_t n = tg_bytes(&g1->values[g1->outputs[0]].desc) / 4;
+		ASSERT_MSG(tg_compare(optimised, plain, WNN_F32, n, 0, 0, 0, msg, sizeof msg), "%s", msg);
+		gb_free(b1);
+		gb_free(b2);
+	}
+}
