@@ -1,4 +1,6 @@
 /* Recurrent kernels: gru/gruCell/lstm/lstmCell gates (float32) and the gathering of their outputs. */
+
+/* The gates are computed in float32. x * W^T for every step comes from
  * one CLBlast gemm; the recurrent product h * R^T is either computed here, fused into the gate
  * kernel (fused = 1: small layers, where a gemm call costs more than the math), or by a CLBlast
  * gemm per step into a buffer (fused = 0). */

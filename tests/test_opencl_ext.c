@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/backend/opencl/ocl.h"
 #include "tests/graphs.h"
 #include "tests/ocltest.h"
 #include "tests/test.h"
@@ -1110,8 +1111,7 @@ TEST_TIMEOUT(opencl_ext_gru_lstm, 240)
 	char label[128];
 	/* f = 2: float32 again with the recurrent products as CLBlast gemms instead of fused */
 	for (int f = 0; f < 3; f++) {
-		if (f == 2)
-			setenv("WEBNN_OCL_RNN_GEMM", "1", 1);
+		be->opts.rnn_gemm = f == 2; /* what $WEBNN_OCL_RNN_GEMM sets at init */
 		for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
 			enum wnn_dtype t = f == 1 ? WNN_F16 : WNN_F32;
 			snprintf(label, sizeof label, "%s%s case %zu %s%s", cases[ci].lstm ? "lstm" : "gru",
@@ -1120,6 +1120,5 @@ TEST_TIMEOUT(opencl_ext_gru_lstm, 240)
 			run_rnn(be, t, &cases[ci], label);
 		}
 	}
-	unsetenv("WEBNN_OCL_RNN_GEMM");
 	backend_opencl.shutdown(be);
 }

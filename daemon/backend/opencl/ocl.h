@@ -8,7 +8,6 @@
 #include <sys/types.h>
 
 #include "daemon/backend/backend.h"
-#include "daemon/graph/import.h"
 #include "proto/resolve.h"
 
 #define OCL_MAX_DEVICES 16
@@ -32,11 +31,24 @@ struct ocl_device {
 	struct ocl_program *programs;
 };
 
+/* The backend's switches, read from the environment once at init (ocl_options_read). */
+struct ocl_options {
+	/* $WEBNN_OCL_BASELINE: the plans of the first version (no fusion, no in-place concat,
+	 * CLBlast for every GEMM in one orientation, the generic depthwise, im2col and pooling
+	 * kernels), kept for same-run comparisons in tests/bench_ops.c. */
+	bool baseline;
+	bool profile;          /* $WEBNN_OCL_PROFILE: wait after every step and print its time */
+	bool rnn_gemm;         /* $WEBNN_OCL_RNN_GEMM: recurrent products always as CLBlast gemms */
+	bool clblast_defaults; /* $WEBNN_CLBLAST_DEFAULTS: CLBlast's generic parameters */
+	char kernel_dir[512];  /* $WEBNN_KERNEL_DIR: kernels/<file> read from there; "" embedded */
+};
+void ocl_options_read(struct ocl_options *o);
+
 struct backend {
 	struct ocl_device devices[OCL_MAX_DEVICES];
 	int n_devices;
-	char cache_dir[512]; /* "" when no cache directory could be made */
-	pid_t warm_pid;      /* the warm-up process (ocl_device.c), 0 when none */
+	char cache_dir[512]; /* the daemon's cache directory; "" for no on-disk cache */
+	struct ocl_options opts;
 };
 
 struct backend_context {
@@ -65,16 +77,19 @@ enum webnn_status ocl_program_get(struct backend *be, struct ocl_device *dev, co
 /* Applies the carried CLBlast parameters for the PoCL CPU device (tuned) or CLBlast's generic
  * defaults (for comparisons in tests/bench_ops.c). */
 void ocl_clblast_params(struct ocl_device *dev, bool tuned);
-/* The embedded (or $WEBNN_KERNEL_DIR) text of kernels/<file>; NULL when unknown. Caller frees. */
-char *ocl_kernel_source(const char *file);
+/* The text of kernels/<file> (from kernel_dir when it is not empty, else embedded); NULL when
+ * unknown. Caller frees. */
+char *ocl_kernel_source(const char *kernel_dir, const char *file);
 
 /* ---- plans (ocl_plan.c, ocl_steps.c) */
 
-enum ocl_slot_kind { OCL_SLOT_INPUT, OCL_SLOT_OUTPUT, OCL_SLOT_CONST, OCL_SLOT_TEMP };
+/* INPUT/OUTPUT: tensors bound at execute; CONST: owned buffers; PLANNED: the memory plan's
+ * buffer `index` (graph intermediates); TEMP: the backend's own scratch, reused by live range. */
+enum ocl_slot_kind { OCL_SLOT_INPUT, OCL_SLOT_OUTPUT, OCL_SLOT_CONST, OCL_SLOT_PLANNED, OCL_SLOT_TEMP };
 
 struct ocl_slot {
 	enum ocl_slot_kind kind;
-	uint32_t index;       /* graph input/output position; physical buffer for temps */
+	uint32_t index;       /* graph input/output position; plan buffer; physical buffer for temps */
 	size_t bytes;
 	cl_mem mem;           /* constants: owned; temps: set after assignment */
 	int first_step, last_step; /* temps: live range in steps */
@@ -122,51 +137,36 @@ struct backend_plan {
 	size_t n_slots, cap_slots;
 	struct ocl_step *steps;
 	size_t n_steps, cap_steps;
+	cl_mem *planned;  /* one buffer per graph.plan buffer */
+	size_t n_planned;
 	cl_mem *phys;     /* physical temp buffers */
 	size_t n_phys;
-	uint32_t *operand_slot; /* per operand: slot id, UINT32_MAX when none yet */
+	uint32_t *operand_slot; /* per value: slot id, UINT32_MAX when none yet */
 	size_t n_inputs, n_outputs;
-	/* after all steps: extra copies for operands that are several graph outputs */
-	const struct graph_source *g;
+	const struct graph_ir *g;
 };
 
+/* The state of one compile: the node being lowered and where messages go. */
 struct ocl_build {
 	struct backend_plan *plan;
-	const struct graph_source *g;
+	const struct graph_ir *g;
 	struct wnn_diag *diag;
-	const Webnn__Ipc__Operation *op;
+	const struct graph_node *node; /* a LIVE node, its attributes resolved at import */
 	const char *what;
-	size_t op_index;            /* position of op in g->info->operations */
-	struct ocl_fusion *fusion;  /* fused epilogues and in-place concats (ocl_fusion.c) */
 };
 
-/* Plan-level fusion (ocl_fusion.c): before lowering, ocl_fusion_plan finds conv2d/gemm/matmul
- * outputs whose only consumers are relu/clamp/add (folded into the producer's epilogue) and
- * convs whose result only feeds a channel concat (written straight into its slice).
- * ocl_fusion_skip tells the compile loop which operations were absorbed. */
-enum webnn_status ocl_fusion_plan(struct ocl_build *b);
-/* What a conv2d/gemm/matmul writes besides its plain product. */
-struct ocl_epi {
-	bool used;
-	uint32_t output;   /* the operand finally written (the last fused operation's output) */
-	uint32_t vec, res; /* fused add of a per-channel vector / a same-shape tensor, or OCL_NONE */
-	int act;           /* 0 none, 1 relu, 2 clamp(lo, hi) */
-	float lo, hi;
-	bool concat;       /* written into a slice of concat_output along the channel axis */
-	uint32_t concat_output, ch_off, ch_total;
-};
-/* Whether the operand's producer already wrote it into its concat's output. */
-bool ocl_fusion_in_slice(const struct ocl_build *b, uint32_t operand);
-/* The epilogue of the operation being lowered, or NULL. */
-const struct ocl_epi *ocl_op_epi(const struct ocl_build *b);
+/* The epilogue the fusion pass gave the node being lowered, or NULL. */
+static inline const struct graph_epilogue *ocl_node_epilogue(const struct ocl_build *b)
+{
+	return b->node->epilogue.used ? &b->node->epilogue : NULL;
+}
 /* Depthwise and thin grouped convolutions do too little work per output for a gemm. */
 bool ocl_conv_uses_gemm(const struct wnn_conv2d_attrs *p);
-bool ocl_fusion_skip(const struct ocl_build *b, size_t op_index);
-void ocl_fusion_free(struct ocl_build *b);
-/* $WEBNN_OCL_BASELINE set (read at each compile): the plans of the first version (no fusion,
- * no in-place concat, CLBlast for every GEMM in one orientation, the generic depthwise, im2col
- * and pooling kernels), kept for same-run comparisons in tests/bench_ops.c. */
-bool ocl_baseline(void);
+/* The plans of the first version (struct ocl_options.baseline). */
+static inline bool ocl_baseline(const struct ocl_build *b)
+{
+	return b->plan->ctx->be->opts.baseline;
+}
 
 uint32_t ocl_slot_new_temp(struct ocl_build *b, size_t bytes);
 enum webnn_status ocl_slot_const(struct ocl_build *b, const void *data, size_t bytes,
@@ -237,12 +237,12 @@ void ocl_gemm2d(struct ocl_build *b, uint32_t a, size_t a_off, size_t lda, bool 
  * (see ocl_gemm.c for the strides). */
 void ocl_epilogue_step(struct ocl_build *b, uint32_t src, uint32_t dst, uint32_t v1,
 		       uint32_t v2, uint32_t r, size_t A, size_t C, size_t B,
-		       const uint64_t ss[3], const uint64_t ds[3], const struct ocl_epi *e);
+		       const uint64_t ss[3], const uint64_t ds[3], const struct graph_epilogue *e);
 /* Whether an epilogue does more than the bias. */
-bool ocl_epi_extra(const struct ocl_epi *e);
+bool ocl_epi_extra(const struct graph_epilogue *e);
 /* The fused epilogue of a gemm/matmul over its dense float32 result y ([rows][n]). */
 void ocl_matrix_epilogue(struct ocl_build *b, uint32_t sy, size_t rows, size_t n,
-			 const struct ocl_epi *e);
+			 const struct graph_epilogue *e);
 /* dst[i] = src[base + sum c_d * strides_d] over dims (signed strides), elements of t. */
 void ocl_view_copy(struct ocl_build *b, enum wnn_dtype t, uint32_t src, uint32_t dst,
 		   uint32_t rank, const uint32_t *dims, const int64_t *strides, uint64_t base);
@@ -303,6 +303,7 @@ enum webnn_status ocl_epilogue_program(struct ocl_build *b, unsigned flags, unsi
 				       cl_program *out);
 
 /* The backend_impl entry points of plans (ocl_plan.c). */
+void ocl_caps(struct backend_context *ctx, struct graph_caps *caps);
 enum webnn_status ocl_compile(struct backend_context *ctx, const struct graph_ir *g,
 			      struct backend_plan **out, struct wnn_diag *diag);
 void ocl_plan_destroy(struct backend_plan *plan);

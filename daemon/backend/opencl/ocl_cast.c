@@ -8,9 +8,7 @@
 
 static void lower_cast(struct ocl_build *b)
 {
-	struct wnn_cast_attrs p;
-	if (wnn_resolve_cast(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_cast_attrs p = b->node->attrs.cast;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	if (OCL_FAILED(b))
 		return;
@@ -42,9 +40,7 @@ static void lower_cast(struct ocl_build *b)
 
 static void lower_quantize(struct ocl_build *b, enum wnn_op kind)
 {
-	struct wnn_quantize_attrs p;
-	if (wnn_resolve_quantize(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_quantize_attrs p = b->node->attrs.quantize;
 	uint32_t si = ocl_operand_slot(b, p.input), ss = ocl_operand_slot(b, p.scale);
 	uint32_t sz = ocl_operand_slot(b, p.zero_point), so = ocl_output_slot(b, p.output);
 	if (OCL_FAILED(b))

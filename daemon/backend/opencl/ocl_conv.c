@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool ocl_conv_uses_gemm(const struct wnn_conv2d_attrs *p)
+{
+	return !(p->depthwise || (p->groups > 1 && p->c_in_g * p->kh * p->kw <= 16));
+}
+
 static cl_uint16 conv_params(const struct wnn_conv2d_attrs *p)
 {
 	cl_uint16 v;
@@ -19,12 +24,12 @@ static cl_uint16 conv_params(const struct wnn_conv2d_attrs *p)
 }
 
 static void conv_direct(struct ocl_build *b, const struct wnn_conv2d_attrs *p,
-			const struct ocl_epi *e)
+			const struct graph_epilogue *e)
 {
 	uint32_t si = ocl_operand_slot(b, p->input), sf = ocl_operand_slot(b, p->filter);
 	uint32_t sb = p->has_bias ? ocl_operand_slot(b, p->bias) : sf;
-	uint32_t sv = e && e->vec != OCL_NONE ? ocl_operand_slot(b, e->vec) : sf;
-	uint32_t sr = e && e->res != OCL_NONE ? ocl_operand_slot(b, e->res) : sf;
+	uint32_t sv = e && e->channel != OCL_NONE ? ocl_operand_slot(b, e->channel) : sf;
+	uint32_t sr = e && e->residual != OCL_NONE ? ocl_operand_slot(b, e->residual) : sf;
 	uint32_t so = ocl_output_slot(b, e ? e->output : p->output);
 	cl_program prog;
 	if (OCL_FAILED(b) || ocl_typed_program(b, "conv.cl", p->type, &prog))
@@ -41,7 +46,7 @@ static void conv_direct(struct ocl_build *b, const struct wnn_conv2d_attrs *p,
 		is.s[i] = (cl_uint)p->in_stride[i];
 		fs.s[i] = (cl_uint)p->filter_stride[i];
 	}
-	cl_uint flags = (e && e->vec != OCL_NONE ? 2u : 0) | (e && e->res != OCL_NONE ? 4u : 0) |
+	cl_uint flags = (e && e->channel != OCL_NONE ? 2u : 0) | (e && e->residual != OCL_NONE ? 4u : 0) |
 			((cl_uint)(e ? e->act : 0) << 4);
 	cl_float lo = e ? e->lo : 0, hi = e ? e->hi : 0;
 	ocl_arg_mem(b, s, 0, si);
@@ -132,13 +137,13 @@ static uint32_t conv_filter(struct ocl_build *b, const struct wnn_conv2d_attrs *
 }
 
 /* Depthwise float32 convolution with the vectorised kernels (dw_nhwc needs C % 4 == 0). */
-static void conv_dw(struct ocl_build *b, const struct wnn_conv2d_attrs *p, const struct ocl_epi *e)
+static void conv_dw(struct ocl_build *b, const struct wnn_conv2d_attrs *p, const struct graph_epilogue *e)
 {
 	uint32_t si = ocl_operand_slot(b, p->input);
 	uint32_t sf = conv_filter(b, p, p->nhwc ? FILTER_HWO : FILTER_GEMM);
 	uint32_t sb = p->has_bias ? ocl_f32_slot(b, p->bias) : OCL_NONE;
-	uint32_t sv = e && e->vec != OCL_NONE ? ocl_f32_slot(b, e->vec) : OCL_NONE;
-	uint32_t sr = e && e->res != OCL_NONE ? ocl_f32_slot(b, e->res) : OCL_NONE;
+	uint32_t sv = e && e->channel != OCL_NONE ? ocl_f32_slot(b, e->channel) : OCL_NONE;
+	uint32_t sr = e && e->residual != OCL_NONE ? ocl_f32_slot(b, e->residual) : OCL_NONE;
 	uint32_t so = ocl_output_slot(b, e ? e->output : p->output);
 	cl_program prog;
 	if (OCL_FAILED(b) || ocl_typed_program(b, "conv.cl", WNN_F32, &prog))
@@ -180,11 +185,11 @@ static void conv_dw(struct ocl_build *b, const struct wnn_conv2d_attrs *p, const
 /* out[rows][n] (row stride dst3[1], from element dst3[0]) = epilogue(A . W), A [rows][K] with
  * row stride lda, W [K][N]. */
 static void small_gemm(struct ocl_build *b, uint32_t sa, size_t lda, uint32_t sw, uint32_t sbias,
-		       const struct ocl_epi *e, uint32_t sout, size_t rows, size_t n, size_t k,
+		       const struct graph_epilogue *e, uint32_t sout, size_t rows, size_t n, size_t k,
 		       const uint64_t dst3[3])
 {
-	uint32_t sv = e && e->vec != OCL_NONE ? ocl_f32_slot(b, e->vec) : OCL_NONE;
-	uint32_t sr = e && e->res != OCL_NONE ? ocl_f32_slot(b, e->res) : OCL_NONE;
+	uint32_t sv = e && e->channel != OCL_NONE ? ocl_f32_slot(b, e->channel) : OCL_NONE;
+	uint32_t sr = e && e->residual != OCL_NONE ? ocl_f32_slot(b, e->residual) : OCL_NONE;
 	cl_program prog;
 	if (OCL_FAILED(b) || ocl_typed_program(b, "conv.cl", WNN_F32, &prog))
 		return;
@@ -218,193 +223,222 @@ static void small_gemm(struct ocl_build *b, uint32_t sa, size_t lda, uint32_t sw
  * GEMM's M): the tuned Xgemm tile is 64 x 128 (MWG x NWG), so N = 16 would waste 7/8 of it. */
 #define SMALL_N 64
 
-static void conv_gemm(struct ocl_build *b, const struct wnn_conv2d_attrs *p, const struct ocl_epi *e)
+/* What the gemm path of one conv2d decided: shapes, paths and the slots involved. */
+struct conv_gemm {
+	bool f16, small, swap, epi, direct_1x1;
+	size_t P, Kg, out_count, rows, A, B;
+	uint32_t sx, sw, sout, sy, scol, sbias;
+	float beta;
+	/* (element offset, a stride, c stride) seen as [A][C][B]: the destination and the gemm
+	 * target (the destination itself, or a float32 temp, [C][rows] when swapped) */
+	uint64_t dst3[3], y3[3];
+};
+
+/* The destination (the output, or a channel slice of a concat's output) and the gemm target. */
+static void conv_gemm_targets(struct ocl_build *b, const struct wnn_conv2d_attrs *p,
+			      const struct graph_epilogue *e, struct conv_gemm *c)
 {
-	bool f16 = p->type == WNN_F16;
-	size_t P = (size_t)p->out_h * p->out_w;
-	size_t Kg = (size_t)p->c_in_g * p->kh * p->kw;
-	size_t out_count = (size_t)p->n * p->c_out * P;
-	size_t rows = (size_t)p->n * P;
-	/* NHWC with few channels: small_gemm (epilogue included) instead of CLBlast */
-	bool small = !ocl_baseline() && !f16 && p->nhwc && p->groups == 1 && p->c_out % 8 == 0 &&
-		     p->c_out <= SMALL_GEMM_N && Kg <= SMALL_GEMM_K;
-	uint32_t sx = ocl_f32_slot(b, p->input);
-	uint32_t sw = conv_filter(b, p, small ? FILTER_KN : FILTER_GEMM);
-	/* Where the result lands: the output operand, or a channel slice of a concat's output. */
-	bool in_concat = e && e->concat;
-	size_t ch_total = in_concat ? e->ch_total : p->c_out, ch_off = in_concat ? e->ch_off : 0;
-	uint32_t sout = ocl_output_slot(b, in_concat ? e->concat_output
-					: e		? e->output
-							: p->output);
-	/* (element offset, a stride, c stride) of the destination seen as [A][C][B] */
-	uint64_t dst3[3];
-	size_t A = p->nhwc ? rows : p->n, B = p->nhwc ? 1 : P;
+	const struct graph_slice *slice = &b->node->slice;
+	size_t ch_total = slice->used ? slice->total : p->c_out;
+	size_t ch_off = slice->used ? slice->offset : 0;
+	c->sout = ocl_output_slot(b, slice->used ? slice->concat_output
+				     : e	 ? e->output
+						 : p->output);
+	c->A = p->nhwc ? c->rows : p->n;
+	c->B = p->nhwc ? 1 : c->P;
 	if (p->nhwc) {
-		dst3[0] = ch_off;
-		dst3[1] = ch_total;
-		dst3[2] = 1;
+		c->dst3[0] = ch_off;
+		c->dst3[1] = ch_total;
+		c->dst3[2] = 1;
 	} else {
-		dst3[0] = ch_off * P;
-		dst3[1] = ch_total * P;
-		dst3[2] = P;
+		c->dst3[0] = ch_off * c->P;
+		c->dst3[1] = ch_total * c->P;
+		c->dst3[2] = c->P;
 	}
-	bool swap = !small && !ocl_baseline() && !f16 && p->nhwc && p->groups == 1 &&
-		    p->c_out <= SMALL_N && rows >= 2 * SMALL_N;
-	bool epi = !small && (ocl_epi_extra(e) || swap);
-	/* gemm target: the destination itself, or a float32 temp ([C][rows] when swapped) */
-	uint32_t sy = sout;
-	uint64_t y3[3];
-	memcpy(y3, dst3, sizeof y3);
-	if (swap || f16) {
-		sy = ocl_slot_new_temp(b, out_count * 4);
-		if (swap) {
-			y3[0] = 0;
-			y3[1] = 1;
-			y3[2] = rows;
+	c->swap = !c->small && !ocl_baseline(b) && !c->f16 && p->nhwc && p->groups == 1 &&
+		  p->c_out <= SMALL_N && c->rows >= 2 * SMALL_N;
+	c->epi = !c->small && (ocl_epi_extra(e) || c->swap);
+	c->sy = c->sout;
+	memcpy(c->y3, c->dst3, sizeof c->y3);
+	if (c->swap || c->f16) {
+		c->sy = ocl_slot_new_temp(b, c->out_count * 4);
+		if (c->swap) {
+			c->y3[0] = 0;
+			c->y3[1] = 1;
+			c->y3[2] = c->rows;
 		} else {
-			y3[0] = 0;
-			y3[1] = p->nhwc ? p->c_out : p->c_out * P;
-			y3[2] = p->nhwc ? 1 : P;
+			c->y3[0] = 0;
+			c->y3[1] = p->nhwc ? p->c_out : p->c_out * c->P;
+			c->y3[2] = p->nhwc ? 1 : c->P;
 		}
 	}
-	if (OCL_FAILED(b))
+}
+
+/* The patch matrix: the input itself for a plain 1x1 conv, else an im2col temp. */
+static void conv_im2col(struct ocl_build *b, const struct wnn_conv2d_attrs *p,
+			struct conv_gemm *c)
+{
+	c->direct_1x1 = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 &&
+			p->pad_top == 0 && p->pad_bottom == 0 && p->pad_left == 0 &&
+			p->pad_right == 0;
+	c->scol = c->sx;
+	if (c->direct_1x1)
 		return;
-	ocl_check_u32(b, (uint64_t)p->n * p->groups * Kg * P, "im2col buffer");
-	float beta = 0;
-	uint32_t sbias = p->has_bias ? ocl_f32_slot(b, p->bias) : OCL_NONE;
-	if (sbias != OCL_NONE && !epi && !small) {
-		/* The target starts as the broadcast bias; the gemm accumulates onto it. */
-		uint32_t dims[3] = { (uint32_t)A, p->c_out, (uint32_t)B };
-		uint64_t ss[3] = { 0, 1, 0 }, ds[3] = { y3[1], y3[2], 1 };
-		ocl_copy_nd(b, WNN_F32, sbias, 0, sy, y3[0], 3, dims, ss, ds);
-		beta = 1;
-	}
-	bool direct_1x1 = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 &&
-			  p->pad_top == 0 && p->pad_bottom == 0 && p->pad_left == 0 &&
-			  p->pad_right == 0;
-	uint32_t scol = sx;
-	if (!direct_1x1) {
-		size_t col = (size_t)p->n * p->groups * Kg * P;
-		/* NHWC: one item per filter row (im2col_nhwc) or, in the first version, per tap */
-		bool rows_kernel = p->nhwc && !ocl_baseline();
-		size_t total = rows_kernel ? (size_t)p->groups * p->n * P * p->kh
-			       : p->nhwc   ? (size_t)p->groups * p->n * P * p->kh * p->kw
-					   : (size_t)p->n * p->groups * Kg * p->out_h;
-		cl_program prog;
-		if (ocl_typed_program(b, "conv.cl", WNN_F32, &prog))
-			return;
-		scol = ocl_slot_new_temp(b, col * 4);
-		struct ocl_step *s = ocl_step_kernel(b, prog, rows_kernel ? "im2col_nhwc" : "im2col");
-		cl_uint n = (cl_uint)total, nhwc = p->nhwc;
-		cl_uint16 pp = conv_params(p);
-		cl_uint4 is;
-		/* f32_slot may have converted float16 input: same dense layout either way. */
-		for (int i = 0; i < 4; i++)
-			is.s[i] = (cl_uint)p->in_stride[i];
-		cl_uint a = 0;
-		ocl_arg_mem(b, s, a++, sx);
-		ocl_arg_mem(b, s, a++, scol);
-		ocl_arg(b, s, a++, sizeof n, &n);
-		if (!rows_kernel)
-			ocl_arg(b, s, a++, sizeof nhwc, &nhwc);
-		ocl_arg(b, s, a++, sizeof pp, &pp);
-		ocl_arg(b, s, a++, sizeof is, &is);
-		ocl_step_range1(s, total);
-	}
-	if (OCL_FAILED(b))
+	size_t P = c->P, col = (size_t)p->n * p->groups * c->Kg * P;
+	/* NHWC: one item per filter row (im2col_nhwc) or, in the first version, per tap */
+	bool rows_kernel = p->nhwc && !ocl_baseline(b);
+	size_t total = rows_kernel ? (size_t)p->groups * p->n * P * p->kh
+		       : p->nhwc   ? (size_t)p->groups * p->n * P * p->kh * p->kw
+				   : (size_t)p->n * p->groups * c->Kg * p->out_h;
+	cl_program prog;
+	if (ocl_typed_program(b, "conv.cl", WNN_F32, &prog))
 		return;
-	if (small) {
-		small_gemm(b, scol, direct_1x1 ? p->c_in : Kg, sw, sbias, e, sout, rows, p->c_out,
-			   Kg, dst3);
-		return;
+	c->scol = ocl_slot_new_temp(b, col * 4);
+	struct ocl_step *s = ocl_step_kernel(b, prog, rows_kernel ? "im2col_nhwc" : "im2col");
+	cl_uint n = (cl_uint)total, nhwc = p->nhwc;
+	cl_uint16 pp = conv_params(p);
+	cl_uint4 is;
+	/* f32_slot may have converted float16 input: same dense layout either way. */
+	for (int i = 0; i < 4; i++)
+		is.s[i] = (cl_uint)p->in_stride[i];
+	cl_uint a = 0;
+	ocl_arg_mem(b, s, a++, c->sx);
+	ocl_arg_mem(b, s, a++, c->scol);
+	ocl_arg(b, s, a++, sizeof n, &n);
+	if (!rows_kernel)
+		ocl_arg(b, s, a++, sizeof nhwc, &nhwc);
+	ocl_arg(b, s, a++, sizeof pp, &pp);
+	ocl_arg(b, s, a++, sizeof is, &is);
+	ocl_step_range1(s, total);
+}
+
+/* The gemm's orientation and its per-batch offsets (ao, bo, co: batch entries each). */
+static void conv_gemm_shape(const struct wnn_conv2d_attrs *p, const struct conv_gemm *c,
+			    struct ocl_gemm *gm, size_t *ao, size_t *bo, size_t *co)
+{
+	size_t G = p->groups, N = p->n, OCg = p->c_out_g, ICg = p->c_in_g, P = c->P, Kg = c->Kg;
+	gm->k = Kg;
+	gm->c = c->sy;
+	if (c->swap) {
+		/* outT[o][(n,y,x)] = sum_k W[o][k] * col[(n,y,x)][k]; the epilogue transposes */
+		gm->m = OCg;
+		gm->n = c->rows;
+		gm->a = c->sw;
+		gm->lda = Kg;
+		gm->b = c->scol;
+		gm->b_trans = true;
+		gm->ldb = c->direct_1x1 ? p->c_in_g : Kg;
+		gm->ldc = c->rows;
+		ao[0] = bo[0] = co[0] = 0;
+	} else if (p->nhwc) {
+		/* out[(n,y,x)][g*OCg + o] = sum_k col_g[(n,y,x)][k] * W[g*OCg + o][k] */
+		gm->m = c->rows;
+		gm->n = OCg;
+		gm->a = c->scol;
+		gm->lda = c->direct_1x1 ? p->c_in_g * G : Kg;
+		gm->b = c->sw;
+		gm->b_trans = true;
+		gm->ldb = Kg;
+		gm->ldc = c->y3[1];
+		for (size_t g = 0; g < G; g++) {
+			ao[g] = c->direct_1x1 ? g * ICg : g * N * P * Kg;
+			bo[g] = g * OCg * Kg;
+			co[g] = c->y3[0] + g * OCg;
+		}
+	} else {
+		/* out[n][g*OCg + o][p] = sum_k W[g*OCg + o][k] * col[n][g][k][p] */
+		gm->m = OCg;
+		gm->n = P;
+		gm->a = c->sw;
+		gm->lda = Kg;
+		gm->b = c->scol;
+		gm->ldb = P;
+		gm->ldc = P;
+		for (size_t n = 0; n < N; n++)
+			for (size_t g = 0; g < G; g++) {
+				size_t i = n * G + g;
+				ao[i] = g * OCg * Kg;
+				bo[i] = c->direct_1x1 ? n * p->c_in_g * G * P + g * ICg * P
+						      : (n * G + g) * Kg * P;
+				co[i] = c->y3[0] + n * c->y3[1] + g * OCg * P;
+			}
 	}
+}
+
+static void conv_gemm_step(struct ocl_build *b, const struct wnn_conv2d_attrs *p,
+			   const struct conv_gemm *c)
+{
 	struct ocl_gemm gm;
 	memset(&gm, 0, sizeof gm);
 	gm.alpha = 1;
-	gm.beta = beta;
-	size_t G = p->groups, N = p->n, OCg = p->c_out_g, ICg = p->c_in_g;
-	size_t batch = p->nhwc ? G : N * G;
+	gm.beta = c->beta;
+	size_t batch = c->swap ? 1 : p->nhwc ? p->groups : (size_t)p->n * p->groups;
 	size_t *offs = malloc(3 * batch * sizeof *offs);
 	if (!offs) {
 		wnn_diag_set(b->diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", b->what);
 		return;
 	}
-	size_t *ao = offs, *bo = offs + batch, *co = offs + 2 * batch;
-	if (swap) {
-		/* outT[o][(n,y,x)] = sum_k W[o][k] * col[(n,y,x)][k]; the epilogue transposes */
-		gm.m = OCg;
-		gm.n = rows;
-		gm.k = Kg;
-		gm.a = sw;
-		gm.lda = Kg;
-		gm.b = scol;
-		gm.b_trans = true;
-		gm.ldb = direct_1x1 ? p->c_in_g : Kg;
-		gm.c = sy;
-		gm.ldc = rows;
-		ao[0] = bo[0] = co[0] = 0;
-	} else if (p->nhwc) {
-		/* out[(n,y,x)][g*OCg + o] = sum_k col_g[(n,y,x)][k] * W[g*OCg + o][k] */
-		gm.m = rows;
-		gm.n = OCg;
-		gm.k = Kg;
-		gm.a = scol;
-		gm.lda = direct_1x1 ? p->c_in_g * G : Kg;
-		gm.b = sw;
-		gm.b_trans = true;
-		gm.ldb = Kg;
-		gm.c = sy;
-		gm.ldc = y3[1];
-		for (size_t g = 0; g < G; g++) {
-			ao[g] = direct_1x1 ? g * ICg : g * N * P * Kg;
-			bo[g] = g * OCg * Kg;
-			co[g] = y3[0] + g * OCg;
-		}
-	} else {
-		/* out[n][g*OCg + o][p] = sum_k W[g*OCg + o][k] * col[n][g][k][p] */
-		gm.m = OCg;
-		gm.n = P;
-		gm.k = Kg;
-		gm.a = sw;
-		gm.lda = Kg;
-		gm.b = scol;
-		gm.ldb = P;
-		gm.c = sy;
-		gm.ldc = P;
-		for (size_t n = 0; n < N; n++)
-			for (size_t g = 0; g < G; g++) {
-				size_t i = n * G + g;
-				ao[i] = g * OCg * Kg;
-				bo[i] = direct_1x1 ? n * p->c_in_g * G * P + g * ICg * P
-						   : (n * G + g) * Kg * P;
-				co[i] = y3[0] + n * y3[1] + g * OCg * P;
-			}
-	}
-	ocl_add_gemm(b, &gm, batch, ao, bo, co);
+	conv_gemm_shape(p, c, &gm, offs, offs + batch, offs + 2 * batch);
+	ocl_add_gemm(b, &gm, batch, offs, offs + batch, offs + 2 * batch);
 	free(offs);
-	if (epi) {
-		uint32_t sv = e && e->vec != OCL_NONE ? ocl_f32_slot(b, e->vec) : OCL_NONE;
-		uint32_t sr = e && e->res != OCL_NONE ? ocl_f32_slot(b, e->res) : OCL_NONE;
-		/* float16: the epilogue runs in place on the float32 temp, converted below */
-		uint32_t to = f16 ? sy : sout;
-		ocl_epilogue_step(b, sy, to, sbias, sv, sr, A, p->c_out, B, y3, f16 ? y3 : dst3, e);
+}
+
+static void conv_gemm(struct ocl_build *b, const struct wnn_conv2d_attrs *p,
+		      const struct graph_epilogue *e)
+{
+	struct conv_gemm c = { .f16 = p->type == WNN_F16 };
+	c.P = (size_t)p->out_h * p->out_w;
+	c.Kg = (size_t)p->c_in_g * p->kh * p->kw;
+	c.out_count = (size_t)p->n * p->c_out * c.P;
+	c.rows = (size_t)p->n * c.P;
+	/* NHWC with few channels: small_gemm (epilogue included) instead of CLBlast */
+	c.small = !ocl_baseline(b) && !c.f16 && p->nhwc && p->groups == 1 && p->c_out % 8 == 0 &&
+		  p->c_out <= SMALL_GEMM_N && c.Kg <= SMALL_GEMM_K;
+	c.sx = ocl_f32_slot(b, p->input);
+	c.sw = conv_filter(b, p, c.small ? FILTER_KN : FILTER_GEMM);
+	conv_gemm_targets(b, p, e, &c);
+	if (OCL_FAILED(b))
+		return;
+	ocl_check_u32(b, (uint64_t)p->n * p->groups * c.Kg * c.P, "im2col buffer");
+	c.sbias = p->has_bias ? ocl_f32_slot(b, p->bias) : OCL_NONE;
+	if (c.sbias != OCL_NONE && !c.epi && !c.small) {
+		/* The target starts as the broadcast bias; the gemm accumulates onto it. */
+		uint32_t dims[3] = { (uint32_t)c.A, p->c_out, (uint32_t)c.B };
+		uint64_t ss[3] = { 0, 1, 0 }, ds[3] = { c.y3[1], c.y3[2], 1 };
+		ocl_copy_nd(b, WNN_F32, c.sbias, 0, c.sy, c.y3[0], 3, dims, ss, ds);
+		c.beta = 1;
 	}
-	if (f16)
-		ocl_convert(b, false, sy, sout, out_count);
+	conv_im2col(b, p, &c);
+	if (OCL_FAILED(b))
+		return;
+	if (c.small) {
+		small_gemm(b, c.scol, c.direct_1x1 ? p->c_in : c.Kg, c.sw, c.sbias, e, c.sout, c.rows,
+			   p->c_out, c.Kg, c.dst3);
+		return;
+	}
+	conv_gemm_step(b, p, &c);
+	if (c.epi) {
+		uint32_t sv = e && e->channel != OCL_NONE ? ocl_f32_slot(b, e->channel) : OCL_NONE;
+		uint32_t sr = e && e->residual != OCL_NONE ? ocl_f32_slot(b, e->residual) : OCL_NONE;
+		/* float16: the epilogue runs in place on the float32 temp, converted below */
+		uint32_t to = c.f16 ? c.sy : c.sout;
+		ocl_epilogue_step(b, c.sy, to, c.sbias, sv, sr, c.A, p->c_out, c.B, c.y3,
+				  c.f16 ? c.y3 : c.dst3, e);
+	}
+	if (c.f16)
+		ocl_convert(b, false, c.sy, c.sout, c.out_count);
 }
 
 static void lower_conv2d(struct ocl_build *b)
 {
-	struct wnn_conv2d_attrs p;
-	if (wnn_resolve_conv2d(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_conv2d_attrs p = b->node->attrs.conv2d;
 	ocl_check_u32(b, (uint64_t)p.n * p.c_out * p.out_h * p.out_w, "conv2d output");
 	if (OCL_FAILED(b))
 		return;
-	const struct ocl_epi *e = ocl_op_epi(b);
+	const struct graph_epilogue *e = ocl_node_epilogue(b);
 	if (ocl_conv_uses_gemm(&p))
 		conv_gemm(b, &p, e);
-	else if (p.depthwise && p.type == WNN_F32 && !ocl_baseline() && (!p.nhwc || p.c_out % 4 == 0))
+	else if (p.depthwise && p.type == WNN_F32 && !ocl_baseline(b) && (!p.nhwc || p.c_out % 4 == 0))
 		conv_dw(b, &p, e);
 	else
 		conv_direct(b, &p, e);
@@ -545,9 +579,7 @@ static void conv_transpose_gemm(struct ocl_build *b, const struct wnn_conv_trans
 
 static void lower_conv_transpose(struct ocl_build *b)
 {
-	struct wnn_conv_transpose2d_attrs p;
-	if (wnn_resolve_conv_transpose2d(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_conv_transpose2d_attrs p = b->node->attrs.conv_transpose2d;
 	uint64_t cols = (uint64_t)p.n * p.c_out * p.kh * p.kw * p.h * p.w;
 	if (p.c_in_g >= 8 && cols < (1u << 26))
 		conv_transpose_gemm(b, &p);

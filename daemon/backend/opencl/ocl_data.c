@@ -8,9 +8,7 @@
 
 static void lower_transpose(struct ocl_build *b)
 {
-	struct wnn_transpose_attrs p;
-	if (wnn_resolve_transpose(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_transpose_attrs p = b->node->attrs.transpose;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	if (OCL_FAILED(b))
 		return;
@@ -21,14 +19,12 @@ static void lower_transpose(struct ocl_build *b)
 
 static void lower_concat(struct ocl_build *b)
 {
-	struct wnn_concat_attrs p;
-	if (wnn_resolve_concat(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_concat_attrs p = b->node->attrs.concat;
 	uint32_t so = ocl_output_slot(b, p.output);
 	uint64_t off = 0;
 	for (size_t i = 0; i < p.n_inputs && !OCL_FAILED(b); i++) {
-		uint32_t size = wnn_concat_size(&p, b->g->descs, i);
-		if (ocl_fusion_in_slice(b, p.inputs[i])) {
+		uint32_t size = b->g->values[p.inputs[i]].desc.dims[p.axis];
+		if (b->g->values[p.inputs[i]].slice_of == p.output) {
 			off += size; /* its producer wrote it in place */
 			continue;
 		}
@@ -45,9 +41,7 @@ static void lower_concat(struct ocl_build *b)
 
 static void lower_reshape(struct ocl_build *b)
 {
-	struct wnn_reshape_attrs p;
-	if (wnn_resolve_reshape(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_reshape_attrs p = b->node->attrs.reshape;
 	ocl_alias(b, p.input, p.output);
 }
 
@@ -96,9 +90,7 @@ void ocl_view_copy(struct ocl_build *b, enum wnn_dtype t, uint32_t src, uint32_t
 
 static void lower_expand(struct ocl_build *b)
 {
-	struct wnn_expand_attrs p;
-	if (wnn_resolve_expand(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_expand_attrs p = b->node->attrs.expand;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	int64_t st[WNN_MAX_RANK];
 	for (uint32_t d = 0; d < p.rank; d++)
@@ -108,9 +100,7 @@ static void lower_expand(struct ocl_build *b)
 
 static void lower_slice(struct ocl_build *b)
 {
-	struct wnn_slice_attrs p;
-	if (wnn_resolve_slice(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_slice_attrs p = b->node->attrs.slice;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	int64_t st[WNN_MAX_RANK];
 	for (uint32_t d = 0; d < p.rank; d++)
@@ -120,9 +110,7 @@ static void lower_slice(struct ocl_build *b)
 
 static void lower_reverse(struct ocl_build *b)
 {
-	struct wnn_reverse_attrs p;
-	if (wnn_resolve_reverse(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_reverse_attrs p = b->node->attrs.reverse;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	uint64_t in[WNN_MAX_RANK];
 	int64_t st[WNN_MAX_RANK];
@@ -139,9 +127,7 @@ static void lower_reverse(struct ocl_build *b)
 
 static void lower_split(struct ocl_build *b)
 {
-	struct wnn_split_attrs p;
-	if (wnn_resolve_split(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_split_attrs p = b->node->attrs.split;
 	uint32_t si = ocl_operand_slot(b, p.input);
 	for (size_t i = 0; i < p.n_outputs && !OCL_FAILED(b); i++) {
 		uint32_t so = ocl_output_slot(b, p.outputs[i]);
@@ -175,18 +161,14 @@ static struct ocl_step *remap_step(struct ocl_build *b, const char *name, enum w
 
 static void lower_tile(struct ocl_build *b)
 {
-	struct wnn_tile_attrs p;
-	if (wnn_resolve_tile(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_tile_attrs p = b->node->attrs.tile;
 	remap_step(b, "tile", p.type, p.input, p.output, p.count, p.rank, p.out_dims, p.in_dims,
 		   p.in_strides);
 }
 
 static void lower_pad(struct ocl_build *b)
 {
-	struct wnn_pad_attrs p;
-	if (wnn_resolve_pad(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_pad_attrs p = b->node->attrs.pad;
 	struct ocl_step *s = remap_step(b, "pad", p.type, p.input, p.output, p.count, p.rank,
 					p.out_dims, p.in_dims, p.in_strides);
 	if (!s)
@@ -199,9 +181,7 @@ static void lower_pad(struct ocl_build *b)
 
 static void lower_triangular(struct ocl_build *b)
 {
-	struct wnn_triangular_attrs p;
-	if (wnn_resolve_triangular(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_triangular_attrs p = b->node->attrs.triangular;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	cl_program prog;
 	if (OCL_FAILED(b) || ocl_typed_program(b, "data.cl", p.type, &prog))

@@ -100,9 +100,7 @@ static enum webnn_status where_program(struct ocl_build *b, enum wnn_dtype t, cl
 
 static void lower_binary(struct ocl_build *b, enum wnn_op kind)
 {
-	struct wnn_binary_attrs p;
-	if (wnn_resolve_binary(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_binary_attrs p = b->node->attrs.binary;
 	uint32_t sa = ocl_operand_slot(b, p.a), sb = ocl_operand_slot(b, p.b);
 	uint32_t so = ocl_output_slot(b, p.output);
 	cl_program prog;
@@ -136,9 +134,7 @@ static void lower_binary(struct ocl_build *b, enum wnn_op kind)
 
 static void lower_unary(struct ocl_build *b, enum wnn_op kind)
 {
-	struct wnn_unary_attrs p;
-	if (wnn_resolve_unary(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_unary_attrs p = b->node->attrs.unary;
 	if (kind == WNN_OP_IDENTITY) {
 		ocl_alias(b, p.input, p.output);
 		return;
@@ -162,9 +158,7 @@ static void lower_unary(struct ocl_build *b, enum wnn_op kind)
 
 static void lower_clamp(struct ocl_build *b)
 {
-	struct wnn_clamp_attrs p;
-	if (wnn_resolve_clamp(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_clamp_attrs p = b->node->attrs.clamp;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	cl_program prog;
 	if (OCL_FAILED(b) || elementwise_program(b, p.type, &prog))
@@ -192,9 +186,7 @@ static void lower_clamp(struct ocl_build *b)
 
 static void lower_prelu(struct ocl_build *b)
 {
-	struct wnn_prelu_attrs p;
-	if (wnn_resolve_prelu(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_prelu_attrs p = b->node->attrs.prelu;
 	uint32_t si = ocl_operand_slot(b, p.input), ss = ocl_operand_slot(b, p.slope);
 	uint32_t so = ocl_output_slot(b, p.output);
 	cl_program prog;
@@ -213,9 +205,7 @@ static void lower_prelu(struct ocl_build *b)
 
 static void lower_where(struct ocl_build *b)
 {
-	struct wnn_where_attrs p;
-	if (wnn_resolve_where(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_where_attrs p = b->node->attrs.where;
 	uint32_t sc = ocl_operand_slot(b, p.condition), st = ocl_operand_slot(b, p.true_value);
 	uint32_t sf = ocl_operand_slot(b, p.false_value), so = ocl_output_slot(b, p.output);
 	cl_program prog;

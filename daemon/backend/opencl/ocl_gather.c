@@ -36,9 +36,7 @@ static enum webnn_status index_program(struct ocl_build *b, enum wnn_dtype t, en
 
 static void lower_gather(struct ocl_build *b, enum wnn_op kind)
 {
-	struct wnn_gather_attrs p;
-	if (wnn_resolve_gather(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_gather_attrs p = b->node->attrs.gather;
 	uint32_t si = ocl_operand_slot(b, p.input), sx = ocl_operand_slot(b, p.indices);
 	uint32_t so = ocl_output_slot(b, p.output);
 	cl_program prog;
@@ -72,9 +70,7 @@ static void lower_gather(struct ocl_build *b, enum wnn_op kind)
 
 static void lower_scatter(struct ocl_build *b, enum wnn_op kind)
 {
-	struct wnn_scatter_attrs p;
-	if (wnn_resolve_scatter(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_scatter_attrs p = b->node->attrs.scatter;
 	uint32_t si = ocl_operand_slot(b, p.input), sx = ocl_operand_slot(b, p.indices);
 	uint32_t su = ocl_operand_slot(b, p.updates), so = ocl_output_slot(b, p.output);
 	cl_program prog;

@@ -77,7 +77,7 @@ void ocl_gemm2d(struct ocl_build *b, uint32_t a, size_t a_off, size_t lda, bool 
  * ss[2] == A), or B > 1. */
 void ocl_epilogue_step(struct ocl_build *b, uint32_t src, uint32_t dst, uint32_t v1,
 			  uint32_t v2, uint32_t r, size_t A, size_t C, size_t B,
-			  const uint64_t ss[3], const uint64_t ds[3], const struct ocl_epi *e)
+			  const uint64_t ss[3], const uint64_t ds[3], const struct graph_epilogue *e)
 {
 	unsigned flags = (v1 != OCL_NONE ? 1u : 0) | (v2 != OCL_NONE ? 2u : 0) | (r != OCL_NONE ? 4u : 0) |
 			 ((unsigned)(e ? e->act : 0) << 4);
@@ -111,19 +111,19 @@ void ocl_epilogue_step(struct ocl_build *b, uint32_t src, uint32_t dst, uint32_t
 }
 
 /* Whether an epilogue does more than the bias. */
-bool ocl_epi_extra(const struct ocl_epi *e)
+bool ocl_epi_extra(const struct graph_epilogue *e)
 {
-	return e && (e->act || e->vec != OCL_NONE || e->res != OCL_NONE);
+	return e && (e->act || e->channel != OCL_NONE || e->residual != OCL_NONE);
 }
 
 /* The fused epilogue of a gemm/matmul over its dense float32 result y ([rows][n]). */
 void ocl_matrix_epilogue(struct ocl_build *b, uint32_t sy, size_t rows, size_t n,
-			    const struct ocl_epi *e)
+			    const struct graph_epilogue *e)
 {
 	if (!ocl_epi_extra(e))
 		return;
-	uint32_t sv = e->vec != OCL_NONE ? ocl_f32_slot(b, e->vec) : OCL_NONE;
-	uint32_t sr = e->res != OCL_NONE ? ocl_f32_slot(b, e->res) : OCL_NONE;
+	uint32_t sv = e->channel != OCL_NONE ? ocl_f32_slot(b, e->channel) : OCL_NONE;
+	uint32_t sr = e->residual != OCL_NONE ? ocl_f32_slot(b, e->residual) : OCL_NONE;
 	uint64_t s3[3] = { 0, n, 1 };
 	ocl_epilogue_step(b, sy, sy, OCL_NONE, sv, sr, rows, n, 1, s3, s3, e);
 }

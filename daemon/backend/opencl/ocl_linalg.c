@@ -8,10 +8,8 @@
 
 static void lower_gemm(struct ocl_build *b)
 {
-	struct wnn_gemm_attrs p;
-	if (wnn_resolve_gemm(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
-	const struct ocl_epi *e = ocl_op_epi(b);
+	struct wnn_gemm_attrs p = b->node->attrs.gemm;
+	const struct graph_epilogue *e = ocl_node_epilogue(b);
 	bool f16 = p.type == WNN_F16;
 	size_t mn = (size_t)p.m * p.n;
 	uint32_t sa = ocl_f32_slot(b, p.a), sb = ocl_f32_slot(b, p.b);
@@ -51,10 +49,8 @@ static void lower_gemm(struct ocl_build *b)
 
 static void lower_matmul(struct ocl_build *b)
 {
-	struct wnn_matmul_attrs p;
-	if (wnn_resolve_matmul(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
-	const struct ocl_epi *e = ocl_op_epi(b);
+	struct wnn_matmul_attrs p = b->node->attrs.matmul;
+	const struct graph_epilogue *e = ocl_node_epilogue(b);
 	bool f16 = p.type == WNN_F16;
 	size_t mn = (size_t)p.m * p.n, total = mn * p.batch;
 	uint32_t sa = ocl_f32_slot(b, p.a), sb = ocl_f32_slot(b, p.b);

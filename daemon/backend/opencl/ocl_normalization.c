@@ -8,9 +8,7 @@
 
 static void lower_softmax(struct ocl_build *b)
 {
-	struct wnn_softmax_attrs p;
-	if (wnn_resolve_softmax(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_softmax_attrs p = b->node->attrs.softmax;
 	ocl_check_u32(b, p.outer * p.axis_size * p.inner, "softmax input");
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	cl_program prog;
@@ -28,9 +26,7 @@ static void lower_softmax(struct ocl_build *b)
 
 static void lower_batchnorm(struct ocl_build *b)
 {
-	struct wnn_batchnorm_attrs p;
-	if (wnn_resolve_batchnorm(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_batchnorm_attrs p = b->node->attrs.batchnorm;
 	uint32_t sx = ocl_operand_slot(b, p.input), sm = ocl_operand_slot(b, p.mean);
 	uint32_t sv = ocl_operand_slot(b, p.variance);
 	uint32_t ss = p.has_scale ? ocl_operand_slot(b, p.scale) : sm;
@@ -61,9 +57,7 @@ static void lower_batchnorm(struct ocl_build *b)
 
 static void lower_norm(struct ocl_build *b)
 {
-	struct wnn_norm_attrs p;
-	if (wnn_resolve_norm(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_norm_attrs p = b->node->attrs.norm;
 	uint32_t si = ocl_operand_slot(b, p.input);
 	uint32_t ss = p.has_scale ? ocl_operand_slot(b, p.scale) : si;
 	uint32_t sb = p.has_bias ? ocl_operand_slot(b, p.bias) : si;

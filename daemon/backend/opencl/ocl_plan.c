@@ -26,6 +26,25 @@ static const struct {
 	[WNN_FAMILY_RESAMPLE] = { ocl_lower_resample, NULL },
 };
 
+/* Concat in place: a conv2d on the gemm path writes its float32 result (and epilogue) straight
+ * into its slice of the concat's output. */
+static bool writes_concat_slice(const struct graph_node *n, const struct wnn_desc *out)
+{
+	return n->op == WNN_OP_CONV2D && out->type == WNN_F32 &&
+	       ocl_conv_uses_gemm(&n->attrs.conv2d);
+}
+
+void ocl_caps(struct backend_context *ctx, struct graph_caps *caps)
+{
+	if (ctx->be->opts.baseline)
+		return; /* the first version's plans: the graph as the client built it */
+	caps->assign_layout = true;
+	caps->layout = ctx->dev->info.preferred_layout;
+	caps->epilogues = true;
+	caps->elementwise_chains = false;
+	caps->writes_concat_slice = writes_concat_slice;
+}
+
 bool ocl_supports(enum wnn_op op, enum wnn_dtype t)
 {
 	if (op >= WNN_OP_COUNT || t <= WNN_DT_NONE || t >= WNN_DT_COUNT)
@@ -145,127 +164,164 @@ static void bind_fixed_args(struct ocl_build *b)
 	}
 }
 
-static enum webnn_status ocl_compile_source(struct backend_context *ctx,
-					    const struct graph_source *g,
-			      struct backend_plan **out, struct wnn_diag *diag)
+/* Every value must fit the kernels' 32-bit element indices. */
+static enum webnn_status check_sizes(const struct graph_ir *g, struct wnn_diag *diag)
 {
-	struct backend_plan *p = calloc(1, sizeof *p);
-	if (!p)
-		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "compile: out of memory");
-	p->ctx = ctx;
-	p->g = g;
-	p->n_inputs = g->n_inputs;
-	p->n_outputs = g->n_outputs;
-	p->operand_slot = malloc((g->n_operands ? g->n_operands : 1) * sizeof *p->operand_slot);
-	struct ocl_build b = { .plan = p, .g = g, .diag = diag, .what = "compile" };
-	if (!p->operand_slot) {
-		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "compile: out of memory");
-		goto fail;
-	}
-	for (size_t i = 0; i < g->n_operands; i++) {
+	for (uint32_t i = 0; i < g->n_values; i++) {
 		uint64_t count;
-		p->operand_slot[i] = UINT32_MAX;
-		if (!wnn_desc_count(&g->descs[i], &count) || count >= UINT32_MAX) {
+		if (g->values[i].kind == GRAPH_VALUE_UNUSED)
+			continue;
+		if (!wnn_desc_count(&g->values[i].desc, &count) || count >= UINT32_MAX) {
 			char buf[96];
-			wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
-				     "compile: operand %zu (%s) has too many elements for the "
-				     "OpenCL backend (limit 2^32 - 1)",
-				     i, wnn_desc_str(&g->descs[i], buf, sizeof buf));
-			goto fail;
+			return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+					    "compile: operand %u (%s) has too many elements for the "
+					    "OpenCL backend (limit 2^32 - 1)",
+					    i, wnn_desc_str(&g->values[i].desc, buf, sizeof buf));
 		}
 	}
-	for (size_t i = 0; i < g->n_inputs; i++) {
+	return WEBNN_STATUS_OK;
+}
+
+/* One device buffer per buffer of the graph's memory plan. */
+static enum webnn_status alloc_planned(struct ocl_build *b)
+{
+	struct backend_plan *p = b->plan;
+	const struct graph_plan *gp = &b->g->plan;
+	if (!gp->n_buffers)
+		return WEBNN_STATUS_OK;
+	p->planned = calloc(gp->n_buffers, sizeof *p->planned);
+	if (!p->planned)
+		return wnn_diag_set(b->diag, WEBNN_STATUS_NO_MEMORY, "compile: out of memory");
+	p->n_planned = gp->n_buffers;
+	for (uint32_t k = 0; k < gp->n_buffers; k++) {
+		cl_int err;
+		size_t bytes = ((size_t)gp->buffer_bytes[k] + 63) & ~(size_t)63;
+		p->planned[k] = clCreateBuffer(p->ctx->dev->context, CL_MEM_READ_WRITE,
+					       bytes ? bytes : 64, NULL, &err);
+		if (!p->planned[k])
+			return wnn_diag_set(b->diag,
+					    err == CL_OUT_OF_HOST_MEMORY ||
+							    err == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+							    err == CL_INVALID_BUFFER_SIZE
+						    ? WEBNN_STATUS_NO_MEMORY
+						    : ocl_enqueue_status(err),
+					    "compile: intermediate buffer of %zu bytes: %s", bytes,
+					    ocl_error_name(err));
+	}
+	return WEBNN_STATUS_OK;
+}
+
+/* Slots of the graph inputs and outputs (tensors bound at execute). A value bound to several
+ * outputs is written into the first; dups[i] is the slot the later ones are copied to. */
+static enum webnn_status bind_tensors(struct ocl_build *b, uint32_t *dups)
+{
+	struct backend_plan *p = b->plan;
+	const struct graph_ir *g = b->g;
+	for (uint32_t i = 0; i < g->n_inputs; i++) {
 		uint64_t bytes = 0;
-		wnn_desc_bytes(&g->descs[g->input_operands[i]], &bytes);
-		uint32_t id = ocl_slot_add(&b, OCL_SLOT_INPUT, (uint32_t)i, (size_t)bytes);
+		wnn_desc_bytes(&g->values[g->inputs[i]].desc, &bytes);
+		uint32_t id = ocl_slot_add(b, OCL_SLOT_INPUT, i, (size_t)bytes);
 		if (id == UINT32_MAX)
-			goto fail;
-		p->operand_slot[g->input_operands[i]] = id;
+			return b->diag->status;
+		p->operand_slot[g->inputs[i]] = id;
 	}
-	/* Graph outputs are written in place; an operand named twice is copied at the end. */
-	uint32_t *dups = calloc(g->n_outputs ? g->n_outputs : 1, sizeof *dups);
-	if (!dups) {
-		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "compile: out of memory");
-		goto fail;
-	}
-	for (size_t i = 0; i < g->n_outputs; i++) {
-		uint32_t opd = g->output_operands[i];
+	for (uint32_t i = 0; i < g->n_outputs; i++) {
+		uint32_t v = g->outputs[i];
 		uint64_t bytes = 0;
-		wnn_desc_bytes(&g->descs[opd], &bytes);
-		uint32_t id = ocl_slot_add(&b, OCL_SLOT_OUTPUT, (uint32_t)i, (size_t)bytes);
-		if (id == UINT32_MAX) {
-			free(dups);
-			goto fail;
-		}
+		wnn_desc_bytes(&g->values[v].desc, &bytes);
+		uint32_t id = ocl_slot_add(b, OCL_SLOT_OUTPUT, i, (size_t)bytes);
+		if (id == UINT32_MAX)
+			return b->diag->status;
 		dups[i] = UINT32_MAX;
-		if (p->operand_slot[opd] != UINT32_MAX)
+		if (p->operand_slot[v] != UINT32_MAX)
 			dups[i] = id;
 		else
-			p->operand_slot[opd] = id;
+			p->operand_slot[v] = id;
 	}
-	if (ocl_fusion_plan(&b) != WEBNN_STATUS_OK) {
-		free(dups);
-		goto fail;
-	}
-	for (size_t i = 0; i < g->info->n_operations && !diag->status; i++) {
-		const Webnn__Ipc__Operation *op = g->info->operations[i];
-		enum wnn_op kind = wnn_op_from_id(op->op);
-		if (ocl_fusion_skip(&b, i))
-			continue; /* computed by the epilogue of an earlier operation */
-		b.op = op;
-		b.op_index = i;
-		b.what = kind < WNN_OP_COUNT ? wnn_ops[kind].name : "compile";
-		if (kind == WNN_OP_COUNT) {
-			wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED, "compile: unknown operator id %u",
-				     op->op);
-			break;
-		}
-		uint32_t ids[16];
-		int n_in = wnn_op_inputs(op, ids, NULL, 16);
-		enum wnn_dtype t = n_in > 0 && ids[0] < g->n_operands ? g->descs[ids[0]].type
-								       : WNN_DT_NONE;
-		if (!ocl_supports(kind, t)) {
-			wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
-				     "%s: not supported by the OpenCL backend for %s", b.what,
+	return WEBNN_STATUS_OK;
+}
+
+/* Steps of every live node in order; folded, dead and fused nodes are computed elsewhere. */
+static void lower_nodes(struct ocl_build *b)
+{
+	const struct graph_ir *g = b->g;
+	GRAPH_FOR_EACH_LIVE_NODE(g, i) {
+		if (b->diag->status)
+			return;
+		const struct graph_node *n = &g->nodes[i];
+		b->node = n;
+		b->what = wnn_ops[n->op].name;
+		enum wnn_dtype t = n->n_inputs ? g->values[n->inputs[0]].desc.type : WNN_DT_NONE;
+		if (!ocl_supports(n->op, t)) {
+			wnn_diag_set(b->diag, WEBNN_STATUS_NOT_SUPPORTED,
+				     "%s: not supported by the OpenCL backend for %s", b->what,
 				     wnn_dtype_name(t));
-			break;
+			return;
 		}
-		families[wnn_ops[kind].family].lower(&b, kind);
+		families[wnn_ops[n->op].family].lower(b, n->op);
 	}
-	b.what = "compile";
-	for (size_t i = 0; i < g->n_outputs && !diag->status; i++) {
+	b->node = NULL;
+	b->what = "compile";
+}
+
+static void copy_duplicate_outputs(struct ocl_build *b, const uint32_t *dups)
+{
+	struct backend_plan *p = b->plan;
+	for (uint32_t i = 0; i < b->g->n_outputs && !b->diag->status; i++) {
 		if (dups[i] == UINT32_MAX)
 			continue;
-		struct ocl_step *s = ocl_step_new(&b, OCL_STEP_COPY);
+		struct ocl_step *s = ocl_step_new(b, OCL_STEP_COPY);
 		if (!s)
-			break;
-		s->src = p->operand_slot[g->output_operands[i]];
+			return;
+		s->src = p->operand_slot[b->g->outputs[i]];
 		s->dst = dups[i];
 		s->size = p->slots[dups[i]].bytes;
 	}
+}
+
+enum webnn_status ocl_compile(struct backend_context *ctx, const struct graph_ir *g,
+			      struct backend_plan **out, struct wnn_diag *diag)
+{
+	if (!g->optimized)
+		return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+				    "opencl: graph was not optimised");
+	if (check_sizes(g, diag) != WEBNN_STATUS_OK)
+		return diag->status;
+	struct backend_plan *p = calloc(1, sizeof *p);
+	uint32_t *dups = calloc(g->n_outputs ? g->n_outputs : 1, sizeof *dups);
+	if (p) {
+		p->ctx = ctx;
+		p->g = g;
+		p->n_inputs = g->n_inputs;
+		p->n_outputs = g->n_outputs;
+		p->operand_slot = malloc((g->n_values ? g->n_values : 1) * sizeof *p->operand_slot);
+	}
+	struct ocl_build b = { .plan = p, .g = g, .diag = diag, .what = "compile" };
+	if (!p || !dups || !p->operand_slot) {
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "compile: out of memory");
+		goto fail;
+	}
+	for (uint32_t i = 0; i < g->n_values; i++)
+		p->operand_slot[i] = UINT32_MAX;
+	if (alloc_planned(&b) || bind_tensors(&b, dups))
+		goto fail;
+	lower_nodes(&b);
+	copy_duplicate_outputs(&b, dups);
+	if (!diag->status)
+		assign_buffers(&b);
+	if (!diag->status)
+		bind_fixed_args(&b);
+	if (diag->status)
+		goto fail;
 	free(dups);
-	ocl_fusion_free(&b);
-	if (diag->status)
-		goto fail;
-	assign_buffers(&b);
-	bind_fixed_args(&b);
-	if (diag->status)
-		goto fail;
 	*out = p;
 	return WEBNN_STATUS_OK;
 fail:
-	ocl_fusion_free(&b);
+	free(dups);
 	ocl_plan_destroy(p);
 	if (!diag->status)
 		wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR, "compile: failed");
 	return diag->status;
-}
-
-/* Transitional: compiles from the graph's source until the plan is made from its nodes. */
-enum webnn_status ocl_compile(struct backend_context *ctx, const struct graph_ir *ir,
-			      struct backend_plan **out, struct wnn_diag *diag)
-{
-	return ocl_compile_source(ctx, ir->source, out, diag);
 }
 
 void ocl_plan_destroy(struct backend_plan *p)
@@ -288,7 +344,11 @@ void ocl_plan_destroy(struct backend_plan *p)
 	for (size_t i = 0; i < p->n_phys; i++)
 		if (p->phys[i])
 			clReleaseMemObject(p->phys[i]);
+	for (size_t i = 0; i < p->n_planned; i++)
+		if (p->planned[i])
+			clReleaseMemObject(p->planned[i]);
 	free(p->phys);
+	free(p->planned);
 	free(p->steps);
 	free(p->slots);
 	free(p->operand_slot);
@@ -314,10 +374,8 @@ enum webnn_status ocl_execute(struct backend_plan *p, struct backend_tensor *con
 {
 	cl_command_queue q = p->ctx->queue;
 	enum webnn_status st = WEBNN_STATUS_OK;
-	/* Development aid: WEBNN_OCL_PROFILE=1 waits after every step and prints its time. */
-	static int profile = -1;
-	if (profile < 0)
-		profile = getenv("WEBNN_OCL_PROFILE") != NULL;
+	/* Development aid: waits after every step and prints its time. */
+	bool profile = p->ctx->be->opts.profile;
 	struct timespec t0, t1;
 	for (size_t i = 0; i < p->n_steps && st == WEBNN_STATUS_OK; i++) {
 		struct ocl_step *s = &p->steps[i];

@@ -8,9 +8,7 @@
 
 static void lower_pool(struct ocl_build *b)
 {
-	struct wnn_pool2d_attrs p;
-	if (wnn_resolve_pool2d(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_pool2d_attrs p = b->node->attrs.pool2d;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	cl_program prog;
 	if (OCL_FAILED(b) || ocl_typed_program(b, "pool.cl", p.type, &prog))
@@ -22,7 +20,7 @@ static void lower_pool(struct ocl_build *b)
 	for (int i = 0; i < 13; i++)
 		pp.s[i] = v[i];
 	cl_uint kind = p.kind;
-	if (p.nhwc && !ocl_baseline()) {
+	if (p.nhwc && !ocl_baseline(b)) {
 		struct ocl_step *s = ocl_step_kernel(b, prog, "pool2d_nhwc");
 		ocl_arg_mem(b, s, 0, si);
 		ocl_arg_mem(b, s, 1, so);

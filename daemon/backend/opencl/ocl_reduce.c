@@ -8,9 +8,7 @@
 
 static void lower_arg(struct ocl_build *b, enum wnn_op kind)
 {
-	struct wnn_arg_attrs p;
-	if (wnn_resolve_arg(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_arg_attrs p = b->node->attrs.arg;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	cl_program prog;
 	if (OCL_FAILED(b) || ocl_typed_program(b, "reduce.cl", p.type, &prog))
@@ -28,9 +26,7 @@ static void lower_arg(struct ocl_build *b, enum wnn_op kind)
 
 static void lower_cumsum(struct ocl_build *b)
 {
-	struct wnn_cumsum_attrs p;
-	if (wnn_resolve_cumsum(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_cumsum_attrs p = b->node->attrs.cumsum;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	cl_program prog;
 	if (OCL_FAILED(b) || ocl_typed_program(b, "reduce.cl", p.type, &prog))
@@ -81,9 +77,7 @@ static void lower_reduce_split(struct ocl_build *b, cl_program prog, const struc
 
 static void lower_reduce(struct ocl_build *b, enum wnn_op kind)
 {
-	struct wnn_reduce_attrs p;
-	if (wnn_resolve_reduce(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_reduce_attrs p = b->node->attrs.reduce;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	cl_program prog;
 	if (OCL_FAILED(b) || ocl_typed_program(b, "reduce.cl", p.type, &prog))
@@ -99,7 +93,7 @@ static void lower_reduce(struct ocl_build *b, enum wnn_op kind)
 	uint64_t fill = (RED_ITEMS + r->kept_count - 1) / (r->kept_count ? r->kept_count : 1);
 	if (parts > fill)
 		parts = fill;
-	if (parts >= 4 && !ocl_baseline()) {
+	if (parts >= 4 && !ocl_baseline(b)) {
 		lower_reduce_split(b, prog, &p, k, (uint32_t)parts, si, so);
 		return;
 	}

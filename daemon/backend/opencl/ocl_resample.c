@@ -8,9 +8,7 @@
 
 static void lower_resample(struct ocl_build *b)
 {
-	struct wnn_resample_attrs p;
-	if (wnn_resolve_resample(b->op, b->g->descs, b->g->n_operands, &p, b->diag))
-		return;
+	struct wnn_resample_attrs p = b->node->attrs.resample;
 	uint32_t si = ocl_operand_slot(b, p.input), so = ocl_output_slot(b, p.output);
 	cl_program prog;
 	if (OCL_FAILED(b) || ocl_typed_program(b, "resample.cl", p.type, &prog))

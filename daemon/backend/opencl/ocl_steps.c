@@ -70,18 +70,18 @@ enum webnn_status ocl_slot_const(struct ocl_build *b, const void *data, size_t b
 uint32_t ocl_operand_slot(struct ocl_build *b, uint32_t operand)
 {
 	struct backend_plan *p = b->plan;
-	if (operand >= b->g->n_operands) {
+	if (operand >= b->g->n_values) {
 		wnn_diag_set(b->diag, WEBNN_STATUS_DATA_ERROR, "%s: operand %u out of range",
 			     b->what, operand);
 		return UINT32_MAX;
 	}
 	if (p->operand_slot[operand] != UINT32_MAX)
 		return p->operand_slot[operand];
-	const void *data = b->g->constant_data ? b->g->constant_data[operand] : NULL;
+	const void *data = ocl_const_data(b, operand);
 	if (data) {
 		uint64_t bytes;
 		uint32_t id;
-		if (!wnn_desc_bytes(&b->g->descs[operand], &bytes)) {
+		if (!wnn_desc_bytes(&b->g->values[operand].desc, &bytes)) {
 			wnn_diag_set(b->diag, WEBNN_STATUS_DATA_ERROR,
 				     "%s: constant operand %u has an invalid size", b->what, operand);
 			return UINT32_MAX;
@@ -99,16 +99,25 @@ uint32_t ocl_operand_slot(struct ocl_build *b, uint32_t operand)
 uint32_t ocl_output_slot(struct ocl_build *b, uint32_t operand)
 {
 	struct backend_plan *p = b->plan;
-	if (operand >= b->g->n_operands) {
+	if (operand >= b->g->n_values) {
 		wnn_diag_set(b->diag, WEBNN_STATUS_DATA_ERROR, "%s: operand %u out of range",
 			     b->what, operand);
 		return UINT32_MAX;
 	}
 	if (p->operand_slot[operand] != UINT32_MAX)
 		return p->operand_slot[operand]; /* a graph output */
+	const struct graph_value *v = &b->g->values[operand];
 	uint64_t bytes = 0;
-	wnn_desc_bytes(&b->g->descs[operand], &bytes);
-	uint32_t id = ocl_slot_new_temp(b, (size_t)bytes);
+	wnn_desc_bytes(&v->desc, &bytes);
+	uint32_t id;
+	if (v->buffer != GRAPH_NONE && v->buffer < p->n_planned) {
+		/* The memory plan's buffer: reused by the values the plan gives it. */
+		id = ocl_slot_add(b, OCL_SLOT_PLANNED, v->buffer, (size_t)bytes);
+		if (id != UINT32_MAX)
+			p->slots[id].mem = p->planned[v->buffer];
+	} else {
+		id = ocl_slot_new_temp(b, (size_t)bytes);
+	}
 	if (id != UINT32_MAX)
 		p->operand_slot[operand] = id;
 	return id;
@@ -253,14 +262,14 @@ struct ocl_step *ocl_kernel_n(struct ocl_build *b, cl_program prog, const char *
 size_t ocl_desc_bytes(const struct ocl_build *b, uint32_t operand)
 {
 	uint64_t n = 0;
-	wnn_desc_bytes(&b->g->descs[operand], &n);
+	wnn_desc_bytes(&b->g->values[operand].desc, &n);
 	return (size_t)n;
 }
 
 size_t ocl_desc_count(const struct ocl_build *b, uint32_t operand)
 {
 	uint64_t n = 0;
-	wnn_desc_count(&b->g->descs[operand], &n);
+	wnn_desc_count(&b->g->values[operand].desc, &n);
 	return (size_t)n;
 }
 
@@ -407,14 +416,15 @@ void ocl_convert(struct ocl_build *b, bool to_f32, uint32_t src, uint32_t dst, s
 
 const void *ocl_const_data(struct ocl_build *b, uint32_t operand)
 {
-	return b->g->constant_data ? b->g->constant_data[operand] : NULL;
+	const struct graph_value *v = &b->g->values[operand];
+	return v->kind == GRAPH_VALUE_CONSTANT ? v->data : NULL;
 }
 
 uint32_t ocl_f32_slot(struct ocl_build *b, uint32_t operand)
 {
 	if (OCL_FAILED(b))
 		return UINT32_MAX;
-	if (b->g->descs[operand].type == WNN_F32)
+	if (b->g->values[operand].desc.type == WNN_F32)
 		return ocl_operand_slot(b, operand);
 	size_t count = ocl_desc_count(b, operand);
 	const uint16_t *h = ocl_const_data(b, operand);
@@ -444,9 +454,13 @@ void ocl_alias(struct ocl_build *b, uint32_t input, uint32_t output)
 	uint32_t src = ocl_operand_slot(b, input);
 	if (OCL_FAILED(b))
 		return;
-	if (p->operand_slot[output] == UINT32_MAX) {
+	/* A planned buffer is reused once the plan sees its value dead: the output cannot
+	 * share it. Temps, constants and tensors live as long as their readers need them. */
+	if (p->operand_slot[output] == UINT32_MAX && p->slots[src].kind != OCL_SLOT_PLANNED) {
 		p->operand_slot[output] = src;
 		return;
 	}
-	ocl_step_copy(b, src, 0, p->operand_slot[output], 0, ocl_desc_bytes(b, output));
+	uint32_t dst = ocl_output_slot(b, output);
+	if (!OCL_FAILED(b))
+		ocl_step_copy(b, src, 0, dst, 0, ocl_desc_bytes(b, output));
 }
