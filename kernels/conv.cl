@@ -1,4 +1,4 @@
-/* Convolution kernels: im2col, GEMM epilogues, small-channel GEMM, vectorised depthwise, generic direct conv, convTranspose2d. */
+/* Convolution kernels: im2col, GEMM epilogues, small GEMM, depthwise, direct, convTranspose2d. */
 
 #ifndef EPI_ONLY
 /* p: s0 ICg, s1 H, s2 W, s3 KH, s4 KW, s5 OH, s6 OW, s7 stride_h, s8 stride_w, s9 dil_h,

@@ -1,4 +1,4 @@
-/* Elementwise kernels: unary/binary/clamp (the EWB/EWU op lines from proto/ops.def are appended per data type), prelu and where. */
+/* Elementwise kernels: unary/binary (EWB/EWU lines from ops.def appended), clamp, prelu, where. */
 
 #ifdef WHERE_SELECT
 /* where moves values only: the prefix defines T as an unsigned integer type of the element size. */

@@ -1,4 +1,4 @@
-/* Normalisation kernels: batchNormalization, softmax, layerNormalization and instanceNormalization (float types). */
+/* Normalization kernels: batch, layer and instance normalization, softmax (float types). */
 
 /* The prefix defines T (storage), ACC (compute), LD(p, i), ST(p, i, v) and IS_FLOAT or IS_INT;
  * dims and strides travel as uint8 vectors (rank <= 8). */

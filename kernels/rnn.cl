@@ -1,4 +1,4 @@
-/* Recurrent kernels: gru/gruCell/lstm/lstmCell gates (float32) and the gathering of their outputs. */
+/* Recurrent kernels: gru/gruCell/lstm/lstmCell gates (float32) and the gathering of outputs. */
 
 /* The gates are computed in float32. x * W^T for every step comes from
  * one CLBlast gemm; the recurrent product h * R^T is either computed here, fused into the gate

@@ -85,7 +85,13 @@ char *ocl_kernel_source(const char *kernel_dir, const char *file);
 
 /* INPUT/OUTPUT: tensors bound at execute; CONST: owned buffers; PLANNED: the memory plan's
  * buffer `index` (graph intermediates); TEMP: the backend's own scratch, reused by live range. */
-enum ocl_slot_kind { OCL_SLOT_INPUT, OCL_SLOT_OUTPUT, OCL_SLOT_CONST, OCL_SLOT_PLANNED, OCL_SLOT_TEMP };
+enum ocl_slot_kind {
+	OCL_SLOT_INPUT,
+	OCL_SLOT_OUTPUT,
+	OCL_SLOT_CONST,
+	OCL_SLOT_PLANNED,
+	OCL_SLOT_TEMP,
+};
 
 struct ocl_slot {
 	enum ocl_slot_kind kind;
@@ -171,9 +177,10 @@ static inline bool ocl_baseline(const struct ocl_build *b)
 uint32_t ocl_slot_new_temp(struct ocl_build *b, size_t bytes);
 enum webnn_status ocl_slot_const(struct ocl_build *b, const void *data, size_t bytes,
 				 uint32_t *slot);
-/* Slot of an operand (graph input, constant, or defined earlier). */
+/* Slot of a value read by a node (graph input, constant, or written earlier). */
 uint32_t ocl_operand_slot(struct ocl_build *b, uint32_t operand);
-/* Slot for writing an operation's output operand (a graph output, or a new temp). */
+/* Slot for writing a node's output value: its graph output tensor, its buffer of the memory
+ * plan, or (a value the plan gave no buffer) a temp. */
 uint32_t ocl_output_slot(struct ocl_build *b, uint32_t operand);
 /* Appends a kernel step; kernel from program `prog`. Arguments are set with ocl_arg_* on the
  * returned step's kernel (scalars) or recorded as mem args (slots). */
@@ -190,7 +197,7 @@ void ocl_slot_use(struct ocl_build *b, uint32_t slot);
 /* Program for a kernels/<file> specialised to a storage type. */
 enum webnn_status ocl_typed_program(struct ocl_build *b, const char *file, enum wnn_dtype t,
 				    cl_program *out);
-/* OpenCL C spelling of each storage type (ocl_plan.c), and every program's build options. */
+/* OpenCL C spelling of each storage type (ocl_programs.c), and every program's build options. */
 extern const char *const ocl_cl_types[WNN_DT_COUNT];
 #define OCL_CL_OPTIONS "-cl-std=CL1.2 -cl-single-precision-constant"
 

@@ -1,4 +1,4 @@
-/* OpenCL lowering of the conv family: conv2d (direct, depthwise, im2col + gemm paths) and convTranspose2d. */
+/* OpenCL lowering of the conv family: conv2d (direct, depthwise, gemm paths), convTranspose2d. */
 #include "daemon/backend/opencl/ocl.h"
 
 #include <math.h>
@@ -137,7 +137,8 @@ static uint32_t conv_filter(struct ocl_build *b, const struct wnn_conv2d_attrs *
 }
 
 /* Depthwise float32 convolution with the vectorised kernels (dw_nhwc needs C % 4 == 0). */
-static void conv_dw(struct ocl_build *b, const struct wnn_conv2d_attrs *p, const struct graph_epilogue *e)
+static void conv_dw(struct ocl_build *b, const struct wnn_conv2d_attrs *p,
+		    const struct graph_epilogue *e)
 {
 	uint32_t si = ocl_operand_slot(b, p->input);
 	uint32_t sf = conv_filter(b, p, p->nhwc ? FILTER_HWO : FILTER_GEMM);
@@ -478,7 +479,8 @@ static uint32_t conv_transpose_taps(struct ocl_build *b, const struct wnn_conv_t
 
 /* One work-item per output element, summing its input taps: for thin groups, where a gemm's
  * inner dimension (input channels per group) would be too short. */
-static void conv_transpose_direct(struct ocl_build *b, const struct wnn_conv_transpose2d_attrs *params)
+static void conv_transpose_direct(struct ocl_build *b,
+				  const struct wnn_conv_transpose2d_attrs *params)
 {
 	const struct wnn_conv_transpose2d_attrs p = *params;
 	uint32_t si = ocl_operand_slot(b, p.input), sf = ocl_operand_slot(b, p.filter);
@@ -515,7 +517,8 @@ static void conv_transpose_direct(struct ocl_build *b, const struct wnn_conv_tra
 }
 
 /* The filter as dense float32 [c_in][c_out_g][kh][kw] (IOHW): per group, the gemm's A. */
-static uint32_t conv_transpose_filter(struct ocl_build *b, const struct wnn_conv_transpose2d_attrs *p)
+static uint32_t conv_transpose_filter(struct ocl_build *b,
+				      const struct wnn_conv_transpose2d_attrs *p)
 {
 	uint32_t dims[4] = { p->c_in, p->c_out_g, p->kh, p->kw };
 	uint64_t dense[4];

@@ -1,4 +1,4 @@
-/* OpenCL lowering of the data-movement family: transpose, concat, reshape, views, tile, pad, triangular. */
+/* OpenCL lowering of the data family: transpose, concat, reshape, views, tile, pad, triangular. */
 #include "daemon/backend/opencl/ocl.h"
 
 #include <math.h>

@@ -399,6 +399,52 @@ static void dev_str(cl_device_id d, cl_device_info what, char *buf, size_t len)
 	buf[len - 1] = 0;
 }
 
+/* Fills d for a device of plat with its own cl_context; false when it is not usable. */
+static bool probe_device(struct backend *be, struct ocl_device *d, cl_platform_id plat,
+			 cl_device_id id, const char *pname)
+{
+	memset(d, 0, sizeof *d);
+	cl_bool avail = CL_FALSE, compiler = CL_FALSE;
+	clGetDeviceInfo(id, CL_DEVICE_AVAILABLE, sizeof avail, &avail, NULL);
+	clGetDeviceInfo(id, CL_DEVICE_COMPILER_AVAILABLE, sizeof compiler, &compiler, NULL);
+	if (!avail || !compiler)
+		return false;
+	d->platform = plat;
+	d->id = id;
+	clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof d->type, &d->type, NULL);
+	clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof d->compute_units, &d->compute_units,
+			NULL);
+	cl_bool unified = CL_FALSE;
+	clGetDeviceInfo(id, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
+	d->host_unified = unified;
+	clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d->max_alloc, &d->max_alloc, NULL);
+	char ext[4096];
+	dev_str(id, CL_DEVICE_EXTENSIONS, ext, sizeof ext);
+	d->fp64 = strstr(ext, "cl_khr_fp64") != NULL;
+	dev_str(id, CL_DEVICE_NAME, d->info.device_name, sizeof d->info.device_name);
+	dev_str(id, CL_DRIVER_VERSION, d->info.driver_version, sizeof d->info.driver_version);
+	snprintf(d->info.platform_name, sizeof d->info.platform_name, "%s", pname);
+	d->is_pocl = strstr(pname, "Portable Computing Language") != NULL;
+	bool gpu = d->type & CL_DEVICE_TYPE_GPU;
+	bool acc = d->type & CL_DEVICE_TYPE_ACCELERATOR;
+	snprintf(d->info.device_type, sizeof d->info.device_type, "%s",
+		 gpu ? "gpu" : acc ? "accelerator" : "cpu");
+	d->info.accelerated = gpu || acc;
+	/* The conv2d fast paths (1x1 gemm without transposes, row-blocked direct and depthwise
+	 * kernels, fused epilogues) are NHWC ones; bench_conv2d measures NHWC 1.1-10x faster than
+	 * NCHW on SqueezeNet/MobileNetV2 shapes (most on 1x1 and depthwise), never slower beyond
+	 * run-to-run noise. */
+	d->info.preferred_layout = WEBNN_LAYOUT_NHWC;
+	cl_context_properties props[] = { CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0 };
+	cl_int err;
+	d->context = clCreateContext(props, 1, &id, NULL, NULL, &err);
+	if (!d->context)
+		return false;
+	pthread_mutex_init(&d->lock, NULL);
+	tune_clblast(d, &be->opts);
+	return true;
+}
+
 static enum webnn_status ocl_init(const struct backend_options *opts, struct backend **out,
 				  struct wnn_diag *diag)
 {
@@ -440,54 +486,9 @@ static enum webnn_status ocl_init(const struct backend_options *opts, struct bac
 		pname[0] = 0;
 		clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
 		pname[sizeof pname - 1] = 0;
-		for (cl_uint i = 0; i < nd && be->n_devices < OCL_MAX_DEVICES; i++) {
-			struct ocl_device *d = &be->devices[be->n_devices];
-			memset(d, 0, sizeof *d);
-			cl_bool avail = CL_FALSE, compiler = CL_FALSE;
-			clGetDeviceInfo(ids[i], CL_DEVICE_AVAILABLE, sizeof avail, &avail, NULL);
-			clGetDeviceInfo(ids[i], CL_DEVICE_COMPILER_AVAILABLE, sizeof compiler,
-					&compiler, NULL);
-			if (!avail || !compiler)
-				continue;
-			d->platform = plats[p];
-			d->id = ids[i];
-			clGetDeviceInfo(ids[i], CL_DEVICE_TYPE, sizeof d->type, &d->type, NULL);
-			clGetDeviceInfo(ids[i], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof d->compute_units,
-					&d->compute_units, NULL);
-			cl_bool unified = CL_FALSE;
-			clGetDeviceInfo(ids[i], CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified,
-					NULL);
-			d->host_unified = unified;
-			clGetDeviceInfo(ids[i], CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d->max_alloc,
-					&d->max_alloc, NULL);
-			char ext[4096];
-			dev_str(ids[i], CL_DEVICE_EXTENSIONS, ext, sizeof ext);
-			d->fp64 = strstr(ext, "cl_khr_fp64") != NULL;
-			dev_str(ids[i], CL_DEVICE_NAME, d->info.device_name,
-				sizeof d->info.device_name);
-			dev_str(ids[i], CL_DRIVER_VERSION, d->info.driver_version,
-				sizeof d->info.driver_version);
-			snprintf(d->info.platform_name, sizeof d->info.platform_name, "%s", pname);
-			d->is_pocl = strstr(pname, "Portable Computing Language") != NULL;
-			bool gpu = d->type & CL_DEVICE_TYPE_GPU;
-			bool acc = d->type & CL_DEVICE_TYPE_ACCELERATOR;
-			snprintf(d->info.device_type, sizeof d->info.device_type, "%s",
-				 gpu ? "gpu" : acc ? "accelerator" : "cpu");
-			d->info.accelerated = gpu || acc;
-			/* The conv2d fast paths (1x1 gemm without transposes, row-blocked direct
-			 * and depthwise kernels, fused epilogues) are NHWC ones; bench_conv2d
-			 * measures NHWC 1.1-10x faster than NCHW on SqueezeNet/MobileNetV2
-			 * shapes (most on 1x1 and depthwise), never slower beyond run-to-run noise. */
-			d->info.preferred_layout = WEBNN_LAYOUT_NHWC;
-			cl_context_properties props[] = { CL_CONTEXT_PLATFORM,
-							  (cl_context_properties)plats[p], 0 };
-			d->context = clCreateContext(props, 1, &ids[i], NULL, NULL, &err);
-			if (!d->context)
-				continue;
-			pthread_mutex_init(&d->lock, NULL);
-			tune_clblast(d, &be->opts);
-			be->n_devices++;
-		}
+		for (cl_uint i = 0; i < nd && be->n_devices < OCL_MAX_DEVICES; i++)
+			if (probe_device(be, &be->devices[be->n_devices], plats[p], ids[i], pname))
+				be->n_devices++;
 	}
 	if (be->n_devices == 0) {
 		free(be);

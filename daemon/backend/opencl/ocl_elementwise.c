@@ -1,4 +1,4 @@
-/* OpenCL lowering of the elementwise family: unary, binary (ops.def expressions), clamp, prelu, where. */
+/* OpenCL lowering of the elementwise family: unary, binary, clamp, prelu, where. */
 #include "daemon/backend/opencl/ocl.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* OpenCL lowering of the gather/scatter family: gather, gatherElements, gatherND, scatterElements, scatterND. */
+/* OpenCL lowering of the gather family: gather, gatherElements/ND, scatterElements/ND. */
 #include "daemon/backend/opencl/ocl.h"
 
 #include <math.h>

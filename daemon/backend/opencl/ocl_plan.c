@@ -1,4 +1,4 @@
-/* OpenCL backend plans: compile (lowering through the family table), buffer reuse, whole-graph execute. */
+/* OpenCL plans: compile (lowering through the family table), buffers, whole-graph execute. */
 #include "daemon/backend/opencl/ocl.h"
 
 #include <limits.h>

@@ -42,7 +42,8 @@ static void lower_cumsum(struct ocl_build *b)
 	ocl_arg_u(b, s, 6, p.reversed);
 }
 
-static void lower_reduce_split(struct ocl_build *b, cl_program prog, const struct wnn_reduce_attrs *p,
+static void lower_reduce_split(struct ocl_build *b, cl_program prog,
+			       const struct wnn_reduce_attrs *p,
 			       cl_uint kind, uint32_t parts, uint32_t si, uint32_t so)
 {
 	const struct wnn_reduction *r = &p->r;

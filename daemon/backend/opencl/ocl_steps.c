@@ -1,4 +1,4 @@
-/* OpenCL plan building blocks shared by every family: slots, steps, kernel arguments, copies, conversions. */
+/* OpenCL plan building blocks every family shares: slots, steps, arguments, copies, conversions. */
 #include "daemon/backend/opencl/ocl.h"
 
 #include <limits.h>
@@ -384,7 +384,8 @@ void ocl_copy_nd(struct ocl_build *b, enum wnn_dtype t, uint32_t src, uint64_t s
 	ocl_check_u32(b, soff + count, "copy offset");
 	struct ocl_step *s = ocl_step_kernel(b, prog, "copy_nd");
 	cl_uint so = (cl_uint)soff, dof = (cl_uint)doff, n = (cl_uint)rows, rr = r - 1;
-	cl_uint8 vd = ocl_u8dims(r - 1, odims), vs = ocl_u8vec(r - 1, out[0]), vdst = ocl_u8vec(r - 1, out[1]);
+	cl_uint8 vd = ocl_u8dims(r - 1, odims), vs = ocl_u8vec(r - 1, out[0]);
+	cl_uint8 vdst = ocl_u8vec(r - 1, out[1]);
 	cl_uint cl_len = len, csl = (cl_uint)sl, cdl = (cl_uint)dl;
 	ocl_arg_mem(b, s, 0, src);
 	ocl_arg(b, s, 1, sizeof so, &so);
