@@ -741,6 +741,82 @@ static size_t plan_steps(struct backend *be, const struct graph_ir *g, bool base
 	return n;
 }
 
+/* An elementwise chain (add of a one-element constant, elu with its alpha, mul with the chain
+ * as second operand, clamp, sub with the chain as first operand) runs as one generated kernel
+ * whose results equal the reference, in float32, float16 and int32. */
+TEST_TIMEOUT(opencl_elementwise_chain_kernel, 300)
+{
+	struct backend *be = ot_backend();
+	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16, WNN_I32 };
+	for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+		enum wnn_dtype t = types[ti];
+		bool fl = t != WNN_I32;
+		struct tg_graph tg;
+		struct wnn_diag diag = { 0 };
+		tg_init(&tg);
+		uint32_t x = tg_input(&tg, t, 2, (uint32_t[]){ 4, 6 });
+		uint32_t y = tg_input(&tg, t, 2, (uint32_t[]){ 4, 6 });
+		uint16_t c16 = wnn_f32_to_f16(0.5f);
+		float c32 = 0.5f;
+		int32_t ci = 2;
+		uint32_t c = tg_constant(&tg, t, 1, (uint32_t[]){ 1 },
+					 t == WNN_F16 ? (const void *)&c16
+					 : fl	      ? (const void *)&c32
+						      : (const void *)&ci);
+		Webnn__Ipc__ElementwiseBinary add = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+		add.a = x;
+		add.b = c;
+		add.output = tg_next(&tg);
+		Webnn__Ipc__Operation o1 = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o1, WNN_OP_ADD, &add);
+		ASSERT(tg_op(&tg, &o1, &diag) == WEBNN_STATUS_OK);
+		Webnn__Ipc__ElementwiseUnary un = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+		un.input = add.output;
+		un.output = tg_next(&tg);
+		un.has_alpha = fl;
+		un.alpha = 0.25;
+		Webnn__Ipc__Operation o2 = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o2, fl ? WNN_OP_ELU : WNN_OP_NEG, &un);
+		ASSERT_MSG(tg_op(&tg, &o2, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+		Webnn__Ipc__ElementwiseBinary mul = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+		mul.a = y;
+		mul.b = un.output;
+		mul.output = tg_next(&tg);
+		Webnn__Ipc__Operation o3 = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o3, WNN_OP_MUL, &mul);
+		ASSERT(tg_op(&tg, &o3, &diag) == WEBNN_STATUS_OK);
+		Webnn__Ipc__Clamp cl = WEBNN__IPC__CLAMP__INIT;
+		Webnn__Ipc__Number lo = WEBNN__IPC__NUMBER__INIT, hi = WEBNN__IPC__NUMBER__INIT;
+		lo.value_case = hi.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+		lo.f = -2;
+		hi.f = 1.5;
+		cl.input = mul.output;
+		cl.output = tg_next(&tg);
+		cl.min_value = &lo;
+		cl.max_value = &hi;
+		Webnn__Ipc__Operation o4 = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o4, WNN_OP_CLAMP, &cl);
+		ASSERT(tg_op(&tg, &o4, &diag) == WEBNN_STATUS_OK);
+		Webnn__Ipc__ElementwiseBinary sub = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+		sub.a = cl.output;
+		sub.b = y;
+		sub.output = tg_next(&tg);
+		Webnn__Ipc__Operation o5 = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o5, WNN_OP_SUB, &sub);
+		ASSERT(tg_op(&tg, &o5, &diag) == WEBNN_STATUS_OK);
+		const struct graph_ir *g = tg_finish(&tg, &diag);
+		ASSERT_MSG(g, "%s", diag.message);
+		char label[64];
+		snprintf(label, sizeof label, "chain %s", wnn_dtype_name(t));
+		compare(be, g, -3, 3, t == WNN_F16 ? TOL_F16 : fl ? TOL_EW : TOL_EXACT, label);
+		size_t fused = plan_steps(be, g, false), base = plan_steps(be, g, true);
+		ASSERT_MSG(fused == 1 && base == 5, "%s: %zu steps as a chain, %zu unfused", label,
+			   fused, base);
+		tg_free(&tg);
+	}
+	backend_opencl.shutdown(be);
+}
+
 /* Graph pieces that must outlive the graph. */
 struct pg_conv {
 	Webnn__Ipc__Conv2d m;

@@ -41,7 +41,7 @@ void ocl_caps(struct backend_context *ctx, struct graph_caps *caps)
 	caps->assign_layout = true;
 	caps->layout = ctx->dev->info.preferred_layout;
 	caps->epilogues = true;
-	caps->elementwise_chains = false;
+	caps->elementwise_chains = true;
 	caps->writes_concat_slice = writes_concat_slice;
 }
 
