@@ -448,6 +448,17 @@ static void lower_chain(struct ocl_build *b)
 {
 	const struct graph_node *head = b->node;
 	const struct graph_node *last = &b->g->nodes[head->chain.members[head->chain.n_members - 1]];
+	enum wnn_dtype t = b->g->values[last->outputs[0]].desc.type;
+	for (uint32_t m = 1; m < head->chain.n_members; m++) {
+		/* Members are fused: their support is checked here, as compile checks live nodes. */
+		const struct graph_node *nd = &b->g->nodes[head->chain.members[m]];
+		if (!ocl_supports(nd->op, t)) {
+			wnn_diag_set(b->diag, WEBNN_STATUS_NOT_SUPPORTED,
+				     "%s: not supported by the OpenCL backend for %s",
+				     wnn_ops[nd->op].name, wnn_dtype_name(t));
+			return;
+		}
+	}
 	uint32_t bufs[OCL_MAX_MEM_ARGS], n_bufs = 0;
 	if (!chain_buffers(b, bufs, &n_bufs)) {
 		for (uint32_t m = 0; m < head->chain.n_members && !OCL_FAILED(b); m++) {
@@ -457,7 +468,6 @@ static void lower_chain(struct ocl_build *b)
 		b->node = head;
 		return;
 	}
-	enum wnn_dtype t = b->g->values[last->outputs[0]].desc.type;
 	uint32_t slots[OCL_MAX_MEM_ARGS];
 	for (uint32_t k = 0; k < n_bufs; k++)
 		slots[k] = ocl_operand_slot(b, bufs[k]);
