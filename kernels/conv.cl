@@ -1,4 +1,4 @@
-/* Convolution kernels: im2col, GEMM epilogues, small-channel GEMM, vectorised depthwise, generic direct conv. */
+/* Convolution kernels: im2col, GEMM epilogues, small GEMM, depthwise, direct, convTranspose2d. */
 
 #ifndef EPI_ONLY
 /* p: s0 ICg, s1 H, s2 W, s3 KH, s4 KW, s5 OH, s6 OW, s7 stride_h, s8 stride_w, s9 dil_h,
@@ -385,3 +385,93 @@ __kernel void dw_nchw(__global const float *in, __global const float *f,
 		out[o + j] = epi_apply(acc[j], c, o + j, flags, v1, v2, r, lo, hi);
 }
 #endif /* EPI_ONLY */
+
+/* ---- convTranspose2d */
+
+#if !defined(EPI_ONLY) && defined(IS_FLOAT)
+/* Taps of convTranspose2d, tabulated on the host per output row and column:
+ * TAB = [ycnt[OH] | yk[OH][KH] | yi[OH][KH] | xcnt[OW] | xk[OW][KW] | xi[OW][KW]]: output row oy
+ * receives input row yi[oy][a] through filter row yk[oy][a] for a < ycnt[oy] (columns alike). */
+#define TAPS_DECL(OH, KH, OW, KW)                                                              \
+	__global const uint *yc = TAB, *yk = TAB + (OH), *yi = yk + (ulong)(OH) * (KH);        \
+	__global const uint *xc = yi + (ulong)(OH) * (KH), *xk = xc + (OW);                    \
+	__global const uint *xi = xk + (ulong)(OW) * (KW)
+
+/* (n, oc, oy, ox) of output element i in memory order, nhwc or nchw. */
+inline void out_coords(uint i, uint nhwc, uint OC, uint OH, uint OW, uint *n, uint *oc, uint *oy,
+		       uint *ox)
+{
+	if (nhwc) {
+		*oc = i % OC;
+		*ox = (i / OC) % OW;
+		*oy = (i / (OC * OW)) % OH;
+		*n = i / (OC * OW * OH);
+	} else {
+		*ox = i % OW;
+		*oy = (i / OW) % OH;
+		*oc = (i / (OW * OH)) % OC;
+		*n = i / (OW * OH * OC);
+	}
+}
+
+/* p: s0 C_in per group, s1 H, s2 W, s3 KH, s4 KW, s5 OH, s6 OW, sd C_out per group, se C_out,
+ * sf has_bias. is: (n, c, y, x) strides of the input; fs: (i, o, ky, kx) strides of the filter
+ * with o inside the group. One work-item per output element in memory order. */
+__kernel void conv_transpose2d(__global const T *X, __global const T *W, __global const T *Bi,
+			       __global T *O, __global const uint *TAB, uint total, uint nhwc,
+			       uint16 p, uint4 is, uint4 fs)
+{
+	uint i = get_global_id(0);
+	if (i >= total)
+		return;
+	uint ICg = p.s0, KH = p.s3, KW = p.s4, OH = p.s5, OW = p.s6;
+	uint OCg = p.sd, OC = p.se;
+	TAPS_DECL(OH, KH, OW, KW);
+	uint n, oc, oy, ox;
+	out_coords(i, nhwc, OC, OH, OW, &n, &oc, &oy, &ox);
+	uint g = oc / OCg, o = oc % OCg;
+	float sum = p.sf ? (float)LD(Bi, oc) : 0.0f;
+	for (uint a = 0; a < yc[oy]; a++) {
+		uint ky = yk[oy * KH + a], iy = yi[oy * KH + a];
+		for (uint c2 = 0; c2 < xc[ox]; c2++) {
+			uint kx = xk[ox * KW + c2], ix = xi[ox * KW + c2];
+			ulong xb = (ulong)n * is.s0 + (ulong)iy * is.s2 + (ulong)ix * is.s3;
+			ulong wb = (ulong)o * fs.s1 + (ulong)ky * fs.s2 + (ulong)kx * fs.s3;
+			for (uint c = 0; c < ICg; c++) {
+				uint ic = g * ICg + c;
+				sum += (float)LD(X, xb + (ulong)ic * is.s1) *
+				       (float)LD(W, wb + (ulong)ic * fs.s0);
+			}
+		}
+	}
+	ST(O, i, sum);
+}
+
+/* col2im of convTranspose2d: C holds, per (n, group), float32 columns
+ * [c_out_g][kh][kw][h * w] (filter tap times input pixel); each output element sums the taps
+ * that land on it (TAB as above). p as for conv_transpose2d except s0 = groups. */
+__kernel void col2im_t(__global const float *C, __global const T *Bi, __global T *O,
+		       __global const uint *TAB, uint total, uint nhwc, uint16 p)
+{
+	uint i = get_global_id(0);
+	if (i >= total)
+		return;
+	uint G = p.s0, H = p.s1, Wd = p.s2, KH = p.s3, KW = p.s4, OH = p.s5, OW = p.s6;
+	uint OCg = p.sd, OC = p.se;
+	TAPS_DECL(OH, KH, OW, KW);
+	uint n, oc, oy, ox;
+	out_coords(i, nhwc, OC, OH, OW, &n, &oc, &oy, &ox);
+	uint g = oc / OCg, o = oc % OCg;
+	ulong HW = (ulong)H * Wd;
+	ulong base = (((ulong)n * G + g) * OCg + o) * KH * KW * HW;
+	float sum = p.sf ? (float)LD(Bi, oc) : 0.0f;
+	for (uint a = 0; a < yc[oy]; a++) {
+		uint ky = yk[oy * KH + a], iy = yi[oy * KH + a];
+		for (uint c2 = 0; c2 < xc[ox]; c2++) {
+			uint kx = xk[ox * KW + c2], ix = xi[ox * KW + c2];
+			sum += C[base + ((ulong)ky * KW + kx) * HW + (ulong)iy * Wd + ix];
+		}
+	}
+	ST(O, i, sum);
+}
+#endif

@@ -1,4 +1,38 @@
-/* Elementwise unary/binary/clamp kernels; the EWB/EWU op lines (from proto/ops.def) are appended per data type. */
+/* Elementwise kernels: unary/binary (EWB/EWU lines from ops.def appended), clamp, prelu, where. */
+
+#ifdef WHERE_SELECT
+/* where moves values only: the prefix defines T as an unsigned integer type of the element size. */
+inline void unpack_u(uint8 v, uint *a)
+{
+	vstore8(v, 0, a);
+}
+
+/* where: condition (uchar) and the two values broadcast to the output. */
+__kernel void where_select(__global const uchar *C, __global const T *A, __global const T *B,
+			   __global T *D, uint n, uint rank, uint8 dims_, uint8 cs_, uint8 as_,
+			   uint8 bs_)
+{
+	uint i = get_global_id(0);
+	if (i >= n)
+		return;
+	uint dims[8], cs[8], as[8], bs[8];
+	unpack_u(dims_, dims);
+	unpack_u(cs_, cs);
+	unpack_u(as_, as);
+	unpack_u(bs_, bs);
+	ulong oc = 0, oa = 0, ob = 0;
+	uint j = i;
+	for (int d = (int)rank - 1; d >= 0; d--) {
+		uint c = j % dims[d];
+		j /= dims[d];
+		oc += (ulong)c * cs[d];
+		oa += (ulong)c * as[d];
+		ob += (ulong)c * bs[d];
+	}
+	D[i] = C[oc] ? A[oa] : B[ob];
+}
+
+#else
 
 /* The prefix defines T (storage), ACC (compute), LD(p, i) and ST(p, i, v). */
 #define OT_SAME T
@@ -90,38 +124,30 @@ __kernel void ew_clamp(__global const T *X, __global T *O, uint n, ACC lo, ACC h
 	ST(O, i, x < lo ? lo : (x > hi ? hi : x));
 }
 
-/* batchNormalization with the input viewed as [outer, channels, inner]. */
-#ifdef IS_FLOAT
-__kernel void batchnorm(__global const T *X, __global const T *M, __global const T *V,
-			__global const T *S, __global const T *B, __global T *O, uint n,
-			uint channels, uint inner, float eps, uint has_scale, uint has_bias)
+/* Offset of element j of a space of `rank` dims, walked through strides. */
+inline ulong walk(uint j, uint rank, const uint *dims, const uint *str)
+{
+	ulong off = 0;
+	for (int d = (int)rank - 1; d >= 0; d--) {
+		off += (ulong)(j % dims[d]) * str[d];
+		j /= dims[d];
+	}
+	return off;
+}
+
+/* prelu: x < 0 ? x * slope : x, both read through broadcast strides. */
+__kernel void prelu(__global const T *X, __global const T *S, __global T *O, uint n, uint rank,
+		    uint8 dims_, uint8 xs_, uint8 ss_)
 {
 	uint i = get_global_id(0);
 	if (i >= n)
 		return;
-	uint c = (i / inner) % channels;
-	float v = ((float)LD(X, i) - (float)LD(M, c)) / sqrt((float)LD(V, c) + eps);
-	if (has_scale)
-		v *= (float)LD(S, c);
-	if (has_bias)
-		v += (float)LD(B, c);
-	ST(O, i, v);
-}
-
-/* softmax over the middle axis of [outer, axis, inner]; one work-item per (outer, inner). */
-__kernel void softmax(__global const T *X, __global T *O, uint outer, uint axis, uint inner)
-{
-	uint i = get_global_id(0);
-	if (i >= outer * inner)
-		return;
-	uint base = (i / inner) * axis * inner + i % inner;
-	float m = -INFINITY;
-	for (uint k = 0; k < axis; k++)
-		m = fmax(m, (float)LD(X, base + k * inner));
-	float s = 0;
-	for (uint k = 0; k < axis; k++)
-		s += exp((float)LD(X, base + k * inner) - m);
-	for (uint k = 0; k < axis; k++)
-		ST(O, base + k * inner, exp((float)LD(X, base + k * inner) - m) / s);
+	uint dims[8], xs[8], ss[8];
+	vstore8(dims_, 0, dims);
+	vstore8(xs_, 0, xs);
+	vstore8(ss_, 0, ss);
+	ulong ox = walk(i, rank, dims, xs), os = walk(i, rank, dims, ss);
+	ACC x = LD(X, ox), s = LD(S, os);
+	ST(O, i, x < 0 ? x * s : x);
 }
 #endif

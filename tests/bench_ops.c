@@ -9,6 +9,7 @@
 #include "tests/graphs.h"
 #include "tests/models.h"
 #include "tests/npy.h"
+#include "tests/ocltest.h"
 #include "tests/test.h"
 #include "webnn.h"
 
@@ -36,7 +37,6 @@ static void bench_open(struct bench_env *e)
 {
 	if (!test_have_opencl())
 		SKIP("no OpenCL device");
-	setenv("WEBNN_NO_WARMUP", "1", 1);
 	struct wnn_diag diag = { 0 };
 	if (backend_opencl.init(NULL, &e->be, &diag) != WEBNN_STATUS_OK)
 		SKIP("opencl: %s", diag.message);
@@ -52,7 +52,7 @@ static void bench_close(struct bench_env *e)
 }
 
 /* Median seconds of one execute of a single-operation graph (inputs random, compiled once).
- * With base non-NULL the graph is compiled a second time with $WEBNN_OCL_BASELINE set (the
+ * With base non-NULL the graph is compiled a second time with options.baseline set (the
  * first version's plans) and the two plans run interleaved, so both medians see the same load;
  * *base gets the baseline's median. */
 static double bench_graph2(struct bench_env *e, const struct graph_ir *g, double *base)
@@ -73,12 +73,13 @@ static double bench_graph2(struct bench_env *e, const struct graph_ir *g, double
 		ASSERT(backend_opencl.tensor_create(e->ctx, &g->values[g->outputs[i]].desc, &out[i],
 						    &diag) == WEBNN_STATUS_OK);
 	struct backend_plan *plan[2] = { NULL, NULL };
+	struct graph_ir *graph[2] = { NULL, NULL };
 	int n_plans = base ? 2 : 1;
 	for (int v = 0; v < n_plans; v++) {
-		if (v == 1)
-			setenv("WEBNN_OCL_BASELINE", "1", 1);
-		enum webnn_status st = backend_opencl.compile(e->ctx, g, &plan[v], &diag);
-		unsetenv("WEBNN_OCL_BASELINE");
+		/* options.baseline: what $WEBNN_OCL_BASELINE sets at init */
+		graph[v] = ot_optimized_copy(e->be, e->ctx, g, v == 1);
+		enum webnn_status st = backend_opencl.compile(e->ctx, graph[v], &plan[v], &diag);
+		e->be->opts.baseline = false;
 		ASSERT_MSG(st == WEBNN_STATUS_OK, "%s", diag.message);
 		ASSERT(backend_opencl.execute(plan[v], in, out, &diag) == WEBNN_STATUS_OK); /* warm */
 	}
@@ -92,6 +93,7 @@ static double bench_graph2(struct bench_env *e, const struct graph_ir *g, double
 		}
 	for (int v = 0; v < n_plans; v++) {
 		backend_opencl.plan_destroy(plan[v]);
+		graph_destroy(graph[v]);
 		qsort(t[v], BENCH_REPS, sizeof t[v][0], cmp_double);
 	}
 	for (size_t i = 0; i < TG_MAX_OPERANDS; i++) {

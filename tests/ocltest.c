@@ -3,17 +3,37 @@
 
 #include <stdlib.h>
 
+#include "daemon/backend/opencl/ocl.h"
+#include "daemon/graph/import.h"
 
-struct backend *ot_backend(void)
+
+struct backend *ot_backend_cached(const char *cache_dir)
 {
 	if (!test_have_opencl())
 		SKIP("no OpenCL device");
-	setenv("WEBNN_NO_WARMUP", "1", 1);
 	struct backend *be = NULL;
 	struct wnn_diag diag = { 0 };
-	if (backend_opencl.init(NULL, &be, &diag) != WEBNN_STATUS_OK)
+	struct backend_options opts = { cache_dir };
+	if (backend_opencl.init(cache_dir ? &opts : NULL, &be, &diag) != WEBNN_STATUS_OK)
 		SKIP("opencl backend: %s", diag.message);
 	return be;
+}
+
+struct backend *ot_backend(void)
+{
+	return ot_backend_cached(NULL);
+}
+
+struct graph_ir *ot_optimized_copy(struct backend *be, struct backend_context *ctx,
+				   const struct graph_ir *g, bool baseline)
+{
+	struct graph_ir *copy = NULL;
+	struct wnn_diag diag = { 0 };
+	ASSERT_MSG(graph_import(g->source, &copy, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	be->opts.baseline = baseline;
+	ASSERT_MSG(tg_optimize(copy, &backend_opencl, ctx, &diag) == WEBNN_STATUS_OK, "%s",
+		   diag.message);
+	return copy;
 }
 
 void ot_compare(struct backend *be, const struct graph_ir *g, const struct range *r,

@@ -9,9 +9,16 @@
 #include "tests/graphs.h"
 #include "tests/test.h"
 
-/* The OpenCL backend with no background CLBlast warm-up (it would compete with the tests for
- * the two cores); SKIPs without a device. */
+/* The OpenCL backend without an on-disk program cache (the daemon's warm-up child is not run
+ * here, so nothing competes with the tests for the two cores); SKIPs without a device. */
 struct backend *ot_backend(void);
+/* The same with on-disk caches in cache_dir. */
+struct backend *ot_backend_cached(const char *cache_dir);
+/* A copy of g imported afresh and optimised for a context of be with its options.baseline set
+ * to `baseline` (the first version's plans need a graph the fusion passes did not touch);
+ * the option stays set for the compile that follows. Free with graph_destroy. */
+struct graph_ir *ot_optimized_copy(struct backend *be, struct backend_context *ctx,
+				   const struct graph_ir *g, bool baseline);
 
 /* Allowed difference of an output: ulps, absolute, relative. */
 struct tol {

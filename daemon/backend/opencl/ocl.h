@@ -8,7 +8,6 @@
 #include <sys/types.h>
 
 #include "daemon/backend/backend.h"
-#include "daemon/graph/import.h"
 #include "proto/resolve.h"
 
 #define OCL_MAX_DEVICES 16
@@ -32,11 +31,24 @@ struct ocl_device {
 	struct ocl_program *programs;
 };
 
+/* The backend's switches, read from the environment once at init (ocl_options_read). */
+struct ocl_options {
+	/* $WEBNN_OCL_BASELINE: the plans of the first version (no fusion, no in-place concat,
+	 * CLBlast for every GEMM in one orientation, the generic depthwise, im2col and pooling
+	 * kernels), kept for same-run comparisons in tests/bench_ops.c. */
+	bool baseline;
+	bool profile;          /* $WEBNN_OCL_PROFILE: wait after every step and print its time */
+	bool rnn_gemm;         /* $WEBNN_OCL_RNN_GEMM: recurrent products always as CLBlast gemms */
+	bool clblast_defaults; /* $WEBNN_CLBLAST_DEFAULTS: CLBlast's generic parameters */
+	char kernel_dir[512];  /* $WEBNN_KERNEL_DIR: kernels/<file> read from there; "" embedded */
+};
+void ocl_options_read(struct ocl_options *o);
+
 struct backend {
 	struct ocl_device devices[OCL_MAX_DEVICES];
 	int n_devices;
-	char cache_dir[512]; /* "" when no cache directory could be made */
-	pid_t warm_pid;      /* the warm-up process (ocl_device.c), 0 when none */
+	char cache_dir[512]; /* the daemon's cache directory; "" for no on-disk cache */
+	struct ocl_options opts;
 };
 
 struct backend_context {
@@ -65,16 +77,25 @@ enum webnn_status ocl_program_get(struct backend *be, struct ocl_device *dev, co
 /* Applies the carried CLBlast parameters for the PoCL CPU device (tuned) or CLBlast's generic
  * defaults (for comparisons in tests/bench_ops.c). */
 void ocl_clblast_params(struct ocl_device *dev, bool tuned);
-/* The embedded (or $WEBNN_KERNEL_DIR) text of kernels/<file>; NULL when unknown. Caller frees. */
-char *ocl_kernel_source(const char *file);
+/* The text of kernels/<file> (from kernel_dir when it is not empty, else embedded); NULL when
+ * unknown. Caller frees. */
+char *ocl_kernel_source(const char *kernel_dir, const char *file);
 
-/* ---- plans (ocl_plan.c / ocl_lower.c) */
+/* ---- plans (ocl_plan.c, ocl_steps.c) */
 
-enum ocl_slot_kind { OCL_SLOT_INPUT, OCL_SLOT_OUTPUT, OCL_SLOT_CONST, OCL_SLOT_TEMP };
+/* INPUT/OUTPUT: tensors bound at execute; CONST: owned buffers; PLANNED: the memory plan's
+ * buffer `index` (graph intermediates); TEMP: the backend's own scratch, reused by live range. */
+enum ocl_slot_kind {
+	OCL_SLOT_INPUT,
+	OCL_SLOT_OUTPUT,
+	OCL_SLOT_CONST,
+	OCL_SLOT_PLANNED,
+	OCL_SLOT_TEMP,
+};
 
 struct ocl_slot {
 	enum ocl_slot_kind kind;
-	uint32_t index;       /* graph input/output position; physical buffer for temps */
+	uint32_t index;       /* graph input/output position; plan buffer; physical buffer for temps */
 	size_t bytes;
 	cl_mem mem;           /* constants: owned; temps: set after assignment */
 	int first_step, last_step; /* temps: live range in steps */
@@ -122,43 +143,44 @@ struct backend_plan {
 	size_t n_slots, cap_slots;
 	struct ocl_step *steps;
 	size_t n_steps, cap_steps;
+	cl_mem *planned;  /* one buffer per graph.plan buffer */
+	size_t n_planned;
 	cl_mem *phys;     /* physical temp buffers */
 	size_t n_phys;
-	uint32_t *operand_slot; /* per operand: slot id, UINT32_MAX when none yet */
+	uint32_t *operand_slot; /* per value: slot id, UINT32_MAX when none yet */
 	size_t n_inputs, n_outputs;
-	/* after all steps: extra copies for operands that are several graph outputs */
-	const struct graph_source *g;
+	const struct graph_ir *g;
 };
 
-/* Lowering helpers used by ocl_lower.c. */
+/* The state of one compile: the node being lowered and where messages go. */
 struct ocl_build {
 	struct backend_plan *plan;
-	const struct graph_source *g;
+	const struct graph_ir *g;
 	struct wnn_diag *diag;
-	const Webnn__Ipc__Operation *op;
+	const struct graph_node *node; /* a LIVE node, its attributes resolved at import */
 	const char *what;
-	size_t op_index;            /* position of op in g->info->operations */
-	struct ocl_fusion *fusion;  /* fused epilogues and in-place concats (ocl_lower.c) */
 };
 
-/* Plan-level fusion (ocl_lower.c): before lowering, ocl_fusion_plan finds conv2d/gemm/matmul
- * outputs whose only consumers are relu/clamp/add (folded into the producer's epilogue) and
- * convs whose result only feeds a channel concat (written straight into its slice).
- * ocl_fusion_skip tells the compile loop which operations were absorbed. */
-enum webnn_status ocl_fusion_plan(struct ocl_build *b);
-bool ocl_fusion_skip(const struct ocl_build *b, size_t op_index);
-void ocl_fusion_free(struct ocl_build *b);
-/* $WEBNN_OCL_BASELINE set (read at each compile): the plans of the first version (no fusion,
- * no in-place concat, CLBlast for every GEMM in one orientation, the generic depthwise, im2col
- * and pooling kernels), kept for same-run comparisons in tests/bench_ops.c. */
-bool ocl_baseline(void);
+/* The epilogue the fusion pass gave the node being lowered, or NULL. */
+static inline const struct graph_epilogue *ocl_node_epilogue(const struct ocl_build *b)
+{
+	return b->node->epilogue.used ? &b->node->epilogue : NULL;
+}
+/* Depthwise and thin grouped convolutions do too little work per output for a gemm. */
+bool ocl_conv_uses_gemm(const struct wnn_conv2d_attrs *p);
+/* The plans of the first version (struct ocl_options.baseline). */
+static inline bool ocl_baseline(const struct ocl_build *b)
+{
+	return b->plan->ctx->be->opts.baseline;
+}
 
 uint32_t ocl_slot_new_temp(struct ocl_build *b, size_t bytes);
 enum webnn_status ocl_slot_const(struct ocl_build *b, const void *data, size_t bytes,
 				 uint32_t *slot);
-/* Slot of an operand (graph input, constant, or defined earlier). */
+/* Slot of a value read by a node (graph input, constant, or written earlier). */
 uint32_t ocl_operand_slot(struct ocl_build *b, uint32_t operand);
-/* Slot for writing an operation's output operand (a graph output, or a new temp). */
+/* Slot for writing a node's output value: its graph output tensor, its buffer of the memory
+ * plan, or (a value the plan gave no buffer) a temp. */
 uint32_t ocl_output_slot(struct ocl_build *b, uint32_t operand);
 /* Appends a kernel step; kernel from program `prog`. Arguments are set with ocl_arg_* on the
  * returned step's kernel (scalars) or recorded as mem args (slots). */
@@ -175,12 +197,70 @@ void ocl_slot_use(struct ocl_build *b, uint32_t slot);
 /* Program for a kernels/<file> specialised to a storage type. */
 enum webnn_status ocl_typed_program(struct ocl_build *b, const char *file, enum wnn_dtype t,
 				    cl_program *out);
-/* OpenCL C spelling of each storage type (ocl_plan.c), and every program's build options. */
+/* OpenCL C spelling of each storage type (ocl_programs.c), and every program's build options. */
 extern const char *const ocl_cl_types[WNN_DT_COUNT];
 #define OCL_CL_OPTIONS "-cl-std=CL1.2 -cl-single-precision-constant"
 
-/* Lowering helpers shared by ocl_lower.c and ocl_lower_ext.c (defined in ocl_lower.c). */
+/* ---- lowering helpers shared by the families (ocl_steps.c, ocl_gemm.c) */
+
+#define OCL_NONE UINT32_MAX
+#define OCL_FAILED(b) ((b)->diag->status != WEBNN_STATUS_OK)
+
+uint32_t ocl_slot_add(struct ocl_build *b, enum ocl_slot_kind kind, uint32_t index, size_t bytes);
+size_t ocl_desc_bytes(const struct ocl_build *b, uint32_t operand);
 size_t ocl_desc_count(const struct ocl_build *b, uint32_t operand);
+/* Host bytes of a constant operand, NULL for anything else. */
+const void *ocl_const_data(struct ocl_build *b, uint32_t operand);
+/* v as a kernel's uint, NOT_SUPPORTED when it does not fit. */
+cl_uint ocl_u32(struct ocl_build *b, uint64_t v, const char *what);
+void ocl_arg_u(struct ocl_build *b, struct ocl_step *s, cl_uint i, cl_uint v);
+void ocl_arg_f(struct ocl_build *b, struct ocl_step *s, cl_uint i, float v);
+/* A macro: passing 32-byte vectors by value draws ABI notes from GCC. */
+#define ocl_arg_u8(b, s, i, expr)                                                              \
+	do {                                                                                   \
+		cl_uint8 v_ = (expr);                                                          \
+		ocl_arg((b), (s), (i), sizeof v_, &v_);                                        \
+	} while (0)
+/* A kernel step over n work-items. */
+struct ocl_step *ocl_kernel_n(struct ocl_build *b, cl_program prog, const char *name, size_t n);
+/* A fill step writing zeros over bytes [off, off + bytes) of dst. */
+void ocl_step_zero(struct ocl_build *b, uint32_t dst, size_t off, size_t bytes);
+/* Merges dimensions that every operand walks contiguously (and drops size-1 dimensions).
+ * strides[op][d]; returns the new rank. */
+uint32_t ocl_collapse(uint32_t rank, const uint32_t *dims, int nops,
+		      uint64_t strides[][WNN_MAX_RANK], uint32_t *odims,
+		      uint64_t ostr[][WNN_MAX_RANK]);
+/* dst[doff + sum c_d * dstr_d] = src[soff + sum c_d * sstr_d] over dims (elements of t). */
+void ocl_copy_nd(struct ocl_build *b, enum wnn_dtype t, uint32_t src, uint64_t soff,
+		 uint32_t dst, uint64_t doff, uint32_t rank, const uint32_t *dims,
+		 const uint64_t *sstr, const uint64_t *dstr);
+/* identity/reshape: the output aliases the input unless it is a graph output. */
+void ocl_alias(struct ocl_build *b, uint32_t input, uint32_t output);
+/* Row-major float32 gemm C[m x n] = op(A)[m x k] * op(B) + beta * C, with element offsets. */
+void ocl_gemm2d(struct ocl_build *b, uint32_t a, size_t a_off, size_t lda, bool a_trans,
+		uint32_t bm, size_t b_off, size_t ldb, bool b_trans, uint32_t c, size_t c_off,
+		size_t ldc, size_t m, size_t n, size_t k, float beta);
+/* Appends gemm_epilogue over an A x C x B result: dst = act(src + v1[c] + v2[c] + r)
+ * (see ocl_gemm.c for the strides). */
+void ocl_epilogue_step(struct ocl_build *b, uint32_t src, uint32_t dst, uint32_t v1,
+		       uint32_t v2, uint32_t r, size_t A, size_t C, size_t B,
+		       const uint64_t ss[3], const uint64_t ds[3], const struct graph_epilogue *e);
+/* Whether an epilogue does more than the bias. */
+bool ocl_epi_extra(const struct graph_epilogue *e);
+/* The fused epilogue of a gemm/matmul over its dense float32 result y ([rows][n]). */
+void ocl_matrix_epilogue(struct ocl_build *b, uint32_t sy, size_t rows, size_t n,
+			 const struct graph_epilogue *e);
+/* dst[i] = src[base + sum c_d * strides_d] over dims (signed strides), elements of t. */
+void ocl_view_copy(struct ocl_build *b, enum wnn_dtype t, uint32_t src, uint32_t dst,
+		   uint32_t rank, const uint32_t *dims, const int64_t *strides, uint64_t base);
+/* Runs a gemm step on the queue (execute). */
+enum webnn_status ocl_run_gemm(struct backend_plan *p, struct ocl_step *s, cl_mem a, cl_mem b,
+			       cl_mem c, struct wnn_diag *diag);
+
+static inline bool ocl_is_float(enum wnn_dtype t)
+{
+	return t == WNN_F32 || t == WNN_F16;
+}
 /* Sets NOT_SUPPORTED when v does not fit the kernels' 32-bit indices. */
 void ocl_check_u32(struct ocl_build *b, uint64_t v, const char *what);
 /* A buffer-to-buffer copy step (byte offsets and size). */
@@ -204,22 +284,55 @@ static inline cl_uint8 ocl_u8dims(uint32_t rank, const uint32_t *v)
 	return out;
 }
 
+static inline cl_uint8 ocl_u8vec(uint32_t rank, const uint64_t *v)
+{
+	cl_uint8 out;
+	memset(&out, 0, sizeof out);
+	for (uint32_t i = 0; i < rank && i < 8; i++)
+		out.s[i] = (cl_uint)v[i];
+	return out;
+}
+
+/* Strides as uint8, NOT_SUPPORTED when one does not fit. */
+static inline cl_uint8 ocl_u8_wide(struct ocl_build *b, uint32_t rank, const uint64_t *v)
+{
+	cl_uint8 out;
+	memset(&out, 0, sizeof out);
+	for (uint32_t i = 0; i < rank && i < 8; i++) {
+		ocl_check_u32(b, v[i], "stride");
+		out.s[i] = (cl_uint)v[i];
+	}
+	return out;
+}
+
 /* conv.cl's gemm_epilogue alone, specialised to its flags and layout mode (see conv.cl). */
 enum webnn_status ocl_epilogue_program(struct ocl_build *b, unsigned flags, unsigned mode,
 				       cl_program *out);
 
 /* The backend_impl entry points of plans (ocl_plan.c). */
+void ocl_caps(struct backend_context *ctx, struct graph_caps *caps);
 enum webnn_status ocl_compile(struct backend_context *ctx, const struct graph_ir *g,
 			      struct backend_plan **out, struct wnn_diag *diag);
 void ocl_plan_destroy(struct backend_plan *plan);
 enum webnn_status ocl_execute(struct backend_plan *plan, struct backend_tensor *const *inputs,
 			      struct backend_tensor *const *outputs, struct wnn_diag *diag);
 
-/* Lowers one operation into steps. */
-enum webnn_status ocl_lower_op(struct ocl_build *b, enum wnn_op op);
+/* Which operators and types the backend runs (the family table in ocl_plan.c). */
 bool ocl_supports(enum wnn_op op, enum wnn_dtype t);
-/* The operators beyond the first CNN set live in ocl_lower_ext.c. */
-bool ocl_ext_supports(enum wnn_op op, enum wnn_dtype t);
-enum webnn_status ocl_lower_ext(struct ocl_build *b, enum wnn_op op);
+
+/* ---- families: each lowers one operation of its family into steps (ocl_<family>.c) */
+
+void ocl_lower_elementwise(struct ocl_build *b, enum wnn_op op);
+bool ocl_supports_elementwise(enum wnn_op op, enum wnn_dtype t);
+void ocl_lower_reduce(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_normalization(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_conv(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_pool(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_linalg(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_data(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_gather(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_cast(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_rnn(struct ocl_build *b, enum wnn_op op);
+void ocl_lower_resample(struct ocl_build *b, enum wnn_op op);
 
 #endif

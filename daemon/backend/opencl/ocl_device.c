@@ -9,11 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 extern const struct {
@@ -88,31 +84,22 @@ static bool mkdir_p(const char *path)
 	return access(tmp, W_OK | X_OK) == 0;
 }
 
-/* $WEBNN_CACHE_DIR, else $XDG_CACHE_HOME/webnn, else ~/.cache/webnn, else /tmp/webnn-cache-UID:
- * the first that can be created and written. */
-static void pick_cache_dir(char *out, size_t len)
-{
-	const char *env;
-	out[0] = 0;
-	if ((env = getenv("WEBNN_CACHE_DIR")) && *env &&
-	    snprintf(out, len, "%s", env) < (int)len && mkdir_p(out))
-		return;
-	if ((env = getenv("XDG_CACHE_HOME")) && *env &&
-	    snprintf(out, len, "%s/webnn", env) < (int)len && mkdir_p(out))
-		return;
-	if ((env = getenv("HOME")) && *env &&
-	    snprintf(out, len, "%s/.cache/webnn", env) < (int)len && mkdir_p(out))
-		return;
-	if (snprintf(out, len, "/tmp/webnn-cache-%u", (unsigned)getuid()) < (int)len && mkdir_p(out))
-		return;
-	out[0] = 0;
-}
-
 /* ------------------------------------------------------------------ kernel sources */
 
-char *ocl_kernel_source(const char *file)
+void ocl_options_read(struct ocl_options *o)
 {
-	const char *dir = getenv("WEBNN_KERNEL_DIR");
+	memset(o, 0, sizeof *o);
+	const char *e = getenv("WEBNN_OCL_BASELINE");
+	o->baseline = e && *e && strcmp(e, "0") != 0;
+	o->profile = getenv("WEBNN_OCL_PROFILE") != NULL;
+	o->rnn_gemm = getenv("WEBNN_OCL_RNN_GEMM") != NULL;
+	o->clblast_defaults = getenv("WEBNN_CLBLAST_DEFAULTS") != NULL;
+	if ((e = getenv("WEBNN_KERNEL_DIR")) && *e)
+		snprintf(o->kernel_dir, sizeof o->kernel_dir, "%s", e);
+}
+
+char *ocl_kernel_source(const char *dir, const char *file)
+{
 	if (dir && *dir) {
 		char path[1024];
 		snprintf(path, sizeof path, "%s/%s", dir, file);
@@ -209,7 +196,7 @@ enum webnn_status ocl_program_get(struct backend *be, struct ocl_device *dev, co
 				  const char *prefix, const char *suffix, const char *options,
 				  cl_program *out, struct wnn_diag *diag)
 {
-	char *body = ocl_kernel_source(file);
+	char *body = ocl_kernel_source(be->opts.kernel_dir, file);
 	if (!body)
 		return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
 				    "opencl: kernel source %s not found", file);
@@ -319,23 +306,23 @@ void ocl_clblast_params(struct ocl_device *dev, bool tuned)
 				  (const char **)routine_names, tuned ? routine_pocl : routine_default);
 }
 
-static void tune_clblast(struct ocl_device *dev)
+static void tune_clblast(struct ocl_device *dev, const struct ocl_options *o)
 {
-	if (!dev->is_pocl || !(dev->type & CL_DEVICE_TYPE_CPU) || getenv("WEBNN_CLBLAST_DEFAULTS"))
+	if (!dev->is_pocl || !(dev->type & CL_DEVICE_TYPE_CPU) || o->clblast_defaults)
 		return;
 	ocl_clblast_params(dev, true);
 }
 
 /* Builds CLBlast's gemm programs into PoCL's on-disk kernel cache, so that the first graph
- * does not pay PoCL's compile (seconds when the cache is cold, ~40 ms warm).
- * It runs in a child process forked before this process touches OpenCL: a compile cannot be
- * interrupted, and a thread would make shutdown wait for it (seconds on a cold cache), while a
- * process is simply killed at shutdown. The child starts OpenCL afresh, applies the same
- * CLBlast parameters (same program text, so the parent's later builds hit the cache), runs at
- * a lower priority, closes every inherited descriptor, dies with its parent and leaves with
- * _exit (no atexit handlers of the parent's libraries). */
-static void warm_child(void)
+ * does not pay PoCL's compile (seconds when the cache is cold, ~40 ms warm). The daemon runs it
+ * in a child process (a compile cannot be interrupted; a process is simply killed at shutdown)
+ * with POCL_CACHE_DIR already pointing into its cache directory. It starts OpenCL afresh and
+ * applies the same CLBlast parameters as init, so the same program text hits the cache later. */
+static void ocl_warm_caches(const struct backend_options *opts)
 {
+	(void)opts; /* PoCL finds its cache through POCL_CACHE_DIR, set by the daemon */
+	struct ocl_options o;
+	ocl_options_read(&o);
 	cl_platform_id plats[8];
 	cl_uint np = 0;
 	if (clGetPlatformIDs(8, plats, &np) != CL_SUCCESS)
@@ -370,7 +357,7 @@ static void warm_child(void)
 			d.context = clCreateContext(props, 1, &ids[i], NULL, NULL, &err);
 			if (!d.context)
 				continue;
-			tune_clblast(&d);
+			tune_clblast(&d, &o);
 			cl_command_queue q = clCreateCommandQueue(d.context, d.id, 0, &err);
 			/* 8: the direct kernel; 256: the indirect one with its pad/transpose helpers */
 			const size_t sizes[2] = { 8, 256 };
@@ -402,39 +389,6 @@ static void warm_child(void)
 	}
 }
 
-static pid_t warm_spawn(void)
-{
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	if (pid != 0)
-		return pid > 0 ? pid : 0;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(0);
-	if (close_range(3, ~0u, 0) != 0)
-		for (int fd = 3; fd < 1024; fd++)
-			close(fd);
-	/* Refusal is harmless: the warm-up only competes with the first requests. */
-	(void)setpriority(PRIO_PROCESS, 0, 10);
-	warm_child();
-	_exit(0);
-}
-
-/* Ends the warm-up process (if it has not finished) and reaps it; never blocks on a compile. */
-static void warm_stop(struct backend *be, bool kill_it)
-{
-	if (be->warm_pid <= 0)
-		return;
-	if (kill_it)
-		kill(be->warm_pid, SIGKILL);
-	pid_t r;
-	do
-		r = waitpid(be->warm_pid, NULL, kill_it ? 0 : WNOHANG);
-	while (r < 0 && errno == EINTR);
-	if (r != 0) /* reaped, or not our child any more (ECHILD) */
-		be->warm_pid = 0;
-}
-
 /* ------------------------------------------------------------------ init / shutdown */
 
 static void dev_str(cl_device_id d, cl_device_info what, char *buf, size_t len)
@@ -445,34 +399,75 @@ static void dev_str(cl_device_id d, cl_device_info what, char *buf, size_t len)
 	buf[len - 1] = 0;
 }
 
+/* Fills d for a device of plat with its own cl_context; false when it is not usable. */
+static bool probe_device(struct backend *be, struct ocl_device *d, cl_platform_id plat,
+			 cl_device_id id, const char *pname)
+{
+	memset(d, 0, sizeof *d);
+	cl_bool avail = CL_FALSE, compiler = CL_FALSE;
+	clGetDeviceInfo(id, CL_DEVICE_AVAILABLE, sizeof avail, &avail, NULL);
+	clGetDeviceInfo(id, CL_DEVICE_COMPILER_AVAILABLE, sizeof compiler, &compiler, NULL);
+	if (!avail || !compiler)
+		return false;
+	d->platform = plat;
+	d->id = id;
+	clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof d->type, &d->type, NULL);
+	clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof d->compute_units, &d->compute_units,
+			NULL);
+	cl_bool unified = CL_FALSE;
+	clGetDeviceInfo(id, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
+	d->host_unified = unified;
+	clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d->max_alloc, &d->max_alloc, NULL);
+	char ext[4096];
+	dev_str(id, CL_DEVICE_EXTENSIONS, ext, sizeof ext);
+	d->fp64 = strstr(ext, "cl_khr_fp64") != NULL;
+	dev_str(id, CL_DEVICE_NAME, d->info.device_name, sizeof d->info.device_name);
+	dev_str(id, CL_DRIVER_VERSION, d->info.driver_version, sizeof d->info.driver_version);
+	snprintf(d->info.platform_name, sizeof d->info.platform_name, "%s", pname);
+	d->is_pocl = strstr(pname, "Portable Computing Language") != NULL;
+	bool gpu = d->type & CL_DEVICE_TYPE_GPU;
+	bool acc = d->type & CL_DEVICE_TYPE_ACCELERATOR;
+	snprintf(d->info.device_type, sizeof d->info.device_type, "%s",
+		 gpu ? "gpu" : acc ? "accelerator" : "cpu");
+	d->info.accelerated = gpu || acc;
+	/* The conv2d fast paths (1x1 gemm without transposes, row-blocked direct and depthwise
+	 * kernels, fused epilogues) are NHWC ones; bench_conv2d measures NHWC 1.1-10x faster than
+	 * NCHW on SqueezeNet/MobileNetV2 shapes (most on 1x1 and depthwise), never slower beyond
+	 * run-to-run noise. */
+	d->info.preferred_layout = WEBNN_LAYOUT_NHWC;
+	cl_context_properties props[] = { CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0 };
+	cl_int err;
+	d->context = clCreateContext(props, 1, &id, NULL, NULL, &err);
+	if (!d->context)
+		return false;
+	pthread_mutex_init(&d->lock, NULL);
+	tune_clblast(d, &be->opts);
+	return true;
+}
+
 static enum webnn_status ocl_init(const struct backend_options *opts, struct backend **out,
 				  struct wnn_diag *diag)
 {
-	(void)opts; /* the cache directory is still chosen here until the daemon passes it */
 	struct backend *be = calloc(1, sizeof *be);
 	if (!be)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "opencl: out of memory");
-	pick_cache_dir(be->cache_dir, sizeof be->cache_dir);
-	if (be->cache_dir[0]) {
+	ocl_options_read(&be->opts);
+	/* Compiled programs go under the daemon's cache directory; none without one. */
+	if (opts && opts->cache_dir && *opts->cache_dir &&
+	    snprintf(be->cache_dir, sizeof be->cache_dir, "%s", opts->cache_dir) <
+		    (int)sizeof be->cache_dir) {
 		char sub[600];
 		snprintf(sub, sizeof sub, "%s/programs", be->cache_dir);
 		if (!mkdir_p(sub))
 			be->cache_dir[0] = 0;
-		snprintf(sub, sizeof sub, "%s/pocl", be->cache_dir);
-		/* PoCL reads it when its platform initialises: before the first CL call. */
-		if (be->cache_dir[0] && !getenv("POCL_CACHE_DIR") && mkdir_p(sub))
-			setenv("POCL_CACHE_DIR", sub, 0);
+	} else {
+		be->cache_dir[0] = 0;
 	}
-
-	/* Before this process's first OpenCL call: the child must start OpenCL on its own. */
-	if (!getenv("WEBNN_NO_WARMUP"))
-		be->warm_pid = warm_spawn();
 
 	cl_platform_id plats[8];
 	cl_uint np = 0;
 	cl_int err = clGetPlatformIDs(8, plats, &np);
 	if (err != CL_SUCCESS || np == 0) {
-		warm_stop(be, true);
 		free(be);
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 				    "opencl: no OpenCL platform (%s)", ocl_error_name(err));
@@ -491,57 +486,11 @@ static enum webnn_status ocl_init(const struct backend_options *opts, struct bac
 		pname[0] = 0;
 		clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
 		pname[sizeof pname - 1] = 0;
-		for (cl_uint i = 0; i < nd && be->n_devices < OCL_MAX_DEVICES; i++) {
-			struct ocl_device *d = &be->devices[be->n_devices];
-			memset(d, 0, sizeof *d);
-			cl_bool avail = CL_FALSE, compiler = CL_FALSE;
-			clGetDeviceInfo(ids[i], CL_DEVICE_AVAILABLE, sizeof avail, &avail, NULL);
-			clGetDeviceInfo(ids[i], CL_DEVICE_COMPILER_AVAILABLE, sizeof compiler,
-					&compiler, NULL);
-			if (!avail || !compiler)
-				continue;
-			d->platform = plats[p];
-			d->id = ids[i];
-			clGetDeviceInfo(ids[i], CL_DEVICE_TYPE, sizeof d->type, &d->type, NULL);
-			clGetDeviceInfo(ids[i], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof d->compute_units,
-					&d->compute_units, NULL);
-			cl_bool unified = CL_FALSE;
-			clGetDeviceInfo(ids[i], CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified,
-					NULL);
-			d->host_unified = unified;
-			clGetDeviceInfo(ids[i], CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d->max_alloc,
-					&d->max_alloc, NULL);
-			char ext[4096];
-			dev_str(ids[i], CL_DEVICE_EXTENSIONS, ext, sizeof ext);
-			d->fp64 = strstr(ext, "cl_khr_fp64") != NULL;
-			dev_str(ids[i], CL_DEVICE_NAME, d->info.device_name,
-				sizeof d->info.device_name);
-			dev_str(ids[i], CL_DRIVER_VERSION, d->info.driver_version,
-				sizeof d->info.driver_version);
-			snprintf(d->info.platform_name, sizeof d->info.platform_name, "%s", pname);
-			d->is_pocl = strstr(pname, "Portable Computing Language") != NULL;
-			bool gpu = d->type & CL_DEVICE_TYPE_GPU;
-			bool acc = d->type & CL_DEVICE_TYPE_ACCELERATOR;
-			snprintf(d->info.device_type, sizeof d->info.device_type, "%s",
-				 gpu ? "gpu" : acc ? "accelerator" : "cpu");
-			d->info.accelerated = gpu || acc;
-			/* The conv2d fast paths (1x1 gemm without transposes, row-blocked direct
-			 * and depthwise kernels, fused epilogues) are NHWC ones; bench_conv2d
-			 * measures NHWC 1.1-10x faster than NCHW on SqueezeNet/MobileNetV2
-			 * shapes (most on 1x1 and depthwise), never slower beyond run-to-run noise. */
-			d->info.preferred_layout = WEBNN_LAYOUT_NHWC;
-			cl_context_properties props[] = { CL_CONTEXT_PLATFORM,
-							  (cl_context_properties)plats[p], 0 };
-			d->context = clCreateContext(props, 1, &ids[i], NULL, NULL, &err);
-			if (!d->context)
-				continue;
-			pthread_mutex_init(&d->lock, NULL);
-			tune_clblast(d);
-			be->n_devices++;
-		}
+		for (cl_uint i = 0; i < nd && be->n_devices < OCL_MAX_DEVICES; i++)
+			if (probe_device(be, &be->devices[be->n_devices], plats[p], ids[i], pname))
+				be->n_devices++;
 	}
 	if (be->n_devices == 0) {
-		warm_stop(be, true);
 		free(be);
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 				    "opencl: no usable OpenCL device");
@@ -554,7 +503,6 @@ static void ocl_shutdown(struct backend *be)
 {
 	if (!be)
 		return;
-	warm_stop(be, true);
 	for (int i = 0; i < be->n_devices; i++) {
 		struct ocl_device *d = &be->devices[i];
 		while (d->programs) {
@@ -599,7 +547,6 @@ static enum webnn_status ocl_context_create(struct backend *be,
 					    const struct backend_context_options *opts,
 					    struct backend_context **out, struct wnn_diag *diag)
 {
-	warm_stop(be, false); /* reaps a finished warm-up (no zombie until shutdown) */
 	int best = -1, best_score = -1;
 	for (int i = 0; i < be->n_devices; i++) {
 		int s = device_score(&be->devices[i], opts);
@@ -731,6 +678,8 @@ static bool ocl_supports_be(struct backend *be, enum wnn_op op, enum wnn_dtype t
 const struct backend_impl backend_opencl = {
 	.name = "opencl",
 	.init = ocl_init,
+	.warm_caches = ocl_warm_caches,
+	.caps = ocl_caps,
 	.shutdown = ocl_shutdown,
 	.supports = ocl_supports_be,
 	.context_create = ocl_context_create,

@@ -1,4 +1,6 @@
-/* Gate kernels of gru/gruCell/lstm/lstmCell, all in float32. x * W^T for every step comes from
+/* Recurrent kernels: gru/gruCell/lstm/lstmCell gates (float32) and the gathering of outputs. */
+
+/* The gates are computed in float32. x * W^T for every step comes from
  * one CLBlast gemm; the recurrent product h * R^T is either computed here, fused into the gate
  * kernel (fused = 1: small layers, where a gemm call costs more than the math), or by a CLBlast
  * gemm per step into a buffer (fused = 0). */
@@ -117,3 +119,22 @@ __kernel void vec_add(__global const float *A, __global const float *B, __global
 	if (i < n)
 		O[i] = A[i] + B[i];
 }
+
+#ifdef IS_FLOAT
+/* The float32 hidden-state history hs[slot][dir][batch * hidden] (slot 0: the initial state,
+ * slot k + 1: after the k-th step a direction processed) into an output of type T.
+ * seq 0: final state [dirs, bh] from slot `slot`; seq 1: the sequence [steps, dirs, bh], where a
+ * backward direction (bit d of backward) produced time step t at its step steps - 1 - t. */
+__kernel void rnn_out(__global const float *HS, __global T *O, uint n, uint steps, uint dirs,
+		      uint bh, uint backward, uint seq, uint slot)
+{
+	uint i = get_global_id(0);
+	if (i >= n)
+		return;
+	uint r = i % bh, d = (i / bh) % dirs, t = i / (bh * dirs);
+	uint s = slot;
+	if (seq)
+		s = (backward >> d) & 1 ? steps - t : t + 1;
+	ST(O, i, HS[((ulong)s * dirs + d) * bh + r]);
+}
+#endif

@@ -1,9 +1,10 @@
-/* OpenCL tests of the operators beyond the CNN set: each against the reference backend on seeded inputs. */
+/* OpenCL tests of each operator family against the reference backend on seeded inputs. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/backend/opencl/ocl.h"
 #include "tests/graphs.h"
 #include "tests/ocltest.h"
 #include "tests/test.h"
@@ -60,7 +61,7 @@ static double type_lo(enum wnn_dtype t, double lo)
 
 /* ------------------------------------------------------------------ support table */
 
-TEST(opencl_ext_supports_exactly_the_spec_types)
+TEST(opencl_supports_exactly_the_spec_types)
 {
 	struct backend *be = ot_backend();
 	static const enum wnn_op ops[] = {
@@ -100,7 +101,7 @@ TEST(opencl_ext_supports_exactly_the_spec_types)
 
 /* ------------------------------------------------------------------ data movement */
 
-TEST_TIMEOUT(opencl_ext_data_movement_all_types, 180)
+TEST_TIMEOUT(opencl_data_movement_all_types, 180)
 {
 	struct backend *be = ot_backend();
 	for (size_t ti = 0; ti < N_TYPES; ti++) {
@@ -243,7 +244,7 @@ TEST_TIMEOUT(opencl_ext_data_movement_all_types, 180)
 
 static const enum wnn_dtype INDEX_TYPES[] = { WNN_I32, WNN_U32, WNN_I64 };
 
-TEST_TIMEOUT(opencl_ext_gather_scatter, 180)
+TEST_TIMEOUT(opencl_gather_scatter, 180)
 {
 	struct backend *be = ot_backend();
 	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16, WNN_I64, WNN_U8 };
@@ -366,7 +367,7 @@ TEST_TIMEOUT(opencl_ext_gather_scatter, 180)
 }
 
 /* Hostile indices (the extremes of each index type) stay inside the input: literal values. */
-TEST(opencl_ext_gather_hostile_indices)
+TEST(opencl_gather_hostile_indices)
 {
 	struct backend *be = ot_backend();
 	struct tg_graph tg;
@@ -420,7 +421,7 @@ TEST(opencl_ext_gather_hostile_indices)
 
 /* ------------------------------------------------------------------ conversions */
 
-TEST_TIMEOUT(opencl_ext_cast_all_pairs, 180)
+TEST_TIMEOUT(opencl_cast_all_pairs, 180)
 {
 	struct backend *be = ot_backend();
 	char label[128];
@@ -438,7 +439,7 @@ TEST_TIMEOUT(opencl_ext_cast_all_pairs, 180)
 	backend_opencl.shutdown(be);
 }
 
-TEST_TIMEOUT(opencl_ext_quantize_dequantize, 120)
+TEST_TIMEOUT(opencl_quantize_dequantize, 120)
 {
 	struct backend *be = ot_backend();
 	static const enum wnn_dtype qtypes[] = { WNN_I8, WNN_U8, WNN_I32, WNN_U32 };
@@ -486,7 +487,7 @@ TEST_TIMEOUT(opencl_ext_quantize_dequantize, 120)
 
 /* ------------------------------------------------------------------ math */
 
-TEST_TIMEOUT(opencl_ext_arg_cumsum, 180)
+TEST_TIMEOUT(opencl_arg_cumsum, 180)
 {
 	struct backend *be = ot_backend();
 	char label[128];
@@ -524,7 +525,7 @@ TEST_TIMEOUT(opencl_ext_arg_cumsum, 180)
 	backend_opencl.shutdown(be);
 }
 
-TEST_TIMEOUT(opencl_ext_reductions, 180)
+TEST_TIMEOUT(opencl_reductions, 180)
 {
 	struct backend *be = ot_backend();
 	char label[128];
@@ -569,7 +570,7 @@ TEST_TIMEOUT(opencl_ext_reductions, 180)
 
 /* Few outputs over many elements take the two-stage (split) reduction: a whole-tensor
  * reduction, strided and non-contiguous reduced spaces, with and without keepDimensions. */
-TEST_TIMEOUT(opencl_ext_reductions_large, 300)
+TEST_TIMEOUT(opencl_reductions_large, 300)
 {
 	struct backend *be = ot_backend();
 	char label[160];
@@ -625,7 +626,7 @@ TEST_TIMEOUT(opencl_ext_reductions_large, 300)
 
 /* The two-stage reduction keeps the one-stage kernel's NaN and infinity results: NaN wins
  * max/min/sums wherever it sits, -inf chunks weigh nothing in logSumExp, all -inf stays -inf. */
-TEST_TIMEOUT(opencl_ext_reductions_large_nan_inf, 120)
+TEST_TIMEOUT(opencl_reductions_large_nan_inf, 120)
 {
 	struct backend *be = ot_backend();
 	enum { ROWS = 7, LEN = 8192 };
@@ -686,7 +687,7 @@ TEST_TIMEOUT(opencl_ext_reductions_large_nan_inf, 120)
 	backend_opencl.shutdown(be);
 }
 
-TEST_TIMEOUT(opencl_ext_normalization_prelu, 120)
+TEST_TIMEOUT(opencl_normalization_prelu, 120)
 {
 	struct backend *be = ot_backend();
 	char label[128];
@@ -781,7 +782,7 @@ TEST_TIMEOUT(opencl_ext_normalization_prelu, 120)
 	backend_opencl.shutdown(be);
 }
 
-TEST_TIMEOUT(opencl_ext_resample2d, 120)
+TEST_TIMEOUT(opencl_resample2d, 120)
 {
 	struct backend *be = ot_backend();
 	char label[128];
@@ -820,7 +821,7 @@ TEST_TIMEOUT(opencl_ext_resample2d, 120)
 }
 
 /* The spec's worked example: [4, 4] -> [8, 8] linear, literal values. */
-TEST(opencl_ext_resample2d_spec_example)
+TEST(opencl_resample2d_spec_example)
 {
 	struct backend *be = ot_backend();
 	struct tg_graph tg;
@@ -856,7 +857,7 @@ TEST(opencl_ext_resample2d_spec_example)
 	backend_opencl.shutdown(be);
 }
 
-TEST_TIMEOUT(opencl_ext_conv_transpose2d, 180)
+TEST_TIMEOUT(opencl_conv_transpose2d, 180)
 {
 	struct backend *be = ot_backend();
 	char label[128];
@@ -1085,7 +1086,7 @@ static void run_rnn(struct backend *be, enum wnn_dtype t, const struct rnn_case 
 	tg_free(&tg);
 }
 
-TEST_TIMEOUT(opencl_ext_gru_lstm, 240)
+TEST_TIMEOUT(opencl_gru_lstm, 240)
 {
 	struct backend *be = ot_backend();
 	const Webnn__Ipc__RecurrentActivation S = WEBNN__IPC__RECURRENT_ACTIVATION__ACT_SIGMOID,
@@ -1110,8 +1111,7 @@ TEST_TIMEOUT(opencl_ext_gru_lstm, 240)
 	char label[128];
 	/* f = 2: float32 again with the recurrent products as CLBlast gemms instead of fused */
 	for (int f = 0; f < 3; f++) {
-		if (f == 2)
-			setenv("WEBNN_OCL_RNN_GEMM", "1", 1);
+		be->opts.rnn_gemm = f == 2; /* what $WEBNN_OCL_RNN_GEMM sets at init */
 		for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
 			enum wnn_dtype t = f == 1 ? WNN_F16 : WNN_F32;
 			snprintf(label, sizeof label, "%s%s case %zu %s%s", cases[ci].lstm ? "lstm" : "gru",
@@ -1120,6 +1120,5 @@ TEST_TIMEOUT(opencl_ext_gru_lstm, 240)
 			run_rnn(be, t, &cases[ci], label);
 		}
 	}
-	unsetenv("WEBNN_OCL_RNN_GEMM");
 	backend_opencl.shutdown(be);
 }
