@@ -223,10 +223,14 @@ enum webnn_status tg_run(const struct backend_impl *impl, struct backend *be,
 	}
 	for (size_t i = 0; st == WEBNN_STATUS_OK && i < g->n_outputs; i++)
 		st = impl->tensor_create(ctx, &g->values[g->outputs[i]].desc, &outs[i], diag);
+	/* Each backend optimises a private copy with its own caps; g stays as built. */
+	struct graph_ir *copy = NULL;
+	if (st == WEBNN_STATUS_OK && !g->optimized && !(copy = graph_clone(g)))
+		st = wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "tg: out of memory");
+	if (st == WEBNN_STATUS_OK && copy)
+		st = tg_optimize(copy, impl, ctx, diag);
 	if (st == WEBNN_STATUS_OK)
-		st = tg_optimize((struct graph_ir *)g, impl, ctx, diag);
-	if (st == WEBNN_STATUS_OK)
-		st = impl->compile(ctx, g, &plan, diag);
+		st = impl->compile(ctx, copy ? copy : g, &plan, diag);
 	if (st == WEBNN_STATUS_OK)
 		st = impl->execute(plan, ins, outs, diag);
 	for (size_t i = 0; st == WEBNN_STATUS_OK && i < g->n_outputs; i++)
@@ -234,6 +238,7 @@ enum webnn_status tg_run(const struct backend_impl *impl, struct backend *be,
 				       tg_bytes(&g->values[g->outputs[i]].desc), diag);
 	if (plan)
 		impl->plan_destroy(plan);
+	graph_destroy(copy);
 	for (size_t i = 0; i < TG_MAX_OPERANDS; i++) {
 		if (ins[i])
 			impl->tensor_destroy(ins[i]);

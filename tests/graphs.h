@@ -67,6 +67,8 @@ const struct graph_ir *tg_finish(struct tg_graph *t, struct wnn_diag *diag);
 enum webnn_status tg_optimize(struct graph_ir *g, const struct backend_impl *impl,
 			      struct backend_context *ctx, struct wnn_diag *diag);
 
+/* Runs g as built on a backend: when g was not optimised yet, a copy of it is, with impl's caps
+ * (so one graph runs on several backends, each with its own passes). */
 /* Creates context and tensors on a backend (be NULL: init and shut down impl here), writes
  * inputs[i] (bytes of graph input i), compiles, executes and reads every output into
  * outputs[i]. Everything it created is released before it returns. */

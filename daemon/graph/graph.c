@@ -99,6 +99,89 @@ uint32_t graph_add_node(struct graph_ir *g, enum wnn_op op, const union wnn_attr
 	return g->n_nodes++;
 }
 
+void graph_node_repoint(struct graph_node *n)
+{
+	if (n->op == WNN_OP_CONCAT)
+		n->attrs.concat.inputs = n->inputs;
+	else if (n->op == WNN_OP_SPLIT)
+		n->attrs.split.outputs = n->outputs;
+}
+
+static bool owns(const struct graph_ir *g, const void *p)
+{
+	for (uint32_t i = 0; i < g->n_owned; i++)
+		if (g->owned[i] == p)
+			return true;
+	return false;
+}
+
+static void *dup_bytes(const void *p, size_t n)
+{
+	void *q = malloc(n ? n : 1);
+	if (q && n)
+		memcpy(q, p, n);
+	return q;
+}
+
+/* The node arrays of a clone: fresh input/output/label/chain copies of the original's. */
+static bool clone_node(struct graph_node *n, const struct graph_node *o)
+{
+	*n = *o;
+	n->inputs = copy_ids(o->inputs, o->n_inputs);
+	n->outputs = copy_ids(o->outputs, o->n_outputs);
+	n->label = o->label ? strdup(o->label) : NULL;
+	n->chain.members = o->chain.members ? copy_ids(o->chain.members, o->chain.n_members)
+					    : NULL;
+	graph_node_repoint(n);
+	return n->inputs && n->outputs && (!o->label || n->label) &&
+	       (!o->chain.members || n->chain.members);
+}
+
+/* Constants the original owns get bytes the clone owns. */
+static bool clone_constants(struct graph_ir *c, const struct graph_ir *g)
+{
+	for (uint32_t v = 0; v < g->n_values; v++) {
+		if (!g->values[v].data || !owns(g, g->values[v].data))
+			continue;
+		uint64_t bytes = 0;
+		wnn_desc_bytes(&g->values[v].desc, &bytes);
+		void *p = dup_bytes(g->values[v].data, (size_t)bytes);
+		if (!p || !graph_own(c, p))
+			return false;
+		c->values[v].data = p;
+	}
+	return true;
+}
+
+struct graph_ir *graph_clone(const struct graph_ir *g)
+{
+	struct graph_ir *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	*c = *g;
+	c->owned = NULL;
+	c->n_owned = c->cap_owned = 0;
+	c->values = dup_bytes(g->values, (size_t)g->n_values * sizeof *g->values);
+	c->nodes = calloc(g->n_nodes ? g->n_nodes : 1, sizeof *c->nodes);
+	c->inputs = copy_ids(g->inputs, g->n_inputs);
+	c->outputs = copy_ids(g->outputs, g->n_outputs);
+	c->plan.buffer_bytes = dup_bytes(g->plan.buffer_bytes,
+					 (size_t)g->plan.n_buffers * sizeof *g->plan.buffer_bytes);
+	c->cap_values = g->n_values;
+	c->cap_nodes = g->n_nodes;
+	c->n_nodes = 0;
+	bool ok = c->values && c->nodes && c->inputs && c->outputs && c->plan.buffer_bytes;
+	for (uint32_t i = 0; ok && i < g->n_nodes; i++) {
+		ok = clone_node(&c->nodes[i], &g->nodes[i]);
+		c->n_nodes = i + 1; /* freed by graph_destroy even when incomplete */
+	}
+	if (!ok || !clone_constants(c, g)) {
+		graph_destroy(c);
+		return NULL;
+	}
+	return c;
+}
+
 bool graph_own(struct graph_ir *g, void *p)
 {
 	if (!grow((void **)&g->owned, &g->cap_owned, g->n_owned + 1, sizeof *g->owned)) {

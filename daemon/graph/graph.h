@@ -132,12 +132,7 @@ struct graph_plan {
 	uint64_t unplanned_bytes; /* sum of the intermediates' sizes without reuse (for reports) */
 };
 
-struct graph_source;
-
 struct graph_ir {
-	/* Transitional, removed once both backends compile from nodes: the source the graph was
-	 * imported from (owned by the caller of graph_import, outlives the graph). */
-	const struct graph_source *source;
 	struct graph_value *values;
 	uint32_t n_values, cap_values;
 	struct graph_node *nodes;     /* topological order */
@@ -167,6 +162,12 @@ uint32_t graph_add_value(struct graph_ir *g, const struct wnn_desc *desc, enum g
 uint32_t graph_add_node(struct graph_ir *g, enum wnn_op op, const union wnn_attrs *attrs,
 			const uint32_t *inputs, uint32_t n_inputs, const uint32_t *outputs,
 			uint32_t n_outputs, struct wnn_diag *diag);
+/* A deep copy (nodes, values, plan, constants the graph owns; borrowed constant bytes stay
+ * borrowed), e.g. to optimise one import for two backends. NULL when out of memory. */
+struct graph_ir *graph_clone(const struct graph_ir *g);
+/* Attributes that list operands (concat inputs, split outputs) point at the node's own arrays:
+ * call after a node's arrays were (re)allocated. */
+void graph_node_repoint(struct graph_node *n);
 /* Takes ownership of p (freed with the graph); false when out of memory (p is freed). */
 bool graph_own(struct graph_ir *g, void *p);
 /* Recounts n_uses and producers from the live and fused nodes. */

@@ -57,15 +57,6 @@ static int operation_inputs(const Webnn__Ipc__Operation *op, uint32_t **ids, int
 	}
 }
 
-/* Pointers in the resolved attributes that point into the message now point into the node. */
-static void repoint_attrs(struct graph_node *n)
-{
-	if (n->op == WNN_OP_CONCAT)
-		n->attrs.concat.inputs = n->inputs;
-	else if (n->op == WNN_OP_SPLIT)
-		n->attrs.split.outputs = n->outputs;
-}
-
 static enum webnn_status import_node(struct graph_ir *g, const struct graph_source *src,
 				     const Webnn__Ipc__Operation *op, uint32_t **in, int *cap,
 				     struct wnn_diag *diag)
@@ -100,7 +91,7 @@ static enum webnn_status import_node(struct graph_ir *g, const struct graph_sour
 	if (idx == GRAPH_NONE)
 		return diag->status;
 	struct graph_node *n = &g->nodes[idx];
-	repoint_attrs(n);
+	graph_node_repoint(n);
 	if (op->label && *op->label && !(n->label = strdup(op->label)))
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
 	for (int k = 0; k < n_out; k++) {
@@ -153,7 +144,6 @@ enum webnn_status graph_import(const struct graph_source *src, struct graph_ir *
 	}
 	graph_recount(g);
 	g->n_imported_nodes = g->n_nodes;
-	g->source = src;
 	*out = g;
 	return WEBNN_STATUS_OK;
 }

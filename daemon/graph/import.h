@@ -6,8 +6,7 @@
 
 /* A graph as the daemon received and validated it (wnn_graph_validate), with its constants
  * bound. Operand ids index descs and constant_data. Nothing here is kept by the import except
- * constant bytes, which must outlive the imported graph (and, while graph.source exists, the
- * source itself). */
+ * constant bytes, which must outlive the imported graph. */
 struct graph_source {
 	const Webnn__Ipc__GraphInfo *info;  /* operations in topological order */
 	const struct wnn_desc *descs;       /* info->n_operands validated descriptors */

@@ -162,10 +162,7 @@ static uint32_t move_node(struct layout_pass *p, struct graph_node *o, const uin
 	n->chain = o->chain;
 	o->chain.members = NULL;
 	n->slice = o->slice;
-	if (n->op == WNN_OP_CONCAT)
-		n->attrs.concat.inputs = n->inputs;
-	else if (n->op == WNN_OP_SPLIT)
-		n->attrs.split.outputs = n->outputs;
+	graph_node_repoint(n);
 	return i;
 }
 
