@@ -102,8 +102,9 @@ enum webnn_status wnn_resolve_gemm(const Webnn__Ipc__Operation *op, const struct
 	if (out->dims[0] != p->m || out->dims[1] != p->n)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output shape must be [%u, %u]", name, p->m, p->n);
-	p->alpha = wnn_cast_float(m->alpha, p->type);
-	p->beta = wnn_cast_float(m->beta, p->type);
+	const struct wnn_op_defaults *dflt = &wnn_ops[WNN_OP_GEMM].defaults;
+	p->alpha = wnn_cast_float(m->has_alpha ? m->alpha : dflt->alpha, p->type);
+	p->beta = wnn_cast_float(m->has_beta ? m->beta : dflt->beta, p->type);
 	if (m->has_c) {
 		OPERAND(c, m->c, "c");
 		uint64_t cs[2];

@@ -121,7 +121,9 @@ enum webnn_status wnn_resolve_batchnorm(const Webnn__Ipc__Operation *op, const s
 	p->type = in->type;
 	p->axis = m->axis;
 	wnn_axis_view(in, m->axis, &p->outer, &p->channels, &p->inner);
-	p->epsilon = wnn_cast_float(m->epsilon, p->type);
+	double eps = m->has_epsilon ? m->epsilon
+				    : wnn_ops[WNN_OP_BATCH_NORMALIZATION].defaults.epsilon;
+	p->epsilon = wnn_cast_float(eps, p->type);
 	struct {
 		uint32_t id;
 		bool given;
@@ -162,7 +164,8 @@ enum webnn_status wnn_resolve_norm(const Webnn__Ipc__Operation *op, const struct
 	if (p->op == WNN_OP_INSTANCE_NORMALIZATION) {
 		const Webnn__Ipc__InstanceNormalization *m = op->instance_normalization;
 		in_id = m->input, out_id = m->output, s_id = m->scale, b_id = m->bias;
-		has_s = m->has_scale, has_b = m->has_bias, eps = m->epsilon;
+		has_s = m->has_scale, has_b = m->has_bias;
+		eps = m->has_epsilon ? m->epsilon : wnn_ops[p->op].defaults.epsilon;
 		OPERAND(in, in_id, "input");
 		CHECK(wnn_rank_is(in, 4, name, "input", diag));
 		bool nhwc = m->layout == WEBNN__IPC__INPUT_LAYOUT__NHWC;
@@ -173,7 +176,8 @@ enum webnn_status wnn_resolve_norm(const Webnn__Ipc__Operation *op, const struct
 	} else {
 		const Webnn__Ipc__LayerNormalization *m = op->layer_normalization;
 		in_id = m->input, out_id = m->output, s_id = m->scale, b_id = m->bias;
-		has_s = m->has_scale, has_b = m->has_bias, eps = m->epsilon;
+		has_s = m->has_scale, has_b = m->has_bias;
+		eps = m->has_epsilon ? m->epsilon : wnn_ops[p->op].defaults.epsilon;
 		OPERAND(in, in_id, "input");
 		if (m->has_axes && m->n_axes > in->rank)
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,

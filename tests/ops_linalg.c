@@ -148,7 +148,7 @@ TEST(ops_linalg_reference_gemm_options)
 	b = tg_input(&t, WNN_F32, SHAPE(3, 2));
 	uint32_t c = tg_input(&t, WNN_F32, SHAPE(2));
 	m = rt_gemm_msg(&t, a, b);
-	m->has_c = true, m->c = c, m->alpha = 2, m->beta = 0.5;
+	m->has_c = true, m->c = c, m->has_alpha = m->has_beta = true, m->alpha = 2, m->beta = 0.5;
 	rt_op(&t, WNN_OP_GEMM, m);
 	rt_expect(&t, INS(D(1, 2, 3, 4, 5, 6), D(7, 8, 9, 10, 11, 12), D(1, 2)),
 	       D(116.5, 129, 278.5, 309), 0);

@@ -243,7 +243,7 @@ TEST(ops_normalization_reference_batch_normalization_with_and_without_scale_bias
 	var = rt_constant(&t, WNN_F16, SHAPE(2), D(3.5, 0.5));
 	bias = rt_constant(&t, WNN_F16, SHAPE(2), D(10, 20));
 	m = rt_bn_msg(&t, x, mean, var);
-	m->axis = 0, m->epsilon = 0.5, m->has_bias = true, m->bias = bias;
+	m->axis = 0, m->has_epsilon = true, m->epsilon = 0.5, m->has_bias = true, m->bias = bias;
 	rt_op(&t, WNN_OP_BATCH_NORMALIZATION, m);
 	rt_expect(&t, INS(D(2, -2, 3, 1)), D(11, 9, 21, 19), 0);
 	tg_free(&t);
@@ -290,7 +290,8 @@ TEST(ops_normalization_reference_instance_and_layer_normalization)
 	x = tg_input(&t, WNN_F32, SHAPE(2, 2));
 	sc = rt_constant(&t, WNN_F32, SHAPE(2), D(1, 10));
 	l = MSG(Webnn__Ipc__LayerNormalization, WEBNN__IPC__LAYER_NORMALIZATION__INIT);
-	l->input = x, l->output = tg_next(&t), l->has_axes = true, l->epsilon = 0;
+	l->input = x, l->output = tg_next(&t), l->has_axes = true, l->has_epsilon = true,
+	       l->epsilon = 0;
 	l->has_scale = true, l->scale = sc;
 	LIST(l, axes, 0); /* normalise columns; scale indexed by row */
 	rt_op(&t, WNN_OP_LAYER_NORMALIZATION, l);

@@ -537,21 +537,40 @@ TEST(schema_resolve_applies_defaults)
 
 /* The protocol's [default = ...] values of scalar options are the op table's (ops.def DEFAULTS
  * is the one place they are decided; the .proto repeats them for messages that omit them). */
-TEST(schema_proto_defaults_match_the_op_table)
+/* Options the message leaves out resolve to the op table's defaults (the wire carries none of
+ * its own): gemm alpha/beta, the normalizations' epsilon. */
+TEST(schema_absent_options_resolve_to_op_table_defaults)
 {
-	Webnn__Ipc__Gemm g = WEBNN__IPC__GEMM__INIT;
-	ASSERT(g.alpha == wnn_ops[WNN_OP_GEMM].defaults.alpha);
-	ASSERT(g.beta == wnn_ops[WNN_OP_GEMM].defaults.beta);
-	Webnn__Ipc__BatchNormalization b = WEBNN__IPC__BATCH_NORMALIZATION__INIT;
-	ASSERT(b.epsilon == wnn_ops[WNN_OP_BATCH_NORMALIZATION].defaults.epsilon);
-	Webnn__Ipc__InstanceNormalization in = WEBNN__IPC__INSTANCE_NORMALIZATION__INIT;
-	ASSERT(in.epsilon == wnn_ops[WNN_OP_INSTANCE_NORMALIZATION].defaults.epsilon);
-	Webnn__Ipc__LayerNormalization l = WEBNN__IPC__LAYER_NORMALIZATION__INIT;
-	ASSERT(l.epsilon == wnn_ops[WNN_OP_LAYER_NORMALIZATION].defaults.epsilon);
-	Webnn__Ipc__Conv2d c = WEBNN__IPC__CONV2D__INIT;
-	Webnn__Ipc__ConvTranspose2d ct = WEBNN__IPC__CONV_TRANSPOSE2D__INIT;
-	ASSERT_EQ(c.groups, 1);
-	ASSERT_EQ(ct.groups, 1);
+	struct fx f = { 0 };
+	union wnn_attrs a;
+	uint32_t x = T(&f, WNN_F32, 2, 3), y = T(&f, WNN_F32, 3, 2), o = SLOT(&f);
+	Webnn__Ipc__Gemm gm = WEBNN__IPC__GEMM__INIT;
+	Webnn__Ipc__Operation gemm = st_mkop(WNN_OP_GEMM);
+	gemm.gemm = &gm, gm.a = x, gm.b = y, gm.output = o;
+	infer_and_resolve(&f, &gemm, &a);
+	ASSERT(a.gemm.alpha == (double)(float)wnn_ops[WNN_OP_GEMM].defaults.alpha);
+	ASSERT(a.gemm.beta == (double)(float)wnn_ops[WNN_OP_GEMM].defaults.beta);
+	ASSERT(wnn_ops[WNN_OP_GEMM].defaults.alpha == 1.0 && wnn_ops[WNN_OP_GEMM].defaults.beta == 1.0);
+
+	uint32_t in = T(&f, WNN_F32, 1, 2, 3, 3), c = T(&f, WNN_F32, 2), o2 = SLOT(&f);
+	Webnn__Ipc__BatchNormalization bm = WEBNN__IPC__BATCH_NORMALIZATION__INIT;
+	Webnn__Ipc__Operation bn = st_mkop(WNN_OP_BATCH_NORMALIZATION);
+	bn.batch_normalization = &bm, bm.input = in, bm.mean = c, bm.variance = c, bm.output = o2;
+	infer_and_resolve(&f, &bn, &a);
+	ASSERT(a.batchnorm.epsilon == (double)(float)1e-5);
+	Webnn__Ipc__InstanceNormalization im = WEBNN__IPC__INSTANCE_NORMALIZATION__INIT;
+	Webnn__Ipc__Operation inorm = st_mkop(WNN_OP_INSTANCE_NORMALIZATION);
+	inorm.instance_normalization = &im, im.input = in, im.output = o2;
+	infer_and_resolve(&f, &inorm, &a);
+	ASSERT(a.norm.epsilon == (double)(float)1e-5);
+	Webnn__Ipc__LayerNormalization lm = WEBNN__IPC__LAYER_NORMALIZATION__INIT;
+	Webnn__Ipc__Operation lnorm = st_mkop(WNN_OP_LAYER_NORMALIZATION);
+	lnorm.layer_normalization = &lm, lm.input = in, lm.output = o2;
+	infer_and_resolve(&f, &lnorm, &a);
+	ASSERT(a.norm.epsilon == (double)(float)1e-5);
+	lm.has_epsilon = true, lm.epsilon = 0.25;
+	infer_and_resolve(&f, &lnorm, &a);
+	ASSERT(a.norm.epsilon == 0.25);
 }
 
 /* Resolving against an output shape other than the inferred one fails: the resolver computes
