@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "proto/webnn.pb-c.h"
 #include "client/client.h"
 
 /* ---- builder arena: operation messages, option arrays and operands live until destroy */

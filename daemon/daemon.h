@@ -10,6 +10,7 @@
 #include "daemon/backend/backend.h"
 #include "daemon/graph/import.h"
 #include "proto/wire.h"
+#include "proto/webnn.pb-c.h"
 #include "proto/wnn.h"
 
 #define WEBNND_VERSION "0.1"

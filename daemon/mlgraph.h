@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/webnn.pb-c.h"
 #include "daemon/backend/backend.h"
 #include "daemon/graph/import.h"
 #include "daemon/obj.h"

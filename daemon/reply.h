@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/webnn.pb-c.h"
 #include "proto/wire.h"
 #include "proto/wnn.h"
 

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "proto/webnn.pb-c.h"
 #include "daemon/obj.h"
 #include "proto/wire.h"
 #include "proto/wnn.h"

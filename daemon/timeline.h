@@ -8,6 +8,7 @@
 
 #include <uv.h>
 
+#include "proto/webnn.pb-c.h"
 #include "proto/wire.h"
 #include "proto/wnn.h"
 

@@ -1,4 +1,5 @@
 /* Whole-graph validation of an untrusted GraphInfo: operand kinds, wiring, order, names, shapes. */
+#include "proto/webnn.pb-c.h"
 #include "proto/wnn.h"
 
 #include <inttypes.h>

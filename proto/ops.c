@@ -1,5 +1,6 @@
 /* Expands proto/ops.def into the op info table, plus data type, descriptor and diag helpers. */
 #include "proto/wnn.h"
+#include "proto/webnn.pb-c.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -11,7 +12,7 @@ const struct wnn_op_info wnn_ops[WNN_OP_COUNT] = {
 #define WNN_UNPAREN_(...) __VA_ARGS__
 #define X(ENUM, name_, id_, FAMILY, ATTRS, DTYPES, OUT, DEFAULTS, FEXPR, IEXPR)                 \
 	[WNN_OP_##ENUM] = { .name = #name_, .id = id_, .family = WNN_FAMILY_##FAMILY,          \
-			    .attrs = WEBNN__IPC__OPERATION__ATTRS_##ATTRS, .dtypes = DTYPES,    \
+			    .attrs = WNN_ATTRS_##ATTRS, .dtypes = DTYPES,    \
 			    .out = WNN_OUT_##OUT, .defaults = { WNN_UNPAREN_ DEFAULTS },         \
 			    .has_float_expr = sizeof(#FEXPR) > 2,                               \
 			    .has_int_expr = sizeof(#IEXPR) > 2 },
@@ -19,6 +20,12 @@ const struct wnn_op_info wnn_ops[WNN_OP_COUNT] = {
 #undef X
 #undef WNN_UNPAREN_
 };
+
+#define WNN_ATTRS_WIRE_(A, v)                                                                   \
+	_Static_assert((int)WNN_ATTRS_##A == (int)WEBNN__IPC__OPERATION__ATTRS_##A,         \
+		       "enum wnn_attrs_kind must equal the wire's attrs case");
+WNN_ATTRS_KINDS(WNN_ATTRS_WIRE_)
+#undef WNN_ATTRS_WIRE_
 
 const char *wnn_family_name(enum wnn_family f)
 {

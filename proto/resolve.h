@@ -65,7 +65,7 @@ struct wnn_binary_attrs {
 	enum wnn_dtype out_type; /* uint8 for comparisons and logical ops */
 	struct wnn_bcast bc;  /* input 0 = a, 1 = b */
 };
-enum webnn_status wnn_resolve_binary(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_binary(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				size_t n_descs, struct wnn_binary_attrs *p, struct wnn_diag *diag);
 
 /* UNARY family: abs ... linear. alpha/beta hold the spec defaults when not given (elu alpha 1,
@@ -78,7 +78,7 @@ struct wnn_unary_attrs {
 	uint64_t count;
 	double alpha, beta;
 };
-enum webnn_status wnn_resolve_unary(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_unary(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 			       size_t n_descs, struct wnn_unary_attrs *p, struct wnn_diag *diag);
 
 /* clamp: bounds already cast to the input type as the spec's "casting" does (saturating for
@@ -92,7 +92,7 @@ struct wnn_clamp_attrs {
 	int64_t min_i, max_i;   /* signed integer types */
 	uint64_t min_u, max_u;  /* unsigned integer types */
 };
-enum webnn_status wnn_resolve_clamp(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_clamp(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 			       size_t n_descs, struct wnn_clamp_attrs *p, struct wnn_diag *diag);
 
 /* ---- convolution and pooling. Spatial tensors are indexed (n, c, y, x) through the strides
@@ -122,7 +122,7 @@ struct wnn_conv2d_attrs {
 	uint64_t out_stride[4];              /* (n, c, y, x) of the output */
 	uint64_t filter_stride[4];           /* (o, i, ky, kx) of the filter, i within the group */
 };
-enum webnn_status wnn_resolve_conv2d(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_conv2d(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				size_t n_descs, struct wnn_conv2d_attrs *p, struct wnn_diag *diag);
 
 enum wnn_pool_kind { WNN_POOL_AVG, WNN_POOL_L2, WNN_POOL_MAX };
@@ -143,7 +143,7 @@ struct wnn_pool2d_attrs {
 	uint32_t out_h, out_w;               /* from outputSizes, or rounded as asked */
 	uint64_t in_stride[4], out_stride[4]; /* (n, c, y, x) */
 };
-enum webnn_status wnn_resolve_pool2d(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_pool2d(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				size_t n_descs, struct wnn_pool2d_attrs *p, struct wnn_diag *diag);
 
 /* ---- matrix products */
@@ -162,7 +162,7 @@ struct wnn_gemm_attrs {
 	uint64_t b_stride_k, b_stride_n;
 	uint64_t c_stride_m, c_stride_n;
 };
-enum webnn_status wnn_resolve_gemm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_gemm(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 			      size_t n_descs, struct wnn_gemm_attrs *p, struct wnn_diag *diag);
 
 /* matmul: both ranks >= 2 (the spec rejects rank 1); batch dims broadcast bidirectionally to the
@@ -181,7 +181,7 @@ struct wnn_matmul_attrs {
 	bool a_broadcast, b_broadcast;        /* true when that operand's batch shape differs
 						 from the output batch shape */
 };
-enum webnn_status wnn_resolve_matmul(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_matmul(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				size_t n_descs, struct wnn_matmul_attrs *p, struct wnn_diag *diag);
 
 /* ---- data movement */
@@ -197,7 +197,7 @@ struct wnn_transpose_attrs {
 	uint64_t in_strides[WNN_MAX_RANK];
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_transpose(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_transpose(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				   size_t n_descs, struct wnn_transpose_attrs *p,
 				   struct wnn_diag *diag);
 
@@ -214,7 +214,7 @@ struct wnn_concat_attrs {
 	uint64_t inner;     /* product of dims after axis */
 	uint32_t out_axis;  /* output size along axis */
 };
-enum webnn_status wnn_resolve_concat(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_concat(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				size_t n_descs, struct wnn_concat_attrs *p, struct wnn_diag *diag);
 /* Size of input i along the axis. */
 uint32_t wnn_concat_size(const struct wnn_concat_attrs *p, const struct wnn_desc *descs,
@@ -227,7 +227,7 @@ struct wnn_reshape_attrs {
 	uint64_t count;
 	uint64_t bytes;
 };
-enum webnn_status wnn_resolve_reshape(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_reshape(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				 size_t n_descs, struct wnn_reshape_attrs *p, struct wnn_diag *diag);
 
 /* ---- normalisation */
@@ -239,7 +239,7 @@ struct wnn_softmax_attrs {
 	uint32_t axis;
 	uint64_t outer, axis_size, inner;
 };
-enum webnn_status wnn_resolve_softmax(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_softmax(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				 size_t n_descs, struct wnn_softmax_attrs *p, struct wnn_diag *diag);
 
 /* batchNormalization: out = (x - mean[c]) / sqrt(var[c] + epsilon) * scale[c] + bias[c] with the
@@ -253,7 +253,7 @@ struct wnn_batchnorm_attrs {
 	double epsilon;
 	uint64_t outer, channels, inner;
 };
-enum webnn_status wnn_resolve_batchnorm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_batchnorm(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				   size_t n_descs, struct wnn_batchnorm_attrs *p,
 				   struct wnn_diag *diag);
 
@@ -286,7 +286,7 @@ struct wnn_cast_attrs {
 	enum wnn_dtype in_type, out_type;
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_cast(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_cast(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 			      size_t n_descs, struct wnn_cast_attrs *p, struct wnn_diag *diag);
 
 /* argMin/argMax along one axis: input viewed as [outer, axis_size, inner]; output element
@@ -299,7 +299,7 @@ struct wnn_arg_attrs {
 	uint32_t axis;
 	uint64_t outer, axis_size, inner;
 };
-enum webnn_status wnn_resolve_arg(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_arg(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 			     size_t n_descs, struct wnn_arg_attrs *p, struct wnn_diag *diag);
 
 /* cumulativeSum along one axis, input viewed as [outer, axis_size, inner]. */
@@ -310,7 +310,7 @@ struct wnn_cumsum_attrs {
 	bool exclusive, reversed;
 	uint64_t outer, axis_size, inner;
 };
-enum webnn_status wnn_resolve_cumsum(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_cumsum(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				size_t n_descs, struct wnn_cumsum_attrs *p, struct wnn_diag *diag);
 
 enum wnn_tfilter_layout {
@@ -343,7 +343,7 @@ struct wnn_conv_transpose2d_attrs {
 	uint64_t out_stride[4];    /* (n, c, y, x) of the output */
 	uint64_t filter_stride[4]; /* (ic, o, ky, kx) */
 };
-enum webnn_status wnn_resolve_conv_transpose2d(const Webnn__Ipc__Operation *op,
+enum webnn_status wnn_resolve_conv_transpose2d(const struct Webnn__Ipc__Operation *op,
 					  const struct wnn_desc *descs, size_t n_descs,
 					  struct wnn_conv_transpose2d_attrs *p, struct wnn_diag *diag);
 
@@ -364,7 +364,7 @@ struct wnn_quantize_attrs {
 	uint64_t scale_strides[WNN_MAX_RANK]; /* row-major strides of scale_dims */
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_quantize(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_quantize(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				  size_t n_descs, struct wnn_quantize_attrs *p,
 				  struct wnn_diag *diag);
 /* Scale/zeroPoint element of input element i. */
@@ -382,7 +382,7 @@ struct wnn_expand_attrs {
 	uint64_t in_strides[WNN_MAX_RANK];
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_expand(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_expand(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				size_t n_descs, struct wnn_expand_attrs *p, struct wnn_diag *diag);
 
 struct wnn_tile_attrs {
@@ -393,7 +393,7 @@ struct wnn_tile_attrs {
 	uint64_t in_strides[WNN_MAX_RANK];
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_tile(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_tile(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 			      size_t n_descs, struct wnn_tile_attrs *p, struct wnn_diag *diag);
 uint64_t wnn_tile_offset(const struct wnn_tile_attrs *p, uint64_t j);
 
@@ -437,7 +437,7 @@ struct wnn_gather_attrs {
 	uint32_t k;
 	uint64_t count;                              /* output elements */
 };
-enum webnn_status wnn_resolve_gather(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_gather(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				size_t n_descs, struct wnn_gather_attrs *p, struct wnn_diag *diag);
 
 /* scatterElements / scatterND: the output starts as a copy of the input, then updates are
@@ -461,7 +461,7 @@ struct wnn_scatter_attrs {
 	uint32_t k;
 	uint64_t count;                   /* input (= output) elements */
 };
-enum webnn_status wnn_resolve_scatter(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_scatter(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				 size_t n_descs, struct wnn_scatter_attrs *p, struct wnn_diag *diag);
 /* Element offset into the input/output selected by index tuple t of a scatterND/gatherND
  * (reads k index values from idx, any index type), before adding the slice element. */
@@ -506,7 +506,7 @@ struct wnn_rnn_attrs {
 	 * lstm: [0] gates i/f/o (sigmoid), [1] cell candidate g (tanh), [2] cell output (tanh) */
 	enum wnn_activation act[3];
 };
-enum webnn_status wnn_resolve_rnn(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_rnn(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 			     size_t n_descs, struct wnn_rnn_attrs *p, struct wnn_diag *diag);
 
 /* pad: out coordinate d maps to input coordinate d - begin[d]; outside the input, mode decides
@@ -526,7 +526,7 @@ struct wnn_pad_attrs {
 	uint8_t value[8];
 	double value_f;
 };
-enum webnn_status wnn_resolve_pad(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_pad(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 			     size_t n_descs, struct wnn_pad_attrs *p, struct wnn_diag *diag);
 
 /* prelu: out = x >= 0 ? x : slope * x, input 0 = input, 1 = slope broadcast bidirectionally. */
@@ -535,7 +535,7 @@ struct wnn_prelu_attrs {
 	enum wnn_dtype type;
 	struct wnn_bcast bc;
 };
-enum webnn_status wnn_resolve_prelu(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_prelu(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 			       size_t n_descs, struct wnn_prelu_attrs *p, struct wnn_diag *diag);
 
 /* reduce*: output element k (row-major over the kept axes, which is also the output layout with
@@ -548,7 +548,7 @@ struct wnn_reduce_attrs {
 	enum wnn_dtype type;
 	struct wnn_reduction r;
 };
-enum webnn_status wnn_resolve_reduce(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_reduce(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				size_t n_descs, struct wnn_reduce_attrs *p, struct wnn_diag *diag);
 
 /* instanceNormalization / layerNormalization: mean and variance over r.red for each kept
@@ -565,7 +565,7 @@ struct wnn_norm_attrs {
 	uint32_t channels;
 	struct wnn_reduction r;
 };
-enum webnn_status wnn_resolve_norm(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_norm(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 			      size_t n_descs, struct wnn_norm_attrs *p, struct wnn_diag *diag);
 
 /* resample2d over the two axes axes[0], axes[1] of a 4-D tensor (spec algorithm). For output
@@ -586,7 +586,7 @@ struct wnn_resample_attrs {
 	uint64_t in_strides[4];
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_resample(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_resample(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				  size_t n_descs, struct wnn_resample_attrs *p,
 				  struct wnn_diag *diag);
 /* The clamped source coordinate x along resized axis i for output coordinate o. */
@@ -605,7 +605,7 @@ struct wnn_reverse_attrs {
 	uint32_t mask;
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_reverse(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_reverse(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				 size_t n_descs, struct wnn_reverse_attrs *p, struct wnn_diag *diag);
 
 struct wnn_slice_attrs {
@@ -618,7 +618,7 @@ struct wnn_slice_attrs {
 	uint64_t step_strides[WNN_MAX_RANK];
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_slice(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_slice(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 			       size_t n_descs, struct wnn_slice_attrs *p, struct wnn_diag *diag);
 
 /* split: the input viewed as [outer, axis_size, inner]; output i takes axis range
@@ -632,7 +632,7 @@ struct wnn_split_attrs {
 	uint64_t outer, axis_size, inner;
 	uint32_t sizes[WNN_MAX_OUTPUTS], offsets[WNN_MAX_OUTPUTS];
 };
-enum webnn_status wnn_resolve_split(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_split(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 			       size_t n_descs, struct wnn_split_attrs *p, struct wnn_diag *diag);
 
 /* triangular: input viewed as [batch, rows, cols]; element (r, c) is kept when
@@ -644,7 +644,7 @@ struct wnn_triangular_attrs {
 	int64_t diagonal;
 	uint64_t batch, rows, cols;
 };
-enum webnn_status wnn_resolve_triangular(const Webnn__Ipc__Operation *op,
+enum webnn_status wnn_resolve_triangular(const struct Webnn__Ipc__Operation *op,
 				    const struct wnn_desc *descs, size_t n_descs,
 				    struct wnn_triangular_attrs *p, struct wnn_diag *diag);
 
@@ -654,7 +654,7 @@ struct wnn_where_attrs {
 	enum wnn_dtype type; /* of the values */
 	struct wnn_bcast bc;
 };
-enum webnn_status wnn_resolve_where(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve_where(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 			       size_t n_descs, struct wnn_where_attrs *p, struct wnn_diag *diag);
 
 /* ---- any operation */
@@ -736,7 +736,7 @@ union wnn_attrs {
 
 /* Resolves any operation: the member of union wnn_attrs for op->attrs_case is filled, *kind is
  * the operator. Fails like the per-family resolvers (unknown operator or attrs included). */
-enum webnn_status wnn_resolve(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+enum webnn_status wnn_resolve(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 			      size_t n_descs, enum wnn_op *kind, union wnn_attrs *attrs,
 			      struct wnn_diag *diag);
 

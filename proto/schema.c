@@ -4,7 +4,7 @@
 /* ------------------------------------------------------------------------------------------ */
 /* The dispatch table. */
 
-static const struct wnn_attrs_kind *const attrs_kinds[] = {
+static const struct wnn_attrs_rules *const attrs_kinds[] = {
 	[WEBNN__IPC__OPERATION__ATTRS_ARG_MIN_MAX] = &wnn_attrs_arg_min_max,
 	[WEBNN__IPC__OPERATION__ATTRS_BATCH_NORMALIZATION] = &wnn_attrs_batch_normalization,
 	[WEBNN__IPC__OPERATION__ATTRS_BINARY] = &wnn_attrs_binary,
@@ -43,7 +43,7 @@ static const struct wnn_attrs_kind *const attrs_kinds[] = {
 	[WEBNN__IPC__OPERATION__ATTRS_WHERE] = &wnn_attrs_where,
 };
 
-const struct wnn_attrs_kind *wnn_attrs_kind_of(uint32_t attrs_case)
+const struct wnn_attrs_rules *wnn_attrs_kind_of(uint32_t attrs_case)
 {
 	if (attrs_case >= sizeof(attrs_kinds) / sizeof(attrs_kinds[0]))
 		return NULL;
@@ -76,7 +76,7 @@ static bool sink_put(void *ud, uint32_t id, const char *role)
 int wnn_op_inputs(const Webnn__Ipc__Operation *op, uint32_t *ids, const char **roles, int max)
 {
 	struct id_sink s = { ids, roles, max, 0 };
-	const struct wnn_attrs_kind *k = op ? wnn_attrs_kind_of((uint32_t)op->attrs_case) : NULL;
+	const struct wnn_attrs_rules *k = op ? wnn_attrs_kind_of((uint32_t)op->attrs_case) : NULL;
 	if (!k || max < 0 || !k->inputs(op, sink_put, &s))
 		return -1;
 	return s.n;
@@ -86,7 +86,7 @@ int wnn_op_outputs(const Webnn__Ipc__Operation *op, uint32_t *ids, int max)
 {
 	const uint32_t *list;
 	size_t n;
-	const struct wnn_attrs_kind *k = op ? wnn_attrs_kind_of((uint32_t)op->attrs_case) : NULL;
+	const struct wnn_attrs_rules *k = op ? wnn_attrs_kind_of((uint32_t)op->attrs_case) : NULL;
 	if (!k || max < 0 || !k->outputs(op, &list, &n) || n > (size_t)max)
 		return -1;
 	for (size_t i = 0; i < n; i++)
@@ -99,7 +99,7 @@ void wnn_op_roles(enum wnn_op op, wnn_role_fn fn, void *ud)
 	if ((unsigned)op >= WNN_OP_COUNT || !fn)
 		return;
 	const struct wnn_op_info *info = &wnn_ops[op];
-	const struct wnn_attrs_kind *k = wnn_attrs_kind_of(info->attrs);
+	const struct wnn_attrs_rules *k = wnn_attrs_kind_of(info->attrs);
 	if (k)
 		k->roles(op, info->dtypes, info->out == WNN_OUT_U8 ? WNN_DT_U8 : info->dtypes, fn,
 			 ud);
@@ -114,7 +114,7 @@ enum webnn_status wnn_resolve(const Webnn__Ipc__Operation *op, const struct wnn_
 	if (k == WNN_OP_COUNT)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "unknown operator id %u",
 				    op ? op->op : 0);
-	const struct wnn_attrs_kind *ak = wnn_attrs_kind_of((uint32_t)op->attrs_case);
+	const struct wnn_attrs_rules *ak = wnn_attrs_kind_of((uint32_t)op->attrs_case);
 	if (!ak)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: operation has no attributes",
 				    wnn_ops[k].name);
@@ -530,7 +530,7 @@ static const char *family_name(uint32_t family)
 
 /* Checks the operation's wiring before its family looks at it: attrs member, input ids defined
  * and valid, output ids in range. Returns the output ids through out_ids/n_out_ids. */
-static bool check_wiring(struct wnn_infer *c, const struct wnn_attrs_kind *k,
+static bool check_wiring(struct wnn_infer *c, const struct wnn_attrs_rules *k,
 			 const uint32_t **out_ids, size_t *n_out_ids)
 {
 	const Webnn__Ipc__Operation *op = c->op;
@@ -588,7 +588,7 @@ enum webnn_status wnn_op_infer(const Webnn__Ipc__Operation *op, const struct wnn
 	c.n_operands = operands ? n_operands : 0;
 	c.diag = diag;
 	c.n_res = 0;
-	const struct wnn_attrs_kind *k = wnn_attrs_kind_of((uint32_t)op->attrs_case);
+	const struct wnn_attrs_rules *k = wnn_attrs_kind_of((uint32_t)op->attrs_case);
 	const uint32_t *out_ids;
 	size_t n_out_ids;
 	if (!check_wiring(&c, k, &out_ids, &n_out_ids) || !k->infer(&c) ||

@@ -2,6 +2,7 @@
 #ifndef PROTO_SCHEMA_H
 #define PROTO_SCHEMA_H
 
+#include "proto/webnn.pb-c.h"
 #include "proto/resolve.h"
 
 #include <inttypes.h>
@@ -87,7 +88,7 @@ static inline uint32_t first_mask(const struct wnn_infer *c)
 	} while (0)
 
 /* ---- the one dispatch table: what each Operation.attrs kind does, indexed by attrs_case */
-struct wnn_attrs_kind {
+struct wnn_attrs_rules {
 	/* Calls fn for every operand read, in operator-input order; false when the attrs member
 	 * is missing or fn stopped the walk. */
 	bool (*inputs)(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud);
@@ -103,7 +104,7 @@ struct wnn_attrs_kind {
 };
 
 /* The table entry of an attrs kind, NULL when unknown. */
-const struct wnn_attrs_kind *wnn_attrs_kind_of(uint32_t attrs_case);
+const struct wnn_attrs_rules *wnn_attrs_kind_of(uint32_t attrs_case);
 
 /* Adapts wnn_resolve_<n> to the table's resolve signature (defines resolve_any_<n>). */
 #define WNN_RESOLVE_ANY(n)                                                                     \
@@ -114,42 +115,42 @@ const struct wnn_attrs_kind *wnn_attrs_kind_of(uint32_t attrs_case);
 		return wnn_resolve_##n(op, descs, n_descs, &attrs->n, diag);                   \
 	}
 
-extern const struct wnn_attrs_kind wnn_attrs_arg_min_max; /* schema_reduce.c */
-extern const struct wnn_attrs_kind wnn_attrs_batch_normalization; /* schema_normalization.c */
-extern const struct wnn_attrs_kind wnn_attrs_binary; /* schema_elementwise.c */
-extern const struct wnn_attrs_kind wnn_attrs_cast; /* schema_cast.c */
-extern const struct wnn_attrs_kind wnn_attrs_clamp; /* schema_elementwise.c */
-extern const struct wnn_attrs_kind wnn_attrs_concat; /* schema_data.c */
-extern const struct wnn_attrs_kind wnn_attrs_conv2d; /* schema_conv.c */
-extern const struct wnn_attrs_kind wnn_attrs_conv_transpose2d; /* schema_conv.c */
-extern const struct wnn_attrs_kind wnn_attrs_cumulative_sum; /* schema_reduce.c */
-extern const struct wnn_attrs_kind wnn_attrs_expand; /* schema_data.c */
-extern const struct wnn_attrs_kind wnn_attrs_gather; /* schema_gather.c */
-extern const struct wnn_attrs_kind wnn_attrs_gemm; /* schema_linalg.c */
-extern const struct wnn_attrs_kind wnn_attrs_gru; /* schema_rnn.c */
-extern const struct wnn_attrs_kind wnn_attrs_gru_cell; /* schema_rnn.c */
-extern const struct wnn_attrs_kind wnn_attrs_instance_normalization; /* schema_normalization.c */
-extern const struct wnn_attrs_kind wnn_attrs_layer_normalization; /* schema_normalization.c */
-extern const struct wnn_attrs_kind wnn_attrs_lstm; /* schema_rnn.c */
-extern const struct wnn_attrs_kind wnn_attrs_lstm_cell; /* schema_rnn.c */
-extern const struct wnn_attrs_kind wnn_attrs_matmul; /* schema_linalg.c */
-extern const struct wnn_attrs_kind wnn_attrs_pad; /* schema_data.c */
-extern const struct wnn_attrs_kind wnn_attrs_pool2d; /* schema_pool.c */
-extern const struct wnn_attrs_kind wnn_attrs_prelu; /* schema_elementwise.c */
-extern const struct wnn_attrs_kind wnn_attrs_quantize_linear; /* schema_cast.c */
-extern const struct wnn_attrs_kind wnn_attrs_reduce; /* schema_reduce.c */
-extern const struct wnn_attrs_kind wnn_attrs_resample2d; /* schema_resample.c */
-extern const struct wnn_attrs_kind wnn_attrs_reshape; /* schema_data.c */
-extern const struct wnn_attrs_kind wnn_attrs_reverse; /* schema_data.c */
-extern const struct wnn_attrs_kind wnn_attrs_scatter; /* schema_gather.c */
-extern const struct wnn_attrs_kind wnn_attrs_slice; /* schema_data.c */
-extern const struct wnn_attrs_kind wnn_attrs_softmax; /* schema_normalization.c */
-extern const struct wnn_attrs_kind wnn_attrs_split; /* schema_data.c */
-extern const struct wnn_attrs_kind wnn_attrs_tile; /* schema_data.c */
-extern const struct wnn_attrs_kind wnn_attrs_transpose; /* schema_data.c */
-extern const struct wnn_attrs_kind wnn_attrs_triangular; /* schema_data.c */
-extern const struct wnn_attrs_kind wnn_attrs_unary; /* schema_elementwise.c */
-extern const struct wnn_attrs_kind wnn_attrs_where; /* schema_elementwise.c */
+extern const struct wnn_attrs_rules wnn_attrs_arg_min_max; /* schema_reduce.c */
+extern const struct wnn_attrs_rules wnn_attrs_batch_normalization; /* schema_normalization.c */
+extern const struct wnn_attrs_rules wnn_attrs_binary; /* schema_elementwise.c */
+extern const struct wnn_attrs_rules wnn_attrs_cast; /* schema_cast.c */
+extern const struct wnn_attrs_rules wnn_attrs_clamp; /* schema_elementwise.c */
+extern const struct wnn_attrs_rules wnn_attrs_concat; /* schema_data.c */
+extern const struct wnn_attrs_rules wnn_attrs_conv2d; /* schema_conv.c */
+extern const struct wnn_attrs_rules wnn_attrs_conv_transpose2d; /* schema_conv.c */
+extern const struct wnn_attrs_rules wnn_attrs_cumulative_sum; /* schema_reduce.c */
+extern const struct wnn_attrs_rules wnn_attrs_expand; /* schema_data.c */
+extern const struct wnn_attrs_rules wnn_attrs_gather; /* schema_gather.c */
+extern const struct wnn_attrs_rules wnn_attrs_gemm; /* schema_linalg.c */
+extern const struct wnn_attrs_rules wnn_attrs_gru; /* schema_rnn.c */
+extern const struct wnn_attrs_rules wnn_attrs_gru_cell; /* schema_rnn.c */
+extern const struct wnn_attrs_rules wnn_attrs_instance_normalization; /* schema_normalization.c */
+extern const struct wnn_attrs_rules wnn_attrs_layer_normalization; /* schema_normalization.c */
+extern const struct wnn_attrs_rules wnn_attrs_lstm; /* schema_rnn.c */
+extern const struct wnn_attrs_rules wnn_attrs_lstm_cell; /* schema_rnn.c */
+extern const struct wnn_attrs_rules wnn_attrs_matmul; /* schema_linalg.c */
+extern const struct wnn_attrs_rules wnn_attrs_pad; /* schema_data.c */
+extern const struct wnn_attrs_rules wnn_attrs_pool2d; /* schema_pool.c */
+extern const struct wnn_attrs_rules wnn_attrs_prelu; /* schema_elementwise.c */
+extern const struct wnn_attrs_rules wnn_attrs_quantize_linear; /* schema_cast.c */
+extern const struct wnn_attrs_rules wnn_attrs_reduce; /* schema_reduce.c */
+extern const struct wnn_attrs_rules wnn_attrs_resample2d; /* schema_resample.c */
+extern const struct wnn_attrs_rules wnn_attrs_reshape; /* schema_data.c */
+extern const struct wnn_attrs_rules wnn_attrs_reverse; /* schema_data.c */
+extern const struct wnn_attrs_rules wnn_attrs_scatter; /* schema_gather.c */
+extern const struct wnn_attrs_rules wnn_attrs_slice; /* schema_data.c */
+extern const struct wnn_attrs_rules wnn_attrs_softmax; /* schema_normalization.c */
+extern const struct wnn_attrs_rules wnn_attrs_split; /* schema_data.c */
+extern const struct wnn_attrs_rules wnn_attrs_tile; /* schema_data.c */
+extern const struct wnn_attrs_rules wnn_attrs_transpose; /* schema_data.c */
+extern const struct wnn_attrs_rules wnn_attrs_triangular; /* schema_data.c */
+extern const struct wnn_attrs_rules wnn_attrs_unary; /* schema_elementwise.c */
+extern const struct wnn_attrs_rules wnn_attrs_where; /* schema_elementwise.c */
 
 /* ---- shared checks for shape inference (messages read "<op>: <what>") */
 bool wnn_failf(struct wnn_infer *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

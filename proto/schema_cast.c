@@ -148,7 +148,7 @@ static void roles_cast(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn,
 
 WNN_RESOLVE_ANY(cast)
 
-const struct wnn_attrs_kind wnn_attrs_cast = {
+const struct wnn_attrs_rules wnn_attrs_cast = {
 	.inputs = inputs_cast,
 	.outputs = outputs_cast,
 	.infer = infer_cast,
@@ -190,7 +190,7 @@ static void roles_quantize_linear(enum wnn_op op, uint32_t t, uint32_t out, wnn_
 
 WNN_RESOLVE_ANY(quantize)
 
-const struct wnn_attrs_kind wnn_attrs_quantize_linear = {
+const struct wnn_attrs_rules wnn_attrs_quantize_linear = {
 	.inputs = inputs_quantize_linear,
 	.outputs = outputs_quantize_linear,
 	.infer = infer_quantize,

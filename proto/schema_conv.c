@@ -405,7 +405,7 @@ static void roles_conv2d(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 
 WNN_RESOLVE_ANY(conv2d)
 
-const struct wnn_attrs_kind wnn_attrs_conv2d = {
+const struct wnn_attrs_rules wnn_attrs_conv2d = {
 	.inputs = inputs_conv2d,
 	.outputs = outputs_conv2d,
 	.infer = infer_conv2d,
@@ -441,7 +441,7 @@ static void roles_conv_transpose2d(enum wnn_op op, uint32_t t, uint32_t out, wnn
 
 WNN_RESOLVE_ANY(conv_transpose2d)
 
-const struct wnn_attrs_kind wnn_attrs_conv_transpose2d = {
+const struct wnn_attrs_rules wnn_attrs_conv_transpose2d = {
 	.inputs = inputs_conv_transpose2d,
 	.outputs = outputs_conv_transpose2d,
 	.infer = infer_conv_transpose2d,

@@ -666,7 +666,7 @@ static void roles_concat(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 
 WNN_RESOLVE_ANY(concat)
 
-const struct wnn_attrs_kind wnn_attrs_concat = {
+const struct wnn_attrs_rules wnn_attrs_concat = {
 	.inputs = inputs_concat,
 	.outputs = outputs_concat,
 	.infer = infer_concat,
@@ -698,7 +698,7 @@ static void roles_expand(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 
 WNN_RESOLVE_ANY(expand)
 
-const struct wnn_attrs_kind wnn_attrs_expand = {
+const struct wnn_attrs_rules wnn_attrs_expand = {
 	.inputs = inputs_expand,
 	.outputs = outputs_expand,
 	.infer = infer_expand,
@@ -730,7 +730,7 @@ static void roles_pad(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn, 
 
 WNN_RESOLVE_ANY(pad)
 
-const struct wnn_attrs_kind wnn_attrs_pad = {
+const struct wnn_attrs_rules wnn_attrs_pad = {
 	.inputs = inputs_pad,
 	.outputs = outputs_pad,
 	.infer = infer_pad,
@@ -762,7 +762,7 @@ static void roles_reshape(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn 
 
 WNN_RESOLVE_ANY(reshape)
 
-const struct wnn_attrs_kind wnn_attrs_reshape = {
+const struct wnn_attrs_rules wnn_attrs_reshape = {
 	.inputs = inputs_reshape,
 	.outputs = outputs_reshape,
 	.infer = infer_reshape,
@@ -794,7 +794,7 @@ static void roles_reverse(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn 
 
 WNN_RESOLVE_ANY(reverse)
 
-const struct wnn_attrs_kind wnn_attrs_reverse = {
+const struct wnn_attrs_rules wnn_attrs_reverse = {
 	.inputs = inputs_reverse,
 	.outputs = outputs_reverse,
 	.infer = infer_reverse,
@@ -826,7 +826,7 @@ static void roles_slice(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn
 
 WNN_RESOLVE_ANY(slice)
 
-const struct wnn_attrs_kind wnn_attrs_slice = {
+const struct wnn_attrs_rules wnn_attrs_slice = {
 	.inputs = inputs_slice,
 	.outputs = outputs_slice,
 	.infer = infer_slice,
@@ -856,7 +856,7 @@ static void roles_split(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn
 
 WNN_RESOLVE_ANY(split)
 
-const struct wnn_attrs_kind wnn_attrs_split = {
+const struct wnn_attrs_rules wnn_attrs_split = {
 	.inputs = inputs_split,
 	.outputs = outputs_split,
 	.infer = infer_split,
@@ -888,7 +888,7 @@ static void roles_tile(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn,
 
 WNN_RESOLVE_ANY(tile)
 
-const struct wnn_attrs_kind wnn_attrs_tile = {
+const struct wnn_attrs_rules wnn_attrs_tile = {
 	.inputs = inputs_tile,
 	.outputs = outputs_tile,
 	.infer = infer_tile,
@@ -920,7 +920,7 @@ static void roles_transpose(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_f
 
 WNN_RESOLVE_ANY(transpose)
 
-const struct wnn_attrs_kind wnn_attrs_transpose = {
+const struct wnn_attrs_rules wnn_attrs_transpose = {
 	.inputs = inputs_transpose,
 	.outputs = outputs_transpose,
 	.infer = infer_transpose,
@@ -950,7 +950,7 @@ static void roles_triangular(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_
 
 WNN_RESOLVE_ANY(triangular)
 
-const struct wnn_attrs_kind wnn_attrs_triangular = {
+const struct wnn_attrs_rules wnn_attrs_triangular = {
 	.inputs = inputs_triangular,
 	.outputs = outputs_triangular,
 	.infer = infer_triangular,

@@ -312,7 +312,7 @@ static void roles_binary(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 
 WNN_RESOLVE_ANY(binary)
 
-const struct wnn_attrs_kind wnn_attrs_binary = {
+const struct wnn_attrs_rules wnn_attrs_binary = {
 	.inputs = inputs_binary,
 	.outputs = outputs_binary,
 	.infer = infer_binary,
@@ -342,7 +342,7 @@ static void roles_unary(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn
 
 WNN_RESOLVE_ANY(unary)
 
-const struct wnn_attrs_kind wnn_attrs_unary = {
+const struct wnn_attrs_rules wnn_attrs_unary = {
 	.inputs = inputs_unary,
 	.outputs = outputs_unary,
 	.infer = infer_unary,
@@ -374,7 +374,7 @@ static void roles_clamp(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn
 
 WNN_RESOLVE_ANY(clamp)
 
-const struct wnn_attrs_kind wnn_attrs_clamp = {
+const struct wnn_attrs_rules wnn_attrs_clamp = {
 	.inputs = inputs_clamp,
 	.outputs = outputs_clamp,
 	.infer = infer_clamp,
@@ -406,7 +406,7 @@ static void roles_prelu(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn
 
 WNN_RESOLVE_ANY(prelu)
 
-const struct wnn_attrs_kind wnn_attrs_prelu = {
+const struct wnn_attrs_rules wnn_attrs_prelu = {
 	.inputs = inputs_prelu,
 	.outputs = outputs_prelu,
 	.infer = infer_prelu,
@@ -440,7 +440,7 @@ static void roles_where(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn
 
 WNN_RESOLVE_ANY(where)
 
-const struct wnn_attrs_kind wnn_attrs_where = {
+const struct wnn_attrs_rules wnn_attrs_where = {
 	.inputs = inputs_where,
 	.outputs = outputs_where,
 	.infer = infer_where,

@@ -312,7 +312,7 @@ static void roles_gather(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 
 WNN_RESOLVE_ANY(gather)
 
-const struct wnn_attrs_kind wnn_attrs_gather = {
+const struct wnn_attrs_rules wnn_attrs_gather = {
 	.inputs = inputs_gather,
 	.outputs = outputs_gather,
 	.infer = infer_gather,
@@ -345,7 +345,7 @@ static void roles_scatter(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn 
 
 WNN_RESOLVE_ANY(scatter)
 
-const struct wnn_attrs_kind wnn_attrs_scatter = {
+const struct wnn_attrs_rules wnn_attrs_scatter = {
 	.inputs = inputs_scatter,
 	.outputs = outputs_scatter,
 	.infer = infer_scatter,

@@ -195,7 +195,7 @@ static void roles_gemm(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn,
 
 WNN_RESOLVE_ANY(gemm)
 
-const struct wnn_attrs_kind wnn_attrs_gemm = {
+const struct wnn_attrs_rules wnn_attrs_gemm = {
 	.inputs = inputs_gemm,
 	.outputs = outputs_gemm,
 	.infer = infer_gemm,
@@ -227,7 +227,7 @@ static void roles_matmul(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 
 WNN_RESOLVE_ANY(matmul)
 
-const struct wnn_attrs_kind wnn_attrs_matmul = {
+const struct wnn_attrs_rules wnn_attrs_matmul = {
 	.inputs = inputs_matmul,
 	.outputs = outputs_matmul,
 	.infer = infer_matmul,

@@ -249,7 +249,7 @@ static void roles_batch_normalization(enum wnn_op op, uint32_t t, uint32_t out, 
 
 WNN_RESOLVE_ANY(batchnorm)
 
-const struct wnn_attrs_kind wnn_attrs_batch_normalization = {
+const struct wnn_attrs_rules wnn_attrs_batch_normalization = {
 	.inputs = inputs_batch_normalization,
 	.outputs = outputs_batch_normalization,
 	.infer = infer_batch_norm,
@@ -286,7 +286,7 @@ static void roles_instance_normalization(enum wnn_op op, uint32_t t, uint32_t ou
 
 WNN_RESOLVE_ANY(norm)
 
-const struct wnn_attrs_kind wnn_attrs_instance_normalization = {
+const struct wnn_attrs_rules wnn_attrs_instance_normalization = {
 	.inputs = inputs_instance_normalization,
 	.outputs = outputs_instance_normalization,
 	.infer = infer_instance_norm,
@@ -321,7 +321,7 @@ static void roles_layer_normalization(enum wnn_op op, uint32_t t, uint32_t out, 
 	fn(ud, "output", t, 0, WNN_MAX_RANK);
 }
 
-const struct wnn_attrs_kind wnn_attrs_layer_normalization = {
+const struct wnn_attrs_rules wnn_attrs_layer_normalization = {
 	.inputs = inputs_layer_normalization,
 	.outputs = outputs_layer_normalization,
 	.infer = infer_layer_norm,
@@ -351,7 +351,7 @@ static void roles_softmax(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn 
 
 WNN_RESOLVE_ANY(softmax)
 
-const struct wnn_attrs_kind wnn_attrs_softmax = {
+const struct wnn_attrs_rules wnn_attrs_softmax = {
 	.inputs = inputs_softmax,
 	.outputs = outputs_softmax,
 	.infer = infer_softmax,

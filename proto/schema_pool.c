@@ -146,7 +146,7 @@ static void roles_pool2d(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 
 WNN_RESOLVE_ANY(pool2d)
 
-const struct wnn_attrs_kind wnn_attrs_pool2d = {
+const struct wnn_attrs_rules wnn_attrs_pool2d = {
 	.inputs = inputs_pool2d,
 	.outputs = outputs_pool2d,
 	.infer = infer_pool2d,

@@ -157,7 +157,7 @@ static void roles_arg_min_max(enum wnn_op op, uint32_t t, uint32_t out, wnn_role
 
 WNN_RESOLVE_ANY(arg)
 
-const struct wnn_attrs_kind wnn_attrs_arg_min_max = {
+const struct wnn_attrs_rules wnn_attrs_arg_min_max = {
 	.inputs = inputs_arg_min_max,
 	.outputs = outputs_arg_min_max,
 	.infer = infer_arg_min_max,
@@ -188,7 +188,7 @@ static void roles_cumulative_sum(enum wnn_op op, uint32_t t, uint32_t out, wnn_r
 
 WNN_RESOLVE_ANY(cumsum)
 
-const struct wnn_attrs_kind wnn_attrs_cumulative_sum = {
+const struct wnn_attrs_rules wnn_attrs_cumulative_sum = {
 	.inputs = inputs_cumulative_sum,
 	.outputs = outputs_cumulative_sum,
 	.infer = infer_cumulative_sum,
@@ -220,7 +220,7 @@ static void roles_reduce(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 
 WNN_RESOLVE_ANY(reduce)
 
-const struct wnn_attrs_kind wnn_attrs_reduce = {
+const struct wnn_attrs_rules wnn_attrs_reduce = {
 	.inputs = inputs_reduce,
 	.outputs = outputs_reduce,
 	.infer = infer_reduce,

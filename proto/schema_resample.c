@@ -147,7 +147,7 @@ static void roles_resample2d(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_
 
 WNN_RESOLVE_ANY(resample)
 
-const struct wnn_attrs_kind wnn_attrs_resample2d = {
+const struct wnn_attrs_rules wnn_attrs_resample2d = {
 	.inputs = inputs_resample2d,
 	.outputs = outputs_resample2d,
 	.infer = infer_resample2d,

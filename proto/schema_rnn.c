@@ -449,7 +449,7 @@ static void roles_gru(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn, 
 
 WNN_RESOLVE_ANY(rnn)
 
-const struct wnn_attrs_kind wnn_attrs_gru = {
+const struct wnn_attrs_rules wnn_attrs_gru = {
 	.inputs = inputs_gru,
 	.outputs = outputs_gru,
 	.infer = infer_gru,
@@ -488,7 +488,7 @@ static void roles_gru_cell(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn
 	fn(ud, "output", t, 2, 2);
 }
 
-const struct wnn_attrs_kind wnn_attrs_gru_cell = {
+const struct wnn_attrs_rules wnn_attrs_gru_cell = {
 	.inputs = inputs_gru_cell,
 	.outputs = outputs_gru_cell,
 	.infer = infer_gru_cell,
@@ -533,7 +533,7 @@ static void roles_lstm(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn,
 	fn(ud, "output2", t, 4, 4);
 }
 
-const struct wnn_attrs_kind wnn_attrs_lstm = {
+const struct wnn_attrs_rules wnn_attrs_lstm = {
 	.inputs = inputs_lstm,
 	.outputs = outputs_lstm,
 	.infer = infer_lstm,
@@ -577,7 +577,7 @@ static void roles_lstm_cell(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_f
 	fn(ud, "output1", t, 2, 2);
 }
 
-const struct wnn_attrs_kind wnn_attrs_lstm_cell = {
+const struct wnn_attrs_rules wnn_attrs_lstm_cell = {
 	.inputs = inputs_lstm_cell,
 	.outputs = outputs_lstm_cell,
 	.infer = infer_lstm_cell,

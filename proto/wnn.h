@@ -8,7 +8,6 @@
 #include <stdint.h>
 
 #include "webnn_types.h"       /* enum webnn_status, webnn_layout, webnn_power_preference */
-#include "proto/webnn.pb-c.h" /* generated into build/gen */
 
 #define WNN_PROTOCOL_MAJOR 1
 #define WNN_PROTOCOL_MINOR 0
@@ -45,6 +44,13 @@ enum wnn_dtype wnn_dtype_from_name(const char *s); /* WNN_DT_NONE when unknown *
 
 struct wnn_diag;
 
+/* The wire messages some functions here read (proto/webnn.proto, generated into build/gen):
+ * declared, not included, so that what only needs the types above never sees protobuf. */
+struct Webnn__Ipc__OperandDescriptor;
+struct Webnn__Ipc__Operation;
+struct Webnn__Ipc__GraphInfo;
+struct Webnn__Ipc__Number;
+
 /* ---- operand descriptors. type == WNN_DT_NONE means "not defined (yet)". */
 struct wnn_desc {
 	enum wnn_dtype type;
@@ -62,10 +68,10 @@ const char *wnn_desc_str(const struct wnn_desc *d, char *buf, size_t len);
  * length valid dimensions. On failure fills diag (TYPE_ERROR) naming what, and returns false. */
 bool wnn_desc_validate(const struct wnn_desc *d, const char *what, struct wnn_diag *diag);
 /* Protocol descriptor conversions; from_pb validates and fills diag. */
-bool wnn_desc_from_pb(const Webnn__Ipc__OperandDescriptor *pb, struct wnn_desc *d,
+bool wnn_desc_from_pb(const struct Webnn__Ipc__OperandDescriptor *pb, struct wnn_desc *d,
 		      const char *what, struct wnn_diag *diag);
 /* Fills a caller-provided pb descriptor; dims points into d (no allocation). */
-void wnn_desc_to_pb(const struct wnn_desc *d, Webnn__Ipc__OperandDescriptor *pb);
+void wnn_desc_to_pb(const struct wnn_desc *d, struct Webnn__Ipc__OperandDescriptor *pb);
 
 /* ---- diagnostics: the first error wins; messages read "conv2d: filter rank is 3, expected 4". */
 struct wnn_diag {
@@ -101,6 +107,52 @@ enum wnn_family {
 /* "elementwise", ...: the suffix of the family's file names. */
 const char *wnn_family_name(enum wnn_family f);
 
+/* The Operation.attrs member that carries an operator's operands and options (ops.def ATTRS).
+ * Values equal Webnn__Ipc__Operation__AttrsCase (checked at compile time in proto/ops.c), so
+ * code that never sees protobuf (backends, the IR) can switch on them. */
+#define WNN_ATTRS_KINDS(A) \
+	A(BINARY, 16) \
+	A(UNARY, 17) \
+	A(CLAMP, 18) \
+	A(CAST, 19) \
+	A(ARG_MIN_MAX, 20) \
+	A(BATCH_NORMALIZATION, 21) \
+	A(INSTANCE_NORMALIZATION, 22) \
+	A(LAYER_NORMALIZATION, 23) \
+	A(CONCAT, 24) \
+	A(CONV2D, 25) \
+	A(CONV_TRANSPOSE2D, 26) \
+	A(CUMULATIVE_SUM, 27) \
+	A(QUANTIZE_LINEAR, 28) \
+	A(EXPAND, 29) \
+	A(GATHER, 30) \
+	A(SCATTER, 31) \
+	A(GEMM, 32) \
+	A(MATMUL, 33) \
+	A(GRU, 34) \
+	A(GRU_CELL, 35) \
+	A(LSTM, 36) \
+	A(LSTM_CELL, 37) \
+	A(PAD, 38) \
+	A(POOL2D, 39) \
+	A(PRELU, 40) \
+	A(REDUCE, 41) \
+	A(RESAMPLE2D, 42) \
+	A(RESHAPE, 43) \
+	A(REVERSE, 44) \
+	A(SLICE, 45) \
+	A(SOFTMAX, 46) \
+	A(SPLIT, 47) \
+	A(TILE, 48) \
+	A(TRANSPOSE, 49) \
+	A(TRIANGULAR, 50) \
+	A(WHERE, 51)
+enum wnn_attrs_kind {
+#define WNN_ATTRS_ENUM_(A, v) WNN_ATTRS_##A = v,
+	WNN_ATTRS_KINDS(WNN_ATTRS_ENUM_)
+#undef WNN_ATTRS_ENUM_
+};
+
 /* Spec defaults of scalar options (ops.def DEFAULTS); 0 where an operator has no such option.
  * min_value/max_value are clamp's bounds (-Infinity/+Infinity, saturated to integer types). */
 struct wnn_op_defaults {
@@ -112,7 +164,7 @@ struct wnn_op_info {
 	const char *name;   /* spec method name */
 	uint32_t id;        /* wire id */
 	enum wnn_family family;
-	uint32_t attrs;     /* the Operation.attrs member: Webnn__Ipc__Operation__AttrsCase */
+	enum wnn_attrs_kind attrs; /* the Operation.attrs member */
 	uint32_t dtypes;    /* allowed types of the first input */
 	enum wnn_op_out out;
 	struct wnn_op_defaults defaults;
@@ -130,8 +182,8 @@ enum wnn_op wnn_op_from_name(const char *name);
 /* The operand ids an operation reads (positional and optional, in a fixed per-family order) and
  * writes. Return the count written; at most max entries (returns -1 if more were needed or the
  * attrs member is missing). Role names (for messages/limits) go to roles[] when not NULL. */
-int wnn_op_inputs(const Webnn__Ipc__Operation *op, uint32_t *ids, const char **roles, int max);
-int wnn_op_outputs(const Webnn__Ipc__Operation *op, uint32_t *ids, int max);
+int wnn_op_inputs(const struct Webnn__Ipc__Operation *op, uint32_t *ids, const char **roles, int max);
+int wnn_op_outputs(const struct Webnn__Ipc__Operation *op, uint32_t *ids, int max);
 
 /* Validates one operation exactly as the spec's builder algorithm does and infers its outputs.
  * operands[i] are the descriptors of operand id i (type WNN_DT_NONE: not defined yet, an error
@@ -139,7 +191,7 @@ int wnn_op_outputs(const Webnn__Ipc__Operation *op, uint32_t *ids, int max);
  * Checks: the attrs member matches the op's family, every referenced id is < n_operands and
  * defined, data types, ranks, shapes, options. Writes the output descriptors in the order of
  * wnn_op_outputs() into outs and their count into *n_outs. */
-enum webnn_status wnn_op_infer(const Webnn__Ipc__Operation *op, const struct wnn_desc *operands,
+enum webnn_status wnn_op_infer(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *operands,
 			       size_t n_operands, struct wnn_desc *outs, int max_outs,
 			       int *n_outs, struct wnn_diag *diag);
 
@@ -148,7 +200,7 @@ enum webnn_status wnn_op_infer(const Webnn__Ipc__Operation *op, const struct wnn
  * earlier-listed operation, topological order), each operation through wnn_op_infer with the
  * recomputed output descriptors equal to the declared ones, graph outputs named uniquely and
  * not inputs/constants, at least one output. descs must have room for graph->n_operands. */
-enum webnn_status wnn_graph_validate(const Webnn__Ipc__GraphInfo *graph, struct wnn_desc *descs,
+enum webnn_status wnn_graph_validate(const struct Webnn__Ipc__GraphInfo *graph, struct wnn_desc *descs,
 				     struct wnn_diag *diag);
 
 /* Spec tensor limits (MLTensorLimits) of every operand role of an operator, in the order of the
@@ -161,8 +213,8 @@ void wnn_op_roles(enum wnn_op op, wnn_role_fn fn, void *ud);
 /* MLNumber conversions. wnn_number_to_bytes writes one element of type t (saturating for
  * integers, NaN -> 0; float16 rounded to nearest even). An absent number (NULL or no value)
  * converts as 0. wnn_number_to_double gives the value as a double (bigints rounded). */
-void wnn_number_to_bytes(const Webnn__Ipc__Number *n, enum wnn_dtype t, void *out);
-double wnn_number_to_double(const Webnn__Ipc__Number *n);
+void wnn_number_to_bytes(const struct Webnn__Ipc__Number *n, enum wnn_dtype t, void *out);
+double wnn_number_to_double(const struct Webnn__Ipc__Number *n);
 
 /* ---- float16 helpers (round to nearest even; NaN stays NaN) */
 uint16_t wnn_f32_to_f16(float f);

@@ -2,6 +2,7 @@
 #ifndef TESTS_GRAPHS_H
 #define TESTS_GRAPHS_H
 
+#include "proto/webnn.pb-c.h"
 #include "daemon/backend/backend.h"
 #include "daemon/graph/import.h"
 

@@ -53,11 +53,17 @@ static bool socket_ready(const char *path)
 
 void test_daemon_start(struct test_daemon *d, const char *const *extra_args)
 {
+	char bin[4096];
+	snprintf(bin, sizeof(bin), "%s/bin/webnnd", test_build_dir());
+	test_daemon_start_binary(d, bin, extra_args);
+}
+
+void test_daemon_start_binary(struct test_daemon *d, const char *bin,
+			      const char *const *extra_args)
+{
 	snprintf(d->dir, sizeof(d->dir), "/tmp/webnn-test-XXXXXX");
 	ASSERT_MSG(mkdtemp(d->dir), "mkdtemp: %s", strerror(errno));
 	snprintf(d->socket_path, sizeof(d->socket_path), "%s/webnnd.sock", d->dir);
-	char bin[4096];
-	snprintf(bin, sizeof(bin), "%s/bin/webnnd", test_build_dir());
 	const char *argv[32] = { bin, "--socket", d->socket_path };
 	int argc = 3;
 	for (int i = 0; extra_args && extra_args[i] && argc < 31; i++)

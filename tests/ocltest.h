@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/webnn.pb-c.h"
 #include "tests/graphs.h"
 #include "tests/test.h"
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/webnn.pb-c.h"
 #include "proto/wire.h"
 #include "proto/wnn.h"
 #include "tests/test.h"

@@ -2,6 +2,7 @@
 #ifndef TESTS_REFTEST_H
 #define TESTS_REFTEST_H
 
+#include "proto/webnn.pb-c.h"
 #include "proto/resolve.h"
 #include "tests/graphs.h"
 

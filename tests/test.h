@@ -88,6 +88,9 @@ struct test_daemon {
 /* Starts build/bin/webnnd with the extra args (NULL-terminated list, may be NULL); fails the
  * test if it does not come up within 30 s. */
 void test_daemon_start(struct test_daemon *d, const char *const *extra_args);
+/* The same with another webnnd binary (a previous build, for same-run comparisons). */
+void test_daemon_start_binary(struct test_daemon *d, const char *bin,
+			      const char *const *extra_args);
 /* SIGTERM, waits, asserts a clean exit (status 0). */
 void test_daemon_stop(struct test_daemon *d);
 

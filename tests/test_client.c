@@ -1,4 +1,5 @@
 /* libwebnn API tests against a real webnnd (reference backend): contexts, builder, tensors, graphs. */
+#include "proto/webnn.pb-c.h"
 #include "tests/clienttest.h"
 
 #include <errno.h>

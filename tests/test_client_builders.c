@@ -1,4 +1,5 @@
 /* libwebnn tests of the builders of every operator family: eager errors, labels, small graphs. */
+#include "proto/webnn.pb-c.h"
 #include "tests/clienttest.h"
 
 #include <math.h>
@@ -512,13 +513,13 @@ static void check_form(const char *spec, const char *form)
 	enum wnn_op op = wnn_op_from_name(spec);
 	ASSERT_MSG(op < WNN_OP_COUNT, "%s: not an operator of ops.def", spec);
 	const struct wnn_op_info *info = &wnn_ops[op];
-	bool unary = info->attrs == WEBNN__IPC__OPERATION__ATTRS_UNARY;
+	bool unary = info->attrs == WNN_ATTRS_UNARY;
 	bool scalar = info->defaults.alpha != 0 || info->defaults.beta != 0 ||
 		      info->defaults.epsilon != 0;
 	const char *want = unary && scalar ? "UNARY_OPTIONS"
 			   : unary			       ? "UNARY"
-			   : info->attrs == WEBNN__IPC__OPERATION__ATTRS_BINARY ? "BINARY"
-			   : info->attrs == WEBNN__IPC__OPERATION__ATTRS_REDUCE ? "REDUCE"
+			   : info->attrs == WNN_ATTRS_BINARY ? "BINARY"
+			   : info->attrs == WNN_ATTRS_REDUCE ? "REDUCE"
 										 : "OWN";
 	ASSERT_MSG(strcmp(form, want) == 0, "%s: form %s, expected %s", spec, form, want);
 }

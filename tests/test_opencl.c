@@ -34,7 +34,7 @@ TEST_TIMEOUT(opencl_binary_all_ops_types, 300)
 	};
 	int ran = 0;
 	for (int op = 0; op < WNN_OP_COUNT; op++) {
-		if (wnn_ops[op].attrs != WEBNN__IPC__OPERATION__ATTRS_BINARY)
+		if (wnn_ops[op].attrs != WNN_ATTRS_BINARY)
 			continue;
 		for (size_t ti = 0; ti < sizeof ALL_TYPES / sizeof ALL_TYPES[0]; ti++) {
 			enum wnn_dtype t = ALL_TYPES[ti];
@@ -117,7 +117,7 @@ TEST_TIMEOUT(opencl_unary_all_ops_types, 300)
 	struct backend *be = ot_backend();
 	int ran = 0;
 	for (int op = 0; op < WNN_OP_COUNT; op++) {
-		if (wnn_ops[op].attrs != WEBNN__IPC__OPERATION__ATTRS_UNARY)
+		if (wnn_ops[op].attrs != WNN_ATTRS_UNARY)
 			continue;
 		for (size_t ti = 0; ti < sizeof ALL_TYPES / sizeof ALL_TYPES[0]; ti++) {
 			enum wnn_dtype t = ALL_TYPES[ti];

@@ -89,8 +89,8 @@ TEST(opencl_supports_exactly_the_spec_types)
 			enum wnn_dtype t = ALL_TYPES[ti];
 			if (!(wnn_ops[op].dtypes & WNN_DT_BIT(t)))
 				continue;
-			bool ew = wnn_ops[op].attrs == WEBNN__IPC__OPERATION__ATTRS_UNARY ||
-				  wnn_ops[op].attrs == WEBNN__IPC__OPERATION__ATTRS_BINARY;
+			bool ew = wnn_ops[op].attrs == WNN_ATTRS_UNARY ||
+				  wnn_ops[op].attrs == WNN_ATTRS_BINARY;
 			if (ew)
 				continue;
 			ASSERT_MSG(backend_opencl.supports(be, (enum wnn_op)op, t), "%s %s",

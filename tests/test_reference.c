@@ -468,8 +468,8 @@ TEST(reference_supports_every_operator_and_type_of_the_table)
 	for (int op = 0; op < WNN_OP_COUNT; op++)
 		for (int ty = 1; ty < WNN_DT_COUNT; ty++) {
 			bool allowed = wnn_ops[op].dtypes & WNN_DT_BIT(ty);
-			bool elementwise = wnn_ops[op].attrs == WEBNN__IPC__OPERATION__ATTRS_BINARY ||
-					   wnn_ops[op].attrs == WEBNN__IPC__OPERATION__ATTRS_UNARY;
+			bool elementwise = wnn_ops[op].attrs == WNN_ATTRS_BINARY ||
+					   wnn_ops[op].attrs == WNN_ATTRS_UNARY;
 			if (!allowed || elementwise)
 				continue;
 			ASSERT_MSG(backend_reference.supports(NULL, (enum wnn_op)op, (enum wnn_dtype)ty),

@@ -147,11 +147,11 @@ static bool chainable(const struct graph_ir *g, const struct graph_node *n)
 		return false;
 	enum wnn_dtype out = g->values[n->outputs[0]].desc.type;
 	switch (wnn_ops[n->op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
+	case WNN_ATTRS_UNARY:
 		return n->attrs.unary.type == out;
-	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
+	case WNN_ATTRS_CLAMP:
 		return n->attrs.clamp.type == out;
-	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
+	case WNN_ATTRS_BINARY:
 		return n->attrs.binary.type == out;
 	default:
 		return false;
@@ -173,7 +173,7 @@ static bool chain_member(const struct graph_ir *g, uint32_t i, uint32_t j, uint3
 	const struct wnn_desc *out = &g->values[g->nodes[i].outputs[0]].desc;
 	if (!chainable(g, n) || !wnn_desc_equal(&g->values[n->outputs[0]].desc, out))
 		return false;
-	if (wnn_ops[n->op].attrs != WEBNN__IPC__OPERATION__ATTRS_BINARY)
+	if (wnn_ops[n->op].attrs != WNN_ATTRS_BINARY)
 		return true;
 	const struct wnn_binary_attrs *b = &n->attrs.binary;
 	uint32_t other = b->a == cur ? b->b : b->a;
@@ -185,7 +185,7 @@ static bool chain_head(const struct graph_ir *g, const struct graph_node *n)
 {
 	if (!chainable(g, n) || n->chain.members)
 		return false;
-	if (wnn_ops[n->op].attrs != WEBNN__IPC__OPERATION__ATTRS_BINARY)
+	if (wnn_ops[n->op].attrs != WNN_ATTRS_BINARY)
 		return true;
 	const struct wnn_desc *out = &g->values[n->outputs[0]].desc;
 	return side_operand(g, n->attrs.binary.a, out) && side_operand(g, n->attrs.binary.b, out);

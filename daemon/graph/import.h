@@ -3,6 +3,7 @@
 #define DAEMON_GRAPH_IMPORT_H
 
 #include "daemon/graph/graph.h"
+#include "proto/webnn.pb-c.h"
 
 /* A graph as the daemon received and validated it (wnn_graph_validate), with its constants
  * bound. Operand ids index descs and constant_data. Nothing here is kept by the import except

@@ -29,7 +29,7 @@ struct layout_pass {
 
 static bool is_spatial(enum wnn_op op)
 {
-	return op == WNN_OP_CONV2D || wnn_ops[op].attrs == WEBNN__IPC__OPERATION__ATTRS_POOL2D;
+	return op == WNN_OP_CONV2D || wnn_ops[op].attrs == WNN_ATTRS_POOL2D;
 }
 
 static bool spatial_nhwc(const struct graph_node *n)
@@ -256,12 +256,12 @@ static bool agnostic(const struct layout_pass *p, const struct graph_node *o)
 	if (o->n_outputs != 1 || p->g->values[o->outputs[0]].desc.rank != 4)
 		return false;
 	switch (wnn_ops[o->op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
-	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
+	case WNN_ATTRS_UNARY:
+	case WNN_ATTRS_CLAMP:
 		return only_target(p, o->inputs[0]);
-	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
+	case WNN_ATTRS_BINARY:
 		return binary_agnostic(p, o);
-	case WEBNN__IPC__OPERATION__ATTRS_CONCAT: {
+	case WNN_ATTRS_CONCAT: {
 		bool any = false;
 		for (uint32_t k = 0; k < o->n_inputs; k++) {
 			if (!has_alt(p, o->inputs[k]))
@@ -312,13 +312,13 @@ static uint32_t rewrite_agnostic(struct layout_pass *p, struct graph_node *o)
 		union wnn_attrs a = o->attrs;
 		ok = true;
 		switch (wnn_ops[o->op].attrs) {
-		case WEBNN__IPC__OPERATION__ATTRS_UNARY:
+		case WNN_ATTRS_UNARY:
 			a.unary.input = in[0], a.unary.output = out;
 			break;
-		case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
+		case WNN_ATTRS_CLAMP:
 			a.clamp.input = in[0], a.clamp.output = out;
 			break;
-		case WEBNN__IPC__OPERATION__ATTRS_BINARY: {
+		case WNN_ATTRS_BINARY: {
 			const struct wnn_desc *d[2] = { &p->g->values[in[0]].desc,
 							&p->g->values[in[1]].desc };
 			a.binary.a = in[0], a.binary.b = in[1], a.binary.output = out;

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "proto/webnn.pb-c.h"
 #include "proto/wnn.h"
 
 /* Operands 0..27 are defined (shapes that fit conv, pooling, gemm, recurrent ops, ...);

@@ -90,10 +90,10 @@ static void lower_quantize(struct ocl_build *b, enum wnn_op kind)
 void ocl_lower_cast(struct ocl_build *b, enum wnn_op op)
 {
 	switch (wnn_ops[op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_CAST:
+	case WNN_ATTRS_CAST:
 		lower_cast(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_QUANTIZE_LINEAR:
+	case WNN_ATTRS_QUANTIZE_LINEAR:
 		lower_quantize(b, op);
 		break;
 	default:

@@ -593,10 +593,10 @@ static void lower_conv_transpose(struct ocl_build *b)
 void ocl_lower_conv(struct ocl_build *b, enum wnn_op op)
 {
 	switch (wnn_ops[op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_CONV2D:
+	case WNN_ATTRS_CONV2D:
 		lower_conv2d(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_CONV_TRANSPOSE2D:
+	case WNN_ATTRS_CONV_TRANSPOSE2D:
 		lower_conv_transpose(b);
 		break;
 	default:

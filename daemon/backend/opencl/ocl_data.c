@@ -201,34 +201,34 @@ static void lower_triangular(struct ocl_build *b)
 void ocl_lower_data(struct ocl_build *b, enum wnn_op op)
 {
 	switch (wnn_ops[op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_TRANSPOSE:
+	case WNN_ATTRS_TRANSPOSE:
 		lower_transpose(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_CONCAT:
+	case WNN_ATTRS_CONCAT:
 		lower_concat(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_RESHAPE:
+	case WNN_ATTRS_RESHAPE:
 		lower_reshape(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_EXPAND:
+	case WNN_ATTRS_EXPAND:
 		lower_expand(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_SLICE:
+	case WNN_ATTRS_SLICE:
 		lower_slice(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_REVERSE:
+	case WNN_ATTRS_REVERSE:
 		lower_reverse(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_SPLIT:
+	case WNN_ATTRS_SPLIT:
 		lower_split(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_TILE:
+	case WNN_ATTRS_TILE:
 		lower_tile(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_PAD:
+	case WNN_ATTRS_PAD:
 		lower_pad(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_TRIANGULAR:
+	case WNN_ATTRS_TRIANGULAR:
 		lower_triangular(b);
 		break;
 	default:

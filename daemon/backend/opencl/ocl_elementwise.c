@@ -46,7 +46,7 @@ static void ew_prefix(const struct ocl_device *dev, enum wnn_dtype t, char *pref
 static const char *ew_expr(enum wnn_op op, enum wnn_dtype t, bool *in_facc)
 {
 	bool fl = t == WNN_F32 || t == WNN_F16;
-	bool bin = wnn_ops[op].attrs == WEBNN__IPC__OPERATION__ATTRS_BINARY;
+	bool bin = wnn_ops[op].attrs == WNN_ATTRS_BINARY;
 	*in_facc = false;
 	if (op == WNN_OP_POW && !fl)
 		return "ew_ipow(a, b)"; /* exact, as the reference: see elementwise.cl */
@@ -74,8 +74,8 @@ static enum webnn_status elementwise_program(struct ocl_build *b, enum wnn_dtype
 	suffix[0] = 0;
 	for (int op = 0; op < WNN_OP_COUNT; op++) {
 		uint32_t fam = wnn_ops[op].attrs;
-		bool bin = fam == WEBNN__IPC__OPERATION__ATTRS_BINARY;
-		if ((!bin && fam != WEBNN__IPC__OPERATION__ATTRS_UNARY) ||
+		bool bin = fam == WNN_ATTRS_BINARY;
+		if ((!bin && fam != WNN_ATTRS_UNARY) ||
 		    !(wnn_ops[op].dtypes & WNN_DT_BIT(t)))
 			continue;
 		bool in_facc;
@@ -245,14 +245,14 @@ static void lower_where(struct ocl_build *b)
 bool ocl_supports_elementwise(enum wnn_op op, enum wnn_dtype t)
 {
 	switch (wnn_ops[op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
-	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
+	case WNN_ATTRS_BINARY:
+	case WNN_ATTRS_UNARY:
 		if (op == WNN_OP_IDENTITY)
 			return true;
 		if (t == WNN_F32 || t == WNN_F16)
 			return wnn_ops[op].has_float_expr;
 		return wnn_ops[op].has_int_expr ||
-		       (wnn_ops[op].attrs == WEBNN__IPC__OPERATION__ATTRS_BINARY &&
+		       (wnn_ops[op].attrs == WNN_ATTRS_BINARY &&
 			wnn_ops[op].has_float_expr);
 	default:
 		return true;
@@ -301,10 +301,10 @@ static bool chain_buffers(const struct ocl_build *b, uint32_t *bufs, uint32_t *n
 	const struct graph_node *head = b->node;
 	uint32_t n = 0, cur = head->outputs[0];
 	switch (wnn_ops[head->op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
+	case WNN_ATTRS_UNARY:
 		bufs[n++] = head->attrs.unary.input;
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
+	case WNN_ATTRS_CLAMP:
 		bufs[n++] = head->attrs.clamp.input;
 		break;
 	default:
@@ -313,7 +313,7 @@ static bool chain_buffers(const struct ocl_build *b, uint32_t *bufs, uint32_t *n
 	}
 	for (uint32_t m = 1; m < head->chain.n_members; m++) {
 		const struct graph_node *nd = &b->g->nodes[head->chain.members[m]];
-		if (wnn_ops[nd->op].attrs == WEBNN__IPC__OPERATION__ATTRS_BINARY) {
+		if (wnn_ops[nd->op].attrs == WNN_ATTRS_BINARY) {
 			if (n == OCL_MAX_MEM_ARGS - 1)
 				return false;
 			const struct wnn_binary_attrs *p = &nd->attrs.binary;
@@ -341,7 +341,7 @@ static void chain_member(const struct ocl_build *b, const struct graph_node *nd,
 {
 	bool in_facc;
 	switch (wnn_ops[nd->op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_UNARY: {
+	case WNN_ATTRS_UNARY: {
 		const char *expr = nd->op == WNN_OP_IDENTITY ? "x" : ew_expr(nd->op, t, &in_facc);
 		if (m == 0)
 			src_add(c, "\t{ ACC x = LD(S%u, i);", (*k)++);
@@ -351,7 +351,7 @@ static void chain_member(const struct ocl_build *b, const struct graph_node *nd,
 			   " v = RND(%s); }\n", m, m, expr);
 		break;
 	}
-	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
+	case WNN_ATTRS_CLAMP:
 		if (m == 0)
 			src_add(c, "\t{ ACC x = LD(S%u, i);", (*k)++);
 		else
@@ -400,9 +400,9 @@ static void chain_kernel(const struct ocl_build *b, enum wnn_dtype t, const uint
 	src_add(c, "__global T *O, uint n");
 	for (uint32_t m = 0; m < head->chain.n_members; m++) {
 		const struct graph_node *nd = &b->g->nodes[head->chain.members[m]];
-		if (wnn_ops[nd->op].attrs == WEBNN__IPC__OPERATION__ATTRS_UNARY)
+		if (wnn_ops[nd->op].attrs == WNN_ATTRS_UNARY)
 			src_add(c, ", float a%u, float b%u", m, m);
-		else if (wnn_ops[nd->op].attrs == WEBNN__IPC__OPERATION__ATTRS_CLAMP)
+		else if (wnn_ops[nd->op].attrs == WNN_ATTRS_CLAMP)
 			src_add(c, ", ACC l%u, ACC h%u", m, m);
 	}
 	src_add(c, ")\n{\n\tuint i = get_global_id(0);\n\tif (i >= n)\n\t\treturn;\n\tACC v;\n");
@@ -419,10 +419,10 @@ static void chain_kernel(const struct ocl_build *b, enum wnn_dtype t, const uint
 static void chain_scalars(struct ocl_build *b, struct ocl_step *s, const struct graph_node *nd,
 			  cl_uint *a)
 {
-	if (wnn_ops[nd->op].attrs == WEBNN__IPC__OPERATION__ATTRS_UNARY) {
+	if (wnn_ops[nd->op].attrs == WNN_ATTRS_UNARY) {
 		ocl_arg_f(b, s, (*a)++, (float)nd->attrs.unary.alpha);
 		ocl_arg_f(b, s, (*a)++, (float)nd->attrs.unary.beta);
-	} else if (wnn_ops[nd->op].attrs == WEBNN__IPC__OPERATION__ATTRS_CLAMP) {
+	} else if (wnn_ops[nd->op].attrs == WNN_ATTRS_CLAMP) {
 		const struct wnn_clamp_attrs *p = &nd->attrs.clamp;
 		if (p->type == WNN_F32 || p->type == WNN_F16) {
 			cl_float lo = (cl_float)p->min, hi = (cl_float)p->max;
@@ -500,19 +500,19 @@ static void lower_chain(struct ocl_build *b)
 static void lower_node(struct ocl_build *b, enum wnn_op op)
 {
 	switch (wnn_ops[op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
+	case WNN_ATTRS_BINARY:
 		lower_binary(b, op);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
+	case WNN_ATTRS_UNARY:
 		lower_unary(b, op);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
+	case WNN_ATTRS_CLAMP:
 		lower_clamp(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_PRELU:
+	case WNN_ATTRS_PRELU:
 		lower_prelu(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_WHERE:
+	case WNN_ATTRS_WHERE:
 		lower_where(b);
 		break;
 	default:

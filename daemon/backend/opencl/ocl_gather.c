@@ -106,10 +106,10 @@ static void lower_scatter(struct ocl_build *b, enum wnn_op kind)
 void ocl_lower_gather(struct ocl_build *b, enum wnn_op op)
 {
 	switch (wnn_ops[op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_GATHER:
+	case WNN_ATTRS_GATHER:
 		lower_gather(b, op);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_SCATTER:
+	case WNN_ATTRS_SCATTER:
 		lower_scatter(b, op);
 		break;
 	default:

@@ -102,10 +102,10 @@ static void lower_matmul(struct ocl_build *b)
 void ocl_lower_linalg(struct ocl_build *b, enum wnn_op op)
 {
 	switch (wnn_ops[op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_GEMM:
+	case WNN_ATTRS_GEMM:
 		lower_gemm(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_MATMUL:
+	case WNN_ATTRS_MATMUL:
 		lower_matmul(b);
 		break;
 	default:

@@ -88,14 +88,14 @@ static void lower_norm(struct ocl_build *b)
 void ocl_lower_normalization(struct ocl_build *b, enum wnn_op op)
 {
 	switch (wnn_ops[op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_SOFTMAX:
+	case WNN_ATTRS_SOFTMAX:
 		lower_softmax(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_BATCH_NORMALIZATION:
+	case WNN_ATTRS_BATCH_NORMALIZATION:
 		lower_batchnorm(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_LAYER_NORMALIZATION:
-	case WEBNN__IPC__OPERATION__ATTRS_INSTANCE_NORMALIZATION:
+	case WNN_ATTRS_LAYER_NORMALIZATION:
+	case WNN_ATTRS_INSTANCE_NORMALIZATION:
 		lower_norm(b);
 		break;
 	default:

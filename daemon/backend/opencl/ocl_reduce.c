@@ -114,13 +114,13 @@ static void lower_reduce(struct ocl_build *b, enum wnn_op kind)
 void ocl_lower_reduce(struct ocl_build *b, enum wnn_op op)
 {
 	switch (wnn_ops[op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_ARG_MIN_MAX:
+	case WNN_ATTRS_ARG_MIN_MAX:
 		lower_arg(b, op);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_CUMULATIVE_SUM:
+	case WNN_ATTRS_CUMULATIVE_SUM:
 		lower_cumsum(b);
 		break;
-	case WEBNN__IPC__OPERATION__ATTRS_REDUCE:
+	case WNN_ATTRS_REDUCE:
 		lower_reduce(b, op);
 		break;
 	default:
