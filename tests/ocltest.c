@@ -1,4 +1,4 @@
-/* Shared helpers of the OpenCL backend tests: the backend, tolerances, reference comparisons. */
+/* Shared helpers of the OpenCL backend tests: the backend, tolerances, comparisons, one-op graphs. */
 #include "tests/ocltest.h"
 
 #include <stdlib.h>
@@ -94,4 +94,32 @@ const struct graph_ir *ot_finish(struct tg_graph *t, Webnn__Ipc__Operation *op,
 	const struct graph_ir *g = tg_finish(t, &diag);
 	ASSERT_MSG(g, "%s: %s", label, diag.message);
 	return g;
+}
+
+void ot_check(struct backend *be, const struct graph_ir *g, double lo, double hi, struct tol tol,
+	      const char *label)
+{
+	ot_compare(be, g, NULL, 0, lo, hi, tol, 0, 1234, 77, label);
+}
+
+double ot_int_atol;
+int ot_n_compared;
+
+void ot_check_ranges(struct backend *be, const struct graph_ir *g, const struct range *r,
+		     size_t n_r, double lo, double hi, struct tol tol, const char *label)
+{
+	ot_compare(be, g, r, n_r, lo, hi, tol, ot_int_atol, 4321, 91, label);
+	ot_n_compared++;
+}
+
+void ot_check_counted(struct backend *be, const struct graph_ir *g, double lo, double hi,
+		      struct tol tol, const char *label)
+{
+	ot_check_ranges(be, g, NULL, 0, lo, hi, tol, label);
+}
+
+double ot_type_lo(enum wnn_dtype t, double lo)
+{
+	bool is_unsigned = t == WNN_U8 || t == WNN_U32 || t == WNN_U64;
+	return is_unsigned ? 0 : lo;
 }

@@ -1,4 +1,4 @@
-/* Shared helpers of the OpenCL backend tests: the backend, tolerances, reference comparisons. */
+/* Shared helpers of the OpenCL backend tests: the backend, tolerances, comparisons, one-op graphs. */
 #ifndef TESTS_OCLTEST_H
 #define TESTS_OCLTEST_H
 
@@ -46,8 +46,44 @@ void ot_compare(struct backend *be, const struct graph_ir *g, const struct range
 		size_t n_r, double lo, double hi, struct tol tol, double int_atol, uint64_t seed,
 		uint64_t seed_step, const char *label);
 
+/* The per-operator tests (tests/ops_<family>.c) compare on one of two seed sets, the ones
+ * their tolerances were chosen on:
+ * ot_check: input i seeded with 1234 + 77 i, integer outputs exactly. */
+void ot_check(struct backend *be, const struct graph_ir *g, double lo, double hi, struct tol tol,
+	      const char *label);
+/* ot_check_ranges: input i seeded with 4321 + 91 i in its range r[i] where given (else in
+ * [lo, hi]), integer outputs within ot_int_atol; each call counts in ot_n_compared. Both are
+ * per test: every test runs in a forked process. */
+void ot_check_ranges(struct backend *be, const struct graph_ir *g, const struct range *r,
+		     size_t n_r, double lo, double hi, struct tol tol, const char *label);
+/* ot_check_ranges with every input in [lo, hi]. */
+void ot_check_counted(struct backend *be, const struct graph_ir *g, double lo, double hi,
+		      struct tol tol, const char *label);
+/* Allowed difference of integer outputs (linear resampling rounds an inexact value). */
+extern double ot_int_atol;
+extern int ot_n_compared;
+
+#define OT_N_TYPES (sizeof ALL_TYPES / sizeof ALL_TYPES[0])
+/* lo, or 0 for an unsigned type. */
+double ot_type_lo(enum wnn_dtype t, double lo);
+
 /* Adds op to t and finishes the graph; fails the test naming label on a validation error. */
 const struct graph_ir *ot_finish(struct tg_graph *t, Webnn__Ipc__Operation *op,
 				      const char *label);
+
+/* Builds input(t, dims) -> op(msg) and compares with ot_check_counted; msg has .input and
+ * .output members. */
+#define OT_RUN1(be, t, rank, dims, kind, msg, lo, hi, tol, label)                              \
+	do {                                                                                   \
+		struct tg_graph tg_;                                                           \
+		tg_init(&tg_);                                                                 \
+		(msg).input = tg_input(&tg_, (t), (rank), (dims));                             \
+		(msg).output = tg_next(&tg_);                                                  \
+		Webnn__Ipc__Operation o_ = WEBNN__IPC__OPERATION__INIT;                        \
+		tg_set_op(&o_, (kind), &(msg));                                                \
+		const struct graph_ir *g_ = ot_finish(&tg_, &o_, (label));                     \
+		ot_check_counted(be, g_, (lo), (hi), (tol), (label));                          \
+		tg_free(&tg_);                                                                 \
+	} while (0)
 
 #endif

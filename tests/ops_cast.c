@@ -1,6 +1,8 @@
-/* Tests of the cast/quantize family (cast, quantizeLinear, dequantizeLinear): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
+/* Tests of the cast/quantize family (cast, quantizeLinear, dequantizeLinear): hand-computed vectors through libwebnn, validation, the reference backend's kernels, the OpenCL backend against the reference. */
 #include <math.h>
 
+#include "daemon/backend/opencl/ocl.h"
+#include "tests/ocltest.h"
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
@@ -169,4 +171,70 @@ TEST(ops_cast_reference_quantize_dequantize_rounding_saturation_blocks)
 	ASSERT_EQ(t.descs[o].type, WNN_F16);
 	rt_expect(&t, INS(D(10, 0, 3, 255)), D(2.5, -2.5, 6, 510), 0); /* block size 2 */
 	tg_free(&t);
+}
+
+/* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
+
+TEST_TIMEOUT(ops_cast_opencl_all_pairs, 180)
+{
+	struct backend *be = ot_backend();
+	char label[128];
+	for (size_t a = 0; a < OT_N_TYPES; a++)
+		for (size_t c = 0; c < OT_N_TYPES; c++) {
+			enum wnn_dtype ti = ALL_TYPES[a], to = ALL_TYPES[c];
+			Webnn__Ipc__Cast m = WEBNN__IPC__CAST__INIT;
+			m.data_type = (Webnn__Ipc__DataType)to;
+			snprintf(label, sizeof label, "cast %s -> %s", wnn_dtype_name(ti),
+				 wnn_dtype_name(to));
+			/* out-of-range float -> integer saturates, integer -> integer wraps */
+			OT_RUN1(be, ti, 2, ((uint32_t[]){ 5, 13 }), WNN_OP_CAST, m, ot_type_lo(ti, -300),
+			     300, TOL_EXACT, label);
+		}
+	backend_opencl.shutdown(be);
+}
+
+TEST_TIMEOUT(ops_cast_opencl_quantize_dequantize, 120)
+{
+	struct backend *be = ot_backend();
+	static const enum wnn_dtype qtypes[] = { WNN_I8, WNN_U8, WNN_I32, WNN_U32 };
+	static const uint32_t sdims[3][2] = { { 1, 1 }, { 3, 1 }, { 3, 2 } };
+	char label[128];
+	for (int f = 0; f < 2; f++)
+		for (size_t qi = 0; qi < 4; qi++)
+			for (int sd = 0; sd < 3; sd++) {
+				enum wnn_dtype ft = f ? WNN_F16 : WNN_F32, qt = qtypes[qi];
+				for (int deq = 0; deq < 2; deq++) {
+					if (deq && qt == WNN_U32 &&
+					    !(wnn_ops[WNN_OP_DEQUANTIZE_LINEAR].dtypes &
+					      WNN_DT_BIT(WNN_U32)))
+						continue;
+					struct tg_graph tg;
+					tg_init(&tg);
+					uint32_t x = tg_input(&tg, deq ? qt : ft, 2,
+							      (uint32_t[]){ 6, 4 });
+					uint32_t s = tg_input(&tg, ft, 2, sdims[sd]);
+					uint32_t z = tg_input(&tg, qt, 2, sdims[sd]);
+					Webnn__Ipc__QuantizeLinear m = WEBNN__IPC__QUANTIZE_LINEAR__INIT;
+					m.input = x;
+					m.scale = s;
+					m.zero_point = z;
+					m.output = tg_next(&tg);
+					Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+					tg_set_op(&o, deq ? WNN_OP_DEQUANTIZE_LINEAR
+							  : WNN_OP_QUANTIZE_LINEAR,
+						  &m);
+					snprintf(label, sizeof label, "%s %s %s scale %d",
+						 deq ? "dequantize" : "quantize", wnn_dtype_name(ft),
+						 wnn_dtype_name(qt), sd);
+					const struct graph_ir *g = ot_finish(&tg, &o, label);
+					struct range r[3] = { { ot_type_lo(qt, -40), 40 },
+							      { 0.05, 0.5 },
+							      { ot_type_lo(qt, -5), 5 } };
+					if (!deq)
+						r[0] = (struct range){ -60, 60 };
+					ot_check_ranges(be, g, r, 3, 0, 1, f ? TOL_F16 : TOL_EW, label);
+					tg_free(&tg);
+				}
+			}
+	backend_opencl.shutdown(be);
 }

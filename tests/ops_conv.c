@@ -1,4 +1,6 @@
-/* Tests of the convolution family (conv2d, convTranspose2d): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
+/* Tests of the convolution family (conv2d, convTranspose2d): hand-computed vectors through libwebnn, validation, the reference backend's kernels, the OpenCL backend against the reference. */
+#include "daemon/backend/opencl/ocl.h"
+#include "tests/ocltest.h"
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
@@ -829,4 +831,202 @@ TEST(ops_conv_reference_wpt_conv_transpose2d)
 	rt_op(&t, WNN_OP_CONV_TRANSPOSE2D, m);
 	rt_expect(&t, NULL, cx_ct_dil_convTranspose2dOutput, 8);
 	tg_free(&t);
+}
+
+/* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
+
+struct conv_case {
+	uint32_t n, c, h, w, oc, kh, kw, groups;
+	uint32_t pad[4], stride[2], dil[2];
+	bool nhwc, bias;
+	int filter_layout;
+	enum wnn_dtype t;
+};
+
+static void conv_run(struct backend *be, const struct conv_case *c, bool const_filter)
+{
+	struct tg_graph tg;
+	tg_init(&tg);
+	uint32_t in_dims[4];
+	if (c->nhwc)
+		memcpy(in_dims, (uint32_t[]){ c->n, c->h, c->w, c->c }, sizeof in_dims);
+	else
+		memcpy(in_dims, (uint32_t[]){ c->n, c->c, c->h, c->w }, sizeof in_dims);
+	uint32_t icg = c->c / c->groups, fd[4];
+	switch (c->filter_layout) {
+	case 0: memcpy(fd, (uint32_t[]){ c->oc, icg, c->kh, c->kw }, sizeof fd); break;
+	case 1: memcpy(fd, (uint32_t[]){ c->kh, c->kw, icg, c->oc }, sizeof fd); break;
+	case 2: memcpy(fd, (uint32_t[]){ c->oc, c->kh, c->kw, icg }, sizeof fd); break;
+	default: memcpy(fd, (uint32_t[]){ icg, c->kh, c->kw, c->oc }, sizeof fd); break;
+	}
+	uint32_t x = tg_input(&tg, c->t, 4, in_dims);
+	uint32_t f;
+	size_t fcount = (size_t)fd[0] * fd[1] * fd[2] * fd[3];
+	void *fdata = malloc(fcount * 4 + 4), *bdata = malloc(c->oc * 4 + 4);
+	if (const_filter) {
+		tg_random(fdata, c->t, fcount, 99, -1, 1);
+		f = tg_constant(&tg, c->t, 4, fd, fdata);
+	} else {
+		f = tg_input(&tg, c->t, 4, fd);
+	}
+	uint32_t bias = 0;
+	if (c->bias) {
+		tg_random(bdata, c->t, c->oc, 7, -1, 1);
+		bias = const_filter ? tg_constant(&tg, c->t, 1, (uint32_t[]){ c->oc }, bdata)
+				    : tg_input(&tg, c->t, 1, (uint32_t[]){ c->oc });
+	}
+	Webnn__Ipc__Conv2d m = WEBNN__IPC__CONV2D__INIT;
+	m.input = x;
+	m.filter = f;
+	m.has_bias = c->bias;
+	m.bias = bias;
+	m.output = tg_next(&tg);
+	uint32_t pad[4], stride[2], dil[2];
+	memcpy(pad, c->pad, sizeof pad);
+	memcpy(stride, c->stride, sizeof stride);
+	memcpy(dil, c->dil, sizeof dil);
+	m.n_padding = 4;
+	m.padding = pad;
+	m.n_strides = 2;
+	m.strides = stride;
+	m.n_dilations = 2;
+	m.dilations = dil;
+	m.has_groups = 1;
+	m.groups = c->groups;
+	m.has_input_layout = 1;
+	m.input_layout = c->nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
+	m.has_filter_layout = 1;
+	m.filter_layout = (Webnn__Ipc__Conv2dFilterLayout)c->filter_layout;
+	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&o, WNN_OP_CONV2D, &m);
+	char label[160];
+	snprintf(label, sizeof label,
+		 "conv2d %s %s filter %d g%u %ux%u s%u,%u d%u,%u p%u,%u,%u,%u bias %d const %d",
+		 wnn_dtype_name(c->t), c->nhwc ? "nhwc" : "nchw", c->filter_layout, c->groups, c->kh,
+		 c->kw, c->stride[0], c->stride[1], c->dil[0], c->dil[1], c->pad[0], c->pad[1],
+		 c->pad[2], c->pad[3], c->bias, const_filter);
+	ot_check(be, ot_finish(&tg, &o, label), -1, 1, c->t == WNN_F16 ? TOL_F16_SUM : TOL_SUM, label);
+	tg_free(&tg);
+	free(fdata);
+	free(bdata);
+}
+
+TEST_TIMEOUT(ops_conv_opencl_layouts, 300)
+{
+	struct backend *be = ot_backend();
+	for (int nhwc = 0; nhwc < 2; nhwc++)
+		for (int fl = 0; fl < 4; fl++) {
+			struct conv_case c = { 2, 6, 9, 8, 8, 3, 3, 1, { 1, 1, 1, 1 }, { 1, 1 },
+					       { 1, 1 }, nhwc, fl & 1, fl, WNN_F32 };
+			conv_run(be, &c, true);
+			c.groups = 2;
+			c.pad[1] = 0;
+			c.stride[1] = 2;
+			conv_run(be, &c, fl == 1);
+		}
+	backend_opencl.shutdown(be);
+}
+
+TEST_TIMEOUT(ops_conv_opencl_options, 300)
+{
+	struct backend *be = ot_backend();
+	static const struct conv_case cases[] = {
+		/* 1x1 stride 1: the input is the gemm operand directly */
+		{ 1, 16, 7, 7, 24, 1, 1, 1, { 0, 0, 0, 0 }, { 1, 1 }, { 1, 1 }, true, true, 2, WNN_F32 },
+		{ 2, 16, 7, 5, 24, 1, 1, 1, { 0, 0, 0, 0 }, { 1, 1 }, { 1, 1 }, false, true, 0, WNN_F32 },
+		{ 1, 16, 6, 6, 8, 1, 1, 4, { 0, 0, 0, 0 }, { 1, 1 }, { 1, 1 }, true, false, 2, WNN_F32 },
+		/* strides, dilations, asymmetric pads */
+		{ 1, 3, 15, 13, 8, 3, 3, 1, { 1, 2, 0, 1 }, { 2, 2 }, { 1, 1 }, true, true, 2, WNN_F32 },
+		{ 1, 4, 12, 12, 5, 3, 2, 1, { 2, 2, 1, 0 }, { 1, 2 }, { 2, 3 }, false, false, 0, WNN_F32 },
+		{ 1, 3, 23, 23, 6, 7, 7, 1, { 0, 0, 0, 0 }, { 2, 2 }, { 1, 1 }, true, true, 2, WNN_F32 },
+		/* depthwise (direct kernel), with multiplier 2, both layouts */
+		{ 1, 8, 10, 9, 8, 3, 3, 8, { 1, 1, 1, 1 }, { 1, 1 }, { 1, 1 }, true, true, 3, WNN_F32 },
+		{ 2, 8, 10, 9, 16, 3, 3, 8, { 1, 1, 1, 1 }, { 2, 1 }, { 1, 2 }, false, true, 0, WNN_F32 },
+		{ 1, 8, 10, 9, 8, 3, 3, 8, { 1, 1, 1, 1 }, { 2, 2 }, { 1, 1 }, true, false, 1, WNN_F32 },
+		/* float16 through the gemm and the direct kernel */
+		{ 1, 4, 8, 8, 6, 3, 3, 1, { 1, 1, 1, 1 }, { 1, 1 }, { 1, 1 }, true, true, 2, WNN_F16 },
+		{ 1, 4, 8, 8, 6, 3, 3, 1, { 1, 1, 1, 1 }, { 1, 1 }, { 1, 1 }, false, true, 1, WNN_F16 },
+		{ 1, 6, 8, 8, 6, 3, 3, 6, { 1, 1, 1, 1 }, { 1, 1 }, { 1, 1 }, true, true, 2, WNN_F16 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		conv_run(be, &cases[i], true);
+		if (i % 3 == 0)
+			conv_run(be, &cases[i], false);
+	}
+	backend_opencl.shutdown(be);
+}
+
+TEST_TIMEOUT(ops_conv_opencl_conv_transpose2d, 180)
+{
+	struct backend *be = ot_backend();
+	char label[128];
+	static const struct {
+		uint32_t n, cin, h, w, cout, kh, kw, groups;
+		uint32_t stride, dil, pad, out_pad;
+		bool nhwc, bias;
+		int layout;
+	} cases[] = {
+		{ 1, 2, 3, 3, 3, 3, 3, 1, 1, 1, 0, 0, false, false, 0 },
+		{ 2, 4, 4, 5, 6, 3, 2, 2, 2, 1, 1, 1, false, true, 0 },
+		{ 1, 3, 5, 4, 2, 2, 3, 1, 3, 2, 1, 0, true, true, 1 },
+		{ 1, 4, 3, 3, 4, 3, 3, 2, 2, 1, 0, 1, true, false, 2 },
+		{ 2, 2, 4, 4, 2, 1, 1, 1, 1, 1, 0, 0, false, true, 2 },
+		/* eight or more input channels per group: gemm + col2im */
+		{ 1, 8, 4, 4, 6, 3, 3, 1, 2, 1, 1, 1, false, true, 0 },
+		{ 2, 16, 3, 5, 4, 2, 2, 2, 1, 2, 0, 0, true, true, 1 },
+		{ 1, 8, 5, 5, 8, 3, 3, 1, 2, 2, 2, 1, false, false, 2 },
+		{ 2, 9, 3, 3, 3, 2, 3, 1, 3, 1, 1, 2, true, false, 0 },
+	};
+	for (int f = 0; f < 2; f++)
+		for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+			enum wnn_dtype t = f ? WNN_F16 : WNN_F32;
+			__typeof__(cases[0]) c = cases[ci];
+			struct tg_graph tg;
+			tg_init(&tg);
+			uint32_t idims[4] = { c.n, c.cin, c.h, c.w };
+			if (c.nhwc) {
+				idims[1] = c.h;
+				idims[2] = c.w;
+				idims[3] = c.cin;
+			}
+			uint32_t og = c.cout / c.groups;
+			uint32_t fd[3][4] = { { c.cin, og, c.kh, c.kw },   /* iohw */
+					      { c.kh, c.kw, og, c.cin },   /* hwoi */
+					      { og, c.kh, c.kw, c.cin } }; /* ohwi */
+			uint32_t x = tg_input(&tg, t, 4, idims);
+			uint32_t w = tg_input(&tg, t, 4, fd[c.layout]);
+			Webnn__Ipc__ConvTranspose2d m = WEBNN__IPC__CONV_TRANSPOSE2D__INIT;
+			m.input = x;
+			m.filter = w;
+			if (c.bias) {
+				m.has_bias = 1;
+				m.bias = tg_input(&tg, t, 1, (uint32_t[]){ c.cout });
+			}
+			uint32_t strides[2] = { c.stride, c.stride }, dil[2] = { c.dil, c.dil };
+			uint32_t pad[4] = { c.pad, c.pad, c.pad, 0 }, opad[2] = { c.out_pad, 0 };
+			m.n_strides = 2;
+			m.strides = strides;
+			m.n_dilations = 2;
+			m.dilations = dil;
+			m.n_padding = 4;
+			m.padding = pad;
+			m.n_output_padding = 2;
+			m.output_padding = opad;
+			m.has_groups = 1;
+			m.groups = c.groups;
+			m.has_input_layout = 1;
+			m.input_layout = c.nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC
+						: WEBNN__IPC__INPUT_LAYOUT__NCHW;
+			m.has_filter_layout = 1;
+			m.filter_layout = (Webnn__Ipc__ConvTranspose2dFilterLayout)c.layout;
+			m.output = tg_next(&tg);
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+			tg_set_op(&o, WNN_OP_CONV_TRANSPOSE2D, &m);
+			snprintf(label, sizeof label, "convTranspose2d case %zu %s", ci,
+				 wnn_dtype_name(t));
+			const struct graph_ir *g = ot_finish(&tg, &o, label);
+			ot_check_counted(be, g, -1, 1, f ? TOL_F16_SUM : TOL_SUM, label);
+			tg_free(&tg);
+		}
+	backend_opencl.shutdown(be);
 }

@@ -1,4 +1,6 @@
-/* Tests of the data movement family (concat, expand, pad, reshape, reverse, slice, split, tile, transpose, triangular): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
+/* Tests of the data movement family (concat, expand, pad, reshape, reverse, slice, split, tile, transpose, triangular): hand-computed vectors through libwebnn, validation, the reference backend's kernels, the OpenCL backend against the reference. */
+#include "daemon/backend/opencl/ocl.h"
+#include "tests/ocltest.h"
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
@@ -583,4 +585,206 @@ TEST(ops_data_reference_reverse_slice_split)
 	rt_check(&t, outs, 0, D(0, 1, 5, 6), 0, 0);
 	rt_check(&t, outs, 1, D(2, 3, 4, 7, 8, 9), 0, 0);
 	tg_free(&t);
+}
+
+/* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
+
+TEST_TIMEOUT(ops_data_opencl_transpose_concat_reshape, 300)
+{
+	struct backend *be = ot_backend();
+	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16, WNN_I8, WNN_I64 };
+	for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+		enum wnn_dtype t = types[ti];
+		/* transpose with a permutation and the default (reversed) one */
+		for (int def = 0; def < 2; def++) {
+			struct tg_graph tg;
+			tg_init(&tg);
+			uint32_t x = tg_input(&tg, t, 4, (uint32_t[]){ 2, 3, 4, 5 });
+			uint32_t perm[4] = { 0, 2, 3, 1 };
+			Webnn__Ipc__Transpose m = WEBNN__IPC__TRANSPOSE__INIT;
+			m.input = x;
+			m.output = tg_next(&tg);
+			if (!def) {
+				m.n_permutation = 4;
+				m.permutation = perm;
+				m.has_has_permutation = 1;
+				m.has_permutation = 1;
+			}
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+			tg_set_op(&o, WNN_OP_TRANSPOSE, &m);
+			ot_check(be, ot_finish(&tg, &o, "transpose"), -50, 50, TOL_EXACT, "transpose");
+			tg_free(&tg);
+		}
+		for (uint32_t axis = 0; axis < 3; axis++) {
+			struct tg_graph tg;
+			tg_init(&tg);
+			uint32_t d0[3] = { 2, 3, 4 }, d1[3] = { 2, 3, 4 }, d2[3] = { 2, 3, 4 };
+			d1[axis] = 1;
+			d2[axis] = 5;
+			uint32_t ins[3] = { tg_input(&tg, t, 3, d0), tg_input(&tg, t, 3, d1),
+					    tg_input(&tg, t, 3, d2) };
+			Webnn__Ipc__Concat m = WEBNN__IPC__CONCAT__INIT;
+			m.n_inputs = 3;
+			m.inputs = ins;
+			m.axis = axis;
+			m.output = tg_next(&tg);
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+			tg_set_op(&o, WNN_OP_CONCAT, &m);
+			ot_check(be, ot_finish(&tg, &o, "concat"), -50, 50, TOL_EXACT, "concat");
+			tg_free(&tg);
+		}
+		struct tg_graph tg;
+		tg_init(&tg);
+		uint32_t x = tg_input(&tg, t, 3, (uint32_t[]){ 2, 3, 4 });
+		uint32_t shape[2] = { 6, 4 };
+		Webnn__Ipc__Reshape m = WEBNN__IPC__RESHAPE__INIT;
+		m.input = x;
+		m.output = tg_next(&tg);
+		m.n_new_shape = 2;
+		m.new_shape = shape;
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o, WNN_OP_RESHAPE, &m);
+		ot_check(be, ot_finish(&tg, &o, "reshape"), -50, 50, TOL_EXACT, "reshape");
+		tg_free(&tg);
+	}
+	backend_opencl.shutdown(be);
+}
+
+TEST_TIMEOUT(ops_data_opencl_all_types, 180)
+{
+	struct backend *be = ot_backend();
+	for (size_t ti = 0; ti < OT_N_TYPES; ti++) {
+		enum wnn_dtype t = ALL_TYPES[ti];
+		const char *tn = wnn_dtype_name(t);
+		double lo = ot_type_lo(t, -50), hi = 50;
+		char label[128];
+		{
+			Webnn__Ipc__Expand m = WEBNN__IPC__EXPAND__INIT;
+			uint32_t shape[4] = { 2, 3, 4, 5 };
+			m.n_new_shape = 4;
+			m.new_shape = shape;
+			snprintf(label, sizeof label, "expand %s", tn);
+			OT_RUN1(be, t, 3, ((uint32_t[]){ 3, 1, 5 }), WNN_OP_EXPAND, m, lo, hi, TOL_EXACT,
+			     label);
+			uint32_t shape2[2] = { 4, 6 };
+			m.n_new_shape = 2;
+			m.new_shape = shape2;
+			OT_RUN1(be, t, 0, NULL, WNN_OP_EXPAND, m, lo, hi, TOL_EXACT, label);
+		}
+		{
+			Webnn__Ipc__Tile m = WEBNN__IPC__TILE__INIT;
+			uint32_t reps[3] = { 2, 1, 3 };
+			m.n_repetitions = 3;
+			m.repetitions = reps;
+			snprintf(label, sizeof label, "tile %s", tn);
+			OT_RUN1(be, t, 3, ((uint32_t[]){ 2, 3, 4 }), WNN_OP_TILE, m, lo, hi, TOL_EXACT,
+			     label);
+		}
+		{
+			Webnn__Ipc__Slice m = WEBNN__IPC__SLICE__INIT;
+			uint32_t starts[3] = { 1, 0, 2 }, sizes[3] = { 3, 2, 5 }, strides[3] = { 2, 1, 2 };
+			m.n_starts = m.n_sizes = 3;
+			m.starts = starts;
+			m.sizes = sizes;
+			snprintf(label, sizeof label, "slice %s", tn);
+			OT_RUN1(be, t, 3, ((uint32_t[]){ 4, 3, 7 }), WNN_OP_SLICE, m, lo, hi, TOL_EXACT,
+			     label);
+			m.n_strides = 3;
+			m.strides = strides;
+			OT_RUN1(be, t, 3, ((uint32_t[]){ 4, 3, 7 }), WNN_OP_SLICE, m, lo, hi, TOL_EXACT,
+			     label);
+		}
+		{
+			Webnn__Ipc__Reverse m = WEBNN__IPC__REVERSE__INIT;
+			snprintf(label, sizeof label, "reverse all %s", tn);
+			OT_RUN1(be, t, 3, ((uint32_t[]){ 2, 3, 4 }), WNN_OP_REVERSE, m, lo, hi, TOL_EXACT,
+			     label);
+			uint32_t axes[1] = { 1 };
+			m.n_axes = 1;
+			m.axes = axes;
+			m.has_has_axes = 1;
+			m.has_axes = 1;
+			snprintf(label, sizeof label, "reverse axis 1 %s", tn);
+			OT_RUN1(be, t, 3, ((uint32_t[]){ 2, 3, 4 }), WNN_OP_REVERSE, m, lo, hi, TOL_EXACT,
+			     label);
+		}
+		for (int mode = 0; mode < 3; mode++) {
+			Webnn__Ipc__Pad m = WEBNN__IPC__PAD__INIT;
+			uint32_t begin[3] = { 1, 0, 2 }, end[3] = { 2, 1, 3 };
+			m.n_beginning_padding = m.n_ending_padding = 3;
+			m.beginning_padding = begin;
+			m.ending_padding = end;
+			m.has_mode = 1;
+			m.mode = (Webnn__Ipc__PaddingMode)mode;
+			Webnn__Ipc__Number v = WEBNN__IPC__NUMBER__INIT;
+			v.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+			v.f = 7;
+			if (mode == 0)
+				m.value = &v;
+			snprintf(label, sizeof label, "pad mode %d %s", mode, tn);
+			OT_RUN1(be, t, 3, ((uint32_t[]){ 3, 2, 4 }), WNN_OP_PAD, m, lo, hi, TOL_EXACT,
+			     label);
+		}
+		for (int k = 0; k < 4; k++) {
+			Webnn__Ipc__Triangular m = WEBNN__IPC__TRIANGULAR__INIT;
+			m.has_upper = 1;
+			m.upper = k & 1;
+			m.has_diagonal = 1;
+			m.diagonal = k < 2 ? 0 : (k == 2 ? -1 : 2);
+			snprintf(label, sizeof label, "triangular %d %s", k, tn);
+			OT_RUN1(be, t, 3, ((uint32_t[]){ 2, 4, 5 }), WNN_OP_TRIANGULAR, m, lo, hi,
+			     TOL_EXACT, label);
+		}
+		{
+			/* split by count and by sizes, along the middle axis */
+			for (int by_sizes = 0; by_sizes < 2; by_sizes++) {
+				struct tg_graph tg;
+				tg_init(&tg);
+				uint32_t x = tg_input(&tg, t, 3, (uint32_t[]){ 2, 6, 3 });
+				Webnn__Ipc__Split m = WEBNN__IPC__SPLIT__INIT;
+				uint32_t outs[3] = { tg_next(&tg), tg_next(&tg) + 1, tg_next(&tg) + 2 };
+				uint32_t sizes[3] = { 1, 3, 2 };
+				m.input = x;
+				m.n_outputs = 3;
+				m.outputs = outs;
+				m.has_axis = 1;
+				m.axis = 1;
+				if (by_sizes) {
+					m.n_sizes = 3;
+					m.sizes = sizes;
+				} else {
+					m.has_count = 1;
+					m.count = 3;
+				}
+				Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+				tg_set_op(&o, WNN_OP_SPLIT, &m);
+				snprintf(label, sizeof label, "split %d %s", by_sizes, tn);
+				const struct graph_ir *g = ot_finish(&tg, &o, label);
+				ASSERT_EQ(g->n_outputs, 3);
+				ot_check_counted(be, g, lo, hi, TOL_EXACT, label);
+				tg_free(&tg);
+			}
+		}
+		{
+			struct tg_graph tg;
+			tg_init(&tg);
+			uint32_t c = tg_input(&tg, WNN_U8, 3, (uint32_t[]){ 2, 1, 4 });
+			uint32_t a = tg_input(&tg, t, 2, (uint32_t[]){ 3, 4 });
+			uint32_t bb = tg_input(&tg, t, 1, (uint32_t[]){ 1 });
+			Webnn__Ipc__Where m = WEBNN__IPC__WHERE__INIT;
+			m.condition = c;
+			m.true_value = a;
+			m.false_value = bb;
+			m.output = tg_next(&tg);
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+			tg_set_op(&o, WNN_OP_WHERE, &m);
+			snprintf(label, sizeof label, "where %s", tn);
+			const struct graph_ir *g = ot_finish(&tg, &o, label);
+			struct range r[3] = { { 0, 2 }, { 0, 0 }, { 0, 0 } };
+			ot_check_ranges(be, g, r, 3, lo, hi, TOL_EXACT, label);
+			tg_free(&tg);
+		}
+	}
+	ASSERT(ot_n_compared >= 8 * 17);
+	backend_opencl.shutdown(be);
 }

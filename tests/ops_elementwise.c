@@ -1,7 +1,9 @@
-/* Tests of the elementwise family (unary, binary, logical, activations, clamp, prelu, where): hand-computed vectors through libwebnn, validation, libwebnn graphs, the reference backend's kernels. */
+/* Tests of the elementwise family (unary, binary, logical, activations, clamp, prelu, where): hand-computed vectors through libwebnn, validation, libwebnn graphs, the reference backend's kernels, the OpenCL backend against the reference. */
 #include <math.h>
 
+#include "daemon/backend/opencl/ocl.h"
 #include "tests/clienttest.h"
+#include "tests/ocltest.h"
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
@@ -1002,4 +1004,176 @@ TEST(ops_elementwise_reference_integer_pow_exact)
 	rt_op(&t, WNN_OP_POW, m);
 	rt_expect(&t, INS(D(2, 3, 0), D(8, 5, 0)), D(0, 243, 1), 0); /* 2^8 wraps; 0^0 = 1 */
 	tg_free(&t);
+}
+
+/* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
+
+TEST_TIMEOUT(ops_elementwise_opencl_binary_all_ops_types, 300)
+{
+	struct backend *be = ot_backend();
+	static const struct {
+		uint32_t ra, rb;
+		uint32_t a[4], b[4];
+	} shapes[] = {
+		{ 3, 3, { 2, 3, 4 }, { 2, 3, 4 } },
+		{ 3, 2, { 2, 1, 5 }, { 3, 1 } },
+		{ 2, 0, { 4, 3 }, { 0 } },
+	};
+	int ran = 0;
+	for (int op = 0; op < WNN_OP_COUNT; op++) {
+		if (wnn_ops[op].attrs != WNN_ATTRS_BINARY)
+			continue;
+		for (size_t ti = 0; ti < sizeof ALL_TYPES / sizeof ALL_TYPES[0]; ti++) {
+			enum wnn_dtype t = ALL_TYPES[ti];
+			if (!(wnn_ops[op].dtypes & WNN_DT_BIT(t)))
+				continue;
+			ASSERT_MSG(backend_opencl.supports(be, (enum wnn_op)op, t), "%s %s",
+				   wnn_ops[op].name, wnn_dtype_name(t));
+			/* pow on integers has no oracle: checked by opencl_pow_integers */
+			if (!backend_reference.supports(NULL, (enum wnn_op)op, t))
+				continue;
+			for (size_t si = 0; si < 3; si++) {
+				struct tg_graph tg;
+				tg_init(&tg);
+				uint32_t a = tg_input(&tg, t, shapes[si].ra, shapes[si].a);
+				uint32_t bb = tg_input(&tg, t, shapes[si].rb, shapes[si].b);
+				Webnn__Ipc__ElementwiseBinary m = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+				m.a = a;
+				m.b = bb;
+				m.output = tg_next(&tg);
+				Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+				tg_set_op(&o, (enum wnn_op)op, &m);
+				char label[96];
+				snprintf(label, sizeof label, "%s %s shape %zu", wnn_ops[op].name,
+					 wnn_dtype_name(t), si);
+				const struct graph_ir *g = ot_finish(&tg, &o, label);
+				bool unsig = t == WNN_U8 || t == WNN_U32 || t == WNN_U64;
+				double lo = unsig ? 0 : -6, hi = 6;
+				if (op == WNN_OP_POW) {
+					lo = unsig ? 0 : -3;
+					hi = 3;
+				}
+				ot_check(be, g, lo, hi, t == WNN_F16 ? TOL_F16 : TOL_EW, label);
+				tg_free(&tg);
+				ran++;
+			}
+		}
+	}
+	ASSERT(ran > 100);
+	backend_opencl.shutdown(be);
+}
+
+TEST(ops_elementwise_opencl_pow_integers)
+{
+	struct backend *be = ot_backend();
+	static const enum wnn_dtype types[] = { WNN_I32, WNN_I64, WNN_I8, WNN_U8 };
+	for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+		enum wnn_dtype t = types[ti];
+		bool unsig = t == WNN_U8;
+		struct tg_graph tg;
+		tg_init(&tg);
+		uint32_t a = tg_input(&tg, t, 1, (uint32_t[]){ 5 });
+		uint32_t bb = tg_input(&tg, t, 1, (uint32_t[]){ 5 });
+		Webnn__Ipc__ElementwiseBinary m = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+		m.a = a;
+		m.b = bb;
+		m.output = tg_next(&tg);
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o, WNN_OP_POW, &m);
+		const struct graph_ir *g = ot_finish(&tg, &o, "pow int");
+		double av[5] = { 2, 3, unsig ? 4 : -2, 5, 7 }, bv[5] = { 3, 2, 3, 0, 1 };
+		double ev[5] = { 8, 9, unsig ? 64 : -8, 1, 7 };
+		char ab[40], bb_[40], out[40];
+		tg_pack(ab, t, av, 5);
+		tg_pack(bb_, t, bv, 5);
+		const void *in[2] = { ab, bb_ };
+		void *outs[1] = { out };
+		struct wnn_diag diag = { 0 };
+		ASSERT_MSG(tg_run(&backend_opencl, be, g, in, outs, &diag) == WEBNN_STATUS_OK, "%s",
+			   diag.message);
+		char msg[200];
+		ASSERT_MSG(tg_compare_values(out, t, ev, 5, 0, 0, msg, sizeof msg), "pow %s: %s",
+			   wnn_dtype_name(t), msg);
+		tg_free(&tg);
+	}
+	backend_opencl.shutdown(be);
+}
+
+TEST_TIMEOUT(ops_elementwise_opencl_unary_all_ops_types, 300)
+{
+	struct backend *be = ot_backend();
+	int ran = 0;
+	for (int op = 0; op < WNN_OP_COUNT; op++) {
+		if (wnn_ops[op].attrs != WNN_ATTRS_UNARY)
+			continue;
+		for (size_t ti = 0; ti < sizeof ALL_TYPES / sizeof ALL_TYPES[0]; ti++) {
+			enum wnn_dtype t = ALL_TYPES[ti];
+			if (!(wnn_ops[op].dtypes & WNN_DT_BIT(t)))
+				continue;
+			ASSERT_MSG(backend_opencl.supports(be, (enum wnn_op)op, t), "%s %s",
+				   wnn_ops[op].name, wnn_dtype_name(t));
+			struct tg_graph tg;
+			tg_init(&tg);
+			uint32_t x = tg_input(&tg, t, 2, (uint32_t[]){ 7, 9 });
+			Webnn__Ipc__ElementwiseUnary m = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+			m.input = x;
+			m.output = tg_next(&tg);
+			if (op == WNN_OP_ELU || op == WNN_OP_LEAKY_RELU || op == WNN_OP_HARD_SIGMOID ||
+			    op == WNN_OP_LINEAR) {
+				m.has_alpha = m.has_beta = 1;
+				m.alpha = 0.75;
+				m.beta = op == WNN_OP_ELU || op == WNN_OP_LEAKY_RELU ? 0 : 0.25;
+				m.has_beta = op != WNN_OP_ELU && op != WNN_OP_LEAKY_RELU;
+			}
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+			tg_set_op(&o, (enum wnn_op)op, &m);
+			char label[96];
+			snprintf(label, sizeof label, "%s %s", wnn_ops[op].name, wnn_dtype_name(t));
+			const struct graph_ir *g = ot_finish(&tg, &o, label);
+			bool unsig = t == WNN_U8 || t == WNN_U32 || t == WNN_U64;
+			double lo = unsig ? 0 : -4, hi = 4;
+			if (op == WNN_OP_LOG || op == WNN_OP_SQRT)
+				lo = 0.01;
+			if (op == WNN_OP_TAN)
+				lo = -1.2, hi = 1.2;
+			struct tol tol = t == WNN_F16 ? TOL_F16 : TOL_EW;
+			ot_check(be, g, lo, hi, tol, label);
+			tg_free(&tg);
+			ran++;
+		}
+	}
+	ASSERT(ran > 40);
+	backend_opencl.shutdown(be);
+}
+
+TEST(ops_elementwise_opencl_clamp_types)
+{
+	struct backend *be = ot_backend();
+	for (size_t ti = 0; ti < sizeof ALL_TYPES / sizeof ALL_TYPES[0]; ti++) {
+		enum wnn_dtype t = ALL_TYPES[ti];
+		for (int bounds = 0; bounds < 3; bounds++) {
+			struct tg_graph tg;
+			tg_init(&tg);
+			uint32_t x = tg_input(&tg, t, 3, (uint32_t[]){ 2, 3, 5 });
+			Webnn__Ipc__Number lo = WEBNN__IPC__NUMBER__INIT, hi = WEBNN__IPC__NUMBER__INIT;
+			lo.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+			lo.f = t == WNN_U8 || t == WNN_U32 || t == WNN_U64 ? 2 : -2.5;
+			hi.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+			hi.f = 3.5;
+			Webnn__Ipc__Clamp m = WEBNN__IPC__CLAMP__INIT;
+			m.input = x;
+			m.output = tg_next(&tg);
+			if (bounds != 1)
+				m.min_value = &lo;
+			if (bounds != 2)
+				m.max_value = &hi;
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+			tg_set_op(&o, WNN_OP_CLAMP, &m);
+			char label[64];
+			snprintf(label, sizeof label, "clamp %s bounds %d", wnn_dtype_name(t), bounds);
+			ot_check(be, ot_finish(&tg, &o, label), 0, 6, TOL_EXACT, label);
+			tg_free(&tg);
+		}
+	}
+	backend_opencl.shutdown(be);
 }

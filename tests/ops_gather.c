@@ -1,4 +1,6 @@
-/* Tests of the gather/scatter family (gather, gatherElements, gatherND, scatterElements, scatterND): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
+/* Tests of the gather/scatter family (gather, gatherElements, gatherND, scatterElements, scatterND): hand-computed vectors through libwebnn, validation, the reference backend's kernels, the OpenCL backend against the reference. */
+#include "daemon/backend/opencl/ocl.h"
+#include "tests/ocltest.h"
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
@@ -320,4 +322,183 @@ TEST(ops_gather_reference_wpt_gather_scatter_out_of_bounds)
 	rt_op(&t, WNN_OP_SCATTER_ELEMENTS, s);
 	rt_expect(&t, NULL, cx_se_axis1_output, 0);
 	tg_free(&t);
+}
+
+/* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
+
+static const enum wnn_dtype INDEX_TYPES[] = { WNN_I32, WNN_U32, WNN_I64 };
+
+TEST_TIMEOUT(ops_gather_opencl_gather_scatter, 180)
+{
+	struct backend *be = ot_backend();
+	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16, WNN_I64, WNN_U8 };
+	char label[128];
+	for (size_t ti = 0; ti < 4; ti++) {
+		enum wnn_dtype t = types[ti];
+		for (size_t ii = 0; ii < 3; ii++) {
+			enum wnn_dtype it = INDEX_TYPES[ii];
+			/* indices range past both ends: out-of-range values are clamped */
+			struct range ir = { it == WNN_U32 ? 0 : -7, 7 };
+			const char *tn = wnn_dtype_name(t), *in = wnn_dtype_name(it);
+			for (uint32_t axis = 0; axis < 3; axis++) {
+				struct tg_graph tg;
+				tg_init(&tg);
+				uint32_t x = tg_input(&tg, t, 3, (uint32_t[]){ 4, 3, 5 });
+				uint32_t ix = tg_input(&tg, it, 2, (uint32_t[]){ 2, 3 });
+				Webnn__Ipc__Gather m = WEBNN__IPC__GATHER__INIT;
+				m.input = x;
+				m.indices = ix;
+				m.has_axis = 1;
+				m.axis = axis;
+				m.output = tg_next(&tg);
+				Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+				tg_set_op(&o, WNN_OP_GATHER, &m);
+				snprintf(label, sizeof label, "gather axis %u %s %s", axis, tn, in);
+				const struct graph_ir *g = ot_finish(&tg, &o, label);
+				struct range r[2] = { { 0, 0 }, ir };
+				ot_check_ranges(be, g, r, 2, ot_type_lo(t, -9), 9, TOL_EXACT, label);
+				tg_free(&tg);
+			}
+			for (uint32_t axis = 0; axis < 2; axis++) {
+				struct tg_graph tg;
+				tg_init(&tg);
+				uint32_t x = tg_input(&tg, t, 2, (uint32_t[]){ 4, 5 });
+				uint32_t idims[2] = { 4, 5 };
+				idims[axis] = 3;
+				uint32_t ix = tg_input(&tg, it, 2, idims);
+				Webnn__Ipc__Gather m = WEBNN__IPC__GATHER__INIT;
+				m.input = x;
+				m.indices = ix;
+				m.has_axis = 1;
+				m.axis = axis;
+				m.output = tg_next(&tg);
+				Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+				tg_set_op(&o, WNN_OP_GATHER_ELEMENTS, &m);
+				snprintf(label, sizeof label, "gatherElements axis %u %s %s", axis, tn,
+					 in);
+				const struct graph_ir *g = ot_finish(&tg, &o, label);
+				struct range r[2] = { { 0, 0 }, ir };
+				ot_check_ranges(be, g, r, 2, ot_type_lo(t, -9), 9, TOL_EXACT, label);
+				tg_free(&tg);
+			}
+			for (uint32_t k = 1; k <= 3; k++) {
+				struct tg_graph tg;
+				tg_init(&tg);
+				uint32_t x = tg_input(&tg, t, 3, (uint32_t[]){ 4, 3, 5 });
+				uint32_t ix = tg_input(&tg, it, 3, (uint32_t[]){ 2, 2, k });
+				Webnn__Ipc__Gather m = WEBNN__IPC__GATHER__INIT;
+				m.input = x;
+				m.indices = ix;
+				m.output = tg_next(&tg);
+				Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+				tg_set_op(&o, WNN_OP_GATHER_ND, &m);
+				snprintf(label, sizeof label, "gatherND k %u %s %s", k, tn, in);
+				const struct graph_ir *g = ot_finish(&tg, &o, label);
+				struct range r[2] = { { 0, 0 }, ir };
+				ot_check_ranges(be, g, r, 2, ot_type_lo(t, -9), 9, TOL_EXACT, label);
+				tg_free(&tg);
+			}
+			for (uint32_t axis = 0; axis < 2; axis++) {
+				struct tg_graph tg;
+				tg_init(&tg);
+				uint32_t x = tg_input(&tg, t, 2, (uint32_t[]){ 4, 5 });
+				uint32_t idims[2] = { 4, 5 };
+				idims[axis] = 6; /* more updates than the axis: duplicates */
+				uint32_t ix = tg_input(&tg, it, 2, idims);
+				uint32_t up = tg_input(&tg, t, 2, idims);
+				Webnn__Ipc__Scatter m = WEBNN__IPC__SCATTER__INIT;
+				m.input = x;
+				m.indices = ix;
+				m.updates = up;
+				m.has_axis = 1;
+				m.axis = axis;
+				m.output = tg_next(&tg);
+				Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+				tg_set_op(&o, WNN_OP_SCATTER_ELEMENTS, &m);
+				snprintf(label, sizeof label, "scatterElements axis %u %s %s", axis, tn,
+					 in);
+				const struct graph_ir *g = ot_finish(&tg, &o, label);
+				struct range r[3] = { { 0, 0 }, ir, { 0, 0 } };
+				ot_check_ranges(be, g, r, 3, ot_type_lo(t, -9), 9, TOL_EXACT, label);
+				tg_free(&tg);
+			}
+			for (uint32_t k = 1; k <= 3; k++) {
+				struct tg_graph tg;
+				tg_init(&tg);
+				static const uint32_t in_dims[3] = { 4, 3, 5 };
+				uint32_t x = tg_input(&tg, t, 3, in_dims);
+				uint32_t ix = tg_input(&tg, it, 2, (uint32_t[]){ 5, k });
+				uint32_t udims[4] = { 5 };
+				for (uint32_t d = k; d < 3; d++)
+					udims[1 + d - k] = in_dims[d];
+				uint32_t up = tg_input(&tg, t, 1 + 3 - k, udims);
+				Webnn__Ipc__Scatter m = WEBNN__IPC__SCATTER__INIT;
+				m.input = x;
+				m.indices = ix;
+				m.updates = up;
+				m.output = tg_next(&tg);
+				Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+				tg_set_op(&o, WNN_OP_SCATTER_ND, &m);
+				snprintf(label, sizeof label, "scatterND k %u %s %s", k, tn, in);
+				const struct graph_ir *g = ot_finish(&tg, &o, label);
+				struct range r[3] = { { 0, 0 }, ir, { 0, 0 } };
+				ot_check_ranges(be, g, r, 3, ot_type_lo(t, -9), 9, TOL_EXACT, label);
+				tg_free(&tg);
+			}
+		}
+	}
+	backend_opencl.shutdown(be);
+}
+
+/* Hostile indices (the extremes of each index type) stay inside the input: literal values. */
+TEST(ops_gather_opencl_hostile_indices)
+{
+	struct backend *be = ot_backend();
+	struct tg_graph tg;
+	tg_init(&tg);
+	uint32_t x = tg_input(&tg, WNN_F32, 1, (uint32_t[]){ 4 });
+	uint32_t ix = tg_input(&tg, WNN_I64, 1, (uint32_t[]){ 6 });
+	Webnn__Ipc__Gather m = WEBNN__IPC__GATHER__INIT;
+	m.input = x;
+	m.indices = ix;
+	m.output = tg_next(&tg);
+	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&o, WNN_OP_GATHER, &m);
+	const struct graph_ir *g = ot_finish(&tg, &o, "gather hostile");
+	float xv[4] = { 10, 11, 12, 13 };
+	int64_t iv[6] = { INT64_MIN, INT64_MAX, -1, -4, -5, 1LL << 40 };
+	float out[6];
+	const void *in[2] = { xv, iv };
+	void *outs[1] = { out };
+	struct wnn_diag diag = { 0 };
+	ASSERT_MSG(tg_run(&backend_opencl, be, g, in, outs, &diag) == WEBNN_STATUS_OK, "%s",
+		   diag.message);
+	double ev[6] = { 10, 13, 13, 10, 10, 13 };
+	char msg[200];
+	ASSERT_MSG(tg_compare_values(out, WNN_F32, ev, 6, 0, 0, msg, sizeof msg), "%s", msg);
+	tg_free(&tg);
+
+	/* scatterND with uint32 indices at UINT32_MAX: clamped to the last row */
+	tg_init(&tg);
+	x = tg_input(&tg, WNN_I32, 2, (uint32_t[]){ 3, 2 });
+	ix = tg_input(&tg, WNN_U32, 2, (uint32_t[]){ 2, 1 });
+	uint32_t up = tg_input(&tg, WNN_I32, 2, (uint32_t[]){ 2, 2 });
+	Webnn__Ipc__Scatter s = WEBNN__IPC__SCATTER__INIT;
+	s.input = x;
+	s.indices = ix;
+	s.updates = up;
+	s.output = tg_next(&tg);
+	Webnn__Ipc__Operation o2 = WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&o2, WNN_OP_SCATTER_ND, &s);
+	g = ot_finish(&tg, &o2, "scatterND hostile");
+	int32_t xs[6] = { 1, 2, 3, 4, 5, 6 }, us[4] = { 7, 8, 9, 10 }, os[6];
+	uint32_t is[2] = { UINT32_MAX, 0 };
+	const void *in2[3] = { xs, is, us };
+	void *outs2[1] = { os };
+	ASSERT_MSG(tg_run(&backend_opencl, be, g, in2, outs2, &diag) == WEBNN_STATUS_OK, "%s",
+		   diag.message);
+	double es[6] = { 9, 10, 3, 4, 7, 8 };
+	ASSERT_MSG(tg_compare_values(os, WNN_I32, es, 6, 0, 0, msg, sizeof msg), "%s", msg);
+	tg_free(&tg);
+	backend_opencl.shutdown(be);
 }

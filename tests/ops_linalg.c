@@ -1,4 +1,6 @@
-/* Tests of the linear algebra family (gemm, matmul): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
+/* Tests of the linear algebra family (gemm, matmul): hand-computed vectors through libwebnn, validation, the reference backend's kernels, the OpenCL backend against the reference. */
+#include "daemon/backend/opencl/ocl.h"
+#include "tests/ocltest.h"
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
@@ -209,4 +211,80 @@ TEST(ops_linalg_reference_matmul_batched_and_broadcast)
 	rt_expect_shape(&t, o, SHAPE(2, 1, 2));
 	rt_expect(&t, INS(D(1, 2, 3, 4), D(1, 2, 3, 4)), D(7, 10, 15, 22), 0);
 	tg_free(&t);
+}
+
+/* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
+
+TEST_TIMEOUT(ops_linalg_opencl_gemm_options, 300)
+{
+	struct backend *be = ot_backend();
+	const uint32_t M = 7, K = 13, N = 9;
+	for (int f16 = 0; f16 < 2; f16++)
+		for (int variant = 0; variant < 8; variant++) {
+			enum wnn_dtype t = f16 ? WNN_F16 : WNN_F32;
+			bool ta = variant & 1, tb = variant & 2;
+			int cmode = variant >> 2 ? (variant & 1 ? 2 : 1) : 0; /* none, [N], [M,N] */
+			struct tg_graph tg;
+			tg_init(&tg);
+			uint32_t a = tg_input(&tg, t, 2, ta ? (uint32_t[]){ K, M } : (uint32_t[]){ M, K });
+			uint32_t bb = tg_input(&tg, t, 2, tb ? (uint32_t[]){ N, K } : (uint32_t[]){ K, N });
+			uint32_t c = 0;
+			if (cmode == 1)
+				c = tg_input(&tg, t, 1, (uint32_t[]){ N });
+			else if (cmode == 2)
+				c = tg_input(&tg, t, 2, (uint32_t[]){ M, N });
+			Webnn__Ipc__Gemm m = WEBNN__IPC__GEMM__INIT;
+			m.a = a;
+			m.b = bb;
+			m.has_c = cmode != 0;
+			m.c = c;
+			m.output = tg_next(&tg);
+			m.has_alpha = m.has_beta = 1;
+			m.alpha = 0.5;
+			m.beta = variant == 7 ? 0 : 1.5;
+			m.has_a_transpose = m.has_b_transpose = 1;
+			m.a_transpose = ta;
+			m.b_transpose = tb;
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+			tg_set_op(&o, WNN_OP_GEMM, &m);
+			char label[64];
+			snprintf(label, sizeof label, "gemm %s variant %d", wnn_dtype_name(t), variant);
+			ot_check(be, ot_finish(&tg, &o, label), -1, 1, f16 ? TOL_F16_SUM : TOL_SUM, label);
+			tg_free(&tg);
+		}
+	backend_opencl.shutdown(be);
+}
+
+TEST_TIMEOUT(ops_linalg_opencl_matmul_broadcast, 300)
+{
+	struct backend *be = ot_backend();
+	static const struct {
+		uint32_t ra, rb, a[4], b[4];
+	} cases[] = {
+		{ 2, 2, { 5, 6 }, { 6, 4 } },
+		{ 3, 3, { 3, 5, 6 }, { 3, 6, 4 } },    /* strided batch */
+		{ 3, 2, { 3, 5, 6 }, { 6, 4 } },       /* shared b: one tall gemm */
+		{ 2, 3, { 5, 6 }, { 3, 6, 4 } },       /* broadcast a */
+		{ 4, 3, { 2, 1, 5, 6 }, { 3, 6, 4 } }, /* both broadcast */
+		{ 3, 3, { 64, 33, 70 }, { 64, 70, 65 } },
+	};
+	for (int f16 = 0; f16 < 2; f16++)
+		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+			enum wnn_dtype t = f16 ? WNN_F16 : WNN_F32;
+			struct tg_graph tg;
+			tg_init(&tg);
+			uint32_t a = tg_input(&tg, t, cases[i].ra, cases[i].a);
+			uint32_t bb = tg_input(&tg, t, cases[i].rb, cases[i].b);
+			Webnn__Ipc__Matmul m = WEBNN__IPC__MATMUL__INIT;
+			m.a = a;
+			m.b = bb;
+			m.output = tg_next(&tg);
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+			tg_set_op(&o, WNN_OP_MATMUL, &m);
+			char label[64];
+			snprintf(label, sizeof label, "matmul %s case %zu", wnn_dtype_name(t), i);
+			ot_check(be, ot_finish(&tg, &o, label), -1, 1, f16 ? TOL_F16_SUM : TOL_SUM, label);
+			tg_free(&tg);
+		}
+	backend_opencl.shutdown(be);
 }

@@ -1,6 +1,8 @@
-/* Tests of the normalization family (batch/instance/layer normalization, softmax): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
+/* Tests of the normalization family (batch/instance/layer normalization, softmax): hand-computed vectors through libwebnn, validation, the reference backend's kernels, the OpenCL backend against the reference. */
 #include <math.h>
 
+#include "daemon/backend/opencl/ocl.h"
+#include "tests/ocltest.h"
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
@@ -297,4 +299,153 @@ TEST(ops_normalization_reference_instance_and_layer_normalization)
 	rt_op(&t, WNN_OP_LAYER_NORMALIZATION, l);
 	rt_expect(&t, INS(D(1, 3, 5, 7)), D(-1, -1, 10, 10), 2);
 	tg_free(&t);
+}
+
+/* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
+
+TEST_TIMEOUT(ops_normalization_opencl_softmax_batchnorm, 300)
+{
+	struct backend *be = ot_backend();
+	for (int f16 = 0; f16 < 2; f16++) {
+		enum wnn_dtype t = f16 ? WNN_F16 : WNN_F32;
+		for (uint32_t axis = 0; axis < 3; axis++) {
+			struct tg_graph tg;
+			tg_init(&tg);
+			uint32_t x = tg_input(&tg, t, 3, (uint32_t[]){ 3, 17, 5 });
+			Webnn__Ipc__Softmax m = WEBNN__IPC__SOFTMAX__INIT;
+			m.input = x;
+			m.output = tg_next(&tg);
+			m.axis = axis;
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+			tg_set_op(&o, WNN_OP_SOFTMAX, &m);
+			ot_check(be, ot_finish(&tg, &o, "softmax"), -5, 5, f16 ? TOL_F16 : TOL_EW,
+				"softmax");
+			tg_free(&tg);
+		}
+		for (int variant = 0; variant < 4; variant++) {
+			struct tg_graph tg;
+			tg_init(&tg);
+			uint32_t x = tg_input(&tg, t, 4, (uint32_t[]){ 2, 4, 3, 5 });
+			uint32_t axis = variant == 3 ? 3 : 1, ch = axis == 3 ? 5 : 4;
+			uint32_t mean = tg_input(&tg, t, 1, &ch);
+			uint32_t var = tg_input(&tg, t, 1, &ch);
+			uint32_t sc = variant & 1 ? tg_input(&tg, t, 1, &ch) : 0;
+			uint32_t bi = variant & 2 ? tg_input(&tg, t, 1, &ch) : 0;
+			Webnn__Ipc__BatchNormalization m = WEBNN__IPC__BATCH_NORMALIZATION__INIT;
+			m.input = x;
+			m.mean = mean;
+			m.variance = var;
+			m.has_scale = (variant & 1) != 0;
+			m.scale = sc;
+			m.has_bias = (variant & 2) != 0;
+			m.bias = bi;
+			m.output = tg_next(&tg);
+			m.has_axis = 1;
+			m.axis = axis;
+			m.has_epsilon = 1;
+			m.epsilon = 1e-3;
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+			tg_set_op(&o, WNN_OP_BATCH_NORMALIZATION, &m);
+			/* variance inputs in (0, 2]: keep them positive */
+			ot_check(be, ot_finish(&tg, &o, "batchNormalization"), 0.05, 2,
+				f16 ? TOL_F16 : TOL_EW, "batchNormalization");
+			tg_free(&tg);
+		}
+	}
+	backend_opencl.shutdown(be);
+}
+
+TEST_TIMEOUT(ops_normalization_opencl_instance_layer_prelu, 120)
+{
+	struct backend *be = ot_backend();
+	char label[128];
+	for (int f = 0; f < 2; f++) {
+		enum wnn_dtype t = f ? WNN_F16 : WNN_F32;
+		struct tol tol = f ? TOL_F16_SUM : TOL_SUM;
+		for (int v = 0; v < 4; v++) {
+			bool nhwc = v & 1, sb = v & 2;
+			struct tg_graph tg;
+			tg_init(&tg);
+			uint32_t x = tg_input(&tg, t, 4,
+					      nhwc ? (uint32_t[]){ 2, 5, 6, 3 } : (uint32_t[]){ 2, 3, 5, 6 });
+			Webnn__Ipc__InstanceNormalization m =
+				WEBNN__IPC__INSTANCE_NORMALIZATION__INIT;
+			m.input = x;
+			if (sb) {
+				m.has_scale = m.has_bias = 1;
+				m.scale = tg_input(&tg, t, 1, (uint32_t[]){ 3 });
+				m.bias = tg_input(&tg, t, 1, (uint32_t[]){ 3 });
+			}
+			m.has_layout = 1;
+			m.layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
+			m.has_epsilon = 1;
+			m.epsilon = 1e-3;
+			m.output = tg_next(&tg);
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+			tg_set_op(&o, WNN_OP_INSTANCE_NORMALIZATION, &m);
+			snprintf(label, sizeof label, "instanceNormalization %d %s", v,
+				 wnn_dtype_name(t));
+			const struct graph_ir *g = ot_finish(&tg, &o, label);
+			ot_check_counted(be, g, -3, 3, tol, label);
+			tg_free(&tg);
+		}
+		static const struct {
+			int n;
+			uint32_t axes[3];
+		} sets[] = { { -1, { 0 } }, { 2, { 1, 2 } }, { 2, { 2, 1 } }, { 1, { 0 } }, { 0, { 0 } } };
+		static const uint32_t xd[3] = { 2, 3, 4 };
+		for (size_t si = 0; si < sizeof sets / sizeof sets[0]; si++) {
+			struct tg_graph tg;
+			tg_init(&tg);
+			uint32_t x = tg_input(&tg, t, 3, xd);
+			Webnn__Ipc__LayerNormalization m = WEBNN__IPC__LAYER_NORMALIZATION__INIT;
+			uint32_t axes[3];
+			memcpy(axes, sets[si].axes, sizeof axes);
+			m.input = x;
+			uint32_t sdims[3], sr = 0;
+			if (sets[si].n >= 0) {
+				m.n_axes = (size_t)sets[si].n;
+				m.axes = axes;
+				m.has_has_axes = 1;
+				m.has_axes = 1;
+				for (int k = 0; k < sets[si].n; k++)
+					sdims[sr++] = xd[axes[k]];
+			} else {
+				sdims[sr++] = xd[1];
+				sdims[sr++] = xd[2];
+			}
+			if (si != 3) {
+				m.has_scale = m.has_bias = 1;
+				m.scale = tg_input(&tg, t, sr, sdims);
+				m.bias = tg_input(&tg, t, sr, sdims);
+			}
+			m.output = tg_next(&tg);
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+			tg_set_op(&o, WNN_OP_LAYER_NORMALIZATION, &m);
+			snprintf(label, sizeof label, "layerNormalization %zu %s", si,
+				 wnn_dtype_name(t));
+			const struct graph_ir *g = ot_finish(&tg, &o, label);
+			ot_check_counted(be, g, -3, 3, tol, label);
+			tg_free(&tg);
+		}
+	}
+	static const enum wnn_dtype ptypes[] = { WNN_F32, WNN_F16, WNN_I32, WNN_I64, WNN_I8 };
+	for (size_t ti = 0; ti < 5; ti++) {
+		enum wnn_dtype t = ptypes[ti];
+		struct tg_graph tg;
+		tg_init(&tg);
+		uint32_t x = tg_input(&tg, t, 3, (uint32_t[]){ 2, 3, 4 });
+		uint32_t s = tg_input(&tg, t, 2, (uint32_t[]){ 3, 1 });
+		Webnn__Ipc__Prelu m = WEBNN__IPC__PRELU__INIT;
+		m.input = x;
+		m.slope = s;
+		m.output = tg_next(&tg);
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o, WNN_OP_PRELU, &m);
+		snprintf(label, sizeof label, "prelu %s", wnn_dtype_name(t));
+		const struct graph_ir *g = ot_finish(&tg, &o, label);
+		ot_check_counted(be, g, -5, 5, t == WNN_F16 ? TOL_F16 : TOL_EW, label);
+		tg_free(&tg);
+	}
+	backend_opencl.shutdown(be);
 }

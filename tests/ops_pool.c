@@ -1,6 +1,8 @@
-/* Tests of the pooling family (averagePool2d, l2Pool2d, maxPool2d): hand-computed vectors through libwebnn, validation, the reference backend's kernels. */
+/* Tests of the pooling family (averagePool2d, l2Pool2d, maxPool2d): hand-computed vectors through libwebnn, validation, the reference backend's kernels, the OpenCL backend against the reference. */
 #include <math.h>
 
+#include "daemon/backend/opencl/ocl.h"
+#include "tests/ocltest.h"
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
@@ -278,4 +280,134 @@ TEST(ops_pool_reference_max_pool2d_integers)
 	rt_pool(&t, WNN_OP_MAX_POOL2D, rt_pool_msg(&t, x));
 	rt_expect(&t, INS(D(5, 250, 7, 1)), D(250), 0);
 	tg_free(&t);
+}
+
+/* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
+
+TEST_TIMEOUT(ops_pool_opencl_pool2d, 300)
+{
+	struct backend *be = ot_backend();
+	static const enum wnn_op ops[3] = { WNN_OP_AVERAGE_POOL2D, WNN_OP_L2_POOL2D,
+					    WNN_OP_MAX_POOL2D };
+	static const struct {
+		uint32_t win[2], pad[4], stride[2], dil[2];
+		bool ceil, global;
+	} opts[] = {
+		{ { 3, 3 }, { 0, 0, 0, 0 }, { 2, 2 }, { 1, 1 }, false, false },
+		{ { 3, 3 }, { 0, 0, 0, 0 }, { 2, 2 }, { 1, 1 }, true, false },
+		{ { 2, 3 }, { 1, 0, 2, 1 }, { 1, 2 }, { 2, 1 }, false, false },
+		{ { 0, 0 }, { 0, 0, 0, 0 }, { 1, 1 }, { 1, 1 }, false, true },
+	};
+	for (int k = 0; k < 3; k++)
+		for (int nhwc = 0; nhwc < 2; nhwc++)
+			for (size_t oi = 0; oi < sizeof opts / sizeof opts[0]; oi++)
+				for (int f16 = 0; f16 < 2; f16++) {
+					enum wnn_dtype t = f16 ? WNN_F16 : WNN_F32;
+					struct tg_graph tg;
+					tg_init(&tg);
+					uint32_t dims[4] = { 2, 5, 11, 10 };
+					if (nhwc)
+						memcpy(dims, (uint32_t[]){ 2, 11, 10, 5 }, sizeof dims);
+					uint32_t x = tg_input(&tg, t, 4, dims);
+					Webnn__Ipc__Pool2d m = WEBNN__IPC__POOL2D__INIT;
+					uint32_t win[2], pad[4], stride[2], dil[2];
+					memcpy(win, opts[oi].win, sizeof win);
+					memcpy(pad, opts[oi].pad, sizeof pad);
+					memcpy(stride, opts[oi].stride, sizeof stride);
+					memcpy(dil, opts[oi].dil, sizeof dil);
+					m.input = x;
+					m.output = tg_next(&tg);
+					if (!opts[oi].global) {
+						m.n_window_dimensions = 2;
+						m.window_dimensions = win;
+						m.n_padding = 4;
+						m.padding = pad;
+						m.n_strides = 2;
+						m.strides = stride;
+						m.n_dilations = 2;
+						m.dilations = dil;
+					}
+					m.has_layout = 1;
+					m.layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC
+							: WEBNN__IPC__INPUT_LAYOUT__NCHW;
+					m.has_output_shape_rounding = 1;
+					m.output_shape_rounding =
+						opts[oi].ceil ? WEBNN__IPC__ROUNDING_TYPE__ROUND_CEIL
+							      : WEBNN__IPC__ROUNDING_TYPE__ROUND_FLOOR;
+					Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+					tg_set_op(&o, ops[k], &m);
+					char label[96];
+					snprintf(label, sizeof label, "%s %s %s opts %zu",
+						 wnn_ops[ops[k]].name, wnn_dtype_name(t),
+						 nhwc ? "nhwc" : "nchw", oi);
+					ot_check(be, ot_finish(&tg, &o, label), -2, 2,
+						f16 ? TOL_F16 : TOL_SUM, label);
+					tg_free(&tg);
+				}
+	/* maxPool2d on integers */
+	static const enum wnn_dtype ints[] = { WNN_I8, WNN_U8, WNN_I32, WNN_I64, WNN_U64 };
+	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+		struct tg_graph tg;
+		tg_init(&tg);
+		uint32_t x = tg_input(&tg, ints[i], 4, (uint32_t[]){ 1, 3, 6, 7 });
+		Webnn__Ipc__Pool2d m = WEBNN__IPC__POOL2D__INIT;
+		uint32_t win[2] = { 2, 2 }, stride[2] = { 2, 2 };
+		m.input = x;
+		m.output = tg_next(&tg);
+		m.n_window_dimensions = 2;
+		m.window_dimensions = win;
+		m.n_strides = 2;
+		m.strides = stride;
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o, WNN_OP_MAX_POOL2D, &m);
+		ot_check(be, ot_finish(&tg, &o, "maxPool2d int"), 0, 100, TOL_EXACT, "maxPool2d int");
+		tg_free(&tg);
+	}
+	backend_opencl.shutdown(be);
+}
+
+/* maxPool2d (and the others) over a window that holds only padding produce 0, not -inf. */
+TEST(ops_pool_opencl_padding_only_window)
+{
+	struct backend *be = ot_backend();
+	static const enum wnn_op ops[3] = { WNN_OP_MAX_POOL2D, WNN_OP_AVERAGE_POOL2D,
+					    WNN_OP_L2_POOL2D };
+	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16, WNN_I32, WNN_U8 };
+	for (int k = 0; k < 3; k++)
+		for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+			enum wnn_dtype t = types[ti];
+			if (!backend_opencl.supports(be, ops[k], t))
+				continue;
+			struct tg_graph tg;
+			tg_init(&tg);
+			uint32_t x = tg_input(&tg, t, 4, (uint32_t[]){ 1, 2, 3, 3 });
+			Webnn__Ipc__Pool2d m = WEBNN__IPC__POOL2D__INIT;
+			uint32_t win[2] = { 2, 2 }, pad[4] = { 2, 0, 2, 0 }, stride[2] = { 1, 1 };
+			m.input = x;
+			m.output = tg_next(&tg);
+			m.n_window_dimensions = 2;
+			m.window_dimensions = win;
+			m.n_padding = 4;
+			m.padding = pad;
+			m.n_strides = 2;
+			m.strides = stride;
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+			tg_set_op(&o, ops[k], &m);
+			char label[64];
+			snprintf(label, sizeof label, "%s %s padding-only window", wnn_ops[ops[k]].name,
+				 wnn_dtype_name(t));
+			const struct graph_ir *g = ot_finish(&tg, &o, label);
+			ot_check(be, g, 1, 5, t == WNN_F16 ? TOL_F16 : TOL_SUM, label);
+			/* output (0, 0): rows -2..-1, columns -2..-1 */
+			double in[18], out[32]; /* 2x3x3 in, 2x4x4 out: room for any type */
+			tg_random(in, t, 18, 3, 1, 5);
+			const void *ins[1] = { in };
+			void *outs[1] = { out };
+			struct wnn_diag diag = { 0 };
+			ASSERT_MSG(tg_run(&backend_opencl, be, g, ins, outs, &diag) == WEBNN_STATUS_OK,
+				   "%s", diag.message);
+			ASSERT_MSG(tg_get(out, t, 0) == 0, "%s: got %g", label, tg_get(out, t, 0));
+			tg_free(&tg);
+		}
+	backend_opencl.shutdown(be);
 }

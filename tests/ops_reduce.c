@@ -1,6 +1,8 @@
-/* Tests of the reduction family (reduce*, argMin/argMax, cumulativeSum): hand-computed vectors through libwebnn, the reference backend's kernels. */
+/* Tests of the reduction family (reduce*, argMin/argMax, cumulativeSum): hand-computed vectors through libwebnn, the reference backend's kernels, the OpenCL backend against the reference. */
 #include <math.h>
 
+#include "daemon/backend/opencl/ocl.h"
+#include "tests/ocltest.h"
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/test.h"
@@ -280,4 +282,211 @@ TEST(ops_reduce_reference_integers_exact_and_wrapping)
 	ASSERT(*(int64_t *)outs[4] == 1000000000025LL);
 	ASSERT(*(int64_t *)outs[5] == -1000000);
 	tg_free(&t);
+}
+
+/* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
+
+static bool is_float(enum wnn_dtype t)
+{
+	return t == WNN_F32 || t == WNN_F16;
+}
+
+TEST_TIMEOUT(ops_reduce_opencl_arg_cumsum, 180)
+{
+	struct backend *be = ot_backend();
+	char label[128];
+	static const uint32_t dims[3] = { 3, 4, 5 };
+	for (size_t ti = 0; ti < OT_N_TYPES; ti++) {
+		enum wnn_dtype t = ALL_TYPES[ti];
+		for (int op = 0; op < 2; op++)
+			for (uint32_t axis = 0; axis < 3; axis++) {
+				Webnn__Ipc__ArgMinMax m = WEBNN__IPC__ARG_MIN_MAX__INIT;
+				m.axis = axis;
+				m.has_keep_dimensions = 1;
+				m.keep_dimensions = axis == 1;
+				m.has_output_data_type = 1;
+				m.output_data_type = axis == 2 ? WEBNN__IPC__DATA_TYPE__INT64
+							       : WEBNN__IPC__DATA_TYPE__INT32;
+				snprintf(label, sizeof label, "%s axis %u %s", op ? "argMax" : "argMin",
+					 axis, wnn_dtype_name(t));
+				OT_RUN1(be, t, 3, dims, op ? WNN_OP_ARG_MAX : WNN_OP_ARG_MIN, m,
+				     ot_type_lo(t, -20), 20, TOL_EXACT, label);
+			}
+		if (!(wnn_ops[WNN_OP_CUMULATIVE_SUM].dtypes & WNN_DT_BIT(t)))
+			continue;
+		for (int v = 0; v < 4; v++) {
+			Webnn__Ipc__CumulativeSum m = WEBNN__IPC__CUMULATIVE_SUM__INIT;
+			m.axis = (uint32_t)v % 3;
+			m.has_exclusive = 1;
+			m.exclusive = v & 1;
+			m.has_reversed = 1;
+			m.reversed = (v >> 1) & 1;
+			snprintf(label, sizeof label, "cumulativeSum %d %s", v, wnn_dtype_name(t));
+			OT_RUN1(be, t, 3, dims, WNN_OP_CUMULATIVE_SUM, m, ot_type_lo(t, -20), 20,
+			     t == WNN_F16 ? TOL_F16_SUM : TOL_SUM, label);
+		}
+	}
+	backend_opencl.shutdown(be);
+}
+
+TEST_TIMEOUT(ops_reduce_opencl_reductions, 180)
+{
+	struct backend *be = ot_backend();
+	char label[128];
+	static const struct {
+		int n; /* -1: axes absent */
+		uint32_t axes[3];
+	} sets[] = { { -1, { 0 } }, { 1, { 1 } }, { 2, { 2, 0 } }, { 0, { 0 } }, { 2, { 1, 2 } } };
+	for (int op = WNN_OP_REDUCE_L1; op <= WNN_OP_REDUCE_SUM_SQUARE; op++)
+		for (size_t ti = 0; ti < OT_N_TYPES; ti++) {
+			enum wnn_dtype t = ALL_TYPES[ti];
+			if (!(wnn_ops[op].dtypes & WNN_DT_BIT(t)))
+				continue;
+			for (size_t si = 0; si < sizeof sets / sizeof sets[0]; si++) {
+				Webnn__Ipc__Reduce m = WEBNN__IPC__REDUCE__INIT;
+				uint32_t axes[3];
+				memcpy(axes, sets[si].axes, sizeof axes);
+				if (sets[si].n >= 0) {
+					m.n_axes = (size_t)sets[si].n;
+					m.axes = axes;
+					m.has_has_axes = 1;
+					m.has_axes = 1;
+				}
+				m.has_keep_dimensions = 1;
+				m.keep_dimensions = si & 1;
+				snprintf(label, sizeof label, "%s set %zu %s", wnn_ops[op].name, si,
+					 wnn_dtype_name(t));
+				/* positive inputs keep log and sqrt defined; small ones keep products
+				 * of integers exact */
+				bool logs = op == WNN_OP_REDUCE_LOG_SUM;
+				double lo = logs ? 0.1 : ot_type_lo(t, -3), hi = logs ? 4 : 3;
+				if (op == WNN_OP_REDUCE_PRODUCT && is_float(t)) {
+					lo = 0.5;
+					hi = 1.5;
+				}
+				struct tol tol = t == WNN_F16 ? TOL_F16_SUM : TOL_SUM;
+				OT_RUN1(be, t, 3, ((uint32_t[]){ 3, 4, 5 }), (enum wnn_op)op, m, lo, hi,
+				     tol, label);
+			}
+		}
+	backend_opencl.shutdown(be);
+}
+
+/* Few outputs over many elements take the two-stage (split) reduction: a whole-tensor
+ * reduction, strided and non-contiguous reduced spaces, with and without keepDimensions. */
+TEST_TIMEOUT(ops_reduce_opencl_reductions_large, 300)
+{
+	struct backend *be = ot_backend();
+	char label[160];
+	static const struct {
+		uint32_t rank, dims[4];
+		int n; /* -1: axes absent */
+		uint32_t axes[3];
+	} sets[] = {
+		{ 1, { 262144 }, -1, { 0 } },             /* one output */
+		{ 3, { 16, 64, 256 }, 2, { 0, 2 } },      /* 64 outputs, walks an outer axis */
+		{ 3, { 8, 4096, 3 }, 1, { 1 } },          /* 24 outputs, strided */
+		{ 2, { 32, 8192 }, 1, { 1 } },            /* 32 contiguous rows */
+		{ 4, { 2, 3, 64, 64 }, 3, { 3, 1, 2 } },  /* 2 outputs, axes out of order */
+	};
+	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16, WNN_I32 };
+	for (int op = WNN_OP_REDUCE_L1; op <= WNN_OP_REDUCE_SUM_SQUARE; op++)
+		for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+			enum wnn_dtype t = types[ti];
+			if (!(wnn_ops[op].dtypes & WNN_DT_BIT(t)))
+				continue;
+			for (size_t si = 0; si < sizeof sets / sizeof sets[0]; si++) {
+				Webnn__Ipc__Reduce m = WEBNN__IPC__REDUCE__INIT;
+				uint32_t axes[3], dims[4];
+				memcpy(axes, sets[si].axes, sizeof axes);
+				memcpy(dims, sets[si].dims, sizeof dims);
+				if (sets[si].n >= 0) {
+					m.n_axes = (size_t)sets[si].n;
+					m.axes = axes;
+					m.has_has_axes = 1;
+					m.has_axes = 1;
+				}
+				m.has_keep_dimensions = 1;
+				m.keep_dimensions = (si + ti) & 1;
+				snprintf(label, sizeof label, "%s large set %zu %s", wnn_ops[op].name,
+					 si, wnn_dtype_name(t));
+				/* positive inputs keep log defined; products stay near 1 (floats)
+				 * or wrap modulo 2^64 alike (integers); float16 ranges keep sums
+				 * of squares finite */
+				double lo = t == WNN_F16 ? -0.25 : -3, hi = t == WNN_F16 ? 0.25 : 3;
+				if (op == WNN_OP_REDUCE_LOG_SUM) {
+					lo = 0.1;
+					hi = 4;
+				} else if (op == WNN_OP_REDUCE_PRODUCT) {
+					lo = is_float(t) ? 0.999 : 1;
+					hi = is_float(t) ? 1.001 : 3;
+				}
+				struct tol tol = t == WNN_F16 ? TOL_F16_SUM : TOL_SUM;
+				OT_RUN1(be, t, sets[si].rank, dims, (enum wnn_op)op, m, lo, hi, tol, label);
+			}
+		}
+	backend_opencl.shutdown(be);
+}
+
+/* The two-stage reduction keeps the one-stage kernel's NaN and infinity results: NaN wins
+ * max/min/sums wherever it sits, -inf chunks weigh nothing in logSumExp, all -inf stays -inf. */
+TEST_TIMEOUT(ops_reduce_opencl_reductions_large_nan_inf, 120)
+{
+	struct backend *be = ot_backend();
+	enum { ROWS = 7, LEN = 8192 };
+	float *x = malloc(sizeof(float) * ROWS * LEN);
+	ASSERT(x);
+	tg_random(x, WNN_F32, (uint64_t)ROWS * LEN, 77, -3, 3);
+	x[0 * LEN + 5000] = NAN;                 /* NaN among numbers */
+	for (int k = 0; k < LEN; k++)            /* -inf but one number */
+		x[1 * LEN + k] = k == 7000 ? 2.0f : -INFINITY;
+	for (int k = 0; k < LEN; k++)            /* all -inf */
+		x[2 * LEN + k] = -INFINITY;
+	x[3 * LEN + 100] = INFINITY;             /* +inf among numbers */
+	x[4 * LEN + 0] = NAN;                    /* NaN first */
+	for (int k = 0; k < LEN / 2; k++)        /* -inf chunks, then numbers */
+		x[5 * LEN + k] = -INFINITY;
+	x[6 * LEN + 10] = INFINITY;              /* +inf and NaN: NaN wins, also in logSumExp */
+	x[6 * LEN + 6000] = NAN;
+	static const enum wnn_op ops[] = { WNN_OP_REDUCE_MAX, WNN_OP_REDUCE_MIN,
+					   WNN_OP_REDUCE_LOG_SUM_EXP, WNN_OP_REDUCE_SUM,
+					   WNN_OP_REDUCE_MEAN, WNN_OP_REDUCE_L1 };
+	/* Long rows take the two-stage path; the same data as rows of 16 take the one-stage one. */
+	enum { SHORT = 16, MAX_OUT = ROWS * LEN / SHORT };
+	float *want = malloc(sizeof(float) * MAX_OUT), *got = malloc(sizeof(float) * MAX_OUT);
+	ASSERT(want && got);
+	for (size_t c = 0; c < 2 * sizeof ops / sizeof ops[0]; c++) {
+		size_t i = c % (sizeof ops / sizeof ops[0]);
+		uint32_t rows = c < sizeof ops / sizeof ops[0] ? ROWS : MAX_OUT;
+		uint32_t len = (uint32_t)(ROWS * LEN) / rows;
+		struct tg_graph tg;
+		struct wnn_diag diag = { 0 };
+		tg_init(&tg);
+		Webnn__Ipc__Reduce m = WEBNN__IPC__REDUCE__INIT;
+		uint32_t axes[1] = { 1 };
+		m.input = tg_input(&tg, WNN_F32, 2, (uint32_t[]){ rows, len });
+		m.output = tg_next(&tg);
+		m.has_has_axes = m.has_axes = 1;
+		m.n_axes = 1;
+		m.axes = axes;
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o, ops[i], &m);
+		const struct graph_ir *g = ot_finish(&tg, &o, wnn_ops[ops[i]].name);
+		const void *in[1] = { x };
+		void *out_ref[1] = { want }, *out_ocl[1] = { got };
+		ASSERT_MSG(tg_run(&backend_reference, NULL, g, in, out_ref, &diag) ==
+				   WEBNN_STATUS_OK,
+			   "%s", diag.message);
+		ASSERT_MSG(tg_run(&backend_opencl, be, g, in, out_ocl, &diag) == WEBNN_STATUS_OK,
+			   "%s", diag.message);
+		char msg[256];
+		ASSERT_MSG(tg_compare(got, want, WNN_F32, rows, 0, TOL_SUM.atol, TOL_SUM.rtol, msg,
+				      sizeof msg),
+			   "%s over rows of %u: %s", wnn_ops[ops[i]].name, len, msg);
+		tg_free(&tg);
+	}
+	free(want);
+	free(got);
+	free(x);
+	backend_opencl.shutdown(be);
 }

@@ -1,7 +1,9 @@
-/* Tests of the recurrent family (gru, gruCell, lstm, lstmCell): hand-computed vectors through libwebnn, validation, libwebnn graphs, the reference backend's kernels. */
+/* Tests of the recurrent family (gru, gruCell, lstm, lstmCell): hand-computed vectors through libwebnn, validation, libwebnn graphs, the reference backend's kernels, the OpenCL backend against the reference. */
 #include <math.h>
 
+#include "daemon/backend/opencl/ocl.h"
 #include "tests/clienttest.h"
+#include "tests/ocltest.h"
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
 #include "tests/schematest.h"
@@ -737,4 +739,195 @@ TEST(ops_rnn_reference_wpt_lstm)
 	rt_check(&t, outs, 0, cx_lstmcell_ifgo_lstmCellOutput1, 1, 0);
 	rt_check(&t, outs, 1, cx_lstmcell_ifgo_lstmCellOutput2, 1, 0);
 	tg_free(&t);
+}
+
+/* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
+
+struct rnn_case {
+	bool lstm, cell;
+	uint32_t steps, batch, in, hidden;
+	int dir;           /* 0 forward, 1 backward, 2 both */
+	bool bias, rbias, peephole, init_h, init_c, seq, reset_after, const_w;
+	int layout;
+	int n_act;
+	Webnn__Ipc__RecurrentActivation act[3];
+};
+
+static void run_rnn(struct backend *be, enum wnn_dtype t, const struct rnn_case *c,
+		    const char *label)
+{
+	struct tg_graph tg;
+	tg_init(&tg);
+	uint32_t D = c->dir == 2 ? 2 : 1, G = c->lstm ? 4 : 3, H = c->hidden, NB = c->batch;
+	uint32_t x, w, r;
+	float wdata[2 * 4 * 8 * 8];
+	uint16_t hdata[2 * 4 * 8 * 8];
+	if (c->cell) {
+		x = tg_input(&tg, t, 2, (uint32_t[]){ NB, c->in });
+	} else {
+		x = tg_input(&tg, t, 3, (uint32_t[]){ c->steps, NB, c->in });
+	}
+	uint32_t wd[3] = { D, G * H, c->in }, rd[3] = { D, G * H, H };
+	const uint32_t *wdp = c->cell ? wd + 1 : wd, *rdp = c->cell ? rd + 1 : rd;
+	uint32_t wr = c->cell ? 2 : 3;
+	if (c->const_w) {
+		size_t n = (size_t)D * G * H * c->in;
+		ASSERT(n <= sizeof wdata / sizeof wdata[0]);
+		tg_random(wdata, WNN_F32, n, 99, -0.6, 0.6);
+		for (size_t i = 0; i < n; i++)
+			hdata[i] = wnn_f32_to_f16(wdata[i]);
+		w = tg_constant(&tg, t, wr, wdp, t == WNN_F16 ? (void *)hdata : (void *)wdata);
+	} else {
+		w = tg_input(&tg, t, wr, wdp);
+	}
+	r = tg_input(&tg, t, wr, rdp);
+	uint32_t bd[2] = { D, G * H }, pd[2] = { D, 3 * H }, hd[3] = { D, NB, H };
+	const uint32_t *bdp = c->cell ? bd + 1 : bd, *pdp = c->cell ? pd + 1 : pd;
+	const uint32_t *hdp = c->cell ? hd + 1 : hd;
+	uint32_t br = c->cell ? 1 : 2, hr = c->cell ? 2 : 3;
+	uint32_t bias = c->bias ? tg_input(&tg, t, br, bdp) : 0;
+	uint32_t rbias = c->rbias ? tg_input(&tg, t, br, bdp) : 0;
+	uint32_t peep = c->lstm && c->peephole ? tg_input(&tg, t, br, pdp) : 0;
+	uint32_t ih = c->init_h || c->cell ? tg_input(&tg, t, hr, hdp) : 0;
+	uint32_t ic = c->lstm && (c->init_c || c->cell) ? tg_input(&tg, t, hr, hdp) : 0;
+	uint32_t outs[3] = { tg_next(&tg), tg_next(&tg) + 1, tg_next(&tg) + 2 };
+	size_t n_outs = (c->lstm ? 2 : 1) + (!c->cell && c->seq ? 1 : 0);
+	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+	Webnn__Ipc__RecurrentActivation act[3];
+	memcpy(act, c->act, sizeof act);
+	Webnn__Ipc__Gru gm = WEBNN__IPC__GRU__INIT;
+	Webnn__Ipc__GruCell gc = WEBNN__IPC__GRU_CELL__INIT;
+	Webnn__Ipc__Lstm lm = WEBNN__IPC__LSTM__INIT;
+	Webnn__Ipc__LstmCell lc = WEBNN__IPC__LSTM_CELL__INIT;
+	if (!c->lstm && !c->cell) {
+		gm.input = x;
+		gm.weight = w;
+		gm.recurrent_weight = r;
+		gm.has_bias = c->bias;
+		gm.bias = bias;
+		gm.has_recurrent_bias = c->rbias;
+		gm.recurrent_bias = rbias;
+		gm.has_initial_hidden_state = c->init_h;
+		gm.initial_hidden_state = ih;
+		gm.n_outputs = n_outs;
+		gm.outputs = outs;
+		gm.steps = c->steps;
+		gm.hidden_size = H;
+		gm.has_reset_after = 1;
+		gm.reset_after = c->reset_after;
+		gm.has_return_sequence = 1;
+		gm.return_sequence = c->seq;
+		gm.has_direction = 1;
+		gm.direction = (Webnn__Ipc__RecurrentDirection)c->dir;
+		gm.has_layout = 1;
+		gm.layout = (Webnn__Ipc__GruWeightLayout)c->layout;
+		gm.n_activations = (size_t)c->n_act;
+		gm.activations = act;
+		tg_set_op(&o, WNN_OP_GRU, &gm);
+	} else if (!c->lstm) {
+		gc.input = x;
+		gc.weight = w;
+		gc.recurrent_weight = r;
+		gc.hidden_state = ih;
+		gc.has_bias = c->bias;
+		gc.bias = bias;
+		gc.has_recurrent_bias = c->rbias;
+		gc.recurrent_bias = rbias;
+		gc.output = outs[0];
+		gc.hidden_size = H;
+		gc.has_reset_after = 1;
+		gc.reset_after = c->reset_after;
+		gc.has_layout = 1;
+		gc.layout = (Webnn__Ipc__GruWeightLayout)c->layout;
+		gc.n_activations = (size_t)c->n_act;
+		gc.activations = act;
+		tg_set_op(&o, WNN_OP_GRU_CELL, &gc);
+	} else if (!c->cell) {
+		lm.input = x;
+		lm.weight = w;
+		lm.recurrent_weight = r;
+		lm.has_bias = c->bias;
+		lm.bias = bias;
+		lm.has_recurrent_bias = c->rbias;
+		lm.recurrent_bias = rbias;
+		lm.has_peephole_weight = c->peephole;
+		lm.peephole_weight = peep;
+		lm.has_initial_hidden_state = c->init_h;
+		lm.initial_hidden_state = ih;
+		lm.has_initial_cell_state = c->init_c;
+		lm.initial_cell_state = ic;
+		lm.n_outputs = n_outs;
+		lm.outputs = outs;
+		lm.steps = c->steps;
+		lm.hidden_size = H;
+		lm.has_return_sequence = 1;
+		lm.return_sequence = c->seq;
+		lm.has_direction = 1;
+		lm.direction = (Webnn__Ipc__RecurrentDirection)c->dir;
+		lm.has_layout = 1;
+		lm.layout = (Webnn__Ipc__LstmWeightLayout)c->layout;
+		lm.n_activations = (size_t)c->n_act;
+		lm.activations = act;
+		tg_set_op(&o, WNN_OP_LSTM, &lm);
+	} else {
+		lc.input = x;
+		lc.weight = w;
+		lc.recurrent_weight = r;
+		lc.hidden_state = ih;
+		lc.cell_state = ic;
+		lc.has_bias = c->bias;
+		lc.bias = bias;
+		lc.has_recurrent_bias = c->rbias;
+		lc.recurrent_bias = rbias;
+		lc.has_peephole_weight = c->peephole;
+		lc.peephole_weight = peep;
+		lc.n_outputs = 2;
+		lc.outputs = outs;
+		lc.hidden_size = H;
+		lc.has_layout = 1;
+		lc.layout = (Webnn__Ipc__LstmWeightLayout)c->layout;
+		lc.n_activations = (size_t)c->n_act;
+		lc.activations = act;
+		tg_set_op(&o, WNN_OP_LSTM_CELL, &lc);
+	}
+	const struct graph_ir *g = ot_finish(&tg, &o, label);
+	ot_check_counted(be, g, -0.6, 0.6, t == WNN_F16 ? TOL_F16_SUM : TOL_SUM, label);
+	tg_free(&tg);
+}
+
+TEST_TIMEOUT(ops_rnn_opencl_gru_lstm, 240)
+{
+	struct backend *be = ot_backend();
+	const Webnn__Ipc__RecurrentActivation S = WEBNN__IPC__RECURRENT_ACTIVATION__ACT_SIGMOID,
+					      T = WEBNN__IPC__RECURRENT_ACTIVATION__ACT_TANH,
+					      R = WEBNN__IPC__RECURRENT_ACTIVATION__ACT_RELU;
+	const struct rnn_case cases[] = {
+		/* lstm cell steps batch in hidden dir bias rbias peep ih ic seq reset constw
+		 * layout n_act act */
+		{ false, false, 3, 2, 4, 5, 0, true, true, false, true, false, true, true, false, 0, 0, { S } },
+		{ false, false, 4, 1, 3, 4, 1, true, false, false, false, false, true, false, true, 1, 0, { S } },
+		{ false, false, 2, 3, 2, 3, 2, false, true, false, true, false, true, true, false, 0, 2, { T, R } },
+		{ false, false, 3, 2, 3, 2, 2, true, true, false, false, false, false, false, false, 1, 0, { S } },
+		{ false, true, 1, 3, 4, 5, 0, true, true, false, true, false, false, true, false, 1, 0, { S } },
+		{ false, true, 1, 2, 3, 4, 0, false, true, false, true, false, false, false, true, 0, 2, { S, R } },
+		{ true, false, 3, 2, 4, 5, 0, true, true, true, true, true, true, false, false, 0, 0, { S } },
+		{ true, false, 4, 1, 3, 3, 1, false, true, false, false, true, true, false, true, 1, 0, { S } },
+		{ true, false, 2, 2, 3, 2, 2, true, false, true, true, false, true, false, false, 1, 3, { S, R, T } },
+		{ true, false, 3, 3, 2, 4, 2, false, false, false, false, false, false, false, false, 0, 0, { S } },
+		{ true, true, 1, 3, 4, 5, 0, true, true, true, true, true, false, false, false, 0, 0, { S } },
+		{ true, true, 1, 2, 3, 3, 0, true, false, false, true, true, false, false, true, 1, 3, { T, S, R } },
+	};
+	char label[128];
+	/* f = 2: float32 again with the recurrent products as CLBlast gemms instead of fused */
+	for (int f = 0; f < 3; f++) {
+		be->opts.rnn_gemm = f == 2; /* what $WEBNN_OCL_RNN_GEMM sets at init */
+		for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+			enum wnn_dtype t = f == 1 ? WNN_F16 : WNN_F32;
+			snprintf(label, sizeof label, "%s%s case %zu %s%s", cases[ci].lstm ? "lstm" : "gru",
+				 cases[ci].cell ? "Cell" : "", ci, wnn_dtype_name(t),
+				 f == 2 ? " gemm" : "");
+			run_rnn(be, t, &cases[ci], label);
+		}
+	}
+	backend_opencl.shutdown(be);
 }

@@ -1,5 +1,4 @@
-/* OpenCL backend tests: every supported operator against the reference backend on seeded inputs. */
-#include <math.h>
+/* OpenCL backend as a whole: aliasing, supports table, program caches, cross-family fusion, shutdown. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,582 +11,14 @@
 #include "tests/test.h"
 
 /* Runs g on the reference and on OpenCL with the same seeded inputs in [lo, hi] and compares
- * every output. */
+ * every output: ot_check, under the short name the tests of this file use. */
 static void compare(struct backend *be, const struct graph_ir *g, double lo, double hi,
 		    struct tol tol, const char *label)
 {
-	ot_compare(be, g, NULL, 0, lo, hi, tol, 0, 1234, 77, label);
+	ot_check(be, g, lo, hi, tol, label);
 }
 
-/* ------------------------------------------------------------------ elementwise */
-
-TEST_TIMEOUT(opencl_binary_all_ops_types, 300)
-{
-	struct backend *be = ot_backend();
-	static const struct {
-		uint32_t ra, rb;
-		uint32_t a[4], b[4];
-	} shapes[] = {
-		{ 3, 3, { 2, 3, 4 }, { 2, 3, 4 } },
-		{ 3, 2, { 2, 1, 5 }, { 3, 1 } },
-		{ 2, 0, { 4, 3 }, { 0 } },
-	};
-	int ran = 0;
-	for (int op = 0; op < WNN_OP_COUNT; op++) {
-		if (wnn_ops[op].attrs != WNN_ATTRS_BINARY)
-			continue;
-		for (size_t ti = 0; ti < sizeof ALL_TYPES / sizeof ALL_TYPES[0]; ti++) {
-			enum wnn_dtype t = ALL_TYPES[ti];
-			if (!(wnn_ops[op].dtypes & WNN_DT_BIT(t)))
-				continue;
-			ASSERT_MSG(backend_opencl.supports(be, (enum wnn_op)op, t), "%s %s",
-				   wnn_ops[op].name, wnn_dtype_name(t));
-			/* pow on integers has no oracle: checked by opencl_pow_integers */
-			if (!backend_reference.supports(NULL, (enum wnn_op)op, t))
-				continue;
-			for (size_t si = 0; si < 3; si++) {
-				struct tg_graph tg;
-				tg_init(&tg);
-				uint32_t a = tg_input(&tg, t, shapes[si].ra, shapes[si].a);
-				uint32_t bb = tg_input(&tg, t, shapes[si].rb, shapes[si].b);
-				Webnn__Ipc__ElementwiseBinary m = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
-				m.a = a;
-				m.b = bb;
-				m.output = tg_next(&tg);
-				Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-				tg_set_op(&o, (enum wnn_op)op, &m);
-				char label[96];
-				snprintf(label, sizeof label, "%s %s shape %zu", wnn_ops[op].name,
-					 wnn_dtype_name(t), si);
-				const struct graph_ir *g = ot_finish(&tg, &o, label);
-				bool unsig = t == WNN_U8 || t == WNN_U32 || t == WNN_U64;
-				double lo = unsig ? 0 : -6, hi = 6;
-				if (op == WNN_OP_POW) {
-					lo = unsig ? 0 : -3;
-					hi = 3;
-				}
-				compare(be, g, lo, hi, t == WNN_F16 ? TOL_F16 : TOL_EW, label);
-				tg_free(&tg);
-				ran++;
-			}
-		}
-	}
-	ASSERT(ran > 100);
-	backend_opencl.shutdown(be);
-}
-
-TEST(opencl_pow_integers)
-{
-	struct backend *be = ot_backend();
-	static const enum wnn_dtype types[] = { WNN_I32, WNN_I64, WNN_I8, WNN_U8 };
-	for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
-		enum wnn_dtype t = types[ti];
-		bool unsig = t == WNN_U8;
-		struct tg_graph tg;
-		tg_init(&tg);
-		uint32_t a = tg_input(&tg, t, 1, (uint32_t[]){ 5 });
-		uint32_t bb = tg_input(&tg, t, 1, (uint32_t[]){ 5 });
-		Webnn__Ipc__ElementwiseBinary m = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
-		m.a = a;
-		m.b = bb;
-		m.output = tg_next(&tg);
-		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-		tg_set_op(&o, WNN_OP_POW, &m);
-		const struct graph_ir *g = ot_finish(&tg, &o, "pow int");
-		double av[5] = { 2, 3, unsig ? 4 : -2, 5, 7 }, bv[5] = { 3, 2, 3, 0, 1 };
-		double ev[5] = { 8, 9, unsig ? 64 : -8, 1, 7 };
-		char ab[40], bb_[40], out[40];
-		tg_pack(ab, t, av, 5);
-		tg_pack(bb_, t, bv, 5);
-		const void *in[2] = { ab, bb_ };
-		void *outs[1] = { out };
-		struct wnn_diag diag = { 0 };
-		ASSERT_MSG(tg_run(&backend_opencl, be, g, in, outs, &diag) == WEBNN_STATUS_OK, "%s",
-			   diag.message);
-		char msg[200];
-		ASSERT_MSG(tg_compare_values(out, t, ev, 5, 0, 0, msg, sizeof msg), "pow %s: %s",
-			   wnn_dtype_name(t), msg);
-		tg_free(&tg);
-	}
-	backend_opencl.shutdown(be);
-}
-
-TEST_TIMEOUT(opencl_unary_all_ops_types, 300)
-{
-	struct backend *be = ot_backend();
-	int ran = 0;
-	for (int op = 0; op < WNN_OP_COUNT; op++) {
-		if (wnn_ops[op].attrs != WNN_ATTRS_UNARY)
-			continue;
-		for (size_t ti = 0; ti < sizeof ALL_TYPES / sizeof ALL_TYPES[0]; ti++) {
-			enum wnn_dtype t = ALL_TYPES[ti];
-			if (!(wnn_ops[op].dtypes & WNN_DT_BIT(t)))
-				continue;
-			ASSERT_MSG(backend_opencl.supports(be, (enum wnn_op)op, t), "%s %s",
-				   wnn_ops[op].name, wnn_dtype_name(t));
-			struct tg_graph tg;
-			tg_init(&tg);
-			uint32_t x = tg_input(&tg, t, 2, (uint32_t[]){ 7, 9 });
-			Webnn__Ipc__ElementwiseUnary m = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
-			m.input = x;
-			m.output = tg_next(&tg);
-			if (op == WNN_OP_ELU || op == WNN_OP_LEAKY_RELU || op == WNN_OP_HARD_SIGMOID ||
-			    op == WNN_OP_LINEAR) {
-				m.has_alpha = m.has_beta = 1;
-				m.alpha = 0.75;
-				m.beta = op == WNN_OP_ELU || op == WNN_OP_LEAKY_RELU ? 0 : 0.25;
-				m.has_beta = op != WNN_OP_ELU && op != WNN_OP_LEAKY_RELU;
-			}
-			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-			tg_set_op(&o, (enum wnn_op)op, &m);
-			char label[96];
-			snprintf(label, sizeof label, "%s %s", wnn_ops[op].name, wnn_dtype_name(t));
-			const struct graph_ir *g = ot_finish(&tg, &o, label);
-			bool unsig = t == WNN_U8 || t == WNN_U32 || t == WNN_U64;
-			double lo = unsig ? 0 : -4, hi = 4;
-			if (op == WNN_OP_LOG || op == WNN_OP_SQRT)
-				lo = 0.01;
-			if (op == WNN_OP_TAN)
-				lo = -1.2, hi = 1.2;
-			struct tol tol = t == WNN_F16 ? TOL_F16 : TOL_EW;
-			compare(be, g, lo, hi, tol, label);
-			tg_free(&tg);
-			ran++;
-		}
-	}
-	ASSERT(ran > 40);
-	backend_opencl.shutdown(be);
-}
-
-TEST(opencl_clamp_types)
-{
-	struct backend *be = ot_backend();
-	for (size_t ti = 0; ti < sizeof ALL_TYPES / sizeof ALL_TYPES[0]; ti++) {
-		enum wnn_dtype t = ALL_TYPES[ti];
-		for (int bounds = 0; bounds < 3; bounds++) {
-			struct tg_graph tg;
-			tg_init(&tg);
-			uint32_t x = tg_input(&tg, t, 3, (uint32_t[]){ 2, 3, 5 });
-			Webnn__Ipc__Number lo = WEBNN__IPC__NUMBER__INIT, hi = WEBNN__IPC__NUMBER__INIT;
-			lo.value_case = WEBNN__IPC__NUMBER__VALUE_F;
-			lo.f = t == WNN_U8 || t == WNN_U32 || t == WNN_U64 ? 2 : -2.5;
-			hi.value_case = WEBNN__IPC__NUMBER__VALUE_F;
-			hi.f = 3.5;
-			Webnn__Ipc__Clamp m = WEBNN__IPC__CLAMP__INIT;
-			m.input = x;
-			m.output = tg_next(&tg);
-			if (bounds != 1)
-				m.min_value = &lo;
-			if (bounds != 2)
-				m.max_value = &hi;
-			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-			tg_set_op(&o, WNN_OP_CLAMP, &m);
-			char label[64];
-			snprintf(label, sizeof label, "clamp %s bounds %d", wnn_dtype_name(t), bounds);
-			compare(be, ot_finish(&tg, &o, label), 0, 6, TOL_EXACT, label);
-			tg_free(&tg);
-		}
-	}
-	backend_opencl.shutdown(be);
-}
-
-/* ------------------------------------------------------------------ convolution */
-
-struct conv_case {
-	uint32_t n, c, h, w, oc, kh, kw, groups;
-	uint32_t pad[4], stride[2], dil[2];
-	bool nhwc, bias;
-	int filter_layout;
-	enum wnn_dtype t;
-};
-
-static void conv_run(struct backend *be, const struct conv_case *c, bool const_filter)
-{
-	struct tg_graph tg;
-	tg_init(&tg);
-	uint32_t in_dims[4];
-	if (c->nhwc)
-		memcpy(in_dims, (uint32_t[]){ c->n, c->h, c->w, c->c }, sizeof in_dims);
-	else
-		memcpy(in_dims, (uint32_t[]){ c->n, c->c, c->h, c->w }, sizeof in_dims);
-	uint32_t icg = c->c / c->groups, fd[4];
-	switch (c->filter_layout) {
-	case 0: memcpy(fd, (uint32_t[]){ c->oc, icg, c->kh, c->kw }, sizeof fd); break;
-	case 1: memcpy(fd, (uint32_t[]){ c->kh, c->kw, icg, c->oc }, sizeof fd); break;
-	case 2: memcpy(fd, (uint32_t[]){ c->oc, c->kh, c->kw, icg }, sizeof fd); break;
-	default: memcpy(fd, (uint32_t[]){ icg, c->kh, c->kw, c->oc }, sizeof fd); break;
-	}
-	uint32_t x = tg_input(&tg, c->t, 4, in_dims);
-	uint32_t f;
-	size_t fcount = (size_t)fd[0] * fd[1] * fd[2] * fd[3];
-	void *fdata = malloc(fcount * 4 + 4), *bdata = malloc(c->oc * 4 + 4);
-	if (const_filter) {
-		tg_random(fdata, c->t, fcount, 99, -1, 1);
-		f = tg_constant(&tg, c->t, 4, fd, fdata);
-	} else {
-		f = tg_input(&tg, c->t, 4, fd);
-	}
-	uint32_t bias = 0;
-	if (c->bias) {
-		tg_random(bdata, c->t, c->oc, 7, -1, 1);
-		bias = const_filter ? tg_constant(&tg, c->t, 1, (uint32_t[]){ c->oc }, bdata)
-				    : tg_input(&tg, c->t, 1, (uint32_t[]){ c->oc });
-	}
-	Webnn__Ipc__Conv2d m = WEBNN__IPC__CONV2D__INIT;
-	m.input = x;
-	m.filter = f;
-	m.has_bias = c->bias;
-	m.bias = bias;
-	m.output = tg_next(&tg);
-	uint32_t pad[4], stride[2], dil[2];
-	memcpy(pad, c->pad, sizeof pad);
-	memcpy(stride, c->stride, sizeof stride);
-	memcpy(dil, c->dil, sizeof dil);
-	m.n_padding = 4;
-	m.padding = pad;
-	m.n_strides = 2;
-	m.strides = stride;
-	m.n_dilations = 2;
-	m.dilations = dil;
-	m.has_groups = 1;
-	m.groups = c->groups;
-	m.has_input_layout = 1;
-	m.input_layout = c->nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
-	m.has_filter_layout = 1;
-	m.filter_layout = (Webnn__Ipc__Conv2dFilterLayout)c->filter_layout;
-	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-	tg_set_op(&o, WNN_OP_CONV2D, &m);
-	char label[160];
-	snprintf(label, sizeof label,
-		 "conv2d %s %s filter %d g%u %ux%u s%u,%u d%u,%u p%u,%u,%u,%u bias %d const %d",
-		 wnn_dtype_name(c->t), c->nhwc ? "nhwc" : "nchw", c->filter_layout, c->groups, c->kh,
-		 c->kw, c->stride[0], c->stride[1], c->dil[0], c->dil[1], c->pad[0], c->pad[1],
-		 c->pad[2], c->pad[3], c->bias, const_filter);
-	compare(be, ot_finish(&tg, &o, label), -1, 1, c->t == WNN_F16 ? TOL_F16_SUM : TOL_SUM, label);
-	tg_free(&tg);
-	free(fdata);
-	free(bdata);
-}
-
-TEST_TIMEOUT(opencl_conv2d_layouts, 300)
-{
-	struct backend *be = ot_backend();
-	for (int nhwc = 0; nhwc < 2; nhwc++)
-		for (int fl = 0; fl < 4; fl++) {
-			struct conv_case c = { 2, 6, 9, 8, 8, 3, 3, 1, { 1, 1, 1, 1 }, { 1, 1 },
-					       { 1, 1 }, nhwc, fl & 1, fl, WNN_F32 };
-			conv_run(be, &c, true);
-			c.groups = 2;
-			c.pad[1] = 0;
-			c.stride[1] = 2;
-			conv_run(be, &c, fl == 1);
-		}
-	backend_opencl.shutdown(be);
-}
-
-TEST_TIMEOUT(opencl_conv2d_options, 300)
-{
-	struct backend *be = ot_backend();
-	static const struct conv_case cases[] = {
-		/* 1x1 stride 1: the input is the gemm operand directly */
-		{ 1, 16, 7, 7, 24, 1, 1, 1, { 0, 0, 0, 0 }, { 1, 1 }, { 1, 1 }, true, true, 2, WNN_F32 },
-		{ 2, 16, 7, 5, 24, 1, 1, 1, { 0, 0, 0, 0 }, { 1, 1 }, { 1, 1 }, false, true, 0, WNN_F32 },
-		{ 1, 16, 6, 6, 8, 1, 1, 4, { 0, 0, 0, 0 }, { 1, 1 }, { 1, 1 }, true, false, 2, WNN_F32 },
-		/* strides, dilations, asymmetric pads */
-		{ 1, 3, 15, 13, 8, 3, 3, 1, { 1, 2, 0, 1 }, { 2, 2 }, { 1, 1 }, true, true, 2, WNN_F32 },
-		{ 1, 4, 12, 12, 5, 3, 2, 1, { 2, 2, 1, 0 }, { 1, 2 }, { 2, 3 }, false, false, 0, WNN_F32 },
-		{ 1, 3, 23, 23, 6, 7, 7, 1, { 0, 0, 0, 0 }, { 2, 2 }, { 1, 1 }, true, true, 2, WNN_F32 },
-		/* depthwise (direct kernel), with multiplier 2, both layouts */
-		{ 1, 8, 10, 9, 8, 3, 3, 8, { 1, 1, 1, 1 }, { 1, 1 }, { 1, 1 }, true, true, 3, WNN_F32 },
-		{ 2, 8, 10, 9, 16, 3, 3, 8, { 1, 1, 1, 1 }, { 2, 1 }, { 1, 2 }, false, true, 0, WNN_F32 },
-		{ 1, 8, 10, 9, 8, 3, 3, 8, { 1, 1, 1, 1 }, { 2, 2 }, { 1, 1 }, true, false, 1, WNN_F32 },
-		/* float16 through the gemm and the direct kernel */
-		{ 1, 4, 8, 8, 6, 3, 3, 1, { 1, 1, 1, 1 }, { 1, 1 }, { 1, 1 }, true, true, 2, WNN_F16 },
-		{ 1, 4, 8, 8, 6, 3, 3, 1, { 1, 1, 1, 1 }, { 1, 1 }, { 1, 1 }, false, true, 1, WNN_F16 },
-		{ 1, 6, 8, 8, 6, 3, 3, 6, { 1, 1, 1, 1 }, { 1, 1 }, { 1, 1 }, true, true, 2, WNN_F16 },
-	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		conv_run(be, &cases[i], true);
-		if (i % 3 == 0)
-			conv_run(be, &cases[i], false);
-	}
-	backend_opencl.shutdown(be);
-}
-
-/* ------------------------------------------------------------------ pooling */
-
-TEST_TIMEOUT(opencl_pool2d, 300)
-{
-	struct backend *be = ot_backend();
-	static const enum wnn_op ops[3] = { WNN_OP_AVERAGE_POOL2D, WNN_OP_L2_POOL2D,
-					    WNN_OP_MAX_POOL2D };
-	static const struct {
-		uint32_t win[2], pad[4], stride[2], dil[2];
-		bool ceil, global;
-	} opts[] = {
-		{ { 3, 3 }, { 0, 0, 0, 0 }, { 2, 2 }, { 1, 1 }, false, false },
-		{ { 3, 3 }, { 0, 0, 0, 0 }, { 2, 2 }, { 1, 1 }, true, false },
-		{ { 2, 3 }, { 1, 0, 2, 1 }, { 1, 2 }, { 2, 1 }, false, false },
-		{ { 0, 0 }, { 0, 0, 0, 0 }, { 1, 1 }, { 1, 1 }, false, true },
-	};
-	for (int k = 0; k < 3; k++)
-		for (int nhwc = 0; nhwc < 2; nhwc++)
-			for (size_t oi = 0; oi < sizeof opts / sizeof opts[0]; oi++)
-				for (int f16 = 0; f16 < 2; f16++) {
-					enum wnn_dtype t = f16 ? WNN_F16 : WNN_F32;
-					struct tg_graph tg;
-					tg_init(&tg);
-					uint32_t dims[4] = { 2, 5, 11, 10 };
-					if (nhwc)
-						memcpy(dims, (uint32_t[]){ 2, 11, 10, 5 }, sizeof dims);
-					uint32_t x = tg_input(&tg, t, 4, dims);
-					Webnn__Ipc__Pool2d m = WEBNN__IPC__POOL2D__INIT;
-					uint32_t win[2], pad[4], stride[2], dil[2];
-					memcpy(win, opts[oi].win, sizeof win);
-					memcpy(pad, opts[oi].pad, sizeof pad);
-					memcpy(stride, opts[oi].stride, sizeof stride);
-					memcpy(dil, opts[oi].dil, sizeof dil);
-					m.input = x;
-					m.output = tg_next(&tg);
-					if (!opts[oi].global) {
-						m.n_window_dimensions = 2;
-						m.window_dimensions = win;
-						m.n_padding = 4;
-						m.padding = pad;
-						m.n_strides = 2;
-						m.strides = stride;
-						m.n_dilations = 2;
-						m.dilations = dil;
-					}
-					m.has_layout = 1;
-					m.layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC
-							: WEBNN__IPC__INPUT_LAYOUT__NCHW;
-					m.has_output_shape_rounding = 1;
-					m.output_shape_rounding =
-						opts[oi].ceil ? WEBNN__IPC__ROUNDING_TYPE__ROUND_CEIL
-							      : WEBNN__IPC__ROUNDING_TYPE__ROUND_FLOOR;
-					Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-					tg_set_op(&o, ops[k], &m);
-					char label[96];
-					snprintf(label, sizeof label, "%s %s %s opts %zu",
-						 wnn_ops[ops[k]].name, wnn_dtype_name(t),
-						 nhwc ? "nhwc" : "nchw", oi);
-					compare(be, ot_finish(&tg, &o, label), -2, 2,
-						f16 ? TOL_F16 : TOL_SUM, label);
-					tg_free(&tg);
-				}
-	/* maxPool2d on integers */
-	static const enum wnn_dtype ints[] = { WNN_I8, WNN_U8, WNN_I32, WNN_I64, WNN_U64 };
-	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
-		struct tg_graph tg;
-		tg_init(&tg);
-		uint32_t x = tg_input(&tg, ints[i], 4, (uint32_t[]){ 1, 3, 6, 7 });
-		Webnn__Ipc__Pool2d m = WEBNN__IPC__POOL2D__INIT;
-		uint32_t win[2] = { 2, 2 }, stride[2] = { 2, 2 };
-		m.input = x;
-		m.output = tg_next(&tg);
-		m.n_window_dimensions = 2;
-		m.window_dimensions = win;
-		m.n_strides = 2;
-		m.strides = stride;
-		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-		tg_set_op(&o, WNN_OP_MAX_POOL2D, &m);
-		compare(be, ot_finish(&tg, &o, "maxPool2d int"), 0, 100, TOL_EXACT, "maxPool2d int");
-		tg_free(&tg);
-	}
-	backend_opencl.shutdown(be);
-}
-
-/* ------------------------------------------------------------------ gemm / matmul */
-
-TEST_TIMEOUT(opencl_gemm_options, 300)
-{
-	struct backend *be = ot_backend();
-	const uint32_t M = 7, K = 13, N = 9;
-	for (int f16 = 0; f16 < 2; f16++)
-		for (int variant = 0; variant < 8; variant++) {
-			enum wnn_dtype t = f16 ? WNN_F16 : WNN_F32;
-			bool ta = variant & 1, tb = variant & 2;
-			int cmode = variant >> 2 ? (variant & 1 ? 2 : 1) : 0; /* none, [N], [M,N] */
-			struct tg_graph tg;
-			tg_init(&tg);
-			uint32_t a = tg_input(&tg, t, 2, ta ? (uint32_t[]){ K, M } : (uint32_t[]){ M, K });
-			uint32_t bb = tg_input(&tg, t, 2, tb ? (uint32_t[]){ N, K } : (uint32_t[]){ K, N });
-			uint32_t c = 0;
-			if (cmode == 1)
-				c = tg_input(&tg, t, 1, (uint32_t[]){ N });
-			else if (cmode == 2)
-				c = tg_input(&tg, t, 2, (uint32_t[]){ M, N });
-			Webnn__Ipc__Gemm m = WEBNN__IPC__GEMM__INIT;
-			m.a = a;
-			m.b = bb;
-			m.has_c = cmode != 0;
-			m.c = c;
-			m.output = tg_next(&tg);
-			m.has_alpha = m.has_beta = 1;
-			m.alpha = 0.5;
-			m.beta = variant == 7 ? 0 : 1.5;
-			m.has_a_transpose = m.has_b_transpose = 1;
-			m.a_transpose = ta;
-			m.b_transpose = tb;
-			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-			tg_set_op(&o, WNN_OP_GEMM, &m);
-			char label[64];
-			snprintf(label, sizeof label, "gemm %s variant %d", wnn_dtype_name(t), variant);
-			compare(be, ot_finish(&tg, &o, label), -1, 1, f16 ? TOL_F16_SUM : TOL_SUM, label);
-			tg_free(&tg);
-		}
-	backend_opencl.shutdown(be);
-}
-
-TEST_TIMEOUT(opencl_matmul_broadcast, 300)
-{
-	struct backend *be = ot_backend();
-	static const struct {
-		uint32_t ra, rb, a[4], b[4];
-	} cases[] = {
-		{ 2, 2, { 5, 6 }, { 6, 4 } },
-		{ 3, 3, { 3, 5, 6 }, { 3, 6, 4 } },    /* strided batch */
-		{ 3, 2, { 3, 5, 6 }, { 6, 4 } },       /* shared b: one tall gemm */
-		{ 2, 3, { 5, 6 }, { 3, 6, 4 } },       /* broadcast a */
-		{ 4, 3, { 2, 1, 5, 6 }, { 3, 6, 4 } }, /* both broadcast */
-		{ 3, 3, { 64, 33, 70 }, { 64, 70, 65 } },
-	};
-	for (int f16 = 0; f16 < 2; f16++)
-		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-			enum wnn_dtype t = f16 ? WNN_F16 : WNN_F32;
-			struct tg_graph tg;
-			tg_init(&tg);
-			uint32_t a = tg_input(&tg, t, cases[i].ra, cases[i].a);
-			uint32_t bb = tg_input(&tg, t, cases[i].rb, cases[i].b);
-			Webnn__Ipc__Matmul m = WEBNN__IPC__MATMUL__INIT;
-			m.a = a;
-			m.b = bb;
-			m.output = tg_next(&tg);
-			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-			tg_set_op(&o, WNN_OP_MATMUL, &m);
-			char label[64];
-			snprintf(label, sizeof label, "matmul %s case %zu", wnn_dtype_name(t), i);
-			compare(be, ot_finish(&tg, &o, label), -1, 1, f16 ? TOL_F16_SUM : TOL_SUM, label);
-			tg_free(&tg);
-		}
-	backend_opencl.shutdown(be);
-}
-
-/* ------------------------------------------------------------------ the rest */
-
-TEST_TIMEOUT(opencl_softmax_batchnorm, 300)
-{
-	struct backend *be = ot_backend();
-	for (int f16 = 0; f16 < 2; f16++) {
-		enum wnn_dtype t = f16 ? WNN_F16 : WNN_F32;
-		for (uint32_t axis = 0; axis < 3; axis++) {
-			struct tg_graph tg;
-			tg_init(&tg);
-			uint32_t x = tg_input(&tg, t, 3, (uint32_t[]){ 3, 17, 5 });
-			Webnn__Ipc__Softmax m = WEBNN__IPC__SOFTMAX__INIT;
-			m.input = x;
-			m.output = tg_next(&tg);
-			m.axis = axis;
-			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-			tg_set_op(&o, WNN_OP_SOFTMAX, &m);
-			compare(be, ot_finish(&tg, &o, "softmax"), -5, 5, f16 ? TOL_F16 : TOL_EW,
-				"softmax");
-			tg_free(&tg);
-		}
-		for (int variant = 0; variant < 4; variant++) {
-			struct tg_graph tg;
-			tg_init(&tg);
-			uint32_t x = tg_input(&tg, t, 4, (uint32_t[]){ 2, 4, 3, 5 });
-			uint32_t axis = variant == 3 ? 3 : 1, ch = axis == 3 ? 5 : 4;
-			uint32_t mean = tg_input(&tg, t, 1, &ch);
-			uint32_t var = tg_input(&tg, t, 1, &ch);
-			uint32_t sc = variant & 1 ? tg_input(&tg, t, 1, &ch) : 0;
-			uint32_t bi = variant & 2 ? tg_input(&tg, t, 1, &ch) : 0;
-			Webnn__Ipc__BatchNormalization m = WEBNN__IPC__BATCH_NORMALIZATION__INIT;
-			m.input = x;
-			m.mean = mean;
-			m.variance = var;
-			m.has_scale = (variant & 1) != 0;
-			m.scale = sc;
-			m.has_bias = (variant & 2) != 0;
-			m.bias = bi;
-			m.output = tg_next(&tg);
-			m.has_axis = 1;
-			m.axis = axis;
-			m.has_epsilon = 1;
-			m.epsilon = 1e-3;
-			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-			tg_set_op(&o, WNN_OP_BATCH_NORMALIZATION, &m);
-			/* variance inputs in (0, 2]: keep them positive */
-			compare(be, ot_finish(&tg, &o, "batchNormalization"), 0.05, 2,
-				f16 ? TOL_F16 : TOL_EW, "batchNormalization");
-			tg_free(&tg);
-		}
-	}
-	backend_opencl.shutdown(be);
-}
-
-TEST_TIMEOUT(opencl_transpose_concat_reshape, 300)
-{
-	struct backend *be = ot_backend();
-	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16, WNN_I8, WNN_I64 };
-	for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
-		enum wnn_dtype t = types[ti];
-		/* transpose with a permutation and the default (reversed) one */
-		for (int def = 0; def < 2; def++) {
-			struct tg_graph tg;
-			tg_init(&tg);
-			uint32_t x = tg_input(&tg, t, 4, (uint32_t[]){ 2, 3, 4, 5 });
-			uint32_t perm[4] = { 0, 2, 3, 1 };
-			Webnn__Ipc__Transpose m = WEBNN__IPC__TRANSPOSE__INIT;
-			m.input = x;
-			m.output = tg_next(&tg);
-			if (!def) {
-				m.n_permutation = 4;
-				m.permutation = perm;
-				m.has_has_permutation = 1;
-				m.has_permutation = 1;
-			}
-			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-			tg_set_op(&o, WNN_OP_TRANSPOSE, &m);
-			compare(be, ot_finish(&tg, &o, "transpose"), -50, 50, TOL_EXACT, "transpose");
-			tg_free(&tg);
-		}
-		for (uint32_t axis = 0; axis < 3; axis++) {
-			struct tg_graph tg;
-			tg_init(&tg);
-			uint32_t d0[3] = { 2, 3, 4 }, d1[3] = { 2, 3, 4 }, d2[3] = { 2, 3, 4 };
-			d1[axis] = 1;
-			d2[axis] = 5;
-			uint32_t ins[3] = { tg_input(&tg, t, 3, d0), tg_input(&tg, t, 3, d1),
-					    tg_input(&tg, t, 3, d2) };
-			Webnn__Ipc__Concat m = WEBNN__IPC__CONCAT__INIT;
-			m.n_inputs = 3;
-			m.inputs = ins;
-			m.axis = axis;
-			m.output = tg_next(&tg);
-			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-			tg_set_op(&o, WNN_OP_CONCAT, &m);
-			compare(be, ot_finish(&tg, &o, "concat"), -50, 50, TOL_EXACT, "concat");
-			tg_free(&tg);
-		}
-		struct tg_graph tg;
-		tg_init(&tg);
-		uint32_t x = tg_input(&tg, t, 3, (uint32_t[]){ 2, 3, 4 });
-		uint32_t shape[2] = { 6, 4 };
-		Webnn__Ipc__Reshape m = WEBNN__IPC__RESHAPE__INIT;
-		m.input = x;
-		m.output = tg_next(&tg);
-		m.n_new_shape = 2;
-		m.new_shape = shape;
-		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-		tg_set_op(&o, WNN_OP_RESHAPE, &m);
-		compare(be, ot_finish(&tg, &o, "reshape"), -50, 50, TOL_EXACT, "reshape");
-		tg_free(&tg);
-	}
-	backend_opencl.shutdown(be);
-}
+/* ------------------------------------------------------------------ the whole backend */
 
 /* A chain that exercises aliasing (reshape/identity of intermediates), buffer reuse, a graph
  * output that is also consumed, and the same operand named as two outputs. */
@@ -681,6 +112,44 @@ TEST(opencl_supports_and_errors)
 		backend_opencl.context_destroy(ctx);
 	}
 	tg_free(&tg);
+	backend_opencl.shutdown(be);
+}
+
+TEST(opencl_supports_exactly_the_spec_types)
+{
+	struct backend *be = ot_backend();
+	static const enum wnn_op ops[] = {
+		WNN_OP_ARG_MIN, WNN_OP_ARG_MAX, WNN_OP_CAST, WNN_OP_CUMULATIVE_SUM,
+		WNN_OP_CONV_TRANSPOSE2D, WNN_OP_QUANTIZE_LINEAR, WNN_OP_DEQUANTIZE_LINEAR,
+		WNN_OP_EXPAND, WNN_OP_GATHER, WNN_OP_GATHER_ELEMENTS, WNN_OP_GATHER_ND,
+		WNN_OP_SCATTER_ELEMENTS, WNN_OP_SCATTER_ND, WNN_OP_GRU, WNN_OP_GRU_CELL,
+		WNN_OP_LSTM, WNN_OP_LSTM_CELL, WNN_OP_INSTANCE_NORMALIZATION,
+		WNN_OP_LAYER_NORMALIZATION, WNN_OP_PAD, WNN_OP_PRELU, WNN_OP_REDUCE_L1,
+		WNN_OP_REDUCE_L2, WNN_OP_REDUCE_LOG_SUM, WNN_OP_REDUCE_LOG_SUM_EXP,
+		WNN_OP_REDUCE_MAX, WNN_OP_REDUCE_MEAN, WNN_OP_REDUCE_MIN, WNN_OP_REDUCE_PRODUCT,
+		WNN_OP_REDUCE_SUM, WNN_OP_REDUCE_SUM_SQUARE, WNN_OP_RESAMPLE2D, WNN_OP_REVERSE,
+		WNN_OP_SLICE, WNN_OP_SPLIT, WNN_OP_TILE, WNN_OP_TRIANGULAR, WNN_OP_WHERE,
+	};
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		for (size_t ti = 0; ti < OT_N_TYPES; ti++) {
+			enum wnn_dtype t = ALL_TYPES[ti];
+			bool want = (wnn_ops[ops[i]].dtypes & WNN_DT_BIT(t)) != 0;
+			ASSERT_MSG(backend_opencl.supports(be, ops[i], t) == want, "%s %s: %d",
+				   wnn_ops[ops[i]].name, wnn_dtype_name(t), !want);
+		}
+	/* every operator of ops.def is now covered for every type its column allows */
+	for (int op = 0; op < WNN_OP_COUNT; op++)
+		for (size_t ti = 0; ti < OT_N_TYPES; ti++) {
+			enum wnn_dtype t = ALL_TYPES[ti];
+			if (!(wnn_ops[op].dtypes & WNN_DT_BIT(t)))
+				continue;
+			bool ew = wnn_ops[op].attrs == WNN_ATTRS_UNARY ||
+				  wnn_ops[op].attrs == WNN_ATTRS_BINARY;
+			if (ew)
+				continue;
+			ASSERT_MSG(backend_opencl.supports(be, (enum wnn_op)op, t), "%s %s",
+				   wnn_ops[op].name, wnn_dtype_name(t));
+		}
 	backend_opencl.shutdown(be);
 }
 
@@ -1188,52 +657,6 @@ TEST_TIMEOUT(opencl_concat_in_place, 300)
 		compare(be, ot_finish(&tg, &o, "concat mixed"), -1, 1, TOL_SUM, "concat mixed");
 		tg_free(&tg);
 	}
-	backend_opencl.shutdown(be);
-}
-
-/* maxPool2d (and the others) over a window that holds only padding produce 0, not -inf. */
-TEST(opencl_pool_padding_only_window)
-{
-	struct backend *be = ot_backend();
-	static const enum wnn_op ops[3] = { WNN_OP_MAX_POOL2D, WNN_OP_AVERAGE_POOL2D,
-					    WNN_OP_L2_POOL2D };
-	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16, WNN_I32, WNN_U8 };
-	for (int k = 0; k < 3; k++)
-		for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
-			enum wnn_dtype t = types[ti];
-			if (!backend_opencl.supports(be, ops[k], t))
-				continue;
-			struct tg_graph tg;
-			tg_init(&tg);
-			uint32_t x = tg_input(&tg, t, 4, (uint32_t[]){ 1, 2, 3, 3 });
-			Webnn__Ipc__Pool2d m = WEBNN__IPC__POOL2D__INIT;
-			uint32_t win[2] = { 2, 2 }, pad[4] = { 2, 0, 2, 0 }, stride[2] = { 1, 1 };
-			m.input = x;
-			m.output = tg_next(&tg);
-			m.n_window_dimensions = 2;
-			m.window_dimensions = win;
-			m.n_padding = 4;
-			m.padding = pad;
-			m.n_strides = 2;
-			m.strides = stride;
-			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-			tg_set_op(&o, ops[k], &m);
-			char label[64];
-			snprintf(label, sizeof label, "%s %s padding-only window", wnn_ops[ops[k]].name,
-				 wnn_dtype_name(t));
-			const struct graph_ir *g = ot_finish(&tg, &o, label);
-			compare(be, g, 1, 5, t == WNN_F16 ? TOL_F16 : TOL_SUM, label);
-			/* output (0, 0): rows -2..-1, columns -2..-1 */
-			double in[18], out[32]; /* 2x3x3 in, 2x4x4 out: room for any type */
-			tg_random(in, t, 18, 3, 1, 5);
-			const void *ins[1] = { in };
-			void *outs[1] = { out };
-			struct wnn_diag diag = { 0 };
-			ASSERT_MSG(tg_run(&backend_opencl, be, g, ins, outs, &diag) == WEBNN_STATUS_OK,
-				   "%s", diag.message);
-			ASSERT_MSG(tg_get(out, t, 0) == 0, "%s: got %g", label, tg_get(out, t, 0));
-			tg_free(&tg);
-		}
 	backend_opencl.shutdown(be);
 }
 
