@@ -1,6 +1,22 @@
 /* libwebnn builder: convolutions (conv2d, convTranspose2d). */
 #include "client/builder.h"
 
+/* The window options both convolutions' options and wire messages carry under the same names
+ * (padding, strides, dilations, groups, input layout): checked and copied from opt onto m. */
+#define CONV_WINDOW(m, opt)                                                                    \
+	do {                                                                                   \
+		WNNC_TRY(wnnc_opt_array(b, what, "padding", opt.padding, opt.n_padding, 4,      \
+					&m->n_padding, &m->padding));                          \
+		WNNC_TRY(wnnc_opt_array(b, what, "strides", opt.strides, opt.n_strides, 2,      \
+					&m->n_strides, &m->strides));                          \
+		WNNC_TRY(wnnc_opt_array(b, what, "dilations", opt.dilations, opt.n_dilations,   \
+					2, &m->n_dilations, &m->dilations));                   \
+		m->has_groups = true;                                                          \
+		m->groups = opt.groups;                                                        \
+		m->has_input_layout = true;                                                    \
+		m->input_layout = (Webnn__Ipc__InputLayout)opt.input_layout;                   \
+	} while (0)
+
 enum webnn_status webnn_builder_conv2d(struct webnn_builder *b, struct webnn_operand *input,
 				       struct webnn_operand *filter,
 				       const struct webnn_conv2d_options *o,
@@ -22,16 +38,7 @@ enum webnn_status webnn_builder_conv2d(struct webnn_builder *b, struct webnn_ope
 		m->bias = opt.bias->id;
 	}
 	m->output = (uint32_t)b->n_operands;
-	WNNC_TRY(wnnc_opt_array(b, what, "padding", opt.padding, opt.n_padding, 4, &m->n_padding,
-			   &m->padding));
-	WNNC_TRY(wnnc_opt_array(b, what, "strides", opt.strides, opt.n_strides, 2, &m->n_strides,
-			   &m->strides));
-	WNNC_TRY(wnnc_opt_array(b, what, "dilations", opt.dilations, opt.n_dilations, 2,
-			   &m->n_dilations, &m->dilations));
-	m->has_groups = true;
-	m->groups = opt.groups;
-	m->has_input_layout = true;
-	m->input_layout = (Webnn__Ipc__InputLayout)opt.input_layout;
+	CONV_WINDOW(m, opt);
 	m->has_filter_layout = true;
 	m->filter_layout = (Webnn__Ipc__Conv2dFilterLayout)opt.filter_layout;
 	s = wnnc_finish(b, what, op, out);
@@ -56,21 +63,12 @@ enum webnn_status webnn_builder_conv_transpose2d(struct webnn_builder *b,
 	m->filter = filter->id;
 	WNNC_TRY(wnnc_opt_operand(b, what, "bias", opt.bias, &m->has_bias, &m->bias));
 	m->output = (uint32_t)b->n_operands;
-	WNNC_TRY(wnnc_opt_array(b, what, "padding", opt.padding, opt.n_padding, 4, &m->n_padding,
-				&m->padding));
-	WNNC_TRY(wnnc_opt_array(b, what, "strides", opt.strides, opt.n_strides, 2, &m->n_strides,
-				&m->strides));
-	WNNC_TRY(wnnc_opt_array(b, what, "dilations", opt.dilations, opt.n_dilations, 2,
-				&m->n_dilations, &m->dilations));
+	CONV_WINDOW(m, opt);
 	WNNC_TRY(wnnc_opt_array(b, what, "outputPadding", opt.output_padding,
 				opt.n_output_padding, 2, &m->n_output_padding,
 				&m->output_padding));
 	WNNC_TRY(wnnc_opt_array(b, what, "outputSizes", opt.output_sizes, opt.n_output_sizes, 2,
 				&m->n_output_sizes, &m->output_sizes));
-	m->has_groups = true;
-	m->groups = opt.groups;
-	m->has_input_layout = true;
-	m->input_layout = (Webnn__Ipc__InputLayout)opt.input_layout;
 	m->has_filter_layout = true;
 	m->filter_layout = (Webnn__Ipc__ConvTranspose2dFilterLayout)opt.filter_layout;
 	s = wnnc_finish(b, what, op, out);

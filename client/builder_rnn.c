@@ -30,6 +30,31 @@ static enum webnn_status activations_arg(struct webnn_builder *b, const char *wh
 	return WEBNN_STATUS_OK;
 }
 
+/* The three operands every recurrent op takes first. */
+static enum webnn_status use_weights(struct webnn_builder *b, const char *what,
+				     struct webnn_operand *input, struct webnn_operand *weight,
+				     struct webnn_operand *recurrent_weight)
+{
+	enum webnn_status s = wnnc_use(b, what, "input", input);
+	if (s == WEBNN_STATUS_OK)
+		s = wnnc_use(b, what, "weight", weight);
+	if (s == WEBNN_STATUS_OK)
+		s = wnnc_use(b, what, "recurrentWeight", recurrent_weight);
+	return s;
+}
+
+/* Those operands and the optional bias and recurrentBias, set on message m (every recurrent
+ * op's options and wire message name them alike). */
+#define RNN_WEIGHTS(m, input, weight, recurrent_weight, opt)                                   \
+	do {                                                                                   \
+		m->input = input->id;                                                          \
+		m->weight = weight->id;                                                        \
+		m->recurrent_weight = recurrent_weight->id;                                    \
+		WNNC_TRY(wnnc_opt_operand(b, what, "bias", opt.bias, &m->has_bias, &m->bias)); \
+		WNNC_TRY(wnnc_opt_operand(b, what, "recurrentBias", opt.recurrent_bias,         \
+					  &m->has_recurrent_bias, &m->recurrent_bias));          \
+	} while (0)
+
 enum webnn_status webnn_builder_gru(struct webnn_builder *b, struct webnn_operand *input,
 				    struct webnn_operand *weight,
 				    struct webnn_operand *recurrent_weight, uint32_t steps,
@@ -38,18 +63,11 @@ enum webnn_status webnn_builder_gru(struct webnn_builder *b, struct webnn_operan
 {
 	WNNC_MULTI_BEGIN("gru")
 	WNNC_OPTIONS(struct webnn_gru_options, opt, o, WEBNN_GRU_OPTIONS_INIT)
-	WNNC_TRY(wnnc_use(b, what, "input", input));
-	WNNC_TRY(wnnc_use(b, what, "weight", weight));
-	WNNC_TRY(wnnc_use(b, what, "recurrentWeight", recurrent_weight));
+	WNNC_TRY(use_weights(b, what, input, weight, recurrent_weight));
 	WNNC_TRY(wnnc_check_enum(b, what, "direction", (int)opt.direction, 3));
 	WNNC_TRY(wnnc_check_enum(b, what, "layout", (int)opt.layout, 2));
 	WNNC_NEW_OP(m, Webnn__Ipc__Gru, WNN_OP_GRU)
-	m->input = input->id;
-	m->weight = weight->id;
-	m->recurrent_weight = recurrent_weight->id;
-	WNNC_TRY(wnnc_opt_operand(b, what, "bias", opt.bias, &m->has_bias, &m->bias));
-	WNNC_TRY(wnnc_opt_operand(b, what, "recurrentBias", opt.recurrent_bias, &m->has_recurrent_bias,
-				  &m->recurrent_bias));
+	RNN_WEIGHTS(m, input, weight, recurrent_weight, opt);
 	WNNC_TRY(wnnc_opt_operand(b, what, "initialHiddenState", opt.initial_hidden_state,
 				  &m->has_initial_hidden_state, &m->initial_hidden_state));
 	m->steps = steps;
@@ -75,19 +93,12 @@ enum webnn_status webnn_builder_gru_cell(struct webnn_builder *b, struct webnn_o
 {
 	WNNC_OP_BEGIN("gruCell")
 	WNNC_OPTIONS(struct webnn_gru_cell_options, opt, o, WEBNN_GRU_CELL_OPTIONS_INIT)
-	WNNC_TRY(wnnc_use(b, what, "input", input));
-	WNNC_TRY(wnnc_use(b, what, "weight", weight));
-	WNNC_TRY(wnnc_use(b, what, "recurrentWeight", recurrent_weight));
+	WNNC_TRY(use_weights(b, what, input, weight, recurrent_weight));
 	WNNC_TRY(wnnc_use(b, what, "hiddenState", hidden_state));
 	WNNC_TRY(wnnc_check_enum(b, what, "layout", (int)opt.layout, 2));
 	WNNC_NEW_OP(m, Webnn__Ipc__GruCell, WNN_OP_GRU_CELL)
-	m->input = input->id;
-	m->weight = weight->id;
-	m->recurrent_weight = recurrent_weight->id;
+	RNN_WEIGHTS(m, input, weight, recurrent_weight, opt);
 	m->hidden_state = hidden_state->id;
-	WNNC_TRY(wnnc_opt_operand(b, what, "bias", opt.bias, &m->has_bias, &m->bias));
-	WNNC_TRY(wnnc_opt_operand(b, what, "recurrentBias", opt.recurrent_bias, &m->has_recurrent_bias,
-				  &m->recurrent_bias));
 	m->output = (uint32_t)b->n_operands;
 	m->hidden_size = hidden_size;
 	m->has_reset_after = m->has_layout = true;
@@ -107,18 +118,11 @@ enum webnn_status webnn_builder_lstm(struct webnn_builder *b, struct webnn_opera
 {
 	WNNC_MULTI_BEGIN("lstm")
 	WNNC_OPTIONS(struct webnn_lstm_options, opt, o, WEBNN_LSTM_OPTIONS_INIT)
-	WNNC_TRY(wnnc_use(b, what, "input", input));
-	WNNC_TRY(wnnc_use(b, what, "weight", weight));
-	WNNC_TRY(wnnc_use(b, what, "recurrentWeight", recurrent_weight));
+	WNNC_TRY(use_weights(b, what, input, weight, recurrent_weight));
 	WNNC_TRY(wnnc_check_enum(b, what, "direction", (int)opt.direction, 3));
 	WNNC_TRY(wnnc_check_enum(b, what, "layout", (int)opt.layout, 2));
 	WNNC_NEW_OP(m, Webnn__Ipc__Lstm, WNN_OP_LSTM)
-	m->input = input->id;
-	m->weight = weight->id;
-	m->recurrent_weight = recurrent_weight->id;
-	WNNC_TRY(wnnc_opt_operand(b, what, "bias", opt.bias, &m->has_bias, &m->bias));
-	WNNC_TRY(wnnc_opt_operand(b, what, "recurrentBias", opt.recurrent_bias, &m->has_recurrent_bias,
-				  &m->recurrent_bias));
+	RNN_WEIGHTS(m, input, weight, recurrent_weight, opt);
 	WNNC_TRY(wnnc_opt_operand(b, what, "peepholeWeight", opt.peephole_weight,
 				  &m->has_peephole_weight, &m->peephole_weight));
 	WNNC_TRY(wnnc_opt_operand(b, what, "initialHiddenState", opt.initial_hidden_state,
@@ -149,21 +153,14 @@ enum webnn_status webnn_builder_lstm_cell(struct webnn_builder *b, struct webnn_
 {
 	WNNC_MULTI_BEGIN("lstmCell")
 	WNNC_OPTIONS(struct webnn_lstm_cell_options, opt, o, WEBNN_LSTM_CELL_OPTIONS_INIT)
-	WNNC_TRY(wnnc_use(b, what, "input", input));
-	WNNC_TRY(wnnc_use(b, what, "weight", weight));
-	WNNC_TRY(wnnc_use(b, what, "recurrentWeight", recurrent_weight));
+	WNNC_TRY(use_weights(b, what, input, weight, recurrent_weight));
 	WNNC_TRY(wnnc_use(b, what, "hiddenState", hidden_state));
 	WNNC_TRY(wnnc_use(b, what, "cellState", cell_state));
 	WNNC_TRY(wnnc_check_enum(b, what, "layout", (int)opt.layout, 2));
 	WNNC_NEW_OP(m, Webnn__Ipc__LstmCell, WNN_OP_LSTM_CELL)
-	m->input = input->id;
-	m->weight = weight->id;
-	m->recurrent_weight = recurrent_weight->id;
+	RNN_WEIGHTS(m, input, weight, recurrent_weight, opt);
 	m->hidden_state = hidden_state->id;
 	m->cell_state = cell_state->id;
-	WNNC_TRY(wnnc_opt_operand(b, what, "bias", opt.bias, &m->has_bias, &m->bias));
-	WNNC_TRY(wnnc_opt_operand(b, what, "recurrentBias", opt.recurrent_bias, &m->has_recurrent_bias,
-				  &m->recurrent_bias));
 	WNNC_TRY(wnnc_opt_operand(b, what, "peepholeWeight", opt.peephole_weight,
 				  &m->has_peephole_weight, &m->peephole_weight));
 	m->hidden_size = hidden_size;

@@ -271,10 +271,19 @@ static bool conv_output_is(const struct wnn_desc *out, bool nhwc, uint32_t n, ui
 	return memcmp(want, out->dims, sizeof(want)) == 0;
 }
 
-/* The resolvers' re-check of the list options both convolutions share. */
-static enum webnn_status conv_lists_valid(const uint32_t *const lists[3], const size_t n[3],
-					  const char *name, struct wnn_diag *diag)
+/* What both convolutions' resolvers check first: the input, filter and output operands exist
+ * and are 4-d (in that order), and the padding, strides and dilations lists are valid. */
+static enum webnn_status conv_common_valid(const struct wnn_desc *descs, size_t n_descs,
+					   const uint32_t ids[3], const struct wnn_desc *d[3],
+					   const uint32_t *const lists[3], const size_t n[3],
+					   const char *name, struct wnn_diag *diag)
 {
+	static const char *const roles[3] = { "input", "filter", "output" };
+	for (int i = 0; i < 3; i++)
+		if (!(d[i] = wnn_operand(descs, n_descs, ids[i], name, roles[i], diag)))
+			return diag->status;
+	for (int i = 0; i < 3; i++)
+		CHECK(wnn_rank_is(d[i], 4, name, roles[i], diag));
 	CHECK(wnn_list_valid(n[0], lists[0], 4, false, name, "padding", diag));
 	CHECK(wnn_list_valid(n[1], lists[1], 2, true, name, "strides", diag));
 	return wnn_list_valid(n[2], lists[2], 2, true, name, "dilations", diag);
@@ -289,15 +298,12 @@ enum webnn_status wnn_resolve_conv2d(const Webnn__Ipc__Operation *op, const stru
 	memset(p, 0, sizeof(*p));
 	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_CONV2D, &which, &name, diag));
 	const Webnn__Ipc__Conv2d *m = op->conv2d;
-	OPERAND(in, m->input, "input");
-	OPERAND(filter, m->filter, "filter");
-	OPERAND(out, m->output, "output");
-	CHECK(wnn_rank_is(in, 4, name, "input", diag));
-	CHECK(wnn_rank_is(filter, 4, name, "filter", diag));
-	CHECK(wnn_rank_is(out, 4, name, "output", diag));
-	CHECK(conv_lists_valid((const uint32_t *const[3]){ m->padding, m->strides, m->dilations },
-			       (const size_t[3]){ m->n_padding, m->n_strides, m->n_dilations },
-			       name, diag));
+	const struct wnn_desc *d[3];
+	CHECK(conv_common_valid(descs, n_descs, (const uint32_t[3]){ m->input, m->filter, m->output },
+				d, (const uint32_t *const[3]){ m->padding, m->strides, m->dilations },
+				(const size_t[3]){ m->n_padding, m->n_strides, m->n_dilations },
+				name, diag));
+	const struct wnn_desc *in = d[0], *filter = d[1], *out = d[2];
 	if (m->groups == 0)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: groups must not be 0", name);
 	int64_t size[2];
@@ -337,15 +343,12 @@ enum webnn_status wnn_resolve_conv_transpose2d(const Webnn__Ipc__Operation *op,
 	memset(p, 0, sizeof(*p));
 	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_CONV_TRANSPOSE2D, &which, &name, diag));
 	const Webnn__Ipc__ConvTranspose2d *m = op->conv_transpose2d;
-	OPERAND(in, m->input, "input");
-	OPERAND(filter, m->filter, "filter");
-	OPERAND(out, m->output, "output");
-	CHECK(wnn_rank_is(in, 4, name, "input", diag));
-	CHECK(wnn_rank_is(filter, 4, name, "filter", diag));
-	CHECK(wnn_rank_is(out, 4, name, "output", diag));
-	CHECK(conv_lists_valid((const uint32_t *const[3]){ m->padding, m->strides, m->dilations },
-			       (const size_t[3]){ m->n_padding, m->n_strides, m->n_dilations },
-			       name, diag));
+	const struct wnn_desc *d[3];
+	CHECK(conv_common_valid(descs, n_descs, (const uint32_t[3]){ m->input, m->filter, m->output },
+				d, (const uint32_t *const[3]){ m->padding, m->strides, m->dilations },
+				(const size_t[3]){ m->n_padding, m->n_strides, m->n_dilations },
+				name, diag));
+	const struct wnn_desc *in = d[0], *filter = d[1], *out = d[2];
 	CHECK(wnn_list_valid(m->n_output_padding, m->output_padding, 2, false, name,
 			     "outputPadding", diag));
 	CHECK(wnn_list_valid(m->n_output_sizes, m->output_sizes, 2, false, name, "outputSizes",

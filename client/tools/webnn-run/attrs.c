@@ -511,6 +511,30 @@ static bool attrs_scatter(struct replay *r, const struct run_op *op, struct op_c
 
 /* ---------------------------------------------------------------- rnn */
 
+/* gru and lstm read their arguments and options in this order: first (input, weight,
+ * recurrentWeight, steps, hiddenSize, bias, recurrentBias) ... */
+static bool rnn_head(struct replay *r, struct op_call *c, const char *const *known,
+		     uint32_t *steps, uint32_t *hidden, struct webnn_operand **bias,
+		     struct webnn_operand **recurrent_bias)
+{
+	return want_args(r, c, 3, 5) && check_options(r, c->options, known) &&
+	       arg_u32(r, c, 3, steps) && arg_u32(r, c, 4, hidden) &&
+	       opt_operand(r, c->options, "bias", bias) &&
+	       opt_operand(r, c->options, "recurrentBias", recurrent_bias);
+}
+
+/* ... then their own options, then these (returnSequence, direction, layout, activations). */
+static bool rnn_tail(struct replay *r, struct op_call *c, bool *return_sequence, int *dir,
+		     const char *const *layouts, int *layout,
+		     enum webnn_recurrent_activation *activations, uint32_t max_activations,
+		     uint32_t *n_activations)
+{
+	return opt_bool(r, c->options, "returnSequence", return_sequence) &&
+	       opt_enum(r, c->options, "direction", directions, dir) &&
+	       opt_enum(r, c->options, "layout", layouts, layout) &&
+	       opt_activations(r, c->options, activations, max_activations, n_activations);
+}
+
 static bool attrs_gru(struct replay *r, const struct run_op *op, struct op_call *c)
 {
 	static const char *const known[] = { "bias", "recurrentBias", "initialHiddenState",
@@ -520,16 +544,11 @@ static bool attrs_gru(struct replay *r, const struct run_op *op, struct op_call 
 	int dir = (int)o.direction, layout = (int)o.layout;
 	uint32_t steps, hidden;
 	(void)op;
-	if (!want_args(r, c, 3, 5) || !check_options(r, c->options, known) ||
-	    !arg_u32(r, c, 3, &steps) || !arg_u32(r, c, 4, &hidden) ||
-	    !opt_operand(r, c->options, "bias", &o.bias) ||
-	    !opt_operand(r, c->options, "recurrentBias", &o.recurrent_bias) ||
+	if (!rnn_head(r, c, known, &steps, &hidden, &o.bias, &o.recurrent_bias) ||
 	    !opt_operand(r, c->options, "initialHiddenState", &o.initial_hidden_state) ||
 	    !opt_bool(r, c->options, "resetAfter", &o.reset_after) ||
-	    !opt_bool(r, c->options, "returnSequence", &o.return_sequence) ||
-	    !opt_enum(r, c->options, "direction", directions, &dir) ||
-	    !opt_enum(r, c->options, "layout", gru_layouts, &layout) ||
-	    !opt_activations(r, c->options, o.activations, 2, &o.n_activations))
+	    !rnn_tail(r, c, &o.return_sequence, &dir, gru_layouts, &layout, o.activations, 2,
+		      &o.n_activations))
 		return false;
 	o.direction = (enum webnn_recurrent_direction)dir;
 	o.layout = (enum webnn_gru_weight_layout)layout;
@@ -567,17 +586,12 @@ static bool attrs_lstm(struct replay *r, const struct run_op *op, struct op_call
 	int dir = (int)o.direction, layout = (int)o.layout;
 	uint32_t steps, hidden;
 	(void)op;
-	if (!want_args(r, c, 3, 5) || !check_options(r, c->options, known) ||
-	    !arg_u32(r, c, 3, &steps) || !arg_u32(r, c, 4, &hidden) ||
-	    !opt_operand(r, c->options, "bias", &o.bias) ||
-	    !opt_operand(r, c->options, "recurrentBias", &o.recurrent_bias) ||
+	if (!rnn_head(r, c, known, &steps, &hidden, &o.bias, &o.recurrent_bias) ||
 	    !opt_operand(r, c->options, "peepholeWeight", &o.peephole_weight) ||
 	    !opt_operand(r, c->options, "initialHiddenState", &o.initial_hidden_state) ||
 	    !opt_operand(r, c->options, "initialCellState", &o.initial_cell_state) ||
-	    !opt_bool(r, c->options, "returnSequence", &o.return_sequence) ||
-	    !opt_enum(r, c->options, "direction", directions, &dir) ||
-	    !opt_enum(r, c->options, "layout", lstm_layouts, &layout) ||
-	    !opt_activations(r, c->options, o.activations, 3, &o.n_activations))
+	    !rnn_tail(r, c, &o.return_sequence, &dir, lstm_layouts, &layout, o.activations, 3,
+		      &o.n_activations))
 		return false;
 	o.direction = (enum webnn_recurrent_direction)dir;
 	o.layout = (enum webnn_lstm_weight_layout)layout;

@@ -221,6 +221,10 @@ void ocl_arg_f(struct ocl_build *b, struct ocl_step *s, cl_uint i, float v);
 		cl_uint8 v_ = (expr);                                                          \
 		ocl_arg((b), (s), (i), sizeof v_, &v_);                                        \
 	} while (0)
+/* Arguments first .. first + 5 of a kernel over a reduction: the kept rank, dims and strides,
+ * then the reduced ones. */
+void ocl_arg_reduction(struct ocl_build *b, struct ocl_step *s, cl_uint first,
+		       const struct wnn_reduction *r);
 /* A kernel step over n work-items. */
 struct ocl_step *ocl_kernel_n(struct ocl_build *b, cl_program prog, const char *name, size_t n);
 /* A fill step writing zeros over bytes [off, off + bytes) of dst. */

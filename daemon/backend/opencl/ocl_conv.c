@@ -137,6 +137,28 @@ static uint32_t conv_filter(struct ocl_build *b, const struct wnn_conv2d_attrs *
 }
 
 /* Depthwise float32 convolution with the vectorised kernels (dw_nhwc needs C % 4 == 0). */
+/* The fused epilogue's flag word (bias, per-channel, residual, activation << 4) as the
+ * conv.cl kernels read it. */
+static cl_uint epilogue_flags(uint32_t sbias, uint32_t sv, uint32_t sr,
+			      const struct graph_epilogue *e)
+{
+	return (sbias != OCL_NONE ? 1u : 0) | (sv != OCL_NONE ? 2u : 0) | (sr != OCL_NONE ? 4u : 0) |
+	       ((cl_uint)(e ? e->act : 0) << 4);
+}
+
+/* Arguments 0-5 of an epilogue kernel: input, weights, bias, per-channel and residual (the
+ * weights stand in for an absent one; the flags say which are read), output. */
+static void arg_epilogue_mems(struct ocl_build *b, struct ocl_step *s, uint32_t sin, uint32_t sw,
+			      uint32_t sbias, uint32_t sv, uint32_t sr, uint32_t sout)
+{
+	ocl_arg_mem(b, s, 0, sin);
+	ocl_arg_mem(b, s, 1, sw);
+	ocl_arg_mem(b, s, 2, sbias != OCL_NONE ? sbias : sw);
+	ocl_arg_mem(b, s, 3, sv != OCL_NONE ? sv : sw);
+	ocl_arg_mem(b, s, 4, sr != OCL_NONE ? sr : sw);
+	ocl_arg_mem(b, s, 5, sout);
+}
+
 static void conv_dw(struct ocl_build *b, const struct wnn_conv2d_attrs *p,
 		    const struct graph_epilogue *e)
 {
@@ -157,16 +179,10 @@ static void conv_dw(struct ocl_build *b, const struct wnn_conv2d_attrs *p,
 							      : "dw_nhwc4");
 	cl_uint16 pp = conv_params(p);
 	pp.s[0] = p->c_out;
-	pp.s[13] = (sb != OCL_NONE ? 1u : 0) | (sv != OCL_NONE ? 2u : 0) | (sr != OCL_NONE ? 4u : 0) |
-		   ((cl_uint)(e ? e->act : 0) << 4);
+	pp.s[13] = epilogue_flags(sb, sv, sr, e);
 	pp.s[14] = pp.s[15] = 0;
 	cl_float lo = e ? e->lo : 0, hi = e ? e->hi : 0;
-	ocl_arg_mem(b, s, 0, si);
-	ocl_arg_mem(b, s, 1, sf);
-	ocl_arg_mem(b, s, 2, sb != OCL_NONE ? sb : sf);
-	ocl_arg_mem(b, s, 3, sv != OCL_NONE ? sv : sf);
-	ocl_arg_mem(b, s, 4, sr != OCL_NONE ? sr : sf);
-	ocl_arg_mem(b, s, 5, so);
+	arg_epilogue_mems(b, s, si, sf, sb, sv, sr, so);
 	ocl_arg(b, s, 6, sizeof pp, &pp);
 	ocl_arg(b, s, 7, sizeof lo, &lo);
 	ocl_arg(b, s, 8, sizeof hi, &hi);
@@ -199,15 +215,9 @@ static void small_gemm(struct ocl_build *b, uint32_t sa, size_t lda, uint32_t sw
 	ocl_check_u32(b, dst3[0] + rows * dst3[1], "conv2d output");
 	cl_uint cm = (cl_uint)rows, cn = (cl_uint)n, ck = (cl_uint)k, clda = (cl_uint)lda;
 	cl_uint ldo = (cl_uint)dst3[1], off = (cl_uint)dst3[0];
-	cl_uint flags = (sbias != OCL_NONE ? 1u : 0) | (sv != OCL_NONE ? 2u : 0) | (sr != OCL_NONE ? 4u : 0) |
-			((cl_uint)(e ? e->act : 0) << 4);
+	cl_uint flags = epilogue_flags(sbias, sv, sr, e);
 	cl_float lo = e ? e->lo : 0, hi = e ? e->hi : 0;
-	ocl_arg_mem(b, s, 0, sa);
-	ocl_arg_mem(b, s, 1, sw);
-	ocl_arg_mem(b, s, 2, sbias != OCL_NONE ? sbias : sw);
-	ocl_arg_mem(b, s, 3, sv != OCL_NONE ? sv : sw);
-	ocl_arg_mem(b, s, 4, sr != OCL_NONE ? sr : sw);
-	ocl_arg_mem(b, s, 5, sout);
+	arg_epilogue_mems(b, s, sa, sw, sbias, sv, sr, sout);
 	ocl_arg(b, s, 6, sizeof cm, &cm);
 	ocl_arg(b, s, 7, sizeof cn, &cn);
 	ocl_arg(b, s, 8, sizeof ck, &ck);

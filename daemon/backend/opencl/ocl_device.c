@@ -64,26 +64,6 @@ enum webnn_status ocl_enqueue_status(cl_int err)
 	}
 }
 
-/* ------------------------------------------------------------------ cache directory */
-
-static bool mkdir_p(const char *path)
-{
-	char tmp[512];
-	if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
-		return false;
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
-			return false;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
-		return false;
-	return access(tmp, W_OK | X_OK) == 0;
-}
-
 /* ------------------------------------------------------------------ kernel sources */
 
 void ocl_options_read(struct ocl_options *o)
@@ -456,9 +436,10 @@ static enum webnn_status ocl_init(const struct backend_options *opts, struct bac
 	if (opts && opts->cache_dir && *opts->cache_dir &&
 	    snprintf(be->cache_dir, sizeof be->cache_dir, "%s", opts->cache_dir) <
 		    (int)sizeof be->cache_dir) {
+		/* The daemon made the cache directory itself; only our own subdirectory is ours. */
 		char sub[600];
-		snprintf(sub, sizeof sub, "%s/programs", be->cache_dir);
-		if (!mkdir_p(sub))
+		if (snprintf(sub, sizeof sub, "%s/programs", be->cache_dir) >= (int)sizeof sub ||
+		    (mkdir(sub, 0700) != 0 && errno != EEXIST) || access(sub, W_OK | X_OK) != 0)
 			be->cache_dir[0] = 0;
 	} else {
 		be->cache_dir[0] = 0;

@@ -202,6 +202,18 @@ static void lower_clamp(struct ocl_build *b)
 	ocl_step_range1(s, p.count);
 }
 
+/* Arguments first .. first + 2 + inputs of a broadcasting kernel: the output count, rank and
+ * dims, then each input's strides. */
+static void arg_broadcast(struct ocl_build *b, struct ocl_step *s, cl_uint first,
+			  const struct wnn_bcast *bc, int inputs)
+{
+	ocl_arg_u(b, s, first, ocl_u32(b, bc->count, "output"));
+	ocl_arg_u(b, s, first + 1, bc->rank);
+	ocl_arg_u8(b, s, first + 2, ocl_u8dims(bc->rank, bc->dims));
+	for (int i = 0; i < inputs; i++)
+		ocl_arg_u8(b, s, first + 3 + (cl_uint)i, ocl_u8_wide(b, bc->rank, bc->strides[i]));
+}
+
 static void lower_prelu(struct ocl_build *b)
 {
 	struct wnn_prelu_attrs p = b->node->attrs.prelu;
@@ -214,11 +226,7 @@ static void lower_prelu(struct ocl_build *b)
 	ocl_arg_mem(b, s, 0, si);
 	ocl_arg_mem(b, s, 1, ss);
 	ocl_arg_mem(b, s, 2, so);
-	ocl_arg_u(b, s, 3, ocl_u32(b, p.bc.count, "output"));
-	ocl_arg_u(b, s, 4, p.bc.rank);
-	ocl_arg_u8(b, s, 5, ocl_u8dims(p.bc.rank, p.bc.dims));
-	ocl_arg_u8(b, s, 6, ocl_u8_wide(b, p.bc.rank, p.bc.strides[0]));
-	ocl_arg_u8(b, s, 7, ocl_u8_wide(b, p.bc.rank, p.bc.strides[1]));
+	arg_broadcast(b, s, 3, &p.bc, 2);
 }
 
 static void lower_where(struct ocl_build *b)
@@ -234,12 +242,7 @@ static void lower_where(struct ocl_build *b)
 	ocl_arg_mem(b, s, 1, st);
 	ocl_arg_mem(b, s, 2, sf);
 	ocl_arg_mem(b, s, 3, so);
-	ocl_arg_u(b, s, 4, ocl_u32(b, p.bc.count, "output"));
-	ocl_arg_u(b, s, 5, p.bc.rank);
-	ocl_arg_u8(b, s, 6, ocl_u8dims(p.bc.rank, p.bc.dims));
-	ocl_arg_u8(b, s, 7, ocl_u8_wide(b, p.bc.rank, p.bc.strides[0]));
-	ocl_arg_u8(b, s, 8, ocl_u8_wide(b, p.bc.rank, p.bc.strides[1]));
-	ocl_arg_u8(b, s, 9, ocl_u8_wide(b, p.bc.rank, p.bc.strides[2]));
+	arg_broadcast(b, s, 4, &p.bc, 3);
 }
 
 bool ocl_supports_elementwise(enum wnn_op op, enum wnn_dtype t)

@@ -72,12 +72,7 @@ static void lower_norm(struct ocl_build *b)
 	ocl_arg_mem(b, s, 2, sb);
 	ocl_arg_mem(b, s, 3, so);
 	ocl_arg_u(b, s, 4, ocl_u32(b, r->kept_count, "groups"));
-	ocl_arg_u(b, s, 5, r->kept_rank);
-	ocl_arg_u8(b, s, 6, ocl_u8dims(r->kept_rank, r->kept_dims));
-	ocl_arg_u8(b, s, 7, ocl_u8_wide(b, r->kept_rank, r->kept_strides));
-	ocl_arg_u(b, s, 8, r->red_rank);
-	ocl_arg_u8(b, s, 9, ocl_u8dims(r->red_rank, r->red_dims));
-	ocl_arg_u8(b, s, 10, ocl_u8_wide(b, r->red_rank, r->red_strides));
+	ocl_arg_reduction(b, s, 5, r);
 	ocl_arg_f(b, s, 11, (float)p.epsilon);
 	ocl_arg_u(b, s, 12, p.has_scale);
 	ocl_arg_u(b, s, 13, p.has_bias);

@@ -60,12 +60,7 @@ static void lower_reduce_split(struct ocl_build *b, cl_program prog,
 	ocl_arg_u(b, s, 2, ocl_u32(b, n, "output"));
 	ocl_arg_u(b, s, 3, parts);
 	ocl_arg_u(b, s, 4, ocl_u32(b, r->red_count, "input"));
-	ocl_arg_u(b, s, 5, r->kept_rank);
-	ocl_arg_u8(b, s, 6, ocl_u8dims(r->kept_rank, r->kept_dims));
-	ocl_arg_u8(b, s, 7, ocl_u8_wide(b, r->kept_rank, r->kept_strides));
-	ocl_arg_u(b, s, 8, r->red_rank);
-	ocl_arg_u8(b, s, 9, ocl_u8dims(r->red_rank, r->red_dims));
-	ocl_arg_u8(b, s, 10, ocl_u8_wide(b, r->red_rank, r->red_strides));
+	ocl_arg_reduction(b, s, 5, r);
 	ocl_arg_u(b, s, 11, kind);
 	s = ocl_kernel_n(b, prog, "reduce_fin", r->kept_count);
 	ocl_arg_mem(b, s, 0, w);
@@ -102,12 +97,7 @@ static void lower_reduce(struct ocl_build *b, enum wnn_op kind)
 	ocl_arg_mem(b, s, 0, si);
 	ocl_arg_mem(b, s, 1, so);
 	ocl_arg_u(b, s, 2, ocl_u32(b, r->kept_count, "output"));
-	ocl_arg_u(b, s, 3, r->kept_rank);
-	ocl_arg_u8(b, s, 4, ocl_u8dims(r->kept_rank, r->kept_dims));
-	ocl_arg_u8(b, s, 5, ocl_u8_wide(b, r->kept_rank, r->kept_strides));
-	ocl_arg_u(b, s, 6, r->red_rank);
-	ocl_arg_u8(b, s, 7, ocl_u8dims(r->red_rank, r->red_dims));
-	ocl_arg_u8(b, s, 8, ocl_u8_wide(b, r->red_rank, r->red_strides));
+	ocl_arg_reduction(b, s, 3, r);
 	ocl_arg_u(b, s, 9, k);
 }
 

@@ -67,14 +67,20 @@ enum webnn_status ocl_slot_const(struct ocl_build *b, const void *data, size_t b
 	return WEBNN_STATUS_OK;
 }
 
+static bool operand_in_range(struct ocl_build *b, uint32_t operand)
+{
+	if (operand < b->g->n_values)
+		return true;
+	wnn_diag_set(b->diag, WEBNN_STATUS_DATA_ERROR, "%s: operand %u out of range", b->what,
+		     operand);
+	return false;
+}
+
 uint32_t ocl_operand_slot(struct ocl_build *b, uint32_t operand)
 {
 	struct backend_plan *p = b->plan;
-	if (operand >= b->g->n_values) {
-		wnn_diag_set(b->diag, WEBNN_STATUS_DATA_ERROR, "%s: operand %u out of range",
-			     b->what, operand);
+	if (!operand_in_range(b, operand))
 		return UINT32_MAX;
-	}
 	if (p->operand_slot[operand] != UINT32_MAX)
 		return p->operand_slot[operand];
 	const void *data = ocl_const_data(b, operand);
@@ -99,11 +105,8 @@ uint32_t ocl_operand_slot(struct ocl_build *b, uint32_t operand)
 uint32_t ocl_output_slot(struct ocl_build *b, uint32_t operand)
 {
 	struct backend_plan *p = b->plan;
-	if (operand >= b->g->n_values) {
-		wnn_diag_set(b->diag, WEBNN_STATUS_DATA_ERROR, "%s: operand %u out of range",
-			     b->what, operand);
+	if (!operand_in_range(b, operand))
 		return UINT32_MAX;
-	}
 	if (p->operand_slot[operand] != UINT32_MAX)
 		return p->operand_slot[operand]; /* a graph output */
 	const struct graph_value *v = &b->g->values[operand];
@@ -464,4 +467,15 @@ void ocl_alias(struct ocl_build *b, uint32_t input, uint32_t output)
 	uint32_t dst = ocl_output_slot(b, output);
 	if (!OCL_FAILED(b))
 		ocl_step_copy(b, src, 0, dst, 0, ocl_desc_bytes(b, output));
+}
+
+void ocl_arg_reduction(struct ocl_build *b, struct ocl_step *s, cl_uint first,
+		       const struct wnn_reduction *r)
+{
+	ocl_arg_u(b, s, first, r->kept_rank);
+	ocl_arg_u8(b, s, first + 1, ocl_u8dims(r->kept_rank, r->kept_dims));
+	ocl_arg_u8(b, s, first + 2, ocl_u8_wide(b, r->kept_rank, r->kept_strides));
+	ocl_arg_u(b, s, first + 3, r->red_rank);
+	ocl_arg_u8(b, s, first + 4, ocl_u8dims(r->red_rank, r->red_dims));
+	ocl_arg_u8(b, s, first + 5, ocl_u8_wide(b, r->red_rank, r->red_strides));
 }
