@@ -158,7 +158,8 @@ static uint32_t gb_const(struct gb *b, uint32_t rank, const uint32_t *dims, uint
 {
 	float data[256];
 	struct wnn_desc d = { .type = WNN_F32, .rank = rank };
-	memcpy(d.dims, dims, rank * sizeof *dims);
+	if (rank) /* a scalar passes no dims */
+		memcpy(d.dims, dims, rank * sizeof *dims);
 	ASSERT(tg_bytes(&d) <= sizeof data);
 	tg_random(data, WNN_F32, tg_bytes(&d) / 4, seed, -1, 1);
 	return tg_constant(&b->t, WNN_F32, rank, dims, data);
