@@ -158,7 +158,8 @@ static uint32_t gb_const(struct gb *b, uint32_t rank, const uint32_t *dims, uint
 {
 	float data[256];
 	struct wnn_desc d = { .type = WNN_F32, .rank = rank };
-	memcpy(d.dims, dims, rank * sizeof *dims);
+	if (rank) /* a scalar passes no dims */
+		memcpy(d.dims, dims, rank * sizeof *dims);
 	ASSERT(tg_bytes(&d) <= sizeof data);
 	tg_random(data, WNN_F32, tg_bytes(&d) / 4, seed, -1, 1);
 	return tg_constant(&b->t, WNN_F32, rank, dims, data);
@@ -708,7 +709,7 @@ TEST(graph_memory_long_lived_value)
 struct layout_case {
 	struct gb *b;
 	struct graph_ir *g;
-	float in[4][64];
+	float in[4][96];
 	float *before[4], *after[4];
 };
 
@@ -719,7 +720,7 @@ static void layout_run(struct layout_case *c, enum webnn_layout layout)
 	const void *in[4];
 	for (uint32_t k = 0; k < c->g->n_inputs; k++) {
 		ASSERT(tg_bytes(&c->g->values[c->g->inputs[k]].desc) <= sizeof c->in[k]);
-		tg_random(c->in[k], WNN_F32, 64, 100 + k, -1, 1);
+		tg_random(c->in[k], WNN_F32, 96, 100 + k, -1, 1);
 		in[k] = c->in[k];
 	}
 	run_host(c->g, in, c->before);
@@ -831,6 +832,111 @@ TEST(graph_layout_client_reads)
 	layout_run(&c, WEBNN_LAYOUT_NCHW);
 	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 2);
 	check_spatial_layout(c.g, false);
+	layout_free(&c);
+}
+
+/* conv(x) -> add(., res) -> relu in NCHW, res a graph input of the conv output's shape; also
+ * returns the add's output. */
+static uint32_t conv_residual_relu(struct gb *b, uint32_t *res, uint32_t *sum)
+{
+	uint32_t x, conv = conv_input(b, false, &x);
+	*res = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 6 });
+	*sum = gb_binary(b, WNN_OP_ADD, conv, *res);
+	return gb_unary(b, WNN_OP_RELU, *sum);
+}
+
+TEST(graph_layout_residual_in_backend_layout)
+{
+	/* The add runs in NHWC on a transposed residual: x, res and the result are transposed. */
+	struct layout_case c = { .b = gb_new() };
+	uint32_t res, sum, r = conv_residual_relu(c.b, &res, &sum);
+	c.g = gb_finish(c.b);
+	layout_run(&c, WEBNN_LAYOUT_NHWC);
+	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 3);
+	check_spatial_layout(c.g, true);
+	ASSERT_EQ(c.g->values[sum].kind, GRAPH_VALUE_UNUSED);
+	ASSERT_EQ(producer_of(c.g, r)->op, WNN_OP_TRANSPOSE);
+	GRAPH_FOR_EACH_LIVE_NODE(c.g, i)
+		if (c.g->nodes[i].op == WNN_OP_ADD)
+			ASSERT_EQ(c.g->values[c.g->nodes[i].outputs[0]].desc.dims[3], 3);
+	layout_free(&c);
+
+	/* With epilogues the add and the relu join the conv: its residual is res's transpose, made
+	 * before the conv runs. */
+	struct gb *b = gb_new();
+	r = conv_residual_relu(b, &res, &sum);
+	struct graph_ir *g = gb_finish(b);
+	struct graph_caps caps = { .assign_layout = true, .layout = WEBNN_LAYOUT_NHWC,
+				   .epilogues = true };
+	optimize(g, &caps);
+	ASSERT_EQ(count_op(g, WNN_OP_TRANSPOSE), 3);
+	uint32_t head = GRAPH_NONE, fused = 0;
+	for (uint32_t i = 0; i < g->n_nodes; i++) {
+		if (g->nodes[i].op == WNN_OP_CONV2D)
+			head = i;
+		fused += g->nodes[i].state == GRAPH_NODE_FUSED;
+	}
+	ASSERT(head != GRAPH_NONE);
+	const struct graph_epilogue *e = &g->nodes[head].epilogue;
+	ASSERT(e->used);
+	ASSERT_EQ(e->act, GRAPH_ACT_RELU);
+	ASSERT_EQ(e->channel_dim, 3);
+	ASSERT(e->residual != GRAPH_NONE);
+	const struct graph_node *t = producer_of(g, e->residual);
+	ASSERT_EQ(t->op, WNN_OP_TRANSPOSE);
+	ASSERT_EQ(t->inputs[0], res);
+	ASSERT(g->values[e->residual].producer < head);
+	ASSERT_EQ(fused, 2); /* the add and the relu */
+	GRAPH_FOR_EACH_LIVE_NODE(g, i)
+		ASSERT(g->nodes[i].op == WNN_OP_TRANSPOSE || g->nodes[i].op == WNN_OP_CONV2D);
+	ASSERT_EQ(producer_of(g, r)->op, WNN_OP_TRANSPOSE);
+	ASSERT_EQ(producer_of(g, r)->inputs[0], e->output);
+	gb_free(b);
+}
+
+TEST(graph_layout_binary_fewest_transposes)
+{
+	/* The conv's result is also a graph output, so its NCHW form is made anyway: the add runs
+	 * in NCHW (x and the conv's result transposed) rather than in NHWC (4 transposes). */
+	struct layout_case c = { .b = gb_new() };
+	uint32_t x, conv = conv_input(c.b, false, &x);
+	uint32_t res = tg_input(&c.b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 6 });
+	uint32_t sum = gb_binary(c.b, WNN_OP_ADD, conv, res);
+	tg_output(&c.b->t, conv);
+	tg_output(&c.b->t, sum);
+	c.g = gb_finish(c.b);
+	layout_run(&c, WEBNN_LAYOUT_NHWC);
+	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 2);
+	ASSERT_EQ(producer_of(c.g, sum)->op, WNN_OP_ADD);
+	layout_free(&c);
+
+	/* y is both the residual and a later conv's input: one transpose serves both, the add
+	 * and everything after it stay in NHWC (x, y and the result: 3 transposes). */
+	c = (struct layout_case){ .b = gb_new() };
+	conv = conv_input(c.b, false, &x);
+	uint32_t y = tg_input(&c.b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 6 });
+	uint32_t r = gb_unary(c.b, WNN_OP_RELU, gb_binary(c.b, WNN_OP_ADD, y, conv));
+	uint32_t f2 = gb_const(c.b, 4, (uint32_t[]){ 3, 3, 1, 1 }, 16);
+	uint32_t conv2 = gb_conv(c.b, y, f2, false);
+	uint32_t out = gb_binary(c.b, WNN_OP_MUL, r, conv2);
+	c.g = gb_finish(c.b);
+	layout_run(&c, WEBNN_LAYOUT_NHWC);
+	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 3);
+	ASSERT_EQ(producer_of(c.g, out)->op, WNN_OP_TRANSPOSE);
+	layout_free(&c);
+
+	/* A tie goes to NHWC, where the next conv reads the add's result: x, res and the result
+	 * (in NCHW: x, the conv's result back, the add's result again, the result: 4). */
+	c = (struct layout_case){ .b = gb_new() };
+	conv = conv_input(c.b, false, &x);
+	res = tg_input(&c.b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 6 });
+	sum = gb_binary(c.b, WNN_OP_ADD, res, conv);
+	conv2 = gb_conv(c.b, sum, gb_const(c.b, 4, (uint32_t[]){ 2, 3, 1, 1 }, 17), false);
+	c.g = gb_finish(c.b);
+	layout_run(&c, WEBNN_LAYOUT_NHWC);
+	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 3);
+	ASSERT_EQ(c.g->values[sum].kind, GRAPH_VALUE_UNUSED);
+	ASSERT_EQ(producer_of(c.g, conv2)->op, WNN_OP_TRANSPOSE);
 	layout_free(&c);
 }
 

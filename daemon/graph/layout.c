@@ -9,10 +9,16 @@
  * input through a transpose into the backend's layout and writes its output in that layout;
  * the client-layout value is only made (by a transpose back, writing the original value id)
  * when something that cares about layout reads it or it is a graph output. Layout-agnostic
- * nodes (unary, clamp, binary whose other operand is a constant, one element, or also in the
- * backend's layout; concat, with its axis remapped) whose inputs are in the backend's layout
- * run in it too. So conv -> relu -> conv -> pool gets one transpose after the graph input and
- * one before the graph output, and no transpose pair ever needs cancelling.
+ * nodes (unary, clamp, binary, concat with its axis remapped) whose inputs are in the backend's
+ * layout run in it too. So conv -> relu -> conv -> pool gets one transpose after the graph input
+ * and one before the graph output, and no transpose pair ever needs cancelling.
+ *
+ * A binary node may read one operand only in the backend's layout and the other (same shape)
+ * only in the client's: one of them needs a transpose whichever layout it runs in, see
+ * binary_agnostic for the choice. When it runs in the backend's layout, the other operand's
+ * transpose is placed right after that operand is defined, not just before the binary node, so
+ * that a conv2d in between can still take the binary node into its epilogue (which reads the
+ * operand where the conv2d runs).
  */
 
 struct layout_pass {
@@ -25,6 +31,15 @@ struct layout_pass {
 	uint32_t *alt;           /* per original value: the value holding it in the backend's
 				    layout, or GRAPH_NONE */
 	bool *have;              /* per original value: materialised in the client's layout */
+	/* Per original value, from the graph as it was: certain to be needed in the client's
+	 * layout (a graph output, or read by a node that never runs in the backend's one) ... */
+	bool *client_bound;
+	/* ... or certain to be needed in the backend's layout (the input of a rewritten conv2d or
+	 * pool2d): a transpose made for it anyway costs nothing more. */
+	bool *target_bound;
+	uint32_t *made_at;       /* per original value: the new node defining its client form */
+	uint32_t *new_index;     /* per old node placed so far: its index in the new array */
+	uint32_t n_placed;
 };
 
 static bool is_spatial(enum wnn_op op)
@@ -87,9 +102,27 @@ static uint32_t emit_transpose(struct layout_pass *p, uint32_t in, const uint32_
 		return GRAPH_NONE;
 	union wnn_attrs a;
 	transpose_attrs(&p->g->values[in].desc, perm, in, out, &a);
-	if (graph_add_node(p->g, WNN_OP_TRANSPOSE, &a, &in, 1, &out, 1, p->diag) == GRAPH_NONE)
+	uint32_t node = graph_add_node(p->g, WNN_OP_TRANSPOSE, &a, &in, 1, &out, 1, p->diag);
+	if (node == GRAPH_NONE)
 		return GRAPH_NONE;
+	if (out < p->n_orig)
+		p->made_at[out] = node;
 	return out;
+}
+
+/* Moves the last node to index pos (nodes from pos on move one place later). */
+static void hoist_last(struct layout_pass *p, uint32_t pos)
+{
+	struct graph_ir *g = p->g;
+	uint32_t last = g->n_nodes - 1;
+	struct graph_node n = g->nodes[last];
+	memmove(g->nodes + pos + 1, g->nodes + pos, (last - pos) * sizeof *g->nodes);
+	g->nodes[pos] = n;
+	for (uint32_t i = 0; i < p->n_placed; i++)
+		p->new_index[i] += p->new_index[i] >= pos;
+	for (uint32_t v = 0; v < p->n_orig; v++)
+		if (p->made_at[v] != GRAPH_NONE && p->made_at[v] >= pos)
+			p->made_at[v]++;
 }
 
 /* A constant (rank <= 4, viewed with leading ones) transposed at build time: a new constant. */
@@ -154,6 +187,9 @@ static uint32_t move_node(struct layout_pass *p, struct graph_node *o, const uin
 	if (i == GRAPH_NONE)
 		return GRAPH_NONE;
 	struct graph_node *n = &p->g->nodes[i];
+	for (uint32_t k = 0; k < n->n_outputs; k++)
+		if (n->outputs[k] < p->n_orig)
+			p->made_at[n->outputs[k]] = i;
 	n->label = o->label;
 	o->label = NULL;
 	n->state = o->state;
@@ -228,27 +264,50 @@ static bool one_element(const struct graph_value *v)
 	return wnn_desc_count(&v->desc, &count) && count == 1;
 }
 
-/* Whether a binary node can run in the backend's layout: an operand only in that layout, the
- * other one in it too, or one element, or a constant; operands in that layout have the output's
- * shape (so no broadcast changes meaning when the axes move). */
+static bool output_shape(const struct wnn_desc *d, const struct wnn_desc *od)
+{
+	return d->rank == od->rank && !memcmp(d->dims, od->dims, od->rank * sizeof *od->dims);
+}
+
+/*
+ * Whether a binary node runs in the backend's layout. Its operands must be one element, a
+ * constant (transposed at build time), or of the output's shape (so no broadcast changes
+ * meaning when the axes move), and at least one must exist only in the backend's layout
+ * (otherwise the client's layout costs nothing). Each layout then costs the transposes of
+ * its missing operand forms: in the backend's layout, one per operand only in the client's
+ * (unless a rewritten conv2d/pool2d will need that transpose anyway, or one exists already);
+ * in the client's, one per operand only in the backend's (unless the client's form will be
+ * needed anyway: a graph output, or a reader that only runs in the client's layout). The
+ * cheaper layout wins; a tie goes to the backend's layout, because there the node's result
+ * stays in the layout the next conv2d reads, the transpose back is only deferred to where the
+ * client's layout is needed (possibly never), and the conv2d that made the operand can take
+ * the node into its epilogue: conv -> add(residual input) -> relu in NCHW transposes the
+ * conv's input, the residual and the result, and runs as one kernel.
+ */
 static bool binary_agnostic(const struct layout_pass *p, const struct graph_node *o)
 {
 	const struct wnn_desc *od = &p->g->values[o->outputs[0]].desc;
-	bool any = false;
+	uint32_t only = 0, cost_target = 0, cost_client = 0;
 	for (uint32_t k = 0; k < 2; k++) {
 		uint32_t v = o->inputs[k];
 		const struct graph_value *val = &p->g->values[v];
 		if (has_alt(p, v)) {
-			if (val->desc.rank != od->rank ||
-			    memcmp(val->desc.dims, od->dims, od->rank * sizeof *od->dims))
+			if (!output_shape(&val->desc, od))
 				return false;
-			any = any || only_target(p, v);
-		} else if (!one_element(val) &&
-			   (val->kind != GRAPH_VALUE_CONSTANT || val->desc.rank > 4)) {
+			if (only_target(p, v)) {
+				only++;
+				cost_client += !p->client_bound[v];
+			}
+		} else if (one_element(val) ||
+			   (val->kind == GRAPH_VALUE_CONSTANT && val->desc.rank <= 4)) {
+			continue;
+		} else if (output_shape(&val->desc, od)) {
+			cost_target += !p->target_bound[v];
+		} else {
 			return false;
 		}
 	}
-	return any;
+	return only && cost_target <= cost_client;
 }
 
 static bool agnostic(const struct layout_pass *p, const struct graph_node *o)
@@ -289,12 +348,18 @@ static void concat_attrs(struct layout_pass *p, union wnn_attrs *a, uint32_t out
 	a->concat.inner = wnn_shape_count(od->rank - axis - 1, od->dims + axis + 1);
 }
 
-/* Operand k of an agnostic node, in the backend's layout (one-element operands as they are). */
+/* Operand k of an agnostic node, in the backend's layout (one-element operands as they are);
+ * a transpose it needs goes right after v is defined (see the top of the file). */
 static uint32_t agnostic_operand(struct layout_pass *p, uint32_t v)
 {
 	if (has_alt(p, v))
 		return p->alt[v];
-	return one_element(&p->g->values[v]) ? v : in_target(p, v);
+	if (one_element(&p->g->values[v]))
+		return v;
+	uint32_t t = in_target(p, v);
+	if (t != GRAPH_NONE && p->g->values[v].kind != GRAPH_VALUE_CONSTANT)
+		hoist_last(p, p->made_at[v] == GRAPH_NONE ? 0 : p->made_at[v] + 1);
+	return t;
 }
 
 /* Runs a layout-agnostic node on its operands' backend-layout forms. */
@@ -354,11 +419,9 @@ static uint32_t place_node(struct layout_pass *p, struct graph_node *o)
 static enum webnn_status rebuild(struct layout_pass *p, struct graph_node *old, uint32_t n_old)
 {
 	struct graph_ir *g = p->g;
-	uint32_t *new_index = malloc((n_old ? n_old : 1) * sizeof *new_index);
-	enum webnn_status st = new_index ? WEBNN_STATUS_OK
-					 : wnn_diag_set(p->diag, WEBNN_STATUS_NO_MEMORY,
-							"graph: out of memory");
-	for (uint32_t i = 0; st == WEBNN_STATUS_OK && i < n_old; i++)
+	uint32_t *new_index = p->new_index;
+	enum webnn_status st = WEBNN_STATUS_OK;
+	for (uint32_t i = 0; st == WEBNN_STATUS_OK && i < n_old; i++, p->n_placed = i)
 		if ((new_index[i] = place_node(p, &old[i])) == GRAPH_NONE)
 			st = p->diag->status;
 	for (uint32_t k = 0; st == WEBNN_STATUS_OK && k < g->n_outputs; k++)
@@ -378,8 +441,73 @@ static enum webnn_status rebuild(struct layout_pass *p, struct graph_node *old, 
 		free(old[i].chain.members);
 	}
 	free(old);
-	free(new_index);
 	return st;
+}
+
+/* Whether old node o reads operand slot k in the client's layout whatever the pass decides. */
+static bool reads_client(const struct layout_pass *p, const struct graph_node *o, uint32_t k)
+{
+	if (is_spatial(o->op) && spatial_nhwc(o) != p->nhwc)
+		return k != 0;
+	if (o->n_outputs != 1 || p->g->values[o->outputs[0]].desc.rank != 4)
+		return true;
+	switch (wnn_ops[o->op].attrs) {
+	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
+	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
+	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
+	case WEBNN__IPC__OPERATION__ATTRS_CONCAT:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* client_bound and target_bound from the graph before the pass. */
+static void mark_bound(struct layout_pass *p)
+{
+	const struct graph_ir *g = p->g;
+	for (uint32_t k = 0; k < g->n_outputs; k++)
+		p->client_bound[g->outputs[k]] = true;
+	GRAPH_FOR_EACH_LIVE_NODE(g, i) {
+		const struct graph_node *o = &g->nodes[i];
+		for (uint32_t k = 0; k < o->n_inputs; k++) {
+			if (reads_client(p, o, k))
+				p->client_bound[o->inputs[k]] = true;
+			else if (k == 0 && is_spatial(o->op))
+				p->target_bound[o->inputs[k]] = true;
+		}
+	}
+}
+
+/* The per-value and per-node arrays of the pass; false when out of memory. */
+static bool pass_alloc(struct layout_pass *p)
+{
+	size_t nv = p->n_orig ? p->n_orig : 1, nn = p->g->n_nodes ? p->g->n_nodes : 1;
+	p->alt = malloc(nv * sizeof *p->alt);
+	p->made_at = malloc(nv * sizeof *p->made_at);
+	p->have = malloc(nv * sizeof *p->have);
+	p->client_bound = calloc(nv, sizeof *p->client_bound);
+	p->target_bound = calloc(nv, sizeof *p->target_bound);
+	p->new_index = malloc(nn * sizeof *p->new_index);
+	if (!p->alt || !p->made_at || !p->have || !p->client_bound || !p->target_bound ||
+	    !p->new_index)
+		return false;
+	for (uint32_t v = 0; v < p->n_orig; v++) {
+		p->alt[v] = p->made_at[v] = GRAPH_NONE;
+		p->have[v] = true;
+	}
+	mark_bound(p);
+	return true;
+}
+
+static void pass_free(struct layout_pass *p)
+{
+	free(p->alt);
+	free(p->made_at);
+	free(p->have);
+	free(p->client_bound);
+	free(p->target_bound);
+	free(p->new_index);
 }
 
 enum webnn_status graph_assign_layout(struct graph_ir *g, enum webnn_layout layout,
@@ -394,16 +522,9 @@ enum webnn_status graph_assign_layout(struct graph_ir *g, enum webnn_layout layo
 	static const uint32_t to_nhwc[4] = { 0, 2, 3, 1 }, to_nchw[4] = { 0, 3, 1, 2 };
 	memcpy(p.to_target, nhwc ? to_nhwc : to_nchw, sizeof p.to_target);
 	memcpy(p.from_target, nhwc ? to_nchw : to_nhwc, sizeof p.from_target);
-	p.alt = malloc(p.n_orig * sizeof *p.alt);
-	p.have = malloc(p.n_orig * sizeof *p.have);
-	if (!p.alt || !p.have) {
-		free(p.alt);
-		free(p.have);
+	if (!pass_alloc(&p)) {
+		pass_free(&p);
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
-	}
-	for (uint32_t v = 0; v < p.n_orig; v++) {
-		p.alt[v] = GRAPH_NONE;
-		p.have[v] = true;
 	}
 	struct graph_node *old = g->nodes;
 	uint32_t n_old = g->n_nodes;
@@ -416,8 +537,7 @@ enum webnn_status graph_assign_layout(struct graph_ir *g, enum webnn_layout layo
 			g->values[v].kind = GRAPH_VALUE_UNUSED;
 			g->values[v].producer = GRAPH_NONE;
 		}
-	free(p.alt);
-	free(p.have);
+	pass_free(&p);
 	graph_recount(g);
 	return st;
 }
