@@ -10,14 +10,6 @@
 #include "tests/ocltest.h"
 #include "tests/test.h"
 
-/* Runs g on the reference and on OpenCL with the same seeded inputs in [lo, hi] and compares
- * every output: ot_check, under the short name the tests of this file use. */
-static void compare(struct backend *be, const struct graph_ir *g, double lo, double hi,
-		    struct tol tol, const char *label)
-{
-	ot_check(be, g, lo, hi, tol, label);
-}
-
 /* ------------------------------------------------------------------ the whole backend */
 
 /* A chain that exercises aliasing (reshape/identity of intermediates), buffer reuse, a graph
@@ -69,7 +61,7 @@ TEST(opencl_graph_chain_aliasing)
 	tg_output(&tg, u3.output);
 	const struct graph_ir *g = tg_finish(&tg, &diag);
 	ASSERT_MSG(g, "%s", diag.message);
-	compare(be, g, -3, 3, TOL_EW, "chain");
+	ot_check(be, g, -3, 3, TOL_EW, "chain");
 	tg_free(&tg);
 	backend_opencl.shutdown(be);
 }
@@ -170,13 +162,13 @@ TEST(opencl_program_disk_cache)
 	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 	tg_set_op(&o, WNN_OP_EXP, &u);
 	const struct graph_ir *g = ot_finish(&tg, &o, "exp");
-	compare(be, g, -1, 1, TOL_EW, "exp");
+	ot_check(be, g, -1, 1, TOL_EW, "exp");
 	backend_opencl.shutdown(be);
 	char cmd[256];
 	snprintf(cmd, sizeof cmd, "ls %s/programs | grep -q '\\.bin$'", dir);
 	ASSERT_MSG(system(cmd) == 0, "no program binary in %s/programs", dir);
 	be = ot_backend_cached(dir);
-	compare(be, g, -1, 1, TOL_EW, "exp from the disk cache");
+	ot_check(be, g, -1, 1, TOL_EW, "exp from the disk cache");
 	backend_opencl.shutdown(be);
 	tg_free(&tg);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -277,7 +269,7 @@ TEST_TIMEOUT(opencl_elementwise_chain_kernel, 300)
 		ASSERT_MSG(g, "%s", diag.message);
 		char label[64];
 		snprintf(label, sizeof label, "chain %s", wnn_dtype_name(t));
-		compare(be, g, -3, 3, t == WNN_F16 ? TOL_F16 : fl ? TOL_EW : TOL_EXACT, label);
+		ot_check(be, g, -3, 3, t == WNN_F16 ? TOL_F16 : fl ? TOL_EW : TOL_EXACT, label);
 		size_t fused = plan_steps(be, g, false), base = plan_steps(be, g, true);
 		ASSERT_MSG(fused == 1 && base == 5, "%s: %zu steps as a chain, %zu unfused", label,
 			   fused, base);
@@ -440,7 +432,7 @@ TEST_TIMEOUT(opencl_depthwise_shapes, 300)
 				 i);
 			const struct graph_ir *g = tg_finish(&tg, &(struct wnn_diag){ 0 });
 			ASSERT_MSG(g, "%s", label);
-			compare(be, g, -1, 1, TOL_SUM, label);
+			ot_check(be, g, -1, 1, TOL_SUM, label);
 			tg_free(&tg);
 		}
 	backend_opencl.shutdown(be);
@@ -505,7 +497,7 @@ TEST_TIMEOUT(opencl_fused_epilogues, 300)
 			 wnn_dtype_name(cases[i].t));
 		const struct graph_ir *g = tg_finish(&tg, &(struct wnn_diag){ 0 });
 		ASSERT_MSG(g, "%s", label);
-		compare(be, g, -1, 1, cases[i].t == WNN_F16 ? TOL_F16_SUM : TOL_SUM, label);
+		ot_check(be, g, -1, 1, cases[i].t == WNN_F16 ? TOL_F16_SUM : TOL_SUM, label);
 		size_t fused = plan_steps(be, g, false), base = plan_steps(be, g, true);
 		/* An NCHW conv runs in NHWC after the layout pass, and so does an add of a tensor
 		 * the client gives in NCHW (transposed before the conv): it stays in the epilogue. */
@@ -559,7 +551,7 @@ TEST_TIMEOUT(opencl_fused_epilogues, 300)
 		}
 		const struct graph_ir *g = tg_finish(&tg, &diag);
 		ASSERT_MSG(g, "%s", diag.message);
-		compare(be, g, -1, 1, TOL_SUM, which ? "matmul+add+clamp" : "gemm+relu");
+		ot_check(be, g, -1, 1, TOL_SUM, which ? "matmul+add+clamp" : "gemm+relu");
 		/* gemm + relu: the epilogue replaces the relu pass one for one */
 		size_t fused = plan_steps(be, g, false), base = plan_steps(be, g, true);
 		ASSERT_MSG(which ? fused < base : fused <= base, "%zu steps fused, %zu unfused", fused,
@@ -599,7 +591,7 @@ TEST_TIMEOUT(opencl_fusion_not_applied, 300)
 		snprintf(label, sizeof label, "unfusable variant %d", variant);
 		const struct graph_ir *g = tg_finish(&tg, &(struct wnn_diag){ 0 });
 		ASSERT_MSG(g, "%s", label);
-		compare(be, g, -1, 1, TOL_SUM, label);
+		ot_check(be, g, -1, 1, TOL_SUM, label);
 		tg_free(&tg);
 	}
 	backend_opencl.shutdown(be);
@@ -644,7 +636,7 @@ TEST_TIMEOUT(opencl_concat_in_place, 300)
 		char label[32];
 		snprintf(label, sizeof label, "fire variant %d", variant);
 		const struct graph_ir *g = ot_finish(&tg, &o, label);
-		compare(be, g, -1, 1, TOL_SUM, label);
+		ot_check(be, g, -1, 1, TOL_SUM, label);
 		/* first version: 3 x (bias fill + gemm + relu) + im2col + 2 concat copies; now at
 		 * most 3 x (gemm + epilogue) + im2col */
 		size_t fused = plan_steps(be, g, false), base = plan_steps(be, g, true);
@@ -666,7 +658,7 @@ TEST_TIMEOUT(opencl_concat_in_place, 300)
 		m.output = tg_next(&tg);
 		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
 		tg_set_op(&o, WNN_OP_CONCAT, &m);
-		compare(be, ot_finish(&tg, &o, "concat mixed"), -1, 1, TOL_SUM, "concat mixed");
+		ot_check(be, ot_finish(&tg, &o, "concat mixed"), -1, 1, TOL_SUM, "concat mixed");
 		tg_free(&tg);
 	}
 	backend_opencl.shutdown(be);

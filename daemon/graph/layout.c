@@ -452,10 +452,10 @@ static bool reads_client(const struct layout_pass *p, const struct graph_node *o
 	if (o->n_outputs != 1 || p->g->values[o->outputs[0]].desc.rank != 4)
 		return true;
 	switch (wnn_ops[o->op].attrs) {
-	case WEBNN__IPC__OPERATION__ATTRS_UNARY:
-	case WEBNN__IPC__OPERATION__ATTRS_CLAMP:
-	case WEBNN__IPC__OPERATION__ATTRS_BINARY:
-	case WEBNN__IPC__OPERATION__ATTRS_CONCAT:
+	case WNN_ATTRS_UNARY:
+	case WNN_ATTRS_CLAMP:
+	case WNN_ATTRS_BINARY:
+	case WNN_ATTRS_CONCAT:
 		return false;
 	default:
 		return true;
