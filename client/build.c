@@ -366,6 +366,118 @@ static void graph_set_stats(struct webnn_graph *g, const Webnn__Ipc__BuildGraphR
 	};
 }
 
+/* The build's working arrays, sized for every operand and operation the builder holds. */
+static bool build_state_alloc(struct build_state *st, size_t n_operands, size_t n_ops,
+			      size_t n_outputs)
+{
+	size_t nb = n_operands;
+	st->keep_operand = calloc(nb, sizeof(bool));
+	st->keep_op = calloc(n_ops ? n_ops : 1, sizeof(bool));
+	st->map = malloc(nb * sizeof(uint32_t));
+	st->constant_ids = malloc(nb * sizeof(uint32_t));
+	st->operands = calloc(nb, sizeof(*st->operands));
+	st->operand_ptrs = calloc(nb, sizeof(*st->operand_ptrs));
+	st->descs = calloc(nb, sizeof(*st->descs));
+	st->ops = calloc(n_ops ? n_ops : 1, sizeof(*st->ops));
+	st->named = calloc(nb + n_outputs, sizeof(*st->named));
+	st->inputs = calloc(nb, sizeof(*st->inputs));
+	st->outputs = calloc(n_outputs, sizeof(*st->outputs));
+	return st->keep_operand && st->keep_op && st->map && st->constant_ids && st->operands &&
+	       st->operand_ptrs && st->descs && st->ops && st->named && st->inputs && st->outputs;
+}
+
+/* The kept operands under dense ids in creation order, which is topological: operands only
+ * feed later ops. Inputs also get their named entry; *n_named counts the named entries used. */
+static void serialise_operands(const struct webnn_builder *b, struct build_state *st,
+			       Webnn__Ipc__GraphInfo *gi, size_t *n_named)
+{
+	for (size_t i = 0; i < b->n_operands; i++) {
+		st->map[i] = NO_ID;
+		if (!st->keep_operand[i])
+			continue;
+		const struct webnn_operand *o = b->operands[i];
+		uint32_t id = (uint32_t)gi->n_operands;
+		st->map[i] = id;
+		Webnn__Ipc__Operand *po = &st->operands[id];
+		webnn__ipc__operand__init(po);
+		po->kind = (Webnn__Ipc__OperandKind)o->kind;
+		wnn_desc_to_pb(&o->desc, &st->descs[id]);
+		po->descriptor = &st->descs[id];
+		if (o->kind == WNNC_INPUT) {
+			po->name = o->name;
+			Webnn__Ipc__NamedOperand *no = &st->named[(*n_named)++];
+			webnn__ipc__named_operand__init(no);
+			no->name = o->name;
+			no->operand = id;
+			st->inputs[gi->n_inputs++] = no;
+		} else if (o->kind == WNNC_SCALAR) {
+			po->scalar = (Webnn__Ipc__Number *)&o->scalar;
+		} else if (o->kind == WNNC_CONSTANT_TENSOR) {
+			po->has_tensor_id = true;
+			po->tensor_id = o->tensor->id;
+		}
+		st->operand_ptrs[gi->n_operands++] = po;
+	}
+}
+
+/* The pruned graph as the wire's GraphInfo: operands, the kept operations renumbered onto the
+ * dense ids, and the named outputs. gi points into st, which must outlive it. */
+static enum webnn_status serialise_graph(struct webnn_builder *b,
+					 const struct webnn_named_operand *outputs,
+					 size_t n_outputs, struct build_state *st,
+					 Webnn__Ipc__GraphInfo *gi)
+{
+	size_t n_named = 0;
+	serialise_operands(b, st, gi, &n_named);
+	for (size_t k = 0; k < b->n_ops; k++) {
+		if (!st->keep_op[k])
+			continue;
+		if (!remap_op(b->ops[k], st->map, b->n_operands))
+			return wnnc_fail(b->ctx, WEBNN_STATUS_OPERATION_ERROR,
+					 "build: cannot renumber the operands of operation %zu", k);
+		st->ops[gi->n_operations++] = b->ops[k];
+	}
+	for (size_t i = 0; i < n_outputs; i++) {
+		Webnn__Ipc__NamedOperand *no = &st->named[n_named++];
+		webnn__ipc__named_operand__init(no);
+		no->name = (char *)outputs[i].name;
+		no->operand = st->map[outputs[i].operand->id];
+		st->outputs[gi->n_outputs++] = no;
+	}
+	gi->operands = st->operand_ptrs;
+	gi->operations = st->ops;
+	gi->inputs = st->inputs;
+	gi->outputs = st->outputs;
+	return WEBNN_STATUS_OK;
+}
+
+/* Sends BuildGraph under a fresh graph id (recorded in g) and waits for the daemon's reply. */
+static enum webnn_status send_build_graph(struct webnn_context *ctx, Webnn__Ipc__GraphInfo *gi,
+					  struct webnn_graph *g, Webnn__Ipc__ServerMessage **reply)
+{
+	Webnn__Ipc__BuildGraph bg = WEBNN__IPC__BUILD_GRAPH__INIT;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	bg.context_id = ctx->context_id;
+	bg.graph_id = wnnc_new_id(ctx);
+	bg.graph = gi;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
+	m.build_graph = &bg;
+	g->id = bg.graph_id;
+	return wnnc_call(ctx, &m, "build", reply);
+}
+
+/* The daemon keeps what it compiled; the uploaded constant bytes are no longer needed, here (the
+ * builder is spent) or there. */
+static void release_build(struct webnn_builder *b, struct build_state *st)
+{
+	destroy_constants(b->ctx, st);
+	build_state_free(st);
+	for (size_t i = 0; i < b->n_operands; i++) {
+		free(b->operands[i]->data);
+		b->operands[i]->data = NULL;
+	}
+}
+
 static enum webnn_status build_locked(struct webnn_builder *b,
 				      const struct webnn_named_operand *outputs, size_t n_outputs,
 				      struct webnn_graph **out)
@@ -382,81 +494,17 @@ static enum webnn_status build_locked(struct webnn_builder *b,
 	b->built = true; /* from here on the spec rejects the promise but the builder is spent */
 
 	struct build_state st = { 0 };
-	size_t nb = b->n_operands;
-	st.keep_operand = calloc(nb, sizeof(bool));
-	st.keep_op = calloc(b->n_ops ? b->n_ops : 1, sizeof(bool));
-	st.map = malloc(nb * sizeof(uint32_t));
-	st.constant_ids = malloc(nb * sizeof(uint32_t));
-	st.operands = calloc(nb, sizeof(*st.operands));
-	st.operand_ptrs = calloc(nb, sizeof(*st.operand_ptrs));
-	st.descs = calloc(nb, sizeof(*st.descs));
-	st.ops = calloc(b->n_ops ? b->n_ops : 1, sizeof(*st.ops));
-	st.named = calloc(nb + n_outputs, sizeof(*st.named));
-	st.inputs = calloc(nb, sizeof(*st.inputs));
-	st.outputs = calloc(n_outputs, sizeof(*st.outputs));
-	if (!st.keep_operand || !st.keep_op || !st.map || !st.constant_ids || !st.operands ||
-	    !st.operand_ptrs || !st.descs || !st.ops || !st.named || !st.inputs || !st.outputs) {
+	if (!build_state_alloc(&st, b->n_operands, b->n_ops, n_outputs)) {
 		build_state_free(&st);
 		return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
 	}
+	Webnn__Ipc__GraphInfo gi = WEBNN__IPC__GRAPH_INFO__INIT;
 	if ((s = prune(b, outputs, n_outputs, &st)) != WEBNN_STATUS_OK ||
-	    (s = check_support(b, &st)) != WEBNN_STATUS_OK) {
+	    (s = check_support(b, &st)) != WEBNN_STATUS_OK ||
+	    (s = serialise_graph(b, outputs, n_outputs, &st, &gi)) != WEBNN_STATUS_OK) {
 		build_state_free(&st);
 		return s;
 	}
-
-	/* Dense ids in creation order, which is topological: operands only feed later ops. */
-	Webnn__Ipc__GraphInfo gi = WEBNN__IPC__GRAPH_INFO__INIT;
-	size_t n_named = 0;
-	for (size_t i = 0; i < nb; i++) {
-		st.map[i] = NO_ID;
-		if (!st.keep_operand[i])
-			continue;
-		const struct webnn_operand *o = b->operands[i];
-		uint32_t id = (uint32_t)gi.n_operands;
-		st.map[i] = id;
-		Webnn__Ipc__Operand *po = &st.operands[id];
-		webnn__ipc__operand__init(po);
-		po->kind = (Webnn__Ipc__OperandKind)o->kind;
-		wnn_desc_to_pb(&o->desc, &st.descs[id]);
-		po->descriptor = &st.descs[id];
-		if (o->kind == WNNC_INPUT) {
-			po->name = o->name;
-			Webnn__Ipc__NamedOperand *no = &st.named[n_named++];
-			webnn__ipc__named_operand__init(no);
-			no->name = o->name;
-			no->operand = id;
-			st.inputs[gi.n_inputs++] = no;
-		} else if (o->kind == WNNC_SCALAR) {
-			po->scalar = (Webnn__Ipc__Number *)&o->scalar;
-		} else if (o->kind == WNNC_CONSTANT_TENSOR) {
-			po->has_tensor_id = true;
-			po->tensor_id = o->tensor->id;
-		}
-		st.operand_ptrs[gi.n_operands++] = po;
-	}
-	for (size_t k = 0; k < b->n_ops; k++) {
-		if (!st.keep_op[k])
-			continue;
-		if (!remap_op(b->ops[k], st.map, nb)) {
-			build_state_free(&st);
-			return wnnc_fail(ctx, WEBNN_STATUS_OPERATION_ERROR,
-					 "build: cannot renumber the operands of operation %zu", k);
-		}
-		st.ops[gi.n_operations++] = b->ops[k];
-	}
-	for (size_t i = 0; i < n_outputs; i++) {
-		Webnn__Ipc__NamedOperand *no = &st.named[n_named++];
-		webnn__ipc__named_operand__init(no);
-		no->name = (char *)outputs[i].name;
-		no->operand = st.map[outputs[i].operand->id];
-		st.outputs[gi.n_outputs++] = no;
-	}
-	gi.operands = st.operand_ptrs;
-	gi.operations = st.ops;
-	gi.inputs = st.inputs;
-	gi.outputs = st.outputs;
-
 	struct webnn_graph *g = make_graph(b, outputs, n_outputs, &st);
 	if (!g) {
 		build_state_free(&st);
@@ -464,25 +512,9 @@ static enum webnn_status build_locked(struct webnn_builder *b,
 	}
 	s = upload_constants(b, &st);
 	Webnn__Ipc__ServerMessage *reply = NULL;
-	if (s == WEBNN_STATUS_OK) {
-		Webnn__Ipc__BuildGraph bg = WEBNN__IPC__BUILD_GRAPH__INIT;
-		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-		bg.context_id = ctx->context_id;
-		bg.graph_id = wnnc_new_id(ctx);
-		bg.graph = &gi;
-		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
-		m.build_graph = &bg;
-		g->id = bg.graph_id;
-		s = wnnc_call(ctx, &m, "build", &reply);
-	}
-	/* The daemon keeps what it compiled; the uploaded constant bytes are no longer needed,
-	 * here (the builder is spent) or there. */
-	destroy_constants(ctx, &st);
-	build_state_free(&st);
-	for (size_t i = 0; i < nb; i++) {
-		free(b->operands[i]->data);
-		b->operands[i]->data = NULL;
-	}
+	if (s == WEBNN_STATUS_OK)
+		s = send_build_graph(ctx, &gi, g, &reply);
+	release_build(b, &st);
 	if (s != WEBNN_STATUS_OK) {
 		graph_free(g);
 		return s;

@@ -57,25 +57,12 @@ static enum webnn_status check_names(Webnn__Ipc__NamedOperand *const *list, size
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status wnn_graph_validate(const Webnn__Ipc__GraphInfo *graph, struct wnn_desc *descs,
-				     struct wnn_diag *diag)
+/* Pass 1: descriptors and kinds. OUTPUT operands stay undefined (type NONE) until the operation
+ * producing them has been checked, so earlier use is caught by wnn_op_infer. */
+static enum webnn_status describe_operands(const Webnn__Ipc__GraphInfo *graph,
+					   struct wnn_desc *descs, struct wnn_diag *diag)
 {
-	if (!graph || !descs)
-		return gfail(diag, "missing graph");
-	size_t n = graph->n_operands;
-	if (n > GRAPH_MAX_OPERANDS)
-		return gfail(diag, "%zu operands exceed the limit of %u", n, GRAPH_MAX_OPERANDS);
-	if (graph->n_operations > GRAPH_MAX_OPERATIONS)
-		return gfail(diag, "%zu operations exceed the limit of %u", graph->n_operations,
-			     GRAPH_MAX_OPERATIONS);
-	if (graph->n_operations == 0)
-		return gfail(diag, "the graph has no operations");
-	if (graph->n_outputs == 0)
-		return gfail(diag, "the graph has no outputs");
-
-	/* Pass 1: descriptors and kinds. OUTPUT operands stay undefined (type NONE) until the
-	 * operation producing them has been checked, so earlier use is caught by wnn_op_infer. */
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < graph->n_operands; i++) {
 		const Webnn__Ipc__Operand *o = graph->operands[i];
 		char what[48];
 		snprintf(what, sizeof(what), "graph: operand %zu", i);
@@ -87,7 +74,7 @@ enum webnn_status wnn_graph_validate(const Webnn__Ipc__GraphInfo *graph, struct 
 			return diag->status;
 		switch (o->kind) {
 		case WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT:
-			break; /* names are checked against graph->inputs below */
+			break; /* names are checked against graph->inputs by check_inputs */
 		case WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT:
 			if (!o->has_constant_id || o->constant_id == 0)
 				return gfail(diag, "constant operand %zu has no constant_id", i);
@@ -110,8 +97,13 @@ enum webnn_status wnn_graph_validate(const Webnn__Ipc__GraphInfo *graph, struct 
 		}
 		descs[i] = d;
 	}
+	return WEBNN_STATUS_OK;
+}
 
-	/* Graph inputs: every INPUT operand listed exactly once under a unique name. */
+/* Graph inputs: every INPUT operand listed exactly once under a unique name. */
+static enum webnn_status check_inputs(const Webnn__Ipc__GraphInfo *graph, struct wnn_diag *diag)
+{
+	size_t n = graph->n_operands;
 	enum webnn_status st = check_names(graph->inputs, graph->n_inputs, n, "input", diag);
 	if (st != WEBNN_STATUS_OK)
 		return st;
@@ -144,49 +136,70 @@ enum webnn_status wnn_graph_validate(const Webnn__Ipc__GraphInfo *graph, struct 
 				return gfail(diag, "input operand %zu is not listed in the graph inputs",
 					     i);
 		}
+	return WEBNN_STATUS_OK;
+}
 
-	/* Operations in order: each reads only defined operands and defines its outputs once. */
+/* One operation: it reads only defined operands, and each output it writes is an OUTPUT operand
+ * not produced before, declared exactly as the operator infers it; then that output is defined. */
+static enum webnn_status check_operation(const Webnn__Ipc__GraphInfo *graph, size_t k,
+					 struct wnn_desc *descs, struct wnn_diag *diag)
+{
+	const Webnn__Ipc__Operation *op = graph->operations[k];
+	struct wnn_desc outs[WNN_MAX_OUTPUTS];
+	uint32_t out_ids[WNN_MAX_OUTPUTS];
+	int n_outs = 0;
+	if (!op)
+		return gfail(diag, "operation %zu is missing", k);
+	enum webnn_status st =
+		wnn_op_infer(op, descs, graph->n_operands, outs, WNN_MAX_OUTPUTS, &n_outs, diag);
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	if (wnn_op_outputs(op, out_ids, WNN_MAX_OUTPUTS) != n_outs)
+		return gfail(diag, "operation %zu: output operands do not match", k);
+	const char *name = wnn_ops[wnn_op_from_id(op->op)].name;
+	for (int j = 0; j < n_outs; j++) {
+		uint32_t id = out_ids[j];
+		const Webnn__Ipc__Operand *o = graph->operands[id];
+		if (o->kind != WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT)
+			return gfail(diag, "operation %zu (%s) writes operand %" PRIu32
+				     ", which is %s", k, name, id, kind_name(o->kind));
+		if (descs[id].type != WNN_DT_NONE)
+			return gfail(diag, "operation %zu (%s) writes operand %" PRIu32
+				     ", which an earlier operation already produced", k, name, id);
+		struct wnn_desc declared;
+		wnn_desc_from_pb(o->descriptor, &declared, "graph", diag); /* valid: pass 1 */
+		if (!wnn_desc_equal(&declared, &outs[j])) {
+			char a[128], b[128];
+			return gfail(diag, "operation %zu (%s) output %d: operand %" PRIu32
+				     " is declared %s but the operator produces %s", k, name, j, id,
+				     wnn_desc_str(&declared, a, sizeof(a)),
+				     wnn_desc_str(&outs[j], b, sizeof(b)));
+		}
+		descs[id] = outs[j];
+	}
+	return WEBNN_STATUS_OK;
+}
+
+/* Operations in order (so the graph is topological), then every OUTPUT operand produced. */
+static enum webnn_status check_operations(const Webnn__Ipc__GraphInfo *graph,
+					  struct wnn_desc *descs, struct wnn_diag *diag)
+{
 	for (size_t k = 0; k < graph->n_operations; k++) {
-		const Webnn__Ipc__Operation *op = graph->operations[k];
-		struct wnn_desc outs[WNN_MAX_OUTPUTS];
-		uint32_t out_ids[WNN_MAX_OUTPUTS];
-		int n_outs = 0;
-		if (!op)
-			return gfail(diag, "operation %zu is missing", k);
-		st = wnn_op_infer(op, descs, n, outs, WNN_MAX_OUTPUTS, &n_outs, diag);
+		enum webnn_status st = check_operation(graph, k, descs, diag);
 		if (st != WEBNN_STATUS_OK)
 			return st;
-		if (wnn_op_outputs(op, out_ids, WNN_MAX_OUTPUTS) != n_outs)
-			return gfail(diag, "operation %zu: output operands do not match", k);
-		const char *name = wnn_ops[wnn_op_from_id(op->op)].name;
-		for (int j = 0; j < n_outs; j++) {
-			uint32_t id = out_ids[j];
-			const Webnn__Ipc__Operand *o = graph->operands[id];
-			if (o->kind != WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT)
-				return gfail(diag, "operation %zu (%s) writes operand %" PRIu32
-					     ", which is %s", k, name, id, kind_name(o->kind));
-			if (descs[id].type != WNN_DT_NONE)
-				return gfail(diag, "operation %zu (%s) writes operand %" PRIu32
-					     ", which an earlier operation already produced", k, name,
-					     id);
-			struct wnn_desc declared;
-			wnn_desc_from_pb(o->descriptor, &declared, "graph", diag); /* valid: pass 1 */
-			if (!wnn_desc_equal(&declared, &outs[j])) {
-				char a[128], b[128];
-				return gfail(diag, "operation %zu (%s) output %d: operand %" PRIu32
-					     " is declared %s but the operator produces %s", k, name, j,
-					     id, wnn_desc_str(&declared, a, sizeof(a)),
-					     wnn_desc_str(&outs[j], b, sizeof(b)));
-			}
-			descs[id] = outs[j];
-		}
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < graph->n_operands; i++)
 		if (descs[i].type == WNN_DT_NONE)
 			return gfail(diag, "output operand %zu is never produced by an operation", i);
+	return WEBNN_STATUS_OK;
+}
 
-	/* Graph outputs: produced by operations, uniquely named. */
-	st = check_names(graph->outputs, graph->n_outputs, n, "output", diag);
+/* Graph outputs: produced by operations, uniquely named. */
+static enum webnn_status check_outputs(const Webnn__Ipc__GraphInfo *graph, struct wnn_diag *diag)
+{
+	enum webnn_status st =
+		check_names(graph->outputs, graph->n_outputs, graph->n_operands, "output", diag);
 	if (st != WEBNN_STATUS_OK)
 		return st;
 	for (size_t i = 0; i < graph->n_outputs; i++) {
@@ -198,4 +211,27 @@ enum webnn_status wnn_graph_validate(const Webnn__Ipc__GraphInfo *graph, struct 
 				     kind_name(o->kind));
 	}
 	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status wnn_graph_validate(const Webnn__Ipc__GraphInfo *graph, struct wnn_desc *descs,
+				     struct wnn_diag *diag)
+{
+	if (!graph || !descs)
+		return gfail(diag, "missing graph");
+	if (graph->n_operands > GRAPH_MAX_OPERANDS)
+		return gfail(diag, "%zu operands exceed the limit of %u", graph->n_operands,
+			     GRAPH_MAX_OPERANDS);
+	if (graph->n_operations > GRAPH_MAX_OPERATIONS)
+		return gfail(diag, "%zu operations exceed the limit of %u", graph->n_operations,
+			     GRAPH_MAX_OPERATIONS);
+	if (graph->n_operations == 0)
+		return gfail(diag, "the graph has no operations");
+	if (graph->n_outputs == 0)
+		return gfail(diag, "the graph has no outputs");
+	enum webnn_status st;
+	if ((st = describe_operands(graph, descs, diag)) != WEBNN_STATUS_OK ||
+	    (st = check_inputs(graph, diag)) != WEBNN_STATUS_OK ||
+	    (st = check_operations(graph, descs, diag)) != WEBNN_STATUS_OK)
+		return st;
+	return check_outputs(graph, diag);
 }

@@ -59,6 +59,25 @@ bool ocl_supports(enum wnn_op op, enum wnn_dtype t)
 	return !families[f].supports || families[f].supports(op, t);
 }
 
+/* The free physical buffer a temp slot should reuse: the smallest that already holds it, else the
+ * largest free one (to be grown); -1 when every buffer is still busy at the slot's first use. */
+static int best_fit_buffer(const struct ocl_slot *s, const size_t *phys_size, const int *phys_busy,
+			   size_t n_phys)
+{
+	int best = -1, grow = -1;
+	for (size_t k = 0; k < n_phys; k++) {
+		if (phys_busy[k] >= s->first_step)
+			continue;
+		if (phys_size[k] >= s->bytes) {
+			if (best < 0 || phys_size[k] < phys_size[best])
+				best = (int)k;
+		} else if (grow < 0 || phys_size[k] > phys_size[grow]) {
+			grow = (int)k;
+		}
+	}
+	return best >= 0 ? best : grow;
+}
+
 static void assign_buffers(struct ocl_build *b)
 {
 	struct backend_plan *p = b->plan;
@@ -93,20 +112,7 @@ static void assign_buffers(struct ocl_build *b)
 		struct ocl_slot *s = &p->slots[order[i]];
 		if (s->first_step == INT_MAX) /* never used */
 			s->first_step = s->last_step = 0;
-		/* Best fit among free buffers; else grow the largest free one; else a new one. */
-		int best = -1, grow = -1;
-		for (size_t k = 0; k < n_phys; k++) {
-			if (phys_busy[k] >= s->first_step)
-				continue;
-			if (phys_size[k] >= s->bytes) {
-				if (best < 0 || phys_size[k] < phys_size[best])
-					best = (int)k;
-			} else if (grow < 0 || phys_size[k] > phys_size[grow]) {
-				grow = (int)k;
-			}
-		}
-		if (best < 0)
-			best = grow;
+		int best = best_fit_buffer(s, phys_size, phys_busy, n_phys);
 		if (best < 0)
 			best = (int)n_phys++;
 		if (phys_size[best] < s->bytes)
