@@ -229,6 +229,18 @@ struct runner {
 	size_t in_bytes, out_bytes;
 };
 
+/* What webnnd made of the graph: its passes and its memory plan. */
+static void print_graph_stats(const struct webnn_graph *g)
+{
+	struct webnn_graph_stats s = WEBNN_GRAPH_STATS_INIT;
+	if (webnn_graph_get_stats(g, &s) != WEBNN_STATUS_OK || !s.operations)
+		return;
+	printf("graph: %u operations run as %u kernels (%u fused, %u folded, %u removed); "
+	       "intermediates %.2f MiB planned, %.2f MiB without reuse\n",
+	       s.operations, s.kernels, s.fused, s.folded, s.removed,
+	       s.intermediate_bytes / 1048576.0, s.unplanned_bytes / 1048576.0);
+}
+
 static double build(struct demo *d, struct webnn_operand *out, struct runner *r,
 		    double *compile_ms)
 {
@@ -237,6 +249,7 @@ static double build(struct demo *d, struct webnn_operand *out, struct runner *r,
 	check(d, webnn_builder_build(d->b, &named, 1, &r->g), "build");
 	double ms = now_ms() - t0;
 	*compile_ms = webnn_graph_compile_ms(r->g);
+	print_graph_stats(r->g);
 	webnn_builder_destroy(d->b);
 	d->b = NULL;
 
