@@ -31,6 +31,27 @@ static uint64_t tile_size(const Webnn__Ipc__Tile *m, const struct wnn_desc *x, u
 	return (uint64_t)x->dims[i] * m->repetitions[i];
 }
 
+/* What stops an input from joining a concatenation (concat_join). */
+enum concat_fault { CONCAT_JOINS, CONCAT_TYPE, CONCAT_RANK, CONCAT_DIM, CONCAT_TOO_LONG };
+
+/* concat's size rule, one input at a time: the input must match ref (inputs[0] when inferring,
+ * the output when resolving) in type, rank and every dimension off the axis; its size along
+ * the axis is then added to *size, and CONCAT_TOO_LONG says the sum passed MAX_DIM (the sum is
+ * kept, so a caller may go on). *dim names the differing dimension of CONCAT_DIM. */
+static enum concat_fault concat_join(const struct wnn_desc *x, const struct wnn_desc *ref,
+				     uint32_t axis, uint64_t *size, uint32_t *dim)
+{
+	if (x->type != ref->type)
+		return CONCAT_TYPE;
+	if (x->rank != ref->rank)
+		return CONCAT_RANK;
+	for (*dim = 0; *dim < x->rank; ++*dim)
+		if (*dim != axis && x->dims[*dim] != ref->dims[*dim])
+			return CONCAT_DIM;
+	*size += x->dims[axis];
+	return *size > MAX_DIM ? CONCAT_TOO_LONG : CONCAT_JOINS;
+}
+
 static bool infer_concat(struct wnn_infer *c)
 {
 	const Webnn__Ipc__Concat *m = c->op->concat;
@@ -44,21 +65,24 @@ static bool infer_concat(struct wnn_infer *c)
 	uint64_t size = first->dims[m->axis];
 	for (size_t i = 1; i < m->n_inputs; i++) {
 		const struct wnn_desc *x = D(c, m->inputs[i]);
-		if (x->type != first->type)
+		uint32_t d;
+		switch (concat_join(x, first, m->axis, &size, &d)) {
+		case CONCAT_JOINS:
+			break;
+		case CONCAT_TYPE:
 			return wnn_failf(c, "inputs[%zu] data type %s does not match inputs[0] data type %s",
 				     i, wnn_dtype_name(x->type), wnn_dtype_name(first->type));
-		if (x->rank != first->rank)
+		case CONCAT_RANK:
 			return wnn_failf(c, "inputs[%zu] rank is %" PRIu32 ", expected %" PRIu32
 				     " (the rank of inputs[0])", i, x->rank, first->rank);
-		for (uint32_t d = 0; d < x->rank; d++)
-			if (d != m->axis && x->dims[d] != first->dims[d])
-				return wnn_failf(c, "inputs[%zu] shape %s does not match inputs[0] shape %s "
-					     "outside axis %" PRIu32, i, SHAPE(x, sa),
-					     SHAPE(first, sb), m->axis);
-		size += x->dims[m->axis];
-		if (size > MAX_DIM)
+		case CONCAT_DIM:
+			return wnn_failf(c, "inputs[%zu] shape %s does not match inputs[0] shape %s "
+				     "outside axis %" PRIu32, i, SHAPE(x, sa), SHAPE(first, sb),
+				     m->axis);
+		case CONCAT_TOO_LONG:
 			return wnn_failf(c, "output size along axis %" PRIu32 " exceeds %" PRIu64,
 				     m->axis, MAX_DIM);
+		}
 	}
 	wnn_result_copy(c, first)->dims[m->axis] = (uint32_t)size;
 	return true;
@@ -295,16 +319,16 @@ enum webnn_status wnn_resolve_concat(const Webnn__Ipc__Operation *op, const stru
 	uint64_t total = 0;
 	for (size_t i = 0; i < m->n_inputs; i++) {
 		OPERAND(in, m->inputs[i], "input");
-		if (in->rank != out->rank || in->type != out->type)
+		uint32_t d;
+		enum concat_fault fault = concat_join(in, out, m->axis, &total, &d);
+		if (fault == CONCAT_TYPE || fault == CONCAT_RANK)
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 					    "%s: input %zu does not match the output rank/type", name,
 					    i);
-		for (uint32_t d = 0; d < in->rank; d++)
-			if (d != m->axis && in->dims[d] != out->dims[d])
-				return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-						    "%s: input %zu dimension %u differs", name, i,
-						    d);
-		total += in->dims[m->axis];
+		if (fault == CONCAT_DIM)
+			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+					    "%s: input %zu dimension %u differs", name, i, d);
+		/* CONCAT_TOO_LONG: the sum cannot match a valid output size, reported below */
 	}
 	if (total != out->dims[m->axis])
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,

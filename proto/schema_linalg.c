@@ -42,6 +42,22 @@ static bool infer_gemm(struct wnn_infer *c)
 	return true;
 }
 
+/* matmul's output shape (a and b of rank >= 2): the broadcast of their batch shapes (all but
+ * the last two dims, left in batch[0] and batch[1]) followed by [M, N], the rows of a and the
+ * columns of b. False when the batch shapes are not broadcastable. */
+static bool matmul_shape(const struct wnn_desc *a, const struct wnn_desc *b,
+			 struct wnn_desc batch[2], struct wnn_desc *r)
+{
+	batch[0] = *a, batch[1] = *b;
+	batch[0].rank -= 2;
+	batch[1].rank -= 2;
+	if (!wnn_bcast_bi(&batch[0], &batch[1], r))
+		return false;
+	r->dims[r->rank++] = a->dims[a->rank - 2];
+	r->dims[r->rank++] = b->dims[b->rank - 1];
+	return true;
+}
+
 static bool infer_matmul(struct wnn_infer *c)
 {
 	const Webnn__Ipc__Matmul *m = c->op->matmul;
@@ -50,21 +66,15 @@ static bool infer_matmul(struct wnn_infer *c)
 	if (!wnn_check_type(c, a, "a", first_mask(c)) || !wnn_check_same_type(c, b, "b", a, "a") ||
 	    !wnn_check_rank(c, a, "a", 2, WNN_MAX_RANK) || !wnn_check_rank(c, b, "b", 2, WNN_MAX_RANK))
 		return false;
-	uint32_t cols_a = a->dims[a->rank - 1], rows_a = a->dims[a->rank - 2];
-	uint32_t cols_b = b->dims[b->rank - 1], rows_b = b->dims[b->rank - 2];
+	uint32_t cols_a = a->dims[a->rank - 1], rows_b = b->dims[b->rank - 2];
 	if (cols_a != rows_b)
 		return wnn_failf(c, "a shape %s and b shape %s are incompatible: %" PRIu32
 			     " columns vs %" PRIu32 " rows", SHAPE(a, sa), SHAPE(b, sb), cols_a,
 			     rows_b);
-	struct wnn_desc ba = *a, bb = *b;
-	ba.rank -= 2;
-	bb.rank -= 2;
-	struct wnn_desc *r = wnn_result(c, a->type, 0);
-	if (!wnn_bcast_bi(&ba, &bb, r))
-		return wnn_failf(c, "batch shapes %s and %s are not broadcastable", SHAPE(&ba, sa),
-			     SHAPE(&bb, sb));
-	r->dims[r->rank++] = rows_a;
-	r->dims[r->rank++] = cols_b;
+	struct wnn_desc batch[2];
+	if (!matmul_shape(a, b, batch, wnn_result(c, a->type, 0)))
+		return wnn_failf(c, "batch shapes %s and %s are not broadcastable",
+			     SHAPE(&batch[0], sa), SHAPE(&batch[1], sb));
 	return true;
 }
 
@@ -143,15 +153,13 @@ enum webnn_status wnn_resolve_matmul(const Webnn__Ipc__Operation *op, const stru
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: a has %u columns but b has %u rows", name, p->k,
 				    b->dims[b->rank - 2]);
-	struct wnn_desc ba = { .type = a->type, .rank = a->rank - 2 };
-	struct wnn_desc bb = { .type = b->type, .rank = b->rank - 2 };
-	memcpy(ba.dims, a->dims, ba.rank * sizeof(uint32_t));
-	memcpy(bb.dims, b->dims, bb.rank * sizeof(uint32_t));
+	struct wnn_desc batch[2], want = { .type = a->type };
+	bool shaped = matmul_shape(a, b, batch, &want);
 	struct wnn_bcast bc;
-	const struct wnn_desc *in[2] = { &ba, &bb };
+	const struct wnn_desc *in[2] = { &batch[0], &batch[1] };
 	CHECK(wnn_broadcast(in, 2, &bc, name, diag));
-	if (out->rank != bc.rank + 2 || memcmp(out->dims, bc.dims, bc.rank * sizeof(uint32_t)) ||
-	    out->dims[bc.rank] != p->m || out->dims[bc.rank + 1] != p->n)
+	if (!shaped || out->rank != want.rank ||
+	    memcmp(out->dims, want.dims, want.rank * sizeof(uint32_t)))
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: output shape does not match the matrix product", name);
 	p->batch_rank = bc.rank;

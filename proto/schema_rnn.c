@@ -35,6 +35,41 @@ static bool check_hidden_size(struct wnn_infer *c, uint32_t hidden, uint64_t gat
 	return true;
 }
 
+/* The recurrent output shapes, in wnn_op_outputs order: the hidden state [numDirections,
+ * batchSize, hiddenSize] ([batchSize, hiddenSize] for the cells), lstm's cell state of the same
+ * shape, then with returnSequence the hidden states of every step [steps, numDirections,
+ * batchSize, hiddenSize]. Reads p's type, lstm, cell, steps, num_dirs, batch, hidden and
+ * return_sequence; returns the number of outputs. */
+static size_t rnn_output_shapes(const struct wnn_rnn_attrs *p, struct wnn_desc out[3])
+{
+	struct wnn_desc state = { .type = p->type };
+	if (!p->cell)
+		state.dims[state.rank++] = p->num_dirs;
+	state.dims[state.rank++] = p->batch;
+	state.dims[state.rank++] = p->hidden;
+	size_t n = 0;
+	out[n++] = state;
+	if (p->lstm)
+		out[n++] = state;
+	if (p->return_sequence) {
+		struct wnn_desc *seq = &out[n++];
+		*seq = (struct wnn_desc){ .type = p->type, .rank = state.rank + 1 };
+		seq->dims[0] = p->steps;
+		memcpy(seq->dims + 1, state.dims, state.rank * sizeof(uint32_t));
+	}
+	return n;
+}
+
+/* Appends the outputs rnn_output_shapes gives for the checked geometry g. */
+static bool rnn_results(struct wnn_infer *c, const struct wnn_rnn_attrs *g)
+{
+	struct wnn_desc shapes[3];
+	size_t n = rnn_output_shapes(g, shapes);
+	for (size_t i = 0; i < n; i++)
+		wnn_result_copy(c, &shapes[i]);
+	return true;
+}
+
 static bool infer_gru(struct wnn_infer *c)
 {
 	const Webnn__Ipc__Gru *m = c->op->gru;
@@ -69,13 +104,10 @@ static bool infer_gru(struct wnn_infer *c)
 			       "[numDirections, batchSize, hiddenSize]") ||
 	    !check_activations(c, m->activations, m->n_activations, 2))
 		return false;
-	struct wnn_desc *r = wnn_result(c, x->type, 3);
-	r->dims[0] = (uint32_t)dirs, r->dims[1] = batch, r->dims[2] = h;
-	if (m->return_sequence) {
-		r = wnn_result(c, x->type, 4);
-		r->dims[0] = m->steps, r->dims[1] = (uint32_t)dirs, r->dims[2] = batch, r->dims[3] = h;
-	}
-	return true;
+	return rnn_results(c, &(struct wnn_rnn_attrs){ .type = x->type, .steps = m->steps,
+						       .num_dirs = (uint32_t)dirs, .batch = batch,
+						       .hidden = h,
+						       .return_sequence = m->return_sequence });
 }
 
 static bool infer_gru_cell(struct wnn_infer *c)
@@ -107,9 +139,8 @@ static bool infer_gru_cell(struct wnn_infer *c)
 			       0, 0, 1, "[3 * hiddenSize]") ||
 	    !check_activations(c, m->activations, m->n_activations, 2))
 		return false;
-	struct wnn_desc *r = wnn_result(c, x->type, 2);
-	r->dims[0] = batch, r->dims[1] = h;
-	return true;
+	return rnn_results(c, &(struct wnn_rnn_attrs){ .type = x->type, .cell = true, .steps = 1,
+						       .num_dirs = 1, .batch = batch, .hidden = h });
 }
 
 static bool infer_lstm(struct wnn_infer *c)
@@ -149,15 +180,10 @@ static bool infer_lstm(struct wnn_infer *c)
 			       "initialCellState", x, dirs, batch, h, 3, st) ||
 	    !check_activations(c, m->activations, m->n_activations, 3))
 		return false;
-	for (int k = 0; k < 2; k++) {
-		struct wnn_desc *r = wnn_result(c, x->type, 3);
-		r->dims[0] = (uint32_t)dirs, r->dims[1] = batch, r->dims[2] = h;
-	}
-	if (m->return_sequence) {
-		struct wnn_desc *r = wnn_result(c, x->type, 4);
-		r->dims[0] = m->steps, r->dims[1] = (uint32_t)dirs, r->dims[2] = batch, r->dims[3] = h;
-	}
-	return true;
+	return rnn_results(c, &(struct wnn_rnn_attrs){ .type = x->type, .lstm = true,
+						       .steps = m->steps, .num_dirs = (uint32_t)dirs,
+						       .batch = batch, .hidden = h,
+						       .return_sequence = m->return_sequence });
 }
 
 static bool infer_lstm_cell(struct wnn_infer *c)
@@ -195,11 +221,9 @@ static bool infer_lstm_cell(struct wnn_infer *c)
 			       h3, 0, 0, 1, "[3 * hiddenSize]") ||
 	    !check_activations(c, m->activations, m->n_activations, 3))
 		return false;
-	for (int k = 0; k < 2; k++) {
-		struct wnn_desc *r = wnn_result(c, x->type, 2);
-		r->dims[0] = batch, r->dims[1] = h;
-	}
-	return true;
+	return rnn_results(c, &(struct wnn_rnn_attrs){ .type = x->type, .lstm = true, .cell = true,
+						       .steps = 1, .num_dirs = 1, .batch = batch,
+						       .hidden = h });
 }
 
 /* Checks an optional recurrent operand's element count (shapes were validated by
@@ -218,6 +242,27 @@ static enum webnn_status rnn_operand(const struct wnn_desc *descs, size_t n_desc
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "%s: %s must be %s with %llu elements", name, role,
 				    wnn_dtype_name(t), (unsigned long long)want);
+	*out = id;
+	return WEBNN_STATUS_OK;
+}
+
+/* Checks a declared output against its shape from rnn_output_shapes and records its id. */
+static enum webnn_status rnn_output(const struct wnn_desc *descs, size_t n_descs, uint32_t id,
+				    const struct wnn_desc *want, uint32_t *out, const char *name,
+				    struct wnn_diag *diag)
+{
+	char sw[96];
+	const struct wnn_desc *d = wnn_operand(descs, n_descs, id, name, "output", diag);
+	if (!d)
+		return diag->status;
+	uint64_t count = wnn_shape_count(want->rank, want->dims);
+	if (d->type != want->type || wnn_shape_count(d->rank, d->dims) != count)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: output must be %s with %llu elements", name,
+				    wnn_dtype_name(want->type), (unsigned long long)count);
+	if (d->rank != want->rank || memcmp(d->dims, want->dims, want->rank * sizeof(uint32_t)))
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: output must have shape %s",
+				    name, wnn_dims_str(want->dims, want->rank, sw, sizeof(sw)));
 	*out = id;
 	return WEBNN_STATUS_OK;
 }
@@ -317,19 +362,17 @@ static enum webnn_status rnn_operands(const struct wnn_desc *descs, size_t n_des
 	p->has_bias = w->has_b, p->has_recurrent_bias = w->has_rb, p->has_peephole = w->has_ph;
 	p->has_initial_hidden = w->has_h0, p->has_initial_cell = w->has_c0;
 	/* outputs in wnn_op_outputs order */
-	size_t want = 1 + (p->lstm ? 1 : 0) + (p->return_sequence ? 1 : 0);
+	struct wnn_desc shapes[3];
+	size_t want = rnn_output_shapes(p, shapes);
 	if (w->n_outs != want)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %zu outputs, expected %zu",
 				    name, w->n_outs, want);
-	CHECK(rnn_operand(descs, n_descs, true, w->outs[0], state, p->type, &p->out_hidden, name,
-			  "output", diag));
+	CHECK(rnn_output(descs, n_descs, w->outs[0], &shapes[0], &p->out_hidden, name, diag));
 	if (p->lstm)
-		CHECK(rnn_operand(descs, n_descs, true, w->outs[1], state, p->type, &p->out_cell,
-				  name, "output", diag));
+		CHECK(rnn_output(descs, n_descs, w->outs[1], &shapes[1], &p->out_cell, name, diag));
 	if (p->return_sequence)
-		CHECK(rnn_operand(descs, n_descs, true, w->outs[want - 1],
-				  (uint64_t)p->steps * state, p->type, &p->out_sequence, name,
-				  "output", diag));
+		CHECK(rnn_output(descs, n_descs, w->outs[want - 1], &shapes[want - 1],
+				 &p->out_sequence, name, diag));
 	return WEBNN_STATUS_OK;
 }
 

@@ -573,20 +573,60 @@ TEST(schema_absent_options_resolve_to_op_table_defaults)
 	ASSERT(a.norm.epsilon == 0.25);
 }
 
-/* Resolving against an output shape other than the inferred one fails: the resolver computes
- * the shape with the same rule (one sample per family whose shape is not the input's). */
+/* Resolving against an output shape other than the inferred one fails, whichever output
+ * differs: the resolver computes the shapes with the same rule (one sample per family whose
+ * shape is not the input's). */
 static void expect_resolve_rejects_other_shape(struct fx *f, const Webnn__Ipc__Operation *op,
 					       int line)
 {
 	union wnn_attrs a;
 	struct wnn_diag diag;
 	infer_and_resolve(f, op, &a);
-	for (uint32_t d = 0; d < f->out[0].rank; d++) {
-		f->out[0].dims[d]++;
-		if (st_resolve_inferred(f, op, &a, &diag) == WEBNN_STATUS_OK)
-			FAIL("line %d: output dimension %u off by one still resolves", line, d);
-		f->out[0].dims[d]--;
+	for (int i = 0; i < f->n_out; i++) {
+		for (uint32_t d = 0; d < f->out[i].rank; d++) {
+			f->out[i].dims[d]++;
+			if (st_resolve_inferred(f, op, &a, &diag) == WEBNN_STATUS_OK)
+				FAIL("line %d: output %d dimension %u off by one still resolves",
+				     line, i, d);
+			f->out[i].dims[d]--;
+		}
 	}
+}
+
+/* gru, lstm (both directions, every output) and their cells: steps 2, batch 3, input size 4,
+ * hidden size 5. */
+static void expect_recurrent_outputs_checked(struct fx *f, uint32_t *outs)
+{
+	uint32_t in = T(f, WNN_F32, 2, 3, 4), cin = T(f, WNN_F32, 3, 4), hs = T(f, WNN_F32, 3, 5);
+	Webnn__Ipc__Gru gm = WEBNN__IPC__GRU__INIT;
+	Webnn__Ipc__Operation gru = st_mkop(WNN_OP_GRU);
+	gru.gru = &gm, gm.input = in, gm.weight = T(f, WNN_F32, 2, 15, 4);
+	gm.recurrent_weight = T(f, WNN_F32, 2, 15, 5), gm.steps = 2, gm.hidden_size = 5;
+	gm.direction = WEBNN__IPC__RECURRENT_DIRECTION__BOTH, gm.return_sequence = true;
+	gm.outputs = outs, gm.n_outputs = 2;
+	expect_resolve_rejects_other_shape(f, &gru, __LINE__);
+
+	Webnn__Ipc__Lstm lm = WEBNN__IPC__LSTM__INIT;
+	Webnn__Ipc__Operation lstm = st_mkop(WNN_OP_LSTM);
+	lstm.lstm = &lm, lm.input = in, lm.weight = T(f, WNN_F32, 2, 20, 4);
+	lm.recurrent_weight = T(f, WNN_F32, 2, 20, 5), lm.steps = 2, lm.hidden_size = 5;
+	lm.direction = WEBNN__IPC__RECURRENT_DIRECTION__BOTH, lm.return_sequence = true;
+	lm.outputs = outs, lm.n_outputs = 3;
+	expect_resolve_rejects_other_shape(f, &lstm, __LINE__);
+
+	Webnn__Ipc__GruCell gcm = WEBNN__IPC__GRU_CELL__INIT;
+	Webnn__Ipc__Operation gcell = st_mkop(WNN_OP_GRU_CELL);
+	gcell.gru_cell = &gcm, gcm.input = cin, gcm.weight = T(f, WNN_F32, 15, 4);
+	gcm.recurrent_weight = T(f, WNN_F32, 15, 5), gcm.hidden_state = hs, gcm.hidden_size = 5;
+	gcm.output = outs[0];
+	expect_resolve_rejects_other_shape(f, &gcell, __LINE__);
+
+	Webnn__Ipc__LstmCell lcm = WEBNN__IPC__LSTM_CELL__INIT;
+	Webnn__Ipc__Operation lcell = st_mkop(WNN_OP_LSTM_CELL);
+	lcell.lstm_cell = &lcm, lcm.input = cin, lcm.weight = T(f, WNN_F32, 20, 4);
+	lcm.recurrent_weight = T(f, WNN_F32, 20, 5), lcm.hidden_state = hs, lcm.cell_state = hs;
+	lcm.hidden_size = 5, lcm.outputs = outs, lcm.n_outputs = 2;
+	expect_resolve_rejects_other_shape(f, &lcell, __LINE__);
 }
 
 TEST(schema_infer_and_resolve_agree_on_output_shapes)
@@ -698,4 +738,12 @@ TEST(schema_infer_and_resolve_agree_on_output_shapes)
 	sp.split = &spm, spm.input = x, spm.axis = 2, spm.sizes = parts, spm.n_sizes = 3;
 	spm.outputs = outs, spm.n_outputs = 3;
 	expect_resolve_rejects_other_shape(&f, &sp, __LINE__);
+
+	uint32_t cat[] = { x, T(&f, WNN_F32, 1, 2, 3, 6), x };
+	Webnn__Ipc__Concat cm = WEBNN__IPC__CONCAT__INIT;
+	Webnn__Ipc__Operation cc = st_mkop(WNN_OP_CONCAT);
+	cc.concat = &cm, cm.inputs = cat, cm.n_inputs = 3, cm.axis = 2, cm.output = o;
+	expect_resolve_rejects_other_shape(&f, &cc, __LINE__);
+
+	expect_recurrent_outputs_checked(&f, outs);
 }
