@@ -172,6 +172,19 @@ void graph_node_repoint(struct graph_node *n);
 bool graph_own(struct graph_ir *g, void *p);
 /* Recounts n_uses and producers from the live and fused nodes. */
 void graph_recount(struct graph_ir *g);
+/* Storage live from step `first` to step `last` (inclusive), for buffer reuse. */
+struct graph_live_range {
+	uint32_t id;          /* the caller's (value, slot); ties in first use go by id */
+	uint32_t first, last;
+	uint64_t bytes;
+	uint32_t buffer;      /* set by graph_assign_buffers */
+};
+/* Best-fit reuse, shared by the memory plan and backends' own scratch: sorts r by first use and
+ * gives each range a buffer that no range live at the same time uses (a buffer read at a step
+ * is not free for that step's writes). Returns the n_buffers sizes (caller frees), NULL when
+ * out of memory. */
+uint64_t *graph_assign_buffers(struct graph_live_range *r, uint32_t n, uint32_t *n_buffers);
+
 /* How many nodes are in each state (what the passes made of the graph, for reports). */
 struct graph_counts {
 	uint32_t imported, live, folded, fused, dead;

@@ -33,25 +33,58 @@ bool graph_value_needs_buffer(const struct graph_ir *g, uint32_t v)
 	return p->state == GRAPH_NODE_LIVE;
 }
 
-struct live_range {
-	uint32_t value;
-	uint32_t first, last; /* computing-node indices */
-	uint64_t bytes;
-};
-
 static int by_first(const void *a, const void *b)
 {
-	const struct live_range *x = a, *y = b;
+	const struct graph_live_range *x = a, *y = b;
 	if (x->first != y->first)
 		return x->first < y->first ? -1 : 1;
-	return x->value < y->value ? -1 : x->value > y->value;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Live ranges of every value that needs a buffer; *n_out of them, sorted by first use. */
-static struct live_range *live_ranges(const struct graph_ir *g, uint32_t *n_out)
+uint64_t *graph_assign_buffers(struct graph_live_range *r, uint32_t n, uint32_t *n_buffers)
+{
+	uint64_t *size = calloc(n ? n : 1, sizeof *size);
+	uint32_t *busy_until = malloc((n ? n : 1) * sizeof *busy_until);
+	if (!size || !busy_until) {
+		free(size);
+		free(busy_until);
+		return NULL;
+	}
+	qsort(r, n, sizeof *r, by_first);
+	uint32_t n_buf = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		/* Best fit among free buffers; else grow the largest free one; else a new one. A
+		 * buffer read at a step is not free for that step's writes. */
+		int64_t best = -1, grow = -1;
+		for (uint32_t k = 0; k < n_buf; k++) {
+			if (busy_until[k] >= r[i].first)
+				continue;
+			if (size[k] >= r[i].bytes) {
+				if (best < 0 || size[k] < size[best])
+					best = k;
+			} else if (grow < 0 || size[k] > size[grow]) {
+				grow = k;
+			}
+		}
+		if (best < 0)
+			best = grow;
+		if (best < 0)
+			best = n_buf++;
+		if (size[best] < r[i].bytes)
+			size[best] = r[i].bytes;
+		busy_until[best] = r[i].last;
+		r[i].buffer = (uint32_t)best;
+	}
+	free(busy_until);
+	*n_buffers = n_buf;
+	return size;
+}
+
+/* Live ranges of every value that needs a buffer; *n_out of them. */
+static struct graph_live_range *live_ranges(const struct graph_ir *g, uint32_t *n_out)
 {
 	uint32_t *slot = malloc((g->n_values ? g->n_values : 1) * sizeof *slot);
-	struct live_range *r = malloc((g->n_values ? g->n_values : 1) * sizeof *r);
+	struct graph_live_range *r = malloc((g->n_values ? g->n_values : 1) * sizeof *r);
 	if (!slot || !r) {
 		free(slot);
 		free(r);
@@ -65,7 +98,7 @@ static struct live_range *live_ranges(const struct graph_ir *g, uint32_t *n_out)
 		uint64_t bytes = 0;
 		wnn_desc_bytes(&g->values[v].desc, &bytes);
 		uint32_t at = computing_node(g, g->values[v].producer);
-		r[n] = (struct live_range){ .value = v, .first = at, .last = at, .bytes = bytes };
+		r[n] = (struct graph_live_range){ .id = v, .first = at, .last = at, .bytes = bytes };
 		slot[v] = n++;
 	}
 	for (uint32_t i = 0; i < g->n_nodes; i++) {
@@ -87,7 +120,6 @@ static struct live_range *live_ranges(const struct graph_ir *g, uint32_t *n_out)
 		}
 	}
 	free(slot);
-	qsort(r, n, sizeof *r, by_first);
 	*n_out = n;
 	return r;
 }
@@ -98,43 +130,18 @@ enum webnn_status graph_plan_memory(struct graph_ir *g, struct wnn_diag *diag)
 	memset(&g->plan, 0, sizeof g->plan);
 	for (uint32_t v = 0; v < g->n_values; v++)
 		g->values[v].buffer = GRAPH_NONE;
-	uint32_t n = 0;
-	struct live_range *r = live_ranges(g, &n);
-	uint64_t *size = calloc(n ? n : 1, sizeof *size);
-	uint32_t *busy_until = malloc((n ? n : 1) * sizeof *busy_until);
-	if (!r || !size || !busy_until) {
+	uint32_t n = 0, n_buf = 0;
+	struct graph_live_range *r = live_ranges(g, &n);
+	uint64_t *size = r ? graph_assign_buffers(r, n, &n_buf) : NULL;
+	if (!size) {
 		free(r);
-		free(size);
-		free(busy_until);
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
 	}
-	uint32_t n_buf = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		/* Best fit among free buffers; else grow the largest free one; else a new one. A
-		 * buffer read by a node is not free for that node's own outputs. */
-		int64_t best = -1, grow = -1;
-		for (uint32_t k = 0; k < n_buf; k++) {
-			if (busy_until[k] >= r[i].first)
-				continue;
-			if (size[k] >= r[i].bytes) {
-				if (best < 0 || size[k] < size[best])
-					best = k;
-			} else if (grow < 0 || size[k] > size[grow]) {
-				grow = k;
-			}
-		}
-		if (best < 0)
-			best = grow;
-		if (best < 0)
-			best = n_buf++;
-		if (size[best] < r[i].bytes)
-			size[best] = r[i].bytes;
-		busy_until[best] = r[i].last;
-		g->values[r[i].value].buffer = (uint32_t)best;
+		g->values[r[i].id].buffer = r[i].buffer;
 		g->plan.unplanned_bytes += r[i].bytes;
 	}
 	free(r);
-	free(busy_until);
 	g->plan.buffer_bytes = size;
 	g->plan.n_buffers = n_buf;
 	for (uint32_t k = 0; k < n_buf; k++)

@@ -59,25 +59,7 @@ bool ocl_supports(enum wnn_op op, enum wnn_dtype t)
 	return !families[f].supports || families[f].supports(op, t);
 }
 
-/* The free physical buffer a temp slot should reuse: the smallest that already holds it, else the
- * largest free one (to be grown); -1 when every buffer is still busy at the slot's first use. */
-static int best_fit_buffer(const struct ocl_slot *s, const size_t *phys_size, const int *phys_busy,
-			   size_t n_phys)
-{
-	int best = -1, grow = -1;
-	for (size_t k = 0; k < n_phys; k++) {
-		if (phys_busy[k] >= s->first_step)
-			continue;
-		if (phys_size[k] >= s->bytes) {
-			if (best < 0 || phys_size[k] < phys_size[best])
-				best = (int)k;
-		} else if (grow < 0 || phys_size[k] > phys_size[grow]) {
-			grow = (int)k;
-		}
-	}
-	return best >= 0 ? best : grow;
-}
-
+/* The backend's scratch slots reuse buffers by their live ranges, like the memory plan. */
 static void assign_buffers(struct ocl_build *b)
 {
 	struct backend_plan *p = b->plan;
@@ -86,40 +68,30 @@ static void assign_buffers(struct ocl_build *b)
 		n += p->slots[i].kind == OCL_SLOT_TEMP;
 	if (!n)
 		return;
-	uint32_t *order = malloc(n * sizeof *order);
-	size_t *phys_size = calloc(n, sizeof *phys_size);
-	int *phys_busy = malloc(n * sizeof *phys_busy);
-	if (!order || !phys_size || !phys_busy) {
+	struct graph_live_range *r = malloc(n * sizeof *r);
+	uint32_t n_phys = 0;
+	uint64_t *phys_size = NULL;
+	if (r) {
+		n = 0;
+		for (size_t i = 0; i < p->n_slots; i++) {
+			struct ocl_slot *s = &p->slots[i];
+			if (s->kind != OCL_SLOT_TEMP)
+				continue;
+			if (s->first_step == INT_MAX) /* never used */
+				s->first_step = s->last_step = 0;
+			r[n++] = (struct graph_live_range){ .id = (uint32_t)i,
+							    .first = (uint32_t)s->first_step,
+							    .last = (uint32_t)s->last_step,
+							    .bytes = s->bytes };
+		}
+		phys_size = graph_assign_buffers(r, (uint32_t)n, &n_phys);
+	}
+	if (!phys_size) {
 		wnn_diag_set(b->diag, WEBNN_STATUS_NO_MEMORY, "compile: out of memory");
 		goto out;
 	}
-	n = 0;
-	for (size_t i = 0; i < p->n_slots; i++)
-		if (p->slots[i].kind == OCL_SLOT_TEMP)
-			order[n++] = (uint32_t)i;
-	/* Insertion sort by first use: plans are at most a few thousand temps. */
-	for (size_t i = 1; i < n; i++) {
-		uint32_t v = order[i];
-		size_t j = i;
-		while (j > 0 && p->slots[order[j - 1]].first_step > p->slots[v].first_step) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = v;
-	}
-	size_t n_phys = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct ocl_slot *s = &p->slots[order[i]];
-		if (s->first_step == INT_MAX) /* never used */
-			s->first_step = s->last_step = 0;
-		int best = best_fit_buffer(s, phys_size, phys_busy, n_phys);
-		if (best < 0)
-			best = (int)n_phys++;
-		if (phys_size[best] < s->bytes)
-			phys_size[best] = s->bytes;
-		phys_busy[best] = s->last_step;
-		s->index = (uint32_t)best;
-	}
+	for (size_t i = 0; i < n; i++)
+		p->slots[r[i].id].index = r[i].buffer;
 	p->phys = calloc(n_phys, sizeof *p->phys);
 	if (!p->phys) {
 		wnn_diag_set(b->diag, WEBNN_STATUS_NO_MEMORY, "compile: out of memory");
@@ -144,11 +116,10 @@ static void assign_buffers(struct ocl_build *b)
 		}
 	}
 	for (size_t i = 0; i < n; i++)
-		p->slots[order[i]].mem = p->phys[p->slots[order[i]].index];
+		p->slots[r[i].id].mem = p->phys[r[i].buffer];
 out:
-	free(order);
+	free(r);
 	free(phys_size);
-	free(phys_busy);
 }
 
 static void bind_fixed_args(struct ocl_build *b)
