@@ -1,0 +1,138 @@
+/* Private to the cpu backend (oneDNN primitives + fast C kernels): plan steps, the oneDNN layer, each family's entry point. */
+#ifndef DAEMON_BACKEND_CPU_CPU_H
+#define DAEMON_BACKEND_CPU_CPU_H
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include "daemon/backend/backend.h"
+
+/*
+ * A plan is one step per live node of the optimised graph, run in order on host memory.
+ * bufs[v] is where value v lives during a run (graph inputs and outputs in the caller's
+ * tensors, constants in their data, intermediates in the memory plan's buffers). Values are
+ * dense row-major in their own descriptor's shape: the layout pass already put conv2d/pool2d
+ * in NHWC, which is what oneDNN's fastest CPU kernels read (research/cpu-options.md).
+ *
+ * A node with an epilogue (conv2d/convTranspose2d... gemm/matmul, graph_epilogue) writes its
+ * final result to bufs[n->epilogue.output]; bufs[n->outputs[0]] aliases that same storage,
+ * so a kernel that cannot fuse may write its product there and let cpu_epilogue_apply finish.
+ */
+
+/* What a family's prepare function may use at build: the graph, oneDNN, the thread count. */
+struct cpu_build {
+	const struct graph_ir *g;
+	dnnl_engine_t engine;
+	dnnl_stream_t stream;   /* for one-time work at build (weight reorders) */
+	int threads;            /* threads a run uses (C kernels split their outer loops over it) */
+};
+
+/* What a run gives every step. */
+struct cpu_exec {
+	dnnl_stream_t stream;
+	int threads;
+};
+
+struct cpu_step;
+typedef enum webnn_status (*cpu_run_fn)(const struct cpu_step *s, void *const *bufs,
+					const struct cpu_exec *x, struct wnn_diag *diag);
+
+struct cpu_step {
+	const struct graph_node *n;   /* the node (attrs resolved; value ids index bufs) */
+	const struct graph_ir *g;     /* descriptors: g->values[v].desc */
+	cpu_run_fn run;
+	void *priv;                   /* the kernel's own state, freed with destroy */
+	void (*destroy)(void *priv);
+	const char *impl;             /* what runs it, for logs and tests ("oneDNN", "C", ...) */
+	/* Set when the kernel computes only the node's product and the core must apply the
+	 * node's epilogue (channel add, residual add, activation) afterwards. */
+	bool epilogue_after;
+};
+
+/*
+ * One per ops.def family, in cpu_<family>.c; cpu_plan.c dispatches through a table. Returns:
+ *  - OK with s->run set: the family's kernel runs the node;
+ *  - OK with s->run NULL: this family has no fast kernel for this node (operator or data
+ *    type): the plan runs the reference backend's kernel instead (cpu_fallback.c);
+ *  - an error (OPERATION_ERROR from oneDNN, NO_MEMORY): the build fails with that message.
+ * s->n and s->g are set by the caller.
+ */
+#define CPU_FAMILY_PREPARE_(E, name)                                                           \
+	enum webnn_status cpu_##name##_prepare(const struct cpu_build *b, struct cpu_step *s,   \
+					       struct wnn_diag *diag);
+WNN_FAMILIES(CPU_FAMILY_PREPARE_)
+#undef CPU_FAMILY_PREPARE_
+
+/* The reference kernel of a node, for operators and types with no fast kernel (cpu_fallback.c). */
+enum webnn_status cpu_fallback_prepare(const struct cpu_build *b, struct cpu_step *s,
+				       struct wnn_diag *diag);
+/* Applies n->epilogue to bufs[n->epilogue.output], which holds the product (any float type). */
+void cpu_epilogue_apply(const struct graph_ir *g, const struct graph_node *n, void *const *bufs,
+			int threads);
+
+/* ---- the oneDNN layer (cpu_dnnl.c). oneDNN 2.x C API (Debian 12 ships 2.6); 3.x changed
+ * operation descriptors, so every call that differs stays behind these helpers. */
+
+/* OPERATION_ERROR "conv2d 'label': oneDNN <what>: <status>" unless st is dnnl_success. */
+enum webnn_status cpu_dnnl_check(dnnl_status_t st, const struct graph_node *n, const char *what,
+				 struct wnn_diag *diag);
+/* The oneDNN data type of t; dnnl_data_type_undef when oneDNN has no such type here. */
+dnnl_data_type_t cpu_dnnl_type(enum wnn_dtype t);
+/* A plain row-major descriptor of a value (rank 0 becomes {1}). */
+dnnl_status_t cpu_dnnl_md_plain(dnnl_memory_desc_t *md, const struct wnn_desc *d);
+/* A descriptor of the given dims read through element strides (broadcast: stride 0 is not
+ * allowed by oneDNN, give dim 1 instead). */
+dnnl_status_t cpu_dnnl_md_strided(dnnl_memory_desc_t *md, int rank, const int64_t *dims,
+				  const int64_t *strides, dnnl_data_type_t type);
+
+/* A oneDNN primitive and its arguments: bound to values (their handle set from bufs at each
+ * run) or owned memory (reordered weights, kept for the plan's life). */
+#define CPU_DNNL_MAX_ARGS 16
+struct cpu_dnnl_prim {
+	dnnl_primitive_t prim;
+	int n_args;
+	dnnl_exec_arg_t args[CPU_DNNL_MAX_ARGS];
+	uint32_t value[CPU_DNNL_MAX_ARGS]; /* value id, or GRAPH_NONE for owned memory */
+	char impl[64];                     /* oneDNN's implementation name ("brgconv:avx512_core") */
+};
+/* Destroys the primitive and every argument's memory object (not p itself). */
+void cpu_dnnl_prim_fini(struct cpu_dnnl_prim *p);
+/* Allocates a step's primitive record (s->priv, s->destroy, s->run = cpu_dnnl_run are set);
+ * NULL when out of memory. Several primitives in one step: see cpu_dnnl_multi below. */
+struct cpu_dnnl_prim *cpu_dnnl_step(struct cpu_step *s);
+/* Creates the primitive from pd (which it then owns and destroys), records the implementation
+ * name and sets s->impl. */
+enum webnn_status cpu_dnnl_create(struct cpu_dnnl_prim *p, dnnl_primitive_desc_t pd,
+				  const struct graph_node *n, struct wnn_diag *diag);
+/* Binds argument arg (DNNL_ARG_SRC, ...) to value v, described by md. */
+enum webnn_status cpu_dnnl_bind(const struct cpu_build *b, struct cpu_dnnl_prim *p, int arg,
+				const dnnl_memory_desc_t *md, uint32_t v, const struct graph_node *n,
+				struct wnn_diag *diag);
+/* Binds argument arg to memory the primitive owns, described by md (allocated by oneDNN),
+ * e.g. a scratch buffer; returns it in *mem when mem is not NULL. */
+enum webnn_status cpu_dnnl_bind_owned(const struct cpu_build *b, struct cpu_dnnl_prim *p, int arg,
+				      const dnnl_memory_desc_t *md, dnnl_memory_t *mem,
+				      const struct graph_node *n, struct wnn_diag *diag);
+/* Constant data reordered once at build from src_md (over the value's host bytes) into the
+ * layout the primitive chose (want, e.g. the pd's weights_desc for format_tag_any) and bound
+ * to arg as owned memory. */
+enum webnn_status cpu_dnnl_bind_constant(const struct cpu_build *b, struct cpu_dnnl_prim *p,
+					 int arg, const dnnl_memory_desc_t *src_md, const void *data,
+					 const dnnl_memory_desc_t *want, const struct graph_node *n,
+					 struct wnn_diag *diag);
+/* Runs one primitive record: sets bound handles from bufs, executes, waits. */
+enum webnn_status cpu_dnnl_exec(const struct cpu_dnnl_prim *p, const struct graph_node *n,
+				void *const *bufs, const struct cpu_exec *x, struct wnn_diag *diag);
+/* The run function cpu_dnnl_step installs: cpu_dnnl_exec of s->priv. */
+enum webnn_status cpu_dnnl_run(const struct cpu_step *s, void *const *bufs,
+			       const struct cpu_exec *x, struct wnn_diag *diag);
+
+/* Post-ops for n's epilogue on a primitive whose dst is described by dst_md (channel add as a
+ * per-channel binary add, residual as a full-shape binary add, relu/clamp as eltwise), for
+ * conv2d/convTranspose2d/gemm/matmul. *attr is created here (NULL when there is no epilogue);
+ * the caller passes it to the primitive descriptor and destroys it. The binary operands are
+ * bound to p. */
+enum webnn_status cpu_dnnl_epilogue_attr(const struct cpu_build *b, struct cpu_dnnl_prim *p,
+					 const struct graph_node *n, const dnnl_memory_desc_t *dst_md,
+					 dnnl_primitive_attr_t *attr, struct wnn_diag *diag);
+
+#endif
