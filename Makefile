@@ -5,17 +5,19 @@ SAN ?=
 OPT ?= -O2
 
 DEB_PACKAGES := build-essential pkg-config libuv1-dev protobuf-c-compiler libprotobuf-c-dev \
-	ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev libjansson-dev clinfo valgrind
+	ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev libjansson-dev libdnnl-dev clinfo valgrind
 
 CPPFLAGS += -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=120 -DCL_USE_DEPRECATED_OPENCL_1_2_APIS \
 	-I. -Iclient/include -I$(BUILD)/gen
 CFLAGS ?= $(OPT) -g
 CFLAGS += -std=c11 -Wall -Wextra -Werror -Wno-missing-braces -fPIC -fvisibility=hidden -MMD -MP
+# the cpu backend's C kernels thread with OpenMP, the runtime oneDNN (Debian's build) uses
+CFLAGS += -fopenmp
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
 endif
-LDLIBS_DAEMON := -luv -lprotobuf-c -lOpenCL -lclblast -lpthread -lm
+LDLIBS_DAEMON := -luv -lprotobuf-c -lOpenCL -lclblast -ldnnl -fopenmp -lpthread -lm
 LDLIBS_CLIENT := -lprotobuf-c -lpthread -lm
 
 PROTO_GEN_C := $(BUILD)/gen/proto/webnn.pb-c.c
@@ -162,7 +164,7 @@ clean:
 	rm -rf build build-asan
 
 # ---- libFuzzer targets (tests/fuzz/fuzz_*.c, one program each) and their seed generator, built
-# with clang + ASan/UBSan into $(BUILD)/fuzz; the OpenCL backend and sandbox are left out.
+# with clang + ASan/UBSan into $(BUILD)/fuzz; the OpenCL and cpu backends and the sandbox are left out.
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 20
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -170,7 +172,7 @@ FUZZ_CFLAGS := -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -std=c11 -Wall -Wext
 	-Wno-missing-braces -MMD -MP
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
-FUZZ_LIB_SRC := $(PROTO_SRC) $(filter-out daemon/backend/opencl/% sandbox/%,$(DAEMON_SRC))
+FUZZ_LIB_SRC := $(PROTO_SRC) $(filter-out daemon/backend/opencl/% daemon/backend/cpu/% sandbox/%,$(DAEMON_SRC))
 FUZZ_LIB_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_LIB_SRC)) $(BUILD)/fuzz/obj/gen/webnn.pb-c.o
 FUZZ_LIB := $(BUILD)/fuzz/libfuzzwnn.a
 .PHONY: fuzz fuzz-smoke
