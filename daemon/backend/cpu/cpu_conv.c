@@ -170,10 +170,15 @@ static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step
 	dnnl_primitive_attr_t attr = NULL;
 	if (fuse && (r = cpu_dnnl_epilogue_attr(b, p, n, &dst, &attr, diag)) != WEBNN_STATUS_OK)
 		goto fail;
+	if (!attr && (r = cpu_dnnl_check(dnnl_primitive_attr_create(&attr), n, "attributes",
+					 diag)) != WEBNN_STATUS_OK)
+		goto fail;
+	/* oneDNN's library scratchpad is per creating thread; plans run on other threads */
+	st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
 	dnnl_primitive_desc_t pd = NULL;
-	st = dnnl_primitive_desc_create(&pd, &cd, attr, b->engine, NULL);
-	if (attr)
-		dnnl_primitive_attr_destroy(attr);
+	if (st == dnnl_success)
+		st = dnnl_primitive_desc_create(&pd, &cd, attr, b->engine, NULL);
+	dnnl_primitive_attr_destroy(attr);
 	if (st == dnnl_unimplemented) {
 		cpu_conv_undo(s);
 		return WEBNN_STATUS_OK;
@@ -182,7 +187,14 @@ static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step
 		goto fail;
 	/* pd belongs to p from here on: keep what is needed of it first */
 	dnnl_memory_desc_t w_want = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+	const dnnl_memory_desc_t *sp = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+	dnnl_memory_desc_t scratch = { 0 };
+	if (sp)
+		scratch = *sp;
 	if ((r = cpu_dnnl_create(p, pd, n, diag)) != WEBNN_STATUS_OK)
+		goto fail;
+	if (sp && dnnl_memory_desc_get_size(&scratch) &&
+	    (r = cpu_dnnl_bind_owned(b, p, DNNL_ARG_SCRATCHPAD, &scratch, NULL, n, diag)))
 		goto fail;
 	uint32_t out = fuse ? n->epilogue.output : k->output;
 	if ((r = cpu_dnnl_bind(b, p, DNNL_ARG_SRC, &src, k->input, n, diag)) ||
@@ -216,7 +228,10 @@ enum webnn_status cpu_conv_prepare(const struct cpu_build *b, struct cpu_step *s
 	/* float16 has no fast oneDNN path on this CPU; a slice of a concat is not ours to write */
 	if (type != WNN_F32 || n->slice.used)
 		return WEBNN_STATUS_OK;
-	bool fuse = n->epilogue.used;
+	/* oneDNN 2.6's gemm:jit convolution adds a full-shape binary post-op operand wrongly
+	 * when there is a single output channel (its broadcast mask then lacks the channel bit);
+	 * the core adds such a residual instead */
+	bool fuse = n->epilogue.used && !(n->epilogue.residual != GRAPH_NONE && k.c_out == 1);
 	enum webnn_status r = cpu_conv_try(b, s, &k, fuse, diag);
 	if (r != WEBNN_STATUS_OK || s->run || !fuse)
 		return r;
