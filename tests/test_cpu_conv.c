@@ -551,3 +551,147 @@ TEST_TIMEOUT(cpu_conv_matmul_vs_reference, 300)
 			}
 	backend_cpu.shutdown(be);
 }
+
+/* ==== timings (--bench): the shapes of research/cpu-options.md, through the backend */
+
+static double cc_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cc_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Median seconds of one execute of g (compiled once, inputs random), over about 0.5 s. */
+static double cc_time(struct backend *be, const struct graph_ir *g)
+{
+	struct wnn_diag diag = { 0 };
+	struct backend_context *ctx = NULL;
+	struct backend_context_options o = { 0 };
+	ASSERT_MSG(backend_cpu.context_create(be, &o, &ctx, &diag) == WEBNN_STATUS_OK, "%s",
+		   diag.message);
+	struct backend_tensor *in[TG_MAX_OPERANDS] = { 0 }, *out[TG_MAX_OPERANDS] = { 0 };
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		const struct wnn_desc *d = &g->values[g->inputs[i]].desc;
+		ASSERT(backend_cpu.tensor_create(ctx, d, &in[i], &diag) == WEBNN_STATUS_OK);
+		uint64_t count = 1;
+		wnn_desc_count(d, &count);
+		void *buf = malloc(tg_bytes(d));
+		tg_random(buf, d->type, count, 5 + i, -1, 1);
+		ASSERT(backend_cpu.tensor_write(in[i], buf, tg_bytes(d), &diag) == WEBNN_STATUS_OK);
+		free(buf);
+	}
+	for (size_t i = 0; i < g->n_outputs; i++)
+		ASSERT(backend_cpu.tensor_create(ctx, &g->values[g->outputs[i]].desc, &out[i],
+						 &diag) == WEBNN_STATUS_OK);
+	struct graph_ir *copy = graph_clone(g);
+	ASSERT(copy);
+	ASSERT_MSG(tg_optimize(copy, &backend_cpu, ctx, &diag) == WEBNN_STATUS_OK, "%s",
+		   diag.message);
+	struct backend_plan *plan = NULL;
+	double t0 = cc_now();
+	ASSERT_MSG(backend_cpu.compile(ctx, copy, &plan, &diag) == WEBNN_STATUS_OK, "%s",
+		   diag.message);
+	double compile = cc_now() - t0;
+	t0 = cc_now();
+	ASSERT(backend_cpu.execute(plan, in, out, &diag) == WEBNN_STATUS_OK);
+	double first = cc_now() - t0;
+	enum { MAX_REPS = 401 };
+	double t[MAX_REPS];
+	int reps = first > 0 ? (int)(0.5 / first) : MAX_REPS;
+	reps = reps < 11 ? 11 : reps > MAX_REPS ? MAX_REPS : reps | 1;
+	for (int r = 0; r < reps; r++) {
+		t0 = cc_now();
+		ASSERT_MSG(backend_cpu.execute(plan, in, out, &diag) == WEBNN_STATUS_OK, "%s",
+			   diag.message);
+		t[r] = cc_now() - t0;
+	}
+	qsort(t, (size_t)reps, sizeof t[0], cc_cmp_double);
+	printf("  compile %.2f ms, first run %.3f ms, %d runs, min %.1f us, ", compile * 1e3,
+	       first * 1e3, reps, t[0] * 1e6);
+	backend_cpu.plan_destroy(plan);
+	graph_destroy(copy);
+	for (size_t i = 0; i < TG_MAX_OPERANDS; i++) {
+		if (in[i])
+			backend_cpu.tensor_destroy(in[i]);
+		if (out[i])
+			backend_cpu.tensor_destroy(out[i]);
+	}
+	backend_cpu.context_destroy(ctx);
+	return t[reps / 2];
+}
+
+static void cc_bench_conv(struct backend *be, const char *name, const struct cc_conv *c)
+{
+	struct cc_conv_graph cg;
+	char label[200];
+	const struct graph_ir *g = cc_conv_build(&cg, c, label, sizeof label);
+	uint32_t oh = (c->h + c->pad[0] + c->pad[1] - c->kh) / c->stride[0] + 1;
+	uint32_t ow = (c->w + c->pad[2] + c->pad[3] - c->kw) / c->stride[1] + 1;
+	double flop = 2.0 * c->n * oh * ow * c->oc * (c->c / c->groups) * c->kh * c->kw;
+	printf("%s (%s)\n", name, label);
+	double t = cc_time(be, g);
+	printf("median %.1f us = %.1f GFLOP/s\n", t * 1e6, flop / t * 1e-9);
+	cc_conv_free(&cg);
+}
+
+TEST_TIMEOUT(bench_cpu_conv, 300)
+{
+	struct backend *be = cc_backend();
+	struct cc_conv c3 = { 1, 64, 56, 56, 64, 3, 3, 1, { 1, 1, 1, 1 }, { 1, 1 }, { 1, 1 }, true,
+			      { true, true, WNN_FILTER_OHWI, WNN_F32, 0 } };
+	cc_bench_conv(be, "conv 3x3 56x56x64->64 NHWC", &c3);
+	c3.r.epilogue = 1;
+	cc_bench_conv(be, "conv 3x3 56x56x64->64 NHWC + relu", &c3);
+	struct cc_conv c1 = { 1, 64, 56, 56, 128, 1, 1, 1, { 0, 0, 0, 0 }, { 1, 1 }, { 1, 1 },
+			      true, { true, true, WNN_FILTER_OHWI, WNN_F32, 0 } };
+	cc_bench_conv(be, "conv 1x1 56x56x64->128 NHWC", &c1);
+	struct cc_conv dw = { 1, 144, 56, 56, 144, 3, 3, 144, { 1, 1, 1, 1 }, { 1, 1 }, { 1, 1 },
+			      true, { true, true, WNN_FILTER_IHWO, WNN_F32, 0 } };
+	cc_bench_conv(be, "depthwise 3x3 56x56x144 NHWC", &dw);
+	c3.r.nhwc = false;
+	c3.r.filter_layout = WNN_FILTER_OIHW;
+	c3.r.epilogue = 0;
+	cc_bench_conv(be, "conv 3x3 56x56x64->64, client NCHW (layout pass transposes)", &c3);
+	c3.r.nhwc = true;
+	c3.r.filter_layout = WNN_FILTER_OHWI;
+	c3.r.const_filter = false;
+	cc_bench_conv(be, "conv 3x3 56x56x64->64 NHWC, filter as an input", &c3);
+	backend_cpu.shutdown(be);
+}
+
+static void cc_bench_matmul(struct backend *be, uint32_t M, uint32_t K, uint32_t N, bool konst)
+{
+	struct tg_graph tg;
+	tg_init(&tg);
+	float *bdata = malloc((size_t)K * N * 4);
+	tg_random(bdata, WNN_F32, (uint64_t)K * N, 3, -1, 1);
+	uint32_t a = tg_input(&tg, WNN_F32, 2, (uint32_t[]){ M, K });
+	uint32_t b = konst ? tg_constant(&tg, WNN_F32, 2, (uint32_t[]){ K, N }, bdata)
+			   : tg_input(&tg, WNN_F32, 2, (uint32_t[]){ K, N });
+	Webnn__Ipc__Matmul m = WEBNN__IPC__MATMUL__INIT;
+	m.a = a;
+	m.b = b;
+	m.output = tg_next(&tg);
+	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+	cc_add_op(&tg, &o, WNN_OP_MATMUL, &m, "matmul");
+	printf("matmul %ux%ux%u, B %s\n", M, K, N, konst ? "constant" : "an input");
+	double t = cc_time(be, cc_finish(&tg, "matmul"));
+	printf("median %.3f ms = %.1f GFLOP/s\n", t * 1e3, 2.0 * M * N * K / t * 1e-9);
+	tg_free(&tg);
+	free(bdata);
+}
+
+TEST_TIMEOUT(bench_cpu_matmul, 300)
+{
+	struct backend *be = cc_backend();
+	cc_bench_matmul(be, 1024, 1024, 1024, true);
+	cc_bench_matmul(be, 1024, 1024, 1024, false);
+	cc_bench_matmul(be, 1, 1024, 1000, true);
+	backend_cpu.shutdown(be);
+}

@@ -1,12 +1,14 @@
 /* The cpu backend's conv family: conv2d and convTranspose2d as oneDNN (de)convolution primitives over the values' own layouts. */
+#include <stdlib.h>
+
 #include "daemon/backend/cpu/cpu.h"
 
 /*
  * Activations are described through the resolved (n, c, y, x) strides, so either layout is
  * read in place (after the layout pass that is NHWC, which brgconv reads without reorders).
- * A constant filter lets oneDNN pick its weights layout (format_tag_any) and is reordered into
- * it once here; a filter that is a graph input is read as it lies, through its strides. Groups
- * use oneDNN's 5-D grouped weights {G, O/G, I/G, KH, KW}.
+ * oneDNN picks the weights layout (format_tag_any): a constant filter is reordered into it once
+ * here, a filter that is a graph input at each run (its plain layout would get oneDNN's
+ * reference implementation). Groups use oneDNN's 5-D grouped weights {G, O/G, I/G, KH, KW}.
  */
 
 /* Everything oneDNN is told about one node, in oneDNN's terms. */
@@ -109,8 +111,7 @@ static void cpu_conv_undo(struct cpu_step *s)
 }
 
 /* Writes the memory descriptors of k; a oneDNN status. */
-static dnnl_status_t cpu_conv_mds(const struct cpu_conv_geom *k, bool const_w,
-				  dnnl_memory_desc_t *src, dnnl_memory_desc_t *w_plain,
+static dnnl_status_t cpu_conv_mds(const struct cpu_conv_geom *k, dnnl_memory_desc_t *src, dnnl_memory_desc_t *w_plain,
 				  dnnl_memory_desc_t *w_pd, dnnl_memory_desc_t *bias,
 				  dnnl_memory_desc_t *dst)
 {
@@ -119,8 +120,7 @@ static dnnl_status_t cpu_conv_mds(const struct cpu_conv_geom *k, bool const_w,
 		st = cpu_dnnl_md_strided(dst, 4, k->dst_dims, k->dst_strides, dnnl_f32);
 	if (st == dnnl_success)
 		st = cpu_dnnl_md_strided(w_plain, k->w_rank, k->w_dims, k->w_strides, dnnl_f32);
-	*w_pd = *w_plain;
-	if (st == dnnl_success && const_w)
+	if (st == dnnl_success)
 		st = dnnl_memory_desc_init_by_tag(w_pd, k->w_rank, k->w_dims, dnnl_f32,
 						  dnnl_format_tag_any);
 	if (st == dnnl_success && k->has_bias) {
@@ -128,6 +128,73 @@ static dnnl_status_t cpu_conv_mds(const struct cpu_conv_geom *k, bool const_w,
 		st = cpu_dnnl_md_strided(bias, 1, bd, bs, dnnl_f32);
 	}
 	return st;
+}
+
+/* A step's primitives: the (de)convolution, and for a filter that is a graph input, the
+ * reorder of it into the convolution's own weights layout before each run. */
+struct cpu_conv_priv {
+	struct cpu_dnnl_prim conv, reorder;
+};
+
+static void cpu_conv_destroy(void *priv)
+{
+	struct cpu_conv_priv *c = priv;
+	cpu_dnnl_prim_fini(&c->reorder);
+	cpu_dnnl_prim_fini(&c->conv);
+	free(c);
+}
+
+static enum webnn_status cpu_conv_run(const struct cpu_step *s, void *const *bufs,
+				      const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	const struct cpu_conv_priv *c = s->priv;
+	return cpu_dnnl_exec(&c->conv, s->n, bufs, x, diag);
+}
+
+static enum webnn_status cpu_conv_run_reorder(const struct cpu_step *s, void *const *bufs,
+					      const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	const struct cpu_conv_priv *c = s->priv;
+	enum webnn_status r = cpu_dnnl_exec(&c->reorder, s->n, bufs, x, diag);
+	return r == WEBNN_STATUS_OK ? cpu_dnnl_exec(&c->conv, s->n, bufs, x, diag) : r;
+}
+
+/*
+ * The weights of a filter that is a graph input: read as they lie when the convolution takes
+ * that layout; else reordered at each run into a buffer the step owns (a few hundred KiB at
+ * most, against the reference implementation oneDNN would otherwise run on plain weights,
+ * a thousand times slower).
+ */
+static enum webnn_status cpu_conv_bind_input_weights(const struct cpu_build *b,
+						     struct cpu_step *s,
+						     const struct cpu_conv_geom *k,
+						     const dnnl_memory_desc_t *plain,
+						     const dnnl_memory_desc_t *want,
+						     struct wnn_diag *diag)
+{
+	struct cpu_conv_priv *c = s->priv;
+	const struct graph_node *n = s->n;
+	if (dnnl_memory_desc_equal(plain, want))
+		return cpu_dnnl_bind(b, &c->conv, DNNL_ARG_WEIGHTS, plain, k->filter, n, diag);
+	dnnl_memory_t mem = NULL;
+	void *h = NULL;
+	dnnl_primitive_desc_t rpd = NULL;
+	enum webnn_status r;
+	if ((r = cpu_dnnl_bind_owned(b, &c->conv, DNNL_ARG_WEIGHTS, want, &mem, n, diag)) ||
+	    (r = cpu_dnnl_check(dnnl_memory_get_data_handle(mem, &h), n, "weights", diag)) ||
+	    (r = cpu_dnnl_check(dnnl_reorder_primitive_desc_create(&rpd, plain, b->engine, want,
+								   b->engine, NULL),
+				n, "weight reorder", diag)) ||
+	    (r = cpu_dnnl_create(&c->reorder, rpd, n, diag)) ||
+	    (r = cpu_dnnl_bind(b, &c->reorder, DNNL_ARG_FROM, plain, k->filter, n, diag)) ||
+	    (r = cpu_dnnl_bind(b, &c->reorder, DNNL_ARG_TO, want, GRAPH_NONE, n, diag)))
+		return r;
+	/* bound to no value: the handle set here (the convolution's weights) stays */
+	dnnl_memory_t to = c->reorder.args[c->reorder.n_args - 1].memory;
+	if ((r = cpu_dnnl_check(dnnl_memory_set_data_handle(to, h), n, "weights", diag)))
+		return r;
+	s->run = cpu_conv_run_reorder;
+	return WEBNN_STATUS_OK;
 }
 
 /* One try at the primitive, with the epilogue as post-ops (fuse) or not: OK with s->run set;
@@ -139,19 +206,19 @@ static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step
 	const struct graph_node *n = s->n;
 	const struct graph_value *fv = &b->g->values[k->filter];
 	bool const_w = fv->kind == GRAPH_VALUE_CONSTANT && fv->data != NULL;
-	dnnl_memory_desc_t src, w_plain, w_pd, bias, dst;
-	dnnl_status_t st = cpu_conv_mds(k, const_w, &src, &w_plain, &w_pd, &bias, &dst);
+	dnnl_memory_desc_t src, w_plain, w_any, bias, dst;
+	dnnl_status_t st = cpu_conv_mds(k, &src, &w_plain, &w_any, &bias, &dst);
 	if (st != dnnl_success)
 		return cpu_dnnl_check(st, n, "memory descriptor", diag);
 
 	dnnl_convolution_desc_t cd;
 	if (k->transpose)
 		st = dnnl_dilated_deconvolution_forward_desc_init(
-			&cd, dnnl_forward_inference, dnnl_deconvolution_direct, &src, &w_pd,
+			&cd, dnnl_forward_inference, dnnl_deconvolution_direct, &src, &w_any,
 			k->has_bias ? &bias : NULL, &dst, k->strides, k->dilates, k->pad_l, k->pad_r);
 	else
 		st = dnnl_dilated_convolution_forward_desc_init(
-			&cd, dnnl_forward_inference, dnnl_convolution_direct, &src, &w_pd,
+			&cd, dnnl_forward_inference, dnnl_convolution_direct, &src, &w_any,
 			k->has_bias ? &bias : NULL, &dst, k->strides, k->dilates, k->pad_l, k->pad_r);
 	if (st == dnnl_unimplemented) {
 		s->run = NULL;
@@ -160,12 +227,17 @@ static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step
 	if (st != dnnl_success)
 		return cpu_dnnl_check(st, n, k->transpose ? "deconvolution" : "convolution", diag);
 
-	struct cpu_dnnl_prim *p = cpu_dnnl_step(s);
-	if (!p) {
+	struct cpu_conv_priv *c = calloc(1, sizeof *c);
+	if (!c) {
 		char name[96];
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
 				    graph_node_name(n, name, sizeof name));
 	}
+	s->priv = c;
+	s->destroy = cpu_conv_destroy;
+	s->run = cpu_conv_run;
+	s->impl = "oneDNN";
+	struct cpu_dnnl_prim *p = &c->conv;
 	enum webnn_status r = WEBNN_STATUS_OK;
 	dnnl_primitive_attr_t attr = NULL;
 	if (fuse && (r = cpu_dnnl_epilogue_attr(b, p, n, &dst, &attr, diag)) != WEBNN_STATUS_OK)
@@ -193,6 +265,7 @@ static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step
 		scratch = *sp;
 	if ((r = cpu_dnnl_create(p, pd, n, diag)) != WEBNN_STATUS_OK)
 		goto fail;
+	s->impl = p->impl;
 	if (sp && dnnl_memory_desc_get_size(&scratch) &&
 	    (r = cpu_dnnl_bind_owned(b, p, DNNL_ARG_SCRATCHPAD, &scratch, NULL, n, diag)))
 		goto fail;
@@ -200,7 +273,7 @@ static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step
 	if ((r = cpu_dnnl_bind(b, p, DNNL_ARG_SRC, &src, k->input, n, diag)) ||
 	    (r = const_w ? cpu_dnnl_bind_constant(b, p, DNNL_ARG_WEIGHTS, &w_plain, fv->data,
 						  &w_want, n, diag)
-			 : cpu_dnnl_bind(b, p, DNNL_ARG_WEIGHTS, &w_plain, k->filter, n, diag)) ||
+			 : cpu_conv_bind_input_weights(b, s, k, &w_plain, &w_want, diag)) ||
 	    (k->has_bias && (r = cpu_dnnl_bind(b, p, DNNL_ARG_BIAS, &bias, k->bias, n, diag))) ||
 	    (r = cpu_dnnl_bind(b, p, DNNL_ARG_DST, &dst, out, n, diag)))
 		goto fail;

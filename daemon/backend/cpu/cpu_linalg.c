@@ -7,8 +7,9 @@
  * gemm's transposes are only strides on A and B, so oneDNN reads both where they lie; a
  * constant B is reordered once into the layout oneDNN picks (format_tag_any). oneDNN 2.x adds
  * a matmul's bias before its output scale, dst = alpha * (A.B + bias), so the C term is:
- *  - BIAS:    C itself when alpha == beta (C's broadcast dims are size-1 dims of the bias);
- *  - OWNED:   a constant C times beta / alpha, made once here ({1, N} or {M, N});
+ *  - BIAS:    C itself when alpha == beta and C is one row ({1, N}: brg matmul takes no other
+ *             bias shape, a full one gets ref:any);
+ *  - OWNED:   a constant one-row C times beta / alpha, made once here ({1, N});
  *  - PREFILL: otherwise dst is filled with C (broadcast) before each run and a sum post-op
  *             adds beta * C; the epilogue is then applied by the core afterwards, as the sum
  *             must come before it.
@@ -262,10 +263,13 @@ enum webnn_status cpu_linalg_prepare(const struct cpu_build *b, struct cpu_step 
 			return WEBNN_STATUS_OK;
 		cpu_gemm_geom(a, &k);
 		if (a->has_c && (float)a->beta != 0) {
+			/* brg matmul takes a bias of one row; per-row C would get ref:any */
 			const struct graph_value *cv = &b->g->values[a->c];
-			if (cv->kind == GRAPH_VALUE_CONSTANT && cv->data)
+			if (a->c_stride_m)
+				mode = CPU_GEMM_C_PREFILL;
+			else if (cv->kind == GRAPH_VALUE_CONSTANT && cv->data)
 				mode = CPU_GEMM_C_OWNED;
-			else if ((float)a->alpha == (float)a->beta)
+			else if ((float)a->alpha == (float)a->beta && a->c_stride_n)
 				mode = CPU_GEMM_C_BIAS;
 			else
 				mode = CPU_GEMM_C_PREFILL;
