@@ -1,5 +1,6 @@
 /* The cpu backend's conv family: conv2d and convTranspose2d as oneDNN (de)convolution primitives over the values' own layouts. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon/backend/cpu/cpu.h"
 
@@ -111,9 +112,9 @@ static void cpu_conv_undo(struct cpu_step *s)
 }
 
 /* Writes the memory descriptors of k; a oneDNN status. */
-static dnnl_status_t cpu_conv_mds(const struct cpu_conv_geom *k, dnnl_memory_desc_t *src, dnnl_memory_desc_t *w_plain,
-				  dnnl_memory_desc_t *w_pd, dnnl_memory_desc_t *bias,
-				  dnnl_memory_desc_t *dst)
+static dnnl_status_t cpu_conv_mds(const struct cpu_conv_geom *k, dnnl_memory_desc_t *src,
+				  dnnl_memory_desc_t *w_plain, dnnl_memory_desc_t *w_any,
+				  dnnl_memory_desc_t *bias, dnnl_memory_desc_t *dst)
 {
 	dnnl_status_t st = cpu_dnnl_md_strided(src, 4, k->src_dims, k->src_strides, dnnl_f32);
 	if (st == dnnl_success)
@@ -121,7 +122,7 @@ static dnnl_status_t cpu_conv_mds(const struct cpu_conv_geom *k, dnnl_memory_des
 	if (st == dnnl_success)
 		st = cpu_dnnl_md_strided(w_plain, k->w_rank, k->w_dims, k->w_strides, dnnl_f32);
 	if (st == dnnl_success)
-		st = dnnl_memory_desc_init_by_tag(w_pd, k->w_rank, k->w_dims, dnnl_f32,
+		st = dnnl_memory_desc_init_by_tag(w_any, k->w_rank, k->w_dims, dnnl_f32,
 						  dnnl_format_tag_any);
 	if (st == dnnl_success && k->has_bias) {
 		dnnl_dims_t bd = { k->c_out }, bs = { 1 };
@@ -197,6 +198,19 @@ static enum webnn_status cpu_conv_bind_input_weights(const struct cpu_build *b,
 	return WEBNN_STATUS_OK;
 }
 
+/* oneDNN 2.6's gemm:jit convolution adds a full-shape binary post-op operand wrongly when
+ * there is a single output channel (the operand's broadcast mask then lacks the channel bit):
+ * such a residual is left to the core. */
+static bool cpu_conv_bad_residual(const_dnnl_primitive_desc_t pd, const struct cpu_conv_geom *k,
+				  const struct graph_node *n)
+{
+	const char *impl = NULL;
+	if (n->epilogue.residual == GRAPH_NONE || k->c_out != 1)
+		return false;
+	return dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success ||
+	       !impl || strstr(impl, "gemm") != NULL;
+}
+
 /* One try at the primitive, with the epilogue as post-ops (fuse) or not: OK with s->run set;
  * OK with s->run NULL when oneDNN has no implementation for it; or an error. */
 static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step *s,
@@ -251,6 +265,10 @@ static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step
 	if (st == dnnl_success)
 		st = dnnl_primitive_desc_create(&pd, &cd, attr, b->engine, NULL);
 	dnnl_primitive_attr_destroy(attr);
+	if (st == dnnl_success && fuse && cpu_conv_bad_residual(pd, k, n)) {
+		dnnl_primitive_desc_destroy(pd);
+		st = dnnl_unimplemented;
+	}
 	if (st == dnnl_unimplemented) {
 		cpu_conv_undo(s);
 		return WEBNN_STATUS_OK;
@@ -301,10 +319,7 @@ enum webnn_status cpu_conv_prepare(const struct cpu_build *b, struct cpu_step *s
 	/* float16 has no fast oneDNN path on this CPU; a slice of a concat is not ours to write */
 	if (type != WNN_F32 || n->slice.used)
 		return WEBNN_STATUS_OK;
-	/* oneDNN 2.6's gemm:jit convolution adds a full-shape binary post-op operand wrongly
-	 * when there is a single output channel (its broadcast mask then lacks the channel bit);
-	 * the core adds such a residual instead */
-	bool fuse = n->epilogue.used && !(n->epilogue.residual != GRAPH_NONE && k.c_out == 1);
+	bool fuse = n->epilogue.used;
 	enum webnn_status r = cpu_conv_try(b, s, &k, fuse, diag);
 	if (r != WEBNN_STATUS_OK || s->run || !fuse)
 		return r;
