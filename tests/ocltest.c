@@ -7,8 +7,17 @@
 #include "daemon/graph/import.h"
 
 
+const struct backend_impl *ot_impl = &backend_opencl;
+
 struct backend *ot_backend_cached(const char *cache_dir)
 {
+	if (ot_impl != &backend_opencl) {
+		struct backend *be = NULL;
+		struct wnn_diag diag = { 0 };
+		ASSERT_MSG(ot_impl->init(NULL, &be, &diag) == WEBNN_STATUS_OK, "%s backend: %s",
+			   ot_impl->name, diag.message);
+		return be;
+	}
 	if (!test_have_opencl())
 		SKIP("no OpenCL device");
 	struct backend *be = NULL;
@@ -66,8 +75,8 @@ void ot_compare(struct backend *be, const struct graph_ir *g, const struct range
 				      &diag);
 	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s: reference: %s", label, diag.message);
 	wnn_diag_clear(&diag);
-	st = tg_run(&backend_opencl, be, g, (const void *const *)in, out, &diag);
-	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s: opencl: %s", label, diag.message);
+	st = tg_run(ot_impl, be, g, (const void *const *)in, out, &diag);
+	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s: %s: %s", label, ot_impl->name, diag.message);
 	for (size_t i = 0; i < g->n_outputs; i++) {
 		const struct wnn_desc *d = &g->values[g->outputs[i]].desc;
 		uint64_t count = 1;

@@ -1,4 +1,4 @@
-/* Shared helpers of the OpenCL backend tests: the backend, tolerances, comparisons, one-op graphs. */
+/* Shared helpers of the product backends' differential tests (OpenCL, cpu) against the reference: the backend under test, tolerances, comparisons, one-op graphs. */
 #ifndef TESTS_OCLTEST_H
 #define TESTS_OCLTEST_H
 
@@ -10,8 +10,29 @@
 #include "tests/graphs.h"
 #include "tests/test.h"
 
-/* The OpenCL backend without an on-disk program cache (the daemon's warm-up child is not run
- * here, so nothing competes with the tests for the two cores); SKIPs without a device. */
+/* The product backend a differential test runs against the reference: &backend_opencl unless
+ * the test was registered twice by OT_TEST. */
+extern const struct backend_impl *ot_impl;
+
+/* One test body registered twice: <prefix>_opencl_<what> and <prefix>_cpu_<what>, with ot_impl
+ * set to each product backend. Bodies use ot_backend(), ot_impl and the ot_check family. */
+#define OT_TEST(prefix_, what_, secs_)                                                         \
+	static void ot_body_##prefix_##_##what_(void);                                         \
+	TEST_TIMEOUT(prefix_##_opencl_##what_, secs_)                                           \
+	{                                                                                      \
+		ot_impl = &backend_opencl;                                                     \
+		ot_body_##prefix_##_##what_();                                                 \
+	}                                                                                      \
+	TEST_TIMEOUT(prefix_##_cpu_##what_, secs_)                                              \
+	{                                                                                      \
+		ot_impl = &backend_cpu;                                                        \
+		ot_body_##prefix_##_##what_();                                                 \
+	}                                                                                      \
+	static void ot_body_##prefix_##_##what_(void)
+
+/* ot_impl's backend; for OpenCL without an on-disk program cache (the daemon's warm-up child
+ * is not run here, so nothing competes with the tests for the two cores); SKIPs without an
+ * OpenCL device. */
 struct backend *ot_backend(void);
 /* The same with on-disk caches in cache_dir. */
 struct backend *ot_backend_cached(const char *cache_dir);
@@ -39,7 +60,7 @@ struct range {
 	double lo, hi;
 };
 
-/* Runs g on the reference and on OpenCL with the same inputs (input i seeded with
+/* Runs g on the reference and on ot_impl with the same inputs (input i seeded with
  * seed + i * seed_step, in its range) and compares every output: float ones within tol,
  * integer ones within int_atol. */
 void ot_compare(struct backend *be, const struct graph_ir *g, const struct range *r,
