@@ -132,3 +132,95 @@ double ot_type_lo(enum wnn_dtype t, double lo)
 	bool is_unsigned = t == WNN_U8 || t == WNN_U32 || t == WNN_U64;
 	return is_unsigned ? 0 : lo;
 }
+
+/* conv2d with constant filter (layout as the input's usual partner; ihwo for depthwise nhwc)
+ * and optional constant bias; returns the output id. */
+uint32_t pg_conv(struct tg_graph *tg, struct pg_conv *pc, uint32_t x, enum wnn_dtype t,
+			bool nhwc, uint32_t c, uint32_t oc, uint32_t k, uint32_t groups,
+			uint32_t stride, const uint32_t pad[4], bool bias, uint64_t seed)
+{
+	struct wnn_diag diag = { 0 };
+	uint32_t icg = c / groups;
+	bool dw = groups > 1 && groups == c && oc == c;
+	uint32_t fd[4];
+	if (!nhwc)
+		memcpy(fd, (uint32_t[]){ oc, icg, k, k }, sizeof fd);
+	else if (dw)
+		memcpy(fd, (uint32_t[]){ 1, k, k, oc }, sizeof fd);
+	else
+		memcpy(fd, (uint32_t[]){ oc, k, k, icg }, sizeof fd);
+	size_t fcount = (size_t)oc * icg * k * k;
+	void *fdata = malloc(fcount * 4), *bdata = malloc(oc * 4 + 4);
+	tg_random(fdata, t, fcount, seed, -0.5, 0.5);
+	tg_random(bdata, t, oc, seed + 1, -0.5, 0.5);
+	uint32_t f = tg_constant(tg, t, 4, fd, fdata);
+	uint32_t b = bias ? tg_constant(tg, t, 1, (uint32_t[]){ oc }, bdata) : 0;
+	free(fdata);
+	free(bdata);
+	Webnn__Ipc__Conv2d init = WEBNN__IPC__CONV2D__INIT;
+	Webnn__Ipc__Operation oinit = WEBNN__IPC__OPERATION__INIT;
+	pc->m = init;
+	pc->o = oinit;
+	memcpy(pc->pad, pad, sizeof pc->pad);
+	pc->stride[0] = pc->stride[1] = stride;
+	pc->dil[0] = pc->dil[1] = 1;
+	pc->m.input = x;
+	pc->m.filter = f;
+	pc->m.has_bias = bias;
+	pc->m.bias = b;
+	pc->m.output = tg_next(tg);
+	pc->m.n_padding = 4;
+	pc->m.padding = pc->pad;
+	pc->m.n_strides = 2;
+	pc->m.strides = pc->stride;
+	pc->m.n_dilations = 2;
+	pc->m.dilations = pc->dil;
+	pc->m.has_groups = 1;
+	pc->m.groups = groups;
+	pc->m.has_input_layout = pc->m.has_filter_layout = 1;
+	pc->m.input_layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
+	pc->m.filter_layout = !nhwc ? WEBNN__IPC__CONV2D_FILTER_LAYOUT__OIHW
+			      : dw  ? WEBNN__IPC__CONV2D_FILTER_LAYOUT__IHWO
+				    : WEBNN__IPC__CONV2D_FILTER_LAYOUT__OHWI;
+	tg_set_op(&pc->o, WNN_OP_CONV2D, &pc->m);
+	ASSERT_MSG(tg_op(tg, &pc->o, &diag) == WEBNN_STATUS_OK, "conv2d: %s", diag.message);
+	return pc->m.output;
+}
+
+/* act 1 relu, 2 clamp(0, 6), 3 add(x, other): returns the output id. */
+uint32_t pg_act(struct tg_graph *tg, struct pg_act *pa, int act, uint32_t x,
+		       uint32_t other)
+{
+	struct wnn_diag diag = { 0 };
+	Webnn__Ipc__Operation oinit = WEBNN__IPC__OPERATION__INIT;
+	pa->o = oinit;
+	if (act == 1) {
+		Webnn__Ipc__ElementwiseUnary init = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+		pa->u = init;
+		pa->u.input = x;
+		pa->u.output = tg_next(tg);
+		tg_set_op(&pa->o, WNN_OP_RELU, &pa->u);
+	} else if (act == 2) {
+		Webnn__Ipc__Clamp init = WEBNN__IPC__CLAMP__INIT;
+		Webnn__Ipc__Number ninit = WEBNN__IPC__NUMBER__INIT;
+		pa->c = init;
+		pa->lo = pa->hi = ninit;
+		pa->lo.value_case = pa->hi.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+		pa->lo.f = 0;
+		pa->hi.f = 0.75; /* inside the data range, so both bounds clip */
+		pa->c.input = x;
+		pa->c.output = tg_next(tg);
+		pa->c.min_value = &pa->lo;
+		pa->c.max_value = &pa->hi;
+		tg_set_op(&pa->o, WNN_OP_CLAMP, &pa->c);
+	} else {
+		Webnn__Ipc__ElementwiseBinary init = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+		pa->bin = init;
+		pa->bin.a = other;
+		pa->bin.b = x;
+		pa->bin.output = tg_next(tg);
+		tg_set_op(&pa->o, WNN_OP_ADD, &pa->bin);
+	}
+	ASSERT_MSG(tg_op(tg, &pa->o, &diag) == WEBNN_STATUS_OK, "activation: %s", diag.message);
+	return tg_next(tg) - 1;
+}
