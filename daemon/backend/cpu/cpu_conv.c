@@ -180,13 +180,18 @@ static enum webnn_status cpu_conv_bind_input_weights(const struct cpu_build *b,
 	dnnl_memory_t mem = NULL;
 	void *h = NULL;
 	dnnl_primitive_desc_t rpd = NULL;
+	dnnl_primitive_attr_t attr = NULL;
 	enum webnn_status r;
 	if ((r = cpu_dnnl_bind_owned(b, &c->conv, DNNL_ARG_WEIGHTS, want, &mem, n, diag)) ||
 	    (r = cpu_dnnl_check(dnnl_memory_get_data_handle(mem, &h), n, "weights", diag)) ||
-	    (r = cpu_dnnl_check(dnnl_reorder_primitive_desc_create(&rpd, plain, b->engine, want,
-								   b->engine, NULL),
-				n, "weight reorder", diag)) ||
-	    (r = cpu_dnnl_create(&c->reorder, rpd, n, diag)) ||
+	    (r = cpu_dnnl_attr_create(&attr, n, diag)))
+		return r;
+	r = cpu_dnnl_check(dnnl_reorder_primitive_desc_create(&rpd, plain, b->engine, want,
+							       b->engine, attr),
+			   n, "weight reorder", diag);
+	dnnl_primitive_attr_destroy(attr);
+	if (r != WEBNN_STATUS_OK ||
+	    (r = cpu_dnnl_create(b, &c->reorder, rpd, n, diag)) ||
 	    (r = cpu_dnnl_bind(b, &c->reorder, DNNL_ARG_FROM, plain, k->filter, n, diag)) ||
 	    (r = cpu_dnnl_bind(b, &c->reorder, DNNL_ARG_TO, want, GRAPH_NONE, n, diag)))
 		return r;
@@ -254,16 +259,11 @@ static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step
 	struct cpu_dnnl_prim *p = &c->conv;
 	enum webnn_status r = WEBNN_STATUS_OK;
 	dnnl_primitive_attr_t attr = NULL;
-	if (fuse && (r = cpu_dnnl_epilogue_attr(b, p, n, &dst, &attr, diag)) != WEBNN_STATUS_OK)
+	if ((r = fuse ? cpu_dnnl_epilogue_attr(b, p, n, &dst, &attr, diag)
+		      : cpu_dnnl_attr_create(&attr, n, diag)) != WEBNN_STATUS_OK)
 		goto fail;
-	if (!attr && (r = cpu_dnnl_check(dnnl_primitive_attr_create(&attr), n, "attributes",
-					 diag)) != WEBNN_STATUS_OK)
-		goto fail;
-	/* oneDNN's library scratchpad is per creating thread; plans run on other threads */
-	st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
 	dnnl_primitive_desc_t pd = NULL;
-	if (st == dnnl_success)
-		st = dnnl_primitive_desc_create(&pd, &cd, attr, b->engine, NULL);
+	st = dnnl_primitive_desc_create(&pd, &cd, attr, b->engine, NULL);
 	dnnl_primitive_attr_destroy(attr);
 	if (st == dnnl_success && fuse && cpu_conv_bad_residual(pd, k, n)) {
 		dnnl_primitive_desc_destroy(pd);
@@ -277,16 +277,9 @@ static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step
 		goto fail;
 	/* pd belongs to p from here on: keep what is needed of it first */
 	dnnl_memory_desc_t w_want = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-	const dnnl_memory_desc_t *sp = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-	dnnl_memory_desc_t scratch = { 0 };
-	if (sp)
-		scratch = *sp;
-	if ((r = cpu_dnnl_create(p, pd, n, diag)) != WEBNN_STATUS_OK)
+	if ((r = cpu_dnnl_create(b, p, pd, n, diag)) != WEBNN_STATUS_OK)
 		goto fail;
 	s->impl = p->impl;
-	if (sp && dnnl_memory_desc_get_size(&scratch) &&
-	    (r = cpu_dnnl_bind_owned(b, p, DNNL_ARG_SCRATCHPAD, &scratch, NULL, n, diag)))
-		goto fail;
 	uint32_t out = fuse ? n->epilogue.output : k->output;
 	if ((r = cpu_dnnl_bind(b, p, DNNL_ARG_SRC, &src, k->input, n, diag)) ||
 	    (r = const_w ? cpu_dnnl_bind_constant(b, p, DNNL_ARG_WEIGHTS, &w_plain, fv->data,

@@ -148,16 +148,10 @@ static enum webnn_status cpu_mm_try(const struct cpu_build *b, struct cpu_step *
 	enum webnn_status r = WEBNN_STATUS_OK;
 	dnnl_primitive_attr_t attr = NULL;
 	dnnl_post_ops_t po = NULL;
-	if (fuse && (r = cpu_dnnl_epilogue_attr(b, p, n, &d_md, &attr, diag)) != WEBNN_STATUS_OK)
+	if ((r = fuse ? cpu_dnnl_epilogue_attr(b, p, n, &d_md, &attr, diag)
+		      : cpu_dnnl_attr_create(&attr, n, diag)) != WEBNN_STATUS_OK)
 		goto fail;
 	bool scaled = ga && ga->alpha != 1;
-	if (!attr && (r = cpu_dnnl_check(dnnl_primitive_attr_create(&attr), n, "attributes",
-					 diag)) != WEBNN_STATUS_OK)
-		goto fail;
-	/* oneDNN's library scratchpad is per creating thread; plans run on other threads */
-	if ((r = cpu_dnnl_check(dnnl_primitive_attr_set_scratchpad_mode(
-					attr, dnnl_scratchpad_mode_user), n, "attributes", diag)))
-		goto fail_attr;
 	if (scaled) {
 		float alpha = (float)ga->alpha;
 		if ((r = cpu_dnnl_check(dnnl_primitive_attr_set_output_scales(attr, 1, 0, &alpha),
@@ -187,15 +181,9 @@ static enum webnn_status cpu_mm_try(const struct cpu_build *b, struct cpu_step *
 	if ((r = cpu_dnnl_check(st, n, "primitive descriptor", diag)) != WEBNN_STATUS_OK)
 		goto fail;
 	dnnl_memory_desc_t b_want = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-	const dnnl_memory_desc_t *sp = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-	dnnl_memory_desc_t scratch = { 0 };
-	if (sp)
-		scratch = *sp;
-	if ((r = cpu_dnnl_create(p, pd, n, diag)) != WEBNN_STATUS_OK)
+	if ((r = cpu_dnnl_create(b, p, pd, n, diag)) != WEBNN_STATUS_OK)
 		goto fail;
-	if (sp && dnnl_memory_desc_get_size(&scratch) &&
-	    (r = cpu_dnnl_bind_owned(b, p, DNNL_ARG_SCRATCHPAD, &scratch, NULL, n, diag)))
-		goto fail;
+	s->impl = p->impl;
 	uint32_t out = fuse ? n->epilogue.output : k->output;
 	if ((r = cpu_dnnl_bind(b, p, DNNL_ARG_SRC, &a_md, k->a, n, diag)) ||
 	    (r = const_b ? cpu_dnnl_bind_constant(b, p, DNNL_ARG_WEIGHTS, &b_plain, bv->data,
