@@ -3,6 +3,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <oneapi/dnnl/dnnl.h>
+
 #include "tests/graphs.h"
 #include "tests/test.h"
 
@@ -265,9 +267,8 @@ static const struct cc_conv cc_conv_cases[] = {
 };
 
 /* Every case in both layouts, every filter layout, constant and input filter. */
-TEST_TIMEOUT(cpu_conv_conv2d_vs_reference, 300)
+static void cc_conv_all(struct backend *be)
 {
-	struct backend *be = cc_backend();
 	int runs = 0;
 	for (size_t i = 0; i < sizeof cc_conv_cases / sizeof cc_conv_cases[0]; i++)
 		for (int nhwc = 0; nhwc < 2; nhwc++)
@@ -280,13 +281,18 @@ TEST_TIMEOUT(cpu_conv_conv2d_vs_reference, 300)
 					c.r.t = WNN_F32;
 					cc_conv_run(be, &c, 1000 + runs++);
 				}
+}
+
+TEST_TIMEOUT(cpu_conv_conv2d_vs_reference, 300)
+{
+	struct backend *be = cc_backend();
+	cc_conv_all(be);
 	backend_cpu.shutdown(be);
 }
 
 /* conv + add + relu / clamp, which the fusion pass turns into epilogues (post-ops). */
-TEST_TIMEOUT(cpu_conv_conv2d_epilogues, 300)
+static void cc_conv_epilogues(struct backend *be)
 {
-	struct backend *be = cc_backend();
 	int runs = 0;
 	static const size_t picks[] = { 3, 4, 8, 10, 11, 0, 1 };
 	for (size_t p = 0; p < sizeof picks / sizeof picks[0]; p++)
@@ -301,7 +307,36 @@ TEST_TIMEOUT(cpu_conv_conv2d_epilogues, 300)
 					c.r.epilogue = epi;
 					cc_conv_run(be, &c, 2000 + runs++);
 				}
+}
+
+TEST_TIMEOUT(cpu_conv_conv2d_epilogues, 300)
+{
+	struct backend *be = cc_backend();
+	cc_conv_epilogues(be);
 	backend_cpu.shutdown(be);
+}
+
+/* The same on the kernels oneDNN runs on CPUs without AVX-512 (each test is its own process,
+ * so the ISA cap set before oneDNN's first use holds for it): other implementations, e.g.
+ * gemm:jit for grouped convolutions, which adds a residual post-op wrongly. */
+static void cc_conv_isa(dnnl_cpu_isa_t isa)
+{
+	if (dnnl_set_max_cpu_isa(isa) != dnnl_success)
+		SKIP("oneDNN was used in this process already (--no-fork): its ISA is fixed");
+	struct backend *be = cc_backend();
+	cc_conv_all(be);
+	cc_conv_epilogues(be);
+	backend_cpu.shutdown(be);
+}
+
+TEST_TIMEOUT(cpu_conv_conv2d_avx2, 300)
+{
+	cc_conv_isa(dnnl_cpu_isa_avx2);
+}
+
+TEST_TIMEOUT(cpu_conv_conv2d_sse41, 300)
+{
+	cc_conv_isa(dnnl_cpu_isa_sse41);
 }
 
 /* float16 is left to the reference kernel: same results as the reference. */

@@ -203,14 +203,13 @@ static enum webnn_status cpu_conv_bind_input_weights(const struct cpu_build *b,
 	return WEBNN_STATUS_OK;
 }
 
-/* oneDNN 2.6's gemm:jit convolution adds a full-shape binary post-op operand wrongly when
- * there is a single output channel (the operand's broadcast mask then lacks the channel bit):
- * such a residual is left to the core. */
-static bool cpu_conv_bad_residual(const_dnnl_primitive_desc_t pd, const struct cpu_conv_geom *k,
-				  const struct graph_node *n)
+/* oneDNN 2.6's gemm:jit convolution adds a full-shape binary post-op operand wrongly in NHWC
+ * with a single output channel, or with groups (seen on AVX-512 and on AVX2, where it also
+ * runs grouped convolutions): a residual is left to the core wherever gemm:jit was picked. */
+static bool cpu_conv_bad_residual(const_dnnl_primitive_desc_t pd, const struct graph_node *n)
 {
 	const char *impl = NULL;
-	if (n->epilogue.residual == GRAPH_NONE || k->c_out != 1)
+	if (n->epilogue.residual == GRAPH_NONE)
 		return false;
 	return dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success ||
 	       !impl || strstr(impl, "gemm") != NULL;
@@ -265,7 +264,7 @@ static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step
 	dnnl_primitive_desc_t pd = NULL;
 	st = dnnl_primitive_desc_create(&pd, &cd, attr, b->engine, NULL);
 	dnnl_primitive_attr_destroy(attr);
-	if (st == dnnl_success && fuse && cpu_conv_bad_residual(pd, k, n)) {
+	if (st == dnnl_success && fuse && cpu_conv_bad_residual(pd, n)) {
 		dnnl_primitive_desc_destroy(pd);
 		st = dnnl_unimplemented;
 	}
