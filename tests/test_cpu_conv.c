@@ -739,3 +739,44 @@ TEST_TIMEOUT(bench_cpu_matmul, 300)
 	cc_bench_matmul(be, 1, 1024, 1000, true);
 	backend_cpu.shutdown(be);
 }
+
+/* A decoder's 2x upsampling convTranspose2d, 4x4 stride 2, in both client layouts. */
+TEST_TIMEOUT(bench_cpu_conv_transpose2d, 300)
+{
+	struct backend *be = cc_backend();
+	for (int nhwc = 1; nhwc >= 0; nhwc--) {
+		const uint32_t C = 64, OC = 32, H = 28, K = 4;
+		struct tg_graph tg;
+		tg_init(&tg);
+		uint32_t idims[4] = { 1, C, H, H };
+		if (nhwc)
+			memcpy(idims, (uint32_t[]){ 1, H, H, C }, sizeof idims);
+		uint32_t fd[4] = { C, OC, K, K }; /* iohw */
+		float *fdata = malloc((size_t)C * OC * K * K * 4);
+		tg_random(fdata, WNN_F32, (uint64_t)C * OC * K * K, 5, -1, 1);
+		uint32_t x = tg_input(&tg, WNN_F32, 4, idims);
+		uint32_t w = tg_constant(&tg, WNN_F32, 4, fd, fdata);
+		Webnn__Ipc__ConvTranspose2d m = WEBNN__IPC__CONV_TRANSPOSE2D__INIT;
+		uint32_t st[2] = { 2, 2 }, pd[4] = { 1, 1, 1, 1 };
+		m.input = x;
+		m.filter = w;
+		m.n_strides = 2;
+		m.strides = st;
+		m.n_padding = 4;
+		m.padding = pd;
+		m.has_input_layout = 1;
+		m.input_layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
+		m.output = tg_next(&tg);
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		cc_add_op(&tg, &o, WNN_OP_CONV_TRANSPOSE2D, &m, "convTranspose2d");
+		printf("convTranspose2d 28x28x64 -> 56x56x32, 4x4 stride 2, %s\n",
+		       nhwc ? "NHWC" : "NCHW");
+		double best, t = cc_time(be, cc_finish(&tg, "convTranspose2d"), &best);
+		double flop = 2.0 * H * H * C * OC * K * K;
+		printf("median %.1f us = %.1f GFLOP/s, best %.1f us = %.1f GFLOP/s\n", t * 1e6,
+		       flop / t * 1e-9, best * 1e6, flop / best * 1e-9);
+		tg_free(&tg);
+		free(fdata);
+	}
+	backend_cpu.shutdown(be);
+}
