@@ -75,7 +75,7 @@ static enum webnn_status cpu_gemm_run_prefill(const struct cpu_step *s, void *co
 	return cpu_dnnl_exec(s->priv, s->n, bufs, x, diag);
 }
 
-/* The constant C term as an owned bias: beta / alpha * C, rows broadcast only when C's are. */
+/* The constant one-row C term as an owned bias: beta / alpha * C, broadcast along N if C is. */
 static enum webnn_status cpu_gemm_owned_bias(const struct cpu_build *b, struct cpu_dnnl_prim *p,
 					     const struct graph_node *n,
 					     const dnnl_memory_desc_t *md, struct wnn_diag *diag)
@@ -90,12 +90,9 @@ static enum webnn_status cpu_gemm_owned_bias(const struct cpu_build *b, struct c
 		return r;
 	float *dst = h;
 	const float *c = b->g->values[a->c].data;
-	uint32_t rows = a->c_stride_m ? a->m : 1;
 	float scale = (float)a->beta / (float)a->alpha;
-	for (uint32_t m = 0; m < rows; m++)
-		for (uint32_t j = 0; j < a->n; j++)
-			dst[(uint64_t)m * a->n + j] =
-				scale * c[m * a->c_stride_m + j * a->c_stride_n];
+	for (uint32_t j = 0; j < a->n; j++)
+		dst[j] = scale * c[j * a->c_stride_n];
 	return WEBNN_STATUS_OK;
 }
 
@@ -120,13 +117,10 @@ static enum webnn_status cpu_mm_try(const struct cpu_build *b, struct cpu_step *
 		st = dnnl_memory_desc_init_by_tag(&b_pd, k->rank, k->b_dims, dnnl_f32,
 						  dnnl_format_tag_any);
 	if (st == dnnl_success && (mode == CPU_GEMM_C_BIAS || mode == CPU_GEMM_C_OWNED)) {
-		int64_t rows = ga->c_stride_m ? ga->m : 1;
-		int64_t cols = mode == CPU_GEMM_C_OWNED || ga->c_stride_n ? ga->n : 1;
-		dnnl_dims_t dims = { rows, cols };
-		dnnl_dims_t strides = { mode == CPU_GEMM_C_OWNED ? cols
-					: ga->c_stride_m ? (int64_t)ga->c_stride_m : cols,
-				       mode == CPU_GEMM_C_OWNED || !ga->c_stride_n
-					       ? 1 : (int64_t)ga->c_stride_n };
+		/* one row: C's own strides, or the owned copy's */
+		dnnl_dims_t dims = { 1, ga->n };
+		dnnl_dims_t strides = { ga->n, mode == CPU_GEMM_C_OWNED ? 1
+								: (int64_t)ga->c_stride_n };
 		st = cpu_dnnl_md_strided(&bias_md, 2, dims, strides, dnnl_f32);
 	}
 	if (st != dnnl_success)
