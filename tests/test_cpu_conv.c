@@ -316,28 +316,6 @@ TEST_TIMEOUT(cpu_conv_conv2d_epilogues, 300)
 	backend_cpu.shutdown(be);
 }
 
-/* The same on the kernels oneDNN runs on CPUs without AVX-512 (each test is its own process,
- * so the ISA cap set before oneDNN's first use holds for it): other implementations, e.g.
- * gemm:jit for grouped convolutions, which adds a residual post-op wrongly. */
-static void cc_conv_isa(dnnl_cpu_isa_t isa)
-{
-	if (dnnl_set_max_cpu_isa(isa) != dnnl_success)
-		SKIP("oneDNN was used in this process already (--no-fork): its ISA is fixed");
-	struct backend *be = cc_backend();
-	cc_conv_all(be);
-	cc_conv_epilogues(be);
-	backend_cpu.shutdown(be);
-}
-
-TEST_TIMEOUT(cpu_conv_conv2d_avx2, 300)
-{
-	cc_conv_isa(dnnl_cpu_isa_avx2);
-}
-
-TEST_TIMEOUT(cpu_conv_conv2d_sse41, 300)
-{
-	cc_conv_isa(dnnl_cpu_isa_sse41);
-}
 
 /* float16 is left to the reference kernel: same results as the reference. */
 TEST_TIMEOUT(cpu_conv_conv2d_float16, 120)
@@ -355,9 +333,8 @@ TEST_TIMEOUT(cpu_conv_conv2d_float16, 120)
 
 /* ==== convTranspose2d */
 
-TEST_TIMEOUT(cpu_conv_conv_transpose2d_vs_reference, 300)
+static void cc_conv_transpose_all(struct backend *be)
 {
-	struct backend *be = cc_backend();
 	static const struct {
 		uint32_t n, cin, h, w, cout, kh, kw, groups;
 		uint32_t stride[2], dil[2], pad[4], out_pad[2];
@@ -450,6 +427,12 @@ TEST_TIMEOUT(cpu_conv_conv_transpose2d_vs_reference, 300)
 					free(fdata);
 					free(bdata);
 				}
+}
+
+TEST_TIMEOUT(cpu_conv_conv_transpose2d_vs_reference, 300)
+{
+	struct backend *be = cc_backend();
+	cc_conv_transpose_all(be);
 	backend_cpu.shutdown(be);
 }
 
@@ -457,9 +440,8 @@ TEST_TIMEOUT(cpu_conv_conv_transpose2d_vs_reference, 300)
 
 /* Every transpose, alpha, beta and C shape (absent, scalar, [N], [1, N], [M, 1], [M, N]), C and
  * B as constants or inputs, with and without a relu after it. */
-TEST_TIMEOUT(cpu_conv_gemm_vs_reference, 300)
+static void cc_gemm_all(struct backend *be)
 {
-	struct backend *be = cc_backend();
 	const uint32_t M = 5, N = 7, K = 9;
 	static const float alphas[] = { 1, 0.5f }, betas[] = { 1, 2, 0 };
 	int runs = 0;
@@ -517,12 +499,17 @@ TEST_TIMEOUT(cpu_conv_gemm_vs_reference, 300)
 		cc_compare(be, cc_finish(&tg, label), 4000 + runs++, label);
 		tg_free(&tg);
 						}
+}
+
+TEST_TIMEOUT(cpu_conv_gemm_vs_reference, 300)
+{
+	struct backend *be = cc_backend();
+	cc_gemm_all(be);
 	backend_cpu.shutdown(be);
 }
 
-TEST_TIMEOUT(cpu_conv_matmul_vs_reference, 300)
+static void cc_matmul_all(struct backend *be)
 {
-	struct backend *be = cc_backend();
 	static const struct {
 		uint32_t ar, a[5], br, b[5];
 	} cases[] = {
@@ -588,7 +575,40 @@ TEST_TIMEOUT(cpu_conv_matmul_vs_reference, 300)
 				tg_free(&tg);
 				free(bdata);
 			}
+}
+
+TEST_TIMEOUT(cpu_conv_matmul_vs_reference, 300)
+{
+	struct backend *be = cc_backend();
+	cc_matmul_all(be);
 	backend_cpu.shutdown(be);
+}
+
+/* ==== every case again on the kernels oneDNN runs on CPUs without AVX-512 (each test is its
+ * own process, so the ISA cap set before oneDNN's first use holds for it): other
+ * implementations, e.g. gemm:jit for grouped convolutions, which adds a residual post-op
+ * wrongly. */
+static void cc_isa(dnnl_cpu_isa_t isa)
+{
+	if (dnnl_set_max_cpu_isa(isa) != dnnl_success)
+		SKIP("oneDNN was used in this process already (--no-fork): its ISA is fixed");
+	struct backend *be = cc_backend();
+	cc_conv_all(be);
+	cc_conv_epilogues(be);
+	cc_conv_transpose_all(be);
+	cc_gemm_all(be);
+	cc_matmul_all(be);
+	backend_cpu.shutdown(be);
+}
+
+TEST_TIMEOUT(cpu_conv_avx2, 300)
+{
+	cc_isa(dnnl_cpu_isa_avx2);
+}
+
+TEST_TIMEOUT(cpu_conv_sse41, 300)
+{
+	cc_isa(dnnl_cpu_isa_sse41);
 }
 
 /* ==== timings (--bench): the shapes of research/cpu-options.md, through the backend */
