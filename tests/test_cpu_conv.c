@@ -454,13 +454,15 @@ static void cc_gemm_all(struct backend *be)
 		/* C shapes: 0 none, 1 scalar, 2 [N], 3 [1, N], 4 [M, 1], 5 [M, N] */
 		if (cs == 0 && bi > 0)
 			continue;
-		bool const_b = konst & 1, const_c = konst & 2, relu = (runs % 3) == 1;
+		/* after it: 0 nothing, 1 relu, 2 add([N] constant) + relu, 3 add(input) + relu */
+		bool const_b = konst & 1, const_c = konst & 2;
+		int epi = runs % 4;
 		if (cs == 0 && const_c)
 			continue;
 		char label[200];
-		snprintf(label, sizeof label, "gemm aT %d bT %d alpha %g beta %g C %d%s%s%s", at, bt,
-			 alphas[ai], betas[bi], cs, const_b ? " constB" : "", const_c ? " constC" : "",
-			 relu ? " relu" : "");
+		snprintf(label, sizeof label, "gemm aT %d bT %d alpha %g beta %g C %d%s%s epi %d", at,
+			 bt, alphas[ai], betas[bi], cs, const_b ? " constB" : "",
+			 const_c ? " constC" : "", epi);
 		struct tg_graph tg;
 		tg_init(&tg);
 		uint32_t adims[2] = { at ? K : M, at ? M : K }, bdims[2] = { bt ? N : K, bt ? K : N };
@@ -487,14 +489,25 @@ static void cc_gemm_all(struct backend *be)
 		m.a_transpose = at;
 		m.b_transpose = bt;
 		m.output = tg_next(&tg);
-		Webnn__Ipc__Operation o[2] = { WEBNN__IPC__OPERATION__INIT,
+		Webnn__Ipc__Operation o[3] = { WEBNN__IPC__OPERATION__INIT,
+					       WEBNN__IPC__OPERATION__INIT,
 					       WEBNN__IPC__OPERATION__INIT };
 		uint32_t y = cc_add_op(&tg, &o[0], WNN_OP_GEMM, &m, label);
+		Webnn__Ipc__ElementwiseBinary add = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+		float vdata[N];
+		tg_random(vdata, WNN_F32, N, 47, -1, 1);
+		if (epi >= 2) {
+			add.a = y;
+			add.b = epi == 2 ? tg_constant(&tg, WNN_F32, 1, (uint32_t[]){ N }, vdata)
+					 : tg_input(&tg, WNN_F32, 2, (uint32_t[]){ M, N });
+			add.output = tg_next(&tg);
+			y = cc_add_op(&tg, &o[1], WNN_OP_ADD, &add, label);
+		}
 		Webnn__Ipc__ElementwiseUnary r = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
-		if (relu) {
+		if (epi >= 1) {
 			r.input = y;
 			r.output = tg_next(&tg);
-			cc_add_op(&tg, &o[1], WNN_OP_RELU, &r, label);
+			cc_add_op(&tg, &o[2], WNN_OP_RELU, &r, label);
 		}
 		cc_compare(be, cc_finish(&tg, label), 4000 + runs++, label);
 		tg_free(&tg);

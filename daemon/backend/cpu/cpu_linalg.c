@@ -10,9 +10,8 @@
  *  - BIAS:    C itself when alpha == beta and C is one row ({1, N}: brg matmul takes no other
  *             bias shape, a full one gets ref:any);
  *  - OWNED:   a constant one-row C times beta / alpha, made once here ({1, N});
- *  - PREFILL: otherwise dst is filled with C (broadcast) before each run and a sum post-op
- *             adds beta * C; the epilogue is then applied by the core afterwards, as the sum
- *             must come before it.
+ *  - PREFILL: otherwise dst is filled with C (broadcast) before each run and a sum post-op,
+ *             first of all (before the epilogue's activation), adds beta * C.
  * matmul's batch dims broadcast as oneDNN's do (a size-1 dim against the other's size).
  */
 
@@ -96,6 +95,48 @@ static enum webnn_status cpu_gemm_owned_bias(const struct cpu_build *b, struct c
 	return WEBNN_STATUS_OK;
 }
 
+/* The post-ops of attr (the epilogue's) with a sum first: beta times the C the run prefills
+ * must be added before the epilogue's activation. The binary operands bound to p move up one
+ * post-op index with their post-ops. */
+static enum webnn_status cpu_gemm_sum_first(dnnl_primitive_attr_t attr, struct cpu_dnnl_prim *p,
+					    float beta, const struct graph_node *n,
+					    struct wnn_diag *diag)
+{
+	const_dnnl_post_ops_t old = NULL;
+	dnnl_post_ops_t po = NULL;
+	dnnl_status_t st = dnnl_primitive_attr_get_post_ops(attr, &old);
+	if (st == dnnl_success)
+		st = dnnl_post_ops_create(&po);
+	if (st == dnnl_success)
+		st = dnnl_post_ops_append_sum(po, beta);
+	int len = st == dnnl_success && old ? dnnl_post_ops_len(old) : 0;
+	for (int i = 0; st == dnnl_success && i < len; i++) {
+		dnnl_alg_kind_t alg;
+		if (dnnl_post_ops_get_kind(old, i) == dnnl_eltwise) {
+			float scale, alpha, b2;
+			st = dnnl_post_ops_get_params_eltwise(old, i, &scale, &alg, &alpha, &b2);
+			if (st == dnnl_success)
+				st = dnnl_post_ops_append_eltwise(po, scale, alg, alpha, b2);
+		} else if (dnnl_post_ops_get_kind(old, i) == dnnl_binary) {
+			const dnnl_memory_desc_t *md = NULL;
+			st = dnnl_post_ops_get_params_binary(old, i, &alg, &md);
+			if (st == dnnl_success)
+				st = dnnl_post_ops_append_binary(po, alg, md);
+		} else {
+			st = dnnl_invalid_arguments; /* the epilogue makes no other kind */
+		}
+	}
+	if (st == dnnl_success)
+		st = dnnl_primitive_attr_set_post_ops(attr, po);
+	if (po)
+		dnnl_post_ops_destroy(po);
+	for (int i = 0; st == dnnl_success && i < p->n_args; i++)
+		if (p->args[i].arg >= DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE &&
+		    p->args[i].arg < DNNL_ARG_ATTR_INPUT_SCALES)
+			p->args[i].arg += DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE;
+	return cpu_dnnl_check(st, n, "post-ops", diag);
+}
+
 /* One try: OK with s->run set; OK with s->run NULL when oneDNN has no implementation; or an
  * error. mode is the gemm C term (NONE for matmul); fuse puts the epilogue in post-ops. */
 static enum webnn_status cpu_mm_try(const struct cpu_build *b, struct cpu_step *s,
@@ -141,7 +182,6 @@ static enum webnn_status cpu_mm_try(const struct cpu_build *b, struct cpu_step *
 		return cpu_linalg_oom(n, diag);
 	enum webnn_status r = WEBNN_STATUS_OK;
 	dnnl_primitive_attr_t attr = NULL;
-	dnnl_post_ops_t po = NULL;
 	if ((r = fuse ? cpu_dnnl_epilogue_attr(b, p, n, &d_md, &attr, diag)
 		      : cpu_dnnl_attr_create(&attr, n, diag)) != WEBNN_STATUS_OK)
 		goto fail;
@@ -152,17 +192,9 @@ static enum webnn_status cpu_mm_try(const struct cpu_build *b, struct cpu_step *
 					n, "output scales", diag)))
 			goto fail_attr;
 	}
-	if (mode == CPU_GEMM_C_PREFILL) {
-		/* fuse is false here: the sum is the only post-op */
-		if ((r = cpu_dnnl_check(dnnl_post_ops_create(&po), n, "post-ops", diag)) ||
-		    (r = cpu_dnnl_check(dnnl_post_ops_append_sum(po, (float)ga->beta), n,
-					"post-ops", diag)) ||
-		    (r = cpu_dnnl_check(dnnl_primitive_attr_set_post_ops(attr, po), n, "post-ops",
-					diag)))
-			goto fail_attr;
-		dnnl_post_ops_destroy(po);
-		po = NULL;
-	}
+	if (mode == CPU_GEMM_C_PREFILL &&
+	    (r = cpu_gemm_sum_first(attr, p, (float)ga->beta, n, diag)) != WEBNN_STATUS_OK)
+		goto fail_attr;
 	dnnl_primitive_desc_t pd = NULL;
 	st = dnnl_primitive_desc_create(&pd, &md, attr, b->engine, NULL);
 	if (attr)
@@ -193,8 +225,6 @@ static enum webnn_status cpu_mm_try(const struct cpu_build *b, struct cpu_step *
 	s->epilogue_after = n->epilogue.used && !fuse;
 	return WEBNN_STATUS_OK;
 fail_attr:
-	if (po)
-		dnnl_post_ops_destroy(po);
 	if (attr)
 		dnnl_primitive_attr_destroy(attr);
 fail:
@@ -266,7 +296,7 @@ enum webnn_status cpu_linalg_prepare(const struct cpu_build *b, struct cpu_step 
 	/* with fused post-ops, then without them, then (a C term oneDNN would not take as a
 	 * bias) through the prefill */
 	enum webnn_status r;
-	if (n->epilogue.used && mode != CPU_GEMM_C_PREFILL) {
+	if (n->epilogue.used) {
 		if ((r = cpu_mm_try(b, s, &k, mode, true, diag)) != WEBNN_STATUS_OK || s->run)
 			return r;
 	}
