@@ -1,8 +1,11 @@
 /* The cpu backend's data and gather kernels against the reference, bit for bit: every operator, element sizes 1/2/4/8, many shapes and options, one and several threads. */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/backend/cpu/cpu.h"
+#include "daemon/backend/reference/ref.h"
 #include "tests/graphs.h"
 #include "tests/test.h"
 
@@ -484,5 +487,263 @@ TEST_TIMEOUT(cpu_data_gather_scatter, 300)
 			uint32_t bdims[2] = { 4, 20000 }, bidx[2] = { 6, 1 }, bupd[2] = { 6, 20000 };
 			dc_scatter(WNN_OP_SCATTER_ND, t, it, 2, bdims, 2, bidx, 2, bupd, 0, 4);
 		}
+	}
+}
+
+/* ==== speed (WEBNN_CPU_DATA_BENCH=1): GB/s of bytes read + written, against the reference
+ * kernel and memcpy of the output's bytes */
+
+static double dc_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+struct dc_bench_ctx {
+	const struct graph_ir *g;
+	void **bufs;
+	uint64_t out_bytes;
+	void *mc_src, *mc_dst;
+};
+
+enum dc_bench_what { DC_BENCH_REF, DC_BENCH_CPU, DC_BENCH_MEMCPY };
+
+static void dc_bench_once(struct dc_bench_ctx *c, enum dc_bench_what what, int threads,
+			  const struct cpu_step *s, const struct ref_step *rs)
+{
+	struct wnn_diag diag = { 0 };
+	if (what == DC_BENCH_REF) {
+		rs->run(rs, c->bufs, &diag);
+	} else if (what == DC_BENCH_CPU) {
+		struct cpu_exec x = { .threads = threads };
+		s->run(s, c->bufs, &x, &diag);
+	} else {
+		uint64_t bytes = c->out_bytes;
+		uint8_t *d = c->mc_dst;
+		const uint8_t *sr = c->mc_src;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+		{
+			uint64_t id = (uint64_t)omp_get_thread_num(), all = (uint64_t)omp_get_num_threads();
+			uint64_t lo = bytes * id / all, hi = bytes * (id + 1) / all;
+			memcpy(d + lo, sr + lo, hi - lo);
+		}
+	}
+}
+
+/* best time of one run, in seconds */
+static double dc_bench_time(struct dc_bench_ctx *c, enum dc_bench_what what, int threads,
+			    const struct cpu_step *s, const struct ref_step *rs)
+{
+	double best = 1e30, start = dc_now();
+	int n = 0;
+	while (n < 5 || (dc_now() - start < 0.3 && n < 2000)) {
+		double t0 = dc_now();
+		dc_bench_once(c, what, threads, s, rs);
+		double t = dc_now() - t0;
+		best = t < best ? t : best;
+		n++;
+	}
+	return best;
+}
+
+static void dc_bench(const struct graph_ir *g, const char *label)
+{
+	struct dc_bench_ctx c = { .g = g };
+	struct wnn_diag diag = { 0 };
+	c.bufs = calloc(g->n_values, sizeof(*c.bufs));
+	struct wnn_desc *descs = calloc(g->n_values, sizeof(*descs));
+	uint64_t bytes = 0;
+	for (uint32_t v = 0; v < g->n_values; v++)
+		descs[v] = g->values[v].desc;
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		const struct wnn_desc *d = &g->values[g->inputs[i]].desc;
+		uint64_t count = 1;
+		wnn_desc_count(d, &count);
+		c.bufs[g->inputs[i]] = malloc(tg_bytes(d) + 8);
+		tg_random(c.bufs[g->inputs[i]], d->type, count, 7 + i, 0, 3);
+		bytes += tg_bytes(d);
+	}
+	for (size_t i = 0; i < g->n_outputs; i++) {
+		size_t ob = tg_bytes(&g->values[g->outputs[i]].desc);
+		c.bufs[g->outputs[i]] = calloc(1, ob + 8);
+		c.out_bytes += ob;
+	}
+	bytes += c.out_bytes;
+	c.mc_src = calloc(1, c.out_bytes);
+	c.mc_dst = calloc(1, c.out_bytes);
+	const struct graph_node *n = &g->nodes[0];
+	int threads = omp_get_num_procs();
+	struct cpu_build b = { .g = g, .threads = threads };
+	struct cpu_step s = { .n = n, .g = g };
+	enum webnn_status st = wnn_ops[n->op].family == WNN_FAMILY_DATA
+				       ? cpu_data_prepare(&b, &s, &diag)
+				       : cpu_gather_prepare(&b, &s, &diag);
+	ASSERT_MSG(st == WEBNN_STATUS_OK && s.run, "%s: %s", label, diag.message);
+	struct ref_step rs = { .op = n->op, .a = &n->attrs, .descs = descs };
+	st = wnn_ops[n->op].family == WNN_FAMILY_DATA ? ref_data_prepare(n, &rs, &diag)
+						      : ref_gather_prepare(n, &rs, &diag);
+	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s: %s", label, diag.message);
+	/* alternated, best of both rounds: the machine is shared */
+	double t_ref = 1e30, t_c1 = 1e30;
+	for (int round = 0; round < 2; round++) {
+		double t = dc_bench_time(&c, DC_BENCH_REF, 1, &s, &rs);
+		t_ref = t < t_ref ? t : t_ref;
+		t = dc_bench_time(&c, DC_BENCH_CPU, 1, &s, &rs);
+		t_c1 = t < t_c1 ? t : t_c1;
+	}
+	double t_cn = dc_bench_time(&c, DC_BENCH_CPU, threads, &s, &rs);
+	double t_m1 = dc_bench_time(&c, DC_BENCH_MEMCPY, 1, &s, &rs);
+	double t_mn = dc_bench_time(&c, DC_BENCH_MEMCPY, threads, &s, &rs);
+	double gb = (double)bytes / 1e9, mgb = 2.0 * (double)c.out_bytes / 1e9;
+	fprintf(stderr,
+		"%-44s %7.2f MB  ref %6.2f GB/s  C 1t %6.2f  C %dt %6.2f GB/s (%7.1f us)  "
+		"memcpy 1t %6.2f  %dt %6.2f GB/s (%7.1f us)\n",
+		label, (double)bytes / 1e6, gb / t_ref, gb / t_c1, threads, gb / t_cn, t_cn * 1e6,
+		mgb / t_m1, threads, mgb / t_mn, t_mn * 1e6);
+	if (s.destroy)
+		s.destroy(s.priv);
+	for (size_t i = 0; i < g->n_inputs; i++)
+		free(c.bufs[g->inputs[i]]);
+	for (size_t i = 0; i < g->n_outputs; i++)
+		free(c.bufs[g->outputs[i]]);
+	free(c.bufs);
+	free(descs);
+	free(c.mc_src);
+	free(c.mc_dst);
+}
+
+#define DC_BENCH1(t, rank, dims, kind, msg, label)                                             \
+	do {                                                                                   \
+		struct tg_graph tg_;                                                           \
+		struct wnn_diag d_ = { 0 };                                                    \
+		tg_init(&tg_);                                                                 \
+		(msg).input = tg_input(&tg_, (t), (rank), (dims));                             \
+		(msg).output = tg_next(&tg_);                                                  \
+		Webnn__Ipc__Operation o_ = WEBNN__IPC__OPERATION__INIT;                        \
+		tg_set_op(&o_, (kind), &(msg));                                                \
+		ASSERT_MSG(tg_op(&tg_, &o_, &d_) == WEBNN_STATUS_OK, "%s: %s", (label),        \
+			   d_.message);                                                        \
+		const struct graph_ir *g_ = tg_finish(&tg_, &d_);                              \
+		ASSERT_MSG(g_, "%s: %s", (label), d_.message);                                 \
+		dc_bench(g_, (label));                                                         \
+		tg_free(&tg_);                                                                 \
+	} while (0)
+
+static void dc_bench_transpose(enum wnn_dtype t, const uint32_t *dims, const uint32_t *perm,
+			       const char *label)
+{
+	Webnn__Ipc__Transpose m = WEBNN__IPC__TRANSPOSE__INIT;
+	m.n_permutation = 4;
+	m.permutation = (uint32_t *)perm;
+	m.has_has_permutation = 1;
+	m.has_permutation = 1;
+	DC_BENCH1(t, 4, dims, WNN_OP_TRANSPOSE, m, label);
+}
+
+TEST_TIMEOUT(cpu_data_bench, 600)
+{
+	if (!getenv("WEBNN_CPU_DATA_BENCH"))
+		SKIP("set WEBNN_CPU_DATA_BENCH=1 to time the data kernels");
+	static const uint32_t to_nhwc[4] = { 0, 2, 3, 1 }, to_nchw[4] = { 0, 3, 1, 2 };
+	dc_bench_transpose(WNN_F32, (uint32_t[]){ 1, 3, 224, 224 }, to_nhwc,
+			   "transpose 1x3x224x224 f32 NCHW->NHWC");
+	dc_bench_transpose(WNN_F32, (uint32_t[]){ 1, 224, 224, 3 }, to_nchw,
+			   "transpose 1x224x224x3 f32 NHWC->NCHW");
+	dc_bench_transpose(WNN_F32, (uint32_t[]){ 1, 64, 56, 56 }, to_nhwc,
+			   "transpose 1x64x56x56 f32 NCHW->NHWC");
+	dc_bench_transpose(WNN_F32, (uint32_t[]){ 1, 56, 56, 64 }, to_nchw,
+			   "transpose 1x56x56x64 f32 NHWC->NCHW");
+	dc_bench_transpose(WNN_F32, (uint32_t[]){ 1, 512, 7, 7 }, to_nhwc,
+			   "transpose 1x512x7x7 f32 NCHW->NHWC");
+	dc_bench_transpose(WNN_F16, (uint32_t[]){ 1, 64, 56, 56 }, to_nhwc,
+			   "transpose 1x64x56x56 f16 NCHW->NHWC");
+	dc_bench_transpose(WNN_U8, (uint32_t[]){ 1, 3, 224, 224 }, to_nhwc,
+			   "transpose 1x3x224x224 u8 NCHW->NHWC");
+	{
+		struct tg_graph tg;
+		struct wnn_diag d = { 0 };
+		tg_init(&tg);
+		uint32_t ins[2] = { tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 1, 56, 56, 64 }),
+				    tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 1, 56, 56, 64 }) };
+		Webnn__Ipc__Concat m = WEBNN__IPC__CONCAT__INIT;
+		m.n_inputs = 2;
+		m.inputs = ins;
+		m.axis = 3;
+		m.output = tg_next(&tg);
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o, WNN_OP_CONCAT, &m);
+		ASSERT(tg_op(&tg, &o, &d) == WEBNN_STATUS_OK);
+		dc_bench(tg_finish(&tg, &d), "concat 2x 1x56x56x64 f32 axis 3");
+		tg_free(&tg);
+	}
+	{
+		Webnn__Ipc__Slice m = WEBNN__IPC__SLICE__INIT;
+		uint32_t starts[4] = { 0, 0, 0, 16 }, sizes[4] = { 1, 56, 56, 32 };
+		m.n_starts = m.n_sizes = 4;
+		m.starts = starts;
+		m.sizes = sizes;
+		DC_BENCH1(WNN_F32, 4, ((uint32_t[]){ 1, 56, 56, 64 }), WNN_OP_SLICE, m,
+			  "slice 1x56x56x64 -> channels 16..47 f32");
+		uint32_t starts2[4] = { 0, 0, 1, 1 }, sizes2[4] = { 1, 64, 56, 56 },
+			 strides2[4] = { 1, 1, 2, 2 };
+		m.starts = starts2;
+		m.sizes = sizes2;
+		m.n_strides = 4;
+		m.strides = strides2;
+		DC_BENCH1(WNN_F32, 4, ((uint32_t[]){ 1, 64, 113, 113 }), WNN_OP_SLICE, m,
+			  "slice 1x64x113x113 step 2 f32");
+	}
+	for (int mode = 0; mode < 3; mode++) {
+		static const char *names[3] = { "pad 1x56x56x64 f32 H,W +1 constant",
+						"pad 1x56x56x64 f32 H,W +1 edge",
+						"pad 1x56x56x64 f32 H,W +1 reflection" };
+		Webnn__Ipc__Pad m = WEBNN__IPC__PAD__INIT;
+		uint32_t begin[4] = { 0, 1, 1, 0 }, end[4] = { 0, 1, 1, 0 };
+		m.n_beginning_padding = m.n_ending_padding = 4;
+		m.beginning_padding = begin;
+		m.ending_padding = end;
+		m.has_mode = 1;
+		m.mode = (Webnn__Ipc__PaddingMode)mode;
+		DC_BENCH1(WNN_F32, 4, ((uint32_t[]){ 1, 56, 56, 64 }), WNN_OP_PAD, m, names[mode]);
+	}
+	{
+		Webnn__Ipc__Pad m = WEBNN__IPC__PAD__INIT;
+		uint32_t begin[4] = { 0, 0, 1, 1 }, end[4] = { 0, 0, 1, 1 };
+		m.n_beginning_padding = m.n_ending_padding = 4;
+		m.beginning_padding = begin;
+		m.ending_padding = end;
+		DC_BENCH1(WNN_F32, 4, ((uint32_t[]){ 1, 64, 56, 56 }), WNN_OP_PAD, m,
+			  "pad 1x64x56x56 f32 H,W +1 constant");
+	}
+	{
+		Webnn__Ipc__Reshape m = WEBNN__IPC__RESHAPE__INIT;
+		uint32_t shape[2] = { 1, 64 * 56 * 56 };
+		m.n_new_shape = 2;
+		m.new_shape = shape;
+		DC_BENCH1(WNN_F32, 4, ((uint32_t[]){ 1, 64, 56, 56 }), WNN_OP_RESHAPE, m,
+			  "reshape 1x64x56x56 f32");
+	}
+	{
+		Webnn__Ipc__Expand m = WEBNN__IPC__EXPAND__INIT;
+		uint32_t shape[4] = { 1, 64, 56, 56 };
+		m.n_new_shape = 4;
+		m.new_shape = shape;
+		DC_BENCH1(WNN_F32, 4, ((uint32_t[]){ 1, 64, 1, 1 }), WNN_OP_EXPAND, m,
+			  "expand 1x64x1x1 -> 1x64x56x56 f32");
+	}
+	{
+		struct tg_graph tg;
+		struct wnn_diag d = { 0 };
+		tg_init(&tg);
+		Webnn__Ipc__Gather m = WEBNN__IPC__GATHER__INIT;
+		m.input = tg_input(&tg, WNN_F32, 2, (uint32_t[]){ 30000, 256 });
+		m.indices = tg_input(&tg, WNN_I32, 1, (uint32_t[]){ 2048 });
+		m.output = tg_next(&tg);
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o, WNN_OP_GATHER, &m);
+		ASSERT(tg_op(&tg, &o, &d) == WEBNN_STATUS_OK);
+		dc_bench(tg_finish(&tg, &d), "gather 2048 rows of 30000x256 f32");
+		tg_free(&tg);
 	}
 }

@@ -95,10 +95,15 @@ static void cpu_view_init(struct cpu_view *v, uint32_t rank, const uint64_t *dim
 	}
 	if (v->kind == CPU_COPY_TILE) {
 		/* about 4 KiB of source per block: both sides of it stay in L1 */
-		v->bl = v->dims[l] < 32 ? v->dims[l] : 32;
-		v->bp = 4096 / (v->bl * v->es);
-		if (v->bp < 32)
-			v->bp = 32;
+		uint64_t P = v->dims[v->tp], L = v->dims[l];
+		uint64_t bl = L < 32 ? L : 32, bp = 4096 / (bl * v->es);
+		bp = bp < 32 ? 32 : bp;
+		bp = bp < P ? bp : P;
+		/* a short source side (3 channels) gets long blocks on the other */
+		bl = 4096 / (bp * v->es);
+		bl = bl < 32 ? 32 : bl;
+		v->bl = bl < L ? bl : L;
+		v->bp = bp;
 		uint64_t outer = 1;
 		for (uint32_t d = 0; d < l; d++)
 			if (d != v->tp)
@@ -136,9 +141,15 @@ static void cpu_view_split_rows(struct cpu_view *v, int nt)
 		memcpy(d + (int64_t)i * dst, s + (int64_t)i * sst, N)
 
 /* n elements of es bytes, d and s advancing by dst and sst bytes */
+static void cpu_fill(uint8_t *d, uint64_t n, const uint8_t *v, size_t es);
+
 static void cpu_copy_row(uint8_t *d, const uint8_t *s, uint64_t n, int64_t dst, int64_t sst,
 			 size_t es)
 {
+	if (sst == 0 && dst == (int64_t)es) { /* broadcast */
+		cpu_fill(d, n, s, es);
+		return;
+	}
 	switch (es) {
 	case 1:
 		CPU_ROW_(1);
@@ -161,17 +172,49 @@ static void cpu_copy_row(uint8_t *d, const uint8_t *s, uint64_t n, int64_t dst, 
 	}
 }
 
+/* Scalar remainder of a tile. Three planes (RGB images) unrolled, either side. */
 #define CPU_TILE_(N)                                                                           \
-	for (uint64_t p = 0; p < np; p++) {                                                    \
-		uint8_t *dp = d + (int64_t)p * dsp;                                            \
-		const uint8_t *sp = s + p * N;                                                 \
-		for (uint64_t i = 0; i < nl; i++)                                              \
-			memcpy(dp + i * N, sp + (int64_t)i * ssl, N);                           \
-	}
+	do {                                                                                   \
+		if (nl == 3) {                                                                 \
+			for (uint64_t p = 0; p < np; p++) {                                    \
+				uint8_t *dp = d + (int64_t)p * dsp;                            \
+				const uint8_t *sp = s + p * N;                                 \
+				memcpy(dp, sp, N);                                             \
+				memcpy(dp + N, sp + ssl, N);                                   \
+				memcpy(dp + 2 * N, sp + 2 * ssl, N);                           \
+			}                                                                      \
+			break;                                                                 \
+		}                                                                              \
+		if (np == 3) {                                                                 \
+			for (uint64_t i = 0; i < nl; i++) {                                    \
+				uint8_t *di = d + i * N;                                       \
+				const uint8_t *si = s + (int64_t)i * ssl;                      \
+				memcpy(di, si, N);                                             \
+				memcpy(di + dsp, si + N, N);                                   \
+				memcpy(di + 2 * dsp, si + 2 * N, N);                           \
+			}                                                                      \
+			break;                                                                 \
+		}                                                                              \
+		if (nl < 8) {                                                                  \
+			for (uint64_t i = 0; i < nl; i++) {                                    \
+				uint8_t *di = d + i * N;                                       \
+				const uint8_t *si = s + (int64_t)i * ssl;                      \
+				for (uint64_t p = 0; p < np; p++)                              \
+					memcpy(di + (int64_t)p * dsp, si + p * N, N);          \
+			}                                                                      \
+			break;                                                                 \
+		}                                                                              \
+		for (uint64_t p = 0; p < np; p++) {                                            \
+			uint8_t *dp = d + (int64_t)p * dsp;                                    \
+			const uint8_t *sp = s + p * N;                                         \
+			for (uint64_t i = 0; i < nl; i++)                                      \
+				memcpy(dp + i * N, sp + (int64_t)i * ssl, N);                   \
+		}                                                                              \
+	} while (0)
 
-/* d[p * dsp + i * es] = s[p * es + i * ssl] for p < np, i < nl */
-static void cpu_copy_tile(uint8_t *d, const uint8_t *s, uint64_t np, uint64_t nl, int64_t dsp,
-			  int64_t ssl, size_t es)
+/* d[p * dsp + i * es] = s[p * es + i * ssl] for p < np, i < nl, element by element */
+static void cpu_tile_scalar(uint8_t *d, const uint8_t *s, uint64_t np, uint64_t nl, int64_t dsp,
+			    int64_t ssl, size_t es)
 {
 	switch (es) {
 	case 1:
@@ -193,6 +236,117 @@ static void cpu_copy_tile(uint8_t *d, const uint8_t *s, uint64_t np, uint64_t nl
 		CPU_TILE_(es);
 		break;
 	}
+}
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/* K x K register transposes (SSE2, the x86-64 baseline; bits are moved, never converted):
+ * s points at (p, i), source row k at s + k * ssl holds p..p+K-1 of i + k; destination row j at
+ * d + j * dsp receives i..i+K-1 of p + j. */
+#define CPU_LD_(k) _mm_loadu_si128((const __m128i *)(s + (k) * ssl))
+#define CPU_ST_(j, r) _mm_storeu_si128((__m128i *)(d + (j) * dsp), (r))
+
+static inline void cpu_t8x8_b(uint8_t *d, const uint8_t *s, int64_t dsp, int64_t ssl)
+{
+	__m128i r[8], t[4], u[4], v[4];
+	for (int k = 0; k < 8; k++)
+		r[k] = _mm_loadl_epi64((const __m128i *)(s + k * ssl));
+	for (int k = 0; k < 4; k++)
+		t[k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
+	u[0] = _mm_unpacklo_epi16(t[0], t[1]);
+	u[1] = _mm_unpackhi_epi16(t[0], t[1]);
+	u[2] = _mm_unpacklo_epi16(t[2], t[3]);
+	u[3] = _mm_unpackhi_epi16(t[2], t[3]);
+	v[0] = _mm_unpacklo_epi32(u[0], u[2]);
+	v[1] = _mm_unpackhi_epi32(u[0], u[2]);
+	v[2] = _mm_unpacklo_epi32(u[1], u[3]);
+	v[3] = _mm_unpackhi_epi32(u[1], u[3]);
+	for (int k = 0; k < 4; k++) {
+		_mm_storel_epi64((__m128i *)(d + (2 * k) * dsp), v[k]);
+		_mm_storel_epi64((__m128i *)(d + (2 * k + 1) * dsp), _mm_unpackhi_epi64(v[k], v[k]));
+	}
+}
+
+static inline void cpu_t8x8_h(uint8_t *d, const uint8_t *s, int64_t dsp, int64_t ssl)
+{
+	__m128i r[8], t[8], u[8];
+	for (int k = 0; k < 8; k++)
+		r[k] = CPU_LD_(k);
+	for (int k = 0; k < 4; k++) {
+		t[k] = _mm_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
+		t[k + 4] = _mm_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
+	}
+	/* t[0..3]: p 0-3 of row pairs, t[4..7]: p 4-7 */
+	for (int h = 0; h < 2; h++) {
+		u[4 * h + 0] = _mm_unpacklo_epi32(t[4 * h + 0], t[4 * h + 1]);
+		u[4 * h + 1] = _mm_unpackhi_epi32(t[4 * h + 0], t[4 * h + 1]);
+		u[4 * h + 2] = _mm_unpacklo_epi32(t[4 * h + 2], t[4 * h + 3]);
+		u[4 * h + 3] = _mm_unpackhi_epi32(t[4 * h + 2], t[4 * h + 3]);
+	}
+	for (int h = 0; h < 2; h++) {
+		CPU_ST_(4 * h + 0, _mm_unpacklo_epi64(u[4 * h + 0], u[4 * h + 2]));
+		CPU_ST_(4 * h + 1, _mm_unpackhi_epi64(u[4 * h + 0], u[4 * h + 2]));
+		CPU_ST_(4 * h + 2, _mm_unpacklo_epi64(u[4 * h + 1], u[4 * h + 3]));
+		CPU_ST_(4 * h + 3, _mm_unpackhi_epi64(u[4 * h + 1], u[4 * h + 3]));
+	}
+}
+
+static inline void cpu_t4x4_s(uint8_t *d, const uint8_t *s, int64_t dsp, int64_t ssl)
+{
+	__m128i r0 = CPU_LD_(0), r1 = CPU_LD_(1), r2 = CPU_LD_(2), r3 = CPU_LD_(3);
+	__m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
+	__m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
+	CPU_ST_(0, _mm_unpacklo_epi64(t0, t1));
+	CPU_ST_(1, _mm_unpackhi_epi64(t0, t1));
+	CPU_ST_(2, _mm_unpacklo_epi64(t2, t3));
+	CPU_ST_(3, _mm_unpackhi_epi64(t2, t3));
+}
+
+static inline void cpu_t2x2_d(uint8_t *d, const uint8_t *s, int64_t dsp, int64_t ssl)
+{
+	__m128i r0 = CPU_LD_(0), r1 = CPU_LD_(1);
+	CPU_ST_(0, _mm_unpacklo_epi64(r0, r1));
+	CPU_ST_(1, _mm_unpackhi_epi64(r0, r1));
+}
+
+#define CPU_TILE_SIMD_(K, N, kernel)                                                           \
+	for (; nl >= K && p + K <= np; p += K) {                                               \
+		uint64_t i = 0;                                                                \
+		for (; i + K <= nl; i += K)                                                    \
+			kernel(d + (int64_t)p * dsp + i * N, s + p * N + (int64_t)i * ssl, dsp, \
+			       ssl);                                                           \
+		if (i < nl)                                                                    \
+			cpu_tile_scalar(d + (int64_t)p * dsp + i * N,                           \
+					s + p * N + (int64_t)i * ssl, K, nl - i, dsp, ssl, N);  \
+	}
+#endif
+
+/* d[p * dsp + i * es] = s[p * es + i * ssl] for p < np, i < nl */
+static void cpu_copy_tile(uint8_t *d, const uint8_t *s, uint64_t np, uint64_t nl, int64_t dsp,
+			  int64_t ssl, size_t es)
+{
+	uint64_t p = 0;
+#ifdef __SSE2__
+	switch (es) {
+	case 1:
+		CPU_TILE_SIMD_(8, 1, cpu_t8x8_b);
+		break;
+	case 2:
+		CPU_TILE_SIMD_(8, 2, cpu_t8x8_h);
+		break;
+	case 4:
+		CPU_TILE_SIMD_(4, 4, cpu_t4x4_s);
+		break;
+	case 8:
+		CPU_TILE_SIMD_(2, 8, cpu_t2x2_d);
+		break;
+	default:
+		break;
+	}
+#endif
+	if (p < np)
+		cpu_tile_scalar(d + (int64_t)p * dsp, s + p * es, np - p, nl, dsp, ssl, es);
 }
 
 /* Runs tasks [t0, t1) of a view. */
@@ -236,8 +390,50 @@ static void cpu_view_range(const struct cpu_view *v, uint8_t *D, const uint8_t *
 		so += (int64_t)c[d] * v->ss[d];
 		doff += (int64_t)c[d] * v->ds[d];
 	}
+	if (v->pieces == 1 && l > 0) {
+		/* whole rows: a tight loop along the row dimension, the odometer above it */
+		const uint32_t k1 = l - 1;
+		const int64_t ss1 = v->ss[k1], ds1 = v->ds[k1], ssl = v->ss[l], dsl = v->ds[l];
+		const uint64_t rows1 = v->dims[k1];
+		const size_t es = v->es, run = n * es;
+		const bool runs = v->kind == CPU_COPY_RUNS;
+		for (uint64_t t = t0; t < t1;) {
+			uint64_t m = rows1 - c[k1] < t1 - t ? rows1 - c[k1] : t1 - t;
+			uint8_t *d = D + doff;
+			const uint8_t *s = S + so;
+			if (runs) {
+				for (uint64_t j = 0; j < m; j++)
+					memcpy(d + (int64_t)j * ds1, s + (int64_t)j * ss1, run);
+			} else {
+				for (uint64_t j = 0; j < m; j++)
+					cpu_copy_row(d + (int64_t)j * ds1, s + (int64_t)j * ss1, n, dsl,
+						     ssl, es);
+			}
+			t += m;
+			so += (int64_t)m * ss1;
+			doff += (int64_t)m * ds1;
+			c[k1] += m;
+			if (c[k1] < rows1)
+				break; /* t == t1 */
+			so -= ss1 * (int64_t)rows1;
+			doff -= ds1 * (int64_t)rows1;
+			c[k1] = 0;
+			for (uint32_t k = k1; k-- > 0;) {
+				so += v->ss[k];
+				doff += v->ds[k];
+				if (++c[k] < v->dims[k])
+					break;
+				so -= v->ss[k] * (int64_t)v->dims[k];
+				doff -= v->ds[k] * (int64_t)v->dims[k];
+				c[k] = 0;
+			}
+		}
+		return;
+	}
 	for (uint64_t t = t0; t < t1; t++) {
-		uint64_t lo = n * pc / v->pieces, hi = n * (pc + 1) / v->pieces;
+		uint64_t lo = 0, hi = n;
+		if (v->pieces > 1)
+			lo = n * pc / v->pieces, hi = n * (pc + 1) / v->pieces;
 		uint8_t *d = D + doff + (int64_t)lo * v->ds[l];
 		const uint8_t *s = S + so + (int64_t)lo * v->ss[l];
 		if (v->kind == CPU_COPY_RUNS)
@@ -522,6 +718,10 @@ static void cpu_fill(uint8_t *d, uint64_t n, const uint8_t *v, size_t es)
 		for (uint64_t i = 0; i < n; i++)
 			memcpy(d + 4 * i, v, 4);
 		break;
+	case 8:
+		for (uint64_t i = 0; i < n; i++)
+			memcpy(d + 8 * i, v, 8);
+		break;
 	default:
 		for (uint64_t i = 0; i < n; i++)
 			memcpy(d + es * i, v, es);
@@ -546,6 +746,38 @@ static int64_t cpu_pad_map(int64_t c, int64_t n, enum wnn_pad_mode m)
 			c = c < 0 ? 0 : n - 1;
 		return c;
 	}
+}
+
+/* One output row of a pad: c holds the output coordinates before dimension L. */
+static void cpu_pad_row(const struct wnn_pad_attrs *p, uint8_t *drow, const uint8_t *I,
+			const uint32_t *c, uint32_t L, uint64_t chunk, size_t es)
+{
+	uint64_t on = p->out_dims[L], in = p->in_dims[L], b = p->begin[L];
+	uint64_t chunk_elems = chunk / es;
+	int64_t so = 0;
+	for (uint32_t d = 0; d < L; d++) {
+		int64_t m = cpu_pad_map((int64_t)c[d] - p->begin[d], p->in_dims[d], p->mode);
+		if (m < 0) {
+			cpu_fill(drow, on * chunk_elems, p->value, es);
+			return;
+		}
+		so += m * (int64_t)p->in_strides[d];
+	}
+	const uint8_t *srow = I + so * (int64_t)es;
+	if (p->mode == WNN_PAD_CONSTANT) {
+		cpu_fill(drow, b * chunk_elems, p->value, es);
+		cpu_fill(drow + (b + in) * chunk, (on - b - in) * chunk_elems, p->value, es);
+	} else {
+		for (uint64_t j = 0; j < on; j++) {
+			if (j == b) {
+				j += in - 1;
+				continue;
+			}
+			int64_t m = cpu_pad_map((int64_t)j - (int64_t)b, (int64_t)in, p->mode);
+			memcpy(drow + j * chunk, srow + m * (int64_t)chunk, chunk);
+		}
+	}
+	memcpy(drow + b * chunk, srow, in * chunk);
 }
 
 /*
@@ -581,44 +813,25 @@ static enum webnn_status cpu_run_pad(const struct cpu_step *s, void *const *bufs
 		chunk *= p->in_dims[d];
 	for (uint32_t d = 0; d < L; d++)
 		rows *= p->out_dims[d];
-	uint64_t on = p->out_dims[L], in = p->in_dims[L], b = p->begin[L];
-	uint64_t row_bytes = on * chunk, chunk_elems = chunk / es;
+	uint64_t row_bytes = p->out_dims[L] * chunk;
 	int nt = cpu_data_threads(x, p->count * es);
-#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
-	for (uint64_t r = 0; r < rows; r++) {
-		uint8_t *drow = O + r * row_bytes;
-		uint64_t rest = r;
-		int64_t so = 0;
-		bool outside = false;
-		for (uint32_t d = L; d-- > 0;) {
-			int64_t c = (int64_t)(rest % p->out_dims[d]) - p->begin[d];
+#pragma omp parallel num_threads(nt) if (nt > 1)
+	{
+		uint64_t id = (uint64_t)omp_get_thread_num(), all = (uint64_t)omp_get_num_threads();
+		uint64_t r0 = rows * id / all, r1 = rows * (id + 1) / all;
+		uint32_t c[WNN_MAX_RANK];
+		for (uint64_t d = L, rest = r0; d-- > 0;) {
+			c[d] = (uint32_t)(rest % p->out_dims[d]);
 			rest /= p->out_dims[d];
-			c = cpu_pad_map(c, p->in_dims[d], p->mode);
-			if (c < 0) {
-				outside = true;
-				break;
-			}
-			so += c * (int64_t)p->in_strides[d];
 		}
-		if (outside) {
-			cpu_fill(drow, on * chunk_elems, p->value, es);
-			continue;
-		}
-		const uint8_t *srow = I + so * (int64_t)es;
-		if (p->mode == WNN_PAD_CONSTANT) {
-			cpu_fill(drow, b * chunk_elems, p->value, es);
-			cpu_fill(drow + (b + in) * chunk, (on - b - in) * chunk_elems, p->value, es);
-		} else {
-			for (uint64_t j = 0; j < on; j++) {
-				if (j == b) {
-					j += in - 1;
-					continue;
-				}
-				int64_t c = cpu_pad_map((int64_t)j - (int64_t)b, (int64_t)in, p->mode);
-				memcpy(drow + j * chunk, srow + c * (int64_t)chunk, chunk);
+		for (uint64_t r = r0; r < r1; r++) {
+			cpu_pad_row(p, O + r * row_bytes, I, c, L, chunk, es);
+			for (uint32_t d = L; d-- > 0;) {
+				if (++c[d] < p->out_dims[d])
+					break;
+				c[d] = 0;
 			}
 		}
-		memcpy(drow + b * chunk, srow, in * chunk);
 	}
 	return WEBNN_STATUS_OK;
 }
