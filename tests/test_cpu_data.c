@@ -16,6 +16,7 @@ static const enum wnn_dtype DC_TYPES[] = { WNN_F32, WNN_F16, WNN_I32, WNN_U32,
 static const enum wnn_dtype DC_SIZES[] = { WNN_U8, WNN_F16, WNN_F32, WNN_I64 };
 
 static int dc_n_checked;
+static struct backend *dc_be; /* the cpu backend, made once per test (each runs in a child) */
 static uint64_t dc_seed = 99;
 
 /* Values of input i: [lo, hi] where given (indices: past both ends of their axis, negative
@@ -87,6 +88,22 @@ static void dc_check(const struct graph_ir *g, const struct dc_range *r, size_t 
 		if (s.destroy)
 			s.destroy(s.priv);
 		free(bufs);
+	}
+	/* and through the backend: its passes, plan and buffers */
+	if (!dc_be) {
+		ASSERT_MSG(backend_cpu.init(NULL, &dc_be, &diag) == WEBNN_STATUS_OK, "cpu: %s",
+			   diag.message);
+	}
+	void *out[TG_MAX_OPERANDS] = { 0 };
+	for (size_t i = 0; i < g->n_outputs; i++)
+		out[i] = calloc(1, out_bytes[i] + 8);
+	ASSERT_MSG(tg_run(&backend_cpu, dc_be, g, (const void *const *)in, out, &diag) ==
+			   WEBNN_STATUS_OK,
+		   "%s: cpu backend: %s", label, diag.message);
+	for (size_t i = 0; i < g->n_outputs; i++) {
+		ASSERT_MSG(memcmp(out[i], ref[i], out_bytes[i]) == 0,
+			   "%s: cpu backend output %zu differs", label, i);
+		free(out[i]);
 	}
 	for (size_t i = 0; i < TG_MAX_OPERANDS; i++) {
 		free(in[i]);
