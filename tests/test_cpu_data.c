@@ -171,11 +171,17 @@ TEST_TIMEOUT(cpu_data_transpose, 300)
 		dc_transpose(t, 3, (uint32_t[]){ 3, 65, 66 }, (uint32_t[]){ 1, 2, 0 });
 		dc_transpose(t, 3, (uint32_t[]){ 3, 65, 66 }, (uint32_t[]){ 2, 0, 1 });
 		dc_transpose(t, 5, (uint32_t[]){ 2, 3, 2, 5, 4 }, (uint32_t[]){ 4, 0, 3, 1, 2 });
+		/* three planes both ways, with remainders */
+		dc_transpose(t, 4, (uint32_t[]){ 2, 3, 7, 9 }, (uint32_t[]){ 0, 2, 3, 1 });
+		dc_transpose(t, 4, (uint32_t[]){ 2, 7, 9, 3 }, (uint32_t[]){ 0, 3, 1, 2 });
+		dc_transpose(t, 3, (uint32_t[]){ 5, 3, 333 }, (uint32_t[]){ 0, 2, 1 });
+		dc_transpose(t, 3, (uint32_t[]){ 5, 333, 3 }, (uint32_t[]){ 0, 2, 1 });
 	}
 	for (size_t ti = 0; ti < 4; ti++) {
 		enum wnn_dtype t = DC_SIZES[ti];
 		/* the layout pass's edges: NCHW <-> NHWC on model shapes, parallel paths */
 		dc_transpose(t, 4, (uint32_t[]){ 1, 3, 224, 224 }, (uint32_t[]){ 0, 2, 3, 1 });
+		dc_transpose(t, 4, (uint32_t[]){ 1, 224, 224, 3 }, (uint32_t[]){ 0, 3, 1, 2 });
 		dc_transpose(t, 4, (uint32_t[]){ 1, 64, 56, 56 }, (uint32_t[]){ 0, 2, 3, 1 });
 		dc_transpose(t, 4, (uint32_t[]){ 1, 56, 56, 64 }, (uint32_t[]){ 0, 3, 1, 2 });
 		dc_transpose(t, 4, (uint32_t[]){ 2, 512, 7, 7 }, (uint32_t[]){ 0, 2, 3, 1 });

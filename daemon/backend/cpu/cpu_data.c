@@ -172,11 +172,67 @@ static void cpu_copy_row(uint8_t *d, const uint8_t *s, uint64_t n, int64_t dst, 
 	}
 }
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+/* _mm_shuffle_ps with the picks in memory order: m[i0], m[i1], n[i2], n[i3] (moves bits) */
+#define CPU_SH_(m, n, i0, i1, i2, i3) _mm_shuffle_ps((m), (n), _MM_SHUFFLE(i3, i2, i1, i0))
+
+/* Three 4-byte planes (rows at s, s + ssl, s + 2 ssl) into interleaved triples at d, four at a
+ * time; returns how many were done. */
+static uint64_t cpu_planes3_join(uint8_t *d, const uint8_t *s, uint64_t n, int64_t ssl)
+{
+	uint64_t p = 0;
+	for (; p + 4 <= n; p += 4) {
+		__m128 A = _mm_loadu_ps((const float *)(s + p * 4));
+		__m128 B = _mm_loadu_ps((const float *)(s + ssl + p * 4));
+		__m128 C = _mm_loadu_ps((const float *)(s + 2 * ssl + p * 4));
+		__m128 ab_lo = _mm_unpacklo_ps(A, B), bc_lo = _mm_unpacklo_ps(B, C);
+		__m128 ab_hi = _mm_unpackhi_ps(A, B), bc_hi = _mm_unpackhi_ps(B, C);
+		__m128 y = CPU_SH_(C, A, 0, 0, 1, 1), w = CPU_SH_(C, A, 2, 2, 3, 3);
+		_mm_storeu_ps((float *)(d + p * 12), CPU_SH_(ab_lo, y, 0, 1, 0, 2));
+		_mm_storeu_ps((float *)(d + p * 12 + 16), CPU_SH_(bc_lo, ab_hi, 2, 3, 0, 1));
+		_mm_storeu_ps((float *)(d + p * 12 + 32), CPU_SH_(w, bc_hi, 0, 2, 2, 3));
+	}
+	return p;
+}
+
+/* Interleaved 4-byte triples at s into three planes (rows at d, d + dsp, d + 2 dsp). */
+static uint64_t cpu_planes3_split(uint8_t *d, const uint8_t *s, uint64_t n, int64_t dsp)
+{
+	uint64_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		__m128 o0 = _mm_loadu_ps((const float *)(s + i * 12));
+		__m128 o1 = _mm_loadu_ps((const float *)(s + i * 12 + 16));
+		__m128 o2 = _mm_loadu_ps((const float *)(s + i * 12 + 32));
+		__m128 a = CPU_SH_(o1, o2, 2, 2, 1, 1);
+		__m128 b0 = CPU_SH_(o0, o1, 1, 1, 0, 0), b1 = CPU_SH_(o1, o2, 3, 3, 2, 2);
+		__m128 c0 = CPU_SH_(o0, o1, 2, 2, 1, 1), c1 = CPU_SH_(o2, o2, 0, 0, 3, 3);
+		_mm_storeu_ps((float *)(d + i * 4), CPU_SH_(o0, a, 0, 3, 0, 2));
+		_mm_storeu_ps((float *)(d + dsp + i * 4), CPU_SH_(b0, b1, 0, 2, 0, 2));
+		_mm_storeu_ps((float *)(d + 2 * dsp + i * 4), CPU_SH_(c0, c1, 0, 2, 0, 2));
+	}
+	return i;
+}
+#else
+static uint64_t cpu_planes3_join(uint8_t *d, const uint8_t *s, uint64_t n, int64_t ssl)
+{
+	(void)d, (void)s, (void)n, (void)ssl;
+	return 0;
+}
+
+static uint64_t cpu_planes3_split(uint8_t *d, const uint8_t *s, uint64_t n, int64_t dsp)
+{
+	(void)d, (void)s, (void)n, (void)dsp;
+	return 0;
+}
+#endif
+
 /* Scalar remainder of a tile. Three planes (RGB images) unrolled, either side. */
 #define CPU_TILE_(N)                                                                           \
 	do {                                                                                   \
 		if (nl == 3) {                                                                 \
-			for (uint64_t p = 0; p < np; p++) {                                    \
+			uint64_t p = N == 4 && dsp == 12 ? cpu_planes3_join(d, s, np, ssl) : 0;   \
+			for (; p < np; p++) {                                                  \
 				uint8_t *dp = d + (int64_t)p * dsp;                            \
 				const uint8_t *sp = s + p * N;                                 \
 				memcpy(dp, sp, N);                                             \
@@ -186,7 +242,8 @@ static void cpu_copy_row(uint8_t *d, const uint8_t *s, uint64_t n, int64_t dst, 
 			break;                                                                 \
 		}                                                                              \
 		if (np == 3) {                                                                 \
-			for (uint64_t i = 0; i < nl; i++) {                                    \
+			uint64_t i = N == 4 && ssl == 12 ? cpu_planes3_split(d, s, nl, dsp) : 0;  \
+			for (; i < nl; i++) {                                                  \
 				uint8_t *di = d + i * N;                                       \
 				const uint8_t *si = s + (int64_t)i * ssl;                      \
 				memcpy(di, si, N);                                             \
@@ -250,9 +307,9 @@ static void cpu_tile_scalar(uint8_t *d, const uint8_t *s, uint64_t np, uint64_t 
 static inline void cpu_t8x8_b(uint8_t *d, const uint8_t *s, int64_t dsp, int64_t ssl)
 {
 	__m128i r[8], t[4], u[4], v[4];
-	for (int k = 0; k < 8; k++)
+	_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
 		r[k] = _mm_loadl_epi64((const __m128i *)(s + k * ssl));
-	for (int k = 0; k < 4; k++)
+	_Pragma("GCC unroll 4") for (int k = 0; k < 4; k++)
 		t[k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
 	u[0] = _mm_unpacklo_epi16(t[0], t[1]);
 	u[1] = _mm_unpackhi_epi16(t[0], t[1]);
@@ -262,7 +319,7 @@ static inline void cpu_t8x8_b(uint8_t *d, const uint8_t *s, int64_t dsp, int64_t
 	v[1] = _mm_unpackhi_epi32(u[0], u[2]);
 	v[2] = _mm_unpacklo_epi32(u[1], u[3]);
 	v[3] = _mm_unpackhi_epi32(u[1], u[3]);
-	for (int k = 0; k < 4; k++) {
+	_Pragma("GCC unroll 4") for (int k = 0; k < 4; k++) {
 		_mm_storel_epi64((__m128i *)(d + (2 * k) * dsp), v[k]);
 		_mm_storel_epi64((__m128i *)(d + (2 * k + 1) * dsp), _mm_unpackhi_epi64(v[k], v[k]));
 	}
@@ -271,20 +328,20 @@ static inline void cpu_t8x8_b(uint8_t *d, const uint8_t *s, int64_t dsp, int64_t
 static inline void cpu_t8x8_h(uint8_t *d, const uint8_t *s, int64_t dsp, int64_t ssl)
 {
 	__m128i r[8], t[8], u[8];
-	for (int k = 0; k < 8; k++)
+	_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
 		r[k] = CPU_LD_(k);
-	for (int k = 0; k < 4; k++) {
+	_Pragma("GCC unroll 4") for (int k = 0; k < 4; k++) {
 		t[k] = _mm_unpacklo_epi16(r[2 * k], r[2 * k + 1]);
 		t[k + 4] = _mm_unpackhi_epi16(r[2 * k], r[2 * k + 1]);
 	}
 	/* t[0..3]: p 0-3 of row pairs, t[4..7]: p 4-7 */
-	for (int h = 0; h < 2; h++) {
+	_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
 		u[4 * h + 0] = _mm_unpacklo_epi32(t[4 * h + 0], t[4 * h + 1]);
 		u[4 * h + 1] = _mm_unpackhi_epi32(t[4 * h + 0], t[4 * h + 1]);
 		u[4 * h + 2] = _mm_unpacklo_epi32(t[4 * h + 2], t[4 * h + 3]);
 		u[4 * h + 3] = _mm_unpackhi_epi32(t[4 * h + 2], t[4 * h + 3]);
 	}
-	for (int h = 0; h < 2; h++) {
+	_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
 		CPU_ST_(4 * h + 0, _mm_unpacklo_epi64(u[4 * h + 0], u[4 * h + 2]));
 		CPU_ST_(4 * h + 1, _mm_unpackhi_epi64(u[4 * h + 0], u[4 * h + 2]));
 		CPU_ST_(4 * h + 2, _mm_unpacklo_epi64(u[4 * h + 1], u[4 * h + 3]));
@@ -322,6 +379,55 @@ static inline void cpu_t2x2_d(uint8_t *d, const uint8_t *s, int64_t dsp, int64_t
 	}
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define CPU_AVX2_TILE 1
+
+/* 8 x 8 of 4-byte elements in AVX2 registers (chosen at run time: the build targets baseline
+ * x86-64) */
+__attribute__((target("avx2"))) static inline void cpu_t8x8_s(uint8_t *d, const uint8_t *s,
+							       int64_t dsp, int64_t ssl)
+{
+	__m256i r[8], t[8], u[8];
+	_Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)
+		r[k] = _mm256_loadu_si256((const __m256i *)(s + k * ssl));
+	_Pragma("GCC unroll 4") for (int k = 0; k < 4; k++) {
+		t[2 * k] = _mm256_unpacklo_epi32(r[2 * k], r[2 * k + 1]);
+		t[2 * k + 1] = _mm256_unpackhi_epi32(r[2 * k], r[2 * k + 1]);
+	}
+	_Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {
+		u[4 * h + 0] = _mm256_unpacklo_epi64(t[4 * h + 0], t[4 * h + 2]);
+		u[4 * h + 1] = _mm256_unpackhi_epi64(t[4 * h + 0], t[4 * h + 2]);
+		u[4 * h + 2] = _mm256_unpacklo_epi64(t[4 * h + 1], t[4 * h + 3]);
+		u[4 * h + 3] = _mm256_unpackhi_epi64(t[4 * h + 1], t[4 * h + 3]);
+	}
+	_Pragma("GCC unroll 4") for (int j = 0; j < 4; j++) {
+		_mm256_storeu_si256((__m256i *)(d + j * dsp),
+				    _mm256_permute2x128_si256(u[j], u[j + 4], 0x20));
+		_mm256_storeu_si256((__m256i *)(d + (j + 4) * dsp),
+				    _mm256_permute2x128_si256(u[j], u[j + 4], 0x31));
+	}
+}
+
+/* The 8 x 8 blocks of a 4-byte tile; returns the p it stopped at. */
+__attribute__((target("avx2"))) static uint64_t cpu_tile4_avx2(uint8_t *d, const uint8_t *s,
+								uint64_t np, uint64_t nl,
+								int64_t dsp, int64_t ssl)
+{
+	uint64_t p = 0;
+	for (; nl >= 8 && p + 8 <= np; p += 8) {
+		uint64_t i = 0;
+		for (; i + 8 <= nl; i += 8)
+			cpu_t8x8_s(d + (int64_t)p * dsp + i * 4, s + p * 4 + (int64_t)i * ssl, dsp,
+				   ssl);
+		if (i < nl)
+			cpu_tile_scalar(d + (int64_t)p * dsp + i * 4, s + p * 4 + (int64_t)i * ssl, 8,
+					nl - i, dsp, ssl, 4);
+	}
+	return p;
+}
+#endif
+
 /* d[p * dsp + i * es] = s[p * es + i * ssl] for p < np, i < nl */
 static void cpu_copy_tile(uint8_t *d, const uint8_t *s, uint64_t np, uint64_t nl, int64_t dsp,
 			  int64_t ssl, size_t es)
@@ -336,6 +442,10 @@ static void cpu_copy_tile(uint8_t *d, const uint8_t *s, uint64_t np, uint64_t nl
 		CPU_TILE_SIMD_(8, 2, cpu_t8x8_h);
 		break;
 	case 4:
+#ifdef CPU_AVX2_TILE
+		if (__builtin_cpu_supports("avx2"))
+			p = cpu_tile4_avx2(d, s, np, nl, dsp, ssl);
+#endif
 		CPU_TILE_SIMD_(4, 4, cpu_t4x4_s);
 		break;
 	case 8:
