@@ -410,6 +410,100 @@ TEST_TIMEOUT(cpu_data_views, 300)
 	}
 }
 
+/* The same operators on shapes past the threading threshold (256 KiB moved), so the split
+ * of rows and blocks over threads is what is compared. */
+TEST_TIMEOUT(cpu_data_views_threaded, 300)
+{
+	for (size_t ti = 0; ti < 4; ti++) {
+		enum wnn_dtype t = DC_SIZES[ti];
+		const char *tn = wnn_dtype_name(t);
+		uint32_t E = (uint32_t)((512u << 10) / wnn_dtype_size(t)); /* elements */
+		char label[128];
+		{
+			Webnn__Ipc__Expand m = WEBNN__IPC__EXPAND__INIT;
+			uint32_t shape[3] = { 4, 64, E / 256 }, shape2[2] = { E / 64, 64 };
+			m.n_new_shape = 3;
+			m.new_shape = shape;
+			snprintf(label, sizeof label, "expand threaded %s", tn);
+			DC_RUN1(t, 3, ((uint32_t[]){ 1, 64, 1 }), WNN_OP_EXPAND, m, label);
+			m.n_new_shape = 2;
+			m.new_shape = shape2;
+			DC_RUN1(t, 2, ((uint32_t[]){ E / 64, 1 }), WNN_OP_EXPAND, m, label);
+		}
+		{
+			Webnn__Ipc__Tile m = WEBNN__IPC__TILE__INIT;
+			uint32_t reps[3] = { 2, 1, 2 };
+			m.n_repetitions = 3;
+			m.repetitions = reps;
+			snprintf(label, sizeof label, "tile threaded %s", tn);
+			DC_RUN1(t, 3, ((uint32_t[]){ 2, E / 24, 3 }), WNN_OP_TILE, m, label);
+		}
+		{
+			Webnn__Ipc__Slice m = WEBNN__IPC__SLICE__INIT;
+			uint32_t starts[3] = { 1, 0, 2 }, sizes[3] = { 3, E / 16, 5 },
+				 strides[3] = { 1, 2, 1 };
+			m.n_starts = m.n_sizes = m.n_strides = 3;
+			m.starts = starts;
+			m.sizes = sizes;
+			m.strides = strides;
+			snprintf(label, sizeof label, "slice threaded %s", tn);
+			DC_RUN1(t, 3, ((uint32_t[]){ 4, E / 8, 7 }), WNN_OP_SLICE, m, label);
+			uint32_t starts2[2] = { 0, 0 }, sizes2[2] = { 1, E / 2 };
+			m.n_starts = m.n_sizes = 2;
+			m.n_strides = 0;
+			m.starts = starts2;
+			m.sizes = sizes2;
+			DC_RUN1(t, 2, ((uint32_t[]){ 2, E }), WNN_OP_SLICE, m, label);
+		}
+		{
+			Webnn__Ipc__Reverse m = WEBNN__IPC__REVERSE__INIT;
+			snprintf(label, sizeof label, "reverse threaded %s", tn);
+			DC_RUN1(t, 3, ((uint32_t[]){ 2, E / 8, 4 }), WNN_OP_REVERSE, m, label);
+			uint32_t axes[1] = { 1 };
+			m.has_has_axes = 1;
+			m.has_axes = 1;
+			m.n_axes = 1;
+			m.axes = axes;
+			DC_RUN1(t, 3, ((uint32_t[]){ 2, E / 8, 4 }), WNN_OP_REVERSE, m, label);
+		}
+		for (int mode = 0; mode < 3; mode++) {
+			static const uint32_t cases[][2][3] = {
+				{ { 1, 0, 2 }, { 2, 1, 3 } },
+				{ { 0, 0, 2 }, { 0, 0, 1 } },
+				{ { 2, 0, 0 }, { 1, 0, 0 } },
+			};
+			for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+				Webnn__Ipc__Pad m = WEBNN__IPC__PAD__INIT;
+				m.n_beginning_padding = m.n_ending_padding = 3;
+				m.beginning_padding = (uint32_t *)cases[c][0];
+				m.ending_padding = (uint32_t *)cases[c][1];
+				m.has_mode = 1;
+				m.mode = (Webnn__Ipc__PaddingMode)mode;
+				snprintf(label, sizeof label, "pad threaded mode %d case %zu %s", mode,
+					 c, tn);
+				DC_RUN1(t, 3, ((uint32_t[]){ 3, E / 12, 4 }), WNN_OP_PAD, m, label);
+			}
+		}
+		for (int c = 0; c < 4; c++) {
+			Webnn__Ipc__Triangular m = WEBNN__IPC__TRIANGULAR__INIT;
+			m.has_upper = 1;
+			m.upper = c & 1;
+			m.has_diagonal = 1;
+			m.diagonal = c < 2 ? 3 : -40;
+			snprintf(label, sizeof label, "triangular threaded %d %s", c, tn);
+			DC_RUN1(t, 3, ((uint32_t[]){ 2, 256, E / 512 }), WNN_OP_TRIANGULAR, m, label);
+		}
+		{
+			Webnn__Ipc__Reshape m = WEBNN__IPC__RESHAPE__INIT;
+			uint32_t shape[2] = { 2, E / 2 };
+			m.n_new_shape = 2;
+			m.new_shape = shape;
+			snprintf(label, sizeof label, "reshape threaded %s", tn);
+			DC_RUN1(t, 1, ((uint32_t[]){ E }), WNN_OP_RESHAPE, m, label);
+		}
+	}
+}
+
 /* indices just past both ends of an axis of size n */
 static struct dc_range dc_idx(uint32_t n)
 {
@@ -513,6 +607,28 @@ TEST_TIMEOUT(cpu_data_gather_scatter, 300)
 	}
 }
 
+/* gather and scatter past the threading threshold: rows, elements and column splits */
+TEST_TIMEOUT(cpu_data_gather_scatter_threaded, 300)
+{
+	for (size_t ti = 0; ti < 4; ti++) {
+		enum wnn_dtype t = DC_SIZES[ti], it = DC_INDEX_TYPES[ti % 3];
+		uint32_t E = (uint32_t)((512u << 10) / wnn_dtype_size(t));
+		uint32_t rows[2] = { E / 64, 64 }, col[2] = { E / 64, 1 }, d3[3] = { 4, E / 16, 4 };
+		dc_gather(WNN_OP_GATHER, t, it, 2, rows, 1, (uint32_t[]){ E / 64 }, 0, E / 64);
+		dc_gather(WNN_OP_GATHER, t, it, 2, (uint32_t[]){ 64, E / 64 }, 1,
+			  (uint32_t[]){ E / 64 }, 1, E / 64);
+		for (uint32_t axis = 0; axis < 3; axis += 2) {
+			dc_gather(WNN_OP_GATHER_ELEMENTS, t, it, 3, d3, 3, d3, axis, d3[axis]);
+			dc_scatter(WNN_OP_SCATTER_ELEMENTS, t, it, 3, d3, 3, d3, 3, d3, axis,
+				   d3[axis]);
+		}
+		dc_gather(WNN_OP_GATHER_ND, t, it, 2, rows, 2, col, 0, E / 64);
+		dc_scatter(WNN_OP_SCATTER_ND, t, it, 2, rows, 2, col, 2, rows, 0, E / 64);
+		dc_scatter(WNN_OP_SCATTER_ND, t, it, 2, (uint32_t[]){ 4, E / 4 }, 2,
+			   (uint32_t[]){ 6, 1 }, 2, (uint32_t[]){ 6, E / 4 }, 0, 4);
+	}
+}
+
 /* ==== speed (WEBNN_CPU_DATA_BENCH=1): GB/s of bytes read + written, against the reference
  * kernel and memcpy of the output's bytes */
 
@@ -593,6 +709,8 @@ static void dc_bench(const struct graph_ir *g, const char *label)
 		c.out_bytes += ob;
 	}
 	bytes += c.out_bytes;
+	if (wnn_ops[g->nodes[0].op].family == WNN_FAMILY_GATHER)
+		bytes = 2 * c.out_bytes; /* the rows read, not the table */
 	c.mc_src = calloc(1, c.out_bytes);
 	c.mc_dst = calloc(1, c.out_bytes);
 	const struct graph_node *n = &g->nodes[0];
