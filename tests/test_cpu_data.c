@@ -754,6 +754,57 @@ static void dc_bench(const struct graph_ir *g, const char *label)
 	free(c.mc_dst);
 }
 
+/* oneDNN's concat primitive on the same two NHWC tensors, for comparison */
+static void dc_bench_dnnl_concat(void)
+{
+	dnnl_engine_t eng;
+	dnnl_stream_t strm;
+	ASSERT(dnnl_engine_create(&eng, dnnl_cpu, 0) == dnnl_success);
+	ASSERT(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags) == dnnl_success);
+	struct wnn_desc in_d = { .type = WNN_F32, .rank = 4, .dims = { 1, 56, 56, 64 } };
+	struct wnn_desc out_d = { .type = WNN_F32, .rank = 4, .dims = { 1, 56, 56, 128 } };
+	dnnl_memory_desc_t src[2], dst;
+	ASSERT(cpu_dnnl_md_plain(&src[0], &in_d) == dnnl_success);
+	src[1] = src[0];
+	ASSERT(cpu_dnnl_md_plain(&dst, &out_d) == dnnl_success);
+	dnnl_primitive_desc_t pd;
+	ASSERT(dnnl_concat_primitive_desc_create(&pd, &dst, 2, 3, src, NULL, eng) == dnnl_success);
+	dnnl_primitive_t prim;
+	ASSERT(dnnl_primitive_create(&prim, pd) == dnnl_success);
+	const char *impl = "";
+	dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+	size_t in_b = 56 * 56 * 64 * 4, out_b = 2 * in_b;
+	void *a = calloc(1, in_b), *b = calloc(1, in_b), *o = calloc(1, out_b);
+	dnnl_memory_t ma, mb, mo;
+	dnnl_memory_create(&ma, &src[0], eng, a);
+	dnnl_memory_create(&mb, &src[1], eng, b);
+	dnnl_memory_create(&mo, &dst, eng, o);
+	dnnl_exec_arg_t args[3] = { { DNNL_ARG_MULTIPLE_SRC, ma },
+				    { DNNL_ARG_MULTIPLE_SRC + 1, mb },
+				    { DNNL_ARG_DST, mo } };
+	double best = 1e30, start = dc_now();
+	for (int n = 0; n < 5 || (dc_now() - start < 0.3 && n < 2000); n++) {
+		double t0 = dc_now();
+		dnnl_primitive_execute(prim, strm, 3, args);
+		dnnl_stream_wait(strm);
+		double t = dc_now() - t0;
+		best = t < best ? t : best;
+	}
+	fprintf(stderr, "%-44s %7.2f MB  oneDNN (%s, its own threads) %6.2f GB/s (%7.1f us)\n",
+		"concat 2x 1x56x56x64 f32 axis 3", (double)(2 * out_b) / 1e6, impl,
+		(double)(2 * out_b) / 1e9 / best, best * 1e6);
+	dnnl_memory_destroy(ma);
+	dnnl_memory_destroy(mb);
+	dnnl_memory_destroy(mo);
+	dnnl_primitive_destroy(prim);
+	dnnl_primitive_desc_destroy(pd);
+	dnnl_stream_destroy(strm);
+	dnnl_engine_destroy(eng);
+	free(a);
+	free(b);
+	free(o);
+}
+
 #define DC_BENCH1(t, rank, dims, kind, msg, label)                                             \
 	do {                                                                                   \
 		struct tg_graph tg_;                                                           \
@@ -817,6 +868,7 @@ TEST_TIMEOUT(cpu_data_bench, 600)
 		ASSERT(tg_op(&tg, &o, &d) == WEBNN_STATUS_OK);
 		dc_bench(tg_finish(&tg, &d), "concat 2x 1x56x56x64 f32 axis 3");
 		tg_free(&tg);
+		dc_bench_dnnl_concat();
 	}
 	{
 		Webnn__Ipc__Slice m = WEBNN__IPC__SLICE__INIT;
