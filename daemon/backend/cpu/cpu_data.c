@@ -858,20 +858,16 @@ static int64_t cpu_pad_map(int64_t c, int64_t n, enum wnn_pad_mode m)
 	}
 }
 
-/* One output row of a pad: c holds the output coordinates before dimension L. */
+/* One output row of a pad: its input row starts at element so, or so < 0 when the row lies
+ * in the constant border. */
 static void cpu_pad_row(const struct wnn_pad_attrs *p, uint8_t *drow, const uint8_t *I,
-			const uint32_t *c, uint32_t L, uint64_t chunk, size_t es)
+			int64_t so, uint32_t L, uint64_t chunk, size_t es)
 {
 	uint64_t on = p->out_dims[L], in = p->in_dims[L], b = p->begin[L];
 	uint64_t chunk_elems = chunk / es;
-	int64_t so = 0;
-	for (uint32_t d = 0; d < L; d++) {
-		int64_t m = cpu_pad_map((int64_t)c[d] - p->begin[d], p->in_dims[d], p->mode);
-		if (m < 0) {
-			cpu_fill(drow, on * chunk_elems, p->value, es);
-			return;
-		}
-		so += m * (int64_t)p->in_strides[d];
+	if (so < 0) {
+		cpu_fill(drow, on * chunk_elems, p->value, es);
+		return;
 	}
 	const uint8_t *srow = I + so * (int64_t)es;
 	if (p->mode == WNN_PAD_CONSTANT) {
@@ -888,6 +884,18 @@ static void cpu_pad_row(const struct wnn_pad_attrs *p, uint8_t *drow, const uint
 		}
 	}
 	memcpy(drow + b * chunk, srow, in * chunk);
+}
+
+/* The input offset of the output row at coordinates c (dimensions before L), -1 in the
+ * constant border; from dimension `from` on, added to base. */
+static int64_t cpu_pad_offset(const struct wnn_pad_attrs *p, const uint32_t *c, uint32_t from,
+			      uint32_t L, int64_t base)
+{
+	for (uint32_t d = from; d < L && base >= 0; d++) {
+		int64_t m = cpu_pad_map((int64_t)c[d] - p->begin[d], p->in_dims[d], p->mode);
+		base = m < 0 ? -1 : base + m * (int64_t)p->in_strides[d];
+	}
+	return base;
 }
 
 /*
@@ -934,13 +942,21 @@ static enum webnn_status cpu_run_pad(const struct cpu_step *s, void *const *bufs
 			c[d] = (uint32_t)(rest % p->out_dims[d]);
 			rest /= p->out_dims[d];
 		}
+		/* rows along dimension L - 1 share the offset of the dimensions above it */
+		uint32_t k = L > 0 ? L - 1 : 0;
+		int64_t base = L > 0 ? cpu_pad_offset(p, c, 0, k, 0) : 0;
 		for (uint64_t r = r0; r < r1; r++) {
-			cpu_pad_row(p, O + r * row_bytes, I, c, L, chunk, es);
-			for (uint32_t d = L; d-- > 0;) {
+			cpu_pad_row(p, O + r * row_bytes, I, cpu_pad_offset(p, c, k, L, base), L,
+				    chunk, es);
+			if (L == 0 || ++c[k] < p->out_dims[k])
+				continue;
+			c[k] = 0;
+			for (uint32_t d = k; d-- > 0;) {
 				if (++c[d] < p->out_dims[d])
 					break;
 				c[d] = 0;
 			}
+			base = cpu_pad_offset(p, c, 0, k, 0);
 		}
 	}
 	return WEBNN_STATUS_OK;
