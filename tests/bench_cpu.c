@@ -72,6 +72,13 @@ static void bc_fmt(char *dst, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Between two contenders: the thread pools of the one that just ran (libgomp's, onnxruntime's)
+ * spin a while before they sleep, which the next one would pay for. */
+static void bc_settle(void)
+{
+	usleep(5000);
+}
+
 static int bc_rounds(void)
 {
 	const char *e = getenv("WEBNN_BENCH_ROUNDS");
@@ -487,6 +494,7 @@ TEST_TIMEOUT(bench_models, 600)
 				ASSERT_MSG(!isnan(t), "onnxruntime failed on %s", bc_models[m].label);
 				if (r >= 0)
 					slot[m][v].t[r] = t;
+				bc_settle();
 			}
 	double elapsed = bc_now() - t0;
 
@@ -730,7 +738,9 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 			size_t i = (k + r) % BC_N_OPS;
 			char id[16];
 			snprintf(id, sizeof id, "op%zu", i);
+			bc_settle();
 			run[i].t[r] = bc_op_run(&run[i], d.ctx, run[i].inner);
+			bc_settle();
 			if (have_ort)
 				run[i].ort[r] = bc_ort_run(&ort, id, run[i].inner);
 		}
