@@ -1,4 +1,4 @@
-/* make bench: models on the daemon's cpu and opencl backends vs onnxruntime, single ops vs the FMA peak, cold start. */
+/* make bench: models on the cpu and opencl backends vs onnxruntime, ops vs the FMA peak, cold start. */
 #include <errno.h>
 #include <stdarg.h>
 #include <math.h>
