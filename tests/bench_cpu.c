@@ -1,5 +1,6 @@
 /* make bench: models on the cpu and opencl backends vs onnxruntime, ops vs the FMA peak, cold start. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <math.h>
 #include <signal.h>
@@ -26,7 +27,7 @@
 #define BC_MAX_ROUNDS 64
 #define BC_ROUNDS 7
 #define BC_WARM 2 /* untimed dispatches before the first round */
-#define BC_INNER 3 /* dispatches per model sample (their mean) */
+#define BC_INNER 5 /* dispatches per model sample (their mean) */
 
 static double bc_now(void)
 {
@@ -92,9 +93,30 @@ static int bc_rounds(void)
  * (a previous build without the cpu backend, say), not a failure. */
 struct bc_daemon {
 	pid_t pid;
-	char dir[64], sock[108];
+	char dir[64], sock[108], log[96]; /* its stderr goes to log, shown when it fails */
 	struct webnn_context *ctx;
 };
+
+/* The last line of the daemon's log (its error, when start-up failed). */
+static void bc_daemon_last_log(const struct bc_daemon *d, char *line, size_t len)
+{
+	char buf[512];
+	FILE *f = fopen(d->log, "r");
+	line[0] = 0;
+	while (f && fgets(buf, sizeof buf, f))
+		if (buf[0] != '\n')
+			bc_fmt(line, len, "%s", buf);
+	if (f)
+		fclose(f);
+	line[strcspn(line, "\n")] = 0;
+}
+
+static void bc_daemon_cleanup(struct bc_daemon *d)
+{
+	unlink(d->sock);
+	unlink(d->log);
+	rmdir(d->dir);
+}
 
 static bool bc_socket_ready(const char *path)
 {
@@ -121,11 +143,15 @@ static bool bc_daemon_start(struct bc_daemon *d, const char *bin, const char *ba
 	snprintf(d->dir, sizeof d->dir, "/tmp/webnn-bench-XXXXXX");
 	ASSERT_MSG(mkdtemp(d->dir), "mkdtemp: %s", strerror(errno));
 	snprintf(d->sock, sizeof d->sock, "%s/webnnd.sock", d->dir);
+	snprintf(d->log, sizeof d->log, "%s/webnnd.log", d->dir);
 	fflush(stdout);
 	fflush(stderr);
 	pid_t pid = fork();
 	ASSERT(pid >= 0);
 	if (pid == 0) {
+		int fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			dup2(fd, 2);
 		for (int i = 0; env && env[i]; i++)
 			if (env[i][0] == '-')
 				unsetenv(env[i] + 1);
@@ -141,10 +167,12 @@ static bool bc_daemon_start(struct bc_daemon *d, const char *bin, const char *ba
 			break;
 		int st;
 		if (waitpid(pid, &st, WNOHANG) == pid) {
+			char last[400];
+			bc_daemon_last_log(d, last, sizeof last);
 			d->pid = 0;
-			rmdir(d->dir);
-			bc_fmt(why, why_len, "%s --backend %s exited during start-up (status %d)", bin,
-				 backend, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+			bc_daemon_cleanup(d);
+			bc_fmt(why, why_len, "%s --backend %s exited during start-up (status %d): %s",
+			       bin, backend, WIFEXITED(st) ? WEXITSTATUS(st) : -1, last);
 			return false;
 		}
 		usleep(1000);
@@ -160,8 +188,7 @@ static bool bc_daemon_start(struct bc_daemon *d, const char *bin, const char *ba
 		kill(d->pid, SIGKILL);
 		waitpid(d->pid, NULL, 0);
 		d->pid = 0;
-		unlink(d->sock);
-		rmdir(d->dir);
+		bc_daemon_cleanup(d);
 		return false;
 	}
 	return true;
@@ -182,8 +209,7 @@ static void bc_daemon_stop(struct bc_daemon *d)
 		}
 	}
 	d->pid = 0;
-	unlink(d->sock);
-	rmdir(d->dir);
+	bc_daemon_cleanup(d);
 }
 
 /* ------------------------------------------------------------------ the onnxruntime peer */
