@@ -28,6 +28,7 @@
 #define BC_ROUNDS 7
 #define BC_WARM 2 /* untimed dispatches before the first round */
 #define BC_INNER 5 /* dispatches per model sample (their mean) */
+#define BC_SLOW 0.2 /* seconds: a model dispatch this slow is sampled once per round */
 
 static double bc_now(void)
 {
@@ -80,6 +81,13 @@ static void bc_settle(void)
 	usleep(5000);
 }
 
+/* Seconds of rounds after which a bench stops early ($WEBNN_BENCH_BUDGET, default 90). */
+static double bc_budget(void)
+{
+	const char *e = getenv("WEBNN_BENCH_BUDGET");
+	return e && *e ? atof(e) : 90;
+}
+
 static int bc_rounds(void)
 {
 	const char *e = getenv("WEBNN_BENCH_ROUNDS");
@@ -94,6 +102,7 @@ static int bc_rounds(void)
 struct bc_daemon {
 	pid_t pid;
 	char dir[64], sock[108], log[96]; /* its stderr goes to log, shown when it fails */
+	char device[128];
 	struct webnn_context *ctx;
 };
 
@@ -128,6 +137,8 @@ static bool bc_socket_ready(const char *path)
 		close(fd);
 	return ok;
 }
+
+static void bc_daemon_stop(struct bc_daemon *d);
 
 /* Starts bin (NULL: this build's webnnd) with --backend backend and env: "NAME=value" sets,
  * "-NAME" unsets (NULL-terminated), and connects a context to it. False with why. */
@@ -191,6 +202,15 @@ static bool bc_daemon_start(struct bc_daemon *d, const char *bin, const char *ba
 		bc_daemon_cleanup(d);
 		return false;
 	}
+	struct webnn_context_info info;
+	webnn_context_get_info(d->ctx, &info);
+	if (!info.backend || strcmp(info.backend, backend) != 0) {
+		bc_fmt(why, why_len, "%s --backend %s served the context on the %s backend", bin,
+		       backend, info.backend ? info.backend : "(unnamed)");
+		bc_daemon_stop(d);
+		return false;
+	}
+	snprintf(d->device, sizeof d->device, "%s", info.device_name ? info.device_name : "?");
 	return true;
 }
 
@@ -386,6 +406,7 @@ struct bc_slot {
 	struct webnn_tensor *ti, *to;
 	float *out;
 	double compile_ms;
+	int inner; /* dispatches per sample */
 	double t[BC_MAX_ROUNDS];
 };
 
@@ -507,26 +528,35 @@ TEST_TIMEOUT(bench_models, 600)
 			order[nv++] = v;
 	ASSERT_MSG(nv > 0, "no daemon came up: cpu: %s; opencl: %s", why[BV_CPU], why[BV_OCL]);
 
-	double t0 = bc_now();
-	for (int r = -BC_WARM; r < rounds; r++)
+	/* a sample is BC_INNER dispatches, fewer for a contender slower than BC_SLOW a dispatch;
+	 * rounds stop early (after 3) once the bench has taken its budget */
+	double t0 = bc_now(), budget = bc_budget();
+	int done = 0;
+	for (int r = -BC_WARM; r < rounds; r++) {
+		if (r >= 3 && bc_now() - t0 > budget)
+			break;
 		for (size_t m = 0; m < BC_N_MODELS; m++)
 			for (int k = 0; k < nv; k++) {
 				int v = order[(k + (r < 0 ? 0 : r)) % nv];
-				int n = r < 0 ? 1 : BC_INNER;
-				double t = v == BV_ORT
-						   ? bc_ort_run(&ort, bc_models[m].ort_kind, n)
-						   : bc_slot_run(&slot[m][v], dm[v].ctx,
-								 bc_models[m].out_count, n);
+				struct bc_slot *s = &slot[m][v];
+				int n = r < 0 ? 1 : s->inner;
+				double t = v == BV_ORT ? bc_ort_run(&ort, bc_models[m].ort_kind, n)
+						       : bc_slot_run(s, dm[v].ctx, bc_models[m].out_count, n);
 				ASSERT_MSG(!isnan(t), "onnxruntime failed on %s", bc_models[m].label);
 				if (r >= 0)
-					slot[m][v].t[r] = t;
+					s->t[r] = t;
+				else
+					s->inner = t > BC_SLOW ? 1 : BC_INNER;
 				bc_settle();
 			}
+		done = r + 1;
+	}
+	rounds = done;
 	double elapsed = bc_now() - t0;
 
 	printf("  models: %d rounds (after %d warm-up) of %d dispatches + output read per "
-	       "contender, round robin (%.1f s)\n",
-	       rounds, BC_WARM, BC_INNER, elapsed);
+	       "contender (1 when slower than %.0f ms), round robin (%.1f s)\n",
+	       rounds, BC_WARM, BC_INNER, BC_SLOW * 1e3, elapsed);
 	for (int v = 0; v < BV_MAX; v++)
 		if (!on[v])
 			printf("    (%s skipped: %s)\n", bv_names[v], why[v]);
@@ -656,7 +686,7 @@ static float *bc_random(size_t n, uint32_t seed)
 struct bc_op_run {
 	struct webnn_graph *g;
 	struct webnn_tensor *ti, *to;
-	int inner; /* dispatches per sample, for about 25 ms */
+	int inner, ort_inner; /* dispatches (session.run calls) per sample, for about 25 ms */
 	double t[BC_MAX_ROUNDS], peak[BC_MAX_ROUNDS], ort[BC_MAX_ROUNDS];
 };
 
@@ -745,17 +775,23 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 		if (have_ort) {
 			char reply[600], id[16];
 			snprintf(id, sizeof id, "op%zu", i);
+			double tw = NAN;
 			if (!bc_ort_cmd(&ort, reply, sizeof reply, "load %s %s", id, bc_ops[i].ort) ||
-			    isnan(bc_ort_run(&ort, id, 2))) {
+			    isnan(tw = bc_ort_run(&ort, id, 2))) {
 				bc_fmt(ort_why, sizeof ort_why, "%s: %s", bc_ops[i].label, reply);
 				have_ort = false;
-			}
+			} else
+				run[i].ort_inner = tw > 0.025 ? 1 : (int)(0.025 / tw) + 1;
 		}
 	}
 	double t0 = bc_now();
 	struct bc_peak pr[BC_MAX_ROUNDS];
 	double p1[BC_MAX_ROUNDS], p2[BC_MAX_ROUNDS];
 	for (int r = 0; r < rounds; r++) {
+		if (r >= 3 && bc_now() - t0 > bc_budget()) {
+			rounds = r;
+			break;
+		}
 		if (have_peak && !bc_peak_measure(&pr[r], 40))
 			have_peak = false;
 		p1[r] = have_peak ? pr[r].t1 : NAN;
@@ -768,7 +804,7 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 			run[i].t[r] = bc_op_run(&run[i], d.ctx, run[i].inner);
 			bc_settle();
 			if (have_ort)
-				run[i].ort[r] = bc_ort_run(&ort, id, run[i].inner);
+				run[i].ort[r] = bc_ort_run(&ort, id, run[i].ort_inner);
 		}
 	}
 	printf("  single operations on the daemon's cpu backend: %d rounds, each with the FMA peak "
