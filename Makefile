@@ -169,10 +169,10 @@ bench-ort:
 	@if grep -qs '"version": "$(ORT_VERSION)"' $(ORT_PKG); then :; \
 	elif ! command -v npm >/dev/null 2>&1; then \
 		echo "bench: no npm: the onnxruntime-node comparisons will be skipped"; \
-	else echo "bench: installing onnxruntime-node@$(ORT_VERSION) into $(ORT_DIR)"; \
+	else echo "bench: installing onnxruntime-node@$(ORT_VERSION) into $(ORT_DIR)"; mkdir -p $(ORT_DIR); \
 		ONNXRUNTIME_NODE_INSTALL=skip timeout 300 npm install --prefix $(ORT_DIR) --no-audit \
-			--no-fund --loglevel=error onnxruntime-node@$(ORT_VERSION) >$(ORT_DIR).log 2>&1 || \
-		echo "bench: npm install failed (no network?), see $(ORT_DIR).log: the onnxruntime-node comparisons will be skipped"; \
+			--no-fund --fetch-retries=1 --loglevel=error onnxruntime-node@$(ORT_VERSION) > $(ORT_DIR)/npm.log 2>&1 || \
+		echo "bench: npm install failed (no network?), see $(ORT_DIR)/npm.log: the onnxruntime-node comparisons will be skipped"; \
 	fi
 bench: all $(PEAK_BIN) bench-ort
 	WEBNN_BUILD=$(BUILD) WEBNN_BENCH_ORT=$(ORT_DIR)/node_modules/onnxruntime-node $(TEST_BIN) --bench
