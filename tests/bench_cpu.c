@@ -560,6 +560,9 @@ TEST_TIMEOUT(bench_models, 600)
 	for (int v = 0; v < BV_MAX; v++)
 		if (!on[v])
 			printf("    (%s skipped: %s)\n", bv_names[v], why[v]);
+	for (int v = 0; v < BV_ORT; v++)
+		if (on[v])
+			printf("    %s: %s\n", bv_names[v], dm[v].device);
 	if (on[BV_ORT])
 		printf("    onnxruntime: %s, CPU EP, intraOpNumThreads 2, graphOptimizationLevel all, "
 		       "NCHW in/out\n",
@@ -602,11 +605,14 @@ TEST_TIMEOUT(bench_models, 600)
 				printf("   session.create %.1f ms", ort_create[m]);
 			else
 				printf("   graph build %.1f ms", slot[m][v].compile_ms);
-			if (v != BV_ORT || have_want)
-				printf(", max |diff| %.2g vs %s", v == BV_ORT ? d2 : d1,
-				       v == BV_ORT ? "test_data_set" : ref_name);
-			if (have_want && v != BV_ORT)
-				printf(", %.2g vs test_data_set", d2);
+			if (v == BV_ORT || o == ref) {
+				if (have_want)
+					printf(", max |diff| %.2g vs test_data_set", d2);
+			} else {
+				printf(", max |diff| %.2g vs %s", d1, ref_name);
+				if (have_want)
+					printf(", %.2g vs test_data_set", d2);
+			}
 			printf("\n");
 			ASSERT_MSG(ok && ok2, "%s: %s disagrees with %s (max |diff| %g, %g)", bm->label,
 				   bv_names[v], ref_name, d1, d2);
