@@ -25,7 +25,7 @@
  * them alike. Figures are medians over rounds; ratios are the median of the per-round ratios.
  * $WEBNN_BENCH_ROUNDS shortens (or lengthens) a run. */
 #define BC_MAX_ROUNDS 64
-#define BC_ROUNDS 7
+#define BC_ROUNDS 11
 #define BC_WARM 2 /* untimed dispatches before the first round */
 #define BC_INNER 5 /* dispatches per model sample (their mean) */
 #define BC_SLOW 0.2 /* seconds: a model dispatch this slow is sampled once per round */
@@ -86,6 +86,39 @@ static double bc_budget(void)
 {
 	const char *e = getenv("WEBNN_BENCH_BUDGET");
 	return e && *e ? atof(e) : 90;
+}
+
+/* The extremes of v[0..n). */
+static void bc_range(const double *v, int n, double *lo, double *hi)
+{
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (int i = 0; i < n; i++) {
+		*lo = v[i] < *lo ? v[i] : *lo;
+		*hi = v[i] > *hi ? v[i] : *hi;
+	}
+}
+
+/* A per-round ratio with its spread over the rounds: "1.02 [0.95..1.10]". */
+static void bc_print_ratio(const char *label, const double *a, const double *b, int n)
+{
+	double q[BC_MAX_ROUNDS], lo, hi;
+	for (int r = 0; r < n; r++)
+		q[r] = a[r] / b[r];
+	bc_range(q, n, &lo, &hi);
+	printf("    %-18s %6.2f [%.2f..%.2f]", label, bc_median(q, n), lo, hi);
+}
+
+/* The 1-minute load average, for judging how contended a run was. */
+static double bc_load(void)
+{
+	double l = NAN;
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (f && fscanf(f, "%lf", &l) != 1)
+		l = NAN;
+	if (f)
+		fclose(f);
+	return l;
 }
 
 static int bc_rounds(void)
@@ -530,7 +563,7 @@ TEST_TIMEOUT(bench_models, 600)
 
 	/* a sample is BC_INNER dispatches, fewer for a contender slower than BC_SLOW a dispatch;
 	 * rounds stop early (after 3) once the bench has taken its budget */
-	double t0 = bc_now(), budget = bc_budget();
+	double t0 = bc_now(), budget = bc_budget(), load0 = bc_load();
 	int done = 0;
 	for (int r = -BC_WARM; r < rounds; r++) {
 		if (r >= 3 && bc_now() - t0 > budget)
@@ -555,8 +588,9 @@ TEST_TIMEOUT(bench_models, 600)
 	double elapsed = bc_now() - t0;
 
 	printf("  models: %d rounds (after %d warm-up) of %d dispatches + output read per "
-	       "contender (1 when slower than %.0f ms), round robin (%.1f s)\n",
-	       rounds, BC_WARM, BC_INNER, BC_SLOW * 1e3, elapsed);
+	       "contender (1 when slower than %.0f ms), round robin (%.1f s, load average %.2f "
+	       "before, %.2f after); medians, [spread of the per-round ratios]\n",
+	       rounds, BC_WARM, BC_INNER, BC_SLOW * 1e3, elapsed, load0, bc_load());
 	for (int v = 0; v < BV_MAX; v++)
 		if (!on[v])
 			printf("    (%s skipped: %s)\n", bv_names[v], why[v]);
@@ -600,7 +634,9 @@ TEST_TIMEOUT(bench_models, 600)
 			double med = bc_median(slot[m][v].t, rounds), d1 = 0, d2 = 0;
 			bool ok = bc_agree(ref, o, bm->out_count, &d1);
 			bool ok2 = !have_want || bc_agree(want.data, o, bm->out_count, &d2);
-			printf("    %-22s %8.2f ms", bv_names[v], med * 1e3);
+			double lo, hi;
+			bc_range(slot[m][v].t, rounds, &lo, &hi);
+			printf("    %-22s %8.2f ms (best %.2f)", bv_names[v], med * 1e3, lo * 1e3);
 			if (v == BV_ORT)
 				printf("   session.create %.1f ms", ort_create[m]);
 			else
@@ -621,19 +657,25 @@ TEST_TIMEOUT(bench_models, 600)
 		double *tc = slot[m][BV_CPU].t, *to = slot[m][BV_OCL].t, *tr = slot[m][BV_ORT].t;
 		if (on[BV_CPU] && on[BV_ORT]) {
 			double q = bc_ratio(tc, tr, rounds);
-			printf("    daemon-cpu/ORT     %6.2f  (target <= 0.70: %s)\n", q,
-			       q <= 0.7 ? "met" : "NOT MET");
+			bc_print_ratio("daemon-cpu/ORT", tc, tr, rounds);
+			printf("  (target <= 0.70: %s)\n", q <= 0.7 ? "met" : "NOT MET");
 		}
-		if (on[BV_OCL] && on[BV_ORT])
-			printf("    daemon-opencl/ORT  %6.2f\n", bc_ratio(to, tr, rounds));
-		if (on[BV_CPU] && on[BV_OCL])
-			printf("    daemon-cpu/opencl  %6.2f\n", bc_ratio(tc, to, rounds));
-		if (on[BV_BASE])
-			printf("    opencl: first version / now %.2fx\n",
-			       bc_ratio(slot[m][BV_BASE].t, to, rounds));
-		if (on[BV_PREV] && on[BV_CPU])
-			printf("    cpu: now/previous (%s) %.3f\n", prev,
-			       bc_ratio(tc, slot[m][BV_PREV].t, rounds));
+		if (on[BV_OCL] && on[BV_ORT]) {
+			bc_print_ratio("daemon-opencl/ORT", to, tr, rounds);
+			printf("\n");
+		}
+		if (on[BV_CPU] && on[BV_OCL]) {
+			bc_print_ratio("daemon-cpu/opencl", tc, to, rounds);
+			printf("\n");
+		}
+		if (on[BV_BASE]) {
+			bc_print_ratio("opencl first/now", slot[m][BV_BASE].t, to, rounds);
+			printf("  (the first version's plans, WEBNN_OCL_BASELINE)\n");
+		}
+		if (on[BV_PREV] && on[BV_CPU]) {
+			bc_print_ratio("cpu now/previous", tc, slot[m][BV_PREV].t, rounds);
+			printf("  (%s)\n", prev);
+		}
 	}
 	for (size_t m = 0; m < BC_N_MODELS; m++) {
 		for (int v = 0; v < BV_ORT; v++)
@@ -790,7 +832,7 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 				run[i].ort_inner = tw > 0.025 ? 1 : (int)(0.025 / tw) + 1;
 		}
 	}
-	double t0 = bc_now();
+	double t0 = bc_now(), load0 = bc_load();
 	struct bc_peak pr[BC_MAX_ROUNDS];
 	double p1[BC_MAX_ROUNDS], p2[BC_MAX_ROUNDS];
 	for (int r = 0; r < rounds; r++) {
@@ -814,8 +856,9 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 		}
 	}
 	printf("  single operations on the daemon's cpu backend: %d rounds, each with the FMA peak "
-	       "measured (%.1f s); time per dispatch of a stream of dispatches\n",
-	       rounds, bc_now() - t0);
+	       "measured (%.1f s, load average %.2f before, %.2f after); time per dispatch of a "
+	       "stream of dispatches, medians\n",
+	       rounds, bc_now() - t0, load0, bc_load());
 	if (have_peak)
 		printf("    FMA peak (%s, bench/peak_flops.c): %.1f GFLOP/s on 1 thread, %.1f on 2\n",
 		       pk.isa, bc_median(p1, rounds), bc_median(p2, rounds));
