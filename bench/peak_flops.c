@@ -1,7 +1,8 @@
 /* peak_flops: the measured float32 FMA peak (AVX-512 or AVX2) on 1 and 2 threads, the
  * denominator of `make bench`'s "% of peak" (after shared/research/bench/peak_flops.c).
- * usage: peak_flops [ms per sample = 60] [samples = 3]
- * prints one line: "peak <isa> t1 <GFLOP/s> t2 <GFLOP/s>" (each the median of the samples). */
+ * usage: peak_flops [ms per sample = 60] [samples = 3] [threads: 1, 2, or 0 = both]
+ * prints one line: "peak <isa> t1 <GFLOP/s> t2 <GFLOP/s>" (each the median of the samples; 0 for
+ * a thread count not measured). */
 #include <immintrin.h>
 #include <omp.h>
 #include <stdio.h>
@@ -87,9 +88,9 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	double ms = argc > 1 ? atof(argv[1]) : 60;
-	int samples = argc > 2 ? atoi(argv[2]) : 3;
-	if (ms <= 0 || samples < 1 || samples > 64) {
-		fprintf(stderr, "usage: peak_flops [ms per sample] [samples]\n");
+	int samples = argc > 2 ? atoi(argv[2]) : 3, only = argc > 3 ? atoi(argv[3]) : 0;
+	if (ms <= 0 || samples < 1 || samples > 64 || only < 0 || only > 2) {
+		fprintf(stderr, "usage: peak_flops [ms per sample] [samples] [threads 1, 2 or 0]\n");
 		return 2;
 	}
 	__builtin_cpu_init();
@@ -103,8 +104,10 @@ int main(int argc, char **argv)
 	long iters = (long)(gf * 1e9 * ms * 1e-3 / (NACC * (zmm ? 16 : 8) * 2.0));
 	if (iters < 1000)
 		iters = 1000;
-	double med[3];
+	double med[3] = { 0, 0, 0 };
 	for (int th = 1; th <= 2; th++) {
+		if (only && th != only)
+			continue;
 		double v[64];
 		run(th, zmm, iters / 10); /* the second thread's start */
 		for (int r = 0; r < samples; r++)
