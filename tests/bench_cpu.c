@@ -75,11 +75,21 @@ static void bc_fmt(char *dst, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Between two contenders: the thread pools of the one that just ran (libgomp's, onnxruntime's)
- * spin a while before they sleep, which the next one would pay for. */
-static void bc_settle(void)
+/* Only the contender being timed runs: the others are stopped (SIGSTOP) between their turns.
+ * Idle thread pools are not idle: onnxruntime's spinning workers burn about a third of a core
+ * for as long as its process lives, and libgomp's teams spin a while after each dispatch; on
+ * two cores that would be charged to whoever runs next. */
+static void bc_pause(pid_t pid)
 {
-	usleep(5000);
+	int st;
+	if (pid > 0 && kill(pid, SIGSTOP) == 0)
+		waitpid(pid, &st, WUNTRACED);
+}
+
+static void bc_resume(pid_t pid)
+{
+	if (pid > 0)
+		kill(pid, SIGCONT);
 }
 
 /* Seconds of rounds after which a bench stops early ($WEBNN_BENCH_BUDGET, default 90). */
@@ -569,6 +579,8 @@ TEST_TIMEOUT(bench_models, 600)
 	 * rounds stop early (after 3) once the bench has taken its budget */
 	double t0 = bc_now(), budget = bc_budget(), load0 = bc_load();
 	int done = 0;
+	for (int k = 0; k < nv; k++)
+		bc_pause(order[k] == BV_ORT ? ort.pid : dm[order[k]].pid);
 	for (int r = -BC_WARM; r < rounds; r++) {
 		if (r >= 3 && bc_now() - t0 > budget)
 			break;
@@ -577,17 +589,21 @@ TEST_TIMEOUT(bench_models, 600)
 				int v = order[(k + (r < 0 ? 0 : r)) % nv];
 				struct bc_slot *s = &slot[m][v];
 				int n = r < 0 ? 1 : s->inner;
+				pid_t pid = v == BV_ORT ? ort.pid : dm[v].pid;
+				bc_resume(pid);
 				double t = v == BV_ORT ? bc_ort_run(&ort, bc_models[m].ort_kind, n)
 						       : bc_slot_run(s, dm[v].ctx, bc_models[m].out_count, n);
+				bc_pause(pid);
 				ASSERT_MSG(!isnan(t), "onnxruntime failed on %s", bc_models[m].label);
 				if (r >= 0)
 					s->t[r] = t;
 				else
 					s->inner = t > BC_SLOW ? 1 : BC_INNER;
-				bc_settle();
 			}
 		done = r + 1;
 	}
+	for (int k = 0; k < nv; k++)
+		bc_resume(order[k] == BV_ORT ? ort.pid : dm[order[k]].pid);
 	rounds = done;
 	double elapsed = bc_now() - t0;
 
@@ -841,6 +857,8 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 	double t0 = bc_now(), load0 = bc_load();
 	double p1[BC_MAX_ROUNDS], p2[BC_MAX_ROUNDS * BC_N_OPS];
 	int n_p2 = 0;
+	bc_pause(d.pid);
+	bc_pause(ort.pid);
 	for (int r = 0; r < rounds; r++) {
 		if (r >= 3 && bc_now() - t0 > bc_budget()) {
 			rounds = r;
@@ -857,13 +875,18 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 			if (have_peak && !bc_peak_measure(&pr, 25, 1, 2))
 				have_peak = false;
 			run[i].peak[r] = p2[n_p2++] = have_peak ? pr.t2 : NAN;
+			bc_resume(d.pid);
 			run[i].t[r] = bc_op_run(&run[i], d.ctx, run[i].inner);
-			bc_settle();
-			if (have_ort)
+			bc_pause(d.pid);
+			if (have_ort) {
+				bc_resume(ort.pid);
 				run[i].ort[r] = bc_ort_run(&ort, id, run[i].ort_inner);
-			bc_settle();
+				bc_pause(ort.pid);
+			}
 		}
 	}
+	bc_resume(d.pid);
+	bc_resume(ort.pid);
 	printf("  single operations on the daemon's cpu backend: %d rounds, each with the FMA peak "
 	       "measured (%.1f s, load average %.2f before, %.2f after); time per dispatch of a "
 	       "stream of dispatches, medians\n",
