@@ -1,12 +1,15 @@
 /* peak_flops: the measured float32 FMA peak (AVX-512 or AVX2) on 1 and 2 threads, the
  * denominator of `make bench`'s "% of peak" (after shared/research/bench/peak_flops.c).
  * usage: peak_flops [ms per sample = 60] [samples = 3] [threads: 1, 2, or 0 = both]
- * prints one line: "peak <isa> t1 <GFLOP/s> t2 <GFLOP/s>" (each the median of the samples; 0 for
- * a thread count not measured). */
+ *   prints one line: "peak <isa> t1 <GFLOP/s> t2 <GFLOP/s>" (each the median of the samples; 0
+ *   for a thread count not measured).
+ * peak_flops serve: prints "ready <isa>", then answers each line "<threads> <ms>" on stdin with
+ *   "g <GFLOP/s>" of one sample, until end of input (the bench keeps it alive across rounds). */
 #include <immintrin.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* Independent accumulators: enough to cover FMA latency x 2 pipes, so the loop is
@@ -85,8 +88,47 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Iterations for about ms milliseconds at gf GFLOP/s per thread. */
+static long iters_for(double gf, double ms, int zmm)
+{
+	long iters = (long)(gf * 1e9 * ms * 1e-3 / (NACC * (zmm ? 16 : 8) * 2.0));
+	return iters < 1000 ? 1000 : iters;
+}
+
+static int serve(int zmm)
+{
+	char line[128];
+	printf("ready %s\n", zmm ? "avx512" : "avx2");
+	fflush(stdout);
+	double gf = run(1, zmm, 2000000); /* calibration: one thread's rate */
+	while (fgets(line, sizeof line, stdin)) {
+		int threads = 0;
+		double ms = 0;
+		if (sscanf(line, "%d %lf", &threads, &ms) != 2 || threads < 1 || threads > 2 ||
+		    ms <= 0) {
+			printf("err expected \"<threads 1|2> <ms>\"\n");
+		} else {
+			double g = run(threads, zmm, iters_for(gf, ms, zmm));
+			printf("g %.2f\n", g);
+			if (threads == 1 && g > gf)
+				gf = g;
+		}
+		fflush(stdout);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "serve") == 0) {
+		__builtin_cpu_init();
+		if (__builtin_cpu_supports("avx512f"))
+			return serve(1);
+		if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+			return serve(0);
+		printf("err neither AVX-512 nor AVX2+FMA\n");
+		return 1;
+	}
 	double ms = argc > 1 ? atof(argv[1]) : 60;
 	int samples = argc > 2 ? atoi(argv[2]) : 3, only = argc > 3 ? atoi(argv[3]) : 0;
 	if (ms <= 0 || samples < 1 || samples > 64 || only < 0 || only > 2) {
@@ -100,10 +142,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	/* one iteration is NACC FMAs of 16 (8) lanes: calibrate its count to ms per sample */
-	double gf = run(1, zmm, 2000000);
-	long iters = (long)(gf * 1e9 * ms * 1e-3 / (NACC * (zmm ? 16 : 8) * 2.0));
-	if (iters < 1000)
-		iters = 1000;
+	long iters = iters_for(run(1, zmm, 2000000), ms, zmm);
 	double med[3] = { 0, 0, 0 };
 	for (int th = 1; th <= 2; th++) {
 		if (only && th != only)

@@ -276,19 +276,21 @@ static void bc_daemon_stop(struct bc_daemon *d)
 	bc_daemon_cleanup(d);
 }
 
-/* ------------------------------------------------------------------ the onnxruntime peer */
+/* ------------------------------------------------------------------ helper processes */
 
-/* bench/ort_bench.js in a node child, kept alive across rounds so its sessions stay warm the
- * way the daemons' graphs do; one command line in, one answer line out. */
-struct bc_ort {
+/* A helper kept alive across rounds, like the daemons: the onnxruntime peer (its sessions stay
+ * warm the way the daemons' graphs do) and the FMA-peak program (a fresh process per sample
+ * would start behind the long-lived, mostly sleeping daemons in the scheduler's queue). One
+ * command line in, one answer line out. */
+struct bc_child {
 	pid_t pid;
 	FILE *to, *from;
 	char version[160];
 };
 
-static bool bc_ort_cmd(struct bc_ort *o, char *reply, size_t len, const char *fmt, ...)
+static bool bc_child_cmd(struct bc_child *o, char *reply, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-static bool bc_ort_cmd(struct bc_ort *o, char *reply, size_t len, const char *fmt, ...)
+static bool bc_child_cmd(struct bc_child *o, char *reply, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -303,8 +305,50 @@ static bool bc_ort_cmd(struct bc_ort *o, char *reply, size_t len, const char *fm
 	return strncmp(reply, "err", 3) != 0;
 }
 
+/* Starts argv (from PATH) with pipes on its stdin and stdout and reads its first line, which
+ * must be "ready <what it is>" (else "err <why>"); false with why. */
+static bool bc_child_start(struct bc_child *o, const char *const argv[], char *why, size_t why_len)
+{
+	int in[2], out[2];
+	ASSERT(pipe(in) == 0 && pipe(out) == 0);
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		execvp(argv[0], (char *const *)argv);
+		printf("err cannot run %s: %s\n", argv[0], strerror(errno));
+		fflush(stdout);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	o->pid = pid;
+	o->to = fdopen(in[1], "w");
+	o->from = fdopen(out[0], "r");
+	char line[512] = "";
+	if (!fgets(line, sizeof line, o->from) || strncmp(line, "ready ", 6) != 0) {
+		line[strcspn(line, "\n")] = 0;
+		bc_fmt(why, why_len, "%s", strncmp(line, "err ", 4) == 0 ? line + 4 : "no answer");
+		fclose(o->to);
+		fclose(o->from);
+		waitpid(pid, NULL, 0);
+		o->pid = 0;
+		return false;
+	}
+	line[strcspn(line, "\n")] = 0;
+	bc_fmt(o->version, sizeof o->version, "%s", line + 6);
+	return true;
+}
+
 /* Starts the peer; false with why (no node, no onnxruntime-node, no script) when it cannot. */
-static bool bc_ort_start(struct bc_ort *o, char *why, size_t why_len)
+static bool bc_ort_start(struct bc_child *o, char *why, size_t why_len)
 {
 	char mod[4200], script[4200];
 	const char *e = getenv("WEBNN_BENCH_ORT");
@@ -327,51 +371,17 @@ static bool bc_ort_start(struct bc_ort *o, char *why, size_t why_len)
 			 mod);
 		return false;
 	}
-	int in[2], out[2];
-	ASSERT(pipe(in) == 0 && pipe(out) == 0);
-	fflush(stdout);
-	fflush(stderr);
-	pid_t pid = fork();
-	ASSERT(pid >= 0);
-	if (pid == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
-		const char *node = getenv("WEBNN_BENCH_NODE");
-		node = node && *node ? node : "node";
-		execlp(node, node, script, mod, "2", (char *)NULL);
-		printf("err cannot run %s: %s\n", node, strerror(errno));
-		fflush(stdout);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	o->pid = pid;
-	o->to = fdopen(in[1], "w");
-	o->from = fdopen(out[0], "r");
-	char line[512];
-	if (!fgets(line, sizeof line, o->from) || strncmp(line, "ready ", 6) != 0) {
-		line[strcspn(line, "\n")] = 0;
-		bc_fmt(why, why_len, "%s", strncmp(line, "err ", 4) == 0 ? line + 4 : "node failed");
-		fclose(o->to);
-		fclose(o->from);
-		waitpid(pid, NULL, 0);
-		o->pid = 0;
-		return false;
-	}
-	line[strcspn(line, "\n")] = 0;
-	bc_fmt(o->version, sizeof o->version, "%s", line + 6);
-	return true;
+	const char *node = getenv("WEBNN_BENCH_NODE");
+	node = node && *node ? node : "node";
+	const char *const argv[] = { node, script, mod, "2", NULL };
+	return bc_child_start(o, argv, why, why_len);
 }
 
 /* Mean seconds of n session.run calls of session id; NAN on failure (message on stderr). */
-static double bc_ort_run(struct bc_ort *o, const char *id, int n)
+static double bc_ort_run(struct bc_child *o, const char *id, int n)
 {
 	char reply[4096];
-	if (!bc_ort_cmd(o, reply, sizeof reply, "run %s %d", id, n)) {
+	if (!bc_child_cmd(o, reply, sizeof reply, "run %s %d", id, n)) {
 		fprintf(stderr, "onnxruntime %s: %s\n", id, reply);
 		return NAN;
 	}
@@ -386,7 +396,7 @@ static double bc_ort_run(struct bc_ort *o, const char *id, int n)
 	return got == n ? sum / n / 1e3 : NAN;
 }
 
-static void bc_ort_stop(struct bc_ort *o)
+static void bc_child_stop(struct bc_child *o)
 {
 	if (o->pid <= 0)
 		return;
@@ -399,26 +409,22 @@ static void bc_ort_stop(struct bc_ort *o)
 
 /* ------------------------------------------------------------------ the FMA peak */
 
-struct bc_peak {
-	double t1, t2; /* GFLOP/s, 1 and 2 threads */
-	char isa[16];
-};
-
-/* One run of bench/peak_flops.c ($WEBNN_BUILD/bin/peak_flops): samples of ms on threads (1, 2,
- * 0: both); false when it is absent. */
-static bool bc_peak_measure(struct bc_peak *p, int ms, int samples, int threads)
+/* bench/peak_flops.c ($WEBNN_BUILD/bin/peak_flops) serving samples; false when it is absent. */
+static bool bc_peak_start(struct bc_child *p, char *why, size_t why_len)
 {
-	char cmd[4200], line[256];
-	snprintf(cmd, sizeof cmd, "%s/bin/peak_flops %d %d %d 2>/dev/null", test_build_dir(), ms,
-		 samples, threads);
-	fflush(stdout);
-	FILE *f = popen(cmd, "r");
-	bool ok = f && fgets(line, sizeof line, f) &&
-		  sscanf(line, "peak %15s t1 %lf t2 %lf", p->isa, &p->t1, &p->t2) == 3 &&
-		  (p->t1 > 0 || p->t2 > 0);
-	if (f)
-		pclose(f);
-	return ok;
+	char bin[4200];
+	snprintf(bin, sizeof bin, "%s/bin/peak_flops", test_build_dir());
+	const char *const argv[] = { bin, "serve", NULL };
+	return bc_child_start(p, argv, why, why_len);
+}
+
+/* GFLOP/s of one FMA sample of ms milliseconds on threads threads; NAN on failure. */
+static double bc_peak_sample(struct bc_child *p, int threads, int ms)
+{
+	char reply[128];
+	if (!bc_child_cmd(p, reply, sizeof reply, "%d %d", threads, ms) || reply[0] != 'g')
+		return NAN;
+	return atof(reply + 1);
 }
 
 /* ------------------------------------------------------------------ whole models */
@@ -551,7 +557,7 @@ TEST_TIMEOUT(bench_models, 600)
 		on[BV_PREV] = bc_daemon_start(&dm[BV_PREV], prev, "cpu", plain_env, why[BV_PREV], 600);
 	else
 		bc_fmt(why[BV_PREV], 600, "set WEBNN_BENCH_PREVIOUS to another build's webnnd");
-	static struct bc_ort ort;
+	static struct bc_child ort;
 	on[BV_ORT] = bc_ort_start(&ort, why[BV_ORT], 600);
 	double ort_create[BC_N_MODELS] = { 0 };
 	for (size_t m = 0; m < BC_N_MODELS; m++) {
@@ -560,7 +566,7 @@ TEST_TIMEOUT(bench_models, 600)
 				bc_slot_open(&slot[m][v], dm[v].ctx, &bc_models[m], dirs[m], &in[m]);
 		if (on[BV_ORT]) {
 			char reply[500];
-			if (bc_ort_cmd(&ort, reply, sizeof reply, "load %s %s %s", bc_models[m].ort_kind,
+			if (bc_child_cmd(&ort, reply, sizeof reply, "load %s %s %s", bc_models[m].ort_kind,
 				       bc_models[m].ort_kind, dirs[m]))
 				ort_create[m] = atof(reply + 3);
 			else {
@@ -630,7 +636,7 @@ TEST_TIMEOUT(bench_models, 600)
 		if (on[BV_ORT]) {
 			char path[256], reply[600];
 			snprintf(path, sizeof path, "/tmp/webnn-bench-ort-%d.bin", (int)getpid());
-			ASSERT_MSG(bc_ort_cmd(&ort, reply, sizeof reply, "out %s %s", bm->ort_kind, path),
+			ASSERT_MSG(bc_child_cmd(&ort, reply, sizeof reply, "out %s %s", bm->ort_kind, path),
 				   "onnxruntime output: %s", reply);
 			FILE *f = fopen(path, "rb");
 			ASSERT(f && fread(ort_out, sizeof(float), bm->out_count, f) == bm->out_count);
@@ -706,7 +712,7 @@ TEST_TIMEOUT(bench_models, 600)
 	for (int v = 0; v < BV_ORT; v++)
 		if (on[v])
 			bc_daemon_stop(&dm[v]);
-	bc_ort_stop(&ort);
+	bc_child_stop(&ort);
 }
 
 /* ------------------------------------------------------------------ single operations */
@@ -827,13 +833,19 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 {
 	static struct bc_daemon d;
 	static struct bc_op_run run[BC_N_OPS];
-	static struct bc_ort ort;
+	static struct bc_child ort;
 	char why[600], ort_why[600] = "";
 	static const char *const env[] = { "-WEBNN_OCL_BASELINE", NULL };
 	if (!bc_daemon_start(&d, NULL, "cpu", env, why, sizeof why))
 		SKIP("the cpu backend: %s", why);
-	struct bc_peak pk;
-	bool have_peak = bc_peak_measure(&pk, 40, 3, 0);
+	static struct bc_child peak;
+	char peak_why[600] = "";
+	bool have_peak = bc_peak_start(&peak, peak_why, sizeof peak_why);
+	double start1[3], start2[3];
+	for (int k = 0; k < 3; k++) {
+		start1[k] = have_peak ? bc_peak_sample(&peak, 1, 40) : NAN;
+		start2[k] = have_peak ? bc_peak_sample(&peak, 2, 40) : NAN;
+	}
 	bool have_ort = bc_ort_start(&ort, ort_why, sizeof ort_why);
 	int rounds = bc_rounds();
 	for (size_t i = 0; i < BC_N_OPS; i++) {
@@ -844,7 +856,7 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 			char reply[600], id[16];
 			snprintf(id, sizeof id, "op%zu", i);
 			double tw = NAN;
-			if (!bc_ort_cmd(&ort, reply, sizeof reply, "load %s %s", id, bc_ops[i].ort) ||
+			if (!bc_child_cmd(&ort, reply, sizeof reply, "load %s %s", id, bc_ops[i].ort) ||
 			    isnan(tw = bc_ort_run(&ort, id, 2))) {
 				bc_fmt(ort_why, sizeof ort_why, "%s: %s", bc_ops[i].label, reply);
 				have_ort = false;
@@ -859,22 +871,22 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 	int n_p2 = 0;
 	bc_pause(d.pid);
 	bc_pause(ort.pid);
+	bc_pause(peak.pid);
 	for (int r = 0; r < rounds; r++) {
 		if (r >= 3 && bc_now() - t0 > bc_budget()) {
 			rounds = r;
 			break;
 		}
-		struct bc_peak pr;
-		if (have_peak && !bc_peak_measure(&pr, 25, 1, 1))
-			have_peak = false;
-		p1[r] = have_peak ? pr.t1 : NAN;
+		bc_resume(peak.pid);
+		p1[r] = have_peak ? bc_peak_sample(&peak, 1, 25) : NAN;
+		bc_pause(peak.pid);
 		for (size_t k = 0; k < BC_N_OPS; k++) {
 			size_t i = (k + r) % BC_N_OPS;
 			char id[16];
 			snprintf(id, sizeof id, "op%zu", i);
-			if (have_peak && !bc_peak_measure(&pr, 25, 1, 2))
-				have_peak = false;
-			run[i].peak[r] = p2[n_p2++] = have_peak ? pr.t2 : NAN;
+			bc_resume(peak.pid);
+			run[i].peak[r] = p2[n_p2++] = have_peak ? bc_peak_sample(&peak, 2, 25) : NAN;
+			bc_pause(peak.pid);
 			bc_resume(d.pid);
 			run[i].t[r] = bc_op_run(&run[i], d.ctx, run[i].inner);
 			bc_pause(d.pid);
@@ -887,20 +899,21 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 	}
 	bc_resume(d.pid);
 	bc_resume(ort.pid);
+	bc_resume(peak.pid);
+	have_peak = have_peak && !isnan(bc_median(p2, n_p2));
 	printf("  single operations on the daemon's cpu backend: %d rounds, each with the FMA peak "
 	       "measured (%.1f s, load average %.2f before, %.2f after); time per dispatch of a "
 	       "stream of dispatches, medians\n",
 	       rounds, bc_now() - t0, load0, bc_load());
 	if (have_peak)
 		printf("    FMA peak (%s, bench/peak_flops.c): %.1f GFLOP/s on 1 thread, %.1f on 2 "
-		       "(at the start: %.1f, %.1f); %% of peak: of the 2-thread sample taken just "
-		       "before\n",
-		       pk.isa, bc_median(p1, rounds), bc_median(p2, n_p2),
-		       pk.t1, pk.t2);
+		       "(before the rounds: %.1f, %.1f); %% of peak: of the 2-thread sample taken "
+		       "just before\n",
+		       peak.version, bc_median(p1, rounds), bc_median(p2, n_p2),
+		       bc_median(start1, 3), bc_median(start2, 3));
 	else
-		printf("    (FMA peak not measured: %s/bin/peak_flops did not run; make bench builds "
-		       "it)\n",
-		       test_build_dir());
+		printf("    (FMA peak not measured: %s; make bench builds %s/bin/peak_flops)\n",
+		       peak_why[0] ? peak_why : "a sample failed", test_build_dir());
 	if (!have_ort)
 		printf("    (onnxruntime skipped: %s)\n", ort_why);
 	else
@@ -929,7 +942,8 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 		webnn_graph_destroy(run[i].g);
 	}
 	bc_daemon_stop(&d);
-	bc_ort_stop(&ort);
+	bc_child_stop(&ort);
+	bc_child_stop(&peak);
 }
 
 /* ------------------------------------------------------------------ cold start */
