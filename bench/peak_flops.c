@@ -132,7 +132,8 @@ int main(int argc, char **argv)
 	double ms = argc > 1 ? atof(argv[1]) : 60;
 	int samples = argc > 2 ? atoi(argv[2]) : 3, only = argc > 3 ? atoi(argv[3]) : 0;
 	if (ms <= 0 || samples < 1 || samples > 64 || only < 0 || only > 2) {
-		fprintf(stderr, "usage: peak_flops [ms per sample] [samples] [threads 1, 2 or 0]\n");
+		fprintf(stderr,
+			"usage: peak_flops [ms per sample] [samples] [threads 1, 2 or 0]\n");
 		return 2;
 	}
 	__builtin_cpu_init();

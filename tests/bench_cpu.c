@@ -1,9 +1,9 @@
-/* make bench: models on the cpu and opencl backends vs onnxruntime, ops vs the FMA peak, cold start. */
+/* make bench: models on the cpu and opencl backends vs onnxruntime, ops vs FMA peak, cold start. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +23,10 @@
 /* Everything here is interleaved: each round times every contender once, in an order that
  * rotates from round to round, so slow drifts of the load on this shared machine hit all of
  * them alike. Figures are medians over rounds; ratios are the median of the per-round ratios.
- * $WEBNN_BENCH_ROUNDS shortens (or lengthens) a run. */
+ * $WEBNN_BENCH_ROUNDS shortens (or lengthens) a run; $WEBNN_BENCH_BUDGET caps its seconds. */
 #define BC_MAX_ROUNDS 64
 #define BC_ROUNDS 11
-#define BC_WARM 2 /* untimed dispatches before the first round */
+#define BC_WARM 2 /* untimed rounds of one dispatch each before the first */
 #define BC_INNER 5 /* dispatches per model sample (their mean) */
 #define BC_SLOW 0.2 /* seconds: a model dispatch this slow is sampled once per round */
 
@@ -226,8 +226,9 @@ static bool bc_daemon_start(struct bc_daemon *d, const char *bin, const char *ba
 			bc_daemon_last_log(d, last, sizeof last);
 			d->pid = 0;
 			bc_daemon_cleanup(d);
-			bc_fmt(why, why_len, "%s --backend %s exited during start-up (status %d): %s",
-			       bin, backend, WIFEXITED(st) ? WEXITSTATUS(st) : -1, last);
+			bc_fmt(why, why_len,
+			       "%s --backend %s exited during start-up (status %d): %s", bin,
+			       backend, WIFEXITED(st) ? WEXITSTATUS(st) : -1, last);
 			return false;
 		}
 		usleep(1000);
@@ -239,7 +240,7 @@ static bool bc_daemon_start(struct bc_daemon *d, const char *bin, const char *ba
 	enum webnn_status s = webnn_context_create(&co, &d->ctx, err, sizeof err);
 	if (s != WEBNN_STATUS_OK) {
 		bc_fmt(why, why_len, "%s --backend %s: context: %s: %s", bin, backend,
-			 webnn_status_name(s), err);
+		       webnn_status_name(s), err);
 		kill(d->pid, SIGKILL);
 		waitpid(d->pid, NULL, 0);
 		d->pid = 0;
@@ -298,7 +299,7 @@ static bool bc_child_cmd(struct bc_child *o, char *reply, size_t len, const char
 	va_end(ap);
 	fputc('\n', o->to);
 	if (fflush(o->to) != 0 || !fgets(reply, (int)len, o->from)) {
-		bc_fmt(reply, len, "err onnxruntime-node bench process ended");
+		bc_fmt(reply, len, "err the helper process ended");
 		return false;
 	}
 	reply[strcspn(reply, "\n")] = 0;
@@ -366,9 +367,9 @@ static bool bc_ort_start(struct bc_child *o, char *why, size_t why_len)
 	}
 	if (stat(mod, &st) != 0) {
 		bc_fmt(why, why_len,
-			 "onnxruntime-node is not installed in %s (make bench installs it with npm; "
-			 "no npm or no network?)",
-			 mod);
+		       "onnxruntime-node is not installed in %s (make bench installs it with npm; "
+		       "no npm or no network?)",
+		       mod);
 		return false;
 	}
 	const char *node = getenv("WEBNN_BENCH_NODE");
@@ -437,11 +438,22 @@ static const struct bc_model {
 	uint32_t out_count, out_rank, out_shape[4];
 	bool has_reference; /* test_data_set/0/output_0.npy is this graph's output */
 } bc_models[] = {
-	{ "SqueezeNet 1.0 (nhwc, to softmax)", "squeezenet1.0_nhwc", "squeezenet", model_squeezenet,
-	  MODEL_CLASSES, 2, { 1, MODEL_CLASSES }, true },
-	{ "MobileNetV2 body (to 1280 pooled)", "mobilenetv2_nhwc", "mobilenetv2",
-	  model_mobilenetv2_body, MODEL_MOBILENETV2_FEATURES, 4,
-	  { 1, 1, 1, MODEL_MOBILENETV2_FEATURES }, false },
+	{ "SqueezeNet 1.0 (nhwc, to softmax)",
+	  "squeezenet1.0_nhwc",
+	  "squeezenet",
+	  model_squeezenet,
+	  MODEL_CLASSES,
+	  2,
+	  { 1, MODEL_CLASSES },
+	  true },
+	{ "MobileNetV2 body (to 1280 pooled)",
+	  "mobilenetv2_nhwc",
+	  "mobilenetv2",
+	  model_mobilenetv2_body,
+	  MODEL_MOBILENETV2_FEATURES,
+	  4,
+	  { 1, 1, 1, MODEL_MOBILENETV2_FEATURES },
+	  false },
 };
 #define BC_N_MODELS (sizeof bc_models / sizeof bc_models[0])
 
@@ -449,9 +461,8 @@ static const struct bc_model {
  * first version's plans ($WEBNN_OCL_BASELINE, unless $WEBNN_BENCH_BASELINE=0), another
  * build's webnnd on the cpu backend ($WEBNN_BENCH_PREVIOUS) and onnxruntime. */
 enum { BV_CPU, BV_OCL, BV_BASE, BV_PREV, BV_ORT, BV_MAX };
-static const char *const bv_names[BV_MAX] = { "daemon cpu", "daemon opencl",
-					      "opencl first version", "previous build (cpu)",
-					      "onnxruntime" };
+static const char *const bv_names[BV_MAX] = { "daemon cpu", "daemon opencl", "opencl first version",
+					      "previous build (cpu)", "onnxruntime" };
 
 /* One model graph on one daemon, its tensors, output and samples. */
 struct bc_slot {
@@ -493,7 +504,8 @@ static double bc_slot_run(struct bc_slot *s, struct webnn_context *ctx, uint32_t
 	double t0 = bc_now();
 	for (int i = 0; i < n; i++) {
 		MODEL_OK(ctx, webnn_context_dispatch(ctx, s->g, &bi, 1, &bo, 1), "dispatch");
-		MODEL_OK(ctx, webnn_context_read_tensor(ctx, s->to, s->out, out_count * sizeof(float)),
+		MODEL_OK(ctx,
+			 webnn_context_read_tensor(ctx, s->to, s->out, out_count * sizeof(float)),
 			 "read");
 	}
 	return (bc_now() - t0) / n;
@@ -545,16 +557,19 @@ TEST_TIMEOUT(bench_models, 600)
 	}
 	static const char *const base_env[] = { "WEBNN_OCL_BASELINE=1", NULL };
 	static const char *const plain_env[] = { "-WEBNN_OCL_BASELINE", NULL };
-	const char *prev = getenv("WEBNN_BENCH_PREVIOUS"), *want_base = getenv("WEBNN_BENCH_BASELINE");
+	const char *prev = getenv("WEBNN_BENCH_PREVIOUS"),
+		   *want_base = getenv("WEBNN_BENCH_BASELINE");
 	on[BV_CPU] = bc_daemon_start(&dm[BV_CPU], NULL, "cpu", plain_env, why[BV_CPU], 600);
 	on[BV_OCL] = bc_daemon_start(&dm[BV_OCL], NULL, "opencl", plain_env, why[BV_OCL], 600);
 	if (on[BV_OCL] && !(want_base && strcmp(want_base, "0") == 0))
-		on[BV_BASE] = bc_daemon_start(&dm[BV_BASE], NULL, "opencl", base_env, why[BV_BASE],
-					      600);
+		on[BV_BASE] =
+			bc_daemon_start(&dm[BV_BASE], NULL, "opencl", base_env, why[BV_BASE], 600);
 	else
-		bc_fmt(why[BV_BASE], 600, "%s", on[BV_OCL] ? "WEBNN_BENCH_BASELINE=0" : "no opencl");
+		bc_fmt(why[BV_BASE], 600, "%s",
+		       on[BV_OCL] ? "WEBNN_BENCH_BASELINE=0" : "no opencl");
 	if (prev && *prev)
-		on[BV_PREV] = bc_daemon_start(&dm[BV_PREV], prev, "cpu", plain_env, why[BV_PREV], 600);
+		on[BV_PREV] =
+			bc_daemon_start(&dm[BV_PREV], prev, "cpu", plain_env, why[BV_PREV], 600);
 	else
 		bc_fmt(why[BV_PREV], 600, "set WEBNN_BENCH_PREVIOUS to another build's webnnd");
 	static struct bc_child ort;
@@ -563,11 +578,12 @@ TEST_TIMEOUT(bench_models, 600)
 	for (size_t m = 0; m < BC_N_MODELS; m++) {
 		for (int v = 0; v < BV_ORT; v++)
 			if (on[v])
-				bc_slot_open(&slot[m][v], dm[v].ctx, &bc_models[m], dirs[m], &in[m]);
+				bc_slot_open(&slot[m][v], dm[v].ctx, &bc_models[m], dirs[m],
+					     &in[m]);
 		if (on[BV_ORT]) {
 			char reply[500];
-			if (bc_child_cmd(&ort, reply, sizeof reply, "load %s %s %s", bc_models[m].ort_kind,
-				       bc_models[m].ort_kind, dirs[m]))
+			if (bc_child_cmd(&ort, reply, sizeof reply, "load %s %s %s",
+					 bc_models[m].ort_kind, bc_models[m].ort_kind, dirs[m]))
 				ort_create[m] = atof(reply + 3);
 			else {
 				bc_fmt(why[BV_ORT], 600, "%s: %s", bc_models[m].ort_kind, reply);
@@ -598,9 +614,11 @@ TEST_TIMEOUT(bench_models, 600)
 				pid_t pid = v == BV_ORT ? ort.pid : dm[v].pid;
 				bc_resume(pid);
 				double t = v == BV_ORT ? bc_ort_run(&ort, bc_models[m].ort_kind, n)
-						       : bc_slot_run(s, dm[v].ctx, bc_models[m].out_count, n);
+						       : bc_slot_run(s, dm[v].ctx,
+								     bc_models[m].out_count, n);
 				bc_pause(pid);
-				ASSERT_MSG(!isnan(t), "onnxruntime failed on %s", bc_models[m].label);
+				ASSERT_MSG(!isnan(t), "onnxruntime failed on %s",
+					   bc_models[m].label);
 				if (r >= 0)
 					s->t[r] = t;
 				else
@@ -624,7 +642,8 @@ TEST_TIMEOUT(bench_models, 600)
 		if (on[v])
 			printf("    %s: %s\n", bv_names[v], dm[v].device);
 	if (on[BV_ORT])
-		printf("    onnxruntime: %s, CPU EP, intraOpNumThreads 2, graphOptimizationLevel all, "
+		printf("    onnxruntime: %s, CPU EP, intraOpNumThreads 2, graphOptimizationLevel "
+		       "all, "
 		       "NCHW in/out\n",
 		       ort.version);
 	for (size_t m = 0; m < BC_N_MODELS; m++) {
@@ -636,10 +655,12 @@ TEST_TIMEOUT(bench_models, 600)
 		if (on[BV_ORT]) {
 			char path[256], reply[600];
 			snprintf(path, sizeof path, "/tmp/webnn-bench-ort-%d.bin", (int)getpid());
-			ASSERT_MSG(bc_child_cmd(&ort, reply, sizeof reply, "out %s %s", bm->ort_kind, path),
+			ASSERT_MSG(bc_child_cmd(&ort, reply, sizeof reply, "out %s %s",
+						bm->ort_kind, path),
 				   "onnxruntime output: %s", reply);
 			FILE *f = fopen(path, "rb");
-			ASSERT(f && fread(ort_out, sizeof(float), bm->out_count, f) == bm->out_count);
+			ASSERT(f &&
+			       fread(ort_out, sizeof(float), bm->out_count, f) == bm->out_count);
 			fclose(f);
 			unlink(path);
 			ref = ort_out;
@@ -676,8 +697,8 @@ TEST_TIMEOUT(bench_models, 600)
 					printf(", %.2g vs test_data_set", d2);
 			}
 			printf("\n");
-			ASSERT_MSG(ok && ok2, "%s: %s disagrees with %s (max |diff| %g, %g)", bm->label,
-				   bv_names[v], ref_name, d1, d2);
+			ASSERT_MSG(ok && ok2, "%s: %s disagrees with %s (max |diff| %g, %g)",
+				   bm->label, bv_names[v], ref_name, d1, d2);
 		}
 		npy_free(&want);
 		double *tc = slot[m][BV_CPU].t, *to = slot[m][BV_OCL].t, *tr = slot[m][BV_ORT].t;
@@ -723,7 +744,7 @@ static const struct bc_op {
 	bool matmul;
 	uint32_t h, c, oc, k, pad, groups;
 	enum webnn_conv2d_filter_layout layout;
-	bool target; /* conv/gemm: >= 70% of peak is the goal; depthwise is memory-bound */
+	bool target;	 /* conv/gemm: >= 70% of peak is the goal; depthwise is memory-bound */
 	const char *ort; /* the same operation for bench/ort_bench.js (NCHW) */
 } bc_ops[] = {
 	{ "conv 3x3 56x56x64->64 ohwi", false, 56, 64, 64, 3, 1, 1, WEBNN_FILTER_OHWI, true,
@@ -761,7 +782,8 @@ struct bc_op_run {
 	struct webnn_graph *g;
 	struct webnn_tensor *ti, *to;
 	int inner, ort_inner; /* dispatches (session.run calls) per sample, for about 25 ms */
-	double t[BC_MAX_ROUNDS], peak[BC_MAX_ROUNDS], ort[BC_MAX_ROUNDS]; /* peak: GFLOP/s, 2 threads */
+	double t[BC_MAX_ROUNDS], peak[BC_MAX_ROUNDS],
+		ort[BC_MAX_ROUNDS]; /* peak: GFLOP/s, 2 threads */
 };
 
 static void bc_op_open(struct bc_op_run *r, struct webnn_context *ctx, const struct bc_op *o)
@@ -776,7 +798,8 @@ static void bc_op_open(struct bc_op_run *r, struct webnn_context *ctx, const str
 		wd = (struct webnn_operand_desc){ WEBNN_FLOAT32, 2, { o->c, o->oc } };
 	} else {
 		uint32_t icg = o->c / o->groups;
-		const uint32_t ohwi[4] = { o->oc, o->k, o->k, icg }, oihw[4] = { o->oc, icg, o->k, o->k },
+		const uint32_t ohwi[4] = { o->oc, o->k, o->k, icg },
+			       oihw[4] = { o->oc, icg, o->k, o->k },
 			       ihwo[4] = { icg, o->k, o->k, o->oc };
 		memcpy(wd.shape,
 		       o->layout == WEBNN_FILTER_OHWI	? ohwi
@@ -784,7 +807,8 @@ static void bc_op_open(struct bc_op_run *r, struct webnn_context *ctx, const str
 							: ihwo,
 		       sizeof ohwi);
 	}
-	size_t wn = (size_t)wd.shape[0] * wd.shape[1] * (wd.rank == 4 ? wd.shape[2] * wd.shape[3] : 1);
+	size_t wn =
+		(size_t)wd.shape[0] * wd.shape[1] * (wd.rank == 4 ? wd.shape[2] * wd.shape[3] : 1);
 	float *wdata = bc_random(wn, 3);
 	MODEL_OK(ctx, webnn_builder_input(b, "x", &xd, &x), "input");
 	MODEL_OK(ctx, webnn_builder_constant(b, &wd, wdata, wn * sizeof(float), &w), "constant");
@@ -802,14 +826,15 @@ static void bc_op_open(struct bc_op_run *r, struct webnn_context *ctx, const str
 		MODEL_OK(ctx, webnn_builder_conv2d(b, x, w, &co, &y), o->label);
 	}
 	struct webnn_named_operand named = { "y", y };
-	struct webnn_tensor_desc tin = { xd, false, true }, tout = { { WEBNN_FLOAT32, 0, { 0 } }, true,
-								     false };
+	struct webnn_tensor_desc tin = { xd, false, true },
+				 tout = { { WEBNN_FLOAT32, 0, { 0 } }, true, false };
 	webnn_operand_get_desc(y, &tout.desc);
 	MODEL_OK(ctx, webnn_builder_build(b, &named, 1, &r->g), o->label);
 	webnn_builder_destroy(b);
 	MODEL_OK(ctx, webnn_context_create_tensor(ctx, &tin, &r->ti), "input tensor");
 	MODEL_OK(ctx, webnn_context_create_tensor(ctx, &tout, &r->to), "output tensor");
-	size_t xn = (size_t)xd.shape[0] * xd.shape[1] * (xd.rank == 4 ? xd.shape[2] * xd.shape[3] : 1);
+	size_t xn =
+		(size_t)xd.shape[0] * xd.shape[1] * (xd.rank == 4 ? xd.shape[2] * xd.shape[3] : 1);
 	float *xdata = bc_random(xn, 42);
 	MODEL_OK(ctx, webnn_context_write_tensor(ctx, r->ti, xdata, xn * sizeof(float)), "write");
 	free(xdata);
@@ -856,7 +881,8 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 			char reply[600], id[16];
 			snprintf(id, sizeof id, "op%zu", i);
 			double tw = NAN;
-			if (!bc_child_cmd(&ort, reply, sizeof reply, "load %s %s", id, bc_ops[i].ort) ||
+			if (!bc_child_cmd(&ort, reply, sizeof reply, "load %s %s", id,
+					  bc_ops[i].ort) ||
 			    isnan(tw = bc_ort_run(&ort, id, 2))) {
 				bc_fmt(ort_why, sizeof ort_why, "%s: %s", bc_ops[i].label, reply);
 				have_ort = false;
@@ -885,7 +911,8 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 			char id[16];
 			snprintf(id, sizeof id, "op%zu", i);
 			bc_resume(peak.pid);
-			run[i].peak[r] = p2[n_p2++] = have_peak ? bc_peak_sample(&peak, 2, 25) : NAN;
+			run[i].peak[r] = p2[n_p2++] =
+				have_peak ? bc_peak_sample(&peak, 2, 25) : NAN;
 			bc_pause(peak.pid);
 			bc_resume(d.pid);
 			run[i].t[r] = bc_op_run(&run[i], d.ctx, run[i].inner);
@@ -925,7 +952,8 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 			gf[r] = fl / run[i].t[r] / 1e9;
 		printf("    %-30s %8.3f ms %7.1f GFLOP/s", o->label, med * 1e3, fl / med / 1e9);
 		if (have_peak) {
-			double pct = 100 * bc_ratio(gf, run[i].peak, rounds), q[BC_MAX_ROUNDS], lo, hi;
+			double pct = 100 * bc_ratio(gf, run[i].peak, rounds), q[BC_MAX_ROUNDS], lo,
+			       hi;
 			for (int r = 0; r < rounds; r++)
 				q[r] = gf[r] / run[i].peak[r];
 			bc_range(q, rounds, &lo, &hi);
@@ -934,7 +962,8 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 				printf(" (target >= 70%%: %s)", pct >= 70 ? "met" : "NOT MET");
 		}
 		if (have_ort)
-			printf("; ORT %.3f ms, daemon/ORT %.2f", bc_median(run[i].ort, rounds) * 1e3,
+			printf("; ORT %.3f ms, daemon/ORT %.2f",
+			       bc_median(run[i].ort, rounds) * 1e3,
 			       bc_ratio(run[i].t, run[i].ort, rounds));
 		printf("\n");
 		webnn_tensor_destroy(run[i].ti);
@@ -973,8 +1002,12 @@ TEST_TIMEOUT(bench_cold_start, 300)
 		snprintf(cache, sizeof cache, "/tmp/webnn-bench-cold-XXXXXX");
 		ASSERT(mkdtemp(cache));
 		snprintf(xdg, sizeof xdg, "XDG_CACHE_HOME=%s", cache);
-		const char *const env[] = { xdg, "-WEBNN_CACHE_DIR", "-POCL_CACHE_DIR",
-					    "-WEBNN_OCL_BASELINE", "WEBNN_BACKEND=cpu", NULL };
+		const char *const env[] = { xdg,
+					    "-WEBNN_CACHE_DIR",
+					    "-POCL_CACHE_DIR",
+					    "-WEBNN_OCL_BASELINE",
+					    "WEBNN_BACKEND=cpu",
+					    NULL };
 		struct bc_daemon d;
 		double t0 = bc_now();
 		if (!bc_daemon_start(&d, NULL, "cpu", env, why, sizeof why))
@@ -1000,7 +1033,8 @@ TEST_TIMEOUT(bench_cold_start, 300)
 	double tot = bc_median(total, BC_COLD_RUNS), cm = bc_median(compile, BC_COLD_RUNS);
 	printf("  cold start, cpu backend, empty cache dir, SqueezeNet (median of %d):\n",
 	       BC_COLD_RUNS);
-	printf("    daemon up + context %.1f ms, + graph built %.1f ms (daemon compile_ms %.1f), first "
+	printf("    daemon up + context %.1f ms, + graph built %.1f ms (daemon compile_ms %.1f), "
+	       "first "
 	       "dispatch + read %.1f ms\n",
 	       bc_median(up, BC_COLD_RUNS) * 1e3, bc_median(built, BC_COLD_RUNS) * 1e3, cm,
 	       bc_median(first, BC_COLD_RUNS) * 1e3);
