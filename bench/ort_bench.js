@@ -1,5 +1,6 @@
-// ort_bench.js: onnxruntime-node (CPU EP) as the peer `make bench` times the daemon against, driven
-// line by line over stdin/stdout by the C bench so its sessions stay warm between interleaved rounds.
+// ort_bench.js: the onnxruntime-node (CPU EP) peer that `make bench` times webnnd against.
+// Driven line by line over stdin/stdout by tests/bench_cpu.c, so its sessions stay warm between
+// interleaved rounds the way the daemons' graphs do.
 // The ONNX models mirror tests/models.c (shared/models/README.md) op for op, on the same .npy weights,
 // in ONNX's NCHW: NHWC input transposed once outside the timing, OHWI filters written as OIHW.
 //
