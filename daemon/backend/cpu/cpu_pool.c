@@ -34,7 +34,8 @@ static void cpu_pool_range(uint32_t o, uint32_t stride, uint32_t dil, uint32_t p
 
 /* float32 NHWC (channel stride 1 in and out): one task per output row (n, oy), channels as
  * the vector loop, the output pixel itself as the accumulator. */
-static void cpu_pool_nhwc_row(const struct wnn_pool2d_attrs *p, const float *I, float *O,
+__attribute__((target_clones("avx512f", "avx2", "default"))) static void
+cpu_pool_nhwc_row(const struct wnn_pool2d_attrs *p, const float *I, float *O,
 			      uint32_t n, uint32_t oy)
 {
 	const uint64_t *is = p->in_stride, *os = p->out_stride;
@@ -87,6 +88,51 @@ static void cpu_pool_nhwc_row(const struct wnn_pool2d_attrs *p, const float *I, 
 			for (uint64_t c = 0; c < C; c++)
 				o[c] = sqrtf(o[c]);
 		}
+	}
+}
+
+/* float32, any layout: one task per (n, c, oy); the window rows are read along x. */
+static void cpu_pool_f32_row(const struct wnn_pool2d_attrs *p, const float *I, float *O,
+			     uint32_t n, uint32_t c, uint32_t oy)
+{
+	const uint64_t *is = p->in_stride, *os = p->out_stride;
+	const uint64_t sx = is[3] * p->dil_w;
+	const enum wnn_pool_kind kind = p->kind;
+	uint32_t ky0, ky1;
+	cpu_pool_range(oy, p->stride_h, p->dil_h, p->pad_top, p->win_h, p->h, &ky0, &ky1);
+	const float *base = I + n * is[0] + c * is[1];
+	float *orow = O + n * os[0] + c * os[1] + (uint64_t)oy * os[2];
+	for (uint32_t ox = 0; ox < p->out_w; ox++) {
+		uint32_t kx0, kx1;
+		cpu_pool_range(ox, p->stride_w, p->dil_w, p->pad_left, p->win_w, p->w, &kx0, &kx1);
+		float acc = kind == WNN_POOL_MAX ? -INFINITY : 0;
+		bool nan = false;
+		const uint64_t ix0 = (uint64_t)ox * p->stride_w + (uint64_t)kx0 * p->dil_w - p->pad_left;
+		for (uint32_t ky = ky0; ky < ky1; ky++) {
+			uint64_t iy = (uint64_t)oy * p->stride_h + (uint64_t)ky * p->dil_h - p->pad_top;
+			const float *x = base + iy * is[2] + ix0 * is[3];
+			if (kind == WNN_POOL_MAX)
+				for (uint32_t k = kx0; k < kx1; k++, x += sx) {
+					acc = *x > acc ? *x : acc;
+					nan |= *x != *x;
+				}
+			else if (kind == WNN_POOL_L2)
+				for (uint32_t k = kx0; k < kx1; k++, x += sx)
+					acc += *x * *x;
+			else
+				for (uint32_t k = kx0; k < kx1; k++, x += sx)
+					acc += *x;
+		}
+		uint64_t count = (uint64_t)(ky1 - ky0) * (kx1 - kx0);
+		if (count == 0)
+			acc = 0;
+		else if (nan)
+			acc = NAN;
+		else if (kind == WNN_POOL_AVG)
+			acc /= (float)count;
+		else if (kind == WNN_POOL_L2)
+			acc = sqrtf(acc);
+		orow[(uint64_t)ox * os[3]] = acc;
 	}
 }
 
@@ -155,6 +201,15 @@ static enum webnn_status cpu_run_pool(const struct cpu_step *s, void *const *buf
 	}
 	const bool h = p->type == WNN_F16;
 	const uint64_t rows = (uint64_t)p->n * p->c * p->out_h;
+	if (!h) {
+#pragma omp parallel for num_threads(x->threads) if (work > CPU_PAR_MIN && rows > 1)
+		for (uint64_t r = 0; r < rows; r++) {
+			uint64_t nc = r / p->out_h;
+			cpu_pool_f32_row(p, I, O, (uint32_t)(nc / p->c), (uint32_t)(nc % p->c),
+					 (uint32_t)(r % p->out_h));
+		}
+		return WEBNN_STATUS_OK;
+	}
 #pragma omp parallel for num_threads(x->threads) if (work > CPU_PAR_MIN && rows > 1)
 	for (uint64_t r = 0; r < rows; r++) {
 		uint32_t oy = (uint32_t)(r % p->out_h);
@@ -236,8 +291,8 @@ static enum webnn_status cpu_pool_dnnl(const struct cpu_build *b, struct cpu_ste
 		return cpu_dnnl_check(st, n, "pooling primitive descriptor", diag);
 	const char *impl = NULL;
 	if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
-	    impl && strncmp(impl, "ref", 3) == 0) {
-		dnnl_primitive_desc_destroy(pd);
+	    impl && strncmp(impl, "jit", 3) != 0) {
+		dnnl_primitive_desc_destroy(pd); /* its simple/reference loops: ours are faster */
 		return WEBNN_STATUS_OK;
 	}
 	struct cpu_dnnl_prim *prim = cpu_dnnl_step(s);
