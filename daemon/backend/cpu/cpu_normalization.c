@@ -8,6 +8,11 @@
 #define CPU_PAR_MIN 32768 /* elements below which threads cost more than they save */
 #define CPU_COL_BLOCK 256 /* kept elements per task in the column form */
 
+static bool cpu_float(enum wnn_dtype t)
+{
+	return t == WNN_F32 || t == WNN_F16;
+}
+
 /* ---- oneDNN: a primitive from an operation descriptor, its arguments bound to values */
 
 struct cpu_norm_arg {
@@ -51,6 +56,57 @@ static dnnl_status_t cpu_md(dnnl_memory_desc_t *md, int rank, int64_t d0, int64_
 	dnnl_dims_t dims = { d0, d1, d2 };
 	return dnnl_memory_desc_init_by_tag(md, rank, dims, dnnl_f32,
 					    rank == 1 ? dnnl_a : rank == 2 ? dnnl_ab : dnnl_abc);
+}
+
+/* Softmax where oneDNN has only its reference kernel (the axis not innermost): nb columns
+ * side by side, element a of column b at x[a * inner + b]; the reference's formula, so NaN
+ * and infinities come out the same. */
+static void cpu_softmax_cols(const float *restrict x, float *restrict o, uint64_t K,
+			     uint64_t inner, uint64_t nb)
+{
+	float mx[CPU_COL_BLOCK], sum[CPU_COL_BLOCK];
+	for (uint64_t b = 0; b < nb; b++) {
+		mx[b] = -INFINITY;
+		sum[b] = 0;
+	}
+	for (uint64_t a = 0; a < K; a++) {
+		const float *restrict xr = x + a * inner;
+#pragma omp simd
+		for (uint64_t b = 0; b < nb; b++)
+			mx[b] = xr[b] > mx[b] || xr[b] != xr[b] ? xr[b] : mx[b];
+	}
+	for (uint64_t a = 0; a < K; a++) {
+		const float *restrict xr = x + a * inner;
+		float *restrict orow = o + a * inner;
+		for (uint64_t b = 0; b < nb; b++) {
+			orow[b] = expf(xr[b] - mx[b]);
+			sum[b] += orow[b];
+		}
+	}
+	for (uint64_t a = 0; a < K; a++) {
+		float *restrict orow = o + a * inner;
+#pragma omp simd
+		for (uint64_t b = 0; b < nb; b++)
+			orow[b] /= sum[b];
+	}
+}
+
+static enum webnn_status cpu_run_softmax(const struct cpu_step *s, void *const *bufs,
+					 const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	const struct wnn_softmax_attrs *p = &s->n->attrs.softmax;
+	const float *I = bufs[p->input];
+	float *O = bufs[p->output];
+	const uint64_t outer = p->outer, K = p->axis_size, inner = p->inner;
+	const uint64_t nblk = (inner + CPU_COL_BLOCK - 1) / CPU_COL_BLOCK;
+	(void)diag;
+#pragma omp parallel for num_threads(x->threads) if (outer * K * inner > CPU_PAR_MIN && outer * nblk > 1)
+	for (uint64_t t = 0; t < outer * nblk; t++) {
+		uint64_t o = t / nblk, b0 = (t % nblk) * CPU_COL_BLOCK;
+		uint64_t nb = inner - b0 < CPU_COL_BLOCK ? inner - b0 : CPU_COL_BLOCK;
+		cpu_softmax_cols(I + o * K * inner + b0, O + o * K * inner + b0, K, inner, nb);
+	}
+	return WEBNN_STATUS_OK;
 }
 
 static enum webnn_status cpu_softmax_prepare(const struct cpu_build *b, struct cpu_step *s,
@@ -311,18 +367,131 @@ static enum webnn_status cpu_layernorm_dnnl(const struct cpu_build *b, struct cp
 	return cpu_norm_dnnl(b, s, &d, a, n, "layer normalization primitive descriptor", diag);
 }
 
+/* ---- float16: the float32 kernel on float32 copies of the node's float16 operands (no
+ * native f16 arithmetic in oneDNN 2.6 here; converting costs one pass each way, far less
+ * than the reference's double loops). */
+
+struct cpu_f16 {
+	cpu_run_fn run; /* the float32 kernel and its state */
+	void *priv;
+	void (*destroy)(void *priv);
+};
+
+static void cpu_f16_free(void *priv)
+{
+	struct cpu_f16 *w = priv;
+	if (w->destroy)
+		w->destroy(w->priv);
+	free(w);
+}
+
+static enum webnn_status cpu_f16_run(const struct cpu_step *s, void *const *bufs,
+				     const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	const struct cpu_f16 *w = s->priv;
+	const struct graph_node *n = s->n;
+	const uint32_t n_ops = n->n_inputs + n->n_outputs;
+	void **b2 = malloc(s->g->n_values * sizeof *b2);
+	float **tmp = calloc(n_ops, sizeof *tmp);
+	enum webnn_status st = WEBNN_STATUS_OK;
+	if (!b2 || !tmp) {
+		st = wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
+				  wnn_ops[n->op].name);
+		goto done;
+	}
+	memcpy(b2, bufs, s->g->n_values * sizeof *b2);
+	for (uint32_t i = 0; i < n_ops; i++) {
+		bool in = i < n->n_inputs;
+		uint32_t v = in ? n->inputs[i] : n->outputs[i - n->n_inputs];
+		const struct wnn_desc *d = &s->g->values[v].desc;
+		uint64_t count = 1;
+		if (d->type != WNN_F16 || !wnn_desc_count(d, &count))
+			continue;
+		if (!(tmp[i] = malloc(count * sizeof *tmp[i]))) {
+			st = wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
+					  wnn_ops[n->op].name);
+			goto done;
+		}
+		if (in) {
+			const uint16_t *h = bufs[v];
+			float *f = tmp[i];
+#pragma omp parallel for num_threads(x->threads) if (count > CPU_PAR_MIN)
+			for (uint64_t j = 0; j < count; j++)
+				f[j] = wnn_f16_to_f32(h[j]);
+		}
+		b2[v] = tmp[i];
+	}
+	struct cpu_step inner = *s;
+	inner.run = w->run;
+	inner.priv = w->priv;
+	st = w->run(&inner, b2, x, diag);
+	for (uint32_t i = n->n_inputs; i < n_ops && st == WEBNN_STATUS_OK; i++) {
+		if (!tmp[i])
+			continue;
+		uint32_t v = n->outputs[i - n->n_inputs];
+		uint64_t count = 1;
+		wnn_desc_count(&s->g->values[v].desc, &count);
+		uint16_t *h = bufs[v];
+		const float *f = tmp[i];
+#pragma omp parallel for num_threads(x->threads) if (count > CPU_PAR_MIN)
+		for (uint64_t j = 0; j < count; j++)
+			h[j] = wnn_f32_to_f16(f[j]);
+	}
+done:
+	for (uint32_t i = 0; tmp && i < n_ops; i++)
+		free(tmp[i]);
+	free(tmp);
+	free(b2);
+	return st;
+}
+
+/* Runs the float32 kernel prepared in s through cpu_f16_run. */
+static enum webnn_status cpu_f16_wrap(struct cpu_step *s, struct wnn_diag *diag)
+{
+	struct cpu_f16 *w = malloc(sizeof *w);
+	if (!w)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
+				    wnn_ops[s->n->op].name);
+	*w = (struct cpu_f16){ s->run, s->priv, s->destroy };
+	s->run = cpu_f16_run;
+	s->priv = w;
+	s->destroy = cpu_f16_free;
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status cpu_normalization_prepare_f32(const struct cpu_build *b,
+						       struct cpu_step *s, struct wnn_diag *diag);
+
 enum webnn_status cpu_normalization_prepare(const struct cpu_build *b, struct cpu_step *s,
 					    struct wnn_diag *diag)
+{
+	enum webnn_status st = cpu_normalization_prepare_f32(b, s, diag);
+	if (st != WEBNN_STATUS_OK || !s->run)
+		return st;
+	const struct wnn_desc *d = &s->g->values[s->n->inputs[0]].desc;
+	return d->type == WNN_F16 ? cpu_f16_wrap(s, diag) : WEBNN_STATUS_OK;
+}
+
+/* The kernels read and write float32; float16 nodes get them through cpu_f16_wrap. */
+static enum webnn_status cpu_normalization_prepare_f32(const struct cpu_build *b,
+						       struct cpu_step *s, struct wnn_diag *diag)
 {
 	const struct graph_node *n = s->n;
 	s->run = NULL; /* the reference kernel unless a case below takes it */
 	switch (n->op) {
 	case WNN_OP_SOFTMAX:
-		if (n->attrs.softmax.type != WNN_F32)
+		if (!cpu_float(n->attrs.softmax.type))
 			return WEBNN_STATUS_OK;
-		return cpu_softmax_prepare(b, s, diag);
+		if (n->attrs.softmax.inner == 1) {
+			enum webnn_status st = cpu_softmax_prepare(b, s, diag);
+			if (st != WEBNN_STATUS_OK || s->run)
+				return st;
+		}
+		s->run = cpu_run_softmax;
+		s->impl = "C";
+		return WEBNN_STATUS_OK;
 	case WNN_OP_BATCH_NORMALIZATION:
-		if (n->attrs.batchnorm.type != WNN_F32)
+		if (!cpu_float(n->attrs.batchnorm.type))
 			return WEBNN_STATUS_OK;
 		s->run = cpu_run_batchnorm;
 		s->impl = "C";
@@ -332,7 +501,7 @@ enum webnn_status cpu_normalization_prepare(const struct cpu_build *b, struct cp
 	}
 	const struct wnn_norm_attrs *p = &n->attrs.norm;
 	struct cpu_norm_view v;
-	if (p->type != WNN_F32 || !cpu_norm_view_of(&p->r, &v))
+	if (!cpu_float(p->type) || !cpu_norm_view_of(&p->r, &v))
 		return WEBNN_STATUS_OK;
 	if (n->op == WNN_OP_LAYER_NORMALIZATION && v.B == 1 && v.R > 1) {
 		enum webnn_status st = cpu_layernorm_dnnl(b, s, &v, diag);
