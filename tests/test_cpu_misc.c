@@ -195,6 +195,9 @@ TEST_TIMEOUT(cpu_misc_pool, 300)
 
 /* ==== reduce: every reduce* over random axes (any order), argMin/argMax, cumulativeSum */
 
+static enum wnn_dtype cm_reduce_type = WNN_F32; /* of the next reduce case */
+#define CM_RED_TOL(a) (cm_reduce_type == WNN_F16 ? 4e-3 : (a))
+
 static void cm_random_shape(uint32_t *rank, uint32_t *dims, uint32_t max_rank, uint32_t max_dim)
 {
 	*rank = 1 + cm_rand(max_rank);
@@ -231,7 +234,7 @@ static void cm_reduce_case(enum wnn_op op, uint32_t rank, const uint32_t *dims, 
 	Webnn__Ipc__Reduce m = WEBNN__IPC__REDUCE__INIT;
 	uint32_t ax[WNN_MAX_RANK];
 	memcpy(ax, axes, n_axes * sizeof *ax);
-	m.input = tg_input(&t, WNN_F32, rank, dims);
+	m.input = tg_input(&t, cm_reduce_type, rank, dims);
 	m.output = tg_next(&t);
 	m.axes = ax, m.n_axes = n_axes;
 	m.has_has_axes = 1, m.has_axes = has_axes;
@@ -250,7 +253,7 @@ static void cm_reduce_case(enum wnn_op op, uint32_t rank, const uint32_t *dims, 
 		lo = 0.1;
 	if (op == WNN_OP_REDUCE_PRODUCT)
 		lo = 0.8, hi = 1.25;
-	cm_check(g, NULL, 0, lo, hi, 1e-4, 1e-4,
+	cm_check(g, NULL, 0, lo, hi, CM_RED_TOL(1e-4), CM_RED_TOL(1e-4),
 		 cm_label(label, sizeof label, op, &g->values[g->inputs[0]].desc, opts));
 	tg_free(&t);
 }
@@ -280,6 +283,7 @@ TEST_TIMEOUT(cpu_misc_reduce, 300)
 		uint32_t rank, dims[WNN_MAX_RANK], axes[WNN_MAX_RANK];
 		cm_random_shape(&rank, dims, 5, 9);
 		uint32_t n_axes = cm_random_axes(rank, axes, cm_rand(2));
+		cm_reduce_type = cm_rand(4) == 0 ? WNN_F16 : WNN_F32;
 		cm_reduce_case(cm_reduce_ops[cm_rand((uint32_t)n_ops)], rank, dims, axes, n_axes,
 			       cm_rand(6) != 0, cm_rand(2));
 	}
@@ -339,7 +343,7 @@ static void cm_arg_case(enum wnn_op op, uint32_t rank, const uint32_t *dims, uin
 	struct tg_graph t;
 	tg_init(&t);
 	Webnn__Ipc__ArgMinMax m = WEBNN__IPC__ARG_MIN_MAX__INIT;
-	m.input = tg_input(&t, WNN_F32, rank, dims);
+	m.input = tg_input(&t, cm_reduce_type, rank, dims);
 	m.output = tg_next(&t);
 	m.axis = axis;
 	if (i64)
@@ -361,7 +365,7 @@ static void cm_cumsum_case(uint32_t rank, const uint32_t *dims, uint32_t axis, b
 	struct tg_graph t;
 	tg_init(&t);
 	Webnn__Ipc__CumulativeSum m = WEBNN__IPC__CUMULATIVE_SUM__INIT;
-	m.input = tg_input(&t, WNN_F32, rank, dims);
+	m.input = tg_input(&t, cm_reduce_type, rank, dims);
 	m.output = tg_next(&t);
 	m.axis = axis;
 	m.has_exclusive = 1, m.exclusive = exclusive;
@@ -373,7 +377,7 @@ static void cm_cumsum_case(uint32_t rank, const uint32_t *dims, uint32_t axis, b
 	char label[256], opts[64];
 	snprintf(opts, sizeof opts, "axis %u%s%s", axis, exclusive ? " exclusive" : "",
 		 reversed ? " reversed" : "");
-	cm_check(g, NULL, 0, -2, 2, 1e-5, 1e-5,
+	cm_check(g, NULL, 0, -2, 2, CM_RED_TOL(1e-5), CM_RED_TOL(1e-5),
 		 cm_label(label, sizeof label, WNN_OP_CUMULATIVE_SUM,
 			  &g->values[g->inputs[0]].desc, opts));
 	tg_free(&t);
@@ -387,6 +391,7 @@ TEST_TIMEOUT(cpu_misc_arg_cumsum, 300)
 		uint32_t rank, dims[WNN_MAX_RANK];
 		cm_random_shape(&rank, dims, 4, 9);
 		uint32_t axis = cm_rand(rank);
+		cm_reduce_type = cm_rand(4) == 0 ? WNN_F16 : WNN_F32;
 		/* a narrow integer range makes ties, which the first index must win */
 		bool ties = cm_rand(2);
 		cm_arg_case(cm_rand(2) ? WNN_OP_ARG_MAX : WNN_OP_ARG_MIN, rank, dims, axis,

@@ -445,8 +445,10 @@ done:
 	return st;
 }
 
-/* Runs the float32 kernel prepared in s through cpu_f16_run. */
-static enum webnn_status cpu_f16_wrap(struct cpu_step *s, struct wnn_diag *diag)
+/* Runs the float32 kernel prepared in s through cpu_f16_run. Shared with the pool, reduce,
+ * resample and rnn families (declared there; its place is cpu.h). */
+enum webnn_status cpu_f16_wrap(struct cpu_step *s, struct wnn_diag *diag);
+enum webnn_status cpu_f16_wrap(struct cpu_step *s, struct wnn_diag *diag)
 {
 	struct cpu_f16 *w = malloc(sizeof *w);
 	if (!w)

@@ -4,6 +4,10 @@
 
 #include "daemon/backend/cpu/cpu.h"
 
+/* cpu_normalization.c: runs the float32 kernel prepared in s on float32 copies of the node's
+ * float16 operands (its declaration belongs in cpu.h). */
+enum webnn_status cpu_f16_wrap(struct cpu_step *s, struct wnn_diag *diag);
+
 /*
  * Why C and not oneDNN's reduction: oneDNN 2.6's max/min drop NaN (the spec propagates it), it
  * has no logSumExp, and its jit reduction covers only some shapes (the rest is its slow
@@ -320,8 +324,27 @@ static enum webnn_status cpu_run_cumsum(const struct cpu_step *s, void *const *b
 	return WEBNN_STATUS_OK;
 }
 
+static enum webnn_status cpu_reduce_prepare_f32(const struct cpu_build *b, struct cpu_step *s,
+					      struct wnn_diag *diag);
+
 enum webnn_status cpu_reduce_prepare(const struct cpu_build *b, struct cpu_step *s,
 				     struct wnn_diag *diag)
+{
+	enum webnn_status st = cpu_reduce_prepare_f32(b, s, diag);
+	if (st != WEBNN_STATUS_OK || !s->run)
+		return st;
+	const struct wnn_desc *d = &s->g->values[s->n->inputs[0]].desc;
+	return d->type == WNN_F16 ? cpu_f16_wrap(s, diag) : WEBNN_STATUS_OK;
+}
+
+static bool cpu_float(enum wnn_dtype t)
+{
+	return t == WNN_F32 || t == WNN_F16;
+}
+
+/* The kernels read float32; float16 nodes get them through cpu_f16_wrap. */
+static enum webnn_status cpu_reduce_prepare_f32(const struct cpu_build *b, struct cpu_step *s,
+					      struct wnn_diag *diag)
 {
 	const struct graph_node *n = s->n;
 	(void)b;
@@ -329,13 +352,13 @@ enum webnn_status cpu_reduce_prepare(const struct cpu_build *b, struct cpu_step 
 	switch (n->op) {
 	case WNN_OP_ARG_MIN:
 	case WNN_OP_ARG_MAX:
-		if (n->attrs.arg.type != WNN_F32 || n->attrs.arg.axis_size > UINT32_MAX)
+		if (!cpu_float(n->attrs.arg.type) || n->attrs.arg.axis_size > UINT32_MAX)
 			return WEBNN_STATUS_OK;
 		s->run = cpu_run_arg;
 		s->impl = "C";
 		return WEBNN_STATUS_OK;
 	case WNN_OP_CUMULATIVE_SUM:
-		if (n->attrs.cumsum.type != WNN_F32)
+		if (!cpu_float(n->attrs.cumsum.type))
 			return WEBNN_STATUS_OK;
 		s->run = cpu_run_cumsum;
 		s->impl = "C";
@@ -345,7 +368,7 @@ enum webnn_status cpu_reduce_prepare(const struct cpu_build *b, struct cpu_step 
 	}
 	const struct wnn_reduce_attrs *p = &n->attrs.reduce;
 	struct cpu_abr v;
-	if (p->type != WNN_F32 || !cpu_reduce_view(&p->r, &v.A, &v.R, &v.B))
+	if (!cpu_float(p->type) || !cpu_reduce_view(&p->r, &v.A, &v.R, &v.B))
 		return WEBNN_STATUS_OK;
 	struct cpu_abr *priv = malloc(sizeof *priv);
 	if (!priv)

@@ -5,6 +5,10 @@
 
 #include "daemon/backend/cpu/cpu.h"
 
+/* cpu_normalization.c: runs the float32 kernel prepared in s on float32 copies of the node's
+ * float16 operands (its declaration belongs in cpu.h). */
+enum webnn_status cpu_f16_wrap(struct cpu_step *s, struct wnn_diag *diag);
+
 /*
  * Why not oneDNN's resampling: its nearest mode rounds half away from zero (roundf) where the
  * spec takes ceil(x - 0.5), so every 2x downscale picks the other neighbour. Its linear mode
@@ -149,10 +153,10 @@ enum webnn_status cpu_resample_prepare(const struct cpu_build *b, struct cpu_ste
 {
 	const struct wnn_resample_attrs *p = &s->n->attrs.resample;
 	(void)b;
-	s->run = NULL; /* the reference kernel for linear non-float32 resampling */
+	s->run = NULL; /* the reference kernel for linear integer resampling */
 	const bool nearest = p->mode == WNN_INTERP_NEAREST;
 	size_t es = wnn_dtype_size(p->type);
-	if ((!nearest && p->type != WNN_F32) || p->axes[0] == p->axes[1] || p->axes[0] > 3 ||
+	if ((!nearest && p->type != WNN_F32 && p->type != WNN_F16) || p->axes[0] == p->axes[1] || p->axes[0] > 3 ||
 	    p->axes[1] > 3 || (es != 1 && es != 2 && es != 4 && es != 8))
 		return WEBNN_STATUS_OK;
 	struct cpu_resample *r = calloc(1, sizeof *r);
@@ -183,7 +187,7 @@ enum webnn_status cpu_resample_prepare(const struct cpu_build *b, struct cpu_ste
 	}
 	s->run = cpu_run_resample;
 	s->impl = "C";
-	return WEBNN_STATUS_OK;
+	return !nearest && p->type == WNN_F16 ? cpu_f16_wrap(s, diag) : WEBNN_STATUS_OK;
 oom:
 	return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "resample2d: out of memory");
 }

@@ -5,6 +5,10 @@
 
 #include "daemon/backend/cpu/cpu.h"
 
+/* cpu_normalization.c: runs the float32 kernel prepared in s on float32 copies of the node's
+ * float16 operands (its declaration belongs in cpu.h). */
+enum webnn_status cpu_f16_wrap(struct cpu_step *s, struct wnn_diag *diag);
+
 /*
  * The same steps as ref_rnn.c in float32. The input products of all steps do not depend on
  * the recurrence: one sgemm [steps*batch, I] x W^T gives them all. Each step then needs one
@@ -159,12 +163,14 @@ done:
 enum webnn_status cpu_rnn_prepare(const struct cpu_build *b, struct cpu_step *s,
 				  struct wnn_diag *diag)
 {
+	enum wnn_dtype t = s->n->attrs.rnn.type;
 	(void)b;
-	(void)diag;
-	s->run = NULL; /* float16: the reference kernel */
-	if (s->n->attrs.rnn.type != WNN_F32)
+	s->run = NULL;
+	if (t != WNN_F32 && t != WNN_F16)
 		return WEBNN_STATUS_OK;
 	s->run = cpu_run_rnn;
 	s->impl = "C";
-	return WEBNN_STATUS_OK;
+	/* float16 steps in float32 (the reference rounds the states to float16 each step; the
+	 * difference stays within float16 tolerances) */
+	return t == WNN_F16 ? cpu_f16_wrap(s, diag) : WEBNN_STATUS_OK;
 }
