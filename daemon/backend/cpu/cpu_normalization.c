@@ -1,4 +1,5 @@
 /* The cpu backend's normalization family: softmax and trailing-axes layerNormalization through oneDNN, batch/instance/other layer normalization as threaded C loops. */
+#include <immintrin.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,6 +386,61 @@ static void cpu_f16_free(void *priv)
 	free(w);
 }
 
+/* float16 <-> float32 of n elements: F16C (8 per instruction, round to nearest even like
+ * wnn_f32_to_f16) where the CPU has it, the scalar helpers otherwise. */
+__attribute__((target("avx,f16c"))) static void cpu_h2f_f16c(const uint16_t *h, float *f,
+							      uint64_t n)
+{
+	uint64_t i = 0;
+	for (; i + 8 <= n; i += 8)
+		_mm256_storeu_ps(f + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h + i))));
+	for (; i < n; i++)
+		f[i] = wnn_f16_to_f32(h[i]);
+}
+
+__attribute__((target("avx,f16c"))) static void cpu_f2h_f16c(const float *f, uint16_t *h,
+							      uint64_t n)
+{
+	uint64_t i = 0;
+	for (; i + 8 <= n; i += 8)
+		_mm_storeu_si128((__m128i *)(h + i),
+				 _mm256_cvtps_ph(_mm256_loadu_ps(f + i), _MM_FROUND_TO_NEAREST_INT));
+	for (; i < n; i++)
+		h[i] = wnn_f32_to_f16(f[i]);
+}
+
+#define CPU_CVT_BLOCK 65536
+
+static void cpu_h2f(const uint16_t *h, float *f, uint64_t n, int threads)
+{
+	const bool f16c = __builtin_cpu_supports("f16c");
+	const uint64_t nblk = (n + CPU_CVT_BLOCK - 1) / CPU_CVT_BLOCK;
+#pragma omp parallel for num_threads(threads) if (nblk > 1)
+	for (uint64_t k = 0; k < nblk; k++) {
+		uint64_t i0 = k * CPU_CVT_BLOCK, m = n - i0 < CPU_CVT_BLOCK ? n - i0 : CPU_CVT_BLOCK;
+		if (f16c)
+			cpu_h2f_f16c(h + i0, f + i0, m);
+		else
+			for (uint64_t i = i0; i < i0 + m; i++)
+				f[i] = wnn_f16_to_f32(h[i]);
+	}
+}
+
+static void cpu_f2h(const float *f, uint16_t *h, uint64_t n, int threads)
+{
+	const bool f16c = __builtin_cpu_supports("f16c");
+	const uint64_t nblk = (n + CPU_CVT_BLOCK - 1) / CPU_CVT_BLOCK;
+#pragma omp parallel for num_threads(threads) if (nblk > 1)
+	for (uint64_t k = 0; k < nblk; k++) {
+		uint64_t i0 = k * CPU_CVT_BLOCK, m = n - i0 < CPU_CVT_BLOCK ? n - i0 : CPU_CVT_BLOCK;
+		if (f16c)
+			cpu_f2h_f16c(f + i0, h + i0, m);
+		else
+			for (uint64_t i = i0; i < i0 + m; i++)
+				h[i] = wnn_f32_to_f16(f[i]);
+	}
+}
+
 static enum webnn_status cpu_f16_run(const struct cpu_step *s, void *const *bufs,
 				     const struct cpu_exec *x, struct wnn_diag *diag)
 {
@@ -412,13 +468,8 @@ static enum webnn_status cpu_f16_run(const struct cpu_step *s, void *const *bufs
 					  wnn_ops[n->op].name);
 			goto done;
 		}
-		if (in) {
-			const uint16_t *h = bufs[v];
-			float *f = tmp[i];
-#pragma omp parallel for num_threads(x->threads) if (count > CPU_PAR_MIN)
-			for (uint64_t j = 0; j < count; j++)
-				f[j] = wnn_f16_to_f32(h[j]);
-		}
+		if (in)
+			cpu_h2f(bufs[v], tmp[i], count, x->threads);
 		b2[v] = tmp[i];
 	}
 	struct cpu_step inner = *s;
@@ -431,11 +482,7 @@ static enum webnn_status cpu_f16_run(const struct cpu_step *s, void *const *bufs
 		uint32_t v = n->outputs[i - n->n_inputs];
 		uint64_t count = 1;
 		wnn_desc_count(&s->g->values[v].desc, &count);
-		uint16_t *h = bufs[v];
-		const float *f = tmp[i];
-#pragma omp parallel for num_threads(x->threads) if (count > CPU_PAR_MIN)
-		for (uint64_t j = 0; j < count; j++)
-			h[j] = wnn_f32_to_f16(f[j]);
+		cpu_f2h(tmp[i], bufs[v], count, x->threads);
 	}
 done:
 	for (uint32_t i = 0; tmp && i < n_ops; i++)
