@@ -5,6 +5,10 @@
 
 #include "daemon/backend/cpu/cpu.h"
 
+/* cpu_normalization.c: runs the float32 kernel prepared in s on float32 copies of the node's
+ * float16 operands (its declaration belongs in cpu.h). */
+enum webnn_status cpu_f16_wrap(struct cpu_step *s, struct wnn_diag *diag);
+
 /*
  * Semantics (ref_pool.c): window positions outside the input are skipped, average divides by
  * the real elements only, a window with no real element gives 0, and max propagates NaN.
@@ -91,7 +95,7 @@ cpu_pool_nhwc_row(const struct wnn_pool2d_attrs *p, const float *I, float *O,
 	}
 }
 
-/* float32, any layout: one task per (n, c, oy); the window rows are read along x. */
+/* Any layout: one task per (n, c, oy); the window rows are read along x. */
 static void cpu_pool_f32_row(const struct wnn_pool2d_attrs *p, const float *I, float *O,
 			     uint32_t n, uint32_t c, uint32_t oy)
 {
@@ -136,54 +140,6 @@ static void cpu_pool_f32_row(const struct wnn_pool2d_attrs *p, const float *I, f
 	}
 }
 
-static inline float cpu_pool_ld(const void *p, bool h, uint64_t i)
-{
-	return h ? wnn_f16_to_f32(((const uint16_t *)p)[i]) : ((const float *)p)[i];
-}
-
-/* Any layout, float32 or float16: one task per (n, c, oy), windows in scalar loops. */
-static void cpu_pool_any_row(const struct wnn_pool2d_attrs *p, const void *I, void *O, bool h,
-			     uint32_t n, uint32_t c, uint32_t oy)
-{
-	const uint64_t *is = p->in_stride, *os = p->out_stride;
-	uint32_t ky0, ky1;
-	cpu_pool_range(oy, p->stride_h, p->dil_h, p->pad_top, p->win_h, p->h, &ky0, &ky1);
-	const uint64_t base = n * is[0] + c * is[1];
-	for (uint32_t ox = 0; ox < p->out_w; ox++) {
-		uint32_t kx0, kx1;
-		cpu_pool_range(ox, p->stride_w, p->dil_w, p->pad_left, p->win_w, p->w, &kx0, &kx1);
-		float acc = 0;
-		uint64_t count = 0;
-		for (uint32_t ky = ky0; ky < ky1; ky++) {
-			uint64_t iy = (uint64_t)oy * p->stride_h + (uint64_t)ky * p->dil_h - p->pad_top;
-			for (uint32_t kx = kx0; kx < kx1; kx++) {
-				uint64_t ix = (uint64_t)ox * p->stride_w + (uint64_t)kx * p->dil_w -
-					      p->pad_left;
-				float v = cpu_pool_ld(I, h, base + iy * is[2] + ix * is[3]);
-				if (p->kind == WNN_POOL_MAX) {
-					if (count == 0 || v != v || v > acc)
-						acc = v;
-				} else if (p->kind == WNN_POOL_L2)
-					acc += v * v;
-				else
-					acc += v;
-				count++;
-			}
-		}
-		if (count == 0)
-			acc = 0;
-		else if (p->kind == WNN_POOL_AVG)
-			acc /= (float)count;
-		else if (p->kind == WNN_POOL_L2)
-			acc = sqrtf(acc);
-		uint64_t oi = n * os[0] + c * os[1] + (uint64_t)oy * os[2] + (uint64_t)ox * os[3];
-		if (h)
-			((uint16_t *)O)[oi] = wnn_f32_to_f16(acc);
-		else
-			((float *)O)[oi] = acc;
-	}
-}
-
 static enum webnn_status cpu_run_pool(const struct cpu_step *s, void *const *bufs,
 				      const struct cpu_exec *x, struct wnn_diag *diag)
 {
@@ -192,29 +148,19 @@ static enum webnn_status cpu_run_pool(const struct cpu_step *s, void *const *buf
 	void *O = bufs[p->output];
 	const uint64_t work = (uint64_t)p->n * p->c * p->out_h * p->out_w * p->win_h * p->win_w;
 	(void)diag;
-	if (p->type == WNN_F32 && p->in_stride[1] == 1 && p->out_stride[1] == 1) {
+	if (p->in_stride[1] == 1 && p->out_stride[1] == 1) {
 		const uint64_t rows = (uint64_t)p->n * p->out_h;
 #pragma omp parallel for num_threads(x->threads) if (work > CPU_PAR_MIN && rows > 1)
 		for (uint64_t r = 0; r < rows; r++)
 			cpu_pool_nhwc_row(p, I, O, (uint32_t)(r / p->out_h), (uint32_t)(r % p->out_h));
 		return WEBNN_STATUS_OK;
 	}
-	const bool h = p->type == WNN_F16;
 	const uint64_t rows = (uint64_t)p->n * p->c * p->out_h;
-	if (!h) {
-#pragma omp parallel for num_threads(x->threads) if (work > CPU_PAR_MIN && rows > 1)
-		for (uint64_t r = 0; r < rows; r++) {
-			uint64_t nc = r / p->out_h;
-			cpu_pool_f32_row(p, I, O, (uint32_t)(nc / p->c), (uint32_t)(nc % p->c),
-					 (uint32_t)(r % p->out_h));
-		}
-		return WEBNN_STATUS_OK;
-	}
 #pragma omp parallel for num_threads(x->threads) if (work > CPU_PAR_MIN && rows > 1)
 	for (uint64_t r = 0; r < rows; r++) {
-		uint32_t oy = (uint32_t)(r % p->out_h);
 		uint64_t nc = r / p->out_h;
-		cpu_pool_any_row(p, I, O, h, (uint32_t)(nc / p->c), (uint32_t)(nc % p->c), oy);
+		cpu_pool_f32_row(p, I, O, (uint32_t)(nc / p->c), (uint32_t)(nc % p->c),
+				 (uint32_t)(r % p->out_h));
 	}
 	return WEBNN_STATUS_OK;
 }
@@ -315,12 +261,15 @@ enum webnn_status cpu_pool_prepare(const struct cpu_build *b, struct cpu_step *s
 	s->run = NULL; /* the reference kernel for integer max pooling */
 	if (p->type != WNN_F32 && p->type != WNN_F16)
 		return WEBNN_STATUS_OK;
-	if (p->type == WNN_F32 && p->kind == WNN_POOL_AVG) {
+	if (p->kind == WNN_POOL_AVG) {
 		enum webnn_status st = cpu_pool_dnnl(b, s, diag);
-		if (st != WEBNN_STATUS_OK || s->run)
+		if (st != WEBNN_STATUS_OK)
 			return st;
 	}
-	s->run = cpu_run_pool;
-	s->impl = "C";
-	return WEBNN_STATUS_OK;
+	if (!s->run) {
+		s->run = cpu_run_pool;
+		s->impl = "C";
+	}
+	/* the kernels read and write float32 */
+	return p->type == WNN_F16 ? cpu_f16_wrap(s, diag) : WEBNN_STATUS_OK;
 }
