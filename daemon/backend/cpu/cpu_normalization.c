@@ -28,8 +28,13 @@ static enum webnn_status cpu_norm_dnnl(const struct cpu_build *b, struct cpu_ste
 				       const void *op_desc, const struct cpu_norm_arg *args,
 				       int n_args, const char *what, struct wnn_diag *diag)
 {
+	dnnl_primitive_attr_t attr;
+	enum webnn_status ret = cpu_dnnl_attr_create(&attr, s->n, diag);
+	if (ret != WEBNN_STATUS_OK)
+		return ret;
 	dnnl_primitive_desc_t pd;
-	dnnl_status_t st = dnnl_primitive_desc_create(&pd, op_desc, NULL, b->engine, NULL);
+	dnnl_status_t st = dnnl_primitive_desc_create(&pd, op_desc, attr, b->engine, NULL);
+	dnnl_primitive_attr_destroy(attr);
 	if (st == dnnl_unimplemented)
 		return WEBNN_STATUS_OK;
 	if (st != dnnl_success)
@@ -46,7 +51,7 @@ static enum webnn_status cpu_norm_dnnl(const struct cpu_build *b, struct cpu_ste
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
 				    wnn_ops[s->n->op].name);
 	}
-	enum webnn_status ret = cpu_dnnl_create(p, pd, s->n, diag);
+	ret = cpu_dnnl_create(b, p, pd, s->n, diag);
 	for (int i = 0; i < n_args && ret == WEBNN_STATUS_OK; i++)
 		ret = cpu_dnnl_bind(b, p, args[i].arg, &args[i].md, args[i].value, s->n, diag);
 	return ret;

@@ -229,8 +229,13 @@ static enum webnn_status cpu_pool_dnnl(const struct cpu_build *b, struct cpu_ste
 		return WEBNN_STATUS_OK; /* a shape oneDNN refuses: the C loops take it */
 	if (st != dnnl_success)
 		return cpu_dnnl_check(st, n, "pooling descriptor", diag);
+	dnnl_primitive_attr_t attr;
+	enum webnn_status ret = cpu_dnnl_attr_create(&attr, n, diag);
+	if (ret != WEBNN_STATUS_OK)
+		return ret;
 	dnnl_primitive_desc_t pd;
-	st = dnnl_primitive_desc_create(&pd, &d, NULL, b->engine, NULL);
+	st = dnnl_primitive_desc_create(&pd, &d, attr, b->engine, NULL);
+	dnnl_primitive_attr_destroy(attr);
 	if (st == dnnl_unimplemented)
 		return WEBNN_STATUS_OK;
 	if (st != dnnl_success)
@@ -246,7 +251,7 @@ static enum webnn_status cpu_pool_dnnl(const struct cpu_build *b, struct cpu_ste
 		dnnl_primitive_desc_destroy(pd);
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "averagePool2d: out of memory");
 	}
-	enum webnn_status ret = cpu_dnnl_create(prim, pd, n, diag);
+	ret = cpu_dnnl_create(b, prim, pd, n, diag);
 	if (ret == WEBNN_STATUS_OK)
 		ret = cpu_dnnl_bind(b, prim, DNNL_ARG_SRC, &src, p->input, n, diag);
 	if (ret == WEBNN_STATUS_OK)
