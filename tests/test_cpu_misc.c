@@ -233,7 +233,8 @@ static void cm_reduce_case(enum wnn_op op, uint32_t rank, const uint32_t *dims, 
 	tg_init(&t);
 	Webnn__Ipc__Reduce m = WEBNN__IPC__REDUCE__INIT;
 	uint32_t ax[WNN_MAX_RANK];
-	memcpy(ax, axes, n_axes * sizeof *ax);
+	if (n_axes)
+		memcpy(ax, axes, n_axes * sizeof *ax);
 	m.input = tg_input(&t, cm_reduce_type, rank, dims);
 	m.output = tg_next(&t);
 	m.axes = ax, m.n_axes = n_axes;
@@ -480,7 +481,8 @@ static void cm_norm_case(enum wnn_op op, uint32_t rank, const uint32_t *dims, co
 	struct tg_graph t;
 	tg_init(&t);
 	uint32_t ax[WNN_MAX_RANK], sdims[WNN_MAX_RANK], srank;
-	memcpy(ax, axes, n_axes * sizeof *ax);
+	if (n_axes)
+		memcpy(ax, axes, n_axes * sizeof *ax);
 	uint32_t in = tg_input(&t, cm_norm_type, rank, dims), sc = 0, bi = 0;
 	if (op == WNN_OP_INSTANCE_NORMALIZATION) {
 		srank = 1;
