@@ -190,7 +190,11 @@ static enum webnn_status cpu_run_batchnorm(const struct cpu_step *s, void *const
 
 struct cpu_norm_view {
 	uint64_t A, R, B;
+	uint64_t *roff; /* layerNormalization over any axes: the reduced elements' offsets, read
+			   through a gathered row; NULL for the [A, R, B] view */
 };
+
+#define CPU_GATHER_MAX (1u << 22) /* reduced elements the offset table may hold */
 
 static bool cpu_norm_view_of(const struct wnn_reduction *r, struct cpu_norm_view *v)
 {
@@ -212,9 +216,11 @@ static bool cpu_norm_view_of(const struct wnn_reduction *r, struct cpu_norm_view
 	return true;
 }
 
-static void cpu_norm_free(void *p)
+static void cpu_norm_free(void *priv)
 {
-	free(p);
+	struct cpu_norm_view *v = priv;
+	free(v->roff);
+	free(v);
 }
 
 /* Row form (B == 1): each kept index normalises R contiguous elements. */
@@ -307,6 +313,41 @@ static void cpu_norm_cols(const struct wnn_norm_attrs *p, const float *restrict 
 	}
 }
 
+static enum webnn_status cpu_run_norm_gather(const struct cpu_step *s, const float *I, float *O,
+					     const float *S, const float *Bi,
+					     const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	const struct wnn_norm_attrs *p = &s->n->attrs.norm;
+	const struct wnn_reduction *r = &p->r;
+	const struct cpu_norm_view *v = s->priv;
+	const uint64_t K = r->kept_count, R = v->R;
+	bool oom = false;
+#pragma omp parallel num_threads(x->threads) if (K * R > CPU_PAR_MIN && K > 1)
+	{
+		float *row = malloc(2 * R * sizeof *row);
+		if (!row) {
+#pragma omp atomic write
+			oom = true;
+		}
+#pragma omp for
+		for (uint64_t k = 0; k < K; k++) {
+			if (!row)
+				continue;
+			uint64_t off = wnn_shape_offset(r->kept_rank, r->kept_dims, r->kept_strides, k);
+			for (uint64_t j = 0; j < R; j++)
+				row[j] = I[off + v->roff[j]];
+			cpu_norm_row(p, row, row + R, R, k, S, Bi);
+			for (uint64_t j = 0; j < R; j++)
+				O[off + v->roff[j]] = row[R + j];
+		}
+		free(row);
+	}
+	if (oom)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
+				    wnn_ops[p->op].name);
+	return WEBNN_STATUS_OK;
+}
+
 static enum webnn_status cpu_run_norm(const struct cpu_step *s, void *const *bufs,
 				      const struct cpu_exec *x, struct wnn_diag *diag)
 {
@@ -317,7 +358,8 @@ static enum webnn_status cpu_run_norm(const struct cpu_step *s, void *const *buf
 	const float *Bi = p->has_bias ? bufs[p->bias] : NULL;
 	float *O = bufs[p->output];
 	const uint64_t A = v->A, R = v->R, B = v->B;
-	(void)diag;
+	if (v->roff)
+		return cpu_run_norm_gather(s, I, O, S, Bi, x, diag);
 	if (B == 1) {
 #pragma omp parallel for num_threads(x->threads) if (A * R > CPU_PAR_MIN && A > 1)
 		for (uint64_t a = 0; a < A; a++)
@@ -554,18 +596,26 @@ static enum webnn_status cpu_normalization_prepare_f32(const struct cpu_build *b
 		break;
 	}
 	const struct wnn_norm_attrs *p = &n->attrs.norm;
-	struct cpu_norm_view v;
-	if (!cpu_float(p->type) || !cpu_norm_view_of(&p->r, &v))
+	struct cpu_norm_view v = { 0 };
+	bool view = cpu_norm_view_of(&p->r, &v);
+	if (!cpu_float(p->type) || (!view && (n->op != WNN_OP_LAYER_NORMALIZATION ||
+					      p->r.red_count > CPU_GATHER_MAX)))
 		return WEBNN_STATUS_OK;
-	if (n->op == WNN_OP_LAYER_NORMALIZATION && v.B == 1 && v.R > 1) {
+	if (view && n->op == WNN_OP_LAYER_NORMALIZATION && v.B == 1 && v.R > 1) {
 		enum webnn_status st = cpu_layernorm_dnnl(b, s, &v, diag);
 		if (st != WEBNN_STATUS_OK || s->run)
 			return st;
 	}
+	if (!view)
+		v.R = p->r.red_count;
 	struct cpu_norm_view *priv = malloc(sizeof *priv);
-	if (!priv)
+	if (!priv || (!view && !(v.roff = malloc(v.R * sizeof *v.roff)))) {
+		free(priv);
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
 				    wnn_ops[n->op].name);
+	}
+	for (uint64_t j = 0; !view && j < v.R; j++)
+		v.roff[j] = wnn_shape_offset(p->r.red_rank, p->r.red_dims, p->r.red_strides, j);
 	*priv = v;
 	s->priv = priv;
 	s->destroy = cpu_norm_free;

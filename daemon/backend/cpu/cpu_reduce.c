@@ -193,25 +193,67 @@ static void cpu_col_reduce(enum wnn_op op, const float *restrict x, float *restr
 	}
 }
 
-struct cpu_abr {
+/* Any axes (not consecutive, or out of order): each kept index's elements are gathered
+ * through a table of the reduced offsets into a contiguous row, then reduced as a row. */
+#define CPU_GATHER_MAX (1u << 22) /* reduced elements per output the offset table may hold */
+
+struct cpu_red {
 	uint64_t A, R, B;
+	uint64_t *roff; /* NULL for the [A, R, B] view; else the reduced elements' offsets */
 };
 
-static void cpu_reduce_free(void *p)
+static void cpu_reduce_free(void *priv)
 {
-	free(p);
+	struct cpu_red *v = priv;
+	free(v->roff);
+	free(v);
+}
+
+static enum webnn_status cpu_run_reduce_gather(const struct cpu_step *s, const float *I,
+					       float *O, const struct cpu_exec *x,
+					       struct wnn_diag *diag)
+{
+	const struct wnn_reduce_attrs *p = &s->n->attrs.reduce;
+	const struct wnn_reduction *r = &p->r;
+	const struct cpu_red *v = s->priv;
+	const uint64_t K = r->kept_count, R = v->R;
+	bool oom = false;
+#pragma omp parallel num_threads(x->threads) if (K * R > CPU_PAR_MIN && K > 1)
+	{
+		float *row = malloc(R * sizeof *row);
+		if (!row) {
+#pragma omp atomic write
+			oom = true;
+		}
+#pragma omp for
+		for (uint64_t k = 0; k < K; k++) {
+			if (!row)
+				continue;
+			const float *base =
+				I + wnn_shape_offset(r->kept_rank, r->kept_dims, r->kept_strides, k);
+			for (uint64_t j = 0; j < R; j++)
+				row[j] = base[v->roff[j]];
+			O[k] = cpu_row_reduce(p->op, row, R);
+		}
+		free(row);
+	}
+	if (oom)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
+				    wnn_ops[p->op].name);
+	return WEBNN_STATUS_OK;
 }
 
 static enum webnn_status cpu_run_reduce(const struct cpu_step *s, void *const *bufs,
 					const struct cpu_exec *x, struct wnn_diag *diag)
 {
 	const struct wnn_reduce_attrs *p = &s->n->attrs.reduce;
-	const struct cpu_abr *v = s->priv;
+	const struct cpu_red *v = s->priv;
 	const float *I = bufs[p->input];
 	float *O = bufs[p->output];
 	const uint64_t A = v->A, R = v->R, B = v->B;
 	const enum wnn_op op = p->op;
-	(void)diag;
+	if (v->roff)
+		return cpu_run_reduce_gather(s, I, O, x, diag);
 	if (B == 1) {
 #pragma omp parallel for num_threads(x->threads) if (A * R > CPU_PAR_MIN && A > 1)
 		for (uint64_t a = 0; a < A; a++)
@@ -367,13 +409,23 @@ static enum webnn_status cpu_reduce_prepare_f32(const struct cpu_build *b, struc
 		break;
 	}
 	const struct wnn_reduce_attrs *p = &n->attrs.reduce;
-	struct cpu_abr v;
-	if (!cpu_float(p->type) || !cpu_reduce_view(&p->r, &v.A, &v.R, &v.B))
+	struct cpu_red v = { 0 };
+	bool view = cpu_reduce_view(&p->r, &v.A, &v.R, &v.B);
+	if (!cpu_float(p->type) || (!view && p->r.red_count > CPU_GATHER_MAX))
 		return WEBNN_STATUS_OK;
-	struct cpu_abr *priv = malloc(sizeof *priv);
-	if (!priv)
+	if (!view)
+		v.R = p->r.red_count;
+	struct cpu_red *priv = malloc(sizeof *priv);
+	if (!priv || (!view && !(v.roff = malloc(v.R * sizeof *v.roff)))) {
+		free(priv);
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
 				    wnn_ops[n->op].name);
+	}
+	if (!view) {
+		const struct wnn_reduction *r = &p->r;
+		for (uint64_t j = 0; j < v.R; j++)
+			v.roff[j] = wnn_shape_offset(r->red_rank, r->red_dims, r->red_strides, j);
+	}
 	*priv = v;
 	s->priv = priv;
 	s->destroy = cpu_reduce_free;
