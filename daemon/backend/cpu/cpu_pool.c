@@ -36,62 +36,79 @@ static void cpu_pool_range(uint32_t o, uint32_t stride, uint32_t dil, uint32_t p
 	*k1 = lo < hi ? hi : 0;
 }
 
-/* float32 NHWC (channel stride 1 in and out): one task per output row (n, oy), channels as
- * the vector loop, the output pixel itself as the accumulator. */
-__attribute__((target_clones("avx512f", "avx2", "default"))) static void
-cpu_pool_nhwc_row(const struct wnn_pool2d_attrs *p, const float *I, float *O,
-			      uint32_t n, uint32_t oy)
+/* One output pixel's channels [c0, c0 + nb) in NHWC: the window's rows of nb channels
+ * accumulated in a local block, which stays in vector registers when nb is the constant
+ * CPU_POOL_CB (the function is inlined with it). */
+#define CPU_POOL_CB 64
+static inline __attribute__((always_inline)) void
+cpu_pool_block(const struct wnn_pool2d_attrs *p, const float *I, float *restrict o, uint32_t n,
+	       uint32_t oy, uint32_t ox, uint32_t ky0, uint32_t ky1, uint32_t kx0, uint32_t kx1,
+	       uint64_t c0, uint64_t nb)
 {
-	const uint64_t *is = p->in_stride, *os = p->out_stride;
+	const uint64_t *is = p->in_stride;
+	const enum wnn_pool_kind kind = p->kind;
+	float acc[CPU_POOL_CB];
+#pragma omp simd
+	for (uint64_t c = 0; c < nb; c++)
+		acc[c] = kind == WNN_POOL_MAX ? -INFINITY : 0;
+	for (uint32_t ky = ky0; ky < ky1; ky++) {
+		uint64_t iy = (uint64_t)oy * p->stride_h + (uint64_t)ky * p->dil_h - p->pad_top;
+		for (uint32_t kx = kx0; kx < kx1; kx++) {
+			uint64_t ix = (uint64_t)ox * p->stride_w + (uint64_t)kx * p->dil_w - p->pad_left;
+			const float *restrict x = I + n * is[0] + iy * is[2] + ix * is[3] + c0;
+			if (kind == WNN_POOL_MAX) {
+#pragma omp simd
+				for (uint64_t c = 0; c < nb; c++)
+					acc[c] = x[c] > acc[c] || x[c] != x[c] ? x[c] : acc[c];
+			} else if (kind == WNN_POOL_L2) {
+#pragma omp simd
+				for (uint64_t c = 0; c < nb; c++)
+					acc[c] += x[c] * x[c];
+			} else {
+#pragma omp simd
+				for (uint64_t c = 0; c < nb; c++)
+					acc[c] += x[c];
+			}
+		}
+	}
+	const uint64_t count = (uint64_t)(ky1 - ky0) * (kx1 - kx0);
+	if (count == 0) {
+		memset(o + c0, 0, nb * sizeof *o);
+	} else if (kind == WNN_POOL_AVG) {
+		const float d = (float)count;
+#pragma omp simd
+		for (uint64_t c = 0; c < nb; c++)
+			o[c0 + c] = acc[c] / d;
+	} else if (kind == WNN_POOL_L2) {
+#pragma omp simd
+		for (uint64_t c = 0; c < nb; c++)
+			o[c0 + c] = sqrtf(acc[c]);
+	} else {
+#pragma omp simd
+		for (uint64_t c = 0; c < nb; c++)
+			o[c0 + c] = acc[c];
+	}
+}
+
+/* float32 NHWC (channel stride 1 in and out): one task per output row (n, oy), channels as
+ * the vector loop in blocks of CPU_POOL_CB. */
+__attribute__((target_clones("avx512f", "avx2", "default"))) static void
+cpu_pool_nhwc_row(const struct wnn_pool2d_attrs *p, const float *I, float *O, uint32_t n,
+		  uint32_t oy)
+{
+	const uint64_t *os = p->out_stride;
 	const uint64_t C = p->c;
 	uint32_t ky0, ky1;
 	cpu_pool_range(oy, p->stride_h, p->dil_h, p->pad_top, p->win_h, p->h, &ky0, &ky1);
 	for (uint32_t ox = 0; ox < p->out_w; ox++) {
-		float *restrict o = O + n * os[0] + (uint64_t)oy * os[2] + (uint64_t)ox * os[3];
+		float *o = O + n * os[0] + (uint64_t)oy * os[2] + (uint64_t)ox * os[3];
 		uint32_t kx0, kx1;
 		cpu_pool_range(ox, p->stride_w, p->dil_w, p->pad_left, p->win_w, p->w, &kx0, &kx1);
-		uint64_t count = 0;
-		for (uint32_t ky = ky0; ky < ky1; ky++) {
-			uint64_t iy = (uint64_t)oy * p->stride_h + (uint64_t)ky * p->dil_h - p->pad_top;
-			for (uint32_t kx = kx0; kx < kx1; kx++) {
-				uint64_t ix = (uint64_t)ox * p->stride_w + (uint64_t)kx * p->dil_w -
-					      p->pad_left;
-				const float *restrict x = I + n * is[0] + iy * is[2] + ix * is[3];
-				if (count == 0) {
-					if (p->kind == WNN_POOL_L2) {
-#pragma omp simd
-						for (uint64_t c = 0; c < C; c++)
-							o[c] = x[c] * x[c];
-					} else
-						memcpy(o, x, C * sizeof *o);
-				} else if (p->kind == WNN_POOL_MAX) {
-#pragma omp simd
-					for (uint64_t c = 0; c < C; c++)
-						o[c] = x[c] > o[c] || x[c] != x[c] ? x[c] : o[c];
-				} else if (p->kind == WNN_POOL_L2) {
-#pragma omp simd
-					for (uint64_t c = 0; c < C; c++)
-						o[c] += x[c] * x[c];
-				} else {
-#pragma omp simd
-					for (uint64_t c = 0; c < C; c++)
-						o[c] += x[c];
-				}
-				count++;
-			}
-		}
-		if (count == 0)
-			memset(o, 0, C * sizeof *o);
-		else if (p->kind == WNN_POOL_AVG) {
-			const float d = (float)count;
-#pragma omp simd
-			for (uint64_t c = 0; c < C; c++)
-				o[c] /= d;
-		} else if (p->kind == WNN_POOL_L2) {
-#pragma omp simd
-			for (uint64_t c = 0; c < C; c++)
-				o[c] = sqrtf(o[c]);
-		}
+		uint64_t c0 = 0;
+		for (; c0 + CPU_POOL_CB <= C; c0 += CPU_POOL_CB)
+			cpu_pool_block(p, I, o, n, oy, ox, ky0, ky1, kx0, kx1, c0, CPU_POOL_CB);
+		if (c0 < C)
+			cpu_pool_block(p, I, o, n, oy, ox, ky0, ky1, kx0, kx1, c0, C - c0);
 	}
 }
 
