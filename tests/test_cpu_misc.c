@@ -426,6 +426,55 @@ static void cm_softmax_case(uint32_t rank, const uint32_t *dims, uint32_t axis)
 	tg_free(&t);
 }
 
+/* Rows with NaN, +inf, all -inf and ordinary numbers: the reference's NaN results (a NaN or
+ * +inf anywhere in a row makes it all NaN) on both softmax kernels (oneDNN along the last
+ * axis, C along another) and layerNormalization. */
+TEST(cpu_misc_normalization_nan_inf)
+{
+	enum { ROWS = 6, LEN = 300 };
+	float *x = malloc(sizeof(float) * ROWS * LEN), *xt = malloc(sizeof(float) * ROWS * LEN);
+	ASSERT(x && xt);
+	tg_random(x, WNN_F32, (uint64_t)ROWS * LEN, 78, -3, 3);
+	x[0 * LEN + 100] = NAN;
+	x[1 * LEN + 7] = INFINITY;
+	for (int k = 0; k < LEN; k++)
+		x[2 * LEN + k] = -INFINITY;
+	x[3 * LEN + 0] = -INFINITY;
+	x[4 * LEN + 299] = NAN;
+	x[4 * LEN + 5] = INFINITY;
+	for (int r = 0; r < ROWS; r++)
+		for (int k = 0; k < LEN; k++)
+			xt[k * ROWS + r] = x[r * LEN + k];
+	for (int c = 0; c < 3; c++) {
+		struct tg_graph t;
+		tg_init(&t);
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		Webnn__Ipc__Softmax sm = WEBNN__IPC__SOFTMAX__INIT;
+		Webnn__Ipc__LayerNormalization lm = WEBNN__IPC__LAYER_NORMALIZATION__INIT;
+		uint32_t ax[1] = { 1 };
+		bool cols = c == 1;
+		uint32_t in = tg_input(&t, WNN_F32, 2,
+				       cols ? (uint32_t[]){ LEN, ROWS } : (uint32_t[]){ ROWS, LEN });
+		if (c < 2) {
+			sm.input = in, sm.output = tg_next(&t), sm.axis = cols ? 0 : 1;
+			tg_set_op(&o, WNN_OP_SOFTMAX, &sm);
+		} else {
+			lm.input = in, lm.output = tg_next(&t);
+			lm.axes = ax, lm.n_axes = 1, lm.has_has_axes = 1, lm.has_axes = 1;
+			tg_set_op(&o, WNN_OP_LAYER_NORMALIZATION, &lm);
+		}
+		const struct graph_ir *g = cm_finish(&t, &o);
+		ASSERT(g);
+		void *in_data[1] = { cols ? xt : x };
+		cm_check_data(g, in_data, 1e-6, 1e-5,
+			      c == 0 ? "softmax NaN/inf rows" : c == 1 ? "softmax NaN/inf columns"
+								  : "layerNormalization NaN/inf rows");
+		tg_free(&t);
+	}
+	free(x);
+	free(xt);
+}
+
 static void cm_batchnorm_case(uint32_t rank, const uint32_t *dims, uint32_t axis, bool scale,
 			      bool bias, bool constants)
 {

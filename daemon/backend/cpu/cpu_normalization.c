@@ -115,14 +115,39 @@ static enum webnn_status cpu_run_softmax(const struct cpu_step *s, void *const *
 	return WEBNN_STATUS_OK;
 }
 
+/* oneDNN's softmax, then the rows holding NaN or an infinity again with the reference's
+ * formula: oneDNN's exp approximation does not turn a NaN or inf - inf into NaN for the whole
+ * row as exp() does. The check is one more read of the input. */
+static enum webnn_status cpu_run_softmax_dnnl(const struct cpu_step *s, void *const *bufs,
+					      const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	const struct wnn_softmax_attrs *p = &s->n->attrs.softmax;
+	enum webnn_status st = cpu_dnnl_exec(s->priv, s->n, bufs, x, diag);
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	const float *I = bufs[p->input];
+	float *O = bufs[p->output];
+	const uint64_t outer = p->outer, K = p->axis_size;
+#pragma omp parallel for num_threads(x->threads) if (outer * K > CPU_PAR_MIN && outer > 1)
+	for (uint64_t o = 0; o < outer; o++) {
+		const float *restrict xr = I + o * K;
+		int bad = 0;
+#pragma omp simd reduction(| : bad)
+		for (uint64_t a = 0; a < K; a++)
+			bad |= !(xr[a] - xr[a] == 0);
+		if (bad)
+			cpu_softmax_cols(xr, O + o * K, K, 1, 1);
+	}
+	return WEBNN_STATUS_OK;
+}
+
+/* Softmax over the innermost axis: oneDNN's jit kernel on [outer, axis]. */
 static enum webnn_status cpu_softmax_prepare(const struct cpu_build *b, struct cpu_step *s,
 					     struct wnn_diag *diag)
 {
 	const struct wnn_softmax_attrs *p = &s->n->attrs.softmax;
 	struct cpu_norm_arg a[2];
-	dnnl_status_t st = p->inner == 1 ? cpu_md(&a[0].md, 2, (int64_t)p->outer, (int64_t)p->axis_size, 0)
-					 : cpu_md(&a[0].md, 3, (int64_t)p->outer, (int64_t)p->axis_size,
-						  (int64_t)p->inner);
+	dnnl_status_t st = cpu_md(&a[0].md, 2, (int64_t)p->outer, (int64_t)p->axis_size, 0);
 	if (st != dnnl_success)
 		return cpu_dnnl_check(st, s->n, "memory descriptor", diag);
 	a[0].arg = DNNL_ARG_SRC;
@@ -580,8 +605,12 @@ static enum webnn_status cpu_normalization_prepare_f32(const struct cpu_build *b
 			return WEBNN_STATUS_OK;
 		if (n->attrs.softmax.inner == 1) {
 			enum webnn_status st = cpu_softmax_prepare(b, s, diag);
-			if (st != WEBNN_STATUS_OK || s->run)
+			if (st != WEBNN_STATUS_OK)
 				return st;
+			if (s->run) {
+				s->run = cpu_run_softmax_dnnl;
+				return st;
+			}
 		}
 		s->run = cpu_run_softmax;
 		s->impl = "C";
