@@ -1,4 +1,4 @@
-/* Differential tests of the cpu backend's pool, normalization, reduce and resample kernels against the reference backend on random shapes and options. */
+/* Differential tests of the cpu backend's pool, normalization, reduce, resample and rnn kernels against the reference backend on random shapes, options and NaN/inf data. */
 #include <math.h>
 #include <stdlib.h>
 
