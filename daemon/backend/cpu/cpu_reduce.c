@@ -325,6 +325,199 @@ static enum webnn_status cpu_run_arg(const struct cpu_step *s, void *const *bufs
 	return WEBNN_STATUS_OK;
 }
 
+/* ---- integer types: sums, products, L1 and sumSquare modulo 2^64 (the low bits of the
+ * exact result, as the reference keeps them), max/min/argMin/argMax exact; over the [A, R, B]
+ * view only (other axes: the reference kernel). */
+
+#define CPU_U64(v) ((uint64_t)(int64_t)(v)) /* sign-extended for signed types, as is otherwise */
+
+#define CPU_INT_KERNELS(T, SGN, NAME)                                                          \
+	static T NAME##_row(enum wnn_op op, const T *restrict x, uint64_t R)                   \
+	{                                                                                      \
+		uint64_t acc = op == WNN_OP_REDUCE_PRODUCT ? 1 : 0;                            \
+		T ext = x[0];                                                                  \
+		switch (op) {                                                                  \
+		case WNN_OP_REDUCE_MAX:                                                        \
+			for (uint64_t i = 1; i < R; i++)                                       \
+				ext = x[i] > ext ? x[i] : ext;                                 \
+			return ext;                                                            \
+		case WNN_OP_REDUCE_MIN:                                                        \
+			for (uint64_t i = 1; i < R; i++)                                       \
+				ext = x[i] < ext ? x[i] : ext;                                 \
+			return ext;                                                            \
+		case WNN_OP_REDUCE_L1:                                                         \
+			for (uint64_t i = 0; i < R; i++)                                       \
+				acc += SGN && (int64_t)x[i] < 0 ? (uint64_t)0 - CPU_U64(x[i])  \
+								 : CPU_U64(x[i]);              \
+			break;                                                                 \
+		case WNN_OP_REDUCE_SUM_SQUARE:                                                 \
+			for (uint64_t i = 0; i < R; i++)                                       \
+				acc += CPU_U64(x[i]) * CPU_U64(x[i]);                          \
+			break;                                                                 \
+		case WNN_OP_REDUCE_PRODUCT:                                                    \
+			for (uint64_t i = 0; i < R; i++)                                       \
+				acc *= CPU_U64(x[i]);                                          \
+			break;                                                                 \
+		default:                                                                       \
+			for (uint64_t i = 0; i < R; i++)                                       \
+				acc += CPU_U64(x[i]);                                          \
+			break;                                                                 \
+		}                                                                              \
+		return (T)acc;                                                                 \
+	}                                                                                      \
+	static void NAME##_cols(enum wnn_op op, const T *restrict x, T *restrict o, uint64_t R, \
+				uint64_t B, uint64_t nb)                                       \
+	{                                                                                      \
+		if (op == WNN_OP_REDUCE_MAX || op == WNN_OP_REDUCE_MIN) {                      \
+			const bool mx = op == WNN_OP_REDUCE_MAX;                               \
+			for (uint64_t b = 0; b < nb; b++)                                      \
+				o[b] = x[b];                                                   \
+			for (uint64_t r = 1; r < R; r++)                                       \
+				for (uint64_t b = 0; b < nb; b++) {                            \
+					T v = x[r * B + b];                                    \
+					o[b] = (mx ? v > o[b] : v < o[b]) ? v : o[b];          \
+				}                                                              \
+			return;                                                                \
+		}                                                                              \
+		uint64_t acc[CPU_COL_BLOCK];                                                   \
+		for (uint64_t b = 0; b < nb; b++)                                              \
+			acc[b] = op == WNN_OP_REDUCE_PRODUCT ? 1 : 0;                          \
+		for (uint64_t r = 0; r < R; r++) {                                             \
+			const T *restrict xr = x + r * B;                                      \
+			for (uint64_t b = 0; b < nb; b++) {                                    \
+				uint64_t u = CPU_U64(xr[b]);                                   \
+				switch (op) {                                                  \
+				case WNN_OP_REDUCE_L1:                                         \
+					acc[b] += SGN && (int64_t)xr[b] < 0 ? (uint64_t)0 - u  \
+									    : u;       \
+					break;                                                 \
+				case WNN_OP_REDUCE_SUM_SQUARE:                                 \
+					acc[b] += u * u;                                       \
+					break;                                                 \
+				case WNN_OP_REDUCE_PRODUCT:                                    \
+					acc[b] *= u;                                           \
+					break;                                                 \
+				default:                                                       \
+					acc[b] += u;                                           \
+					break;                                                 \
+				}                                                              \
+			}                                                                      \
+		}                                                                              \
+		for (uint64_t b = 0; b < nb; b++)                                              \
+			o[b] = (T)acc[b];                                                      \
+	}                                                                                      \
+	static void NAME##_reduce(enum wnn_op op, const T *I, T *O, uint64_t A, uint64_t R,    \
+				  uint64_t B, int threads)                                     \
+	{                                                                                      \
+		if (B == 1) {                                                                  \
+			_Pragma("omp parallel for num_threads(threads) if (A * R > CPU_PAR_MIN && A > 1)") \
+			for (uint64_t a = 0; a < A; a++)                                       \
+				O[a] = NAME##_row(op, I + a * R, R);                           \
+			return;                                                                \
+		}                                                                              \
+		const uint64_t nblk = (B + CPU_COL_BLOCK - 1) / CPU_COL_BLOCK;                 \
+		_Pragma("omp parallel for num_threads(threads) if (A * R * B > CPU_PAR_MIN && A * nblk > 1)") \
+		for (uint64_t t = 0; t < A * nblk; t++) {                                      \
+			uint64_t a = t / nblk, b0 = (t % nblk) * CPU_COL_BLOCK;                \
+			uint64_t nb = B - b0 < CPU_COL_BLOCK ? B - b0 : CPU_COL_BLOCK;         \
+			NAME##_cols(op, I + a * R * B + b0, O + a * B + b0, R, B, nb);         \
+		}                                                                              \
+	}                                                                                      \
+	static void NAME##_arg(bool want_max, const T *I, void *O, enum wnn_dtype out_type,     \
+			       uint64_t outer, uint64_t K, uint64_t inner, int threads)        \
+	{                                                                                      \
+		const uint64_t nblk = (inner + CPU_COL_BLOCK - 1) / CPU_COL_BLOCK;             \
+		_Pragma("omp parallel for num_threads(threads) if (outer * K * inner > CPU_PAR_MIN && outer * nblk > 1)") \
+		for (uint64_t t = 0; t < outer * nblk; t++) {                                  \
+			uint64_t o = t / nblk, b0 = (t % nblk) * CPU_COL_BLOCK;                \
+			uint64_t nb = inner - b0 < CPU_COL_BLOCK ? inner - b0 : CPU_COL_BLOCK; \
+			const T *base = I + o * K * inner + b0;                                \
+			T best[CPU_COL_BLOCK];                                                 \
+			uint32_t idx[CPU_COL_BLOCK];                                           \
+			for (uint64_t b = 0; b < nb; b++) {                                    \
+				best[b] = base[b];                                             \
+				idx[b] = 0;                                                    \
+			}                                                                      \
+			for (uint64_t a = 1; a < K; a++) {                                     \
+				const T *xr = base + a * inner;                                \
+				for (uint64_t b = 0; b < nb; b++) {                            \
+					bool take = want_max ? xr[b] > best[b] : xr[b] < best[b]; \
+					best[b] = take ? xr[b] : best[b];                      \
+					idx[b] = take ? (uint32_t)a : idx[b];                  \
+				}                                                              \
+			}                                                                      \
+			for (uint64_t b = 0; b < nb; b++)                                      \
+				cpu_store_index(O, out_type, o * inner + b0 + b, idx[b]);      \
+		}                                                                              \
+	}
+
+CPU_INT_KERNELS(int8_t, 1, cpu_i8)
+CPU_INT_KERNELS(uint8_t, 0, cpu_u8)
+CPU_INT_KERNELS(int32_t, 1, cpu_i32)
+CPU_INT_KERNELS(uint32_t, 0, cpu_u32)
+CPU_INT_KERNELS(int64_t, 1, cpu_i64)
+CPU_INT_KERNELS(uint64_t, 0, cpu_u64)
+
+#define CPU_INT_CASES(X)                                                                       \
+	X(WNN_I8, int8_t, cpu_i8)                                                              \
+	X(WNN_U8, uint8_t, cpu_u8)                                                             \
+	X(WNN_I32, int32_t, cpu_i32)                                                           \
+	X(WNN_U32, uint32_t, cpu_u32)                                                          \
+	X(WNN_I64, int64_t, cpu_i64)                                                           \
+	X(WNN_U64, uint64_t, cpu_u64)
+
+static bool cpu_int_type(enum wnn_dtype t)
+{
+	switch (t) {
+#define CPU_INT_CASE_(E, T, NAME) case E:
+		CPU_INT_CASES(CPU_INT_CASE_)
+#undef CPU_INT_CASE_
+		return true;
+	default:
+		return false;
+	}
+}
+
+static enum webnn_status cpu_run_reduce_int(const struct cpu_step *s, void *const *bufs,
+					    const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	const struct wnn_reduce_attrs *p = &s->n->attrs.reduce;
+	const struct cpu_red *v = s->priv;
+	(void)diag;
+	switch (p->type) {
+#define CPU_INT_CASE_(E, T, NAME)                                                              \
+	case E:                                                                                \
+		NAME##_reduce(p->op, bufs[p->input], bufs[p->output], v->A, v->R, v->B,        \
+			      x->threads);                                                     \
+		break;
+		CPU_INT_CASES(CPU_INT_CASE_)
+#undef CPU_INT_CASE_
+	default:
+		break;
+	}
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status cpu_run_arg_int(const struct cpu_step *s, void *const *bufs,
+					 const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	const struct wnn_arg_attrs *p = &s->n->attrs.arg;
+	const bool want_max = p->op == WNN_OP_ARG_MAX;
+	(void)diag;
+	switch (p->type) {
+#define CPU_INT_CASE_(E, T, NAME)                                                              \
+	case E:                                                                                \
+		NAME##_arg(want_max, bufs[p->input], bufs[p->output], p->out_type, p->outer,   \
+			   p->axis_size, p->inner, x->threads);                                \
+		break;
+		CPU_INT_CASES(CPU_INT_CASE_)
+#undef CPU_INT_CASE_
+	default:
+		break;
+	}
+	return WEBNN_STATUS_OK;
+}
+
 /* ---- cumulativeSum on float32: double running sums, as the reference keeps them */
 
 static enum webnn_status cpu_run_cumsum(const struct cpu_step *s, void *const *bufs,
@@ -394,7 +587,14 @@ static enum webnn_status cpu_reduce_prepare_f32(const struct cpu_build *b, struc
 	switch (n->op) {
 	case WNN_OP_ARG_MIN:
 	case WNN_OP_ARG_MAX:
-		if (!cpu_float(n->attrs.arg.type) || n->attrs.arg.axis_size > UINT32_MAX)
+		if (n->attrs.arg.axis_size > UINT32_MAX)
+			return WEBNN_STATUS_OK;
+		if (cpu_int_type(n->attrs.arg.type)) {
+			s->run = cpu_run_arg_int;
+			s->impl = "C";
+			return WEBNN_STATUS_OK;
+		}
+		if (!cpu_float(n->attrs.arg.type))
 			return WEBNN_STATUS_OK;
 		s->run = cpu_run_arg;
 		s->impl = "C";
@@ -411,7 +611,8 @@ static enum webnn_status cpu_reduce_prepare_f32(const struct cpu_build *b, struc
 	const struct wnn_reduce_attrs *p = &n->attrs.reduce;
 	struct cpu_red v = { 0 };
 	bool view = cpu_reduce_view(&p->r, &v.A, &v.R, &v.B);
-	if (!cpu_float(p->type) || (!view && p->r.red_count > CPU_GATHER_MAX))
+	const bool integer = cpu_int_type(p->type);
+	if ((!cpu_float(p->type) && !integer) || (!view && (integer || p->r.red_count > CPU_GATHER_MAX)))
 		return WEBNN_STATUS_OK;
 	if (!view)
 		v.R = p->r.red_count;
@@ -429,7 +630,7 @@ static enum webnn_status cpu_reduce_prepare_f32(const struct cpu_build *b, struc
 	*priv = v;
 	s->priv = priv;
 	s->destroy = cpu_reduce_free;
-	s->run = cpu_run_reduce;
+	s->run = integer ? cpu_run_reduce_int : cpu_run_reduce;
 	s->impl = "C";
 	return WEBNN_STATUS_OK;
 }
