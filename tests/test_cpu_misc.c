@@ -110,6 +110,8 @@ static const char *cm_label(char *buf, size_t len, enum wnn_op op, const struct 
 	return buf;
 }
 
+static enum wnn_dtype cm_random_type(void);
+
 /* ==== pool: averagePool2d, l2Pool2d, maxPool2d in both layouts, with windows, strides,
  * dilations, padding (also past the window), ceil rounding and explicit output sizes */
 
@@ -179,6 +181,8 @@ TEST_TIMEOUT(cpu_misc_pool, 300)
 	for (int i = 0; i < 400; i++) {
 		enum wnn_op op = ops[cm_rand(3)];
 		enum wnn_dtype type = cm_rand(5) == 0 ? WNN_F16 : WNN_F32;
+		if (op == WNN_OP_MAX_POOL2D && cm_rand(3) == 0)
+			type = cm_random_type();
 		uint32_t h = 1 + cm_rand(12), w = 1 + cm_rand(12);
 		uint32_t win[2] = { 1 + cm_rand(4), 1 + cm_rand(4) };
 		uint32_t pad[4] = { cm_rand(3), cm_rand(3), cm_rand(3), cm_rand(3) };

@@ -182,6 +182,90 @@ static enum webnn_status cpu_run_pool(const struct cpu_step *s, void *const *buf
 	return WEBNN_STATUS_OK;
 }
 
+/* maxPool2d on integer types, any layout: one task per output row (n, oy); the output pixel
+ * is the accumulator (its channels contiguous in NHWC). */
+#define CPU_POOL_INT(T, NAME)                                                                  \
+	static void NAME(const struct wnn_pool2d_attrs *p, const T *I, T *O, uint32_t n,      \
+			 uint32_t oy)                                                          \
+	{                                                                                      \
+		const uint64_t *is = p->in_stride, *os = p->out_stride;                        \
+		const uint64_t C = p->c, ic = is[1], oc = os[1];                               \
+		uint32_t ky0, ky1;                                                             \
+		cpu_pool_range(oy, p->stride_h, p->dil_h, p->pad_top, p->win_h, p->h, &ky0,    \
+			       &ky1);                                                          \
+		for (uint32_t ox = 0; ox < p->out_w; ox++) {                                   \
+			T *o = O + n * os[0] + (uint64_t)oy * os[2] + (uint64_t)ox * os[3];    \
+			uint32_t kx0, kx1;                                                     \
+			cpu_pool_range(ox, p->stride_w, p->dil_w, p->pad_left, p->win_w, p->w, \
+				       &kx0, &kx1);                                            \
+			bool first = true;                                                     \
+			for (uint32_t ky = ky0; ky < ky1; ky++) {                              \
+				uint64_t iy = (uint64_t)oy * p->stride_h +                     \
+					      (uint64_t)ky * p->dil_h - p->pad_top;            \
+				for (uint32_t kx = kx0; kx < kx1; kx++) {                      \
+					uint64_t ix = (uint64_t)ox * p->stride_w +             \
+						      (uint64_t)kx * p->dil_w - p->pad_left;   \
+					const T *x = I + n * is[0] + iy * is[2] + ix * is[3];  \
+					if (first)                                             \
+						for (uint64_t c = 0; c < C; c++)               \
+							o[c * oc] = x[c * ic];                 \
+					else                                                   \
+						for (uint64_t c = 0; c < C; c++)               \
+							o[c * oc] = x[c * ic] > o[c * oc]      \
+									    ? x[c * ic]        \
+									    : o[c * oc];       \
+					first = false;                                         \
+				}                                                              \
+			}                                                                      \
+			if (first) /* no input element in the window */                        \
+				for (uint64_t c = 0; c < C; c++)                               \
+					o[c * oc] = 0;                                         \
+		}                                                                              \
+	}
+CPU_POOL_INT(int8_t, cpu_pool_i8)
+CPU_POOL_INT(uint8_t, cpu_pool_u8)
+CPU_POOL_INT(int32_t, cpu_pool_i32)
+CPU_POOL_INT(uint32_t, cpu_pool_u32)
+CPU_POOL_INT(int64_t, cpu_pool_i64)
+CPU_POOL_INT(uint64_t, cpu_pool_u64)
+
+static enum webnn_status cpu_run_pool_int(const struct cpu_step *s, void *const *bufs,
+					  const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	const struct wnn_pool2d_attrs *p = &s->n->attrs.pool2d;
+	const void *I = bufs[p->input];
+	void *O = bufs[p->output];
+	const uint64_t work = (uint64_t)p->n * p->c * p->out_h * p->out_w * p->win_h * p->win_w;
+	const uint64_t rows = (uint64_t)p->n * p->out_h;
+	const enum wnn_dtype t = p->type;
+	(void)diag;
+#pragma omp parallel for num_threads(x->threads) if (work > CPU_PAR_MIN && rows > 1)
+	for (uint64_t r = 0; r < rows; r++) {
+		uint32_t n = (uint32_t)(r / p->out_h), oy = (uint32_t)(r % p->out_h);
+		switch (t) {
+		case WNN_I8:
+			cpu_pool_i8(p, I, O, n, oy);
+			break;
+		case WNN_U8:
+			cpu_pool_u8(p, I, O, n, oy);
+			break;
+		case WNN_I32:
+			cpu_pool_i32(p, I, O, n, oy);
+			break;
+		case WNN_U32:
+			cpu_pool_u32(p, I, O, n, oy);
+			break;
+		case WNN_I64:
+			cpu_pool_i64(p, I, O, n, oy);
+			break;
+		default:
+			cpu_pool_u64(p, I, O, n, oy);
+			break;
+		}
+	}
+	return WEBNN_STATUS_OK;
+}
+
 /* True when every output position's window holds at least one input element. */
 static bool cpu_pool_no_empty_window(const struct wnn_pool2d_attrs *p)
 {
@@ -280,9 +364,25 @@ enum webnn_status cpu_pool_prepare(const struct cpu_build *b, struct cpu_step *s
 				   struct wnn_diag *diag)
 {
 	const struct wnn_pool2d_attrs *p = &s->n->attrs.pool2d;
-	s->run = NULL; /* the reference kernel for integer max pooling */
-	if (p->type != WNN_F32 && p->type != WNN_F16)
+	s->run = NULL;
+	switch (p->type) {
+	case WNN_I8:
+	case WNN_U8:
+	case WNN_I32:
+	case WNN_U32:
+	case WNN_I64:
+	case WNN_U64:
+		if (p->kind == WNN_POOL_MAX) {
+			s->run = cpu_run_pool_int;
+			s->impl = "C";
+		}
 		return WEBNN_STATUS_OK;
+	case WNN_F32:
+	case WNN_F16:
+		break;
+	default:
+		return WEBNN_STATUS_OK;
+	}
 	if (p->kind == WNN_POOL_AVG) {
 		enum webnn_status st = cpu_pool_dnnl(b, s, diag);
 		if (st != WEBNN_STATUS_OK)
