@@ -10,10 +10,22 @@
 enum webnn_status cm_run_cpu(const struct graph_ir *g, const void *const *in, void *const *out,
 			     struct wnn_diag *diag);
 #else
+static int cm_compared;
+
+/* The cpu backend with 1 and with 3 threads, in turn (3: an odd split of every threaded loop,
+ * also on a machine with fewer cores). */
 static enum webnn_status cm_run_cpu(const struct graph_ir *g, const void *const *in,
 				    void *const *out, struct wnn_diag *diag)
 {
-	return tg_run(&backend_cpu, NULL, g, in, out, diag);
+	static struct backend *be[2];
+	int k = cm_compared % 2;
+	if (!be[k]) {
+		struct backend_options opts = { .threads = k ? 3 : 1 };
+		enum webnn_status st = backend_cpu.init(&opts, &be[k], diag);
+		if (st != WEBNN_STATUS_OK)
+			return st;
+	}
+	return tg_run(&backend_cpu, be[k], g, in, out, diag);
 }
 #endif
 
@@ -32,8 +44,6 @@ static uint32_t cm_rand(uint32_t n)
 	cm_state ^= cm_state << 17;
 	return (uint32_t)(cm_state % n);
 }
-
-static int cm_compared;
 
 /* Runs g on the reference and the cpu backend with inputs in (bytes of each graph input) and
  * compares every output: floats within atol + rtol * |expected| (or 4 ulps), integers
