@@ -458,6 +458,39 @@ CPU_INT_KERNELS(uint32_t, 0, cpu_u32)
 CPU_INT_KERNELS(int64_t, 1, cpu_i64)
 CPU_INT_KERNELS(uint64_t, 0, cpu_u64)
 
+/* cumulativeSum on integer types: running sums modulo 2^64, stored truncated. */
+#define CPU_INT_CUMSUM(T, NAME)                                                                \
+	static void NAME##_cumsum(const struct wnn_cumsum_attrs *p, const T *I, T *O,          \
+				  int threads)                                                 \
+	{                                                                                      \
+		const uint64_t outer = p->outer, K = p->axis_size, inner = p->inner;           \
+		const uint64_t nblk = (inner + CPU_COL_BLOCK - 1) / CPU_COL_BLOCK;             \
+		_Pragma("omp parallel for num_threads(threads) if (outer * K * inner > CPU_PAR_MIN && outer * nblk > 1)") \
+		for (uint64_t t = 0; t < outer * nblk; t++) {                                  \
+			uint64_t o = t / nblk, b0 = (t % nblk) * CPU_COL_BLOCK;                \
+			uint64_t nb = inner - b0 < CPU_COL_BLOCK ? inner - b0 : CPU_COL_BLOCK; \
+			uint64_t acc[CPU_COL_BLOCK] = { 0 };                                   \
+			for (uint64_t step = 0; step < K; step++) {                            \
+				uint64_t a = p->reversed ? K - 1 - step : step;                \
+				const T *xr = I + (o * K + a) * inner + b0;                    \
+				T *orow = O + (o * K + a) * inner + b0;                        \
+				for (uint64_t b = 0; b < nb; b++) {                            \
+					uint64_t u = CPU_U64(xr[b]);                           \
+					if (!p->exclusive)                                     \
+						acc[b] += u;                                   \
+					orow[b] = (T)acc[b];                                   \
+					if (p->exclusive)                                      \
+						acc[b] += u;                                   \
+				}                                                              \
+			}                                                                      \
+		}                                                                              \
+	}
+CPU_INT_CUMSUM(int32_t, cpu_i32)
+CPU_INT_CUMSUM(uint32_t, cpu_u32)
+CPU_INT_CUMSUM(int64_t, cpu_i64)
+CPU_INT_CUMSUM(uint64_t, cpu_u64)
+
+
 #define CPU_INT_CASES(X)                                                                       \
 	X(WNN_I8, int8_t, cpu_i8)                                                              \
 	X(WNN_U8, uint8_t, cpu_u8)                                                             \
@@ -513,6 +546,30 @@ static enum webnn_status cpu_run_arg_int(const struct cpu_step *s, void *const *
 		CPU_INT_CASES(CPU_INT_CASE_)
 #undef CPU_INT_CASE_
 	default:
+		break;
+	}
+	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status cpu_run_cumsum_int(const struct cpu_step *s, void *const *bufs,
+					    const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	const struct wnn_cumsum_attrs *p = &s->n->attrs.cumsum;
+	const void *I = bufs[p->input];
+	void *O = bufs[p->output];
+	(void)diag;
+	switch (p->type) {
+	case WNN_I32:
+		cpu_i32_cumsum(p, I, O, x->threads);
+		break;
+	case WNN_U32:
+		cpu_u32_cumsum(p, I, O, x->threads);
+		break;
+	case WNN_I64:
+		cpu_i64_cumsum(p, I, O, x->threads);
+		break;
+	default:
+		cpu_u64_cumsum(p, I, O, x->threads);
 		break;
 	}
 	return WEBNN_STATUS_OK;
@@ -600,6 +657,17 @@ static enum webnn_status cpu_reduce_prepare_f32(const struct cpu_build *b, struc
 		s->impl = "C";
 		return WEBNN_STATUS_OK;
 	case WNN_OP_CUMULATIVE_SUM:
+		switch (n->attrs.cumsum.type) {
+		case WNN_I32:
+		case WNN_U32:
+		case WNN_I64:
+		case WNN_U64:
+			s->run = cpu_run_cumsum_int;
+			s->impl = "C";
+			return WEBNN_STATUS_OK;
+		default:
+			break;
+		}
 		if (!cpu_float(n->attrs.cumsum.type))
 			return WEBNN_STATUS_OK;
 		s->run = cpu_run_cumsum;
