@@ -23,6 +23,7 @@ enum webnn_status cpu_f16_wrap(struct cpu_step *s, struct wnn_diag *diag);
 struct cpu_resample {
 	uint32_t *lo[2], *hi[2], *near[2]; /* per resized axis i (axes[i]), per output coordinate */
 	float *t[2];                       /* linear weight of hi */
+	double *td[2];                     /* the same in double (int8/uint8: the reference's sums) */
 };
 
 static void cpu_resample_free(void *priv)
@@ -33,6 +34,7 @@ static void cpu_resample_free(void *priv)
 		free(r->hi[i]);
 		free(r->near[i]);
 		free(r->t[i]);
+		free(r->td[i]);
 	}
 	free(r);
 }
@@ -124,6 +126,41 @@ static void cpu_resample_nearest_row(const struct wnn_resample_attrs *p,
 	}
 }
 
+/* One output row of linear int8/uint8 resampling: the reference's double sums, rounded to
+ * nearest even and saturated, so the results are the same bits. */
+static void cpu_resample_linear_int_row(const struct wnn_resample_attrs *p,
+					const struct cpu_resample *r, const void *I, void *O,
+					uint64_t row, const uint32_t c[3])
+{
+	const uint32_t a0 = p->axes[0], a1 = p->axes[1];
+	const uint64_t *st = p->in_strides;
+	const uint64_t D = p->out_dims[3];
+	const bool u8 = p->type == WNN_U8;
+	uint64_t base = 0;
+	for (uint32_t d = 0; d < 3; d++)
+		if (d != a0 && d != a1)
+			base += c[d] * st[d];
+	for (uint64_t j = 0; j < D; j++) {
+		uint32_t cc[4] = { c[0], c[1], c[2], (uint32_t)j };
+		uint64_t b = base + (a0 == 3 || a1 == 3 ? 0 : j);
+		uint32_t o0 = cc[a0], o1 = cc[a1];
+		uint64_t l0 = r->lo[0][o0] * st[a0], h0 = r->hi[0][o0] * st[a0];
+		uint64_t l1 = r->lo[1][o1] * st[a1], h1 = r->hi[1][o1] * st[a1];
+		double t0 = r->td[0][o0], t1 = r->td[1][o1];
+#define CPU_LD(i) (u8 ? (double)((const uint8_t *)I)[i] : (double)((const int8_t *)I)[i])
+		double r0 = CPU_LD(b + l0 + l1) * (1 - t1) + CPU_LD(b + l0 + h1) * t1;
+		double r1 = CPU_LD(b + h0 + l1) * (1 - t1) + CPU_LD(b + h0 + h1) * t1;
+#undef CPU_LD
+		double v = rint(r0 * (1 - t0) + r1 * t0);
+		double lo = u8 ? 0 : INT8_MIN, hi = u8 ? UINT8_MAX : INT8_MAX;
+		v = v <= lo ? lo : v >= hi ? hi : v;
+		if (u8)
+			((uint8_t *)O)[row * D + j] = (uint8_t)v;
+		else
+			((int8_t *)O)[row * D + j] = (int8_t)v;
+	}
+}
+
 static enum webnn_status cpu_run_resample(const struct cpu_step *s, void *const *bufs,
 					  const struct cpu_exec *x, struct wnn_diag *diag)
 {
@@ -142,6 +179,8 @@ static enum webnn_status cpu_run_resample(const struct cpu_step *s, void *const 
 				  (uint32_t)(row / od[2] % od[1]), (uint32_t)(row % od[2]) };
 		if (nearest)
 			cpu_resample_nearest_row(p, r, I, (char *)O + row * D * es, es, c);
+		else if (r->td[0])
+			cpu_resample_linear_int_row(p, r, I, O, row, c);
 		else
 			cpu_resample_linear_row(p, r, I, (float *)O + row * D, c);
 	}
@@ -153,10 +192,11 @@ enum webnn_status cpu_resample_prepare(const struct cpu_build *b, struct cpu_ste
 {
 	const struct wnn_resample_attrs *p = &s->n->attrs.resample;
 	(void)b;
-	s->run = NULL; /* the reference kernel for linear integer resampling */
+	s->run = NULL;
 	const bool nearest = p->mode == WNN_INTERP_NEAREST;
+	const bool ints = p->type == WNN_I8 || p->type == WNN_U8;
 	size_t es = wnn_dtype_size(p->type);
-	if ((!nearest && p->type != WNN_F32 && p->type != WNN_F16) || p->axes[0] == p->axes[1] || p->axes[0] > 3 ||
+	if ((!nearest && p->type != WNN_F32 && p->type != WNN_F16 && !ints) || p->axes[0] == p->axes[1] || p->axes[0] > 3 ||
 	    p->axes[1] > 3 || (es != 1 && es != 2 && es != 4 && es != 8))
 		return WEBNN_STATUS_OK;
 	struct cpu_resample *r = calloc(1, sizeof *r);
@@ -176,13 +216,17 @@ enum webnn_status cpu_resample_prepare(const struct cpu_build *b, struct cpu_ste
 		r->lo[i] = malloc(n * sizeof *r->lo[i]);
 		r->hi[i] = malloc(n * sizeof *r->hi[i]);
 		r->t[i] = malloc(n * sizeof *r->t[i]);
-		if (!r->lo[i] || !r->hi[i] || !r->t[i])
+		if (ints)
+			r->td[i] = malloc(n * sizeof *r->td[i]);
+		if (!r->lo[i] || !r->hi[i] || !r->t[i] || (ints && !r->td[i]))
 			goto oom;
 		for (uint32_t o = 0; o < n; o++) {
 			double xc = wnn_resample_coord(p, i, o);
 			r->lo[i][o] = (uint32_t)floor(xc);
 			r->hi[i][o] = (uint32_t)ceil(xc);
 			r->t[i][o] = (float)(xc - floor(xc));
+			if (ints)
+				r->td[i][o] = xc - (double)r->lo[i][o];
 		}
 	}
 	s->run = cpu_run_resample;
