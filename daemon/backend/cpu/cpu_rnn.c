@@ -1,4 +1,4 @@
-/* The cpu backend's rnn family: gru, gruCell, lstm and lstmCell on float32: the gate products as oneDNN sgemm calls, the cell updates as C loops. */
+/* The cpu backend's rnn family: gru, gruCell, lstm and lstmCell (float16 through float32): the gate products as oneDNN sgemm calls, the cell updates as C loops. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
