@@ -6,11 +6,7 @@
 #include "tests/graphs.h"
 #include "tests/test.h"
 
-#ifdef CM_SCRATCH
-enum webnn_status cm_run_cpu(const struct graph_ir *g, const void *const *in, void *const *out,
-			     struct wnn_diag *diag);
-#else
-static int cm_compared;
+static int cm_compared; /* outputs compared so far in this test */
 
 /* The cpu backend with 1 and with 3 threads, in turn (3: an odd split of every threaded loop,
  * also on a machine with fewer cores). */
@@ -27,7 +23,6 @@ static enum webnn_status cm_run_cpu(const struct graph_ir *g, const void *const 
 	}
 	return tg_run(&backend_cpu, be[k], g, in, out, diag);
 }
-#endif
 
 /* Value range of one graph input (lo == hi == 0: the call's default range). */
 struct cm_range {
