@@ -73,6 +73,16 @@ enum webnn_status cpu_fallback_prepare(const struct cpu_build *b, struct cpu_ste
 void cpu_epilogue_apply(const struct graph_ir *g, const struct graph_node *n, void *const *bufs,
 			int threads);
 
+/* ---- float16 (cpu_float16.c): CPUs here have no float16 arithmetic, so float16 nodes run the
+ * float32 kernels on converted copies (F16C when the CPU has it). */
+
+/* Makes the float32 kernel prepared in s run on the node's float16 values: inputs converted to
+ * float32 before, outputs back to float16 (round to nearest even) after. */
+enum webnn_status cpu_f16_wrap(struct cpu_step *s, struct wnn_diag *diag);
+/* n values converted, split over threads when large. */
+void cpu_h2f(const uint16_t *h, float *f, uint64_t n, int threads);
+void cpu_f2h(const float *f, uint16_t *h, uint64_t n, int threads);
+
 /* ---- the oneDNN layer (cpu_dnnl.c). oneDNN 2.x C API (Debian 12 ships 2.6); 3.x changed
  * operation descriptors, so every call that differs stays behind these helpers. */
 

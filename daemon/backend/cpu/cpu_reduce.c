@@ -6,7 +6,6 @@
 
 /* cpu_normalization.c: runs the float32 kernel prepared in s on float32 copies of the node's
  * float16 operands (its declaration belongs in cpu.h). */
-enum webnn_status cpu_f16_wrap(struct cpu_step *s, struct wnn_diag *diag);
 
 /*
  * Why C and not oneDNN's reduction: oneDNN 2.6's max/min drop NaN (the spec propagates it), it
