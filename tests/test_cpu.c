@@ -203,3 +203,46 @@ TEST_TIMEOUT(cpu_threads_option, 120)
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
 }
+
+/* A client-NCHW convTranspose2d runs in NHWC after the layout pass (oneDNN's NCHW
+ * deconvolution is its slow gemm:jit), with the same results. */
+TEST_TIMEOUT(cpu_conv_transpose2d_in_nhwc, 120)
+{
+	ot_impl = &backend_cpu;
+	struct backend *be = ot_backend();
+	struct tg_graph tg;
+	tg_init(&tg);
+	uint32_t x = tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 1, 6, 7, 5 });
+	float w[6 * 4 * 3 * 3];
+	tg_random(w, WNN_F32, sizeof w / sizeof w[0], 31, -0.5, 0.5);
+	uint32_t f = tg_constant(&tg, WNN_F32, 4, (uint32_t[]){ 6, 4, 3, 3 }, w); /* iohw */
+	uint32_t strides[2] = { 2, 2 }, pad[4] = { 1, 0, 0, 1 };
+	Webnn__Ipc__ConvTranspose2d m = WEBNN__IPC__CONV_TRANSPOSE2D__INIT;
+	m.input = x, m.filter = f, m.output = tg_next(&tg);
+	m.strides = strides, m.n_strides = 2;
+	m.padding = pad, m.n_padding = 4;
+	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&o, WNN_OP_CONV_TRANSPOSE2D, &m);
+	const struct graph_ir *g = ot_finish(&tg, &o, "convTranspose2d nchw");
+	ot_check(be, g, -1, 1, TOL_SUM, "convTranspose2d nchw");
+
+	struct backend_context *ctx;
+	struct backend_context_options opts = { WEBNN_POWER_DEFAULT, false };
+	struct wnn_diag diag = { 0 };
+	ASSERT(backend_cpu.context_create(be, &opts, &ctx, &diag) == WEBNN_STATUS_OK);
+	struct graph_ir *copy = graph_clone(g);
+	ASSERT(copy);
+	ASSERT_MSG(tg_optimize(copy, &backend_cpu, ctx, &diag) == WEBNN_STATUS_OK, "%s",
+		   diag.message);
+	int seen = 0;
+	GRAPH_FOR_EACH_LIVE_NODE(copy, n)
+		if (copy->nodes[n].op == WNN_OP_CONV_TRANSPOSE2D) {
+			ASSERT(copy->nodes[n].attrs.conv_transpose2d.nhwc);
+			seen++;
+		}
+	ASSERT_EQ(seen, 1);
+	graph_destroy(copy);
+	backend_cpu.context_destroy(ctx);
+	tg_free(&tg);
+	backend_cpu.shutdown(be);
+}
