@@ -246,3 +246,46 @@ TEST_TIMEOUT(cpu_conv_transpose2d_in_nhwc, 120)
 	tg_free(&tg);
 	backend_cpu.shutdown(be);
 }
+
+/* The large 3x3 stride-1 convolutions (Winograd when oneDNN offers it, reordering activations
+ * into its blocked layout and back) against the reference, with bias, relu, a residual and
+ * both client layouts. */
+TEST_TIMEOUT(cpu_conv_winograd_shapes, 300)
+{
+	ot_impl = &backend_cpu;
+	struct backend *be = ot_backend();
+	static const struct {
+		uint32_t c, oc, hw;
+		int chain; /* 0 none, 1 relu, 3 add residual */
+		bool nhwc;
+	} cases[] = {
+		{ 32, 128, 27, 1, true }, { 64, 256, 13, 0, true }, { 48, 64, 15, 3, true },
+		{ 64, 64, 14, 1, false }, { 96, 96, 20, 3, false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tg_graph tg;
+		tg_init(&tg);
+		uint32_t c = cases[i].c, hw = cases[i].hw;
+		uint32_t x = tg_input(&tg, WNN_F32, 4,
+				      cases[i].nhwc ? (uint32_t[]){ 1, hw, hw, c }
+						    : (uint32_t[]){ 1, c, hw, hw });
+		struct pg_conv pc;
+		struct pg_act pa;
+		uint32_t y = pg_conv(&tg, &pc, x, WNN_F32, cases[i].nhwc, c, cases[i].oc, 3, 1, 1,
+				     PAD1, true, 300 + i);
+		if (cases[i].chain == 1) {
+			pg_act(&tg, &pa, 1, y, 0);
+		} else if (cases[i].chain == 3) {
+			const struct wnn_desc *od = &tg.descs[y];
+			uint32_t res = tg_input(&tg, WNN_F32, od->rank, od->dims);
+			pg_act(&tg, &pa, 3, y, res);
+		}
+		char label[96];
+		snprintf(label, sizeof label, "3x3 conv %u->%u at %ux%u", c, cases[i].oc, hw, hw);
+		const struct graph_ir *g = tg_finish(&tg, &(struct wnn_diag){ 0 });
+		ASSERT_MSG(g, "%s", label);
+		ot_check(be, g, -1, 1, TOL_SUM, label);
+		tg_free(&tg);
+	}
+	backend_cpu.shutdown(be);
+}

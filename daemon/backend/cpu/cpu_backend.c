@@ -23,6 +23,7 @@
 struct backend {
 	dnnl_engine_t engine;
 	int threads;
+	bool profile;  /* WEBNN_CPU_PROFILE=1: log every step's time (development aid) */
 	char cpu_name[128];
 	/* the compute turn: a ticket lock, so waiting contexts are served first come first */
 	pthread_mutex_t turn_lock;
@@ -126,6 +127,8 @@ static enum webnn_status cpu_init(const struct backend_options *opts, struct bac
 	pthread_mutex_init(&be->turn_lock, NULL);
 	pthread_cond_init(&be->turn_cond, NULL);
 	cpu_model_name(be->cpu_name, sizeof(be->cpu_name));
+	const char *prof = getenv("WEBNN_CPU_PROFILE");
+	be->profile = prof && strcmp(prof, "1") == 0;
 	dnnl_status_t st = dnnl_engine_create(&be->engine, dnnl_cpu, 0);
 	if (st != dnnl_success) {
 		pthread_mutex_destroy(&be->turn_lock);
@@ -539,9 +542,21 @@ static enum webnn_status cpu_execute(struct backend_plan *plan,
 	turn_take(be);
 	for (size_t k = 0; k < plan->n_steps && st == WEBNN_STATUS_OK; k++) {
 		const struct cpu_step *s = &plan->steps[k];
+		struct timespec t0, t1;
+		if (be->profile)
+			clock_gettime(CLOCK_MONOTONIC, &t0);
 		st = s->run(s, plan->bufs, &x, diag);
 		if (st == WEBNN_STATUS_OK && s->epilogue_after)
 			cpu_epilogue_apply(g, s->n, plan->bufs, x.threads);
+		if (be->profile) {
+			char name[96], shape[96];
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			log_info("cpu profile: step %zu %s -> %s on %s: %.3f ms", k,
+				 graph_node_name(s->n, name, sizeof(name)),
+				 wnn_desc_str(&g->values[s->n->outputs[0]].desc, shape, sizeof(shape)),
+				 s->impl ? s->impl : "C",
+				 (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
+		}
 	}
 	turn_give(be);
 	if (st != WEBNN_STATUS_OK)
