@@ -13,22 +13,35 @@
 #include "daemon/log.h"
 
 /*
- * Threads: one team of `threads` OpenMP threads (the runtime oneDNN is built on) serves every
- * context. Runs and builds take the backend's compute turn first, in arrival order, so one big
- * dispatch gets all the cores and two contexts never oversubscribe them: libgomp teams
- * spin-wait, and two teams on two cores run each dispatch several times slower than taking
- * turns. A per-dispatch thread budget (cores / running dispatches) was the alternative; it
- * does not work with oneDNN primitives, which fix their thread count when they are created.
+ * Threads: a shared worker pool. One compute thread, the master of one team of `threads`
+ * OpenMP threads (the runtime oneDNN is built on), runs every context's builds and dispatches,
+ * in arrival order; the timeline's pool thread hands its job over and waits. So one big
+ * dispatch gets every core, and contexts running at once take turns instead of
+ * oversubscribing the cores: libgomp workers spin-wait, and two teams on two cores run each
+ * dispatch several times slower than taking turns. With the job run on whichever libuv pool
+ * thread picked the command, every pool thread would also grow a team of its own (16 teams).
+ * A per-dispatch thread budget (cores / running dispatches) was the alternative; it does not
+ * work with oneDNN primitives, which fix their thread count when they are created, and gives
+ * no dispatch more than its share even when it runs alone for most of its time.
  */
+struct cpu_job {
+	void (*fn)(void *arg);
+	void *arg;
+	bool done;
+	struct cpu_job *next;
+};
+
 struct backend {
 	dnnl_engine_t engine;
 	int threads;
 	bool profile;  /* WEBNN_CPU_PROFILE=1: log every step's time (development aid) */
 	char cpu_name[128];
-	/* the compute turn: a ticket lock, so waiting contexts are served first come first */
-	pthread_mutex_t turn_lock;
-	pthread_cond_t turn_cond;
-	uint64_t next_ticket, serving;
+	/* the compute thread and its queue of jobs, first come first served */
+	pthread_t compute;
+	pthread_mutex_t lock;
+	pthread_cond_t wake, done;
+	struct cpu_job *head, *tail;
+	bool stop;
 };
 
 struct backend_context {
@@ -60,25 +73,47 @@ struct backend_plan {
 	void *scratch;
 };
 
-/* ---- the compute turn */
+/* ---- the compute thread */
 
-static void turn_take(struct backend *be)
+static void *compute_main(void *arg)
 {
-	pthread_mutex_lock(&be->turn_lock);
-	uint64_t me = be->next_ticket++;
-	while (be->serving != me)
-		pthread_cond_wait(&be->turn_cond, &be->turn_lock);
-	pthread_mutex_unlock(&be->turn_lock);
-	/* the team size is a per-thread setting in OpenMP: set it on whichever pool thread runs */
+	struct backend *be = arg;
+	/* the team size is a per-thread setting in OpenMP: this thread's is the pool's */
 	omp_set_num_threads(be->threads);
+	pthread_mutex_lock(&be->lock);
+	for (;;) {
+		while (!be->head && !be->stop)
+			pthread_cond_wait(&be->wake, &be->lock);
+		struct cpu_job *j = be->head;
+		if (!j)
+			break; /* stopping, nothing queued */
+		be->head = j->next;
+		if (!be->head)
+			be->tail = NULL;
+		pthread_mutex_unlock(&be->lock);
+		j->fn(j->arg);
+		pthread_mutex_lock(&be->lock);
+		j->done = true;
+		pthread_cond_broadcast(&be->done);
+	}
+	pthread_mutex_unlock(&be->lock);
+	return NULL;
 }
 
-static void turn_give(struct backend *be)
+/* Runs fn(arg) on the compute thread after the jobs queued before it; returns when done. */
+static void compute_run(struct backend *be, void (*fn)(void *), void *arg)
 {
-	pthread_mutex_lock(&be->turn_lock);
-	be->serving++;
-	pthread_cond_broadcast(&be->turn_cond);
-	pthread_mutex_unlock(&be->turn_lock);
+	struct cpu_job j = { fn, arg, false, NULL };
+	pthread_mutex_lock(&be->lock);
+	if (be->tail)
+		be->tail->next = &j;
+	else
+		be->head = &j;
+	be->tail = &j;
+	pthread_cond_signal(&be->wake);
+	while (!j.done)
+		pthread_cond_wait(&be->done, &be->lock);
+	pthread_mutex_unlock(&be->lock);
 }
 
 /* ---- backend */
@@ -124,18 +159,27 @@ static enum webnn_status cpu_init(const struct backend_options *opts, struct bac
 	if (be->threads > cores)
 		log_warn("cpu backend: %d threads on %d cores oversubscribes them", be->threads,
 			 cores);
-	pthread_mutex_init(&be->turn_lock, NULL);
-	pthread_cond_init(&be->turn_cond, NULL);
 	cpu_model_name(be->cpu_name, sizeof(be->cpu_name));
 	const char *prof = getenv("WEBNN_CPU_PROFILE");
 	be->profile = prof && strcmp(prof, "1") == 0;
 	dnnl_status_t st = dnnl_engine_create(&be->engine, dnnl_cpu, 0);
 	if (st != dnnl_success) {
-		pthread_mutex_destroy(&be->turn_lock);
-		pthread_cond_destroy(&be->turn_cond);
 		free(be);
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 				    "cpu: oneDNN has no CPU engine (status %d)", (int)st);
+	}
+	pthread_mutex_init(&be->lock, NULL);
+	pthread_cond_init(&be->wake, NULL);
+	pthread_cond_init(&be->done, NULL);
+	int e = pthread_create(&be->compute, NULL, compute_main, be);
+	if (e != 0) {
+		pthread_mutex_destroy(&be->lock);
+		pthread_cond_destroy(&be->wake);
+		pthread_cond_destroy(&be->done);
+		dnnl_engine_destroy(be->engine);
+		free(be);
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+				    "cpu: cannot start the compute thread: %s", strerror(e));
 	}
 	const dnnl_version_t *v = dnnl_version();
 	log_info("cpu backend: %s, %d thread%s, oneDNN %d.%d.%d (%s)", be->cpu_name, be->threads,
@@ -149,9 +193,15 @@ static void cpu_shutdown(struct backend *be)
 {
 	if (!be)
 		return;
+	pthread_mutex_lock(&be->lock);
+	be->stop = true;
+	pthread_cond_signal(&be->wake);
+	pthread_mutex_unlock(&be->lock);
+	pthread_join(be->compute, NULL);
+	pthread_mutex_destroy(&be->lock);
+	pthread_cond_destroy(&be->wake);
+	pthread_cond_destroy(&be->done);
 	dnnl_engine_destroy(be->engine);
-	pthread_mutex_destroy(&be->turn_lock);
-	pthread_cond_destroy(&be->turn_cond);
 	free(be);
 }
 
@@ -476,6 +526,19 @@ static enum webnn_status plan_steps(struct backend_plan *plan, const struct cpu_
 	return WEBNN_STATUS_OK;
 }
 
+struct build_job {
+	struct backend_plan *plan;
+	const struct cpu_build *b;
+	struct wnn_diag *diag;
+	enum webnn_status st;
+};
+
+static void build_job_run(void *arg)
+{
+	struct build_job *j = arg;
+	j->st = plan_steps(j->plan, j->b, j->diag);
+}
+
 static enum webnn_status cpu_compile(struct backend_context *ctx, const struct graph_ir *g,
 				     struct backend_plan **out, struct wnn_diag *diag)
 {
@@ -500,9 +563,9 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 			st = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
 					  "cpu: oneDNN could not create a stream");
 		} else {
-			turn_take(ctx->be);
-			st = plan_steps(plan, &b, diag);
-			turn_give(ctx->be);
+			struct build_job job = { plan, &b, diag, WEBNN_STATUS_OK };
+			compute_run(ctx->be, build_job_run, &job);
+			st = job.st;
 			dnnl_stream_destroy(b.stream);
 		}
 	}
@@ -521,6 +584,14 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 	return WEBNN_STATUS_OK;
 }
 
+struct run_job {
+	struct backend_plan *plan;
+	struct wnn_diag *diag;
+	enum webnn_status st;
+};
+
+static void run_job_run(void *arg);
+
 static enum webnn_status cpu_execute(struct backend_plan *plan,
 				     struct backend_tensor *const *inputs,
 				     struct backend_tensor *const *outputs, struct wnn_diag *diag)
@@ -535,11 +606,30 @@ static enum webnn_status cpu_execute(struct backend_plan *plan,
 	for (uint32_t v = 0; v < g->n_values; v++)
 		if (plan->src[v] == CPU_SRC_ALIAS)
 			plan->bufs[v] = plan->bufs[plan->alias[v]];
+	struct run_job job = { plan, diag, WEBNN_STATUS_OK };
+	compute_run(plan->ctx->be, run_job_run, &job);
+	if (job.st != WEBNN_STATUS_OK)
+		return job.st;
+	/* later bindings of an output value, and outputs that folding made constant */
+	for (uint32_t i = 0; i < g->n_outputs; i++) {
+		uint32_t v = g->outputs[i];
+		if (plan->src[v] == CPU_SRC_CONSTANT || g->values[v].output_index != i)
+			memcpy(outputs[i]->data, plan->bufs[v], outputs[i]->bytes);
+	}
+	return WEBNN_STATUS_OK;
+}
+
+/* The steps of a plan, in order, on the compute thread. */
+static void run_job_run(void *arg)
+{
+	struct run_job *j = arg;
+	struct backend_plan *plan = j->plan;
+	const struct graph_ir *g = plan->g;
 	struct backend *be = plan->ctx->be;
 	struct cpu_exec x = { .stream = plan->ctx->stream, .threads = be->threads,
 			      .scratch = plan->scratch };
 	enum webnn_status st = WEBNN_STATUS_OK;
-	turn_take(be);
+	struct wnn_diag *diag = j->diag;
 	for (size_t k = 0; k < plan->n_steps && st == WEBNN_STATUS_OK; k++) {
 		const struct cpu_step *s = &plan->steps[k];
 		struct timespec t0, t1;
@@ -558,16 +648,7 @@ static enum webnn_status cpu_execute(struct backend_plan *plan,
 				 (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
 		}
 	}
-	turn_give(be);
-	if (st != WEBNN_STATUS_OK)
-		return st;
-	/* later bindings of an output value, and outputs that folding made constant */
-	for (uint32_t i = 0; i < g->n_outputs; i++) {
-		uint32_t v = g->outputs[i];
-		if (plan->src[v] == CPU_SRC_CONSTANT || g->values[v].output_index != i)
-			memcpy(outputs[i]->data, plan->bufs[v], outputs[i]->bytes);
-	}
-	return WEBNN_STATUS_OK;
+	j->st = st;
 }
 
 const struct backend_impl backend_cpu = {
