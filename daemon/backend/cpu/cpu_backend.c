@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "daemon/backend/cpu/cpu.h"
+#include "daemon/backend/host/host.h"
 #include "daemon/backend/reference/ref.h"
 #include "daemon/log.h"
 
@@ -49,25 +50,13 @@ struct backend_context {
 	dnnl_stream_t stream; /* runs of this context (the timeline serialises them) */
 };
 
-struct backend_tensor {
-	struct wnn_desc desc;
-	size_t bytes;
-	void *data;
-};
-
-enum cpu_source { CPU_SRC_NONE, CPU_SRC_INPUT, CPU_SRC_CONSTANT, CPU_SRC_OUTPUT, CPU_SRC_BUFFER,
-		  CPU_SRC_ALIAS };
 
 struct backend_plan {
 	struct backend_context *ctx;
 	const struct graph_ir *g;
 	struct cpu_step *steps;
 	size_t n_steps;
-	struct wnn_desc *descs;   /* per value */
-	enum cpu_source *src;     /* per value */
-	uint32_t *alias;          /* CPU_SRC_ALIAS: the value whose storage it shares */
-	void **buffers;           /* the memory plan's buffers */
-	void **bufs;              /* per value, for the run in progress */
+	struct host_values hv;    /* where each value lives during a run */
 	uint64_t scratch_bytes;   /* oneDNN scratchpad shared by the steps (they run one at a
 				     time) */
 	void *scratch;
@@ -265,59 +254,13 @@ static uint32_t cpu_devices(struct backend *be, struct backend_device_info *out,
 	return 1;
 }
 
-/* ---- tensors: host memory, cache-line aligned for the vector kernels */
+/* ---- tensors: host memory (daemon/backend/host) */
 
 static enum webnn_status cpu_tensor_create(struct backend_context *ctx, const struct wnn_desc *desc,
 					   struct backend_tensor **out, struct wnn_diag *diag)
 {
 	(void)ctx;
-	uint64_t bytes;
-	if (!wnn_desc_bytes(desc, &bytes) || bytes > SIZE_MAX - 64)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "cpu: tensor descriptor is not valid");
-	struct backend_tensor *t = calloc(1, sizeof(*t));
-	size_t alloc = ((size_t)bytes + 63) & ~(size_t)63;
-	void *data = aligned_alloc(64, alloc ? alloc : 64);
-	if (!t || !data) {
-		free(t);
-		free(data);
-		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
-				    "cpu: out of memory for a tensor of %llu bytes",
-				    (unsigned long long)bytes);
-	}
-	memset(data, 0, alloc ? alloc : 64);
-	t->desc = *desc;
-	t->bytes = (size_t)bytes;
-	t->data = data;
-	*out = t;
-	return WEBNN_STATUS_OK;
-}
-
-static void cpu_tensor_destroy(struct backend_tensor *t)
-{
-	if (!t)
-		return;
-	free(t->data);
-	free(t);
-}
-
-static enum webnn_status cpu_tensor_write(struct backend_tensor *t, const void *src, size_t size,
-					  struct wnn_diag *diag)
-{
-	if (size != t->bytes)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "writeTensor: %zu bytes given, the tensor has %zu", size, t->bytes);
-	memcpy(t->data, src, size);
-	return WEBNN_STATUS_OK;
-}
-
-static enum webnn_status cpu_tensor_read(struct backend_tensor *t, void *dst, size_t size,
-					 struct wnn_diag *diag)
-{
-	if (size != t->bytes)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "readTensor: %zu bytes asked, the tensor has %zu", size, t->bytes);
-	memcpy(dst, t->data, size);
-	return WEBNN_STATUS_OK;
+	return host_tensor_create(desc, "cpu", out, diag);
 }
 
 /* ---- plans */
@@ -340,110 +283,10 @@ static void cpu_plan_destroy(struct backend_plan *plan)
 	for (size_t i = 0; i < plan->n_steps; i++)
 		if (plan->steps[i].destroy)
 			plan->steps[i].destroy(plan->steps[i].priv);
-	if (plan->buffers)
-		for (uint32_t i = 0; i < plan->g->plan.n_buffers; i++)
-			free(plan->buffers[i]);
-	free(plan->buffers);
+	host_values_fini(&plan->hv);
 	free(plan->scratch);
 	free(plan->steps);
-	free(plan->descs);
-	free(plan->src);
-	free(plan->alias);
-	free(plan->bufs);
 	free(plan);
-}
-
-static enum webnn_status plan_alloc(struct backend_plan *plan, struct wnn_diag *diag)
-{
-	const struct graph_ir *g = plan->g;
-	size_t nv = g->n_values ? g->n_values : 1;
-	const struct graph_plan *mp = &g->plan;
-	plan->descs = calloc(nv, sizeof(*plan->descs));
-	plan->src = calloc(nv, sizeof(*plan->src));
-	plan->alias = calloc(nv, sizeof(*plan->alias));
-	plan->bufs = calloc(nv, sizeof(*plan->bufs));
-	plan->steps = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*plan->steps));
-	plan->buffers = calloc(mp->n_buffers ? mp->n_buffers : 1, sizeof(*plan->buffers));
-	if (!plan->descs || !plan->src || !plan->alias || !plan->bufs || !plan->steps ||
-	    !plan->buffers)
-		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
-	for (uint32_t i = 0; i < mp->n_buffers; i++) {
-		uint64_t bytes = (mp->buffer_bytes[i] + 63) & ~(uint64_t)63;
-		if (bytes > SIZE_MAX || !(plan->buffers[i] = aligned_alloc(64, bytes ? bytes : 64)))
-			return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
-					    "cpu: out of memory for an intermediate buffer of %llu "
-					    "bytes", (unsigned long long)mp->buffer_bytes[i]);
-		memset(plan->buffers[i], 0, bytes ? bytes : 64);
-	}
-	return WEBNN_STATUS_OK;
-}
-
-/* Where each value lives during a run (as in the reference backend), plus: an epilogue head's
- * own output shares the storage of the value its epilogue finally writes. */
-static enum webnn_status plan_bind_values(struct backend_plan *plan, struct wnn_diag *diag)
-{
-	const struct graph_ir *g = plan->g;
-	for (uint32_t v = 0; v < g->n_values; v++) {
-		const struct graph_value *val = &g->values[v];
-		plan->descs[v] = val->desc;
-		if (val->kind == GRAPH_VALUE_INPUT && val->input_index != GRAPH_NONE) {
-			plan->src[v] = CPU_SRC_INPUT;
-		} else if (val->kind == GRAPH_VALUE_CONSTANT && val->data) {
-			plan->src[v] = CPU_SRC_CONSTANT;
-			plan->bufs[v] = (void *)val->data; /* kernels never write constants */
-		} else if (val->kind == GRAPH_VALUE_INTERMEDIATE && val->output_index != GRAPH_NONE) {
-			plan->src[v] = CPU_SRC_OUTPUT;
-		} else if (val->kind == GRAPH_VALUE_INTERMEDIATE && val->buffer != GRAPH_NONE) {
-			plan->src[v] = CPU_SRC_BUFFER;
-			plan->bufs[v] = plan->buffers[val->buffer];
-		}
-	}
-	GRAPH_FOR_EACH_LIVE_NODE(g, i) {
-		const struct graph_node *n = &g->nodes[i];
-		if (!n->epilogue.used || n->epilogue.output == n->outputs[0])
-			continue;
-		plan->src[n->outputs[0]] = CPU_SRC_ALIAS;
-		plan->alias[n->outputs[0]] = n->epilogue.output;
-	}
-	for (uint32_t i = 0; i < g->n_outputs; i++) {
-		uint32_t v = g->outputs[i];
-		if (v >= g->n_values ||
-		    (plan->src[v] != CPU_SRC_OUTPUT && plan->src[v] != CPU_SRC_CONSTANT))
-			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-					    "cpu: output %u is not produced by an operation", i);
-	}
-	return WEBNN_STATUS_OK;
-}
-
-/* Every value a live node reads has bytes when it runs, every value it writes a place. */
-static enum webnn_status plan_check_node(const struct backend_plan *plan, uint32_t index,
-					 struct wnn_diag *diag)
-{
-	const struct graph_ir *g = plan->g;
-	const struct graph_node *n = &g->nodes[index];
-	char name[96];
-	for (uint32_t j = 0; j < n->n_inputs; j++) {
-		uint32_t v = n->inputs[j];
-		enum cpu_source src = v < g->n_values ? plan->src[v] : CPU_SRC_NONE;
-		bool computed = src == CPU_SRC_OUTPUT || src == CPU_SRC_BUFFER;
-		bool has_data = computed ? g->values[v].producer < index
-					 : src != CPU_SRC_NONE && src != CPU_SRC_ALIAS;
-		if (!has_data)
-			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-					    "%s: input operand %u has no data (not an input, constant "
-					    "or earlier result)", graph_node_name(n, name, sizeof(name)),
-					    v);
-	}
-	for (uint32_t j = 0; j < n->n_outputs; j++) {
-		uint32_t v = n->outputs[j];
-		enum cpu_source src = v < g->n_values ? plan->src[v] : CPU_SRC_NONE;
-		if (g->values[v].producer != index ||
-		    (src != CPU_SRC_OUTPUT && src != CPU_SRC_BUFFER && src != CPU_SRC_ALIAS))
-			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-					    "%s: output operand %u has no storage in the memory plan",
-					    graph_node_name(n, name, sizeof(name)), v);
-	}
-	return WEBNN_STATUS_OK;
 }
 
 typedef enum webnn_status (*cpu_prepare_fn)(const struct cpu_build *b, struct cpu_step *s,
@@ -509,7 +352,7 @@ static enum webnn_status plan_steps(struct backend_plan *plan, const struct cpu_
 			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
 					    "cpu: %s is part of a fusion this backend does not ask for",
 					    graph_node_name(n, name, sizeof(name)));
-		enum webnn_status st = plan_check_node(plan, i, diag);
+		enum webnn_status st = host_values_check_node(&plan->hv, i, diag);
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (st == WEBNN_STATUS_OK)
@@ -549,13 +392,16 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
 	plan->ctx = ctx;
 	plan->g = g;
-	enum webnn_status st = plan_alloc(plan, diag);
+	enum webnn_status st = WEBNN_STATUS_OK;
+	plan->steps = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*plan->steps));
+	if (!plan->steps)
+		st = wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
 	if (st == WEBNN_STATUS_OK)
-		st = plan_bind_values(plan, diag);
+		st = host_values_init(&plan->hv, g, true, "cpu", diag);
 	if (st == WEBNN_STATUS_OK) {
 		/* builds may run beside this context's runs: weight reorders get a stream of
 		 * their own */
-		struct cpu_build b = { .g = g, .descs = plan->descs, .engine = ctx->be->engine,
+		struct cpu_build b = { .g = g, .descs = plan->hv.descs, .engine = ctx->be->engine,
 				       .threads = ctx->be->threads,
 				       .scratch_bytes = &plan->scratch_bytes };
 		if (dnnl_stream_create(&b.stream, b.engine, dnnl_stream_default_flags) !=
@@ -596,26 +442,12 @@ static enum webnn_status cpu_execute(struct backend_plan *plan,
 				     struct backend_tensor *const *inputs,
 				     struct backend_tensor *const *outputs, struct wnn_diag *diag)
 {
-	const struct graph_ir *g = plan->g;
-	for (uint32_t v = 0; v < g->n_values; v++) {
-		if (plan->src[v] == CPU_SRC_INPUT)
-			plan->bufs[v] = inputs[g->values[v].input_index]->data;
-		else if (plan->src[v] == CPU_SRC_OUTPUT)
-			plan->bufs[v] = outputs[g->values[v].output_index]->data;
-	}
-	for (uint32_t v = 0; v < g->n_values; v++)
-		if (plan->src[v] == CPU_SRC_ALIAS)
-			plan->bufs[v] = plan->bufs[plan->alias[v]];
+	host_values_bind_run(&plan->hv, inputs, outputs);
 	struct run_job job = { plan, diag, WEBNN_STATUS_OK };
 	compute_run(plan->ctx->be, run_job_run, &job);
 	if (job.st != WEBNN_STATUS_OK)
 		return job.st;
-	/* later bindings of an output value, and outputs that folding made constant */
-	for (uint32_t i = 0; i < g->n_outputs; i++) {
-		uint32_t v = g->outputs[i];
-		if (plan->src[v] == CPU_SRC_CONSTANT || g->values[v].output_index != i)
-			memcpy(outputs[i]->data, plan->bufs[v], outputs[i]->bytes);
-	}
+	host_values_copy_outputs(&plan->hv, outputs);
 	return WEBNN_STATUS_OK;
 }
 
@@ -635,9 +467,9 @@ static void run_job_run(void *arg)
 		struct timespec t0, t1;
 		if (be->profile)
 			clock_gettime(CLOCK_MONOTONIC, &t0);
-		st = s->run(s, plan->bufs, &x, diag);
+		st = s->run(s, plan->hv.bufs, &x, diag);
 		if (st == WEBNN_STATUS_OK && s->epilogue_after)
-			cpu_epilogue_apply(g, s->n, plan->bufs, x.threads);
+			cpu_epilogue_apply(g, s->n, plan->hv.bufs, x.threads);
 		if (be->profile) {
 			char name[96], shape[96];
 			clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -661,9 +493,9 @@ const struct backend_impl backend_cpu = {
 	.context_destroy = cpu_context_destroy,
 	.context_info = cpu_context_info,
 	.tensor_create = cpu_tensor_create,
-	.tensor_destroy = cpu_tensor_destroy,
-	.tensor_write = cpu_tensor_write,
-	.tensor_read = cpu_tensor_read,
+	.tensor_destroy = host_tensor_destroy,
+	.tensor_write = host_tensor_write,
+	.tensor_read = host_tensor_read,
 	.caps = cpu_caps,
 	.compile = cpu_compile,
 	.plan_destroy = cpu_plan_destroy,
