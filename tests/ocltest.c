@@ -224,3 +224,28 @@ uint32_t pg_act(struct tg_graph *tg, struct pg_act *pa, int act, uint32_t x,
 	ASSERT_MSG(tg_op(tg, &pa->o, &diag) == WEBNN_STATUS_OK, "activation: %s", diag.message);
 	return tg_next(tg) - 1;
 }
+
+void pg_epilogue_case(struct tg_graph *tg, struct pg_epilogue *pe, enum wnn_dtype t, bool nhwc,
+		      uint32_t k, uint32_t oc, uint32_t groups, int chain, bool bias,
+		      uint64_t seed)
+{
+	uint32_t c = 5, h = 12, w = 13;
+	uint32_t x = tg_input(tg, t, 4, nhwc ? (uint32_t[]){ 2, h, w, c }
+					     : (uint32_t[]){ 2, c, h, w });
+	uint32_t y = pg_conv(tg, &pe->conv, x, t, nhwc, c, oc, k, groups, 1, k == 3 ? PAD1 : PAD0,
+			     bias, seed);
+	const struct wnn_desc *od = &tg->descs[y];
+	if (chain == 1 || chain == 2) {
+		pg_act(tg, &pe->act[0], chain, y, 0);
+	} else if (chain == 3 || chain == 5) {
+		uint32_t res = tg_input(tg, t, od->rank, od->dims);
+		y = pg_act(tg, &pe->act[0], 3, y, res);
+		if (chain == 5)
+			pg_act(tg, &pe->act[1], 2, y, 0);
+	} else if (chain == 4) {
+		uint32_t vd[3] = { oc, 1, 1 };
+		uint32_t vec = nhwc ? tg_input(tg, t, 1, vd) : tg_input(tg, t, 3, vd);
+		y = pg_act(tg, &pe->act[0], 3, y, vec);
+		pg_act(tg, &pe->act[1], 1, y, 0);
+	}
+}
