@@ -5,7 +5,6 @@
 
 #include "daemon/backend/cpu/cpu.h"
 
-#define CPU_PAR_MIN 32768 /* elements below which threads cost more than they save */
 #define CPU_COL_BLOCK 256 /* kept elements per task in the column form */
 
 static bool cpu_float(enum wnn_dtype t)
@@ -212,41 +211,6 @@ static enum webnn_status cpu_run_batchnorm(const struct cpu_step *s, void *const
 
 /* ---- instance and layer normalization in C over an [A, R, B] view (cpu_reduce.c's rule) */
 
-struct cpu_norm_view {
-	uint64_t A, R, B;
-	uint64_t *roff; /* layerNormalization over any axes: the reduced elements' offsets, read
-			   through a gathered row; NULL for the [A, R, B] view */
-};
-
-#define CPU_GATHER_MAX (1u << 22) /* reduced elements the offset table may hold */
-
-static bool cpu_norm_view_of(const struct wnn_reduction *r, struct cpu_norm_view *v)
-{
-	uint64_t prev = 0;
-	bool any = false;
-	for (uint32_t i = 0; i < r->red_rank; i++) {
-		if (r->red_dims[i] == 1)
-			continue;
-		if (any && r->red_strides[i] * r->red_dims[i] != prev)
-			return false;
-		prev = r->red_strides[i];
-		any = true;
-	}
-	v->B = any ? prev : 1;
-	v->R = r->red_count;
-	if (v->B == 0 || r->kept_count % v->B != 0)
-		return false;
-	v->A = r->kept_count / v->B;
-	return true;
-}
-
-static void cpu_norm_free(void *priv)
-{
-	struct cpu_norm_view *v = priv;
-	free(v->roff);
-	free(v);
-}
-
 /* Row form (B == 1): each kept index normalises R contiguous elements. */
 static void cpu_norm_row(const struct wnn_norm_attrs *p, const float *restrict x,
 			 float *restrict o, uint64_t R, uint64_t k, const float *S, const float *Bi)
@@ -343,7 +307,7 @@ static enum webnn_status cpu_run_norm_gather(const struct cpu_step *s, const flo
 {
 	const struct wnn_norm_attrs *p = &s->n->attrs.norm;
 	const struct wnn_reduction *r = &p->r;
-	const struct cpu_norm_view *v = s->priv;
+	const struct cpu_axes *v = s->priv;
 	const uint64_t K = r->kept_count, R = v->R;
 	bool oom = false;
 #pragma omp parallel num_threads(x->threads) if (K * R > CPU_PAR_MIN && K > 1)
@@ -376,7 +340,7 @@ static enum webnn_status cpu_run_norm(const struct cpu_step *s, void *const *buf
 				      const struct cpu_exec *x, struct wnn_diag *diag)
 {
 	const struct wnn_norm_attrs *p = &s->n->attrs.norm;
-	const struct cpu_norm_view *v = s->priv;
+	const struct cpu_axes *v = s->priv;
 	const float *I = bufs[p->input];
 	const float *S = p->has_scale ? bufs[p->scale] : NULL;
 	const float *Bi = p->has_bias ? bufs[p->bias] : NULL;
@@ -402,7 +366,7 @@ static enum webnn_status cpu_run_norm(const struct cpu_step *s, void *const *buf
 }
 
 static enum webnn_status cpu_layernorm_dnnl(const struct cpu_build *b, struct cpu_step *s,
-					    const struct cpu_norm_view *v, struct wnn_diag *diag)
+					    const struct cpu_axes *v, struct wnn_diag *diag)
 {
 	const struct wnn_norm_attrs *p = &s->n->attrs.norm;
 	struct cpu_norm_arg a[4];
@@ -488,29 +452,23 @@ static enum webnn_status cpu_normalization_prepare_f32(const struct cpu_build *b
 		break;
 	}
 	const struct wnn_norm_attrs *p = &n->attrs.norm;
-	struct cpu_norm_view v = { 0 };
-	bool view = cpu_norm_view_of(&p->r, &v);
-	if (!cpu_float(p->type) || (!view && (n->op != WNN_OP_LAYER_NORMALIZATION ||
-					      p->r.red_count > CPU_GATHER_MAX)))
+	if (!cpu_float(p->type))
 		return WEBNN_STATUS_OK;
-	if (view && n->op == WNN_OP_LAYER_NORMALIZATION && v.B == 1 && v.R > 1) {
-		enum webnn_status st = cpu_layernorm_dnnl(b, s, &v, diag);
-		if (st != WEBNN_STATUS_OK || s->run)
+	bool oom;
+	struct cpu_axes *priv = cpu_axes_new(&p->r, n->op == WNN_OP_LAYER_NORMALIZATION, &oom);
+	if (!priv)
+		return oom ? wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
+					  wnn_ops[n->op].name)
+			   : WEBNN_STATUS_OK;
+	if (!priv->roff && n->op == WNN_OP_LAYER_NORMALIZATION && priv->B == 1 && priv->R > 1) {
+		enum webnn_status st = cpu_layernorm_dnnl(b, s, priv, diag);
+		if (st != WEBNN_STATUS_OK || s->run) {
+			cpu_axes_free(priv);
 			return st;
+		}
 	}
-	if (!view)
-		v.R = p->r.red_count;
-	struct cpu_norm_view *priv = malloc(sizeof *priv);
-	if (!priv || (!view && !(v.roff = malloc(v.R * sizeof *v.roff)))) {
-		free(priv);
-		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
-				    wnn_ops[n->op].name);
-	}
-	for (uint64_t j = 0; !view && j < v.R; j++)
-		v.roff[j] = wnn_shape_offset(p->r.red_rank, p->r.red_dims, p->r.red_strides, j);
-	*priv = v;
 	s->priv = priv;
-	s->destroy = cpu_norm_free;
+	s->destroy = cpu_axes_free;
 	s->run = cpu_run_norm;
 	s->impl = "C";
 	return WEBNN_STATUS_OK;

@@ -15,13 +15,10 @@
  * input once at full bandwidth.
  */
 
-#define CPU_PAR_MIN 32768 /* elements below which threads cost more than they save */
 #define CPU_COL_BLOCK 256 /* kept elements per task in the column form (1 KiB of floats) */
 
-/* The reduction as [A, R, B] over the dense row-major input: the reduced axes (size-1 axes
- * aside) must be consecutive and in ascending order, so a kept index k is a * B + b and the
- * reduced index is r, row-major over the named axes (layerNormalization's scale index). */
-static bool cpu_reduce_view(const struct wnn_reduction *r, uint64_t *A, uint64_t *R, uint64_t *B)
+/* The [A, R, B] view (see struct cpu_axes) of a reduction. */
+static bool cpu_axes_view(const struct wnn_reduction *r, struct cpu_axes *v)
 {
 	uint64_t prev = 0;
 	bool any = false;
@@ -33,12 +30,43 @@ static bool cpu_reduce_view(const struct wnn_reduction *r, uint64_t *A, uint64_t
 		prev = r->red_strides[i];
 		any = true;
 	}
-	*B = any ? prev : 1;
-	*R = r->red_count;
-	if (*B == 0 || r->kept_count % *B != 0)
+	v->B = any ? prev : 1;
+	v->R = r->red_count;
+	if (v->B == 0 || r->kept_count % v->B != 0)
 		return false;
-	*A = r->kept_count / *B;
+	v->A = r->kept_count / v->B;
 	return true;
+}
+
+struct cpu_axes *cpu_axes_new(const struct wnn_reduction *r, bool gather, bool *oom)
+{
+	struct cpu_axes v = { 0 };
+	*oom = false;
+	bool view = cpu_axes_view(r, &v);
+	if (!view && (!gather || r->red_count > CPU_GATHER_MAX))
+		return NULL;
+	struct cpu_axes *a = malloc(sizeof *a);
+	if (a && !view) {
+		v.R = r->red_count;
+		v.roff = malloc(v.R * sizeof *v.roff);
+		for (uint64_t j = 0; v.roff && j < v.R; j++)
+			v.roff[j] = wnn_shape_offset(r->red_rank, r->red_dims, r->red_strides, j);
+	}
+	if (!a || (!view && !v.roff)) {
+		free(a);
+		*oom = true;
+		return NULL;
+	}
+	*a = v;
+	return a;
+}
+
+void cpu_axes_free(void *axes)
+{
+	struct cpu_axes *a = axes;
+	if (a)
+		free(a->roff);
+	free(a);
 }
 
 /* ---- reduce* on float32 */
@@ -194,19 +222,6 @@ static void cpu_col_reduce(enum wnn_op op, const float *restrict x, float *restr
 
 /* Any axes (not consecutive, or out of order): each kept index's elements are gathered
  * through a table of the reduced offsets into a contiguous row, then reduced as a row. */
-#define CPU_GATHER_MAX (1u << 22) /* reduced elements per output the offset table may hold */
-
-struct cpu_red {
-	uint64_t A, R, B;
-	uint64_t *roff; /* NULL for the [A, R, B] view; else the reduced elements' offsets */
-};
-
-static void cpu_reduce_free(void *priv)
-{
-	struct cpu_red *v = priv;
-	free(v->roff);
-	free(v);
-}
 
 static enum webnn_status cpu_run_reduce_gather(const struct cpu_step *s, const float *I,
 					       float *O, const struct cpu_exec *x,
@@ -214,7 +229,7 @@ static enum webnn_status cpu_run_reduce_gather(const struct cpu_step *s, const f
 {
 	const struct wnn_reduce_attrs *p = &s->n->attrs.reduce;
 	const struct wnn_reduction *r = &p->r;
-	const struct cpu_red *v = s->priv;
+	const struct cpu_axes *v = s->priv;
 	const uint64_t K = r->kept_count, R = v->R;
 	bool oom = false;
 #pragma omp parallel num_threads(x->threads) if (K * R > CPU_PAR_MIN && K > 1)
@@ -246,7 +261,7 @@ static enum webnn_status cpu_run_reduce(const struct cpu_step *s, void *const *b
 					const struct cpu_exec *x, struct wnn_diag *diag)
 {
 	const struct wnn_reduce_attrs *p = &s->n->attrs.reduce;
-	const struct cpu_red *v = s->priv;
+	const struct cpu_axes *v = s->priv;
 	const float *I = bufs[p->input];
 	float *O = bufs[p->output];
 	const uint64_t A = v->A, R = v->R, B = v->B;
@@ -514,7 +529,7 @@ static enum webnn_status cpu_run_reduce_int(const struct cpu_step *s, void *cons
 					    const struct cpu_exec *x, struct wnn_diag *diag)
 {
 	const struct wnn_reduce_attrs *p = &s->n->attrs.reduce;
-	const struct cpu_red *v = s->priv;
+	const struct cpu_axes *v = s->priv;
 	(void)diag;
 	switch (p->type) {
 #define CPU_INT_CASE_(E, T, NAME)                                                              \
@@ -676,27 +691,17 @@ static enum webnn_status cpu_reduce_prepare_f32(const struct cpu_build *b, struc
 		break;
 	}
 	const struct wnn_reduce_attrs *p = &n->attrs.reduce;
-	struct cpu_red v = { 0 };
-	bool view = cpu_reduce_view(&p->r, &v.A, &v.R, &v.B);
 	const bool integer = cpu_int_type(p->type);
-	if ((!cpu_float(p->type) && !integer) || (!view && (integer || p->r.red_count > CPU_GATHER_MAX)))
+	if (!cpu_float(p->type) && !integer)
 		return WEBNN_STATUS_OK;
-	if (!view)
-		v.R = p->r.red_count;
-	struct cpu_red *priv = malloc(sizeof *priv);
-	if (!priv || (!view && !(v.roff = malloc(v.R * sizeof *v.roff)))) {
-		free(priv);
-		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
-				    wnn_ops[n->op].name);
-	}
-	if (!view) {
-		const struct wnn_reduction *r = &p->r;
-		for (uint64_t j = 0; j < v.R; j++)
-			v.roff[j] = wnn_shape_offset(r->red_rank, r->red_dims, r->red_strides, j);
-	}
-	*priv = v;
+	bool oom;
+	struct cpu_axes *priv = cpu_axes_new(&p->r, !integer, &oom);
+	if (!priv)
+		return oom ? wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
+					  wnn_ops[n->op].name)
+			   : WEBNN_STATUS_OK;
 	s->priv = priv;
-	s->destroy = cpu_reduce_free;
+	s->destroy = cpu_axes_free;
 	s->run = integer ? cpu_run_reduce_int : cpu_run_reduce;
 	s->impl = "C";
 	return WEBNN_STATUS_OK;
