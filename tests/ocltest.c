@@ -249,3 +249,36 @@ void pg_epilogue_case(struct tg_graph *tg, struct pg_epilogue *pe, enum wnn_dtyp
 		pg_act(tg, &pe->act[1], 1, y, 0);
 	}
 }
+
+void pg_product_epilogue(struct tg_graph *tg, struct pg_product *pp, int which)
+{
+	uint32_t a = tg_input(tg, WNN_F32, 2, (uint32_t[]){ 9, 14 });
+	uint32_t bb = tg_input(tg, WNN_F32, 2, (uint32_t[]){ 14, 11 });
+	Webnn__Ipc__Gemm ginit = WEBNN__IPC__GEMM__INIT;
+	Webnn__Ipc__Matmul minit = WEBNN__IPC__MATMUL__INIT;
+	Webnn__Ipc__Operation oinit = WEBNN__IPC__OPERATION__INIT;
+	pp->gemm = ginit;
+	pp->matmul = minit;
+	pp->o = oinit;
+	struct wnn_diag diag = { 0 };
+	uint32_t y = tg_next(tg);
+	if (which == 0) {
+		pp->gemm.a = a;
+		pp->gemm.b = bb;
+		pp->gemm.output = y;
+		tg_set_op(&pp->o, WNN_OP_GEMM, &pp->gemm);
+	} else {
+		pp->matmul.a = a;
+		pp->matmul.b = bb;
+		pp->matmul.output = y;
+		tg_set_op(&pp->o, WNN_OP_MATMUL, &pp->matmul);
+	}
+	ASSERT_MSG(tg_op(tg, &pp->o, &diag) == WEBNN_STATUS_OK, "product: %s", diag.message);
+	if (which == 0) {
+		pg_act(tg, &pp->act[0], 1, y, 0);
+	} else {
+		uint32_t vec = tg_input(tg, WNN_F32, 1, (uint32_t[]){ 11 });
+		y = pg_act(tg, &pp->act[0], 3, y, vec);
+		pg_act(tg, &pp->act[1], 2, y, 0);
+	}
+}

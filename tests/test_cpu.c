@@ -78,33 +78,9 @@ TEST_TIMEOUT(cpu_fused_epilogues, 300)
 	for (int which = 0; which < 2; which++) {
 		struct tg_graph tg;
 		tg_init(&tg);
-		uint32_t a = tg_input(&tg, WNN_F32, 2, (uint32_t[]){ 9, 14 });
-		uint32_t bb = tg_input(&tg, WNN_F32, 2, (uint32_t[]){ 14, 11 });
-		Webnn__Ipc__Gemm gm = WEBNN__IPC__GEMM__INIT;
-		Webnn__Ipc__Matmul mm = WEBNN__IPC__MATMUL__INIT;
-		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		struct pg_product pp;
 		struct wnn_diag diag = { 0 };
-		uint32_t y = tg_next(&tg);
-		if (which == 0) {
-			gm.a = a;
-			gm.b = bb;
-			gm.output = y;
-			tg_set_op(&o, WNN_OP_GEMM, &gm);
-		} else {
-			mm.a = a;
-			mm.b = bb;
-			mm.output = y;
-			tg_set_op(&o, WNN_OP_MATMUL, &mm);
-		}
-		ASSERT(tg_op(&tg, &o, &diag) == WEBNN_STATUS_OK);
-		struct pg_act pa[2];
-		if (which == 0) {
-			pg_act(&tg, &pa[0], 1, y, 0);
-		} else {
-			uint32_t vec = tg_input(&tg, WNN_F32, 1, (uint32_t[]){ 11 });
-			y = pg_act(&tg, &pa[0], 3, y, vec);
-			pg_act(&tg, &pa[1], 2, y, 0);
-		}
+		pg_product_epilogue(&tg, &pp, which);
 		const struct graph_ir *g = tg_finish(&tg, &diag);
 		ASSERT_MSG(g, "%s", diag.message);
 		const char *label = which ? "matmul+add+clamp" : "gemm+relu";
