@@ -44,6 +44,10 @@ struct webnn_context {
 	size_t arena_size;
 	uint64_t arena_serial;
 
+	/* the devices of the HelloReply (webnn_list_devices) */
+	struct webnn_device_info *devices;
+	size_t n_devices;
+
 	/* ContextInfo */
 	struct webnn_context_info info;
 	char *info_strings[5];

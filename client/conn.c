@@ -427,6 +427,43 @@ void wnnc_arena_sent(struct webnn_context *ctx, uint64_t serial)
 
 /* ---- connect + handshake */
 
+void webnn_devices_free(struct webnn_device_info *devices, size_t n)
+{
+	if (!devices)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(devices[i].device_name);
+		free(devices[i].device_type);
+		free(devices[i].platform_name);
+		free(devices[i].driver_version);
+		free(devices[i].backend);
+	}
+	free(devices);
+}
+
+/* Copies the HelloReply's device list (empty from a 1.0 daemon); false when out of memory. */
+static bool keep_devices(struct webnn_context *ctx, const Webnn__Ipc__HelloReply *hr)
+{
+	if (hr->n_devices == 0)
+		return true;
+	ctx->devices = calloc(hr->n_devices, sizeof(*ctx->devices));
+	if (!ctx->devices)
+		return false;
+	ctx->n_devices = hr->n_devices;
+	for (size_t i = 0; i < hr->n_devices; i++) {
+		const Webnn__Ipc__Device *d = hr->devices[i];
+		struct webnn_device_info *o = &ctx->devices[i];
+		o->accelerated = d->accelerated;
+		if (!(o->device_name = strdup(d->device_name)) ||
+		    !(o->device_type = strdup(d->device_type)) ||
+		    !(o->platform_name = strdup(d->platform_name)) ||
+		    !(o->driver_version = strdup(d->driver_version)) ||
+		    !(o->backend = strdup(d->backend)))
+			return false;
+	}
+	return true;
+}
+
 enum webnn_status wnnc_connect(struct webnn_context *ctx, const char *path,
 			       const char *client_name, char *msg, size_t len)
 {
@@ -482,6 +519,8 @@ enum webnn_status wnnc_connect(struct webnn_context *ctx, const char *path,
 		ctx->limits.base.n_unknown_fields = 0;
 		ctx->max_inline = l->max_inline_bytes < WNN_INLINE_MAX ? l->max_inline_bytes
 								       : WNN_INLINE_MAX;
+		if (!keep_devices(ctx, reply->reply->hello))
+			s = wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "handshake: out of memory");
 	}
 	if (reply)
 		webnn__ipc__server_message__free_unpacked(reply, NULL);

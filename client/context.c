@@ -44,6 +44,7 @@ static void free_context(struct webnn_context *ctx)
 	for (size_t i = 0; i < ctx->n_op_limits; i++)
 		free(ctx->op_limits[i].role);
 	free(ctx->op_limits);
+	webnn_devices_free(ctx->devices, ctx->n_devices);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
 }
@@ -188,6 +189,52 @@ enum webnn_status webnn_context_create(const struct webnn_context_options *optio
 	}
 	*out = ctx;
 	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status webnn_list_devices(const char *socket_path, struct webnn_device_info **out,
+				     size_t *n, char *last_error, size_t len)
+{
+	if (!out || !n) {
+		copy_msg(last_error, len, "listDevices: out or n is NULL");
+		return WEBNN_STATUS_TYPE_ERROR;
+	}
+	*out = NULL;
+	*n = 0;
+	const char *path = socket_path;
+	if (!path || !*path)
+		path = getenv("WEBNN_SOCKET");
+	if (!path || !*path)
+		path = WEBNN_DEFAULT_SOCKET;
+	struct webnn_context *ctx = calloc(1, sizeof(*ctx));
+	if (!ctx) {
+		copy_msg(last_error, len, "listDevices: out of memory");
+		return WEBNN_STATUS_NO_MEMORY;
+	}
+	pthread_mutex_init(&ctx->lock, NULL);
+	ctx->refs = 1;
+	ctx->sock = -1;
+	ctx->arena_fd = -1;
+	ctx->next_id = 1;
+	ctx->next_serial = 1;
+	char msg[WNNC_MSG_MAX];
+	enum webnn_status s = wnnc_connect(ctx, path, program_invocation_short_name, msg,
+					   sizeof(msg));
+	if (s != WEBNN_STATUS_OK) {
+		copy_msg(last_error, len, msg);
+	} else {
+		*out = ctx->devices;
+		*n = ctx->n_devices;
+		ctx->devices = NULL;
+		ctx->n_devices = 0;
+		Webnn__Ipc__Goodbye bye = WEBNN__IPC__GOODBYE__INIT;
+		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+		bye.reason = "devices listed";
+		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_GOODBYE;
+		m.goodbye = &bye;
+		wnnc_send(ctx, &m, NULL, 0);
+	}
+	free_context(ctx);
+	return s;
 }
 
 void webnn_context_destroy(struct webnn_context *ctx)

@@ -1,4 +1,4 @@
-/* Contexts: CreateContext/DestroyContext, opSupportLimits of the backend, context loss. */
+/* Contexts: CreateContext/DestroyContext, routing to a backend, opSupportLimits per backend, context loss. */
 #include "daemon/context.h"
 
 #include "daemon/daemon.h"
@@ -67,16 +67,16 @@ static void limits_role(void *ud, const char *role, uint32_t dtypes, uint32_t mi
 	ol->n++;
 }
 
-void context_limits_init(struct daemon *d)
+static void backend_limits_init(struct daemon_backend *db)
 {
-	struct daemon_op_limits *ol = &d->op_limits;
+	struct daemon_op_limits *ol = &db->op_limits;
 	memset(ol, 0, sizeof(*ol));
 	struct limits_build b = { .ol = ol };
 	for (int op = 0; op < WNN_OP_COUNT; op++) {
 		uint32_t supported = 0;
 		for (int t = 1; t < WNN_DT_COUNT; t++)
 			if ((wnn_ops[op].dtypes & WNN_DT_BIT(t)) &&
-			    d->impl->supports(d->be, (enum wnn_op)op, (enum wnn_dtype)t))
+			    db->impl->supports(db->be, (enum wnn_op)op, (enum wnn_dtype)t))
 				supported |= WNN_DT_BIT(t);
 		if (!supported)
 			continue; /* not supported at all: omitted, as PROTOCOL.md says */
@@ -95,22 +95,52 @@ void context_limits_init(struct daemon *d)
 		ol->ptrs[i] = &ol->items[i];
 	}
 	ol->constant_types = ol->input_types;
-	log_debug("opSupportLimits: %zu (operator, role) entries", ol->n);
+	log_debug("opSupportLimits of the %s backend: %zu (operator, role) entries", db->impl->name,
+		  ol->n);
+}
+
+void context_limits_init(struct daemon *d)
+{
+	for (uint32_t i = 0; i < d->n_backends; i++)
+		backend_limits_init(&d->backends[i]);
 }
 
 void context_limits_finish(struct daemon *d)
 {
-	free(d->op_limits.items);
-	free(d->op_limits.roles);
-	free(d->op_limits.ptrs);
-	memset(&d->op_limits, 0, sizeof(d->op_limits));
+	for (uint32_t i = 0; i < d->n_backends; i++) {
+		struct daemon_op_limits *ol = &d->backends[i].op_limits;
+		free(ol->items);
+		free(ol->roles);
+		free(ol->ptrs);
+		memset(ol, 0, sizeof(*ol));
+	}
+}
+
+/*
+ * Which backend a new context runs on. A context that asks for acceleration with no
+ * low-power preference goes to a backend serving a GPU or accelerator when there is one (the
+ * OpenCL backend); everything else (low-power, accelerated: false, hosts whose only devices
+ * are CPUs) goes to the first backend serving a CPU: the cpu backend, built for CPUs, unless
+ * --backend forced another one alone.
+ */
+const struct daemon_backend *daemon_route(const struct daemon *d,
+					  const struct backend_context_options *opts)
+{
+	if (opts->accelerated && opts->power_preference != WEBNN_POWER_LOW_POWER)
+		for (uint32_t i = 0; i < d->n_backends; i++)
+			if (d->backends[i].accelerated)
+				return &d->backends[i];
+	for (uint32_t i = 0; i < d->n_backends; i++)
+		if (!d->backends[i].accelerated)
+			return &d->backends[i];
+	return d->n_backends ? &d->backends[0] : NULL;
 }
 
 /* The CreateContext reply: the device and opSupportLimits. */
 static void context_reply_info(struct session *s, struct context *c, uint64_t serial)
 {
 	const struct daemon *d = s->d;
-	const struct daemon_op_limits *ol = &d->op_limits;
+	const struct daemon_op_limits *ol = &c->backend->op_limits;
 	Webnn__Ipc__SupportLimits sl = WEBNN__IPC__SUPPORT_LIMITS__INIT;
 	sl.preferred_input_layout = c->info.preferred_layout == WEBNN_LAYOUT_NHWC
 					    ? WEBNN__IPC__INPUT_LAYOUT__NHWC
@@ -129,7 +159,7 @@ static void context_reply_info(struct session *s, struct context *c, uint64_t se
 	ci.device_type = c->info.device_type;
 	ci.platform_name = c->info.platform_name;
 	ci.driver_version = c->info.driver_version;
-	ci.backend = (char *)d->impl->name;
+	ci.backend = (char *)c->backend->impl->name;
 	ci.limits = &sl;
 	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
 	r.serial = serial;
@@ -179,14 +209,16 @@ int handle_create_context(struct session *s, struct request *rq)
 		reply_error(s, rq->serial, &diag);
 		return 0;
 	}
-	enum webnn_status st = d->impl->context_create(d->be, &opts, &c->bctx, &diag);
+	const struct daemon_backend *db = daemon_route(d, &opts);
+	c->backend = db;
+	enum webnn_status st = db->impl->context_create(db->be, &opts, &c->bctx, &diag);
 	if (st != WEBNN_STATUS_OK) {
-		wnn_diag_set(&diag, st, "createContext: the %s backend failed", d->impl->name);
+		wnn_diag_set(&diag, st, "createContext: the %s backend failed", db->impl->name);
 		free(c);
 		reply_error(s, rq->serial, &diag);
 		return 0;
 	}
-	d->impl->context_info(c->bctx, &c->info);
+	db->impl->context_info(c->bctx, &c->info);
 	session_obj_init(s, &c->obj, &context_kind, m->context_id);
 	s->n_contexts++; /* before registering: a failed registration finalizes the context */
 	if (session_register(s, &c->obj) < 0)
@@ -194,7 +226,7 @@ int handle_create_context(struct session *s, struct request *rq)
 
 	context_reply_info(s, c, rq->serial);
 	log_debug("session %" PRIu64 ": context %" PRIu32 " on %s (%s)", s->no, m->context_id,
-		  c->info.device_name, d->impl->name);
+		  c->info.device_name, db->impl->name);
 	return 0;
 }
 
@@ -242,7 +274,7 @@ static void context_finalize(struct obj *o)
 	/* Every tensor, graph and command of the context is gone by now (each holds a ref). */
 	struct context *c = (struct context *)o;
 	struct session *s = c->obj.s;
-	s->d->impl->context_destroy(c->bctx);
+	c->backend->impl->context_destroy(c->bctx);
 	s->n_contexts--;
 	free(c);
 	session_unref(s);

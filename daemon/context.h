@@ -9,10 +9,12 @@
 
 struct cmd;
 struct daemon;
+struct daemon_backend;
 struct request;
 
 struct context {
 	struct obj obj;
+	const struct daemon_backend *backend; /* the started backend it runs on */
 	struct backend_context *bctx;
 	struct backend_device_info info;
 	bool lost;      /* ContextLost sent; later work fails with CONTEXT_LOST */
@@ -24,7 +26,7 @@ struct context {
 
 extern const struct obj_kind context_kind;
 
-/* opSupportLimits of the active backend, built once at start and freed at exit. */
+/* opSupportLimits of every started backend, built once at start and freed at exit. */
 void context_limits_init(struct daemon *d);
 void context_limits_finish(struct daemon *d);
 

@@ -32,7 +32,10 @@ struct daemon_limits {
 	uint32_t max_contexts;      /* live contexts of one connection (each holds a device queue) */
 };
 
-/* The (operator, role) limits of opSupportLimits for the active backend, built once. */
+/* The (operator, role) limits of opSupportLimits for one backend, built once. */
+#define DAEMON_MAX_BACKENDS 3
+#define DAEMON_MAX_DEVICES 16
+
 struct daemon_op_limits {
 	Webnn__Ipc__TensorLimit *items;
 	Webnn__Ipc__TensorLimit **ptrs;
@@ -41,13 +44,28 @@ struct daemon_op_limits {
 	uint32_t input_types, constant_types, output_types;
 };
 
-struct daemon {
-	uv_loop_t *loop;
+/* One started backend: contexts it serves hold a pointer to it. */
+struct daemon_backend {
 	const struct backend_impl *impl;
 	struct backend *be;
-	struct daemon_limits limits;
 	struct daemon_op_limits op_limits;
+	struct backend_device_info devices[DAEMON_MAX_DEVICES]; /* what it serves */
+	uint32_t n_devices;
+	bool accelerated; /* serves a GPU or an accelerator */
 };
+
+struct daemon {
+	uv_loop_t *loop;
+	/* In routing order: a forced backend alone; else cpu (CPU devices), then opencl when it
+	 * serves a GPU or accelerator. */
+	struct daemon_backend backends[DAEMON_MAX_BACKENDS];
+	uint32_t n_backends;
+	struct daemon_limits limits;
+};
+
+/* The backend a new context runs on (routing: daemon/context.c). */
+const struct daemon_backend *daemon_route(const struct daemon *d,
+					  const struct backend_context_options *opts);
 
 void daemon_limits_default(struct daemon_limits *l);
 

@@ -26,7 +26,8 @@
 struct daemon_options {
 	const char *socket_path;
 	const char *backend;
-	bool backend_chosen; /* by --backend or WEBNN_BACKEND: no fallback to reference */
+	bool backend_chosen; /* by --backend or WEBNN_BACKEND: that backend alone, no fallback */
+	int threads;         /* cpu backend threads (--threads, WEBNN_CPU_THREADS); 0: all cores */
 	bool warm_up;        /* fork the cache warm-up child (unless WEBNN_NO_WARMUP) */
 	char cache_dir[512]; /* "" when no cache directory can be written */
 };
@@ -65,8 +66,11 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: webnnd [options]\n"
 		"  --socket PATH      listen on PATH (default $WEBNN_SOCKET, else %s)\n"
-		"  --backend NAME     opencl or reference (default $WEBNN_BACKEND, else opencl,\n"
-		"                     falling back to reference when no OpenCL device exists)\n"
+		"  --backend NAME     serve every context on one backend: cpu, opencl or reference\n"
+		"                     (default $WEBNN_BACKEND; unset: CPUs on the cpu backend, GPUs\n"
+		"                     and accelerators on opencl)\n"
+		"  --threads N        compute threads of the cpu backend (default\n"
+		"                     $WEBNN_CPU_THREADS, else every core the daemon may use)\n"
 		"  --verbose          debug logging\n"
 		"  --help             this text\n"
 		"  --version          print the version\n"
@@ -123,49 +127,93 @@ static void notify_systemd(const char *state)
 
 static const struct backend_impl *backend_by_name(const char *name)
 {
-	if (strcmp(name, "opencl") == 0)
-		return &backend_opencl;
-	if (strcmp(name, "reference") == 0)
-		return &backend_reference;
+	static const struct backend_impl *const all[] = { &backend_cpu, &backend_opencl,
+							   &backend_reference };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (strcmp(name, all[i]->name) == 0)
+			return all[i];
 	return NULL;
 }
 
-/* Starts the backend, forking its cache warm-up first (before its first OpenCL call). */
+/* Starts a backend (forking its cache warm-up first, before its first OpenCL call) and adds
+ * it to the daemon's routing list with the devices it serves. */
 static enum webnn_status backend_start(struct daemon_process *p, const struct backend_impl *impl,
 				       const struct backend_options *bo, struct wnn_diag *diag)
 {
-	if (p->opts.warm_up)
+	struct daemon *d = &p->d;
+	if (p->opts.warm_up && impl->warm_caches && p->warm_pid == 0)
 		p->warm_pid = caches_warm_start(impl, bo);
-	enum webnn_status st = impl->init(bo, &p->d.be, diag);
-	if (st != WEBNN_STATUS_OK)
-		caches_warm_stop(&p->warm_pid);
-	return st;
+	struct daemon_backend *db = &d->backends[d->n_backends];
+	memset(db, 0, sizeof(*db));
+	enum webnn_status st = impl->init(bo, &db->be, diag);
+	if (st != WEBNN_STATUS_OK) {
+		if (impl->warm_caches)
+			caches_warm_stop(&p->warm_pid);
+		return st;
+	}
+	db->impl = impl;
+	uint32_t n = impl->devices(db->be, db->devices, DAEMON_MAX_DEVICES);
+	db->n_devices = n < DAEMON_MAX_DEVICES ? n : DAEMON_MAX_DEVICES;
+	for (uint32_t i = 0; i < db->n_devices; i++) {
+		db->accelerated |= db->devices[i].accelerated;
+		log_info("device: %s (%s) on the %s backend", db->devices[i].device_name,
+			 db->devices[i].device_type, impl->name);
+	}
+	d->n_backends++;
+	return WEBNN_STATUS_OK;
 }
 
+static void backends_close(struct daemon *d)
+{
+	while (d->n_backends > 0) {
+		struct daemon_backend *db = &d->backends[--d->n_backends];
+		db->impl->shutdown(db->be);
+	}
+}
+
+/* Forced: that backend alone. Otherwise CPUs go to the cpu backend (the reference one when
+ * oneDNN cannot start) and GPUs and accelerators to opencl, which then opens no CPU device:
+ * PoCL stays out of the way, its 20 s of cold kernel compiles included. */
 static int backend_open(struct daemon_process *p)
 {
-	const struct backend_impl *impl = backend_by_name(p->opts.backend);
-	if (!impl) {
-		log_error("unknown backend '%s' (expected opencl or reference)", p->opts.backend);
-		return -1;
-	}
-	struct backend_options bo = { .cache_dir = p->opts.cache_dir };
+	struct backend_options bo = { .cache_dir = p->opts.cache_dir, .threads = p->opts.threads };
 	struct wnn_diag diag = { 0 };
-	enum webnn_status st = backend_start(p, impl, &bo, &diag);
-	if (st == WEBNN_STATUS_NOT_SUPPORTED && impl == &backend_opencl && !p->opts.backend_chosen) {
-		log_info("no usable OpenCL device (%s); falling back to the reference backend",
-			 diag.message[0] ? diag.message : "none found");
-		impl = &backend_reference;
-		wnn_diag_clear(&diag);
+	enum webnn_status st;
+	if (p->opts.backend_chosen) {
+		const struct backend_impl *impl = backend_by_name(p->opts.backend);
+		if (!impl) {
+			log_error("unknown backend '%s' (expected cpu, opencl or reference)",
+				  p->opts.backend);
+			return -1;
+		}
 		st = backend_start(p, impl, &bo, &diag);
+		if (st != WEBNN_STATUS_OK) {
+			log_error("the %s backend failed to start: %s", impl->name,
+				  diag.message[0] ? diag.message : "no reason given");
+			return -1;
+		}
+		log_info("backend: %s (forced)", impl->name);
+		return 0;
 	}
+	st = backend_start(p, &backend_cpu, &bo, &diag);
 	if (st != WEBNN_STATUS_OK) {
-		log_error("the %s backend failed to start: %s", impl->name,
-			  diag.message[0] ? diag.message : "no reason given");
-		return -1;
+		log_warn("the cpu backend failed to start (%s); CPUs run on the reference backend",
+			 diag.message[0] ? diag.message : "no reason given");
+		wnn_diag_clear(&diag);
+		st = backend_start(p, &backend_reference, &bo, &diag);
+		if (st != WEBNN_STATUS_OK) {
+			log_error("the reference backend failed to start: %s", diag.message);
+			return -1;
+		}
 	}
-	p->d.impl = impl;
-	log_info("backend: %s", impl->name);
+	struct backend_options gpu = bo;
+	gpu.accelerators_only = true;
+	wnn_diag_clear(&diag);
+	st = backend_start(p, &backend_opencl, &gpu, &diag);
+	if (st != WEBNN_STATUS_OK)
+		log_info("%s; every context runs on the %s backend",
+			 diag.message[0] ? diag.message : "opencl: no GPU",
+			 p->d.backends[0].impl->name);
 	return 0;
 }
 
@@ -207,6 +255,19 @@ static void report_leftover(uv_handle_t *h, void *arg)
 	log_error("handle of type %s still open at exit", uv_handle_type_name(h->type));
 }
 
+#define MAX_THREADS 1024
+
+static int parse_threads(const char *s, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < 1 || v > MAX_THREADS)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
 /* Reads the command line and the environment into p->opts. -1: exit 0 (help, version);
  * 0: go on; 2: usage error. */
 static int parse_options(int argc, char **argv, struct daemon_options *o)
@@ -214,6 +275,7 @@ static int parse_options(int argc, char **argv, struct daemon_options *o)
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "backend", required_argument, NULL, 'b' },
+		{ "threads", required_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -225,10 +287,14 @@ static int parse_options(int argc, char **argv, struct daemon_options *o)
 	o->warm_up = !getenv("WEBNN_NO_WARMUP");
 	if (!o->socket_path || !*o->socket_path)
 		o->socket_path = WEBNN_DEFAULT_SOCKET;
-	if (!o->backend_chosen)
-		o->backend = "opencl";
+	const char *threads = getenv("WEBNN_CPU_THREADS");
+	if (threads && *threads && parse_threads(threads, &o->threads) != 0) {
+		fprintf(stderr, "webnnd: WEBNN_CPU_THREADS=%s is not a thread count 1..%d\n", threads,
+			MAX_THREADS);
+		return 2;
+	}
 	int opt;
-	while ((opt = getopt_long(argc, argv, "s:b:vhV", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "s:b:t:vhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			o->socket_path = optarg;
@@ -236,6 +302,13 @@ static int parse_options(int argc, char **argv, struct daemon_options *o)
 		case 'b':
 			o->backend = optarg;
 			o->backend_chosen = true;
+			break;
+		case 't':
+			if (parse_threads(optarg, &o->threads) != 0) {
+				fprintf(stderr, "webnnd: --threads %s is not a thread count 1..%d\n",
+					optarg, MAX_THREADS);
+				return 2;
+			}
 			break;
 		case 'v':
 			log_set_level(LOG_LEVEL_DEBUG);
@@ -294,8 +367,10 @@ static int serve(struct daemon_process *p)
 		if (fd < 0)
 			return 1;
 	}
-	if (backend_open(p) != 0)
+	if (backend_open(p) != 0) {
+		backends_close(d);
 		goto out_socket;
+	}
 	context_limits_init(d);
 	int r = server_start(&p->srv, d, fd);
 	if (r != 0) {
@@ -318,7 +393,7 @@ out_backend:
 	/* Every session, and with it every backend object, is gone once uv_run returned. */
 	caches_warm_stop(&p->warm_pid);
 	context_limits_finish(d);
-	d->impl->shutdown(d->be);
+	backends_close(d);
 out_socket:
 	caches_warm_stop(&p->warm_pid);
 	close(fd);

@@ -140,11 +140,12 @@ static int op_first_input(const Webnn__Ipc__Operation *op, uint32_t *first)
 
 /* The same validation the client ran (never trust the client's shapes), the size limit of
  * every operand, and the backend's data types. Fills g->descs. */
-static bool build_check(const struct session *s, struct mlgraph *g, const Webnn__Ipc__GraphInfo *gi,
-			struct wnn_diag *diag)
+static bool build_check(const struct session *s, const struct context *c, struct mlgraph *g,
+			const Webnn__Ipc__GraphInfo *gi, struct wnn_diag *diag)
 {
 	const struct daemon_limits *lim = &s->d->limits;
-	const struct backend_impl *impl = s->d->impl;
+	const struct daemon_backend *db = c->backend;
+	const struct backend_impl *impl = db->impl;
 	size_t n = gi->n_operands;
 	if (wnn_graph_validate(gi, g->descs, diag) != WEBNN_STATUS_OK)
 		return false;
@@ -168,7 +169,7 @@ static bool build_check(const struct session *s, struct mlgraph *g, const Webnn_
 		if (e == WNN_OP_COUNT || op_first_input(op, &first) <= 0 || first >= n)
 			continue; /* validation accepted it: an operator without tensor inputs */
 		enum wnn_dtype t = g->descs[first].type;
-		if (!impl->supports(s->d->be, e, t)) {
+		if (!impl->supports(db->be, e, t)) {
 			bool lab = op->label && *op->label;
 			wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 				     "%s%s%s%s: input data type %s is not supported by the %s backend",
@@ -408,7 +409,7 @@ int handle_build_graph(struct session *s, struct request *rq)
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
 		goto fail_early;
 	}
-	if (!build_check(s, g, gi, &diag))
+	if (!build_check(s, c, g, gi, &diag))
 		goto fail;
 	int bound = build_bind(s, c, g, gi, &scalar_bytes, &diag);
 	if (bound < 0) {

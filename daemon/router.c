@@ -76,6 +76,24 @@ static int handle_hello(struct session *s, struct request *rq)
 	hr.minor = WNN_PROTOCOL_MINOR;
 	hr.limits = &l;
 	hr.server_name = "webnnd " WEBNND_VERSION;
+	Webnn__Ipc__Device devs[DAEMON_MAX_BACKENDS * DAEMON_MAX_DEVICES];
+	Webnn__Ipc__Device *dev_ptrs[DAEMON_MAX_BACKENDS * DAEMON_MAX_DEVICES];
+	for (uint32_t b = 0; b < s->d->n_backends; b++) {
+		const struct daemon_backend *db = &s->d->backends[b];
+		for (uint32_t i = 0; i < db->n_devices; i++) {
+			const struct backend_device_info *in = &db->devices[i];
+			Webnn__Ipc__Device *dv = &devs[hr.n_devices];
+			webnn__ipc__device__init(dv);
+			dv->backend = (char *)db->impl->name;
+			dv->device_name = (char *)in->device_name;
+			dv->device_type = (char *)in->device_type;
+			dv->platform_name = (char *)in->platform_name;
+			dv->driver_version = (char *)in->driver_version;
+			dv->accelerated = in->accelerated;
+			dev_ptrs[hr.n_devices++] = dv;
+		}
+	}
+	hr.devices = dev_ptrs;
 	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
 	r.serial = rq->serial;
 	r.body_case = WEBNN__IPC__REPLY__BODY_HELLO;

@@ -103,7 +103,7 @@ static enum webnn_status compile_graph(const struct backend_impl *impl, struct c
 static void cmd_work(uv_work_t *w)
 {
 	struct cmd *cmd = w->data;
-	const struct backend_impl *impl = cmd->ctx->obj.s->d->impl;
+	const struct backend_impl *impl = cmd->ctx->backend->impl;
 	struct wnn_diag *diag = &cmd->diag;
 	struct tensor *t = cmd->tensor;
 	switch (cmd->type) {

@@ -13,7 +13,7 @@ struct backend *ot_backend_cached(const char *cache_dir)
 		SKIP("no OpenCL device");
 	struct backend *be = NULL;
 	struct wnn_diag diag = { 0 };
-	struct backend_options opts = { cache_dir };
+	struct backend_options opts = { .cache_dir = cache_dir };
 	if (backend_opencl.init(cache_dir ? &opts : NULL, &be, &diag) != WEBNN_STATUS_OK)
 		SKIP("opencl backend: %s", diag.message);
 	return be;

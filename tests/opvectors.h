@@ -61,10 +61,11 @@ struct ov_table {
 			WNN_FAMILY_##family_, array_, sizeof(array_) / sizeof(array_[0]) }
 
 /* Runs every registered vector of the family on a webnnd with the given backend ("reference",
- * "opencl"; opencl SKIPs without a device) and fails naming each vector that did not match. */
+ * "cpu", "opencl"; opencl SKIPs without a device) and fails naming each vector that did not match. */
 void ov_run_family(enum wnn_family family, const char *backend);
 
-/* TEST(ops_<family>_reference) and TEST(ops_<family>_opencl) for a family's vectors. */
+/* TEST(ops_<family>_reference), TEST(ops_<family>_opencl) and TEST(ops_<family>_cpu) for a
+ * family's vectors. */
 #define OV_FAMILY_TESTS(family_, name_)                                                        \
 	TEST_TIMEOUT(ops_##name_##_reference, 60)                                              \
 	{                                                                                      \
@@ -73,6 +74,10 @@ void ov_run_family(enum wnn_family family, const char *backend);
 	TEST_TIMEOUT(ops_##name_##_opencl, 120)                                                \
 	{                                                                                      \
 		ov_run_family(WNN_FAMILY_##family_, "opencl");                                 \
+	}                                                                                      \
+	TEST_TIMEOUT(ops_##name_##_cpu, 60)                                                    \
+	{                                                                                      \
+		ov_run_family(WNN_FAMILY_##family_, "cpu");                                    \
 	}
 
 /* Operand shorthands: OV_IN(type, rank, OV_SHAPE(dims...), values...) for a graph input,

@@ -87,6 +87,84 @@ TEST_TIMEOUT(client_context_preferred_layout_opencl, 120)
 	test_daemon_stop(&d);
 }
 
+/* A context with the given options on a daemon started without --backend; its backend. */
+static void ct_route(struct test_daemon *d, bool accelerated, enum webnn_power_preference pp,
+		     char *backend, size_t len)
+{
+	struct webnn_context_options co = WEBNN_CONTEXT_OPTIONS_INIT;
+	co.socket_path = d->socket_path;
+	co.accelerated = accelerated;
+	co.power_preference = pp;
+	struct webnn_context *ctx = NULL;
+	char err[512] = "";
+	enum webnn_status s = webnn_context_create(&co, &ctx, err, sizeof(err));
+	ASSERT_MSG(s == WEBNN_STATUS_OK, "context: %s: %s", webnn_status_name(s), err);
+	struct webnn_context_info info;
+	webnn_context_get_info(ctx, &info);
+	snprintf(backend, len, "%s", info.backend);
+	struct webnn_support_limits sl;
+	webnn_context_support_limits(ctx, &sl);
+	if (strcmp(backend, "cpu") == 0) /* oneDNN's convolutions read NHWC */
+		ASSERT_EQ(sl.preferred_input_layout, WEBNN_LAYOUT_NHWC);
+	webnn_context_destroy(ctx);
+}
+
+/* Without --backend: CPUs run on the cpu backend, GPUs and accelerators on opencl; the device
+ * list says which backend serves which device, in routing order. */
+TEST_TIMEOUT(client_context_routing_by_device, 120)
+{
+	ct_require_webnnd();
+	struct test_daemon d;
+	test_daemon_start(&d, NULL);
+	struct webnn_device_info *devs = NULL;
+	size_t n = 0;
+	char err[512] = "";
+	ASSERT_MSG(webnn_list_devices(d.socket_path, &devs, &n, err, sizeof(err)) ==
+			   WEBNN_STATUS_OK, "listDevices: %s", err);
+	ASSERT(n >= 1);
+	ASSERT_STREQ(devs[0].backend, "cpu");
+	ASSERT_STREQ(devs[0].device_type, "cpu");
+	ASSERT(!devs[0].accelerated);
+	bool gpu = false;
+	for (size_t i = 0; i < n; i++) {
+		ASSERT(devs[i].device_name && *devs[i].device_name);
+		/* PoCL's CPU device is never opened beside the cpu backend */
+		if (strcmp(devs[i].backend, "opencl") == 0)
+			ASSERT(devs[i].accelerated);
+		gpu = gpu || devs[i].accelerated;
+	}
+	webnn_devices_free(devs, n);
+	char b[32];
+	ct_route(&d, true, WEBNN_POWER_DEFAULT, b, sizeof(b));
+	ASSERT_STREQ(b, gpu ? "opencl" : "cpu");
+	ct_route(&d, true, WEBNN_POWER_HIGH_PERFORMANCE, b, sizeof(b));
+	ASSERT_STREQ(b, gpu ? "opencl" : "cpu");
+	ct_route(&d, true, WEBNN_POWER_LOW_POWER, b, sizeof(b));
+	ASSERT_STREQ(b, "cpu");
+	ct_route(&d, false, WEBNN_POWER_DEFAULT, b, sizeof(b));
+	ASSERT_STREQ(b, "cpu");
+
+	/* webnn-info --list prints the same list as JSON */
+	char cmd[8192], out[8192] = "";
+	snprintf(cmd, sizeof(cmd), "'%s/bin/webnn-info' --socket '%s' --list", test_build_dir(),
+		 d.socket_path);
+	FILE *p = popen(cmd, "r");
+	ASSERT(p);
+	size_t got = fread(out, 1, sizeof(out) - 1, p);
+	out[got] = 0;
+	ASSERT_EQ(pclose(p), 0);
+	ASSERT_MSG(strstr(out, "\"backend\": \"cpu\"") && strstr(out, "\"devices\""),
+		   "webnn-info --list printed: %s", out);
+	test_daemon_stop(&d);
+
+	/* forced: that backend alone, for every context */
+	const char *const args[] = { "--backend", "reference", NULL };
+	test_daemon_start(&d, args);
+	ct_route(&d, true, WEBNN_POWER_HIGH_PERFORMANCE, b, sizeof(b));
+	ASSERT_STREQ(b, "reference");
+	test_daemon_stop(&d);
+}
+
 TEST(client_context_info_and_limits)
 {
 	struct test_daemon d;

@@ -53,13 +53,13 @@ static bool conf_run_file(const char *run, const char *socket, const char *file,
 	return true;
 }
 
-TEST_TIMEOUT(conformance_wpt, 900)
+/* Every case file through a webnnd serving every context on the given backend. */
+static void conf_run_all(const char *backend)
 {
 	const char *shared = test_shared_dir();
 	if (!shared)
 		SKIP("../shared (or $WEBNN_SHARED) is absent: no conformance data");
-	if (!test_have_opencl())
-		SKIP("no OpenCL platform");
+	const char *const args[] = { "--backend", backend, NULL };
 	char pattern[4096], run[4096];
 	snprintf(pattern, sizeof(pattern), "%s/conformance/[!_]*.json", shared);
 	snprintf(run, sizeof(run), "%s/bin/webnn-run", test_build_dir());
@@ -70,7 +70,7 @@ TEST_TIMEOUT(conformance_wpt, 900)
 		   pattern);
 
 	struct test_daemon d;
-	test_daemon_start(&d, NULL);
+	test_daemon_start(&d, args);
 	struct conf_counts total = { 0 };
 	int broken = 0, fail_lines = 0;
 	printf("  %-40s %6s %6s %6s %6s\n", "file", "pass", "fail", "skip", "xfail");
@@ -97,7 +97,20 @@ TEST_TIMEOUT(conformance_wpt, 900)
 	globfree(&gl);
 	test_daemon_stop(&d);
 	ASSERT_MSG(broken == 0, "webnn-run crashed or printed no summary on %d file(s)", broken);
-	ASSERT_MSG(total.failed == 0, "%d conformance case(s) failed", total.failed);
+	ASSERT_MSG(total.failed == 0, "%d conformance case(s) failed on the %s backend",
+		   total.failed, backend);
+}
+
+TEST_TIMEOUT(conformance_wpt_cpu, 900)
+{
+	conf_run_all("cpu");
+}
+
+TEST_TIMEOUT(conformance_wpt_opencl, 900)
+{
+	if (!test_have_opencl())
+		SKIP("no OpenCL platform");
+	conf_run_all("opencl");
 }
 
 /* The WPT comparison rules webnn-run --check and the backend tests share, on their edge cases. */

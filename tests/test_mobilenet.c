@@ -92,15 +92,15 @@ static double mn_now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Builds the graph on a fresh webnnd started with the given --backend (NULL: its default,
- * which must turn out to be opencl) and runs the inputs through it. */
+/* Builds the graph on a fresh webnnd started with the given --backend and runs the inputs
+ * through it. */
 static void mn_run(const char *dir, const char *backend, enum mn_mode mode,
 		   struct npy_array in[MN_SETS], struct mn_result *r)
 {
 	const char *const args[] = { "--backend", backend, NULL };
 	struct mn zz = { .m.dir = dir, .mode = mode }, *z = &zz;
 	struct test_daemon d;
-	test_daemon_start(&d, backend ? args : NULL);
+	test_daemon_start(&d, args);
 	struct webnn_context_options co = WEBNN_CONTEXT_OPTIONS_INIT;
 	char err[512] = "";
 	co.socket_path = d.socket_path;
@@ -108,12 +108,11 @@ static void mn_run(const char *dir, const char *backend, enum mn_mode mode,
 	ASSERT_MSG(s == WEBNN_STATUS_OK, "context: %s: %s", webnn_status_name(s), err);
 	struct webnn_context_info info;
 	webnn_context_get_info(z->m.ctx, &info);
-	const char *want = backend ? backend : "opencl";
+	const char *want = backend;
 	if (!info.backend || strcmp(info.backend, want) != 0) {
 		webnn_context_destroy(z->m.ctx);
 		test_daemon_stop(&d);
-		SKIP("webnnd started for the %s backend runs '%s' (no usable OpenCL device, or "
-		     "$WEBNN_BACKEND set)",
+		SKIP("webnnd started for the %s backend runs '%s'",
 		     want, info.backend ? info.backend : "?");
 	}
 
@@ -209,19 +208,20 @@ static double mn_compare(const float *a, const float *e, size_t n, double *margi
 	return maxd;
 }
 
-TEST_TIMEOUT(mobilenetv2_body_opencl_vs_reference, 900)
+/* The body on a product backend, every stage checked against the reference backend. */
+static void mn_body_vs_reference(const char *backend, const char *label)
 {
 	char dir[4096];
 	struct npy_array in[MN_SETS];
 	mn_setup(dir, sizeof(dir), in);
 	static struct mn_result ocl, ocl_only, ref;
-	mn_run(dir, NULL, MN_GRAPH_STAGES, in, &ocl);
-	mn_run(dir, NULL, MN_GRAPH_FEATURES, in, &ocl_only);
+	mn_run(dir, backend, MN_GRAPH_STAGES, in, &ocl);
+	mn_run(dir, backend, MN_GRAPH_FEATURES, in, &ocl_only);
 	mn_run(dir, "reference", MN_GRAPH_STAGES, in, &ref);
 	ASSERT_EQ(ocl.n, ref.n);
 	ASSERT_EQ(ocl_only.n, 1);
 	ASSERT_STREQ(ocl.names[ocl.n - 1], "features");
-	printf("  compile: opencl %.0f ms (features only: %.0f ms), reference %.0f ms\n",
+	printf("  compile: %s %.0f ms (features only: %.0f ms), reference %.0f ms\n", backend,
 	       ocl.compile_ms, ocl_only.compile_ms, ref.compile_ms);
 
 	/* Every output is checked so a failure names the first diverging stage, not just the
@@ -235,10 +235,10 @@ TEST_TIMEOUT(mobilenetv2_body_opencl_vs_reference, 900)
 						 &bad);
 			uint32_t c = ocl.channels[i], w = ocl.width[i];
 			ASSERT_MSG(bad < 0,
-				   "test_data_set/%d: OpenCL and reference disagree first at "
+				   "test_data_set/%d: %s and reference disagree first at "
 				   "output '%s' (%s): element [0,%ld,%ld,%ld] = %.7g, reference "
 				   "%.7g (max |diff| there %.3g)",
-				   k, ocl.names[i], ocl.what[i], bad / c / w, bad / c % w, bad % c,
+				   k, label, ocl.names[i], ocl.what[i], bad / c / w, bad / c % w, bad % c,
 				   ocl.data[k][i][bad], ref.data[k][i][bad], d);
 			if (m >= worst) {
 				worst = m;
@@ -251,15 +251,15 @@ TEST_TIMEOUT(mobilenetv2_body_opencl_vs_reference, 900)
 		const float *rf = ref.data[k][ref.n - 1];
 		double mo, dof = mn_compare(ocl_only.data[k][0], rf, MN_FEATURES, &mo, &bad);
 		ASSERT_MSG(bad < 0,
-			   "test_data_set/%d: the OpenCL graph with only the features output "
+			   "test_data_set/%d: the %s graph with only the features output "
 			   "disagrees with the reference (the one with every stage as output "
 			   "agrees): feature %ld = %.7g, reference %.7g",
-			   k, bad, ocl_only.data[k][0][bad], rf[bad]);
+			   k, label, bad, ocl_only.data[k][0][bad], rf[bad]);
 		double mf, df = mn_compare(ocl.data[k][ocl.n - 1], rf, MN_FEATURES, &mf, &bad);
 		printf("  test_data_set/%d: features max |diff| %.3g (%.1f%% of tolerance; worst "
 		       "of all %zu outputs %.1f%% at %s; features-only graph %.3g); "
-		       "dispatch+read opencl %.0f ms (features only %.0f ms), reference %.0f ms\n",
-		       k, df, 100 * mf, ocl.n, 100 * worst, worst_at, dof, ocl.dispatch_ms[k],
+		       "dispatch+read %s %.0f ms (features only %.0f ms), reference %.0f ms\n",
+		       k, df, 100 * mf, ocl.n, 100 * worst, worst_at, dof, backend, ocl.dispatch_ms[k],
 		       ocl_only.dispatch_ms[k], ref.dispatch_ms[k]);
 	}
 	mn_result_free(&ocl);
@@ -267,6 +267,18 @@ TEST_TIMEOUT(mobilenetv2_body_opencl_vs_reference, 900)
 	mn_result_free(&ref);
 	for (int k = 0; k < MN_SETS; k++)
 		npy_free(&in[k]);
+}
+
+TEST_TIMEOUT(mobilenetv2_body_cpu_vs_reference, 900)
+{
+	mn_body_vs_reference("cpu", "cpu (oneDNN)");
+}
+
+TEST_TIMEOUT(mobilenetv2_body_opencl_vs_reference, 900)
+{
+	if (!test_have_opencl())
+		SKIP("no OpenCL device");
+	mn_body_vs_reference("opencl", "OpenCL");
 }
 
 TEST_TIMEOUT(mobilenetv2_reference_outputs, 900)
@@ -280,13 +292,13 @@ TEST_TIMEOUT(mobilenetv2_reference_outputs, 900)
 		if (stat(path, &st) != 0)
 			SKIP("%s is missing (the logits weights, float32 [1001,1,1,1280]): "
 			     "MobileNetV2 runs only to the pooled features, see "
-			     "mobilenetv2_body_opencl_vs_reference",
+			     "mobilenetv2_body_*_vs_reference",
 			     path);
 	}
 	struct npy_array in[MN_SETS];
 	mn_setup(dir, sizeof(dir), in);
 	static struct mn_result r[2];
-	const char *backends[2] = { NULL, "reference" };
+	const char *backends[2] = { "cpu", "reference" };
 	for (int v = 0; v < 2; v++) {
 		mn_run(dir, backends[v], MN_GRAPH_LOGITS, in, &r[v]);
 		ASSERT_EQ(r[v].n, 1);
@@ -299,7 +311,7 @@ TEST_TIMEOUT(mobilenetv2_reference_outputs, 900)
 		ASSERT_MSG(npy_load_f32(path, &e, err, sizeof(err)), "%s", err);
 		ASSERT_EQ(e.count, MN_CLASSES);
 		for (int v = 0; v < 2; v++) {
-			const char *name = backends[v] ? backends[v] : "opencl";
+			const char *name = backends[v];
 			long bad;
 			double m;
 			double d = mn_compare(r[v].data[k][0], e.data, MN_CLASSES, &m, &bad);

@@ -675,8 +675,9 @@ TEST_TIMEOUT(opencl_shutdown_skips_warmup, 120)
 	setenv("WEBNN_CACHE_DIR", dir, 1);
 	unsetenv("POCL_CACHE_DIR");
 	unsetenv("WEBNN_NO_WARMUP");
+	static const char *const args[] = { "--backend", "opencl", NULL };
 	struct test_daemon d;
-	test_daemon_start(&d, NULL);
+	test_daemon_start(&d, args);
 	usleep(200 * 1000); /* the warm-up is compiling by now */
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -561,13 +561,14 @@ TEST(protocol_sigterm_with_clients)
 	pt_close(&b);
 }
 
-/* The default backend is OpenCL when a device exists; the same raw requests compute there. */
+/* The same raw requests compute on the OpenCL backend (forced: PoCL's CPU device here). */
 TEST_TIMEOUT(protocol_opencl_dispatch, 300)
 {
 	if (!test_have_opencl())
 		SKIP("no OpenCL device");
+	static const char *const args[] = { "--backend", "opencl", NULL };
 	struct test_daemon d;
-	test_daemon_start(&d, NULL);
+	test_daemon_start(&d, args);
 	struct pt_conn c;
 	pt_connect(&c, &d);
 	pt_hello(&c, "test_protocol");

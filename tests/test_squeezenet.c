@@ -16,24 +16,27 @@ struct sqz {
 
 #define SQZ_OK(s, what) MODEL_OK(z->m.ctx, s, what)
 
-TEST_TIMEOUT(squeezenet_reference_outputs, 300)
+/* SqueezeNet on a webnnd serving every context on one backend, against the model's outputs. */
+static void sqz_check(const char *backend)
 {
 	const char *shared = test_shared_dir();
 	if (!shared)
 		SKIP("../shared (or $WEBNN_SHARED) is absent: no SqueezeNet weights");
-	if (!test_have_opencl())
-		SKIP("no OpenCL platform");
 	struct sqz zz = { 0 }, *z = &zz;
+	const char *const args[] = { "--backend", backend, NULL };
 	snprintf(z->dir, sizeof(z->dir), "%s/models/squeezenet1.0_nhwc", shared);
 	z->m.dir = z->dir;
 
 	struct test_daemon d;
-	test_daemon_start(&d, NULL);
+	test_daemon_start(&d, args);
 	struct webnn_context_options co = WEBNN_CONTEXT_OPTIONS_INIT;
 	char err[512] = "";
 	co.socket_path = d.socket_path;
 	enum webnn_status s = webnn_context_create(&co, &z->m.ctx, err, sizeof(err));
 	ASSERT_MSG(s == WEBNN_STATUS_OK, "context: %s: %s", webnn_status_name(s), err);
+	struct webnn_context_info info;
+	webnn_context_get_info(z->m.ctx, &info);
+	ASSERT_STREQ(info.backend, backend);
 	SQZ_OK(webnn_builder_create(z->m.ctx, &z->m.b), "builder");
 	struct webnn_operand_desc id = { WEBNN_FLOAT32, 4, { 1, 224, 224, 3 } };
 	struct webnn_operand *out;
@@ -86,4 +89,16 @@ TEST_TIMEOUT(squeezenet_reference_outputs, 300)
 	webnn_graph_destroy(g);
 	webnn_context_destroy(z->m.ctx);
 	test_daemon_stop(&d);
+}
+
+TEST_TIMEOUT(squeezenet_reference_outputs_cpu, 300)
+{
+	sqz_check("cpu");
+}
+
+TEST_TIMEOUT(squeezenet_reference_outputs_opencl, 300)
+{
+	if (!test_have_opencl())
+		SKIP("no OpenCL platform");
+	sqz_check("opencl");
 }

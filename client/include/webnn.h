@@ -70,10 +70,28 @@ struct webnn_context_info {
 	const char *device_type;  /* "gpu", "cpu", "accelerator" */
 	const char *platform_name;
 	const char *driver_version;
-	const char *backend;      /* "opencl", "reference" */
+	const char *backend;      /* "cpu", "opencl", "reference" */
 };
 WEBNN_EXPORT void webnn_context_get_info(const struct webnn_context *ctx,
 					 struct webnn_context_info *info);
+
+/* A device webnnd serves and the backend that serves it. Not in the WebNN API (which hides
+ * devices behind MLContextOptions); for tools and administrators. */
+struct webnn_device_info {
+	bool accelerated;
+	char *device_name;
+	char *device_type;        /* "gpu", "cpu", "accelerator" */
+	char *platform_name;
+	char *driver_version;
+	char *backend;            /* "cpu", "opencl", "reference" */
+};
+/* Every device of the webnnd at socket_path (NULL: $WEBNN_SOCKET, else WEBNN_DEFAULT_SOCKET),
+ * in the order contexts are routed to them, over a connection of its own that creates no
+ * context. *out is freed with webnn_devices_free. */
+WEBNN_EXPORT enum webnn_status webnn_list_devices(const char *socket_path,
+						  struct webnn_device_info **out, size_t *n,
+						  char *last_error, size_t len);
+WEBNN_EXPORT void webnn_devices_free(struct webnn_device_info *devices, size_t n);
 
 /* MLOpSupportLimits. data_types is a mask of (1u << enum webnn_data_type). */
 struct webnn_tensor_limits {

@@ -1,4 +1,4 @@
-/* webnn-info: connects to webnnd, creates a context and prints what it runs on as JSON. */
+/* webnn-info: connects to webnnd and prints, as JSON, what a context runs on or (--list) every device and the backend serving it. */
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -30,11 +30,45 @@ static const char *str_or_empty(const char *s)
 	return s ? s : "";
 }
 
+/* --list: every device, in the order webnnd routes contexts to them. */
+static int list_devices(const char *socket_path)
+{
+	struct webnn_device_info *devs = NULL;
+	size_t n = 0;
+	char err[512] = "";
+	enum webnn_status s = webnn_list_devices(socket_path, &devs, &n, err, sizeof(err));
+	if (s != WEBNN_STATUS_OK) {
+		fprintf(stderr, "webnn-info: cannot list the devices of webnnd: %s: %s\n",
+			webnn_status_name(s), err);
+		return 1;
+	}
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:b}", "backend",
+						   devs[i].backend, "name", devs[i].device_name,
+						   "type", devs[i].device_type, "platform",
+						   devs[i].platform_name, "driverVersion",
+						   devs[i].driver_version, "accelerated",
+						   devs[i].accelerated));
+	webnn_devices_free(devs, n);
+	json_t *root = json_pack("{s:o}", "devices", a);
+	int rc = 0;
+	if (!root || json_dumpf(root, stdout, JSON_INDENT(2)) != 0) {
+		fprintf(stderr, "webnn-info: could not format the device list\n");
+		rc = 1;
+	} else {
+		printf("\n");
+	}
+	json_decref(root);
+	return rc;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: webnn-info [--socket PATH] [--cpu|--gpu]\n"
+	fprintf(f, "usage: webnn-info [--socket PATH] [--cpu|--gpu|--list]\n"
 		   "Prints the device, backend and opSupportLimits() of a webnnd context as JSON.\n"
 		   "  --socket PATH  webnnd socket (default: $WEBNN_SOCKET, else %s)\n"
+		   "  --list         list every device webnnd serves and its backend instead\n"
 		   "  --cpu          ask for a context with accelerated = false\n"
 		   "  --gpu          ask for an accelerated, high-performance context\n",
 		WEBNN_DEFAULT_SOCKET);
@@ -45,13 +79,16 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' }, { "cpu", no_argument, NULL, 'c' },
 		{ "gpu", no_argument, NULL, 'g' },          { "help", no_argument, NULL, 'h' },
+		{ "list", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct webnn_context_options co = WEBNN_CONTEXT_OPTIONS_INIT;
 	int ch;
+	bool list = false;
 	co.client_name = "webnn-info";
-	while ((ch = getopt_long(argc, argv, "s:cgh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:cghl", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'l': list = true; break;
 		case 's': co.socket_path = optarg; break;
 		case 'c': co.accelerated = false; break;
 		case 'g':
@@ -66,6 +103,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (list)
+		return list_devices(co.socket_path);
 
 	struct webnn_context *ctx = NULL;
 	char err[512] = "";

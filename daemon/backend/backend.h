@@ -1,4 +1,4 @@
-/* The backend vtable every compute backend implements (opencl: product, reference: oracle). */
+/* The backend vtable every compute backend implements (cpu and opencl: product, reference: oracle). */
 #ifndef DAEMON_BACKEND_H
 #define DAEMON_BACKEND_H
 
@@ -24,6 +24,10 @@ struct backend_context_options {
  * stays in the daemon, and backends read their own switches once in init. */
 struct backend_options {
 	const char *cache_dir; /* writable directory for on-disk caches; NULL or "" for none */
+	int threads;           /* compute threads (cpu backend); 0: every core the process may use */
+	/* Serve only GPUs and accelerators (opencl): the daemon routes CPU devices to the cpu
+	 * backend, so the OpenCL backend neither opens nor warms caches for them. */
+	bool accelerators_only;
 };
 
 struct backend;          /* one per backend per daemon: devices, shared OpenCL contexts, caches */
@@ -43,7 +47,7 @@ struct backend_plan;     /* a compiled graph */
  *    WEBNN_STATUS_CONTEXT_LOST from execute/tensor_* means the device context is gone.
  */
 struct backend_impl {
-	const char *name; /* "opencl", "reference" */
+	const char *name; /* "cpu", "opencl", "reference" */
 	/* Probe devices. Returns OK, or NOT_SUPPORTED when this backend has no usable device.
 	 * opts may be NULL (no on-disk caches). */
 	enum webnn_status (*init)(const struct backend_options *opts, struct backend **out,
@@ -53,6 +57,8 @@ struct backend_impl {
 	 * lockdown; it may take seconds and must not assume any other call happened. */
 	void (*warm_caches)(const struct backend_options *opts);
 	void (*shutdown)(struct backend *be);
+	/* The devices it serves (at most max written); returns how many there are. */
+	uint32_t (*devices)(struct backend *be, struct backend_device_info *out, uint32_t max);
 	/* Whether op can run with this data type as its first input (drives opSupportLimits and
 	 * build-time checks). */
 	bool (*supports)(struct backend *be, enum wnn_op op, enum wnn_dtype type);
@@ -85,6 +91,7 @@ struct backend_impl {
 				     struct backend_tensor *const *outputs, struct wnn_diag *diag);
 };
 
+extern const struct backend_impl backend_cpu;
 extern const struct backend_impl backend_opencl;
 extern const struct backend_impl backend_reference;
 /* The reference backend's kernels on one node (graph_caps.evaluate), for constant folding. */

@@ -21,6 +21,8 @@
 /* What a family's prepare function may use at build: the graph, oneDNN, the thread count. */
 struct cpu_build {
 	const struct graph_ir *g;
+	const struct wnn_desc *descs; /* per value: g->values[v].desc, as the reference kernels
+					 take them */
 	dnnl_engine_t engine;
 	dnnl_stream_t stream;   /* for one-time work at build (weight reorders) */
 	int threads;            /* threads a run uses (C kernels split their outer loops over it) */

@@ -300,7 +300,8 @@ static void tune_clblast(struct ocl_device *dev, const struct ocl_options *o)
  * applies the same CLBlast parameters as init, so the same program text hits the cache later. */
 static void ocl_warm_caches(const struct backend_options *opts)
 {
-	(void)opts; /* PoCL finds its cache through POCL_CACHE_DIR, set by the daemon */
+	/* PoCL finds its cache through POCL_CACHE_DIR, set by the daemon */
+	bool accelerators_only = opts && opts->accelerators_only;
 	struct ocl_options o;
 	ocl_options_read(&o);
 	cl_platform_id plats[8];
@@ -330,6 +331,9 @@ static void ocl_warm_caches(const struct backend_options *opts)
 				continue;
 			d.id = ids[i];
 			clGetDeviceInfo(ids[i], CL_DEVICE_TYPE, sizeof d.type, &d.type, NULL);
+			if (accelerators_only &&
+			    !(d.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)))
+				continue;
 			d.is_pocl = strstr(pname, "Portable Computing Language") != NULL;
 			cl_int err;
 			cl_context_properties props[] = { CL_CONTEXT_PLATFORM,
@@ -381,9 +385,13 @@ static void dev_str(cl_device_id d, cl_device_info what, char *buf, size_t len)
 
 /* Fills d for a device of plat with its own cl_context; false when it is not usable. */
 static bool probe_device(struct backend *be, struct ocl_device *d, cl_platform_id plat,
-			 cl_device_id id, const char *pname)
+			 cl_device_id id, const char *pname, bool accelerators_only)
 {
 	memset(d, 0, sizeof *d);
+	cl_device_type type = 0;
+	clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+	if (accelerators_only && !(type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)))
+		return false;
 	cl_bool avail = CL_FALSE, compiler = CL_FALSE;
 	clGetDeviceInfo(id, CL_DEVICE_AVAILABLE, sizeof avail, &avail, NULL);
 	clGetDeviceInfo(id, CL_DEVICE_COMPILER_AVAILABLE, sizeof compiler, &compiler, NULL);
@@ -468,16 +476,26 @@ static enum webnn_status ocl_init(const struct backend_options *opts, struct bac
 		clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
 		pname[sizeof pname - 1] = 0;
 		for (cl_uint i = 0; i < nd && be->n_devices < OCL_MAX_DEVICES; i++)
-			if (probe_device(be, &be->devices[be->n_devices], plats[p], ids[i], pname))
+			if (probe_device(be, &be->devices[be->n_devices], plats[p], ids[i], pname,
+					 opts && opts->accelerators_only))
 				be->n_devices++;
 	}
 	if (be->n_devices == 0) {
 		free(be);
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
-				    "opencl: no usable OpenCL device");
+				    opts && opts->accelerators_only
+					    ? "opencl: no OpenCL GPU or accelerator"
+					    : "opencl: no usable OpenCL device");
 	}
 	*out = be;
 	return WEBNN_STATUS_OK;
+}
+
+static uint32_t ocl_devices(struct backend *be, struct backend_device_info *out, uint32_t max)
+{
+	for (int i = 0; i < be->n_devices && (uint32_t)i < max; i++)
+		out[i] = be->devices[i].info;
+	return (uint32_t)be->n_devices;
 }
 
 static void ocl_shutdown(struct backend *be)
@@ -660,6 +678,7 @@ const struct backend_impl backend_opencl = {
 	.name = "opencl",
 	.init = ocl_init,
 	.warm_caches = ocl_warm_caches,
+	.devices = ocl_devices,
 	.caps = ocl_caps,
 	.shutdown = ocl_shutdown,
 	.supports = ocl_supports_be,

@@ -31,6 +31,10 @@ struct ref_step {
 WNN_FAMILIES(REF_FAMILY_PREPARE_)
 #undef REF_FAMILY_PREPARE_
 
+/* The kernel of node n (s filled; descs per value id). The cpu backend runs these for the
+ * operators and types it has no fast kernel for. */
+enum webnn_status ref_step_prepare(const struct graph_node *n, const struct wnn_desc *descs,
+				   struct ref_step *s, struct wnn_diag *diag);
 bool ref_supports(enum wnn_op op, enum wnn_dtype type);
 /* Whether an elementwise row has a kernel for the type: ops.def expressions exist per
  * numeric domain (ref_elementwise.c). */

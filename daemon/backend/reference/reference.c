@@ -83,7 +83,7 @@ enum webnn_status ref_check_supported(enum wnn_op op, enum wnn_dtype t, struct w
 }
 
 /* A step for node n: its kernel, chosen by its family. */
-static enum webnn_status ref_step_prepare(const struct graph_node *n, const struct wnn_desc *descs,
+enum webnn_status ref_step_prepare(const struct graph_node *n, const struct wnn_desc *descs,
 					  struct ref_step *s, struct wnn_diag *diag)
 {
 	memset(s, 0, sizeof(*s));
@@ -189,9 +189,8 @@ static void ref_context_destroy(struct backend_context *ctx)
 	free(ctx);
 }
 
-static void ref_context_info(struct backend_context *ctx, struct backend_device_info *info)
+static void ref_device_info(struct backend_device_info *info)
 {
-	(void)ctx;
 	memset(info, 0, sizeof(*info));
 	info->accelerated = false;
 	snprintf(info->device_name, sizeof(info->device_name), "reference");
@@ -201,6 +200,20 @@ static void ref_context_info(struct backend_context *ctx, struct backend_device_
 	/* The oracle walks both layouts through strides with the same loops, so neither is
 	 * faster; it answers the spec's default. */
 	info->preferred_layout = WEBNN_LAYOUT_NCHW;
+}
+
+static void ref_context_info(struct backend_context *ctx, struct backend_device_info *info)
+{
+	(void)ctx;
+	ref_device_info(info);
+}
+
+static uint32_t ref_devices(struct backend *be, struct backend_device_info *out, uint32_t max)
+{
+	(void)be;
+	if (max > 0)
+		ref_device_info(out);
+	return 1;
 }
 
 /* ---- tensors */
@@ -495,6 +508,7 @@ const struct backend_impl backend_reference = {
 	.name = "reference",
 	.init = ref_init,
 	.shutdown = ref_shutdown,
+	.devices = ref_devices,
 	.supports = ref_supports_vt,
 	.context_create = ref_context_create,
 	.context_destroy = ref_context_destroy,

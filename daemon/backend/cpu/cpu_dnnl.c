@@ -1,0 +1,272 @@
+/* The cpu backend's thin layer over the oneDNN 2.x C API: descriptors, primitives bound to graph values, constant reorders, epilogue post-ops. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <oneapi/dnnl/dnnl_debug.h>
+
+#include "daemon/backend/cpu/cpu.h"
+
+enum webnn_status cpu_dnnl_check(dnnl_status_t st, const struct graph_node *n, const char *what,
+				 struct wnn_diag *diag)
+{
+	if (st == dnnl_success)
+		return WEBNN_STATUS_OK;
+	char name[96];
+	if (st == dnnl_out_of_memory)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: oneDNN %s: out of memory",
+				    graph_node_name(n, name, sizeof(name)), what);
+	return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR, "%s: oneDNN %s failed: %s",
+			    graph_node_name(n, name, sizeof(name)), what, dnnl_status2str(st));
+}
+
+dnnl_data_type_t cpu_dnnl_type(enum wnn_dtype t)
+{
+	switch (t) {
+	case WNN_F32: return dnnl_f32;
+	case WNN_F16: return dnnl_f16;
+	case WNN_I8: return dnnl_s8;
+	case WNN_U8: return dnnl_u8;
+	case WNN_I32: return dnnl_s32;
+	default: return dnnl_data_type_undef;
+	}
+}
+
+dnnl_status_t cpu_dnnl_md_strided(dnnl_memory_desc_t *md, int rank, const int64_t *dims,
+				  const int64_t *strides, dnnl_data_type_t type)
+{
+	/* oneDNN's prototype takes whole dnnl_dims_t arrays */
+	dnnl_dims_t d = { 0 }, s = { 0 };
+	if (rank < 1 || rank > DNNL_MAX_NDIMS)
+		return dnnl_invalid_arguments;
+	memcpy(d, dims, (size_t)rank * sizeof(*dims));
+	memcpy(s, strides, (size_t)rank * sizeof(*strides));
+	return dnnl_memory_desc_init_by_strides(md, rank, d, type, s);
+}
+
+dnnl_status_t cpu_dnnl_md_plain(dnnl_memory_desc_t *md, const struct wnn_desc *d)
+{
+	int64_t dims[WNN_MAX_RANK], strides[WNN_MAX_RANK];
+	int rank = d->rank ? (int)d->rank : 1;
+	dims[0] = 1;
+	for (uint32_t k = 0; k < d->rank; k++)
+		dims[k] = d->dims[k];
+	int64_t s = 1;
+	for (int k = rank - 1; k >= 0; k--) {
+		strides[k] = s;
+		s *= dims[k] ? dims[k] : 1;
+	}
+	return cpu_dnnl_md_strided(md, rank, dims, strides, cpu_dnnl_type(d->type));
+}
+
+void cpu_dnnl_prim_fini(struct cpu_dnnl_prim *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->n_args; i++)
+		if (p->args[i].memory)
+			dnnl_memory_destroy(p->args[i].memory);
+	p->n_args = 0;
+	if (p->prim)
+		dnnl_primitive_destroy(p->prim);
+	p->prim = NULL;
+}
+
+static void dnnl_step_destroy(void *priv)
+{
+	cpu_dnnl_prim_fini(priv);
+	free(priv);
+}
+
+struct cpu_dnnl_prim *cpu_dnnl_step(struct cpu_step *s)
+{
+	struct cpu_dnnl_prim *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	s->priv = p;
+	s->destroy = dnnl_step_destroy;
+	s->run = cpu_dnnl_run;
+	s->impl = "oneDNN";
+	return p;
+}
+
+enum webnn_status cpu_dnnl_create(struct cpu_dnnl_prim *p, dnnl_primitive_desc_t pd,
+				  const struct graph_node *n, struct wnn_diag *diag)
+{
+	const char *impl = NULL;
+	if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
+	    impl)
+		snprintf(p->impl, sizeof(p->impl), "%s", impl);
+	dnnl_status_t st = dnnl_primitive_create(&p->prim, pd);
+	dnnl_primitive_desc_destroy(pd);
+	return cpu_dnnl_check(st, n, "primitive creation", diag);
+}
+
+static enum webnn_status add_arg(struct cpu_dnnl_prim *p, int arg, dnnl_memory_t mem, uint32_t v,
+				 const struct graph_node *n, struct wnn_diag *diag)
+{
+	char name[96];
+	if (p->n_args == CPU_DNNL_MAX_ARGS) {
+		dnnl_memory_destroy(mem);
+		return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+				    "%s: more than %d oneDNN arguments",
+				    graph_node_name(n, name, sizeof(name)), CPU_DNNL_MAX_ARGS);
+	}
+	p->args[p->n_args] = (dnnl_exec_arg_t){ arg, mem };
+	p->value[p->n_args++] = v;
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status cpu_dnnl_bind(const struct cpu_build *b, struct cpu_dnnl_prim *p, int arg,
+				const dnnl_memory_desc_t *md, uint32_t v, const struct graph_node *n,
+				struct wnn_diag *diag)
+{
+	dnnl_memory_t mem;
+	enum webnn_status st = cpu_dnnl_check(dnnl_memory_create(&mem, md, b->engine,
+								  DNNL_MEMORY_NONE),
+					      n, "memory creation", diag);
+	return st == WEBNN_STATUS_OK ? add_arg(p, arg, mem, v, n, diag) : st;
+}
+
+enum webnn_status cpu_dnnl_bind_owned(const struct cpu_build *b, struct cpu_dnnl_prim *p, int arg,
+				      const dnnl_memory_desc_t *md, dnnl_memory_t *out,
+				      const struct graph_node *n, struct wnn_diag *diag)
+{
+	dnnl_memory_t mem;
+	enum webnn_status st = cpu_dnnl_check(dnnl_memory_create(&mem, md, b->engine,
+								  DNNL_MEMORY_ALLOCATE),
+					      n, "memory allocation", diag);
+	if (st == WEBNN_STATUS_OK)
+		st = add_arg(p, arg, mem, GRAPH_NONE, n, diag);
+	if (st == WEBNN_STATUS_OK && out)
+		*out = mem;
+	return st;
+}
+
+/* One reorder, src -> dst, run now on the build's stream. */
+static enum webnn_status reorder_now(const struct cpu_build *b, dnnl_memory_t src,
+				     const dnnl_memory_desc_t *src_md, dnnl_memory_t dst,
+				     const dnnl_memory_desc_t *dst_md, const struct graph_node *n,
+				     struct wnn_diag *diag)
+{
+	dnnl_primitive_desc_t pd;
+	dnnl_primitive_t r;
+	enum webnn_status st = cpu_dnnl_check(
+		dnnl_reorder_primitive_desc_create(&pd, src_md, b->engine, dst_md, b->engine, NULL),
+		n, "weight reorder", diag);
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	st = cpu_dnnl_check(dnnl_primitive_create(&r, pd), n, "weight reorder", diag);
+	dnnl_primitive_desc_destroy(pd);
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	dnnl_exec_arg_t args[2] = { { DNNL_ARG_FROM, src }, { DNNL_ARG_TO, dst } };
+	st = cpu_dnnl_check(dnnl_primitive_execute(r, b->stream, 2, args), n, "weight reorder",
+			    diag);
+	if (st == WEBNN_STATUS_OK)
+		st = cpu_dnnl_check(dnnl_stream_wait(b->stream), n, "weight reorder", diag);
+	dnnl_primitive_destroy(r);
+	return st;
+}
+
+enum webnn_status cpu_dnnl_bind_constant(const struct cpu_build *b, struct cpu_dnnl_prim *p,
+					 int arg, const dnnl_memory_desc_t *src_md, const void *data,
+					 const dnnl_memory_desc_t *want, const struct graph_node *n,
+					 struct wnn_diag *diag)
+{
+	dnnl_memory_t src, dst;
+	enum webnn_status st = cpu_dnnl_bind_owned(b, p, arg, want, &dst, n, diag);
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	/* oneDNN reads through the handle only: the constant's bytes are never written */
+	st = cpu_dnnl_check(dnnl_memory_create(&src, src_md, b->engine, (void *)data), n,
+			    "memory creation", diag);
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	st = reorder_now(b, src, src_md, dst, want, n, diag);
+	dnnl_memory_destroy(src);
+	return st;
+}
+
+enum webnn_status cpu_dnnl_exec(const struct cpu_dnnl_prim *p, const struct graph_node *n,
+				void *const *bufs, const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	for (int i = 0; i < p->n_args; i++) {
+		if (p->value[i] == GRAPH_NONE)
+			continue;
+		dnnl_status_t st = dnnl_memory_set_data_handle(p->args[i].memory, bufs[p->value[i]]);
+		if (st != dnnl_success)
+			return cpu_dnnl_check(st, n, "binding a tensor", diag);
+	}
+	enum webnn_status st = cpu_dnnl_check(
+		dnnl_primitive_execute(p->prim, x->stream, p->n_args, p->args), n, "execute", diag);
+	if (st == WEBNN_STATUS_OK)
+		st = cpu_dnnl_check(dnnl_stream_wait(x->stream), n, "execute", diag);
+	return st;
+}
+
+enum webnn_status cpu_dnnl_run(const struct cpu_step *s, void *const *bufs,
+			       const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	return cpu_dnnl_exec(s->priv, s->n, bufs, x, diag);
+}
+
+enum webnn_status cpu_dnnl_epilogue_attr(const struct cpu_build *b, struct cpu_dnnl_prim *p,
+					 const struct graph_node *n, const dnnl_memory_desc_t *dst_md,
+					 dnnl_primitive_attr_t *attr, struct wnn_diag *diag)
+{
+	const struct graph_epilogue *e = &n->epilogue;
+	*attr = NULL;
+	if (!e->used)
+		return WEBNN_STATUS_OK;
+	dnnl_post_ops_t po;
+	enum webnn_status st = cpu_dnnl_check(dnnl_post_ops_create(&po), n, "post-ops", diag);
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	int idx = 0;
+	if (e->channel != GRAPH_NONE) {
+		/* oneDNN's logical dims put a convolution's channels at 1 whatever the memory
+		 * layout; matrix products have them last */
+		int cdim = n->op == WNN_OP_CONV2D || n->op == WNN_OP_CONV_TRANSPOSE2D
+				   ? 1 : dst_md->ndims - 1;
+		int64_t dims[DNNL_MAX_NDIMS], strides[DNNL_MAX_NDIMS];
+		for (int k = 0; k < dst_md->ndims; k++) {
+			dims[k] = k == cdim ? dst_md->dims[k] : 1;
+			strides[k] = k == cdim ? 1 : dst_md->dims[cdim];
+		}
+		dnnl_memory_desc_t cmd;
+		st = cpu_dnnl_check(cpu_dnnl_md_strided(&cmd, dst_md->ndims, dims, strides,
+							dst_md->data_type), n, "post-op operand", diag);
+		if (st == WEBNN_STATUS_OK)
+			st = cpu_dnnl_check(dnnl_post_ops_append_binary(po, dnnl_binary_add, &cmd), n,
+					    "post-ops", diag);
+		if (st == WEBNN_STATUS_OK)
+			st = cpu_dnnl_bind(b, p, DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx) | DNNL_ARG_SRC_1,
+					   &cmd, e->channel, n, diag);
+		idx++;
+	}
+	if (st == WEBNN_STATUS_OK && e->residual != GRAPH_NONE) {
+		st = cpu_dnnl_check(dnnl_post_ops_append_binary(po, dnnl_binary_add, dst_md), n,
+				    "post-ops", diag);
+		if (st == WEBNN_STATUS_OK)
+			st = cpu_dnnl_bind(b, p, DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx) | DNNL_ARG_SRC_1,
+					   dst_md, e->residual, n, diag);
+		idx++;
+	}
+	if (st == WEBNN_STATUS_OK && e->act == GRAPH_ACT_RELU)
+		st = cpu_dnnl_check(dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0, 0),
+				    n, "post-ops", diag);
+	else if (st == WEBNN_STATUS_OK && e->act == GRAPH_ACT_CLAMP)
+		st = cpu_dnnl_check(dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_clip, e->lo,
+								 e->hi), n, "post-ops", diag);
+	if (st == WEBNN_STATUS_OK)
+		st = cpu_dnnl_check(dnnl_primitive_attr_create(attr), n, "attributes", diag);
+	if (st == WEBNN_STATUS_OK)
+		st = cpu_dnnl_check(dnnl_primitive_attr_set_post_ops(*attr, po), n, "post-ops", diag);
+	dnnl_post_ops_destroy(po);
+	if (st != WEBNN_STATUS_OK && *attr) {
+		dnnl_primitive_attr_destroy(*attr);
+		*attr = NULL;
+	}
+	return st;
+}
