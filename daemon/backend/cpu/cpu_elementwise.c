@@ -334,6 +334,28 @@ static inline int64_t ew_ipow_s(int64_t a, int64_t b)
 	return (int64_t)ew_ipow_u((uint64_t)a, (uint64_t)b);
 }
 
+/* fmax/fmin as glibc computes them, spelled so that the compiler neither swaps the operands
+ * (it treats fmax as commutative, but the sign of max(0, -0) depends on their order: the
+ * second operand wins ties, as MAXSD does) nor calls out of the vectorised loop. Operands
+ * come from float32 through double, so NaNs are quiet: a NaN operand yields the other. */
+static inline double ew_fmax(double a, double b)
+{
+	if (a != a)
+		return b != b ? a + b : b;
+	if (b != b)
+		return a;
+	return a > b ? a : b;
+}
+
+static inline double ew_fmin(double a, double b)
+{
+	if (a != a)
+		return b != b ? a + b : b;
+	if (b != b)
+		return a;
+	return a < b ? a : b;
+}
+
 #define EW_EXPR_F(ENUM, CT, FEXPR, IEXPR) (FEXPR)
 #define EW_EXPR_S(ENUM, CT, FEXPR, IEXPR)                                                      \
 	(WNN_OP_##ENUM == WNN_OP_POW ? (CT)ew_ipow_s((int64_t)a, (int64_t)b) : (CT)(IEXPR))
@@ -397,11 +419,15 @@ static inline int64_t ew_ipow_s(int64_t a, int64_t b)
 		}                                                                              \
 	}
 
+#define fmax(a, b) ew_fmax(a, b)
+#define fmin(a, b) ew_fmin(a, b)
 #define X(ENUM, name, id, FAMILY, ATTRS, DTYPES, OUT, DEFAULTS, FEXPR, IEXPR)                  \
 	EW_TYPES(EW_BINARY, ENUM, ATTRS, DTYPES, OUT, FEXPR, IEXPR)                            \
 	EW_TYPES(EW_UNARY, ENUM, ATTRS, DTYPES, OUT, FEXPR, IEXPR)
 #include "proto/ops.def"
 #undef X
+#undef fmax
+#undef fmin
 
 /* clamp: the bounds are already values of the input type, so comparing in it is exact
  * (float32 compares as the reference's double compare; NaN passes through). */
