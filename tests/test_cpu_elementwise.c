@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/backend/cpu/cpu.h"
 #include "tests/graphs.h"
@@ -471,4 +472,132 @@ TEST_TIMEOUT(cpu_elementwise_one_thread, 120)
 	ce_binary(be, WNN_OP_DIV, WNN_I32, 7, true);
 	ce_unary(be, WNN_OP_SIGMOID, WNN_F32, 1, (uint32_t[]){ 100000 }, false, "big");
 	backend_cpu.shutdown(be);
+}
+
+/* ---- speed (WEBNN_BENCH=1): ns per output element of one execute, median of repeats, for
+ * the cpu kernels on 1 and 2 threads and the reference kernel. */
+
+static double ce_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int ce_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double ce_bench(const struct backend_impl *impl, int threads, const struct graph_ir *g)
+{
+	struct backend *be = NULL;
+	struct backend_context *ctx = NULL;
+	struct backend_plan *plan = NULL;
+	struct backend_tensor *ins[TG_MAX_OPERANDS] = { NULL }, *outs[TG_MAX_OPERANDS] = { NULL };
+	struct backend_context_options copts = { 0 };
+	struct backend_options opts = { .threads = threads };
+	struct wnn_diag diag = { 0 };
+	ASSERT_MSG(impl->init(&opts, &be, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	ASSERT_MSG(impl->context_create(be, &copts, &ctx, &diag) == WEBNN_STATUS_OK, "%s",
+		   diag.message);
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		const struct wnn_desc *d = &g->values[g->inputs[i]].desc;
+		void *data = ce_input(d, 9 + i, -4, 4, false);
+		ASSERT(impl->tensor_create(ctx, d, &ins[i], &diag) == WEBNN_STATUS_OK);
+		ASSERT(impl->tensor_write(ins[i], data, tg_bytes(d), &diag) == WEBNN_STATUS_OK);
+		free(data);
+	}
+	uint64_t count = 1;
+	wnn_desc_count(&g->values[g->outputs[0]].desc, &count);
+	for (size_t i = 0; i < g->n_outputs; i++)
+		ASSERT(impl->tensor_create(ctx, &g->values[g->outputs[i]].desc, &outs[i], &diag) ==
+		       WEBNN_STATUS_OK);
+	struct graph_ir *copy = graph_clone(g);
+	ASSERT(copy != NULL);
+	ASSERT_MSG(tg_optimize(copy, impl, ctx, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	ASSERT_MSG(impl->compile(ctx, copy, &plan, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	double t[15];
+	for (int r = 0; r < 15; r++) {
+		double t0 = ce_now();
+		ASSERT(impl->execute(plan, ins, outs, &diag) == WEBNN_STATUS_OK);
+		t[r] = ce_now() - t0;
+	}
+	qsort(t, 15, sizeof t[0], ce_cmp);
+	impl->plan_destroy(plan);
+	graph_destroy(copy);
+	for (size_t i = 0; i < TG_MAX_OPERANDS; i++) {
+		if (ins[i])
+			impl->tensor_destroy(ins[i]);
+		if (outs[i])
+			impl->tensor_destroy(outs[i]);
+	}
+	impl->context_destroy(ctx);
+	impl->shutdown(be);
+	return t[0] * 1e9 / (double)count; /* the least disturbed run: the machine is shared */
+}
+
+static void ce_bench_report(const struct graph_ir *g, const char *what)
+{
+	double c1 = ce_bench(&backend_cpu, 1, g), c2 = ce_bench(&backend_cpu, 2, g);
+	double ref = ce_bench(&backend_reference, 0, g);
+	printf("%-34s cpu 1 thread %7.3f ns/elem, 2 threads %7.3f ns/elem, reference %7.3f "
+	       "ns/elem (x%.1f, x%.1f)\n",
+	       what, c1, c2, ref, ref / c1, ref / c2);
+}
+
+TEST_TIMEOUT(bench_cpu_elementwise, 600)
+{
+	if (!getenv("WEBNN_BENCH"))
+		SKIP("set WEBNN_BENCH=1 to measure");
+	static const struct {
+		const char *what;
+		enum wnn_op op;
+		enum wnn_dtype t;
+		uint32_t ra, rb;
+		uint32_t a[4], b[4];
+	} cases[] = {
+		{ "add f32 1M same shape", WNN_OP_ADD, WNN_F32, 1, 1, { 1 << 20 }, { 1 << 20 } },
+		{ "add f32 1M NCHW channel bcast", WNN_OP_ADD, WNN_F32, 4, 3, { 1, 64, 128, 128 },
+		  { 64, 1, 1 } },
+		{ "add f32 1M NHWC channel bcast", WNN_OP_ADD, WNN_F32, 4, 1, { 1, 128, 128, 64 },
+		  { 64 } },
+		{ "add f16 1M same shape", WNN_OP_ADD, WNN_F16, 1, 1, { 1 << 20 }, { 1 << 20 } },
+		{ "mul i32 1M same shape", WNN_OP_MUL, WNN_I32, 1, 1, { 1 << 20 }, { 1 << 20 } },
+		{ "max f32 1M same shape", WNN_OP_MAX, WNN_F32, 1, 1, { 1 << 20 }, { 1 << 20 } },
+		{ "relu f32 1M", WNN_OP_RELU, WNN_F32, 1, 0, { 1 << 20 }, { 0 } },
+		{ "sigmoid f32 1M", WNN_OP_SIGMOID, WNN_F32, 1, 0, { 1 << 20 }, { 0 } },
+		{ "tanh f32 1M", WNN_OP_TANH, WNN_F32, 1, 0, { 1 << 20 }, { 0 } },
+		{ "cast f32->f16 1M", WNN_OP_CAST, WNN_F32, 1, 0, { 1 << 20 }, { 0 } },
+		{ "cast f16->f32 1M", WNN_OP_CAST, WNN_F16, 1, 0, { 1 << 20 }, { 0 } },
+		{ "cast f32->i8 1M", WNN_OP_CAST, WNN_F32, 1, 0, { 1 << 20 }, { 0 } },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tg_graph tg;
+		tg_init(&tg);
+		uint32_t a = tg_input(&tg, cases[i].t, cases[i].ra, cases[i].a);
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		Webnn__Ipc__ElementwiseBinary mb = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+		Webnn__Ipc__ElementwiseUnary mu = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+		Webnn__Ipc__Cast mc = WEBNN__IPC__CAST__INIT;
+		if (cases[i].op == WNN_OP_CAST) {
+			mc.input = a;
+			mc.output = tg_next(&tg);
+			mc.data_type = (Webnn__Ipc__DataType)(cases[i].t == WNN_F16 ? WNN_F32
+						: strstr(cases[i].what, "i8") ? WNN_I8 : WNN_F16);
+			tg_set_op(&o, WNN_OP_CAST, &mc);
+		} else if (wnn_ops[cases[i].op].attrs == WNN_ATTRS_BINARY) {
+			mb.a = a;
+			mb.b = tg_input(&tg, cases[i].t, cases[i].rb, cases[i].b);
+			mb.output = tg_next(&tg);
+			tg_set_op(&o, cases[i].op, &mb);
+		} else {
+			mu.input = a;
+			mu.output = tg_next(&tg);
+			tg_set_op(&o, cases[i].op, &mu);
+		}
+		ce_bench_report(ce_finish(&tg, &o, cases[i].what), cases[i].what);
+		tg_free(&tg);
+	}
 }

@@ -7,6 +7,10 @@
 #include "daemon/backend/cpu/cpu.h"
 #include "daemon/backend/cpu/cpu_elementwise_half.h"
 
+/* Lets the saturating conversions' conditionals become vector selects (see cpu_elementwise.c);
+ * no value changes. */
+#pragma GCC optimize("no-trapping-math")
+
 /* ---- cast: one loop per pair of storage types (float16 goes through float32 blocks). The
  * conversions are the reference's: float -> integer truncates and saturates (NaN -> 0),
  * integer -> float rounds once from the 64-bit value, integer -> integer wraps. */
