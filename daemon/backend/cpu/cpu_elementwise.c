@@ -57,11 +57,12 @@ void cpu_float_to_half(uint16_t *dst, const float *src, uint64_t n)
 		dst[i] = wnn_f32_to_f16(src[i]);
 }
 
-/* The kernels below may raise floating-point exceptions the C code would not (nothing reads
- * the flags): without this the compiler keeps every conditional of relu, clamp or a compare
- * as a branch and vectorises none of them. Results are unchanged (it permits no
- * value-changing transformation). */
-#pragma GCC optimize("no-trapping-math")
+/* The kernels below may raise floating-point exceptions the C code would not, and sqrt/log of
+ * a negative need not set errno (nothing reads the flags or errno): without this the compiler
+ * keeps every conditional of relu, clamp or a compare as a branch, calls sqrt, and vectorises
+ * none of them. Results are unchanged (neither option permits a value-changing
+ * transformation). */
+#pragma GCC optimize("no-trapping-math", "no-math-errno")
 
 /* ---- plans: a broadcast shape collapsed to the fewest dimensions, walked row by row; the
  * innermost dimension of every input is contiguous or one broadcast element, so each row is
@@ -263,20 +264,31 @@ static void row_un(const struct ew_plan *pl, const struct ew_args *a, const uint
 	}
 }
 
-/* where moves elements: one kernel per element size. */
+/* where moves elements: one kernel per element size, one loop per pattern of broadcast
+ * operands (a scalar operand read once per row) so that each is a vector select. */
+#define EW_WHERE_LOOP(IC, IT, IF)                                                              \
+	_Pragma("omp simd") for (uint64_t i = 0; i < n; i++)                                   \
+	{                                                                                      \
+		uint8_t cv = c[IC];                                                            \
+		ew_t tv = T[IT], fv = F[IF];                                                   \
+		O[i] = cv ? tv : fv;                                                           \
+	}
 #define EW_WHERE(BITS)                                                                         \
 	static void where_##BITS(const uint8_t *c, int sc, const void *pt, int st, const void *pf, \
 				 int sf, void *po, uint64_t n)                                 \
 	{                                                                                      \
-		const uint##BITS##_t *T = pt, *F = pf;                                         \
-		uint##BITS##_t *O = po;                                                        \
-		if (sc && st && sf) {                                                          \
-			_Pragma("omp simd") for (uint64_t i = 0; i < n; i++) O[i] =            \
-				c[i] ? T[i] : F[i];                                            \
-		} else {                                                                       \
-			for (uint64_t i = 0; i < n; i++)                                       \
-				O[i] = c[i * (uint64_t)sc] ? T[i * (uint64_t)st]               \
-							   : F[i * (uint64_t)sf];              \
+		typedef uint##BITS##_t ew_t;                                                   \
+		const ew_t *T = pt, *F = pf;                                                   \
+		ew_t *O = po;                                                                  \
+		switch ((sc ? 4 : 0) | (st ? 2 : 0) | (sf ? 1 : 0)) {                          \
+		case 7: EW_WHERE_LOOP(i, i, i) break;                                          \
+		case 6: EW_WHERE_LOOP(i, i, 0) break;                                          \
+		case 5: EW_WHERE_LOOP(i, 0, i) break;                                          \
+		case 4: EW_WHERE_LOOP(i, 0, 0) break;                                          \
+		case 3: EW_WHERE_LOOP(0, i, i) break;                                          \
+		case 2: EW_WHERE_LOOP(0, i, 0) break;                                          \
+		case 1: EW_WHERE_LOOP(0, 0, i) break;                                          \
+		default: EW_WHERE_LOOP(0, 0, 0) break;                                         \
 		}                                                                              \
 	}
 EW_WHERE(8)
@@ -346,20 +358,12 @@ static inline int64_t ew_ipow_s(int64_t a, int64_t b)
  * come from float32 through double, so NaNs are quiet: a NaN operand yields the other. */
 static inline double ew_fmax(double a, double b)
 {
-	if (a != a)
-		return b != b ? a + b : b;
-	if (b != b)
-		return a;
-	return a > b ? a : b;
+	return a != a ? (b != b ? a + b : b) : b != b ? a : a > b ? a : b;
 }
 
 static inline double ew_fmin(double a, double b)
 {
-	if (a != a)
-		return b != b ? a + b : b;
-	if (b != b)
-		return a;
-	return a < b ? a : b;
+	return a != a ? (b != b ? a + b : b) : b != b ? a : a < b ? a : b;
 }
 
 #define EW_EXPR_F(ENUM, CT, FEXPR, IEXPR) (FEXPR)
