@@ -7,8 +7,17 @@
 #include "daemon/graph/import.h"
 
 
+const struct backend_impl *ot_impl = &backend_opencl;
+
 struct backend *ot_backend_cached(const char *cache_dir)
 {
+	if (ot_impl != &backend_opencl) {
+		struct backend *be = NULL;
+		struct wnn_diag diag = { 0 };
+		ASSERT_MSG(ot_impl->init(NULL, &be, &diag) == WEBNN_STATUS_OK, "%s backend: %s",
+			   ot_impl->name, diag.message);
+		return be;
+	}
 	if (!test_have_opencl())
 		SKIP("no OpenCL device");
 	struct backend *be = NULL;
@@ -66,8 +75,8 @@ void ot_compare(struct backend *be, const struct graph_ir *g, const struct range
 				      &diag);
 	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s: reference: %s", label, diag.message);
 	wnn_diag_clear(&diag);
-	st = tg_run(&backend_opencl, be, g, (const void *const *)in, out, &diag);
-	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s: opencl: %s", label, diag.message);
+	st = tg_run(ot_impl, be, g, (const void *const *)in, out, &diag);
+	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s: %s: %s", label, ot_impl->name, diag.message);
 	for (size_t i = 0; i < g->n_outputs; i++) {
 		const struct wnn_desc *d = &g->values[g->outputs[i]].desc;
 		uint64_t count = 1;
@@ -122,4 +131,96 @@ double ot_type_lo(enum wnn_dtype t, double lo)
 {
 	bool is_unsigned = t == WNN_U8 || t == WNN_U32 || t == WNN_U64;
 	return is_unsigned ? 0 : lo;
+}
+
+/* conv2d with constant filter (layout as the input's usual partner; ihwo for depthwise nhwc)
+ * and optional constant bias; returns the output id. */
+uint32_t pg_conv(struct tg_graph *tg, struct pg_conv *pc, uint32_t x, enum wnn_dtype t,
+			bool nhwc, uint32_t c, uint32_t oc, uint32_t k, uint32_t groups,
+			uint32_t stride, const uint32_t pad[4], bool bias, uint64_t seed)
+{
+	struct wnn_diag diag = { 0 };
+	uint32_t icg = c / groups;
+	bool dw = groups > 1 && groups == c && oc == c;
+	uint32_t fd[4];
+	if (!nhwc)
+		memcpy(fd, (uint32_t[]){ oc, icg, k, k }, sizeof fd);
+	else if (dw)
+		memcpy(fd, (uint32_t[]){ 1, k, k, oc }, sizeof fd);
+	else
+		memcpy(fd, (uint32_t[]){ oc, k, k, icg }, sizeof fd);
+	size_t fcount = (size_t)oc * icg * k * k;
+	void *fdata = malloc(fcount * 4), *bdata = malloc(oc * 4 + 4);
+	tg_random(fdata, t, fcount, seed, -0.5, 0.5);
+	tg_random(bdata, t, oc, seed + 1, -0.5, 0.5);
+	uint32_t f = tg_constant(tg, t, 4, fd, fdata);
+	uint32_t b = bias ? tg_constant(tg, t, 1, (uint32_t[]){ oc }, bdata) : 0;
+	free(fdata);
+	free(bdata);
+	Webnn__Ipc__Conv2d init = WEBNN__IPC__CONV2D__INIT;
+	Webnn__Ipc__Operation oinit = WEBNN__IPC__OPERATION__INIT;
+	pc->m = init;
+	pc->o = oinit;
+	memcpy(pc->pad, pad, sizeof pc->pad);
+	pc->stride[0] = pc->stride[1] = stride;
+	pc->dil[0] = pc->dil[1] = 1;
+	pc->m.input = x;
+	pc->m.filter = f;
+	pc->m.has_bias = bias;
+	pc->m.bias = b;
+	pc->m.output = tg_next(tg);
+	pc->m.n_padding = 4;
+	pc->m.padding = pc->pad;
+	pc->m.n_strides = 2;
+	pc->m.strides = pc->stride;
+	pc->m.n_dilations = 2;
+	pc->m.dilations = pc->dil;
+	pc->m.has_groups = 1;
+	pc->m.groups = groups;
+	pc->m.has_input_layout = pc->m.has_filter_layout = 1;
+	pc->m.input_layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
+	pc->m.filter_layout = !nhwc ? WEBNN__IPC__CONV2D_FILTER_LAYOUT__OIHW
+			      : dw  ? WEBNN__IPC__CONV2D_FILTER_LAYOUT__IHWO
+				    : WEBNN__IPC__CONV2D_FILTER_LAYOUT__OHWI;
+	tg_set_op(&pc->o, WNN_OP_CONV2D, &pc->m);
+	ASSERT_MSG(tg_op(tg, &pc->o, &diag) == WEBNN_STATUS_OK, "conv2d: %s", diag.message);
+	return pc->m.output;
+}
+
+/* act 1 relu, 2 clamp(0, 6), 3 add(x, other): returns the output id. */
+uint32_t pg_act(struct tg_graph *tg, struct pg_act *pa, int act, uint32_t x,
+		       uint32_t other)
+{
+	struct wnn_diag diag = { 0 };
+	Webnn__Ipc__Operation oinit = WEBNN__IPC__OPERATION__INIT;
+	pa->o = oinit;
+	if (act == 1) {
+		Webnn__Ipc__ElementwiseUnary init = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+		pa->u = init;
+		pa->u.input = x;
+		pa->u.output = tg_next(tg);
+		tg_set_op(&pa->o, WNN_OP_RELU, &pa->u);
+	} else if (act == 2) {
+		Webnn__Ipc__Clamp init = WEBNN__IPC__CLAMP__INIT;
+		Webnn__Ipc__Number ninit = WEBNN__IPC__NUMBER__INIT;
+		pa->c = init;
+		pa->lo = pa->hi = ninit;
+		pa->lo.value_case = pa->hi.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+		pa->lo.f = 0;
+		pa->hi.f = 0.75; /* inside the data range, so both bounds clip */
+		pa->c.input = x;
+		pa->c.output = tg_next(tg);
+		pa->c.min_value = &pa->lo;
+		pa->c.max_value = &pa->hi;
+		tg_set_op(&pa->o, WNN_OP_CLAMP, &pa->c);
+	} else {
+		Webnn__Ipc__ElementwiseBinary init = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+		pa->bin = init;
+		pa->bin.a = other;
+		pa->bin.b = x;
+		pa->bin.output = tg_next(tg);
+		tg_set_op(&pa->o, WNN_OP_ADD, &pa->bin);
+	}
+	ASSERT_MSG(tg_op(tg, &pa->o, &diag) == WEBNN_STATUS_OK, "activation: %s", diag.message);
+	return tg_next(tg) - 1;
 }

@@ -1,4 +1,4 @@
-/* Shared helpers of the OpenCL backend tests: the backend, tolerances, comparisons, one-op graphs. */
+/* Shared helpers of the product backends' differential tests (OpenCL, cpu) against the reference: the backend under test, tolerances, comparisons, one-op graphs. */
 #ifndef TESTS_OCLTEST_H
 #define TESTS_OCLTEST_H
 
@@ -10,8 +10,32 @@
 #include "tests/graphs.h"
 #include "tests/test.h"
 
-/* The OpenCL backend without an on-disk program cache (the daemon's warm-up child is not run
- * here, so nothing competes with the tests for the two cores); SKIPs without a device. */
+/* The product backend a differential test runs against the reference: &backend_opencl unless
+ * the test was registered twice by OT_TEST. */
+extern const struct backend_impl *ot_impl;
+
+/* One test body registered twice: <prefix>_opencl_<what> and <prefix>_cpu_<what>, with ot_impl
+ * set to each product backend. Bodies use ot_backend(), ot_impl and the ot_check family. */
+#define OT_TEST(prefix_, what_, secs_)                                                         \
+	OT_TEST_NAMED(prefix_##_opencl_##what_, prefix_##_cpu_##what_, secs_)
+/* The same with both test names given. */
+#define OT_TEST_NAMED(opencl_name_, cpu_name_, secs_)                                          \
+	static void ot_body_##opencl_name_(void);                                              \
+	TEST_TIMEOUT(opencl_name_, secs_)                                                      \
+	{                                                                                      \
+		ot_impl = &backend_opencl;                                                     \
+		ot_body_##opencl_name_();                                                      \
+	}                                                                                      \
+	TEST_TIMEOUT(cpu_name_, secs_)                                                         \
+	{                                                                                      \
+		ot_impl = &backend_cpu;                                                        \
+		ot_body_##opencl_name_();                                                      \
+	}                                                                                      \
+	static void ot_body_##opencl_name_(void)
+
+/* ot_impl's backend; for OpenCL without an on-disk program cache (the daemon's warm-up child
+ * is not run here, so nothing competes with the tests for the two cores); SKIPs without an
+ * OpenCL device. */
 struct backend *ot_backend(void);
 /* The same with on-disk caches in cache_dir. */
 struct backend *ot_backend_cached(const char *cache_dir);
@@ -39,7 +63,7 @@ struct range {
 	double lo, hi;
 };
 
-/* Runs g on the reference and on OpenCL with the same inputs (input i seeded with
+/* Runs g on the reference and on ot_impl with the same inputs (input i seeded with
  * seed + i * seed_step, in its range) and compares every output: float ones within tol,
  * integer ones within int_atol. */
 void ot_compare(struct backend *be, const struct graph_ir *g, const struct range *r,
@@ -66,6 +90,30 @@ extern int ot_n_compared;
 #define OT_N_TYPES (sizeof ALL_TYPES / sizeof ALL_TYPES[0])
 /* lo, or 0 for an unsigned type. */
 double ot_type_lo(enum wnn_dtype t, double lo);
+
+/* Graph pieces that must outlive the graph. */
+struct pg_conv {
+	Webnn__Ipc__Conv2d m;
+	Webnn__Ipc__Operation o;
+	uint32_t pad[4], stride[2], dil[2];
+};
+struct pg_act {
+	Webnn__Ipc__ElementwiseUnary u;
+	Webnn__Ipc__Clamp c;
+	Webnn__Ipc__ElementwiseBinary bin;
+	Webnn__Ipc__Number lo, hi;
+	Webnn__Ipc__Operation o;
+};
+
+/* conv2d with constant filter (layout as the input's usual partner; ihwo for depthwise nhwc)
+ * and optional constant bias; returns the output id. */
+uint32_t pg_conv(struct tg_graph *tg, struct pg_conv *pc, uint32_t x, enum wnn_dtype t, bool nhwc,
+		 uint32_t c, uint32_t oc, uint32_t k, uint32_t groups, uint32_t stride,
+		 const uint32_t pad[4], bool bias, uint64_t seed);
+/* act 1 relu, 2 clamp(0, 0.75), 3 add(x, other): returns the output id. */
+uint32_t pg_act(struct tg_graph *tg, struct pg_act *pa, int act, uint32_t x, uint32_t other);
+static const uint32_t PAD0[4] = { 0, 0, 0, 0 }, PAD1[4] = { 1, 1, 1, 1 },
+		      PAD01[4] = { 0, 1, 0, 1 };
 
 /* Adds op to t and finishes the graph; fails the test naming label on a validation error. */
 const struct graph_ir *ot_finish(struct tg_graph *t, Webnn__Ipc__Operation *op,

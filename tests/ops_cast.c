@@ -175,7 +175,7 @@ TEST(ops_cast_reference_quantize_dequantize_rounding_saturation_blocks)
 
 /* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
 
-TEST_TIMEOUT(ops_cast_opencl_all_pairs, 180)
+OT_TEST(ops_cast, all_pairs, 180)
 {
 	struct backend *be = ot_backend();
 	char label[128];
@@ -190,10 +190,10 @@ TEST_TIMEOUT(ops_cast_opencl_all_pairs, 180)
 			OT_RUN1(be, ti, 2, ((uint32_t[]){ 5, 13 }), WNN_OP_CAST, m, ot_type_lo(ti, -300),
 			     300, TOL_EXACT, label);
 		}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }
 
-TEST_TIMEOUT(ops_cast_opencl_quantize_dequantize, 120)
+OT_TEST(ops_cast, quantize_dequantize, 120)
 {
 	struct backend *be = ot_backend();
 	static const enum wnn_dtype qtypes[] = { WNN_I8, WNN_U8, WNN_I32, WNN_U32 };
@@ -236,5 +236,5 @@ TEST_TIMEOUT(ops_cast_opencl_quantize_dequantize, 120)
 					tg_free(&tg);
 				}
 			}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }

@@ -911,7 +911,7 @@ static void conv_run(struct backend *be, const struct conv_case *c, bool const_f
 	free(bdata);
 }
 
-TEST_TIMEOUT(ops_conv_opencl_layouts, 300)
+OT_TEST(ops_conv, layouts, 300)
 {
 	struct backend *be = ot_backend();
 	for (int nhwc = 0; nhwc < 2; nhwc++)
@@ -924,10 +924,10 @@ TEST_TIMEOUT(ops_conv_opencl_layouts, 300)
 			c.stride[1] = 2;
 			conv_run(be, &c, fl == 1);
 		}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }
 
-TEST_TIMEOUT(ops_conv_opencl_options, 300)
+OT_TEST(ops_conv, options, 300)
 {
 	struct backend *be = ot_backend();
 	static const struct conv_case cases[] = {
@@ -953,10 +953,10 @@ TEST_TIMEOUT(ops_conv_opencl_options, 300)
 		if (i % 3 == 0)
 			conv_run(be, &cases[i], false);
 	}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }
 
-TEST_TIMEOUT(ops_conv_opencl_conv_transpose2d, 180)
+OT_TEST(ops_conv, conv_transpose2d, 180)
 {
 	struct backend *be = ot_backend();
 	char label[128];
@@ -1028,5 +1028,5 @@ TEST_TIMEOUT(ops_conv_opencl_conv_transpose2d, 180)
 			ot_check_counted(be, g, -1, 1, f ? TOL_F16_SUM : TOL_SUM, label);
 			tg_free(&tg);
 		}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }

@@ -589,7 +589,7 @@ TEST(ops_data_reference_reverse_slice_split)
 
 /* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
 
-TEST_TIMEOUT(ops_data_opencl_transpose_concat_reshape, 300)
+OT_TEST(ops_data, transpose_concat_reshape, 300)
 {
 	struct backend *be = ot_backend();
 	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16, WNN_I8, WNN_I64 };
@@ -647,10 +647,10 @@ TEST_TIMEOUT(ops_data_opencl_transpose_concat_reshape, 300)
 		ot_check(be, ot_finish(&tg, &o, "reshape"), -50, 50, TOL_EXACT, "reshape");
 		tg_free(&tg);
 	}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }
 
-TEST_TIMEOUT(ops_data_opencl_all_types, 180)
+OT_TEST(ops_data, all_types, 180)
 {
 	struct backend *be = ot_backend();
 	for (size_t ti = 0; ti < OT_N_TYPES; ti++) {
@@ -786,5 +786,5 @@ TEST_TIMEOUT(ops_data_opencl_all_types, 180)
 		}
 	}
 	ASSERT(ot_n_compared >= 8 * 17);
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }

@@ -1008,7 +1008,7 @@ TEST(ops_elementwise_reference_integer_pow_exact)
 
 /* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
 
-TEST_TIMEOUT(ops_elementwise_opencl_binary_all_ops_types, 300)
+OT_TEST(ops_elementwise, binary_all_ops_types, 300)
 {
 	struct backend *be = ot_backend();
 	static const struct {
@@ -1027,7 +1027,7 @@ TEST_TIMEOUT(ops_elementwise_opencl_binary_all_ops_types, 300)
 			enum wnn_dtype t = ALL_TYPES[ti];
 			if (!(wnn_ops[op].dtypes & WNN_DT_BIT(t)))
 				continue;
-			ASSERT_MSG(backend_opencl.supports(be, (enum wnn_op)op, t), "%s %s",
+			ASSERT_MSG(ot_impl->supports(be, (enum wnn_op)op, t), "%s %s",
 				   wnn_ops[op].name, wnn_dtype_name(t));
 			/* pow on integers has no oracle: checked by opencl_pow_integers */
 			if (!backend_reference.supports(NULL, (enum wnn_op)op, t))
@@ -1060,10 +1060,10 @@ TEST_TIMEOUT(ops_elementwise_opencl_binary_all_ops_types, 300)
 		}
 	}
 	ASSERT(ran > 100);
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }
 
-TEST(ops_elementwise_opencl_pow_integers)
+OT_TEST(ops_elementwise, pow_integers, 0)
 {
 	struct backend *be = ot_backend();
 	static const enum wnn_dtype types[] = { WNN_I32, WNN_I64, WNN_I8, WNN_U8 };
@@ -1089,17 +1089,17 @@ TEST(ops_elementwise_opencl_pow_integers)
 		const void *in[2] = { ab, bb_ };
 		void *outs[1] = { out };
 		struct wnn_diag diag = { 0 };
-		ASSERT_MSG(tg_run(&backend_opencl, be, g, in, outs, &diag) == WEBNN_STATUS_OK, "%s",
+		ASSERT_MSG(tg_run(ot_impl, be, g, in, outs, &diag) == WEBNN_STATUS_OK, "%s",
 			   diag.message);
 		char msg[200];
 		ASSERT_MSG(tg_compare_values(out, t, ev, 5, 0, 0, msg, sizeof msg), "pow %s: %s",
 			   wnn_dtype_name(t), msg);
 		tg_free(&tg);
 	}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }
 
-TEST_TIMEOUT(ops_elementwise_opencl_unary_all_ops_types, 300)
+OT_TEST(ops_elementwise, unary_all_ops_types, 300)
 {
 	struct backend *be = ot_backend();
 	int ran = 0;
@@ -1110,7 +1110,7 @@ TEST_TIMEOUT(ops_elementwise_opencl_unary_all_ops_types, 300)
 			enum wnn_dtype t = ALL_TYPES[ti];
 			if (!(wnn_ops[op].dtypes & WNN_DT_BIT(t)))
 				continue;
-			ASSERT_MSG(backend_opencl.supports(be, (enum wnn_op)op, t), "%s %s",
+			ASSERT_MSG(ot_impl->supports(be, (enum wnn_op)op, t), "%s %s",
 				   wnn_ops[op].name, wnn_dtype_name(t));
 			struct tg_graph tg;
 			tg_init(&tg);
@@ -1143,10 +1143,10 @@ TEST_TIMEOUT(ops_elementwise_opencl_unary_all_ops_types, 300)
 		}
 	}
 	ASSERT(ran > 40);
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }
 
-TEST(ops_elementwise_opencl_clamp_types)
+OT_TEST(ops_elementwise, clamp_types, 0)
 {
 	struct backend *be = ot_backend();
 	for (size_t ti = 0; ti < sizeof ALL_TYPES / sizeof ALL_TYPES[0]; ti++) {
@@ -1175,5 +1175,5 @@ TEST(ops_elementwise_opencl_clamp_types)
 			tg_free(&tg);
 		}
 	}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }

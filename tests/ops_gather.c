@@ -328,7 +328,7 @@ TEST(ops_gather_reference_wpt_gather_scatter_out_of_bounds)
 
 static const enum wnn_dtype INDEX_TYPES[] = { WNN_I32, WNN_U32, WNN_I64 };
 
-TEST_TIMEOUT(ops_gather_opencl_gather_scatter, 180)
+OT_TEST(ops_gather, gather_scatter, 180)
 {
 	struct backend *be = ot_backend();
 	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16, WNN_I64, WNN_U8 };
@@ -447,11 +447,11 @@ TEST_TIMEOUT(ops_gather_opencl_gather_scatter, 180)
 			}
 		}
 	}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }
 
 /* Hostile indices (the extremes of each index type) stay inside the input: literal values. */
-TEST(ops_gather_opencl_hostile_indices)
+OT_TEST(ops_gather, hostile_indices, 0)
 {
 	struct backend *be = ot_backend();
 	struct tg_graph tg;
@@ -471,7 +471,7 @@ TEST(ops_gather_opencl_hostile_indices)
 	const void *in[2] = { xv, iv };
 	void *outs[1] = { out };
 	struct wnn_diag diag = { 0 };
-	ASSERT_MSG(tg_run(&backend_opencl, be, g, in, outs, &diag) == WEBNN_STATUS_OK, "%s",
+	ASSERT_MSG(tg_run(ot_impl, be, g, in, outs, &diag) == WEBNN_STATUS_OK, "%s",
 		   diag.message);
 	double ev[6] = { 10, 13, 13, 10, 10, 13 };
 	char msg[200];
@@ -495,10 +495,10 @@ TEST(ops_gather_opencl_hostile_indices)
 	uint32_t is[2] = { UINT32_MAX, 0 };
 	const void *in2[3] = { xs, is, us };
 	void *outs2[1] = { os };
-	ASSERT_MSG(tg_run(&backend_opencl, be, g, in2, outs2, &diag) == WEBNN_STATUS_OK, "%s",
+	ASSERT_MSG(tg_run(ot_impl, be, g, in2, outs2, &diag) == WEBNN_STATUS_OK, "%s",
 		   diag.message);
 	double es[6] = { 9, 10, 3, 4, 7, 8 };
 	ASSERT_MSG(tg_compare_values(os, WNN_I32, es, 6, 0, 0, msg, sizeof msg), "%s", msg);
 	tg_free(&tg);
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }

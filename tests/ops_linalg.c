@@ -215,7 +215,7 @@ TEST(ops_linalg_reference_matmul_batched_and_broadcast)
 
 /* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
 
-TEST_TIMEOUT(ops_linalg_opencl_gemm_options, 300)
+OT_TEST(ops_linalg, gemm_options, 300)
 {
 	struct backend *be = ot_backend();
 	const uint32_t M = 7, K = 13, N = 9;
@@ -252,10 +252,10 @@ TEST_TIMEOUT(ops_linalg_opencl_gemm_options, 300)
 			ot_check(be, ot_finish(&tg, &o, label), -1, 1, f16 ? TOL_F16_SUM : TOL_SUM, label);
 			tg_free(&tg);
 		}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }
 
-TEST_TIMEOUT(ops_linalg_opencl_matmul_broadcast, 300)
+OT_TEST(ops_linalg, matmul_broadcast, 300)
 {
 	struct backend *be = ot_backend();
 	static const struct {
@@ -286,5 +286,5 @@ TEST_TIMEOUT(ops_linalg_opencl_matmul_broadcast, 300)
 			ot_check(be, ot_finish(&tg, &o, label), -1, 1, f16 ? TOL_F16_SUM : TOL_SUM, label);
 			tg_free(&tg);
 		}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }

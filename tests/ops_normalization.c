@@ -303,7 +303,7 @@ TEST(ops_normalization_reference_instance_and_layer_normalization)
 
 /* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
 
-TEST_TIMEOUT(ops_normalization_opencl_softmax_batchnorm, 300)
+OT_TEST(ops_normalization, softmax_batchnorm, 300)
 {
 	struct backend *be = ot_backend();
 	for (int f16 = 0; f16 < 2; f16++) {
@@ -352,10 +352,10 @@ TEST_TIMEOUT(ops_normalization_opencl_softmax_batchnorm, 300)
 			tg_free(&tg);
 		}
 	}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }
 
-TEST_TIMEOUT(ops_normalization_opencl_instance_layer_prelu, 120)
+OT_TEST(ops_normalization, instance_layer_prelu, 120)
 {
 	struct backend *be = ot_backend();
 	char label[128];
@@ -447,5 +447,5 @@ TEST_TIMEOUT(ops_normalization_opencl_instance_layer_prelu, 120)
 		ot_check_counted(be, g, -5, 5, t == WNN_F16 ? TOL_F16 : TOL_EW, label);
 		tg_free(&tg);
 	}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }

@@ -284,7 +284,7 @@ TEST(ops_pool_reference_max_pool2d_integers)
 
 /* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
 
-TEST_TIMEOUT(ops_pool_opencl_pool2d, 300)
+OT_TEST(ops_pool, pool2d, 300)
 {
 	struct backend *be = ot_backend();
 	static const enum wnn_op ops[3] = { WNN_OP_AVERAGE_POOL2D, WNN_OP_L2_POOL2D,
@@ -363,11 +363,11 @@ TEST_TIMEOUT(ops_pool_opencl_pool2d, 300)
 		ot_check(be, ot_finish(&tg, &o, "maxPool2d int"), 0, 100, TOL_EXACT, "maxPool2d int");
 		tg_free(&tg);
 	}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }
 
 /* maxPool2d (and the others) over a window that holds only padding produce 0, not -inf. */
-TEST(ops_pool_opencl_padding_only_window)
+OT_TEST(ops_pool, padding_only_window, 0)
 {
 	struct backend *be = ot_backend();
 	static const enum wnn_op ops[3] = { WNN_OP_MAX_POOL2D, WNN_OP_AVERAGE_POOL2D,
@@ -376,7 +376,7 @@ TEST(ops_pool_opencl_padding_only_window)
 	for (int k = 0; k < 3; k++)
 		for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
 			enum wnn_dtype t = types[ti];
-			if (!backend_opencl.supports(be, ops[k], t))
+			if (!ot_impl->supports(be, ops[k], t))
 				continue;
 			struct tg_graph tg;
 			tg_init(&tg);
@@ -404,10 +404,10 @@ TEST(ops_pool_opencl_padding_only_window)
 			const void *ins[1] = { in };
 			void *outs[1] = { out };
 			struct wnn_diag diag = { 0 };
-			ASSERT_MSG(tg_run(&backend_opencl, be, g, ins, outs, &diag) == WEBNN_STATUS_OK,
+			ASSERT_MSG(tg_run(ot_impl, be, g, ins, outs, &diag) == WEBNN_STATUS_OK,
 				   "%s", diag.message);
 			ASSERT_MSG(tg_get(out, t, 0) == 0, "%s: got %g", label, tg_get(out, t, 0));
 			tg_free(&tg);
 		}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }

@@ -291,7 +291,7 @@ static bool is_float(enum wnn_dtype t)
 	return t == WNN_F32 || t == WNN_F16;
 }
 
-TEST_TIMEOUT(ops_reduce_opencl_arg_cumsum, 180)
+OT_TEST(ops_reduce, arg_cumsum, 180)
 {
 	struct backend *be = ot_backend();
 	char label[128];
@@ -326,10 +326,10 @@ TEST_TIMEOUT(ops_reduce_opencl_arg_cumsum, 180)
 			     t == WNN_F16 ? TOL_F16_SUM : TOL_SUM, label);
 		}
 	}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }
 
-TEST_TIMEOUT(ops_reduce_opencl_reductions, 180)
+OT_TEST(ops_reduce, reductions, 180)
 {
 	struct backend *be = ot_backend();
 	char label[128];
@@ -369,12 +369,12 @@ TEST_TIMEOUT(ops_reduce_opencl_reductions, 180)
 				     tol, label);
 			}
 		}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }
 
 /* Few outputs over many elements take the two-stage (split) reduction: a whole-tensor
  * reduction, strided and non-contiguous reduced spaces, with and without keepDimensions. */
-TEST_TIMEOUT(ops_reduce_opencl_reductions_large, 300)
+OT_TEST(ops_reduce, reductions_large, 300)
 {
 	struct backend *be = ot_backend();
 	char label[160];
@@ -425,12 +425,12 @@ TEST_TIMEOUT(ops_reduce_opencl_reductions_large, 300)
 				OT_RUN1(be, t, sets[si].rank, dims, (enum wnn_op)op, m, lo, hi, tol, label);
 			}
 		}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }
 
 /* The two-stage reduction keeps the one-stage kernel's NaN and infinity results: NaN wins
  * max/min/sums wherever it sits, -inf chunks weigh nothing in logSumExp, all -inf stays -inf. */
-TEST_TIMEOUT(ops_reduce_opencl_reductions_large_nan_inf, 120)
+OT_TEST(ops_reduce, reductions_large_nan_inf, 120)
 {
 	struct backend *be = ot_backend();
 	enum { ROWS = 7, LEN = 8192 };
@@ -477,7 +477,7 @@ TEST_TIMEOUT(ops_reduce_opencl_reductions_large_nan_inf, 120)
 		ASSERT_MSG(tg_run(&backend_reference, NULL, g, in, out_ref, &diag) ==
 				   WEBNN_STATUS_OK,
 			   "%s", diag.message);
-		ASSERT_MSG(tg_run(&backend_opencl, be, g, in, out_ocl, &diag) == WEBNN_STATUS_OK,
+		ASSERT_MSG(tg_run(ot_impl, be, g, in, out_ocl, &diag) == WEBNN_STATUS_OK,
 			   "%s", diag.message);
 		char msg[256];
 		ASSERT_MSG(tg_compare(got, want, WNN_F32, rows, 0, TOL_SUM.atol, TOL_SUM.rtol, msg,
@@ -488,5 +488,5 @@ TEST_TIMEOUT(ops_reduce_opencl_reductions_large_nan_inf, 120)
 	free(want);
 	free(got);
 	free(x);
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }

@@ -98,7 +98,7 @@ TEST(ops_resample_reference_nearest_and_linear)
 
 /* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
 
-TEST_TIMEOUT(ops_resample_opencl_resample2d, 120)
+OT_TEST(ops_resample, resample2d, 120)
 {
 	struct backend *be = ot_backend();
 	char label[128];
@@ -133,11 +133,11 @@ TEST_TIMEOUT(ops_resample_opencl_resample2d, 120)
 			OT_RUN1(be, t, 4, ((uint32_t[]){ 2, 4, 6, 5 }), WNN_OP_RESAMPLE2D, m,
 			     ot_type_lo(t, -50), 50, tol, label);
 		}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }
 
 /* The spec's worked example: [4, 4] -> [8, 8] linear, literal values. */
-TEST(ops_resample_opencl_spec_example)
+OT_TEST(ops_resample, spec_example, 0)
 {
 	struct backend *be = ot_backend();
 	struct tg_graph tg;
@@ -159,7 +159,7 @@ TEST(ops_resample_opencl_spec_example)
 	const void *ins[1] = { in };
 	void *outs[1] = { out };
 	struct wnn_diag diag = { 0 };
-	ASSERT_MSG(tg_run(&backend_opencl, be, g, ins, outs, &diag) == WEBNN_STATUS_OK, "%s",
+	ASSERT_MSG(tg_run(ot_impl, be, g, ins, outs, &diag) == WEBNN_STATUS_OK, "%s",
 		   diag.message);
 	static const double row[8] = { 0, 0.25, 0.75, 1.25, 1.75, 2.25, 2.75, 3 };
 	static const double add[8] = { 0, 0, 0, 3, 9, 12, 12, 12 };
@@ -170,5 +170,5 @@ TEST(ops_resample_opencl_spec_example)
 	char msg[200];
 	ASSERT_MSG(tg_compare_values(out, WNN_F32, ev, 64, 4, 1e-6, msg, sizeof msg), "%s", msg);
 	tg_free(&tg);
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }

@@ -278,114 +278,6 @@ TEST_TIMEOUT(opencl_elementwise_chain_kernel, 300)
 	backend_opencl.shutdown(be);
 }
 
-/* Graph pieces that must outlive the graph. */
-struct pg_conv {
-	Webnn__Ipc__Conv2d m;
-	Webnn__Ipc__Operation o;
-	uint32_t pad[4], stride[2], dil[2];
-};
-struct pg_act {
-	Webnn__Ipc__ElementwiseUnary u;
-	Webnn__Ipc__Clamp c;
-	Webnn__Ipc__ElementwiseBinary bin;
-	Webnn__Ipc__Number lo, hi;
-	Webnn__Ipc__Operation o;
-};
-
-/* conv2d with constant filter (layout as the input's usual partner; ihwo for depthwise nhwc)
- * and optional constant bias; returns the output id. */
-static uint32_t pg_conv(struct tg_graph *tg, struct pg_conv *pc, uint32_t x, enum wnn_dtype t,
-			bool nhwc, uint32_t c, uint32_t oc, uint32_t k, uint32_t groups,
-			uint32_t stride, const uint32_t pad[4], bool bias, uint64_t seed)
-{
-	struct wnn_diag diag = { 0 };
-	uint32_t icg = c / groups;
-	bool dw = groups > 1 && groups == c && oc == c;
-	uint32_t fd[4];
-	if (!nhwc)
-		memcpy(fd, (uint32_t[]){ oc, icg, k, k }, sizeof fd);
-	else if (dw)
-		memcpy(fd, (uint32_t[]){ 1, k, k, oc }, sizeof fd);
-	else
-		memcpy(fd, (uint32_t[]){ oc, k, k, icg }, sizeof fd);
-	size_t fcount = (size_t)oc * icg * k * k;
-	void *fdata = malloc(fcount * 4), *bdata = malloc(oc * 4 + 4);
-	tg_random(fdata, t, fcount, seed, -0.5, 0.5);
-	tg_random(bdata, t, oc, seed + 1, -0.5, 0.5);
-	uint32_t f = tg_constant(tg, t, 4, fd, fdata);
-	uint32_t b = bias ? tg_constant(tg, t, 1, (uint32_t[]){ oc }, bdata) : 0;
-	free(fdata);
-	free(bdata);
-	Webnn__Ipc__Conv2d init = WEBNN__IPC__CONV2D__INIT;
-	Webnn__Ipc__Operation oinit = WEBNN__IPC__OPERATION__INIT;
-	pc->m = init;
-	pc->o = oinit;
-	memcpy(pc->pad, pad, sizeof pc->pad);
-	pc->stride[0] = pc->stride[1] = stride;
-	pc->dil[0] = pc->dil[1] = 1;
-	pc->m.input = x;
-	pc->m.filter = f;
-	pc->m.has_bias = bias;
-	pc->m.bias = b;
-	pc->m.output = tg_next(tg);
-	pc->m.n_padding = 4;
-	pc->m.padding = pc->pad;
-	pc->m.n_strides = 2;
-	pc->m.strides = pc->stride;
-	pc->m.n_dilations = 2;
-	pc->m.dilations = pc->dil;
-	pc->m.has_groups = 1;
-	pc->m.groups = groups;
-	pc->m.has_input_layout = pc->m.has_filter_layout = 1;
-	pc->m.input_layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
-	pc->m.filter_layout = !nhwc ? WEBNN__IPC__CONV2D_FILTER_LAYOUT__OIHW
-			      : dw  ? WEBNN__IPC__CONV2D_FILTER_LAYOUT__IHWO
-				    : WEBNN__IPC__CONV2D_FILTER_LAYOUT__OHWI;
-	tg_set_op(&pc->o, WNN_OP_CONV2D, &pc->m);
-	ASSERT_MSG(tg_op(tg, &pc->o, &diag) == WEBNN_STATUS_OK, "conv2d: %s", diag.message);
-	return pc->m.output;
-}
-
-/* act 1 relu, 2 clamp(0, 6), 3 add(x, other): returns the output id. */
-static uint32_t pg_act(struct tg_graph *tg, struct pg_act *pa, int act, uint32_t x,
-		       uint32_t other)
-{
-	struct wnn_diag diag = { 0 };
-	Webnn__Ipc__Operation oinit = WEBNN__IPC__OPERATION__INIT;
-	pa->o = oinit;
-	if (act == 1) {
-		Webnn__Ipc__ElementwiseUnary init = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
-		pa->u = init;
-		pa->u.input = x;
-		pa->u.output = tg_next(tg);
-		tg_set_op(&pa->o, WNN_OP_RELU, &pa->u);
-	} else if (act == 2) {
-		Webnn__Ipc__Clamp init = WEBNN__IPC__CLAMP__INIT;
-		Webnn__Ipc__Number ninit = WEBNN__IPC__NUMBER__INIT;
-		pa->c = init;
-		pa->lo = pa->hi = ninit;
-		pa->lo.value_case = pa->hi.value_case = WEBNN__IPC__NUMBER__VALUE_F;
-		pa->lo.f = 0;
-		pa->hi.f = 0.75; /* inside the data range, so both bounds clip */
-		pa->c.input = x;
-		pa->c.output = tg_next(tg);
-		pa->c.min_value = &pa->lo;
-		pa->c.max_value = &pa->hi;
-		tg_set_op(&pa->o, WNN_OP_CLAMP, &pa->c);
-	} else {
-		Webnn__Ipc__ElementwiseBinary init = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
-		pa->bin = init;
-		pa->bin.a = other;
-		pa->bin.b = x;
-		pa->bin.output = tg_next(tg);
-		tg_set_op(&pa->o, WNN_OP_ADD, &pa->bin);
-	}
-	ASSERT_MSG(tg_op(tg, &pa->o, &diag) == WEBNN_STATUS_OK, "activation: %s", diag.message);
-	return tg_next(tg) - 1;
-}
-
-static const uint32_t PAD0[4] = { 0, 0, 0, 0 }, PAD1[4] = { 1, 1, 1, 1 },
-		      PAD01[4] = { 0, 1, 0, 1 };
 
 /* The vectorised depthwise kernels: channel vectors of 16, 8 and 4 (and the generic kernel for
  * other counts), strides 1 and 2, MobileNet's asymmetric padding, widths that leave partial
@@ -563,7 +455,7 @@ TEST_TIMEOUT(opencl_fused_epilogues, 300)
 
 /* No fusion where it would be wrong: the conv output is also a graph output, or has two
  * consumers, or the add's other operand is computed after the conv. */
-TEST_TIMEOUT(opencl_fusion_not_applied, 300)
+OT_TEST_NAMED(opencl_fusion_not_applied, cpu_fusion_not_applied, 300)
 {
 	struct backend *be = ot_backend();
 	for (int variant = 0; variant < 3; variant++) {
@@ -594,7 +486,7 @@ TEST_TIMEOUT(opencl_fusion_not_applied, 300)
 		ot_check(be, g, -1, 1, TOL_SUM, label);
 		tg_free(&tg);
 	}
-	backend_opencl.shutdown(be);
+	ot_impl->shutdown(be);
 }
 
 /* A SqueezeNet fire module: both expand convs (+relu) write straight into their halves of the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make valgrind: webnnd under valgrind (reference, then OpenCL backend) serves clients, stops on SIGTERM, leaks nothing.
+# make valgrind: webnnd under valgrind (reference, cpu, then OpenCL backend) serves clients, stops on SIGTERM, leaks nothing.
 set -uo pipefail
 
 BUILD=${1:-build}
@@ -86,6 +86,10 @@ fail() {
 }
 
 run_backend reference conv2d gemm softmax concat batch_normalization averagePool2d
+# oneDNN sees valgrind's CPU (no AVX-512) and generates its AVX2 kernels: the same plans, steps
+# and bindings as on the real CPU.
+run_backend cpu conv2d conv_transpose2d gemm matmul softmax concat batch_normalization \
+	averagePool2d maxPool2d add relu transpose reduce_sum
 if "$DAEMON" --help >/dev/null 2>&1 && command -v clinfo >/dev/null && [ "$(clinfo -l 2>/dev/null | grep -c Device)" -gt 0 ]; then
 	run_backend opencl relu concat
 else

@@ -26,12 +26,14 @@ struct cpu_build {
 	dnnl_engine_t engine;
 	dnnl_stream_t stream;   /* for one-time work at build (weight reorders) */
 	int threads;            /* threads a run uses (C kernels split their outer loops over it) */
+	uint64_t *scratch_bytes; /* the plan's shared oneDNN scratchpad: the largest any step asks */
 };
 
 /* What a run gives every step. */
 struct cpu_exec {
 	dnnl_stream_t stream;
 	int threads;
+	void *scratch;           /* the plan's shared scratchpad (steps run one at a time) */
 };
 
 struct cpu_step;
@@ -86,6 +88,16 @@ dnnl_status_t cpu_dnnl_md_plain(dnnl_memory_desc_t *md, const struct wnn_desc *d
 dnnl_status_t cpu_dnnl_md_strided(dnnl_memory_desc_t *md, int rank, const int64_t *dims,
 				  const int64_t *strides, dnnl_data_type_t type);
 
+/* A primitive attribute with the user scratchpad mode, which every cpu primitive must use:
+ * oneDNN's own (library) scratchpad belongs to the thread that created the primitive, and plans
+ * run on whichever pool thread is free. Add post-ops to it as needed; cpu_dnnl_create refuses a
+ * primitive descriptor made without it. */
+enum webnn_status cpu_dnnl_attr_create(dnnl_primitive_attr_t *attr, const struct graph_node *n,
+				       struct wnn_diag *diag);
+
+/* Value id of cpu_dnnl_prim.value for the plan's shared scratchpad. */
+#define CPU_VALUE_SCRATCH (UINT32_MAX - 1)
+
 /* A oneDNN primitive and its arguments: bound to values (their handle set from bufs at each
  * run) or owned memory (reordered weights, kept for the plan's life). */
 #define CPU_DNNL_MAX_ARGS 16
@@ -93,7 +105,8 @@ struct cpu_dnnl_prim {
 	dnnl_primitive_t prim;
 	int n_args;
 	dnnl_exec_arg_t args[CPU_DNNL_MAX_ARGS];
-	uint32_t value[CPU_DNNL_MAX_ARGS]; /* value id, or GRAPH_NONE for owned memory */
+	uint32_t value[CPU_DNNL_MAX_ARGS]; /* value id, CPU_VALUE_SCRATCH, or GRAPH_NONE for
+					      owned memory */
 	char impl[64];                     /* oneDNN's implementation name ("brgconv:avx512_core") */
 };
 /* Destroys the primitive and every argument's memory object (not p itself). */
@@ -101,10 +114,11 @@ void cpu_dnnl_prim_fini(struct cpu_dnnl_prim *p);
 /* Allocates a step's primitive record (s->priv, s->destroy, s->run = cpu_dnnl_run are set);
  * NULL when out of memory. Several primitives in one step: see cpu_dnnl_multi below. */
 struct cpu_dnnl_prim *cpu_dnnl_step(struct cpu_step *s);
-/* Creates the primitive from pd (which it then owns and destroys), records the implementation
- * name and sets s->impl. */
-enum webnn_status cpu_dnnl_create(struct cpu_dnnl_prim *p, dnnl_primitive_desc_t pd,
-				  const struct graph_node *n, struct wnn_diag *diag);
+/* Creates the primitive from pd (which it then owns and destroys, also on failure), binds its
+ * scratchpad to the plan's shared one and records the implementation name. */
+enum webnn_status cpu_dnnl_create(const struct cpu_build *b, struct cpu_dnnl_prim *p,
+				  dnnl_primitive_desc_t pd, const struct graph_node *n,
+				  struct wnn_diag *diag);
 /* Binds argument arg (DNNL_ARG_SRC, ...) to value v, described by md. */
 enum webnn_status cpu_dnnl_bind(const struct cpu_build *b, struct cpu_dnnl_prim *p, int arg,
 				const dnnl_memory_desc_t *md, uint32_t v, const struct graph_node *n,
@@ -130,9 +144,9 @@ enum webnn_status cpu_dnnl_run(const struct cpu_step *s, void *const *bufs,
 
 /* Post-ops for n's epilogue on a primitive whose dst is described by dst_md (channel add as a
  * per-channel binary add, residual as a full-shape binary add, relu/clamp as eltwise), for
- * conv2d/convTranspose2d/gemm/matmul. *attr is created here (NULL when there is no epilogue);
- * the caller passes it to the primitive descriptor and destroys it. The binary operands are
- * bound to p. */
+ * conv2d/convTranspose2d/gemm/matmul. *attr is created here with cpu_dnnl_attr_create (post-ops
+ * only when the node has an epilogue); the caller passes it to the primitive descriptor and
+ * destroys it. The binary operands are bound to p. */
 enum webnn_status cpu_dnnl_epilogue_attr(const struct cpu_build *b, struct cpu_dnnl_prim *p,
 					 const struct graph_node *n, const dnnl_memory_desc_t *dst_md,
 					 dnnl_primitive_attr_t *attr, struct wnn_diag *diag);

@@ -53,6 +53,9 @@ struct backend_plan {
 	uint32_t *alias;          /* CPU_SRC_ALIAS: the value whose storage it shares */
 	void **buffers;           /* the memory plan's buffers */
 	void **bufs;              /* per value, for the run in progress */
+	uint64_t scratch_bytes;   /* oneDNN scratchpad shared by the steps (they run one at a
+				     time) */
+	void *scratch;
 };
 
 /* ---- the compute turn */
@@ -287,6 +290,7 @@ static void cpu_plan_destroy(struct backend_plan *plan)
 		for (uint32_t i = 0; i < plan->g->plan.n_buffers; i++)
 			free(plan->buffers[i]);
 	free(plan->buffers);
+	free(plan->scratch);
 	free(plan->steps);
 	free(plan->descs);
 	free(plan->src);
@@ -480,7 +484,8 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 		/* builds may run beside this context's runs: weight reorders get a stream of
 		 * their own */
 		struct cpu_build b = { .g = g, .descs = plan->descs, .engine = ctx->be->engine,
-				       .threads = ctx->be->threads };
+				       .threads = ctx->be->threads,
+				       .scratch_bytes = &plan->scratch_bytes };
 		if (dnnl_stream_create(&b.stream, b.engine, dnnl_stream_default_flags) !=
 		    dnnl_success) {
 			st = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
@@ -491,6 +496,13 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 			turn_give(ctx->be);
 			dnnl_stream_destroy(b.stream);
 		}
+	}
+	if (st == WEBNN_STATUS_OK && plan->scratch_bytes) {
+		uint64_t bytes = (plan->scratch_bytes + 63) & ~(uint64_t)63;
+		if (bytes > SIZE_MAX || !(plan->scratch = aligned_alloc(64, (size_t)bytes)))
+			st = wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+					  "cpu: out of memory for a %llu-byte oneDNN scratchpad",
+					  (unsigned long long)plan->scratch_bytes);
 	}
 	if (st != WEBNN_STATUS_OK) {
 		cpu_plan_destroy(plan);
@@ -515,7 +527,8 @@ static enum webnn_status cpu_execute(struct backend_plan *plan,
 		if (plan->src[v] == CPU_SRC_ALIAS)
 			plan->bufs[v] = plan->bufs[plan->alias[v]];
 	struct backend *be = plan->ctx->be;
-	struct cpu_exec x = { .stream = plan->ctx->stream, .threads = be->threads };
+	struct cpu_exec x = { .stream = plan->ctx->stream, .threads = be->threads,
+			      .scratch = plan->scratch };
 	enum webnn_status st = WEBNN_STATUS_OK;
 	turn_take(be);
 	for (size_t k = 0; k < plan->n_steps && st == WEBNN_STATUS_OK; k++) {

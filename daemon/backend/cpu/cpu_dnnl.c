@@ -90,9 +90,58 @@ struct cpu_dnnl_prim *cpu_dnnl_step(struct cpu_step *s)
 	return p;
 }
 
-enum webnn_status cpu_dnnl_create(struct cpu_dnnl_prim *p, dnnl_primitive_desc_t pd,
-				  const struct graph_node *n, struct wnn_diag *diag)
+enum webnn_status cpu_dnnl_attr_create(dnnl_primitive_attr_t *attr, const struct graph_node *n,
+				       struct wnn_diag *diag)
 {
+	enum webnn_status st = cpu_dnnl_check(dnnl_primitive_attr_create(attr), n, "attributes",
+					      diag);
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	st = cpu_dnnl_check(dnnl_primitive_attr_set_scratchpad_mode(*attr,
+								     dnnl_scratchpad_mode_user),
+			    n, "attributes", diag);
+	if (st != WEBNN_STATUS_OK) {
+		dnnl_primitive_attr_destroy(*attr);
+		*attr = NULL;
+	}
+	return st;
+}
+
+/* The plan's shared scratchpad for pd, which must have been made with cpu_dnnl_attr_create. */
+static enum webnn_status bind_scratchpad(const struct cpu_build *b, struct cpu_dnnl_prim *p,
+					 const_dnnl_primitive_desc_t pd,
+					 const struct graph_node *n, struct wnn_diag *diag)
+{
+	const_dnnl_primitive_attr_t attr = NULL;
+	dnnl_scratchpad_mode_t mode = dnnl_scratchpad_mode_library;
+	char name[96];
+	if (dnnl_primitive_desc_get_attr(pd, &attr) != dnnl_success || !attr ||
+	    dnnl_primitive_attr_get_scratchpad_mode(attr, &mode) != dnnl_success ||
+	    mode != dnnl_scratchpad_mode_user)
+		return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+				    "%s: cpu backend: a oneDNN primitive without the user scratchpad "
+				    "(cpu_dnnl_attr_create)", graph_node_name(n, name, sizeof(name)));
+	const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+	size_t bytes = md ? dnnl_memory_desc_get_size(md) : 0;
+	if (bytes == 0)
+		return WEBNN_STATUS_OK;
+	if (b->scratch_bytes && bytes > *b->scratch_bytes)
+		*b->scratch_bytes = bytes;
+	enum webnn_status st = cpu_dnnl_bind(b, p, DNNL_ARG_SCRATCHPAD, md, GRAPH_NONE, n, diag);
+	if (st == WEBNN_STATUS_OK)
+		p->value[p->n_args - 1] = CPU_VALUE_SCRATCH;
+	return st;
+}
+
+enum webnn_status cpu_dnnl_create(const struct cpu_build *b, struct cpu_dnnl_prim *p,
+				  dnnl_primitive_desc_t pd, const struct graph_node *n,
+				  struct wnn_diag *diag)
+{
+	enum webnn_status sst = bind_scratchpad(b, p, pd, n, diag);
+	if (sst != WEBNN_STATUS_OK) {
+		dnnl_primitive_desc_destroy(pd);
+		return sst;
+	}
 	const char *impl = NULL;
 	if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
 	    impl)
@@ -194,7 +243,8 @@ enum webnn_status cpu_dnnl_exec(const struct cpu_dnnl_prim *p, const struct grap
 	for (int i = 0; i < p->n_args; i++) {
 		if (p->value[i] == GRAPH_NONE)
 			continue;
-		dnnl_status_t st = dnnl_memory_set_data_handle(p->args[i].memory, bufs[p->value[i]]);
+		void *h = p->value[i] == CPU_VALUE_SCRATCH ? x->scratch : bufs[p->value[i]];
+		dnnl_status_t st = dnnl_memory_set_data_handle(p->args[i].memory, h);
 		if (st != dnnl_success)
 			return cpu_dnnl_check(st, n, "binding a tensor", diag);
 	}
@@ -217,10 +267,11 @@ enum webnn_status cpu_dnnl_epilogue_attr(const struct cpu_build *b, struct cpu_d
 {
 	const struct graph_epilogue *e = &n->epilogue;
 	*attr = NULL;
-	if (!e->used)
-		return WEBNN_STATUS_OK;
+	enum webnn_status st = cpu_dnnl_attr_create(attr, n, diag);
+	if (st != WEBNN_STATUS_OK || !e->used)
+		return st;
 	dnnl_post_ops_t po;
-	enum webnn_status st = cpu_dnnl_check(dnnl_post_ops_create(&po), n, "post-ops", diag);
+	st = cpu_dnnl_check(dnnl_post_ops_create(&po), n, "post-ops", diag);
 	if (st != WEBNN_STATUS_OK)
 		return st;
 	int idx = 0;
@@ -259,8 +310,6 @@ enum webnn_status cpu_dnnl_epilogue_attr(const struct cpu_build *b, struct cpu_d
 	else if (st == WEBNN_STATUS_OK && e->act == GRAPH_ACT_CLAMP)
 		st = cpu_dnnl_check(dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_clip, e->lo,
 								 e->hi), n, "post-ops", diag);
-	if (st == WEBNN_STATUS_OK)
-		st = cpu_dnnl_check(dnnl_primitive_attr_create(attr), n, "attributes", diag);
 	if (st == WEBNN_STATUS_OK)
 		st = cpu_dnnl_check(dnnl_primitive_attr_set_post_ops(*attr, po), n, "post-ops", diag);
 	dnnl_post_ops_destroy(po);
