@@ -600,4 +600,20 @@ TEST_TIMEOUT(bench_cpu_elementwise, 600)
 		ce_bench_report(ce_finish(&tg, &o, cases[i].what), cases[i].what);
 		tg_free(&tg);
 	}
+	/* per-channel (NHWC) int8 quantization both ways */
+	for (int deq = 0; deq < 2; deq++) {
+		struct tg_graph tg;
+		tg_init(&tg);
+		Webnn__Ipc__QuantizeLinear m = WEBNN__IPC__QUANTIZE_LINEAR__INIT;
+		m.input = tg_input(&tg, deq ? WNN_I8 : WNN_F32, 2, (uint32_t[]){ 16384, 64 });
+		m.scale = tg_input(&tg, WNN_F32, 2, (uint32_t[]){ 1, 64 });
+		m.zero_point = tg_input(&tg, WNN_I8, 2, (uint32_t[]){ 1, 64 });
+		m.output = tg_next(&tg);
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		const char *what = deq ? "dequantize i8->f32 1M per channel"
+				       : "quantize f32->i8 1M per channel";
+		tg_set_op(&o, deq ? WNN_OP_DEQUANTIZE_LINEAR : WNN_OP_QUANTIZE_LINEAR, &m);
+		ce_bench_report(ce_finish(&tg, &o, what), what);
+		tg_free(&tg);
+	}
 }

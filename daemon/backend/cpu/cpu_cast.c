@@ -129,13 +129,149 @@ static enum webnn_status cast_run(const struct cpu_step *s, void *const *bufs,
 	return WEBNN_STATUS_OK;
 }
 
-/* ---- quantizeLinear / dequantizeLinear: runs of elements sharing one scale and zero point
- * (a whole row of the innermost dimension for per-tensor and per-axis scales, a block for
- * blockwise ones), each a vectorised loop. */
+/* ---- quantizeLinear / dequantizeLinear. Scale and zero point are converted once per run
+ * (float32, double); each row of the innermost dimension is then one vectorised loop with a
+ * scale per element (a per-axis scale along that dimension), or runs of elements sharing one
+ * (per-tensor, other axes, blocks). */
 
 struct quant_plan {
 	struct wnn_quantize_attrs q;
+	uint64_t n_scale; /* scale (and zero point) elements */
 };
+
+/* What one run reads. */
+struct quant_args {
+	const struct wnn_quantize_attrs *p;
+	const uint8_t *in;
+	uint8_t *out;
+	const float *scale;
+	const double *zp;
+};
+
+/* rint in the default rounding mode, spelled so that it vectorises: adding and subtracting
+ * 2^23 rounds a magnitude below 2^23 to an integer, to nearest even; larger magnitudes, inf and
+ * NaN are integral already. The sign is put back so that -0.3 gives -0 as rint does. */
+static inline float quant_rintf(float q)
+{
+	float a = fabsf(q);
+	float r = (a + 0x1p23f) - 0x1p23f;
+	return a < 0x1p23f ? copysignf(r, q) : q;
+}
+
+/* x / scale rounded to float32 is the float32 quotient (division rounds once either way), then
+ * to nearest even, plus the zero point in double, saturated as the reference's store. SC/ZP
+ * index the scale per element (by the loop's u) or name one. */
+#define QUANT_LOOP(OT, LO, HI, SC, ZP)                                                         \
+	do {                                                                                   \
+		OT *O = po;                                                                    \
+		_Pragma("omp simd") for (uint64_t u = 0; u < m; u++)                           \
+		{                                                                              \
+			double v = (double)quant_rintf(x[u] / (SC)) + (ZP);                    \
+			O[u] = v != v ? (OT)0 : v <= (double)(LO) ? (OT)(LO)                   \
+				: v >= (double)(HI) ? (OT)(HI) : (OT)v;                        \
+		}                                                                              \
+	} while (0)
+#define QUANT_TYPES(SC, ZP)                                                                    \
+	switch (a->p->out_type) {                                                              \
+	case WNN_I8: QUANT_LOOP(int8_t, INT8_MIN, INT8_MAX, SC, ZP); break;                    \
+	case WNN_U8: QUANT_LOOP(uint8_t, 0, UINT8_MAX, SC, ZP); break;                         \
+	case WNN_I32: QUANT_LOOP(int32_t, INT32_MIN, INT32_MAX, SC, ZP); break;                \
+	case WNN_U32: QUANT_LOOP(uint32_t, 0, UINT32_MAX, SC, ZP); break;                      \
+	default: break;                                                                        \
+	}
+
+/* Elements [i, i + n) with scale index k (per_elem: k + 0, k + 1, ...). */
+static void quant_run(const struct quant_args *a, uint64_t i, uint64_t n, uint64_t k,
+		      bool per_elem)
+{
+	float tx[CPU_EW_BLOCK];
+	size_t oes = wnn_dtype_size(a->p->out_type);
+	for (uint64_t j = 0; j < n; j += CPU_EW_BLOCK) {
+		uint64_t m = n - j < CPU_EW_BLOCK ? n - j : CPU_EW_BLOCK;
+		const float *x;
+		if (a->p->in_type == WNN_F16) {
+			cpu_half_to_float(tx, (const uint16_t *)a->in + i + j, m);
+			x = tx;
+		} else {
+			x = (const float *)a->in + i + j;
+		}
+		void *po = a->out + (i + j) * oes;
+		if (per_elem) {
+			const float *sc = a->scale + k + j;
+			const double *zp = a->zp + k + j;
+			QUANT_TYPES(sc[u], zp[u])
+		} else {
+			const float sc = a->scale[k];
+			const double zp = a->zp[k];
+			QUANT_TYPES(sc, zp)
+		}
+	}
+}
+
+/* (x - zeroPoint) * scale in double, rounded to float32 (then float16), as the reference. */
+#define DEQUANT_LOOP(IT, SC, ZP)                                                               \
+	do {                                                                                   \
+		const IT *X = (const IT *)a->in + i + j;                                       \
+		_Pragma("omp simd") for (uint64_t u = 0; u < m; u++)                           \
+			o[u] = (float)(((double)X[u] - (ZP)) * (double)(SC));                  \
+	} while (0)
+#define DEQUANT_TYPES(SC, ZP)                                                                  \
+	switch (a->p->in_type) {                                                               \
+	case WNN_I8: DEQUANT_LOOP(int8_t, SC, ZP); break;                                      \
+	case WNN_U8: DEQUANT_LOOP(uint8_t, SC, ZP); break;                                     \
+	case WNN_I32: DEQUANT_LOOP(int32_t, SC, ZP); break;                                    \
+	case WNN_U32: DEQUANT_LOOP(uint32_t, SC, ZP); break;                                   \
+	default: break;                                                                        \
+	}
+
+static void dequant_run(const struct quant_args *a, uint64_t i, uint64_t n, uint64_t k,
+			bool per_elem)
+{
+	float to[CPU_EW_BLOCK];
+	bool half = a->p->out_type == WNN_F16;
+	for (uint64_t j = 0; j < n; j += CPU_EW_BLOCK) {
+		uint64_t m = n - j < CPU_EW_BLOCK ? n - j : CPU_EW_BLOCK;
+		float *o = half ? to : (float *)a->out + i + j;
+		if (per_elem) {
+			const float *sc = a->scale + k + j;
+			const double *zp = a->zp + k + j;
+			DEQUANT_TYPES(sc[u], zp[u])
+		} else {
+			const float sc = a->scale[k];
+			const double zp = a->zp[k];
+			DEQUANT_TYPES(sc, zp)
+		}
+		if (half)
+			cpu_float_to_half((uint16_t *)a->out + i + j, to, m);
+	}
+}
+
+/* Elements [b, e): along the innermost dimension the scale index steps by one every block. */
+static void quant_range(const struct quant_args *a, uint64_t b, uint64_t e)
+{
+	const struct wnn_quantize_attrs *p = a->p;
+	uint64_t inner = p->rank ? p->dims[p->rank - 1] : 1;
+	uint64_t blk = p->rank && p->block[p->rank - 1] ? p->block[p->rank - 1] : 1;
+	bool quant = p->op == WNN_OP_QUANTIZE_LINEAR;
+	uint64_t i = b;
+	while (i < e) {
+		uint64_t j = i % inner, row0 = i - j;
+		uint64_t k0 = wnn_quantize_index(p, row0);
+		bool per_elem = blk == 1 && inner > 1;
+		uint64_t stop = per_elem ? inner : (j / blk + 1) * blk;
+		if (stop > inner)
+			stop = inner;
+		uint64_t n = stop - j;
+		if (n > e - i)
+			n = e - i;
+		uint64_t k = k0 + j / blk;
+		if (quant)
+			quant_run(a, i, n, k, per_elem);
+		else
+			dequant_run(a, i, n, k, per_elem);
+		i += n;
+	}
+}
 
 static double quant_load_f(const void *p, enum wnn_dtype t, uint64_t i)
 {
@@ -154,115 +290,35 @@ static double quant_load_i(const void *p, enum wnn_dtype t, uint64_t i)
 	}
 }
 
-/* x / scale rounded to float32 is the float32 quotient (division rounds once either way), then
- * to nearest even, plus the zero point in double, saturated as the reference's store. */
-#define QUANT_LOOP(OT, LO, HI)                                                                 \
-	do {                                                                                   \
-		OT *O = po;                                                                    \
-		_Pragma("omp simd") for (uint64_t k = 0; k < m; k++)                           \
-		{                                                                              \
-			double v = (double)rintf(x[k] / sf) + zp;                              \
-			O[k] = v != v ? (OT)0 : v <= (double)(LO) ? (OT)(LO)                   \
-				: v >= (double)(HI) ? (OT)(HI) : (OT)v;                        \
-		}                                                                              \
-	} while (0)
-
-static void quant_run(const struct wnn_quantize_attrs *p, const uint8_t *in, uint8_t *out,
-		      uint64_t i, uint64_t n, double scale, double zp)
-{
-	float tx[CPU_EW_BLOCK];
-	const float sf = (float)scale;
-	size_t oes = wnn_dtype_size(p->out_type);
-	for (uint64_t j = 0; j < n; j += CPU_EW_BLOCK) {
-		uint64_t m = n - j < CPU_EW_BLOCK ? n - j : CPU_EW_BLOCK;
-		const float *x;
-		if (p->in_type == WNN_F16) {
-			cpu_half_to_float(tx, (const uint16_t *)in + i + j, m);
-			x = tx;
-		} else {
-			x = (const float *)in + i + j;
-		}
-		void *po = out + (i + j) * oes;
-		switch (p->out_type) {
-		case WNN_I8: QUANT_LOOP(int8_t, INT8_MIN, INT8_MAX); break;
-		case WNN_U8: QUANT_LOOP(uint8_t, 0, UINT8_MAX); break;
-		case WNN_I32: QUANT_LOOP(int32_t, INT32_MIN, INT32_MAX); break;
-		case WNN_U32: QUANT_LOOP(uint32_t, 0, UINT32_MAX); break;
-		default: break;
-		}
-	}
-}
-
-#define DEQUANT_LOOP(IT)                                                                       \
-	do {                                                                                   \
-		const IT *X = (const IT *)in + i + j;                                          \
-		_Pragma("omp simd") for (uint64_t k = 0; k < m; k++)                           \
-			o[k] = (float)(((double)X[k] - zp) * scale);                           \
-	} while (0)
-
-static void dequant_run(const struct wnn_quantize_attrs *p, const uint8_t *in, uint8_t *out,
-			uint64_t i, uint64_t n, double scale, double zp)
-{
-	float to[CPU_EW_BLOCK];
-	bool half = p->out_type == WNN_F16;
-	for (uint64_t j = 0; j < n; j += CPU_EW_BLOCK) {
-		uint64_t m = n - j < CPU_EW_BLOCK ? n - j : CPU_EW_BLOCK;
-		float *o = half ? to : (float *)out + i + j;
-		switch (p->in_type) {
-		case WNN_I8: DEQUANT_LOOP(int8_t); break;
-		case WNN_U8: DEQUANT_LOOP(uint8_t); break;
-		case WNN_I32: DEQUANT_LOOP(int32_t); break;
-		case WNN_U32: DEQUANT_LOOP(uint32_t); break;
-		default: break;
-		}
-		if (half)
-			cpu_float_to_half((uint16_t *)out + i + j, to, m);
-	}
-}
-
-/* Elements [b, e): along the innermost dimension the scale index steps by one every block. */
-static void quant_range(const struct wnn_quantize_attrs *p, void *const *bufs, uint64_t b,
-			uint64_t e)
-{
-	const uint8_t *in = bufs[p->input];
-	uint8_t *out = bufs[p->output];
-	const void *S = bufs[p->scale], *Z = bufs[p->zero_point];
-	uint64_t inner = p->rank ? p->dims[p->rank - 1] : 1;
-	uint64_t blk = p->rank ? p->block[p->rank - 1] : 1;
-	if (blk == 0)
-		blk = 1;
-	uint64_t i = b;
-	while (i < e) {
-		uint64_t j = i % inner, row0 = i - j;
-		uint64_t k = wnn_quantize_index(p, row0) + j / blk;
-		uint64_t stop = (j / blk + 1) * blk;
-		if (stop > inner)
-			stop = inner;
-		uint64_t n = stop - j;
-		if (n > e - i)
-			n = e - i;
-		double scale = quant_load_f(S, p->scale_type, k);
-		double zp = quant_load_i(Z, p->zp_type, k);
-		if (p->op == WNN_OP_QUANTIZE_LINEAR)
-			quant_run(p, in, out, i, n, scale, zp);
-		else
-			dequant_run(p, in, out, i, n, scale, zp);
-		i += n;
-	}
-}
-
 static enum webnn_status quant_run_step(const struct cpu_step *s, void *const *bufs,
 					const struct cpu_exec *x, struct wnn_diag *diag)
 {
 	const struct quant_plan *pl = s->priv;
+	const struct wnn_quantize_attrs *p = &pl->q;
+	float *scale = malloc(pl->n_scale * sizeof *scale + 1);
+	double *zp = malloc(pl->n_scale * sizeof *zp + 1);
+	if (!scale || !zp) {
+		free(scale);
+		free(zp);
+		char name[128];
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
+				    graph_node_name(s->n, name, sizeof name));
+	}
+	/* float32 holds every float16 scale exactly */
+	for (uint64_t k = 0; k < pl->n_scale; k++) {
+		scale[k] = (float)quant_load_f(bufs[p->scale], p->scale_type, k);
+		zp[k] = quant_load_i(bufs[p->zero_point], p->zp_type, k);
+	}
+	struct quant_args a = { p, bufs[p->input], bufs[p->output], scale, zp };
 	int nt = x->threads > 1 ? x->threads : 1;
-	(void)diag;
-#pragma omp parallel num_threads(nt) if (nt > 1 && pl->q.count >= CPU_EW_PAR_MIN)
+#pragma omp parallel num_threads(nt) if (nt > 1 && p->count >= CPU_EW_PAR_MIN)
 	{
 		uint64_t b, e;
-		cpu_ew_split(pl->q.count, omp_get_thread_num(), omp_get_num_threads(), &b, &e);
-		quant_range(&pl->q, bufs, b, e);
+		cpu_ew_split(p->count, omp_get_thread_num(), omp_get_num_threads(), &b, &e);
+		quant_range(&a, b, e);
 	}
+	free(scale);
+	free(zp);
 	return WEBNN_STATUS_OK;
 }
 
@@ -326,6 +382,7 @@ enum webnn_status cpu_cast_prepare(const struct cpu_build *b, struct cpu_step *s
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
 				    graph_node_name(n, name, sizeof name));
 	pl->q = n->attrs.quantize;
+	pl->n_scale = wnn_shape_count(pl->q.rank, pl->q.scale_dims);
 	s->priv = pl;
 	s->destroy = free;
 	s->run = quant_run_step;
