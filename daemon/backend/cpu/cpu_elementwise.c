@@ -62,7 +62,7 @@ void cpu_float_to_half(uint16_t *dst, const float *src, uint64_t n)
  * keeps every conditional of relu, clamp or a compare as a branch, calls sqrt, and vectorises
  * none of them. Results are unchanged (neither option permits a value-changing
  * transformation). */
-#pragma GCC optimize("no-trapping-math", "no-math-errno")
+#pragma GCC optimize("no-trapping-math", "no-math-errno", "fp-contract=off")
 
 /* ---- plans: a broadcast shape collapsed to the fewest dimensions, walked row by row; the
  * innermost dimension of every input is contiguous or one broadcast element, so each row is
@@ -411,6 +411,11 @@ static inline double ew_exp(double x)
 }
 
 #define EW_EXPR_F(ENUM, CT, FEXPR, IEXPR) (FEXPR)
+/* Float kernels compute in double, two lanes an SSE2 register: they are also built for AVX2
+ * and AVX-512 and picked at load time (the same bits: contraction into FMA stays off). */
+#define EW_CLONES_F __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#define EW_CLONES_S
+#define EW_CLONES_U
 #define EW_EXPR_S(ENUM, CT, FEXPR, IEXPR)                                                      \
 	(WNN_OP_##ENUM == WNN_OP_POW ? (CT)ew_ipow_s((int64_t)a, (int64_t)b) : (CT)(IEXPR))
 #define EW_EXPR_U(ENUM, CT, FEXPR, IEXPR)                                                      \
@@ -438,7 +443,8 @@ static inline double ew_exp(double x)
 	}
 
 #define EW_BINARY(T, ST, CT, CLS, ENUM, ATTRS, DTYPES, OUT, FEXPR, IEXPR)                      \
-	static void ew_b_##ENUM##_##T(const void *pa, const void *pb, void *po, uint64_t n,    \
+	EW_CLONES_##CLS static void ew_b_##ENUM##_##T(const void *pa, const void *pb, void *po, \
+						      uint64_t n,    \
 				      int sa, int sb)                                          \
 	{                                                                                      \
 		if (WNN_ATTRS_##ATTRS != WNN_ATTRS_BINARY || !((DTYPES)&WNN_DT_BIT(WNN_##T)))  \
@@ -458,7 +464,7 @@ static inline double ew_exp(double x)
 	}
 
 #define EW_UNARY(T, ST, CT, CLS, ENUM, ATTRS, DTYPES, OUT, FEXPR, IEXPR)                       \
-	static void ew_u_##ENUM##_##T(const void *px, void *po, uint64_t n,                    \
+	EW_CLONES_##CLS static void ew_u_##ENUM##_##T(const void *px, void *po, uint64_t n,    \
 				      const struct ew_plan *pl)                                \
 	{                                                                                      \
 		if (WNN_ATTRS_##ATTRS != WNN_ATTRS_UNARY || !((DTYPES)&WNN_DT_BIT(WNN_##T)))   \
