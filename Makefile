@@ -154,8 +154,28 @@ check-all: check check-asan valgrind
 valgrind: all
 	tests/valgrind-daemon.sh $(BUILD)
 
-bench: all
-	WEBNN_BUILD=$(BUILD) $(TEST_BIN) --bench
+# make bench: the bench_* tests of webnn-tests (tests/bench_*.c), with bench/: the FMA-peak program
+# and the onnxruntime-node peer (bench/ort_bench.js), which is installed with npm into $(BUILD)/ort on
+# first use; it is never a test or runtime dependency, and the bench skips it (saying why) without it.
+ORT_VERSION := 1.30.0
+ORT_DIR := $(BUILD)/ort
+ORT_PKG := $(ORT_DIR)/node_modules/onnxruntime-node/package.json
+PEAK_BIN := $(BUILD)/bin/peak_flops
+.PHONY: bench-ort
+$(PEAK_BIN): bench/peak_flops.c
+	@mkdir -p $(dir $@)
+	$(CC) $(OPT) -std=c11 -Wall -Wextra -Werror -fopenmp $< -o $@
+bench-ort:
+	@if grep -qs '"version": "$(ORT_VERSION)"' $(ORT_PKG); then :; \
+	elif ! command -v npm >/dev/null 2>&1; then \
+		echo "bench: no npm: the onnxruntime-node comparisons will be skipped"; \
+	else echo "bench: installing onnxruntime-node@$(ORT_VERSION) into $(ORT_DIR)"; mkdir -p $(ORT_DIR); \
+		ONNXRUNTIME_NODE_INSTALL=skip timeout 300 npm install --prefix $(ORT_DIR) --no-audit \
+			--no-fund --fetch-retries=1 --loglevel=error onnxruntime-node@$(ORT_VERSION) > $(ORT_DIR)/npm.log 2>&1 || \
+		echo "bench: npm install failed (no network?), see $(ORT_DIR)/npm.log: the onnxruntime-node comparisons will be skipped"; \
+	fi
+bench: all $(PEAK_BIN) bench-ort
+	WEBNN_BUILD=$(BUILD) WEBNN_BENCH_ORT=$(ORT_DIR)/node_modules/onnxruntime-node $(TEST_BIN) --bench
 
 demo: all
 	tests/demo.sh $(BUILD)

@@ -277,7 +277,7 @@ enum webnn_status wnn_resolve_scatter(const Webnn__Ipc__Operation *op, const str
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 					    "%s: indices last dimension exceeds the input rank", name);
 		p->k = idx->dims[idx->rank - 1];
-		p->n_tuples = n_idx / p->k;
+		p->n_tuples = p->k ? n_idx / p->k : 0; /* dims are validated > 0 */
 		p->slice = wnn_shape_count(in->rank - p->k, in->dims + p->k);
 		if (wnn_shape_count(upd->rank, upd->dims) != p->n_tuples * p->slice)
 			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,

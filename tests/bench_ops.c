@@ -1,14 +1,11 @@
-/* OpenCL backend benchmarks (make bench): sgemm, conv2d and whole models vs same-run baselines. */
+/* OpenCL backend benchmarks (make bench): sgemm, conv2d and reductions vs same-run baselines. */
 #include <clblast_c.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "daemon/backend/opencl/ocl.h"
 #include "tests/graphs.h"
-#include "tests/models.h"
-#include "tests/npy.h"
 #include "tests/ocltest.h"
 #include "tests/test.h"
 #include "webnn.h"
@@ -376,146 +373,5 @@ TEST_TIMEOUT(bench_reduce, 600)
 	bench_close(&e);
 }
 
-/* ------------------------------------------------------------------ whole models */
-
-#define MDL_OK(s, what) MODEL_OK(z->ctx, s, what)
-
-typedef struct webnn_operand *(*mdl_graph_fn)(struct model *m, struct webnn_operand *x);
-
-/* The daemons bench_model compares, rounds alternating between them: the first version's
- * plans ($WEBNN_OCL_BASELINE), the current build, and with $WEBNN_BENCH_PREVIOUS (the path of
- * another build's webnnd, e.g. the previous commit's) that build as well. */
-enum { BM_BASELINE, BM_NOW, BM_PREVIOUS, BM_MAX };
-
-struct bench_run {
-	struct test_daemon d;
-	struct model z;
-	struct webnn_graph *g;
-	struct webnn_tensor *ti, *to;
-	float *out;
-	double t[BENCH_REPS];
-};
-
-static void bench_model_open(struct bench_run *b, int v, const char *dir, mdl_graph_fn build,
-			     const struct npy_array *in, uint32_t out_count,
-			     const uint32_t *out_shape, uint32_t out_rank)
-{
-	struct model *z = &b->z;
-	char err[512];
-	memset(z, 0, sizeof *z);
-	z->dir = dir;
-	if (v == BM_BASELINE)
-		setenv("WEBNN_OCL_BASELINE", "1", 1);
-	if (v == BM_PREVIOUS)
-		test_daemon_start_binary(&b->d, getenv("WEBNN_BENCH_PREVIOUS"), NULL);
-	else
-		test_daemon_start(&b->d, NULL);
-	unsetenv("WEBNN_OCL_BASELINE");
-	struct webnn_context_options co = WEBNN_CONTEXT_OPTIONS_INIT;
-	co.socket_path = b->d.socket_path;
-	enum webnn_status s = webnn_context_create(&co, &z->ctx, err, sizeof err);
-	ASSERT_MSG(s == WEBNN_STATUS_OK, "context: %s: %s", webnn_status_name(s), err);
-	MDL_OK(webnn_builder_create(z->ctx, &z->b), "builder");
-	struct webnn_operand_desc id = { WEBNN_FLOAT32, 4, { 1, 224, 224, 3 } };
-	struct webnn_operand *x;
-	MDL_OK(webnn_builder_input(z->b, "input", &id, &x), "input");
-	struct webnn_operand *y = build(z, x);
-	struct webnn_named_operand named = { "output", y };
-	MDL_OK(webnn_builder_build(z->b, &named, 1, &b->g), "build");
-	webnn_builder_destroy(z->b);
-	struct webnn_tensor_desc tin = { { WEBNN_FLOAT32, 4, { 1, 224, 224, 3 } }, false, true };
-	struct webnn_tensor_desc tout = { { WEBNN_FLOAT32, out_rank, { 0 } }, true, false };
-	memcpy(tout.desc.shape, out_shape, out_rank * sizeof(uint32_t));
-	MDL_OK(webnn_context_create_tensor(z->ctx, &tin, &b->ti), "input tensor");
-	MDL_OK(webnn_context_create_tensor(z->ctx, &tout, &b->to), "output tensor");
-	MDL_OK(webnn_context_write_tensor(z->ctx, b->ti, in->data, in->count * sizeof(float)),
-	       "write");
-	b->out = malloc(out_count * sizeof(float));
-}
-
-/* One steady-state dispatch and read; its time in seconds. */
-static double bench_model_round(struct bench_run *b, uint32_t out_count)
-{
-	struct model *z = &b->z;
-	struct webnn_named_tensor bi = { "input", b->ti }, bo = { "output", b->to };
-	double t0 = bench_now();
-	MDL_OK(webnn_context_dispatch(z->ctx, b->g, &bi, 1, &bo, 1), "dispatch");
-	MDL_OK(webnn_context_read_tensor(z->ctx, b->to, b->out, out_count * sizeof(float)),
-	       "read");
-	return bench_now() - t0;
-}
-
-static void bench_model_close(struct bench_run *b)
-{
-	webnn_tensor_destroy(b->ti);
-	webnn_tensor_destroy(b->to);
-	webnn_graph_destroy(b->g);
-	webnn_context_destroy(b->z.ctx);
-	test_daemon_stop(&b->d);
-	free(b->out);
-}
-
-/* Steady-state dispatch (+ read of the output, which waits for it) of a model on the daemons
- * above, started side by side; rounds alternate between them. All must agree. */
-static void bench_model(const char *label, const char *model, mdl_graph_fn build,
-			uint32_t out_count, const uint32_t *out_shape, uint32_t out_rank)
-{
-	const char *shared = test_shared_dir();
-	if (!shared)
-		SKIP("../shared (or $WEBNN_SHARED) is absent: no %s weights", model);
-	if (!test_have_opencl())
-		SKIP("no OpenCL platform");
-	char dir[4096], path[4200], err[512];
-	snprintf(dir, sizeof dir, "%s/models/%s", shared, model);
-	snprintf(path, sizeof path, "%s/test_data_set/0/input_0.npy", dir);
-	struct npy_array in;
-	if (!npy_load_f32(path, &in, err, sizeof err))
-		SKIP("%s: %s", model, err);
-	const char *prev = getenv("WEBNN_BENCH_PREVIOUS");
-	int nv = prev && *prev ? BM_MAX : BM_PREVIOUS;
-	static struct bench_run run[BM_MAX];
-	for (int v = 0; v < nv; v++)
-		bench_model_open(&run[v], v, dir, build, &in, out_count, out_shape, out_rank);
-	for (int r = -2; r < BENCH_REPS; r++) /* two warm-up rounds */
-		for (int v = 0; v < nv; v++) {
-			double t = bench_model_round(&run[v], out_count);
-			if (r >= 0)
-				run[v].t[r] = t;
-		}
-	double maxd = 0;
-	for (int v = 1; v < nv; v++)
-		for (uint32_t i = 0; i < out_count; i++) {
-			float a = run[BM_BASELINE].out[i], b = run[v].out[i];
-			double diff = fabs((double)a - b);
-			ASSERT_MSG(diff <= 1e-3 + 1e-3 * fabs(a), "%s: output %u: %g vs baseline %g",
-				   label, i, b, a);
-			maxd = diff > maxd ? diff : maxd;
-		}
-	double med[BM_MAX];
-	for (int v = 0; v < nv; v++) {
-		qsort(run[v].t, BENCH_REPS, sizeof run[v].t[0], cmp_double);
-		med[v] = run[v].t[BENCH_REPS / 2];
-		bench_model_close(&run[v]);
-	}
-	npy_free(&in);
-	printf("  %-34s %8.2f ms now, %8.2f ms baseline: %5.2fx (max |diff| %.2g)\n", label,
-	       med[BM_NOW] * 1e3, med[BM_BASELINE] * 1e3, med[BM_BASELINE] / med[BM_NOW], maxd);
-	if (nv == BM_MAX)
-		printf("  %-34s %8.2f ms now, %8.2f ms previous build (%s): now/previous %.3f\n",
-		       label, med[BM_NOW] * 1e3, med[BM_PREVIOUS] * 1e3, prev,
-		       med[BM_NOW] / med[BM_PREVIOUS]);
-}
-
-TEST_TIMEOUT(bench_squeezenet, 600)
-{
-	static const uint32_t shape[2] = { 1, 1001 };
-	bench_model("SqueezeNet 1.0 nhwc dispatch", "squeezenet1.0_nhwc", model_squeezenet, 1001,
-		    shape, 2);
-}
-
-TEST_TIMEOUT(bench_mobilenetv2, 600)
-{
-	static const uint32_t shape[4] = { 1, 1, 1, 1280 };
-	bench_model("MobileNetV2 body (1280 pooled)", "mobilenetv2_nhwc", model_mobilenetv2_body,
-		    1280, shape, 4);
-}
+/* The whole models (SqueezeNet, MobileNetV2 against the first version, the cpu backend and
+ * onnxruntime) are bench_models in tests/bench_cpu.c. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/backend/cpu/cpu.h"
 #include "daemon/backend/reference/ref.h"
@@ -456,12 +457,17 @@ static enum webnn_status plan_steps(struct backend_plan *plan, const struct cpu_
 					    "cpu: %s is part of a fusion this backend does not ask for",
 					    graph_node_name(n, name, sizeof(name)));
 		enum webnn_status st = plan_check_node(plan, i, diag);
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (st == WEBNN_STATUS_OK)
 			st = step_prepare(b, n, &plan->steps[plan->n_steps], diag);
 		if (st != WEBNN_STATUS_OK)
 			return st;
-		log_debug("cpu: %s runs on %s", graph_node_name(n, name, sizeof(name)),
-			  plan->steps[plan->n_steps].impl ? plan->steps[plan->n_steps].impl : "C");
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		log_debug("cpu: %s runs on %s (built in %.2f ms)",
+			  graph_node_name(n, name, sizeof(name)),
+			  plan->steps[plan->n_steps].impl ? plan->steps[plan->n_steps].impl : "C",
+			  (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
 		plan->n_steps++;
 	}
 	return WEBNN_STATUS_OK;

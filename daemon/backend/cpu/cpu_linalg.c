@@ -1,11 +1,308 @@
-/* The cpu backend's linalg family: fast kernels, or the reference kernel where none is written yet. */
+/* The cpu backend's linalg family: gemm and matmul as oneDNN matmul primitives (alpha as output scale, C as bias or an accumulated prefill). */
+#include <string.h>
+
 #include "daemon/backend/cpu/cpu.h"
 
-enum webnn_status cpu_linalg_prepare(const struct cpu_build *b, struct cpu_step *s,
+/*
+ * gemm's transposes are only strides on A and B, so oneDNN reads both where they lie; a
+ * constant B is reordered once into the layout oneDNN picks (format_tag_any). oneDNN 2.x adds
+ * a matmul's bias before its output scale, dst = alpha * (A.B + bias), so the C term is:
+ *  - BIAS:    C itself when alpha == beta and C is one row ({1, N}: brg matmul takes no other
+ *             bias shape, a full one gets ref:any);
+ *  - OWNED:   a constant one-row C times beta / alpha, made once here ({1, N});
+ *  - PREFILL: otherwise dst is filled with C (broadcast) before each run and a sum post-op,
+ *             first of all (before the epilogue's activation), adds beta * C.
+ * matmul's batch dims broadcast as oneDNN's do (a size-1 dim against the other's size).
+ */
+
+enum cpu_gemm_c { CPU_GEMM_C_NONE, CPU_GEMM_C_BIAS, CPU_GEMM_C_OWNED, CPU_GEMM_C_PREFILL };
+
+/* What one attempt describes to oneDNN. */
+struct cpu_mm_geom {
+	int rank;
+	dnnl_dims_t a_dims, a_strides, b_dims, b_strides, d_dims, d_strides;
+	uint32_t a, b, output;
+};
+
+static void cpu_linalg_undo(struct cpu_step *s)
+{
+	if (s->destroy && s->priv)
+		s->destroy(s->priv);
+	s->priv = NULL;
+	s->destroy = NULL;
+	s->run = NULL;
+	s->impl = NULL;
+	s->epilogue_after = false;
+}
+
+static enum webnn_status cpu_linalg_oom(const struct graph_node *n, struct wnn_diag *diag)
+{
+	char name[96];
+	return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
+			    graph_node_name(n, name, sizeof name));
+}
+
+static void cpu_linalg_dense(int rank, const int64_t *dims, int64_t *strides)
+{
+	int64_t s = 1;
+	for (int i = rank - 1; i >= 0; i--) {
+		strides[i] = s;
+		s *= dims[i];
+	}
+}
+
+/* Fills the output with C broadcast to M x N, for the sum post-op of the PREFILL mode. */
+static enum webnn_status cpu_gemm_run_prefill(const struct cpu_step *s, void *const *bufs,
+					      const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	const struct wnn_gemm_attrs *a = &s->n->attrs.gemm;
+	const float *c = bufs[a->c];
+	float *o = bufs[a->output];
+	uint32_t M = a->m, N = a->n;
+	uint64_t csm = a->c_stride_m, csn = a->c_stride_n;
+#pragma omp parallel for num_threads(x->threads) if ((uint64_t)M * N > 32768)
+	for (uint32_t m = 0; m < M; m++) {
+		const float *cr = c + m * csm;
+		float *orow = o + (uint64_t)m * N;
+		if (csn == 1) {
+			memcpy(orow, cr, (size_t)N * sizeof *orow);
+		} else {
+			for (uint32_t j = 0; j < N; j++)
+				orow[j] = cr[j * csn];
+		}
+	}
+	return cpu_dnnl_exec(s->priv, s->n, bufs, x, diag);
+}
+
+/* The constant one-row C term as an owned bias: beta / alpha * C, broadcast along N if C is. */
+static enum webnn_status cpu_gemm_owned_bias(const struct cpu_build *b, struct cpu_dnnl_prim *p,
+					     const struct graph_node *n,
+					     const dnnl_memory_desc_t *md, struct wnn_diag *diag)
+{
+	const struct wnn_gemm_attrs *a = &n->attrs.gemm;
+	dnnl_memory_t mem = NULL;
+	enum webnn_status r = cpu_dnnl_bind_owned(b, p, DNNL_ARG_BIAS, md, &mem, n, diag);
+	if (r != WEBNN_STATUS_OK)
+		return r;
+	void *h = NULL;
+	if ((r = cpu_dnnl_check(dnnl_memory_get_data_handle(mem, &h), n, "bias memory", diag)))
+		return r;
+	float *dst = h;
+	const float *c = b->g->values[a->c].data;
+	float scale = (float)a->beta / (float)a->alpha;
+	for (uint32_t j = 0; j < a->n; j++)
+		dst[j] = scale * c[j * a->c_stride_n];
+	return WEBNN_STATUS_OK;
+}
+
+/* The post-ops of attr (the epilogue's) with a sum first: beta times the C the run prefills
+ * must be added before the epilogue's activation. The binary operands bound to p move up one
+ * post-op index with their post-ops. */
+static enum webnn_status cpu_gemm_sum_first(dnnl_primitive_attr_t attr, struct cpu_dnnl_prim *p,
+					    float beta, const struct graph_node *n,
+					    struct wnn_diag *diag)
+{
+	const_dnnl_post_ops_t old = NULL;
+	dnnl_post_ops_t po = NULL;
+	dnnl_status_t st = dnnl_primitive_attr_get_post_ops(attr, &old);
+	if (st == dnnl_success)
+		st = dnnl_post_ops_create(&po);
+	if (st == dnnl_success)
+		st = dnnl_post_ops_append_sum(po, beta);
+	int len = st == dnnl_success && old ? dnnl_post_ops_len(old) : 0;
+	for (int i = 0; st == dnnl_success && i < len; i++) {
+		dnnl_alg_kind_t alg;
+		if (dnnl_post_ops_get_kind(old, i) == dnnl_eltwise) {
+			float scale, alpha, b2;
+			st = dnnl_post_ops_get_params_eltwise(old, i, &scale, &alg, &alpha, &b2);
+			if (st == dnnl_success)
+				st = dnnl_post_ops_append_eltwise(po, scale, alg, alpha, b2);
+		} else if (dnnl_post_ops_get_kind(old, i) == dnnl_binary) {
+			const dnnl_memory_desc_t *md = NULL;
+			st = dnnl_post_ops_get_params_binary(old, i, &alg, &md);
+			if (st == dnnl_success)
+				st = dnnl_post_ops_append_binary(po, alg, md);
+		} else {
+			st = dnnl_invalid_arguments; /* the epilogue makes no other kind */
+		}
+	}
+	if (st == dnnl_success)
+		st = dnnl_primitive_attr_set_post_ops(attr, po);
+	if (po)
+		dnnl_post_ops_destroy(po);
+	for (int i = 0; st == dnnl_success && i < p->n_args; i++)
+		if (p->args[i].arg >= DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE &&
+		    p->args[i].arg < DNNL_ARG_ATTR_INPUT_SCALES)
+			p->args[i].arg += DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE;
+	return cpu_dnnl_check(st, n, "post-ops", diag);
+}
+
+/* One try: OK with s->run set; OK with s->run NULL when oneDNN has no implementation; or an
+ * error. mode is the gemm C term (NONE for matmul); fuse puts the epilogue in post-ops. */
+static enum webnn_status cpu_mm_try(const struct cpu_build *b, struct cpu_step *s,
+				    const struct cpu_mm_geom *k, enum cpu_gemm_c mode, bool fuse,
 				    struct wnn_diag *diag)
 {
-	(void)b;
-	(void)diag;
-	s->run = NULL; /* the reference kernel */
+	const struct graph_node *n = s->n;
+	const struct wnn_gemm_attrs *ga = n->op == WNN_OP_GEMM ? &n->attrs.gemm : NULL;
+	const struct graph_value *bv = &b->g->values[k->b];
+	bool const_b = bv->kind == GRAPH_VALUE_CONSTANT && bv->data != NULL;
+	dnnl_memory_desc_t a_md, b_plain, b_pd, bias_md, d_md;
+	dnnl_status_t st = cpu_dnnl_md_strided(&a_md, k->rank, k->a_dims, k->a_strides, dnnl_f32);
+	if (st == dnnl_success)
+		st = cpu_dnnl_md_strided(&b_plain, k->rank, k->b_dims, k->b_strides, dnnl_f32);
+	if (st == dnnl_success)
+		st = cpu_dnnl_md_strided(&d_md, k->rank, k->d_dims, k->d_strides, dnnl_f32);
+	b_pd = b_plain;
+	if (st == dnnl_success && const_b)
+		st = dnnl_memory_desc_init_by_tag(&b_pd, k->rank, k->b_dims, dnnl_f32,
+						  dnnl_format_tag_any);
+	if (st == dnnl_success && (mode == CPU_GEMM_C_BIAS || mode == CPU_GEMM_C_OWNED)) {
+		/* one row: C's own strides, or the owned copy's */
+		dnnl_dims_t dims = { 1, ga->n };
+		dnnl_dims_t strides = { ga->n, mode == CPU_GEMM_C_OWNED ? 1
+								: (int64_t)ga->c_stride_n };
+		st = cpu_dnnl_md_strided(&bias_md, 2, dims, strides, dnnl_f32);
+	}
+	if (st != dnnl_success)
+		return cpu_dnnl_check(st, n, "memory descriptor", diag);
+	bool with_bias = mode == CPU_GEMM_C_BIAS || mode == CPU_GEMM_C_OWNED;
+
+	dnnl_matmul_desc_t md;
+	st = dnnl_matmul_desc_init(&md, &a_md, &b_pd, with_bias ? &bias_md : NULL, &d_md);
+	if (st == dnnl_unimplemented) {
+		s->run = NULL;
+		return WEBNN_STATUS_OK;
+	}
+	if (st != dnnl_success)
+		return cpu_dnnl_check(st, n, "matmul", diag);
+
+	struct cpu_dnnl_prim *p = cpu_dnnl_step(s);
+	if (!p)
+		return cpu_linalg_oom(n, diag);
+	enum webnn_status r = WEBNN_STATUS_OK;
+	dnnl_primitive_attr_t attr = NULL;
+	if ((r = fuse ? cpu_dnnl_epilogue_attr(b, p, n, &d_md, &attr, diag)
+		      : cpu_dnnl_attr_create(&attr, n, diag)) != WEBNN_STATUS_OK)
+		goto fail;
+	bool scaled = ga && ga->alpha != 1;
+	if (scaled) {
+		float alpha = (float)ga->alpha;
+		if ((r = cpu_dnnl_check(dnnl_primitive_attr_set_output_scales(attr, 1, 0, &alpha),
+					n, "output scales", diag)))
+			goto fail_attr;
+	}
+	if (mode == CPU_GEMM_C_PREFILL &&
+	    (r = cpu_gemm_sum_first(attr, p, (float)ga->beta, n, diag)) != WEBNN_STATUS_OK)
+		goto fail_attr;
+	dnnl_primitive_desc_t pd = NULL;
+	st = dnnl_primitive_desc_create(&pd, &md, attr, b->engine, NULL);
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+	attr = NULL;
+	if (st == dnnl_unimplemented) {
+		cpu_linalg_undo(s);
+		return WEBNN_STATUS_OK;
+	}
+	if ((r = cpu_dnnl_check(st, n, "primitive descriptor", diag)) != WEBNN_STATUS_OK)
+		goto fail;
+	dnnl_memory_desc_t b_want = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+	if ((r = cpu_dnnl_create(b, p, pd, n, diag)) != WEBNN_STATUS_OK)
+		goto fail;
+	s->impl = p->impl;
+	uint32_t out = fuse ? n->epilogue.output : k->output;
+	if ((r = cpu_dnnl_bind(b, p, DNNL_ARG_SRC, &a_md, k->a, n, diag)) ||
+	    (r = const_b ? cpu_dnnl_bind_constant(b, p, DNNL_ARG_WEIGHTS, &b_plain, bv->data,
+						  &b_want, n, diag)
+			 : cpu_dnnl_bind(b, p, DNNL_ARG_WEIGHTS, &b_plain, k->b, n, diag)) ||
+	    (mode == CPU_GEMM_C_BIAS &&
+	     (r = cpu_dnnl_bind(b, p, DNNL_ARG_BIAS, &bias_md, ga->c, n, diag))) ||
+	    (mode == CPU_GEMM_C_OWNED && (r = cpu_gemm_owned_bias(b, p, n, &bias_md, diag))) ||
+	    (r = cpu_dnnl_bind(b, p, DNNL_ARG_DST, &d_md, out, n, diag)))
+		goto fail;
+	if (mode == CPU_GEMM_C_PREFILL)
+		s->run = cpu_gemm_run_prefill;
+	s->epilogue_after = n->epilogue.used && !fuse;
+	return WEBNN_STATUS_OK;
+fail_attr:
+	if (attr)
+		dnnl_primitive_attr_destroy(attr);
+fail:
+	cpu_linalg_undo(s);
+	return r;
+}
+
+static void cpu_gemm_geom(const struct wnn_gemm_attrs *a, struct cpu_mm_geom *k)
+{
+	*k = (struct cpu_mm_geom){
+		.rank = 2, .a = a->a, .b = a->b, .output = a->output,
+		.a_dims = { a->m, a->k }, .a_strides = { (int64_t)a->a_stride_m, (int64_t)a->a_stride_k },
+		.b_dims = { a->k, a->n }, .b_strides = { (int64_t)a->b_stride_k, (int64_t)a->b_stride_n },
+		.d_dims = { a->m, a->n }, .d_strides = { a->n, 1 },
+	};
+}
+
+/* Both operands get the output's rank; a batch dim an operand broadcasts is 1 there, which
+ * is exactly its own (left-padded) shape, so dense strides describe it. */
+static void cpu_matmul_geom(const struct wnn_matmul_attrs *a, struct cpu_mm_geom *k)
+{
+	int r = (int)a->batch_rank;
+	*k = (struct cpu_mm_geom){ .rank = r + 2, .a = a->a, .b = a->b, .output = a->output };
+	for (int i = 0; i < r; i++) {
+		k->a_dims[i] = a->a_batch_strides[i] ? a->batch_dims[i] : 1;
+		k->b_dims[i] = a->b_batch_strides[i] ? a->batch_dims[i] : 1;
+		k->d_dims[i] = a->batch_dims[i];
+	}
+	k->a_dims[r] = a->m, k->a_dims[r + 1] = a->k;
+	k->b_dims[r] = a->k, k->b_dims[r + 1] = a->n;
+	k->d_dims[r] = a->m, k->d_dims[r + 1] = a->n;
+	cpu_linalg_dense(r + 2, k->a_dims, k->a_strides);
+	cpu_linalg_dense(r + 2, k->b_dims, k->b_strides);
+	cpu_linalg_dense(r + 2, k->d_dims, k->d_strides);
+}
+
+enum webnn_status cpu_linalg_prepare(const struct cpu_build *b, struct cpu_step *s,
+				     struct wnn_diag *diag)
+{
+	const struct graph_node *n = s->n;
+	struct cpu_mm_geom k;
+	enum cpu_gemm_c mode = CPU_GEMM_C_NONE;
+	s->run = NULL;
+	if (n->op == WNN_OP_GEMM) {
+		const struct wnn_gemm_attrs *a = &n->attrs.gemm;
+		/* alpha 0 (beta * C alone) is left to the reference kernel */
+		if (a->type != WNN_F32 || (float)a->alpha == 0)
+			return WEBNN_STATUS_OK;
+		cpu_gemm_geom(a, &k);
+		if (a->has_c && (float)a->beta != 0) {
+			/* brg matmul takes a bias of one row; per-row C would get ref:any */
+			const struct graph_value *cv = &b->g->values[a->c];
+			if (a->c_stride_m)
+				mode = CPU_GEMM_C_PREFILL;
+			else if (cv->kind == GRAPH_VALUE_CONSTANT && cv->data)
+				mode = CPU_GEMM_C_OWNED;
+			else if ((float)a->alpha == (float)a->beta && a->c_stride_n)
+				mode = CPU_GEMM_C_BIAS;
+			else
+				mode = CPU_GEMM_C_PREFILL;
+		}
+	} else {
+		if (n->attrs.matmul.type != WNN_F32)
+			return WEBNN_STATUS_OK;
+		cpu_matmul_geom(&n->attrs.matmul, &k);
+	}
+	if (n->slice.used)
+		return WEBNN_STATUS_OK;
+	/* with fused post-ops, then without them, then (a C term oneDNN would not take as a
+	 * bias) through the prefill */
+	enum webnn_status r;
+	if (n->epilogue.used) {
+		if ((r = cpu_mm_try(b, s, &k, mode, true, diag)) != WEBNN_STATUS_OK || s->run)
+			return r;
+	}
+	if ((r = cpu_mm_try(b, s, &k, mode, false, diag)) != WEBNN_STATUS_OK || s->run)
+		return r;
+	if (mode == CPU_GEMM_C_BIAS || mode == CPU_GEMM_C_OWNED)
+		return cpu_mm_try(b, s, &k, CPU_GEMM_C_PREFILL, false, diag);
 	return WEBNN_STATUS_OK;
 }

@@ -1,0 +1,1073 @@
+/* make bench: models on the cpu and opencl backends vs onnxruntime, ops vs FMA peak, cold start. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/models.h"
+#include "tests/npy.h"
+#include "tests/test.h"
+#include "webnn.h"
+
+/* Everything here is interleaved: each round times every contender once, in an order that
+ * rotates from round to round, so slow drifts of the load on this shared machine hit all of
+ * them alike. Figures are medians over rounds; ratios are the median of the per-round ratios.
+ * $WEBNN_BENCH_ROUNDS shortens (or lengthens) a run; $WEBNN_BENCH_BUDGET caps its seconds. */
+#define BC_MAX_ROUNDS 64
+#define BC_ROUNDS 11
+#define BC_WARM 2 /* untimed rounds of one dispatch each before the first */
+#define BC_INNER 5 /* dispatches per model sample (their mean) */
+#define BC_SLOW 0.2 /* seconds: a model dispatch this slow is sampled once per round */
+
+static double bc_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int bc_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (v is left untouched); NAN when n is 0. */
+static double bc_median(const double *v, int n)
+{
+	double s[BC_MAX_ROUNDS * 8];
+	if (n <= 0)
+		return NAN;
+	n = n < BC_MAX_ROUNDS * 8 ? n : BC_MAX_ROUNDS * 8;
+	memcpy(s, v, n * sizeof(double));
+	qsort(s, n, sizeof(double), bc_cmp);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* Median over rounds of a[r] / b[r]. */
+static double bc_ratio(const double *a, const double *b, int n)
+{
+	double q[BC_MAX_ROUNDS];
+	for (int r = 0; r < n; r++)
+		q[r] = a[r] / b[r];
+	return bc_median(q, n);
+}
+
+/* snprintf for messages, which may be cut short. */
+static void bc_fmt(char *dst, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void bc_fmt(char *dst, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(dst, len, fmt, ap);
+	va_end(ap);
+}
+
+/* Only the contender being timed runs: the others are stopped (SIGSTOP) between their turns.
+ * Idle thread pools are not idle: onnxruntime's spinning workers burn about a third of a core
+ * for as long as its process lives, and libgomp's teams spin a while after each dispatch; on
+ * two cores that would be charged to whoever runs next. */
+static void bc_pause(pid_t pid)
+{
+	int st;
+	if (pid > 0 && kill(pid, SIGSTOP) == 0)
+		waitpid(pid, &st, WUNTRACED);
+}
+
+static void bc_resume(pid_t pid)
+{
+	if (pid > 0)
+		kill(pid, SIGCONT);
+}
+
+/* Seconds of rounds after which a bench stops early ($WEBNN_BENCH_BUDGET, default 90). */
+static double bc_budget(void)
+{
+	const char *e = getenv("WEBNN_BENCH_BUDGET");
+	return e && *e ? atof(e) : 90;
+}
+
+/* The extremes of v[0..n). */
+static void bc_range(const double *v, int n, double *lo, double *hi)
+{
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (int i = 0; i < n; i++) {
+		*lo = v[i] < *lo ? v[i] : *lo;
+		*hi = v[i] > *hi ? v[i] : *hi;
+	}
+}
+
+/* A per-round ratio with its spread over the rounds: "1.02 [0.95..1.10]". */
+static void bc_print_ratio(const char *label, const double *a, const double *b, int n)
+{
+	double q[BC_MAX_ROUNDS], lo, hi;
+	for (int r = 0; r < n; r++)
+		q[r] = a[r] / b[r];
+	bc_range(q, n, &lo, &hi);
+	printf("    %-18s %6.2f [%.2f..%.2f]", label, bc_median(q, n), lo, hi);
+}
+
+/* The 1-minute load average, for judging how contended a run was. */
+static double bc_load(void)
+{
+	double l = NAN;
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (f && fscanf(f, "%lf", &l) != 1)
+		l = NAN;
+	if (f)
+		fclose(f);
+	return l;
+}
+
+static int bc_rounds(void)
+{
+	const char *e = getenv("WEBNN_BENCH_ROUNDS");
+	int n = e && *e ? atoi(e) : BC_ROUNDS;
+	return n < 1 ? 1 : n > BC_MAX_ROUNDS ? BC_MAX_ROUNDS : n;
+}
+
+/* ------------------------------------------------------------------ daemons */
+
+/* A webnnd of the bench: unlike the tests' test_daemon, one that does not come up is a result
+ * (a previous build without the cpu backend, say), not a failure. */
+struct bc_daemon {
+	pid_t pid;
+	char dir[64], sock[108], log[96]; /* its stderr goes to log, shown when it fails */
+	char device[128];
+	struct webnn_context *ctx;
+};
+
+/* The last line of the daemon's log (its error, when start-up failed). */
+static void bc_daemon_last_log(const struct bc_daemon *d, char *line, size_t len)
+{
+	char buf[512];
+	FILE *f = fopen(d->log, "r");
+	line[0] = 0;
+	while (f && fgets(buf, sizeof buf, f))
+		if (buf[0] != '\n')
+			bc_fmt(line, len, "%s", buf);
+	if (f)
+		fclose(f);
+	line[strcspn(line, "\n")] = 0;
+}
+
+static void bc_daemon_cleanup(struct bc_daemon *d)
+{
+	unlink(d->sock);
+	unlink(d->log);
+	rmdir(d->dir);
+}
+
+static bool bc_socket_ready(const char *path)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	bool ok = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static void bc_daemon_stop(struct bc_daemon *d);
+
+/* Starts bin (NULL: this build's webnnd) with --backend backend and env: "NAME=value" sets,
+ * "-NAME" unsets (NULL-terminated), and connects a context to it. False with why. */
+static bool bc_daemon_start(struct bc_daemon *d, const char *bin, const char *backend,
+			    const char *const *env, char *why, size_t why_len)
+{
+	char own[4096];
+	memset(d, 0, sizeof *d);
+	if (!bin) {
+		snprintf(own, sizeof own, "%s/bin/webnnd", test_build_dir());
+		bin = own;
+	}
+	snprintf(d->dir, sizeof d->dir, "/tmp/webnn-bench-XXXXXX");
+	ASSERT_MSG(mkdtemp(d->dir), "mkdtemp: %s", strerror(errno));
+	snprintf(d->sock, sizeof d->sock, "%s/webnnd.sock", d->dir);
+	snprintf(d->log, sizeof d->log, "%s/webnnd.log", d->dir);
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		int fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			dup2(fd, 2);
+		for (int i = 0; env && env[i]; i++)
+			if (env[i][0] == '-')
+				unsetenv(env[i] + 1);
+			else
+				putenv((char *)env[i]);
+		execl(bin, bin, "--socket", d->sock, "--backend", backend, (char *)NULL);
+		fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
+		_exit(127);
+	}
+	d->pid = pid;
+	for (int i = 0; i < 30000; i++) {
+		if (bc_socket_ready(d->sock))
+			break;
+		int st;
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			char last[400];
+			bc_daemon_last_log(d, last, sizeof last);
+			d->pid = 0;
+			bc_daemon_cleanup(d);
+			bc_fmt(why, why_len,
+			       "%s --backend %s exited during start-up (status %d): %s", bin,
+			       backend, WIFEXITED(st) ? WEXITSTATUS(st) : -1, last);
+			return false;
+		}
+		usleep(1000);
+	}
+	struct webnn_context_options co = WEBNN_CONTEXT_OPTIONS_INIT;
+	char err[512] = "";
+	co.socket_path = d->sock;
+	co.client_name = "webnn-bench";
+	enum webnn_status s = webnn_context_create(&co, &d->ctx, err, sizeof err);
+	if (s != WEBNN_STATUS_OK) {
+		bc_fmt(why, why_len, "%s --backend %s: context: %s: %s", bin, backend,
+		       webnn_status_name(s), err);
+		kill(d->pid, SIGKILL);
+		waitpid(d->pid, NULL, 0);
+		d->pid = 0;
+		bc_daemon_cleanup(d);
+		return false;
+	}
+	struct webnn_context_info info;
+	webnn_context_get_info(d->ctx, &info);
+	if (!info.backend || strcmp(info.backend, backend) != 0) {
+		bc_fmt(why, why_len, "%s --backend %s served the context on the %s backend", bin,
+		       backend, info.backend ? info.backend : "(unnamed)");
+		bc_daemon_stop(d);
+		return false;
+	}
+	snprintf(d->device, sizeof d->device, "%s", info.device_name ? info.device_name : "?");
+	return true;
+}
+
+static void bc_daemon_stop(struct bc_daemon *d)
+{
+	webnn_context_destroy(d->ctx);
+	d->ctx = NULL;
+	if (d->pid <= 0)
+		return;
+	kill(d->pid, SIGTERM);
+	for (int i = 0; i < 3000 && waitpid(d->pid, NULL, WNOHANG) != d->pid; i++) {
+		usleep(10000);
+		if (i == 2999) {
+			kill(d->pid, SIGKILL);
+			waitpid(d->pid, NULL, 0);
+		}
+	}
+	d->pid = 0;
+	bc_daemon_cleanup(d);
+}
+
+/* ------------------------------------------------------------------ helper processes */
+
+/* A helper kept alive across rounds, like the daemons: the onnxruntime peer (its sessions stay
+ * warm the way the daemons' graphs do) and the FMA-peak program (a fresh process per sample
+ * would start behind the long-lived, mostly sleeping daemons in the scheduler's queue). One
+ * command line in, one answer line out. */
+struct bc_child {
+	pid_t pid;
+	FILE *to, *from;
+	char version[160];
+};
+
+static bool bc_child_cmd(struct bc_child *o, char *reply, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static bool bc_child_cmd(struct bc_child *o, char *reply, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(o->to, fmt, ap);
+	va_end(ap);
+	fputc('\n', o->to);
+	if (fflush(o->to) != 0 || !fgets(reply, (int)len, o->from)) {
+		bc_fmt(reply, len, "err the helper process ended");
+		return false;
+	}
+	reply[strcspn(reply, "\n")] = 0;
+	return strncmp(reply, "err", 3) != 0;
+}
+
+/* Starts argv (from PATH) with pipes on its stdin and stdout and reads its first line, which
+ * must be "ready <what it is>" (else "err <why>"); false with why. */
+static bool bc_child_start(struct bc_child *o, const char *const argv[], char *why, size_t why_len)
+{
+	int in[2], out[2];
+	ASSERT(pipe(in) == 0 && pipe(out) == 0);
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		execvp(argv[0], (char *const *)argv);
+		printf("err cannot run %s: %s\n", argv[0], strerror(errno));
+		fflush(stdout);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	o->pid = pid;
+	o->to = fdopen(in[1], "w");
+	o->from = fdopen(out[0], "r");
+	char line[512] = "";
+	if (!fgets(line, sizeof line, o->from) || strncmp(line, "ready ", 6) != 0) {
+		line[strcspn(line, "\n")] = 0;
+		bc_fmt(why, why_len, "%s", strncmp(line, "err ", 4) == 0 ? line + 4 : "no answer");
+		fclose(o->to);
+		fclose(o->from);
+		waitpid(pid, NULL, 0);
+		o->pid = 0;
+		return false;
+	}
+	line[strcspn(line, "\n")] = 0;
+	bc_fmt(o->version, sizeof o->version, "%s", line + 6);
+	return true;
+}
+
+/* Starts the peer; false with why (no node, no onnxruntime-node, no script) when it cannot. */
+static bool bc_ort_start(struct bc_child *o, char *why, size_t why_len)
+{
+	char mod[4200], script[4200];
+	const char *e = getenv("WEBNN_BENCH_ORT");
+	struct stat st;
+	memset(o, 0, sizeof *o);
+	if (e && *e)
+		snprintf(mod, sizeof mod, "%s", e);
+	else
+		snprintf(mod, sizeof mod, "%s/ort/node_modules/onnxruntime-node", test_build_dir());
+	e = getenv("WEBNN_BENCH_SCRIPTS");
+	snprintf(script, sizeof script, "%s/ort_bench.js", e && *e ? e : "bench");
+	if (stat(script, &st) != 0) {
+		bc_fmt(why, why_len, "%s not found (run make bench from the source tree)", script);
+		return false;
+	}
+	if (stat(mod, &st) != 0) {
+		bc_fmt(why, why_len,
+		       "onnxruntime-node is not installed in %s (make bench installs it with npm; "
+		       "no npm or no network?)",
+		       mod);
+		return false;
+	}
+	const char *node = getenv("WEBNN_BENCH_NODE");
+	node = node && *node ? node : "node";
+	const char *const argv[] = { node, script, mod, "2", NULL };
+	return bc_child_start(o, argv, why, why_len);
+}
+
+/* Mean seconds of n session.run calls of session id; NAN on failure (message on stderr). */
+static double bc_ort_run(struct bc_child *o, const char *id, int n)
+{
+	char reply[4096];
+	if (!bc_child_cmd(o, reply, sizeof reply, "run %s %d", id, n)) {
+		fprintf(stderr, "onnxruntime %s: %s\n", id, reply);
+		return NAN;
+	}
+	double sum = 0;
+	int got = 0;
+	for (char *p = reply + 1, *end; got < n; p = end, got++) {
+		double v = strtod(p, &end);
+		if (end == p)
+			break;
+		sum += v;
+	}
+	return got == n ? sum / n / 1e3 : NAN;
+}
+
+static void bc_child_stop(struct bc_child *o)
+{
+	if (o->pid <= 0)
+		return;
+	fprintf(o->to, "quit\n");
+	fclose(o->to);
+	fclose(o->from);
+	waitpid(o->pid, NULL, 0);
+	o->pid = 0;
+}
+
+/* ------------------------------------------------------------------ the FMA peak */
+
+/* bench/peak_flops.c ($WEBNN_BUILD/bin/peak_flops) serving samples; false when it is absent. */
+static bool bc_peak_start(struct bc_child *p, char *why, size_t why_len)
+{
+	char bin[4200];
+	snprintf(bin, sizeof bin, "%s/bin/peak_flops", test_build_dir());
+	const char *const argv[] = { bin, "serve", NULL };
+	return bc_child_start(p, argv, why, why_len);
+}
+
+/* GFLOP/s of one FMA sample of ms milliseconds on threads threads; NAN on failure. */
+static double bc_peak_sample(struct bc_child *p, int threads, int ms)
+{
+	char reply[128];
+	if (!bc_child_cmd(p, reply, sizeof reply, "%d %d", threads, ms) || reply[0] != 'g')
+		return NAN;
+	return atof(reply + 1);
+}
+
+/* ------------------------------------------------------------------ whole models */
+
+typedef struct webnn_operand *(*bc_graph_fn)(struct model *m, struct webnn_operand *x);
+
+static const struct bc_model {
+	const char *label, *dir, *ort_kind;
+	bc_graph_fn build;
+	uint32_t out_count, out_rank, out_shape[4];
+	bool has_reference; /* test_data_set/0/output_0.npy is this graph's output */
+} bc_models[] = {
+	{ "SqueezeNet 1.0 (nhwc, to softmax)",
+	  "squeezenet1.0_nhwc",
+	  "squeezenet",
+	  model_squeezenet,
+	  MODEL_CLASSES,
+	  2,
+	  { 1, MODEL_CLASSES },
+	  true },
+	{ "MobileNetV2 body (to 1280 pooled)",
+	  "mobilenetv2_nhwc",
+	  "mobilenetv2",
+	  model_mobilenetv2_body,
+	  MODEL_MOBILENETV2_FEATURES,
+	  4,
+	  { 1, 1, 1, MODEL_MOBILENETV2_FEATURES },
+	  false },
+};
+#define BC_N_MODELS (sizeof bc_models / sizeof bc_models[0])
+
+/* The contenders: the daemon on the cpu and opencl backends, the opencl backend with the
+ * first version's plans ($WEBNN_OCL_BASELINE, unless $WEBNN_BENCH_BASELINE=0), another
+ * build's webnnd on the cpu backend ($WEBNN_BENCH_PREVIOUS) and onnxruntime. */
+enum { BV_CPU, BV_OCL, BV_BASE, BV_PREV, BV_ORT, BV_MAX };
+static const char *const bv_names[BV_MAX] = { "daemon cpu", "daemon opencl", "opencl first version",
+					      "previous build (cpu)", "onnxruntime" };
+
+/* One model graph on one daemon, its tensors, output and samples. */
+struct bc_slot {
+	struct webnn_graph *g;
+	struct webnn_tensor *ti, *to;
+	float *out;
+	double compile_ms;
+	int inner; /* dispatches per sample */
+	double t[BC_MAX_ROUNDS];
+};
+
+static void bc_slot_open(struct bc_slot *s, struct webnn_context *ctx, const struct bc_model *bm,
+			 const char *dir, const struct npy_array *in)
+{
+	struct model z = { .ctx = ctx, .dir = dir };
+	MODEL_OK(ctx, webnn_builder_create(ctx, &z.b), "builder");
+	struct webnn_operand_desc id = { WEBNN_FLOAT32, 4, { 1, 224, 224, 3 } };
+	struct webnn_operand *x;
+	MODEL_OK(ctx, webnn_builder_input(z.b, "input", &id, &x), "input");
+	struct webnn_named_operand named = { "output", bm->build(&z, x) };
+	MODEL_OK(ctx, webnn_builder_build(z.b, &named, 1, &s->g), bm->label);
+	webnn_builder_destroy(z.b);
+	s->compile_ms = webnn_graph_compile_ms(s->g);
+	struct webnn_tensor_desc tin = { { WEBNN_FLOAT32, 4, { 1, 224, 224, 3 } }, false, true };
+	struct webnn_tensor_desc tout = { { WEBNN_FLOAT32, bm->out_rank, { 0 } }, true, false };
+	memcpy(tout.desc.shape, bm->out_shape, bm->out_rank * sizeof(uint32_t));
+	MODEL_OK(ctx, webnn_context_create_tensor(ctx, &tin, &s->ti), "input tensor");
+	MODEL_OK(ctx, webnn_context_create_tensor(ctx, &tout, &s->to), "output tensor");
+	MODEL_OK(ctx, webnn_context_write_tensor(ctx, s->ti, in->data, in->count * sizeof(float)),
+		 "write");
+	s->out = calloc(bm->out_count, sizeof(float));
+	ASSERT(s->out);
+}
+
+/* Mean seconds of n dispatches, each with the read of its output (which waits for it). */
+static double bc_slot_run(struct bc_slot *s, struct webnn_context *ctx, uint32_t out_count, int n)
+{
+	struct webnn_named_tensor bi = { "input", s->ti }, bo = { "output", s->to };
+	double t0 = bc_now();
+	for (int i = 0; i < n; i++) {
+		MODEL_OK(ctx, webnn_context_dispatch(ctx, s->g, &bi, 1, &bo, 1), "dispatch");
+		MODEL_OK(ctx,
+			 webnn_context_read_tensor(ctx, s->to, s->out, out_count * sizeof(float)),
+			 "read");
+	}
+	return (bc_now() - t0) / n;
+}
+
+static void bc_slot_close(struct bc_slot *s)
+{
+	webnn_tensor_destroy(s->ti);
+	webnn_tensor_destroy(s->to);
+	webnn_graph_destroy(s->g);
+	free(s->out);
+}
+
+/* Largest |a - b| over n, and whether all are within the model tests' 1e-3 + 1e-3 |a|. */
+static bool bc_agree(const float *a, const float *b, uint32_t n, double *maxd)
+{
+	bool ok = true;
+	*maxd = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		double d = fabs((double)a[i] - b[i]);
+		ok = ok && d <= 1e-3 + 1e-3 * fabs(a[i]);
+		*maxd = d > *maxd ? d : *maxd;
+	}
+	return ok;
+}
+
+/* SqueezeNet and the MobileNetV2 body, steady-state dispatch + read, on every contender above,
+ * all started side by side and run round robin; every result must agree with onnxruntime's
+ * (else with the cpu backend's) and SqueezeNet's with the reference output. */
+TEST_TIMEOUT(bench_models, 600)
+{
+	const char *shared = test_shared_dir();
+	if (!shared)
+		SKIP("../shared (or $WEBNN_SHARED) is absent: no model weights");
+	static struct bc_daemon dm[BV_MAX];
+	static struct bc_slot slot[BC_N_MODELS][BV_MAX];
+	static struct npy_array in[BC_N_MODELS];
+	static char dirs[BC_N_MODELS][4200];
+	bool on[BV_MAX] = { 0 };
+	char why[BV_MAX][600] = { "" }, err[600];
+	int rounds = bc_rounds();
+
+	for (size_t m = 0; m < BC_N_MODELS; m++) {
+		char path[8800];
+		snprintf(dirs[m], sizeof dirs[m], "%s/models/%s", shared, bc_models[m].dir);
+		snprintf(path, sizeof path, "%s/test_data_set/0/input_0.npy", dirs[m]);
+		if (!npy_load_f32(path, &in[m], err, sizeof err))
+			SKIP("%s: %s", bc_models[m].dir, err);
+	}
+	static const char *const base_env[] = { "WEBNN_OCL_BASELINE=1", NULL };
+	static const char *const plain_env[] = { "-WEBNN_OCL_BASELINE", NULL };
+	const char *prev = getenv("WEBNN_BENCH_PREVIOUS"),
+		   *want_base = getenv("WEBNN_BENCH_BASELINE");
+	on[BV_CPU] = bc_daemon_start(&dm[BV_CPU], NULL, "cpu", plain_env, why[BV_CPU], 600);
+	on[BV_OCL] = bc_daemon_start(&dm[BV_OCL], NULL, "opencl", plain_env, why[BV_OCL], 600);
+	if (on[BV_OCL] && !(want_base && strcmp(want_base, "0") == 0))
+		on[BV_BASE] =
+			bc_daemon_start(&dm[BV_BASE], NULL, "opencl", base_env, why[BV_BASE], 600);
+	else
+		bc_fmt(why[BV_BASE], 600, "%s",
+		       on[BV_OCL] ? "WEBNN_BENCH_BASELINE=0" : "no opencl");
+	if (prev && *prev)
+		on[BV_PREV] =
+			bc_daemon_start(&dm[BV_PREV], prev, "cpu", plain_env, why[BV_PREV], 600);
+	else
+		bc_fmt(why[BV_PREV], 600, "set WEBNN_BENCH_PREVIOUS to another build's webnnd");
+	static struct bc_child ort;
+	on[BV_ORT] = bc_ort_start(&ort, why[BV_ORT], 600);
+	double ort_create[BC_N_MODELS] = { 0 };
+	for (size_t m = 0; m < BC_N_MODELS; m++) {
+		for (int v = 0; v < BV_ORT; v++)
+			if (on[v])
+				bc_slot_open(&slot[m][v], dm[v].ctx, &bc_models[m], dirs[m],
+					     &in[m]);
+		if (on[BV_ORT]) {
+			char reply[500];
+			if (bc_child_cmd(&ort, reply, sizeof reply, "load %s %s %s",
+					 bc_models[m].ort_kind, bc_models[m].ort_kind, dirs[m]))
+				ort_create[m] = atof(reply + 3);
+			else {
+				bc_fmt(why[BV_ORT], 600, "%s: %s", bc_models[m].ort_kind, reply);
+				on[BV_ORT] = false;
+			}
+		}
+	}
+	int order[BV_MAX], nv = 0;
+	for (int v = 0; v < BV_MAX; v++)
+		if (on[v])
+			order[nv++] = v;
+	ASSERT_MSG(nv > 0, "no daemon came up: cpu: %s; opencl: %s", why[BV_CPU], why[BV_OCL]);
+
+	/* a sample is BC_INNER dispatches, fewer for a contender slower than BC_SLOW a dispatch;
+	 * rounds stop early (after 3) once the bench has taken its budget */
+	double t0 = bc_now(), budget = bc_budget(), load0 = bc_load();
+	int done = 0;
+	for (int k = 0; k < nv; k++)
+		bc_pause(order[k] == BV_ORT ? ort.pid : dm[order[k]].pid);
+	for (int r = -BC_WARM; r < rounds; r++) {
+		if (r >= 3 && bc_now() - t0 > budget)
+			break;
+		for (size_t m = 0; m < BC_N_MODELS; m++)
+			for (int k = 0; k < nv; k++) {
+				int v = order[(k + (r < 0 ? 0 : r)) % nv];
+				struct bc_slot *s = &slot[m][v];
+				int n = r < 0 ? 1 : s->inner;
+				pid_t pid = v == BV_ORT ? ort.pid : dm[v].pid;
+				bc_resume(pid);
+				double t = v == BV_ORT ? bc_ort_run(&ort, bc_models[m].ort_kind, n)
+						       : bc_slot_run(s, dm[v].ctx,
+								     bc_models[m].out_count, n);
+				bc_pause(pid);
+				ASSERT_MSG(!isnan(t), "onnxruntime failed on %s",
+					   bc_models[m].label);
+				if (r >= 0)
+					s->t[r] = t;
+				else
+					s->inner = t > BC_SLOW ? 1 : BC_INNER;
+			}
+		done = r + 1;
+	}
+	for (int k = 0; k < nv; k++)
+		bc_resume(order[k] == BV_ORT ? ort.pid : dm[order[k]].pid);
+	rounds = done;
+	double elapsed = bc_now() - t0;
+
+	printf("  models: %d rounds (after %d warm-up) of %d dispatches + output read per "
+	       "contender (1 when slower than %.0f ms), round robin (%.1f s, load average %.2f "
+	       "before, %.2f after); medians, [spread of the per-round ratios]\n",
+	       rounds, BC_WARM, BC_INNER, BC_SLOW * 1e3, elapsed, load0, bc_load());
+	for (int v = 0; v < BV_MAX; v++)
+		if (!on[v])
+			printf("    (%s skipped: %s)\n", bv_names[v], why[v]);
+	for (int v = 0; v < BV_ORT; v++)
+		if (on[v])
+			printf("    %s: %s\n", bv_names[v], dm[v].device);
+	if (on[BV_ORT])
+		printf("    onnxruntime: %s, CPU EP, intraOpNumThreads 2, graphOptimizationLevel "
+		       "all, "
+		       "NCHW in/out\n",
+		       ort.version);
+	for (size_t m = 0; m < BC_N_MODELS; m++) {
+		const struct bc_model *bm = &bc_models[m];
+		/* the results, compared before the timings mean anything */
+		const float *ref = NULL;
+		const char *ref_name = NULL;
+		static float ort_out[4096];
+		if (on[BV_ORT]) {
+			char path[256], reply[600];
+			snprintf(path, sizeof path, "/tmp/webnn-bench-ort-%d.bin", (int)getpid());
+			ASSERT_MSG(bc_child_cmd(&ort, reply, sizeof reply, "out %s %s",
+						bm->ort_kind, path),
+				   "onnxruntime output: %s", reply);
+			FILE *f = fopen(path, "rb");
+			ASSERT(f &&
+			       fread(ort_out, sizeof(float), bm->out_count, f) == bm->out_count);
+			fclose(f);
+			unlink(path);
+			ref = ort_out;
+			ref_name = "onnxruntime";
+		} else {
+			ref = slot[m][order[0]].out;
+			ref_name = bv_names[order[0]];
+		}
+		printf("  %s\n", bm->label);
+		struct npy_array want = { 0 };
+		char path[8800];
+		snprintf(path, sizeof path, "%s/test_data_set/0/output_0.npy", dirs[m]);
+		bool have_want = bm->has_reference && npy_load_f32(path, &want, err, sizeof err) &&
+				 want.count == bm->out_count;
+		for (int k = 0; k < nv; k++) {
+			int v = order[k];
+			const float *o = v == BV_ORT ? ort_out : slot[m][v].out;
+			double med = bc_median(slot[m][v].t, rounds), d1 = 0, d2 = 0;
+			bool ok = bc_agree(ref, o, bm->out_count, &d1);
+			bool ok2 = !have_want || bc_agree(want.data, o, bm->out_count, &d2);
+			double lo, hi;
+			bc_range(slot[m][v].t, rounds, &lo, &hi);
+			printf("    %-22s %8.2f ms (best %.2f)", bv_names[v], med * 1e3, lo * 1e3);
+			if (v == BV_ORT)
+				printf("   session.create %.1f ms", ort_create[m]);
+			else
+				printf("   graph build %.1f ms", slot[m][v].compile_ms);
+			if (v == BV_ORT || o == ref) {
+				if (have_want)
+					printf(", max |diff| %.2g vs test_data_set", d2);
+			} else {
+				printf(", max |diff| %.2g vs %s", d1, ref_name);
+				if (have_want)
+					printf(", %.2g vs test_data_set", d2);
+			}
+			printf("\n");
+			ASSERT_MSG(ok && ok2, "%s: %s disagrees with %s (max |diff| %g, %g)",
+				   bm->label, bv_names[v], ref_name, d1, d2);
+		}
+		npy_free(&want);
+		double *tc = slot[m][BV_CPU].t, *to = slot[m][BV_OCL].t, *tr = slot[m][BV_ORT].t;
+		if (on[BV_CPU] && on[BV_ORT]) {
+			double q = bc_ratio(tc, tr, rounds);
+			bc_print_ratio("daemon-cpu/ORT", tc, tr, rounds);
+			printf("  (target <= 0.70: %s)\n", q <= 0.7 ? "met" : "NOT MET");
+		}
+		if (on[BV_OCL] && on[BV_ORT]) {
+			bc_print_ratio("daemon-opencl/ORT", to, tr, rounds);
+			printf("\n");
+		}
+		if (on[BV_CPU] && on[BV_OCL]) {
+			bc_print_ratio("daemon-cpu/opencl", tc, to, rounds);
+			printf("\n");
+		}
+		if (on[BV_BASE]) {
+			bc_print_ratio("opencl first/now", slot[m][BV_BASE].t, to, rounds);
+			printf("  (the first version's plans, WEBNN_OCL_BASELINE)\n");
+		}
+		if (on[BV_PREV] && on[BV_CPU]) {
+			bc_print_ratio("cpu now/previous", tc, slot[m][BV_PREV].t, rounds);
+			printf("  (%s)\n", prev);
+		}
+	}
+	for (size_t m = 0; m < BC_N_MODELS; m++) {
+		for (int v = 0; v < BV_ORT; v++)
+			if (on[v])
+				bc_slot_close(&slot[m][v]);
+		npy_free(&in[m]);
+	}
+	for (int v = 0; v < BV_ORT; v++)
+		if (on[v])
+			bc_daemon_stop(&dm[v]);
+	bc_child_stop(&ort);
+}
+
+/* ------------------------------------------------------------------ single operations */
+
+/* conv2d (NHWC input, constant filter, no bias) or matmul (constant B) as the only operation. */
+static const struct bc_op {
+	const char *label;
+	bool matmul;
+	uint32_t h, c, oc, k, pad, groups;
+	enum webnn_conv2d_filter_layout layout;
+	bool target;	 /* conv/gemm: >= 70% of peak is the goal; depthwise is memory-bound */
+	const char *ort; /* the same operation for bench/ort_bench.js (NCHW) */
+} bc_ops[] = {
+	{ "conv 3x3 56x56x64->64 ohwi", false, 56, 64, 64, 3, 1, 1, WEBNN_FILTER_OHWI, true,
+	  "conv 64 64 3 1 1 56" },
+	{ "conv 3x3 56x56x64->64 oihw", false, 56, 64, 64, 3, 1, 1, WEBNN_FILTER_OIHW, true,
+	  "conv 64 64 3 1 1 56" },
+	{ "conv 1x1 56x56x64->128 ohwi", false, 56, 64, 128, 1, 0, 1, WEBNN_FILTER_OHWI, true,
+	  "conv 64 128 1 0 1 56" },
+	{ "depthwise 3x3 56x56x144 ihwo", false, 56, 144, 144, 3, 1, 144, WEBNN_FILTER_IHWO, false,
+	  "conv 144 144 3 1 144 56" },
+	{ "matmul 1024^3, B constant", true, 1024, 1024, 1024, 0, 0, 1, 0, true, "matmul 1024" },
+};
+#define BC_N_OPS (sizeof bc_ops / sizeof bc_ops[0])
+
+static double bc_op_flops(const struct bc_op *o)
+{
+	if (o->matmul)
+		return 2.0 * o->h * o->c * o->oc;
+	uint32_t oh = o->h + 2 * o->pad - o->k + 1; /* stride 1; padding taps counted */
+	return 2.0 * oh * oh * o->oc * (o->c / o->groups) * o->k * o->k;
+}
+
+static float *bc_random(size_t n, uint32_t seed)
+{
+	float *p = malloc(n * sizeof(float));
+	ASSERT(p);
+	for (size_t i = 0; i < n; i++) {
+		seed = seed * 1664525u + 1013904223u;
+		p[i] = (float)((seed >> 8) & 0xffff) / 65536.0f - 0.5f;
+	}
+	return p;
+}
+
+struct bc_op_run {
+	struct webnn_graph *g;
+	struct webnn_tensor *ti, *to;
+	int inner, ort_inner; /* dispatches (session.run calls) per sample, for about 25 ms */
+	double t[BC_MAX_ROUNDS], peak[BC_MAX_ROUNDS],
+		ort[BC_MAX_ROUNDS]; /* peak: GFLOP/s, 2 threads */
+};
+
+static void bc_op_open(struct bc_op_run *r, struct webnn_context *ctx, const struct bc_op *o)
+{
+	struct webnn_builder *b;
+	struct webnn_operand *x, *w, *y;
+	MODEL_OK(ctx, webnn_builder_create(ctx, &b), "builder");
+	struct webnn_operand_desc xd = { WEBNN_FLOAT32, 4, { 1, o->h, o->h, o->c } };
+	struct webnn_operand_desc wd = { WEBNN_FLOAT32, 4, { 0 } };
+	if (o->matmul) {
+		xd = (struct webnn_operand_desc){ WEBNN_FLOAT32, 2, { o->h, o->c } };
+		wd = (struct webnn_operand_desc){ WEBNN_FLOAT32, 2, { o->c, o->oc } };
+	} else {
+		uint32_t icg = o->c / o->groups;
+		const uint32_t ohwi[4] = { o->oc, o->k, o->k, icg },
+			       oihw[4] = { o->oc, icg, o->k, o->k },
+			       ihwo[4] = { icg, o->k, o->k, o->oc };
+		memcpy(wd.shape,
+		       o->layout == WEBNN_FILTER_OHWI	? ohwi
+		       : o->layout == WEBNN_FILTER_OIHW ? oihw
+							: ihwo,
+		       sizeof ohwi);
+	}
+	size_t wn =
+		(size_t)wd.shape[0] * wd.shape[1] * (wd.rank == 4 ? wd.shape[2] * wd.shape[3] : 1);
+	float *wdata = bc_random(wn, 3);
+	MODEL_OK(ctx, webnn_builder_input(b, "x", &xd, &x), "input");
+	MODEL_OK(ctx, webnn_builder_constant(b, &wd, wdata, wn * sizeof(float), &w), "constant");
+	free(wdata);
+	if (o->matmul) {
+		MODEL_OK(ctx, webnn_builder_matmul(b, x, w, &y), o->label);
+	} else {
+		struct webnn_conv2d_options co = WEBNN_CONV2D_OPTIONS_INIT;
+		co.input_layout = WEBNN_LAYOUT_NHWC;
+		co.filter_layout = o->layout;
+		co.groups = o->groups;
+		for (int i = 0; i < 4; i++)
+			co.padding[i] = o->pad;
+		co.n_padding = 4;
+		MODEL_OK(ctx, webnn_builder_conv2d(b, x, w, &co, &y), o->label);
+	}
+	struct webnn_named_operand named = { "y", y };
+	struct webnn_tensor_desc tin = { xd, false, true },
+				 tout = { { WEBNN_FLOAT32, 0, { 0 } }, true, false };
+	webnn_operand_get_desc(y, &tout.desc);
+	MODEL_OK(ctx, webnn_builder_build(b, &named, 1, &r->g), o->label);
+	webnn_builder_destroy(b);
+	MODEL_OK(ctx, webnn_context_create_tensor(ctx, &tin, &r->ti), "input tensor");
+	MODEL_OK(ctx, webnn_context_create_tensor(ctx, &tout, &r->to), "output tensor");
+	size_t xn =
+		(size_t)xd.shape[0] * xd.shape[1] * (xd.rank == 4 ? xd.shape[2] * xd.shape[3] : 1);
+	float *xdata = bc_random(xn, 42);
+	MODEL_OK(ctx, webnn_context_write_tensor(ctx, r->ti, xdata, xn * sizeof(float)), "write");
+	free(xdata);
+}
+
+/* Seconds per dispatch over n back-to-back dispatches (the timeline runs them in order; the
+ * flush waits for the last): the per-dispatch cost an application streaming work sees. */
+static double bc_op_run(struct bc_op_run *r, struct webnn_context *ctx, int n)
+{
+	struct webnn_named_tensor bi = { "x", r->ti }, bo = { "y", r->to };
+	double t0 = bc_now();
+	for (int i = 0; i < n; i++)
+		MODEL_OK(ctx, webnn_context_dispatch(ctx, r->g, &bi, 1, &bo, 1), "dispatch");
+	MODEL_OK(ctx, webnn_context_flush(ctx), "flush");
+	return (bc_now() - t0) / n;
+}
+
+/* The single ops on the cpu backend, and on onnxruntime when it is there, interleaved with a
+ * measurement of the FMA peak in every round: GFLOP/s and % of the 2-thread peak. */
+TEST_TIMEOUT(bench_cpu_ops, 600)
+{
+	static struct bc_daemon d;
+	static struct bc_op_run run[BC_N_OPS];
+	static struct bc_child ort;
+	char why[600], ort_why[600] = "";
+	static const char *const env[] = { "-WEBNN_OCL_BASELINE", NULL };
+	if (!bc_daemon_start(&d, NULL, "cpu", env, why, sizeof why))
+		SKIP("the cpu backend: %s", why);
+	static struct bc_child peak;
+	char peak_why[600] = "";
+	bool have_peak = bc_peak_start(&peak, peak_why, sizeof peak_why);
+	double start1[3], start2[3];
+	for (int k = 0; k < 3; k++) {
+		start1[k] = have_peak ? bc_peak_sample(&peak, 1, 40) : NAN;
+		start2[k] = have_peak ? bc_peak_sample(&peak, 2, 40) : NAN;
+	}
+	bool have_ort = bc_ort_start(&ort, ort_why, sizeof ort_why);
+	int rounds = bc_rounds();
+	for (size_t i = 0; i < BC_N_OPS; i++) {
+		bc_op_open(&run[i], d.ctx, &bc_ops[i]);
+		double t = bc_op_run(&run[i], d.ctx, 2);
+		run[i].inner = t > 0.025 ? 1 : (int)(0.025 / t) + 1;
+		if (have_ort) {
+			char reply[600], id[16];
+			snprintf(id, sizeof id, "op%zu", i);
+			double tw = NAN;
+			if (!bc_child_cmd(&ort, reply, sizeof reply, "load %s %s", id,
+					  bc_ops[i].ort) ||
+			    isnan(tw = bc_ort_run(&ort, id, 2))) {
+				bc_fmt(ort_why, sizeof ort_why, "%s: %s", bc_ops[i].label, reply);
+				have_ort = false;
+			} else
+				run[i].ort_inner = tw > 0.025 ? 1 : (int)(0.025 / tw) + 1;
+		}
+	}
+	/* the 2-thread peak is sampled right before each operation's own sample (as long), so a
+	 * neighbour's load hits both alike; the 1-thread one once a round, for the record */
+	double t0 = bc_now(), load0 = bc_load();
+	double p1[BC_MAX_ROUNDS], p2[BC_MAX_ROUNDS * BC_N_OPS];
+	int n_p2 = 0;
+	bc_pause(d.pid);
+	bc_pause(ort.pid);
+	bc_pause(peak.pid);
+	for (int r = 0; r < rounds; r++) {
+		if (r >= 3 && bc_now() - t0 > bc_budget()) {
+			rounds = r;
+			break;
+		}
+		bc_resume(peak.pid);
+		p1[r] = have_peak ? bc_peak_sample(&peak, 1, 25) : NAN;
+		bc_pause(peak.pid);
+		for (size_t k = 0; k < BC_N_OPS; k++) {
+			size_t i = (k + r) % BC_N_OPS;
+			char id[16];
+			snprintf(id, sizeof id, "op%zu", i);
+			bc_resume(peak.pid);
+			run[i].peak[r] = p2[n_p2++] =
+				have_peak ? bc_peak_sample(&peak, 2, 25) : NAN;
+			bc_pause(peak.pid);
+			bc_resume(d.pid);
+			run[i].t[r] = bc_op_run(&run[i], d.ctx, run[i].inner);
+			bc_pause(d.pid);
+			if (have_ort) {
+				bc_resume(ort.pid);
+				run[i].ort[r] = bc_ort_run(&ort, id, run[i].ort_inner);
+				bc_pause(ort.pid);
+			}
+		}
+	}
+	bc_resume(d.pid);
+	bc_resume(ort.pid);
+	bc_resume(peak.pid);
+	have_peak = have_peak && !isnan(bc_median(p2, n_p2));
+	printf("  single operations on the daemon's cpu backend: %d rounds, each with the FMA peak "
+	       "measured (%.1f s, load average %.2f before, %.2f after); time per dispatch of a "
+	       "stream of dispatches, medians\n",
+	       rounds, bc_now() - t0, load0, bc_load());
+	if (have_peak)
+		printf("    FMA peak (%s, bench/peak_flops.c): %.1f GFLOP/s on 1 thread, %.1f on 2 "
+		       "(before the rounds: %.1f, %.1f); %% of peak: of the 2-thread sample taken "
+		       "just before\n",
+		       peak.version, bc_median(p1, rounds), bc_median(p2, n_p2),
+		       bc_median(start1, 3), bc_median(start2, 3));
+	else
+		printf("    (FMA peak not measured: %s; make bench builds %s/bin/peak_flops)\n",
+		       peak_why[0] ? peak_why : "a sample failed", test_build_dir());
+	if (!have_ort)
+		printf("    (onnxruntime skipped: %s)\n", ort_why);
+	else
+		printf("    onnxruntime: %s, same ops in NCHW\n", ort.version);
+	for (size_t i = 0; i < BC_N_OPS; i++) {
+		const struct bc_op *o = &bc_ops[i];
+		double fl = bc_op_flops(o), med = bc_median(run[i].t, rounds), gf[BC_MAX_ROUNDS];
+		for (int r = 0; r < rounds; r++)
+			gf[r] = fl / run[i].t[r] / 1e9;
+		printf("    %-30s %8.3f ms %7.1f GFLOP/s", o->label, med * 1e3, fl / med / 1e9);
+		if (have_peak) {
+			double pct = 100 * bc_ratio(gf, run[i].peak, rounds), q[BC_MAX_ROUNDS], lo,
+			       hi;
+			for (int r = 0; r < rounds; r++)
+				q[r] = gf[r] / run[i].peak[r];
+			bc_range(q, rounds, &lo, &hi);
+			printf(" %5.1f%% [%.0f..%.0f] of peak", pct, 100 * lo, 100 * hi);
+			if (o->target)
+				printf(" (target >= 70%%: %s)", pct >= 70 ? "met" : "NOT MET");
+		}
+		if (have_ort)
+			printf("; ORT %.3f ms, daemon/ORT %.2f",
+			       bc_median(run[i].ort, rounds) * 1e3,
+			       bc_ratio(run[i].t, run[i].ort, rounds));
+		printf("\n");
+		webnn_tensor_destroy(run[i].ti);
+		webnn_tensor_destroy(run[i].to);
+		webnn_graph_destroy(run[i].g);
+	}
+	bc_daemon_stop(&d);
+	bc_child_stop(&ort);
+	bc_child_stop(&peak);
+}
+
+/* ------------------------------------------------------------------ cold start */
+
+#define BC_COLD_RUNS 3
+
+/* Seconds of CPU the live threads of pid have used (their schedstat run times): a figure the
+ * neighbours' load does not inflate the way it does wall time. NAN when unreadable. */
+static double bc_cpu_seconds(pid_t pid)
+{
+	char dir[64], path[400];
+	snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return NAN;
+	double sum = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		unsigned long long ns;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s/schedstat", dir, e->d_name);
+		FILE *f = fopen(path, "r");
+		if (f && fscanf(f, "%llu", &ns) == 1)
+			sum += ns * 1e-9;
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	return sum;
+}
+
+/* A daemon on the cpu backend with empty caches (a fresh XDG_CACHE_HOME) to the first
+ * SqueezeNet result: start, context, graph build (client side: weights read from .npy and
+ * sent), first dispatch + read. Three runs, medians. */
+TEST_TIMEOUT(bench_cold_start, 300)
+{
+	const char *shared = test_shared_dir();
+	if (!shared)
+		SKIP("../shared (or $WEBNN_SHARED) is absent: no SqueezeNet weights");
+	char dir[4200], path[4400], err[600];
+	snprintf(dir, sizeof dir, "%s/models/squeezenet1.0_nhwc", shared);
+	snprintf(path, sizeof path, "%s/test_data_set/0/input_0.npy", dir);
+	struct npy_array in, want;
+	if (!npy_load_f32(path, &in, err, sizeof err))
+		SKIP("%s", err);
+	snprintf(path, sizeof path, "%s/test_data_set/0/output_0.npy", dir);
+	ASSERT_MSG(npy_load_f32(path, &want, err, sizeof err), "%s", err);
+	double up[BC_COLD_RUNS], built[BC_COLD_RUNS], compile[BC_COLD_RUNS], first[BC_COLD_RUNS],
+		total[BC_COLD_RUNS], cpu[BC_COLD_RUNS];
+	for (int i = 0; i < BC_COLD_RUNS; i++) {
+		char cache[64], xdg[96], why[600];
+		snprintf(cache, sizeof cache, "/tmp/webnn-bench-cold-XXXXXX");
+		ASSERT(mkdtemp(cache));
+		snprintf(xdg, sizeof xdg, "XDG_CACHE_HOME=%s", cache);
+		const char *const env[] = { xdg,
+					    "-WEBNN_CACHE_DIR",
+					    "-POCL_CACHE_DIR",
+					    "-WEBNN_OCL_BASELINE",
+					    "WEBNN_BACKEND=cpu",
+					    NULL };
+		struct bc_daemon d;
+		double t0 = bc_now();
+		if (!bc_daemon_start(&d, NULL, "cpu", env, why, sizeof why))
+			SKIP("the cpu backend: %s", why);
+		up[i] = bc_now() - t0;
+		struct bc_slot s = { 0 };
+		bc_slot_open(&s, d.ctx, &bc_models[0], dir, &in);
+		built[i] = bc_now() - t0;
+		compile[i] = s.compile_ms;
+		double t1 = bc_now();
+		bc_slot_run(&s, d.ctx, MODEL_CLASSES, 1);
+		first[i] = bc_now() - t1;
+		total[i] = bc_now() - t0;
+		cpu[i] = bc_cpu_seconds(d.pid);
+		double maxd;
+		ASSERT_MSG(bc_agree(want.data, s.out, MODEL_CLASSES, &maxd),
+			   "cold SqueezeNet disagrees with test_data_set (max |diff| %g)", maxd);
+		bc_slot_close(&s);
+		bc_daemon_stop(&d);
+		char rm[128];
+		snprintf(rm, sizeof rm, "rm -rf %s", cache);
+		ASSERT(system(rm) == 0);
+	}
+	double tot = bc_median(total, BC_COLD_RUNS), cm = bc_median(compile, BC_COLD_RUNS);
+	printf("  cold start, cpu backend, empty cache dir, SqueezeNet (median of %d):\n",
+	       BC_COLD_RUNS);
+	printf("    daemon up + context %.1f ms, + graph built %.1f ms (daemon compile_ms %.1f), "
+	       "first dispatch + read %.1f ms; the daemon's CPU time to then %.1f ms\n",
+	       bc_median(up, BC_COLD_RUNS) * 1e3, bc_median(built, BC_COLD_RUNS) * 1e3, cm,
+	       bc_median(first, BC_COLD_RUNS) * 1e3, bc_median(cpu, BC_COLD_RUNS) * 1e3);
+	printf("    start to first result %.1f ms (target <= 1000 ms: %s); graph build %.1f ms "
+	       "(target <= 50 ms: %s)\n",
+	       tot * 1e3, tot <= 1.0 ? "met" : "NOT MET", cm, cm <= 50 ? "met" : "NOT MET");
+	npy_free(&in);
+	npy_free(&want);
+}
