@@ -9,7 +9,7 @@
 
 /* Lets the saturating conversions' conditionals become vector selects (see cpu_elementwise.c);
  * no value changes. */
-#pragma GCC optimize("no-trapping-math")
+#pragma GCC optimize("no-trapping-math", "fp-contract=off")
 
 /* ---- cast: one loop per pair of storage types (float16 goes through float32 blocks). The
  * conversions are the reference's: float -> integer truncates and saturates (NaN -> 0),
@@ -56,8 +56,21 @@ typedef void (*cast_fn)(const void *x, void *o, uint64_t n);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wtype-limits"
 #pragma GCC diagnostic ignored "-Wbool-compare"
+/* Conversions to and from float go through double: also built for AVX2 and AVX-512 (picked
+ * at load time; the same bits). */
+#define CAST_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#define CAST_CLONES_FF CAST_CLONES
+#define CAST_CLONES_FS CAST_CLONES
+#define CAST_CLONES_FU CAST_CLONES
+#define CAST_CLONES_SF CAST_CLONES
+#define CAST_CLONES_UF CAST_CLONES
+#define CAST_CLONES_SS
+#define CAST_CLONES_SU
+#define CAST_CLONES_US
+#define CAST_CLONES_UU
 #define CAST_PAIR(OT, OST, OCLS, OLO, OHI, IT, IST, ICLS)                                      \
-	static void cast_##IT##_##OT(const void *px, void *po, uint64_t n)                     \
+	CAST_CLONES_##ICLS##OCLS static void cast_##IT##_##OT(const void *px, void *po,        \
+							      uint64_t n)              \
 	{                                                                                      \
 		const IST *X = px;                                                             \
 		OST *O = po;                                                                   \
@@ -181,8 +194,8 @@ static inline float quant_rintf(float q)
 	}
 
 /* Elements [i, i + n) with scale index k (per_elem: k + 0, k + 1, ...). */
-static void quant_run(const struct quant_args *a, uint64_t i, uint64_t n, uint64_t k,
-		      bool per_elem)
+CAST_CLONES static void quant_run(const struct quant_args *a, uint64_t i, uint64_t n,
+				  uint64_t k, bool per_elem)
 {
 	float tx[CPU_EW_BLOCK];
 	size_t oes = wnn_dtype_size(a->p->out_type);
@@ -224,8 +237,8 @@ static void quant_run(const struct quant_args *a, uint64_t i, uint64_t n, uint64
 	default: break;                                                                        \
 	}
 
-static void dequant_run(const struct quant_args *a, uint64_t i, uint64_t n, uint64_t k,
-			bool per_elem)
+CAST_CLONES static void dequant_run(const struct quant_args *a, uint64_t i, uint64_t n,
+				    uint64_t k, bool per_elem)
 {
 	float to[CPU_EW_BLOCK];
 	bool half = a->p->out_type == WNN_F16;
