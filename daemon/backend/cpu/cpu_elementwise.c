@@ -57,12 +57,12 @@ void cpu_float_to_half(uint16_t *dst, const float *src, uint64_t n)
 		dst[i] = wnn_f32_to_f16(src[i]);
 }
 
-/* The kernels below may raise floating-point exceptions the C code would not, and sqrt/log of
- * a negative need not set errno (nothing reads the flags or errno): without this the compiler
- * keeps every conditional of relu, clamp or a compare as a branch, calls sqrt, and vectorises
- * none of them. Results are unchanged (neither option permits a value-changing
- * transformation). */
-#pragma GCC optimize("no-trapping-math", "no-math-errno", "fp-contract=off")
+/* The kernels below may raise floating-point exceptions the C code would not (nothing reads
+ * the flags): without this the compiler keeps every conditional of relu, clamp or a compare as
+ * a branch and vectorises none of them. It permits no value-changing transformation; nor does
+ * the AVX2/AVX-512 build (below) fuse a multiply and an add, which would round once instead of
+ * twice as the reference does. */
+#pragma GCC optimize("no-trapping-math", "fp-contract=off")
 
 /* ---- plans: a broadcast shape collapsed to the fewest dimensions, walked row by row; the
  * innermost dimension of every input is contiguous or one broadcast element, so each row is
@@ -316,7 +316,7 @@ static void row_where(const struct ew_plan *pl, const struct ew_args *a, const u
  *
  * Each storage type computes in the domain the reference computes in, so that results are
  * the same bits: float32 (and float16, through float32 blocks) in double, rounded to float
- * on the store (for + - * / sqrt that is exactly float arithmetic, which the compiler still
+ * on the store (for + - * / that is exactly float arithmetic, which the compiler still
  * vectorises); 8- and 32-bit integers in 64-bit (every expression of two such operands is exact
  * there, and the store wraps as the reference's does); int64 in __int128 as the reference,
  * so that INT64_MIN / -1 and -INT64_MIN wrap instead of trapping; unsigned in uint64_t. */
