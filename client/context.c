@@ -109,6 +109,40 @@ static void copy_msg(char *dst, size_t len, const char *src)
 		snprintf(dst, len, "%s", src);
 }
 
+/* A connection to webnnd at socket_path (NULL: $WEBNN_SOCKET, else the default) after the
+ * handshake, in a new context object that has no context on the daemon yet. */
+static enum webnn_status connect_new(const char *socket_path, const char *client_name,
+				     const char *what, struct webnn_context **out,
+				     char *last_error, size_t len)
+{
+	const char *path = socket_path;
+	if (!path || !*path)
+		path = getenv("WEBNN_SOCKET");
+	if (!path || !*path)
+		path = WEBNN_DEFAULT_SOCKET;
+	struct webnn_context *ctx = calloc(1, sizeof(*ctx));
+	if (!ctx) {
+		if (last_error && len)
+			snprintf(last_error, len, "%s: out of memory", what);
+		return WEBNN_STATUS_NO_MEMORY;
+	}
+	pthread_mutex_init(&ctx->lock, NULL);
+	ctx->refs = 1;
+	ctx->sock = -1;
+	ctx->arena_fd = -1;
+	ctx->next_id = 1;
+	ctx->next_serial = 1;
+	char msg[WNNC_MSG_MAX];
+	enum webnn_status s = wnnc_connect(ctx, path, client_name, msg, sizeof(msg));
+	if (s != WEBNN_STATUS_OK) {
+		copy_msg(last_error, len, msg);
+		free_context(ctx);
+		return s;
+	}
+	*out = ctx;
+	return WEBNN_STATUS_OK;
+}
+
 enum webnn_status webnn_context_create(const struct webnn_context_options *options,
 				       struct webnn_context **out, char *last_error, size_t len)
 {
@@ -128,32 +162,12 @@ enum webnn_status webnn_context_create(const struct webnn_context_options *optio
 		memcpy(&o, options, options->struct_size < sizeof(o) ? options->struct_size
 								    : sizeof(o));
 	}
-	const char *path = o.socket_path;
-	if (!path || !*path)
-		path = getenv("WEBNN_SOCKET");
-	if (!path || !*path)
-		path = WEBNN_DEFAULT_SOCKET;
 	const char *name = o.client_name ? o.client_name : program_invocation_short_name;
-
-	struct webnn_context *ctx = calloc(1, sizeof(*ctx));
-	if (!ctx) {
-		copy_msg(last_error, len, "createContext: out of memory");
-		return WEBNN_STATUS_NO_MEMORY;
-	}
-	pthread_mutex_init(&ctx->lock, NULL);
-	ctx->refs = 1;
-	ctx->sock = -1;
-	ctx->arena_fd = -1;
-	ctx->next_id = 1;
-	ctx->next_serial = 1;
-
-	char msg[WNNC_MSG_MAX];
-	enum webnn_status s = wnnc_connect(ctx, path, name, msg, sizeof(msg));
-	if (s != WEBNN_STATUS_OK) {
-		copy_msg(last_error, len, msg);
-		free_context(ctx);
+	struct webnn_context *ctx;
+	enum webnn_status s = connect_new(o.socket_path, name, "createContext", &ctx, last_error,
+					  len);
+	if (s != WEBNN_STATUS_OK)
 		return s;
-	}
 
 	Webnn__Ipc__CreateContext cc = WEBNN__IPC__CREATE_CONTEXT__INIT;
 	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
@@ -200,28 +214,10 @@ enum webnn_status webnn_list_devices(const char *socket_path, struct webnn_devic
 	}
 	*out = NULL;
 	*n = 0;
-	const char *path = socket_path;
-	if (!path || !*path)
-		path = getenv("WEBNN_SOCKET");
-	if (!path || !*path)
-		path = WEBNN_DEFAULT_SOCKET;
-	struct webnn_context *ctx = calloc(1, sizeof(*ctx));
-	if (!ctx) {
-		copy_msg(last_error, len, "listDevices: out of memory");
-		return WEBNN_STATUS_NO_MEMORY;
-	}
-	pthread_mutex_init(&ctx->lock, NULL);
-	ctx->refs = 1;
-	ctx->sock = -1;
-	ctx->arena_fd = -1;
-	ctx->next_id = 1;
-	ctx->next_serial = 1;
-	char msg[WNNC_MSG_MAX];
-	enum webnn_status s = wnnc_connect(ctx, path, program_invocation_short_name, msg,
-					   sizeof(msg));
-	if (s != WEBNN_STATUS_OK) {
-		copy_msg(last_error, len, msg);
-	} else {
+	struct webnn_context *ctx;
+	enum webnn_status s = connect_new(socket_path, program_invocation_short_name,
+					  "listDevices", &ctx, last_error, len);
+	if (s == WEBNN_STATUS_OK) {
 		*out = ctx->devices;
 		*n = ctx->n_devices;
 		ctx->devices = NULL;
@@ -232,8 +228,8 @@ enum webnn_status webnn_list_devices(const char *socket_path, struct webnn_devic
 		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_GOODBYE;
 		m.goodbye = &bye;
 		wnnc_send(ctx, &m, NULL, 0);
+		free_context(ctx);
 	}
-	free_context(ctx);
 	return s;
 }
 

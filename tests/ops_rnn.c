@@ -741,7 +741,7 @@ TEST(ops_rnn_reference_wpt_lstm)
 	tg_free(&t);
 }
 
-/* ==== OpenCL backend against the reference: seeded inputs through both (tests/ocltest.h) */
+/* ==== the product backends against the reference: seeded inputs through both (tests/ocltest.h) */
 
 struct rnn_case {
 	bool lstm, cell;
@@ -760,8 +760,10 @@ static void run_rnn(struct backend *be, enum wnn_dtype t, const struct rnn_case 
 	tg_init(&tg);
 	uint32_t D = c->dir == 2 ? 2 : 1, G = c->lstm ? 4 : 3, H = c->hidden, NB = c->batch;
 	uint32_t x, w, r;
-	float wdata[2 * 4 * 8 * 8];
-	uint16_t hdata[2 * 4 * 8 * 8];
+	size_t n_w = (size_t)D * G * H * c->in;
+	float *wdata = malloc(n_w * sizeof *wdata);
+	uint16_t *hdata = malloc(n_w * sizeof *hdata);
+	ASSERT(wdata && hdata);
 	if (c->cell) {
 		x = tg_input(&tg, t, 2, (uint32_t[]){ NB, c->in });
 	} else {
@@ -771,8 +773,7 @@ static void run_rnn(struct backend *be, enum wnn_dtype t, const struct rnn_case 
 	const uint32_t *wdp = c->cell ? wd + 1 : wd, *rdp = c->cell ? rd + 1 : rd;
 	uint32_t wr = c->cell ? 2 : 3;
 	if (c->const_w) {
-		size_t n = (size_t)D * G * H * c->in;
-		ASSERT(n <= sizeof wdata / sizeof wdata[0]);
+		size_t n = n_w;
 		tg_random(wdata, WNN_F32, n, 99, -0.6, 0.6);
 		for (size_t i = 0; i < n; i++)
 			hdata[i] = wnn_f32_to_f16(wdata[i]);
@@ -893,9 +894,11 @@ static void run_rnn(struct backend *be, enum wnn_dtype t, const struct rnn_case 
 	const struct graph_ir *g = ot_finish(&tg, &o, label);
 	ot_check_counted(be, g, -0.6, 0.6, t == WNN_F16 ? TOL_F16_SUM : TOL_SUM, label);
 	tg_free(&tg);
+	free(wdata);
+	free(hdata);
 }
 
-TEST_TIMEOUT(ops_rnn_opencl_gru_lstm, 240)
+OT_TEST(ops_rnn, gru_lstm, 240)
 {
 	struct backend *be = ot_backend();
 	const Webnn__Ipc__RecurrentActivation S = WEBNN__IPC__RECURRENT_ACTIVATION__ACT_SIGMOID,
@@ -918,9 +921,12 @@ TEST_TIMEOUT(ops_rnn_opencl_gru_lstm, 240)
 		{ true, true, 1, 2, 3, 3, 0, true, false, false, true, true, false, false, true, 1, 3, { T, S, R } },
 	};
 	char label[128];
-	/* f = 2: float32 again with the recurrent products as CLBlast gemms instead of fused */
-	for (int f = 0; f < 3; f++) {
-		be->opts.rnn_gemm = f == 2; /* what $WEBNN_OCL_RNN_GEMM sets at init */
+	/* f = 2 (OpenCL): float32 again with the recurrent products as CLBlast gemms instead of
+	 * fused */
+	bool ocl = ot_impl == &backend_opencl;
+	for (int f = 0; f < (ocl ? 3 : 2); f++) {
+		if (ocl)
+			be->opts.rnn_gemm = f == 2; /* what $WEBNN_OCL_RNN_GEMM sets at init */
 		for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
 			enum wnn_dtype t = f == 1 ? WNN_F16 : WNN_F32;
 			snprintf(label, sizeof label, "%s%s case %zu %s%s", cases[ci].lstm ? "lstm" : "gru",
@@ -929,5 +935,15 @@ TEST_TIMEOUT(ops_rnn_opencl_gru_lstm, 240)
 			run_rnn(be, t, &cases[ci], label);
 		}
 	}
-	backend_opencl.shutdown(be);
+	/* network-sized: the cpu backend's batched gate products (oneDNN sgemm) */
+	const struct rnn_case big[] = {
+		{ true, false, 16, 4, 64, 128, 2, true, true, true, true, true, true, false, true, 0, 0, { S } },
+		{ false, false, 16, 4, 64, 128, 0, true, true, false, true, false, true, true, true, 0, 0, { S } },
+		{ false, false, 8, 2, 32, 64, 1, true, true, false, false, false, true, false, false, 1, 0, { S } },
+	};
+	for (size_t ci = 0; !ocl && ci < sizeof big / sizeof big[0]; ci++) {
+		snprintf(label, sizeof label, "%s big case %zu", big[ci].lstm ? "lstm" : "gru", ci);
+		run_rnn(be, WNN_F32, &big[ci], label);
+	}
+	ot_impl->shutdown(be);
 }

@@ -54,31 +54,10 @@ TEST_TIMEOUT(cpu_fused_epilogues, 300)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tg_graph tg;
 		tg_init(&tg);
-		uint32_t c = 5, h = 12, w = 13;
-		uint32_t x = tg_input(&tg, cases[i].t, 4,
-				      cases[i].nhwc ? (uint32_t[]){ 2, h, w, c }
-						    : (uint32_t[]){ 2, c, h, w });
-		struct pg_conv pc;
-		struct pg_act pa[2];
-		uint32_t y = pg_conv(&tg, &pc, x, cases[i].t, cases[i].nhwc, c, cases[i].oc,
-				     cases[i].k, cases[i].groups, 1, cases[i].k == 3 ? PAD1 : PAD0,
-				     cases[i].bias, 170 + i);
-		const struct wnn_desc *od = &tg.descs[y];
+		struct pg_epilogue pe;
 		int ch = cases[i].chain;
-		if (ch == 1 || ch == 2) {
-			pg_act(&tg, &pa[0], ch, y, 0);
-		} else if (ch == 3 || ch == 5) {
-			uint32_t res = tg_input(&tg, cases[i].t, od->rank, od->dims);
-			y = pg_act(&tg, &pa[0], 3, y, res);
-			if (ch == 5)
-				pg_act(&tg, &pa[1], 2, y, 0);
-		} else {
-			uint32_t vd[3] = { cases[i].oc, 1, 1 };
-			uint32_t vec = cases[i].nhwc ? tg_input(&tg, cases[i].t, 1, vd)
-						     : tg_input(&tg, cases[i].t, 3, vd);
-			y = pg_act(&tg, &pa[0], 3, y, vec);
-			pg_act(&tg, &pa[1], 1, y, 0);
-		}
+		pg_epilogue_case(&tg, &pe, cases[i].t, cases[i].nhwc, cases[i].k, cases[i].oc,
+				 cases[i].groups, ch, cases[i].bias, 170 + i);
 		char label[96];
 		snprintf(label, sizeof label, "fused conv case %zu (%s)", i,
 			 wnn_dtype_name(cases[i].t));
@@ -99,33 +78,9 @@ TEST_TIMEOUT(cpu_fused_epilogues, 300)
 	for (int which = 0; which < 2; which++) {
 		struct tg_graph tg;
 		tg_init(&tg);
-		uint32_t a = tg_input(&tg, WNN_F32, 2, (uint32_t[]){ 9, 14 });
-		uint32_t bb = tg_input(&tg, WNN_F32, 2, (uint32_t[]){ 14, 11 });
-		Webnn__Ipc__Gemm gm = WEBNN__IPC__GEMM__INIT;
-		Webnn__Ipc__Matmul mm = WEBNN__IPC__MATMUL__INIT;
-		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		struct pg_product pp;
 		struct wnn_diag diag = { 0 };
-		uint32_t y = tg_next(&tg);
-		if (which == 0) {
-			gm.a = a;
-			gm.b = bb;
-			gm.output = y;
-			tg_set_op(&o, WNN_OP_GEMM, &gm);
-		} else {
-			mm.a = a;
-			mm.b = bb;
-			mm.output = y;
-			tg_set_op(&o, WNN_OP_MATMUL, &mm);
-		}
-		ASSERT(tg_op(&tg, &o, &diag) == WEBNN_STATUS_OK);
-		struct pg_act pa[2];
-		if (which == 0) {
-			pg_act(&tg, &pa[0], 1, y, 0);
-		} else {
-			uint32_t vec = tg_input(&tg, WNN_F32, 1, (uint32_t[]){ 11 });
-			y = pg_act(&tg, &pa[0], 3, y, vec);
-			pg_act(&tg, &pa[1], 2, y, 0);
-		}
+		pg_product_epilogue(&tg, &pp, which);
 		const struct graph_ir *g = tg_finish(&tg, &diag);
 		ASSERT_MSG(g, "%s", diag.message);
 		const char *label = which ? "matmul+add+clamp" : "gemm+relu";
@@ -202,4 +157,90 @@ TEST_TIMEOUT(cpu_threads_option, 120)
 	ASSERT_STREQ(info.backend, "cpu");
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
+}
+
+/* A client-NCHW convTranspose2d runs in NHWC after the layout pass (oneDNN's NCHW
+ * deconvolution is its slow gemm:jit), with the same results. */
+TEST_TIMEOUT(cpu_conv_transpose2d_in_nhwc, 120)
+{
+	ot_impl = &backend_cpu;
+	struct backend *be = ot_backend();
+	struct tg_graph tg;
+	tg_init(&tg);
+	uint32_t x = tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 1, 6, 7, 5 });
+	float w[6 * 4 * 3 * 3];
+	tg_random(w, WNN_F32, sizeof w / sizeof w[0], 31, -0.5, 0.5);
+	uint32_t f = tg_constant(&tg, WNN_F32, 4, (uint32_t[]){ 6, 4, 3, 3 }, w); /* iohw */
+	uint32_t strides[2] = { 2, 2 }, pad[4] = { 1, 0, 0, 1 };
+	Webnn__Ipc__ConvTranspose2d m = WEBNN__IPC__CONV_TRANSPOSE2D__INIT;
+	m.input = x, m.filter = f, m.output = tg_next(&tg);
+	m.strides = strides, m.n_strides = 2;
+	m.padding = pad, m.n_padding = 4;
+	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&o, WNN_OP_CONV_TRANSPOSE2D, &m);
+	const struct graph_ir *g = ot_finish(&tg, &o, "convTranspose2d nchw");
+	ot_check(be, g, -1, 1, TOL_SUM, "convTranspose2d nchw");
+
+	struct backend_context *ctx;
+	struct backend_context_options opts = { WEBNN_POWER_DEFAULT, false };
+	struct wnn_diag diag = { 0 };
+	ASSERT(backend_cpu.context_create(be, &opts, &ctx, &diag) == WEBNN_STATUS_OK);
+	struct graph_ir *copy = graph_clone(g);
+	ASSERT(copy);
+	ASSERT_MSG(tg_optimize(copy, &backend_cpu, ctx, &diag) == WEBNN_STATUS_OK, "%s",
+		   diag.message);
+	int seen = 0;
+	GRAPH_FOR_EACH_LIVE_NODE(copy, n)
+		if (copy->nodes[n].op == WNN_OP_CONV_TRANSPOSE2D) {
+			ASSERT(copy->nodes[n].attrs.conv_transpose2d.nhwc);
+			seen++;
+		}
+	ASSERT_EQ(seen, 1);
+	graph_destroy(copy);
+	backend_cpu.context_destroy(ctx);
+	tg_free(&tg);
+	backend_cpu.shutdown(be);
+}
+
+/* The large 3x3 stride-1 convolutions (Winograd when oneDNN offers it, reordering activations
+ * into its blocked layout and back) against the reference, with bias, relu, a residual and
+ * both client layouts. */
+TEST_TIMEOUT(cpu_conv_winograd_shapes, 300)
+{
+	ot_impl = &backend_cpu;
+	struct backend *be = ot_backend();
+	static const struct {
+		uint32_t c, oc, hw;
+		int chain; /* 0 none, 1 relu, 3 add residual */
+		bool nhwc;
+	} cases[] = {
+		{ 32, 128, 27, 1, true }, { 64, 256, 13, 0, true }, { 48, 64, 15, 3, true },
+		{ 64, 64, 14, 1, false }, { 96, 96, 20, 3, false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tg_graph tg;
+		tg_init(&tg);
+		uint32_t c = cases[i].c, hw = cases[i].hw;
+		uint32_t x = tg_input(&tg, WNN_F32, 4,
+				      cases[i].nhwc ? (uint32_t[]){ 1, hw, hw, c }
+						    : (uint32_t[]){ 1, c, hw, hw });
+		struct pg_conv pc;
+		struct pg_act pa;
+		uint32_t y = pg_conv(&tg, &pc, x, WNN_F32, cases[i].nhwc, c, cases[i].oc, 3, 1, 1,
+				     PAD1, true, 300 + i);
+		if (cases[i].chain == 1) {
+			pg_act(&tg, &pa, 1, y, 0);
+		} else if (cases[i].chain == 3) {
+			const struct wnn_desc *od = &tg.descs[y];
+			uint32_t res = tg_input(&tg, WNN_F32, od->rank, od->dims);
+			pg_act(&tg, &pa, 3, y, res);
+		}
+		char label[96];
+		snprintf(label, sizeof label, "3x3 conv %u->%u at %ux%u", c, cases[i].oc, hw, hw);
+		const struct graph_ir *g = tg_finish(&tg, &(struct wnn_diag){ 0 });
+		ASSERT_MSG(g, "%s", label);
+		ot_check(be, g, -1, 1, TOL_SUM, label);
+		tg_free(&tg);
+	}
+	backend_cpu.shutdown(be);
 }

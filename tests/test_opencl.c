@@ -357,33 +357,11 @@ TEST_TIMEOUT(opencl_fused_epilogues, 300)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tg_graph tg;
 		tg_init(&tg);
-		uint32_t c = 5, h = 12, w = 13;
-		uint32_t x = tg_input(&tg, cases[i].t, 4,
-				      cases[i].nhwc ? (uint32_t[]){ 2, h, w, c }
-						    : (uint32_t[]){ 2, c, h, w });
-		struct pg_conv pc;
-		struct pg_act pa[2];
-		uint32_t y = pg_conv(&tg, &pc, x, cases[i].t, cases[i].nhwc, c, cases[i].oc,
-				     cases[i].k, 1, 1, cases[i].k == 3 ? PAD1 : PAD0, cases[i].bias,
-				     70 + i);
-		const struct wnn_desc *od = &tg.descs[y];
+		struct pg_epilogue pe;
 		int ch = cases[i].chain;
-		if (ch == 0) {
-			/* bias only: the swapped product still needs its transposing pass */
-		} else if (ch == 1 || ch == 2) {
-			pg_act(&tg, &pa[0], ch, y, 0);
-		} else if (ch == 3 || ch == 5) {
-			uint32_t res = tg_input(&tg, cases[i].t, od->rank, od->dims);
-			y = pg_act(&tg, &pa[0], 3, y, res);
-			if (ch == 5)
-				pg_act(&tg, &pa[1], 2, y, 0);
-		} else {
-			uint32_t vd[3] = { cases[i].oc, 1, 1 };
-			uint32_t vec = cases[i].nhwc ? tg_input(&tg, cases[i].t, 1, vd)
-						     : tg_input(&tg, cases[i].t, 3, vd);
-			y = pg_act(&tg, &pa[0], 3, y, vec);
-			pg_act(&tg, &pa[1], 1, y, 0);
-		}
+		/* chain 0, bias only: the swapped product still needs its transposing pass */
+		pg_epilogue_case(&tg, &pe, cases[i].t, cases[i].nhwc, cases[i].k, cases[i].oc, 1, ch,
+				 cases[i].bias, 70 + i);
 		char label[96];
 		snprintf(label, sizeof label, "fused conv case %zu (%s)", i,
 			 wnn_dtype_name(cases[i].t));
@@ -414,33 +392,9 @@ TEST_TIMEOUT(opencl_fused_epilogues, 300)
 	for (int which = 0; which < 2; which++) {
 		struct tg_graph tg;
 		tg_init(&tg);
-		uint32_t a = tg_input(&tg, WNN_F32, 2, (uint32_t[]){ 9, 14 });
-		uint32_t bb = tg_input(&tg, WNN_F32, 2, (uint32_t[]){ 14, 11 });
-		Webnn__Ipc__Gemm gm = WEBNN__IPC__GEMM__INIT;
-		Webnn__Ipc__Matmul mm = WEBNN__IPC__MATMUL__INIT;
-		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		struct pg_product pp;
 		struct wnn_diag diag = { 0 };
-		uint32_t y = tg_next(&tg);
-		if (which == 0) {
-			gm.a = a;
-			gm.b = bb;
-			gm.output = y;
-			tg_set_op(&o, WNN_OP_GEMM, &gm);
-		} else {
-			mm.a = a;
-			mm.b = bb;
-			mm.output = y;
-			tg_set_op(&o, WNN_OP_MATMUL, &mm);
-		}
-		ASSERT(tg_op(&tg, &o, &diag) == WEBNN_STATUS_OK);
-		struct pg_act pa[2];
-		if (which == 0) {
-			pg_act(&tg, &pa[0], 1, y, 0);
-		} else {
-			uint32_t vec = tg_input(&tg, WNN_F32, 1, (uint32_t[]){ 11 });
-			y = pg_act(&tg, &pa[0], 3, y, vec);
-			pg_act(&tg, &pa[1], 2, y, 0);
-		}
+		pg_product_epilogue(&tg, &pp, which);
 		const struct graph_ir *g = tg_finish(&tg, &diag);
 		ASSERT_MSG(g, "%s", diag.message);
 		ot_check(be, g, -1, 1, TOL_SUM, which ? "matmul+add+clamp" : "gemm+relu");

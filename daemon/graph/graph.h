@@ -104,7 +104,7 @@ struct graph_node {
 /* What a backend accepts from the shared passes (backend_impl.caps). Zero means "none of it":
  * the graph is then run as the client built it. */
 struct graph_caps {
-	/* Rewrite conv2d/pool2d to this input layout, with the fewest transposes. */
+	/* Rewrite conv2d/convTranspose2d/pool2d to this input layout, with the fewest transposes. */
 	bool assign_layout;
 	enum webnn_layout layout;
 	/* conv2d/gemm/matmul epilogues: add of a channel vector or a same-shape tensor, then

@@ -1,17 +1,17 @@
-/* Layout assignment: conv2d/pool2d rewritten to the backend's layout, with transposes only where the client's layout is read. */
+/* Layout assignment: conv2d/convTranspose2d/pool2d rewritten to the backend's layout, with transposes only where the client's layout is read. */
 #include "daemon/graph/passes.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /*
- * One forward sweep rebuilds the node array. A conv2d or pool2d in the other layout reads its
- * input through a transpose into the backend's layout and writes its output in that layout;
- * the client-layout value is only made (by a transpose back, writing the original value id)
- * when something that cares about layout reads it or it is a graph output. Layout-agnostic
- * nodes (unary, clamp, binary, concat with its axis remapped) whose inputs are in the backend's
- * layout run in it too. So conv -> relu -> conv -> pool gets one transpose after the graph input
- * and one before the graph output, and no transpose pair ever needs cancelling.
+ * One forward sweep rebuilds the node array. A conv2d, convTranspose2d or pool2d in the other
+ * layout reads its input through a transpose into the backend's layout and writes its output in
+ * that layout; the client-layout value is only made (by a transpose back, writing the original
+ * value id) when something that cares about layout reads it or it is a graph output.
+ * Layout-agnostic nodes (unary, clamp, binary, concat with its axis remapped) whose inputs are in
+ * the backend's layout run in it too. So conv -> relu -> conv -> pool gets one transpose after
+ * the graph input and one before the graph output, and no transpose pair ever needs cancelling.
  *
  * A binary node may read one operand only in the backend's layout and the other (same shape)
  * only in the client's: one of them needs a transpose whichever layout it runs in, see
@@ -44,12 +44,17 @@ struct layout_pass {
 
 static bool is_spatial(enum wnn_op op)
 {
-	return op == WNN_OP_CONV2D || wnn_ops[op].attrs == WNN_ATTRS_POOL2D;
+	return op == WNN_OP_CONV2D || op == WNN_OP_CONV_TRANSPOSE2D ||
+	       wnn_ops[op].attrs == WNN_ATTRS_POOL2D;
 }
 
 static bool spatial_nhwc(const struct graph_node *n)
 {
-	return n->op == WNN_OP_CONV2D ? n->attrs.conv2d.nhwc : n->attrs.pool2d.nhwc;
+	if (n->op == WNN_OP_CONV2D)
+		return n->attrs.conv2d.nhwc;
+	if (n->op == WNN_OP_CONV_TRANSPOSE2D)
+		return n->attrs.conv_transpose2d.nhwc;
+	return n->attrs.pool2d.nhwc;
 }
 
 static void permute_desc(const struct wnn_desc *in, const uint32_t *perm, struct wnn_desc *out)
@@ -215,10 +220,11 @@ static uint32_t target_output(struct layout_pass *p, uint32_t v)
 	return t;
 }
 
-/* conv2d / pool2d in the client's other layout: its input (operand 0) and output switch. */
+/* conv2d / convTranspose2d / pool2d in the client's other layout: its input (operand 0) and
+ * output switch; filters are read through their own strides whatever the input layout. */
 static uint32_t rewrite_spatial(struct layout_pass *p, struct graph_node *o)
 {
-	uint32_t in[3], out; /* conv2d: input, filter, bias */
+	uint32_t in[3], out; /* conv2d, convTranspose2d: input, filter, bias */
 	if (o->n_inputs > 3) {
 		wnn_diag_set(p->diag, WEBNN_STATUS_OPERATION_ERROR, "graph: %s reads %u operands",
 			     wnn_ops[o->op].name, o->n_inputs);
@@ -236,6 +242,12 @@ static uint32_t rewrite_spatial(struct layout_pass *p, struct graph_node *o)
 		a.conv2d.nhwc = p->nhwc;
 		spatial_strides(id, p->nhwc, a.conv2d.in_stride);
 		spatial_strides(od, p->nhwc, a.conv2d.out_stride);
+	} else if (o->op == WNN_OP_CONV_TRANSPOSE2D) {
+		a.conv_transpose2d.input = in[0];
+		a.conv_transpose2d.output = out;
+		a.conv_transpose2d.nhwc = p->nhwc;
+		spatial_strides(id, p->nhwc, a.conv_transpose2d.in_stride);
+		spatial_strides(od, p->nhwc, a.conv_transpose2d.out_stride);
 	} else {
 		a.pool2d.input = in[0];
 		a.pool2d.output = out;

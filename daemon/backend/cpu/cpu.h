@@ -73,6 +73,35 @@ enum webnn_status cpu_fallback_prepare(const struct cpu_build *b, struct cpu_ste
 void cpu_epilogue_apply(const struct graph_ir *g, const struct graph_node *n, void *const *bufs,
 			int threads);
 
+/* ---- reductions (cpu_reduce.c): the reduce family and normalizations over axes */
+
+#define CPU_PAR_MIN 32768          /* elements below which threads cost more than they save */
+#define CPU_GATHER_MAX (1u << 22)  /* reduced elements per output an offset table may hold */
+
+/* A wnn_reduction over a dense row-major input: an [A, R, B] view (roff NULL) when the reduced
+ * axes (size-1 axes aside) are consecutive and ascending, so kept index k = a * B + b and the
+ * reduced index r is row-major over the named axes; otherwise the offsets of the R reduced
+ * elements from each kept element's base, read through a gathered row. */
+struct cpu_axes {
+	uint64_t A, R, B;
+	uint64_t *roff;
+};
+/* The view of r; with gather, the offset table when there is no [A, R, B] view and at most
+ * CPU_GATHER_MAX elements are reduced. Returns a step's priv (freed with cpu_axes_free), NULL
+ * when the node gets no such view (*oom: out of memory). */
+struct cpu_axes *cpu_axes_new(const struct wnn_reduction *r, bool gather, bool *oom);
+void cpu_axes_free(void *axes);
+
+/* ---- float16 (cpu_float16.c): CPUs here have no float16 arithmetic, so float16 nodes run the
+ * float32 kernels on converted copies (F16C when the CPU has it). */
+
+/* Makes the float32 kernel prepared in s run on the node's float16 values: inputs converted to
+ * float32 before, outputs back to float16 (round to nearest even) after. */
+enum webnn_status cpu_f16_wrap(struct cpu_step *s, struct wnn_diag *diag);
+/* n values converted, split over threads when large. */
+void cpu_h2f(const uint16_t *h, float *f, uint64_t n, int threads);
+void cpu_f2h(const float *f, uint16_t *h, uint64_t n, int threads);
+
 /* ---- the oneDNN layer (cpu_dnnl.c). oneDNN 2.x C API (Debian 12 ships 2.6); 3.x changed
  * operation descriptors, so every call that differs stays behind these helpers. */
 

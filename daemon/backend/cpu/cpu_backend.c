@@ -9,25 +9,40 @@
 #include <time.h>
 
 #include "daemon/backend/cpu/cpu.h"
+#include "daemon/backend/host/host.h"
 #include "daemon/backend/reference/ref.h"
 #include "daemon/log.h"
 
 /*
- * Threads: one team of `threads` OpenMP threads (the runtime oneDNN is built on) serves every
- * context. Runs and builds take the backend's compute turn first, in arrival order, so one big
- * dispatch gets all the cores and two contexts never oversubscribe them: libgomp teams
- * spin-wait, and two teams on two cores run each dispatch several times slower than taking
- * turns. A per-dispatch thread budget (cores / running dispatches) was the alternative; it
- * does not work with oneDNN primitives, which fix their thread count when they are created.
+ * Threads: a shared worker pool. One compute thread, the master of one team of `threads`
+ * OpenMP threads (the runtime oneDNN is built on), runs every context's builds and dispatches,
+ * in arrival order; the timeline's pool thread hands its job over and waits. So one big
+ * dispatch gets every core, and contexts running at once take turns instead of
+ * oversubscribing the cores: libgomp workers spin-wait, and two teams on two cores run each
+ * dispatch several times slower than taking turns. With the job run on whichever libuv pool
+ * thread picked the command, every pool thread would also grow a team of its own (16 teams).
+ * A per-dispatch thread budget (cores / running dispatches) was the alternative; it does not
+ * work with oneDNN primitives, which fix their thread count when they are created, and gives
+ * no dispatch more than its share even when it runs alone for most of its time.
  */
+struct cpu_job {
+	void (*fn)(void *arg);
+	void *arg;
+	bool done;
+	struct cpu_job *next;
+};
+
 struct backend {
 	dnnl_engine_t engine;
 	int threads;
+	bool profile;  /* WEBNN_CPU_PROFILE=1: log every step's time (development aid) */
 	char cpu_name[128];
-	/* the compute turn: a ticket lock, so waiting contexts are served first come first */
-	pthread_mutex_t turn_lock;
-	pthread_cond_t turn_cond;
-	uint64_t next_ticket, serving;
+	/* the compute thread and its queue of jobs, first come first served */
+	pthread_t compute;
+	pthread_mutex_t lock;
+	pthread_cond_t wake, done;
+	struct cpu_job *head, *tail;
+	bool stop;
 };
 
 struct backend_context {
@@ -35,49 +50,59 @@ struct backend_context {
 	dnnl_stream_t stream; /* runs of this context (the timeline serialises them) */
 };
 
-struct backend_tensor {
-	struct wnn_desc desc;
-	size_t bytes;
-	void *data;
-};
-
-enum cpu_source { CPU_SRC_NONE, CPU_SRC_INPUT, CPU_SRC_CONSTANT, CPU_SRC_OUTPUT, CPU_SRC_BUFFER,
-		  CPU_SRC_ALIAS };
 
 struct backend_plan {
 	struct backend_context *ctx;
 	const struct graph_ir *g;
 	struct cpu_step *steps;
 	size_t n_steps;
-	struct wnn_desc *descs;   /* per value */
-	enum cpu_source *src;     /* per value */
-	uint32_t *alias;          /* CPU_SRC_ALIAS: the value whose storage it shares */
-	void **buffers;           /* the memory plan's buffers */
-	void **bufs;              /* per value, for the run in progress */
+	struct host_values hv;    /* where each value lives during a run */
 	uint64_t scratch_bytes;   /* oneDNN scratchpad shared by the steps (they run one at a
 				     time) */
 	void *scratch;
 };
 
-/* ---- the compute turn */
+/* ---- the compute thread */
 
-static void turn_take(struct backend *be)
+static void *compute_main(void *arg)
 {
-	pthread_mutex_lock(&be->turn_lock);
-	uint64_t me = be->next_ticket++;
-	while (be->serving != me)
-		pthread_cond_wait(&be->turn_cond, &be->turn_lock);
-	pthread_mutex_unlock(&be->turn_lock);
-	/* the team size is a per-thread setting in OpenMP: set it on whichever pool thread runs */
+	struct backend *be = arg;
+	/* the team size is a per-thread setting in OpenMP: this thread's is the pool's */
 	omp_set_num_threads(be->threads);
+	pthread_mutex_lock(&be->lock);
+	for (;;) {
+		while (!be->head && !be->stop)
+			pthread_cond_wait(&be->wake, &be->lock);
+		struct cpu_job *j = be->head;
+		if (!j)
+			break; /* stopping, nothing queued */
+		be->head = j->next;
+		if (!be->head)
+			be->tail = NULL;
+		pthread_mutex_unlock(&be->lock);
+		j->fn(j->arg);
+		pthread_mutex_lock(&be->lock);
+		j->done = true;
+		pthread_cond_broadcast(&be->done);
+	}
+	pthread_mutex_unlock(&be->lock);
+	return NULL;
 }
 
-static void turn_give(struct backend *be)
+/* Runs fn(arg) on the compute thread after the jobs queued before it; returns when done. */
+static void compute_run(struct backend *be, void (*fn)(void *), void *arg)
 {
-	pthread_mutex_lock(&be->turn_lock);
-	be->serving++;
-	pthread_cond_broadcast(&be->turn_cond);
-	pthread_mutex_unlock(&be->turn_lock);
+	struct cpu_job j = { fn, arg, false, NULL };
+	pthread_mutex_lock(&be->lock);
+	if (be->tail)
+		be->tail->next = &j;
+	else
+		be->head = &j;
+	be->tail = &j;
+	pthread_cond_signal(&be->wake);
+	while (!j.done)
+		pthread_cond_wait(&be->done, &be->lock);
+	pthread_mutex_unlock(&be->lock);
 }
 
 /* ---- backend */
@@ -123,16 +148,27 @@ static enum webnn_status cpu_init(const struct backend_options *opts, struct bac
 	if (be->threads > cores)
 		log_warn("cpu backend: %d threads on %d cores oversubscribes them", be->threads,
 			 cores);
-	pthread_mutex_init(&be->turn_lock, NULL);
-	pthread_cond_init(&be->turn_cond, NULL);
 	cpu_model_name(be->cpu_name, sizeof(be->cpu_name));
+	const char *prof = getenv("WEBNN_CPU_PROFILE");
+	be->profile = prof && strcmp(prof, "1") == 0;
 	dnnl_status_t st = dnnl_engine_create(&be->engine, dnnl_cpu, 0);
 	if (st != dnnl_success) {
-		pthread_mutex_destroy(&be->turn_lock);
-		pthread_cond_destroy(&be->turn_cond);
 		free(be);
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 				    "cpu: oneDNN has no CPU engine (status %d)", (int)st);
+	}
+	pthread_mutex_init(&be->lock, NULL);
+	pthread_cond_init(&be->wake, NULL);
+	pthread_cond_init(&be->done, NULL);
+	int e = pthread_create(&be->compute, NULL, compute_main, be);
+	if (e != 0) {
+		pthread_mutex_destroy(&be->lock);
+		pthread_cond_destroy(&be->wake);
+		pthread_cond_destroy(&be->done);
+		dnnl_engine_destroy(be->engine);
+		free(be);
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+				    "cpu: cannot start the compute thread: %s", strerror(e));
 	}
 	const dnnl_version_t *v = dnnl_version();
 	log_info("cpu backend: %s, %d thread%s, oneDNN %d.%d.%d (%s)", be->cpu_name, be->threads,
@@ -146,9 +182,15 @@ static void cpu_shutdown(struct backend *be)
 {
 	if (!be)
 		return;
+	pthread_mutex_lock(&be->lock);
+	be->stop = true;
+	pthread_cond_signal(&be->wake);
+	pthread_mutex_unlock(&be->lock);
+	pthread_join(be->compute, NULL);
+	pthread_mutex_destroy(&be->lock);
+	pthread_cond_destroy(&be->wake);
+	pthread_cond_destroy(&be->done);
 	dnnl_engine_destroy(be->engine);
-	pthread_mutex_destroy(&be->turn_lock);
-	pthread_cond_destroy(&be->turn_cond);
 	free(be);
 }
 
@@ -212,59 +254,13 @@ static uint32_t cpu_devices(struct backend *be, struct backend_device_info *out,
 	return 1;
 }
 
-/* ---- tensors: host memory, cache-line aligned for the vector kernels */
+/* ---- tensors: host memory (daemon/backend/host) */
 
 static enum webnn_status cpu_tensor_create(struct backend_context *ctx, const struct wnn_desc *desc,
 					   struct backend_tensor **out, struct wnn_diag *diag)
 {
 	(void)ctx;
-	uint64_t bytes;
-	if (!wnn_desc_bytes(desc, &bytes) || bytes > SIZE_MAX - 64)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "cpu: tensor descriptor is not valid");
-	struct backend_tensor *t = calloc(1, sizeof(*t));
-	size_t alloc = ((size_t)bytes + 63) & ~(size_t)63;
-	void *data = aligned_alloc(64, alloc ? alloc : 64);
-	if (!t || !data) {
-		free(t);
-		free(data);
-		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
-				    "cpu: out of memory for a tensor of %llu bytes",
-				    (unsigned long long)bytes);
-	}
-	memset(data, 0, alloc ? alloc : 64);
-	t->desc = *desc;
-	t->bytes = (size_t)bytes;
-	t->data = data;
-	*out = t;
-	return WEBNN_STATUS_OK;
-}
-
-static void cpu_tensor_destroy(struct backend_tensor *t)
-{
-	if (!t)
-		return;
-	free(t->data);
-	free(t);
-}
-
-static enum webnn_status cpu_tensor_write(struct backend_tensor *t, const void *src, size_t size,
-					  struct wnn_diag *diag)
-{
-	if (size != t->bytes)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "writeTensor: %zu bytes given, the tensor has %zu", size, t->bytes);
-	memcpy(t->data, src, size);
-	return WEBNN_STATUS_OK;
-}
-
-static enum webnn_status cpu_tensor_read(struct backend_tensor *t, void *dst, size_t size,
-					 struct wnn_diag *diag)
-{
-	if (size != t->bytes)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "readTensor: %zu bytes asked, the tensor has %zu", size, t->bytes);
-	memcpy(dst, t->data, size);
-	return WEBNN_STATUS_OK;
+	return host_tensor_create(desc, "cpu", out, diag);
 }
 
 /* ---- plans */
@@ -287,110 +283,10 @@ static void cpu_plan_destroy(struct backend_plan *plan)
 	for (size_t i = 0; i < plan->n_steps; i++)
 		if (plan->steps[i].destroy)
 			plan->steps[i].destroy(plan->steps[i].priv);
-	if (plan->buffers)
-		for (uint32_t i = 0; i < plan->g->plan.n_buffers; i++)
-			free(plan->buffers[i]);
-	free(plan->buffers);
+	host_values_fini(&plan->hv);
 	free(plan->scratch);
 	free(plan->steps);
-	free(plan->descs);
-	free(plan->src);
-	free(plan->alias);
-	free(plan->bufs);
 	free(plan);
-}
-
-static enum webnn_status plan_alloc(struct backend_plan *plan, struct wnn_diag *diag)
-{
-	const struct graph_ir *g = plan->g;
-	size_t nv = g->n_values ? g->n_values : 1;
-	const struct graph_plan *mp = &g->plan;
-	plan->descs = calloc(nv, sizeof(*plan->descs));
-	plan->src = calloc(nv, sizeof(*plan->src));
-	plan->alias = calloc(nv, sizeof(*plan->alias));
-	plan->bufs = calloc(nv, sizeof(*plan->bufs));
-	plan->steps = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*plan->steps));
-	plan->buffers = calloc(mp->n_buffers ? mp->n_buffers : 1, sizeof(*plan->buffers));
-	if (!plan->descs || !plan->src || !plan->alias || !plan->bufs || !plan->steps ||
-	    !plan->buffers)
-		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
-	for (uint32_t i = 0; i < mp->n_buffers; i++) {
-		uint64_t bytes = (mp->buffer_bytes[i] + 63) & ~(uint64_t)63;
-		if (bytes > SIZE_MAX || !(plan->buffers[i] = aligned_alloc(64, bytes ? bytes : 64)))
-			return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
-					    "cpu: out of memory for an intermediate buffer of %llu "
-					    "bytes", (unsigned long long)mp->buffer_bytes[i]);
-		memset(plan->buffers[i], 0, bytes ? bytes : 64);
-	}
-	return WEBNN_STATUS_OK;
-}
-
-/* Where each value lives during a run (as in the reference backend), plus: an epilogue head's
- * own output shares the storage of the value its epilogue finally writes. */
-static enum webnn_status plan_bind_values(struct backend_plan *plan, struct wnn_diag *diag)
-{
-	const struct graph_ir *g = plan->g;
-	for (uint32_t v = 0; v < g->n_values; v++) {
-		const struct graph_value *val = &g->values[v];
-		plan->descs[v] = val->desc;
-		if (val->kind == GRAPH_VALUE_INPUT && val->input_index != GRAPH_NONE) {
-			plan->src[v] = CPU_SRC_INPUT;
-		} else if (val->kind == GRAPH_VALUE_CONSTANT && val->data) {
-			plan->src[v] = CPU_SRC_CONSTANT;
-			plan->bufs[v] = (void *)val->data; /* kernels never write constants */
-		} else if (val->kind == GRAPH_VALUE_INTERMEDIATE && val->output_index != GRAPH_NONE) {
-			plan->src[v] = CPU_SRC_OUTPUT;
-		} else if (val->kind == GRAPH_VALUE_INTERMEDIATE && val->buffer != GRAPH_NONE) {
-			plan->src[v] = CPU_SRC_BUFFER;
-			plan->bufs[v] = plan->buffers[val->buffer];
-		}
-	}
-	GRAPH_FOR_EACH_LIVE_NODE(g, i) {
-		const struct graph_node *n = &g->nodes[i];
-		if (!n->epilogue.used || n->epilogue.output == n->outputs[0])
-			continue;
-		plan->src[n->outputs[0]] = CPU_SRC_ALIAS;
-		plan->alias[n->outputs[0]] = n->epilogue.output;
-	}
-	for (uint32_t i = 0; i < g->n_outputs; i++) {
-		uint32_t v = g->outputs[i];
-		if (v >= g->n_values ||
-		    (plan->src[v] != CPU_SRC_OUTPUT && plan->src[v] != CPU_SRC_CONSTANT))
-			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-					    "cpu: output %u is not produced by an operation", i);
-	}
-	return WEBNN_STATUS_OK;
-}
-
-/* Every value a live node reads has bytes when it runs, every value it writes a place. */
-static enum webnn_status plan_check_node(const struct backend_plan *plan, uint32_t index,
-					 struct wnn_diag *diag)
-{
-	const struct graph_ir *g = plan->g;
-	const struct graph_node *n = &g->nodes[index];
-	char name[96];
-	for (uint32_t j = 0; j < n->n_inputs; j++) {
-		uint32_t v = n->inputs[j];
-		enum cpu_source src = v < g->n_values ? plan->src[v] : CPU_SRC_NONE;
-		bool computed = src == CPU_SRC_OUTPUT || src == CPU_SRC_BUFFER;
-		bool has_data = computed ? g->values[v].producer < index
-					 : src != CPU_SRC_NONE && src != CPU_SRC_ALIAS;
-		if (!has_data)
-			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-					    "%s: input operand %u has no data (not an input, constant "
-					    "or earlier result)", graph_node_name(n, name, sizeof(name)),
-					    v);
-	}
-	for (uint32_t j = 0; j < n->n_outputs; j++) {
-		uint32_t v = n->outputs[j];
-		enum cpu_source src = v < g->n_values ? plan->src[v] : CPU_SRC_NONE;
-		if (g->values[v].producer != index ||
-		    (src != CPU_SRC_OUTPUT && src != CPU_SRC_BUFFER && src != CPU_SRC_ALIAS))
-			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-					    "%s: output operand %u has no storage in the memory plan",
-					    graph_node_name(n, name, sizeof(name)), v);
-	}
-	return WEBNN_STATUS_OK;
 }
 
 typedef enum webnn_status (*cpu_prepare_fn)(const struct cpu_build *b, struct cpu_step *s,
@@ -456,7 +352,7 @@ static enum webnn_status plan_steps(struct backend_plan *plan, const struct cpu_
 			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
 					    "cpu: %s is part of a fusion this backend does not ask for",
 					    graph_node_name(n, name, sizeof(name)));
-		enum webnn_status st = plan_check_node(plan, i, diag);
+		enum webnn_status st = host_values_check_node(&plan->hv, i, diag);
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (st == WEBNN_STATUS_OK)
@@ -473,6 +369,19 @@ static enum webnn_status plan_steps(struct backend_plan *plan, const struct cpu_
 	return WEBNN_STATUS_OK;
 }
 
+struct build_job {
+	struct backend_plan *plan;
+	const struct cpu_build *b;
+	struct wnn_diag *diag;
+	enum webnn_status st;
+};
+
+static void build_job_run(void *arg)
+{
+	struct build_job *j = arg;
+	j->st = plan_steps(j->plan, j->b, j->diag);
+}
+
 static enum webnn_status cpu_compile(struct backend_context *ctx, const struct graph_ir *g,
 				     struct backend_plan **out, struct wnn_diag *diag)
 {
@@ -483,13 +392,16 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
 	plan->ctx = ctx;
 	plan->g = g;
-	enum webnn_status st = plan_alloc(plan, diag);
+	enum webnn_status st = WEBNN_STATUS_OK;
+	plan->steps = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*plan->steps));
+	if (!plan->steps)
+		st = wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
 	if (st == WEBNN_STATUS_OK)
-		st = plan_bind_values(plan, diag);
+		st = host_values_init(&plan->hv, g, true, "cpu", diag);
 	if (st == WEBNN_STATUS_OK) {
 		/* builds may run beside this context's runs: weight reorders get a stream of
 		 * their own */
-		struct cpu_build b = { .g = g, .descs = plan->descs, .engine = ctx->be->engine,
+		struct cpu_build b = { .g = g, .descs = plan->hv.descs, .engine = ctx->be->engine,
 				       .threads = ctx->be->threads,
 				       .scratch_bytes = &plan->scratch_bytes };
 		if (dnnl_stream_create(&b.stream, b.engine, dnnl_stream_default_flags) !=
@@ -497,9 +409,9 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 			st = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
 					  "cpu: oneDNN could not create a stream");
 		} else {
-			turn_take(ctx->be);
-			st = plan_steps(plan, &b, diag);
-			turn_give(ctx->be);
+			struct build_job job = { plan, &b, diag, WEBNN_STATUS_OK };
+			compute_run(ctx->be, build_job_run, &job);
+			st = job.st;
 			dnnl_stream_destroy(b.stream);
 		}
 	}
@@ -518,41 +430,57 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 	return WEBNN_STATUS_OK;
 }
 
+struct run_job {
+	struct backend_plan *plan;
+	struct wnn_diag *diag;
+	enum webnn_status st;
+};
+
+static void run_job_run(void *arg);
+
 static enum webnn_status cpu_execute(struct backend_plan *plan,
 				     struct backend_tensor *const *inputs,
 				     struct backend_tensor *const *outputs, struct wnn_diag *diag)
 {
+	host_values_bind_run(&plan->hv, inputs, outputs);
+	struct run_job job = { plan, diag, WEBNN_STATUS_OK };
+	compute_run(plan->ctx->be, run_job_run, &job);
+	if (job.st != WEBNN_STATUS_OK)
+		return job.st;
+	host_values_copy_outputs(&plan->hv, outputs);
+	return WEBNN_STATUS_OK;
+}
+
+/* The steps of a plan, in order, on the compute thread. */
+static void run_job_run(void *arg)
+{
+	struct run_job *j = arg;
+	struct backend_plan *plan = j->plan;
 	const struct graph_ir *g = plan->g;
-	for (uint32_t v = 0; v < g->n_values; v++) {
-		if (plan->src[v] == CPU_SRC_INPUT)
-			plan->bufs[v] = inputs[g->values[v].input_index]->data;
-		else if (plan->src[v] == CPU_SRC_OUTPUT)
-			plan->bufs[v] = outputs[g->values[v].output_index]->data;
-	}
-	for (uint32_t v = 0; v < g->n_values; v++)
-		if (plan->src[v] == CPU_SRC_ALIAS)
-			plan->bufs[v] = plan->bufs[plan->alias[v]];
 	struct backend *be = plan->ctx->be;
 	struct cpu_exec x = { .stream = plan->ctx->stream, .threads = be->threads,
 			      .scratch = plan->scratch };
 	enum webnn_status st = WEBNN_STATUS_OK;
-	turn_take(be);
+	struct wnn_diag *diag = j->diag;
 	for (size_t k = 0; k < plan->n_steps && st == WEBNN_STATUS_OK; k++) {
 		const struct cpu_step *s = &plan->steps[k];
-		st = s->run(s, plan->bufs, &x, diag);
+		struct timespec t0, t1;
+		if (be->profile)
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+		st = s->run(s, plan->hv.bufs, &x, diag);
 		if (st == WEBNN_STATUS_OK && s->epilogue_after)
-			cpu_epilogue_apply(g, s->n, plan->bufs, x.threads);
+			cpu_epilogue_apply(g, s->n, plan->hv.bufs, x.threads);
+		if (be->profile) {
+			char name[96], shape[96];
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			log_info("cpu profile: step %zu %s -> %s on %s: %.3f ms", k,
+				 graph_node_name(s->n, name, sizeof(name)),
+				 wnn_desc_str(&g->values[s->n->outputs[0]].desc, shape, sizeof(shape)),
+				 s->impl ? s->impl : "C",
+				 (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
+		}
 	}
-	turn_give(be);
-	if (st != WEBNN_STATUS_OK)
-		return st;
-	/* later bindings of an output value, and outputs that folding made constant */
-	for (uint32_t i = 0; i < g->n_outputs; i++) {
-		uint32_t v = g->outputs[i];
-		if (plan->src[v] == CPU_SRC_CONSTANT || g->values[v].output_index != i)
-			memcpy(outputs[i]->data, plan->bufs[v], outputs[i]->bytes);
-	}
-	return WEBNN_STATUS_OK;
+	j->st = st;
 }
 
 const struct backend_impl backend_cpu = {
@@ -565,9 +493,9 @@ const struct backend_impl backend_cpu = {
 	.context_destroy = cpu_context_destroy,
 	.context_info = cpu_context_info,
 	.tensor_create = cpu_tensor_create,
-	.tensor_destroy = cpu_tensor_destroy,
-	.tensor_write = cpu_tensor_write,
-	.tensor_read = cpu_tensor_read,
+	.tensor_destroy = host_tensor_destroy,
+	.tensor_write = host_tensor_write,
+	.tensor_read = host_tensor_read,
 	.caps = cpu_caps,
 	.compile = cpu_compile,
 	.plan_destroy = cpu_plan_destroy,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "daemon/backend/host/host.h"
 #include "daemon/backend/reference/ref.h"
 #include "daemon/log.h"
 
@@ -32,26 +33,13 @@ struct backend_context {
 	struct backend *be;
 };
 
-struct backend_tensor {
-	struct wnn_desc desc;
-	size_t bytes;
-	void *data;
-};
-
-/* Where a value's bytes live during a run. */
-enum ref_source { REF_SRC_NONE, REF_SRC_INPUT, REF_SRC_CONSTANT, REF_SRC_OUTPUT, REF_SRC_BUFFER };
 
 struct backend_plan {
 	struct backend *be;
 	const struct graph_ir *g;
 	struct ref_step *steps;   /* one per live node, in the graph's order */
 	size_t n_steps;
-	struct wnn_desc *descs;   /* per value */
-	enum ref_source *src;     /* per value */
-	void **buffers;           /* the memory plan's buffers (g->plan), host memory */
-	void **bufs;              /* per value: constants and buffers set at compile, inputs and
-				     outputs by execute; executes of one plan are serialised by the
-				     context timeline */
+	struct host_values hv;    /* where each value lives during a run */
 };
 
 /* Every family's kernels, by ops.def family. */
@@ -216,58 +204,13 @@ static uint32_t ref_devices(struct backend *be, struct backend_device_info *out,
 	return 1;
 }
 
-/* ---- tensors */
+/* ---- tensors: host memory (daemon/backend/host) */
 
 static enum webnn_status ref_tensor_create(struct backend_context *ctx, const struct wnn_desc *desc,
 					   struct backend_tensor **out, struct wnn_diag *diag)
 {
-	uint64_t bytes;
 	(void)ctx;
-	if (!wnn_desc_bytes(desc, &bytes) || bytes > SIZE_MAX)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "reference: tensor descriptor is not valid");
-	struct backend_tensor *t = calloc(1, sizeof(*t));
-	if (!t)
-		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
-	t->desc = *desc;
-	t->bytes = (size_t)bytes;
-	t->data = calloc(1, t->bytes ? t->bytes : 1);
-	if (!t->data) {
-		free(t);
-		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
-				    "reference: out of memory for a tensor of %zu bytes",
-				    (size_t)bytes);
-	}
-	*out = t;
-	return WEBNN_STATUS_OK;
-}
-
-static void ref_tensor_destroy(struct backend_tensor *t)
-{
-	if (!t)
-		return;
-	free(t->data);
-	free(t);
-}
-
-static enum webnn_status ref_tensor_write(struct backend_tensor *t, const void *src, size_t size,
-					  struct wnn_diag *diag)
-{
-	if (size != t->bytes)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "writeTensor: %zu bytes given, the tensor has %zu", size, t->bytes);
-	memcpy(t->data, src, size);
-	return WEBNN_STATUS_OK;
-}
-
-static enum webnn_status ref_tensor_read(struct backend_tensor *t, void *dst, size_t size,
-					 struct wnn_diag *diag)
-{
-	if (size != t->bytes)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "readTensor: %zu bytes asked, the tensor has %zu", size, t->bytes);
-	memcpy(dst, t->data, size);
-	return WEBNN_STATUS_OK;
+	return host_tensor_create(desc, "reference", out, diag);
 }
 
 /* ---- plans */
@@ -276,14 +219,8 @@ static void ref_plan_destroy(struct backend_plan *plan)
 {
 	if (!plan)
 		return;
-	if (plan->buffers)
-		for (uint32_t i = 0; i < plan->g->plan.n_buffers; i++)
-			free(plan->buffers[i]);
-	free(plan->buffers);
+	host_values_fini(&plan->hv);
 	free(plan->steps);
-	free(plan->descs);
-	free(plan->src);
-	free(plan->bufs);
 	free(plan);
 }
 
@@ -301,99 +238,6 @@ static void ref_caps(struct backend_context *ctx, struct graph_caps *caps)
 	memset(caps, 0, sizeof(*caps));
 }
 
-/* Host memory for the memory plan's buffers, once per plan. */
-static enum webnn_status plan_alloc_buffers(struct backend_plan *plan, struct wnn_diag *diag)
-{
-	const struct graph_plan *mp = &plan->g->plan;
-	plan->buffers = calloc(mp->n_buffers ? mp->n_buffers : 1, sizeof(*plan->buffers));
-	if (!plan->buffers)
-		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
-	for (uint32_t i = 0; i < mp->n_buffers; i++) {
-		if (mp->buffer_bytes[i] > SIZE_MAX)
-			return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
-					    "reference: out of memory for an intermediate buffer "
-					    "of %llu bytes", (unsigned long long)mp->buffer_bytes[i]);
-		plan->buffers[i] = calloc(1, mp->buffer_bytes[i] ? (size_t)mp->buffer_bytes[i] : 1);
-		if (!plan->buffers[i])
-			return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
-					    "reference: out of memory for an intermediate buffer "
-					    "of %llu bytes", (unsigned long long)mp->buffer_bytes[i]);
-	}
-	return WEBNN_STATUS_OK;
-}
-
-/* Where each value lives during a run: inputs and the first binding of each output in the
- * caller's tensors, constants in their data, intermediates in the plan's buffers. */
-static enum webnn_status plan_bind_values(struct backend_plan *plan, struct wnn_diag *diag)
-{
-	const struct graph_ir *g = plan->g;
-	for (uint32_t v = 0; v < g->n_values; v++) {
-		const struct graph_value *val = &g->values[v];
-		plan->descs[v] = val->desc;
-		if (val->kind == GRAPH_VALUE_INPUT && val->input_index != GRAPH_NONE) {
-			plan->src[v] = REF_SRC_INPUT;
-		} else if (val->kind == GRAPH_VALUE_CONSTANT && val->data) {
-			plan->src[v] = REF_SRC_CONSTANT;
-			/* kernels only write their own outputs, never constants */
-			plan->bufs[v] = (void *)val->data;
-		} else if (val->kind == GRAPH_VALUE_INTERMEDIATE && val->output_index != GRAPH_NONE) {
-			plan->src[v] = REF_SRC_OUTPUT;
-		} else if (val->kind == GRAPH_VALUE_INTERMEDIATE && val->buffer != GRAPH_NONE) {
-			plan->src[v] = REF_SRC_BUFFER;
-			plan->bufs[v] = plan->buffers[val->buffer];
-		}
-	}
-	for (uint32_t i = 0; i < g->n_outputs; i++) {
-		uint32_t v = g->outputs[i];
-		if (v >= g->n_values || (plan->src[v] != REF_SRC_OUTPUT &&
-					 plan->src[v] != REF_SRC_CONSTANT))
-			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-					    "reference: output %u is not produced by an operation", i);
-	}
-	return WEBNN_STATUS_OK;
-}
-
-/* Every value a live node reads must have bytes when it runs, and every value it writes a
- * place to go. */
-static enum webnn_status plan_check_node(const struct backend_plan *plan, uint32_t index,
-					 struct wnn_diag *diag)
-{
-	const struct graph_ir *g = plan->g;
-	const struct graph_node *n = &g->nodes[index];
-	for (uint32_t j = 0; j < n->n_inputs; j++) {
-		uint32_t v = n->inputs[j];
-		enum ref_source src = v < g->n_values ? plan->src[v] : REF_SRC_NONE;
-		bool computed = src == REF_SRC_OUTPUT || src == REF_SRC_BUFFER;
-		bool has_data = computed ? g->values[v].producer < index : src != REF_SRC_NONE;
-		if (!has_data)
-			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-					    "%s: input operand %u has no data (not an input, constant "
-					    "or earlier result)", wnn_ops[n->op].name, v);
-	}
-	for (uint32_t j = 0; j < n->n_outputs; j++) {
-		uint32_t v = n->outputs[j];
-		if (v >= g->n_values || g->values[v].producer != index ||
-		    (plan->src[v] != REF_SRC_OUTPUT && plan->src[v] != REF_SRC_BUFFER))
-			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-					    "%s: output operand %u has no storage in the memory plan",
-					    wnn_ops[n->op].name, v);
-	}
-	return WEBNN_STATUS_OK;
-}
-
-static enum webnn_status plan_alloc(struct backend_plan *plan, struct wnn_diag *diag)
-{
-	const struct graph_ir *g = plan->g;
-	size_t nv = g->n_values ? g->n_values : 1;
-	plan->descs = calloc(nv, sizeof(*plan->descs));
-	plan->src = calloc(nv, sizeof(*plan->src));
-	plan->bufs = calloc(nv, sizeof(*plan->bufs));
-	plan->steps = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*plan->steps));
-	if (!plan->descs || !plan->src || !plan->bufs || !plan->steps)
-		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
-	return plan_alloc_buffers(plan, diag);
-}
-
 /* One step per live node; folded and dead nodes are skipped (folded ones' outputs are
  * constants now). The oracle asks for no fusion, so a fused node means a pass disregarded
  * its caps. */
@@ -409,9 +253,9 @@ static enum webnn_status plan_steps(struct backend_plan *plan, struct wnn_diag *
 					    graph_node_name(n, name, sizeof(name)));
 		if (n->state != GRAPH_NODE_LIVE)
 			continue;
-		enum webnn_status st = plan_check_node(plan, i, diag);
+		enum webnn_status st = host_values_check_node(&plan->hv, i, diag);
 		if (st == WEBNN_STATUS_OK)
-			st = ref_step_prepare(n, plan->descs, &plan->steps[plan->n_steps], diag);
+			st = ref_step_prepare(n, plan->hv.descs, &plan->steps[plan->n_steps], diag);
 		if (st != WEBNN_STATUS_OK)
 			return st;
 		plan->n_steps++;
@@ -430,9 +274,12 @@ static enum webnn_status ref_compile(struct backend_context *ctx, const struct g
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
 	plan->be = ctx ? ctx->be : NULL;
 	plan->g = g;
-	enum webnn_status st = plan_alloc(plan, diag);
+	enum webnn_status st = WEBNN_STATUS_OK;
+	plan->steps = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*plan->steps));
+	if (!plan->steps)
+		st = wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
 	if (st == WEBNN_STATUS_OK)
-		st = plan_bind_values(plan, diag);
+		st = host_values_init(&plan->hv, g, false, "reference", diag);
 	if (st == WEBNN_STATUS_OK)
 		st = plan_steps(plan, diag);
 	if (st != WEBNN_STATUS_OK)
@@ -445,28 +292,17 @@ static enum webnn_status ref_execute(struct backend_plan *plan,
 				     struct backend_tensor *const *inputs,
 				     struct backend_tensor *const *outputs, struct wnn_diag *diag)
 {
-	const struct graph_ir *g = plan->g;
 	enum webnn_status fault = ref_fault_check(plan->be, diag);
 	if (fault != WEBNN_STATUS_OK)
 		return fault;
-	for (uint32_t v = 0; v < g->n_values; v++) {
-		if (plan->src[v] == REF_SRC_INPUT)
-			plan->bufs[v] = inputs[g->values[v].input_index]->data;
-		else if (plan->src[v] == REF_SRC_OUTPUT)
-			plan->bufs[v] = outputs[g->values[v].output_index]->data;
-	}
+	host_values_bind_run(&plan->hv, inputs, outputs);
 	for (size_t k = 0; k < plan->n_steps; k++) {
 		const struct ref_step *s = &plan->steps[k];
-		enum webnn_status st = s->run(s, plan->bufs, diag);
+		enum webnn_status st = s->run(s, plan->hv.bufs, diag);
 		if (st != WEBNN_STATUS_OK)
 			return st;
 	}
-	/* later bindings of an output value, and outputs that folding made constant */
-	for (uint32_t i = 0; i < g->n_outputs; i++) {
-		uint32_t v = g->outputs[i];
-		if (plan->src[v] == REF_SRC_CONSTANT || g->values[v].output_index != i)
-			memcpy(outputs[i]->data, plan->bufs[v], outputs[i]->bytes);
-	}
+	host_values_copy_outputs(&plan->hv, outputs);
 	return WEBNN_STATUS_OK;
 }
 
@@ -514,9 +350,9 @@ const struct backend_impl backend_reference = {
 	.context_destroy = ref_context_destroy,
 	.context_info = ref_context_info,
 	.tensor_create = ref_tensor_create,
-	.tensor_destroy = ref_tensor_destroy,
-	.tensor_write = ref_tensor_write,
-	.tensor_read = ref_tensor_read,
+	.tensor_destroy = host_tensor_destroy,
+	.tensor_write = host_tensor_write,
+	.tensor_read = host_tensor_read,
 	.caps = ref_caps,
 	.compile = ref_compile,
 	.plan_destroy = ref_plan_destroy,
