@@ -1,11 +1,779 @@
-/* The cpu backend's elementwise family: fast kernels, or the reference kernel where none is written yet. */
+/* The cpu backend's elementwise family: ops.def expressions expanded into typed, vectorised, threaded loops with broadcasting; clamp, prelu and where as direct kernels. */
+#include <immintrin.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "daemon/backend/cpu/cpu.h"
+#include "daemon/backend/cpu/cpu_elementwise_half.h"
+
+/* ---- float16 arrays: F16C gives the reference conversions' bits (checked on every float32
+ * and every float16), 8 elements an instruction. */
+
+__attribute__((target("avx,f16c"))) static void half_to_float_f16c(float *d, const uint16_t *s,
+								    uint64_t n)
+{
+	uint64_t i = 0;
+	for (; i + 8 <= n; i += 8)
+		_mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + i))));
+	for (; i < n; i++)
+		d[i] = _cvtsh_ss(s[i]);
+}
+
+__attribute__((target("avx,f16c"))) static void float_to_half_f16c(uint16_t *d, const float *s,
+								    uint64_t n)
+{
+	uint64_t i = 0;
+	for (; i + 8 <= n; i += 8)
+		_mm_storeu_si128((__m128i *)(d + i),
+				 _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT));
+	for (; i < n; i++)
+		d[i] = _cvtss_sh(s[i], _MM_FROUND_TO_NEAREST_INT);
+}
+
+static bool have_f16c(void)
+{
+	return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+}
+
+void cpu_half_to_float(float *dst, const uint16_t *src, uint64_t n)
+{
+	if (have_f16c()) {
+		half_to_float_f16c(dst, src, n);
+		return;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		dst[i] = wnn_f16_to_f32(src[i]);
+}
+
+void cpu_float_to_half(uint16_t *dst, const float *src, uint64_t n)
+{
+	if (have_f16c()) {
+		float_to_half_f16c(dst, src, n);
+		return;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		dst[i] = wnn_f32_to_f16(src[i]);
+}
+
+/* The kernels below may raise floating-point exceptions the C code would not (nothing reads
+ * the flags): without this the compiler keeps every conditional of relu, clamp or a compare as
+ * a branch and vectorises none of them. It permits no value-changing transformation; nor does
+ * the AVX2/AVX-512 build (below) fuse a multiply and an add, which would round once instead of
+ * twice as the reference does. */
+#pragma GCC optimize("no-trapping-math", "fp-contract=off")
+
+/* ---- plans: a broadcast shape collapsed to the fewest dimensions, walked row by row; the
+ * innermost dimension of every input is contiguous or one broadcast element, so each row is
+ * a loop the compiler vectorises. */
+
+#define EW_MAX_IN WNN_MAX_BCAST_INPUTS
+
+struct ew_plan;
+/* A row of n output elements from offsets into each operand (elements). */
+struct ew_args {
+	const uint8_t *in[EW_MAX_IN];
+	uint8_t *out;
+};
+typedef void (*ew_row_fn)(const struct ew_plan *pl, const struct ew_args *a, const uint64_t *off,
+			  uint64_t out_off, uint64_t n);
+/* Two-operand rows (binary expressions, prelu): a and b advance by 1 or stay (sa/sb 0). */
+typedef void (*ew_bin_fn)(const void *a, const void *b, void *o, uint64_t n, int sa, int sb);
+/* One-operand rows (unary expressions, clamp); options come from the plan. */
+typedef void (*ew_un_fn)(const void *x, void *o, uint64_t n, const struct ew_plan *pl);
+
+struct ew_plan {
+	uint32_t rank; /* collapsed, >= 1 */
+	int n_in;
+	uint64_t count;
+	uint64_t dims[WNN_MAX_RANK];
+	uint64_t strides[EW_MAX_IN][WNN_MAX_RANK];
+	int contig[EW_MAX_IN]; /* innermost stride: 1, or 0 for a broadcast element */
+
+	uint32_t in_ids[EW_MAX_IN], out_id;
+	size_t in_es[EW_MAX_IN], out_es;
+	ew_row_fn row;
+	ew_bin_fn bin;
+	ew_un_fn un;
+	bool half_in, half_out; /* float16 through float32 blocks */
+	double alpha, beta;     /* unary options */
+	double fmin, fmax;      /* clamp bounds per domain */
+	int64_t imin, imax;
+	uint64_t umin, umax;
+};
+
+/* Drops dimensions of size 1 and merges neighbours that every operand reads contiguously
+ * (or broadcasts) across, so that a same-shape operation is one row and a channel broadcast
+ * two or three dimensions. */
+static void ew_collapse(struct ew_plan *pl, const struct wnn_bcast *bc)
+{
+	uint64_t dims[WNN_MAX_RANK], strides[EW_MAX_IN][WNN_MAX_RANK];
+	uint32_t r = 0;
+	pl->n_in = bc->n_inputs;
+	pl->count = bc->count;
+	for (int d = (int)bc->rank - 1; d >= 0; d--) {
+		if (bc->dims[d] == 1)
+			continue;
+		bool merge = r > 0;
+		for (int k = 0; merge && k < bc->n_inputs; k++)
+			merge = bc->strides[k][d] == strides[k][r - 1] * dims[r - 1];
+		if (merge) {
+			dims[r - 1] *= bc->dims[d];
+			continue;
+		}
+		dims[r] = bc->dims[d];
+		for (int k = 0; k < bc->n_inputs; k++)
+			strides[k][r] = bc->strides[k][d];
+		r++;
+	}
+	if (r == 0) { /* one element */
+		dims[0] = 1;
+		for (int k = 0; k < bc->n_inputs; k++)
+			strides[k][0] = 1;
+		r = 1;
+	}
+	pl->rank = r;
+	for (uint32_t d = 0; d < r; d++) {
+		pl->dims[d] = dims[r - 1 - d];
+		for (int k = 0; k < bc->n_inputs; k++)
+			pl->strides[k][d] = strides[k][r - 1 - d];
+	}
+	for (int k = 0; k < bc->n_inputs; k++)
+		pl->contig[k] = pl->strides[k][r - 1] != 0;
+}
+
+/* Same-shape operands of count elements: one contiguous row. */
+static void ew_flat(struct ew_plan *pl, int n_in, uint64_t count)
+{
+	pl->rank = 1;
+	pl->n_in = n_in;
+	pl->count = count;
+	pl->dims[0] = count;
+	for (int k = 0; k < n_in; k++) {
+		pl->strides[k][0] = 1;
+		pl->contig[k] = 1;
+	}
+}
+
+/* Output elements [begin, end) row by row, operand offsets carried from row to row. */
+static void ew_walk(const struct ew_plan *pl, const struct ew_args *a, uint64_t begin,
+		    uint64_t end)
+{
+	if (begin >= end)
+		return;
+	int r = (int)pl->rank, n_in = pl->n_in;
+	uint64_t coord[WNN_MAX_RANK], off[EW_MAX_IN] = { 0 };
+	uint64_t rem = begin;
+	for (int d = r - 1; d >= 0; d--) {
+		coord[d] = rem % pl->dims[d];
+		rem /= pl->dims[d];
+		for (int k = 0; k < n_in; k++)
+			off[k] += coord[d] * pl->strides[k][d];
+	}
+	uint64_t inner = pl->dims[r - 1], pos = begin;
+	for (;;) {
+		uint64_t n = inner - coord[r - 1];
+		if (n > end - pos)
+			n = end - pos;
+		pl->row(pl, a, off, pos, n);
+		pos += n;
+		if (pos >= end)
+			return;
+		for (int k = 0; k < n_in; k++)
+			off[k] -= coord[r - 1] * pl->strides[k][r - 1];
+		coord[r - 1] = 0;
+		for (int d = r - 2; d >= 0; d--) {
+			for (int k = 0; k < n_in; k++)
+				off[k] += pl->strides[k][d];
+			if (++coord[d] < pl->dims[d])
+				break;
+			for (int k = 0; k < n_in; k++)
+				off[k] -= pl->dims[d] * pl->strides[k][d];
+			coord[d] = 0;
+		}
+	}
+}
+
+static enum webnn_status ew_run(const struct cpu_step *s, void *const *bufs,
+				const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	const struct ew_plan *pl = s->priv;
+	struct ew_args a = { .out = bufs[pl->out_id] };
+	(void)diag;
+	for (int k = 0; k < pl->n_in; k++)
+		a.in[k] = bufs[pl->in_ids[k]];
+	uint64_t count = pl->count;
+	int nt = x->threads > 1 ? x->threads : 1;
+#pragma omp parallel num_threads(nt) if (nt > 1 && count >= CPU_EW_PAR_MIN)
+	{
+		uint64_t b, e;
+		cpu_ew_split(count, omp_get_thread_num(), omp_get_num_threads(), &b, &e);
+		ew_walk(pl, &a, b, e);
+	}
+	return WEBNN_STATUS_OK;
+}
+
+/* ---- rows */
+
+static void row_bin(const struct ew_plan *pl, const struct ew_args *a, const uint64_t *off,
+		    uint64_t o, uint64_t n)
+{
+	const uint8_t *pa = a->in[0] + off[0] * pl->in_es[0], *pb = a->in[1] + off[1] * pl->in_es[1];
+	uint8_t *po = a->out + o * pl->out_es;
+	int sa = pl->contig[0], sb = pl->contig[1];
+	if (!pl->half_in) {
+		pl->bin(pa, pb, po, n, sa, sb);
+		return;
+	}
+	/* float16: the float32 kernel (which computes as the reference does, through double) on
+	 * converted blocks */
+	float ta[CPU_EW_BLOCK], tb[CPU_EW_BLOCK], to[CPU_EW_BLOCK];
+	for (uint64_t i = 0; i < n; i += CPU_EW_BLOCK) {
+		uint64_t m = n - i < CPU_EW_BLOCK ? n - i : CPU_EW_BLOCK;
+		cpu_half_to_float(ta, (const uint16_t *)pa + (sa ? i : 0), sa ? m : 1);
+		cpu_half_to_float(tb, (const uint16_t *)pb + (sb ? i : 0), sb ? m : 1);
+		if (pl->half_out) {
+			pl->bin(ta, tb, to, m, sa, sb);
+			cpu_float_to_half((uint16_t *)po + i, to, m);
+		} else {
+			pl->bin(ta, tb, po + i * pl->out_es, m, sa, sb);
+		}
+	}
+}
+
+static void row_un(const struct ew_plan *pl, const struct ew_args *a, const uint64_t *off,
+		   uint64_t o, uint64_t n)
+{
+	const uint8_t *px = a->in[0] + off[0] * pl->in_es[0];
+	uint8_t *po = a->out + o * pl->out_es;
+	if (!pl->half_in) {
+		pl->un(px, po, n, pl);
+		return;
+	}
+	float tx[CPU_EW_BLOCK], to[CPU_EW_BLOCK];
+	for (uint64_t i = 0; i < n; i += CPU_EW_BLOCK) {
+		uint64_t m = n - i < CPU_EW_BLOCK ? n - i : CPU_EW_BLOCK;
+		cpu_half_to_float(tx, (const uint16_t *)px + i, m);
+		if (pl->half_out) {
+			pl->un(tx, to, m, pl);
+			cpu_float_to_half((uint16_t *)po + i, to, m);
+		} else {
+			pl->un(tx, po + i * pl->out_es, m, pl);
+		}
+	}
+}
+
+/* where moves elements: one kernel per element size, one loop per pattern of broadcast
+ * operands (a scalar operand read once per row) so that each is a vector select. */
+#define EW_WHERE_LOOP(IC, IT, IF)                                                              \
+	_Pragma("omp simd") for (uint64_t i = 0; i < n; i++)                                   \
+	{                                                                                      \
+		uint8_t cv = c[IC];                                                            \
+		ew_t tv = T[IT], fv = F[IF];                                                   \
+		O[i] = cv ? tv : fv;                                                           \
+	}
+#define EW_WHERE(BITS)                                                                         \
+	static void where_##BITS(const uint8_t *c, int sc, const void *pt, int st, const void *pf, \
+				 int sf, void *po, uint64_t n)                                 \
+	{                                                                                      \
+		typedef uint##BITS##_t ew_t;                                                   \
+		const ew_t *T = pt, *F = pf;                                                   \
+		ew_t *O = po;                                                                  \
+		switch ((sc ? 4 : 0) | (st ? 2 : 0) | (sf ? 1 : 0)) {                          \
+		case 7: EW_WHERE_LOOP(i, i, i) break;                                          \
+		case 6: EW_WHERE_LOOP(i, i, 0) break;                                          \
+		case 5: EW_WHERE_LOOP(i, 0, i) break;                                          \
+		case 4: EW_WHERE_LOOP(i, 0, 0) break;                                          \
+		case 3: EW_WHERE_LOOP(0, i, i) break;                                          \
+		case 2: EW_WHERE_LOOP(0, i, 0) break;                                          \
+		case 1: EW_WHERE_LOOP(0, 0, i) break;                                          \
+		default: EW_WHERE_LOOP(0, 0, 0) break;                                         \
+		}                                                                              \
+	}
+EW_WHERE(8)
+EW_WHERE(16)
+EW_WHERE(32)
+EW_WHERE(64)
+
+static void row_where(const struct ew_plan *pl, const struct ew_args *a, const uint64_t *off,
+		      uint64_t o, uint64_t n)
+{
+	size_t es = pl->out_es;
+	const uint8_t *c = a->in[0] + off[0];
+	const uint8_t *t = a->in[1] + off[1] * es, *f = a->in[2] + off[2] * es;
+	uint8_t *po = a->out + o * es;
+	int sc = pl->contig[0], st = pl->contig[1], sf = pl->contig[2];
+	switch (es) {
+	case 1: where_8(c, sc, t, st, f, sf, po, n); break;
+	case 2: where_16(c, sc, t, st, f, sf, po, n); break;
+	case 4: where_32(c, sc, t, st, f, sf, po, n); break;
+	default: where_64(c, sc, t, st, f, sf, po, n); break;
+	}
+}
+
+/* ---- typed kernels from the ops.def expressions.
+ *
+ * Each storage type computes in the domain the reference computes in, so that results are
+ * the same bits: float32 (and float16, through float32 blocks) in double, rounded to float
+ * on the store (for + - * / that is exactly float arithmetic, which the compiler still
+ * vectorises); 8- and 32-bit integers in 64-bit (every expression of two such operands is exact
+ * there, and the store wraps as the reference's does); int64 in __int128 as the reference,
+ * so that INT64_MIN / -1 and -INT64_MIN wrap instead of trapping; unsigned in uint64_t. */
+
+#define EW_TYPES(M, ...)                                                                       \
+	M(F32, float, double, F, __VA_ARGS__)                                                  \
+	M(I32, int32_t, int64_t, S, __VA_ARGS__)                                               \
+	M(U32, uint32_t, uint64_t, U, __VA_ARGS__)                                             \
+	M(I64, int64_t, __int128, S, __VA_ARGS__)                                              \
+	M(U64, uint64_t, uint64_t, U, __VA_ARGS__)                                             \
+	M(I8, int8_t, int64_t, S, __VA_ARGS__)                                                 \
+	M(U8, uint8_t, uint64_t, U, __VA_ARGS__)
+
+/* Integer pow has no expression: exact by repeated squaring modulo 2^64 (which leaves the
+ * right low bits for every storage type); a negative exponent truncates 1 / a^|b| (the
+ * reference's ref_ipow_s). */
+static inline uint64_t ew_ipow_u(uint64_t a, uint64_t b)
+{
+	uint64_t r = 1;
+	while (b) {
+		if (b & 1)
+			r *= a;
+		a *= a;
+		b >>= 1;
+	}
+	return r;
+}
+
+static inline int64_t ew_ipow_s(int64_t a, int64_t b)
+{
+	if (b < 0)
+		return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+	return (int64_t)ew_ipow_u((uint64_t)a, (uint64_t)b);
+}
+
+/* fmax/fmin as glibc computes them, spelled so that the compiler neither swaps the operands
+ * (it treats fmax as commutative, but the sign of max(0, -0) depends on their order: the
+ * second operand wins ties, as MAXSD does) nor calls out of the vectorised loop. Operands
+ * come from float32 through double, so NaNs are quiet: a NaN operand yields the other. */
+static inline double ew_fmax(double a, double b)
+{
+	return a != a ? (b != b ? a + b : b) : b != b ? a : a > b ? a : b;
+}
+
+static inline double ew_fmin(double a, double b)
+{
+	return a != a ? (b != b ? a + b : b) : b != b ? a : a < b ? a : b;
+}
+
+/* exp in double without a call, so that exp, sigmoid and softplus vectorise (libm's exp is a
+ * call per element: sigmoid ran at 5-9 ns an element). Cody-Waite reduction by ln 2 (ln2_hi
+ * has 11 trailing zero bits, so k * ln2_hi is exact), Taylor series to degree 13 on
+ * |r| <= ln2 / 2 (truncation below 1e-17), 2^k built in two halves so that every k of the
+ * clamped range is two normal powers. Within 2 ulp of double, like libm's, so a float32 result
+ * rounded from it can differ from the reference's only when the exact value lies within about
+ * 2^-51 (relative) of a float32 rounding boundary: checked on every float32 input with
+ * |x| <= 110 (beyond, both saturate), exp and sigmoid give the reference's bits for all of
+ * them. */
+static inline double ew_pow2i(double k) /* 2^k for an integral k in [-1022, 1023] */
+{
+	double t = k + (0x1.8p52 + 1023.0);
+	uint64_t u;
+	memcpy(&u, &t, sizeof u);
+	u <<= 52;
+	memcpy(&t, &u, sizeof t);
+	return t;
+}
+
+static inline double ew_exp(double x)
+{
+	const double shifter = 0x1.8p52;
+	double xc = x > 710.0 ? 710.0 : x < -746.0 ? -746.0 : x; /* NaN stays NaN */
+	double k = (xc * 0x1.71547652b82fep0 + shifter) - shifter;
+	double r = (xc - k * 0x1.62e42fefa3800p-1) - k * 0x1.ef35793c76730p-45;
+	double p = 1.0 / 6227020800.0;
+	p = p * r + 1.0 / 479001600.0;
+	p = p * r + 1.0 / 39916800.0;
+	p = p * r + 1.0 / 3628800.0;
+	p = p * r + 1.0 / 362880.0;
+	p = p * r + 1.0 / 40320.0;
+	p = p * r + 1.0 / 5040.0;
+	p = p * r + 1.0 / 720.0;
+	p = p * r + 1.0 / 120.0;
+	p = p * r + 1.0 / 24.0;
+	p = p * r + 1.0 / 6.0;
+	p = p * r + 0.5;
+	p = p * r + 1.0;
+	p = p * r + 1.0;
+	double k1 = (k * 0.5 + shifter) - shifter;
+	double y = p * ew_pow2i(k1) * ew_pow2i(k - k1);
+	return x > 0x1.62e42fefa39efp9 ? INFINITY : x < -745.1332191019412 ? 0.0 : y;
+}
+
+/* expm1 in double without a call (elu, and tanh below): the exp reduction, e^r - 1 =
+ * r + r^2 q(r) kept small so that it has no cancellation near 0, scaled back as
+ * 2^k (e^r - 1) + (2^k - 1); -0 stays -0. Like ew_exp, checked on every float32 input with
+ * |x| <= 110: expm1 and tanh give libm's float32 results for all of them (tanh is within 6 ulp
+ * of libm's in double). */
+static inline double ew_expm1(double x)
+{
+	const double shifter = 0x1.8p52;
+	double xc = x > 710.0 ? 710.0 : x < -746.0 ? -746.0 : x;
+	double k = (xc * 0x1.71547652b82fep0 + shifter) - shifter;
+	double r = (xc - k * 0x1.62e42fefa3800p-1) - k * 0x1.ef35793c76730p-45;
+	double q = 1.0 / 87178291200.0;
+	q = q * r + 1.0 / 6227020800.0;
+	q = q * r + 1.0 / 479001600.0;
+	q = q * r + 1.0 / 39916800.0;
+	q = q * r + 1.0 / 3628800.0;
+	q = q * r + 1.0 / 362880.0;
+	q = q * r + 1.0 / 40320.0;
+	q = q * r + 1.0 / 5040.0;
+	q = q * r + 1.0 / 720.0;
+	q = q * r + 1.0 / 120.0;
+	q = q * r + 1.0 / 24.0;
+	q = q * r + 1.0 / 6.0;
+	q = q * r + 0.5;
+	double e = r + r * r * q;
+	double k1 = (k * 0.5 + shifter) - shifter;
+	double s1 = ew_pow2i(k1), s2 = ew_pow2i(k - k1);
+	double y = (e * s1) * s2 + (s1 * s2 - 1.0);
+	return x == 0 ? x : x > 0x1.62e42fefa39efp9 ? INFINITY : x < -746.0 ? -1.0 : y;
+}
+
+/* tanh from expm1: t / (t + 2) with t = expm1(2|x|), the sign put back. */
+static inline double ew_tanh(double x)
+{
+	double a = fabs(x);
+	double t = ew_expm1(2.0 * (a > 40.0 ? 40.0 : a));
+	double y = t / (t + 2.0);
+	return a != a ? x + x : copysign(y, x);
+}
+
+/* log in double without a call: x = 2^e m with m in [sqrt(1/2), sqrt(2)), f = m - 1 (exact),
+ * log(1 + f) = f - s (f - R(s^2)) with s = f / (2 + f) and R the rest of 2 atanh(s) to s^23,
+ * plus e ln 2 in two parts. Checked on every non-negative float32: the float32 results are
+ * libm's for all of them. (softplus keeps libm's log1p: an inline one checked as exact too,
+ * but GCC 12 would not vectorise the softplus loop with it, and inline scalar was slower.) */
+static inline double ew_log(double x)
+{
+	bool tiny = x < 0x1p-1022;
+	double xs = tiny ? x * 0x1p54 : x;
+	uint64_t b;
+	memcpy(&b, &xs, sizeof b);
+	/* the exponent as a double without an integer conversion (which would not vectorise) */
+	uint64_t eb = (b >> 52) | 0x4330000000000000ull;
+	double e;
+	memcpy(&e, &eb, sizeof e);
+	e -= 0x1p52 + 1023.0 + (tiny ? 54.0 : 0.0);
+	uint64_t mb = (b & 0x000fffffffffffffull) | 0x3ff0000000000000ull;
+	double m;
+	memcpy(&m, &mb, sizeof m);
+	bool big = m > 0x1.6a09e667f3bcdp0;
+	m = big ? m * 0.5 : m;
+	e = big ? e + 1.0 : e;
+	double f = m - 1.0;
+	double s = f / (2.0 + f), z = s * s;
+	double r = 2.0 / 23.0;
+	r = r * z + 2.0 / 21.0;
+	r = r * z + 2.0 / 19.0;
+	r = r * z + 2.0 / 17.0;
+	r = r * z + 2.0 / 15.0;
+	r = r * z + 2.0 / 13.0;
+	r = r * z + 2.0 / 11.0;
+	r = r * z + 2.0 / 9.0;
+	r = r * z + 2.0 / 7.0;
+	r = r * z + 2.0 / 5.0;
+	r = r * z + 2.0 / 3.0;
+	r = r * z;
+	double y = e * 0x1.62e42fefa3800p-1 + (f - (s * (f - r) - e * 0x1.ef35793c76730p-45));
+	return x != x ? x + x : x < 0 ? (double)NAN : x == 0 ? -INFINITY : x == INFINITY ? x : y;
+}
+
+#define EW_EXPR_F(ENUM, CT, FEXPR, IEXPR) (FEXPR)
+/* Float kernels compute in double, two lanes an SSE2 register: they are also built for AVX2
+ * and AVX-512 and picked at load time (the same bits: contraction into FMA stays off). */
+#define EW_CLONES_F __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#define EW_CLONES_S
+#define EW_CLONES_U
+#define EW_EXPR_S(ENUM, CT, FEXPR, IEXPR)                                                      \
+	(WNN_OP_##ENUM == WNN_OP_POW ? (CT)ew_ipow_s((int64_t)a, (int64_t)b) : (CT)(IEXPR))
+#define EW_EXPR_U(ENUM, CT, FEXPR, IEXPR)                                                      \
+	(WNN_OP_##ENUM == WNN_OP_POW ? (CT)ew_ipow_u((uint64_t)a, (uint64_t)b) : (CT)(IEXPR))
+/* The element type an operator stores (ops.def OUT). */
+#define EW_OUT_SAME(ST) ST
+#define EW_OUT_U8(ST) uint8_t
+#define EW_OUT_SPECIAL(ST) ST
+
+/* Every row gets a binary and a unary kernel per storage type, like the reference's
+ * functions; the ones its ATTRS or DTYPES rule out are empty (the condition is a constant).
+ * Unsigned instances of signed-only expressions are compiled too, hence type-limits. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wtype-limits"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-variable"
+#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#pragma GCC diagnostic ignored "-Wdiv-by-zero" /* unary instances of binary rows (dead) */
+
+#define EW_BIN_LOOP(ENUM, ST, CT, CLS, OUT, FEXPR, IEXPR, LA, LB)                              \
+	_Pragma("omp simd") for (uint64_t i = 0; i < n; i++)                                   \
+	{                                                                                      \
+		CT a = LA, b = LB;                                                             \
+		O[i] = (EW_OUT_##OUT(ST))EW_EXPR_##CLS(ENUM, CT, FEXPR, IEXPR);                \
+	}
+
+#define EW_BINARY(T, ST, CT, CLS, ENUM, ATTRS, DTYPES, OUT, FEXPR, IEXPR)                      \
+	EW_CLONES_##CLS static void ew_b_##ENUM##_##T(const void *pa, const void *pb, void *po, \
+						      uint64_t n,    \
+				      int sa, int sb)                                          \
+	{                                                                                      \
+		if (WNN_ATTRS_##ATTRS != WNN_ATTRS_BINARY || !((DTYPES)&WNN_DT_BIT(WNN_##T)))  \
+			return;                                                                \
+		const ST *A = pa, *B = pb;                                                     \
+		EW_OUT_##OUT(ST) *O = po;                                                      \
+		const CT x = 0, alpha = 0, beta = 0;                                           \
+		if (sa && sb) {                                                                \
+			EW_BIN_LOOP(ENUM, ST, CT, CLS, OUT, FEXPR, IEXPR, A[i], B[i])          \
+		} else if (sa) {                                                               \
+			const CT b0 = B[0];                                                    \
+			EW_BIN_LOOP(ENUM, ST, CT, CLS, OUT, FEXPR, IEXPR, A[i], b0)            \
+		} else {                                                                       \
+			const CT a0 = A[0];                                                    \
+			EW_BIN_LOOP(ENUM, ST, CT, CLS, OUT, FEXPR, IEXPR, a0, B[i])            \
+		}                                                                              \
+	}
+
+#define EW_UNARY(T, ST, CT, CLS, ENUM, ATTRS, DTYPES, OUT, FEXPR, IEXPR)                       \
+	EW_CLONES_##CLS static void ew_u_##ENUM##_##T(const void *px, void *po, uint64_t n,    \
+				      const struct ew_plan *pl)                                \
+	{                                                                                      \
+		if (WNN_ATTRS_##ATTRS != WNN_ATTRS_UNARY || !((DTYPES)&WNN_DT_BIT(WNN_##T)))   \
+			return;                                                                \
+		const ST *X = px;                                                              \
+		EW_OUT_##OUT(ST) *O = po;                                                      \
+		const CT a = 0, b = 0, alpha = (CT)pl->alpha, beta = (CT)pl->beta;             \
+		_Pragma("omp simd") for (uint64_t i = 0; i < n; i++)                           \
+		{                                                                              \
+			CT x = X[i];                                                           \
+			O[i] = (EW_OUT_##OUT(ST))EW_EXPR_##CLS(ENUM, CT, FEXPR, IEXPR);        \
+		}                                                                              \
+	}
+
+#define fmax(a, b) ew_fmax(a, b)
+#define fmin(a, b) ew_fmin(a, b)
+#define exp(x) ew_exp(x)
+#define expm1(x) ew_expm1(x)
+#define tanh(x) ew_tanh(x)
+#define log(x) ew_log(x)
+#define X(ENUM, name, id, FAMILY, ATTRS, DTYPES, OUT, DEFAULTS, FEXPR, IEXPR)                  \
+	EW_TYPES(EW_BINARY, ENUM, ATTRS, DTYPES, OUT, FEXPR, IEXPR)                            \
+	EW_TYPES(EW_UNARY, ENUM, ATTRS, DTYPES, OUT, FEXPR, IEXPR)
+#include "proto/ops.def"
+#undef X
+#undef fmax
+#undef fmin
+#undef exp
+#undef expm1
+#undef tanh
+#undef log
+
+/* clamp: the bounds are already values of the input type, so comparing in it is exact
+ * (float32 compares as the reference's double compare; NaN passes through). */
+#define EW_BOUNDS_F(pl) const ew_t lo = (ew_t)(pl)->fmin, hi = (ew_t)(pl)->fmax
+#define EW_BOUNDS_S(pl) const ew_t lo = (ew_t)(pl)->imin, hi = (ew_t)(pl)->imax
+#define EW_BOUNDS_U(pl) const ew_t lo = (ew_t)(pl)->umin, hi = (ew_t)(pl)->umax
+#define EW_CLAMP(T, ST, CT, CLS, unused)                                                       \
+	static void ew_clamp_##T(const void *px, void *po, uint64_t n, const struct ew_plan *pl) \
+	{                                                                                      \
+		typedef ST ew_t;                                                               \
+		const ST *X = px;                                                              \
+		ST *O = po;                                                                    \
+		EW_BOUNDS_##CLS(pl);                                                           \
+		_Pragma("omp simd") for (uint64_t i = 0; i < n; i++)                           \
+		{                                                                              \
+			ST x = X[i];                                                           \
+			O[i] = x < lo ? lo : x > hi ? hi : x;                                  \
+		}                                                                              \
+	}
+EW_TYPES(EW_CLAMP, 0)
+
+/* prelu: x >= 0 ? x : slope * x. A float product of two float32 (or float16) values rounds
+ * once either way, so float arithmetic gives the reference's bits; integers wrap as its
+ * __int128 product truncated does. */
+#define EW_PRELU_F(x, s) ((x) >= 0 ? (x) : (s) * (x))
+#define EW_PRELU_S(x, s) ((x) >= 0 ? (x) : (ew_t)((uint64_t)(int64_t)(s) * (uint64_t)(int64_t)(x)))
+#define EW_PRELU_U(x, s) (x)
+#define EW_PRELU_LOOP(CLS, LX, LS)                                                             \
+	_Pragma("omp simd") for (uint64_t i = 0; i < n; i++)                                   \
+	{                                                                                      \
+		ew_t x = LX, sl = LS;                                                          \
+		O[i] = (ew_t)EW_PRELU_##CLS(x, sl);                                              \
+	}
+#define EW_PRELU(T, ST, CT, CLS, unused)                                                       \
+	static void ew_prelu_##T(const void *px, const void *ps, void *po, uint64_t n, int sx, \
+				 int ss)                                                       \
+	{                                                                                      \
+		typedef ST ew_t;                                                               \
+		const ST *X = px, *S = ps;                                                     \
+		ST *O = po;                                                                    \
+		if (sx && ss) {                                                                \
+			EW_PRELU_LOOP(CLS, X[i], S[i])                                         \
+		} else if (sx) {                                                               \
+			const ST s0 = S[0];                                                    \
+			EW_PRELU_LOOP(CLS, X[i], s0)                                           \
+		} else {                                                                       \
+			const ST x0 = X[0];                                                    \
+			EW_PRELU_LOOP(CLS, x0, S[i])                                           \
+		}                                                                              \
+	}
+EW_TYPES(EW_PRELU, 0)
+
+#pragma GCC diagnostic pop
+
+/* Kernel tables by operator and storage type (float16 runs the float32 kernel). */
+#define EW_BIN_ENTRY(T, ST, CT, CLS, ENUM) [WNN_##T] = ew_b_##ENUM##_##T,
+#define EW_UN_ENTRY(T, ST, CT, CLS, ENUM) [WNN_##T] = ew_u_##ENUM##_##T,
+static const ew_bin_fn ew_bin[WNN_OP_COUNT][WNN_DT_COUNT] = {
+#define X(ENUM, name, id, FAMILY, ATTRS, DTYPES, OUT, DEFAULTS, FEXPR, IEXPR)                  \
+	[WNN_OP_##ENUM] = { EW_TYPES(EW_BIN_ENTRY, ENUM) },
+#include "proto/ops.def"
+#undef X
+};
+static const ew_un_fn ew_un[WNN_OP_COUNT][WNN_DT_COUNT] = {
+#define X(ENUM, name, id, FAMILY, ATTRS, DTYPES, OUT, DEFAULTS, FEXPR, IEXPR)                  \
+	[WNN_OP_##ENUM] = { EW_TYPES(EW_UN_ENTRY, ENUM) },
+#include "proto/ops.def"
+#undef X
+};
+#define EW_FN_ENTRY(T, ST, CT, CLS, PREFIX) [WNN_##T] = PREFIX##T,
+static const ew_un_fn ew_clamp[WNN_DT_COUNT] = { EW_TYPES(EW_FN_ENTRY, ew_clamp_) };
+static const ew_bin_fn ew_prelu[WNN_DT_COUNT] = { EW_TYPES(EW_FN_ENTRY, ew_prelu_) };
+
+/* ---- prepare */
+
+static bool ew_is_float(enum wnn_dtype t)
+{
+	return t == WNN_F32 || t == WNN_F16;
+}
+
+/* The storage type whose kernel runs type t. */
+static enum wnn_dtype ew_kernel_type(enum wnn_dtype t)
+{
+	return t == WNN_F16 ? WNN_F32 : t;
+}
+
+/* Whether ops.def gives op an expression (or integer pow) for type t and allows t. */
+static bool ew_has_kernel(enum wnn_op op, enum wnn_dtype t)
+{
+	if (t <= WNN_DT_NONE || t >= WNN_DT_COUNT || !(wnn_ops[op].dtypes & WNN_DT_BIT(t)))
+		return false;
+	if (ew_is_float(t))
+		return wnn_ops[op].has_float_expr;
+	return wnn_ops[op].has_int_expr || op == WNN_OP_POW;
+}
+
+static void ew_destroy(void *priv)
+{
+	free(priv);
+}
 
 enum webnn_status cpu_elementwise_prepare(const struct cpu_build *b, struct cpu_step *s,
-				    struct wnn_diag *diag)
+					  struct wnn_diag *diag)
 {
+	const struct graph_node *n = s->n;
+	const union wnn_attrs *at = &n->attrs;
 	(void)b;
-	(void)diag;
-	s->run = NULL; /* the reference kernel */
+	s->run = NULL;
+	struct ew_plan *pl = calloc(1, sizeof *pl);
+	if (!pl) {
+		char name[128];
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
+				    graph_node_name(n, name, sizeof name));
+	}
+	enum wnn_dtype t = WNN_DT_NONE, out_t = WNN_DT_NONE;
+	switch (wnn_ops[n->op].attrs) {
+	case WNN_ATTRS_BINARY:
+		t = at->binary.type;
+		out_t = at->binary.out_type;
+		if (!ew_has_kernel(n->op, t))
+			break;
+		ew_collapse(pl, &at->binary.bc);
+		pl->in_ids[0] = at->binary.a;
+		pl->in_ids[1] = at->binary.b;
+		pl->out_id = at->binary.output;
+		pl->bin = ew_bin[n->op][ew_kernel_type(t)];
+		pl->row = row_bin;
+		break;
+	case WNN_ATTRS_UNARY:
+		t = at->unary.type;
+		out_t = at->unary.out_type;
+		if (!ew_has_kernel(n->op, t))
+			break;
+		ew_flat(pl, 1, at->unary.count);
+		pl->in_ids[0] = at->unary.input;
+		pl->out_id = at->unary.output;
+		pl->alpha = at->unary.alpha;
+		pl->beta = at->unary.beta;
+		pl->un = ew_un[n->op][ew_kernel_type(t)];
+		pl->row = row_un;
+		break;
+	case WNN_ATTRS_CLAMP:
+		t = out_t = at->clamp.type;
+		if (t <= WNN_DT_NONE || t >= WNN_DT_COUNT)
+			break;
+		ew_flat(pl, 1, at->clamp.count);
+		pl->in_ids[0] = at->clamp.input;
+		pl->out_id = at->clamp.output;
+		pl->fmin = at->clamp.min;
+		pl->fmax = at->clamp.max;
+		pl->imin = at->clamp.min_i;
+		pl->imax = at->clamp.max_i;
+		pl->umin = at->clamp.min_u;
+		pl->umax = at->clamp.max_u;
+		pl->un = ew_clamp[ew_kernel_type(t)];
+		pl->row = row_un;
+		break;
+	case WNN_ATTRS_PRELU:
+		t = out_t = at->prelu.type;
+		if (!(t == WNN_F32 || t == WNN_F16 || t == WNN_I8 || t == WNN_I32 || t == WNN_I64))
+			break;
+		ew_collapse(pl, &at->prelu.bc);
+		pl->in_ids[0] = at->prelu.input;
+		pl->in_ids[1] = at->prelu.slope;
+		pl->out_id = at->prelu.output;
+		pl->bin = ew_prelu[ew_kernel_type(t)];
+		pl->row = row_bin;
+		break;
+	case WNN_ATTRS_WHERE:
+		t = out_t = at->where.type;
+		if (wnn_dtype_size(t) == 0)
+			break;
+		ew_collapse(pl, &at->where.bc);
+		pl->in_ids[0] = at->where.condition;
+		pl->in_ids[1] = at->where.true_value;
+		pl->in_ids[2] = at->where.false_value;
+		pl->out_id = at->where.output;
+		pl->in_es[0] = 1;
+		pl->in_es[1] = pl->in_es[2] = pl->out_es = wnn_dtype_size(t);
+		pl->row = row_where;
+		break;
+	default:
+		break;
+	}
+	if (!pl->row) { /* nothing here for it: the reference kernel runs it */
+		free(pl);
+		return WEBNN_STATUS_OK;
+	}
+	if (pl->row != row_where) {
+		for (int k = 0; k < pl->n_in; k++)
+			pl->in_es[k] = wnn_dtype_size(t);
+		pl->out_es = wnn_dtype_size(out_t);
+		pl->half_in = t == WNN_F16;
+		pl->half_out = out_t == WNN_F16;
+	}
+	s->priv = pl;
+	s->destroy = ew_destroy;
+	s->run = ew_run;
+	s->impl = "C";
 	return WEBNN_STATUS_OK;
 }
