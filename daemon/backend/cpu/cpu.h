@@ -98,7 +98,12 @@ void cpu_axes_free(void *axes);
 /* Makes the float32 kernel prepared in s run on the node's float16 values: inputs converted to
  * float32 before, outputs back to float16 (round to nearest even) after. */
 enum webnn_status cpu_f16_wrap(struct cpu_step *s, struct wnn_diag *diag);
-/* n values converted, split over threads when large. */
+/* Exactly wnn_f16_to_f32/wnn_f32_to_f16 on n elements (F16C when the CPU has it: the same bits
+ * for every float32, and for float16 signalling NaNs the quiet NaN that any arithmetic on the
+ * value gives anyway), on the calling thread. */
+void cpu_half_to_float(float *dst, const uint16_t *src, uint64_t n);
+void cpu_float_to_half(uint16_t *dst, const float *src, uint64_t n);
+/* The same split over threads when large. */
 void cpu_h2f(const uint16_t *h, float *f, uint64_t n, int threads);
 void cpu_f2h(const float *f, uint16_t *h, uint64_t n, int threads);
 

@@ -1,5 +1,4 @@
 /* The cpu backend's elementwise family: ops.def expressions expanded into typed, vectorised, threaded loops with broadcasting; clamp, prelu and where as direct kernels. */
-#include <immintrin.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -7,55 +6,6 @@
 
 #include "daemon/backend/cpu/cpu.h"
 #include "daemon/backend/cpu/cpu_elementwise_half.h"
-
-/* ---- float16 arrays: F16C gives the reference conversions' bits (checked on every float32
- * and every float16), 8 elements an instruction. */
-
-__attribute__((target("avx,f16c"))) static void half_to_float_f16c(float *d, const uint16_t *s,
-								    uint64_t n)
-{
-	uint64_t i = 0;
-	for (; i + 8 <= n; i += 8)
-		_mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + i))));
-	for (; i < n; i++)
-		d[i] = _cvtsh_ss(s[i]);
-}
-
-__attribute__((target("avx,f16c"))) static void float_to_half_f16c(uint16_t *d, const float *s,
-								    uint64_t n)
-{
-	uint64_t i = 0;
-	for (; i + 8 <= n; i += 8)
-		_mm_storeu_si128((__m128i *)(d + i),
-				 _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT));
-	for (; i < n; i++)
-		d[i] = _cvtss_sh(s[i], _MM_FROUND_TO_NEAREST_INT);
-}
-
-static bool have_f16c(void)
-{
-	return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
-}
-
-void cpu_half_to_float(float *dst, const uint16_t *src, uint64_t n)
-{
-	if (have_f16c()) {
-		half_to_float_f16c(dst, src, n);
-		return;
-	}
-	for (uint64_t i = 0; i < n; i++)
-		dst[i] = wnn_f16_to_f32(src[i]);
-}
-
-void cpu_float_to_half(uint16_t *dst, const float *src, uint64_t n)
-{
-	if (have_f16c()) {
-		float_to_half_f16c(dst, src, n);
-		return;
-	}
-	for (uint64_t i = 0; i < n; i++)
-		dst[i] = wnn_f32_to_f16(src[i]);
-}
 
 /* The kernels below may raise floating-point exceptions the C code would not (nothing reads
  * the flags): without this the compiler keeps every conditional of relu, clamp or a compare as

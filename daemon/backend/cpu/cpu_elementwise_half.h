@@ -10,11 +10,6 @@
 /* float16 kernels convert this many elements at a time into float32 blocks on the stack. */
 #define CPU_EW_BLOCK 512
 
-/* Exactly wnn_f16_to_f32/wnn_f32_to_f16 on n elements (F16C when the CPU has it: the same bits
- * for every float32, and for float16 signalling NaNs the quiet NaN that any arithmetic on the
- * value gives anyway). */
-void cpu_half_to_float(float *dst, const uint16_t *src, uint64_t n);
-void cpu_float_to_half(uint16_t *dst, const float *src, uint64_t n);
 
 /* Thread t of nt's share [*begin, *end) of count elements (multiples of 64 elements so that
  * no two threads write one cache line). */

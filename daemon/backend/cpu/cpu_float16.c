@@ -20,58 +20,74 @@ static void cpu_f16_free(void *priv)
 	free(w);
 }
 
-/* float16 <-> float32 of n elements: F16C (8 per instruction, round to nearest even like
- * wnn_f32_to_f16) where the CPU has it, the scalar helpers otherwise. */
-__attribute__((target("avx,f16c"))) static void cpu_h2f_f16c(const uint16_t *h, float *f,
-							      uint64_t n)
+/* ---- float16 arrays: F16C gives the reference conversions' bits (checked on every float32
+ * and every float16), 8 elements an instruction. */
+
+__attribute__((target("avx,f16c"))) static void half_to_float_f16c(float *d, const uint16_t *s,
+								    uint64_t n)
 {
 	uint64_t i = 0;
 	for (; i + 8 <= n; i += 8)
-		_mm256_storeu_ps(f + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h + i))));
+		_mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + i))));
 	for (; i < n; i++)
-		f[i] = wnn_f16_to_f32(h[i]);
+		d[i] = _cvtsh_ss(s[i]);
 }
 
-__attribute__((target("avx,f16c"))) static void cpu_f2h_f16c(const float *f, uint16_t *h,
-							      uint64_t n)
+__attribute__((target("avx,f16c"))) static void float_to_half_f16c(uint16_t *d, const float *s,
+								    uint64_t n)
 {
 	uint64_t i = 0;
 	for (; i + 8 <= n; i += 8)
-		_mm_storeu_si128((__m128i *)(h + i),
-				 _mm256_cvtps_ph(_mm256_loadu_ps(f + i), _MM_FROUND_TO_NEAREST_INT));
+		_mm_storeu_si128((__m128i *)(d + i),
+				 _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT));
 	for (; i < n; i++)
-		h[i] = wnn_f32_to_f16(f[i]);
+		d[i] = _cvtss_sh(s[i], _MM_FROUND_TO_NEAREST_INT);
+}
+
+static bool have_f16c(void)
+{
+	return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+}
+
+void cpu_half_to_float(float *dst, const uint16_t *src, uint64_t n)
+{
+	if (have_f16c()) {
+		half_to_float_f16c(dst, src, n);
+		return;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		dst[i] = wnn_f16_to_f32(src[i]);
+}
+
+void cpu_float_to_half(uint16_t *dst, const float *src, uint64_t n)
+{
+	if (have_f16c()) {
+		float_to_half_f16c(dst, src, n);
+		return;
+	}
+	for (uint64_t i = 0; i < n; i++)
+		dst[i] = wnn_f32_to_f16(src[i]);
 }
 
 #define CPU_CVT_BLOCK 65536
 
 void cpu_h2f(const uint16_t *h, float *f, uint64_t n, int threads)
 {
-	const bool f16c = __builtin_cpu_supports("f16c");
 	const uint64_t nblk = (n + CPU_CVT_BLOCK - 1) / CPU_CVT_BLOCK;
 #pragma omp parallel for num_threads(threads) if (nblk > 1)
 	for (uint64_t k = 0; k < nblk; k++) {
 		uint64_t i0 = k * CPU_CVT_BLOCK, m = n - i0 < CPU_CVT_BLOCK ? n - i0 : CPU_CVT_BLOCK;
-		if (f16c)
-			cpu_h2f_f16c(h + i0, f + i0, m);
-		else
-			for (uint64_t i = i0; i < i0 + m; i++)
-				f[i] = wnn_f16_to_f32(h[i]);
+		cpu_half_to_float(f + i0, h + i0, m);
 	}
 }
 
 void cpu_f2h(const float *f, uint16_t *h, uint64_t n, int threads)
 {
-	const bool f16c = __builtin_cpu_supports("f16c");
 	const uint64_t nblk = (n + CPU_CVT_BLOCK - 1) / CPU_CVT_BLOCK;
 #pragma omp parallel for num_threads(threads) if (nblk > 1)
 	for (uint64_t k = 0; k < nblk; k++) {
 		uint64_t i0 = k * CPU_CVT_BLOCK, m = n - i0 < CPU_CVT_BLOCK ? n - i0 : CPU_CVT_BLOCK;
-		if (f16c)
-			cpu_f2h_f16c(f + i0, h + i0, m);
-		else
-			for (uint64_t i = i0; i < i0 + m; i++)
-				h[i] = wnn_f32_to_f16(f[i]);
+		cpu_float_to_half(h + i0, f + i0, m);
 	}
 }
 
