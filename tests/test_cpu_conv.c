@@ -566,6 +566,8 @@ static void cc_matmul_all(struct backend *be)
 				uint32_t y = cc_add_op(&tg, &o[0], WNN_OP_MATMUL, &m, label);
 				Webnn__Ipc__ElementwiseBinary add = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
 				Webnn__Ipc__Clamp cl = WEBNN__IPC__CLAMP__INIT;
+				/* the messages must live until the graph is validated */
+				Webnn__Ipc__Number lo = WEBNN__IPC__NUMBER__INIT;
 				if (epi) {
 					/* add([N]) (a channel add on the last axis) or a full tensor */
 					uint32_t nn = cases[ci].b[cases[ci].br - 1];
@@ -576,7 +578,6 @@ static void cc_matmul_all(struct backend *be)
 								    tg.descs[y].dims);
 					add.output = tg_next(&tg);
 					y = cc_add_op(&tg, &o[1], WNN_OP_ADD, &add, label);
-					Webnn__Ipc__Number lo = WEBNN__IPC__NUMBER__INIT;
 					lo.value_case = WEBNN__IPC__NUMBER__VALUE_F;
 					lo.f = -0.25;
 					cl.input = y;
