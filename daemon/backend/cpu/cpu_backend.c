@@ -332,41 +332,106 @@ static enum webnn_status step_prepare(const struct cpu_build *b, const struct gr
 
 /* One step per live node. The passes were asked for epilogues only, so a node fused into
  * anything but an epilogue head means they disregarded the caps. */
+/* Builds steps[k] for live node nodes[k] on a team thread: its own stream for the weight
+ * reorders; the first failure's message wins. */
+static void build_one(struct backend_plan *plan, const struct cpu_build *b, uint32_t node,
+		      struct cpu_step *step, enum webnn_status *first, struct wnn_diag *diag)
+{
+	const struct graph_node *n = &plan->g->nodes[node];
+	struct wnn_diag d = { 0 };
+	char name[96];
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	enum webnn_status st = step_prepare(b, n, step, &d);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (st != WEBNN_STATUS_OK) {
+#pragma omp critical(cpu_build_error)
+		{
+			enum webnn_status seen;
+#pragma omp atomic read
+			seen = *first;
+			if (seen == WEBNN_STATUS_OK) {
+				*diag = d;
+#pragma omp atomic write
+				*first = st;
+			}
+		}
+		return;
+	}
+	log_debug("cpu: %s runs on %s (built in %.2f ms)", graph_node_name(n, name, sizeof(name)),
+		  step->impl ? step->impl : "C",
+		  (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
+}
+
+/*
+ * One step per live node. The passes were asked for epilogues only, so a node fused into
+ * anything but an epilogue head means they disregarded the caps. The steps are built by the
+ * team in parallel: creating a oneDNN primitive (JIT code) and reordering its weights is
+ * single-threaded work, so two cores halve a SqueezeNet build.
+ */
 static enum webnn_status plan_steps(struct backend_plan *plan, const struct cpu_build *b,
 				    struct wnn_diag *diag)
 {
 	const struct graph_ir *g = plan->g;
-	for (uint32_t i = 0; i < g->n_nodes; i++) {
+	uint32_t *nodes = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof(*nodes)), count = 0;
+	if (!nodes)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
+	enum webnn_status st = WEBNN_STATUS_OK;
+	for (uint32_t i = 0; i < g->n_nodes && st == WEBNN_STATUS_OK; i++) {
 		const struct graph_node *n = &g->nodes[i];
 		char name[96];
 		if (n->state == GRAPH_NODE_FUSED) {
 			if (n->fused_into < g->n_nodes && g->nodes[n->fused_into].epilogue.used)
 				continue;
-			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-					    "cpu: %s was fused in a way this backend does not ask for",
-					    graph_node_name(n, name, sizeof(name)));
-		}
-		if (n->state != GRAPH_NODE_LIVE)
+			st = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+					  "cpu: %s was fused in a way this backend does not ask for",
+					  graph_node_name(n, name, sizeof(name)));
+		} else if (n->state != GRAPH_NODE_LIVE) {
 			continue;
-		if (n->chain.members || n->slice.used)
-			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-					    "cpu: %s is part of a fusion this backend does not ask for",
-					    graph_node_name(n, name, sizeof(name)));
-		enum webnn_status st = host_values_check_node(&plan->hv, i, diag);
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (st == WEBNN_STATUS_OK)
-			st = step_prepare(b, n, &plan->steps[plan->n_steps], diag);
-		if (st != WEBNN_STATUS_OK)
-			return st;
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		log_debug("cpu: %s runs on %s (built in %.2f ms)",
-			  graph_node_name(n, name, sizeof(name)),
-			  plan->steps[plan->n_steps].impl ? plan->steps[plan->n_steps].impl : "C",
-			  (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
-		plan->n_steps++;
+		} else if (n->chain.members || n->slice.used) {
+			st = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+					  "cpu: %s is part of a fusion this backend does not ask for",
+					  graph_node_name(n, name, sizeof(name)));
+		} else {
+			st = host_values_check_node(&plan->hv, i, diag);
+			nodes[count++] = i;
+		}
 	}
-	return WEBNN_STATUS_OK;
+	/* steps not built stay zeroed: plan destruction skips them */
+	plan->n_steps = count;
+	enum webnn_status first = st;
+#pragma omp parallel num_threads(b->threads) if (count > 8 && st == WEBNN_STATUS_OK)
+	{
+		struct cpu_build bt = *b;
+		bool own = dnnl_stream_create(&bt.stream, bt.engine, dnnl_stream_default_flags) ==
+			   dnnl_success;
+		if (!own) {
+#pragma omp critical(cpu_build_error)
+			{
+				enum webnn_status seen;
+#pragma omp atomic read
+				seen = first;
+				if (seen == WEBNN_STATUS_OK) {
+					wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+						     "cpu: oneDNN could not create a stream");
+#pragma omp atomic write
+					first = WEBNN_STATUS_OPERATION_ERROR;
+				}
+			}
+		}
+#pragma omp for schedule(dynamic, 1)
+		for (uint32_t k = 0; k < count; k++) {
+			enum webnn_status seen;
+#pragma omp atomic read
+			seen = first;
+			if (seen == WEBNN_STATUS_OK && own)
+				build_one(plan, &bt, nodes[k], &plan->steps[k], &first, diag);
+		}
+		if (own)
+			dnnl_stream_destroy(bt.stream);
+	}
+	free(nodes);
+	return first;
 }
 
 struct build_job {

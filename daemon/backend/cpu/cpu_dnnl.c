@@ -126,6 +126,8 @@ static enum webnn_status bind_scratchpad(const struct cpu_build *b, struct cpu_d
 	size_t bytes = md ? dnnl_memory_desc_get_size(md) : 0;
 	if (bytes == 0)
 		return WEBNN_STATUS_OK;
+	/* steps are built in parallel (cpu_backend.c plan_steps) */
+#pragma omp critical(cpu_scratch_bytes)
 	if (b->scratch_bytes && bytes > *b->scratch_bytes)
 		*b->scratch_bytes = bytes;
 	enum webnn_status st = cpu_dnnl_bind(b, p, DNNL_ARG_SCRATCHPAD, md, GRAPH_NONE, n, diag);
