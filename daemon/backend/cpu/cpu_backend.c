@@ -36,6 +36,7 @@ struct backend {
 	dnnl_engine_t engine;
 	int threads;
 	bool profile;  /* WEBNN_CPU_PROFILE=1: log every step's time (development aid) */
+	bool winograd; /* unless WEBNN_CPU_NO_WINOGRAD is set */
 	char cpu_name[128];
 	/* the compute thread and its queue of jobs, first come first served */
 	pthread_t compute;
@@ -151,6 +152,7 @@ static enum webnn_status cpu_init(const struct backend_options *opts, struct bac
 	cpu_model_name(be->cpu_name, sizeof(be->cpu_name));
 	const char *prof = getenv("WEBNN_CPU_PROFILE");
 	be->profile = prof && strcmp(prof, "1") == 0;
+	be->winograd = getenv("WEBNN_CPU_NO_WINOGRAD") == NULL;
 	dnnl_status_t st = dnnl_engine_create(&be->engine, dnnl_cpu, 0);
 	if (st != dnnl_success) {
 		free(be);
@@ -468,7 +470,8 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 		 * their own */
 		struct cpu_build b = { .g = g, .descs = plan->hv.descs, .engine = ctx->be->engine,
 				       .threads = ctx->be->threads,
-				       .scratch_bytes = &plan->scratch_bytes };
+				       .scratch_bytes = &plan->scratch_bytes,
+				       .winograd = ctx->be->winograd };
 		if (dnnl_stream_create(&b.stream, b.engine, dnnl_stream_default_flags) !=
 		    dnnl_success) {
 			st = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,

@@ -464,7 +464,7 @@ enum webnn_status cpu_conv_prepare(const struct cpu_build *b, struct cpu_step *s
 		return WEBNN_STATUS_OK;
 	bool fuse = n->epilogue.used;
 	enum webnn_status r;
-	if (cpu_conv_wino_worth(b, &k) && !getenv("WEBNN_CPU_NO_WINOGRAD")) {
+	if (b->winograd && cpu_conv_wino_worth(b, &k)) {
 		r = cpu_conv_try_winograd(b, s, &k, fuse, diag);
 		if (r == WEBNN_STATUS_OK && !s->run && fuse)
 			r = cpu_conv_try_winograd(b, s, &k, false, diag);
