@@ -49,7 +49,7 @@ int handle_create_constant(struct session *s, struct request *rq)
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
 			     "constant: %" PRIu64 " bytes would exceed the connection's quota of %"
 			     PRIu64 " bytes (%" PRIu64 " in use)",
-			     bytes, lim->max_session_bytes, s->mem_bytes);
+			     bytes, lim->max_connection_bytes, s->mem_bytes);
 		goto fail;
 	}
 	struct constant *k = calloc(1, sizeof(*k));

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <uv.h>
 
@@ -15,21 +16,18 @@
 
 #define WEBNND_VERSION "0.1"
 
-/* Limits announced in HelloReply.limits (and the unannounced per-connection byte quota). */
+/* Every limit and budget of the daemon, from the one table daemon/limits.def. */
 struct daemon_limits {
-	uint32_t max_frame_bytes;
-	uint32_t max_inline_bytes;
-	uint32_t max_fds_per_frame;
-	uint32_t max_objects;       /* live ids of one connection */
-	uint64_t max_shm_bytes;     /* registered shared memory of one connection */
-	uint64_t max_tensor_bytes;  /* one tensor or constant */
-	uint32_t max_rank;
-	uint32_t max_operations;    /* operations of one graph */
-	uint32_t max_operands;      /* operands of one graph */
-	uint64_t max_session_bytes; /* tensors + constants + retained graphs of one connection */
-	size_t unpack_budget;       /* heap one protobuf unpack may use */
-	uint32_t max_sessions;      /* connections served at once */
-	uint32_t max_contexts;      /* live contexts of one connection (each holds a device queue) */
+#define X(key, type, def, ceil, unit, help) type key;
+#include "daemon/limits.def"
+#undef X
+};
+
+enum daemon_limit_index {
+#define X(key, type, def, ceil, unit, help) DAEMON_LIMIT_##key,
+#include "daemon/limits.def"
+#undef X
+	DAEMON_N_LIMITS
 };
 
 /* The (operator, role) limits of opSupportLimits for one backend, built once. */
@@ -67,6 +65,16 @@ struct daemon {
 const struct daemon_backend *daemon_route(const struct daemon *d,
 					  const struct backend_context_options *opts);
 
+/* The table's defaults. */
 void daemon_limits_default(struct daemon_limits *l);
+/* Applies one "KEY=VALUE" (VALUE: a decimal integer with an optional K, M, G or T binary
+ * suffix). 0, or -1 with why filled (unknown key, not a number, out of the type's range, 0). */
+int daemon_limits_set(struct daemon_limits *l, const char *key_value, char *why, size_t why_len);
+/* The table as `--help-limits` prints it: key, default, unit, what it bounds. */
+void daemon_limits_print(FILE *f, const struct daemon_limits *l);
+/* The table as the HelloReply's budget list (items[] and ptrs[] hold at least
+ * DAEMON_N_LIMITS entries; key strings are static). Returns the count. */
+size_t daemon_limits_report(const struct daemon_limits *l, Webnn__Ipc__Budget *items,
+			    Webnn__Ipc__Budget **ptrs);
 
 #endif

@@ -42,25 +42,6 @@ struct daemon_process {
 	bool stopping;
 };
 
-void daemon_limits_default(struct daemon_limits *l)
-{
-	*l = (struct daemon_limits){
-		.max_frame_bytes = WNN_FRAME_MAX,
-		.max_inline_bytes = WNN_INLINE_MAX,
-		.max_fds_per_frame = WNN_FRAME_MAX_FDS,
-		.max_objects = 65536,
-		.max_shm_bytes = 4ull << 30,
-		.max_tensor_bytes = INT32_MAX, /* as Chromium: sizes stay within int32 arithmetic */
-		.max_rank = WNN_MAX_RANK,
-		.max_operations = 100000,
-		.max_operands = 400000,
-		.max_session_bytes = 8ull << 30,
-		.unpack_budget = 128u << 20,
-		.max_sessions = 256,
-		.max_contexts = 32,
-	};
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -71,6 +52,8 @@ static void usage(FILE *f)
 		"                     and accelerators on opencl)\n"
 		"  --threads N        compute threads of the cpu backend (default\n"
 		"                     $WEBNN_CPU_THREADS, else every core the daemon may use)\n"
+		"  --limit KEY=VALUE  set a limit or budget (repeatable; --help-limits lists them)\n"
+		"  --help-limits      the limits and budgets with their defaults\n"
 		"  --verbose          debug logging\n"
 		"  --help             this text\n"
 		"  --version          print the version\n"
@@ -270,12 +253,15 @@ static int parse_threads(const char *s, int *out)
 
 /* Reads the command line and the environment into p->opts. -1: exit 0 (help, version);
  * 0: go on; 2: usage error. */
-static int parse_options(int argc, char **argv, struct daemon_options *o)
+static int parse_options(int argc, char **argv, struct daemon_options *o,
+			 struct daemon_limits *limits)
 {
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "help-limits", no_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -294,7 +280,7 @@ static int parse_options(int argc, char **argv, struct daemon_options *o)
 		return 2;
 	}
 	int opt;
-	while ((opt = getopt_long(argc, argv, "s:b:t:vhV", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "s:b:t:l:LvhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			o->socket_path = optarg;
@@ -310,6 +296,17 @@ static int parse_options(int argc, char **argv, struct daemon_options *o)
 				return 2;
 			}
 			break;
+		case 'l': {
+			char why[160];
+			if (daemon_limits_set(limits, optarg, why, sizeof(why)) != 0) {
+				fprintf(stderr, "webnnd: %s\n", why);
+				return 2;
+			}
+			break;
+		}
+		case 'L':
+			daemon_limits_print(stdout, limits);
+			return -1;
 		case 'v':
 			log_set_level(LOG_LEVEL_DEBUG);
 			break;
@@ -405,7 +402,8 @@ out_socket:
 int main(int argc, char **argv)
 {
 	static struct daemon_process p;
-	int r = parse_options(argc, argv, &p.opts);
+	daemon_limits_default(&p.d.limits);
+	int r = parse_options(argc, argv, &p.opts, &p.d.limits);
 	if (r != 0)
 		return r < 0 ? 0 : r;
 	signal(SIGPIPE, SIG_IGN);
@@ -417,7 +415,6 @@ int main(int argc, char **argv)
 	caches_point_pocl(p.opts.cache_dir);
 
 	uv_loop_t loop;
-	daemon_limits_default(&p.d.limits);
 	if (uv_loop_init(&loop) != 0) {
 		log_error("cannot initialise the event loop");
 		return 1;

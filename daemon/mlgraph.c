@@ -264,11 +264,11 @@ static int build_bind(struct session *s, const struct context *c, struct mlgraph
 			wnn_desc_bytes(&g->descs[i], &b);
 			*scalar_bytes += b;
 		}
-	if (*scalar_bytes > lim->max_session_bytes - s->mem_bytes) {
+	if (*scalar_bytes > lim->max_connection_bytes - s->mem_bytes) {
 		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
 			     "build: scalar constants of %" PRIu64 " bytes would exceed the "
 			     "connection's quota of %" PRIu64 " bytes", *scalar_bytes,
-			     lim->max_session_bytes);
+			     lim->max_connection_bytes);
 		return 0;
 	}
 	g->scalars = malloc(*scalar_bytes ? *scalar_bytes : 1);
@@ -327,13 +327,13 @@ static bool build_charge(struct session *s, struct mlgraph *g, const Webnn__Ipc_
 	if (!session_charge(s, g->mem_bytes)) {
 		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
 			     "build: the graph's %" PRIu64 " bytes would exceed the connection's "
-			     "quota of %" PRIu64 " bytes", g->mem_bytes, s->d->limits.max_session_bytes);
+			     "quota of %" PRIu64 " bytes", g->mem_bytes, s->d->limits.max_connection_bytes);
 		return false;
 	}
 	/* Until the memory plan exists every intermediate is charged; the compile command's
 	 * completion charges the plan's peak instead (graph_charge_plan). */
 	g->intermediate_bytes = inter_bytes;
-	uint64_t left = s->d->limits.max_session_bytes - s->mem_bytes;
+	uint64_t left = s->d->limits.max_connection_bytes - s->mem_bytes;
 	g->fold_budget = left < GRAPH_FOLD_MAX_BYTES ? left : GRAPH_FOLD_MAX_BYTES;
 	return true;
 }
@@ -450,7 +450,7 @@ bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag)
 		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
 			     "build: the graph's memory plan needs %" PRIu64 " bytes (intermediates "
 			     "and constants made at build), more than the connection's quota of %"
-			     PRIu64 " bytes allows", now, s->d->limits.max_session_bytes);
+			     PRIu64 " bytes allows", now, s->d->limits.max_connection_bytes);
 		return false;
 	}
 	if (now < g->intermediate_bytes)

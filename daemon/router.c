@@ -71,6 +71,9 @@ static int handle_hello(struct session *s, struct request *rq)
 	l.max_tensor_bytes = lim->max_tensor_bytes;
 	l.max_rank = lim->max_rank;
 	l.max_operations = lim->max_operations;
+	Webnn__Ipc__Budget budgets[DAEMON_N_LIMITS], *budget_ptrs[DAEMON_N_LIMITS];
+	l.n_budgets = daemon_limits_report(lim, budgets, budget_ptrs);
+	l.budgets = budget_ptrs;
 	Webnn__Ipc__HelloReply hr = WEBNN__IPC__HELLO_REPLY__INIT;
 	hr.major = WNN_PROTOCOL_MAJOR;
 	hr.minor = WNN_PROTOCOL_MINOR;

@@ -106,7 +106,7 @@ static void server_session_ended(struct session *s, void *ud)
 
 static void server_accept_one(struct server *srv, int fd)
 {
-	if (srv->n_sessions >= srv->d->limits.max_sessions) {
+	if (srv->n_sessions >= srv->d->limits.max_connections) {
 		log_warn("refusing a connection: %u connections already", srv->n_sessions);
 		close(fd);
 		return;

@@ -188,7 +188,7 @@ void session_forget(struct session *s, struct obj *o)
 
 bool session_charge(struct session *s, uint64_t bytes)
 {
-	if (bytes > s->d->limits.max_session_bytes - s->mem_bytes)
+	if (bytes > s->d->limits.max_connection_bytes - s->mem_bytes)
 		return false;
 	s->mem_bytes += bytes;
 	return true;

@@ -10,7 +10,7 @@
 #include "webnn_types.h"       /* enum webnn_status, webnn_layout, webnn_power_preference */
 
 #define WNN_PROTOCOL_MAJOR 1
-#define WNN_PROTOCOL_MINOR 1
+#define WNN_PROTOCOL_MINOR 2
 
 #define WNN_MAX_RANK 8          /* ranks above this are rejected everywhere */
 #define WNN_MAX_OUTPUTS 64      /* split/gru/lstm outputs of one operation */

@@ -45,27 +45,23 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	const char *lv = getenv("WNN_FUZZ_LOG");
 	log_set_level(lv && strcmp(lv, "debug") == 0 ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERROR);
-	/* The defaults of daemon_limits_default() (main.c) with smaller byte quotas. */
-	d.limits = (struct daemon_limits){
-		.max_frame_bytes = WNN_FRAME_MAX,
-		.max_inline_bytes = WNN_INLINE_MAX,
-		.max_fds_per_frame = WNN_FRAME_MAX_FDS,
-		.max_objects = 512,
-		.max_shm_bytes = 1u << 20,
-		.max_tensor_bytes = 256u << 10,
-		.max_rank = WNN_MAX_RANK,
-		.max_operations = 1000,
-		.max_operands = 4000,
-		.max_session_bytes = 8u << 20,
-		.unpack_budget = 8u << 20,
-		.max_sessions = 256,
-		.max_contexts = 32,
-	};
+	/* The daemon's defaults with smaller byte quotas, so the fuzzer finds their edges. */
+	daemon_limits_default(&d.limits);
+	d.limits.max_objects = 512;
+	d.limits.max_shm_bytes = 1u << 20;
+	d.limits.max_tensor_bytes = 256u << 10;
+	d.limits.max_operations = 1000;
+	d.limits.max_operands = 4000;
+	d.limits.max_connection_bytes = 8u << 20;
+	d.limits.unpack_budget = 8u << 20;
 	d.loop = uv_default_loop();
-	d.impl = &backend_reference;
+	struct daemon_backend *db = &d.backends[0];
+	db->impl = &backend_reference;
 	struct wnn_diag diag = { 0 };
-	if (d.impl->init(NULL, &d.be, &diag) != WEBNN_STATUS_OK)
+	if (db->impl->init(NULL, &db->be, &diag) != WEBNN_STATUS_OK)
 		abort();
+	db->n_devices = db->impl->devices(db->be, db->devices, DAEMON_MAX_DEVICES);
+	d.n_backends = 1;
 	context_limits_init(&d);
 	return 0;
 }
