@@ -137,6 +137,9 @@ void conn_close(struct conn *c)
 		uv_poll_stop(&c->poll);
 		uv_close((uv_handle_t *)&c->poll, conn_on_closed);
 	}
+	/* The front door keeps its own copy of the socket (to explain a worker's death): only a
+	 * shutdown ends the connection for the peer. */
+	shutdown(c->fd, SHUT_RDWR);
 	close(c->fd);
 	c->fd = -1;
 }

@@ -1,26 +1,36 @@
-/* webnnd: options, process policy (caches, warm-up child), backend selection, listening socket
- * (bound or systemd-activated), lockdown, event loop. */
+/* webnnd: options, then either the front door (socket, admission, worker supervision, cache
+ * warm-up) or a device worker (backends, lockdown, the sessions handed to it). */
 #include "daemon/caches.h"
 #include "daemon/context.h"
+#include "daemon/control.h"
 #include "daemon/daemon.h"
+#include "daemon/frontdoor.h"
 #include "daemon/log.h"
 #include "daemon/server.h"
+#include "daemon/worker.h"
 #include "sandbox/sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #define SD_LISTEN_FDS_START 3
+/* Budget board slots: one per live worker (spare and retiring ones included). */
+#define BOARD_SLOTS 1024
 
 /* Everything the environment and the command line decide, read once at start. */
 struct daemon_options {
@@ -30,33 +40,49 @@ struct daemon_options {
 	int threads;         /* cpu backend threads (--threads, WEBNN_CPU_THREADS); 0: all cores */
 	bool warm_up;        /* fork the cache warm-up child (unless WEBNN_NO_WARMUP) */
 	char cache_dir[512]; /* "" when no cache directory can be written */
+	mode_t socket_mode;  /* --socket-mode (octal) */
+	gid_t socket_gid;    /* --socket-group; (gid_t)-1: unchanged */
+	bool worker;         /* --worker: a device worker started by the front door (internal) */
+	uint32_t slot;       /* --slot N: its budget board slot (internal) */
+	struct frontdoor_config door;
 };
 
 /* The process around the daemon state: what main sets up and tears down. */
 struct daemon_process {
 	struct daemon d;
-	struct server srv;
 	struct daemon_options opts;
-	pid_t warm_pid;       /* the cache warm-up child, 0 when none runs */
 	uv_signal_t sig_term, sig_int, sig_chld;
 	bool stopping;
+	int status;
+	/* worker */
+	struct server srv;
+	struct worker worker;
+	/* front door */
+	struct frontdoor door;
+	pid_t warm_pid; /* the cache warm-up child, 0 when none runs */
+	char exe[PATH_MAX];
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: webnnd [options]\n"
-		"  --socket PATH      listen on PATH (default $WEBNN_SOCKET, else %s)\n"
-		"  --backend NAME     serve every context on one backend: cpu, opencl or reference\n"
-		"                     (default $WEBNN_BACKEND; unset: CPUs on the cpu backend, GPUs\n"
-		"                     and accelerators on opencl)\n"
-		"  --threads N        compute threads of the cpu backend (default\n"
-		"                     $WEBNN_CPU_THREADS, else every core the daemon may use)\n"
-		"  --limit KEY=VALUE  set a limit or budget (repeatable; --help-limits lists them)\n"
-		"  --help-limits      the limits and budgets with their defaults\n"
-		"  --verbose          debug logging\n"
-		"  --help             this text\n"
-		"  --version          print the version\n"
+		"  --socket PATH         listen on PATH (default $WEBNN_SOCKET, else %s)\n"
+		"  --socket-mode MODE    access mode of the socket, octal (default 0666: every local\n"
+		"                        user may connect; each uid is served by its own worker)\n"
+		"  --socket-group GROUP  group owning the socket (use with --socket-mode 0660)\n"
+		"  --allow-uid LIST      admit only these users (names or numbers, comma-separated)\n"
+		"  --allow-gid LIST      ... or members of these groups (primary or supplementary)\n"
+		"  --backend NAME        serve every context on one backend: cpu, opencl or reference\n"
+		"                        (default $WEBNN_BACKEND; unset: CPUs on the cpu backend, GPUs\n"
+		"                        and accelerators on opencl)\n"
+		"  --threads N           compute threads of the cpu backend (default\n"
+		"                        $WEBNN_CPU_THREADS, else every core the daemon may use)\n"
+		"  --limit KEY=VALUE     set a limit or budget (repeatable; --help-limits lists them)\n"
+		"  --help-limits         the limits and budgets with their defaults\n"
+		"  --verbose             debug logging\n"
+		"  --help                this text\n"
+		"  --version             print the version\n"
 		"Under systemd socket activation (LISTEN_FDS) the inherited socket is used.\n",
 		WEBNN_DEFAULT_SOCKET);
 }
@@ -118,22 +144,16 @@ static const struct backend_impl *backend_by_name(const char *name)
 	return NULL;
 }
 
-/* Starts a backend (forking its cache warm-up first, before its first OpenCL call) and adds
- * it to the daemon's routing list with the devices it serves. */
+/* Starts a backend and adds it to the daemon's routing list with the devices it serves. */
 static enum webnn_status backend_start(struct daemon_process *p, const struct backend_impl *impl,
 				       const struct backend_options *bo, struct wnn_diag *diag)
 {
 	struct daemon *d = &p->d;
-	if (p->opts.warm_up && impl->warm_caches && p->warm_pid == 0)
-		p->warm_pid = caches_warm_start(impl, bo);
 	struct daemon_backend *db = &d->backends[d->n_backends];
 	memset(db, 0, sizeof(*db));
 	enum webnn_status st = impl->init(bo, &db->be, diag);
-	if (st != WEBNN_STATUS_OK) {
-		if (impl->warm_caches)
-			caches_warm_stop(&p->warm_pid);
+	if (st != WEBNN_STATUS_OK)
 		return st;
-	}
 	db->impl = impl;
 	uint32_t n = impl->devices(db->be, db->devices, DAEMON_MAX_DEVICES);
 	db->n_devices = n < DAEMON_MAX_DEVICES ? n : DAEMON_MAX_DEVICES;
@@ -207,36 +227,15 @@ static void close_signal(uv_handle_t *h, void *arg)
 		uv_close(h, NULL);
 }
 
-static void on_stop_signal(uv_signal_t *h, int signum)
-{
-	struct daemon_process *p = h->data;
-	if (p->stopping)
-		return;
-	log_info("%s: shutting down", signum == SIGTERM ? "SIGTERM" : "SIGINT");
-	p->stopping = true;
-	notify_systemd("STOPPING=1");
-	server_stop(&p->srv);
-	/* With the signal handles closed too, the loop ends once in-flight device work has
-	 * drained; a second signal then gets the default action (terminate). */
-	uv_walk(p->d.loop, close_signal, NULL);
-}
-
-/* A finished warm-up is reaped at once (no zombie until shutdown); only its pid is waited
- * for, never the children the OpenCL driver spawns (ld) and waits for itself. */
-static void on_child_signal(uv_signal_t *h, int signum)
-{
-	struct daemon_process *p = h->data;
-	(void)signum;
-	caches_warm_reap(&p->warm_pid);
-	if (p->warm_pid == 0)
-		uv_close((uv_handle_t *)h, NULL);
-}
-
 static void report_leftover(uv_handle_t *h, void *arg)
 {
 	(void)arg;
 	log_error("handle of type %s still open at exit", uv_handle_type_name(h->type));
 }
+
+
+
+/* ---- options */
 
 #define MAX_THREADS 1024
 
@@ -251,6 +250,44 @@ static int parse_threads(const char *s, int *out)
 	return 0;
 }
 
+/* "name,1000,..." into ids (users or groups by name or number). 0 or -1 with a message. */
+static int parse_ids(const char *list, bool groups, uint32_t *ids, uint32_t *n)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (*n >= FRONTDOOR_MAX_ALLOW) {
+			fprintf(stderr, "webnnd: at most %d entries in --allow-%s\n",
+				FRONTDOOR_MAX_ALLOW, groups ? "gid" : "uid");
+			return -1;
+		}
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(tok, &end, 10);
+		if (!errno && *tok && !*end && v < UINT32_MAX) {
+			ids[(*n)++] = (uint32_t)v;
+			continue;
+		}
+		if (groups) {
+			struct group *g = getgrnam(tok);
+			if (g) {
+				ids[(*n)++] = g->gr_gid;
+				continue;
+			}
+		} else {
+			struct passwd *pw = getpwnam(tok);
+			if (pw) {
+				ids[(*n)++] = pw->pw_uid;
+				continue;
+			}
+		}
+		fprintf(stderr, "webnnd: no %s named '%s'\n", groups ? "group" : "user", tok);
+		return -1;
+	}
+	return 0;
+}
+
 /* Reads the command line and the environment into p->opts. -1: exit 0 (help, version);
  * 0: go on; 2: usage error. */
 static int parse_options(int argc, char **argv, struct daemon_options *o,
@@ -258,10 +295,16 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 {
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "socket-mode", required_argument, NULL, 'm' },
+		{ "socket-group", required_argument, NULL, 'g' },
+		{ "allow-uid", required_argument, NULL, 'U' },
+		{ "allow-gid", required_argument, NULL, 'G' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ "help-limits", no_argument, NULL, 'L' },
+		{ "worker", no_argument, NULL, 'W' },
+		{ "slot", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -271,6 +314,8 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 	o->backend = getenv("WEBNN_BACKEND");
 	o->backend_chosen = o->backend && *o->backend;
 	o->warm_up = !getenv("WEBNN_NO_WARMUP");
+	o->socket_mode = 0666;
+	o->socket_gid = (gid_t)-1;
 	if (!o->socket_path || !*o->socket_path)
 		o->socket_path = WEBNN_DEFAULT_SOCKET;
 	const char *threads = getenv("WEBNN_CPU_THREADS");
@@ -284,6 +329,32 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 		switch (opt) {
 		case 's':
 			o->socket_path = optarg;
+			break;
+		case 'm': {
+			char *end;
+			errno = 0;
+			unsigned long m = strtoul(optarg, &end, 8);
+			if (errno || *end || end == optarg || m > 0777) {
+				fprintf(stderr, "webnnd: --socket-mode %s is not an octal mode\n", optarg);
+				return 2;
+			}
+			o->socket_mode = (mode_t)m;
+			break;
+		}
+		case 'g': {
+			uint32_t gid[1], n = 0;
+			if (parse_ids(optarg, true, gid, &n) != 0 || n != 1)
+				return 2;
+			o->socket_gid = gid[0];
+			break;
+		}
+		case 'U':
+			if (parse_ids(optarg, false, o->door.allow_uids, &o->door.n_allow_uids) != 0)
+				return 2;
+			break;
+		case 'G':
+			if (parse_ids(optarg, true, o->door.allow_gids, &o->door.n_allow_gids) != 0)
+				return 2;
 			break;
 		case 'b':
 			o->backend = optarg;
@@ -307,6 +378,12 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 		case 'L':
 			daemon_limits_print(stdout, limits);
 			return -1;
+		case 'W':
+			o->worker = true;
+			break;
+		case 'S':
+			o->slot = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
 		case 'v':
 			log_set_level(LOG_LEVEL_DEBUG);
 			break;
@@ -327,76 +404,215 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 		usage(stderr);
 		return 2;
 	}
+	if (o->backend_chosen && !backend_by_name(o->backend)) {
+		fprintf(stderr, "webnnd: unknown backend '%s' (expected cpu, opencl or reference)\n",
+			o->backend);
+		return 2;
+	}
 	return 0;
 }
 
-static void watch_signals(struct daemon_process *p)
+/* ---- the device worker */
+
+static void worker_shutdown(struct daemon_process *p, const char *why)
 {
-	uv_loop_t *loop = p->d.loop;
-	uv_signal_init(loop, &p->sig_term);
-	uv_signal_init(loop, &p->sig_int);
-	p->sig_term.data = p->sig_int.data = p;
-	uv_signal_start(&p->sig_term, on_stop_signal, SIGTERM);
-	uv_signal_start(&p->sig_int, on_stop_signal, SIGINT);
-	if (p->warm_pid > 0) {
-		uv_signal_init(loop, &p->sig_chld);
-		p->sig_chld.data = p;
-		uv_signal_start(&p->sig_chld, on_child_signal, SIGCHLD);
-		on_child_signal(&p->sig_chld, SIGCHLD); /* it may have ended before the watch */
-	}
+	if (p->stopping)
+		return;
+	log_info("%s: shutting down", why);
+	p->stopping = true;
+	server_stop(&p->srv);
+	worker_stop(&p->worker);
+	/* With the signal handles closed too, the loop ends once in-flight device work has
+	 * drained; a second signal then gets the default action (terminate). */
+	uv_walk(p->d.loop, close_signal, NULL);
 }
 
-/* Binds the socket (or takes systemd's), starts the backend and serves until a stop signal.
- * Returns the exit status. */
-static int serve(struct daemon_process *p)
+static void worker_on_stop_signal(uv_signal_t *h, int signum)
+{
+	worker_shutdown(h->data, signum == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
+static void worker_door_gone(struct worker *w)
+{
+	struct daemon_process *p = (struct daemon_process *)((char *)w -
+							     offsetof(struct daemon_process, worker));
+	worker_shutdown(p, "the front door is gone");
+}
+
+/* A device worker: backends, then the lockdown, then the connections the front door hands
+ * over on fd 3. Returns the exit status. */
+static int run_worker(struct daemon_process *p)
 {
 	struct daemon *d = &p->d;
-	int status = 1;
-	bool activated = false;
-	/* The socket first: a second daemon on the same path fails before probing devices. */
-	int fd = activation_fd();
-	if (fd == -2)
-		return 1;
-	if (fd >= 0) {
-		activated = true;
-	} else {
-		fd = server_bind(p->opts.socket_path);
-		if (fd < 0)
-			return 1;
+	if (fcntl(CONTROL_WORKER_FD, F_GETFD) < 0) {
+		fprintf(stderr, "webnnd: --worker is internal: the front door starts workers\n");
+		return 2;
 	}
+	/* Timeline commands block a pool thread until the device finishes (clFinish), so libuv's
+	 * default of 4 threads would let 4 busy contexts stall everyone else's writes and builds. */
+	setenv("UV_THREADPOOL_SIZE", "16", 0);
+	/* The front door chose the directory (WEBNN_CACHE_DIR) and PoCL's (POCL_CACHE_DIR). */
+	caches_pick_dir(p->opts.cache_dir, sizeof(p->opts.cache_dir));
 	if (backend_open(p) != 0) {
 		backends_close(d);
-		goto out_socket;
+		return 1;
 	}
 	context_limits_init(d);
-	int r = server_start(&p->srv, d, fd);
+	server_init(&p->srv, d);
+	int r = worker_start(&p->worker, d->loop, &p->srv, worker_door_gone);
 	if (r != 0) {
-		log_error("cannot watch the listening socket: %s", uv_strerror(r));
+		log_error("cannot watch the control channel: %s", uv_strerror(r));
 		server_stop(&p->srv);
-		goto out_backend;
+		context_limits_finish(d);
+		backends_close(d);
+		return 1;
 	}
-	if (activated)
-		log_info("listening on the socket passed by systemd");
-	else
-		log_info("listening on %s", p->opts.socket_path);
-	watch_signals(p);
+	uv_signal_init(d->loop, &p->sig_term);
+	uv_signal_init(d->loop, &p->sig_int);
+	p->sig_term.data = p->sig_int.data = p;
+	uv_signal_start(&p->sig_term, worker_on_stop_signal, SIGTERM);
+	uv_signal_start(&p->sig_int, worker_on_stop_signal, SIGINT);
 	r = sandbox_enter();
 	if (r < 0)
 		log_warn("sandbox: %s; continuing without the full lockdown", strerror(-r));
-	notify_systemd("READY=1");
+	worker_ready(&p->worker);
 	uv_run(d->loop, UV_RUN_DEFAULT);
-	status = 0;
-out_backend:
 	/* Every session, and with it every backend object, is gone once uv_run returned. */
-	caches_warm_stop(&p->warm_pid);
 	context_limits_finish(d);
 	backends_close(d);
-out_socket:
+	return 0;
+}
+
+/* ---- the front door */
+
+static void door_stopped(struct frontdoor *door)
+{
+	struct daemon_process *p = (struct daemon_process *)((char *)door -
+							     offsetof(struct daemon_process, door));
+	uv_walk(p->d.loop, close_signal, NULL);
+}
+
+static void door_on_stop_signal(uv_signal_t *h, int signum)
+{
+	struct daemon_process *p = h->data;
+	if (p->stopping)
+		return;
+	log_info("%s: shutting down", signum == SIGTERM ? "SIGTERM" : "SIGINT");
+	p->stopping = true;
+	notify_systemd("STOPPING=1");
+	frontdoor_stop(&p->door, door_stopped);
+}
+
+/* Workers and the warm-up child are reaped at once (no zombies); only their pids are waited
+ * for, never the children the OpenCL driver spawns (ld) inside a worker. */
+static void door_on_child_signal(uv_signal_t *h, int signum)
+{
+	struct daemon_process *p = h->data;
+	(void)signum;
+	caches_warm_reap(&p->warm_pid);
+	frontdoor_reap(&p->door);
+}
+
+static void door_first_ready(struct frontdoor *door, bool ok)
+{
+	struct daemon_process *p = (struct daemon_process *)((char *)door -
+							     offsetof(struct daemon_process, door));
+	if (!ok) {
+		log_error("the first device worker failed to start (its log is above): stopping");
+		p->status = 1;
+		p->stopping = true;
+		frontdoor_stop(door, door_stopped);
+		return;
+	}
+	log_info("ready");
+	notify_systemd("READY=1");
+}
+
+/* The argv a worker runs with: ours, then --worker --slot N (N filled per spawn). */
+static char **worker_argv(int argc, char **argv, int *slot_at)
+{
+	char **wa = calloc((size_t)argc + 4, sizeof(*wa));
+	if (!wa)
+		return NULL;
+	for (int i = 0; i < argc; i++)
+		wa[i] = argv[i];
+	wa[argc] = "--worker";
+	wa[argc + 1] = "--slot";
+	*slot_at = argc + 2;
+	wa[argc + 2] = "0";
+	return wa;
+}
+
+static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
+{
+	struct daemon *d = &p->d;
+	bool activated = false;
+	/* The socket first: a second daemon on the same path fails before anything starts. */
+	int fd = activation_fd();
+	if (fd == -2)
+		return 1;
+	if (fd >= 0)
+		activated = true;
+	else if ((fd = frontdoor_bind(p->opts.socket_path, p->opts.socket_mode,
+				      p->opts.socket_gid)) < 0)
+		return 1;
+	ssize_t n = readlink("/proc/self/exe", p->exe, sizeof(p->exe) - 1);
+	if (n <= 0) {
+		log_error("cannot find this program to start workers: %s", strerror(errno));
+		goto out_socket;
+	}
+	p->exe[n] = '\0';
+	/* Cache policy before any worker or warm-up starts: PoCL reads POCL_CACHE_DIR at platform
+	 * init, and every worker must use the same directory whatever its environment says. */
+	caches_pick_dir(p->opts.cache_dir, sizeof(p->opts.cache_dir));
+	if (p->opts.cache_dir[0])
+		setenv("WEBNN_CACHE_DIR", p->opts.cache_dir, 1);
+	caches_point_pocl(p->opts.cache_dir);
+	struct frontdoor_config *cfg = &p->opts.door;
+	cfg->limits = &d->limits;
+	cfg->exe = p->exe;
+	cfg->board_fd = -1;
+	cfg->worker_argv = worker_argv(argc, argv, &cfg->worker_argv_slot);
+	if (!cfg->worker_argv)
+		goto out_socket;
+	/* The OpenCL cache warm-up (CLBlast kernels into PoCL's disk cache) runs once, here, not in
+	 * every worker. */
+	bool opencl = !p->opts.backend_chosen || strcmp(p->opts.backend, "opencl") == 0;
+	if (p->opts.warm_up && opencl) {
+		struct backend_options bo = { .cache_dir = p->opts.cache_dir,
+					      .threads = p->opts.threads,
+					      .accelerators_only = !p->opts.backend_chosen };
+		p->warm_pid = caches_warm_start(&backend_opencl, &bo);
+	}
+	uv_signal_init(d->loop, &p->sig_term);
+	uv_signal_init(d->loop, &p->sig_int);
+	uv_signal_init(d->loop, &p->sig_chld);
+	p->sig_term.data = p->sig_int.data = p->sig_chld.data = p;
+	uv_signal_start(&p->sig_term, door_on_stop_signal, SIGTERM);
+	uv_signal_start(&p->sig_int, door_on_stop_signal, SIGINT);
+	uv_signal_start(&p->sig_chld, door_on_child_signal, SIGCHLD);
+	int r = frontdoor_start(&p->door, d->loop, cfg, fd, BOARD_SLOTS, door_first_ready);
+	if (r != 0) {
+		log_error("cannot start the front door: %s", strerror(-r));
+		p->status = 1;
+		p->stopping = true;
+		frontdoor_stop(&p->door, door_stopped);
+	} else if (activated) {
+		log_info("listening on the socket passed by systemd");
+	} else {
+		log_info("listening on %s", p->opts.socket_path);
+	}
+	r = sandbox_enter();
+	if (r < 0)
+		log_warn("sandbox: %s; continuing without the full lockdown", strerror(-r));
+	uv_run(d->loop, UV_RUN_DEFAULT);
 	caches_warm_stop(&p->warm_pid);
+	free((char **)cfg->worker_argv);
+out_socket:
 	close(fd);
 	if (!activated)
 		unlink(p->opts.socket_path);
-	return status;
+	return p->status;
 }
 
 int main(int argc, char **argv)
@@ -407,20 +623,13 @@ int main(int argc, char **argv)
 	if (r != 0)
 		return r < 0 ? 0 : r;
 	signal(SIGPIPE, SIG_IGN);
-	/* Timeline commands block a pool thread until the device finishes (clFinish), so libuv's
-	 * default of 4 threads would let 4 busy contexts stall everyone else's writes and builds. */
-	setenv("UV_THREADPOOL_SIZE", "16", 0);
-	/* Cache policy before any backend starts: PoCL reads POCL_CACHE_DIR at platform init. */
-	caches_pick_dir(p.opts.cache_dir, sizeof(p.opts.cache_dir));
-	caches_point_pocl(p.opts.cache_dir);
-
 	uv_loop_t loop;
 	if (uv_loop_init(&loop) != 0) {
 		log_error("cannot initialise the event loop");
 		return 1;
 	}
 	p.d.loop = &loop;
-	int status = serve(&p);
+	int status = p.opts.worker ? run_worker(&p) : run_frontdoor(&p, argc, argv);
 	/* A last pass closes handles left behind by an early failure. */
 	uv_walk(&loop, close_signal, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT);

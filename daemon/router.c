@@ -201,5 +201,11 @@ void router_on_readable(struct session *s)
 			break;
 		}
 	}
+	/* Bytes of an incomplete frame start the slow-sender clock (server.c sweeps it); complete
+	 * frames waiting for back-pressure to ease are not the client's delay. */
+	if (s->closed || s->reader.have == 0 || session_backlogged(s))
+		s->partial_since_ms = 0;
+	else if (!s->partial_since_ms)
+		s->partial_since_ms = uv_now(s->d->loop);
 	session_unref(s);
 }

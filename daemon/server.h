@@ -1,4 +1,4 @@
-/* The listening socket: binds or inherits it, accepts connections and hands them to sessions. */
+/* The connections a device worker serves: adopting handed-off sockets, deadlines, shutdown. */
 #ifndef DAEMON_SERVER_H
 #define DAEMON_SERVER_H
 
@@ -13,21 +13,21 @@ struct daemon;
 
 struct server {
 	struct daemon *d;
-	int listen_fd;
-	uv_poll_t listen_poll;
-	bool listening;
 	struct session_hooks hooks; /* given to every session: the router reads, we learn the end */
 	struct session *sessions;   /* live connections, linked through session.prev/next */
 	uint32_t n_sessions;
-	uint64_t next_session_no;
+	uv_timer_t sweep;           /* Hello and slow-frame deadlines */
+	bool sweeping;
+	/* A session ended (the worker tells the front door); optional. */
+	void (*ended)(struct server *srv, struct session *s);
+	void *ud;
 };
 
-/* Binds path (creating its parent directory; replaces a stale socket nobody answers on).
- * Returns the listening fd or -errno with a logged reason. */
-int server_bind(const char *path);
-/* Starts accepting on fd (bound here or inherited from systemd). */
-int server_start(struct server *srv, struct daemon *d, int fd);
-/* Stops accepting and closes every connection (shutdown). */
+void server_init(struct server *srv, struct daemon *d);
+/* Serves an accepted (and admitted) socket as connection number `no`. 0, or -1 when it could
+ * not be set up (the fd is closed and `ended` has run). */
+int server_adopt(struct server *srv, int fd, uint64_t no);
+/* Closes every connection (shutdown) and the deadline timer. */
 void server_stop(struct server *srv);
 
 #endif

@@ -32,6 +32,8 @@ struct session {
 	bool closed;         /* connection gone: replies are dropped */
 	struct wnn_reader reader;
 	bool hello_done;
+	uint64_t adopted_ms;       /* loop time at adoption: the Hello deadline counts from here */
+	uint64_t partial_since_ms; /* loop time the buffered partial frame began; 0: none */
 	char name[64];
 	pid_t pid;
 	uid_t uid;

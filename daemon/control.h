@@ -1,0 +1,42 @@
+/* The control channel between the front door and a device worker: connection hand-off, closes. */
+#ifndef DAEMON_CONTROL_H
+#define DAEMON_CONTROL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The worker's end of its control socket and the budget board are at fixed fds after exec. */
+#define CONTROL_WORKER_FD 3
+#define CONTROL_BOARD_FD 4
+
+/* A worker's exit status when a dispatch never returned past the watchdog's grace period: the
+ * thread cannot be reclaimed, so the process ends and the front door tells its clients why. */
+#define WORKER_EXIT_WATCHDOG 70
+
+/* One SOCK_SEQPACKET datagram each way; the front door never parses client bytes, so this
+ * fixed struct is the only thing it reads, and only from its own workers. */
+enum control_type {
+	CONTROL_CONNECTION = 1, /* door -> worker: serve this connection (its fd rides along) */
+	CONTROL_CLOSED = 2,     /* worker -> door: connection `no` is closed (the door drops its dup) */
+	CONTROL_READY = 3,      /* worker -> door: started and locked down (start-up latency) */
+};
+
+struct control_msg {
+	uint32_t type;
+	uint32_t uid; /* SO_PEERCRED of the connection, as admitted */
+	uint64_t no;  /* the connection's number, the same in both processes' logs */
+	int32_t pid;
+	uint32_t gid;
+};
+
+/* Sends one message with an optional fd (-1: none). 0 or -errno (EAGAIN when full). */
+int control_send(int sock, const struct control_msg *m, int fd);
+/* Receives one message and its fd (-1 when none; more than one, or a short or unexpected
+ * datagram, is -EPROTO with every received fd closed). 1, 0 on EOF, -EAGAIN, or -errno. */
+int control_recv(int sock, struct control_msg *m, int *fd);
+
+/* Writes a Goodbye{reason} frame to a client socket without blocking (best effort: a refused
+ * or orphaned connection's socket buffer is empty, so it fits). */
+void control_goodbye(int client_fd, const char *reason);
+
+#endif

@@ -1,0 +1,756 @@
+/* The front door: accept, SO_PEERCRED admission, per-uid workers spawned, fed and supervised. */
+#include "daemon/frontdoor.h"
+
+#include "daemon/control.h"
+#include "daemon/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A connection the front door admitted: its fd stays open here (the worker holds its own copy)
+ * so that the door can tell the client why, should the worker die. */
+struct frontdoor_conn {
+	struct frontdoor_conn *next;
+	uint64_t no;
+	int fd;
+};
+
+/* Per-uid bookkeeping that outlives a worker: the connection count and the restart back-off. */
+struct frontdoor_user {
+	struct frontdoor_user *next;
+	uid_t uid;
+	uint32_t n_conns;
+	struct frontdoor_worker *worker; /* the live, non-retired worker serving this uid */
+	uint32_t failures;               /* workers that died before serving, in a row */
+	uint64_t retry_after_ms;
+};
+
+#define TICK_MS 250
+#define EMFILE_PAUSE_MS 100
+#define STOP_GRACE_MS 10000
+/* A worker that dies this soon after its start counts as a failed start (back-off). */
+#define FAILED_START_MS 2000
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* ---- binding */
+
+static int mkdir_parents(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int frontdoor_bind(const char *path, mode_t mode, gid_t gid)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		log_error("socket path %s is longer than %zu bytes", path, sizeof(sa.sun_path) - 1);
+		return -ENAMETOOLONG;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	int r = mkdir_parents(path);
+	if (r < 0) {
+		log_error("cannot create the directory of %s: %s", path, strerror(-r));
+		return r;
+	}
+	struct stat st;
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			log_error("%s exists and is not a socket; not replacing it", path);
+			return -EEXIST;
+		}
+		/* Only a socket nobody answers on is stale: never take over a live daemon's path. */
+		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (probe < 0)
+			return -errno;
+		int c = connect(probe, (struct sockaddr *)&sa, sizeof(sa));
+		int err = errno;
+		close(probe);
+		if (c == 0) {
+			log_error("another webnnd is already serving %s", path);
+			return -EADDRINUSE;
+		}
+		if (err != ECONNREFUSED && err != ENOENT) {
+			log_error("cannot probe the existing socket %s: %s", path, strerror(err));
+			return -err;
+		}
+		log_info("removing stale socket %s", path);
+		unlink(path);
+	}
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	/* Bound with no access at all, then opened up to exactly the configured mode: there is no
+	 * window in which the umask's idea of the mode applies. */
+	mode_t old = umask(0777);
+	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	int err = errno;
+	umask(old);
+	if (r == 0 && gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) != 0) {
+		err = errno;
+		log_error("cannot give %s to group %u: %s", path, (unsigned)gid, strerror(err));
+		r = -1;
+	}
+	if (r == 0 && chmod(path, mode) != 0) {
+		err = errno;
+		log_error("cannot set the mode of %s to %04o: %s", path, (unsigned)mode, strerror(err));
+		r = -1;
+	}
+	if (r == 0 && listen(fd, 128) != 0) {
+		err = errno;
+		r = -1;
+	}
+	if (r != 0) {
+		log_error("cannot listen on %s: %s", path, strerror(err));
+		close(fd);
+		unlink(path);
+		return -err;
+	}
+	return fd;
+}
+
+/* ---- users and connections */
+
+static struct frontdoor_user *user_get(struct frontdoor *door, uid_t uid, bool create)
+{
+	for (struct frontdoor_user *u = door->users; u; u = u->next)
+		if (u->uid == uid)
+			return u;
+	if (!create)
+		return NULL;
+	struct frontdoor_user *u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	u->uid = uid;
+	u->next = door->users;
+	door->users = u;
+	return u;
+}
+
+/* A user with no connection, no worker and no pending back-off is forgotten. */
+static void user_maybe_free(struct frontdoor *door, struct frontdoor_user *u)
+{
+	if (u->n_conns || u->worker || u->retry_after_ms > now_ms())
+		return;
+	for (struct frontdoor_user **pp = &door->users; *pp; pp = &(*pp)->next)
+		if (*pp == u) {
+			*pp = u->next;
+			free(u);
+			return;
+		}
+}
+
+static void refuse(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void refuse(int fd, const char *fmt, ...)
+{
+	char reason[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	control_goodbye(fd, reason);
+	close(fd);
+}
+
+static bool allowed(const struct frontdoor_config *cfg, int fd, const struct ucred *cr)
+{
+	if (cfg->n_allow_uids == 0 && cfg->n_allow_gids == 0)
+		return true;
+	for (uint32_t i = 0; i < cfg->n_allow_uids; i++)
+		if (cfg->allow_uids[i] == cr->uid)
+			return true;
+	for (uint32_t i = 0; i < cfg->n_allow_gids; i++)
+		if (cfg->allow_gids[i] == cr->gid)
+			return true;
+	if (cfg->n_allow_gids == 0)
+		return false;
+	/* Supplementary groups as of connect(): SO_PEERGROUPS (Linux 4.13). */
+	gid_t groups[256];
+	socklen_t len = sizeof(groups);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) != 0)
+		return false;
+	for (size_t g = 0; g < len / sizeof(gid_t); g++)
+		for (uint32_t i = 0; i < cfg->n_allow_gids; i++)
+			if (cfg->allow_gids[i] == groups[g])
+				return true;
+	return false;
+}
+
+/* ---- workers */
+
+static void worker_on_control(uv_poll_t *h, int status, int events);
+static void door_on_listen(uv_poll_t *h, int status, int events);
+
+static void worker_poll_closed(uv_handle_t *h)
+{
+	free(h->data);
+}
+
+/* Drops a reaped worker: its clients learn why, its slot and counts are released. */
+static void worker_gone(struct frontdoor *door, struct frontdoor_worker *w, const char *why)
+{
+	for (struct frontdoor_worker **pp = &door->workers; *pp; pp = &(*pp)->next)
+		if (*pp == w) {
+			*pp = w->next;
+			break;
+		}
+	struct frontdoor_user *u = w->bound ? user_get(door, w->uid, false) : NULL;
+	uint32_t n = 0;
+	while (w->conns) {
+		struct frontdoor_conn *c = w->conns;
+		w->conns = c->next;
+		/* A worker killed in the middle of writing a frame leaves the stream torn: the
+		 * client then reads EOF instead of this reason, and is lost all the same. */
+		control_goodbye(c->fd, why);
+		shutdown(c->fd, SHUT_RDWR);
+		close(c->fd);
+		free(c);
+		n++;
+	}
+	door->n_conns -= n;
+	if (u) {
+		u->n_conns -= n < u->n_conns ? n : u->n_conns;
+		if (u->worker == w)
+			u->worker = NULL;
+	}
+	if (w->slot < door->n_slots)
+		door->slots_used[w->slot] = 0;
+	if (door->cfg->slot_reset)
+		door->cfg->slot_reset(w->slot, door->cfg->slot_ud);
+	close(w->ctl);
+	if (w->poll_init) {
+		w->polling = false;
+		uv_poll_stop(&w->ctl_poll);
+		w->ctl_poll.data = w;
+		uv_close((uv_handle_t *)&w->ctl_poll, worker_poll_closed);
+	} else {
+		free(w);
+	}
+	if (u)
+		user_maybe_free(door, u);
+}
+
+static void describe_exit(int st, char *out, size_t len)
+{
+	if (WIFSIGNALED(st)) {
+		int sig = WTERMSIG(st);
+		snprintf(out, len, "killed by signal %d (%s)", sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	} else if (WIFEXITED(st) && WEXITSTATUS(st) == WORKER_EXIT_WATCHDOG) {
+		snprintf(out, len, "stopped by the dispatch watchdog (a dispatch did not return)");
+	} else if (WIFEXITED(st)) {
+		snprintf(out, len, "exited with status %d", WEXITSTATUS(st));
+	} else {
+		snprintf(out, len, "ended (status %#x)", (unsigned)st);
+	}
+}
+
+static void door_finish(struct frontdoor *door);
+
+static void spare_replenish(struct frontdoor *door);
+
+void frontdoor_reap(struct frontdoor *door)
+{
+	struct frontdoor_worker *w = door->workers;
+	while (w) {
+		struct frontdoor_worker *next = w->next;
+		int st = 0;
+		pid_t r;
+		do
+			r = waitpid(w->pid, &st, WNOHANG);
+		while (r < 0 && errno == EINTR);
+		if (r == w->pid || (r < 0 && errno == ECHILD)) {
+			char how[96], why[224];
+			if (r == w->pid)
+				describe_exit(st, how, sizeof(how));
+			else
+				snprintf(how, sizeof(how), "vanished");
+			bool starting = !w->ready;
+			if (w == door->spare) {
+				door->spare = NULL;
+				door->spare_failures++;
+				uint32_t shift = door->spare_failures < 6 ? door->spare_failures : 6;
+				door->spare_retry_after_ms = now_ms() + (125u << shift);
+				if (!door->stopping)
+					log_error("spare worker %d %s%s", (int)w->pid, how,
+						  starting ? " while starting" : "");
+				if (door->first_ready) {
+					void (*cb)(struct frontdoor *, bool) = door->first_ready;
+					door->first_ready = NULL;
+					cb(door, false);
+				}
+			} else if (!w->retired) {
+				struct frontdoor_user *u = w->user;
+				if (u && starting) {
+					u->failures++;
+					uint32_t shift = u->failures < 6 ? u->failures : 6;
+					u->retry_after_ms = now_ms() + (125u << shift);
+				} else if (u) {
+					u->failures = 0;
+				}
+				if (door->stopping && r == w->pid && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+					log_debug("worker %d (uid %u) stopped", (int)w->pid, w->uid);
+				else
+					log_warn("worker %d (uid %u) %s%s; %u connection(s) lost",
+						 (int)w->pid, w->uid, how, starting ? " while starting" : "",
+						 w->n_conns);
+			} else {
+				log_debug("worker %d (uid %u) retired: %s", (int)w->pid, w->uid, how);
+			}
+			snprintf(why, sizeof(why), "the device worker for uid %u %s%s: its contexts "
+				 "are lost", w->uid, how, starting ? " while starting" : "");
+			worker_gone(door, w, why);
+		}
+		w = next;
+	}
+	if (door->stopping && !door->workers && !door->finished)
+		door_finish(door);
+	else
+		spare_replenish(door);
+}
+
+static int slot_take(struct frontdoor *door)
+{
+	for (uint32_t i = 0; i < door->n_slots; i++)
+		if (!door->slots_used[i]) {
+			door->slots_used[i] = 1;
+			return (int)i;
+		}
+	return -1;
+}
+
+/* Forks and execs a spare worker (bound to a user by its first connection); its control socket
+ * becomes fd 3 and the budget board fd 4 there. It starts its backends and locks down while
+ * connections handed to it queue up in the control socket. */
+static struct frontdoor_worker *worker_spawn(struct frontdoor *door, char *why, size_t why_len)
+{
+	const struct frontdoor_config *cfg = door->cfg;
+	int slot = slot_take(door);
+	if (slot < 0) {
+		snprintf(why, why_len, "no budget slot left for another device worker");
+		return NULL;
+	}
+	struct frontdoor_worker *w = calloc(1, sizeof(*w));
+	int sv[2];
+	if (!w || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+		snprintf(why, why_len, "cannot create a device worker: %s",
+			 w ? strerror(errno) : "out of memory");
+		free(w);
+		door->slots_used[slot] = 0;
+		return NULL;
+	}
+	char slot_s[16];
+	snprintf(slot_s, sizeof(slot_s), "%d", slot);
+	char **argv = (char **)cfg->worker_argv;
+	argv[cfg->worker_argv_slot] = slot_s;
+	pid_t parent = getpid();
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		/* Moved out of the way first, so that the dup2s below cannot clobber either. */
+		int c = fcntl(sv[1], F_DUPFD, 16);
+		int b = cfg->board_fd >= 0 ? fcntl(cfg->board_fd, F_DUPFD, 16) : -1;
+		if (c < 0 || dup2(c, CONTROL_WORKER_FD) < 0)
+			_exit(1);
+		if (b >= 0 && dup2(b, CONTROL_BOARD_FD) < 0)
+			_exit(1);
+		unsigned first = b >= 0 ? CONTROL_BOARD_FD + 1 : CONTROL_WORKER_FD + 1;
+		if (close_range(first, ~0u, 0) != 0)
+			for (int fd = (int)first; fd < 65536; fd++)
+				close(fd);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execv(cfg->exe, argv);
+		_exit(127);
+	}
+	int err = errno;
+	close(sv[1]);
+	if (pid < 0) {
+		snprintf(why, why_len, "cannot start a device worker: %s", strerror(err));
+		close(sv[0]);
+		free(w);
+		door->slots_used[slot] = 0;
+		return NULL;
+	}
+	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+	*w = (struct frontdoor_worker){ .door = door, .pid = pid, .slot = (uint32_t)slot,
+					.ctl = sv[0], .spawned_ms = now_ms() };
+	w->idle_since_ms = w->spawned_ms;
+	if (uv_poll_init(door->loop, &w->ctl_poll, w->ctl) == 0) {
+		w->ctl_poll.data = w;
+		w->poll_init = w->polling = true;
+		uv_poll_start(&w->ctl_poll, UV_READABLE, worker_on_control);
+	}
+	w->next = door->workers;
+	door->workers = w;
+	log_debug("worker %d started (budget slot %d)", (int)pid, slot);
+	return w;
+}
+
+/* Keeps one spare worker starting or ready, unless spares keep dying (then it backs off). */
+static void spare_replenish(struct frontdoor *door)
+{
+	if (door->spare || door->stopping || now_ms() < door->spare_retry_after_ms)
+		return;
+	char why[160];
+	door->spare = worker_spawn(door, why, sizeof(why));
+	if (!door->spare) {
+		log_error("%s", why);
+		door->spare_retry_after_ms = now_ms() + 1000;
+	}
+}
+
+static void worker_conn_closed(struct frontdoor *door, struct frontdoor_worker *w, uint64_t no)
+{
+	for (struct frontdoor_conn **pp = &w->conns; *pp; pp = &(*pp)->next) {
+		struct frontdoor_conn *c = *pp;
+		if (c->no != no)
+			continue;
+		*pp = c->next;
+		close(c->fd);
+		free(c);
+		w->n_conns--;
+		door->n_conns--;
+		struct frontdoor_user *u = user_get(door, w->uid, false);
+		if (u && u->n_conns)
+			u->n_conns--;
+		if (w->n_conns == 0)
+			w->idle_since_ms = now_ms();
+		return;
+	}
+	log_warn("worker %d (uid %u) reported an unknown connection %" PRIu64 " closed",
+		 (int)w->pid, w->uid, no);
+}
+
+static void worker_on_control(uv_poll_t *h, int status, int events)
+{
+	struct frontdoor_worker *w = h->data;
+	struct frontdoor *door = w->door;
+	(void)events;
+	bool broken = status < 0;
+	for (int i = 0; i < 256 && !broken; i++) {
+		struct control_msg m;
+		int fd;
+		int r = control_recv(w->ctl, &m, &fd);
+		if (r == -EAGAIN)
+			return;
+		if (fd >= 0)
+			close(fd); /* workers never send fds */
+		if (r <= 0) {
+			/* EOF or garbage: the worker is dying or compromised; SIGCHLD will follow. */
+			if (r < 0)
+				log_warn("worker %d (uid %u) sent a bad control message; stopping it",
+					 (int)w->pid, w->uid);
+			broken = true;
+		} else if (m.type == CONTROL_CLOSED) {
+			worker_conn_closed(door, w, m.no);
+		} else if (m.type == CONTROL_READY && !w->ready) {
+			w->ready = true;
+			w->ready_ms = now_ms();
+			log_debug("worker %d ready in %" PRIu64 " ms", (int)w->pid,
+				  w->ready_ms - w->spawned_ms);
+			if (w == door->spare)
+				door->spare_failures = 0;
+			if (door->first_ready && w == door->spare) {
+				void (*cb)(struct frontdoor *, bool) = door->first_ready;
+				door->first_ready = NULL;
+				door->listening = door->accepting = true;
+				uv_poll_start(&door->listen_poll, UV_READABLE, door_on_listen);
+				cb(door, true);
+			}
+		} else {
+			log_warn("worker %d (uid %u) sent control message type %u; stopping it",
+				 (int)w->pid, w->uid, m.type);
+			broken = true;
+		}
+	}
+	if (broken) {
+		kill(w->pid, SIGKILL);
+		if (w->polling) {
+			w->polling = false;
+			uv_poll_stop(&w->ctl_poll);
+		}
+	}
+}
+
+/* ---- accepting */
+
+static void door_admit(struct frontdoor *door, int fd)
+{
+	const struct daemon_limits *lim = door->cfg->limits;
+	struct ucred cr;
+	socklen_t cl = sizeof(cr);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) != 0) {
+		refuse(fd, "cannot read the peer's credentials: %s", strerror(errno));
+		return;
+	}
+	if (!allowed(door->cfg, fd, &cr)) {
+		log_info("refused pid %d: uid %u (gid %u) is not allowed", (int)cr.pid, cr.uid, cr.gid);
+		refuse(fd, "uid %u (gid %u) is not allowed to use webnnd", cr.uid, cr.gid);
+		return;
+	}
+	if (door->n_conns >= lim->max_connections) {
+		log_warn("refused pid %d (uid %u): %u connections (max_connections)", (int)cr.pid,
+			 cr.uid, door->n_conns);
+		refuse(fd, "connection limit: %u connections (max_connections)", door->n_conns);
+		return;
+	}
+	struct frontdoor_user *u = user_get(door, cr.uid, true);
+	if (!u) {
+		refuse(fd, "webnnd is out of memory");
+		return;
+	}
+	if (u->n_conns >= lim->max_connections_per_uid) {
+		log_warn("refused pid %d: uid %u already has %u connections "
+			 "(max_connections_per_uid)", (int)cr.pid, cr.uid, u->n_conns);
+		refuse(fd, "connection limit: uid %u already has %u connections "
+			   "(max_connections_per_uid)", cr.uid, u->n_conns);
+		return;
+	}
+	uint64_t now = now_ms();
+	struct frontdoor_worker *w = u->worker;
+	if (!w) {
+		if (u->retry_after_ms > now) {
+			refuse(fd, "the device worker for uid %u failed %u time(s) in a row; "
+				   "retrying in %" PRIu64 " ms", cr.uid, u->failures,
+			       u->retry_after_ms - now);
+			return;
+		}
+		char why[160];
+		w = door->spare;
+		door->spare = NULL;
+		if (!w)
+			w = worker_spawn(door, why, sizeof(why));
+		if (!w) {
+			log_error("uid %u: %s", cr.uid, why);
+			refuse(fd, "%s", why);
+			user_maybe_free(door, u);
+			return;
+		}
+		w->user = u;
+		w->uid = u->uid;
+		w->bound = true;
+		u->worker = w;
+		log_info("worker %d serves uid %u", (int)w->pid, (unsigned)u->uid);
+		spare_replenish(door);
+	}
+	struct frontdoor_conn *c = calloc(1, sizeof(*c));
+	if (!c) {
+		refuse(fd, "webnnd is out of memory");
+		return;
+	}
+	c->no = ++door->next_conn_no;
+	c->fd = fd;
+	struct control_msg m = { .type = CONTROL_CONNECTION, .uid = cr.uid, .gid = cr.gid,
+				 .pid = cr.pid, .no = c->no };
+	int r = control_send(w->ctl, &m, fd);
+	if (r < 0) {
+		free(c);
+		refuse(fd, "the device worker for uid %u is not taking connections (%s)", cr.uid,
+		       strerror(-r));
+		return;
+	}
+	c->next = w->conns;
+	w->conns = c;
+	w->n_conns++;
+	u->n_conns++;
+	door->n_conns++;
+	log_debug("connection %" PRIu64 " (pid %d, uid %u) -> worker %d", c->no, (int)cr.pid,
+		  cr.uid, (int)w->pid);
+}
+
+static void door_pause(struct frontdoor *door, uint64_t ms)
+{
+	door->paused_until_ms = now_ms() + ms;
+	if (door->accepting) {
+		door->accepting = false;
+		uv_poll_stop(&door->listen_poll);
+	}
+}
+
+static void door_on_listen(uv_poll_t *h, int status, int events)
+{
+	struct frontdoor *door = h->data;
+	(void)events;
+	if (status < 0) {
+		log_error("listening socket error: %s", uv_strerror(status));
+		door_pause(door, EMFILE_PAUSE_MS);
+		return;
+	}
+	for (int i = 0; i < 64 && door->accepting; i++) {
+		int fd = accept4(door->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd >= 0) {
+			door_admit(door, fd);
+			continue;
+		}
+		if (errno == EINTR || errno == ECONNABORTED)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return;
+		if (errno == EMFILE || errno == ENFILE) {
+			/* Level-triggered polling would spin on the pending connection: give up the
+			 * reserve fd to take it and say why, then stop accepting for a moment. */
+			int err = errno;
+			if (door->reserve_fd >= 0) {
+				close(door->reserve_fd);
+				door->reserve_fd = -1;
+				int c = accept4(door->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+				if (c >= 0)
+					refuse(c, "webnnd is out of file descriptors (%s); try again later",
+					       strerror(err));
+				door->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			}
+			log_warn("accept: %s; pausing for %d ms", strerror(err), EMFILE_PAUSE_MS);
+			door_pause(door, EMFILE_PAUSE_MS);
+			return;
+		}
+		log_warn("accept: %s; pausing for %d ms", strerror(errno), EMFILE_PAUSE_MS);
+		door_pause(door, EMFILE_PAUSE_MS);
+		return;
+	}
+}
+
+static void door_on_tick(uv_timer_t *t)
+{
+	struct frontdoor *door = t->data;
+	uint64_t now = now_ms();
+	if (!door->stopping && door->listening && !door->accepting && !door->first_ready &&
+	    now >= door->paused_until_ms) {
+		if (door->reserve_fd < 0)
+			door->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		door->accepting = true;
+		uv_poll_start(&door->listen_poll, UV_READABLE, door_on_listen);
+	}
+	for (struct frontdoor_worker *w = door->workers; w; w = w->next) {
+		if (door->stopping || !w->user || w->retired || w->n_conns || !w->ready)
+			continue;
+		if (now - w->idle_since_ms >= door->cfg->limits->worker_idle_ms) {
+			log_debug("worker %d (uid %u) idle for %" PRIu64 " ms: retiring it",
+				  (int)w->pid, w->uid, now - w->idle_since_ms);
+			struct frontdoor_user *u = w->user;
+			u->worker = NULL;
+			w->user = NULL;
+			w->retired = true;
+			kill(w->pid, SIGTERM);
+			user_maybe_free(door, u);
+		}
+	}
+	spare_replenish(door);
+	if (door->stopping && now - door->paused_until_ms >= STOP_GRACE_MS) {
+		for (struct frontdoor_worker *w = door->workers; w; w = w->next) {
+			log_warn("worker %d (uid %u) did not stop within %d ms: killing it",
+				 (int)w->pid, w->uid, STOP_GRACE_MS);
+			kill(w->pid, SIGKILL);
+		}
+		door->paused_until_ms = now; /* once per grace period */
+	}
+}
+
+int frontdoor_start(struct frontdoor *door, uv_loop_t *loop, const struct frontdoor_config *cfg,
+		    int listen_fd, uint32_t n_slots,
+		    void (*first_ready)(struct frontdoor *door, bool ok))
+{
+	*door = (struct frontdoor){ .loop = loop, .cfg = cfg, .listen_fd = listen_fd,
+				    .reserve_fd = -1, .n_slots = n_slots,
+				    .first_ready = first_ready };
+	door->slots_used = calloc(n_slots ? n_slots : 1, 1);
+	if (!door->slots_used)
+		return -ENOMEM;
+	int fl = fcntl(listen_fd, F_GETFL);
+	if (fl < 0 || fcntl(listen_fd, F_SETFL, fl | O_NONBLOCK) != 0)
+		return -errno;
+	door->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int r = uv_poll_init(loop, &door->listen_poll, listen_fd);
+	if (r != 0)
+		return r;
+	door->listen_poll.data = door;
+	uv_timer_init(loop, &door->tick);
+	door->tick.data = door;
+	uv_timer_start(&door->tick, door_on_tick, TICK_MS, TICK_MS);
+	char why[160];
+	door->spare = worker_spawn(door, why, sizeof(why));
+	if (!door->spare) {
+		log_error("%s", why);
+		return -ECHILD;
+	}
+	return 0;
+}
+
+static void door_finish(struct frontdoor *door)
+{
+	door->finished = true;
+	if (door->reserve_fd >= 0)
+		close(door->reserve_fd);
+	door->reserve_fd = -1;
+	uv_timer_stop(&door->tick);
+	uv_close((uv_handle_t *)&door->tick, NULL);
+	while (door->users) {
+		struct frontdoor_user *u = door->users;
+		door->users = u->next;
+		free(u);
+	}
+	free(door->slots_used);
+	door->slots_used = NULL;
+	void (*cb)(struct frontdoor *) = door->stopped;
+	door->stopped = NULL;
+	if (cb)
+		cb(door);
+}
+
+void frontdoor_stop(struct frontdoor *door, void (*stopped)(struct frontdoor *door))
+{
+	if (door->stopping)
+		return;
+	door->stopping = true;
+	door->paused_until_ms = now_ms(); /* the grace period starts now */
+	door->first_ready = NULL;
+	door->listening = door->accepting = false;
+	if (!uv_is_closing((uv_handle_t *)&door->listen_poll)) {
+		uv_poll_stop(&door->listen_poll);
+		uv_close((uv_handle_t *)&door->listen_poll, NULL);
+	}
+	door->stopped = stopped;
+	if (!door->workers) {
+		door_finish(door);
+		return;
+	}
+	for (struct frontdoor_worker *w = door->workers; w; w = w->next)
+		kill(w->pid, SIGTERM);
+}

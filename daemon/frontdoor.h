@@ -1,0 +1,96 @@
+/* The front door: the listening socket, admission (peer credentials, allow-list, per-uid and
+ * global caps), and one supervised device worker process per client uid that serves the
+ * admitted connections directly. It never parses a client byte. */
+#ifndef DAEMON_FRONTDOOR_H
+#define DAEMON_FRONTDOOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <uv.h>
+
+#include "daemon/daemon.h"
+
+#define FRONTDOOR_MAX_ALLOW 64
+
+/* What the front door is configured with (main.c fills it from the command line). */
+struct frontdoor_config {
+	const struct daemon_limits *limits;
+	const char *exe;            /* this program, exec'd as each worker */
+	char *const *worker_argv;   /* argv for a worker; its budget slot number is written at
+				     * worker_argv_slot */
+	int worker_argv_slot;
+	int board_fd;               /* the budget board memfd every worker maps (-1: none) */
+	/* A dead worker's budget slot is zeroed (what it held is gone with it). */
+	void (*slot_reset)(uint32_t slot, void *ud);
+	void *slot_ud;
+	uid_t allow_uids[FRONTDOOR_MAX_ALLOW];
+	gid_t allow_gids[FRONTDOOR_MAX_ALLOW];
+	uint32_t n_allow_uids, n_allow_gids; /* both 0: every local user may connect */
+};
+
+struct frontdoor_conn;
+struct frontdoor_user;
+
+/* One device worker process (the worker of one uid). */
+struct frontdoor_worker {
+	struct frontdoor *door;
+	struct frontdoor_worker *next;
+	struct frontdoor_user *user; /* NULL while spare, and once retired */
+	pid_t pid;
+	uid_t uid;                   /* valid once bound to a user */
+	bool bound, retired;
+	uint32_t slot;               /* its budget board slot */
+	int ctl;                     /* our end of its control socket */
+	uv_poll_t ctl_poll;
+	bool poll_init, polling;
+	struct frontdoor_conn *conns; /* connections it serves (we keep their fds) */
+	uint32_t n_conns;
+	uint64_t spawned_ms, idle_since_ms, ready_ms;
+	bool ready;
+};
+
+struct frontdoor {
+	uv_loop_t *loop;
+	const struct frontdoor_config *cfg;
+	int listen_fd;
+	uv_poll_t listen_poll;
+	bool listening, accepting;
+	uv_timer_t tick;             /* retires idle workers, resumes accepting after EMFILE */
+	int reserve_fd;              /* an fd given up to accept (and refuse) when the table is full */
+	struct frontdoor_worker *workers;
+	/* A started, unbound worker: a new user's first connection takes it (no cold start on
+	 * that path) and another is started. The first one proves the configuration works. */
+	struct frontdoor_worker *spare;
+	void (*first_ready)(struct frontdoor *door, bool ok); /* the first spare's outcome */
+	struct frontdoor_user *users;
+	uint32_t n_conns;
+	uint64_t next_conn_no;
+	uint64_t paused_until_ms;
+	uint64_t spare_retry_after_ms;
+	uint32_t spare_failures;
+	uint8_t *slots_used;         /* budget board slots in use, one byte each */
+	uint32_t n_slots;
+	bool stopping;
+	bool finished;
+	void (*stopped)(struct frontdoor *door); /* frontdoor_stop's callback */
+};
+
+/* Starts the first spare worker; once it is ready (first_ready(door, true)) accepts on fd
+ * (bound by frontdoor_bind or inherited from systemd). first_ready(door, false): it died
+ * starting, the daemon cannot serve. 0 or -errno. */
+int frontdoor_start(struct frontdoor *door, uv_loop_t *loop, const struct frontdoor_config *cfg,
+		    int listen_fd, uint32_t n_slots,
+		    void (*first_ready)(struct frontdoor *door, bool ok));
+/* Stops accepting, asks every worker to finish (SIGTERM, SIGKILL after 10 s); `stopped` runs
+ * once the last one is reaped. */
+void frontdoor_stop(struct frontdoor *door, void (*stopped)(struct frontdoor *door));
+/* Reaps workers that exited (the SIGCHLD handler calls it); their clients get a Goodbye. */
+void frontdoor_reap(struct frontdoor *door);
+
+/* Binds path (creating its parent directory; replaces a stale socket nobody answers on), sets
+ * its mode and group (gid (gid_t)-1: unchanged). Returns the listening fd or -errno. */
+int frontdoor_bind(const char *path, mode_t mode, gid_t gid);
+
+#endif

@@ -1,0 +1,31 @@
+/* The device worker's side of the control channel: connections arrive from the front door,
+ * closes are reported back, and the worker stops when the front door goes away. */
+#ifndef DAEMON_WORKER_H
+#define DAEMON_WORKER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include <uv.h>
+
+struct server;
+
+struct worker {
+	struct server *srv;
+	uv_loop_t *loop;
+	uid_t uid;      /* the one client uid this worker serves, once bound */
+	bool bound;     /* a spare until its first connection names the uid */
+	int ctl;        /* CONTROL_WORKER_FD */
+	uv_poll_t poll;
+	bool polling;
+	void (*door_gone)(struct worker *w); /* the front door closed the channel: shut down */
+};
+
+/* Starts taking connections from the control socket. 0 or a libuv error. */
+int worker_start(struct worker *w, uv_loop_t *loop, struct server *srv,
+		 void (*door_gone)(struct worker *w));
+/* Tells the front door the worker is up and locked down (it logs the start-up time). */
+void worker_ready(struct worker *w);
+void worker_stop(struct worker *w);
+
+#endif
