@@ -623,6 +623,13 @@ int main(int argc, char **argv)
 	if (r != 0)
 		return r < 0 ? 0 : r;
 	signal(SIGPIPE, SIG_IGN);
+	/* Every connection is an fd in the front door and in its worker (the caps, not the
+	 * default soft limit of 1024, should decide how many are served). */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	uv_loop_t loop;
 	if (uv_loop_init(&loop) != 0) {
 		log_error("cannot initialise the event loop");
