@@ -8,7 +8,9 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -20,6 +22,18 @@ static void worker_report_closed(struct server *srv, struct session *s)
 	if (r < 0 && r != -EPIPE)
 		log_warn("cannot report connection %" PRIu64 " closed to the front door: %s", s->no,
 			 strerror(-r));
+}
+
+/* The process name says which user a worker serves (ps, top, and tests finding the worker of
+ * a uid): "wnn-u1000", or "wnn-spare" until the first connection binds it (15 bytes at most). */
+static void worker_name(const struct worker *w)
+{
+	char name[16];
+	if (w->bound)
+		snprintf(name, sizeof(name), "wnn-u%u", (unsigned)w->uid);
+	else
+		snprintf(name, sizeof(name), "wnn-spare");
+	prctl(PR_SET_NAME, name, 0, 0, 0);
 }
 
 static void worker_poll_stop(struct worker *w)
@@ -48,6 +62,7 @@ static void worker_on_control(uv_poll_t *h, int status, int events)
 				w->bound = true;
 				w->uid = m.uid;
 				log_info("serving uid %u", (unsigned)w->uid);
+				worker_name(w);
 			}
 			struct ucred cr;
 			socklen_t cl = sizeof(cr);
@@ -90,6 +105,7 @@ int worker_start(struct worker *w, uv_loop_t *loop, struct server *srv,
 			      .door_gone = door_gone };
 	srv->ended = worker_report_closed;
 	srv->ud = w;
+	worker_name(w);
 	int r = uv_poll_init(loop, &w->poll, w->ctl);
 	if (r != 0)
 		return r;
