@@ -5,7 +5,7 @@ SAN ?=
 OPT ?= -O2
 
 DEB_PACKAGES := build-essential pkg-config libuv1-dev protobuf-c-compiler libprotobuf-c-dev \
-	ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev libjansson-dev libdnnl-dev clinfo valgrind
+	ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev libjansson-dev libdnnl-dev clinfo valgrind clang
 
 CPPFLAGS += -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=120 -DCL_USE_DEPRECATED_OPENCL_1_2_APIS \
 	-I. -Iclient/include -I$(BUILD)/gen
@@ -151,8 +151,9 @@ check: all
 check-asan:
 	$(MAKE) BUILD=build-asan SAN=1 OPT=-O1 check
 
-# Everything CI runs: the suite, the suite under ASan+UBSan, and webnnd under valgrind.
-check-all: check check-asan valgrind
+# Everything CI runs: the suite, the suite under ASan+UBSan, a bounded pass of every fuzz target
+# (FUZZ_TIME seconds each, from fresh seeds), and webnnd under valgrind.
+check-all: check check-asan fuzz-smoke valgrind
 
 valgrind: all
 	tests/valgrind-daemon.sh $(BUILD)
@@ -189,7 +190,7 @@ clean:
 # ---- libFuzzer targets (tests/fuzz/fuzz_*.c, one program each) and their seed generator, built
 # with clang + ASan/UBSan into $(BUILD)/fuzz; the OpenCL and cpu backends and the sandbox are left out.
 FUZZ_CC ?= clang
-FUZZ_TIME ?= 20
+FUZZ_TIME ?= 30
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -std=c11 -Wall -Wextra -Werror \
 	-Wno-missing-braces -MMD -MP
@@ -212,14 +213,17 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -luv -lprotobuf-c -lpthread -lm
 $(BUILD)/fuzz/fuzz-seeds: $(BUILD)/fuzz/obj/tests/fuzz/seeds.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_SAN) -o $@ $^ -luv -lprotobuf-c -lpthread -lm
-# Each fuzzer runs FUZZ_TIME seconds from freshly generated seeds; any crash, leak or timeout fails.
+# Each fuzzer runs FUZZ_TIME seconds from freshly generated seeds; any crash, leak or timeout fails
+# (its log is printed then; otherwise one summary line per fuzzer).
 fuzz-smoke: fuzz
 	rm -rf $(BUILD)/fuzz/seeds && $(BUILD)/fuzz/fuzz-seeds $(BUILD)/fuzz/seeds
 	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus/$$n; \
-		echo "== $$n ($(FUZZ_TIME) s)"; \
-		$$f -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+		log=$(BUILD)/fuzz/$$n.log; \
+		if $$f -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
 			-artifact_prefix=$(BUILD)/fuzz/$$n- $(BUILD)/fuzz/corpus/$$n \
-			$(BUILD)/fuzz/seeds/$$n || exit 1; done
+			$(BUILD)/fuzz/seeds/$$n > $$log 2>&1; then \
+			echo "fuzz: $$n: $$(grep -o 'Done [0-9]* runs in [0-9]* second(s)' $$log), no crash, leak or timeout"; \
+		else tail -n 60 $$log; echo "fuzz: $$n FAILED (artifacts: $(BUILD)/fuzz/$$n-*)"; exit 1; fi; done
 -include $(shell find $(BUILD)/fuzz -name '*.d' 2>/dev/null)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
