@@ -2,6 +2,7 @@
 #include "tests/test.h"
 
 #include <CL/cl.h>
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -109,6 +110,60 @@ void test_daemon_stop(struct test_daemon *d)
 	unlink(d->socket_path);
 	rmdir(d->dir);
 	ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "webnnd exit status %d", st);
+}
+
+/* The parent pid and name of a process, from /proc/<pid>/stat ("pid (comm) state ppid ..."). */
+static bool proc_stat(int pid, int *ppid, char *comm, size_t comm_len)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+	if (!open || !close || close < open || sscanf(close + 1, " %*c %d", ppid) != 1)
+		return false;
+	snprintf(comm, comm_len, "%.*s", (int)(close - open - 1), open + 1);
+	return true;
+}
+
+int test_daemon_child(const struct test_daemon *d, const char *comm)
+{
+	for (int tries = 0; tries < 1000; tries++) {
+		DIR *dir = opendir("/proc");
+		ASSERT(dir);
+		struct dirent *e;
+		int found = -1;
+		while (found < 0 && (e = readdir(dir))) {
+			int pid = atoi(e->d_name), ppid;
+			char name[64];
+			if (pid > 0 && proc_stat(pid, &ppid, name, sizeof(name)) &&
+			    ppid == d->pid && strcmp(name, comm) == 0)
+				found = pid;
+		}
+		closedir(dir);
+		if (found > 0)
+			return found;
+		usleep(10000);
+	}
+	FAIL("webnnd (pid %d) has no child process named %s", d->pid, comm);
+}
+
+int test_open_fds(int pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	DIR *dir = opendir(path);
+	ASSERT_MSG(dir, "%s: %s", path, strerror(errno));
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(dir)))
+		n += e->d_name[0] != '.';
+	closedir(dir);
+	return n;
 }
 
 static double now_s(void)
