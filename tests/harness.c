@@ -4,6 +4,7 @@
 #include <CL/cl.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -52,15 +53,32 @@ static bool socket_ready(const char *path)
 	return ok;
 }
 
+static void daemon_start(struct test_daemon *d, const char *bin, const char *const *extra_args,
+			 const char *log_path);
+
 void test_daemon_start(struct test_daemon *d, const char *const *extra_args)
 {
 	char bin[4096];
 	snprintf(bin, sizeof(bin), "%s/bin/webnnd", test_build_dir());
-	test_daemon_start_binary(d, bin, extra_args);
+	daemon_start(d, bin, extra_args, NULL);
 }
 
 void test_daemon_start_binary(struct test_daemon *d, const char *bin,
 			      const char *const *extra_args)
+{
+	daemon_start(d, bin, extra_args, NULL);
+}
+
+void test_daemon_start_logged(struct test_daemon *d, const char *const *extra_args,
+			      const char *log_path)
+{
+	char bin[4096];
+	snprintf(bin, sizeof(bin), "%s/bin/webnnd", test_build_dir());
+	daemon_start(d, bin, extra_args, log_path);
+}
+
+static void daemon_start(struct test_daemon *d, const char *bin, const char *const *extra_args,
+			 const char *log_path)
 {
 	snprintf(d->dir, sizeof(d->dir), "/tmp/webnn-test-XXXXXX");
 	ASSERT_MSG(mkdtemp(d->dir), "mkdtemp: %s", strerror(errno));
@@ -73,6 +91,11 @@ void test_daemon_start_binary(struct test_daemon *d, const char *bin,
 	pid_t pid = fork();
 	ASSERT(pid >= 0);
 	if (pid == 0) {
+		if (log_path) {
+			int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+			if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+				_exit(126);
+		}
 		execv(bin, (char *const *)argv);
 		fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
 		_exit(127);
