@@ -172,7 +172,8 @@ static void read_frames(struct webnn_context *ctx, bool block, uint64_t want,
 		while (!ctx->lost && ctx->sock >= 0 &&
 		       (r = wnn_reader_next(&ctx->reader, &payload, &len, fds, &n_fds)) != 0) {
 			if (r < 0) {
-				wnnc_set_lost(ctx, "protocol error: a frame from webnnd lacks its fds");
+				wnnc_set_lost(ctx, "protocol error: webnnd sent a malformed "
+					      "frame: %s", ctx->reader.error);
 				break;
 			}
 			for (int i = 0; i < n_fds; i++) /* the daemon never sends fds */
@@ -207,7 +208,8 @@ static void read_frames(struct webnn_context *ctx, bool block, uint64_t want,
 			continue;
 		}
 		if (n == -EPROTO)
-			wnnc_set_lost(ctx, "protocol error: webnnd sent a malformed frame");
+			wnnc_set_lost(ctx, "protocol error: webnnd sent a malformed frame: %s",
+				      ctx->reader.error);
 		else
 			wnnc_set_lost(ctx, "connection to webnnd failed: %s", strerror(-n));
 		return;

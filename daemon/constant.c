@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int handle_create_constant(struct session *s, struct request *rq)
 {
@@ -34,7 +35,8 @@ int handle_create_constant(struct session *s, struct request *rq)
 			     " exceeds maxTensorByteLength %" PRIu64, bytes, lim->max_tensor_bytes);
 		goto fail;
 	}
-	int r = shm_resolve(s, m->data, bytes, "constant: data", &data, &diag);
+	struct shm_source src;
+	int r = shm_locate(s, m->data, bytes, "constant: data", &src, &diag);
 	if (r < 0)
 		return -1;
 	if (r == 0)
@@ -52,9 +54,22 @@ int handle_create_constant(struct session *s, struct request *rq)
 			     bytes, lim->max_connection_bytes, s->mem_bytes);
 		goto fail;
 	}
-	struct constant *k = calloc(1, sizeof(*k));
-	if (!k) {
+	/* Inline bytes are copied here; shm bytes by a command on the context's timeline, on the
+	 * pool: a graph binding the constant compiles on the same timeline, after it. */
+	data = malloc(bytes ? bytes : 1);
+	if (!data) {
 		session_uncharge(s, bytes);
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
+			     "constant: data: out of memory copying %" PRIu64 " bytes", bytes);
+		goto fail;
+	}
+	if (src.bytes)
+		memcpy(data, src.bytes, bytes);
+	struct constant *k = calloc(1, sizeof(*k));
+	struct cmd *cmd = k && src.slot ? cmd_new(CMD_FILL_CONSTANT, c) : NULL;
+	if (!k || (src.slot && !cmd)) {
+		session_uncharge(s, bytes);
+		free(k);
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "constant: out of memory");
 		goto fail;
 	}
@@ -65,9 +80,19 @@ int handle_create_constant(struct session *s, struct request *rq)
 	k->desc = desc;
 	k->bytes = bytes;
 	k->data = data;
-	if (session_register(s, &k->obj) < 0)
+	if (session_register(s, &k->obj) < 0) {
+		if (cmd)
+			cmd_discard(cmd);
 		return -1;
-	if (rq->serial) {
+	}
+	if (cmd) {
+		obj_ref(&k->obj);
+		cmd->constant = k;
+		cmd->serial = rq->serial;
+		cmd->size = bytes;
+		cmd_read_from(cmd, src.slot, src.offset);
+		timeline_push(cmd);
+	} else if (rq->serial) {
 		Webnn__Ipc__Reply reply = WEBNN__IPC__REPLY__INIT;
 		reply.serial = rq->serial;
 		timeline_reply(c, &reply);

@@ -1,7 +1,9 @@
-/* Leveled logging to stderr; under systemd (JOURNAL_STREAM) lines carry <N> priority prefixes. */
+/* Leveled logging to stderr, one escaped line per event; under systemd (JOURNAL_STREAM) lines
+ * carry <N> priority prefixes. */
 #include "daemon/log.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,64 @@ bool log_enabled(enum log_level level)
 	return level <= log_max;
 }
 
+/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 when it is not one: no overlong
+ * forms, surrogates or code points past U+10FFFF. C1 controls (U+0080..U+009F) count as invalid
+ * here, so they are escaped like the C0 ones (a terminal may act on them). */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0];
+	size_t len;
+	uint32_t cp;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	static const uint32_t min[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	if (cp < min[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
+		return 0;
+	return len;
+}
+
+size_t log_escape(char *out, size_t cap, const char *in, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)in;
+	size_t o = 0;
+	for (size_t i = 0; i < len;) {
+		unsigned c = p[i];
+		size_t n = c >= 0x80 ? utf8_len(p + i, len - i) : 1;
+		char esc[5];
+		const char *piece = (const char *)p + i;
+		size_t plen = n;
+		if (c == '\\') {
+			piece = "\\\\";
+			plen = 2;
+		} else if (c < 0x20 || c == 0x7f || n == 0) {
+			snprintf(esc, sizeof(esc), "\\x%02x", c);
+			piece = esc;
+			plen = 4;
+			n = 1;
+		}
+		if (o + plen >= cap)
+			break;
+		memcpy(out + o, piece, plen);
+		o += plen;
+		i += n;
+	}
+	out[o] = '\0';
+	return o;
+}
+
 void log_msg(enum log_level level, const char *file, int line, const char *fmt, ...)
 {
 	static const char *const names[] = { "error", "warning", "info", "debug" };
@@ -28,11 +88,19 @@ void log_msg(enum log_level level, const char *file, int line, const char *fmt, 
 		return;
 	if (log_journal < 0)
 		log_journal = getenv("JOURNAL_STREAM") != NULL;
-	char msg[1024];
+	/* Messages carry client-controlled text (names, labels, reasons): a message is cut at
+	 * LOG_MAX bytes and escaped, so that every event is one line and a client can neither
+	 * start a line of its own (a forged "<0>" priority for journald) nor send a terminal
+	 * escape sequence to whoever reads the log. */
+	char raw[LOG_MAX], msg[4 * LOG_MAX + 16];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	int n = vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	size_t len = n < 0 ? 0 : (size_t)n < sizeof(raw) ? (size_t)n : sizeof(raw) - 1;
+	size_t o = log_escape(msg, sizeof(msg) - 16, raw, len);
+	if (n >= 0 && (size_t)n >= sizeof(raw))
+		snprintf(msg + o, sizeof(msg) - o, "... (cut)");
 	const char *base = strrchr(file, '/');
 	base = base ? base + 1 : file;
 	/* One fprintf per line so lines of concurrent threads do not interleave. */

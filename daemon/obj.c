@@ -2,8 +2,13 @@
 #include "daemon/obj.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 void obj_init(struct obj *o, const struct obj_kind *kind, struct session *s, uint32_t id)
 {
@@ -22,16 +27,83 @@ void obj_unref(struct obj *o)
 	o->kind->finalize(o);
 }
 
-/* ---- the id map: open addressing, linear probing */
+/* ---- the id map: open addressing, linear probing, keyed hash
+ *
+ * Ids are chosen by the client, so the hash must not be computable by it: with a public hash a
+ * client picks ids that all land in one probe run and every operation walks the whole run (65536
+ * such ids stalled the loop for 7 s). SipHash-1-3 under a per-process random key makes the
+ * slots of ids unpredictable; at a load of at most 1/2 probe runs then stay short. */
 
+static uint64_t idmap_key[2];
+
+static uint64_t rotl64(uint64_t x, int b)
+{
+	return (x << b) | (x >> (64 - b));
+}
+
+#define SIPROUND                                                                               \
+	do {                                                                                   \
+		v0 += v1, v1 = rotl64(v1, 13), v1 ^= v0, v0 = rotl64(v0, 32);                  \
+		v2 += v3, v3 = rotl64(v3, 16), v3 ^= v2;                                       \
+		v0 += v3, v3 = rotl64(v3, 21), v3 ^= v0;                                       \
+		v2 += v1, v1 = rotl64(v1, 17), v1 ^= v2, v2 = rotl64(v2, 32);                  \
+	} while (0)
+
+/* SipHash-1-3 of the id's 4 little-endian bytes. */
 static uint32_t idmap_hash(uint32_t id)
 {
-	id ^= id >> 16;
-	id *= 0x7feb352du;
-	id ^= id >> 15;
-	id *= 0x846ca68bu;
-	id ^= id >> 16;
-	return id;
+	uint64_t v0 = idmap_key[0] ^ 0x736f6d6570736575ull;
+	uint64_t v1 = idmap_key[1] ^ 0x646f72616e646f6dull;
+	uint64_t v2 = idmap_key[0] ^ 0x6c7967656e657261ull;
+	uint64_t v3 = idmap_key[1] ^ 0x7465646279746573ull;
+	uint64_t b = (4ull << 56) | id;
+	v3 ^= b;
+	SIPROUND;
+	v0 ^= b;
+	v2 ^= 0xff;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	uint64_t h = v0 ^ v1 ^ v2 ^ v3;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* The key is drawn before main(), so it exists before any lockdown could refuse getrandom. */
+__attribute__((constructor)) static void idmap_seed(void)
+{
+	uint8_t key[16];
+	size_t have = 0;
+	/* GRND_NONBLOCK: a socket-activated daemon early in boot must not wait for entropy. */
+	while (have < sizeof(key)) {
+		ssize_t n = getrandom(key + have, sizeof(key) - have, GRND_NONBLOCK);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+	}
+	if (have < sizeof(key)) {
+		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		while (fd >= 0 && have < sizeof(key)) {
+			ssize_t n = read(fd, key + have, sizeof(key) - have);
+			if (n <= 0)
+				break;
+			have += (size_t)n;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (have < sizeof(key)) {
+		/* No randomness at all (no getrandom, no /dev): still unknown to a client in
+		 * practice (address-space layout, time, pid), if weaker. */
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		uint64_t a = (uint64_t)(uintptr_t)&have ^ ((uint64_t)ts.tv_nsec << 32) ^
+			     (uint64_t)ts.tv_sec;
+		uint64_t b = (uint64_t)(uintptr_t)idmap_seed ^ ((uint64_t)getpid() << 40) ^
+			     (uint64_t)clock();
+		memcpy(key, &a, 8);
+		memcpy(key + 8, &b, 8);
+	}
+	memcpy(idmap_key, key, sizeof(key));
 }
 
 void idmap_init(struct idmap *m)
@@ -46,6 +118,8 @@ void idmap_finish(struct idmap *m)
 	idmap_init(m);
 }
 
+#define IDMAP_MAX_SLOTS (1u << 31)
+
 static void idmap_put(struct obj **slots, uint32_t cap, struct obj *o)
 {
 	uint32_t i = idmap_hash(o->id) & (cap - 1);
@@ -59,7 +133,9 @@ int idmap_insert(struct idmap *m, struct obj *o)
 	if (idmap_get(m, o->id))
 		return -EEXIST;
 	/* Keep the load at most 1/2 so probes stay short. */
-	if ((m->count + 1) * 2 > m->cap) {
+	if (((uint64_t)m->count + 1) * 2 > m->cap) {
+		if (m->cap >= IDMAP_MAX_SLOTS)
+			return -ENOMEM; /* 2^30 live ids: far past any max_objects worth serving */
 		uint32_t cap = m->cap ? m->cap * 2 : 64;
 		struct obj **slots = calloc(cap, sizeof(*slots));
 		if (!slots)

@@ -33,7 +33,8 @@ void obj_ref(struct obj *o);
 /* Drops a reference; the last one calls the kind's finalizer. */
 void obj_unref(struct obj *o);
 
-/* Client-chosen ids of one connection. */
+/* Client-chosen ids of one connection: open addressing over a hash keyed with a per-process
+ * random key, so that a client cannot choose ids that collide. */
 struct idmap {
 	struct obj **slots;
 	uint32_t cap, count;

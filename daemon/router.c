@@ -169,9 +169,8 @@ void router_on_readable(struct session *s)
 		if (r == -EAGAIN)
 			break;
 		if (r == -EPROTO) {
-			request_violation(s, "bad frame header (size over %u bytes, more than %d fds, "
-					     "or flags set)",
-					  s->d->limits.max_frame_bytes, WNN_FRAME_MAX_FDS);
+			/* A bad header, or fds that do not match it (the reader closed them). */
+			request_violation(s, "%s", s->reader.error);
 			break;
 		}
 		if (r < 0) {
@@ -186,7 +185,7 @@ void router_on_readable(struct session *s)
 			int fds[WNN_FRAME_MAX_FDS], n_fds = 0;
 			int nr = wnn_reader_next(&s->reader, &payload, &len, fds, &n_fds);
 			if (nr < 0) {
-				request_violation(s, "a frame's fds did not arrive with it");
+				request_violation(s, "%s", s->reader.error);
 				break;
 			}
 			if (nr == 0)

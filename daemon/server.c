@@ -57,6 +57,17 @@ static void server_on_sweep(uv_timer_t *t)
 	}
 }
 
+static void pool_noop(uv_work_t *w)
+{
+	(void)w;
+}
+
+static void pool_started(uv_work_t *w, int status)
+{
+	(void)w;
+	(void)status;
+}
+
 void server_init(struct server *srv, struct daemon *d)
 {
 	*srv = (struct server){
@@ -65,6 +76,14 @@ void server_init(struct server *srv, struct daemon *d)
 	};
 	uv_timer_init(d->loop, &srv->sweep);
 	srv->sweep.data = srv;
+	/* libuv starts its pool on the first queued work and aborts the process when a thread
+	 * cannot be created then. Started lazily, the first timeline command of a client that
+	 * exhausted mappings (vm.max_map_count: each thread needs a stack) or threads would abort
+	 * the worker and every client in it; started here it fails, if at all, before any client
+	 * is served, and the threads exist before the lockdown. */
+	int r = uv_queue_work(d->loop, &srv->pool_start, pool_noop, pool_started);
+	if (r != 0)
+		log_warn("cannot start the thread pool: %s", uv_strerror(r));
 }
 
 int server_adopt(struct server *srv, int fd, uint64_t no)

@@ -18,11 +18,13 @@ struct server {
 	uint32_t n_sessions;
 	uv_timer_t sweep;           /* Hello and slow-frame deadlines */
 	bool sweeping;
+	uv_work_t pool_start;       /* a no-op that starts libuv's thread pool in server_init */
 	/* A session ended (the worker tells the front door); optional. */
 	void (*ended)(struct server *srv, struct session *s);
 	void *ud;
 };
 
+/* Also starts the loop's thread pool, before any client is served. */
 void server_init(struct server *srv, struct daemon *d);
 /* Serves an accepted (and admitted) socket as connection number `no`. 0, or -1 when it could
  * not be set up (the fd is closed and `ended` has run). */

@@ -1,4 +1,4 @@
-/* Shared-memory slots (sealed memfds mapped shared) and resolution of Data into private copies. */
+/* Shared-memory slots (sealed memfds mapped shared) and where a request's Data is. */
 #include "daemon/shm.h"
 
 #include "daemon/reply.h"
@@ -131,48 +131,37 @@ struct shm *shm_range(struct session *s, const Webnn__Ipc__ShmRange *r, const ch
 	return sh;
 }
 
-int shm_resolve(struct session *s, const Webnn__Ipc__Data *data, uint64_t expect,
-		const char *what, uint8_t **out, struct wnn_diag *diag)
+int shm_locate(struct session *s, const Webnn__Ipc__Data *data, uint64_t expect,
+	       const char *what, struct shm_source *src, struct wnn_diag *diag)
 {
-	*out = NULL;
-	const uint8_t *src;
-	uint64_t size;
+	*src = (struct shm_source){ 0 };
 	if (!data) {
 		request_violation(s, "%s: data missing", what);
 		return -1;
 	}
 	switch (data->where_case) {
 	case WEBNN__IPC__DATA__WHERE_INLINE:
-		src = data->inline_.data;
-		size = data->inline_.len;
+		src->bytes = data->inline_.data;
+		src->size = data->inline_.len;
 		break;
 	case WEBNN__IPC__DATA__WHERE_SHM: {
 		struct shm *sh = shm_range(s, data->shm, what);
 		if (!sh)
 			return -1;
-		src = sh->map + data->shm->offset;
-		size = data->shm->size;
+		src->slot = sh;
+		src->offset = data->shm->offset;
+		src->size = data->shm->size;
 		break;
 	}
 	default:
 		request_violation(s, "%s: data has neither inline bytes nor a shm range", what);
 		return -1;
 	}
-	if (size != expect) {
+	if (src->size != expect) {
 		wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 			     "%s: data is %" PRIu64 " bytes, expected %" PRIu64
-			     " (the descriptor's byte length)", what, size, expect);
+			     " (the descriptor's byte length)", what, src->size, expect);
 		return 0;
 	}
-	/* A private copy: the client may rewrite its slot as soon as we have replied. */
-	uint8_t *copy = malloc(size ? size : 1);
-	if (!copy) {
-		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory copying %" PRIu64
-			     " bytes", what, size);
-		return 0;
-	}
-	if (size)
-		memcpy(copy, src, size);
-	*out = copy;
 	return 1;
 }

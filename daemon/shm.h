@@ -1,4 +1,4 @@
-/* Shared-memory slots (sealed memfds) and the resolution of Data (inline or shm) into copies. */
+/* Shared-memory slots (sealed memfds) and where a request's Data (inline or shm) is. */
 #ifndef DAEMON_SHM_H
 #define DAEMON_SHM_H
 
@@ -24,11 +24,20 @@ extern const struct obj_kind shm_kind;
 int handle_register_shm(struct session *s, struct request *rq);
 int handle_unregister_shm(struct session *s, struct request *rq);
 
-/* Resolves Data (inline or a shm range) into a fresh copy of exactly `expect` bytes.
- * Returns 1 with *out set, 0 with diag filled (size mismatch: an invalid request), or -1 on a
- * protocol violation (missing data, unknown slot, range out of bounds; the session is closed). */
-int shm_resolve(struct session *s, const Webnn__Ipc__Data *data, uint64_t expect,
-		const char *what, uint8_t **out, struct wnn_diag *diag);
+/* Where a request's Data is: inline bytes in the request, or a range of a registered slot.
+ * Bulk bytes are never copied on the loop thread: a command holding the slot reads the range
+ * on the thread pool (cmd_read_from in timeline.h). */
+struct shm_source {
+	const uint8_t *bytes; /* inline: points into the request message; NULL for shm */
+	struct shm *slot;     /* shm: the slot (not referenced); NULL for inline */
+	uint64_t offset, size;
+};
+
+/* Locates Data of exactly `expect` bytes without copying it. Returns 1 with *src set, 0 with
+ * diag filled (size mismatch: an invalid request), or -1 on a protocol violation (missing
+ * data, unknown slot, range out of bounds; the session is closed). */
+int shm_locate(struct session *s, const Webnn__Ipc__Data *data, uint64_t expect,
+	       const char *what, struct shm_source *src, struct wnn_diag *diag);
 /* Checks a ShmRange; returns the slot (not referenced) or NULL after a protocol violation. */
 struct shm *shm_range(struct session *s, const Webnn__Ipc__ShmRange *r, const char *what);
 

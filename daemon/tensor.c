@@ -80,11 +80,11 @@ int handle_create_tensor(struct session *s, struct request *rq)
 	bool writable = m->has_writable && m->writable;
 	struct wnn_desc desc;
 	uint64_t bytes = 0;
-	uint8_t *data = NULL;
+	struct shm_source src = { 0 };
 	if (!create_tensor_check(s, c, m, &desc, &bytes, &diag))
 		goto fail;
 	if (constant) {
-		int r = shm_resolve(s, m->data, bytes, "createConstantTensor: data", &data, &diag);
+		int r = shm_locate(s, m->data, bytes, "createConstantTensor: data", &src, &diag);
 		if (r < 0)
 			return -1;
 		if (r == 0)
@@ -99,11 +99,13 @@ int handle_create_tensor(struct session *s, struct request *rq)
 	}
 	struct tensor *t = calloc(1, sizeof(*t));
 	struct cmd *cmd = t ? cmd_new(CMD_CREATE_TENSOR, c) : NULL;
+	/* A constant tensor's host copy, for graphs: inline bytes are copied here, shm bytes by
+	 * the create command on the pool (before any compile of this context can bind them). */
 	uint8_t *host = NULL;
 	if (t && cmd && constant) {
-		host = malloc(bytes);
-		if (host)
-			memcpy(host, data, bytes);
+		host = malloc(bytes ? bytes : 1);
+		if (host && src.bytes)
+			memcpy(host, src.bytes, bytes);
 	}
 	if (!t || !cmd || (constant && !host)) {
 		session_uncharge(s, bytes * (constant ? 2 : 1));
@@ -127,19 +129,18 @@ int handle_create_tensor(struct session *s, struct request *rq)
 	t->constant = constant;
 	t->host = host;
 	if (session_register(s, &t->obj) < 0) {
-		free(data);
 		cmd_discard(cmd);
 		return -1;
 	}
 	obj_ref(&t->obj);
 	cmd->tensor = t;
 	cmd->serial = rq->serial;
-	cmd->data = data;
 	cmd->size = bytes;
+	if (src.slot)
+		cmd_read_from(cmd, src.slot, src.offset);
 	timeline_push(cmd);
 	return 0;
 fail:
-	free(data);
 	timeline_reply_error(c, rq->serial, &diag);
 	return 0;
 }
@@ -157,7 +158,8 @@ int handle_write_tensor(struct session *s, struct request *rq)
 	uint8_t *data = NULL;
 	uint64_t bytes = 0;
 	wnn_desc_bytes(&t->desc, &bytes);
-	int r = shm_resolve(s, m->data, bytes, "writeTensor: data", &data, &diag);
+	struct shm_source src;
+	int r = shm_locate(s, m->data, bytes, "writeTensor: data", &src, &diag);
 	if (r < 0)
 		return -1;
 	if (r == 0)
@@ -177,6 +179,15 @@ int handle_write_tensor(struct session *s, struct request *rq)
 			     "writeTensor: tensor %" PRIu32 " was not created writable", t->obj.id);
 		goto fail;
 	}
+	/* Inline bytes (one frame's worth) are copied here; shm bytes are read by the command
+	 * on the pool, straight into the tensor. */
+	if (src.bytes && !(data = malloc(bytes ? bytes : 1))) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
+			     "writeTensor: data: out of memory copying %" PRIu64 " bytes", bytes);
+		goto fail;
+	}
+	if (src.bytes)
+		memcpy(data, src.bytes, bytes);
 	struct cmd *cmd = cmd_new(CMD_WRITE, c);
 	if (!cmd) {
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "writeTensor: out of memory");
@@ -187,6 +198,8 @@ int handle_write_tensor(struct session *s, struct request *rq)
 	cmd->serial = rq->serial;
 	cmd->data = data;
 	cmd->size = bytes;
+	if (src.slot)
+		cmd_read_from(cmd, src.slot, src.offset);
 	timeline_push(cmd);
 	return 0;
 fail:

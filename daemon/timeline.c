@@ -3,6 +3,7 @@
 #include "daemon/timeline.h"
 
 #include "daemon/graph/passes.h"
+#include "daemon/constant.h"
 #include "daemon/context.h"
 #include "daemon/log.h"
 #include "daemon/mlgraph.h"
@@ -27,6 +28,13 @@ struct cmd *cmd_new(enum cmd_type type, struct context *c)
 	obj_ref(&c->obj);
 	cmd->work.data = cmd;
 	return cmd;
+}
+
+void cmd_read_from(struct cmd *cmd, struct shm *slot, uint64_t offset)
+{
+	obj_ref(&slot->obj);
+	cmd->src = slot;
+	cmd->src_off = offset;
 }
 
 static bool cmd_is_release(const struct cmd *cmd)
@@ -60,6 +68,10 @@ static void cmd_free(struct cmd *cmd)
 	free(cmd->outs);
 	if (cmd->dest)
 		obj_unref(&cmd->dest->obj);
+	if (cmd->src)
+		obj_unref(&cmd->src->obj);
+	if (cmd->constant)
+		obj_unref(&cmd->constant->obj);
 	free(cmd->data);
 	struct context *c = cmd->ctx;
 	free(cmd);
@@ -106,14 +118,22 @@ static void cmd_work(uv_work_t *w)
 	const struct backend_impl *impl = cmd->ctx->backend->impl;
 	struct wnn_diag *diag = &cmd->diag;
 	struct tensor *t = cmd->tensor;
+	const uint8_t *src = cmd->src ? cmd->src->map + cmd->src_off : cmd->data;
 	switch (cmd->type) {
 	case CMD_CREATE_TENSOR:
+		/* A constant tensor's host copy (what graphs bind) is filled first, whatever the
+		 * device does; the device copy is written from it. */
+		if (t->host && cmd->src)
+			memcpy(t->host, src, cmd->size);
 		cmd->status = impl->tensor_create(cmd->ctx->bctx, &t->desc, &t->bt, diag);
-		if (cmd->status == WEBNN_STATUS_OK && cmd->data)
-			cmd->status = impl->tensor_write(t->bt, cmd->data, cmd->size, diag);
+		if (cmd->status == WEBNN_STATUS_OK && t->host)
+			cmd->status = impl->tensor_write(t->bt, t->host, cmd->size, diag);
 		break;
 	case CMD_WRITE:
-		cmd->status = impl->tensor_write(t->bt, cmd->data, cmd->size, diag);
+		cmd->status = impl->tensor_write(t->bt, src, cmd->size, diag);
+		break;
+	case CMD_FILL_CONSTANT:
+		memcpy(cmd->constant->data, src, cmd->size);
 		break;
 	case CMD_READ: {
 		void *dst = cmd->dest ? (void *)(cmd->dest->map + cmd->dest_off) : cmd->data;
@@ -323,6 +343,12 @@ static void cmd_complete(struct cmd *cmd)
 			cmd_fail(cmd, 0);
 		}
 		break;
+	case CMD_FILL_CONSTANT:
+		if (cmd->serial) {
+			Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+			cmd_reply_ok(cmd, &r);
+		}
+		break;
 	case CMD_REPLY:
 		if (cmd->data) {
 			reply_frame(cmd->ctx->obj.s, cmd->data, cmd->size);
@@ -382,7 +408,8 @@ static bool cmd_prepare(struct cmd *cmd)
 		cmd_complete(cmd);
 		return false;
 	}
-	if (c->lost) {
+	/* A constant's bytes are host memory: its creation succeeds on a lost context too. */
+	if (c->lost && cmd->type != CMD_FILL_CONSTANT) {
 		cmd->status = wnn_diag_set(diag, WEBNN_STATUS_CONTEXT_LOST,
 					   "context %" PRIu32 " is lost: %s", c->obj.id, c->lost_msg);
 		goto done;

@@ -12,6 +12,7 @@
 #include "proto/wire.h"
 #include "proto/wnn.h"
 
+struct constant;
 struct context;
 struct mlgraph;
 struct obj;
@@ -29,6 +30,7 @@ enum cmd_type {
 	CMD_REPLY,
 	CMD_RELEASE_TENSOR,
 	CMD_RELEASE_GRAPH,
+	CMD_FILL_CONSTANT,   /* copies a constant's bytes out of shared memory */
 };
 
 struct cmd {
@@ -43,8 +45,13 @@ struct cmd {
 	struct mlgraph *graph;     /* referenced (release: owned) */
 	/* Release commands: frees the released object once its device memory is gone. */
 	void (*release_free)(struct obj *o);
-	uint8_t *data;           /* write/create bytes, inline read buffer, or a packed reply */
+	uint8_t *data;           /* inline write bytes, inline read buffer, or a packed reply */
 	size_t size;
+	/* shm-backed write/create/constant bytes: read on the pool, so that no bulk copy runs
+	 * on the loop thread; the reply follows, so the client may reuse its slot then. */
+	struct shm *src;         /* referenced */
+	uint64_t src_off;
+	struct constant *constant; /* CMD_FILL_CONSTANT's destination (referenced) */
 	struct shm *dest;        /* ReadTensor destination slot (referenced) */
 	uint64_t dest_off;
 	struct tensor **ins, **outs; /* dispatch, referenced, in graph order */
@@ -55,6 +62,8 @@ struct cmd {
 };
 
 struct cmd *cmd_new(enum cmd_type type, struct context *c);
+/* The command's bytes (cmd->size of them) are read from the slot at offset, on the pool. */
+void cmd_read_from(struct cmd *cmd, struct shm *slot, uint64_t offset);
 /* Frees a command that was never pushed. */
 void cmd_discard(struct cmd *cmd);
 /* Appends to the context's timeline (taking ownership) and starts it if idle. */

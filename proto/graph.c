@@ -4,12 +4,11 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define GRAPH_MAX_OPERANDS 100000u
 #define GRAPH_MAX_OPERATIONS 100000u
-/* Named inputs/outputs are checked pairwise for unique names; this keeps that work bounded. */
-#define GRAPH_MAX_NAMED 4096u
 
 static enum webnn_status gfail(struct wnn_diag *diag, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -35,26 +34,55 @@ static const char *kind_name(Webnn__Ipc__OperandKind k)
 	}
 }
 
-/* Graph input or output names: non-empty, unique, operand ids in range. */
+struct named_at {
+	const char *name;
+	size_t index;
+};
+
+static int named_at_cmp(const void *a, const void *b)
+{
+	const struct named_at *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Graph input or output names: non-empty, unique, operand ids in range. The lists are the
+ * client's (one frame holds ~10^6 names): duplicates are found by sorting, not pairwise, and the
+ * error reported is the one a pairwise scan in list order would find first. */
 static enum webnn_status check_names(Webnn__Ipc__NamedOperand *const *list, size_t n,
 				     size_t n_operands, const char *what, struct wnn_diag *diag)
 {
-	if (n > GRAPH_MAX_NAMED)
-		return gfail(diag, "%zu %ss exceed the limit of %u", n, what, GRAPH_MAX_NAMED);
-	for (size_t i = 0; i < n; i++) {
+	size_t bad = n; /* the first entry with an empty name or an operand out of range */
+	for (size_t i = 0; i < n && bad == n; i++) {
 		const Webnn__Ipc__NamedOperand *no = list[i];
-		if (!no || !no->name || !no->name[0])
-			return gfail(diag, "%s %zu has an empty name", what, i);
-		if (no->operand >= n_operands)
-			return gfail(diag, "%s \"%s\" names operand %" PRIu32
-				     ", out of range (%zu operands)", what, no->name, no->operand,
-				     n_operands);
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(list[j]->name, no->name) == 0)
-				return gfail(diag, "%s name \"%s\" is used more than once", what,
-					     no->name);
+		if (!no || !no->name || !no->name[0] || no->operand >= n_operands)
+			bad = i;
 	}
-	return WEBNN_STATUS_OK;
+	struct named_at *sorted = malloc(sizeof(*sorted) * (bad ? bad : 1));
+	if (!sorted)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+				    "graph: out of memory checking %s names", what);
+	for (size_t i = 0; i < bad; i++)
+		sorted[i] = (struct named_at){ list[i]->name, i };
+	qsort(sorted, bad, sizeof(*sorted), named_at_cmp);
+	/* A pairwise scan stops at the first entry whose name occurred before: the smallest
+	 * second occurrence of any name. */
+	size_t dup = bad;
+	for (size_t k = 1; k < bad; k++)
+		if (strcmp(sorted[k].name, sorted[k - 1].name) == 0 &&
+		    (k < 2 || strcmp(sorted[k - 1].name, sorted[k - 2].name) != 0) &&
+		    sorted[k].index < dup)
+			dup = sorted[k].index;
+	free(sorted);
+	if (dup < bad)
+		return gfail(diag, "%s name \"%s\" is used more than once", what, list[dup]->name);
+	if (bad == n)
+		return WEBNN_STATUS_OK;
+	const Webnn__Ipc__NamedOperand *no = list[bad];
+	if (!no || !no->name || !no->name[0])
+		return gfail(diag, "%s %zu has an empty name", what, bad);
+	return gfail(diag, "%s \"%s\" names operand %" PRIu32 ", out of range (%zu operands)",
+		     what, no->name, no->operand, n_operands);
 }
 
 /* Pass 1: descriptors and kinds. OUTPUT operands stay undefined (type NONE) until the operation
@@ -107,36 +135,33 @@ static enum webnn_status check_inputs(const Webnn__Ipc__GraphInfo *graph, struct
 	enum webnn_status st = check_names(graph->inputs, graph->n_inputs, n, "input", diag);
 	if (st != WEBNN_STATUS_OK)
 		return st;
-	size_t n_input_operands = 0;
-	for (size_t i = 0; i < n; i++)
-		n_input_operands += graph->operands[i]->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT;
+	/* Which operands are listed, marked in one pass (no scan of the list per operand). */
+	uint8_t *listed = calloc(n ? n : 1, 1);
+	if (!listed)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+				    "graph: out of memory checking inputs");
 	for (size_t i = 0; i < graph->n_inputs; i++) {
 		const Webnn__Ipc__NamedOperand *no = graph->inputs[i];
 		const Webnn__Ipc__Operand *o = graph->operands[no->operand];
 		if (o->kind != WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT)
-			return gfail(diag, "input \"%s\" names operand %" PRIu32 ", which is %s",
-				     no->name, no->operand, kind_name(o->kind));
-		if (o->name && o->name[0] && strcmp(o->name, no->name) != 0)
-			return gfail(diag, "input \"%s\" names operand %" PRIu32
-				     ", whose own name is \"%s\"", no->name, no->operand, o->name);
-		for (size_t j = 0; j < i; j++)
-			if (graph->inputs[j]->operand == no->operand)
-				return gfail(diag, "input operand %" PRIu32
-					     " is listed more than once", no->operand);
+			st = gfail(diag, "input \"%s\" names operand %" PRIu32 ", which is %s",
+				   no->name, no->operand, kind_name(o->kind));
+		else if (o->name && o->name[0] && strcmp(o->name, no->name) != 0)
+			st = gfail(diag, "input \"%s\" names operand %" PRIu32
+				   ", whose own name is \"%s\"", no->name, no->operand, o->name);
+		else if (listed[no->operand])
+			st = gfail(diag, "input operand %" PRIu32 " is listed more than once",
+				   no->operand);
+		if (st != WEBNN_STATUS_OK)
+			break;
+		listed[no->operand] = 1;
 	}
-	/* Listed ids are distinct INPUT operands, so equal counts mean every one is listed. */
-	if (graph->n_inputs != n_input_operands)
-		for (size_t i = 0; i < n; i++) {
-			if (graph->operands[i]->kind != WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT)
-				continue;
-			bool listed = false;
-			for (size_t j = 0; j < graph->n_inputs && !listed; j++)
-				listed = graph->inputs[j]->operand == i;
-			if (!listed)
-				return gfail(diag, "input operand %zu is not listed in the graph inputs",
-					     i);
-		}
-	return WEBNN_STATUS_OK;
+	for (size_t i = 0; st == WEBNN_STATUS_OK && i < n; i++)
+		if (!listed[i] &&
+		    graph->operands[i]->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT)
+			st = gfail(diag, "input operand %zu is not listed in the graph inputs", i);
+	free(listed);
+	return st;
 }
 
 /* One operation: it reads only defined operands, and each output it writes is an OUTPUT operand

@@ -2,7 +2,11 @@
 #include "proto/wire.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -10,30 +14,65 @@
 
 #include <protobuf-c/protobuf-c.h>
 
+/* fds one recvmsg takes in: more than a frame may carry, so that a violation is reported with
+ * the count that arrived; past this the kernel truncates (MSG_CTRUNC) and closes the rest. */
+#define READER_CMSG_FDS 16
+
 void wnn_reader_init(struct wnn_reader *r, uint32_t max_frame)
 {
 	memset(r, 0, sizeof(*r));
 	r->max_frame = max_frame ? max_frame : WNN_FRAME_MAX;
 }
 
-void wnn_reader_finish(struct wnn_reader *r)
+static void reader_close_fds(struct wnn_reader *r)
 {
 	for (int i = 0; i < r->n_fds; i++)
 		close(r->fds[i]);
 	r->n_fds = 0;
+}
+
+void wnn_reader_finish(struct wnn_reader *r)
+{
+	reader_close_fds(r);
 	free(r->buf);
 	r->buf = NULL;
 	r->cap = r->have = 0;
 }
 
-static int reader_header(const struct wnn_reader *r, struct wnn_frame_header *h)
+static int reader_fail(struct wnn_reader *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int reader_fail(struct wnn_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	va_end(ap);
+	reader_close_fds(r);
+	return -EPROTO;
+}
+
+/* 1 with *h once the header is buffered, 0 before, -EPROTO (r->error) when it is invalid. */
+static int reader_header(struct wnn_reader *r, struct wnn_frame_header *h)
 {
 	if (r->have < sizeof(*h))
 		return 0;
 	memcpy(h, r->buf, sizeof(*h));
-	if (h->size > r->max_frame || h->n_fds > WNN_FRAME_MAX_FDS || h->flags != 0)
-		return -EPROTO;
+	if (h->size > r->max_frame)
+		return reader_fail(r, "bad frame header: %" PRIu32 " bytes, over the %" PRIu32
+				   "-byte frame limit", h->size, r->max_frame);
+	if (h->n_fds > WNN_FRAME_MAX_FDS)
+		return reader_fail(r, "bad frame header: %u file descriptors announced, more than "
+				   "%d", (unsigned)h->n_fds, WNN_FRAME_MAX_FDS);
+	if (h->flags != 0)
+		return reader_fail(r, "bad frame header: reserved flags 0x%x set",
+				   (unsigned)h->flags);
 	return 1;
+}
+
+static void close_all(const int *fds, int n)
+{
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
 }
 
 int wnn_reader_fill(struct wnn_reader *r, int sock)
@@ -42,10 +81,11 @@ int wnn_reader_fill(struct wnn_reader *r, int sock)
 	int hr = reader_header(r, &h);
 	if (hr < 0)
 		return hr;
-	/* Read at most up to the end of the current frame so fds stay with their frame. */
+	/* Read at most up to the end of the buffered frame, so that a read never carries the
+	 * start of the next frame (nor its fds). */
 	size_t want = hr ? sizeof(h) + h.size : sizeof(h);
 	if (r->have >= want)
-		want = r->have + 4096; /* frame complete: caller should consume first */
+		return -EBUSY;
 	if (want > r->cap) {
 		size_t cap = r->cap ? r->cap : 4096;
 		while (cap < want)
@@ -58,7 +98,7 @@ int wnn_reader_fill(struct wnn_reader *r, int sock)
 	}
 	struct iovec iov = { r->buf + r->have, want - r->have };
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * WNN_FRAME_MAX_FDS * 4)];
+		char buf[CMSG_SPACE(sizeof(int) * READER_CMSG_FDS)];
 		struct cmsghdr align;
 	} cm;
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
@@ -69,28 +109,59 @@ int wnn_reader_fill(struct wnn_reader *r, int sock)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
-	int overflow = (msg.msg_flags & MSG_CTRUNC) != 0;
+	int got[READER_CMSG_FDS], n_got = 0;
+	bool truncated = (msg.msg_flags & MSG_CTRUNC) != 0;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
 		size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		int *fds = (int *)CMSG_DATA(c);
 		for (size_t i = 0; i < nfd; i++) {
-			if (r->n_fds < (int)(sizeof(r->fds) / sizeof(r->fds[0])))
-				r->fds[r->n_fds++] = fds[i];
+			int fd;
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			if (n_got < READER_CMSG_FDS)
+				got[n_got++] = fd;
 			else {
-				close(fds[i]);
-				overflow = 1;
+				close(fd);
+				truncated = true;
 			}
 		}
 	}
-	if (overflow)
-		return -EPROTO;
+	size_t before = r->have;
+	if (n_got || truncated) {
+		/* Only the read that carries a frame's first bytes may bring its fds. */
+		if (before > 0) {
+			close_all(got, n_got);
+			return reader_fail(r, "file descriptors arrived in the middle of a frame "
+					   "(%zu bytes into it)", before);
+		}
+		if (truncated || n_got > WNN_FRAME_MAX_FDS) {
+			close_all(got, n_got);
+			return reader_fail(r, "%s%d file descriptors arrived with one frame "
+					   "(at most %d)", truncated ? "more than " : "", n_got,
+					   WNN_FRAME_MAX_FDS);
+		}
+		if (n == 0) { /* EOF: there is no frame for them */
+			close_all(got, n_got);
+			return 0;
+		}
+		memcpy(r->fds, got, sizeof(int) * (size_t)n_got);
+		r->n_fds = n_got;
+	}
 	r->have += (size_t)n;
 	if (n == 0)
 		return 0;
 	hr = reader_header(r, &h);
-	return hr < 0 ? hr : (int)n;
+	if (hr < 0)
+		return hr;
+	/* The header just became whole: the frame's fds, if any, have arrived by now. */
+	if (hr && before < sizeof(h) && h.n_fds != r->n_fds) {
+		if (r->n_fds > h.n_fds)
+			return reader_fail(r, "file descriptors arrived with a frame whose header "
+					   "announces %u, %d arrived", (unsigned)h.n_fds, r->n_fds);
+		return reader_fail(r, "a frame whose header announces %u file descriptor%s arrived "
+				   "with %d", (unsigned)h.n_fds, h.n_fds == 1 ? "" : "s", r->n_fds);
+	}
+	return (int)n;
 }
 
 int wnn_reader_next(struct wnn_reader *r, const uint8_t **payload, size_t *len, int *fds,
@@ -102,12 +173,12 @@ int wnn_reader_next(struct wnn_reader *r, const uint8_t **payload, size_t *len, 
 		return hr;
 	if (r->have < sizeof(h) + h.size)
 		return 0;
-	if (h.n_fds > r->n_fds)
-		return -EPROTO;
+	if (h.n_fds != r->n_fds)
+		return reader_fail(r, "a frame whose header announces %u file descriptor%s arrived "
+				   "with %d", (unsigned)h.n_fds, h.n_fds == 1 ? "" : "s", r->n_fds);
 	memcpy(fds, r->fds, sizeof(int) * h.n_fds);
-	memmove(r->fds, r->fds + h.n_fds, sizeof(int) * (size_t)(r->n_fds - h.n_fds));
-	r->n_fds -= h.n_fds;
 	*n_fds = h.n_fds;
+	r->n_fds = 0;
 	*payload = r->buf + sizeof(h);
 	*len = h.size;
 	return 1;
@@ -118,9 +189,9 @@ void wnn_reader_consume(struct wnn_reader *r)
 	struct wnn_frame_header h;
 	if (reader_header(r, &h) <= 0 || r->have < sizeof(h) + h.size)
 		return;
-	size_t used = sizeof(h) + h.size;
-	memmove(r->buf, r->buf + used, r->have - used);
-	r->have -= used;
+	/* The reader never reads past a frame's end: nothing follows it in the buffer. */
+	reader_close_fds(r);
+	r->have = 0;
 }
 
 int wnn_frame_send(int sock, const void *payload, size_t len, const int *fds, int n_fds)

@@ -15,24 +15,32 @@ struct wnn_frame_header {
 	uint16_t flags; /* reserved, 0 */
 };
 
-/* Incremental frame reader for blocking or non-blocking sockets. */
+/* Incremental frame reader for blocking or non-blocking sockets. File descriptors belong to
+ * exactly one frame: they must arrive with the first bytes of a frame (the recvmsg that reads
+ * its start) and number exactly what its header announces; anything else is a protocol error,
+ * and every fd received is either handed out with its frame or closed at once. */
 struct wnn_reader {
 	uint8_t *buf;
-	size_t cap, have;
-	int fds[WNN_FRAME_MAX_FDS * 4];
+	size_t cap, have;       /* buf holds at most one frame, from its first byte */
+	int fds[WNN_FRAME_MAX_FDS]; /* the buffered frame's fds, until wnn_reader_next */
 	int n_fds;
 	uint32_t max_frame;
+	char error[160];        /* why the last -EPROTO, for the peer's Goodbye */
 };
 
 void wnn_reader_init(struct wnn_reader *r, uint32_t max_frame);
-/* Closes queued fds, frees the buffer. */
+/* Closes the buffered frame's fds, frees the buffer. */
 void wnn_reader_finish(struct wnn_reader *r);
-/* One recvmsg. Returns >0 bytes read, 0 on EOF, -EAGAIN when nothing is there, -EPROTO on a
- * bad header (too large, too many fds, flags set, fd queue overflow), other -errno. */
+/* One recvmsg, never past the end of the buffered frame. Returns >0 bytes read, 0 on EOF,
+ * -EAGAIN when nothing is there, -EBUSY when a whole frame is buffered (take it with
+ * wnn_reader_next first), -EPROTO with r->error set on a bad header (too large, too many fds,
+ * flags set) or fds that do not match it (with a frame announcing fewer or none, or arriving
+ * after its first bytes), other -errno. */
 int wnn_reader_fill(struct wnn_reader *r, int sock);
-/* If a whole frame is buffered: returns 1 and sets *payload and *len (valid until wnn_reader_consume())
- * and moves the frame's fds into fds (caller owns them, *n_fds <= WNN_FRAME_MAX_FDS).
- * Returns 0 when more bytes are needed, -EPROTO when the frame's fds did not arrive. */
+/* If a whole frame is buffered: returns 1 and sets *payload and *len (valid until
+ * wnn_reader_consume()) and moves the frame's fds into fds (caller owns them, *n_fds <=
+ * WNN_FRAME_MAX_FDS; call once per frame). Returns 0 when more bytes are needed, -EPROTO
+ * (r->error set) when the frame's fds are not there. */
 int wnn_reader_next(struct wnn_reader *r, const uint8_t **payload, size_t *len, int *fds,
 		    int *n_fds);
 /* Drops the frame returned by wnn_reader_next. */

@@ -2,7 +2,9 @@
 #include "tests/test.h"
 
 #include <CL/cl.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -51,15 +53,32 @@ static bool socket_ready(const char *path)
 	return ok;
 }
 
+static void daemon_start(struct test_daemon *d, const char *bin, const char *const *extra_args,
+			 const char *log_path);
+
 void test_daemon_start(struct test_daemon *d, const char *const *extra_args)
 {
 	char bin[4096];
 	snprintf(bin, sizeof(bin), "%s/bin/webnnd", test_build_dir());
-	test_daemon_start_binary(d, bin, extra_args);
+	daemon_start(d, bin, extra_args, NULL);
 }
 
 void test_daemon_start_binary(struct test_daemon *d, const char *bin,
 			      const char *const *extra_args)
+{
+	daemon_start(d, bin, extra_args, NULL);
+}
+
+void test_daemon_start_logged(struct test_daemon *d, const char *const *extra_args,
+			      const char *log_path)
+{
+	char bin[4096];
+	snprintf(bin, sizeof(bin), "%s/bin/webnnd", test_build_dir());
+	daemon_start(d, bin, extra_args, log_path);
+}
+
+static void daemon_start(struct test_daemon *d, const char *bin, const char *const *extra_args,
+			 const char *log_path)
 {
 	snprintf(d->dir, sizeof(d->dir), "/tmp/webnn-test-XXXXXX");
 	ASSERT_MSG(mkdtemp(d->dir), "mkdtemp: %s", strerror(errno));
@@ -72,6 +91,11 @@ void test_daemon_start_binary(struct test_daemon *d, const char *bin,
 	pid_t pid = fork();
 	ASSERT(pid >= 0);
 	if (pid == 0) {
+		if (log_path) {
+			int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+			if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+				_exit(126);
+		}
 		execv(bin, (char *const *)argv);
 		fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
 		_exit(127);
@@ -109,6 +133,60 @@ void test_daemon_stop(struct test_daemon *d)
 	unlink(d->socket_path);
 	rmdir(d->dir);
 	ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "webnnd exit status %d", st);
+}
+
+/* The parent pid and name of a process, from /proc/<pid>/stat ("pid (comm) state ppid ..."). */
+static bool proc_stat(int pid, int *ppid, char *comm, size_t comm_len)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+	if (!open || !close || close < open || sscanf(close + 1, " %*c %d", ppid) != 1)
+		return false;
+	snprintf(comm, comm_len, "%.*s", (int)(close - open - 1), open + 1);
+	return true;
+}
+
+int test_daemon_child(const struct test_daemon *d, const char *comm)
+{
+	for (int tries = 0; tries < 1000; tries++) {
+		DIR *dir = opendir("/proc");
+		ASSERT(dir);
+		struct dirent *e;
+		int found = -1;
+		while (found < 0 && (e = readdir(dir))) {
+			int pid = atoi(e->d_name), ppid;
+			char name[64];
+			if (pid > 0 && proc_stat(pid, &ppid, name, sizeof(name)) &&
+			    ppid == d->pid && strcmp(name, comm) == 0)
+				found = pid;
+		}
+		closedir(dir);
+		if (found > 0)
+			return found;
+		usleep(10000);
+	}
+	FAIL("webnnd (pid %d) has no child process named %s", d->pid, comm);
+}
+
+int test_open_fds(int pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	DIR *dir = opendir(path);
+	ASSERT_MSG(dir, "%s: %s", path, strerror(errno));
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(dir)))
+		n += e->d_name[0] != '.';
+	closedir(dir);
+	return n;
 }
 
 static double now_s(void)

@@ -20,6 +20,7 @@
  * Input: one flags byte, then the byte stream a client writes to its socket (frames:
  * struct wnn_frame_header + packed ClientMessage). Flags:
  *   bits 0-1  memfds (0..3, 4096 bytes each) sent as SCM_RIGHTS with the first stream byte
+ *             (the daemon accepts them only if that frame's header announces exactly as many)
  *   bit 2     leave those memfds unsealed (RegisterShm must refuse them)
  *   bit 3     the harness sends a valid Hello frame first (so mutations need not keep one)
  * The session runs on the reference backend with the limits below (the defaults with smaller
