@@ -31,30 +31,24 @@ int handle_create_constant(struct session *s, struct request *rq)
 	if (bytes > lim->max_tensor_bytes) {
 		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
 			     "constant: descriptor: byte length %" PRIu64
-			     " exceeds maxTensorByteLength %" PRIu64, bytes, lim->max_tensor_bytes);
+			     " exceeds maxTensorByteLength %" PRIu64 " (max_tensor_bytes)", bytes,
+			     lim->max_tensor_bytes);
 		goto fail;
 	}
+	if (s->ids.count >= lim->max_objects) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
+			     "constant: the connection already has %u objects (max_objects)",
+			     s->ids.count);
+		goto fail;
+	}
+	/* The copy is charged to the budgets before it is made; the constant keeps the charge. */
 	int r = shm_resolve(s, m->data, bytes, "constant: data", &data, &diag);
 	if (r < 0)
 		return -1;
 	if (r == 0)
 		goto fail;
-	if (s->ids.count >= lim->max_objects) {
-		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
-			     "constant: the connection already has %u objects (the limit)",
-			     s->ids.count);
-		goto fail;
-	}
-	if (!session_charge(s, bytes)) {
-		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
-			     "constant: %" PRIu64 " bytes would exceed the connection's quota of %"
-			     PRIu64 " bytes (%" PRIu64 " in use)",
-			     bytes, lim->max_connection_bytes, s->mem_bytes);
-		goto fail;
-	}
 	struct constant *k = calloc(1, sizeof(*k));
 	if (!k) {
-		session_uncharge(s, bytes);
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "constant: out of memory");
 		goto fail;
 	}
@@ -74,6 +68,8 @@ int handle_create_constant(struct session *s, struct request *rq)
 	}
 	return 0;
 fail:
+	if (data)
+		session_uncharge(s, bytes);
 	free(data);
 	timeline_fail(c, rq->serial, m->constant_id, &diag);
 	return 0;

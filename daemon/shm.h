@@ -24,8 +24,9 @@ extern const struct obj_kind shm_kind;
 int handle_register_shm(struct session *s, struct request *rq);
 int handle_unregister_shm(struct session *s, struct request *rq);
 
-/* Resolves Data (inline or a shm range) into a fresh copy of exactly `expect` bytes.
- * Returns 1 with *out set, 0 with diag filled (size mismatch: an invalid request), or -1 on a
+/* Resolves Data (inline or a shm range) into a fresh copy of exactly `expect` bytes, charged
+ * to the session's memory budgets before it is made (whoever frees the copy uncharges it).
+ * Returns 1 with *out set, 0 with diag filled (size mismatch, over a budget), or -1 on a
  * protocol violation (missing data, unknown slot, range out of bounds; the session is closed). */
 int shm_resolve(struct session *s, const Webnn__Ipc__Data *data, uint64_t expect,
 		const char *what, uint8_t **out, struct wnn_diag *diag);

@@ -45,6 +45,7 @@ struct cmd {
 	void (*release_free)(struct obj *o);
 	uint8_t *data;           /* write/create bytes, inline read buffer, or a packed reply */
 	size_t size;
+	uint64_t charged;        /* bytes of data charged to the session's budgets */
 	struct shm *dest;        /* ReadTensor destination slot (referenced) */
 	uint64_t dest_off;
 	struct tensor **ins, **outs; /* dispatch, referenced, in graph order */
