@@ -103,6 +103,7 @@ void session_unref(struct session *s)
 	idmap_finish(&s->ids);
 	wnn_reader_finish(&s->reader);
 	budget_release(s, s->frame_charged);
+	s->frame_charged = 0;
 	conn_finish(&s->conn);
 	if (s->mem_bytes)
 		log_error("session %" PRIu64 ": %" PRIu64 " bytes still charged when freed "
@@ -124,6 +125,10 @@ void session_close(struct session *s, const char *why)
 	if (s->hooks->ended)
 		s->hooks->ended(s, s->hooks->ud);
 	conn_close(&s->conn);
+	/* Nothing more is read: the frame being received (and its charge) goes now. */
+	wnn_reader_finish(&s->reader);
+	budget_release(s, s->frame_charged);
+	s->frame_charged = 0;
 	/* Abandoned first (contexts drop their queued work rather than run it), then released. */
 	for (uint32_t i = 0; i < s->ids.cap; i++) {
 		struct obj *o = s->ids.slots[i];
