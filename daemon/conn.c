@@ -50,8 +50,10 @@ static int conn_flush(struct conn *c)
 			c->out_head = b->next;
 			if (!c->out_head)
 				c->out_tail = NULL;
+			size_t len = b->len;
 			free(b->buf);
 			free(b);
+			c->hooks->sent(c, len);
 		}
 	}
 	return 0;
@@ -142,6 +144,8 @@ void conn_close(struct conn *c)
 	shutdown(c->fd, SHUT_RDWR);
 	close(c->fd);
 	c->fd = -1;
+	/* Nobody will read the rest (a client that never read its replies left it here). */
+	conn_finish(c);
 }
 
 void conn_finish(struct conn *c)
@@ -149,8 +153,10 @@ void conn_finish(struct conn *c)
 	while (c->out_head) {
 		struct outbuf *b = c->out_head;
 		c->out_head = b->next;
+		size_t len = b->len;
 		free(b->buf);
 		free(b);
+		c->hooks->sent(c, len);
 	}
 	c->out_tail = NULL;
 	c->out_bytes = 0;

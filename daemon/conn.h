@@ -16,6 +16,7 @@ struct conn_hooks {
 	void (*failed)(struct conn *c, const char *why); /* socket or write error */
 	bool (*paused)(const struct conn *c);        /* true: do not read (too much work queued) */
 	void (*closed)(struct conn *c);              /* the poll handle is closed (after conn_close) */
+	void (*sent)(struct conn *c, size_t len);    /* a queued frame of len bytes was sent or dropped */
 };
 
 struct outbuf {
@@ -42,7 +43,8 @@ int conn_watch(struct conn *c, uv_loop_t *loop);
 int conn_queue(struct conn *c, uint8_t *buf, size_t len);
 /* Re-evaluates what the connection waits for (after the owner's backlog shrank). */
 void conn_update(struct conn *c);
-/* Closes the socket after a best-effort flush; hooks->closed follows if it was watched. */
+/* Closes the socket after a best-effort flush (what is left is dropped); hooks->closed follows
+ * if it was watched. */
 void conn_close(struct conn *c);
 /* Frees frames never sent (after the close). */
 void conn_finish(struct conn *c);

@@ -32,7 +32,8 @@ int handle_create_constant(struct session *s, struct request *rq)
 	if (bytes > lim->max_tensor_bytes) {
 		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
 			     "constant: descriptor: byte length %" PRIu64
-			     " exceeds maxTensorByteLength %" PRIu64, bytes, lim->max_tensor_bytes);
+			     " exceeds maxTensorByteLength %" PRIu64 " (max_tensor_bytes)", bytes,
+			     lim->max_tensor_bytes);
 		goto fail;
 	}
 	struct shm_source src;
@@ -43,17 +44,13 @@ int handle_create_constant(struct session *s, struct request *rq)
 		goto fail;
 	if (s->ids.count >= lim->max_objects) {
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
-			     "constant: the connection already has %u objects (the limit)",
+			     "constant: the connection already has %u objects (max_objects)",
 			     s->ids.count);
 		goto fail;
 	}
-	if (!session_charge(s, bytes)) {
-		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
-			     "constant: %" PRIu64 " bytes would exceed the connection's quota of %"
-			     PRIu64 " bytes (%" PRIu64 " in use)",
-			     bytes, lim->max_connection_bytes, s->mem_bytes);
+	/* Charged to the budgets before the copy is made; the constant keeps the charge. */
+	if (!session_charge(s, bytes, "constant", &diag))
 		goto fail;
-	}
 	/* Inline bytes are copied here; shm bytes by a command on the context's timeline, on the
 	 * pool: a graph binding the constant compiles on the same timeline, after it. */
 	data = malloc(bytes ? bytes : 1);
@@ -68,8 +65,7 @@ int handle_create_constant(struct session *s, struct request *rq)
 	struct constant *k = calloc(1, sizeof(*k));
 	struct cmd *cmd = k && src.slot ? cmd_new(CMD_FILL_CONSTANT, c) : NULL;
 	if (!k || (src.slot && !cmd)) {
-		session_uncharge(s, bytes);
-		free(k);
+		free(k); /* data is uncharged and freed below */
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "constant: out of memory");
 		goto fail;
 	}
@@ -99,6 +95,8 @@ int handle_create_constant(struct session *s, struct request *rq)
 	}
 	return 0;
 fail:
+	if (data)
+		session_uncharge(s, bytes);
 	free(data);
 	timeline_fail(c, rq->serial, m->constant_id, &diag);
 	return 0;

@@ -177,14 +177,14 @@ int handle_create_context(struct session *s, struct request *rq)
 		return -1;
 	if (s->ids.count >= d->limits.max_objects) {
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
-			     "createContext: the connection already has %u objects (the limit)",
+			     "createContext: the connection already has %u objects (max_objects)",
 			     s->ids.count);
 		reply_error(s, rq->serial, &diag);
 		return 0;
 	}
 	if (s->n_contexts >= d->limits.max_contexts) {
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
-			     "createContext: the connection already has %u contexts (the limit)",
+			     "createContext: the connection already has %u contexts (max_contexts)",
 			     s->n_contexts);
 		reply_error(s, rq->serial, &diag);
 		return 0;

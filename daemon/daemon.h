@@ -9,6 +9,7 @@
 #include <uv.h>
 
 #include "daemon/backend/backend.h"
+#include "daemon/budget.h"
 #include "daemon/graph/import.h"
 #include "proto/wire.h"
 #include "proto/webnn.pb-c.h"
@@ -59,6 +60,7 @@ struct daemon {
 	struct daemon_backend backends[DAEMON_MAX_BACKENDS];
 	uint32_t n_backends;
 	struct daemon_limits limits;
+	struct budget budget; /* a worker's memory accounting (daemon/budget.h) */
 };
 
 /* The backend a new context runs on (routing: daemon/context.c). */

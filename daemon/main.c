@@ -451,10 +451,18 @@ static int run_worker(struct daemon_process *p)
 	/* Timeline commands block a pool thread until the device finishes (clFinish), so libuv's
 	 * default of 4 threads would let 4 busy contexts stall everyone else's writes and builds. */
 	setenv("UV_THREADPOOL_SIZE", "16", 0);
+	budget_malloc_policy();
+	int br = budget_attach(&d->budget, d->loop, CONTROL_BOARD_FD, p->opts.slot);
+	if (br != 0) {
+		log_error("cannot map the budget board (fd %d, slot %u): %s", CONTROL_BOARD_FD,
+			  p->opts.slot, strerror(-br));
+		return 1;
+	}
 	/* The front door chose the directory (WEBNN_CACHE_DIR) and PoCL's (POCL_CACHE_DIR). */
 	caches_pick_dir(p->opts.cache_dir, sizeof(p->opts.cache_dir));
 	if (backend_open(p) != 0) {
 		backends_close(d);
+		budget_detach(&d->budget);
 		return 1;
 	}
 	context_limits_init(d);
@@ -465,6 +473,7 @@ static int run_worker(struct daemon_process *p)
 		server_stop(&p->srv);
 		context_limits_finish(d);
 		backends_close(d);
+		budget_detach(&d->budget);
 		return 1;
 	}
 	uv_signal_init(d->loop, &p->sig_term);
@@ -480,6 +489,7 @@ static int run_worker(struct daemon_process *p)
 	/* Every session, and with it every backend object, is gone once uv_run returned. */
 	context_limits_finish(d);
 	backends_close(d);
+	budget_detach(&d->budget);
 	return 0;
 }
 
@@ -571,10 +581,20 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	struct frontdoor_config *cfg = &p->opts.door;
 	cfg->limits = &d->limits;
 	cfg->exe = p->exe;
-	cfg->board_fd = -1;
-	cfg->worker_argv = worker_argv(argc, argv, &cfg->worker_argv_slot);
-	if (!cfg->worker_argv)
+	/* Every worker maps the board: its slot is its uid's memory, the sum everyone's. */
+	struct budget_board *board = budget_board_create(BOARD_SLOTS, &cfg->board_fd);
+	if (!board) {
+		log_error("cannot create the budget board: %s", strerror(errno));
+		p->status = 1;
 		goto out_socket;
+	}
+	cfg->slot_reset = budget_board_reset;
+	cfg->slot_ud = board;
+	cfg->worker_argv = worker_argv(argc, argv, &cfg->worker_argv_slot);
+	if (!cfg->worker_argv) {
+		p->status = 1;
+		goto out_board;
+	}
 	/* The OpenCL cache warm-up (CLBlast kernels into PoCL's disk cache) runs once, here, not in
 	 * every worker. */
 	bool opencl = !p->opts.backend_chosen || strcmp(p->opts.backend, "opencl") == 0;
@@ -608,6 +628,8 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	uv_run(d->loop, UV_RUN_DEFAULT);
 	caches_warm_stop(&p->warm_pid);
 	free((char **)cfg->worker_argv);
+out_board:
+	budget_board_destroy(board, cfg->board_fd);
 out_socket:
 	close(fd);
 	if (!activated)

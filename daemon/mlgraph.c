@@ -58,9 +58,11 @@ static void graph_finalize(struct obj *o)
 
 const struct obj_kind graph_kind = { .name = "graph", .finalize = graph_finalize };
 
-/* Frees a graph that never got registered (no plan, refs to its dependencies held). */
-static void graph_discard(struct mlgraph *g)
+/* Frees a graph that never got registered (no plan, refs to its dependencies held) and gives
+ * back what it had charged. */
+static void graph_discard(struct session *s, struct mlgraph *g)
 {
+	session_uncharge(s, g->mem_bytes);
 	graph_free_parts(g);
 	free(g);
 }
@@ -75,7 +77,8 @@ static struct mlgraph *graph_alloc(size_t n_operands)
 	g->cdata = calloc(n, sizeof(*g->cdata));
 	g->deps = calloc(n, sizeof(*g->deps));
 	if (!g->descs || !g->cdata || !g->deps) {
-		graph_discard(g);
+		graph_free_parts(g);
+		free(g);
 		return NULL;
 	}
 	return g;
@@ -95,15 +98,15 @@ static bool build_admit(const struct session *s, const struct context *c,
 	}
 	if (s->ids.count >= lim->max_objects) {
 		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
-			     "build: the connection already has %u objects (the limit)",
+			     "build: the connection already has %u objects (max_objects)",
 			     s->ids.count);
 		return false;
 	}
 	if (gi->n_operations > lim->max_operations || gi->n_operands > lim->max_operands) {
 		wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 			     "build: the graph has %zu operands and %zu operations; the limits are "
-			     "%u and %u", gi->n_operands, gi->n_operations, lim->max_operands,
-			     lim->max_operations);
+			     "%u and %u (max_operands, max_operations)", gi->n_operands,
+			     gi->n_operations, lim->max_operands, lim->max_operations);
 		return false;
 	}
 	return true;
@@ -156,7 +159,7 @@ static bool build_check(const struct session *s, const struct context *c, struct
 			char ds[96];
 			wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 				     "build: operand %zu (%s) is %" PRIu64 " bytes, more than "
-				     "maxTensorByteLength %" PRIu64, i,
+				     "maxTensorByteLength %" PRIu64 " (max_tensor_bytes)", i,
 				     wnn_desc_str(&g->descs[i], ds, sizeof(ds)), b,
 				     lim->max_tensor_bytes);
 			return false;
@@ -255,7 +258,6 @@ static int build_bind(struct session *s, const struct context *c, struct mlgraph
 		      const Webnn__Ipc__GraphInfo *gi, uint64_t *scalar_bytes,
 		      struct wnn_diag *diag)
 {
-	const struct daemon_limits *lim = &s->d->limits;
 	size_t n = gi->n_operands;
 	*scalar_bytes = 0;
 	for (size_t i = 0; i < n; i++)
@@ -264,18 +266,16 @@ static int build_bind(struct session *s, const struct context *c, struct mlgraph
 			wnn_desc_bytes(&g->descs[i], &b);
 			*scalar_bytes += b;
 		}
-	if (*scalar_bytes > lim->max_connection_bytes - s->mem_bytes) {
-		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
-			     "build: scalar constants of %" PRIu64 " bytes would exceed the "
-			     "connection's quota of %" PRIu64 " bytes", *scalar_bytes,
-			     lim->max_connection_bytes);
+	/* Charged until build_charge takes them into the graph's total. */
+	if (!session_charge(s, *scalar_bytes, "build: scalar constants", diag))
 		return 0;
-	}
 	g->scalars = malloc(*scalar_bytes ? *scalar_bytes : 1);
 	if (!g->scalars) {
+		session_uncharge(s, *scalar_bytes);
 		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
 		return 0;
 	}
+	g->mem_bytes = *scalar_bytes;
 	uint64_t scalar_off = 0;
 	for (size_t i = 0; i < n; i++) {
 		const Webnn__Ipc__Operand *od = gi->operands[i];
@@ -298,11 +298,11 @@ static int build_bind(struct session *s, const struct context *c, struct mlgraph
 	return 1;
 }
 
-/* Charges the graph to the connection's quota: the retained request, scalar constants, and
- * every operation result that is not a graph output (the backend holds those for as long as
- * the plan; outputs live in the dispatch's tensors). */
+/* Charges the rest of the graph to the memory budgets (its scalar constants already are): the
+ * retained request, and every operation result that is not a graph output (the backend holds
+ * those for as long as the plan; outputs live in the dispatch's tensors). */
 static bool build_charge(struct session *s, struct mlgraph *g, const Webnn__Ipc__GraphInfo *gi,
-			 uint64_t msg_bytes, uint64_t scalar_bytes, struct wnn_diag *diag)
+			 uint64_t msg_bytes, struct wnn_diag *diag)
 {
 	size_t n = gi->n_operands;
 	uint8_t *is_output = calloc(n ? n : 1, 1);
@@ -322,19 +322,16 @@ static bool build_charge(struct session *s, struct mlgraph *g, const Webnn__Ipc_
 			inter_bytes += b;
 		}
 	free(is_output);
-	g->mem_bytes = msg_bytes + scalar_bytes + inter_bytes +
-		       n * (sizeof(struct wnn_desc) + 2 * sizeof(void *));
-	if (!session_charge(s, g->mem_bytes)) {
-		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
-			     "build: the graph's %" PRIu64 " bytes would exceed the connection's "
-			     "quota of %" PRIu64 " bytes", g->mem_bytes, s->d->limits.max_connection_bytes);
+	uint64_t rest = msg_bytes + inter_bytes + n * (sizeof(struct wnn_desc) + 2 * sizeof(void *));
+	if (!session_charge(s, rest, "build: the graph", diag))
 		return false;
-	}
+	g->mem_bytes += rest;
 	/* Until the memory plan exists every intermediate is charged; the compile command's
 	 * completion charges the plan's peak instead (graph_charge_plan). */
 	g->intermediate_bytes = inter_bytes;
-	uint64_t left = s->d->limits.max_connection_bytes - s->mem_bytes;
-	g->fold_budget = left < GRAPH_FOLD_MAX_BYTES ? left : GRAPH_FOLD_MAX_BYTES;
+	g->fold_budget = budget_left(s);
+	if (g->fold_budget > GRAPH_FOLD_MAX_BYTES)
+		g->fold_budget = GRAPH_FOLD_MAX_BYTES;
 	return true;
 }
 
@@ -413,20 +410,19 @@ int handle_build_graph(struct session *s, struct request *rq)
 		goto fail;
 	int bound = build_bind(s, c, g, gi, &scalar_bytes, &diag);
 	if (bound < 0) {
-		graph_discard(g);
+		graph_discard(s, g);
 		return -1;
 	}
-	if (bound == 0 || !build_charge(s, g, gi, msg_bytes, scalar_bytes, &diag))
+	if (bound == 0 || !build_charge(s, g, gi, msg_bytes, &diag))
 		goto fail;
 	struct cmd *cmd = graph_prepare(g, gi) ? cmd_new(CMD_COMPILE, c) : NULL;
 	if (!cmd) {
-		session_uncharge(s, g->mem_bytes);
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
 		goto fail;
 	}
 	return build_push(s, rq, c, g, cmd);
 fail:
-	graph_discard(g);
+	graph_discard(s, g);
 fail_early:
 	timeline_reply_error(c, rq->serial, &diag);
 	return 0;
@@ -446,12 +442,13 @@ bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag)
 {
 	struct session *s = g->obj.s;
 	uint64_t now = g->ir->plan.peak_bytes + g->ir->folded_bytes;
-	if (now > g->intermediate_bytes && !session_charge(s, now - g->intermediate_bytes)) {
-		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
-			     "build: the graph's memory plan needs %" PRIu64 " bytes (intermediates "
-			     "and constants made at build), more than the connection's quota of %"
-			     PRIu64 " bytes allows", now, s->d->limits.max_connection_bytes);
-		return false;
+	if (now > g->intermediate_bytes) {
+		char what[160];
+		snprintf(what, sizeof(what), "build: the graph's memory plan (%" PRIu64 " bytes of "
+			 "intermediates and constants made at build, %" PRIu64 " charged so far)",
+			 now, g->intermediate_bytes);
+		if (!session_charge(s, now - g->intermediate_bytes, what, diag))
+			return false;
 	}
 	if (now < g->intermediate_bytes)
 		session_uncharge(s, g->intermediate_bytes - now);

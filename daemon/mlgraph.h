@@ -29,11 +29,11 @@ struct mlgraph {
 	struct obj **deps;               /* constants and constant tensors referenced (kept alive) */
 	size_t n_deps;
 	uint8_t *scalars;                /* bytes of scalar constants */
-	uint64_t mem_bytes;              /* charged to the connection's quota */
+	uint64_t mem_bytes;              /* charged to the memory budgets (daemon/budget.h) */
 	uint64_t intermediate_bytes;     /* the part of mem_bytes for intermediates and folded
 					    constants: every intermediate until compiled, then the
 					    memory plan's peak plus the folded bytes */
-	uint64_t fold_budget;            /* bytes of constants folding may make (quota left) */
+	uint64_t fold_budget;            /* bytes of constants folding may make (budget left) */
 	/* What graph_prepare() made of it for the IR import: */
 	struct graph_source bg;
 	uint32_t *in_ops, *out_ops;
@@ -46,12 +46,12 @@ struct mlgraph {
 
 extern const struct obj_kind graph_kind;
 
-/* Constants folding may make for one graph, at most (and never more than the quota left). */
+/* Constants folding may make for one graph, at most (and never more than the budgets left). */
 #define GRAPH_FOLD_MAX_BYTES (64ull << 20)
 
-/* After a successful compile, on the loop: the quota holds the memory plan's peak and the
+/* After a successful compile, on the loop: the budgets hold the memory plan's peak and the
  * folded constants instead of every intermediate. false (diag set) when that is more than the
- * quota allows. */
+ * budgets allow. */
 bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag);
 
 int handle_build_graph(struct session *s, struct request *rq);

@@ -160,11 +160,58 @@ out:
 	return ret;
 }
 
+/* A frame's buffer is charged to the memory budgets once its header is in, before the reader
+ * grows its buffer to hold it: partial frames of many connections used to pin gigabytes. Over
+ * budget, the connection ends with a Goodbye (no request of it could be answered: its serial
+ * has not arrived). false when it did. */
+static bool router_charge_frame(struct session *s)
+{
+	struct wnn_reader *r = &s->reader;
+	struct wnn_frame_header h;
+	if (r->have < sizeof(h))
+		return true;
+	memcpy(&h, r->buf, sizeof(h));
+	uint64_t need = sizeof(h) + (uint64_t)h.size;
+	if (h.size > r->max_frame || need <= s->frame_charged)
+		return true; /* a bad header is wnn_reader_fill's to report */
+	/* The whole frame is reserved anew, so the refusal names its size. */
+	uint64_t had = s->frame_charged;
+	session_uncharge(s, had);
+	s->frame_charged = 0;
+	struct wnn_diag diag = { 0 };
+	if (!session_charge(s, need, "reading a frame", &diag)) {
+		budget_force(s, had); /* the bytes already buffered stay until the session ends */
+		s->frame_charged = had;
+		request_violation(s, "%s", diag.message);
+		return false;
+	}
+	s->frame_charged = need;
+	return true;
+}
+
+/* The reader keeps its buffer between frames; one grown for a large frame is given back once
+ * that frame is handled, so an idle connection holds (and is charged) a few KiB, not 16 MiB. */
+#define ROUTER_FRAME_KEEP (64u << 10)
+
+static void router_release_frame(struct session *s)
+{
+	struct wnn_reader *r = &s->reader;
+	if (s->frame_charged <= ROUTER_FRAME_KEEP || r->have != 0 || r->n_fds != 0)
+		return;
+	uint32_t max = r->max_frame;
+	wnn_reader_finish(r);
+	wnn_reader_init(r, max);
+	session_uncharge(s, s->frame_charged);
+	s->frame_charged = 0;
+}
+
 void router_on_readable(struct session *s)
 {
 	session_ref(s);
 	/* A bounded number of reads per wake-up keeps one busy client from starving others. */
 	for (int round = 0; round < 64 && !s->closed && !session_backlogged(s); round++) {
+		if (!router_charge_frame(s))
+			break;
 		int r = wnn_reader_fill(&s->reader, s->conn.fd);
 		if (r == -EAGAIN)
 			break;
@@ -195,6 +242,8 @@ void router_on_readable(struct session *s)
 				break;
 			wnn_reader_consume(&s->reader);
 		}
+		if (!s->closed)
+			router_release_frame(s);
 		if (r == 0 && !s->closed) {
 			session_close(s, NULL); /* EOF */
 			break;

@@ -40,11 +40,17 @@ static void session_conn_closed(struct conn *c)
 	session_unref(CONN_SESSION(c)); /* the poll handle's reference */
 }
 
+static void session_conn_sent(struct conn *c, size_t len)
+{
+	budget_release(CONN_SESSION(c), len);
+}
+
 static const struct conn_hooks session_conn_hooks = {
 	.readable = session_conn_readable,
 	.failed = session_conn_failed,
 	.paused = session_conn_paused,
 	.closed = session_conn_closed,
+	.sent = session_conn_sent,
 };
 
 struct session *session_create(struct daemon *d, int fd, uint64_t no,
@@ -64,6 +70,7 @@ struct session *session_create(struct daemon *d, int fd, uint64_t no,
 	wnn_reader_init(&s->reader, d->limits.max_frame_bytes);
 	idmap_init(&s->ids);
 	s->unpack_limit = d->limits.unpack_budget;
+	budget_session_created(s);
 	struct ucred cred;
 	socklen_t cl = sizeof(cred);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0) {
@@ -95,7 +102,14 @@ void session_unref(struct session *s)
 	/* Every object and command is gone: only the bookkeeping is left. */
 	idmap_finish(&s->ids);
 	wnn_reader_finish(&s->reader);
+	budget_release(s, s->frame_charged);
+	s->frame_charged = 0;
 	conn_finish(&s->conn);
+	if (s->mem_bytes)
+		log_error("session %" PRIu64 ": %" PRIu64 " bytes still charged when freed "
+			  "(accounting bug)", s->no, s->mem_bytes);
+	budget_release(s, s->mem_bytes);
+	budget_session_freed(s);
 	log_debug("session %" PRIu64 ": freed", s->no);
 	free(s);
 }
@@ -111,6 +125,10 @@ void session_close(struct session *s, const char *why)
 	if (s->hooks->ended)
 		s->hooks->ended(s, s->hooks->ud);
 	conn_close(&s->conn);
+	/* Nothing more is read: the frame being received (and its charge) goes now. */
+	wnn_reader_finish(&s->reader);
+	budget_release(s, s->frame_charged);
+	s->frame_charged = 0;
 	/* Abandoned first (contexts drop their queued work rather than run it), then released. */
 	for (uint32_t i = 0; i < s->ids.cap; i++) {
 		struct obj *o = s->ids.slots[i];
@@ -133,8 +151,10 @@ void session_queue(struct session *s, uint8_t *buf, size_t len)
 		free(buf);
 		return;
 	}
+	budget_force(s, len); /* released by session_conn_sent, or just below */
 	int r = conn_queue(&s->conn, buf, len);
 	if (r == -ENOMEM) {
+		budget_release(s, len);
 		session_close(s, "out of memory queueing a reply");
 	} else if (r < 0) {
 		char why[96];
@@ -145,7 +165,12 @@ void session_queue(struct session *s, uint8_t *buf, size_t len)
 
 bool session_backlogged(const struct session *s)
 {
-	return s->n_pending >= SESSION_PENDING_CMDS || s->pending_bytes >= SESSION_PENDING_BYTES;
+	/* Replies are owed, so they are charged even past a budget (budget_force); not reading a
+	 * connection that lets them pile up bounds what it makes the daemon hold to the replies of
+	 * work already accepted. Closing it instead would punish a slow reader for the memory
+	 * other connections of its uid (or other users) hold. */
+	return s->n_pending >= SESSION_PENDING_CMDS || s->pending_bytes >= SESSION_PENDING_BYTES ||
+	       (s->conn.out_bytes > 0 && budget_over(s));
 }
 
 void session_pending_add(struct session *s, uint64_t bytes)
@@ -186,15 +211,12 @@ void session_forget(struct session *s, struct obj *o)
 	obj_unref(o);
 }
 
-bool session_charge(struct session *s, uint64_t bytes)
+bool session_charge(struct session *s, uint64_t bytes, const char *what, struct wnn_diag *diag)
 {
-	if (bytes > s->d->limits.max_connection_bytes - s->mem_bytes)
-		return false;
-	s->mem_bytes += bytes;
-	return true;
+	return budget_charge(s, bytes, what, diag);
 }
 
 void session_uncharge(struct session *s, uint64_t bytes)
 {
-	s->mem_bytes = bytes > s->mem_bytes ? 0 : s->mem_bytes - bytes;
+	budget_release(s, bytes);
 }

@@ -38,7 +38,11 @@ struct session {
 	pid_t pid;
 	uid_t uid;
 	struct idmap ids;
-	uint64_t shm_bytes, mem_bytes;
+	uint64_t shm_bytes;     /* registered shared memory, against max_shm_bytes */
+	uint32_t n_shm;         /* registered shm slots (one mapping each), against max_shm_slots */
+	/* Bytes charged to the memory budgets (daemon/budget.h): objects, queued command data,
+	 * the frame being read (frame_charged of it) and unsent replies. */
+	uint64_t mem_bytes, mem_peak, frame_charged;
 	size_t unpack_used, unpack_limit;
 	uint32_t n_pending;     /* commands queued on this connection's timelines */
 	uint32_t n_contexts;    /* live contexts, against limits.max_contexts */
@@ -54,11 +58,14 @@ void session_ref(struct session *s);
 void session_unref(struct session *s);
 /* Closes the connection and drops every object it named; hooks->ended runs once. */
 void session_close(struct session *s, const char *why);
-/* Queues one packed frame (ownership passes); dropped once the connection is closed. */
+/* Queues one packed frame (ownership passes); dropped once the connection is closed. It counts
+ * against the memory budgets until sent (a reply is owed, so it is never refused; see
+ * session_backlogged). */
 void session_queue(struct session *s, uint8_t *buf, size_t len);
 
-/* Too much work queued: the connection is not read from until some of it completes, so that a
- * client pipelining requests cannot make the daemon hold unbounded memory. */
+/* Too much work queued, or replies unread while a memory budget is exhausted: the connection is
+ * not read from until some of it completes or its peer catches up, so that a client pipelining
+ * requests or never reading cannot make the daemon hold unbounded memory. */
 bool session_backlogged(const struct session *s);
 /* Work queued on a timeline for this connection, and its completion (reading resumes). */
 void session_pending_add(struct session *s, uint64_t bytes);
@@ -72,8 +79,9 @@ int session_register(struct session *s, struct obj *o);
 /* Removes o from the id map (if it is still there under its id) and drops the map's reference. */
 void session_forget(struct session *s, struct obj *o);
 
-/* Quota accounting; charge returns false (leaving counters unchanged) over the limit. */
-bool session_charge(struct session *s, uint64_t bytes);
+/* Memory budgets (connection, uid, all users; daemon/budget.h), reserved before allocating:
+ * false with diag set (NO_MEMORY naming what, the bytes and the limit key), nothing charged. */
+bool session_charge(struct session *s, uint64_t bytes, const char *what, struct wnn_diag *diag);
 void session_uncharge(struct session *s, uint64_t bytes);
 
 #endif

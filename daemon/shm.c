@@ -23,21 +23,38 @@ int handle_register_shm(struct session *s, struct request *rq)
 	if (request_check_new_id(s, m->slot_id, "RegisterShm") < 0)
 		return -1;
 	int fd = rq->fds[0];
-	if (s->ids.count >= s->d->limits.max_objects) {
+	const struct daemon_limits *lim = &s->d->limits;
+	struct budget *b = &s->d->budget;
+	if (s->ids.count >= lim->max_objects) {
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
-			     "registerShm: the connection already has %u objects (the limit)",
+			     "registerShm: the connection already has %u objects (max_objects)",
 			     s->ids.count);
+		goto fail;
+	}
+	/* Each slot is a mapping: the caps keep the worker below vm.max_map_count (a client once
+	 * registered 65,400 small memfds and the daemon could no longer start a thread). */
+	if (s->n_shm >= lim->max_shm_slots) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
+			     "registerShm: the connection already has %u shared-memory slots "
+			     "(max_shm_slots)", s->n_shm);
+		goto fail;
+	}
+	if (b->shm_slots >= lim->max_uid_shm_slots) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
+			     "registerShm: the connections of uid %u already have %u shared-memory "
+			     "slots (max_uid_shm_slots)", (unsigned)s->uid, b->shm_slots);
 		goto fail;
 	}
 	if (m->size == 0) {
 		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR, "registerShm: size is 0");
 		goto fail;
 	}
-	if (m->size > s->d->limits.max_shm_bytes - s->shm_bytes) {
+	/* The client's own memory (its memfd): bounded per connection, not a daemon budget. */
+	if (m->size > lim->max_shm_bytes - s->shm_bytes) {
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
-			     "registerShm: %" PRIu64 " bytes would exceed the shared memory quota "
-			     "of %" PRIu64 " bytes (%" PRIu64 " registered)",
-			     m->size, s->d->limits.max_shm_bytes, s->shm_bytes);
+			     "registerShm: %" PRIu64 " bytes would exceed the connection's shared "
+			     "memory quota (max_shm_bytes %" PRIu64 ", %" PRIu64 " registered)",
+			     m->size, lim->max_shm_bytes, s->shm_bytes);
 		goto fail;
 	}
 	/* Without F_SEAL_SHRINK the client could truncate the file under our mapping (SIGBUS). */
@@ -85,6 +102,8 @@ int handle_register_shm(struct session *s, struct request *rq)
 	sh->size = m->size;
 	sh->writable = writable;
 	s->shm_bytes += m->size;
+	s->n_shm++;
+	b->shm_slots++;
 	if (session_register(s, &sh->obj) < 0)
 		return -1;
 	reply_ok(s, rq->serial);
@@ -110,6 +129,8 @@ static void shm_finalize(struct obj *o)
 	struct session *s = m->obj.s;
 	munmap(m->map, m->size);
 	s->shm_bytes -= m->size;
+	s->n_shm--;
+	s->d->budget.shm_slots--;
 	free(m);
 	session_unref(s);
 }

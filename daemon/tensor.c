@@ -39,7 +39,8 @@ static bool create_tensor_check(struct session *s, const struct context *c,
 	if (*bytes > lim->max_tensor_bytes) {
 		wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 			     "createTensor: descriptor: byte length %" PRIu64
-			     " exceeds maxTensorByteLength %" PRIu64, *bytes, lim->max_tensor_bytes);
+			     " exceeds maxTensorByteLength %" PRIu64 " (max_tensor_bytes)", *bytes,
+			     lim->max_tensor_bytes);
 		return false;
 	}
 	if (constant && (readable || writable)) {
@@ -59,7 +60,7 @@ static bool create_tensor_check(struct session *s, const struct context *c,
 	}
 	if (s->ids.count >= lim->max_objects) {
 		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
-			     "createTensor: the connection already has %u objects (the limit)",
+			     "createTensor: the connection already has %u objects (max_objects)",
 			     s->ids.count);
 		return false;
 	}
@@ -69,7 +70,6 @@ static bool create_tensor_check(struct session *s, const struct context *c,
 int handle_create_tensor(struct session *s, struct request *rq)
 {
 	const Webnn__Ipc__CreateTensor *m = rq->msg->create_tensor;
-	const struct daemon_limits *lim = &s->d->limits;
 	struct wnn_diag diag = { 0 };
 	struct context *c =
 		(struct context *)request_lookup(s, m->context_id, &context_kind, "CreateTensor");
@@ -90,13 +90,9 @@ int handle_create_tensor(struct session *s, struct request *rq)
 		if (r == 0)
 			goto fail;
 	}
-	if (!session_charge(s, bytes * (constant ? 2 : 1))) {
-		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
-			     "createTensor: %" PRIu64 " bytes would exceed the connection's quota of "
-			     "%" PRIu64 " bytes (%" PRIu64 " in use)",
-			     bytes, lim->max_connection_bytes, s->mem_bytes);
+	/* Constant tensors keep a host copy for graphs; both copies count against the budgets. */
+	if (!session_charge(s, bytes * (constant ? 2 : 1), "createTensor", &diag))
 		goto fail;
-	}
 	struct tensor *t = calloc(1, sizeof(*t));
 	struct cmd *cmd = t ? cmd_new(CMD_CREATE_TENSOR, c) : NULL;
 	/* A constant tensor's host copy, for graphs: inline bytes are copied here, shm bytes by
@@ -122,7 +118,6 @@ int handle_create_tensor(struct session *s, struct request *rq)
 	obj_ref(&c->obj);
 	t->desc = desc;
 	t->bytes = bytes;
-	/* Constant tensors keep a host copy for graphs; both copies count against the quota. */
 	t->charged = bytes * (constant ? 2 : 1);
 	t->readable = readable;
 	t->writable = writable;
@@ -181,7 +176,10 @@ int handle_write_tensor(struct session *s, struct request *rq)
 	}
 	/* Inline bytes (one frame's worth) are copied here; shm bytes are read by the command
 	 * on the pool, straight into the tensor. */
+	if (src.bytes && !session_charge(s, bytes, "writeTensor", &diag))
+		goto fail;
 	if (src.bytes && !(data = malloc(bytes ? bytes : 1))) {
+		session_uncharge(s, bytes);
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
 			     "writeTensor: data: out of memory copying %" PRIu64 " bytes", bytes);
 		goto fail;
@@ -197,12 +195,15 @@ int handle_write_tensor(struct session *s, struct request *rq)
 	cmd->tensor = t;
 	cmd->serial = rq->serial;
 	cmd->data = data;
+	cmd->charged = data ? bytes : 0; /* the inline copy; shm bytes are read in place */
 	cmd->size = bytes;
 	if (src.slot)
 		cmd_read_from(cmd, src.slot, src.offset);
 	timeline_push(cmd);
 	return 0;
 fail:
+	if (data)
+		session_uncharge(s, bytes);
 	free(data);
 	timeline_fail(c, rq->serial, t->obj.id, &diag);
 	return 0;
@@ -251,11 +252,16 @@ int handle_read_tensor(struct session *s, struct request *rq)
 			     t->obj.id, bytes, s->d->limits.max_inline_bytes);
 		goto fail;
 	}
+	/* An inline read holds its buffer until the reply is sent. */
+	if (!dest && !session_charge(s, bytes, "readTensor", &diag))
+		goto fail;
 	struct cmd *cmd = cmd_new(CMD_READ, c);
 	uint8_t *buf = (cmd && !dest) ? malloc(bytes) : NULL;
 	if (!cmd || (!dest && !buf)) {
 		if (cmd)
 			cmd_discard(cmd);
+		if (!dest)
+			session_uncharge(s, bytes);
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "readTensor: out of memory");
 		goto fail;
 	}
@@ -263,6 +269,7 @@ int handle_read_tensor(struct session *s, struct request *rq)
 	cmd->tensor = t;
 	cmd->serial = rq->serial;
 	cmd->data = buf;
+	cmd->charged = dest ? 0 : bytes;
 	cmd->size = bytes;
 	if (dest) {
 		obj_ref(&dest->obj);

@@ -73,6 +73,8 @@ static void cmd_free(struct cmd *cmd)
 	if (cmd->constant)
 		obj_unref(&cmd->constant->obj);
 	free(cmd->data);
+	if (cmd->charged)
+		session_uncharge(cmd->ctx->obj.s, cmd->charged);
 	struct context *c = cmd->ctx;
 	free(cmd);
 	obj_unref(&c->obj);
@@ -532,6 +534,9 @@ void timeline_reply(struct context *c, Webnn__Ipc__Reply *reply)
 	}
 	cmd->data = buf;
 	cmd->size = len;
+	/* Owed to the client like any reply (session_queue). */
+	budget_force(s, len);
+	cmd->charged = len;
 	timeline_push(cmd);
 }
 

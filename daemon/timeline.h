@@ -52,6 +52,7 @@ struct cmd {
 	struct shm *src;         /* referenced */
 	uint64_t src_off;
 	struct constant *constant; /* CMD_FILL_CONSTANT's destination (referenced) */
+	uint64_t charged;        /* bytes of data charged to the session's budgets */
 	struct shm *dest;        /* ReadTensor destination slot (referenced) */
 	uint64_t dest_off;
 	struct tensor **ins, **outs; /* dispatch, referenced, in graph order */
