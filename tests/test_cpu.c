@@ -1,4 +1,6 @@
-/* The cpu backend's core: fused epilogues (post-ops and the C epilogue after fallback kernels), the thread option, concurrent contexts. */
+/* The cpu backend's core: fused epilogues (post-ops and the C epilogue after fallback kernels), the thread option, concurrent contexts taking turns. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,4 +245,135 @@ TEST_TIMEOUT(cpu_conv_winograd_shapes, 300)
 		tg_free(&tg);
 	}
 	backend_cpu.shutdown(be);
+}
+
+/* ---- contexts take turns between steps */
+
+#define TURN_LAYERS 1000 /* 1x1 convolutions of [1, 56, 56, 64]: about 26 GFLOP in all */
+#define TURN_HW 56
+#define TURN_C 64
+
+struct turn_long {
+	struct webnn_context *ctx;
+	struct webnn_graph *g;
+	struct webnn_tensor *in, *out;
+	float *x, *y;
+	atomic_bool done;
+};
+
+static void *turn_long_main(void *arg)
+{
+	struct turn_long *t = arg;
+	struct webnn_named_tensor bi = { "x", t->in }, bo = { "y", t->out };
+	OK(t->ctx, webnn_context_dispatch(t->ctx, t->g, &bi, 1, &bo, 1));
+	OK(t->ctx, webnn_context_read_tensor(t->ctx, t->out, t->y,
+					     TURN_HW * TURN_HW * TURN_C * sizeof(float)));
+	atomic_store(&t->done, true);
+	return NULL;
+}
+
+/* Two contexts of one client share its worker's compute thread: while one runs a graph of a
+ * thousand steps, the other's small dispatches take their turns between those steps instead
+ * of waiting for the whole graph, and both results are exact (steps of different plans
+ * interleave). The long graph permutes channels (each filter a cyclic shift), so its output
+ * is its input shifted by TURN_LAYERS channels. */
+TEST_TIMEOUT(cpu_contexts_take_turns, 300)
+{
+	ct_require_webnnd();
+	const char *const args[] = { "--backend", "cpu", NULL };
+	struct test_daemon d;
+	test_daemon_start(&d, args);
+	static struct turn_long b;
+	b.ctx = ct_connect(&d, "turns-long");
+	struct webnn_context *a = ct_connect(&d, "turns-small");
+	struct webnn_context_info info;
+	webnn_context_get_info(a, &info);
+	ASSERT_STREQ(info.backend, "cpu");
+
+	struct webnn_builder *bb;
+	OK(b.ctx, webnn_builder_create(b.ctx, &bb));
+	const uint32_t xs[4] = { 1, TURN_HW, TURN_HW, TURN_C }, ws[4] = { TURN_C, 1, 1, TURN_C };
+	static float w[TURN_C * TURN_C];
+	for (uint32_t o = 0; o < TURN_C; o++)
+		w[o * TURN_C + (o + 1) % TURN_C] = 1; /* out[o] = in[o + 1] */
+	struct webnn_operand *y = ct_input(b.ctx, bb, "x", WEBNN_FLOAT32, 4, xs);
+	struct webnn_operand *wo = ct_const(b.ctx, bb, WEBNN_FLOAT32, 4, ws, w);
+	struct webnn_conv2d_options co = WEBNN_CONV2D_OPTIONS_INIT;
+	co.input_layout = WEBNN_LAYOUT_NHWC;
+	co.filter_layout = WEBNN_FILTER_OHWI;
+	for (int l = 0; l < TURN_LAYERS; l++)
+		OK(b.ctx, webnn_builder_conv2d(bb, y, wo, &co, &y));
+	struct webnn_named_operand named = { "y", y };
+	OK(b.ctx, webnn_builder_build(bb, &named, 1, &b.g));
+	webnn_builder_destroy(bb);
+	struct webnn_tensor_desc td = { ct_desc_of(WEBNN_FLOAT32, 4, xs), false, true };
+	OK(b.ctx, webnn_context_create_tensor(b.ctx, &td, &b.in));
+	td.readable = true;
+	td.writable = false;
+	OK(b.ctx, webnn_context_create_tensor(b.ctx, &td, &b.out));
+	size_t n = (size_t)TURN_HW * TURN_HW * TURN_C;
+	b.x = malloc(n * sizeof(float));
+	b.y = malloc(n * sizeof(float));
+	ASSERT(b.x && b.y);
+	for (size_t i = 0; i < n; i++)
+		b.x[i] = (float)(i % 1000) - 500;
+	OK(b.ctx, webnn_context_write_tensor(b.ctx, b.in, b.x, n * sizeof(float)));
+	OK(b.ctx, webnn_context_flush(b.ctx));
+
+	struct webnn_builder *ab;
+	OK(a, webnn_builder_create(a, &ab));
+	const uint32_t as[2] = { 1, 64 };
+	float av[64], ac[64], got[64];
+	for (int i = 0; i < 64; i++) {
+		av[i] = (float)i;
+		ac[i] = 0.5f * (float)i;
+	}
+	struct webnn_operand *ax = ct_input(a, ab, "x", WEBNN_FLOAT32, 2, as), *ay;
+	OK(a, webnn_builder_add(ab, ax, ct_const(a, ab, WEBNN_FLOAT32, 2, as, ac), &ay));
+	struct webnn_graph *ag;
+	struct webnn_named_operand an = { "y", ay };
+	OK(a, webnn_builder_build(ab, &an, 1, &ag));
+	webnn_builder_destroy(ab);
+	struct webnn_tensor *ain, *aout;
+	struct webnn_tensor_desc ad = { ct_desc_of(WEBNN_FLOAT32, 2, as), false, true };
+	OK(a, webnn_context_create_tensor(a, &ad, &ain));
+	ad.readable = true;
+	ad.writable = false;
+	OK(a, webnn_context_create_tensor(a, &ad, &aout));
+	OK(a, webnn_context_write_tensor(a, ain, av, sizeof av));
+
+	pthread_t th;
+	ASSERT(pthread_create(&th, NULL, turn_long_main, &b) == 0);
+	/* well into the long dispatch (it runs for about a second on two idle cores, longer on
+	 * a loaded machine); should it start late, the small one simply goes first */
+	usleep(200000);
+	struct webnn_named_tensor bi = { "x", ain }, bo = { "y", aout };
+	for (int k = 0; k < 5; k++) {
+		OK(a, webnn_context_dispatch(a, ag, &bi, 1, &bo, 1));
+		OK(a, webnn_context_read_tensor(a, aout, got, sizeof got));
+		for (int i = 0; i < 64; i++)
+			ASSERT_MSG(got[i] == av[i] + ac[i], "small graph: y[%d] = %g, expected %g", i,
+				   got[i], av[i] + ac[i]);
+	}
+	bool overtook = !atomic_load(&b.done);
+	pthread_join(th, NULL);
+	ASSERT_MSG(overtook, "the small dispatches waited for the whole %d-step dispatch of "
+			     "another context", TURN_LAYERS);
+	for (size_t p = 0; p < n / TURN_C; p++)
+		for (uint32_t c = 0; c < TURN_C; c++) {
+			float want = b.x[p * TURN_C + (c + TURN_LAYERS) % TURN_C];
+			ASSERT_MSG(b.y[p * TURN_C + c] == want, "long graph: pixel %zu channel %u = %g, "
+				   "expected %g", p, c, b.y[p * TURN_C + c], want);
+		}
+	webnn_tensor_destroy(ain);
+	webnn_tensor_destroy(aout);
+	webnn_graph_destroy(ag);
+	webnn_context_destroy(a);
+	webnn_tensor_destroy(b.in);
+	webnn_tensor_destroy(b.out);
+	webnn_graph_destroy(b.g);
+	webnn_context_destroy(b.ctx);
+	free(b.x);
+	free(b.y);
+	test_daemon_stop(&d);
 }

@@ -3,6 +3,7 @@
 #include <omp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,18 +16,26 @@
 
 /*
  * Threads: a shared worker pool. One compute thread, the master of one team of `threads`
- * OpenMP threads (the runtime oneDNN is built on), runs every context's builds and dispatches,
- * in arrival order; the timeline's pool thread hands its job over and waits. So one big
- * dispatch gets every core, and contexts running at once take turns instead of
- * oversubscribing the cores: libgomp workers spin-wait, and two teams on two cores run each
- * dispatch several times slower than taking turns. With the job run on whichever libuv pool
- * thread picked the command, every pool thread would also grow a team of its own (16 teams).
- * A per-dispatch thread budget (cores / running dispatches) was the alternative; it does not
- * work with oneDNN primitives, which fix their thread count when they are created, and gives
- * no dispatch more than its share even when it runs alone for most of its time.
+ * OpenMP threads (the runtime oneDNN is built on), runs every context's builds and dispatches;
+ * the timeline's pool thread hands its job over and waits. So one big dispatch gets every
+ * core, and contexts running at once take turns instead of oversubscribing the cores: libgomp
+ * workers spin-wait, and two teams on two cores run each dispatch several times slower than
+ * taking turns. With the job run on whichever libuv pool thread picked the command, every pool
+ * thread would also grow a team of its own (16 teams). A per-dispatch thread budget (cores /
+ * running dispatches) was the alternative; it does not work with oneDNN primitives, which fix
+ * their thread count when they are created, and gives no dispatch more than its share even
+ * when it runs alone for most of its time.
+ *
+ * Turns are round robin at step granularity: jobs wait in a ring; the one at its head runs
+ * until it is finished or, once another job waits, until the end of its current step (a
+ * dispatch: one plan step; a build: the nodes its threads are building), then goes to the
+ * back. A small dispatch thus waits for about one step of each job ahead of it instead of
+ * whole graphs, and a job alone runs straight through. The timeline gives a context one job
+ * at a time, so the ring is round robin between contexts. Steps of different plans may
+ * interleave: each plan has its own intermediates and scratchpad, each context its stream.
  */
 struct cpu_job {
-	void (*fn)(void *arg);
+	bool (*fn)(void *arg); /* runs one turn of the job; true when it is finished */
 	void *arg;
 	bool done;
 	struct cpu_job *next;
@@ -38,11 +47,12 @@ struct backend {
 	bool profile;  /* WEBNN_CPU_PROFILE=1: log every step's time (development aid) */
 	bool winograd; /* unless WEBNN_CPU_NO_WINOGRAD is set */
 	char cpu_name[128];
-	/* the compute thread and its queue of jobs, first come first served */
+	/* the compute thread and the ring of jobs waiting for their turn */
 	pthread_t compute;
 	pthread_mutex_t lock;
 	pthread_cond_t wake, done;
 	struct cpu_job *head, *tail;
+	atomic_uint waiting; /* jobs in the ring; read between steps without the lock */
 	bool stop;
 };
 
@@ -65,6 +75,18 @@ struct backend_plan {
 
 /* ---- the compute thread */
 
+/* Appends j to the ring; the lock is held. */
+static void ring_push(struct backend *be, struct cpu_job *j)
+{
+	j->next = NULL;
+	if (be->tail)
+		be->tail->next = j;
+	else
+		be->head = j;
+	be->tail = j;
+	atomic_fetch_add_explicit(&be->waiting, 1, memory_order_relaxed);
+}
+
 static void *compute_main(void *arg)
 {
 	struct backend *be = arg;
@@ -80,26 +102,34 @@ static void *compute_main(void *arg)
 		be->head = j->next;
 		if (!be->head)
 			be->tail = NULL;
+		atomic_fetch_sub_explicit(&be->waiting, 1, memory_order_relaxed);
 		pthread_mutex_unlock(&be->lock);
-		j->fn(j->arg);
+		bool finished = j->fn(j->arg);
 		pthread_mutex_lock(&be->lock);
-		j->done = true;
-		pthread_cond_broadcast(&be->done);
+		if (finished) {
+			j->done = true;
+			pthread_cond_broadcast(&be->done);
+		} else {
+			ring_push(be, j);
+		}
 	}
 	pthread_mutex_unlock(&be->lock);
 	return NULL;
 }
 
-/* Runs fn(arg) on the compute thread after the jobs queued before it; returns when done. */
-static void compute_run(struct backend *be, void (*fn)(void *), void *arg)
+/* Another job waits for its turn: the running one should end its turn after its current step. */
+static bool compute_contended(struct backend *be)
+{
+	return atomic_load_explicit(&be->waiting, memory_order_relaxed) > 0;
+}
+
+/* Runs fn(arg) on the compute thread, one turn per call (fn returns true when finished), in
+ * turns with the other jobs; returns when done. */
+static void compute_run(struct backend *be, bool (*fn)(void *), void *arg)
 {
 	struct cpu_job j = { fn, arg, false, NULL };
 	pthread_mutex_lock(&be->lock);
-	if (be->tail)
-		be->tail->next = &j;
-	else
-		be->head = &j;
-	be->tail = &j;
+	ring_push(be, &j);
 	pthread_cond_signal(&be->wake);
 	while (!j.done)
 		pthread_cond_wait(&be->done, &be->lock);
@@ -159,6 +189,7 @@ static enum webnn_status cpu_init(const struct backend_options *opts, struct bac
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 				    "cpu: oneDNN has no CPU engine (status %d)", (int)st);
 	}
+	atomic_init(&be->waiting, 0);
 	pthread_mutex_init(&be->lock, NULL);
 	pthread_cond_init(&be->wake, NULL);
 	pthread_cond_init(&be->done, NULL);
@@ -332,8 +363,6 @@ static enum webnn_status step_prepare(const struct cpu_build *b, const struct gr
 	return cpu_fallback_prepare(b, s, diag);
 }
 
-/* One step per live node. The passes were asked for epilogues only, so a node fused into
- * anything but an epilogue head means they disregarded the caps. */
 /* Builds steps[k] for live node nodes[k] on a team thread: its own stream for the weight
  * reorders; the first failure's message wins. */
 static void build_one(struct backend_plan *plan, const struct cpu_build *b, uint32_t node,
@@ -365,20 +394,14 @@ static void build_one(struct backend_plan *plan, const struct cpu_build *b, uint
 		  (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
 }
 
-/*
- * One step per live node. The passes were asked for epilogues only, so a node fused into
- * anything but an epilogue head means they disregarded the caps. The steps are built by the
- * team in parallel: creating a oneDNN primitive (JIT code) and reordering its weights is
- * single-threaded work, so two cores halve a SqueezeNet build.
- */
-static enum webnn_status plan_steps(struct backend_plan *plan, const struct cpu_build *b,
+/* The live nodes a plan gets a step each for, in order. The passes were asked for epilogues
+ * only, so a node fused into anything but an epilogue head means they disregarded the caps. */
+static enum webnn_status plan_nodes(struct backend_plan *plan, uint32_t *nodes, uint32_t *count,
 				    struct wnn_diag *diag)
 {
 	const struct graph_ir *g = plan->g;
-	uint32_t *nodes = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof(*nodes)), count = 0;
-	if (!nodes)
-		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
 	enum webnn_status st = WEBNN_STATUS_OK;
+	*count = 0;
 	for (uint32_t i = 0; i < g->n_nodes && st == WEBNN_STATUS_OK; i++) {
 		const struct graph_node *n = &g->nodes[i];
 		char name[96];
@@ -396,13 +419,48 @@ static enum webnn_status plan_steps(struct backend_plan *plan, const struct cpu_
 					  graph_node_name(n, name, sizeof(name)));
 		} else {
 			st = host_values_check_node(&plan->hv, i, diag);
-			nodes[count++] = i;
+			nodes[(*count)++] = i;
 		}
 	}
-	/* steps not built stay zeroed: plan destruction skips them */
-	plan->n_steps = count;
-	enum webnn_status first = st;
-#pragma omp parallel num_threads(b->threads) if (count > 8 && st == WEBNN_STATUS_OK)
+	return st;
+}
+
+/*
+ * A build: one step per live node, built by the team in parallel: creating a oneDNN primitive
+ * (JIT code) and reordering its weights is single-threaded work, so two cores halve a
+ * SqueezeNet build. Nodes are handed out in order; once another job waits, a turn takes no
+ * node after its first, and the next turn resumes where it stopped.
+ */
+struct build_job {
+	struct backend_plan *plan;
+	const struct cpu_build *b;
+	struct wnn_diag *diag;
+	enum webnn_status st;  /* the first failure's */
+	uint32_t *nodes;       /* live node of each step; NULL before the first turn */
+	uint32_t count, next;  /* steps; the first step not handed out yet */
+};
+
+static bool build_job_run(void *arg)
+{
+	struct build_job *j = arg;
+	struct backend_plan *plan = j->plan;
+	const struct cpu_build *b = j->b;
+	struct backend *be = plan->ctx->be;
+	if (!j->nodes) {
+		const struct graph_ir *g = plan->g;
+		j->nodes = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof(*j->nodes));
+		if (!j->nodes) {
+			j->st = wnn_diag_set(j->diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
+			return true;
+		}
+		j->st = plan_nodes(plan, j->nodes, &j->count, j->diag);
+		/* steps not built stay zeroed: plan destruction skips them */
+		plan->n_steps = j->count;
+		if (j->st != WEBNN_STATUS_OK)
+			return true;
+	}
+	uint32_t start = j->next;
+#pragma omp parallel num_threads(b->threads) if (j->count > 8)
 	{
 		struct cpu_build bt = *b;
 		bool own = dnnl_stream_create(&bt.stream, bt.engine, dnnl_stream_default_flags) ==
@@ -412,41 +470,37 @@ static enum webnn_status plan_steps(struct backend_plan *plan, const struct cpu_
 			{
 				enum webnn_status seen;
 #pragma omp atomic read
-				seen = first;
+				seen = j->st;
 				if (seen == WEBNN_STATUS_OK) {
-					wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+					wnn_diag_set(j->diag, WEBNN_STATUS_OPERATION_ERROR,
 						     "cpu: oneDNN could not create a stream");
 #pragma omp atomic write
-					first = WEBNN_STATUS_OPERATION_ERROR;
+					j->st = WEBNN_STATUS_OPERATION_ERROR;
 				}
 			}
 		}
-#pragma omp for schedule(dynamic, 1)
-		for (uint32_t k = 0; k < count; k++) {
+		for (;;) {
 			enum webnn_status seen;
+			uint32_t k;
 #pragma omp atomic read
-			seen = first;
-			if (seen == WEBNN_STATUS_OK && own)
-				build_one(plan, &bt, nodes[k], &plan->steps[k], &first, diag);
+			seen = j->st;
+#pragma omp atomic read
+			k = j->next;
+			if (!own || seen != WEBNN_STATUS_OK || k >= j->count ||
+			    (k != start && compute_contended(be)))
+				break;
+#pragma omp atomic capture
+			k = j->next++;
+			if (k >= j->count)
+				break;
+			build_one(plan, &bt, j->nodes[k], &plan->steps[k], &j->st, j->diag);
 		}
 		if (own)
 			dnnl_stream_destroy(bt.stream);
 	}
-	free(nodes);
-	return first;
-}
-
-struct build_job {
-	struct backend_plan *plan;
-	const struct cpu_build *b;
-	struct wnn_diag *diag;
-	enum webnn_status st;
-};
-
-static void build_job_run(void *arg)
-{
-	struct build_job *j = arg;
-	j->st = plan_steps(j->plan, j->b, j->diag);
+	if (j->next > j->count)
+		j->next = j->count; /* the threads that found nothing left still counted */
+	return j->st != WEBNN_STATUS_OK || j->next == j->count;
 }
 
 static enum webnn_status cpu_compile(struct backend_context *ctx, const struct graph_ir *g,
@@ -477,8 +531,9 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 			st = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
 					  "cpu: oneDNN could not create a stream");
 		} else {
-			struct build_job job = { plan, &b, diag, WEBNN_STATUS_OK };
+			struct build_job job = { plan, &b, diag, WEBNN_STATUS_OK, NULL, 0, 0 };
 			compute_run(ctx->be, build_job_run, &job);
+			free(job.nodes);
 			st = job.st;
 			dnnl_stream_destroy(b.stream);
 		}
@@ -502,16 +557,17 @@ struct run_job {
 	struct backend_plan *plan;
 	struct wnn_diag *diag;
 	enum webnn_status st;
+	size_t next; /* the step its next turn starts with */
 };
 
-static void run_job_run(void *arg);
+static bool run_job_run(void *arg);
 
 static enum webnn_status cpu_execute(struct backend_plan *plan,
 				     struct backend_tensor *const *inputs,
 				     struct backend_tensor *const *outputs, struct wnn_diag *diag)
 {
 	host_values_bind_run(&plan->hv, inputs, outputs);
-	struct run_job job = { plan, diag, WEBNN_STATUS_OK };
+	struct run_job job = { plan, diag, WEBNN_STATUS_OK, 0 };
 	compute_run(plan->ctx->be, run_job_run, &job);
 	if (job.st != WEBNN_STATUS_OK)
 		return job.st;
@@ -519,8 +575,9 @@ static enum webnn_status cpu_execute(struct backend_plan *plan,
 	return WEBNN_STATUS_OK;
 }
 
-/* The steps of a plan, in order, on the compute thread. */
-static void run_job_run(void *arg)
+/* The steps of a plan, in order, on the compute thread: one turn, which ends early after a step
+ * when another job waits. */
+static bool run_job_run(void *arg)
 {
 	struct run_job *j = arg;
 	struct backend_plan *plan = j->plan;
@@ -530,7 +587,11 @@ static void run_job_run(void *arg)
 			      .scratch = plan->scratch };
 	enum webnn_status st = WEBNN_STATUS_OK;
 	struct wnn_diag *diag = j->diag;
-	for (size_t k = 0; k < plan->n_steps && st == WEBNN_STATUS_OK; k++) {
+	for (size_t k = j->next; k < plan->n_steps && st == WEBNN_STATUS_OK; k++) {
+		if (k > j->next && compute_contended(be)) {
+			j->next = k;
+			return false;
+		}
 		const struct cpu_step *s = &plan->steps[k];
 		struct timespec t0, t1;
 		if (be->profile)
@@ -549,6 +610,7 @@ static void run_job_run(void *arg)
 		}
 	}
 	j->st = st;
+	return true;
 }
 
 const struct backend_impl backend_cpu = {
