@@ -162,6 +162,15 @@ int shm_locate(struct session *s, const Webnn__Ipc__Data *data, uint64_t expect,
 	}
 	switch (data->where_case) {
 	case WEBNN__IPC__DATA__WHERE_INLINE:
+		/* Inline bytes are copied on the loop thread: only small ones (the handshake says
+		 * how small) may travel that way. */
+		if (data->inline_.len > s->d->limits.max_inline_bytes) {
+			wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				     "%s: %zu bytes inline, more than max_inline_bytes (%" PRIu32
+				     "): larger data travels through shared memory", what,
+				     data->inline_.len, s->d->limits.max_inline_bytes);
+			return 0;
+		}
 		src->bytes = data->inline_.data;
 		src->size = data->inline_.len;
 		break;
