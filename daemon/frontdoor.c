@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,8 +379,20 @@ static struct frontdoor_worker *worker_spawn(struct frontdoor *door, char *why, 
 	argv[cfg->worker_argv_slot] = slot_s;
 	pid_t parent = getpid();
 	fflush(NULL);
+	/* Until its exec the child runs our libuv signal handlers, which would report a signal
+	 * sent to it (a SIGTERM when stopping) to our loop as if sent to us: signals stay blocked
+	 * across the fork and the child resets every handler before unblocking them. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pid_t pid = fork();
 	if (pid == 0) {
+		for (int sig = 1; sig < NSIG; sig++) {
+			struct sigaction sa;
+			if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_DFL &&
+			    sa.sa_handler != SIG_IGN)
+				signal(sig, SIG_DFL);
+		}
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(1);
@@ -401,6 +414,7 @@ static struct frontdoor_worker *worker_spawn(struct frontdoor *door, char *why, 
 		_exit(127);
 	}
 	int err = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	close(sv[1]);
 	if (pid < 0) {
 		snprintf(why, why_len, "cannot start a device worker: %s", strerror(err));
