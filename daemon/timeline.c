@@ -79,25 +79,54 @@ static double now_ms(void)
 }
 
 /* Thread-pool side: only backend calls and the command's own fields. */
-/* Pool side of BuildGraph: the IR import, the shared passes with what the backend asks for,
- * then the backend's compile. Folding is the daemon's policy, for every backend: the reference
- * kernels (the oracle) evaluate constant subgraphs, within the graph's fold budget. */
-static enum webnn_status compile_graph(const struct backend_impl *impl, struct cmd *cmd,
-				       struct wnn_diag *diag)
+/* BuildGraph once the IR exists: the work budget, the shared passes with what the backend asks
+ * for, then the backend's compile. Folding is the daemon's policy, for every backend: the
+ * reference kernels (the oracle) evaluate constant subgraphs, within the graph's fold budget. */
+static enum webnn_status compile_imported(const struct backend_impl *impl, struct cmd *cmd,
+					  struct wnn_diag *diag)
 {
 	struct mlgraph *g = cmd->graph;
-	enum webnn_status st = graph_import(&g->bg, &g->ir, diag);
-	if (st != WEBNN_STATUS_OK)
-		return st;
+	/* The work budget, before anything is folded or compiled: the estimate of the imported
+	 * graph counts what folding would evaluate here too. */
+	uint64_t max_flops = cmd->ctx->obj.s->d->limits.max_dispatch_flops;
+	struct graph_cost cost;
+	graph_estimate_cost(g->ir, &cost);
+	g->flops = cost.flops;
+	if (cost.flops > max_flops) {
+		char name[96] = "";
+		if (cost.largest != GRAPH_NONE)
+			graph_node_name(&g->ir->nodes[cost.largest], name, sizeof(name));
+		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+				    "build: the graph needs about %.2e FLOP per dispatch, more than "
+				    "max_dispatch_flops (%.2e); the largest operator is %s (%.2e)",
+				    (double)cost.flops, (double)max_flops, name,
+				    (double)cost.largest_flops);
+	}
 	struct graph_caps caps = { 0 };
 	if (impl->caps)
 		impl->caps(cmd->ctx->bctx, &caps);
 	caps.evaluate = reference_evaluate;
 	caps.fold_max_bytes = g->fold_budget;
-	st = graph_optimize(g->ir, &caps, diag);
+	enum webnn_status st = graph_optimize(g->ir, &caps, diag);
 	if (st != WEBNN_STATUS_OK)
 		return st;
 	return impl->compile(cmd->ctx->bctx, g->ir, &g->plan, diag);
+}
+
+/* Pool side of BuildGraph: the IR import, then the rest. */
+static enum webnn_status compile_graph(const struct backend_impl *impl, struct cmd *cmd,
+				       struct wnn_diag *diag)
+{
+	struct mlgraph *g = cmd->graph;
+	enum webnn_status st = graph_import(&g->bg, &g->ir, diag);
+	if (st == WEBNN_STATUS_OK)
+		st = compile_imported(impl, cmd, diag);
+	if (st != WEBNN_STATUS_OK && !g->plan) {
+		/* no plan: the graph's release has nothing to run on the pool, so the IR goes now */
+		graph_destroy(g->ir);
+		g->ir = NULL;
+	}
+	return st;
 }
 
 static void cmd_work(uv_work_t *w)
@@ -289,8 +318,8 @@ static void complete_compile(struct cmd *cmd, bool ok)
 	r.body_case = WEBNN__IPC__REPLY__BODY_BUILD_GRAPH;
 	r.build_graph = &br;
 	cmd_reply_ok(cmd, &r);
-	log_debug("session %" PRIu64 ": graph %" PRIu32 " compiled in %.1f ms", s->no, g->obj.id,
-		  cmd->ms);
+	log_debug("session %" PRIu64 ": graph %" PRIu32 " compiled in %.1f ms (about %.2e FLOP "
+		  "per dispatch)", s->no, g->obj.id, cmd->ms, (double)g->flops);
 }
 
 /* Loop side, after the work (or instead of it): replies, events, poison, loss. */

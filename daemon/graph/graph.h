@@ -190,6 +190,19 @@ struct graph_counts {
 	uint32_t imported, live, folded, fused, dead;
 };
 void graph_count(const struct graph_ir *g, struct graph_counts *c);
+/* The estimated work of one run (cost.c), in floating-point operations or, for operators that
+ * only move or compare data, elements read and written. Counts live and fused nodes, so on a
+ * freshly imported graph it also bounds what constant folding would evaluate at build.
+ * Saturates at UINT64_MAX instead of overflowing. */
+struct graph_cost {
+	uint64_t flops;         /* the whole graph */
+	uint32_t largest;       /* node index of the costliest node; GRAPH_NONE when none */
+	uint64_t largest_flops;
+};
+void graph_estimate_cost(const struct graph_ir *g, struct graph_cost *c);
+/* The estimate of one node (whatever its state). */
+uint64_t graph_node_cost(const struct graph_ir *g, const struct graph_node *n);
+
 /* "conv2d" or "conv2d 'label'": how messages name a node. */
 const char *graph_node_name(const struct graph_node *n, char *buf, size_t len);
 

@@ -1,0 +1,370 @@
+/* Work budgets end to end over the raw protocol: max_dispatch_flops, the dispatch watchdog, cancellation, max_inflight_per_context. */
+#include "tests/graphs.h"
+#include "tests/ptclient.h"
+
+#include <time.h>
+
+#include "daemon/graph/graph.h"
+#include "proto/wnn.h"
+
+/* ---- chains of matmuls over [m, m] float32, n_ops deep:
+ *  dispatched: z = (...((x @ y) @ y)...) @ y, inputs "x" and "y" (the names pt_dispatch binds);
+ *  folded:     z = ((...((y @ y) @ y)...) @ y) + x with y = expand(0.0), a constant, so the
+ *              whole chain is evaluated by constant folding while the graph builds. */
+
+struct wk_graph {
+	Webnn__Ipc__ClientMessage m;
+	Webnn__Ipc__BuildGraph bg;
+	Webnn__Ipc__GraphInfo gi;
+	Webnn__Ipc__Operand *operands, **operand_ptrs;
+	Webnn__Ipc__OperandDescriptor desc, scalar_desc;
+	uint32_t shape[2];
+	Webnn__Ipc__Operation *ops, **op_ptrs;
+	Webnn__Ipc__Matmul *mm;
+	char (*labels)[16];
+	Webnn__Ipc__Number zero;
+	Webnn__Ipc__Expand expand;
+	Webnn__Ipc__ElementwiseBinary add;
+	Webnn__Ipc__NamedOperand names[3], *in_ptrs[2], *out_ptr;
+};
+
+static void wk_operand(struct wk_graph *g, size_t i, Webnn__Ipc__OperandKind kind,
+		       const char *name)
+{
+	webnn__ipc__operand__init(&g->operands[i]);
+	g->operands[i].descriptor = &g->desc;
+	g->operands[i].kind = kind;
+	g->operands[i].name = (char *)name;
+	g->operand_ptrs[i] = &g->operands[i];
+}
+
+static Webnn__Ipc__Operation *wk_op(struct wk_graph *g, size_t i, enum wnn_op op)
+{
+	webnn__ipc__operation__init(&g->ops[i]);
+	g->ops[i].op = wnn_ops[op].id;
+	g->op_ptrs[i] = &g->ops[i];
+	return &g->ops[i];
+}
+
+static void wk_io(struct wk_graph *g, int n_in, const char *const *in_names, const uint32_t *ins,
+		  uint32_t out)
+{
+	for (int i = 0; i < n_in; i++) {
+		webnn__ipc__named_operand__init(&g->names[i]);
+		g->names[i].name = (char *)in_names[i];
+		g->names[i].operand = ins[i];
+		g->in_ptrs[i] = &g->names[i];
+	}
+	webnn__ipc__named_operand__init(&g->names[2]);
+	g->names[2].name = "z";
+	g->names[2].operand = out;
+	g->out_ptr = &g->names[2];
+	g->gi.n_inputs = (size_t)n_in;
+	g->gi.inputs = g->in_ptrs;
+	g->gi.n_outputs = 1;
+	g->gi.outputs = &g->out_ptr;
+}
+
+/* The chain as graph `id` of context `ctx`; matmul i is labelled "mm<i>". */
+static void wk_chain(struct wk_graph *g, uint32_t ctx, uint32_t id, uint32_t m, uint32_t n_ops,
+		     bool folded)
+{
+	memset(g, 0, sizeof(*g));
+	size_t n_operands = (size_t)n_ops + (folded ? 4 : 2);
+	size_t n_operations = (size_t)n_ops + (folded ? 2 : 0);
+	g->operands = calloc(n_operands, sizeof(*g->operands));
+	g->operand_ptrs = calloc(n_operands, sizeof(*g->operand_ptrs));
+	g->ops = calloc(n_operations, sizeof(*g->ops));
+	g->op_ptrs = calloc(n_operations, sizeof(*g->op_ptrs));
+	g->mm = calloc(n_ops, sizeof(*g->mm));
+	g->labels = calloc(n_ops, sizeof(*g->labels));
+	ASSERT(g->operands && g->operand_ptrs && g->ops && g->op_ptrs && g->mm && g->labels);
+	webnn__ipc__graph_info__init(&g->gi);
+	webnn__ipc__operand_descriptor__init(&g->desc);
+	g->shape[0] = g->shape[1] = m;
+	g->desc.data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
+	g->desc.n_shape = 2;
+	g->desc.shape = g->shape;
+	/* operand 0: x (dispatched) or the scalar 0.0 (folded); 1: y; 2..n_ops+1: products */
+	size_t op = 0;
+	if (folded) {
+		webnn__ipc__operand_descriptor__init(&g->scalar_desc);
+		g->scalar_desc.data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
+		webnn__ipc__number__init(&g->zero);
+		g->zero.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+		wk_operand(g, 0, WEBNN__IPC__OPERAND_KIND__OPERAND_SCALAR_CONSTANT, NULL);
+		g->operands[0].descriptor = &g->scalar_desc;
+		g->operands[0].scalar = &g->zero;
+		wk_operand(g, 1, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL);
+		webnn__ipc__expand__init(&g->expand);
+		g->expand.input = 0;
+		g->expand.output = 1;
+		g->expand.n_new_shape = 2;
+		g->expand.new_shape = g->shape;
+		Webnn__Ipc__Operation *o = wk_op(g, op++, WNN_OP_EXPAND);
+		o->attrs_case = WEBNN__IPC__OPERATION__ATTRS_EXPAND;
+		o->expand = &g->expand;
+	} else {
+		wk_operand(g, 0, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "x");
+		wk_operand(g, 1, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "y");
+	}
+	for (uint32_t i = 0; i < n_ops; i++) {
+		wk_operand(g, i + 2, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL);
+		webnn__ipc__matmul__init(&g->mm[i]);
+		g->mm[i].a = i > 0 ? i + 1 : folded ? 1 : 0;
+		g->mm[i].b = 1;
+		g->mm[i].output = i + 2;
+		snprintf(g->labels[i], sizeof(g->labels[i]), "mm%u", i);
+		Webnn__Ipc__Operation *o = wk_op(g, op++, WNN_OP_MATMUL);
+		o->label = g->labels[i];
+		o->attrs_case = WEBNN__IPC__OPERATION__ATTRS_MATMUL;
+		o->matmul = &g->mm[i];
+	}
+	if (folded) {
+		uint32_t x = n_ops + 2, z = n_ops + 3;
+		wk_operand(g, x, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "x");
+		wk_operand(g, z, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL);
+		webnn__ipc__elementwise_binary__init(&g->add);
+		g->add.a = n_ops + 1;
+		g->add.b = x;
+		g->add.output = z;
+		Webnn__Ipc__Operation *o = wk_op(g, op++, WNN_OP_ADD);
+		o->attrs_case = WEBNN__IPC__OPERATION__ATTRS_BINARY;
+		o->binary = &g->add;
+		wk_io(g, 1, (const char *const[]){ "x" }, (const uint32_t[]){ x }, z);
+	} else {
+		wk_io(g, 2, (const char *const[]){ "x", "y" }, (const uint32_t[]){ 0, 1 }, n_ops + 1);
+	}
+	g->gi.n_operands = n_operands;
+	g->gi.operands = g->operand_ptrs;
+	g->gi.n_operations = n_operations;
+	g->gi.operations = g->op_ptrs;
+	webnn__ipc__build_graph__init(&g->bg);
+	g->bg.context_id = ctx;
+	g->bg.graph_id = id;
+	g->bg.graph = &g->gi;
+	webnn__ipc__client_message__init(&g->m);
+	g->m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
+	g->m.build_graph = &g->bg;
+}
+
+static void wk_free(struct wk_graph *g)
+{
+	free(g->operands);
+	free(g->operand_ptrs);
+	free(g->ops);
+	free(g->op_ptrs);
+	free(g->mm);
+	free(g->labels);
+}
+
+static void wk_connect(struct pt_conn *c, const struct test_daemon *d, const char *name)
+{
+	pt_connect(c, d);
+	pt_hello(c, name);
+}
+
+/* ---- the estimate (graph_estimate_cost over the imported IR), by operator family */
+
+/* Appends op to t, imports the graph and returns its estimate (one node: also the largest). */
+static uint64_t wk_cost(struct tg_graph *t, Webnn__Ipc__Operation *op)
+{
+	struct wnn_diag diag = { 0 };
+	ASSERT_MSG(tg_op(t, op, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	const struct graph_ir *g = tg_finish(t, &diag);
+	ASSERT_MSG(g, "%s", diag.message);
+	struct graph_cost c;
+	graph_estimate_cost(g, &c);
+	ASSERT_EQ(c.largest, 0);
+	ASSERT(c.flops == c.largest_flops);
+	ASSERT(c.flops == graph_node_cost(g, &g->nodes[0]));
+	return c.flops;
+}
+
+#define WK_SHAPE(...) (sizeof((uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t)), \
+		      ((const uint32_t[]){ __VA_ARGS__ })
+
+TEST(work_cost_by_family)
+{
+	struct tg_graph t;
+	Webnn__Ipc__Operation op = WEBNN__IPC__OPERATION__INIT;
+
+	/* conv2d: 2 * out elements * KH * KW * Cin/groups, plus the elements read and written */
+	uint32_t pad[] = { 1, 1, 1, 1 };
+	for (uint32_t groups = 1; groups <= 4; groups *= 4) {
+		tg_init(&t);
+		Webnn__Ipc__Conv2d cv = WEBNN__IPC__CONV2D__INIT;
+		cv.input = tg_input(&t, WNN_F32, WK_SHAPE(1, 64, 56, 56));
+		cv.filter = tg_input(&t, WNN_F32, WK_SHAPE(128, 64 / groups, 3, 3));
+		cv.output = tg_next(&t);
+		cv.padding = pad;
+		cv.n_padding = 4;
+		cv.has_groups = true;
+		cv.groups = groups;
+		op = (Webnn__Ipc__Operation)WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&op, WNN_OP_CONV2D, &cv);
+		uint64_t work = 2ull * 128 * 56 * 56 * 3 * 3 * (64 / groups);
+		uint64_t data = 64 * 56 * 56 + 128 * (64 / groups) * 9 + 128 * 56 * 56;
+		ASSERT_EQ(wk_cost(&t, &op), work + data);
+		tg_free(&t);
+	}
+
+	/* convTranspose2d: the larger of the gather (per output) and scatter (per input) forms */
+	tg_init(&t);
+	Webnn__Ipc__ConvTranspose2d ct = WEBNN__IPC__CONV_TRANSPOSE2D__INIT;
+	uint32_t strides[] = { 2, 2 };
+	ct.input = tg_input(&t, WNN_F32, WK_SHAPE(1, 8, 4, 4));
+	ct.filter = tg_input(&t, WNN_F32, WK_SHAPE(8, 16, 3, 3));
+	ct.output = tg_next(&t);
+	ct.strides = strides;
+	ct.n_strides = 2;
+	op = (Webnn__Ipc__Operation)WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&op, WNN_OP_CONV_TRANSPOSE2D, &ct);
+	ASSERT_EQ(wk_cost(&t, &op), 2 * 16 * 9 * 9 * 3 * 3 * 8 + (128 + 1152 + 16 * 9 * 9));
+	tg_free(&t);
+
+	/* gemm: 2*M*N*K + M*N for C; matmul: 2*batch*M*N*K */
+	tg_init(&t);
+	Webnn__Ipc__Gemm gm = WEBNN__IPC__GEMM__INIT;
+	gm.a = tg_input(&t, WNN_F32, WK_SHAPE(3, 4));
+	gm.b = tg_input(&t, WNN_F32, WK_SHAPE(4, 5));
+	gm.has_c = true;
+	gm.c = tg_input(&t, WNN_F32, WK_SHAPE(5));
+	gm.output = tg_next(&t);
+	op = (Webnn__Ipc__Operation)WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&op, WNN_OP_GEMM, &gm);
+	ASSERT_EQ(wk_cost(&t, &op), 2 * 3 * 5 * 4 + 3 * 5 + (12 + 20 + 5 + 15));
+	tg_free(&t);
+
+	tg_init(&t);
+	Webnn__Ipc__Matmul mm = WEBNN__IPC__MATMUL__INIT;
+	mm.a = tg_input(&t, WNN_F32, WK_SHAPE(2, 3, 4, 5));
+	mm.b = tg_input(&t, WNN_F32, WK_SHAPE(2, 3, 5, 6));
+	mm.output = tg_next(&t);
+	op = (Webnn__Ipc__Operation)WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&op, WNN_OP_MATMUL, &mm);
+	ASSERT_EQ(wk_cost(&t, &op), 2 * 6 * 4 * 6 * 5 + (120 + 180 + 144));
+	tg_free(&t);
+
+	/* pools: every window element of every output */
+	tg_init(&t);
+	Webnn__Ipc__Pool2d pl = WEBNN__IPC__POOL2D__INIT;
+	uint32_t window[] = { 3, 3 };
+	pl.input = tg_input(&t, WNN_F32, WK_SHAPE(1, 2, 8, 8));
+	pl.output = tg_next(&t);
+	pl.window_dimensions = window;
+	pl.n_window_dimensions = 2;
+	op = (Webnn__Ipc__Operation)WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&op, WNN_OP_MAX_POOL2D, &pl);
+	ASSERT_EQ(wk_cost(&t, &op), 2 * 6 * 6 * 9 + (128 + 72));
+	tg_free(&t);
+
+	/* lstm: the gate products of every step, 2 * batch * 4H * (I + H) each */
+	tg_init(&t);
+	Webnn__Ipc__Lstm lm = WEBNN__IPC__LSTM__INIT;
+	lm.input = tg_input(&t, WNN_F32, WK_SHAPE(2, 3, 4));
+	lm.weight = tg_input(&t, WNN_F32, WK_SHAPE(1, 20, 4));
+	lm.recurrent_weight = tg_input(&t, WNN_F32, WK_SHAPE(1, 20, 5));
+	uint32_t outs[] = { tg_next(&t), tg_next(&t) + 1 };
+	lm.outputs = outs;
+	lm.n_outputs = 2;
+	lm.steps = 2;
+	lm.hidden_size = 5;
+	op = (Webnn__Ipc__Operation)WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&op, WNN_OP_LSTM, &lm);
+	ASSERT_EQ(wk_cost(&t, &op), 2 * (2 * 3 * 20 * (4 + 5)) + (24 + 80 + 100 + 15 + 15));
+	tg_free(&t);
+
+	/* everything else: the elements read and written */
+	tg_init(&t);
+	Webnn__Ipc__ElementwiseBinary add = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+	add.a = tg_input(&t, WNN_F32, WK_SHAPE(2, 3));
+	add.b = tg_input(&t, WNN_F32, WK_SHAPE(3));
+	add.output = tg_next(&t);
+	op = (Webnn__Ipc__Operation)WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&op, WNN_OP_ADD, &add);
+	ASSERT_EQ(wk_cost(&t, &op), 6 + 3 + 6);
+	tg_free(&t);
+}
+
+/* Valid descriptors (up to 16 GiB each) still make products past 64 bits: the estimate
+ * saturates instead of wrapping around to a small number. */
+TEST(work_cost_saturates)
+{
+	struct tg_graph t;
+	tg_init(&t);
+	struct wnn_diag diag = { 0 };
+	/* a float16 65536x65536 filter over 2^17 x 65535 outputs: 2^33 * 2^32 * 2 FLOP, twice */
+	uint32_t x = tg_input(&t, WNN_F16, WK_SHAPE(1, 1, 1, 1));
+	uint32_t f = tg_input(&t, WNN_F16, WK_SHAPE(1, 1, 65536, 65536));
+	uint32_t pad[] = { 98303, 98303, 65534, 65535 };
+	Webnn__Ipc__Conv2d cv[2] = { WEBNN__IPC__CONV2D__INIT, WEBNN__IPC__CONV2D__INIT };
+	Webnn__Ipc__Operation op[2] = { WEBNN__IPC__OPERATION__INIT, WEBNN__IPC__OPERATION__INIT };
+	for (int i = 0; i < 2; i++) {
+		cv[i].input = x;
+		cv[i].filter = f;
+		cv[i].output = tg_next(&t);
+		cv[i].padding = pad;
+		cv[i].n_padding = 4;
+		tg_set_op(&op[i], WNN_OP_CONV2D, &cv[i]);
+		ASSERT_MSG(tg_op(&t, &op[i], &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+		tg_output(&t, cv[i].output);
+	}
+	const struct graph_ir *g = tg_finish(&t, &diag);
+	ASSERT_MSG(g, "%s", diag.message);
+	ASSERT_EQ(g->values[cv[0].output].desc.dims[2], 1u << 17);
+	ASSERT_EQ(g->values[cv[0].output].desc.dims[3], 65535);
+	struct graph_cost c;
+	graph_estimate_cost(g, &c);
+	ASSERT(c.flops == UINT64_MAX);
+	ASSERT(c.largest_flops == UINT64_MAX);
+	ASSERT_EQ(c.largest, 0);
+	tg_free(&t);
+}
+
+/* ---- max_dispatch_flops: checked at build, before anything is allocated or compiled */
+
+TEST_TIMEOUT(work_flop_budget_refuses_huge_matmul, 60)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn c;
+	wk_connect(&c, &d, "flops");
+	pt_create_context(&c, 1);
+	/* 2 * 16384^3 = 8.80e12 FLOP of two graph inputs: nothing is allocated for it */
+	struct wk_graph g;
+	wk_chain(&g, 1, 2, 16384, 1, false);
+	pt_call_err(&c, &g.m, WEBNN_STATUS_NOT_SUPPORTED,
+		    "build: the graph needs about 8.80e+12 FLOP per dispatch, more than "
+		    "max_dispatch_flops (2.00e+12); the largest operator is matmul 'mm0' (8.80e+12)");
+	wk_free(&g);
+	/* within the budget it builds, and the connection goes on */
+	wk_chain(&g, 1, 3, 1024, 4, false);
+	pt_call_ok(&c, &g.m);
+	wk_free(&g);
+	pt_add_roundtrip(&c, 1, 10, 1.0f);
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
+
+TEST_TIMEOUT(work_flop_budget_is_configurable, 60)
+{
+	struct test_daemon d;
+	const char *args[] = { "--backend", "reference", "--limit", "max_dispatch_flops=1G", NULL };
+	test_daemon_start(&d, args);
+	struct pt_conn c;
+	wk_connect(&c, &d, "flops");
+	pt_create_context(&c, 1);
+	/* 512^3 matmuls are 2.68e8 FLOP each: three fit in 1 GiB of FLOP, four do not */
+	struct wk_graph g;
+	wk_chain(&g, 1, 2, 512, 3, false);
+	pt_call_ok(&c, &g.m);
+	wk_free(&g);
+	wk_chain(&g, 1, 3, 512, 4, false);
+	pt_call_err(&c, &g.m, WEBNN_STATUS_NOT_SUPPORTED,
+		    "FLOP per dispatch, more than max_dispatch_flops (1.07e+09); the largest "
+		    "operator is matmul 'mm0' (2.69e+08)");
+	wk_free(&g);
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
