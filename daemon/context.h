@@ -2,6 +2,7 @@
 #ifndef DAEMON_CONTEXT_H
 #define DAEMON_CONTEXT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "daemon/backend/backend.h"
@@ -22,6 +23,9 @@ struct context {
 	char lost_msg[WNN_MAX_DIAG];
 	struct cmd *head, *tail; /* the timeline: in order, one at a time */
 	bool running, kicking;
+	/* Set (for good) when the context is lost or closing: the backend stops its work at the
+	 * next step boundary (backend_context_options.cancel). */
+	atomic_bool cancel;
 };
 
 extern const struct obj_kind context_kind;

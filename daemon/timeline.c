@@ -86,6 +86,7 @@ static enum webnn_status compile_imported(const struct backend_impl *impl, struc
 					  struct wnn_diag *diag)
 {
 	struct mlgraph *g = cmd->graph;
+	const atomic_bool *cancel = &cmd->ctx->cancel;
 	/* The work budget, before anything is folded or compiled: the estimate of the imported
 	 * graph counts what folding would evaluate here too. */
 	uint64_t max_flops = cmd->ctx->obj.s->d->limits.max_dispatch_flops;
@@ -102,14 +103,19 @@ static enum webnn_status compile_imported(const struct backend_impl *impl, struc
 				    (double)cost.flops, (double)max_flops, name,
 				    (double)cost.largest_flops);
 	}
+	if (backend_cancelled(cancel))
+		return backend_cancelled_status(diag, "build");
 	struct graph_caps caps = { 0 };
 	if (impl->caps)
 		impl->caps(cmd->ctx->bctx, &caps);
 	caps.evaluate = reference_evaluate;
 	caps.fold_max_bytes = g->fold_budget;
+	caps.cancel = cancel;
 	enum webnn_status st = graph_optimize(g->ir, &caps, diag);
 	if (st != WEBNN_STATUS_OK)
 		return st;
+	if (backend_cancelled(cancel))
+		return backend_cancelled_status(diag, "build");
 	return impl->compile(cmd->ctx->bctx, g->ir, &g->plan, diag);
 }
 
@@ -563,8 +569,15 @@ void timeline_lose(struct context *c, const char *message)
 	if (c->lost)
 		return;
 	c->lost = true;
+	atomic_store(&c->cancel, true);
 	snprintf(c->lost_msg, sizeof(c->lost_msg), "%s", message);
 	log_warn("session %" PRIu64 ": context %" PRIu32 " lost: %s", c->obj.s->no, c->obj.id,
 		 message);
 	reply_context_lost(c->obj.s, c->obj.id, c->lost_msg);
+}
+
+void timeline_close(struct context *c)
+{
+	c->closing = true;
+	atomic_store(&c->cancel, true);
 }

@@ -66,7 +66,11 @@ void timeline_reply_error(struct context *c, uint64_t serial, const struct wnn_d
 /* A failed request of this context: Reply{error} when serial != 0, else ErrorEvent. */
 void timeline_fail(struct context *c, uint64_t serial, uint32_t object_id,
 		   const struct wnn_diag *diag);
-/* The device context is gone: sends ContextLost once; later work fails with CONTEXT_LOST. */
+/* The device context is gone: sends ContextLost once; later work fails with CONTEXT_LOST, and
+ * the work running on it is cancelled. */
 void timeline_lose(struct context *c, const char *message);
+/* The context was destroyed or its connection closed: queued work is dropped and the running
+ * command is cancelled (its result discarded). */
+void timeline_close(struct context *c);
 
 #endif

@@ -13,7 +13,7 @@
 static bool cpu_has_live(struct backend *be, const struct graph_ir *g, enum wnn_op op)
 {
 	struct backend_context *ctx;
-	struct backend_context_options opts = { WEBNN_POWER_DEFAULT, false };
+	struct backend_context_options opts = { .accelerated = false };
 	struct wnn_diag diag = { 0 };
 	ASSERT(backend_cpu.context_create(be, &opts, &ctx, &diag) == WEBNN_STATUS_OK);
 	struct graph_ir *copy = graph_clone(g);
@@ -182,7 +182,7 @@ TEST_TIMEOUT(cpu_conv_transpose2d_in_nhwc, 120)
 	ot_check(be, g, -1, 1, TOL_SUM, "convTranspose2d nchw");
 
 	struct backend_context *ctx;
-	struct backend_context_options opts = { WEBNN_POWER_DEFAULT, false };
+	struct backend_context_options opts = { .accelerated = false };
 	struct wnn_diag diag = { 0 };
 	ASSERT(backend_cpu.context_create(be, &opts, &ctx, &diag) == WEBNN_STATUS_OK);
 	struct graph_ir *copy = graph_clone(g);

@@ -164,6 +164,27 @@ static void wk_connect(struct pt_conn *c, const struct test_daemon *d, const cha
 	pt_hello(c, name);
 }
 
+/* Builds the chain and creates its tensors x, y, z as ids id+1..id+3 (zeros: the values do not
+ * matter, the work does). */
+static void wk_chain_ready(struct pt_conn *c, uint32_t ctx, uint32_t id, uint32_t m,
+			   uint32_t n_ops)
+{
+	struct wk_graph g;
+	wk_chain(&g, ctx, id, m, n_ops, false);
+	pt_call_ok(c, &g.m);
+	wk_free(&g);
+	const uint32_t shape[] = { m, m };
+	for (uint32_t t = 1; t <= 3; t++)
+		pt_create_tensor(c, ctx, id + t, shape, 2);
+}
+
+static double wk_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* ---- the estimate (graph_estimate_cost over the imported IR), by operator family */
 
 /* Appends op to t, imports the graph and returns its estimate (one node: also the largest). */
@@ -368,3 +389,81 @@ TEST_TIMEOUT(work_flop_budget_is_configurable, 60)
 	pt_close(&c);
 	test_daemon_stop(&d);
 }
+
+/* ---- cancellation of a closed connection's work */
+
+/* 16 contexts each dispatch a long chain, then the client disconnects: the dispatches waiting
+ * for the cpu backend's compute thread are skipped and the running one stops at its next step,
+ * so another client of the same user (the same worker, pool and compute thread) is served at
+ * once instead of after all of them. */
+TEST_TIMEOUT(work_closed_connection_work_is_cancelled, 120)
+{
+	struct test_daemon d;
+	const char *args[] = { "--backend", "cpu", NULL };
+	test_daemon_start(&d, args);
+	struct pt_conn a, b;
+	wk_connect(&a, &d, "leaver");
+	wk_connect(&b, &d, "stayer");
+	pt_create_context(&b, 1);
+	enum { N_CTX = 16 };
+	for (uint32_t i = 0; i < N_CTX; i++) {
+		uint32_t ctx = 1 + i * 10;
+		pt_create_context(&a, ctx);
+		/* 32 matmuls of 1024^3: 6.9e10 FLOP a dispatch, 1.1e12 for the 16 */
+		wk_chain_ready(&a, ctx, ctx + 1, 1024, 32);
+	}
+	for (uint32_t i = 0; i < N_CTX; i++) {
+		uint32_t ctx = 1 + i * 10;
+		pt_dispatch(&a, ctx, ctx + 1, ctx + 2, ctx + 3, ctx + 4);
+	}
+	/* the worker reads them and starts them (all 16 on pool threads, 15 of them waiting for
+	 * the compute thread) */
+	struct timespec pause = { 0, 300 * 1000 * 1000 };
+	nanosleep(&pause, NULL);
+	pt_close(&a);
+	double t0 = wk_now();
+	const uint32_t shape[] = { 2, 3 };
+	pt_create_tensor(&b, 1, 2, shape, 2);
+	double created = wk_now() - t0;
+	pt_add_roundtrip(&b, 1, 10, 1.0f);
+	double served = wk_now() - t0;
+	fprintf(stderr, "after the disconnect: CreateTensor %.2f s, build+dispatch+read %.2f s\n",
+		created, served);
+	ASSERT_MSG(served < 5, "the other client waited %.1f s (CreateTensor %.1f s)", served,
+		   created);
+	pt_close(&b);
+	test_daemon_stop(&d);
+}
+
+/* MLContext.destroy() cancels its running dispatch too: the next context's work gets the cpu
+ * backend's compute thread at the dispatch's next step, not after the whole chain. */
+TEST_TIMEOUT(work_destroyed_context_work_is_cancelled, 120)
+{
+	struct test_daemon d;
+	const char *args[] = { "--backend", "cpu", NULL };
+	test_daemon_start(&d, args);
+	struct pt_conn c;
+	wk_connect(&c, &d, "destroyer");
+	pt_create_context(&c, 1);
+	pt_create_context(&c, 2);
+	/* 256 matmuls of 1024^3: 5.5e11 FLOP, half a minute on two cores, 0.1 s a step */
+	wk_chain_ready(&c, 1, 3, 1024, 256);
+	pt_dispatch(&c, 1, 3, 4, 5, 6);
+	struct timespec pause = { 0, 300 * 1000 * 1000 };
+	nanosleep(&pause, NULL);
+	Webnn__Ipc__DestroyContext dc = WEBNN__IPC__DESTROY_CONTEXT__INIT;
+	dc.context_id = 1;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_CONTEXT;
+	m.destroy_context = &dc;
+	pt_send(&c, &m);
+	double t0 = wk_now();
+	pt_add_roundtrip(&c, 2, 10, 1.0f);
+	double served = wk_now() - t0;
+	fprintf(stderr, "after DestroyContext: build+dispatch+read on another context %.2f s\n",
+		served);
+	ASSERT_MSG(served < 5, "the other context waited %.1f s", served);
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
+

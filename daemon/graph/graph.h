@@ -14,6 +14,8 @@
  * stay stable for the whole life of the graph.
  */
 
+#include <stdatomic.h>
+
 #include "proto/resolve.h"
 
 #define GRAPH_NONE UINT32_MAX
@@ -122,6 +124,8 @@ struct graph_caps {
 				      struct wnn_diag *diag);
 	/* Folding stops when the constants it would create pass this many bytes in all. */
 	uint64_t fold_max_bytes;
+	/* Folding also stops once this is set (the build was cancelled); NULL: never. */
+	const atomic_bool *cancel;
 };
 
 /* The memory plan: device buffers for the intermediates, reused once their values are dead. */

@@ -49,6 +49,7 @@ struct backend {
 struct backend_context {
 	struct backend *be;
 	dnnl_stream_t stream; /* runs of this context (the timeline serialises them) */
+	const atomic_bool *cancel; /* the daemon's: this context's jobs stop at a step boundary */
 };
 
 
@@ -207,11 +208,11 @@ static enum webnn_status cpu_context_create(struct backend *be,
 					    const struct backend_context_options *opts,
 					    struct backend_context **out, struct wnn_diag *diag)
 {
-	(void)opts;
 	struct backend_context *ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
 	ctx->be = be;
+	ctx->cancel = opts ? opts->cancel : NULL;
 	if (dnnl_stream_create(&ctx->stream, be->engine, dnnl_stream_default_flags) !=
 	    dnnl_success) {
 		free(ctx);
@@ -446,7 +447,11 @@ struct build_job {
 static void build_job_run(void *arg)
 {
 	struct build_job *j = arg;
-	j->st = plan_steps(j->plan, j->b, j->diag);
+	/* a build of a context lost or closed while it waited for the compute thread is skipped */
+	if (backend_cancelled(j->plan->ctx->cancel))
+		j->st = backend_cancelled_status(j->diag, "build");
+	else
+		j->st = plan_steps(j->plan, j->b, j->diag);
 }
 
 static enum webnn_status cpu_compile(struct backend_context *ctx, const struct graph_ir *g,
@@ -533,6 +538,11 @@ static void run_job_run(void *arg)
 	for (size_t k = 0; k < plan->n_steps && st == WEBNN_STATUS_OK; k++) {
 		const struct cpu_step *s = &plan->steps[k];
 		struct timespec t0, t1;
+		/* a run that waited in the queue, or is between steps, when its context went */
+		if (backend_cancelled(plan->ctx->cancel)) {
+			st = backend_cancelled_status(diag, "dispatch");
+			break;
+		}
 		if (be->profile)
 			clock_gettime(CLOCK_MONOTONIC, &t0);
 		st = s->run(s, plan->hv.bufs, &x, diag);
