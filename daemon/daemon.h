@@ -52,6 +52,8 @@ struct daemon_backend {
 	bool accelerated; /* serves a GPU or an accelerator */
 };
 
+struct cmd;
+
 struct daemon {
 	uv_loop_t *loop;
 	/* In routing order: a forced backend alone; else cpu (CPU devices), then opencl when it
@@ -59,6 +61,10 @@ struct daemon {
 	struct daemon_backend backends[DAEMON_MAX_BACKENDS];
 	uint32_t n_backends;
 	struct daemon_limits limits;
+	/* Timeline commands on the thread pool and the watchdog that times them (timeline.c). */
+	struct cmd *running;
+	uv_timer_t watchdog;
+	bool watchdog_init, watchdog_on;
 };
 
 /* The backend a new context runs on (routing: daemon/context.c). */

@@ -4,6 +4,7 @@
 
 #include "daemon/graph/passes.h"
 #include "daemon/context.h"
+#include "daemon/control.h"
 #include "daemon/log.h"
 #include "daemon/mlgraph.h"
 #include "daemon/reply.h"
@@ -16,6 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+/* How often the watchdog looks at the running commands. */
+#define WATCHDOG_TICK_MS 100
 
 struct cmd *cmd_new(enum cmd_type type, struct context *c)
 {
@@ -138,6 +143,7 @@ static enum webnn_status compile_graph(const struct backend_impl *impl, struct c
 static void cmd_work(uv_work_t *w)
 {
 	struct cmd *cmd = w->data;
+	atomic_store(&cmd->started_ms, uv_hrtime() / 1000000 + 1);
 	const struct backend_impl *impl = cmd->ctx->backend->impl;
 	struct wnn_diag *diag = &cmd->diag;
 	struct tensor *t = cmd->tensor;
@@ -459,6 +465,103 @@ done:
 
 static void timeline_kick(struct context *c);
 
+/* ---- the watchdog */
+
+static uint64_t mono_ms(void)
+{
+	return uv_hrtime() / 1000000;
+}
+
+static const char *cmd_verb(const struct cmd *cmd)
+{
+	return cmd->type == CMD_COMPILE ? "build" : "dispatch";
+}
+
+static void watchdog_tick(uv_timer_t *t)
+{
+	struct daemon *d = t->data;
+	const struct daemon_limits *lim = &d->limits;
+	uint64_t grace = (uint64_t)lim->dispatch_timeout_ms * 2;
+	if (grace < lim->watchdog_grace_ms)
+		grace = lim->watchdog_grace_ms;
+	uint64_t now = mono_ms();
+	struct cmd *cmd = d->running;
+	while (cmd) {
+		struct cmd *next = cmd->run_next; /* losing a context never ends a command here */
+		uint64_t t0 = atomic_load(&cmd->started_ms);
+		bool watched = cmd->type == CMD_DISPATCH || cmd->type == CMD_COMPILE;
+		uint64_t ran = t0 ? now + 1 - t0 : 0; /* started_ms is offset by 1 from 0 */
+		struct context *c = cmd->ctx;
+		if (watched && !cmd->timed_out && ran > lim->dispatch_timeout_ms) {
+			cmd->timed_out = true;
+			char why[WNN_MAX_DIAG];
+			snprintf(why, sizeof(why), "%s of graph %" PRIu32 " ran longer than "
+				 "dispatch_timeout_ms (%" PRIu32 " ms)", cmd_verb(cmd),
+				 cmd->graph->obj.id, lim->dispatch_timeout_ms);
+			if (c->closing) /* already cancelled, and nobody to tell */
+				log_warn("session %" PRIu64 ": %s (context %" PRIu32 " is closing)",
+					 c->obj.s->no, why, c->obj.id);
+			else
+				timeline_lose(c, why); /* cancels it; its client learns why */
+		}
+		if (cmd->timed_out && ran > (uint64_t)lim->dispatch_timeout_ms + grace) {
+			log_error("session %" PRIu64 ": the %s of graph %" PRIu32 " on context %" PRIu32
+				  " has not returned %" PRIu64 " ms after dispatch_timeout_ms (%" PRIu32
+				  " ms) cancelled it: the worker exits (watchdog)", c->obj.s->no,
+				  cmd_verb(cmd), cmd->graph->obj.id, c->obj.id, grace,
+				  lim->dispatch_timeout_ms);
+			/* Its thread cannot be reclaimed; nothing here may wait for it (exit()'s
+			 * handlers and library destructors could). */
+			_exit(WORKER_EXIT_WATCHDOG);
+		}
+		cmd = next;
+	}
+}
+
+/* The command goes to the pool: the watchdog times it. */
+static void watchdog_add(struct cmd *cmd)
+{
+	struct daemon *d = cmd->ctx->obj.s->d;
+	cmd->run_prev = NULL;
+	cmd->run_next = d->running;
+	if (d->running)
+		d->running->run_prev = cmd;
+	d->running = cmd;
+	if (!d->watchdog_init) {
+		uv_timer_init(d->loop, &d->watchdog);
+		d->watchdog.data = d;
+		d->watchdog_init = true;
+	}
+	if (!d->watchdog_on && !uv_is_closing((uv_handle_t *)&d->watchdog)) {
+		d->watchdog_on = true;
+		uv_timer_start(&d->watchdog, watchdog_tick, WATCHDOG_TICK_MS, WATCHDOG_TICK_MS);
+	}
+}
+
+static void watchdog_remove(struct cmd *cmd)
+{
+	struct daemon *d = cmd->ctx->obj.s->d;
+	if (cmd->run_prev)
+		cmd->run_prev->run_next = cmd->run_next;
+	else if (d->running == cmd)
+		d->running = cmd->run_next;
+	if (cmd->run_next)
+		cmd->run_next->run_prev = cmd->run_prev;
+	cmd->run_prev = cmd->run_next = NULL;
+	if (!d->running && d->watchdog_on) {
+		d->watchdog_on = false;
+		uv_timer_stop(&d->watchdog);
+	}
+}
+
+void timeline_watchdog_close(struct daemon *d)
+{
+	if (d->watchdog_init && !uv_is_closing((uv_handle_t *)&d->watchdog)) {
+		d->watchdog_on = false;
+		uv_close((uv_handle_t *)&d->watchdog, NULL);
+	}
+}
+
 static void cmd_after(uv_work_t *w, int status)
 {
 	struct cmd *cmd = w->data;
@@ -466,6 +569,14 @@ static void cmd_after(uv_work_t *w, int status)
 	(void)status; /* never cancelled: uv_cancel is not used */
 	obj_ref(&c->obj);
 	c->running = false;
+	watchdog_remove(cmd);
+	if (c->lost && !cmd_is_release(cmd)) {
+		/* Lost while it ran (the watchdog): whatever it made is discarded, as for the
+		 * commands queued behind it. */
+		wnn_diag_clear(&cmd->diag);
+		cmd->status = wnn_diag_set(&cmd->diag, WEBNN_STATUS_CONTEXT_LOST,
+					   "context %" PRIu32 " is lost: %s", c->obj.id, c->lost_msg);
+	}
 	if (!cmd_is_release(cmd) && !c->closing)
 		cmd_complete(cmd);
 	cmd_free(cmd);
@@ -494,6 +605,7 @@ static void timeline_kick(struct context *c)
 			continue;
 		}
 		c->running = true;
+		watchdog_add(cmd);
 		int r = uv_queue_work(c->obj.s->d->loop, &cmd->work, cmd_work, cmd_after);
 		if (r != 0) {
 			/* Only fails on invalid arguments; run it here rather than lose it. */

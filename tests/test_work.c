@@ -185,6 +185,24 @@ static double wk_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Waits for the next ContextLost, skipping ErrorEvents; returns its message (freed by caller). */
+static char *wk_await_lost(struct pt_conn *c, uint32_t *context)
+{
+	for (;;) {
+		Webnn__Ipc__ServerMessage *s = pt_recv(c);
+		ASSERT_MSG(s, "connection closed while waiting for ContextLost");
+		ASSERT_MSG(s->body_case != WEBNN__IPC__SERVER_MESSAGE__BODY_GOODBYE,
+			   "Goodbye while waiting for ContextLost: %s", s->goodbye->reason);
+		if (s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_CONTEXT_LOST) {
+			char *msg = strdup(s->context_lost->message);
+			*context = s->context_lost->context_id;
+			pt_free(s);
+			return msg;
+		}
+		pt_free(s);
+	}
+}
+
 /* ---- the estimate (graph_estimate_cost over the imported IR), by operator family */
 
 /* Appends op to t, imports the graph and returns its estimate (one node: also the largest). */
@@ -386,6 +404,132 @@ TEST_TIMEOUT(work_flop_budget_is_configurable, 60)
 		    "FLOP per dispatch, more than max_dispatch_flops (1.07e+09); the largest "
 		    "operator is matmul 'mm0' (2.69e+08)");
 	wk_free(&g);
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
+
+/* ---- the watchdog */
+
+/* A dispatch past dispatch_timeout_ms loses its context; it stops at its next step, the
+ * context's later work fails with CONTEXT_LOST, and other contexts and clients go on in the
+ * same worker. */
+TEST_TIMEOUT(work_watchdog_loses_context, 60)
+{
+	struct test_daemon d;
+	const char *args[] = { "--backend", "reference", "--limit", "dispatch_timeout_ms=300",
+			       NULL };
+	test_daemon_start(&d, args);
+	struct pt_conn a, b;
+	wk_connect(&a, &d, "slow");
+	wk_connect(&b, &d, "bystander");
+	pt_create_context(&a, 1);
+	pt_create_context(&a, 2);
+	pt_create_context(&b, 1);
+	/* 1000 textbook 256^3 matmuls: minutes on the reference backend (0.2 s a step here) */
+	wk_chain_ready(&a, 1, 3, 256, 1000);
+	double t0 = wk_now();
+	pt_dispatch(&a, 1, 3, 4, 5, 6);
+	uint32_t lost_ctx = 0;
+	char *msg = wk_await_lost(&a, &lost_ctx);
+	ASSERT_EQ(lost_ctx, 1);
+	ASSERT_STREQ(msg, "dispatch of graph 3 ran longer than dispatch_timeout_ms (300 ms)");
+	free(msg);
+	/* Queued behind the cancelled dispatch: answered once it stopped at a step boundary. */
+	struct pt_events ev = { 0 };
+	Webnn__Ipc__ServerMessage *s = pt_read_reply_ev(&a, 6, &ev);
+	double stopped = wk_now() - t0;
+	pt_expect_err(s, WEBNN_STATUS_CONTEXT_LOST,
+		      "context 1 is lost: dispatch of graph 3 ran longer than dispatch_timeout_ms "
+		      "(300 ms)");
+	ASSERT_MSG(stopped < 15, "the cancelled dispatch took %.1f s to stop", stopped);
+	/* the dispatch itself is reported as lost too, not as finished */
+	ASSERT_EQ(ev.errors, 1);
+	ASSERT_EQ(ev.error_status[0], WEBNN_STATUS_CONTEXT_LOST);
+	ASSERT_CONTAINS(ev.error_message[0], "context 1 is lost");
+	/* later work on the lost context */
+	struct wk_graph g;
+	wk_chain(&g, 1, 20, 8, 1, false);
+	pt_call_err(&a, &g.m, WEBNN_STATUS_CONTEXT_LOST, "context 1 is lost: dispatch of graph 3");
+	wk_free(&g);
+	/* the other context of the same connection, and another client */
+	pt_add_roundtrip(&a, 2, 30, 2.0f);
+	pt_add_roundtrip(&b, 1, 30, 3.0f);
+	fprintf(stderr, "ContextLost and the cancelled dispatch's end after %.2f s\n", stopped);
+	pt_close(&a);
+	pt_close(&b);
+	test_daemon_stop(&d);
+}
+
+/* A graph build is watched too: this one folds a chain of constant matmuls while it builds (half
+ * a minute of reference kernels); past the limit its context is lost and folding stops. */
+TEST_TIMEOUT(work_watchdog_cancels_long_build, 60)
+{
+	struct test_daemon d;
+	const char *args[] = { "--backend", "reference", "--limit", "dispatch_timeout_ms=300",
+			       NULL };
+	test_daemon_start(&d, args);
+	struct pt_conn c;
+	wk_connect(&c, &d, "folder");
+	pt_create_context(&c, 1);
+	pt_create_context(&c, 7);
+	struct wk_graph g;
+	wk_chain(&g, 1, 2, 384, 100, true);
+	struct pt_events ev = { 0 };
+	double t0 = wk_now();
+	Webnn__Ipc__ServerMessage *s = pt_call_ev(&c, &g.m, NULL, 0, &ev);
+	double took = wk_now() - t0;
+	wk_free(&g);
+	pt_expect_err(s, WEBNN_STATUS_CONTEXT_LOST,
+		      "context 1 is lost: build of graph 2 ran longer than dispatch_timeout_ms "
+		      "(300 ms)");
+	ASSERT_EQ(ev.lost, 1);
+	ASSERT_EQ(ev.lost_context, 1);
+	ASSERT_STREQ(ev.lost_message,
+		     "build of graph 2 ran longer than dispatch_timeout_ms (300 ms)");
+	fprintf(stderr, "the cancelled build answered after %.2f s\n", took);
+	ASSERT_MSG(took < 10, "the cancelled build took %.1f s to answer", took);
+	pt_add_roundtrip(&c, 7, 10, 1.0f);
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
+
+/* A kernel cannot be pre-empted: one still running watchdog_grace_ms after the timeout ends the
+ * worker, whose clients get a Goodbye saying why; the next connection gets a fresh worker. */
+TEST_TIMEOUT(work_watchdog_grace_ends_worker, 60)
+{
+	struct test_daemon d;
+	const char *args[] = { "--backend", "reference", "--limit", "dispatch_timeout_ms=200",
+			       "--limit", "watchdog_grace_ms=500", NULL };
+	test_daemon_start(&d, args);
+	struct pt_conn a, b;
+	wk_connect(&a, &d, "stuck");
+	wk_connect(&b, &d, "same-user");
+	pt_create_context(&a, 1);
+	pt_create_context(&b, 1);
+	/* one textbook 2048^3 matmul: one step of minutes on the reference backend */
+	wk_chain_ready(&a, 1, 3, 2048, 1);
+	double t0 = wk_now();
+	pt_dispatch(&a, 1, 3, 4, 5, 6);
+	uint32_t lost_ctx = 0;
+	char *msg = wk_await_lost(&a, &lost_ctx);
+	ASSERT_STREQ(msg, "dispatch of graph 3 ran longer than dispatch_timeout_ms (200 ms)");
+	free(msg);
+	pt_expect_goodbye(&a, "stopped by the dispatch watchdog (a dispatch did not return): its "
+			      "contexts are lost");
+	double gone = wk_now() - t0;
+	/* the same user's other connection was served by that worker too */
+	pt_expect_goodbye(&b, "stopped by the dispatch watchdog");
+	pt_close(&a);
+	pt_close(&b);
+	struct pt_conn c;
+	double t1 = wk_now();
+	wk_connect(&c, &d, "next");
+	pt_create_context(&c, 1);
+	pt_add_roundtrip(&c, 1, 2, 1.0f);
+	double next = wk_now() - t1;
+	fprintf(stderr, "worker ended %.2f s after the dispatch; a new connection worked in %.2f s\n",
+		gone, next);
+	ASSERT_MSG(gone < 15, "the worker ended only %.1f s after the dispatch", gone);
 	pt_close(&c);
 	test_daemon_stop(&d);
 }
