@@ -145,7 +145,16 @@ void session_queue(struct session *s, uint8_t *buf, size_t len)
 
 bool session_backlogged(const struct session *s)
 {
-	return s->n_pending >= SESSION_PENDING_CMDS || s->pending_bytes >= SESSION_PENDING_BYTES;
+	return s->n_pending >= SESSION_PENDING_CMDS || s->pending_bytes >= SESSION_PENDING_BYTES ||
+	       s->n_full_contexts > 0;
+}
+
+void session_context_full(struct session *s, bool full)
+{
+	if (full)
+		s->n_full_contexts++;
+	else
+		s->n_full_contexts--;
 }
 
 void session_pending_add(struct session *s, uint64_t bytes)

@@ -41,8 +41,13 @@ static bool cmd_is_release(const struct cmd *cmd)
 
 static void cmd_free(struct cmd *cmd)
 {
-	if (cmd->queued)
-		session_pending_done(cmd->ctx->obj.s, cmd->pending);
+	if (cmd->queued) {
+		struct context *c = cmd->ctx;
+		struct session *s = c->obj.s;
+		if (c->n_queued-- == s->d->limits.max_inflight_per_context)
+			session_context_full(s, false);
+		session_pending_done(s, cmd->pending); /* reading resumes when nothing is full */
+	}
 	switch (cmd->type) {
 	case CMD_RELEASE_TENSOR: /* refs already 0: this command owns the object */
 		cmd->release_free(&cmd->tensor->obj);
@@ -622,9 +627,14 @@ void timeline_push(struct cmd *cmd)
 {
 	struct context *c = cmd->ctx;
 	if (!cmd_is_release(cmd)) {
+		struct session *s = c->obj.s;
 		cmd->queued = true;
 		cmd->pending = cmd->size;
-		session_pending_add(c->obj.s, cmd->pending);
+		session_pending_add(s, cmd->pending);
+		/* A client pipelining on one context is no longer read from at the limit (the
+		 * router checks between frames), so it cannot make the daemon hold unbounded work. */
+		if (++c->n_queued == s->d->limits.max_inflight_per_context)
+			session_context_full(s, true);
 	}
 	if (c->tail)
 		c->tail->next = cmd;

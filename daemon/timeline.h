@@ -52,7 +52,8 @@ struct cmd {
 	struct tensor **ins, **outs; /* dispatch, referenced, in graph order */
 	size_t n_ins, n_outs;
 	double ms;
-	bool queued;             /* pushed: counted in the session's n_pending */
+	bool queued;             /* pushed: counted in the session's n_pending and the context's
+				    n_queued */
 	uint64_t pending;        /* bytes counted in the session's pending_bytes */
 	/* On the thread pool: the daemon's list of running commands, which the watchdog walks. */
 	struct cmd *run_prev, *run_next;

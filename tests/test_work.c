@@ -611,3 +611,59 @@ TEST_TIMEOUT(work_destroyed_context_work_is_cancelled, 120)
 	test_daemon_stop(&d);
 }
 
+/* ---- max_inflight_per_context: back-pressure, not an error */
+
+/* A client pipelining on a busy context is no longer read from once max_inflight_per_context
+ * commands are queued there: its requests on another context wait until the busy one drained,
+ * so the replies of all its earlier flushes arrive first. */
+TEST_TIMEOUT(work_inflight_cap_pauses_the_connection, 60)
+{
+	struct test_daemon d;
+	const char *args[] = { "--backend", "reference", "--limit", "max_inflight_per_context=4",
+			       NULL };
+	test_daemon_start(&d, args);
+	struct pt_conn c;
+	wk_connect(&c, &d, "pipeliner");
+	pt_create_context(&c, 1);
+	pt_create_context(&c, 2);
+	/* 8 textbook 256^3 matmuls: a dispatch of a second or two */
+	wk_chain_ready(&c, 1, 3, 256, 8);
+	pt_dispatch(&c, 1, 3, 4, 5, 6);
+	enum { N_FLUSH = 20 };
+	uint64_t flush_serial[N_FLUSH];
+	for (int i = 0; i < N_FLUSH; i++) {
+		Webnn__Ipc__Flush f = WEBNN__IPC__FLUSH__INIT;
+		f.context_id = 1;
+		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_FLUSH;
+		m.flush = &f;
+		m.has_serial = true;
+		m.serial = flush_serial[i] = ++c.serial;
+		pt_send(&c, &m);
+	}
+	/* a request on the idle context: without the cap it is read and answered at once */
+	struct pt_tensor_msg t;
+	const uint32_t shape[] = { 2, 3 };
+	pt_tensor_msg(&t, 2, 40, WEBNN__IPC__DATA_TYPE__FLOAT32, shape, 2, true, true);
+	t.m.has_serial = true;
+	uint64_t create_serial = t.m.serial = ++c.serial;
+	pt_send(&c, &t.m);
+	int flushes_before = 0;
+	for (;;) {
+		Webnn__Ipc__ServerMessage *s = pt_recv(&c);
+		ASSERT_MSG(s, "connection closed");
+		ASSERT_EQ(s->body_case, WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY);
+		ASSERT_MSG(!s->reply->error, "%s", s->reply->error->message);
+		uint64_t serial = s->reply->serial;
+		pt_free(s);
+		if (serial == create_serial)
+			break;
+		ASSERT_EQ(serial, flush_serial[flushes_before]);
+		flushes_before++;
+	}
+	ASSERT_EQ(flushes_before, N_FLUSH);
+	/* nothing was refused: the connection goes on */
+	pt_add_roundtrip(&c, 2, 50, 1.0f);
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
