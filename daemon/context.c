@@ -211,6 +211,8 @@ int handle_create_context(struct session *s, struct request *rq)
 	}
 	const struct daemon_backend *db = daemon_route(d, &opts);
 	c->backend = db;
+	atomic_init(&c->cancel, false);
+	opts.cancel = &c->cancel;
 	enum webnn_status st = db->impl->context_create(db->be, &opts, &c->bctx, &diag);
 	if (st != WEBNN_STATUS_OK) {
 		wnn_diag_set(&diag, st, "createContext: the %s backend failed", db->impl->name);
@@ -243,7 +245,7 @@ int handle_destroy_context(struct session *s, struct request *rq)
 		return -1;
 	struct context *c = (struct context *)o;
 	/* MLContext.destroy(): everything created from it goes too, and queued work is dropped. */
-	c->closing = true;
+	timeline_close(c);
 	struct obj *chain = idmap_take(&s->ids, belongs_to, &c->obj);
 	while (chain) {
 		struct obj *x = chain;
@@ -282,7 +284,7 @@ static void context_finalize(struct obj *o)
 
 static void context_abandon(struct obj *o)
 {
-	((struct context *)o)->closing = true;
+	timeline_close((struct context *)o);
 }
 
 const struct obj_kind context_kind = {

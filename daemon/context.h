@@ -2,7 +2,9 @@
 #ifndef DAEMON_CONTEXT_H
 #define DAEMON_CONTEXT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "daemon/backend/backend.h"
 #include "daemon/obj.h"
@@ -22,6 +24,10 @@ struct context {
 	char lost_msg[WNN_MAX_DIAG];
 	struct cmd *head, *tail; /* the timeline: in order, one at a time */
 	bool running, kicking;
+	uint32_t n_queued;       /* commands pushed and not yet done (max_inflight_per_context) */
+	/* Set (for good) when the context is lost or closing: the backend stops its work at the
+	 * next step boundary (backend_context_options.cancel). */
+	atomic_bool cancel;
 };
 
 extern const struct obj_kind context_kind;

@@ -53,6 +53,8 @@ struct daemon_backend {
 	bool accelerated; /* serves a GPU or an accelerator */
 };
 
+struct cmd;
+
 struct daemon {
 	uv_loop_t *loop;
 	/* In routing order: a forced backend alone; else cpu (CPU devices), then opencl when it
@@ -61,6 +63,10 @@ struct daemon {
 	uint32_t n_backends;
 	struct daemon_limits limits;
 	struct budget budget; /* a worker's memory accounting (daemon/budget.h) */
+	/* Timeline commands on the thread pool and the watchdog that times them (timeline.c). */
+	struct cmd *running;
+	uv_timer_t watchdog;
+	bool watchdog_init, watchdog_on;
 };
 
 /* The backend a new context runs on (routing: daemon/context.c). */

@@ -7,6 +7,7 @@
 #include "daemon/frontdoor.h"
 #include "daemon/log.h"
 #include "daemon/server.h"
+#include "daemon/timeline.h"
 #include "daemon/worker.h"
 #include "sandbox/sandbox.h"
 
@@ -487,6 +488,7 @@ static int run_worker(struct daemon_process *p)
 	worker_ready(&p->worker);
 	uv_run(d->loop, UV_RUN_DEFAULT);
 	/* Every session, and with it every backend object, is gone once uv_run returned. */
+	timeline_watchdog_close(d);
 	context_limits_finish(d);
 	backends_close(d);
 	budget_detach(&d->budget);

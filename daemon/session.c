@@ -170,7 +170,15 @@ bool session_backlogged(const struct session *s)
 	 * work already accepted. Closing it instead would punish a slow reader for the memory
 	 * other connections of its uid (or other users) hold. */
 	return s->n_pending >= SESSION_PENDING_CMDS || s->pending_bytes >= SESSION_PENDING_BYTES ||
-	       (s->conn.out_bytes > 0 && budget_over(s));
+	       s->n_full_contexts > 0 || (s->conn.out_bytes > 0 && budget_over(s));
+}
+
+void session_context_full(struct session *s, bool full)
+{
+	if (full)
+		s->n_full_contexts++;
+	else
+		s->n_full_contexts--;
 }
 
 void session_pending_add(struct session *s, uint64_t bytes)

@@ -47,6 +47,7 @@ struct session {
 	uint32_t n_pending;     /* commands queued on this connection's timelines */
 	uint32_t n_contexts;    /* live contexts, against limits.max_contexts */
 	uint64_t pending_bytes; /* data those commands hold (writes, read buffers, replies) */
+	uint32_t n_full_contexts; /* contexts at max_inflight_per_context commands */
 };
 
 /* A session for an accepted socket (not watched yet: session_watch). NULL when out of memory. */
@@ -63,13 +64,17 @@ void session_close(struct session *s, const char *why);
  * session_backlogged). */
 void session_queue(struct session *s, uint8_t *buf, size_t len);
 
-/* Too much work queued, or replies unread while a memory budget is exhausted: the connection is
- * not read from until some of it completes or its peer catches up, so that a client pipelining
- * requests or never reading cannot make the daemon hold unbounded memory. */
+/* Too much work queued (on the connection, or max_inflight_per_context on one of its contexts),
+ * or replies unread while a memory budget is exhausted: the connection is not read from until
+ * some of it completes or its peer catches up, so that a client pipelining requests or never
+ * reading cannot make the daemon hold unbounded memory or work. */
 bool session_backlogged(const struct session *s);
 /* Work queued on a timeline for this connection, and its completion (reading resumes). */
 void session_pending_add(struct session *s, uint64_t bytes);
 void session_pending_done(struct session *s, uint64_t bytes);
+/* One of its contexts reached max_inflight_per_context commands (full) or went below it again
+ * (reading resumes with the next session_pending_done). */
+void session_context_full(struct session *s, bool full);
 
 /* A new object of this connection (one reference for the caller; it holds the session). */
 void session_obj_init(struct session *s, struct obj *o, const struct obj_kind *kind, uint32_t id);

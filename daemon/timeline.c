@@ -5,6 +5,7 @@
 #include "daemon/graph/passes.h"
 #include "daemon/constant.h"
 #include "daemon/context.h"
+#include "daemon/control.h"
 #include "daemon/log.h"
 #include "daemon/mlgraph.h"
 #include "daemon/reply.h"
@@ -17,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+/* How often the watchdog looks at the running commands. */
+#define WATCHDOG_TICK_MS 100
 
 struct cmd *cmd_new(enum cmd_type type, struct context *c)
 {
@@ -44,8 +49,13 @@ static bool cmd_is_release(const struct cmd *cmd)
 
 static void cmd_free(struct cmd *cmd)
 {
-	if (cmd->queued)
-		session_pending_done(cmd->ctx->obj.s, cmd->pending);
+	if (cmd->queued) {
+		struct context *c = cmd->ctx;
+		struct session *s = c->obj.s;
+		if (c->n_queued-- == s->d->limits.max_inflight_per_context)
+			session_context_full(s, false);
+		session_pending_done(s, cmd->pending); /* reading resumes when nothing is full */
+	}
 	switch (cmd->type) {
 	case CMD_RELEASE_TENSOR: /* refs already 0: this command owns the object */
 		cmd->release_free(&cmd->tensor->obj);
@@ -93,30 +103,66 @@ static double now_ms(void)
 }
 
 /* Thread-pool side: only backend calls and the command's own fields. */
-/* Pool side of BuildGraph: the IR import, the shared passes with what the backend asks for,
- * then the backend's compile. Folding is the daemon's policy, for every backend: the reference
- * kernels (the oracle) evaluate constant subgraphs, within the graph's fold budget. */
-static enum webnn_status compile_graph(const struct backend_impl *impl, struct cmd *cmd,
-				       struct wnn_diag *diag)
+/* BuildGraph once the IR exists: the work budget, the shared passes with what the backend asks
+ * for, then the backend's compile. Folding is the daemon's policy, for every backend: the
+ * reference kernels (the oracle) evaluate constant subgraphs, within the graph's fold budget. */
+static enum webnn_status compile_imported(const struct backend_impl *impl, struct cmd *cmd,
+					  struct wnn_diag *diag)
 {
 	struct mlgraph *g = cmd->graph;
-	enum webnn_status st = graph_import(&g->bg, &g->ir, diag);
-	if (st != WEBNN_STATUS_OK)
-		return st;
+	const atomic_bool *cancel = &cmd->ctx->cancel;
+	/* The work budget, before anything is folded or compiled: the estimate of the imported
+	 * graph counts what folding would evaluate here too. */
+	uint64_t max_flops = cmd->ctx->obj.s->d->limits.max_dispatch_flops;
+	struct graph_cost cost;
+	graph_estimate_cost(g->ir, &cost);
+	g->flops = cost.flops;
+	if (cost.flops > max_flops) {
+		char name[96] = "";
+		if (cost.largest != GRAPH_NONE)
+			graph_node_name(&g->ir->nodes[cost.largest], name, sizeof(name));
+		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+				    "build: the graph needs about %.2e FLOP per dispatch, more than "
+				    "max_dispatch_flops (%.2e); the largest operator is %s (%.2e)",
+				    (double)cost.flops, (double)max_flops, name,
+				    (double)cost.largest_flops);
+	}
+	if (backend_cancelled(cancel))
+		return backend_cancelled_status(diag, "build");
 	struct graph_caps caps = { 0 };
 	if (impl->caps)
 		impl->caps(cmd->ctx->bctx, &caps);
 	caps.evaluate = reference_evaluate;
 	caps.fold_max_bytes = g->fold_budget;
-	st = graph_optimize(g->ir, &caps, diag);
+	caps.cancel = cancel;
+	enum webnn_status st = graph_optimize(g->ir, &caps, diag);
 	if (st != WEBNN_STATUS_OK)
 		return st;
+	if (backend_cancelled(cancel))
+		return backend_cancelled_status(diag, "build");
 	return impl->compile(cmd->ctx->bctx, g->ir, &g->plan, diag);
+}
+
+/* Pool side of BuildGraph: the IR import, then the rest. */
+static enum webnn_status compile_graph(const struct backend_impl *impl, struct cmd *cmd,
+				       struct wnn_diag *diag)
+{
+	struct mlgraph *g = cmd->graph;
+	enum webnn_status st = graph_import(&g->bg, &g->ir, diag);
+	if (st == WEBNN_STATUS_OK)
+		st = compile_imported(impl, cmd, diag);
+	if (st != WEBNN_STATUS_OK && !g->plan) {
+		/* no plan: the graph's release has nothing to run on the pool, so the IR goes now */
+		graph_destroy(g->ir);
+		g->ir = NULL;
+	}
+	return st;
 }
 
 static void cmd_work(uv_work_t *w)
 {
 	struct cmd *cmd = w->data;
+	atomic_store(&cmd->started_ms, uv_hrtime() / 1000000 + 1);
 	const struct backend_impl *impl = cmd->ctx->backend->impl;
 	struct wnn_diag *diag = &cmd->diag;
 	struct tensor *t = cmd->tensor;
@@ -311,8 +357,8 @@ static void complete_compile(struct cmd *cmd, bool ok)
 	r.body_case = WEBNN__IPC__REPLY__BODY_BUILD_GRAPH;
 	r.build_graph = &br;
 	cmd_reply_ok(cmd, &r);
-	log_debug("session %" PRIu64 ": graph %" PRIu32 " compiled in %.1f ms", s->no, g->obj.id,
-		  cmd->ms);
+	log_debug("session %" PRIu64 ": graph %" PRIu32 " compiled in %.1f ms (about %.2e FLOP "
+		  "per dispatch)", s->no, g->obj.id, cmd->ms, (double)g->flops);
 }
 
 /* Loop side, after the work (or instead of it): replies, events, poison, loss. */
@@ -453,6 +499,103 @@ done:
 
 static void timeline_kick(struct context *c);
 
+/* ---- the watchdog */
+
+static uint64_t mono_ms(void)
+{
+	return uv_hrtime() / 1000000;
+}
+
+static const char *cmd_verb(const struct cmd *cmd)
+{
+	return cmd->type == CMD_COMPILE ? "build" : "dispatch";
+}
+
+static void watchdog_tick(uv_timer_t *t)
+{
+	struct daemon *d = t->data;
+	const struct daemon_limits *lim = &d->limits;
+	uint64_t grace = (uint64_t)lim->dispatch_timeout_ms * 2;
+	if (grace < lim->watchdog_grace_ms)
+		grace = lim->watchdog_grace_ms;
+	uint64_t now = mono_ms();
+	struct cmd *cmd = d->running;
+	while (cmd) {
+		struct cmd *next = cmd->run_next; /* losing a context never ends a command here */
+		uint64_t t0 = atomic_load(&cmd->started_ms);
+		bool watched = cmd->type == CMD_DISPATCH || cmd->type == CMD_COMPILE;
+		uint64_t ran = t0 ? now + 1 - t0 : 0; /* started_ms is offset by 1 from 0 */
+		struct context *c = cmd->ctx;
+		if (watched && !cmd->timed_out && ran > lim->dispatch_timeout_ms) {
+			cmd->timed_out = true;
+			char why[WNN_MAX_DIAG];
+			snprintf(why, sizeof(why), "%s of graph %" PRIu32 " ran longer than "
+				 "dispatch_timeout_ms (%" PRIu32 " ms)", cmd_verb(cmd),
+				 cmd->graph->obj.id, lim->dispatch_timeout_ms);
+			if (c->closing) /* already cancelled, and nobody to tell */
+				log_warn("session %" PRIu64 ": %s (context %" PRIu32 " is closing)",
+					 c->obj.s->no, why, c->obj.id);
+			else
+				timeline_lose(c, why); /* cancels it; its client learns why */
+		}
+		if (cmd->timed_out && ran > (uint64_t)lim->dispatch_timeout_ms + grace) {
+			log_error("session %" PRIu64 ": the %s of graph %" PRIu32 " on context %" PRIu32
+				  " has not returned %" PRIu64 " ms after dispatch_timeout_ms (%" PRIu32
+				  " ms) cancelled it: the worker exits (watchdog)", c->obj.s->no,
+				  cmd_verb(cmd), cmd->graph->obj.id, c->obj.id, grace,
+				  lim->dispatch_timeout_ms);
+			/* Its thread cannot be reclaimed; nothing here may wait for it (exit()'s
+			 * handlers and library destructors could). */
+			_exit(WORKER_EXIT_WATCHDOG);
+		}
+		cmd = next;
+	}
+}
+
+/* The command goes to the pool: the watchdog times it. */
+static void watchdog_add(struct cmd *cmd)
+{
+	struct daemon *d = cmd->ctx->obj.s->d;
+	cmd->run_prev = NULL;
+	cmd->run_next = d->running;
+	if (d->running)
+		d->running->run_prev = cmd;
+	d->running = cmd;
+	if (!d->watchdog_init) {
+		uv_timer_init(d->loop, &d->watchdog);
+		d->watchdog.data = d;
+		d->watchdog_init = true;
+	}
+	if (!d->watchdog_on && !uv_is_closing((uv_handle_t *)&d->watchdog)) {
+		d->watchdog_on = true;
+		uv_timer_start(&d->watchdog, watchdog_tick, WATCHDOG_TICK_MS, WATCHDOG_TICK_MS);
+	}
+}
+
+static void watchdog_remove(struct cmd *cmd)
+{
+	struct daemon *d = cmd->ctx->obj.s->d;
+	if (cmd->run_prev)
+		cmd->run_prev->run_next = cmd->run_next;
+	else if (d->running == cmd)
+		d->running = cmd->run_next;
+	if (cmd->run_next)
+		cmd->run_next->run_prev = cmd->run_prev;
+	cmd->run_prev = cmd->run_next = NULL;
+	if (!d->running && d->watchdog_on) {
+		d->watchdog_on = false;
+		uv_timer_stop(&d->watchdog);
+	}
+}
+
+void timeline_watchdog_close(struct daemon *d)
+{
+	if (d->watchdog_init && !uv_is_closing((uv_handle_t *)&d->watchdog)) {
+		d->watchdog_on = false;
+		uv_close((uv_handle_t *)&d->watchdog, NULL);
+	}
+}
+
 static void cmd_after(uv_work_t *w, int status)
 {
 	struct cmd *cmd = w->data;
@@ -460,6 +603,14 @@ static void cmd_after(uv_work_t *w, int status)
 	(void)status; /* never cancelled: uv_cancel is not used */
 	obj_ref(&c->obj);
 	c->running = false;
+	watchdog_remove(cmd);
+	if (c->lost && !cmd_is_release(cmd)) {
+		/* Lost while it ran (the watchdog): whatever it made is discarded, as for the
+		 * commands queued behind it. */
+		wnn_diag_clear(&cmd->diag);
+		cmd->status = wnn_diag_set(&cmd->diag, WEBNN_STATUS_CONTEXT_LOST,
+					   "context %" PRIu32 " is lost: %s", c->obj.id, c->lost_msg);
+	}
 	if (!cmd_is_release(cmd) && !c->closing)
 		cmd_complete(cmd);
 	cmd_free(cmd);
@@ -488,6 +639,7 @@ static void timeline_kick(struct context *c)
 			continue;
 		}
 		c->running = true;
+		watchdog_add(cmd);
 		int r = uv_queue_work(c->obj.s->d->loop, &cmd->work, cmd_work, cmd_after);
 		if (r != 0) {
 			/* Only fails on invalid arguments; run it here rather than lose it. */
@@ -504,9 +656,14 @@ void timeline_push(struct cmd *cmd)
 {
 	struct context *c = cmd->ctx;
 	if (!cmd_is_release(cmd)) {
+		struct session *s = c->obj.s;
 		cmd->queued = true;
 		cmd->pending = cmd->size;
-		session_pending_add(c->obj.s, cmd->pending);
+		session_pending_add(s, cmd->pending);
+		/* A client pipelining on one context is no longer read from at the limit (the
+		 * router checks between frames), so it cannot make the daemon hold unbounded work. */
+		if (++c->n_queued == s->d->limits.max_inflight_per_context)
+			session_context_full(s, true);
 	}
 	if (c->tail)
 		c->tail->next = cmd;
@@ -566,8 +723,15 @@ void timeline_lose(struct context *c, const char *message)
 	if (c->lost)
 		return;
 	c->lost = true;
+	atomic_store(&c->cancel, true);
 	snprintf(c->lost_msg, sizeof(c->lost_msg), "%s", message);
 	log_warn("session %" PRIu64 ": context %" PRIu32 " lost: %s", c->obj.s->no, c->obj.id,
 		 message);
 	reply_context_lost(c->obj.s, c->obj.id, c->lost_msg);
+}
+
+void timeline_close(struct context *c)
+{
+	c->closing = true;
+	atomic_store(&c->cancel, true);
 }

@@ -2,6 +2,7 @@
 #ifndef DAEMON_TIMELINE_H
 #define DAEMON_TIMELINE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 
 struct constant;
 struct context;
+struct daemon;
 struct mlgraph;
 struct obj;
 struct shm;
@@ -58,8 +60,13 @@ struct cmd {
 	struct tensor **ins, **outs; /* dispatch, referenced, in graph order */
 	size_t n_ins, n_outs;
 	double ms;
-	bool queued;             /* pushed: counted in the session's n_pending */
+	bool queued;             /* pushed: counted in the session's n_pending and the context's
+				    n_queued */
 	uint64_t pending;        /* bytes counted in the session's pending_bytes */
+	/* On the thread pool: the daemon's list of running commands, which the watchdog walks. */
+	struct cmd *run_prev, *run_next;
+	atomic_uint_least64_t started_ms; /* set by the pool thread as the work begins; 0 before */
+	bool timed_out;          /* ran past dispatch_timeout_ms: its context was lost */
 };
 
 struct cmd *cmd_new(enum cmd_type type, struct context *c);
@@ -76,7 +83,26 @@ void timeline_reply_error(struct context *c, uint64_t serial, const struct wnn_d
 /* A failed request of this context: Reply{error} when serial != 0, else ErrorEvent. */
 void timeline_fail(struct context *c, uint64_t serial, uint32_t object_id,
 		   const struct wnn_diag *diag);
-/* The device context is gone: sends ContextLost once; later work fails with CONTEXT_LOST. */
+/* The device context is gone: sends ContextLost once; later work fails with CONTEXT_LOST, and
+ * the work running on it is cancelled. */
 void timeline_lose(struct context *c, const char *message);
+/* The context was destroyed or its connection closed: queued work is dropped and the running
+ * command is cancelled (its result discarded). */
+void timeline_close(struct context *c);
+
+/*
+ * The watchdog: while commands run on the pool, the loop thread looks at them a few times a
+ * second. A dispatch or graph build running longer than dispatch_timeout_ms loses its context
+ * (ContextLost names the limit) and is cancelled; its backend stops at the next step boundary.
+ * A kernel cannot be pre-empted, so one that has still not returned watchdog_grace_ms (at
+ * least twice the limit) later ends the worker process with WORKER_EXIT_WATCHDOG: a pool thread
+ * (and, on the cpu backend, the one compute thread) would otherwise be lost for good, and the
+ * front door tells the worker's clients why and starts a fresh worker for the next connection.
+ * The time is wall time from when a pool thread starts the command: on the cpu backend it
+ * includes waiting for the compute thread behind the other contexts of the same worker (that
+ * is, of the same user), so the limit must leave room for the concurrency a user expects.
+ */
+/* Closes the watchdog's timer (after the loop ran dry; the loop must run once more). */
+void timeline_watchdog_close(struct daemon *d);
 
 #endif

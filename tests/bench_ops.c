@@ -37,7 +37,7 @@ static void bench_open(struct bench_env *e)
 	struct wnn_diag diag = { 0 };
 	if (backend_opencl.init(NULL, &e->be, &diag) != WEBNN_STATUS_OK)
 		SKIP("opencl: %s", diag.message);
-	struct backend_context_options o = { WEBNN_POWER_DEFAULT, true };
+	struct backend_context_options o = { .accelerated = true };
 	ASSERT_MSG(backend_opencl.context_create(e->be, &o, &e->ctx, &diag) == WEBNN_STATUS_OK, "%s",
 		   diag.message);
 }

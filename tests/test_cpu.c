@@ -15,7 +15,7 @@
 static bool cpu_has_live(struct backend *be, const struct graph_ir *g, enum wnn_op op)
 {
 	struct backend_context *ctx;
-	struct backend_context_options opts = { WEBNN_POWER_DEFAULT, false };
+	struct backend_context_options opts = { .accelerated = false };
 	struct wnn_diag diag = { 0 };
 	ASSERT(backend_cpu.context_create(be, &opts, &ctx, &diag) == WEBNN_STATUS_OK);
 	struct graph_ir *copy = graph_clone(g);
@@ -184,7 +184,7 @@ TEST_TIMEOUT(cpu_conv_transpose2d_in_nhwc, 120)
 	ot_check(be, g, -1, 1, TOL_SUM, "convTranspose2d nchw");
 
 	struct backend_context *ctx;
-	struct backend_context_options opts = { WEBNN_POWER_DEFAULT, false };
+	struct backend_context_options opts = { .accelerated = false };
 	struct wnn_diag diag = { 0 };
 	ASSERT(backend_cpu.context_create(be, &opts, &ctx, &diag) == WEBNN_STATUS_OK);
 	struct graph_ir *copy = graph_clone(g);
@@ -249,8 +249,8 @@ TEST_TIMEOUT(cpu_conv_winograd_shapes, 300)
 
 /* ---- contexts take turns between steps */
 
-#define TURN_LAYERS 1000 /* 1x1 convolutions of [1, 56, 56, 64]: about 26 GFLOP in all */
-#define TURN_HW 56
+#define TURN_LAYERS 1000 /* 1x1 convolutions of [1, 112, 112, 64]: about 103 GFLOP in all */
+#define TURN_HW 112
 #define TURN_C 64
 
 struct turn_long {
@@ -344,9 +344,9 @@ TEST_TIMEOUT(cpu_contexts_take_turns, 300)
 
 	pthread_t th;
 	ASSERT(pthread_create(&th, NULL, turn_long_main, &b) == 0);
-	/* well into the long dispatch (it runs for about a second on two idle cores, longer on
+	/* into the long dispatch (it runs for about 0.5 s on two idle cores, longer on
 	 * a loaded machine); should it start late, the small one simply goes first */
-	usleep(200000);
+	usleep(50000);
 	struct webnn_named_tensor bi = { "x", ain }, bo = { "y", aout };
 	for (int k = 0; k < 5; k++) {
 		OK(a, webnn_context_dispatch(a, ag, &bi, 1, &bo, 1));

@@ -90,7 +90,7 @@ TEST(opencl_supports_and_errors)
 	const struct graph_ir *g = ot_finish(&tg, &o, "cast");
 	if (!backend_opencl.supports(be, WNN_OP_CAST, WNN_F32)) {
 		struct backend_context *ctx;
-		struct backend_context_options opts = { WEBNN_POWER_DEFAULT, true };
+		struct backend_context_options opts = { .accelerated = true };
 		ASSERT(backend_opencl.context_create(be, &opts, &ctx, &diag) == WEBNN_STATUS_OK);
 		struct backend_device_info info;
 		backend_opencl.context_info(ctx, &info);
@@ -184,7 +184,7 @@ TEST(opencl_program_disk_cache)
 static size_t plan_steps(struct backend *be, const struct graph_ir *g, bool baseline)
 {
 	struct backend_context *ctx;
-	struct backend_context_options opts = { WEBNN_POWER_DEFAULT, true };
+	struct backend_context_options opts = { .accelerated = true };
 	struct wnn_diag diag = { 0 };
 	ASSERT(backend_opencl.context_create(be, &opts, &ctx, &diag) == WEBNN_STATUS_OK);
 	/* options.baseline: what $WEBNN_OCL_BASELINE sets at init */
@@ -376,7 +376,7 @@ TEST_TIMEOUT(opencl_fused_epilogues, 300)
 		if (ch == 3 || ch == 5) {
 			/* The residual add is in the conv's epilogue in either client layout. */
 			struct backend_context *ctx;
-			struct backend_context_options opts = { WEBNN_POWER_DEFAULT, true };
+			struct backend_context_options opts = { .accelerated = true };
 			struct wnn_diag diag = { 0 };
 			ASSERT(backend_opencl.context_create(be, &opts, &ctx, &diag) ==
 			       WEBNN_STATUS_OK);

@@ -2,6 +2,8 @@
 #ifndef DAEMON_BACKEND_H
 #define DAEMON_BACKEND_H
 
+#include <stdatomic.h>
+
 #include "daemon/graph/graph.h"
 
 struct backend_device_info {
@@ -18,7 +20,26 @@ struct backend_device_info {
 struct backend_context_options {
 	enum webnn_power_preference power_preference;
 	bool accelerated;
+	/* Set by the daemon, from the loop thread, once the context is lost or closed (it stays
+	 * set; NULL: never). The context's compile and execute check it at their step boundaries:
+	 * work still queued inside the backend is skipped, a running plan stops before its next
+	 * step (a kernel already running is not pre-empted), and they return
+	 * backend_cancelled_status(). The flag outlives the backend context. */
+	const atomic_bool *cancel;
 };
+
+/* Whether the daemon cancelled the context's work (see backend_context_options.cancel). */
+static inline bool backend_cancelled(const atomic_bool *cancel)
+{
+	return cancel && atomic_load_explicit(cancel, memory_order_relaxed);
+}
+
+/* What cancelled work returns: the daemon discards it (the context is lost or closed). */
+static inline enum webnn_status backend_cancelled_status(struct wnn_diag *diag, const char *what)
+{
+	return wnn_diag_set(diag, WEBNN_STATUS_CONTEXT_LOST,
+			    "%s: cancelled (the context is lost or closed)", what);
+}
 
 /* What the daemon decides for every backend: process policy (forking, environment, directories)
  * stays in the daemon, and backends read their own switches once in init. */
@@ -45,6 +66,8 @@ struct backend_plan;     /* a compiled graph */
  *    other contexts; it must only read the graph and write its own plan.
  *  - every call returns a status and fills diag ("conv2d: ..."); nothing aborts on device errors.
  *    WEBNN_STATUS_CONTEXT_LOST from execute/tensor_* means the device context is gone.
+ *  - a context's cancel flag (backend_context_options.cancel) may be set while its compile or
+ *    execute runs; they stop at their next step boundary.
  */
 struct backend_impl {
 	const char *name; /* "cpu", "opencl", "reference" */

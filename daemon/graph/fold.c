@@ -87,6 +87,9 @@ enum webnn_status graph_fold_constants(struct graph_ir *g, const struct graph_ca
 					: 0;
 		if (!reads_only_constants(g, n) || bytes == 0 || bytes > room)
 			continue;
+		/* a build cancelled meanwhile stops evaluating (what is left stays live) */
+		if (caps->cancel && atomic_load_explicit(caps->cancel, memory_order_relaxed))
+			break;
 		enum webnn_status st = fold_node(g, i, caps, diag);
 		if (st != WEBNN_STATUS_OK)
 			return st;

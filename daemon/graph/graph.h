@@ -14,6 +14,8 @@
  * stay stable for the whole life of the graph.
  */
 
+#include <stdatomic.h>
+
 #include "proto/resolve.h"
 
 #define GRAPH_NONE UINT32_MAX
@@ -122,6 +124,8 @@ struct graph_caps {
 				      struct wnn_diag *diag);
 	/* Folding stops when the constants it would create pass this many bytes in all. */
 	uint64_t fold_max_bytes;
+	/* Folding also stops once this is set (the build was cancelled); NULL: never. */
+	const atomic_bool *cancel;
 };
 
 /* The memory plan: device buffers for the intermediates, reused once their values are dead. */
@@ -190,6 +194,19 @@ struct graph_counts {
 	uint32_t imported, live, folded, fused, dead;
 };
 void graph_count(const struct graph_ir *g, struct graph_counts *c);
+/* The estimated work of one run (cost.c), in floating-point operations or, for operators that
+ * only move or compare data, elements read and written. Counts live and fused nodes, so on a
+ * freshly imported graph it also bounds what constant folding would evaluate at build.
+ * Saturates at UINT64_MAX instead of overflowing. */
+struct graph_cost {
+	uint64_t flops;         /* the whole graph */
+	uint32_t largest;       /* node index of the costliest node; GRAPH_NONE when none */
+	uint64_t largest_flops;
+};
+void graph_estimate_cost(const struct graph_ir *g, struct graph_cost *c);
+/* The estimate of one node (whatever its state). */
+uint64_t graph_node_cost(const struct graph_ir *g, const struct graph_node *n);
+
 /* "conv2d" or "conv2d 'label'": how messages name a node. */
 const char *graph_node_name(const struct graph_node *n, char *buf, size_t len);
 

@@ -59,6 +59,7 @@ struct backend {
 struct backend_context {
 	struct backend *be;
 	dnnl_stream_t stream; /* runs of this context (the timeline serialises them) */
+	const atomic_bool *cancel; /* the daemon's: this context's jobs stop at a step boundary */
 };
 
 
@@ -238,11 +239,11 @@ static enum webnn_status cpu_context_create(struct backend *be,
 					    const struct backend_context_options *opts,
 					    struct backend_context **out, struct wnn_diag *diag)
 {
-	(void)opts;
 	struct backend_context *ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
 	ctx->be = be;
+	ctx->cancel = opts ? opts->cancel : NULL;
 	if (dnnl_stream_create(&ctx->stream, be->engine, dnnl_stream_default_flags) !=
 	    dnnl_success) {
 		free(ctx);
@@ -446,6 +447,11 @@ static bool build_job_run(void *arg)
 	struct backend_plan *plan = j->plan;
 	const struct cpu_build *b = j->b;
 	struct backend *be = plan->ctx->be;
+	/* a build of a context lost or closed while it waited for its turn is dropped */
+	if (backend_cancelled(plan->ctx->cancel)) {
+		j->st = backend_cancelled_status(j->diag, "build");
+		return true;
+	}
 	if (!j->nodes) {
 		const struct graph_ir *g = plan->g;
 		j->nodes = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof(*j->nodes));
@@ -594,6 +600,11 @@ static bool run_job_run(void *arg)
 		}
 		const struct cpu_step *s = &plan->steps[k];
 		struct timespec t0, t1;
+		/* a run that waited in the queue, or is between steps, when its context went */
+		if (backend_cancelled(plan->ctx->cancel)) {
+			st = backend_cancelled_status(diag, "dispatch");
+			break;
+		}
 		if (be->profile)
 			clock_gettime(CLOCK_MONOTONIC, &t0);
 		st = s->run(s, plan->hv.bufs, &x, diag);

@@ -55,6 +55,7 @@ struct backend_context {
 	struct backend *be;
 	struct ocl_device *dev;
 	cl_command_queue queue;
+	const atomic_bool *cancel; /* the daemon's: runs stop enqueuing at the next step */
 };
 
 struct backend_tensor {

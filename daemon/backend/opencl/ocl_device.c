@@ -561,6 +561,7 @@ static enum webnn_status ocl_context_create(struct backend *be,
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "opencl: out of memory");
 	ctx->be = be;
 	ctx->dev = &be->devices[best];
+	ctx->cancel = opts ? opts->cancel : NULL;
 	cl_int err;
 	ctx->queue = clCreateCommandQueue(ctx->dev->context, ctx->dev->id, 0, &err);
 	if (!ctx->queue) {

@@ -354,9 +354,14 @@ enum webnn_status ocl_execute(struct backend_plan *p, struct backend_tensor *con
 	/* Development aid: waits after every step and prints its time. */
 	bool profile = p->ctx->be->opts.profile;
 	struct timespec t0, t1;
+	bool cancelled = false;
 	for (size_t i = 0; i < p->n_steps && st == WEBNN_STATUS_OK; i++) {
 		struct ocl_step *s = &p->steps[i];
 		cl_int err = CL_SUCCESS;
+		/* Nothing more is enqueued once the context is lost or closed; what the device has
+		 * is still waited for below (the buffers stay in use until it finishes). */
+		if ((cancelled = backend_cancelled(p->ctx->cancel)))
+			break;
 		if (profile)
 			clock_gettime(CLOCK_MONOTONIC, &t0);
 		switch (s->kind) {
@@ -410,5 +415,7 @@ enum webnn_status ocl_execute(struct backend_plan *p, struct backend_tensor *con
 	if (err != CL_SUCCESS && st == WEBNN_STATUS_OK)
 		st = wnn_diag_set(diag, ocl_enqueue_status(err), "dispatch: clFinish: %s",
 				  ocl_error_name(err));
+	if (st == WEBNN_STATUS_OK && cancelled)
+		st = backend_cancelled_status(diag, "dispatch");
 	return st;
 }

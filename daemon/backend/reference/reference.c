@@ -31,11 +31,13 @@ struct backend {
 
 struct backend_context {
 	struct backend *be;
+	const atomic_bool *cancel; /* the daemon's: runs stop at the next step */
 };
 
 
 struct backend_plan {
 	struct backend *be;
+	const atomic_bool *cancel; /* the context's; NULL for plans made without one */
 	const struct graph_ir *g;
 	struct ref_step *steps;   /* one per live node, in the graph's order */
 	size_t n_steps;
@@ -163,11 +165,11 @@ static enum webnn_status ref_context_create(struct backend *be,
 					    const struct backend_context_options *opts,
 					    struct backend_context **out, struct wnn_diag *diag)
 {
-	(void)opts;
 	struct backend_context *ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
 	ctx->be = be;
+	ctx->cancel = opts ? opts->cancel : NULL;
 	*out = ctx;
 	return WEBNN_STATUS_OK;
 }
@@ -273,6 +275,7 @@ static enum webnn_status ref_compile(struct backend_context *ctx, const struct g
 	if (!plan)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
 	plan->be = ctx ? ctx->be : NULL;
+	plan->cancel = ctx ? ctx->cancel : NULL;
 	plan->g = g;
 	enum webnn_status st = WEBNN_STATUS_OK;
 	plan->steps = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*plan->steps));
@@ -298,6 +301,8 @@ static enum webnn_status ref_execute(struct backend_plan *plan,
 	host_values_bind_run(&plan->hv, inputs, outputs);
 	for (size_t k = 0; k < plan->n_steps; k++) {
 		const struct ref_step *s = &plan->steps[k];
+		if (backend_cancelled(plan->cancel))
+			return backend_cancelled_status(diag, "dispatch");
 		enum webnn_status st = s->run(s, plan->hv.bufs, diag);
 		if (st != WEBNN_STATUS_OK)
 			return st;
