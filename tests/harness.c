@@ -3,6 +3,7 @@
 
 #include <CL/cl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -61,6 +62,17 @@ void test_daemon_start(struct test_daemon *d, const char *const *extra_args)
 void test_daemon_start_binary(struct test_daemon *d, const char *bin,
 			      const char *const *extra_args)
 {
+	test_daemon_start_logged(d, bin, extra_args, NULL);
+}
+
+void test_daemon_start_logged(struct test_daemon *d, const char *bin,
+			      const char *const *extra_args, const char *stderr_path)
+{
+	char def[4096];
+	if (!bin) {
+		snprintf(def, sizeof(def), "%s/bin/webnnd", test_build_dir());
+		bin = def;
+	}
 	snprintf(d->dir, sizeof(d->dir), "/tmp/webnn-test-XXXXXX");
 	ASSERT_MSG(mkdtemp(d->dir), "mkdtemp: %s", strerror(errno));
 	snprintf(d->socket_path, sizeof(d->socket_path), "%s/webnnd.sock", d->dir);
@@ -72,6 +84,11 @@ void test_daemon_start_binary(struct test_daemon *d, const char *bin,
 	pid_t pid = fork();
 	ASSERT(pid >= 0);
 	if (pid == 0) {
+		if (stderr_path) {
+			int fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+			if (fd < 0 || dup2(fd, 2) < 0)
+				_exit(126);
+		}
 		execv(bin, (char *const *)argv);
 		fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
 		_exit(127);

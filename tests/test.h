@@ -91,6 +91,10 @@ void test_daemon_start(struct test_daemon *d, const char *const *extra_args);
 /* The same with another webnnd binary (a previous build, for same-run comparisons). */
 void test_daemon_start_binary(struct test_daemon *d, const char *bin,
 			      const char *const *extra_args);
+/* The same with the daemon's stderr (its log) written to stderr_path; bin NULL: the default
+ * webnnd. */
+void test_daemon_start_logged(struct test_daemon *d, const char *bin,
+			      const char *const *extra_args, const char *stderr_path);
 /* SIGTERM, waits, asserts a clean exit (status 0). */
 void test_daemon_stop(struct test_daemon *d);
 

@@ -286,28 +286,6 @@ TEST(protocol_bad_ids)
 	test_daemon_stop(&d);
 }
 
-static int pt_memfd(size_t size, unsigned seals)
-{
-	int fd = memfd_create("pt", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	ASSERT(fd >= 0);
-	ASSERT(ftruncate(fd, (off_t)size) == 0);
-	if (seals)
-		ASSERT(fcntl(fd, F_ADD_SEALS, seals) == 0);
-	return fd;
-}
-
-static Webnn__Ipc__ServerMessage *pt_register_shm(struct pt_conn *c, uint32_t slot, size_t size,
-						  int fd)
-{
-	Webnn__Ipc__RegisterShm rs = WEBNN__IPC__REGISTER_SHM__INIT;
-	rs.slot_id = slot;
-	rs.size = size;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_REGISTER_SHM;
-	m.register_shm = &rs;
-	return pt_call_fds(c, &m, &fd, 1);
-}
-
 TEST(protocol_shm)
 {
 	struct test_daemon d;
