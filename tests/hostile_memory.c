@@ -541,12 +541,6 @@ TEST(hostile_graph_intermediates_charged)
  * door instead of the worker once connections moved to workers.) */
 TEST(hostile_pipelined_reads_bounded)
 {
-	/* Under AddressSanitizer freed blocks sit in a 256 MiB quarantine that would count as
-	 * growth here; a small one keeps the measurement about the daemon's own queues. */
-	char asan[512];
-	const char *prev = getenv("ASAN_OPTIONS");
-	snprintf(asan, sizeof(asan), "%s%squarantine_size_mb=8", prev ? prev : "", prev ? ":" : "");
-	setenv("ASAN_OPTIONS", asan, 1);
 	struct test_daemon d;
 	hz_start(&d, NULL);
 	struct hz_watch watch;
