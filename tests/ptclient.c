@@ -51,6 +51,17 @@ void pt_send(struct pt_conn *c, Webnn__Ipc__ClientMessage *m)
 	pt_send_fds(c, m, NULL, 0);
 }
 
+int pt_try_send(struct pt_conn *c, Webnn__Ipc__ClientMessage *m)
+{
+	size_t len = webnn__ipc__client_message__get_packed_size(m);
+	uint8_t *buf = malloc(len ? len : 1);
+	ASSERT(buf);
+	webnn__ipc__client_message__pack(m, buf);
+	int r = wnn_frame_send(c->fd, buf, len, NULL, 0);
+	free(buf);
+	return r;
+}
+
 Webnn__Ipc__ServerMessage *pt_recv_within(struct pt_conn *c, int timeout_ms, bool *closed)
 {
 	if (closed)

@@ -36,6 +36,8 @@ void pt_connect(struct pt_conn *c, const struct test_daemon *d);
 void pt_close(struct pt_conn *c);
 void pt_send_fds(struct pt_conn *c, Webnn__Ipc__ClientMessage *m, const int *fds, int n_fds);
 void pt_send(struct pt_conn *c, Webnn__Ipc__ClientMessage *m);
+/* Sends m; 0 or -errno (a peer that already hung up, having said why, is not a failure). */
+int pt_try_send(struct pt_conn *c, Webnn__Ipc__ClientMessage *m);
 /* Next server message, or NULL on EOF / connection reset; fails after 10 s of silence. */
 Webnn__Ipc__ServerMessage *pt_recv(struct pt_conn *c);
 /* Next server message within timeout_ms, or NULL: on EOF or reset (*closed set) or silence. */
