@@ -53,33 +53,25 @@ static bool socket_ready(const char *path)
 	return ok;
 }
 
-static void daemon_start(struct test_daemon *d, const char *bin, const char *const *extra_args,
-			 const char *log_path);
-
 void test_daemon_start(struct test_daemon *d, const char *const *extra_args)
 {
-	char bin[4096];
-	snprintf(bin, sizeof(bin), "%s/bin/webnnd", test_build_dir());
-	daemon_start(d, bin, extra_args, NULL);
+	test_daemon_start_logged(d, NULL, extra_args, NULL);
 }
 
 void test_daemon_start_binary(struct test_daemon *d, const char *bin,
 			      const char *const *extra_args)
 {
-	daemon_start(d, bin, extra_args, NULL);
+	test_daemon_start_logged(d, bin, extra_args, NULL);
 }
 
-void test_daemon_start_logged(struct test_daemon *d, const char *const *extra_args,
-			      const char *log_path)
+void test_daemon_start_logged(struct test_daemon *d, const char *bin,
+			      const char *const *extra_args, const char *stderr_path)
 {
-	char bin[4096];
-	snprintf(bin, sizeof(bin), "%s/bin/webnnd", test_build_dir());
-	daemon_start(d, bin, extra_args, log_path);
-}
-
-static void daemon_start(struct test_daemon *d, const char *bin, const char *const *extra_args,
-			 const char *log_path)
-{
+	char def[4096];
+	if (!bin) {
+		snprintf(def, sizeof(def), "%s/bin/webnnd", test_build_dir());
+		bin = def;
+	}
 	snprintf(d->dir, sizeof(d->dir), "/tmp/webnn-test-XXXXXX");
 	ASSERT_MSG(mkdtemp(d->dir), "mkdtemp: %s", strerror(errno));
 	snprintf(d->socket_path, sizeof(d->socket_path), "%s/webnnd.sock", d->dir);
@@ -91,9 +83,9 @@ static void daemon_start(struct test_daemon *d, const char *bin, const char *con
 	pid_t pid = fork();
 	ASSERT(pid >= 0);
 	if (pid == 0) {
-		if (log_path) {
-			int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-			if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+		if (stderr_path) {
+			int fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+			if (fd < 0 || dup2(fd, 2) < 0)
 				_exit(126);
 		}
 		execv(bin, (char *const *)argv);

@@ -2,7 +2,9 @@
 #include "tests/ptclient.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -49,8 +51,21 @@ void pt_send(struct pt_conn *c, Webnn__Ipc__ClientMessage *m)
 	pt_send_fds(c, m, NULL, 0);
 }
 
-Webnn__Ipc__ServerMessage *pt_recv(struct pt_conn *c)
+int pt_try_send(struct pt_conn *c, Webnn__Ipc__ClientMessage *m)
 {
+	size_t len = webnn__ipc__client_message__get_packed_size(m);
+	uint8_t *buf = malloc(len ? len : 1);
+	ASSERT(buf);
+	webnn__ipc__client_message__pack(m, buf);
+	int r = wnn_frame_send(c->fd, buf, len, NULL, 0);
+	free(buf);
+	return r;
+}
+
+Webnn__Ipc__ServerMessage *pt_recv_within(struct pt_conn *c, int timeout_ms, bool *closed)
+{
+	if (closed)
+		*closed = false;
 	for (;;) {
 		const uint8_t *payload;
 		size_t len;
@@ -65,15 +80,88 @@ Webnn__Ipc__ServerMessage *pt_recv(struct pt_conn *c)
 			return m;
 		}
 		struct pollfd p = { c->fd, POLLIN, 0 };
-		int pr = poll(&p, 1, 10000);
-		ASSERT_MSG(pr > 0, "no message from the daemon within 10 s");
+		int pr = poll(&p, 1, timeout_ms);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr == 0)
+			return NULL;
 		int r = wnn_reader_fill(&c->r, c->fd);
 		if (r == -EAGAIN)
 			continue;
-		if (r == 0 || r == -ECONNRESET)
+		if (r == 0 || r == -ECONNRESET) {
+			if (closed)
+				*closed = true;
 			return NULL;
+		}
 		ASSERT_MSG(r > 0, "read: %s", strerror(-r));
 	}
+}
+
+Webnn__Ipc__ServerMessage *pt_recv(struct pt_conn *c)
+{
+	bool closed;
+	Webnn__Ipc__ServerMessage *m = pt_recv_within(c, 10000, &closed);
+	ASSERT_MSG(m || closed, "no message from the daemon within 10 s");
+	return m;
+}
+
+void pt_adopt(struct pt_conn *c, int fd)
+{
+	c->fd = fd;
+	wnn_reader_init(&c->r, 0);
+	c->serial = 0;
+	c->strict = false;
+}
+
+void pt_send_raw(struct pt_conn *c, const void *bytes, size_t len, const int *fds, int n_fds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 16)];
+		struct cmsghdr align;
+	} cm;
+	ASSERT(n_fds >= 0 && n_fds <= 16);
+	struct iovec iov = { (void *)bytes, len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (n_fds > 0) {
+		memset(&cm, 0, sizeof(cm));
+		msg.msg_control = cm.buf;
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n_fds);
+		struct cmsghdr *h = CMSG_FIRSTHDR(&msg);
+		h->cmsg_level = SOL_SOCKET;
+		h->cmsg_type = SCM_RIGHTS;
+		h->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n_fds);
+		memcpy(CMSG_DATA(h), fds, sizeof(int) * (size_t)n_fds);
+	}
+	size_t sent = 0;
+	while (sent < len) {
+		ssize_t n = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd p = { c->fd, POLLOUT, 0 };
+			poll(&p, 1, 1000);
+			continue;
+		}
+		ASSERT_MSG(n > 0, "send: %s", strerror(errno));
+		sent += (size_t)n;
+		msg.msg_control = NULL; /* the fds went with the first byte */
+		msg.msg_controllen = 0;
+		iov.iov_base = (char *)bytes + sent;
+		iov.iov_len = len - sent;
+	}
+}
+
+void pt_send_frame_raw(struct pt_conn *c, Webnn__Ipc__ClientMessage *m, uint32_t size_delta,
+		       uint16_t n_fds, uint16_t flags, const int *fds, int n_sent)
+{
+	size_t len = webnn__ipc__client_message__get_packed_size(m);
+	struct wnn_frame_header h = { (uint32_t)len + size_delta, n_fds, flags };
+	uint8_t *buf = malloc(sizeof(h) + len);
+	ASSERT(buf);
+	memcpy(buf, &h, sizeof(h));
+	webnn__ipc__client_message__pack(m, buf + sizeof(h));
+	pt_send_raw(c, buf, sizeof(h) + len, fds, n_sent);
+	free(buf);
 }
 
 /* Records an ErrorEvent or ContextLost in ev; without ev a strict connection fails on it and a
@@ -300,6 +388,37 @@ void pt_roundtrip(struct pt_conn *c, uint32_t ctx, uint32_t tensor, float seed)
 	pt_read_expect(c, tensor, v, 6);
 }
 
+int pt_memfd(size_t size, unsigned seals)
+{
+	int fd = memfd_create("pt", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ASSERT(fd >= 0);
+	ASSERT(ftruncate(fd, (off_t)size) == 0);
+	if (seals)
+		ASSERT(fcntl(fd, F_ADD_SEALS, seals) == 0);
+	return fd;
+}
+
+Webnn__Ipc__ServerMessage *pt_register_shm(struct pt_conn *c, uint32_t slot, size_t size, int fd)
+{
+	Webnn__Ipc__RegisterShm rs = WEBNN__IPC__REGISTER_SHM__INIT;
+	rs.slot_id = slot;
+	rs.size = size;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_REGISTER_SHM;
+	m.register_shm = &rs;
+	return pt_call_fds(c, &m, &fd, 1);
+}
+
+void pt_flush(struct pt_conn *c, uint32_t ctx)
+{
+	Webnn__Ipc__Flush f = WEBNN__IPC__FLUSH__INIT;
+	f.context_id = ctx;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_FLUSH;
+	m.flush = &f;
+	pt_call_ok(c, &m);
+}
+
 /* ---- graphs, written out as the client library would send them */
 
 void pt_operand(struct pt_graph *g, int i, Webnn__Ipc__OperandKind kind, const char *name,
@@ -369,6 +488,26 @@ void pt_add_graph(struct pt_graph *g, uint32_t ctx, uint32_t id)
 	g->op.op = wnn_ops[WNN_OP_ADD].id;
 	g->op.attrs_case = WEBNN__IPC__OPERATION__ATTRS_BINARY;
 	g->op.binary = &g->bin;
+	pt_graph_io(g, 2, (const char *const[]){ "x", "y" }, (const uint32_t[]){ 0, 1 }, "z", 2);
+}
+
+void pt_matmul_graph(struct pt_graph *g, uint32_t ctx, uint32_t id, uint32_t m, uint32_t k,
+		     uint32_t n)
+{
+	pt_graph_init(g, ctx, id, 3);
+	pt_operand(g, 0, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "x", (const uint32_t[]){ m, k },
+		   2);
+	pt_operand(g, 1, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "y", (const uint32_t[]){ k, n },
+		   2);
+	pt_operand(g, 2, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL, (const uint32_t[]){ m, n },
+		   2);
+	webnn__ipc__matmul__init(&g->mm);
+	g->mm.a = 0;
+	g->mm.b = 1;
+	g->mm.output = 2;
+	g->op.op = wnn_ops[WNN_OP_MATMUL].id;
+	g->op.attrs_case = WEBNN__IPC__OPERATION__ATTRS_MATMUL;
+	g->op.matmul = &g->mm;
 	pt_graph_io(g, 2, (const char *const[]){ "x", "y" }, (const uint32_t[]){ 0, 1 }, "z", 2);
 }
 

@@ -36,8 +36,20 @@ void pt_connect(struct pt_conn *c, const struct test_daemon *d);
 void pt_close(struct pt_conn *c);
 void pt_send_fds(struct pt_conn *c, Webnn__Ipc__ClientMessage *m, const int *fds, int n_fds);
 void pt_send(struct pt_conn *c, Webnn__Ipc__ClientMessage *m);
-/* Next server message, or NULL on EOF / connection reset / 10 s of silence. */
+/* Sends m; 0 or -errno (a peer that already hung up, having said why, is not a failure). */
+int pt_try_send(struct pt_conn *c, Webnn__Ipc__ClientMessage *m);
+/* Next server message, or NULL on EOF / connection reset; fails after 10 s of silence. */
 Webnn__Ipc__ServerMessage *pt_recv(struct pt_conn *c);
+/* Next server message within timeout_ms, or NULL: on EOF or reset (*closed set) or silence. */
+Webnn__Ipc__ServerMessage *pt_recv_within(struct pt_conn *c, int timeout_ms, bool *closed);
+/* A connection from an fd already connected (by another uid's process, say). */
+void pt_adopt(struct pt_conn *c, int fd);
+/* Raw bytes in one go, the fds attached to the first byte: what a hostile client sends. */
+void pt_send_raw(struct pt_conn *c, const void *bytes, size_t len, const int *fds, int n_fds);
+/* m packed behind a header of the caller's choosing: size off by size_delta, n_fds and flags
+ * as given, n_sent fds attached whatever the header says. */
+void pt_send_frame_raw(struct pt_conn *c, Webnn__Ipc__ClientMessage *m, uint32_t size_delta,
+		       uint16_t n_fds, uint16_t flags, const int *fds, int n_sent);
 /* Sends m with a fresh serial and returns the Reply to it; events before it are recorded in ev
  * (NULL: skipped, or a failure on a strict connection). A Goodbye fails the test. */
 Webnn__Ipc__ServerMessage *pt_call_ev(struct pt_conn *c, Webnn__Ipc__ClientMessage *m,
@@ -74,6 +86,11 @@ void pt_create_tensor(struct pt_conn *c, uint32_t ctx, uint32_t id, const uint32
 void pt_write_inline(struct pt_conn *c, uint32_t id, const void *bytes, size_t len);
 Webnn__Ipc__ServerMessage *pt_read_reply_ev(struct pt_conn *c, uint32_t id, struct pt_events *ev);
 Webnn__Ipc__ServerMessage *pt_read_reply(struct pt_conn *c, uint32_t id);
+/* A memfd of size bytes with the given seals (0: none). */
+int pt_memfd(size_t size, unsigned seals);
+Webnn__Ipc__ServerMessage *pt_register_shm(struct pt_conn *c, uint32_t slot, size_t size, int fd);
+/* Flush of a context, expecting success. */
+void pt_flush(struct pt_conn *c, uint32_t ctx);
 /* Reads a float tensor inline and compares it with want. */
 void pt_read_expect(struct pt_conn *c, uint32_t id, const float *want, size_t n);
 /* Tensor create/write/read round trip with values derived from seed. */
@@ -92,6 +109,7 @@ struct pt_graph {
 	Webnn__Ipc__ElementwiseBinary bin;
 	Webnn__Ipc__ElementwiseUnary un;
 	Webnn__Ipc__Conv2d conv;
+	Webnn__Ipc__Matmul mm;
 	Webnn__Ipc__NamedOperand names[4], *in_ptrs[3], *out_ptr;
 };
 
@@ -103,6 +121,9 @@ void pt_graph_io(struct pt_graph *g, int n_in, const char *const *in_names, cons
 		 const char *out_name, uint32_t out_op);
 /* z = add(x, y) over [2, 3]. */
 void pt_add_graph(struct pt_graph *g, uint32_t ctx, uint32_t id);
+/* z = matmul(x [m, k], y [k, n]). */
+void pt_matmul_graph(struct pt_graph *g, uint32_t ctx, uint32_t id, uint32_t m, uint32_t k,
+		     uint32_t n);
 /* Dispatch of the add graph: x, y in, z out (sent, no reply). */
 void pt_dispatch(struct pt_conn *c, uint32_t ctx, uint32_t graph, uint32_t x, uint32_t y,
 		 uint32_t z);

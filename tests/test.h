@@ -91,9 +91,10 @@ void test_daemon_start(struct test_daemon *d, const char *const *extra_args);
 /* The same with another webnnd binary (a previous build, for same-run comparisons). */
 void test_daemon_start_binary(struct test_daemon *d, const char *bin,
 			      const char *const *extra_args);
-/* test_daemon_start with the daemon's stderr (its log, its workers' too) written to log_path. */
-void test_daemon_start_logged(struct test_daemon *d, const char *const *extra_args,
-			      const char *log_path);
+/* The same with the daemon's stderr (its log) written to stderr_path; bin NULL: the default
+ * webnnd. */
+void test_daemon_start_logged(struct test_daemon *d, const char *bin,
+			      const char *const *extra_args, const char *stderr_path);
 /* SIGTERM, waits, asserts a clean exit (status 0). */
 void test_daemon_stop(struct test_daemon *d);
 /* The pid of the daemon's child process named comm (a device worker: "wnn-u0" serves uid 0,

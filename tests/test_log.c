@@ -106,7 +106,7 @@ TEST(log_client_name_cannot_forge_lines)
 		ASSERT(fd >= 0);
 		close(fd);
 		struct test_daemon d;
-		test_daemon_start_logged(&d, (const char *const[]){ "--backend", "reference",
+		test_daemon_start_logged(&d, NULL, (const char *const[]){ "--backend", "reference",
 								   "--verbose", NULL },
 					 path);
 		struct pt_conn c;

@@ -1,0 +1,628 @@
+/* Helpers of the hostile-client suite (tests/hostile_*.c): other uids, /proc probes, bystanders. */
+#include "tests/hostile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proto/wire.h"
+
+double hz_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- daemons */
+
+void hz_startv(struct test_daemon *d, const char *bin, const char *log, va_list ap)
+{
+	const char *args[32] = { "--backend", "reference" };
+	int n = 2;
+	for (const char *a; (a = va_arg(ap, const char *));) {
+		ASSERT_MSG(n < 30, "too many webnnd arguments");
+		args[n++] = a;
+	}
+	args[n] = NULL;
+	/* Under AddressSanitizer freed blocks sit in a 256 MiB quarantine and free pages go back
+	 * to the system only now and then: both would read as growth in the memory measurements
+	 * here, which are about the daemon's own queues and budgets. */
+	const char *prev = getenv("ASAN_OPTIONS");
+	if (!prev || !strstr(prev, "quarantine_size_mb")) {
+		char asan[512];
+		snprintf(asan, sizeof(asan), "%s%squarantine_size_mb=8:"
+			 "allocator_release_to_os_interval_ms=100", prev ? prev : "", prev ? ":" : "");
+		setenv("ASAN_OPTIONS", asan, 1);
+	}
+	char path[4096];
+	if (bin)
+		snprintf(path, sizeof(path), "%s/%s", test_build_dir(), bin);
+	test_daemon_start_logged(d, bin ? path : NULL, args, log);
+	/* mkdtemp made the directory 0700: other uids must reach the socket (mode 0666). */
+	ASSERT(chmod(d->dir, 0755) == 0);
+}
+
+void hz_start(struct test_daemon *d, ...)
+{
+	va_list ap;
+	va_start(ap, d);
+	hz_startv(d, NULL, NULL, ap);
+	va_end(ap);
+}
+
+void hz_start_logged(struct test_daemon *d, const char *log, ...)
+{
+	va_list ap;
+	va_start(ap, log);
+	hz_startv(d, NULL, log, ap);
+	va_end(ap);
+}
+
+void hz_start_binary(struct test_daemon *d, const char *bin, ...)
+{
+	va_list ap;
+	va_start(ap, bin);
+	hz_startv(d, bin, NULL, ap);
+	va_end(ap);
+}
+
+/* ---- other uids */
+
+static void hz_become_groups(uid_t uid, const gid_t *groups, int n)
+{
+	if (setgroups((size_t)n, groups) != 0 || setgid((gid_t)uid) != 0 || setuid(uid) != 0) {
+		fprintf(stderr, "cannot become uid %u: %s\n", (unsigned)uid, strerror(errno));
+		_exit(1);
+	}
+}
+
+void hz_become(uid_t uid)
+{
+	hz_become_groups(uid, NULL, 0);
+}
+
+void hz_child_fds(int *keep, int n)
+{
+	int tmp[8];
+	ASSERT(n <= 8);
+	for (int i = 0; i < n; i++) {
+		tmp[i] = fcntl(keep[i], F_DUPFD, 200);
+		ASSERT(tmp[i] >= 0);
+	}
+	for (int i = 0; i < n; i++) {
+		ASSERT(dup2(tmp[i], 3 + i) == 3 + i);
+		keep[i] = 3 + i;
+	}
+	if (close_range((unsigned)(3 + n), ~0u, 0) != 0)
+		for (int fd = 3 + n; fd < 4096; fd++)
+			close(fd);
+}
+
+static int hz_send_fd(int sock, int fd)
+{
+	char byte = 'f';
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cm;
+	memset(&cm, 0, sizeof(cm));
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
+			      .msg_controllen = sizeof(cm.buf) };
+	struct cmsghdr *h = CMSG_FIRSTHDR(&msg);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &fd, sizeof(int));
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+static int hz_recv_fd(int sock)
+{
+	char byte;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cm;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
+			      .msg_controllen = sizeof(cm.buf) };
+	ssize_t n;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	struct cmsghdr *h = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (!h || h->cmsg_type != SCM_RIGHTS)
+		return -1;
+	int fd;
+	memcpy(&fd, CMSG_DATA(h), sizeof(int));
+	return fd;
+}
+
+void hz_connect_as_groups(struct pt_conn *c, const struct test_daemon *d, uid_t uid,
+			  const gid_t *groups, int n_groups)
+{
+	int sv[2];
+	ASSERT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		hz_become_groups(uid, groups, n_groups);
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", d->socket_path);
+		if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+			fprintf(stderr, "connect as uid %u: %s\n", (unsigned)uid, strerror(errno));
+			_exit(1);
+		}
+		_exit(hz_send_fd(sv[1], fd) == 0 ? 0 : 1);
+	}
+	close(sv[1]);
+	int fd = hz_recv_fd(sv[0]);
+	close(sv[0]);
+	int st;
+	ASSERT(waitpid(pid, &st, 0) == pid);
+	ASSERT_MSG(fd >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		   "could not connect as uid %u (status %d)", (unsigned)uid, st);
+	pt_adopt(c, fd);
+}
+
+void hz_connect_as(struct pt_conn *c, const struct test_daemon *d, uid_t uid)
+{
+	if (uid == geteuid()) {
+		pt_connect(c, d);
+		return;
+	}
+	hz_connect_as_groups(c, d, uid, NULL, 0);
+}
+
+int hz_try_connect_as(const struct test_daemon *d, uid_t uid, const gid_t *groups, int n_groups)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		hz_become_groups(uid, groups, n_groups);
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", d->socket_path);
+		if (fd < 0)
+			_exit(255);
+		_exit(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 ? 0 : errno & 0x7f);
+	}
+	int st;
+	ASSERT(waitpid(pid, &st, 0) == pid);
+	ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) != 255, "connect child: status %d", st);
+	return WEXITSTATUS(st);
+}
+
+/* ---- /proc */
+
+static bool hz_read_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return true;
+}
+
+pid_t hz_find_worker(const struct test_daemon *d, uid_t uid)
+{
+	char path[64], list[4096], want[32];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", d->pid, d->pid);
+	snprintf(want, sizeof(want), "wnn-u%u\n", (unsigned)uid);
+	if (!hz_read_file(path, list, sizeof(list)))
+		return -1;
+	char *save = NULL;
+	for (char *tok = strtok_r(list, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+		char comm[64];
+		snprintf(path, sizeof(path), "/proc/%s/comm", tok);
+		if (hz_read_file(path, comm, sizeof(comm)) && strcmp(comm, want) == 0)
+			return (pid_t)atoi(tok);
+	}
+	return -1;
+}
+
+pid_t hz_worker_pid(const struct test_daemon *d, uid_t uid)
+{
+	for (int i = 0; i < 500; i++) {
+		pid_t p = hz_find_worker(d, uid);
+		if (p > 0)
+			return p;
+		usleep(10000);
+	}
+	FAIL("no device worker of uid %u (comm wnn-u%u) under webnnd %d", (unsigned)uid,
+	     (unsigned)uid, d->pid);
+}
+
+long hz_rss_kib(pid_t pid)
+{
+	return hz_status_kib(pid, "VmRSS");
+}
+
+long hz_status_kib(pid_t pid, const char *key)
+{
+	char path[64], line[256], fmt[64];
+	snprintf(fmt, sizeof(fmt), "%s: %%ld", key);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	ASSERT_MSG(f, "%s: %s", path, strerror(errno));
+	long kib = -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, fmt, &kib) == 1)
+			break;
+	fclose(f);
+	ASSERT_MSG(kib >= 0, "no %s in %s", key, path);
+	return kib;
+}
+
+int hz_fd_count(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	DIR *dir = opendir(path);
+	ASSERT_MSG(dir, "%s: %s", path, strerror(errno));
+	int n = 0;
+	for (struct dirent *e; (e = readdir(dir));)
+		n += e->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+int hz_maps_count(pid_t pid)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "r");
+	ASSERT_MSG(f, "%s: %s", path, strerror(errno));
+	int n = 0;
+	while (fgets(line, sizeof(line), f))
+		n += strchr(line, '\n') != NULL;
+	fclose(f);
+	return n;
+}
+
+double hz_cpu_s(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	ASSERT_MSG(hz_read_file(path, buf, sizeof(buf)), "%s: %s", path, strerror(errno));
+	const char *p = strrchr(buf, ')');
+	ASSERT(p);
+	unsigned long long utime = 0, stime = 0;
+	/* After the command: state (field 3) ... utime (14) and stime (15). */
+	int n = sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+		       &stime);
+	ASSERT_EQ(n, 2);
+	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+int hz_fd_count_settle(pid_t pid, int want, int ms)
+{
+	int n = hz_fd_count(pid);
+	for (double end = hz_now_ms() + ms; n > want && hz_now_ms() < end; n = hz_fd_count(pid))
+		usleep(20000);
+	return n;
+}
+
+long hz_rss_settle(pid_t pid, long want_kib, int ms)
+{
+	long n = hz_rss_kib(pid);
+	for (double end = hz_now_ms() + ms; n > want_kib && hz_now_ms() < end; n = hz_rss_kib(pid))
+		usleep(20000);
+	return n;
+}
+
+/* ---- well-behaved clients */
+
+void hz_client_open(struct hz_client *b, const struct test_daemon *d, uid_t uid)
+{
+	b->uid = uid;
+	b->round = 0;
+	hz_connect_as(&b->c, d, uid);
+	pt_hello(&b->c, "hostile-suite bystander");
+	pt_create_context(&b->c, 1);
+	pt_create_tensor(&b->c, 1, 2, (const uint32_t[]){ 2, 3 }, 2);
+}
+
+double hz_client_roundtrip(struct hz_client *b, double max_ms)
+{
+	float v[6];
+	for (int i = 0; i < 6; i++)
+		v[i] = (float)b->round * 10.0f + (float)i;
+	b->round++;
+	double t0 = hz_now_ms();
+	pt_write_inline(&b->c, 2, v, sizeof(v));
+	pt_read_expect(&b->c, 2, v, 6);
+	double ms = hz_now_ms() - t0;
+	ASSERT_MSG(ms < max_ms, "a well-behaved client of uid %u took %.0f ms for a round trip "
+				"(bound %.0f ms)", (unsigned)b->uid, ms, max_ms);
+	return ms;
+}
+
+void hz_client_close(struct hz_client *b)
+{
+	pt_close(&b->c);
+}
+
+double hz_fresh_client(const struct test_daemon *d, uid_t uid, double max_ms)
+{
+	double t0 = hz_now_ms();
+	struct hz_client b;
+	hz_client_open(&b, d, uid);
+	hz_client_roundtrip(&b, max_ms);
+	hz_client_close(&b);
+	double ms = hz_now_ms() - t0;
+	ASSERT_MSG(ms < max_ms, "a new client of uid %u needed %.0f ms to connect, set up and make "
+				"a round trip (bound %.0f ms)", (unsigned)uid, ms, max_ms);
+	return ms;
+}
+
+void hz_watch_start(struct hz_watch *w, const struct test_daemon *d, uid_t uid)
+{
+	int stop[2], res[2];
+	ASSERT(pipe2(stop, O_CLOEXEC) == 0 && pipe2(res, O_CLOEXEC) == 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		int keep[2] = { stop[0], res[1] };
+		hz_child_fds(keep, 2);
+		if (uid != geteuid())
+			hz_become(uid);
+		struct hz_client b;
+		hz_client_open(&b, d, uid);
+		ASSERT(write(keep[1], "R", 1) == 1);
+		int n = 0;
+		double worst = 0;
+		for (;;) {
+			struct pollfd p = { keep[0], POLLIN, 0 };
+			if (poll(&p, 1, 0) > 0)
+				break;
+			double ms = hz_client_roundtrip(&b, 1e9);
+			worst = ms > worst ? ms : worst;
+			n++;
+			usleep(20000);
+		}
+		hz_client_close(&b);
+		dprintf(keep[1], "%d %.1f\n", n, worst);
+		_exit(0);
+	}
+	close(stop[0]);
+	close(res[1]);
+	*w = (struct hz_watch){ .pid = pid, .stop_fd = stop[1], .res_fd = res[0], .uid = uid };
+	struct pollfd p = { w->res_fd, POLLIN, 0 };
+	char c = 0;
+	ASSERT_MSG(poll(&p, 1, 20000) == 1 && read(w->res_fd, &c, 1) == 1 && c == 'R',
+		   "the well-behaved client of uid %u did not get going", (unsigned)uid);
+}
+
+double hz_watch_stop(struct hz_watch *w, double max_ms)
+{
+	close(w->stop_fd);
+	char buf[64] = { 0 };
+	size_t have = 0;
+	for (double end = hz_now_ms() + 30000; hz_now_ms() < end && have < sizeof(buf) - 1;) {
+		struct pollfd p = { w->res_fd, POLLIN, 0 };
+		if (poll(&p, 1, 1000) <= 0)
+			continue;
+		ssize_t n = read(w->res_fd, buf + have, sizeof(buf) - 1 - have);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+	}
+	close(w->res_fd);
+	int st = 0;
+	for (int i = 0; i < 100 && waitpid(w->pid, &st, WNOHANG) != w->pid; i++) {
+		if (i == 99) {
+			kill(w->pid, SIGKILL);
+			waitpid(w->pid, &st, 0);
+		}
+		usleep(100000);
+	}
+	ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		   "the well-behaved client of uid %u failed while the abuse went on (status %d; "
+		   "its message is above)", (unsigned)w->uid, st);
+	int n = 0;
+	double worst = 0;
+	ASSERT_MSG(sscanf(buf, "%d %lf", &n, &worst) == 2, "no report from the bystander");
+	ASSERT_MSG(n > 0, "the well-behaved client of uid %u made no round trip", (unsigned)w->uid);
+	ASSERT_MSG(worst < max_ms, "a well-behaved client of uid %u waited %.0f ms for a round trip "
+				   "while the abuse went on (bound %.0f ms, %d round trips)",
+		   (unsigned)w->uid, worst, max_ms, n);
+	return worst;
+}
+
+void hz_scene_start(struct hz_scene *s, ...)
+{
+	va_list ap;
+	va_start(ap, s);
+	hz_startv(&s->d, NULL, NULL, ap);
+	va_end(ap);
+	s->abuser_worker = -1;
+	hz_client_open(&s->good, &s->d, 0);
+}
+
+void hz_scene_abuser(struct hz_scene *s, struct pt_conn *c, bool hello)
+{
+	hz_connect_as(c, &s->d, HZ_NOBODY);
+	if (!hello)
+		return;
+	pt_hello(c, "hostile-suite abuser");
+	if (s->abuser_worker < 0)
+		s->abuser_worker = hz_worker_pid(&s->d, HZ_NOBODY);
+}
+
+void hz_scene_finish(struct hz_scene *s)
+{
+	hz_client_roundtrip(&s->good, HZ_RTT_MS);
+	if (s->abuser_worker > 0) {
+		pid_t now = hz_find_worker(&s->d, HZ_NOBODY);
+		ASSERT_MSG(now == s->abuser_worker, "the abuser's device worker %d is gone (now: %d)",
+			   (int)s->abuser_worker, (int)now);
+	}
+	hz_fresh_client(&s->d, HZ_NOBODY, HZ_RTT_MS);
+	hz_client_roundtrip(&s->good, HZ_RTT_MS);
+	hz_client_close(&s->good);
+	test_daemon_stop(&s->d);
+}
+
+/* ---- hostile traffic */
+
+void hz_buf_msg(struct hz_buf *b, Webnn__Ipc__ClientMessage *m)
+{
+	size_t n;
+	uint8_t *f = wnn_frame_pack(m, &n);
+	ASSERT(f);
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 1 << 16;
+		while (cap < b->len + n)
+			cap *= 2;
+		b->p = realloc(b->p, cap);
+		ASSERT(b->p);
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, f, n);
+	b->len += n;
+	free(f);
+}
+
+void hz_buf_free(struct hz_buf *b)
+{
+	free(b->p);
+	*b = (struct hz_buf){ 0 };
+}
+
+static void hz_pump_msg(struct hz_pump *st, const Webnn__Ipc__ServerMessage *s)
+{
+	switch (s->body_case) {
+	case WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY:
+		st->replies++;
+		if (s->reply->error && st->reply_errors++ == 0)
+			snprintf(st->first_error, sizeof(st->first_error), "%s",
+				 s->reply->error->message);
+		break;
+	case WEBNN__IPC__SERVER_MESSAGE__BODY_ERROR:
+		if (st->events++ == 0 && !st->reply_errors && s->error->error)
+			snprintf(st->first_error, sizeof(st->first_error), "%s",
+				 s->error->error->message);
+		break;
+	case WEBNN__IPC__SERVER_MESSAGE__BODY_CONTEXT_LOST:
+		st->lost++;
+		snprintf(st->lost_message, sizeof(st->lost_message), "%s",
+			 s->context_lost->message);
+		break;
+	case WEBNN__IPC__SERVER_MESSAGE__BODY_GOODBYE:
+		st->goodbyes++;
+		snprintf(st->goodbye, sizeof(st->goodbye), "%s", s->goodbye->reason);
+		break;
+	default:
+		break;
+	}
+}
+
+void hz_pump(struct pt_conn *c, const struct hz_buf *out, int want, int idle_ms, int total_ms,
+	     struct hz_pump *st)
+{
+	*st = (struct hz_pump){ 0 };
+	double end = hz_now_ms() + total_ms;
+	int fl = fcntl(c->fd, F_GETFL);
+	ASSERT(fcntl(c->fd, F_SETFL, fl | O_NONBLOCK) == 0);
+	size_t sent = 0;
+	bool can_send = true;
+	while (!st->closed && ((can_send && sent < out->len) || st->replies < want)) {
+		bool more = can_send && sent < out->len;
+		struct pollfd p = { c->fd, POLLIN | (more ? POLLOUT : 0), 0 };
+		int pr = poll(&p, 1, idle_ms);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		ASSERT_MSG(pr > 0, "nothing moved for %d ms: %zu of %zu bytes sent, %d of %d replies",
+			   idle_ms, sent, out->len, st->replies, want);
+		ASSERT_MSG(!total_ms || hz_now_ms() < end, "not done within %d ms: %zu of %zu bytes "
+			   "sent, %d of %d replies", total_ms, sent, out->len, st->replies, want);
+		if (more && (p.revents & POLLOUT)) {
+			ssize_t w = send(c->fd, out->p + sent, out->len - sent, MSG_NOSIGNAL);
+			if (w > 0)
+				sent += (size_t)w;
+			else if (errno == EPIPE || errno == ECONNRESET)
+				can_send = false; /* the daemon hung up: read why */
+			else
+				ASSERT_MSG(errno == EAGAIN || errno == EINTR, "send: %s",
+					   strerror(errno));
+		}
+		if (!(p.revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		int r = wnn_reader_fill(&c->r, c->fd);
+		if (r == 0 || r == -ECONNRESET) {
+			st->closed = true;
+		} else if (r != -EAGAIN) {
+			ASSERT_MSG(r > 0, "read: %s", strerror(-r));
+		}
+		const uint8_t *payload;
+		size_t len;
+		int fds[WNN_FRAME_MAX_FDS], n_fds = 0;
+		while (wnn_reader_next(&c->r, &payload, &len, fds, &n_fds) == 1) {
+			Webnn__Ipc__ServerMessage *s =
+				webnn__ipc__server_message__unpack(NULL, len, payload);
+			ASSERT_MSG(s, "the daemon sent an undecodable message");
+			hz_pump_msg(st, s);
+			pt_free(s);
+			wnn_reader_consume(&c->r);
+		}
+	}
+	ASSERT(fcntl(c->fd, F_SETFL, fl) == 0);
+}
+
+void hz_expect_end(struct pt_conn *c, const char *needle, bool accept_eof, int ms)
+{
+	double end = hz_now_ms() + ms;
+	for (;;) {
+		int left = (int)(end - hz_now_ms());
+		ASSERT_MSG(left > 0, "the connection did not end within %d ms (expected a Goodbye "
+				     "containing '%s')", ms, needle);
+		bool closed = false;
+		Webnn__Ipc__ServerMessage *s = pt_recv_within(c, left, &closed);
+		if (!s && closed) {
+			ASSERT_MSG(accept_eof, "the connection was closed without a Goodbye (expected "
+					       "one containing '%s')", needle);
+			return;
+		}
+		if (!s)
+			continue;
+		if (s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_GOODBYE) {
+			ASSERT_CONTAINS(s->goodbye->reason, needle);
+			pt_free(s);
+			s = pt_recv_within(c, 5000, &closed);
+			ASSERT_MSG(!s && closed, "the daemon kept the connection open after Goodbye");
+			return;
+		}
+		pt_free(s);
+	}
+}
+
+void hz_hello_msg(struct hz_hello *h, const char *name, uint64_t serial)
+{
+	webnn__ipc__hello__init(&h->h);
+	h->h.major = WNN_PROTOCOL_MAJOR;
+	h->h.minor = WNN_PROTOCOL_MINOR;
+	h->h.client_name = (char *)name;
+	webnn__ipc__client_message__init(&h->m);
+	h->m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_HELLO;
+	h->m.hello = &h->h;
+	h->m.has_serial = serial != 0;
+	h->m.serial = serial;
+}

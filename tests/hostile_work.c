@@ -1,0 +1,791 @@
+/* Hostile suite, work and objects (issue 7 items 2, 3, 7): work budgets, graphs, dispatches. */
+#include "tests/hostile.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proto/wire.h"
+
+/* ---- graphs of any size: x -> relu -> relu ... (operand k + 1 = relu(operand k)) */
+
+struct chain {
+	Webnn__Ipc__ClientMessage m;
+	Webnn__Ipc__BuildGraph bg;
+	Webnn__Ipc__GraphInfo gi;
+	Webnn__Ipc__OperandDescriptor desc;
+	uint32_t shape[2];
+	Webnn__Ipc__Operand *operands, **operand_ptrs;
+	Webnn__Ipc__Operation *ops, **op_ptrs;
+	Webnn__Ipc__ElementwiseUnary *un;
+	Webnn__Ipc__NamedOperand in, out, *in_ptr, *out_ptr;
+};
+
+static void chain_graph(struct chain *g, uint32_t ctx, uint32_t id, size_t n_ops)
+{
+	memset(g, 0, sizeof(*g));
+	size_t n = n_ops + 1;
+	g->operands = calloc(n, sizeof(*g->operands));
+	g->operand_ptrs = calloc(n, sizeof(*g->operand_ptrs));
+	g->ops = calloc(n_ops, sizeof(*g->ops));
+	g->op_ptrs = calloc(n_ops, sizeof(*g->op_ptrs));
+	g->un = calloc(n_ops, sizeof(*g->un));
+	ASSERT(g->operands && g->operand_ptrs && g->ops && g->op_ptrs && g->un);
+	webnn__ipc__operand_descriptor__init(&g->desc);
+	g->shape[0] = 2;
+	g->shape[1] = 3;
+	g->desc.data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
+	g->desc.n_shape = 2;
+	g->desc.shape = g->shape;
+	for (size_t i = 0; i < n; i++) {
+		webnn__ipc__operand__init(&g->operands[i]);
+		g->operands[i].kind = i ? WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT
+					: WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT;
+		g->operands[i].descriptor = &g->desc;
+		g->operand_ptrs[i] = &g->operands[i];
+	}
+	g->operands[0].name = "x";
+	for (size_t k = 0; k < n_ops; k++) {
+		webnn__ipc__elementwise_unary__init(&g->un[k]);
+		g->un[k].input = (uint32_t)k;
+		g->un[k].output = (uint32_t)k + 1;
+		webnn__ipc__operation__init(&g->ops[k]);
+		g->ops[k].op = wnn_ops[WNN_OP_RELU].id;
+		g->ops[k].attrs_case = WEBNN__IPC__OPERATION__ATTRS_UNARY;
+		g->ops[k].unary = &g->un[k];
+		g->op_ptrs[k] = &g->ops[k];
+	}
+	webnn__ipc__named_operand__init(&g->in);
+	g->in.name = "x";
+	g->in.operand = 0;
+	webnn__ipc__named_operand__init(&g->out);
+	g->out.name = "y";
+	g->out.operand = (uint32_t)n_ops;
+	g->in_ptr = &g->in;
+	g->out_ptr = &g->out;
+	webnn__ipc__graph_info__init(&g->gi);
+	g->gi.n_operands = n;
+	g->gi.operands = g->operand_ptrs;
+	g->gi.n_operations = n_ops;
+	g->gi.operations = g->op_ptrs;
+	g->gi.n_inputs = 1;
+	g->gi.inputs = &g->in_ptr;
+	g->gi.n_outputs = 1;
+	g->gi.outputs = &g->out_ptr;
+	webnn__ipc__build_graph__init(&g->bg);
+	g->bg.context_id = ctx;
+	g->bg.graph_id = id;
+	g->bg.graph = &g->gi;
+	webnn__ipc__client_message__init(&g->m);
+	g->m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
+	g->m.build_graph = &g->bg;
+}
+
+static void chain_free(struct chain *g)
+{
+	free(g->operands);
+	free(g->operand_ptrs);
+	free(g->ops);
+	free(g->op_ptrs);
+	free(g->un);
+}
+
+/* The next message on c, which must be an ErrorEvent; returns it (caller frees). */
+static Webnn__Ipc__ServerMessage *next_error_event(struct pt_conn *c)
+{
+	Webnn__Ipc__ServerMessage *m = pt_recv(c);
+	ASSERT_MSG(m, "connection closed, expected an ErrorEvent");
+	ASSERT_MSG(m->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_ERROR,
+		   "expected an ErrorEvent, got message %d%s%s", (int)m->body_case,
+		   m->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_GOODBYE ? ": " : "",
+		   m->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_GOODBYE ? m->goodbye->reason
+									 : "");
+	return m;
+}
+
+/* Dispatch of graph with the given names (fire-and-forget). */
+static void dispatch_named(struct pt_conn *c, uint32_t ctx, uint32_t graph,
+			   const char *const *in_names, const uint32_t *in_ids, size_t n_in,
+			   const char *out_name, uint32_t out_id)
+{
+	Webnn__Ipc__NamedTensor ins[4], out = WEBNN__IPC__NAMED_TENSOR__INIT;
+	Webnn__Ipc__NamedTensor *in_ptrs[4], *out_ptrs[1] = { &out };
+	ASSERT(n_in <= 4);
+	for (size_t i = 0; i < n_in; i++) {
+		webnn__ipc__named_tensor__init(&ins[i]);
+		ins[i].name = (char *)in_names[i];
+		ins[i].tensor_id = in_ids[i];
+		in_ptrs[i] = &ins[i];
+	}
+	out.name = (char *)out_name;
+	out.tensor_id = out_id;
+	Webnn__Ipc__Dispatch d = WEBNN__IPC__DISPATCH__INIT;
+	d.context_id = ctx;
+	d.graph_id = graph;
+	d.n_inputs = n_in;
+	d.inputs = in_ptrs;
+	d.n_outputs = 1;
+	d.outputs = out_ptrs;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DISPATCH;
+	m.dispatch = &d;
+	pt_send(c, &m);
+}
+
+/* An abuser with context 1, the add graph 2 (z = x + y over [2, 3]) and tensors 3, 4, 5. */
+static void add_abuser(struct hz_scene *s, struct pt_conn *c)
+{
+	hz_scene_abuser(s, c, true);
+	pt_create_context(c, 1);
+	pt_add_roundtrip(c, 1, 2, 1.0f);
+}
+
+/* Sets up z = matmul(x, y) over [n, n] as graph base with tensors base+1..base+3 in ctx. */
+static void matmul_setup(struct pt_conn *c, uint32_t ctx, uint32_t base, uint32_t n)
+{
+	struct pt_graph g;
+	pt_matmul_graph(&g, ctx, base, n, n, n);
+	pt_call_ok(c, &g.m);
+	for (uint32_t i = 1; i <= 3; i++)
+		pt_create_tensor(c, ctx, base + i, (const uint32_t[]){ n, n }, 2);
+}
+
+/* ---- work budgets */
+
+/* Item 2. Abuse: a matmul of two 16384x16384 float32 inputs (8.8 TFLOP per dispatch: sizes up
+ * to 16384^3 passed, and work is never interrupted). Refused at build with NOT_SUPPORTED naming
+ * max_dispatch_flops. */
+TEST(hostile_flop_budget_matmul)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, NULL);
+	struct pt_conn c;
+	hz_scene_abuser(&s, &c, true);
+	pt_create_context(&c, 1);
+	struct pt_graph g;
+	pt_matmul_graph(&g, 1, 2, 16384, 16384, 16384);
+	double t0 = hz_now_ms();
+	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__NOT_SUPPORTED, "max_dispatch_flops");
+	ASSERT_MSG(hz_now_ms() - t0 < 5000, "refusing the build took %.0f ms", hz_now_ms() - t0);
+	/* A small one builds and runs. */
+	pt_matmul_graph(&g, 1, 2, 8, 8, 8);
+	pt_call_ok(&c, &g.m);
+	pt_close(&c);
+	hz_scene_finish(&s);
+}
+
+/* Item 2/4. Abuse: a dispatch that runs far longer than the watchdog allows (a 1024^3 matmul
+ * on the reference backend takes seconds; dispatch_timeout_ms is 300). Its context is lost
+ * naming dispatch_timeout_ms (or, past the grace period, the connection ends naming the
+ * watchdog); a client of another uid is served throughout and the uid gets a new context. */
+TEST(hostile_dispatch_watchdog)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, "--limit", "dispatch_timeout_ms=300", NULL);
+	struct hz_watch w;
+	hz_watch_start(&w, &s.d, HZ_OTHER);
+	struct pt_conn c;
+	hz_scene_abuser(&s, &c, true);
+	pt_create_context(&c, 1);
+	matmul_setup(&c, 1, 10, 1024);
+	double t0 = hz_now_ms();
+	pt_dispatch(&c, 1, 10, 11, 12, 13);
+	Webnn__Ipc__Flush f = WEBNN__IPC__FLUSH__INIT;
+	f.context_id = 1;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_FLUSH;
+	m.flush = &f;
+	m.has_serial = true;
+	m.serial = 500;
+	pt_send(&c, &m);
+	bool stopped = false;
+	while (!stopped) {
+		bool closed = false;
+		Webnn__Ipc__ServerMessage *s2 = pt_recv_within(&c, 30000, &closed);
+		ASSERT_MSG(s2, closed ? "the connection ended without a reason"
+				      : "nothing within 30 s of a dispatch with a 300 ms watchdog");
+		switch (s2->body_case) {
+		case WEBNN__IPC__SERVER_MESSAGE__BODY_CONTEXT_LOST:
+			ASSERT_CONTAINS(s2->context_lost->message, "dispatch_timeout_ms");
+			stopped = true;
+			break;
+		case WEBNN__IPC__SERVER_MESSAGE__BODY_GOODBYE:
+			ASSERT_CONTAINS(s2->goodbye->reason, "watchdog");
+			stopped = true;
+			break;
+		case WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY:
+			ASSERT_MSG(s2->reply->error, "the dispatch ran to completion (%.0f ms) with a "
+						     "300 ms watchdog", hz_now_ms() - t0);
+			break;
+		default:
+			break;
+		}
+		pt_free(s2);
+	}
+	ASSERT_MSG(hz_now_ms() - t0 < 15000, "the watchdog took %.0f ms", hz_now_ms() - t0);
+	hz_watch_stop(&w, HZ_RTT_MS);
+	pt_close(&c);
+	s.abuser_worker = -1; /* a watchdog may end the worker: that is its job */
+	hz_scene_finish(&s);
+}
+
+/* Item 2. Abuse (the issue's 33 s stall): 16 contexts each dispatching a large matmul, then
+ * disconnecting. Their work is cancelled or discarded: a second client of the same uid (same
+ * worker) gets its CreateTensor answered within 5 s, and another uid is served throughout. */
+TEST(hostile_disconnect_with_running_work)
+{
+	struct test_daemon d;
+	hz_start(&d, NULL);
+	struct hz_watch w;
+	hz_watch_start(&w, &d, HZ_OTHER);
+	struct pt_conn c;
+	pt_connect(&c, &d);
+	pt_hello(&c, "abandoner");
+	for (uint32_t ctx = 1; ctx <= 16; ctx++) {
+		pt_create_context(&c, ctx);
+		matmul_setup(&c, ctx, 100 * ctx, 1024);
+	}
+	for (uint32_t ctx = 1; ctx <= 16; ctx++)
+		pt_dispatch(&c, ctx, 100 * ctx, 100 * ctx + 1, 100 * ctx + 2, 100 * ctx + 3);
+	usleep(200000);
+	pt_close(&c);
+	struct pt_conn n;
+	pt_connect(&n, &d);
+	pt_hello(&n, "next");
+	pt_create_context(&n, 1);
+	struct pt_tensor_msg t;
+	pt_tensor_msg(&t, 1, 2, WEBNN__IPC__DATA_TYPE__FLOAT32, (const uint32_t[]){ 4 }, 1, true,
+		      true);
+	t.m.has_serial = true;
+	t.m.serial = 7;
+	double t0 = hz_now_ms();
+	pt_send(&n, &t.m);
+	bool closed = false;
+	Webnn__Ipc__ServerMessage *r = pt_recv_within(&n, 5000, &closed);
+	ASSERT_MSG(r, "CreateTensor of a client of the same uid was not answered within 5 s of "
+		      "16 contexts' work being abandoned%s", closed ? " (connection closed)" : "");
+	ASSERT_EQ(r->body_case, WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY);
+	ASSERT_MSG(!r->reply->error, "%s", r->reply->error->message);
+	pt_free(r);
+	double ms = hz_now_ms() - t0;
+	pt_close(&n);
+	hz_watch_stop(&w, HZ_RTT_MS);
+	ASSERT_MSG(ms < 5000, "CreateTensor took %.0f ms", ms);
+	test_daemon_stop(&d);
+}
+
+/* Item 2. Abuse: thousands of commands pipelined on one context without reading anything. The
+ * worker takes at most max_inflight_per_context at a time (back-pressure, no error), its memory
+ * stays bounded, another connection of the same worker is served meanwhile, and every command
+ * completes once the client reads. */
+TEST(hostile_pipeline_without_reading)
+{
+	struct test_daemon d;
+	hz_start(&d, "--limit", "max_inflight_per_context=16", NULL);
+	struct hz_watch w;
+	hz_watch_start(&w, &d, 0);
+	struct pt_conn c;
+	pt_connect(&c, &d);
+	pt_hello(&c, "pipeliner");
+	pt_create_context(&c, 1);
+	pt_add_roundtrip(&c, 1, 2, 1.0f);
+	pid_t worker = hz_worker_pid(&d, 0);
+	long base = hz_rss_kib(worker), peak = base;
+	struct hz_buf b = { 0 };
+	float x[6] = { 1, 2, 3, 4, 5, 6 };
+	enum { N = 20000 };
+	for (int i = 0; i < N; i++) {
+		Webnn__Ipc__Data data = WEBNN__IPC__DATA__INIT;
+		data.where_case = WEBNN__IPC__DATA__WHERE_INLINE;
+		data.inline_.data = (uint8_t *)x;
+		data.inline_.len = sizeof(x);
+		Webnn__Ipc__WriteTensor wt = WEBNN__IPC__WRITE_TENSOR__INIT;
+		wt.tensor_id = 3;
+		wt.data = &data;
+		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_WRITE_TENSOR;
+		m.write_tensor = &wt;
+		hz_buf_msg(&b, &m);
+		Webnn__Ipc__NamedTensor nx = WEBNN__IPC__NAMED_TENSOR__INIT, ny = nx, nz = nx;
+		nx.name = "x", nx.tensor_id = 3;
+		ny.name = "y", ny.tensor_id = 4;
+		nz.name = "z", nz.tensor_id = 5;
+		Webnn__Ipc__NamedTensor *ins[] = { &nx, &ny }, *outs[] = { &nz };
+		Webnn__Ipc__Dispatch dp = WEBNN__IPC__DISPATCH__INIT;
+		dp.context_id = 1, dp.graph_id = 2;
+		dp.n_inputs = 2, dp.inputs = ins;
+		dp.n_outputs = 1, dp.outputs = outs;
+		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DISPATCH;
+		m.dispatch = &dp;
+		hz_buf_msg(&b, &m);
+	}
+	/* Everything the socket takes, without reading, for two seconds. */
+	size_t sent = 0;
+	for (double end = hz_now_ms() + 2000; sent < b.len && hz_now_ms() < end;) {
+		struct pollfd p = { c.fd, POLLOUT, 0 };
+		if (poll(&p, 1, 50) > 0) {
+			ssize_t n = send(c.fd, b.p + sent, b.len - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+			ASSERT_MSG(n > 0 || errno == EAGAIN, "send: %s", strerror(errno));
+			if (n > 0)
+				sent += (size_t)n;
+		}
+		long now = hz_rss_kib(worker);
+		peak = now > peak ? now : peak;
+	}
+	ASSERT_MSG(peak - base < 64 * 1024, "the worker grew by %ld MiB", (peak - base) >> 10);
+	/* The rest, reading now, then a Flush: no error on the way. */
+	struct hz_buf rest = { b.p + sent, b.len - sent, 0 };
+	Webnn__Ipc__Flush f = WEBNN__IPC__FLUSH__INIT;
+	f.context_id = 1;
+	Webnn__Ipc__ClientMessage fm = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	fm.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_FLUSH;
+	fm.flush = &f;
+	fm.has_serial = true;
+	fm.serial = 99;
+	struct hz_buf tail = { 0 };
+	hz_buf_msg(&tail, &fm);
+	struct hz_pump st;
+	hz_pump(&c, &rest, 0, 20000, 0, &st);
+	ASSERT_MSG(!st.closed && st.events == 0 && st.goodbyes == 0, "%d errors (%s), goodbye %s",
+		   st.events, st.first_error, st.goodbye);
+	hz_pump(&c, &tail, 1, 30000, 0, &st);
+	ASSERT_MSG(st.replies == 1 && !st.reply_errors && !st.events, "flush: %s", st.first_error);
+	hz_buf_free(&tail);
+	hz_buf_free(&b);
+	hz_watch_stop(&w, HZ_RTT_MS);
+	float z[6];
+	for (int i = 0; i < 6; i++)
+		z[i] = x[i] + (float)(i * i) - 1.0f;
+	pt_read_expect(&c, 5, z, 6);
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
+
+/* ---- hostile graphs */
+
+/* Item 2/7. Abuse: a graph of more operations than max_operations (lowered to 100).
+ * NOT_SUPPORTED naming the operations. */
+TEST(hostile_graph_too_many_operations)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, "--limit", "max_operations=100", NULL);
+	struct pt_conn c;
+	hz_scene_abuser(&s, &c, true);
+	pt_create_context(&c, 1);
+	struct chain g;
+	chain_graph(&g, 1, 2, 101);
+	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__NOT_SUPPORTED, "operations");
+	chain_free(&g);
+	chain_graph(&g, 1, 2, 100);
+	pt_call_ok(&c, &g.m);
+	chain_free(&g);
+	pt_close(&c);
+	hz_scene_finish(&s);
+}
+
+/* Item 2/7. Abuse: a graph of more operands than max_operands (lowered to 50). NOT_SUPPORTED
+ * naming the operands. */
+TEST(hostile_graph_too_many_operands)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, "--limit", "max_operands=50", NULL);
+	struct pt_conn c;
+	hz_scene_abuser(&s, &c, true);
+	pt_create_context(&c, 1);
+	struct chain g;
+	chain_graph(&g, 1, 2, 60);
+	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__NOT_SUPPORTED, "operands");
+	chain_free(&g);
+	pt_close(&c);
+	hz_scene_finish(&s);
+}
+
+/* Item 7. Abuse: a cycle through a forward reference (operation 0 reads what operation 1
+ * writes, which reads what operation 0 writes). TYPE_ERROR naming the operation. */
+TEST(hostile_graph_cycle)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, NULL);
+	struct pt_conn c;
+	hz_scene_abuser(&s, &c, true);
+	pt_create_context(&c, 1);
+	struct chain g;
+	chain_graph(&g, 1, 2, 2);
+	g.un[0].input = 2;
+	g.un[1].input = 1;
+	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__TYPE_ERROR, "before it is defined");
+	/* An operation reading its own output. */
+	g.un[0].input = 1;
+	g.un[1].input = 1;
+	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__TYPE_ERROR, "before it is defined");
+	chain_free(&g);
+	pt_add_roundtrip(&c, 1, 2, 2.0f);
+	pt_close(&c);
+	hz_scene_finish(&s);
+}
+
+/* Item 7. Abuse: operand indices out of range (an operation reading operand 1000000, an output
+ * naming a missing operand). TYPE_ERROR; nothing is read out of bounds. */
+TEST(hostile_graph_operand_out_of_range)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, NULL);
+	struct pt_conn c;
+	hz_scene_abuser(&s, &c, true);
+	pt_create_context(&c, 1);
+	struct chain g;
+	chain_graph(&g, 1, 2, 1);
+	g.un[0].input = 1000000;
+	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__TYPE_ERROR, "1000000");
+	g.un[0].input = 0;
+	g.out.operand = 0xffffffffu;
+	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__TYPE_ERROR, "out of range");
+	chain_free(&g);
+	pt_close(&c);
+	hz_scene_finish(&s);
+}
+
+/* A graph of n_in inputs (distinct names unless dup), y = add(input 0, input 1). */
+static void wide_graph_call(struct pt_conn *c, uint32_t id, size_t n_in, bool dup,
+			    Webnn__Ipc__ServerMessage **reply)
+{
+	size_t n = n_in + 1;
+	Webnn__Ipc__Operand *ops = calloc(n, sizeof(*ops)), **op_ptrs = calloc(n, sizeof(*op_ptrs));
+	Webnn__Ipc__NamedOperand *ins = calloc(n_in, sizeof(*ins));
+	Webnn__Ipc__NamedOperand **in_ptrs = calloc(n_in, sizeof(*in_ptrs));
+	char *names = calloc(n_in, 12);
+	ASSERT(ops && op_ptrs && ins && in_ptrs && names);
+	Webnn__Ipc__OperandDescriptor desc = WEBNN__IPC__OPERAND_DESCRIPTOR__INIT;
+	uint32_t shape[] = { 2 };
+	desc.data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
+	desc.n_shape = 1;
+	desc.shape = shape;
+	for (size_t i = 0; i < n; i++) {
+		webnn__ipc__operand__init(&ops[i]);
+		ops[i].descriptor = &desc;
+		op_ptrs[i] = &ops[i];
+		if (i == n_in) {
+			ops[i].kind = WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT;
+			continue;
+		}
+		ops[i].kind = WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT;
+		/* Duplicates are the last two names: the worst case for a pairwise check. */
+		snprintf(names + 12 * i, 12, "i%zu", dup && i == n_in - 1 ? i - 1 : i);
+		webnn__ipc__named_operand__init(&ins[i]);
+		ins[i].name = names + 12 * i;
+		ins[i].operand = (uint32_t)i;
+		in_ptrs[i] = &ins[i];
+	}
+	Webnn__Ipc__ElementwiseBinary bin = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+	bin.a = 0, bin.b = 1, bin.output = (uint32_t)n_in;
+	Webnn__Ipc__Operation op = WEBNN__IPC__OPERATION__INIT, *opp = &op;
+	op.op = wnn_ops[WNN_OP_ADD].id;
+	op.attrs_case = WEBNN__IPC__OPERATION__ATTRS_BINARY;
+	op.binary = &bin;
+	Webnn__Ipc__NamedOperand out = WEBNN__IPC__NAMED_OPERAND__INIT, *outp = &out;
+	out.name = "y";
+	out.operand = (uint32_t)n_in;
+	Webnn__Ipc__GraphInfo gi = WEBNN__IPC__GRAPH_INFO__INIT;
+	gi.n_operands = n, gi.operands = op_ptrs;
+	gi.n_operations = 1, gi.operations = &opp;
+	gi.n_inputs = n_in, gi.inputs = in_ptrs;
+	gi.n_outputs = 1, gi.outputs = &outp;
+	Webnn__Ipc__BuildGraph bg = WEBNN__IPC__BUILD_GRAPH__INIT;
+	bg.context_id = 1, bg.graph_id = id, bg.graph = &gi;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
+	m.build_graph = &bg;
+	*reply = pt_call(c, &m);
+	free(ops);
+	free(op_ptrs);
+	free(ins);
+	free(in_ptrs);
+	free(names);
+}
+
+/* Item 3. Abuse: a graph with ~100k named inputs (names used to be compared pairwise: 0.55 s
+ * for one 15 MiB build, on the worker). Answered (built or refused) within a generous bound,
+ * while another client of the same worker keeps its round trips short. */
+TEST(hostile_graph_100k_inputs)
+{
+	struct test_daemon d;
+	hz_start(&d, NULL);
+	struct hz_watch w;
+	hz_watch_start(&w, &d, 0);
+	struct pt_conn c;
+	pt_connect(&c, &d);
+	pt_hello(&c, "wide graph");
+	pt_create_context(&c, 1);
+	double t0 = hz_now_ms();
+	Webnn__Ipc__ServerMessage *r;
+	wide_graph_call(&c, 2, 99998, false, &r);
+	double ms = hz_now_ms() - t0;
+	pt_free(r);
+	hz_watch_stop(&w, HZ_RTT_MS);
+	ASSERT_MSG(ms < 5000, "a build of 100k inputs took %.0f ms to answer", ms);
+	pt_roundtrip(&c, 1, 3, 1.0f);
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
+
+/* Item 3/7. Abuse: duplicate input names, the duplicate last among thousands (the worst case
+ * for a pairwise check). TYPE_ERROR naming the duplicate, answered quickly. */
+TEST(hostile_graph_duplicate_names)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, NULL);
+	struct pt_conn c;
+	hz_scene_abuser(&s, &c, true);
+	pt_create_context(&c, 1);
+	double t0 = hz_now_ms();
+	Webnn__Ipc__ServerMessage *r;
+	wide_graph_call(&c, 2, 4000, true, &r);
+	pt_expect_err(r, WEBNN__IPC__STATUS__TYPE_ERROR, "i3998");
+	ASSERT_MSG(hz_now_ms() - t0 < 5000, "refusing took %.0f ms", hz_now_ms() - t0);
+	pt_close(&c);
+	hz_scene_finish(&s);
+}
+
+/* ---- hostile dispatches and objects */
+
+/* Item 7. Abuse: a dispatch naming inputs the graph does not have. An ErrorEvent naming the
+ * input; the next correct dispatch computes. */
+TEST(hostile_dispatch_wrong_names)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, NULL);
+	struct pt_conn c;
+	add_abuser(&s, &c);
+	dispatch_named(&c, 1, 2, (const char *const[]){ "x", "w" }, (const uint32_t[]){ 3, 4 }, 2,
+		       "z", 5);
+	Webnn__Ipc__ServerMessage *m = next_error_event(&c);
+	ASSERT_CONTAINS(m->error->error->message, "'w' is not an input");
+	pt_free(m);
+	dispatch_named(&c, 1, 2, (const char *const[]){ "x", "y" }, (const uint32_t[]){ 3, 4 }, 2,
+		       "out", 5);
+	m = next_error_event(&c);
+	ASSERT_CONTAINS(m->error->error->message, "'out'");
+	pt_free(m);
+	pt_add_roundtrip(&c, 1, 20, 4.0f);
+	pt_close(&c);
+	hz_scene_finish(&s);
+}
+
+/* Item 7. Abuse: one input name given twice (and the other left out). An ErrorEvent naming
+ * it; nothing runs. */
+TEST(hostile_dispatch_duplicate_names)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, NULL);
+	struct pt_conn c;
+	add_abuser(&s, &c);
+	pt_create_tensor(&c, 1, 6, (const uint32_t[]){ 2, 3 }, 2);
+	dispatch_named(&c, 1, 2, (const char *const[]){ "x", "x" }, (const uint32_t[]){ 3, 6 }, 2,
+		       "z", 5);
+	Webnn__Ipc__ServerMessage *m = next_error_event(&c);
+	ASSERT_CONTAINS(m->error->error->message, "'x'");
+	pt_free(m);
+	pt_add_roundtrip(&c, 1, 20, 4.0f);
+	pt_close(&c);
+	hz_scene_finish(&s);
+}
+
+/* Item 7. Abuse: a dispatch binding a tensor of another context (another device queue). Goodbye
+ * "belongs to context". */
+TEST(hostile_dispatch_foreign_context_tensor)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, NULL);
+	struct pt_conn c;
+	add_abuser(&s, &c);
+	pt_create_context(&c, 30);
+	pt_create_tensor(&c, 30, 31, (const uint32_t[]){ 2, 3 }, 2);
+	pt_dispatch(&c, 1, 2, 3, 31, 5);
+	hz_expect_end(&c, "belongs to context", false, 5000);
+	pt_close(&c);
+	hz_scene_finish(&s);
+}
+
+/* Item 7. Abuse: reading a tensor created without readable. TYPE_ERROR "was not created
+ * readable". */
+TEST(hostile_read_unreadable_tensor)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, NULL);
+	struct pt_conn c;
+	hz_scene_abuser(&s, &c, true);
+	pt_create_context(&c, 1);
+	struct pt_tensor_msg t;
+	pt_tensor_msg(&t, 1, 2, WEBNN__IPC__DATA_TYPE__FLOAT32, (const uint32_t[]){ 4 }, 1, false,
+		      true);
+	pt_call_ok(&c, &t.m);
+	pt_expect_err(pt_read_reply(&c, 2), WEBNN__IPC__STATUS__TYPE_ERROR,
+		      "was not created readable");
+	pt_close(&c);
+	hz_scene_finish(&s);
+}
+
+/* Item 7. Abuse: writing to (and reading) a constant tensor, whose bytes graphs were built
+ * from. An ErrorEvent "is a constant tensor"; reading is refused the same way. */
+TEST(hostile_write_constant_tensor)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, NULL);
+	struct pt_conn c;
+	hz_scene_abuser(&s, &c, true);
+	pt_create_context(&c, 1);
+	float v[4] = { 1, 2, 3, 4 };
+	Webnn__Ipc__Data data = WEBNN__IPC__DATA__INIT;
+	data.where_case = WEBNN__IPC__DATA__WHERE_INLINE;
+	data.inline_.data = (uint8_t *)v;
+	data.inline_.len = sizeof(v);
+	struct pt_tensor_msg t;
+	pt_tensor_msg(&t, 1, 2, WEBNN__IPC__DATA_TYPE__FLOAT32, (const uint32_t[]){ 4 }, 1, false,
+		      false);
+	t.ct.has_constant = true;
+	t.ct.constant = true;
+	t.ct.data = &data;
+	pt_call_ok(&c, &t.m);
+	pt_write_inline(&c, 2, v, sizeof(v));
+	Webnn__Ipc__ServerMessage *m = next_error_event(&c);
+	ASSERT_CONTAINS(m->error->error->message, "is a constant tensor");
+	pt_free(m);
+	pt_expect_err(pt_read_reply(&c, 2), WEBNN__IPC__STATUS__TYPE_ERROR, "is a constant tensor");
+	pt_close(&c);
+	hz_scene_finish(&s);
+}
+
+/* Item 7. Abuse: using a tensor after DestroyTensor (use after free). Goodbye "unknown tensor
+ * id"; the id may be created anew. */
+TEST(hostile_destroy_then_use)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, NULL);
+	struct pt_conn c;
+	hz_scene_abuser(&s, &c, true);
+	pt_create_context(&c, 1);
+	pt_roundtrip(&c, 1, 2, 1.0f);
+	Webnn__Ipc__DestroyTensor dt = WEBNN__IPC__DESTROY_TENSOR__INIT;
+	dt.tensor_id = 2;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_TENSOR;
+	m.destroy_tensor = &dt;
+	pt_send(&c, &m);
+	pt_roundtrip(&c, 1, 2, 2.0f); /* the id is free again */
+	pt_send(&c, &m);
+	float v[6] = { 0 };
+	pt_write_inline(&c, 2, v, sizeof(v));
+	hz_expect_end(&c, "unknown tensor id 2", false, 5000);
+	pt_close(&c);
+	hz_scene_finish(&s);
+}
+
+/* Item 7. Abuse: destroying a context with work queued, then using its tensor and graph.
+ * Goodbye "unknown tensor id" (the context took its objects along). */
+TEST(hostile_destroy_context_then_use)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, NULL);
+	struct pt_conn c;
+	add_abuser(&s, &c);
+	for (int i = 0; i < 50; i++)
+		pt_dispatch(&c, 1, 2, 3, 4, 5);
+	Webnn__Ipc__DestroyContext dc = WEBNN__IPC__DESTROY_CONTEXT__INIT;
+	dc.context_id = 1;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_CONTEXT;
+	m.destroy_context = &dc;
+	pt_send(&c, &m);
+	pt_create_context(&c, 7); /* the session goes on */
+	pt_roundtrip(&c, 7, 8, 1.0f);
+	float v[6] = { 0 };
+	pt_write_inline(&c, 3, v, sizeof(v));
+	hz_expect_end(&c, "unknown tensor id 3", false, 5000);
+	pt_close(&c);
+	hz_scene_finish(&s);
+}
+
+/* Item 2. Abuse: clients vanishing in the middle of a frame (a BuildGraph cut short), again and
+ * again. Nothing stays behind: the worker's fds and memory return to their baseline. */
+TEST(hostile_close_mid_frame)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, NULL);
+	struct pt_conn c;
+	hz_scene_abuser(&s, &c, true);
+	pid_t w = s.abuser_worker;
+	int fds = hz_fd_count(w);
+	long rss = hz_rss_kib(w);
+	struct pt_graph g;
+	pt_matmul_graph(&g, 1, 2, 64, 64, 64);
+	g.m.has_serial = true;
+	g.m.serial = 3;
+	size_t len;
+	uint8_t *frame = wnn_frame_pack(&g.m, &len);
+	ASSERT(frame);
+	for (int i = 0; i < 40; i++) {
+		struct pt_conn a;
+		hz_scene_abuser(&s, &a, true);
+		pt_create_context(&a, 1);
+		pt_send_raw(&a, frame, len / 2, NULL, 0);
+		pt_close(&a);
+	}
+	free(frame);
+	int n = hz_fd_count_settle(w, fds, 5000);
+	ASSERT_MSG(n <= fds, "the worker holds %d fds, %d before", n, fds);
+	long now = hz_rss_settle(w, rss + 8192, 5000);
+	ASSERT_MSG(now < rss + 8192, "the worker grew by %ld KiB", now - rss);
+	pt_close(&c);
+	hz_scene_finish(&s);
+}
+
+/* Item 2. Abuse: closing with work in flight: slow dispatches queued behind one another, a
+ * graph compiling and reads pending, again and again. Queued work is dropped (another
+ * connection of the same worker gets its round trip quickly), and the worker's fds and memory
+ * return to their baseline. (Moved from test_protocol.c, with slow work and measurements.) */
+TEST(hostile_close_with_work_in_flight)
+{
+	struct test_daemon d;
+	hz_start(&d, NULL);
+	struct hz_watch watch;
+	hz_watch_start(&watch, &d, HZ_OTHER);
+	struct hz_client same;
+	hz_client_open(&same, &d, 0);
+	pid_t w = hz_worker_pid(&d, 0);
+	int fds = hz_fd_count(w);
+	long rss = hz_rss_kib(w);
+	for (int round = 0; round < 3; round++) {
+		struct pt_conn a;
+		pt_connect(&a, &d);
+		pt_hello(&a, "leaver");
+		pt_create_context(&a, 1);
+		matmul_setup(&a, 1, 10, 256);
+		for (int i = 0; i < 100; i++) /* ~7 s of work on this machine, alone */
+			pt_dispatch(&a, 1, 10, 11, 12, 13);
+		struct pt_graph g;
+		pt_add_graph(&g, 1, 100);
+		g.m.has_serial = true;
+		g.m.serial = 1000;
+		pt_send(&a, &g.m);
+		for (int i = 0; i < 20; i++) {
+			Webnn__Ipc__ReadTensor r = WEBNN__IPC__READ_TENSOR__INIT;
+			r.tensor_id = 13;
+			Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+			m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_READ_TENSOR;
+			m.read_tensor = &r;
+			m.has_serial = true;
+			m.serial = 1001 + (uint64_t)i;
+			pt_send(&a, &m);
+		}
+		pt_close(&a);
+		hz_client_roundtrip(&same, HZ_RTT_MS);
+	}
+	int n = hz_fd_count_settle(w, fds, 5000);
+	ASSERT_MSG(n <= fds, "the worker holds %d fds, %d before", n, fds);
+	long now = hz_rss_settle(w, rss + 16384, 5000);
+	ASSERT_MSG(now < rss + 16384, "the worker kept %ld KiB", now - rss);
+	hz_watch_stop(&watch, HZ_RTT_MS);
+	hz_client_close(&same);
+	test_daemon_stop(&d);
+}

@@ -1,0 +1,265 @@
+/* Hostile suite, workers, lockdown and logs (issue 7 items 4, 5 and 8). */
+#include "tests/hostile.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+/* The Goodbye on c contains every needle (NULL-terminated), then the connection ends. */
+static void expect_goodbye_all(struct pt_conn *c, int ms, ...)
+{
+	double end = hz_now_ms() + ms;
+	Webnn__Ipc__ServerMessage *m = NULL;
+	for (;;) {
+		bool closed = false;
+		int left = (int)(end - hz_now_ms());
+		ASSERT_MSG(left > 0, "no Goodbye within %d ms", ms);
+		m = pt_recv_within(c, left, &closed);
+		ASSERT_MSG(m || !closed, "the connection ended without a Goodbye");
+		if (m && m->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_GOODBYE)
+			break;
+		if (m)
+			pt_free(m);
+	}
+	va_list ap;
+	va_start(ap, ms);
+	for (const char *n; (n = va_arg(ap, const char *));)
+		ASSERT_CONTAINS(m->goodbye->reason, n);
+	va_end(ap);
+	pt_free(m);
+}
+
+/* Item 4. Abuse: the device worker of a uid killed by hand (SIGKILL) in the middle of a
+ * dispatch. Its clients get a Goodbye saying it was killed and their contexts are lost, a
+ * client of another uid is unaffected, and a new connection of the same uid works within 1 s. */
+TEST(hostile_worker_killed_mid_dispatch)
+{
+	struct test_daemon d;
+	hz_start(&d, NULL);
+	struct hz_client other;
+	hz_client_open(&other, &d, HZ_OTHER);
+	struct pt_conn a;
+	struct hz_client b;
+	pt_connect(&a, &d);
+	pt_hello(&a, "victim");
+	pt_create_context(&a, 1);
+	struct pt_graph g;
+	pt_matmul_graph(&g, 1, 10, 1024, 1024, 1024);
+	pt_call_ok(&a, &g.m);
+	for (uint32_t i = 11; i <= 13; i++)
+		pt_create_tensor(&a, 1, i, (const uint32_t[]){ 1024, 1024 }, 2);
+	hz_client_open(&b, &d, 0);
+	pid_t w = hz_worker_pid(&d, 0);
+	pt_dispatch(&a, 1, 10, 11, 12, 13);
+	usleep(300000);
+	ASSERT(kill(w, SIGKILL) == 0);
+	expect_goodbye_all(&a, 5000, "killed by signal 9", "its contexts are lost", NULL);
+	expect_goodbye_all(&b.c, 5000, "killed by signal 9", "its contexts are lost", NULL);
+	double t0 = hz_now_ms();
+	hz_fresh_client(&d, 0, 1000);
+	ASSERT_MSG(hz_now_ms() - t0 < 1000, "a new context of the uid took %.0f ms",
+		   hz_now_ms() - t0);
+	ASSERT_MSG(hz_worker_pid(&d, 0) != w, "the killed worker is still listed");
+	hz_client_roundtrip(&other, HZ_RTT_MS);
+	hz_client_close(&other);
+	pt_close(&a);
+	hz_client_close(&b);
+	test_daemon_stop(&d);
+}
+
+/* Whether build/bin/webnnd-testhooks (webnnd with the sandbox test hooks) exists; else SKIP. */
+static void need_testhooks(void)
+{
+	char bin[4096];
+	snprintf(bin, sizeof(bin), "%s/bin/webnnd-testhooks", test_build_dir());
+	if (access(bin, X_OK) != 0)
+		SKIP("%s does not exist: the lockdown tests need webnnd's test-hook build", bin);
+}
+
+/* Every thread of every worker of the daemon shows NoNewPrivs 1 and Seccomp 2 (filter). */
+static int check_threads(const struct test_daemon *d)
+{
+	char path[128], list[4096];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", d->pid, d->pid);
+	FILE *f = fopen(path, "r");
+	ASSERT(f);
+	size_t n = fread(list, 1, sizeof(list) - 1, f);
+	list[n] = '\0';
+	fclose(f);
+	int threads = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(list, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+		snprintf(path, sizeof(path), "/proc/%s/task", tok);
+		DIR *dir = opendir(path);
+		ASSERT(dir);
+		for (struct dirent *e; (e = readdir(dir));) {
+			if (e->d_name[0] == '.')
+				continue;
+			char st[600], buf[8192];
+			snprintf(st, sizeof(st), "/proc/%s/task/%s/status", tok, e->d_name);
+			FILE *s = fopen(st, "r");
+			if (!s)
+				continue; /* the thread ended */
+			size_t len = fread(buf, 1, sizeof(buf) - 1, s);
+			buf[len] = '\0';
+			fclose(s);
+			ASSERT_MSG(strstr(buf, "NoNewPrivs:\t1"), "%s: no NoNewPrivs", st);
+			ASSERT_MSG(strstr(buf, "Seccomp:\t2"), "%s: no seccomp filter", st);
+			threads++;
+		}
+		closedir(dir);
+	}
+	return threads;
+}
+
+/* Item 5. Lockdown: every thread of every device worker (the one serving a client, with its
+ * thread pool started by work, and the spare) runs with no_new_privs and a seccomp filter, and
+ * the client is served. */
+TEST(hostile_worker_threads_locked_down)
+{
+	need_testhooks();
+	struct test_daemon d;
+	hz_start(&d, NULL);
+	struct hz_client c;
+	hz_client_open(&c, &d, 0);
+	pt_add_roundtrip(&c.c, 1, 10, 1.0f);
+	int threads = check_threads(&d);
+	ASSERT_MSG(threads >= 3, "only %d worker threads found", threads);
+	hz_client_roundtrip(&c, HZ_RTT_MS);
+	hz_client_close(&c);
+	test_daemon_stop(&d);
+}
+
+/* Item 5. Abuse: code in the worker (a test hook standing for a compromised driver or parser)
+ * calling socket(AF_INET). The seccomp filter kills the worker with SIGSYS: its clients are
+ * told, another uid is unaffected and the uid gets a new worker. */
+TEST(hostile_forbidden_syscall_kills_worker)
+{
+	need_testhooks();
+	struct test_daemon d;
+	hz_start_binary(&d, "bin/webnnd-testhooks", NULL);
+	struct hz_client other, same;
+	hz_client_open(&other, &d, HZ_OTHER);
+	hz_client_open(&same, &d, 0);
+	struct pt_conn c;
+	pt_connect(&c, &d);
+	struct hz_hello h;
+	hz_hello_msg(&h, "wnn-test:socket-inet", 1);
+	pt_send(&c, &h.m);
+	expect_goodbye_all(&c, 5000, "killed by signal 31", NULL);
+	expect_goodbye_all(&same.c, 5000, "killed by signal 31", NULL);
+	pt_close(&c);
+	hz_client_roundtrip(&other, HZ_RTT_MS);
+	hz_fresh_client(&d, 0, 1000);
+	hz_client_close(&other);
+	hz_client_close(&same);
+	test_daemon_stop(&d);
+}
+
+/* Reads the daemon's log file into a string (caller frees). */
+static char *read_log(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	ASSERT(f);
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+	ASSERT(buf);
+	for (size_t n; (n = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
+		len += n;
+		if (cap - len < 4096) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			ASSERT(buf);
+		}
+	}
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* A daemon logging as under journald into a file, with --verbose. */
+static void start_journal(struct test_daemon *d, char *log, size_t len)
+{
+	snprintf(log, len, "/tmp/webnn-hostile-log-XXXXXX");
+	int fd = mkstemp(log);
+	ASSERT(fd >= 0);
+	close(fd);
+	setenv("JOURNAL_STREAM", "1:1", 1);
+	hz_start_logged(d, log, "--verbose", NULL);
+}
+
+/* Connects, says Hello with this name, then breaks a rule (so the name is logged as a warning
+ * too) and is sent away. */
+static void named_violation(const struct test_daemon *d, const char *name)
+{
+	struct pt_conn c;
+	pt_connect(&c, d);
+	pt_hello(&c, name);
+	struct hz_hello h;
+	hz_hello_msg(&h, name, 2);
+	pt_send(&c, &h.m);
+	hz_expect_end(&c, "Hello sent twice", false, 5000);
+	pt_close(&c);
+}
+
+/* Item 8. Abuse: log forging, a client name with a newline and a journald priority prefix
+ * ("x\n<0>forged": an emergency-level line in the journal). No line of the daemon's log starts
+ * with the forged prefix; the name is still logged (escaped). */
+TEST(hostile_log_forging)
+{
+	struct test_daemon d;
+	char log[64];
+	start_journal(&d, log, sizeof(log));
+	named_violation(&d, "x\n<0>forged");
+	named_violation(&d, "y\r\n<1>forged too");
+	hz_fresh_client(&d, HZ_OTHER, HZ_RTT_MS);
+	test_daemon_stop(&d);
+	char *text = read_log(log);
+	unlink(log);
+	ASSERT_MSG(strstr(text, "forged"), "the client's name was not logged at all");
+	for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1
+									: NULL) {
+		ASSERT_MSG(line[0] == '<' && line[1] >= '0' && line[1] <= '7' && line[2] == '>',
+			   "a log line without a priority prefix: %.80s", line);
+		ASSERT_MSG(strncmp(line, "<0>forged", 9) != 0 && strncmp(line, "<1>forged", 9) != 0,
+			   "a client forged a log line: %.80s", line);
+	}
+	free(text);
+}
+
+/* Item 8. Abuse: client names with terminal escape sequences, a bell, DEL, backspace and tabs,
+ * one of them 100 KiB long. The log stays one bounded line per event, with no control
+ * characters from the client. */
+TEST(hostile_log_control_characters)
+{
+	struct test_daemon d;
+	char log[64];
+	start_journal(&d, log, sizeof(log));
+	/* Escapes first (a name may be cut short when logged), then 100 KiB, then more. */
+	const char *esc = "\x1b[2J\x07\x1b]0;t\x07\x7f\b\t";
+	size_t n = 100u << 10, e = strlen(esc);
+	char *name = malloc(n + 2 * e + 1);
+	ASSERT(name);
+	memcpy(name, esc, e);
+	memset(name + e, 'A', n);
+	memcpy(name + e + n, esc, e + 1);
+	named_violation(&d, name);
+	named_violation(&d, "tab\there, bell\a, esc\x1b[31mred");
+	free(name);
+	hz_fresh_client(&d, HZ_OTHER, HZ_RTT_MS);
+	test_daemon_stop(&d);
+	char *text = read_log(log);
+	unlink(log);
+	ASSERT_MSG(strstr(text, "AAAA"), "the client's name was not logged at all");
+	for (char *line = text; line && *line;) {
+		char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		ASSERT_MSG(len <= 4096, "a log line of %zu bytes", len);
+		for (size_t i = 0; i < len; i++)
+			ASSERT_MSG((unsigned char)line[i] >= 0x20 && line[i] != 0x7f,
+				   "control character %#x in the log: %.60s",
+				   (unsigned char)line[i], line);
+		line = nl ? nl + 1 : NULL;
+	}
+	free(text);
+}
