@@ -117,10 +117,13 @@ TEST(hostile_unread_replies_memory)
 	long base = hz_rss_kib(w), peak = base;
 	enum { N = 4, READS = 2000 };
 	struct pt_conn c[N];
+	/* Every tensor first: once replies pile up unread, the uid's budget refuses new ones. */
 	for (int i = 0; i < N; i++) {
 		hz_scene_abuser(&s, &c[i], true);
 		pt_create_context(&c[i], 1);
 		pt_create_tensor(&c[i], 1, 2, (const uint32_t[]){ 1, 16384 }, 2); /* 64 KiB */
+	}
+	for (int i = 0; i < N; i++) {
 		struct hz_buf b = { 0 };
 		for (int r = 0; r < READS; r++) {
 			Webnn__Ipc__ReadTensor rt = WEBNN__IPC__READ_TENSOR__INIT;
@@ -292,7 +295,7 @@ TEST(hostile_object_flood)
 }
 
 /* Item 2. Abuse: CreateContext until max_contexts (each holds a device queue). Refused with
- * NO_MEMORY "(the limit)"; destroying one frees its slot. (Moved from test_protocol.c.) */
+ * NO_MEMORY "(max_contexts)"; destroying one frees its slot. (Moved from test_protocol.c.) */
 TEST(hostile_context_flood)
 {
 	struct hz_scene s;
@@ -303,7 +306,7 @@ TEST(hostile_context_flood)
 		pt_create_context(&c, id);
 	for (uint32_t id = 5; id <= 20; id++)
 		pt_expect_err(pt_create_context_reply(&c, id), WEBNN__IPC__STATUS__NO_MEMORY,
-			      "(the limit)");
+			      "(max_contexts)");
 	Webnn__Ipc__DestroyContext dc = WEBNN__IPC__DESTROY_CONTEXT__INIT;
 	dc.context_id = 2;
 	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;

@@ -236,7 +236,10 @@ TEST(hostile_dispatch_watchdog)
 TEST(hostile_disconnect_with_running_work)
 {
 	struct test_daemon d;
-	hz_start(&d, NULL);
+	/* The product backend for CPUs: its jobs wait for the one compute thread, where abandoned
+	 * ones are dropped and a running one stops at its next step. (The reference oracle runs
+	 * every kernel to its end on the pool threads.) */
+	hz_start(&d, "--backend", "cpu", NULL);
 	struct hz_watch w;
 	hz_watch_start(&w, &d, HZ_OTHER);
 	struct pt_conn c;
