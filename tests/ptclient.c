@@ -24,6 +24,7 @@ void pt_connect(struct pt_conn *c, const struct test_daemon *d)
 	wnn_reader_init(&c->r, 0);
 	c->serial = 0;
 	c->strict = false;
+	c->timeout_ms = 10000;
 }
 
 void pt_close(struct pt_conn *c)
@@ -65,8 +66,8 @@ Webnn__Ipc__ServerMessage *pt_recv(struct pt_conn *c)
 			return m;
 		}
 		struct pollfd p = { c->fd, POLLIN, 0 };
-		int pr = poll(&p, 1, 10000);
-		ASSERT_MSG(pr > 0, "no message from the daemon within 10 s");
+		int pr = poll(&p, 1, c->timeout_ms);
+		ASSERT_MSG(pr > 0, "no message from the daemon within %d ms", c->timeout_ms);
 		int r = wnn_reader_fill(&c->r, c->fd);
 		if (r == -EAGAIN)
 			continue;

@@ -18,6 +18,9 @@ struct pt_conn {
 	/* Fail on an ErrorEvent, ContextLost or other message not asked for while awaiting a reply,
 	 * instead of skipping it (pt_connect leaves it false). */
 	bool strict;
+	/* How long pt_recv waits for the daemon (pt_connect: 10 s; a cold OpenCL compile may
+	 * need more). */
+	int timeout_ms;
 };
 
 /* ErrorEvents and ContextLost that arrived before an awaited reply. */
@@ -36,7 +39,7 @@ void pt_connect(struct pt_conn *c, const struct test_daemon *d);
 void pt_close(struct pt_conn *c);
 void pt_send_fds(struct pt_conn *c, Webnn__Ipc__ClientMessage *m, const int *fds, int n_fds);
 void pt_send(struct pt_conn *c, Webnn__Ipc__ClientMessage *m);
-/* Next server message, or NULL on EOF / connection reset / 10 s of silence. */
+/* Next server message, or NULL on EOF / connection reset; fails after timeout_ms of silence. */
 Webnn__Ipc__ServerMessage *pt_recv(struct pt_conn *c);
 /* Sends m with a fresh serial and returns the Reply to it; events before it are recorded in ev
  * (NULL: skipped, or a failure on a strict connection). A Goodbye fails the test. */

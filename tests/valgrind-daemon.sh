@@ -23,10 +23,12 @@ run_backend() {
 	VGLOG="$DIR/valgrind.log"
 	DLOG="$DIR/webnnd.log"
 	# The OpenCL run skips the background CLBlast warm-up: it only fills PoCL's cache, in a child.
+	# --no-sandbox: valgrind does not know seccomp(2) or Landlock, and a filter would apply to
+	# valgrind's own syscalls (the workers it starts run natively, without valgrind, anyway).
 	WEBNN_NO_WARMUP=1 valgrind --leak-check=full --show-leak-kinds=definite,indirect \
 		--errors-for-leak-kinds=definite,indirect --error-exitcode=1 --track-fds=no --num-callers=50 \
 		--suppressions="$SUPP" --log-file="$VGLOG" \
-		"$DAEMON" --socket "$SOCK" --backend "$backend" >"$DLOG" 2>&1 &
+		"$DAEMON" --socket "$SOCK" --backend "$backend" --no-sandbox >"$DLOG" 2>&1 &
 	PID=$!
 	trap 'kill -KILL "$PID" 2>/dev/null; wait "$PID" 2>/dev/null' INT TERM
 
