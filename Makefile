@@ -5,7 +5,7 @@ SAN ?=
 OPT ?= -O2
 
 DEB_PACKAGES := build-essential pkg-config libuv1-dev protobuf-c-compiler libprotobuf-c-dev \
-	ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev libjansson-dev libdnnl-dev clinfo valgrind clang
+	ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev libjansson-dev libdnnl-dev libseccomp-dev clinfo valgrind clang
 
 CPPFLAGS += -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=120 -DCL_USE_DEPRECATED_OPENCL_1_2_APIS \
 	-I. -Iclient/include -I$(BUILD)/gen
@@ -17,7 +17,7 @@ ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
 endif
-LDLIBS_DAEMON := -luv -lprotobuf-c -lOpenCL -lclblast -ldnnl -fopenmp -lpthread -lm
+LDLIBS_DAEMON := -luv -lprotobuf-c -lOpenCL -lclblast -ldnnl -lseccomp -fopenmp -lpthread -lm
 LDLIBS_CLIENT := -lprotobuf-c -lpthread -lm
 
 PROTO_GEN_C := $(BUILD)/gen/proto/webnn.pb-c.c
@@ -50,11 +50,16 @@ LIB_TOOLS := $(BUILD)/lib/libwnntools.a
 LIB_CLIENT_SO := $(BUILD)/lib/libwebnn.so.0
 LIB_DAEMON := $(BUILD)/lib/libwebnnd.a
 DAEMON_BIN := $(BUILD)/bin/webnnd
+# webnnd with the sandbox's test hooks (tests/test_sandbox.c): the sources that hold them are
+# compiled again with -DWNN_TEST_HOOKS; webnnd itself never contains them.
+TESTHOOKS_BIN := $(BUILD)/bin/webnnd-testhooks
+TESTHOOKS_SRC := daemon/main.c daemon/router.c sandbox/sandbox.c
+TESTHOOKS_OBJ := $(patsubst %.c,$(BUILD)/obj-testhooks/%.o,$(TESTHOOKS_SRC))
 TEST_BIN := $(BUILD)/bin/webnn-tests
 
 .PHONY: all deps check check-asan check-all valgrind bench clean demo
 .SECONDARY:
-all: $(DAEMON_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(TOOLS_BIN) $(TEST_BIN)
+all: $(DAEMON_BIN) $(TESTHOOKS_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(TOOLS_BIN) $(TEST_BIN)
 
 # Installs the Debian packages the build, the daemon and the tests need; safe to re-run.
 deps:
@@ -127,6 +132,13 @@ $(LIB_DAEMON): $(DAEMON_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(DAEMON_BIN): $(BUILD)/obj/daemon/main.o $(LIB_DAEMON) $(LIB_PROTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_DAEMON)
+
+$(BUILD)/obj-testhooks/%.o: %.c | $(PROTO_GEN_H) $(OPS_GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DWNN_TEST_HOOKS $(CFLAGS) -c $< -o $@
+$(TESTHOOKS_BIN): $(TESTHOOKS_OBJ) $(filter-out $(call obj,$(TESTHOOKS_SRC)),$(DAEMON_OBJ)) $(LIB_PROTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_DAEMON)
 
@@ -226,7 +238,7 @@ fuzz-smoke: fuzz
 		else tail -n 60 $$log; echo "fuzz: $$n FAILED (artifacts: $(BUILD)/fuzz/$$n-*)"; exit 1; fi; done
 -include $(shell find $(BUILD)/fuzz -name '*.d' 2>/dev/null)
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/obj-testhooks -name '*.d' 2>/dev/null)
 
 # ---- install (DESTDIR for staging). webnnd goes to libexec: clients reach it through the socket.
 PREFIX ?= /usr/local

@@ -2,6 +2,7 @@
 #include "daemon/caches.h"
 
 #include "daemon/log.h"
+#include "sandbox/sandbox.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -14,49 +15,90 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* mkdir -p with mode 0700; true when the directory exists and is writable. */
-static bool mkdir_p(const char *path)
+/* mkdir -p with mode 0700. The directories it creates belong to `owner` (the service user
+ * the workers will run as, while we are still root); NULL: to us. */
+static bool mkdir_owned(const char *path, const struct sandbox_user *owner)
 {
 	char tmp[512];
 	if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
 		return false;
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
+	bool give = owner && owner->uid != geteuid();
+	for (char *p = tmp + 1;; p++) {
+		if (*p != '/' && *p)
 			continue;
+		char c = *p;
 		*p = 0;
-		if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+		if (mkdir(tmp, 0700) == 0) {
+			if (give && chown(tmp, owner->uid, owner->gid) != 0)
+				return false;
+		} else if (errno != EEXIST) {
 			return false;
-		*p = '/';
+		}
+		*p = c;
+		if (!c)
+			return true;
 	}
-	if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
-		return false;
-	return access(tmp, W_OK | X_OK) == 0;
 }
 
-void caches_pick_dir(char *out, size_t len)
+/* PoCL maps code from the cache (the kernels it links), so the directory must belong to the
+ * user the workers run as and be writable by nobody else, and that user must reach it. */
+static bool cache_usable(const char *dir, const struct sandbox_user *owner)
+{
+	struct stat st;
+	uid_t uid = owner ? owner->uid : geteuid();
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return false;
+	if (st.st_uid != uid || (st.st_mode & 022)) {
+		log_warn("not using %s as the cache directory: it belongs to uid %u with mode %04o "
+			 "(it must belong to uid %u and be writable by no one else)", dir,
+			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)uid);
+		return false;
+	}
+	int r = sandbox_user_access(owner, dir, W_OK | X_OK);
+	if (r != 0) {
+		log_warn("not using %s as the cache directory: uid %u cannot write to it (%s)", dir,
+			 (unsigned)uid, strerror(-r));
+		return false;
+	}
+	return true;
+}
+
+static bool cache_try(const char *dir, const struct sandbox_user *owner)
+{
+	return mkdir_owned(dir, owner) && cache_usable(dir, owner);
+}
+
+void caches_pick_dir(char *out, size_t len, const struct sandbox_user *owner)
 {
 	const char *env;
+	/* Dropping from root: root's home and XDG directories are no place for the service
+	 * user's cache; a system directory is. */
+	bool dropping = owner && owner->uid != geteuid();
+	uid_t uid = owner ? owner->uid : geteuid();
 	out[0] = 0;
 	if ((env = getenv("WEBNN_CACHE_DIR")) && *env &&
-	    snprintf(out, len, "%s", env) < (int)len && mkdir_p(out))
+	    snprintf(out, len, "%s", env) < (int)len && cache_try(out, owner))
 		return;
-	if ((env = getenv("XDG_CACHE_HOME")) && *env &&
-	    snprintf(out, len, "%s/webnn", env) < (int)len && mkdir_p(out))
+	if (!dropping && (env = getenv("XDG_CACHE_HOME")) && *env &&
+	    snprintf(out, len, "%s/webnn", env) < (int)len && cache_try(out, owner))
 		return;
-	if ((env = getenv("HOME")) && *env &&
-	    snprintf(out, len, "%s/.cache/webnn", env) < (int)len && mkdir_p(out))
+	if (!dropping && (env = getenv("HOME")) && *env &&
+	    snprintf(out, len, "%s/.cache/webnn", env) < (int)len && cache_try(out, owner))
 		return;
-	if (snprintf(out, len, "/tmp/webnn-cache-%u", (unsigned)getuid()) < (int)len && mkdir_p(out))
+	if (dropping && snprintf(out, len, "/var/cache/webnn") < (int)len && cache_try(out, owner))
+		return;
+	if (snprintf(out, len, "/tmp/webnn-cache-%u", (unsigned)uid) < (int)len &&
+	    cache_try(out, owner))
 		return;
 	out[0] = 0;
 }
 
-void caches_point_pocl(const char *dir)
+void caches_point_pocl(const char *dir, const struct sandbox_user *owner)
 {
 	char sub[600];
 	if (!dir || !dir[0] || getenv("POCL_CACHE_DIR"))
 		return;
-	if (snprintf(sub, sizeof sub, "%s/pocl", dir) < (int)sizeof sub && mkdir_p(sub))
+	if (snprintf(sub, sizeof sub, "%s/pocl", dir) < (int)sizeof sub && cache_try(sub, owner))
 		setenv("POCL_CACHE_DIR", sub, 0);
 }
 

@@ -3,6 +3,7 @@
 
 #include "daemon/control.h"
 #include "daemon/log.h"
+#include "daemon/spawner.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -353,9 +353,9 @@ static int slot_take(struct frontdoor *door)
 	return -1;
 }
 
-/* Forks and execs a spare worker (bound to a user by its first connection); its control socket
- * becomes fd 3 and the budget board fd 4 there. It starts its backends and locks down while
- * connections handed to it queue up in the control socket. */
+/* Has the spawner start a spare worker (bound to a user by its first connection); its control
+ * socket becomes fd 3 and the budget board fd 4 there. It starts its backends and locks down
+ * while connections handed to it queue up in the control socket. */
 static struct frontdoor_worker *worker_spawn(struct frontdoor *door, char *why, size_t why_len)
 {
 	const struct frontdoor_config *cfg = door->cfg;
@@ -373,51 +373,11 @@ static struct frontdoor_worker *worker_spawn(struct frontdoor *door, char *why, 
 		door->slots_used[slot] = 0;
 		return NULL;
 	}
-	char slot_s[16];
-	snprintf(slot_s, sizeof(slot_s), "%d", slot);
-	char **argv = (char **)cfg->worker_argv;
-	argv[cfg->worker_argv_slot] = slot_s;
-	pid_t parent = getpid();
-	fflush(NULL);
-	/* Until its exec the child runs our libuv signal handlers, which would report a signal
-	 * sent to it (a SIGTERM when stopping) to our loop as if sent to us: signals stay blocked
-	 * across the fork and the child resets every handler before unblocking them. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pid_t pid = fork();
-	if (pid == 0) {
-		for (int sig = 1; sig < NSIG; sig++) {
-			struct sigaction sa;
-			if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_DFL &&
-			    sa.sa_handler != SIG_IGN)
-				signal(sig, SIG_DFL);
-		}
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1);
-		/* Moved out of the way first, so that the dup2s below cannot clobber either. */
-		int c = fcntl(sv[1], F_DUPFD, 16);
-		int b = cfg->board_fd >= 0 ? fcntl(cfg->board_fd, F_DUPFD, 16) : -1;
-		if (c < 0 || dup2(c, CONTROL_WORKER_FD) < 0)
-			_exit(1);
-		if (b >= 0 && dup2(b, CONTROL_BOARD_FD) < 0)
-			_exit(1);
-		unsigned first = b >= 0 ? CONTROL_BOARD_FD + 1 : CONTROL_WORKER_FD + 1;
-		if (close_range(first, ~0u, 0) != 0)
-			for (int fd = (int)first; fd < 65536; fd++)
-				close(fd);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execv(cfg->exe, argv);
-		_exit(127);
-	}
-	int err = errno;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pid_t pid = spawner_spawn(cfg->spawner, sv[1], cfg->board_fd, (uint32_t)slot);
 	close(sv[1]);
 	if (pid < 0) {
-		snprintf(why, why_len, "cannot start a device worker: %s", strerror(err));
+		snprintf(why, why_len, "cannot start a device worker: %s",
+			 pid == -ESRCH ? "the worker spawner is gone" : strerror((int)-pid));
 		close(sv[0]);
 		free(w);
 		door->slots_used[slot] = 0;

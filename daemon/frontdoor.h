@@ -17,10 +17,7 @@
 /* What the front door is configured with (main.c fills it from the command line). */
 struct frontdoor_config {
 	const struct daemon_limits *limits;
-	const char *exe;            /* this program, exec'd as each worker */
-	char *const *worker_argv;   /* argv for a worker; its budget slot number is written at
-				     * worker_argv_slot */
-	int worker_argv_slot;
+	struct spawner *spawner;    /* forks and execs the workers (daemon/spawner.h) */
 	int board_fd;               /* the budget board memfd every worker maps (-1: none) */
 	/* A dead worker's budget slot is zeroed (what it held is gone with it). */
 	void (*slot_reset)(uint32_t slot, void *ud);
@@ -32,6 +29,7 @@ struct frontdoor_config {
 
 struct frontdoor_conn;
 struct frontdoor_user;
+struct spawner;
 
 /* One device worker process (the worker of one uid). */
 struct frontdoor_worker {

@@ -7,6 +7,7 @@
 #include "daemon/frontdoor.h"
 #include "daemon/log.h"
 #include "daemon/server.h"
+#include "daemon/spawner.h"
 #include "daemon/timeline.h"
 #include "daemon/worker.h"
 #include "sandbox/sandbox.h"
@@ -43,6 +44,9 @@ struct daemon_options {
 	char cache_dir[512]; /* "" when no cache directory can be written */
 	mode_t socket_mode;  /* --socket-mode (octal) */
 	gid_t socket_gid;    /* --socket-group; (gid_t)-1: unchanged */
+	const char *user;    /* --user: who to run as when started as root (NULL: the default) */
+	struct sandbox_user svc; /* ... resolved */
+	bool no_sandbox;     /* --no-sandbox: no Landlock, no seccomp (development only) */
 	bool worker;         /* --worker: a device worker started by the front door (internal) */
 	uint32_t slot;       /* --slot N: its budget board slot (internal) */
 	struct frontdoor_config door;
@@ -60,6 +64,7 @@ struct daemon_process {
 	struct worker worker;
 	/* front door */
 	struct frontdoor door;
+	struct spawner spawner;
 	pid_t warm_pid; /* the cache warm-up child, 0 when none runs */
 	char exe[PATH_MAX];
 };
@@ -79,6 +84,9 @@ static void usage(FILE *f)
 		"                        and accelerators on opencl)\n"
 		"  --threads N           compute threads of the cpu backend (default\n"
 		"                        $WEBNN_CPU_THREADS, else every core the daemon may use)\n"
+		"  --user NAME           started as root, run as NAME (default: webnn when that\n"
+		"                        user exists, else nobody; root stays root, with a warning)\n"
+		"  --no-sandbox          no Landlock or seccomp lockdown (development only)\n"
 		"  --limit KEY=VALUE     set a limit or budget (repeatable; --help-limits lists them)\n"
 		"  --help-limits         the limits and budgets with their defaults\n"
 		"  --verbose             debug logging\n"
@@ -113,6 +121,16 @@ static int activation_fd(void)
 	}
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	return fd;
+}
+
+/* How many sockets systemd passed us (from fd 3 on): 0 unless LISTEN_PID is us. */
+static int activation_fd_count(void)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	if (!pid || !fds || strtol(pid, NULL, 10) != (long)getpid())
+		return 0;
+	long n = strtol(fds, NULL, 10);
+	return n < 0 ? 0 : n > 64 ? 64 : (int)n;
 }
 
 /* sd_notify(3) without libsystemd: one datagram to $NOTIFY_SOCKET. */
@@ -302,6 +320,8 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 		{ "allow-gid", required_argument, NULL, 'G' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "no-sandbox", no_argument, NULL, 'N' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ "help-limits", no_argument, NULL, 'L' },
 		{ "worker", no_argument, NULL, 'W' },
@@ -368,6 +388,12 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 				return 2;
 			}
 			break;
+		case 'u':
+			o->user = optarg;
+			break;
+		case 'N':
+			o->no_sandbox = true;
+			break;
 		case 'l': {
 			char why[160];
 			if (daemon_limits_set(limits, optarg, why, sizeof(why)) != 0) {
@@ -410,6 +436,11 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 			o->backend);
 		return 2;
 	}
+	char why[200];
+	if (sandbox_user_resolve(o->user, &o->svc, why, sizeof(why)) != 0) {
+		fprintf(stderr, "webnnd: %s\n", why);
+		return 2;
+	}
 	return 0;
 }
 
@@ -440,6 +471,64 @@ static void worker_door_gone(struct worker *w)
 	worker_shutdown(p, "the front door is gone");
 }
 
+/* The worker's first lockdown step, before any backend starts a thread (PoCL, OpenMP, oneDNN):
+ * Landlock restricts only the calling thread and those it starts later. */
+static int worker_restrict_fs(struct daemon_process *p)
+{
+	int r = sandbox_harden_process();
+	if (r < 0) {
+		log_error("sandbox: %s", strerror(-r));
+		return -1;
+	}
+	if (p->opts.no_sandbox)
+		return 0;
+	/* PoCL may start (and compile kernels, run ld, open GPU nodes) unless another backend
+	 * was forced. */
+	bool opencl = !p->opts.backend_chosen || strcmp(p->opts.backend, "opencl") == 0;
+	struct sandbox_fs_rules rules = { .compiler = opencl, .devices = opencl };
+	int n = 0;
+	if (p->opts.cache_dir[0])
+		rules.writable[n++] = p->opts.cache_dir;
+	const char *pocl = getenv("POCL_CACHE_DIR");
+	if (opencl && pocl && *pocl)
+		rules.writable[n++] = pocl;
+	const char *kernels = getenv("WEBNN_KERNEL_DIR");
+	if (kernels && *kernels)
+		rules.readable[0] = kernels;
+	char why[256];
+	r = sandbox_restrict_fs(SANDBOX_WORKER, &rules, why, sizeof(why));
+	if (r < 0) {
+		log_error("sandbox: %s", why);
+		return -1;
+	}
+	if (r > 0)
+		log_debug("sandbox: no usable Landlock: this worker's files are not restricted");
+	return 0;
+}
+
+/* The last lockdown step, once the backends are up and before the first client byte. */
+static int worker_restrict_syscalls(struct daemon_process *p)
+{
+	if (p->opts.no_sandbox)
+		return 0;
+	struct sandbox_syscall_rules rules = { 0 };
+	for (uint32_t i = 0; i < p->d.n_backends; i++)
+		if (p->d.backends[i].impl == &backend_opencl) {
+			rules.compiler = true;
+			rules.gpu |= p->d.backends[i].accelerated;
+		}
+	char why[256];
+	int n = sandbox_restrict_syscalls(SANDBOX_WORKER, &rules, why, sizeof(why));
+	if (n < 0) {
+		log_error("sandbox: %s", why);
+		return -1;
+	}
+	log_debug("sandbox: seccomp allows %d syscalls%s%s", n,
+		  rules.compiler ? ", PoCL's compile path included" : "",
+		  rules.gpu ? ", ioctl unrestricted for the GPU" : "");
+	return 0;
+}
+
 /* A device worker: backends, then the lockdown, then the connections the front door hands
  * over on fd 3. Returns the exit status. */
 static int run_worker(struct daemon_process *p)
@@ -459,8 +548,17 @@ static int run_worker(struct daemon_process *p)
 			  p->opts.slot, strerror(-br));
 		return 1;
 	}
+	/* The front door dropped privileges before starting us; a worker started as root by
+	 * hand does it here. */
+	char why[200];
+	if (sandbox_drop_privileges(&p->opts.svc, why, sizeof(why)) != 0) {
+		log_error("cannot drop privileges: %s", why);
+		return 1;
+	}
 	/* The front door chose the directory (WEBNN_CACHE_DIR) and PoCL's (POCL_CACHE_DIR). */
-	caches_pick_dir(p->opts.cache_dir, sizeof(p->opts.cache_dir));
+	caches_pick_dir(p->opts.cache_dir, sizeof(p->opts.cache_dir), &p->opts.svc);
+	if (worker_restrict_fs(p) != 0)
+		return 1;
 	if (backend_open(p) != 0) {
 		backends_close(d);
 		budget_detach(&d->budget);
@@ -482,9 +580,15 @@ static int run_worker(struct daemon_process *p)
 	p->sig_term.data = p->sig_int.data = p;
 	uv_signal_start(&p->sig_term, worker_on_stop_signal, SIGTERM);
 	uv_signal_start(&p->sig_int, worker_on_stop_signal, SIGINT);
-	r = sandbox_enter();
-	if (r < 0)
-		log_warn("sandbox: %s; continuing without the full lockdown", strerror(-r));
+	if (worker_restrict_syscalls(p) != 0) {
+		/* No READY: the front door sees a worker that died starting, and backs off. */
+		worker_shutdown(p, "the lockdown failed");
+		p->status = 1;
+		uv_run(d->loop, UV_RUN_DEFAULT);
+		context_limits_finish(d);
+		backends_close(d);
+		return 1;
+	}
 	worker_ready(&p->worker);
 	uv_run(d->loop, UV_RUN_DEFAULT);
 	/* Every session, and with it every backend object, is gone once uv_run returned. */
@@ -522,6 +626,15 @@ static void door_on_child_signal(uv_signal_t *h, int signum)
 	struct daemon_process *p = h->data;
 	(void)signum;
 	caches_warm_reap(&p->warm_pid);
+	/* Without the spawner no worker can start (and we cannot fork one after our lockdown):
+	 * stop, and let the service manager start webnnd again. */
+	if (spawner_reap(&p->spawner) && !p->stopping) {
+		log_error("no device worker can start without the spawner: stopping");
+		p->status = 1;
+		p->stopping = true;
+		notify_systemd("STOPPING=1");
+		frontdoor_stop(&p->door, door_stopped);
+	}
 	frontdoor_reap(&p->door);
 }
 
@@ -555,10 +668,79 @@ static char **worker_argv(int argc, char **argv, int *slot_at)
 	return wa;
 }
 
+/* The service user, after the socket and the cache directory were set up as root. */
+static int door_drop_privileges(struct daemon_process *p)
+{
+	const struct sandbox_user *u = &p->opts.svc;
+	char why[200];
+	if (sandbox_drop_privileges(u, why, sizeof(why)) != 0) {
+		log_error("cannot drop privileges: %s", why);
+		return -1;
+	}
+	if (u->drop)
+		log_info("running as user %s (uid %u, gid %u)", u->name, (unsigned)u->uid,
+			 (unsigned)u->gid);
+	else if (u->uid == 0)
+		log_warn("running as root (--user root): the workers keep root's access to "
+			 "whatever their sandbox lets through");
+	if (p->opts.no_sandbox) {
+		log_warn("--no-sandbox: no Landlock and no seccomp filter (development only)");
+		return 0;
+	}
+	int abi = sandbox_landlock_abi();
+	if (abi < 0)
+		log_warn("Landlock is not available (%s): only the seccomp filters restrict the "
+			 "workers, not the files they may open", strerror(-abi));
+	else
+		log_debug("sandbox: Landlock ABI %d", abi);
+	return 0;
+}
+
+/* The front door's lockdown, once the spawner and the first worker are started. */
+static int door_lockdown(struct daemon_process *p, bool activated)
+{
+	int r = sandbox_harden_process();
+	if (r < 0) {
+		log_error("sandbox: %s", strerror(-r));
+		return -1;
+	}
+	if (p->opts.no_sandbox)
+		return 0;
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	snprintf(dir, sizeof(dir), "%s", p->opts.socket_path);
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	struct sandbox_fs_rules fs = { .removable_in = activated ? NULL : dir };
+	char why[256];
+	if (sandbox_restrict_fs(SANDBOX_FRONTDOOR, &fs, why, sizeof(why)) < 0) {
+		log_error("sandbox: %s", why);
+		return -1;
+	}
+	struct sandbox_syscall_rules sc = { 0 };
+	int n = sandbox_restrict_syscalls(SANDBOX_FRONTDOOR, &sc, why, sizeof(why));
+	if (n < 0) {
+		log_error("sandbox: %s", why);
+		return -1;
+	}
+	log_debug("sandbox: the front door's seccomp filter allows %d syscalls", n);
+	return 0;
+}
+
 static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 {
 	struct daemon *d = &p->d;
 	bool activated = false;
+	char **wargv = NULL;
+	struct budget_board *board = NULL;
+	int r, slot_at;
+	p->spawner.sock = -1;
+	p->opts.door.board_fd = -1;
+	p->status = 1; /* until the loop runs */
 	/* The socket first: a second daemon on the same path fails before anything starts. */
 	int fd = activation_fd();
 	if (fd == -2)
@@ -576,27 +758,33 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	p->exe[n] = '\0';
 	/* Cache policy before any worker or warm-up starts: PoCL reads POCL_CACHE_DIR at platform
 	 * init, and every worker must use the same directory whatever its environment says. */
-	caches_pick_dir(p->opts.cache_dir, sizeof(p->opts.cache_dir));
+	caches_pick_dir(p->opts.cache_dir, sizeof(p->opts.cache_dir), &p->opts.svc);
 	if (p->opts.cache_dir[0])
 		setenv("WEBNN_CACHE_DIR", p->opts.cache_dir, 1);
-	caches_point_pocl(p->opts.cache_dir);
+	caches_point_pocl(p->opts.cache_dir, &p->opts.svc);
+	if (door_drop_privileges(p) != 0)
+		goto out_socket;
 	struct frontdoor_config *cfg = &p->opts.door;
 	cfg->limits = &d->limits;
-	cfg->exe = p->exe;
 	/* Every worker maps the board: its slot is its uid's memory, the sum everyone's. */
-	struct budget_board *board = budget_board_create(BOARD_SLOTS, &cfg->board_fd);
+	board = budget_board_create(BOARD_SLOTS, &cfg->board_fd);
 	if (!board) {
 		log_error("cannot create the budget board: %s", strerror(errno));
-		p->status = 1;
 		goto out_socket;
 	}
 	cfg->slot_reset = budget_board_reset;
 	cfg->slot_ud = board;
-	cfg->worker_argv = worker_argv(argc, argv, &cfg->worker_argv_slot);
-	if (!cfg->worker_argv) {
-		p->status = 1;
-		goto out_board;
+	wargv = worker_argv(argc, argv, &slot_at);
+	if (!wargv)
+		goto out_socket;
+	/* Before the warm-up child, the signal handlers and our own lockdown: the spawner starts
+	 * every worker with none of them. */
+	r = spawner_start(&p->spawner, p->exe, wargv, slot_at);
+	if (r != 0) {
+		log_error("cannot start the worker spawner: %s", strerror(-r));
+		goto out_socket;
 	}
+	cfg->spawner = &p->spawner;
 	/* The OpenCL cache warm-up (CLBlast kernels into PoCL's disk cache) runs once, here, not in
 	 * every worker. */
 	bool opencl = !p->opts.backend_chosen || strcmp(p->opts.backend, "opencl") == 0;
@@ -613,7 +801,8 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	uv_signal_start(&p->sig_term, door_on_stop_signal, SIGTERM);
 	uv_signal_start(&p->sig_int, door_on_stop_signal, SIGINT);
 	uv_signal_start(&p->sig_chld, door_on_child_signal, SIGCHLD);
-	int r = frontdoor_start(&p->door, d->loop, cfg, fd, BOARD_SLOTS, door_first_ready);
+	p->status = 0;
+	r = frontdoor_start(&p->door, d->loop, cfg, fd, BOARD_SLOTS, door_first_ready);
 	if (r != 0) {
 		log_error("cannot start the front door: %s", strerror(-r));
 		p->status = 1;
@@ -624,28 +813,47 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	} else {
 		log_info("listening on %s", p->opts.socket_path);
 	}
-	r = sandbox_enter();
-	if (r < 0)
-		log_warn("sandbox: %s; continuing without the full lockdown", strerror(-r));
+	if (r == 0 && door_lockdown(p, activated) != 0) {
+		p->status = 1;
+		p->stopping = true;
+		frontdoor_stop(&p->door, door_stopped);
+	}
 	uv_run(d->loop, UV_RUN_DEFAULT);
 	caches_warm_stop(&p->warm_pid);
-	free((char **)cfg->worker_argv);
-out_board:
-	budget_board_destroy(board, cfg->board_fd);
 out_socket:
+	spawner_stop(&p->spawner);
+	budget_board_destroy(board, p->opts.door.board_fd);
+	free(wargv);
 	close(fd);
-	if (!activated)
-		unlink(p->opts.socket_path);
+	/* After the drop the socket's directory may not be ours to write: the socket then
+	 * stays, and the next start replaces it (a socket nobody answers on is stale). */
+	if (!activated && unlink(p->opts.socket_path) != 0 && errno != ENOENT)
+		log_debug("cannot remove %s: %s", p->opts.socket_path, strerror(errno));
 	return p->status;
 }
 
 int main(int argc, char **argv)
 {
+	/* Before anything can start a thread or exec a program: no new privileges for either,
+	 * and nothing inherited but stdio, systemd's sockets and (in a worker) the front door's
+	 * control channel and budget board. */
+	int nnp = sandbox_no_new_privs();
+	bool worker = false;
+	for (int i = 1; i < argc; i++)
+		worker |= strcmp(argv[i], "--worker") == 0;
+	if (worker)
+		sandbox_close_inherited_fds(CONTROL_WORKER_FD, 2); /* and CONTROL_BOARD_FD */
+	else
+		sandbox_close_inherited_fds(SD_LISTEN_FDS_START, activation_fd_count());
 	static struct daemon_process p;
 	daemon_limits_default(&p.d.limits);
 	int r = parse_options(argc, argv, &p.opts, &p.d.limits);
 	if (r != 0)
 		return r < 0 ? 0 : r;
+	if (nnp < 0) {
+		log_error("cannot set no_new_privs: %s", strerror(-nnp));
+		return 1;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	/* Every connection is an fd in the front door and in its worker (the caps, not the
 	 * default soft limit of 1024, should decide how many are served). */

@@ -11,6 +11,7 @@
 #include "daemon/session.h"
 #include "daemon/shm.h"
 #include "daemon/tensor.h"
+#include "sandbox/sandbox.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -79,6 +80,11 @@ static int handle_hello(struct session *s, struct request *rq)
 	hr.minor = WNN_PROTOCOL_MINOR;
 	hr.limits = &l;
 	hr.server_name = "webnnd " WEBNND_VERSION;
+#ifdef WNN_TEST_HOOKS
+	char hook[300];
+	if (sandbox_test_hook(m->client_name, hook, sizeof(hook)))
+		hr.server_name = hook;
+#endif
 	Webnn__Ipc__Device devs[DAEMON_MAX_BACKENDS * DAEMON_MAX_DEVICES];
 	Webnn__Ipc__Device *dev_ptrs[DAEMON_MAX_BACKENDS * DAEMON_MAX_DEVICES];
 	for (uint32_t b = 0; b < s->d->n_backends; b++) {

@@ -26,6 +26,7 @@ void pt_connect(struct pt_conn *c, const struct test_daemon *d)
 	wnn_reader_init(&c->r, 0);
 	c->serial = 0;
 	c->strict = false;
+	c->timeout_ms = 10000;
 }
 
 void pt_close(struct pt_conn *c)
@@ -100,8 +101,8 @@ Webnn__Ipc__ServerMessage *pt_recv_within(struct pt_conn *c, int timeout_ms, boo
 Webnn__Ipc__ServerMessage *pt_recv(struct pt_conn *c)
 {
 	bool closed;
-	Webnn__Ipc__ServerMessage *m = pt_recv_within(c, 10000, &closed);
-	ASSERT_MSG(m || closed, "no message from the daemon within 10 s");
+	Webnn__Ipc__ServerMessage *m = pt_recv_within(c, c->timeout_ms, &closed);
+	ASSERT_MSG(m || closed, "no message from the daemon within %d ms", c->timeout_ms);
 	return m;
 }
 
@@ -111,6 +112,7 @@ void pt_adopt(struct pt_conn *c, int fd)
 	wnn_reader_init(&c->r, 0);
 	c->serial = 0;
 	c->strict = false;
+	c->timeout_ms = 10000;
 }
 
 void pt_send_raw(struct pt_conn *c, const void *bytes, size_t len, const int *fds, int n_fds)

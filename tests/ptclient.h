@@ -18,6 +18,9 @@ struct pt_conn {
 	/* Fail on an ErrorEvent, ContextLost or other message not asked for while awaiting a reply,
 	 * instead of skipping it (pt_connect leaves it false). */
 	bool strict;
+	/* How long pt_recv waits for the daemon (pt_connect: 10 s; a cold OpenCL compile may
+	 * need more). */
+	int timeout_ms;
 };
 
 /* ErrorEvents and ContextLost that arrived before an awaited reply. */
@@ -38,7 +41,7 @@ void pt_send_fds(struct pt_conn *c, Webnn__Ipc__ClientMessage *m, const int *fds
 void pt_send(struct pt_conn *c, Webnn__Ipc__ClientMessage *m);
 /* Sends m; 0 or -errno (a peer that already hung up, having said why, is not a failure). */
 int pt_try_send(struct pt_conn *c, Webnn__Ipc__ClientMessage *m);
-/* Next server message, or NULL on EOF / connection reset; fails after 10 s of silence. */
+/* Next server message, or NULL on EOF / connection reset; fails after timeout_ms of silence (pt_connect: 10 s). */
 Webnn__Ipc__ServerMessage *pt_recv(struct pt_conn *c);
 /* Next server message within timeout_ms, or NULL: on EOF or reset (*closed set) or silence. */
 Webnn__Ipc__ServerMessage *pt_recv_within(struct pt_conn *c, int timeout_ms, bool *closed);

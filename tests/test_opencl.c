@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -516,9 +517,13 @@ TEST_TIMEOUT(opencl_shutdown_skips_warmup, 120)
 {
 	if (!test_have_opencl())
 		SKIP("no OpenCL device");
-	char dir[] = "/tmp/webnn-ocl-cold-XXXXXX";
+	char dir[] = "/tmp/webnn-ocl-cold-XXXXXX", cache[64];
 	ASSERT(mkdtemp(dir));
-	setenv("WEBNN_CACHE_DIR", dir, 1);
+	/* The daemon creates the cache for its service user (it drops from root), which must
+	 * own it and reach it. */
+	ASSERT(chmod(dir, 0755) == 0);
+	snprintf(cache, sizeof cache, "%s/cache", dir);
+	setenv("WEBNN_CACHE_DIR", cache, 1);
 	unsetenv("POCL_CACHE_DIR");
 	unsetenv("WEBNN_NO_WARMUP");
 	static const char *const args[] = { "--backend", "opencl", NULL };

@@ -283,6 +283,8 @@ TEST(protocol_cache_dir_policy)
 {
 	char root[] = "/tmp/webnn-cache-test-XXXXXX", dir[128], pocl[160], own[160];
 	ASSERT(mkdtemp(root));
+	/* Started as root, webnnd drops to its service user, which must reach the directory. */
+	ASSERT(chmod(root, 0755) == 0);
 	snprintf(dir, sizeof(dir), "%s/a/b", root);
 	snprintf(pocl, sizeof(pocl), "%s/pocl", dir);
 	snprintf(own, sizeof(own), "%s/own", root);
