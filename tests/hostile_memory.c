@@ -97,9 +97,11 @@ TEST(hostile_partial_frames_memory)
 	for (int i = 0; i < N; i++)
 		pt_close(&c[i]);
 	pt_close(&first);
-	long after = hz_rss_settle(w, base + 16 * 1024, 5000);
-	ASSERT_MSG(after < base + 16 * 1024, "the worker kept %ld MiB after the abusers left",
-		   (after - base) >> 10);
+	if (HZ_RSS_RETURNS) {
+		long after = hz_rss_settle(w, base + 16 * 1024, 5000);
+		ASSERT_MSG(after < base + 16 * 1024, "the worker kept %ld MiB after the abusers left",
+			   (after - base) >> 10);
+	}
 	hz_scene_finish(&s);
 }
 
@@ -149,9 +151,11 @@ TEST(hostile_unread_replies_memory)
 	for (int i = 0; i < N; i++)
 		pt_close(&c[i]);
 	pt_close(&first);
-	long after = hz_rss_settle(w, base + 16 * 1024, 5000);
-	ASSERT_MSG(after < base + 16 * 1024, "the worker kept %ld MiB after the abusers left",
-		   (after - base) >> 10);
+	if (HZ_RSS_RETURNS) {
+		long after = hz_rss_settle(w, base + 16 * 1024, 5000);
+		ASSERT_MSG(after < base + 16 * 1024, "the worker kept %ld MiB after the abusers left",
+			   (after - base) >> 10);
+	}
 	hz_scene_finish(&s);
 }
 
@@ -455,9 +459,11 @@ TEST(hostile_constant_flood)
 	ASSERT_MSG(grew < 16 * 1024, "the worker grew by %ld MiB under a 4 MiB budget", grew >> 10);
 	hz_client_roundtrip(&s.good, HZ_RTT_MS);
 	pt_close(&c);
-	long after = hz_rss_settle(w, base + 2048, 5000);
-	ASSERT_MSG(after < base + 2048, "the worker kept %ld KiB of constants after the client "
-					"left", after - base);
+	if (HZ_RSS_RETURNS) {
+		long after = hz_rss_settle(w, base + 2048, 5000);
+		ASSERT_MSG(after < base + 2048, "the worker kept %ld KiB of constants after the client "
+						"left", after - base);
+	}
 	hz_scene_finish(&s);
 }
 

@@ -28,7 +28,10 @@ TEST(threadpool_starts_before_any_client)
 	const char *env = getenv("UV_THREADPOOL_SIZE");
 	long pool = env && atoi(env) > 0 ? atoi(env) : 16; /* webnnd's default for workers */
 	struct test_daemon d;
-	test_daemon_start(&d, pt_reference);
+	/* prlimit(2) on another user's process needs CAP_SYS_RESOURCE, which the tests' root may
+	 * lack: this worker keeps the tests' uid. */
+	test_daemon_start(&d, (const char *const[]){ "--backend", "reference", "--user", "root",
+						    NULL });
 	struct pt_conn c;
 	pt_connect(&c, &d);
 	c.strict = true;
