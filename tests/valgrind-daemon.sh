@@ -19,6 +19,9 @@ run_backend() {
 	local backend=$1
 	shift
 	DIR=$(mktemp -d "${TMPDIR:-/tmp}/webnn-valgrind.XXXXXX")
+	# Started as root, webnnd drops to its service user before it starts the spawner and the
+	# workers, whose valgrind logs go here too.
+	chmod 1777 "$DIR"
 	SOCK="$DIR/webnnd.sock"
 	VGLOG="$DIR/valgrind.log" # the front door's; each worker writes valgrind.<pid>.log
 	DLOG="$DIR/webnnd.log"
@@ -28,7 +31,7 @@ run_backend() {
 	# this run checks memory; tests/test_sandbox.c checks the lockdown.
 	WEBNN_NO_WARMUP=1 valgrind --leak-check=full --show-leak-kinds=definite,indirect \
 		--errors-for-leak-kinds=definite,indirect --error-exitcode=1 --track-fds=no --num-callers=50 \
-		--trace-children=yes --suppressions="$SUPP" --log-file="$DIR/valgrind.%p.log" \
+		--trace-children=yes --vgdb=no --suppressions="$SUPP" --log-file="$DIR/valgrind.%p.log" \
 		"$DAEMON" --socket "$SOCK" --backend "$backend" --no-sandbox >"$DLOG" 2>&1 &
 	PID=$!
 	VGLOG="$DIR/valgrind.$PID.log"
