@@ -78,16 +78,24 @@ run_backend() {
 	fi
 	# Every process: the front door and each worker (the spare too) must have ended with no
 	# error; a worker's exit status only reaches the front door's log.
-	local n=0 log
+	# A spare still starting when the daemon stops is killed before valgrind can write its
+	# summary: such a log must report no error either, and does not count as checked.
+	local n=0 cut=0 log
 	for log in "$DIR"/valgrind.*.log; do
 		VGLOG=$log
-		grep -q "ERROR SUMMARY: 0 errors" "$log" || fail "valgrind reported errors in $(basename "$log")"
-		n=$((n + 1))
+		if grep -q "ERROR SUMMARY:" "$log"; then
+			grep -q "ERROR SUMMARY: 0 errors" "$log" || fail "valgrind reported errors in $(basename "$log")"
+			n=$((n + 1))
+		elif grep -Eq "Invalid (read|write|free)|uninitialised|Conditional jump|Syscall param|Mismatched|Source and destination overlap|lost in loss record" "$log"; then
+			fail "valgrind reported errors in $(basename "$log") (a process killed before its summary)"
+		else
+			cut=$((cut + 1))
+		fi
 	done
-	[ "$n" -ge 2 ] || fail "valgrind followed $n process(es): the front door and at least one worker expected"
+	[ "$n" -ge 2 ] || fail "valgrind followed $n process(es) to the end: the front door and at least one worker expected"
 	local leaks
 	leaks=$(grep -c 'All heap blocks were freed' "$DIR"/valgrind.*.log | grep -c ':1$')
-	echo "valgrind: webnnd --backend $backend (front door and $((n - 1)) worker process(es)) served $clients and stopped cleanly: 0 errors in each; all heap blocks freed in $leaks of $n (the rest: no definite or indirect leaks)"
+	echo "valgrind: webnnd --backend $backend (front door and $((n - 1)) worker process(es); $cut stopped while starting) served $clients and stopped cleanly: 0 errors in each; all heap blocks freed in $leaks of $n (the rest: no definite or indirect leaks)"
 	rm -rf "$DIR"
 }
 
