@@ -121,18 +121,6 @@ static void bc_print_ratio(const char *label, const double *a, const double *b, 
 	printf("    %-18s %6.2f [%.2f..%.2f]", label, bc_median(q, n), lo, hi);
 }
 
-/* The 1-minute load average, for judging how contended a run was. */
-static double bc_load(void)
-{
-	double l = NAN;
-	FILE *f = fopen("/proc/loadavg", "r");
-	if (f && fscanf(f, "%lf", &l) != 1)
-		l = NAN;
-	if (f)
-		fclose(f);
-	return l;
-}
-
 static int bc_rounds(void)
 {
 	const char *e = getenv("WEBNN_BENCH_ROUNDS");
@@ -600,7 +588,7 @@ TEST_TIMEOUT(bench_models, 600)
 
 	/* a sample is BC_INNER dispatches, fewer for a contender slower than BC_SLOW a dispatch;
 	 * rounds stop early (after 3) once the bench has taken its budget */
-	double t0 = bc_now(), budget = bc_budget(), load0 = bc_load();
+	double t0 = bc_now(), budget = bc_budget(), load0 = test_load_average();
 	int done = 0;
 	for (int k = 0; k < nv; k++)
 		bc_pause(order[k] == BV_ORT ? ort.pid : dm[order[k]].pid);
@@ -635,7 +623,7 @@ TEST_TIMEOUT(bench_models, 600)
 	printf("  models: %d rounds (after %d warm-up) of %d dispatches + output read per "
 	       "contender (1 when slower than %.0f ms), round robin (%.1f s, load average %.2f "
 	       "before, %.2f after); medians, [spread of the per-round ratios]\n",
-	       rounds, BC_WARM, BC_INNER, BC_SLOW * 1e3, elapsed, load0, bc_load());
+	       rounds, BC_WARM, BC_INNER, BC_SLOW * 1e3, elapsed, load0, test_load_average());
 	for (int v = 0; v < BV_MAX; v++)
 		if (!on[v])
 			printf("    (%s skipped: %s)\n", bv_names[v], why[v]);
@@ -893,7 +881,7 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 	}
 	/* the 2-thread peak is sampled right before each operation's own sample (as long), so a
 	 * neighbour's load hits both alike; the 1-thread one once a round, for the record */
-	double t0 = bc_now(), load0 = bc_load();
+	double t0 = bc_now(), load0 = test_load_average();
 	double p1[BC_MAX_ROUNDS], p2[BC_MAX_ROUNDS * BC_N_OPS];
 	int n_p2 = 0;
 	bc_pause(d.pid);
@@ -932,7 +920,7 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 	printf("  single operations on the daemon's cpu backend: %d rounds, each with the FMA peak "
 	       "measured (%.1f s, load average %.2f before, %.2f after); time per dispatch of a "
 	       "stream of dispatches, medians\n",
-	       rounds, bc_now() - t0, load0, bc_load());
+	       rounds, bc_now() - t0, load0, test_load_average());
 	if (have_peak)
 		printf("    FMA peak (%s, bench/peak_flops.c): %.1f GFLOP/s on 1 thread, %.1f on 2 "
 		       "(before the rounds: %.1f, %.1f); %% of peak: of the 2-thread sample taken "

@@ -89,17 +89,6 @@ static double bf_ratio(const double *a, const double *b, int n, char *out, size_
 	return m;
 }
 
-static double bf_load(void)
-{
-	double l = NAN;
-	FILE *f = fopen("/proc/loadavg", "r");
-	if (f && fscanf(f, "%lf", &l) != 1)
-		l = NAN;
-	if (f)
-		fclose(f);
-	return l;
-}
-
 /* Applies $WEBNN_BENCH_NICE to this process and so to everything it starts; the level used. */
 static int bf_nice(void)
 {
@@ -659,7 +648,7 @@ TEST_TIMEOUT(bench_fairness, 600)
 	for (int i = 0; i < n_sides; i++)
 		bf_side_connect(&side[i]);
 	int rounds = bf_rounds();
-	double t0 = bf_now(), load0 = bf_load();
+	double t0 = bf_now(), load0 = test_load_average();
 	for (int r = 0; r < rounds; r++) {
 		if (r >= 3 && bf_now() - t0 > bf_budget()) {
 			rounds = r;
@@ -672,7 +661,7 @@ TEST_TIMEOUT(bench_fairness, 600)
 	       "1x64, dispatch + read, back to back) alone and while client B loops a large "
 	       "graph's dispatch + read (or its build); %d rounds (%.1f s, load average %.2f "
 	       "before, %.2f after, nice %d); medians over rounds\n",
-	       rounds, bf_now() - t0, load0, bf_load(), nice);
+	       rounds, bf_now() - t0, load0, test_load_average(), nice);
 	for (int i = 0; i < n_sides; i++)
 		bf_side_print(&side[i], rounds);
 	if (n_sides == 2) {
@@ -891,7 +880,7 @@ TEST_TIMEOUT(bench_isolation, 300)
 	int nice = bf_nice();
 	printf("  the isolation unit, one device worker process per uid (load average %.2f, nice "
 	       "%d):\n",
-	       bf_load(), nice);
+	       test_load_average(), nice);
 	bf_isolation_workers("--backend cpu", cpu);
 	bf_isolation_workers("default backends (cpu; opencl opens no CPU device)", dflt);
 
@@ -954,6 +943,6 @@ TEST_TIMEOUT(bench_isolation, 300)
 	       "64-byte ping-pong over a socketpair between two processes (%.3f ms): flush, "
 	       "answered by the worker's loop thread, %.3f ms, ratio %s; small dispatch + read "
 	       "(loop, pool and compute threads) %.3f ms, ratio %s\n",
-	       rounds, bf_load(), bf_median(floor_s, rounds) * 1e3,
+	       rounds, test_load_average(), bf_median(floor_s, rounds) * 1e3,
 	       bf_median(flush_s, rounds) * 1e3, q1, bf_median(rt_s, rounds) * 1e3, q2);
 }

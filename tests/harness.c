@@ -4,6 +4,7 @@
 #include <CL/cl.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -34,6 +35,17 @@ const char *test_shared_dir(void)
 		return path;
 	}
 	return NULL;
+}
+
+double test_load_average(void)
+{
+	double l = NAN;
+	FILE *f = fopen("/proc/loadavg", "r");
+	if (f && fscanf(f, "%lf", &l) != 1)
+		l = NAN;
+	if (f)
+		fclose(f);
+	return l;
 }
 
 bool test_have_opencl(void)

@@ -76,6 +76,8 @@ struct test_case {
 const char *test_build_dir(void);
 /* ../shared (or $WEBNN_SHARED) when it exists, else NULL: tests needing it SKIP. */
 const char *test_shared_dir(void);
+/* The 1-minute load average (NAN when unknown), for benches to say how contended a run was. */
+double test_load_average(void);
 /* True when an OpenCL device is usable (else end-to-end tests SKIP). */
 bool test_have_opencl(void);
 
