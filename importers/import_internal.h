@@ -1,0 +1,28 @@
+/* What the importers share inside libwebnn-import: the model object each format fills in. */
+#ifndef IMPORTERS_IMPORT_INTERNAL_H
+#define IMPORTERS_IMPORT_INTERNAL_H
+
+#include "webnn_import.h"
+
+struct wnni_io {
+	char *name;
+	struct webnn_operand_desc desc;
+};
+
+struct webnn_model {
+	struct webnn_graph *graph;
+	struct wnni_io *inputs, *outputs;
+	size_t n_inputs, n_outputs;
+};
+
+/* Each format: parse, build into a new graph of ctx and fill m (whose fields are zero on entry;
+ * on failure the caller frees what was filled with webnn_model_destroy). error: "onnx: ..." or
+ * "nnef: ...". */
+enum webnn_status wnni_onnx_load(struct webnn_context *ctx, const void *data, size_t size,
+				 const char *base_dir, const struct webnn_import_options *opt,
+				 struct webnn_model *m, char *error, size_t len);
+enum webnn_status wnni_nnef_load(struct webnn_context *ctx, const char *graph_text, size_t size,
+				 const char *base_dir, const struct webnn_import_options *opt,
+				 struct webnn_model *m, char *error, size_t len);
+
+#endif

@@ -1,0 +1,82 @@
+/* libwebnn-import: turns ONNX and NNEF model files into libwebnn graphs (client side; libwebnn does not depend on it). */
+#ifndef WEBNN_IMPORT_H
+#define WEBNN_IMPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "webnn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum webnn_model_format {
+	WEBNN_MODEL_FORMAT_AUTO = 0, /* from the path: a folder or *.nnef is NNEF, else ONNX */
+	WEBNN_MODEL_FORMAT_ONNX,
+	WEBNN_MODEL_FORMAT_NNEF,
+};
+
+/* A binding of a free (symbolic) dimension, e.g. { "N", 1 }. */
+struct webnn_dim_binding {
+	const char *name;
+	uint32_t value;
+};
+
+struct webnn_import_options {
+	uint32_t struct_size;
+	enum webnn_model_format format;
+	const struct webnn_dim_binding *dims;
+	size_t n_dims;
+	/* Called now and then while weights load (fraction 0..1); NULL: none. */
+	void (*progress)(void *user_data, double fraction);
+	void *user_data;
+};
+#define WEBNN_IMPORT_OPTIONS_INIT { sizeof(struct webnn_import_options), WEBNN_MODEL_FORMAT_AUTO, \
+				    NULL, 0, NULL, NULL }
+
+struct webnn_model; /* a built graph with its input and output names and descriptors */
+
+/* Loads the model at path (an ONNX file; an NNEF folder or its graph.nnef) for ctx and builds
+ * its graph. On failure *out is NULL and error (len bytes, may be NULL) names the file, the node
+ * or line, the op type and the rule: 'onnx: node "conv_3" (Conv): auto_pad VALID with pads
+ * given', 'nnef: graph.nnef:12: unknown operation 'foo''. options may be NULL. */
+WEBNN_EXPORT enum webnn_status webnn_model_load(struct webnn_context *ctx, const char *path,
+						const struct webnn_import_options *options,
+						struct webnn_model **out, char *error, size_t len);
+/* The same from memory: an ONNX file's bytes, or an NNEF graph.nnef's text (whose variables'
+ * .dat files are then looked up relative to base_dir; NULL: none allowed). format must not be
+ * AUTO. */
+WEBNN_EXPORT enum webnn_status webnn_model_load_memory(struct webnn_context *ctx,
+						       const void *data, size_t size,
+						       const char *base_dir,
+						       const struct webnn_import_options *options,
+						       struct webnn_model **out, char *error,
+						       size_t len);
+WEBNN_EXPORT void webnn_model_destroy(struct webnn_model *m);
+
+/* The built graph (owned by the model) for webnn_context_dispatch. */
+WEBNN_EXPORT struct webnn_graph *webnn_model_graph(const struct webnn_model *m);
+/* Inputs and outputs in the model's order, with free dimensions bound. Names are owned by the
+ * model. */
+WEBNN_EXPORT size_t webnn_model_input_count(const struct webnn_model *m);
+WEBNN_EXPORT size_t webnn_model_output_count(const struct webnn_model *m);
+WEBNN_EXPORT const char *webnn_model_input_name(const struct webnn_model *m, size_t i);
+WEBNN_EXPORT const char *webnn_model_output_name(const struct webnn_model *m, size_t i);
+WEBNN_EXPORT void webnn_model_input_desc(const struct webnn_model *m, size_t i,
+					 struct webnn_operand_desc *desc);
+WEBNN_EXPORT void webnn_model_output_desc(const struct webnn_model *m, size_t i,
+					  struct webnn_operand_desc *desc);
+
+/* Reads one tensor file: ONNX TensorProto (.pb), NumPy (.npy) or NNEF binary (.dat), by
+ * extension. *data is malloc'ed (free it), in the tensor's data type, row-major. */
+WEBNN_EXPORT enum webnn_status webnn_tensor_file_read(const char *path,
+						      struct webnn_operand_desc *desc,
+						      void **data, size_t *size, char *error,
+						      size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
