@@ -8,7 +8,7 @@ DEB_PACKAGES := build-essential pkg-config libuv1-dev protobuf-c-compiler libpro
 	ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev libjansson-dev libdnnl-dev libseccomp-dev clinfo valgrind clang
 
 CPPFLAGS += -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=120 -DCL_USE_DEPRECATED_OPENCL_1_2_APIS \
-	-I. -Iclient/include -I$(BUILD)/gen
+	-I. -Iclient/include -Iimporters/include -I$(BUILD)/gen
 CFLAGS ?= $(OPT) -g
 CFLAGS += -std=c11 -Wall -Wextra -Werror -Wno-missing-braces -fPIC -fvisibility=hidden -MMD -MP
 # the cpu backend's C kernels thread with OpenMP, the runtime oneDNN (Debian's build) uses
@@ -35,6 +35,8 @@ TOOLS_SRC := $(wildcard client/tools/*.c)
 TOOLS_DIRS := $(filter-out common,$(notdir $(patsubst %/,%,$(wildcard client/tools/*/))))
 TOOLS_COMMON_SRC := $(wildcard client/tools/common/*.c)
 TEST_SRC := $(wildcard tests/*.c)
+# libwebnn-import: the model importers (importers/<format>/), a client-side library of its own.
+IMPORT_SRC := $(wildcard importers/*.c importers/*/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
@@ -47,6 +49,7 @@ TOOLS_BIN := $(patsubst client/tools/%.c,$(BUILD)/bin/%,$(TOOLS_SRC)) \
 LIB_PROTO := $(BUILD)/lib/libwnnproto.a
 LIB_CLIENT := $(BUILD)/lib/libwebnn.a
 LIB_TOOLS := $(BUILD)/lib/libwnntools.a
+LIB_IMPORT := $(BUILD)/lib/libwebnn-import.a
 LIB_CLIENT_SO := $(BUILD)/lib/libwebnn.so.0
 LIB_DAEMON := $(BUILD)/lib/libwebnnd.a
 DAEMON_BIN := $(BUILD)/bin/webnnd
@@ -59,7 +62,7 @@ TEST_BIN := $(BUILD)/bin/webnn-tests
 
 .PHONY: all deps check check-asan check-all valgrind bench clean demo
 .SECONDARY:
-all: $(DAEMON_BIN) $(TESTHOOKS_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(TOOLS_BIN) $(TEST_BIN)
+all: $(DAEMON_BIN) $(TESTHOOKS_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(LIB_IMPORT) $(TOOLS_BIN) $(TEST_BIN)
 
 # Installs the Debian packages the build, the daemon and the tests need; safe to re-run.
 deps:
@@ -124,6 +127,9 @@ $(LIB_CLIENT_SO): $(CLIENT_OBJ) $(PROTO_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libwebnn.so.0 $(LDFLAGS) -o $@ $^ $(LDLIBS_CLIENT)
 	ln -sf libwebnn.so.0 $(BUILD)/lib/libwebnn.so
+$(LIB_IMPORT): $(call obj,$(IMPORT_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
 $(LIB_TOOLS): $(call obj,$(TOOLS_COMMON_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -142,18 +148,18 @@ $(TESTHOOKS_BIN): $(TESTHOOKS_OBJ) $(filter-out $(call obj,$(TESTHOOKS_SRC)),$(D
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_DAEMON)
 
-$(BUILD)/bin/%: $(BUILD)/obj/client/tools/%.o $(LIB_TOOLS) $(LIB_CLIENT)
+$(BUILD)/bin/%: $(BUILD)/obj/client/tools/%.o $(LIB_TOOLS) $(LIB_IMPORT) $(LIB_CLIENT)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -ljansson $(LDLIBS_CLIENT)
 define TOOL_DIR_RULE
-$(BUILD)/bin/$(1): $(call obj,$(wildcard client/tools/$(1)/*.c)) $(LIB_TOOLS) $(LIB_CLIENT)
+$(BUILD)/bin/$(1): $(call obj,$(wildcard client/tools/$(1)/*.c)) $(LIB_TOOLS) $(LIB_IMPORT) $(LIB_CLIENT)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(LDFLAGS) -o $$@ $$^ -ljansson $$(LDLIBS_CLIENT)
 endef
 $(foreach t,$(TOOLS_DIRS),$(eval $(call TOOL_DIR_RULE,$(t))))
 
 # One test binary: unit tests (proto), backend tests (daemon library), end-to-end (client+daemon).
-$(TEST_BIN): $(call obj,$(TEST_SRC)) $(LIB_CLIENT) $(LIB_DAEMON) $(LIB_PROTO) $(LIB_TOOLS)
+$(TEST_BIN): $(call obj,$(TEST_SRC)) $(LIB_IMPORT) $(LIB_CLIENT) $(LIB_DAEMON) $(LIB_PROTO) $(LIB_TOOLS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -ljansson $(LDLIBS_DAEMON)
 

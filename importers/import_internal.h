@@ -25,4 +25,15 @@ enum webnn_status wnni_nnef_load(struct webnn_context *ctx, const char *graph_te
 				 const char *base_dir, const struct webnn_import_options *opt,
 				 struct webnn_model *m, char *error, size_t len);
 
+/* Tensor files (webnn_tensor_file_read): an ONNX TensorProto, a NumPy .npy, an NNEF .dat. */
+enum webnn_status wnni_onnx_read_tensor_pb(const char *path, struct webnn_operand_desc *desc,
+					   void **data, size_t *size, char *error, size_t len);
+enum webnn_status wnni_npy_read(const char *path, struct webnn_operand_desc *desc, void **data,
+				size_t *size, char *error, size_t len);
+enum webnn_status wnni_nnef_read_dat(const char *path, struct webnn_operand_desc *desc,
+				     void **data, size_t *size, char *error, size_t len);
+
+/* Reads a whole file (NUL-terminated past *size). NULL with error filled on failure. */
+void *wnni_read_file(const char *path, size_t *size, char *error, size_t len);
+
 #endif

@@ -1,0 +1,273 @@
+/* libwebnn-import's entry points: picks the format, reads the file, and owns the model object. */
+#include "importers/import_internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Until both importers are merged, a branch may lack one of them. */
+#pragma weak wnni_onnx_load
+#pragma weak wnni_nnef_load
+#pragma weak wnni_onnx_read_tensor_pb
+#pragma weak wnni_npy_read
+#pragma weak wnni_nnef_read_dat
+
+static enum webnn_status fail(char *error, size_t len, enum webnn_status s, const char *fmt, ...)
+{
+	if (error && len) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(error, len, fmt, ap);
+		va_end(ap);
+	}
+	return s;
+}
+
+/* Files larger than this are refused before reading: a model is weights plus a graph, and the
+ * protobuf and NNEF parsers need the whole text in memory. */
+#define WNNI_MAX_FILE ((size_t)4 << 30)
+
+void *wnni_read_file(const char *path, size_t *size, char *error, size_t len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fail(error, len, WEBNN_STATUS_TYPE_ERROR, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+		fail(error, len, WEBNN_STATUS_TYPE_ERROR, "%s: not a regular file", path);
+		fclose(f);
+		return NULL;
+	}
+	if ((uint64_t)st.st_size > WNNI_MAX_FILE) {
+		fail(error, len, WEBNN_STATUS_NOT_SUPPORTED, "%s: %lld bytes, more than the %zu "
+		     "a model file may have", path, (long long)st.st_size, WNNI_MAX_FILE);
+		fclose(f);
+		return NULL;
+	}
+	size_t n = (size_t)st.st_size;
+	char *buf = malloc(n + 1);
+	if (!buf) {
+		fail(error, len, WEBNN_STATUS_NO_MEMORY, "%s: out of memory reading %zu bytes",
+		     path, n);
+		fclose(f);
+		return NULL;
+	}
+	size_t got = fread(buf, 1, n, f);
+	int err = ferror(f);
+	fclose(f);
+	if (got != n || err) {
+		fail(error, len, WEBNN_STATUS_TYPE_ERROR, "%s: short read (%zu of %zu bytes)", path,
+		     got, n);
+		free(buf);
+		return NULL;
+	}
+	buf[n] = 0;
+	*size = n;
+	return buf;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static enum webnn_status load(struct webnn_context *ctx, enum webnn_model_format format,
+			      const void *data, size_t size, const char *base_dir,
+			      const struct webnn_import_options *options, struct webnn_model **out,
+			      char *error, size_t len)
+{
+	struct webnn_model *m = calloc(1, sizeof(*m));
+	if (!m)
+		return fail(error, len, WEBNN_STATUS_NO_MEMORY, "import: out of memory");
+	enum webnn_status s;
+	if (format == WEBNN_MODEL_FORMAT_ONNX)
+		s = wnni_onnx_load ? wnni_onnx_load(ctx, data, size, base_dir, options, m, error, len)
+				   : fail(error, len, WEBNN_STATUS_NOT_SUPPORTED,
+					  "onnx: this build has no ONNX importer");
+	else
+		s = wnni_nnef_load ? wnni_nnef_load(ctx, data, size, base_dir, options, m, error, len)
+				   : fail(error, len, WEBNN_STATUS_NOT_SUPPORTED,
+					  "nnef: this build has no NNEF importer");
+	if (s != WEBNN_STATUS_OK) {
+		webnn_model_destroy(m);
+		return s;
+	}
+	*out = m;
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status webnn_model_load(struct webnn_context *ctx, const char *path,
+				   const struct webnn_import_options *options,
+				   struct webnn_model **out, char *error, size_t len)
+{
+	if (out)
+		*out = NULL;
+	if (error && len)
+		error[0] = 0;
+	if (!ctx || !path || !out)
+		return fail(error, len, WEBNN_STATUS_TYPE_ERROR, "import: %s is NULL",
+			    !ctx ? "context" : !path ? "path" : "out");
+	if (options && options->struct_size < sizeof(*options))
+		return fail(error, len, WEBNN_STATUS_TYPE_ERROR,
+			    "import: options.struct_size is %u, expected %zu",
+			    options->struct_size, sizeof(*options));
+	enum webnn_model_format format = options ? options->format : WEBNN_MODEL_FORMAT_AUTO;
+	struct stat st;
+	bool dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	if (format == WEBNN_MODEL_FORMAT_AUTO)
+		format = dir || ends_with(path, ".nnef") ? WEBNN_MODEL_FORMAT_NNEF
+							 : WEBNN_MODEL_FORMAT_ONNX;
+	/* NNEF: a folder holds graph.nnef and the variables' .dat files beside it. */
+	char *base = NULL, *file = NULL;
+	if (format == WEBNN_MODEL_FORMAT_NNEF) {
+		if (dir) {
+			base = strdup(path);
+			if (base && asprintf(&file, "%s/graph.nnef", path) < 0)
+				file = NULL;
+		} else {
+			file = strdup(path);
+			const char *slash = strrchr(path, '/');
+			base = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+		}
+		if (!base || !file) {
+			free(base);
+			free(file);
+			return fail(error, len, WEBNN_STATUS_NO_MEMORY, "import: out of memory");
+		}
+	} else {
+		/* ONNX external data files are named relative to the model's folder. */
+		const char *slash = strrchr(path, '/');
+		base = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+		file = strdup(path);
+		if (!base || !file) {
+			free(base);
+			free(file);
+			return fail(error, len, WEBNN_STATUS_NO_MEMORY, "import: out of memory");
+		}
+	}
+	size_t size = 0;
+	void *data = wnni_read_file(file, &size, error, len);
+	enum webnn_status s = WEBNN_STATUS_TYPE_ERROR;
+	if (data)
+		s = load(ctx, format, data, size, base, options, out, error, len);
+	free(data);
+	free(base);
+	free(file);
+	return s;
+}
+
+enum webnn_status webnn_model_load_memory(struct webnn_context *ctx, const void *data, size_t size,
+					  const char *base_dir,
+					  const struct webnn_import_options *options,
+					  struct webnn_model **out, char *error, size_t len)
+{
+	if (out)
+		*out = NULL;
+	if (error && len)
+		error[0] = 0;
+	if (!ctx || !data || !out)
+		return fail(error, len, WEBNN_STATUS_TYPE_ERROR, "import: %s is NULL",
+			    !ctx ? "context" : !data ? "data" : "out");
+	if (!options || options->struct_size < sizeof(*options) ||
+	    options->format == WEBNN_MODEL_FORMAT_AUTO)
+		return fail(error, len, WEBNN_STATUS_TYPE_ERROR,
+			    "import: loading from memory needs options with a format (ONNX or "
+			    "NNEF)");
+	if (options->format != WEBNN_MODEL_FORMAT_ONNX && options->format != WEBNN_MODEL_FORMAT_NNEF)
+		return fail(error, len, WEBNN_STATUS_TYPE_ERROR, "import: unknown format %d",
+			    (int)options->format);
+	/* The parsers want a NUL-terminated text (NNEF) or may peek one past the end. */
+	char *copy = malloc(size + 1);
+	if (!copy)
+		return fail(error, len, WEBNN_STATUS_NO_MEMORY, "import: out of memory");
+	memcpy(copy, data, size);
+	copy[size] = 0;
+	enum webnn_status s = load(ctx, options->format, copy, size, base_dir, options, out, error,
+				   len);
+	free(copy);
+	return s;
+}
+
+void webnn_model_destroy(struct webnn_model *m)
+{
+	if (!m)
+		return;
+	webnn_graph_destroy(m->graph);
+	for (size_t i = 0; i < m->n_inputs; i++)
+		free(m->inputs[i].name);
+	for (size_t i = 0; i < m->n_outputs; i++)
+		free(m->outputs[i].name);
+	free(m->inputs);
+	free(m->outputs);
+	free(m);
+}
+
+struct webnn_graph *webnn_model_graph(const struct webnn_model *m)
+{
+	return m ? m->graph : NULL;
+}
+
+size_t webnn_model_input_count(const struct webnn_model *m)
+{
+	return m ? m->n_inputs : 0;
+}
+
+size_t webnn_model_output_count(const struct webnn_model *m)
+{
+	return m ? m->n_outputs : 0;
+}
+
+const char *webnn_model_input_name(const struct webnn_model *m, size_t i)
+{
+	return m && i < m->n_inputs ? m->inputs[i].name : NULL;
+}
+
+const char *webnn_model_output_name(const struct webnn_model *m, size_t i)
+{
+	return m && i < m->n_outputs ? m->outputs[i].name : NULL;
+}
+
+void webnn_model_input_desc(const struct webnn_model *m, size_t i, struct webnn_operand_desc *desc)
+{
+	if (desc)
+		*desc = m && i < m->n_inputs ? m->inputs[i].desc : (struct webnn_operand_desc){ 0 };
+}
+
+void webnn_model_output_desc(const struct webnn_model *m, size_t i,
+			     struct webnn_operand_desc *desc)
+{
+	if (desc)
+		*desc = m && i < m->n_outputs ? m->outputs[i].desc : (struct webnn_operand_desc){ 0 };
+}
+
+enum webnn_status webnn_tensor_file_read(const char *path, struct webnn_operand_desc *desc,
+					 void **data, size_t *size, char *error, size_t len)
+{
+	if (error && len)
+		error[0] = 0;
+	if (!path || !desc || !data || !size)
+		return fail(error, len, WEBNN_STATUS_TYPE_ERROR, "tensor file: an argument is NULL");
+	*data = NULL;
+	*size = 0;
+	enum webnn_status (*reader)(const char *, struct webnn_operand_desc *, void **, size_t *,
+				    char *, size_t) = NULL;
+	if (ends_with(path, ".pb"))
+		reader = wnni_onnx_read_tensor_pb;
+	else if (ends_with(path, ".npy"))
+		reader = wnni_npy_read;
+	else if (ends_with(path, ".dat"))
+		reader = wnni_nnef_read_dat;
+	else
+		return fail(error, len, WEBNN_STATUS_TYPE_ERROR,
+			    "%s: unknown tensor file type (expected .pb, .npy or .dat)", path);
+	if (!reader)
+		return fail(error, len, WEBNN_STATUS_NOT_SUPPORTED,
+			    "%s: this build cannot read that tensor file type", path);
+	return reader(path, desc, data, size, error, len);
+}
