@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 /* Above this much unsent output a connection is not read from until its peer catches up. */
@@ -23,7 +24,9 @@ static void conn_set_poll(struct conn *c)
 	int ev = 0;
 	if (c->out_bytes < CONN_OUT_HIGH && !c->hooks->paused(c))
 		ev |= UV_READABLE;
-	if (c->out_head)
+	/* A batched connection's frames go out from the batch; only what the socket refused
+	 * there waits for it to become writable. */
+	if (c->out_head && !c->dirty)
 		ev |= UV_WRITABLE;
 	if (ev == c->poll_events)
 		return;
@@ -31,12 +34,20 @@ static void conn_set_poll(struct conn *c)
 	uv_poll_start(&c->poll, ev, conn_on_poll);
 }
 
-/* Writes queued frames until the socket would block; returns -errno on a dead peer. */
+/* Frames gathered into one sendmsg. */
+#define CONN_IOV 64
+
+/* Writes queued frames, many per sendmsg, until the socket would block; returns -errno on a
+ * dead peer. */
 static int conn_flush(struct conn *c)
 {
 	while (c->out_head) {
-		struct outbuf *b = c->out_head;
-		ssize_t n = send(c->fd, b->buf + b->off, b->len - b->off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		struct iovec iov[CONN_IOV];
+		int n_iov = 0;
+		for (struct outbuf *b = c->out_head; b && n_iov < CONN_IOV; b = b->next)
+			iov[n_iov++] = (struct iovec){ b->buf + b->off, b->len - b->off };
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n_iov };
+		ssize_t n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -44,9 +55,15 @@ static int conn_flush(struct conn *c)
 				return 0;
 			return -errno;
 		}
-		b->off += (size_t)n;
-		c->out_bytes -= (size_t)n;
-		if (b->off == b->len) {
+		size_t left = (size_t)n;
+		c->out_bytes -= left;
+		while (left > 0) {
+			struct outbuf *b = c->out_head;
+			size_t part = b->len - b->off < left ? b->len - b->off : left;
+			b->off += part;
+			left -= part;
+			if (b->off < b->len)
+				break;
 			c->out_head = b->next;
 			if (!c->out_head)
 				c->out_tail = NULL;
@@ -59,8 +76,57 @@ static int conn_flush(struct conn *c)
 	return 0;
 }
 
-int conn_watch(struct conn *c, uv_loop_t *loop)
+static void batch_remove(struct conn *c)
 {
+	if (!c->dirty)
+		return;
+	if (c->dirty_prev)
+		c->dirty_prev->dirty_next = c->dirty_next;
+	else
+		c->batch->dirty = c->dirty_next;
+	if (c->dirty_next)
+		c->dirty_next->dirty_prev = c->dirty_prev;
+	c->dirty_prev = c->dirty_next = NULL;
+	c->dirty = false;
+}
+
+static void batch_on_idle(uv_idle_t *h)
+{
+	struct conn_batch *b = h->data;
+	while (b->dirty) {
+		struct conn *c = b->dirty;
+		batch_remove(c);
+		int r = conn_flush(c);
+		if (r < 0) {
+			char why[96];
+			snprintf(why, sizeof(why), "write error: %s", strerror(-r));
+			c->hooks->failed(c, why);
+			continue;
+		}
+		conn_set_poll(c);
+	}
+	uv_idle_stop(h);
+}
+
+void conn_batch_init(struct conn_batch *b, uv_loop_t *loop)
+{
+	if (b->init)
+		return;
+	uv_idle_init(loop, &b->idle);
+	b->idle.data = b;
+	b->dirty = NULL;
+	b->init = true;
+}
+
+void conn_batch_close(struct conn_batch *b)
+{
+	if (b->init && !uv_is_closing((uv_handle_t *)&b->idle))
+		uv_close((uv_handle_t *)&b->idle, NULL);
+}
+
+int conn_watch(struct conn *c, uv_loop_t *loop, struct conn_batch *batch)
+{
+	c->batch = batch && batch->init ? batch : NULL;
 	int r = uv_poll_init(loop, &c->poll, c->fd);
 	if (r != 0)
 		return r;
@@ -86,6 +152,18 @@ int conn_queue(struct conn *c, uint8_t *buf, size_t len)
 	c->out_bytes += len;
 	if (!c->watching)
 		return 0;
+	if (c->batch && !uv_is_closing((uv_handle_t *)&c->batch->idle)) {
+		if (!c->dirty) {
+			c->dirty = true;
+			c->dirty_prev = NULL;
+			c->dirty_next = c->batch->dirty;
+			if (c->batch->dirty)
+				c->batch->dirty->dirty_prev = c;
+			c->batch->dirty = c;
+			uv_idle_start(&c->batch->idle, batch_on_idle);
+		}
+		return 0;
+	}
 	int r = conn_flush(c);
 	if (r < 0)
 		return r;
@@ -133,6 +211,7 @@ void conn_close(struct conn *c)
 	if (c->fd < 0)
 		return;
 	/* Best effort: a Goodbye queued just before this usually fits the socket buffer. */
+	batch_remove(c);
 	conn_flush(c);
 	if (c->watching) {
 		c->watching = false;

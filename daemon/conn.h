@@ -25,6 +25,15 @@ struct outbuf {
 	size_t len, off;
 };
 
+/* Frames queued while the loop handles one round of events go out together, one sendmsg per
+ * connection, once the round's callbacks are done (an idle handle: the next iteration does not
+ * block before it runs), instead of one send per frame. */
+struct conn_batch {
+	uv_idle_t idle;
+	struct conn *dirty; /* connections with frames waiting for the batch */
+	bool init;
+};
+
 struct conn {
 	int fd;
 	uv_poll_t poll;
@@ -33,12 +42,19 @@ struct conn {
 	const struct conn_hooks *hooks;
 	struct outbuf *out_head, *out_tail;
 	size_t out_bytes;
+	struct conn_batch *batch; /* NULL: every frame is sent as it is queued */
+	struct conn *dirty_prev, *dirty_next;
+	bool dirty;               /* on batch->dirty */
 };
 
 void conn_init(struct conn *c, int fd, const struct conn_hooks *hooks);
-/* Starts watching the socket. 0 or a libuv error. */
-int conn_watch(struct conn *c, uv_loop_t *loop);
-/* Queues one packed frame (ownership of buf passes) and tries to send it right away.
+/* Starts watching the socket. 0 or a libuv error. batch may be NULL (no batching). */
+int conn_watch(struct conn *c, uv_loop_t *loop, struct conn_batch *batch);
+/* The loop's batch: initialised once, closed when the loop winds down. */
+void conn_batch_init(struct conn_batch *b, uv_loop_t *loop);
+void conn_batch_close(struct conn_batch *b);
+/* Queues one packed frame (ownership of buf passes) and sends it right away, or with the
+ * batch.
  * Returns 0, or -errno when the peer is gone or memory ran out (buf is freed). */
 int conn_queue(struct conn *c, uint8_t *buf, size_t len);
 /* Re-evaluates what the connection waits for (after the owner's backlog shrank). */

@@ -10,6 +10,7 @@
 
 #include "daemon/backend/backend.h"
 #include "daemon/budget.h"
+#include "daemon/conn.h"
 #include "daemon/graph/import.h"
 #include "proto/wire.h"
 #include "proto/webnn.pb-c.h"
@@ -67,6 +68,10 @@ struct daemon {
 	struct cmd *running;
 	uv_timer_t watchdog;
 	bool watchdog_init, watchdog_on;
+	struct conn_batch batch; /* replies written once per round of loop events (conn.h) */
+	/* Short commands run on the loop thread (timeline.c): what they took in this loop tick. */
+	uint64_t quick_tick;
+	uint64_t quick_spent_ns;
 };
 
 /* The backend a new context runs on (routing: daemon/context.c). */

@@ -565,7 +565,9 @@ static int run_worker(struct daemon_process *p)
 		return 1;
 	}
 	context_limits_init(d);
+	conn_batch_init(&d->batch, d->loop);
 	server_init(&p->srv, d);
+	worker_prefer_latency();
 	int r = worker_start(&p->worker, d->loop, &p->srv, worker_door_gone);
 	if (r != 0) {
 		log_error("cannot watch the control channel: %s", uv_strerror(r));
@@ -584,6 +586,7 @@ static int run_worker(struct daemon_process *p)
 		/* No READY: the front door sees a worker that died starting, and backs off. */
 		worker_shutdown(p, "the lockdown failed");
 		p->status = 1;
+		conn_batch_close(&d->batch);
 		uv_run(d->loop, UV_RUN_DEFAULT);
 		context_limits_finish(d);
 		backends_close(d);
@@ -593,6 +596,7 @@ static int run_worker(struct daemon_process *p)
 	uv_run(d->loop, UV_RUN_DEFAULT);
 	/* Every session, and with it every backend object, is gone once uv_run returned. */
 	timeline_watchdog_close(d);
+	conn_batch_close(&d->batch);
 	context_limits_finish(d);
 	backends_close(d);
 	budget_detach(&d->budget);

@@ -42,6 +42,8 @@ struct mlgraph {
 	/* The compile command's result: */
 	struct backend_plan *plan;
 	bool compiled, failed;
+	bool quick;                      /* dispatches may run on the loop thread (timeline.c) */
+	unsigned quick_strikes;          /* its quick runs in a row that took too long */
 	char fail_msg[WNN_MAX_DIAG];
 };
 

@@ -84,7 +84,7 @@ struct session *session_create(struct daemon *d, int fd, uint64_t no,
 
 int session_watch(struct session *s)
 {
-	int r = conn_watch(&s->conn, s->d->loop);
+	int r = conn_watch(&s->conn, s->d->loop, &s->d->batch);
 	if (r == 0)
 		session_ref(s); /* held by the poll handle until its close callback */
 	return r;

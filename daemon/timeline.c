@@ -23,6 +23,22 @@
 /* How often the watchdog looks at the running commands. */
 #define WATCHDOG_TICK_MS 100
 
+/*
+ * The quick path: a command known to be short runs at once on the loop thread instead of
+ * going through the thread pool (and, on the cpu backend, the compute thread): a small
+ * dispatch then costs no thread hand-offs, and a read queued behind it is answered in the same
+ * wake-up. Known short: a dispatch whose graph's work estimate is at most quick_max_work on a
+ * backend that can run the plan on the calling thread alone, and tensor commands of host-memory
+ * backends up to QUICK_COPY_BYTES. The loop must stay responsive to every other connection, so
+ * quick work is capped per loop tick (QUICK_TICK_NS; the rest takes the pool), and a plan whose
+ * quick runs took longer than QUICK_PLAN_NS QUICK_PLAN_STRIKES times in a row (an estimate that
+ * was wrong) is not run quick again.
+ */
+#define QUICK_COPY_BYTES (64u << 10)
+#define QUICK_TICK_NS 1000000u
+#define QUICK_PLAN_NS 250000u
+#define QUICK_PLAN_STRIKES 3u
+
 struct cmd *cmd_new(enum cmd_type type, struct context *c)
 {
 	struct cmd *cmd = calloc(1, sizeof(*cmd));
@@ -199,7 +215,10 @@ static void cmd_work(uv_work_t *w)
 			bts[i] = cmd->ins[i]->bt;
 		for (size_t i = 0; i < cmd->n_outs; i++)
 			bts[cmd->n_ins + i] = cmd->outs[i]->bt;
-		cmd->status = impl->execute(cmd->graph->plan, bts, bts + cmd->n_ins, diag);
+		/* The loop thread (the quick path) runs plans on itself alone. */
+		cmd->status = cmd->quick ? impl->execute_quick(cmd->graph->plan, bts,
+							       bts + cmd->n_ins, diag)
+					 : impl->execute(cmd->graph->plan, bts, bts + cmd->n_ins, diag);
 		free(bts);
 		break;
 	}
@@ -350,6 +369,12 @@ static void complete_compile(struct cmd *cmd, bool ok)
 		return;
 	}
 	g->compiled = true;
+	const struct backend_impl *impl = cmd->ctx->backend->impl;
+	g->quick = g->flops <= s->d->limits.quick_max_work && impl->execute_quick &&
+		   (!impl->plan_quick || impl->plan_quick(g->plan));
+	if (g->quick)
+		log_debug("session %" PRIu64 ": graph %" PRIu32 " takes the quick path (about "
+			  "%.2e FLOP, at most quick_max_work)", s->no, g->obj.id, (double)g->flops);
 	Webnn__Ipc__BuildGraphReply br = WEBNN__IPC__BUILD_GRAPH_REPLY__INIT;
 	br.compile_ms = cmd->ms;
 	build_graph_stats(g->ir, &br);
@@ -596,6 +621,59 @@ void timeline_watchdog_close(struct daemon *d)
 	}
 }
 
+/* Whether the command at the head of an idle timeline may run on the loop thread now. */
+static bool cmd_quick(struct cmd *cmd)
+{
+	struct context *c = cmd->ctx;
+	struct daemon *d = c->obj.s->d;
+	const struct backend_impl *impl = c->backend->impl;
+	uint64_t tick = uv_now(d->loop);
+	if (tick != d->quick_tick) {
+		d->quick_tick = tick;
+		d->quick_spent_ns = 0;
+	}
+	if (d->quick_spent_ns >= QUICK_TICK_NS)
+		return false;
+	switch (cmd->type) {
+	case CMD_DISPATCH:
+		return cmd->graph->quick;
+	case CMD_CREATE_TENSOR:
+	case CMD_WRITE:
+	case CMD_READ:
+	case CMD_RELEASE_TENSOR:
+		return impl->host_tensors && cmd->tensor->bytes <= QUICK_COPY_BYTES;
+	case CMD_FILL_CONSTANT:
+		return cmd->size <= QUICK_COPY_BYTES;
+	default:
+		return false;
+	}
+}
+
+static void cmd_after(uv_work_t *w, int status);
+
+/* Runs a quick command on the loop thread, then completes it as the pool's would be. */
+static void cmd_run_quick(struct cmd *cmd)
+{
+	struct daemon *d = cmd->ctx->obj.s->d;
+	struct mlgraph *g = cmd->type == CMD_DISPATCH ? cmd->graph : NULL;
+	uint64_t t0 = uv_hrtime();
+	cmd->quick = true;
+	cmd_work(&cmd->work);
+	uint64_t ns = uv_hrtime() - t0;
+	d->quick_spent_ns += ns;
+	/* Wall time also counts preemption (a loaded machine): only a plan slow several runs in
+	 * a row is taken off the quick path. */
+	if (g)
+		g->quick_strikes = ns > QUICK_PLAN_NS ? g->quick_strikes + 1 : 0;
+	if (g && g->quick_strikes >= QUICK_PLAN_STRIKES) {
+		g->quick = false;
+		log_debug("session %" PRIu64 ": graph %" PRIu32 " took %.3f ms on the quick path; "
+			  "its dispatches take the thread pool from now on", cmd->ctx->obj.s->no,
+			  g->obj.id, ns / 1e6);
+	}
+	cmd_after(&cmd->work, 0);
+}
+
 static void cmd_after(uv_work_t *w, int status)
 {
 	struct cmd *cmd = w->data;
@@ -639,6 +717,10 @@ static void timeline_kick(struct context *c)
 			continue;
 		}
 		c->running = true;
+		if (cmd_quick(cmd)) {
+			cmd_run_quick(cmd);
+			continue;
+		}
 		watchdog_add(cmd);
 		int r = uv_queue_work(c->obj.s->d->loop, &cmd->work, cmd_work, cmd_after);
 		if (r != 0) {

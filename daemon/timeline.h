@@ -67,6 +67,7 @@ struct cmd {
 	struct cmd *run_prev, *run_next;
 	atomic_uint_least64_t started_ms; /* set by the pool thread as the work begins; 0 before */
 	bool timed_out;          /* ran past dispatch_timeout_ms: its context was lost */
+	bool quick;              /* runs on the loop thread (the quick path), not the pool */
 };
 
 struct cmd *cmd_new(enum cmd_type type, struct context *c);

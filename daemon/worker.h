@@ -26,6 +26,9 @@ int worker_start(struct worker *w, uv_loop_t *loop, struct server *srv,
 		 void (*door_gone)(struct worker *w));
 /* Tells the front door the worker is up and locked down (it logs the start-up time). */
 void worker_ready(struct worker *w);
+/* Asks the kernel for a short time slice for the calling thread (the loop thread), so that it
+ * preempts compute threads as soon as a client's request arrives. Best effort: logs why not. */
+void worker_prefer_latency(void);
 void worker_stop(struct worker *w);
 
 #endif

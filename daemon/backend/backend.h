@@ -68,9 +68,16 @@ struct backend_plan;     /* a compiled graph */
  *    WEBNN_STATUS_CONTEXT_LOST from execute/tensor_* means the device context is gone.
  *  - a context's cancel flag (backend_context_options.cancel) may be set while its compile or
  *    execute runs; they stop at their next step boundary.
+ *  - short work may instead run on the loop thread (the daemon decides from the work estimate,
+ *    see quick_max_work): execute_quick for a plan plan_quick accepted, and, with
+ *    host_tensors, tensor_* of small tensors. Still serialised per context as above; it must
+ *    not wait for anything (no other thread, no device queue) and uses only the calling thread.
  */
 struct backend_impl {
 	const char *name; /* "cpu", "opencl", "reference" */
+	/* tensor_create/destroy/write/read are host-memory allocations and copies: quick enough for
+	 * the loop thread when the tensor is small. */
+	bool host_tensors;
 	/* Probe devices. Returns OK, or NOT_SUPPORTED when this backend has no usable device.
 	 * opts may be NULL (no on-disk caches). */
 	enum webnn_status (*init)(const struct backend_options *opts, struct backend **out,
@@ -112,6 +119,13 @@ struct backend_impl {
 	 * descriptors were checked by the daemon. An output tensor may not alias an input. */
 	enum webnn_status (*execute)(struct backend_plan *plan, struct backend_tensor *const *inputs,
 				     struct backend_tensor *const *outputs, struct wnn_diag *diag);
+	/* Optional: whether execute_quick can run this plan (after compile, on the loop thread). */
+	bool (*plan_quick)(const struct backend_plan *plan);
+	/* Optional: execute on the calling thread alone, for plans the daemon judged short. */
+	enum webnn_status (*execute_quick)(struct backend_plan *plan,
+					    struct backend_tensor *const *inputs,
+					    struct backend_tensor *const *outputs,
+					    struct wnn_diag *diag);
 };
 
 extern const struct backend_impl backend_cpu;

@@ -27,6 +27,10 @@ struct cpu_build {
 	dnnl_stream_t stream;   /* for one-time work at build (weight reorders) */
 	int threads;            /* threads a run uses (C kernels split their outer loops over it) */
 	uint64_t *scratch_bytes; /* the plan's shared oneDNN scratchpad: the largest any step asks */
+	/* oneDNN primitives the plan's steps run: each fixed its thread count when it was made,
+	 * so a plan with any runs only on the compute thread (never on the quick path). Steps are
+	 * built on several threads. */
+	atomic_uint *primitives;
 	bool winograd;          /* large 3x3 convolutions may use Winograd (WEBNN_CPU_NO_WINOGRAD
 				   unset at init) */
 };

@@ -71,6 +71,7 @@ struct backend_plan {
 	struct host_values hv;    /* where each value lives during a run */
 	uint64_t scratch_bytes;   /* oneDNN scratchpad shared by the steps (they run one at a
 				     time) */
+	atomic_uint primitives;   /* oneDNN primitives among the steps (cpu_build.primitives) */
 	void *scratch;
 };
 
@@ -531,6 +532,7 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 		struct cpu_build b = { .g = g, .descs = plan->hv.descs, .engine = ctx->be->engine,
 				       .threads = ctx->be->threads,
 				       .scratch_bytes = &plan->scratch_bytes,
+				       .primitives = &plan->primitives,
 				       .winograd = ctx->be->winograd };
 		if (dnnl_stream_create(&b.stream, b.engine, dnnl_stream_default_flags) !=
 		    dnnl_success) {
@@ -566,35 +568,19 @@ struct run_job {
 	size_t next; /* the step its next turn starts with */
 };
 
-static bool run_job_run(void *arg);
-
-static enum webnn_status cpu_execute(struct backend_plan *plan,
-				     struct backend_tensor *const *inputs,
-				     struct backend_tensor *const *outputs, struct wnn_diag *diag)
+/* Runs steps from j->next on, with `threads` threads. With turns, ends early after a step when
+ * another job waits for the compute thread (returns false; j->next says where to go on). */
+static bool run_steps(struct run_job *j, int threads, bool turns)
 {
-	host_values_bind_run(&plan->hv, inputs, outputs);
-	struct run_job job = { plan, diag, WEBNN_STATUS_OK, 0 };
-	compute_run(plan->ctx->be, run_job_run, &job);
-	if (job.st != WEBNN_STATUS_OK)
-		return job.st;
-	host_values_copy_outputs(&plan->hv, outputs);
-	return WEBNN_STATUS_OK;
-}
-
-/* The steps of a plan, in order, on the compute thread: one turn, which ends early after a step
- * when another job waits. */
-static bool run_job_run(void *arg)
-{
-	struct run_job *j = arg;
 	struct backend_plan *plan = j->plan;
 	const struct graph_ir *g = plan->g;
 	struct backend *be = plan->ctx->be;
-	struct cpu_exec x = { .stream = plan->ctx->stream, .threads = be->threads,
+	struct cpu_exec x = { .stream = plan->ctx->stream, .threads = threads,
 			      .scratch = plan->scratch };
 	enum webnn_status st = WEBNN_STATUS_OK;
 	struct wnn_diag *diag = j->diag;
 	for (size_t k = j->next; k < plan->n_steps && st == WEBNN_STATUS_OK; k++) {
-		if (k > j->next && compute_contended(be)) {
+		if (turns && k > j->next && compute_contended(be)) {
 			j->next = k;
 			return false;
 		}
@@ -624,6 +610,48 @@ static bool run_job_run(void *arg)
 	return true;
 }
 
+/* The steps of a plan, in order, on the compute thread: one turn, which ends early after a step
+ * when another job waits. */
+static bool run_job_run(void *arg)
+{
+	struct run_job *j = arg;
+	return run_steps(j, j->plan->ctx->be->threads, true);
+}
+
+static enum webnn_status cpu_execute(struct backend_plan *plan,
+				     struct backend_tensor *const *inputs,
+				     struct backend_tensor *const *outputs, struct wnn_diag *diag)
+{
+	host_values_bind_run(&plan->hv, inputs, outputs);
+	struct run_job job = { plan, diag, WEBNN_STATUS_OK, 0 };
+	compute_run(plan->ctx->be, run_job_run, &job);
+	if (job.st != WEBNN_STATUS_OK)
+		return job.st;
+	host_values_copy_outputs(&plan->hv, outputs);
+	return WEBNN_STATUS_OK;
+}
+
+static bool cpu_plan_quick(const struct backend_plan *plan)
+{
+	return atomic_load_explicit(&plan->primitives, memory_order_relaxed) == 0;
+}
+
+/* The quick path: the C kernels on the calling thread (a team of one), beside whatever the
+ * compute thread runs for other contexts; they share nothing with it but read-only state. */
+static enum webnn_status cpu_execute_quick(struct backend_plan *plan,
+					   struct backend_tensor *const *inputs,
+					   struct backend_tensor *const *outputs,
+					   struct wnn_diag *diag)
+{
+	host_values_bind_run(&plan->hv, inputs, outputs);
+	struct run_job job = { plan, diag, WEBNN_STATUS_OK, 0 };
+	run_steps(&job, 1, false);
+	if (job.st != WEBNN_STATUS_OK)
+		return job.st;
+	host_values_copy_outputs(&plan->hv, outputs);
+	return WEBNN_STATUS_OK;
+}
+
 const struct backend_impl backend_cpu = {
 	.name = "cpu",
 	.init = cpu_init,
@@ -641,4 +669,7 @@ const struct backend_impl backend_cpu = {
 	.compile = cpu_compile,
 	.plan_destroy = cpu_plan_destroy,
 	.execute = cpu_execute,
+	.plan_quick = cpu_plan_quick,
+	.execute_quick = cpu_execute_quick,
+	.host_tensors = true,
 };

@@ -151,6 +151,8 @@ enum webnn_status cpu_dnnl_create(const struct cpu_build *b, struct cpu_dnnl_pri
 		snprintf(p->impl, sizeof(p->impl), "%s", impl);
 	dnnl_status_t st = dnnl_primitive_create(&p->prim, pd);
 	dnnl_primitive_desc_destroy(pd);
+	if (st == dnnl_success && b->primitives)
+		atomic_fetch_add_explicit(b->primitives, 1, memory_order_relaxed);
 	return cpu_dnnl_check(st, n, "primitive creation", diag);
 }
 

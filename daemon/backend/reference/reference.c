@@ -362,4 +362,7 @@ const struct backend_impl backend_reference = {
 	.compile = ref_compile,
 	.plan_destroy = ref_plan_destroy,
 	.execute = ref_execute,
+	/* every plan runs on its caller's thread alone anyway */
+	.execute_quick = ref_execute,
+	.host_tensors = true,
 };
