@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -148,8 +149,14 @@ struct worker_sched_attr {
  */
 void worker_prefer_latency(void)
 {
+	/* The call sets the nice value too: keep the one the daemon was started with (raising
+	 * it back to 0 needs privileges the worker no longer has). */
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, 0);
+	if (nice == -1 && errno != 0)
+		nice = 0;
 	struct worker_sched_attr a = { .size = sizeof(a), .sched_policy = 0 /* SCHED_OTHER */,
-				       .sched_runtime = 100 * 1000 };
+				       .sched_nice = nice, .sched_runtime = 100 * 1000 };
 	if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
 		log_info("the loop thread keeps the default time slice (sched_setattr: %s)",
 			 strerror(errno));
