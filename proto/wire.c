@@ -51,12 +51,12 @@ static int reader_fail(struct wnn_reader *r, const char *fmt, ...)
 	return -EPROTO;
 }
 
-/* 1 with *h once the header is buffered, 0 before, -EPROTO (r->error) when it is invalid. */
-static int reader_header(struct wnn_reader *r, struct wnn_frame_header *h)
+/* Bytes read ahead past the current frame's end, at most (only into room the buffer has). */
+#define READER_AHEAD (64u << 10)
+
+/* Checks a header: 0, or -EPROTO (r->error). */
+static int header_check(struct wnn_reader *r, const struct wnn_frame_header *h)
 {
-	if (r->have < sizeof(*h))
-		return 0;
-	memcpy(h, r->buf, sizeof(*h));
 	if (h->size > r->max_frame)
 		return reader_fail(r, "bad frame header: %" PRIu32 " bytes, over the %" PRIu32
 				   "-byte frame limit", h->size, r->max_frame);
@@ -66,7 +66,49 @@ static int reader_header(struct wnn_reader *r, struct wnn_frame_header *h)
 	if (h->flags != 0)
 		return reader_fail(r, "bad frame header: reserved flags 0x%x set",
 				   (unsigned)h->flags);
-	return 1;
+	return 0;
+}
+
+/* 1 with *h once the header of the frame at off is buffered and valid, 0 before, -1 when it
+ * is invalid (reported once it is the current frame's). */
+static int header_at(const struct wnn_reader *r, size_t off, struct wnn_frame_header *h)
+{
+	if (r->have < off + sizeof(*h))
+		return 0;
+	memcpy(h, r->buf + off, sizeof(*h));
+	return h->size > r->max_frame || h->n_fds > WNN_FRAME_MAX_FDS || h->flags ? -1 : 1;
+}
+
+/* The current frame's header: 1, 0 before it is in, -EPROTO (r->error) when invalid. */
+static int reader_header(struct wnn_reader *r, struct wnn_frame_header *h)
+{
+	int hr = header_at(r, 0, h);
+	return hr < 0 ? header_check(r, h) : hr;
+}
+
+/* fds the frame at off must have come with: the pending batch if it is that frame's. */
+static int fds_of(const struct wnn_reader *r, size_t off)
+{
+	return r->n_fds && r->fds_at == off ? r->n_fds : 0;
+}
+
+/* Once the current frame's header is in, its fds have arrived (with its first bytes): it
+ * announces exactly those. Frames read ahead are checked when their turn comes, so that the
+ * ones before a bad frame are still handled. */
+static int check_announced(struct wnn_reader *r)
+{
+	struct wnn_frame_header h;
+	int hr = reader_header(r, &h);
+	if (hr <= 0)
+		return hr;
+	int got = fds_of(r, 0);
+	if (got > h.n_fds)
+		return reader_fail(r, "file descriptors arrived with a frame whose header "
+				   "announces %u, %d arrived", (unsigned)h.n_fds, got);
+	if (got < h.n_fds)
+		return reader_fail(r, "a frame whose header announces %u file descriptor%s "
+				   "arrived with %d", (unsigned)h.n_fds, h.n_fds == 1 ? "" : "s", got);
+	return 0;
 }
 
 static void close_all(const int *fds, int n)
@@ -75,15 +117,34 @@ static void close_all(const int *fds, int n)
 		close(fds[i]);
 }
 
+/* How far the next read may go, counted from the buffer's start. */
+static size_t reader_limit(struct wnn_reader *r, size_t *want)
+{
+	struct wnn_frame_header h;
+	/* With fds pending, up to the end of their frame's header, then of the frame: a batch
+	 * arriving before that is in the middle of a frame. */
+	size_t owner = r->n_fds ? r->fds_at : 0;
+	size_t end = owner + sizeof(h);
+	if (header_at(r, owner, &h) > 0)
+		end += h.size;
+	/* The current frame must fit whatever the read-ahead. */
+	*want = sizeof(h);
+	if (reader_header(r, &h) > 0)
+		*want += h.size;
+	if (r->n_fds)
+		return end;
+	size_t ahead = *want + READER_AHEAD;
+	return r->cap > *want ? (r->cap < ahead ? r->cap : ahead) : *want;
+}
+
 int wnn_reader_fill(struct wnn_reader *r, int sock)
 {
 	struct wnn_frame_header h;
 	int hr = reader_header(r, &h);
 	if (hr < 0)
 		return hr;
-	/* Read at most up to the end of the buffered frame, so that a read never carries the
-	 * start of the next frame (nor its fds). */
-	size_t want = hr ? sizeof(h) + h.size : sizeof(h);
+	size_t want;
+	size_t limit = reader_limit(r, &want);
 	if (r->have >= want)
 		return -EBUSY;
 	if (want > r->cap) {
@@ -95,8 +156,11 @@ int wnn_reader_fill(struct wnn_reader *r, int sock)
 			return -ENOMEM;
 		r->buf = nb;
 		r->cap = cap;
+		limit = reader_limit(r, &want);
 	}
-	struct iovec iov = { r->buf + r->have, want - r->have };
+	if (limit <= r->have)
+		return -EBUSY; /* the frame with pending fds is whole: hand it out first */
+	struct iovec iov = { r->buf + r->have, limit - r->have };
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * READER_CMSG_FDS)];
 		struct cmsghdr align;
@@ -127,12 +191,29 @@ int wnn_reader_fill(struct wnn_reader *r, int sock)
 		}
 	}
 	size_t before = r->have;
+	r->have += (size_t)n;
 	if (n_got || truncated) {
-		/* Only the read that carries a frame's first bytes may bring its fds. */
-		if (before > 0) {
+		if (n == 0) { /* EOF: there is no frame for them */
+			close_all(got, n_got);
+			return 0;
+		}
+		/* The frame they belong to: the last one starting in the bytes just read. */
+		size_t off = 0, owner = SIZE_MAX, cur = before;
+		for (;;) {
+			if (off >= before && off < r->have)
+				owner = off;
+			if (header_at(r, off, &h) <= 0 || off + sizeof(h) + h.size >= r->have)
+				break;
+			off += sizeof(h) + h.size;
+		}
+		if (owner == SIZE_MAX || r->n_fds) {
+			/* how far into its frame the read started */
+			size_t f = 0;
+			while (header_at(r, f, &h) > 0 && f + sizeof(h) + h.size <= cur)
+				f += sizeof(h) + h.size;
 			close_all(got, n_got);
 			return reader_fail(r, "file descriptors arrived in the middle of a frame "
-					   "(%zu bytes into it)", before);
+					   "(%zu bytes into it)", cur - f);
 		}
 		if (truncated || n_got > WNN_FRAME_MAX_FDS) {
 			close_all(got, n_got);
@@ -140,28 +221,15 @@ int wnn_reader_fill(struct wnn_reader *r, int sock)
 					   "(at most %d)", truncated ? "more than " : "", n_got,
 					   WNN_FRAME_MAX_FDS);
 		}
-		if (n == 0) { /* EOF: there is no frame for them */
-			close_all(got, n_got);
-			return 0;
-		}
 		memcpy(r->fds, got, sizeof(int) * (size_t)n_got);
 		r->n_fds = n_got;
+		r->fds_at = owner;
 	}
-	r->have += (size_t)n;
 	if (n == 0)
 		return 0;
-	hr = reader_header(r, &h);
-	if (hr < 0)
-		return hr;
-	/* The header just became whole: the frame's fds, if any, have arrived by now. */
-	if (hr && before < sizeof(h) && h.n_fds != r->n_fds) {
-		if (r->n_fds > h.n_fds)
-			return reader_fail(r, "file descriptors arrived with a frame whose header "
-					   "announces %u, %d arrived", (unsigned)h.n_fds, r->n_fds);
-		return reader_fail(r, "a frame whose header announces %u file descriptor%s arrived "
-				   "with %d", (unsigned)h.n_fds, h.n_fds == 1 ? "" : "s", r->n_fds);
-	}
-	return (int)n;
+	/* Headers that became whole: their fds have arrived by now. */
+	int cr = check_announced(r);
+	return cr < 0 ? cr : (int)n;
 }
 
 int wnn_reader_next(struct wnn_reader *r, const uint8_t **payload, size_t *len, int *fds,
@@ -173,12 +241,14 @@ int wnn_reader_next(struct wnn_reader *r, const uint8_t **payload, size_t *len, 
 		return hr;
 	if (r->have < sizeof(h) + h.size)
 		return 0;
-	if (h.n_fds != r->n_fds)
+	int mine = fds_of(r, 0);
+	if (h.n_fds != mine)
 		return reader_fail(r, "a frame whose header announces %u file descriptor%s arrived "
-				   "with %d", (unsigned)h.n_fds, h.n_fds == 1 ? "" : "s", r->n_fds);
+				   "with %d", (unsigned)h.n_fds, h.n_fds == 1 ? "" : "s", mine);
 	memcpy(fds, r->fds, sizeof(int) * h.n_fds);
 	*n_fds = h.n_fds;
-	r->n_fds = 0;
+	if (mine)
+		r->n_fds = 0;
 	*payload = r->buf + sizeof(h);
 	*len = h.size;
 	return 1;
@@ -189,9 +259,15 @@ void wnn_reader_consume(struct wnn_reader *r)
 	struct wnn_frame_header h;
 	if (reader_header(r, &h) <= 0 || r->have < sizeof(h) + h.size)
 		return;
-	/* The reader never reads past a frame's end: nothing follows it in the buffer. */
-	reader_close_fds(r);
-	r->have = 0;
+	size_t used = sizeof(h) + h.size;
+	/* fds of this frame were handed out by wnn_reader_next (or it had none) */
+	if (r->n_fds && r->fds_at == 0)
+		reader_close_fds(r);
+	/* what was read ahead becomes the current frame */
+	memmove(r->buf, r->buf + used, r->have - used);
+	r->have -= used;
+	if (r->n_fds)
+		r->fds_at -= used;
 }
 
 int wnn_frame_send(int sock, const void *payload, size_t len, const int *fds, int n_fds)

@@ -15,15 +15,20 @@ struct wnn_frame_header {
 	uint16_t flags; /* reserved, 0 */
 };
 
-/* Incremental frame reader for blocking or non-blocking sockets. File descriptors belong to
- * exactly one frame: they must arrive with the first bytes of a frame (the recvmsg that reads
- * its start) and number exactly what its header announces; anything else is a protocol error,
- * and every fd received is either handed out with its frame or closed at once. */
+/* Incremental frame reader for blocking or non-blocking sockets. Small frames are read ahead
+ * (several per recvmsg, into the buffer's spare room), but never past a frame whose fds are
+ * pending. File descriptors belong to exactly one frame: the kernel hands over one sender's
+ * batch per recvmsg and ends that read with the message that carried it, so a batch belongs to
+ * the last frame whose first byte that read brought in; that frame's header must announce
+ * exactly that many, every frame announcing fds must have them, and fds arriving where no frame
+ * starts are a protocol error. Every fd received is either handed out with its frame or closed
+ * at once. */
 struct wnn_reader {
 	uint8_t *buf;
-	size_t cap, have;       /* buf holds at most one frame, from its first byte */
-	int fds[WNN_FRAME_MAX_FDS]; /* the buffered frame's fds, until wnn_reader_next */
+	size_t cap, have;       /* the current frame from its first byte, then any read ahead */
+	int fds[WNN_FRAME_MAX_FDS]; /* the pending fds, until their frame is handed out */
 	int n_fds;
+	size_t fds_at;          /* offset in buf of the frame the pending fds belong to */
 	uint32_t max_frame;
 	char error[160];        /* why the last -EPROTO, for the peer's Goodbye */
 };
@@ -31,7 +36,7 @@ struct wnn_reader {
 void wnn_reader_init(struct wnn_reader *r, uint32_t max_frame);
 /* Closes the buffered frame's fds, frees the buffer. */
 void wnn_reader_finish(struct wnn_reader *r);
-/* One recvmsg, never past the end of the buffered frame. Returns >0 bytes read, 0 on EOF,
+/* One recvmsg (see above for how far it reads). Returns >0 bytes read, 0 on EOF,
  * -EAGAIN when nothing is there, -EBUSY when a whole frame is buffered (take it with
  * wnn_reader_next first), -EPROTO with r->error set on a bad header (too large, too many fds,
  * flags set) or fds that do not match it (with a frame announcing fewer or none, or arriving

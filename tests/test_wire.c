@@ -177,11 +177,11 @@ TEST(wire_fds_must_match_their_frame)
 	size_t n2 = frame_bytes(b, 2);
 	expect_refused(b, (struct piece[]){ { 0, n2, 1 } }, 1,
 		       "a frame whose header announces 2 file descriptors arrived with 1");
-	/* In the middle of a frame (announcing none), after its header: the read that brings
-	 * them starts where the header ended. */
+	/* In the middle of a frame (announcing none): the kernel glues the pieces into one read,
+	 * which belongs to the frame starting in it. */
 	frame_bytes(b, 0);
 	expect_refused(b, (struct piece[]){ { 0, 10, 0 }, { 10, n0 - 10, 1 } }, 2,
-		       "file descriptors arrived in the middle of a frame (8 bytes into it)");
+		       "file descriptors arrived with a frame whose header announces 0, 1 arrived");
 	/* In the middle of a frame that announces one and got it with its start. */
 	frame_bytes(b, 1);
 	expect_refused(b, (struct piece[]){ { 0, 3, 1 }, { 3, 5, 0 }, { 8, 4, 1 } }, 3,
