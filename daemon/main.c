@@ -766,6 +766,15 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	if (p->opts.cache_dir[0])
 		setenv("WEBNN_CACHE_DIR", p->opts.cache_dir, 1);
 	caches_point_pocl(p->opts.cache_dir, &p->opts.svc);
+	/* Every worker's OpenMP team (cpu backend) spans all cores, so busy workers oversubscribe
+	 * them, and on a loaded machine a team's two threads often share one core: libgomp's
+	 * default of ~3 ms of spinning per wait then stalls every step (bench_fairness: a graph
+	 * 5-20x slower alone, two busy workers 3-8x slower each instead of 2x). 1000 spins, what
+	 * libgomp itself uses once it sees more threads than cores (it cannot see other processes),
+	 * still bridge back-to-back steps. libgomp reads it when a worker starts; an explicit
+	 * OMP_WAIT_POLICY or GOMP_SPINCOUNT wins. */
+	if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT"))
+		setenv("GOMP_SPINCOUNT", "1000", 1);
 	if (door_drop_privileges(p) != 0)
 		goto out_socket;
 	struct frontdoor_config *cfg = &p->opts.door;
