@@ -60,9 +60,20 @@ TESTHOOKS_SRC := daemon/main.c daemon/router.c sandbox/sandbox.c
 TESTHOOKS_OBJ := $(patsubst %.c,$(BUILD)/obj-testhooks/%.o,$(TESTHOOKS_SRC))
 TEST_BIN := $(BUILD)/bin/webnn-tests
 
+# The demo's model: SqueezeNet 1.0 exported as an NNEF folder (with its reference data) from the
+# shared weights, for webnn-demo and webnn-run --check; without ../shared the demo runs its
+# built-in CNN.
+WEBNN_SHARED ?= ../shared
+SQUEEZENET_WEIGHTS := $(WEBNN_SHARED)/models/squeezenet1.0_nhwc/weights
+ifneq ($(wildcard $(SQUEEZENET_WEIGHTS)),)
+DEMO_MODEL := $(BUILD)/models/squeezenet1.0.nnef/graph.nnef
+endif
+
+
 .PHONY: all deps check check-asan check-all valgrind bench clean demo
 .SECONDARY:
-all: $(DAEMON_BIN) $(TESTHOOKS_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(LIB_IMPORT) $(TOOLS_BIN) $(TEST_BIN)
+all: $(DAEMON_BIN) $(TESTHOOKS_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(LIB_IMPORT) $(TOOLS_BIN) $(TEST_BIN) \
+	$(DEMO_MODEL)
 
 # Installs the Debian packages the build, the daemon and the tests need; safe to re-run.
 deps:
@@ -201,6 +212,12 @@ bench: all $(PEAK_BIN) bench-ort
 
 demo: all
 	tests/demo.sh $(BUILD)
+
+ifneq ($(DEMO_MODEL),)
+$(DEMO_MODEL): $(BUILD)/bin/webnn-demo
+	@mkdir -p $(BUILD)/models
+	$(BUILD)/bin/webnn-demo --export-nnef $(dir $@) --weights $(SQUEEZENET_WEIGHTS)
+endif
 
 clean:
 	rm -rf build build-asan
