@@ -3,6 +3,7 @@
 
 #include "daemon/control.h"
 #include "daemon/log.h"
+#include "daemon/sched.h"
 #include "daemon/server.h"
 #include "daemon/session.h"
 
@@ -11,9 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 static void worker_report_closed(struct server *srv, struct session *s)
@@ -128,36 +127,11 @@ void worker_stop(struct worker *w)
 	w->srv->ended = NULL;
 }
 
-/* Linux's sched_attr (glibc has no wrapper); sched_runtime is a fair task's slice (6.12+). */
-struct worker_sched_attr {
-	uint32_t size, sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime, sched_deadline, sched_period;
-	uint32_t sched_util_min, sched_util_max;
-};
-
-/*
- * The loop thread answers requests in microseconds, but shares the cores with compute threads
- * that run for milliseconds (this worker's OpenMP team, other users' workers). Under EEVDF a
- * waking thread waits until the running one used up its slice (RUN_TO_PARITY) unless its own
- * slice is shorter (PREEMPT_SHORT): with the default 3 ms slice a small dispatch beside a
- * large one measured p99 2-2.6 ms against 0.57 ms alone. The shortest slice the kernel
- * accepts (100 us) lets the loop thread in at once; it costs it nothing, since it never runs
- * long (quick work is capped per loop tick). Older kernels ignore the field (CFS) or refuse it.
- */
+/* The loop thread answers requests in microseconds beside compute threads that run for
+ * milliseconds: see daemon/sched.h. */
 void worker_prefer_latency(void)
 {
-	/* The call sets the nice value too: keep the one the daemon was started with (raising
-	 * it back to 0 needs privileges the worker no longer has). */
-	errno = 0;
-	int nice = getpriority(PRIO_PROCESS, 0);
-	if (nice == -1 && errno != 0)
-		nice = 0;
-	struct worker_sched_attr a = { .size = sizeof(a), .sched_policy = 0 /* SCHED_OTHER */,
-				       .sched_nice = nice, .sched_runtime = 100 * 1000 };
-	if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
-		log_info("the loop thread keeps the default time slice (sched_setattr: %s)",
-			 strerror(errno));
+	char why[128];
+	if (!sched_ask_slice(SCHED_SLICE_ANSWER_NS, why, sizeof(why)))
+		log_info("the loop thread keeps the default time slice (%s)", why);
 }

@@ -13,6 +13,7 @@
 #include "daemon/backend/host/host.h"
 #include "daemon/backend/reference/ref.h"
 #include "daemon/log.h"
+#include "daemon/sched.h"
 
 /*
  * Threads: a shared worker pool. One compute thread, the master of one team of `threads`
@@ -138,6 +139,25 @@ static void compute_run(struct backend *be, bool (*fn)(void *), void *arg)
 	pthread_mutex_unlock(&be->lock);
 }
 
+/* The team's first job, before any other (and before the worker's lockdown): every thread of it
+ * asks for a long slice (daemon/sched.h), so that requests preempt computations at once. */
+static bool team_setup(void *arg)
+{
+	struct backend *be = arg;
+	atomic_int refused = 0;
+	char why[128] = "";
+#pragma omp parallel num_threads(be->threads)
+	{
+		char mine[128];
+		if (!sched_ask_slice(SCHED_SLICE_COMPUTE_NS, mine, sizeof(mine)) &&
+		    atomic_fetch_add(&refused, 1) == 0)
+			memcpy(why, mine, sizeof(why));
+	}
+	if (refused)
+		log_info("cpu backend: compute threads keep the default time slice (%s)", why);
+	return true;
+}
+
 /* ---- backend */
 
 /* Cores this process may run on (cpuset and affinity respected). */
@@ -205,6 +225,7 @@ static enum webnn_status cpu_init(const struct backend_options *opts, struct bac
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
 				    "cpu: cannot start the compute thread: %s", strerror(e));
 	}
+	compute_run(be, team_setup, be);
 	const dnnl_version_t *v = dnnl_version();
 	log_info("cpu backend: %s, %d thread%s, oneDNN %d.%d.%d (%s)", be->cpu_name, be->threads,
 		 be->threads == 1 ? "" : "s", v->major, v->minor, v->patch, v->cpu_runtime ==
