@@ -63,6 +63,13 @@ struct backend_tensor {
 	cl_mem mem;
 	size_t bytes;
 	struct wnn_desc desc;
+	/* tensor_create_shared: the client's shared memory. With host_ptr (devices with host
+	 * unified memory) it is the buffer itself (CL_MEM_USE_HOST_PTR), kept mapped for the host
+	 * except while a dispatch runs; otherwise it is the host side of the device buffer, moved
+	 * by clEnqueueWrite/ReadBuffer in tensor_sync. */
+	void *host;
+	bool host_ptr;
+	bool unmapped; /* host_ptr: handed to the device for the dispatch in progress */
 };
 
 /* ---- device layer (ocl_device.c) */
