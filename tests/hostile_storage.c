@@ -378,12 +378,22 @@ static void st_expect(struct webnn_context *ctx, struct webnn_tensor *t, const f
 		ASSERT_MSG(got[i] == want[i], "element %d: got %g, want %g", i, got[i], want[i]);
 }
 
+/* webnnd on one backend; OpenCL tests skip where no OpenCL device is. */
+static void st_daemon(struct test_daemon *d, const char *backend)
+{
+	const char *const args[] = { "--backend", backend, NULL };
+	ct_require_webnnd();
+	if (strcmp(backend, "opencl") == 0 && !test_have_opencl())
+		SKIP("no OpenCL device");
+	test_daemon_start(d, args);
+}
+
 /* Writes while a dispatch may still use the tensor take the staged path; the results are the
  * ones of timeline order either way. */
-TEST(storage_client_write_busy_tensor)
+static void write_busy_on(const char *backend)
 {
 	struct test_daemon d;
-	ct_daemon_up(&d);
+	st_daemon(&d, backend);
 	struct webnn_context *ctx = ct_connect(&d, "storage");
 	struct webnn_graph *g = st_add_graph(ctx);
 	struct webnn_tensor *x = st_tensor(ctx, WEBNN_FLOAT32, 2, st_shape, true, true);
@@ -411,6 +421,24 @@ TEST(storage_client_write_busy_tensor)
 	webnn_graph_destroy(g);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
+}
+
+TEST(storage_client_write_busy_tensor)
+{
+	write_busy_on("reference");
+}
+
+TEST_TIMEOUT(storage_client_write_busy_tensor_opencl, 240)
+{
+	write_busy_on("opencl");
+}
+
+/* The device-buffer path of discrete GPUs (clEnqueueWrite/ReadBuffer at the markers), forced
+ * on a host-unified device. */
+TEST_TIMEOUT(storage_client_write_busy_tensor_opencl_copy, 240)
+{
+	setenv("WEBNN_OCL_STORAGE_COPY", "1", 1);
+	write_busy_on("opencl");
 }
 
 /* webnn_tensor_map/unmap: ordered like reads and writes, exclusive with other uses. */
@@ -533,9 +561,7 @@ static void *scribbler(void *arg)
 static void scribble_on(const char *backend)
 {
 	struct test_daemon d;
-	const char *const args[] = { "--backend", backend, NULL };
-	ct_require_webnnd();
-	test_daemon_start(&d, args);
+	st_daemon(&d, backend);
 	struct webnn_context *ctx = ct_connect(&d, "scribbler");
 	struct webnn_builder *b;
 	OK(ctx, webnn_builder_create(ctx, &b));
@@ -644,4 +670,9 @@ TEST_TIMEOUT(storage_scribbled_indices_reference, 240)
 TEST_TIMEOUT(storage_scribbled_indices_cpu, 240)
 {
 	scribble_on("cpu");
+}
+
+TEST_TIMEOUT(storage_scribbled_indices_opencl, 240)
+{
+	scribble_on("opencl");
 }

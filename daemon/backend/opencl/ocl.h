@@ -40,6 +40,10 @@ struct ocl_options {
 	bool profile;          /* $WEBNN_OCL_PROFILE: wait after every step and print its time */
 	bool rnn_gemm;         /* $WEBNN_OCL_RNN_GEMM: recurrent products always as CLBlast gemms */
 	bool clblast_defaults; /* $WEBNN_CLBLAST_DEFAULTS: CLBlast's generic parameters */
+	/* $WEBNN_OCL_STORAGE_COPY: tensors in shared memory keep a device buffer moved by
+	 * clEnqueueWrite/ReadBuffer even on host-unified devices (what discrete GPUs do), so that
+	 * tests exercise that path on PoCL. */
+	bool storage_copy;
 	char kernel_dir[512];  /* $WEBNN_KERNEL_DIR: kernels/<file> read from there; "" embedded */
 };
 void ocl_options_read(struct ocl_options *o);

@@ -74,6 +74,7 @@ void ocl_options_read(struct ocl_options *o)
 	o->profile = getenv("WEBNN_OCL_PROFILE") != NULL;
 	o->rnn_gemm = getenv("WEBNN_OCL_RNN_GEMM") != NULL;
 	o->clblast_defaults = getenv("WEBNN_CLBLAST_DEFAULTS") != NULL;
+	o->storage_copy = getenv("WEBNN_OCL_STORAGE_COPY") != NULL;
 	if ((e = getenv("WEBNN_KERNEL_DIR")) && *e)
 		snprintf(o->kernel_dir, sizeof o->kernel_dir, "%s", e);
 }
@@ -613,7 +614,7 @@ static enum webnn_status tensor_create_in(struct backend_context *ctx, const str
 	 * at least the byte length rounded up to 64). */
 	size_t alloc = ((size_t)bytes + 3) & ~(size_t)3;
 	t->host = host;
-	t->host_ptr = host && ctx->dev->host_unified;
+	t->host_ptr = host && ctx->dev->host_unified && !ctx->be->opts.storage_copy;
 	t->mem = clCreateBuffer(ctx->dev->context,
 				CL_MEM_READ_WRITE | (t->host_ptr ? CL_MEM_USE_HOST_PTR : 0), alloc,
 				t->host_ptr ? host : NULL, &err);
