@@ -267,12 +267,9 @@ static enum webnn_status check_tensor(struct webnn_context *ctx, struct webnn_te
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status webnn_context_write_tensor(struct webnn_context *ctx, struct webnn_tensor *tensor,
-					     const void *data, size_t size)
+static enum webnn_status write_locked(struct webnn_context *ctx, struct webnn_tensor *tensor,
+				      const void *data, size_t size)
 {
-	if (!ctx)
-		return WEBNN_STATUS_TYPE_ERROR;
-	wnnc_lock(ctx);
 	enum webnn_status s = check_tensor(ctx, tensor, data, size, "writeTensor", true);
 	if (s == WEBNN_STATUS_OK && tensor->map && !wnnc_tensor_busy(ctx, tensor)) {
 		/* One copy: nothing queued uses the storage, so the bytes go straight there; the
@@ -307,6 +304,16 @@ enum webnn_status webnn_context_write_tensor(struct webnn_context *ctx, struct w
 			tensor->last_use = ctx->sent_seq;
 		}
 	}
+	return s;
+}
+
+enum webnn_status webnn_context_write_tensor(struct webnn_context *ctx, struct webnn_tensor *tensor,
+					     const void *data, size_t size)
+{
+	if (!ctx)
+		return WEBNN_STATUS_TYPE_ERROR;
+	wnnc_lock(ctx);
+	enum webnn_status s = write_locked(ctx, tensor, data, size);
 	wnnc_unlock(ctx);
 	return s;
 }
@@ -325,12 +332,9 @@ static enum webnn_status read_in_place(struct webnn_context *ctx, struct webnn_t
 	return wnnc_call(ctx, &m, what, NULL);
 }
 
-enum webnn_status webnn_context_read_tensor(struct webnn_context *ctx, struct webnn_tensor *tensor,
-					    void *data, size_t size)
+static enum webnn_status read_locked(struct webnn_context *ctx, struct webnn_tensor *tensor,
+				     void *data, size_t size)
 {
-	if (!ctx)
-		return WEBNN_STATUS_TYPE_ERROR;
-	wnnc_lock(ctx);
 	enum webnn_status s = check_tensor(ctx, tensor, data, size, "readTensor", false);
 	if (s == WEBNN_STATUS_OK && tensor->map) {
 		/* One copy: once the reply comes, everything before the read has finished and the
@@ -339,7 +343,6 @@ enum webnn_status webnn_context_read_tensor(struct webnn_context *ctx, struct we
 		s = read_in_place(ctx, tensor, "readTensor");
 		if (s == WEBNN_STATUS_OK)
 			memcpy(data, tensor->map, size);
-		wnnc_unlock(ctx);
 		return s;
 	}
 	bool via_shm = size > ctx->max_inline;
@@ -377,6 +380,16 @@ enum webnn_status webnn_context_read_tensor(struct webnn_context *ctx, struct we
 			webnn__ipc__server_message__free_unpacked(reply, NULL);
 		}
 	}
+	return s;
+}
+
+enum webnn_status webnn_context_read_tensor(struct webnn_context *ctx, struct webnn_tensor *tensor,
+					    void *data, size_t size)
+{
+	if (!ctx)
+		return WEBNN_STATUS_TYPE_ERROR;
+	wnnc_lock(ctx);
+	enum webnn_status s = read_locked(ctx, tensor, data, size);
 	wnnc_unlock(ctx);
 	return s;
 }
@@ -415,9 +428,7 @@ static enum webnn_status map_locked(struct webnn_context *ctx, struct webnn_tens
 		if (t->map) {
 			s = read_in_place(ctx, t, what);
 		} else {
-			wnnc_unlock(ctx); /* read_tensor takes the lock itself */
-			s = webnn_context_read_tensor(ctx, t, mem, t->bytes);
-			wnnc_lock(ctx);
+			s = read_locked(ctx, t, mem, (size_t)t->bytes);
 		}
 		if (s != WEBNN_STATUS_OK)
 			return s;
@@ -485,8 +496,9 @@ enum webnn_status webnn_tensor_unmap(struct webnn_tensor *tensor)
 		wnnc_unlock(ctx);
 		return s;
 	}
+	s = write_locked(ctx, tensor, tensor->shadow, (size_t)tensor->bytes);
 	wnnc_unlock(ctx);
-	return webnn_context_write_tensor(ctx, tensor, tensor->shadow, (size_t)tensor->bytes);
+	return s;
 }
 
 void webnn_tensor_get_desc(const struct webnn_tensor *tensor, struct webnn_tensor_desc *desc)
