@@ -268,6 +268,8 @@ TEST(hostile_storage_resize_and_reseal)
 	ASSERT(ftruncate(fd, 4096) != 0 && errno == EPERM);
 	ASSERT(ftruncate(fd, 1 << 20) != 0 && errno == EPERM);
 	ASSERT(fallocate(fd, 0, 0, 1 << 20) != 0);
+	/* With the client's own mapping gone, the daemon's writable one still refuses it. */
+	munmap(map, 3 * 4096);
 	ASSERT(fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE) != 0 && errno == EBUSY);
 	/* Future writes sealed (new mappings read-only): existing mappings still write. */
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE) != 0)
@@ -275,14 +277,13 @@ TEST(hostile_storage_resize_and_reseal)
 	ASSERT(fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL) == 0);
 	for (int i = 0; i < 10; i++)
 		pt_dispatch(&c, 1, 5, 6, 7, 8);
-	st_expect_sum(&c, map + 2048); /* z at 8192 */
+	st_expect_sum(&c, NULL);
 	/* A slot registered after the re-seal is read-only for the daemon: no tensor there. */
 	pt_expect_ok(pt_register_shm(&c, 11, 3 * 4096, fd));
 	Webnn__Ipc__ServerMessage *r = st_create(&c, 1, 20, 11, 0, 64);
 	if (r->reply->error)
 		ASSERT_CONTAINS(r->reply->error->message, "write-sealed");
 	pt_free(r);
-	munmap(map, 3 * 4096);
 	close(fd);
 	pt_roundtrip(&c, 1, 30, 5.0f);
 	pt_close(&c);
