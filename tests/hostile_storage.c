@@ -139,6 +139,11 @@ TEST(hostile_storage_bad_memory)
 	pt_expect_err(pt_register_shm(&c, 12, 8192, fd), WEBNN__IPC__STATUS__TYPE_ERROR,
 		      "F_SEAL_SHRINK");
 	close(fd);
+	fd = memfd_create("pt", MFD_CLOEXEC); /* cannot be sealed at all */
+	ASSERT(fd >= 0 && ftruncate(fd, 8192) == 0);
+	pt_expect_err(pt_register_shm(&c, 12, 8192, fd), WEBNN__IPC__STATUS__TYPE_ERROR,
+		      "F_SEAL_SHRINK");
+	close(fd);
 
 	fd = pt_memfd(8192, SEALED);
 	pt_expect_ok(pt_register_shm(&c, 13, 8192, fd));
