@@ -195,6 +195,25 @@ TEST(hostile_storage_bad_memory)
 	st_write_marker(&c, 22);
 	pt_expect_ok(st_read_in_place(&c, 22));
 	pt_read_expect(&c, 22, v, 6);
+	/* The storage named as its own write source and read destination: a no-op copy. */
+	Webnn__Ipc__ShmRange own = WEBNN__IPC__SHM_RANGE__INIT;
+	own.slot_id = 13;
+	own.offset = 64;
+	own.size = sizeof(v);
+	Webnn__Ipc__Data od = WEBNN__IPC__DATA__INIT;
+	od.where_case = WEBNN__IPC__DATA__WHERE_SHM;
+	od.shm = &own;
+	w.tensor_id = 22;
+	w.data = &od;
+	pt_expect_ok(pt_call(&c, &m));
+	Webnn__Ipc__ReadTensor rd = WEBNN__IPC__READ_TENSOR__INIT;
+	rd.tensor_id = 22;
+	rd.dest = &own;
+	Webnn__Ipc__ClientMessage rm = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	rm.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_READ_TENSOR;
+	rm.read_tensor = &rd;
+	pt_expect_ok(pt_call(&c, &rm));
+	pt_read_expect(&c, 22, v, 6);
 	munmap(p, 8192);
 	close(fd);
 	pt_roundtrip(&c, 1, 30, 2.0f);

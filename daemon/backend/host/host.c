@@ -75,7 +75,9 @@ enum webnn_status host_tensor_write(struct backend_tensor *t, const void *src, s
 	if (size != t->bytes)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "writeTensor: %zu bytes given, the tensor has %zu", size, t->bytes);
-	memcpy(t->data, src, size);
+	/* memmove: a client may name its tensor's own storage as the source (or, reading, as the
+	 * destination), and overlapping memcpy is undefined. */
+	memmove(t->data, src, size);
 	return WEBNN_STATUS_OK;
 }
 
@@ -85,7 +87,7 @@ enum webnn_status host_tensor_read(struct backend_tensor *t, void *dst, size_t s
 	if (size != t->bytes)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "readTensor: %zu bytes asked, the tensor has %zu", size, t->bytes);
-	memcpy(dst, t->data, size);
+	memmove(dst, t->data, size);
 	return WEBNN_STATUS_OK;
 }
 

@@ -695,8 +695,9 @@ static enum webnn_status ocl_tensor_write(struct backend_tensor *t, const void *
 	if (size != t->bytes)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "writeTensor: %zu bytes given, tensor holds %zu", size, t->bytes);
-	if (t->host_ptr) { /* mapped for the host: the memory is the buffer */
-		memcpy(t->host, src, size);
+	if (t->host_ptr) { /* mapped for the host: the memory is the buffer (memmove: the client
+			     * may name the storage itself as the source) */
+		memmove(t->host, src, size);
 		return WEBNN_STATUS_OK;
 	}
 	cl_int err = clEnqueueWriteBuffer(t->ctx->queue, t->mem, CL_TRUE, 0, size, src, 0, NULL,
@@ -714,7 +715,7 @@ static enum webnn_status ocl_tensor_read(struct backend_tensor *t, void *dst, si
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "readTensor: %zu bytes asked, tensor holds %zu", size, t->bytes);
 	if (t->host_ptr) {
-		memcpy(dst, t->host, size);
+		memmove(dst, t->host, size);
 		return WEBNN_STATUS_OK;
 	}
 	cl_int err = clEnqueueReadBuffer(t->ctx->queue, t->mem, CL_TRUE, 0, size, dst, 0, NULL,
