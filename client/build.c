@@ -654,6 +654,10 @@ static enum webnn_status check_named(struct webnn_context *ctx, const char *kind
 			return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
 					 "dispatch: %s \"%s\": a constant tensor cannot be "
 					 "dispatched", kind, name);
+		if (tensor->mapped)
+			return wnnc_fail(ctx, WEBNN_STATUS_INVALID_STATE,
+					 "dispatch: %s \"%s\": tensor %" PRIu32 " is mapped "
+					 "(webnn_tensor_unmap it first)", kind, name, tensor->id);
 		struct wnn_desc d = { .type = (enum wnn_dtype)tensor->desc.desc.data_type,
 				      .rank = tensor->desc.desc.rank };
 		memcpy(d.dims, tensor->desc.desc.shape, sizeof(uint32_t) * d.rank);
@@ -744,6 +748,8 @@ static enum webnn_status dispatch_locked(struct webnn_context *ctx, struct webnn
 	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DISPATCH;
 	m.dispatch = &d;
 	s = wnnc_send(ctx, &m, NULL, 0);
+	for (size_t i = 0; i < n_all; i++) /* their storage is the dispatch's until it finishes */
+		(i < n_inputs ? inputs[i] : outputs[i - n_inputs]).tensor->last_use = ctx->sent_seq;
 	if (nt != nt_stack)
 		free(nt);
 	if (ptrs != ptr_stack_storage)

@@ -43,6 +43,19 @@ struct webnn_context {
 	uint8_t *arena;
 	size_t arena_size;
 	uint64_t arena_serial;
+	uint64_t arena_seq; /* sent_seq of that request */
+
+	/* Tensor storage (CreateTensor.storage): storage_align from ContextInfo (0: the daemon
+	 * keeps every tensor in its own memory); what the tensors' memfd slots hold, kept below
+	 * the connection's caps so that the arena always finds room. */
+	uint32_t storage_align;
+	uint32_t max_shm_slots;
+	uint32_t n_storage;
+	uint64_t storage_bytes;
+	/* Completion: every message sent counts in sent_seq; a reply to a request the daemon
+	 * answers in timeline order (ordered_reply) means everything sent before it finished,
+	 * and done_seq is then that request's sent_seq. */
+	uint64_t sent_seq, done_seq;
 
 	/* the devices of the HelloReply (webnn_list_devices) */
 	struct webnn_device_info *devices;
@@ -77,6 +90,15 @@ struct webnn_tensor {
 	struct webnn_tensor_desc desc;
 	bool constant;
 	uint64_t bytes;
+	/* The tensor's storage mapped here (map_size bytes, a sealed memfd the daemon maps too);
+	 * NULL when the daemon keeps the bytes. */
+	uint8_t *map;
+	size_t map_size;
+	uint64_t last_use;   /* sent_seq of the last command sent that uses the tensor */
+	/* webnn_tensor_map(): mapped until webnn_tensor_unmap; shadow is the copy a tensor
+	 * without storage is mapped through. */
+	bool mapped;
+	uint8_t *shadow;
 };
 
 enum wnnc_operand_kind {
@@ -170,6 +192,10 @@ enum webnn_status wnnc_wait_reply(struct webnn_context *ctx, uint64_t serial, co
 /* Sends a request with a fresh serial and waits for its reply (reply may be NULL). */
 enum webnn_status wnnc_call(struct webnn_context *ctx, Webnn__Ipc__ClientMessage *m,
 			    const char *what, Webnn__Ipc__ServerMessage **reply);
+/* Everything sent up to sent_seq seq has finished in the daemon. */
+void wnnc_done(struct webnn_context *ctx, uint64_t seq);
+/* Whether a command sent earlier that uses t may still run (its bytes are not the client's). */
+bool wnnc_tensor_busy(const struct webnn_context *ctx, const struct webnn_tensor *t);
 /* Handles whatever the daemon sent without blocking. */
 enum webnn_status wnnc_poll_events(struct webnn_context *ctx);
 

@@ -79,6 +79,31 @@ uint64_t wnnc_new_serial(struct webnn_context *ctx)
 	return ctx->next_serial++;
 }
 
+void wnnc_done(struct webnn_context *ctx, uint64_t seq)
+{
+	if (seq > ctx->done_seq)
+		ctx->done_seq = seq;
+}
+
+bool wnnc_tensor_busy(const struct webnn_context *ctx, const struct webnn_tensor *t)
+{
+	return t->last_use > ctx->done_seq;
+}
+
+/* Requests whose reply the daemon queues behind the context's earlier work (timeline_reply):
+ * their reply, even an error, means everything sent before them has finished. */
+static bool ordered_reply(const Webnn__Ipc__ClientMessage *m)
+{
+	switch (m->body_case) {
+	case WEBNN__IPC__CLIENT_MESSAGE__BODY_CREATE_TENSOR:
+	case WEBNN__IPC__CLIENT_MESSAGE__BODY_READ_TENSOR:
+	case WEBNN__IPC__CLIENT_MESSAGE__BODY_FLUSH:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void arena_drop(struct webnn_context *ctx)
 {
 	if (ctx->arena)
@@ -137,6 +162,7 @@ static bool handle_frame(struct webnn_context *ctx, const uint8_t *payload, size
 		if (ctx->arena_serial && m->reply->serial == ctx->arena_serial) {
 			/* The daemon has copied a shm write: the arena is free again. */
 			ctx->arena_serial = 0;
+			wnnc_done(ctx, ctx->arena_seq);
 			record_event_error(ctx, m->reply->error);
 		}
 		break;
@@ -244,6 +270,8 @@ enum webnn_status wnnc_send(struct webnn_context *ctx, Webnn__Ipc__ClientMessage
 	int r = wnn_frame_send(ctx->sock, buf, len, fds, n_fds);
 	if (buf != stackbuf)
 		free(buf);
+	if (r >= 0)
+		ctx->sent_seq++;
 	if (r < 0) {
 		/* A Goodbye may explain why the daemon hung up; pick it up first. */
 		read_frames(ctx, false, 0, NULL);
@@ -285,8 +313,11 @@ enum webnn_status wnnc_call(struct webnn_context *ctx, Webnn__Ipc__ClientMessage
 		m->serial = wnnc_new_serial(ctx);
 	}
 	enum webnn_status s = wnnc_send(ctx, m, NULL, 0);
+	uint64_t seq = ctx->sent_seq;
 	if (s == WEBNN_STATUS_OK)
 		s = wnnc_wait_reply(ctx, m->serial, what, &r);
+	if (s != WEBNN_STATUS_CONTEXT_LOST && ordered_reply(m))
+		wnnc_done(ctx, seq);
 	if (reply)
 		*reply = r;
 	else if (r)
@@ -304,6 +335,8 @@ static enum webnn_status arena_wait_idle(struct webnn_context *ctx, const char *
 	Webnn__Ipc__ServerMessage *m = NULL;
 	read_frames(ctx, true, ctx->arena_serial, &m);
 	ctx->arena_serial = 0;
+	if (m)
+		wnnc_done(ctx, ctx->arena_seq);
 	if (!m)
 		return wnnc_fail(ctx, WEBNN_STATUS_CONTEXT_LOST, "%s: context lost: %s", what,
 				 ctx->lost_message);
@@ -423,8 +456,10 @@ enum webnn_status wnnc_put_data(struct webnn_context *ctx, const void *bytes, si
 
 void wnnc_arena_sent(struct webnn_context *ctx, uint64_t serial)
 {
-	if (serial && !ctx->lost)
+	if (serial && !ctx->lost) {
 		ctx->arena_serial = serial;
+		ctx->arena_seq = ctx->sent_seq;
+	}
 }
 
 /* ---- connect + handshake */
@@ -521,6 +556,11 @@ enum webnn_status wnnc_connect(struct webnn_context *ctx, const char *path,
 		ctx->limits.base.n_unknown_fields = 0;
 		ctx->max_inline = l->max_inline_bytes < WNN_INLINE_MAX ? l->max_inline_bytes
 								       : WNN_INLINE_MAX;
+		ctx->max_shm_slots = 0;
+		for (size_t i = 0; i < l->n_budgets; i++)
+			if (l->budgets[i]->key && strcmp(l->budgets[i]->key, "max_shm_slots") == 0)
+				ctx->max_shm_slots = l->budgets[i]->value > UINT32_MAX
+					? UINT32_MAX : (uint32_t)l->budgets[i]->value;
 		if (!keep_devices(ctx, reply->reply->hello))
 			s = wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "handshake: out of memory");
 	}

@@ -72,6 +72,7 @@ static bool keep_info(struct webnn_context *ctx, const Webnn__Ipc__ContextInfo *
 		if (!(ctx->info_strings[i] = strdup(src[i] ? src[i] : "")))
 			return false;
 	ctx->info.accelerated = ci->accelerated;
+	ctx->storage_align = ci->has_storage_align ? ci->storage_align : 0;
 	ctx->info.device_name = ctx->info_strings[0];
 	ctx->info.device_type = ctx->info_strings[1];
 	ctx->info.platform_name = ctx->info_strings[2];

@@ -1,9 +1,16 @@
-/* libwebnn tensors (MLTensor): create, constant tensors, write, read, destroy. */
+/* libwebnn tensors (MLTensor): create, constant tensors, write, read, map, destroy. */
 #include "client/client.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Slots the tensors leave to the arena (and its replacement while it grows). */
+#define STORAGE_SPARE_SLOTS 4
 
 /* Converts and validates a public descriptor; fills the context's last error on failure. */
 static enum webnn_status desc_in(struct webnn_context *ctx, const struct webnn_operand_desc *in,
@@ -27,6 +34,75 @@ static enum webnn_status desc_in(struct webnn_context *ctx, const struct webnn_o
 	return WEBNN_STATUS_OK;
 }
 
+static void unregister_slot(struct webnn_context *ctx, uint32_t slot)
+{
+	Webnn__Ipc__UnregisterShm un = WEBNN__IPC__UNREGISTER_SHM__INIT;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	un.slot_id = slot;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_UNREGISTER_SHM;
+	m.unregister_shm = &un;
+	wnnc_send(ctx, &m, NULL, 0);
+}
+
+/*
+ * Storage for a tensor: a sealed memfd of its own (so that the slot caps bound the mappings),
+ * mapped here and registered as a slot. Returns OK with *map set, or OK with *map NULL when the
+ * tensor is better kept by the daemon (no storage support, the caps nearly reached, the daemon
+ * refused the slot); an error only when the context is lost.
+ */
+static enum webnn_status storage_new(struct webnn_context *ctx, uint64_t bytes, const char *what,
+				     uint32_t *slot, uint8_t **map, size_t *map_size)
+{
+	*map = NULL;
+	if (!ctx->storage_align)
+		return WEBNN_STATUS_OK;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t pg = page > 0 ? (uint64_t)page : 4096;
+	uint64_t size = ((bytes + 63) / 64 * 64 + pg - 1) / pg * pg;
+	if (size == 0)
+		size = pg;
+	uint32_t max_slots = ctx->max_shm_slots ? ctx->max_shm_slots : 256;
+	if (size > SIZE_MAX || ctx->n_storage + STORAGE_SPARE_SLOTS >= max_slots ||
+	    size > ctx->limits.max_shm_bytes / 2 - ctx->storage_bytes ||
+	    ctx->storage_bytes > ctx->limits.max_shm_bytes / 2)
+		return WEBNN_STATUS_OK;
+	int fd = memfd_create("webnn-tensor", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return WEBNN_STATUS_OK;
+	void *p = MAP_FAILED;
+	if (ftruncate(fd, (off_t)size) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0 ||
+	    (p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
+		    MAP_FAILED) {
+		close(fd);
+		return WEBNN_STATUS_OK;
+	}
+	Webnn__Ipc__RegisterShm reg = WEBNN__IPC__REGISTER_SHM__INIT;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	reg.slot_id = wnnc_new_id(ctx);
+	reg.size = size;
+	m.has_serial = true;
+	m.serial = wnnc_new_serial(ctx);
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_REGISTER_SHM;
+	m.register_shm = &reg;
+	enum webnn_status s = wnnc_send(ctx, &m, &fd, 1);
+	close(fd); /* the daemon has its own copy now */
+	Webnn__Ipc__ServerMessage *r = NULL;
+	if (s == WEBNN_STATUS_OK)
+		s = wnnc_wait_reply(ctx, m.serial, what, &r);
+	if (r)
+		webnn__ipc__server_message__free_unpacked(r, NULL);
+	if (s != WEBNN_STATUS_OK) {
+		munmap(p, (size_t)size);
+		/* A refused slot (a cap of the daemon) only costs the tensor its storage. */
+		return s == WEBNN_STATUS_CONTEXT_LOST ? s : WEBNN_STATUS_OK;
+	}
+	*slot = reg.slot_id;
+	*map = p;
+	*map_size = (size_t)size;
+	return WEBNN_STATUS_OK;
+}
+
 static enum webnn_status create(struct webnn_context *ctx, const struct webnn_operand_desc *desc,
 				bool readable, bool writable, const void *data, size_t size,
 				struct webnn_tensor **out)
@@ -47,10 +123,19 @@ static enum webnn_status create(struct webnn_context *ctx, const struct webnn_op
 	if (!t)
 		return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", what);
 
+	uint32_t slot = 0;
+	uint8_t *map = NULL;
+	size_t map_size = 0;
+	if (!data && (s = storage_new(ctx, bytes, what, &slot, &map, &map_size)) !=
+			     WEBNN_STATUS_OK) {
+		free(t);
+		return s;
+	}
 	Webnn__Ipc__CreateTensor ct = WEBNN__IPC__CREATE_TENSOR__INIT;
 	Webnn__Ipc__OperandDescriptor pd;
 	Webnn__Ipc__Data pdata;
 	Webnn__Ipc__ShmRange shm;
+	Webnn__Ipc__ShmRange storage = WEBNN__IPC__SHM_RANGE__INIT;
 	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
 	wnn_desc_to_pb(&d, &pd);
 	ct.context_id = ctx->context_id;
@@ -72,12 +157,29 @@ static enum webnn_status create(struct webnn_context *ctx, const struct webnn_op
 		m.has_serial = serial != 0;
 		m.serial = serial; /* CreateTensor always waits, so the arena is free after */
 	}
+	if (map) {
+		storage.slot_id = slot;
+		storage.offset = 0;
+		storage.size = map_size;
+		ct.storage = &storage;
+	}
 	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_CREATE_TENSOR;
 	m.create_tensor = &ct;
 	s = wnnc_call(ctx, &m, what, NULL);
+	/* The tensor holds the daemon's mapping from here on: the slot's id is not needed. */
+	if (map && !ctx->lost)
+		unregister_slot(ctx, slot);
 	if (s != WEBNN_STATUS_OK) {
+		if (map)
+			munmap(map, map_size);
 		free(t);
 		return s;
+	}
+	if (map) {
+		t->map = map;
+		t->map_size = map_size;
+		ctx->n_storage++;
+		ctx->storage_bytes += map_size;
 	}
 	t->ctx = ctx;
 	t->refs = 1;
@@ -146,6 +248,10 @@ static enum webnn_status check_tensor(struct webnn_context *ctx, struct webnn_te
 				 "%s: the tensor belongs to another context", what);
 	if (t->destroyed)
 		return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR, "%s: the tensor is destroyed", what);
+	if (t->mapped)
+		return wnnc_fail(ctx, WEBNN_STATUS_INVALID_STATE,
+				 "%s: tensor %" PRIu32 " is mapped (webnn_tensor_unmap it first)",
+				 what, t->id);
 	if (t->constant)
 		return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR,
 				 "%s: the tensor is a constant tensor (usable only as a graph "
@@ -161,14 +267,24 @@ static enum webnn_status check_tensor(struct webnn_context *ctx, struct webnn_te
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status webnn_context_write_tensor(struct webnn_context *ctx, struct webnn_tensor *tensor,
-					     const void *data, size_t size)
+static enum webnn_status write_locked(struct webnn_context *ctx, struct webnn_tensor *tensor,
+				      const void *data, size_t size)
 {
-	if (!ctx)
-		return WEBNN_STATUS_TYPE_ERROR;
-	wnnc_lock(ctx);
 	enum webnn_status s = check_tensor(ctx, tensor, data, size, "writeTensor", true);
-	if (s == WEBNN_STATUS_OK) {
+	if (s == WEBNN_STATUS_OK && tensor->map && !wnnc_tensor_busy(ctx, tensor)) {
+		/* One copy: nothing queued uses the storage, so the bytes go straight there; the
+		 * marker makes them the tensor's contents in timeline order. */
+		memcpy(tensor->map, data, size);
+		Webnn__Ipc__WriteTensor wt = WEBNN__IPC__WRITE_TENSOR__INIT;
+		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+		wt.tensor_id = tensor->id;
+		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_WRITE_TENSOR;
+		m.write_tensor = &wt;
+		s = wnnc_send(ctx, &m, NULL, 0);
+		tensor->last_use = ctx->sent_seq;
+	} else if (s == WEBNN_STATUS_OK) {
+		/* Staged (two copies: into the arena or the frame, then the daemon's): the tensor
+		 * has no storage, or queued work still uses it. */
 		Webnn__Ipc__WriteTensor wt = WEBNN__IPC__WRITE_TENSOR__INIT;
 		Webnn__Ipc__Data pdata;
 		Webnn__Ipc__ShmRange shm;
@@ -185,19 +301,50 @@ enum webnn_status webnn_context_write_tensor(struct webnn_context *ctx, struct w
 			s = wnnc_send(ctx, &m, NULL, 0);
 			if (s == WEBNN_STATUS_OK)
 				wnnc_arena_sent(ctx, serial);
+			tensor->last_use = ctx->sent_seq;
 		}
 	}
-	wnnc_unlock(ctx);
 	return s;
 }
 
-enum webnn_status webnn_context_read_tensor(struct webnn_context *ctx, struct webnn_tensor *tensor,
-					    void *data, size_t size)
+enum webnn_status webnn_context_write_tensor(struct webnn_context *ctx, struct webnn_tensor *tensor,
+					     const void *data, size_t size)
 {
 	if (!ctx)
 		return WEBNN_STATUS_TYPE_ERROR;
 	wnnc_lock(ctx);
+	enum webnn_status s = write_locked(ctx, tensor, data, size);
+	wnnc_unlock(ctx);
+	return s;
+}
+
+/* ReadTensor{in_place}: the storage holds the tensor's contents once it returns OK (an
+ * error names why not: poison, loss). */
+static enum webnn_status read_in_place(struct webnn_context *ctx, struct webnn_tensor *t,
+				       const char *what)
+{
+	Webnn__Ipc__ReadTensor rt = WEBNN__IPC__READ_TENSOR__INIT;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	rt.tensor_id = t->id;
+	rt.has_in_place = rt.in_place = true;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_READ_TENSOR;
+	m.read_tensor = &rt;
+	return wnnc_call(ctx, &m, what, NULL);
+}
+
+static enum webnn_status read_locked(struct webnn_context *ctx, struct webnn_tensor *tensor,
+				     void *data, size_t size)
+{
 	enum webnn_status s = check_tensor(ctx, tensor, data, size, "readTensor", false);
+	if (s == WEBNN_STATUS_OK && tensor->map) {
+		/* One copy: once the reply comes, everything before the read has finished and the
+		 * storage holds the contents; nothing else of the context can be sent before the
+		 * copy (the lock is held throughout). */
+		s = read_in_place(ctx, tensor, "readTensor");
+		if (s == WEBNN_STATUS_OK)
+			memcpy(data, tensor->map, size);
+		return s;
+	}
 	bool via_shm = size > ctx->max_inline;
 	if (s == WEBNN_STATUS_OK && via_shm)
 		s = wnnc_arena_reserve(ctx, size, "readTensor");
@@ -233,6 +380,123 @@ enum webnn_status webnn_context_read_tensor(struct webnn_context *ctx, struct we
 			webnn__ipc__server_message__free_unpacked(reply, NULL);
 		}
 	}
+	return s;
+}
+
+enum webnn_status webnn_context_read_tensor(struct webnn_context *ctx, struct webnn_tensor *tensor,
+					    void *data, size_t size)
+{
+	if (!ctx)
+		return WEBNN_STATUS_TYPE_ERROR;
+	wnnc_lock(ctx);
+	enum webnn_status s = read_locked(ctx, tensor, data, size);
+	wnnc_unlock(ctx);
+	return s;
+}
+
+/* ---- webnn_tensor_map / webnn_tensor_unmap (a libwebnn extension, not in the spec) */
+
+static enum webnn_status map_locked(struct webnn_context *ctx, struct webnn_tensor *t,
+				    void **ptr, size_t *size)
+{
+	const char *what = "webnn_tensor_map";
+	enum webnn_status s = wnnc_check_live(ctx, what);
+	if (s != WEBNN_STATUS_OK)
+		return s;
+	if (!t || !ptr)
+		return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR, "%s: %s is NULL", what,
+				 t ? "ptr" : "tensor");
+	if (t->ctx != ctx || t->destroyed || t->constant ||
+	    (!t->desc.readable && !t->desc.writable))
+		return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR, "%s: tensor %" PRIu32 " %s", what,
+				 t->id, t->ctx != ctx ? "belongs to another context"
+				 : t->destroyed ? "is destroyed"
+				 : t->constant ? "is a constant tensor"
+					       : "is neither readable nor writable");
+	if (t->mapped)
+		return wnnc_fail(ctx, WEBNN_STATUS_INVALID_STATE, "%s: tensor %" PRIu32
+				 " is already mapped", what, t->id);
+	uint8_t *mem = t->map;
+	if (!mem) {
+		/* Kept by the daemon: mapped through a copy (read at map, written at unmap). */
+		if (!t->shadow && !(t->shadow = calloc(1, t->bytes ? t->bytes : 1)))
+			return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", what);
+		mem = t->shadow;
+	}
+	if (t->desc.readable) {
+		/* Ordered like a read: the contents once the work queued before is done. */
+		if (t->map) {
+			s = read_in_place(ctx, t, what);
+		} else {
+			s = read_locked(ctx, t, mem, (size_t)t->bytes);
+		}
+		if (s != WEBNN_STATUS_OK)
+			return s;
+	} else if (t->map && wnnc_tensor_busy(ctx, t)) {
+		/* Write-only: the queued work that uses the storage must be done first. */
+		Webnn__Ipc__Flush f = WEBNN__IPC__FLUSH__INIT;
+		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+		f.context_id = ctx->context_id;
+		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_FLUSH;
+		m.flush = &f;
+		if ((s = wnnc_call(ctx, &m, what, NULL)) != WEBNN_STATUS_OK)
+			return s;
+	}
+	t->mapped = true;
+	*ptr = mem;
+	if (size)
+		*size = (size_t)t->bytes;
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status webnn_tensor_map(struct webnn_tensor *tensor, void **ptr, size_t *size)
+{
+	if (ptr)
+		*ptr = NULL;
+	if (size)
+		*size = 0;
+	if (!tensor)
+		return WEBNN_STATUS_TYPE_ERROR;
+	struct webnn_context *ctx = tensor->ctx;
+	wnnc_lock(ctx);
+	enum webnn_status s = map_locked(ctx, tensor, ptr, size);
+	wnnc_unlock(ctx);
+	return s;
+}
+
+enum webnn_status webnn_tensor_unmap(struct webnn_tensor *tensor)
+{
+	if (!tensor)
+		return WEBNN_STATUS_TYPE_ERROR;
+	struct webnn_context *ctx = tensor->ctx;
+	wnnc_lock(ctx);
+	enum webnn_status s = WEBNN_STATUS_OK;
+	if (!tensor->mapped) {
+		s = wnnc_fail(ctx, WEBNN_STATUS_INVALID_STATE,
+			      "webnn_tensor_unmap: tensor %" PRIu32 " is not mapped", tensor->id);
+		wnnc_unlock(ctx);
+		return s;
+	}
+	tensor->mapped = false;
+	if (!tensor->desc.writable || tensor->destroyed) {
+		wnnc_unlock(ctx);
+		return wnnc_check_live(ctx, "webnn_tensor_unmap");
+	}
+	if (tensor->map) {
+		/* The bytes the caller left are the tensor's contents for the commands after. */
+		Webnn__Ipc__WriteTensor wt = WEBNN__IPC__WRITE_TENSOR__INIT;
+		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+		wt.tensor_id = tensor->id;
+		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_WRITE_TENSOR;
+		m.write_tensor = &wt;
+		s = wnnc_check_live(ctx, "webnn_tensor_unmap");
+		if (s == WEBNN_STATUS_OK)
+			s = wnnc_send(ctx, &m, NULL, 0);
+		tensor->last_use = ctx->sent_seq;
+		wnnc_unlock(ctx);
+		return s;
+	}
+	s = write_locked(ctx, tensor, tensor->shadow, (size_t)tensor->bytes);
 	wnnc_unlock(ctx);
 	return s;
 }
@@ -246,7 +510,17 @@ void webnn_tensor_get_desc(const struct webnn_tensor *tensor, struct webnn_tenso
 /* Drops one reference with the context lock held; true when the caller must free it. */
 static bool tensor_unref_locked(struct webnn_tensor *t)
 {
-	return --t->refs == 0;
+	if (--t->refs != 0)
+		return false;
+	if (t->map) { /* the daemon's mapping is its own; it goes with the tensor there */
+		munmap(t->map, t->map_size);
+		t->ctx->n_storage--;
+		t->ctx->storage_bytes -= t->map_size;
+		t->map = NULL;
+	}
+	free(t->shadow);
+	t->shadow = NULL;
+	return true;
 }
 
 void wnnc_tensor_release(struct webnn_tensor *t)

@@ -161,6 +161,10 @@ static void context_reply_info(struct session *s, struct context *c, uint64_t se
 	ci.driver_version = c->info.driver_version;
 	ci.backend = (char *)c->backend->impl->name;
 	ci.limits = &sl;
+	if (c->backend->impl->tensor_create_shared) {
+		ci.has_storage_align = true;
+		ci.storage_align = c->info.storage_align < 64 ? 64 : c->info.storage_align;
+	}
 	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
 	r.serial = serial;
 	r.body_case = WEBNN__IPC__REPLY__BODY_CONTEXT;

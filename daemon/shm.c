@@ -101,6 +101,7 @@ int handle_register_shm(struct session *s, struct request *rq)
 	sh->map = map;
 	sh->size = m->size;
 	sh->writable = writable;
+	sh->seals = seals;
 	s->shm_bytes += m->size;
 	s->n_shm++;
 	b->shm_slots++;

@@ -17,6 +17,7 @@ struct shm {
 	uint8_t *map;
 	uint64_t size;
 	bool writable;
+	int seals;  /* F_GET_SEALS at registration (seals are never removed) */
 };
 
 extern const struct obj_kind shm_kind;

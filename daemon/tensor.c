@@ -8,6 +8,7 @@
 #include "daemon/shm.h"
 #include "daemon/timeline.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,59 @@ static bool create_tensor_check(struct session *s, const struct context *c,
 	return true;
 }
 
+/* CreateTensor.storage: a range of a registered slot the tensor's bytes live in. Returns 1
+ * with *out set, 0 with diag filled, -1 after a protocol violation (unknown slot). */
+static int storage_check(struct session *s, const struct context *c,
+			 const Webnn__Ipc__CreateTensor *m, uint64_t bytes, struct shm **out,
+			 struct wnn_diag *diag)
+{
+	const Webnn__Ipc__ShmRange *r = m->storage;
+	if (m->has_constant && m->constant) {
+		wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+			     "createConstantTensor: storage cannot be given for a constant tensor "
+			     "(its bytes are copied into daemon memory)");
+		return 0;
+	}
+	if (!c->backend->impl->tensor_create_shared) {
+		wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+			     "createTensor: storage: the %s backend cannot keep tensors in shared "
+			     "memory", c->backend->impl->name);
+		return 0;
+	}
+	struct shm *sh = (struct shm *)request_lookup(s, r->slot_id, &shm_kind,
+						      "CreateTensor: storage");
+	if (!sh)
+		return -1;
+	uint64_t need = (bytes + 63) & ~(uint64_t)63;
+	uint32_t align = c->info.storage_align < 64 ? 64 : c->info.storage_align;
+	if (r->offset > sh->size || r->size > sh->size - r->offset)
+		wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+			     "createTensor: storage range [%" PRIu64 ", +%" PRIu64 ") is outside "
+			     "slot %" PRIu32 " of %" PRIu64 " bytes", r->offset, r->size,
+			     r->slot_id, sh->size);
+	else if (r->size < need)
+		wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+			     "createTensor: storage is %" PRIu64 " bytes, the tensor needs %" PRIu64
+			     " (its byte length %" PRIu64 " rounded up to 64)", r->size, need,
+			     bytes);
+	else if (r->offset % align)
+		wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+			     "createTensor: storage offset %" PRIu64 " is not a multiple of %" PRIu32
+			     " bytes (the device's storage alignment)", r->offset, align);
+	else if (!sh->writable)
+		wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+			     "createTensor: storage slot %" PRIu32 " is write-sealed (a tensor's "
+			     "results are written into its storage)", r->slot_id);
+	else if ((sh->seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW))
+		wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+			     "createTensor: storage slot %" PRIu32 " is not sealed with "
+			     "F_SEAL_SHRINK|F_SEAL_GROW (tensor storage must keep its size)",
+			     r->slot_id);
+	else
+		*out = sh;
+	return *out ? 1 : 0;
+}
+
 int handle_create_tensor(struct session *s, struct request *rq)
 {
 	const Webnn__Ipc__CreateTensor *m = rq->msg->create_tensor;
@@ -81,8 +135,16 @@ int handle_create_tensor(struct session *s, struct request *rq)
 	struct wnn_desc desc;
 	uint64_t bytes = 0;
 	struct shm_source src = { 0 };
+	struct shm *storage = NULL;
 	if (!create_tensor_check(s, c, m, &desc, &bytes, &diag))
 		goto fail;
+	if (m->storage) {
+		int r = storage_check(s, c, m, bytes, &storage, &diag);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			goto fail;
+	}
 	if (constant) {
 		int r = shm_locate(s, m->data, bytes, "createConstantTensor: data", &src, &diag);
 		if (r < 0)
@@ -90,8 +152,12 @@ int handle_create_tensor(struct session *s, struct request *rq)
 		if (r == 0)
 			goto fail;
 	}
-	/* Constant tensors keep a host copy for graphs; both copies count against the budgets. */
-	if (!session_charge(s, bytes * (constant ? 2 : 1), "createTensor", &diag))
+	/* Constant tensors keep a host copy for graphs; both copies count against the budgets.
+	 * A tensor computed in its shared memory costs the daemon nothing more (the slot counts
+	 * against max_shm_bytes); a device keeping its own copy of one does. */
+	uint64_t charge = storage && !c->backend->impl->tensor_sync ? 0
+			  : bytes * (constant ? 2 : 1);
+	if (!session_charge(s, charge, "createTensor", &diag))
 		goto fail;
 	struct tensor *t = calloc(1, sizeof(*t));
 	struct cmd *cmd = t ? cmd_new(CMD_CREATE_TENSOR, c) : NULL;
@@ -104,7 +170,7 @@ int handle_create_tensor(struct session *s, struct request *rq)
 			memcpy(host, src.bytes, bytes);
 	}
 	if (!t || !cmd || (constant && !host)) {
-		session_uncharge(s, bytes * (constant ? 2 : 1));
+		session_uncharge(s, charge);
 		free(t);
 		free(host);
 		if (cmd)
@@ -118,7 +184,12 @@ int handle_create_tensor(struct session *s, struct request *rq)
 	obj_ref(&c->obj);
 	t->desc = desc;
 	t->bytes = bytes;
-	t->charged = bytes * (constant ? 2 : 1);
+	t->charged = charge;
+	if (storage) {
+		obj_ref(&storage->obj);
+		t->storage = storage;
+		t->storage_off = m->storage->offset;
+	}
 	t->readable = readable;
 	t->writable = writable;
 	t->constant = constant;
@@ -153,12 +224,19 @@ int handle_write_tensor(struct session *s, struct request *rq)
 	uint8_t *data = NULL;
 	uint64_t bytes = 0;
 	wnn_desc_bytes(&t->desc, &bytes);
-	struct shm_source src;
-	int r = shm_locate(s, m->data, bytes, "writeTensor: data", &src, &diag);
-	if (r < 0)
-		return -1;
-	if (r == 0)
+	struct shm_source src = { 0 };
+	if (m->data) {
+		int r = shm_locate(s, m->data, bytes, "writeTensor: data", &src, &diag);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			goto fail;
+	} else if (!t->storage) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
+			     "writeTensor: tensor %" PRIu32 " has no storage in shared memory: data "
+			     "is required", t->obj.id);
 		goto fail;
+	}
 	if (c->lost) {
 		wnn_diag_set(&diag, WEBNN_STATUS_CONTEXT_LOST, "writeTensor: context %" PRIu32
 			     " is lost: %s", c->obj.id, c->lost_msg);
@@ -196,7 +274,8 @@ int handle_write_tensor(struct session *s, struct request *rq)
 	cmd->serial = rq->serial;
 	cmd->data = data;
 	cmd->charged = data ? bytes : 0; /* the inline copy; shm bytes are read in place */
-	cmd->size = bytes;
+	cmd->in_place = !m->data;
+	cmd->size = cmd->in_place ? 0 : bytes;
 	if (src.slot)
 		cmd_read_from(cmd, src.slot, src.offset);
 	timeline_push(cmd);
@@ -233,6 +312,14 @@ int handle_read_tensor(struct session *s, struct request *rq)
 						    : "was not created readable");
 		goto fail;
 	}
+	bool in_place = m->has_in_place && m->in_place;
+	if (in_place && (!t->storage || dest)) {
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
+			     "readTensor: tensor %" PRIu32 " %s", t->obj.id,
+			     dest ? "in_place and dest exclude each other"
+				  : "has no storage in shared memory to read in place");
+		goto fail;
+	}
 	if (dest && m->dest->size < bytes) {
 		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
 			     "readTensor: destination holds %" PRIu64 " bytes, the tensor %" PRIu64,
@@ -245,7 +332,7 @@ int handle_read_tensor(struct session *s, struct request *rq)
 			     dest->obj.id);
 		goto fail;
 	}
-	if (!dest && bytes > s->d->limits.max_inline_bytes) {
+	if (!dest && !in_place && bytes > s->d->limits.max_inline_bytes) {
 		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
 			     "readTensor: tensor %" PRIu32 " is %" PRIu64 " bytes, more than "
 			     "max_inline_bytes (%u): a shm destination is required",
@@ -253,14 +340,15 @@ int handle_read_tensor(struct session *s, struct request *rq)
 		goto fail;
 	}
 	/* An inline read holds its buffer until the reply is sent. */
-	if (!dest && !session_charge(s, bytes, "readTensor", &diag))
+	bool inline_reply = !dest && !in_place;
+	if (inline_reply && !session_charge(s, bytes, "readTensor", &diag))
 		goto fail;
 	struct cmd *cmd = cmd_new(CMD_READ, c);
-	uint8_t *buf = (cmd && !dest) ? malloc(bytes) : NULL;
-	if (!cmd || (!dest && !buf)) {
+	uint8_t *buf = (cmd && inline_reply) ? malloc(bytes ? bytes : 1) : NULL;
+	if (!cmd || (inline_reply && !buf)) {
 		if (cmd)
 			cmd_discard(cmd);
-		if (!dest)
+		if (inline_reply)
 			session_uncharge(s, bytes);
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "readTensor: out of memory");
 		goto fail;
@@ -269,8 +357,9 @@ int handle_read_tensor(struct session *s, struct request *rq)
 	cmd->tensor = t;
 	cmd->serial = rq->serial;
 	cmd->data = buf;
-	cmd->charged = dest ? 0 : bytes;
-	cmd->size = bytes;
+	cmd->charged = inline_reply ? bytes : 0;
+	cmd->in_place = in_place;
+	cmd->size = in_place ? 0 : bytes;
 	if (dest) {
 		obj_ref(&dest->obj);
 		cmd->dest = dest;
@@ -299,6 +388,8 @@ static void tensor_free(struct obj *o)
 	struct tensor *t = (struct tensor *)o;
 	struct session *s = t->obj.s;
 	session_uncharge(s, t->charged);
+	if (t->storage) /* after the backend let go of it (the release command ran first) */
+		obj_unref(&t->storage->obj);
 	free(t->host);
 	free(t->poison);
 	obj_unref(&t->ctx->obj);

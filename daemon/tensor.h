@@ -22,6 +22,10 @@ struct tensor {
 	bool failed;                /* creation failed: never usable */
 	struct backend_tensor *bt;  /* written by the create command on the pool */
 	void *host;                 /* constant tensors: the initial bytes, for graphs */
+	/* CreateTensor.storage: the slot (referenced: its mapping lives as long as the tensor,
+	 * whatever the client unregisters) and where in it the bytes are; NULL: daemon memory. */
+	struct shm *storage;
+	uint64_t storage_off;
 	char *poison;               /* why the contents are invalid (failed dispatch), or NULL */
 };
 

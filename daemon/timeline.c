@@ -189,17 +189,29 @@ static void cmd_work(uv_work_t *w)
 		 * device does; the device copy is written from it. */
 		if (t->host && cmd->src)
 			memcpy(t->host, src, cmd->size);
-		cmd->status = impl->tensor_create(cmd->ctx->bctx, &t->desc, &t->bt, diag);
+		if (t->storage)
+			cmd->status = impl->tensor_create_shared(cmd->ctx->bctx, &t->desc,
+								 t->storage->map + t->storage_off,
+								 &t->bt, diag);
+		else
+			cmd->status = impl->tensor_create(cmd->ctx->bctx, &t->desc, &t->bt, diag);
 		if (cmd->status == WEBNN_STATUS_OK && t->host)
 			cmd->status = impl->tensor_write(t->bt, t->host, cmd->size, diag);
 		break;
 	case CMD_WRITE:
-		cmd->status = impl->tensor_write(t->bt, src, cmd->size, diag);
+		if (cmd->in_place) /* the client wrote the storage; cmd_prepare ran host ones */
+			cmd->status = impl->tensor_sync(t->bt, true, diag);
+		else
+			cmd->status = impl->tensor_write(t->bt, src, cmd->size, diag);
 		break;
 	case CMD_FILL_CONSTANT:
 		memcpy(cmd->constant->data, src, cmd->size);
 		break;
 	case CMD_READ: {
+		if (cmd->in_place) {
+			cmd->status = impl->tensor_sync(t->bt, false, diag);
+			break;
+		}
 		void *dst = cmd->dest ? (void *)(cmd->dest->map + cmd->dest_off) : cmd->data;
 		cmd->status = impl->tensor_read(t->bt, dst, (size_t)t->bytes, diag);
 		break;
@@ -306,7 +318,7 @@ static void complete_read(struct cmd *cmd, bool ok)
 		return;
 	}
 	Webnn__Ipc__ReadTensorReply rr = WEBNN__IPC__READ_TENSOR_REPLY__INIT;
-	if (!cmd->dest) {
+	if (!cmd->dest && !cmd->in_place) {
 		rr.has_data = true;
 		rr.data.data = cmd->data;
 		rr.data.len = cmd->size;
@@ -513,6 +525,12 @@ static bool cmd_prepare(struct cmd *cmd)
 		return false;
 	default:
 		break;
+	}
+	/* An in-place write or read of a tensor computed in its shared memory moves nothing:
+	 * it completes here, in timeline order, without a trip through the pool. */
+	if (cmd->status == WEBNN_STATUS_OK && cmd->in_place && !c->backend->impl->tensor_sync) {
+		cmd_complete(cmd);
+		return false;
 	}
 done:
 	if (cmd->status != WEBNN_STATUS_OK) {

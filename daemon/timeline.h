@@ -49,6 +49,9 @@ struct cmd {
 	void (*release_free)(struct obj *o);
 	uint8_t *data;           /* inline write bytes, inline read buffer, or a packed reply */
 	size_t size;
+	/* WriteTensor without data / ReadTensor.in_place on a tensor with storage: the bytes
+	 * stay in the storage; only the backend's tensor_sync moves them (if it has one). */
+	bool in_place;
 	/* shm-backed write/create/constant bytes: read on the pool, so that no bulk copy runs
 	 * on the loop thread; the reply follows, so the client may reuse its slot then. */
 	struct shm *src;         /* referenced */

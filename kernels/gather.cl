@@ -9,6 +9,13 @@ inline void unpack_u(uint8 v, uint *a)
 	vstore8(v, 0, a);
 }
 
+/* Indices may be client shared memory written while the kernel runs: each is loaded exactly
+ * once (volatile), and that value is the one fix_index checks and the kernel uses. */
+inline IT load_index(__global const IT *I, ulong i)
+{
+	return ((__global const volatile IT *)I)[i];
+}
+
 /* An index read from hostile data, made safe: negative counts from the end, then it is clamped
  * into [0, dim - 1] so that no value can reach outside the input. */
 inline ulong fix_index(IT raw, uint dim)
@@ -36,7 +43,7 @@ __kernel void gather(__global const T *S, __global const IT *I, __global T *D, u
 	if (i >= n)
 		return;
 	uint in = i % inner, k = (i / inner) % n_idx, o = i / (inner * n_idx);
-	ulong idx = fix_index(I[k], axis_dim);
+	ulong idx = fix_index(load_index(I, k), axis_dim);
 	D[i] = S[((ulong)o * axis_dim + idx) * inner + in];
 }
 
@@ -59,7 +66,7 @@ __kernel void gather_elements(__global const T *S, __global const IT *I, __globa
 		if ((uint)d != axis)
 			off += (ulong)c * is[d];
 	}
-	off += fix_index(I[i], axis_dim) * is[axis];
+	off += fix_index(load_index(I, i), axis_dim) * is[axis];
 	D[i] = S[off];
 }
 
@@ -77,7 +84,7 @@ __kernel void gather_nd(__global const T *S, __global const IT *I, __global T *D
 	uint q = i / inner, r = i % inner;
 	ulong off = r;
 	for (uint j = 0; j < k; j++)
-		off += fix_index(I[(ulong)q * k + j], id[j]) * is[j];
+		off += fix_index(load_index(I, (ulong)q * k + j), id[j]) * is[j];
 	D[i] = S[off];
 }
 
@@ -107,7 +114,7 @@ __kernel void scatter_elements(__global const IT *I, __global const T *U, __glob
 	}
 	for (uint a = 0; a < ud[axis]; a++) {
 		ulong u = uoff + (ulong)a * us[axis];
-		D[ooff + fix_index(I[u], axis_dim) * os[axis]] = U[u];
+		D[ooff + fix_index(load_index(I, u), axis_dim) * os[axis]] = U[u];
 	}
 }
 
@@ -125,7 +132,7 @@ __kernel void scatter_nd(__global const IT *I, __global const T *U, __global T *
 	for (uint q = 0; q < nq; q++) {
 		ulong off = r;
 		for (uint j = 0; j < k; j++)
-			off += fix_index(I[(ulong)q * k + j], od[j]) * os[j];
+			off += fix_index(load_index(I, (ulong)q * k + j), od[j]) * os[j];
 		D[off] = U[(ulong)q * inner + r];
 	}
 }

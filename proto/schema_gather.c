@@ -141,13 +141,15 @@ static enum webnn_status index_type_ok(enum wnn_dtype t, const char *name, struc
 
 int64_t wnn_load_index(const void *idx, enum wnn_dtype index_type, uint64_t i)
 {
+	/* Indices may sit in client shared memory that changes under the kernel: exactly one
+	 * load (volatile), whose value the caller checks and then uses. */
 	switch (index_type) {
 	case WNN_I32:
-		return ((const int32_t *)idx)[i];
+		return ((const volatile int32_t *)idx)[i];
 	case WNN_U32:
-		return ((const uint32_t *)idx)[i];
+		return ((const volatile uint32_t *)idx)[i];
 	case WNN_I64:
-		return ((const int64_t *)idx)[i];
+		return ((const volatile int64_t *)idx)[i];
 	default:
 		return 0;
 	}

@@ -139,18 +139,26 @@ struct webnn_tensor_desc {
 	bool writable;
 };
 
+/* createTensor(). Where the daemon allows it (every backend of this version), the tensor's bytes
+ * live in shared memory that libwebnn and the computing daemon process both map: write and read
+ * then copy once, and dispatch computes in place (see webnn_tensor_map). */
 WEBNN_EXPORT enum webnn_status webnn_context_create_tensor(struct webnn_context *ctx,
 							   const struct webnn_tensor_desc *desc,
 							   struct webnn_tensor **out);
-/* createConstantTensor(): size must equal the descriptor's byte length. */
+/* createConstantTensor(): size must equal the descriptor's byte length. The bytes are copied
+ * into the daemon's own memory (a constant never changes under a graph). */
 WEBNN_EXPORT enum webnn_status webnn_context_create_constant_tensor(
 	struct webnn_context *ctx, const struct webnn_operand_desc *desc, const void *data,
 	size_t size, struct webnn_tensor **out);
-/* writeTensor(): fire-and-forget (the bytes are copied before it returns). */
+/* writeTensor(): fire-and-forget (the bytes are copied before it returns): once, into the
+ * tensor's shared memory, when no command sent earlier still uses the tensor; otherwise (for
+ * example write, dispatch, write without a read between) staged through a frame or the shm
+ * arena and copied again by the daemon, in timeline order. */
 WEBNN_EXPORT enum webnn_status webnn_context_write_tensor(struct webnn_context *ctx,
 							  struct webnn_tensor *tensor,
 							  const void *data, size_t size);
-/* readTensor(): blocks until the bytes are in data (size must equal the tensor's byte length). */
+/* readTensor(): blocks until the bytes are in data (size must equal the tensor's byte length);
+ * one copy, from the tensor's shared memory, after the daemon's reply. */
 WEBNN_EXPORT enum webnn_status webnn_context_read_tensor(struct webnn_context *ctx,
 							 struct webnn_tensor *tensor, void *data,
 							 size_t size);
@@ -158,6 +166,24 @@ WEBNN_EXPORT void webnn_tensor_get_desc(const struct webnn_tensor *tensor,
 					struct webnn_tensor_desc *desc);
 /* MLTensor.destroy(). NULL: no-op. */
 WEBNN_EXPORT void webnn_tensor_destroy(struct webnn_tensor *tensor);
+
+/*
+ * webnn_tensor_map / webnn_tensor_unmap: a libwebnn extension, not part of the WebNN spec, for
+ * applications that produce inputs or consume outputs in place. map gives a pointer to the
+ * tensor's bytes (*size of them), ordered on the context's timeline like a read: it returns
+ * once the work sent before it that uses the tensor is done. A readable tensor's pointer then
+ * shows its contents (mapping a tensor whose last dispatch failed fails like readTensor); a
+ * write-only tensor's pointer holds unspecified bytes, and the caller writes all of them.
+ * Until unmap, using the tensor in dispatch, writeTensor or readTensor (or mapping it again)
+ * fails with WEBNN_STATUS_INVALID_STATE naming the tensor. unmap of a writable tensor makes the
+ * bytes the tensor's contents for the commands sent after it (on a discrete GPU: the upload);
+ * the pointer is invalid after unmap. Tensors in shared memory map without a copy; others
+ * (an older daemon, the daemon's caps on shared memory reached) through a copy read at map
+ * and written at unmap.
+ */
+WEBNN_EXPORT enum webnn_status webnn_tensor_map(struct webnn_tensor *tensor, void **ptr,
+						size_t *size);
+WEBNN_EXPORT enum webnn_status webnn_tensor_unmap(struct webnn_tensor *tensor);
 
 /* ======================================= builder ========================================== */
 

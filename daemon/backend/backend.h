@@ -15,6 +15,8 @@ struct backend_device_info {
 	/* The input layout (conv2d/pool2d inputLayout) this device runs faster; the context
 	 * reports it as MLOpSupportLimits.preferredInputLayout. */
 	enum webnn_layout preferred_layout;
+	/* The alignment in bytes host memory given to tensor_create_shared needs (0: 64). */
+	uint32_t storage_align;
 };
 
 struct backend_context_options {
@@ -106,6 +108,21 @@ struct backend_impl {
 	enum webnn_status (*tensor_write)(struct backend_tensor *t, const void *src, size_t size,
 					  struct wnn_diag *diag);
 	enum webnn_status (*tensor_read)(struct backend_tensor *t, void *dst, size_t size,
+					 struct wnn_diag *diag);
+	/* Optional: a tensor whose bytes live in `host` (shared memory the client maps too,
+	 * storage_align-aligned, at least the byte length rounded up to 64 bytes, valid until
+	 * tensor_destroy returns). Its current bytes are the tensor's contents. Host-memory
+	 * backends compute in it directly; device backends use it as the host side of their
+	 * buffer. tensor_write/tensor_read work as for any tensor (the host side stays what
+	 * tensor_sync last made it). Any thread may write `host` at any time: kernels must treat
+	 * every byte they load from it as untrusted and load an index exactly once. */
+	enum webnn_status (*tensor_create_shared)(struct backend_context *ctx,
+						  const struct wnn_desc *desc, void *host,
+						  struct backend_tensor **out, struct wnn_diag *diag);
+	/* Optional (NULL: `host` is the tensor, nothing to move): for tensor_create_shared
+	 * tensors, to_device makes the bytes the client wrote into host the tensor's contents;
+	 * !to_device makes host hold the tensor's contents for the client to read. */
+	enum webnn_status (*tensor_sync)(struct backend_tensor *t, bool to_device,
 					 struct wnn_diag *diag);
 
 	/* What this context wants from the shared graph passes (layout, fusion, concat in place);

@@ -319,6 +319,14 @@ static enum webnn_status cpu_tensor_create(struct backend_context *ctx, const st
 	return host_tensor_create(desc, "cpu", out, diag);
 }
 
+static enum webnn_status cpu_tensor_create_shared(struct backend_context *ctx,
+						  const struct wnn_desc *desc, void *host,
+						  struct backend_tensor **out, struct wnn_diag *diag)
+{
+	(void)ctx;
+	return host_tensor_create_shared(desc, host, "cpu", out, diag);
+}
+
 /* ---- plans */
 
 /* NHWC (oneDNN's fast convolutions), epilogues as post-ops; chains and concat in place are
@@ -686,6 +694,7 @@ const struct backend_impl backend_cpu = {
 	.tensor_destroy = host_tensor_destroy,
 	.tensor_write = host_tensor_write,
 	.tensor_read = host_tensor_read,
+	.tensor_create_shared = cpu_tensor_create_shared,
 	.caps = cpu_caps,
 	.compile = cpu_compile,
 	.plan_destroy = cpu_plan_destroy,

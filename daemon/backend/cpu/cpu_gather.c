@@ -13,15 +13,17 @@ static int cpu_gather_threads(const struct cpu_exec *x, uint64_t bytes)
 	return bytes >= CPU_GATHER_PAR_BYTES && x->threads > 1 ? x->threads : 1;
 }
 
+/* One volatile load per index: the indices may be client shared memory that changes while the
+ * kernel runs, so the value checked (wnn_wrap_index) must be the value used. */
 static inline int64_t cpu_index(const void *X, enum wnn_dtype t, uint64_t i)
 {
 	switch (t) {
 	case WNN_I32:
-		return ((const int32_t *)X)[i];
+		return ((const volatile int32_t *)X)[i];
 	case WNN_U32:
-		return ((const uint32_t *)X)[i];
+		return ((const volatile uint32_t *)X)[i];
 	case WNN_I64:
-		return ((const int64_t *)X)[i];
+		return ((const volatile int64_t *)X)[i];
 	default:
 		return 0;
 	}

@@ -41,11 +41,31 @@ enum webnn_status host_tensor_create(const struct wnn_desc *desc, const char *wh
 	return WEBNN_STATUS_OK;
 }
 
+enum webnn_status host_tensor_create_shared(const struct wnn_desc *desc, void *host,
+					    const char *who, struct backend_tensor **out,
+					    struct wnn_diag *diag)
+{
+	uint64_t bytes;
+	if (!wnn_desc_bytes(desc, &bytes) || bytes > SIZE_MAX)
+		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				    "%s: tensor descriptor is not valid", who);
+	struct backend_tensor *t = calloc(1, sizeof(*t));
+	if (!t)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", who);
+	t->desc = *desc;
+	t->bytes = (size_t)bytes;
+	t->data = host;
+	t->shared = true;
+	*out = t;
+	return WEBNN_STATUS_OK;
+}
+
 void host_tensor_destroy(struct backend_tensor *t)
 {
 	if (!t)
 		return;
-	free(t->data);
+	if (!t->shared)
+		free(t->data);
 	free(t);
 }
 
@@ -55,7 +75,9 @@ enum webnn_status host_tensor_write(struct backend_tensor *t, const void *src, s
 	if (size != t->bytes)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "writeTensor: %zu bytes given, the tensor has %zu", size, t->bytes);
-	memcpy(t->data, src, size);
+	/* memmove: a client may name its tensor's own storage as the source (or, reading, as the
+	 * destination), and overlapping memcpy is undefined. */
+	memmove(t->data, src, size);
 	return WEBNN_STATUS_OK;
 }
 
@@ -65,7 +87,7 @@ enum webnn_status host_tensor_read(struct backend_tensor *t, void *dst, size_t s
 	if (size != t->bytes)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "readTensor: %zu bytes asked, the tensor has %zu", size, t->bytes);
-	memcpy(dst, t->data, size);
+	memmove(dst, t->data, size);
 	return WEBNN_STATUS_OK;
 }
 

@@ -10,10 +10,15 @@ struct backend_tensor {
 	struct wnn_desc desc;
 	size_t bytes;
 	void *data;
+	bool shared; /* data is the client's shared memory (host_tensor_create_shared): not freed */
 };
 
 enum webnn_status host_tensor_create(const struct wnn_desc *desc, const char *who,
 				     struct backend_tensor **out, struct wnn_diag *diag);
+/* A tensor computing in place in the shared memory at host (see tensor_create_shared). */
+enum webnn_status host_tensor_create_shared(const struct wnn_desc *desc, void *host,
+					    const char *who, struct backend_tensor **out,
+					    struct wnn_diag *diag);
 void host_tensor_destroy(struct backend_tensor *t);
 enum webnn_status host_tensor_write(struct backend_tensor *t, const void *src, size_t size,
 				    struct wnn_diag *diag);

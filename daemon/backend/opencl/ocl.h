@@ -40,6 +40,10 @@ struct ocl_options {
 	bool profile;          /* $WEBNN_OCL_PROFILE: wait after every step and print its time */
 	bool rnn_gemm;         /* $WEBNN_OCL_RNN_GEMM: recurrent products always as CLBlast gemms */
 	bool clblast_defaults; /* $WEBNN_CLBLAST_DEFAULTS: CLBlast's generic parameters */
+	/* $WEBNN_OCL_STORAGE_COPY: tensors in shared memory keep a device buffer moved by
+	 * clEnqueueWrite/ReadBuffer even on host-unified devices (what discrete GPUs do), so that
+	 * tests exercise that path on PoCL. */
+	bool storage_copy;
 	char kernel_dir[512];  /* $WEBNN_KERNEL_DIR: kernels/<file> read from there; "" embedded */
 };
 void ocl_options_read(struct ocl_options *o);
@@ -63,6 +67,13 @@ struct backend_tensor {
 	cl_mem mem;
 	size_t bytes;
 	struct wnn_desc desc;
+	/* tensor_create_shared: the client's shared memory. With host_ptr (devices with host
+	 * unified memory) it is the buffer itself (CL_MEM_USE_HOST_PTR), kept mapped for the host
+	 * except while a dispatch runs; otherwise it is the host side of the device buffer, moved
+	 * by clEnqueueWrite/ReadBuffer in tensor_sync. */
+	void *host;
+	bool host_ptr;
+	bool unmapped; /* host_ptr: handed to the device for the dispatch in progress */
 };
 
 /* ---- device layer (ocl_device.c) */

@@ -74,6 +74,7 @@ void ocl_options_read(struct ocl_options *o)
 	o->profile = getenv("WEBNN_OCL_PROFILE") != NULL;
 	o->rnn_gemm = getenv("WEBNN_OCL_RNN_GEMM") != NULL;
 	o->clblast_defaults = getenv("WEBNN_CLBLAST_DEFAULTS") != NULL;
+	o->storage_copy = getenv("WEBNN_OCL_STORAGE_COPY") != NULL;
 	if ((e = getenv("WEBNN_KERNEL_DIR")) && *e)
 		snprintf(o->kernel_dir, sizeof o->kernel_dir, "%s", e);
 }
@@ -405,6 +406,9 @@ static bool probe_device(struct backend *be, struct ocl_device *d, cl_platform_i
 	cl_bool unified = CL_FALSE;
 	clGetDeviceInfo(id, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
 	d->host_unified = unified;
+	cl_uint align_bits = 0;
+	clGetDeviceInfo(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
+	d->info.storage_align = align_bits / 8 > 64 ? align_bits / 8 : 64;
 	clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof d->max_alloc, &d->max_alloc, NULL);
 	char ext[4096];
 	dev_str(id, CL_DEVICE_EXTENSIONS, ext, sizeof ext);
@@ -590,9 +594,10 @@ static void ocl_context_info(struct backend_context *ctx, struct backend_device_
 
 /* ------------------------------------------------------------------ tensors */
 
-static enum webnn_status ocl_tensor_create(struct backend_context *ctx,
-					   const struct wnn_desc *desc,
-					   struct backend_tensor **out, struct wnn_diag *diag)
+/* A buffer of bytes for a tensor (its host side `host`, or NULL); zeroed when host is NULL. */
+static enum webnn_status tensor_create_in(struct backend_context *ctx, const struct wnn_desc *desc,
+					  void *host, struct backend_tensor **out,
+					  struct wnn_diag *diag)
 {
 	uint64_t bytes;
 	if (!wnn_desc_bytes(desc, &bytes))
@@ -605,9 +610,14 @@ static enum webnn_status ocl_tensor_create(struct backend_context *ctx,
 	if (!t)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "tensor: out of memory");
 	cl_int err;
-	/* Rounded up so kernels may read whole 4-byte words of tiny tensors. */
+	/* Rounded up so kernels may read whole 4-byte words of tiny tensors (shared memory is
+	 * at least the byte length rounded up to 64). */
 	size_t alloc = ((size_t)bytes + 3) & ~(size_t)3;
-	t->mem = clCreateBuffer(ctx->dev->context, CL_MEM_READ_WRITE, alloc, NULL, &err);
+	t->host = host;
+	t->host_ptr = host && ctx->dev->host_unified && !ctx->be->opts.storage_copy;
+	t->mem = clCreateBuffer(ctx->dev->context,
+				CL_MEM_READ_WRITE | (t->host_ptr ? CL_MEM_USE_HOST_PTR : 0), alloc,
+				t->host_ptr ? host : NULL, &err);
 	if (!t->mem) {
 		free(t);
 		return wnn_diag_set(diag, err == CL_OUT_OF_HOST_MEMORY ||
@@ -619,11 +629,31 @@ static enum webnn_status ocl_tensor_create(struct backend_context *ctx,
 				    ocl_error_name(err));
 	}
 	cl_uint zero = 0;
-	err = clEnqueueFillBuffer(ctx->queue, t->mem, &zero, sizeof zero, 0, alloc, 0, NULL, NULL);
+	const char *step = "zero fill";
+	if (t->host_ptr) {
+		/* The host owns a USE_HOST_PTR buffer while it is mapped: it rests mapped. */
+		step = "clEnqueueMapBuffer";
+		void *p = clEnqueueMapBuffer(ctx->queue, t->mem, CL_TRUE,
+					     CL_MAP_READ | CL_MAP_WRITE, 0, alloc, 0, NULL, NULL,
+					     &err);
+		if (err == CL_SUCCESS && p != host) {
+			clEnqueueUnmapMemObject(ctx->queue, t->mem, p, 0, NULL, NULL);
+			clFinish(ctx->queue);
+			err = CL_INVALID_HOST_PTR;
+			step = "clEnqueueMapBuffer (the device did not map the shared memory)";
+		}
+	} else if (host) {
+		step = "upload of the initial contents";
+		err = clEnqueueWriteBuffer(ctx->queue, t->mem, CL_TRUE, 0, (size_t)bytes, host, 0,
+					   NULL, NULL);
+	} else {
+		err = clEnqueueFillBuffer(ctx->queue, t->mem, &zero, sizeof zero, 0, alloc, 0, NULL,
+					  NULL);
+	}
 	if (err != CL_SUCCESS) {
 		clReleaseMemObject(t->mem);
 		free(t);
-		return wnn_diag_set(diag, ocl_enqueue_status(err), "tensor: zero fill: %s",
+		return wnn_diag_set(diag, ocl_enqueue_status(err), "tensor: %s: %s", step,
 				    ocl_error_name(err));
 	}
 	t->ctx = ctx;
@@ -633,10 +663,28 @@ static enum webnn_status ocl_tensor_create(struct backend_context *ctx,
 	return WEBNN_STATUS_OK;
 }
 
+static enum webnn_status ocl_tensor_create(struct backend_context *ctx,
+					   const struct wnn_desc *desc,
+					   struct backend_tensor **out, struct wnn_diag *diag)
+{
+	return tensor_create_in(ctx, desc, NULL, out, diag);
+}
+
+static enum webnn_status ocl_tensor_create_shared(struct backend_context *ctx,
+						  const struct wnn_desc *desc, void *host,
+						  struct backend_tensor **out, struct wnn_diag *diag)
+{
+	return tensor_create_in(ctx, desc, host, out, diag);
+}
+
 static void ocl_tensor_destroy(struct backend_tensor *t)
 {
 	if (!t)
 		return;
+	if (t->host_ptr && !t->unmapped) {
+		clEnqueueUnmapMemObject(t->ctx->queue, t->mem, t->host, 0, NULL, NULL);
+		clFinish(t->ctx->queue); /* the mapping goes before the daemon unmaps the memory */
+	}
 	clReleaseMemObject(t->mem);
 	free(t);
 }
@@ -647,6 +695,11 @@ static enum webnn_status ocl_tensor_write(struct backend_tensor *t, const void *
 	if (size != t->bytes)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "writeTensor: %zu bytes given, tensor holds %zu", size, t->bytes);
+	if (t->host_ptr) { /* mapped for the host: the memory is the buffer (memmove: the client
+			     * may name the storage itself as the source) */
+		memmove(t->host, src, size);
+		return WEBNN_STATUS_OK;
+	}
 	cl_int err = clEnqueueWriteBuffer(t->ctx->queue, t->mem, CL_TRUE, 0, size, src, 0, NULL,
 					  NULL);
 	if (err != CL_SUCCESS)
@@ -661,12 +714,82 @@ static enum webnn_status ocl_tensor_read(struct backend_tensor *t, void *dst, si
 	if (size != t->bytes)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "readTensor: %zu bytes asked, tensor holds %zu", size, t->bytes);
+	if (t->host_ptr) {
+		memmove(dst, t->host, size);
+		return WEBNN_STATUS_OK;
+	}
 	cl_int err = clEnqueueReadBuffer(t->ctx->queue, t->mem, CL_TRUE, 0, size, dst, 0, NULL,
 					 NULL);
 	if (err != CL_SUCCESS)
 		return wnn_diag_set(diag, ocl_enqueue_status(err), "readTensor: %s",
 				    ocl_error_name(err));
 	return WEBNN_STATUS_OK;
+}
+
+static enum webnn_status ocl_tensor_sync(struct backend_tensor *t, bool to_device,
+				       struct wnn_diag *diag)
+{
+	if (!t->host || t->host_ptr) /* mapped for the host whenever no dispatch runs */
+		return WEBNN_STATUS_OK;
+	cl_int err = to_device ? clEnqueueWriteBuffer(t->ctx->queue, t->mem, CL_TRUE, 0, t->bytes,
+						      t->host, 0, NULL, NULL)
+			       : clEnqueueReadBuffer(t->ctx->queue, t->mem, CL_TRUE, 0, t->bytes,
+						     t->host, 0, NULL, NULL);
+	if (err != CL_SUCCESS)
+		return wnn_diag_set(diag, ocl_enqueue_status(err), "%s: %s",
+				    to_device ? "writeTensor" : "readTensor", ocl_error_name(err));
+	return WEBNN_STATUS_OK;
+}
+
+/* Hands the USE_HOST_PTR tensors of a dispatch to the device (unmap) or back to the host (a
+ * blocking map, after the kernels); a tensor bound twice moves once. */
+static cl_int hand_over(struct backend_tensor *const *ts, size_t n, bool to_device)
+{
+	cl_int first = CL_SUCCESS;
+	for (size_t i = 0; i < n; i++) {
+		struct backend_tensor *t = ts[i];
+		if (!t || !t->host_ptr || t->unmapped == to_device)
+			continue;
+		cl_int err = CL_SUCCESS;
+		if (to_device) {
+			err = clEnqueueUnmapMemObject(t->ctx->queue, t->mem, t->host, 0, NULL, NULL);
+		} else {
+			size_t alloc = (t->bytes + 3) & ~(size_t)3;
+			void *p = clEnqueueMapBuffer(t->ctx->queue, t->mem, CL_TRUE,
+						     CL_MAP_READ | CL_MAP_WRITE, 0, alloc, 0, NULL,
+						     NULL, &err);
+			if (err == CL_SUCCESS && p != t->host)
+				err = CL_INVALID_HOST_PTR;
+		}
+		if (err == CL_SUCCESS)
+			t->unmapped = to_device;
+		else if (first == CL_SUCCESS)
+			first = err;
+	}
+	return first;
+}
+
+static enum webnn_status ocl_execute_tensors(struct backend_plan *p,
+					     struct backend_tensor *const *inputs,
+					     struct backend_tensor *const *outputs,
+					     struct wnn_diag *diag)
+{
+	cl_int err = hand_over(inputs, p->n_inputs, true);
+	if (err == CL_SUCCESS)
+		err = hand_over(outputs, p->n_outputs, true);
+	enum webnn_status st = err == CL_SUCCESS
+		? ocl_execute(p, inputs, outputs, diag)
+		: wnn_diag_set(diag, ocl_enqueue_status(err), "dispatch: clEnqueueUnmapMemObject: %s",
+			       ocl_error_name(err));
+	/* Back to the host whatever happened, so that reads and the client see the memory. */
+	cl_int back = hand_over(inputs, p->n_inputs, false);
+	cl_int back_out = hand_over(outputs, p->n_outputs, false);
+	if (back == CL_SUCCESS)
+		back = back_out;
+	if (back != CL_SUCCESS && st == WEBNN_STATUS_OK)
+		st = wnn_diag_set(diag, ocl_enqueue_status(back), "dispatch: clEnqueueMapBuffer: %s",
+				  ocl_error_name(back));
+	return st;
 }
 
 static bool ocl_supports_be(struct backend *be, enum wnn_op op, enum wnn_dtype type)
@@ -690,7 +813,9 @@ const struct backend_impl backend_opencl = {
 	.tensor_destroy = ocl_tensor_destroy,
 	.tensor_write = ocl_tensor_write,
 	.tensor_read = ocl_tensor_read,
+	.tensor_create_shared = ocl_tensor_create_shared,
+	.tensor_sync = ocl_tensor_sync,
 	.compile = ocl_compile,
 	.plan_destroy = ocl_plan_destroy,
-	.execute = ocl_execute,
+	.execute = ocl_execute_tensors,
 };

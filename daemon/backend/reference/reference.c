@@ -215,6 +215,14 @@ static enum webnn_status ref_tensor_create(struct backend_context *ctx, const st
 	return host_tensor_create(desc, "reference", out, diag);
 }
 
+static enum webnn_status ref_tensor_create_shared(struct backend_context *ctx,
+						  const struct wnn_desc *desc, void *host,
+						  struct backend_tensor **out, struct wnn_diag *diag)
+{
+	(void)ctx;
+	return host_tensor_create_shared(desc, host, "reference", out, diag);
+}
+
 /* ---- plans */
 
 static void ref_plan_destroy(struct backend_plan *plan)
@@ -358,6 +366,7 @@ const struct backend_impl backend_reference = {
 	.tensor_destroy = host_tensor_destroy,
 	.tensor_write = host_tensor_write,
 	.tensor_read = host_tensor_read,
+	.tensor_create_shared = ref_tensor_create_shared,
 	.caps = ref_caps,
 	.compile = ref_compile,
 	.plan_destroy = ref_plan_destroy,
