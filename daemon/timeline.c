@@ -656,9 +656,12 @@ static bool cmd_quick(struct cmd *cmd)
 	case CMD_DISPATCH:
 		return cmd->graph->quick;
 	case CMD_CREATE_TENSOR:
+	case CMD_RELEASE_TENSOR:
+		/* over shared-memory storage neither allocates nor frees the bytes */
+		return impl->host_tensors &&
+		       (cmd->tensor->storage || cmd->tensor->bytes <= QUICK_COPY_BYTES);
 	case CMD_WRITE:
 	case CMD_READ:
-	case CMD_RELEASE_TENSOR:
 		return impl->host_tensors && cmd->tensor->bytes <= QUICK_COPY_BYTES;
 	case CMD_FILL_CONSTANT:
 		return cmd->size <= QUICK_COPY_BYTES;
