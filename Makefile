@@ -127,6 +127,11 @@ $(LIB_CLIENT_SO): $(CLIENT_OBJ) $(PROTO_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libwebnn.so.0 $(LDFLAGS) -o $@ $^ $(LDLIBS_CLIENT)
 	ln -sf libwebnn.so.0 $(BUILD)/lib/libwebnn.so
+# The NNEF standard library's text as C string literals, included by importers/nnef/stdlib.c.
+$(BUILD)/gen/nnef_stdlib.inc: importers/nnef/stdlib.nnef
+	@mkdir -p $(dir $@)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $< > $@
+$(BUILD)/obj/importers/nnef/stdlib.o $(BUILD)/fuzz/obj/importers/nnef/stdlib.o: $(BUILD)/gen/nnef_stdlib.inc
 $(LIB_IMPORT): $(call obj,$(IMPORT_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
