@@ -132,9 +132,12 @@ $(BUILD)/gen/nnef_stdlib.inc: importers/nnef/stdlib.nnef
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $< > $@
 $(BUILD)/obj/importers/nnef/stdlib.o $(BUILD)/fuzz/obj/importers/nnef/stdlib.o: $(BUILD)/gen/nnef_stdlib.inc
+# One relocatable object: import.c only weakly references the per-format entry points, and a
+# weak reference does not pull an archive member in.
 $(LIB_IMPORT): $(call obj,$(IMPORT_SRC))
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	ld -r -o $(BUILD)/obj/importers/libwebnn-import.o $^
+	rm -f $@ && ar rcs $@ $(BUILD)/obj/importers/libwebnn-import.o
 $(LIB_TOOLS): $(call obj,$(TOOLS_COMMON_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^

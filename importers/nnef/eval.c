@@ -558,8 +558,10 @@ static struct nnef_value convert(struct nnef_eval *ev, struct nnef_value v,
 	}
 	static const char *const tn[] = { "tensor", "integer", "scalar", "logical",
 					  "string", "?",       "array",  "tuple" };
-	nnef_fail(ev, "%s must be a%s %s, not a %s", what, t->k == NT_INTEGER ? "n" : "",
-		  (unsigned)t->k < sizeof(tn) / sizeof(tn[0]) ? tn[t->k] : "?", kind_name(v.k));
+	const char *want = (unsigned)t->k < sizeof(tn) / sizeof(tn[0]) ? tn[t->k] : "?";
+	const char *got = kind_name(v.k);
+	nnef_fail(ev, "%s must be a%s %s, not a%s %s", what, strchr("aeiou", want[0]) ? "n" : "",
+		  want, strchr("aeiou", got[0]) ? "n" : "", got);
 }
 
 static struct nnef_value literal_default(struct nnef_eval *ev, const struct nnef_param *p)
@@ -574,10 +576,10 @@ static struct nnef_value *bind_args(struct nnef_eval *ev, const struct nnef_frag
 {
 	struct nnef_value *args = nnef_alloc(&ev->arena, (f->n_params + 1) * sizeof(*args));
 	bool *set = nnef_alloc(&ev->arena, f->n_params + 1);
-	if (n > f->n_params)
-		nnef_fail(ev, "'%s' takes %zu arguments, %zu given", f->name, f->n_params, n);
 	for (size_t i = 0; i < n; i++) {
 		size_t j = i;
+		if (!(names && names[i]) && i >= f->n_params)
+			nnef_fail(ev, "'%s' takes %zu arguments, %zu given", f->name, f->n_params, n);
 		if (names && names[i]) {
 			for (j = 0; j < f->n_params; j++)
 				if (strcmp(f->params[j].name, names[i]) == 0)
