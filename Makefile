@@ -237,6 +237,11 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -luv -lprotobuf-c -lpthread -lm
+# fuzz_nnef runs the NNEF parser and evaluator without a daemon; it links the importer and libwebnn.
+FUZZ_NNEF_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,importers/import.c \
+	$(wildcard importers/nnef/*.c) $(CLIENT_SRC))
+$(BUILD)/fuzz/fuzz_nnef: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_nnef.o $(FUZZ_NNEF_OBJ) $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -luv -lprotobuf-c -lpthread -lm
 $(BUILD)/fuzz/fuzz-seeds: $(BUILD)/fuzz/obj/tests/fuzz/seeds.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_SAN) -o $@ $^ -luv -lprotobuf-c -lpthread -lm
 # Each fuzzer runs FUZZ_TIME seconds from freshly generated seeds; any crash, leak or timeout fails

@@ -649,7 +649,24 @@ static struct nnef_value eval_call(struct nnef_eval *ev, struct nnef_scope *s,
 	return nnef_invoke(ev, f, e->generic ? e->generic : f->generic_default, args, e->line);
 }
 
+static struct nnef_value eval_expr(struct nnef_eval *ev, struct nnef_scope *s,
+				    const struct nnef_expr *e);
+
+/* Bounds the stack and the time a hostile document can take. */
 static struct nnef_value eval(struct nnef_eval *ev, struct nnef_scope *s, const struct nnef_expr *e)
+{
+	if (++ev->nest > NNEF_MAX_EVAL_NESTING)
+		nnef_fail(ev, "expressions nested deeper than %d", NNEF_MAX_EVAL_NESTING);
+	if (++ev->steps > ev->max_steps)
+		nnef_fail(ev, "evaluating the graph takes more than %llu steps",
+			  (unsigned long long)ev->max_steps);
+	struct nnef_value v = eval_expr(ev, s, e);
+	ev->nest--;
+	return v;
+}
+
+static struct nnef_value eval_expr(struct nnef_eval *ev, struct nnef_scope *s,
+				   const struct nnef_expr *e)
 {
 	switch (e->k) {
 	case NX_NUMBER:

@@ -166,6 +166,7 @@ enum webnn_status wnni_nnef_load(struct webnn_context *ctx, const char *graph_te
 	ev->opt = opt;
 	ev->model = m;
 	ev->arena.limit = NNEF_MAX_ARENA;
+	ev->max_steps = NNEF_MAX_STEPS;
 	jmp_buf oom;
 	ev->arena.oom = &oom;
 	enum webnn_status s = WEBNN_STATUS_OK;
@@ -198,6 +199,7 @@ enum webnn_status nnef_check(const char *text, const char *quant, char *error, s
 	ev->error = error;
 	ev->len = len;
 	ev->arena.limit = (size_t)64 << 20;
+	ev->max_steps = (uint64_t)1 << 20;
 	jmp_buf oom;
 	ev->arena.oom = &oom;
 	struct webnn_model m = { 0 };

@@ -14,6 +14,9 @@
 #define NNEF_MAX_NESTING 200
 #define NNEF_MAX_CALL_DEPTH 256
 #define NNEF_MAX_ARRAY ((size_t)1 << 22)
+#define NNEF_MAX_EVAL_NESTING 2048
+/* Expressions evaluated in one load (a recursive fragment can branch exponentially). */
+#define NNEF_MAX_STEPS ((uint64_t)1 << 26)
 #define NNEF_MAX_ARENA ((size_t)1 << 30)
 
 /* ---- memory: everything of one load lives in one arena, freed at once. */
@@ -214,6 +217,8 @@ struct nnef_eval {
 	const char *pending_name; /* the identifier a graph statement assigns (names externals) */
 	struct webnn_model *model;
 	size_t n_variables, variables_done;
+	int nest;
+	uint64_t steps, max_steps;
 };
 
 /* Fails the load: "nnef: file:line: op (in outer): message". Never returns. */
