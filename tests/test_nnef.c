@@ -54,8 +54,8 @@ static void run(struct webnn_context *ctx, struct webnn_model *m, const float *c
 		float **out)
 {
 	size_t ni = webnn_model_input_count(m), no = webnn_model_output_count(m);
-	struct webnn_named_tensor ti[8], to[8];
-	ASSERT(ni <= 8 && no <= 8);
+	struct webnn_named_tensor ti[16], to[16];
+	ASSERT(ni <= 16 && no <= 16);
 	for (size_t i = 0; i < ni; i++) {
 		struct webnn_tensor_desc td = { .writable = true };
 		webnn_model_input_desc(m, i, &td.desc);
@@ -326,6 +326,136 @@ TEST(nnef_stdlib_compositions)
 		ct_assert_floats("slice to the end", t, ws1, 6, 0);
 		webnn_model_destroy(m);
 	}
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* Loads, runs with one input and compares every output with want[i] (n[i] values). */
+static void check_all(struct webnn_context *ctx, const char *what, const char *text,
+		      const float *in, const float *const *want, const size_t *n, size_t n_out,
+		      float tol)
+{
+	struct webnn_model *m = load(ctx, text, NULL);
+	ASSERT_MSG(webnn_model_output_count(m) == n_out, "%s: %zu outputs", what,
+		   webnn_model_output_count(m));
+	float *got[16];
+	for (size_t i = 0; i < n_out; i++) {
+		struct webnn_operand_desc d;
+		webnn_model_output_desc(m, i, &d);
+		ASSERT_MSG(count_of(&d) == n[i], "%s: output %zu has %zu values, expected %zu", what,
+			   i, count_of(&d), n[i]);
+		got[i] = calloc(n[i], sizeof(float));
+	}
+	run(ctx, m, &in, got);
+	for (size_t i = 0; i < n_out; i++) {
+		char w[128];
+		snprintf(w, sizeof(w), "%s: %s", what, webnn_model_output_name(m, i));
+		ct_assert_floats(w, got[i], want[i], n[i], tol);
+		free(got[i]);
+	}
+	webnn_model_destroy(m);
+}
+
+TEST(nnef_stdlib_ops)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "nnef");
+
+	/* sliding windows: deconv with automatic padding, 1-D conv with borders, resampling */
+	float x4[4] = { 1, 2, 3, 4 };
+	float up[16] = { 1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4 };
+	float lin[16] = { 1, 1.25f, 1.75f, 2, 1.5f, 1.75f, 2.25f, 2.5f,
+			  2.5f, 2.75f, 3.25f, 3.5f, 3, 3.25f, 3.75f, 4 };
+	float tens[4] = { 10, 10, 10, 10 }, area[1] = { 2.5f }, near[1] = { 1 };
+	const float *w1[] = { up, tens, up, lin, area, near };
+	size_t n1[] = { 16, 4, 16, 16, 1, 1 };
+	check_all(ctx, "windows", HDR "graph G( x ) -> ( d2, d1, nu, mu, ad, nd ) {\n"
+		  "x = external<scalar>(shape = [1, 1, 2, 2]);\n"
+		  "d2 = deconv(x, constant<scalar>(shape = [1, 1, 2, 2], value = [1.0]), stride = [2, 2]);\n"
+		  "d1 = deconv(x, constant<scalar>(shape = [1, 1, 3, 3], value = [1.0]));\n"
+		  "nu = nearest_upsample(x, factor = [2, 2]);\n"
+		  "mu = multilinear_upsample(x, factor = [2, 2]);\n"
+		  "ad = area_downsample(x, factor = [2, 2]);\n"
+		  "nd = nearest_downsample(x, factor = [2, 2]);\n}\n", x4, w1, n1, 6, 1e-5f);
+	float x5[5] = { 1, 2, 3, 4, 5 };
+	float c0[5] = { -2, -2, -2, -2, 4 }, cr[5] = { -1, -2, -2, -2, -1 };
+	const float *w2[] = { c0, cr };
+	size_t n2[] = { 5, 5 };
+	check_all(ctx, "conv1d", HDR "graph G( x ) -> ( a, b ) {\n"
+		  "x = external<scalar>(shape = [1, 1, 5]);\n"
+		  "f = [[[1.0, 0.0, -1.0]]];\n"
+		  "a = conv(x, f, padding = [(1, 1)]);\n"
+		  "b = conv(x, f, padding = [(1, 1)], border = 'replicate');\n}\n", x5, w2, n2, 2, 0);
+	float p9[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	float sums[4] = { 12, 16, 24, 28 }, dil[1] = { 9 };
+	const float *w3[] = { sums, dil };
+	size_t n3[] = { 4, 1 };
+	check_all(ctx, "box", HDR "graph G( x ) -> ( s, m ) {\n"
+		  "x = external<scalar>(shape = [1, 1, 3, 3]);\n"
+		  "s = box(x, size = [1, 1, 2, 2], padding = [(0, 0)] * 4);\n"
+		  "m = max_pool(x, size = [1, 1, 2, 2], dilation = [1, 1, 2, 2], padding = [(0, 0)] * 4);\n}\n",
+		  p9, w3, n3, 2, 0);
+
+	/* shapes and data movement on [2, 3] */
+	float x6[6] = { 1, 2, 3, 4, 5, 6 };
+	float tr[6] = { 1, 4, 2, 5, 3, 6 }, st[12] = { 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6 };
+	float u0[3] = { 1, 2, 3 }, u1[3] = { 4, 5, 6 }, pd[8] = { 9, 1, 2, 3, 9, 4, 5, 6 };
+	float ga[4] = { 3, 1, 6, 4 }, am[2] = { 2, 2 }, mn[3] = { 1, 2, 3 }, sm[2] = { 6, 15 };
+	float me[1] = { 3.5f }, mm[9] = { 17, 22, 27, 22, 29, 36, 27, 36, 45 };
+	const float *w4[] = { tr, x6, st, u0, u1, st, pd, ga, am, mn, sm, me, mm };
+	size_t n4[] = { 6, 6, 12, 3, 3, 12, 8, 4, 2, 3, 2, 1, 9 };
+	check_all(ctx, "data", HDR "graph G( x ) -> ( tr, sq, st, u0, u1, ti, pd, ga, am, mn, sm, me, mm ) {\n"
+		  "x = external<scalar>(shape = [2, 3]);\n"
+		  "tr = transpose(x, axes = [1, 0]);\n"
+		  "sq = squeeze(unsqueeze(x, axes = [0, 3]), axes = [0, 3]);\n"
+		  "st = stack([x, x], axis = 1);\n"
+		  "[u0, u1] = unstack(x, axis = 0);\n"
+		  "ti = tile(x, repeats = [1, 2]);\n"
+		  "pd = pad(x, padding = [(0, 0), (1, 0)], value = 9.0);\n"
+		  "ga = gather(x, constant<integer>(shape = [2], value = [2, 0]), axis = 1);\n"
+		  "am = argmax_reduce(x, axes = [1]);\n"
+		  "mn = min_reduce(x, axes = [0]);\n"
+		  "sm = sum_reduce(x, axes = [1]);\n"
+		  "me = mean_reduce(x, axes = [0, 1]);\n"
+		  "mm = matmul(x, x, transposeA = true);\n}\n", x6, w4, n4, 13, 1e-5f);
+
+	/* activations, hyperbolic functions, logic, quantization, add_n and copy_n */
+	float v[4] = { -2, -0.5f, 0, 1.5f };
+	float selu[4], lrelu[4], prelu[4], elu[4], silu[4], sabs[4], sh[4], ch[4], ash[4], ath[4],
+		lg[4], q[4], an[4];
+	for (int i = 0; i < 4; i++) {
+		float x = v[i];
+		selu[i] = 1.05070102f * (x < 0 ? 1.67326319f * (expf(x) - 1) : x);
+		lrelu[i] = x < 0 ? 0.1f * x : x;
+		prelu[i] = x < 0 ? 0.2f * x : x;
+		elu[i] = x < 0 ? 2 * (expf(x) - 1) : x;
+		silu[i] = x / (1 + expf(-x));
+		sabs[i] = sqrtf(x * x + 0.25f);
+		sh[i] = sinhf(x);
+		ch[i] = coshf(x);
+		ash[i] = asinhf(x);
+		ath[i] = atanhf(x * 0.4f);
+		lg[i] = !(x < 0) && x < 1 ? 1.0f : 0.0f;
+		q[i] = roundf(x * 0.7f / 0.5f) * 0.5f;
+		an[i] = 3 * x;
+	}
+	const float *w5[] = { selu, lrelu, prelu, elu, silu, sabs, sh, ch, ash, ath, lg, q, an, v, v };
+	size_t n5[15];
+	for (int i = 0; i < 15; i++)
+		n5[i] = 4;
+	check_all(ctx, "elementwise", HDR
+		  "graph G( x ) -> ( a, b, c, d, e, f, g, h, i, j, k, l, m, n, o ) {\n"
+		  "x = external<scalar>(shape = [4]);\n"
+		  "a = selu(x);\nb = leaky_relu(x, alpha = 0.1);\nc = prelu(x, 0.2);\n"
+		  "d = elu(x, alpha = 2.0);\ne = silu(x);\nf = softabs(x, epsilon = 0.25);\n"
+		  "g = sinh(x);\nh = cosh(x);\ni = asinh(x);\nj = atanh(x * 0.4);\n"
+		  "k = select(!(x < 0.0) && x < 1.0, 1.0, 0.0);\n"
+		  "l = zero_point_linear_quantize(x * 0.7, 0, 0.5, bits = 8, signed = true, "
+		  "symmetric = false);\n"
+		  "m = add_n([x, x, x]);\n[n, o] = copy_n(x, times = 2);\n}\n",
+		  v, w5, n5, 15, 1e-5f);
+
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
 }

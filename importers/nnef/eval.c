@@ -518,6 +518,11 @@ static struct nnef_value convert(struct nnef_eval *ev, struct nnef_value v,
 	case NT_TENSOR:
 		if (v.k == NV_TENSOR || v.k == NV_INTEGER || v.k == NV_SCALAR || v.k == NV_LOGICAL)
 			return v;
+		if (v.k == NV_ARRAY && v.u.list.n && v.u.list.items[0].k != NV_TENSOR) {
+			struct nnef_value t = { .k = NV_TENSOR };
+			t.u.t = nnef_as_tensor(ev, &v, WEBNN_FLOAT32);
+			return t;
+		}
 		break;
 	case NT_INTEGER:
 		if (v.k == NV_INTEGER)
@@ -889,7 +894,8 @@ void nnef_run_graph(struct nnef_eval *ev, const struct nnef_document *doc)
 		struct nnef_value v = eval(ev, ev->graph_scope, as->rhs);
 		ev->pending_name = NULL;
 		if (as->lhs->k == NX_ID && v.k != NV_TENSOR) {
-			if (v.k == NV_INTEGER || v.k == NV_SCALAR || v.k == NV_LOGICAL)
+			if (v.k == NV_INTEGER || v.k == NV_SCALAR || v.k == NV_LOGICAL ||
+			    (v.k == NV_ARRAY && v.u.list.n && v.u.list.items[0].k != NV_TENSOR))
 				v.u.t = nnef_as_tensor(ev, &v, WEBNN_FLOAT32), v.k = NV_TENSOR;
 			else
 				nnef_fail(ev, "'%s' must be a tensor in the graph, not a %s",

@@ -186,6 +186,11 @@ static struct nnef_tensor *constant(struct nnef_eval *ev, enum webnn_data_type t
 			break;
 		}
 		case WEBNN_INT32: {
+			if (!(v >= INT32_MIN && v <= INT32_MAX)) {
+				free(buf);
+				nnef_fail(ev, "integer value %.17g does not fit the int32 WebNN integer "
+					  "tensors use", v);
+			}
 			int32_t x = (int32_t)v;
 			memcpy(buf + i * 4, &x, 4);
 			break;
@@ -213,6 +218,52 @@ static struct nnef_tensor *constant(struct nnef_eval *ev, enum webnn_data_type t
 	return t;
 }
 
+/* A nested array of numbers (or logicals) as a constant: [[1.0, 2.0]] is a [1, 2] tensor. Not
+ * NNEF 1.0 syntax for a tensor, but what sonos/tract writes and reads for small constants. */
+static void array_walk(struct nnef_eval *ev, const struct nnef_value *v, uint32_t depth,
+		       uint32_t rank, const uint32_t *shape, double *vals, size_t *k, int *kind)
+{
+	if (depth == rank) {
+		int kk = v->k == NV_LOGICAL ? 1 : v->k == NV_INTEGER || v->k == NV_SCALAR ? 2 : 0;
+		if (!kk || (*kind && *kind != kk))
+			nnef_fail(ev, "a tensor literal must hold numbers or logicals only");
+		*kind = kk;
+		vals[(*k)++] = v->k == NV_LOGICAL ? v->u.b : v->k == NV_INTEGER ? (double)v->u.i : v->u.f;
+		return;
+	}
+	if (v->k != NV_ARRAY || v->u.list.n != shape[depth])
+		nnef_fail(ev, "a tensor literal must be a rectangular nested array");
+	for (size_t i = 0; i < v->u.list.n; i++)
+		array_walk(ev, &v->u.list.items[i], depth + 1, rank, shape, vals, k, kind);
+}
+
+static struct nnef_tensor *array_tensor(struct nnef_eval *ev, const struct nnef_value *v,
+					enum webnn_data_type like)
+{
+	uint32_t shape[WEBNN_MAX_RANK], rank = 0;
+	size_t count = 1;
+	const struct nnef_value *p = v;
+	while (p->k == NV_ARRAY) {
+		if (rank == WEBNN_MAX_RANK || p->u.list.n == 0)
+			nnef_fail(ev, "a tensor literal must be a non-empty array of at most %d levels",
+				  WEBNN_MAX_RANK);
+		shape[rank++] = (uint32_t)p->u.list.n;
+		count *= p->u.list.n;
+		if (count > NNEF_MAX_ARRAY)
+			nnef_fail(ev, "a tensor literal of more than %zu items", NNEF_MAX_ARRAY);
+		p = &p->u.list.items[0];
+	}
+	double *vals = nnef_alloc(&ev->arena, count * sizeof(double));
+	size_t k = 0;
+	int kind = 0;
+	array_walk(ev, v, 0, rank, shape, vals, &k, &kind);
+	if (kind == 1)
+		return constant(ev, WEBNN_UINT8, shape, rank, vals, count, true);
+	if (like == WEBNN_UINT8)
+		like = WEBNN_FLOAT32;
+	return constant(ev, like, shape, rank, vals, count, false);
+}
+
 struct nnef_tensor *nnef_as_tensor(struct nnef_eval *ev, const struct nnef_value *v,
 				   enum webnn_data_type like)
 {
@@ -230,9 +281,11 @@ struct nnef_tensor *nnef_as_tensor(struct nnef_eval *ev, const struct nnef_value
 			like = WEBNN_FLOAT32;
 		return constant(ev, like, NULL, 0, &x, 1, false);
 	}
+	case NV_ARRAY:
+		return array_tensor(ev, v, like);
 	default:
 		nnef_fail(ev, "a %s where a tensor is expected",
-			  v->k == NV_ARRAY ? "array" : v->k == NV_STRING ? "string" : "value");
+			  v->k == NV_STRING ? "string" : "value");
 	}
 }
 
@@ -1386,7 +1439,9 @@ static struct nnef_tensor *pool(struct nnef_eval *ev, struct nnef_tensor *x, enu
 		nnef_fail(ev, "the pooled tensor is too large");
 	uint32_t a = nw == 2 ? t->desc.shape[r - 2] : 1, bdim = t->desc.shape[r - 1];
 	uint32_t s4[4] = { (uint32_t)batch, 1, a, bdim };
-	struct nnef_tensor *t4 = reshape(ev, t, s4, 4);
+	/* NCHW pooled over H and W as it is */
+	bool direct = r == 4 && nw == 2 && win[0] == 2 && win[1] == 3;
+	struct nnef_tensor *t4 = direct ? t : reshape(ev, t, s4, 4);
 	struct webnn_pool2d_options o = WEBNN_POOL2D_OPTIONS_INIT;
 	uint32_t w0 = nw == 2 ? win[0] : 0, w1 = win[nw - 1];
 	o.window_dimensions[0] = nw == 2 ? (uint32_t)w->size[w0] : 1;
@@ -1405,13 +1460,15 @@ static struct nnef_tensor *pool(struct nnef_eval *ev, struct nnef_tensor *x, enu
 		nnef_fail_webnn(ev, kind == WIN_MAX ? "maxPool2d" : "averagePool2d", s);
 	struct nnef_tensor *y = nnef_new_tensor(ev, out, false);
 	uint32_t oa = y->desc.shape[2], ob = y->desc.shape[3];
-	uint32_t shape[WEBNN_MAX_RANK];
-	for (uint32_t i = 0; i < lead; i++)
-		shape[i] = t->desc.shape[i];
-	if (nw == 2)
-		shape[lead] = oa;
-	shape[r - 1] = ob;
-	y = transpose(ev, reshape(ev, y, shape, r), inv);
+	if (!direct) {
+		uint32_t shape[WEBNN_MAX_RANK];
+		for (uint32_t i = 0; i < lead; i++)
+			shape[i] = t->desc.shape[i];
+		if (nw == 2)
+			shape[lead] = oa;
+		shape[r - 1] = ob;
+		y = transpose(ev, reshape(ev, y, shape, r), inv);
+	}
 	double area = (double)o.window_dimensions[0] * o.window_dimensions[1];
 	if (kind == WIN_SUM || (kind == WIN_AVG && ignore && (w->p[w0] || w->q[w0] || w->p[w1] ||
 							       w->q[w1]))) {
