@@ -638,7 +638,9 @@ TEST(nnef_dat_files)
 	f = fopen(path, "w");
 	ASSERT(f);
 	fprintf(f, "\"q\": zero_point_linear_quantize(zero_point = 10, scale = 0.5, bits = 8, "
-		   "signed = false, symmetric = false);\n");
+		   "signed = false, symmetric = false);\n"
+		   "\"y\": zero_point_linear_quantize(zero_point = 0, scale = 4.0, bits = 16, "
+		   "signed = true, symmetric = false);\n");
 	fclose(f);
 	snprintf(path, sizeof(path), "%s/graph.nnef", dir);
 	f = fopen(path, "w");
@@ -657,8 +659,8 @@ TEST(nnef_dat_files)
 	float *outs[1] = { y };
 	const float *ins[1] = { x };
 	run(ctx, m, ins, outs);
-	float want[4] = { 0.25f + 100 + 10 - 5, 0.25f + 200 + 20 + 0, 0.25f + 300 - 10 + 5,
-			  0.25f + 400 + 5 + 122.5f };
+	/* 105.25, 220.25, 295.25 and 527.75 on y's grid of 4.0 */
+	float want[4] = { 104, 220, 296, 528 };
 	ct_assert_floats("variables", y, want, 4, 1e-4f);
 	webnn_model_destroy(m);
 	/* a variable whose file lies about its length */

@@ -882,6 +882,44 @@ bool nnef_graph_lookup(struct nnef_eval *ev, const char *name, struct nnef_value
 	return v != NULL;
 }
 
+/* graph.quant's entry for a tensor: the values are those of its quantization fragment (the
+ * standard library's linear_quantize, zero_point_linear_quantize, ...) applied to it. */
+static struct nnef_value quantize(struct nnef_eval *ev, const char *name, struct nnef_value v)
+{
+	const struct nnef_quant *q = NULL;
+	for (size_t i = 0; i < ev->n_quant && !q; i++)
+		if (strcmp(ev->quant[i].tensor, name) == 0)
+			q = &ev->quant[i];
+	if (!q)
+		return v;
+	const char *saved_file = ev->file;
+	int saved_line = ev->line;
+	ev->file = "graph.quant";
+	ev->line = q->line;
+	struct nnef_fragment *f = nnef_find_fragment(ev, q->call->str);
+	if (!f)
+		nnef_fail(ev, "unknown quantization operation '%s'", q->call->str);
+	size_t n = q->call->n + 1;
+	struct nnef_value *vals = nnef_alloc(&ev->arena, n * sizeof(*vals));
+	const char **names = nnef_alloc(&ev->arena, n * sizeof(*names));
+	vals[0] = v;
+	struct nnef_scope *empty = new_scope(ev, 1, NULL);
+	for (size_t i = 0; i < q->call->n; i++) {
+		if (!q->call->names[i])
+			nnef_fail(ev, "the arguments of '%s' must be named", q->call->str);
+		names[i + 1] = q->call->names[i];
+		vals[i + 1] = eval(ev, empty, q->call->items[i]);
+	}
+	struct nnef_value *args = bind_args(ev, f, vals, names, n);
+	struct nnef_value r = nnef_invoke(ev, f, f->generic_default, args, q->line);
+	if (r.k != NV_TENSOR)
+		nnef_fail(ev, "'%s' does not give one tensor", q->call->str);
+	r.u.t->input_name = v.u.t->input_name;
+	ev->file = saved_file;
+	ev->line = saved_line;
+	return r;
+}
+
 void nnef_run_graph(struct nnef_eval *ev, const struct nnef_document *doc)
 {
 	const struct nnef_graph *g = doc->graph;
@@ -903,6 +941,8 @@ void nnef_run_graph(struct nnef_eval *ev, const struct nnef_document *doc)
 		}
 		if (!all_tensors(&v))
 			nnef_fail(ev, "the graph's identifiers must be tensors");
+		if (as->lhs->k == NX_ID && !v.u.t->dequantized)
+			v = quantize(ev, as->lhs->str, v);
 		assign(ev, ev->graph_scope, as->lhs, v);
 	}
 	ev->line = g->line;

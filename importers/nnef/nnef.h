@@ -170,6 +170,7 @@ struct nnef_tensor {
 	bool logical;
 	bool is_constant; /* input/constant/variable: an output needs an identity */
 	const char *input_name; /* made by external */
+	bool dequantized;       /* a variable read from quantized items: already on its grid */
 };
 struct nnef_value {
 	enum nnef_value_kind k;

@@ -661,6 +661,7 @@ static bool op_variable(struct call *c)
 	if (vals) {
 		free(data);
 		t = constant(ev, type, shape, rank, vals, count, logical);
+		t->dequantized = dequantize;
 		free(vals);
 	} else {
 		struct webnn_operand *o;
