@@ -1398,6 +1398,24 @@ static void window_args(struct call *c, const uint32_t *in, uint32_t rank, uint3
 	}
 }
 
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+/* How many taps k < size of the window at output o fall inside [0, in): o*s + k*d - p. */
+static int64_t inside(int64_t o, int64_t s, int64_t d, int64_t p, int64_t size, int64_t in)
+{
+	int64_t base = o * s - p;
+	int64_t lo = -floor_div(base, d); /* ceil(-base / d) */
+	int64_t hi = floor_div(in - 1 - base, d);
+	if (lo < 0)
+		lo = 0;
+	if (hi > size - 1)
+		hi = size - 1;
+	return hi >= lo ? hi - lo + 1 : 0;
+}
+
 /* The pooling family on up to two windowed dimensions of any rank: those dimensions are moved
  * last and the others folded into the batch, then pooled as NCHW. */
 static struct nnef_tensor *pool(struct nnef_eval *ev, struct nnef_tensor *x, enum window_kind kind,
@@ -1489,13 +1507,9 @@ static struct nnef_tensor *pool(struct nnef_eval *ev, struct nnef_tensor *x, enu
 						if (d == 0 && nw == 1)
 							continue;
 						uint32_t ax = dims[d];
-						int64_t in = x->desc.shape[ax], m = 0;
-						for (int64_t kk = 0; kk < w->size[ax]; kk++) {
-							int64_t pos = (int64_t)o2[d] * w->stride[ax] +
-								      kk * w->dil[ax] - w->p[ax];
-							m += pos >= 0 && pos < in;
-						}
-						cnt *= (double)m;
+						cnt *= (double)inside(o2[d], w->stride[ax], w->dil[ax],
+								      w->p[ax], w->size[ax],
+								      x->desc.shape[ax]);
 					}
 					f[(size_t)i * od[1] + j] = cnt > 0 ? area / cnt : 0;
 				}
