@@ -530,6 +530,9 @@ TEST(nnef_errors)
 		   "WebNN has no pooling with indices");
 	load_fails(ctx, HDR "graph G( x ) -> ( y ) {\nx = external(shape = [1]);\n"
 		   "y = relu(x, alpha = 1.0);\n}\n", "'relu' has no parameter 'alpha'");
+	load_fails(ctx, HDR "graph G( x ) -> ( y ) {\nx = external<integer>(shape = [2]);\n"
+		   "y = x + 1.5;\n}\n", "nnef: graph.nnef:5: add: the scalar 1.5 where an integer "
+		   "tensor is expected");
 	/* hostile: deep nesting, huge dimensions, unbounded recursion and arrays */
 	char *deep = malloc(200000);
 	strcpy(deep, HDR "graph G( x ) -> ( y ) {\nx = external(shape = [1]);\ny = ");

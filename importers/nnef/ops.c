@@ -159,6 +159,10 @@ static struct nnef_tensor *constant(struct nnef_eval *ev, enum webnn_data_type t
 	}
 	if (n_vals != 1 && n_vals != count)
 		nnef_fail(ev, "a constant of %zu items given %zu values", count, n_vals);
+	if (type == WEBNN_INT32 || type == WEBNN_INT64)
+		for (size_t i = 0; i < n_vals; i++)
+			if (vals[i] != floor(vals[i]))
+				nnef_fail(ev, "the scalar %g where an integer tensor is expected", vals[i]);
 	if (!ev->b) {
 		struct nnef_tensor *t = nnef_alloc(&ev->arena, sizeof(*t));
 		t->desc = d;
