@@ -1,6 +1,7 @@
 /* wnni_nnef_load: parses the standard library and the document, runs the graph on a builder and fills the model. */
 #include "importers/nnef/nnef.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,18 +29,54 @@ static bool add_fragments(struct nnef_eval *ev, const struct nnef_document *doc)
 	return true;
 }
 
+/* The standard library is parsed once per process into fragment chains every load starts
+ * from (read-only afterwards; a document's fragments are put in front of them). */
+static struct {
+	pthread_once_t once;
+	struct nnef_arena arena;
+	struct nnef_fragment **frags;
+	char error[256];
+} lib = { .once = PTHREAD_ONCE_INIT };
+
+static void lib_init(void)
+{
+	jmp_buf oom;
+	lib.arena.limit = (size_t)16 << 20;
+	lib.arena.oom = &oom;
+	if (setjmp(oom)) {
+		snprintf(lib.error, sizeof(lib.error), "nnef: stdlib.nnef: out of memory");
+		lib.frags = NULL;
+		return;
+	}
+	struct nnef_document doc;
+	struct nnef_eval ev = { .error = lib.error, .len = sizeof(lib.error),
+				.n_frag_buckets = FRAG_BUCKETS };
+	ev.frags = nnef_alloc(&lib.arena, FRAG_BUCKETS * sizeof(*ev.frags));
+	if (!nnef_parse(&lib.arena, "stdlib.nnef", nnef_stdlib_text, false, &doc, lib.error,
+			sizeof(lib.error)) ||
+	    !add_fragments(&ev, &doc))
+		return;
+	lib.frags = ev.frags;
+}
+
+__attribute__((destructor)) static void lib_free(void)
+{
+	nnef_arena_free(&lib.arena);
+}
+
 /* Sets up ev, parses the standard library, the document and its quantization text. */
 static enum webnn_status prepare(struct nnef_eval *ev, const char *text, const char *quant,
 				 struct nnef_document *doc)
 {
-	struct nnef_document lib;
 	ev->file = "graph.nnef";
 	ev->n_frag_buckets = FRAG_BUCKETS;
-	ev->frags = nnef_alloc(&ev->arena, FRAG_BUCKETS * sizeof(*ev->frags));
-	if (!nnef_parse(&ev->arena, "stdlib.nnef", nnef_stdlib_text, false, &lib, ev->error,
-			ev->len) ||
-	    !add_fragments(ev, &lib))
+	pthread_once(&lib.once, lib_init);
+	if (!lib.frags) {
+		snprintf(ev->error, ev->len, "%s", lib.error);
 		return WEBNN_STATUS_OPERATION_ERROR;
+	}
+	ev->frags = nnef_alloc(&ev->arena, FRAG_BUCKETS * sizeof(*ev->frags));
+	memcpy(ev->frags, lib.frags, FRAG_BUCKETS * sizeof(*ev->frags));
 	if (!nnef_parse(&ev->arena, "graph.nnef", text, true, doc, ev->error, ev->len) ||
 	    !add_fragments(ev, doc))
 		return WEBNN_STATUS_TYPE_ERROR;
