@@ -506,6 +506,33 @@ TEST(nnef_compositional_syntax)
 	ASSERT(strcmp(webnn_model_input_name(m, 0), "input") == 0);
 	ASSERT(strcmp(webnn_model_output_name(m, 3), "e") == 0);
 	webnn_model_destroy(m);
+
+	/* the formal description's draft forms (extent, [e for i in a if c], no semicolons) and
+	 * a free dimension bound by the caller */
+	const char *draft = "version 1.0\n"
+		"fragment twice( input: tensor, size: extent[] = [1] ) -> ( output: tensor )\n"
+		"{\n    output = input * scalar(length_of([i for i in size if i > 1]) + 1)\n}\n"
+		"graph G( input ) -> ( output )\n{\n"
+		"    input = external(shape = [N, 2])\n"
+		"    output = twice(input, size = [3, 5, 1])\n}\n";
+	struct webnn_dim_binding dims[1] = { { "N", 2 } };
+	struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
+	o.format = WEBNN_MODEL_FORMAT_NNEF;
+	o.dims = dims;
+	o.n_dims = 1;
+	char err[512];
+	m = NULL;
+	enum webnn_status s = webnn_model_load_memory(ctx, draft, strlen(draft), NULL, &o, &m, err,
+						      sizeof(err));
+	ASSERT_MSG(s == WEBNN_STATUS_OK, "%s", err);
+	struct webnn_operand_desc di;
+	webnn_model_input_desc(m, 0, &di);
+	ASSERT(di.rank == 2 && di.shape[0] == 2 && di.shape[1] == 2);
+	float y[4], w3[4] = { 3, 6, 9, 12 };
+	float *o1[1] = { y };
+	run(ctx, m, ins, o1);
+	ct_assert_floats("draft syntax", y, w3, 4, 0);
+	webnn_model_destroy(m);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
 }
@@ -575,6 +602,19 @@ static void dat_write(const char *path, uint32_t type, uint32_t bits, uint32_t r
 	ASSERT(fwrite(h, 1, 128, f) == 128);
 	ASSERT(fwrite(data, 1, bytes, f) == bytes);
 	fclose(f);
+}
+
+struct progress {
+	double *fractions;
+	int n;
+};
+
+static void on_progress(void *user_data, double fraction)
+{
+	struct progress *p = user_data;
+	if (p->n < 8)
+		p->fractions[p->n] = fraction;
+	p->n++;
 }
 
 TEST(nnef_dat_files)
@@ -656,8 +696,15 @@ TEST(nnef_dat_files)
 		   "y = x + a * 100.0 + b * 10.0 + q;\n}\n");
 	fclose(f);
 	struct webnn_model *m = NULL;
-	enum webnn_status s = webnn_model_load(ctx, dir, NULL, &m, err, sizeof(err));
+	struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
+	double fractions[8];
+	struct progress p = { fractions, 0 };
+	o.progress = on_progress;
+	o.user_data = &p;
+	enum webnn_status s = webnn_model_load(ctx, dir, &o, &m, err, sizeof(err));
 	ASSERT_MSG(s == WEBNN_STATUS_OK, "%s", err);
+	/* one report per variable, the last one complete */
+	ASSERT_MSG(p.n == 3 && fractions[2] == 1.0, "%d progress reports", p.n);
 	float x[4] = { 0.25f, 0.25f, 0.25f, 0.25f }, y[4];
 	float *outs[1] = { y };
 	const float *ins[1] = { x };
