@@ -13,7 +13,9 @@
 #include "tests/clienttest.h"
 #include "webnn.h"
 
-#define HDR "version 1.0;\nextension KHR_enable_fragment_definitions, KHR_enable_operator_expressions;\n"
+#define HDR                                                                    \
+	"version 1.0;\nextension KHR_enable_fragment_definitions, "           \
+	"KHR_enable_operator_expressions;\n"
 
 static struct webnn_model *load(struct webnn_context *ctx, const char *text, const char *dir)
 {
@@ -405,7 +407,8 @@ TEST(nnef_stdlib_ops)
 	float me[1] = { 3.5f }, mm[9] = { 17, 22, 27, 22, 29, 36, 27, 36, 45 };
 	const float *w4[] = { tr, x6, st, u0, u1, st, pd, ga, am, mn, sm, me, mm };
 	size_t n4[] = { 6, 6, 12, 3, 3, 12, 8, 4, 2, 3, 2, 1, 9 };
-	check_all(ctx, "data", HDR "graph G( x ) -> ( tr, sq, st, u0, u1, ti, pd, ga, am, mn, sm, me, mm ) {\n"
+	check_all(ctx, "data", HDR
+		  "graph G( x ) -> ( tr, sq, st, u0, u1, ti, pd, ga, am, mn, sm, me, mm ) {\n"
 		  "x = external<scalar>(shape = [2, 3]);\n"
 		  "tr = transpose(x, axes = [1, 0]);\n"
 		  "sq = squeeze(unsqueeze(x, axes = [0, 3]), axes = [0, 3]);\n"

@@ -132,7 +132,8 @@ static bool is_tensorish(const struct nnef_value *v)
 	return false;
 }
 
-static struct nnef_value eval(struct nnef_eval *ev, struct nnef_scope *s, const struct nnef_expr *e);
+static struct nnef_value eval(struct nnef_eval *ev, struct nnef_scope *s,
+			       const struct nnef_expr *e);
 
 static int64_t want_int(struct nnef_eval *ev, const struct nnef_value *v, const char *what)
 {

@@ -1,4 +1,4 @@
-/* NNEF operations as WebNN builder calls, keeping NNEF's semantics (right-padded broadcasting, auto padding, borders, depthwise groups, rounding). */
+/* NNEF operations as WebNN builder calls, with NNEF semantics (left-aligned broadcasting, auto padding, borders, groups 0). */
 #include "importers/nnef/nnef.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* libFuzzer target: NNEF text (graph.nnef, then after a NUL byte its graph.quant) through the parser and evaluator, or a .dat file through its decoder. */
+/* libFuzzer target: NNEF text (graph.nnef, NUL, graph.quant) through parser and evaluator, or a .dat file. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
