@@ -138,9 +138,17 @@ $(LIB_CLIENT_SO): $(CLIENT_OBJ) $(PROTO_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libwebnn.so.0 $(LDFLAGS) -o $@ $^ $(LDLIBS_CLIENT)
 	ln -sf libwebnn.so.0 $(BUILD)/lib/libwebnn.so
+# The NNEF standard library's text as C string literals, included by importers/nnef/stdlib.c.
+$(BUILD)/gen/nnef_stdlib.inc: importers/nnef/stdlib.nnef
+	@mkdir -p $(dir $@)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $< > $@
+$(BUILD)/obj/importers/nnef/stdlib.o $(BUILD)/fuzz/obj/importers/nnef/stdlib.o: $(BUILD)/gen/nnef_stdlib.inc
+# One relocatable object: import.c only weakly references the per-format entry points, and a
+# weak reference does not pull an archive member in.
 $(LIB_IMPORT): $(call obj,$(IMPORT_SRC))
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	ld -r -o $(BUILD)/obj/importers/libwebnn-import.o $^
+	rm -f $@ && ar rcs $@ $(BUILD)/obj/importers/libwebnn-import.o
 $(LIB_TOOLS): $(call obj,$(TOOLS_COMMON_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -245,6 +253,11 @@ $(BUILD)/fuzz/obj/gen/webnn.pb-c.o: $(PROTO_GEN_C)
 $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -luv -lprotobuf-c -lpthread -lm
+# fuzz_nnef runs the NNEF parser and evaluator without a daemon; it links the importer and libwebnn.
+FUZZ_NNEF_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,importers/import.c \
+	$(wildcard importers/nnef/*.c) $(CLIENT_SRC))
+$(BUILD)/fuzz/fuzz_nnef: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_nnef.o $(FUZZ_NNEF_OBJ) $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -luv -lprotobuf-c -lpthread -lm
 $(BUILD)/fuzz/fuzz-seeds: $(BUILD)/fuzz/obj/tests/fuzz/seeds.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_SAN) -o $@ $^ -luv -lprotobuf-c -lpthread -lm

@@ -772,6 +772,44 @@ static void frame_seeds(void)
 	stream_end(&st, "session-hello-goodbye");
 }
 
+/* fuzz_nnef: NNEF documents (a NUL byte, then graph.quant text) and .dat files. */
+static void nnef_seeds(void)
+{
+	static const char *const docs[] = {
+		"version 1.0;\ngraph G( x ) -> ( y ) {\n x = external<scalar>(shape = [1, 3, 8, 8]);\n"
+		" w = variable<scalar>(shape = [4, 3, 3, 3], label = 'w');\n"
+		" c = conv(x, w, padding = [], stride = [2, 2], groups = 1);\n"
+		" p = avg_pool(c, size = [1, 1, 3, 3], border = 'ignore');\n"
+		" y = softmax(reshape(p, shape = [1, -1]), axes = [1]);\n}\n",
+		"version 1.0;\nextension KHR_enable_fragment_definitions, "
+		"KHR_enable_operator_expressions;\n"
+		"fragment f<? = scalar>( x: tensor<?>, k: integer[] = [1, 2] ) -> ( y: tensor<?>[] )\n"
+		"{\n y = [for i in k if i > 0 yield x * scalar(i)];\n}\n"
+		"fragment s( a: scalar[] ) -> ( r: scalar ) {\n"
+		" r = a[0] + s(a[1:]) if length_of(a) > 0 else 0.0;\n}\n"
+		"graph G( x ) -> ( a, b ) {\n x = external(shape = [2, 2]);\n"
+		" [a, b] = f(x);\n}\n",
+		"version 1.0;\ngraph G( x ) -> ( y ) {\n x = external<scalar>(shape = [4]);\n"
+		" q = variable<scalar>(shape = [4], label = 'q');\n y = x + q;\n}\n"
+		"\0\"q\": zero_point_linear_quantize(zero_point = 0, scale = 0.5, bits = 8, "
+		"signed = true, symmetric = false);\n",
+	};
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "doc-%zu.nnef", i);
+		size_t len = strlen(docs[i]);
+		if (i == 2) /* the quant text after the NUL */
+			len += 1 + strlen(docs[i] + len + 1);
+		write_file("fuzz_nnef", name, docs[i], len);
+	}
+	uint8_t dat[128 + 2] = { 'N', 0xEF, 1, 0, 2, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0 };
+	dat[44] = 4; /* 4-bit signed integers, packed */
+	dat[48] = 4;
+	dat[128] = 0x7F;
+	dat[129] = 0x10;
+	write_file("fuzz_nnef", "int4.dat", dat, sizeof(dat));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -801,6 +839,7 @@ int main(int argc, char **argv)
 		}
 	}
 	frame_seeds();
+	nnef_seeds();
 	printf("fuzz-seeds: %d files in %s (%d operators, %d graphs)\n", n_written, root,
 	       WNN_OP_COUNT, graphs);
 	return 0;
