@@ -533,7 +533,8 @@ static void usage(FILE *f)
 		"prints top-5 classes, the difference to the reference outputs and timings.\n"
 		"  --socket PATH  webnnd socket (default: $WEBNN_SOCKET, else %s)\n"
 		"  --model DIR    the squeezenet1.0_nhwc folder (default: $WEBNN_SHARED/%s,\n"
-		"                 else ../shared/%s); without it a small built-in CNN runs\n",
+		"                 else ../shared/%s); without it a small built-in CNN runs\n"
+		"  --version      print the version\n",
 		WEBNN_DEFAULT_SOCKET, MODEL_SUBDIR, MODEL_SUBDIR);
 }
 
@@ -543,6 +544,7 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "model", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct webnn_context_options co = WEBNN_CONTEXT_OPTIONS_INIT;
@@ -554,6 +556,7 @@ int main(int argc, char **argv)
 		case 's': co.socket_path = optarg; break;
 		case 'm': model = optarg; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("webnn-demo %s\n", WEBNN_VERSION_STRING); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
