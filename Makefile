@@ -341,6 +341,7 @@ uninstall:
 # ignored), then checked with lintian (errors fail). The tools it needs are installed first.
 DEB_TOOLS := debhelper dpkg-dev lintian
 DEB_DIR := $(BUILD)/deb
+DEB_JOBS ?= 2
 DEB_SRC := $(DEB_DIR)/webnnd-$(VERSION)
 .PHONY: deb deb-tools check-deb check-install
 deb-tools:
@@ -359,7 +360,7 @@ deb: deb-tools
 	git ls-files -co --exclude-standard | while read -r f; do [ -e "$$f" ] && echo "$$f"; done | \
 		tar -cf - -T - | tar -xf - -C $(DEB_SRC)
 	cp -r packaging/debian $(DEB_SRC)/debian
-	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b
+	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b -j$(DEB_JOBS)
 	lintian --fail-on error --info $(DEB_DIR)/*.changes
 	@ls -l $(DEB_DIR)/*.deb
 # The built packages unpacked into a scratch root: the installed daemon serves a client there,

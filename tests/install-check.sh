@@ -13,6 +13,11 @@ fail() { echo "install-check: $*" >&2; exit 1; }
 
 vars=(BUILD="$BUILD" DESTDIR="$dest" PREFIX=/usr LIBDIR=/usr/lib/x86_64-linux-gnu
 	SYSTEMD_UNITDIR=/usr/lib/systemd/system)
+# make -j2 runs protoc-c once for its two outputs (a grouped target).
+runs=$($MAKE -n -j2 BUILD="$dest/gen-check" "$dest/gen-check/gen/proto/webnn.pb-c.c" \
+	"$dest/gen-check/gen/proto/webnn.pb-c.h" | grep -c '^protoc-c' || true)
+[ "$runs" = 1 ] || fail "make -j2 runs protoc-c $runs times for webnn.pb-c.c and webnn.pb-c.h"
+
 $MAKE -s "${vars[@]}" install >/dev/null
 
 # LIBDIR must not drag the units along (systemd never reads /usr/lib/<triplet>/systemd).
