@@ -18,7 +18,7 @@ enum config_type {
 	CT_USERS,    /* comma-separated user names or numbers, or "" */
 	CT_GROUPS,   /* comma-separated group names or numbers, or "" */
 	CT_BACKEND,  /* auto, cpu, opencl, reference */
-	CT_THREADS,  /* 0..CONFIG_MAX_THREADS */
+	CT_THREADS,  /* 1..CONFIG_MAX_THREADS, or "" (0: every core) */
 	CT_LEVEL,    /* error, warn, info, debug */
 	CT_USER,     /* a user name or number, or "" */
 	CT_BOOL,     /* yes, no */
@@ -56,7 +56,7 @@ static const struct config_key config_keys[] = {
 	  "GPUs and accelerators on opencl; cpu, opencl or reference: every context on that "
 	  "backend and its devices alone" },
 	{ "threads", CT_THREADS, F(threads), "--threads, $WEBNN_CPU_THREADS",
-	  "compute threads of the cpu backend, 1..1024 (0: every core webnnd may use)" },
+	  "compute threads of the cpu backend, 1..1024 (empty: every core webnnd may use)" },
 	{ "cache_dir", CT_PATH, F(cache_dir), "$WEBNN_CACHE_DIR",
 	  "directory of the compiled-kernel caches, writable by the service user (empty: "
 	  "/var/cache/webnn when started as root, else $XDG_CACHE_HOME/webnn or "
@@ -201,10 +201,14 @@ static int set_key(const struct config_key *k, struct daemon_config *c, const ch
 		}
 		return set_string(k, field, value, why, why_len);
 	case CT_THREADS: {
+		if (!*value) {
+			c->threads = 0;
+			return 0;
+		}
 		errno = 0;
 		long v = strtol(value, &end, 10);
-		if (errno || *end || end == value || v < 0 || v > CONFIG_MAX_THREADS) {
-			snprintf(why, why_len, "%s = %.64s: expected 0 (every core) or 1..%d", k->key,
+		if (errno || *end || end == value || v < 1 || v > CONFIG_MAX_THREADS) {
+			snprintf(why, why_len, "%s = %.64s: expected 1..%d (empty: every core)", k->key,
 				 value, CONFIG_MAX_THREADS);
 			return -1;
 		}
@@ -371,7 +375,8 @@ static void write_value(FILE *f, const struct config_key *k, const struct daemon
 		fprintf(f, "%04o", c->socket_mode);
 		break;
 	case CT_THREADS:
-		fprintf(f, "%d", c->threads);
+		if (c->threads)
+			fprintf(f, "%d", c->threads);
 		break;
 	case CT_LEVEL:
 		fprintf(f, "%s", level_names[c->log_level]);
