@@ -49,6 +49,11 @@ for page in man1/webnn-info.1 man1/webnn-run.1 man1/webnn-demo.1 man3/libwebnn.3
 	fi
 	grep -q "webnnd $VERSION" "$f" || fail "$page does not name version $VERSION"
 done
+# libwebnn(3)'s example is the README's.
+diff <(sed -n '/^```c$/,/^```$/p' README.md | sed '1d;$d' | awk '/^\/\* y = relu/,0') \
+	<(sed -n '/^\.ft CR$/,/^\.ft R$/p' man/libwebnn.3 | sed '1d;$d' |
+		sed -e 's/\\e/\\/g; s/^\\&//' -e ':a; s/^\(\t*\)    /\1\t/; ta') >/dev/null ||
+	fail "the example in man/libwebnn.3 differs from the README's"
 # Every key of the daemon's settings is documented and in the default webnnd.conf.
 conf=$dest/etc/webnnd/webnnd.conf
 [ -f "$conf" ] || fail "/etc/webnnd/webnnd.conf is not installed"
