@@ -12,7 +12,7 @@
 
 enum config_type {
 	CT_PATH,     /* absolute path, or "" (where the key allows it) */
-	CT_SOCKET,   /* absolute path that fits sockaddr_un */
+	CT_SOCKET,   /* a path that fits sockaddr_un (relative: to where webnnd starts) */
 	CT_MODE,     /* octal 0..0777 */
 	CT_GROUP,    /* a group name or number, or "" */
 	CT_USERS,    /* comma-separated user names or numbers, or "" */
@@ -38,8 +38,8 @@ struct config_key {
 
 static const struct config_key config_keys[] = {
 	{ "socket", CT_SOCKET, F(socket), "--socket, $WEBNN_SOCKET",
-	  "path of the listening socket; under systemd socket activation webnnd.socket names it "
-	  "instead" },
+	  "path of the listening socket (a relative one is relative to the directory webnnd "
+	  "starts in); under systemd socket activation webnnd.socket names it instead" },
 	{ "socket_mode", CT_MODE, F(socket_mode), "--socket-mode",
 	  "access mode of the socket, octal: 0666 lets every local user connect (each user is "
 	  "served by a worker process of its own); 0660 with socket_group restricts it" },
@@ -148,8 +148,8 @@ static int set_key(const struct config_key *k, struct daemon_config *c, const ch
 	char *end;
 	switch (k->type) {
 	case CT_SOCKET:
-		if (value[0] != '/') {
-			snprintf(why, why_len, "%s = %.200s: not an absolute path", k->key, value);
+		if (!value[0]) {
+			snprintf(why, why_len, "%s: needs a path", k->key);
 			return -1;
 		}
 		return set_string(k, field, value, why, why_len);

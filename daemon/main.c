@@ -51,6 +51,7 @@ struct daemon_options {
 	bool worker;         /* --worker: a device worker started by the front door (internal) */
 	const char *config_path; /* --config, else CONFIG_DEFAULT_PATH */
 	struct daemon_config cfg; /* the settings the fields above are read from */
+	bool inherited;           /* cfg came from the front door (a worker) */
 	uint32_t slot;       /* --slot N: its budget board slot (internal) */
 	struct frontdoor_config door;
 };
@@ -343,16 +344,6 @@ static int apply_environment(struct daemon_options *o, struct daemon_limits *lim
 		char why[400];
 		if (!v || !*v)
 			continue;
-		if (strcmp(env[i].key, "socket") == 0 && v[0] != '/') {
-			/* as --socket: relative to where webnnd starts */
-			if (strlen(v) >= sizeof(o->cfg.socket)) {
-				fprintf(stderr, "webnnd: WEBNN_SOCKET: longer than %zu bytes\n",
-					sizeof(o->cfg.socket) - 1);
-				return -1;
-			}
-			snprintf(o->cfg.socket, sizeof(o->cfg.socket), "%s", v);
-			continue;
-		}
 		if (config_set(&o->cfg, limits, env[i].key, v, why, sizeof(why)) != 0) {
 			fprintf(stderr, "webnnd: %s: %s\n", env[i].var, why);
 			return -1;
@@ -364,7 +355,8 @@ static int apply_environment(struct daemon_options *o, struct daemon_limits *lim
 }
 
 /* The configuration file named by --config (else the default one, when it exists); a worker
- * reads its front door's settings instead. */
+ * reads its front door's settings instead (o->inherited: the environment is in them already,
+ * and WEBNN_CACHE_DIR is the directory the front door chose). */
 static int load_config(int argc, char **argv, struct daemon_options *o,
 		       struct daemon_limits *limits)
 {
@@ -381,7 +373,9 @@ static int load_config(int argc, char **argv, struct daemon_options *o,
 	o->config_path = path ? path : CONFIG_DEFAULT_PATH;
 	char why[600];
 	const char *effective = getenv(CONFIG_EFFECTIVE_ENV);
+	o->worker = worker;
 	if (worker && effective) {
+		o->inherited = true;
 		if (config_parse(&o->cfg, limits, "(the front door's settings)", effective, why,
 				 sizeof(why)) != 0) {
 			fprintf(stderr, "webnnd: %s\n", why);
@@ -427,19 +421,16 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 	};
 	struct daemon_config *c = &o->cfg;
 	config_default(c);
-	if (load_config(argc, argv, o, limits) != 0 || apply_environment(o, limits) != 0)
+	if (load_config(argc, argv, o, limits) != 0 ||
+	    (!o->inherited && apply_environment(o, limits) != 0))
 		return 2;
 	bool check = false, uids_replaced = false, gids_replaced = false;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "s:b:t:l:LvhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
-			if (strlen(optarg) >= sizeof(c->socket)) {
-				fprintf(stderr, "webnnd: --socket: longer than %zu bytes\n",
-					sizeof(c->socket) - 1);
+			if (flag_set(o, limits, "socket", "socket", optarg) != 0)
 				return 2;
-			}
-			snprintf(c->socket, sizeof(c->socket), "%s", optarg);
 			break;
 		case 'm':
 			if (flag_set(o, limits, "socket-mode", "socket_mode", optarg) != 0)
@@ -568,7 +559,7 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 	o->no_sandbox = !c->sandbox;
 	o->warm_up = c->warm_up;
 	log_set_level((enum log_level)c->log_level);
-	if (c->cache_dir[0])
+	if (c->cache_dir[0] && !o->inherited)
 		setenv("WEBNN_CACHE_DIR", c->cache_dir, 1);
 	char why[200];
 	if (sandbox_user_resolve(o->user, &o->svc, why, sizeof(why)) != 0) {

@@ -4,6 +4,7 @@
 #include "tests/test.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,8 @@ TEST(config_bad_lines_name_file_line_key_and_rule)
 		{ "nosuchkey = 1", "t.conf:2: unknown key 'nosuchkey'" },
 		{ "junk", "t.conf:2: expected 'key = value'" },
 		{ "= 3", "t.conf:2: a value without a key" },
-		{ "socket = relative/path", "t.conf:2: socket = relative/path: not an absolute path" },
+		{ "cache_dir = relative/path", "t.conf:2: cache_dir = relative/path: not an absolute path" },
+		{ "socket =", "t.conf:2: socket: needs a path" },
 		{ "socket_mode = 0999", "t.conf:2: socket_mode = 0999: not an octal mode" },
 		{ "socket_group = no-such-group-xyz", "socket_group = no-such-group-xyz: no such group" },
 		{ "allow_uids = root,no-such-user-xyz", "no user named 'no-such-user-xyz'" },
@@ -248,5 +250,45 @@ TEST(config_limits_reach_the_workers)
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
 	unlink(conf);
+	rmdir(dir);
+}
+
+/* A relative --socket (relative to where webnnd starts) also reaches the workers, which get
+ * it in the front door's settings. */
+TEST(config_relative_socket_serves)
+{
+	ct_require_webnnd();
+	char bin[4096], dir[] = "/tmp/webnn-config-XXXXXX", sock[200];
+	ASSERT(realpath(test_build_dir(), bin));
+	strncat(bin, "/bin/webnnd", sizeof(bin) - strlen(bin) - 1);
+	ASSERT(mkdtemp(dir));
+	snprintf(sock, sizeof(sock), "%s/rel.sock", dir);
+	pid_t pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		if (chdir(dir) != 0)
+			_exit(126);
+		execl(bin, bin, "--socket", "rel.sock", "--backend", "reference", (char *)NULL);
+		_exit(127);
+	}
+	struct webnn_context_options o = WEBNN_CONTEXT_OPTIONS_INIT;
+	o.socket_path = sock;
+	struct webnn_context *ctx = NULL;
+	char err[512] = "";
+	for (int i = 0; i < 300 && !ctx; i++) {
+		if (webnn_context_create(&o, &ctx, err, sizeof(err)) != WEBNN_STATUS_OK) {
+			ctx = NULL;
+			int st;
+			ASSERT_MSG(waitpid(pid, &st, WNOHANG) == 0, "webnnd exited (status %d)", st);
+			usleep(100000);
+		}
+	}
+	ASSERT_MSG(ctx, "no context on %s: %s", sock, err);
+	webnn_context_destroy(ctx);
+	kill(pid, SIGTERM);
+	int st;
+	ASSERT(waitpid(pid, &st, 0) == pid);
+	ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "webnnd status %d", st);
+	unlink(sock);
 	rmdir(dir);
 }
