@@ -361,7 +361,7 @@ deb: deb-tools
 		tar -cf - -T - | tar -xf - -C $(DEB_SRC)
 	cp -r packaging/debian $(DEB_SRC)/debian
 	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b -j$(DEB_JOBS)
-	lintian --fail-on error --info $(DEB_DIR)/*.changes
+	lintian --fail-on error $(DEB_DIR)/*.changes
 	@ls -l $(DEB_DIR)/*.deb
 # The built packages unpacked into a scratch root: the installed daemon serves a client there,
 # socket-activated, and libwebnn links an example with pkg-config alone.

@@ -42,9 +42,11 @@ static const struct config_key config_keys[] = {
 	  "starts in); under systemd socket activation webnnd.socket names it instead" },
 	{ "socket_mode", CT_MODE, F(socket_mode), "--socket-mode",
 	  "access mode of the socket, octal: 0666 lets every local user connect (each user is "
-	  "served by a worker process of its own); 0660 with socket_group restricts it" },
+	  "served by a worker process of its own); 0660 with socket_group restricts it. Under "
+	  "socket activation webnnd.socket's SocketMode= decides instead" },
 	{ "socket_group", CT_GROUP, F(socket_group), "--socket-group",
-	  "group owning the socket, a name or a number (empty: the group webnnd runs as)" },
+	  "group owning the socket, a name or a number (empty: the group webnnd runs as); under "
+	  "socket activation webnnd.socket's SocketGroup= decides instead" },
 	{ "allow_uids", CT_USERS, F(allow_uids), "--allow-uid",
 	  "admit only these users, names or numbers, comma-separated (empty, with allow_gids "
 	  "empty too: every user who can open the socket)" },
