@@ -50,7 +50,13 @@ LIB_PROTO := $(BUILD)/lib/libwnnproto.a
 LIB_CLIENT := $(BUILD)/lib/libwebnn.a
 LIB_TOOLS := $(BUILD)/lib/libwnntools.a
 LIB_IMPORT := $(BUILD)/lib/libwebnn-import.a
-LIB_CLIENT_SO := $(BUILD)/lib/libwebnn.so.0
+# The version is webnn_types.h's WEBNN_VERSION_*; the soname's number changes with the ABI.
+VERSION := $(shell sed -n 's/^\#define WEBNN_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' \
+	client/include/webnn_types.h | paste -sd.)
+SOVERSION := 0
+LD ?= ld
+OBJCOPY ?= objcopy
+LIB_CLIENT_SO := $(BUILD)/lib/libwebnn.so.$(SOVERSION)
 LIB_DAEMON := $(BUILD)/lib/libwebnnd.a
 DAEMON_BIN := $(BUILD)/bin/webnnd
 # webnnd with the sandbox's test hooks (tests/test_sandbox.c): the sources that hold them are
@@ -86,7 +92,8 @@ deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	else echo "all Debian dependencies are installed"; fi
 
-$(PROTO_GEN_C) $(PROTO_GEN_H): proto/webnn.proto
+# One protoc-c run makes both files (a grouped target: make -j must not run it twice).
+$(PROTO_GEN_C) $(PROTO_GEN_H) &: proto/webnn.proto
 	@mkdir -p $(BUILD)/gen
 	protoc-c --c_out=$(BUILD)/gen proto/webnn.proto
 
@@ -131,12 +138,18 @@ $(BUILD)/obj/gen/kernels_index.o: $(BUILD)/gen/kernels_index.c
 $(LIB_PROTO): $(PROTO_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+# The static library is one relocatable object whose hidden symbols (everything but the
+# WEBNN_EXPORT webnn_* API: wnn_*, wnnc_*, protobuf-c's webnn__*) are made local, so they
+# cannot clash with an application's; the shared one exports webnn_* alone, versioned WEBNN_0.
 $(LIB_CLIENT): $(CLIENT_OBJ) $(PROTO_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
-$(LIB_CLIENT_SO): $(CLIENT_OBJ) $(PROTO_OBJ)
+	$(LD) -r -o $(BUILD)/lib/libwebnn.o $^
+	$(OBJCOPY) --localize-hidden $(BUILD)/lib/libwebnn.o
+	rm -f $@ && ar rcs $@ $(BUILD)/lib/libwebnn.o
+$(LIB_CLIENT_SO): $(CLIENT_OBJ) $(PROTO_OBJ) client/libwebnn.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libwebnn.so.0 $(LDFLAGS) -o $@ $^ $(LDLIBS_CLIENT)
+	$(CC) -shared -Wl,-soname,libwebnn.so.$(SOVERSION) -Wl,--version-script=client/libwebnn.map \
+		-Wl,--no-undefined $(LDFLAGS) -o $@ $(CLIENT_OBJ) $(PROTO_OBJ) $(LDLIBS_CLIENT)
 	ln -sf libwebnn.so.0 $(BUILD)/lib/libwebnn.so
 # The NNEF standard library's text as C string literals, included by importers/nnef/stdlib.c.
 $(BUILD)/gen/nnef_stdlib.inc: importers/nnef/stdlib.nnef
@@ -184,13 +197,14 @@ $(TEST_BIN): $(call obj,$(TEST_SRC)) $(LIB_IMPORT) $(LIB_CLIENT) $(LIB_DAEMON) $
 
 check: all
 	WEBNN_BUILD=$(BUILD) $(TEST_BIN)
+	tests/install-check.sh $(BUILD) $(VERSION)
 
 check-asan:
 	$(MAKE) BUILD=build-asan SAN=1 OPT=-O1 check
 
 # Everything CI runs: the suite, the suite under ASan+UBSan, a bounded pass of every fuzz target
 # (FUZZ_TIME seconds each, from fresh seeds), and webnnd under valgrind.
-check-all: check check-asan fuzz-smoke valgrind
+check-all: check check-asan fuzz-smoke valgrind check-deb
 
 valgrind: all
 	tests/valgrind-daemon.sh $(BUILD)
@@ -276,25 +290,113 @@ fuzz-smoke: fuzz
 
 -include $(shell find $(BUILD)/obj $(BUILD)/obj-testhooks -name '*.d' 2>/dev/null)
 
-# ---- install (DESTDIR for staging). webnnd goes to libexec: clients reach it through the socket.
+# ---- man pages and the default webnnd.conf: webnnd.conf's key list comes from the daemon's
+# tables (webnnd --print-default-config), so neither can miss a key. Dated by the last commit
+# (or SOURCE_DATE_EPOCH, which dpkg-buildpackage sets), so rebuilds are reproducible.
+MAN_SRC := $(wildcard man/*.[0-9])
+MAN_OUT := $(patsubst man/%,$(BUILD)/man/%,$(MAN_SRC)) $(BUILD)/man/webnnd.conf.5
+CONF_OUT := $(BUILD)/etc/webnnd.conf
+MAN_DATE := $(shell date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} +%Y-%m-%d)
+MAN_SED := sed -e 's|@VERSION@|$(VERSION)|g; s|@DATE@|$(MAN_DATE)|g'
+.PHONY: man
+man: $(MAN_OUT) $(CONF_OUT)
+all: man
+$(BUILD)/man/%: man/% client/include/webnn_types.h
+	@mkdir -p $(dir $@)
+	$(MAN_SED) $< > $@
+$(BUILD)/man/webnnd.conf.5: man/webnnd.conf.5.in $(DAEMON_BIN)
+	@mkdir -p $(dir $@)
+	$(DAEMON_BIN) --print-default-config=man > $@.keys
+	$(MAN_SED) $< | sed -e '/^@KEYS@$$/{r $@.keys' -e 'd}' > $@ && rm -f $@.keys
+$(CONF_OUT): $(DAEMON_BIN)
+	@mkdir -p $(dir $@)
+	$(DAEMON_BIN) --print-default-config > $@
+
+# ---- install (DESTDIR for staging). The units go where systemd reads them whatever LIBDIR is
+# (pkg-config's systemdsystemunitdir for PREFIX=/usr, else PREFIX/lib/systemd/system, which
+# systemd also reads); webnnd.conf is installed only where none exists (it is the operator's).
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
-SYSTEMD_UNITDIR ?= $(LIBDIR)/systemd/system
-VERSION := 0.1.0
-.PHONY: install
-install: $(DAEMON_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(TOOLS_BIN) $(OPS_GEN_H)
-	install -d $(DESTDIR)$(PREFIX)/libexec $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig \
-		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(SYSTEMD_UNITDIR)
-	install -m 755 $(DAEMON_BIN) $(DESTDIR)$(PREFIX)/libexec/webnnd
-	install -m 755 $(TOOLS_BIN) $(DESTDIR)$(PREFIX)/bin/
+SBINDIR ?= $(PREFIX)/sbin
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+SYSCONFDIR := /etc
+ifeq ($(PREFIX),/usr)
+SYSTEMD_UNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/usr/lib/systemd/system)
+else
+SYSTEMD_UNITDIR ?= $(PREFIX)/lib/systemd/system
+endif
+TOOLS_NAMES := $(notdir $(TOOLS_BIN))
+.PHONY: install uninstall
+.PHONY: installable
+installable: $(DAEMON_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(TOOLS_BIN) $(OPS_GEN_H) $(MAN_OUT) $(CONF_OUT)
+install: installable
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(SYSTEMD_UNITDIR) $(DESTDIR)$(SYSCONFDIR)/webnnd \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(MANDIR)/man8
+	install -m 755 $(DAEMON_BIN) $(DESTDIR)$(SBINDIR)/webnnd
+	install -m 755 $(TOOLS_BIN) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(LIB_CLIENT) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIB_CLIENT_SO) $(DESTDIR)$(LIBDIR)/
-	ln -sf libwebnn.so.0 $(DESTDIR)$(LIBDIR)/libwebnn.so
+	ln -sf libwebnn.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libwebnn.so
 	install -m 644 client/include/webnn.h client/include/webnn_types.h $(OPS_GEN_H) \
 		$(DESTDIR)$(INCLUDEDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
 		packaging/webnn.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/webnn.pc
-	sed -e 's|/usr/libexec/webnnd|$(PREFIX)/libexec/webnnd|' packaging/webnnd.service \
+	sed -e 's|/usr/sbin/webnnd|$(SBINDIR)/webnnd|' packaging/webnnd.service \
 		> $(DESTDIR)$(SYSTEMD_UNITDIR)/webnnd.service
 	install -m 644 packaging/webnnd.socket $(DESTDIR)$(SYSTEMD_UNITDIR)/
+	[ -e $(DESTDIR)$(SYSCONFDIR)/webnnd/webnnd.conf ] || \
+		install -m 644 $(CONF_OUT) $(DESTDIR)$(SYSCONFDIR)/webnnd/webnnd.conf
+	for m in $(MAN_OUT); do n=$$(basename $$m); \
+		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$${n##*.}/$$n; done
+# Removes what install put there; webnnd.conf only while it is still the default one.
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/webnnd $(addprefix $(DESTDIR)$(BINDIR)/,$(TOOLS_NAMES)) \
+		$(DESTDIR)$(LIBDIR)/libwebnn.a $(DESTDIR)$(LIBDIR)/libwebnn.so \
+		$(DESTDIR)$(LIBDIR)/libwebnn.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/pkgconfig/webnn.pc \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/,webnn.h webnn_types.h webnn_ops.h) \
+		$(DESTDIR)$(SYSTEMD_UNITDIR)/webnnd.service $(DESTDIR)$(SYSTEMD_UNITDIR)/webnnd.socket
+	for m in $(MAN_OUT); do n=$$(basename $$m); rm -f $(DESTDIR)$(MANDIR)/man$${n##*.}/$$n; done
+	if cmp -s $(CONF_OUT) $(DESTDIR)$(SYSCONFDIR)/webnnd/webnnd.conf; then \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/webnnd/webnnd.conf; \
+		rmdir $(DESTDIR)$(SYSCONFDIR)/webnnd 2>/dev/null || true; \
+	elif [ -e $(DESTDIR)$(SYSCONFDIR)/webnnd/webnnd.conf ]; then \
+		echo "uninstall: $(DESTDIR)$(SYSCONFDIR)/webnnd/webnnd.conf was edited: left in place"; fi
+
+# ---- Debian packages: webnnd, libwebnn0, libwebnn-dev from packaging/debian, built with
+# dpkg-buildpackage in $(BUILD)/deb from the working tree's files (tracked and untracked, not
+# ignored), then checked with lintian (errors fail). The tools it needs are installed first.
+DEB_TOOLS := debhelper dpkg-dev lintian
+DEB_DIR := $(BUILD)/deb
+DEB_JOBS ?= 2
+DEB_SRC := $(DEB_DIR)/webnnd-$(VERSION)
+.PHONY: deb deb-tools check-deb check-install
+deb-tools:
+	@missing=""; for p in $(DEB_TOOLS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+deb: deb-tools
+	@v=$$(dpkg-parsechangelog -l packaging/debian/changelog -S Version); \
+	[ "$${v%-*}" = "$(VERSION)" ] || { echo "deb: packaging/debian/changelog says $$v, webnn_types.h $(VERSION): add a changelog entry (dch -v $(VERSION)-1)" >&2; exit 1; }
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	git ls-files -co --exclude-standard | while read -r f; do [ -e "$$f" ] && echo "$$f"; done | \
+		tar -cf - -T - | tar -xf - -C $(DEB_SRC)
+	cp -r packaging/debian $(DEB_SRC)/debian
+	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b -j$(DEB_JOBS)
+	lintian --fail-on error $(DEB_DIR)/*.changes
+	@ls -l $(DEB_DIR)/*.deb
+# The built packages unpacked into a scratch root: the installed daemon serves a client there,
+# socket-activated, and libwebnn links an example with pkg-config alone.
+check-deb: deb
+	tests/deb-check.sh $(DEB_DIR) $(VERSION)
+# make install and make uninstall into a scratch DESTDIR leave nothing behind, with a Debian LIBDIR.
+check-install: installable
+	tests/install-check.sh $(BUILD) $(VERSION)

@@ -16,7 +16,7 @@
 #include "proto/webnn.pb-c.h"
 #include "proto/wnn.h"
 
-#define WEBNND_VERSION "0.1"
+#define WEBNND_VERSION WEBNN_VERSION_STRING
 
 /* Every limit and budget of the daemon, from the one table daemon/limits.def. */
 struct daemon_limits {
@@ -83,6 +83,17 @@ void daemon_limits_default(struct daemon_limits *l);
 /* Applies one "KEY=VALUE" (VALUE: a decimal integer with an optional K, M, G or T binary
  * suffix). 0, or -1 with why filled (unknown key, not a number, out of the type's range, 0). */
 int daemon_limits_set(struct daemon_limits *l, const char *key_value, char *why, size_t why_len);
+/* The same for a key and its value apart (the configuration file): why names the key, the
+ * value and the rule broken. */
+int daemon_limits_set_value(struct daemon_limits *l, const char *key, const char *value, char *why,
+			    size_t why_len);
+bool daemon_limits_has(const char *key);
+/* Every limit with its value: "key = value" lines (--check-config), the commented lines of the
+ * default webnnd.conf, or the man page's entries (webnnd.conf(5)). */
+enum daemon_limits_format { DAEMON_LIMITS_SETTINGS, DAEMON_LIMITS_TEMPLATE, DAEMON_LIMITS_MAN };
+void daemon_limits_write(FILE *f, const struct daemon_limits *l, enum daemon_limits_format fmt);
+/* text as "# " comment lines of at most 78 columns (the default webnnd.conf). */
+void daemon_comment(FILE *f, const char *text);
 /* The table as `--help-limits` prints it: key, default, unit, what it bounds. */
 void daemon_limits_print(FILE *f, const struct daemon_limits *l);
 /* The table as the HelloReply's budget list (items[] and ptrs[] hold at least

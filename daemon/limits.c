@@ -2,6 +2,7 @@
 #include "daemon/daemon.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,25 +45,33 @@ static uint64_t limit_get(const struct daemon_limits *l, const struct limit_info
 	return v;
 }
 
-int daemon_limits_set(struct daemon_limits *l, const char *key_value, char *why, size_t why_len)
+/* Index of the limit named key (klen bytes), or -1. */
+static int limit_find(const char *key, size_t klen)
 {
-	const char *eq = strchr(key_value, '=');
-	size_t klen = eq ? (size_t)(eq - key_value) : strlen(key_value);
-	const struct limit_info *li = NULL;
 	for (size_t i = 0; i < DAEMON_N_LIMITS; i++)
-		if (strlen(limit_table[i].key) == klen &&
-		    strncmp(limit_table[i].key, key_value, klen) == 0)
-			li = &limit_table[i];
-	if (!li) {
-		snprintf(why, why_len, "unknown limit '%.*s' (webnnd --help-limits lists them)",
-			 (int)(klen > 64 ? 64 : klen), key_value);
+		if (strlen(limit_table[i].key) == klen && strncmp(limit_table[i].key, key, klen) == 0)
+			return (int)i;
+	return -1;
+}
+
+bool daemon_limits_has(const char *key)
+{
+	return limit_find(key, strlen(key)) >= 0;
+}
+
+int daemon_limits_set_value(struct daemon_limits *l, const char *key, const char *num, char *why,
+			    size_t why_len)
+{
+	int i = limit_find(key, strlen(key));
+	if (i < 0) {
+		snprintf(why, why_len, "unknown limit '%.64s' (webnnd --help-limits lists them)", key);
 		return -1;
 	}
-	if (!eq || !eq[1]) {
-		snprintf(why, why_len, "--limit %s needs a value (%s=N)", li->key, li->key);
+	const struct limit_info *li = &limit_table[i];
+	if (!*num) {
+		snprintf(why, why_len, "%s needs a value (%s=N)", li->key, li->key);
 		return -1;
 	}
-	const char *num = eq + 1;
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(num, &end, 10);
@@ -75,14 +84,14 @@ int daemon_limits_set(struct daemon_limits *l, const char *key_value, char *why,
 	default: break;
 	}
 	if (errno || end == num || *end || num[0] == '-' || (shift && v > (UINT64_MAX >> shift))) {
-		snprintf(why, why_len, "--limit %s: '%s' is not a number (digits, optional K/M/G/T)",
+		snprintf(why, why_len, "%s = %.64s: not a number (digits, optional K/M/G/T suffix)",
 			 li->key, num);
 		return -1;
 	}
 	uint64_t value = (uint64_t)v << shift;
 	uint64_t max = li->ceiling ? li->ceiling : li->size == sizeof(uint32_t) ? UINT32_MAX : UINT64_MAX;
 	if (value == 0 || value > max) {
-		snprintf(why, why_len, "--limit %s=%s is outside 1..%" PRIu64, li->key, num, max);
+		snprintf(why, why_len, "%s = %.64s: outside 1..%" PRIu64, li->key, num, max);
 		return -1;
 	}
 	char *p = (char *)l + li->offset;
@@ -95,6 +104,26 @@ int daemon_limits_set(struct daemon_limits *l, const char *key_value, char *why,
 	return 0;
 }
 
+int daemon_limits_set(struct daemon_limits *l, const char *key_value, char *why, size_t why_len)
+{
+	const char *eq = strchr(key_value, '=');
+	size_t klen = eq ? (size_t)(eq - key_value) : strlen(key_value);
+	char key[64];
+	if (klen >= sizeof(key) || limit_find(key_value, klen) < 0) {
+		snprintf(why, why_len, "unknown limit '%.*s' (webnnd --help-limits lists them)",
+			 (int)(klen > 64 ? 64 : klen), key_value);
+		return -1;
+	}
+	memcpy(key, key_value, klen);
+	key[klen] = '\0';
+	char inner[200];
+	if (daemon_limits_set_value(l, key, eq ? eq + 1 : "", inner, sizeof(inner)) != 0) {
+		snprintf(why, why_len, "--limit %s", inner);
+		return -1;
+	}
+	return 0;
+}
+
 void daemon_limits_print(FILE *f, const struct daemon_limits *l)
 {
 	fprintf(f, "webnnd limits (--limit KEY=VALUE; values take K, M, G, T binary suffixes):\n");
@@ -102,6 +131,67 @@ void daemon_limits_print(FILE *f, const struct daemon_limits *l)
 		const struct limit_info *li = &limit_table[i];
 		fprintf(f, "  %-26s %20" PRIu64 " %-6s %s\n", li->key, limit_get(l, li), li->unit,
 			li->help);
+	}
+}
+
+/* roff-safe text: '-' as \- and '\' as \e (help texts hold no other troff syntax). */
+static void man_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '-')
+			fputs("\\-", f);
+		else if (*s == '\\')
+			fputs("\\e", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+void daemon_comment(FILE *f, const char *text)
+{
+	enum { WIDTH = 78 };
+	const char *p = text;
+	while (*p) {
+		/* the longest run of whole words that fits after "# " */
+		size_t n = strlen(p), cut = n;
+		if (n > WIDTH - 2) {
+			cut = WIDTH - 2;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = strcspn(p, " ");
+		}
+		fprintf(f, "# %.*s\n", (int)cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+void daemon_limits_write(FILE *f, const struct daemon_limits *l, enum daemon_limits_format fmt)
+{
+	for (size_t i = 0; i < DAEMON_N_LIMITS; i++) {
+		const struct limit_info *li = &limit_table[i];
+		uint64_t v = limit_get(l, li);
+		switch (fmt) {
+		case DAEMON_LIMITS_SETTINGS:
+			fprintf(f, "%s = %" PRIu64 "\n", li->key, v);
+			break;
+		case DAEMON_LIMITS_TEMPLATE:
+		{
+			char text[400];
+			snprintf(text, sizeof(text), "%s (%s)", li->help, li->unit);
+			fputc('\n', f);
+			daemon_comment(f, text);
+			fprintf(f, "#%s = %" PRIu64 "\n", li->key, v);
+		}
+			break;
+		case DAEMON_LIMITS_MAN:
+			fprintf(f, ".TP\n\\fB%s\\fR = \\fI%" PRIu64 "\\fR\n", li->key, v);
+			man_text(f, li->help);
+			fprintf(f, " (%s; \\fB\\-\\-limit %s=\\fR\\fIN\\fR)\n", li->unit, li->key);
+			break;
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 /* webnnd: options, then either the front door (socket, admission, worker supervision, cache
  * warm-up) or a device worker (backends, lockdown, the sessions handed to it). */
 #include "daemon/caches.h"
+#include "daemon/config.h"
 #include "daemon/context.h"
 #include "daemon/control.h"
 #include "daemon/daemon.h"
@@ -48,6 +49,9 @@ struct daemon_options {
 	struct sandbox_user svc; /* ... resolved */
 	bool no_sandbox;     /* --no-sandbox: no Landlock, no seccomp (development only) */
 	bool worker;         /* --worker: a device worker started by the front door (internal) */
+	const char *config_path; /* --config, else CONFIG_DEFAULT_PATH */
+	struct daemon_config cfg; /* the settings the fields above are read from */
+	bool inherited;           /* cfg came from the front door (a worker) */
 	uint32_t slot;       /* --slot N: its budget board slot (internal) */
 	struct frontdoor_config door;
 };
@@ -89,11 +93,17 @@ static void usage(FILE *f)
 		"  --no-sandbox          no Landlock or seccomp lockdown (development only)\n"
 		"  --limit KEY=VALUE     set a limit or budget (repeatable; --help-limits lists them)\n"
 		"  --help-limits         the limits and budgets with their defaults\n"
-		"  --verbose             debug logging\n"
+		"  --config FILE         read the settings from FILE (default %s, when it\n"
+		"                        exists); the environment and these flags override it\n"
+		"  --check-config        validate the settings, print the effective ones, exit\n"
+		"  --print-default-config  the commented default configuration file\n"
+		"  --log-level LEVEL     error, warn, info (default) or debug\n"
+		"  --verbose             debug logging (--log-level debug)\n"
 		"  --help                this text\n"
 		"  --version             print the version\n"
-		"Under systemd socket activation (LISTEN_FDS) the inherited socket is used.\n",
-		WEBNN_DEFAULT_SOCKET);
+		"Under systemd socket activation (LISTEN_FDS) the inherited socket is used.\n"
+		"See webnnd(8) and webnnd.conf(5).\n",
+		WEBNN_DEFAULT_SOCKET, CONFIG_DEFAULT_PATH);
 }
 
 /* systemd socket activation without libsystemd: fd 3 when LISTEN_PID is us. */
@@ -256,19 +266,6 @@ static void report_leftover(uv_handle_t *h, void *arg)
 
 /* ---- options */
 
-#define MAX_THREADS 1024
-
-static int parse_threads(const char *s, int *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < 1 || v > MAX_THREADS)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 /* "name,1000,..." into ids (users or groups by name or number). 0 or -1 with a message. */
 static int parse_ids(const char *list, bool groups, uint32_t *ids, uint32_t *n)
 {
@@ -307,8 +304,95 @@ static int parse_ids(const char *list, bool groups, uint32_t *ids, uint32_t *n)
 	return 0;
 }
 
-/* Reads the command line and the environment into p->opts. -1: exit 0 (help, version);
- * 0: go on; 2: usage error. */
+/* Appends one --allow-uid/--allow-gid argument to the list: the first on the command line
+ * replaces the configuration file's list. */
+static int append_list(char *list, size_t cap, bool *replaced, const char *arg)
+{
+	if (!*replaced)
+		list[0] = '\0';
+	*replaced = true;
+	size_t n = strlen(list);
+	if (snprintf(list + n, cap - n, "%s%s", n ? "," : "", arg) >= (int)(cap - n))
+		return -1;
+	return 0;
+}
+
+/* One flag's value through the configuration key's rule: "webnnd: --FLAG: why". */
+static int flag_set(struct daemon_options *o, struct daemon_limits *limits, const char *flag,
+		    const char *key, const char *value)
+{
+	char why[400];
+	if (config_set(&o->cfg, limits, key, value, why, sizeof(why)) != 0) {
+		fprintf(stderr, "webnnd: --%s: %s\n", flag, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* The environment variables that override the configuration file (the command line overrides
+ * them in turn). */
+static int apply_environment(struct daemon_options *o, struct daemon_limits *limits)
+{
+	static const struct { const char *var, *key; } env[] = {
+		{ "WEBNN_SOCKET", "socket" },
+		{ "WEBNN_BACKEND", "backend" },
+		{ "WEBNN_CPU_THREADS", "threads" },
+		{ "WEBNN_CACHE_DIR", "cache_dir" },
+	};
+	for (size_t i = 0; i < sizeof(env) / sizeof(env[0]); i++) {
+		const char *v = getenv(env[i].var);
+		char why[400];
+		if (!v || !*v)
+			continue;
+		if (config_set(&o->cfg, limits, env[i].key, v, why, sizeof(why)) != 0) {
+			fprintf(stderr, "webnnd: %s: %s\n", env[i].var, why);
+			return -1;
+		}
+	}
+	if (getenv("WEBNN_NO_WARMUP"))
+		o->cfg.warm_up = false;
+	return 0;
+}
+
+/* The configuration file named by --config (else the default one, when it exists); a worker
+ * reads its front door's settings instead (o->inherited: the environment is in them already,
+ * and WEBNN_CACHE_DIR is the directory the front door chose). */
+static int load_config(int argc, char **argv, struct daemon_options *o,
+		       struct daemon_limits *limits)
+{
+	const char *path = NULL;
+	bool worker = false;
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+			path = argv[++i];
+		else if (strncmp(argv[i], "--config=", 9) == 0)
+			path = argv[i] + 9;
+		else if (strcmp(argv[i], "--worker") == 0)
+			worker = true;
+	}
+	o->config_path = path ? path : CONFIG_DEFAULT_PATH;
+	char why[600];
+	const char *effective = getenv(CONFIG_EFFECTIVE_ENV);
+	o->worker = worker;
+	if (worker && effective) {
+		o->inherited = true;
+		if (config_parse(&o->cfg, limits, "(the front door's settings)", effective, why,
+				 sizeof(why)) != 0) {
+			fprintf(stderr, "webnnd: %s\n", why);
+			return -1;
+		}
+		return 0;
+	}
+	if (config_load(&o->cfg, limits, o->config_path, path == NULL, why, sizeof(why)) != 0) {
+		fprintf(stderr, "webnnd: %s\n", why);
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads the configuration file, the environment and the command line (each overriding the one
+ * before) into o and limits. -1: exit 0 (help, version, --check-config); 0: go on; 2: usage or
+ * configuration error. */
 static int parse_options(int argc, char **argv, struct daemon_options *o,
 			 struct daemon_limits *limits)
 {
@@ -324,6 +408,10 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 		{ "no-sandbox", no_argument, NULL, 'N' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ "help-limits", no_argument, NULL, 'L' },
+		{ "config", required_argument, NULL, 'C' },
+		{ "check-config", no_argument, NULL, 'K' },
+		{ "print-default-config", optional_argument, NULL, 'P' },
+		{ "log-level", required_argument, NULL, 'E' },
 		{ "worker", no_argument, NULL, 'W' },
 		{ "slot", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -331,71 +419,66 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	o->socket_path = getenv("WEBNN_SOCKET");
-	o->backend = getenv("WEBNN_BACKEND");
-	o->backend_chosen = o->backend && *o->backend;
-	o->warm_up = !getenv("WEBNN_NO_WARMUP");
-	o->socket_mode = 0666;
-	o->socket_gid = (gid_t)-1;
-	if (!o->socket_path || !*o->socket_path)
-		o->socket_path = WEBNN_DEFAULT_SOCKET;
-	const char *threads = getenv("WEBNN_CPU_THREADS");
-	if (threads && *threads && parse_threads(threads, &o->threads) != 0) {
-		fprintf(stderr, "webnnd: WEBNN_CPU_THREADS=%s is not a thread count 1..%d\n", threads,
-			MAX_THREADS);
+	struct daemon_config *c = &o->cfg;
+	config_default(c);
+	if (load_config(argc, argv, o, limits) != 0 ||
+	    (!o->inherited && apply_environment(o, limits) != 0))
 		return 2;
-	}
+	bool check = false, uids_replaced = false, gids_replaced = false;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "s:b:t:l:LvhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
-			o->socket_path = optarg;
+			if (flag_set(o, limits, "socket", "socket", optarg) != 0)
+				return 2;
 			break;
-		case 'm': {
-			char *end;
-			errno = 0;
-			unsigned long m = strtoul(optarg, &end, 8);
-			if (errno || *end || end == optarg || m > 0777) {
-				fprintf(stderr, "webnnd: --socket-mode %s is not an octal mode\n", optarg);
+		case 'm':
+			if (flag_set(o, limits, "socket-mode", "socket_mode", optarg) != 0)
+				return 2;
+			break;
+		case 'g':
+			if (flag_set(o, limits, "socket-group", "socket_group", optarg) != 0)
+				return 2;
+			break;
+		case 'U':
+		case 'G': {
+			bool uids = opt == 'U';
+			char *list = uids ? c->allow_uids : c->allow_gids;
+			char merged[sizeof(c->allow_uids)];
+			snprintf(merged, sizeof(merged), "%s", list);
+			if (append_list(merged, sizeof(merged), uids ? &uids_replaced : &gids_replaced,
+					optarg) != 0) {
+				fprintf(stderr, "webnnd: --allow-%s: the list is too long\n",
+					uids ? "uid" : "gid");
 				return 2;
 			}
-			o->socket_mode = (mode_t)m;
+			if (flag_set(o, limits, uids ? "allow-uid" : "allow-gid",
+				     uids ? "allow_uids" : "allow_gids", merged) != 0)
+				return 2;
 			break;
 		}
-		case 'g': {
-			uint32_t gid[1], n = 0;
-			if (parse_ids(optarg, true, gid, &n) != 0 || n != 1)
-				return 2;
-			o->socket_gid = gid[0];
-			break;
-		}
-		case 'U':
-			if (parse_ids(optarg, false, o->door.allow_uids, &o->door.n_allow_uids) != 0)
-				return 2;
-			break;
-		case 'G':
-			if (parse_ids(optarg, true, o->door.allow_gids, &o->door.n_allow_gids) != 0)
-				return 2;
-			break;
 		case 'b':
-			o->backend = optarg;
-			o->backend_chosen = true;
+			if (flag_set(o, limits, "backend", "backend", optarg) != 0)
+				return 2;
 			break;
 		case 't':
-			if (parse_threads(optarg, &o->threads) != 0) {
-				fprintf(stderr, "webnnd: --threads %s is not a thread count 1..%d\n",
-					optarg, MAX_THREADS);
+			if (flag_set(o, limits, "threads", "threads", optarg) != 0)
 				return 2;
-			}
 			break;
 		case 'u':
-			o->user = optarg;
+			if (strlen(optarg) >= sizeof(c->user)) {
+				fprintf(stderr, "webnnd: --user: longer than %zu bytes\n",
+					sizeof(c->user) - 1);
+				return 2;
+			}
+			/* sandbox_user_resolve below names a user that does not exist */
+			snprintf(c->user, sizeof(c->user), "%s", optarg);
 			break;
 		case 'N':
-			o->no_sandbox = true;
+			c->sandbox = false;
 			break;
 		case 'l': {
-			char why[160];
+			char why[400];
 			if (daemon_limits_set(limits, optarg, why, sizeof(why)) != 0) {
 				fprintf(stderr, "webnnd: %s\n", why);
 				return 2;
@@ -405,6 +488,30 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 		case 'L':
 			daemon_limits_print(stdout, limits);
 			return -1;
+		case 'C':
+			break; /* read first, by load_config */
+		case 'K':
+			check = true;
+			break;
+		case 'P': {
+			/* The compiled-in defaults, whatever the file, environment or flags say. */
+			struct daemon_config def;
+			struct daemon_limits def_limits;
+			config_default(&def);
+			daemon_limits_default(&def_limits);
+			if (optarg && strcmp(optarg, "man") != 0) {
+				fprintf(stderr, "webnnd: --print-default-config=%s: expected "
+						"--print-default-config or --print-default-config=man\n",
+					optarg);
+				return 2;
+			}
+			config_write(stdout, &def, &def_limits, optarg ? CONFIG_MAN : CONFIG_TEMPLATE);
+			return -1;
+		}
+		case 'E':
+			if (flag_set(o, limits, "log-level", "log_level", optarg) != 0)
+				return 2;
+			break;
 		case 'W':
 			o->worker = true;
 			break;
@@ -412,7 +519,7 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 			o->slot = (uint32_t)strtoul(optarg, NULL, 10);
 			break;
 		case 'v':
-			log_set_level(LOG_LEVEL_DEBUG);
+			c->log_level = LOG_LEVEL_DEBUG;
 			break;
 		case 'h':
 			usage(stdout);
@@ -431,20 +538,63 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 		usage(stderr);
 		return 2;
 	}
-	if (o->backend_chosen && !backend_by_name(o->backend)) {
-		fprintf(stderr, "webnnd: unknown backend '%s' (expected cpu, opencl or reference)\n",
-			o->backend);
-		return 2;
+	/* The settings, every one checked by its key's rule, into the options the code reads. */
+	o->socket_path = c->socket;
+	o->socket_mode = (mode_t)c->socket_mode;
+	o->socket_gid = (gid_t)-1;
+	if (c->socket_group[0]) {
+		uint32_t gid[1], n = 0;
+		if (parse_ids(c->socket_group, true, gid, &n) != 0 || n != 1)
+			return 2;
+		o->socket_gid = gid[0];
 	}
+	o->door.n_allow_uids = o->door.n_allow_gids = 0;
+	if (parse_ids(c->allow_uids, false, o->door.allow_uids, &o->door.n_allow_uids) != 0 ||
+	    parse_ids(c->allow_gids, true, o->door.allow_gids, &o->door.n_allow_gids) != 0)
+		return 2;
+	o->backend = c->backend;
+	o->backend_chosen = strcmp(c->backend, "auto") != 0;
+	o->threads = c->threads;
+	o->user = c->user[0] ? c->user : NULL;
+	o->no_sandbox = !c->sandbox;
+	o->warm_up = c->warm_up;
+	log_set_level((enum log_level)c->log_level);
+	if (c->cache_dir[0] && !o->inherited)
+		setenv("WEBNN_CACHE_DIR", c->cache_dir, 1);
 	char why[200];
 	if (sandbox_user_resolve(o->user, &o->svc, why, sizeof(why)) != 0) {
 		fprintf(stderr, "webnnd: %s\n", why);
 		return 2;
 	}
+	if (check) {
+		printf("# webnnd %s: the effective settings (defaults, then %s, then the "
+		       "environment, then the command line)\n# started now, it would run as %s "
+		       "(uid %u)\n",
+		       WEBNND_VERSION, o->config_path, o->svc.name, (unsigned)o->svc.uid);
+		config_write(stdout, c, limits, CONFIG_SETTINGS);
+		return -1;
+	}
 	return 0;
 }
 
 /* ---- the device worker */
+
+/* The start-up line an operator looks for: version, then each backend with its devices. */
+static void log_started(const struct daemon *d)
+{
+	char line[LOG_MAX / 2];
+	size_t n = 0;
+	line[0] = '\0';
+	for (uint32_t b = 0; b < d->n_backends && n < sizeof(line); b++) {
+		const struct daemon_backend *db = &d->backends[b];
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s backend:", b ? "; " : "",
+				      db->impl->name);
+		for (uint32_t i = 0; i < db->n_devices && n < sizeof(line); i++)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%s %s (%s)", i ? "," : "",
+					      db->devices[i].device_name, db->devices[i].device_type);
+	}
+	log_info("webnnd %s worker started: %s", WEBNND_VERSION, line);
+}
 
 static void worker_shutdown(struct daemon_process *p, const char *why)
 {
@@ -564,6 +714,7 @@ static int run_worker(struct daemon_process *p)
 		budget_detach(&d->budget);
 		return 1;
 	}
+	log_started(d);
 	context_limits_init(d);
 	conn_batch_init(&d->batch, d->loop);
 	server_init(&p->srv, d);
@@ -735,6 +886,25 @@ static int door_lockdown(struct daemon_process *p, bool activated)
 	return 0;
 }
 
+/* Every worker runs with the settings we started with, not with the file as it is when the
+ * worker starts (it may have been edited since). */
+static int export_settings(const struct daemon_process *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f) {
+		log_error("cannot pass the settings to the workers: %s", strerror(errno));
+		return -1;
+	}
+	config_write(f, &p->opts.cfg, &p->d.limits, CONFIG_SETTINGS);
+	int r = fclose(f) == 0 ? setenv(CONFIG_EFFECTIVE_ENV, text, 1) : -1;
+	if (r != 0)
+		log_error("cannot pass the settings to the workers: %s", strerror(errno));
+	free(text);
+	return r;
+}
+
 static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 {
 	struct daemon *d = &p->d;
@@ -745,6 +915,9 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	p->spawner.sock = -1;
 	p->opts.door.board_fd = -1;
 	p->status = 1; /* until the loop runs */
+	log_info("webnnd %s (protocol %d.%d) starting; settings: %s%s", WEBNND_VERSION,
+		 WNN_PROTOCOL_MAJOR, WNN_PROTOCOL_MINOR, p->opts.config_path,
+		 access(p->opts.config_path, F_OK) == 0 ? "" : " (absent: the defaults)");
 	/* The socket first: a second daemon on the same path fails before anything starts. */
 	int fd = activation_fd();
 	if (fd == -2)
@@ -788,7 +961,7 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	cfg->slot_reset = budget_board_reset;
 	cfg->slot_ud = board;
 	wargv = worker_argv(argc, argv, &slot_at);
-	if (!wargv)
+	if (!wargv || export_settings(p) != 0)
 		goto out_socket;
 	/* Before the warm-up child, the signal handlers and our own lockdown: the spawner starts
 	 * every worker with none of them. */

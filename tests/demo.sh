@@ -4,6 +4,7 @@ set -uo pipefail
 
 BUILD=${1:-build}
 SOCK=${WEBNN_SOCKET:-/run/webnn/webnnd.sock}
+DEFAULT_SOCK=/run/webnn/webnnd.sock
 DAEMON="$BUILD/bin/webnnd"
 LOG=$(mktemp "${TMPDIR:-/tmp}/webnnd-demo.XXXXXX.log")
 
@@ -11,13 +12,24 @@ for bin in "$DAEMON" "$BUILD/bin/webnn-demo" "$BUILD/bin/webnn-info"; do
 	[ -x "$bin" ] || { echo "demo: $bin is missing; run make first" >&2; exit 1; }
 done
 
-# webnnd creates the socket's directory itself when it can; doing it here gives a clearer error.
-if ! mkdir -p "$(dirname "$SOCK")" 2>/dev/null; then
-	echo "demo: cannot create $(dirname "$SOCK") (run as root, or set WEBNN_SOCKET to a path you own)" >&2
+# /run/webnn is root's (webnnd creates it when it can). Without WEBNN_SOCKET, a user who cannot
+# write there gets a socket of their own instead, and a line saying so.
+sock_dir_usable() { mkdir -p "$1" 2>/dev/null && [ -w "$1" ] && [ -x "$1" ]; }
+if [ -z "${WEBNN_SOCKET:-}" ] && ! sock_dir_usable "$(dirname "$SOCK")"; then
+	if [ -n "${XDG_RUNTIME_DIR:-}" ] && sock_dir_usable "$XDG_RUNTIME_DIR/webnn"; then
+		SOCK=$XDG_RUNTIME_DIR/webnn/webnnd.sock
+	else
+		SOCK=${TMPDIR:-/tmp}/webnn-$(id -u)/webnnd.sock
+		mkdir -p -m 0700 "$(dirname "$SOCK")" 2>/dev/null
+	fi
+	echo "demo: $(dirname "$DEFAULT_SOCK") is not writable by $(id -un) (it needs root): using $SOCK instead"
+fi
+if ! sock_dir_usable "$(dirname "$SOCK")"; then
+	echo "demo: cannot create or write $(dirname "$SOCK") (run as root, or set WEBNN_SOCKET to a path you own)" >&2
 	exit 1
 fi
 
-"$DAEMON" >"$LOG" 2>&1 &
+"$DAEMON" --socket "$SOCK" >"$LOG" 2>&1 &
 PID=$!
 
 stop_daemon() {

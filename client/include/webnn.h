@@ -13,8 +13,6 @@
 extern "C" {
 #endif
 
-#define WEBNN_VERSION_MAJOR 0
-#define WEBNN_VERSION_MINOR 1
 #define WEBNN_EXPORT __attribute__((visibility("default")))
 
 /* DOMException name ("TypeError") and generic text of a status. */

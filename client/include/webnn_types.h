@@ -5,6 +5,16 @@
 /* Default socket when neither webnn_context_options.socket_path nor $WEBNN_SOCKET is set. */
 #define WEBNN_DEFAULT_SOCKET "/run/webnn/webnnd.sock"
 
+/* The one version number of libwebnn, webnnd and the tools: the Makefile, pkg-config and the
+ * Debian packages read it from here. */
+#define WEBNN_VERSION_MAJOR 0
+#define WEBNN_VERSION_MINOR 1
+#define WEBNN_VERSION_PATCH 0
+#define WEBNN_VERSION_STRING_(a, b, c) #a "." #b "." #c
+#define WEBNN_VERSION_STRING_X(a, b, c) WEBNN_VERSION_STRING_(a, b, c)
+#define WEBNN_VERSION_STRING                                                           \
+	WEBNN_VERSION_STRING_X(WEBNN_VERSION_MAJOR, WEBNN_VERSION_MINOR, WEBNN_VERSION_PATCH)
+
 /* ---- status codes: wire-stable, never renumber. X(NAME, code, DOMException name, text) */
 #define WEBNN_STATUS_MAP(X)                                                            \
 	X(OK, 0, "", "success")                                                        \

@@ -70,7 +70,8 @@ static void usage(FILE *f)
 		   "  --socket PATH  webnnd socket (default: $WEBNN_SOCKET, else %s)\n"
 		   "  --list         list every device webnnd serves and its backend instead\n"
 		   "  --cpu          ask for a context with accelerated = false\n"
-		   "  --gpu          ask for an accelerated, high-performance context\n",
+		   "  --gpu          ask for an accelerated, high-performance context\n"
+		   "  --version      print the version\n",
 		WEBNN_DEFAULT_SOCKET);
 }
 
@@ -80,6 +81,7 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' }, { "cpu", no_argument, NULL, 'c' },
 		{ "gpu", no_argument, NULL, 'g' },          { "help", no_argument, NULL, 'h' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct webnn_context_options co = WEBNN_CONTEXT_OPTIONS_INIT;
@@ -96,6 +98,7 @@ int main(int argc, char **argv)
 			co.power_preference = WEBNN_POWER_HIGH_PERFORMANCE;
 			break;
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("webnn-info %s\n", WEBNN_VERSION_STRING); return 0;
 		default: usage(stderr); return 2;
 		}
 	}

@@ -554,7 +554,8 @@ static void usage(FILE *f)
 		"  --labels FILE       class names, one per line, for the top-5\n"
 		"  --dim NAME=N        binds a free dimension of the model\n"
 		"  --export-nnef DIR   writes SqueezeNet 1.0 as an NNEF folder from the .npy weights\n"
-		"  --weights DIR       their folder (default: $WEBNN_SHARED/%s, else ../shared/...)\n",
+		"  --weights DIR       their folder (default: $WEBNN_SHARED/%s, else ../shared/...)\n"
+		"  --version           print the version\n",
 		DEFAULT_MODEL, WEBNN_DEFAULT_SOCKET, WEIGHTS_SUBDIR);
 }
 
@@ -584,6 +585,7 @@ int main(int argc, char **argv)
 		{ "export-nnef", required_argument, NULL, 'e' },
 		{ "weights", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct webnn_context_options co = WEBNN_CONTEXT_OPTIONS_INIT;
@@ -611,6 +613,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("webnn-demo %s\n", WEBNN_VERSION_STRING); return 0;
 		default: usage(stderr); return 2;
 		}
 	}

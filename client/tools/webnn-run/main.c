@@ -256,6 +256,7 @@ static void usage(FILE *f)
 		"  --verbose          per case: operators built, timings, mismatching elements\n"
 		"  --known-failures F expected failures, lines \"file | case | reason\"\n"
 		"                     (default: tests/known-failures.txt when it exists)\n"
+		"  --version          print the version\n"
 		"Without --check the outputs are printed as JSON with build and dispatch times.\n");
 }
 
@@ -269,6 +270,7 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "known-failures", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -280,6 +282,7 @@ static void parse_args(int argc, char **argv, struct run_opts *o)
 		case 'v': o->verbose = true; break;
 		case 'k': o->known_failures = optarg; break;
 		case 'h': usage(stdout); exit(0);
+		case 'V': printf("webnn-run %s\n", WEBNN_VERSION_STRING); exit(0);
 		default: usage(stderr); exit(2);
 		}
 	}
