@@ -45,6 +45,72 @@ TEST(client_status_and_data_types)
 	ASSERT(webnn_data_type_name((enum webnn_data_type)42) == NULL);
 }
 
+/* int4/uint4 (extension): half a byte each, packed low nibble first. */
+TEST(client_int4_byte_length_and_packing)
+{
+	ASSERT_EQ(webnn_data_type_size(WEBNN_INT4), 0);
+	ASSERT_EQ(webnn_data_type_byte_length(WEBNN_INT4, 3), 2);
+	ASSERT_EQ(webnn_data_type_byte_length(WEBNN_UINT4, 4), 2);
+	ASSERT_EQ(webnn_data_type_byte_length(WEBNN_UINT4, 1), 1);
+	ASSERT_EQ(webnn_data_type_byte_length(WEBNN_FLOAT32, 3), 12);
+	ASSERT_EQ(webnn_data_type_byte_length((enum webnn_data_type)42, 3), 0);
+	ASSERT_STREQ(webnn_data_type_name(WEBNN_INT4), "int4");
+	ASSERT_STREQ(webnn_data_type_name(WEBNN_UINT4), "uint4");
+	const int8_t vals[3] = { -8, 7, -1 };
+	uint8_t packed[2] = { 0xaa, 0xaa };
+	webnn_int4_pack(vals, 3, packed);
+	/* element 0 low nibble, element 1 high; the odd count's spare high nibble is 0 */
+	ASSERT_EQ(packed[0], 0x78);
+	ASSERT_EQ(packed[1], 0x0f);
+	int8_t back[3];
+	webnn_int4_unpack(WEBNN_INT4, packed, 3, back);
+	ASSERT(back[0] == -8 && back[1] == 7 && back[2] == -1);
+	webnn_int4_unpack(WEBNN_UINT4, packed, 3, back);
+	ASSERT(back[0] == 8 && back[1] == 7 && back[2] == 15);
+}
+
+/* int4/uint4 exist only in the quantize roles WPT and Chromium give them; the byte length of a
+ * constant is ceil(n / 2). */
+TEST(client_int4_roles_and_constant_length)
+{
+	ct_require_webnnd();
+	struct test_daemon td;
+	ct_daemon_up(&td);
+	struct webnn_context *ctx = ct_connect(&td, "test_client");
+	struct webnn_tensor_limits l;
+	ASSERT(webnn_context_op_limits(ctx, "dequantizeLinear", "input", &l));
+	ASSERT(l.data_types & (1u << WEBNN_INT4) && l.data_types & (1u << WEBNN_UINT4));
+	ASSERT(webnn_context_op_limits(ctx, "dequantizeLinear", "zeroPoint", &l));
+	ASSERT(l.data_types & (1u << WEBNN_INT4) && l.data_types & (1u << WEBNN_UINT4));
+	ASSERT(webnn_context_op_limits(ctx, "quantizeLinear", "zeroPoint", &l));
+	ASSERT(l.data_types & (1u << WEBNN_INT4) && l.data_types & (1u << WEBNN_UINT4));
+	ASSERT(webnn_context_op_limits(ctx, "quantizeLinear", "output", &l));
+	ASSERT(l.data_types & (1u << WEBNN_INT4) && l.data_types & (1u << WEBNN_UINT4));
+	ASSERT(webnn_context_op_limits(ctx, "quantizeLinear", "input", &l));
+	ASSERT(!(l.data_types & (1u << WEBNN_INT4)));
+	ASSERT(webnn_context_op_limits(ctx, "add", "a", &l));
+	ASSERT(!(l.data_types & (1u << WEBNN_INT4)) && !(l.data_types & (1u << WEBNN_UINT4)));
+	ASSERT(webnn_context_op_limits(ctx, "cast", "output", &l));
+	ASSERT(!(l.data_types & (1u << WEBNN_INT4)));
+
+	struct webnn_builder *b = NULL;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	struct webnn_operand_desc d = ct_desc_of(WEBNN_INT4, 1, (uint32_t[]){ 3 });
+	struct webnn_operand *c = NULL, *x = NULL, *y = NULL;
+	const uint8_t three[3] = { 0 };
+	FAILS(ctx, webnn_builder_constant(b, &d, three, 3, &c), WEBNN_STATUS_TYPE_ERROR,
+	      "constant: data is 3 bytes, the descriptor's byte length is 2");
+	OK(ctx, webnn_builder_constant(b, &d, three, 2, &c));
+	OK(ctx, webnn_builder_input(b, "x", &d, &x));
+	FAILS(ctx, webnn_builder_add(b, x, c, &y), WEBNN_STATUS_TYPE_ERROR,
+	      "add: a data type int4 is not allowed");
+	FAILS(ctx, webnn_builder_cast(b, x, WEBNN_FLOAT32, &y), WEBNN_STATUS_TYPE_ERROR,
+	      "cast: input data type int4 is not allowed");
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&td);
+}
+
 TEST(client_connect_error_message)
 {
 	struct webnn_context_options o = WEBNN_CONTEXT_OPTIONS_INIT;

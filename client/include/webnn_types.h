@@ -32,6 +32,11 @@ enum webnn_data_type {
 	WEBNN_UINT64 = 6,
 	WEBNN_INT8 = 7,
 	WEBNN_UINT8 = 8,
+	/* Extension (WPT and Chromium have them; the spec text does not): packed two per byte, see
+	 * webnn_int4_pack(). Only quantizeLinear's zeroPoint/output and dequantizeLinear's
+	 * input/zeroPoint take them. */
+	WEBNN_INT4 = 9,
+	WEBNN_UINT4 = 10,
 };
 enum webnn_power_preference { WEBNN_POWER_DEFAULT, WEBNN_POWER_HIGH_PERFORMANCE, WEBNN_POWER_LOW_POWER };
 enum webnn_layout { WEBNN_LAYOUT_NCHW, WEBNN_LAYOUT_NHWC };

@@ -44,7 +44,8 @@ bool parse_dtype(const char *s, enum webnn_data_type *t)
 	} map[] = { { "float32", WEBNN_FLOAT32 }, { "float16", WEBNN_FLOAT16 },
 		    { "int32", WEBNN_INT32 },     { "uint32", WEBNN_UINT32 },
 		    { "int64", WEBNN_INT64 },     { "uint64", WEBNN_UINT64 },
-		    { "int8", WEBNN_INT8 },       { "uint8", WEBNN_UINT8 } };
+		    { "int8", WEBNN_INT8 },       { "uint8", WEBNN_UINT8 },
+		    { "int4", WEBNN_INT4 },       { "uint4", WEBNN_UINT4 } };
 	for (size_t i = 0; s && i < sizeof(map) / sizeof(map[0]); i++)
 		if (strcmp(s, map[i].name) == 0) {
 			*t = map[i].t;
@@ -238,17 +239,26 @@ static bool store_element(json_t *v, enum webnn_data_type t, void *buf, size_t i
 	case WEBNN_UINT8:
 		((uint8_t *)buf)[i] = (uint8_t)d;
 		return d >= 0 && d <= UINT8_MAX;
+	/* unpacked one per int8 here; encode_data packs them */
+	case WEBNN_INT4:
+		((int8_t *)buf)[i] = (int8_t)d;
+		return d >= -8 && d <= 7;
+	case WEBNN_UINT4:
+		((int8_t *)buf)[i] = (int8_t)d;
+		return d >= 0 && d <= 15;
 	default:
 		return false;
 	}
 }
 
-/* Encodes an operand's "data" (float16: "float16Bits"); a scalar fills every element. */
+/* Encodes an operand's "data" (float16: "float16Bits"); a scalar fills every element. int4 and
+ * uint4 are read one value per byte, then packed two per byte as the tensor holds them. */
 void *encode_data(struct replay *r, const char *name, json_t *entry,
 			 const struct webnn_operand_desc *d, size_t *size)
 {
 	json_t *data = json_object_get(entry, d->data_type == WEBNN_FLOAT16 ? "float16Bits" : "data");
-	size_t n = desc_elements(d), es = webnn_data_type_size(d->data_type);
+	bool packed = d->data_type == WEBNN_INT4 || d->data_type == WEBNN_UINT4;
+	size_t n = desc_elements(d), es = packed ? 1 : webnn_data_type_size(d->data_type);
 	if (!data) {
 		set_err(r, "%s: no %s", name, d->data_type == WEBNN_FLOAT16 ? "float16Bits" : "data");
 		return NULL;
@@ -276,6 +286,16 @@ void *encode_data(struct replay *r, const char *name, json_t *entry,
 	for (size_t i = n_convert; i < n; i++)
 		memcpy((char *)buf + i * es, buf, es);
 	*size = n * es;
+	if (packed) {
+		/* in place: byte k of the packed form reads elements 2k and 2k + 1, never behind it */
+		*size = webnn_data_type_byte_length(d->data_type, n);
+		int8_t pair[2];
+		for (size_t k = 0; k < *size; k++) {
+			pair[0] = ((int8_t *)buf)[2 * k];
+			pair[1] = 2 * k + 1 < n ? ((int8_t *)buf)[2 * k + 1] : 0;
+			webnn_int4_pack(pair, 2, (uint8_t *)buf + k);
+		}
+	}
 	return buf;
 }
 

@@ -227,7 +227,7 @@ static enum verdict read_outputs(struct replay *r, struct execution *x, json_t *
 	for (size_t i = 0; i < x->n_out; i++) {
 		struct webnn_operand_desc d;
 		const char *name = webnn_graph_output_name(x->g, i, &d);
-		size_t size = desc_elements(&d) * webnn_data_type_size(d.data_type);
+		size_t size = webnn_data_type_byte_length(d.data_type, desc_elements(&d));
 		x->out_bufs[i] = calloc(size ? size : 1, 1);
 		if (!x->out_bufs[i]) {
 			set_err(r, "out of memory");
