@@ -34,6 +34,7 @@ TEST(client_status_and_data_types)
 {
 	ASSERT_STREQ(webnn_status_name(WEBNN_STATUS_TYPE_ERROR), "TypeError");
 	ASSERT_STREQ(webnn_status_name(WEBNN_STATUS_CONTEXT_LOST), "InvalidStateError");
+	ASSERT_STREQ(webnn_status_name(WEBNN_STATUS_OK), "OK");
 	ASSERT_STREQ(webnn_status_string(WEBNN_STATUS_OK), "success");
 	ASSERT_STREQ(webnn_status_string(WEBNN_STATUS_NOT_SUPPORTED),
 		     "not supported by this context");
@@ -106,6 +107,45 @@ TEST(client_int4_roles_and_constant_length)
 	      "add: a data type int4 is not allowed");
 	FAILS(ctx, webnn_builder_cast(b, x, WEBNN_FLOAT32, &y), WEBNN_STATUS_TYPE_ERROR,
 	      "cast: input data type int4 is not allowed");
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&td);
+}
+
+/* The last error describes the latest call: a successful call, on the context or on one of
+ * its objects, leaves "". */
+TEST(client_last_error_cleared_by_a_successful_call)
+{
+	ct_require_webnnd();
+	struct test_daemon td;
+	ct_daemon_up(&td);
+	struct webnn_context *ctx = ct_connect(&td, "test_client");
+	ASSERT_STREQ(webnn_context_last_error(ctx), "");
+	struct webnn_builder *b = NULL;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	struct webnn_operand_desc d = ct_desc_of(WEBNN_FLOAT32, 1, (uint32_t[]){ 4 });
+	struct webnn_operand_desc d8 = ct_desc_of(WEBNN_INT8, 1, (uint32_t[]){ 4 });
+	struct webnn_operand *x = NULL, *y = NULL, *z = NULL;
+	OK(ctx, webnn_builder_input(b, "x", &d, &x));
+	OK(ctx, webnn_builder_input(b, "y", &d8, &y));
+	/* a builder call fails, then one on the builder succeeds */
+	FAILS(ctx, webnn_builder_add(b, x, y, &z), WEBNN_STATUS_TYPE_ERROR, "add:");
+	OK(ctx, webnn_builder_relu(b, x, &z));
+	ASSERT_STREQ(webnn_context_last_error(ctx), "");
+	/* a tensor call fails, then a context call succeeds */
+	struct webnn_tensor_desc tdsc = { d, true, true };
+	struct webnn_tensor *t = NULL;
+	OK(ctx, webnn_context_create_tensor(ctx, &tdsc, &t));
+	float four[4] = { 0 };
+	FAILS(ctx, webnn_context_write_tensor(ctx, t, four, 3), WEBNN_STATUS_TYPE_ERROR,
+	      "data is 3 bytes");
+	OK(ctx, webnn_context_write_tensor(ctx, t, four, sizeof four));
+	ASSERT_STREQ(webnn_context_last_error(ctx), "");
+	FAILS(ctx, webnn_context_read_tensor(ctx, t, four, 3), WEBNN_STATUS_TYPE_ERROR,
+	      "data is 3 bytes");
+	OK(ctx, webnn_context_flush(ctx));
+	ASSERT_STREQ(webnn_context_last_error(ctx), "");
+	webnn_tensor_destroy(t);
 	webnn_builder_destroy(b);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&td);

@@ -17,7 +17,7 @@ extern "C" {
 #define WEBNN_VERSION_MINOR 1
 #define WEBNN_EXPORT __attribute__((visibility("default")))
 
-/* DOMException name ("TypeError") and generic text of a status. */
+/* DOMException name ("TypeError"; "OK" for WEBNN_STATUS_OK) and generic text of a status. */
 WEBNN_EXPORT const char *webnn_status_name(enum webnn_status s);
 WEBNN_EXPORT const char *webnn_status_string(enum webnn_status s);
 
@@ -71,7 +71,8 @@ WEBNN_EXPORT enum webnn_status webnn_context_create(const struct webnn_context_o
 /* MLContext.destroy(): releases the context and everything created from it; children stay
  * safe to call (they return WEBNN_STATUS_CONTEXT_LOST) and must still be destroyed. NULL: no-op. */
 WEBNN_EXPORT void webnn_context_destroy(struct webnn_context *ctx);
-/* Detail of the last error of any call on this context or its objects ("" when none). */
+/* Detail of the error of the latest call on this context or its objects: "" when that call
+ * succeeded (or none failed yet). Getters that cannot fail (const arguments) leave it as is. */
 WEBNN_EXPORT const char *webnn_context_last_error(const struct webnn_context *ctx);
 
 /* What the context runs on. Strings are owned by the context. */

@@ -5,9 +5,10 @@
 /* Default socket when neither webnn_context_options.socket_path nor $WEBNN_SOCKET is set. */
 #define WEBNN_DEFAULT_SOCKET "/run/webnn/webnnd.sock"
 
-/* ---- status codes: wire-stable, never renumber. X(NAME, code, DOMException name, text) */
+/* ---- status codes: wire-stable, never renumber. X(NAME, code, DOMException name, text);
+ * OK, not an exception, is named "OK". */
 #define WEBNN_STATUS_MAP(X)                                                            \
-	X(OK, 0, "", "success")                                                        \
+	X(OK, 0, "OK", "success")                                                      \
 	X(TYPE_ERROR, 1, "TypeError", "invalid argument")                              \
 	X(DATA_ERROR, 2, "DataError", "invalid tensor data")                           \
 	X(OPERATION_ERROR, 3, "OperationError", "operation failed")                    \
