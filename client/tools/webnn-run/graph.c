@@ -33,8 +33,8 @@ static enum verdict check_operators(struct replay *r, json_t *opers)
 			return V_FAIL;
 		}
 		if (!find_op(m)) {
-			set_err(r, "%s: libwebnn has no such builder operator", m);
-			return V_SKIP;
+			set_unknown_op(r, m);
+			return V_FAIL;
 		}
 		if (!context_lists_op(r->ctx, m)) {
 			set_err(r, "%s: not supported by this context (absent from its opSupportLimits)",
