@@ -151,6 +151,31 @@ TEST(client_last_error_cleared_by_a_successful_call)
 	test_daemon_stop(&td);
 }
 
+/* The harness puts daemon sockets and scratch directories under $TMPDIR (else /tmp). */
+TEST(client_harness_honours_tmpdir)
+{
+	ct_require_webnnd();
+	char base[4096];
+	test_scratch_dir(base, sizeof(base), "webnn-tmpdir");
+	setenv("TMPDIR", base, 1);
+	ASSERT_STREQ(test_tmpdir(), base);
+	struct test_daemon td;
+	ct_daemon_up(&td);
+	ASSERT_MSG(strncmp(td.socket_path, base, strlen(base)) == 0 &&
+			   td.socket_path[strlen(base)] == '/',
+		   "socket %s is not under TMPDIR %s", td.socket_path, base);
+	struct webnn_context *ctx = ct_connect(&td, "test_client");
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&td);
+	char scratch[4096];
+	test_scratch_dir(scratch, sizeof(scratch), "webnn-scratch");
+	ASSERT(strncmp(scratch, base, strlen(base)) == 0);
+	ASSERT(rmdir(scratch) == 0);
+	unsetenv("TMPDIR");
+	ASSERT_STREQ(test_tmpdir(), "/tmp");
+	ASSERT(rmdir(base) == 0);
+}
+
 TEST(client_connect_error_message)
 {
 	struct webnn_context_options o = WEBNN_CONTEXT_OPTIONS_INIT;
