@@ -887,7 +887,7 @@ struct fake {
 	enum fake_mode mode;
 	int listen_fd;
 	char path[108];
-	char dir[64];
+	char dir[4096];
 	pthread_t thread;
 	int flushes;
 };
@@ -1047,8 +1047,9 @@ static void fake_start(struct fake *f, enum fake_mode mode)
 {
 	memset(f, 0, sizeof(*f));
 	f->mode = mode;
-	snprintf(f->dir, sizeof(f->dir), "/tmp/webnn-fake-XXXXXX");
-	ASSERT(mkdtemp(f->dir));
+	test_scratch_dir(f->dir, sizeof(f->dir), "webnn-fake");
+	ASSERT_MSG(strlen(f->dir) + sizeof("/fake.sock") <= sizeof(f->path),
+		   "%s/fake.sock is too long for a unix socket address: set a shorter TMPDIR", f->dir);
 	snprintf(f->path, sizeof(f->path), "%s/fake.sock", f->dir);
 	f->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
