@@ -112,6 +112,47 @@ TEST(client_int4_roles_and_constant_length)
 	test_daemon_stop(&td);
 }
 
+/* An int4 intermediate between quantizeLinear and dequantizeLinear, also a graph output: packed
+ * in the memory plan, and folded at build when the input is a constant. */
+TEST(client_int4_quantize_dequantize_chain)
+{
+	ct_require_webnnd();
+	struct test_daemon td;
+	ct_daemon_up(&td);
+	struct webnn_context *ctx = ct_connect(&td, "test_client");
+	static const float xs[7] = { 0, 1, -1.25f, 100, -100, 3.3f, -7.9f };
+	static const float half = 0.5f;
+	static const uint8_t zp = 0x01; /* int4 1 */
+	/* q = clamp(roundEven(x / 0.5) + 1, -8, 7) = 1 3 -1 7 -8 7 -8; y = (q - 1) * 0.5 */
+	static const uint8_t want_q[4] = { 0x31, 0x7f, 0x78, 0x08 };
+	static const float want_y[7] = { 0, 1, -1, 3, -4.5f, 3, -4.5f };
+	for (int constant = 0; constant < 2; constant++) {
+		struct webnn_builder *b = NULL;
+		OK(ctx, webnn_builder_create(ctx, &b));
+		uint32_t n = 7, one = 1;
+		struct webnn_operand *x = constant ? ct_const(ctx, b, WEBNN_FLOAT32, 1, &n, xs)
+						   : ct_input(ctx, b, "x", WEBNN_FLOAT32, 1, &n);
+		struct webnn_operand *s = ct_const(ctx, b, WEBNN_FLOAT32, 1, &one, &half);
+		struct webnn_operand *z = ct_const(ctx, b, WEBNN_INT4, 1, &one, &zp);
+		struct webnn_operand *q = NULL, *y = NULL;
+		OK(ctx, webnn_builder_quantize_linear(b, x, s, z, &q));
+		OK(ctx, webnn_builder_dequantize_linear(b, q, s, z, &y));
+		ct_assert_shape(q, WEBNN_INT4, 1, &n);
+		uint8_t got_q[4];
+		float got_y[7];
+		memset(got_q, 0xff, sizeof got_q);
+		const struct ct_io in[] = { { "x", NULL, (void *)xs } };
+		const struct ct_io out[] = { { "q", q, got_q }, { "y", y, got_y } };
+		ct_run(ctx, b, constant ? "constant x" : "input x", in, constant ? 0 : 1, out, 2);
+		ASSERT_MSG(memcmp(got_q, want_q, sizeof want_q) == 0,
+			   "q bytes %02x %02x %02x %02x", got_q[0], got_q[1], got_q[2], got_q[3]);
+		ct_assert_floats("y", got_y, want_y, 7, 0);
+		webnn_builder_destroy(b);
+	}
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&td);
+}
+
 /* The last error describes the latest call: a successful call, on the context or on one of
  * its objects, leaves "". */
 TEST(client_last_error_cleared_by_a_successful_call)
