@@ -87,6 +87,19 @@ TEST_TIMEOUT(run_diagnostics_conformance_json, 120)
 	ASSERT_CONTAINS(out, "FAIL case: relu: argument 0 (input) \"xx\" is not a graph input or "
 			     "an earlier operator's output (did you mean \"x\"?)");
 
+	/* so does a misspelt data type */
+	FILE *f = fopen(file, "w");
+	ASSERT(f);
+	fputs("[{\"name\": \"case\", \"graph\": {\"inputs\": {\"x\": {\"descriptor\": "
+	      "{\"dataType\": \"flaot32\", \"shape\": [2]}, \"data\": [1, -1], "
+	      "\"constant\": false}}, \"operators\": [{\"name\": \"relu\", \"arguments\": "
+	      "[{\"input\": \"x\"}], \"outputs\": \"y\"}], \"expectedOutputs\": {\"y\": "
+	      "{\"descriptor\": {\"dataType\": \"float32\", \"shape\": [2]}, \"data\": [1, 0]}}}, "
+	      "\"tolerance\": {\"metric\": \"ULP\", \"value\": 0}, \"required\": true}]\n", f);
+	fclose(f);
+	ASSERT_EQ(run_check(&d, file, out, sizeof(out)), 1);
+	ASSERT_CONTAINS(out, "relu: x: unknown data type \"flaot32\" (did you mean \"float32\"?)");
+
 	/* an unknown enum value names the value and the allowed ones */
 	write_conv(file, "[1, 1, 1, 1]", "{\"inputLayout\": \"nwhc\"}");
 	ASSERT_EQ(run_check(&d, file, out, sizeof(out)), 1);
@@ -106,7 +119,7 @@ TEST_TIMEOUT(run_diagnostics_conformance_json, 120)
 	ASSERT_MSG(!strstr(out, ":-1:"), "line -1 reported: %s", out);
 	/* a malformed one does */
 	snprintf(file, sizeof(file), "%s/case.json", dir);
-	FILE *f = fopen(file, "w");
+	f = fopen(file, "w");
 	ASSERT(f);
 	fputs("[{\"name\": \"x\",\n", f);
 	fclose(f);

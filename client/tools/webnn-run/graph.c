@@ -23,7 +23,8 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Operators libwebnn or this context lacks make the case a skip, before anything runs. */
+/* An operator this context lacks makes the case a skip, before anything runs; a name libwebnn
+ * does not know is a mistake in the case. */
 static enum verdict check_operators(struct replay *r, json_t *opers)
 {
 	for (size_t i = 0; i < json_array_size(opers); i++) {
