@@ -1091,7 +1091,9 @@ static void fake_start(struct fake *f, enum fake_mode mode)
 	test_scratch_dir(f->dir, sizeof(f->dir), "webnn-fake");
 	ASSERT_MSG(strlen(f->dir) + sizeof("/fake.sock") <= sizeof(f->path),
 		   "%s/fake.sock is too long for a unix socket address: set a shorter TMPDIR", f->dir);
-	snprintf(f->path, sizeof(f->path), "%s/fake.sock", f->dir);
+	size_t dl = strlen(f->dir);
+	memcpy(f->path, f->dir, dl);
+	memcpy(f->path + dl, "/fake.sock", sizeof("/fake.sock"));
 	f->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", f->path);
