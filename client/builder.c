@@ -412,7 +412,7 @@ static enum webnn_status scalar(struct webnn_builder *b, enum webnn_data_type ty
 				const Webnn__Ipc__Number *value, struct webnn_operand **out)
 {
 	WNNC_OPERAND_BEGIN("constant")
-	if (!wnn_dtype_size((enum wnn_dtype)type)) {
+	if (!wnn_dtype_valid((enum wnn_dtype)type)) {
 		s = wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "constant: unknown data type %d",
 			      (int)type);
 		goto done;

@@ -80,6 +80,9 @@ struct webnn_context {
 	bool lost_cb_fired;
 
 	char last_error[WNNC_MSG_MAX];
+	/* wnnc_fail ran since wnnc_lock: else wnnc_unlock clears last_error (each public call is
+	 * one locked section, so a call that succeeded leaves "") */
+	bool call_failed;
 };
 
 struct webnn_tensor {

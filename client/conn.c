@@ -18,10 +18,13 @@
 void wnnc_lock(struct webnn_context *ctx)
 {
 	pthread_mutex_lock(&ctx->lock);
+	ctx->call_failed = false;
 }
 
 void wnnc_unlock(struct webnn_context *ctx)
 {
+	if (!ctx->call_failed)
+		ctx->last_error[0] = '\0';
 	/* The callback runs unlocked so it may call back into libwebnn. */
 	if (ctx->lost && ctx->lost_cb && !ctx->lost_cb_fired) {
 		webnn_lost_cb cb = ctx->lost_cb;
@@ -43,6 +46,7 @@ enum webnn_status wnnc_fail(struct webnn_context *ctx, enum webnn_status status,
 	va_start(ap, fmt);
 	vsnprintf(ctx->last_error, sizeof(ctx->last_error), fmt, ap);
 	va_end(ap);
+	ctx->call_failed = true;
 	return status;
 }
 

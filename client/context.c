@@ -31,9 +31,30 @@ size_t webnn_data_type_size(enum webnn_data_type t)
 	return wnn_dtype_size((enum wnn_dtype)t);
 }
 
+uint64_t webnn_data_type_byte_length(enum webnn_data_type t, uint64_t count)
+{
+	uint64_t bytes = 0;
+	return wnn_dtype_bytes((enum wnn_dtype)t, count, &bytes) ? bytes : 0;
+}
+
 const char *webnn_data_type_name(enum webnn_data_type t)
 {
-	return wnn_dtype_size((enum wnn_dtype)t) ? wnn_dtype_name((enum wnn_dtype)t) : NULL;
+	return wnn_dtype_valid((enum wnn_dtype)t) ? wnn_dtype_name((enum wnn_dtype)t) : NULL;
+}
+
+void webnn_int4_pack(const int8_t *values, size_t count, void *packed)
+{
+	uint8_t *p = packed;
+	if (count & 1)
+		p[count / 2] = 0;
+	for (size_t i = 0; i < count; i++)
+		wnn_nibble_set(p, i, values[i]);
+}
+
+void webnn_int4_unpack(enum webnn_data_type t, const void *packed, size_t count, int8_t *values)
+{
+	for (size_t i = 0; i < count; i++)
+		values[i] = (int8_t)wnn_nibble_get(packed, i, (enum wnn_dtype)t);
 }
 
 static void free_context(struct webnn_context *ctx)

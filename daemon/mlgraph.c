@@ -281,14 +281,17 @@ static int build_bind(struct session *s, const struct context *c, struct mlgraph
 		const Webnn__Ipc__Operand *od = gi->operands[i];
 		if (od->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_SCALAR_CONSTANT) {
 			const struct wnn_desc *want = &g->descs[i];
-			uint64_t cnt = 0;
+			uint64_t cnt = 0, bytes = 0;
 			wnn_desc_count(want, &cnt);
+			wnn_desc_bytes(want, &bytes);
 			size_t es = wnn_dtype_size(want->type);
 			uint8_t *p = g->scalars + scalar_off;
-			for (uint64_t e = 0; e < cnt; e++)
+			if (es == 0) /* int4/uint4: a scalar is rank 0, one element in one byte */
+				wnn_number_to_bytes(od->scalar, want->type, p);
+			for (uint64_t e = 0; es && e < cnt; e++)
 				wnn_number_to_bytes(od->scalar, want->type, p + e * es);
 			g->cdata[i] = p;
-			scalar_off += cnt * es;
+			scalar_off += bytes;
 			continue;
 		}
 		int r = bind_constant(s, c, g, i, od, diag);

@@ -60,11 +60,37 @@ static const struct {
 	[WNN_F32] = { "float32", 4 }, [WNN_F16] = { "float16", 2 }, [WNN_I32] = { "int32", 4 },
 	[WNN_U32] = { "uint32", 4 },  [WNN_I64] = { "int64", 8 },   [WNN_U64] = { "uint64", 8 },
 	[WNN_I8] = { "int8", 1 },     [WNN_U8] = { "uint8", 1 },
+	[WNN_I4] = { "int4", 0 },     [WNN_U4] = { "uint4", 0 },
 };
 
 size_t wnn_dtype_size(enum wnn_dtype t)
 {
 	return (t > WNN_DT_NONE && t < WNN_DT_COUNT) ? dtypes[t].size : 0;
+}
+
+bool wnn_dtype_valid(enum wnn_dtype t)
+{
+	return t > WNN_DT_NONE && t < WNN_DT_COUNT;
+}
+
+bool wnn_dtype_is_4bit(enum wnn_dtype t)
+{
+	return t == WNN_I4 || t == WNN_U4;
+}
+
+bool wnn_dtype_bytes(enum wnn_dtype t, uint64_t count, uint64_t *bytes)
+{
+	if (wnn_dtype_is_4bit(t)) {
+		if (count > (uint64_t)INT64_MAX)
+			return false;
+		*bytes = count / 2 + (count & 1);
+		return true;
+	}
+	size_t es = wnn_dtype_size(t);
+	if (!es || count > (uint64_t)INT64_MAX / es)
+		return false;
+	*bytes = count * es;
+	return true;
 }
 
 const char *wnn_dtype_name(enum wnn_dtype t)
@@ -97,11 +123,7 @@ bool wnn_desc_count(const struct wnn_desc *d, uint64_t *count)
 bool wnn_desc_bytes(const struct wnn_desc *d, uint64_t *bytes)
 {
 	uint64_t n;
-	size_t es = wnn_dtype_size(d->type);
-	if (!es || !wnn_desc_count(d, &n) || n > (uint64_t)INT64_MAX / es)
-		return false;
-	*bytes = n * es;
-	return true;
+	return wnn_desc_count(d, &n) && wnn_dtype_bytes(d->type, n, bytes);
 }
 
 bool wnn_desc_equal(const struct wnn_desc *a, const struct wnn_desc *b)
@@ -124,7 +146,7 @@ const char *wnn_desc_str(const struct wnn_desc *d, char *buf, size_t len)
 bool wnn_desc_validate(const struct wnn_desc *d, const char *what, struct wnn_diag *diag)
 {
 	uint64_t n;
-	if (wnn_dtype_size(d->type) == 0) {
+	if (!wnn_dtype_valid(d->type)) {
 		wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown data type %d", what,
 			     (int)d->type);
 		return false;
@@ -339,6 +361,13 @@ void wnn_number_to_bytes(const Webnn__Ipc__Number *n, enum wnn_dtype t, void *ou
 		memcpy(out, &v, 1);
 		break;
 	}
+	/* one element packed alone: the low nibble, the high one 0 */
+	case WNN_I4:
+		*(uint8_t *)out = (uint8_t)(sat_i64(n, -8, 7) & 0xf);
+		break;
+	case WNN_U4:
+		*(uint8_t *)out = (uint8_t)sat_u64(n, 15);
+		break;
 	default:
 		break;
 	}

@@ -513,7 +513,7 @@ static bool check_input(void *ud, uint32_t id, const char *role)
 	const struct wnn_desc *d = &c->operands[id];
 	if (d->type == WNN_DT_NONE)
 		return wnn_failf(c, "%s operand %" PRIu32 " is used before it is defined", role, id);
-	bool valid = wnn_dtype_size(d->type) != 0 && d->rank <= WNN_MAX_RANK;
+	bool valid = wnn_dtype_valid(d->type) && d->rank <= WNN_MAX_RANK;
 	for (uint32_t i = 0; valid && i < d->rank; i++)
 		valid = d->dims[i] != 0 && d->dims[i] <= MAX_DIM;
 	if (!valid) /* the size arithmetic below relies on valid dimensions */

@@ -1,8 +1,8 @@
 /* Cast family (cast, quantizeLinear, dequantizeLinear): wiring, inference, limits, resolution. */
 #include "proto/schema.h"
 
-#define QUANT_TYPES (WNN_DT_BIT(WNN_U8) | WNN_DT_BIT(WNN_I8) | WNN_DT_BIT(WNN_U32) | \
-		     WNN_DT_BIT(WNN_I32))
+/* int4/uint4 are an extension of the spec's tables, as in WPT and Chromium (README.md). */
+#define QUANT_TYPES (WNN_DT_QUANT | WNN_DT_BIT(WNN_U32))
 
 static bool infer_cast(struct wnn_infer *c)
 {
@@ -10,7 +10,11 @@ static bool infer_cast(struct wnn_infer *c)
 	const struct wnn_desc *x = D(c, m->input);
 	if (!wnn_check_type(c, x, "input", first_mask(c)))
 		return false;
-	if (wnn_dtype_size((enum wnn_dtype)m->data_type) == 0)
+	enum wnn_dtype to = (enum wnn_dtype)m->data_type;
+	if (wnn_dtype_is_4bit(to))
+		return wnn_failf(c, "target data type %s is not supported (int4/uint4 are only "
+			     "quantizeLinear's output and dequantizeLinear's input)", wnn_dtype_name(to));
+	if (wnn_dtype_size(to) == 0)
 		return wnn_failf(c, "target data type %d is not a valid data type", (int)m->data_type);
 	wnn_result_copy(c, x)->type = (enum wnn_dtype)m->data_type;
 	return true;
@@ -30,8 +34,7 @@ static bool infer_quantize(struct wnn_infer *c)
 {
 	const Webnn__Ipc__QuantizeLinear *m = c->op->quantize_linear;
 	const struct wnn_desc *x = D(c, m->input), *s = D(c, m->scale), *z = D(c, m->zero_point);
-	const uint32_t qtypes = WNN_DT_BIT(WNN_U8) | WNN_DT_BIT(WNN_I8) | WNN_DT_BIT(WNN_U32) |
-				WNN_DT_BIT(WNN_I32);
+	const uint32_t qtypes = QUANT_TYPES;
 	char sa[96], sb[96];
 	if (!wnn_check_type(c, x, "input", first_mask(c)))
 		return false;

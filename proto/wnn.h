@@ -10,7 +10,7 @@
 #include "webnn_types.h"       /* enum webnn_status, webnn_layout, webnn_power_preference */
 
 #define WNN_PROTOCOL_MAJOR 1
-#define WNN_PROTOCOL_MINOR 2
+#define WNN_PROTOCOL_MINOR 3 /* 1.3: int4/uint4; tensors in shared memory (CreateTensor.storage) */
 
 #define WNN_MAX_RANK 8          /* ranks above this are rejected everywhere */
 #define WNN_MAX_OUTPUTS 64      /* split/gru/lstm outputs of one operation */
@@ -27,6 +27,8 @@ enum wnn_dtype {
 	WNN_U64 = 6,
 	WNN_I8 = 7,
 	WNN_U8 = 8,
+	WNN_I4 = 9,     /* extension (not in the spec text; WPT and Chromium have it): packed */
+	WNN_U4 = 10,    /* two per byte, see wnn_nibble_get */
 	WNN_DT_COUNT
 };
 #define WNN_DT_BIT(t) (1u << (t))
@@ -34,11 +36,35 @@ enum wnn_dtype {
 #define WNN_DT_SIGNED (WNN_DT_FLOAT | WNN_DT_BIT(WNN_I32) | WNN_DT_BIT(WNN_I64) | WNN_DT_BIT(WNN_I8))
 #define WNN_DT_NUMERIC (WNN_DT_FLOAT | WNN_DT_BIT(WNN_I32) | WNN_DT_BIT(WNN_U32) | \
 			WNN_DT_BIT(WNN_I64) | WNN_DT_BIT(WNN_U64))
-#define WNN_DT_QUANT (WNN_DT_BIT(WNN_I8) | WNN_DT_BIT(WNN_U8) | WNN_DT_BIT(WNN_I32))
+#define WNN_DT_INT4 (WNN_DT_BIT(WNN_I4) | WNN_DT_BIT(WNN_U4))
+#define WNN_DT_QUANT (WNN_DT_BIT(WNN_I8) | WNN_DT_BIT(WNN_U8) | WNN_DT_BIT(WNN_I32) | WNN_DT_INT4)
 #define WNN_DT_U8 WNN_DT_BIT(WNN_U8)
+/* Every whole-byte type. The packed 4-bit types are left out on purpose: only the roles that
+ * name them (quantizeLinear's zeroPoint/output, dequantizeLinear's input/zeroPoint) take them. */
 #define WNN_DT_ALL 0x1feu
+#define WNN_DT_ANY (WNN_DT_ALL | WNN_DT_INT4)
 
-size_t wnn_dtype_size(enum wnn_dtype t);          /* 0 for WNN_DT_NONE or out of range */
+/* Bytes per element of a whole-byte type; 0 for WNN_DT_NONE, out of range, and the packed 4-bit
+ * types (whose byte length is wnn_dtype_bytes, never count * size). */
+size_t wnn_dtype_size(enum wnn_dtype t);
+bool wnn_dtype_valid(enum wnn_dtype t);           /* a known type, 4-bit ones included */
+bool wnn_dtype_is_4bit(enum wnn_dtype t);
+/* Byte length of count elements: count * size, or ceil(count / 2) for int4/uint4; false when
+ * the type is unknown or the length overflows int64. */
+bool wnn_dtype_bytes(enum wnn_dtype t, uint64_t count, uint64_t *bytes);
+/* Packed 4-bit elements: element i in bits (i & 1) * 4 of byte i / 2, the first in the low
+ * nibble; an odd count leaves the last high nibble 0. int4 is sign-extended from bit 3. */
+static inline int32_t wnn_nibble_get(const uint8_t *p, uint64_t i, enum wnn_dtype t)
+{
+	uint32_t v = (p[i >> 1] >> ((i & 1) * 4)) & 0xfu;
+	return t == WNN_I4 ? (int32_t)(v ^ 8u) - 8 : (int32_t)v;
+}
+/* Writes the low 4 bits of v; the other nibble of the byte is kept. */
+static inline void wnn_nibble_set(uint8_t *p, uint64_t i, int64_t v)
+{
+	unsigned sh = (unsigned)(i & 1) * 4;
+	p[i >> 1] = (uint8_t)((p[i >> 1] & ~(0xfu << sh)) | (((uint64_t)v & 0xfu) << sh));
+}
 const char *wnn_dtype_name(enum wnn_dtype t);     /* "float32", ...; "invalid" when unknown */
 enum wnn_dtype wnn_dtype_from_name(const char *s); /* WNN_DT_NONE when unknown */
 
@@ -211,8 +237,8 @@ typedef void (*wnn_role_fn)(void *ud, const char *role, uint32_t dtypes, uint32_
 void wnn_op_roles(enum wnn_op op, wnn_role_fn fn, void *ud);
 
 /* MLNumber conversions. wnn_number_to_bytes writes one element of type t (saturating for
- * integers, NaN -> 0; float16 rounded to nearest even). An absent number (NULL or no value)
- * converts as 0. wnn_number_to_double gives the value as a double (bigints rounded). */
+ * integers, NaN -> 0; float16 rounded to nearest even; int4/uint4: one byte, the value in its
+ * low nibble). An absent number (NULL or no value) converts as 0. wnn_number_to_double gives the value as a double (bigints rounded). */
 void wnn_number_to_bytes(const struct Webnn__Ipc__Number *n, enum wnn_dtype t, void *out);
 double wnn_number_to_double(const struct Webnn__Ipc__Number *n);
 

@@ -67,16 +67,16 @@ struct webnn_operand *ct_const(struct webnn_context *ctx, struct webnn_builder *
 		n *= shape[i];
 	}
 	struct webnn_operand *o = NULL;
-	OK(ctx, webnn_builder_constant(b, &d, data, n * webnn_data_type_size(t), &o));
+	OK(ctx, webnn_builder_constant(b, &d, data, webnn_data_type_byte_length(t, n), &o));
 	return o;
 }
 
 size_t ct_bytes(const struct webnn_operand_desc *d)
 {
-	size_t n = webnn_data_type_size(d->data_type);
+	size_t n = 1;
 	for (uint32_t i = 0; i < d->rank; i++)
 		n *= d->shape[i];
-	return n;
+	return webnn_data_type_byte_length(d->data_type, n);
 }
 
 void ct_run(struct webnn_context *ctx, struct webnn_builder *b, const char *what,

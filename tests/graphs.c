@@ -291,6 +291,12 @@ void tg_pack(void *dst, enum wnn_dtype t, const double *v, uint64_t n)
 		case WNN_U8:
 			((uint8_t *)dst)[i] = (uint8_t)x;
 			break;
+		case WNN_I4:
+		case WNN_U4:
+			if (i == n - 1 && !(i & 1))
+				((uint8_t *)dst)[i / 2] = 0; /* an odd count's last high nibble */
+			wnn_nibble_set(dst, i, (int64_t)x);
+			break;
 		default:
 			break;
 		}
@@ -316,6 +322,9 @@ double tg_get(const void *src, enum wnn_dtype t, uint64_t i)
 		return ((const int8_t *)src)[i];
 	case WNN_U8:
 		return ((const uint8_t *)src)[i];
+	case WNN_I4:
+	case WNN_U4:
+		return wnn_nibble_get(src, i, t);
 	default:
 		return 0;
 	}
@@ -325,6 +334,8 @@ void tg_random(void *dst, enum wnn_dtype t, uint64_t count, uint64_t seed, doubl
 {
 	uint64_t s = seed * 0x2545f4914f6cdd1dull + 1;
 	bool flt = t == WNN_F32 || t == WNN_F16;
+	if (wnn_dtype_is_4bit(t) && (count & 1))
+		((uint8_t *)dst)[count / 2] = 0;
 	for (uint64_t i = 0; i < count; i++) {
 		double u = (double)(splitmix(&s) >> 11) / (double)(1ull << 53);
 		double v = lo + u * (hi - lo);
@@ -335,7 +346,10 @@ void tg_random(void *dst, enum wnn_dtype t, uint64_t count, uint64_t seed, doubl
 			if (v < lo)
 				v = ceil(lo);
 		}
-		tg_pack((uint8_t *)dst + i * wnn_dtype_size(t), t, &v, 1);
+		if (wnn_dtype_is_4bit(t))
+			wnn_nibble_set(dst, i, (int64_t)v);
+		else
+			tg_pack((uint8_t *)dst + i * wnn_dtype_size(t), t, &v, 1);
 	}
 }
 
@@ -343,7 +357,8 @@ static bool element_ok(const void *actual, const void *expected, enum wnn_dtype 
 		       double ulp, double atol, double rtol)
 {
 	size_t es = wnn_dtype_size(t);
-	if (memcmp((const uint8_t *)actual + i * es, (const uint8_t *)expected + i * es, es) == 0)
+	if (es && memcmp((const uint8_t *)actual + i * es, (const uint8_t *)expected + i * es,
+			 es) == 0)
 		return true;
 	double a = tg_get(actual, t, i), e = tg_get(expected, t, i);
 	if (t == WNN_F32 || t == WNN_F16) {
@@ -377,8 +392,9 @@ bool tg_compare(const void *actual, const void *expected, enum wnn_dtype t, uint
 bool tg_compare_values(const void *actual, enum wnn_dtype t, const double *expected, uint64_t n,
 		       double ulp, double atol, char *msg, size_t len)
 {
-	size_t es = wnn_dtype_size(t);
-	void *e = malloc(n ? n * es : 1);
+	uint64_t bytes = 0;
+	wnn_dtype_bytes(t, n, &bytes);
+	void *e = malloc(bytes ? bytes : 1);
 	if (!e)
 		abort();
 	tg_pack(e, t, expected, n);

@@ -37,6 +37,21 @@ const char *test_shared_dir(void)
 	return NULL;
 }
 
+const char *test_tmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+	return t && *t ? t : "/tmp";
+}
+
+void test_scratch_dir(char *buf, size_t len, const char *prefix)
+{
+	int n = snprintf(buf, len, "%s/%s-XXXXXX", test_tmpdir(), prefix);
+	ASSERT_MSG(n > 0 && (size_t)n < len, "scratch directory name under %s is too long",
+		   test_tmpdir());
+	ASSERT_MSG(mkdtemp(buf), "mkdtemp %s: %s (TMPDIR=%s)", buf, strerror(errno),
+		   test_tmpdir());
+}
+
 double test_load_average(void)
 {
 	double l = NAN;
@@ -84,9 +99,15 @@ void test_daemon_start_logged(struct test_daemon *d, const char *bin,
 		snprintf(def, sizeof(def), "%s/bin/webnnd", test_build_dir());
 		bin = def;
 	}
-	snprintf(d->dir, sizeof(d->dir), "/tmp/webnn-test-XXXXXX");
-	ASSERT_MSG(mkdtemp(d->dir), "mkdtemp: %s", strerror(errno));
-	snprintf(d->socket_path, sizeof(d->socket_path), "%s/webnnd.sock", d->dir);
+	test_scratch_dir(d->dir, sizeof(d->dir), "webnn-test");
+	if (strlen(d->dir) + sizeof("/webnnd.sock") > sizeof(d->socket_path)) {
+		rmdir(d->dir);
+		FAIL("socket path %s/webnnd.sock exceeds the %zu bytes of a unix socket address: "
+		     "set TMPDIR to a shorter directory", d->dir, sizeof(d->socket_path) - 1);
+	}
+	size_t dl = strlen(d->dir); /* fits: checked above */
+	memcpy(d->socket_path, d->dir, dl);
+	memcpy(d->socket_path + dl, "/webnnd.sock", sizeof("/webnnd.sock"));
 	const char *argv[32] = { bin, "--socket", d->socket_path };
 	int argc = 3;
 	for (int i = 0; extra_args && extra_args[i] && argc < 31; i++)

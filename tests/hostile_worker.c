@@ -193,7 +193,7 @@ static char *read_log(const char *path)
 /* A daemon logging as under journald into a file, with --verbose. */
 static void start_journal(struct test_daemon *d, char *log, size_t len)
 {
-	snprintf(log, len, "/tmp/webnn-hostile-log-XXXXXX");
+	snprintf(log, len, "%s/webnn-hostile-log-XXXXXX", test_tmpdir());
 	int fd = mkstemp(log);
 	ASSERT(fd >= 0);
 	close(fd);
@@ -221,7 +221,7 @@ static void named_violation(const struct test_daemon *d, const char *name)
 TEST(hostile_log_forging)
 {
 	struct test_daemon d;
-	char log[64];
+	char log[4096];
 	start_journal(&d, log, sizeof(log));
 	named_violation(&d, "x\n<0>forged");
 	named_violation(&d, "y\r\n<1>forged too");
@@ -246,7 +246,7 @@ TEST(hostile_log_forging)
 TEST(hostile_log_control_characters)
 {
 	struct test_daemon d;
-	char log[64];
+	char log[4096];
 	start_journal(&d, log, sizeof(log));
 	/* Escapes first (a name may be cut short when logged), then 100 KiB, then more. */
 	const char *esc = "\x1b[2J\x07\x1b]0;t\x07\x7f\b\t";

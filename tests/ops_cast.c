@@ -66,6 +66,25 @@ static const struct op_vector cast_vectors[] = {
 	{ WNN_OP_DEQUANTIZE_LINEAR, "int8 to float32 blockwise (block 2)", .build = dequantize,
 	  .in = { OV_I8(4, -128, 0, 127, -1), OV_F32(2, 2, 0.25), OV_I8(2, -1, 3) },
 	  .want = { OV_F32(4, -254, 2, 31, -1) } },
+	/* int4/uint4 (extension): the same rules with ranges [-8, 7] and [0, 15], packed two per
+	 * byte on the wire; odd counts leave a spare high nibble that must read 0 */
+	{ WNN_OP_QUANTIZE_LINEAR, "float32 to int4, odd count, ties to even, saturation",
+	  .build = quantize,
+	  .in = { OV_F32(5, 0, 1, -1.25, 100, -100), OV_F32(1, 0.5), OV_CONST(WEBNN_INT4, 1,
+			  OV_SHAPE(1), 1) },
+	  .want = { OV_I4(5, 1, 3, -1, 7, -8) } },
+	{ WNN_OP_QUANTIZE_LINEAR, "float32 to uint4 blockwise (block 3)", .build = quantize,
+	  .in = { OV_F32(6, 0, 3, 7.5, -1, 40, 2.5), OV_F32(2, 1, 0.5), OV_U4(2, 2, 0) },
+	  .want = { OV_U4(6, 2, 5, 10, 0, 15, 5) } },
+	{ WNN_OP_DEQUANTIZE_LINEAR, "int4 to float32, odd count, sign extension",
+	  .build = dequantize,
+	  .in = { OV_I4(3, -8, 7, -1), OV_F32(1, 0.5), OV_I4(1, -1) },
+	  .want = { OV_F32(3, -3.5, 4, 0) } },
+	{ WNN_OP_DEQUANTIZE_LINEAR, "uint4 constant to float32 blockwise (block 2)",
+	  .build = dequantize,
+	  .in = { OV_CONST(WEBNN_UINT4, 1, OV_SHAPE(4), 15, 0, 9, 1), OV_F32(2, 2, 0.25),
+		  OV_U4(2, 8, 1) },
+	  .want = { OV_F32(4, 14, -16, 2, 0) } },
 };
 OV_TABLE(CAST, cast_vectors);
 
@@ -193,14 +212,40 @@ OT_TEST(ops_cast, all_pairs, 180)
 	ot_impl->shutdown(be);
 }
 
+/* Packed int4/uint4 outputs large enough for the cpu backend's threads (CPU_EW_PAR_MIN) and
+ * OpenCL's many work items, against the reference: an odd count splits at an odd element, so the
+ * ranges are rounded to whole bytes (a lost race there would show as wrong elements; the race
+ * itself is too narrow to hit on demand, the values at the split and the odd tail are checked). */
+OT_TEST(ops_cast, quantize_int4_packed_across_threads, 120)
+{
+	struct backend *be = ot_backend();
+	for (int u = 0; u < 2; u++) {
+		enum wnn_dtype qt = u ? WNN_U4 : WNN_I4;
+		struct tg_graph tg;
+		tg_init(&tg);
+		uint32_t x = tg_input(&tg, WNN_F32, 1, (uint32_t[]){ 65537 });
+		uint32_t s = tg_input(&tg, WNN_F32, 1, (uint32_t[]){ 1 });
+		uint32_t z = tg_input(&tg, qt, 1, (uint32_t[]){ 1 });
+		Webnn__Ipc__QuantizeLinear m = WEBNN__IPC__QUANTIZE_LINEAR__INIT;
+		m.input = x, m.scale = s, m.zero_point = z, m.output = tg_next(&tg);
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o, WNN_OP_QUANTIZE_LINEAR, &m);
+		const struct graph_ir *g = ot_finish(&tg, &o, wnn_dtype_name(qt));
+		struct range r[3] = { { -10, 10 }, { 0.5, 1.5 }, { u ? 0 : -2, u ? 4 : 2 } };
+		ot_check_ranges(be, g, r, 3, 0, 1, TOL_EW, wnn_dtype_name(qt));
+		tg_free(&tg);
+	}
+	ot_impl->shutdown(be);
+}
+
 OT_TEST(ops_cast, quantize_dequantize, 120)
 {
 	struct backend *be = ot_backend();
-	static const enum wnn_dtype qtypes[] = { WNN_I8, WNN_U8, WNN_I32, WNN_U32 };
+	static const enum wnn_dtype qtypes[] = { WNN_I8, WNN_U8, WNN_I32, WNN_U32, WNN_I4, WNN_U4 };
 	static const uint32_t sdims[3][2] = { { 1, 1 }, { 3, 1 }, { 3, 2 } };
 	char label[128];
 	for (int f = 0; f < 2; f++)
-		for (size_t qi = 0; qi < 4; qi++)
+		for (size_t qi = 0; qi < sizeof qtypes / sizeof qtypes[0]; qi++)
 			for (int sd = 0; sd < 3; sd++) {
 				enum wnn_dtype ft = f ? WNN_F16 : WNN_F32, qt = qtypes[qi];
 				for (int deq = 0; deq < 2; deq++) {
@@ -230,8 +275,15 @@ OT_TEST(ops_cast, quantize_dequantize, 120)
 					struct range r[3] = { { ot_type_lo(qt, -40), 40 },
 							      { 0.05, 0.5 },
 							      { ot_type_lo(qt, -5), 5 } };
+					if (wnn_dtype_is_4bit(qt)) { /* values a nibble holds */
+						double lo = qt == WNN_I4 ? -8 : 0;
+						r[0] = (struct range){ lo, lo + 15 };
+						r[2] = (struct range){ lo / 2, lo / 2 + 7 };
+					}
 					if (!deq)
 						r[0] = (struct range){ -60, 60 };
+					if (!deq && wnn_dtype_is_4bit(qt))
+						r[0] = (struct range){ -4, 4 };
 					ot_check_ranges(be, g, r, 3, 0, 1, f ? TOL_F16 : TOL_EW, label);
 					tg_free(&tg);
 				}

@@ -61,6 +61,14 @@ static size_t ov_count(const struct ov_operand *o)
 static void ov_encode(const struct ov_operand *o, void *bytes)
 {
 	size_t n = ov_count(o);
+	if (o->type == WEBNN_INT4 || o->type == WEBNN_UINT4) {
+		/* through the public packing helper, as an application would */
+		int8_t vals[1024];
+		for (size_t i = 0; i < n && i < sizeof vals; i++)
+			vals[i] = (int8_t)o->v[i];
+		webnn_int4_pack(vals, n < sizeof vals ? n : sizeof vals, bytes);
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		double v = o->v[i];
 		switch (o->type) {
@@ -72,6 +80,8 @@ static void ov_encode(const struct ov_operand *o, void *bytes)
 		case WEBNN_UINT64: ((uint64_t *)bytes)[i] = (uint64_t)v; break;
 		case WEBNN_INT8: ((int8_t *)bytes)[i] = (int8_t)v; break;
 		case WEBNN_UINT8: ((uint8_t *)bytes)[i] = (uint8_t)v; break;
+		case WEBNN_INT4:
+		case WEBNN_UINT4: break; /* packed above */
 		}
 	}
 }
@@ -87,6 +97,12 @@ static double ov_decode(enum webnn_data_type t, const void *bytes, size_t i)
 	case WEBNN_UINT64: return (double)((const uint64_t *)bytes)[i];
 	case WEBNN_INT8: return ((const int8_t *)bytes)[i];
 	case WEBNN_UINT8: return ((const uint8_t *)bytes)[i];
+	case WEBNN_INT4:
+	case WEBNN_UINT4: {
+		int8_t pair[2];
+		webnn_int4_unpack(t, (const uint8_t *)bytes + i / 2, 2, pair);
+		return pair[i & 1];
+	}
 	}
 	return NAN;
 }
@@ -204,7 +220,7 @@ static bool ov_run_vector(const struct op_vector *v, struct ov_run *run)
 	OV_TRY(run, webnn_builder_create(run->ctx, &b));
 	for (size_t i = 0; i < OV_MAX_IN && v->in[i].type; i++) {
 		struct webnn_operand_desc d = ov_desc(&v->in[i]);
-		size_t size = ov_count(&v->in[i]) * webnn_data_type_size(d.data_type);
+		size_t size = webnn_data_type_byte_length(d.data_type, ov_count(&v->in[i]));
 		if (size > sizeof(bytes[i])) {
 			snprintf(run->msg, run->len, "input %zu: more than a vector holds", i);
 			goto out;
@@ -225,14 +241,24 @@ static bool ov_run_vector(const struct op_vector *v, struct ov_run *run)
 	for (size_t k = 0; k < n_out; k++) {
 		if (!ov_check_output(v, k, out[k], NULL, run))
 			goto out;
-		if (ov_count(&v->want[k]) * webnn_data_type_size(v->want[k].type) >
+		if (webnn_data_type_byte_length(v->want[k].type, ov_count(&v->want[k])) >
 		    sizeof(bytes[0])) {
 			snprintf(run->msg, run->len, "output %zu: more than a vector holds", k);
 			goto out;
 		}
 		named[k] = (struct webnn_named_operand){ out_names[k], out[k] };
-		struct webnn_tensor_desc td = { .desc = ov_desc(&v->want[k]), .readable = true };
+		bool packed = v->want[k].type == WEBNN_INT4 || v->want[k].type == WEBNN_UINT4;
+		struct webnn_tensor_desc td = { .desc = ov_desc(&v->want[k]), .readable = true,
+						.writable = packed };
 		OV_TRY(run, webnn_context_create_tensor(run->ctx, &td, &tout[k]));
+		if (packed) {
+			/* all ones first: an odd count's spare high nibble must come back 0 */
+			size_t size = webnn_data_type_byte_length(td.desc.data_type,
+								  ov_count(&v->want[k]));
+			memset(bytes[OV_MAX_IN + k], 0xff, size);
+			OV_TRY(run, webnn_context_write_tensor(run->ctx, tout[k],
+							       bytes[OV_MAX_IN + k], size));
+		}
 		bind_out[k] = (struct webnn_named_tensor){ out_names[k], tout[k] };
 	}
 	OV_TRY(run, webnn_builder_build(b, named, n_out, &g));
@@ -240,10 +266,17 @@ static bool ov_run_vector(const struct op_vector *v, struct ov_run *run)
 	OV_TRY(run, webnn_context_flush(run->ctx));
 	for (size_t k = 0; k < n_out; k++) {
 		void *o = bytes[OV_MAX_IN + k];
-		size_t size = ov_count(&v->want[k]) * webnn_data_type_size(v->want[k].type);
+		size_t size = webnn_data_type_byte_length(v->want[k].type, ov_count(&v->want[k]));
 		OV_TRY(run, webnn_context_read_tensor(run->ctx, tout[k], o, size));
 		if (!ov_check_output(v, k, out[k], o, run))
 			goto out;
+		size_t cnt = ov_count(&v->want[k]);
+		if ((v->want[k].type == WEBNN_INT4 || v->want[k].type == WEBNN_UINT4) && (cnt & 1) &&
+		    (((const uint8_t *)o)[cnt / 2] & 0xf0)) {
+			snprintf(run->msg, run->len, "output %zu: spare high nibble is 0x%x, not 0",
+				 k, ((const uint8_t *)o)[cnt / 2] >> 4);
+			goto out;
+		}
 	}
 	ok = true;
 out:

@@ -94,6 +94,8 @@ void ov_run_family(enum wnn_family family, const char *backend);
 #define OV_F16(n_, ...) OV_IN(WEBNN_FLOAT16, 1, OV_SHAPE(n_), __VA_ARGS__)
 #define OV_I8(n_, ...) OV_IN(WEBNN_INT8, 1, OV_SHAPE(n_), __VA_ARGS__)
 #define OV_U8(n_, ...) OV_IN(WEBNN_UINT8, 1, OV_SHAPE(n_), __VA_ARGS__)
+#define OV_I4(n_, ...) OV_IN(WEBNN_INT4, 1, OV_SHAPE(n_), __VA_ARGS__)
+#define OV_U4(n_, ...) OV_IN(WEBNN_UINT4, 1, OV_SHAPE(n_), __VA_ARGS__)
 #define OV_I32(n_, ...) OV_IN(WEBNN_INT32, 1, OV_SHAPE(n_), __VA_ARGS__)
 #define OV_U32(n_, ...) OV_IN(WEBNN_UINT32, 1, OV_SHAPE(n_), __VA_ARGS__)
 #define OV_I64(n_, ...) OV_IN(WEBNN_INT64, 1, OV_SHAPE(n_), __VA_ARGS__)

@@ -82,10 +82,15 @@ double test_load_average(void);
 bool test_have_opencl(void);
 
 /* A webnnd started for one test on a private socket; stopped with SIGTERM, exit status checked. */
+/* $TMPDIR when set and non-empty, else /tmp: where tests put sockets and scratch files. */
+const char *test_tmpdir(void);
+/* mkdtemp of "<test_tmpdir()>/<prefix>-XXXXXX" into buf; fails the test when it cannot. */
+void test_scratch_dir(char *buf, size_t len, const char *prefix);
+
 struct test_daemon {
 	int pid;
-	char socket_path[108];
-	char dir[64];
+	char socket_path[108]; /* sun_path: the scratch directory must leave room for it */
+	char dir[4096];
 };
 /* Starts build/bin/webnnd with the extra args (NULL-terminated list, may be NULL); fails the
  * test if it does not come up within 30 s. */

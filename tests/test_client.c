@@ -34,6 +34,7 @@ TEST(client_status_and_data_types)
 {
 	ASSERT_STREQ(webnn_status_name(WEBNN_STATUS_TYPE_ERROR), "TypeError");
 	ASSERT_STREQ(webnn_status_name(WEBNN_STATUS_CONTEXT_LOST), "InvalidStateError");
+	ASSERT_STREQ(webnn_status_name(WEBNN_STATUS_OK), "OK");
 	ASSERT_STREQ(webnn_status_string(WEBNN_STATUS_OK), "success");
 	ASSERT_STREQ(webnn_status_string(WEBNN_STATUS_NOT_SUPPORTED),
 		     "not supported by this context");
@@ -43,6 +44,177 @@ TEST(client_status_and_data_types)
 	ASSERT_EQ(webnn_data_type_size((enum webnn_data_type)0), 0);
 	ASSERT_STREQ(webnn_data_type_name(WEBNN_INT8), "int8");
 	ASSERT(webnn_data_type_name((enum webnn_data_type)42) == NULL);
+}
+
+/* int4/uint4 (extension): half a byte each, packed low nibble first. */
+TEST(client_int4_byte_length_and_packing)
+{
+	ASSERT_EQ(webnn_data_type_size(WEBNN_INT4), 0);
+	ASSERT_EQ(webnn_data_type_byte_length(WEBNN_INT4, 3), 2);
+	ASSERT_EQ(webnn_data_type_byte_length(WEBNN_UINT4, 4), 2);
+	ASSERT_EQ(webnn_data_type_byte_length(WEBNN_UINT4, 1), 1);
+	ASSERT_EQ(webnn_data_type_byte_length(WEBNN_FLOAT32, 3), 12);
+	ASSERT_EQ(webnn_data_type_byte_length((enum webnn_data_type)42, 3), 0);
+	ASSERT_STREQ(webnn_data_type_name(WEBNN_INT4), "int4");
+	ASSERT_STREQ(webnn_data_type_name(WEBNN_UINT4), "uint4");
+	const int8_t vals[3] = { -8, 7, -1 };
+	uint8_t packed[2] = { 0xaa, 0xaa };
+	webnn_int4_pack(vals, 3, packed);
+	/* element 0 low nibble, element 1 high; the odd count's spare high nibble is 0 */
+	ASSERT_EQ(packed[0], 0x78);
+	ASSERT_EQ(packed[1], 0x0f);
+	int8_t back[3];
+	webnn_int4_unpack(WEBNN_INT4, packed, 3, back);
+	ASSERT(back[0] == -8 && back[1] == 7 && back[2] == -1);
+	webnn_int4_unpack(WEBNN_UINT4, packed, 3, back);
+	ASSERT(back[0] == 8 && back[1] == 7 && back[2] == 15);
+}
+
+/* int4/uint4 exist only in the quantize roles WPT and Chromium give them; the byte length of a
+ * constant is ceil(n / 2). */
+TEST(client_int4_roles_and_constant_length)
+{
+	ct_require_webnnd();
+	struct test_daemon td;
+	ct_daemon_up(&td);
+	struct webnn_context *ctx = ct_connect(&td, "test_client");
+	struct webnn_tensor_limits l;
+	ASSERT(webnn_context_op_limits(ctx, "dequantizeLinear", "input", &l));
+	ASSERT(l.data_types & (1u << WEBNN_INT4) && l.data_types & (1u << WEBNN_UINT4));
+	ASSERT(webnn_context_op_limits(ctx, "dequantizeLinear", "zeroPoint", &l));
+	ASSERT(l.data_types & (1u << WEBNN_INT4) && l.data_types & (1u << WEBNN_UINT4));
+	ASSERT(webnn_context_op_limits(ctx, "quantizeLinear", "zeroPoint", &l));
+	ASSERT(l.data_types & (1u << WEBNN_INT4) && l.data_types & (1u << WEBNN_UINT4));
+	ASSERT(webnn_context_op_limits(ctx, "quantizeLinear", "output", &l));
+	ASSERT(l.data_types & (1u << WEBNN_INT4) && l.data_types & (1u << WEBNN_UINT4));
+	ASSERT(webnn_context_op_limits(ctx, "quantizeLinear", "input", &l));
+	ASSERT(!(l.data_types & (1u << WEBNN_INT4)));
+	ASSERT(webnn_context_op_limits(ctx, "add", "a", &l));
+	ASSERT(!(l.data_types & (1u << WEBNN_INT4)) && !(l.data_types & (1u << WEBNN_UINT4)));
+	ASSERT(webnn_context_op_limits(ctx, "cast", "output", &l));
+	ASSERT(!(l.data_types & (1u << WEBNN_INT4)));
+
+	struct webnn_builder *b = NULL;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	struct webnn_operand_desc d = ct_desc_of(WEBNN_INT4, 1, (uint32_t[]){ 3 });
+	struct webnn_operand *c = NULL, *x = NULL, *y = NULL;
+	const uint8_t three[3] = { 0 };
+	FAILS(ctx, webnn_builder_constant(b, &d, three, 3, &c), WEBNN_STATUS_TYPE_ERROR,
+	      "constant: data is 3 bytes, the descriptor's byte length is 2");
+	OK(ctx, webnn_builder_constant(b, &d, three, 2, &c));
+	OK(ctx, webnn_builder_input(b, "x", &d, &x));
+	FAILS(ctx, webnn_builder_add(b, x, c, &y), WEBNN_STATUS_TYPE_ERROR,
+	      "add: a data type int4 is not allowed");
+	FAILS(ctx, webnn_builder_cast(b, x, WEBNN_FLOAT32, &y), WEBNN_STATUS_TYPE_ERROR,
+	      "cast: input data type int4 is not allowed");
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&td);
+}
+
+/* An int4 intermediate between quantizeLinear and dequantizeLinear, also a graph output: packed
+ * in the memory plan, and folded at build when the input is a constant. */
+TEST(client_int4_quantize_dequantize_chain)
+{
+	ct_require_webnnd();
+	struct test_daemon td;
+	ct_daemon_up(&td);
+	struct webnn_context *ctx = ct_connect(&td, "test_client");
+	static const float xs[7] = { 0, 1, -1.25f, 100, -100, 3.3f, -7.9f };
+	static const float half = 0.5f;
+	static const uint8_t zp = 0x01; /* int4 1 */
+	/* q = clamp(roundEven(x / 0.5) + 1, -8, 7) = 1 3 -1 7 -8 7 -8; y = (q - 1) * 0.5 */
+	static const uint8_t want_q[4] = { 0x31, 0x7f, 0x78, 0x08 };
+	static const float want_y[7] = { 0, 1, -1, 3, -4.5f, 3, -4.5f };
+	for (int constant = 0; constant < 2; constant++) {
+		struct webnn_builder *b = NULL;
+		OK(ctx, webnn_builder_create(ctx, &b));
+		uint32_t n = 7, one = 1;
+		struct webnn_operand *x = constant ? ct_const(ctx, b, WEBNN_FLOAT32, 1, &n, xs)
+						   : ct_input(ctx, b, "x", WEBNN_FLOAT32, 1, &n);
+		struct webnn_operand *s = ct_const(ctx, b, WEBNN_FLOAT32, 1, &one, &half);
+		struct webnn_operand *z = ct_const(ctx, b, WEBNN_INT4, 1, &one, &zp);
+		struct webnn_operand *q = NULL, *y = NULL;
+		OK(ctx, webnn_builder_quantize_linear(b, x, s, z, &q));
+		OK(ctx, webnn_builder_dequantize_linear(b, q, s, z, &y));
+		ct_assert_shape(q, WEBNN_INT4, 1, &n);
+		uint8_t got_q[4];
+		float got_y[7];
+		memset(got_q, 0xff, sizeof got_q);
+		const struct ct_io in[] = { { "x", NULL, (void *)xs } };
+		const struct ct_io out[] = { { "q", q, got_q }, { "y", y, got_y } };
+		ct_run(ctx, b, constant ? "constant x" : "input x", in, constant ? 0 : 1, out, 2);
+		ASSERT_MSG(memcmp(got_q, want_q, sizeof want_q) == 0,
+			   "q bytes %02x %02x %02x %02x", got_q[0], got_q[1], got_q[2], got_q[3]);
+		ct_assert_floats("y", got_y, want_y, 7, 0);
+		webnn_builder_destroy(b);
+	}
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&td);
+}
+
+/* The last error describes the latest call: a successful call, on the context or on one of
+ * its objects, leaves "". */
+TEST(client_last_error_cleared_by_a_successful_call)
+{
+	ct_require_webnnd();
+	struct test_daemon td;
+	ct_daemon_up(&td);
+	struct webnn_context *ctx = ct_connect(&td, "test_client");
+	ASSERT_STREQ(webnn_context_last_error(ctx), "");
+	struct webnn_builder *b = NULL;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	struct webnn_operand_desc d = ct_desc_of(WEBNN_FLOAT32, 1, (uint32_t[]){ 4 });
+	struct webnn_operand_desc d8 = ct_desc_of(WEBNN_INT8, 1, (uint32_t[]){ 4 });
+	struct webnn_operand *x = NULL, *y = NULL, *z = NULL;
+	OK(ctx, webnn_builder_input(b, "x", &d, &x));
+	OK(ctx, webnn_builder_input(b, "y", &d8, &y));
+	/* a builder call fails, then one on the builder succeeds */
+	FAILS(ctx, webnn_builder_add(b, x, y, &z), WEBNN_STATUS_TYPE_ERROR, "add:");
+	OK(ctx, webnn_builder_relu(b, x, &z));
+	ASSERT_STREQ(webnn_context_last_error(ctx), "");
+	/* a tensor call fails, then a context call succeeds */
+	struct webnn_tensor_desc tdsc = { d, true, true };
+	struct webnn_tensor *t = NULL;
+	OK(ctx, webnn_context_create_tensor(ctx, &tdsc, &t));
+	float four[4] = { 0 };
+	FAILS(ctx, webnn_context_write_tensor(ctx, t, four, 3), WEBNN_STATUS_TYPE_ERROR,
+	      "data is 3 bytes");
+	OK(ctx, webnn_context_write_tensor(ctx, t, four, sizeof four));
+	ASSERT_STREQ(webnn_context_last_error(ctx), "");
+	FAILS(ctx, webnn_context_read_tensor(ctx, t, four, 3), WEBNN_STATUS_TYPE_ERROR,
+	      "data is 3 bytes");
+	OK(ctx, webnn_context_flush(ctx));
+	ASSERT_STREQ(webnn_context_last_error(ctx), "");
+	webnn_tensor_destroy(t);
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&td);
+}
+
+/* The harness puts daemon sockets and scratch directories under $TMPDIR (else /tmp). */
+TEST(client_harness_honours_tmpdir)
+{
+	ct_require_webnnd();
+	char base[4096];
+	test_scratch_dir(base, sizeof(base), "webnn-tmpdir");
+	setenv("TMPDIR", base, 1);
+	ASSERT_STREQ(test_tmpdir(), base);
+	struct test_daemon td;
+	ct_daemon_up(&td);
+	ASSERT_MSG(strncmp(td.socket_path, base, strlen(base)) == 0 &&
+			   td.socket_path[strlen(base)] == '/',
+		   "socket %s is not under TMPDIR %s", td.socket_path, base);
+	struct webnn_context *ctx = ct_connect(&td, "test_client");
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&td);
+	char scratch[4096];
+	test_scratch_dir(scratch, sizeof(scratch), "webnn-scratch");
+	ASSERT(strncmp(scratch, base, strlen(base)) == 0);
+	ASSERT(rmdir(scratch) == 0);
+	unsetenv("TMPDIR");
+	ASSERT_STREQ(test_tmpdir(), "/tmp");
+	ASSERT(rmdir(base) == 0);
 }
 
 TEST(client_connect_error_message)
@@ -756,7 +928,7 @@ struct fake {
 	enum fake_mode mode;
 	int listen_fd;
 	char path[108];
-	char dir[64];
+	char dir[4096];
 	pthread_t thread;
 	int flushes;
 };
@@ -916,9 +1088,12 @@ static void fake_start(struct fake *f, enum fake_mode mode)
 {
 	memset(f, 0, sizeof(*f));
 	f->mode = mode;
-	snprintf(f->dir, sizeof(f->dir), "/tmp/webnn-fake-XXXXXX");
-	ASSERT(mkdtemp(f->dir));
-	snprintf(f->path, sizeof(f->path), "%s/fake.sock", f->dir);
+	test_scratch_dir(f->dir, sizeof(f->dir), "webnn-fake");
+	ASSERT_MSG(strlen(f->dir) + sizeof("/fake.sock") <= sizeof(f->path),
+		   "%s/fake.sock is too long for a unix socket address: set a shorter TMPDIR", f->dir);
+	size_t dl = strlen(f->dir);
+	memcpy(f->path, f->dir, dl);
+	memcpy(f->path + dl, "/fake.sock", sizeof("/fake.sock"));
 	f->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", f->path);

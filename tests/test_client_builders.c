@@ -574,9 +574,9 @@ static void copy_file(const char *from, const char *to)
  * against them alone. */
 TEST(client_public_headers_stand_alone)
 {
-	char dir[] = "/tmp/webnn-headers-XXXXXX";
-	ASSERT(mkdtemp(dir));
-	char path[512], ops[512], cmd[2048];
+	char dir[4096];
+	test_scratch_dir(dir, sizeof(dir), "webnn-headers");
+	char path[4200], ops[4200], cmd[12800];
 	const char *names[] = { "webnn.h", "webnn_types.h" };
 	for (size_t i = 0; i < 2; i++) {
 		char from[256];

@@ -66,7 +66,8 @@ static char *slurp(const char *path, size_t *len)
 /* log_msg itself, in this process: one line however long or hostile the message. */
 TEST(log_msg_one_line_per_event)
 {
-	char path[] = "/tmp/webnn-test-log-XXXXXX";
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/webnn-test-log-XXXXXX", test_tmpdir());
 	int fd = mkstemp(path);
 	ASSERT(fd >= 0);
 	ASSERT(dup2(fd, STDERR_FILENO) == STDERR_FILENO);
@@ -101,7 +102,8 @@ TEST(log_client_name_cannot_forge_lines)
 			setenv("JOURNAL_STREAM", "8:4242", 1);
 		else
 			unsetenv("JOURNAL_STREAM");
-		char path[] = "/tmp/webnn-test-log-XXXXXX";
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/webnn-test-log-XXXXXX", test_tmpdir());
 		int fd = mkstemp(path);
 		ASSERT(fd >= 0);
 		close(fd);

@@ -151,8 +151,8 @@ TEST(opencl_program_disk_cache)
 {
 	if (!test_have_opencl())
 		SKIP("no OpenCL device");
-	char dir[] = "/tmp/webnn-ocl-cache-XXXXXX";
-	ASSERT(mkdtemp(dir));
+	char dir[4096];
+	test_scratch_dir(dir, sizeof(dir), "webnn-ocl-cache");
 	struct backend *be = ot_backend_cached(dir);
 	struct tg_graph tg;
 	tg_init(&tg);
@@ -165,7 +165,7 @@ TEST(opencl_program_disk_cache)
 	const struct graph_ir *g = ot_finish(&tg, &o, "exp");
 	ot_check(be, g, -1, 1, TOL_EW, "exp");
 	backend_opencl.shutdown(be);
-	char cmd[256];
+	char cmd[4400];
 	snprintf(cmd, sizeof cmd, "ls %s/programs | grep -q '\\.bin$'", dir);
 	ASSERT_MSG(system(cmd) == 0, "no program binary in %s/programs", dir);
 	be = ot_backend_cached(dir);
@@ -517,8 +517,8 @@ TEST_TIMEOUT(opencl_shutdown_skips_warmup, 120)
 {
 	if (!test_have_opencl())
 		SKIP("no OpenCL device");
-	char dir[] = "/tmp/webnn-ocl-cold-XXXXXX", cache[64];
-	ASSERT(mkdtemp(dir));
+	char dir[4096], cache[4200];
+	test_scratch_dir(dir, sizeof(dir), "webnn-ocl-cold");
 	/* The daemon creates the cache for its service user (it drops from root), which must
 	 * own it and reach it. */
 	ASSERT(chmod(dir, 0755) == 0);
@@ -537,7 +537,7 @@ TEST_TIMEOUT(opencl_shutdown_skips_warmup, 120)
 	double dt = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	printf("  stop with a cold-cache warm-up under way: %.3f s\n", dt);
 	ASSERT_MSG(dt < 1.5, "shutdown took %.2f s", dt);
-	char cmd[300];
+	char cmd[4400];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	ASSERT(system(cmd) == 0);
 }

@@ -281,8 +281,8 @@ static void cache_policy_serving(struct test_daemon *d)
 
 TEST(protocol_cache_dir_policy)
 {
-	char root[] = "/tmp/webnn-cache-test-XXXXXX", dir[128], pocl[160], own[160];
-	ASSERT(mkdtemp(root));
+	char root[4096], dir[4200], pocl[4300], own[4200];
+	test_scratch_dir(root, sizeof(root), "webnn-cache-test");
 	/* Started as root, webnnd drops to its service user, which must reach the directory. */
 	ASSERT(chmod(root, 0755) == 0);
 	snprintf(dir, sizeof(dir), "%s/a/b", root);

@@ -421,8 +421,8 @@ TEST_TIMEOUT(sandbox_opencl_compiles_after_lockdown, 400)
 {
 	if (!test_have_opencl())
 		SKIP("no OpenCL device");
-	char root[] = "/tmp/webnn-sandbox-cache-XXXXXX", cache[128], pocl[160];
-	ASSERT(mkdtemp(root));
+	char root[4096], cache[4200], pocl[4300];
+	test_scratch_dir(root, sizeof(root), "webnn-sandbox-cache");
 	ASSERT(chmod(root, 0755) == 0); /* the service user creates and owns cache/ */
 	snprintf(cache, sizeof(cache), "%s/cache", root);
 	snprintf(pocl, sizeof(pocl), "%s/pocl", cache);
@@ -446,7 +446,7 @@ TEST_TIMEOUT(sandbox_opencl_compiles_after_lockdown, 400)
 	pt_add_roundtrip(&c, 1, 10, 5.5f);
 	pt_close(&c);
 	test_daemon_stop(&d);
-	char cmd[300];
+	char cmd[4400];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	ASSERT(system(cmd) == 0);
 }

@@ -193,7 +193,7 @@ static void role_cb(void *ud, const char *role, uint32_t types, uint32_t lo, uin
 	r->n++;
 	snprintf(r->last, sizeof(r->last), "%s", role);
 	ASSERT(lo <= hi && hi <= WNN_MAX_RANK);
-	ASSERT(types != 0 && (types & ~WNN_DT_ALL) == 0);
+	ASSERT(types != 0 && (types & ~WNN_DT_ANY) == 0);
 }
 
 TEST(schema_op_table_walk)
@@ -205,7 +205,7 @@ TEST(schema_op_table_walk)
 			ASSERT_MSG(wnn_ops[j].id != info->id, "duplicate wire id %u", info->id);
 		ASSERT_EQ(wnn_op_from_name(info->name), i);
 		ASSERT_EQ(wnn_op_from_id(info->id), i);
-		ASSERT(info->dtypes != 0 && (info->dtypes & ~WNN_DT_ALL) == 0);
+		ASSERT(info->dtypes != 0 && (info->dtypes & ~WNN_DT_ANY) == 0);
 		struct role_rec r = { 0 };
 		wnn_op_roles((enum wnn_op)i, role_cb, &r);
 		ASSERT_MSG(r.n >= 2, "%s has %d roles", info->name, r.n);

@@ -108,11 +108,12 @@ fail() {
 	exit 1
 }
 
-run_backend reference conv2d gemm softmax concat batch_normalization averagePool2d
+run_backend reference conv2d gemm softmax concat batch_normalization averagePool2d \
+	quantizeLinear dequantizeLinear
 # oneDNN sees valgrind's CPU (no AVX-512) and generates its AVX2 kernels: the same plans, steps
 # and bindings as on the real CPU.
 run_backend cpu conv2d conv_transpose2d gemm matmul softmax concat batch_normalization \
-	averagePool2d maxPool2d add relu transpose reduce_sum
+	averagePool2d maxPool2d add relu transpose reduce_sum quantizeLinear dequantizeLinear
 if "$DAEMON" --help >/dev/null 2>&1 && command -v clinfo >/dev/null && [ "$(clinfo -l 2>/dev/null | grep -c Device)" -gt 0 ]; then
 	run_backend opencl relu concat
 else

@@ -15,7 +15,7 @@ extern "C" {
 
 #define WEBNN_EXPORT __attribute__((visibility("default")))
 
-/* DOMException name ("TypeError") and generic text of a status. */
+/* DOMException name ("TypeError"; "OK" for WEBNN_STATUS_OK) and generic text of a status. */
 WEBNN_EXPORT const char *webnn_status_name(enum webnn_status s);
 WEBNN_EXPORT const char *webnn_status_string(enum webnn_status s);
 
@@ -25,10 +25,21 @@ struct webnn_operand_desc {
 	uint32_t rank;
 	uint32_t shape[WEBNN_MAX_RANK];
 };
-/* Bytes one element of the type takes (float16: 2); 0 for an unknown type. */
+/* Bytes one element of the type takes (float16: 2); 0 for an unknown type and for int4/uint4,
+ * which take half a byte (use webnn_data_type_byte_length). */
 WEBNN_EXPORT size_t webnn_data_type_size(enum webnn_data_type t);
+/* Byte length of count elements: count * size, or ceil(count / 2) for int4/uint4; 0 for an
+ * unknown type. The length constant(), writeTensor() and readTensor() expect. */
+WEBNN_EXPORT uint64_t webnn_data_type_byte_length(enum webnn_data_type t, uint64_t count);
 /* "float32", ... ; NULL for an unknown type. */
 WEBNN_EXPORT const char *webnn_data_type_name(enum webnn_data_type t);
+/* int4/uint4 packing: element i in bits (i & 1) * 4 of byte i / 2, the first element in the low
+ * nibble; an odd count leaves the last high nibble 0. pack stores the low 4 bits of each value
+ * (int4 -8..7 and uint4 0..15 alike) into webnn_data_type_byte_length(t, count) bytes; unpack
+ * sign-extends int4 from bit 3. */
+WEBNN_EXPORT void webnn_int4_pack(const int8_t *values, size_t count, void *packed);
+WEBNN_EXPORT void webnn_int4_unpack(enum webnn_data_type t, const void *packed, size_t count,
+				    int8_t *values);
 
 struct webnn_context;
 struct webnn_builder;
@@ -58,7 +69,8 @@ WEBNN_EXPORT enum webnn_status webnn_context_create(const struct webnn_context_o
 /* MLContext.destroy(): releases the context and everything created from it; children stay
  * safe to call (they return WEBNN_STATUS_CONTEXT_LOST) and must still be destroyed. NULL: no-op. */
 WEBNN_EXPORT void webnn_context_destroy(struct webnn_context *ctx);
-/* Detail of the last error of any call on this context or its objects ("" when none). */
+/* Detail of the error of the latest call on this context or its objects: "" when that call
+ * succeeded (or none failed yet). Getters that cannot fail (const arguments) leave it as is. */
 WEBNN_EXPORT const char *webnn_context_last_error(const struct webnn_context *ctx);
 
 /* What the context runs on. Strings are owned by the context. */

@@ -15,9 +15,10 @@
 #define WEBNN_VERSION_STRING                                                           \
 	WEBNN_VERSION_STRING_X(WEBNN_VERSION_MAJOR, WEBNN_VERSION_MINOR, WEBNN_VERSION_PATCH)
 
-/* ---- status codes: wire-stable, never renumber. X(NAME, code, DOMException name, text) */
+/* ---- status codes: wire-stable, never renumber. X(NAME, code, DOMException name, text);
+ * OK, not an exception, is named "OK". */
 #define WEBNN_STATUS_MAP(X)                                                            \
-	X(OK, 0, "", "success")                                                        \
+	X(OK, 0, "OK", "success")                                                      \
 	X(TYPE_ERROR, 1, "TypeError", "invalid argument")                              \
 	X(DATA_ERROR, 2, "DataError", "invalid tensor data")                           \
 	X(OPERATION_ERROR, 3, "OperationError", "operation failed")                    \
@@ -42,6 +43,11 @@ enum webnn_data_type {
 	WEBNN_UINT64 = 6,
 	WEBNN_INT8 = 7,
 	WEBNN_UINT8 = 8,
+	/* Extension (WPT and Chromium have them; the spec text does not): packed two per byte, see
+	 * webnn_int4_pack(). Only quantizeLinear's zeroPoint/output and dequantizeLinear's
+	 * input/zeroPoint take them. */
+	WEBNN_INT4 = 9,
+	WEBNN_UINT4 = 10,
 };
 enum webnn_power_preference { WEBNN_POWER_DEFAULT, WEBNN_POWER_HIGH_PERFORMANCE, WEBNN_POWER_LOW_POWER };
 enum webnn_layout { WEBNN_LAYOUT_NCHW, WEBNN_LAYOUT_NHWC };

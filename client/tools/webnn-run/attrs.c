@@ -16,8 +16,7 @@ static const char *const lstm_layouts[] = { "iofg", "ifgo", NULL };
 /* An operator of a kind whose C signature webnn.h changed: a loud failure, never a silent pass. */
 static bool no_function(struct replay *r)
 {
-	set_err(r, "%s: webnn_builder function of an unexpected signature for its attrs kind",
-		r->op_name);
+	set_err(r, "webnn_builder function of an unexpected signature for its attrs kind");
 	return false;
 }
 
@@ -107,7 +106,7 @@ static bool attrs_cast(struct replay *r, const struct run_op *op, struct op_call
 	if (!want_args(r, c, 1, 2) || !check_options(r, c->options, no_options))
 		return false;
 	if (!parse_dtype(json_string_value(c->args[1].value), &t)) {
-		set_err(r, "%s: data type %s not supported by libwebnn", r->op_name,
+		set_err(r, "data type %s not supported by libwebnn",
 			json_is_string(c->args[1].value) ? json_string_value(c->args[1].value)
 							 : "?");
 		r->skip = true;
@@ -177,7 +176,7 @@ static bool attrs_batch_normalization(struct replay *r, const struct run_op *op,
 	    !opt_double(r, c->options, "epsilon", &o.epsilon))
 		return false;
 	if (axis && !json_u32(axis, &o.axis)) {
-		set_err(r, "%s: option axis is not an unsigned integer", r->op_name);
+		set_err(r, "option axis is not an unsigned integer");
 		return false;
 	}
 	return built(r, webnn_builder_batch_normalization(r->b, c->args[0].op, c->args[1].op,
@@ -226,7 +225,7 @@ static bool attrs_softmax(struct replay *r, const struct run_op *op, struct op_c
 	if (!want_args(r, c, 1, 2) || !check_options(r, c->options, no_options))
 		return false;
 	if (!json_u32(c->args[1].value, &axis)) {
-		set_err(r, "%s: axis is not an unsigned integer", r->op_name);
+		set_err(r, "axis is not an unsigned integer");
 		return false;
 	}
 	return built(r, webnn_builder_softmax(r->b, c->args[0].op, axis, &c->out));
@@ -335,25 +334,28 @@ static bool attrs_concat(struct replay *r, const struct run_op *op, struct op_ca
 		return false;
 	json_t *list = c->args[0].value;
 	if (!json_is_array(list)) {
-		set_err(r, "%s: inputs is not an array", r->op_name);
+		set_err(r, "inputs is not an array");
 		return false;
 	}
 	if (!json_u32(c->args[1].value, &axis)) {
-		set_err(r, "%s: axis is not an unsigned integer", r->op_name);
+		set_err(r, "axis is not an unsigned integer");
 		return false;
 	}
 	size_t n = json_array_size(list);
 	struct webnn_operand **ops = calloc(n ? n : 1, sizeof(*ops));
 	if (!ops) {
-		set_err(r, "%s: out of memory", r->op_name);
+		set_err(r, "out of memory");
 		return false;
 	}
 	for (size_t i = 0; i < n; i++) {
 		bool error;
 		ops[i] = resolve(r, json_array_get(list, i), &error);
 		if (!ops[i]) {
-			if (!error)
-				set_err(r, "%s: inputs[%zu] does not name an operand", r->op_name, i);
+			if (!error) {
+				char what[32];
+				snprintf(what, sizeof(what), "inputs[%zu]", i);
+				set_not_operand(r, what, json_array_get(list, i));
+			}
 			free(ops);
 			return false;
 		}
@@ -472,7 +474,7 @@ static bool attrs_triangular(struct replay *r, const struct run_op *op, struct o
 	if (diag) {
 		double d = json_number_value(diag);
 		if (!json_is_number(diag) || d != floor(d) || d < INT32_MIN || d > INT32_MAX) {
-			set_err(r, "%s: option diagonal is not a 32-bit integer", r->op_name);
+			set_err(r, "option diagonal is not a 32-bit integer");
 			return false;
 		}
 		o.diagonal = (int32_t)d;
@@ -638,14 +640,13 @@ static bool attrs_resample2d(struct replay *r, const struct run_op *op, struct o
 		return false;
 	if (scales) {
 		if (!json_is_array(scales) || json_array_size(scales) > 2) {
-			set_err(r, "%s: option scales must be a list of at most 2 numbers",
-				r->op_name);
+			set_err(r, "option scales must be a list of at most 2 numbers");
 			return false;
 		}
 		for (size_t i = 0; i < json_array_size(scales); i++) {
 			double d;
 			if (!json_to_double(json_array_get(scales, i), &d)) {
-				set_err(r, "%s: scales[%zu] is not a number", r->op_name, i);
+				set_err(r, "scales[%zu] is not a number", i);
 				return false;
 			}
 			o.scales[i] = (float)d;
@@ -717,4 +718,25 @@ const struct run_op *find_op(const char *spec_name)
 		if (strcmp(run_ops[i].spec_name, spec_name) == 0)
 			return &run_ops[i];
 	return NULL;
+}
+
+const char *nearest_op(const char *spec_name)
+{
+	const char *names[sizeof(run_ops) / sizeof(run_ops[0])];
+	for (size_t i = 0; i < sizeof(run_ops) / sizeof(run_ops[0]); i++)
+		names[i] = run_ops[i].spec_name;
+	return nearest_name(spec_name, names, sizeof(run_ops) / sizeof(run_ops[0]));
+}
+
+/* libwebnn has every operator of the spec, so a name it lacks is a mistake in the case. */
+void set_unknown_op(struct replay *r, const char *spec_name)
+{
+	const char *near = nearest_op(spec_name);
+	const char *saved = r->op_name;
+	r->op_name = NULL; /* the name leads the message as written */
+	if (near)
+		set_err(r, "%s: unknown operator (did you mean %s?)", spec_name, near);
+	else
+		set_err(r, "%s: unknown operator (not an MLGraphBuilder method)", spec_name);
+	r->op_name = saved;
 }

@@ -1,6 +1,8 @@
 /* webnn-run's case parsing: JSON values, descriptors and tensor data, operands created by name. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,18 +10,100 @@
 
 #include "run.h"
 
+/* The one place messages get their operator prefix: while an operator is being built
+ * (r->op_name), "<op>: " goes in front, once (a message already starting with it is kept). */
 void set_err(struct replay *r, const char *fmt, ...)
 {
+	char msg[sizeof(r->err)];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	size_t n = r->op_name ? strlen(r->op_name) : 0, used = 0;
+	if (n && !(strncmp(msg, r->op_name, n) == 0 && msg[n] == ':')) {
+		if (n > sizeof(r->err) / 2)
+			n = sizeof(r->err) / 2;
+		memcpy(r->err, r->op_name, n);
+		memcpy(r->err + n, ": ", 2);
+		used = n + 2;
+	}
+	size_t len = strnlen(msg, sizeof(r->err) - 1 - used);
+	memcpy(r->err + used, msg, len);
+	r->err[used + len] = '\0';
 }
 
+/* "<what>: <status>: <detail>", where libwebnn's detail loses the "<name>: " it starts with
+ * when that name is what's first word or the operator's (it would read twice). */
 bool fail_status(struct replay *r, enum webnn_status s, const char *what)
 {
-	set_err(r, "%s: %s: %s", what, webnn_status_name(s), webnn_context_last_error(r->ctx));
+	const char *detail = webnn_context_last_error(r->ctx);
+	size_t w = strcspn(what, " ");
+	size_t n = r->op_name ? strlen(r->op_name) : 0;
+	if (strncmp(detail, what, w) == 0 && detail[w] == ':' && detail[w + 1] == ' ')
+		detail += w + 2;
+	else if (n && strncmp(detail, r->op_name, n) == 0 && detail[n] == ':' && detail[n + 1] == ' ')
+		detail += n + 2;
+	set_err(r, "%s: %s: %s", what, webnn_status_name(s), detail);
 	return false;
+}
+
+/* Edit distance (insertions, deletions, substitutions; case-insensitive), capped at 64 chars. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strnlen(a, 64), lb = strnlen(b, 64), row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t sub = diag + (tolower((unsigned char)a[i - 1]) !=
+					     tolower((unsigned char)b[j - 1]));
+			size_t best = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
+			row[j] = sub < best ? sub : best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *nearest_name(const char *word, const char *const *names, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(word, names[i]);
+		if (d < best_d)
+			best = names[i], best_d = d;
+	}
+	/* a suggestion only when it is plausibly a typo of it */
+	size_t len = strlen(word);
+	return best && best_d <= (len < 6 ? 2 : len / 3) ? best : NULL;
+}
+
+/* A reference that names no operand: the value as written, and the nearest operand name. */
+void set_not_operand(struct replay *r, const char *what, json_t *v)
+{
+	if (!json_is_string(v)) {
+		set_err(r, "%s is not an operand name (a JSON %s)", what,
+			json_is_number(v) ? "number" : json_is_array(v) ? "array" : "value");
+		return;
+	}
+	const char *names[256];
+	size_t n = 0;
+	const char *key;
+	json_t *e;
+	json_object_foreach(r->inputs, key, e) {
+		if (n < sizeof(names) / sizeof(names[0]))
+			names[n++] = key;
+	}
+	for (size_t i = 0; i < r->n_names && n < sizeof(names) / sizeof(names[0]); i++)
+		names[n++] = r->names[i].name;
+	const char *near = nearest_name(json_string_value(v), names, n);
+	set_err(r, "%s \"%s\" is not a graph input or an earlier operator's output%s%s%s", what,
+		json_string_value(v), near ? " (did you mean \"" : "", near ? near : "",
+		near ? "\"?)" : "");
 }
 
 /* The operand a name refers to: an earlier result, or a graph input/constant created on its
@@ -44,7 +128,8 @@ bool parse_dtype(const char *s, enum webnn_data_type *t)
 	} map[] = { { "float32", WEBNN_FLOAT32 }, { "float16", WEBNN_FLOAT16 },
 		    { "int32", WEBNN_INT32 },     { "uint32", WEBNN_UINT32 },
 		    { "int64", WEBNN_INT64 },     { "uint64", WEBNN_UINT64 },
-		    { "int8", WEBNN_INT8 },       { "uint8", WEBNN_UINT8 } };
+		    { "int8", WEBNN_INT8 },       { "uint8", WEBNN_UINT8 },
+		    { "int4", WEBNN_INT4 },       { "uint4", WEBNN_UINT4 } };
 	for (size_t i = 0; s && i < sizeof(map) / sizeof(map[0]); i++)
 		if (strcmp(s, map[i].name) == 0) {
 			*t = map[i].t;
@@ -86,10 +171,13 @@ bool parse_desc(struct replay *r, const char *what, json_t *j, struct webnn_oper
 		return false;
 	}
 	if (!parse_dtype(json_string_value(dt), &d->data_type)) {
-		set_err(r, "%s: data type %s not supported by libwebnn "
-			   "(not an MLOperandDataType of the spec it implements)",
-			what, json_string_value(dt));
-		r->skip = true;
+		/* libwebnn has every data type WPT uses: an unknown one is a mistake in the case */
+		static const char *const names[] = { "float32", "float16", "int32", "uint32", "int64",
+						     "uint64",  "int8",    "uint8", "int4",   "uint4" };
+		const char *near = nearest_name(json_string_value(dt), names,
+						sizeof(names) / sizeof(names[0]));
+		set_err(r, "%s: unknown data type \"%s\"%s%s%s", what, json_string_value(dt),
+			near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
 		return false;
 	}
 	if (json_array_size(shape) > WEBNN_MAX_RANK) {
@@ -238,17 +326,26 @@ static bool store_element(json_t *v, enum webnn_data_type t, void *buf, size_t i
 	case WEBNN_UINT8:
 		((uint8_t *)buf)[i] = (uint8_t)d;
 		return d >= 0 && d <= UINT8_MAX;
+	/* unpacked one per int8 here; encode_data packs them */
+	case WEBNN_INT4:
+		((int8_t *)buf)[i] = (int8_t)d;
+		return d >= -8 && d <= 7;
+	case WEBNN_UINT4:
+		((int8_t *)buf)[i] = (int8_t)d;
+		return d >= 0 && d <= 15;
 	default:
 		return false;
 	}
 }
 
-/* Encodes an operand's "data" (float16: "float16Bits"); a scalar fills every element. */
+/* Encodes an operand's "data" (float16: "float16Bits"); a scalar fills every element. int4 and
+ * uint4 are read one value per byte, then packed two per byte as the tensor holds them. */
 void *encode_data(struct replay *r, const char *name, json_t *entry,
 			 const struct webnn_operand_desc *d, size_t *size)
 {
 	json_t *data = json_object_get(entry, d->data_type == WEBNN_FLOAT16 ? "float16Bits" : "data");
-	size_t n = desc_elements(d), es = webnn_data_type_size(d->data_type);
+	bool packed = d->data_type == WEBNN_INT4 || d->data_type == WEBNN_UINT4;
+	size_t n = desc_elements(d), es = packed ? 1 : webnn_data_type_size(d->data_type);
 	if (!data) {
 		set_err(r, "%s: no %s", name, d->data_type == WEBNN_FLOAT16 ? "float16Bits" : "data");
 		return NULL;
@@ -276,6 +373,16 @@ void *encode_data(struct replay *r, const char *name, json_t *entry,
 	for (size_t i = n_convert; i < n; i++)
 		memcpy((char *)buf + i * es, buf, es);
 	*size = n * es;
+	if (packed) {
+		/* in place: byte k of the packed form reads elements 2k and 2k + 1, never behind it */
+		*size = webnn_data_type_byte_length(d->data_type, n);
+		int8_t pair[2];
+		for (size_t k = 0; k < *size; k++) {
+			pair[0] = ((int8_t *)buf)[2 * k];
+			pair[1] = 2 * k + 1 < n ? ((int8_t *)buf)[2 * k + 1] : 0;
+			webnn_int4_pack(pair, 2, (uint8_t *)buf + k);
+		}
+	}
 	return buf;
 }
 

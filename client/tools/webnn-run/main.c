@@ -211,7 +211,11 @@ static void run_file(struct webnn_context **ctx, const struct run_opts *o, const
 	json_error_t jerr;
 	json_t *root = json_load_file(path, JSON_DECODE_INT_AS_REAL, &jerr);
 	if (!root) {
-		fprintf(stderr, "webnn-run: %s:%d: %s\n", path, jerr.line, jerr.text);
+		/* jansson has no line (-1) when the file could not be read at all */
+		if (jerr.line > 0)
+			fprintf(stderr, "webnn-run: %s:%d: %s\n", path, jerr.line, jerr.text);
+		else
+			fprintf(stderr, "webnn-run: %s\n", jerr.text);
 		t->failed++;
 		return;
 	}

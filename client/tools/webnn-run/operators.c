@@ -31,7 +31,7 @@ static bool check_role(struct replay *r, const char *op, const char *role,
 		return true;
 	webnn_operand_get_desc(operand, &d);
 	if (!type_in(l.data_types, d.data_type) || d.rank < l.min_rank || d.rank > l.max_rank) {
-		set_err(r, "%s %s %s rank %u not in opSupportLimits", op, role,
+		set_err(r, "%s: %s %s rank %u not in opSupportLimits", op, role,
 			webnn_data_type_name(d.data_type), d.rank);
 		r->skip = true;
 		return false;
@@ -48,14 +48,14 @@ static bool read_arguments(struct replay *r, json_t *args, struct op_call *c, bo
 		json_object_foreach(json_array_get(args, i), key, v) {
 			if (strcmp(key, "options") == 0) {
 				if (!json_is_object(v)) {
-					set_err(r, "%s: options is not an object", r->op_name);
+					set_err(r, "options is not an object");
 					return false;
 				}
 				c->options = v;
 				continue;
 			}
 			if (c->n_args == MAX_ARGS) {
-				set_err(r, "%s: too many arguments", r->op_name);
+				set_err(r, "too many arguments");
 				return false;
 			}
 			bool error;
@@ -90,7 +90,7 @@ static bool check_option_roles(struct replay *r, struct op_call *c)
 static bool name_sequence(struct replay *r, json_t *outs, struct op_call *c, bool optional)
 {
 	if (!json_is_array(outs) || json_array_size(outs) != c->n_outs) {
-		set_err(r, "%s: returns %zu operands, outputs names %zu", r->op_name, c->n_outs,
+		set_err(r, "returns %zu operands, outputs names %zu", c->n_outs,
 			json_is_array(outs) ? json_array_size(outs) : (size_t)1);
 		return false;
 	}
@@ -99,7 +99,7 @@ static bool name_sequence(struct replay *r, json_t *outs, struct op_call *c, boo
 		char role[32];
 		snprintf(role, sizeof(role), "output%zu", i);
 		if (!name) {
-			set_err(r, "%s: outputs[%zu] is not a name", r->op_name, i);
+			set_err(r, "outputs[%zu] is not a name", i);
 			return false;
 		}
 		if (optional && (!check_role(r, r->op_name, role, c->outs[i]) ||
@@ -120,7 +120,7 @@ static bool name_result(struct replay *r, json_t *outs, struct op_call *c, bool 
 	const char *name = json_is_string(outs) ? json_string_value(outs)
 			   : json_string_value(json_array_get(outs, 0));
 	if (!name || (json_is_array(outs) && json_array_size(outs) != 1)) {
-		set_err(r, "%s: outputs must name one operand", r->op_name);
+		set_err(r, "outputs must name one operand");
 		return false;
 	}
 	return add_name(r, name, c->out);
@@ -152,15 +152,15 @@ bool build_operator(struct replay *r, json_t *oper, bool optional)
 		set_err(r, "operator without name or arguments");
 	} else {
 		const struct run_op *op = find_op(name);
-		if (!op) {
-			set_err(r, "%s: libwebnn has no such builder operator", name);
-			r->skip = true;
-		} else {
+		if (!op)
+			set_unknown_op(r, name);
+		else
 			ok = call_operator(r, op, oper, &c, optional);
-		}
 	}
 	if (ok)
 		r->n_built++;
+	/* later messages (build, dispatch, outputs) are not this operator's */
+	r->op_name = NULL;
 	json_decref(empty);
 	return ok;
 }

@@ -16,8 +16,9 @@ bool want_args(struct replay *r, struct op_call *c, size_t n_operands, size_t n_
 	}
 	for (size_t i = 0; i < n_operands; i++)
 		if (!c->args[i].op) {
-			set_err(r, "%s: argument %zu (%s) does not name an operand", r->op_name, i,
-				c->args[i].key);
+			char what[96];
+			snprintf(what, sizeof(what), "argument %zu (%s)", i, c->args[i].key);
+			set_not_operand(r, what, c->args[i].value);
 			return false;
 		}
 	return true;
@@ -155,7 +156,15 @@ bool opt_enum(struct replay *r, json_t *opts, const char *key, const char *const
 			*out = i;
 			return true;
 		}
-	set_err(r, "%s: option %s has an unknown value", r->op_name, key);
+	char allowed[256] = "";
+	for (int i = 0, o = 0; names[i] && o < (int)sizeof(allowed); i++)
+		o += snprintf(allowed + o, sizeof(allowed) - (size_t)o, "%s\"%s\"", i ? ", " : "",
+			      names[i]);
+	if (json_is_string(v))
+		set_err(r, "option %s: unknown value \"%s\" (allowed: %s)", key,
+			json_string_value(v), allowed);
+	else
+		set_err(r, "option %s is not a string (allowed: %s)", key, allowed);
 	return false;
 }
 
@@ -171,7 +180,9 @@ bool opt_operand(struct replay *r, json_t *opts, const char *key, struct webnn_o
 	if (error)
 		return false;
 	if (!*out) {
-		set_err(r, "%s: option %s does not name an operand", r->op_name, key);
+		char what[96];
+		snprintf(what, sizeof(what), "option %s", key);
+		set_not_operand(r, what, v);
 		return false;
 	}
 	return true;

@@ -26,6 +26,16 @@ static struct elem load_elem(const void *buf, enum webnn_data_type t, size_t i)
 	case WEBNN_UINT64: e.u = ((const uint64_t *)buf)[i]; e.is_unsigned = true; break;
 	case WEBNN_INT8: e.s = ((const int8_t *)buf)[i]; break;
 	case WEBNN_UINT8: e.u = ((const uint8_t *)buf)[i]; e.is_unsigned = true; break;
+	case WEBNN_INT4:
+	case WEBNN_UINT4: {
+		/* packed two per byte: unpack the byte holding element i */
+		int8_t pair[2];
+		webnn_int4_unpack(t, (const uint8_t *)buf + i / 2, 2, pair);
+		e.s = pair[i & 1];
+		e.u = (uint64_t)e.s;
+		e.is_unsigned = t == WEBNN_UINT4;
+		break;
+	}
 	}
 	if (!is_float_type(t))
 		e.d = e.is_unsigned ? (double)e.u : (double)e.s;

@@ -56,6 +56,9 @@ struct op_call {
 /* ---- cases.c: JSON values, descriptors and data, operands by name */
 __attribute__((format(printf, 2, 3))) void set_err(struct replay *r, const char *fmt, ...);
 bool fail_status(struct replay *r, enum webnn_status s, const char *what);
+/* The name of names nearest to word when it is plausibly a misspelling of it, else NULL. */
+const char *nearest_name(const char *word, const char *const *names, size_t n);
+void set_not_operand(struct replay *r, const char *what, json_t *v);
 /* A builder call's status: on failure err says why; NOT_SUPPORTED makes it a skip. */
 bool built(struct replay *r, enum webnn_status s);
 bool parse_dtype(const char *s, enum webnn_data_type *t);
@@ -158,6 +161,10 @@ struct run_op {
 };
 
 const struct run_op *find_op(const char *spec_name);
+/* The known operator nearest to a misspelt name, or NULL. */
+const char *nearest_op(const char *spec_name);
+/* "rleu: unknown operator (did you mean relu?)" into r->err. */
+void set_unknown_op(struct replay *r, const char *spec_name);
 
 /* ---- operators.c: one operator of graph.operators, its arguments, roles and results */
 bool build_operator(struct replay *r, json_t *oper, bool optional);

@@ -190,6 +190,8 @@ static inline float quant_rintf(float q)
 	case WNN_U8: QUANT_LOOP(uint8_t, 0, UINT8_MAX, SC, ZP); break;                         \
 	case WNN_I32: QUANT_LOOP(int32_t, INT32_MIN, INT32_MAX, SC, ZP); break;                \
 	case WNN_U32: QUANT_LOOP(uint32_t, 0, UINT32_MAX, SC, ZP); break;                      \
+	case WNN_I4: QUANT_LOOP(int8_t, -8, 7, SC, ZP); break;                                 \
+	case WNN_U4: QUANT_LOOP(int8_t, 0, 15, SC, ZP); break;                                 \
 	default: break;                                                                        \
 	}
 
@@ -198,6 +200,8 @@ CAST_CLONES static void quant_run(const struct quant_args *a, uint64_t i, uint64
 				  uint64_t k, bool per_elem)
 {
 	float tx[CPU_EW_BLOCK];
+	int8_t tq[CPU_EW_BLOCK]; /* int4/uint4 results before they are packed */
+	bool packed = wnn_dtype_is_4bit(a->p->out_type);
 	size_t oes = wnn_dtype_size(a->p->out_type);
 	for (uint64_t j = 0; j < n; j += CPU_EW_BLOCK) {
 		uint64_t m = n - j < CPU_EW_BLOCK ? n - j : CPU_EW_BLOCK;
@@ -208,7 +212,7 @@ CAST_CLONES static void quant_run(const struct quant_args *a, uint64_t i, uint64
 		} else {
 			x = (const float *)a->in + i + j;
 		}
-		void *po = a->out + (i + j) * oes;
+		void *po = packed ? (void *)tq : a->out + (i + j) * oes;
 		if (per_elem) {
 			const float *sc = a->scale + k + j;
 			const double *zp = a->zp + k + j;
@@ -218,6 +222,8 @@ CAST_CLONES static void quant_run(const struct quant_args *a, uint64_t i, uint64
 			const double zp = a->zp[k];
 			QUANT_TYPES(sc, zp)
 		}
+		for (uint64_t u = 0; packed && u < m; u++)
+			wnn_nibble_set(a->out, i + j + u, tq[u]);
 	}
 }
 
@@ -234,8 +240,19 @@ CAST_CLONES static void quant_run(const struct quant_args *a, uint64_t i, uint64
 	case WNN_U8: DEQUANT_LOOP(uint8_t, SC, ZP); break;                                     \
 	case WNN_I32: DEQUANT_LOOP(int32_t, SC, ZP); break;                                    \
 	case WNN_U32: DEQUANT_LOOP(uint32_t, SC, ZP); break;                                   \
+	case WNN_I4:                                                                           \
+	case WNN_U4: DEQUANT_LOOP4(SC, ZP); break;                                             \
 	default: break;                                                                        \
 	}
+/* int4/uint4: the block unpacked into int8 first, then the same arithmetic */
+#define DEQUANT_LOOP4(SC, ZP)                                                                  \
+	do {                                                                                   \
+		int8_t X[CPU_EW_BLOCK];                                                        \
+		for (uint64_t u = 0; u < m; u++)                                               \
+			X[u] = (int8_t)wnn_nibble_get(a->in, i + j + u, a->p->in_type);       \
+		_Pragma("omp simd") for (uint64_t u = 0; u < m; u++)                           \
+			o[u] = (float)(((double)X[u] - (ZP)) * (double)(SC));                  \
+	} while (0)
 
 CAST_CLONES static void dequant_run(const struct quant_args *a, uint64_t i, uint64_t n,
 				    uint64_t k, bool per_elem)
@@ -299,6 +316,8 @@ static double quant_load_i(const void *p, enum wnn_dtype t, uint64_t i)
 	case WNN_U8: return ((const uint8_t *)p)[i];
 	case WNN_I32: return ((const int32_t *)p)[i];
 	case WNN_U32: return ((const uint32_t *)p)[i];
+	case WNN_I4:
+	case WNN_U4: return wnn_nibble_get(p, i, t);
 	default: return 0;
 	}
 }
@@ -324,12 +343,21 @@ static enum webnn_status quant_run_step(const struct cpu_step *s, void *const *b
 	}
 	struct quant_args a = { p, bufs[p->input], bufs[p->output], scale, zp };
 	int nt = x->threads > 1 ? x->threads : 1;
+	bool packed = wnn_dtype_is_4bit(p->out_type);
 #pragma omp parallel num_threads(nt) if (nt > 1 && p->count >= CPU_EW_PAR_MIN)
 	{
 		uint64_t b, e;
 		cpu_ew_split(p->count, omp_get_thread_num(), omp_get_num_threads(), &b, &e);
+		/* packed output: ranges start on even elements, so no byte has two writers */
+		if (packed) {
+			b += b & 1;
+			e = e < p->count ? e + (e & 1) : e;
+		}
 		quant_range(&a, b, e);
 	}
+	/* an odd count's last high nibble belongs to no element: 0 by definition */
+	if (packed && (p->count & 1))
+		((uint8_t *)bufs[p->output])[p->count / 2] &= 0x0f;
 	free(scale);
 	free(zp);
 	return WEBNN_STATUS_OK;
@@ -347,7 +375,8 @@ static bool quant_types_ok(const struct wnn_quantize_attrs *q)
 	enum wnn_dtype z = q->zp_type;
 	bool fl_in = q->in_type == WNN_F32 || q->in_type == WNN_F16;
 	bool fl_scale = q->scale_type == WNN_F32 || q->scale_type == WNN_F16;
-	bool zp_ok = z == WNN_I8 || z == WNN_U8 || z == WNN_I32 || z == WNN_U32;
+	bool zp_ok = z == WNN_I8 || z == WNN_U8 || z == WNN_I32 || z == WNN_U32 ||
+		     wnn_dtype_is_4bit(z);
 	if (!zp_ok || !fl_scale)
 		return false;
 	if (q->op == WNN_OP_QUANTIZE_LINEAR)

@@ -47,22 +47,27 @@ static void lower_quantize(struct ocl_build *b, enum wnn_op kind)
 		return;
 	enum wnn_dtype ft = p.scale_type, qt = p.zp_type;
 	static const char *const qmin[WNN_DT_COUNT] = { [WNN_I8] = "CHAR_MIN", [WNN_U8] = "0",
-							[WNN_I32] = "INT_MIN", [WNN_U32] = "0" };
+							[WNN_I32] = "INT_MIN", [WNN_U32] = "0",
+							[WNN_I4] = "-8", [WNN_U4] = "0" };
 	static const char *const qmax[WNN_DT_COUNT] = { [WNN_I8] = "CHAR_MAX", [WNN_U8] = "UCHAR_MAX",
 							[WNN_I32] = "INT_MAX",
-							[WNN_U32] = "UINT_MAX" };
-	if (!ocl_is_float(ft) || !qmin[qt])
+							[WNN_U32] = "UINT_MAX",
+							[WNN_I4] = "7", [WNN_U4] = "15" };
+	if (!ocl_is_float(ft) || (unsigned)qt >= WNN_DT_COUNT || !qmin[qt])
 		wnn_diag_set(b->diag, WEBNN_STATUS_NOT_SUPPORTED,
 			     "%s: %s with %s zero points is not supported", b->what,
 			     wnn_dtype_name(ft), wnn_dtype_name(qt));
 	if (OCL_FAILED(b))
 		return;
+	/* int4/uint4 live packed in uchar storage, two per byte (kernels/cast.cl) */
+	bool packed = wnn_dtype_is_4bit(qt);
 	char prefix[512];
 	snprintf(prefix, sizeof prefix,
-		 "#define QUANT 1\n#define FT %s\n#define QT %s\n#define LDF(p, i) %s\n"
-		 "#define STF(p, i, v) %s\n#define CVT_Q(v) ((QT)clamp((long)(v), (long)%s, "
-		 "(long)%s))\n",
-		 ocl_cl_types[ft], ocl_cl_types[qt],
+		 "#define QUANT 1\n#define FT %s\n#define QT %s\n%s%s#define LDF(p, i) %s\n"
+		 "#define STF(p, i, v) %s\n#define CVT_Q(v) clamp((long)(v), (long)%s, "
+		 "(long)%s)\n",
+		 ocl_cl_types[ft], packed ? "uchar" : ocl_cl_types[qt],
+		 packed ? "#define PACKED4 1\n" : "", qt == WNN_I4 ? "#define SIGNED4 1\n" : "",
 		 ft == WNN_F16 ? "vload_half((i), (p))" : "((p)[i])",
 		 ft == WNN_F16 ? "vstore_half_rte((v), (i), (p))" : "((p)[i] = (v))", qmin[qt],
 		 qmax[qt]);
@@ -73,9 +78,10 @@ static void lower_quantize(struct ocl_build *b, enum wnn_op kind)
 	uint64_t sstr[WNN_MAX_RANK];
 	for (uint32_t d = 0; d < p.rank; d++)
 		sstr[d] = p.scale_strides[d];
-	struct ocl_step *s = ocl_kernel_n(b, prog, kind == WNN_OP_QUANTIZE_LINEAR ? "quantize"
-									    : "dequantize",
-				      p.count);
+	bool quant = kind == WNN_OP_QUANTIZE_LINEAR;
+	/* a packed quantize output: one work item per byte */
+	size_t items = quant && packed ? (size_t)(p.count / 2 + (p.count & 1)) : (size_t)p.count;
+	struct ocl_step *s = ocl_kernel_n(b, prog, quant ? "quantize" : "dequantize", items);
 	ocl_arg_mem(b, s, 0, si);
 	ocl_arg_mem(b, s, 1, ss);
 	ocl_arg_mem(b, s, 2, sz);

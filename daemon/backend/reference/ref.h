@@ -64,7 +64,7 @@ static inline bool ref_is_float(enum wnn_dtype t)
 
 static inline bool ref_is_signed_int(enum wnn_dtype t)
 {
-	return t == WNN_I32 || t == WNN_I64 || t == WNN_I8;
+	return t == WNN_I32 || t == WNN_I64 || t == WNN_I8 || t == WNN_I4;
 }
 
 static inline double ref_load_f(const void *p, enum wnn_dtype t, uint64_t i)
@@ -97,6 +97,9 @@ static inline __int128 ref_load_i(const void *p, enum wnn_dtype t, uint64_t i)
 		return ((const uint32_t *)p)[i];
 	case WNN_U64:
 		return ((const uint64_t *)p)[i];
+	case WNN_I4:
+	case WNN_U4:
+		return wnn_nibble_get(p, i, t);
 	default:
 		return 0;
 	}
@@ -124,6 +127,10 @@ static inline void ref_store_i(void *p, enum wnn_dtype t, uint64_t i, __int128 v
 	case WNN_U64:
 		((uint64_t *)p)[i] = u;
 		break;
+	case WNN_I4:
+	case WNN_U4: /* packed: read-modify-write of the byte, so one writer per byte */
+		wnn_nibble_set(p, i, (int64_t)u);
+		break;
 	default:
 		break;
 	}
@@ -141,6 +148,8 @@ static inline void ref_store_sat(void *p, enum wnn_dtype t, uint64_t i, double v
 	case WNN_U32: lo = 0, hi = UINT32_MAX; break;
 	case WNN_I64: lo = INT64_MIN, hi = INT64_MAX; break;
 	case WNN_U64: lo = 0, hi = UINT64_MAX; break;
+	case WNN_I4: lo = -8, hi = 7; break;
+	case WNN_U4: lo = 0, hi = 15; break;
 	default: return;
 	}
 	__int128 r;

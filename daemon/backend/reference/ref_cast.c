@@ -52,6 +52,9 @@ static enum webnn_status run_quantize(const struct ref_step *s, void *const *buf
 			ref_store_f(O, p->out_type, i, (x - zp) * scale);
 		}
 	}
+	/* a packed output of odd count ends in a high nibble no element owns: 0 by definition */
+	if (wnn_dtype_is_4bit(p->out_type) && (p->count & 1))
+		((uint8_t *)O)[p->count / 2] &= 0x0f;
 	return WEBNN_STATUS_OK;
 }
 
@@ -60,7 +63,8 @@ static enum webnn_status quantize_supported(const struct graph_node *n, struct w
 {
 	const struct wnn_quantize_attrs *q = &n->attrs.quantize;
 	enum wnn_dtype z = q->zp_type;
-	bool zp_ok = z == WNN_I8 || z == WNN_U8 || z == WNN_I32 || z == WNN_U32;
+	bool zp_ok = z == WNN_I8 || z == WNN_U8 || z == WNN_I32 || z == WNN_U32 ||
+		     wnn_dtype_is_4bit(z);
 	if (!zp_ok || !ref_is_float(q->scale_type) ||
 	    (q->op == WNN_OP_QUANTIZE_LINEAR ? !ref_is_float(q->in_type) : ref_is_float(q->in_type)))
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
