@@ -13,10 +13,17 @@
 #define CONN_OUT_HIGH (64u << 20)
 
 static void conn_on_poll(uv_poll_t *h, int status, int events);
+static void batch_on_idle(uv_idle_t *h);
+void conn_update(struct conn *c);
 
 void conn_init(struct conn *c, int fd, const struct conn_hooks *hooks)
 {
 	*c = (struct conn){ .fd = fd, .hooks = hooks };
+}
+
+bool conn_out_full(const struct conn *c)
+{
+	return c->out_bytes >= CONN_OUT_HIGH;
 }
 
 static void conn_set_poll(struct conn *c)
@@ -90,12 +97,32 @@ static void batch_remove(struct conn *c)
 	c->dirty = false;
 }
 
+static void batch_add(struct conn *c)
+{
+	if (c->dirty)
+		return;
+	c->dirty = true;
+	c->dirty_prev = NULL;
+	c->dirty_next = c->batch->dirty;
+	if (c->batch->dirty)
+		c->batch->dirty->dirty_prev = c;
+	c->batch->dirty = c;
+	uv_idle_start(&c->batch->idle, batch_on_idle);
+}
+
 static void batch_on_idle(uv_idle_t *h)
 {
 	struct conn_batch *b = h->data;
 	while (b->dirty) {
 		struct conn *c = b->dirty;
 		batch_remove(c);
+		if (c->resume) {
+			/* its handle stays open (and the owner alive) until the closing phase */
+			c->resume = false;
+			c->hooks->readable(c);
+			if (c->fd < 0)
+				continue;
+		}
 		int r = conn_flush(c);
 		if (r < 0) {
 			char why[96];
@@ -103,7 +130,7 @@ static void batch_on_idle(uv_idle_t *h)
 			c->hooks->failed(c, why);
 			continue;
 		}
-		conn_set_poll(c);
+		conn_update(c); /* output drained: held input may go on */
 	}
 	uv_idle_stop(h);
 }
@@ -153,15 +180,7 @@ int conn_queue(struct conn *c, uint8_t *buf, size_t len)
 	if (!c->watching)
 		return 0;
 	if (c->batch && !uv_is_closing((uv_handle_t *)&c->batch->idle)) {
-		if (!c->dirty) {
-			c->dirty = true;
-			c->dirty_prev = NULL;
-			c->dirty_next = c->batch->dirty;
-			if (c->batch->dirty)
-				c->batch->dirty->dirty_prev = c;
-			c->batch->dirty = c;
-			uv_idle_start(&c->batch->idle, batch_on_idle);
-		}
+		batch_add(c);
 		return 0;
 	}
 	int r = conn_flush(c);
@@ -173,8 +192,15 @@ int conn_queue(struct conn *c, uint8_t *buf, size_t len)
 
 void conn_update(struct conn *c)
 {
-	if (c->watching)
-		conn_set_poll(c);
+	if (!c->watching)
+		return;
+	conn_set_poll(c);
+	/* Input read ahead while the owner was paused: handle it now that it is not. */
+	if (c->batch && c->hooks->buffered && !c->resume && !c->hooks->paused(c) &&
+	    c->hooks->buffered(c) && !uv_is_closing((uv_handle_t *)&c->batch->idle)) {
+		c->resume = true;
+		batch_add(c);
+	}
 }
 
 static void conn_on_poll(uv_poll_t *h, int status, int events)

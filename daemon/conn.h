@@ -17,6 +17,9 @@ struct conn_hooks {
 	bool (*paused)(const struct conn *c);        /* true: do not read (too much work queued) */
 	void (*closed)(struct conn *c);              /* the poll handle is closed (after conn_close) */
 	void (*sent)(struct conn *c, size_t len);    /* a queued frame of len bytes was sent or dropped */
+	/* Optional: the owner holds input it read but did not handle (it paused in between):
+	 * once not paused, readable runs again (from the batch) even if the socket stays quiet. */
+	bool (*buffered)(const struct conn *c);
 };
 
 struct outbuf {
@@ -45,6 +48,7 @@ struct conn {
 	struct conn_batch *batch; /* NULL: every frame is sent as it is queued */
 	struct conn *dirty_prev, *dirty_next;
 	bool dirty;               /* on batch->dirty */
+	bool resume;              /* call hooks->readable from the batch (buffered input) */
 };
 
 void conn_init(struct conn *c, int fd, const struct conn_hooks *hooks);
@@ -57,6 +61,8 @@ void conn_batch_close(struct conn_batch *b);
  * batch.
  * Returns 0, or -errno when the peer is gone or memory ran out (buf is freed). */
 int conn_queue(struct conn *c, uint8_t *buf, size_t len);
+/* Too much output waits for the peer: the connection is not read from until it catches up. */
+bool conn_out_full(const struct conn *c);
 /* Re-evaluates what the connection waits for (after the owner's backlog shrank). */
 void conn_update(struct conn *c);
 /* Closes the socket after a best-effort flush (what is left is dropped); hooks->closed follows

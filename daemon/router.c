@@ -218,7 +218,8 @@ void router_on_readable(struct session *s)
 	for (int round = 0; round < 64 && !s->closed && !session_backlogged(s); round++) {
 		if (!router_charge_frame(s))
 			break;
-		int r = wnn_reader_fill(&s->reader, s->conn.fd);
+		/* Frames held while the connection was backlogged go first. */
+		int r = wnn_reader_ready(&s->reader) ? 1 : wnn_reader_fill(&s->reader, s->conn.fd);
 		if (r == -EAGAIN)
 			break;
 		if (r == -EPROTO) {
@@ -232,7 +233,14 @@ void router_on_readable(struct session *s)
 			session_close(s, why);
 			break;
 		}
+		bool held = false;
 		for (;;) {
+			/* Frames read ahead wait while the connection is backlogged (the
+			 * connection resumes them: conn_update); each one counts. */
+			if (session_backlogged(s) && wnn_reader_ready(&s->reader)) {
+				held = true;
+				break;
+			}
 			const uint8_t *payload;
 			size_t len;
 			int fds[WNN_FRAME_MAX_FDS], n_fds = 0;
@@ -250,6 +258,8 @@ void router_on_readable(struct session *s)
 		}
 		if (!s->closed)
 			router_release_frame(s);
+		if (held)
+			break;
 		if (r == 0 && !s->closed) {
 			session_close(s, NULL); /* EOF */
 			break;

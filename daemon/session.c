@@ -45,12 +45,18 @@ static void session_conn_sent(struct conn *c, size_t len)
 	budget_release(CONN_SESSION(c), len);
 }
 
+static bool session_conn_buffered(const struct conn *c)
+{
+	return wnn_reader_ready(&CONN_SESSION(c)->reader);
+}
+
 static const struct conn_hooks session_conn_hooks = {
 	.readable = session_conn_readable,
 	.failed = session_conn_failed,
 	.paused = session_conn_paused,
 	.closed = session_conn_closed,
 	.sent = session_conn_sent,
+	.buffered = session_conn_buffered,
 };
 
 struct session *session_create(struct daemon *d, int fd, uint64_t no,
@@ -170,7 +176,8 @@ bool session_backlogged(const struct session *s)
 	 * work already accepted. Closing it instead would punish a slow reader for the memory
 	 * other connections of its uid (or other users) hold. */
 	return s->n_pending >= SESSION_PENDING_CMDS || s->pending_bytes >= SESSION_PENDING_BYTES ||
-	       s->n_full_contexts > 0 || (s->conn.out_bytes > 0 && budget_over(s));
+	       s->n_full_contexts > 0 || (s->conn.out_bytes > 0 && budget_over(s)) ||
+	       conn_out_full(&s->conn);
 }
 
 void session_context_full(struct session *s, bool full)

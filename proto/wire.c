@@ -254,6 +254,13 @@ int wnn_reader_next(struct wnn_reader *r, const uint8_t **payload, size_t *len, 
 	return 1;
 }
 
+bool wnn_reader_ready(const struct wnn_reader *r)
+{
+	struct wnn_frame_header h;
+	return header_at(r, 0, &h) != 0 && (header_at(r, 0, &h) < 0 ||
+					     r->have >= sizeof(h) + h.size);
+}
+
 void wnn_reader_consume(struct wnn_reader *r)
 {
 	struct wnn_frame_header h;

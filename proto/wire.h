@@ -2,6 +2,7 @@
 #ifndef WNN_WIRE_H
 #define WNN_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +49,8 @@ int wnn_reader_fill(struct wnn_reader *r, int sock);
  * (r->error set) when the frame's fds are not there. */
 int wnn_reader_next(struct wnn_reader *r, const uint8_t **payload, size_t *len, int *fds,
 		    int *n_fds);
+/* Whether a whole frame is buffered (read ahead, not yet handed out). */
+bool wnn_reader_ready(const struct wnn_reader *r);
 /* Drops the frame returned by wnn_reader_next. */
 void wnn_reader_consume(struct wnn_reader *r);
 
