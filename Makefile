@@ -5,7 +5,8 @@ SAN ?=
 OPT ?= -O2
 
 DEB_PACKAGES := build-essential pkg-config libuv1-dev protobuf-c-compiler libprotobuf-c-dev \
-	ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev libjansson-dev libdnnl-dev libseccomp-dev clinfo valgrind clang
+	ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev libjansson-dev libdnnl-dev libseccomp-dev clinfo valgrind clang \
+	libonnx-dev libonnx-testdata
 
 CPPFLAGS += -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=120 -DCL_USE_DEPRECATED_OPENCL_1_2_APIS \
 	-I. -Iclient/include -Iimporters/include -I$(BUILD)/gen
@@ -127,9 +128,25 @@ $(LIB_CLIENT_SO): $(CLIENT_OBJ) $(PROTO_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libwebnn.so.0 $(LDFLAGS) -o $@ $^ $(LDLIBS_CLIENT)
 	ln -sf libwebnn.so.0 $(BUILD)/lib/libwebnn.so
-$(LIB_IMPORT): $(call obj,$(IMPORT_SRC))
+$(LIB_IMPORT): $(call obj,$(IMPORT_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+# The ONNX importer parses with protobuf-c code generated from the onnx.proto of libonnx-dev.
+ONNX_PROTO ?= /usr/include/onnx/onnx.proto
+ONNX_GEN_H := $(BUILD)/gen/onnx/onnx.pb-c.h
+$(ONNX_GEN_H) $(BUILD)/gen/onnx/onnx.pb-c.c: $(ONNX_PROTO)
+	@mkdir -p $(BUILD)/gen/onnx
+	@test -f $(ONNX_PROTO) || { echo "$(ONNX_PROTO) is missing: make deps installs libonnx-dev"; exit 1; }
+	cp $(ONNX_PROTO) $(BUILD)/gen/onnx/onnx.proto
+	protoc-c --proto_path=$(BUILD)/gen --c_out=$(BUILD)/gen onnx/onnx.proto
+$(BUILD)/obj/gen/onnx.pb-c.o: $(BUILD)/gen/onnx/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(filter-out -Werror,$(CFLAGS)) -c $< -o $@
+$(call obj,$(IMPORT_SRC) $(TEST_SRC) $(wildcard client/tools/webnn-run/*.c)): | $(ONNX_GEN_H)
+# import.c refers to the format entry points weakly until both importers are merged, and a weak
+# reference does not pull an archive member: the programs that import ask for them by name.
+$(TEST_BIN) $(TOOLS_BIN): LDFLAGS += -Wl,-u,wnni_onnx_load -Wl,-u,wnni_onnx_read_tensor_pb \
+	-Wl,-u,wnni_npy_read
 $(LIB_TOOLS): $(call obj,$(TOOLS_COMMON_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -159,7 +176,7 @@ endef
 $(foreach t,$(TOOLS_DIRS),$(eval $(call TOOL_DIR_RULE,$(t))))
 
 # One test binary: unit tests (proto), backend tests (daemon library), end-to-end (client+daemon).
-$(TEST_BIN): $(call obj,$(TEST_SRC)) $(LIB_IMPORT) $(LIB_CLIENT) $(LIB_DAEMON) $(LIB_PROTO) $(LIB_TOOLS)
+$(TEST_BIN): $(call obj,$(TEST_SRC)) $(LIB_TOOLS) $(LIB_IMPORT) $(LIB_CLIENT) $(LIB_DAEMON) $(LIB_PROTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -ljansson $(LDLIBS_DAEMON)
 
