@@ -142,7 +142,7 @@ $(ONNX_GEN_H) $(BUILD)/gen/onnx/onnx.pb-c.c: $(ONNX_PROTO)
 $(BUILD)/obj/gen/onnx.pb-c.o: $(BUILD)/gen/onnx/onnx.pb-c.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(filter-out -Werror,$(CFLAGS)) -c $< -o $@
-$(call obj,$(IMPORT_SRC) $(TEST_SRC) $(wildcard client/tools/webnn-run/*.c)): | $(ONNX_GEN_H)
+$(call obj,$(IMPORT_SRC) $(TEST_SRC) $(TOOLS_COMMON_SRC) $(wildcard client/tools/webnn-run/*.c)): | $(ONNX_GEN_H)
 # import.c refers to the format entry points weakly until both importers are merged, and a weak
 # reference does not pull an archive member: the programs that import ask for them by name.
 $(TEST_BIN) $(TOOLS_BIN): LDFLAGS += -Wl,-u,wnni_onnx_load -Wl,-u,wnni_onnx_read_tensor_pb \

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "client/tools/common/model_check.h"
 #include "tests/clienttest.h"
@@ -145,4 +146,522 @@ TEST_TIMEOUT(onnx_testdata, 1800)
 		for (int i = 0; i < 4; i++)
 			ASSERT_MSG(t[i].passed >= floors[i], "%s: %d passed, fewer than %d", suites[i],
 				   t[i].passed, floors[i]);
+}
+
+/* ---------------------------------------------------------------- hand-made models */
+
+#include "onnx/onnx.pb-c.h"
+
+/* A model under construction: nodes, inputs, outputs and initializers of one graph. */
+struct mk {
+	Onnx__ModelProto model;
+	Onnx__GraphProto graph;
+	Onnx__OperatorSetIdProto opset, *opsets[1];
+	Onnx__NodeProto nodes[8], *node_ptrs[8];
+	Onnx__AttributeProto attrs[16], *attr_ptrs[8][4];
+	Onnx__ValueInfoProto io[8], *in_ptrs[4], *out_ptrs[4];
+	Onnx__TypeProto types[8];
+	Onnx__TypeProto__Tensor ttypes[8];
+	Onnx__TensorShapeProto shapes[8];
+	Onnx__TensorShapeProto__Dimension dims[8][4], *dim_ptrs[8][4];
+	Onnx__TensorProto inits[4], *init_ptrs[4];
+	Onnx__StringStringEntryProto ext[4][3], *ext_ptrs[4][3];
+	int64_t init_dims[4][4];
+	size_t n_attrs, n_io;
+};
+
+static void mk_init(struct mk *m)
+{
+	memset(m, 0, sizeof(*m));
+	onnx__model_proto__init(&m->model);
+	onnx__graph_proto__init(&m->graph);
+	onnx__operator_set_id_proto__init(&m->opset);
+	m->opset.domain = (char *)"";
+	m->opset.has_version = 1;
+	m->opset.version = 13;
+	m->opsets[0] = &m->opset;
+	m->model.has_ir_version = 1;
+	m->model.ir_version = 7;
+	m->model.n_opset_import = 1;
+	m->model.opset_import = m->opsets;
+	m->model.graph = &m->graph;
+	m->graph.name = (char *)"g";
+	m->graph.node = m->node_ptrs;
+	m->graph.input = m->in_ptrs;
+	m->graph.output = m->out_ptrs;
+	m->graph.initializer = m->init_ptrs;
+}
+
+/* A float tensor value; dim names (free dimensions) where names[i] is not NULL. */
+static Onnx__ValueInfoProto *mk_value(struct mk *m, const char *name, uint32_t rank,
+				      const int64_t *dims, const char *const *names)
+{
+	size_t k = m->n_io++;
+	Onnx__ValueInfoProto *v = &m->io[k];
+	onnx__value_info_proto__init(v);
+	onnx__type_proto__init(&m->types[k]);
+	onnx__type_proto__tensor__init(&m->ttypes[k]);
+	onnx__tensor_shape_proto__init(&m->shapes[k]);
+	v->name = (char *)name;
+	v->type = &m->types[k];
+	m->types[k].value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+	m->types[k].tensor_type = &m->ttypes[k];
+	m->ttypes[k].has_elem_type = 1;
+	m->ttypes[k].elem_type = 1;
+	m->ttypes[k].shape = &m->shapes[k];
+	m->shapes[k].n_dim = rank;
+	m->shapes[k].dim = m->dim_ptrs[k];
+	for (uint32_t i = 0; i < rank; i++) {
+		Onnx__TensorShapeProto__Dimension *d = &m->dims[k][i];
+		onnx__tensor_shape_proto__dimension__init(d);
+		if (names && names[i]) {
+			d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+			d->dim_param = (char *)names[i];
+		} else {
+			d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+			d->dim_value = dims[i];
+		}
+		m->dim_ptrs[k][i] = d;
+	}
+	return v;
+}
+
+static void mk_input(struct mk *m, const char *name, uint32_t rank, const int64_t *dims,
+		     const char *const *names)
+{
+	m->in_ptrs[m->graph.n_input++] = mk_value(m, name, rank, dims, names);
+}
+
+static void mk_output(struct mk *m, const char *name, uint32_t rank, const int64_t *dims)
+{
+	m->out_ptrs[m->graph.n_output++] = mk_value(m, name, rank, dims, NULL);
+}
+
+static Onnx__NodeProto *mk_node(struct mk *m, const char *name, const char *type, const char *in0,
+				const char *in1, const char *out)
+{
+	size_t k = m->graph.n_node++;
+	Onnx__NodeProto *n = &m->nodes[k];
+	static char *ins[8][2], *outs[8][1];
+	onnx__node_proto__init(n);
+	n->name = (char *)name;
+	n->op_type = (char *)type;
+	ins[k][0] = (char *)in0;
+	ins[k][1] = (char *)in1;
+	outs[k][0] = (char *)out;
+	n->input = ins[k];
+	n->n_input = in1 ? 2 : 1;
+	n->output = outs[k];
+	n->n_output = 1;
+	n->attribute = m->attr_ptrs[k];
+	m->node_ptrs[k] = n;
+	return n;
+}
+
+static Onnx__AttributeProto *mk_attr(struct mk *m, Onnx__NodeProto *n, const char *name)
+{
+	Onnx__AttributeProto *a = &m->attrs[m->n_attrs++];
+	onnx__attribute_proto__init(a);
+	a->name = (char *)name;
+	n->attribute[n->n_attribute++] = a;
+	return a;
+}
+
+/* A float initializer with raw data (ext: external data location, NULL: inline). */
+static Onnx__TensorProto *mk_initializer(struct mk *m, const char *name, uint32_t rank,
+					 const int64_t *dims, const float *data, size_t n,
+					 const char *ext)
+{
+	size_t k = m->graph.n_initializer++;
+	Onnx__TensorProto *t = &m->inits[k];
+	onnx__tensor_proto__init(t);
+	t->name = (char *)name;
+	t->has_data_type = 1;
+	t->data_type = 1;
+	t->n_dims = rank;
+	t->dims = m->init_dims[k];
+	memcpy(m->init_dims[k], dims, rank * sizeof(int64_t));
+	if (ext) {
+		t->has_data_location = 1;
+		t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+		onnx__string_string_entry_proto__init(&m->ext[k][0]);
+		m->ext[k][0].key = (char *)"location";
+		m->ext[k][0].value = (char *)ext;
+		m->ext_ptrs[k][0] = &m->ext[k][0];
+		t->n_external_data = 1;
+		t->external_data = m->ext_ptrs[k];
+	} else {
+		t->has_raw_data = 1;
+		t->raw_data.data = (uint8_t *)data;
+		t->raw_data.len = n * sizeof(float);
+	}
+	m->init_ptrs[k] = t;
+	return t;
+}
+
+/* Packs the model and writes it to dir/model.onnx. */
+static void mk_write(struct mk *m, const char *dir)
+{
+	size_t len = onnx__model_proto__get_packed_size(&m->model);
+	uint8_t *buf = malloc(len + 1);
+	ASSERT(buf);
+	onnx__model_proto__pack(&m->model, buf);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/model.onnx", dir);
+	FILE *f = fopen(path, "wb");
+	ASSERT(f && fwrite(buf, 1, len, f) == len && fclose(f) == 0);
+	free(buf);
+}
+
+static void mk_tmpdir(char *dir, size_t len)
+{
+	snprintf(dir, len, "/tmp/wnn-onnx-XXXXXX");
+	ASSERT(mkdtemp(dir));
+}
+
+/* Loads dir/model.onnx; returns the status, the message in err. */
+static enum webnn_status mk_load(struct webnn_context *ctx, const char *dir,
+				 const struct webnn_import_options *o, struct webnn_model **m,
+				 char *err, size_t len)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/model.onnx", dir);
+	return webnn_model_load(ctx, path, o, m, err, len);
+}
+
+#define EXPECT_LOAD_ERROR(ctx, dir, opts, status, needle)                                     \
+	do {                                                                                   \
+		struct webnn_model *m_ = NULL;                                                 \
+		char e_[1024] = "";                                                            \
+		enum webnn_status s_ = mk_load(ctx, dir, opts, &m_, e_, sizeof(e_));            \
+		ASSERT_MSG(s_ == (status), "load -> %s (%s), expected %s", webnn_status_name(s_), \
+			   e_, webnn_status_name(status));                                     \
+		ASSERT(m_ == NULL);                                                            \
+		ASSERT_CONTAINS(e_, needle);                                                   \
+	} while (0)
+
+static const int64_t d23[2] = { 2, 3 };
+static const float ones6[6] = { 1, 1, 1, 1, 1, 1 };
+
+TEST(onnx_error_unknown_operator)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-errors");
+	char dir[64];
+	mk_tmpdir(dir, sizeof(dir));
+	struct mk m;
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, NULL);
+	mk_node(&m, "n0", "FooBar", "x", NULL, "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
+			  "onnx: node \"n0\" (FooBar): unknown operator \"FooBar\"");
+	/* an ONNX operator WebNN cannot express names the reason */
+	mk_init(&m);
+	m.n_io = 0;
+	mk_input(&m, "x", 2, d23, NULL);
+	mk_node(&m, "t", "TopK", "x", NULL, "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
+			  "onnx: node \"t\" (TopK): WebNN cannot express TopK: WebNN has no sort "
+			  "or top-k");
+	/* an input no node produces */
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, NULL);
+	mk_node(&m, "a", "Add", "x", "nowhere", "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_TYPE_ERROR,
+			  "onnx: node \"a\" (Add): input \"nowhere\" is neither a graph input, an "
+			  "initializer nor the output of an earlier node");
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+TEST(onnx_error_bad_attribute)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-errors");
+	char dir[64];
+	mk_tmpdir(dir, sizeof(dir));
+	static const int64_t xs[4] = { 1, 1, 5, 5 }, ws[4] = { 1, 1, 3, 3 }, pads[4] = { 1, 1, 1, 1 };
+	static float w[9];
+	struct mk m;
+	mk_init(&m);
+	mk_input(&m, "x", 4, xs, NULL);
+	mk_initializer(&m, "w", 4, ws, w, 9, NULL);
+	Onnx__NodeProto *n = mk_node(&m, "conv_3", "Conv", "x", "w", "y");
+	Onnx__AttributeProto *a = mk_attr(&m, n, "auto_pad");
+	a->has_type = 1;
+	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+	a->has_s = 1;
+	a->s.data = (uint8_t *)"VALID";
+	a->s.len = 5;
+	a = mk_attr(&m, n, "pads");
+	a->has_type = 1;
+	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+	a->n_ints = 4;
+	a->ints = (int64_t *)pads;
+	mk_output(&m, "y", 4, xs);
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_TYPE_ERROR,
+			  "onnx: node \"conv_3\" (Conv): auto_pad VALID with pads given");
+	/* an attribute value WebNN has no form for */
+	mk_init(&m);
+	m.n_attrs = 0;
+	static const int64_t x4[4] = { 1, 1, 4, 4 };
+	mk_input(&m, "x", 4, x4, NULL);
+	n = mk_node(&m, "pad0", "Pad", "x", NULL, "y");
+	n->n_input = 1;
+	m.opset.version = 10;
+	a = mk_attr(&m, n, "mode");
+	a->has_s = 1;
+	a->s.data = (uint8_t *)"wrap";
+	a->s.len = 4;
+	a = mk_attr(&m, n, "pads");
+	a->n_ints = 8;
+	static const int64_t p8[8] = { 0, 0, 1, 1, 0, 0, 1, 1 };
+	a->ints = (int64_t *)p8;
+	mk_output(&m, "y", 4, x4);
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
+			  "onnx: node \"pad0\" (Pad): mode \"wrap\" (WebNN pads constant, edge or "
+			  "reflection)");
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+TEST(onnx_free_dimension)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-dims");
+	char dir[64];
+	mk_tmpdir(dir, sizeof(dir));
+	static const char *const names[2] = { "N", NULL };
+	struct mk m;
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, names);
+	mk_node(&m, "r", "Relu", "x", NULL, "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_TYPE_ERROR,
+			  "onnx: input \"x\": dimension 0 is the free dimension \"N\": bind it "
+			  "(--dim N=<size>)");
+	/* bound: the input and output take the size */
+	struct webnn_dim_binding b = { "N", 5 };
+	struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
+	o.dims = &b;
+	o.n_dims = 1;
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	enum webnn_status s = mk_load(ctx, dir, &o, &model, err, sizeof(err));
+	ASSERT_MSG(s == WEBNN_STATUS_OK, "%s", err);
+	struct webnn_operand_desc desc;
+	webnn_model_input_desc(model, 0, &desc);
+	ASSERT_EQ(desc.rank, 2);
+	ASSERT_EQ(desc.shape[0], 5);
+	ASSERT_EQ(desc.shape[1], 3);
+	webnn_model_output_desc(model, 0, &desc);
+	ASSERT_EQ(desc.shape[0], 5);
+	ASSERT_STREQ(webnn_model_input_name(model, 0), "x");
+	ASSERT_STREQ(webnn_model_output_name(model, 0), "y");
+	webnn_model_destroy(model);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* Add of an input and an initializer read from an external data file. */
+static void external_model(struct mk *m, const char *location)
+{
+	mk_init(m);
+	mk_input(m, "x", 2, d23, NULL);
+	mk_initializer(m, "w", 2, d23, NULL, 6, location);
+	mk_node(m, "add", "Add", "x", "w", "y");
+	mk_output(m, "y", 2, d23);
+}
+
+TEST(onnx_external_data)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-external");
+	char dir[64], path[256];
+	mk_tmpdir(dir, sizeof(dir));
+	static const float w[6] = { 1, 2, 3, 4, 5, 6 };
+	snprintf(path, sizeof(path), "%s/weights.bin", dir);
+	FILE *f = fopen(path, "wb");
+	ASSERT(f && fwrite(w, sizeof(float), 6, f) == 6 && fclose(f) == 0);
+	struct mk m;
+	external_model(&m, "weights.bin");
+	mk_write(&m, dir);
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	enum webnn_status s = mk_load(ctx, dir, NULL, &model, err, sizeof(err));
+	ASSERT_MSG(s == WEBNN_STATUS_OK, "%s", err);
+	struct webnn_tensor_desc ti = { .writable = true }, to = { .readable = true };
+	webnn_model_input_desc(model, 0, &ti.desc);
+	webnn_model_output_desc(model, 0, &to.desc);
+	struct webnn_tensor *tx, *ty;
+	OK(ctx, webnn_context_create_tensor(ctx, &ti, &tx));
+	OK(ctx, webnn_context_create_tensor(ctx, &to, &ty));
+	OK(ctx, webnn_context_write_tensor(ctx, tx, ones6, sizeof(ones6)));
+	struct webnn_named_tensor in = { "x", tx }, out = { "y", ty };
+	OK(ctx, webnn_context_dispatch(ctx, webnn_model_graph(model), &in, 1, &out, 1));
+	float y[6];
+	OK(ctx, webnn_context_read_tensor(ctx, ty, y, sizeof(y)));
+	for (int i = 0; i < 6; i++)
+		ASSERT_MSG(y[i] == w[i] + 1, "y[%d] = %g", i, y[i]);
+	webnn_tensor_destroy(tx);
+	webnn_tensor_destroy(ty);
+	webnn_model_destroy(model);
+
+	/* escaping the model's folder: "..", an absolute path, a symlink out of it */
+	external_model(&m, "../weights.bin");
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
+			  "onnx: initializer tensor \"w\": external data location "
+			  "\"../weights.bin\" leaves the model's folder");
+	external_model(&m, "/etc/passwd");
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
+			  "external data location \"/etc/passwd\" leaves the model's folder");
+	snprintf(path, sizeof(path), "%s/link.bin", dir);
+	ASSERT(symlink("/etc/passwd", path) == 0);
+	external_model(&m, "link.bin");
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
+			  "external data location \"link.bin\" leaves the model's folder");
+	/* a file shorter than the tensor */
+	snprintf(path, sizeof(path), "%s/short.bin", dir);
+	f = fopen(path, "wb");
+	ASSERT(f && fwrite(w, sizeof(float), 5, f) == 5 && fclose(f) == 0);
+	external_model(&m, "short.bin");
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
+			  "holds fewer than 0 + 24 bytes");
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+TEST(onnx_error_lying_lengths)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-lengths");
+	char dir[64];
+	mk_tmpdir(dir, sizeof(dir));
+	struct mk m;
+	/* raw data shorter than dims x type */
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, NULL);
+	mk_initializer(&m, "w", 2, d23, ones6, 5, NULL);
+	mk_node(&m, "add", "Add", "x", "w", "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
+			  "onnx: initializer tensor \"w\": 20 raw bytes, but its shape and type "
+			  "need 24");
+	/* a protobuf whose length prefix runs past the end of the file */
+	size_t len = onnx__model_proto__get_packed_size(&m.model);
+	uint8_t *buf = malloc(len);
+	ASSERT(buf);
+	onnx__model_proto__pack(&m.model, buf);
+	struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
+	o.format = WEBNN_MODEL_FORMAT_ONNX;
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	enum webnn_status s = webnn_model_load_memory(ctx, buf, len - 7, NULL, &o, &model, err,
+						      sizeof(err));
+	ASSERT_EQ(s, WEBNN_STATUS_DATA_ERROR);
+	ASSERT_CONTAINS(err, "onnx: not an ONNX model (protobuf decoding of ModelProto failed)");
+	free(buf);
+	/* external data whose declared length disagrees with the shape */
+	external_model(&m, "weights.bin");
+	m.ext[0][1].key = (char *)"length";
+	m.ext[0][1].value = (char *)"4000000000";
+	onnx__string_string_entry_proto__init(&m.ext[0][1]);
+	m.ext[0][1].key = (char *)"length";
+	m.ext[0][1].value = (char *)"4000000000";
+	m.ext_ptrs[0][1] = &m.ext[0][1];
+	m.inits[0].n_external_data = 2;
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
+			  "external data length 4000000000, but its shape and type need 24 bytes");
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* .npy and .pb tensor files through webnn_tensor_file_read. */
+TEST(onnx_tensor_files)
+{
+	char dir[64], path[256];
+	mk_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/a.npy", dir);
+	static const char hdr[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+	char h[128];
+	int n = snprintf(h, sizeof(h), "%s", hdr);
+	while ((10 + n + 1) % 64)
+		h[n++] = ' ';
+	h[n++] = '\n';
+	FILE *f = fopen(path, "wb");
+	ASSERT(f);
+	fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+	fputc(n & 0xff, f);
+	fputc(n >> 8, f);
+	fwrite(h, 1, (size_t)n, f);
+	static const float v[6] = { 1, 2, 3, 4, 5, 6 };
+	fwrite(v, sizeof(float), 6, f);
+	ASSERT(fclose(f) == 0);
+	struct webnn_operand_desc desc;
+	void *data = NULL;
+	size_t size = 0;
+	char err[512] = "";
+	ASSERT_MSG(webnn_tensor_file_read(path, &desc, &data, &size, err, sizeof(err)) ==
+			   WEBNN_STATUS_OK, "%s", err);
+	ASSERT_EQ(desc.data_type, WEBNN_FLOAT32);
+	ASSERT_EQ(desc.rank, 2);
+	ASSERT_EQ(desc.shape[1], 3);
+	ASSERT_EQ(size, 24);
+	ASSERT(memcmp(data, v, 24) == 0);
+	free(data);
+	/* a .pb TensorProto with int64 values in the typed field */
+	Onnx__TensorProto t;
+	onnx__tensor_proto__init(&t);
+	static int64_t dims[1] = { 3 }, vals[3] = { -1, 0, 1ll << 40 };
+	t.n_dims = 1;
+	t.dims = dims;
+	t.has_data_type = 1;
+	t.data_type = 7;
+	t.n_int64_data = 3;
+	t.int64_data = vals;
+	uint8_t buf[128];
+	size_t len = onnx__tensor_proto__pack(&t, buf);
+	snprintf(path, sizeof(path), "%s/t.pb", dir);
+	f = fopen(path, "wb");
+	ASSERT(f && fwrite(buf, 1, len, f) == len && fclose(f) == 0);
+	ASSERT_MSG(webnn_tensor_file_read(path, &desc, &data, &size, err, sizeof(err)) ==
+			   WEBNN_STATUS_OK, "%s", err);
+	ASSERT_EQ(desc.data_type, WEBNN_INT64);
+	ASSERT_EQ(size, 24);
+	ASSERT(memcmp(data, vals, 24) == 0);
+	free(data);
+	/* lying lengths: a shape of 4 with 3 values */
+	dims[0] = 4;
+	len = onnx__tensor_proto__pack(&t, buf);
+	f = fopen(path, "wb");
+	ASSERT(f && fwrite(buf, 1, len, f) == len && fclose(f) == 0);
+	ASSERT_EQ(webnn_tensor_file_read(path, &desc, &data, &size, err, sizeof(err)),
+		  WEBNN_STATUS_DATA_ERROR);
+	ASSERT_CONTAINS(err, "3 values, but its shape holds 4");
+	/* a truncated .npy */
+	snprintf(path, sizeof(path), "%s/a.npy", dir);
+	ASSERT(truncate(path, 128 + 20) == 0);
+	ASSERT_EQ(webnn_tensor_file_read(path, &desc, &data, &size, err, sizeof(err)),
+		  WEBNN_STATUS_DATA_ERROR);
+	ASSERT_CONTAINS(err, "20 data bytes, the shape needs 24");
 }

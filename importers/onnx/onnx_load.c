@@ -526,10 +526,14 @@ static int add_input(struct ox_model *M, const Onnx__ValueInfoProto *vi)
 			   d->dim_param && *d->dim_param) {
 			bool found;
 			v.dims[i] = bound_dim(M, d->dim_param, &found);
+			if (found && !v.dims[i])
+				return model_fail(M, WEBNN_STATUS_NOT_SUPPORTED,
+						  "input \"%s\": dimension %u (\"%s\") is bound to 0 "
+						  "(WebNN has no empty tensors)", name, i, d->dim_param);
 			if (!found)
 				return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
 						  "input \"%s\": dimension %u is the free dimension "
-						  "\"%s\": bind it (--dim %s=N)", name, i,
+						  "\"%s\": bind it (--dim %s=<size>)", name, i,
 						  d->dim_param, d->dim_param);
 		} else {
 			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "client/tools/common/compare.h"
+#include "onnx/onnx.pb-c.h"
 #include "webnn_import.h"
 
 static void line(const struct wnn_check_options *o, const char *dir, const char *set,
@@ -272,6 +273,75 @@ static int cmp_str(const void *a, const void *b)
 
 #define MAX_TENSORS 64
 
+/* Free dimensions of an ONNX model the caller did not bind take their sizes from the first
+ * data set's inputs (in the order of the graph's inputs that are not initializers). */
+static size_t bind_from_data(const char *model_path, const char *set,
+			     const struct webnn_import_options *base, struct webnn_dim_binding *out,
+			     char names[][64], size_t max)
+{
+	size_t n = 0, size = 0;
+	char err[256];
+	FILE *f = fopen(model_path, "rb");
+	struct stat st;
+	void *bytes = NULL;
+	if (f && fstat(fileno(f), &st) == 0 && st.st_size > 0 && (bytes = malloc((size_t)st.st_size)))
+		size = fread(bytes, 1, (size_t)st.st_size, f);
+	if (f)
+		fclose(f);
+	if (!bytes)
+		return 0;
+	Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, size, bytes);
+	free(bytes);
+	if (!m || !m->graph) {
+		if (m)
+			onnx__model_proto__free_unpacked(m, NULL);
+		return 0;
+	}
+	const Onnx__GraphProto *g = m->graph;
+	size_t k = 0;
+	for (size_t i = 0; i < g->n_input && n < max; i++) {
+		const Onnx__ValueInfoProto *vi = g->input[i];
+		bool init = false;
+		for (size_t j = 0; j < g->n_initializer && !init; j++)
+			init = vi->name && g->initializer[j]->name &&
+			       strcmp(vi->name, g->initializer[j]->name) == 0;
+		if (init)
+			continue;
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/input_%zu.pb", set, k++);
+		const Onnx__TypeProto *tp = vi->type;
+		if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type ||
+		    !tp->tensor_type->shape)
+			continue;
+		struct webnn_operand_desc d;
+		void *data = NULL;
+		size_t ds;
+		if (webnn_tensor_file_read(path, &d, &data, &ds, err, sizeof(err)) != WEBNN_STATUS_OK)
+			continue;
+		free(data);
+		const Onnx__TensorShapeProto *sh = tp->tensor_type->shape;
+		for (size_t a = 0; a < sh->n_dim && a < d.rank && n < max; a++) {
+			const Onnx__TensorShapeProto__Dimension *dim = sh->dim[a];
+			if (dim->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ||
+			    !dim->dim_param || !*dim->dim_param)
+				continue;
+			bool known = false;
+			for (size_t b = 0; base && b < base->n_dims; b++)
+				known |= strcmp(base->dims[b].name, dim->dim_param) == 0;
+			for (size_t b = 0; b < n; b++)
+				known |= strcmp(out[b].name, dim->dim_param) == 0;
+			if (known)
+				continue;
+			snprintf(names[n], 64, "%s", dim->dim_param);
+			out[n].name = names[n];
+			out[n].value = d.shape[a];
+			n++;
+		}
+	}
+	onnx__model_proto__free_unpacked(m, NULL);
+	return n;
+}
+
 void wnn_check_dir(struct webnn_context *ctx, const char *dir, const struct wnn_check_options *o,
 		   struct wnn_check_counts *c)
 {
@@ -291,7 +361,23 @@ void wnn_check_dir(struct webnn_context *ctx, const char *dir, const struct wnn_
 		snprintf(path, sizeof(path), "%s", dir);
 	}
 	struct webnn_model *m = NULL;
-	enum webnn_status s = webnn_model_load(ctx, path, o->import, &m, err, sizeof(err));
+	/* The caller's bindings, then the free dimensions' sizes in the first data set. */
+	struct webnn_import_options io = WEBNN_IMPORT_OPTIONS_INIT;
+	if (o->import)
+		io = *o->import;
+	struct webnn_dim_binding dims[32];
+	static char dim_names[32][64];
+	size_t nd = 0;
+	for (size_t i = 0; i < io.n_dims && nd < 32; i++)
+		dims[nd++] = io.dims[i];
+	if (onnx) {
+		char set[4096];
+		snprintf(set, sizeof(set), "%s/test_data_set_0", dir);
+		nd += bind_from_data(path, set, o->import, dims + nd, dim_names, 32 - nd);
+	}
+	io.dims = dims;
+	io.n_dims = nd;
+	enum webnn_status s = webnn_model_load(ctx, path, &io, &m, err, sizeof(err));
 	if (s != WEBNN_STATUS_OK) {
 		snprintf(c->reason, sizeof(c->reason), "%s", err);
 		if (s == WEBNN_STATUS_NOT_SUPPORTED) {
