@@ -139,6 +139,10 @@ bool ox_webnn_type(int onnx_type, enum webnn_data_type *t);
 const char *ox_type_name(int onnx_type);
 int ox_onnx_type_of(enum webnn_data_type t);
 
+/* fold.c: evaluates an elementwise node on the host when all its inputs are small known
+ * values: 1 folded (output 0 set), 0 not applicable, -1 error. */
+int ox_fold_elementwise(struct ox_node *n);
+
 /* ---- tensors (onnx_tensor.c) */
 /* Decodes a TensorProto into malloc'ed row-major data of its WebNN type (bool as uint8). */
 int ox_tensor_decode(const Onnx__TensorProto *t, const char *base_dir, int *onnx_type,

@@ -396,12 +396,12 @@ static int op_slice(struct ox_node *n)
 			step = -step;
 			rev[n_rev++] = a;
 		}
-		if (count == 0)
+		if (count == 0 && !small_host(v))
 			return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
 				       "the slice of axis %u is empty (WebNN has no empty tensors)", a);
 		start[a] = (uint32_t)s;
 		stride[a] = (uint32_t)step;
-		size[a] = (uint32_t)((count - 1) * step + 1);
+		size[a] = count ? (uint32_t)((count - 1) * step + 1) : 0;
 		outd[a] = (uint32_t)count;
 	}
 	if (small_host(v) && !n_rev && r) {

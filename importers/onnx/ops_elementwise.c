@@ -78,6 +78,9 @@ static enum webnn_data_type in_type(struct ox_node *n, size_t i)
 
 static int op_unary(struct ox_node *n)
 {
+	int f = ox_fold_elementwise(n);
+	if (f)
+		return f < 0 ? -1 : 0;
 	for (size_t k = 0; k < sizeof(unaries) / sizeof(unaries[0]); k++) {
 		if (strcmp(unaries[k].onnx, n->node->op_type) != 0)
 			continue;
@@ -94,6 +97,9 @@ static int op_unary(struct ox_node *n)
 /* Integer Pow and mixed-type exponents: ONNX lets the exponent's type differ. */
 static int op_binary(struct ox_node *n)
 {
+	int f = ox_fold_elementwise(n);
+	if (f)
+		return f < 0 ? -1 : 0;
 	for (size_t k = 0; k < sizeof(binaries) / sizeof(binaries[0]); k++) {
 		if (strcmp(binaries[k].onnx, n->node->op_type) != 0)
 			continue;
@@ -431,6 +437,9 @@ static int op_clip(struct ox_node *n)
 
 static int op_where(struct ox_node *n)
 {
+	int f = ox_fold_elementwise(n);
+	if (f)
+		return f < 0 ? -1 : 0;
 	struct webnn_operand *c, *a, *bb, *o;
 	OX_IN(n, 0, c);
 	OX_IN(n, 1, a);
@@ -444,6 +453,9 @@ static int op_where(struct ox_node *n)
 /* Mod: fmod=1 keeps the dividend's sign (C fmod), fmod=0 the divisor's (Python %). */
 static int op_mod(struct ox_node *n)
 {
+	int f = ox_fold_elementwise(n);
+	if (f)
+		return f < 0 ? -1 : 0;
 	struct webnn_builder *b = n->M->b;
 	struct webnn_operand *x, *y, *q, *r, *z, *c1, *c2, *c, *o;
 	OX_IN(n, 0, x);

@@ -115,8 +115,218 @@ static int spatial_of(struct ox_node *n, const struct ox_val *x)
 	if (x->rank == 3)
 		return 1;
 	return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
-		       "a %u-D input (WebNN convolutions and pools are 2-D; 1-D is mapped to 2-D)",
+		       "a %u-D input (WebNN convolutions and pools are 2-D; 1-D and 3-D are mapped)",
 		       x->rank >= 2 ? x->rank - 2 : 0);
+}
+
+/* ---------------------------------------------------------------- 3-D windows */
+
+/* WebNN's convolutions and pools are 2-D: a 3-D one is decomposed along depth (below). */
+struct window3 {
+	uint32_t k[3], s[3], d[3], pb[3], pe[3];
+};
+
+static int read_window3(struct ox_node *n, const uint32_t *in, const uint32_t *filter_k,
+			struct window3 *w)
+{
+	const int64_t *v;
+	long c;
+	for (int i = 0; i < 3; i++) {
+		w->k[i] = filter_k ? filter_k[i] : 1;
+		w->s[i] = w->d[i] = 1;
+		w->pb[i] = w->pe[i] = 0;
+	}
+	static const char *const names[3] = { "kernel_shape", "strides", "dilations" };
+	uint32_t *dst[3] = { w->k, w->s, w->d };
+	for (int a = 0; a < 3; a++) {
+		if ((c = ox_attr_ints(n, names[a], &v)) < 0)
+			continue;
+		if (c != 3)
+			return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "%s has %ld values", names[a], c);
+		for (int i = 0; i < 3; i++) {
+			if (v[i] < 1 || v[i] > (1 << 20))
+				return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "%s[%d] is %lld", names[a],
+					       i, (long long)v[i]);
+			dst[a][i] = (uint32_t)v[i];
+		}
+	}
+	if (!filter_k && ox_attr_ints(n, "kernel_shape", &v) < 0)
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "kernel_shape is missing");
+	const char *ap = ox_attr_s(n, "auto_pad", "NOTSET");
+	long np = ox_attr_ints(n, "pads", &v);
+	if (strcmp(ap, "NOTSET") == 0 || strcmp(ap, "VALID") == 0) {
+		if (np >= 0 && strcmp(ap, "VALID") == 0)
+			for (long i = 0; i < np; i++)
+				if (v[i])
+					return ox_fail(n, WEBNN_STATUS_TYPE_ERROR,
+						       "auto_pad VALID with pads given");
+		if (np >= 0 && strcmp(ap, "NOTSET") == 0) {
+			if (np != 6)
+				return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "pads has %ld values", np);
+			for (int i = 0; i < 3; i++) {
+				if (v[i] < 0 || v[i + 3] < 0)
+					return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "negative pads");
+				w->pb[i] = (uint32_t)v[i];
+				w->pe[i] = (uint32_t)v[i + 3];
+			}
+		}
+		return 0;
+	}
+	bool upper = strcmp(ap, "SAME_UPPER") == 0;
+	if (!upper && strcmp(ap, "SAME_LOWER") != 0)
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "auto_pad \"%s\"", ap);
+	for (int i = 0; i < 3; i++) {
+		uint32_t out = (in[i] + w->s[i] - 1) / w->s[i];
+		int64_t total = (int64_t)(out - 1) * w->s[i] + (int64_t)(w->k[i] - 1) * w->d[i] + 1 -
+				in[i];
+		if (total < 0)
+			total = 0;
+		uint32_t small = (uint32_t)(total / 2), big = (uint32_t)total - small;
+		w->pb[i] = upper ? small : big;
+		w->pe[i] = upper ? big : small;
+	}
+	return 0;
+}
+
+/* conv3d = the sum over the kernel's depth kd of conv2d over the depth slices
+ * kd*dD + od*sD, with depth folded into the batch. */
+static int conv3d(struct ox_node *n, struct webnn_operand *x, struct webnn_operand *f)
+{
+	struct webnn_builder *b = n->M->b;
+	struct ox_val *vx = n->in[0], *vf = n->in[1];
+	struct window3 w;
+	if (read_window3(n, vx->dims + 2, vf->dims + 2, &w))
+		return -1;
+	uint32_t N = vx->dims[0], C = vx->dims[1], D = vx->dims[2] + w.pb[0] + w.pe[0],
+		 M = vf->dims[0], Cg = vf->dims[1];
+	int64_t span = (int64_t)(w.k[0] - 1) * w.d[0] + 1;
+	if (span > D)
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "the kernel is deeper than the input");
+	uint32_t oD = (uint32_t)((D - span) / w.s[0] + 1);
+	if (w.pb[0] || w.pe[0]) {
+		uint32_t pb[5] = { 0, 0, w.pb[0], 0, 0 }, pe[5] = { 0, 0, w.pe[0], 0, 0 };
+		OX_B(n, "pad", webnn_builder_pad(b, x, pb, 5, pe, 5, NULL, &x));
+	}
+	static const uint32_t to_ndc[5] = { 0, 2, 1, 3, 4 };
+	OX_B(n, "transpose", webnn_builder_transpose(b, x, to_ndc, 5, &x));
+	struct webnn_operand *acc = NULL;
+	for (uint32_t kd = 0; kd < w.k[0]; kd++) {
+		struct webnn_operand *xs, *fs, *o;
+		uint32_t st[5] = { 0, kd * w.d[0], 0, 0, 0 },
+			 sz[5] = { N, (oD - 1) * w.s[0] + 1, C, vx->dims[3], vx->dims[4] },
+			 str[5] = { 1, w.s[0], 1, 1, 1 };
+		struct webnn_slice_options so = WEBNN_SLICE_OPTIONS_INIT;
+		so.strides = str;
+		so.n_strides = 5;
+		OX_B(n, "slice", webnn_builder_slice(b, x, st, 5, sz, 5, &so, &xs));
+		uint32_t s4[4] = { N * oD, C, vx->dims[3], vx->dims[4] };
+		if (!(xs = ox_reshape(n, xs, 4, s4)))
+			return -1;
+		uint32_t fst[5] = { 0, 0, kd, 0, 0 }, fsz[5] = { M, Cg, 1, w.k[1], w.k[2] },
+			 f4[4] = { M, Cg, w.k[1], w.k[2] };
+		OX_B(n, "slice", webnn_builder_slice(b, f, fst, 5, fsz, 5, NULL, &fs));
+		if (!(fs = ox_reshape(n, fs, 4, f4)))
+			return -1;
+		struct webnn_conv2d_options co = WEBNN_CONV2D_OPTIONS_INIT;
+		uint32_t pad[4] = { w.pb[1], w.pe[1], w.pb[2], w.pe[2] };
+		memcpy(co.padding, pad, sizeof(pad));
+		co.n_padding = 4;
+		co.strides[0] = w.s[1];
+		co.strides[1] = w.s[2];
+		co.n_strides = 2;
+		co.dilations[0] = w.d[1];
+		co.dilations[1] = w.d[2];
+		co.n_dilations = 2;
+		co.groups = (uint32_t)ox_attr_i(n, "group", 1);
+		if (kd == 0 && ox_has_in(n, 2) && !(co.bias = ox_operand(n, n->in[2])))
+			return -1;
+		OX_B(n, "conv2d", webnn_builder_conv2d(b, xs, fs, &co, &o));
+		if (acc)
+			OX_B(n, "add", webnn_builder_add(b, acc, o, &acc));
+		else
+			acc = o;
+	}
+	struct webnn_operand_desc d;
+	ox_desc(acc, &d);
+	uint32_t s5[5] = { N, oD, M, d.shape[2], d.shape[3] };
+	if (!(acc = ox_reshape(n, acc, 5, s5)))
+		return -1;
+	OX_B(n, "transpose", webnn_builder_transpose(b, acc, to_ndc, 5, &acc));
+	return ox_set(n, 0, acc);
+}
+
+typedef enum webnn_status (*pool_fn)(struct webnn_builder *, struct webnn_operand *,
+				     const struct webnn_pool2d_options *, struct webnn_operand **);
+
+/* 3-D pools are separable: a 2-D pool over (H, W), then one over depth with a (kD, 1) window
+ * (max of maxes; averages of real elements, whose counts multiply; L2 of L2s). */
+static int pool3d(struct ox_node *n, struct webnn_operand *x, pool_fn fn, const char *wop,
+		  bool include_pad)
+{
+	struct webnn_builder *b = n->M->b;
+	struct ox_val *v = n->in[0];
+	struct window3 w;
+	if (read_window3(n, v->dims + 2, NULL, &w))
+		return -1;
+	enum webnn_rounding r = ox_attr_i(n, "ceil_mode", 0) ? WEBNN_ROUND_CEIL : WEBNN_ROUND_FLOOR;
+	uint32_t N = v->dims[0], C = v->dims[1], D = v->dims[2], H = v->dims[3], W = v->dims[4];
+	bool padded = w.pb[0] || w.pb[1] || w.pb[2] || w.pe[0] || w.pe[1] || w.pe[2];
+	if (include_pad && padded) {
+		if (r == WEBNN_ROUND_CEIL)
+			return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
+				       "count_include_pad with ceil_mode");
+		uint32_t pb[5] = { 0, 0, w.pb[0], w.pb[1], w.pb[2] },
+			 pe[5] = { 0, 0, w.pe[0], w.pe[1], w.pe[2] };
+		OX_B(n, "pad", webnn_builder_pad(b, x, pb, 5, pe, 5, NULL, &x));
+		D += w.pb[0] + w.pe[0];
+		H += w.pb[1] + w.pe[1];
+		W += w.pb[2] + w.pe[2];
+		memset(w.pb, 0, sizeof(w.pb));
+		memset(w.pe, 0, sizeof(w.pe));
+	}
+	uint32_t s4[4] = { N, C * D, H, W };
+	if (!(x = ox_reshape(n, x, 4, s4)))
+		return -1;
+	struct webnn_pool2d_options po = WEBNN_POOL2D_OPTIONS_INIT;
+	po.window_dimensions[0] = w.k[1];
+	po.window_dimensions[1] = w.k[2];
+	po.n_window_dimensions = 2;
+	po.strides[0] = w.s[1];
+	po.strides[1] = w.s[2];
+	po.n_strides = 2;
+	po.dilations[0] = w.d[1];
+	po.dilations[1] = w.d[2];
+	po.n_dilations = 2;
+	uint32_t pad[4] = { w.pb[1], w.pe[1], w.pb[2], w.pe[2] };
+	memcpy(po.padding, pad, sizeof(pad));
+	po.n_padding = 4;
+	po.output_shape_rounding = r;
+	OX_B(n, wop, fn(b, x, &po, &x));
+	struct webnn_operand_desc d;
+	ox_desc(x, &d);
+	uint32_t oH = d.shape[2], oW = d.shape[3], s4b[4] = { N, C, D, oH * oW };
+	if (!(x = ox_reshape(n, x, 4, s4b)))
+		return -1;
+	struct webnn_pool2d_options pd = WEBNN_POOL2D_OPTIONS_INIT;
+	pd.window_dimensions[0] = w.k[0];
+	pd.window_dimensions[1] = 1;
+	pd.n_window_dimensions = 2;
+	pd.strides[0] = w.s[0];
+	pd.strides[1] = 1;
+	pd.n_strides = 2;
+	pd.dilations[0] = w.d[0];
+	pd.dilations[1] = 1;
+	pd.n_dilations = 2;
+	uint32_t padd[4] = { w.pb[0], w.pe[0], 0, 0 };
+	memcpy(pd.padding, padd, sizeof(padd));
+	pd.n_padding = 4;
+	pd.output_shape_rounding = r;
+	OX_B(n, wop, fn(b, x, &pd, &x));
+	ox_desc(x, &d);
+	uint32_t s5[5] = { N, C, d.shape[2], oH, oW };
+	if (!(x = ox_reshape(n, x, 5, s5)))
+		return -1;
+	return ox_set(n, 0, x);
 }
 
 /* ---------------------------------------------------------------- conv */
@@ -126,10 +336,12 @@ static int op_conv(struct ox_node *n)
 	struct webnn_operand *x, *f, *o;
 	OX_IN(n, 0, x);
 	OX_IN(n, 1, f);
+	if (ox_need_type(n, "conv2d", NULL, n->in[0]->type))
+		return -1;
+	if (n->in[0]->rank == 5 && n->in[1]->rank == 5)
+		return conv3d(n, x, f);
 	int sp = spatial_of(n, n->in[0]);
 	if (sp < 0)
-		return -1;
-	if (ox_need_type(n, "conv2d", NULL, n->in[0]->type))
 		return -1;
 	struct window w;
 	uint32_t fk[2] = { n->in[1]->dims[2], sp == 2 ? n->in[1]->dims[3] : 0 };
@@ -222,7 +434,7 @@ static int op_pool(struct ox_node *n)
 	struct webnn_operand *x, *o;
 	OX_IN(n, 0, x);
 	const char *ty = n->node->op_type;
-	int sp = spatial_of(n, n->in[0]);
+	int sp = n->in[0]->rank == 5 ? 3 : spatial_of(n, n->in[0]);
 	if (sp < 0)
 		return -1;
 	bool avg = strcmp(ty, "AveragePool") == 0, lp = strcmp(ty, "LpPool") == 0;
@@ -235,6 +447,13 @@ static int op_pool(struct ox_node *n)
 	const char *wop = avg ? "averagePool2d" : lp ? "l2Pool2d" : "maxPool2d";
 	if (ox_need_type(n, wop, NULL, n->in[0]->type))
 		return -1;
+	if (n->in[0]->rank == 5) {
+		if (ox_attr_i(n, "storage_order", 0) != 0)
+			return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "storage_order 1");
+		return pool3d(n, x, avg ? webnn_builder_average_pool2d : lp ? webnn_builder_l2_pool2d
+									: webnn_builder_max_pool2d,
+			      wop, avg && ox_attr_i(n, "count_include_pad", 0));
+	}
 	struct window w;
 	if (read_window(n, (uint32_t)sp, n->in[0]->dims + 2, NULL, &w, false))
 		return -1;
