@@ -255,6 +255,11 @@ struct webnn_operand *ox_operand(struct ox_node *n, struct ox_val *v)
 		ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "value \"%s\" has no operand", v->name);
 		return NULL;
 	}
+	if (ox_elems(v->rank, v->dims) == 0) {
+		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "\"%s\" is empty (WebNN has no empty tensors)",
+			v->name);
+		return NULL;
+	}
 	struct webnn_operand_desc d = { v->type, v->rank, { 0 } };
 	memcpy(d.shape, v->dims, sizeof(v->dims[0]) * v->rank);
 	size_t bytes = ox_elems(v->rank, v->dims) * webnn_data_type_size(v->type);
@@ -518,10 +523,6 @@ static int add_input(struct ox_model *M, const Onnx__ValueInfoProto *vi)
 						  "input \"%s\": dimension %u is %lld", name, i,
 						  (long long)d->dim_value);
 			v.dims[i] = (uint32_t)d->dim_value;
-			if (!v.dims[i])
-				return model_fail(M, WEBNN_STATUS_NOT_SUPPORTED,
-						  "input \"%s\": dimension %u is 0 (WebNN has no "
-						  "empty tensors)", name, i);
 		} else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
 			   d->dim_param && *d->dim_param) {
 			bool found;
@@ -540,6 +541,17 @@ static int add_input(struct ox_model *M, const Onnx__ValueInfoProto *vi)
 					  "input \"%s\": dimension %u has neither a size nor a name",
 					  name, i);
 		}
+	}
+	if (ox_elems(v.rank, v.dims) == 0) {
+		/* An empty input carries no data: its value (nothing) is known now, and a node
+		 * may use it as such (empty axes); WebNN itself has no empty tensors. */
+		v.host = malloc(1);
+		v.host_owned = true;
+		if (!v.host || !add_val(M, &v)) {
+			free(v.host);
+			return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+		}
+		return 0;
 	}
 	struct webnn_operand_desc d = { v.type, v.rank, { 0 } };
 	memcpy(d.shape, v.dims, sizeof(v.dims[0]) * v.rank);
@@ -639,6 +651,14 @@ out:
 	return rc;
 }
 
+static bool ox_is_initializer(const Onnx__GraphProto *g, const char *name)
+{
+	for (size_t i = 0; i < g->n_initializer; i++)
+		if (g->initializer[i]->name && strcmp(g->initializer[i]->name, name) == 0)
+			return true;
+	return false;
+}
+
 static void free_model(struct ox_model *M)
 {
 	for (size_t i = 0; i < M->n_vals; i++)
@@ -679,20 +699,20 @@ static int load_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset,
 	if (g->n_sparse_initializer)
 		return model_fail(M, WEBNN_STATUS_NOT_SUPPORTED,
 				  "sparse initializers are not supported");
-	size_t n_inputs = 0;
 	for (size_t i = 0; i < g->n_input; i++) {
 		if (find_val(M, g->input[i]->name ? g->input[i]->name : ""))
 			continue;
 		if (add_input(M, g->input[i]) != 0)
 			return -1;
-		n_inputs++;
 	}
-	m->inputs = calloc(n_inputs ? n_inputs : 1, sizeof(*m->inputs));
+	m->inputs = calloc(g->n_input ? g->n_input : 1, sizeof(*m->inputs));
 	if (!m->inputs)
 		return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
 	for (size_t i = 0; i < g->n_input; i++) {
 		struct ox_val *v = find_val(M, g->input[i]->name ? g->input[i]->name : "");
-		if (!v || !v->op || v->host)
+		bool empty = v && v->host && ox_elems(v->rank, v->dims) == 0 &&
+			     !ox_is_initializer(g, v->name);
+		if (!v || (!empty && (!v->op || v->host)))
 			continue;
 		struct wnni_io *io = &m->inputs[m->n_inputs];
 		io->name = strdup(v->name);

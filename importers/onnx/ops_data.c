@@ -619,10 +619,35 @@ static int op_gather_nd(struct ox_node *n)
 	struct webnn_operand *x, *i, *o;
 	OX_IN(n, 0, x);
 	OX_IN(n, 1, i);
-	if (ox_attr_i(n, "batch_dims", 0) != 0)
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
-			       "batch_dims %lld (WebNN gatherND has no batch dimensions)",
-			       (long long)ox_attr_i(n, "batch_dims", 0));
+	int64_t bd = ox_attr_i(n, "batch_dims", 0);
+	struct ox_val *iv = n->in[1];
+	if (bd < 0 || bd >= iv->rank || bd >= n->in[0]->rank)
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "batch_dims %lld", (long long)bd);
+	if (bd) {
+		/* batch dimensions become leading index columns: their own positions */
+		uint32_t r = iv->rank, shp[WEBNN_MAX_RANK];
+		memcpy(shp, iv->dims, r * sizeof(uint32_t));
+		shp[r - 1] = 1;
+		struct webnn_operand *cols[WEBNN_MAX_RANK + 1];
+		for (int64_t j = 0; j < bd; j++) {
+			uint32_t len = iv->dims[j], d1[WEBNN_MAX_RANK];
+			int64_t *io = ox_keep(n->M, malloc(len * sizeof(int64_t) + 1));
+			if (!io)
+				return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+			for (uint32_t k = 0; k < len; k++)
+				io[k] = k;
+			for (uint32_t a = 0; a < r; a++)
+				d1[a] = a == j ? len : 1;
+			struct webnn_operand *c = ox_const(n, WEBNN_INT64, r, d1, io);
+			if (!c)
+				return -1;
+			if (iv->type != WEBNN_INT64)
+				OX_B(n, "cast", webnn_builder_cast(n->M->b, c, iv->type, &c));
+			OX_B(n, "expand", webnn_builder_expand(n->M->b, c, shp, r, &cols[j]));
+		}
+		cols[bd] = i;
+		OX_B(n, "concat", webnn_builder_concat(n->M->b, cols, (size_t)bd + 1, r - 1, &i));
+	}
 	OX_B(n, "gatherND", webnn_builder_gather_nd(n->M->b, x, i, &o));
 	ox_set(n, 0, o);
 	n->out[0].onnx_type = n->in[0]->onnx_type;
@@ -966,7 +991,13 @@ static int op_dropout(struct ox_node *n)
 	OX_IN(n, 0, x);
 	if (ox_has_in(n, 2)) {
 		struct ox_val *t = n->in[2];
-		if (!t->host || ((uint8_t *)t->host)[0])
+		double *ratio = NULL;
+		size_t c = 0;
+		/* training with ratio 0 drops nothing: still deterministic */
+		bool zero = ox_has_in(n, 1) && n->in[1]->host &&
+			    ox_host_f64(n, n->in[1], "ratio", &ratio, &c) == 0 && c == 1 &&
+			    ratio[0] == 0;
+		if (!t->host || (((uint8_t *)t->host)[0] && !zero))
 			return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
 				       "training_mode (random masks) is not inference");
 	}

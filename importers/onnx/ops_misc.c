@@ -612,6 +612,96 @@ static int op_gru(struct ox_node *n)
 	return rnn_outputs(n, &c, outs[0], NULL, go.return_sequence ? outs[1] : NULL);
 }
 
+/* RNN has no WebNN operator: unrolled over its (static) steps as gemm + activation. */
+static int op_rnn(struct ox_node *n)
+{
+	struct webnn_builder *b = n->M->b;
+	struct rnn_common c;
+	if (rnn_common(n, 1, &c))
+		return -1;
+	enum webnn_recurrent_activation acts[2] = { WEBNN_ACTIVATION_TANH, WEBNN_ACTIVATION_TANH };
+	uint32_t n_acts;
+	if (activations(n, 1, (int)c.dirs, acts, &n_acts))
+		return -1;
+	struct ox_val *vx = n->in[0];
+	uint32_t batch = c.batch_major ? vx->dims[0] : vx->dims[1], I = vx->dims[2], H = c.hidden;
+	if (c.steps > 4096)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "%u steps to unroll", c.steps);
+	struct webnn_operand **steps = ox_keep(n->M, calloc(c.steps, sizeof(*steps)));
+	struct webnn_operand **ys = ox_keep(n->M, calloc((size_t)c.steps * c.dirs, sizeof(*ys)));
+	struct webnn_operand *hs[2];
+	if (!steps || !ys)
+		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	size_t got;
+	struct webnn_split_options so = WEBNN_SPLIT_OPTIONS_INIT;
+	if (c.steps == 1)
+		steps[0] = c.x;
+	else
+		OX_B(n, "split", webnn_builder_split(b, c.x, c.steps, &so, steps, c.steps, &got));
+	uint32_t x2[2] = { batch, I }, h2[2] = { batch, H }, y4[4] = { 1, 1, batch, H };
+	for (uint32_t d = 0; d < c.dirs; d++) {
+		bool back = c.dir == WEBNN_DIRECTION_BACKWARD || d == 1;
+		struct webnn_operand *w, *r, *bias = NULL, *h = NULL;
+		uint32_t st3[3] = { d, 0, 0 }, wsz[3] = { 1, H, I }, rsz[3] = { 1, H, H };
+		OX_B(n, "slice", webnn_builder_slice(b, c.w, st3, 3, wsz, 3, NULL, &w));
+		OX_B(n, "slice", webnn_builder_slice(b, c.r, st3, 3, rsz, 3, NULL, &r));
+		uint32_t wd[2] = { H, I }, rd[2] = { H, H };
+		if (!(w = ox_reshape(n, w, 2, wd)) || !(r = ox_reshape(n, r, 2, rd)))
+			return -1;
+		if (c.bias) {
+			struct webnn_operand *b1, *b2;
+			uint32_t bst[2] = { d, 0 }, bsz[2] = { 1, H };
+			OX_B(n, "slice", webnn_builder_slice(b, c.bias, bst, 2, bsz, 2, NULL, &b1));
+			OX_B(n, "slice", webnn_builder_slice(b, c.rbias, bst, 2, bsz, 2, NULL, &b2));
+			OX_B(n, "add", webnn_builder_add(b, b1, b2, &bias));
+		}
+		if (c.h0) {
+			uint32_t hst[3] = { d, 0, 0 }, hsz[3] = { 1, batch, H };
+			OX_B(n, "slice", webnn_builder_slice(b, c.h0, hst, 3, hsz, 3, NULL, &h));
+			if (!(h = ox_reshape(n, h, 2, h2)))
+				return -1;
+		}
+		for (uint32_t k = 0; k < c.steps; k++) {
+			uint32_t t = back ? c.steps - 1 - k : k;
+			struct webnn_operand *xt = ox_reshape(n, steps[t], 2, x2), *a;
+			if (!xt)
+				return -1;
+			struct webnn_gemm_options go = WEBNN_GEMM_OPTIONS_INIT;
+			go.b_transpose = true;
+			go.c = bias;
+			OX_B(n, "gemm", webnn_builder_gemm(b, xt, w, &go, &a));
+			if (h) {
+				struct webnn_gemm_options gr = WEBNN_GEMM_OPTIONS_INIT;
+				gr.b_transpose = true;
+				gr.c = a;
+				OX_B(n, "gemm", webnn_builder_gemm(b, h, r, &gr, &a));
+			}
+			switch (acts[0]) {
+			case WEBNN_ACTIVATION_TANH: OX_B(n, "tanh", webnn_builder_tanh(b, a, &h)); break;
+			case WEBNN_ACTIVATION_SIGMOID:
+				OX_B(n, "sigmoid", webnn_builder_sigmoid(b, a, &h));
+				break;
+			default: OX_B(n, "relu", webnn_builder_relu(b, a, &h)); break;
+			}
+			if (!(ys[(size_t)t * c.dirs + d] = ox_reshape(n, h, 4, y4)))
+				return -1;
+		}
+		uint32_t h3[3] = { 1, batch, H };
+		if (!(hs[d] = ox_reshape(n, h, 3, h3)))
+			return -1;
+	}
+	struct webnn_operand *y, *yh;
+	OX_B(n, "concat", webnn_builder_concat(b, ys, (size_t)c.steps * c.dirs, 0, &y));
+	uint32_t yd[4] = { c.steps, c.dirs, batch, H };
+	if (!(y = ox_reshape(n, y, 4, yd)))
+		return -1;
+	if (c.dirs == 2)
+		OX_B(n, "concat", webnn_builder_concat(b, hs, 2, 0, &yh));
+	else
+		yh = hs[0];
+	return rnn_outputs(n, &c, yh, NULL, y);
+}
+
 /* ---------------------------------------------------------------- Einsum */
 
 /* Two-operand contractions (batch, free and summed letters, no repeated letter within an
@@ -817,7 +907,7 @@ const struct ox_op ox_ops_misc[] = {
 	{ "QLinearMatMul", 10, 21, op_qlinear_matmul }, { "QLinearConv", 10, 21, op_qlinear_conv },
 	{ "NegativeLogLikelihoodLoss", 12, 21, op_nll_loss },
 	{ "SoftmaxCrossEntropyLoss", 12, 21, op_sce_loss },
-	{ "LSTM", 7, 21, op_lstm }, { "GRU", 7, 21, op_gru },
+	{ "LSTM", 7, 21, op_lstm }, { "GRU", 7, 21, op_gru }, { "RNN", 7, 21, op_rnn },
 	{ "Einsum", 12, 21, op_einsum },
 	{ "HannWindow", 17, 21, op_window }, { "HammingWindow", 17, 21, op_window },
 	{ "BlackmanWindow", 17, 21, op_window },

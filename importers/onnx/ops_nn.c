@@ -400,9 +400,11 @@ static int op_conv_transpose(struct ox_node *n)
 		for (uint32_t a = 0; a < 2; a++) {
 			int64_t total = (int64_t)w.s[a] * (in[a] - 1) + opad[a] +
 					(int64_t)(w.k[a] - 1) * w.d[a] + 1 - want[a];
-			if (total < 0)
-				return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
-					       "output_shape larger than the full transposed output");
+			if (total < 0) {
+				/* a larger output is extra rows at the end: output padding */
+				opad[a] += (uint32_t)-total;
+				total = 0;
+			}
 			uint32_t small = (uint32_t)(total / 2), big = (uint32_t)total - small;
 			bool lower = strcmp(ap, "SAME_LOWER") == 0;
 			w.pad[2 * a] = lower ? big : small;
@@ -525,13 +527,59 @@ static int op_global_pool(struct ox_node *n)
 
 /* ---------------------------------------------------------------- normalization */
 
+/* training_mode: normalizes with the batch's mean and (population) variance over every axis
+ * but 1, and blends them into the running statistics with momentum. */
+static int batch_norm_training(struct ox_node *n, struct webnn_operand *x)
+{
+	struct webnn_builder *b = n->M->b;
+	struct ox_val *v = n->in[0];
+	struct webnn_operand *scale, *bias, *rm, *rv, *mean, *var, *d, *mom, *one_m, *o;
+	OX_IN(n, 1, scale);
+	OX_IN(n, 2, bias);
+	OX_IN(n, 3, rm);
+	OX_IN(n, 4, rv);
+	uint32_t axes[WEBNN_MAX_RANK], na = 0;
+	for (uint32_t i = 0; i < v->rank; i++)
+		if (i != 1)
+			axes[na++] = i;
+	struct webnn_reduce_options ro = WEBNN_REDUCE_OPTIONS_INIT;
+	ro.axes = axes;
+	ro.n_axes = na;
+	ro.keep_dimensions = true;
+	OX_B(n, "reduceMean", webnn_builder_reduce_mean(b, x, &ro, &mean));
+	OX_B(n, "sub", webnn_builder_sub(b, x, mean, &d));
+	OX_B(n, "mul", webnn_builder_mul(b, d, d, &var));
+	OX_B(n, "reduceMean", webnn_builder_reduce_mean(b, var, &ro, &var));
+	uint32_t c = v->dims[1];
+	if (!(mean = ox_reshape(n, mean, 1, &c)) || !(var = ox_reshape(n, var, 1, &c)))
+		return -1;
+	struct webnn_batch_normalization_options bo = WEBNN_BATCH_NORMALIZATION_OPTIONS_INIT;
+	bo.scale = scale;
+	bo.bias = bias;
+	bo.epsilon = ox_attr_f(n, "epsilon", 1e-5f);
+	OX_B(n, "batchNormalization", webnn_builder_batch_normalization(b, x, mean, var, &bo, &o));
+	ox_set(n, 0, o);
+	double m = ox_attr_f(n, "momentum", 0.9f);
+	if (!(mom = ox_scalar(n, v->type, m)) || !(one_m = ox_scalar(n, v->type, 1 - m)))
+		return -1;
+	struct webnn_operand *t1, *t2;
+	OX_B(n, "mul", webnn_builder_mul(b, rm, mom, &t1));
+	OX_B(n, "mul", webnn_builder_mul(b, mean, one_m, &t2));
+	OX_B(n, "add", webnn_builder_add(b, t1, t2, &t1));
+	ox_set(n, 1, t1);
+	OX_B(n, "mul", webnn_builder_mul(b, rv, mom, &t1));
+	OX_B(n, "mul", webnn_builder_mul(b, var, one_m, &t2));
+	OX_B(n, "add", webnn_builder_add(b, t1, t2, &t1));
+	ox_set(n, 2, t1);
+	return 0;
+}
+
 static int op_batch_norm(struct ox_node *n)
 {
 	struct webnn_operand *x, *o;
 	OX_IN(n, 0, x);
 	if (ox_attr_i(n, "training_mode", 0))
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
-			       "training_mode (batch statistics and running-mean outputs)");
+		return batch_norm_training(n, x);
 	if (n->n_out > 1)
 		for (size_t i = 1; i < n->n_out; i++)
 			if (n->node->output[i] && *n->node->output[i])
