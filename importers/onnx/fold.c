@@ -207,6 +207,8 @@ int ox_fold_elementwise(struct ox_node *n)
 	for (size_t i = op == F_WHERE ? 1 : 0; i < n->n_in; i++)
 		fl |= is_float(n->in[i]->type);
 	size_t total = ox_elems(rank, dims);
+	if (total > OX_FOLD_MAX_ELEMS)
+		return 0;
 	void *p = malloc(total * webnn_data_type_size(t) + 1);
 	if (!p)
 		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");

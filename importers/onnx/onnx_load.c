@@ -542,6 +542,12 @@ static int add_input(struct ox_model *M, const Onnx__ValueInfoProto *vi)
 					  name, i);
 		}
 	}
+	uint64_t total = 1;
+	for (uint32_t i = 0; i < v.rank; i++)
+		total = total > ((uint64_t)1 << 40) ? total : total * v.dims[i];
+	if (total > ((uint64_t)1 << 40))
+		return model_fail(M, WEBNN_STATUS_NOT_SUPPORTED,
+				  "input \"%s\": more than 2^40 elements", name);
 	if (ox_elems(v.rank, v.dims) == 0) {
 		/* An empty input carries no data: its value (nothing) is known now, and a node
 		 * may use it as such (empty axes); WebNN itself has no empty tensors. */

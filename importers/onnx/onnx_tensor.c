@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int terr(char *error, size_t len, enum webnn_status *status, enum webnn_status s,
 		const char *fmt, ...)
@@ -65,7 +66,7 @@ const char *ox_type_name(int onnx_type)
 /* Reads [offset, offset + length) of an external data file named relative to base_dir; the
  * file must stay inside base_dir (no absolute paths, no "..", no symlink out of it). */
 static int read_external(const Onnx__TensorProto *t, const char *base_dir, size_t want,
-			 void *dst, char *error, size_t len, enum webnn_status *status)
+			 unsigned char **dst, char *error, size_t len, enum webnn_status *status)
 {
 	const char *location = NULL;
 	long long offset = 0, length = -1;
@@ -126,7 +127,20 @@ static int read_external(const Onnx__TensorProto *t, const char *base_dir, size_
 		return terr(error, len, status, WEBNN_STATUS_DATA_ERROR,
 			    "tensor \"%s\": external data %s: %s", t->name, path, strerror(errno));
 	int rc = 0;
-	if (fseeko(f, (off_t)offset, SEEK_SET) != 0 || fread(dst, 1, want, f) != want)
+	struct stat st;
+	/* the file's size bounds the allocation, not the model's claims */
+	if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size < (uint64_t)offset ||
+	    (uint64_t)st.st_size - (uint64_t)offset < want) {
+		fclose(f);
+		return terr(error, len, status, WEBNN_STATUS_DATA_ERROR,
+			    "tensor \"%s\": external data %s holds fewer than %lld + %zu bytes",
+			    t->name, path, offset, want);
+	}
+	*dst = malloc(want ? want : 1);
+	if (!*dst)
+		rc = terr(error, len, status, WEBNN_STATUS_NO_MEMORY,
+			  "tensor \"%s\": out of memory for %zu bytes", t->name, want);
+	else if (fseeko(f, (off_t)offset, SEEK_SET) != 0 || fread(*dst, 1, want, f) != want)
 		rc = terr(error, len, status, WEBNN_STATUS_DATA_ERROR,
 			  "tensor \"%s\": external data %s holds fewer than %lld + %zu bytes",
 			  t->name, path, offset, want);
@@ -165,34 +179,44 @@ int ox_tensor_decode(const Onnx__TensorProto *t, const char *base_dir, int *onnx
 	*onnx_type = ot;
 	size_t es = webnn_data_type_size(wt);
 	size_t bytes = (size_t)count * es;
-	unsigned char *out = malloc(bytes ? bytes : 1);
-	if (!out)
-		return terr(error, len, status, WEBNN_STATUS_NO_MEMORY,
-			    "tensor \"%s\": out of memory for %zu bytes", name, bytes);
 	size_t n = (size_t)count;
 	int rc = 0;
-	if (t->has_data_location &&
-	    t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
-		rc = read_external(t, base_dir, bytes, out, error, len, status);
+	unsigned char *out = NULL;
+	bool external = t->has_data_location &&
+			t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+	/* Every length is checked against what backs it before anything is allocated. */
+	if (external) {
+		if (read_external(t, base_dir, bytes, &out, error, len, status)) {
+			free(out);
+			return -1;
+		}
+	} else {
+		size_t have = t->has_raw_data ? t->raw_data.len
+			    : ot == OX_FLOAT ? t->n_float_data
+			    : ot == OX_INT64 ? t->n_int64_data
+			    : ot == OX_UINT32 || ot == OX_UINT64 ? t->n_uint64_data
+								   : t->n_int32_data;
+		if (t->has_raw_data && have != bytes)
+			return terr(error, len, status, WEBNN_STATUS_DATA_ERROR,
+				    "tensor \"%s\": %zu raw bytes, but its shape and type need %zu",
+				    name, have, bytes);
+		if (!t->has_raw_data && have != n)
+			return terr(error, len, status, WEBNN_STATUS_DATA_ERROR,
+				    "tensor \"%s\": %zu values, but its shape holds %zu", name,
+				    have, n);
+		out = malloc(bytes ? bytes : 1);
+		if (!out)
+			return terr(error, len, status, WEBNN_STATUS_NO_MEMORY,
+				    "tensor \"%s\": out of memory for %zu bytes", name, bytes);
+	}
+	if (external) {
 	} else if (t->has_raw_data) {
-		if (t->raw_data.len != bytes)
-			rc = terr(error, len, status, WEBNN_STATUS_DATA_ERROR,
-				  "tensor \"%s\": %zu raw bytes, but its shape and type need %zu",
-				  name, t->raw_data.len, bytes);
-		else if (bytes)
+		if (bytes)
 			memcpy(out, t->raw_data.data, bytes);
 	} else {
 		/* Typed fields: float_data (float), int32_data (the small integer types, bool,
 		 * float16 bits), int64_data, uint64_data (uint32, uint64). */
-		size_t have = ot == OX_FLOAT ? t->n_float_data
-			    : ot == OX_INT64 ? t->n_int64_data
-			    : ot == OX_UINT32 || ot == OX_UINT64 ? t->n_uint64_data
-								   : t->n_int32_data;
-		if (have != n) {
-			rc = terr(error, len, status, WEBNN_STATUS_DATA_ERROR,
-				  "tensor \"%s\": %zu values, but its shape holds %zu", name, have,
-				  n);
-		} else {
+		{
 			for (size_t i = 0; i < n; i++) {
 				switch (ot) {
 				case OX_FLOAT: ((float *)out)[i] = t->float_data[i]; break;

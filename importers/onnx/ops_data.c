@@ -550,7 +550,9 @@ static int op_gather(struct ox_node *n)
 	uint32_t axis;
 	if (ox_axis(n, ox_attr_i(n, "axis", 0), v->rank, &axis))
 		return -1;
-	if (small_host(v) && small_host(iv)) {
+	if (small_host(v) && small_host(iv) &&
+	    ox_elems(iv->rank, iv->dims) * (ox_elems(v->rank, v->dims) / (v->dims[axis] ? v->dims[axis] : 1)) <=
+		    OX_FOLD_MAX_ELEMS) {
 		int64_t *idx;
 		size_t ni;
 		if (ox_host_i64(n, iv, "indices", &idx, &ni))
@@ -1005,12 +1007,14 @@ static int op_dropout(struct ox_node *n)
 	ox_set(n, 0, o);
 	n->out[0].onnx_type = n->in[0]->onnx_type;
 	if (n->n_out > 1 && n->node->output[1] && *n->node->output[1]) {
-		size_t c = ox_elems(n->in[0]->rank, n->in[0]->dims);
-		uint8_t *p = malloc(c + 1);
-		if (!p)
-			return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
-		memset(p, 1, c);
-		return ox_set_host(n, 1, OX_BOOL, n->in[0]->rank, n->in[0]->dims, p);
+		/* the mask keeps everything: ones, expanded from one element */
+		uint8_t one = 1;
+		struct webnn_operand *m = ox_const(n, WEBNN_UINT8, 0, NULL, &one);
+		if (!m)
+			return -1;
+		OX_B(n, "expand", webnn_builder_expand(n->M->b, m, n->in[0]->dims, n->in[0]->rank, &m));
+		ox_set(n, 1, m);
+		n->out[1].onnx_type = OX_BOOL;
 	}
 	return 0;
 }
@@ -1118,6 +1122,9 @@ static int op_eye_like(struct ox_node *n)
 		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "dtype %s", ox_type_name(ot));
 	int64_t k = ox_attr_i(n, "k", 0);
 	size_t es = webnn_data_type_size(t), rows = v->dims[0], cols = v->dims[1];
+	if (rows * cols > ((size_t)1 << 26))
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "a %zux%zu identity is too large to make "
+			       "here", rows, cols);
 	unsigned char *p = calloc(rows * cols + 1, es);
 	if (!p)
 		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
