@@ -21,14 +21,14 @@ static int cmp_str(const void *a, const void *b)
 
 /* Skip reasons grouped by operator ("(Op): reason" of the importer's message). */
 struct reason {
-	char text[512];
+	char text[1024];
 	int count;
 };
 
 static void count_reason(struct reason *r, size_t *n, size_t max, const char *msg)
 {
 	const char *p = strstr(msg, "\" (");
-	char key[512];
+	char key[1024];
 	snprintf(key, sizeof(key), "%s", p ? p + 2 : msg);
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp(r[i].text, key) == 0) {

@@ -309,7 +309,8 @@ int ox_set_host(struct ox_node *n, size_t i, int onnx_type, uint32_t rank, const
 	}
 	v->onnx_type = onnx_type;
 	v->rank = rank;
-	memcpy(v->dims, dims, sizeof(dims[0]) * rank);
+	if (rank)
+		memcpy(v->dims, dims, sizeof(dims[0]) * rank);
 	v->host = data;
 	v->host_owned = true;
 	n->out_set[i] = true;

@@ -49,7 +49,8 @@ static int int64_list(struct ox_node *n, uint32_t rank, const uint32_t *dims, co
 	int64_t *p = malloc((count ? count : 1) * sizeof(*p));
 	if (!p)
 		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
-	memcpy(p, v, count * sizeof(*p));
+	if (count)
+		memcpy(p, v, count * sizeof(*p));
 	return ox_set_host(n, 0, OX_INT64, rank, dims, p);
 }
 
@@ -796,7 +797,8 @@ static int op_constant(struct ox_node *n)
 		float *p = malloc(c * sizeof(*p) + 1);
 		if (!p)
 			return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
-		memcpy(p, a->floats, c * sizeof(*p));
+		if (c)
+			memcpy(p, a->floats, c * sizeof(*p));
 		return ox_set_host(n, 0, OX_FLOAT, 1, &c, p);
 	}
 	if (ox_attr(n, "sparse_value"))

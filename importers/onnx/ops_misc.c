@@ -788,7 +788,7 @@ static int op_einsum(struct ox_node *n)
 			snprintf(terms[t], sizeof(terms[t]), "%s", kept);
 		}
 	}
-	char cur[WEBNN_MAX_RANK + 1];
+	char cur[32];
 	struct webnn_operand *o;
 	if (n_ops == 1) {
 		o = x[0];
@@ -818,7 +818,7 @@ static int op_einsum(struct ox_node *n)
 			FB *= dim_of[(int)fb[i]];
 		for (int i = 0; i < nc; i++)
 			K *= dim_of[(int)con[i]];
-		char ta[WEBNN_MAX_RANK + 1], tb[WEBNN_MAX_RANK + 1];
+		char ta[32], tb[32];
 		snprintf(ta, sizeof(ta), "%s%s%s", batch, fa, con);
 		snprintf(tb, sizeof(tb), "%s%s%s", batch, con, fb);
 		uint32_t pa[WEBNN_MAX_RANK], pb[WEBNN_MAX_RANK];
@@ -838,6 +838,9 @@ static int op_einsum(struct ox_node *n)
 			return -1;
 		OX_B(n, "matmul", webnn_builder_matmul(b, a, bb, &o));
 		snprintf(cur, sizeof(cur), "%s%s%s", batch, fa, fb);
+		if (strlen(cur) > WEBNN_MAX_RANK)
+			return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "a result of rank %zu",
+				       strlen(cur));
 		uint32_t d[WEBNN_MAX_RANK];
 		for (size_t i = 0; cur[i]; i++)
 			d[i] = dim_of[(int)cur[i]];

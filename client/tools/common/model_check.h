@@ -17,7 +17,7 @@ struct wnn_check_options {
 struct wnn_check_counts {
 	int passed, failed, skipped;
 	/* Why the last folder was skipped or failed (first reason), for tallies. */
-	char reason[512];
+	char reason[1024];
 };
 
 /* Loads DIR's model (model.onnx, or an NNEF graph.nnef in DIR) once and runs every data set:
