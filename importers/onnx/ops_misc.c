@@ -576,8 +576,25 @@ static int op_lstm(struct ox_node *n)
 								     perm, 3, &lo.initial_cell_state));
 		}
 	}
-	if (ox_has_in(n, 7))
+	if (ox_has_in(n, 7)) {
+		/* ONNX's output gate peeks at the new cell state, WebNN's at the previous one:
+		 * only input and forget peepholes map */
+		struct ox_val *pv = n->in[7];
+		double *pw;
+		size_t cnt;
+		if (!pv->host || ox_host_f64(n, pv, "P", &pw, &cnt))
+			return pv->host ? -1
+					: ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
+						  "peepholes computed at run time (WebNN's output-gate "
+						  "peephole reads the previous cell state, ONNX's the new "
+						  "one)");
+		for (size_t i = 0; i < cnt; i++)
+			if (pw[i] != 0 && (i % (3 * c.hidden)) / c.hidden == 1)
+				return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
+					       "an output-gate peephole (WebNN's reads the previous "
+					       "cell state, ONNX's the new one)");
 		OX_IN(n, 7, lo.peephole_weight);
+	}
 	lo.direction = c.dir;
 	lo.layout = WEBNN_LSTM_LAYOUT_IOFG;
 	lo.return_sequence = wants(n, 0);

@@ -1062,13 +1062,18 @@ static int resize_common(struct ox_node *n, const char *mode, const char *ctm, c
 		if (sizes) {
 			ro.sizes[i] = (uint32_t)sizes[axes[i]];
 		} else {
-			ro.scales[i] = (float)scales[axes[i]];
+			/* WebNN samples at output/input: the same as ONNX's given scale only when
+			 * the scaled size is whole */
+			double exact = v->dims[axes[i]] * scales[axes[i]], out = floor(exact);
+			if (out < 1 || fabs(exact - out) > 1e-6 * exact)
+				return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
+					       "scale %g of a size %u gives %g, not a whole size (WebNN "
+					       "samples at output/input size, ONNX at the scale)",
+					       scales[axes[i]], v->dims[axes[i]], exact);
+			ro.sizes[i] = (uint32_t)out;
 		}
 	}
-	if (sizes)
-		ro.n_sizes = 2;
-	else
-		ro.n_scales = 2;
+	ro.n_sizes = 2;
 	ro.axes[0] = axes[0];
 	ro.axes[1] = axes[1];
 	ro.n_axes = 2;
