@@ -268,6 +268,13 @@ struct webnn_operand *ox_operand(struct ox_node *n, struct ox_val *v)
 		ox_builder_fail(n, s, v->name);
 		return NULL;
 	}
+	/* Weights live on in the builder (until build uploads them): the importer's copy of
+	 * values too large to fold goes now, so a model is not held twice. */
+	if (v->host_owned && ox_elems(v->rank, v->dims) > OX_FOLD_MAX_ELEMS) {
+		free(v->host);
+		v->host = NULL;
+		v->host_owned = false;
+	}
 	return v->op;
 }
 
@@ -746,12 +753,12 @@ static int load_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset,
 		if (!v)
 			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
 					  "output \"%s\" is not computed by any node", name);
-		struct webnn_operand *op = ox_operand(&on, v);
-		if (!op)
-			return -1;
 		/* An output that is a graph input, a constant or another output's operand gets
 		 * an identity of its own: a graph output is an operation's result. */
 		bool dup = v->host != NULL;
+		struct webnn_operand *op = ox_operand(&on, v);
+		if (!op)
+			return -1;
 		for (size_t j = 0; j < i; j++)
 			dup |= outs[j].operand == op;
 		for (size_t j = 0; j < m->n_inputs; j++)
