@@ -32,6 +32,7 @@ struct ox_val {
 	struct webnn_operand *op;  /* NULL until needed when host is set */
 	void *host;                /* row-major in type's layout, or NULL */
 	bool host_owned;
+	bool constant;             /* op was made from host data */
 };
 
 struct ox_model;

@@ -268,6 +268,7 @@ struct webnn_operand *ox_operand(struct ox_node *n, struct ox_val *v)
 		ox_builder_fail(n, s, v->name);
 		return NULL;
 	}
+	v->constant = true;
 	/* Weights live on in the builder (until build uploads them): the importer's copy of
 	 * values too large to fold goes now, so a model is not held twice. */
 	if (v->host_owned && ox_elems(v->rank, v->dims) > OX_FOLD_MAX_ELEMS) {
@@ -755,7 +756,7 @@ static int load_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset,
 					  "output \"%s\" is not computed by any node", name);
 		/* An output that is a graph input, a constant or another output's operand gets
 		 * an identity of its own: a graph output is an operation's result. */
-		bool dup = v->host != NULL;
+		bool dup = v->host != NULL || v->constant;
 		struct webnn_operand *op = ox_operand(&on, v);
 		if (!op)
 			return -1;
