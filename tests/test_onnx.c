@@ -828,3 +828,123 @@ static bool freeze_folder(const char *dir, char *tmp, size_t len)
 		remove_tree(tmp);
 	return ok;
 }
+
+/* Einsum: ONNX's own Einsum tests use double, so the common patterns are checked here against
+ * sums computed in C. */
+static void einsum_case(struct webnn_context *ctx, const char *dir, const char *eq,
+			uint32_t ra, const int64_t *da, uint32_t rb, const int64_t *db, uint32_t ro,
+			const int64_t *dout, const float *want)
+{
+	struct mk m;
+	mk_init(&m);
+	mk_input(&m, "a", ra, da, NULL);
+	if (rb)
+		mk_input(&m, "b", rb, db, NULL);
+	Onnx__NodeProto *n = mk_node(&m, "e", "Einsum", "a", rb ? "b" : NULL, "y");
+	Onnx__AttributeProto *a = mk_attr(&m, n, "equation");
+	a->has_s = 1;
+	a->s.data = (uint8_t *)eq;
+	a->s.len = strlen(eq);
+	mk_output(&m, "y", ro, dout);
+	mk_write(&m, dir);
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	enum webnn_status s = mk_load(ctx, dir, NULL, &model, err, sizeof(err));
+	ASSERT_MSG(s == WEBNN_STATUS_OK, "%s: %s", eq, err);
+	struct webnn_named_tensor in[2];
+	size_t ni = webnn_model_input_count(model);
+	static float va[64], vb[64];
+	for (int i = 0; i < 64; i++) {
+		va[i] = (float)(i % 5) - 2;
+		vb[i] = (float)(i % 3) + 0.5f;
+	}
+	for (size_t i = 0; i < ni; i++) {
+		struct webnn_tensor_desc td = { .writable = true };
+		webnn_model_input_desc(model, i, &td.desc);
+		in[i].name = webnn_model_input_name(model, i);
+		OK(ctx, webnn_context_create_tensor(ctx, &td, &in[i].tensor));
+		OK(ctx, webnn_context_write_tensor(ctx, in[i].tensor, i ? vb : va,
+						   ct_bytes(&td.desc)));
+	}
+	struct webnn_tensor_desc to = { .readable = true };
+	webnn_model_output_desc(model, 0, &to.desc);
+	struct webnn_named_tensor out = { "y", NULL };
+	OK(ctx, webnn_context_create_tensor(ctx, &to, &out.tensor));
+	OK(ctx, webnn_context_dispatch(ctx, webnn_model_graph(model), in, ni, &out, 1));
+	float got[64];
+	size_t bytes = ct_bytes(&to.desc);
+	OK(ctx, webnn_context_read_tensor(ctx, out.tensor, got, bytes));
+	ct_assert_floats(eq, got, want, bytes / sizeof(float), 1e-5f);
+	for (size_t i = 0; i < ni; i++)
+		webnn_tensor_destroy(in[i].tensor);
+	webnn_tensor_destroy(out.tensor);
+	webnn_model_destroy(model);
+}
+
+TEST(onnx_einsum)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-einsum");
+	char dir[64];
+	mk_tmpdir(dir, sizeof(dir));
+	float a[64], b[64], want[64];
+	for (int i = 0; i < 64; i++) {
+		a[i] = (float)(i % 5) - 2;
+		b[i] = (float)(i % 3) + 0.5f;
+	}
+	/* ij,jk->ik with i=2, j=3, k=4 */
+	static const int64_t a23[2] = { 2, 3 }, b34[2] = { 3, 4 }, o24[2] = { 2, 4 };
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 4; k++) {
+			want[i * 4 + k] = 0;
+			for (int j = 0; j < 3; j++)
+				want[i * 4 + k] += a[i * 3 + j] * b[j * 4 + k];
+		}
+	einsum_case(ctx, dir, "ij,jk->ik", 2, a23, 2, b34, 2, o24, want);
+	/* bij,bjk->bik with b=2 */
+	static const int64_t a223[3] = { 2, 2, 3 }, b234[3] = { 2, 3, 4 }, o224[3] = { 2, 2, 4 };
+	for (int n = 0; n < 2; n++)
+		for (int i = 0; i < 2; i++)
+			for (int k = 0; k < 4; k++) {
+				float acc = 0;
+				for (int j = 0; j < 3; j++)
+					acc += a[n * 6 + i * 3 + j] * b[n * 12 + j * 4 + k];
+				want[n * 8 + i * 4 + k] = acc;
+			}
+	einsum_case(ctx, dir, "bij,bjk->bik", 3, a223, 3, b234, 3, o224, want);
+	/* ij->ji, ij->i, i,i-> (inner product), ij,kj->ik (b transposed) */
+	static const int64_t o32[2] = { 3, 2 }, o2[1] = { 2 }, d3[1] = { 3 }, b43[2] = { 4, 3 };
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 3; j++)
+			want[j * 2 + i] = a[i * 3 + j];
+	einsum_case(ctx, dir, "ij->ji", 2, a23, 0, NULL, 2, o32, want);
+	for (int i = 0; i < 2; i++)
+		want[i] = a[i * 3] + a[i * 3 + 1] + a[i * 3 + 2];
+	einsum_case(ctx, dir, "ij->i", 2, a23, 0, NULL, 1, o2, want);
+	want[0] = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+	einsum_case(ctx, dir, "i,i", 1, d3, 1, d3, 0, NULL, want);
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 4; k++) {
+			want[i * 4 + k] = 0;
+			for (int j = 0; j < 3; j++)
+				want[i * 4 + k] += a[i * 3 + j] * b[k * 3 + j];
+		}
+	einsum_case(ctx, dir, "ij,kj->ik", 2, a23, 2, b43, 2, o24, want);
+	/* a diagonal is refused, naming the rule */
+	struct mk m;
+	mk_init(&m);
+	static const int64_t s33[2] = { 3, 3 };
+	mk_input(&m, "a", 2, s33, NULL);
+	Onnx__NodeProto *n = mk_node(&m, "e", "Einsum", "a", NULL, "y");
+	Onnx__AttributeProto *at = mk_attr(&m, n, "equation");
+	at->has_s = 1;
+	at->s.data = (uint8_t *)"ii->i";
+	at->s.len = 5;
+	mk_output(&m, "y", 1, d3);
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
+			  "onnx: node \"e\" (Einsum): a repeated letter (diagonal) in \"ii->i\"");
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
