@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -946,5 +947,102 @@ TEST(onnx_einsum)
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
 			  "onnx: node \"e\" (Einsum): a repeated letter (diagonal) in \"ii->i\"");
 	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* Writes a float TensorProto file. */
+static void write_pb(const char *path, uint32_t rank, const int64_t *dims, const float *v, size_t n)
+{
+	Onnx__TensorProto t;
+	onnx__tensor_proto__init(&t);
+	t.n_dims = rank;
+	t.dims = (int64_t *)dims;
+	t.has_data_type = 1;
+	t.data_type = 1;
+	t.n_float_data = n;
+	t.float_data = (float *)v;
+	size_t len = onnx__tensor_proto__get_packed_size(&t);
+	uint8_t *buf = malloc(len + 1);
+	ASSERT(buf);
+	onnx__tensor_proto__pack(&t, buf);
+	FILE *f = fopen(path, "wb");
+	ASSERT(f && fwrite(buf, 1, len, f) == len && fclose(f) == 0);
+	free(buf);
+}
+
+/* Runs a command, returns its exit status and its stdout in out. */
+static int run_cmd(const char *cmd, char *out, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	ASSERT(p);
+	size_t n = fread(out, 1, len - 1, p);
+	out[n] = 0;
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* webnn-run --check on an ONNX backend-test folder: PASS, a wrong expected value FAILs with the
+ * element named and exit status 1, an operator WebNN cannot express SKIPs; and a model run with
+ * --input and --output-dir writes the output as .npy. */
+TEST(onnx_webnn_run_check)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	char dir[64], path[512], cmd[2048], out[8192];
+	mk_tmpdir(dir, sizeof(dir));
+	struct mk m;
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, NULL);
+	mk_node(&m, "r", "Relu", "x", NULL, "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	static const float x[6] = { -1, 2, -3, 4, -5, 6 }, y[6] = { 0, 2, 0, 4, 0, 6 },
+			   bad[6] = { 0, 2, 0, 4, 0, 7 };
+	snprintf(path, sizeof(path), "%s/test_data_set_0", dir);
+	ASSERT(mkdir(path, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/test_data_set_0/input_0.pb", dir);
+	write_pb(path, 2, d23, x, 6);
+	snprintf(path, sizeof(path), "%s/test_data_set_0/output_0.pb", dir);
+	write_pb(path, 2, d23, y, 6);
+	const char *bin = test_build_dir();
+	snprintf(cmd, sizeof(cmd), "%s/bin/webnn-run --socket %s --check %s 2>&1", bin,
+		 d.socket_path, dir);
+	ASSERT_EQ(run_cmd(cmd, out, sizeof(out)), 0);
+	ASSERT_CONTAINS(out, "/test_data_set_0: PASS");
+	ASSERT_CONTAINS(out, "1 passed, 0 failed, 0 skipped");
+	/* the same model run directly, its output written as .npy and read back */
+	snprintf(cmd, sizeof(cmd), "%s/bin/webnn-run --socket %s %s/model.onnx --input x=%s/"
+		 "test_data_set_0/input_0.pb --output-dir %s --iterations 2 2>&1", bin,
+		 d.socket_path, dir, dir, dir);
+	ASSERT_EQ(run_cmd(cmd, out, sizeof(out)), 0);
+	ASSERT_CONTAINS(out, "output y float32[2,3]: min 0 max 6");
+	ASSERT_CONTAINS(out, "steady");
+	snprintf(path, sizeof(path), "%s/y.npy", dir);
+	struct webnn_operand_desc desc;
+	void *data = NULL;
+	size_t size = 0;
+	char err[256];
+	ASSERT_MSG(webnn_tensor_file_read(path, &desc, &data, &size, err, sizeof(err)) ==
+			   WEBNN_STATUS_OK, "%s", err);
+	ASSERT_EQ(size, sizeof(y));
+	ASSERT(memcmp(data, y, sizeof(y)) == 0);
+	free(data);
+	/* a wrong expected value */
+	snprintf(path, sizeof(path), "%s/test_data_set_0/output_0.pb", dir);
+	write_pb(path, 2, d23, bad, 6);
+	snprintf(cmd, sizeof(cmd), "%s/bin/webnn-run --socket %s --check %s 2>&1", bin,
+		 d.socket_path, dir);
+	ASSERT_EQ(run_cmd(cmd, out, sizeof(out)), 1);
+	ASSERT_CONTAINS(out, "FAIL output 0 (\"y\"): element 5 is 6, expected 7");
+	ASSERT_CONTAINS(out, "0 passed, 1 failed, 0 skipped");
+	/* an operator WebNN cannot express */
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, NULL);
+	mk_node(&m, "t", "Acos", "x", NULL, "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	ASSERT_EQ(run_cmd(cmd, out, sizeof(out)), 0);
+	ASSERT_CONTAINS(out, "SKIP onnx: node \"t\" (Acos): WebNN cannot express Acos");
+	ASSERT_CONTAINS(out, "0 passed, 0 failed, 1 skipped");
 	test_daemon_stop(&d);
 }
