@@ -1046,3 +1046,42 @@ TEST(onnx_webnn_run_check)
 	ASSERT_CONTAINS(out, "0 passed, 0 failed, 1 skipped");
 	test_daemon_stop(&d);
 }
+
+/* A model nesting graphs in attributes 100000 deep is refused before protobuf-c recurses into
+ * it (which would exhaust the stack). */
+TEST(onnx_error_deep_nesting)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-nesting");
+	/* Written back to front: each level wraps what follows it in Graph{node: Node{attribute:
+	 * Attr{g: ...}}}, and ModelProto.graph (field 7) wraps the whole. */
+	size_t depth = 100000, cap = depth * 3 * 6 + 16, pos = cap;
+	uint8_t *buf = malloc(cap);
+	ASSERT(buf);
+	static const uint8_t tags[3] = { (6 << 3) | 2, (5 << 3) | 2, (1 << 3) | 2 };
+	for (size_t k = 0; k <= depth * 3; k++) {
+		uint8_t hdr[12];
+		size_t h = 0, v = cap - pos;
+		hdr[h++] = k == depth * 3 ? (7 << 3) | 2 : tags[k % 3];
+		do {
+			hdr[h++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+			v >>= 7;
+		} while (v);
+		pos -= h;
+		memcpy(buf + pos, hdr, h);
+	}
+	uint8_t *tmp = buf + pos;
+	size_t len = cap - pos;
+	struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
+	o.format = WEBNN_MODEL_FORMAT_ONNX;
+	struct webnn_model *m = NULL;
+	char err[512] = "";
+	enum webnn_status s = webnn_model_load_memory(ctx, tmp, len, NULL, &o, &m, err, sizeof(err));
+	ASSERT_EQ(s, WEBNN_STATUS_DATA_ERROR);
+	ASSERT_CONTAINS(err, "onnx: messages nested more than 64 deep (graphs in attributes?): "
+			     "refused");
+	free(buf);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}

@@ -787,12 +787,82 @@ static int load_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset,
 	return 0;
 }
 
+/* protobuf-c decodes nested messages recursively: a hostile file nesting graphs in attributes
+ * (or types in types) thousands deep would exhaust the stack. Every length-delimited field
+ * that parses as a message counts as a level; deeper than this is refused before decoding. */
+#define OX_MAX_NESTING 64
+
+static bool read_varint(const uint8_t *p, size_t n, size_t *i, uint64_t *v)
+{
+	*v = 0;
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (*i >= n)
+			return false;
+		uint8_t b = p[(*i)++];
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/* The nesting depth of p as a message (depth if it has no nested message), or -1 when it is
+ * not one; stops past OX_MAX_NESTING. */
+static int nesting(const uint8_t *p, size_t n, int depth)
+{
+	if (depth > OX_MAX_NESTING)
+		return depth;
+	int deepest = depth;
+	size_t i = 0;
+	while (i < n) {
+		uint64_t key, v;
+		if (!read_varint(p, n, &i, &key) || (key >> 3) == 0)
+			return -1;
+		switch (key & 7) {
+		case 0:
+			if (!read_varint(p, n, &i, &v))
+				return -1;
+			break;
+		case 1:
+			if (n - i < 8)
+				return -1;
+			i += 8;
+			break;
+		case 5:
+			if (n - i < 4)
+				return -1;
+			i += 4;
+			break;
+		case 2: {
+			if (!read_varint(p, n, &i, &v) || v > n - i)
+				return -1;
+			int d = nesting(p + i, (size_t)v, depth + 1);
+			if (d > deepest)
+				deepest = d;
+			if (deepest > OX_MAX_NESTING)
+				return deepest;
+			i += (size_t)v;
+			break;
+		}
+		default:
+			return -1;
+		}
+	}
+	return deepest;
+}
+
 enum webnn_status wnni_onnx_load(struct webnn_context *ctx, const void *data, size_t size,
 				 const char *base_dir, const struct webnn_import_options *opt,
 				 struct webnn_model *m, char *error, size_t len)
 {
 	struct ox_model M = { .ctx = ctx, .opt = opt, .base_dir = base_dir, .error = error,
 			      .len = len, .status = WEBNN_STATUS_OK };
+	if (nesting(data, size, 0) > OX_MAX_NESTING) {
+		model_fail(&M, WEBNN_STATUS_DATA_ERROR,
+			   "messages nested more than %d deep (graphs in attributes?): refused",
+			   OX_MAX_NESTING);
+		return M.status;
+	}
 	Onnx__ModelProto *model = onnx__model_proto__unpack(NULL, size, data);
 	if (!model) {
 		model_fail(&M, WEBNN_STATUS_DATA_ERROR,
