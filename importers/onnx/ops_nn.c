@@ -578,6 +578,9 @@ static int op_batch_norm(struct ox_node *n)
 {
 	struct webnn_operand *x, *o;
 	OX_IN(n, 0, x);
+	if (n->opset < 9 && ox_attr_i(n, "spatial", 1) == 0)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
+			       "spatial 0 (statistics per activation; WebNN normalizes per channel)");
 	if (ox_attr_i(n, "training_mode", 0))
 		return batch_norm_training(n, x);
 	if (n->n_out > 1)
