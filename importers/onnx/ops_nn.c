@@ -255,6 +255,116 @@ static int conv3d(struct ox_node *n, struct webnn_operand *x, struct webnn_opera
 	return ox_set(n, 0, acc);
 }
 
+/* convTranspose3d: output depth slice od (of the full output, od + pad) sums the 2-D
+ * transposed convolutions of input slice id with kernel slice kd where id*sD + kd*dD = od. */
+static int conv_transpose3d(struct ox_node *n, struct webnn_operand *x, struct webnn_operand *f)
+{
+	struct webnn_builder *b = n->M->b;
+	struct ox_val *vx = n->in[0], *vf = n->in[1];
+	if (ox_attr(n, "output_shape") || strcmp(ox_attr_s(n, "auto_pad", "NOTSET"), "NOTSET") != 0)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
+			       "3-D with output_shape or auto_pad (explicit pads only)");
+	struct window3 w;
+	if (read_window3(n, vx->dims + 2, vf->dims + 2, &w))
+		return -1;
+	uint32_t op[3] = { 0, 0, 0 };
+	const int64_t *v;
+	long c = ox_attr_ints(n, "output_padding", &v);
+	if (c >= 0 && c != 3)
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "output_padding has %ld values", c);
+	for (long i = 0; i < c; i++)
+		op[i] = (uint32_t)v[i];
+	uint32_t N = vx->dims[0], C = vx->dims[1], iD = vx->dims[2], H = vx->dims[3],
+		 W = vx->dims[4], Mg = vf->dims[1], kD = w.k[0];
+	int64_t full = (int64_t)(iD - 1) * w.s[0] + (int64_t)(kD - 1) * w.d[0] + 1 + op[0],
+		outD = full - w.pb[0] - w.pe[0];
+	if (outD < 1 || (uint64_t)iD * kD > 4096)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "an output depth of %lld from %u x %u "
+			       "slices", (long long)outD, iD, kD);
+	struct webnn_operand **xs = ox_keep(n->M, calloc(iD, sizeof(*xs)));
+	struct webnn_operand **fs = ox_keep(n->M, calloc(kD, sizeof(*fs)));
+	struct webnn_operand **outs = ox_keep(n->M, calloc((size_t)outD, sizeof(*outs)));
+	if (!xs || !fs || !outs)
+		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	for (uint32_t i = 0; i < iD; i++) {
+		uint32_t st[5] = { 0, 0, i, 0, 0 }, sz[5] = { N, C, 1, H, W }, d4[4] = { N, C, H, W };
+		OX_B(n, "slice", webnn_builder_slice(b, x, st, 5, sz, 5, NULL, &xs[i]));
+		if (!(xs[i] = ox_reshape(n, xs[i], 4, d4)))
+			return -1;
+	}
+	for (uint32_t k = 0; k < kD; k++) {
+		uint32_t st[5] = { 0, 0, k, 0, 0 }, sz[5] = { C, Mg, 1, w.k[1], w.k[2] },
+			 d4[4] = { C, Mg, w.k[1], w.k[2] };
+		OX_B(n, "slice", webnn_builder_slice(b, f, st, 5, sz, 5, NULL, &fs[k]));
+		if (!(fs[k] = ox_reshape(n, fs[k], 4, d4)))
+			return -1;
+	}
+	struct webnn_conv_transpose2d_options co = WEBNN_CONV_TRANSPOSE2D_OPTIONS_INIT;
+	uint32_t pad[4] = { w.pb[1], w.pe[1], w.pb[2], w.pe[2] };
+	memcpy(co.padding, pad, sizeof(pad));
+	co.n_padding = 4;
+	co.strides[0] = w.s[1];
+	co.strides[1] = w.s[2];
+	co.n_strides = 2;
+	co.dilations[0] = w.d[1];
+	co.dilations[1] = w.d[2];
+	co.n_dilations = 2;
+	co.output_padding[0] = op[1];
+	co.output_padding[1] = op[2];
+	co.n_output_padding = 2;
+	co.groups = (uint32_t)ox_attr_i(n, "group", 1);
+	struct webnn_operand_desc d2 = { 0 };
+	for (int64_t od = 0; od < outD; od++) {
+		int64_t fd = od + w.pb[0];
+		for (uint32_t k = 0; k < kD; k++) {
+			int64_t rest = fd - (int64_t)k * w.d[0];
+			if (rest < 0 || rest % w.s[0] || rest / w.s[0] >= iD)
+				continue;
+			struct webnn_operand *t;
+			OX_B(n, "convTranspose2d",
+			     webnn_builder_conv_transpose2d(b, xs[rest / w.s[0]], fs[k], &co, &t));
+			if (outs[od])
+				OX_B(n, "add", webnn_builder_add(b, outs[od], t, &outs[od]));
+			else
+				outs[od] = t;
+			ox_desc(t, &d2);
+		}
+	}
+	if (!d2.rank)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "no input slice reaches the output");
+	uint32_t s5[5] = { d2.shape[0], d2.shape[1], 1, d2.shape[2], d2.shape[3] };
+	struct webnn_operand *zero = NULL;
+	for (int64_t od = 0; od < outD; od++) {
+		if (!outs[od]) {
+			/* padding past every contribution: zeros */
+			if (!zero) {
+				float z = 0;
+				if (!(zero = ox_const(n, WEBNN_FLOAT32, 0, NULL, &z)))
+					return -1;
+				if (d2.data_type != WEBNN_FLOAT32)
+					OX_B(n, "cast", webnn_builder_cast(b, zero, d2.data_type, &zero));
+				OX_B(n, "expand", webnn_builder_expand(b, zero, d2.shape, 4, &zero));
+			}
+			outs[od] = zero;
+		}
+		if (!(outs[od] = ox_reshape(n, outs[od], 5, s5)))
+			return -1;
+	}
+	struct webnn_operand *o;
+	if (outD == 1)
+		o = outs[0];
+	else
+		OX_B(n, "concat", webnn_builder_concat(b, outs, (size_t)outD, 2, &o));
+	if (ox_has_in(n, 2)) {
+		struct webnn_operand *bias = ox_operand(n, n->in[2]);
+		uint32_t bs[5] = { 1, d2.shape[1], 1, 1, 1 };
+		if (!bias || !(bias = ox_reshape(n, bias, 5, bs)))
+			return -1;
+		OX_B(n, "add", webnn_builder_add(b, o, bias, &o));
+	}
+	return ox_set(n, 0, o);
+}
+
 typedef enum webnn_status (*pool_fn)(struct webnn_builder *, struct webnn_operand *,
 				     const struct webnn_pool2d_options *, struct webnn_operand **);
 
@@ -368,10 +478,12 @@ static int op_conv_transpose(struct ox_node *n)
 	struct webnn_operand *x, *f, *o;
 	OX_IN(n, 0, x);
 	OX_IN(n, 1, f);
+	if (ox_need_type(n, "convTranspose2d", NULL, n->in[0]->type))
+		return -1;
+	if (n->in[0]->rank == 5 && n->in[1]->rank == 5)
+		return conv_transpose3d(n, x, f);
 	int sp = spatial_of(n, n->in[0]);
 	if (sp < 0)
-		return -1;
-	if (ox_need_type(n, "convTranspose2d", NULL, n->in[0]->type))
 		return -1;
 	struct window w;
 	uint32_t fk[2] = { n->in[1]->dims[2], sp == 2 ? n->in[1]->dims[3] : 0 };
