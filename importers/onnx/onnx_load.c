@@ -483,7 +483,7 @@ static int opset_of(struct ox_model *M, const Onnx__ModelProto *model, int *opse
 	/* Opsets 1-6 load where an operator's mapping covers them (the table's ranges). */
 	if (*opset < 1 || *opset > 21)
 		return model_fail(M, WEBNN_STATUS_NOT_SUPPORTED,
-				  "opset %d: this importer maps opsets 7 to 21", *opset);
+				  "opset %d: this importer maps opsets up to 21", *opset);
 	return 0;
 }
 
