@@ -400,6 +400,22 @@ TEST(onnx_error_unknown_operator)
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_TYPE_ERROR,
 			  "onnx: node \"a\" (Add): input \"nowhere\" is neither a graph input, an "
 			  "initializer nor the output of an earlier node");
+	/* an opset past the mapping */
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, NULL);
+	mk_node(&m, "r", "Relu", "x", NULL, "y");
+	mk_output(&m, "y", 2, d23);
+	m.opset.version = 22;
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
+			  "onnx: opset 22: this importer maps opsets up to 21");
+	/* a domain other than ai.onnx */
+	m.opset.version = 13;
+	m.nodes[0].domain = (char *)"com.microsoft";
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
+			  "onnx: node \"r\" (Relu): operator domain \"com.microsoft\" is not "
+			  "ai.onnx");
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
 }
