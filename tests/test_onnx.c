@@ -1101,3 +1101,50 @@ TEST(onnx_error_deep_nesting)
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
 }
+
+/* GatherND with negative indices (ONNX counts them from the end of each dimension). */
+TEST(onnx_gathernd_negative_indices)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-gathernd");
+	char dir[64];
+	mk_tmpdir(dir, sizeof(dir));
+	static const int64_t d22[2] = { 2, 2 }, d2[1] = { 2 };
+	struct mk m;
+	mk_init(&m);
+	mk_input(&m, "data", 2, d22, NULL);
+	mk_input(&m, "idx", 2, d22, NULL);
+	m.ttypes[1].elem_type = 7; /* int64 */
+	mk_node(&m, "g", "GatherND", "data", "idx", "y");
+	mk_output(&m, "y", 1, d2);
+	mk_write(&m, dir);
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	ASSERT_MSG(mk_load(ctx, dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK, "%s", err);
+	static const float data[4] = { 0, 1, 2, 3 };
+	static const int64_t idx[4] = { -1, 0, 0, -1 };
+	struct webnn_named_tensor in[2], out = { "y", NULL };
+	for (size_t i = 0; i < 2; i++) {
+		struct webnn_tensor_desc td = { .writable = true };
+		webnn_model_input_desc(model, i, &td.desc);
+		in[i].name = webnn_model_input_name(model, i);
+		OK(ctx, webnn_context_create_tensor(ctx, &td, &in[i].tensor));
+		OK(ctx, webnn_context_write_tensor(ctx, in[i].tensor, i ? (const void *)idx
+									  : (const void *)data,
+						   i ? sizeof(idx) : sizeof(data)));
+	}
+	struct webnn_tensor_desc to = { .readable = true };
+	webnn_model_output_desc(model, 0, &to.desc);
+	OK(ctx, webnn_context_create_tensor(ctx, &to, &out.tensor));
+	OK(ctx, webnn_context_dispatch(ctx, webnn_model_graph(model), in, 2, &out, 1));
+	float y[2];
+	OK(ctx, webnn_context_read_tensor(ctx, out.tensor, y, sizeof(y)));
+	ASSERT_MSG(y[0] == 2 && y[1] == 1, "y = [%g, %g], expected [2, 1]", y[0], y[1]);
+	for (size_t i = 0; i < 2; i++)
+		webnn_tensor_destroy(in[i].tensor);
+	webnn_tensor_destroy(out.tensor);
+	webnn_model_destroy(model);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}

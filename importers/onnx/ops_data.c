@@ -617,15 +617,57 @@ static int op_gather_elements(struct ox_node *n)
 	return 0;
 }
 
+/* GatherND/ScatterND indices may be negative in ONNX (from the end of the dimension each
+ * column indexes, starting at first_dim of the data): made non-negative here. */
+static struct webnn_operand *norm_nd_indices(struct ox_node *n, struct ox_val *iv,
+					     const struct ox_val *data, uint32_t first_dim)
+{
+	uint32_t k = iv->rank ? iv->dims[iv->rank - 1] : 0;
+	if (!iv->rank || k == 0 || first_dim + k > data->rank) {
+		ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "indices of shape ending in %u for data of rank %u",
+			k, data->rank);
+		return NULL;
+	}
+	struct webnn_operand *x = ox_operand(n, iv), *z, *dims, *c, *a;
+	if (!x)
+		return NULL;
+	int64_t *dv = ox_keep(n->M, malloc(k * sizeof(int64_t)));
+	if (!dv) {
+		ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+		return NULL;
+	}
+	for (uint32_t j = 0; j < k; j++)
+		dv[j] = data->dims[first_dim + j];
+	if (!(z = ox_scalar(n, iv->type, 0)) || !(dims = ox_const(n, WEBNN_INT64, 1, &k, dv)))
+		return NULL;
+	enum webnn_status s = WEBNN_STATUS_OK;
+	if (iv->type != WEBNN_INT64)
+		s = webnn_builder_cast(n->M->b, dims, iv->type, &dims);
+	if (s == WEBNN_STATUS_OK)
+		s = webnn_builder_lesser(n->M->b, x, z, &c);
+	if (s == WEBNN_STATUS_OK)
+		s = webnn_builder_add(n->M->b, x, dims, &a);
+	if (s == WEBNN_STATUS_OK)
+		s = webnn_builder_where(n->M->b, c, a, x, &x);
+	if (s != WEBNN_STATUS_OK) {
+		ox_builder_fail(n, s, "indices");
+		return NULL;
+	}
+	return x;
+}
+
 static int op_gather_nd(struct ox_node *n)
 {
 	struct webnn_operand *x, *i, *o;
 	OX_IN(n, 0, x);
-	OX_IN(n, 1, i);
+	if (!ox_has_in(n, 1))
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "no indices");
 	int64_t bd = ox_attr_i(n, "batch_dims", 0);
 	struct ox_val *iv = n->in[1];
 	if (bd < 0 || bd >= iv->rank || bd >= n->in[0]->rank)
 		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "batch_dims %lld", (long long)bd);
+	if (!(i = norm_nd_indices(n, iv, n->in[0], (uint32_t)bd)))
+		return -1;
 	if (bd) {
 		/* batch dimensions become leading index columns: their own positions */
 		uint32_t r = iv->rank, shp[WEBNN_MAX_RANK];
@@ -671,7 +713,8 @@ static int op_scatter(struct ox_node *n)
 			       red);
 	bool nd = strcmp(n->node->op_type, "ScatterND") == 0;
 	if (nd) {
-		OX_IN(n, 1, i);
+		if (!(i = norm_nd_indices(n, n->in[1], n->in[0], 0)))
+			return -1;
 		OX_B(n, "scatterND", webnn_builder_scatter_nd(n->M->b, x, i, u, &o));
 	} else {
 		uint32_t axis;
