@@ -1210,8 +1210,7 @@ static int resize_common(struct ox_node *n, const char *mode, const char *ctm, c
 			out1 |= out <= 1;
 		}
 		bool ok = strcmp(ctm, "half_pixel") == 0 ||
-			  (strcmp(ctm, "pytorch_half_pixel") == 0 && !out1) ||
-			  (integral && strcmp(ctm, "asymmetric") == 0 && 0);
+			  (strcmp(ctm, "pytorch_half_pixel") == 0 && !out1);
 		if (!ok)
 			return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
 				       "linear with coordinate_transformation_mode \"%s\" (WebNN "
