@@ -53,7 +53,7 @@ static int64_t get_i(const struct ox_val *v, size_t i)
 	case WEBNN_UINT32: return ((const uint32_t *)v->host)[i];
 	case WEBNN_INT8: return ((const int8_t *)v->host)[i];
 	case WEBNN_UINT8: return ((const uint8_t *)v->host)[i];
-	case WEBNN_FLOAT32: return (int64_t)((const float *)v->host)[i];
+	case WEBNN_FLOAT32: return ox_f2i(((const float *)v->host)[i]);
 	default: return 0;
 	}
 }
@@ -244,7 +244,7 @@ int ox_fold_elementwise(struct ox_node *n)
 				return 0; /* integer sqrt and reciprocal: no such WebNN op either */
 			}
 			double r = eval_f(op, a, b, c, fmod_);
-			put(p, t, e, r, (int64_t)r);
+			put(p, t, e, r, ox_f2i(r));
 		} else {
 			int64_t a = get_i(n->in[0], off[0]), b = arity > 1 ? get_i(n->in[1], off[1]) : 0,
 				c = arity > 2 ? get_i(n->in[2], off[2]) : 0, r;

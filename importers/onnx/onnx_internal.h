@@ -121,6 +121,8 @@ int ox_host_i64(struct ox_node *n, const struct ox_val *v, const char *what, int
 int ox_host_f64(struct ox_node *n, const struct ox_val *v, const char *what, double **out,
 		size_t *count);
 size_t ox_elems(uint32_t rank, const uint32_t *dims);
+/* double -> int64 without undefined behaviour: NaN is 0, out-of-range values saturate. */
+int64_t ox_f2i(double d);
 /* Memory freed when the load ends. */
 void *ox_keep(struct ox_model *M, void *p);
 

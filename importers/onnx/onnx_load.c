@@ -234,6 +234,17 @@ static struct ox_val *add_val(struct ox_model *M, const struct ox_val *v)
 	return &M->vals[M->n_vals - 1];
 }
 
+int64_t ox_f2i(double d)
+{
+	if (isnan(d))
+		return 0;
+	if (d >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (d <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)d;
+}
+
 size_t ox_elems(uint32_t rank, const uint32_t *dims)
 {
 	size_t n = 1;
@@ -382,7 +393,7 @@ int ox_host_i64(struct ox_node *n, const struct ox_val *v, const char *what, int
 		else if (v->type == WEBNN_UINT64)
 			o[i] = (int64_t)((const uint64_t *)v->host)[i];
 		else
-			o[i] = (int64_t)elem_f64(v, i);
+			o[i] = ox_f2i(elem_f64(v, i));
 	}
 	*out = o;
 	*count = c;
@@ -413,7 +424,7 @@ struct webnn_operand *ox_scalar(struct ox_node *n, enum webnn_data_type t, doubl
 	struct webnn_operand *o = NULL;
 	enum webnn_status s;
 	if (t == WEBNN_INT64 || t == WEBNN_UINT64 || t == WEBNN_INT32 || t == WEBNN_UINT32)
-		s = webnn_builder_constant_scalar_int(n->M->b, t, (int64_t)v, &o);
+		s = webnn_builder_constant_scalar_int(n->M->b, t, ox_f2i(v), &o);
 	else
 		s = webnn_builder_constant_scalar(n->M->b, t, v, &o);
 	if (s != WEBNN_STATUS_OK) {

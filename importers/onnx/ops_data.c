@@ -757,7 +757,7 @@ static int cast_to(struct ox_node *n, int to)
 		bool fl = v->type == WEBNN_FLOAT32;
 		for (size_t i = 0; i < c; i++) {
 			double d = dv[i];
-			int64_t q = fl ? (int64_t)d : iv[i];
+			int64_t q = fl ? ox_f2i(d) : iv[i];
 			switch (t) {
 			case WEBNN_FLOAT32: ((float *)p)[i] = fl ? (float)d : (float)iv[i]; break;
 			case WEBNN_INT32: ((int32_t *)p)[i] = (int32_t)q; break;
@@ -923,6 +923,8 @@ static int op_range(struct ox_node *n)
 	if (d[0] == 0)
 		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "delta 0");
 	double cnt = ceil((l[0] - s[0]) / d[0]);
+	if (isnan(cnt))
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "start, limit and delta give no count");
 	if (cnt <= 0)
 		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "an empty range (WebNN has no empty tensors)");
 	if (cnt > (1 << 24))
@@ -1199,7 +1201,7 @@ static int op_one_hot(struct ox_node *n)
 	size_t c;
 	if (ox_host_f64(n, n->in[1], "depth", &dep, &c))
 		return -1;
-	if (dep[0] < 1 || dep[0] > (1 << 20))
+	if (!(dep[0] >= 1 && dep[0] <= (1 << 20)))
 		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "depth %g", dep[0]);
 	uint32_t depth = (uint32_t)dep[0], r = iv->rank + 1, axis;
 	if (r > WEBNN_MAX_RANK)

@@ -913,9 +913,9 @@ static int op_window(struct ox_node *n)
 		if (t == WEBNN_FLOAT32)
 			((float *)p)[i] = (float)v;
 		else if (t == WEBNN_INT32)
-			((int32_t *)p)[i] = (int32_t)v;
+			((int32_t *)p)[i] = (int32_t)ox_f2i(v);
 		else
-			((int64_t *)p)[i] = (int64_t)v;
+			((int64_t *)p)[i] = ox_f2i(v);
 	}
 	return ox_set_host(n, 0, ot, 1, &len, p);
 }

@@ -1180,7 +1180,7 @@ static int resize_common(struct ox_node *n, const char *mode, const char *ctm, c
 			/* WebNN samples at output/input: the same as ONNX's given scale only when
 			 * the scaled size is whole */
 			double exact = v->dims[axes[i]] * scales[axes[i]], out = floor(exact);
-			if (out < 1 || fabs(exact - out) > 1e-6 * exact)
+			if (!(out >= 1 && out <= UINT32_MAX) || fabs(exact - out) > 1e-6 * exact)
 				return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
 					       "scale %g of a size %u gives %g, not a whole size (WebNN "
 					       "samples at output/input size, ONNX at the scale)",
@@ -1204,11 +1204,8 @@ static int resize_common(struct ox_node *n, const char *mode, const char *ctm, c
 	} else if (strcmp(mode, "linear") == 0 || strcmp(mode, "bilinear") == 0) {
 		ro.mode = WEBNN_INTERPOLATION_LINEAR;
 		bool out1 = false;
-		for (uint32_t i = 0; i < 2; i++) {
-			uint32_t out = sizes ? (uint32_t)sizes[axes[i]]
-					     : (uint32_t)floor(v->dims[axes[i]] * scales[axes[i]]);
-			out1 |= out <= 1;
-		}
+		for (uint32_t i = 0; i < 2; i++)
+			out1 |= ro.sizes[i] <= 1;
 		bool ok = strcmp(ctm, "half_pixel") == 0 ||
 			  (strcmp(ctm, "pytorch_half_pixel") == 0 && !out1);
 		if (!ok)
