@@ -1,5 +1,6 @@
 /* ONNX importer: Debian's libonnx-testdata backend tests through webnnd, and the importer's load errors. */
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1143,6 +1144,68 @@ TEST(onnx_gathernd_negative_indices)
 	ASSERT_MSG(y[0] == 2 && y[1] == 1, "y = [%g, %g], expected [2, 1]", y[0], y[1]);
 	for (size_t i = 0; i < 2; i++)
 		webnn_tensor_destroy(in[i].tensor);
+	webnn_tensor_destroy(out.tensor);
+	webnn_model_destroy(model);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* GroupNormalization (opset 18+, not in libonnx-testdata 1.12) against a C computation. */
+TEST(onnx_group_normalization)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-groupnorm");
+	char dir[64];
+	mk_tmpdir(dir, sizeof(dir));
+	static const int64_t x3[3] = { 1, 4, 3 }, c4[1] = { 4 };
+	static const float scale[4] = { 1, 2, 3, 4 }, bias[4] = { 0, 1, 0, 1 };
+	struct mk m;
+	mk_init(&m);
+	m.opset.version = 18;
+	mk_input(&m, "x", 3, x3, NULL);
+	mk_initializer(&m, "s", 1, c4, scale, 4, NULL);
+	mk_initializer(&m, "b", 1, c4, bias, 4, NULL);
+	Onnx__NodeProto *n = mk_node(&m, "gn", "GroupNormalization", "x", "s", "y");
+	static char *ins[3] = { (char *)"x", (char *)"s", (char *)"b" };
+	n->input = ins;
+	n->n_input = 3;
+	Onnx__AttributeProto *a = mk_attr(&m, n, "num_groups");
+	a->has_i = 1;
+	a->i = 2;
+	mk_output(&m, "y", 3, x3);
+	mk_write(&m, dir);
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	ASSERT_MSG(mk_load(ctx, dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK, "%s", err);
+	float x[12], want[12], y[12];
+	for (int i = 0; i < 12; i++)
+		x[i] = (float)((i * 7) % 5) - 1.5f;
+	for (int g = 0; g < 2; g++) {
+		double mean = 0, var = 0;
+		for (int i = 0; i < 6; i++)
+			mean += x[g * 6 + i];
+		mean /= 6;
+		for (int i = 0; i < 6; i++)
+			var += (x[g * 6 + i] - mean) * (x[g * 6 + i] - mean);
+		var /= 6;
+		for (int i = 0; i < 6; i++) {
+			int c = (g * 6 + i) / 3;
+			want[g * 6 + i] = (float)((x[g * 6 + i] - mean) / sqrt(var + 1e-5) * scale[c] +
+						  bias[c]);
+		}
+	}
+	struct webnn_tensor_desc ti = { .writable = true }, to = { .readable = true };
+	webnn_model_input_desc(model, 0, &ti.desc);
+	webnn_model_output_desc(model, 0, &to.desc);
+	struct webnn_named_tensor in = { "x", NULL }, out = { "y", NULL };
+	OK(ctx, webnn_context_create_tensor(ctx, &ti, &in.tensor));
+	OK(ctx, webnn_context_create_tensor(ctx, &to, &out.tensor));
+	OK(ctx, webnn_context_write_tensor(ctx, in.tensor, x, sizeof(x)));
+	OK(ctx, webnn_context_dispatch(ctx, webnn_model_graph(model), &in, 1, &out, 1));
+	OK(ctx, webnn_context_read_tensor(ctx, out.tensor, y, sizeof(y)));
+	ct_assert_floats("GroupNormalization", y, want, 12, 1e-4f);
+	webnn_tensor_destroy(in.tensor);
 	webnn_tensor_destroy(out.tensor);
 	webnn_model_destroy(model);
 	webnn_context_destroy(ctx);

@@ -16,9 +16,8 @@ static struct webnn_operand *along_axis(struct ox_node *n, struct ox_val *p, uin
 	if (!o || p->rank == 0 || rank == 0)
 		return o;
 	if (p->rank != 1) {
-		if (p->rank == rank)
-			return o; /* blocked quantization: already x's rank */
-		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "a scale of rank %u", p->rank);
+		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "a scale or zero point of rank %u (per-tensor "
+			"or per-axis only)", p->rank);
 		return NULL;
 	}
 	if (p->dims[0] == 1)
@@ -54,16 +53,24 @@ static int op_quantize(struct ox_node *n)
 		return -1;
 	if (ox_attr(n, "saturate") && !ox_attr_i(n, "saturate", 1))
 		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "saturate 0 (float8 only)");
+	if (ox_attr_i(n, "block_size", 0))
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "block_size (blocked quantization)");
 	if (!(s = along_axis(n, n->in[1], v->rank, axis)))
 		return -1;
 	if (ox_has_in(n, 2)) {
 		if (!(z = along_axis(n, n->in[2], v->rank, axis)))
 			return -1;
 	} else {
-		uint8_t zero = 0;
+		/* no zero point: 0 of output_dtype (opset 21), uint8 by default */
+		uint64_t zero = 0;
+		int ot = (int)ox_attr_i(n, "output_dtype", OX_UINT8);
+		enum webnn_data_type zt;
+		if (!ox_webnn_type(ot, &zt) || ot == OX_BOOL)
+			return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "output_dtype %s",
+				       ox_type_name(ot));
 		struct webnn_operand_desc sd;
 		ox_desc(s, &sd);
-		if (!(z = ox_const(n, WEBNN_UINT8, 0, NULL, &zero)))
+		if (!(z = ox_const(n, zt, 0, NULL, &zero)))
 			return -1;
 		OX_B(n, "expand", webnn_builder_expand(n->M->b, z, sd.shape, sd.rank, &z));
 	}
@@ -85,6 +92,8 @@ static int op_dequantize(struct ox_node *n)
 	uint32_t axis = 0;
 	if (n->in[1]->rank && ox_axis(n, ox_attr_i(n, "axis", 1), v->rank, &axis))
 		return -1;
+	if (ox_attr_i(n, "block_size", 0))
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "block_size (blocked quantization)");
 	if (ox_need_type(n, "dequantizeLinear", NULL, v->type))
 		return -1;
 	if (!(s = along_axis(n, n->in[1], v->rank, axis)))

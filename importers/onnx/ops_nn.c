@@ -797,6 +797,58 @@ static int op_layer_norm(struct ox_node *n)
 	return 0;
 }
 
+/* GroupNormalization: the channels' groups normalized over (C/G, spatial) as one layer
+ * normalization of [N, G, rest], then a per-channel (opset 21) or per-group (18) scale and
+ * bias. */
+static int op_group_norm(struct ox_node *n)
+{
+	struct webnn_builder *b = n->M->b;
+	struct webnn_operand *x, *o, *sc, *bi;
+	OX_IN(n, 0, x);
+	OX_IN(n, 1, sc);
+	OX_IN(n, 2, bi);
+	struct ox_val *v = n->in[0];
+	int64_t G = ox_attr_i(n, "num_groups", 0);
+	if (v->rank < 2 || G < 1 || v->dims[1] % (uint32_t)G)
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "num_groups %lld for %u channels",
+			       (long long)G, v->rank >= 2 ? v->dims[1] : 0);
+	if (ox_need_type(n, "layerNormalization", NULL, v->type))
+		return -1;
+	uint32_t C = v->dims[1], rest = (uint32_t)ox_elems(v->rank - 1, v->dims + 1) / (uint32_t)G,
+		 s3[3] = { v->dims[0], (uint32_t)G, rest }, axis = 2;
+	if (!(x = ox_reshape(n, x, 3, s3)))
+		return -1;
+	struct webnn_layer_normalization_options lo = WEBNN_LAYER_NORMALIZATION_OPTIONS_INIT;
+	lo.axes = &axis;
+	lo.n_axes = 1;
+	lo.epsilon = ox_attr_f(n, "epsilon", 1e-5f);
+	OX_B(n, "layerNormalization", webnn_builder_layer_normalization(b, x, &lo, &o));
+	/* scale and bias per channel: [1, C, 1, ...] (a per-group one repeats C/G times) */
+	uint32_t cs[WEBNN_MAX_RANK];
+	for (uint32_t i = 0; i < v->rank; i++)
+		cs[i] = i == 1 ? C : 1;
+	struct webnn_operand *p[2] = { sc, bi };
+	for (int k = 0; k < 2; k++) {
+		struct ox_val *pv = n->in[1 + k];
+		if (pv->rank != 1 || (pv->dims[0] != C && pv->dims[0] != (uint32_t)G))
+			return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "%s of shape [%u]",
+				       k ? "bias" : "scale", pv->rank ? pv->dims[0] : 0);
+		if (pv->dims[0] != C) {
+			uint32_t g2[2] = { (uint32_t)G, 1 }, ge[2] = { (uint32_t)G, C / (uint32_t)G };
+			if (!(p[k] = ox_reshape(n, p[k], 2, g2)))
+				return -1;
+			OX_B(n, "expand", webnn_builder_expand(b, p[k], ge, 2, &p[k]));
+		}
+		if (!(p[k] = ox_reshape(n, p[k], v->rank, cs)))
+			return -1;
+	}
+	if (!(o = ox_reshape(n, o, v->rank, v->dims)))
+		return -1;
+	OX_B(n, "mul", webnn_builder_mul(b, o, p[0], &o));
+	OX_B(n, "add", webnn_builder_add(b, o, p[1], &o));
+	return ox_set(n, 0, o);
+}
+
 /* LRN: x / (bias + alpha/size * sum of squares over a channel window)^beta; the window sum is
  * an average pool over [N, 1, C, H*W] times size. */
 static int op_lrn(struct ox_node *n)
@@ -1288,6 +1340,7 @@ const struct ox_op ox_ops_nn[] = {
 	{ "BatchNormalization", 1, 21, op_batch_norm },
 	{ "InstanceNormalization", 1, 21, op_instance_norm },
 	{ "LayerNormalization", 17, 21, op_layer_norm }, { "LRN", 1, 21, op_lrn },
+	{ "GroupNormalization", 18, 21, op_group_norm },
 	{ "MeanVarianceNormalization", 9, 21, op_mvn },
 	{ "LpNormalization", 1, 21, op_lp_norm },
 	{ "Gemm", 1, 21, op_gemm }, { "MatMul", 1, 21, op_matmul },
