@@ -5,7 +5,8 @@ SAN ?=
 OPT ?= -O2
 
 DEB_PACKAGES := build-essential pkg-config libuv1-dev protobuf-c-compiler libprotobuf-c-dev \
-	ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev libjansson-dev libdnnl-dev libseccomp-dev clinfo valgrind clang
+	ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libclblast-dev libjansson-dev libdnnl-dev libseccomp-dev clinfo valgrind clang \
+	libonnx-dev libonnx-testdata
 
 CPPFLAGS += -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=120 -DCL_USE_DEPRECATED_OPENCL_1_2_APIS \
 	-I. -Iclient/include -Iimporters/include -I$(BUILD)/gen
@@ -156,12 +157,21 @@ $(BUILD)/gen/nnef_stdlib.inc: importers/nnef/stdlib.nnef
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $< > $@
 $(BUILD)/obj/importers/nnef/stdlib.o $(BUILD)/fuzz/obj/importers/nnef/stdlib.o: $(BUILD)/gen/nnef_stdlib.inc
-# One relocatable object: import.c only weakly references the per-format entry points, and a
-# weak reference does not pull an archive member in.
-$(LIB_IMPORT): $(call obj,$(IMPORT_SRC))
+$(LIB_IMPORT): $(call obj,$(IMPORT_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
 	@mkdir -p $(dir $@)
-	ld -r -o $(BUILD)/obj/importers/libwebnn-import.o $^
-	rm -f $@ && ar rcs $@ $(BUILD)/obj/importers/libwebnn-import.o
+	rm -f $@ && ar rcs $@ $^
+# The ONNX importer parses with protobuf-c code generated from the onnx.proto of libonnx-dev.
+ONNX_PROTO ?= /usr/include/onnx/onnx.proto
+ONNX_GEN_H := $(BUILD)/gen/onnx/onnx.pb-c.h
+$(ONNX_GEN_H) $(BUILD)/gen/onnx/onnx.pb-c.c: $(ONNX_PROTO)
+	@mkdir -p $(BUILD)/gen/onnx
+	@test -f $(ONNX_PROTO) || { echo "$(ONNX_PROTO) is missing: make deps installs libonnx-dev"; exit 1; }
+	cp $(ONNX_PROTO) $(BUILD)/gen/onnx/onnx.proto
+	protoc-c --proto_path=$(BUILD)/gen --c_out=$(BUILD)/gen onnx/onnx.proto
+$(BUILD)/obj/gen/onnx.pb-c.o: $(BUILD)/gen/onnx/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(filter-out -Werror,$(CFLAGS)) -c $< -o $@
+$(call obj,$(IMPORT_SRC) $(TEST_SRC) $(TOOLS_COMMON_SRC) $(wildcard client/tools/webnn-run/*.c)): | $(ONNX_GEN_H)
 $(LIB_TOOLS): $(call obj,$(TOOLS_COMMON_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -191,7 +201,7 @@ endef
 $(foreach t,$(TOOLS_DIRS),$(eval $(call TOOL_DIR_RULE,$(t))))
 
 # One test binary: unit tests (proto), backend tests (daemon library), end-to-end (client+daemon).
-$(TEST_BIN): $(call obj,$(TEST_SRC)) $(LIB_IMPORT) $(LIB_CLIENT) $(LIB_DAEMON) $(LIB_PROTO) $(LIB_TOOLS)
+$(TEST_BIN): $(call obj,$(TEST_SRC)) $(LIB_TOOLS) $(LIB_IMPORT) $(LIB_CLIENT) $(LIB_DAEMON) $(LIB_PROTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -ljansson $(LDLIBS_DAEMON)
 
@@ -275,6 +285,16 @@ $(BUILD)/fuzz/fuzz_nnef: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_nnef.o $(FUZZ_NNEF_OB
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -luv -lprotobuf-c -lpthread -lm
 $(BUILD)/fuzz/fuzz-seeds: $(BUILD)/fuzz/obj/tests/fuzz/seeds.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_SAN) -o $@ $^ -luv -lprotobuf-c -lpthread -lm
+# fuzz_onnx links the importers and libwebnn (built with the fuzzer's flags) and drives a
+# reference webnnd of $(BUILD)/bin; its seeds come from libonnx-testdata (fuzz-seeds).
+FUZZ_ONNX_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(IMPORT_SRC) $(CLIENT_SRC)) \
+	$(BUILD)/fuzz/obj/gen/onnx.pb-c.o
+$(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(IMPORT_SRC) tests/fuzz/fuzz_onnx.c): | $(ONNX_GEN_H)
+$(BUILD)/fuzz/obj/gen/onnx.pb-c.o: $(BUILD)/gen/onnx/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(filter-out -Werror,$(FUZZ_CFLAGS)) -c $< -o $@
+$(BUILD)/fuzz/fuzz_onnx: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_onnx.o $(FUZZ_ONNX_OBJ) $(FUZZ_LIB) | $(DAEMON_BIN)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $(filter %.o %.a,$^) -luv -lprotobuf-c -lpthread -lm
 # Each fuzzer runs FUZZ_TIME seconds from freshly generated seeds; any crash, leak or timeout fails
 # (its log is printed then; otherwise one summary line per fuzzer).
 fuzz-smoke: fuzz

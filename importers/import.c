@@ -8,13 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Until both importers are merged, a branch may lack one of them. */
-#pragma weak wnni_onnx_load
-#pragma weak wnni_nnef_load
-#pragma weak wnni_onnx_read_tensor_pb
-#pragma weak wnni_npy_read
-#pragma weak wnni_nnef_read_dat
-
 static enum webnn_status fail(char *error, size_t len, enum webnn_status s, const char *fmt, ...)
 {
 	if (error && len) {
@@ -87,13 +80,9 @@ static enum webnn_status load(struct webnn_context *ctx, enum webnn_model_format
 		return fail(error, len, WEBNN_STATUS_NO_MEMORY, "import: out of memory");
 	enum webnn_status s;
 	if (format == WEBNN_MODEL_FORMAT_ONNX)
-		s = wnni_onnx_load ? wnni_onnx_load(ctx, data, size, base_dir, options, m, error, len)
-				   : fail(error, len, WEBNN_STATUS_NOT_SUPPORTED,
-					  "onnx: this build has no ONNX importer");
+		s = wnni_onnx_load(ctx, data, size, base_dir, options, m, error, len);
 	else
-		s = wnni_nnef_load ? wnni_nnef_load(ctx, data, size, base_dir, options, m, error, len)
-				   : fail(error, len, WEBNN_STATUS_NOT_SUPPORTED,
-					  "nnef: this build has no NNEF importer");
+		s = wnni_nnef_load(ctx, data, size, base_dir, options, m, error, len);
 	if (s != WEBNN_STATUS_OK) {
 		webnn_model_destroy(m);
 		return s;
@@ -266,8 +255,5 @@ enum webnn_status webnn_tensor_file_read(const char *path, struct webnn_operand_
 	else
 		return fail(error, len, WEBNN_STATUS_TYPE_ERROR,
 			    "%s: unknown tensor file type (expected .pb, .npy or .dat)", path);
-	if (!reader)
-		return fail(error, len, WEBNN_STATUS_NOT_SUPPORTED,
-			    "%s: this build cannot read that tensor file type", path);
 	return reader(path, desc, data, size, error, len);
 }

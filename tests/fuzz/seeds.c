@@ -810,6 +810,45 @@ static void nnef_seeds(void)
 	write_file("fuzz_nnef", "int4.dat", dat, sizeof(dat));
 }
 
+/* fuzz_onnx: small models of ONNX's own backend tests (libonnx-testdata), when installed, and
+ * one hand-encoded model (Relu of a [1] input) that needs nothing. */
+static void onnx_seeds(void)
+{
+	static const uint8_t relu[] = {
+		0x08, 0x07, 0x12, 0x00, 0x3a, 0x2c, 0x0a, 0x0c, 0x0a, 0x01, 'x', 0x12, 0x01, 'y',
+		0x22, 0x04, 'R', 'e', 'l', 'u', 0x12, 0x01, 'g', 0x5a, 0x0b, 0x0a, 0x01, 'x', 0x12,
+		0x06, 0x0a, 0x04, 0x08, 0x01, 0x12, 0x00, 0x62, 0x0b, 0x0a, 0x01, 'y', 0x12, 0x06,
+		0x0a, 0x04, 0x08, 0x01, 0x12, 0x00, 0x42, 0x02, 0x10, 0x0d,
+	};
+	write_file("fuzz_onnx", "relu", relu, sizeof(relu));
+	static const char *const models[] = {
+		"node/test_add", "node/test_conv_with_strides_padding", "node/test_lstm_defaults",
+		"node/test_gru_defaults", "node/test_resize_upsample_scales_nearest",
+		"node/test_slice", "node/test_reshape_reduced_dims", "node/test_gather_0",
+		"node/test_softmax_axis_1", "node/test_maxpool_2d_pads", "node/test_einsum_batch_matmul",
+		"node/test_layer_normalization_2d_axis0", "node/test_quantizelinear",
+		"node/test_nllloss_NCd1_weight", "node/test_pad", "node/test_cumsum_1d",
+		"pytorch-converted/test_Conv3d", "pytorch-operator/test_operator_flatten",
+		"simple/test_single_relu_model",
+	};
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		for (int k = 0; k < 2; k++) {
+			char path[512], name[128];
+			snprintf(path, sizeof(path), "/usr/share/libonnx-testdata/data/%s/%s", models[i],
+				 k ? "test_data_set_0/input_0.pb" : "model.onnx");
+			FILE *f = fopen(path, "rb");
+			if (!f)
+				continue;
+			static uint8_t buf[1 << 20];
+			size_t n = fread(buf, 1, sizeof(buf), f);
+			fclose(f);
+			const char *base = strrchr(models[i], '/') + 1;
+			snprintf(name, sizeof(name), "%s%s", base, k ? "-input0" : "");
+			write_file("fuzz_onnx", name, buf, n);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -840,6 +879,7 @@ int main(int argc, char **argv)
 	}
 	frame_seeds();
 	nnef_seeds();
+	onnx_seeds();
 	printf("fuzz-seeds: %d files in %s (%d operators, %d graphs)\n", n_written, root,
 	       WNN_OP_COUNT, graphs);
 	return 0;

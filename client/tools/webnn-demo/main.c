@@ -13,6 +13,7 @@
 #include <webnn_import.h>
 
 #include "demo.h"
+#include "client/tools/common/model_check.h"
 
 #define WEIGHTS_SUBDIR "models/squeezenet1.0_nhwc/weights"
 #define DEFAULT_MODEL "models/squeezenet1.0.nnef" /* beside bin/, made by the build */
@@ -223,13 +224,6 @@ static void *reference_file(const char *model, bool nnef, bool input, size_t i, 
 	return data;
 }
 
-static size_t desc_bytes(const struct webnn_operand_desc *d)
-{
-	size_t n = webnn_data_type_size(d->data_type);
-	for (uint32_t i = 0; i < d->rank; i++)
-		n *= d->shape[i];
-	return n;
-}
 
 static bool same_desc(const struct webnn_operand_desc *a, const struct webnn_operand_desc *b)
 {
@@ -290,7 +284,7 @@ static int run_model(struct demo *d, const char *path, const struct webnn_dim_bi
 		webnn_model_input_desc(m, i, &td.desc);
 		bi[i].name = webnn_model_input_name(m, i);
 		check(d, webnn_context_create_tensor(d->ctx, &td, &bi[i].tensor), "createTensor");
-		in_bytes[i] = desc_bytes(&td.desc);
+		in_bytes[i] = wnn_desc_byte_length(&td.desc);
 		struct webnn_operand_desc fd;
 		size_t size = 0;
 		in[i] = reference_file(path, nnef, true, i, bi[i].name, &fd, &size);
@@ -319,7 +313,7 @@ static int run_model(struct demo *d, const char *path, const struct webnn_dim_bi
 		webnn_model_output_desc(m, i, &td.desc);
 		bo[i].name = webnn_model_output_name(m, i);
 		check(d, webnn_context_create_tensor(d->ctx, &td, &bo[i].tensor), "createTensor");
-		out_bytes[i] = desc_bytes(&td.desc);
+		out_bytes[i] = wnn_desc_byte_length(&td.desc);
 		if (!(out[i] = malloc(out_bytes[i] ? out_bytes[i] : 1)))
 			die("out of memory");
 		struct webnn_operand_desc fd;

@@ -261,7 +261,8 @@ static void usage(FILE *f)
 		"  --known-failures F expected failures, lines \"file | case | reason\"\n"
 		"                     (default: tests/known-failures.txt when it exists)\n"
 		"  --version          print the version\n"
-		"Without --check the outputs are printed as JSON with build and dispatch times.\n");
+		"Without --check the outputs are printed as JSON with build and dispatch times.\n"
+		"With a model file or folder (ONNX, NNEF) see webnn-run MODEL --help.\n");
 }
 
 
@@ -319,6 +320,9 @@ static void print_report(const struct run_opts *o, const struct totals *t, json_
 
 int main(int argc, char **argv)
 {
+	/* Model files and model test folders (model.c); conformance JSON otherwise. */
+	if (run_model_mode(argc, argv))
+		return run_model_main(argc, argv);
 	struct run_opts o = { 0 };
 	parse_args(argc, argv, &o);
 	size_t n_kf = 0;

@@ -192,4 +192,9 @@ struct case_result {
 enum verdict run_case(struct webnn_context *ctx, json_t *c, bool check, bool verbose,
 		      struct case_result *res, char *why, size_t why_len);
 
+/* model.c: a model file or a model test folder on the command line (MODEL, --check DIR,
+ * --input, --dim ...) selects the model mode. */
+bool run_model_mode(int argc, char **argv);
+int run_model_main(int argc, char **argv);
+
 #endif

@@ -1,0 +1,155 @@
+/* The ONNX importer's shared state: values by name, the node context op builders see, the op table. */
+#ifndef IMPORTERS_ONNX_INTERNAL_H
+#define IMPORTERS_ONNX_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "importers/import_internal.h"
+#include "onnx/onnx.pb-c.h"
+
+/* Host values (known at load time) larger than this are left to the daemon: folding is for
+ * shape subgraphs, not for weights arithmetic. */
+#define OX_FOLD_MAX_ELEMS 65536
+#define OX_MAX_IO 64
+
+/* ONNX element types (TensorProto.DataType). */
+enum {
+	OX_FLOAT = 1, OX_UINT8 = 2, OX_INT8 = 3, OX_UINT16 = 4, OX_INT16 = 5, OX_INT32 = 6,
+	OX_INT64 = 7, OX_STRING = 8, OX_BOOL = 9, OX_FLOAT16 = 10, OX_DOUBLE = 11, OX_UINT32 = 12,
+	OX_UINT64 = 13, OX_BFLOAT16 = 16,
+};
+
+/* One ONNX value: a WebNN operand, made lazily when the value is known on the host (an
+ * initializer, a Constant, a folded shape computation). */
+struct ox_val {
+	const char *name;
+	int onnx_type;             /* OX_*: BOOL travels as uint8 */
+	enum webnn_data_type type;
+	uint32_t rank;
+	uint32_t dims[WEBNN_MAX_RANK];
+	struct webnn_operand *op;  /* NULL until needed when host is set */
+	void *host;                /* row-major in type's layout, or NULL */
+	bool host_owned;
+	bool constant;             /* op was made from host data */
+};
+
+struct ox_model;
+
+/* What an op builder sees: the node, its inputs (NULL for an absent optional one) and the
+ * outputs it must set. */
+struct ox_node {
+	struct ox_model *M;
+	const Onnx__NodeProto *node;
+	int opset;
+	struct ox_val *in[OX_MAX_IO];
+	size_t n_in;
+	size_t n_out;
+	struct ox_val out[OX_MAX_IO]; /* filled by the builder: op or host */
+	bool out_set[OX_MAX_IO];
+};
+
+struct ox_model {
+	struct webnn_context *ctx;
+	struct webnn_builder *b;
+	const struct webnn_import_options *opt;
+	const char *base_dir;
+	struct ox_val *vals;
+	size_t n_vals, cap_vals;
+	size_t *hash; /* open addressing over vals (index + 1; 0 empty) */
+	size_t hash_cap;
+	char *error;
+	size_t len;
+	enum webnn_status status;
+	void **owned; /* allocations freed with the model */
+	size_t n_owned, cap_owned;
+};
+
+typedef int (*ox_build_fn)(struct ox_node *n);
+struct ox_op {
+	const char *type;
+	int since, until; /* opset range the mapping covers (inclusive) */
+	ox_build_fn fn;
+};
+/* The op tables of each family (NULL-terminated). */
+extern const struct ox_op ox_ops_elementwise[], ox_ops_nn[], ox_ops_data[], ox_ops_misc[];
+
+/* ---- errors: "onnx: node "name" (Type): reason"; return -1 for chaining. */
+int ox_fail(struct ox_node *n, enum webnn_status s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A builder call failed: its status and the context's last error. */
+int ox_builder_fail(struct ox_node *n, enum webnn_status s, const char *what);
+#define OX_B(n, what, expr)                                                                 \
+	do {                                                                                \
+		enum webnn_status s_ = (expr);                                              \
+		if (s_ != WEBNN_STATUS_OK)                                                  \
+			return ox_builder_fail((n), s_, (what));                            \
+	} while (0)
+
+/* ---- attributes */
+const Onnx__AttributeProto *ox_attr(const struct ox_node *n, const char *name);
+int64_t ox_attr_i(const struct ox_node *n, const char *name, int64_t def);
+float ox_attr_f(const struct ox_node *n, const char *name, float def);
+/* The string attribute (NUL-terminated copy kept with the model), or def. */
+const char *ox_attr_s(struct ox_node *n, const char *name, const char *def);
+/* ints attribute: count (or -1 when absent) and values. */
+long ox_attr_ints(const struct ox_node *n, const char *name, const int64_t **v);
+
+/* ---- values */
+/* The WebNN operand of v (uploads a host value as a constant). NULL with the error set. */
+struct webnn_operand *ox_operand(struct ox_node *n, struct ox_val *v);
+/* Input i's operand; -1 (error set) when absent or failing. */
+#define OX_IN(n, i, dst)                                                                    \
+	do {                                                                                \
+		if ((i) >= (n)->n_in || !(n)->in[i])                                         \
+			return ox_fail((n), WEBNN_STATUS_TYPE_ERROR, "input %d is missing",   \
+				       (int)(i));                                             \
+		if (!((dst) = ox_operand((n), (n)->in[i])))                                  \
+			return -1;                                                           \
+	} while (0)
+bool ox_has_in(const struct ox_node *n, size_t i);
+/* Sets output i to a built operand (shape read back from the builder). */
+int ox_set(struct ox_node *n, size_t i, struct webnn_operand *op);
+/* Sets output i to a host value (data is adopted, malloc'ed). */
+int ox_set_host(struct ox_node *n, size_t i, int onnx_type, uint32_t rank, const uint32_t *dims,
+		void *data);
+/* A host value's elements as int64 (integer or float types); -1 with error when v has no
+ * host value (e.g. computed at run time). */
+int ox_host_i64(struct ox_node *n, const struct ox_val *v, const char *what, int64_t **out,
+		size_t *count);
+int ox_host_f64(struct ox_node *n, const struct ox_val *v, const char *what, double **out,
+		size_t *count);
+size_t ox_elems(uint32_t rank, const uint32_t *dims);
+/* double -> int64 without undefined behaviour: NaN is 0, out-of-range values saturate. */
+int64_t ox_f2i(double d);
+/* Memory freed when the load ends. */
+void *ox_keep(struct ox_model *M, void *p);
+
+/* ---- small builder helpers */
+struct webnn_operand *ox_scalar(struct ox_node *n, enum webnn_data_type t, double v);
+struct webnn_operand *ox_const(struct ox_node *n, enum webnn_data_type t, uint32_t rank,
+			       const uint32_t *dims, const void *data);
+struct webnn_operand *ox_reshape(struct ox_node *n, struct webnn_operand *x, uint32_t rank,
+				 const uint32_t *dims);
+void ox_desc(struct webnn_operand *x, struct webnn_operand_desc *d);
+/* Normalizes a possibly negative axis against rank; -1 with the error set when out of range. */
+int ox_axis(struct ox_node *n, int64_t axis, uint32_t rank, uint32_t *out);
+/* Refuses a data type the WebNN operator does not take on this context (NOT_SUPPORTED). */
+int ox_need_type(struct ox_node *n, const char *op, const char *role, enum webnn_data_type t);
+/* ONNX type -> WebNN type; false when WebNN has none. */
+bool ox_webnn_type(int onnx_type, enum webnn_data_type *t);
+const char *ox_type_name(int onnx_type);
+int ox_onnx_type_of(enum webnn_data_type t);
+
+/* fold.c: evaluates an elementwise node on the host when all its inputs are small known
+ * values: 1 folded (output 0 set), 0 not applicable, -1 error. */
+int ox_fold_elementwise(struct ox_node *n);
+
+/* ---- tensors (onnx_tensor.c) */
+/* Decodes a TensorProto into malloc'ed row-major data of its WebNN type (bool as uint8). */
+int ox_tensor_decode(const Onnx__TensorProto *t, const char *base_dir, int *onnx_type,
+		     uint32_t *rank, uint32_t *dims, void **data, size_t *size, char *error,
+		     size_t len, enum webnn_status *status);
+
+#endif

@@ -1,0 +1,904 @@
+/* The ONNX importer's driver: parses the model, binds inputs and initializers, walks the nodes through the op tables, builds. */
+#include "importers/onnx/onnx_internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Operators of the ONNX standard WebNN cannot express (no such primitive, and no composition
+ * of static shape): each is a clear load error with this reason. */
+static const struct {
+	const char *type, *why;
+} inexpressible[] = {
+	{ "Loop", "control flow (a subgraph run a data-dependent number of times)" },
+	{ "If", "control flow (a branch chosen at run time)" },
+	{ "Scan", "control flow (a subgraph run per slice)" },
+	{ "NonZero", "its output shape depends on the input values" },
+	{ "Unique", "its output shape depends on the input values" },
+	{ "Compress", "its output shape depends on the condition's values" },
+	{ "NonMaxSuppression", "its output shape depends on the input values" },
+	{ "TopK", "WebNN has no sort or top-k" },
+	{ "Asin", "WebNN has no inverse trigonometric functions" },
+	{ "Acos", "WebNN has no inverse trigonometric functions" },
+	{ "Atan", "WebNN has no inverse trigonometric functions" },
+	{ "BitShift", "WebNN has no bit shifts" },
+	{ "BitwiseAnd", "WebNN has no bitwise operators" },
+	{ "BitwiseOr", "WebNN has no bitwise operators" },
+	{ "BitwiseXor", "WebNN has no bitwise operators" },
+	{ "BitwiseNot", "WebNN has no bitwise operators" },
+	{ "RandomNormal", "WebNN has no random number generation" },
+	{ "RandomUniform", "WebNN has no random number generation" },
+	{ "RandomNormalLike", "WebNN has no random number generation" },
+	{ "RandomUniformLike", "WebNN has no random number generation" },
+	{ "Multinomial", "WebNN has no random number generation" },
+	{ "Bernoulli", "WebNN has no random number generation" },
+	{ "DFT", "WebNN has no complex numbers or Fourier transforms" },
+	{ "STFT", "WebNN has no complex numbers or Fourier transforms" },
+	{ "MelWeightMatrix", "WebNN has no Fourier transforms" },
+	{ "Det", "WebNN has no determinant or matrix decomposition" },
+	{ "GridSample", "WebNN's resample2d samples a regular grid only" },
+	{ "RoiAlign", "WebNN has no region-of-interest pooling" },
+	{ "MaxRoiPool", "WebNN has no region-of-interest pooling" },
+	{ "Col2Im", "WebNN has no col2im (overlapping scatter-add)" },
+	{ "MaxUnpool", "WebNN has no scatter with overlapping writes of pooled indices" },
+	{ "StringNormalizer", "WebNN has no string tensors" },
+	{ "TfIdfVectorizer", "WebNN has no n-gram counting" },
+	{ "RegexFullMatch", "WebNN has no string tensors" },
+	{ "StringConcat", "WebNN has no string tensors" },
+	{ "StringSplit", "WebNN has no string tensors" },
+	{ "ImageDecoder", "WebNN decodes no image formats" },
+	{ "SequenceAt", "WebNN has no sequence values" },
+	{ "SequenceConstruct", "WebNN has no sequence values" },
+	{ "SequenceEmpty", "WebNN has no sequence values" },
+	{ "SequenceErase", "WebNN has no sequence values" },
+	{ "SequenceInsert", "WebNN has no sequence values" },
+	{ "SequenceLength", "WebNN has no sequence values" },
+	{ "SequenceMap", "WebNN has no sequence values" },
+	{ "SplitToSequence", "WebNN has no sequence values" },
+	{ "ConcatFromSequence", "WebNN has no sequence values" },
+	{ "Optional", "WebNN has no optional values" },
+	{ "OptionalGetElement", "WebNN has no optional values" },
+	{ "OptionalHasElement", "WebNN has no optional values" },
+	{ "ReverseSequence", "per-batch sequence lengths need a data-dependent gather" },
+	{ "Momentum", "a training operator (ai.onnx.preview.training)" },
+	{ "Adam", "a training operator (ai.onnx.preview.training)" },
+	{ "Adagrad", "a training operator (ai.onnx.preview.training)" },
+	{ "Gradient", "a training operator (ai.onnx.preview.training)" },
+	{ NULL, NULL },
+};
+
+static const struct ox_op *const op_tables[] = { ox_ops_elementwise, ox_ops_nn, ox_ops_data,
+						 ox_ops_misc };
+
+/* ------------------------------------------------------------------ errors */
+
+static const char *node_name(const Onnx__NodeProto *node)
+{
+	if (node->name && *node->name)
+		return node->name;
+	return node->n_output && node->output[0] ? node->output[0] : "";
+}
+
+static int model_fail(struct ox_model *M, enum webnn_status s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int model_fail(struct ox_model *M, enum webnn_status s, const char *fmt, ...)
+{
+	if (M->status == WEBNN_STATUS_OK || M->status == WEBNN_STATUS_NO_MEMORY) {
+		M->status = s;
+		if (M->error && M->len) {
+			int k = snprintf(M->error, M->len, "onnx: ");
+			va_list ap;
+			va_start(ap, fmt);
+			if (k > 0 && (size_t)k < M->len)
+				vsnprintf(M->error + k, M->len - (size_t)k, fmt, ap);
+			va_end(ap);
+		}
+	}
+	return -1;
+}
+
+int ox_fail(struct ox_node *n, enum webnn_status s, const char *fmt, ...)
+{
+	char reason[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	return model_fail(n->M, s, "node \"%s\" (%s): %s", node_name(n->node), n->node->op_type,
+			  reason);
+}
+
+int ox_builder_fail(struct ox_node *n, enum webnn_status s, const char *what)
+{
+	return ox_fail(n, s, "%s: %s", what, webnn_context_last_error(n->M->ctx));
+}
+
+/* ------------------------------------------------------------------ attributes */
+
+const Onnx__AttributeProto *ox_attr(const struct ox_node *n, const char *name)
+{
+	for (size_t i = 0; i < n->node->n_attribute; i++)
+		if (n->node->attribute[i]->name && strcmp(n->node->attribute[i]->name, name) == 0)
+			return n->node->attribute[i];
+	return NULL;
+}
+
+int64_t ox_attr_i(const struct ox_node *n, const char *name, int64_t def)
+{
+	const Onnx__AttributeProto *a = ox_attr(n, name);
+	return a && a->has_i ? a->i : def;
+}
+
+float ox_attr_f(const struct ox_node *n, const char *name, float def)
+{
+	const Onnx__AttributeProto *a = ox_attr(n, name);
+	return a && a->has_f ? a->f : def;
+}
+
+const char *ox_attr_s(struct ox_node *n, const char *name, const char *def)
+{
+	const Onnx__AttributeProto *a = ox_attr(n, name);
+	if (!a || !a->has_s)
+		return def;
+	char *s = strndup((const char *)a->s.data, a->s.len);
+	return s ? ox_keep(n->M, s) : def;
+}
+
+long ox_attr_ints(const struct ox_node *n, const char *name, const int64_t **v)
+{
+	const Onnx__AttributeProto *a = ox_attr(n, name);
+	if (!a || (a->n_ints == 0 && a->has_type && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS))
+		return -1;
+	*v = a->ints;
+	return (long)a->n_ints;
+}
+
+/* ------------------------------------------------------------------ values */
+
+void *ox_keep(struct ox_model *M, void *p)
+{
+	if (!p)
+		return NULL;
+	if (M->n_owned == M->cap_owned) {
+		size_t cap = M->cap_owned ? M->cap_owned * 2 : 64;
+		void **o = realloc(M->owned, cap * sizeof(*o));
+		if (!o) {
+			free(p);
+			return NULL;
+		}
+		M->owned = o;
+		M->cap_owned = cap;
+	}
+	M->owned[M->n_owned++] = p;
+	return p;
+}
+
+static size_t hash_str(const char *s)
+{
+	size_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static struct ox_val *find_val(struct ox_model *M, const char *name)
+{
+	if (!M->hash_cap)
+		return NULL;
+	for (size_t h = hash_str(name) & (M->hash_cap - 1);; h = (h + 1) & (M->hash_cap - 1)) {
+		size_t k = M->hash[h];
+		if (!k)
+			return NULL;
+		if (strcmp(M->vals[k - 1].name, name) == 0)
+			return &M->vals[k - 1];
+	}
+}
+
+/* Adds (or replaces: ONNX forbids it, but a later producer simply wins) a value by name. */
+static struct ox_val *add_val(struct ox_model *M, const struct ox_val *v)
+{
+	struct ox_val *old = find_val(M, v->name);
+	if (old) {
+		if (old->host_owned)
+			free(old->host);
+		*old = *v;
+		return old;
+	}
+	if (M->n_vals == M->cap_vals) {
+		size_t cap = M->cap_vals ? M->cap_vals * 2 : 256;
+		struct ox_val *nv = realloc(M->vals, cap * sizeof(*nv));
+		if (!nv)
+			return NULL;
+		M->vals = nv;
+		M->cap_vals = cap;
+	}
+	if ((M->n_vals + 1) * 2 > M->hash_cap) {
+		size_t cap = M->hash_cap ? M->hash_cap * 2 : 512;
+		size_t *nh = calloc(cap, sizeof(*nh));
+		if (!nh)
+			return NULL;
+		free(M->hash);
+		M->hash = nh;
+		M->hash_cap = cap;
+		for (size_t i = 0; i < M->n_vals; i++) {
+			size_t h = hash_str(M->vals[i].name) & (cap - 1);
+			while (M->hash[h])
+				h = (h + 1) & (cap - 1);
+			M->hash[h] = i + 1;
+		}
+	}
+	M->vals[M->n_vals] = *v;
+	size_t h = hash_str(v->name) & (M->hash_cap - 1);
+	while (M->hash[h])
+		h = (h + 1) & (M->hash_cap - 1);
+	M->hash[h] = ++M->n_vals;
+	return &M->vals[M->n_vals - 1];
+}
+
+int64_t ox_f2i(double d)
+{
+	if (isnan(d))
+		return 0;
+	if (d >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (d <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)d;
+}
+
+size_t ox_elems(uint32_t rank, const uint32_t *dims)
+{
+	size_t n = 1;
+	for (uint32_t i = 0; i < rank; i++)
+		n *= dims[i];
+	return n;
+}
+
+void ox_desc(struct webnn_operand *x, struct webnn_operand_desc *d)
+{
+	webnn_operand_get_desc(x, d);
+}
+
+struct webnn_operand *ox_operand(struct ox_node *n, struct ox_val *v)
+{
+	if (v->op)
+		return v->op;
+	if (!v->host) {
+		ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "value \"%s\" has no operand", v->name);
+		return NULL;
+	}
+	if (ox_elems(v->rank, v->dims) == 0) {
+		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "\"%s\" is empty (WebNN has no empty tensors)",
+			v->name);
+		return NULL;
+	}
+	struct webnn_operand_desc d = { v->type, v->rank, { 0 } };
+	memcpy(d.shape, v->dims, sizeof(v->dims[0]) * v->rank);
+	size_t bytes = ox_elems(v->rank, v->dims) * webnn_data_type_size(v->type);
+	enum webnn_status s = webnn_builder_constant(n->M->b, &d, v->host, bytes, &v->op);
+	if (s != WEBNN_STATUS_OK) {
+		ox_builder_fail(n, s, v->name);
+		return NULL;
+	}
+	v->constant = true;
+	/* Weights live on in the builder (until build uploads them): the importer's copy of
+	 * values too large to fold goes now, so a model is not held twice. */
+	if (v->host_owned && ox_elems(v->rank, v->dims) > OX_FOLD_MAX_ELEMS) {
+		free(v->host);
+		v->host = NULL;
+		v->host_owned = false;
+	}
+	return v->op;
+}
+
+bool ox_has_in(const struct ox_node *n, size_t i)
+{
+	return i < n->n_in && n->in[i];
+}
+
+int ox_set(struct ox_node *n, size_t i, struct webnn_operand *op)
+{
+	if (i >= n->n_out)
+		return 0; /* an output the model does not name */
+	struct webnn_operand_desc d;
+	webnn_operand_get_desc(op, &d);
+	struct ox_val *v = &n->out[i];
+	memset(v, 0, sizeof(*v));
+	v->op = op;
+	v->type = d.data_type;
+	v->onnx_type = ox_onnx_type_of(d.data_type);
+	v->rank = d.rank;
+	memcpy(v->dims, d.shape, sizeof(d.shape[0]) * d.rank);
+	n->out_set[i] = true;
+	return 0;
+}
+
+int ox_set_host(struct ox_node *n, size_t i, int onnx_type, uint32_t rank, const uint32_t *dims,
+		void *data)
+{
+	if (i >= n->n_out) {
+		free(data);
+		return 0;
+	}
+	struct ox_val *v = &n->out[i];
+	memset(v, 0, sizeof(*v));
+	if (!ox_webnn_type(onnx_type, &v->type)) {
+		free(data);
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "data type %s has no WebNN equivalent",
+			       ox_type_name(onnx_type));
+	}
+	v->onnx_type = onnx_type;
+	v->rank = rank;
+	if (rank)
+		memcpy(v->dims, dims, sizeof(dims[0]) * rank);
+	v->host = data;
+	v->host_owned = true;
+	n->out_set[i] = true;
+	return 0;
+}
+
+static double half_to_double(uint16_t h)
+{
+	int e = (h >> 10) & 31, m = h & 1023;
+	double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+	return h & 0x8000 ? -v : v;
+}
+
+static double elem_f64(const struct ox_val *v, size_t i)
+{
+	switch (v->type) {
+	case WEBNN_FLOAT32: return ((const float *)v->host)[i];
+	case WEBNN_FLOAT16: return half_to_double(((const uint16_t *)v->host)[i]);
+	case WEBNN_INT32: return ((const int32_t *)v->host)[i];
+	case WEBNN_UINT32: return ((const uint32_t *)v->host)[i];
+	case WEBNN_INT64: return (double)((const int64_t *)v->host)[i];
+	case WEBNN_UINT64: return (double)((const uint64_t *)v->host)[i];
+	case WEBNN_INT8: return ((const int8_t *)v->host)[i];
+	case WEBNN_UINT8: return ((const uint8_t *)v->host)[i];
+	case WEBNN_INT4:
+	case WEBNN_UINT4: { /* two per byte, the first in the low nibble */
+		unsigned nib = (((const uint8_t *)v->host)[i >> 1] >> ((i & 1) * 4)) & 15;
+		return v->type == WEBNN_INT4 ? (double)(((int)nib ^ 8) - 8) : nib;
+	}
+	}
+	return 0;
+}
+
+int ox_host_f64(struct ox_node *n, const struct ox_val *v, const char *what, double **out,
+		size_t *count)
+{
+	if (!v || !v->host)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
+			       "%s is computed at run time; WebNN needs it when the graph is built",
+			       what);
+	size_t c = ox_elems(v->rank, v->dims);
+	double *o = ox_keep(n->M, malloc((c ? c : 1) * sizeof(*o)));
+	if (!o)
+		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	for (size_t i = 0; i < c; i++)
+		o[i] = elem_f64(v, i);
+	*out = o;
+	*count = c;
+	return 0;
+}
+
+int ox_host_i64(struct ox_node *n, const struct ox_val *v, const char *what, int64_t **out,
+		size_t *count)
+{
+	if (!v || !v->host)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
+			       "%s is computed at run time; WebNN needs it when the graph is built",
+			       what);
+	size_t c = ox_elems(v->rank, v->dims);
+	int64_t *o = ox_keep(n->M, malloc((c ? c : 1) * sizeof(*o)));
+	if (!o)
+		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	for (size_t i = 0; i < c; i++) {
+		if (v->type == WEBNN_INT64)
+			o[i] = ((const int64_t *)v->host)[i];
+		else if (v->type == WEBNN_UINT64)
+			o[i] = (int64_t)((const uint64_t *)v->host)[i];
+		else
+			o[i] = ox_f2i(elem_f64(v, i));
+	}
+	*out = o;
+	*count = c;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ builder helpers */
+
+struct webnn_operand *ox_const(struct ox_node *n, enum webnn_data_type t, uint32_t rank,
+			       const uint32_t *dims, const void *data)
+{
+	struct webnn_operand_desc d = { t, rank, { 0 } };
+	if (rank)
+		memcpy(d.shape, dims, sizeof(dims[0]) * rank);
+	struct webnn_operand *o = NULL;
+	enum webnn_status s = webnn_builder_constant(n->M->b, &d, data,
+						     ox_elems(rank, dims) * webnn_data_type_size(t),
+						     &o);
+	if (s != WEBNN_STATUS_OK) {
+		ox_builder_fail(n, s, "constant");
+		return NULL;
+	}
+	return o;
+}
+
+struct webnn_operand *ox_scalar(struct ox_node *n, enum webnn_data_type t, double v)
+{
+	struct webnn_operand *o = NULL;
+	enum webnn_status s;
+	if (t == WEBNN_INT64 || t == WEBNN_UINT64 || t == WEBNN_INT32 || t == WEBNN_UINT32)
+		s = webnn_builder_constant_scalar_int(n->M->b, t, ox_f2i(v), &o);
+	else
+		s = webnn_builder_constant_scalar(n->M->b, t, v, &o);
+	if (s != WEBNN_STATUS_OK) {
+		ox_builder_fail(n, s, "constant");
+		return NULL;
+	}
+	return o;
+}
+
+struct webnn_operand *ox_reshape(struct ox_node *n, struct webnn_operand *x, uint32_t rank,
+				 const uint32_t *dims)
+{
+	struct webnn_operand *o = NULL;
+	enum webnn_status s = webnn_builder_reshape(n->M->b, x, dims, rank, &o);
+	if (s != WEBNN_STATUS_OK) {
+		ox_builder_fail(n, s, "reshape");
+		return NULL;
+	}
+	return o;
+}
+
+int ox_axis(struct ox_node *n, int64_t axis, uint32_t rank, uint32_t *out)
+{
+	if (axis < -(int64_t)rank || axis >= (int64_t)(rank ? rank : 1))
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "axis %lld is out of range for rank %u",
+			       (long long)axis, rank);
+	*out = (uint32_t)(axis < 0 ? axis + rank : axis);
+	return 0;
+}
+
+int ox_need_type(struct ox_node *n, const char *op, const char *role, enum webnn_data_type t)
+{
+	struct webnn_tensor_limits lim;
+	bool found = false;
+	if (role) {
+		found = webnn_context_op_limits(n->M->ctx, op, role, &lim);
+	} else {
+		/* The operator's first role: its main input. */
+		const char *o, *r;
+		for (size_t i = 0; webnn_context_op_limit_at(n->M->ctx, i, &o, &r, &lim); i++)
+			if (strcmp(o, op) == 0) {
+				found = true;
+				role = r;
+				break;
+			}
+	}
+	if (!found)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "this context has no WebNN %s", op);
+	if (!(lim.data_types & (1u << t)))
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "WebNN %s does not take %s (%s)", op,
+			       webnn_data_type_name(t), role);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ the load */
+
+static int opset_of(struct ox_model *M, const Onnx__ModelProto *model, int *opset)
+{
+	*opset = -1;
+	for (size_t i = 0; i < model->n_opset_import; i++) {
+		const Onnx__OperatorSetIdProto *o = model->opset_import[i];
+		if (!o->domain || !*o->domain || strcmp(o->domain, "ai.onnx") == 0)
+			*opset = o->has_version ? (int)o->version : 1;
+	}
+	if (*opset < 0)
+		*opset = 1; /* IR version 2 models have no opset import: opset 1 */
+	/* Opsets 1-6 load where an operator's mapping covers them (the table's ranges). */
+	if (*opset < 1 || *opset > 21)
+		return model_fail(M, WEBNN_STATUS_NOT_SUPPORTED,
+				  "opset %d: this importer maps opsets up to 21", *opset);
+	return 0;
+}
+
+static uint32_t bound_dim(struct ox_model *M, const char *name, bool *found)
+{
+	*found = false;
+	if (!M->opt)
+		return 0;
+	for (size_t i = 0; i < M->opt->n_dims; i++)
+		if (M->opt->dims[i].name && strcmp(M->opt->dims[i].name, name) == 0) {
+			*found = true;
+			return M->opt->dims[i].value;
+		}
+	return 0;
+}
+
+static int add_input(struct ox_model *M, const Onnx__ValueInfoProto *vi)
+{
+	const char *name = vi->name ? vi->name : "";
+	const Onnx__TypeProto *tp = vi->type;
+	if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
+		return model_fail(M, WEBNN_STATUS_NOT_SUPPORTED,
+				  "input \"%s\": not a tensor (WebNN has no sequence, map or "
+				  "optional values)", name);
+	const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+	struct ox_val v = { 0 };
+	v.name = name;
+	v.onnx_type = tt->has_elem_type ? tt->elem_type : 0;
+	if (!ox_webnn_type(v.onnx_type, &v.type))
+		return model_fail(M, WEBNN_STATUS_NOT_SUPPORTED,
+				  "input \"%s\": data type %s has no WebNN equivalent", name,
+				  ox_type_name(v.onnx_type));
+	if (!tt->shape)
+		return model_fail(M, WEBNN_STATUS_NOT_SUPPORTED,
+				  "input \"%s\": no shape (WebNN graphs have static shapes)", name);
+	if (tt->shape->n_dim > WEBNN_MAX_RANK)
+		return model_fail(M, WEBNN_STATUS_NOT_SUPPORTED,
+				  "input \"%s\": rank %zu, more than WebNN's %d", name,
+				  tt->shape->n_dim, WEBNN_MAX_RANK);
+	v.rank = (uint32_t)tt->shape->n_dim;
+	for (uint32_t i = 0; i < v.rank; i++) {
+		const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+		if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+			if (d->dim_value < 0 || d->dim_value > UINT32_MAX)
+				return model_fail(M, WEBNN_STATUS_DATA_ERROR,
+						  "input \"%s\": dimension %u is %lld", name, i,
+						  (long long)d->dim_value);
+			v.dims[i] = (uint32_t)d->dim_value;
+		} else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+			   d->dim_param && *d->dim_param) {
+			bool found;
+			v.dims[i] = bound_dim(M, d->dim_param, &found);
+			if (found && !v.dims[i])
+				return model_fail(M, WEBNN_STATUS_NOT_SUPPORTED,
+						  "input \"%s\": dimension %u (\"%s\") is bound to 0 "
+						  "(WebNN has no empty tensors)", name, i, d->dim_param);
+			if (!found)
+				return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+						  "input \"%s\": dimension %u is the free dimension "
+						  "\"%s\": bind it (--dim %s=<size>)", name, i,
+						  d->dim_param, d->dim_param);
+		} else {
+			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+					  "input \"%s\": dimension %u has neither a size nor a name",
+					  name, i);
+		}
+	}
+	uint64_t total = 1;
+	for (uint32_t i = 0; i < v.rank; i++)
+		total = total > ((uint64_t)1 << 40) ? total : total * v.dims[i];
+	if (total > ((uint64_t)1 << 40))
+		return model_fail(M, WEBNN_STATUS_NOT_SUPPORTED,
+				  "input \"%s\": more than 2^40 elements", name);
+	if (ox_elems(v.rank, v.dims) == 0) {
+		/* An empty input carries no data: its value (nothing) is known now, and a node
+		 * may use it as such (empty axes); WebNN itself has no empty tensors. */
+		v.host = malloc(1);
+		v.host_owned = true;
+		if (!v.host || !add_val(M, &v)) {
+			free(v.host);
+			return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+		}
+		return 0;
+	}
+	struct webnn_operand_desc d = { v.type, v.rank, { 0 } };
+	memcpy(d.shape, v.dims, sizeof(v.dims[0]) * v.rank);
+	enum webnn_status s = webnn_builder_input(M->b, name, &d, &v.op);
+	if (s != WEBNN_STATUS_OK)
+		return model_fail(M, s, "input \"%s\": %s", name, webnn_context_last_error(M->ctx));
+	return add_val(M, &v) ? 0 : model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+}
+
+static const struct ox_op *find_op(const char *type, int opset, int *nearest)
+{
+	*nearest = 0;
+	for (size_t t = 0; t < sizeof(op_tables) / sizeof(op_tables[0]); t++)
+		for (const struct ox_op *o = op_tables[t]; o->type; o++)
+			if (strcmp(o->type, type) == 0) {
+				if (opset >= o->since && opset <= o->until)
+					return o;
+				*nearest = o->since;
+			}
+	return NULL;
+}
+
+static int run_node(struct ox_model *M, const Onnx__NodeProto *node, int opset)
+{
+	static struct ox_node zero;
+	struct ox_node *n = malloc(sizeof(*n));
+	if (!n)
+		return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	*n = zero;
+	n->M = M;
+	n->node = node;
+	n->opset = opset;
+	int rc = -1;
+	const char *type = node->op_type ? node->op_type : "";
+	if (node->domain && *node->domain && strcmp(node->domain, "ai.onnx") != 0) {
+		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "operator domain \"%s\" is not ai.onnx",
+			node->domain);
+		goto out;
+	}
+	if (node->n_input > OX_MAX_IO || node->n_output > OX_MAX_IO) {
+		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "more than %d inputs or outputs", OX_MAX_IO);
+		goto out;
+	}
+	n->n_in = node->n_input;
+	n->n_out = node->n_output;
+	for (size_t i = 0; i < node->n_input; i++) {
+		if (!node->input[i] || !*node->input[i])
+			continue;
+		n->in[i] = find_val(M, node->input[i]);
+		if (!n->in[i]) {
+			ox_fail(n, WEBNN_STATUS_TYPE_ERROR,
+				"input \"%s\" is neither a graph input, an initializer nor the "
+				"output of an earlier node", node->input[i]);
+			goto out;
+		}
+	}
+	int nearest;
+	const struct ox_op *op = find_op(type, opset, &nearest);
+	if (!op) {
+		for (size_t i = 0; inexpressible[i].type; i++)
+			if (strcmp(inexpressible[i].type, type) == 0) {
+				ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "WebNN cannot express %s: %s",
+					type, inexpressible[i].why);
+				goto out;
+			}
+		if (nearest)
+			ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
+				"opset %d's %s is not mapped (the mapping covers opset %d on)",
+				opset, type, nearest);
+		else
+			ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "unknown operator \"%s\"", type);
+		goto out;
+	}
+	if (op->fn(n) != 0)
+		goto out;
+	for (size_t i = 0; i < node->n_output; i++) {
+		if (!node->output[i] || !*node->output[i])
+			continue;
+		if (!n->out_set[i]) {
+			ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "output %zu (\"%s\") is not computed",
+				i, node->output[i]);
+			goto out;
+		}
+		n->out[i].name = node->output[i];
+		if (!add_val(M, &n->out[i])) {
+			model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+			goto out;
+		}
+		n->out_set[i] = false; /* now owned by the table */
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; i < OX_MAX_IO; i++)
+		if (n->out_set[i] && n->out[i].host_owned)
+			free(n->out[i].host);
+	free(n);
+	return rc;
+}
+
+static bool ox_is_initializer(const Onnx__GraphProto *g, const char *name)
+{
+	for (size_t i = 0; i < g->n_initializer; i++)
+		if (g->initializer[i]->name && strcmp(g->initializer[i]->name, name) == 0)
+			return true;
+	return false;
+}
+
+static void free_model(struct ox_model *M)
+{
+	for (size_t i = 0; i < M->n_vals; i++)
+		if (M->vals[i].host_owned)
+			free(M->vals[i].host);
+	for (size_t i = 0; i < M->n_owned; i++)
+		free(M->owned[i]);
+	free(M->owned);
+	free(M->vals);
+	free(M->hash);
+	webnn_builder_destroy(M->b);
+}
+
+static int load_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset,
+		      struct webnn_model *m)
+{
+	/* Initializers first: graph inputs that share their name take their value (a default
+	 * the caller cannot override here: WebNN inputs have no defaults). */
+	for (size_t i = 0; i < g->n_initializer; i++) {
+		const Onnx__TensorProto *t = g->initializer[i];
+		struct ox_val v = { 0 };
+		v.name = t->name ? t->name : "";
+		size_t size;
+		char msg[512];
+		enum webnn_status s = WEBNN_STATUS_OK;
+		if (ox_tensor_decode(t, M->base_dir, &v.onnx_type, &v.rank, v.dims, &v.host, &size,
+				     msg, sizeof(msg), &s) != 0)
+			return model_fail(M, s, "initializer %s", msg);
+		ox_webnn_type(v.onnx_type, &v.type);
+		v.host_owned = true;
+		if (!add_val(M, &v)) {
+			free(v.host);
+			return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+		}
+		if (M->opt && M->opt->progress && g->n_initializer > 1)
+			M->opt->progress(M->opt->user_data, 0.9 * (double)(i + 1) / g->n_initializer);
+	}
+	if (g->n_sparse_initializer)
+		return model_fail(M, WEBNN_STATUS_NOT_SUPPORTED,
+				  "sparse initializers are not supported");
+	for (size_t i = 0; i < g->n_input; i++) {
+		if (find_val(M, g->input[i]->name ? g->input[i]->name : ""))
+			continue;
+		if (add_input(M, g->input[i]) != 0)
+			return -1;
+	}
+	m->inputs = calloc(g->n_input ? g->n_input : 1, sizeof(*m->inputs));
+	if (!m->inputs)
+		return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	for (size_t i = 0; i < g->n_input; i++) {
+		struct ox_val *v = find_val(M, g->input[i]->name ? g->input[i]->name : "");
+		bool empty = v && v->host && ox_elems(v->rank, v->dims) == 0 &&
+			     !ox_is_initializer(g, v->name);
+		if (!v || (!empty && (!v->op || v->host)))
+			continue;
+		struct wnni_io *io = &m->inputs[m->n_inputs];
+		io->name = strdup(v->name);
+		if (!io->name)
+			return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+		io->desc = (struct webnn_operand_desc){ v->type, v->rank, { 0 } };
+		memcpy(io->desc.shape, v->dims, sizeof(v->dims[0]) * v->rank);
+		m->n_inputs++;
+	}
+	for (size_t i = 0; i < g->n_node; i++)
+		if (run_node(M, g->node[i], opset) != 0)
+			return -1;
+	if (g->n_output == 0)
+		return model_fail(M, WEBNN_STATUS_TYPE_ERROR, "the graph has no outputs");
+	struct webnn_named_operand *outs = ox_keep(M, calloc(g->n_output, sizeof(*outs)));
+	m->outputs = calloc(g->n_output, sizeof(*m->outputs));
+	if (!outs || !m->outputs)
+		return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	static const Onnx__NodeProto out_node = { .name = (char *)"", .op_type = (char *)"output" };
+	for (size_t i = 0; i < g->n_output; i++) {
+		const char *name = g->output[i]->name ? g->output[i]->name : "";
+		struct ox_node on = { .M = M, .node = &out_node, .opset = opset };
+		struct ox_val *v = find_val(M, name);
+		if (!v)
+			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+					  "output \"%s\" is not computed by any node", name);
+		/* An output that is a graph input, a constant or another output's operand gets
+		 * an identity of its own: a graph output is an operation's result. */
+		bool dup = v->host != NULL || v->constant;
+		struct webnn_operand *op = ox_operand(&on, v);
+		if (!op)
+			return -1;
+		for (size_t j = 0; j < i; j++)
+			dup |= outs[j].operand == op;
+		for (size_t j = 0; j < m->n_inputs; j++)
+			dup |= strcmp(m->inputs[j].name, name) == 0;
+		if (dup) {
+			enum webnn_status s = webnn_builder_identity(M->b, op, &op);
+			if (s != WEBNN_STATUS_OK)
+				return model_fail(M, s, "output \"%s\": %s", name,
+						  webnn_context_last_error(M->ctx));
+		}
+		outs[i].name = name;
+		outs[i].operand = op;
+		struct wnni_io *io = &m->outputs[m->n_outputs];
+		io->name = strdup(name);
+		if (!io->name)
+			return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+		webnn_operand_get_desc(op, &io->desc);
+		m->n_outputs++;
+	}
+	enum webnn_status s = webnn_builder_build(M->b, outs, g->n_output, &m->graph);
+	if (s != WEBNN_STATUS_OK)
+		return model_fail(M, s, "build: %s", webnn_context_last_error(M->ctx));
+	if (M->opt && M->opt->progress)
+		M->opt->progress(M->opt->user_data, 1.0);
+	return 0;
+}
+
+/* protobuf-c decodes nested messages recursively: a hostile file nesting graphs in attributes
+ * (or types in types) thousands deep would exhaust the stack. Every length-delimited field
+ * that parses as a message counts as a level; deeper than this is refused before decoding. */
+#define OX_MAX_NESTING 64
+
+static bool read_varint(const uint8_t *p, size_t n, size_t *i, uint64_t *v)
+{
+	*v = 0;
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (*i >= n)
+			return false;
+		uint8_t b = p[(*i)++];
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/* The nesting depth of p as a message (depth if it has no nested message), or -1 when it is
+ * not one; stops past OX_MAX_NESTING. */
+static int nesting(const uint8_t *p, size_t n, int depth)
+{
+	if (depth > OX_MAX_NESTING)
+		return depth;
+	int deepest = depth;
+	size_t i = 0;
+	while (i < n) {
+		uint64_t key, v;
+		if (!read_varint(p, n, &i, &key) || (key >> 3) == 0)
+			return -1;
+		switch (key & 7) {
+		case 0:
+			if (!read_varint(p, n, &i, &v))
+				return -1;
+			break;
+		case 1:
+			if (n - i < 8)
+				return -1;
+			i += 8;
+			break;
+		case 5:
+			if (n - i < 4)
+				return -1;
+			i += 4;
+			break;
+		case 2: {
+			if (!read_varint(p, n, &i, &v) || v > n - i)
+				return -1;
+			int d = nesting(p + i, (size_t)v, depth + 1);
+			if (d > deepest)
+				deepest = d;
+			if (deepest > OX_MAX_NESTING)
+				return deepest;
+			i += (size_t)v;
+			break;
+		}
+		default:
+			return -1;
+		}
+	}
+	return deepest;
+}
+
+enum webnn_status wnni_onnx_load(struct webnn_context *ctx, const void *data, size_t size,
+				 const char *base_dir, const struct webnn_import_options *opt,
+				 struct webnn_model *m, char *error, size_t len)
+{
+	struct ox_model M = { .ctx = ctx, .opt = opt, .base_dir = base_dir, .error = error,
+			      .len = len, .status = WEBNN_STATUS_OK };
+	if (nesting(data, size, 0) > OX_MAX_NESTING) {
+		model_fail(&M, WEBNN_STATUS_DATA_ERROR,
+			   "messages nested more than %d deep (graphs in attributes?): refused",
+			   OX_MAX_NESTING);
+		return M.status;
+	}
+	Onnx__ModelProto *model = onnx__model_proto__unpack(NULL, size, data);
+	if (!model) {
+		model_fail(&M, WEBNN_STATUS_DATA_ERROR,
+			   "not an ONNX model (protobuf decoding of ModelProto failed)");
+		return M.status;
+	}
+	int opset;
+	if (!model->graph) {
+		model_fail(&M, WEBNN_STATUS_DATA_ERROR, "the model has no graph");
+	} else if (opset_of(&M, model, &opset) == 0) {
+		enum webnn_status s = webnn_builder_create(ctx, &M.b);
+		if (s != WEBNN_STATUS_OK)
+			model_fail(&M, s, "builder: %s", webnn_context_last_error(ctx));
+		else
+			load_graph(&M, model->graph, opset, m);
+	}
+	free_model(&M);
+	onnx__model_proto__free_unpacked(model, NULL);
+	return M.status;
+}

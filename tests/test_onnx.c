@@ -1,0 +1,1213 @@
+/* ONNX importer: Debian's libonnx-testdata backend tests through webnnd, and the importer's load errors. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client/tools/common/model_check.h"
+#include "tests/clienttest.h"
+#include "tests/test.h"
+#include "webnn_import.h"
+
+#define ONNX_TESTDATA "/usr/share/libonnx-testdata/data"
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Skip reasons grouped by operator ("(Op): reason" of the importer's message). */
+struct reason {
+	char text[1024];
+	int count;
+};
+
+static void count_reason(struct reason *r, size_t *n, size_t max, const char *msg)
+{
+	const char *p = strstr(msg, "\" (");
+	char key[1024];
+	snprintf(key, sizeof(key), "%s", p ? p + 2 : msg);
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp(r[i].text, key) == 0) {
+			r[i].count++;
+			return;
+		}
+	if (*n < max) {
+		snprintf(r[*n].text, sizeof(r[*n].text), "%s", key);
+		r[(*n)++].count = 1;
+	}
+}
+
+struct suite_tally {
+	int folders, passed, failed, skipped;
+	int frozen_passed, frozen_failed, frozen_skipped;
+};
+
+static bool freeze_folder(const char *dir, char *tmp, size_t len);
+static void remove_tree(const char *dir);
+
+static struct suite_tally run_suite(struct webnn_context *ctx, const char *suite, const char *filter,
+				    struct reason *reasons, size_t *n_reasons, size_t max_reasons)
+{
+	struct suite_tally t = { 0 };
+	char root[512];
+	snprintf(root, sizeof(root), "%s/%s", ONNX_TESTDATA, suite);
+	DIR *d = opendir(root);
+	if (!d)
+		return t;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || (filter && !strstr(e->d_name, filter)))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			names = realloc(names, cap * sizeof(*names));
+			ASSERT(names);
+		}
+		names[n] = strdup(e->d_name);
+		ASSERT(names[n]);
+		n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		char dir[1024], label[256];
+		snprintf(dir, sizeof(dir), "%s/%s", root, names[i]);
+		snprintf(label, sizeof(label), "%s/%s", suite, names[i]);
+		/* ONNX's own tolerance for its backend tests. */
+		struct wnn_check_options o = { .atol = 1e-7, .rtol = 1e-3, .out = stderr,
+					       .label = label };
+		struct wnn_check_counts c = { 0 };
+		wnn_check_dir(ctx, dir, &o, &c);
+		t.folders++;
+		if (c.skipped && strstr(c.reason, "is computed at run time")) {
+			/* The same test with its shape-like inputs frozen as initializers checks
+			 * the mapping of what WebNN needs at build time (Resize scales, Reshape
+			 * shapes, Slice bounds ...): it must pass or skip, never be wrong. */
+			char tmp[64], flabel[300];
+			snprintf(flabel, sizeof(flabel), "%s (inputs frozen)", label);
+			if (freeze_folder(dir, tmp, sizeof(tmp))) {
+				struct wnn_check_counts fc = { 0 };
+				o.label = flabel;
+				wnn_check_dir(ctx, tmp, &o, &fc);
+				t.frozen_passed += fc.passed && !fc.failed;
+				t.frozen_failed += fc.failed != 0;
+				t.frozen_skipped += !fc.passed && !fc.failed;
+				remove_tree(tmp);
+			}
+		}
+		if (c.failed) {
+			t.failed++;
+		} else if (c.skipped) {
+			t.skipped++;
+			count_reason(reasons, n_reasons, max_reasons, c.reason);
+		} else {
+			t.passed++;
+		}
+		free(names[i]);
+		ASSERT_MSG(!webnn_context_is_lost(ctx), "the context was lost at %s", label);
+	}
+	free(names);
+	return t;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	return ((const struct reason *)b)->count - ((const struct reason *)a)->count;
+}
+
+/* Every folder of the node, pytorch-converted, pytorch-operator and simple suites: PASS, or
+ * SKIP naming what WebNN cannot express; any wrong result or unexpected error fails. The floors
+ * are the counts this importer reached (regressions fail); $WEBNN_ONNX_FILTER narrows the run. */
+TEST_TIMEOUT(onnx_testdata, 1800)
+{
+	struct stat st;
+	if (stat(ONNX_TESTDATA, &st) != 0)
+		SKIP("%s is absent: make deps installs libonnx-testdata", ONNX_TESTDATA);
+	const char *backend = getenv("WEBNN_ONNX_BACKEND") ? getenv("WEBNN_ONNX_BACKEND") : "reference";
+	const char *filter = getenv("WEBNN_ONNX_FILTER");
+	const char *const args[] = { "--backend", backend, NULL };
+	struct test_daemon d;
+	ct_require_webnnd();
+	test_daemon_start(&d, args);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-testdata");
+	static const char *const suites[] = { "node", "pytorch-converted", "pytorch-operator",
+					      "simple" };
+	static const int floors[] = { 651, 82, 30, 3 };
+	static struct reason reasons[512];
+	size_t n_reasons = 0;
+	struct suite_tally t[4];
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < 4; i++)
+		t[i] = run_suite(ctx, suites[i], filter, reasons, &n_reasons, 512);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	qsort(reasons, n_reasons, sizeof(reasons[0]), by_count);
+	fprintf(stderr, "\nskipped, by reason:\n");
+	for (size_t i = 0; i < n_reasons; i++)
+		fprintf(stderr, "  %3d  %s\n", reasons[i].count, reasons[i].text);
+	int failed = 0;
+	for (int i = 0; i < 4; i++) {
+		fprintf(stderr, "%-18s %4d folders: %4d passed, %3d failed, %4d skipped; with inputs "
+			"frozen: %d passed, %d failed, %d skipped\n", suites[i], t[i].folders,
+			t[i].passed, t[i].failed, t[i].skipped, t[i].frozen_passed,
+			t[i].frozen_failed, t[i].frozen_skipped);
+		failed += t[i].failed + t[i].frozen_failed;
+	}
+	fprintf(stderr, "backend %s, %.1f s\n", backend,
+		(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+	ASSERT_EQ(failed, 0);
+	if (!filter)
+		for (int i = 0; i < 4; i++)
+			ASSERT_MSG(t[i].passed >= floors[i], "%s: %d passed, fewer than %d", suites[i],
+				   t[i].passed, floors[i]);
+}
+
+/* ---------------------------------------------------------------- hand-made models */
+
+#include "onnx/onnx.pb-c.h"
+
+/* A model under construction: nodes, inputs, outputs and initializers of one graph. */
+struct mk {
+	Onnx__ModelProto model;
+	Onnx__GraphProto graph;
+	Onnx__OperatorSetIdProto opset, *opsets[1];
+	Onnx__NodeProto nodes[8], *node_ptrs[8];
+	Onnx__AttributeProto attrs[16], *attr_ptrs[8][4];
+	Onnx__ValueInfoProto io[8], *in_ptrs[4], *out_ptrs[4];
+	Onnx__TypeProto types[8];
+	Onnx__TypeProto__Tensor ttypes[8];
+	Onnx__TensorShapeProto shapes[8];
+	Onnx__TensorShapeProto__Dimension dims[8][4], *dim_ptrs[8][4];
+	Onnx__TensorProto inits[4], *init_ptrs[4];
+	Onnx__StringStringEntryProto ext[4][3], *ext_ptrs[4][3];
+	int64_t init_dims[4][4];
+	size_t n_attrs, n_io;
+};
+
+static void mk_init(struct mk *m)
+{
+	memset(m, 0, sizeof(*m));
+	onnx__model_proto__init(&m->model);
+	onnx__graph_proto__init(&m->graph);
+	onnx__operator_set_id_proto__init(&m->opset);
+	m->opset.domain = (char *)"";
+	m->opset.has_version = 1;
+	m->opset.version = 13;
+	m->opsets[0] = &m->opset;
+	m->model.has_ir_version = 1;
+	m->model.ir_version = 7;
+	m->model.n_opset_import = 1;
+	m->model.opset_import = m->opsets;
+	m->model.graph = &m->graph;
+	m->graph.name = (char *)"g";
+	m->graph.node = m->node_ptrs;
+	m->graph.input = m->in_ptrs;
+	m->graph.output = m->out_ptrs;
+	m->graph.initializer = m->init_ptrs;
+}
+
+/* A float tensor value; dim names (free dimensions) where names[i] is not NULL. */
+static Onnx__ValueInfoProto *mk_value(struct mk *m, const char *name, uint32_t rank,
+				      const int64_t *dims, const char *const *names)
+{
+	size_t k = m->n_io++;
+	Onnx__ValueInfoProto *v = &m->io[k];
+	onnx__value_info_proto__init(v);
+	onnx__type_proto__init(&m->types[k]);
+	onnx__type_proto__tensor__init(&m->ttypes[k]);
+	onnx__tensor_shape_proto__init(&m->shapes[k]);
+	v->name = (char *)name;
+	v->type = &m->types[k];
+	m->types[k].value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+	m->types[k].tensor_type = &m->ttypes[k];
+	m->ttypes[k].has_elem_type = 1;
+	m->ttypes[k].elem_type = 1;
+	m->ttypes[k].shape = &m->shapes[k];
+	m->shapes[k].n_dim = rank;
+	m->shapes[k].dim = m->dim_ptrs[k];
+	for (uint32_t i = 0; i < rank; i++) {
+		Onnx__TensorShapeProto__Dimension *d = &m->dims[k][i];
+		onnx__tensor_shape_proto__dimension__init(d);
+		if (names && names[i]) {
+			d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+			d->dim_param = (char *)names[i];
+		} else {
+			d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+			d->dim_value = dims[i];
+		}
+		m->dim_ptrs[k][i] = d;
+	}
+	return v;
+}
+
+static void mk_input(struct mk *m, const char *name, uint32_t rank, const int64_t *dims,
+		     const char *const *names)
+{
+	m->in_ptrs[m->graph.n_input++] = mk_value(m, name, rank, dims, names);
+}
+
+static void mk_output(struct mk *m, const char *name, uint32_t rank, const int64_t *dims)
+{
+	m->out_ptrs[m->graph.n_output++] = mk_value(m, name, rank, dims, NULL);
+}
+
+static Onnx__NodeProto *mk_node(struct mk *m, const char *name, const char *type, const char *in0,
+				const char *in1, const char *out)
+{
+	size_t k = m->graph.n_node++;
+	Onnx__NodeProto *n = &m->nodes[k];
+	static char *ins[8][2], *outs[8][1];
+	onnx__node_proto__init(n);
+	n->name = (char *)name;
+	n->op_type = (char *)type;
+	ins[k][0] = (char *)in0;
+	ins[k][1] = (char *)in1;
+	outs[k][0] = (char *)out;
+	n->input = ins[k];
+	n->n_input = in1 ? 2 : 1;
+	n->output = outs[k];
+	n->n_output = 1;
+	n->attribute = m->attr_ptrs[k];
+	m->node_ptrs[k] = n;
+	return n;
+}
+
+static Onnx__AttributeProto *mk_attr(struct mk *m, Onnx__NodeProto *n, const char *name)
+{
+	Onnx__AttributeProto *a = &m->attrs[m->n_attrs++];
+	onnx__attribute_proto__init(a);
+	a->name = (char *)name;
+	n->attribute[n->n_attribute++] = a;
+	return a;
+}
+
+/* A float initializer with raw data (ext: external data location, NULL: inline). */
+static Onnx__TensorProto *mk_initializer(struct mk *m, const char *name, uint32_t rank,
+					 const int64_t *dims, const float *data, size_t n,
+					 const char *ext)
+{
+	size_t k = m->graph.n_initializer++;
+	Onnx__TensorProto *t = &m->inits[k];
+	onnx__tensor_proto__init(t);
+	t->name = (char *)name;
+	t->has_data_type = 1;
+	t->data_type = 1;
+	t->n_dims = rank;
+	t->dims = m->init_dims[k];
+	memcpy(m->init_dims[k], dims, rank * sizeof(int64_t));
+	if (ext) {
+		t->has_data_location = 1;
+		t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+		onnx__string_string_entry_proto__init(&m->ext[k][0]);
+		m->ext[k][0].key = (char *)"location";
+		m->ext[k][0].value = (char *)ext;
+		m->ext_ptrs[k][0] = &m->ext[k][0];
+		t->n_external_data = 1;
+		t->external_data = m->ext_ptrs[k];
+	} else {
+		t->has_raw_data = 1;
+		t->raw_data.data = (uint8_t *)data;
+		t->raw_data.len = n * sizeof(float);
+	}
+	m->init_ptrs[k] = t;
+	return t;
+}
+
+/* Packs the model and writes it to dir/model.onnx. */
+static void mk_write(struct mk *m, const char *dir)
+{
+	size_t len = onnx__model_proto__get_packed_size(&m->model);
+	uint8_t *buf = malloc(len + 1);
+	ASSERT(buf);
+	onnx__model_proto__pack(&m->model, buf);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/model.onnx", dir);
+	FILE *f = fopen(path, "wb");
+	ASSERT(f && fwrite(buf, 1, len, f) == len && fclose(f) == 0);
+	free(buf);
+}
+
+static void mk_tmpdir(char *dir, size_t len)
+{
+	snprintf(dir, len, "/tmp/wnn-onnx-XXXXXX");
+	ASSERT(mkdtemp(dir));
+}
+
+/* Loads dir/model.onnx; returns the status, the message in err. */
+static enum webnn_status mk_load(struct webnn_context *ctx, const char *dir,
+				 const struct webnn_import_options *o, struct webnn_model **m,
+				 char *err, size_t len)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/model.onnx", dir);
+	return webnn_model_load(ctx, path, o, m, err, len);
+}
+
+#define EXPECT_LOAD_ERROR(ctx, dir, opts, status, needle)                                     \
+	do {                                                                                   \
+		struct webnn_model *m_ = NULL;                                                 \
+		char e_[1024] = "";                                                            \
+		enum webnn_status s_ = mk_load(ctx, dir, opts, &m_, e_, sizeof(e_));            \
+		ASSERT_MSG(s_ == (status), "load -> %s (%s), expected %s", webnn_status_name(s_), \
+			   e_, webnn_status_name(status));                                     \
+		ASSERT(m_ == NULL);                                                            \
+		ASSERT_CONTAINS(e_, needle);                                                   \
+	} while (0)
+
+static const int64_t d23[2] = { 2, 3 };
+static const float ones6[6] = { 1, 1, 1, 1, 1, 1 };
+
+TEST(onnx_error_unknown_operator)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-errors");
+	char dir[64];
+	mk_tmpdir(dir, sizeof(dir));
+	struct mk m;
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, NULL);
+	mk_node(&m, "n0", "FooBar", "x", NULL, "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
+			  "onnx: node \"n0\" (FooBar): unknown operator \"FooBar\"");
+	/* an ONNX operator WebNN cannot express names the reason */
+	mk_init(&m);
+	m.n_io = 0;
+	mk_input(&m, "x", 2, d23, NULL);
+	mk_node(&m, "t", "TopK", "x", NULL, "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
+			  "onnx: node \"t\" (TopK): WebNN cannot express TopK: WebNN has no sort "
+			  "or top-k");
+	/* an input no node produces */
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, NULL);
+	mk_node(&m, "a", "Add", "x", "nowhere", "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_TYPE_ERROR,
+			  "onnx: node \"a\" (Add): input \"nowhere\" is neither a graph input, an "
+			  "initializer nor the output of an earlier node");
+	/* an opset past the mapping */
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, NULL);
+	mk_node(&m, "r", "Relu", "x", NULL, "y");
+	mk_output(&m, "y", 2, d23);
+	m.opset.version = 22;
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
+			  "onnx: opset 22: this importer maps opsets up to 21");
+	/* a domain other than ai.onnx */
+	m.opset.version = 13;
+	m.nodes[0].domain = (char *)"com.microsoft";
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
+			  "onnx: node \"r\" (Relu): operator domain \"com.microsoft\" is not "
+			  "ai.onnx");
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+TEST(onnx_error_bad_attribute)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-errors");
+	char dir[64];
+	mk_tmpdir(dir, sizeof(dir));
+	static const int64_t xs[4] = { 1, 1, 5, 5 }, ws[4] = { 1, 1, 3, 3 }, pads[4] = { 1, 1, 1, 1 };
+	static float w[9];
+	struct mk m;
+	mk_init(&m);
+	mk_input(&m, "x", 4, xs, NULL);
+	mk_initializer(&m, "w", 4, ws, w, 9, NULL);
+	Onnx__NodeProto *n = mk_node(&m, "conv_3", "Conv", "x", "w", "y");
+	Onnx__AttributeProto *a = mk_attr(&m, n, "auto_pad");
+	a->has_type = 1;
+	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+	a->has_s = 1;
+	a->s.data = (uint8_t *)"VALID";
+	a->s.len = 5;
+	a = mk_attr(&m, n, "pads");
+	a->has_type = 1;
+	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+	a->n_ints = 4;
+	a->ints = (int64_t *)pads;
+	mk_output(&m, "y", 4, xs);
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_TYPE_ERROR,
+			  "onnx: node \"conv_3\" (Conv): auto_pad VALID with pads given");
+	/* an attribute value WebNN has no form for */
+	mk_init(&m);
+	m.n_attrs = 0;
+	static const int64_t x4[4] = { 1, 1, 4, 4 };
+	mk_input(&m, "x", 4, x4, NULL);
+	n = mk_node(&m, "pad0", "Pad", "x", NULL, "y");
+	n->n_input = 1;
+	m.opset.version = 10;
+	a = mk_attr(&m, n, "mode");
+	a->has_s = 1;
+	a->s.data = (uint8_t *)"wrap";
+	a->s.len = 4;
+	a = mk_attr(&m, n, "pads");
+	a->n_ints = 8;
+	static const int64_t p8[8] = { 0, 0, 1, 1, 0, 0, 1, 1 };
+	a->ints = (int64_t *)p8;
+	mk_output(&m, "y", 4, x4);
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
+			  "onnx: node \"pad0\" (Pad): mode \"wrap\" (WebNN pads constant, edge or "
+			  "reflection)");
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+TEST(onnx_free_dimension)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-dims");
+	char dir[64];
+	mk_tmpdir(dir, sizeof(dir));
+	static const char *const names[2] = { "N", NULL };
+	struct mk m;
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, names);
+	mk_node(&m, "r", "Relu", "x", NULL, "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_TYPE_ERROR,
+			  "onnx: input \"x\": dimension 0 is the free dimension \"N\": bind it "
+			  "(--dim N=<size>)");
+	/* bound: the input and output take the size */
+	struct webnn_dim_binding b = { "N", 5 };
+	struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
+	o.dims = &b;
+	o.n_dims = 1;
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	enum webnn_status s = mk_load(ctx, dir, &o, &model, err, sizeof(err));
+	ASSERT_MSG(s == WEBNN_STATUS_OK, "%s", err);
+	struct webnn_operand_desc desc;
+	webnn_model_input_desc(model, 0, &desc);
+	ASSERT_EQ(desc.rank, 2);
+	ASSERT_EQ(desc.shape[0], 5);
+	ASSERT_EQ(desc.shape[1], 3);
+	webnn_model_output_desc(model, 0, &desc);
+	ASSERT_EQ(desc.shape[0], 5);
+	ASSERT_STREQ(webnn_model_input_name(model, 0), "x");
+	ASSERT_STREQ(webnn_model_output_name(model, 0), "y");
+	webnn_model_destroy(model);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* Add of an input and an initializer read from an external data file. */
+static void external_model(struct mk *m, const char *location)
+{
+	mk_init(m);
+	mk_input(m, "x", 2, d23, NULL);
+	mk_initializer(m, "w", 2, d23, NULL, 6, location);
+	mk_node(m, "add", "Add", "x", "w", "y");
+	mk_output(m, "y", 2, d23);
+}
+
+TEST(onnx_external_data)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-external");
+	char dir[64], path[256];
+	mk_tmpdir(dir, sizeof(dir));
+	static const float w[6] = { 1, 2, 3, 4, 5, 6 };
+	snprintf(path, sizeof(path), "%s/weights.bin", dir);
+	FILE *f = fopen(path, "wb");
+	ASSERT(f && fwrite(w, sizeof(float), 6, f) == 6 && fclose(f) == 0);
+	struct mk m;
+	external_model(&m, "weights.bin");
+	mk_write(&m, dir);
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	enum webnn_status s = mk_load(ctx, dir, NULL, &model, err, sizeof(err));
+	ASSERT_MSG(s == WEBNN_STATUS_OK, "%s", err);
+	struct webnn_tensor_desc ti = { .writable = true }, to = { .readable = true };
+	webnn_model_input_desc(model, 0, &ti.desc);
+	webnn_model_output_desc(model, 0, &to.desc);
+	struct webnn_tensor *tx, *ty;
+	OK(ctx, webnn_context_create_tensor(ctx, &ti, &tx));
+	OK(ctx, webnn_context_create_tensor(ctx, &to, &ty));
+	OK(ctx, webnn_context_write_tensor(ctx, tx, ones6, sizeof(ones6)));
+	struct webnn_named_tensor in = { "x", tx }, out = { "y", ty };
+	OK(ctx, webnn_context_dispatch(ctx, webnn_model_graph(model), &in, 1, &out, 1));
+	float y[6];
+	OK(ctx, webnn_context_read_tensor(ctx, ty, y, sizeof(y)));
+	for (int i = 0; i < 6; i++)
+		ASSERT_MSG(y[i] == w[i] + 1, "y[%d] = %g", i, y[i]);
+	webnn_tensor_destroy(tx);
+	webnn_tensor_destroy(ty);
+	webnn_model_destroy(model);
+
+	/* escaping the model's folder: "..", an absolute path, a symlink out of it */
+	external_model(&m, "../weights.bin");
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
+			  "onnx: initializer tensor \"w\": external data location "
+			  "\"../weights.bin\" leaves the model's folder");
+	external_model(&m, "/etc/passwd");
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
+			  "external data location \"/etc/passwd\" leaves the model's folder");
+	snprintf(path, sizeof(path), "%s/link.bin", dir);
+	ASSERT(symlink("/etc/passwd", path) == 0);
+	external_model(&m, "link.bin");
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
+			  "external data location \"link.bin\" leaves the model's folder");
+	/* a file shorter than the tensor */
+	snprintf(path, sizeof(path), "%s/short.bin", dir);
+	f = fopen(path, "wb");
+	ASSERT(f && fwrite(w, sizeof(float), 5, f) == 5 && fclose(f) == 0);
+	external_model(&m, "short.bin");
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
+			  "holds fewer than 0 + 24 bytes");
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+TEST(onnx_error_lying_lengths)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-lengths");
+	char dir[64];
+	mk_tmpdir(dir, sizeof(dir));
+	struct mk m;
+	/* raw data shorter than dims x type */
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, NULL);
+	mk_initializer(&m, "w", 2, d23, ones6, 5, NULL);
+	mk_node(&m, "add", "Add", "x", "w", "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
+			  "onnx: initializer tensor \"w\": 20 raw bytes, but its shape and type "
+			  "need 24");
+	/* a protobuf whose length prefix runs past the end of the file */
+	size_t len = onnx__model_proto__get_packed_size(&m.model);
+	uint8_t *buf = malloc(len);
+	ASSERT(buf);
+	onnx__model_proto__pack(&m.model, buf);
+	struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
+	o.format = WEBNN_MODEL_FORMAT_ONNX;
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	enum webnn_status s = webnn_model_load_memory(ctx, buf, len - 7, NULL, &o, &model, err,
+						      sizeof(err));
+	ASSERT_EQ(s, WEBNN_STATUS_DATA_ERROR);
+	ASSERT_CONTAINS(err, "onnx: not an ONNX model (protobuf decoding of ModelProto failed)");
+	free(buf);
+	/* external data whose declared length disagrees with the shape */
+	external_model(&m, "weights.bin");
+	m.ext[0][1].key = (char *)"length";
+	m.ext[0][1].value = (char *)"4000000000";
+	onnx__string_string_entry_proto__init(&m.ext[0][1]);
+	m.ext[0][1].key = (char *)"length";
+	m.ext[0][1].value = (char *)"4000000000";
+	m.ext_ptrs[0][1] = &m.ext[0][1];
+	m.inits[0].n_external_data = 2;
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
+			  "external data length 4000000000, but its shape and type need 24 bytes");
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* .npy and .pb tensor files through webnn_tensor_file_read. */
+TEST(onnx_tensor_files)
+{
+	char dir[64], path[256];
+	mk_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/a.npy", dir);
+	static const char hdr[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+	char h[128];
+	int n = snprintf(h, sizeof(h), "%s", hdr);
+	while ((10 + n + 1) % 64)
+		h[n++] = ' ';
+	h[n++] = '\n';
+	FILE *f = fopen(path, "wb");
+	ASSERT(f);
+	fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+	fputc(n & 0xff, f);
+	fputc(n >> 8, f);
+	fwrite(h, 1, (size_t)n, f);
+	static const float v[6] = { 1, 2, 3, 4, 5, 6 };
+	fwrite(v, sizeof(float), 6, f);
+	ASSERT(fclose(f) == 0);
+	struct webnn_operand_desc desc;
+	void *data = NULL;
+	size_t size = 0;
+	char err[512] = "";
+	ASSERT_MSG(webnn_tensor_file_read(path, &desc, &data, &size, err, sizeof(err)) ==
+			   WEBNN_STATUS_OK, "%s", err);
+	ASSERT_EQ(desc.data_type, WEBNN_FLOAT32);
+	ASSERT_EQ(desc.rank, 2);
+	ASSERT_EQ(desc.shape[1], 3);
+	ASSERT_EQ(size, 24);
+	ASSERT(memcmp(data, v, 24) == 0);
+	free(data);
+	/* a .pb TensorProto with int64 values in the typed field */
+	Onnx__TensorProto t;
+	onnx__tensor_proto__init(&t);
+	static int64_t dims[1] = { 3 }, vals[3] = { -1, 0, 1ll << 40 };
+	t.n_dims = 1;
+	t.dims = dims;
+	t.has_data_type = 1;
+	t.data_type = 7;
+	t.n_int64_data = 3;
+	t.int64_data = vals;
+	uint8_t buf[128];
+	size_t len = onnx__tensor_proto__pack(&t, buf);
+	snprintf(path, sizeof(path), "%s/t.pb", dir);
+	f = fopen(path, "wb");
+	ASSERT(f && fwrite(buf, 1, len, f) == len && fclose(f) == 0);
+	ASSERT_MSG(webnn_tensor_file_read(path, &desc, &data, &size, err, sizeof(err)) ==
+			   WEBNN_STATUS_OK, "%s", err);
+	ASSERT_EQ(desc.data_type, WEBNN_INT64);
+	ASSERT_EQ(size, 24);
+	ASSERT(memcmp(data, vals, 24) == 0);
+	free(data);
+	/* lying lengths: a shape of 4 with 3 values */
+	dims[0] = 4;
+	len = onnx__tensor_proto__pack(&t, buf);
+	f = fopen(path, "wb");
+	ASSERT(f && fwrite(buf, 1, len, f) == len && fclose(f) == 0);
+	ASSERT_EQ(webnn_tensor_file_read(path, &desc, &data, &size, err, sizeof(err)),
+		  WEBNN_STATUS_DATA_ERROR);
+	ASSERT_CONTAINS(err, "3 values, but its shape holds 4");
+	/* a truncated .npy */
+	snprintf(path, sizeof(path), "%s/a.npy", dir);
+	ASSERT(truncate(path, 128 + 20) == 0);
+	ASSERT_EQ(webnn_tensor_file_read(path, &desc, &data, &size, err, sizeof(err)),
+		  WEBNN_STATUS_DATA_ERROR);
+	ASSERT_CONTAINS(err, "20 data bytes, the shape needs 24");
+}
+
+/* ---------------------------------------------------------------- frozen inputs */
+
+static void remove_tree(const char *dir)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+static void *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	void *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+		free(p);
+		p = NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return p;
+}
+
+/* A copy of dir's model in a new folder (tmp) whose graph inputs past the first, and int64
+ * ones, are initializers holding test_data_set_0's values; the remaining inputs and the
+ * expected outputs are linked. */
+static bool freeze_folder(const char *dir, char *tmp, size_t len)
+{
+	char path[2048];
+	size_t n;
+	snprintf(path, sizeof(path), "%s/model.onnx", dir);
+	void *bytes = read_all(path, &n);
+	if (!bytes)
+		return false;
+	Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, n, bytes);
+	free(bytes);
+	if (!m || !m->graph) {
+		if (m)
+			onnx__model_proto__free_unpacked(m, NULL);
+		return false;
+	}
+	snprintf(tmp, len, "/tmp/wnn-onnx-frozen-XXXXXX");
+	if (!mkdtemp(tmp)) {
+		onnx__model_proto__free_unpacked(m, NULL);
+		return false;
+	}
+	char set[256];
+	snprintf(set, sizeof(set), "%s/test_data_set_0", tmp);
+	mkdir(set, 0755);
+	Onnx__GraphProto *g = m->graph;
+	Onnx__ValueInfoProto **kept = calloc(g->n_input + 1, sizeof(*kept));
+	Onnx__TensorProto **inits = calloc(g->n_initializer + g->n_input + 1, sizeof(*inits));
+	Onnx__TensorProto **frozen = calloc(g->n_input + 1, sizeof(*frozen));
+	bool ok = kept && inits && frozen;
+	size_t nk = 0, ni = g->n_initializer, nf = 0, k = 0;
+	for (size_t i = 0; ok && i < g->n_initializer; i++)
+		inits[i] = g->initializer[i];
+	for (size_t i = 0; ok && i < g->n_input; i++) {
+		bool init = false;
+		for (size_t j = 0; j < g->n_initializer; j++)
+			init |= strcmp(g->initializer[j]->name, g->input[i]->name) == 0;
+		if (init) {
+			kept[nk++] = g->input[i];
+			continue;
+		}
+		char src[2048], dst[512];
+		snprintf(src, sizeof(src), "%s/test_data_set_0/input_%zu.pb", dir, k);
+		size_t tl;
+		void *tb = read_all(src, &tl);
+		Onnx__TensorProto *t = tb ? onnx__tensor_proto__unpack(NULL, tl, tb) : NULL;
+		free(tb);
+		if (!t) {
+			ok = false;
+			break;
+		}
+		bool freeze = k > 0 || (t->has_data_type && t->data_type == 7);
+		if (freeze) {
+			t->name = g->input[i]->name; /* the model's string: restored before freeing */
+			inits[ni++] = t;
+			frozen[nf++] = t;
+		} else {
+			onnx__tensor_proto__free_unpacked(t, NULL);
+			kept[nk] = g->input[i];
+			snprintf(dst, sizeof(dst), "%s/input_%zu.pb", set, nk);
+			ok &= symlink(src, dst) == 0;
+			nk++;
+		}
+		k++;
+	}
+	for (size_t o = 0; ok && o < g->n_output; o++) {
+		char src[2048], dst[512];
+		snprintf(src, sizeof(src), "%s/test_data_set_0/output_%zu.pb", dir, o);
+		snprintf(dst, sizeof(dst), "%s/output_%zu.pb", set, o);
+		ok &= symlink(src, dst) == 0;
+	}
+	if (ok && nf) {
+		Onnx__ValueInfoProto **old_in = g->input;
+		Onnx__TensorProto **old_init = g->initializer;
+		size_t old_ni = g->n_input, old_nini = g->n_initializer;
+		g->input = kept;
+		g->n_input = nk;
+		g->initializer = inits;
+		g->n_initializer = ni;
+		size_t pl = onnx__model_proto__get_packed_size(m);
+		uint8_t *pb = malloc(pl + 1);
+		if (pb) {
+			onnx__model_proto__pack(m, pb);
+			snprintf(path, sizeof(path), "%s/model.onnx", tmp);
+			FILE *f = fopen(path, "wb");
+			ok = f && fwrite(pb, 1, pl, f) == pl;
+			if (f)
+				fclose(f);
+			free(pb);
+		} else {
+			ok = false;
+		}
+		g->input = old_in;
+		g->n_input = old_ni;
+		g->initializer = old_init;
+		g->n_initializer = old_nini;
+	} else {
+		ok = false;
+	}
+	for (size_t i = 0; i < nf; i++) {
+		frozen[i]->name = NULL;
+		onnx__tensor_proto__free_unpacked(frozen[i], NULL);
+	}
+	free(kept);
+	free(inits);
+	free(frozen);
+	onnx__model_proto__free_unpacked(m, NULL);
+	if (!ok)
+		remove_tree(tmp);
+	return ok;
+}
+
+/* Einsum: ONNX's own Einsum tests use double, so the common patterns are checked here against
+ * sums computed in C. */
+static void einsum_case(struct webnn_context *ctx, const char *dir, const char *eq,
+			uint32_t ra, const int64_t *da, uint32_t rb, const int64_t *db, uint32_t ro,
+			const int64_t *dout, const float *want)
+{
+	struct mk m;
+	mk_init(&m);
+	mk_input(&m, "a", ra, da, NULL);
+	if (rb)
+		mk_input(&m, "b", rb, db, NULL);
+	Onnx__NodeProto *n = mk_node(&m, "e", "Einsum", "a", rb ? "b" : NULL, "y");
+	Onnx__AttributeProto *a = mk_attr(&m, n, "equation");
+	a->has_s = 1;
+	a->s.data = (uint8_t *)eq;
+	a->s.len = strlen(eq);
+	mk_output(&m, "y", ro, dout);
+	mk_write(&m, dir);
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	enum webnn_status s = mk_load(ctx, dir, NULL, &model, err, sizeof(err));
+	ASSERT_MSG(s == WEBNN_STATUS_OK, "%s: %s", eq, err);
+	struct webnn_named_tensor in[2];
+	size_t ni = webnn_model_input_count(model);
+	static float va[64], vb[64];
+	for (int i = 0; i < 64; i++) {
+		va[i] = (float)(i % 5) - 2;
+		vb[i] = (float)(i % 3) + 0.5f;
+	}
+	for (size_t i = 0; i < ni; i++) {
+		struct webnn_tensor_desc td = { .writable = true };
+		webnn_model_input_desc(model, i, &td.desc);
+		in[i].name = webnn_model_input_name(model, i);
+		OK(ctx, webnn_context_create_tensor(ctx, &td, &in[i].tensor));
+		OK(ctx, webnn_context_write_tensor(ctx, in[i].tensor, i ? vb : va,
+						   ct_bytes(&td.desc)));
+	}
+	struct webnn_tensor_desc to = { .readable = true };
+	webnn_model_output_desc(model, 0, &to.desc);
+	struct webnn_named_tensor out = { "y", NULL };
+	OK(ctx, webnn_context_create_tensor(ctx, &to, &out.tensor));
+	OK(ctx, webnn_context_dispatch(ctx, webnn_model_graph(model), in, ni, &out, 1));
+	float got[64];
+	size_t bytes = ct_bytes(&to.desc);
+	OK(ctx, webnn_context_read_tensor(ctx, out.tensor, got, bytes));
+	ct_assert_floats(eq, got, want, bytes / sizeof(float), 1e-5f);
+	for (size_t i = 0; i < ni; i++)
+		webnn_tensor_destroy(in[i].tensor);
+	webnn_tensor_destroy(out.tensor);
+	webnn_model_destroy(model);
+}
+
+TEST(onnx_einsum)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-einsum");
+	char dir[64];
+	mk_tmpdir(dir, sizeof(dir));
+	float a[64], b[64], want[64];
+	for (int i = 0; i < 64; i++) {
+		a[i] = (float)(i % 5) - 2;
+		b[i] = (float)(i % 3) + 0.5f;
+	}
+	/* ij,jk->ik with i=2, j=3, k=4 */
+	static const int64_t a23[2] = { 2, 3 }, b34[2] = { 3, 4 }, o24[2] = { 2, 4 };
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 4; k++) {
+			want[i * 4 + k] = 0;
+			for (int j = 0; j < 3; j++)
+				want[i * 4 + k] += a[i * 3 + j] * b[j * 4 + k];
+		}
+	einsum_case(ctx, dir, "ij,jk->ik", 2, a23, 2, b34, 2, o24, want);
+	/* bij,bjk->bik with b=2 */
+	static const int64_t a223[3] = { 2, 2, 3 }, b234[3] = { 2, 3, 4 }, o224[3] = { 2, 2, 4 };
+	for (int n = 0; n < 2; n++)
+		for (int i = 0; i < 2; i++)
+			for (int k = 0; k < 4; k++) {
+				float acc = 0;
+				for (int j = 0; j < 3; j++)
+					acc += a[n * 6 + i * 3 + j] * b[n * 12 + j * 4 + k];
+				want[n * 8 + i * 4 + k] = acc;
+			}
+	einsum_case(ctx, dir, "bij,bjk->bik", 3, a223, 3, b234, 3, o224, want);
+	/* ij->ji, ij->i, i,i-> (inner product), ij,kj->ik (b transposed) */
+	static const int64_t o32[2] = { 3, 2 }, o2[1] = { 2 }, d3[1] = { 3 }, b43[2] = { 4, 3 };
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 3; j++)
+			want[j * 2 + i] = a[i * 3 + j];
+	einsum_case(ctx, dir, "ij->ji", 2, a23, 0, NULL, 2, o32, want);
+	for (int i = 0; i < 2; i++)
+		want[i] = a[i * 3] + a[i * 3 + 1] + a[i * 3 + 2];
+	einsum_case(ctx, dir, "ij->i", 2, a23, 0, NULL, 1, o2, want);
+	want[0] = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+	einsum_case(ctx, dir, "i,i", 1, d3, 1, d3, 0, NULL, want);
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 4; k++) {
+			want[i * 4 + k] = 0;
+			for (int j = 0; j < 3; j++)
+				want[i * 4 + k] += a[i * 3 + j] * b[k * 3 + j];
+		}
+	einsum_case(ctx, dir, "ij,kj->ik", 2, a23, 2, b43, 2, o24, want);
+	/* a diagonal is refused, naming the rule */
+	struct mk m;
+	mk_init(&m);
+	static const int64_t s33[2] = { 3, 3 };
+	mk_input(&m, "a", 2, s33, NULL);
+	Onnx__NodeProto *n = mk_node(&m, "e", "Einsum", "a", NULL, "y");
+	Onnx__AttributeProto *at = mk_attr(&m, n, "equation");
+	at->has_s = 1;
+	at->s.data = (uint8_t *)"ii->i";
+	at->s.len = 5;
+	mk_output(&m, "y", 1, d3);
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
+			  "onnx: node \"e\" (Einsum): a repeated letter (diagonal) in \"ii->i\"");
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* Writes a float TensorProto file. */
+static void write_pb(const char *path, uint32_t rank, const int64_t *dims, const float *v, size_t n)
+{
+	Onnx__TensorProto t;
+	onnx__tensor_proto__init(&t);
+	t.n_dims = rank;
+	t.dims = (int64_t *)dims;
+	t.has_data_type = 1;
+	t.data_type = 1;
+	t.n_float_data = n;
+	t.float_data = (float *)v;
+	size_t len = onnx__tensor_proto__get_packed_size(&t);
+	uint8_t *buf = malloc(len + 1);
+	ASSERT(buf);
+	onnx__tensor_proto__pack(&t, buf);
+	FILE *f = fopen(path, "wb");
+	ASSERT(f && fwrite(buf, 1, len, f) == len && fclose(f) == 0);
+	free(buf);
+}
+
+/* Runs a command, returns its exit status and its stdout in out. */
+static int run_cmd(const char *cmd, char *out, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	ASSERT(p);
+	size_t n = fread(out, 1, len - 1, p);
+	out[n] = 0;
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* webnn-run --check on an ONNX backend-test folder: PASS, a wrong expected value FAILs with the
+ * element named and exit status 1, an operator WebNN cannot express SKIPs; and a model run with
+ * --input and --output-dir writes the output as .npy. */
+TEST(onnx_webnn_run_check)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	char dir[64], path[512], cmd[2048], out[8192];
+	mk_tmpdir(dir, sizeof(dir));
+	struct mk m;
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, NULL);
+	mk_node(&m, "r", "Relu", "x", NULL, "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	static const float x[6] = { -1, 2, -3, 4, -5, 6 }, y[6] = { 0, 2, 0, 4, 0, 6 },
+			   bad[6] = { 0, 2, 0, 4, 0, 7 };
+	snprintf(path, sizeof(path), "%s/test_data_set_0", dir);
+	ASSERT(mkdir(path, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/test_data_set_0/input_0.pb", dir);
+	write_pb(path, 2, d23, x, 6);
+	snprintf(path, sizeof(path), "%s/test_data_set_0/output_0.pb", dir);
+	write_pb(path, 2, d23, y, 6);
+	const char *bin = test_build_dir();
+	snprintf(cmd, sizeof(cmd), "%s/bin/webnn-run --socket %s --check %s 2>&1", bin,
+		 d.socket_path, dir);
+	ASSERT_EQ(run_cmd(cmd, out, sizeof(out)), 0);
+	ASSERT_CONTAINS(out, "/test_data_set_0: PASS");
+	ASSERT_CONTAINS(out, "1 passed, 0 failed, 0 skipped");
+	/* the same model run directly, its output written as .npy and read back */
+	snprintf(cmd, sizeof(cmd), "%s/bin/webnn-run --socket %s %s/model.onnx --input x=%s/"
+		 "test_data_set_0/input_0.pb --output-dir %s --iterations 2 2>&1", bin,
+		 d.socket_path, dir, dir, dir);
+	ASSERT_EQ(run_cmd(cmd, out, sizeof(out)), 0);
+	ASSERT_CONTAINS(out, "output y float32[2,3]: min 0 max 6");
+	ASSERT_CONTAINS(out, "steady");
+	snprintf(path, sizeof(path), "%s/y.npy", dir);
+	struct webnn_operand_desc desc;
+	void *data = NULL;
+	size_t size = 0;
+	char err[256];
+	ASSERT_MSG(webnn_tensor_file_read(path, &desc, &data, &size, err, sizeof(err)) ==
+			   WEBNN_STATUS_OK, "%s", err);
+	ASSERT_EQ(size, sizeof(y));
+	ASSERT(memcmp(data, y, sizeof(y)) == 0);
+	free(data);
+	/* a wrong expected value */
+	snprintf(path, sizeof(path), "%s/test_data_set_0/output_0.pb", dir);
+	write_pb(path, 2, d23, bad, 6);
+	snprintf(cmd, sizeof(cmd), "%s/bin/webnn-run --socket %s --check %s 2>&1", bin,
+		 d.socket_path, dir);
+	ASSERT_EQ(run_cmd(cmd, out, sizeof(out)), 1);
+	ASSERT_CONTAINS(out, "FAIL output 0 (\"y\"): element 5 is 6, expected 7");
+	ASSERT_CONTAINS(out, "0 passed, 1 failed, 0 skipped");
+	/* an operator WebNN cannot express */
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, NULL);
+	mk_node(&m, "t", "Acos", "x", NULL, "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	ASSERT_EQ(run_cmd(cmd, out, sizeof(out)), 0);
+	ASSERT_CONTAINS(out, "SKIP onnx: node \"t\" (Acos): WebNN cannot express Acos");
+	ASSERT_CONTAINS(out, "0 passed, 0 failed, 1 skipped");
+	test_daemon_stop(&d);
+}
+
+/* A model nesting graphs in attributes 100000 deep is refused before protobuf-c recurses into
+ * it (which would exhaust the stack). */
+TEST(onnx_error_deep_nesting)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-nesting");
+	/* Written back to front: each level wraps what follows it in Graph{node: Node{attribute:
+	 * Attr{g: ...}}}, and ModelProto.graph (field 7) wraps the whole. */
+	size_t depth = 100000, cap = depth * 3 * 6 + 16, pos = cap;
+	uint8_t *buf = malloc(cap);
+	ASSERT(buf);
+	static const uint8_t tags[3] = { (6 << 3) | 2, (5 << 3) | 2, (1 << 3) | 2 };
+	for (size_t k = 0; k <= depth * 3; k++) {
+		uint8_t hdr[12];
+		size_t h = 0, v = cap - pos;
+		hdr[h++] = k == depth * 3 ? (7 << 3) | 2 : tags[k % 3];
+		do {
+			hdr[h++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+			v >>= 7;
+		} while (v);
+		pos -= h;
+		memcpy(buf + pos, hdr, h);
+	}
+	uint8_t *tmp = buf + pos;
+	size_t len = cap - pos;
+	struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
+	o.format = WEBNN_MODEL_FORMAT_ONNX;
+	struct webnn_model *m = NULL;
+	char err[512] = "";
+	enum webnn_status s = webnn_model_load_memory(ctx, tmp, len, NULL, &o, &m, err, sizeof(err));
+	ASSERT_EQ(s, WEBNN_STATUS_DATA_ERROR);
+	ASSERT_CONTAINS(err, "onnx: messages nested more than 64 deep (graphs in attributes?): "
+			     "refused");
+	free(buf);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* GatherND with negative indices (ONNX counts them from the end of each dimension). */
+TEST(onnx_gathernd_negative_indices)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-gathernd");
+	char dir[64];
+	mk_tmpdir(dir, sizeof(dir));
+	static const int64_t d22[2] = { 2, 2 }, d2[1] = { 2 };
+	struct mk m;
+	mk_init(&m);
+	mk_input(&m, "data", 2, d22, NULL);
+	mk_input(&m, "idx", 2, d22, NULL);
+	m.ttypes[1].elem_type = 7; /* int64 */
+	mk_node(&m, "g", "GatherND", "data", "idx", "y");
+	mk_output(&m, "y", 1, d2);
+	mk_write(&m, dir);
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	ASSERT_MSG(mk_load(ctx, dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK, "%s", err);
+	static const float data[4] = { 0, 1, 2, 3 };
+	static const int64_t idx[4] = { -1, 0, 0, -1 };
+	struct webnn_named_tensor in[2], out = { "y", NULL };
+	for (size_t i = 0; i < 2; i++) {
+		struct webnn_tensor_desc td = { .writable = true };
+		webnn_model_input_desc(model, i, &td.desc);
+		in[i].name = webnn_model_input_name(model, i);
+		OK(ctx, webnn_context_create_tensor(ctx, &td, &in[i].tensor));
+		OK(ctx, webnn_context_write_tensor(ctx, in[i].tensor, i ? (const void *)idx
+									  : (const void *)data,
+						   i ? sizeof(idx) : sizeof(data)));
+	}
+	struct webnn_tensor_desc to = { .readable = true };
+	webnn_model_output_desc(model, 0, &to.desc);
+	OK(ctx, webnn_context_create_tensor(ctx, &to, &out.tensor));
+	OK(ctx, webnn_context_dispatch(ctx, webnn_model_graph(model), in, 2, &out, 1));
+	float y[2];
+	OK(ctx, webnn_context_read_tensor(ctx, out.tensor, y, sizeof(y)));
+	ASSERT_MSG(y[0] == 2 && y[1] == 1, "y = [%g, %g], expected [2, 1]", y[0], y[1]);
+	for (size_t i = 0; i < 2; i++)
+		webnn_tensor_destroy(in[i].tensor);
+	webnn_tensor_destroy(out.tensor);
+	webnn_model_destroy(model);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* GroupNormalization (opset 18+, not in libonnx-testdata 1.12) against a C computation. */
+TEST(onnx_group_normalization)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-groupnorm");
+	char dir[64];
+	mk_tmpdir(dir, sizeof(dir));
+	static const int64_t x3[3] = { 1, 4, 3 }, c4[1] = { 4 };
+	static const float scale[4] = { 1, 2, 3, 4 }, bias[4] = { 0, 1, 0, 1 };
+	struct mk m;
+	mk_init(&m);
+	m.opset.version = 18;
+	mk_input(&m, "x", 3, x3, NULL);
+	mk_initializer(&m, "s", 1, c4, scale, 4, NULL);
+	mk_initializer(&m, "b", 1, c4, bias, 4, NULL);
+	Onnx__NodeProto *n = mk_node(&m, "gn", "GroupNormalization", "x", "s", "y");
+	static char *ins[3] = { (char *)"x", (char *)"s", (char *)"b" };
+	n->input = ins;
+	n->n_input = 3;
+	Onnx__AttributeProto *a = mk_attr(&m, n, "num_groups");
+	a->has_i = 1;
+	a->i = 2;
+	mk_output(&m, "y", 3, x3);
+	mk_write(&m, dir);
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	ASSERT_MSG(mk_load(ctx, dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK, "%s", err);
+	float x[12], want[12], y[12];
+	for (int i = 0; i < 12; i++)
+		x[i] = (float)((i * 7) % 5) - 1.5f;
+	for (int g = 0; g < 2; g++) {
+		double mean = 0, var = 0;
+		for (int i = 0; i < 6; i++)
+			mean += x[g * 6 + i];
+		mean /= 6;
+		for (int i = 0; i < 6; i++)
+			var += (x[g * 6 + i] - mean) * (x[g * 6 + i] - mean);
+		var /= 6;
+		for (int i = 0; i < 6; i++) {
+			int c = (g * 6 + i) / 3;
+			want[g * 6 + i] = (float)((x[g * 6 + i] - mean) / sqrt(var + 1e-5) * scale[c] +
+						  bias[c]);
+		}
+	}
+	struct webnn_tensor_desc ti = { .writable = true }, to = { .readable = true };
+	webnn_model_input_desc(model, 0, &ti.desc);
+	webnn_model_output_desc(model, 0, &to.desc);
+	struct webnn_named_tensor in = { "x", NULL }, out = { "y", NULL };
+	OK(ctx, webnn_context_create_tensor(ctx, &ti, &in.tensor));
+	OK(ctx, webnn_context_create_tensor(ctx, &to, &out.tensor));
+	OK(ctx, webnn_context_write_tensor(ctx, in.tensor, x, sizeof(x)));
+	OK(ctx, webnn_context_dispatch(ctx, webnn_model_graph(model), &in, 1, &out, 1));
+	OK(ctx, webnn_context_read_tensor(ctx, out.tensor, y, sizeof(y)));
+	ct_assert_floats("GroupNormalization", y, want, 12, 1e-4f);
+	webnn_tensor_destroy(in.tensor);
+	webnn_tensor_destroy(out.tensor);
+	webnn_model_destroy(model);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
