@@ -3,11 +3,14 @@
 
 #include "daemon/daemon.h"
 #include "daemon/log.h"
+#include "daemon/sched.h"
 #include "daemon/request.h"
 #include "daemon/router.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <time.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,15 +60,54 @@ static void server_on_sweep(uv_timer_t *t)
 	}
 }
 
-static void pool_noop(uv_work_t *w)
+/*
+ * The pool runs builds and dispatches too long for the quick path: its threads are compute
+ * threads (daemon/sched.h). Each start-up item makes its own thread one, and waits (a few
+ * seconds at most) until every item has a thread, so that each thread takes exactly one; the
+ * loop thread waits for them too, since the worker's lockdown follows.
+ */
+struct pool_start {
+	pthread_mutex_t lock;
+	pthread_cond_t all;
+	int n, arrived, done;
+	uv_work_t work[];
+};
+
+static void pool_thread_start(uv_work_t *w)
 {
-	(void)w;
+	struct pool_start *ps = w->data;
+	char why[128];
+	if (!sched_compute_thread(why, sizeof(why)) && w == &ps->work[0])
+		log_info("thread pool: compute threads keep the default time slice (%s)", why);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 5;
+	pthread_mutex_lock(&ps->lock);
+	if (++ps->arrived == ps->n)
+		pthread_cond_broadcast(&ps->all);
+	while (ps->arrived < ps->n)
+		if (pthread_cond_timedwait(&ps->all, &ps->lock, &until) != 0)
+			break;
+	pthread_mutex_unlock(&ps->lock);
 }
 
-static void pool_started(uv_work_t *w, int status)
+static void pool_thread_started(uv_work_t *w, int status)
 {
-	(void)w;
+	struct pool_start *ps = w->data;
 	(void)status;
+	if (++ps->done < ps->n)
+		return;
+	pthread_mutex_destroy(&ps->lock);
+	pthread_cond_destroy(&ps->all);
+	free(ps);
+}
+
+/* libuv's pool size, as libuv reads it. */
+static int pool_size(void)
+{
+	const char *env = getenv("UV_THREADPOOL_SIZE");
+	int n = env ? atoi(env) : 0;
+	return n <= 0 ? 4 : n > 1024 ? 1024 : n;
 }
 
 void server_init(struct server *srv, struct daemon *d)
@@ -81,9 +123,45 @@ void server_init(struct server *srv, struct daemon *d)
 	 * exhausted mappings (vm.max_map_count: each thread needs a stack) or threads would abort
 	 * the worker and every client in it; started here it fails, if at all, before any client
 	 * is served, and the threads exist before the lockdown. */
-	int r = uv_queue_work(d->loop, &srv->pool_start, pool_noop, pool_started);
-	if (r != 0)
-		log_warn("cannot start the thread pool: %s", uv_strerror(r));
+	int n = pool_size();
+	struct pool_start *ps = calloc(1, sizeof(*ps) + (size_t)n * sizeof(uv_work_t));
+	if (!ps) {
+		log_warn("cannot start the thread pool: out of memory");
+		return;
+	}
+	pthread_mutex_init(&ps->lock, NULL);
+	pthread_cond_init(&ps->all, NULL);
+	ps->n = n;
+	for (int i = 0; i < n; i++) {
+		ps->work[i].data = ps;
+		int r = uv_queue_work(d->loop, &ps->work[i], pool_thread_start,
+				      pool_thread_started);
+		if (r != 0) {
+			log_warn("cannot start the thread pool: %s", uv_strerror(r));
+			pthread_mutex_lock(&ps->lock);
+			ps->n = i; /* the queued ones free it */
+			pthread_cond_broadcast(&ps->all);
+			pthread_mutex_unlock(&ps->lock);
+			if (i == 0) {
+				pthread_mutex_destroy(&ps->lock);
+				pthread_cond_destroy(&ps->all);
+				free(ps);
+			}
+			return;
+		}
+	}
+	/* Their set-up calls are not in the worker's system-call filter: done before lockdown. */
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 5;
+	pthread_mutex_lock(&ps->lock);
+	while (ps->arrived < ps->n)
+		if (pthread_cond_timedwait(&ps->all, &ps->lock, &until) != 0) {
+			log_warn("thread pool: %d of %d threads started within 5 s", ps->arrived,
+				 ps->n);
+			break;
+		}
+	pthread_mutex_unlock(&ps->lock);
 }
 
 int server_adopt(struct server *srv, int fd, uint64_t no)

@@ -18,7 +18,6 @@ struct server {
 	uint32_t n_sessions;
 	uv_timer_t sweep;           /* Hello and slow-frame deadlines */
 	bool sweeping;
-	uv_work_t pool_start;       /* a no-op that starts libuv's thread pool in server_init */
 	/* A session ended (the worker tells the front door); optional. */
 	void (*ended)(struct server *srv, struct session *s);
 	void *ud;

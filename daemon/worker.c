@@ -132,6 +132,6 @@ void worker_stop(struct worker *w)
 void worker_prefer_latency(void)
 {
 	char why[128];
-	if (!sched_ask_slice(SCHED_SLICE_ANSWER_NS, why, sizeof(why)))
+	if (!sched_answer_thread(why, sizeof(why)))
 		log_info("the loop thread keeps the default time slice (%s)", why);
 }

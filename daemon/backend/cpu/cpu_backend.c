@@ -140,7 +140,7 @@ static void compute_run(struct backend *be, bool (*fn)(void *), void *arg)
 }
 
 /* The team's first job, before any other (and before the worker's lockdown): every thread of it
- * asks for a long slice (daemon/sched.h), so that requests preempt computations at once. */
+ * becomes a compute thread (daemon/sched.h), so that requests preempt computations at once. */
 static bool team_setup(void *arg)
 {
 	struct backend *be = arg;
@@ -149,7 +149,7 @@ static bool team_setup(void *arg)
 #pragma omp parallel num_threads(be->threads)
 	{
 		char mine[128];
-		if (!sched_ask_slice(SCHED_SLICE_COMPUTE_NS, mine, sizeof(mine)) &&
+		if (!sched_compute_thread(mine, sizeof(mine)) &&
 		    atomic_fetch_add(&refused, 1) == 0)
 			memcpy(why, mine, sizeof(why));
 	}
