@@ -351,6 +351,17 @@ static int apply_environment(struct daemon_options *o, struct daemon_limits *lim
 	}
 	if (getenv("WEBNN_NO_WARMUP"))
 		o->cfg.warm_up = false;
+	/* read by every compute thread (daemon/sched.c): refused here, once, when wrong */
+	const char *nice = getenv("WEBNN_COMPUTE_NICE");
+	if (nice && *nice) {
+		char *end;
+		long n = strtol(nice, &end, 10);
+		if (*end || end == nice || n < 0 || n > 19) {
+			fprintf(stderr, "webnnd: WEBNN_COMPUTE_NICE: '%s' is not a nice value 0..19\n",
+				nice);
+			return -1;
+		}
+	}
 	return 0;
 }
 

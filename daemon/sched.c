@@ -50,6 +50,6 @@ bool sched_compute_thread(char *why, unsigned len)
 	char *end = NULL;
 	long n = env && *env ? strtol(env, &end, 10) : SCHED_COMPUTE_NICE;
 	if (env && *env && (*end || n < 0 || n > 19))
-		n = SCHED_COMPUTE_NICE; /* checked where the daemon starts */
+		n = SCHED_COMPUTE_NICE; /* webnnd refuses it at start (main.c) */
 	return ask(SCHED_SLICE_COMPUTE_NS, (int)n, why, len);
 }

@@ -292,3 +292,23 @@ TEST(config_relative_socket_serves)
 	unlink(sock);
 	rmdir(dir);
 }
+
+/* WEBNN_COMPUTE_NICE (read by every compute thread) is checked once, when webnnd starts. */
+TEST(config_compute_nice_is_checked)
+{
+	ct_require_webnnd();
+	char cmd[1024], out[4096];
+	const char *bad[] = { "abc", "20", "-1", "5x" };
+	for (int i = 0; i < 4; i++) {
+		snprintf(cmd, sizeof(cmd), "WEBNN_COMPUTE_NICE=%s %s/bin/webnnd --check-config", bad[i],
+			 test_build_dir());
+		ASSERT_EQ(run_capture(cmd, out, sizeof(out)), 2);
+		char want[128];
+		snprintf(want, sizeof(want), "WEBNN_COMPUTE_NICE: '%s' is not a nice value 0..19",
+			 bad[i]);
+		ASSERT_CONTAINS(out, want);
+	}
+	snprintf(cmd, sizeof(cmd), "WEBNN_COMPUTE_NICE=19 %s/bin/webnnd --check-config",
+		 test_build_dir());
+	ASSERT_EQ(run_capture(cmd, out, sizeof(out)), 0);
+}
