@@ -35,6 +35,10 @@ struct cpu_build {
 				   unset at init) */
 };
 
+/* Work (graph_node_cost) below which a linear-algebra node skips oneDNN for the reference
+ * kernel: about what quick_max_work lets run on the loop thread. */
+#define CPU_TINY_WORK 32768u
+
 /* What a run gives every step. */
 struct cpu_exec {
 	dnnl_stream_t stream;
