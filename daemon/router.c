@@ -260,6 +260,10 @@ void router_on_readable(struct session *s)
 			router_release_frame(s);
 		if (held)
 			break;
+		/* The read came back short: the socket is empty, and the poll (level-triggered)
+		 * wakes us for more; another read now would only fail with EAGAIN. */
+		if (r > 0 && s->reader.drained && !wnn_reader_ready(&s->reader))
+			break;
 		if (r == 0 && !s->closed) {
 			session_close(s, NULL); /* EOF */
 			break;

@@ -192,6 +192,7 @@ int wnn_reader_fill(struct wnn_reader *r, int sock)
 	}
 	size_t before = r->have;
 	r->have += (size_t)n;
+	r->drained = (size_t)n < iov.iov_len;
 	if (n_got || truncated) {
 		if (n == 0) { /* EOF: there is no frame for them */
 			close_all(got, n_got);

@@ -32,6 +32,8 @@ struct wnn_reader {
 	size_t fds_at;          /* offset in buf of the frame the pending fds belong to */
 	uint32_t max_frame;
 	char error[160];        /* why the last -EPROTO, for the peer's Goodbye */
+	bool drained;           /* the last read returned less than it asked: the socket was
+				   empty then (a level-triggered poll says when there is more) */
 };
 
 void wnn_reader_init(struct wnn_reader *r, uint32_t max_frame);
