@@ -212,8 +212,11 @@ static void read_frames(struct webnn_context *ctx, bool block, uint64_t want,
 			wnn_reader_consume(&ctx->reader);
 			if (got) {
 				/* Handle events already buffered behind the reply now: the fd
-				 * will not signal them to an event loop again. */
-				read_frames(ctx, false, 0, NULL);
+				 * will not signal them to an event loop again. A short last read
+				 * left nothing in the socket: what comes later makes the fd
+				 * readable. */
+				if (wnn_reader_ready(&ctx->reader) || !ctx->reader.drained)
+					read_frames(ctx, false, 0, NULL);
 				return;
 			}
 		}
