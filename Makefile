@@ -278,23 +278,23 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -luv -lprotobuf-c -lpthread -lm
-# fuzz_nnef runs the NNEF parser and evaluator without a daemon; it links the importer and libwebnn.
-FUZZ_NNEF_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,importers/import.c \
-	$(wildcard importers/nnef/*.c) $(CLIENT_SRC))
-$(BUILD)/fuzz/fuzz_nnef: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_nnef.o $(FUZZ_NNEF_OBJ) $(FUZZ_LIB)
-	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -luv -lprotobuf-c -lpthread -lm
+
 $(BUILD)/fuzz/fuzz-seeds: $(BUILD)/fuzz/obj/tests/fuzz/seeds.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_SAN) -o $@ $^ -luv -lprotobuf-c -lpthread -lm
 # fuzz_onnx links the importers and libwebnn (built with the fuzzer's flags) and drives a
 # reference webnnd of $(BUILD)/bin; its seeds come from libonnx-testdata (fuzz-seeds).
 FUZZ_ONNX_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(IMPORT_SRC) $(CLIENT_SRC)) \
 	$(BUILD)/fuzz/obj/gen/onnx.pb-c.o
-$(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(IMPORT_SRC) tests/fuzz/fuzz_onnx.c): | $(ONNX_GEN_H)
+$(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(IMPORT_SRC) tests/fuzz/fuzz_onnx.c tests/fuzz/fuzz_nnef.c): | $(ONNX_GEN_H)
 $(BUILD)/fuzz/obj/gen/onnx.pb-c.o: $(BUILD)/gen/onnx/onnx.pb-c.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(filter-out -Werror,$(FUZZ_CFLAGS)) -c $< -o $@
 $(BUILD)/fuzz/fuzz_onnx: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_onnx.o $(FUZZ_ONNX_OBJ) $(FUZZ_LIB) | $(DAEMON_BIN)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $(filter %.o %.a,$^) -luv -lprotobuf-c -lpthread -lm
+# fuzz_nnef runs the NNEF parser and evaluator without a daemon; it links the importers (the
+# entry points name both formats) and libwebnn.
+$(BUILD)/fuzz/fuzz_nnef: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_nnef.o $(FUZZ_ONNX_OBJ) $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -luv -lprotobuf-c -lpthread -lm
 # Each fuzzer runs FUZZ_TIME seconds from freshly generated seeds; any crash, leak or timeout fails
 # (its log is printed then; otherwise one summary line per fuzzer).
 fuzz-smoke: fuzz
