@@ -304,6 +304,13 @@ static void set_result(struct call *c, size_t i, struct nnef_tensor *t)
 	c->results[i].u.t = t;
 }
 
+/* The one tensor result of a WebNN operation (not logical). */
+static bool result_op(struct call *c, struct webnn_operand *out)
+{
+	set_result(c, 0, nnef_new_tensor(c->ev, out, false));
+	return true;
+}
+
 /* ---- building blocks */
 typedef enum webnn_status (*unary_fn)(struct webnn_builder *, struct webnn_operand *,
 				      struct webnn_operand **);
@@ -881,38 +888,34 @@ static bool op_elu(struct call *c)
 	o.alpha = arg_scalar(c, "alpha");
 	struct webnn_operand *out;
 	CHECK(c, webnn_builder_elu(c->ev->b, x_arg(c)->op, &o, &out), "elu");
-	set_result(c, 0, nnef_new_tensor(c->ev, out, false));
-	return true;
+	return result_op(c, out);
+}
+
+static bool leaky_relu(struct call *c, double alpha)
+{
+	struct webnn_leaky_relu_options o = WEBNN_LEAKY_RELU_OPTIONS_INIT;
+	o.alpha = alpha;
+	struct webnn_operand *out;
+	CHECK(c, webnn_builder_leaky_relu(c->ev->b, x_arg(c)->op, &o, &out), "leakyRelu");
+	return result_op(c, out);
 }
 
 static bool op_leaky_relu(struct call *c)
 {
-	struct webnn_leaky_relu_options o = WEBNN_LEAKY_RELU_OPTIONS_INIT;
-	o.alpha = arg_scalar(c, "alpha");
-	struct webnn_operand *out;
-	CHECK(c, webnn_builder_leaky_relu(c->ev->b, x_arg(c)->op, &o, &out), "leakyRelu");
-	set_result(c, 0, nnef_new_tensor(c->ev, out, false));
-	return true;
+	return leaky_relu(c, arg_scalar(c, "alpha"));
 }
 
 static bool op_prelu(struct call *c)
 {
 	struct nnef_value *a = arg(c, "alpha");
-	if (a->k == NV_SCALAR || a->k == NV_INTEGER) {
-		struct webnn_leaky_relu_options o = WEBNN_LEAKY_RELU_OPTIONS_INIT;
-		o.alpha = a->k == NV_SCALAR ? a->u.f : (double)a->u.i;
-		struct webnn_operand *out;
-		CHECK(c, webnn_builder_leaky_relu(c->ev->b, x_arg(c)->op, &o, &out), "leakyRelu");
-		set_result(c, 0, nnef_new_tensor(c->ev, out, false));
-		return true;
-	}
+	if (a->k == NV_SCALAR || a->k == NV_INTEGER)
+		return leaky_relu(c, arg_scalar(c, "alpha"));
 	struct nnef_tensor *x = x_arg(c);
 	struct nnef_tensor *slope = pad_rank(c->ev, nnef_as_tensor(c->ev, a, x->desc.data_type),
 					     x->desc.rank);
 	struct webnn_operand *out;
 	CHECK(c, webnn_builder_prelu(c->ev->b, x->op, slope->op, &out), "prelu");
-	set_result(c, 0, nnef_new_tensor(c->ev, out, false));
-	return true;
+	return result_op(c, out);
 }
 
 static uint32_t axis_of(struct call *c, int64_t a, uint32_t rank)
@@ -934,8 +937,7 @@ static bool op_softmax(struct call *c)
 	struct webnn_operand *out;
 	CHECK(c, webnn_builder_softmax(c->ev->b, x->op, axis_of(c, axes[0], x->desc.rank), &out),
 	      "softmax");
-	set_result(c, 0, nnef_new_tensor(c->ev, out, false));
-	return true;
+	return result_op(c, out);
 }
 
 /* ---- shape operations */
@@ -1293,8 +1295,7 @@ static bool op_matmul(struct call *c)
 	}
 	struct webnn_operand *out;
 	CHECK(c, webnn_builder_matmul(c->ev->b, m[0]->op, m[1]->op, &out), "matmul");
-	set_result(c, 0, nnef_new_tensor(c->ev, out, false));
-	return true;
+	return result_op(c, out);
 }
 
 /* ---- reductions: NNEF keeps the reduced axes as 1s */
@@ -1318,8 +1319,7 @@ static bool op_reduce(struct call *c)
 		CHECK(c, (name[3] == 'm' && name[4] == 'a' ? webnn_builder_arg_max
 							     : webnn_builder_arg_min)(
 				 c->ev->b, x->op, ax[0], &o, &out), "argMax");
-		set_result(c, 0, nnef_new_tensor(c->ev, out, false));
-		return true;
+		return result_op(c, out);
 	}
 	struct webnn_reduce_options o = WEBNN_REDUCE_OPTIONS_INIT;
 	o.axes = ax;
