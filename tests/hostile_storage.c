@@ -59,16 +59,6 @@ static Webnn__Ipc__ServerMessage *st_read_in_place(struct pt_conn *c, uint32_t i
 	return pt_call(c, &m);
 }
 
-static void st_unregister(struct pt_conn *c, uint32_t slot)
-{
-	Webnn__Ipc__UnregisterShm u = WEBNN__IPC__UNREGISTER_SHM__INIT;
-	u.slot_id = slot;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_UNREGISTER_SHM;
-	m.unregister_shm = &u;
-	pt_send(c, &m);
-}
-
 static void st_destroy(struct pt_conn *c, uint32_t id)
 {
 	Webnn__Ipc__DestroyTensor d = WEBNN__IPC__DESTROY_TENSOR__INIT;
@@ -247,7 +237,7 @@ TEST(hostile_storage_slot_gone_under_dispatch)
 	float *map;
 	int fd = st_add_scene(&c, &map);
 	ASSERT_EQ(st_memfd_maps(s.abuser_worker), 1);
-	st_unregister(&c, 10);
+	pt_unregister_shm(&c, 10);
 	close(fd);
 	for (int i = 0; i < 20; i++)
 		pt_dispatch(&c, 1, 5, 6, 7, 8);
@@ -337,7 +327,7 @@ TEST(hostile_storage_many_tensors)
 		pt_free(r);
 		for (uint32_t k = 0; k < 64; k++) /* 64 tensors on one mapping */
 			st_create_ok(&c, 1, 1000 + i * 64 + k, 100 + i, (uint64_t)k * 1024);
-		st_unregister(&c, 100 + i);
+		pt_unregister_shm(&c, 100 + i);
 	}
 	ASSERT_EQ(i, 8u);
 	/* Destroying one slot's tensors gives its mapping back. */

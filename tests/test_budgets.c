@@ -378,12 +378,7 @@ TEST(budgets_shm_slots)
 	pt_expect_err(register_shm(&a, 999, 4096), WEBNN__IPC__STATUS__NO_MEMORY,
 		      "registerShm: the connection already has 256 shared-memory slots "
 		      "(max_shm_slots)");
-	Webnn__Ipc__UnregisterShm un = WEBNN__IPC__UNREGISTER_SHM__INIT;
-	un.slot_id = 100;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_UNREGISTER_SHM;
-	m.unregister_shm = &un;
-	pt_send(&a, &m);
+	pt_unregister_shm(&a, 100);
 	pt_expect_ok(register_shm(&a, 999, 4096));
 	pt_roundtrip(&a, 1, 2, 1.0f);
 
