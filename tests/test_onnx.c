@@ -291,6 +291,27 @@ static Onnx__AttributeProto *mk_attr(struct mk *m, Onnx__NodeProto *n, const cha
 	return a;
 }
 
+/* A string attribute (its type left unset, as older writers do). */
+static Onnx__AttributeProto *mk_attr_s(struct mk *m, Onnx__NodeProto *n, const char *name,
+				       const char *value)
+{
+	Onnx__AttributeProto *a = mk_attr(m, n, name);
+	a->has_s = 1;
+	a->s.data = (uint8_t *)value;
+	a->s.len = strlen(value);
+	return a;
+}
+
+/* An int-list attribute (its type left unset). */
+static Onnx__AttributeProto *mk_attr_ints(struct mk *m, Onnx__NodeProto *n, const char *name,
+					  const int64_t *ints, size_t count)
+{
+	Onnx__AttributeProto *a = mk_attr(m, n, name);
+	a->n_ints = count;
+	a->ints = (int64_t *)ints;
+	return a;
+}
+
 /* A float initializer with raw data (ext: external data location, NULL: inline). */
 static Onnx__TensorProto *mk_initializer(struct mk *m, const char *name, uint32_t rank,
 					 const int64_t *dims, const float *data, size_t n,
@@ -452,17 +473,12 @@ TEST(onnx_error_bad_attribute)
 	mk_input(&m, "x", 4, xs, NULL);
 	mk_initializer(&m, "w", 4, ws, w, 9, NULL);
 	Onnx__NodeProto *n = mk_node(&m, "conv_3", "Conv", "x", "w", "y");
-	Onnx__AttributeProto *a = mk_attr(&m, n, "auto_pad");
+	Onnx__AttributeProto *a = mk_attr_s(&m, n, "auto_pad", "VALID");
 	a->has_type = 1;
 	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
-	a->has_s = 1;
-	a->s.data = (uint8_t *)"VALID";
-	a->s.len = 5;
-	a = mk_attr(&m, n, "pads");
+	a = mk_attr_ints(&m, n, "pads", pads, 4);
 	a->has_type = 1;
 	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
-	a->n_ints = 4;
-	a->ints = (int64_t *)pads;
 	mk_output(&m, "y", 4, xs);
 	mk_write(&m, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_TYPE_ERROR,
@@ -475,14 +491,9 @@ TEST(onnx_error_bad_attribute)
 	n = mk_node(&m, "pad0", "Pad", "x", NULL, "y");
 	n->n_input = 1;
 	m.opset.version = 10;
-	a = mk_attr(&m, n, "mode");
-	a->has_s = 1;
-	a->s.data = (uint8_t *)"wrap";
-	a->s.len = 4;
-	a = mk_attr(&m, n, "pads");
-	a->n_ints = 8;
+	mk_attr_s(&m, n, "mode", "wrap");
 	static const int64_t p8[8] = { 0, 0, 1, 1, 0, 0, 1, 1 };
-	a->ints = (int64_t *)p8;
+	mk_attr_ints(&m, n, "pads", p8, 8);
 	mk_output(&m, "y", 4, x4);
 	mk_write(&m, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
@@ -871,10 +882,7 @@ static void einsum_case(struct webnn_context *ctx, const char *dir, const char *
 	if (rb)
 		mk_input(&m, "b", rb, db, NULL);
 	Onnx__NodeProto *n = mk_node(&m, "e", "Einsum", "a", rb ? "b" : NULL, "y");
-	Onnx__AttributeProto *a = mk_attr(&m, n, "equation");
-	a->has_s = 1;
-	a->s.data = (uint8_t *)eq;
-	a->s.len = strlen(eq);
+	mk_attr_s(&m, n, "equation", eq);
 	mk_output(&m, "y", ro, dout);
 	mk_write(&m, dir);
 	struct webnn_model *model = NULL;
@@ -966,10 +974,7 @@ TEST(onnx_einsum)
 	static const int64_t s33[2] = { 3, 3 };
 	mk_input(&m, "a", 2, s33, NULL);
 	Onnx__NodeProto *n = mk_node(&m, "e", "Einsum", "a", NULL, "y");
-	Onnx__AttributeProto *at = mk_attr(&m, n, "equation");
-	at->has_s = 1;
-	at->s.data = (uint8_t *)"ii->i";
-	at->s.len = 5;
+	mk_attr_s(&m, n, "equation", "ii->i");
 	mk_output(&m, "y", 1, d3);
 	mk_write(&m, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,

@@ -990,11 +990,19 @@ static bool op_reshape(struct call *c)
 	return true;
 }
 
-static bool op_squeeze_unsqueeze(struct call *c)
+/* The "input" tensor and the "axes" list of squeeze, unsqueeze, transpose and the reductions. */
+static struct nnef_tensor *input_and_axes(struct call *c, int64_t *axes, size_t *n)
 {
 	struct nnef_tensor *x = tensor_arg(c, "input", WEBNN_FLOAT32);
+	*n = arg_ints(c, "axes", axes, WEBNN_MAX_RANK);
+	return x;
+}
+
+static bool op_squeeze_unsqueeze(struct call *c)
+{
 	int64_t axes[WEBNN_MAX_RANK];
-	size_t n = arg_ints(c, "axes", axes, WEBNN_MAX_RANK);
+	size_t n;
+	struct nnef_tensor *x = input_and_axes(c, axes, &n);
 	uint32_t out[WEBNN_MAX_RANK], k = 0, r = x->desc.rank;
 	if (c->f->name[0] == 's') {
 		bool drop[WEBNN_MAX_RANK] = { 0 };
@@ -1024,9 +1032,9 @@ static bool op_squeeze_unsqueeze(struct call *c)
 
 static bool op_transpose(struct call *c)
 {
-	struct nnef_tensor *x = tensor_arg(c, "input", WEBNN_FLOAT32);
 	int64_t axes[WEBNN_MAX_RANK];
-	size_t n = arg_ints(c, "axes", axes, WEBNN_MAX_RANK);
+	size_t n;
+	struct nnef_tensor *x = input_and_axes(c, axes, &n);
 	if (n > x->desc.rank)
 		nnef_fail(c->ev, "'axes' has %zu items for rank %u", n, x->desc.rank);
 	uint32_t perm[WEBNN_MAX_RANK];
@@ -1301,9 +1309,9 @@ static bool op_matmul(struct call *c)
 /* ---- reductions: NNEF keeps the reduced axes as 1s */
 static bool op_reduce(struct call *c)
 {
-	struct nnef_tensor *x = tensor_arg(c, "input", WEBNN_FLOAT32);
 	int64_t axes[WEBNN_MAX_RANK];
-	size_t n = arg_ints(c, "axes", axes, WEBNN_MAX_RANK);
+	size_t n;
+	struct nnef_tensor *x = input_and_axes(c, axes, &n);
 	uint32_t ax[WEBNN_MAX_RANK];
 	for (size_t i = 0; i < n; i++)
 		ax[i] = axis_of(c, axes[i], x->desc.rank);

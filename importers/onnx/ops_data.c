@@ -162,13 +162,22 @@ static int op_flatten(struct ox_node *n)
 	return set_shaped(n, 2, d);
 }
 
+/* Squeeze's and Unsqueeze's axes: an input from opset 13, an attribute before. The count, -1
+ * where absent, -2 after an error (no input, or axes computed at run time). */
+static long squeeze_axes(struct ox_node *n, const int64_t **axes)
+{
+	if (!n->in[0]) {
+		ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "no input");
+		return -2;
+	}
+	return n->opset >= 13 ? ints_of(n, "axes", 1, axes) : ox_attr_ints(n, "axes", axes);
+}
+
 static int op_squeeze(struct ox_node *n)
 {
 	struct ox_val *x = n->in[0];
-	if (!x)
-		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "no input");
 	const int64_t *axes;
-	long c = n->opset >= 13 ? ints_of(n, "axes", 1, &axes) : ox_attr_ints(n, "axes", &axes);
+	long c = squeeze_axes(n, &axes);
 	if (c == -2)
 		return -1;
 	bool drop[WEBNN_MAX_RANK] = { false };
@@ -196,10 +205,8 @@ static int op_squeeze(struct ox_node *n)
 static int op_unsqueeze(struct ox_node *n)
 {
 	struct ox_val *x = n->in[0];
-	if (!x)
-		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "no input");
 	const int64_t *axes;
-	long c = n->opset >= 13 ? ints_of(n, "axes", 1, &axes) : ox_attr_ints(n, "axes", &axes);
+	long c = squeeze_axes(n, &axes);
 	if (c == -2)
 		return -1;
 	if (c < 0)
