@@ -1562,6 +1562,17 @@ static bool op_no_indices(struct call *c)
 		  "max_pool_with_index)");
 }
 
+/* padding, strides and dilations into conv2d or convTranspose2d options (same field names). */
+#define CONV_WINDOW(o, pad, strides, dil)                                                   \
+	do {                                                                                \
+		memcpy((o).padding, (pad), sizeof(pad));                                    \
+		(o).n_padding = 4;                                                          \
+		memcpy((o).strides, (strides), sizeof(strides));                            \
+		(o).n_strides = 2;                                                          \
+		memcpy((o).dilations, (dil), sizeof(dil));                                  \
+		(o).n_dilations = 2;                                                        \
+	} while (0)
+
 /* conv and deconv on rank 3 (one spatial dimension, given a unit width) or 4. */
 static bool op_conv(struct call *c)
 {
@@ -1638,12 +1649,7 @@ static bool op_conv(struct call *c)
 	struct webnn_operand *out;
 	if (!deconv) {
 		struct webnn_conv2d_options o = WEBNN_CONV2D_OPTIONS_INIT;
-		memcpy(o.padding, pad, sizeof(pad));
-		o.n_padding = 4;
-		memcpy(o.strides, strides, sizeof(strides));
-		o.n_strides = 2;
-		memcpy(o.dilations, dil, sizeof(dil));
-		o.n_dilations = 2;
+		CONV_WINDOW(o, pad, strides, dil);
 		o.groups = (uint32_t)groups;
 		o.bias = bias;
 		CHECK(c, webnn_builder_conv2d(ev->b, in->op, f->op, &o, &out), "conv2d");
@@ -1673,12 +1679,7 @@ static bool op_conv(struct call *c)
 				nnef_fail(ev, "the output size %lld is out of range", (long long)want);
 			osz[i] = (uint32_t)want;
 		}
-		memcpy(o.padding, pad, sizeof(pad));
-		o.n_padding = 4;
-		memcpy(o.strides, strides, sizeof(strides));
-		o.n_strides = 2;
-		memcpy(o.dilations, dil, sizeof(dil));
-		o.n_dilations = 2;
+		CONV_WINDOW(o, pad, strides, dil);
 		memcpy(o.output_sizes, osz, sizeof(osz));
 		o.n_output_sizes = 2;
 		o.groups = (uint32_t)groups;
