@@ -59,16 +59,6 @@ static Webnn__Ipc__ServerMessage *st_read_in_place(struct pt_conn *c, uint32_t i
 	return pt_call(c, &m);
 }
 
-static void st_destroy(struct pt_conn *c, uint32_t id)
-{
-	Webnn__Ipc__DestroyTensor d = WEBNN__IPC__DESTROY_TENSOR__INIT;
-	d.tensor_id = id;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_TENSOR;
-	m.destroy_tensor = &d;
-	pt_send(c, &m);
-}
-
 /* Context 1 with add graph 5 and x, y, z (tensors 6, 7, 8) at 0, 4096, 8192 of slot 10 (a
  * sealed 12 KiB memfd, mapped at *map); x and y are written in place. */
 static int st_add_scene(struct pt_conn *c, float **map)
@@ -250,9 +240,9 @@ TEST(hostile_storage_slot_gone_under_dispatch)
 	/* Destroyed with dispatches queued behind them. */
 	for (int i = 0; i < 50; i++)
 		pt_dispatch(&c, 1, 5, 6, 7, 8);
-	st_destroy(&c, 6);
-	st_destroy(&c, 7);
-	st_destroy(&c, 8);
+	pt_destroy_tensor(&c, 6);
+	pt_destroy_tensor(&c, 7);
+	pt_destroy_tensor(&c, 8);
 	pt_flush(&c, 1);
 	/* The slot's id is free again, and its mapping goes with the last tensor. */
 	int fd2 = pt_memfd(4096, SEALED);
@@ -332,7 +322,7 @@ TEST(hostile_storage_many_tensors)
 	ASSERT_EQ(i, 8u);
 	/* Destroying one slot's tensors gives its mapping back. */
 	for (uint32_t k = 0; k < 64; k++)
-		st_destroy(&c, 1000 + k);
+		pt_destroy_tensor(&c, 1000 + k);
 	pt_flush(&c, 1);
 	Webnn__Ipc__ServerMessage *r = NULL;
 	for (double end = hz_now_ms() + 5000; hz_now_ms() < end; usleep(20000)) {
