@@ -59,10 +59,13 @@ static Webnn__Ipc__ServerMessage *st_read_in_place(struct pt_conn *c, uint32_t i
 	return pt_call(c, &m);
 }
 
-/* Context 1 with add graph 5 and x, y, z (tensors 6, 7, 8) at 0, 4096, 8192 of slot 10 (a
- * sealed 12 KiB memfd, mapped at *map); x and y are written in place. */
-static int st_add_scene(struct pt_conn *c, float **map)
+/* A scene with the abuser connected as c, and on c context 1 with add graph 5 and x, y, z
+ * (tensors 6, 7, 8) at 0, 4096, 8192 of slot 10 (a sealed 12 KiB memfd, mapped at *map); x
+ * and y are written in place. */
+static int st_add_scene(struct hz_scene *s, struct pt_conn *c, float **map)
 {
+	hz_scene_start(s, NULL);
+	hz_scene_abuser(s, c, true);
 	pt_create_context(c, 1);
 	int fd = pt_memfd(3 * 4096, SEALED);
 	pt_expect_ok(pt_register_shm(c, 10, 3 * 4096, fd));
@@ -221,11 +224,9 @@ static int st_memfd_maps(pid_t pid)
 TEST(hostile_storage_slot_gone_under_dispatch)
 {
 	struct hz_scene s;
-	hz_scene_start(&s, NULL);
 	struct pt_conn c;
-	hz_scene_abuser(&s, &c, true);
 	float *map;
-	int fd = st_add_scene(&c, &map);
+	int fd = st_add_scene(&s, &c, &map);
 	ASSERT_EQ(st_memfd_maps(s.abuser_worker), 1);
 	pt_unregister_shm(&c, 10);
 	close(fd);
@@ -263,11 +264,9 @@ TEST(hostile_storage_slot_gone_under_dispatch)
 TEST(hostile_storage_resize_and_reseal)
 {
 	struct hz_scene s;
-	hz_scene_start(&s, NULL);
 	struct pt_conn c;
-	hz_scene_abuser(&s, &c, true);
 	float *map;
-	int fd = st_add_scene(&c, &map);
+	int fd = st_add_scene(&s, &c, &map);
 	ASSERT(ftruncate(fd, 0) != 0 && errno == EPERM);
 	ASSERT(ftruncate(fd, 4096) != 0 && errno == EPERM);
 	ASSERT(ftruncate(fd, 1 << 20) != 0 && errno == EPERM);
