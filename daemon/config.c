@@ -395,18 +395,6 @@ static void write_value(FILE *f, const struct config_key *k, const struct daemon
 	}
 }
 
-static void man_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '-')
-			fputs("\\-", f);
-		else if (*s == '\\')
-			fputs("\\e", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 void config_write(FILE *f, const struct daemon_config *c, const struct daemon_limits *l,
 		  enum config_format fmt)
 {
@@ -443,9 +431,9 @@ void config_write(FILE *f, const struct daemon_config *c, const struct daemon_li
 			fprintf(f, ".TP\n\\fB%s\\fR = \\fI", k->key);
 			write_value(f, k, c);
 			fputs("\\fR\n", f);
-			man_text(f, k->help);
+			daemon_man_text(f, k->help);
 			fputs(" (overridden by ", f);
-			man_text(f, k->flag);
+			daemon_man_text(f, k->flag);
 			fputs(")\n", f);
 			break;
 		}

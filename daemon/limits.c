@@ -135,7 +135,7 @@ void daemon_limits_print(FILE *f, const struct daemon_limits *l)
 }
 
 /* roff-safe text: '-' as \- and '\' as \e (help texts hold no other troff syntax). */
-static void man_text(FILE *f, const char *s)
+void daemon_man_text(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '-')
@@ -188,7 +188,7 @@ void daemon_limits_write(FILE *f, const struct daemon_limits *l, enum daemon_lim
 			break;
 		case DAEMON_LIMITS_MAN:
 			fprintf(f, ".TP\n\\fB%s\\fR = \\fI%" PRIu64 "\\fR\n", li->key, v);
-			man_text(f, li->help);
+			daemon_man_text(f, li->help);
 			fprintf(f, " (%s; \\fB\\-\\-limit %s=\\fR\\fIN\\fR)\n", li->unit, li->key);
 			break;
 		}

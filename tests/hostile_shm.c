@@ -162,12 +162,7 @@ TEST(hostile_shm_use_after_unregister)
 	struct shm_write x;
 	shm_write_msg(&x, 2, 10, 0, 64);
 	pt_call_ok(&c, &x.m);
-	Webnn__Ipc__UnregisterShm u = WEBNN__IPC__UNREGISTER_SHM__INIT;
-	u.slot_id = 10;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_UNREGISTER_SHM;
-	m.unregister_shm = &u;
-	pt_send(&c, &m);
+	pt_unregister_shm(&c, 10);
 	x.m.has_serial = true;
 	x.m.serial = 500;
 	pt_send(&c, &x.m);

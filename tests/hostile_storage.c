@@ -59,30 +59,13 @@ static Webnn__Ipc__ServerMessage *st_read_in_place(struct pt_conn *c, uint32_t i
 	return pt_call(c, &m);
 }
 
-static void st_unregister(struct pt_conn *c, uint32_t slot)
+/* A scene with the abuser connected as c, and on c context 1 with add graph 5 and x, y, z
+ * (tensors 6, 7, 8) at 0, 4096, 8192 of slot 10 (a sealed 12 KiB memfd, mapped at *map); x
+ * and y are written in place. */
+static int st_add_scene(struct hz_scene *s, struct pt_conn *c, float **map)
 {
-	Webnn__Ipc__UnregisterShm u = WEBNN__IPC__UNREGISTER_SHM__INIT;
-	u.slot_id = slot;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_UNREGISTER_SHM;
-	m.unregister_shm = &u;
-	pt_send(c, &m);
-}
-
-static void st_destroy(struct pt_conn *c, uint32_t id)
-{
-	Webnn__Ipc__DestroyTensor d = WEBNN__IPC__DESTROY_TENSOR__INIT;
-	d.tensor_id = id;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_TENSOR;
-	m.destroy_tensor = &d;
-	pt_send(c, &m);
-}
-
-/* Context 1 with add graph 5 and x, y, z (tensors 6, 7, 8) at 0, 4096, 8192 of slot 10 (a
- * sealed 12 KiB memfd, mapped at *map); x and y are written in place. */
-static int st_add_scene(struct pt_conn *c, float **map)
-{
+	hz_scene_start(s, NULL);
+	hz_scene_abuser(s, c, true);
 	pt_create_context(c, 1);
 	int fd = pt_memfd(3 * 4096, SEALED);
 	pt_expect_ok(pt_register_shm(c, 10, 3 * 4096, fd));
@@ -241,13 +224,11 @@ static int st_memfd_maps(pid_t pid)
 TEST(hostile_storage_slot_gone_under_dispatch)
 {
 	struct hz_scene s;
-	hz_scene_start(&s, NULL);
 	struct pt_conn c;
-	hz_scene_abuser(&s, &c, true);
 	float *map;
-	int fd = st_add_scene(&c, &map);
+	int fd = st_add_scene(&s, &c, &map);
 	ASSERT_EQ(st_memfd_maps(s.abuser_worker), 1);
-	st_unregister(&c, 10);
+	pt_unregister_shm(&c, 10);
 	close(fd);
 	for (int i = 0; i < 20; i++)
 		pt_dispatch(&c, 1, 5, 6, 7, 8);
@@ -260,9 +241,9 @@ TEST(hostile_storage_slot_gone_under_dispatch)
 	/* Destroyed with dispatches queued behind them. */
 	for (int i = 0; i < 50; i++)
 		pt_dispatch(&c, 1, 5, 6, 7, 8);
-	st_destroy(&c, 6);
-	st_destroy(&c, 7);
-	st_destroy(&c, 8);
+	pt_destroy_tensor(&c, 6);
+	pt_destroy_tensor(&c, 7);
+	pt_destroy_tensor(&c, 8);
 	pt_flush(&c, 1);
 	/* The slot's id is free again, and its mapping goes with the last tensor. */
 	int fd2 = pt_memfd(4096, SEALED);
@@ -283,11 +264,9 @@ TEST(hostile_storage_slot_gone_under_dispatch)
 TEST(hostile_storage_resize_and_reseal)
 {
 	struct hz_scene s;
-	hz_scene_start(&s, NULL);
 	struct pt_conn c;
-	hz_scene_abuser(&s, &c, true);
 	float *map;
-	int fd = st_add_scene(&c, &map);
+	int fd = st_add_scene(&s, &c, &map);
 	ASSERT(ftruncate(fd, 0) != 0 && errno == EPERM);
 	ASSERT(ftruncate(fd, 4096) != 0 && errno == EPERM);
 	ASSERT(ftruncate(fd, 1 << 20) != 0 && errno == EPERM);
@@ -337,12 +316,12 @@ TEST(hostile_storage_many_tensors)
 		pt_free(r);
 		for (uint32_t k = 0; k < 64; k++) /* 64 tensors on one mapping */
 			st_create_ok(&c, 1, 1000 + i * 64 + k, 100 + i, (uint64_t)k * 1024);
-		st_unregister(&c, 100 + i);
+		pt_unregister_shm(&c, 100 + i);
 	}
 	ASSERT_EQ(i, 8u);
 	/* Destroying one slot's tensors gives its mapping back. */
 	for (uint32_t k = 0; k < 64; k++)
-		st_destroy(&c, 1000 + k);
+		pt_destroy_tensor(&c, 1000 + k);
 	pt_flush(&c, 1);
 	Webnn__Ipc__ServerMessage *r = NULL;
 	for (double end = hz_now_ms() + 5000; hz_now_ms() < end; usleep(20000)) {

@@ -352,6 +352,26 @@ void pt_write_inline(struct pt_conn *c, uint32_t id, const void *bytes, size_t l
 	pt_send(c, &m);
 }
 
+void pt_destroy_tensor(struct pt_conn *c, uint32_t id)
+{
+	Webnn__Ipc__DestroyTensor d = WEBNN__IPC__DESTROY_TENSOR__INIT;
+	d.tensor_id = id;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_TENSOR;
+	m.destroy_tensor = &d;
+	pt_send(c, &m);
+}
+
+void pt_unregister_shm(struct pt_conn *c, uint32_t slot)
+{
+	Webnn__Ipc__UnregisterShm u = WEBNN__IPC__UNREGISTER_SHM__INIT;
+	u.slot_id = slot;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_UNREGISTER_SHM;
+	m.unregister_shm = &u;
+	pt_send(c, &m);
+}
+
 Webnn__Ipc__ServerMessage *pt_read_reply_ev(struct pt_conn *c, uint32_t id, struct pt_events *ev)
 {
 	Webnn__Ipc__ReadTensor r = WEBNN__IPC__READ_TENSOR__INIT;

@@ -87,6 +87,10 @@ void pt_tensor_msg(struct pt_tensor_msg *t, uint32_t ctx, uint32_t id, int type,
 void pt_create_tensor(struct pt_conn *c, uint32_t ctx, uint32_t id, const uint32_t *shape,
 		      size_t rank);
 void pt_write_inline(struct pt_conn *c, uint32_t id, const void *bytes, size_t len);
+/* DestroyTensor, sent without waiting for an answer. */
+void pt_destroy_tensor(struct pt_conn *c, uint32_t id);
+/* UnregisterShm of a slot, sent without waiting for an answer. */
+void pt_unregister_shm(struct pt_conn *c, uint32_t slot);
 Webnn__Ipc__ServerMessage *pt_read_reply_ev(struct pt_conn *c, uint32_t id, struct pt_events *ev);
 Webnn__Ipc__ServerMessage *pt_read_reply(struct pt_conn *c, uint32_t id);
 /* A memfd of size bytes with the given seals (0: none). */

@@ -145,16 +145,6 @@ static void tensor_eventually(struct pt_conn *c, uint32_t id, uint64_t bytes,
 	}
 }
 
-static void destroy_tensor(struct pt_conn *c, uint32_t id)
-{
-	Webnn__Ipc__DestroyTensor dt = WEBNN__IPC__DESTROY_TENSOR__INIT;
-	dt.tensor_id = id;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_TENSOR;
-	m.destroy_tensor = &dt;
-	pt_send(c, &m);
-}
-
 static int sealed_memfd(size_t size)
 {
 	int fd = memfd_create("budgets", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -267,7 +257,7 @@ TEST(budgets_connection_quota)
 	open_client(&b, &d);
 	tensor_ok(&b, 2, 768 << 10);
 	pt_roundtrip(&b, 1, 9, 1.0f);
-	destroy_tensor(&a, 2);
+	pt_destroy_tensor(&a, 2);
 	tensor_eventually(&a, 4, 640 << 10, "max_connection_bytes");
 	pt_roundtrip(&a, 1, 9, 2.0f);
 	pt_close(&a);
@@ -378,12 +368,7 @@ TEST(budgets_shm_slots)
 	pt_expect_err(register_shm(&a, 999, 4096), WEBNN__IPC__STATUS__NO_MEMORY,
 		      "registerShm: the connection already has 256 shared-memory slots "
 		      "(max_shm_slots)");
-	Webnn__Ipc__UnregisterShm un = WEBNN__IPC__UNREGISTER_SHM__INIT;
-	un.slot_id = 100;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_UNREGISTER_SHM;
-	m.unregister_shm = &un;
-	pt_send(&a, &m);
+	pt_unregister_shm(&a, 100);
 	pt_expect_ok(register_shm(&a, 999, 4096));
 	pt_roundtrip(&a, 1, 2, 1.0f);
 
@@ -655,7 +640,7 @@ TEST_TIMEOUT(budgets_memory_returns_to_baseline, 180)
 	do {
 		usleep(100 * 1000);
 		pt_roundtrip(&keep, 1, 4, 3.0f);
-		destroy_tensor(&keep, 4);
+		pt_destroy_tensor(&keep, 4);
 		after = vm_rss_kib(w);
 	} while (after - base > 32 * 1024 && now_s() < until);
 	fprintf(stderr, "worker VmRSS: baseline %ld MiB, with the abusive clients %ld MiB, after "

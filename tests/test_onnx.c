@@ -291,6 +291,27 @@ static Onnx__AttributeProto *mk_attr(struct mk *m, Onnx__NodeProto *n, const cha
 	return a;
 }
 
+/* A string attribute (its type left unset, as older writers do). */
+static Onnx__AttributeProto *mk_attr_s(struct mk *m, Onnx__NodeProto *n, const char *name,
+				       const char *value)
+{
+	Onnx__AttributeProto *a = mk_attr(m, n, name);
+	a->has_s = 1;
+	a->s.data = (uint8_t *)value;
+	a->s.len = strlen(value);
+	return a;
+}
+
+/* An int-list attribute (its type left unset). */
+static Onnx__AttributeProto *mk_attr_ints(struct mk *m, Onnx__NodeProto *n, const char *name,
+					  const int64_t *ints, size_t count)
+{
+	Onnx__AttributeProto *a = mk_attr(m, n, name);
+	a->n_ints = count;
+	a->ints = (int64_t *)ints;
+	return a;
+}
+
 /* A float initializer with raw data (ext: external data location, NULL: inline). */
 static Onnx__TensorProto *mk_initializer(struct mk *m, const char *name, uint32_t rank,
 					 const int64_t *dims, const float *data, size_t n,
@@ -367,18 +388,43 @@ static enum webnn_status mk_load(struct webnn_context *ctx, const char *dir,
 static const int64_t d23[2] = { 2, 3 };
 static const float ones6[6] = { 1, 1, 1, 1, 1, 1 };
 
+/* The usual test model: one node between input x and output y, both float [2, 3]. */
+static void mk_around(struct mk *m, const char *name, const char *type, const char *in1)
+{
+	mk_init(m);
+	mk_input(m, "x", 2, d23, NULL);
+	mk_node(m, name, type, "x", in1, "y");
+	mk_output(m, "y", 2, d23);
+}
+
+/* A daemon, a context on it and an empty folder for the models a test writes. */
+struct onnx_env {
+	struct test_daemon d;
+	struct webnn_context *ctx;
+	char dir[64];
+};
+
+static void onnx_env_up(struct onnx_env *e, const char *client)
+{
+	ct_daemon_up(&e->d);
+	e->ctx = ct_connect(&e->d, client);
+	mk_tmpdir(e->dir, sizeof(e->dir));
+}
+
+static void onnx_env_down(struct onnx_env *e)
+{
+	webnn_context_destroy(e->ctx);
+	test_daemon_stop(&e->d);
+}
+
 TEST(onnx_error_unknown_operator)
 {
-	struct test_daemon d;
-	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "onnx-errors");
-	char dir[64];
-	mk_tmpdir(dir, sizeof(dir));
+	struct onnx_env e;
+	onnx_env_up(&e, "onnx-errors");
+	struct webnn_context *ctx = e.ctx;
+	const char *dir = e.dir;
 	struct mk m;
-	mk_init(&m);
-	mk_input(&m, "x", 2, d23, NULL);
-	mk_node(&m, "n0", "FooBar", "x", NULL, "y");
-	mk_output(&m, "y", 2, d23);
+	mk_around(&m, "n0", "FooBar", NULL);
 	mk_write(&m, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
 			  "onnx: node \"n0\" (FooBar): unknown operator \"FooBar\"");
@@ -393,19 +439,13 @@ TEST(onnx_error_unknown_operator)
 			  "onnx: node \"t\" (TopK): WebNN cannot express TopK: WebNN has no sort "
 			  "or top-k");
 	/* an input no node produces */
-	mk_init(&m);
-	mk_input(&m, "x", 2, d23, NULL);
-	mk_node(&m, "a", "Add", "x", "nowhere", "y");
-	mk_output(&m, "y", 2, d23);
+	mk_around(&m, "a", "Add", "nowhere");
 	mk_write(&m, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_TYPE_ERROR,
 			  "onnx: node \"a\" (Add): input \"nowhere\" is neither a graph input, an "
 			  "initializer nor the output of an earlier node");
 	/* an opset past the mapping */
-	mk_init(&m);
-	mk_input(&m, "x", 2, d23, NULL);
-	mk_node(&m, "r", "Relu", "x", NULL, "y");
-	mk_output(&m, "y", 2, d23);
+	mk_around(&m, "r", "Relu", NULL);
 	m.opset.version = 22;
 	mk_write(&m, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
@@ -417,17 +457,15 @@ TEST(onnx_error_unknown_operator)
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
 			  "onnx: node \"r\" (Relu): operator domain \"com.microsoft\" is not "
 			  "ai.onnx");
-	webnn_context_destroy(ctx);
-	test_daemon_stop(&d);
+	onnx_env_down(&e);
 }
 
 TEST(onnx_error_bad_attribute)
 {
-	struct test_daemon d;
-	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "onnx-errors");
-	char dir[64];
-	mk_tmpdir(dir, sizeof(dir));
+	struct onnx_env e;
+	onnx_env_up(&e, "onnx-errors");
+	struct webnn_context *ctx = e.ctx;
+	const char *dir = e.dir;
 	static const int64_t xs[4] = { 1, 1, 5, 5 }, ws[4] = { 1, 1, 3, 3 }, pads[4] = { 1, 1, 1, 1 };
 	static float w[9];
 	struct mk m;
@@ -435,17 +473,12 @@ TEST(onnx_error_bad_attribute)
 	mk_input(&m, "x", 4, xs, NULL);
 	mk_initializer(&m, "w", 4, ws, w, 9, NULL);
 	Onnx__NodeProto *n = mk_node(&m, "conv_3", "Conv", "x", "w", "y");
-	Onnx__AttributeProto *a = mk_attr(&m, n, "auto_pad");
+	Onnx__AttributeProto *a = mk_attr_s(&m, n, "auto_pad", "VALID");
 	a->has_type = 1;
 	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
-	a->has_s = 1;
-	a->s.data = (uint8_t *)"VALID";
-	a->s.len = 5;
-	a = mk_attr(&m, n, "pads");
+	a = mk_attr_ints(&m, n, "pads", pads, 4);
 	a->has_type = 1;
 	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
-	a->n_ints = 4;
-	a->ints = (int64_t *)pads;
 	mk_output(&m, "y", 4, xs);
 	mk_write(&m, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_TYPE_ERROR,
@@ -458,30 +491,23 @@ TEST(onnx_error_bad_attribute)
 	n = mk_node(&m, "pad0", "Pad", "x", NULL, "y");
 	n->n_input = 1;
 	m.opset.version = 10;
-	a = mk_attr(&m, n, "mode");
-	a->has_s = 1;
-	a->s.data = (uint8_t *)"wrap";
-	a->s.len = 4;
-	a = mk_attr(&m, n, "pads");
-	a->n_ints = 8;
+	mk_attr_s(&m, n, "mode", "wrap");
 	static const int64_t p8[8] = { 0, 0, 1, 1, 0, 0, 1, 1 };
-	a->ints = (int64_t *)p8;
+	mk_attr_ints(&m, n, "pads", p8, 8);
 	mk_output(&m, "y", 4, x4);
 	mk_write(&m, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
 			  "onnx: node \"pad0\" (Pad): mode \"wrap\" (WebNN pads constant, edge or "
 			  "reflection)");
-	webnn_context_destroy(ctx);
-	test_daemon_stop(&d);
+	onnx_env_down(&e);
 }
 
 TEST(onnx_free_dimension)
 {
-	struct test_daemon d;
-	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "onnx-dims");
-	char dir[64];
-	mk_tmpdir(dir, sizeof(dir));
+	struct onnx_env e;
+	onnx_env_up(&e, "onnx-dims");
+	struct webnn_context *ctx = e.ctx;
+	const char *dir = e.dir;
 	static const char *const names[2] = { "N", NULL };
 	struct mk m;
 	mk_init(&m);
@@ -511,8 +537,7 @@ TEST(onnx_free_dimension)
 	ASSERT_STREQ(webnn_model_input_name(model, 0), "x");
 	ASSERT_STREQ(webnn_model_output_name(model, 0), "y");
 	webnn_model_destroy(model);
-	webnn_context_destroy(ctx);
-	test_daemon_stop(&d);
+	onnx_env_down(&e);
 }
 
 /* Add of an input and an initializer read from an external data file. */
@@ -590,11 +615,10 @@ TEST(onnx_external_data)
 
 TEST(onnx_error_lying_lengths)
 {
-	struct test_daemon d;
-	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "onnx-lengths");
-	char dir[64];
-	mk_tmpdir(dir, sizeof(dir));
+	struct onnx_env e;
+	onnx_env_up(&e, "onnx-lengths");
+	struct webnn_context *ctx = e.ctx;
+	const char *dir = e.dir;
 	struct mk m;
 	/* raw data shorter than dims x type */
 	mk_init(&m);
@@ -632,8 +656,7 @@ TEST(onnx_error_lying_lengths)
 	mk_write(&m, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
 			  "external data length 4000000000, but its shape and type need 24 bytes");
-	webnn_context_destroy(ctx);
-	test_daemon_stop(&d);
+	onnx_env_down(&e);
 }
 
 /* .npy and .pb tensor files through webnn_tensor_file_read. */
@@ -859,10 +882,7 @@ static void einsum_case(struct webnn_context *ctx, const char *dir, const char *
 	if (rb)
 		mk_input(&m, "b", rb, db, NULL);
 	Onnx__NodeProto *n = mk_node(&m, "e", "Einsum", "a", rb ? "b" : NULL, "y");
-	Onnx__AttributeProto *a = mk_attr(&m, n, "equation");
-	a->has_s = 1;
-	a->s.data = (uint8_t *)eq;
-	a->s.len = strlen(eq);
+	mk_attr_s(&m, n, "equation", eq);
 	mk_output(&m, "y", ro, dout);
 	mk_write(&m, dir);
 	struct webnn_model *model = NULL;
@@ -901,11 +921,10 @@ static void einsum_case(struct webnn_context *ctx, const char *dir, const char *
 
 TEST(onnx_einsum)
 {
-	struct test_daemon d;
-	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "onnx-einsum");
-	char dir[64];
-	mk_tmpdir(dir, sizeof(dir));
+	struct onnx_env e;
+	onnx_env_up(&e, "onnx-einsum");
+	struct webnn_context *ctx = e.ctx;
+	const char *dir = e.dir;
 	float a[64], b[64], want[64];
 	for (int i = 0; i < 64; i++) {
 		a[i] = (float)(i % 5) - 2;
@@ -955,16 +974,12 @@ TEST(onnx_einsum)
 	static const int64_t s33[2] = { 3, 3 };
 	mk_input(&m, "a", 2, s33, NULL);
 	Onnx__NodeProto *n = mk_node(&m, "e", "Einsum", "a", NULL, "y");
-	Onnx__AttributeProto *at = mk_attr(&m, n, "equation");
-	at->has_s = 1;
-	at->s.data = (uint8_t *)"ii->i";
-	at->s.len = 5;
+	mk_attr_s(&m, n, "equation", "ii->i");
 	mk_output(&m, "y", 1, d3);
 	mk_write(&m, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
 			  "onnx: node \"e\" (Einsum): a repeated letter (diagonal) in \"ii->i\"");
-	webnn_context_destroy(ctx);
-	test_daemon_stop(&d);
+	onnx_env_down(&e);
 }
 
 /* Writes a float TensorProto file. */
@@ -1008,10 +1023,7 @@ TEST(onnx_webnn_run_check)
 	char dir[64], path[512], cmd[2048], out[8192];
 	mk_tmpdir(dir, sizeof(dir));
 	struct mk m;
-	mk_init(&m);
-	mk_input(&m, "x", 2, d23, NULL);
-	mk_node(&m, "r", "Relu", "x", NULL, "y");
-	mk_output(&m, "y", 2, d23);
+	mk_around(&m, "r", "Relu", NULL);
 	mk_write(&m, dir);
 	static const float x[6] = { -1, 2, -3, 4, -5, 6 }, y[6] = { 0, 2, 0, 4, 0, 6 },
 			   bad[6] = { 0, 2, 0, 4, 0, 7 };
@@ -1053,10 +1065,7 @@ TEST(onnx_webnn_run_check)
 	ASSERT_CONTAINS(out, "FAIL output 0 (\"y\"): element 5 is 6, expected 7");
 	ASSERT_CONTAINS(out, "0 passed, 1 failed, 0 skipped");
 	/* an operator WebNN cannot express */
-	mk_init(&m);
-	mk_input(&m, "x", 2, d23, NULL);
-	mk_node(&m, "t", "Acos", "x", NULL, "y");
-	mk_output(&m, "y", 2, d23);
+	mk_around(&m, "t", "Acos", NULL);
 	mk_write(&m, dir);
 	ASSERT_EQ(run_cmd(cmd, out, sizeof(out)), 0);
 	ASSERT_CONTAINS(out, "SKIP onnx: node \"t\" (Acos): WebNN cannot express Acos");
@@ -1106,11 +1115,10 @@ TEST(onnx_error_deep_nesting)
 /* GatherND with negative indices (ONNX counts them from the end of each dimension). */
 TEST(onnx_gathernd_negative_indices)
 {
-	struct test_daemon d;
-	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "onnx-gathernd");
-	char dir[64];
-	mk_tmpdir(dir, sizeof(dir));
+	struct onnx_env e;
+	onnx_env_up(&e, "onnx-gathernd");
+	struct webnn_context *ctx = e.ctx;
+	const char *dir = e.dir;
 	static const int64_t d22[2] = { 2, 2 }, d2[1] = { 2 };
 	struct mk m;
 	mk_init(&m);
@@ -1146,18 +1154,16 @@ TEST(onnx_gathernd_negative_indices)
 		webnn_tensor_destroy(in[i].tensor);
 	webnn_tensor_destroy(out.tensor);
 	webnn_model_destroy(model);
-	webnn_context_destroy(ctx);
-	test_daemon_stop(&d);
+	onnx_env_down(&e);
 }
 
 /* GroupNormalization (opset 18+, not in libonnx-testdata 1.12) against a C computation. */
 TEST(onnx_group_normalization)
 {
-	struct test_daemon d;
-	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "onnx-groupnorm");
-	char dir[64];
-	mk_tmpdir(dir, sizeof(dir));
+	struct onnx_env e;
+	onnx_env_up(&e, "onnx-groupnorm");
+	struct webnn_context *ctx = e.ctx;
+	const char *dir = e.dir;
 	static const int64_t x3[3] = { 1, 4, 3 }, c4[1] = { 4 };
 	static const float scale[4] = { 1, 2, 3, 4 }, bias[4] = { 0, 1, 0, 1 };
 	struct mk m;
@@ -1208,6 +1214,5 @@ TEST(onnx_group_normalization)
 	webnn_tensor_destroy(in.tensor);
 	webnn_tensor_destroy(out.tensor);
 	webnn_model_destroy(model);
-	webnn_context_destroy(ctx);
-	test_daemon_stop(&d);
+	onnx_env_down(&e);
 }

@@ -56,16 +56,6 @@ static void expect_ok(struct pt_conn *c, uint64_t serial)
 	pt_free(s);
 }
 
-static void unregister(struct pt_conn *c, uint32_t slot)
-{
-	Webnn__Ipc__UnregisterShm u = WEBNN__IPC__UNREGISTER_SHM__INIT;
-	u.slot_id = slot;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_UNREGISTER_SHM;
-	m.unregister_shm = &u;
-	pt_send(c, &m);
-}
-
 static const uint32_t shape23[] = { 2, 3 };
 
 static void desc23(Webnn__Ipc__OperandDescriptor *d)
@@ -235,7 +225,7 @@ TEST(shm_constants_are_whole_before_their_graphs_compile)
 			m.create_constant = &cc;
 		}
 		uint64_t s_k = send_serial(&c, &m);
-		unregister(&c, SLOT);
+		pt_unregister_shm(&c, SLOT);
 		struct fold_graph g;
 		fold_graph(&g, k_id + 1, tensor, k_id);
 		uint64_t s_g = send_serial(&c, &g.m);
@@ -283,7 +273,7 @@ TEST(shm_write_keeps_its_slot_until_done)
 	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_WRITE_TENSOR;
 	m.write_tensor = &w;
 	uint64_t s_w = send_serial(&c, &m);
-	unregister(&c, SLOT);
+	pt_unregister_shm(&c, SLOT);
 	expect_ok(&c, s_w);
 	for (uint32_t i = 0; i < N; i++)
 		map[i] = -1.0f;

@@ -304,6 +304,13 @@ static void set_result(struct call *c, size_t i, struct nnef_tensor *t)
 	c->results[i].u.t = t;
 }
 
+/* The one tensor result of a WebNN operation (not logical). */
+static bool result_op(struct call *c, struct webnn_operand *out)
+{
+	set_result(c, 0, nnef_new_tensor(c->ev, out, false));
+	return true;
+}
+
 /* ---- building blocks */
 typedef enum webnn_status (*unary_fn)(struct webnn_builder *, struct webnn_operand *,
 				      struct webnn_operand **);
@@ -881,38 +888,34 @@ static bool op_elu(struct call *c)
 	o.alpha = arg_scalar(c, "alpha");
 	struct webnn_operand *out;
 	CHECK(c, webnn_builder_elu(c->ev->b, x_arg(c)->op, &o, &out), "elu");
-	set_result(c, 0, nnef_new_tensor(c->ev, out, false));
-	return true;
+	return result_op(c, out);
+}
+
+static bool leaky_relu(struct call *c, double alpha)
+{
+	struct webnn_leaky_relu_options o = WEBNN_LEAKY_RELU_OPTIONS_INIT;
+	o.alpha = alpha;
+	struct webnn_operand *out;
+	CHECK(c, webnn_builder_leaky_relu(c->ev->b, x_arg(c)->op, &o, &out), "leakyRelu");
+	return result_op(c, out);
 }
 
 static bool op_leaky_relu(struct call *c)
 {
-	struct webnn_leaky_relu_options o = WEBNN_LEAKY_RELU_OPTIONS_INIT;
-	o.alpha = arg_scalar(c, "alpha");
-	struct webnn_operand *out;
-	CHECK(c, webnn_builder_leaky_relu(c->ev->b, x_arg(c)->op, &o, &out), "leakyRelu");
-	set_result(c, 0, nnef_new_tensor(c->ev, out, false));
-	return true;
+	return leaky_relu(c, arg_scalar(c, "alpha"));
 }
 
 static bool op_prelu(struct call *c)
 {
 	struct nnef_value *a = arg(c, "alpha");
-	if (a->k == NV_SCALAR || a->k == NV_INTEGER) {
-		struct webnn_leaky_relu_options o = WEBNN_LEAKY_RELU_OPTIONS_INIT;
-		o.alpha = a->k == NV_SCALAR ? a->u.f : (double)a->u.i;
-		struct webnn_operand *out;
-		CHECK(c, webnn_builder_leaky_relu(c->ev->b, x_arg(c)->op, &o, &out), "leakyRelu");
-		set_result(c, 0, nnef_new_tensor(c->ev, out, false));
-		return true;
-	}
+	if (a->k == NV_SCALAR || a->k == NV_INTEGER)
+		return leaky_relu(c, arg_scalar(c, "alpha"));
 	struct nnef_tensor *x = x_arg(c);
 	struct nnef_tensor *slope = pad_rank(c->ev, nnef_as_tensor(c->ev, a, x->desc.data_type),
 					     x->desc.rank);
 	struct webnn_operand *out;
 	CHECK(c, webnn_builder_prelu(c->ev->b, x->op, slope->op, &out), "prelu");
-	set_result(c, 0, nnef_new_tensor(c->ev, out, false));
-	return true;
+	return result_op(c, out);
 }
 
 static uint32_t axis_of(struct call *c, int64_t a, uint32_t rank)
@@ -934,8 +937,7 @@ static bool op_softmax(struct call *c)
 	struct webnn_operand *out;
 	CHECK(c, webnn_builder_softmax(c->ev->b, x->op, axis_of(c, axes[0], x->desc.rank), &out),
 	      "softmax");
-	set_result(c, 0, nnef_new_tensor(c->ev, out, false));
-	return true;
+	return result_op(c, out);
 }
 
 /* ---- shape operations */
@@ -988,11 +990,19 @@ static bool op_reshape(struct call *c)
 	return true;
 }
 
-static bool op_squeeze_unsqueeze(struct call *c)
+/* The "input" tensor and the "axes" list of squeeze, unsqueeze, transpose and the reductions. */
+static struct nnef_tensor *input_and_axes(struct call *c, int64_t *axes, size_t *n)
 {
 	struct nnef_tensor *x = tensor_arg(c, "input", WEBNN_FLOAT32);
+	*n = arg_ints(c, "axes", axes, WEBNN_MAX_RANK);
+	return x;
+}
+
+static bool op_squeeze_unsqueeze(struct call *c)
+{
 	int64_t axes[WEBNN_MAX_RANK];
-	size_t n = arg_ints(c, "axes", axes, WEBNN_MAX_RANK);
+	size_t n;
+	struct nnef_tensor *x = input_and_axes(c, axes, &n);
 	uint32_t out[WEBNN_MAX_RANK], k = 0, r = x->desc.rank;
 	if (c->f->name[0] == 's') {
 		bool drop[WEBNN_MAX_RANK] = { 0 };
@@ -1022,9 +1032,9 @@ static bool op_squeeze_unsqueeze(struct call *c)
 
 static bool op_transpose(struct call *c)
 {
-	struct nnef_tensor *x = tensor_arg(c, "input", WEBNN_FLOAT32);
 	int64_t axes[WEBNN_MAX_RANK];
-	size_t n = arg_ints(c, "axes", axes, WEBNN_MAX_RANK);
+	size_t n;
+	struct nnef_tensor *x = input_and_axes(c, axes, &n);
 	if (n > x->desc.rank)
 		nnef_fail(c->ev, "'axes' has %zu items for rank %u", n, x->desc.rank);
 	uint32_t perm[WEBNN_MAX_RANK];
@@ -1293,16 +1303,15 @@ static bool op_matmul(struct call *c)
 	}
 	struct webnn_operand *out;
 	CHECK(c, webnn_builder_matmul(c->ev->b, m[0]->op, m[1]->op, &out), "matmul");
-	set_result(c, 0, nnef_new_tensor(c->ev, out, false));
-	return true;
+	return result_op(c, out);
 }
 
 /* ---- reductions: NNEF keeps the reduced axes as 1s */
 static bool op_reduce(struct call *c)
 {
-	struct nnef_tensor *x = tensor_arg(c, "input", WEBNN_FLOAT32);
 	int64_t axes[WEBNN_MAX_RANK];
-	size_t n = arg_ints(c, "axes", axes, WEBNN_MAX_RANK);
+	size_t n;
+	struct nnef_tensor *x = input_and_axes(c, axes, &n);
 	uint32_t ax[WEBNN_MAX_RANK];
 	for (size_t i = 0; i < n; i++)
 		ax[i] = axis_of(c, axes[i], x->desc.rank);
@@ -1318,8 +1327,7 @@ static bool op_reduce(struct call *c)
 		CHECK(c, (name[3] == 'm' && name[4] == 'a' ? webnn_builder_arg_max
 							     : webnn_builder_arg_min)(
 				 c->ev->b, x->op, ax[0], &o, &out), "argMax");
-		set_result(c, 0, nnef_new_tensor(c->ev, out, false));
-		return true;
+		return result_op(c, out);
 	}
 	struct webnn_reduce_options o = WEBNN_REDUCE_OPTIONS_INIT;
 	o.axes = ax;
@@ -1554,6 +1562,17 @@ static bool op_no_indices(struct call *c)
 		  "max_pool_with_index)");
 }
 
+/* padding, strides and dilations into conv2d or convTranspose2d options (same field names). */
+#define CONV_WINDOW(o, pad, strides, dil)                                                   \
+	do {                                                                                \
+		memcpy((o).padding, (pad), sizeof(pad));                                    \
+		(o).n_padding = 4;                                                          \
+		memcpy((o).strides, (strides), sizeof(strides));                            \
+		(o).n_strides = 2;                                                          \
+		memcpy((o).dilations, (dil), sizeof(dil));                                  \
+		(o).n_dilations = 2;                                                        \
+	} while (0)
+
 /* conv and deconv on rank 3 (one spatial dimension, given a unit width) or 4. */
 static bool op_conv(struct call *c)
 {
@@ -1630,12 +1649,7 @@ static bool op_conv(struct call *c)
 	struct webnn_operand *out;
 	if (!deconv) {
 		struct webnn_conv2d_options o = WEBNN_CONV2D_OPTIONS_INIT;
-		memcpy(o.padding, pad, sizeof(pad));
-		o.n_padding = 4;
-		memcpy(o.strides, strides, sizeof(strides));
-		o.n_strides = 2;
-		memcpy(o.dilations, dil, sizeof(dil));
-		o.n_dilations = 2;
+		CONV_WINDOW(o, pad, strides, dil);
 		o.groups = (uint32_t)groups;
 		o.bias = bias;
 		CHECK(c, webnn_builder_conv2d(ev->b, in->op, f->op, &o, &out), "conv2d");
@@ -1665,12 +1679,7 @@ static bool op_conv(struct call *c)
 				nnef_fail(ev, "the output size %lld is out of range", (long long)want);
 			osz[i] = (uint32_t)want;
 		}
-		memcpy(o.padding, pad, sizeof(pad));
-		o.n_padding = 4;
-		memcpy(o.strides, strides, sizeof(strides));
-		o.n_strides = 2;
-		memcpy(o.dilations, dil, sizeof(dil));
-		o.n_dilations = 2;
+		CONV_WINDOW(o, pad, strides, dil);
 		memcpy(o.output_sizes, osz, sizeof(osz));
 		o.n_output_sizes = 2;
 		o.groups = (uint32_t)groups;

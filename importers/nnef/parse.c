@@ -763,8 +763,11 @@ static void parse_idlist(struct parser *ps, const char ***out, size_t *n)
 	*n = v.n;
 }
 
-bool nnef_parse(struct nnef_arena *a, const char *file, const char *text, bool need_graph,
-		struct nnef_document *doc, char *error, size_t len)
+/* Runs body over text with the arena's out-of-memory and the parser's errors caught: false with
+ * error filled in where either happened; what names the input in the memory error. */
+static bool parse_guarded(struct nnef_arena *a, const char *file, const char *text,
+			  const char *what, void (*body)(struct parser *, void *), void *ctx,
+			  char *error, size_t len)
 {
 	struct parser ps = { .a = a, .file = file, .text = text, .p = text, .line = 1,
 			     .error = error, .len = len };
@@ -773,103 +776,118 @@ bool nnef_parse(struct nnef_arena *a, const char *file, const char *text, bool n
 	a->oom = &oom;
 	if (setjmp(oom)) {
 		a->oom = saved;
-		snprintf(error, len, "nnef: %s:%d: the document needs more than %zu bytes of memory",
-			 file, ps.line, a->limit);
+		snprintf(error, len, "nnef: %s:%d: the %s needs more than %zu bytes of memory", file,
+			 ps.line, what, a->limit);
 		return false;
 	}
 	if (setjmp(ps.fail)) {
 		a->oom = saved;
 		return false;
 	}
+	body(&ps, ctx);
+	a->oom = saved;
+	return true;
+}
+
+struct document_job {
+	bool need_graph;
+	struct nnef_document *doc;
+};
+
+static void parse_document(struct parser *ps, void *ctx)
+{
+	const struct document_job *job = ctx;
+	bool need_graph = job->need_graph;
+	struct nnef_document *doc = job->doc;
 	memset(doc, 0, sizeof(*doc));
-	next(&ps);
+	next(ps);
 	if (need_graph) {
-		if (!is_kw(&ps, "version"))
-			perr(&ps, ps.t.line, "expected 'version' first, found '%s'", tokdesc(&ps));
-		next(&ps);
-		if (ps.t.k != NNEF_T_NUM)
-			perr(&ps, ps.t.line, "expected a version number, found '%s'", tokdesc(&ps));
-		if (ps.t.num < 1.0 || ps.t.num >= 2.0)
-			perr(&ps, ps.t.line, "version %g is not NNEF 1.x", ps.t.num);
-		next(&ps);
-		accept(&ps, ';');
-		while (is_kw(&ps, "extension")) {
-			next(&ps);
+		if (!is_kw(ps, "version"))
+			perr(ps, ps->t.line, "expected 'version' first, found '%s'", tokdesc(ps));
+		next(ps);
+		if (ps->t.k != NNEF_T_NUM)
+			perr(ps, ps->t.line, "expected a version number, found '%s'", tokdesc(ps));
+		if (ps->t.num < 1.0 || ps->t.num >= 2.0)
+			perr(ps, ps->t.line, "version %g is not NNEF 1.x", ps->t.num);
+		next(ps);
+		accept(ps, ';');
+		while (is_kw(ps, "extension")) {
+			next(ps);
 			do {
-				int line = ps.t.line;
-				const char *ext = ident(&ps, "an extension name");
+				int line = ps->t.line;
+				const char *ext = ident(ps, "an extension name");
 				if (strcmp(ext, "KHR_enable_fragment_definitions") != 0 &&
 				    strcmp(ext, "KHR_enable_operator_expressions") != 0)
-					perr(&ps, line, "unknown extension '%s'", ext);
-			} while (accept(&ps, ','));
-			accept(&ps, ';');
+					perr(ps, line, "unknown extension '%s'", ext);
+			} while (accept(ps, ','));
+			accept(ps, ';');
 		}
 	}
 	struct vec frags = { 0 };
-	while (is_kw(&ps, "fragment"))
-		push(&ps, &frags, parse_fragment(&ps));
+	while (is_kw(ps, "fragment"))
+		push(ps, &frags, parse_fragment(ps));
 	doc->fragments = (struct nnef_fragment **)frags.v;
 	doc->n_fragments = frags.n;
 	if (need_graph) {
-		if (!is_kw(&ps, "graph"))
-			perr(&ps, ps.t.line, "expected 'fragment' or 'graph', found '%s'",
-			     tokdesc(&ps));
-		struct nnef_graph *g = nnef_alloc(a, sizeof(*g));
-		g->line = ps.t.line;
-		next(&ps);
-		g->name = ident(&ps, "the graph's name");
-		parse_idlist(&ps, &g->params, &g->n_params);
-		expect(&ps, NNEF_T_ARROW, "'->' before the graph's results");
-		parse_idlist(&ps, &g->results, &g->n_results);
-		parse_body(&ps, &g->body, &g->n_body);
+		if (!is_kw(ps, "graph"))
+			perr(ps, ps->t.line, "expected 'fragment' or 'graph', found '%s'",
+			     tokdesc(ps));
+		struct nnef_graph *g = nnef_alloc(ps->a, sizeof(*g));
+		g->line = ps->t.line;
+		next(ps);
+		g->name = ident(ps, "the graph's name");
+		parse_idlist(ps, &g->params, &g->n_params);
+		expect(ps, NNEF_T_ARROW, "'->' before the graph's results");
+		parse_idlist(ps, &g->results, &g->n_results);
+		parse_body(ps, &g->body, &g->n_body);
 		doc->graph = g;
 	}
-	if (ps.t.k != NNEF_T_EOF)
-		perr(&ps, ps.t.line, "unexpected '%s' after the %s", tokdesc(&ps),
+	if (ps->t.k != NNEF_T_EOF)
+		perr(ps, ps->t.line, "unexpected '%s' after the %s", tokdesc(ps),
 		     need_graph ? "graph" : "fragments");
-	a->oom = saved;
-	return true;
+}
+
+bool nnef_parse(struct nnef_arena *a, const char *file, const char *text, bool need_graph,
+		struct nnef_document *doc, char *error, size_t len)
+{
+	struct document_job job = { need_graph, doc };
+	return parse_guarded(a, file, text, "document", parse_document, &job, error, len);
+}
+
+struct quant_job {
+	struct nnef_quant **out;
+	size_t *n;
+};
+
+static void parse_quant_lines(struct parser *ps, void *ctx)
+{
+	const struct quant_job *job = ctx;
+	struct vec v = { 0 };
+	next(ps);
+	while (ps->t.k != NNEF_T_EOF) {
+		struct nnef_quant *q = nnef_alloc(ps->a, sizeof(*q));
+		q->line = ps->t.line;
+		if (ps->t.k != NNEF_T_STR)
+			perr(ps, ps->t.line, "expected a quoted tensor name, found '%s'", tokdesc(ps));
+		q->tensor = nnef_strndup(ps->a, ps->t.s + 1, ps->t.n - 2);
+		next(ps);
+		expect(ps, ':', "':' after the tensor name");
+		q->call = parse_primary(ps);
+		if (q->call->k != NX_CALL)
+			perr(ps, q->line, "expected a quantization operation for '%s'", q->tensor);
+		expect(ps, ';', "';' after the quantization");
+		push(ps, &v, q);
+	}
+	struct nnef_quant *arr = nnef_alloc(ps->a, (v.n ? v.n : 1) * sizeof(*arr));
+	for (size_t i = 0; i < v.n; i++)
+		arr[i] = *(struct nnef_quant *)v.v[i];
+	*job->out = arr;
+	*job->n = v.n;
 }
 
 bool nnef_parse_quant(struct nnef_arena *a, const char *file, const char *text,
 		      struct nnef_quant **out, size_t *n, char *error, size_t len)
 {
-	struct parser ps = { .a = a, .file = file, .text = text, .p = text, .line = 1,
-			     .error = error, .len = len };
-	jmp_buf oom;
-	jmp_buf *saved = a->oom;
-	a->oom = &oom;
-	if (setjmp(oom)) {
-		a->oom = saved;
-		snprintf(error, len, "nnef: %s:%d: the file needs more than %zu bytes of memory",
-			 file, ps.line, a->limit);
-		return false;
-	}
-	if (setjmp(ps.fail)) {
-		a->oom = saved;
-		return false;
-	}
-	struct vec v = { 0 };
-	next(&ps);
-	while (ps.t.k != NNEF_T_EOF) {
-		struct nnef_quant *q = nnef_alloc(a, sizeof(*q));
-		q->line = ps.t.line;
-		if (ps.t.k != NNEF_T_STR)
-			perr(&ps, ps.t.line, "expected a quoted tensor name, found '%s'", tokdesc(&ps));
-		q->tensor = nnef_strndup(a, ps.t.s + 1, ps.t.n - 2);
-		next(&ps);
-		expect(&ps, ':', "':' after the tensor name");
-		q->call = parse_primary(&ps);
-		if (q->call->k != NX_CALL)
-			perr(&ps, q->line, "expected a quantization operation for '%s'", q->tensor);
-		expect(&ps, ';', "';' after the quantization");
-		push(&ps, &v, q);
-	}
-	struct nnef_quant *arr = nnef_alloc(a, (v.n ? v.n : 1) * sizeof(*arr));
-	for (size_t i = 0; i < v.n; i++)
-		arr[i] = *(struct nnef_quant *)v.v[i];
-	*out = arr;
-	*n = v.n;
-	a->oom = saved;
-	return true;
+	struct quant_job job = { out, n };
+	return parse_guarded(a, file, text, "file", parse_quant_lines, &job, error, len);
 }

@@ -366,17 +366,30 @@ static double elem_f64(const struct ox_val *v, size_t i)
 	return 0;
 }
 
+/* An array of one element size for each of v's host elements (kept with the model); NULL (the
+ * error set) where v is computed at run time or memory is short. */
+static void *host_array(struct ox_node *n, const struct ox_val *v, const char *what, size_t esz,
+			size_t *count)
+{
+	if (!v || !v->host) {
+		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
+			"%s is computed at run time; WebNN needs it when the graph is built", what);
+		return NULL;
+	}
+	*count = ox_elems(v->rank, v->dims);
+	void *o = ox_keep(n->M, malloc((*count ? *count : 1) * esz));
+	if (!o)
+		ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	return o;
+}
+
 int ox_host_f64(struct ox_node *n, const struct ox_val *v, const char *what, double **out,
 		size_t *count)
 {
-	if (!v || !v->host)
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
-			       "%s is computed at run time; WebNN needs it when the graph is built",
-			       what);
-	size_t c = ox_elems(v->rank, v->dims);
-	double *o = ox_keep(n->M, malloc((c ? c : 1) * sizeof(*o)));
+	size_t c;
+	double *o = host_array(n, v, what, sizeof(*o), &c);
 	if (!o)
-		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+		return -1;
 	for (size_t i = 0; i < c; i++)
 		o[i] = elem_f64(v, i);
 	*out = o;
@@ -387,14 +400,10 @@ int ox_host_f64(struct ox_node *n, const struct ox_val *v, const char *what, dou
 int ox_host_i64(struct ox_node *n, const struct ox_val *v, const char *what, int64_t **out,
 		size_t *count)
 {
-	if (!v || !v->host)
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
-			       "%s is computed at run time; WebNN needs it when the graph is built",
-			       what);
-	size_t c = ox_elems(v->rank, v->dims);
-	int64_t *o = ox_keep(n->M, malloc((c ? c : 1) * sizeof(*o)));
+	size_t c;
+	int64_t *o = host_array(n, v, what, sizeof(*o), &c);
 	if (!o)
-		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+		return -1;
 	for (size_t i = 0; i < c; i++) {
 		if (v->type == WEBNN_INT64)
 			o[i] = ((const int64_t *)v->host)[i];

@@ -162,13 +162,22 @@ static int op_flatten(struct ox_node *n)
 	return set_shaped(n, 2, d);
 }
 
+/* Squeeze's and Unsqueeze's axes: an input from opset 13, an attribute before. The count, -1
+ * where absent, -2 after an error (no input, or axes computed at run time). */
+static long squeeze_axes(struct ox_node *n, const int64_t **axes)
+{
+	if (!n->in[0]) {
+		ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "no input");
+		return -2;
+	}
+	return n->opset >= 13 ? ints_of(n, "axes", 1, axes) : ox_attr_ints(n, "axes", axes);
+}
+
 static int op_squeeze(struct ox_node *n)
 {
 	struct ox_val *x = n->in[0];
-	if (!x)
-		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "no input");
 	const int64_t *axes;
-	long c = n->opset >= 13 ? ints_of(n, "axes", 1, &axes) : ox_attr_ints(n, "axes", &axes);
+	long c = squeeze_axes(n, &axes);
 	if (c == -2)
 		return -1;
 	bool drop[WEBNN_MAX_RANK] = { false };
@@ -196,10 +205,8 @@ static int op_squeeze(struct ox_node *n)
 static int op_unsqueeze(struct ox_node *n)
 {
 	struct ox_val *x = n->in[0];
-	if (!x)
-		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "no input");
 	const int64_t *axes;
-	long c = n->opset >= 13 ? ints_of(n, "axes", 1, &axes) : ox_attr_ints(n, "axes", &axes);
+	long c = squeeze_axes(n, &axes);
 	if (c == -2)
 		return -1;
 	if (c < 0)
@@ -503,6 +510,26 @@ static int op_tile(struct ox_node *n)
 	return 0;
 }
 
+/* where(x < zero, x + dim, x) for indices counted from the end (dim a scalar, or a row that
+ * broadcasts); s carries a failure of the caller's own building into the same "indices" error. */
+static struct webnn_operand *wrap_negative(struct ox_node *n, enum webnn_status s,
+					   struct webnn_operand *x, struct webnn_operand *zero,
+					   struct webnn_operand *dim)
+{
+	struct webnn_operand *c, *a;
+	if (s == WEBNN_STATUS_OK)
+		s = webnn_builder_lesser(n->M->b, x, zero, &c);
+	if (s == WEBNN_STATUS_OK)
+		s = webnn_builder_add(n->M->b, x, dim, &a);
+	if (s == WEBNN_STATUS_OK)
+		s = webnn_builder_where(n->M->b, c, a, x, &x);
+	if (s != WEBNN_STATUS_OK) {
+		ox_builder_fail(n, s, "indices");
+		return NULL;
+	}
+	return x;
+}
+
 /* Indices may be negative in ONNX: known ones are fixed here, others with a where(). */
 static struct webnn_operand *norm_indices(struct ox_node *n, struct ox_val *iv, uint32_t dim)
 {
@@ -528,19 +555,10 @@ static struct webnn_operand *norm_indices(struct ox_node *n, struct ox_val *iv, 
 		}
 		return ox_const(n, WEBNN_INT32, iv->rank, iv->dims, p);
 	}
-	struct webnn_operand *x = ox_operand(n, iv), *z, *d, *c, *a;
+	struct webnn_operand *x = ox_operand(n, iv), *z, *d;
 	if (!x || !(z = ox_scalar(n, iv->type, 0)) || !(d = ox_scalar(n, iv->type, dim)))
 		return NULL;
-	enum webnn_status s = webnn_builder_lesser(n->M->b, x, z, &c);
-	if (s == WEBNN_STATUS_OK)
-		s = webnn_builder_add(n->M->b, x, d, &a);
-	if (s == WEBNN_STATUS_OK)
-		s = webnn_builder_where(n->M->b, c, a, x, &x);
-	if (s != WEBNN_STATUS_OK) {
-		ox_builder_fail(n, s, "indices");
-		return NULL;
-	}
-	return x;
+	return wrap_negative(n, WEBNN_STATUS_OK, x, z, d);
 }
 
 static int op_gather(struct ox_node *n)
@@ -628,7 +646,7 @@ static struct webnn_operand *norm_nd_indices(struct ox_node *n, struct ox_val *i
 			k, data->rank);
 		return NULL;
 	}
-	struct webnn_operand *x = ox_operand(n, iv), *z, *dims, *c, *a;
+	struct webnn_operand *x = ox_operand(n, iv), *z, *dims;
 	if (!x)
 		return NULL;
 	int64_t *dv = ox_keep(n->M, malloc(k * sizeof(int64_t)));
@@ -643,17 +661,7 @@ static struct webnn_operand *norm_nd_indices(struct ox_node *n, struct ox_val *i
 	enum webnn_status s = WEBNN_STATUS_OK;
 	if (iv->type != WEBNN_INT64)
 		s = webnn_builder_cast(n->M->b, dims, iv->type, &dims);
-	if (s == WEBNN_STATUS_OK)
-		s = webnn_builder_lesser(n->M->b, x, z, &c);
-	if (s == WEBNN_STATUS_OK)
-		s = webnn_builder_add(n->M->b, x, dims, &a);
-	if (s == WEBNN_STATUS_OK)
-		s = webnn_builder_where(n->M->b, c, a, x, &x);
-	if (s != WEBNN_STATUS_OK) {
-		ox_builder_fail(n, s, "indices");
-		return NULL;
-	}
-	return x;
+	return wrap_negative(n, s, x, z, dims);
 }
 
 static int op_gather_nd(struct ox_node *n)

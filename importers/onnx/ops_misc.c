@@ -41,40 +41,62 @@ static struct webnn_operand *full_rank(struct ox_node *n, struct webnn_operand *
 	return ox_reshape(n, o, rank, s);
 }
 
+/* QuantizeLinear and DequantizeLinear: x, and the axis a per-axis scale runs along. */
+static int quant_start(struct ox_node *n, struct webnn_operand **x, uint32_t *axis)
+{
+	OX_IN(n, 0, *x);
+	if (!ox_has_in(n, 1))
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "no scale");
+	*axis = 0;
+	if (n->in[1]->rank && ox_axis(n, ox_attr_i(n, "axis", 1), n->in[0]->rank, axis))
+		return -1;
+	return 0;
+}
+
+/* Scale and zero point at x's rank. A missing zero point is 0 of the quantized type: for
+ * quantize (of_output_dtype) the output_dtype attribute (opset 21, uint8 by default), for
+ * dequantize x's own type. */
+static int scale_and_zero(struct ox_node *n, uint32_t axis, bool of_output_dtype,
+			  struct webnn_operand **s, struct webnn_operand **z)
+{
+	struct ox_val *v = n->in[0];
+	if (!(*s = along_axis(n, n->in[1], v->rank, axis)))
+		return -1;
+	if (ox_has_in(n, 2)) {
+		if (!(*z = along_axis(n, n->in[2], v->rank, axis)))
+			return -1;
+	} else {
+		uint64_t zero = 0;
+		enum webnn_data_type zt = v->type;
+		if (of_output_dtype) {
+			int ot = (int)ox_attr_i(n, "output_dtype", OX_UINT8);
+			if (!ox_webnn_type(ot, &zt) || ot == OX_BOOL)
+				return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "output_dtype %s",
+					       ox_type_name(ot));
+		}
+		struct webnn_operand_desc sd;
+		ox_desc(*s, &sd);
+		if (!(*z = ox_const(n, zt, 0, NULL, &zero)))
+			return -1;
+		OX_B(n, "expand", webnn_builder_expand(n->M->b, *z, sd.shape, sd.rank, z));
+	}
+	if (!(*s = full_rank(n, *s, v->rank)) || !(*z = full_rank(n, *z, v->rank)))
+		return -1;
+	return 0;
+}
+
 static int op_quantize(struct ox_node *n)
 {
 	struct webnn_operand *x, *s, *z, *o;
-	OX_IN(n, 0, x);
-	struct ox_val *v = n->in[0];
-	if (!ox_has_in(n, 1))
-		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "no scale");
-	uint32_t axis = 0;
-	if (n->in[1]->rank && ox_axis(n, ox_attr_i(n, "axis", 1), v->rank, &axis))
+	uint32_t axis;
+	if (quant_start(n, &x, &axis))
 		return -1;
+	struct ox_val *v = n->in[0];
 	if (ox_attr(n, "saturate") && !ox_attr_i(n, "saturate", 1))
 		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "saturate 0 (float8 only)");
 	if (ox_attr_i(n, "block_size", 0))
 		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "block_size (blocked quantization)");
-	if (!(s = along_axis(n, n->in[1], v->rank, axis)))
-		return -1;
-	if (ox_has_in(n, 2)) {
-		if (!(z = along_axis(n, n->in[2], v->rank, axis)))
-			return -1;
-	} else {
-		/* no zero point: 0 of output_dtype (opset 21), uint8 by default */
-		uint64_t zero = 0;
-		int ot = (int)ox_attr_i(n, "output_dtype", OX_UINT8);
-		enum webnn_data_type zt;
-		if (!ox_webnn_type(ot, &zt) || ot == OX_BOOL)
-			return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "output_dtype %s",
-				       ox_type_name(ot));
-		struct webnn_operand_desc sd;
-		ox_desc(s, &sd);
-		if (!(z = ox_const(n, zt, 0, NULL, &zero)))
-			return -1;
-		OX_B(n, "expand", webnn_builder_expand(n->M->b, z, sd.shape, sd.rank, &z));
-	}
-	if (!(s = full_rank(n, s, v->rank)) || !(z = full_rank(n, z, v->rank)))
+	if (scale_and_zero(n, axis, true, &s, &z))
 		return -1;
 	if (ox_need_type(n, "quantizeLinear", NULL, v->type))
 		return -1;
@@ -85,31 +107,15 @@ static int op_quantize(struct ox_node *n)
 static int op_dequantize(struct ox_node *n)
 {
 	struct webnn_operand *x, *s, *z, *o;
-	OX_IN(n, 0, x);
-	struct ox_val *v = n->in[0];
-	if (!ox_has_in(n, 1))
-		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "no scale");
-	uint32_t axis = 0;
-	if (n->in[1]->rank && ox_axis(n, ox_attr_i(n, "axis", 1), v->rank, &axis))
+	uint32_t axis;
+	if (quant_start(n, &x, &axis))
 		return -1;
+	struct ox_val *v = n->in[0];
 	if (ox_attr_i(n, "block_size", 0))
 		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "block_size (blocked quantization)");
 	if (ox_need_type(n, "dequantizeLinear", NULL, v->type))
 		return -1;
-	if (!(s = along_axis(n, n->in[1], v->rank, axis)))
-		return -1;
-	if (ox_has_in(n, 2)) {
-		if (!(z = along_axis(n, n->in[2], v->rank, axis)))
-			return -1;
-	} else {
-		uint64_t zero = 0;
-		struct webnn_operand_desc sd;
-		ox_desc(s, &sd);
-		if (!(z = ox_const(n, v->type, 0, NULL, &zero)))
-			return -1;
-		OX_B(n, "expand", webnn_builder_expand(n->M->b, z, sd.shape, sd.rank, &z));
-	}
-	if (!(s = full_rank(n, s, v->rank)) || !(z = full_rank(n, z, v->rank)))
+	if (scale_and_zero(n, axis, false, &s, &z))
 		return -1;
 	OX_B(n, "dequantizeLinear", webnn_builder_dequantize_linear(n->M->b, x, s, z, &o));
 	return ox_set(n, 0, o);

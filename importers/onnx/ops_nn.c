@@ -188,6 +188,21 @@ static int read_window3(struct ox_node *n, const uint32_t *in, const uint32_t *f
 	return 0;
 }
 
+/* The (H, W) part of a 3-D window into 2-D conv, convTranspose or pool options, whose fields
+ * share their names. */
+#define WINDOW3_HW(o, w)                                                                    \
+	do {                                                                                \
+		uint32_t pad_[4] = { (w).pb[1], (w).pe[1], (w).pb[2], (w).pe[2] };          \
+		memcpy((o).padding, pad_, sizeof(pad_));                                    \
+		(o).n_padding = 4;                                                          \
+		(o).strides[0] = (w).s[1];                                                  \
+		(o).strides[1] = (w).s[2];                                                  \
+		(o).n_strides = 2;                                                          \
+		(o).dilations[0] = (w).d[1];                                                \
+		(o).dilations[1] = (w).d[2];                                                \
+		(o).n_dilations = 2;                                                        \
+	} while (0)
+
 /* conv3d = the sum over the kernel's depth kd of conv2d over the depth slices
  * kd*dD + od*sD, with depth folded into the batch. */
 static int conv3d(struct ox_node *n, struct webnn_operand *x, struct webnn_operand *f)
@@ -228,15 +243,7 @@ static int conv3d(struct ox_node *n, struct webnn_operand *x, struct webnn_opera
 		if (!(fs = ox_reshape(n, fs, 4, f4)))
 			return -1;
 		struct webnn_conv2d_options co = WEBNN_CONV2D_OPTIONS_INIT;
-		uint32_t pad[4] = { w.pb[1], w.pe[1], w.pb[2], w.pe[2] };
-		memcpy(co.padding, pad, sizeof(pad));
-		co.n_padding = 4;
-		co.strides[0] = w.s[1];
-		co.strides[1] = w.s[2];
-		co.n_strides = 2;
-		co.dilations[0] = w.d[1];
-		co.dilations[1] = w.d[2];
-		co.n_dilations = 2;
+		WINDOW3_HW(co, w);
 		co.groups = (uint32_t)ox_attr_i(n, "group", 1);
 		if (kd == 0 && ox_has_in(n, 2) && !(co.bias = ox_operand(n, n->in[2])))
 			return -1;
@@ -300,15 +307,7 @@ static int conv_transpose3d(struct ox_node *n, struct webnn_operand *x, struct w
 			return -1;
 	}
 	struct webnn_conv_transpose2d_options co = WEBNN_CONV_TRANSPOSE2D_OPTIONS_INIT;
-	uint32_t pad[4] = { w.pb[1], w.pe[1], w.pb[2], w.pe[2] };
-	memcpy(co.padding, pad, sizeof(pad));
-	co.n_padding = 4;
-	co.strides[0] = w.s[1];
-	co.strides[1] = w.s[2];
-	co.n_strides = 2;
-	co.dilations[0] = w.d[1];
-	co.dilations[1] = w.d[2];
-	co.n_dilations = 2;
+	WINDOW3_HW(co, w);
 	co.output_padding[0] = op[1];
 	co.output_padding[1] = op[2];
 	co.n_output_padding = 2;
@@ -401,15 +400,7 @@ static int pool3d(struct ox_node *n, struct webnn_operand *x, pool_fn fn, const 
 	po.window_dimensions[0] = w.k[1];
 	po.window_dimensions[1] = w.k[2];
 	po.n_window_dimensions = 2;
-	po.strides[0] = w.s[1];
-	po.strides[1] = w.s[2];
-	po.n_strides = 2;
-	po.dilations[0] = w.d[1];
-	po.dilations[1] = w.d[2];
-	po.n_dilations = 2;
-	uint32_t pad[4] = { w.pb[1], w.pe[1], w.pb[2], w.pe[2] };
-	memcpy(po.padding, pad, sizeof(pad));
-	po.n_padding = 4;
+	WINDOW3_HW(po, w);
 	po.output_shape_rounding = r;
 	OX_B(n, wop, fn(b, x, &po, &x));
 	struct webnn_operand_desc d;
@@ -441,31 +432,51 @@ static int pool3d(struct ox_node *n, struct webnn_operand *x, pool_fn fn, const 
 
 /* ---------------------------------------------------------------- conv */
 
-static int op_conv(struct ox_node *n)
+/* What Conv and ConvTranspose share before their options: the inputs, the type check and the
+ * window. Returns the spatial rank (1 or 2), 3 where both are 5-D (the caller decomposes the
+ * 3-D convolution; *w is then unread) or -1 on error. */
+static int conv_start(struct ox_node *n, const char *wop, bool transpose, struct webnn_operand **x,
+		      struct webnn_operand **f, struct window *w)
 {
-	struct webnn_operand *x, *f, *o;
-	OX_IN(n, 0, x);
-	OX_IN(n, 1, f);
-	if (ox_need_type(n, "conv2d", NULL, n->in[0]->type))
+	OX_IN(n, 0, *x);
+	OX_IN(n, 1, *f);
+	if (ox_need_type(n, wop, NULL, n->in[0]->type))
 		return -1;
 	if (n->in[0]->rank == 5 && n->in[1]->rank == 5)
-		return conv3d(n, x, f);
+		return 3;
 	int sp = spatial_of(n, n->in[0]);
 	if (sp < 0)
 		return -1;
-	struct window w;
 	uint32_t fk[2] = { n->in[1]->dims[2], sp == 2 ? n->in[1]->dims[3] : 0 };
-	if (read_window(n, (uint32_t)sp, n->in[0]->dims + 2, fk, &w, false))
+	if (read_window(n, (uint32_t)sp, n->in[0]->dims + 2, fk, w, transpose))
+		return -1;
+	return sp;
+}
+
+/* A 2-D window into conv or convTranspose options, whose fields share their names. */
+#define WINDOW_2D(o, w)                                                                     \
+	do {                                                                                \
+		memcpy((o).padding, (w).pad, sizeof((w).pad));                              \
+		(o).n_padding = 4;                                                          \
+		memcpy((o).strides, (w).s, sizeof((w).s));                                  \
+		(o).n_strides = 2;                                                          \
+		memcpy((o).dilations, (w).d, sizeof((w).d));                                \
+		(o).n_dilations = 2;                                                        \
+	} while (0)
+
+static int op_conv(struct ox_node *n)
+{
+	struct webnn_operand *x, *f, *o;
+	struct window w;
+	int sp = conv_start(n, "conv2d", false, &x, &f, &w);
+	if (sp == 3)
+		return conv3d(n, x, f);
+	if (sp < 0)
 		return -1;
 	if (sp == 1 && (!(x = to_2d(n, x)) || !(f = to_2d(n, f))))
 		return -1;
 	struct webnn_conv2d_options co = WEBNN_CONV2D_OPTIONS_INIT;
-	memcpy(co.padding, w.pad, sizeof(w.pad));
-	co.n_padding = 4;
-	memcpy(co.strides, w.s, sizeof(w.s));
-	co.n_strides = 2;
-	memcpy(co.dilations, w.d, sizeof(w.d));
-	co.n_dilations = 2;
+	WINDOW_2D(co, w);
 	co.groups = (uint32_t)ox_attr_i(n, "group", 1);
 	if (ox_has_in(n, 2) && !(co.bias = ox_operand(n, n->in[2])))
 		return -1;
@@ -476,18 +487,11 @@ static int op_conv(struct ox_node *n)
 static int op_conv_transpose(struct ox_node *n)
 {
 	struct webnn_operand *x, *f, *o;
-	OX_IN(n, 0, x);
-	OX_IN(n, 1, f);
-	if (ox_need_type(n, "convTranspose2d", NULL, n->in[0]->type))
-		return -1;
-	if (n->in[0]->rank == 5 && n->in[1]->rank == 5)
-		return conv_transpose3d(n, x, f);
-	int sp = spatial_of(n, n->in[0]);
-	if (sp < 0)
-		return -1;
 	struct window w;
-	uint32_t fk[2] = { n->in[1]->dims[2], sp == 2 ? n->in[1]->dims[3] : 0 };
-	if (read_window(n, (uint32_t)sp, n->in[0]->dims + 2, fk, &w, true))
+	int sp = conv_start(n, "convTranspose2d", true, &x, &f, &w);
+	if (sp == 3)
+		return conv_transpose3d(n, x, f);
+	if (sp < 0)
 		return -1;
 	uint32_t off = sp == 1 ? 1 : 0, in[2] = { 1, 1 }, opad[2] = { 0, 0 };
 	for (int i = 0; i < sp; i++)
@@ -524,12 +528,7 @@ static int op_conv_transpose(struct ox_node *n)
 		}
 	}
 	struct webnn_conv_transpose2d_options co = WEBNN_CONV_TRANSPOSE2D_OPTIONS_INIT;
-	memcpy(co.padding, w.pad, sizeof(w.pad));
-	co.n_padding = 4;
-	memcpy(co.strides, w.s, sizeof(w.s));
-	co.n_strides = 2;
-	memcpy(co.dilations, w.d, sizeof(w.d));
-	co.n_dilations = 2;
+	WINDOW_2D(co, w);
 	memcpy(co.output_padding, opad, sizeof(opad));
 	co.n_output_padding = 2;
 	co.groups = (uint32_t)ox_attr_i(n, "group", 1);
