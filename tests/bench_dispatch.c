@@ -42,56 +42,7 @@
 #define BD_MAX_SAMPLES (1 << 16) /* latencies a client keeps */
 #define BD_OTHER_UID 65534
 #define BD_UID_BASE 12345
-
-static double bd_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int bd_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The q-quantile of v[0..n) by nearest rank; v is sorted in place. NAN when n is 0. */
-static double bd_quantile(double *v, int n, double q)
-{
-	if (n <= 0)
-		return NAN;
-	qsort(v, (size_t)n, sizeof(double), bd_cmp);
-	int k = (int)ceil(q * n) - 1;
-	return v[k < 0 ? 0 : k >= n ? n - 1 : k];
-}
-
-/* Median of v[0..n) (at most BD_MEDIAN_MAX values), v untouched. */
-#define BD_MEDIAN_MAX 128
-static double bd_median(const double *v, int n)
-{
-	double s[BD_MEDIAN_MAX];
-	n = n < BD_MEDIAN_MAX ? n : BD_MEDIAN_MAX;
-	if (n <= 0)
-		return NAN;
-	memcpy(s, v, (size_t)n * sizeof(double));
-	qsort(s, (size_t)n, sizeof(double), bd_cmp);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
-/* The median of a[r] / b[r] over n rounds; "median [min..max]" into out. */
-static double bd_ratio(const double *a, const double *b, int n, char *out, size_t len)
-{
-	double q[BD_MAX_ROUNDS], lo = INFINITY, hi = -INFINITY;
-	for (int r = 0; r < n; r++) {
-		q[r] = a[r] / b[r];
-		lo = q[r] < lo ? q[r] : lo;
-		hi = q[r] > hi ? q[r] : hi;
-	}
-	double m = bd_median(q, n);
-	snprintf(out, len, "%5.2f [%.2f..%.2f]", m, lo, hi);
-	return m;
-}
+#define BD_MEDIAN_MAX 128     /* repetitions a median is taken over, at most */
 
 static int bd_rounds(void)
 {
@@ -383,11 +334,11 @@ static void bd_echo_block(struct bd_echo *e, double *t, int n)
 	char buf[BD_MSG];
 	memset(buf, 0x5a, sizeof buf);
 	for (int i = 0; i < n; i++) {
-		double t0 = bd_now();
+		double t0 = test_now();
 		for (int k = 0; k < e->per_reply; k++)
 			ASSERT(bd_write_full(e->fd, buf, sizeof buf));
 		ASSERT(bd_read_full(e->fd, buf, sizeof buf));
-		t[i] = bd_now() - t0;
+		t[i] = test_now() - t0;
 	}
 }
 
@@ -400,11 +351,11 @@ static double bd_memcpy_time(void *dst, const void *src, size_t n, int reps)
 	double t[BD_MEDIAN_MAX];
 	reps = reps < BD_MEDIAN_MAX ? reps : BD_MEDIAN_MAX;
 	for (int i = 0; i < reps; i++) {
-		double t0 = bd_now();
+		double t0 = test_now();
 		bd_memcpy(dst, src, n);
-		t[i] = bd_now() - t0;
+		t[i] = test_now() - t0;
 	}
-	return bd_median(t, reps);
+	return test_median(t, reps);
 }
 
 /* ------------------------------------------------------------------ 1-op latency, 16 MiB */
@@ -430,9 +381,9 @@ static void bd_lat_block(struct bd_side *s, double *t, int n)
 {
 	float out[4];
 	for (int i = 0; i < n; i++) {
-		double t0 = bd_now();
+		double t0 = test_now();
 		bd_dispatch_read(&s->relu, out);
-		t[i] = bd_now() - t0;
+		t[i] = test_now() - t0;
 	}
 	/* every dispatch read the same input: the last output and no deferred error vouch for
 	 * all of them */
@@ -443,8 +394,8 @@ static void bd_lat_block(struct bd_side *s, double *t, int n)
 
 static void bd_lat_record(struct bd_lat *l, int r, double *t, int n)
 {
-	l->p50[r] = bd_quantile(t, n, 0.5);
-	l->p99[r] = bd_quantile(t, n, 0.99);
+	l->p50[r] = test_quantile(t, n, 0.5);
+	l->p99[r] = test_quantile(t, n, 0.99);
 }
 
 /* BD_BIG_N write + read pairs of the 16 MiB tensor; median seconds of one pair. Each write
@@ -455,18 +406,18 @@ static double bd_big_block(struct bd_side *s, uint32_t *src, uint32_t *dst, uint
 	for (int i = 0; i < BD_BIG_N; i++) {
 		src[0] = serial * BD_BIG_N + (uint32_t)i;
 		dst[0] = ~src[0];
-		double t0 = bd_now();
+		double t0 = test_now();
 		bd_write(s->be.ctx, s->big, src, BD_BIG_BYTES);
 		MODEL_OK(s->be.ctx,
 			 webnn_context_read_tensor(s->be.ctx, s->big, dst, BD_BIG_BYTES),
 			 "readTensor 16 MiB");
-		t[i] = bd_now() - t0;
+		t[i] = test_now() - t0;
 		ASSERT_MSG(dst[0] == src[0], "%s: read back word 0 = %u, wrote %u", s->be.label,
 			   dst[0], src[0]);
 	}
 	ASSERT_MSG(memcmp(src, dst, BD_BIG_BYTES) == 0, "%s: 16 MiB read back differs",
 		   s->be.label);
-	return bd_median(t, BD_BIG_N);
+	return test_median(t, BD_BIG_N);
 }
 
 TEST_TIMEOUT(bench_dispatch_floor, 600)
@@ -498,17 +449,17 @@ TEST_TIMEOUT(bench_dispatch_floor, 600)
 	}
 	struct bd_lat e2 = { 0 };
 	double copy64[BD_MAX_ROUNDS];
-	double t0 = bd_now(), load0 = test_load_average();
+	double t0 = test_now(), load0 = test_load_average();
 	for (int r = 0; r < rounds; r++) {
 		/* the 2 + 1 echo and memcpy of 64 bytes once a round, for reference */
 		bd_echo_block(&echo2, t, BD_LAT_N);
 		bd_lat_record(&e2, r, t, BD_LAT_N);
 		char a[BD_MSG], b[BD_MSG] = { 0 };
 		memset(a, 1, sizeof a);
-		double c0 = bd_now();
+		double c0 = test_now();
 		for (int i = 0; i < BD_LAT_N; i++)
 			bd_memcpy(i % 2 ? a : b, i % 2 ? b : a, BD_MSG);
-		copy64[r] = (bd_now() - c0) / BD_LAT_N;
+		copy64[r] = (test_now() - c0) / BD_LAT_N;
 		for (int k = 0; k < n_sides; k++) {
 			struct bd_side *s = &side[(k + r) % n_sides];
 			for (int ab = 0; ab < 2; ab++) {
@@ -531,7 +482,7 @@ TEST_TIMEOUT(bench_dispatch_floor, 600)
 			}
 		}
 	}
-	double elapsed = bd_now() - t0, load1 = test_load_average();
+	double elapsed = test_now() - t0, load1 = test_load_average();
 	/* the echo's figures over all its blocks */
 	double all50[BD_MEDIAN_MAX], all99[BD_MEDIAN_MAX], allbw[BD_MEDIAN_MAX];
 	int m = 0;
@@ -548,20 +499,20 @@ TEST_TIMEOUT(bench_dispatch_floor, 600)
 	printf("    floor: Unix-socket echo of %d B to a forked process (blocking read/write) p50 "
 	       "%.1f us p99 %.1f us; 2 messages out + 1 back (as dispatch + read) p50 %.1f us "
 	       "p99 %.1f us; memcpy %d B %.3f us, 16 MiB %.2f GB/s\n",
-	       BD_MSG, bd_median(all50, m) * 1e6, bd_median(all99, m) * 1e6,
-	       bd_median(e2.p50, rounds) * 1e6, bd_median(e2.p99, rounds) * 1e6, BD_MSG,
-	       bd_median(copy64, rounds) * 1e6, bd_median(allbw, m) / 1e9);
+	       BD_MSG, test_median(all50, m) * 1e6, test_median(all99, m) * 1e6,
+	       test_median(e2.p50, rounds) * 1e6, test_median(e2.p99, rounds) * 1e6, BD_MSG,
+	       test_median(copy64, rounds) * 1e6, test_median(allbw, m) / 1e9);
 	printf("    1-op dispatch + readTensor (relu on 4 floats), %d a round:\n", BD_LAT_N);
 	printf("      %-22s %8s %8s  %-30s %-30s %s\n", "backend", "p50 us", "p99 us",
 	       "p50/echo (goal <= 2)", "p99/echo (goal <= 4)", "p50/(2+1 echo)");
 	for (int i = 0; i < n_sides; i++) {
 		struct bd_side *s = &side[i];
 		char q50[64], q99[64], q2[64];
-		double m50 = bd_ratio(s->op.p50, s->echo.p50, rounds, q50, sizeof q50);
-		double m99 = bd_ratio(s->op.p99, s->echo.p99, rounds, q99, sizeof q99);
-		bd_ratio(s->op.p50, e2.p50, rounds, q2, sizeof q2);
+		double m50 = test_round_ratio(s->op.p50, s->echo.p50, rounds, 5, q50, sizeof q50);
+		double m99 = test_round_ratio(s->op.p99, s->echo.p99, rounds, 5, q99, sizeof q99);
+		test_round_ratio(s->op.p50, e2.p50, rounds, 5, q2, sizeof q2);
 		printf("      %-22s %8.1f %8.1f  %-22s %-7s %-22s %-7s %s\n", s->be.label,
-		       bd_median(s->op.p50, rounds) * 1e6, bd_median(s->op.p99, rounds) * 1e6, q50,
+		       test_median(s->op.p50, rounds) * 1e6, test_median(s->op.p99, rounds) * 1e6, q50,
 		       m50 <= BD_P50_GOAL ? "met" : "NOT MET", q99,
 		       m99 <= BD_P99_GOAL ? "met" : "NOT MET", q2);
 	}
@@ -573,10 +524,10 @@ TEST_TIMEOUT(bench_dispatch_floor, 600)
 	for (int i = 0; i < n_sides; i++) {
 		struct bd_side *s = &side[i];
 		char q[64];
-		double mq = bd_ratio(s->big_bw, s->copy_bw, rounds, q, sizeof q);
+		double mq = test_round_ratio(s->big_bw, s->copy_bw, rounds, 5, q, sizeof q);
 		printf("      %-22s %8.2f %8.2f %12.2f  %s %s\n", s->be.label,
-		       bd_median(s->big_s, rounds) * 1e3, bd_median(s->big_bw, rounds) / 1e9,
-		       bd_median(s->copy_bw, rounds) / 1e9, q,
+		       test_median(s->big_s, rounds) * 1e3, test_median(s->big_bw, rounds) / 1e9,
+		       test_median(s->copy_bw, rounds) / 1e9, q,
 		       mq >= BD_BW_GOAL ? "met" : "NOT MET");
 	}
 	for (int i = 0; i < n_sides; i++) {
@@ -653,17 +604,17 @@ static void bd_client_main(const char *sock, uid_t uid, int go_fd, int up_fd)
 	char c;
 	ASSERT(read(go_fd, &c, 1) == 0);
 	long n = 0;
-	double start = bd_now(), end = start + BD_CLIENT_S, now = start;
+	double start = test_now(), end = start + BD_CLIENT_S, now = start;
 	for (; now < end; n++) {
 		double t0 = now;
 		bd_mlp_step(&g, &io, (int)n, who);
-		now = bd_now();
+		now = test_now();
 		if (n < BD_MAX_SAMPLES)
 			t[n] = now - t0;
 	}
 	MODEL_OK(ctx, webnn_context_flush(ctx), "flush");
 	int kept = n < BD_MAX_SAMPLES ? (int)n : BD_MAX_SAMPLES;
-	double p50 = bd_quantile(t, kept, 0.5), p99 = bd_quantile(t, kept, 0.99);
+	double p50 = test_quantile(t, kept, 0.5), p99 = test_quantile(t, kept, 0.99);
 	int len = snprintf(line, sizeof line, "done %ld %.6f %.9f %.9f\n", n, now - start, p50,
 			   p99);
 	ASSERT(write(up_fd, line, (size_t)len) == len);
@@ -786,10 +737,10 @@ static void bd_clients_round(const char *sock, const struct bd_config *cfg,
 			   st);
 	}
 	res->rate[r] = total;
-	res->p50[r] = bd_median(p50, c.n);
-	res->p99[r] = bd_median(p99, c.n);
-	res->p99_worst[r] = bd_quantile(p99, c.n, 1.0);
-	qsort(rate, (size_t)c.n, sizeof(double), bd_cmp);
+	res->p50[r] = test_median(p50, c.n);
+	res->p99[r] = test_median(p99, c.n);
+	res->p99_worst[r] = test_quantile(p99, c.n, 1.0);
+	qsort(rate, (size_t)c.n, sizeof(double), test_cmp_double);
 	res->fair[r] = rate[0] / rate[c.n - 1];
 }
 
@@ -801,13 +752,13 @@ TEST_TIMEOUT(bench_dispatch_clients, 600)
 	struct bd_backend be;
 	bd_backend_start(&be, "cpu", false);
 	int rounds = bd_rounds();
-	double t0 = bd_now(), load0 = test_load_average();
+	double t0 = test_now(), load0 = test_load_average();
 	for (int r = 0; r < rounds; r++)
 		for (int k = 0; k < BD_CONFIGS; k++) {
 			int c = (k + r) % BD_CONFIGS;
 			bd_clients_round(be.d.socket_path, &bd_configs[c], &res[c], r);
 		}
-	double elapsed = bd_now() - t0, load1 = test_load_average();
+	double elapsed = test_now() - t0, load1 = test_load_average();
 	bd_backend_stop(&be);
 	/* the workers inherit it: with several workers busy, OpenMP's spinning teams decide */
 	const char *wait = getenv("OMP_WAIT_POLICY");
@@ -824,7 +775,7 @@ TEST_TIMEOUT(bench_dispatch_clients, 600)
 		const struct bd_clients_result *o = &res[c];
 		int one = cfg->own_uids ? 4 : 0; /* the 1-client row of the same kind */
 		char q[64], uids[32];
-		bd_ratio(o->rate, res[one].rate, rounds, q, sizeof q);
+		test_round_ratio(o->rate, res[one].rate, rounds, 5, q, sizeof q);
 		if (!cfg->own_uids)
 			snprintf(uids, sizeof uids, "0 (one worker)");
 		else if (cfg->clients == 1)
@@ -833,9 +784,9 @@ TEST_TIMEOUT(bench_dispatch_clients, 600)
 			snprintf(uids, sizeof uids, "%u, %u..%u", BD_OTHER_UID, BD_UID_BASE + 1,
 				 BD_UID_BASE + cfg->clients - 1);
 		printf("    %7d  %-24s %10.0f  %-22s %10.1f %10.1f %12.1f %16.2f\n", cfg->clients,
-		       uids, bd_median(o->rate, rounds), q, bd_median(o->p50, rounds) * 1e6,
-		       bd_median(o->p99, rounds) * 1e6, bd_median(o->p99_worst, rounds) * 1e6,
-		       bd_median(o->fair, rounds));
+		       uids, test_median(o->rate, rounds), q, test_median(o->p50, rounds) * 1e6,
+		       test_median(o->p99, rounds) * 1e6, test_median(o->p99_worst, rounds) * 1e6,
+		       test_median(o->fair, rounds));
 	}
 }
 

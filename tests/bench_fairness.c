@@ -40,55 +40,6 @@
 #define BF_OTHER_UID 65534
 #define BF_GOAL 3.0     /* p99 with B <= 3x p99 alone */
 
-static double bf_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int bf_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The q-quantile of v[0..n) by nearest rank (v is sorted in place); NAN when n is 0. */
-static double bf_quantile(double *v, int n, double q)
-{
-	if (n <= 0)
-		return NAN;
-	qsort(v, n, sizeof(double), bf_cmp);
-	int k = (int)ceil(q * n) - 1;
-	return v[k < 0 ? 0 : k >= n ? n - 1 : k];
-}
-
-/* Median of v[0..n), v untouched. */
-static double bf_median(const double *v, int n)
-{
-	double s[BF_MAX_SAMPLES];
-	n = n < BF_MAX_SAMPLES ? n : BF_MAX_SAMPLES;
-	memcpy(s, v, n * sizeof(double));
-	if (n <= 0)
-		return NAN;
-	qsort(s, n, sizeof(double), bf_cmp);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
-/* "median [min..max]" of a[r] / b[r] over n rounds into out. */
-static double bf_ratio(const double *a, const double *b, int n, char *out, size_t len)
-{
-	double q[BF_MAX_ROUNDS], lo = INFINITY, hi = -INFINITY;
-	for (int r = 0; r < n; r++) {
-		q[r] = a[r] / b[r];
-		lo = q[r] < lo ? q[r] : lo;
-		hi = q[r] > hi ? q[r] : hi;
-	}
-	double m = bf_median(q, n);
-	snprintf(out, len, "%6.2f [%.2f..%.2f]", m, lo, hi);
-	return m;
-}
-
 /* Applies $WEBNN_BENCH_NICE to this process and so to everything it starts; the level used. */
 static int bf_nice(void)
 {
@@ -334,10 +285,10 @@ static void bf_build_huge(struct webnn_context *ctx, struct bf_graph *g)
 static double bf_round_trip(struct webnn_context *ctx, struct bf_graph *g)
 {
 	struct webnn_named_tensor bi = { "x", g->ti }, bo = { "y", g->to };
-	double t0 = bf_now();
+	double t0 = test_now();
 	MODEL_OK(ctx, webnn_context_dispatch(ctx, g->g, &bi, 1, &bo, 1), "dispatch");
 	MODEL_OK(ctx, webnn_context_read_tensor(ctx, g->to, g->out, g->out_bytes), "read");
-	return bf_now() - t0;
+	return test_now() - t0;
 }
 
 static void bf_graph_close(struct bf_graph *g)
@@ -398,17 +349,17 @@ static void bf_peer_main(const struct bf_daemon *d, uid_t uid, int in, int out)
 		if (c == 'C' || c == 'H') {
 			for (; n < 11; n++)
 				t[n] = bf_round_trip(ctx, g);
-			bf_peer_say(out, "alone %.4f\n", bf_median(t, n) * 1e3);
+			bf_peer_say(out, "alone %.4f\n", test_median(t, n) * 1e3);
 			continue;
 		}
 		struct pollfd p = { .fd = in, .events = POLLIN };
 		do {
-			double s = bf_now();
+			double s = test_now();
 			if (c == 'b') {
 				struct bf_graph built = { 0 };
 				bf_build_chain(ctx, &built);
 				bf_graph_close(&built);
-				s = bf_now() - s;
+				s = test_now() - s;
 			} else {
 				s = bf_round_trip(ctx, g);
 			}
@@ -422,7 +373,7 @@ static void bf_peer_main(const struct bf_daemon *d, uid_t uid, int in, int out)
 		double max = 0;
 		for (int i = 0; i < n && i < BF_MAX_SAMPLES; i++)
 			max = t[i] > max ? t[i] : max;
-		bf_peer_say(out, "stopped %d %.4f %.4f\n", n, bf_median(t, n) * 1e3, max * 1e3);
+		bf_peer_say(out, "stopped %d %.4f %.4f\n", n, test_median(t, n) * 1e3, max * 1e3);
 	}
 	bf_graph_close(&gs[0]);
 	bf_graph_close(&gs[1]);
@@ -570,13 +521,13 @@ static void bf_side_round(struct bf_side *s, int r)
 			bf_peer_wait(p, "running");
 		}
 		int n = 0;
-		double end = bf_now() + BF_SAMPLE_S;
-		while (n < BF_MAX_SAMPLES && (n < 20 || bf_now() < end))
+		double end = test_now() + BF_SAMPLE_S;
+		while (n < BF_MAX_SAMPLES && (n < 20 || test_now() < end))
 			samples[n++] = bf_round_trip(s->ctx, &s->small);
 		struct bf_result *o = &s->res[sc];
 		o->n[r] = n;
-		o->p50[r] = bf_quantile(samples, n, 0.5);
-		o->p99[r] = bf_quantile(samples, n, 0.99);
+		o->p50[r] = test_quantile(samples, n, 0.5);
+		o->p99[r] = test_quantile(samples, n, 0.99);
 		o->max[r] = samples[n - 1];
 		o->b_ms[r] = o->b_max[r] = NAN;
 		if (p) {
@@ -591,35 +542,35 @@ static void bf_side_round(struct bf_side *s, int r)
 static void bf_side_print(const struct bf_side *s, int rounds)
 {
 	char q[64];
-	double chain = bf_median(s->chain_ms, rounds);
+	double chain = test_median(s->chain_ms, rounds);
 	printf("   %s:\n", s->label);
 	printf("    B's graphs alone: conv chain (%d x conv 3x3 %dx%dx%d + relu, then a mean): "
 	       "%.2f ms a dispatch, %d steps (%.3f ms a step); one huge step (matmul %d^3, then "
 	       "a mean): %.2f ms a dispatch\n",
 	       BF_CHAIN_LAYERS, BF_CHAIN_HW, BF_CHAIN_HW, BF_CHAIN_CH, chain,
 	       BF_CHAIN_LAYERS + 1, chain / (BF_CHAIN_LAYERS + 1), BF_HUGE_N,
-	       bf_median(s->huge_ms, rounds));
-	bf_ratio(s->both_ms, s->chain_ms, rounds, q, sizeof q);
+	       test_median(s->huge_ms, rounds));
+	test_round_ratio(s->both_ms, s->chain_ms, rounds, 6, q, sizeof q);
 	printf("    two workers busy at once (uids 0 and %d both loop the conv chain, each worker's "
 	       "team as large as the cores): %.2f ms a dispatch, x%s alone (2 is an even split "
 	       "of the cores)\n",
-	       BF_OTHER_UID, bf_median(s->both_ms, rounds), q);
+	       BF_OTHER_UID, test_median(s->both_ms, rounds), q);
 	for (int sc = 0; sc < BF_SCENARIOS; sc++) {
 		const struct bf_result *o = &s->res[sc];
 		double n[BF_MAX_ROUNDS];
 		for (int r = 0; r < rounds; r++)
 			n[r] = o->n[r];
 		printf("    %-29s p50 %7.3f ms  p99 %7.3f ms  max %7.3f ms  (%3.0f samples)",
-		       bf_scenarios[sc].name, bf_median(o->p50, rounds) * 1e3,
-		       bf_median(o->p99, rounds) * 1e3, bf_median(o->max, rounds) * 1e3,
-		       bf_median(n, rounds));
+		       bf_scenarios[sc].name, test_median(o->p50, rounds) * 1e3,
+		       test_median(o->p99, rounds) * 1e3, test_median(o->max, rounds) * 1e3,
+		       test_median(n, rounds));
 		if (sc != BF_ALONE) {
-			double m = bf_ratio(o->p99, s->res[BF_ALONE].p99, rounds, q, sizeof q);
+			double m = test_round_ratio(o->p99, s->res[BF_ALONE].p99, rounds, 6, q, sizeof q);
 			printf("  p99/alone %s (goal <= %.0f: %s); B %.2f ms %s (max %.2f)", q,
 			       BF_GOAL, m <= BF_GOAL ? "met" : "NOT MET",
-			       bf_median(o->b_ms, rounds),
+			       test_median(o->b_ms, rounds),
 			       bf_scenarios[sc].command == 'b' ? "a build" : "a dispatch",
-			       bf_median(o->b_max, rounds));
+			       test_median(o->b_max, rounds));
 		}
 		printf("\n");
 	}
@@ -648,9 +599,9 @@ TEST_TIMEOUT(bench_fairness, 600)
 	for (int i = 0; i < n_sides; i++)
 		bf_side_connect(&side[i]);
 	int rounds = bf_rounds();
-	double t0 = bf_now(), load0 = test_load_average();
+	double t0 = test_now(), load0 = test_load_average();
 	for (int r = 0; r < rounds; r++) {
-		if (r >= 3 && bf_now() - t0 > bf_budget()) {
+		if (r >= 3 && test_now() - t0 > bf_budget()) {
 			rounds = r;
 			break;
 		}
@@ -661,15 +612,15 @@ TEST_TIMEOUT(bench_fairness, 600)
 	       "1x64, dispatch + read, back to back) alone and while client B loops a large "
 	       "graph's dispatch + read (or its build); %d rounds (%.1f s, load average %.2f "
 	       "before, %.2f after, nice %d); medians over rounds\n",
-	       rounds, bf_now() - t0, load0, test_load_average(), nice);
+	       rounds, test_now() - t0, load0, test_load_average(), nice);
 	for (int i = 0; i < n_sides; i++)
 		bf_side_print(&side[i], rounds);
 	if (n_sides == 2) {
 		printf("   this build / previous build, per-round ratios:\n");
 		for (int sc = 0; sc < BF_SCENARIOS; sc++) {
 			char q50[64], q99[64];
-			bf_ratio(side[0].res[sc].p50, side[1].res[sc].p50, rounds, q50, sizeof q50);
-			bf_ratio(side[0].res[sc].p99, side[1].res[sc].p99, rounds, q99, sizeof q99);
+			test_round_ratio(side[0].res[sc].p50, side[1].res[sc].p50, rounds, 6, q50, sizeof q50);
+			test_round_ratio(side[0].res[sc].p99, side[1].res[sc].p99, rounds, 6, q99, sizeof q99);
 			printf("    %-29s p50 %s  p99 %s\n", bf_scenarios[sc].name, q50, q99);
 		}
 	}
@@ -757,13 +708,13 @@ static pid_t bf_spare_wait(const struct bf_daemon *d)
 static double bf_connect_as(const struct bf_daemon *d, uid_t uid, struct webnn_context **ctx)
 {
 	ASSERT(seteuid(uid) == 0);
-	double t0 = bf_now();
+	double t0 = test_now();
 	struct webnn_context_options co = WEBNN_CONTEXT_OPTIONS_INIT;
 	char err[512] = "";
 	co.socket_path = d->sock;
 	co.client_name = "bench-isolation";
 	enum webnn_status s = webnn_context_create(&co, ctx, err, sizeof err);
-	double t = bf_now() - t0;
+	double t = test_now() - t0;
 	ASSERT(seteuid(0) == 0);
 	ASSERT_MSG(s == WEBNN_STATUS_OK, "uid %u: context: %s: %s", (unsigned)uid,
 		   webnn_status_name(s), err);
@@ -841,14 +792,14 @@ static void bf_isolation_workers(const char *label, const char *const *backend)
 	       bound.pss, bound.priv);
 	printf("      worker start-up (fork + exec to ready, as the front door logs it): median "
 	       "%.1f ms over %d workers\n",
-	       bf_median(ready, n_ready), n_ready);
+	       test_median(ready, n_ready), n_ready);
 	printf("      connect + handshake + context, medians of %d rounds: uid with a worker "
 	       "%.2f ms; new uid taking the ready spare %.2f ms (x%.2f); new uid while the spare "
 	       "is still starting %.2f ms (x%.2f)\n",
-	       rounds, bf_median(same_s, rounds) * 1e3, bf_median(spare_s, rounds) * 1e3,
-	       bf_median(spare_s, rounds) / bf_median(same_s, rounds),
-	       bf_median(cold_s, rounds) * 1e3,
-	       bf_median(cold_s, rounds) / bf_median(same_s, rounds));
+	       rounds, test_median(same_s, rounds) * 1e3, test_median(spare_s, rounds) * 1e3,
+	       test_median(spare_s, rounds) / test_median(same_s, rounds),
+	       test_median(cold_s, rounds) * 1e3,
+	       test_median(cold_s, rounds) / test_median(same_s, rounds));
 }
 
 /* Seconds of one round trip of 64 bytes over a Unix socketpair to another process and back
@@ -859,7 +810,7 @@ static double bf_socket_floor(int fd, int n)
 	char buf[64] = { 0 };
 	n = n < BF_MAX_SAMPLES ? n : BF_MAX_SAMPLES;
 	for (int i = 0; i < n; i++) {
-		double t0 = bf_now();
+		double t0 = test_now();
 		ASSERT(write(fd, buf, sizeof buf) == (ssize_t)sizeof buf);
 		size_t got = 0;
 		while (got < sizeof buf) {
@@ -867,9 +818,9 @@ static double bf_socket_floor(int fd, int n)
 			ASSERT(r > 0);
 			got += (size_t)r;
 		}
-		t[i] = bf_now() - t0;
+		t[i] = test_now() - t0;
 	}
-	return bf_median(t, n);
+	return test_median(t, n);
 }
 
 TEST_TIMEOUT(bench_isolation, 300)
@@ -918,16 +869,16 @@ TEST_TIMEOUT(bench_isolation, 300)
 				break;
 			case 1: /* a request the worker's loop thread answers itself */
 				for (int i = 0; i < 200; i++) {
-					double t0 = bf_now();
+					double t0 = test_now();
 					MODEL_OK(ctx, webnn_context_flush(ctx), "flush");
-					t[i] = bf_now() - t0;
+					t[i] = test_now() - t0;
 				}
-				flush_s[r] = bf_median(t, 200);
+				flush_s[r] = test_median(t, 200);
 				break;
 			default:
 				for (int i = 0; i < 200; i++)
 					t[i] = bf_round_trip(ctx, &small);
-				rt_s[r] = bf_median(t, 200);
+				rt_s[r] = test_median(t, 200);
 			}
 		}
 	}
@@ -937,12 +888,12 @@ TEST_TIMEOUT(bench_isolation, 300)
 	webnn_context_destroy(ctx);
 	bf_daemon_stop(&d);
 	char q1[64], q2[64];
-	bf_ratio(flush_s, floor_s, rounds, q1, sizeof q1);
-	bf_ratio(rt_s, floor_s, rounds, q2, sizeof q2);
+	test_round_ratio(flush_s, floor_s, rounds, 6, q1, sizeof q1);
+	test_round_ratio(rt_s, floor_s, rounds, 6, q2, sizeof q2);
 	printf("    round trips, medians of %d rounds of 200 (load average %.2f after), against a "
 	       "64-byte ping-pong over a socketpair between two processes (%.3f ms): flush, "
 	       "answered by the worker's loop thread, %.3f ms, ratio %s; small dispatch + read "
 	       "(loop, pool and compute threads) %.3f ms, ratio %s\n",
-	       rounds, test_load_average(), bf_median(floor_s, rounds) * 1e3,
-	       bf_median(flush_s, rounds) * 1e3, q1, bf_median(rt_s, rounds) * 1e3, q2);
+	       rounds, test_load_average(), test_median(floor_s, rounds) * 1e3,
+	       test_median(flush_s, rounds) * 1e3, q1, test_median(rt_s, rounds) * 1e3, q2);
 }

@@ -303,3 +303,58 @@ int main(int argc, char **argv)
 		printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? 1 : 0;
 }
+
+double test_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int test_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double test_quantile(double *v, int n, double q)
+{
+	if (n <= 0)
+		return NAN;
+	qsort(v, (size_t)n, sizeof(double), test_cmp_double);
+	int k = (int)ceil(q * n) - 1;
+	return v[k < 0 ? 0 : k >= n ? n - 1 : k];
+}
+
+double test_median(const double *v, int n)
+{
+	if (n <= 0)
+		return NAN;
+	double *s = malloc((size_t)n * sizeof(double));
+	ASSERT(s);
+	memcpy(s, v, (size_t)n * sizeof(double));
+	qsort(s, (size_t)n, sizeof(double), test_cmp_double);
+	double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	free(s);
+	return m;
+}
+
+double test_round_ratio(const double *a, const double *b, int n, int width, char *out,
+			size_t len)
+{
+	if (n <= 0) {
+		snprintf(out, len, "%*s", width, "-");
+		return NAN;
+	}
+	double *q = malloc((size_t)n * sizeof(double)), lo = INFINITY, hi = -INFINITY;
+	ASSERT(q);
+	for (int r = 0; r < n; r++) {
+		q[r] = a[r] / b[r];
+		lo = q[r] < lo ? q[r] : lo;
+		hi = q[r] > hi ? q[r] : hi;
+	}
+	double m = test_median(q, n);
+	free(q);
+	snprintf(out, len, "%*.2f [%.2f..%.2f]", width, m, lo, hi);
+	return m;
+}

@@ -78,6 +78,18 @@ const char *test_build_dir(void);
 const char *test_shared_dir(void);
 /* The 1-minute load average (NAN when unknown), for benches to say how contended a run was. */
 double test_load_average(void);
+/* Benchmark statistics (make bench). Seconds on the monotonic clock. */
+double test_now(void);
+/* qsort comparison of doubles, ascending. */
+int test_cmp_double(const void *a, const void *b);
+/* The q-quantile of v[0..n) by nearest rank; v is sorted in place. NAN when n is 0. */
+double test_quantile(double *v, int n, double q);
+/* The median of v[0..n), v untouched; NAN when n is 0. */
+double test_median(const double *v, int n);
+/* The median of a[r] / b[r] over n rounds; "median [min..max]" (the median in width columns)
+ * into out. */
+double test_round_ratio(const double *a, const double *b, int n, int width, char *out,
+			size_t len);
 /* True when an OpenCL device is usable (else end-to-end tests SKIP). */
 bool test_have_opencl(void);
 

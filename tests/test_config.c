@@ -110,8 +110,8 @@ TEST(config_bad_lines_name_file_line_key_and_rule)
 TEST(config_bad_line_stops_webnnd)
 {
 	ct_require_webnnd();
-	char dir[] = "/tmp/webnn-config-XXXXXX", conf[128], sock[128], cmd[1024], out[4096];
-	ASSERT(mkdtemp(dir));
+	char dir[200], conf[256], sock[256], cmd[1024], out[4096];
+	test_scratch_dir(dir, sizeof(dir), "webnn-config");
 	snprintf(conf, sizeof(conf), "%s/webnnd.conf", dir);
 	snprintf(sock, sizeof(sock), "%s/s", dir);
 	write_file(conf, "# webnnd\nbackend = reference\nmax_operations = -4\n");
@@ -120,7 +120,7 @@ TEST(config_bad_line_stops_webnnd)
 		snprintf(cmd, sizeof(cmd), "%s/bin/webnnd --config %s --socket %s %s", test_build_dir(),
 			 conf, sock, modes[i]);
 		ASSERT_EQ(run_capture(cmd, out, sizeof(out)), 2);
-		char want[256];
+		char want[400];
 		snprintf(want, sizeof(want), "webnnd: %s:3: max_operations = -4: not a number", conf);
 		ASSERT_CONTAINS(out, want);
 		ASSERT(access(sock, F_OK) != 0);
@@ -137,8 +137,8 @@ TEST(config_bad_line_stops_webnnd)
 TEST(config_check_prints_effective_settings)
 {
 	ct_require_webnnd();
-	char dir[] = "/tmp/webnn-config-XXXXXX", conf[128], cmd[1024], out[16384];
-	ASSERT(mkdtemp(dir));
+	char dir[200], conf[256], cmd[1024], out[16384];
+	test_scratch_dir(dir, sizeof(dir), "webnn-config");
 	snprintf(conf, sizeof(conf), "%s/webnnd.conf", dir);
 	write_file(conf, "threads = 3\nbackend = reference\nmax_contexts = 5\nmax_objects = 9\n"
 			 "socket = /tmp/from-file.sock\nallow_uids = 0\n");
@@ -227,9 +227,9 @@ TEST(config_default_file_lists_every_key)
 TEST(config_limits_reach_the_workers)
 {
 	ct_require_webnnd();
-	char dir[] = "/tmp/webnn-config-XXXXXX", conf[128];
-	ASSERT(mkdtemp(dir));
-	/* 0700 as mkdtemp made it: a worker (the service user) re-reading the file would fail */
+	char dir[200], conf[256];
+	test_scratch_dir(dir, sizeof(dir), "webnn-config");
+	/* 0700 as test_scratch_dir made it: a worker (the service user) would fail to read it */
 	snprintf(conf, sizeof(conf), "%s/webnnd.conf", dir);
 	write_file(conf, "max_operations = 2\nbackend = reference\n");
 	const char *const args[] = { "--config", conf, NULL };
@@ -258,10 +258,10 @@ TEST(config_limits_reach_the_workers)
 TEST(config_relative_socket_serves)
 {
 	ct_require_webnnd();
-	char bin[4096], dir[] = "/tmp/webnn-config-XXXXXX", sock[200];
+	char bin[4096], dir[200], sock[256];
 	ASSERT(realpath(test_build_dir(), bin));
 	strncat(bin, "/bin/webnnd", sizeof(bin) - strlen(bin) - 1);
-	ASSERT(mkdtemp(dir));
+	test_scratch_dir(dir, sizeof(dir), "webnn-config");
 	snprintf(sock, sizeof(sock), "%s/rel.sock", dir);
 	pid_t pid = fork();
 	ASSERT(pid >= 0);

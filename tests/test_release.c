@@ -22,8 +22,8 @@ TEST_TIMEOUT(demo_falls_back_to_a_user_socket, 300)
 	char build[4096];
 	/* nobody runs the build's programs by this path */
 	ASSERT(realpath(test_build_dir(), build));
-	char dir[] = "/tmp/webnn-demo-XXXXXX", log[128];
-	ASSERT(mkdtemp(dir));
+	char dir[200], log[256];
+	test_scratch_dir(dir, sizeof(dir), "webnn-demo");
 	ASSERT(chown(dir, 65534, 65534) == 0);
 	snprintf(log, sizeof(log), "%s/out", dir);
 	pid_t pid = fork();
@@ -35,7 +35,7 @@ TEST_TIMEOUT(demo_falls_back_to_a_user_socket, 300)
 		if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
 			_exit(125);
 		/* no model: the built-in CNN; no XDG_RUNTIME_DIR: the /tmp fallback */
-		char tmpdir[200], shared[200];
+		char tmpdir[256], shared[256];
 		snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", dir);
 		snprintf(shared, sizeof(shared), "WEBNN_SHARED=%s/none", dir);
 		char *const envp[] = { tmpdir, shared, "WEBNN_BACKEND=reference", "WEBNN_NO_WARMUP=1",
