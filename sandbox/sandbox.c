@@ -1,6 +1,7 @@
 /* Process lockdown: no_new_privs, inherited fds, the service user, Landlock and seccomp. */
 #include "sandbox/sandbox.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -8,6 +9,7 @@
 #include <limits.h>
 #include <linux/capability.h>
 #include <linux/landlock.h>
+#include <linux/magic.h>
 #include <link.h>
 #include <pwd.h>
 #include <sched.h>
@@ -23,6 +25,8 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
@@ -287,15 +291,22 @@ static uint64_t landlock_fs_rights(int abi)
 	return fs;
 }
 
-/* Allows `access` beneath path (a missing path is skipped: /lib32, GPU nodes, ...). */
-static int landlock_allow(int ruleset, uint64_t handled, const char *path, uint64_t access,
-			  char *why, size_t why_len)
+/* procfs makes a new inode each time it looks up a name whose dentry the kernel dropped
+ * (memory pressure), and Landlock's rules hold inodes: a rule on /proc/<pid> or /proc/cpuinfo
+ * would silently stop applying. The descriptors the rules were made from stay open (O_PATH,
+ * close-on-exec) for the life of the process, which keeps those dentries, and so the inodes
+ * the rules name, in place. sysfs and cgroupfs look their inodes up by number: no need. */
+#define SANDBOX_MAX_PINNED 32
+static int pinned_fds[SANDBOX_MAX_PINNED];
+static int n_pinned;
+
+/* Allows `access` beneath the file or directory fd names (name: for the error). */
+static int landlock_allow_fd(int ruleset, uint64_t handled, int fd, const char *name,
+			     uint64_t access, char *why, size_t why_len)
 {
-	int fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
 	struct stat st;
-	if (fstat(fd, &st) != 0) {
+	struct statfs sf;
+	if (fstat(fd, &st) != 0 || fstatfs(fd, &sf) != 0) {
 		close(fd);
 		return 0;
 	}
@@ -307,12 +318,33 @@ static int landlock_allow(int ruleset, uint64_t handled, const char *path, uint6
 			 syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) :
 			 0;
 	int err = errno;
+	if (r == 0 && sf.f_type == PROC_SUPER_MAGIC && pb.allowed_access) {
+		if (n_pinned == SANDBOX_MAX_PINNED) {
+			close(fd);
+			snprintf(why, why_len, "landlock rule for %s: more than %d /proc rules",
+				 name, SANDBOX_MAX_PINNED);
+			return -1;
+		}
+		pinned_fds[n_pinned++] = fd;
+		return 0;
+	}
 	close(fd);
 	if (r != 0) {
-		snprintf(why, why_len, "landlock rule for %s: %s", path, strerror(err));
+		snprintf(why, why_len, "landlock rule for %s: %s", name, strerror(err));
 		return -1;
 	}
 	return 0;
+}
+
+/* Allows `access` beneath path (a missing path is skipped: /lib32, GPU nodes, ...). A symlink
+ * is followed: the rule holds what it names (/proc/self: /proc/<pid>). */
+static int landlock_allow(int ruleset, uint64_t handled, const char *path, uint64_t access,
+			  char *why, size_t why_len)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	return landlock_allow_fd(ruleset, handled, fd, path, access, why, why_len);
 }
 
 /* The ELF interpreter this program runs under (PoCL's ld runs under the same one). */
@@ -331,16 +363,137 @@ static const char *elf_interpreter(void)
 }
 
 /* What a device worker reads: its libraries and drivers' data (/usr, /opt, the /lib links),
- * hardware discovery (hwloc, oneDNN and OpenMP read /proc and /sys), the few /etc files the
- * dynamic loader, ocl-icd, clang's driver and ld read. Nothing else of /etc (no passwd,
- * shadow, ssh keys), no home directory, no /tmp, /run or /var. */
+ * the few /etc files the dynamic loader, ocl-icd, clang's driver and ld read. Nothing else of
+ * /etc (no passwd, shadow, ssh keys), no home directory, no /tmp, /run or /var. */
 static const char *const worker_read_paths[] = {
 	"/usr", "/opt", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin",
-	"/proc", "/sys",
 	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/OpenCL",
 	"/etc/os-release", "/etc/debian_version", "/etc/lsb-release", "/etc/localtime",
 	"/dev/zero", "/dev/urandom", "/dev/random",
 };
+
+/* Of /proc and /sys, what the backends were traced reading (strace of the cpu, opencl and
+ * reference test suites): the processor and memory description (the cpu backend and PoCL name
+ * the processor from cpuinfo; hwloc reads meminfo) and the processor and NUMA topology
+ * (glibc's sysconf, libgomp, hwloc: online CPUs, caches, siblings, nodes). No other process's
+ * /proc, no /proc/sys, kallsyms or modules; nothing of /sys/kernel, /sys/class, /sys/bus,
+ * /sys/fs, /sys/firmware but what is added below for the worker's own cgroups and devices.
+ * What hwloc then cannot read (hugepage counts, DMI, DAX, the PCI host bridge) it skips. */
+static const char *const worker_proc_sys_paths[] = {
+	"/proc/cpuinfo", "/proc/meminfo", "/sys/devices/system/cpu", "/sys/devices/system/node",
+};
+
+/* The process's own /proc/<pid> files it may read: memory maps and status (glibc, the
+ * sanitizers), its cgroups, cpuset and mounts (hwloc), its own command line, environment and
+ * limits. Its directory, fd/ and task/ may be listed, but no file of /proc/<pid>/net (the
+ * sockets of the whole network namespace: /proc/net is a link to it) nor of task/<tid>/. */
+static const char *const own_proc_files[] = {
+	"status", "stat", "statm", "maps", "smaps", "smaps_rollup", "numa_maps", "cmdline",
+	"environ", "auxv", "limits", "comm", "cgroup", "cpuset", "mountinfo", "mounts",
+};
+
+/* The calling process's own /proc/<pid>, which its threads reach through /proc/self and
+ * /proc/thread-self too. */
+static int landlock_own_proc(int ruleset, uint64_t handled, char *why, size_t why_len)
+{
+	char dir[32];
+	snprintf(dir, sizeof(dir), "/proc/%d", (int)getpid());
+	if (landlock_allow(ruleset, handled, dir, LANDLOCK_ACCESS_FS_READ_DIR, why, why_len))
+		return -1;
+	for (size_t i = 0; i < sizeof(own_proc_files) / sizeof(own_proc_files[0]); i++) {
+		char file[64];
+		snprintf(file, sizeof(file), "%s/%s", dir, own_proc_files[i]);
+		if (landlock_allow(ruleset, handled, file, LANDLOCK_ACCESS_FS_READ_FILE, why,
+				   why_len))
+			return -1;
+	}
+	return 0;
+}
+
+/* The limits of its own cgroups a process may read (hwloc's cpuset, cgroup-aware thread and
+ * memory sizing), cgroup v2 names then v1. Not the cgroup's members, its statistics or any
+ * other cgroup. */
+static const char *const cgroup_limit_files[] = {
+	"cpuset.cpus.effective", "cpuset.mems.effective", "cpu.max", "memory.max", "memory.high",
+	"cpuset.cpus", "cpuset.mems", "cpu.cfs_quota_us", "cpu.cfs_period_us",
+	"memory.limit_in_bytes",
+};
+
+/* Whether the comma-separated list has the item. */
+static bool list_has(const char *list, const char *item, size_t len)
+{
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n == len && strncmp(p, item, len) == 0)
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+/* Whether the cgroup line's controllers ("cpu,cpuacct", "name=systemd", "" for v2) are what
+ * the mount of type fstype with super options opts holds. */
+static bool cgroup_mount_matches(const char *controllers, const char *fstype, const char *opts)
+{
+	if (strcmp(fstype, "cgroup2") == 0)
+		return !*controllers;
+	if (strcmp(fstype, "cgroup") != 0 || !*controllers)
+		return false;
+	for (const char *p = controllers; *p;) {
+		size_t n = strcspn(p, ",");
+		if (!list_has(opts, p, n))
+			return false;
+		p += n + (p[n] == ',');
+	}
+	return true;
+}
+
+/* Reads the limit files of the calling process's cgroups: each line "id:controllers:path" of
+ * /proc/self/cgroup, under each cgroup mount of /proc/self/mountinfo that holds it. */
+static int landlock_own_cgroups(int ruleset, uint64_t handled, char *why, size_t why_len)
+{
+	FILE *cg = fopen("/proc/self/cgroup", "re");
+	if (!cg)
+		return 0;
+	char line[1024], mline[2048];
+	int rc = 0;
+	while (rc == 0 && fgets(line, sizeof(line), cg)) {
+		line[strcspn(line, "\n")] = 0;
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c2 = 0;
+		const char *controllers = c1 + 1, *path = c2 + 1;
+		FILE *mi = fopen("/proc/self/mountinfo", "re");
+		if (!mi)
+			break;
+		while (rc == 0 && fgets(mline, sizeof(mline), mi)) {
+			/* id parent dev root mountpoint options [optional...] - fstype source super */
+			char root[512], point[512], fstype[32], opts[512];
+			const char *dash = strstr(mline, " - ");
+			if (!dash || sscanf(mline, "%*s %*s %*s %511s %511s", root, point) != 2 ||
+			    sscanf(dash + 3, "%31s %*s %511s", fstype, opts) != 2 ||
+			    !cgroup_mount_matches(controllers, fstype, opts) || strchr(point, '\\'))
+				continue;
+			/* The mount shows the hierarchy from root on: path must lie beneath it. */
+			size_t rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
+			if (strncmp(path, root, rl) != 0 || (path[rl] != '/' && path[rl] != 0))
+				continue;
+			for (size_t i = 0; rc == 0 && i < sizeof(cgroup_limit_files) /
+							     sizeof(cgroup_limit_files[0]);
+			     i++) {
+				char file[1600];
+				snprintf(file, sizeof(file), "%s%s/%s", point, path + rl,
+					 cgroup_limit_files[i]);
+				rc = landlock_allow(ruleset, handled, file, LANDLOCK_ACCESS_FS_READ_FILE,
+						    why, why_len);
+			}
+		}
+		fclose(mi);
+	}
+	fclose(cg);
+	return rc;
+}
 
 /* GPU and accelerator device nodes (DRM render nodes, AMD's compute node, NVIDIA's nodes,
  * the accel subsystem). */
@@ -349,12 +502,80 @@ static const char *const worker_device_paths[] = {
 	"/dev/nvidia-uvm-tools", "/dev/nvidia-modeset",
 };
 
+/* The sysfs of one character device node: its bus device when it has one (a DRM node's PCI
+ * function: vendor, device, config, resource and the drm/ nodes beneath, which libdrm, Mesa
+ * and ROCm read through /sys/dev/char, /sys/class/drm or /sys/bus/pci alike, since Landlock
+ * judges the resolved path), else its own directory (/dev/kfd: the KFD topology). */
+static int landlock_device_sysfs(int ruleset, uint64_t handled, const char *node, char *why,
+				 size_t why_len)
+{
+	struct stat st;
+	if (stat(node, &st) != 0 || !S_ISCHR(st.st_mode))
+		return 0;
+	char sys[96];
+	snprintf(sys, sizeof(sys), "/sys/dev/char/%u:%u/device", major(st.st_rdev),
+		 minor(st.st_rdev));
+	if (access(sys, F_OK) != 0)
+		sys[strlen(sys) - strlen("/device")] = 0;
+	return landlock_allow(ruleset, handled, sys, LL_READ, why, why_len);
+}
+
+/* The sysfs of every node in the device directory dir (or of dir, a node itself). */
+static int landlock_devices_sysfs(int ruleset, uint64_t handled, const char *dir, char *why,
+				  size_t why_len)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return landlock_device_sysfs(ruleset, handled, dir, why, why_len);
+	int rc = 0;
+	struct dirent *e;
+	while (rc == 0 && (e = readdir(d))) {
+		char node[300];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(node, sizeof(node), "%s/%s", dir, e->d_name);
+		rc = landlock_device_sysfs(ruleset, handled, node, why, why_len);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* NVIDIA's nodes have no sysfs of their own: the driver's /proc/driver/nvidia (its parameters
+ * and one directory per GPU, named by PCI address) and those PCI functions. */
+static int landlock_nvidia(int ruleset, uint64_t handled, char *why, size_t why_len)
+{
+	if (landlock_allow(ruleset, handled, "/proc/driver/nvidia", LL_READ, why, why_len))
+		return -1;
+	DIR *d = opendir("/proc/driver/nvidia/gpus");
+	if (!d)
+		return 0;
+	int rc = 0;
+	struct dirent *e;
+	while (rc == 0 && (e = readdir(d))) {
+		char pci[300];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(pci, sizeof(pci), "/sys/bus/pci/devices/%s", e->d_name);
+		rc = landlock_allow(ruleset, handled, pci, LL_READ, why, why_len);
+	}
+	closedir(d);
+	return rc;
+}
+
 static int landlock_worker_rules(int ruleset, uint64_t handled, const struct sandbox_fs_rules *r,
 				 char *why, size_t why_len)
 {
 	for (size_t i = 0; i < sizeof(worker_read_paths) / sizeof(worker_read_paths[0]); i++)
 		if (landlock_allow(ruleset, handled, worker_read_paths[i], LL_READ, why, why_len))
 			return -1;
+	for (size_t i = 0; i < sizeof(worker_proc_sys_paths) / sizeof(worker_proc_sys_paths[0]);
+	     i++)
+		if (landlock_allow(ruleset, handled, worker_proc_sys_paths[i], LL_READ, why,
+				   why_len))
+			return -1;
+	if (landlock_own_proc(ruleset, handled, why, why_len) ||
+	    landlock_own_cgroups(ruleset, handled, why, why_len))
+		return -1;
 	if (landlock_allow(ruleset, handled, "/dev/null", LL_READ | LANDLOCK_ACCESS_FS_WRITE_FILE,
 			   why, why_len))
 		return -1;
@@ -370,8 +591,12 @@ static int landlock_worker_rules(int ruleset, uint64_t handled, const struct san
 		for (size_t i = 0; i < sizeof(worker_device_paths) / sizeof(worker_device_paths[0]);
 		     i++)
 			if (landlock_allow(ruleset, handled, worker_device_paths[i], LL_DEVICE, why,
-					   why_len))
+					   why_len) ||
+			    landlock_devices_sysfs(ruleset, handled, worker_device_paths[i], why,
+						   why_len))
 				return -1;
+		if (landlock_nvidia(ruleset, handled, why, why_len))
+			return -1;
 		for (int i = 0; i < 16; i++) {
 			char node[32];
 			snprintf(node, sizeof(node), "/dev/nvidia%d", i);
@@ -431,9 +656,10 @@ int sandbox_restrict_fs(enum sandbox_role role, const struct sandbox_fs_rules *r
 		/* The reserve descriptor for EMFILE is /dev/null; the socket is unlinked at exit. */
 		rc = landlock_allow(ruleset, attr.handled_access_fs, "/dev/null",
 				    LANDLOCK_ACCESS_FS_READ_FILE, why, why_len);
+		/* The sanitizers read the process's own maps and threads (LeakSanitizer's
+		 * tracer by pid, from a process of its own). */
 		if (rc == 0 && WNN_SANITIZED)
-			rc = landlock_allow(ruleset, attr.handled_access_fs, "/proc", LL_READ, why,
-					    why_len);
+			rc = landlock_own_proc(ruleset, attr.handled_access_fs, why, why_len);
 		if (rc == 0 && r->removable_in)
 			rc = landlock_allow(ruleset, attr.handled_access_fs, r->removable_in,
 					    LANDLOCK_ACCESS_FS_REMOVE_FILE, why, why_len);

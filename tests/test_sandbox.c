@@ -319,6 +319,251 @@ TEST_TIMEOUT(sandbox_worker_files_are_restricted, 120)
 	}
 }
 
+/* ---- what a worker can open of /proc and /sys */
+
+enum worker_open { WORKER_OPENED, WORKER_REFUSED, WORKER_OTHER };
+
+/* Whether d's worker for uid 0 opens path read-only; got: its answer. */
+static enum worker_open worker_open(const struct test_daemon *d, const char *path, char *got,
+				    size_t len)
+{
+	char action[300];
+	snprintf(action, sizeof(action), "open:%s", path);
+	hook(d, action, got, len);
+	if (strstr(got, ": opened"))
+		return WORKER_OPENED;
+	return strstr(got, "errno 13 (EACCES)") ? WORKER_REFUSED : WORKER_OTHER;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+static bool in_list(const char *name, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(name, *list) == 0)
+			return true;
+	return false;
+}
+
+/* Opens every entry of dir (/proc, /sys) in the worker and prints those it could; fails if
+ * one outside `allowed` opened, or, for /proc, any process directory but own's. */
+static void list_openable(const struct test_daemon *d, const char *dir, pid_t own,
+			  const char *const *allowed, const char *who)
+{
+	DIR *dd = opendir(dir);
+	ASSERT_MSG(dd, "%s: %s", dir, strerror(errno));
+	char opened[2048] = "", got[300];
+	int n = 0, pids = 0;
+	bool own_opened = false;
+	struct dirent *e;
+	while ((e = readdir(dd))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char path[300];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		enum worker_open r = worker_open(d, path, got, sizeof(got));
+		if (all_digits(e->d_name)) {
+			pids++;
+			bool is_own = atoi(e->d_name) == (int)own;
+			/* Not own: refused, or gone since the listing (ENOENT). */
+			ASSERT_MSG((r == WORKER_OPENED) == is_own, "%s: %s", who, got);
+			own_opened |= is_own;
+			continue;
+		}
+		n++;
+		if (r != WORKER_OPENED)
+			continue;
+		ASSERT_MSG(in_list(e->d_name, allowed), "%s: the worker opened %s", who, path);
+		size_t l = strlen(opened);
+		snprintf(opened + l, sizeof(opened) - l, " %s", e->d_name);
+	}
+	closedir(dd);
+	if (pids) {
+		ASSERT_MSG(own_opened, "%s: the worker could not open its own /proc/%d", who,
+			   (int)own);
+		printf("  %s: of %s's %d process directories the worker opens only its own; of its "
+		       "%d other entries:%s\n", who, dir, pids, n, *opened ? opened : " none");
+	} else {
+		printf("  %s: of %s's %d entries the worker opens:%s\n", who, dir, n,
+		       *opened ? opened : " none");
+	}
+}
+
+/* Paths of pid's own cgroups (from /proc/<pid>/cgroup, at the usual mount points): its cpuset
+ * (hwloc reads it) into ok, its member list into fail; n_ok, n_fail: counts so far, at most
+ * max_ok and max_fail. */
+static void own_cgroup_paths(pid_t pid, char (*ok)[160], int *n_ok, int max_ok,
+			     char (*fail)[160], int *n_fail, int max_fail)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	FILE *f = fopen(path, "r");
+	ASSERT_MSG(f, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c2 = 0;
+		const char *cg = strcmp(c2 + 1, "/") == 0 ? "" : c2 + 1;
+		const char *v2[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+		for (int i = 0; i < 2 && *n_ok < max_ok && *n_fail < max_fail; i++) {
+			char dir[300];
+			if (strcmp(c1 + 1, "cpuset") == 0 && i == 0)
+				snprintf(dir, sizeof(dir), "/sys/fs/cgroup/cpuset%.200s", cg);
+			else if (!c1[1])
+				snprintf(dir, sizeof(dir), "%s%.200s", v2[i], cg);
+			else
+				continue;
+			snprintf(ok[(*n_ok)++], 160, "%.120s/%s", dir,
+				 c1[1] ? "cpuset.cpus" : "cpuset.cpus.effective");
+			snprintf(fail[(*n_fail)++], 160, "%.120s/cgroup.procs", dir);
+		}
+	}
+	fclose(f);
+}
+
+/* The worker's view of /proc and /sys (issue 18): its own /proc/<pid> (not its network
+ * namespace's sockets under net/), cpuinfo, meminfo, the CPU and NUMA topology and its own
+ * cgroup's limits; no other process (the front door, the spawner, the spare worker, init, the
+ * client), no kallsyms, /proc/sys, /sys/kernel, /sys/class or cgroup members. Run as the
+ * service user and as root (--user root: no permission bit refuses anything, so every
+ * refusal is Landlock's); the test itself, unconfined, opens every path it expects refused. */
+TEST_TIMEOUT(sandbox_worker_sees_only_its_own_proc_and_sys, 300)
+{
+	static const char *const as_service[] = { "--backend", "reference", NULL };
+	static const char *const as_root[] = { "--backend", "reference", "--user", "root", NULL };
+	const char *const *runs[] = { as_service, as_root };
+	const char *const who[] = { "service user", "root" };
+	for (int run = 0; run < 2; run++) {
+		struct test_daemon d;
+		start_hooks(&d, runs[run]);
+		char got[300];
+		ASSERT(worker_open(&d, "/proc/self/status", got, sizeof(got)) == WORKER_OPENED);
+		pid_t own = worker_of(d.pid, 0), spare = 0, spawner = 0;
+		ASSERT_MSG(own > 0, "no worker named wnn-u0");
+		pid_t kids[64];
+		int nk = children(d.pid, kids, 64);
+		for (int i = 0; i < nk; i++) {
+			char name[32];
+			comm(kids[i], name, sizeof(name));
+			if (strcmp(name, "wnn-spawner") == 0)
+				spawner = kids[i];
+			if (strcmp(name, "wnn-spare") == 0)
+				spare = kids[i];
+		}
+		char fail[64][160];
+		int nf = 0;
+		static const char *const fixed_fail[] = {
+			"/proc/1/cmdline", "/proc/1/status", "/proc/self/../1/status",
+			"/proc/kallsyms", "/proc/modules", "/proc/sys/kernel/ostype",
+			"/proc/sys/kernel/hostname", "/proc/net/unix", "/proc/self/net/tcp",
+			"/proc/thread-self/net/unix", "/proc/stat", "/proc", "/sys", "/sys/kernel",
+			"/sys/class/net", "/sys/bus/pci/devices", "/sys/firmware", "/sys/fs/cgroup",
+			"/sys/fs/cgroup/cgroup.procs", "/etc/shadow", "/etc/passwd", "/home", "/root",
+		};
+		for (size_t i = 0; i < sizeof(fixed_fail) / sizeof(fixed_fail[0]); i++)
+			snprintf(fail[nf++], sizeof(fail[0]), "%s", fixed_fail[i]);
+		snprintf(fail[nf++], sizeof(fail[0]), "/proc/%d/environ", (int)d.pid);
+		snprintf(fail[nf++], sizeof(fail[0]), "/proc/%d/cmdline", (int)d.pid);
+		snprintf(fail[nf++], sizeof(fail[0]), "/proc/%d/cmdline", (int)getpid());
+		if (spawner)
+			snprintf(fail[nf++], sizeof(fail[0]), "/proc/%d/environ", (int)spawner);
+		if (spare)
+			snprintf(fail[nf++], sizeof(fail[0]), "/proc/%d/maps", (int)spare);
+		/* Every cgroup hierarchy's member list (v1: one per controller). */
+		DIR *cg = opendir("/sys/fs/cgroup");
+		struct dirent *e;
+		while (cg && (e = readdir(cg)) && nf < 64)
+			if (e->d_name[0] != '.')
+				snprintf(fail[nf++], sizeof(fail[0]), "/sys/fs/cgroup/%.100s/cgroup.procs",
+					 e->d_name);
+		if (cg)
+			closedir(cg);
+		char cg_ok[16][160];
+		int n_cg = 0;
+		own_cgroup_paths(own, cg_ok, &n_cg, 16, fail, &nf, 64);
+		int refused = 0;
+		for (int i = 0; i < nf; i++) {
+			int fd = open(fail[i], O_RDONLY | O_CLOEXEC);
+			if (fd < 0) /* not on this machine (v2 has no per-controller directories) */
+				continue;
+			close(fd);
+			enum worker_open r = worker_open(&d, fail[i], got, sizeof(got));
+			ASSERT_MSG(r == WORKER_REFUSED, "%s: %s", who[run], got);
+			refused++;
+		}
+		char own_status[64], open_ok[32][160];
+		snprintf(own_status, sizeof(own_status), "/proc/%d/status", (int)own);
+		static const char *const fixed_ok[] = {
+			"/proc/self/status", "/proc/self/maps", "/proc/self/cgroup", "/proc/mounts",
+			"/proc/self/fd", "/proc/self/task", "/proc/thread-self", "/proc/cpuinfo",
+			"/proc/meminfo", "/sys/devices/system/cpu", "/sys/devices/system/cpu/online",
+			"/etc/ld.so.cache",
+		};
+		int no = 0;
+		snprintf(open_ok[no++], sizeof(open_ok[0]), "%s", own_status);
+		for (size_t i = 0; i < sizeof(fixed_ok) / sizeof(fixed_ok[0]); i++)
+			snprintf(open_ok[no++], sizeof(open_ok[0]), "%s", fixed_ok[i]);
+		for (int i = 0; i < no; i++)
+			ASSERT_MSG(worker_open(&d, open_ok[i], got, sizeof(got)) == WORKER_OPENED,
+				   "%s: %s", who[run], got);
+		/* Its cpuset, where this machine has one the test can read. */
+		for (int i = 0; i < n_cg; i++) {
+			int fd = open(cg_ok[i], O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			close(fd);
+			ASSERT_MSG(worker_open(&d, cg_ok[i], got, sizeof(got)) == WORKER_OPENED,
+				   "%s: %s", who[run], got);
+			printf("  %s: the worker reads its cpuset %s\n", who[run], cg_ok[i]);
+			snprintf(open_ok[no++], sizeof(open_ok[0]), "%.150s", cg_ok[i]);
+		}
+		printf("  %s: the worker (pid %d) was refused all %d probes of other processes, "
+		       "kernel and cgroup files, and opened its %d own and topology files\n",
+		       who[run], (int)own, refused, no);
+		/* /proc/net and /proc/mounts lead into the worker's own /proc/<pid>. */
+		static const char *const proc_allowed[] = { "self",    "thread-self", "cpuinfo",
+							    "meminfo", "mounts",      "net",
+							    NULL };
+		static const char *const sys_allowed[] = { NULL };
+		list_openable(&d, "/proc", own, proc_allowed, who[run]);
+		list_openable(&d, "/sys", own, sys_allowed, who[run]);
+		/* The kernel may drop /proc's dentries (memory pressure; here, on demand), after
+		 * which procfs makes new inodes for the same names: the rules still hold. */
+		int dc = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+		if (dc >= 0 && write(dc, "2", 1) == 1) {
+			for (int i = 0; i < no; i++)
+				ASSERT_MSG(worker_open(&d, open_ok[i], got, sizeof(got)) ==
+						   WORKER_OPENED,
+					   "%s, after the dentries were dropped: %s", who[run], got);
+			printf("  %s: and again after the kernel dropped its dentries\n",
+			       who[run]);
+		} else {
+			printf("  %s: cannot drop the dentry cache (%s): not checked\n", who[run],
+			       strerror(errno));
+		}
+		if (dc >= 0)
+			close(dc);
+		/* The probes left the worker serving. */
+		struct pt_conn c;
+		pt_connect(&c, &d);
+		pt_hello(&c, "test_sandbox");
+		pt_create_context(&c, 1);
+		pt_add_roundtrip(&c, 1, 2, 0.5f);
+		pt_close(&c);
+		test_daemon_stop(&d);
+	}
+}
+
 /* After a dispatch (OpenMP, libuv and PoCL threads exist), every thread of every worker and
  * of the front door has no_new_privs and the seccomp filter, and runs as the service user. */
 static void check_locked_daemon(const char *backend)
