@@ -213,8 +213,25 @@ check-asan:
 	$(MAKE) BUILD=build-asan SAN=1 OPT=-O1 check
 
 # Everything CI runs: the suite, the suite under ASan+UBSan, a bounded pass of every fuzz target
-# (FUZZ_TIME seconds each, from fresh seeds), and webnnd under valgrind.
-check-all: check check-asan fuzz-smoke valgrind check-deb
+# (FUZZ_TIME seconds each, from fresh seeds), webnnd under valgrind and the Debian packages. The
+# three builds come first, JOBS at a time (the tests then run one part after another: they time
+# themselves and share the machine badly); each part says how long it took, and a failing part
+# ends the run.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CHECK_ALL_PARTS := check check-asan fuzz-smoke valgrind check-deb
+check-all:
+	@all=$$(date +%s); times=""; \
+	for part in build $(CHECK_ALL_PARTS); do \
+		start=$$(date +%s); \
+		if [ $$part = build ]; then \
+			$(MAKE) --no-print-directory -j$(JOBS) all && \
+			$(MAKE) --no-print-directory -j$(JOBS) BUILD=build-asan SAN=1 OPT=-O1 all && \
+			$(MAKE) --no-print-directory -j$(JOBS) fuzz; \
+		else $(MAKE) --no-print-directory $$part; fi || \
+			{ echo "check-all: $$part FAILED after $$(($$(date +%s) - start)) s"; exit 1; }; \
+		times="$$times $$part $$(($$(date +%s) - start)) s,"; \
+	done; \
+	echo "check-all: passed in $$(($$(date +%s) - all)) s (load $$(cut -d' ' -f1-3 /proc/loadavg)):$${times%,}"
 
 valgrind: all
 	tests/valgrind-daemon.sh $(BUILD)
@@ -253,6 +270,18 @@ endif
 
 clean:
 	rm -rf build build-asan
+
+# Every on-disk cache webnnd and PoCL keep, emptied, so that the next run starts as on a new
+# machine (a warm cache hides a cold machine's failures): the daemon's cache directory wherever
+# it can be (WEBNN_CACHE_DIR, XDG/home, /var/cache/webnn, /tmp/webnn-cache-UID) and PoCL's own
+# (POCL_CACHE_DIR, ~/.cache/pocl). Root empties every user's /tmp/webnn-cache-*.
+.PHONY: clean-caches
+clean-caches:
+	@c=$${XDG_CACHE_HOME:-$$HOME/.cache}; \
+	dirs="$${WEBNN_CACHE_DIR:-} $${POCL_CACHE_DIR:-} $$c/webnn $$c/pocl /tmp/webnn-cache-$$(id -u)"; \
+	if [ "$$(id -u)" = 0 ]; then dirs="$$dirs /var/cache/webnn $$(ls -d /tmp/webnn-cache-* 2>/dev/null)"; fi; \
+	for d in $$dirs; do if [ -e "$$d" ]; then rm -rf "$$d" && echo "clean-caches: removed $$d"; fi; done; \
+	echo "clean-caches: no webnnd or PoCL cache is left for $$(id -un)"
 
 # ---- libFuzzer targets (tests/fuzz/fuzz_*.c, one program each) and their seed generator, built
 # with clang + ASan/UBSan into $(BUILD)/fuzz; the OpenCL and cpu backends and the sandbox are left out.

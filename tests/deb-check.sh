@@ -10,9 +10,10 @@ VERSION=${2:?usage: deb-check.sh DEB_DIR VERSION}
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/webnn-debcheck.XXXXXX")
 root=$work/root
-pid=
+# The installed daemon leads a process group of its own, killed whole whenever this script ends.
+. "$here/tests/procgroup.sh"
 cleanup() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -TERM "$pid"; wait "$pid" || true; fi
+	group_kill
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -84,9 +85,9 @@ fi
 sock=$work/run/webnnd.sock
 mkdir -p "$work/run"
 chmod 0755 "$work" "$work/run"
-systemd-socket-activate -l "$sock" "$root/usr/sbin/webnnd" --config "$root/etc/webnnd/webnnd.conf" \
-	--backend reference >"$work/daemon.log" 2>&1 &
-pid=$!
+group_start systemd-socket-activate -l "$sock" "$root/usr/sbin/webnnd" \
+	--config "$root/etc/webnnd/webnnd.conf" --backend reference >"$work/daemon.log" 2>&1
+pid=$GROUP_PID
 ok=0
 for _ in $(seq 1 300); do
 	if "$root/usr/bin/webnn-info" --socket "$sock" >"$work/info.json" 2>"$work/info.err"; then ok=1; break; fi
@@ -121,7 +122,5 @@ cc -std=c11 -Wall -Werror -o "$work/example-static" "$work/example.c" "$work/cla
 out=$(WEBNN_SOCKET=$sock "$work/example-static") || fail "static example: $out"
 [ "$out" = "0 2 3 4" ] || fail "the static example printed '$out'"
 
-kill -TERM "$pid"
-wait "$pid" || fail "the installed webnnd did not stop cleanly"
-pid=
+group_stop 30 || fail "the installed webnnd did not stop cleanly"
 echo "deb-check: webnnd, libwebnn0, libwebnn-dev $VERSION-1: contents, units, socket activation, pkg-config example: ok"

@@ -29,20 +29,18 @@ if ! sock_dir_usable "$(dirname "$SOCK")"; then
 	exit 1
 fi
 
-"$DAEMON" --socket "$SOCK" >"$LOG" 2>&1 &
-PID=$!
+# The daemon leads a process group of its own: however this script ends, nothing it started
+# (front door, spawner, workers) outlives it.
+. "$(dirname "$0")/procgroup.sh"
+group_start "$DAEMON" --socket "$SOCK" >"$LOG" 2>&1
+PID=$GROUP_PID
 
 stop_daemon() {
-	if [ -n "${PID:-}" ] && kill -0 "$PID" 2>/dev/null; then
-		kill -TERM "$PID"
-		wait "$PID"
-		local st=$?
-		[ "$st" -eq 0 ] || echo "demo: webnnd exited with status $st (log: $LOG)" >&2
-	fi
-	PID=
+	group_stop 30
+	local st=$?
+	[ "$st" -eq 0 ] || echo "demo: webnnd exited with status $st (log: $LOG)" >&2
 }
-trap stop_daemon EXIT
-trap 'exit 130' INT TERM
+trap 'stop_daemon; group_kill' EXIT
 
 # Ready when a client can create a context (a stale socket file alone proves nothing).
 ready=0
@@ -51,7 +49,7 @@ for _ in $(seq 1 600); do
 		wait "$PID"
 		echo "demo: webnnd exited during start-up (status $?); its log ($LOG):" >&2
 		cat "$LOG" >&2
-		PID=
+		GROUP_PID=
 		exit 1
 	fi
 	if [ -S "$SOCK" ] && "$BUILD/bin/webnn-info" --socket "$SOCK" >/dev/null 2>&1; then
@@ -70,7 +68,7 @@ echo "demo: webnnd (pid $PID) is serving $SOCK; log in $LOG"
 "$BUILD/bin/webnn-demo" --socket "$SOCK"
 status=$?
 stop_daemon
-trap - EXIT
+trap group_kill EXIT
 if [ "$status" -eq 0 ]; then
 	rm -f "$LOG"
 else
