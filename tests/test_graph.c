@@ -240,8 +240,9 @@ static enum webnn_status eval_concat(const struct graph_node *n, const struct gr
 
 static enum webnn_status eval_node(const struct graph_node *n, const struct graph_value *values,
 				   const void *const *inputs, void *const *outputs,
-				   struct wnn_diag *diag)
+				   const atomic_bool *cancel, struct wnn_diag *diag)
 {
+	(void)cancel;
 	const struct wnn_desc *od = &values[n->outputs[0]].desc;
 	uint64_t count = 0;
 	wnn_desc_count(od, &count);
@@ -299,7 +300,7 @@ static void run_host(const struct graph_ir *g, const void *const *inputs, float 
 		ASSERT((bufs[o] = calloc(1, tg_bytes(&g->values[o].desc))));
 		data[o] = out[0] = bufs[o];
 		struct wnn_diag diag = { 0 };
-		ASSERT_MSG(eval_node(n, g->values, in, out, &diag) == WEBNN_STATUS_OK, "%s",
+		ASSERT_MSG(eval_node(n, g->values, in, out, NULL, &diag) == WEBNN_STATUS_OK, "%s",
 			   diag.message);
 	}
 	for (uint32_t k = 0; k < g->n_outputs; k++) {

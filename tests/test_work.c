@@ -1,4 +1,4 @@
-/* Work budgets end to end over the raw protocol: max_dispatch_flops, the dispatch watchdog, cancellation, max_inflight_per_context. */
+/* Work budgets end to end over the raw protocol: max_dispatch_ms, the dispatch watchdog, cancellation, max_inflight_per_context. */
 #include "tests/graphs.h"
 #include "tests/ptclient.h"
 
@@ -205,19 +205,28 @@ static char *wk_await_lost(struct pt_conn *c, uint32_t *context)
 
 /* ---- the estimate (graph_estimate_cost over the imported IR), by operator family */
 
-/* Appends op to t, imports the graph and returns its estimate (one node: also the largest). */
+/* Appends op to t, imports the graph and returns its work (elements plus the family's own);
+ * checks that its time estimate is that work at the calibrated costs (one node: also the
+ * largest). */
 static uint64_t wk_cost(struct tg_graph *t, Webnn__Ipc__Operation *op)
 {
 	struct wnn_diag diag = { 0 };
 	ASSERT_MSG(tg_op(t, op, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
 	const struct graph_ir *g = tg_finish(t, &diag);
 	ASSERT_MSG(g, "%s", diag.message);
-	struct graph_cost c;
-	graph_estimate_cost(g, &c);
-	ASSERT_EQ(c.largest, 0);
-	ASSERT(c.flops == c.largest_flops);
-	ASSERT(c.flops == graph_node_cost(g, &g->nodes[0]));
-	return c.flops;
+	struct graph_work w;
+	graph_node_work(g, &g->nodes[0], &w);
+	const struct graph_cost_model *models[] = { &graph_cost_fast, &graph_cost_reference };
+	for (int i = 0; i < 2; i++) {
+		const struct graph_unit_cost *u = &models[i]->ps[wnn_ops[g->nodes[0].op].family];
+		struct graph_cost c;
+		graph_estimate_cost(models[i], g, &c);
+		ASSERT_EQ(c.largest, 0);
+		ASSERT(c.ns == c.largest_ns);
+		ASSERT(c.ns == graph_node_cost(models[i], g, &g->nodes[0]));
+		ASSERT(c.ns == (w.elements * u->elem_ps + w.ops * u->op_ps) / 1000 + 1);
+	}
+	return w.elements + w.ops;
 }
 
 #define WK_SHAPE(...) (sizeof((uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t)), \
@@ -354,28 +363,31 @@ TEST(work_cost_saturates)
 	ASSERT_EQ(g->values[cv[0].output].desc.dims[2], 1u << 17);
 	ASSERT_EQ(g->values[cv[0].output].desc.dims[3], 65535);
 	struct graph_cost c;
-	graph_estimate_cost(g, &c);
-	ASSERT(c.flops == UINT64_MAX);
-	ASSERT(c.largest_flops == UINT64_MAX);
+	graph_estimate_cost(&graph_cost_fast, g, &c);
+	ASSERT(c.ns == UINT64_MAX);
+	ASSERT(c.largest_ns == UINT64_MAX);
 	ASSERT_EQ(c.largest, 0);
 	tg_free(&t);
 }
 
-/* ---- max_dispatch_flops: checked at build, before anything is allocated or compiled */
+/* ---- max_dispatch_ms: the time estimate, checked at build, before anything is allocated or
+ * compiled */
 
-TEST_TIMEOUT(work_flop_budget_refuses_huge_matmul, 60)
+TEST_TIMEOUT(work_time_budget_refuses_huge_matmul, 60)
 {
 	struct test_daemon d;
 	test_daemon_start(&d, pt_reference);
 	struct pt_conn c;
-	wk_connect(&c, &d, "flops");
+	wk_connect(&c, &d, "time");
 	pt_create_context(&c, 1);
-	/* 2 * 16384^3 = 8.80e12 FLOP of two graph inputs: nothing is allocated for it */
+	/* 2 * 16384^3 FLOP of two graph inputs, 2 ns each on the reference kernels: nothing is
+	 * allocated for it */
 	struct wk_graph g;
 	wk_chain(&g, 1, 2, 16384, 1, false);
 	pt_call_err(&c, &g.m, WEBNN_STATUS_NOT_SUPPORTED,
-		    "build: the graph needs about 8.80e+12 FLOP per dispatch, more than "
-		    "max_dispatch_flops (2.00e+12); the largest operator is matmul 'mm0' (8.80e+12)");
+		    "build: a dispatch of the graph is estimated at 1.76e+04 s on the reference "
+		    "backend's reference kernels, more than max_dispatch_ms (30000 ms); the largest "
+		    "operator is matmul 'mm0' (linalg family, 1.76e+04 s)");
 	wk_free(&g);
 	/* within the budget it builds, and the connection goes on */
 	wk_chain(&g, 1, 3, 1024, 4, false);
@@ -386,23 +398,24 @@ TEST_TIMEOUT(work_flop_budget_refuses_huge_matmul, 60)
 	test_daemon_stop(&d);
 }
 
-TEST_TIMEOUT(work_flop_budget_is_configurable, 60)
+TEST_TIMEOUT(work_time_budget_is_configurable, 60)
 {
 	struct test_daemon d;
-	const char *args[] = { "--backend", "reference", "--limit", "max_dispatch_flops=1G", NULL };
+	const char *args[] = { "--backend", "reference", "--limit", "max_dispatch_ms=1000", NULL };
 	test_daemon_start(&d, args);
 	struct pt_conn c;
-	wk_connect(&c, &d, "flops");
+	wk_connect(&c, &d, "time");
 	pt_create_context(&c, 1);
-	/* 512^3 matmuls are 2.68e8 FLOP each: three fit in 1 GiB of FLOP, four do not */
+	/* 512^3 matmuls are estimated at 545 ms each: one fits in a second, two do not */
 	struct wk_graph g;
-	wk_chain(&g, 1, 2, 512, 3, false);
+	wk_chain(&g, 1, 2, 512, 1, false);
 	pt_call_ok(&c, &g.m);
 	wk_free(&g);
-	wk_chain(&g, 1, 3, 512, 4, false);
+	wk_chain(&g, 1, 3, 512, 2, false);
 	pt_call_err(&c, &g.m, WEBNN_STATUS_NOT_SUPPORTED,
-		    "FLOP per dispatch, more than max_dispatch_flops (1.07e+09); the largest "
-		    "operator is matmul 'mm0' (2.69e+08)");
+		    "estimated at 1.09 s on the reference backend's reference kernels, more than "
+		    "max_dispatch_ms (1000 ms); the largest operator is matmul 'mm0' (linalg "
+		    "family, 545 ms)");
 	wk_free(&g);
 	pt_close(&c);
 	test_daemon_stop(&d);
@@ -416,8 +429,9 @@ TEST_TIMEOUT(work_flop_budget_is_configurable, 60)
 TEST_TIMEOUT(work_watchdog_loses_context, 60)
 {
 	struct test_daemon d;
+	/* admitted past the time budget (estimated 67 s) so that the watchdog has work to stop */
 	const char *args[] = { "--backend", "reference", "--limit", "dispatch_timeout_ms=300",
-			       NULL };
+			       "--limit", "max_dispatch_ms=600000", NULL };
 	test_daemon_start(&d, args);
 	struct pt_conn a, b;
 	wk_connect(&a, &d, "slow");
@@ -493,21 +507,23 @@ TEST_TIMEOUT(work_watchdog_cancels_long_build, 60)
 	test_daemon_stop(&d);
 }
 
-/* A kernel cannot be pre-empted: one still running watchdog_grace_ms after the timeout ends the
- * worker, whose clients get a Goodbye saying why; the next connection gets a fresh worker. */
+/* A oneDNN primitive cannot be pre-empted (the reference kernels poll the cancel flag, oneDNN's
+ * do not): one still running watchdog_grace_ms after the timeout ends the worker, whose clients
+ * get a Goodbye saying why; the next connection gets a fresh worker. */
 TEST_TIMEOUT(work_watchdog_grace_ends_worker, 60)
 {
 	struct test_daemon d;
-	const char *args[] = { "--backend", "reference", "--limit", "dispatch_timeout_ms=200",
-			       "--limit", "watchdog_grace_ms=500", NULL };
+	const char *args[] = { "--backend", "cpu", "--limit", "dispatch_timeout_ms=200",
+			       "--limit", "watchdog_grace_ms=500", "--limit",
+			       "max_dispatch_ms=600000", NULL };
 	test_daemon_start(&d, args);
 	struct pt_conn a, b;
 	wk_connect(&a, &d, "stuck");
 	wk_connect(&b, &d, "same-user");
 	pt_create_context(&a, 1);
 	pt_create_context(&b, 1);
-	/* one textbook 2048^3 matmul: one step of minutes on the reference backend */
-	wk_chain_ready(&a, 1, 3, 2048, 1);
+	/* one 4096^3 matmul: one oneDNN primitive of seconds on two cores */
+	wk_chain_ready(&a, 1, 3, 4096, 1);
 	double t0 = wk_now();
 	pt_dispatch(&a, 1, 3, 4, 5, 6);
 	uint32_t lost_ctx = 0;
@@ -584,7 +600,8 @@ TEST_TIMEOUT(work_closed_connection_work_is_cancelled, 120)
 TEST_TIMEOUT(work_destroyed_context_work_is_cancelled, 120)
 {
 	struct test_daemon d;
-	const char *args[] = { "--backend", "cpu", NULL };
+	/* admitted past the time budget (estimated 82 s) to have a long dispatch to cancel */
+	const char *args[] = { "--backend", "cpu", "--limit", "max_dispatch_ms=600000", NULL };
 	test_daemon_start(&d, args);
 	struct pt_conn c;
 	wk_connect(&c, &d, "destroyer");

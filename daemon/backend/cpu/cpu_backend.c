@@ -562,7 +562,7 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 				       .threads = ctx->be->threads,
 				       .scratch_bytes = &plan->scratch_bytes,
 				       .primitives = &plan->primitives,
-				       .winograd = ctx->be->winograd };
+				       .winograd = ctx->be->winograd, .cancel = ctx->cancel };
 		if (dnnl_stream_create(&b.stream, b.engine, dnnl_stream_default_flags) !=
 		    dnnl_success) {
 			st = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
@@ -683,6 +683,7 @@ static enum webnn_status cpu_execute_quick(struct backend_plan *plan,
 
 const struct backend_impl backend_cpu = {
 	.name = "cpu",
+	.cost_model = &graph_cost_fast,
 	.init = cpu_init,
 	.shutdown = cpu_shutdown,
 	.devices = cpu_devices,
