@@ -7,157 +7,6 @@
 #include "daemon/graph/graph.h"
 #include "proto/wnn.h"
 
-/* ---- chains of matmuls over [m, m] float32, n_ops deep:
- *  dispatched: z = (...((x @ y) @ y)...) @ y, inputs "x" and "y" (the names pt_dispatch binds);
- *  folded:     z = ((...((y @ y) @ y)...) @ y) + x with y = expand(0.0), a constant, so the
- *              whole chain is evaluated by constant folding while the graph builds. */
-
-struct wk_graph {
-	Webnn__Ipc__ClientMessage m;
-	Webnn__Ipc__BuildGraph bg;
-	Webnn__Ipc__GraphInfo gi;
-	Webnn__Ipc__Operand *operands, **operand_ptrs;
-	Webnn__Ipc__OperandDescriptor desc, scalar_desc;
-	uint32_t shape[2];
-	Webnn__Ipc__Operation *ops, **op_ptrs;
-	Webnn__Ipc__Matmul *mm;
-	char (*labels)[16];
-	Webnn__Ipc__Number zero;
-	Webnn__Ipc__Expand expand;
-	Webnn__Ipc__ElementwiseBinary add;
-	Webnn__Ipc__NamedOperand names[3], *in_ptrs[2], *out_ptr;
-};
-
-static void wk_operand(struct wk_graph *g, size_t i, Webnn__Ipc__OperandKind kind,
-		       const char *name)
-{
-	webnn__ipc__operand__init(&g->operands[i]);
-	g->operands[i].descriptor = &g->desc;
-	g->operands[i].kind = kind;
-	g->operands[i].name = (char *)name;
-	g->operand_ptrs[i] = &g->operands[i];
-}
-
-static Webnn__Ipc__Operation *wk_op(struct wk_graph *g, size_t i, enum wnn_op op)
-{
-	webnn__ipc__operation__init(&g->ops[i]);
-	g->ops[i].op = wnn_ops[op].id;
-	g->op_ptrs[i] = &g->ops[i];
-	return &g->ops[i];
-}
-
-static void wk_io(struct wk_graph *g, int n_in, const char *const *in_names, const uint32_t *ins,
-		  uint32_t out)
-{
-	for (int i = 0; i < n_in; i++) {
-		webnn__ipc__named_operand__init(&g->names[i]);
-		g->names[i].name = (char *)in_names[i];
-		g->names[i].operand = ins[i];
-		g->in_ptrs[i] = &g->names[i];
-	}
-	webnn__ipc__named_operand__init(&g->names[2]);
-	g->names[2].name = "z";
-	g->names[2].operand = out;
-	g->out_ptr = &g->names[2];
-	g->gi.n_inputs = (size_t)n_in;
-	g->gi.inputs = g->in_ptrs;
-	g->gi.n_outputs = 1;
-	g->gi.outputs = &g->out_ptr;
-}
-
-/* The chain as graph `id` of context `ctx`; matmul i is labelled "mm<i>". */
-static void wk_chain(struct wk_graph *g, uint32_t ctx, uint32_t id, uint32_t m, uint32_t n_ops,
-		     bool folded)
-{
-	memset(g, 0, sizeof(*g));
-	size_t n_operands = (size_t)n_ops + (folded ? 4 : 2);
-	size_t n_operations = (size_t)n_ops + (folded ? 2 : 0);
-	g->operands = calloc(n_operands, sizeof(*g->operands));
-	g->operand_ptrs = calloc(n_operands, sizeof(*g->operand_ptrs));
-	g->ops = calloc(n_operations, sizeof(*g->ops));
-	g->op_ptrs = calloc(n_operations, sizeof(*g->op_ptrs));
-	g->mm = calloc(n_ops, sizeof(*g->mm));
-	g->labels = calloc(n_ops, sizeof(*g->labels));
-	ASSERT(g->operands && g->operand_ptrs && g->ops && g->op_ptrs && g->mm && g->labels);
-	webnn__ipc__graph_info__init(&g->gi);
-	webnn__ipc__operand_descriptor__init(&g->desc);
-	g->shape[0] = g->shape[1] = m;
-	g->desc.data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
-	g->desc.n_shape = 2;
-	g->desc.shape = g->shape;
-	/* operand 0: x (dispatched) or the scalar 0.0 (folded); 1: y; 2..n_ops+1: products */
-	size_t op = 0;
-	if (folded) {
-		webnn__ipc__operand_descriptor__init(&g->scalar_desc);
-		g->scalar_desc.data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
-		webnn__ipc__number__init(&g->zero);
-		g->zero.value_case = WEBNN__IPC__NUMBER__VALUE_F;
-		wk_operand(g, 0, WEBNN__IPC__OPERAND_KIND__OPERAND_SCALAR_CONSTANT, NULL);
-		g->operands[0].descriptor = &g->scalar_desc;
-		g->operands[0].scalar = &g->zero;
-		wk_operand(g, 1, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL);
-		webnn__ipc__expand__init(&g->expand);
-		g->expand.input = 0;
-		g->expand.output = 1;
-		g->expand.n_new_shape = 2;
-		g->expand.new_shape = g->shape;
-		Webnn__Ipc__Operation *o = wk_op(g, op++, WNN_OP_EXPAND);
-		o->attrs_case = WEBNN__IPC__OPERATION__ATTRS_EXPAND;
-		o->expand = &g->expand;
-	} else {
-		wk_operand(g, 0, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "x");
-		wk_operand(g, 1, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "y");
-	}
-	for (uint32_t i = 0; i < n_ops; i++) {
-		wk_operand(g, i + 2, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL);
-		webnn__ipc__matmul__init(&g->mm[i]);
-		g->mm[i].a = i > 0 ? i + 1 : folded ? 1 : 0;
-		g->mm[i].b = 1;
-		g->mm[i].output = i + 2;
-		snprintf(g->labels[i], sizeof(g->labels[i]), "mm%u", i);
-		Webnn__Ipc__Operation *o = wk_op(g, op++, WNN_OP_MATMUL);
-		o->label = g->labels[i];
-		o->attrs_case = WEBNN__IPC__OPERATION__ATTRS_MATMUL;
-		o->matmul = &g->mm[i];
-	}
-	if (folded) {
-		uint32_t x = n_ops + 2, z = n_ops + 3;
-		wk_operand(g, x, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "x");
-		wk_operand(g, z, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL);
-		webnn__ipc__elementwise_binary__init(&g->add);
-		g->add.a = n_ops + 1;
-		g->add.b = x;
-		g->add.output = z;
-		Webnn__Ipc__Operation *o = wk_op(g, op++, WNN_OP_ADD);
-		o->attrs_case = WEBNN__IPC__OPERATION__ATTRS_BINARY;
-		o->binary = &g->add;
-		wk_io(g, 1, (const char *const[]){ "x" }, (const uint32_t[]){ x }, z);
-	} else {
-		wk_io(g, 2, (const char *const[]){ "x", "y" }, (const uint32_t[]){ 0, 1 }, n_ops + 1);
-	}
-	g->gi.n_operands = n_operands;
-	g->gi.operands = g->operand_ptrs;
-	g->gi.n_operations = n_operations;
-	g->gi.operations = g->op_ptrs;
-	webnn__ipc__build_graph__init(&g->bg);
-	g->bg.context_id = ctx;
-	g->bg.graph_id = id;
-	g->bg.graph = &g->gi;
-	webnn__ipc__client_message__init(&g->m);
-	g->m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
-	g->m.build_graph = &g->bg;
-}
-
-static void wk_free(struct wk_graph *g)
-{
-	free(g->operands);
-	free(g->operand_ptrs);
-	free(g->ops);
-	free(g->op_ptrs);
-	free(g->mm);
-	free(g->labels);
-}
-
 static void wk_connect(struct pt_conn *c, const struct test_daemon *d, const char *name)
 {
 	pt_connect(c, d);
@@ -169,10 +18,10 @@ static void wk_connect(struct pt_conn *c, const struct test_daemon *d, const cha
 static void wk_chain_ready(struct pt_conn *c, uint32_t ctx, uint32_t id, uint32_t m,
 			   uint32_t n_ops)
 {
-	struct wk_graph g;
-	wk_chain(&g, ctx, id, m, n_ops, false);
+	struct pt_matmul_chain g;
+	pt_matmul_chain(&g, ctx, id, m, n_ops, false);
 	pt_call_ok(c, &g.m);
-	wk_free(&g);
+	pt_matmul_chain_free(&g);
 	const uint32_t shape[] = { m, m };
 	for (uint32_t t = 1; t <= 3; t++)
 		pt_create_tensor(c, ctx, id + t, shape, 2);
@@ -382,17 +231,17 @@ TEST_TIMEOUT(work_time_budget_refuses_huge_matmul, 60)
 	pt_create_context(&c, 1);
 	/* 2 * 16384^3 FLOP of two graph inputs, 2 ns each on the reference kernels: nothing is
 	 * allocated for it */
-	struct wk_graph g;
-	wk_chain(&g, 1, 2, 16384, 1, false);
+	struct pt_matmul_chain g;
+	pt_matmul_chain(&g, 1, 2, 16384, 1, false);
 	pt_call_err(&c, &g.m, WEBNN_STATUS_NOT_SUPPORTED,
 		    "build: a dispatch of the graph is estimated at 1.76e+04 s on the reference "
 		    "backend's reference kernels, more than max_dispatch_ms (30000 ms); the largest "
 		    "operator is matmul 'mm0' (linalg family, 1.76e+04 s)");
-	wk_free(&g);
+	pt_matmul_chain_free(&g);
 	/* within the budget it builds, and the connection goes on */
-	wk_chain(&g, 1, 3, 1024, 4, false);
+	pt_matmul_chain(&g, 1, 3, 1024, 4, false);
 	pt_call_ok(&c, &g.m);
-	wk_free(&g);
+	pt_matmul_chain_free(&g);
 	pt_add_roundtrip(&c, 1, 10, 1.0f);
 	pt_close(&c);
 	test_daemon_stop(&d);
@@ -407,16 +256,16 @@ TEST_TIMEOUT(work_time_budget_is_configurable, 60)
 	wk_connect(&c, &d, "time");
 	pt_create_context(&c, 1);
 	/* 512^3 matmuls are estimated at 545 ms each: one fits in a second, two do not */
-	struct wk_graph g;
-	wk_chain(&g, 1, 2, 512, 1, false);
+	struct pt_matmul_chain g;
+	pt_matmul_chain(&g, 1, 2, 512, 1, false);
 	pt_call_ok(&c, &g.m);
-	wk_free(&g);
-	wk_chain(&g, 1, 3, 512, 2, false);
+	pt_matmul_chain_free(&g);
+	pt_matmul_chain(&g, 1, 3, 512, 2, false);
 	pt_call_err(&c, &g.m, WEBNN_STATUS_NOT_SUPPORTED,
 		    "estimated at 1.09 s on the reference backend's reference kernels, more than "
 		    "max_dispatch_ms (1000 ms); the largest operator is matmul 'mm0' (linalg "
 		    "family, 545 ms)");
-	wk_free(&g);
+	pt_matmul_chain_free(&g);
 	pt_close(&c);
 	test_daemon_stop(&d);
 }
@@ -461,10 +310,10 @@ TEST_TIMEOUT(work_watchdog_loses_context, 60)
 	ASSERT_EQ(ev.error_status[0], WEBNN_STATUS_CONTEXT_LOST);
 	ASSERT_CONTAINS(ev.error_message[0], "context 1 is lost");
 	/* later work on the lost context */
-	struct wk_graph g;
-	wk_chain(&g, 1, 20, 8, 1, false);
+	struct pt_matmul_chain g;
+	pt_matmul_chain(&g, 1, 20, 8, 1, false);
 	pt_call_err(&a, &g.m, WEBNN_STATUS_CONTEXT_LOST, "context 1 is lost: dispatch of graph 3");
-	wk_free(&g);
+	pt_matmul_chain_free(&g);
 	/* the other context of the same connection, and another client */
 	pt_add_roundtrip(&a, 2, 30, 2.0f);
 	pt_add_roundtrip(&b, 1, 30, 3.0f);
@@ -486,13 +335,13 @@ TEST_TIMEOUT(work_watchdog_cancels_long_build, 60)
 	wk_connect(&c, &d, "folder");
 	pt_create_context(&c, 1);
 	pt_create_context(&c, 7);
-	struct wk_graph g;
-	wk_chain(&g, 1, 2, 384, 100, true);
+	struct pt_matmul_chain g;
+	pt_matmul_chain(&g, 1, 2, 384, 100, true);
 	struct pt_events ev = { 0 };
 	double t0 = wk_now();
 	Webnn__Ipc__ServerMessage *s = pt_call_ev(&c, &g.m, NULL, 0, &ev);
 	double took = wk_now() - t0;
-	wk_free(&g);
+	pt_matmul_chain_free(&g);
 	pt_expect_err(s, WEBNN_STATUS_CONTEXT_LOST,
 		      "context 1 is lost: build of graph 2 ran longer than dispatch_timeout_ms "
 		      "(300 ms)");
@@ -612,12 +461,7 @@ TEST_TIMEOUT(work_destroyed_context_work_is_cancelled, 120)
 	pt_dispatch(&c, 1, 3, 4, 5, 6);
 	struct timespec pause = { 0, 300 * 1000 * 1000 };
 	nanosleep(&pause, NULL);
-	Webnn__Ipc__DestroyContext dc = WEBNN__IPC__DESTROY_CONTEXT__INIT;
-	dc.context_id = 1;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_CONTEXT;
-	m.destroy_context = &dc;
-	pt_send(&c, &m);
+	pt_destroy_context(&c, 1);
 	double t0 = wk_now();
 	pt_add_roundtrip(&c, 2, 10, 1.0f);
 	double served = wk_now() - t0;
