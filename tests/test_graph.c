@@ -238,11 +238,10 @@ static enum webnn_status eval_concat(const struct graph_node *n, const struct gr
 	return WEBNN_STATUS_OK;
 }
 
-static enum webnn_status eval_node(const struct graph_node *n, const struct graph_value *values,
-				   const void *const *inputs, void *const *outputs,
-				   const atomic_bool *cancel, struct wnn_diag *diag)
+static enum webnn_status eval_values(const struct graph_node *n, const struct graph_value *values,
+				    const void *const *inputs, void *const *outputs,
+				    struct wnn_diag *diag)
 {
-	(void)cancel;
 	const struct wnn_desc *od = &values[n->outputs[0]].desc;
 	uint64_t count = 0;
 	wnn_desc_count(od, &count);
@@ -276,6 +275,15 @@ static enum webnn_status eval_node(const struct graph_node *n, const struct grap
 	return WEBNN_STATUS_OK;
 }
 
+/* graph_caps.evaluate over eval_values. */
+static enum webnn_status eval_node(const struct graph_caps *caps, const struct graph_ir *g,
+				   const struct graph_node *n, const void *const *inputs,
+				   void *const *outputs, struct wnn_diag *diag)
+{
+	(void)caps;
+	return eval_values(n, g->values, inputs, outputs, diag);
+}
+
 /* Runs the live nodes of g on the host (no fusion groups); returns graph output k's bytes in
  * outs[k] (malloc'd). inputs[k]: bytes of graph input k. */
 static void run_host(const struct graph_ir *g, const void *const *inputs, float **outs)
@@ -300,7 +308,7 @@ static void run_host(const struct graph_ir *g, const void *const *inputs, float 
 		ASSERT((bufs[o] = calloc(1, tg_bytes(&g->values[o].desc))));
 		data[o] = out[0] = bufs[o];
 		struct wnn_diag diag = { 0 };
-		ASSERT_MSG(eval_node(n, g->values, in, out, NULL, &diag) == WEBNN_STATUS_OK, "%s",
+		ASSERT_MSG(eval_values(n, g->values, in, out, &diag) == WEBNN_STATUS_OK, "%s",
 			   diag.message);
 	}
 	for (uint32_t k = 0; k < g->n_outputs; k++) {

@@ -131,6 +131,14 @@ struct backend_impl {
 	/* What this context wants from the shared graph passes (layout, fusion, concat in place);
 	 * the daemon adds constant folding. */
 	void (*caps)(struct backend_context *ctx, struct graph_caps *caps);
+	/* Optional: evaluates node n of g, whose inputs are constants, on this context's kernels
+	 * (inputs[i]: bytes of n->inputs[i]; outputs[i]: zeroed, 64-byte aligned bytes of
+	 * n->outputs[i]), for constant folding before the passes (any layout, no fusion); priced
+	 * by cost_model, and it stops at the cancel flag as compile does. Runs where compile runs.
+	 * NULL: the daemon folds on the reference kernels. */
+	enum webnn_status (*evaluate)(struct backend_context *ctx, const struct graph_ir *g,
+				      const struct graph_node *n, const void *const *inputs,
+				      void *const *outputs, struct wnn_diag *diag);
 	/* Compiles an optimised graph. The graph outlives the plan. */
 	enum webnn_status (*compile)(struct backend_context *ctx, const struct graph_ir *g,
 				     struct backend_plan **out, struct wnn_diag *diag);

@@ -111,7 +111,7 @@ static const cost_family_fn cost_family[WNN_FAMILY_COUNT] = {
 	F(NORMALIZATION,  4000,    0,  30000,     0)     \
 	F(CONV,           2000,  150,  10000, 10000)     \
 	F(POOL,           2000, 2000,  10000,  7000)     \
-	F(LINALG,         2000,  150,  10000,  2000)     \
+	F(LINALG,         2000,   50,  10000,  2000)     \
 	F(DATA,           3000,    0,  15000,     0)     \
 	F(GATHER,        10000,    0,   4000,     0)     \
 	F(CAST,           3000,    0,  25000,     0)     \

@@ -2,6 +2,7 @@
 #include "daemon/graph/passes.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static bool reads_only_constants(const struct graph_ir *g, const struct graph_node *n)
 {
@@ -43,11 +44,15 @@ static enum webnn_status fold_node(struct graph_ir *g, uint32_t i, const struct 
 	for (uint32_t k = 0; ok && k < n->n_outputs; k++) {
 		uint64_t bytes = 0;
 		wnn_desc_bytes(&g->values[n->outputs[k]].desc, &bytes);
-		ok = (out[k] = calloc(1, bytes ? bytes : 1)) != NULL;
+		/* aligned as tensors are: the fast kernels' vector loads may assume it */
+		size_t size = (size_t)((bytes + 63) & ~(uint64_t)63);
+		ok = (out[k] = aligned_alloc(64, size ? size : 64)) != NULL;
+		if (ok)
+			memset(out[k], 0, size ? size : 64);
 	}
 	struct wnn_diag quiet = { 0 };
-	enum webnn_status st = ok ? caps->evaluate(n, g->values, (const void *const *)in,
-						  (void *const *)out, caps->cancel, &quiet)
+	enum webnn_status st = ok ? caps->evaluate(caps, g, n, (const void *const *)in,
+						  (void *const *)out, &quiet)
 				  : WEBNN_STATUS_NO_MEMORY;
 	bool owned = st == WEBNN_STATUS_OK;
 	for (uint32_t k = 0; out && k < n->n_outputs; k++) {

@@ -103,6 +103,8 @@ struct graph_node {
 	struct graph_slice slice;
 };
 
+struct graph_ir;
+
 /* What a backend accepts from the shared passes (backend_impl.caps). Zero means "none of it":
  * the graph is then run as the client built it. */
 struct graph_caps {
@@ -117,12 +119,13 @@ struct graph_caps {
 	/* Producers whose output can be written into a slice of a concat's output along the
 	 * channel axis. NULL: no concat in place. */
 	bool (*writes_concat_slice)(const struct graph_node *n, const struct wnn_desc *out);
-	/* Evaluates one node on host memory for constant folding (inputs[i]: bytes of
-	 * n->inputs[i]; outputs[i]: zeroed bytes of n->outputs[i]); stops early once *cancel is
-	 * set. NULL: no folding. */
-	enum webnn_status (*evaluate)(const struct graph_node *n, const struct graph_value *values,
-				      const void *const *inputs, void *const *outputs,
-				      const atomic_bool *cancel, struct wnn_diag *diag);
+	/* Evaluates node n of g on host memory for constant folding (inputs[i]: bytes of
+	 * n->inputs[i]; outputs[i]: zeroed, 64-byte aligned bytes of n->outputs[i]); stops early
+	 * once *cancel is set. evaluate_arg is the caller's. NULL: no folding. */
+	enum webnn_status (*evaluate)(const struct graph_caps *caps, const struct graph_ir *g,
+				      const struct graph_node *n, const void *const *inputs,
+				      void *const *outputs, struct wnn_diag *diag);
+	void *evaluate_arg;
 	/* Folding stops when the constants it would create pass this many bytes in all. */
 	uint64_t fold_max_bytes;
 	/* What evaluate takes per unit of work, and the estimated nanoseconds folding may spend
