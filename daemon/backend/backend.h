@@ -129,7 +129,7 @@ struct backend_impl {
 					 struct wnn_diag *diag);
 
 	/* What this context wants from the shared graph passes (layout, fusion, concat in place);
-	 * the daemon adds constant folding. */
+	 * the daemon adds constant folding (with evaluate below, or the reference kernels). */
 	void (*caps)(struct backend_context *ctx, struct graph_caps *caps);
 	/* Optional: evaluates node n of g, whose inputs are constants, on this context's kernels
 	 * (inputs[i]: bytes of n->inputs[i]; outputs[i]: zeroed, 64-byte aligned bytes of
@@ -159,7 +159,8 @@ struct backend_impl {
 extern const struct backend_impl backend_cpu;
 extern const struct backend_impl backend_opencl;
 extern const struct backend_impl backend_reference;
-/* The reference backend's kernels on one node (graph_caps.evaluate), for constant folding;
+/* The reference backend's kernels on one node, for constant folding where the backend has no
+ * evaluate hook;
  * they stop early, returning backend_cancelled_status(), once *cancel is set (NULL: never). */
 enum webnn_status reference_evaluate(const struct graph_node *n, const struct graph_value *values,
 				     const void *const *inputs, void *const *outputs,

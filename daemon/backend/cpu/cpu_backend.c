@@ -522,8 +522,10 @@ static bool build_job_run(void *arg)
 			seen = j->st;
 #pragma omp atomic read
 			k = j->next;
+			/* a context lost or closed meanwhile: the nodes left are not built */
 			if (!own || seen != WEBNN_STATUS_OK || k >= j->count ||
-			    (k != start && compute_contended(be)))
+			    (k != start && compute_contended(be)) ||
+			    backend_cancelled(plan->ctx->cancel))
 				break;
 #pragma omp atomic capture
 			k = j->next++;
@@ -536,6 +538,8 @@ static bool build_job_run(void *arg)
 	}
 	if (j->next > j->count)
 		j->next = j->count; /* the threads that found nothing left still counted */
+	if (j->st == WEBNN_STATUS_OK && backend_cancelled(plan->ctx->cancel))
+		j->st = backend_cancelled_status(j->diag, "build");
 	return j->st != WEBNN_STATUS_OK || j->next == j->count;
 }
 
