@@ -464,6 +464,27 @@ TEST(graph_fold_limit_and_outputs)
 	gb_free(b);
 }
 
+/* The time budget: a node whose estimate does not fit in what is left of fold_max_ns stays
+ * live (and so does what reads it); the estimate is the caller's cost table's. */
+TEST(graph_fold_time_budget)
+{
+	for (int fits = 0; fits < 2; fits++) {
+		uint32_t c, relu, sum;
+		struct gb *b = fold_graph(&c, &relu, &sum);
+		struct graph_ir *g = gb_finish(b);
+		uint64_t both = graph_node_cost(&graph_cost_reference, g, &g->nodes[0]) +
+				graph_node_cost(&graph_cost_reference, g, &g->nodes[1]);
+		struct graph_caps caps = { .evaluate = eval_node, .fold_max_bytes = 1 << 20,
+					   .fold_cost = &graph_cost_reference,
+					   .fold_max_ns = fits ? both : both - 1 };
+		optimize(g, &caps);
+		ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_FOLDED);
+		ASSERT_EQ(g->nodes[1].state, fits ? GRAPH_NODE_FOLDED : GRAPH_NODE_LIVE);
+		ASSERT_EQ(g->folded_bytes, fits ? 48 : 24);
+		gb_free(b);
+	}
+}
+
 TEST(graph_fold_unsupported_stays_live)
 {
 	struct gb *b = gb_new();
