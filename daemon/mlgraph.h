@@ -38,7 +38,7 @@ struct mlgraph {
 	struct graph_source bg;
 	uint32_t *in_ops, *out_ops;
 	struct graph_ir *ir;             /* imported and optimised by the compile command */
-	uint64_t flops;                  /* its work estimate per dispatch (graph_estimate_cost) */
+	uint64_t estimate_ns;            /* its time estimate per dispatch (graph_estimate_cost) */
 	/* The compile command's result: */
 	struct backend_plan *plan;
 	bool compiled, failed;

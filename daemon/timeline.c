@@ -27,7 +27,7 @@
  * The quick path: a command known to be short runs at once on the loop thread instead of
  * going through the thread pool (and, on the cpu backend, the compute thread): a small
  * dispatch then costs no thread hand-offs, and a read queued behind it is answered in the same
- * wake-up. Known short: a dispatch whose graph's work estimate is at most quick_max_work on a
+ * wake-up. Known short: a dispatch whose graph's time estimate is under quick_max_ns on a
  * backend that can run the plan on the calling thread alone, and tensor commands of host-memory
  * backends up to QUICK_COPY_BYTES. The loop must stay responsive to every other connection, so
  * quick work is capped per loop tick (QUICK_TICK_NS; the rest takes the pool), and a plan whose
@@ -118,38 +118,86 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* "1.23 s", "45.6 ms", "789 us": an estimate for messages. */
+static void format_ns(char *out, size_t len, uint64_t ns)
+{
+	if (ns == UINT64_MAX)
+		snprintf(out, len, "more than 584 years");
+	else if (ns >= 1000000000ull)
+		snprintf(out, len, "%.3g s", ns / 1e9);
+	else if (ns >= 1000000ull)
+		snprintf(out, len, "%.3g ms", ns / 1e6);
+	else
+		snprintf(out, len, "%.3g us", ns / 1e3);
+}
+
+/* graph_caps.evaluate: the backend's own kernels (evaluate_arg is the context). */
+static enum webnn_status fold_on_backend(const struct graph_caps *caps, const struct graph_ir *g,
+					 const struct graph_node *n, const void *const *inputs,
+					 void *const *outputs, struct wnn_diag *diag)
+{
+	struct context *c = caps->evaluate_arg;
+	return c->backend->impl->evaluate(c->bctx, g, n, inputs, outputs, diag);
+}
+
+/* graph_caps.evaluate: the reference kernels. */
+static enum webnn_status fold_on_reference(const struct graph_caps *caps,
+					   const struct graph_ir *g, const struct graph_node *n,
+					   const void *const *inputs, void *const *outputs,
+					   struct wnn_diag *diag)
+{
+	return reference_evaluate(n, g->values, inputs, outputs, caps->cancel, diag);
+}
+
 /* Thread-pool side: only backend calls and the command's own fields. */
-/* BuildGraph once the IR exists: the work budget, the shared passes with what the backend asks
- * for, then the backend's compile. Folding is the daemon's policy, for every backend: the
- * reference kernels (the oracle) evaluate constant subgraphs, within the graph's fold budget. */
+/* BuildGraph once the IR exists: the time budget, the shared passes with what the backend asks
+ * for, then the backend's compile. Folding is the daemon's policy, for every backend: constant
+ * subgraphs are evaluated on the backend's own kernels when it has an evaluate hook (cpu: oneDNN
+ * and its C kernels), else on the reference kernels, within the graph's fold budgets (bytes,
+ * and max_fold_ms of estimated time: what does not fit runs at dispatch instead). */
 static enum webnn_status compile_imported(const struct backend_impl *impl, struct cmd *cmd,
 					  struct wnn_diag *diag)
 {
 	struct mlgraph *g = cmd->graph;
 	const atomic_bool *cancel = &cmd->ctx->cancel;
-	/* The work budget, before anything is folded or compiled: the estimate of the imported
-	 * graph counts what folding would evaluate here too. */
-	uint64_t max_flops = cmd->ctx->obj.s->d->limits.max_dispatch_flops;
+	const struct daemon_limits *lim = &cmd->ctx->obj.s->d->limits;
+	/* The time budget, before anything is folded or compiled: the estimate of the imported
+	 * graph on the backend's kernels counts what folding may evaluate here too. */
+	const struct graph_cost_model *model = impl->cost_model ? impl->cost_model
+								: &graph_cost_fast;
+	uint64_t max_ns = lim->max_dispatch_ms > UINT64_MAX / 1000000 ? UINT64_MAX
+								      : lim->max_dispatch_ms * 1000000;
 	struct graph_cost cost;
-	graph_estimate_cost(g->ir, &cost);
-	g->flops = cost.flops;
-	if (cost.flops > max_flops) {
-		char name[96] = "";
-		if (cost.largest != GRAPH_NONE)
-			graph_node_name(&g->ir->nodes[cost.largest], name, sizeof(name));
+	graph_estimate_cost(model, g->ir, &cost);
+	g->estimate_ns = cost.ns;
+	if (cost.ns > max_ns) {
+		char name[96] = "", total[32], largest[32];
+		const char *family = "";
+		if (cost.largest != GRAPH_NONE) {
+			const struct graph_node *n = &g->ir->nodes[cost.largest];
+			graph_node_name(n, name, sizeof(name));
+			if (n->op < WNN_OP_COUNT)
+				family = wnn_family_name(wnn_ops[n->op].family);
+		}
+		format_ns(total, sizeof(total), cost.ns);
+		format_ns(largest, sizeof(largest), cost.largest_ns);
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
-				    "build: the graph needs about %.2e FLOP per dispatch, more than "
-				    "max_dispatch_flops (%.2e); the largest operator is %s (%.2e)",
-				    (double)cost.flops, (double)max_flops, name,
-				    (double)cost.largest_flops);
+				    "build: a dispatch of the graph is estimated at %s on the %s "
+				    "backend's %s, more than max_dispatch_ms (%" PRIu64 " ms); the "
+				    "largest operator is %s (%s family, %s)", total, impl->name,
+				    model->name, lim->max_dispatch_ms, name, family, largest);
 	}
 	if (backend_cancelled(cancel))
 		return backend_cancelled_status(diag, "build");
 	struct graph_caps caps = { 0 };
 	if (impl->caps)
 		impl->caps(cmd->ctx->bctx, &caps);
-	caps.evaluate = reference_evaluate;
+	caps.evaluate = impl->evaluate ? fold_on_backend : fold_on_reference;
+	caps.evaluate_arg = cmd->ctx;
 	caps.fold_max_bytes = g->fold_budget;
+	caps.fold_cost = impl->evaluate ? model : &graph_cost_reference;
+	caps.fold_max_ns = lim->max_fold_ms > UINT64_MAX / 1000000 ? UINT64_MAX
+								   : lim->max_fold_ms * 1000000;
 	caps.cancel = cancel;
 	enum webnn_status st = graph_optimize(g->ir, &caps, diag);
 	if (st != WEBNN_STATUS_OK)
@@ -382,11 +430,11 @@ static void complete_compile(struct cmd *cmd, bool ok)
 	}
 	g->compiled = true;
 	const struct backend_impl *impl = cmd->ctx->backend->impl;
-	g->quick = g->flops <= s->d->limits.quick_max_work && impl->execute_quick &&
+	g->quick = g->estimate_ns < s->d->limits.quick_max_ns && impl->execute_quick &&
 		   (!impl->plan_quick || impl->plan_quick(g->plan));
 	if (g->quick)
-		log_debug("session %" PRIu64 ": graph %" PRIu32 " takes the quick path (about "
-			  "%.2e FLOP, at most quick_max_work)", s->no, g->obj.id, (double)g->flops);
+		log_debug("session %" PRIu64 ": graph %" PRIu32 " takes the quick path (estimated "
+			  "%" PRIu64 " ns, under quick_max_ns)", s->no, g->obj.id, g->estimate_ns);
 	Webnn__Ipc__BuildGraphReply br = WEBNN__IPC__BUILD_GRAPH_REPLY__INIT;
 	br.compile_ms = cmd->ms;
 	build_graph_stats(g->ir, &br);
@@ -394,8 +442,8 @@ static void complete_compile(struct cmd *cmd, bool ok)
 	r.body_case = WEBNN__IPC__REPLY__BODY_BUILD_GRAPH;
 	r.build_graph = &br;
 	cmd_reply_ok(cmd, &r);
-	log_debug("session %" PRIu64 ": graph %" PRIu32 " compiled in %.1f ms (about %.2e FLOP "
-		  "per dispatch)", s->no, g->obj.id, cmd->ms, (double)g->flops);
+	log_debug("session %" PRIu64 ": graph %" PRIu32 " compiled in %.1f ms (a dispatch "
+		  "estimated at %.3f ms)", s->no, g->obj.id, cmd->ms, g->estimate_ns / 1e6);
 }
 
 /* Loop side, after the work (or instead of it): replies, events, poison, loss. */

@@ -316,6 +316,20 @@ double hz_cpu_s(pid_t pid)
 	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
 }
 
+double hz_cpu_stop_ms(pid_t pid, int quiet_ms, int max_ms)
+{
+	double t0 = hz_now_ms(), last_growth = t0, cpu = hz_cpu_s(pid);
+	for (double now = t0; now - last_growth < quiet_ms && now - t0 < max_ms;) {
+		usleep(20000);
+		now = hz_now_ms();
+		double c = hz_cpu_s(pid);
+		if (c > cpu)
+			last_growth = now;
+		cpu = c;
+	}
+	return last_growth - t0;
+}
+
 int hz_fd_count_settle(pid_t pid, int want, int ms)
 {
 	int n = hz_fd_count(pid);

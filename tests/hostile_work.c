@@ -22,7 +22,9 @@ struct chain {
 	Webnn__Ipc__NamedOperand in, out, *in_ptr, *out_ptr;
 };
 
-static void chain_graph(struct chain *g, uint32_t ctx, uint32_t id, size_t n_ops)
+/* The chain over [rows, cols] float32. */
+static void chain_graph_shaped(struct chain *g, uint32_t ctx, uint32_t id, size_t n_ops,
+			       uint32_t rows, uint32_t cols)
 {
 	memset(g, 0, sizeof(*g));
 	size_t n = n_ops + 1;
@@ -33,8 +35,8 @@ static void chain_graph(struct chain *g, uint32_t ctx, uint32_t id, size_t n_ops
 	g->un = calloc(n_ops, sizeof(*g->un));
 	ASSERT(g->operands && g->operand_ptrs && g->ops && g->op_ptrs && g->un);
 	webnn__ipc__operand_descriptor__init(&g->desc);
-	g->shape[0] = 2;
-	g->shape[1] = 3;
+	g->shape[0] = rows;
+	g->shape[1] = cols;
 	g->desc.data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
 	g->desc.n_shape = 2;
 	g->desc.shape = g->shape;
@@ -80,6 +82,11 @@ static void chain_graph(struct chain *g, uint32_t ctx, uint32_t id, size_t n_ops
 	webnn__ipc__client_message__init(&g->m);
 	g->m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
 	g->m.build_graph = &g->bg;
+}
+
+static void chain_graph(struct chain *g, uint32_t ctx, uint32_t id, size_t n_ops)
+{
+	chain_graph_shaped(g, ctx, id, n_ops, 2, 3);
 }
 
 static void chain_free(struct chain *g)
@@ -155,8 +162,8 @@ static void matmul_setup(struct pt_conn *c, uint32_t ctx, uint32_t base, uint32_
 
 /* Item 2. Abuse: a matmul of two 16384x16384 float32 inputs (8.8 TFLOP per dispatch: sizes up
  * to 16384^3 passed, and work is never interrupted). Refused at build with NOT_SUPPORTED naming
- * max_dispatch_flops. */
-TEST(hostile_flop_budget_matmul)
+ * max_dispatch_ms (its estimate is hours). */
+TEST(hostile_time_budget_matmul)
 {
 	struct hz_scene s;
 	hz_scene_start(&s, NULL);
@@ -166,12 +173,330 @@ TEST(hostile_flop_budget_matmul)
 	struct pt_graph g;
 	pt_matmul_graph(&g, 1, 2, 16384, 16384, 16384);
 	double t0 = hz_now_ms();
-	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__NOT_SUPPORTED, "max_dispatch_flops");
+	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__NOT_SUPPORTED, "max_dispatch_ms");
 	ASSERT_MSG(hz_now_ms() - t0 < 5000, "refusing the build took %.0f ms", hz_now_ms() - t0);
 	/* A small one builds and runs. */
 	pt_matmul_graph(&g, 1, 2, 8, 8, 8);
 	pt_call_ok(&c, &g.m);
 	pt_close(&c);
+	hz_scene_finish(&s);
+}
+
+/* ---- work is budgeted as time (issue 18 item 5) */
+
+/* A graph of one family, fanned out: `n` operations reading the same inputs, each its own graph
+ * output (pool: max pool windows; gather: rows of a small table). */
+struct fan {
+	Webnn__Ipc__ClientMessage m;
+	Webnn__Ipc__BuildGraph bg;
+	Webnn__Ipc__GraphInfo gi;
+	Webnn__Ipc__OperandDescriptor in_desc, idx_desc, out_desc;
+	uint32_t in_shape[4], idx_shape[1], out_shape[4], window[2];
+	Webnn__Ipc__Operand *operands, **operand_ptrs;
+	Webnn__Ipc__Operation *ops, **op_ptrs;
+	Webnn__Ipc__Pool2d *pools;
+	Webnn__Ipc__Gather *gathers;
+	Webnn__Ipc__NamedOperand *names, **in_ptrs, **out_ptrs;
+};
+
+static void fan_operand(struct fan *g, size_t i, Webnn__Ipc__OperandKind kind,
+			Webnn__Ipc__OperandDescriptor *desc, const char *name)
+{
+	webnn__ipc__operand__init(&g->operands[i]);
+	g->operands[i].kind = kind;
+	g->operands[i].descriptor = desc;
+	g->operands[i].name = (char *)name;
+	g->operand_ptrs[i] = &g->operands[i];
+}
+
+static void fan_desc(Webnn__Ipc__OperandDescriptor *d, Webnn__Ipc__DataType type,
+		     uint32_t *shape, size_t rank)
+{
+	webnn__ipc__operand_descriptor__init(d);
+	d->data_type = type;
+	d->n_shape = rank;
+	d->shape = shape;
+}
+
+/* pool: maxPool2d 64x64 over [1, 64, 2048, 2048] (n = 1); gather: n gathers of 2^19 rows of a
+ * [64, 512] table. */
+static void fan_graph(struct fan *g, uint32_t ctx, uint32_t id, enum wnn_op op, size_t n)
+{
+	memset(g, 0, sizeof(*g));
+	bool gather = op == WNN_OP_GATHER;
+	size_t n_in = gather ? 2 : 1, n_operands = n_in + n;
+	g->operands = calloc(n_operands, sizeof(*g->operands));
+	g->operand_ptrs = calloc(n_operands, sizeof(*g->operand_ptrs));
+	g->ops = calloc(n, sizeof(*g->ops));
+	g->op_ptrs = calloc(n, sizeof(*g->op_ptrs));
+	g->pools = calloc(n, sizeof(*g->pools));
+	g->gathers = calloc(n, sizeof(*g->gathers));
+	g->names = calloc(n_operands, sizeof(*g->names));
+	g->in_ptrs = calloc(n_in, sizeof(*g->in_ptrs));
+	g->out_ptrs = calloc(n, sizeof(*g->out_ptrs));
+	ASSERT(g->operands && g->operand_ptrs && g->ops && g->op_ptrs && g->pools && g->gathers &&
+	       g->names && g->in_ptrs && g->out_ptrs);
+	static char out_names[64][8];
+	ASSERT(n <= 64);
+	if (gather) {
+		g->in_shape[0] = 64, g->in_shape[1] = 512;
+		g->idx_shape[0] = 1u << 19;
+		g->out_shape[0] = 1u << 19, g->out_shape[1] = 512;
+		fan_desc(&g->in_desc, WEBNN__IPC__DATA_TYPE__FLOAT32, g->in_shape, 2);
+		fan_desc(&g->idx_desc, WEBNN__IPC__DATA_TYPE__INT32, g->idx_shape, 1);
+		fan_desc(&g->out_desc, WEBNN__IPC__DATA_TYPE__FLOAT32, g->out_shape, 2);
+		fan_operand(g, 0, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, &g->in_desc, "x");
+		fan_operand(g, 1, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, &g->idx_desc, "i");
+	} else {
+		g->in_shape[0] = 1, g->in_shape[1] = 64, g->in_shape[2] = g->in_shape[3] = 2048;
+		g->out_shape[0] = 1, g->out_shape[1] = 64, g->out_shape[2] = g->out_shape[3] = 1985;
+		g->window[0] = g->window[1] = 64;
+		fan_desc(&g->in_desc, WEBNN__IPC__DATA_TYPE__FLOAT32, g->in_shape, 4);
+		fan_desc(&g->out_desc, WEBNN__IPC__DATA_TYPE__FLOAT32, g->out_shape, 4);
+		fan_operand(g, 0, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, &g->in_desc, "x");
+	}
+	for (size_t k = 0; k < n; k++) {
+		uint32_t out = (uint32_t)(n_in + k);
+		fan_operand(g, out, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, &g->out_desc, NULL);
+		webnn__ipc__operation__init(&g->ops[k]);
+		g->ops[k].op = wnn_ops[op].id;
+		if (gather) {
+			webnn__ipc__gather__init(&g->gathers[k]);
+			g->gathers[k].input = 0;
+			g->gathers[k].indices = 1;
+			g->gathers[k].output = out;
+			g->ops[k].attrs_case = WEBNN__IPC__OPERATION__ATTRS_GATHER;
+			g->ops[k].gather = &g->gathers[k];
+		} else {
+			webnn__ipc__pool2d__init(&g->pools[k]);
+			g->pools[k].input = 0;
+			g->pools[k].output = out;
+			g->pools[k].window_dimensions = g->window;
+			g->pools[k].n_window_dimensions = 2;
+			g->ops[k].attrs_case = WEBNN__IPC__OPERATION__ATTRS_POOL2D;
+			g->ops[k].pool2d = &g->pools[k];
+		}
+		g->op_ptrs[k] = &g->ops[k];
+		snprintf(out_names[k], sizeof(out_names[k]), "o%zu", k);
+		webnn__ipc__named_operand__init(&g->names[n_in + k]);
+		g->names[n_in + k].name = out_names[k];
+		g->names[n_in + k].operand = out;
+		g->out_ptrs[k] = &g->names[n_in + k];
+	}
+	for (size_t i = 0; i < n_in; i++) {
+		webnn__ipc__named_operand__init(&g->names[i]);
+		g->names[i].name = i ? "i" : "x";
+		g->names[i].operand = (uint32_t)i;
+		g->in_ptrs[i] = &g->names[i];
+	}
+	webnn__ipc__graph_info__init(&g->gi);
+	g->gi.n_operands = n_operands;
+	g->gi.operands = g->operand_ptrs;
+	g->gi.n_operations = n;
+	g->gi.operations = g->op_ptrs;
+	g->gi.n_inputs = n_in;
+	g->gi.inputs = g->in_ptrs;
+	g->gi.n_outputs = n;
+	g->gi.outputs = g->out_ptrs;
+	webnn__ipc__build_graph__init(&g->bg);
+	g->bg.context_id = ctx;
+	g->bg.graph_id = id;
+	g->bg.graph = &g->gi;
+	webnn__ipc__client_message__init(&g->m);
+	g->m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
+	g->m.build_graph = &g->bg;
+}
+
+static void fan_free(struct fan *g)
+{
+	free(g->operands);
+	free(g->operand_ptrs);
+	free(g->ops);
+	free(g->op_ptrs);
+	free(g->pools);
+	free(g->gathers);
+	free(g->names);
+	free(g->in_ptrs);
+	free(g->out_ptrs);
+}
+
+/* Abuse: graphs of cheap-per-unit operators, which the old FLOP budget priced like matmul's
+ * multiply-adds (0.01 ns a unit on oneDNN, against 1-18 ns for these): 100 relus over
+ * [4096, 4096] (3.4e9 units), one 64x64 max pool over [1, 64, 2048, 2048] (1e12 window elements:
+ * admitted under the old 2e12, hours to run), 4 gathers of 2^28 elements each. With
+ * max_dispatch_ms at 1 s, each is refused at build, at once, with NOT_SUPPORTED naming
+ * max_dispatch_ms, the estimate and the operator's family (the memory budgets bound the
+ * elementwise and gather graphs' real time below the default 30 s budget); a graph within the
+ * budget still builds. */
+TEST(hostile_time_budget_cheap_units)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, "--backend", "cpu", "--limit", "max_dispatch_ms=1000", NULL);
+	struct pt_conn c;
+	hz_scene_abuser(&s, &c, true);
+	pt_create_context(&c, 1);
+	double t0 = hz_now_ms();
+	struct chain e;
+	chain_graph_shaped(&e, 1, 2, 100, 4096, 4096);
+	Webnn__Ipc__ServerMessage *r = pt_call(&c, &e.m);
+	ASSERT(r->reply && r->reply->error);
+	fprintf(stderr, "elementwise: %s\n", r->reply->error->message);
+	ASSERT_CONTAINS(r->reply->error->message, "(elementwise family, ");
+	pt_expect_err(r, WEBNN__IPC__STATUS__NOT_SUPPORTED, "more than max_dispatch_ms (1000 ms)");
+	chain_free(&e);
+	struct fan f;
+	fan_graph(&f, 1, 3, WNN_OP_MAX_POOL2D, 1);
+	r = pt_call(&c, &f.m);
+	ASSERT(r->reply && r->reply->error);
+	fprintf(stderr, "pool: %s\n", r->reply->error->message);
+	ASSERT_CONTAINS(r->reply->error->message, "(pool family, ");
+	pt_expect_err(r, WEBNN__IPC__STATUS__NOT_SUPPORTED, "estimated at ");
+	fan_free(&f);
+	fan_graph(&f, 1, 4, WNN_OP_GATHER, 4);
+	r = pt_call(&c, &f.m);
+	ASSERT(r->reply && r->reply->error);
+	fprintf(stderr, "gather: %s\n", r->reply->error->message);
+	ASSERT_CONTAINS(r->reply->error->message, "(gather family, ");
+	pt_expect_err(r, WEBNN__IPC__STATUS__NOT_SUPPORTED, "max_dispatch_ms");
+	fan_free(&f);
+	double ms = hz_now_ms() - t0;
+	ASSERT_MSG(ms < 5000, "refusing the three builds took %.0f ms", ms);
+	/* a chain within the budget builds */
+	chain_graph_shaped(&e, 1, 6, 10, 256, 256);
+	pt_call_ok(&c, &e.m);
+	chain_free(&e);
+	pt_close(&c);
+	hz_scene_finish(&s);
+}
+
+/* Builds y = expand(0.0) [2048, 2048]; z = y @ y + x on a fresh abuser connection and, with
+ * dispatch_ms, dispatches it once; returns the build's reply (caller frees) and the times. */
+static Webnn__Ipc__ServerMessage *huge_fold(struct hz_scene *s, double *build_ms,
+					    double *dispatch_ms)
+{
+	struct pt_conn c;
+	hz_scene_abuser(s, &c, true);
+	pt_create_context(&c, 1);
+	struct pt_matmul_chain g;
+	pt_matmul_chain(&g, 1, 2, 2048, 1, true);
+	double t0 = hz_now_ms();
+	Webnn__Ipc__ServerMessage *r = pt_call(&c, &g.m);
+	*build_ms = hz_now_ms() - t0;
+	pt_matmul_chain_free(&g);
+	ASSERT_MSG(r->reply && !r->reply->error, "%s", r->reply->error->message);
+	ASSERT_EQ(r->reply->body_case, WEBNN__IPC__REPLY__BODY_BUILD_GRAPH);
+	if (!dispatch_ms) {
+		pt_close(&c);
+		return r;
+	}
+	const uint32_t shape[] = { 2048, 2048 };
+	pt_create_tensor(&c, 1, 3, shape, 2);
+	pt_create_tensor(&c, 1, 4, shape, 2);
+	t0 = hz_now_ms();
+	dispatch_named(&c, 1, 2, (const char *const[]){ "x" }, (const uint32_t[]){ 3 }, 1, "z", 4);
+	pt_flush(&c, 1); /* a failed dispatch would come first, as an ErrorEvent */
+	*dispatch_ms = hz_now_ms() - t0;
+	pt_close(&c);
+	return r;
+}
+
+/* Abuse: a graph whose constant subgraph is one 2048^3 matmul (y = expand(0.0); y @ y + x):
+ * constant folding on the reference kernels took 42.9 s of the build for what oneDNN
+ * dispatches in 0.13 s. On the cpu backend folding runs oneDNN (estimated 0.9 s, within
+ * max_fold_ms): the expand and the matmul are folded and the build answers in about a second.
+ * On the reference backend its estimate (34 s of reference kernels) is past max_fold_ms: the
+ * matmul is not folded, the build answers at once and each dispatch runs it. */
+TEST_TIMEOUT(hostile_fold_huge_constant_matmul, 180)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, "--backend", "cpu", NULL);
+	double build, dispatch;
+	Webnn__Ipc__ServerMessage *r = huge_fold(&s, &build, &dispatch);
+	ASSERT_EQ(r->reply->build_graph->folded, 2);  /* the expand and the matmul */
+	ASSERT_EQ(r->reply->build_graph->kernels, 1); /* the add */
+	pt_free(r);
+	fprintf(stderr, "cpu: build %.0f ms (folded on oneDNN; was 42.9 s on the reference "
+		"kernels), dispatch %.0f ms\n", build, dispatch);
+	ASSERT_MSG(build < 10000, "the build took %.0f ms", build);
+	hz_scene_finish(&s);
+
+	/* the reference backend: dispatches estimated at 34 s (within max_dispatch_ms=60000) */
+	hz_scene_start(&s, "--limit", "max_dispatch_ms=60000", NULL);
+	r = huge_fold(&s, &build, NULL); /* its dispatch is half a minute of reference kernels */
+	ASSERT_EQ(r->reply->build_graph->folded, 1); /* the expand */
+	ASSERT_EQ(r->reply->build_graph->kernels, 2); /* the matmul and the add */
+	pt_free(r);
+	fprintf(stderr, "reference: build %.0f ms (the matmul not folded)\n", build);
+	ASSERT_MSG(build < 10000, "the build took %.0f ms", build);
+	hz_scene_finish(&s);
+}
+
+/* Starts a long fold or reference dispatch on a fresh abuser connection (context 1), lets it
+ * run, then closes the connection or destroys the context; returns the milliseconds until the
+ * worker's CPU time stopped growing. */
+enum cancel_how { CANCEL_DISCONNECT, CANCEL_DESTROY };
+
+static double cancel_after(struct hz_scene *s, bool fold, enum cancel_how how)
+{
+	struct pt_conn c;
+	hz_scene_abuser(s, &c, true);
+	pid_t worker = hz_worker_pid(&s->d, HZ_NOBODY);
+	pt_create_context(&c, 1);
+	struct pt_matmul_chain g;
+	if (fold) {
+		/* one constant 1536^3 matmul folded (max_fold_ms raised): about 15 s of build */
+		pt_matmul_chain(&g, 1, 2, 1536, 1, true);
+		g.m.has_serial = true;
+		g.m.serial = 77;
+		pt_send(&c, &g.m);
+	} else {
+		/* a 1536^3 reference matmul: about 15 s of one kernel */
+		pt_matmul_chain(&g, 1, 2, 1536, 1, false);
+		pt_call_ok(&c, &g.m);
+		const uint32_t shape[] = { 1536, 1536 };
+		for (uint32_t t = 3; t <= 5; t++)
+			pt_create_tensor(&c, 1, t, shape, 2);
+		pt_dispatch(&c, 1, 2, 3, 4, 5);
+	}
+	pt_matmul_chain_free(&g);
+	/* the work is under way once the worker has spent 100 ms of CPU on it (a loaded machine
+	 * may take a while to give it that) */
+	double cpu0 = hz_cpu_s(worker), t0 = hz_now_ms();
+	while (hz_cpu_s(worker) < cpu0 + 0.1 && hz_now_ms() - t0 < 10000)
+		usleep(20000);
+	ASSERT_MSG(hz_cpu_s(worker) >= cpu0 + 0.1, "the worker did not start the work");
+	if (how == CANCEL_DISCONNECT) {
+		pt_close(&c);
+	} else {
+		pt_destroy_context(&c, 1);
+	}
+	double ms = hz_cpu_stop_ms(worker, 500, 20000);
+	if (how == CANCEL_DESTROY)
+		pt_close(&c);
+	return ms;
+}
+
+/* Abuse: a client starts a long constant fold (a 1536^3 matmul, max_fold_ms raised so it is
+ * folded) or a long reference-kernel dispatch, then disconnects or destroys its context. The
+ * work stops within a second (a generous bound for this loaded machine) (measured as the worker's CPU time no longer growing; it was
+ * 42.9 s of folding going on for nobody), and the worker serves others throughout. */
+TEST_TIMEOUT(hostile_cancel_long_work, 240)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, "--limit", "max_fold_ms=600000", NULL);
+	double fold_gone = cancel_after(&s, true, CANCEL_DISCONNECT);
+	double fold_destroyed = cancel_after(&s, true, CANCEL_DESTROY);
+	double run_gone = cancel_after(&s, false, CANCEL_DISCONNECT);
+	double run_destroyed = cancel_after(&s, false, CANCEL_DESTROY);
+	fprintf(stderr, "work stopped after: fold %.0f ms (disconnect), %.0f ms (destroy); "
+		"reference dispatch %.0f ms (disconnect), %.0f ms (destroy)\n", fold_gone,
+		fold_destroyed, run_gone, run_destroyed);
+	ASSERT_MSG(fold_gone < 1000, "folding went on %.0f ms after the disconnect", fold_gone);
+	ASSERT_MSG(fold_destroyed < 1000, "folding went on %.0f ms after DestroyContext",
+		   fold_destroyed);
+	ASSERT_MSG(run_gone < 1000, "the dispatch went on %.0f ms after the disconnect", run_gone);
+	ASSERT_MSG(run_destroyed < 1000, "the dispatch went on %.0f ms after DestroyContext",
+		   run_destroyed);
 	hz_scene_finish(&s);
 }
 

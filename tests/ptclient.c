@@ -580,3 +580,144 @@ void pt_add_roundtrip(struct pt_conn *c, uint32_t ctx, uint32_t base, float seed
 	pt_dispatch(c, ctx, base, base + 1, base + 2, base + 3);
 	pt_read_expect(c, base + 3, z, 6);
 }
+
+/* ---- chains of matmuls (pt_matmul_chain) */
+
+static void chain_operand(struct pt_matmul_chain *g, size_t i, Webnn__Ipc__OperandKind kind,
+		       const char *name)
+{
+	webnn__ipc__operand__init(&g->operands[i]);
+	g->operands[i].descriptor = &g->desc;
+	g->operands[i].kind = kind;
+	g->operands[i].name = (char *)name;
+	g->operand_ptrs[i] = &g->operands[i];
+}
+
+static Webnn__Ipc__Operation *chain_op(struct pt_matmul_chain *g, size_t i, enum wnn_op op)
+{
+	webnn__ipc__operation__init(&g->ops[i]);
+	g->ops[i].op = wnn_ops[op].id;
+	g->op_ptrs[i] = &g->ops[i];
+	return &g->ops[i];
+}
+
+static void chain_io(struct pt_matmul_chain *g, int n_in, const char *const *in_names, const uint32_t *ins,
+		  uint32_t out)
+{
+	for (int i = 0; i < n_in; i++) {
+		webnn__ipc__named_operand__init(&g->names[i]);
+		g->names[i].name = (char *)in_names[i];
+		g->names[i].operand = ins[i];
+		g->in_ptrs[i] = &g->names[i];
+	}
+	webnn__ipc__named_operand__init(&g->names[2]);
+	g->names[2].name = "z";
+	g->names[2].operand = out;
+	g->out_ptr = &g->names[2];
+	g->gi.n_inputs = (size_t)n_in;
+	g->gi.inputs = g->in_ptrs;
+	g->gi.n_outputs = 1;
+	g->gi.outputs = &g->out_ptr;
+}
+
+void pt_matmul_chain(struct pt_matmul_chain *g, uint32_t ctx, uint32_t id, uint32_t m, uint32_t n_ops,
+		     bool folded)
+{
+	memset(g, 0, sizeof(*g));
+	size_t n_operands = (size_t)n_ops + (folded ? 4 : 2);
+	size_t n_operations = (size_t)n_ops + (folded ? 2 : 0);
+	g->operands = calloc(n_operands, sizeof(*g->operands));
+	g->operand_ptrs = calloc(n_operands, sizeof(*g->operand_ptrs));
+	g->ops = calloc(n_operations, sizeof(*g->ops));
+	g->op_ptrs = calloc(n_operations, sizeof(*g->op_ptrs));
+	g->mm = calloc(n_ops, sizeof(*g->mm));
+	g->labels = calloc(n_ops, sizeof(*g->labels));
+	ASSERT(g->operands && g->operand_ptrs && g->ops && g->op_ptrs && g->mm && g->labels);
+	webnn__ipc__graph_info__init(&g->gi);
+	webnn__ipc__operand_descriptor__init(&g->desc);
+	g->shape[0] = g->shape[1] = m;
+	g->desc.data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
+	g->desc.n_shape = 2;
+	g->desc.shape = g->shape;
+	/* operand 0: x (dispatched) or the scalar 0.0 (folded); 1: y; 2..n_ops+1: products */
+	size_t op = 0;
+	if (folded) {
+		webnn__ipc__operand_descriptor__init(&g->scalar_desc);
+		g->scalar_desc.data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
+		webnn__ipc__number__init(&g->zero);
+		g->zero.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+		chain_operand(g, 0, WEBNN__IPC__OPERAND_KIND__OPERAND_SCALAR_CONSTANT, NULL);
+		g->operands[0].descriptor = &g->scalar_desc;
+		g->operands[0].scalar = &g->zero;
+		chain_operand(g, 1, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL);
+		webnn__ipc__expand__init(&g->expand);
+		g->expand.input = 0;
+		g->expand.output = 1;
+		g->expand.n_new_shape = 2;
+		g->expand.new_shape = g->shape;
+		Webnn__Ipc__Operation *o = chain_op(g, op++, WNN_OP_EXPAND);
+		o->attrs_case = WEBNN__IPC__OPERATION__ATTRS_EXPAND;
+		o->expand = &g->expand;
+	} else {
+		chain_operand(g, 0, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "x");
+		chain_operand(g, 1, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "y");
+	}
+	for (uint32_t i = 0; i < n_ops; i++) {
+		chain_operand(g, i + 2, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL);
+		webnn__ipc__matmul__init(&g->mm[i]);
+		g->mm[i].a = i > 0 ? i + 1 : folded ? 1 : 0;
+		g->mm[i].b = 1;
+		g->mm[i].output = i + 2;
+		snprintf(g->labels[i], sizeof(g->labels[i]), "mm%u", i);
+		Webnn__Ipc__Operation *o = chain_op(g, op++, WNN_OP_MATMUL);
+		o->label = g->labels[i];
+		o->attrs_case = WEBNN__IPC__OPERATION__ATTRS_MATMUL;
+		o->matmul = &g->mm[i];
+	}
+	if (folded) {
+		uint32_t x = n_ops + 2, z = n_ops + 3;
+		chain_operand(g, x, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "x");
+		chain_operand(g, z, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL);
+		webnn__ipc__elementwise_binary__init(&g->add);
+		g->add.a = n_ops + 1;
+		g->add.b = x;
+		g->add.output = z;
+		Webnn__Ipc__Operation *o = chain_op(g, op++, WNN_OP_ADD);
+		o->attrs_case = WEBNN__IPC__OPERATION__ATTRS_BINARY;
+		o->binary = &g->add;
+		chain_io(g, 1, (const char *const[]){ "x" }, (const uint32_t[]){ x }, z);
+	} else {
+		chain_io(g, 2, (const char *const[]){ "x", "y" }, (const uint32_t[]){ 0, 1 }, n_ops + 1);
+	}
+	g->gi.n_operands = n_operands;
+	g->gi.operands = g->operand_ptrs;
+	g->gi.n_operations = n_operations;
+	g->gi.operations = g->op_ptrs;
+	webnn__ipc__build_graph__init(&g->bg);
+	g->bg.context_id = ctx;
+	g->bg.graph_id = id;
+	g->bg.graph = &g->gi;
+	webnn__ipc__client_message__init(&g->m);
+	g->m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
+	g->m.build_graph = &g->bg;
+}
+
+void pt_matmul_chain_free(struct pt_matmul_chain *g)
+{
+	free(g->operands);
+	free(g->operand_ptrs);
+	free(g->ops);
+	free(g->op_ptrs);
+	free(g->mm);
+	free(g->labels);
+}
+
+void pt_destroy_context(struct pt_conn *c, uint32_t ctx)
+{
+	Webnn__Ipc__DestroyContext dc = WEBNN__IPC__DESTROY_CONTEXT__INIT;
+	dc.context_id = ctx;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_CONTEXT;
+	m.destroy_context = &dc;
+	pt_send(c, &m);
+}

@@ -134,6 +134,33 @@ void pt_matmul_graph(struct pt_graph *g, uint32_t ctx, uint32_t id, uint32_t m, 
 /* Dispatch of the add graph: x, y in, z out (sent, no reply). */
 void pt_dispatch(struct pt_conn *c, uint32_t ctx, uint32_t graph, uint32_t x, uint32_t y,
 		 uint32_t z);
+/* Chains of matmuls over [m, m] float32, n_ops deep:
+ *  dispatched: z = (...((x @ y) @ y)...) @ y, inputs "x" and "y" (the names pt_dispatch binds);
+ *  folded:     z = ((...((y @ y) @ y)...) @ y) + x with y = expand(0.0), a constant, so the
+ *              whole chain is evaluated by constant folding while the graph builds. */
+
+struct pt_matmul_chain {
+	Webnn__Ipc__ClientMessage m;
+	Webnn__Ipc__BuildGraph bg;
+	Webnn__Ipc__GraphInfo gi;
+	Webnn__Ipc__Operand *operands, **operand_ptrs;
+	Webnn__Ipc__OperandDescriptor desc, scalar_desc;
+	uint32_t shape[2];
+	Webnn__Ipc__Operation *ops, **op_ptrs;
+	Webnn__Ipc__Matmul *mm;
+	char (*labels)[16];
+	Webnn__Ipc__Number zero;
+	Webnn__Ipc__Expand expand;
+	Webnn__Ipc__ElementwiseBinary add;
+	Webnn__Ipc__NamedOperand names[3], *in_ptrs[2], *out_ptr;
+};
+/* The chain as graph `id` of context `ctx`; matmul i is labelled "mm<i>". */
+void pt_matmul_chain(struct pt_matmul_chain *g, uint32_t ctx, uint32_t id, uint32_t m,
+		     uint32_t n_ops, bool folded);
+void pt_matmul_chain_free(struct pt_matmul_chain *g);
+
+/* Sends DestroyContext for ctx (no reply). */
+void pt_destroy_context(struct pt_conn *c, uint32_t ctx);
 /* Builds add, creates x y z, dispatches and checks z = x + y. Ids from base upward. */
 void pt_add_roundtrip(struct pt_conn *c, uint32_t ctx, uint32_t base, float seed);
 

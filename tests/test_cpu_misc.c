@@ -1,4 +1,4 @@
-/* Differential tests of the cpu backend's pool, normalization, reduce and resample kernels against the reference backend on random shapes, options and NaN/inf data (rnn: ops_rnn_cpu_gru_lstm). */
+/* Differential tests of the cpu backend against the reference backend: its pool, normalization, reduce and resample kernels on random shapes, options and NaN/inf data (rnn: ops_rnn_cpu_gru_lstm), and its constant-folding evaluate. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -733,3 +733,123 @@ TEST_TIMEOUT(cpu_misc_resample, 300)
 	}
 }
 
+
+/* ---- constant folding on the fast kernels (backend_cpu.evaluate) */
+
+/* Evaluates node 0 of g (inputs random) with backend_cpu.evaluate and reference_evaluate and
+ * compares the first output; with cancel set, the cpu evaluation is refused as cancelled. */
+static void ce_check(const struct graph_ir *g, const char *what)
+{
+	struct wnn_diag diag = { 0 };
+	struct backend *be = NULL;
+	ASSERT_MSG(backend_cpu.init(NULL, &be, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	atomic_bool cancel;
+	atomic_init(&cancel, false);
+	struct backend_context_options opts = { .cancel = &cancel };
+	struct backend_context *ctx = NULL;
+	ASSERT(backend_cpu.context_create(be, &opts, &ctx, &diag) == WEBNN_STATUS_OK);
+	const struct graph_node *n = &g->nodes[0];
+	const void *in[4] = { 0 };
+	for (uint32_t k = 0; k < n->n_inputs; k++) {
+		const struct wnn_desc *d = &g->values[n->inputs[k]].desc;
+		void *p = aligned_alloc(64, (tg_bytes(d) + 63) & ~(size_t)63);
+		ASSERT(p);
+		tg_random(p, d->type, tg_bytes(d) / wnn_dtype_size(d->type), 7 + k, -1, 1);
+		in[k] = p;
+	}
+	const struct wnn_desc *od = &g->values[n->outputs[0]].desc;
+	size_t bytes = (tg_bytes(od) + 63) & ~(size_t)63;
+	void *fast = aligned_alloc(64, bytes), *ref = aligned_alloc(64, bytes);
+	ASSERT(fast && ref);
+	memset(fast, 0, bytes);
+	memset(ref, 0, bytes);
+	ASSERT_MSG(backend_cpu.evaluate(ctx, g, n, in, (void *const[]){ fast }, &diag) ==
+		   WEBNN_STATUS_OK, "%s: %s", what, diag.message);
+	ASSERT_MSG(reference_evaluate(n, g->values, in, (void *const[]){ ref }, NULL, &diag) ==
+		   WEBNN_STATUS_OK, "%s: %s", what, diag.message);
+	char msg[256];
+	ASSERT_MSG(tg_compare(fast, ref, od->type, tg_bytes(od) / wnn_dtype_size(od->type), 0, 1e-4,
+			      1e-4, msg, sizeof(msg)), "%s: %s", what, msg);
+	atomic_store(&cancel, true);
+	wnn_diag_clear(&diag);
+	ASSERT_EQ(backend_cpu.evaluate(ctx, g, n, in, (void *const[]){ fast }, &diag),
+		  WEBNN_STATUS_CONTEXT_LOST);
+	ASSERT_CONTAINS(diag.message, "cancelled");
+	for (uint32_t k = 0; k < n->n_inputs; k++)
+		free((void *)in[k]);
+	free(fast);
+	free(ref);
+	backend_cpu.context_destroy(ctx);
+	backend_cpu.shutdown(be);
+}
+
+#define CE_SHAPE(...) (uint32_t)(sizeof((uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t)), \
+		      ((const uint32_t[]){ __VA_ARGS__ })
+
+/* Folding runs before the passes: the nodes are in the client's layout (NCHW here) and unfused;
+ * the fast kernels give the reference's results on them. */
+TEST(cpu_evaluate_matches_reference)
+{
+	struct tg_graph t;
+	struct wnn_diag diag = { 0 };
+	Webnn__Ipc__Operation op = WEBNN__IPC__OPERATION__INIT;
+
+	tg_init(&t);
+	Webnn__Ipc__Matmul mm = WEBNN__IPC__MATMUL__INIT;
+	mm.a = tg_input(&t, WNN_F32, CE_SHAPE(2, 64, 48));
+	mm.b = tg_input(&t, WNN_F32, CE_SHAPE(2, 48, 80));
+	mm.output = tg_next(&t);
+	tg_set_op(&op, WNN_OP_MATMUL, &mm);
+	ASSERT_MSG(tg_op(&t, &op, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	ce_check(tg_finish(&t, &diag), "matmul");
+	tg_free(&t);
+
+	tg_init(&t);
+	Webnn__Ipc__Conv2d cv = WEBNN__IPC__CONV2D__INIT;
+	uint32_t pad[] = { 1, 1, 1, 1 };
+	cv.input = tg_input(&t, WNN_F32, CE_SHAPE(1, 8, 10, 10));
+	cv.filter = tg_input(&t, WNN_F32, CE_SHAPE(16, 8, 3, 3));
+	cv.output = tg_next(&t);
+	cv.padding = pad;
+	cv.n_padding = 4;
+	op = (Webnn__Ipc__Operation)WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&op, WNN_OP_CONV2D, &cv);
+	ASSERT_MSG(tg_op(&t, &op, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	ce_check(tg_finish(&t, &diag), "conv2d NCHW");
+	tg_free(&t);
+
+	tg_init(&t);
+	Webnn__Ipc__Pool2d pl = WEBNN__IPC__POOL2D__INIT;
+	uint32_t window[] = { 3, 3 };
+	pl.input = tg_input(&t, WNN_F32, CE_SHAPE(1, 4, 9, 9));
+	pl.output = tg_next(&t);
+	pl.window_dimensions = window;
+	pl.n_window_dimensions = 2;
+	op = (Webnn__Ipc__Operation)WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&op, WNN_OP_AVERAGE_POOL2D, &pl);
+	ASSERT_MSG(tg_op(&t, &op, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	ce_check(tg_finish(&t, &diag), "averagePool2d NCHW");
+	tg_free(&t);
+
+	tg_init(&t);
+	Webnn__Ipc__ElementwiseBinary add = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+	add.a = tg_input(&t, WNN_F32, CE_SHAPE(3, 1, 5));
+	add.b = tg_input(&t, WNN_F32, CE_SHAPE(4, 1));
+	add.output = tg_next(&t);
+	op = (Webnn__Ipc__Operation)WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&op, WNN_OP_ADD, &add);
+	ASSERT_MSG(tg_op(&t, &op, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	ce_check(tg_finish(&t, &diag), "add, broadcast");
+	tg_free(&t);
+
+	tg_init(&t);
+	Webnn__Ipc__Softmax sm = WEBNN__IPC__SOFTMAX__INIT;
+	sm.input = tg_input(&t, WNN_F32, CE_SHAPE(6, 33));
+	sm.output = tg_next(&t);
+	sm.axis = 1;
+	op = (Webnn__Ipc__Operation)WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&op, WNN_OP_SOFTMAX, &sm);
+	ASSERT_MSG(tg_op(&t, &op, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	ce_check(tg_finish(&t, &diag), "softmax");
+	tg_free(&t);
+}

@@ -238,9 +238,9 @@ static enum webnn_status eval_concat(const struct graph_node *n, const struct gr
 	return WEBNN_STATUS_OK;
 }
 
-static enum webnn_status eval_node(const struct graph_node *n, const struct graph_value *values,
-				   const void *const *inputs, void *const *outputs,
-				   struct wnn_diag *diag)
+static enum webnn_status eval_values(const struct graph_node *n, const struct graph_value *values,
+				    const void *const *inputs, void *const *outputs,
+				    struct wnn_diag *diag)
 {
 	const struct wnn_desc *od = &values[n->outputs[0]].desc;
 	uint64_t count = 0;
@@ -275,6 +275,15 @@ static enum webnn_status eval_node(const struct graph_node *n, const struct grap
 	return WEBNN_STATUS_OK;
 }
 
+/* graph_caps.evaluate over eval_values. */
+static enum webnn_status eval_node(const struct graph_caps *caps, const struct graph_ir *g,
+				   const struct graph_node *n, const void *const *inputs,
+				   void *const *outputs, struct wnn_diag *diag)
+{
+	(void)caps;
+	return eval_values(n, g->values, inputs, outputs, diag);
+}
+
 /* Runs the live nodes of g on the host (no fusion groups); returns graph output k's bytes in
  * outs[k] (malloc'd). inputs[k]: bytes of graph input k. */
 static void run_host(const struct graph_ir *g, const void *const *inputs, float **outs)
@@ -299,7 +308,7 @@ static void run_host(const struct graph_ir *g, const void *const *inputs, float 
 		ASSERT((bufs[o] = calloc(1, tg_bytes(&g->values[o].desc))));
 		data[o] = out[0] = bufs[o];
 		struct wnn_diag diag = { 0 };
-		ASSERT_MSG(eval_node(n, g->values, in, out, &diag) == WEBNN_STATUS_OK, "%s",
+		ASSERT_MSG(eval_values(n, g->values, in, out, &diag) == WEBNN_STATUS_OK, "%s",
 			   diag.message);
 	}
 	for (uint32_t k = 0; k < g->n_outputs; k++) {
@@ -453,6 +462,27 @@ TEST(graph_fold_limit_and_outputs)
 	ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_LIVE);
 	ASSERT_EQ(g->folded_bytes, 0);
 	gb_free(b);
+}
+
+/* The time budget: a node whose estimate does not fit in what is left of fold_max_ns stays
+ * live (and so does what reads it); the estimate is the caller's cost table's. */
+TEST(graph_fold_time_budget)
+{
+	for (int fits = 0; fits < 2; fits++) {
+		uint32_t c, relu, sum;
+		struct gb *b = fold_graph(&c, &relu, &sum);
+		struct graph_ir *g = gb_finish(b);
+		uint64_t both = graph_node_cost(&graph_cost_reference, g, &g->nodes[0]) +
+				graph_node_cost(&graph_cost_reference, g, &g->nodes[1]);
+		struct graph_caps caps = { .evaluate = eval_node, .fold_max_bytes = 1 << 20,
+					   .fold_cost = &graph_cost_reference,
+					   .fold_max_ns = fits ? both : both - 1 };
+		optimize(g, &caps);
+		ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_FOLDED);
+		ASSERT_EQ(g->nodes[1].state, fits ? GRAPH_NODE_FOLDED : GRAPH_NODE_LIVE);
+		ASSERT_EQ(g->folded_bytes, fits ? 48 : 24);
+		gb_free(b);
+	}
 }
 
 TEST(graph_fold_unsupported_stays_live)

@@ -69,7 +69,7 @@ static enum webnn_status evaluate_node(const struct graph_ir *g, uint32_t k,
 				       const void *const *inputs, void *const *outputs,
 				       struct wnn_diag *diag)
 {
-	return reference_evaluate(&g->nodes[k], g->values, inputs, outputs, diag);
+	return reference_evaluate(&g->nodes[k], g->values, inputs, outputs, NULL, diag);
 }
 
 TEST(reference_evaluate_runs_one_node_on_host_memory)

@@ -71,12 +71,15 @@ struct backend_plan;     /* a compiled graph */
  *  - a context's cancel flag (backend_context_options.cancel) may be set while its compile or
  *    execute runs; they stop at their next step boundary.
  *  - short work may instead run on the loop thread (the daemon decides from the work estimate,
- *    see quick_max_work): execute_quick for a plan plan_quick accepted, and, with
+ *    see quick_max_ns): execute_quick for a plan plan_quick accepted, and, with
  *    host_tensors, tensor_* of small tensors. Still serialised per context as above; it must
  *    not wait for anything (no other thread, no device queue) and uses only the calling thread.
  */
 struct backend_impl {
 	const char *name; /* "cpu", "opencl", "reference" */
+	/* What its kernels take per unit of work (daemon/graph/cost.c): the time estimate that
+	 * max_dispatch_ms and quick_max_ns bound. NULL: graph_cost_fast. */
+	const struct graph_cost_model *cost_model;
 	/* tensor_create/destroy/write/read are host-memory allocations and copies: quick enough for
 	 * the loop thread when the tensor is small. */
 	bool host_tensors;
@@ -126,8 +129,16 @@ struct backend_impl {
 					 struct wnn_diag *diag);
 
 	/* What this context wants from the shared graph passes (layout, fusion, concat in place);
-	 * the daemon adds constant folding. */
+	 * the daemon adds constant folding (with evaluate below, or the reference kernels). */
 	void (*caps)(struct backend_context *ctx, struct graph_caps *caps);
+	/* Optional: evaluates node n of g, whose inputs are constants, on this context's kernels
+	 * (inputs[i]: bytes of n->inputs[i]; outputs[i]: zeroed, 64-byte aligned bytes of
+	 * n->outputs[i]), for constant folding before the passes (any layout, no fusion); priced
+	 * by cost_model, and it stops at the cancel flag as compile does. Runs where compile runs.
+	 * NULL: the daemon folds on the reference kernels. */
+	enum webnn_status (*evaluate)(struct backend_context *ctx, const struct graph_ir *g,
+				      const struct graph_node *n, const void *const *inputs,
+				      void *const *outputs, struct wnn_diag *diag);
 	/* Compiles an optimised graph. The graph outlives the plan. */
 	enum webnn_status (*compile)(struct backend_context *ctx, const struct graph_ir *g,
 				     struct backend_plan **out, struct wnn_diag *diag);
@@ -148,9 +159,11 @@ struct backend_impl {
 extern const struct backend_impl backend_cpu;
 extern const struct backend_impl backend_opencl;
 extern const struct backend_impl backend_reference;
-/* The reference backend's kernels on one node (graph_caps.evaluate), for constant folding. */
+/* The reference backend's kernels on one node, for constant folding where the backend has no
+ * evaluate hook;
+ * they stop early, returning backend_cancelled_status(), once *cancel is set (NULL: never). */
 enum webnn_status reference_evaluate(const struct graph_node *n, const struct graph_value *values,
 				     const void *const *inputs, void *const *outputs,
-				     struct wnn_diag *diag);
+				     const atomic_bool *cancel, struct wnn_diag *diag);
 
 #endif

@@ -1,8 +1,8 @@
-/* The work estimate of a graph (max_dispatch_flops): per operator family, over the IR, saturating. */
+/* The time estimate of a graph (max_dispatch_ms, quick_max_ns, max_fold_ms): work per operator family over the IR, times calibrated costs per unit. */
 #include "daemon/graph/graph.h"
 
 /*
- * Every node costs the elements it reads and writes (what elementwise, data movement, gather,
+ * Work: every node costs the elements it reads and writes (what elementwise, data movement, gather,
  * cast, resample, reduction and normalization kernels are proportional to); the families whose
  * work grows faster than their tensors add their multiply-adds, counted as 2 FLOP each:
  *   linalg: matmul 2*batch*M*N*K, gemm 2*M*N*K (+ M*N for C);
@@ -12,6 +12,13 @@
  *   rnn:    the gate gemms of every step and direction, 2*batch*gates*H*(I+H) each.
  * Sizes are bounded by max_tensor_bytes, but their products are not: every product and sum
  * saturates at UINT64_MAX.
+ *
+ * Time: the elements cost elem_ps each and the family's extra work op_ps each, in picoseconds,
+ * from the tables below. They were measured by bench_cost (make bench) on the machine webnnd is
+ * developed on (2 cores of an AVX-512 Xeon, shared): the median ns per unit of a few
+ * representative shapes of each family, rounded up to the slowest of them, so that an estimate
+ * is within 10x of the real time there (bench_cost checks it; other machines differ by their
+ * speed, and the limits are meant as orders of magnitude).
  */
 
 static uint64_t sat_mul(uint64_t a, uint64_t b)
@@ -92,30 +99,76 @@ static const cost_family_fn cost_family[WNN_FAMILY_COUNT] = {
 	[WNN_FAMILY_RNN] = rnn_work,
 };
 
-uint64_t graph_node_cost(const struct graph_ir *g, const struct graph_node *n)
+/*
+ * The calibration, picoseconds per unit by family: F(FAMILY, fast per element, fast per op,
+ * reference per element, reference per op). Fast: the cpu backend's oneDNN primitives and C
+ * kernels on its team of threads; reference: the reference kernels on one thread (the oracle
+ * backend, constant folding, the cpu backend's fallback for what it has no fast kernel for).
+ */
+#define COST_TABLE(F)                                   \
+	F(ELEMENTWISE,    3000,    0,  10000,     0)     \
+	F(REDUCE,         2000,    0,  15000,     0)     \
+	F(NORMALIZATION,  4000,    0,  30000,     0)     \
+	F(CONV,           2000,  150,  10000, 10000)     \
+	F(POOL,           2000, 2000,  10000,  7000)     \
+	F(LINALG,         2000,   50,  10000,  2000)     \
+	F(DATA,           3000,    0,  15000,     0)     \
+	F(GATHER,        10000,    0,   4000,     0)     \
+	F(CAST,           3000,    0,  25000,     0)     \
+	F(RNN,            2000, 2000,  10000,  1500)     \
+	F(RESAMPLE,      10000,    0,  60000,     0)
+
+#define COST_FAST_(E, fe, fo, re, ro) [WNN_FAMILY_##E] = { fe, fo },
+#define COST_REF_(E, fe, fo, re, ro) [WNN_FAMILY_##E] = { re, ro },
+const struct graph_cost_model graph_cost_fast = {
+	.name = "fast kernels",
+	.ps = { COST_TABLE(COST_FAST_) },
+};
+const struct graph_cost_model graph_cost_reference = {
+	.name = "reference kernels",
+	.ps = { COST_TABLE(COST_REF_) },
+};
+#undef COST_FAST_
+#undef COST_REF_
+
+void graph_node_work(const struct graph_ir *g, const struct graph_node *n,
+		     struct graph_work *w)
 {
-	uint64_t c = 0;
+	*w = (struct graph_work){ 0 };
 	for (uint32_t i = 0; i < n->n_inputs; i++)
-		c = sat_add(c, value_elements(g, n->inputs[i]));
+		w->elements = sat_add(w->elements, value_elements(g, n->inputs[i]));
 	for (uint32_t i = 0; i < n->n_outputs; i++)
-		c = sat_add(c, value_elements(g, n->outputs[i]));
+		w->elements = sat_add(w->elements, value_elements(g, n->outputs[i]));
 	if (n->op < WNN_OP_COUNT && cost_family[wnn_ops[n->op].family])
-		c = sat_add(c, cost_family[wnn_ops[n->op].family](n));
-	return c;
+		w->ops = cost_family[wnn_ops[n->op].family](n);
 }
 
-void graph_estimate_cost(const struct graph_ir *g, struct graph_cost *c)
+uint64_t graph_node_cost(const struct graph_cost_model *m, const struct graph_ir *g,
+			 const struct graph_node *n)
+{
+	struct graph_work w;
+	graph_node_work(g, n, &w);
+	if (n->op >= WNN_OP_COUNT)
+		return UINT64_MAX;
+	const struct graph_unit_cost *u = &m->ps[wnn_ops[n->op].family];
+	uint64_t ps = sat_add(sat_mul(w.elements, u->elem_ps), sat_mul(w.ops, u->op_ps));
+	/* every node costs at least a nanosecond: a graph of many empty ones is not free */
+	return ps == UINT64_MAX ? ps : ps / 1000 + 1;
+}
+
+void graph_estimate_cost(const struct graph_cost_model *m, const struct graph_ir *g,
+			 struct graph_cost *c)
 {
 	*c = (struct graph_cost){ .largest = GRAPH_NONE };
 	for (uint32_t i = 0; i < g->n_nodes; i++) {
 		const struct graph_node *n = &g->nodes[i];
 		if (n->state != GRAPH_NODE_LIVE && n->state != GRAPH_NODE_FUSED)
 			continue;
-		uint64_t w = graph_node_cost(g, n);
-		c->flops = sat_add(c->flops, w);
-		if (c->largest == GRAPH_NONE || w > c->largest_flops) {
+		uint64_t ns = graph_node_cost(m, g, n);
+		c->ns = sat_add(c->ns, ns);
+		if (c->largest == GRAPH_NONE || ns > c->largest_ns) {
 			c->largest = i;
-			c->largest_flops = w;
+			c->largest_ns = ns;
 		}
 	}
 }

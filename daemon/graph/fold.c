@@ -1,7 +1,8 @@
-/* Constant folding: nodes that read only constants are evaluated at build time into constants the graph owns. */
+/* Constant folding: nodes that read only constants are evaluated at build time into constants the graph owns, within a size and a time budget. */
 #include "daemon/graph/passes.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static bool reads_only_constants(const struct graph_ir *g, const struct graph_node *n)
 {
@@ -28,9 +29,9 @@ static uint64_t foldable_bytes(const struct graph_ir *g, const struct graph_node
 	return total;
 }
 
-/* Evaluates node i into fresh host bytes. An evaluator that cannot compute it leaves the node
- * live (the backend then runs it, and reports any error at compile as it always did); only
- * running out of memory fails the pass. */
+/* Evaluates node i into fresh host bytes. An evaluator that cannot compute it (or was
+ * cancelled) leaves the node live (the backend then runs it, and reports any error at compile as
+ * it always did); only running out of memory fails the pass. */
 static enum webnn_status fold_node(struct graph_ir *g, uint32_t i, const struct graph_caps *caps,
 				   struct wnn_diag *diag)
 {
@@ -43,10 +44,14 @@ static enum webnn_status fold_node(struct graph_ir *g, uint32_t i, const struct 
 	for (uint32_t k = 0; ok && k < n->n_outputs; k++) {
 		uint64_t bytes = 0;
 		wnn_desc_bytes(&g->values[n->outputs[k]].desc, &bytes);
-		ok = (out[k] = calloc(1, bytes ? bytes : 1)) != NULL;
+		/* aligned as tensors are: the fast kernels' vector loads may assume it */
+		size_t size = (size_t)((bytes + 63) & ~(uint64_t)63);
+		ok = (out[k] = aligned_alloc(64, size ? size : 64)) != NULL;
+		if (ok)
+			memset(out[k], 0, size ? size : 64);
 	}
 	struct wnn_diag quiet = { 0 };
-	enum webnn_status st = ok ? caps->evaluate(n, g->values, (const void *const *)in,
+	enum webnn_status st = ok ? caps->evaluate(caps, g, n, (const void *const *)in,
 						  (void *const *)out, &quiet)
 				  : WEBNN_STATUS_NO_MEMORY;
 	bool owned = st == WEBNN_STATUS_OK;
@@ -78,7 +83,11 @@ enum webnn_status graph_fold_constants(struct graph_ir *g, const struct graph_ca
 {
 	if (!caps->evaluate)
 		return WEBNN_STATUS_OK;
-	/* Nodes are in topological order, so a chain of constant operations folds in one sweep. */
+	/* Nodes are in topological order, so a chain of constant operations folds in one sweep.
+	 * A node past the size or time budget stays live, and so do the nodes that read it: the
+	 * backend runs them at each dispatch, on its own (faster) kernels, within the dispatch's
+	 * time budget, which counted them already. */
+	uint64_t spent_ns = 0;
 	GRAPH_FOR_EACH_LIVE_NODE(g, i) {
 		const struct graph_node *n = &g->nodes[i];
 		uint64_t bytes = foldable_bytes(g, n);
@@ -87,6 +96,12 @@ enum webnn_status graph_fold_constants(struct graph_ir *g, const struct graph_ca
 					: 0;
 		if (!reads_only_constants(g, n) || bytes == 0 || bytes > room)
 			continue;
+		if (caps->fold_cost) {
+			uint64_t ns = graph_node_cost(caps->fold_cost, g, n);
+			if (ns > caps->fold_max_ns - spent_ns)
+				continue;
+			spent_ns += ns;
+		}
 		/* a build cancelled meanwhile stops evaluating (what is left stays live) */
 		if (caps->cancel && atomic_load_explicit(caps->cancel, memory_order_relaxed))
 			break;

@@ -103,6 +103,8 @@ struct graph_node {
 	struct graph_slice slice;
 };
 
+struct graph_ir;
+
 /* What a backend accepts from the shared passes (backend_impl.caps). Zero means "none of it":
  * the graph is then run as the client built it. */
 struct graph_caps {
@@ -117,13 +119,20 @@ struct graph_caps {
 	/* Producers whose output can be written into a slice of a concat's output along the
 	 * channel axis. NULL: no concat in place. */
 	bool (*writes_concat_slice)(const struct graph_node *n, const struct wnn_desc *out);
-	/* Evaluates one node on host memory for constant folding (inputs[i]: bytes of
-	 * n->inputs[i]; outputs[i]: zeroed bytes of n->outputs[i]). NULL: no folding. */
-	enum webnn_status (*evaluate)(const struct graph_node *n, const struct graph_value *values,
-				      const void *const *inputs, void *const *outputs,
-				      struct wnn_diag *diag);
+	/* Evaluates node n of g on host memory for constant folding (inputs[i]: bytes of
+	 * n->inputs[i]; outputs[i]: zeroed, 64-byte aligned bytes of n->outputs[i]); stops early
+	 * once *cancel is set. evaluate_arg is the caller's. NULL: no folding. */
+	enum webnn_status (*evaluate)(const struct graph_caps *caps, const struct graph_ir *g,
+				      const struct graph_node *n, const void *const *inputs,
+				      void *const *outputs, struct wnn_diag *diag);
+	void *evaluate_arg;
 	/* Folding stops when the constants it would create pass this many bytes in all. */
 	uint64_t fold_max_bytes;
+	/* What evaluate takes per unit of work, and the estimated nanoseconds folding may spend
+	 * in all: a node that would pass them stays live (it runs at each dispatch instead).
+	 * NULL model: no time budget. */
+	const struct graph_cost_model *fold_cost;
+	uint64_t fold_max_ns;
 	/* Folding also stops once this is set (the build was cancelled); NULL: never. */
 	const atomic_bool *cancel;
 };
@@ -194,18 +203,42 @@ struct graph_counts {
 	uint32_t imported, live, folded, fused, dead;
 };
 void graph_count(const struct graph_ir *g, struct graph_counts *c);
-/* The estimated work of one run (cost.c), in floating-point operations or, for operators that
- * only move or compare data, elements read and written. Counts live and fused nodes, so on a
- * freshly imported graph it also bounds what constant folding would evaluate at build.
- * Saturates at UINT64_MAX instead of overflowing. */
-struct graph_cost {
-	uint64_t flops;         /* the whole graph */
-	uint32_t largest;       /* node index of the costliest node; GRAPH_NONE when none */
-	uint64_t largest_flops;
+/* The work of one node (cost.c): the elements it reads and writes, and the family's work beyond
+ * that (2 FLOP per multiply-add for linalg, conv and rnn, window elements for pools). Saturates
+ * at UINT64_MAX instead of overflowing. */
+struct graph_work {
+	uint64_t elements;
+	uint64_t ops;
 };
-void graph_estimate_cost(const struct graph_ir *g, struct graph_cost *c);
-/* The estimate of one node (whatever its state). */
-uint64_t graph_node_cost(const struct graph_ir *g, const struct graph_node *n);
+void graph_node_work(const struct graph_ir *g, const struct graph_node *n, struct graph_work *w);
+
+/* What one unit of work takes on some kernels, in picoseconds, per ops.def family: the
+ * calibration (cost.c; measured by bench_cost). */
+struct graph_unit_cost {
+	uint32_t elem_ps; /* per element read or written */
+	uint32_t op_ps;   /* per unit of the family's own work (graph_work.ops) */
+};
+struct graph_cost_model {
+	const char *name;
+	struct graph_unit_cost ps[WNN_FAMILY_COUNT];
+};
+/* The cpu backend's oneDNN and C kernels; the reference kernels (also what folding runs). */
+extern const struct graph_cost_model graph_cost_fast;
+extern const struct graph_cost_model graph_cost_reference;
+
+/* The estimated time of one run on the kernels m describes, in nanoseconds. Counts live and
+ * fused nodes, so on a freshly imported graph it also counts what constant folding would
+ * evaluate at build. Saturates at UINT64_MAX instead of overflowing. */
+struct graph_cost {
+	uint64_t ns;            /* the whole graph */
+	uint32_t largest;       /* node index of the costliest node; GRAPH_NONE when none */
+	uint64_t largest_ns;
+};
+void graph_estimate_cost(const struct graph_cost_model *m, const struct graph_ir *g,
+			 struct graph_cost *c);
+/* The estimate of one node (whatever its state), in nanoseconds. */
+uint64_t graph_node_cost(const struct graph_cost_model *m, const struct graph_ir *g,
+			 const struct graph_node *n);
 
 /* "conv2d" or "conv2d 'label'": how messages name a node. */
 const char *graph_node_name(const struct graph_node *n, char *buf, size_t len);

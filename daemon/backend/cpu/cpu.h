@@ -33,10 +33,11 @@ struct cpu_build {
 	atomic_uint *primitives;
 	bool winograd;          /* large 3x3 convolutions may use Winograd (WEBNN_CPU_NO_WINOGRAD
 				   unset at init) */
+	const atomic_bool *cancel; /* the context's: reference fallback kernels poll it */
 };
 
-/* Work (graph_node_cost) below which a linear-algebra node skips oneDNN for the reference
- * kernel: about what quick_max_work lets run on the loop thread. */
+/* Work (graph_node_work: elements plus FLOP) below which a linear-algebra node skips oneDNN
+ * for the reference kernel: about what quick_max_ns lets run on the loop thread. */
 #define CPU_TINY_WORK 32768u
 
 /* What a run gives every step. */

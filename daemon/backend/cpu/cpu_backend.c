@@ -522,8 +522,10 @@ static bool build_job_run(void *arg)
 			seen = j->st;
 #pragma omp atomic read
 			k = j->next;
+			/* a context lost or closed meanwhile: the nodes left are not built */
 			if (!own || seen != WEBNN_STATUS_OK || k >= j->count ||
-			    (k != start && compute_contended(be)))
+			    (k != start && compute_contended(be)) ||
+			    backend_cancelled(plan->ctx->cancel))
 				break;
 #pragma omp atomic capture
 			k = j->next++;
@@ -536,6 +538,8 @@ static bool build_job_run(void *arg)
 	}
 	if (j->next > j->count)
 		j->next = j->count; /* the threads that found nothing left still counted */
+	if (j->st == WEBNN_STATUS_OK && backend_cancelled(plan->ctx->cancel))
+		j->st = backend_cancelled_status(j->diag, "build");
 	return j->st != WEBNN_STATUS_OK || j->next == j->count;
 }
 
@@ -562,7 +566,7 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 				       .threads = ctx->be->threads,
 				       .scratch_bytes = &plan->scratch_bytes,
 				       .primitives = &plan->primitives,
-				       .winograd = ctx->be->winograd };
+				       .winograd = ctx->be->winograd, .cancel = ctx->cancel };
 		if (dnnl_stream_create(&b.stream, b.engine, dnnl_stream_default_flags) !=
 		    dnnl_success) {
 			st = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
@@ -588,6 +592,96 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 	}
 	*out = plan;
 	return WEBNN_STATUS_OK;
+}
+
+/*
+ * Constant folding on the fast kernels: one step of node n, built and run once on the compute
+ * thread (in its turn, like any job), over host buffers indexed by value id. The graph has not
+ * been through the passes yet: the kernels take either layout, and no node is fused.
+ */
+struct eval_job {
+	struct backend_context *ctx;
+	const struct graph_ir *g;
+	const struct graph_node *n;
+	void *const *bufs;
+	const struct wnn_desc *descs;
+	struct wnn_diag *diag;
+	enum webnn_status st;
+};
+
+static bool eval_job_run(void *arg)
+{
+	struct eval_job *j = arg;
+	struct backend_context *ctx = j->ctx;
+	if (backend_cancelled(ctx->cancel)) {
+		j->st = backend_cancelled_status(j->diag, "build");
+		return true;
+	}
+	uint64_t scratch_bytes = 0;
+	atomic_uint primitives;
+	atomic_init(&primitives, 0);
+	struct cpu_build b = { .g = j->g, .descs = j->descs, .engine = ctx->be->engine,
+			       .threads = ctx->be->threads, .scratch_bytes = &scratch_bytes,
+			       .primitives = &primitives, .winograd = ctx->be->winograd,
+			       .cancel = ctx->cancel };
+	/* its own stream: a build may run beside this context's dispatches */
+	if (dnnl_stream_create(&b.stream, b.engine, dnnl_stream_default_flags) != dnnl_success) {
+		j->st = wnn_diag_set(j->diag, WEBNN_STATUS_OPERATION_ERROR,
+				     "cpu: oneDNN could not create a stream");
+		return true;
+	}
+	struct cpu_step step;
+	void *scratch = NULL;
+	j->st = step_prepare(&b, j->n, &step, j->diag);
+	if (j->st == WEBNN_STATUS_OK && scratch_bytes) {
+		uint64_t bytes = (scratch_bytes + 63) & ~(uint64_t)63;
+		if (bytes > SIZE_MAX || !(scratch = aligned_alloc(64, (size_t)bytes)))
+			j->st = wnn_diag_set(j->diag, WEBNN_STATUS_NO_MEMORY,
+					     "cpu: out of memory for a %llu-byte oneDNN scratchpad",
+					     (unsigned long long)scratch_bytes);
+	}
+	if (j->st == WEBNN_STATUS_OK) {
+		struct cpu_exec x = { .stream = b.stream, .threads = ctx->be->threads,
+				      .scratch = scratch };
+		j->st = step.run(&step, j->bufs, &x, j->diag);
+		if (j->st == WEBNN_STATUS_OK && step.epilogue_after)
+			cpu_epilogue_apply(j->g, j->n, j->bufs, x.threads);
+	}
+	if (step.destroy)
+		step.destroy(step.priv);
+	free(scratch);
+	dnnl_stream_destroy(b.stream);
+	return true;
+}
+
+static enum webnn_status cpu_evaluate(struct backend_context *ctx, const struct graph_ir *g,
+				      const struct graph_node *n, const void *const *inputs,
+				      void *const *outputs, struct wnn_diag *diag)
+{
+	/* buffers and descriptors by value id, up to the node's largest */
+	uint32_t top = 0;
+	for (uint32_t k = 0; k < n->n_inputs; k++)
+		top = n->inputs[k] > top ? n->inputs[k] : top;
+	for (uint32_t k = 0; k < n->n_outputs; k++)
+		top = n->outputs[k] > top ? n->outputs[k] : top;
+	void **bufs = calloc((size_t)top + 1, sizeof(*bufs));
+	struct wnn_desc *descs = calloc((size_t)top + 1, sizeof(*descs));
+	if (!bufs || !descs) {
+		free(bufs);
+		free(descs);
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
+	}
+	for (uint32_t v = 0; v <= top; v++)
+		descs[v] = g->values[v].desc;
+	for (uint32_t k = 0; k < n->n_inputs; k++)
+		bufs[n->inputs[k]] = (void *)inputs[k]; /* kernels never write their inputs */
+	for (uint32_t k = 0; k < n->n_outputs; k++)
+		bufs[n->outputs[k]] = outputs[k];
+	struct eval_job job = { ctx, g, n, bufs, descs, diag, WEBNN_STATUS_OK };
+	compute_run(ctx->be, eval_job_run, &job);
+	free(bufs);
+	free(descs);
+	return job.st;
 }
 
 struct run_job {
@@ -683,6 +777,7 @@ static enum webnn_status cpu_execute_quick(struct backend_plan *plan,
 
 const struct backend_impl backend_cpu = {
 	.name = "cpu",
+	.cost_model = &graph_cost_fast,
 	.init = cpu_init,
 	.shutdown = cpu_shutdown,
 	.devices = cpu_devices,
@@ -696,6 +791,7 @@ const struct backend_impl backend_cpu = {
 	.tensor_read = host_tensor_read,
 	.tensor_create_shared = cpu_tensor_create_shared,
 	.caps = cpu_caps,
+	.evaluate = cpu_evaluate,
 	.compile = cpu_compile,
 	.plan_destroy = cpu_plan_destroy,
 	.execute = cpu_execute,

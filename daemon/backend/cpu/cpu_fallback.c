@@ -18,7 +18,7 @@ enum webnn_status cpu_fallback_prepare(const struct cpu_build *b, struct cpu_ste
 	struct ref_step *r = calloc(1, sizeof(*r));
 	if (!r)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
-	enum webnn_status st = ref_step_prepare(s->n, b->descs, r, diag);
+	enum webnn_status st = ref_step_prepare(s->n, b->descs, b->cancel, r, diag);
 	if (st != WEBNN_STATUS_OK) {
 		free(r);
 		return st;

@@ -296,7 +296,9 @@ enum webnn_status cpu_linalg_prepare(const struct cpu_build *b, struct cpu_step 
 	/* A tiny product (a small MLP's layer) runs the reference loop: a oneDNN primitive costs
 	 * more to start than the loop takes, and its fixed thread count would keep the whole plan
 	 * off the quick path (bench_dispatch_clients' 1x64 @ 64x64 MLP). */
-	if (graph_node_cost(b->g, n) <= CPU_TINY_WORK)
+	struct graph_work w;
+	graph_node_work(b->g, n, &w);
+	if (w.elements <= CPU_TINY_WORK && w.ops <= CPU_TINY_WORK - w.elements)
 		return WEBNN_STATUS_OK;
 	/* with fused post-ops, then without them, then (a C term oneDNN would not take as a
 	 * bias) through the prefill */

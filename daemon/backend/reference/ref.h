@@ -20,7 +20,30 @@ struct ref_step {
 	ref_kernel run;
 	const union wnn_attrs *a;
 	const struct wnn_desc *descs; /* per value, for kernels that need more than attrs */
+	const atomic_bool *cancel;    /* the run's (NULL: never): long kernels poll it */
 };
+
+/* Whether the run was cancelled (the context lost or closed, the build abandoned): kernels whose
+ * loops may run long poll it between rows and return ref_cancel_status() (CONTEXT_LOST, as
+ * cancelled work always does; its result is discarded). A relaxed load: polling it once per
+ * row costs nothing beside the row. */
+static inline bool ref_cancelled(const struct ref_step *s)
+{
+	return backend_cancelled(s->cancel);
+}
+
+/* ref_cancelled every 64th iteration of a loop (i: its index), for loops over elements;
+ * loops whose every iteration is long (a row, a reduction) call ref_cancelled itself. */
+static inline bool ref_poll(const struct ref_step *s, uint64_t i)
+{
+	return (i & 63) == 0 && ref_cancelled(s);
+}
+
+static inline enum webnn_status ref_cancel_status(const struct ref_step *s,
+						  struct wnn_diag *diag)
+{
+	return backend_cancelled_status(diag, wnn_ops[s->op].name);
+}
 
 /* Picks the kernel of a node of the family and checks that the reference backend runs it on
  * its data types (NOT_SUPPORTED otherwise). s->op, s->a and s->descs are set by the caller.
@@ -31,10 +54,12 @@ struct ref_step {
 WNN_FAMILIES(REF_FAMILY_PREPARE_)
 #undef REF_FAMILY_PREPARE_
 
-/* The kernel of node n (s filled; descs per value id). The cpu backend runs these for the
- * operators and types it has no fast kernel for. */
+/* The kernel of node n (s filled; descs per value id; its runs stop early once *cancel is set,
+ * NULL: never). The cpu backend runs these for the operators and types it has no fast kernel
+ * for. */
 enum webnn_status ref_step_prepare(const struct graph_node *n, const struct wnn_desc *descs,
-				   struct ref_step *s, struct wnn_diag *diag);
+				   const atomic_bool *cancel, struct ref_step *s,
+				   struct wnn_diag *diag);
 bool ref_supports(enum wnn_op op, enum wnn_dtype type);
 /* Whether an elementwise row has a kernel for the type: ops.def expressions exist per
  * numeric domain (ref_elementwise.c). */

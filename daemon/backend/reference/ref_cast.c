@@ -11,6 +11,8 @@ static enum webnn_status run_cast(const struct ref_step *s, void *const *bufs,
 	void *O = bufs[p->output];
 	(void)diag;
 	for (uint64_t i = 0; i < p->count; i++) {
+		if (ref_poll(s, i))
+			return ref_cancel_status(s, diag);
 		if (ref_is_float(p->in_type)) {
 			double v = ref_load_f(I, p->in_type, i);
 			if (ref_is_float(p->out_type))
@@ -41,6 +43,8 @@ static enum webnn_status run_quantize(const struct ref_step *s, void *const *buf
 	void *O = bufs[p->output];
 	(void)diag;
 	for (uint64_t i = 0; i < p->count; i++) {
+		if (ref_poll(s, i))
+			return ref_cancel_status(s, diag);
 		uint64_t k = wnn_quantize_index(p, i);
 		double scale = ref_load_f(S, p->scale_type, k);
 		double zp = (double)ref_load_i(Z, p->zp_type, k);

@@ -17,6 +17,8 @@ static enum webnn_status run_conv2d(const struct ref_step *s, void *const *bufs,
 			uint32_t g = oc / p->c_out_g;
 			for (uint32_t oy = 0; oy < p->out_h; oy++)
 				for (uint32_t ox = 0; ox < p->out_w; ox++) {
+					if (ref_poll(s, ox))
+						return ref_cancel_status(s, diag);
 					double acc = 0;
 					for (uint32_t ic = 0; ic < p->c_in_g; ic++) {
 						uint64_t cin = (uint64_t)g * p->c_in_g + ic;
@@ -67,6 +69,8 @@ static enum webnn_status run_conv_transpose2d(const struct ref_step *s, void *co
 			uint32_t g = oc / p->c_out_g, o = oc % p->c_out_g;
 			for (uint32_t oy = 0; oy < p->out_h; oy++)
 				for (uint32_t ox = 0; ox < p->out_w; ox++) {
+					if (ref_poll(s, ox))
+						return ref_cancel_status(s, diag);
 					double acc = 0;
 					for (uint32_t ky = 0; ky < p->kh; ky++) {
 						int64_t ty = (int64_t)oy + p->pad_top -

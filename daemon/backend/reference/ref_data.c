@@ -18,8 +18,11 @@ static enum webnn_status run_transpose(const struct ref_step *s, void *const *bu
 	uint8_t *O = bufs[p->output];
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
-	for (uint64_t j = 0; j < p->count; j++)
+	for (uint64_t j = 0; j < p->count; j++) {
+		if (ref_poll(s, j))
+			return ref_cancel_status(s, diag);
 		memcpy(O + j * es, I + wnn_shape_offset(p->rank, p->out_dims, p->in_strides, j) * es, es);
+	}
 	return WEBNN_STATUS_OK;
 }
 
@@ -48,9 +51,12 @@ static enum webnn_status run_expand(const struct ref_step *s, void *const *bufs,
 	const struct wnn_expand_attrs *p = &s->a->expand;
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
-	for (uint64_t j = 0; j < p->count; j++)
+	for (uint64_t j = 0; j < p->count; j++) {
+		if (ref_poll(s, j))
+			return ref_cancel_status(s, diag);
 		ref_copy_elem(bufs[p->output], j, bufs[p->input],
 			  wnn_shape_offset(p->rank, p->out_dims, p->in_strides, j), es);
+	}
 	return WEBNN_STATUS_OK;
 }
 
@@ -60,8 +66,11 @@ static enum webnn_status run_tile(const struct ref_step *s, void *const *bufs,
 	const struct wnn_tile_attrs *p = &s->a->tile;
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
-	for (uint64_t j = 0; j < p->count; j++)
+	for (uint64_t j = 0; j < p->count; j++) {
+		if (ref_poll(s, j))
+			return ref_cancel_status(s, diag);
 		ref_copy_elem(bufs[p->output], j, bufs[p->input], wnn_tile_offset(p, j), es);
+	}
 	return WEBNN_STATUS_OK;
 }
 
@@ -74,6 +83,8 @@ static enum webnn_status run_pad(const struct ref_step *s, void *const *bufs,
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
 	for (uint64_t j = 0; j < p->count; j++) {
+		if (ref_poll(s, j))
+			return ref_cancel_status(s, diag);
 		uint64_t off = 0, rest = j;
 		bool outside = false;
 		for (uint32_t d = p->rank; d-- > 0;) {
@@ -115,6 +126,8 @@ static enum webnn_status run_reverse(const struct ref_step *s, void *const *bufs
 	(void)diag;
 	wnn_shape_strides(p->rank, p->dims, strides);
 	for (uint64_t j = 0; j < p->count; j++) {
+		if (ref_poll(s, j))
+			return ref_cancel_status(s, diag);
 		uint64_t off = 0, rest = j;
 		for (uint32_t d = p->rank; d-- > 0;) {
 			uint64_t c = rest % p->dims[d];
@@ -134,9 +147,12 @@ static enum webnn_status run_slice(const struct ref_step *s, void *const *bufs,
 	const struct wnn_slice_attrs *p = &s->a->slice;
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
-	for (uint64_t j = 0; j < p->count; j++)
+	for (uint64_t j = 0; j < p->count; j++) {
+		if (ref_poll(s, j))
+			return ref_cancel_status(s, diag);
 		ref_copy_elem(bufs[p->output], j, bufs[p->input],
 			  p->base + wnn_shape_offset(p->rank, p->out_dims, p->step_strides, j), es);
+	}
 	return WEBNN_STATUS_OK;
 }
 
@@ -169,6 +185,8 @@ static enum webnn_status run_triangular(const struct ref_step *s, void *const *b
 	for (uint64_t b = 0; b < p->batch; b++)
 		for (uint64_t r = 0; r < p->rows; r++)
 			for (uint64_t c = 0; c < p->cols; c++, j++) {
+				if (ref_poll(s, j))
+					return ref_cancel_status(s, diag);
 				int64_t k = (int64_t)c - (int64_t)r;
 				bool keep = p->upper ? k >= p->diagonal : k <= p->diagonal;
 				if (keep)

@@ -97,6 +97,8 @@ static enum webnn_status run_binary(const struct ref_step *s, void *const *bufs,
 	void *O = bufs[p->output];
 	(void)diag;
 	for (uint64_t i = 0; i < bc->count; i++) {
+		if (ref_poll(s, i))
+			return ref_cancel_status(s, diag);
 		uint64_t ia = bc->same_shape[0] ? i : wnn_shape_offset(bc->rank, bc->dims, bc->strides[0], i);
 		uint64_t ib = bc->same_shape[1] ? i : wnn_shape_offset(bc->rank, bc->dims, bc->strides[1], i);
 		if (ref_is_float(p->type)) {
@@ -131,6 +133,8 @@ static enum webnn_status run_unary(const struct ref_step *s, void *const *bufs,
 	void *O = bufs[p->output];
 	(void)diag;
 	for (uint64_t i = 0; i < p->count; i++) {
+		if (ref_poll(s, i))
+			return ref_cancel_status(s, diag);
 		if (ref_is_float(p->type))
 			store_result_f(O, p->out_type, i,
 				       ref_f[p->op](0, 0, ref_load_f(I, p->type, i), p->alpha, p->beta));
@@ -150,6 +154,8 @@ static enum webnn_status run_clamp(const struct ref_step *s, void *const *bufs,
 	void *O = bufs[p->output];
 	(void)diag;
 	for (uint64_t i = 0; i < p->count; i++) {
+		if (ref_poll(s, i))
+			return ref_cancel_status(s, diag);
 		if (ref_is_float(p->type)) {
 			double x = ref_load_f(I, p->type, i);
 			ref_store_f(O, p->type, i, x < p->min ? p->min : x > p->max ? p->max : x);
@@ -173,6 +179,8 @@ static enum webnn_status run_where(const struct ref_step *s, void *const *bufs,
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
 	for (uint64_t i = 0; i < bc->count; i++) {
+		if (ref_poll(s, i))
+			return ref_cancel_status(s, diag);
 		uint64_t ic = wnn_shape_offset(bc->rank, bc->dims, bc->strides[0], i);
 		int k = C[ic] ? 1 : 2;
 		uint32_t src = k == 1 ? p->true_value : p->false_value;
@@ -191,6 +199,8 @@ static enum webnn_status run_prelu(const struct ref_step *s, void *const *bufs,
 	void *O = bufs[p->output];
 	(void)diag;
 	for (uint64_t i = 0; i < bc->count; i++) {
+		if (ref_poll(s, i))
+			return ref_cancel_status(s, diag);
 		uint64_t ii = wnn_shape_offset(bc->rank, bc->dims, bc->strides[0], i);
 		uint64_t is = wnn_shape_offset(bc->rank, bc->dims, bc->strides[1], i);
 		if (ref_is_float(p->type)) {

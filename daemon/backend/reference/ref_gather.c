@@ -14,6 +14,8 @@ static enum webnn_status run_gather(const struct ref_step *s, void *const *bufs,
 		uint64_t j = 0;
 		for (uint64_t o = 0; o < p->outer; o++)
 			for (uint64_t k = 0; k < p->n_indices; k++) {
+				if (ref_poll(s, k))
+					return ref_cancel_status(s, diag);
 				uint64_t a = wnn_wrap_index(wnn_load_index(X, p->index_type, k),
 							  p->axis_size);
 				uint64_t base = (o * p->axis_size + a) * p->inner;
@@ -22,6 +24,8 @@ static enum webnn_status run_gather(const struct ref_step *s, void *const *bufs,
 			}
 	} else if (p->op == WNN_OP_GATHER_ELEMENTS) {
 		for (uint64_t j = 0; j < p->count; j++) {
+			if (ref_poll(s, j))
+				return ref_cancel_status(s, diag);
 			uint64_t off = 0, rest = j;
 			for (uint32_t d = p->rank; d-- > 0;) {
 				uint64_t c = rest % p->out_dims[d];
@@ -35,6 +39,8 @@ static enum webnn_status run_gather(const struct ref_step *s, void *const *bufs,
 		}
 	} else {
 		for (uint64_t t = 0; t < p->n_tuples; t++) {
+			if (ref_poll(s, t))
+				return ref_cancel_status(s, diag);
 			uint64_t off = wnn_nd_offset(X, p->index_type, t, p->k, p->in_dims,
 							p->in_strides);
 			memcpy(O + t * p->slice * es, I + off * es, p->slice * es);
@@ -55,6 +61,8 @@ static enum webnn_status run_scatter(const struct ref_step *s, void *const *bufs
 	memcpy(O, bufs[p->input], p->count * es);
 	if (p->op == WNN_OP_SCATTER_ELEMENTS) {
 		for (uint64_t j = 0; j < p->n_updates; j++) {
+			if (ref_poll(s, j))
+				return ref_cancel_status(s, diag);
 			uint64_t off = 0, rest = j;
 			for (uint32_t d = p->rank; d-- > 0;) {
 				uint64_t c = rest % p->idx_dims[d];
@@ -68,6 +76,8 @@ static enum webnn_status run_scatter(const struct ref_step *s, void *const *bufs
 		}
 	} else {
 		for (uint64_t t = 0; t < p->n_tuples; t++) {
+			if (ref_poll(s, t))
+				return ref_cancel_status(s, diag);
 			uint64_t off = wnn_nd_offset(X, p->index_type, t, p->k, p->in_dims,
 							p->in_strides);
 			memcpy(O + off * es, U + t * p->slice * es, p->slice * es);

@@ -10,6 +10,8 @@ static enum webnn_status run_gemm(const struct ref_step *s, void *const *bufs,
 	(void)diag;
 	for (uint32_t m = 0; m < p->m; m++)
 		for (uint32_t n = 0; n < p->n; n++) {
+			if (ref_poll(s, n))
+				return ref_cancel_status(s, diag);
 			double acc = 0;
 			for (uint32_t k = 0; k < p->k; k++)
 				acc += ref_load_f(A, p->type, m * p->a_stride_m + k * p->a_stride_k) *
@@ -36,6 +38,8 @@ static enum webnn_status run_matmul(const struct ref_step *s, void *const *bufs,
 		uint64_t bo = wnn_shape_offset(p->batch_rank, p->batch_dims, p->b_batch_strides, b);
 		for (uint32_t m = 0; m < p->m; m++)
 			for (uint32_t n = 0; n < p->n; n++) {
+				if (ref_poll(s, n))
+					return ref_cancel_status(s, diag);
 				double acc = 0;
 				for (uint32_t k = 0; k < p->k; k++)
 					acc += ref_load_f(A, p->type, ao + (uint64_t)m * p->k + k) *

@@ -12,6 +12,8 @@ static enum webnn_status run_softmax(const struct ref_step *s, void *const *bufs
 	(void)diag;
 	for (uint64_t o = 0; o < p->outer; o++)
 		for (uint64_t in = 0; in < p->inner; in++) {
+			if (ref_cancelled(s))
+				return ref_cancel_status(s, diag);
 			uint64_t base = o * p->axis_size * p->inner + in;
 			double mx = -INFINITY, sum = 0;
 			for (uint64_t a = 0; a < p->axis_size; a++) {
@@ -39,6 +41,8 @@ static enum webnn_status run_batchnorm(const struct ref_step *s, void *const *bu
 	uint64_t count = p->outer * p->channels * p->inner;
 	(void)diag;
 	for (uint64_t i = 0; i < count; i++) {
+		if (ref_poll(s, i))
+			return ref_cancel_status(s, diag);
 		uint64_t c = (i / p->inner) % p->channels;
 		double v = (ref_load_f(I, p->type, i) - ref_load_f(M, p->type, c)) /
 			   sqrt(ref_load_f(V, p->type, c) + p->epsilon);
@@ -63,6 +67,8 @@ static enum webnn_status run_norm(const struct ref_step *s, void *const *bufs,
 	void *O = bufs[p->output];
 	(void)diag;
 	for (uint64_t k = 0; k < r->kept_count; k++) {
+		if (ref_cancelled(s))
+			return ref_cancel_status(s, diag);
 		uint64_t off = wnn_shape_offset(r->kept_rank, r->kept_dims, r->kept_strides, k);
 		double sum = 0, sq = 0;
 		for (uint64_t j = 0; j < r->red_count; j++)
@@ -70,6 +76,8 @@ static enum webnn_status run_norm(const struct ref_step *s, void *const *bufs,
 					  off + wnn_shape_offset(r->red_rank, r->red_dims, r->red_strides, j));
 		double mean = sum / (double)r->red_count;
 		for (uint64_t j = 0; j < r->red_count; j++) {
+			if (ref_poll(s, j))
+				return ref_cancel_status(s, diag);
 			double d = ref_load_f(I, p->type, off + wnn_shape_offset(r->red_rank, r->red_dims,
 									      r->red_strides, j)) -
 				   mean;
@@ -77,6 +85,8 @@ static enum webnn_status run_norm(const struct ref_step *s, void *const *bufs,
 		}
 		double inv = 1.0 / sqrt(sq / (double)r->red_count + p->epsilon);
 		for (uint64_t j = 0; j < r->red_count; j++) {
+			if (ref_poll(s, j))
+				return ref_cancel_status(s, diag);
 			uint64_t i = off + wnn_shape_offset(r->red_rank, r->red_dims, r->red_strides, j);
 			uint64_t si = p->per_channel ? k % p->channels : j;
 			double v = (ref_load_f(I, p->type, i) - mean) * inv;

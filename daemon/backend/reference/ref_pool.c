@@ -20,6 +20,8 @@ static enum webnn_status run_pool2d(const struct ref_step *s, void *const *bufs,
 		for (uint32_t c = 0; c < p->c; c++)
 			for (uint32_t oy = 0; oy < p->out_h; oy++)
 				for (uint32_t ox = 0; ox < p->out_w; ox++) {
+					if (ref_poll(s, ox))
+						return ref_cancel_status(s, diag);
 					double acc = p->kind == WNN_POOL_MAX ? -INFINITY : 0;
 					__int128 iacc = 0;
 					uint64_t count = 0;

@@ -14,6 +14,8 @@ static enum webnn_status run_arg(const struct ref_step *s, void *const *bufs,
 	(void)diag;
 	for (uint64_t o = 0; o < p->outer; o++)
 		for (uint64_t in = 0; in < p->inner; in++) {
+			if (ref_cancelled(s))
+				return ref_cancel_status(s, diag);
 			uint64_t base = o * p->axis_size * p->inner + in, best = 0;
 			bool have = false;
 			double bf = 0;
@@ -53,6 +55,8 @@ static enum webnn_status run_cumsum(const struct ref_step *s, void *const *bufs,
 	(void)diag;
 	for (uint64_t o = 0; o < p->outer; o++)
 		for (uint64_t in = 0; in < p->inner; in++) {
+			if (ref_cancelled(s))
+				return ref_cancel_status(s, diag);
 			uint64_t base = o * p->axis_size * p->inner + in;
 			double sf = 0;
 			uint64_t su = 0;
@@ -191,6 +195,8 @@ static enum webnn_status run_reduce(const struct ref_step *s, void *const *bufs,
 	void *O = bufs[p->output];
 	(void)diag;
 	for (uint64_t k = 0; k < r->kept_count; k++) {
+		if (ref_cancelled(s))
+			return ref_cancel_status(s, diag);
 		uint64_t off = wnn_shape_offset(r->kept_rank, r->kept_dims, r->kept_strides, k);
 		if (ref_is_float(p->type))
 			ref_store_f(O, p->type, k, reduce_float(p->op, I, p->type, r, off));

@@ -26,6 +26,8 @@ static enum webnn_status run_resample(const struct ref_step *s, void *const *buf
 	const uint32_t a0 = p->axes[0], a1 = p->axes[1];
 	(void)diag;
 	for (uint64_t j = 0; j < p->count; j++) {
+		if (ref_poll(s, j))
+			return ref_cancel_status(s, diag);
 		uint32_t c[4];
 		uint64_t rest = j;
 		for (int d = 3; d >= 0; d--) {

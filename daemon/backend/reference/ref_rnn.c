@@ -148,6 +148,10 @@ static enum webnn_status run_rnn(const struct ref_step *s, void *const *bufs,
 		for (uint32_t step = 0; step < p->steps; step++) {
 			uint64_t ts = backward ? p->steps - 1 - step : step;
 			for (uint64_t b = 0; b < B; b++) {
+				if (ref_cancelled(s)) {
+					free(mem);
+					return ref_cancel_status(s, diag);
+				}
 				for (uint64_t k = 0; k < I; k++)
 					x[k] = ref_load_f(X, t, (ts * B + b) * I + k);
 				if (p->lstm)

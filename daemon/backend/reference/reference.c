@@ -74,9 +74,11 @@ enum webnn_status ref_check_supported(enum wnn_op op, enum wnn_dtype t, struct w
 
 /* A step for node n: its kernel, chosen by its family. */
 enum webnn_status ref_step_prepare(const struct graph_node *n, const struct wnn_desc *descs,
-					  struct ref_step *s, struct wnn_diag *diag)
+				   const atomic_bool *cancel, struct ref_step *s,
+				   struct wnn_diag *diag)
 {
 	memset(s, 0, sizeof(*s));
+	s->cancel = cancel;
 	if (n->op >= WNN_OP_COUNT)
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 				    "operation: unknown operator %u", (unsigned)n->op);
@@ -265,7 +267,8 @@ static enum webnn_status plan_steps(struct backend_plan *plan, struct wnn_diag *
 			continue;
 		enum webnn_status st = host_values_check_node(&plan->hv, i, diag);
 		if (st == WEBNN_STATUS_OK)
-			st = ref_step_prepare(n, plan->hv.descs, &plan->steps[plan->n_steps], diag);
+			st = ref_step_prepare(n, plan->hv.descs, plan->cancel,
+					      &plan->steps[plan->n_steps], diag);
 		if (st != WEBNN_STATUS_OK)
 			return st;
 		plan->n_steps++;
@@ -323,7 +326,7 @@ static enum webnn_status ref_execute(struct backend_plan *plan,
 
 enum webnn_status reference_evaluate(const struct graph_node *n, const struct graph_value *values,
 				     const void *const *inputs, void *const *outputs,
-				     struct wnn_diag *diag)
+				     const atomic_bool *cancel, struct wnn_diag *diag)
 {
 	uint32_t top = 0;
 	for (uint32_t j = 0; j < n->n_inputs; j++)
@@ -345,7 +348,7 @@ enum webnn_status reference_evaluate(const struct graph_node *n, const struct gr
 	for (uint32_t j = 0; j < n->n_outputs; j++)
 		bufs[n->outputs[j]] = outputs[j];
 	struct ref_step s;
-	enum webnn_status st = ref_step_prepare(n, descs, &s, diag);
+	enum webnn_status st = ref_step_prepare(n, descs, cancel, &s, diag);
 	if (st == WEBNN_STATUS_OK)
 		st = s.run(&s, bufs, diag);
 	free(bufs);
@@ -355,6 +358,7 @@ enum webnn_status reference_evaluate(const struct graph_node *n, const struct gr
 
 const struct backend_impl backend_reference = {
 	.name = "reference",
+	.cost_model = &graph_cost_reference,
 	.init = ref_init,
 	.shutdown = ref_shutdown,
 	.devices = ref_devices,

@@ -1,0 +1,289 @@
+/* make bench: calibrates the time estimate (daemon/graph/cost.c): measured ns per unit of work, per operator family, on the cpu and reference kernels, and estimate vs real time. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/graphs.h"
+#include "tests/test.h"
+
+/* One single-operation graph of a family, sized to run for milliseconds on the fast kernels. */
+struct bc_case {
+	const char *label;
+	struct tg_graph t;
+	Webnn__Ipc__Operation op;
+	union {
+		Webnn__Ipc__ElementwiseBinary bin;
+		Webnn__Ipc__ElementwiseUnary un;
+		Webnn__Ipc__Reduce red;
+		Webnn__Ipc__Softmax sm;
+		Webnn__Ipc__Conv2d cv;
+		Webnn__Ipc__Pool2d pl;
+		Webnn__Ipc__Matmul mm;
+		Webnn__Ipc__Transpose tr;
+		Webnn__Ipc__Gather ga;
+		Webnn__Ipc__Cast ca;
+		Webnn__Ipc__Lstm ls;
+		Webnn__Ipc__Resample2d rs;
+	} m;
+	uint32_t u32[8];
+	float f32[4];
+	uint32_t outs[2];
+};
+
+#define BC_SHAPE(...) (uint32_t)(sizeof((uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t)), \
+		      ((const uint32_t[]){ __VA_ARGS__ })
+
+enum { BC_N_CASES = 14 };
+
+/* Builds case k (k < BC_N_CASES) into c; its attrs live in c. */
+static void bc_build(struct bc_case *c, int k)
+{
+	memset(c, 0, sizeof(*c));
+	tg_init(&c->t);
+	struct tg_graph *t = &c->t;
+	c->op = (Webnn__Ipc__Operation)WEBNN__IPC__OPERATION__INIT;
+	switch (k) {
+	case 0: /* elementwise binary */
+		c->label = "add [4M]";
+		c->m.bin = (Webnn__Ipc__ElementwiseBinary)WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+		c->m.bin.a = tg_input(t, WNN_F32, BC_SHAPE(4u << 20));
+		c->m.bin.b = tg_input(t, WNN_F32, BC_SHAPE(4u << 20));
+		c->m.bin.output = tg_next(t);
+		tg_set_op(&c->op, WNN_OP_ADD, &c->m.bin);
+		break;
+	case 1: /* elementwise unary, transcendental */
+		c->label = "exp [4M]";
+		c->m.un = (Webnn__Ipc__ElementwiseUnary)WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+		c->m.un.input = tg_input(t, WNN_F32, BC_SHAPE(4u << 20));
+		c->m.un.output = tg_next(t);
+		tg_set_op(&c->op, WNN_OP_EXP, &c->m.un);
+		break;
+	case 2: /* elementwise, broadcast */
+		c->label = "mul [2048,2048]x[2048]";
+		c->m.bin = (Webnn__Ipc__ElementwiseBinary)WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+		c->m.bin.a = tg_input(t, WNN_F32, BC_SHAPE(2048, 2048));
+		c->m.bin.b = tg_input(t, WNN_F32, BC_SHAPE(2048));
+		c->m.bin.output = tg_next(t);
+		tg_set_op(&c->op, WNN_OP_MUL, &c->m.bin);
+		break;
+	case 3:
+		c->label = "reduceSum [2048,2048] axis 1";
+		c->m.red = (Webnn__Ipc__Reduce)WEBNN__IPC__REDUCE__INIT;
+		c->m.red.input = tg_input(t, WNN_F32, BC_SHAPE(2048, 2048));
+		c->m.red.output = tg_next(t);
+		c->u32[0] = 1;
+		c->m.red.has_has_axes = c->m.red.has_axes = 1;
+		c->m.red.n_axes = 1;
+		c->m.red.axes = c->u32;
+		tg_set_op(&c->op, WNN_OP_REDUCE_SUM, &c->m.red);
+		break;
+	case 4:
+		c->label = "softmax [2048,2048]";
+		c->m.sm = (Webnn__Ipc__Softmax)WEBNN__IPC__SOFTMAX__INIT;
+		c->m.sm.input = tg_input(t, WNN_F32, BC_SHAPE(2048, 2048));
+		c->m.sm.output = tg_next(t);
+		c->m.sm.axis = 1;
+		tg_set_op(&c->op, WNN_OP_SOFTMAX, &c->m.sm);
+		break;
+	case 5:
+		c->label = "conv2d 64->64 3x3 @56";
+		c->m.cv = (Webnn__Ipc__Conv2d)WEBNN__IPC__CONV2D__INIT;
+		c->m.cv.input = tg_input(t, WNN_F32, BC_SHAPE(1, 64, 56, 56));
+		c->m.cv.filter = tg_input(t, WNN_F32, BC_SHAPE(64, 64, 3, 3));
+		c->m.cv.output = tg_next(t);
+		c->u32[0] = c->u32[1] = c->u32[2] = c->u32[3] = 1;
+		c->m.cv.padding = c->u32;
+		c->m.cv.n_padding = 4;
+		tg_set_op(&c->op, WNN_OP_CONV2D, &c->m.cv);
+		break;
+	case 6:
+		c->label = "maxPool2d 3x3 [1,64,112,112]";
+		c->m.pl = (Webnn__Ipc__Pool2d)WEBNN__IPC__POOL2D__INIT;
+		c->m.pl.input = tg_input(t, WNN_F32, BC_SHAPE(1, 64, 112, 112));
+		c->m.pl.output = tg_next(t);
+		c->u32[0] = c->u32[1] = 3;
+		c->m.pl.window_dimensions = c->u32;
+		c->m.pl.n_window_dimensions = 2;
+		tg_set_op(&c->op, WNN_OP_MAX_POOL2D, &c->m.pl);
+		break;
+	case 7:
+		c->label = "averagePool2d 8x8 [1,32,128,128]";
+		c->m.pl = (Webnn__Ipc__Pool2d)WEBNN__IPC__POOL2D__INIT;
+		c->m.pl.input = tg_input(t, WNN_F32, BC_SHAPE(1, 32, 128, 128));
+		c->m.pl.output = tg_next(t);
+		c->u32[0] = c->u32[1] = 8;
+		c->m.pl.window_dimensions = c->u32;
+		c->m.pl.n_window_dimensions = 2;
+		tg_set_op(&c->op, WNN_OP_AVERAGE_POOL2D, &c->m.pl);
+		break;
+	case 8:
+		c->label = "matmul 256^3";
+		c->m.mm = (Webnn__Ipc__Matmul)WEBNN__IPC__MATMUL__INIT;
+		c->m.mm.a = tg_input(t, WNN_F32, BC_SHAPE(256, 256));
+		c->m.mm.b = tg_input(t, WNN_F32, BC_SHAPE(256, 256));
+		c->m.mm.output = tg_next(t);
+		tg_set_op(&c->op, WNN_OP_MATMUL, &c->m.mm);
+		break;
+	case 9:
+		c->label = "transpose [2048,2048]";
+		c->m.tr = (Webnn__Ipc__Transpose)WEBNN__IPC__TRANSPOSE__INIT;
+		c->m.tr.input = tg_input(t, WNN_F32, BC_SHAPE(2048, 2048));
+		c->m.tr.output = tg_next(t);
+		tg_set_op(&c->op, WNN_OP_TRANSPOSE, &c->m.tr);
+		break;
+	case 10:
+		c->label = "gather [1M] of [4096,64]";
+		c->m.ga = (Webnn__Ipc__Gather)WEBNN__IPC__GATHER__INIT;
+		c->m.ga.input = tg_input(t, WNN_F32, BC_SHAPE(4096, 64));
+		c->m.ga.indices = tg_input(t, WNN_I32, BC_SHAPE(16384));
+		c->m.ga.output = tg_next(t);
+		tg_set_op(&c->op, WNN_OP_GATHER, &c->m.ga);
+		break;
+	case 11:
+		c->label = "cast f32->i32 [4M]";
+		c->m.ca = (Webnn__Ipc__Cast)WEBNN__IPC__CAST__INIT;
+		c->m.ca.input = tg_input(t, WNN_F32, BC_SHAPE(4u << 20));
+		c->m.ca.output = tg_next(t);
+		c->m.ca.data_type = WEBNN__IPC__DATA_TYPE__INT32;
+		tg_set_op(&c->op, WNN_OP_CAST, &c->m.ca);
+		break;
+	case 12:
+		c->label = "lstm 8 steps, 8x128 -> 128";
+		c->m.ls = (Webnn__Ipc__Lstm)WEBNN__IPC__LSTM__INIT;
+		c->m.ls.input = tg_input(t, WNN_F32, BC_SHAPE(8, 8, 128));
+		c->m.ls.weight = tg_input(t, WNN_F32, BC_SHAPE(1, 512, 128));
+		c->m.ls.recurrent_weight = tg_input(t, WNN_F32, BC_SHAPE(1, 512, 128));
+		c->outs[0] = tg_next(t);
+		c->outs[1] = c->outs[0] + 1;
+		c->m.ls.outputs = c->outs;
+		c->m.ls.n_outputs = 2;
+		c->m.ls.steps = 8;
+		c->m.ls.hidden_size = 128;
+		tg_set_op(&c->op, WNN_OP_LSTM, &c->m.ls);
+		break;
+	default:
+		c->label = "resample2d linear x2 [1,32,128,128]";
+		c->m.rs = (Webnn__Ipc__Resample2d)WEBNN__IPC__RESAMPLE2D__INIT;
+		c->m.rs.input = tg_input(t, WNN_F32, BC_SHAPE(1, 32, 128, 128));
+		c->m.rs.output = tg_next(t);
+		c->m.rs.mode = WEBNN__IPC__INTERPOLATION_MODE__LINEAR;
+		c->f32[0] = c->f32[1] = 2;
+		c->m.rs.scales = c->f32;
+		c->m.rs.n_scales = 2;
+		tg_set_op(&c->op, WNN_OP_RESAMPLE2D, &c->m.rs);
+		break;
+	}
+	struct wnn_diag diag = { 0 };
+	ASSERT_MSG(tg_op(t, &c->op, &diag) == WEBNN_STATUS_OK, "%s: %s", c->label, diag.message);
+}
+
+/* Median seconds of one execute of g on impl (compiled once; runs until about `budget` seconds
+ * or 7 runs, whichever first, at least 1 after a warm-up). */
+static double bc_time(const struct backend_impl *impl, struct backend *be, struct graph_ir *g,
+		      double budget)
+{
+	struct wnn_diag diag = { 0 };
+	struct backend_context *ctx = NULL;
+	struct backend_context_options opts = { 0 };
+	ASSERT_MSG(impl->context_create(be, &opts, &ctx, &diag) == WEBNN_STATUS_OK, "%s",
+		   diag.message);
+	struct backend_tensor *ins[TG_MAX_OPERANDS] = { 0 }, *outs[TG_MAX_OPERANDS] = { 0 };
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		const struct wnn_desc *d = &g->values[g->inputs[i]].desc;
+		ASSERT(impl->tensor_create(ctx, d, &ins[i], &diag) == WEBNN_STATUS_OK);
+		uint64_t bytes = 0, count = 0;
+		wnn_desc_bytes(d, &bytes);
+		wnn_desc_count(d, &count);
+		void *host = malloc(bytes);
+		ASSERT(host);
+		if (d->type == WNN_I32) /* gather indices: in range of every case's axis */
+			for (uint64_t k = 0; k < count; k++)
+				((int32_t *)host)[k] = (int32_t)(k * 7 % 4096);
+		else
+			tg_random(host, d->type, count, 42 + i, -1, 1);
+		ASSERT(impl->tensor_write(ins[i], host, bytes, &diag) == WEBNN_STATUS_OK);
+		free(host);
+	}
+	for (size_t i = 0; i < g->n_outputs; i++)
+		ASSERT(impl->tensor_create(ctx, &g->values[g->outputs[i]].desc, &outs[i], &diag) ==
+		       WEBNN_STATUS_OK);
+	struct graph_ir *copy = graph_clone(g);
+	ASSERT(copy);
+	ASSERT_MSG(tg_optimize(copy, impl, ctx, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	struct backend_plan *plan = NULL;
+	ASSERT_MSG(impl->compile(ctx, copy, &plan, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	double v[7];
+	int n = 0;
+	ASSERT(impl->execute(plan, ins, outs, &diag) == WEBNN_STATUS_OK); /* warm-up */
+	for (double start = test_now(); n < 7 && (n == 0 || test_now() - start < budget); n++) {
+		double t0 = test_now();
+		ASSERT_MSG(impl->execute(plan, ins, outs, &diag) == WEBNN_STATUS_OK, "%s",
+			   diag.message);
+		v[n] = test_now() - t0;
+	}
+	impl->plan_destroy(plan);
+	graph_destroy(copy);
+	for (size_t i = 0; i < TG_MAX_OPERANDS; i++) {
+		if (ins[i])
+			impl->tensor_destroy(ins[i]);
+		if (outs[i])
+			impl->tensor_destroy(outs[i]);
+	}
+	impl->context_destroy(ctx);
+	return test_median(v, n);
+}
+
+/* Each case on the cpu backend (fast kernels) and on the reference kernels: real time, the
+ * estimate from the calibrated table, their ratio, and the measured picoseconds per unit of
+ * work with the other unit's share (the table's) taken out. Estimates off by more than 10x are
+ * counted and listed; a loaded machine blurs the times, so nothing here fails on a ratio. */
+TEST_TIMEOUT(bench_cost, 900)
+{
+	struct wnn_diag diag = { 0 };
+	const struct backend_impl *impls[2] = { &backend_cpu, &backend_reference };
+	const struct graph_cost_model *models[2] = { &graph_cost_fast, &graph_cost_reference };
+	struct backend *bes[2] = { NULL, NULL };
+	for (int b = 0; b < 2; b++)
+		ASSERT_MSG(impls[b]->init(NULL, &bes[b], &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	printf("bench_cost: estimate vs real time per operator family (load %.2f)\n",
+	       test_load_average());
+	printf("  %-36s %-9s %12s %12s %7s %10s %10s\n", "case", "kernels", "real ms", "est ms",
+	       "est/real", "ps/elem", "ps/op");
+	int off = 0, total = 0;
+	for (int k = 0; k < BC_N_CASES; k++) {
+		struct bc_case *c = malloc(sizeof(*c));
+		ASSERT(c);
+		bc_build(c, k);
+		const struct graph_ir *g = tg_finish(&c->t, &diag);
+		ASSERT_MSG(g, "%s: %s", c->label, diag.message);
+		struct graph_work w;
+		graph_node_work(g, &g->nodes[0], &w);
+		enum wnn_family fam = wnn_ops[g->nodes[0].op].family;
+		for (int b = 0; b < 2; b++) {
+			struct graph_cost est;
+			graph_estimate_cost(models[b], g, &est);
+			/* the reference kernels are slow: they get a shorter look */
+			double real = bc_time(impls[b], bes[b], c->t.ir, b ? 2.0 : 1.0);
+			double ratio = est.ns / 1e9 / real;
+			const struct graph_unit_cost *u = &models[b]->ps[fam];
+			/* the measured cost of the dominant unit, the other one at the table's */
+			double ps_elem = NAN, ps_op = NAN;
+			if (w.ops > 4 * w.elements)
+				ps_op = (real * 1e12 - (double)w.elements * u->elem_ps) / (double)w.ops;
+			else
+				ps_elem = (real * 1e12 - (double)w.ops * u->op_ps) / (double)w.elements;
+			bool bad = ratio > 10 || ratio < 0.1;
+			off += bad;
+			total++;
+			printf("  %-36s %-9s %12.3f %12.3f %7.2f%s %10.0f %10.1f\n", c->label,
+			       impls[b]->name, real * 1e3, est.ns / 1e6, ratio, bad ? "!" : " ",
+			       ps_elem, ps_op);
+		}
+		tg_free(&c->t);
+		free(c);
+	}
+	printf("  %d of %d estimates are more than 10x off the real time (marked !)\n", off, total);
+	for (int b = 0; b < 2; b++)
+		impls[b]->shutdown(bes[b]);
+}
