@@ -2,6 +2,8 @@
  * carry <N> priority prefixes. */
 #include "daemon/log.h"
 
+#include <pthread.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,7 +82,19 @@ size_t log_escape(char *out, size_t cap, const char *in, size_t len)
 	return o;
 }
 
+static void log_line(enum log_level level, const char *file, int line, const char *fmt,
+		     va_list ap) __attribute__((format(printf, 4, 0)));
+
 void log_msg(enum log_level level, const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	log_line(level, file, line, fmt, ap);
+	va_end(ap);
+}
+
+static void log_line(enum log_level level, const char *file, int line, const char *fmt,
+		     va_list ap)
 {
 	static const char *const names[] = { "error", "warning", "info", "debug" };
 	static const int prio[] = { 3, 4, 6, 7 }; /* syslog priorities understood by journald */
@@ -93,10 +107,7 @@ void log_msg(enum log_level level, const char *file, int line, const char *fmt, 
 	 * start a line of its own (a forged "<0>" priority for journald) nor send a terminal
 	 * escape sequence to whoever reads the log. */
 	char raw[LOG_MAX], msg[4 * LOG_MAX + 16];
-	va_list ap;
-	va_start(ap, fmt);
 	int n = vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
 	size_t len = n < 0 ? 0 : (size_t)n < sizeof(raw) ? (size_t)n : sizeof(raw) - 1;
 	size_t o = log_escape(msg, sizeof(msg) - 16, raw, len);
 	if (n >= 0 && (size_t)n >= sizeof(raw))
@@ -114,4 +125,113 @@ void log_msg(enum log_level level, const char *file, int line, const char *fmt, 
 		fprintf(stderr, "%02d:%02d:%02d.%03ld webnnd %s: %s [%s:%d]\n", tm.tm_hour,
 			tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000, names[level], msg, base, line);
 	}
+}
+
+/* ---- rate-limited lines */
+
+/* One bucket per (uid, call site), in a small table: a site's slot is taken over by another
+ * key only after writing what it held back, so the table bounds memory, never silence. */
+#define LOG_LIMIT_SLOTS 256
+#define LOG_SAMPLE 120
+
+struct log_bucket {
+	const char *file; /* NULL: free */
+	int line;
+	unsigned uid;
+	enum log_level level;
+	double tokens, refilled_s;
+	uint64_t suppressed;
+	double since_s;           /* the first suppressed line */
+	char sample[LOG_SAMPLE];  /* the first suppressed line's text, cut (not yet escaped) */
+};
+
+static pthread_mutex_t log_limit_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct log_bucket log_buckets[LOG_LIMIT_SLOTS];
+
+static double log_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void log_summary(struct log_bucket *b, double now)
+{
+	if (!b->suppressed)
+		return;
+	char from[32];
+	if (b->uid == LOG_ANY_UID)
+		snprintf(from, sizeof(from), "clients");
+	else
+		snprintf(from, sizeof(from), "uid %u", b->uid);
+	log_msg(b->level, b->file, b->line,
+		"suppressed %" PRIu64 " message%s like '%s' from %s in the last %.0f s",
+		b->suppressed, b->suppressed == 1 ? "" : "s", b->sample, from,
+		now - b->since_s < 1 ? 1 : now - b->since_s);
+	b->suppressed = 0;
+}
+
+/* Four slots a key may use: a key finds its own, else takes a free one or the one used least
+ * recently (after writing its summary), so that keys sharing slots do not reset each other. */
+#define LOG_LIMIT_WAYS 4
+
+static struct log_bucket *log_bucket_of(unsigned uid, const char *file, int line, double now)
+{
+	uint64_t h = (uint64_t)(uintptr_t)file * 0x9e3779b97f4a7c15ull ^
+		     (uint64_t)line * 0xc2b2ae3d27d4eb4full ^ (uint64_t)uid * 0x165667b19e3779f9ull;
+	size_t first = (size_t)(h >> 32) % LOG_LIMIT_SLOTS & ~(size_t)(LOG_LIMIT_WAYS - 1);
+	struct log_bucket *victim = NULL;
+	for (size_t i = first; i < first + LOG_LIMIT_WAYS; i++) {
+		struct log_bucket *b = &log_buckets[i];
+		if (b->file == file && b->line == line && b->uid == uid)
+			return b;
+		if (!victim || (victim->file && (!b->file || b->refilled_s < victim->refilled_s)))
+			victim = b;
+	}
+	log_summary(victim, now);
+	*victim = (struct log_bucket){ .file = file, .line = line, .uid = uid,
+				       .tokens = LOG_LIMIT_BURST, .refilled_s = now };
+	return victim;
+}
+
+void log_limited(enum log_level level, unsigned uid, const char *file, int line,
+		 const char *fmt, ...)
+{
+	if (!log_enabled(level))
+		return;
+	double now = log_now_s();
+	pthread_mutex_lock(&log_limit_lock);
+	struct log_bucket *b = log_bucket_of(uid, file, line, now);
+	b->level = level;
+	b->tokens += (now - b->refilled_s) * LOG_LIMIT_PER_S;
+	if (b->tokens > LOG_LIMIT_BURST)
+		b->tokens = LOG_LIMIT_BURST;
+	b->refilled_s = now;
+	va_list ap;
+	va_start(ap, fmt);
+	if (b->tokens >= 1) {
+		b->tokens -= 1;
+		log_summary(b, now);
+		log_line(level, file, line, fmt, ap);
+	} else if (b->suppressed++ == 0) {
+		b->since_s = now;
+		/* raw: log_msg escapes it with the summary */
+		int n = vsnprintf(b->sample, sizeof(b->sample), fmt, ap);
+		if (n >= (int)sizeof(b->sample))
+			memcpy(b->sample + sizeof(b->sample) - 4, "...", 4);
+	}
+	va_end(ap);
+	pthread_mutex_unlock(&log_limit_lock);
+}
+
+void log_limit_flush(bool final)
+{
+	double now = log_now_s();
+	pthread_mutex_lock(&log_limit_lock);
+	for (size_t i = 0; i < LOG_LIMIT_SLOTS; i++) {
+		struct log_bucket *b = &log_buckets[i];
+		if (b->suppressed && (final || now - b->since_s >= LOG_LIMIT_SUMMARY_S))
+			log_summary(b, now);
+	}
+	pthread_mutex_unlock(&log_limit_lock);
 }

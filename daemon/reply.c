@@ -14,8 +14,8 @@ static void reply_message(struct session *s, const Webnn__Ipc__ServerMessage *m)
 	size_t len;
 	uint8_t *buf = wnn_frame_pack(m, &len);
 	if (!buf) {
-		log_error("session %" PRIu64 ": cannot pack a reply (out of memory or too large)",
-			  s->no);
+		log_client_error(s->uid, "session %" PRIu64 ": cannot pack a reply (out of memory or "
+				 "too large)", s->no);
 		session_close(s, "reply could not be packed");
 		return;
 	}

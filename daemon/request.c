@@ -52,8 +52,8 @@ int request_violation(struct session *s, const char *fmt, ...)
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
 	reply_goodbye(s, reason);
-	log_warn("session %" PRIu64 " (%s, pid %d): protocol violation: %s", s->no, s->name,
-		 (int)s->pid, reason);
+	log_client_warn(s->uid, "session %" PRIu64 " (%s, pid %d): protocol violation: %s", s->no,
+			s->name, (int)s->pid, reason);
 	session_close(s, "protocol violation");
 	return -1;
 }

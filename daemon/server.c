@@ -45,6 +45,7 @@ static void server_on_sweep(uv_timer_t *t)
 	struct server *srv = t->data;
 	const struct daemon_limits *lim = &srv->d->limits;
 	uint64_t now = uv_now(srv->d->loop);
+	log_limit_flush(false);
 	struct session *s = srv->sessions;
 	while (s) {
 		struct session *next = s->next;

@@ -624,8 +624,8 @@ static void watchdog_tick(uv_timer_t *t)
 				 "dispatch_timeout_ms (%" PRIu32 " ms)", cmd_verb(cmd),
 				 cmd->graph->obj.id, lim->dispatch_timeout_ms);
 			if (c->closing) /* already cancelled, and nobody to tell */
-				log_warn("session %" PRIu64 ": %s (context %" PRIu32 " is closing)",
-					 c->obj.s->no, why, c->obj.id);
+				log_client_warn(c->obj.s->uid, "session %" PRIu64 ": %s (context "
+						"%" PRIu32 " is closing)", c->obj.s->no, why, c->obj.id);
 			else
 				timeline_lose(c, why); /* cancels it; its client learns why */
 		}
@@ -876,8 +876,8 @@ void timeline_lose(struct context *c, const char *message)
 	c->lost = true;
 	atomic_store(&c->cancel, true);
 	snprintf(c->lost_msg, sizeof(c->lost_msg), "%s", message);
-	log_warn("session %" PRIu64 ": context %" PRIu32 " lost: %s", c->obj.s->no, c->obj.id,
-		 message);
+	log_client_warn(c->obj.s->uid, "session %" PRIu64 ": context %" PRIu32 " lost: %s",
+			c->obj.s->no, c->obj.id, message);
 	reply_context_lost(c->obj.s, c->obj.id, c->lost_msg);
 }
 
