@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +30,14 @@ struct frontdoor_conn {
 	int fd;
 };
 
+/* A connection accepted and triaged (peer credentials read, caps checked) that waits for its
+ * uid's turn to be handed to a worker. */
+struct frontdoor_pending {
+	struct frontdoor_pending *next;
+	int fd;
+	struct ucred cr;
+};
+
 /* Per-uid bookkeeping that outlives a worker: the connection count and the restart back-off. */
 struct frontdoor_user {
 	struct frontdoor_user *next;
@@ -37,9 +46,17 @@ struct frontdoor_user {
 	struct frontdoor_worker *worker; /* the live, non-retired worker serving this uid */
 	uint32_t failures;               /* workers that died before serving, in a row */
 	uint64_t retry_after_ms;
+	/* accepted, waiting for the hand-off (door_on_listen serves uids in turns) */
+	struct frontdoor_pending *pending, *pending_tail;
+	uint32_t n_pending;
 };
 
 #define TICK_MS 250
+/* Connections accepted per wake-up, at most (the backlog is 128); the triaged ones are handed
+ * over after every ACCEPT_ROUND accepts, so that a connection waits for a few accepts, not a
+ * whole batch refilled by a churning client as fast as it drains. */
+#define ACCEPT_BATCH 256
+#define ACCEPT_ROUND 16
 #define EMFILE_PAUSE_MS 100
 #define STOP_GRACE_MS 10000
 /* A worker that dies this soon after its start counts as a failed start (back-off). */
@@ -165,7 +182,7 @@ static struct frontdoor_user *user_get(struct frontdoor *door, uid_t uid, bool c
 /* A user with no connection, no worker and no pending back-off is forgotten. */
 static void user_maybe_free(struct frontdoor *door, struct frontdoor_user *u)
 {
-	if (u->n_conns || u->worker || u->retry_after_ms > now_ms())
+	if (u->n_conns || u->n_pending || u->worker || u->retry_after_ms > now_ms())
 		return;
 	for (struct frontdoor_user **pp = &door->users; *pp; pp = &(*pp)->next)
 		if (*pp == u) {
@@ -325,9 +342,9 @@ void frontdoor_reap(struct frontdoor *door)
 				if (door->stopping && r == w->pid && WIFEXITED(st) && WEXITSTATUS(st) == 0)
 					log_debug("worker %d (uid %u) stopped", (int)w->pid, w->uid);
 				else
-					log_warn("worker %d (uid %u) %s%s; %u connection(s) lost",
-						 (int)w->pid, w->uid, how, starting ? " while starting" : "",
-						 w->n_conns);
+					log_client_warn(w->uid, "worker %d (uid %u) %s%s; %u "
+							"connection(s) lost", (int)w->pid, w->uid, how,
+							starting ? " while starting" : "", w->n_conns);
 			} else {
 				log_debug("worker %d (uid %u) retired: %s", (int)w->pid, w->uid, how);
 			}
@@ -486,9 +503,24 @@ static void worker_on_control(uv_poll_t *h, int status, int events)
 
 /* ---- accepting */
 
-static void door_admit(struct frontdoor *door, int fd)
+/* Whether the client already hung up (connect, then close: churn). Such a connection is
+ * closed here, costing its worker nothing: no hand-off, no wake-up, no close report. */
+static bool peer_gone(int fd)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
+}
+
+/* The cheap part of admission, done for every connection as it is accepted: credentials,
+ * allow-list, caps (counting connections still waiting for their hand-off). Admitted
+ * connections wait in their uid's queue. */
+static void door_triage(struct frontdoor *door, int fd)
 {
 	const struct daemon_limits *lim = door->cfg->limits;
+	if (peer_gone(fd)) {
+		close(fd);
+		return;
+	}
 	struct ucred cr;
 	socklen_t cl = sizeof(cr);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) != 0) {
@@ -496,28 +528,57 @@ static void door_admit(struct frontdoor *door, int fd)
 		return;
 	}
 	if (!allowed(door->cfg, fd, &cr)) {
-		log_info("refused pid %d: uid %u (gid %u) is not allowed", (int)cr.pid, cr.uid, cr.gid);
+		log_client_info(cr.uid, "refused pid %d: uid %u (gid %u) is not allowed", (int)cr.pid,
+				cr.uid, cr.gid);
 		refuse(fd, "uid %u (gid %u) is not allowed to use webnnd", cr.uid, cr.gid);
 		return;
 	}
-	if (door->n_conns >= lim->max_connections) {
-		log_warn("refused pid %d (uid %u): %u connections (max_connections)", (int)cr.pid,
-			 cr.uid, door->n_conns);
-		refuse(fd, "connection limit: %u connections (max_connections)", door->n_conns);
+	uint32_t n_all = door->n_conns + door->n_pending;
+	if (n_all >= lim->max_connections) {
+		log_client_warn(cr.uid, "refused pid %d (uid %u): %u connections (max_connections)",
+				(int)cr.pid, cr.uid, n_all);
+		refuse(fd, "connection limit: %u connections (max_connections)", n_all);
 		return;
 	}
 	struct frontdoor_user *u = user_get(door, cr.uid, true);
-	if (!u) {
+	struct frontdoor_pending *p = u ? calloc(1, sizeof(*p)) : NULL;
+	if (!p) {
 		refuse(fd, "webnnd is out of memory");
+		if (u)
+			user_maybe_free(door, u);
 		return;
 	}
-	if (u->n_conns >= lim->max_connections_per_uid) {
-		log_warn("refused pid %d: uid %u already has %u connections "
-			 "(max_connections_per_uid)", (int)cr.pid, cr.uid, u->n_conns);
+	uint32_t n_uid = u->n_conns + u->n_pending;
+	if (n_uid >= lim->max_connections_per_uid) {
+		free(p);
+		log_client_warn(cr.uid, "refused pid %d: uid %u already has %u connections "
+				"(max_connections_per_uid)", (int)cr.pid, cr.uid, n_uid);
 		refuse(fd, "connection limit: uid %u already has %u connections "
-			   "(max_connections_per_uid)", cr.uid, u->n_conns);
+			   "(max_connections_per_uid)", cr.uid, n_uid);
 		return;
 	}
+	*p = (struct frontdoor_pending){ .fd = fd, .cr = cr };
+	if (u->pending_tail)
+		u->pending_tail->next = p;
+	else
+		u->pending = p;
+	u->pending_tail = p;
+	u->n_pending++;
+	door->n_pending++;
+}
+
+/* Hands one triaged connection to its uid's worker (starting one when the uid has none). */
+static void door_hand_off(struct frontdoor *door, struct frontdoor_user *u)
+{
+	struct frontdoor_pending *p = u->pending;
+	u->pending = p->next;
+	if (!u->pending)
+		u->pending_tail = NULL;
+	u->n_pending--;
+	door->n_pending--;
+	int fd = p->fd;
+	struct ucred cr = p->cr;
+	free(p);
 	uint64_t now = now_ms();
 	struct frontdoor_worker *w = u->worker;
 	if (!w) {
@@ -525,6 +586,7 @@ static void door_admit(struct frontdoor *door, int fd)
 			refuse(fd, "the device worker for uid %u failed %u time(s) in a row; "
 				   "retrying in %" PRIu64 " ms", cr.uid, u->failures,
 			       u->retry_after_ms - now);
+			user_maybe_free(door, u);
 			return;
 		}
 		char why[160];
@@ -533,7 +595,7 @@ static void door_admit(struct frontdoor *door, int fd)
 		if (!w)
 			w = worker_spawn(door, why, sizeof(why));
 		if (!w) {
-			log_error("uid %u: %s", cr.uid, why);
+			log_client_error(cr.uid, "uid %u: %s", cr.uid, why);
 			refuse(fd, "%s", why);
 			user_maybe_free(door, u);
 			return;
@@ -542,12 +604,13 @@ static void door_admit(struct frontdoor *door, int fd)
 		w->uid = u->uid;
 		w->bound = true;
 		u->worker = w;
-		log_info("worker %d serves uid %u", (int)w->pid, (unsigned)u->uid);
+		log_client_info(cr.uid, "worker %d serves uid %u", (int)w->pid, (unsigned)u->uid);
 		spare_replenish(door);
 	}
 	struct frontdoor_conn *c = calloc(1, sizeof(*c));
 	if (!c) {
 		refuse(fd, "webnnd is out of memory");
+		user_maybe_free(door, u);
 		return;
 	}
 	c->no = ++door->next_conn_no;
@@ -559,6 +622,7 @@ static void door_admit(struct frontdoor *door, int fd)
 		free(c);
 		refuse(fd, "the device worker for uid %u is not taking connections (%s)", cr.uid,
 		       strerror(-r));
+		user_maybe_free(door, u);
 		return;
 	}
 	c->next = w->conns;
@@ -568,6 +632,20 @@ static void door_admit(struct frontdoor *door, int fd)
 	door->n_conns++;
 	log_debug("connection %" PRIu64 " (pid %d, uid %u) -> worker %d", c->no, (int)cr.pid,
 		  cr.uid, (int)w->pid);
+}
+
+/* Hands the triaged connections over, one per uid in turn: a uid churning connections queues
+ * behind itself, and another uid's connection accepted in the same pass goes out among the
+ * first. */
+static void door_hand_off_all(struct frontdoor *door)
+{
+	while (door->n_pending) {
+		for (struct frontdoor_user *u = door->users, *next; u; u = next) {
+			next = u->next;
+			if (u->n_pending)
+				door_hand_off(door, u);
+		}
+	}
 }
 
 static void door_pause(struct frontdoor *door, uint64_t ms)
@@ -588,16 +666,21 @@ static void door_on_listen(uv_poll_t *h, int status, int events)
 		door_pause(door, EMFILE_PAUSE_MS);
 		return;
 	}
-	for (int i = 0; i < 64 && door->accepting; i++) {
+	/* Connections are accepted and triaged a few at a time (cheap: a churner's connections
+	 * that already hung up end there), then handed over in turns per uid; the cap keeps the
+	 * loop answering its workers while a flood refills the backlog as fast as it drains. */
+	for (int i = 0; i < ACCEPT_BATCH && door->accepting; i++) {
 		int fd = accept4(door->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd >= 0) {
-			door_admit(door, fd);
+			door_triage(door, fd);
+			if ((i + 1) % ACCEPT_ROUND == 0)
+				door_hand_off_all(door);
 			continue;
 		}
 		if (errno == EINTR || errno == ECONNABORTED)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			return;
+			break;
 		if (errno == EMFILE || errno == ENFILE) {
 			/* Level-triggered polling would spin on the pending connection: give up the
 			 * reserve fd to take it and say why, then stop accepting for a moment. */
@@ -611,14 +694,17 @@ static void door_on_listen(uv_poll_t *h, int status, int events)
 					       strerror(err));
 				door->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 			}
-			log_warn("accept: %s; pausing for %d ms", strerror(err), EMFILE_PAUSE_MS);
+			log_client_warn(LOG_ANY_UID, "accept: %s; pausing for %d ms", strerror(err),
+					EMFILE_PAUSE_MS);
 			door_pause(door, EMFILE_PAUSE_MS);
-			return;
+			break;
 		}
-		log_warn("accept: %s; pausing for %d ms", strerror(errno), EMFILE_PAUSE_MS);
+		log_client_warn(LOG_ANY_UID, "accept: %s; pausing for %d ms", strerror(errno),
+				EMFILE_PAUSE_MS);
 		door_pause(door, EMFILE_PAUSE_MS);
-		return;
+		break;
 	}
+	door_hand_off_all(door);
 }
 
 static void door_on_tick(uv_timer_t *t)
@@ -647,6 +733,7 @@ static void door_on_tick(uv_timer_t *t)
 		}
 	}
 	spare_replenish(door);
+	log_limit_flush(false);
 	if (door->stopping && now - door->paused_until_ms >= STOP_GRACE_MS) {
 		for (struct frontdoor_worker *w = door->workers; w; w = w->next) {
 			log_warn("worker %d (uid %u) did not stop within %d ms: killing it",
@@ -698,6 +785,12 @@ static void door_finish(struct frontdoor *door)
 	while (door->users) {
 		struct frontdoor_user *u = door->users;
 		door->users = u->next;
+		while (u->pending) {
+			struct frontdoor_pending *p = u->pending;
+			u->pending = p->next;
+			close(p->fd);
+			free(p);
+		}
 		free(u);
 	}
 	free(door->slots_used);

@@ -64,6 +64,7 @@ struct frontdoor {
 	void (*first_ready)(struct frontdoor *door, bool ok); /* the first spare's outcome */
 	struct frontdoor_user *users;
 	uint32_t n_conns;
+	uint32_t n_pending;          /* accepted, waiting for their uid's turn (door_on_listen) */
 	uint64_t next_conn_no;
 	uint64_t paused_until_ms;
 	uint64_t spare_retry_after_ms;

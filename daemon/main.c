@@ -999,6 +999,9 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	uv_signal_start(&p->sig_int, door_on_stop_signal, SIGINT);
 	uv_signal_start(&p->sig_chld, door_on_child_signal, SIGCHLD);
 	p->status = 0;
+	/* The door's loop answers too (accepts, hand-offs): under a client's connection churn it
+	 * runs flat out, and a short slice lets other uids' workers and clients in between. */
+	worker_prefer_latency();
 	r = frontdoor_start(&p->door, d->loop, cfg, fd, BOARD_SLOTS, door_first_ready);
 	if (r != 0) {
 		log_error("cannot start the front door: %s", strerror(-r));
@@ -1073,6 +1076,7 @@ int main(int argc, char **argv)
 		uv_walk(&loop, report_leftover, NULL);
 		status = 1;
 	}
+	log_limit_flush(true);
 	if (status == 0)
 		log_info("stopped");
 	return status;

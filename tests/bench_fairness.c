@@ -1,4 +1,4 @@
-/* make bench: a small graph's latency beside clients running large ones (one worker, two uids' workers), and what one worker per uid costs. */
+/* make bench: a small graph's latency beside clients running large ones (one worker, two uids' workers), a new connection's latency beside another uid's connection churn, and what one worker per uid costs. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/hostile.h"
 #include "tests/models.h"
 #include "tests/test.h"
 #include "webnn.h"
@@ -626,6 +627,117 @@ TEST_TIMEOUT(bench_fairness, 600)
 	}
 	for (int i = 0; i < n_sides; i++)
 		bf_side_stop(&side[i]);
+}
+
+/* ------------------------------------------------------------------ connection churn */
+
+/*
+ * Uid 12345 opens and closes connections as fast as it can (bare connect + close, and
+ * connect + Hello + close) while uid 65534 times new connections, connect() to HelloReply.
+ * Per round: p50/p99 of BC_SAMPLES connections alone, beside each churn; p99 with churn /
+ * alone per round, medians over rounds (goal <= 3). The reference backend: the front door's
+ * accept path and the hand-off are what is measured, not a backend's start.
+ */
+#define BC_SAMPLES 300
+#define BC_CHURN_UID 12345
+enum { BC_ALONE, BC_BARE, BC_HELLO, BC_SCENARIOS };
+static const char *const bc_names[BC_SCENARIOS] = {
+	"alone", "beside connect + close churn", "beside connect + Hello churn",
+};
+
+struct bc_side {
+	const char *label;
+	struct bf_daemon d;
+	struct test_daemon td; /* the socket, for the hostile suite's helpers */
+	double p50[BC_SCENARIOS][BF_MAX_ROUNDS], p99[BC_SCENARIOS][BF_MAX_ROUNDS];
+	double churn_rate[BC_SCENARIOS][BF_MAX_ROUNDS]; /* the churner's connections a second */
+};
+
+static void bc_side_round(struct bc_side *s, int r)
+{
+	double ms[BC_SAMPLES];
+	for (int k = 0; k < BC_SCENARIOS; k++) {
+		int sc = (k + r) % BC_SCENARIOS;
+		struct hz_churn ch;
+		double t0 = test_now();
+		if (sc != BC_ALONE) {
+			hz_churn_start(&ch, &s->td, BC_CHURN_UID, sc == BC_HELLO);
+			usleep(100000);
+		}
+		hz_hello_times(&s->td, BF_OTHER_UID, BC_SAMPLES, 10000, ms);
+		s->churn_rate[sc][r] = sc == BC_ALONE ? 0 : hz_churn_stop(&ch) / (test_now() - t0);
+		s->p50[sc][r] = test_quantile(ms, BC_SAMPLES, 0.5);
+		s->p99[sc][r] = test_quantile(ms, BC_SAMPLES, 0.99);
+	}
+}
+
+TEST_TIMEOUT(bench_churn_fairness, 600)
+{
+	static struct bc_side side[2];
+	static const char *const args[] = { "--backend", "reference", NULL };
+	if (geteuid() != 0)
+		SKIP("clients of other uids need root (setuid)");
+	int nice = bf_nice();
+	const char *prev = getenv("WEBNN_BENCH_PREVIOUS");
+	int n_sides = prev && *prev ? 2 : 1;
+	for (int i = 0; i < n_sides; i++) {
+		struct bc_side *s = &side[i];
+		s->label = i == 0 ? "this build" : "previous build ($WEBNN_BENCH_PREVIOUS)";
+		bf_daemon_start(&s->d, i == 0 ? NULL : prev, args);
+		memcpy(s->td.socket_path, s->d.sock, sizeof s->td.socket_path);
+		s->td.pid = s->d.pid;
+		/* bound with no access, then opened up: other uids wait for the mode */
+		struct stat st;
+		for (int t = 0; t < 500 && (stat(s->d.sock, &st) != 0 || (st.st_mode & 0666) != 0666);
+		     t++)
+			usleep(10000);
+		double warm[4];
+		hz_hello_times(&s->td, BF_OTHER_UID, 4, 30000, warm);
+		hz_hello_times(&s->td, BC_CHURN_UID, 4, 30000, warm);
+	}
+	int rounds = bf_rounds();
+	double t0 = test_now(), load0 = test_load_average();
+	for (int r = 0; r < rounds; r++) {
+		if (r >= 3 && test_now() - t0 > bf_budget()) {
+			rounds = r;
+			break;
+		}
+		for (int i = 0; i < n_sides; i++)
+			bc_side_round(&side[(i + r) % n_sides], r);
+	}
+	printf("  connection churn (reference backend): uid %d's new connections, connect() to "
+	       "HelloReply, %d a round, alone and while uid %d opens and closes connections as "
+	       "fast as it can; %d rounds (%.1f s, load average %.2f before, %.2f after, nice %d); "
+	       "medians over rounds\n", BF_OTHER_UID, BC_SAMPLES, BC_CHURN_UID, rounds,
+	       test_now() - t0, load0, test_load_average(), nice);
+	for (int i = 0; i < n_sides; i++) {
+		struct bc_side *s = &side[i];
+		printf("   %s:\n", s->label);
+		for (int sc = 0; sc < BC_SCENARIOS; sc++) {
+			char q[64];
+			printf("    %-29s p50 %7.3f ms  p99 %7.3f ms", bc_names[sc],
+			       test_median(s->p50[sc], rounds), test_median(s->p99[sc], rounds));
+			if (sc != BC_ALONE) {
+				double m = test_round_ratio(s->p99[sc], s->p99[BC_ALONE], rounds, 6, q,
+							    sizeof q);
+				printf("  p99/alone %s (goal <= %.0f: %s); churn %.0f connections/s",
+				       q, BF_GOAL, m <= BF_GOAL ? "met" : "NOT MET",
+				       test_median(s->churn_rate[sc], rounds));
+			}
+			printf("\n");
+		}
+	}
+	if (n_sides == 2) {
+		printf("   this build / previous build, per-round ratios:\n");
+		for (int sc = 0; sc < BC_SCENARIOS; sc++) {
+			char q50[64], q99[64];
+			test_round_ratio(side[0].p50[sc], side[1].p50[sc], rounds, 6, q50, sizeof q50);
+			test_round_ratio(side[0].p99[sc], side[1].p99[sc], rounds, 6, q99, sizeof q99);
+			printf("    %-29s p50 %s  p99 %s\n", bc_names[sc], q50, q99);
+		}
+	}
+	for (int i = 0; i < n_sides; i++)
+		bf_daemon_stop(&side[i].d);
 }
 
 /* ------------------------------------------------------------------ the isolation unit */

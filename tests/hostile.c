@@ -500,6 +500,148 @@ void hz_scene_finish(struct hz_scene *s)
 	test_daemon_stop(&s->d);
 }
 
+/* ---- connection churn */
+
+static int hz_raw_connect(const struct test_daemon *d)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", d->socket_path);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+void hz_churn_start(struct hz_churn *ch, const struct test_daemon *d, uid_t uid, bool hello)
+{
+	int stop[2], res[2];
+	ASSERT(pipe2(stop, O_CLOEXEC) == 0 && pipe2(res, O_CLOEXEC) == 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		int keep[2] = { stop[0], res[1] };
+		hz_child_fds(keep, 2);
+		if (uid != geteuid())
+			hz_become(uid);
+		ASSERT(write(keep[1], "R", 1) == 1);
+		long n = 0; /* connections made (connect() succeeded) */
+		for (long tries = 0;; tries++) {
+			/* bare connections are cheap: the stop is looked for every 16 */
+			struct pollfd p = { keep[0], POLLIN, 0 };
+			if ((hello || (tries & 15) == 0) && poll(&p, 1, 0) > 0)
+				break;
+			int fd = hz_raw_connect(d);
+			if (fd < 0)
+				continue;
+			n++;
+			if (hello) {
+				struct pt_conn c;
+				pt_adopt(&c, fd);
+				struct hz_hello h;
+				hz_hello_msg(&h, "churn", 1);
+				bool closed = false;
+				if (pt_try_send(&c, &h.m) == 0)
+					pt_free(pt_recv_within(&c, 2000, &closed));
+				pt_close(&c);
+			} else {
+				close(fd);
+			}
+		}
+		dprintf(keep[1], "%ld\n", n);
+		_exit(0);
+	}
+	close(stop[0]);
+	close(res[1]);
+	*ch = (struct hz_churn){ .pid = pid, .stop_fd = stop[1], .res_fd = res[0] };
+	struct pollfd p = { ch->res_fd, POLLIN, 0 };
+	char c = 0;
+	ASSERT_MSG(poll(&p, 1, 20000) == 1 && read(ch->res_fd, &c, 1) == 1 && c == 'R',
+		   "the churning client did not get going");
+}
+
+long hz_churn_stop(struct hz_churn *ch)
+{
+	close(ch->stop_fd);
+	char buf[32] = { 0 };
+	size_t have = 0;
+	for (double end = hz_now_ms() + 30000; hz_now_ms() < end && have < sizeof(buf) - 1;) {
+		struct pollfd p = { ch->res_fd, POLLIN, 0 };
+		if (poll(&p, 1, 1000) <= 0)
+			continue;
+		ssize_t n = read(ch->res_fd, buf + have, sizeof(buf) - 1 - have);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+	}
+	close(ch->res_fd);
+	int st = 0;
+	if (waitpid(ch->pid, &st, WNOHANG) != ch->pid) {
+		usleep(200000);
+		if (waitpid(ch->pid, &st, WNOHANG) != ch->pid) {
+			kill(ch->pid, SIGKILL);
+			waitpid(ch->pid, &st, 0);
+		}
+	}
+	ASSERT_MSG(have > 0, "the churning client did not report (status %d)", st);
+	return atol(buf);
+}
+
+void hz_hello_times(const struct test_daemon *d, uid_t uid, int n, double max_ms, double *ms)
+{
+	int res[2];
+	ASSERT(pipe2(res, O_CLOEXEC) == 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		int keep[1] = { res[1] };
+		hz_child_fds(keep, 1);
+		if (uid != geteuid())
+			hz_become(uid);
+		for (int i = 0; i < n; i++) {
+			double t0 = hz_now_ms();
+			int fd = hz_raw_connect(d);
+			ASSERT_MSG(fd >= 0, "connect as uid %u: %s", (unsigned)uid, strerror(errno));
+			struct pt_conn c;
+			pt_adopt(&c, fd);
+			c.timeout_ms = (int)max_ms;
+			struct hz_hello h;
+			hz_hello_msg(&h, "timed", 1);
+			pt_send(&c, &h.m);
+			Webnn__Ipc__ServerMessage *s = pt_recv(&c);
+			double t = hz_now_ms() - t0;
+			ASSERT_MSG(s && s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY &&
+					   !s->reply->error,
+				   "connection %d of uid %u was not served: %s", i, (unsigned)uid,
+				   !s ? "closed" : s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_GOODBYE
+					   ? s->goodbye->reason : "an error");
+			pt_free(s);
+			pt_close(&c);
+			ASSERT_MSG(t < max_ms, "connect + Hello of uid %u took %.0f ms (bound %.0f ms)",
+				   (unsigned)uid, t, max_ms);
+			ASSERT(write(keep[0], &t, sizeof(t)) == sizeof(t));
+		}
+		_exit(0);
+	}
+	close(res[1]);
+	int got = 0;
+	while (got < n) {
+		ssize_t r = read(res[0], &ms[got], sizeof(double));
+		if (r != sizeof(double))
+			break;
+		got++;
+	}
+	close(res[0]);
+	int st = 0;
+	ASSERT(waitpid(pid, &st, 0) == pid);
+	ASSERT_MSG(got == n && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		   "%d of %d timed connections of uid %u were served (status %d)", got, n,
+		   (unsigned)uid, st);
+}
+
 /* ---- hostile traffic */
 
 void hz_buf_msg(struct hz_buf *b, Webnn__Ipc__ClientMessage *m)

@@ -110,6 +110,22 @@ void hz_scene_abuser(struct hz_scene *s, struct pt_conn *c, bool hello);
  * the daemon. */
 void hz_scene_finish(struct hz_scene *s);
 
+/* ---- connection churn */
+
+/* A process of uid opening and closing connections as fast as it can until stopped: with
+ * hello, each says Hello and waits for the answer (or refusal) before closing. */
+struct hz_churn {
+	pid_t pid;
+	int stop_fd, res_fd;
+};
+void hz_churn_start(struct hz_churn *ch, const struct test_daemon *d, uid_t uid, bool hello);
+/* Stops it; returns the connections it made (connect() succeeded). */
+long hz_churn_stop(struct hz_churn *ch);
+/* n new connections of uid, one after another, each timed from connect() to the HelloReply
+ * (then closed), in a process of that uid: the milliseconds into ms[0..n). Fails when one is
+ * refused or takes longer than max_ms. */
+void hz_hello_times(const struct test_daemon *d, uid_t uid, int n, double max_ms, double *ms);
+
 /* ---- hostile traffic */
 
 /* Many frames packed into one buffer, to be pipelined. */

@@ -276,3 +276,74 @@ TEST(hostile_log_control_characters)
 	}
 	free(text);
 }
+
+/* Lines of text containing needle and not "suppressed", and the K of every "suppressed K
+ * messages like '...needle...'" summary, summed. */
+static void count_limited(const char *text, const char *needle, long *lines, long *suppressed)
+{
+	*lines = *suppressed = 0;
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char buf[8192];
+		snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) ? len : sizeof(buf) - 1),
+			 line);
+		const char *sup = strstr(buf, "suppressed ");
+		if (strstr(buf, needle)) {
+			if (!sup)
+				(*lines)++;
+			else
+				*suppressed += atol(sup + strlen("suppressed "));
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+/* Issue 18 item 6. Abuse: log flooding. A uid outside --allow-uid connects over and over (each
+ * refused by the front door, which logs why), and another uid breaks the protocol on
+ * connection after connection (each logged by its worker). Each flood writes at most a burst
+ * and a few lines a second, and says how many it held back: the lines written plus the
+ * summaries' counts are exactly the events. A bystander's own lines still get through. */
+TEST(hostile_log_flood_rate_limited)
+{
+	struct test_daemon d;
+	char log[4096];
+	snprintf(log, sizeof(log), "%s/webnn-hostile-log-XXXXXX", test_tmpdir());
+	int fd = mkstemp(log);
+	ASSERT(fd >= 0);
+	close(fd);
+	unsetenv("JOURNAL_STREAM");
+	hz_start_logged(&d, log, "--allow-uid", "0,12345", NULL);
+	double t0 = hz_now_ms();
+	struct hz_churn ch;
+	hz_churn_start(&ch, &d, HZ_NOBODY, true);
+	usleep(1500000);
+	long refused = hz_churn_stop(&ch);
+	enum { VIOLATIONS = 150 };
+	for (int i = 0; i < VIOLATIONS; i++)
+		named_violation(&d, "flood");
+	double secs = (hz_now_ms() - t0) / 1e3;
+	hz_fresh_client(&d, HZ_OTHER, HZ_RTT_MS);
+	test_daemon_stop(&d);
+	char *text = read_log(log);
+	unlink(log);
+	long lines, suppressed;
+	/* a burst of 20, then 2 a second (daemon/log.h), plus slack for the clock */
+	long most = 20 + (long)(2 * secs) + 4;
+	count_limited(text, "is not allowed", &lines, &suppressed);
+	printf("%ld refused connections in 1.5 s: %ld lines, %ld suppressed\n", refused, lines,
+	       suppressed);
+	ASSERT_MSG(refused > most, "only %ld refused connections: not a flood", refused);
+	ASSERT_MSG(lines <= most, "%ld refusal lines in %.1f s", lines, secs);
+	ASSERT_MSG(lines + suppressed == refused, "%ld lines + %ld suppressed for %ld refusals",
+		   lines, suppressed, refused);
+	ASSERT_MSG(strstr(text, "from uid 65534 in the last"), "no summary names the uid");
+	count_limited(text, "Hello sent twice", &lines, &suppressed);
+	printf("%d protocol violations: %ld lines, %ld suppressed\n", VIOLATIONS, lines,
+	       suppressed);
+	ASSERT_MSG(lines <= most, "%ld protocol-violation lines in %.1f s", lines, secs);
+	ASSERT_MSG(lines + suppressed == VIOLATIONS, "%ld lines + %ld suppressed for %d "
+		   "violations", lines, suppressed, VIOLATIONS);
+	ASSERT_MSG(strstr(text, "serves uid 12345"), "the bystander's worker was not logged");
+	free(text);
+}
