@@ -19,7 +19,10 @@ enum control_type {
 	CONTROL_CONNECTION = 1, /* door -> worker: serve this connection (its fd rides along) */
 	CONTROL_CLOSED = 2,     /* worker -> door: connection `no` is closed (the door drops its dup) */
 	CONTROL_READY = 3,      /* worker -> door: started and locked down (start-up latency) */
+	CONTROL_FAILED = 4,     /* worker -> door: cannot start, `reason` says why; it exits */
 };
+
+#define CONTROL_REASON_MAX 240
 
 struct control_msg {
 	uint32_t type;
@@ -27,6 +30,7 @@ struct control_msg {
 	uint64_t no;  /* the connection's number, the same in both processes' logs */
 	int32_t pid;
 	uint32_t gid;
+	char reason[CONTROL_REASON_MAX]; /* CONTROL_FAILED: NUL-terminated */
 };
 
 /* Sends one message with an optional fd (-1: none). 0 or -errno (EAGAIN when full). */

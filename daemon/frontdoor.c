@@ -46,6 +46,7 @@ struct frontdoor_user {
 	struct frontdoor_worker *worker; /* the live, non-retired worker serving this uid */
 	uint32_t failures;               /* workers that died before serving, in a row */
 	uint64_t retry_after_ms;
+	char failure[CONTROL_REASON_MAX + 96]; /* how the last of them ended */
 	/* accepted, waiting for the hand-off (door_on_listen serves uids in turns) */
 	struct frontdoor_pending *pending, *pending_tail;
 	uint32_t n_pending;
@@ -195,7 +196,7 @@ static void user_maybe_free(struct frontdoor *door, struct frontdoor_user *u)
 static void refuse(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void refuse(int fd, const char *fmt, ...)
 {
-	char reason[256];
+	char reason[512];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
@@ -231,6 +232,7 @@ static bool allowed(const struct frontdoor_config *cfg, int fd, const struct ucr
 /* ---- workers */
 
 static void worker_on_control(uv_poll_t *h, int status, int events);
+static void worker_read_last(struct frontdoor_worker *w);
 static void door_on_listen(uv_poll_t *h, int status, int events);
 
 static void worker_poll_closed(uv_handle_t *h)
@@ -244,6 +246,7 @@ static void worker_gone(struct frontdoor *door, struct frontdoor_worker *w, cons
 	for (struct frontdoor_worker **pp = &door->workers; *pp; pp = &(*pp)->next)
 		if (*pp == w) {
 			*pp = w->next;
+			door->n_workers--;
 			break;
 		}
 	struct frontdoor_user *u = w->bound ? user_get(door, w->uid, false) : NULL;
@@ -311,12 +314,15 @@ void frontdoor_reap(struct frontdoor *door)
 			r = waitpid(w->pid, &st, WNOHANG);
 		while (r < 0 && errno == EINTR);
 		if (r == w->pid || (r < 0 && errno == ECHILD)) {
-			char how[96], why[224];
-			if (r == w->pid)
+			char how[CONTROL_REASON_MAX + 64], why[CONTROL_REASON_MAX + 160];
+			worker_read_last(w);
+			if (w->failure[0])
+				snprintf(how, sizeof(how), "could not start (%s)", w->failure);
+			else if (r == w->pid)
 				describe_exit(st, how, sizeof(how));
 			else
 				snprintf(how, sizeof(how), "vanished");
-			bool starting = !w->ready;
+			bool starting = !w->ready && !w->failure[0];
 			if (w == door->spare) {
 				door->spare = NULL;
 				door->spare_failures++;
@@ -332,7 +338,9 @@ void frontdoor_reap(struct frontdoor *door)
 				}
 			} else if (!w->retired) {
 				struct frontdoor_user *u = w->user;
-				if (u && starting) {
+				if (u && (starting || w->failure[0])) {
+					snprintf(u->failure, sizeof(u->failure), "%s%s", how,
+						 starting ? " while starting" : "");
 					u->failures++;
 					uint32_t shift = u->failures < 6 ? u->failures : 6;
 					u->retry_after_ms = now_ms() + (125u << shift);
@@ -348,8 +356,13 @@ void frontdoor_reap(struct frontdoor *door)
 			} else {
 				log_debug("worker %d (uid %u) retired: %s", (int)w->pid, w->uid, how);
 			}
-			snprintf(why, sizeof(why), "the device worker for uid %u %s%s: its contexts "
-				 "are lost", w->uid, how, starting ? " while starting" : "");
+			if (w->failure[0])
+				snprintf(why, sizeof(why), "the device worker for uid %u could not "
+					 "start: %s", w->uid, w->failure);
+			else
+				snprintf(why, sizeof(why), "the device worker for uid %u %s%s: its "
+					 "contexts are lost", w->uid, how,
+					 starting ? " while starting" : "");
 			worker_gone(door, w, why);
 		}
 		w = next;
@@ -370,12 +383,23 @@ static int slot_take(struct frontdoor *door)
 	return -1;
 }
 
+/* max_workers (or fewer, to fit the task limit) are running or starting. */
+static bool workers_full(const struct frontdoor *door)
+{
+	return door->cfg->max_workers && door->n_workers >= door->cfg->max_workers;
+}
+
 /* Has the spawner start a spare worker (bound to a user by its first connection); its control
  * socket becomes fd 3 and the budget board fd 4 there. It starts its backends and locks down
  * while connections handed to it queue up in the control socket. */
 static struct frontdoor_worker *worker_spawn(struct frontdoor *door, char *why, size_t why_len)
 {
 	const struct frontdoor_config *cfg = door->cfg;
+	if (workers_full(door)) {
+		snprintf(why, why_len, "device worker limit: %u workers serve other users (%s)",
+			 door->n_workers, cfg->workers_why);
+		return NULL;
+	}
 	int slot = slot_take(door);
 	if (slot < 0) {
 		snprintf(why, why_len, "no budget slot left for another device worker");
@@ -390,11 +414,18 @@ static struct frontdoor_worker *worker_spawn(struct frontdoor *door, char *why, 
 		door->slots_used[slot] = 0;
 		return NULL;
 	}
-	pid_t pid = spawner_spawn(cfg->spawner, sv[1], cfg->board_fd, (uint32_t)slot);
+	char limit[240];
+	pid_t pid = spawner_spawn(cfg->spawner, sv[1], cfg->board_fd, (uint32_t)slot, limit,
+				  sizeof(limit));
 	close(sv[1]);
-	if (pid < 0) {
+	if (pid < 0 && limit[0]) {
+		snprintf(why, why_len, "cannot start a device worker: the task limit (%s) is "
+			 "reached", limit);
+	} else if (pid < 0) {
 		snprintf(why, why_len, "cannot start a device worker: %s",
 			 pid == -ESRCH ? "the worker spawner is gone" : strerror((int)-pid));
+	}
+	if (pid < 0) {
 		close(sv[0]);
 		free(w);
 		door->slots_used[slot] = 0;
@@ -411,6 +442,7 @@ static struct frontdoor_worker *worker_spawn(struct frontdoor *door, char *why, 
 	}
 	w->next = door->workers;
 	door->workers = w;
+	door->n_workers++;
 	log_debug("worker %d started (budget slot %d)", (int)pid, slot);
 	return w;
 }
@@ -418,9 +450,10 @@ static struct frontdoor_worker *worker_spawn(struct frontdoor *door, char *why, 
 /* Keeps one spare worker starting or ready, unless spares keep dying (then it backs off). */
 static void spare_replenish(struct frontdoor *door)
 {
-	if (door->spare || door->stopping || now_ms() < door->spare_retry_after_ms)
+	if (door->spare || door->stopping || now_ms() < door->spare_retry_after_ms ||
+	    workers_full(door))
 		return;
-	char why[160];
+	char why[384];
 	door->spare = worker_spawn(door, why, sizeof(why));
 	if (!door->spare) {
 		log_error("%s", why);
@@ -450,6 +483,36 @@ static void worker_conn_closed(struct frontdoor *door, struct frontdoor_worker *
 		 (int)w->pid, w->uid, no);
 }
 
+/* Keeps the reason a starting worker gave for not starting (CONTROL_FAILED). */
+static void worker_failed(struct frontdoor_worker *w, struct control_msg *m)
+{
+	if (w->ready || w->failure[0])
+		return;
+	m->reason[sizeof(m->reason) - 1] = '\0';
+	snprintf(w->failure, sizeof(w->failure), "%s", m->reason[0] ? m->reason : "no reason given");
+}
+
+/* A worker that exited, or will not take a connection, may have said why just before (its
+ * SIGCHLD can come before its last message is read): reads what is left, sending nothing. */
+static void worker_read_last(struct frontdoor_worker *w)
+{
+	for (int i = 0; i < 256 && !w->failure[0]; i++) {
+		struct control_msg m;
+		int fd;
+		int r = control_recv(w->ctl, &m, &fd);
+		if (fd >= 0)
+			close(fd);
+		if (r == -ECONNRESET)
+			continue; /* see worker_on_control */
+		if (r <= 0)
+			return;
+		if (m.type == CONTROL_FAILED)
+			worker_failed(w, &m);
+		else if (m.type == CONTROL_CLOSED)
+			worker_conn_closed(w->door, w, m.no);
+	}
+}
+
 static void worker_on_control(uv_poll_t *h, int status, int events)
 {
 	struct frontdoor_worker *w = h->data;
@@ -464,6 +527,10 @@ static void worker_on_control(uv_poll_t *h, int status, int events)
 			return;
 		if (fd >= 0)
 			close(fd); /* workers never send fds */
+		/* The worker exited with connections we handed it unread: the kernel reports that
+		 * once, before the messages it sent last (CONTROL_FAILED's reason among them). */
+		if (r == -ECONNRESET)
+			continue;
 		if (r <= 0) {
 			/* EOF or garbage: the worker is dying or compromised; SIGCHLD will follow. */
 			if (r < 0)
@@ -472,6 +539,8 @@ static void worker_on_control(uv_poll_t *h, int status, int events)
 			broken = true;
 		} else if (m.type == CONTROL_CLOSED) {
 			worker_conn_closed(door, w, m.no);
+		} else if (m.type == CONTROL_FAILED) {
+			worker_failed(w, &m); /* it exits next; the reap tells its clients why */
 		} else if (m.type == CONTROL_READY && !w->ready) {
 			w->ready = true;
 			w->ready_ms = now_ms();
@@ -583,13 +652,13 @@ static void door_hand_off(struct frontdoor *door, struct frontdoor_user *u)
 	struct frontdoor_worker *w = u->worker;
 	if (!w) {
 		if (u->retry_after_ms > now) {
-			refuse(fd, "the device worker for uid %u failed %u time(s) in a row; "
-				   "retrying in %" PRIu64 " ms", cr.uid, u->failures,
-			       u->retry_after_ms - now);
+			refuse(fd, "the device worker for uid %u failed %u time(s) in a row, the last "
+				   "one %s; retrying in %" PRIu64 " ms", cr.uid, u->failures,
+			       u->failure, u->retry_after_ms - now);
 			user_maybe_free(door, u);
 			return;
 		}
-		char why[160];
+		char why[384];
 		w = door->spare;
 		door->spare = NULL;
 		if (!w)
@@ -617,11 +686,16 @@ static void door_hand_off(struct frontdoor *door, struct frontdoor_user *u)
 	c->fd = fd;
 	struct control_msg m = { .type = CONTROL_CONNECTION, .uid = cr.uid, .gid = cr.gid,
 				 .pid = cr.pid, .no = c->no };
-	int r = control_send(w->ctl, &m, fd);
+	int r = w->failure[0] ? -EPIPE : control_send(w->ctl, &m, fd);
 	if (r < 0) {
 		free(c);
-		refuse(fd, "the device worker for uid %u is not taking connections (%s)", cr.uid,
-		       strerror(-r));
+		worker_read_last(w);
+		if (w->failure[0])
+			refuse(fd, "the device worker for uid %u could not start: %s", cr.uid,
+			       w->failure);
+		else
+			refuse(fd, "the device worker for uid %u is not taking connections (%s)",
+			       cr.uid, strerror(-r));
 		user_maybe_free(door, u);
 		return;
 	}
@@ -765,7 +839,7 @@ int frontdoor_start(struct frontdoor *door, uv_loop_t *loop, const struct frontd
 	uv_timer_init(loop, &door->tick);
 	door->tick.data = door;
 	uv_timer_start(&door->tick, door_on_tick, TICK_MS, TICK_MS);
-	char why[160];
+	char why[384];
 	door->spare = worker_spawn(door, why, sizeof(why));
 	if (!door->spare) {
 		log_error("%s", why);

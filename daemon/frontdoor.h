@@ -10,6 +10,7 @@
 
 #include <uv.h>
 
+#include "daemon/control.h"
 #include "daemon/daemon.h"
 
 #define FRONTDOOR_MAX_ALLOW 64
@@ -25,6 +26,10 @@ struct frontdoor_config {
 	uid_t allow_uids[FRONTDOOR_MAX_ALLOW];
 	gid_t allow_gids[FRONTDOOR_MAX_ALLOW];
 	uint32_t n_allow_uids, n_allow_gids; /* both 0: every local user may connect */
+	/* Workers at once, the spare included (max_workers, or fewer to fit the task limit), and
+	 * what the refusal past it names. */
+	uint32_t max_workers;
+	char workers_why[256];
 };
 
 struct frontdoor_conn;
@@ -47,6 +52,7 @@ struct frontdoor_worker {
 	uint32_t n_conns;
 	uint64_t spawned_ms, idle_since_ms, ready_ms;
 	bool ready;
+	char failure[CONTROL_REASON_MAX]; /* why it could not start (CONTROL_FAILED) */
 };
 
 struct frontdoor {
@@ -58,6 +64,7 @@ struct frontdoor {
 	uv_timer_t tick;             /* retires idle workers, resumes accepting after EMFILE */
 	int reserve_fd;              /* an fd given up to accept (and refuse) when the table is full */
 	struct frontdoor_worker *workers;
+	uint32_t n_workers;          /* started and not yet reaped (retiring ones included) */
 	/* A started, unbound worker: a new user's first connection takes it (no cold start on
 	 * that path) and another is started. The first one proves the configuration works. */
 	struct frontdoor_worker *spare;

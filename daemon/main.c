@@ -9,6 +9,7 @@
 #include "daemon/log.h"
 #include "daemon/server.h"
 #include "daemon/spawner.h"
+#include "daemon/tasks.h"
 #include "daemon/timeline.h"
 #include "daemon/worker.h"
 #include "sandbox/sandbox.h"
@@ -690,6 +691,31 @@ static int worker_restrict_syscalls(struct daemon_process *p)
 	return 0;
 }
 
+/* Whether the worker starts the cpu backend (and with it an OpenMP team). */
+static bool uses_cpu_team(const struct daemon_process *p)
+{
+	return !p->opts.backend_chosen || strcmp(p->opts.backend, "cpu") == 0;
+}
+
+/* Before any thread starts: libuv aborts when its pool cannot start and libgomp exits when a
+ * team cannot, neither saying why. Every thread the worker will run is started once here;
+ * when one cannot be, the front door is told which limit stopped it (it tells the client). */
+static int worker_check_threads(struct daemon_process *p)
+{
+	int pool = (int)p->d.limits.worker_pool_threads;
+	int team = uses_cpu_team(p) ? (p->opts.threads > 0 ? p->opts.threads : tasks_cores()) : 0;
+	int extra = pool + team;
+	struct control_msg m = { .type = CONTROL_FAILED };
+	if (tasks_probe(extra, TASKS_WORKER_FIXED, TASKS_WORKER_FIXED + extra, getuid(), m.reason,
+			sizeof(m.reason)) == 0)
+		return 0;
+	log_error("%s", m.reason);
+	int r = control_send(CONTROL_WORKER_FD, &m, -1);
+	if (r < 0)
+		log_error("cannot tell the front door why: %s", strerror(-r));
+	return -1;
+}
+
 /* A device worker: backends, then the lockdown, then the connections the front door hands
  * over on fd 3. Returns the exit status. */
 static int run_worker(struct daemon_process *p)
@@ -700,8 +726,11 @@ static int run_worker(struct daemon_process *p)
 		return 2;
 	}
 	/* Timeline commands block a pool thread until the device finishes (clFinish), so libuv's
-	 * default of 4 threads would let 4 busy contexts stall everyone else's writes and builds. */
-	setenv("UV_THREADPOOL_SIZE", "16", 0);
+	 * default of 4 threads would let 4 busy contexts stall everyone else's writes and builds;
+	 * the front door may have given fewer to fit the task limit (daemon/tasks.h). */
+	char pool[16];
+	snprintf(pool, sizeof(pool), "%u", (unsigned)d->limits.worker_pool_threads);
+	setenv("UV_THREADPOOL_SIZE", pool, 1);
 	budget_malloc_policy();
 	int br = budget_attach(&d->budget, d->loop, CONTROL_BOARD_FD, p->opts.slot);
 	if (br != 0) {
@@ -716,6 +745,8 @@ static int run_worker(struct daemon_process *p)
 		log_error("cannot drop privileges: %s", why);
 		return 1;
 	}
+	if (worker_check_threads(p) != 0)
+		return 1;
 	/* The front door chose the directory (WEBNN_CACHE_DIR) and PoCL's (POCL_CACHE_DIR). */
 	caches_pick_dir(p->opts.cache_dir, sizeof(p->opts.cache_dir), &p->opts.svc);
 	if (worker_restrict_fs(p) != 0)
@@ -819,19 +850,68 @@ static void door_first_ready(struct frontdoor *door, bool ok)
 	notify_systemd("READY=1");
 }
 
-/* The argv a worker runs with: ours, then --worker --slot N (N filled per spawn). */
-static char **worker_argv(int argc, char **argv, int *slot_at)
+/* The argv a worker runs with: ours, then --worker --slot N (N filled per spawn), then the
+ * thread sizes of the plan. */
+static char **worker_argv(int argc, char **argv, int *slot_at, const struct tasks_plan *plan)
 {
-	char **wa = calloc((size_t)argc + 4, sizeof(*wa));
+	/* The thread sizes come last: the last flag wins over the user's own. */
+	static char team[16], pool[48];
+	char **wa = calloc((size_t)argc + 8, sizeof(*wa));
 	if (!wa)
 		return NULL;
+	int n = 0;
 	for (int i = 0; i < argc; i++)
-		wa[i] = argv[i];
-	wa[argc] = "--worker";
-	wa[argc + 1] = "--slot";
-	*slot_at = argc + 2;
-	wa[argc + 2] = "0";
+		wa[n++] = argv[i];
+	wa[n++] = "--worker";
+	wa[n++] = "--slot";
+	*slot_at = n;
+	wa[n++] = "0";
+	snprintf(pool, sizeof(pool), "worker_pool_threads=%u", (unsigned)plan->pool);
+	wa[n++] = "--limit";
+	wa[n++] = pool;
+	if (plan->team) {
+		snprintf(team, sizeof(team), "%u", (unsigned)plan->team);
+		wa[n++] = "--threads";
+		wa[n++] = team;
+	}
 	return wa;
+}
+
+/* Sizes the workers' threads and their number to the task limit (daemon/tasks.h), as the
+ * service user: RLIMIT_NPROC counts its tasks. */
+static void door_plan_threads(struct daemon_process *p, struct tasks_plan *plan)
+{
+	const struct daemon_limits *l = &p->d.limits;
+	struct tasks_limit lim;
+	tasks_limit_read(getuid(), &lim);
+	uint32_t team = uses_cpu_team(p) ? (uint32_t)(p->opts.threads > 0 ? p->opts.threads
+									     : tasks_cores()) : 0;
+	tasks_plan_make(&lim, l->max_workers, l->worker_pool_threads, team, plan);
+	uint32_t each = tasks_worker_threads(plan->pool, plan->team);
+	struct frontdoor_config *cfg = &p->opts.door;
+	cfg->max_workers = plan->workers;
+	if (lim.available < 0) {
+		snprintf(cfg->workers_why, sizeof(cfg->workers_why), "max_workers");
+		log_info("device workers: up to %u of %u threads each (%u in the pool, %u in the "
+			 "cpu team); no task limit applies", plan->workers, each, plan->pool,
+			 plan->team);
+		return;
+	}
+	if (plan->workers < l->max_workers)
+		snprintf(cfg->workers_why, sizeof(cfg->workers_why), "max_workers=%u, lowered to "
+			 "fit the task limit %.160s", (unsigned)l->max_workers, lim.what);
+	else
+		snprintf(cfg->workers_why, sizeof(cfg->workers_why), "max_workers");
+	if (!plan->shrunk)
+		log_info("device workers: up to %u of %u threads each (%u in the pool, %u in the cpu "
+			 "team) fit the task limit (%s, %ld in use)", plan->workers, each, plan->pool,
+			 plan->team, lim.what, lim.in_use);
+	else
+		log_warn("the task limit (%s, %ld in use) leaves %ld tasks to each of max_workers=%u "
+			 "device workers: %u workers of %u threads each (%u in the pool of %u asked "
+			 "for, %u in the cpu team of %u); raise the limit (TasksMax=) or lower "
+			 "max_workers", lim.what, lim.in_use, plan->per_worker, l->max_workers,
+			 plan->workers, each, plan->pool, l->worker_pool_threads, plan->team, team);
 }
 
 /* The service user, after the socket and the cache directory were set up as root. */
@@ -971,7 +1051,9 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	}
 	cfg->slot_reset = budget_board_reset;
 	cfg->slot_ud = board;
-	wargv = worker_argv(argc, argv, &slot_at);
+	struct tasks_plan plan;
+	door_plan_threads(p, &plan);
+	wargv = worker_argv(argc, argv, &slot_at, &plan);
 	if (!wargv || export_settings(p) != 0)
 		goto out_socket;
 	/* Before the warm-up child, the signal handlers and our own lockdown: the spawner starts

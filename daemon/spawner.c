@@ -3,6 +3,7 @@
 
 #include "daemon/control.h"
 #include "daemon/log.h"
+#include "daemon/tasks.h"
 #include "sandbox/sandbox.h"
 
 #include <errno.h>
@@ -31,6 +32,7 @@ struct spawn_request {
 struct spawn_reply {
 	uint32_t seq;
 	int32_t pid; /* or -errno */
+	char limit[240]; /* -EAGAIN: the task limit that refused the fork, when one is reached */
 };
 
 static int send_fds(int sock, const void *buf, size_t len, const int *fds, int n_fds)
@@ -136,6 +138,14 @@ static _Noreturn void spawner_main(int sock, pid_t door, const char *exe, char *
 		if (r == (ssize_t)sizeof(rq) && n >= 1)
 			rp.pid = spawn_one(door, fds[0], n > 1 ? fds[1] : -1, rq.slot, exe, argv,
 					   slot_at);
+		if (rp.pid == -EAGAIN) {
+			/* The front door cannot look (its Landlock domain): the spawner names it. */
+			struct tasks_limit lim;
+			tasks_limit_read(getuid(), &lim);
+			if (lim.available >= 0 && lim.available <= 1)
+				snprintf(rp.limit, sizeof(rp.limit), "%s, %ld in use", lim.what,
+					 lim.in_use);
+		}
 		for (int i = 0; i < n; i++)
 			close(fds[i]);
 		if (send(sock, &rp, sizeof(rp), MSG_NOSIGNAL) != (ssize_t)sizeof(rp))
@@ -186,8 +196,11 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-pid_t spawner_spawn(struct spawner *sp, int ctl_fd, int board_fd, uint32_t slot)
+pid_t spawner_spawn(struct spawner *sp, int ctl_fd, int board_fd, uint32_t slot, char *limit,
+		    size_t limit_len)
 {
+	if (limit_len)
+		limit[0] = '\0';
 	if (sp->sock < 0)
 		return -ESRCH;
 	struct spawn_request rq = { .seq = ++sp->seq, .slot = slot };
@@ -228,6 +241,10 @@ pid_t spawner_spawn(struct spawner *sp, int ctl_fd, int board_fd, uint32_t slot)
 					}
 			}
 			continue;
+		}
+		if (limit_len) {
+			rp.limit[sizeof(rp.limit) - 1] = '\0';
+			snprintf(limit, limit_len, "%s", rp.limit);
 		}
 		return rp.pid;
 	}

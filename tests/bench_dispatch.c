@@ -94,7 +94,8 @@ static struct webnn_context *bd_connect(const char *sock, const char *backend)
  * default 0666). */
 static void bd_backend_start(struct bd_backend *be, const char *name, bool connect)
 {
-	const char *args[] = { "--backend", name, NULL };
+	/* one worker per client's uid, and the spare */
+	const char *args[] = { "--backend", name, "--limit", "max_workers=80", NULL };
 	be->name = name;
 	be->ctx = NULL;
 	snprintf(be->label, sizeof be->label, "%s", name);

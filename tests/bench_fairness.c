@@ -634,16 +634,32 @@ TEST_TIMEOUT(bench_fairness, 600)
 /*
  * Uid 12345 opens and closes connections as fast as it can (bare connect + close, and
  * connect + Hello + close) while uid 65534 times new connections, connect() to HelloReply.
- * Per round: p50/p99 of BC_SAMPLES connections alone, beside each churn; p99 with churn /
- * alone per round, medians over rounds (goal <= 3). The reference backend: the front door's
- * accept path and the hand-off are what is measured, not a backend's start.
+ * Per round: p50/p99 of BC_SAMPLES connections alone, beside each churn, and beside two
+ * processes that only spin (no connection: what taking two cores' worth of CPU away costs by
+ * itself, the churner and the front door each using about one); p99 with churn / alone per
+ * round, medians over rounds (goal <= 3), and churn / spinning. The reference backend: the
+ * front door's accept path and the hand-off are what is measured, not a backend's start.
  */
 #define BC_SAMPLES 300
 #define BC_CHURN_UID 12345
-enum { BC_ALONE, BC_BARE, BC_HELLO, BC_SCENARIOS };
+enum { BC_ALONE, BC_BARE, BC_HELLO, BC_SPIN, BC_SCENARIOS };
 static const char *const bc_names[BC_SCENARIOS] = {
 	"alone", "beside connect + close churn", "beside connect + Hello churn",
+	"beside two spinning processes",
 };
+
+/* A process that only burns CPU until killed. */
+static pid_t bc_spinner(void)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		for (volatile unsigned long x = 0;; x++)
+			;
+	}
+	return pid;
+}
 
 struct bc_side {
 	const char *label;
@@ -659,13 +675,23 @@ static void bc_side_round(struct bc_side *s, int r)
 	for (int k = 0; k < BC_SCENARIOS; k++) {
 		int sc = (k + r) % BC_SCENARIOS;
 		struct hz_churn ch;
+		pid_t spin[2] = { 0, 0 };
 		double t0 = test_now();
-		if (sc != BC_ALONE) {
+		if (sc == BC_BARE || sc == BC_HELLO)
 			hz_churn_start(&ch, &s->td, BC_CHURN_UID, sc == BC_HELLO);
+		if (sc == BC_SPIN)
+			spin[0] = bc_spinner(), spin[1] = bc_spinner();
+		if (sc != BC_ALONE)
 			usleep(100000);
-		}
 		hz_hello_times(&s->td, BF_OTHER_UID, BC_SAMPLES, 10000, ms);
-		s->churn_rate[sc][r] = sc == BC_ALONE ? 0 : hz_churn_stop(&ch) / (test_now() - t0);
+		s->churn_rate[sc][r] = 0;
+		if (sc == BC_BARE || sc == BC_HELLO)
+			s->churn_rate[sc][r] = hz_churn_stop(&ch) / (test_now() - t0);
+		for (int i = 0; i < 2; i++)
+			if (spin[i] > 0) {
+				kill(spin[i], SIGKILL);
+				waitpid(spin[i], NULL, 0);
+			}
 		s->p50[sc][r] = test_quantile(ms, BC_SAMPLES, 0.5);
 		s->p99[sc][r] = test_quantile(ms, BC_SAMPLES, 0.99);
 	}
@@ -720,9 +746,15 @@ TEST_TIMEOUT(bench_churn_fairness, 600)
 			if (sc != BC_ALONE) {
 				double m = test_round_ratio(s->p99[sc], s->p99[BC_ALONE], rounds, 6, q,
 							    sizeof q);
-				printf("  p99/alone %s (goal <= %.0f: %s); churn %.0f connections/s",
-				       q, BF_GOAL, m <= BF_GOAL ? "met" : "NOT MET",
-				       test_median(s->churn_rate[sc], rounds));
+				printf("  p99/alone %s", q);
+				if (sc != BC_SPIN) {
+					char qs[64];
+					test_round_ratio(s->p99[sc], s->p99[BC_SPIN], rounds, 6, qs,
+							 sizeof qs);
+					printf(" (goal <= %.0f: %s), /spinning %s; churn %.0f "
+					       "connections/s", BF_GOAL, m <= BF_GOAL ? "met" : "NOT MET",
+					       qs, test_median(s->churn_rate[sc], rounds));
+				}
 			}
 			printf("\n");
 		}

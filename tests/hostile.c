@@ -642,6 +642,146 @@ void hz_hello_times(const struct test_daemon *d, uid_t uid, int n, double max_ms
 		   (unsigned)uid, st);
 }
 
+/* ---- task limits */
+
+static void hz_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ASSERT_MSG(fd >= 0, "open %s: %s", path, strerror(errno));
+	ssize_t n = write(fd, text, strlen(text));
+	int err = errno;
+	close(fd);
+	ASSERT_MSG(n == (ssize_t)strlen(text), "write '%s' to %s: %s", text, path, strerror(err));
+}
+
+/* This process's cgroup path in the hierarchy whose /proc/self/cgroup line has controllers
+ * ctl ("" for v2's). */
+static bool hz_own_cgroup(const char *ctl, char *path, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	if (!f)
+		return false;
+	char line[600];
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		if (strcmp(c1 + 1, ctl) == 0) {
+			snprintf(path, len, "%s", strcmp(c2 + 1, "/") ? c2 + 1 : "");
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* A test that fails exits at once: its cgroup goes then (once its daemon has). */
+static char hz_pids_made[512];
+
+static void hz_pids_atexit(void)
+{
+	if (hz_pids_made[0])
+		rmdir(hz_pids_made);
+}
+
+bool hz_pids_create(struct hz_pids *g)
+{
+	char own[400], probe[600];
+	const char *base = NULL;
+	if (access("/sys/fs/cgroup/pids/cgroup.procs", W_OK) == 0 && hz_own_cgroup("pids", own,
+										     sizeof(own))) {
+		base = "/sys/fs/cgroup/pids";
+	} else if (access("/sys/fs/cgroup/cgroup.subtree_control", R_OK) == 0 &&
+		   hz_own_cgroup("", own, sizeof(own))) {
+		FILE *f = fopen("/sys/fs/cgroup/cgroup.subtree_control", "re");
+		char ctl[256] = "";
+		if (f) {
+			if (!fgets(ctl, sizeof(ctl), f))
+				ctl[0] = '\0';
+			fclose(f);
+		}
+		if (strstr(ctl, "pids"))
+			base = "/sys/fs/cgroup";
+	}
+	if (!base)
+		return false;
+	snprintf(g->home, sizeof(g->home), "%s%s/cgroup.procs", base, own);
+	snprintf(g->dir, sizeof(g->dir), "%s/webnn-test-%d", base, (int)getpid());
+	if (mkdir(g->dir, 0755) != 0 && errno != EEXIST)
+		return false;
+	snprintf(probe, sizeof(probe), "%s/pids.max", g->dir);
+	if (access(probe, W_OK) != 0) {
+		rmdir(g->dir);
+		return false;
+	}
+	snprintf(hz_pids_made, sizeof(hz_pids_made), "%s", g->dir);
+	atexit(hz_pids_atexit);
+	return true;
+}
+
+void hz_pids_enter(struct hz_pids *g)
+{
+	char path[600], pid[32];
+	snprintf(path, sizeof(path), "%s/cgroup.procs", g->dir);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	hz_write_file(path, pid);
+}
+
+void hz_pids_leave(struct hz_pids *g)
+{
+	char pid[32];
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	hz_write_file(g->home, pid);
+}
+
+void hz_pids_set_max(struct hz_pids *g, long max)
+{
+	char path[600], v[32];
+	snprintf(path, sizeof(path), "%s/pids.max", g->dir);
+	if (max < 0)
+		snprintf(v, sizeof(v), "max");
+	else
+		snprintf(v, sizeof(v), "%ld", max);
+	hz_write_file(path, v);
+}
+
+long hz_pids_current(const struct hz_pids *g)
+{
+	char path[600], buf[32] = "";
+	snprintf(path, sizeof(path), "%s/pids.current", g->dir);
+	FILE *f = fopen(path, "re");
+	ASSERT_MSG(f, "open %s: %s", path, strerror(errno));
+	bool ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	ASSERT(ok);
+	return atol(buf);
+}
+
+void hz_pids_destroy(struct hz_pids *g)
+{
+	/* The last worker may still be exiting. */
+	for (int i = 0; i < 100 && rmdir(g->dir) != 0 && errno == EBUSY; i++)
+		usleep(50000);
+}
+
+int hz_task_count(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 /* ---- hostile traffic */
 
 void hz_buf_msg(struct hz_buf *b, Webnn__Ipc__ClientMessage *m)

@@ -126,6 +126,27 @@ long hz_churn_stop(struct hz_churn *ch);
  * refused or takes longer than max_ms. */
 void hz_hello_times(const struct test_daemon *d, uid_t uid, int n, double max_ms, double *ms);
 
+/* ---- task limits */
+
+/* A pids cgroup made for one test (cgroup v1's pids hierarchy, or v2 with the pids
+ * controller), to start a daemon in: this process enters it, starts the daemon (which stays in
+ * it with every worker) and leaves. */
+struct hz_pids {
+	char dir[512];  /* the cgroup's directory */
+	char home[512]; /* the cgroup.procs this process came from */
+};
+/* False when no pids cgroup can be made here (the caller skips). */
+bool hz_pids_create(struct hz_pids *g);
+void hz_pids_enter(struct hz_pids *g);
+void hz_pids_leave(struct hz_pids *g);
+/* Sets pids.max (-1: "max"). */
+void hz_pids_set_max(struct hz_pids *g, long max);
+long hz_pids_current(const struct hz_pids *g);
+/* Removes it, once the daemon is gone. */
+void hz_pids_destroy(struct hz_pids *g);
+/* Threads of a process (entries of /proc/<pid>/task). */
+int hz_task_count(pid_t pid);
+
 /* ---- hostile traffic */
 
 /* Many frames packed into one buffer, to be pipelined. */

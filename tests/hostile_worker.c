@@ -347,3 +347,131 @@ TEST(hostile_log_flood_rate_limited)
 	ASSERT_MSG(strstr(text, "serves uid 12345"), "the bystander's worker was not logged");
 	free(text);
 }
+
+/* A scratch file for a daemon's log. */
+static void log_path(char *log, size_t len)
+{
+	snprintf(log, len, "%s/webnn-hostile-log-XXXXXX", test_tmpdir());
+	int fd = mkstemp(log);
+	ASSERT(fd >= 0);
+	close(fd);
+	unsetenv("JOURNAL_STREAM");
+}
+
+/* Issue 18 item 4. Abuse: users enough to fill the service's task limit (TasksMax=, here a
+ * pids cgroup of 60 tasks). The front door divides the limit between max_workers=4 workers:
+ * each worker's threads (loop, pool) fit its share, four users are served, and a fifth is
+ * refused with a Goodbye naming max_workers instead of a worker dying at start. */
+TEST(hostile_workers_sized_to_task_limit)
+{
+	struct hz_pids g;
+	if (!hz_pids_create(&g))
+		SKIP("no pids cgroup can be made here (/sys/fs/cgroup/pids or cgroup v2 with pids)");
+	hz_pids_set_max(&g, 60);
+	char log[4096];
+	log_path(log, sizeof(log));
+	struct test_daemon d;
+	hz_pids_enter(&g);
+	hz_start_logged(&d, log, "--limit", "max_workers=4", NULL);
+	hz_pids_leave(&g);
+	const uid_t users[4] = { 0, HZ_OTHER, HZ_NOBODY, 4242 };
+	for (int i = 0; i < 4; i++) {
+		hz_fresh_client(&d, users[i], HZ_RTT_MS);
+		int n = hz_task_count(hz_worker_pid(&d, users[i]));
+		ASSERT_MSG(n <= (60 - 8) / 4, "the worker of uid %u runs %d threads, more than its "
+			   "share of the 60 tasks", (unsigned)users[i], n);
+	}
+	struct pt_conn c;
+	hz_connect_as(&c, &d, 4343);
+	hz_expect_end(&c, "(max_workers)", false, 5000);
+	pt_close(&c);
+	long cur = hz_pids_current(&g);
+	ASSERT_MSG(cur <= 60, "%ld tasks in a cgroup of 60", cur);
+	hz_fresh_client(&d, HZ_OTHER, HZ_RTT_MS);
+	test_daemon_stop(&d);
+	char *text = read_log(log);
+	unlink(log);
+	ASSERT_MSG(strstr(text, "tasks to each of max_workers=4 device workers"),
+		   "the front door did not say how it sized the workers");
+	free(text);
+	hz_pids_destroy(&g);
+}
+
+/* Issue 18 item 4. Abuse: the task limit is reached after the daemon sized its workers (other
+ * services' tasks, a lowered TasksMax): a new user's worker cannot start its threads. The
+ * client gets a Goodbye naming the limit ("the task limit (pids.max=N of ...) is reached"), so
+ * does the log, the served users keep working, and once the limit is raised the user is
+ * served. */
+TEST(hostile_worker_start_past_task_limit)
+{
+	struct hz_pids g;
+	if (!hz_pids_create(&g))
+		SKIP("no pids cgroup can be made here (/sys/fs/cgroup/pids or cgroup v2 with pids)");
+	hz_pids_set_max(&g, -1);
+	char log[4096];
+	log_path(log, sizeof(log));
+	struct test_daemon d;
+	hz_pids_enter(&g);
+	hz_start_logged(&d, log, "--limit", "max_workers=4", NULL);
+	hz_pids_leave(&g);
+	struct hz_client other;
+	hz_client_open(&other, &d, HZ_OTHER);
+	/* The next spare, its threads started (their number steady), is the last to fit. */
+	pid_t spare = test_daemon_child(&d, "wnn-spare");
+	for (int steady = 0, last = -1, i = 0; steady < 3; i++) {
+		ASSERT_MSG(i < 200, "the spare worker's threads did not settle");
+		int n = hz_task_count(spare);
+		steady = n == last ? steady + 1 : 0;
+		last = n;
+		usleep(100000);
+	}
+	hz_pids_set_max(&g, hz_pids_current(&g) + 1);
+	hz_fresh_client(&d, 0, HZ_RTT_MS); /* takes that spare */
+	char reason[512] = "";
+	for (double end = hz_now_ms() + 15000; !reason[0]; usleep(100000)) {
+		ASSERT_MSG(hz_now_ms() < end, "no refusal naming the task limit within 15 s");
+		struct pt_conn c;
+		hz_connect_as(&c, &d, HZ_NOBODY);
+		struct hz_hello h;
+		hz_hello_msg(&h, "past the task limit", 1);
+		pt_try_send(&c, &h.m);
+		Webnn__Ipc__ServerMessage *s = pt_recv(&c);
+		ASSERT_MSG(s, "the connection ended without a reason");
+		ASSERT_MSG(s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_GOODBYE,
+			   "served although no thread can start");
+		/* A worker starting for the spare may hold the last free worker place a moment. */
+		if (!strstr(s->goodbye->reason, "(max_workers)"))
+			snprintf(reason, sizeof(reason), "%s", s->goodbye->reason);
+		pt_free(s);
+		pt_close(&c);
+	}
+	printf("refused: %s\n", reason);
+	ASSERT_CONTAINS(reason, "the task limit (pids.max=");
+	ASSERT_CONTAINS(reason, "is reached");
+	hz_client_roundtrip(&other, HZ_RTT_MS);
+	hz_pids_set_max(&g, -1);
+	/* Served again once the back-off (at most 8 s) lets a worker start. */
+	for (double end = hz_now_ms() + 20000;; usleep(200000)) {
+		ASSERT_MSG(hz_now_ms() < end, "uid %u not served within 20 s of the limit rising",
+			   HZ_NOBODY);
+		struct pt_conn c;
+		hz_connect_as(&c, &d, HZ_NOBODY);
+		struct hz_hello h;
+		hz_hello_msg(&h, "after the task limit", 1);
+		pt_try_send(&c, &h.m);
+		Webnn__Ipc__ServerMessage *s = pt_recv(&c);
+		bool served = s && s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY;
+		pt_free(s);
+		pt_close(&c);
+		if (served)
+			break;
+	}
+	hz_client_close(&other);
+	test_daemon_stop(&d);
+	char *text = read_log(log);
+	unlink(log);
+	ASSERT_MSG(strstr(text, "cannot start thread") && strstr(text, "pids.max="),
+		   "the log does not say which limit stopped the worker");
+	free(text);
+	hz_pids_destroy(&g);
+}

@@ -14,6 +14,7 @@
 #include "daemon/backend/reference/ref.h"
 #include "daemon/log.h"
 #include "daemon/sched.h"
+#include "daemon/tasks.h"
 
 /*
  * Threads: a shared worker pool. One compute thread, the master of one team of `threads`
@@ -160,15 +161,6 @@ static bool team_setup(void *arg)
 
 /* ---- backend */
 
-/* Cores this process may run on (cpuset and affinity respected). */
-static int cpu_cores(void)
-{
-	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-		return CPU_COUNT(&set);
-	return 1;
-}
-
 static void cpu_model_name(char *out, size_t len)
 {
 	snprintf(out, len, "CPU");
@@ -196,7 +188,7 @@ static enum webnn_status cpu_init(const struct backend_options *opts, struct bac
 	struct backend *be = calloc(1, sizeof(*be));
 	if (!be)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
-	int cores = cpu_cores();
+	int cores = tasks_cores();
 	be->threads = opts && opts->threads > 0 ? opts->threads : cores;
 	if (be->threads > cores)
 		log_warn("cpu backend: %d threads on %d cores oversubscribes them", be->threads,
