@@ -221,6 +221,18 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The running test's process group (its daemons, their workers, the children it forked): a
+ * runner stopped by a signal takes it down first, so nothing a test started outlives the run. */
+static volatile sig_atomic_t running_group;
+
+static void stop_running_test(int sig)
+{
+	if (running_group > 0)
+		kill(-running_group, SIGKILL);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 /* Runs one test in a child with a timeout; returns 0 pass, 1 fail, 77 skip. */
 static int run_one(const struct test_case *t, bool fork_it)
 {
@@ -235,10 +247,15 @@ static int run_one(const struct test_case *t, bool fork_it)
 		return 1;
 	if (pid == 0) {
 		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		t->fn();
 		fflush(stdout);
 		_exit(0);
 	}
+	setpgid(pid, pid); /* as the child does: either one runs first */
+	running_group = pid;
 	int timeout = t->timeout_s ? t->timeout_s : 120;
 	double end = now_s() + timeout;
 	int st;
@@ -250,12 +267,14 @@ static int run_one(const struct test_case *t, bool fork_it)
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
+			running_group = 0;
 			fprintf(stderr, "%s: timed out after %d s\n", t->name, timeout);
 			return 1;
 		}
 		usleep(2000);
 	}
 	kill(-pid, SIGKILL); /* stray daemons of a failed test */
+	running_group = 0;
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st) == 0 ? 0 : WEXITSTATUS(st) == TEST_SKIP_CODE ? 77 : 1;
 	fprintf(stderr, "%s: killed by signal %d\n", t->name, WTERMSIG(st));
@@ -277,6 +296,9 @@ int main(int argc, char **argv)
 			filter = argv[i];
 	}
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, stop_running_test);
+	signal(SIGTERM, stop_running_test);
+	signal(SIGHUP, stop_running_test);
 	int passed = 0, failed = 0, skipped = 0;
 	for (const struct test_case *t = __start_wnn_tests; t < __stop_wnn_tests; t++) {
 		bool is_bench = strncmp(t->name, "bench_", 6) == 0;
