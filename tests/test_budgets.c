@@ -45,6 +45,14 @@ static void budget_daemon(struct test_daemon *d, const char *const *limits)
 	ASSERT(chmod(d->dir, 0755) == 0);
 }
 
+/* These tests play root (the daemon's first user, named "uid 0" in the messages they expect)
+ * and uid 65534 at once, which only root can. */
+static void needs_root(void)
+{
+	if (geteuid() != 0)
+		SKIP("this budget test acts as root and as uid 65534: run it as root");
+}
+
 /* Acts as another user from here on (a forked child). */
 static void become(uid_t uid)
 {
@@ -269,6 +277,7 @@ TEST(budgets_connection_quota)
  * closed connection returns to its user. */
 TEST(budgets_uid_budget)
 {
+	needs_root();
 	struct test_daemon d;
 	budget_daemon(&d, (const char *const[]){ "max_uid_bytes=4M", NULL });
 	struct pt_conn a, b;
@@ -304,6 +313,7 @@ TEST(budgets_uid_budget)
  * holder keeps working; when the holder's worker dies the front door gives its share back. */
 TEST(budgets_total_budget)
 {
+	needs_root();
 	struct test_daemon d;
 	budget_daemon(&d, (const char *const[]){ "max_total_bytes=6M", NULL });
 	struct pt_conn a;
@@ -355,6 +365,7 @@ TEST(budgets_total_budget)
  * (max_uid_shm_slots); their bytes are the client's, capped by max_shm_bytes. */
 TEST(budgets_shm_slots)
 {
+	needs_root();
 	struct test_daemon d;
 	budget_daemon(&d, (const char *const[]){ "max_uid_shm_slots=300", "max_shm_bytes=2M",
 						 NULL });
@@ -405,6 +416,7 @@ TEST(budgets_shm_slots)
  * room still serves small requests, another user is unaffected, and the room comes back. */
 TEST(budgets_partial_frames)
 {
+	needs_root();
 	struct test_daemon d;
 	budget_daemon(&d, (const char *const[]){ "max_uid_bytes=40M", NULL });
 	enum { N = 6 };
@@ -479,6 +491,7 @@ TEST(budgets_partial_frames)
  * delivered once it reads, and other clients are served meanwhile. */
 TEST(budgets_unread_replies_are_bounded)
 {
+	needs_root();
 #if defined(__SANITIZE_ADDRESS__)
 	const bool measure = false; /* the resident memory is the sanitizer allocator's */
 #else
@@ -562,6 +575,7 @@ TEST(budgets_unread_replies_are_bounded)
  * to keep hundreds of MiB of freed heap). */
 TEST_TIMEOUT(budgets_memory_returns_to_baseline, 180)
 {
+	needs_root();
 #if defined(__SANITIZE_ADDRESS__)
 	SKIP("the worker's resident memory is the sanitizer allocator's under ASan");
 #endif
