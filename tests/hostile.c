@@ -430,21 +430,30 @@ void hz_watch_start(struct hz_watch *w, const struct test_daemon *d, uid_t uid)
 		   "the well-behaved client of uid %u did not get going", (unsigned)uid);
 }
 
-double hz_watch_stop(struct hz_watch *w, double max_ms)
+/* What a helper child wrote on its report pipe until it closed it (30 s at most), as a string;
+ * closes fd. Returns the bytes read. */
+static size_t hz_read_report(int fd, char *buf, size_t cap)
 {
-	close(w->stop_fd);
-	char buf[64] = { 0 };
 	size_t have = 0;
-	for (double end = hz_now_ms() + 30000; hz_now_ms() < end && have < sizeof(buf) - 1;) {
-		struct pollfd p = { w->res_fd, POLLIN, 0 };
+	memset(buf, 0, cap);
+	for (double end = hz_now_ms() + 30000; hz_now_ms() < end && have < cap - 1;) {
+		struct pollfd p = { fd, POLLIN, 0 };
 		if (poll(&p, 1, 1000) <= 0)
 			continue;
-		ssize_t n = read(w->res_fd, buf + have, sizeof(buf) - 1 - have);
+		ssize_t n = read(fd, buf + have, cap - 1 - have);
 		if (n <= 0)
 			break;
 		have += (size_t)n;
 	}
-	close(w->res_fd);
+	close(fd);
+	return have;
+}
+
+double hz_watch_stop(struct hz_watch *w, double max_ms)
+{
+	close(w->stop_fd);
+	char buf[64];
+	hz_read_report(w->res_fd, buf, sizeof(buf));
 	int st = 0;
 	for (int i = 0; i < 100 && waitpid(w->pid, &st, WNOHANG) != w->pid; i++) {
 		if (i == 99) {
@@ -565,18 +574,8 @@ void hz_churn_start(struct hz_churn *ch, const struct test_daemon *d, uid_t uid,
 long hz_churn_stop(struct hz_churn *ch)
 {
 	close(ch->stop_fd);
-	char buf[32] = { 0 };
-	size_t have = 0;
-	for (double end = hz_now_ms() + 30000; hz_now_ms() < end && have < sizeof(buf) - 1;) {
-		struct pollfd p = { ch->res_fd, POLLIN, 0 };
-		if (poll(&p, 1, 1000) <= 0)
-			continue;
-		ssize_t n = read(ch->res_fd, buf + have, sizeof(buf) - 1 - have);
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-	}
-	close(ch->res_fd);
+	char buf[32];
+	size_t have = hz_read_report(ch->res_fd, buf, sizeof(buf));
 	int st = 0;
 	if (waitpid(ch->pid, &st, WNOHANG) != ch->pid) {
 		usleep(200000);
