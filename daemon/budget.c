@@ -1,86 +1,59 @@
-/* Memory budgets: the shared budget board (one counter per worker slot), all-or-nothing
- * reservations per connection, uid and all users, and the worker's allocator policy. */
+/* Memory budgets: all users' budget leased by the front door, all-or-nothing reservations per
+ * connection, uid and all users, and the worker's allocator policy. */
 #include "daemon/budget.h"
 
+#include "daemon/control.h"
 #include "daemon/daemon.h"
 #include "daemon/log.h"
 #include "daemon/session.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <malloc.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-/* Counters shared between processes must not hide a lock. */
-_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free");
+/* ---- the front door */
 
-#define BOARD_MAGIC 0x77626e6e62756467ull /* "wbnnbudg" */
-
-/* The board: no total is stored. Each worker adds to its own slot and then sums the slots in
- * use; a reservation that made the sum exceed the limit is taken back. Of two concurrent
- * reservations the later one sees both (sequentially consistent atomics), so accepted
- * reservations never exceed the limit together. A worker killed at any instruction leaves
- * exactly what it holds in its slot, which the front door zeroes once it has reaped it: a
- * separately maintained total would have a window (between its update and the slot's) where a
- * death leaks or double-counts, and a lock could be held by a stopped or dying worker. */
-struct budget_board {
-	uint64_t magic;
-	uint32_t n_slots;
-	_Atomic uint32_t hwm;  /* slots [0, hwm) were used by some worker: the sum's range */
-	_Atomic uint64_t used[];
-};
-
-static size_t board_bytes(uint32_t n_slots)
+void budget_pool_init(struct budget_pool *p, uint64_t max_total, uint64_t max_uid)
 {
-	size_t n = sizeof(struct budget_board) + sizeof(_Atomic uint64_t) * (size_t)n_slots;
-	long page = sysconf(_SC_PAGESIZE);
-	size_t p = page > 0 ? (size_t)page : 4096;
-	return (n + p - 1) / p * p;
+	*p = (struct budget_pool){ .max_total = max_total, .max_uid = max_uid };
 }
 
-struct budget_board *budget_board_create(uint32_t n_slots, int *fd)
+bool budget_pool_ask(struct budget_pool *p, uint64_t *lease, uint64_t need, uint64_t want)
 {
-	size_t size = board_bytes(n_slots);
-	int f = memfd_create("webnnd-budgets", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (f < 0)
-		return NULL;
-	struct budget_board *b = MAP_FAILED;
-	if (ftruncate(f, (off_t)size) != 0 ||
-	    fcntl(f, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0 ||
-	    (b = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0)) == MAP_FAILED) {
-		int err = errno;
-		close(f);
-		errno = err;
-		return NULL;
-	}
-	b->magic = BOARD_MAGIC;
-	b->n_slots = n_slots;
-	atomic_init(&b->hwm, 0);
-	for (uint32_t i = 0; i < n_slots; i++)
-		atomic_init(&b->used[i], 0);
-	*fd = f;
-	return b;
+	if (need > want || want > p->max_uid)
+		return false;
+	if (want <= *lease)
+		return true;
+	/* Room for this worker: what is free plus what it holds already. */
+	uint64_t others = p->leased - *lease;
+	uint64_t room = others < p->max_total ? p->max_total - others : 0;
+	uint64_t to = want < room ? want : room;
+	if (to < need || to <= *lease)
+		return true; /* refused (or nothing more to give): the lease stays */
+	p->leased += to - *lease;
+	*lease = to;
+	return true;
 }
 
-void budget_board_reset(uint32_t slot, void *board)
+void budget_pool_return(struct budget_pool *p, uint64_t *lease, uint64_t to)
 {
-	struct budget_board *b = board;
-	if (b && slot < b->n_slots)
-		atomic_store(&b->used[slot], 0);
+	if (to >= *lease)
+		return;
+	p->leased -= *lease - to;
+	*lease = to;
 }
 
-void budget_board_destroy(struct budget_board *board, int fd)
+void budget_pool_drop(struct budget_pool *p, uint64_t *lease)
 {
-	if (board)
-		munmap(board, board_bytes(board->n_slots));
-	if (fd >= 0)
-		close(fd);
+	budget_pool_return(p, lease, 0);
 }
 
 /* ---- a worker */
@@ -104,63 +77,158 @@ void budget_malloc_policy(void)
 	mallopt(M_MMAP_MAX, BUDGET_MMAP_MAX);
 }
 
-int budget_attach(struct budget *b, uv_loop_t *loop, int fd, uint32_t slot)
+int budget_attach(struct budget *b, uv_loop_t *loop, int lease_fd)
 {
 	b->loop = loop;
+	b->leasing = false;
+	b->lease = 0;
+	b->pool_used = 0;
+	b->lease_seq = 0;
+	atomic_init(&b->used, 0);
+	if (lease_fd < 0)
+		return 0;
 	struct stat st;
-	if (fstat(fd, &st) != 0)
+	if (fstat(lease_fd, &st) != 0)
 		return -errno;
-	size_t size = (size_t)st.st_size;
-	if (size < sizeof(struct budget_board))
-		return -EINVAL;
-	struct budget_board *board = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (board == MAP_FAILED)
-		return -errno;
-	if (board->magic != BOARD_MAGIC || size < board_bytes(board->n_slots) ||
-	    slot >= board->n_slots) {
-		munmap(board, size);
-		return -EINVAL;
-	}
-	/* Raised before this worker reserves anything, so every later sum covers its slot. */
-	uint32_t hwm = atomic_load(&board->hwm);
-	while (hwm < slot + 1 && !atomic_compare_exchange_weak(&board->hwm, &hwm, slot + 1))
-		;
-	b->board = board;
-	b->board_size = size;
-	b->slot = slot;
+	if (!S_ISSOCK(st.st_mode))
+		return -ENOTSOCK;
+	b->lease_fd = lease_fd;
+	b->leasing = true;
 	return 0;
 }
 
 void budget_detach(struct budget *b)
 {
-	if (b->board)
-		munmap(b->board, b->board_size);
-	b->board = NULL;
-}
-
-static _Atomic uint64_t *uid_counter(struct budget *b)
-{
-	return b->board ? &b->board->used[b->slot] : &b->own;
+	b->leasing = false;
 }
 
 uint64_t budget_uid_used(const struct budget *b)
 {
-	return atomic_load(b->board ? &b->board->used[b->slot] : &b->own);
+	return atomic_load(&b->used);
 }
 
 uint64_t budget_total_used(const struct budget *b)
 {
-	if (!b->board)
-		return atomic_load(&b->own);
-	uint32_t n = atomic_load(&b->board->hwm);
-	if (n > b->board->n_slots)
-		n = b->board->n_slots;
-	uint64_t sum = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t v = atomic_load(&b->board->used[i]);
-		sum = v > UINT64_MAX - sum ? UINT64_MAX : sum + v;
+	return b->leasing ? b->pool_used : atomic_load(&b->used);
+}
+
+/* Leases grow by at least this much, and are returned once this much twice over is unused:
+ * most charges then need no message, and a worker whose use hovers does not chatter. At most
+ * 4 MiB, and 1/64 of all users' budget, so that the room held unused by the workers stays
+ * small beside it (at most two chunks each). */
+static uint64_t lease_chunk(const struct daemon_limits *lim)
+{
+	uint64_t c = lim->max_total_bytes / 64;
+	return c < (4u << 20) ? c : (4u << 20);
+}
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+enum lease_answer {
+	LEASE_GRANTED,
+	LEASE_REFUSED,
+	LEASE_NO_ANSWER, /* the front door did not answer in time, or the channel failed */
+};
+
+/* Sends an ask for a lease of `want` bytes (`need` at least) and waits for its grant, skipping
+ * the grants of earlier asks that timed out. LEASE_GRANTED: *grant is the answer (whatever it
+ * gave); LEASE_NO_ANSWER with *why. */
+static enum lease_answer lease_exchange(struct budget *b, uint64_t need, uint64_t want,
+					struct control_msg *grant, const char **why)
+{
+	struct control_msg m;
+	int fd;
+	/* Answers to asks that timed out. */
+	while (control_recv(b->lease_fd, &m, &fd) == 1)
+		if (fd >= 0)
+			close(fd);
+	struct control_msg ask = { .type = CONTROL_LEASE_ASK, .no = ++b->lease_seq, .lease = want,
+				   .lease_min = need };
+	uint64_t deadline = mono_us() + BUDGET_LEASE_WAIT_MS * 1000ull;
+	int r;
+	/* A full socket: the front door reads a flood's backlog at a bounded rate. */
+	while ((r = control_send(b->lease_fd, &ask, -1)) == -EAGAIN) {
+		uint64_t now = mono_us();
+		struct pollfd p = { .fd = b->lease_fd, .events = POLLOUT };
+		if (now >= deadline ||
+		    (poll(&p, 1, (int)((deadline - now + 999) / 1000)) < 0 && errno != EINTR))
+			break;
 	}
-	return sum;
+	if (r < 0) {
+		*why = r == -EAGAIN ? "the front door is not reading its lease channel"
+				    : "the front door's lease channel is closed";
+		return LEASE_NO_ANSWER;
+	}
+	for (;;) {
+		r = control_recv(b->lease_fd, &m, &fd);
+		if (fd >= 0)
+			close(fd);
+		if (r == 1 && m.type == CONTROL_LEASE_GRANT && m.no == ask.no) {
+			*grant = m;
+			return LEASE_GRANTED;
+		}
+		if (r == 1 || r == -EPROTO)
+			continue; /* a stale grant; nothing else comes this way from an intact door */
+		if (r != -EAGAIN) {
+			*why = "the front door's lease channel is closed";
+			return LEASE_NO_ANSWER;
+		}
+		uint64_t now = mono_us();
+		if (now >= deadline)
+			break;
+		struct pollfd p = { .fd = b->lease_fd, .events = POLLIN };
+		int ms = (int)((deadline - now + 999) / 1000);
+		if (poll(&p, 1, ms) < 0 && errno != EINTR) {
+			*why = "cannot wait for the front door's answer";
+			return LEASE_NO_ANSWER;
+		}
+	}
+	log_warn("the front door did not answer a lease ask within %d ms", BUDGET_LEASE_WAIT_MS);
+	*why = "the front door did not answer in time";
+	return LEASE_NO_ANSWER;
+}
+
+/* Asks the front door for a lease of `want` bytes, `need` at least, and adopts its answer
+ * (every grant states the whole lease). The loop thread waits: the worker serves one uid
+ * only, so only that uid's requests wait with it. */
+static enum lease_answer lease_ask(struct budget *b, uint64_t need, uint64_t want,
+				   const char **why)
+{
+	struct control_msg g;
+	if (lease_exchange(b, need, want, &g, why) != LEASE_GRANTED)
+		return LEASE_NO_ANSWER;
+	b->lease = g.lease;
+	b->pool_used = g.pool_used;
+	return g.lease >= need ? LEASE_GRANTED : LEASE_REFUSED;
+}
+
+/* Room that is well beyond the use goes back to the pool (a chunk stays as headroom; an idle
+ * worker keeps nothing). A return that cannot be sent now leaves the lease as it is. */
+static void lease_trim(struct budget *b, const struct daemon_limits *lim, bool idle)
+{
+	if (!b->leasing)
+		return;
+	uint64_t used = atomic_load(&b->used);
+	uint64_t chunk = lease_chunk(lim);
+	uint64_t to;
+	if (idle)
+		to = used;
+	else if (b->lease > used && b->lease - used > 2 * chunk)
+		to = used + chunk;
+	else
+		return;
+	if (to >= b->lease)
+		return;
+	struct control_msg m = { .type = CONTROL_LEASE_RETURN, .lease = to };
+	if (control_send(b->lease_fd, &m, -1) == 0) {
+		b->pool_used -= b->pool_used >= b->lease - to ? b->lease - to : b->pool_used;
+		b->lease = to;
+	}
 }
 
 /* used + bytes > limit, without overflow (forced charges may already be past the limit). */
@@ -180,9 +248,7 @@ bool budget_charge(struct session *s, uint64_t bytes, const char *what, struct w
 			     what, bytes, lim->max_connection_bytes, s->mem_bytes);
 		return false;
 	}
-	/* Only this worker writes its slot, and only from the loop thread. */
-	_Atomic uint64_t *mine = uid_counter(b);
-	uint64_t uid_used = atomic_load(mine);
+	uint64_t uid_used = atomic_load(&b->used);
 	if (exceeds(uid_used, bytes, lim->max_uid_bytes)) {
 		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
 			     "%s: %" PRIu64 " bytes would exceed the memory budget of uid %u "
@@ -190,16 +256,31 @@ bool budget_charge(struct session *s, uint64_t bytes, const char *what, struct w
 			     what, bytes, (unsigned)s->uid, lim->max_uid_bytes, uid_used);
 		return false;
 	}
-	atomic_fetch_add(mine, bytes);
-	uint64_t total = budget_total_used(b);
-	if (total > lim->max_total_bytes) {
-		atomic_fetch_sub(mine, bytes);
-		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
-			     "%s: %" PRIu64 " bytes would exceed the memory budget of all users "
-			     "(max_total_bytes %" PRIu64 ", %" PRIu64 " in use)",
-			     what, bytes, lim->max_total_bytes, total - bytes);
-		return false;
+	/* uid_used + bytes <= max_uid_bytes from here: no overflow. */
+	uint64_t need = uid_used + bytes;
+	if (!b->leasing ? need > lim->max_total_bytes : need > b->lease) {
+		const char *why = NULL;
+		uint64_t want = need + lease_chunk(lim);
+		if (want > lim->max_uid_bytes || want < need)
+			want = lim->max_uid_bytes;
+		enum lease_answer a = !b->leasing ? LEASE_REFUSED : lease_ask(b, need, want, &why);
+		if (a == LEASE_NO_ANSWER) {
+			wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+				     "%s: %" PRIu64 " bytes: no room in the memory budget of all users "
+				     "(max_total_bytes %" PRIu64 "): %s",
+				     what, bytes, lim->max_total_bytes, why);
+			return false;
+		}
+		if (a == LEASE_REFUSED) {
+			uint64_t total = budget_total_used(b);
+			wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+				     "%s: %" PRIu64 " bytes would exceed the memory budget of all users "
+				     "(max_total_bytes %" PRIu64 ", %" PRIu64 " in use)",
+				     what, bytes, lim->max_total_bytes, total);
+			return false;
+		}
 	}
+	atomic_store(&b->used, need);
 	s->mem_bytes += bytes;
 	if (s->mem_bytes > s->mem_peak)
 		s->mem_peak = s->mem_bytes;
@@ -208,10 +289,24 @@ bool budget_charge(struct session *s, uint64_t bytes, const char *what, struct w
 
 void budget_force(struct session *s, uint64_t bytes)
 {
-	atomic_fetch_add(uid_counter(&s->d->budget), bytes);
+	struct budget *b = &s->d->budget;
+	const struct daemon_limits *lim = &s->d->limits;
+	uint64_t used = atomic_load(&b->used);
+	used = bytes > UINT64_MAX - used ? UINT64_MAX : used + bytes;
+	atomic_store(&b->used, used);
 	s->mem_bytes += bytes;
 	if (s->mem_bytes > s->mem_peak)
 		s->mem_peak = s->mem_bytes;
+	/* The bytes are held whatever the answer; a lease that cannot cover them leaves the
+	 * worker over its lease (budget_over), which stops reading the connection. */
+	if (b->leasing && used > b->lease && b->lease < lim->max_uid_bytes) {
+		uint64_t need = used < lim->max_uid_bytes ? used : lim->max_uid_bytes;
+		uint64_t want = need + lease_chunk(lim);
+		if (want > lim->max_uid_bytes || want < need)
+			want = lim->max_uid_bytes;
+		const char *why;
+		lease_ask(b, need, want, &why);
+	}
 }
 
 void budget_release(struct session *s, uint64_t bytes)
@@ -223,8 +318,9 @@ void budget_release(struct session *s, uint64_t bytes)
 		bytes = s->mem_bytes;
 	}
 	s->mem_bytes -= bytes;
-	atomic_fetch_sub(uid_counter(b), bytes);
+	atomic_fetch_sub(&b->used, bytes);
 	b->released += bytes;
+	lease_trim(b, &s->d->limits, false);
 }
 
 static uint64_t room(uint64_t used, uint64_t limit)
@@ -236,9 +332,16 @@ uint64_t budget_left(const struct session *s)
 {
 	const struct budget *b = &s->d->budget;
 	const struct daemon_limits *lim = &s->d->limits;
+	uint64_t used = budget_uid_used(b);
 	uint64_t left = room(s->mem_bytes, lim->max_connection_bytes);
-	uint64_t u = room(budget_uid_used(b), lim->max_uid_bytes);
-	uint64_t t = room(budget_total_used(b), lim->max_total_bytes);
+	uint64_t u = room(used, lim->max_uid_bytes);
+	/* The lease's rest, and what the pool had free at the door's last answer. */
+	uint64_t t = room(used, lim->max_total_bytes);
+	if (b->leasing) {
+		uint64_t free = room(b->pool_used, lim->max_total_bytes);
+		t = room(used, b->lease);
+		t = free > UINT64_MAX - t ? UINT64_MAX : t + free;
+	}
 	if (u < left)
 		left = u;
 	return t < left ? t : left;
@@ -248,8 +351,9 @@ bool budget_over(const struct session *s)
 {
 	const struct budget *b = &s->d->budget;
 	const struct daemon_limits *lim = &s->d->limits;
-	return s->mem_bytes > lim->max_connection_bytes || budget_uid_used(b) > lim->max_uid_bytes ||
-	       budget_total_used(b) > lim->max_total_bytes;
+	uint64_t used = budget_uid_used(b);
+	return s->mem_bytes > lim->max_connection_bytes || used > lim->max_uid_bytes ||
+	       used > (b->leasing ? b->lease : lim->max_total_bytes);
 }
 
 static void budget_trim(struct budget *b);
@@ -280,6 +384,8 @@ void budget_session_freed(struct session *s)
 {
 	struct budget *b = &s->d->budget;
 	b->sessions--;
+	if (b->sessions == 0)
+		lease_trim(b, &s->d->limits, true);
 	if (s->mem_peak >= BUDGET_TRIM_SESSION_BYTES || b->released >= BUDGET_TRIM_RELEASED_BYTES ||
 	    (b->sessions == 0 && b->released > 0))
 		budget_trim(b);
@@ -298,3 +404,109 @@ static void budget_trim(struct budget *b)
 	if (uv_queue_work(b->loop, &b->trim_work, trim_work, trim_done) == 0)
 		b->trimming = true;
 }
+
+#ifdef WNN_TEST_HOOKS
+#include <sys/mman.h>
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The compromised worker's moves go around the honest bookkeeping above: what the front door
+ * grants them is not adopted (an honest worker would return it again). */
+bool budget_test_hook(struct budget *b, const char *client_name, char *reply, size_t reply_len)
+{
+	static const char prefix[] = "wnn-test:";
+	if (!client_name || strncmp(client_name, prefix, sizeof(prefix) - 1) != 0)
+		return false;
+	const char *what = client_name + sizeof(prefix) - 1;
+	if (strncmp(what, "lease-", 6) == 0 && !b->leasing) {
+		snprintf(reply, reply_len, "wnn-test %s: no lease channel", what);
+		return true;
+	}
+	struct control_msg g;
+	const char *why = "?";
+	unsigned long long need, want;
+	unsigned n;
+	if (sscanf(what, "lease-ask:%llu:%llu", &need, &want) == 2) {
+		if (lease_exchange(b, need, want, &g, &why) == LEASE_GRANTED)
+			snprintf(reply, reply_len, "wnn-test lease-ask: lease %" PRIu64
+				 ", all users %" PRIu64, g.lease, g.pool_used);
+		else
+			snprintf(reply, reply_len, "wnn-test lease-ask: no answer (%s)", why);
+	} else if (strcmp(what, "lease-garbage") == 0) {
+		ssize_t r = send(b->lease_fd, "xyz", 3, MSG_NOSIGNAL | MSG_DONTWAIT);
+		snprintf(reply, reply_len, "wnn-test lease-garbage: sent %zd", r);
+	} else if (strcmp(what, "lease-forge") == 0) {
+		struct control_msg m = { .type = CONTROL_LEASE_GRANT, .lease = UINT64_MAX };
+		int r = control_send(b->lease_fd, &m, -1);
+		snprintf(reply, reply_len, "wnn-test lease-forge: sent %d", r);
+	} else if (strcmp(what, "lease-flood") == 0) {
+		uint64_t end = mono_us() + 300000, sent = 0, full = 0;
+		while (mono_us() < end && sent < 200000) {
+			struct control_msg m = { .type = CONTROL_LEASE_ASK, .no = ++b->lease_seq };
+			int r = control_send(b->lease_fd, &m, -1);
+			if (r == 0) {
+				sent++;
+				continue;
+			}
+			full++;
+			struct control_msg drop;
+			int fd;
+			while (control_recv(b->lease_fd, &drop, &fd) == 1)
+				if (fd >= 0)
+					close(fd);
+			struct pollfd p = { .fd = b->lease_fd, .events = POLLOUT };
+			poll(&p, 1, 1);
+		}
+		snprintf(reply, reply_len, "wnn-test lease-flood: %" PRIu64 " asks sent in 300 ms, "
+			 "%" PRIu64 " times the socket was full", sent, full);
+	} else if (sscanf(what, "lease-rtt:%u", &n) == 1 && n > 0 && n <= 100000) {
+		uint64_t *t = malloc(n * sizeof(*t));
+		uint32_t got = 0;
+		for (uint32_t i = 0; t && i < n; i++) {
+			uint64_t t0 = mono_us();
+			if (lease_exchange(b, 0, 0, &g, &why) != LEASE_GRANTED)
+				break;
+			t[got++] = mono_us() - t0;
+		}
+		if (got == n) {
+			qsort(t, n, sizeof(*t), cmp_u64);
+			snprintf(reply, reply_len, "wnn-test lease-rtt: %u round trips, median %" PRIu64
+				 " us, p99 %" PRIu64 " us, max %" PRIu64 " us", n, t[n / 2],
+				 t[(uint64_t)n * 99 / 100], t[n - 1]);
+		} else {
+			snprintf(reply, reply_len, "wnn-test lease-rtt: failed after %u (%s)", got,
+				 t ? why : "out of memory");
+		}
+		free(t);
+	} else if (strcmp(what, "board") == 0) {
+		/* Workers once mapped a shared, writable budget board at fd 4. */
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, CONTROL_LEASE_FD, 0);
+		int err = errno;
+		bool shared = false;
+		FILE *f = fopen("/proc/self/maps", "r");
+		bool readable = f != NULL;
+		char line[512];
+		while (f && fgets(line, sizeof(line), f))
+			shared |= strstr(line, "webnnd-budgets") != NULL;
+		if (f)
+			fclose(f);
+		if (p != MAP_FAILED) {
+			munmap(p, 4096);
+			snprintf(reply, reply_len, "wnn-test board: fd %d mapped writable",
+				 CONTROL_LEASE_FD);
+		} else {
+			snprintf(reply, reply_len, "wnn-test board: mmap of fd %d: errno %d (%s); %s",
+				 CONTROL_LEASE_FD, err, strerrorname_np(err),
+				 !readable ? "/proc/self/maps unreadable"
+				 : shared ? "a shared budget mapping exists" : "no shared budget mapping");
+		}
+	} else {
+		return false; /* maybe the sandbox's (sandbox_test_hook) */
+	}
+	return true;
+}
+#endif

@@ -1,5 +1,5 @@
-/* Memory budgets per connection, per uid and for all users, reserved before allocating; the
- * budget board the front door shares with its workers; heap release after abusive clients. */
+/* Memory budgets per connection, per uid and for all users, reserved before allocating; all
+ * users' budget leased to the workers by the front door; heap release after abusive clients. */
 #ifndef DAEMON_BUDGET_H
 #define DAEMON_BUDGET_H
 
@@ -12,15 +12,30 @@
 #include "proto/wnn.h"
 
 struct session;
-struct budget_board;
 
-/* A worker's view of the budgets. A worker serves exactly one uid, so its board slot is that
- * uid's usage; the sum of every slot is all users' usage. */
+/*
+ * Nothing about the budgets is shared writable between processes: a compromised worker must
+ * not be able to refuse other users' memory or stop workers from starting. A worker serves
+ * exactly one uid, so it enforces the connection and uid budgets alone. All users' budget
+ * (max_total_bytes) is a pool the front door owns: a worker holds a lease on part of it, asks
+ * for more on its lease socket (CONTROL_LEASE_ASK, in chunks, so most charges need no message)
+ * and waits for the answer, and returns what it no longer needs (CONTROL_LEASE_RETURN, with
+ * hysteresis). The door grants from its own count, never more than max_uid_bytes to one
+ * worker, and takes a dead worker's lease back when it reaps it: a lying worker can only hold
+ * what its uid could legitimately use.
+ */
+
+/* A charge that needs more lease waits this long at most for the front door's answer. */
+#define BUDGET_LEASE_WAIT_MS 1000
+
+/* A worker's view of the budgets. */
 struct budget {
-	struct budget_board *board; /* NULL: not attached (in-process fuzzing) - `own` counts */
-	size_t board_size;
-	uint32_t slot;
-	_Atomic uint64_t own;       /* the uid's bytes when there is no board */
+	bool leasing;               /* false: no front door (in-process fuzzing): this is all users */
+	int lease_fd;               /* the lease socket, when leasing */
+	_Atomic uint64_t used;      /* the uid's bytes (one worker serves one uid) */
+	uint64_t lease;             /* room in all users' budget the front door granted us */
+	uint64_t pool_used;         /* every worker's lease together, at the door's last answer */
+	uint64_t lease_seq;         /* the last ask's number */
 	uint32_t shm_slots;         /* mappings of every connection, against max_uid_shm_slots */
 	uint32_t sessions;          /* not yet freed: 0 is an idle worker */
 	/* malloc_trim runs on the thread pool (it walks the heap), one at a time. */
@@ -32,14 +47,23 @@ struct budget {
 
 /* ---- the front door */
 
-/* Creates the board for n_slots workers: a memfd sealed against shrinking and growing (its fd
- * goes to every worker as CONTROL_BOARD_FD), mapped here for budget_board_reset. NULL with
- * errno set on failure. */
-struct budget_board *budget_board_create(uint32_t n_slots, int *fd);
-/* A worker died (reaped): what its slot held is gone with it. The frontdoor_config slot_reset
- * hook (ud: the board). */
-void budget_board_reset(uint32_t slot, void *board);
-void budget_board_destroy(struct budget_board *board, int fd);
+/* All users' budget, leased out to the workers. Only the front door writes it. */
+struct budget_pool {
+	uint64_t max_total;         /* max_total_bytes */
+	uint64_t max_uid;           /* max_uid_bytes: no worker's lease is larger */
+	uint64_t leased;            /* every live worker's lease together */
+};
+
+void budget_pool_init(struct budget_pool *p, uint64_t max_total, uint64_t max_uid);
+/* A worker holding *lease asks for `want` bytes, or at least `need`: grants the most of it
+ * that fits (*lease grows), or nothing when `need` does not fit. An ask past max_uid_bytes (or
+ * with need > want) is refused whatever is free: only a compromised worker sends one, and the
+ * return says so (true: well-formed). */
+bool budget_pool_ask(struct budget_pool *p, uint64_t *lease, uint64_t need, uint64_t want);
+/* A worker returned room: its lease becomes `to` when that is lower (never higher). */
+void budget_pool_return(struct budget_pool *p, uint64_t *lease, uint64_t to);
+/* A worker died (reaped): its lease returns to the pool. */
+void budget_pool_drop(struct budget_pool *p, uint64_t *lease);
 
 /* ---- a worker */
 
@@ -47,14 +71,17 @@ void budget_board_destroy(struct budget_board *board, int fd);
  * returned to the system when freed) at a fixed threshold, so that memory returns to the
  * baseline once abusive clients leave. */
 void budget_malloc_policy(void);
-/* Maps the board passed as fd (the worker's slot: `slot`) and becomes its uid's accounting.
- * 0, or -errno (bad fd, wrong size or magic, slot out of range). */
-int budget_attach(struct budget *b, uv_loop_t *loop, int fd, uint32_t slot);
+/* Starts the worker's accounting with no lease, on the lease socket lease_fd (-1: none, this
+ * process is all users). 0, or -errno (lease_fd is not a socket). */
+int budget_attach(struct budget *b, uv_loop_t *loop, int lease_fd);
 void budget_detach(struct budget *b);
 
 /* Reserves bytes on the connection, the uid and all users together, all or nothing, before the
- * caller allocates them. false with diag set (NO_MEMORY, naming what, the bytes, the scope and
- * its limit key) when any budget would be exceeded. */
+ * caller allocates them (on the loop thread). false with diag set (NO_MEMORY, naming what, the
+ * bytes, the scope and its limit key) when any budget would be exceeded. When the lease is too
+ * small it asks the front door for more and waits for the answer (one round trip on a local
+ * socket, tens of microseconds; at most BUDGET_LEASE_WAIT_MS: the worker serves one uid, so
+ * only that uid waits). */
 bool budget_charge(struct session *s, uint64_t bytes, const char *what, struct wnn_diag *diag);
 /* Counts bytes the daemon must hold whatever the budgets say (a reply owed to the client); the
  * connection is then not read while it is over a budget and has output queued. */
@@ -64,7 +91,8 @@ void budget_release(struct session *s, uint64_t bytes);
 uint64_t budget_left(const struct session *s);
 /* Some budget the connection counts against is exhausted (only forced charges go past one). */
 bool budget_over(const struct session *s);
-/* The uid's and all users' usage, for messages and tests. */
+/* The uid's usage, and all users' (every worker's lease, as of the front door's last answer;
+ * this process's usage without a front door), for messages and tests. */
 uint64_t budget_uid_used(const struct budget *b);
 uint64_t budget_total_used(const struct budget *b);
 
@@ -74,5 +102,16 @@ uint64_t budget_total_used(const struct budget *b);
  * went back when they were freed. */
 void budget_session_created(struct session *s);
 void budget_session_freed(struct session *s);
+
+#ifdef WNN_TEST_HOOKS
+/* Test builds only (webnnd-testhooks), for the hostile suite: a Hello whose client_name is
+ * "wnn-test:ACTION" makes the worker act as a compromised one against the budgets, and returns
+ * true with what happened in reply. ACTION: "lease-ask:NEED:WANT" (ask for a lease),
+ * "lease-garbage" (a short datagram on the lease socket), "lease-forge" (a connection
+ * hand-off sent the wrong way), "lease-flood" (asks as fast as the socket takes them),
+ * "lease-rtt:N" (N asks that change nothing: the round trip's cost), "board" (try to map the
+ * shared budget board workers once had, fd 4, writable). */
+bool budget_test_hook(struct budget *b, const char *client_name, char *reply, size_t reply_len);
+#endif
 
 #endif

@@ -62,6 +62,9 @@ struct frontdoor_user {
 #define STOP_GRACE_MS 10000
 /* A worker that dies this soon after its start counts as a failed start (back-off). */
 #define FAILED_START_MS 2000
+/* Lease messages one worker may send per tick; past that its lease socket is not read until
+ * the next tick. An honest worker asks once per chunk of memory, or once per refused charge. */
+#define LEASE_MSGS_PER_TICK 2048
 
 static uint64_t now_ms(void)
 {
@@ -233,14 +236,17 @@ static bool allowed(const struct frontdoor_config *cfg, int fd, const struct ucr
 
 static void worker_on_control(uv_poll_t *h, int status, int events);
 static void worker_read_last(struct frontdoor_worker *w);
+static void worker_on_lease(uv_poll_t *h, int status, int events);
 static void door_on_listen(uv_poll_t *h, int status, int events);
 
 static void worker_poll_closed(uv_handle_t *h)
 {
-	free(h->data);
+	struct frontdoor_worker *w = h->data;
+	if (--w->handles_open == 0)
+		free(w);
 }
 
-/* Drops a reaped worker: its clients learn why, its slot and counts are released. */
+/* Drops a reaped worker: its clients learn why, its lease and counts are released. */
 static void worker_gone(struct frontdoor *door, struct frontdoor_worker *w, const char *why)
 {
 	for (struct frontdoor_worker **pp = &door->workers; *pp; pp = &(*pp)->next)
@@ -268,19 +274,26 @@ static void worker_gone(struct frontdoor *door, struct frontdoor_worker *w, cons
 		if (u->worker == w)
 			u->worker = NULL;
 	}
-	if (w->slot < door->n_slots)
-		door->slots_used[w->slot] = 0;
-	if (door->cfg->slot_reset)
-		door->cfg->slot_reset(w->slot, door->cfg->slot_ud);
+	budget_pool_drop(&door->pool, &w->lease);
 	close(w->ctl);
+	close(w->lease_fd);
+	w->handles_open = 1; /* until both polls are closed */
 	if (w->poll_init) {
+		w->handles_open++;
 		w->polling = false;
 		uv_poll_stop(&w->ctl_poll);
 		w->ctl_poll.data = w;
 		uv_close((uv_handle_t *)&w->ctl_poll, worker_poll_closed);
-	} else {
-		free(w);
 	}
+	if (w->lease_poll_init) {
+		w->handles_open++;
+		w->lease_polling = false;
+		uv_poll_stop(&w->lease_poll);
+		w->lease_poll.data = w;
+		uv_close((uv_handle_t *)&w->lease_poll, worker_poll_closed);
+	}
+	if (--w->handles_open == 0)
+		free(w);
 	if (u)
 		user_maybe_free(door, u);
 }
@@ -373,16 +386,6 @@ void frontdoor_reap(struct frontdoor *door)
 		spare_replenish(door);
 }
 
-static int slot_take(struct frontdoor *door)
-{
-	for (uint32_t i = 0; i < door->n_slots; i++)
-		if (!door->slots_used[i]) {
-			door->slots_used[i] = 1;
-			return (int)i;
-		}
-	return -1;
-}
-
 /* max_workers (or fewer, to fit the task limit) are running or starting. */
 static bool workers_full(const struct frontdoor *door)
 {
@@ -390,7 +393,7 @@ static bool workers_full(const struct frontdoor *door)
 }
 
 /* Has the spawner start a spare worker (bound to a user by its first connection); its control
- * socket becomes fd 3 and the budget board fd 4 there. It starts its backends and locks down
+ * socket becomes fd 3 and its lease socket fd 4 there. It starts its backends and locks down
  * while connections handed to it queue up in the control socket. */
 static struct frontdoor_worker *worker_spawn(struct frontdoor *door, char *why, size_t why_len)
 {
@@ -400,24 +403,23 @@ static struct frontdoor_worker *worker_spawn(struct frontdoor *door, char *why, 
 			 door->n_workers, cfg->workers_why);
 		return NULL;
 	}
-	int slot = slot_take(door);
-	if (slot < 0) {
-		snprintf(why, why_len, "no budget slot left for another device worker");
-		return NULL;
-	}
 	struct frontdoor_worker *w = calloc(1, sizeof(*w));
-	int sv[2];
-	if (!w || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+	int sv[2] = { -1, -1 }, lv[2] = { -1, -1 };
+	if (!w || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, lv) != 0) {
 		snprintf(why, why_len, "cannot create a device worker: %s",
 			 w ? strerror(errno) : "out of memory");
 		free(w);
-		door->slots_used[slot] = 0;
+		if (sv[0] >= 0) {
+			close(sv[0]);
+			close(sv[1]);
+		}
 		return NULL;
 	}
 	char limit[240];
-	pid_t pid = spawner_spawn(cfg->spawner, sv[1], cfg->board_fd, (uint32_t)slot, limit,
-				  sizeof(limit));
+	pid_t pid = spawner_spawn(cfg->spawner, sv[1], lv[1], limit, sizeof(limit));
 	close(sv[1]);
+	close(lv[1]);
 	if (pid < 0 && limit[0]) {
 		snprintf(why, why_len, "cannot start a device worker: the task limit (%s) is "
 			 "reached", limit);
@@ -427,23 +429,29 @@ static struct frontdoor_worker *worker_spawn(struct frontdoor *door, char *why, 
 	}
 	if (pid < 0) {
 		close(sv[0]);
+		close(lv[0]);
 		free(w);
-		door->slots_used[slot] = 0;
 		return NULL;
 	}
 	fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
-	*w = (struct frontdoor_worker){ .door = door, .pid = pid, .slot = (uint32_t)slot,
-					.ctl = sv[0], .spawned_ms = now_ms() };
+	fcntl(lv[0], F_SETFL, fcntl(lv[0], F_GETFL) | O_NONBLOCK);
+	*w = (struct frontdoor_worker){ .door = door, .pid = pid, .ctl = sv[0], .lease_fd = lv[0],
+					.spawned_ms = now_ms() };
 	w->idle_since_ms = w->spawned_ms;
 	if (uv_poll_init(door->loop, &w->ctl_poll, w->ctl) == 0) {
 		w->ctl_poll.data = w;
 		w->poll_init = w->polling = true;
 		uv_poll_start(&w->ctl_poll, UV_READABLE, worker_on_control);
 	}
+	if (uv_poll_init(door->loop, &w->lease_poll, w->lease_fd) == 0) {
+		w->lease_poll.data = w;
+		w->lease_poll_init = w->lease_polling = true;
+		uv_poll_start(&w->lease_poll, UV_READABLE, worker_on_lease);
+	}
 	w->next = door->workers;
 	door->workers = w;
 	door->n_workers++;
-	log_debug("worker %d started (budget slot %d)", (int)pid, slot);
+	log_debug("worker %d started", (int)pid);
 	return w;
 }
 
@@ -513,6 +521,22 @@ static void worker_read_last(struct frontdoor_worker *w)
 	}
 }
 
+/* A worker that broke its channels' rules is compromised or dying: SIGKILL, and its channels
+ * are not read any more (the reaping that follows cleans up). */
+static void worker_kill(struct frontdoor_worker *w)
+{
+	kill(w->pid, SIGKILL);
+	if (w->polling) {
+		w->polling = false;
+		uv_poll_stop(&w->ctl_poll);
+	}
+	if (w->lease_polling) {
+		w->lease_polling = false;
+		uv_poll_stop(&w->lease_poll);
+	}
+	w->lease_throttled = false; /* not resumed by the tick */
+}
+
 static void worker_on_control(uv_poll_t *h, int status, int events)
 {
 	struct frontdoor_worker *w = h->data;
@@ -561,13 +585,69 @@ static void worker_on_control(uv_poll_t *h, int status, int events)
 			broken = true;
 		}
 	}
-	if (broken) {
-		kill(w->pid, SIGKILL);
-		if (w->polling) {
-			w->polling = false;
-			uv_poll_stop(&w->ctl_poll);
+	if (broken)
+		worker_kill(w);
+}
+
+/* Leases of all users' memory budget (daemon/budget.h). Every message is hostile until
+ * checked: a fixed-size datagram of a worker->door lease type, no fd; anything else stops the
+ * worker. An ask past max_uid_bytes is refused (and logged once); a flood is read at
+ * LEASE_MSGS_PER_TICK per tick; an answer the worker does not read is dropped, never waited
+ * for. Nothing the door sends or keeps for a worker is writable by it. */
+static void worker_on_lease(uv_poll_t *h, int status, int events)
+{
+	struct frontdoor_worker *w = h->data;
+	struct frontdoor *door = w->door;
+	(void)events;
+	bool broken = status < 0;
+	for (int i = 0; i < 64 && !broken; i++) {
+		if (w->lease_msgs >= LEASE_MSGS_PER_TICK) {
+			if (!w->lease_throttled)
+				log_debug("worker %d (uid %u): over %d lease messages per %d ms; "
+					  "throttled", (int)w->pid, w->uid, LEASE_MSGS_PER_TICK,
+					  TICK_MS);
+			w->lease_throttled = true;
+			w->lease_polling = false;
+			uv_poll_stop(&w->lease_poll);
+			return;
+		}
+		struct control_msg m;
+		int fd;
+		int r = control_recv(w->lease_fd, &m, &fd);
+		if (r == -EAGAIN)
+			return;
+		w->lease_msgs++;
+		if (fd >= 0) {
+			close(fd);
+			r = -EPROTO;
+		}
+		if (r <= 0) {
+			if (r < 0)
+				log_warn("worker %d (uid %u) sent a bad lease message; stopping it",
+					 (int)w->pid, w->uid);
+			broken = true;
+		} else if (m.type == CONTROL_LEASE_ASK) {
+			if (!budget_pool_ask(&door->pool, &w->lease, m.lease_min, m.lease) &&
+			    !w->lease_warned) {
+				w->lease_warned = true;
+				log_warn("worker %d (uid %u) asked for a lease of %" PRIu64 " bytes "
+					 "(at least %" PRIu64 "): over max_uid_bytes %" PRIu64
+					 ", refused", (int)w->pid, w->uid, m.lease, m.lease_min,
+					 door->pool.max_uid);
+			}
+			struct control_msg g = { .type = CONTROL_LEASE_GRANT, .no = m.no,
+						 .lease = w->lease, .pool_used = door->pool.leased };
+			control_send(w->lease_fd, &g, -1); /* not read: the worker's loss */
+		} else if (m.type == CONTROL_LEASE_RETURN) {
+			budget_pool_return(&door->pool, &w->lease, m.lease);
+		} else {
+			log_warn("worker %d (uid %u) sent lease message type %u; stopping it",
+				 (int)w->pid, w->uid, m.type);
+			broken = true;
 		}
 	}
+	if (broken)
+		worker_kill(w);
 }
 
 /* ---- accepting */
@@ -793,6 +873,14 @@ static void door_on_tick(uv_timer_t *t)
 		uv_poll_start(&door->listen_poll, UV_READABLE, door_on_listen);
 	}
 	for (struct frontdoor_worker *w = door->workers; w; w = w->next) {
+		w->lease_msgs = 0;
+		if (w->lease_throttled) {
+			w->lease_throttled = false;
+			w->lease_polling = true;
+			uv_poll_start(&w->lease_poll, UV_READABLE, worker_on_lease);
+		}
+	}
+	for (struct frontdoor_worker *w = door->workers; w; w = w->next) {
 		if (door->stopping || !w->user || w->retired || w->n_conns || !w->ready)
 			continue;
 		if (now - w->idle_since_ms >= door->cfg->limits->worker_idle_ms) {
@@ -819,15 +907,11 @@ static void door_on_tick(uv_timer_t *t)
 }
 
 int frontdoor_start(struct frontdoor *door, uv_loop_t *loop, const struct frontdoor_config *cfg,
-		    int listen_fd, uint32_t n_slots,
-		    void (*first_ready)(struct frontdoor *door, bool ok))
+		    int listen_fd, void (*first_ready)(struct frontdoor *door, bool ok))
 {
 	*door = (struct frontdoor){ .loop = loop, .cfg = cfg, .listen_fd = listen_fd,
-				    .reserve_fd = -1, .n_slots = n_slots,
-				    .first_ready = first_ready };
-	door->slots_used = calloc(n_slots ? n_slots : 1, 1);
-	if (!door->slots_used)
-		return -ENOMEM;
+				    .reserve_fd = -1, .first_ready = first_ready };
+	budget_pool_init(&door->pool, cfg->limits->max_total_bytes, cfg->limits->max_uid_bytes);
 	int fl = fcntl(listen_fd, F_GETFL);
 	if (fl < 0 || fcntl(listen_fd, F_SETFL, fl | O_NONBLOCK) != 0)
 		return -errno;
@@ -867,8 +951,6 @@ static void door_finish(struct frontdoor *door)
 		}
 		free(u);
 	}
-	free(door->slots_used);
-	door->slots_used = NULL;
 	void (*cb)(struct frontdoor *) = door->stopped;
 	door->stopped = NULL;
 	if (cb)

@@ -19,10 +19,6 @@
 struct frontdoor_config {
 	const struct daemon_limits *limits;
 	struct spawner *spawner;    /* forks and execs the workers (daemon/spawner.h) */
-	int board_fd;               /* the budget board memfd every worker maps (-1: none) */
-	/* A dead worker's budget slot is zeroed (what it held is gone with it). */
-	void (*slot_reset)(uint32_t slot, void *ud);
-	void *slot_ud;
 	uid_t allow_uids[FRONTDOOR_MAX_ALLOW];
 	gid_t allow_gids[FRONTDOOR_MAX_ALLOW];
 	uint32_t n_allow_uids, n_allow_gids; /* both 0: every local user may connect */
@@ -44,10 +40,17 @@ struct frontdoor_worker {
 	pid_t pid;
 	uid_t uid;                   /* valid once bound to a user */
 	bool bound, retired;
-	uint32_t slot;               /* its budget board slot */
 	int ctl;                     /* our end of its control socket */
 	uv_poll_t ctl_poll;
 	bool poll_init, polling;
+	/* Its lease of all users' memory budget (daemon/budget.h), asked for on its own socket. */
+	int lease_fd;                /* our end of its lease socket */
+	uv_poll_t lease_poll;
+	bool lease_poll_init, lease_polling;
+	uint64_t lease;
+	uint32_t lease_msgs;         /* lease messages this tick (a flood is throttled) */
+	bool lease_throttled, lease_warned;
+	uint32_t handles_open;       /* polls not yet closed: freed once both are */
 	struct frontdoor_conn *conns; /* connections it serves (we keep their fds) */
 	uint32_t n_conns;
 	uint64_t spawned_ms, idle_since_ms, ready_ms;
@@ -76,8 +79,7 @@ struct frontdoor {
 	uint64_t paused_until_ms;
 	uint64_t spare_retry_after_ms;
 	uint32_t spare_failures;
-	uint8_t *slots_used;         /* budget board slots in use, one byte each */
-	uint32_t n_slots;
+	struct budget_pool pool;     /* all users' memory budget, leased to the workers */
 	bool stopping;
 	bool finished;
 	void (*stopped)(struct frontdoor *door); /* frontdoor_stop's callback */
@@ -87,8 +89,7 @@ struct frontdoor {
  * (bound by frontdoor_bind or inherited from systemd). first_ready(door, false): it died
  * starting, the daemon cannot serve. 0 or -errno. */
 int frontdoor_start(struct frontdoor *door, uv_loop_t *loop, const struct frontdoor_config *cfg,
-		    int listen_fd, uint32_t n_slots,
-		    void (*first_ready)(struct frontdoor *door, bool ok));
+		    int listen_fd, void (*first_ready)(struct frontdoor *door, bool ok));
 /* Stops accepting, asks every worker to finish (SIGTERM, SIGKILL after 10 s); `stopped` runs
  * once the last one is reaped. */
 void frontdoor_stop(struct frontdoor *door, void (*stopped)(struct frontdoor *door));

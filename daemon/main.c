@@ -33,8 +33,6 @@
 #include <unistd.h>
 
 #define SD_LISTEN_FDS_START 3
-/* Budget board slots: one per live worker (spare and retiring ones included). */
-#define BOARD_SLOTS 1024
 
 /* Everything the environment and the command line decide, read once at start. */
 struct daemon_options {
@@ -53,7 +51,6 @@ struct daemon_options {
 	const char *config_path; /* --config, else CONFIG_DEFAULT_PATH */
 	struct daemon_config cfg; /* the settings the fields above are read from */
 	bool inherited;           /* cfg came from the front door (a worker) */
-	uint32_t slot;       /* --slot N: its budget board slot (internal) */
 	struct frontdoor_config door;
 };
 
@@ -425,7 +422,6 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 		{ "print-default-config", optional_argument, NULL, 'P' },
 		{ "log-level", required_argument, NULL, 'E' },
 		{ "worker", no_argument, NULL, 'W' },
-		{ "slot", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -526,9 +522,6 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 			break;
 		case 'W':
 			o->worker = true;
-			break;
-		case 'S':
-			o->slot = (uint32_t)strtoul(optarg, NULL, 10);
 			break;
 		case 'v':
 			c->log_level = LOG_LEVEL_DEBUG;
@@ -732,10 +725,10 @@ static int run_worker(struct daemon_process *p)
 	snprintf(pool, sizeof(pool), "%u", (unsigned)d->limits.worker_pool_threads);
 	setenv("UV_THREADPOOL_SIZE", pool, 1);
 	budget_malloc_policy();
-	int br = budget_attach(&d->budget, d->loop, CONTROL_BOARD_FD, p->opts.slot);
+	int br = budget_attach(&d->budget, d->loop, CONTROL_LEASE_FD);
 	if (br != 0) {
-		log_error("cannot map the budget board (fd %d, slot %u): %s", CONTROL_BOARD_FD,
-			  p->opts.slot, strerror(-br));
+		log_error("no lease channel from the front door (fd %d): %s", CONTROL_LEASE_FD,
+			  strerror(-br));
 		return 1;
 	}
 	/* The front door dropped privileges before starting us; a worker started as root by
@@ -850,22 +843,18 @@ static void door_first_ready(struct frontdoor *door, bool ok)
 	notify_systemd("READY=1");
 }
 
-/* The argv a worker runs with: ours, then --worker --slot N (N filled per spawn), then the
- * thread sizes of the plan. */
-static char **worker_argv(int argc, char **argv, int *slot_at, const struct tasks_plan *plan)
+/* The argv a worker runs with: ours, then --worker, then the thread sizes of the plan. */
+static char **worker_argv(int argc, char **argv, const struct tasks_plan *plan)
 {
 	/* The thread sizes come last: the last flag wins over the user's own. */
 	static char team[16], pool[48];
-	char **wa = calloc((size_t)argc + 8, sizeof(*wa));
+	char **wa = calloc((size_t)argc + 6, sizeof(*wa));
 	if (!wa)
 		return NULL;
 	int n = 0;
 	for (int i = 0; i < argc; i++)
 		wa[n++] = argv[i];
 	wa[n++] = "--worker";
-	wa[n++] = "--slot";
-	*slot_at = n;
-	wa[n++] = "0";
 	snprintf(pool, sizeof(pool), "worker_pool_threads=%u", (unsigned)plan->pool);
 	wa[n++] = "--limit";
 	wa[n++] = pool;
@@ -1001,10 +990,8 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	struct daemon *d = &p->d;
 	bool activated = false;
 	char **wargv = NULL;
-	struct budget_board *board = NULL;
-	int r, slot_at;
+	int r;
 	p->spawner.sock = -1;
-	p->opts.door.board_fd = -1;
 	p->status = 1; /* until the loop runs */
 	log_info("webnnd %s (protocol %d.%d) starting; settings: %s%s", WEBNND_VERSION,
 		 WNN_PROTOCOL_MAJOR, WNN_PROTOCOL_MINOR, p->opts.config_path,
@@ -1043,22 +1030,14 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 		goto out_socket;
 	struct frontdoor_config *cfg = &p->opts.door;
 	cfg->limits = &d->limits;
-	/* Every worker maps the board: its slot is its uid's memory, the sum everyone's. */
-	board = budget_board_create(BOARD_SLOTS, &cfg->board_fd);
-	if (!board) {
-		log_error("cannot create the budget board: %s", strerror(errno));
-		goto out_socket;
-	}
-	cfg->slot_reset = budget_board_reset;
-	cfg->slot_ud = board;
 	struct tasks_plan plan;
 	door_plan_threads(p, &plan);
-	wargv = worker_argv(argc, argv, &slot_at, &plan);
+	wargv = worker_argv(argc, argv, &plan);
 	if (!wargv || export_settings(p) != 0)
 		goto out_socket;
 	/* Before the warm-up child, the signal handlers and our own lockdown: the spawner starts
 	 * every worker with none of them. */
-	r = spawner_start(&p->spawner, p->exe, wargv, slot_at);
+	r = spawner_start(&p->spawner, p->exe, wargv);
 	if (r != 0) {
 		log_error("cannot start the worker spawner: %s", strerror(-r));
 		goto out_socket;
@@ -1084,7 +1063,7 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	/* The door's loop answers too (accepts, hand-offs): under a client's connection churn it
 	 * runs flat out, and a short slice lets other uids' workers and clients in between. */
 	worker_prefer_latency();
-	r = frontdoor_start(&p->door, d->loop, cfg, fd, BOARD_SLOTS, door_first_ready);
+	r = frontdoor_start(&p->door, d->loop, cfg, fd, door_first_ready);
 	if (r != 0) {
 		log_error("cannot start the front door: %s", strerror(-r));
 		p->status = 1;
@@ -1104,7 +1083,6 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	caches_warm_stop(&p->warm_pid);
 out_socket:
 	spawner_stop(&p->spawner);
-	budget_board_destroy(board, p->opts.door.board_fd);
 	free(wargv);
 	close(fd);
 	/* After the drop the socket's directory may not be ours to write: the socket then
@@ -1118,13 +1096,13 @@ int main(int argc, char **argv)
 {
 	/* Before anything can start a thread or exec a program: no new privileges for either,
 	 * and nothing inherited but stdio, systemd's sockets and (in a worker) the front door's
-	 * control channel and budget board. */
+	 * control channel and lease channel. */
 	int nnp = sandbox_no_new_privs();
 	bool worker = false;
 	for (int i = 1; i < argc; i++)
 		worker |= strcmp(argv[i], "--worker") == 0;
 	if (worker)
-		sandbox_close_inherited_fds(CONTROL_WORKER_FD, 2); /* and CONTROL_BOARD_FD */
+		sandbox_close_inherited_fds(CONTROL_WORKER_FD, 2); /* and CONTROL_LEASE_FD */
 	else
 		sandbox_close_inherited_fds(SD_LISTEN_FDS_START, activation_fd_count());
 	static struct daemon_process p;

@@ -82,7 +82,8 @@ static int handle_hello(struct session *s, struct request *rq)
 	hr.server_name = "webnnd " WEBNND_VERSION;
 #ifdef WNN_TEST_HOOKS
 	char hook[300];
-	if (sandbox_test_hook(m->client_name, hook, sizeof(hook)))
+	if (budget_test_hook(&s->d->budget, m->client_name, hook, sizeof(hook)) ||
+	    sandbox_test_hook(m->client_name, hook, sizeof(hook)))
 		hr.server_name = hook;
 #endif
 	Webnn__Ipc__Device devs[DAEMON_MAX_BACKENDS * DAEMON_MAX_DEVICES];

@@ -26,7 +26,6 @@
 
 struct spawn_request {
 	uint32_t seq;
-	uint32_t slot;
 };
 
 struct spawn_reply {
@@ -91,12 +90,8 @@ static ssize_t recv_request(int sock, struct spawn_request *rq, int fds[2], int 
 }
 
 /* Forks (as a sibling) and execs one worker; runs in the spawner. */
-static pid_t spawn_one(pid_t door, int ctl, int board, uint32_t slot, const char *exe,
-		       char **argv, int slot_at)
+static pid_t spawn_one(pid_t door, int ctl, int lease, const char *exe, char **argv)
 {
-	char slot_s[16];
-	snprintf(slot_s, sizeof(slot_s), "%u", (unsigned)slot);
-	argv[slot_at] = slot_s;
 	/* The spawner is single-threaded and the child only execs: a raw clone is a fork. */
 	long pid = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL, NULL, 0);
 	if (pid != 0)
@@ -106,12 +101,10 @@ static pid_t spawn_one(pid_t door, int ctl, int board, uint32_t slot, const char
 		_exit(1);
 	/* Moved out of the way first, so that the dup2s below cannot clobber either. */
 	int c = fcntl(ctl, F_DUPFD, 16);
-	int b = board >= 0 ? fcntl(board, F_DUPFD, 16) : -1;
-	if (c < 0 || dup2(c, CONTROL_WORKER_FD) < 0)
+	int l = fcntl(lease, F_DUPFD, 16);
+	if (c < 0 || l < 0 || dup2(c, CONTROL_WORKER_FD) < 0 || dup2(l, CONTROL_LEASE_FD) < 0)
 		_exit(1);
-	if (board >= 0 && (b < 0 || dup2(b, CONTROL_BOARD_FD) < 0))
-		_exit(1);
-	sandbox_close_inherited_fds(CONTROL_WORKER_FD, board >= 0 ? 2 : 1);
+	sandbox_close_inherited_fds(CONTROL_WORKER_FD, 2);
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -119,8 +112,7 @@ static pid_t spawn_one(pid_t door, int ctl, int board, uint32_t slot, const char
 	_exit(127);
 }
 
-static _Noreturn void spawner_main(int sock, pid_t door, const char *exe, char **argv,
-				   int slot_at)
+static _Noreturn void spawner_main(int sock, pid_t door, const char *exe, char **argv)
 {
 	prctl(PR_SET_NAME, "wnn-spawner", 0, 0, 0);
 	for (;;) {
@@ -135,9 +127,8 @@ static _Noreturn void spawner_main(int sock, pid_t door, const char *exe, char *
 			_exit(1);
 		}
 		struct spawn_reply rp = { .seq = rq.seq, .pid = -EPROTO };
-		if (r == (ssize_t)sizeof(rq) && n >= 1)
-			rp.pid = spawn_one(door, fds[0], n > 1 ? fds[1] : -1, rq.slot, exe, argv,
-					   slot_at);
+		if (r == (ssize_t)sizeof(rq) && n == 2)
+			rp.pid = spawn_one(door, fds[0], fds[1], exe, argv);
 		if (rp.pid == -EAGAIN) {
 			/* The front door cannot look (its Landlock domain): the spawner names it. */
 			struct tasks_limit lim;
@@ -153,7 +144,7 @@ static _Noreturn void spawner_main(int sock, pid_t door, const char *exe, char *
 	}
 }
 
-int spawner_start(struct spawner *sp, const char *exe, char **argv, int slot_at)
+int spawner_start(struct spawner *sp, const char *exe, char **argv)
 {
 	memset(sp, 0, sizeof(*sp));
 	sp->sock = -1;
@@ -181,7 +172,7 @@ int spawner_start(struct spawner *sp, const char *exe, char **argv, int slot_at)
 				_exit(1);
 		}
 		sandbox_close_inherited_fds(s, 1);
-		spawner_main(s, door, exe, argv, slot_at);
+		spawner_main(s, door, exe, argv);
 	}
 	close(sv[1]);
 	sp->pid = pid;
@@ -196,16 +187,15 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-pid_t spawner_spawn(struct spawner *sp, int ctl_fd, int board_fd, uint32_t slot, char *limit,
-		    size_t limit_len)
+pid_t spawner_spawn(struct spawner *sp, int ctl_fd, int lease_fd, char *limit, size_t limit_len)
 {
 	if (limit_len)
 		limit[0] = '\0';
 	if (sp->sock < 0)
 		return -ESRCH;
-	struct spawn_request rq = { .seq = ++sp->seq, .slot = slot };
-	int fds[2] = { ctl_fd, board_fd };
-	int r = send_fds(sp->sock, &rq, sizeof(rq), fds, board_fd >= 0 ? 2 : 1);
+	struct spawn_request rq = { .seq = ++sp->seq };
+	int fds[2] = { ctl_fd, lease_fd };
+	int r = send_fds(sp->sock, &rq, sizeof(rq), fds, 2);
 	if (r < 0)
 		return r;
 	uint64_t deadline = mono_ms() + SPAWN_TIMEOUT_MS;

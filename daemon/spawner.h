@@ -24,15 +24,13 @@ struct spawner {
 	pid_t strays[SPAWNER_STRAYS]; /* forked after their request timed out: killed, reaped */
 };
 
-/* Forks the spawner; argv[slot_at] is replaced by each worker's budget slot number. 0 or
- * -errno. */
-int spawner_start(struct spawner *sp, const char *exe, char **argv, int slot_at);
-/* Starts a worker with ctl_fd as its fd 3 (CONTROL_WORKER_FD) and board_fd (-1: none) as its
- * fd 4. Returns its pid (our child), or -errno. Blocks for the fork only. A fork refused with
- * EAGAIN at a task limit names the limit in `limit` ("pids.max=256 of ..., 256 in use"; empty
- * otherwise). */
-pid_t spawner_spawn(struct spawner *sp, int ctl_fd, int board_fd, uint32_t slot, char *limit,
-		    size_t limit_len);
+/* Forks the spawner, which runs workers as exe with argv. 0 or -errno. */
+int spawner_start(struct spawner *sp, const char *exe, char **argv);
+/* Starts a worker with ctl_fd as its fd 3 (CONTROL_WORKER_FD) and lease_fd as its fd 4
+ * (CONTROL_LEASE_FD). Returns its pid (our child), or -errno. Blocks for the fork only. A fork
+ * refused with EAGAIN at a task limit names the limit in `limit` ("pids.max=256 of ..., 256
+ * in use"; empty otherwise). */
+pid_t spawner_spawn(struct spawner *sp, int ctl_fd, int lease_fd, char *limit, size_t limit_len);
 /* From the SIGCHLD handler: reaps strays, and the spawner if it died (true: no worker can
  * start any more). */
 bool spawner_reap(struct spawner *sp);

@@ -702,6 +702,8 @@ static const char *const worker_calls[] = {
 	"sched_getaffinity", "sched_yield", "sysinfo",
 	/* libuv streams: replies go out with writev */
 	"writev", "epoll_pwait",
+	/* waiting for the front door's answer on the lease socket (daemon/budget.c) */
+	"poll", "ppoll",
 	/* files beneath the Landlock rules: drivers' data, /proc and /sys, the caches, and
 	 * dlopen() of the kernels PoCL links (ELF headers are read with pread64) */
 	"openat", "newfstatat", "fstat", "getdents64", "readlink", "access", "lseek", "pread64",

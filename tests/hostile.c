@@ -926,3 +926,34 @@ void hz_hello_msg(struct hz_hello *h, const char *name, uint64_t serial)
 	h->m.has_serial = serial != 0;
 	h->m.serial = serial;
 }
+
+Webnn__Ipc__ServerMessage *hz_create_rows(struct pt_conn *c, uint32_t ctx, uint32_t id,
+					  uint32_t rows)
+{
+	struct pt_tensor_msg t;
+	pt_tensor_msg(&t, ctx, id, WEBNN__IPC__DATA_TYPE__FLOAT32, (const uint32_t[]){ rows, 1024 },
+		      2, true, true);
+	return pt_call(c, &t.m);
+}
+
+void hz_need_testhooks(void)
+{
+	char bin[4096];
+	snprintf(bin, sizeof(bin), "%s/bin/webnnd-testhooks", test_build_dir());
+	if (access(bin, X_OK) != 0)
+		SKIP("%s does not exist: these tests need webnnd's test-hook build", bin);
+}
+
+void hz_hook(struct pt_conn *c, const char *action, char *out, size_t len)
+{
+	char name[256];
+	snprintf(name, sizeof(name), "wnn-test:%s", action);
+	struct hz_hello h;
+	hz_hello_msg(&h, name, 1);
+	Webnn__Ipc__ServerMessage *s = pt_call(c, &h.m);
+	ASSERT_MSG(s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY && !s->reply->error &&
+			   s->reply->body_case == WEBNN__IPC__REPLY__BODY_HELLO,
+		   "hook '%s': no HelloReply", action);
+	snprintf(out, len, "%s", s->reply->hello->server_name);
+	pt_free(s);
+}

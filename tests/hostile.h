@@ -173,6 +173,18 @@ void hz_pump(struct pt_conn *c, const struct hz_buf *out, int want, int idle_ms,
  * Goodbye at all) within ms. */
 void hz_expect_end(struct pt_conn *c, const char *needle, bool accept_eof, int ms);
 
+/* A CreateTensor of a [rows, 1024] float32 tensor (rows * 4 KiB) and its reply. */
+Webnn__Ipc__ServerMessage *hz_create_rows(struct pt_conn *c, uint32_t ctx, uint32_t id,
+					  uint32_t rows);
+
+/* ---- a compromised worker (webnnd-testhooks) */
+
+/* SKIPs unless build/bin/webnnd-testhooks (webnnd with the test hooks) exists. */
+void hz_need_testhooks(void);
+/* Says Hello on c with client_name "wnn-test:ACTION": the worker's test hook acts, and what it
+ * answered (the HelloReply's server_name) is copied to out. */
+void hz_hook(struct pt_conn *c, const char *action, char *out, size_t len);
+
 /* A Hello message (the caller sends it). */
 struct hz_hello {
 	Webnn__Ipc__ClientMessage m;

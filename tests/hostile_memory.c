@@ -51,16 +51,6 @@ static bool ended_for_budget(struct pt_conn *c, int ms)
 	return closed;
 }
 
-/* A [rows, 1024] float32 tensor (rows * 4 KiB). */
-static Webnn__Ipc__ServerMessage *create_rows(struct pt_conn *c, uint32_t ctx, uint32_t id,
-					      uint32_t rows)
-{
-	struct pt_tensor_msg t;
-	pt_tensor_msg(&t, ctx, id, WEBNN__IPC__DATA_TYPE__FLOAT32, (const uint32_t[]){ rows, 1024 },
-		      2, true, true);
-	return pt_call(c, &t.m);
-}
-
 /* Item 2. Abuse: many connections each sending a header announcing a 16 MiB frame and half of
  * it (the issue: 256 connections held ~4 GiB). Partial frames count against the uid's budget:
  * the connections are refused or no longer read, the worker's memory stays within the budget
@@ -171,7 +161,7 @@ TEST(hostile_tensor_flood_connection_budget)
 	uint32_t id = 10;
 	Webnn__Ipc__ServerMessage *r = NULL;
 	for (; id < 10 + 32; id++) { /* 1 MiB each */
-		r = create_rows(&c, 1, id, 256);
+		r = hz_create_rows(&c, 1, id, 256);
 		if (r->reply->error)
 			break;
 		pt_free(r);
@@ -188,7 +178,7 @@ TEST(hostile_tensor_flood_connection_budget)
 	m.destroy_tensor = &dt;
 	pt_send(&c, &m);
 	pt_flush(&c, 1);
-	pt_expect_ok(create_rows(&c, 1, 10, 256));
+	pt_expect_ok(hz_create_rows(&c, 1, 10, 256));
 	pt_close(&c);
 	hz_scene_finish(&s);
 }
@@ -208,17 +198,17 @@ TEST(hostile_uid_budget_across_connections)
 	pt_create_context(&a, 1);
 	pt_create_context(&b, 1);
 	pt_create_context(&c, 1);
-	pt_expect_ok(create_rows(&a, 1, 2, 2560)); /* 10 MiB */
-	pt_expect_ok(create_rows(&b, 1, 2, 2560));
-	pt_expect_err(create_rows(&c, 1, 2, 2048), WEBNN__IPC__STATUS__NO_MEMORY, "max_uid_bytes");
+	pt_expect_ok(hz_create_rows(&a, 1, 2, 2560)); /* 10 MiB */
+	pt_expect_ok(hz_create_rows(&b, 1, 2, 2560));
+	pt_expect_err(hz_create_rows(&c, 1, 2, 2048), WEBNN__IPC__STATUS__NO_MEMORY, "max_uid_bytes");
 	hz_connect_as(&other, &s.d, HZ_OTHER);
 	pt_hello(&other, "other uid");
 	pt_create_context(&other, 1);
-	pt_expect_ok(create_rows(&other, 1, 2, 2560));
+	pt_expect_ok(hz_create_rows(&other, 1, 2, 2560));
 	hz_client_roundtrip(&s.good, HZ_RTT_MS);
 	pt_close(&a);
 	for (double end = hz_now_ms() + 5000;; usleep(50000)) {
-		Webnn__Ipc__ServerMessage *r = create_rows(&c, 1, 2, 2048);
+		Webnn__Ipc__ServerMessage *r = hz_create_rows(&c, 1, 2, 2048);
 		bool ok = !r->reply->error;
 		pt_free(r);
 		if (ok)
@@ -242,17 +232,17 @@ TEST(hostile_total_budget_across_uids)
 	struct pt_conn a, b;
 	hz_scene_abuser(&s, &a, true);
 	pt_create_context(&a, 1);
-	pt_expect_ok(create_rows(&a, 1, 2, 2560));
+	pt_expect_ok(hz_create_rows(&a, 1, 2, 2560));
 	hz_connect_as(&b, &s.d, HZ_OTHER);
 	pt_hello(&b, "second abuser");
 	pt_create_context(&b, 1);
-	pt_expect_ok(create_rows(&b, 1, 2, 2560));
-	pt_expect_err(create_rows(&s.good.c, 1, 50, 2048), WEBNN__IPC__STATUS__NO_MEMORY,
+	pt_expect_ok(hz_create_rows(&b, 1, 2, 2560));
+	pt_expect_err(hz_create_rows(&s.good.c, 1, 50, 2048), WEBNN__IPC__STATUS__NO_MEMORY,
 		      "max_total_bytes");
 	hz_client_roundtrip(&s.good, HZ_RTT_MS);
 	pt_close(&a);
 	for (double end = hz_now_ms() + 5000;; usleep(50000)) {
-		Webnn__Ipc__ServerMessage *r = create_rows(&s.good.c, 1, 50, 2048);
+		Webnn__Ipc__ServerMessage *r = hz_create_rows(&s.good.c, 1, 50, 2048);
 		bool ok = !r->reply->error;
 		pt_free(r);
 		if (ok)

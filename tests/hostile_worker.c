@@ -67,15 +67,6 @@ TEST(hostile_worker_killed_mid_dispatch)
 	test_daemon_stop(&d);
 }
 
-/* Whether build/bin/webnnd-testhooks (webnnd with the sandbox test hooks) exists; else SKIP. */
-static void need_testhooks(void)
-{
-	char bin[4096];
-	snprintf(bin, sizeof(bin), "%s/bin/webnnd-testhooks", test_build_dir());
-	if (access(bin, X_OK) != 0)
-		SKIP("%s does not exist: the lockdown tests need webnnd's test-hook build", bin);
-}
-
 /* Every thread of every worker serving a client shows NoNewPrivs 1 and Seccomp 2 (a filter),
  * every other child of the daemon NoNewPrivs 1; returns the serving workers' threads. */
 static int check_threads(const struct test_daemon *d)
@@ -130,7 +121,7 @@ static int check_threads(const struct test_daemon *d)
  * the client is served. */
 TEST(hostile_worker_threads_locked_down)
 {
-	need_testhooks();
+	hz_need_testhooks();
 	struct test_daemon d;
 	hz_start(&d, NULL);
 	struct hz_client c;
@@ -148,7 +139,7 @@ TEST(hostile_worker_threads_locked_down)
  * told, another uid is unaffected and the uid gets a new worker. */
 TEST(hostile_forbidden_syscall_kills_worker)
 {
-	need_testhooks();
+	hz_need_testhooks();
 	struct test_daemon d;
 	hz_start_binary(&d, "bin/webnnd-testhooks", NULL);
 	struct hz_client other, same;
