@@ -3,6 +3,7 @@
 
 #include "daemon/control.h"
 #include "daemon/log.h"
+#include "daemon/safedir.h"
 #include "daemon/spawner.h"
 
 #include <errno.h>
@@ -72,47 +73,31 @@ static uint64_t now_ms(void)
 
 /* ---- binding */
 
-static int mkdir_parents(const char *path)
-{
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	snprintf(dir, sizeof(dir), "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;
-	*slash = '\0';
-	for (char *p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-int frontdoor_bind(const char *path, mode_t mode, gid_t gid)
+/* The socket in the current directory (frontdoor_bind moved there): a private name bound
+ * with exactly the configured mode, given its group, listening, then renamed into place, so
+ * that nobody ever finds it half set up, and nothing is changed through a name another user
+ * could have swapped (bind, fchownat without following, rename: none follows a symlink). */
+static int bind_here(const char *path, const char *name, mode_t mode, gid_t gid,
+		     const struct safedir_rule *rule)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		log_error("socket path %s is longer than %zu bytes", path, sizeof(sa.sun_path) - 1);
-		return -ENAMETOOLONG;
-	}
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	int r = mkdir_parents(path);
-	if (r < 0) {
-		log_error("cannot create the directory of %s: %s", path, strerror(-r));
-		return r;
-	}
 	struct stat st;
-	if (lstat(path, &st) == 0) {
+	bool stale = false;
+	if (lstat(name, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
 			log_error("%s exists and is not a socket; not replacing it", path);
 			return -EEXIST;
 		}
+		bool trusted = false;
+		for (int i = 0; i < rule->n_owners; i++)
+			trusted |= rule->owners[i] == st.st_uid;
+		if (!trusted) {
+			log_error("%s is a socket of uid %u; not replacing it", path,
+				  (unsigned)st.st_uid);
+			return -EEXIST;
+		}
 		/* Only a socket nobody answers on is stale: never take over a live daemon's path. */
+		memcpy(sa.sun_path, name, strlen(name) + 1);
 		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (probe < 0)
 			return -errno;
@@ -127,38 +112,118 @@ int frontdoor_bind(const char *path, mode_t mode, gid_t gid)
 			log_error("cannot probe the existing socket %s: %s", path, strerror(err));
 			return -err;
 		}
-		log_info("removing stale socket %s", path);
-		unlink(path);
+		stale = err == ECONNREFUSED;
 	}
+	char tmp[64];
+	static unsigned counter;
+	snprintf(tmp, sizeof(tmp), ".webnnd-%d-%u.binding", (int)getpid(), ++counter);
+	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	/* Bound with no access at all, then opened up to exactly the configured mode: there is no
-	 * window in which the umask's idea of the mode applies. */
-	mode_t old = umask(0777);
-	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	/* bind() gives the new inode 0777 less the umask: exactly the configured mode, from the
+	 * start (the process is single-threaded here). */
+	mode_t old = umask(~mode & 0777);
+	int r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 	int err = errno;
 	umask(old);
-	if (r == 0 && gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) != 0) {
+	bool bound = r == 0, logged = false;
+	const char *what = "bind";
+	if (r == 0 && gid != (gid_t)-1 && fchownat(AT_FDCWD, tmp, (uid_t)-1, gid,
+						   AT_SYMLINK_NOFOLLOW) != 0) {
 		err = errno;
 		log_error("cannot give %s to group %u: %s", path, (unsigned)gid, strerror(err));
 		r = -1;
+		logged = true;
 	}
-	if (r == 0 && chmod(path, mode) != 0) {
-		err = errno;
-		log_error("cannot set the mode of %s to %04o: %s", path, (unsigned)mode, strerror(err));
+	if (r == 0 && (lstat(tmp, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+		       (st.st_mode & 07777) != mode || (gid != (gid_t)-1 && st.st_gid != gid))) {
+		err = EPERM;
+		log_error("the new socket for %s is not what was bound (mode %04o, gid %u): "
+			  "refusing it", path, (unsigned)(st.st_mode & 07777), (unsigned)st.st_gid);
 		r = -1;
+		logged = true;
 	}
 	if (r == 0 && listen(fd, 128) != 0) {
 		err = errno;
+		what = "listen";
 		r = -1;
 	}
+	if (r == 0 && stale) {
+		log_info("removing stale socket %s", path);
+		unlink(name);
+	}
+	if (r == 0 && renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE) != 0) {
+		err = errno;
+		what = "rename";
+		/* Filesystems without RENAME_NOREPLACE: a hard link is just as exclusive. */
+		if (err == EINVAL)
+			err = link(tmp, name) == 0 ? 0 : errno;
+		if (err != 0)
+			r = -1;
+		if (err == EEXIST) {
+			log_error("%s appeared while webnnd was binding it (another webnnd "
+				  "starting?)", path);
+			logged = true;
+		}
+	}
+	if (bound)
+		unlink(tmp);
 	if (r != 0) {
-		log_error("cannot listen on %s: %s", path, strerror(err));
+		if (!logged)
+			log_error("cannot listen on %s (%s): %s", path, what, strerror(err));
 		close(fd);
-		unlink(path);
 		return -err;
 	}
+	return fd;
+}
+
+int frontdoor_bind(const char *path, mode_t mode, gid_t gid, uid_t service_uid)
+{
+	struct sockaddr_un sa;
+	char dir[sizeof(sa.sun_path)];
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		log_error("socket path %s is longer than %zu bytes", path, sizeof(sa.sun_path) - 1);
+		return -ENAMETOOLONG;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	const char *name = slash ? path + (slash - dir) + 1 : path;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		log_error("socket path %s does not end in a file name", path);
+		return -EINVAL;
+	}
+	struct safedir_rule rule = { .owners = { 0, geteuid(), service_uid }, .n_owners = 3,
+				     .create_mode = 0755, .chown_uid = (uid_t)-1,
+				     .chown_gid = (gid_t)-1 };
+	char why[512];
+	int dfd = safedir_open(dir, &rule, why, sizeof(why));
+	if (dfd < 0) {
+		log_error("not binding %s: %s", path, why);
+		return dfd;
+	}
+	/* Everything below by names relative to the checked directory, whatever becomes of the
+	 * path meanwhile. */
+	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cwd < 0 || fchdir(dfd) != 0) {
+		int err = errno;
+		log_error("cannot enter the directory of %s: %s", path, strerror(err));
+		if (cwd >= 0)
+			close(cwd);
+		close(dfd);
+		return -err;
+	}
+	int fd = bind_here(path, name, mode, gid, &rule);
+	if (fchdir(cwd) != 0)
+		log_warn("cannot return to the working directory: %s", strerror(errno));
+	close(cwd);
+	close(dfd);
 	return fd;
 }
 

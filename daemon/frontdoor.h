@@ -95,8 +95,10 @@ void frontdoor_stop(struct frontdoor *door, void (*stopped)(struct frontdoor *do
 /* Reaps workers that exited (the SIGCHLD handler calls it); their clients get a Goodbye. */
 void frontdoor_reap(struct frontdoor *door);
 
-/* Binds path (creating its parent directory; replaces a stale socket nobody answers on), sets
- * its mode and group (gid (gid_t)-1: unchanged). Returns the listening fd or -errno. */
-int frontdoor_bind(const char *path, mode_t mode, gid_t gid);
+/* Binds path with exactly this mode and group (gid (gid_t)-1: ours), creating its parent
+ * directory; replaces a stale socket (ours, nobody answering on it). Every directory on the
+ * path must pass daemon/safedir.h's rule with root, us and service_uid as trusted owners.
+ * Returns the listening fd or -errno (logged). */
+int frontdoor_bind(const char *path, mode_t mode, gid_t gid, uid_t service_uid);
 
 #endif

@@ -1016,7 +1016,7 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	if (fd >= 0)
 		activated = true;
 	else if ((fd = frontdoor_bind(p->opts.socket_path, p->opts.socket_mode,
-				      p->opts.socket_gid)) < 0)
+				      p->opts.socket_gid, p->opts.svc.uid)) < 0)
 		return 1;
 	ssize_t n = readlink("/proc/self/exe", p->exe, sizeof(p->exe) - 1);
 	if (n <= 0) {
