@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -114,9 +115,13 @@ static int bind_here(const char *path, const char *name, mode_t mode, gid_t gid,
 		}
 		stale = err == ECONNREFUSED;
 	}
+	/* Unpredictable: in a sticky directory (/tmp) another user could otherwise take the name
+	 * first and make the start fail. */
 	char tmp[64];
-	static unsigned counter;
-	snprintf(tmp, sizeof(tmp), ".webnnd-%d-%u.binding", (int)getpid(), ++counter);
+	uint64_t rnd = 0;
+	if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		rnd = ((uint64_t)getpid() << 32) ^ (uint64_t)now_ms();
+	snprintf(tmp, sizeof(tmp), ".webnnd-%016" PRIx64 ".binding", rnd);
 	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
@@ -454,6 +459,36 @@ static bool workers_full(const struct frontdoor *door)
 	return door->cfg->max_workers && door->n_workers >= door->cfg->max_workers;
 }
 
+static void send_setting(struct frontdoor_worker *w, const char *key, uint64_t value)
+{
+	struct control_msg m = { .type = CONTROL_SETTING, .no = value };
+	snprintf(m.key, sizeof(m.key), "%s", key);
+	int r = control_send(w->ctl, &m, -1);
+	if (r < 0)
+		log_warn("worker %d (uid %u) cannot take the new %s (%s): it keeps the old value",
+			 (int)w->pid, w->uid, key, strerror(-r));
+}
+
+/* What differs between two sets of settings, sent to one worker (queued ahead of any
+ * connection handed to it). */
+static void send_settings(struct frontdoor_worker *w, const struct daemon_limits *from,
+			  const struct daemon_limits *to, int level_from, int level_to)
+{
+	for (int i = 0; i < DAEMON_N_LIMITS; i++)
+		if (daemon_limit_get(from, i) != daemon_limit_get(to, i))
+			send_setting(w, daemon_limit_key(i), daemon_limit_get(to, i));
+	if (level_from != level_to)
+		send_setting(w, "log_level", (uint64_t)level_to);
+}
+
+void frontdoor_settings_changed(struct frontdoor *door, const struct daemon_limits *before,
+				int log_level)
+{
+	for (struct frontdoor_worker *w = door->workers; w; w = w->next)
+		send_settings(w, before, door->cfg->limits, door->log_level, log_level);
+	door->log_level = log_level;
+}
+
 /* Has the spawner start a spare worker (bound to a user by its first connection); its control
  * socket becomes fd 3 and the budget board fd 4 there. It starts its backends and locks down
  * while connections handed to it queue up in the control socket. */
@@ -508,6 +543,8 @@ static struct frontdoor_worker *worker_spawn(struct frontdoor *door, char *why, 
 	w->next = door->workers;
 	door->workers = w;
 	door->n_workers++;
+	/* It starts with the settings the spawner was given; a reload may have changed them. */
+	send_settings(w, &door->start_limits, cfg->limits, door->start_log_level, door->log_level);
 	log_debug("worker %d started (budget slot %d)", (int)pid, slot);
 	return w;
 }
@@ -889,7 +926,8 @@ int frontdoor_start(struct frontdoor *door, uv_loop_t *loop, const struct frontd
 {
 	*door = (struct frontdoor){ .loop = loop, .cfg = cfg, .listen_fd = listen_fd,
 				    .reserve_fd = -1, .n_slots = n_slots,
-				    .first_ready = first_ready };
+				    .first_ready = first_ready, .start_limits = *cfg->limits,
+				    .start_log_level = cfg->log_level, .log_level = cfg->log_level };
 	door->slots_used = calloc(n_slots ? n_slots : 1, 1);
 	if (!door->slots_used)
 		return -ENOMEM;
@@ -940,7 +978,8 @@ static void door_finish(struct frontdoor *door)
 		cb(door);
 }
 
-void frontdoor_stop(struct frontdoor *door, void (*stopped)(struct frontdoor *door))
+void frontdoor_stop(struct frontdoor *door, enum control_stop_reason reason, int signum,
+		    void (*stopped)(struct frontdoor *door))
 {
 	if (door->stopping)
 		return;
@@ -957,6 +996,19 @@ void frontdoor_stop(struct frontdoor *door, void (*stopped)(struct frontdoor *do
 		door_finish(door);
 		return;
 	}
-	for (struct frontdoor_worker *w = door->workers; w; w = w->next)
+	/* The reason first: the worker reads it (its clients' Goodbye) when the SIGTERM comes. */
+	struct control_msg m = { .type = CONTROL_STOP, .uid = (uint32_t)reason, .pid = signum };
+	for (struct frontdoor_worker *w = door->workers; w; w = w->next) {
+		control_send(w->ctl, &m, -1);
 		kill(w->pid, SIGTERM);
+	}
+}
+
+void frontdoor_count(const struct frontdoor *door, uint32_t *users, uint32_t *workers)
+{
+	*users = *workers = 0;
+	for (const struct frontdoor_user *u = door->users; u; u = u->next)
+		(*users)++;
+	for (const struct frontdoor_worker *w = door->workers; w; w = w->next)
+		(*workers)++;
 }

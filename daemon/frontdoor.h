@@ -30,6 +30,7 @@ struct frontdoor_config {
 	 * what the refusal past it names. */
 	uint32_t max_workers;
 	char workers_why[256];
+	int log_level; /* at the start (enum log_level): what the spawner's workers start with */
 };
 
 struct frontdoor_conn;
@@ -78,6 +79,10 @@ struct frontdoor {
 	uint32_t spare_failures;
 	uint8_t *slots_used;         /* budget board slots in use, one byte each */
 	uint32_t n_slots;
+	/* The settings every worker starts with (the front door's at its start: the spawner's
+	 * environment), and the current ones, which a reload may have changed since. */
+	struct daemon_limits start_limits;
+	int start_log_level, log_level;
 	bool stopping;
 	bool finished;
 	void (*stopped)(struct frontdoor *door); /* frontdoor_stop's callback */
@@ -89,9 +94,17 @@ struct frontdoor {
 int frontdoor_start(struct frontdoor *door, uv_loop_t *loop, const struct frontdoor_config *cfg,
 		    int listen_fd, uint32_t n_slots,
 		    void (*first_ready)(struct frontdoor *door, bool ok));
-/* Stops accepting, asks every worker to finish (SIGTERM, SIGKILL after 10 s); `stopped` runs
- * once the last one is reaped. */
-void frontdoor_stop(struct frontdoor *door, void (*stopped)(struct frontdoor *door));
+/* Stops accepting, tells every worker why (their clients' Goodbye: reason, with the signal
+ * number for CONTROL_STOP_SIGNAL) and asks it to finish (SIGTERM, SIGKILL after 10 s);
+ * `stopped` runs once the last one is reaped. */
+void frontdoor_stop(struct frontdoor *door, enum control_stop_reason reason, int signum,
+		    void (*stopped)(struct frontdoor *door));
+/* A reload changed the limits (from `before`; cfg->limits holds the new ones) or the log
+ * level: every worker, running or started later, gets the new values. */
+void frontdoor_settings_changed(struct frontdoor *door, const struct daemon_limits *before,
+				int log_level);
+/* The users known (connected, or backing off) and the worker processes (spare included). */
+void frontdoor_count(const struct frontdoor *door, uint32_t *users, uint32_t *workers);
 /* Reaps workers that exited (the SIGCHLD handler calls it); their clients get a Goodbye. */
 void frontdoor_reap(struct frontdoor *door);
 

@@ -86,11 +86,35 @@ static int make_dir(int at, const char *name, const char *shown, const struct sa
 	return fd;
 }
 
+/* Opens the directory the walk starts from: "/" (checked). */
+static int open_root(const struct safedir_rule *rule, char *shown, char *why, size_t why_len)
+{
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+		snprintf(why, why_len, "cannot open /: %s", strerror(err));
+		return -err;
+	}
+	shown[0] = '\0';
+	int r = check_dir(fd, "/", rule, why, why_len);
+	if (r != 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* Symlinks are followed by hand: only one in a directory that passed the rule and owned by a
+ * trusted user (in a sticky directory anyone may add one), and the walk goes on from its
+ * target, which is checked in turn. */
+#define SAFEDIR_MAX_LINKS 40
+
 int safedir_open(const char *dir, const struct safedir_rule *rule, char *why, size_t why_len)
 {
-	char abs[PATH_MAX], canon[PATH_MAX], probe[PATH_MAX];
+	/* todo: what is left to walk; shown: where the walk is (for messages) */
+	char todo[PATH_MAX * 2], shown[PATH_MAX * 2];
 	if (dir[0] == '/') {
-		if (snprintf(abs, sizeof(abs), "%s", dir) >= (int)sizeof(abs))
+		if (snprintf(todo, sizeof(todo), "%s", dir) >= (int)sizeof(todo))
 			goto too_long;
 	} else {
 		char cwd[PATH_MAX];
@@ -99,90 +123,108 @@ int safedir_open(const char *dir, const struct safedir_rule *rule, char *why, si
 			snprintf(why, why_len, "cannot resolve %s: %s", dir, strerror(err));
 			return -err;
 		}
-		if (snprintf(abs, sizeof(abs), "%s/%s", cwd, dir) >= (int)sizeof(abs))
+		if (snprintf(todo, sizeof(todo), "%s/%s", cwd, dir) >= (int)sizeof(todo))
 			goto too_long;
 	}
-	/* The longest prefix that exists, resolved; the rest is created below. */
-	size_t cut = strlen(abs);
-	while (cut > 1 && abs[cut - 1] == '/')
-		cut--;
+	int fd = open_root(rule, shown, why, why_len);
+	if (fd < 0)
+		return fd;
+	int links = 0;
+	char *p = todo;
 	for (;;) {
-		memcpy(probe, abs, cut);
-		probe[cut] = '\0';
-		if (realpath(cut ? probe : "/", canon))
-			break;
-		if (errno != ENOENT) {
-			int err = errno;
-			snprintf(why, why_len, "cannot resolve %s: %s", probe, strerror(err));
-			return -err;
+		while (*p == '/')
+			p++;
+		if (!*p)
+			return fd;
+		size_t n = strcspn(p, "/");
+		char c[NAME_MAX + 1];
+		if (n > NAME_MAX) {
+			close(fd);
+			goto too_long;
 		}
-		while (cut > 0 && abs[cut - 1] != '/')
-			cut--;
-		while (cut > 1 && abs[cut - 1] == '/')
-			cut--;
-		if (cut <= 1) {
-			cut = 0;
-			snprintf(canon, sizeof(canon), "/");
-			break;
+		memcpy(c, p, n);
+		c[n] = '\0';
+		p += n;
+		if (strcmp(c, ".") == 0)
+			continue;
+		size_t sl = strlen(shown);
+		if (strcmp(c, "..") == 0) {
+			char *up = strrchr(shown, '/');
+			if (up)
+				*up = '\0';
+		} else if (snprintf(shown + sl, sizeof(shown) - sl, "/%s", c) >=
+			   (int)(sizeof(shown) - sl)) {
+			close(fd);
+			goto too_long;
 		}
-	}
-	const char *rest = abs + cut;
-	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		int err = errno;
-		snprintf(why, why_len, "cannot open /: %s", strerror(err));
-		return -err;
-	}
-	int r = check_dir(fd, "/", rule, why, why_len);
-	char shown[PATH_MAX] = "";
-	size_t shown_len = 0;
-	char walk[PATH_MAX * 2];
-	snprintf(walk, sizeof(walk), "%s%s", canon, rest);
-	for (char *save = NULL, *c = strtok_r(walk, "/", &save); c && r == 0;
-	     c = strtok_r(NULL, "/", &save)) {
-		bool existing = (size_t)(c - walk) < strlen(canon);
-		shown_len += (size_t)snprintf(shown + shown_len, sizeof(shown) - shown_len, "/%s", c);
-		if (shown_len >= sizeof(shown))
-			goto too_long_fd;
-		if (!existing && (strcmp(c, ".") == 0 || strcmp(c, "..") == 0)) {
-			snprintf(why, why_len, "%s: '.' and '..' are not allowed in the part of the "
-				 "path webnnd creates", dir);
-			r = -EINVAL;
-			break;
-		}
-		int next = openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && errno == ENOENT && !existing && rule->create_mode)
-			next = make_dir(fd, c, shown, rule, why, why_len);
+		const char *name = shown[0] ? shown : "/";
+		int next = openat(fd, c, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && rule->create_mode)
+			next = make_dir(fd, c, name, rule, why, why_len);
 		else if (next < 0) {
 			int err = errno;
 			if (err == ENOENT)
-				snprintf(why, why_len, "%s does not exist", shown);
-			else if (err == ENOTDIR)
-				snprintf(why, why_len, "%s is not a directory", shown);
-			else if (err == ELOOP)
-				snprintf(why, why_len, "%s became a symlink while webnnd checked the "
-					 "path", shown);
+				snprintf(why, why_len, "%s does not exist", name);
 			else
-				snprintf(why, why_len, "cannot open %s: %s", shown, strerror(err));
+				snprintf(why, why_len, "cannot open %s: %s", name, strerror(err));
 			next = -err;
 		}
-		close(fd);
-		fd = -1;
 		if (next < 0) {
-			r = next;
-			break;
-		}
-		fd = next;
-		r = check_dir(fd, shown, rule, why, why_len);
-	}
-	if (r != 0) {
-		if (fd >= 0)
 			close(fd);
-		return r;
+			return next;
+		}
+		struct stat st;
+		if (fstat(next, &st) != 0) {
+			int err = errno;
+			snprintf(why, why_len, "cannot check %s: %s", name, strerror(err));
+			close(next);
+			close(fd);
+			return -err;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX], rest[PATH_MAX * 2];
+			ssize_t tl = readlinkat(next, "", target, sizeof(target) - 1);
+			close(next);
+			if (!owner_ok(rule, st.st_uid)) {
+				snprintf(why, why_len, "%s is a symlink of uid %u, and webnnd follows "
+					 "only those of trusted users (it could point anywhere)", name,
+					 (unsigned)st.st_uid);
+				close(fd);
+				return -EPERM;
+			}
+			if (tl < 0 || ++links > SAFEDIR_MAX_LINKS) {
+				snprintf(why, why_len, "cannot follow the symlink %s: %s", name,
+					 tl < 0 ? strerror(errno) : "too many levels of links");
+				close(fd);
+				return tl < 0 ? -errno : -ELOOP;
+			}
+			target[tl] = '\0';
+			if (snprintf(rest, sizeof(rest), "%s%s", target, p) >= (int)sizeof(rest)) {
+				close(fd);
+				goto too_long;
+			}
+			memcpy(todo, rest, strlen(rest) + 1);
+			p = todo;
+			/* Relative: from the directory holding the link (shown back to it). */
+			char *up = strrchr(shown, '/');
+			if (up)
+				*up = '\0';
+			if (target[0] == '/') {
+				close(fd);
+				fd = open_root(rule, shown, why, why_len);
+				if (fd < 0)
+					return fd;
+			}
+			continue;
+		}
+		close(fd);
+		fd = next;
+		int r = check_dir(fd, name, rule, why, why_len);
+		if (r != 0) {
+			close(fd);
+			return r;
+		}
 	}
-	return fd;
-too_long_fd:
-	close(fd);
 too_long:
 	snprintf(why, why_len, "%.200s: the path is too long", dir);
 	return -ENAMETOOLONG;

@@ -13,8 +13,9 @@
  *   - it is writable by neither its group nor others, unless it has the sticky bit (/tmp):
  *     there others may add names but can neither remove nor rename the daemon's.
  * Anyone else who could write a directory on the path could swap what webnnd creates in it
- * for a symlink (root then changes the target) or a listener of its own. Symlinks on the path
- * are resolved once (realpath) and the resolved path is what is walked and checked.
+ * for a symlink (root then changes the target) or a listener of its own. A symlink on the
+ * path is followed only when it belongs to one of `owners` (its directory passed the rule
+ * already), and the directories it leads to are checked in turn.
  */
 #define SAFEDIR_MAX_OWNERS 3
 
