@@ -36,9 +36,14 @@ static int check_dir(int fd, const char *shown, const struct safedir_rule *rule,
 	if (!owner_ok(rule, st.st_uid)) {
 		char list[64] = "";
 		size_t n = 0;
-		for (int i = 0; i < rule->n_owners && n < sizeof(list); i++)
-			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%u", i ? ", " : "",
-					      (unsigned)rule->owners[i]);
+		for (int i = 0; i < rule->n_owners && n < sizeof(list); i++) {
+			bool seen = false;
+			for (int j = 0; j < i; j++)
+				seen |= rule->owners[j] == rule->owners[i];
+			if (!seen)
+				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%u",
+						      n ? ", " : "", (unsigned)rule->owners[i]);
+		}
 		snprintf(why, why_len, "%s belongs to uid %u, and only uid %s may own the directories "
 			 "on this path (another owner could swap what webnnd creates there for a "
 			 "symlink or a socket of its own)", shown, (unsigned)st.st_uid, list);
