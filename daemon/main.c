@@ -69,6 +69,7 @@ struct daemon_process {
 	bool stopping;
 	int status;
 	/* worker */
+	char stop_why[256]; /* the front door's reason to stop (CONTROL_STOP), "" until then */
 	struct server srv;
 	struct worker worker;
 	/* front door */
@@ -660,7 +661,8 @@ static void worker_on_stop_signal(uv_signal_t *h, int signum)
 	char bye[128];
 	snprintf(bye, sizeof(bye), "webnnd's device worker got SIG%s: its contexts are lost",
 		 sigabbrev_np(signum));
-	worker_shutdown(p, signum == SIGTERM ? "SIGTERM" : "SIGINT", bye);
+	worker_shutdown(p, signum == SIGTERM ? "SIGTERM" : "SIGINT",
+			p->stop_why[0] ? p->stop_why : bye);
 }
 
 static void worker_door_gone(struct worker *w)
@@ -676,7 +678,9 @@ static void worker_door_stops(struct worker *w, const char *why)
 {
 	struct daemon_process *p = (struct daemon_process *)((char *)w -
 							     offsetof(struct daemon_process, worker));
-	worker_shutdown(p, "the front door stops", why);
+	/* Kept for the SIGTERM that follows at once: stopping now would close the signal
+	 * handles, and that SIGTERM would then end the worker before its work drained. */
+	snprintf(p->stop_why, sizeof(p->stop_why), "%s", why);
 }
 
 /* A reload in the front door changed a setting (it validated the whole file). */

@@ -21,7 +21,7 @@ struct worker {
 	bool polling;
 	void (*door_gone)(struct worker *w); /* the front door closed the channel: shut down */
 	/* Set after worker_start: a reload changed a setting (a limits.def key or "log_level"),
-	 * and webnnd stops (why: the Goodbye its clients get). */
+	 * and webnnd stops (why: the Goodbye its clients get; the front door's SIGTERM follows). */
 	void (*on_setting)(struct worker *w, const char *key, uint64_t value);
 	void (*on_stop)(struct worker *w, const char *why);
 };
