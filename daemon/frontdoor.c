@@ -158,7 +158,10 @@ static int bind_here(const char *path, const char *name, mode_t mode, gid_t gid,
 		log_info("removing stale socket %s", path);
 		unlink(name);
 	}
-	if (r == 0 && renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE) != 0) {
+	bool renamed = false;
+	if (r == 0 && renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE) == 0) {
+		renamed = true;
+	} else if (r == 0) {
 		err = errno;
 		what = "rename";
 		/* Filesystems without RENAME_NOREPLACE: a hard link is just as exclusive. */
@@ -172,7 +175,8 @@ static int bind_here(const char *path, const char *name, mode_t mode, gid_t gid,
 			logged = true;
 		}
 	}
-	if (bound)
+	/* Only while it is still ours: once renamed, the name is free for anyone to take. */
+	if (bound && !renamed)
 		unlink(tmp);
 	if (r != 0) {
 		if (!logged)

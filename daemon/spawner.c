@@ -108,6 +108,8 @@ static pid_t spawn_one(pid_t door, int ctl, int board, uint32_t slot, const char
 	if (pid != 0)
 		return pid < 0 ? -errno : (pid_t)pid;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* Not a spawner (ps, and whoever looks for one) in the moment before the exec. */
+	prctl(PR_SET_NAME, "wnn-exec", 0, 0, 0);
 	if (getppid() != door)
 		_exit(1);
 	/* Moved out of the way first, so that the dup2s below cannot clobber either. */
