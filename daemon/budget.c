@@ -26,6 +26,12 @@ void budget_pool_init(struct budget_pool *p, uint64_t max_total, uint64_t max_ui
 	*p = (struct budget_pool){ .max_total = max_total, .max_uid = max_uid };
 }
 
+void budget_pool_set_limits(struct budget_pool *p, uint64_t max_total, uint64_t max_uid)
+{
+	p->max_total = max_total;
+	p->max_uid = max_uid;
+}
+
 bool budget_pool_ask(struct budget_pool *p, uint64_t *lease, uint64_t need, uint64_t want)
 {
 	if (need > want || want > p->max_uid)

@@ -55,6 +55,9 @@ struct budget_pool {
 };
 
 void budget_pool_init(struct budget_pool *p, uint64_t max_total, uint64_t max_uid);
+/* A reload changed the limits: later asks are granted against these (leases already above them
+ * stay until returned; the workers' own uid budgets shrink with the same reload). */
+void budget_pool_set_limits(struct budget_pool *p, uint64_t max_total, uint64_t max_uid);
 /* A worker holding *lease asks for `want` bytes, or at least `need`: grants the most of it
  * that fits (*lease grows), or nothing when `need` does not fit. An ask past max_uid_bytes (or
  * with need > want) is refused whatever is free: only a compromised worker sends one, and the

@@ -2,6 +2,7 @@
 #include "daemon/caches.h"
 
 #include "daemon/log.h"
+#include "daemon/safedir.h"
 #include "sandbox/sandbox.h"
 
 #include <errno.h>
@@ -15,57 +16,40 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* mkdir -p with mode 0700. The directories it creates belong to `owner` (the service user
- * the workers will run as, while we are still root); NULL: to us. */
-static bool mkdir_owned(const char *path, const struct sandbox_user *owner)
-{
-	char tmp[512];
-	if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
-		return false;
-	bool give = owner && owner->uid != geteuid();
-	for (char *p = tmp + 1;; p++) {
-		if (*p != '/' && *p)
-			continue;
-		char c = *p;
-		*p = 0;
-		if (mkdir(tmp, 0700) == 0) {
-			if (give && chown(tmp, owner->uid, owner->gid) != 0)
-				return false;
-		} else if (errno != EEXIST) {
-			return false;
-		}
-		*p = c;
-		if (!c)
-			return true;
-	}
-}
-
 /* PoCL maps code from the cache (the kernels it links), so the directory must belong to the
- * user the workers run as and be writable by nobody else, and that user must reach it. */
-static bool cache_usable(const char *dir, const struct sandbox_user *owner)
+ * user the workers run as and be writable by nobody else, that user must reach it, and every
+ * directory above it must pass daemon/safedir.h's rule: created as root, what is missing is
+ * made (0700) on descriptors and only then given to that user. */
+static bool cache_try(const char *dir, const struct sandbox_user *owner)
 {
-	struct stat st;
 	uid_t uid = owner ? owner->uid : geteuid();
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+	bool give = owner && owner->uid != geteuid();
+	struct safedir_rule rule = { .owners = { 0, geteuid(), uid }, .n_owners = 3,
+				     .create_mode = 0700,
+				     .chown_uid = give ? owner->uid : (uid_t)-1,
+				     .chown_gid = give ? owner->gid : (gid_t)-1 };
+	char why[512];
+	int fd = safedir_open(dir, &rule, why, sizeof(why));
+	if (fd < 0) {
+		log_warn("not using %s as the cache directory: %s", dir, why);
 		return false;
-	if (st.st_uid != uid || (st.st_mode & 022)) {
+	}
+	struct stat st;
+	int r = fstat(fd, &st);
+	close(fd);
+	if (r != 0 || st.st_uid != uid || (st.st_mode & 022)) {
 		log_warn("not using %s as the cache directory: it belongs to uid %u with mode %04o "
 			 "(it must belong to uid %u and be writable by no one else)", dir,
 			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)uid);
 		return false;
 	}
-	int r = sandbox_user_access(owner, dir, W_OK | X_OK);
+	r = sandbox_user_access(owner, dir, W_OK | X_OK);
 	if (r != 0) {
 		log_warn("not using %s as the cache directory: uid %u cannot write to it (%s)", dir,
 			 (unsigned)uid, strerror(-r));
 		return false;
 	}
 	return true;
-}
-
-static bool cache_try(const char *dir, const struct sandbox_user *owner)
-{
-	return mkdir_owned(dir, owner) && cache_usable(dir, owner);
 }
 
 void caches_pick_dir(char *out, size_t len, const struct sandbox_user *owner)

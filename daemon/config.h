@@ -45,6 +45,16 @@ int config_parse(struct daemon_config *c, struct daemon_limits *l, const char *n
 int config_load(struct daemon_config *c, struct daemon_limits *l, const char *path,
 		bool missing_ok, char *why, size_t why_len);
 
+/* After the front door's lockdown the user and group databases are out of reach (and NSS's
+ * system calls out of its filter): names in a reloaded file are then only checked for their
+ * form, and resolved at the next start (the keys that hold them take effect only then). */
+void config_stop_name_lookups(void);
+
+/* changed(key, old value, new value) for each key (not the limits) whose value differs. */
+void config_diff(const struct daemon_config *a, const struct daemon_config *b,
+		 void (*changed)(const char *key, const char *was, const char *now, void *ud),
+		 void *ud);
+
 /* The settings as a file config_parse reads back (--check-config, the worker's copy), the
  * commented default webnnd.conf (every key with its help), or webnnd.conf(5)'s key list. */
 enum config_format { CONFIG_SETTINGS, CONFIG_TEMPLATE, CONFIG_MAN };

@@ -5,6 +5,8 @@
 #include "proto/wire.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -90,4 +92,23 @@ void control_goodbye(int client_fd, const char *reason)
 		n = send(client_fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
 	free(buf);
+}
+
+void control_stop_text(const struct control_msg *m, char *out, size_t len)
+{
+	switch (m->uid) {
+	case CONTROL_STOP_SIGNAL: {
+		const char *name = sigabbrev_np(m->pid);
+		snprintf(out, len, "webnnd is shutting down (SIG%s): its contexts are lost",
+			 name ? name : "?");
+		break;
+	}
+	case CONTROL_STOP_NO_SPAWNER:
+		snprintf(out, len, "webnnd stopped: both of its worker spawners died, so no device "
+			 "worker could start any more; its service manager restarts it");
+		break;
+	default:
+		snprintf(out, len, "webnnd stopped on an error (its log says which)");
+		break;
+	}
 }

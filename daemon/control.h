@@ -3,6 +3,7 @@
 #ifndef DAEMON_CONTROL_H
 #define DAEMON_CONTROL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -24,25 +25,35 @@ enum control_type {
 	CONTROL_CLOSED = 2,     /* worker -> door: connection `no` is closed (the door drops its dup) */
 	CONTROL_READY = 3,      /* worker -> door: started and locked down (start-up latency) */
 	CONTROL_FAILED = 4,     /* worker -> door: cannot start, `reason` says why; it exits */
+	CONTROL_SETTING = 5,    /* door -> worker: a reload changed setting `key` to `no` */
+	CONTROL_STOP = 6,       /* door -> worker: webnnd stops, for reason `uid` (a SIGTERM follows) */
 	/* On the lease socket only: */
-	CONTROL_LEASE_ASK = 5,    /* worker -> door: make my lease `lease`, or at least `lease_min` */
-	CONTROL_LEASE_GRANT = 6,  /* door -> worker: the answer to ask `no`: your lease is `lease` */
-	CONTROL_LEASE_RETURN = 7, /* worker -> door: my lease is now `lease` (lower; no answer) */
+	CONTROL_LEASE_ASK = 7,    /* worker -> door: make my lease `lease`, or at least `lease_min` */
+	CONTROL_LEASE_GRANT = 8,  /* door -> worker: the answer to ask `no`: your lease is `lease` */
+	CONTROL_LEASE_RETURN = 9, /* worker -> door: my lease is now `lease` (lower; no answer) */
+};
+
+/* Why the front door stops (CONTROL_STOP's uid), in the Goodbye the worker's clients get. */
+enum control_stop_reason {
+	CONTROL_STOP_SIGNAL = 1,     /* a stop signal, its number in pid */
+	CONTROL_STOP_NO_SPAWNER = 2, /* both worker spawners died */
+	CONTROL_STOP_FAILED = 3,     /* the start failed (the front door's log says why) */
 };
 
 #define CONTROL_REASON_MAX 240
 
 struct control_msg {
 	uint32_t type;
-	uint32_t uid; /* SO_PEERCRED of the connection, as admitted */
+	uint32_t uid; /* SO_PEERCRED of the connection, as admitted; CONTROL_STOP: the reason */
 	uint64_t no;  /* the connection's number, the same in both processes' logs; LEASE_ASK and
-		       * LEASE_GRANT: the ask's number */
+		       * LEASE_GRANT: the ask's number; CONTROL_SETTING: the value */
 	int32_t pid;
 	uint32_t gid;
 	uint64_t lease;     /* LEASE_*: bytes of all users' budget asked for, granted or kept */
 	uint64_t lease_min; /* LEASE_ASK: the least that will do */
 	uint64_t pool_used; /* LEASE_GRANT: every worker's lease together, after this answer */
 	char reason[CONTROL_REASON_MAX]; /* CONTROL_FAILED: NUL-terminated */
+	char key[48]; /* CONTROL_SETTING: a limits.def key or "log_level" (NUL-terminated) */
 };
 
 /* Sends one message with an optional fd (-1: none). 0 or -errno (EAGAIN when full). */
@@ -50,6 +61,9 @@ int control_send(int sock, const struct control_msg *m, int fd);
 /* Receives one message and its fd (-1 when none; more than one, or a short or unexpected
  * datagram, is -EPROTO with every received fd closed). 1, 0 on EOF, -EAGAIN, or -errno. */
 int control_recv(int sock, struct control_msg *m, int *fd);
+
+/* The Goodbye reason for a CONTROL_STOP. */
+void control_stop_text(const struct control_msg *m, char *out, size_t len);
 
 /* Writes a Goodbye{reason} frame to a client socket without blocking (best effort: a refused
  * or orphaned connection's socket buffer is empty, so it fits). */

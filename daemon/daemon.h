@@ -20,13 +20,13 @@
 
 /* Every limit and budget of the daemon, from the one table daemon/limits.def. */
 struct daemon_limits {
-#define X(key, type, def, ceil, unit, help) type key;
+#define X(key, type, def, ceil, unit, reload, help) type key;
 #include "daemon/limits.def"
 #undef X
 };
 
 enum daemon_limit_index {
-#define X(key, type, def, ceil, unit, help) DAEMON_LIMIT_##key,
+#define X(key, type, def, ceil, unit, reload, help) DAEMON_LIMIT_##key,
 #include "daemon/limits.def"
 #undef X
 	DAEMON_N_LIMITS
@@ -98,6 +98,12 @@ void daemon_comment(FILE *f, const char *text);
 void daemon_man_text(FILE *f, const char *s);
 /* The table as `--help-limits` prints it: key, default, unit, what it bounds. */
 void daemon_limits_print(FILE *f, const struct daemon_limits *l);
+/* Limit i (< DAEMON_N_LIMITS) by number: its key, its value in l, whether a reload (SIGHUP)
+ * applies it; and the number of the limit named key (-1: none). */
+const char *daemon_limit_key(int i);
+uint64_t daemon_limit_get(const struct daemon_limits *l, int i);
+bool daemon_limit_live(int i);
+int daemon_limit_index(const char *key);
 /* The table as the HelloReply's budget list (items[] and ptrs[] hold at least
  * DAEMON_N_LIMITS entries; key strings are static). Returns the count. */
 size_t daemon_limits_report(const struct daemon_limits *l, Webnn__Ipc__Budget *items,

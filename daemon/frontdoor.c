@@ -3,6 +3,7 @@
 
 #include "daemon/control.h"
 #include "daemon/log.h"
+#include "daemon/safedir.h"
 #include "daemon/spawner.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -75,47 +77,31 @@ static uint64_t now_ms(void)
 
 /* ---- binding */
 
-static int mkdir_parents(const char *path)
-{
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	snprintf(dir, sizeof(dir), "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;
-	*slash = '\0';
-	for (char *p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-int frontdoor_bind(const char *path, mode_t mode, gid_t gid)
+/* The socket in the current directory (frontdoor_bind moved there): a private name bound
+ * with exactly the configured mode, given its group, listening, then renamed into place, so
+ * that nobody ever finds it half set up, and nothing is changed through a name another user
+ * could have swapped (bind, fchownat without following, rename: none follows a symlink). */
+static int bind_here(const char *path, const char *name, mode_t mode, gid_t gid,
+		     const struct safedir_rule *rule)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		log_error("socket path %s is longer than %zu bytes", path, sizeof(sa.sun_path) - 1);
-		return -ENAMETOOLONG;
-	}
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	int r = mkdir_parents(path);
-	if (r < 0) {
-		log_error("cannot create the directory of %s: %s", path, strerror(-r));
-		return r;
-	}
 	struct stat st;
-	if (lstat(path, &st) == 0) {
+	bool stale = false;
+	if (lstat(name, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
 			log_error("%s exists and is not a socket; not replacing it", path);
 			return -EEXIST;
 		}
+		bool trusted = false;
+		for (int i = 0; i < rule->n_owners; i++)
+			trusted |= rule->owners[i] == st.st_uid;
+		if (!trusted) {
+			log_error("%s is a socket of uid %u; not replacing it", path,
+				  (unsigned)st.st_uid);
+			return -EEXIST;
+		}
 		/* Only a socket nobody answers on is stale: never take over a live daemon's path. */
+		memcpy(sa.sun_path, name, strlen(name) + 1);
 		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (probe < 0)
 			return -errno;
@@ -130,38 +116,126 @@ int frontdoor_bind(const char *path, mode_t mode, gid_t gid)
 			log_error("cannot probe the existing socket %s: %s", path, strerror(err));
 			return -err;
 		}
-		log_info("removing stale socket %s", path);
-		unlink(path);
+		stale = err == ECONNREFUSED;
 	}
+	/* Unpredictable: in a sticky directory (/tmp) another user could otherwise take the name
+	 * first and make the start fail. */
+	char tmp[64];
+	uint64_t rnd = 0;
+	if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		rnd = ((uint64_t)getpid() << 32) ^ (uint64_t)now_ms();
+	snprintf(tmp, sizeof(tmp), ".webnnd-%016" PRIx64 ".binding", rnd);
+	memcpy(sa.sun_path, tmp, strlen(tmp) + 1);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	/* Bound with no access at all, then opened up to exactly the configured mode: there is no
-	 * window in which the umask's idea of the mode applies. */
-	mode_t old = umask(0777);
-	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	/* bind() gives the new inode 0777 less the umask: exactly the configured mode, from the
+	 * start (the process is single-threaded here). */
+	mode_t old = umask(~mode & 0777);
+	int r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 	int err = errno;
 	umask(old);
-	if (r == 0 && gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) != 0) {
+	bool bound = r == 0, logged = false;
+	const char *what = "bind";
+	if (r == 0 && gid != (gid_t)-1 && fchownat(AT_FDCWD, tmp, (uid_t)-1, gid,
+						   AT_SYMLINK_NOFOLLOW) != 0) {
 		err = errno;
 		log_error("cannot give %s to group %u: %s", path, (unsigned)gid, strerror(err));
 		r = -1;
+		logged = true;
 	}
-	if (r == 0 && chmod(path, mode) != 0) {
-		err = errno;
-		log_error("cannot set the mode of %s to %04o: %s", path, (unsigned)mode, strerror(err));
+	if (r == 0 && (lstat(tmp, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+		       (st.st_mode & 07777) != mode || (gid != (gid_t)-1 && st.st_gid != gid))) {
+		err = EPERM;
+		log_error("the new socket for %s is not what was bound (mode %04o, gid %u): "
+			  "refusing it", path, (unsigned)(st.st_mode & 07777), (unsigned)st.st_gid);
 		r = -1;
+		logged = true;
 	}
 	if (r == 0 && listen(fd, 128) != 0) {
 		err = errno;
+		what = "listen";
 		r = -1;
 	}
+	if (r == 0 && stale) {
+		log_info("removing stale socket %s", path);
+		unlink(name);
+	}
+	bool renamed = false;
+	if (r == 0 && renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE) == 0) {
+		renamed = true;
+	} else if (r == 0) {
+		err = errno;
+		what = "rename";
+		/* Filesystems without RENAME_NOREPLACE: a hard link is just as exclusive. */
+		if (err == EINVAL)
+			err = link(tmp, name) == 0 ? 0 : errno;
+		if (err != 0)
+			r = -1;
+		if (err == EEXIST) {
+			log_error("%s appeared while webnnd was binding it (another webnnd "
+				  "starting?)", path);
+			logged = true;
+		}
+	}
+	/* Only while it is still ours: once renamed, the name is free for anyone to take. */
+	if (bound && !renamed)
+		unlink(tmp);
 	if (r != 0) {
-		log_error("cannot listen on %s: %s", path, strerror(err));
+		if (!logged)
+			log_error("cannot listen on %s (%s): %s", path, what, strerror(err));
 		close(fd);
-		unlink(path);
 		return -err;
 	}
+	return fd;
+}
+
+int frontdoor_bind(const char *path, mode_t mode, gid_t gid, uid_t service_uid)
+{
+	struct sockaddr_un sa;
+	char dir[sizeof(sa.sun_path)];
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		log_error("socket path %s is longer than %zu bytes", path, sizeof(sa.sun_path) - 1);
+		return -ENAMETOOLONG;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	const char *name = slash ? path + (slash - dir) + 1 : path;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		log_error("socket path %s does not end in a file name", path);
+		return -EINVAL;
+	}
+	struct safedir_rule rule = { .owners = { 0, geteuid(), service_uid }, .n_owners = 3,
+				     .create_mode = 0755, .chown_uid = (uid_t)-1,
+				     .chown_gid = (gid_t)-1 };
+	char why[512];
+	int dfd = safedir_open(dir, &rule, why, sizeof(why));
+	if (dfd < 0) {
+		log_error("not binding %s: %s", path, why);
+		return dfd;
+	}
+	/* Everything below by names relative to the checked directory, whatever becomes of the
+	 * path meanwhile. */
+	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cwd < 0 || fchdir(dfd) != 0) {
+		int err = errno;
+		log_error("cannot enter the directory of %s: %s", path, strerror(err));
+		if (cwd >= 0)
+			close(cwd);
+		close(dfd);
+		return -err;
+	}
+	int fd = bind_here(path, name, mode, gid, &rule);
+	if (fchdir(cwd) != 0)
+		log_warn("cannot return to the working directory: %s", strerror(errno));
+	close(cwd);
+	close(dfd);
 	return fd;
 }
 
@@ -392,6 +466,38 @@ static bool workers_full(const struct frontdoor *door)
 	return door->cfg->max_workers && door->n_workers >= door->cfg->max_workers;
 }
 
+static void send_setting(struct frontdoor_worker *w, const char *key, uint64_t value)
+{
+	struct control_msg m = { .type = CONTROL_SETTING, .no = value };
+	snprintf(m.key, sizeof(m.key), "%s", key);
+	int r = control_send(w->ctl, &m, -1);
+	if (r < 0)
+		log_warn("worker %d (uid %u) cannot take the new %s (%s): it keeps the old value",
+			 (int)w->pid, w->uid, key, strerror(-r));
+}
+
+/* What differs between two sets of settings, sent to one worker (queued ahead of any
+ * connection handed to it). */
+static void send_settings(struct frontdoor_worker *w, const struct daemon_limits *from,
+			  const struct daemon_limits *to, int level_from, int level_to)
+{
+	for (int i = 0; i < DAEMON_N_LIMITS; i++)
+		if (daemon_limit_get(from, i) != daemon_limit_get(to, i))
+			send_setting(w, daemon_limit_key(i), daemon_limit_get(to, i));
+	if (level_from != level_to)
+		send_setting(w, "log_level", (uint64_t)level_to);
+}
+
+void frontdoor_settings_changed(struct frontdoor *door, const struct daemon_limits *before,
+				int log_level)
+{
+	for (struct frontdoor_worker *w = door->workers; w; w = w->next)
+		send_settings(w, before, door->cfg->limits, door->log_level, log_level);
+	door->log_level = log_level;
+	budget_pool_set_limits(&door->pool, door->cfg->limits->max_total_bytes,
+			       door->cfg->limits->max_uid_bytes);
+}
+
 /* Has the spawner start a spare worker (bound to a user by its first connection); its control
  * socket becomes fd 3 and its lease socket fd 4 there. It starts its backends and locks down
  * while connections handed to it queue up in the control socket. */
@@ -451,6 +557,8 @@ static struct frontdoor_worker *worker_spawn(struct frontdoor *door, char *why, 
 	w->next = door->workers;
 	door->workers = w;
 	door->n_workers++;
+	/* It starts with the settings the spawner was given; a reload may have changed them. */
+	send_settings(w, &door->start_limits, cfg->limits, door->start_log_level, door->log_level);
 	log_debug("worker %d started", (int)pid);
 	return w;
 }
@@ -910,7 +1018,9 @@ int frontdoor_start(struct frontdoor *door, uv_loop_t *loop, const struct frontd
 		    int listen_fd, void (*first_ready)(struct frontdoor *door, bool ok))
 {
 	*door = (struct frontdoor){ .loop = loop, .cfg = cfg, .listen_fd = listen_fd,
-				    .reserve_fd = -1, .first_ready = first_ready };
+				    .reserve_fd = -1, .first_ready = first_ready,
+				    .start_limits = *cfg->limits, .start_log_level = cfg->log_level,
+				    .log_level = cfg->log_level };
 	budget_pool_init(&door->pool, cfg->limits->max_total_bytes, cfg->limits->max_uid_bytes);
 	int fl = fcntl(listen_fd, F_GETFL);
 	if (fl < 0 || fcntl(listen_fd, F_SETFL, fl | O_NONBLOCK) != 0)
@@ -957,7 +1067,8 @@ static void door_finish(struct frontdoor *door)
 		cb(door);
 }
 
-void frontdoor_stop(struct frontdoor *door, void (*stopped)(struct frontdoor *door))
+void frontdoor_stop(struct frontdoor *door, enum control_stop_reason reason, int signum,
+		    void (*stopped)(struct frontdoor *door))
 {
 	if (door->stopping)
 		return;
@@ -974,6 +1085,19 @@ void frontdoor_stop(struct frontdoor *door, void (*stopped)(struct frontdoor *do
 		door_finish(door);
 		return;
 	}
-	for (struct frontdoor_worker *w = door->workers; w; w = w->next)
+	/* The reason first: the worker reads it (its clients' Goodbye) when the SIGTERM comes. */
+	struct control_msg m = { .type = CONTROL_STOP, .uid = (uint32_t)reason, .pid = signum };
+	for (struct frontdoor_worker *w = door->workers; w; w = w->next) {
+		control_send(w->ctl, &m, -1);
 		kill(w->pid, SIGTERM);
+	}
+}
+
+void frontdoor_count(const struct frontdoor *door, uint32_t *users, uint32_t *workers)
+{
+	*users = *workers = 0;
+	for (const struct frontdoor_user *u = door->users; u; u = u->next)
+		(*users)++;
+	for (const struct frontdoor_worker *w = door->workers; w; w = w->next)
+		(*workers)++;
 }

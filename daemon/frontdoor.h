@@ -26,6 +26,7 @@ struct frontdoor_config {
 	 * what the refusal past it names. */
 	uint32_t max_workers;
 	char workers_why[256];
+	int log_level; /* at the start (enum log_level): what the spawner's workers start with */
 };
 
 struct frontdoor_conn;
@@ -80,6 +81,10 @@ struct frontdoor {
 	uint64_t spare_retry_after_ms;
 	uint32_t spare_failures;
 	struct budget_pool pool;     /* all users' memory budget, leased to the workers */
+	/* The settings every worker starts with (the front door's at its start: the spawner's
+	 * environment), and the current ones, which a reload may have changed since. */
+	struct daemon_limits start_limits;
+	int start_log_level, log_level;
 	bool stopping;
 	bool finished;
 	void (*stopped)(struct frontdoor *door); /* frontdoor_stop's callback */
@@ -90,14 +95,24 @@ struct frontdoor {
  * starting, the daemon cannot serve. 0 or -errno. */
 int frontdoor_start(struct frontdoor *door, uv_loop_t *loop, const struct frontdoor_config *cfg,
 		    int listen_fd, void (*first_ready)(struct frontdoor *door, bool ok));
-/* Stops accepting, asks every worker to finish (SIGTERM, SIGKILL after 10 s); `stopped` runs
- * once the last one is reaped. */
-void frontdoor_stop(struct frontdoor *door, void (*stopped)(struct frontdoor *door));
+/* Stops accepting, tells every worker why (their clients' Goodbye: reason, with the signal
+ * number for CONTROL_STOP_SIGNAL) and asks it to finish (SIGTERM, SIGKILL after 10 s);
+ * `stopped` runs once the last one is reaped. */
+void frontdoor_stop(struct frontdoor *door, enum control_stop_reason reason, int signum,
+		    void (*stopped)(struct frontdoor *door));
+/* A reload changed the limits (from `before`; cfg->limits holds the new ones) or the log
+ * level: every worker, running or started later, gets the new values. */
+void frontdoor_settings_changed(struct frontdoor *door, const struct daemon_limits *before,
+				int log_level);
+/* The users known (connected, or backing off) and the worker processes (spare included). */
+void frontdoor_count(const struct frontdoor *door, uint32_t *users, uint32_t *workers);
 /* Reaps workers that exited (the SIGCHLD handler calls it); their clients get a Goodbye. */
 void frontdoor_reap(struct frontdoor *door);
 
-/* Binds path (creating its parent directory; replaces a stale socket nobody answers on), sets
- * its mode and group (gid (gid_t)-1: unchanged). Returns the listening fd or -errno. */
-int frontdoor_bind(const char *path, mode_t mode, gid_t gid);
+/* Binds path with exactly this mode and group (gid (gid_t)-1: ours), creating its parent
+ * directory; replaces a stale socket (ours, nobody answering on it). Every directory on the
+ * path must pass daemon/safedir.h's rule with root, us and service_uid as trusted owners.
+ * Returns the listening fd or -errno (logged). */
+int frontdoor_bind(const char *path, mode_t mode, gid_t gid, uid_t service_uid);
 
 #endif

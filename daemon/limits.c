@@ -12,21 +12,26 @@ struct limit_info {
 	size_t offset;
 	size_t size; /* 4: uint32_t, 8: uint64_t */
 	uint64_t ceiling;
+	bool live; /* a SIGHUP applies it (else the next start does) */
 };
 
 static const struct limit_info limit_table[DAEMON_N_LIMITS] = {
-#define X(k, type, def, ceil, u, h)                                                                  \
+#define LIVE true
+#define RESTART false
+#define X(k, type, def, ceil, u, reload, h)                                                      \
 	[DAEMON_LIMIT_##k] = { .key = #k, .unit = u, .help = h,                                  \
 			       .offset = offsetof(struct daemon_limits, k), .size = sizeof(type),      \
-			       .ceiling = (uint64_t)(ceil) },
+			       .ceiling = (uint64_t)(ceil), .live = reload },
 #include "daemon/limits.def"
 #undef X
+#undef LIVE
+#undef RESTART
 };
 
 void daemon_limits_default(struct daemon_limits *l)
 {
 	*l = (struct daemon_limits){
-#define X(k, type, def, ceil, u, h) .k = (type)(def),
+#define X(k, type, def, ceil, u, reload, h) .k = (type)(def),
 #include "daemon/limits.def"
 #undef X
 	};
@@ -129,8 +134,8 @@ void daemon_limits_print(FILE *f, const struct daemon_limits *l)
 	fprintf(f, "webnnd limits (--limit KEY=VALUE; values take K, M, G, T binary suffixes):\n");
 	for (size_t i = 0; i < DAEMON_N_LIMITS; i++) {
 		const struct limit_info *li = &limit_table[i];
-		fprintf(f, "  %-26s %20" PRIu64 " %-6s %s\n", li->key, limit_get(l, li), li->unit,
-			li->help);
+		fprintf(f, "  %-26s %20" PRIu64 " %-6s %s%s\n", li->key, limit_get(l, li), li->unit,
+			li->help, li->live ? "" : " (changes at the next start, not at a reload)");
 	}
 }
 
@@ -180,7 +185,8 @@ void daemon_limits_write(FILE *f, const struct daemon_limits *l, enum daemon_lim
 		case DAEMON_LIMITS_TEMPLATE:
 		{
 			char text[400];
-			snprintf(text, sizeof(text), "%s (%s)", li->help, li->unit);
+			snprintf(text, sizeof(text), "%s (%s%s)", li->help, li->unit,
+				 li->live ? "" : "; changes at the next start, not at a reload");
 			fputc('\n', f);
 			daemon_comment(f, text);
 			fprintf(f, "#%s = %" PRIu64 "\n", li->key, v);
@@ -189,7 +195,8 @@ void daemon_limits_write(FILE *f, const struct daemon_limits *l, enum daemon_lim
 		case DAEMON_LIMITS_MAN:
 			fprintf(f, ".TP\n\\fB%s\\fR = \\fI%" PRIu64 "\\fR\n", li->key, v);
 			daemon_man_text(f, li->help);
-			fprintf(f, " (%s; \\fB\\-\\-limit %s=\\fR\\fIN\\fR)\n", li->unit, li->key);
+			fprintf(f, " (%s; \\fB\\-\\-limit %s=\\fR\\fIN\\fR%s)\n", li->unit, li->key,
+				li->live ? "" : "; changes at the next start, not at a reload");
 			break;
 		}
 	}
@@ -206,4 +213,24 @@ size_t daemon_limits_report(const struct daemon_limits *l, Webnn__Ipc__Budget *i
 		ptrs[i] = &items[i];
 	}
 	return DAEMON_N_LIMITS;
+}
+
+const char *daemon_limit_key(int i)
+{
+	return limit_table[i].key;
+}
+
+uint64_t daemon_limit_get(const struct daemon_limits *l, int i)
+{
+	return limit_get(l, &limit_table[i]);
+}
+
+bool daemon_limit_live(int i)
+{
+	return limit_table[i].live;
+}
+
+int daemon_limit_index(const char *key)
+{
+	return limit_find(key, strlen(key));
 }

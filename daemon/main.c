@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
@@ -50,6 +51,9 @@ struct daemon_options {
 	bool worker;         /* --worker: a device worker started by the front door (internal) */
 	const char *config_path; /* --config, else CONFIG_DEFAULT_PATH */
 	struct daemon_config cfg; /* the settings the fields above are read from */
+	/* ",key,key," for every setting the environment or the command line set: a reload
+	 * leaves those alone (they override the file). */
+	char overridden[1024];
 	bool inherited;           /* cfg came from the front door (a worker) */
 	struct frontdoor_config door;
 };
@@ -58,10 +62,11 @@ struct daemon_options {
 struct daemon_process {
 	struct daemon d;
 	struct daemon_options opts;
-	uv_signal_t sig_term, sig_int, sig_chld;
+	uv_signal_t sig_term, sig_int, sig_quit, sig_chld, sig_hup, sig_usr1;
 	bool stopping;
 	int status;
 	/* worker */
+	char stop_why[256]; /* the front door's reason to stop (CONTROL_STOP), "" until then */
 	struct server srv;
 	struct worker worker;
 	/* front door */
@@ -315,6 +320,23 @@ static int append_list(char *list, size_t cap, bool *replaced, const char *arg)
 	return 0;
 }
 
+static void mark_overridden(struct daemon_options *o, const char *key)
+{
+	size_t n = strlen(o->overridden);
+	char item[80];
+	snprintf(item, sizeof(item), ",%s,", key);
+	if (strstr(o->overridden, item))
+		return;
+	snprintf(o->overridden + n, sizeof(o->overridden) - n, "%s%s,", n ? "" : ",", key);
+}
+
+static bool is_overridden(const struct daemon_options *o, const char *key)
+{
+	char item[80];
+	snprintf(item, sizeof(item), ",%s,", key);
+	return strstr(o->overridden, item) != NULL;
+}
+
 /* One flag's value through the configuration key's rule: "webnnd: --FLAG: why". */
 static int flag_set(struct daemon_options *o, struct daemon_limits *limits, const char *flag,
 		    const char *key, const char *value)
@@ -324,6 +346,7 @@ static int flag_set(struct daemon_options *o, struct daemon_limits *limits, cons
 		fprintf(stderr, "webnnd: --%s: %s\n", flag, why);
 		return -1;
 	}
+	mark_overridden(o, key);
 	return 0;
 }
 
@@ -346,9 +369,12 @@ static int apply_environment(struct daemon_options *o, struct daemon_limits *lim
 			fprintf(stderr, "webnnd: %s: %s\n", env[i].var, why);
 			return -1;
 		}
+		mark_overridden(o, env[i].key);
 	}
-	if (getenv("WEBNN_NO_WARMUP"))
+	if (getenv("WEBNN_NO_WARMUP")) {
 		o->cfg.warm_up = false;
+		mark_overridden(o, "warm_up");
+	}
 	/* read by every compute thread (daemon/sched.c): refused here, once, when wrong */
 	const char *nice = getenv("WEBNN_COMPUTE_NICE");
 	if (nice && *nice) {
@@ -481,16 +507,20 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 			}
 			/* sandbox_user_resolve below names a user that does not exist */
 			snprintf(c->user, sizeof(c->user), "%s", optarg);
+			mark_overridden(o, "user");
 			break;
 		case 'N':
 			c->sandbox = false;
+			mark_overridden(o, "sandbox");
 			break;
 		case 'l': {
-			char why[400];
+			char why[400], key[64];
 			if (daemon_limits_set(limits, optarg, why, sizeof(why)) != 0) {
 				fprintf(stderr, "webnnd: %s\n", why);
 				return 2;
 			}
+			snprintf(key, sizeof(key), "%.*s", (int)strcspn(optarg, "="), optarg);
+			mark_overridden(o, key);
 			break;
 		}
 		case 'L':
@@ -525,6 +555,7 @@ static int parse_options(int argc, char **argv, struct daemon_options *o,
 			break;
 		case 'v':
 			c->log_level = LOG_LEVEL_DEBUG;
+			mark_overridden(o, "log_level");
 			break;
 		case 'h':
 			usage(stdout);
@@ -601,13 +632,14 @@ static void log_started(const struct daemon *d)
 	log_info("webnnd %s worker started: %s", WEBNND_VERSION, line);
 }
 
-static void worker_shutdown(struct daemon_process *p, const char *why)
+/* Stops serving: why for the log, goodbye (NULL: none) for every client. */
+static void worker_shutdown(struct daemon_process *p, const char *why, const char *goodbye)
 {
 	if (p->stopping)
 		return;
 	log_info("%s: shutting down", why);
 	p->stopping = true;
-	server_stop(&p->srv);
+	server_stop(&p->srv, goodbye);
 	worker_stop(&p->worker);
 	/* With the signal handles closed too, the loop ends once in-flight device work has
 	 * drained; a second signal then gets the default action (terminate). */
@@ -616,14 +648,53 @@ static void worker_shutdown(struct daemon_process *p, const char *why)
 
 static void worker_on_stop_signal(uv_signal_t *h, int signum)
 {
-	worker_shutdown(h->data, signum == SIGTERM ? "SIGTERM" : "SIGINT");
+	struct daemon_process *p = h->data;
+	/* The front door says why ahead of its SIGTERM (CONTROL_STOP): that is the Goodbye. */
+	worker_drain(&p->worker);
+	char bye[128];
+	snprintf(bye, sizeof(bye), "webnnd's device worker got SIG%s: its contexts are lost",
+		 sigabbrev_np(signum));
+	worker_shutdown(p, signum == SIGTERM ? "SIGTERM" : "SIGINT",
+			p->stop_why[0] ? p->stop_why : bye);
 }
 
 static void worker_door_gone(struct worker *w)
 {
 	struct daemon_process *p = (struct daemon_process *)((char *)w -
 							     offsetof(struct daemon_process, worker));
-	worker_shutdown(p, "the front door is gone");
+	worker_shutdown(p, "the front door is gone",
+			"webnnd's front door is gone (it crashed or was killed): this device "
+			"worker stops, its contexts are lost");
+}
+
+static void worker_door_stops(struct worker *w, const char *why)
+{
+	struct daemon_process *p = (struct daemon_process *)((char *)w -
+							     offsetof(struct daemon_process, worker));
+	/* Kept for the SIGTERM that follows at once: stopping now would close the signal
+	 * handles, and that SIGTERM would then end the worker before its work drained. */
+	snprintf(p->stop_why, sizeof(p->stop_why), "%s", why);
+}
+
+/* A reload in the front door changed a setting (it validated the whole file). */
+static void worker_setting(struct worker *w, const char *key, uint64_t value)
+{
+	struct daemon_process *p = (struct daemon_process *)((char *)w -
+							     offsetof(struct daemon_process, worker));
+	if (strcmp(key, "log_level") == 0 && value <= LOG_LEVEL_DEBUG) {
+		log_set_level((enum log_level)value);
+		return;
+	}
+	int i = daemon_limit_index(key);
+	char num[32], why[256];
+	snprintf(num, sizeof(num), "%" PRIu64, value);
+	if (i < 0 || !daemon_limit_live(i) ||
+	    daemon_limits_set_value(&p->d.limits, key, num, why, sizeof(why)) != 0) {
+		log_warn("the front door sent setting %s = %s, which this worker cannot apply; "
+			 "ignored", key, num);
+		return;
+	}
+	log_debug("reload: %s = %s", key, num);
 }
 
 /* The worker's first lockdown step, before any backend starts a thread (PoCL, OpenMP, oneDNN):
@@ -757,7 +828,7 @@ static int run_worker(struct daemon_process *p)
 	int r = worker_start(&p->worker, d->loop, &p->srv, worker_door_gone);
 	if (r != 0) {
 		log_error("cannot watch the control channel: %s", uv_strerror(r));
-		server_stop(&p->srv);
+		server_stop(&p->srv, NULL);
 		context_limits_finish(d);
 		backends_close(d);
 		budget_detach(&d->budget);
@@ -768,9 +839,11 @@ static int run_worker(struct daemon_process *p)
 	p->sig_term.data = p->sig_int.data = p;
 	uv_signal_start(&p->sig_term, worker_on_stop_signal, SIGTERM);
 	uv_signal_start(&p->sig_int, worker_on_stop_signal, SIGINT);
+	p->worker.on_setting = worker_setting;
+	p->worker.on_stop = worker_door_stops;
 	if (worker_restrict_syscalls(p) != 0) {
 		/* No READY: the front door sees a worker that died starting, and backs off. */
-		worker_shutdown(p, "the lockdown failed");
+		worker_shutdown(p, "the lockdown failed", NULL);
 		p->status = 1;
 		conn_batch_close(&d->batch);
 		uv_run(d->loop, UV_RUN_DEFAULT);
@@ -798,15 +871,111 @@ static void door_stopped(struct frontdoor *door)
 	uv_walk(p->d.loop, close_signal, NULL);
 }
 
+/* SIGTERM, SIGINT and SIGQUIT: every client is told why, every worker finishes. */
 static void door_on_stop_signal(uv_signal_t *h, int signum)
 {
 	struct daemon_process *p = h->data;
 	if (p->stopping)
 		return;
-	log_info("%s: shutting down", signum == SIGTERM ? "SIGTERM" : "SIGINT");
+	log_info("SIG%s: shutting down", sigabbrev_np(signum));
 	p->stopping = true;
 	notify_systemd("STOPPING=1");
-	frontdoor_stop(&p->door, door_stopped);
+	frontdoor_stop(&p->door, CONTROL_STOP_SIGNAL, signum, door_stopped);
+}
+
+/* SIGUSR1: one line on what is running (a look without a debugger or /proc). */
+static void door_on_status_signal(uv_signal_t *h, int signum)
+{
+	struct daemon_process *p = h->data;
+	(void)signum;
+	uint32_t workers = 0, users = 0;
+	frontdoor_count(&p->door, &users, &workers);
+	log_info("SIGUSR1: status: %u connection(s) of %u user(s), %u worker process(es) "
+		 "(spare included); worker spawner %d, standby %d, %u replaced", p->door.n_conns,
+		 users, workers, (int)p->spawner.primary.pid, (int)p->spawner.standby.pid,
+		 p->spawner.replaced);
+}
+
+struct reload_report {
+	struct daemon_process *p;
+	struct daemon_config *next;
+	unsigned applied, restart;
+};
+
+static void reload_key(const char *key, const char *was, const char *now, void *ud)
+{
+	struct reload_report *r = ud;
+	if (is_overridden(&r->p->opts, key)) {
+		log_debug("reload: %s = %s in %s, but the command line or the environment sets it: "
+			  "unchanged", key, now, r->p->opts.config_path);
+		return;
+	}
+	if (strcmp(key, "log_level") == 0) {
+		log_set_level((enum log_level)r->next->log_level);
+		r->p->opts.cfg.log_level = r->next->log_level;
+		log_info("reload: log_level: %s -> %s", was, now);
+		r->applied++;
+		return;
+	}
+	log_warn("reload: %s = %s in %s takes effect at the next start (running with %s)", key,
+		 now[0] ? now : "\"\"", r->p->opts.config_path, was[0] ? was : "\"\"");
+	r->restart++;
+}
+
+/* SIGHUP: the configuration file again. The whole file is validated first (nothing changes
+ * on any error); then the limits that can change at run time change, in the front door and
+ * through the control channels in every worker, and the rest is said to need a restart. The
+ * environment and the command line still override the file. */
+static void door_reload(struct daemon_process *p)
+{
+	struct daemon_config next;
+	struct daemon_limits limits;
+	config_default(&next);
+	daemon_limits_default(&limits);
+	char why[600];
+	bool default_path = strcmp(p->opts.config_path, CONFIG_DEFAULT_PATH) == 0;
+	if (config_load(&next, &limits, p->opts.config_path, default_path, why, sizeof(why)) != 0) {
+		log_error("SIGHUP: %s; nothing changed", why);
+		return;
+	}
+	struct daemon_limits before = p->d.limits;
+	struct reload_report r = { .p = p, .next = &next };
+	for (int i = 0; i < DAEMON_N_LIMITS; i++) {
+		const char *key = daemon_limit_key(i);
+		uint64_t was = daemon_limit_get(&p->d.limits, i), now = daemon_limit_get(&limits, i);
+		if (was == now)
+			continue;
+		if (is_overridden(&p->opts, key)) {
+			log_debug("reload: %s = %" PRIu64 " in %s, but --limit sets it: unchanged", key,
+				  now, p->opts.config_path);
+			continue;
+		}
+		if (!daemon_limit_live(i)) {
+			log_warn("reload: %s = %" PRIu64 " in %s takes effect at the next start "
+				 "(running with %" PRIu64 ")", key, now, p->opts.config_path, was);
+			r.restart++;
+			continue;
+		}
+		char num[32], err[256];
+		snprintf(num, sizeof(num), "%" PRIu64, now);
+		if (daemon_limits_set_value(&p->d.limits, key, num, err, sizeof(err)) == 0) {
+			log_info("reload: %s: %" PRIu64 " -> %" PRIu64, key, was, now);
+			r.applied++;
+		}
+	}
+	config_diff(&p->opts.cfg, &next, reload_key, &r);
+	if (r.applied)
+		frontdoor_settings_changed(&p->door, &before, p->opts.cfg.log_level);
+	log_info("SIGHUP: reloaded %s: %u setting(s) changed, %u wait for a restart",
+		 p->opts.config_path, r.applied, r.restart);
+}
+
+static void door_on_reload_signal(uv_signal_t *h, int signum)
+{
+	struct daemon_process *p = h->data;
+	(void)signum;
+	if (!p->stopping)
+		door_reload(p);
 }
 
 /* Workers and the warm-up child are reaped at once (no zombies); only their pids are waited
@@ -816,14 +985,16 @@ static void door_on_child_signal(uv_signal_t *h, int signum)
 	struct daemon_process *p = h->data;
 	(void)signum;
 	caches_warm_reap(&p->warm_pid);
-	/* Without the spawner no worker can start (and we cannot fork one after our lockdown):
-	 * stop, and let the service manager start webnnd again. */
+	/* A dead spawner's standby takes over (daemon/spawner.h). Without any spawner no worker
+	 * can start (and we cannot fork one after our lockdown): stop, and let the service
+	 * manager start webnnd again. */
 	if (spawner_reap(&p->spawner) && !p->stopping) {
-		log_error("no device worker can start without the spawner: stopping");
+		log_error("both worker spawners are gone and no device worker can start without "
+			  "one: stopping");
 		p->status = 1;
 		p->stopping = true;
 		notify_systemd("STOPPING=1");
-		frontdoor_stop(&p->door, door_stopped);
+		frontdoor_stop(&p->door, CONTROL_STOP_NO_SPAWNER, 0, door_stopped);
 	}
 	frontdoor_reap(&p->door);
 }
@@ -836,7 +1007,7 @@ static void door_first_ready(struct frontdoor *door, bool ok)
 		log_error("the first device worker failed to start (its log is above): stopping");
 		p->status = 1;
 		p->stopping = true;
-		frontdoor_stop(door, door_stopped);
+		frontdoor_stop(door, CONTROL_STOP_FAILED, 0, door_stopped);
 		return;
 	}
 	log_info("ready");
@@ -951,6 +1122,26 @@ static int door_lockdown(struct daemon_process *p, bool activated)
 	else
 		snprintf(dir, sizeof(dir), ".");
 	struct sandbox_fs_rules fs = { .removable_in = activated ? NULL : dir };
+	/* A reload (SIGHUP) reads the configuration file again: its directory stays readable
+	 * (files only), not the file itself, whose inode an editor's save replaces; and the
+	 * directory of the file it may be a symlink to. */
+	char conf[PATH_MAX], conf_dir[PATH_MAX], conf_real[PATH_MAX];
+	snprintf(conf, sizeof(conf), "%s", p->opts.config_path);
+	char *cs = strrchr(conf, '/');
+	if (cs == conf)
+		cs[1] = '\0';
+	else if (cs)
+		*cs = '\0';
+	if (realpath(cs ? conf : ".", conf_dir))
+		fs.readable[0] = conf_dir;
+	if (realpath(p->opts.config_path, conf_real)) {
+		char *rs = strrchr(conf_real, '/');
+		if (rs && rs != conf_real)
+			*rs = '\0';
+		else if (rs)
+			rs[1] = '\0';
+		fs.readable[1] = conf_real;
+	}
 	char why[256];
 	if (sandbox_restrict_fs(SANDBOX_FRONTDOOR, &fs, why, sizeof(why)) < 0) {
 		log_error("sandbox: %s", why);
@@ -991,7 +1182,7 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	bool activated = false;
 	char **wargv = NULL;
 	int r;
-	p->spawner.sock = -1;
+	p->spawner.primary.sock = p->spawner.standby.sock = -1;
 	p->status = 1; /* until the loop runs */
 	log_info("webnnd %s (protocol %d.%d) starting; settings: %s%s", WEBNND_VERSION,
 		 WNN_PROTOCOL_MAJOR, WNN_PROTOCOL_MINOR, p->opts.config_path,
@@ -1003,7 +1194,7 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	if (fd >= 0)
 		activated = true;
 	else if ((fd = frontdoor_bind(p->opts.socket_path, p->opts.socket_mode,
-				      p->opts.socket_gid)) < 0)
+				      p->opts.socket_gid, p->opts.svc.uid)) < 0)
 		return 1;
 	ssize_t n = readlink("/proc/self/exe", p->exe, sizeof(p->exe) - 1);
 	if (n <= 0) {
@@ -1030,6 +1221,7 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 		goto out_socket;
 	struct frontdoor_config *cfg = &p->opts.door;
 	cfg->limits = &d->limits;
+	cfg->log_level = p->opts.cfg.log_level;
 	struct tasks_plan plan;
 	door_plan_threads(p, &plan);
 	wargv = worker_argv(argc, argv, &plan);
@@ -1052,13 +1244,18 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 					      .accelerators_only = !p->opts.backend_chosen };
 		p->warm_pid = caches_warm_start(&backend_opencl, &bo);
 	}
-	uv_signal_init(d->loop, &p->sig_term);
-	uv_signal_init(d->loop, &p->sig_int);
-	uv_signal_init(d->loop, &p->sig_chld);
-	p->sig_term.data = p->sig_int.data = p->sig_chld.data = p;
+	uv_signal_t *sigs[] = { &p->sig_term, &p->sig_int, &p->sig_quit, &p->sig_chld,
+				&p->sig_hup, &p->sig_usr1 };
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		uv_signal_init(d->loop, sigs[i]);
+		sigs[i]->data = p;
+	}
 	uv_signal_start(&p->sig_term, door_on_stop_signal, SIGTERM);
 	uv_signal_start(&p->sig_int, door_on_stop_signal, SIGINT);
+	uv_signal_start(&p->sig_quit, door_on_stop_signal, SIGQUIT);
 	uv_signal_start(&p->sig_chld, door_on_child_signal, SIGCHLD);
+	uv_signal_start(&p->sig_hup, door_on_reload_signal, SIGHUP);
+	uv_signal_start(&p->sig_usr1, door_on_status_signal, SIGUSR1);
 	p->status = 0;
 	/* The door's loop answers too (accepts, hand-offs): under a client's connection churn it
 	 * runs flat out, and a short slice lets other uids' workers and clients in between. */
@@ -1068,7 +1265,7 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 		log_error("cannot start the front door: %s", strerror(-r));
 		p->status = 1;
 		p->stopping = true;
-		frontdoor_stop(&p->door, door_stopped);
+		frontdoor_stop(&p->door, CONTROL_STOP_FAILED, 0, door_stopped);
 	} else if (activated) {
 		log_info("listening on the socket passed by systemd");
 	} else {
@@ -1077,8 +1274,10 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	if (r == 0 && door_lockdown(p, activated) != 0) {
 		p->status = 1;
 		p->stopping = true;
-		frontdoor_stop(&p->door, door_stopped);
+		frontdoor_stop(&p->door, CONTROL_STOP_FAILED, 0, door_stopped);
 	}
+	/* From here on no user or group database lookups (a reload's names are not resolved). */
+	config_stop_name_lookups();
 	uv_run(d->loop, UV_RUN_DEFAULT);
 	caches_warm_stop(&p->warm_pid);
 out_socket:
@@ -1090,6 +1289,34 @@ out_socket:
 	if (!activated && unlink(p->opts.socket_path) != 0 && errno != ENOENT)
 		log_debug("cannot remove %s: %s", p->opts.socket_path, strerror(errno));
 	return p->status;
+}
+
+/* Every catchable signal, decided one by one (README, "Signals"; webnnd(8)). Ignored here,
+ * before the spawner and the workers exist, so that they inherit it across fork and exec:
+ *   SIGPIPE: a client gone mid-reply is an EPIPE on that connection, not the end of us;
+ *   SIGXFSZ: a write past RLIMIT_FSIZE is an EFBIG on that write;
+ *   SIGHUP, SIGUSR1, SIGQUIT: the front door handles them itself (reload, status, stop)
+ *     once its loop runs; until then, and in the workers and the spawners, ignored (a
+ *     terminal's hangup reaches the whole process group; the front door tells the workers
+ *     over their control channels what concerns them);
+ *   SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT, SIGTTIN, SIGTTOU and the
+ *     real-time signals: nothing here uses them; sent by mistake they must not end a daemon
+ *     with users' work in it.
+ * Left as they are: SIGTERM and SIGINT (handled: a stop with a Goodbye), SIGCHLD (handled
+ * by the front door), SIGTSTP and SIGCONT (job control when run from a shell), SIGWINCH and
+ * SIGURG (ignored by default), SIGXCPU (a CPU-time limit set by the operator ends the
+ * process, as asked), and the faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS,
+ * SIGTRAP: the process is not to be trusted after one; a worker's clients then get the front
+ * door's Goodbye, a front door's clients get their worker's). */
+static void signals_set_dispositions(void)
+{
+	static const int ignored[] = { SIGPIPE, SIGXFSZ, SIGHUP, SIGUSR1, SIGQUIT, SIGUSR2,
+				       SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT,
+				       SIGTTIN, SIGTTOU };
+	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		signal(ignored[i], SIG_IGN);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		signal(sig, SIG_IGN);
 }
 
 int main(int argc, char **argv)
@@ -1114,7 +1341,7 @@ int main(int argc, char **argv)
 		log_error("cannot set no_new_privs: %s", strerror(-nnp));
 		return 1;
 	}
-	signal(SIGPIPE, SIG_IGN);
+	signals_set_dispositions();
 	/* Every connection is an fd in the front door and in its worker (the caps, not the
 	 * default soft limit of 1024, should decide how many are served). */
 	struct rlimit rl;

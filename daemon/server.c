@@ -3,6 +3,7 @@
 
 #include "daemon/daemon.h"
 #include "daemon/log.h"
+#include "daemon/reply.h"
 #include "daemon/sched.h"
 #include "daemon/request.h"
 #include "daemon/router.h"
@@ -195,10 +196,13 @@ int server_adopt(struct server *srv, int fd, uint64_t no)
 	return 0;
 }
 
-void server_stop(struct server *srv)
+void server_stop(struct server *srv, const char *why)
 {
-	while (srv->sessions)
-		session_close(srv->sessions, "daemon shutting down");
+	while (srv->sessions) {
+		if (why)
+			reply_goodbye(srv->sessions, why);
+		session_close(srv->sessions, why ? why : "daemon shutting down");
+	}
 	if (!uv_is_closing((uv_handle_t *)&srv->sweep)) {
 		uv_timer_stop(&srv->sweep);
 		uv_close((uv_handle_t *)&srv->sweep, NULL);

@@ -28,7 +28,8 @@ void server_init(struct server *srv, struct daemon *d);
 /* Serves an accepted (and admitted) socket as connection number `no`. 0, or -1 when it could
  * not be set up (the fd is closed and `ended` has run). */
 int server_adopt(struct server *srv, int fd, uint64_t no);
-/* Closes every connection (shutdown) and the deadline timer. */
-void server_stop(struct server *srv);
+/* Closes every connection (shutdown), each told why with a Goodbye (why NULL: none), and the
+ * deadline timer. */
+void server_stop(struct server *srv, const char *why);
 
 #endif

@@ -79,6 +79,20 @@ static void worker_on_control(uv_poll_t *h, int status, int events)
 			server_adopt(w->srv, fd, m.no);
 			continue;
 		}
+		if (r == 1 && fd < 0 && m.type == CONTROL_SETTING) {
+			m.key[sizeof(m.key) - 1] = '\0';
+			if (w->on_setting)
+				w->on_setting(w, m.key, m.no);
+			continue;
+		}
+		if (r == 1 && fd < 0 && m.type == CONTROL_STOP) {
+			char why[256];
+			control_stop_text(&m, why, sizeof(why));
+			worker_poll_stop(w);
+			if (w->on_stop)
+				w->on_stop(w, why);
+			return;
+		}
 		if (fd >= 0)
 			close(fd);
 		if (r == 0)
@@ -113,6 +127,12 @@ int worker_start(struct worker *w, uv_loop_t *loop, struct server *srv,
 	w->poll.data = w;
 	w->polling = true;
 	return uv_poll_start(&w->poll, UV_READABLE, worker_on_control);
+}
+
+void worker_drain(struct worker *w)
+{
+	if (w->polling)
+		worker_on_control(&w->poll, 0, UV_READABLE);
 }
 
 void worker_ready(struct worker *w)

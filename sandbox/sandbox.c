@@ -663,6 +663,11 @@ int sandbox_restrict_fs(enum sandbox_role role, const struct sandbox_fs_rules *r
 		if (rc == 0 && r->removable_in)
 			rc = landlock_allow(ruleset, attr.handled_access_fs, r->removable_in,
 					    LANDLOCK_ACCESS_FS_REMOVE_FILE, why, why_len);
+		/* The configuration file's directory, files only: a reload reads it again. */
+		for (int i = 0; rc == 0 && i < SANDBOX_MAX_PATHS; i++)
+			if (r->readable[i])
+				rc = landlock_allow(ruleset, attr.handled_access_fs, r->readable[i],
+						    LANDLOCK_ACCESS_FS_READ_FILE, why, why_len);
 	}
 	if (rc == 0 && syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
 		snprintf(why, why_len, "landlock_restrict_self: %s", strerror(errno));

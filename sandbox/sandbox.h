@@ -57,7 +57,9 @@ enum sandbox_role {
 /* What a process may touch on the filesystem besides the fixed system paths of its role. */
 struct sandbox_fs_rules {
 	const char *writable[SANDBOX_MAX_PATHS]; /* worker: read-write directories (the caches) */
-	const char *readable[SANDBOX_MAX_PATHS]; /* worker: extra read-only directories */
+	/* worker: extra read-only directories; front door: directories whose files it may read
+	 * (the configuration file's, for a reload) */
+	const char *readable[SANDBOX_MAX_PATHS];
 	bool compiler; /* worker: exec /usr/bin/ld and the ELF interpreter (PoCL links kernels) */
 	bool devices;  /* worker: GPU and accelerator device nodes read-write */
 	const char *removable_in; /* front door: a directory it unlinks from (its socket's) */

@@ -94,12 +94,20 @@ void test_daemon_start_binary(struct test_daemon *d, const char *bin,
 void test_daemon_start_logged(struct test_daemon *d, const char *bin,
 			      const char *const *extra_args, const char *stderr_path)
 {
+	char dir[sizeof(d->dir)];
+	test_scratch_dir(dir, sizeof(dir), "webnn-test");
+	test_daemon_start_in(d, dir, bin, extra_args, stderr_path);
+}
+
+void test_daemon_start_in(struct test_daemon *d, const char *dir, const char *bin,
+			  const char *const *extra_args, const char *stderr_path)
+{
 	char def[4096];
 	if (!bin) {
 		snprintf(def, sizeof(def), "%s/bin/webnnd", test_build_dir());
 		bin = def;
 	}
-	test_scratch_dir(d->dir, sizeof(d->dir), "webnn-test");
+	snprintf(d->dir, sizeof(d->dir), "%s", dir);
 	if (strlen(d->dir) + sizeof("/webnnd.sock") > sizeof(d->socket_path)) {
 		rmdir(d->dir);
 		FAIL("socket path %s/webnnd.sock exceeds the %zu bytes of a unix socket address: "

@@ -212,6 +212,95 @@ int hz_try_connect_as(const struct test_daemon *d, uid_t uid, const gid_t *group
 	return WEXITSTATUS(st);
 }
 
+/* ---- logs and failed starts */
+
+char *hz_read_log(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	ASSERT_MSG(f, "%s: %s", path, strerror(errno));
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+	ASSERT(buf);
+	for (size_t n; (n = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
+		len += n;
+		if (cap - len < 4096) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			ASSERT(buf);
+		}
+	}
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+void hz_wait_log(const char *path, const char *needle, int ms)
+{
+	double end = hz_now_ms() + ms;
+	for (;;) {
+		char *text = hz_read_log(path);
+		bool found = strstr(text, needle) != NULL;
+		if (found) {
+			free(text);
+			return;
+		}
+		if (hz_now_ms() > end) {
+			fprintf(stderr, "---- %s ----\n%s----\n", path, text);
+			free(text);
+			FAIL("the log %s does not say \"%s\" within %d ms", path, needle, ms);
+		}
+		free(text);
+		usleep(20000);
+	}
+}
+
+void hz_log_path(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/webnn-hostile-log-XXXXXX", test_tmpdir());
+	int fd = mkstemp(buf);
+	ASSERT_MSG(fd >= 0, "mkstemp %s: %s", buf, strerror(errno));
+	close(fd);
+}
+
+int hz_run_to_exit(const char *log, int ms, ...)
+{
+	const char *argv[32];
+	char bin[4096];
+	snprintf(bin, sizeof(bin), "%s/bin/webnnd", test_build_dir());
+	int n = 0;
+	argv[n++] = bin;
+	va_list ap;
+	va_start(ap, ms);
+	for (const char *a; (a = va_arg(ap, const char *));) {
+		ASSERT_MSG(n < 30, "too many webnnd arguments");
+		argv[n++] = a;
+	}
+	va_end(ap);
+	argv[n] = NULL;
+	fflush(NULL);
+	pid_t pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	double end = hz_now_ms() + ms;
+	int st = 0;
+	while (waitpid(pid, &st, WNOHANG) != pid) {
+		if (hz_now_ms() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			FAIL("webnnd was expected to stop by itself within %d ms", ms);
+		}
+		usleep(10000);
+	}
+	ASSERT_MSG(WIFEXITED(st), "webnnd ended with status %#x", st);
+	return WEXITSTATUS(st);
+}
+
 /* ---- /proc */
 
 static bool hz_read_file(const char *path, char *buf, size_t len)
@@ -225,21 +314,31 @@ static bool hz_read_file(const char *path, char *buf, size_t len)
 	return true;
 }
 
-pid_t hz_find_worker(const struct test_daemon *d, uid_t uid)
+int hz_children(const struct test_daemon *d, const char *comm, pid_t *pids, int max)
 {
 	char path[64], list[4096], want[32];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", d->pid, d->pid);
-	snprintf(want, sizeof(want), "wnn-u%u\n", (unsigned)uid);
+	snprintf(want, sizeof(want), "%s\n", comm);
 	if (!hz_read_file(path, list, sizeof(list)))
-		return -1;
+		return 0;
+	int n = 0;
 	char *save = NULL;
-	for (char *tok = strtok_r(list, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
-		char comm[64];
+	for (char *tok = strtok_r(list, " \n", &save); tok && n < max;
+	     tok = strtok_r(NULL, " \n", &save)) {
+		char name[64];
 		snprintf(path, sizeof(path), "/proc/%s/comm", tok);
-		if (hz_read_file(path, comm, sizeof(comm)) && strcmp(comm, want) == 0)
-			return (pid_t)atoi(tok);
+		if (hz_read_file(path, name, sizeof(name)) && strcmp(name, want) == 0)
+			pids[n++] = (pid_t)atoi(tok);
 	}
-	return -1;
+	return n;
+}
+
+pid_t hz_find_worker(const struct test_daemon *d, uid_t uid)
+{
+	char comm[32];
+	pid_t pid;
+	snprintf(comm, sizeof(comm), "wnn-u%u", (unsigned)uid);
+	return hz_children(d, comm, &pid, 1) == 1 ? pid : -1;
 }
 
 pid_t hz_worker_pid(const struct test_daemon *d, uid_t uid)

@@ -45,7 +45,22 @@ void hz_connect_as_groups(struct pt_conn *c, const struct test_daemon *d, uid_t 
 /* connect() as uid with these supplementary groups: 0, or the errno it failed with. */
 int hz_try_connect_as(const struct test_daemon *d, uid_t uid, const gid_t *groups, int n_groups);
 
+/* ---- logs and failed starts */
+
+/* A file's whole text (a daemon's log; the caller frees it). */
+char *hz_read_log(const char *path);
+/* Waits up to ms for the log to contain needle; fails (printing the log) otherwise. */
+void hz_wait_log(const char *path, const char *needle, int ms);
+/* A new empty file for a daemon's log (mkstemp under test_tmpdir()). */
+void hz_log_path(char *buf, size_t len);
+/* Runs webnnd with these arguments (NULL-terminated), its stderr into log, and expects it to
+ * exit by itself within ms; returns its exit status. */
+int hz_run_to_exit(const char *log, int ms, ...) __attribute__((sentinel));
+
 /* ---- /proc */
+
+/* The daemon's children named comm (up to max), as they are now; returns how many. */
+int hz_children(const struct test_daemon *d, const char *comm, pid_t *pids, int max);
 
 /* The device worker serving uid (comm "wnn-u<uid>"), waiting up to 5 s for it; fails if none. */
 pid_t hz_worker_pid(const struct test_daemon *d, uid_t uid);

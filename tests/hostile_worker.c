@@ -160,34 +160,10 @@ TEST(hostile_forbidden_syscall_kills_worker)
 	test_daemon_stop(&d);
 }
 
-/* Reads the daemon's log file into a string (caller frees). */
-static char *read_log(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	ASSERT(f);
-	size_t cap = 1 << 16, len = 0;
-	char *buf = malloc(cap);
-	ASSERT(buf);
-	for (size_t n; (n = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
-		len += n;
-		if (cap - len < 4096) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			ASSERT(buf);
-		}
-	}
-	buf[len] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /* A daemon logging as under journald into a file, with --verbose. */
 static void start_journal(struct test_daemon *d, char *log, size_t len)
 {
-	snprintf(log, len, "%s/webnn-hostile-log-XXXXXX", test_tmpdir());
-	int fd = mkstemp(log);
-	ASSERT(fd >= 0);
-	close(fd);
+	hz_log_path(log, len);
 	setenv("JOURNAL_STREAM", "1:1", 1);
 	hz_start_logged(d, log, "--verbose", NULL);
 }
@@ -218,7 +194,7 @@ TEST(hostile_log_forging)
 	named_violation(&d, "y\r\n<1>forged too");
 	hz_fresh_client(&d, HZ_OTHER, HZ_RTT_MS);
 	test_daemon_stop(&d);
-	char *text = read_log(log);
+	char *text = hz_read_log(log);
 	unlink(log);
 	ASSERT_MSG(strstr(text, "forged"), "the client's name was not logged at all");
 	for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1
@@ -252,7 +228,7 @@ TEST(hostile_log_control_characters)
 	free(name);
 	hz_fresh_client(&d, HZ_OTHER, HZ_RTT_MS);
 	test_daemon_stop(&d);
-	char *text = read_log(log);
+	char *text = hz_read_log(log);
 	unlink(log);
 	ASSERT_MSG(strstr(text, "AAAA"), "the client's name was not logged at all");
 	for (char *line = text; line && *line;) {
@@ -316,7 +292,7 @@ TEST(hostile_log_flood_rate_limited)
 	double secs = (hz_now_ms() - t0) / 1e3;
 	hz_fresh_client(&d, HZ_OTHER, HZ_RTT_MS);
 	test_daemon_stop(&d);
-	char *text = read_log(log);
+	char *text = hz_read_log(log);
 	unlink(log);
 	long lines, suppressed;
 	/* a burst of 20, then 2 a second (daemon/log.h), plus slack for the clock */
@@ -380,7 +356,7 @@ TEST(hostile_workers_sized_to_task_limit)
 	ASSERT_MSG(cur <= 60, "%ld tasks in a cgroup of 60", cur);
 	hz_fresh_client(&d, HZ_OTHER, HZ_RTT_MS);
 	test_daemon_stop(&d);
-	char *text = read_log(log);
+	char *text = hz_read_log(log);
 	unlink(log);
 	ASSERT_MSG(strstr(text, "tasks to each of max_workers=4 device workers"),
 		   "the front door did not say how it sized the workers");
@@ -459,7 +435,7 @@ TEST(hostile_worker_start_past_task_limit)
 	}
 	hz_client_close(&other);
 	test_daemon_stop(&d);
-	char *text = read_log(log);
+	char *text = hz_read_log(log);
 	unlink(log);
 	ASSERT_MSG(strstr(text, "cannot start thread") && strstr(text, "pids.max="),
 		   "the log does not say which limit stopped the worker");

@@ -292,6 +292,29 @@ void pt_hello(struct pt_conn *c, const char *client_name)
 	pt_free(s);
 }
 
+uint64_t pt_hello_limit(struct pt_conn *c, const char *client_name, const char *key)
+{
+	Webnn__Ipc__Hello h = WEBNN__IPC__HELLO__INIT;
+	h.major = WNN_PROTOCOL_MAJOR;
+	h.minor = WNN_PROTOCOL_MINOR;
+	h.client_name = (char *)client_name;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_HELLO;
+	m.hello = &h;
+	Webnn__Ipc__ServerMessage *s = pt_call(c, &m);
+	ASSERT(!s->reply->error);
+	ASSERT_EQ(s->reply->body_case, WEBNN__IPC__REPLY__BODY_HELLO);
+	const Webnn__Ipc__Limits *l = s->reply->hello->limits;
+	for (size_t i = 0; l && i < l->n_budgets; i++)
+		if (strcmp(l->budgets[i]->key, key) == 0) {
+			uint64_t v = l->budgets[i]->value;
+			pt_free(s);
+			return v;
+		}
+	pt_free(s);
+	FAIL("the HelloReply lists no limit %s", key);
+}
+
 Webnn__Ipc__ServerMessage *pt_create_context_reply(struct pt_conn *c, uint32_t id)
 {
 	Webnn__Ipc__CreateContext cc = WEBNN__IPC__CREATE_CONTEXT__INIT;

@@ -71,6 +71,8 @@ void pt_call_err(struct pt_conn *c, Webnn__Ipc__ClientMessage *m, int status, co
 void pt_expect_goodbye(struct pt_conn *c, const char *needle);
 
 void pt_hello(struct pt_conn *c, const char *client_name);
+/* Hello, and the value of the limit named key in the HelloReply's budget list. */
+uint64_t pt_hello_limit(struct pt_conn *c, const char *client_name, const char *key);
 Webnn__Ipc__ServerMessage *pt_create_context_reply(struct pt_conn *c, uint32_t id);
 void pt_create_context(struct pt_conn *c, uint32_t id);
 

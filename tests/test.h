@@ -114,6 +114,10 @@ void test_daemon_start_binary(struct test_daemon *d, const char *bin,
  * webnnd. */
 void test_daemon_start_logged(struct test_daemon *d, const char *bin,
 			      const char *const *extra_args, const char *stderr_path);
+/* The same in a directory the caller made (its socket: DIR/webnnd.sock); bin NULL: the
+ * default webnnd. The directory is removed by test_daemon_stop. */
+void test_daemon_start_in(struct test_daemon *d, const char *dir, const char *bin,
+			  const char *const *extra_args, const char *stderr_path);
 /* SIGTERM, waits, asserts a clean exit (status 0). */
 void test_daemon_stop(struct test_daemon *d);
 /* The pid of the daemon's child process named comm (a device worker: "wnn-u0" serves uid 0,
