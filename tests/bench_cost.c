@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "daemon/backend/cpu/cpu.h"
 #include "tests/graphs.h"
 #include "tests/test.h"
 
@@ -180,8 +182,18 @@ static void bc_build(struct bc_case *c, int k)
 
 /* Median seconds of one execute of g on impl (compiled once; runs until about `budget` seconds
  * or 7 runs, whichever first, at least 1 after a warm-up). */
+static double bc_time_cpu(const struct backend_impl *impl, struct backend *be,
+			  struct graph_ir *g, double budget, double *cpu_s);
 static double bc_time(const struct backend_impl *impl, struct backend *be, struct graph_ir *g,
 		      double budget)
+{
+	return bc_time_cpu(impl, be, g, budget, NULL);
+}
+
+/* bc_time, with the median CPU time of the process per execute in *cpu_s when not NULL (what a
+ * loaded machine blurs less). */
+static double bc_time_cpu(const struct backend_impl *impl, struct backend *be,
+			  struct graph_ir *g, double budget, double *cpu_s)
 {
 	struct wnn_diag diag = { 0 };
 	struct backend_context *ctx = NULL;
@@ -213,15 +225,18 @@ static double bc_time(const struct backend_impl *impl, struct backend *be, struc
 	ASSERT_MSG(tg_optimize(copy, impl, ctx, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
 	struct backend_plan *plan = NULL;
 	ASSERT_MSG(impl->compile(ctx, copy, &plan, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
-	double v[7];
+	double v[7], c[7];
 	int n = 0;
 	ASSERT(impl->execute(plan, ins, outs, &diag) == WEBNN_STATUS_OK); /* warm-up */
 	for (double start = test_now(); n < 7 && (n == 0 || test_now() - start < budget); n++) {
-		double t0 = test_now();
+		double t0 = test_now(), c0 = (double)clock() / CLOCKS_PER_SEC;
 		ASSERT_MSG(impl->execute(plan, ins, outs, &diag) == WEBNN_STATUS_OK, "%s",
 			   diag.message);
 		v[n] = test_now() - t0;
+		c[n] = (double)clock() / CLOCKS_PER_SEC - c0;
 	}
+	if (cpu_s)
+		*cpu_s = test_median(c, n);
 	impl->plan_destroy(plan);
 	graph_destroy(copy);
 	for (size_t i = 0; i < TG_MAX_OPERANDS; i++) {
@@ -286,4 +301,71 @@ TEST_TIMEOUT(bench_cost, 900)
 	printf("  %d of %d estimates are more than 10x off the real time (marked !)\n", off, total);
 	for (int b = 0; b < 2; b++)
 		impls[b]->shutdown(bes[b]);
+}
+
+/* A matmul [m, k] x [k, n] (b constant when const_b) as the only node of t. */
+static void bc_matmul(struct tg_graph *t, uint32_t m, uint32_t k, uint32_t n, bool const_b)
+{
+	struct wnn_diag diag = { 0 };
+	tg_init(t);
+	Webnn__Ipc__Matmul mm = WEBNN__IPC__MATMUL__INIT;
+	mm.a = tg_input(t, WNN_F32, BC_SHAPE(m, k));
+	if (const_b) {
+		float *b = malloc((size_t)k * n * sizeof(float));
+		ASSERT(b);
+		tg_random(b, WNN_F32, (uint64_t)k * n, 7, -1, 1);
+		mm.b = tg_constant(t, WNN_F32, BC_SHAPE(k, n), b);
+		free(b);
+	} else {
+		mm.b = tg_input(t, WNN_F32, BC_SHAPE(k, n));
+	}
+	mm.output = tg_next(t);
+	Webnn__Ipc__Operation op = WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&op, WNN_OP_MATMUL, &mm);
+	ASSERT_MSG(tg_op(t, &op, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	ASSERT_MSG(tg_finish(t, &diag), "%s", diag.message);
+}
+
+/* The cost of running long cpu steps in chunks (cpu.h CPU_CHUNK_NS): large matmuls on a cpu
+ * backend that splits them and on one that does not (WEBNN_CPU_CHUNK_NS past their estimate),
+ * built and timed in turns: medians of wall and process CPU time (which a loaded machine blurs
+ * less) and the chunked/whole ratios (goal <= 1.03). 2048^3 is below the size that is split. */
+TEST_TIMEOUT(bench_cpu_chunks, 900)
+{
+	static const struct {
+		uint32_t m, k, n;
+		bool const_b;
+	} cases[] = { { 2048, 2048, 2048, false }, { 3072, 3072, 3072, false },
+		      { 3072, 3072, 3072, true }, { 4096, 4096, 4096, false } };
+	struct wnn_diag diag = { 0 };
+	int rounds = 3;
+	printf("bench_cpu_chunks: long matmuls in chunks vs whole (load %.2f)\n",
+	       test_load_average());
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tg_graph t;
+		bc_matmul(&t, cases[i].m, cases[i].k, cases[i].n, cases[i].const_b);
+		double whole[3], chunked[3], whole_cpu[3], chunked_cpu[3];
+		for (int r = 0; r < rounds; r++)
+			for (int split = 0; split < 2; split++) {
+				struct backend *be = NULL;
+				if (split)
+					unsetenv("WEBNN_CPU_CHUNK_NS");
+				else
+					setenv("WEBNN_CPU_CHUNK_NS", "1000000000000000", 1);
+				ASSERT_MSG(backend_cpu.init(NULL, &be, &diag) == WEBNN_STATUS_OK, "%s",
+					   diag.message);
+				unsetenv("WEBNN_CPU_CHUNK_NS");
+				(split ? chunked : whole)[r] =
+					bc_time_cpu(&backend_cpu, be, t.ir, 2.0,
+						    split ? &chunked_cpu[r] : &whole_cpu[r]);
+				backend_cpu.shutdown(be);
+			}
+		double cm = test_median(chunked, rounds), wm = test_median(whole, rounds);
+		double cc = test_median(chunked_cpu, rounds), wc = test_median(whole_cpu, rounds);
+		printf("  matmul %ux%ux%u%s: whole %.1f ms (CPU %.1f ms), in chunks %.1f ms (CPU "
+		       "%.1f ms): chunked/whole %.3f, CPU %.3f (goal <= 1.03)\n", cases[i].m,
+		       cases[i].k, cases[i].n, cases[i].const_b ? " (constant B)" : "", wm * 1e3,
+		       wc * 1e3, cm * 1e3, cc * 1e3, cm / wm, cc / wc);
+		tg_free(&t);
+	}
 }

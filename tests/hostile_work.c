@@ -431,12 +431,12 @@ TEST_TIMEOUT(hostile_fold_huge_constant_matmul, 180)
 	hz_scene_finish(&s);
 }
 
-/* Starts a long fold or reference dispatch on a fresh abuser connection (context 1), lets it
- * run, then closes the connection or destroys the context; returns the milliseconds until the
- * worker's CPU time stopped growing. */
+/* Starts a long fold or dispatch of one m^3 matmul on a fresh abuser connection (context 1),
+ * lets it run, then closes the connection or destroys the context; returns the milliseconds
+ * until the worker's CPU time stopped growing. */
 enum cancel_how { CANCEL_DISCONNECT, CANCEL_DESTROY };
 
-static double cancel_after(struct hz_scene *s, bool fold, enum cancel_how how)
+static double cancel_after(struct hz_scene *s, bool fold, uint32_t m, enum cancel_how how)
 {
 	struct pt_conn c;
 	hz_scene_abuser(s, &c, true);
@@ -444,16 +444,15 @@ static double cancel_after(struct hz_scene *s, bool fold, enum cancel_how how)
 	pt_create_context(&c, 1);
 	struct pt_matmul_chain g;
 	if (fold) {
-		/* one constant 1536^3 matmul folded (max_fold_ms raised): about 15 s of build */
-		pt_matmul_chain(&g, 1, 2, 1536, 1, true);
+		/* one constant matmul folded (max_fold_ms raised) */
+		pt_matmul_chain(&g, 1, 2, m, 1, true);
 		g.m.has_serial = true;
 		g.m.serial = 77;
 		pt_send(&c, &g.m);
 	} else {
-		/* a 1536^3 reference matmul: about 15 s of one kernel */
-		pt_matmul_chain(&g, 1, 2, 1536, 1, false);
+		pt_matmul_chain(&g, 1, 2, m, 1, false);
 		pt_call_ok(&c, &g.m);
-		const uint32_t shape[] = { 1536, 1536 };
+		const uint32_t shape[] = { m, m };
 		for (uint32_t t = 3; t <= 5; t++)
 			pt_create_tensor(&c, 1, t, shape, 2);
 		pt_dispatch(&c, 1, 2, 3, 4, 5);
@@ -484,10 +483,11 @@ TEST_TIMEOUT(hostile_cancel_long_work, 240)
 {
 	struct hz_scene s;
 	hz_scene_start(&s, "--limit", "max_fold_ms=600000", NULL);
-	double fold_gone = cancel_after(&s, true, CANCEL_DISCONNECT);
-	double fold_destroyed = cancel_after(&s, true, CANCEL_DESTROY);
-	double run_gone = cancel_after(&s, false, CANCEL_DISCONNECT);
-	double run_destroyed = cancel_after(&s, false, CANCEL_DESTROY);
+	/* a 1536^3 matmul on the reference kernels: about 15 s of one kernel */
+	double fold_gone = cancel_after(&s, true, 1536, CANCEL_DISCONNECT);
+	double fold_destroyed = cancel_after(&s, true, 1536, CANCEL_DESTROY);
+	double run_gone = cancel_after(&s, false, 1536, CANCEL_DISCONNECT);
+	double run_destroyed = cancel_after(&s, false, 1536, CANCEL_DESTROY);
 	fprintf(stderr, "work stopped after: fold %.0f ms (disconnect), %.0f ms (destroy); "
 		"reference dispatch %.0f ms (disconnect), %.0f ms (destroy)\n", fold_gone,
 		fold_destroyed, run_gone, run_destroyed);
@@ -497,6 +497,35 @@ TEST_TIMEOUT(hostile_cancel_long_work, 240)
 	ASSERT_MSG(run_gone < 1000, "the dispatch went on %.0f ms after the disconnect", run_gone);
 	ASSERT_MSG(run_destroyed < 1000, "the dispatch went on %.0f ms after DestroyContext",
 		   run_destroyed);
+	hz_scene_finish(&s);
+}
+
+/* Abuse: the same on the cpu backend, where the step is one oneDNN primitive that nothing can
+ * interrupt once it runs: a 4096^3 matmul dispatched (1.5 s of CPU, 5-10 s at this machine's
+ * load), or a 2800^3 one folded as a constant (the largest whose folded values fit
+ * GRAPH_FOLD_MAX_BYTES), then the client disconnects or destroys its context. The cpu backend
+ * runs such a step in chunks of rows with a cancel check between them (cpu.h CPU_CHUNK_NS): the
+ * work stops within a second (generous for this loaded machine; whole, the dispatched
+ * primitive ran on for seconds). */
+TEST_TIMEOUT(hostile_cancel_long_cpu_step, 300)
+{
+	struct hz_scene s;
+	hz_scene_start(&s, "--backend", "cpu", "--limit", "max_fold_ms=600000", "--limit",
+		       "max_dispatch_ms=600000", NULL);
+	double run_gone = cancel_after(&s, false, 4096, CANCEL_DISCONNECT);
+	double run_destroyed = cancel_after(&s, false, 4096, CANCEL_DESTROY);
+	double fold_gone = cancel_after(&s, true, 2800, CANCEL_DISCONNECT);
+	double fold_destroyed = cancel_after(&s, true, 2800, CANCEL_DESTROY);
+	fprintf(stderr, "cpu backend, oneDNN matmul: work stopped after: 4096^3 dispatch %.0f ms "
+		"(disconnect), %.0f ms (destroy); 2800^3 fold %.0f ms (disconnect), %.0f ms "
+		"(destroy)\n",
+		run_gone, run_destroyed, fold_gone, fold_destroyed);
+	ASSERT_MSG(run_gone < 1000, "the dispatch went on %.0f ms after the disconnect", run_gone);
+	ASSERT_MSG(run_destroyed < 1000, "the dispatch went on %.0f ms after DestroyContext",
+		   run_destroyed);
+	ASSERT_MSG(fold_gone < 1000, "folding went on %.0f ms after the disconnect", fold_gone);
+	ASSERT_MSG(fold_destroyed < 1000, "folding went on %.0f ms after DestroyContext",
+		   fold_destroyed);
 	hz_scene_finish(&s);
 }
 

@@ -377,3 +377,132 @@ TEST_TIMEOUT(cpu_contexts_take_turns, 300)
 	free(b.y);
 	test_daemon_stop(&d);
 }
+
+/* ---- long steps in chunks (cpu.h CPU_CHUNK_NS) */
+
+/* A [m, k] x [k, n] gemm (transposes, alpha, C mode: 0 none, 1 [n] input, 2 [m, n] input,
+ * 3 [n] constant), or a matmul (gemm false) of a [batch..] x b [batch..] with the shapes given,
+ * b constant when const_b; then with residual an add of an input of the product's shape and a
+ * relu. */
+struct chunk_case {
+	const char *label;
+	bool gemm, ta, tb, const_b, residual;
+	int cmode;
+	float alpha, beta;
+	uint32_t ra, rb, a[4], b[4];
+	uint32_t ry, y[4]; /* the product's shape, for the residual */
+};
+
+static const struct graph_ir *chunk_graph(struct tg_graph *tg, const struct chunk_case *c,
+					  Webnn__Ipc__Gemm *gm, Webnn__Ipc__Matmul *mm,
+					  Webnn__Ipc__Operation *o, struct pg_act act[2])
+{
+	struct wnn_diag diag = { 0 };
+	tg_init(tg);
+	uint32_t a = tg_input(tg, WNN_F32, c->ra, c->a), b;
+	if (c->const_b) {
+		uint64_t count = 1;
+		for (uint32_t i = 0; i < c->rb; i++)
+			count *= c->b[i];
+		float *data = malloc(count * sizeof(float));
+		ASSERT(data);
+		tg_random(data, WNN_F32, count, 99, -1, 1);
+		b = tg_constant(tg, WNN_F32, c->rb, c->b, data);
+		free(data);
+	} else {
+		b = tg_input(tg, WNN_F32, c->rb, c->b);
+	}
+	uint32_t cv = 0;
+	if (c->gemm) {
+		uint32_t m = c->ta ? c->a[1] : c->a[0], n = c->tb ? c->b[0] : c->b[1];
+		if (c->cmode == 1 || c->cmode == 2)
+			cv = tg_input(tg, WNN_F32, c->cmode, c->cmode == 1 ? (uint32_t[]){ n }
+								   : (uint32_t[]){ m, n });
+		if (c->cmode == 3) {
+			float *data = malloc(n * sizeof(float));
+			ASSERT(data);
+			tg_random(data, WNN_F32, n, 98, -1, 1);
+			cv = tg_constant(tg, WNN_F32, 1, (uint32_t[]){ n }, data);
+			free(data);
+		}
+	}
+	uint32_t y = tg_next(tg);
+	if (c->gemm) {
+		*gm = (Webnn__Ipc__Gemm)WEBNN__IPC__GEMM__INIT;
+		gm->a = a;
+		gm->b = b;
+		gm->c = cv;
+		gm->output = y;
+		gm->has_c = c->cmode != 0;
+		gm->has_alpha = gm->has_beta = gm->has_a_transpose = gm->has_b_transpose = 1;
+		gm->alpha = c->alpha;
+		gm->beta = c->beta;
+		gm->a_transpose = c->ta;
+		gm->b_transpose = c->tb;
+		*o = (Webnn__Ipc__Operation)WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(o, WNN_OP_GEMM, gm);
+	} else {
+		*mm = (Webnn__Ipc__Matmul)WEBNN__IPC__MATMUL__INIT;
+		mm->a = a;
+		mm->b = b;
+		mm->output = y;
+		*o = (Webnn__Ipc__Operation)WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(o, WNN_OP_MATMUL, mm);
+	}
+	ASSERT_MSG(tg_op(tg, o, &diag) == WEBNN_STATUS_OK, "%s: %s", c->label, diag.message);
+	if (c->residual) {
+		uint32_t r = tg_input(tg, WNN_F32, c->ry, c->y);
+		y = pg_act(tg, &act[0], 3, y, r);
+		pg_act(tg, &act[1], 1, y, 0);
+	}
+	const struct graph_ir *g = tg_finish(tg, &diag);
+	ASSERT_MSG(g, "%s: %s", c->label, diag.message);
+	return g;
+}
+
+/* With WEBNN_CPU_CHUNK_NS at 1 ns every oneDNN gemm and matmul runs in chunks (of rows, or of
+ * the outermost batch dim): slices of A, B and the output through offsets, constant B reordered
+ * once and shared or sliced, every C term of gemm (bias, owned bias, prefill with the sum
+ * post-op), alpha, the fused residual epilogue. Each matches the reference kernels. */
+TEST_TIMEOUT(cpu_long_steps_in_chunks, 300)
+{
+	static const struct chunk_case cases[] = {
+		{ "gemm", .gemm = true, .alpha = 1, .beta = 1, .ra = 2, .rb = 2,
+		  .a = { 300, 64 }, .b = { 64, 48 } },
+		{ "gemm transposed, alpha 0.5, beta 1.5, C [n]", .gemm = true, .ta = true,
+		  .tb = true, .cmode = 1, .alpha = 0.5f, .beta = 1.5f, .ra = 2, .rb = 2,
+		  .a = { 64, 300 }, .b = { 48, 64 } },
+		{ "gemm C [n] as bias", .gemm = true, .cmode = 1, .alpha = 1, .beta = 1, .ra = 2,
+		  .rb = 2, .a = { 300, 64 }, .b = { 64, 48 } },
+		{ "gemm C [m, n] (prefill), constant B", .gemm = true, .const_b = true, .cmode = 2,
+		  .alpha = 2, .beta = 0.25f, .ra = 2, .rb = 2, .a = { 300, 64 }, .b = { 64, 48 } },
+		{ "gemm constant C [n] (owned bias)", .gemm = true, .cmode = 3, .alpha = 0.5f,
+		  .beta = 2, .ra = 2, .rb = 2, .a = { 300, 64 }, .b = { 64, 48 } },
+		{ "matmul rows, constant B, residual + relu", .const_b = true, .residual = true,
+		  .ra = 2, .rb = 2, .a = { 333, 40 }, .b = { 40, 56 }, .ry = 2, .y = { 333, 56 } },
+		{ "matmul batch", .ra = 3, .rb = 3, .a = { 6, 70, 40 }, .b = { 6, 40, 50 } },
+		{ "matmul batch, broadcast A, residual + relu", .residual = true, .ra = 2, .rb = 3,
+		  .a = { 70, 40 }, .b = { 6, 40, 50 }, .ry = 3, .y = { 6, 70, 50 } },
+		{ "matmul batch, constant B sliced", .const_b = true, .ra = 3, .rb = 3,
+		  .a = { 5, 70, 40 }, .b = { 5, 40, 50 } },
+		{ "matmul batch, broadcast B", .ra = 4, .rb = 3, .a = { 3, 1, 70, 40 },
+		  .b = { 4, 40, 50 } },
+		{ "matmul batch of 1 then rows", .ra = 3, .rb = 2, .a = { 1, 300, 40 },
+		  .b = { 40, 50 } },
+	};
+	setenv("WEBNN_CPU_CHUNK_NS", "1", 1);
+	ot_impl = &backend_cpu;
+	struct backend *be = ot_backend();
+	unsetenv("WEBNN_CPU_CHUNK_NS");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tg_graph tg;
+		Webnn__Ipc__Gemm gm;
+		Webnn__Ipc__Matmul mm;
+		Webnn__Ipc__Operation o;
+		struct pg_act act[2];
+		const struct graph_ir *g = chunk_graph(&tg, &cases[i], &gm, &mm, &o, act);
+		ot_check(be, g, -1, 1, TOL_SUM, cases[i].label);
+		tg_free(&tg);
+	}
+	backend_cpu.shutdown(be);
+}

@@ -34,6 +34,7 @@ struct cpu_build {
 	bool winograd;          /* large 3x3 convolutions may use Winograd (WEBNN_CPU_NO_WINOGRAD
 				   unset at init) */
 	const atomic_bool *cancel; /* the context's: reference fallback kernels poll it */
+	uint64_t chunk_ns;      /* estimated time per chunk of a split step (CPU_CHUNK_NS) */
 };
 
 /* Work (graph_node_work: elements plus FLOP) below which a linear-algebra node skips oneDNN
@@ -45,7 +46,27 @@ struct cpu_exec {
 	dnnl_stream_t stream;
 	int threads;
 	void *scratch;           /* the plan's shared scratchpad (steps run one at a time) */
+	const atomic_bool *cancel; /* the context's: a step run in chunks stops between them */
+	const char *work;        /* what a cancelled step reports ("dispatch", "build") */
 };
+
+/*
+ * Cancellation inside a step. A oneDNN primitive cannot be interrupted once it runs, so a step
+ * estimated (graph_cost_fast) at several chunk targets is built as chunks, one primitive per
+ * slice of its output, run one after another with a cancel check between them: a closed
+ * context's step then stops within about one chunk instead of running for seconds. Each chunk
+ * costs about 3.5 ms of CPU more than its share of the whole (bench_cpu_chunks, 2048^3 matmul at
+ * load 16: 8 chunks +15% CPU, 4 chunks +7%, 2 chunks +0%), so the target is set where that is a
+ * few percent, and only steps of CPU_CHUNK_MIN targets or more are split. The estimate of a
+ * large matmul is about 9x its time on both idle cores here (2048^3: 859 ms estimated, 184 ms of
+ * CPU), so a chunk is about 30 ms there; on this loaded machine it is up to its estimate.
+ */
+#define CPU_CHUNK_NS 250000000ull /* estimated time per chunk; WEBNN_CPU_CHUNK_NS overrides it
+				     (tests split small steps with it) */
+#define CPU_CHUNK_MIN 4u          /* fewer chunks than this: the step is not split */
+/* Chunks for a node (1: run whole): its estimate over b->chunk_ns, capped at max_chunks. */
+uint32_t cpu_chunks_for(const struct cpu_build *b, const struct graph_node *n,
+			uint64_t max_chunks);
 
 struct cpu_step;
 typedef enum webnn_status (*cpu_run_fn)(const struct cpu_step *s, void *const *bufs,
@@ -142,6 +163,8 @@ enum webnn_status cpu_dnnl_attr_create(dnnl_primitive_attr_t *attr, const struct
 
 /* Value id of cpu_dnnl_prim.value for the plan's shared scratchpad. */
 #define CPU_VALUE_SCRATCH (UINT32_MAX - 1)
+/* Value id for memory another primitive of the same step owns (a chunk's shared weights). */
+#define CPU_VALUE_SHARED (UINT32_MAX - 2)
 
 /* A oneDNN primitive and its arguments: bound to values (their handle set from bufs at each
  * run) or owned memory (reordered weights, kept for the plan's life). */
@@ -150,14 +173,15 @@ struct cpu_dnnl_prim {
 	dnnl_primitive_t prim;
 	int n_args;
 	dnnl_exec_arg_t args[CPU_DNNL_MAX_ARGS];
-	uint32_t value[CPU_DNNL_MAX_ARGS]; /* value id, CPU_VALUE_SCRATCH, or GRAPH_NONE for
-					      owned memory */
+	uint32_t value[CPU_DNNL_MAX_ARGS]; /* value id, CPU_VALUE_SCRATCH, CPU_VALUE_SHARED, or
+					      GRAPH_NONE for owned memory */
+	uint64_t offset[CPU_DNNL_MAX_ARGS]; /* bytes from the value's start (a chunk's slice) */
 	char impl[64];                     /* oneDNN's implementation name ("brgconv:avx512_core") */
 };
 /* Destroys the primitive and every argument's memory object (not p itself). */
 void cpu_dnnl_prim_fini(struct cpu_dnnl_prim *p);
 /* Allocates a step's primitive record (s->priv, s->destroy, s->run = cpu_dnnl_run are set);
- * NULL when out of memory. Several primitives in one step: see cpu_dnnl_multi below. */
+ * NULL when out of memory. Several primitives in one step: see cpu_dnnl_chunks below. */
 struct cpu_dnnl_prim *cpu_dnnl_step(struct cpu_step *s);
 /* Creates the primitive from pd (which it then owns and destroys, also on failure), binds its
  * scratchpad to the plan's shared one and records the implementation name. */
@@ -180,6 +204,24 @@ enum webnn_status cpu_dnnl_bind_constant(const struct cpu_build *b, struct cpu_d
 					 int arg, const dnnl_memory_desc_t *src_md, const void *data,
 					 const dnnl_memory_desc_t *want, const struct graph_node *n,
 					 struct wnn_diag *diag);
+/* Binds argument arg to mem, which another primitive of the same step owns and outlives p. */
+enum webnn_status cpu_dnnl_bind_shared(struct cpu_dnnl_prim *p, int arg, dnnl_memory_t mem,
+				       const struct graph_node *n, struct wnn_diag *diag);
+/* A step run as chunks (see CPU_CHUNK_NS): count primitive records run in order, with a cancel
+ * check before each but the first. */
+struct cpu_dnnl_chunks {
+	uint32_t count;
+	struct cpu_dnnl_prim p[];
+};
+/* Allocates a step's chunk records (s->priv, s->destroy, s->run = cpu_dnnl_chunks_run); NULL
+ * when out of memory. */
+struct cpu_dnnl_chunks *cpu_dnnl_chunks_step(struct cpu_step *s, uint32_t count);
+/* Runs the chunks in order; stops with backend_cancelled_status once x->cancel is set. */
+enum webnn_status cpu_dnnl_chunks_exec(const struct cpu_dnnl_chunks *c, const struct graph_node *n,
+				       void *const *bufs, const struct cpu_exec *x,
+				       struct wnn_diag *diag);
+enum webnn_status cpu_dnnl_chunks_run(const struct cpu_step *s, void *const *bufs,
+				      const struct cpu_exec *x, struct wnn_diag *diag);
 /* Runs one primitive record: sets bound handles from bufs, executes, waits. */
 enum webnn_status cpu_dnnl_exec(const struct cpu_dnnl_prim *p, const struct graph_node *n,
 				void *const *bufs, const struct cpu_exec *x, struct wnn_diag *diag);

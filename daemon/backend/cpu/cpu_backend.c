@@ -48,6 +48,7 @@ struct backend {
 	int threads;
 	bool profile;  /* WEBNN_CPU_PROFILE=1: log every step's time (development aid) */
 	bool winograd; /* unless WEBNN_CPU_NO_WINOGRAD is set */
+	uint64_t chunk_ns; /* CPU_CHUNK_NS, or WEBNN_CPU_CHUNK_NS */
 	char cpu_name[128];
 	/* the compute thread and the ring of jobs waiting for their turn */
 	pthread_t compute;
@@ -197,6 +198,9 @@ static enum webnn_status cpu_init(const struct backend_options *opts, struct bac
 	const char *prof = getenv("WEBNN_CPU_PROFILE");
 	be->profile = prof && strcmp(prof, "1") == 0;
 	be->winograd = getenv("WEBNN_CPU_NO_WINOGRAD") == NULL;
+	const char *chunk = getenv("WEBNN_CPU_CHUNK_NS");
+	be->chunk_ns = chunk && strtoull(chunk, NULL, 10) > 0 ? strtoull(chunk, NULL, 10)
+							      : CPU_CHUNK_NS;
 	dnnl_status_t st = dnnl_engine_create(&be->engine, dnnl_cpu, 0);
 	if (st != dnnl_success) {
 		free(be);
@@ -558,7 +562,8 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 				       .threads = ctx->be->threads,
 				       .scratch_bytes = &plan->scratch_bytes,
 				       .primitives = &plan->primitives,
-				       .winograd = ctx->be->winograd, .cancel = ctx->cancel };
+				       .winograd = ctx->be->winograd, .cancel = ctx->cancel,
+				       .chunk_ns = ctx->be->chunk_ns };
 		if (dnnl_stream_create(&b.stream, b.engine, dnnl_stream_default_flags) !=
 		    dnnl_success) {
 			st = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
@@ -615,7 +620,7 @@ static bool eval_job_run(void *arg)
 	struct cpu_build b = { .g = j->g, .descs = j->descs, .engine = ctx->be->engine,
 			       .threads = ctx->be->threads, .scratch_bytes = &scratch_bytes,
 			       .primitives = &primitives, .winograd = ctx->be->winograd,
-			       .cancel = ctx->cancel };
+			       .cancel = ctx->cancel, .chunk_ns = ctx->be->chunk_ns };
 	/* its own stream: a build may run beside this context's dispatches */
 	if (dnnl_stream_create(&b.stream, b.engine, dnnl_stream_default_flags) != dnnl_success) {
 		j->st = wnn_diag_set(j->diag, WEBNN_STATUS_OPERATION_ERROR,
@@ -634,7 +639,7 @@ static bool eval_job_run(void *arg)
 	}
 	if (j->st == WEBNN_STATUS_OK) {
 		struct cpu_exec x = { .stream = b.stream, .threads = ctx->be->threads,
-				      .scratch = scratch };
+				      .scratch = scratch, .cancel = ctx->cancel, .work = "build" };
 		j->st = step.run(&step, j->bufs, &x, j->diag);
 		if (j->st == WEBNN_STATUS_OK && step.epilogue_after)
 			cpu_epilogue_apply(j->g, j->n, j->bufs, x.threads);
@@ -691,7 +696,8 @@ static bool run_steps(struct run_job *j, int threads, bool turns)
 	const struct graph_ir *g = plan->g;
 	struct backend *be = plan->ctx->be;
 	struct cpu_exec x = { .stream = plan->ctx->stream, .threads = threads,
-			      .scratch = plan->scratch };
+			      .scratch = plan->scratch, .cancel = plan->ctx->cancel,
+			      .work = "dispatch" };
 	enum webnn_status st = WEBNN_STATUS_OK;
 	struct wnn_diag *diag = j->diag;
 	for (size_t k = j->next; k < plan->n_steps && st == WEBNN_STATUS_OK; k++) {

@@ -65,7 +65,7 @@ void cpu_dnnl_prim_fini(struct cpu_dnnl_prim *p)
 	if (!p)
 		return;
 	for (int i = 0; i < p->n_args; i++)
-		if (p->args[i].memory)
+		if (p->args[i].memory && p->value[i] != CPU_VALUE_SHARED)
 			dnnl_memory_destroy(p->args[i].memory);
 	p->n_args = 0;
 	if (p->prim)
@@ -275,9 +275,10 @@ enum webnn_status cpu_dnnl_exec(const struct cpu_dnnl_prim *p, const struct grap
 				void *const *bufs, const struct cpu_exec *x, struct wnn_diag *diag)
 {
 	for (int i = 0; i < p->n_args; i++) {
-		if (p->value[i] == GRAPH_NONE)
+		if (p->value[i] == GRAPH_NONE || p->value[i] == CPU_VALUE_SHARED)
 			continue;
-		void *h = p->value[i] == CPU_VALUE_SCRATCH ? x->scratch : bufs[p->value[i]];
+		void *h = p->value[i] == CPU_VALUE_SCRATCH ? x->scratch
+			  : (char *)bufs[p->value[i]] + p->offset[i];
 		dnnl_status_t st = dnnl_memory_set_data_handle(p->args[i].memory, h);
 		if (st != dnnl_success)
 			return cpu_dnnl_check(st, n, "binding a tensor", diag);
@@ -293,6 +294,72 @@ enum webnn_status cpu_dnnl_run(const struct cpu_step *s, void *const *bufs,
 			       const struct cpu_exec *x, struct wnn_diag *diag)
 {
 	return cpu_dnnl_exec(s->priv, s->n, bufs, x, diag);
+}
+
+enum webnn_status cpu_dnnl_bind_shared(struct cpu_dnnl_prim *p, int arg, dnnl_memory_t mem,
+				       const struct graph_node *n, struct wnn_diag *diag)
+{
+	char name[96];
+	if (p->n_args == CPU_DNNL_MAX_ARGS)
+		return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+				    "%s: more than %d oneDNN arguments",
+				    graph_node_name(n, name, sizeof(name)), CPU_DNNL_MAX_ARGS);
+	p->args[p->n_args] = (dnnl_exec_arg_t){ arg, mem };
+	p->value[p->n_args++] = CPU_VALUE_SHARED;
+	return WEBNN_STATUS_OK;
+}
+
+static void dnnl_chunks_destroy(void *priv)
+{
+	struct cpu_dnnl_chunks *c = priv;
+	/* later chunks may borrow the first one's memory: they go first */
+	for (uint32_t i = c->count; i-- > 0;)
+		cpu_dnnl_prim_fini(&c->p[i]);
+	free(c);
+}
+
+struct cpu_dnnl_chunks *cpu_dnnl_chunks_step(struct cpu_step *s, uint32_t count)
+{
+	struct cpu_dnnl_chunks *c = calloc(1, sizeof(*c) + (size_t)count * sizeof(c->p[0]));
+	if (!c)
+		return NULL;
+	c->count = count;
+	s->priv = c;
+	s->destroy = dnnl_chunks_destroy;
+	s->run = cpu_dnnl_chunks_run;
+	s->impl = "oneDNN";
+	return c;
+}
+
+enum webnn_status cpu_dnnl_chunks_exec(const struct cpu_dnnl_chunks *c, const struct graph_node *n,
+				       void *const *bufs, const struct cpu_exec *x,
+				       struct wnn_diag *diag)
+{
+	enum webnn_status st = WEBNN_STATUS_OK;
+	for (uint32_t i = 0; i < c->count && st == WEBNN_STATUS_OK; i++) {
+		if (i > 0 && backend_cancelled(x->cancel))
+			return backend_cancelled_status(diag, x->work ? x->work : "dispatch");
+		st = cpu_dnnl_exec(&c->p[i], n, bufs, x, diag);
+	}
+	return st;
+}
+
+enum webnn_status cpu_dnnl_chunks_run(const struct cpu_step *s, void *const *bufs,
+				      const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	return cpu_dnnl_chunks_exec(s->priv, s->n, bufs, x, diag);
+}
+
+uint32_t cpu_chunks_for(const struct cpu_build *b, const struct graph_node *n,
+			uint64_t max_chunks)
+{
+	uint64_t chunks = graph_node_cost(&graph_cost_fast, b->g, n) /
+			  (b->chunk_ns ? b->chunk_ns : CPU_CHUNK_NS);
+	if (chunks > max_chunks)
+		chunks = max_chunks;
+	if (chunks > 1024)
+		chunks = 1024; /* past a few hundred a chunk is milliseconds: enough */
+	return chunks < CPU_CHUNK_MIN ? 1 : (uint32_t)chunks;
 }
 
 enum webnn_status cpu_dnnl_epilogue_attr(const struct cpu_build *b, struct cpu_dnnl_prim *p,

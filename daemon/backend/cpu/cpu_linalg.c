@@ -22,6 +22,8 @@ struct cpu_mm_geom {
 	int rank;
 	dnnl_dims_t a_dims, a_strides, b_dims, b_strides, d_dims, d_strides;
 	uint32_t a, b, output;
+	int split;     /* the output dim chunks slice (rank - 2: rows), -1: one chunk */
+	int64_t chunk; /* its entries per chunk */
 };
 
 static void cpu_linalg_undo(struct cpu_step *s)
@@ -71,7 +73,7 @@ static enum webnn_status cpu_gemm_run_prefill(const struct cpu_step *s, void *co
 				orow[j] = cr[j * csn];
 		}
 	}
-	return cpu_dnnl_exec(s->priv, s->n, bufs, x, diag);
+	return cpu_dnnl_chunks_exec(s->priv, s->n, bufs, x, diag);
 }
 
 /* The constant one-row C term as an owned bias: beta / alpha * C, broadcast along N if C is. */
@@ -137,17 +139,45 @@ static enum webnn_status cpu_gemm_sum_first(dnnl_primitive_attr_t attr, struct c
 	return cpu_dnnl_check(st, n, "post-ops", diag);
 }
 
-/* One try: OK with s->run set; OK with s->run NULL when oneDNN has no implementation; or an
- * error. mode is the gemm C term (NONE for matmul); fuse puts the epilogue in post-ops. */
-static enum webnn_status cpu_mm_try(const struct cpu_build *b, struct cpu_step *s,
-				    const struct cpu_mm_geom *k, enum cpu_gemm_c mode, bool fuse,
-				    struct wnn_diag *diag)
+/* One chunk's slice of the geometry: dims[split] cut to [start, start + len) and the byte offsets
+ * of A's, B's and the output's first element. An operand's dim of 1 there is broadcast: it does
+ * not move; B is whole in every chunk of rows. */
+static void cpu_mm_slice(const struct cpu_mm_geom *k, int64_t start, int64_t len,
+			 struct cpu_mm_geom *c, uint64_t *a_off, uint64_t *b_off, uint64_t *d_off)
 {
-	const struct graph_node *n = s->n;
+	*c = *k;
+	*a_off = *b_off = *d_off = 0;
+	if (k->split < 0)
+		return;
+	int d = k->split;
+	c->d_dims[d] = len;
+	*d_off = (uint64_t)(start * k->d_strides[d]) * sizeof(float);
+	if (k->a_dims[d] != 1 || d == k->rank - 2) {
+		c->a_dims[d] = len;
+		*a_off = (uint64_t)(start * k->a_strides[d]) * sizeof(float);
+	}
+	if (d < k->rank - 2 && k->b_dims[d] != 1) {
+		c->b_dims[d] = len;
+		*b_off = (uint64_t)(start * k->b_strides[d]) * sizeof(float);
+	}
+}
+
+/* One chunk's primitive in p: OK with *unimplemented set when oneDNN has no implementation; or
+ * an error. *weights is the first chunk's constant B (reordered once, shared by the chunks that
+ * want the same layout when every chunk reads all of B), NULL before it is made. */
+static enum webnn_status cpu_mm_chunk(const struct cpu_build *b, struct cpu_dnnl_prim *p,
+				      const struct graph_node *n, const struct cpu_mm_geom *k,
+				      uint64_t a_off, uint64_t b_off, uint64_t d_off,
+				      enum cpu_gemm_c mode,
+				      bool fuse, dnnl_memory_t *weights,
+				      dnnl_memory_desc_t *weights_md, bool *unimplemented,
+				      struct wnn_diag *diag)
+{
 	const struct wnn_gemm_attrs *ga = n->op == WNN_OP_GEMM ? &n->attrs.gemm : NULL;
 	const struct graph_value *bv = &b->g->values[k->b];
 	bool const_b = bv->kind == GRAPH_VALUE_CONSTANT && bv->data != NULL;
 	dnnl_memory_desc_t a_md, b_plain, b_pd, bias_md, d_md;
+	*unimplemented = false;
 	dnnl_status_t st = cpu_dnnl_md_strided(&a_md, k->rank, k->a_dims, k->a_strides, dnnl_f32);
 	if (st == dnnl_success)
 		st = cpu_dnnl_md_strided(&b_plain, k->rank, k->b_dims, k->b_strides, dnnl_f32);
@@ -171,20 +201,17 @@ static enum webnn_status cpu_mm_try(const struct cpu_build *b, struct cpu_step *
 	dnnl_matmul_desc_t md;
 	st = dnnl_matmul_desc_init(&md, &a_md, &b_pd, with_bias ? &bias_md : NULL, &d_md);
 	if (st == dnnl_unimplemented) {
-		s->run = NULL;
+		*unimplemented = true;
 		return WEBNN_STATUS_OK;
 	}
 	if (st != dnnl_success)
 		return cpu_dnnl_check(st, n, "matmul", diag);
 
-	struct cpu_dnnl_prim *p = cpu_dnnl_step(s);
-	if (!p)
-		return cpu_linalg_oom(n, diag);
 	enum webnn_status r = WEBNN_STATUS_OK;
 	dnnl_primitive_attr_t attr = NULL;
 	if ((r = fuse ? cpu_dnnl_epilogue_attr(b, p, n, &d_md, &attr, diag)
 		      : cpu_dnnl_attr_create(&attr, n, diag)) != WEBNN_STATUS_OK)
-		goto fail;
+		return r;
 	bool scaled = ga && ga->alpha != 1;
 	if (scaled) {
 		float alpha = (float)ga->alpha;
@@ -197,39 +224,112 @@ static enum webnn_status cpu_mm_try(const struct cpu_build *b, struct cpu_step *
 		goto fail_attr;
 	dnnl_primitive_desc_t pd = NULL;
 	st = dnnl_primitive_desc_create(&pd, &md, attr, b->engine, NULL);
-	if (attr)
-		dnnl_primitive_attr_destroy(attr);
-	attr = NULL;
+	dnnl_primitive_attr_destroy(attr);
 	if (st == dnnl_unimplemented) {
-		cpu_linalg_undo(s);
+		*unimplemented = true;
 		return WEBNN_STATUS_OK;
 	}
 	if ((r = cpu_dnnl_check(st, n, "primitive descriptor", diag)) != WEBNN_STATUS_OK)
-		goto fail;
+		return r;
 	dnnl_memory_desc_t b_want = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
 	if ((r = cpu_dnnl_create(b, p, pd, n, diag)) != WEBNN_STATUS_OK)
-		goto fail;
-	s->impl = p->impl;
+		return r;
 	uint32_t out = fuse ? n->epilogue.output : k->output;
+	bool share = const_b && *weights && k->split == k->rank - 2 &&
+		     dnnl_memory_desc_equal(&b_want, weights_md);
 	if ((r = cpu_dnnl_bind(b, p, DNNL_ARG_SRC, &a_md, k->a, n, diag)) ||
-	    (r = const_b ? cpu_dnnl_bind_constant(b, p, DNNL_ARG_WEIGHTS, &b_plain, bv->data,
-						  &b_want, n, diag)
-			 : cpu_dnnl_bind(b, p, DNNL_ARG_WEIGHTS, &b_plain, k->b, n, diag)) ||
+	    (r = share ? cpu_dnnl_bind_shared(p, DNNL_ARG_WEIGHTS, *weights, n, diag)
+	     : const_b ? cpu_dnnl_bind_constant(b, p, DNNL_ARG_WEIGHTS, &b_plain,
+						(const char *)bv->data + b_off, &b_want, n, diag)
+		       : cpu_dnnl_bind(b, p, DNNL_ARG_WEIGHTS, &b_plain, k->b, n, diag)) ||
 	    (mode == CPU_GEMM_C_BIAS &&
 	     (r = cpu_dnnl_bind(b, p, DNNL_ARG_BIAS, &bias_md, ga->c, n, diag))) ||
 	    (mode == CPU_GEMM_C_OWNED && (r = cpu_gemm_owned_bias(b, p, n, &bias_md, diag))) ||
 	    (r = cpu_dnnl_bind(b, p, DNNL_ARG_DST, &d_md, out, n, diag)))
-		goto fail;
+		return r;
+	if (const_b && !*weights) {
+		for (int i = 0; i < p->n_args; i++)
+			if (p->args[i].arg == DNNL_ARG_WEIGHTS)
+				*weights = p->args[i].memory;
+		*weights_md = b_want;
+	}
+	/* the chunk's slice: A's rows, and the output's with the residual the epilogue adds */
+	for (int i = 0; i < p->n_args; i++) {
+		int arg = p->args[i].arg;
+		if (arg == DNNL_ARG_SRC)
+			p->offset[i] = a_off;
+		else if (arg == DNNL_ARG_WEIGHTS && !const_b)
+			p->offset[i] = b_off;
+		else if (arg == DNNL_ARG_DST ||
+			 (fuse && arg >= DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE &&
+			  arg < DNNL_ARG_ATTR_INPUT_SCALES && p->value[i] == n->epilogue.residual))
+			p->offset[i] = d_off;
+	}
+	return WEBNN_STATUS_OK;
+fail_attr:
+	dnnl_primitive_attr_destroy(attr);
+	return r;
+}
+
+/* One try: OK with s->run set; OK with s->run NULL when oneDNN has no implementation; or an
+ * error. mode is the gemm C term (NONE for matmul); fuse puts the epilogue in post-ops. A step
+ * split in chunks (k->split) gets one primitive per chunk, equal but for the last: oneDNN's
+ * primitive cache makes the equal ones once. */
+static enum webnn_status cpu_mm_try(const struct cpu_build *b, struct cpu_step *s,
+				    const struct cpu_mm_geom *k, enum cpu_gemm_c mode, bool fuse,
+				    struct wnn_diag *diag)
+{
+	const struct graph_node *n = s->n;
+	int64_t total = k->split < 0 ? 1 : k->d_dims[k->split];
+	int64_t per = k->split < 0 ? 1 : k->chunk;
+	uint32_t count = (uint32_t)((total + per - 1) / per);
+	struct cpu_dnnl_chunks *cs = cpu_dnnl_chunks_step(s, count);
+	if (!cs)
+		return cpu_linalg_oom(n, diag);
+	dnnl_memory_t weights = NULL;
+	dnnl_memory_desc_t weights_md;
+	memset(&weights_md, 0, sizeof(weights_md));
+	for (uint32_t i = 0; i < count; i++) {
+		struct cpu_mm_geom c;
+		uint64_t a_off, b_off, d_off;
+		int64_t start = (int64_t)i * per;
+		cpu_mm_slice(k, start, total - start < per ? total - start : per, &c, &a_off,
+			     &b_off, &d_off);
+		bool unimplemented;
+		enum webnn_status r = cpu_mm_chunk(b, &cs->p[i], n, &c, a_off, b_off, d_off, mode,
+						   fuse,
+						   &weights, &weights_md, &unimplemented, diag);
+		if (r != WEBNN_STATUS_OK || unimplemented) {
+			cpu_linalg_undo(s);
+			return r;
+		}
+	}
+	s->impl = cs->p[0].impl;
 	if (mode == CPU_GEMM_C_PREFILL)
 		s->run = cpu_gemm_run_prefill;
 	s->epilogue_after = n->epilogue.used && !fuse;
 	return WEBNN_STATUS_OK;
-fail_attr:
-	if (attr)
-		dnnl_primitive_attr_destroy(attr);
-fail:
-	cpu_linalg_undo(s);
-	return r;
+}
+
+/* Splits a step estimated far above CPU_CHUNK_NS: over M, or (a batched matmul) over its
+ * outermost batch dim when no dim before it is above 1 (slices of A and the output stay one
+ * block each); a batch dim with fewer entries than the chunks wanted still gets one each. */
+static void cpu_mm_split(const struct cpu_build *b, const struct graph_node *n,
+			 struct cpu_mm_geom *k)
+{
+	k->split = -1;
+	int d = 0;
+	while (d < k->rank - 2 && k->d_dims[d] == 1)
+		d++;
+	uint32_t chunks = cpu_chunks_for(b, n, (uint64_t)k->d_dims[d]);
+	if (chunks <= 1)
+		return;
+	int64_t per = (k->d_dims[d] + chunks - 1) / chunks;
+	/* whole blocks of rows for oneDNN's kernels */
+	if (d == k->rank - 2 && per > 64)
+		per = (per + 63) / 64 * 64;
+	k->split = d;
+	k->chunk = per;
 }
 
 static void cpu_gemm_geom(const struct wnn_gemm_attrs *a, struct cpu_mm_geom *k)
@@ -303,6 +403,7 @@ enum webnn_status cpu_linalg_prepare(const struct cpu_build *b, struct cpu_step 
 	/* with fused post-ops, then without them, then (a C term oneDNN would not take as a
 	 * bias) through the prefill */
 	enum webnn_status r;
+	cpu_mm_split(b, n, &k);
 	if (n->epilogue.used) {
 		if ((r = cpu_mm_try(b, s, &k, mode, true, diag)) != WEBNN_STATUS_OK || s->run)
 			return r;
