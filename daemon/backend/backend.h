@@ -25,7 +25,8 @@ struct backend_context_options {
 	/* Set by the daemon, from the loop thread, once the context is lost or closed (it stays
 	 * set; NULL: never). The context's compile and execute check it at their step boundaries:
 	 * work still queued inside the backend is skipped, a running plan stops before its next
-	 * step (a kernel already running is not pre-empted), and they return
+	 * step (a kernel already running is not pre-empted; the cpu backend runs its long matmul
+	 * steps in chunks and stops between them), and they return
 	 * backend_cancelled_status(). The flag outlives the backend context. */
 	const atomic_bool *cancel;
 };
