@@ -415,9 +415,9 @@ double hz_cpu_s(pid_t pid)
 	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
 }
 
-double hz_cpu_stop_ms(pid_t pid, int quiet_ms, int max_ms)
+double hz_cpu_stop_ms(pid_t pid, int quiet_ms, int max_ms, double *cpu_ms)
 {
-	double t0 = hz_now_ms(), last_growth = t0, cpu = hz_cpu_s(pid);
+	double t0 = hz_now_ms(), last_growth = t0, cpu = hz_cpu_s(pid), cpu0 = cpu;
 	for (double now = t0; now - last_growth < quiet_ms && now - t0 < max_ms;) {
 		usleep(20000);
 		now = hz_now_ms();
@@ -426,6 +426,8 @@ double hz_cpu_stop_ms(pid_t pid, int quiet_ms, int max_ms)
 			last_growth = now;
 		cpu = c;
 	}
+	if (cpu_ms)
+		*cpu_ms = (cpu - cpu0) * 1e3;
 	return last_growth - t0;
 }
 

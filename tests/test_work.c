@@ -358,14 +358,18 @@ TEST_TIMEOUT(work_watchdog_cancels_long_build, 60)
 
 /* A oneDNN primitive cannot be pre-empted (the reference kernels poll the cancel flag, oneDNN's
  * do not): one still running watchdog_grace_ms after the timeout ends the worker, whose clients
- * get a Goodbye saying why; the next connection gets a fresh worker. */
+ * get a Goodbye saying why; the next connection gets a fresh worker. The cpu backend splits long
+ * matmuls into chunks it can stop between (cpu.h CPU_CHUNK_NS), so this daemon is told not to
+ * (WEBNN_CPU_CHUNK_NS past the estimate): the matmul stands for the steps still run whole. */
 TEST_TIMEOUT(work_watchdog_grace_ends_worker, 60)
 {
 	struct test_daemon d;
 	const char *args[] = { "--backend", "cpu", "--limit", "dispatch_timeout_ms=200",
 			       "--limit", "watchdog_grace_ms=500", "--limit",
 			       "max_dispatch_ms=600000", NULL };
+	setenv("WEBNN_CPU_CHUNK_NS", "1000000000000000", 1);
 	test_daemon_start(&d, args);
+	unsetenv("WEBNN_CPU_CHUNK_NS");
 	struct pt_conn a, b;
 	wk_connect(&a, &d, "stuck");
 	wk_connect(&b, &d, "same-user");
