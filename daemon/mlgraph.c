@@ -318,17 +318,24 @@ static bool build_charge(struct session *s, const struct context *c, struct mlgr
 	for (size_t i = 0; i < gi->n_outputs; i++)
 		if (gi->outputs[i]->operand < n)
 			is_output[gi->outputs[i]->operand] = 1;
-	uint64_t inter_bytes = 0;
-	for (size_t i = 0; i < n; i++)
-		if (gi->operands[i]->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT &&
-		    !is_output[i]) {
-			uint64_t b = 0;
-			wnn_desc_bytes(&g->descs[i], &b);
+	const struct backend_impl *impl = c->backend->impl;
+	uint64_t inter_bytes = 0, const_bytes = 0;
+	for (size_t i = 0; i < n; i++) {
+		Webnn__Ipc__OperandKind kind = gi->operands[i]->kind;
+		uint64_t b = 0;
+		wnn_desc_bytes(&g->descs[i], &b);
+		if (kind == WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT && !is_output[i])
 			inter_bytes += b;
-		}
+		else if (kind != WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT &&
+			 kind != WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT)
+			const_bytes += b;
+	}
 	free(is_output);
+	/* A backend that copies constants into its plan does it during the compile: the copies
+	 * are charged before they are made (one each; what it really made replaces this). */
 	uint64_t made = inter_bytes + graph_ir_bytes_bound(gi->n_operations, n, msg_bytes) +
-			(uint64_t)gi->n_operations * c->backend->impl->plan_op_bytes;
+			(uint64_t)gi->n_operations * impl->plan_op_bytes +
+			(impl->copies_constants ? const_bytes : 0);
 	uint64_t rest = msg_bytes + made + obj_charge_bytes(sizeof(*g)) +
 			3 * obj_heap_bytes(n * (sizeof(struct wnn_desc) + 2 * sizeof(void *))) +
 			obj_heap_bytes((gi->n_inputs + 1) * sizeof(uint32_t)) +

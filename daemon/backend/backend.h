@@ -154,9 +154,11 @@ struct backend_impl {
 	 * worker's growth). The daemon charges it once the compile is done. */
 	uint64_t (*plan_bytes)(const struct backend_plan *plan);
 	/* What plan_bytes takes per operation at least, charged while a compile runs (before
-	 * plan_bytes can be asked); library objects (oneDNN primitives, OpenCL kernels) and
-	 * copies of constants are charged when it is done. */
+	 * plan_bytes can be asked); library objects (oneDNN primitives, OpenCL kernels) are
+	 * charged when it is done. */
 	uint32_t plan_op_bytes;
+	/* Its plans may hold copies of the graph's constants (charged before the compile). */
+	bool copies_constants;
 	/* Runs the plan to completion. inputs/outputs follow g->inputs/g->outputs;
 	 * descriptors were checked by the daemon. An output tensor may not alias an input. */
 	enum webnn_status (*execute)(struct backend_plan *plan, struct backend_tensor *const *inputs,

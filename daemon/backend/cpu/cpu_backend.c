@@ -811,6 +811,7 @@ const struct backend_impl backend_cpu = {
 	.plan_destroy = cpu_plan_destroy,
 	.plan_bytes = cpu_plan_bytes,
 	.plan_op_bytes = CPU_STEP_BYTES,
+	.copies_constants = true, /* reordered weights */
 	.execute = cpu_execute,
 	.plan_quick = cpu_plan_quick,
 	.execute_quick = cpu_execute_quick,

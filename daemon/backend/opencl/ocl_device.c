@@ -823,5 +823,6 @@ const struct backend_impl backend_opencl = {
 	.plan_destroy = ocl_plan_destroy,
 	.plan_bytes = ocl_plan_bytes,
 	.plan_op_bytes = sizeof(struct ocl_step) + OCL_KERNEL_BYTES,
+	.copies_constants = true, /* constant buffers */
 	.execute = ocl_execute_tensors,
 };
