@@ -49,8 +49,7 @@ static void budget_daemon(struct test_daemon *d, const char *const *limits)
  * and uid 65534 at once, which only root can. */
 static void needs_root(void)
 {
-	if (geteuid() != 0)
-		SKIP("this budget test acts as root and as uid 65534: run it as root");
+	REQUIRE_ROOT("this budget test acts as root and as uid 65534");
 }
 
 /* Acts as another user from here on (a forked child). */
