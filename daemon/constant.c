@@ -24,7 +24,7 @@ int handle_create_constant(struct session *s, struct request *rq)
 	if (m->data && m->data->where_case == WEBNN__IPC__DATA__WHERE_SHM && rq->serial == 0)
 		return request_violation(s, "CreateConstant: a serial is required with shm data");
 	struct wnn_desc desc;
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, charge = 0;
 	uint8_t *data = NULL;
 	if (!wnn_desc_from_pb(m->descriptor, &desc, "constant: descriptor", &diag))
 		goto fail;
@@ -49,13 +49,14 @@ int handle_create_constant(struct session *s, struct request *rq)
 		goto fail;
 	}
 	/* Charged to the budgets before the copy is made; the constant keeps the charge. */
-	if (!session_charge(s, bytes, "constant", &diag))
+	charge = bytes + obj_charge_bytes(sizeof(struct constant));
+	if (!session_charge(s, charge, "constant", &diag))
 		goto fail;
 	/* Inline bytes are copied here; shm bytes by a command on the context's timeline, on the
 	 * pool: a graph binding the constant compiles on the same timeline, after it. */
 	data = malloc(bytes ? bytes : 1);
 	if (!data) {
-		session_uncharge(s, bytes);
+		session_uncharge(s, charge);
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
 			     "constant: data: out of memory copying %" PRIu64 " bytes", bytes);
 		goto fail;
@@ -75,6 +76,7 @@ int handle_create_constant(struct session *s, struct request *rq)
 	obj_ref(&c->obj);
 	k->desc = desc;
 	k->bytes = bytes;
+	k->charged = charge;
 	k->data = data;
 	if (session_register(s, &k->obj) < 0) {
 		if (cmd)
@@ -96,7 +98,7 @@ int handle_create_constant(struct session *s, struct request *rq)
 	return 0;
 fail:
 	if (data)
-		session_uncharge(s, bytes);
+		session_uncharge(s, charge);
 	free(data);
 	timeline_fail(c, rq->serial, m->constant_id, &diag);
 	return 0;
@@ -116,7 +118,7 @@ static void constant_finalize(struct obj *o)
 {
 	struct constant *k = (struct constant *)o;
 	struct session *s = k->obj.s;
-	session_uncharge(s, k->bytes);
+	session_uncharge(s, k->charged);
 	free(k->data);
 	obj_unref(&k->ctx->obj);
 	free(k);

@@ -15,6 +15,7 @@ struct constant {
 	struct context *ctx;
 	struct wnn_desc desc;
 	uint64_t bytes;
+	uint64_t charged;  /* bytes and the headers, against the memory budgets */
 	void *data;
 };
 

@@ -7,6 +7,7 @@
 #include "daemon/daemon.h"
 #include "daemon/frontdoor.h"
 #include "daemon/log.h"
+#include "daemon/memlimit.h"
 #include "daemon/server.h"
 #include "daemon/spawner.h"
 #include "daemon/tasks.h"
@@ -15,6 +16,7 @@
 #include "sandbox/sandbox.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -73,6 +75,7 @@ struct daemon_process {
 	struct frontdoor door;
 	struct spawner spawner;
 	pid_t warm_pid; /* the cache warm-up child, 0 when none runs */
+	uint64_t mem_available; /* memlimit_available() at start: the budgets' defaults follow it */
 	char exe[PATH_MAX];
 };
 
@@ -795,6 +798,11 @@ static int run_worker(struct daemon_process *p)
 	char pool[16];
 	snprintf(pool, sizeof(pool), "%u", (unsigned)d->limits.worker_pool_threads);
 	setenv("UV_THREADPOOL_SIZE", pool, 1);
+	/* Before the lockdown (Landlock then forbids the write): past the budgets, the kernel's
+	 * OOM killer takes a worker, one user's, rather than the front door, everyone's. */
+	int oom = memlimit_prefer_oom_kill(MEMLIMIT_WORKER_OOM_SCORE_ADJ);
+	if (oom != 0)
+		log_info("cannot raise this worker's oom_score_adj: %s", strerror(-oom));
 	budget_malloc_policy();
 	int br = budget_attach(&d->budget, d->loop, CONTROL_LEASE_FD);
 	if (br != 0) {
@@ -932,6 +940,7 @@ static void door_reload(struct daemon_process *p)
 	struct daemon_limits limits;
 	config_default(&next);
 	daemon_limits_default(&limits);
+	memlimit_derive_budgets(&limits, p->mem_available);
 	char why[600];
 	bool default_path = strcmp(p->opts.config_path, CONFIG_DEFAULT_PATH) == 0;
 	if (config_load(&next, &limits, p->opts.config_path, default_path, why, sizeof(why)) != 0) {
@@ -1187,6 +1196,11 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	log_info("webnnd %s (protocol %d.%d) starting; settings: %s%s", WEBNND_VERSION,
 		 WNN_PROTOCOL_MAJOR, WNN_PROTOCOL_MINOR, p->opts.config_path,
 		 access(p->opts.config_path, F_OK) == 0 ? "" : " (absent: the defaults)");
+	uint64_t cg = memlimit_cgroup(), host = memlimit_host();
+	log_info("memory budgets: %" PRIu64 " MiB for all users, %" PRIu64 " MiB per user, %" PRIu64
+		 " MiB per connection (memory: cgroup limit %s%" PRIu64 " MiB, host %" PRIu64 " MiB)",
+		 d->limits.max_total_bytes >> 20, d->limits.max_uid_bytes >> 20,
+		 d->limits.max_connection_bytes >> 20, cg ? "" : "none, ", cg >> 20, host >> 20);
 	/* The socket first: a second daemon on the same path fails before anything starts. */
 	int fd = activation_fd();
 	if (fd == -2)
@@ -1334,6 +1348,11 @@ int main(int argc, char **argv)
 		sandbox_close_inherited_fds(SD_LISTEN_FDS_START, activation_fd_count());
 	static struct daemon_process p;
 	daemon_limits_default(&p.d.limits);
+	/* The memory budgets' defaults fit the memory we may use (daemon/memlimit.h); the file,
+	 * the environment and --limit override them. Read once: a reload derives them again
+	 * from the same figure (the front door's lockdown hides /proc and /sys from it). */
+	p.mem_available = memlimit_available();
+	memlimit_derive_budgets(&p.d.limits, p.mem_available);
 	int r = parse_options(argc, argv, &p.opts, &p.d.limits);
 	if (r != 0)
 		return r < 0 ? 0 : r;

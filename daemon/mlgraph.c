@@ -301,11 +301,13 @@ static int build_bind(struct session *s, const struct context *c, struct mlgraph
 	return 1;
 }
 
-/* Charges the rest of the graph to the memory budgets (its scalar constants already are): the
- * retained request, and every operation result that is not a graph output (the backend holds
- * those for as long as the plan; outputs live in the dispatch's tensors). */
-static bool build_charge(struct session *s, struct mlgraph *g, const Webnn__Ipc__GraphInfo *gi,
-			 uint64_t msg_bytes, struct wnn_diag *diag)
+/* Charges the rest of the graph to the memory budgets (its scalar constants already are): its
+ * header and per-operand arrays, the retained request, every operation result that is not a
+ * graph output (the backend holds those for as long as the plan; outputs live in the
+ * dispatch's tensors), and bounds of the IR and of the backend's plan that the compile makes
+ * (graph_charge_plan replaces them with what it made). */
+static bool build_charge(struct session *s, const struct context *c, struct mlgraph *g,
+			 const Webnn__Ipc__GraphInfo *gi, uint64_t msg_bytes, struct wnn_diag *diag)
 {
 	size_t n = gi->n_operands;
 	uint8_t *is_output = calloc(n ? n : 1, 1);
@@ -316,22 +318,32 @@ static bool build_charge(struct session *s, struct mlgraph *g, const Webnn__Ipc_
 	for (size_t i = 0; i < gi->n_outputs; i++)
 		if (gi->outputs[i]->operand < n)
 			is_output[gi->outputs[i]->operand] = 1;
-	uint64_t inter_bytes = 0;
-	for (size_t i = 0; i < n; i++)
-		if (gi->operands[i]->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT &&
-		    !is_output[i]) {
-			uint64_t b = 0;
-			wnn_desc_bytes(&g->descs[i], &b);
+	const struct backend_impl *impl = c->backend->impl;
+	uint64_t inter_bytes = 0, const_bytes = 0;
+	for (size_t i = 0; i < n; i++) {
+		Webnn__Ipc__OperandKind kind = gi->operands[i]->kind;
+		uint64_t b = 0;
+		wnn_desc_bytes(&g->descs[i], &b);
+		if (kind == WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT && !is_output[i])
 			inter_bytes += b;
-		}
+		else if (kind != WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT &&
+			 kind != WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT)
+			const_bytes += b;
+	}
 	free(is_output);
-	uint64_t rest = msg_bytes + inter_bytes + n * (sizeof(struct wnn_desc) + 2 * sizeof(void *));
+	/* A backend that copies constants into its plan does it during the compile: the copies
+	 * are charged before they are made (one each; what it really made replaces this). */
+	uint64_t made = inter_bytes + graph_ir_bytes_bound(gi->n_operations, n, msg_bytes) +
+			(uint64_t)gi->n_operations * impl->plan_op_bytes +
+			(impl->copies_constants ? const_bytes : 0);
+	uint64_t rest = msg_bytes + made + obj_charge_bytes(sizeof(*g)) +
+			3 * obj_heap_bytes(n * (sizeof(struct wnn_desc) + 2 * sizeof(void *))) +
+			obj_heap_bytes((gi->n_inputs + 1) * sizeof(uint32_t)) +
+			obj_heap_bytes((gi->n_outputs + 1) * sizeof(uint32_t));
 	if (!session_charge(s, rest, "build: the graph", diag))
 		return false;
 	g->mem_bytes += rest;
-	/* Until the memory plan exists every intermediate is charged; the compile command's
-	 * completion charges the plan's peak instead (graph_charge_plan). */
-	g->intermediate_bytes = inter_bytes;
+	g->compiled_bytes = made;
 	g->fold_budget = budget_left(s);
 	if (g->fold_budget > GRAPH_FOLD_MAX_BYTES)
 		g->fold_budget = GRAPH_FOLD_MAX_BYTES;
@@ -416,7 +428,7 @@ int handle_build_graph(struct session *s, struct request *rq)
 		graph_discard(s, g);
 		return -1;
 	}
-	if (bound == 0 || !build_charge(s, g, gi, msg_bytes, &diag))
+	if (bound == 0 || !build_charge(s, c, g, gi, msg_bytes, &diag))
 		goto fail;
 	struct cmd *cmd = graph_prepare(g, gi) ? cmd_new(CMD_COMPILE, c) : NULL;
 	if (!cmd) {
@@ -444,18 +456,23 @@ int handle_destroy_graph(struct session *s, struct request *rq)
 bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag)
 {
 	struct session *s = g->obj.s;
-	uint64_t now = g->ir->plan.peak_bytes + g->ir->folded_bytes;
-	if (now > g->intermediate_bytes) {
-		char what[160];
-		snprintf(what, sizeof(what), "build: the graph's memory plan (%" PRIu64 " bytes of "
-			 "intermediates and constants made at build, %" PRIu64 " charged so far)",
-			 now, g->intermediate_bytes);
-		if (!session_charge(s, now - g->intermediate_bytes, what, diag))
+	const struct backend_impl *impl = g->ctx->backend->impl;
+	uint64_t ir = graph_ir_bytes(g->ir);
+	uint64_t plan = impl->plan_bytes ? impl->plan_bytes(g->plan) : 0;
+	uint64_t now = g->ir->plan.peak_bytes + g->ir->folded_bytes + ir + plan;
+	if (now > g->compiled_bytes) {
+		char what[256];
+		snprintf(what, sizeof(what), "build: the compiled graph (%" PRIu64 " bytes of "
+			 "intermediates, %" PRIu64 " of constants made at build, %" PRIu64 " of IR, "
+			 "%" PRIu64 " of %s plan; %" PRIu64 " charged so far)",
+			 g->ir->plan.peak_bytes, g->ir->folded_bytes, ir, plan, impl->name,
+			 g->compiled_bytes);
+		if (!session_charge(s, now - g->compiled_bytes, what, diag))
 			return false;
 	}
-	if (now < g->intermediate_bytes)
-		session_uncharge(s, g->intermediate_bytes - now);
-	g->mem_bytes = g->mem_bytes - g->intermediate_bytes + now;
-	g->intermediate_bytes = now;
+	if (now < g->compiled_bytes)
+		session_uncharge(s, g->compiled_bytes - now);
+	g->mem_bytes = g->mem_bytes - g->compiled_bytes + now;
+	g->compiled_bytes = now;
 	return true;
 }

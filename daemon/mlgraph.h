@@ -30,9 +30,11 @@ struct mlgraph {
 	size_t n_deps;
 	uint8_t *scalars;                /* bytes of scalar constants */
 	uint64_t mem_bytes;              /* charged to the memory budgets (daemon/budget.h) */
-	uint64_t intermediate_bytes;     /* the part of mem_bytes for intermediates and folded
-					    constants: every intermediate until compiled, then the
-					    memory plan's peak plus the folded bytes */
+	uint64_t compiled_bytes;         /* the part of mem_bytes for what the compile makes:
+					    until it is done every intermediate and a bound of the
+					    IR and of the backend's plan per operation; then the
+					    memory plan's peak, the folded constants, the IR's
+					    heap and the backend's plan_bytes */
 	uint64_t fold_budget;            /* bytes of constants folding may make (budget left) */
 	/* What graph_prepare() made of it for the IR import: */
 	struct graph_source bg;
@@ -52,9 +54,9 @@ extern const struct obj_kind graph_kind;
 /* Constants folding may make for one graph, at most (and never more than the budgets left). */
 #define GRAPH_FOLD_MAX_BYTES (64ull << 20)
 
-/* After a successful compile, on the loop: the budgets hold the memory plan's peak and the
- * folded constants instead of every intermediate. false (diag set) when that is more than the
- * budgets allow. */
+/* After a successful compile, on the loop: the budgets hold what the compile really made (the
+ * memory plan's peak, the folded constants, the IR, the backend's plan) instead of the bound
+ * charged while it ran. false (diag set) when that is more than the budgets allow. */
 bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag);
 
 int handle_build_graph(struct session *s, struct request *rq);

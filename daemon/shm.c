@@ -49,7 +49,8 @@ int handle_register_shm(struct session *s, struct request *rq)
 		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR, "registerShm: size is 0");
 		goto fail;
 	}
-	/* The client's own memory (its memfd): bounded per connection, not a daemon budget. */
+	/* The slots of one connection together (their bytes are also charged to the memory
+	 * budgets, below). */
 	if (m->size > lim->max_shm_bytes - s->shm_bytes) {
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
 			     "registerShm: %" PRIu64 " bytes would exceed the connection's shared "
@@ -80,6 +81,15 @@ int handle_register_shm(struct session *s, struct request *rq)
 		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR, "registerShm: size too large");
 		goto fail;
 	}
+	/* The worker may fault in every page of the mapping (a dispatch writing its results, a
+	 * read landing in it): once the client unmaps and closes its memfd those pages are held
+	 * for it by this worker alone, so the whole sealed size counts against the budgets,
+	 * charged before it is mapped. */
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t pg = page > 0 ? (uint64_t)page : 4096;
+	uint64_t charge = m->size + (pg - m->size % pg) % pg + obj_charge_bytes(sizeof(struct shm));
+	if (!session_charge(s, charge, "registerShm", &diag))
+		goto fail;
 	bool writable = true;
 	void *map = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED && (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))) {
@@ -87,6 +97,7 @@ int handle_register_shm(struct session *s, struct request *rq)
 		map = mmap(NULL, m->size, PROT_READ, MAP_SHARED, fd, 0);
 	}
 	if (map == MAP_FAILED) {
+		session_uncharge(s, charge);
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "registerShm: mmap of %" PRIu64
 			     " bytes failed: %s", m->size, strerror(errno));
 		goto fail;
@@ -94,12 +105,14 @@ int handle_register_shm(struct session *s, struct request *rq)
 	struct shm *sh = calloc(1, sizeof(*sh));
 	if (!sh) {
 		munmap(map, m->size);
+		session_uncharge(s, charge);
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "registerShm: out of memory");
 		goto fail;
 	}
 	session_obj_init(s, &sh->obj, &shm_kind, m->slot_id);
 	sh->map = map;
 	sh->size = m->size;
+	sh->charged = charge;
 	sh->writable = writable;
 	sh->seals = seals;
 	s->shm_bytes += m->size;
@@ -129,6 +142,7 @@ static void shm_finalize(struct obj *o)
 	struct shm *m = (struct shm *)o;
 	struct session *s = m->obj.s;
 	munmap(m->map, m->size);
+	session_uncharge(s, m->charged);
 	s->shm_bytes -= m->size;
 	s->n_shm--;
 	s->d->budget.shm_slots--;

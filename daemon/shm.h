@@ -16,6 +16,7 @@ struct shm {
 	struct obj obj;
 	uint8_t *map;
 	uint64_t size;
+	uint64_t charged; /* size rounded up to pages and the header, against the budgets */
 	bool writable;
 	int seals;  /* F_GET_SEALS at registration (seals are never removed) */
 };

@@ -153,10 +153,12 @@ int handle_create_tensor(struct session *s, struct request *rq)
 			goto fail;
 	}
 	/* Constant tensors keep a host copy for graphs; both copies count against the budgets.
-	 * A tensor computed in its shared memory costs the daemon nothing more (the slot counts
-	 * against max_shm_bytes); a device keeping its own copy of one does. */
+	 * A tensor computed in its shared memory costs the daemon nothing more (the slot was
+	 * charged when it was registered); a device keeping its own copy of one does. Every
+	 * tensor also costs its headers (here and the backend's). */
 	uint64_t charge = storage && !c->backend->impl->tensor_sync ? 0
 			  : bytes * (constant ? 2 : 1);
+	charge += obj_charge_bytes(sizeof(struct tensor)) + BACKEND_TENSOR_BYTES;
 	if (!session_charge(s, charge, "createTensor", &diag))
 		goto fail;
 	struct tensor *t = calloc(1, sizeof(*t));

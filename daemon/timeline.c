@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+_Static_assert(sizeof(struct cmd) + 8 <= OBJ_CMD_BYTES, "obj_charge_bytes counts a command");
+
 /* How often the watchdog looks at the running commands. */
 #define WATCHDOG_TICK_MS 100
 

@@ -29,9 +29,7 @@ void hz_startv(struct test_daemon *d, const char *bin, const char *log, va_list 
 {
 	/* Every attack here is played by several local users at once (root, 65534, 12345: the
 	 * abuser and the bystanders it must not hurt), which only root can become. */
-	if (geteuid() != 0)
-		SKIP("the hostile suite acts as several local users (root, uid 65534 and 12345): run "
-		     "it as root");
+	REQUIRE_ROOT("the hostile suite acts as several local users (root, uid 65534 and 12345)");
 	const char *args[32] = { "--backend", "reference" };
 	int n = 2;
 	for (const char *a; (a = va_arg(ap, const char *));) {

@@ -105,6 +105,7 @@ static void remove_dir(const char *dir)
  * directory further up the path, and for one writable by its group. */
 TEST(hostile_socket_dir_of_another_user)
 {
+	REQUIRE_ROOT("this test plays another local user who owns the directory");
 	char scratch[256], userdir[300], deeper[320], sock[400], target[300], log[300];
 	test_scratch_dir(scratch, sizeof(scratch), "webnn-door");
 	ASSERT(chmod(scratch, 0755) == 0);
@@ -155,6 +156,7 @@ TEST(hostile_socket_dir_of_another_user)
  * is exactly the configured mode and group and serves, and the file keeps its mode. */
 TEST(hostile_socket_symlink_race_in_sticky_dir)
 {
+	REQUIRE_ROOT("this test plays another local user who owns the directory");
 	char scratch[256], shared[300], target[300];
 	test_scratch_dir(scratch, sizeof(scratch), "webnn-door");
 	ASSERT(chmod(scratch, 0755) == 0);
@@ -191,6 +193,7 @@ TEST(hostile_socket_symlink_race_in_sticky_dir)
  * a clear message: webnnd creates and chowns nothing there, and serves with another cache. */
 TEST(hostile_cache_dir_of_another_user)
 {
+	REQUIRE_ROOT("this test plays another local user who owns the directory");
 	char scratch[200], foreign[240], userdir[240], link[260], victim[240], log[300];
 	test_scratch_dir(scratch, sizeof(scratch), "webnn-door");
 	ASSERT(chmod(scratch, 0755) == 0);

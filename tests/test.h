@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct test_case {
 	const char *name;
@@ -29,6 +30,13 @@ struct test_case {
 		fprintf(stderr, "SKIP: " __VA_ARGS__);                                         \
 		fprintf(stderr, "\n");                                                         \
 		exit(TEST_SKIP_CODE);                                                          \
+	} while (0)
+
+/* Skips the test unless it runs as root; why says what it needs root for. */
+#define REQUIRE_ROOT(why)                                                                      \
+	do {                                                                                   \
+		if (geteuid() != 0)                                                            \
+			SKIP("%s: run it as root", why);                                       \
 	} while (0)
 
 #define FAIL(...)                                                                              \

@@ -49,8 +49,7 @@ static void budget_daemon(struct test_daemon *d, const char *const *limits)
  * and uid 65534 at once, which only root can. */
 static void needs_root(void)
 {
-	if (geteuid() != 0)
-		SKIP("this budget test acts as root and as uid 65534: run it as root");
+	REQUIRE_ROOT("this budget test acts as root and as uid 65534");
 }
 
 /* Acts as another user from here on (a forked child). */
@@ -259,7 +258,7 @@ TEST(budgets_connection_quota)
 	open_client(&a, &d);
 	tensor_ok(&a, 2, 512 << 10);
 	tensor_refused(&a, 3, 768 << 10,
-		       "createTensor: 786432 bytes would exceed the connection's quota "
+		       "bytes would exceed the connection's quota "
 		       "(max_connection_bytes 1048576, ");
 	tensor_ok(&a, 3, 256 << 10);
 	open_client(&b, &d);
@@ -285,7 +284,7 @@ TEST(budgets_uid_budget)
 	open_client(&b, &d);
 	tensor_ok(&a, 2, 3 * MIB);
 	tensor_refused(&b, 2, 2 * MIB,
-		       "createTensor: 2097152 bytes would exceed the memory budget of uid 0 "
+		       "bytes would exceed the memory budget of uid 0 "
 		       "(max_uid_bytes 4194304, ");
 	tensor_ok(&b, 2, 512 << 10);
 	pt_roundtrip(&b, 1, 9, 1.0f);
@@ -326,7 +325,7 @@ TEST(budgets_total_budget)
 		struct pt_conn c;
 		open_client(&c, &d);
 		tensor_refused(&c, 2, 2 * MIB,
-			       "createTensor: 2097152 bytes would exceed the memory budget of all "
+			       "bytes would exceed the memory budget of all "
 			       "users (max_total_bytes 6291456, ");
 		tensor_ok(&c, 2, 256 << 10);
 		pt_roundtrip(&c, 1, 9, 3.0f);

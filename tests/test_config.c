@@ -1,5 +1,6 @@
 /* webnnd.conf: the parser's rules and messages, precedence, the shipped default, and the settings reaching the workers. */
 #include "daemon/config.h"
+#include "daemon/memlimit.h"
 #include "tests/clienttest.h"
 #include "tests/test.h"
 
@@ -311,4 +312,47 @@ TEST(config_compute_nice_is_checked)
 	snprintf(cmd, sizeof(cmd), "WEBNN_COMPUTE_NICE=19 %s/bin/webnnd --check-config",
 		 test_build_dir());
 	ASSERT_EQ(run_capture(cmd, out, sizeof(out)), 0);
+}
+
+/* Issue 18 item 2: the memory budgets' defaults are shares of the memory the daemon may use
+ * (daemon/memlimit.h), never above limits.def's; the file, the environment and --limit win. */
+TEST(config_memory_budgets_follow_the_memory_limit)
+{
+	struct daemon_limits l;
+	daemon_limits_default(&l);
+	const struct daemon_limits def = l;
+	memlimit_derive_budgets(&l, 8ull << 30); /* the shipped unit's MemoryMax=8G */
+	ASSERT_EQ(l.max_total_bytes, 6ull << 30);
+	ASSERT_EQ(l.max_uid_bytes, 4ull << 30);
+	ASSERT_EQ(l.max_connection_bytes, 4ull << 30);
+	l = def;
+	memlimit_derive_budgets(&l, 1ull << 40); /* plenty: limits.def's stay */
+	ASSERT_EQ(l.max_total_bytes, def.max_total_bytes);
+	ASSERT_EQ(l.max_uid_bytes, def.max_uid_bytes);
+	ASSERT_EQ(l.max_connection_bytes, def.max_connection_bytes);
+	l = def;
+	memlimit_derive_budgets(&l, 0); /* unknown */
+	ASSERT_EQ(l.max_uid_bytes, def.max_uid_bytes);
+
+	ct_require_webnnd();
+	uint64_t mem = memlimit_available();
+	ASSERT_MSG(mem > 0, "neither a cgroup limit nor MemTotal could be read");
+	char dir[200], conf[256], cmd[1024], out[16384];
+	test_scratch_dir(dir, sizeof(dir), "webnn-config");
+	snprintf(conf, sizeof(conf), "%s/webnnd.conf", dir);
+	write_file(conf, "# nothing set: the defaults\n");
+	snprintf(cmd, sizeof(cmd), "env -u WEBNN_BACKEND %s/bin/webnnd --config %s --check-config",
+		 test_build_dir(), conf);
+	ASSERT_EQ(run_capture(cmd, out, sizeof(out)), 0);
+	const char *p = strstr(out, "\nmax_uid_bytes = ");
+	ASSERT_MSG(p, "no max_uid_bytes in:\n%s", out);
+	unsigned long long uid = strtoull(p + strlen("\nmax_uid_bytes = "), NULL, 10);
+	ASSERT_MSG(uid <= mem / 2 && uid <= def.max_uid_bytes,
+		   "max_uid_bytes %llu with %llu bytes of memory", uid, (unsigned long long)mem);
+	snprintf(cmd, sizeof(cmd), "env -u WEBNN_BACKEND %s/bin/webnnd --config %s --check-config "
+		 "--limit max_uid_bytes=20G", test_build_dir(), conf);
+	ASSERT_EQ(run_capture(cmd, out, sizeof(out)), 0);
+	ASSERT_CONTAINS(out, "\nmax_uid_bytes = 21474836480\n");
+	unlink(conf);
+	rmdir(dir);
 }

@@ -117,6 +117,8 @@ static int worker_fds_settle(int worker, int most)
 
 TEST(fds_without_a_matching_header_are_refused_and_closed)
 {
+	/* the worker is not dumpable: only root reads its /proc/<pid>/fd */
+	REQUIRE_ROOT("counting the worker's open fds");
 	struct test_daemon d;
 	test_daemon_start(&d, pt_reference);
 	struct pt_conn good;

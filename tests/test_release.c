@@ -15,8 +15,7 @@
 TEST_TIMEOUT(demo_falls_back_to_a_user_socket, 300)
 {
 	ct_require_webnnd();
-	if (geteuid() != 0)
-		SKIP("needs root to act as the user nobody");
+	REQUIRE_ROOT("the demo falls back to a user socket when run as the user nobody");
 	if (access("tests/demo.sh", X_OK) != 0)
 		SKIP("tests/demo.sh is not here (run from the repository root)");
 	char build[4096];

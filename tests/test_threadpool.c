@@ -29,15 +29,17 @@ TEST(threadpool_starts_before_any_client)
 	long pool = env && atoi(env) > 0 ? atoi(env) : 16; /* webnnd's default for workers */
 	struct test_daemon d;
 	/* prlimit(2) on another user's process needs CAP_SYS_RESOURCE, which the tests' root may
-	 * lack: this worker keeps the tests' uid. */
-	test_daemon_start(&d, (const char *const[]){ "--backend", "reference", "--user", "root",
-						    NULL });
+	 * lack: this worker keeps the tests' uid (without root, webnnd keeps it anyway). */
+	static const char *const as_root[] = { "--backend", "reference", "--user", "root", NULL };
+	test_daemon_start(&d, geteuid() == 0 ? as_root : pt_reference);
+	char name[32];
+	snprintf(name, sizeof(name), "wnn-u%u", (unsigned)geteuid());
 	struct pt_conn c;
 	pt_connect(&c, &d);
 	c.strict = true;
 	pt_hello(&c, "test_pool");
 	/* The worker serving us has queued no work yet: its pool is up all the same. */
-	int worker = test_daemon_child(&d, "wnn-u0");
+	int worker = test_daemon_child(&d, name);
 	long threads = proc_status(worker, "Threads");
 	ASSERT_MSG(threads >= pool + 1, "the worker has %ld threads, expected the loop and %ld "
 		   "pool threads", threads, pool);
@@ -55,7 +57,7 @@ TEST(threadpool_starts_before_any_client)
 	for (uint32_t i = 0; i < 20; i++)
 		pt_roundtrip(&c, 1, 2 + i, (float)i);
 	pt_add_roundtrip(&c, 1, 100, 3.0f);
-	ASSERT_EQ(test_daemon_child(&d, "wnn-u0"), worker);
+	ASSERT_EQ(test_daemon_child(&d, name), worker);
 	ASSERT_EQ(proc_status(worker, "Threads"), threads);
 	pt_close(&c);
 	test_daemon_stop(&d);

@@ -364,8 +364,8 @@ TEST_TIMEOUT(work_watchdog_cancels_long_build, 60)
 TEST_TIMEOUT(work_watchdog_grace_ends_worker, 60)
 {
 	struct test_daemon d;
-	const char *args[] = { "--backend", "cpu", "--limit", "dispatch_timeout_ms=200",
-			       "--limit", "watchdog_grace_ms=500", "--limit",
+	const char *args[] = { "--backend", "cpu", "--limit", "dispatch_timeout_ms=100",
+			       "--limit", "watchdog_grace_ms=200", "--limit",
 			       "max_dispatch_ms=600000", NULL };
 	setenv("WEBNN_CPU_CHUNK_NS", "1000000000000000", 1);
 	test_daemon_start(&d, args);
@@ -375,13 +375,15 @@ TEST_TIMEOUT(work_watchdog_grace_ends_worker, 60)
 	wk_connect(&b, &d, "same-user");
 	pt_create_context(&a, 1);
 	pt_create_context(&b, 1);
-	/* one 4096^3 matmul: one oneDNN primitive of seconds on two cores */
-	wk_chain_ready(&a, 1, 3, 4096, 1);
+	/* One 8192^3 matmul: one oneDNN primitive of 1.1e12 FLOP, seconds even at the 270 GFLOP/s
+	 * two AVX-512 cores reach, against the 300 ms (+ a 100 ms tick) the watchdog allows it.
+	 * 4096^3 was not enough: it returned within the grace on such a machine. */
+	wk_chain_ready(&a, 1, 3, 8192, 1);
 	double t0 = wk_now();
 	pt_dispatch(&a, 1, 3, 4, 5, 6);
 	uint32_t lost_ctx = 0;
 	char *msg = wk_await_lost(&a, &lost_ctx);
-	ASSERT_STREQ(msg, "dispatch of graph 3 ran longer than dispatch_timeout_ms (200 ms)");
+	ASSERT_STREQ(msg, "dispatch of graph 3 ran longer than dispatch_timeout_ms (100 ms)");
 	free(msg);
 	pt_expect_goodbye(&a, "stopped by the dispatch watchdog (a dispatch did not return): its "
 			      "contexts are lost");

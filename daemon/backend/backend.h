@@ -76,6 +76,10 @@ struct backend_plan;     /* a compiled graph */
  *    host_tensors, tensor_* of small tensors. Still serialised per context as above; it must
  *    not wait for anything (no other thread, no device queue) and uses only the calling thread.
  */
+/* What a backend may hold per tensor besides its bytes (its struct backend_tensor, a cl_mem's
+ * runtime object), charged with every tensor; the backends check their part at build time. */
+#define BACKEND_TENSOR_BYTES 512u
+
 struct backend_impl {
 	const char *name; /* "cpu", "opencl", "reference" */
 	/* What its kernels take per unit of work (daemon/graph/cost.c): the time estimate that
@@ -144,6 +148,18 @@ struct backend_impl {
 	enum webnn_status (*compile)(struct backend_context *ctx, const struct graph_ir *g,
 				     struct backend_plan **out, struct wnn_diag *diag);
 	void (*plan_destroy)(struct backend_plan *plan);
+	/* Host (or device) memory the plan holds besides the memory plan's buffers (graph.plan,
+	 * which the daemon charges itself): its steps, kernels' state, copies of constants,
+	 * scratch. Exact sizes where the backend allocates them, measured constants per step or
+	 * primitive where a library does (tests/hostile_accounting.c checks them against the
+	 * worker's growth). The daemon charges it once the compile is done. */
+	uint64_t (*plan_bytes)(const struct backend_plan *plan);
+	/* What plan_bytes takes per operation at least, charged while a compile runs (before
+	 * plan_bytes can be asked); library objects (oneDNN primitives, OpenCL kernels) are
+	 * charged when it is done. */
+	uint32_t plan_op_bytes;
+	/* Its plans may hold copies of the graph's constants (charged before the compile). */
+	bool copies_constants;
 	/* Runs the plan to completion. inputs/outputs follow g->inputs/g->outputs;
 	 * descriptors were checked by the daemon. An output tensor may not alias an input. */
 	enum webnn_status (*execute)(struct backend_plan *plan, struct backend_tensor *const *inputs,

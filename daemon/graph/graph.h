@@ -240,6 +240,15 @@ void graph_estimate_cost(const struct graph_cost_model *m, const struct graph_ir
 uint64_t graph_node_cost(const struct graph_cost_model *m, const struct graph_ir *g,
 			 const struct graph_node *n);
 
+/* The heap the IR itself holds (every array at its capacity, per-node arrays and labels, in
+ * glibc chunks), not counting the constants the passes made (folded_bytes) nor the memory
+ * plan's buffers (plan.peak_bytes, which a backend allocates): what the graph's charge counts
+ * for the IR once it is compiled. */
+uint64_t graph_ir_bytes(const struct graph_ir *g);
+/* A bound of graph_ir_bytes for a graph of n_operations and n_operands as imported from a
+ * request that takes msg_bytes unpacked, charged until the compile measured the real size. */
+uint64_t graph_ir_bytes_bound(uint64_t n_operations, uint64_t n_operands, uint64_t msg_bytes);
+
 /* "conv2d" or "conv2d 'label'": how messages name a node. */
 const char *graph_node_name(const struct graph_node *n, char *buf, size_t len);
 

@@ -31,6 +31,9 @@ struct cpu_build {
 	 * so a plan with any runs only on the compute thread (never on the quick path). Steps are
 	 * built on several threads. */
 	atomic_uint *primitives;
+	/* memory the steps' oneDNN memories allocate (reordered weights): the plan's, for its
+	 * charge (backend_impl.plan_bytes) */
+	_Atomic uint64_t *owned_bytes;
 	bool winograd;          /* large 3x3 convolutions may use Winograd (WEBNN_CPU_NO_WINOGRAD
 				   unset at init) */
 	const atomic_bool *cancel; /* the context's: reference fallback kernels poll it */

@@ -13,6 +13,7 @@
 #include "daemon/backend/host/host.h"
 #include "daemon/backend/reference/ref.h"
 #include "daemon/log.h"
+#include "daemon/obj.h"
 #include "daemon/sched.h"
 #include "daemon/tasks.h"
 
@@ -75,6 +76,7 @@ struct backend_plan {
 	uint64_t scratch_bytes;   /* oneDNN scratchpad shared by the steps (they run one at a
 				     time) */
 	atomic_uint primitives;   /* oneDNN primitives among the steps (cpu_build.primitives) */
+	_Atomic uint64_t owned_bytes; /* the steps' own oneDNN memories (cpu_build.owned_bytes) */
 	void *scratch;
 };
 
@@ -562,6 +564,7 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 				       .threads = ctx->be->threads,
 				       .scratch_bytes = &plan->scratch_bytes,
 				       .primitives = &plan->primitives,
+				       .owned_bytes = &plan->owned_bytes,
 				       .winograd = ctx->be->winograd, .cancel = ctx->cancel,
 				       .chunk_ns = ctx->be->chunk_ns };
 		if (dnnl_stream_create(&b.stream, b.engine, dnnl_stream_default_flags) !=
@@ -681,6 +684,26 @@ static enum webnn_status cpu_evaluate(struct backend_context *ctx, const struct 
 	return job.st;
 }
 
+/* What a step's state and a oneDNN primitive take besides the memories counted exactly:
+ * measured (tests/hostile_accounting.c: graphs of 20000 elementwise steps, and hundreds of
+ * graphs of one matmul primitive, grow the worker by less than they are charged; a small
+ * matmul graph took about 15 KiB in all before it was charged). A primitive holds its
+ * descriptors, argument memories and JIT code (oneDNN's primitive cache shares the code of
+ * equal primitives and is bounded). */
+#define CPU_STEP_BYTES 512u
+#define CPU_PRIMITIVE_BYTES (16u << 10)
+
+static uint64_t cpu_plan_bytes(const struct backend_plan *plan)
+{
+	uint64_t n = plan->g && plan->g->n_nodes ? plan->g->n_nodes : 1;
+	return obj_heap_bytes(sizeof(*plan)) + obj_heap_bytes(n * sizeof(*plan->steps)) +
+	       host_values_bytes(&plan->hv) + (plan->scratch ? plan->scratch_bytes + 64 : 0) +
+	       atomic_load_explicit(&plan->owned_bytes, memory_order_relaxed) +
+	       plan->n_steps * (uint64_t)CPU_STEP_BYTES +
+	       atomic_load_explicit(&plan->primitives, memory_order_relaxed) *
+		       (uint64_t)CPU_PRIMITIVE_BYTES;
+}
+
 struct run_job {
 	struct backend_plan *plan;
 	struct wnn_diag *diag;
@@ -792,6 +815,9 @@ const struct backend_impl backend_cpu = {
 	.evaluate = cpu_evaluate,
 	.compile = cpu_compile,
 	.plan_destroy = cpu_plan_destroy,
+	.plan_bytes = cpu_plan_bytes,
+	.plan_op_bytes = CPU_STEP_BYTES,
+	.copies_constants = true, /* reordered weights */
 	.execute = cpu_execute,
 	.plan_quick = cpu_plan_quick,
 	.execute_quick = cpu_execute_quick,

@@ -190,6 +190,9 @@ enum webnn_status cpu_dnnl_bind_owned(const struct cpu_build *b, struct cpu_dnnl
 	enum webnn_status st = cpu_dnnl_check(dnnl_memory_create(&mem, md, b->engine,
 								  DNNL_MEMORY_ALLOCATE),
 					      n, "memory allocation", diag);
+	if (st == WEBNN_STATUS_OK && b->owned_bytes)
+		atomic_fetch_add_explicit(b->owned_bytes, dnnl_memory_desc_get_size(md) + 64,
+					  memory_order_relaxed);
 	if (st == WEBNN_STATUS_OK)
 		st = add_arg(p, arg, mem, GRAPH_NONE, n, diag);
 	if (st == WEBNN_STATUS_OK && out)

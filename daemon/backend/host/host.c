@@ -3,6 +3,10 @@
 #include <string.h>
 
 #include "daemon/backend/host/host.h"
+#include "daemon/obj.h"
+
+_Static_assert(sizeof(struct backend_tensor) + 16 <= BACKEND_TENSOR_BYTES,
+	       "a host tensor's header is charged as BACKEND_TENSOR_BYTES");
 
 /* bytes rounded up to whole cache lines (aligned_alloc wants a multiple of the alignment) */
 static void *host_alloc_zeroed(uint64_t bytes)
@@ -89,6 +93,17 @@ enum webnn_status host_tensor_read(struct backend_tensor *t, void *dst, size_t s
 				    "readTensor: %zu bytes asked, the tensor has %zu", size, t->bytes);
 	memmove(dst, t->data, size);
 	return WEBNN_STATUS_OK;
+}
+
+uint64_t host_values_bytes(const struct host_values *hv)
+{
+	if (!hv->g)
+		return 0;
+	uint64_t nv = hv->g->n_values ? hv->g->n_values : 1;
+	uint64_t nb = hv->g->plan.n_buffers ? hv->g->plan.n_buffers : 1;
+	return obj_heap_bytes(nv * sizeof(*hv->descs)) + obj_heap_bytes(nv * sizeof(*hv->src)) +
+	       obj_heap_bytes(nv * sizeof(*hv->alias)) + obj_heap_bytes(nv * sizeof(*hv->bufs)) +
+	       obj_heap_bytes(nb * sizeof(*hv->buffers)) + nb * 64; /* buffers' alignment */
 }
 
 void host_values_fini(struct host_values *hv)

@@ -50,6 +50,8 @@ struct host_values {
 /* Allocates the buffers and binds every value. With alias_epilogues, the own output of a node
  * whose epilogue was fused shares the storage of the value the epilogue finally writes (for
  * backends asking for epilogues). who names the backend in messages. */
+/* The heap hv's per-value arrays take (not its buffers: the memory plan's). */
+uint64_t host_values_bytes(const struct host_values *hv);
 enum webnn_status host_values_init(struct host_values *hv, const struct graph_ir *g,
 				   bool alias_epilogues, const char *who, struct wnn_diag *diag);
 void host_values_fini(struct host_values *hv);

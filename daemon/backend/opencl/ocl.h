@@ -159,6 +159,7 @@ struct backend_plan {
 	size_t n_planned;
 	cl_mem *phys;     /* physical temp buffers */
 	size_t n_phys;
+	uint64_t phys_bytes; /* their sizes together */
 	uint32_t *operand_slot; /* per value: slot id, UINT32_MAX when none yet */
 	size_t n_inputs, n_outputs;
 	const struct graph_ir *g;
@@ -330,6 +331,13 @@ void ocl_caps(struct backend_context *ctx, struct graph_caps *caps);
 enum webnn_status ocl_compile(struct backend_context *ctx, const struct graph_ir *g,
 			      struct backend_plan **out, struct wnn_diag *diag);
 void ocl_plan_destroy(struct backend_plan *plan);
+/* backend_impl.plan_bytes: its arrays, constant and temp buffers exactly, kernels measured. */
+uint64_t ocl_plan_bytes(const struct backend_plan *plan);
+/* What a kernel object and a buffer object take in the OpenCL runtime (PoCL: the kernel's
+ * argument storage and per-device data; _cl_mem), measured as for the cpu backend's
+ * primitives (tests/hostile_accounting.c). */
+#define OCL_KERNEL_BYTES (8u << 10)
+#define OCL_BUFFER_BYTES 1024u
 enum webnn_status ocl_execute(struct backend_plan *plan, struct backend_tensor *const *inputs,
 			      struct backend_tensor *const *outputs, struct wnn_diag *diag);
 

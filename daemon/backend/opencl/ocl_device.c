@@ -12,6 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* PoCL's cl_mem (_cl_mem, about 300 bytes) and this header: BACKEND_TENSOR_BYTES. */
+_Static_assert(sizeof(struct backend_tensor) + 16 <= BACKEND_TENSOR_BYTES / 2,
+	       "an opencl tensor's header is charged as BACKEND_TENSOR_BYTES");
+
 extern const struct {
 	const char *name;
 	const char *source;
@@ -817,5 +821,8 @@ const struct backend_impl backend_opencl = {
 	.tensor_sync = ocl_tensor_sync,
 	.compile = ocl_compile,
 	.plan_destroy = ocl_plan_destroy,
+	.plan_bytes = ocl_plan_bytes,
+	.plan_op_bytes = sizeof(struct ocl_step) + OCL_KERNEL_BYTES,
+	.copies_constants = true, /* constant buffers */
 	.execute = ocl_execute_tensors,
 };

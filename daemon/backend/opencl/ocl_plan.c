@@ -1,4 +1,5 @@
 /* OpenCL plans: compile (lowering through the family table), buffers, whole-graph execute. */
+#include "daemon/obj.h"
 #include "daemon/backend/opencl/ocl.h"
 
 #include <limits.h>
@@ -101,6 +102,7 @@ static void assign_buffers(struct ocl_build *b)
 	for (size_t k = 0; k < n_phys; k++) {
 		cl_int err;
 		size_t bytes = (phys_size[k] + 63) & ~(size_t)63;
+		p->phys_bytes += bytes;
 		p->phys[k] = clCreateBuffer(p->ctx->dev->context, CL_MEM_READ_WRITE, bytes, NULL,
 					    &err);
 		if (!p->phys[k]) {
@@ -299,6 +301,28 @@ fail:
 	if (!diag->status)
 		wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR, "compile: failed");
 	return diag->status;
+}
+
+uint64_t ocl_plan_bytes(const struct backend_plan *p)
+{
+	uint64_t n = obj_heap_bytes(sizeof(*p)) + obj_heap_bytes(p->cap_slots * sizeof(*p->slots)) +
+		     obj_heap_bytes(p->cap_steps * sizeof(*p->steps)) +
+		     obj_heap_bytes((p->n_planned + 1) * sizeof(cl_mem)) +
+		     obj_heap_bytes((p->n_phys + 1) * sizeof(cl_mem)) +
+		     (p->g ? obj_heap_bytes((p->g->n_values + 1) * sizeof(uint32_t)) : 0);
+	for (size_t i = 0; i < p->n_steps; i++) {
+		const struct ocl_step *s = &p->steps[i];
+		if (s->kernel)
+			n += OCL_KERNEL_BYTES;
+		if (s->gemm.a_offs)
+			n += 3 * obj_heap_bytes(s->gemm.batch * sizeof(size_t));
+		if (s->gemm.alphas)
+			n += 2 * obj_heap_bytes(s->gemm.batch * sizeof(float));
+	}
+	for (size_t i = 0; i < p->n_slots; i++)
+		if (p->slots[i].kind == OCL_SLOT_CONST && p->slots[i].mem)
+			n += ((p->slots[i].bytes + 3) & ~(uint64_t)3) + OCL_BUFFER_BYTES;
+	return n + p->phys_bytes + (p->n_phys + p->n_planned) * (uint64_t)OCL_BUFFER_BYTES;
 }
 
 void ocl_plan_destroy(struct backend_plan *p)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "daemon/backend/host/host.h"
+#include "daemon/obj.h"
 #include "daemon/backend/reference/ref.h"
 #include "daemon/log.h"
 
@@ -236,6 +237,14 @@ static void ref_plan_destroy(struct backend_plan *plan)
 	free(plan);
 }
 
+/* Exact: the reference kernels keep no state of their own. */
+static uint64_t ref_plan_bytes(const struct backend_plan *plan)
+{
+	uint64_t n = plan->g && plan->g->n_nodes ? plan->g->n_nodes : 1;
+	return obj_heap_bytes(sizeof(*plan)) + obj_heap_bytes(n * sizeof(*plan->steps)) +
+	       host_values_bytes(&plan->hv);
+}
+
 static enum webnn_status plan_fail(struct backend_plan *plan, enum webnn_status st)
 {
 	ref_plan_destroy(plan);
@@ -374,6 +383,8 @@ const struct backend_impl backend_reference = {
 	.caps = ref_caps,
 	.compile = ref_compile,
 	.plan_destroy = ref_plan_destroy,
+	.plan_bytes = ref_plan_bytes,
+	.plan_op_bytes = sizeof(struct ref_step) + 4 * sizeof(void *) + 64,
 	.execute = ref_execute,
 	/* every plan runs on its caller's thread alone anyway */
 	.execute_quick = ref_execute,
