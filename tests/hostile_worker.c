@@ -325,6 +325,18 @@ static void log_path(char *log, size_t len)
 	unsetenv("JOURNAL_STREAM");
 }
 
+/* Starts d (max_workers=4, its log at a new path in log) inside the pids cgroup g, whose
+ * limit becomes max (-1: none). */
+static void start_in_pids(struct test_daemon *d, struct hz_pids *g, long max, char *log,
+			  size_t len)
+{
+	hz_pids_set_max(g, max);
+	log_path(log, len);
+	hz_pids_enter(g);
+	hz_start_logged(d, log, "--limit", "max_workers=4", NULL);
+	hz_pids_leave(g);
+}
+
 /* Issue 18 item 4. Abuse: users enough to fill the service's task limit (TasksMax=, here a
  * pids cgroup of 60 tasks). The front door divides the limit between max_workers=4 workers:
  * each worker's threads (loop, pool) fit its share, four users are served, and a fifth is
@@ -334,13 +346,9 @@ TEST(hostile_workers_sized_to_task_limit)
 	struct hz_pids g;
 	if (!hz_pids_create(&g))
 		SKIP("no pids cgroup can be made here (/sys/fs/cgroup/pids or cgroup v2 with pids)");
-	hz_pids_set_max(&g, 60);
 	char log[4096];
-	log_path(log, sizeof(log));
 	struct test_daemon d;
-	hz_pids_enter(&g);
-	hz_start_logged(&d, log, "--limit", "max_workers=4", NULL);
-	hz_pids_leave(&g);
+	start_in_pids(&d, &g, 60, log, sizeof(log));
 	const uid_t users[4] = { 0, HZ_OTHER, HZ_NOBODY, 4242 };
 	for (int i = 0; i < 4; i++) {
 		hz_fresh_client(&d, users[i], HZ_RTT_MS);
@@ -374,13 +382,9 @@ TEST(hostile_worker_start_past_task_limit)
 	struct hz_pids g;
 	if (!hz_pids_create(&g))
 		SKIP("no pids cgroup can be made here (/sys/fs/cgroup/pids or cgroup v2 with pids)");
-	hz_pids_set_max(&g, -1);
 	char log[4096];
-	log_path(log, sizeof(log));
 	struct test_daemon d;
-	hz_pids_enter(&g);
-	hz_start_logged(&d, log, "--limit", "max_workers=4", NULL);
-	hz_pids_leave(&g);
+	start_in_pids(&d, &g, -1, log, sizeof(log));
 	struct hz_client other;
 	hz_client_open(&other, &d, HZ_OTHER);
 	/* The next spare, its threads started (their number steady), is the last to fit. */
