@@ -372,6 +372,18 @@ TEST(hostile_workers_sized_to_task_limit)
 	hz_pids_destroy(&g);
 }
 
+/* Connects c as uid, sends a Hello and returns the first message back (NULL: the connection
+ * ended); the caller frees it and closes c. */
+static Webnn__Ipc__ServerMessage *hello_as(struct pt_conn *c, const struct test_daemon *d,
+					   uid_t uid, const char *name)
+{
+	hz_connect_as(c, d, uid);
+	struct hz_hello h;
+	hz_hello_msg(&h, name, 1);
+	pt_try_send(c, &h.m);
+	return pt_recv(c);
+}
+
 /* Issue 18 item 4. Abuse: the task limit is reached after the daemon sized its workers (other
  * services' tasks, a lowered TasksMax): a new user's worker cannot start its threads. The
  * client gets a Goodbye naming the limit ("the task limit (pids.max=N of ...) is reached"), so
@@ -402,11 +414,7 @@ TEST(hostile_worker_start_past_task_limit)
 	for (double end = hz_now_ms() + 15000; !reason[0]; usleep(100000)) {
 		ASSERT_MSG(hz_now_ms() < end, "no refusal naming the task limit within 15 s");
 		struct pt_conn c;
-		hz_connect_as(&c, &d, HZ_NOBODY);
-		struct hz_hello h;
-		hz_hello_msg(&h, "past the task limit", 1);
-		pt_try_send(&c, &h.m);
-		Webnn__Ipc__ServerMessage *s = pt_recv(&c);
+		Webnn__Ipc__ServerMessage *s = hello_as(&c, &d, HZ_NOBODY, "past the task limit");
 		ASSERT_MSG(s, "the connection ended without a reason");
 		ASSERT_MSG(s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_GOODBYE,
 			   "served although no thread can start");
@@ -426,11 +434,7 @@ TEST(hostile_worker_start_past_task_limit)
 		ASSERT_MSG(hz_now_ms() < end, "uid %u not served within 20 s of the limit rising",
 			   HZ_NOBODY);
 		struct pt_conn c;
-		hz_connect_as(&c, &d, HZ_NOBODY);
-		struct hz_hello h;
-		hz_hello_msg(&h, "after the task limit", 1);
-		pt_try_send(&c, &h.m);
-		Webnn__Ipc__ServerMessage *s = pt_recv(&c);
+		Webnn__Ipc__ServerMessage *s = hello_as(&c, &d, HZ_NOBODY, "after the task limit");
 		bool served = s && s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY;
 		pt_free(s);
 		pt_close(&c);
