@@ -122,6 +122,24 @@ static pid_t spawn_one(pid_t door, int ctl, int lease, const char *exe, char **a
 
 static _Noreturn void spawner_main(int sock, pid_t door, const char *exe, char **argv);
 
+/* A new spawner's start in the child of fork or clone: it dies with its parent (and quits if
+ * that already happened), keeps only its end sv[1] of the channel and serves it. */
+static _Noreturn void spawner_child(const int sv[2], pid_t door, const char *exe, char **argv)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != door)
+		_exit(0);
+	close(sv[0]);
+	int s = sv[1];
+	if (s < 3) { /* keep it above stdio for the close below */
+		s = fcntl(s, F_DUPFD_CLOEXEC, 3);
+		if (s < 0)
+			_exit(1);
+	}
+	sandbox_close_inherited_fds(s, 1);
+	spawner_main(s, door, exe, argv);
+}
+
 /* Forks (as a sibling: CLONE_PARENT, the front door reaps it) a new spawner on a new channel,
  * whose other end *door_end becomes; runs in a spawner, which, unlike the front door, is
  * under no filter and may fork. */
@@ -139,19 +157,8 @@ static pid_t spawn_spawner(int sock, pid_t door, const char *exe, char **argv, i
 		return -err;
 	}
 	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != door)
-			_exit(0);
 		close(sock);
-		close(sv[0]);
-		int s = sv[1];
-		if (s < 3) { /* keep it above stdio for the close below */
-			s = fcntl(s, F_DUPFD_CLOEXEC, 3);
-			if (s < 0)
-				_exit(1);
-		}
-		sandbox_close_inherited_fds(s, 1);
-		spawner_main(s, door, exe, argv);
+		spawner_child(sv, door, exe, argv);
 	}
 	close(sv[1]);
 	*door_end = sv[0];
@@ -211,20 +218,8 @@ static int spawner_fork(struct spawner_proc *pr, const char *exe, char **argv)
 		close(sv[1]);
 		return -err;
 	}
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != door)
-			_exit(0);
-		close(sv[0]);
-		int s = sv[1];
-		if (s < 3) { /* keep it above stdio for the close below */
-			s = fcntl(s, F_DUPFD_CLOEXEC, 3);
-			if (s < 0)
-				_exit(1);
-		}
-		sandbox_close_inherited_fds(s, 1);
-		spawner_main(s, door, exe, argv);
-	}
+	if (pid == 0)
+		spawner_child(sv, door, exe, argv);
 	close(sv[1]);
 	pr->pid = pid;
 	pr->sock = sv[0];

@@ -64,6 +64,22 @@ static double bf_budget(void)
 	return e && *e ? atof(e) : 90;
 }
 
+/* Runs bf_rounds() rounds, turn(sides, i, r) for each side i, the sides taking turns to go
+ * first; past the third round only while bf_budget() seconds from t0 are not spent. Returns
+ * the rounds run. */
+static int bf_run_rounds(double t0, int n_sides, void (*turn)(void *sides, int i, int r),
+			 void *sides)
+{
+	int rounds = bf_rounds();
+	for (int r = 0; r < rounds; r++) {
+		if (r >= 3 && test_now() - t0 > bf_budget())
+			return r;
+		for (int i = 0; i < n_sides; i++)
+			turn(sides, (i + r) % n_sides, r);
+	}
+	return rounds;
+}
+
 /* ------------------------------------------------------------------ the daemon */
 
 /* A front door with its workers, on a private socket other uids may reach; its log in a file. */
@@ -540,6 +556,11 @@ static void bf_side_round(struct bf_side *s, int r)
 	}
 }
 
+static void bf_side_turn(void *sides, int i, int r)
+{
+	bf_side_round(&((struct bf_side *)sides)[i], r);
+}
+
 static void bf_side_print(const struct bf_side *s, int rounds)
 {
 	char q[64];
@@ -599,16 +620,8 @@ TEST_TIMEOUT(bench_fairness, 600)
 		bf_side_start(&side[1], "previous build ($WEBNN_BENCH_PREVIOUS)", prev);
 	for (int i = 0; i < n_sides; i++)
 		bf_side_connect(&side[i]);
-	int rounds = bf_rounds();
 	double t0 = test_now(), load0 = test_load_average();
-	for (int r = 0; r < rounds; r++) {
-		if (r >= 3 && test_now() - t0 > bf_budget()) {
-			rounds = r;
-			break;
-		}
-		for (int i = 0; i < n_sides; i++)
-			bf_side_round(&side[(i + r) % n_sides], r);
-	}
+	int rounds = bf_run_rounds(t0, n_sides, bf_side_turn, side);
 	printf("  fairness on the cpu backend (one worker per uid): client A's small graph (add "
 	       "1x64, dispatch + read, back to back) alone and while client B loops a large "
 	       "graph's dispatch + read (or its build); %d rounds (%.1f s, load average %.2f "
@@ -697,6 +710,11 @@ static void bc_side_round(struct bc_side *s, int r)
 	}
 }
 
+static void bc_side_turn(void *sides, int i, int r)
+{
+	bc_side_round(&((struct bc_side *)sides)[i], r);
+}
+
 TEST_TIMEOUT(bench_churn_fairness, 600)
 {
 	static struct bc_side side[2];
@@ -721,16 +739,8 @@ TEST_TIMEOUT(bench_churn_fairness, 600)
 		hz_hello_times(&s->td, BF_OTHER_UID, 4, 30000, warm);
 		hz_hello_times(&s->td, BC_CHURN_UID, 4, 30000, warm);
 	}
-	int rounds = bf_rounds();
 	double t0 = test_now(), load0 = test_load_average();
-	for (int r = 0; r < rounds; r++) {
-		if (r >= 3 && test_now() - t0 > bf_budget()) {
-			rounds = r;
-			break;
-		}
-		for (int i = 0; i < n_sides; i++)
-			bc_side_round(&side[(i + r) % n_sides], r);
-	}
+	int rounds = bf_run_rounds(t0, n_sides, bc_side_turn, side);
 	printf("  connection churn (reference backend): uid %d's new connections, connect() to "
 	       "HelloReply, %d a round, alone and while uid %d opens and closes connections as "
 	       "fast as it can; %d rounds (%.1f s, load average %.2f before, %.2f after, nice %d); "

@@ -490,7 +490,11 @@ double hz_fresh_client(const struct test_daemon *d, uid_t uid, double max_ms)
 	return ms;
 }
 
-void hz_watch_start(struct hz_watch *w, const struct test_daemon *d, uid_t uid)
+/* Forks a helper child acting as uid, with a stop pipe and a report pipe. In the child (0 is
+ * returned) keep[0] is the stop pipe's read end and keep[1] the report pipe's write end, its
+ * only descriptors past stdio; in the parent keep[0] is the stop pipe's write end and keep[1]
+ * the report pipe's read end. */
+static pid_t hz_helper_fork(uid_t uid, int keep[2])
 {
 	int stop[2], res[2];
 	ASSERT(pipe2(stop, O_CLOEXEC) == 0 && pipe2(res, O_CLOEXEC) == 0);
@@ -498,10 +502,34 @@ void hz_watch_start(struct hz_watch *w, const struct test_daemon *d, uid_t uid)
 	pid_t pid = fork();
 	ASSERT(pid >= 0);
 	if (pid == 0) {
-		int keep[2] = { stop[0], res[1] };
+		keep[0] = stop[0];
+		keep[1] = res[1];
 		hz_child_fds(keep, 2);
 		if (uid != geteuid())
 			hz_become(uid);
+		return 0;
+	}
+	close(stop[0]);
+	close(res[1]);
+	keep[0] = stop[1];
+	keep[1] = res[0];
+	return pid;
+}
+
+/* Waits (20 s at most) for the 'R' a helper child writes on its report pipe once it is going. */
+static void hz_helper_ready(int res_fd, const char *who)
+{
+	struct pollfd p = { res_fd, POLLIN, 0 };
+	char c = 0;
+	ASSERT_MSG(poll(&p, 1, 20000) == 1 && read(res_fd, &c, 1) == 1 && c == 'R',
+		   "%s did not get going", who);
+}
+
+void hz_watch_start(struct hz_watch *w, const struct test_daemon *d, uid_t uid)
+{
+	int keep[2];
+	pid_t pid = hz_helper_fork(uid, keep);
+	if (pid == 0) {
 		struct hz_client b;
 		hz_client_open(&b, d, uid);
 		ASSERT(write(keep[1], "R", 1) == 1);
@@ -520,13 +548,10 @@ void hz_watch_start(struct hz_watch *w, const struct test_daemon *d, uid_t uid)
 		dprintf(keep[1], "%d %.1f\n", n, worst);
 		_exit(0);
 	}
-	close(stop[0]);
-	close(res[1]);
-	*w = (struct hz_watch){ .pid = pid, .stop_fd = stop[1], .res_fd = res[0], .uid = uid };
-	struct pollfd p = { w->res_fd, POLLIN, 0 };
-	char c = 0;
-	ASSERT_MSG(poll(&p, 1, 20000) == 1 && read(w->res_fd, &c, 1) == 1 && c == 'R',
-		   "the well-behaved client of uid %u did not get going", (unsigned)uid);
+	*w = (struct hz_watch){ .pid = pid, .stop_fd = keep[0], .res_fd = keep[1], .uid = uid };
+	char who[64];
+	snprintf(who, sizeof(who), "the well-behaved client of uid %u", (unsigned)uid);
+	hz_helper_ready(w->res_fd, who);
 }
 
 /* What a helper child wrote on its report pipe until it closed it (30 s at most), as a string;
@@ -624,16 +649,9 @@ static int hz_raw_connect(const struct test_daemon *d)
 
 void hz_churn_start(struct hz_churn *ch, const struct test_daemon *d, uid_t uid, bool hello)
 {
-	int stop[2], res[2];
-	ASSERT(pipe2(stop, O_CLOEXEC) == 0 && pipe2(res, O_CLOEXEC) == 0);
-	fflush(NULL);
-	pid_t pid = fork();
-	ASSERT(pid >= 0);
+	int keep[2];
+	pid_t pid = hz_helper_fork(uid, keep);
 	if (pid == 0) {
-		int keep[2] = { stop[0], res[1] };
-		hz_child_fds(keep, 2);
-		if (uid != geteuid())
-			hz_become(uid);
 		ASSERT(write(keep[1], "R", 1) == 1);
 		long n = 0; /* connections made (connect() succeeded) */
 		for (long tries = 0;; tries++) {
@@ -661,13 +679,8 @@ void hz_churn_start(struct hz_churn *ch, const struct test_daemon *d, uid_t uid,
 		dprintf(keep[1], "%ld\n", n);
 		_exit(0);
 	}
-	close(stop[0]);
-	close(res[1]);
-	*ch = (struct hz_churn){ .pid = pid, .stop_fd = stop[1], .res_fd = res[0] };
-	struct pollfd p = { ch->res_fd, POLLIN, 0 };
-	char c = 0;
-	ASSERT_MSG(poll(&p, 1, 20000) == 1 && read(ch->res_fd, &c, 1) == 1 && c == 'R',
-		   "the churning client did not get going");
+	*ch = (struct hz_churn){ .pid = pid, .stop_fd = keep[0], .res_fd = keep[1] };
+	hz_helper_ready(ch->res_fd, "the churning client");
 }
 
 long hz_churn_stop(struct hz_churn *ch)
@@ -1015,13 +1028,7 @@ void hz_expect_end(struct pt_conn *c, const char *needle, bool accept_eof, int m
 
 void hz_hello_msg(struct hz_hello *h, const char *name, uint64_t serial)
 {
-	webnn__ipc__hello__init(&h->h);
-	h->h.major = WNN_PROTOCOL_MAJOR;
-	h->h.minor = WNN_PROTOCOL_MINOR;
-	h->h.client_name = (char *)name;
-	webnn__ipc__client_message__init(&h->m);
-	h->m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_HELLO;
-	h->m.hello = &h->h;
+	pt_hello_fill(&h->m, &h->h, name);
 	h->m.has_serial = serial != 0;
 	h->m.serial = serial;
 }

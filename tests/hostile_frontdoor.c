@@ -81,6 +81,13 @@ static void stop_child(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+/* A scratch directory the other uids of the attacks may pass through. */
+static void door_scratch_dir(char *scratch, size_t len)
+{
+	test_scratch_dir(scratch, len, "webnn-door");
+	ASSERT(chmod(scratch, 0755) == 0);
+}
+
 /* Removes dir and what the attack left in it (no subdirectories). */
 static void remove_dir(const char *dir)
 {
@@ -107,8 +114,7 @@ TEST(hostile_socket_dir_of_another_user)
 {
 	REQUIRE_ROOT("this test plays another local user who owns the directory");
 	char scratch[256], userdir[300], deeper[320], sock[400], target[300], log[300];
-	test_scratch_dir(scratch, sizeof(scratch), "webnn-door");
-	ASSERT(chmod(scratch, 0755) == 0);
+	door_scratch_dir(scratch, sizeof(scratch));
 	make_target(target, sizeof(target), scratch);
 	snprintf(userdir, sizeof(userdir), "%s/user", scratch);
 	ASSERT(mkdir(userdir, 0755) == 0 && chown(userdir, HZ_OTHER, HZ_OTHER) == 0);
@@ -158,8 +164,7 @@ TEST(hostile_socket_symlink_race_in_sticky_dir)
 {
 	REQUIRE_ROOT("this test plays another local user who owns the directory");
 	char scratch[256], shared[300], target[300];
-	test_scratch_dir(scratch, sizeof(scratch), "webnn-door");
-	ASSERT(chmod(scratch, 0755) == 0);
+	door_scratch_dir(scratch, sizeof(scratch));
 	make_target(target, sizeof(target), scratch);
 	for (int round = 0; round < 3; round++) {
 		snprintf(shared, sizeof(shared), "%s/shared%d", scratch, round);
@@ -195,8 +200,7 @@ TEST(hostile_cache_dir_of_another_user)
 {
 	REQUIRE_ROOT("this test plays another local user who owns the directory");
 	char scratch[200], foreign[240], userdir[240], link[260], victim[240], log[300];
-	test_scratch_dir(scratch, sizeof(scratch), "webnn-door");
-	ASSERT(chmod(scratch, 0755) == 0);
+	door_scratch_dir(scratch, sizeof(scratch));
 	snprintf(foreign, sizeof(foreign), "%s/foreign-cache", scratch);
 	ASSERT(mkdir(foreign, 0700) == 0 && chown(foreign, HZ_OTHER, HZ_OTHER) == 0);
 	hz_log_path(log, sizeof(log));

@@ -325,6 +325,18 @@ static void log_path(char *log, size_t len)
 	unsetenv("JOURNAL_STREAM");
 }
 
+/* Starts d (max_workers=4, its log at a new path in log) inside the pids cgroup g, whose
+ * limit becomes max (-1: none). */
+static void start_in_pids(struct test_daemon *d, struct hz_pids *g, long max, char *log,
+			  size_t len)
+{
+	hz_pids_set_max(g, max);
+	log_path(log, len);
+	hz_pids_enter(g);
+	hz_start_logged(d, log, "--limit", "max_workers=4", NULL);
+	hz_pids_leave(g);
+}
+
 /* Issue 18 item 4. Abuse: users enough to fill the service's task limit (TasksMax=, here a
  * pids cgroup of 60 tasks). The front door divides the limit between max_workers=4 workers:
  * each worker's threads (loop, pool) fit its share, four users are served, and a fifth is
@@ -334,13 +346,9 @@ TEST(hostile_workers_sized_to_task_limit)
 	struct hz_pids g;
 	if (!hz_pids_create(&g))
 		SKIP("no pids cgroup can be made here (/sys/fs/cgroup/pids or cgroup v2 with pids)");
-	hz_pids_set_max(&g, 60);
 	char log[4096];
-	log_path(log, sizeof(log));
 	struct test_daemon d;
-	hz_pids_enter(&g);
-	hz_start_logged(&d, log, "--limit", "max_workers=4", NULL);
-	hz_pids_leave(&g);
+	start_in_pids(&d, &g, 60, log, sizeof(log));
 	const uid_t users[4] = { 0, HZ_OTHER, HZ_NOBODY, 4242 };
 	for (int i = 0; i < 4; i++) {
 		hz_fresh_client(&d, users[i], HZ_RTT_MS);
@@ -364,6 +372,18 @@ TEST(hostile_workers_sized_to_task_limit)
 	hz_pids_destroy(&g);
 }
 
+/* Connects c as uid, sends a Hello and returns the first message back (NULL: the connection
+ * ended); the caller frees it and closes c. */
+static Webnn__Ipc__ServerMessage *hello_as(struct pt_conn *c, const struct test_daemon *d,
+					   uid_t uid, const char *name)
+{
+	hz_connect_as(c, d, uid);
+	struct hz_hello h;
+	hz_hello_msg(&h, name, 1);
+	pt_try_send(c, &h.m);
+	return pt_recv(c);
+}
+
 /* Issue 18 item 4. Abuse: the task limit is reached after the daemon sized its workers (other
  * services' tasks, a lowered TasksMax): a new user's worker cannot start its threads. The
  * client gets a Goodbye naming the limit ("the task limit (pids.max=N of ...) is reached"), so
@@ -374,13 +394,9 @@ TEST(hostile_worker_start_past_task_limit)
 	struct hz_pids g;
 	if (!hz_pids_create(&g))
 		SKIP("no pids cgroup can be made here (/sys/fs/cgroup/pids or cgroup v2 with pids)");
-	hz_pids_set_max(&g, -1);
 	char log[4096];
-	log_path(log, sizeof(log));
 	struct test_daemon d;
-	hz_pids_enter(&g);
-	hz_start_logged(&d, log, "--limit", "max_workers=4", NULL);
-	hz_pids_leave(&g);
+	start_in_pids(&d, &g, -1, log, sizeof(log));
 	struct hz_client other;
 	hz_client_open(&other, &d, HZ_OTHER);
 	/* The next spare, its threads started (their number steady), is the last to fit. */
@@ -398,11 +414,7 @@ TEST(hostile_worker_start_past_task_limit)
 	for (double end = hz_now_ms() + 15000; !reason[0]; usleep(100000)) {
 		ASSERT_MSG(hz_now_ms() < end, "no refusal naming the task limit within 15 s");
 		struct pt_conn c;
-		hz_connect_as(&c, &d, HZ_NOBODY);
-		struct hz_hello h;
-		hz_hello_msg(&h, "past the task limit", 1);
-		pt_try_send(&c, &h.m);
-		Webnn__Ipc__ServerMessage *s = pt_recv(&c);
+		Webnn__Ipc__ServerMessage *s = hello_as(&c, &d, HZ_NOBODY, "past the task limit");
 		ASSERT_MSG(s, "the connection ended without a reason");
 		ASSERT_MSG(s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_GOODBYE,
 			   "served although no thread can start");
@@ -422,11 +434,7 @@ TEST(hostile_worker_start_past_task_limit)
 		ASSERT_MSG(hz_now_ms() < end, "uid %u not served within 20 s of the limit rising",
 			   HZ_NOBODY);
 		struct pt_conn c;
-		hz_connect_as(&c, &d, HZ_NOBODY);
-		struct hz_hello h;
-		hz_hello_msg(&h, "after the task limit", 1);
-		pt_try_send(&c, &h.m);
-		Webnn__Ipc__ServerMessage *s = pt_recv(&c);
+		Webnn__Ipc__ServerMessage *s = hello_as(&c, &d, HZ_NOBODY, "after the task limit");
 		bool served = s && s->body_case == WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY;
 		pt_free(s);
 		pt_close(&c);

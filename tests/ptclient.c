@@ -277,33 +277,37 @@ void pt_expect_goodbye(struct pt_conn *c, const char *needle)
 	ASSERT_MSG(pt_recv(c) == NULL, "the daemon kept talking after Goodbye");
 }
 
-void pt_hello(struct pt_conn *c, const char *client_name)
+void pt_hello_fill(Webnn__Ipc__ClientMessage *m, Webnn__Ipc__Hello *h, const char *client_name)
 {
-	Webnn__Ipc__Hello h = WEBNN__IPC__HELLO__INIT;
-	h.major = WNN_PROTOCOL_MAJOR;
-	h.minor = WNN_PROTOCOL_MINOR;
-	h.client_name = (char *)client_name;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_HELLO;
-	m.hello = &h;
+	webnn__ipc__hello__init(h);
+	h->major = WNN_PROTOCOL_MAJOR;
+	h->minor = WNN_PROTOCOL_MINOR;
+	h->client_name = (char *)client_name;
+	webnn__ipc__client_message__init(m);
+	m->body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_HELLO;
+	m->hello = h;
+}
+
+/* Hello, and its successful HelloReply (the caller frees it). */
+static Webnn__Ipc__ServerMessage *pt_hello_reply(struct pt_conn *c, const char *client_name)
+{
+	Webnn__Ipc__ClientMessage m;
+	Webnn__Ipc__Hello h;
+	pt_hello_fill(&m, &h, client_name);
 	Webnn__Ipc__ServerMessage *s = pt_call(c, &m);
 	ASSERT(!s->reply->error);
 	ASSERT_EQ(s->reply->body_case, WEBNN__IPC__REPLY__BODY_HELLO);
-	pt_free(s);
+	return s;
+}
+
+void pt_hello(struct pt_conn *c, const char *client_name)
+{
+	pt_free(pt_hello_reply(c, client_name));
 }
 
 uint64_t pt_hello_limit(struct pt_conn *c, const char *client_name, const char *key)
 {
-	Webnn__Ipc__Hello h = WEBNN__IPC__HELLO__INIT;
-	h.major = WNN_PROTOCOL_MAJOR;
-	h.minor = WNN_PROTOCOL_MINOR;
-	h.client_name = (char *)client_name;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_HELLO;
-	m.hello = &h;
-	Webnn__Ipc__ServerMessage *s = pt_call(c, &m);
-	ASSERT(!s->reply->error);
-	ASSERT_EQ(s->reply->body_case, WEBNN__IPC__REPLY__BODY_HELLO);
+	Webnn__Ipc__ServerMessage *s = pt_hello_reply(c, client_name);
 	const Webnn__Ipc__Limits *l = s->reply->hello->limits;
 	for (size_t i = 0; l && i < l->n_budgets; i++)
 		if (strcmp(l->budgets[i]->key, key) == 0) {

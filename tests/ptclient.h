@@ -70,6 +70,8 @@ void pt_call_err(struct pt_conn *c, Webnn__Ipc__ClientMessage *m, int status, co
 /* Expects Goodbye{reason containing needle} and then the end of the connection. */
 void pt_expect_goodbye(struct pt_conn *c, const char *needle);
 
+/* Makes m a Hello of this protocol version, its body in h (no serial); the caller sends it. */
+void pt_hello_fill(Webnn__Ipc__ClientMessage *m, Webnn__Ipc__Hello *h, const char *client_name);
 void pt_hello(struct pt_conn *c, const char *client_name);
 /* Hello, and the value of the limit named key in the HelloReply's budget list. */
 uint64_t pt_hello_limit(struct pt_conn *c, const char *client_name, const char *key);

@@ -47,16 +47,23 @@ static double now_s(void)
 
 static void send_hello(struct pt_conn *c, const char *client_name)
 {
-	Webnn__Ipc__Hello h = WEBNN__IPC__HELLO__INIT;
-	h.major = WNN_PROTOCOL_MAJOR;
-	h.minor = WNN_PROTOCOL_MINOR;
-	h.client_name = (char *)client_name;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_HELLO;
-	m.hello = &h;
+	Webnn__Ipc__ClientMessage m;
+	Webnn__Ipc__Hello h;
+	pt_hello_fill(&m, &h, client_name);
 	m.has_serial = true;
 	m.serial = ++c->serial;
 	pt_send(c, &m);
+}
+
+/* The worker still serves: a new connection's context makes an add round trip. */
+static void expect_serving(const struct test_daemon *d)
+{
+	struct pt_conn c;
+	pt_connect(&c, d);
+	pt_hello(&c, "test_sandbox");
+	pt_create_context(&c, 1);
+	pt_add_roundtrip(&c, 1, 2, 0.5f);
+	pt_close(&c);
 }
 
 /* What a test hook answered (the HelloReply's server_name) on a new connection. */
@@ -316,12 +323,7 @@ TEST_TIMEOUT(sandbox_worker_files_are_restricted, 120)
 		hook(&d, "open:/etc/ld.so.cache", got, sizeof(got));
 		ASSERT_CONTAINS(got, "opened");
 		/* The hooks left the worker serving. */
-		struct pt_conn c;
-		pt_connect(&c, &d);
-		pt_hello(&c, "test_sandbox");
-		pt_create_context(&c, 1);
-		pt_add_roundtrip(&c, 1, 2, 0.5f);
-		pt_close(&c);
+		expect_serving(&d);
 		test_daemon_stop(&d);
 	}
 }
@@ -562,12 +564,7 @@ TEST_TIMEOUT(sandbox_worker_sees_only_its_own_proc_and_sys, 300)
 		if (dc >= 0)
 			close(dc);
 		/* The probes left the worker serving. */
-		struct pt_conn c;
-		pt_connect(&c, &d);
-		pt_hello(&c, "test_sandbox");
-		pt_create_context(&c, 1);
-		pt_add_roundtrip(&c, 1, 2, 0.5f);
-		pt_close(&c);
+		expect_serving(&d);
 		test_daemon_stop(&d);
 	}
 }
