@@ -265,11 +265,9 @@ static Webnn__Ipc__ServerMessage *acc_chain_graph(struct accounting *a, uint32_t
 	gi.n_operations = n_ops, gi.operations = opp;
 	gi.n_inputs = 1, gi.inputs = ins;
 	gi.n_outputs = 1, gi.outputs = outs;
-	Webnn__Ipc__BuildGraph bg = WEBNN__IPC__BUILD_GRAPH__INIT;
-	bg.context_id = 1, bg.graph_id = id, bg.graph = &gi;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
-	m.build_graph = &bg;
+	Webnn__Ipc__BuildGraph bg;
+	Webnn__Ipc__ClientMessage m;
+	pt_build_graph_msg(&m, &bg, 1, id, &gi);
 	Webnn__Ipc__ServerMessage *r = pt_call(&a->c, &m);
 	free(operands);
 	free(op_ptrs);

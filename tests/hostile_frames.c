@@ -245,13 +245,9 @@ TEST(hostile_decode_amplification)
 	Webnn__Ipc__GraphInfo gi = WEBNN__IPC__GRAPH_INFO__INIT;
 	gi.n_operands = n;
 	gi.operands = ops;
-	Webnn__Ipc__BuildGraph bg = WEBNN__IPC__BUILD_GRAPH__INIT;
-	bg.context_id = 1;
-	bg.graph_id = 2;
-	bg.graph = &gi;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
-	m.build_graph = &bg;
+	Webnn__Ipc__BuildGraph bg;
+	Webnn__Ipc__ClientMessage m;
+	pt_build_graph_msg(&m, &bg, 1, 2, &gi);
 	m.has_serial = true;
 	m.serial = 5;
 	ASSERT(webnn__ipc__client_message__get_packed_size(&m) < WNN_FRAME_MAX);

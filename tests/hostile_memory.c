@@ -516,11 +516,9 @@ TEST(hostile_graph_intermediates_charged)
 	gi.n_operations = N_OPS, gi.operations = opp;
 	gi.n_inputs = 2, gi.inputs = ins;
 	gi.n_outputs = 1, gi.outputs = outs;
-	Webnn__Ipc__BuildGraph bg = WEBNN__IPC__BUILD_GRAPH__INIT;
-	bg.context_id = 1, bg.graph_id = 2, bg.graph = &gi;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
-	m.build_graph = &bg;
+	Webnn__Ipc__BuildGraph bg;
+	Webnn__Ipc__ClientMessage m;
+	pt_build_graph_msg(&m, &bg, 1, 2, &gi);
 	long base = hz_rss_kib(s.abuser_worker);
 	pt_call_err(&c, &m, WEBNN__IPC__STATUS__NO_MEMORY, "max_connection_bytes");
 	long grew = hz_rss_kib(s.abuser_worker) - base;

@@ -75,13 +75,7 @@ static void chain_graph_shaped(struct chain *g, uint32_t ctx, uint32_t id, size_
 	g->gi.inputs = &g->in_ptr;
 	g->gi.n_outputs = 1;
 	g->gi.outputs = &g->out_ptr;
-	webnn__ipc__build_graph__init(&g->bg);
-	g->bg.context_id = ctx;
-	g->bg.graph_id = id;
-	g->bg.graph = &g->gi;
-	webnn__ipc__client_message__init(&g->m);
-	g->m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
-	g->m.build_graph = &g->bg;
+	pt_build_graph_msg(&g->m, &g->bg, ctx, id, &g->gi);
 }
 
 static void chain_graph(struct chain *g, uint32_t ctx, uint32_t id, size_t n_ops)
@@ -298,13 +292,7 @@ static void fan_graph(struct fan *g, uint32_t ctx, uint32_t id, enum wnn_op op, 
 	g->gi.inputs = g->in_ptrs;
 	g->gi.n_outputs = n;
 	g->gi.outputs = g->out_ptrs;
-	webnn__ipc__build_graph__init(&g->bg);
-	g->bg.context_id = ctx;
-	g->bg.graph_id = id;
-	g->bg.graph = &g->gi;
-	webnn__ipc__client_message__init(&g->m);
-	g->m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
-	g->m.build_graph = &g->bg;
+	pt_build_graph_msg(&g->m, &g->bg, ctx, id, &g->gi);
 }
 
 static void fan_free(struct fan *g)
@@ -860,11 +848,9 @@ static void wide_graph_call(struct pt_conn *c, uint32_t id, size_t n_in, bool du
 	gi.n_operations = 1, gi.operations = &opp;
 	gi.n_inputs = n_in, gi.inputs = in_ptrs;
 	gi.n_outputs = 1, gi.outputs = &outp;
-	Webnn__Ipc__BuildGraph bg = WEBNN__IPC__BUILD_GRAPH__INIT;
-	bg.context_id = 1, bg.graph_id = id, bg.graph = &gi;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
-	m.build_graph = &bg;
+	Webnn__Ipc__BuildGraph bg;
+	Webnn__Ipc__ClientMessage m;
+	pt_build_graph_msg(&m, &bg, 1, id, &gi);
 	*reply = pt_call(c, &m);
 	free(ops);
 	free(op_ptrs);

@@ -485,6 +485,18 @@ void pt_operand(struct pt_graph *g, int i, Webnn__Ipc__OperandKind kind, const c
 	g->op_ptrs[i] = &g->operands[i];
 }
 
+void pt_build_graph_msg(Webnn__Ipc__ClientMessage *m, Webnn__Ipc__BuildGraph *bg, uint32_t ctx,
+			uint32_t id, Webnn__Ipc__GraphInfo *gi)
+{
+	webnn__ipc__build_graph__init(bg);
+	bg->context_id = ctx;
+	bg->graph_id = id;
+	bg->graph = gi;
+	webnn__ipc__client_message__init(m);
+	m->body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
+	m->build_graph = bg;
+}
+
 void pt_graph_init(struct pt_graph *g, uint32_t ctx, uint32_t id, size_t n_operands)
 {
 	memset(g, 0, sizeof(*g));
@@ -720,13 +732,7 @@ void pt_matmul_chain(struct pt_matmul_chain *g, uint32_t ctx, uint32_t id, uint3
 	g->gi.operands = g->operand_ptrs;
 	g->gi.n_operations = n_operations;
 	g->gi.operations = g->op_ptrs;
-	webnn__ipc__build_graph__init(&g->bg);
-	g->bg.context_id = ctx;
-	g->bg.graph_id = id;
-	g->bg.graph = &g->gi;
-	webnn__ipc__client_message__init(&g->m);
-	g->m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
-	g->m.build_graph = &g->bg;
+	pt_build_graph_msg(&g->m, &g->bg, ctx, id, &g->gi);
 }
 
 void pt_matmul_chain_free(struct pt_matmul_chain *g)

@@ -128,6 +128,9 @@ void pt_operand(struct pt_graph *g, int i, Webnn__Ipc__OperandKind kind, const c
 		const uint32_t *shape, size_t rank);
 /* One operation over n_operands float32 operands, as graph id in context ctx. */
 void pt_graph_init(struct pt_graph *g, uint32_t ctx, uint32_t id, size_t n_operands);
+/* Makes m a BuildGraph request (in bg) of graph gi as graph id of context ctx. */
+void pt_build_graph_msg(Webnn__Ipc__ClientMessage *m, Webnn__Ipc__BuildGraph *bg, uint32_t ctx,
+			uint32_t id, Webnn__Ipc__GraphInfo *gi);
 void pt_graph_io(struct pt_graph *g, int n_in, const char *const *in_names, const uint32_t *in_ops,
 		 const char *out_name, uint32_t out_op);
 /* z = add(x, y) over [2, 3]. */

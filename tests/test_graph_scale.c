@@ -170,13 +170,9 @@ TEST_TIMEOUT(graph_scale_100k_names_build, 300)
 	pt_connect(&c, &d);
 	pt_hello(&c, "test_graph_scale");
 	pt_create_context(&c, 1);
-	Webnn__Ipc__BuildGraph bg = WEBNN__IPC__BUILD_GRAPH__INIT;
-	bg.context_id = 1;
-	bg.graph_id = 2;
-	bg.graph = &w.gi;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
-	m.build_graph = &bg;
+	Webnn__Ipc__BuildGraph bg;
+	Webnn__Ipc__ClientMessage m;
+	pt_build_graph_msg(&m, &bg, 1, 2, &w.gi);
 	Webnn__Ipc__ServerMessage *s = pt_call(&c, &m);
 	ASSERT_MSG(!s->reply->error, "build: %s", s->reply->error->message);
 	ASSERT_EQ(s->reply->body_case, WEBNN__IPC__REPLY__BODY_BUILD_GRAPH);

@@ -129,13 +129,7 @@ static void fold_graph(struct fold_graph *g, uint32_t id, bool tensor, uint32_t 
 	g->gi.inputs = &g->in_ptr;
 	g->gi.n_outputs = 1;
 	g->gi.outputs = &g->out_ptr;
-	webnn__ipc__build_graph__init(&g->bg);
-	g->bg.context_id = CTX;
-	g->bg.graph_id = id;
-	g->bg.graph = &g->gi;
-	webnn__ipc__client_message__init(&g->m);
-	g->m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
-	g->m.build_graph = &g->bg;
+	pt_build_graph_msg(&g->m, &g->bg, CTX, id, &g->gi);
 }
 
 /* Runs graph id on x and checks z = x + 2k. */
