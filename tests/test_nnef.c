@@ -306,6 +306,24 @@ TEST(nnef_stdlib_compositions)
 	       "x = external<scalar>(shape = [1, 4, 1, 2]);\n"
 	       "y = select(x > 4.0, log2(x), clamp(x, 3.0, 6.0));\n}\n", x, misc, 8, 1e-5f);
 
+	/* strided slices: WebNN's sizes are the span read (an NNEF [2, 4, 4, 4] slice of stride 2
+	 * once came out [2, 1, 4, 1]); a negative stride reads the reversed axis */
+	{
+		const float every2[2] = { 1, 5 }, every3[4] = { 1, 2, 7, 8 }, back2[4] = { 7, 8, 3, 4 };
+		check1(ctx, "slice stride 2", HDR "graph G( x ) -> ( y ) {\n"
+		       "x = external<scalar>(shape = [1, 4, 1, 2]);\n"
+		       "y = slice(x, axes = [1, 3], begin = [0, 0], end = [4, 2], stride = [2, 2]);\n}\n",
+		       x, every2, 2, 0);
+		check1(ctx, "slice stride 3", HDR "graph G( x ) -> ( y ) {\n"
+		       "x = external<scalar>(shape = [1, 4, 1, 2]);\n"
+		       "y = slice(x, axes = [1], begin = [0], end = [4], stride = [3]);\n}\n",
+		       x, every3, 4, 0);
+		check1(ctx, "slice stride -2", HDR "graph G( x ) -> ( y ) {\n"
+		       "x = external<scalar>(shape = [1, 4, 1, 2]);\n"
+		       "y = slice(x, axes = [1], begin = [-1], end = [-5], stride = [-2]);\n}\n",
+		       x, back2, 4, 0);
+	}
+
 	/* linear: matmul with transposeB plus a [1, O] bias; split into ratios; slice */
 	{
 		struct webnn_model *m = load(ctx, HDR "graph G( x ) -> ( y, s0, s1, t ) {\n"

@@ -1181,7 +1181,11 @@ static bool op_slice(struct call *c)
 	size_t ns = has_arg(c, "stride") ? arg_ints(c, "stride", stride, WEBNN_MAX_RANK) : 0;
 	if (ns && ns != n)
 		nnef_fail(c->ev, "'stride' must have as many items as 'axes'");
+	bool unit = true; /* NNEF: an end of 0 means the axis' end only when every stride is 1 */
+	for (size_t i = 0; i < ns; i++)
+		unit = unit && stride[i] == 1;
 	uint32_t starts[WEBNN_MAX_RANK], sizes[WEBNN_MAX_RANK], strides[WEBNN_MAX_RANK];
+	uint32_t rev[WEBNN_MAX_RANK], n_rev = 0;
 	for (uint32_t i = 0; i < x->desc.rank; i++) {
 		starts[i] = 0;
 		sizes[i] = x->desc.shape[i];
@@ -1190,31 +1194,48 @@ static bool op_slice(struct call *c)
 	for (size_t i = 0; i < n; i++) {
 		uint32_t a = axis_of(c, axes[i], x->desc.rank);
 		int64_t dim = x->desc.shape[a], s = ns ? stride[i] : 1, b = begin[i], e = end[i];
-		if (s <= 0)
-			nnef_fail(c->ev, "stride %lld: only positive strides can be expressed in "
-				  "WebNN's slice", (long long)s);
-		if (e == 0 && s == 1)
-			e = dim; /* NNEF: end 0 means the end of the axis */
-		if (b < 0)
-			b += dim;
-		if (e < 0)
-			e += dim;
-		b = b < 0 ? 0 : b > dim ? dim : b;
-		e = e < 0 ? 0 : e > dim ? dim : e;
-		if (e < b)
-			e = b;
+		if (s == 0)
+			nnef_fail(c->ev, "'stride' must not be 0 (axis %u)", a);
+		if (e == 0 && unit)
+			e = dim;
+		/* negative offsets count from the end; both clamp to [-1, dim] */
+		b = b < 0 ? b + dim : b;
+		e = e < 0 ? e + dim : e;
+		b = b < -1 ? -1 : b > dim ? dim : b;
+		e = e < -1 ? -1 : e > dim ? dim : e;
+		int64_t count;
+		if (s > 0) {
+			b = b < 0 ? 0 : b;
+			count = e > b ? (e - b + s - 1) / s : 0;
+		} else {
+			if (b >= dim)
+				b = dim - 1;
+			count = b > e ? (b - e + (-s) - 1) / (-s) : 0;
+			/* a negative stride walks the reversed axis, where index b is dim - 1 - b */
+			b = dim - 1 - b;
+			s = -s;
+			rev[n_rev++] = a;
+		}
+		if (count == 0)
+			nnef_fail(c->ev, "the slice of axis %u is empty (WebNN has no empty tensors)",
+				  a);
 		starts[a] = (uint32_t)b;
-		sizes[a] = (uint32_t)((e - b + s - 1) / s);
+		/* WebNN's size is the span of the input the strided slice reads, not its count */
+		sizes[a] = (uint32_t)((count - 1) * s + 1);
 		strides[a] = (uint32_t)s;
-		if (sizes[a] == 0)
-			nnef_fail(c->ev, "the slice of axis %u is empty", a);
+	}
+	struct webnn_operand *in = x->op, *out;
+	if (n_rev) {
+		struct webnn_reverse_options ro = WEBNN_REVERSE_OPTIONS_INIT;
+		ro.axes = rev;
+		ro.n_axes = n_rev;
+		CHECK(c, webnn_builder_reverse(c->ev->b, in, &ro, &in), "reverse");
 	}
 	struct webnn_slice_options o = WEBNN_SLICE_OPTIONS_INIT;
 	o.strides = strides;
 	o.n_strides = x->desc.rank;
-	struct webnn_operand *out;
-	CHECK(c, webnn_builder_slice(c->ev->b, x->op, starts, x->desc.rank, sizes, x->desc.rank,
-				     &o, &out), "slice");
+	CHECK(c, webnn_builder_slice(c->ev->b, in, starts, x->desc.rank, sizes, x->desc.rank, &o,
+				     &out), "slice");
 	set_result(c, 0, nnef_new_tensor(c->ev, out, x->logical));
 	return true;
 }
