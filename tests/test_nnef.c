@@ -324,6 +324,26 @@ TEST(nnef_stdlib_compositions)
 		       x, back2, 4, 0);
 	}
 
+	/* border 'reflect-even' mirrors with the edge: slices, reverse and concat */
+	{
+		float sym[28];
+		for (int j = 0; j < 7; j++)
+			for (int k = 0; k < 4; k++) {
+				int ch = j - 2 < 0 ? -(j - 2) - 1 : j - 2 > 3 ? 7 - (j - 2) : j - 2;
+				int p = k - 1 < 0 ? 0 : k - 1 > 1 ? 1 : k - 1;
+				sym[j * 4 + k] = (float)(ch * 2 + p + 1);
+			}
+		check1(ctx, "pad reflect-even", HDR "graph G( x ) -> ( y ) {\n"
+		       "x = external<scalar>(shape = [1, 4, 1, 2]);\n"
+		       "y = pad(x, padding = [(0, 0), (2, 1), (0, 0), (1, 1)], "
+		       "border = 'reflect-even');\n}\n", x, sym, 28, 0);
+		const float avg[8] = { 1, 1.5f, 3, 3.5f, 5, 5.5f, 7, 7.5f };
+		check1(ctx, "avg_pool reflect-even", HDR "graph G( x ) -> ( y ) {\n"
+		       "x = external<scalar>(shape = [1, 4, 1, 2]);\n"
+		       "y = avg_pool(x, size = [1, 1, 1, 2], padding = [(0, 0), (0, 0), (0, 0), (1, 0)], "
+		       "border = 'reflect-even');\n}\n", x, avg, 8, 1e-6f);
+	}
+
 	/* linear: matmul with transposeB plus a [1, O] bias; split into ratios; slice */
 	{
 		struct webnn_model *m = load(ctx, HDR "graph G( x ) -> ( y, s0, s1, t ) {\n"
@@ -568,9 +588,10 @@ TEST(nnef_errors)
 	load_fails(ctx, HDR "graph G( x ) -> ( y ) {\nx = external(shape = [1]);\ny = relu(x)\n"
 		   "z = ;\n}\n", "nnef: graph.nnef:6: expected an expression, found ';'");
 	load_fails(ctx, "graph G( x ) -> ( y ) {}", "nnef: graph.nnef:1: expected 'version' first");
-	load_fails(ctx, HDR "graph G( x ) -> ( y ) {\nx = external(shape = [1, 1, 4, 4]);\n"
-		   "y = avg_pool(x, size = [1, 1, 3, 3], border = 'reflect-even');\n}\n",
-		   "nnef: graph.nnef:5: avg_pool: border 'reflect-even' cannot be expressed");
+	load_fails(ctx, HDR "graph G( x ) -> ( y ) {\nx = external(shape = [1, 1, 2, 2]);\n"
+		   "y = pad(x, padding = [(0, 0), (0, 0), (3, 0), (0, 0)], border = 'reflect-even');"
+		   "\n}\n", "nnef: graph.nnef:5: pad: border 'reflect-even': padding 3, 0 of axis 2 is "
+		   "more than its size 2");
 	load_fails(ctx, HDR "graph G( x ) -> ( y ) {\nx = external(shape = [1]);\ny = asin(x);\n}\n",
 		   "nnef: graph.nnef:5: asin: WebNN has no inverse trigonometric operation");
 	load_fails(ctx, HDR "graph G( x ) -> ( y ) {\nx = external(shape = [1, 1, 4, 4]);\n"

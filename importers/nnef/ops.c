@@ -384,17 +384,78 @@ static struct nnef_tensor *transpose(struct nnef_eval *ev, struct nnef_tensor *x
 	return nnef_new_tensor(ev, o, x->logical);
 }
 
+/* How an NNEF border fills what lies outside the input. */
+enum border_fill {
+	BORDER_VALUE,     /* 'constant' and 'ignore': a value (zeros, or what the caller says) */
+	BORDER_EDGE,      /* 'replicate' */
+	BORDER_REFLECT,   /* 'reflect': mirrored without the edge */
+	BORDER_SYMMETRIC, /* 'reflect-even': mirrored with the edge (no WebNN mode: composed) */
+};
+
+static struct webnn_operand *slice_axis(struct nnef_eval *ev, struct webnn_operand *x,
+					const struct webnn_operand_desc *d, uint32_t axis,
+					uint32_t start, uint32_t size)
+{
+	uint32_t st[WEBNN_MAX_RANK] = { 0 }, sz[WEBNN_MAX_RANK];
+	for (uint32_t i = 0; i < d->rank; i++)
+		sz[i] = d->shape[i];
+	st[axis] = start;
+	sz[axis] = size;
+	struct webnn_operand *o;
+	enum webnn_status s = webnn_builder_slice(ev->b, x, st, d->rank, sz, d->rank, NULL, &o);
+	if (s != WEBNN_STATUS_OK)
+		nnef_fail_webnn(ev, "slice", s);
+	struct webnn_reverse_options ro = WEBNN_REVERSE_OPTIONS_INIT;
+	ro.axes = &axis;
+	ro.n_axes = 1;
+	if ((s = webnn_builder_reverse(ev->b, o, &ro, &o)) != WEBNN_STATUS_OK)
+		nnef_fail_webnn(ev, "reverse", s);
+	return o;
+}
+
+/* 'reflect-even' padding: per axis, the first `begin` and last `end` entries reversed, concatenated
+ * before and after (WebNN's pad mirrors only without the edge). */
+static struct nnef_tensor *pad_symmetric(struct nnef_eval *ev, struct nnef_tensor *x,
+					 const uint32_t *begin, const uint32_t *end)
+{
+	struct webnn_operand *cur = x->op;
+	struct webnn_operand_desc d = x->desc;
+	for (uint32_t a = 0; a < d.rank; a++) {
+		if (!begin[a] && !end[a])
+			continue;
+		uint32_t dim = d.shape[a];
+		if (begin[a] > dim || end[a] > dim)
+			nnef_fail(ev, "border 'reflect-even': padding %u, %u of axis %u is more than its "
+				  "size %u", begin[a], end[a], a, dim);
+		struct webnn_operand *parts[3];
+		uint32_t n = 0;
+		if (begin[a])
+			parts[n++] = slice_axis(ev, cur, &d, a, 0, begin[a]);
+		parts[n++] = cur;
+		if (end[a])
+			parts[n++] = slice_axis(ev, cur, &d, a, dim - end[a], end[a]);
+		enum webnn_status s = webnn_builder_concat(ev->b, parts, n, a, &cur);
+		if (s != WEBNN_STATUS_OK)
+			nnef_fail_webnn(ev, "concat", s);
+		d.shape[a] = dim + begin[a] + end[a];
+	}
+	return nnef_new_tensor(ev, cur, x->logical);
+}
+
 static struct nnef_tensor *pad_tensor(struct nnef_eval *ev, struct nnef_tensor *x,
 				      const uint32_t *begin, const uint32_t *end,
-				      enum webnn_padding_mode mode, double value)
+				      enum border_fill fill, double value)
 {
 	bool any = false;
 	for (uint32_t i = 0; i < x->desc.rank; i++)
 		any = any || begin[i] || end[i];
 	if (!any)
 		return x;
+	if (fill == BORDER_SYMMETRIC)
+		return pad_symmetric(ev, x, begin, end);
 	struct webnn_pad_options o = WEBNN_PAD_OPTIONS_INIT;
-	o.mode = mode;
+	o.mode = fill == BORDER_EDGE ? WEBNN_PAD_EDGE
+		 : fill == BORDER_REFLECT ? WEBNN_PAD_REFLECTION : WEBNN_PAD_CONSTANT;
 	o.value = value;
 	struct webnn_operand *out;
 	enum webnn_status s = webnn_builder_pad(ev->b, x->op, begin, x->desc.rank, end,
@@ -404,22 +465,16 @@ static struct nnef_tensor *pad_tensor(struct nnef_eval *ev, struct nnef_tensor *
 	return nnef_new_tensor(ev, out, x->logical);
 }
 
-/* border names as WebNN padding modes; false for 'ignore' and 'constant' (zeros). */
-static bool border_mode(struct nnef_eval *ev, const char *border, enum webnn_padding_mode *mode)
+static enum border_fill border_fill(struct nnef_eval *ev, const char *border)
 {
 	if (strcmp(border, "constant") == 0 || strcmp(border, "ignore") == 0)
-		return false;
-	if (strcmp(border, "replicate") == 0) {
-		*mode = WEBNN_PAD_EDGE;
-		return true;
-	}
-	if (strcmp(border, "reflect") == 0) {
-		*mode = WEBNN_PAD_REFLECTION;
-		return true;
-	}
+		return BORDER_VALUE;
+	if (strcmp(border, "replicate") == 0)
+		return BORDER_EDGE;
+	if (strcmp(border, "reflect") == 0)
+		return BORDER_REFLECT;
 	if (strcmp(border, "reflect-even") == 0)
-		nnef_fail(ev, "border 'reflect-even' cannot be expressed in WebNN (its pad has no "
-			  "symmetric mode)");
+		return BORDER_SYMMETRIC;
 	nnef_fail(ev, "unknown border '%s'", border);
 }
 
@@ -1268,9 +1323,8 @@ static bool op_pad(struct call *c)
 		b[i] = (uint32_t)p[i];
 		e[i] = (uint32_t)q[i];
 	}
-	enum webnn_padding_mode mode = WEBNN_PAD_CONSTANT;
-	border_mode(c->ev, arg_string(c, "border"), &mode);
-	set_result(c, 0, pad_tensor(c->ev, x, b, e, mode, arg_scalar(c, "value")));
+	set_result(c, 0, pad_tensor(c->ev, x, b, e, border_fill(c->ev, arg_string(c, "border")),
+				    arg_scalar(c, "value")));
 	return true;
 }
 
@@ -1463,8 +1517,7 @@ static struct nnef_tensor *pool(struct nnef_eval *ev, struct nnef_tensor *x, enu
 		return x;
 	if (nw > 2)
 		nnef_fail(ev, "a window over %u dimensions cannot be expressed (WebNN pools two)", nw);
-	enum webnn_padding_mode mode = WEBNN_PAD_CONSTANT;
-	bool moded = border_mode(ev, border, &mode);
+	enum border_fill bf = border_fill(ev, border);
 	bool ignore = strcmp(border, "ignore") == 0;
 	uint32_t pb[WEBNN_MAX_RANK], pe[WEBNN_MAX_RANK];
 	for (uint32_t i = 0; i < r; i++) {
@@ -1472,7 +1525,7 @@ static struct nnef_tensor *pool(struct nnef_eval *ev, struct nnef_tensor *x, enu
 		pe[i] = (uint32_t)w->q[i];
 	}
 	double fill = kind == WIN_MAX && ignore ? -INFINITY : 0.0;
-	struct nnef_tensor *xp = pad_tensor(ev, x, pb, pe, moded ? mode : WEBNN_PAD_CONSTANT, fill);
+	struct nnef_tensor *xp = pad_tensor(ev, x, pb, pe, bf, fill);
 	/* layout: the other dimensions, then the windowed ones */
 	uint32_t perm[WEBNN_MAX_RANK], inv[WEBNN_MAX_RANK], k = 0;
 	for (uint32_t i = 0; i < r; i++)
@@ -1611,8 +1664,7 @@ static bool op_conv(struct call *c)
 	struct window w;
 	window_args(c, x->desc.shape, r, 2, ks, &w);
 	const char *border = arg_string(c, "border");
-	enum webnn_padding_mode mode;
-	bool moded = border_mode(ev, border, &mode);
+	bool moded = border_fill(ev, border) != BORDER_VALUE;
 	int64_t groups = arg_int(c, "groups");
 	if (groups < 0 || groups > UINT32_MAX)
 		nnef_fail(ev, "'groups' %lld is out of range", (long long)groups);
@@ -1632,7 +1684,7 @@ static bool op_conv(struct call *c)
 			pe[i] = (uint32_t)w.q[i];
 			w.p[i] = w.q[i] = 0;
 		}
-		in = pad_tensor(ev, x, pb, pe, mode, 0);
+		in = pad_tensor(ev, x, pb, pe, border_fill(ev, border), 0);
 	}
 	if (r == 3) {
 		uint32_t s[4] = { in->desc.shape[0], in->desc.shape[1], in->desc.shape[2], 1 };
