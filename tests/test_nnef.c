@@ -396,6 +396,86 @@ static void check_all(struct webnn_context *ctx, const char *what, const char *t
 	webnn_model_destroy(m);
 }
 
+/* multilinear_upsample's sample of an input axis of n entries at output o (f = m / n). */
+static double upsample_pos(int method, int o, int n, int f)
+{
+	int m = n * f;
+	return method == 0 ? (o + 0.5) / f - 0.5 : method == 1 ? (double)o / f
+	       : m > 1 ? (double)o * (n - 1) / (m - 1) : 0;
+}
+
+/* The reference: bilinear interpolation on the method's grid, with zeros outside the input
+ * (border 'constant') or its edge ('replicate'). x is [1, C, H, W]. */
+static void upsample_ref(const float *x, int C, int H, int W, const int *f, int method,
+			 bool replicate, float *y)
+{
+	int H2 = H * f[0], W2 = W * f[1];
+	for (int c = 0; c < C; c++)
+		for (int oh = 0; oh < H2; oh++)
+			for (int ow = 0; ow < W2; ow++) {
+				double ph = upsample_pos(method, oh, H, f[0]);
+				double pw = upsample_pos(method, ow, W, f[1]);
+				double h0 = floor(ph), w0 = floor(pw), acc = 0;
+				for (int a = 0; a < 2; a++)
+					for (int b = 0; b < 2; b++) {
+						int ih = (int)h0 + a, iw = (int)w0 + b;
+						double wt = (a ? ph - h0 : 1 - (ph - h0)) *
+							    (b ? pw - w0 : 1 - (pw - w0));
+						if (ih < 0 || ih >= H || iw < 0 || iw >= W) {
+							if (!replicate)
+								continue;
+							ih = ih < 0 ? 0 : ih >= H ? H - 1 : ih;
+							iw = iw < 0 ? 0 : iw >= W ? W - 1 : iw;
+						}
+						acc += wt * x[(c * H + ih) * W + iw];
+					}
+				y[(c * H2 + oh) * W2 + ow] = (float)acc;
+			}
+}
+
+/* Every method and border of multilinear_upsample (WebNN's resample2d is half-pixel with the edge
+ * only: the others are NNEF's factor-2 deconvolution or interpolation matrices), factors 2 and
+ * 3, against the reference above. */
+TEST(nnef_multilinear_upsample_methods)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "nnef");
+	enum { C = 2, H = 3, W = 4 };
+	float x[C * H * W];
+	for (int i = 0; i < C * H * W; i++)
+		x[i] = (float)((i * 7) % 11) - 3.5f + (float)(i / 12);
+	static const char *const methods[] = { "symmetric", "asymmetric", "aligned" };
+	static const int factors[][2] = { { 2, 2 }, { 3, 2 }, { 1, 4 } };
+	float want[C * H * 4 * W * 4];
+	for (int mth = 0; mth < 3; mth++)
+		for (int rep = 0; rep < 2; rep++)
+			for (int fi = 0; fi < 3; fi++) {
+				const int *f = factors[fi];
+				upsample_ref(x, C, H, W, f, mth, rep, want);
+				char text[512], what[128];
+				snprintf(text, sizeof(text), HDR "graph G( x ) -> ( y ) {\n"
+					 "x = external<scalar>(shape = [1, %d, %d, %d]);\n"
+					 "y = multilinear_upsample(x, factor = [%d, %d], method = '%s', "
+					 "border = '%s');\n}\n", C, H, W, f[0], f[1], methods[mth],
+					 rep ? "replicate" : "constant");
+				snprintf(what, sizeof(what), "%s, %s, factor [%d, %d]", methods[mth],
+					 rep ? "replicate" : "constant", f[0], f[1]);
+				check1(ctx, what, text, x, want, (size_t)C * H * f[0] * W * f[1],
+				       1e-5f);
+			}
+	load_fails(ctx, HDR "graph G( x ) -> ( y ) {\nx = external(shape = [1, 1, 2, 2]);\n"
+		   "y = multilinear_upsample(x, factor = [2, 2], method = 'cubic');\n}\n",
+		   "nnef: graph.nnef:5: multilinear_upsample: unknown method 'cubic' (NNEF has "
+		   "'symmetric', 'asymmetric' and 'aligned')");
+	load_fails(ctx, HDR "graph G( x ) -> ( y ) {\nx = external(shape = [1, 1, 2, 2]);\n"
+		   "y = multilinear_upsample(x, factor = [2, 2], border = 'reflect');\n}\n",
+		   "nnef: graph.nnef:5: multilinear_upsample: border 'reflect' is not defined for "
+		   "multilinear_upsample (NNEF has 'constant' and 'replicate')");
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
 TEST(nnef_stdlib_ops)
 {
 	struct test_daemon d;

@@ -1772,6 +1772,147 @@ static bool op_conv(struct call *c)
 	return true;
 }
 
+/* multilinear_upsample's 1-D weights for factor f (NNEF defines the method through them):
+ * 'symmetric' has 2f taps, 1 - (i + 0.5) / f mirrored; 'asymmetric' 2f - 1 taps, 1 - |i| / f;
+ * a factor of 1 is one tap of 1 (the axis is kept). Returns the count. */
+static uint32_t upsample_taps(int64_t f, bool symmetric, double *w)
+{
+	if (f == 1) {
+		w[0] = 1;
+		return 1;
+	}
+	if (symmetric) {
+		for (int64_t i = 0; i < f; i++) {
+			double v = 1 - ((double)i + 0.5) / (double)f;
+			w[f - 1 - i] = v;
+			w[f + i] = v;
+		}
+		return (uint32_t)(2 * f);
+	}
+	for (int64_t i = -f + 1; i < f; i++)
+		w[i + f - 1] = 1 - fabs((double)i) / (double)f;
+	return (uint32_t)(2 * f - 1);
+}
+
+/* 'symmetric' or 'asymmetric' multilinear_upsample by factors of 1 or 2 as the depthwise
+ * deconvolution NNEF defines it: a stride of the factor and the taps above as filter.
+ * 'symmetric' is padded f - 1 on both sides (half-pixel linear interpolation); 'asymmetric' puts
+ * output f i on input i (f - 1 before, none after: TensorFlow's legacy bilinear resize, which
+ * NNEF's converters map to it). Outside the input is zero ('constant'), or ('replicate') the
+ * input is first extended by its edge rows and columns, f more padding on each side taking them
+ * back off. */
+static struct nnef_tensor *upsample_deconv(struct nnef_eval *ev, struct nnef_tensor *x,
+					   const int64_t *factor, bool symmetric, bool replicate)
+{
+	uint32_t ch = x->desc.shape[1], k[2], pad[4], strides[2], dil[2] = { 1, 1 }, osz[2];
+	double *w[2];
+	uint32_t pb[4] = { 0 }, pe[4] = { 0 };
+	for (int i = 0; i < 2; i++) {
+		if (!(w[i] = malloc((size_t)(2 * factor[i]) * sizeof(double))))
+			nnef_fail(ev, "out of memory");
+		uint32_t f = (uint32_t)factor[i];
+		k[i] = upsample_taps(f, symmetric, w[i]);
+		pad[2 * i] = pad[2 * i + 1] = 0;
+		if (f > 1) {
+			pad[2 * i] = f - 1;
+			pad[2 * i + 1] = symmetric ? f - 1 : 0;
+			if (replicate) {
+				pb[2 + i] = pe[2 + i] = 1;
+				pad[2 * i] += f;
+				pad[2 * i + 1] += f;
+			}
+		}
+		strides[i] = f;
+		osz[i] = x->desc.shape[2 + i] * f;
+	}
+	size_t per = (size_t)k[0] * k[1];
+	double *filt = malloc((size_t)ch * per * sizeof(double));
+	if (!filt) {
+		free(w[0]);
+		free(w[1]);
+		nnef_fail(ev, "out of memory");
+	}
+	for (uint32_t c = 0; c < ch; c++)
+		for (uint32_t a = 0; a < k[0]; a++)
+			for (uint32_t b = 0; b < k[1]; b++)
+				filt[c * per + a * k[1] + b] = w[0][a] * w[1][b];
+	free(w[0]);
+	free(w[1]);
+	uint32_t fshape[4] = { ch, 1, k[0], k[1] };
+	struct nnef_tensor *f = constant(ev, WEBNN_FLOAT32, fshape, 4, filt, ch * per, false);
+	free(filt);
+	struct nnef_tensor *in = pad_tensor(ev, x, pb, pe, BORDER_EDGE, 0);
+	struct webnn_conv_transpose2d_options o = WEBNN_CONV_TRANSPOSE2D_OPTIONS_INIT;
+	CONV_WINDOW(o, pad, strides, dil);
+	memcpy(o.output_sizes, osz, sizeof(osz));
+	o.n_output_sizes = 2;
+	o.groups = ch;
+	o.filter_layout = WEBNN_TFILTER_IOHW;
+	struct webnn_operand *out;
+	enum webnn_status st = webnn_builder_conv_transpose2d(ev->b, in->op, f->op, &o, &out);
+	if (st != WEBNN_STATUS_OK)
+		nnef_fail_webnn(ev, "convTranspose2d", st);
+	return nnef_new_tensor(ev, out, false);
+}
+
+/* Where multilinear_upsample's output o samples an input axis of n entries (m = n f outputs). */
+enum upsample_grid {
+	GRID_HALF_PIXEL, /* 'symmetric': (o + 0.5) / f - 0.5 */
+	GRID_ASYMMETRIC, /* 'asymmetric': o / f */
+	GRID_ALIGNED,    /* 'aligned': o (n - 1) / (m - 1), corners on corners */
+};
+
+/* multilinear_upsample as two matmuls with constant interpolation matrices, one per axis: exact
+ * for any factor, grid and border (samples outside the input are zero, or with replicate the
+ * edge). Used where no WebNN resample or deconvolution of NNEF's factor-2 definition fits. */
+static struct nnef_tensor *upsample_matrices(struct nnef_eval *ev, struct nnef_tensor *x,
+					     const int64_t *factor, enum upsample_grid grid,
+					     bool replicate)
+{
+	struct nnef_tensor *y = x;
+	for (int i = 1; i >= 0; i--) {
+		if (factor[i] == 1)
+			continue;
+		uint32_t n = x->desc.shape[2 + i], m = n * (uint32_t)factor[i];
+		double f = (double)factor[i];
+		if ((uint64_t)n * m > (1u << 24)) /* a 64 MiB constant */
+			nnef_fail(ev, "an interpolation matrix of %u x %u entries is too large (at most "
+				  "2^24)", m, n);
+		double *mat = calloc((size_t)n * m, sizeof(double));
+		if (!mat)
+			nnef_fail(ev, "out of memory");
+		/* width: [n, m] on the right of [.., H, n]; height: [m, n] on the left of [.., n, W] */
+		for (uint32_t o = 0; o < m; o++) {
+			double p = grid == GRID_HALF_PIXEL ? ((double)o + 0.5) / f - 0.5
+				   : grid == GRID_ASYMMETRIC ? (double)o / f
+				   : m > 1 ? (double)o * (double)(n - 1) / (double)(m - 1) : 0;
+			double lo = floor(p), t = p - lo;
+			for (int side = 0; side < 2; side++) {
+				int64_t in = (int64_t)lo + side;
+				double wgt = side ? t : 1 - t;
+				if (in < 0 || in >= (int64_t)n) {
+					if (!replicate || wgt == 0)
+						continue;
+					in = in < 0 ? 0 : (int64_t)n - 1;
+				}
+				size_t at = i == 1 ? (size_t)in * m + o : (size_t)o * n + (size_t)in;
+				mat[at] += wgt;
+			}
+		}
+		uint32_t shape[4] = { 1, 1, i == 1 ? n : m, i == 1 ? m : n };
+		struct nnef_tensor *k = constant(ev, WEBNN_FLOAT32, shape, 4, mat, (size_t)n * m,
+						 false);
+		free(mat);
+		struct webnn_operand *out;
+		enum webnn_status st = i == 1 ? webnn_builder_matmul(ev->b, y->op, k->op, &out)
+					      : webnn_builder_matmul(ev->b, k->op, y->op, &out);
+		if (st != WEBNN_STATUS_OK)
+			nnef_fail_webnn(ev, "matmul", st);
+		y = nnef_new_tensor(ev, out, false);
+	}
+	return y;
+}
+
 static bool op_upsample(struct call *c)
 {
 	struct nnef_eval *ev = c->ev;
@@ -1780,22 +1921,41 @@ static bool op_upsample(struct call *c)
 	size_t n = arg_ints(c, "factor", factor, WEBNN_MAX_RANK);
 	if (x->desc.rank != 4 || n != 2)
 		nnef_fail(ev, "only 2-D upsampling of rank-4 tensors can be expressed");
+	for (int i = 0; i < 2; i++) {
+		uint64_t s = (uint64_t)x->desc.shape[2 + i] * (uint64_t)to_u32(ev, factor[i], "factor");
+		if (factor[i] == 0 || factor[i] > 4096 || s > UINT32_MAX)
+			nnef_fail(ev, "factor %lld is out of range", (long long)factor[i]);
+	}
 	struct webnn_resample2d_options o = WEBNN_RESAMPLE2D_OPTIONS_INIT;
 	if (strcmp(c->f->name, "multilinear_upsample") == 0) {
 		const char *method = arg_string(c, "method"), *border = arg_string(c, "border");
-		/* 'symmetric' with 'replicate' is half-pixel linear interpolation clamped at the
-		 * edges, which is WebNN's linear mode; the others weigh differently */
-		if (strcmp(method, "symmetric") != 0 || strcmp(border, "replicate") != 0)
-			nnef_fail(ev, "method '%s' with border '%s' cannot be expressed (WebNN's "
-				  "linear resample is 'symmetric' with 'replicate')", method, border);
+		bool replicate = strcmp(border, "replicate") == 0;
+		bool constant_border = strcmp(border, "constant") == 0;
+		bool symmetric = strcmp(method, "symmetric") == 0;
+		bool aligned = strcmp(method, "aligned") == 0;
+		if (!aligned && !symmetric && strcmp(method, "asymmetric") != 0)
+			nnef_fail(ev, "unknown method '%s' (NNEF has 'symmetric', 'asymmetric' and "
+				  "'aligned')", method);
+		if (!replicate && !constant_border)
+			nnef_fail(ev, "border '%s' is not defined for multilinear_upsample (NNEF has "
+				  "'constant' and 'replicate')", border);
+		bool by_two = factor[0] <= 2 && factor[1] <= 2;
+		if (!aligned && !(symmetric && replicate) && by_two) {
+			/* the deconvolution NNEF defines for factor 2 */
+			set_result(c, 0, upsample_deconv(ev, x, factor, symmetric, replicate));
+			return true;
+		}
+		if (!(symmetric && replicate)) {
+			enum upsample_grid g = aligned ? GRID_ALIGNED
+					       : symmetric ? GRID_HALF_PIXEL : GRID_ASYMMETRIC;
+			set_result(c, 0, upsample_matrices(ev, x, factor, g, replicate));
+			return true;
+		}
+		/* half-pixel linear interpolation clamped at the edges: WebNN's linear mode */
 		o.mode = WEBNN_INTERPOLATION_LINEAR;
 	}
-	for (int i = 0; i < 2; i++) {
-		uint64_t s = (uint64_t)x->desc.shape[2 + i] * (uint64_t)to_u32(ev, factor[i], "factor");
-		if (factor[i] == 0 || s > UINT32_MAX)
-			nnef_fail(ev, "factor %lld is out of range", (long long)factor[i]);
-		o.sizes[i] = (uint32_t)s;
-	}
+	for (int i = 0; i < 2; i++)
+		o.sizes[i] = x->desc.shape[2 + i] * (uint32_t)factor[i];
 	o.n_sizes = 2;
 	struct webnn_operand *out;
 	CHECK(c, webnn_builder_resample2d(ev->b, x->op, &o, &out), "resample2d");
