@@ -1216,3 +1216,140 @@ TEST(onnx_group_normalization)
 	webnn_model_destroy(model);
 	onnx_env_down(&e);
 }
+
+/* ---- Resize beyond WebNN's resample2d: interpolation matrices and gathers */
+
+/* ONNX linear resize of one axis, written out: the sample at p weighs input j by
+ * max(0, 1 - |j - p| s) (s < 1 only for an antialiasing downscale), inputs past the ends repeat
+ * the edge, and the weights are normalized. */
+static void rz_axis_ref(const float *x, int n, float *y, int m, double scale, bool antialias,
+			bool align_corners)
+{
+	double s = antialias && scale < 1 ? scale : 1;
+	for (int o = 0; o < m; o++) {
+		double p = align_corners ? (m == 1 ? 0 : o * (n - 1.0) / (scale * n - 1.0))
+					 : (o + 0.5) / scale - 0.5;
+		double acc = 0, sum = 0;
+		for (int j = (int)floor(p - 1 / s) - 1; j <= (int)ceil(p + 1 / s) + 1; j++) {
+			double w = fmax(0, 1 - fabs(j - p) * s);
+			int k = j < 0 ? 0 : j >= n ? n - 1 : j;
+			acc += w * x[k];
+			sum += w;
+		}
+		y[o] = (float)(acc / sum);
+	}
+}
+
+/* Writes and runs a one-Resize model (opset 18) of x [1, 1, H, W] and compares it with want. */
+static void rz_case(struct webnn_context *ctx, const char *dir, const char *what, int h, int w,
+		    const float *scales, const int64_t *sizes, const int64_t *axes, size_t n_axes,
+		    const char *policy, bool antialias, const char *ctm, const float *x,
+		    const float *want, int oh, int ow)
+{
+	struct mk m;
+	mk_init(&m);
+	m.opset.version = 18;
+	int64_t xd[4] = { 1, 1, h, w }, yd[4] = { 1, 1, oh, ow }, cd[1] = { (int64_t)n_axes };
+	mk_input(&m, "x", 4, xd, NULL);
+	Onnx__NodeProto *n = mk_node(&m, "rz", "Resize", "x", NULL, "y");
+	static char *ins[4];
+	ins[0] = (char *)"x";
+	ins[1] = (char *)"";
+	ins[2] = (char *)(scales ? "scales" : "");
+	ins[3] = (char *)"sizes";
+	n->input = ins;
+	n->n_input = scales ? 3 : 4;
+	if (scales) {
+		mk_initializer(&m, "scales", 1, cd, scales, n_axes, NULL);
+	} else {
+		Onnx__TensorProto *t = mk_initializer(&m, "sizes", 1, cd, NULL, 0, NULL);
+		t->data_type = 7;
+		t->raw_data.data = (uint8_t *)sizes;
+		t->raw_data.len = n_axes * sizeof(int64_t);
+	}
+	mk_attr_s(&m, n, "mode", "linear");
+	if (ctm)
+		mk_attr_s(&m, n, "coordinate_transformation_mode", ctm);
+	if (axes)
+		mk_attr_ints(&m, n, "axes", axes, n_axes);
+	if (policy)
+		mk_attr_s(&m, n, "keep_aspect_ratio_policy", policy);
+	if (antialias) {
+		Onnx__AttributeProto *a = mk_attr(&m, n, "antialias");
+		a->has_i = 1;
+		a->i = 1;
+	}
+	mk_output(&m, "y", 4, yd);
+	mk_write(&m, dir);
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	ASSERT_MSG(mk_load(ctx, dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK, "%s: %s",
+		   what, err);
+	struct webnn_tensor_desc ti = { .writable = true }, to = { .readable = true };
+	webnn_model_input_desc(model, 0, &ti.desc);
+	webnn_model_output_desc(model, 0, &to.desc);
+	ASSERT_MSG(to.desc.rank == 4 && to.desc.shape[2] == (uint32_t)oh &&
+		   to.desc.shape[3] == (uint32_t)ow, "%s: output [%u, %u], expected [%d, %d]", what,
+		   to.desc.shape[2], to.desc.shape[3], oh, ow);
+	struct webnn_named_tensor in = { "x", NULL }, out = { "y", NULL };
+	OK(ctx, webnn_context_create_tensor(ctx, &ti, &in.tensor));
+	OK(ctx, webnn_context_create_tensor(ctx, &to, &out.tensor));
+	OK(ctx, webnn_context_write_tensor(ctx, in.tensor, x, (size_t)h * w * sizeof(float)));
+	OK(ctx, webnn_context_dispatch(ctx, webnn_model_graph(model), &in, 1, &out, 1));
+	float *y = calloc((size_t)oh * ow, sizeof(float));
+	ASSERT(y);
+	OK(ctx, webnn_context_read_tensor(ctx, out.tensor, y, (size_t)oh * ow * sizeof(float)));
+	ct_assert_floats(what, y, want, (size_t)oh * ow, 1e-5f);
+	free(y);
+	webnn_tensor_destroy(in.tensor);
+	webnn_tensor_destroy(out.tensor);
+	webnn_model_destroy(model);
+}
+
+/* Separable reference of a [H, W] linear resize. */
+static void rz_ref(const float *x, int h, int w, float *y, int oh, int ow, double sh, double sw,
+		   bool antialias, bool align_corners)
+{
+	float col[64], tmp[64 * 64], out[64];
+	for (int r = 0; r < h; r++)
+		rz_axis_ref(x + r * w, w, tmp + r * ow, ow, sw, antialias, align_corners);
+	for (int c = 0; c < ow; c++) {
+		for (int r = 0; r < h; r++)
+			col[r] = tmp[r * ow + c];
+		rz_axis_ref(col, h, out, oh, sh, antialias, align_corners);
+		for (int r = 0; r < oh; r++)
+			y[r * ow + c] = out[r];
+	}
+}
+
+/* What resample2d cannot take: a scale giving a fractional size (5 x 1.5 samples at 1.5, not at
+ * 7/5), an antialiasing downscale, axes with keep_aspect_ratio_policy, align_corners. */
+TEST(onnx_resize_compositions)
+{
+	struct onnx_env e;
+	onnx_env_up(&e, "onnx-resize");
+	float x[40], want[64 * 64];
+	for (int i = 0; i < 40; i++)
+		x[i] = (float)((i * 13) % 17) * 0.5f - 2;
+	/* [5, 8] by 1.5 x 1.5: [7, 12], sampled at the scale */
+	static const float s15[4] = { 1, 1, 1.5f, 1.5f };
+	rz_ref(x, 5, 8, want, 7, 12, 1.5, 1.5, false, false);
+	rz_case(e.ctx, e.dir, "scales 1.5 of [5, 8]", 5, 8, s15, NULL, NULL, 4, NULL, false, NULL,
+		x, want, 7, 12);
+	/* antialias: [5, 8] down to [2, 3] (scales 0.4 x 0.375) */
+	static const float sdown[4] = { 1, 1, 0.4f, 0.375f };
+	rz_ref(x, 5, 8, want, 2, 3, 0.4f, 0.375f, true, false);
+	rz_case(e.ctx, e.dir, "antialias downscale", 5, 8, sdown, NULL, NULL, 4, NULL, true, NULL, x,
+		want, 2, 3);
+	/* sizes [4, 4] for axes (2, 3) not larger than asked: one scale, min(4/5, 4/8) = 0.5 */
+	static const int64_t sz[2] = { 4, 4 }, ax[2] = { 2, 3 };
+	rz_ref(x, 5, 8, want, 3, 4, 0.5, 0.5, false, false);
+	rz_case(e.ctx, e.dir, "axes + not_larger", 5, 8, NULL, sz, ax, 2, "not_larger", false, NULL,
+		x, want, 3, 4);
+	/* align_corners on [5, 8] -> [9, 3] (sizes) */
+	static const int64_t sz4[4] = { 1, 1, 9, 3 };
+	rz_ref(x, 5, 8, want, 9, 3, 9.0 / 5, 3.0 / 8, false, true);
+	rz_case(e.ctx, e.dir, "align_corners", 5, 8, NULL, sz4, NULL, 4, NULL, false,
+		"align_corners", x, want, 9, 3);
+	onnx_env_down(&e);
+}

@@ -73,7 +73,8 @@ struct ox_op {
 	ox_build_fn fn;
 };
 /* The op tables of each family (NULL-terminated). */
-extern const struct ox_op ox_ops_elementwise[], ox_ops_nn[], ox_ops_data[], ox_ops_misc[];
+extern const struct ox_op ox_ops_elementwise[], ox_ops_nn[], ox_ops_data[], ox_ops_misc[],
+	ox_ops_resize[];
 
 /* ---- errors: "onnx: node "name" (Type): reason"; return -1 for chaining. */
 int ox_fail(struct ox_node *n, enum webnn_status s, const char *fmt, ...)

@@ -70,7 +70,7 @@ static const struct {
 };
 
 static const struct ox_op *const op_tables[] = { ox_ops_elementwise, ox_ops_nn, ox_ops_data,
-						 ox_ops_misc };
+						 ox_ops_misc, ox_ops_resize };
 
 /* ------------------------------------------------------------------ errors */
 

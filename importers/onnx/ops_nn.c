@@ -1,4 +1,4 @@
-/* ONNX neural-network operators: convolution, pooling, normalization, Gemm/MatMul, softmax family, reductions, Resize. */
+/* ONNX neural-network operators: convolution, pooling, normalization, Gemm/MatMul, softmax family, reductions. */
 #include "importers/onnx/onnx_internal.h"
 
 #include <math.h>
@@ -1185,152 +1185,6 @@ static int op_arg(struct ox_node *n)
 	return ox_set(n, 0, o);
 }
 
-/* ---------------------------------------------------------------- resize */
-
-/* WebNN resample2d: linear is ONNX's half_pixel linear; nearest is half_pixel with
- * round_prefer_floor, which equals asymmetric floor for whole upscale factors. */
-static int resize_common(struct ox_node *n, const char *mode, const char *ctm, const char *nm,
-			 const double *scales, const int64_t *sizes)
-{
-	struct webnn_operand *x, *o;
-	OX_IN(n, 0, x);
-	struct ox_val *v = n->in[0];
-	if (v->rank != 4)
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "a rank %u input (WebNN resample2d is 4-D)",
-			       v->rank);
-	struct webnn_resample2d_options ro = WEBNN_RESAMPLE2D_OPTIONS_INIT;
-	uint32_t axes[2], na = 0;
-	for (uint32_t i = 0; i < 4; i++) {
-		bool changes = sizes ? (uint64_t)sizes[i] != v->dims[i] : scales[i] != 1.0;
-		if (changes) {
-			if (na == 2)
-				return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
-					       "more than two axes change size (WebNN resample2d "
-					       "resizes two)");
-			axes[na++] = i;
-		}
-	}
-	if (na == 0) {
-		OX_B(n, "identity", webnn_builder_identity(n->M->b, x, &o));
-		return ox_set(n, 0, o);
-	}
-	if (na == 1)
-		axes[na++] = axes[0] == 3 ? 2 : axes[0] + 1;
-	if (axes[0] > axes[1]) {
-		uint32_t t = axes[0];
-		axes[0] = axes[1];
-		axes[1] = t;
-	}
-	bool integral = true;
-	for (uint32_t i = 0; i < 2; i++) {
-		double s = sizes ? (double)sizes[axes[i]] / v->dims[axes[i]] : scales[axes[i]];
-		integral &= s >= 1 && s == floor(s);
-		if (sizes) {
-			ro.sizes[i] = (uint32_t)sizes[axes[i]];
-		} else {
-			/* WebNN samples at output/input: the same as ONNX's given scale only when
-			 * the scaled size is whole */
-			double exact = v->dims[axes[i]] * scales[axes[i]], out = floor(exact);
-			if (!(out >= 1 && out <= UINT32_MAX) || fabs(exact - out) > 1e-6 * exact)
-				return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
-					       "scale %g of a size %u gives %g, not a whole size (WebNN "
-					       "samples at output/input size, ONNX at the scale)",
-					       scales[axes[i]], v->dims[axes[i]], exact);
-			ro.sizes[i] = (uint32_t)out;
-		}
-	}
-	ro.n_sizes = 2;
-	ro.axes[0] = axes[0];
-	ro.axes[1] = axes[1];
-	ro.n_axes = 2;
-	if (strcmp(mode, "nearest") == 0) {
-		ro.mode = WEBNN_INTERPOLATION_NEAREST_NEIGHBOR;
-		bool ok = (strcmp(ctm, "half_pixel") == 0 && strcmp(nm, "round_prefer_floor") == 0) ||
-			  (integral && strcmp(ctm, "asymmetric") == 0 && strcmp(nm, "floor") == 0);
-		if (!ok)
-			return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
-				       "nearest with coordinate_transformation_mode \"%s\" and "
-				       "nearest_mode \"%s\" (WebNN rounds half_pixel coordinates "
-				       "half down)", ctm, nm);
-	} else if (strcmp(mode, "linear") == 0 || strcmp(mode, "bilinear") == 0) {
-		ro.mode = WEBNN_INTERPOLATION_LINEAR;
-		bool out1 = false;
-		for (uint32_t i = 0; i < 2; i++)
-			out1 |= ro.sizes[i] <= 1;
-		bool ok = strcmp(ctm, "half_pixel") == 0 ||
-			  (strcmp(ctm, "pytorch_half_pixel") == 0 && !out1);
-		if (!ok)
-			return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
-				       "linear with coordinate_transformation_mode \"%s\" (WebNN "
-				       "interpolates half_pixel coordinates)", ctm);
-	} else {
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
-			       "mode \"%s\" (WebNN resamples nearest or linear)", mode);
-	}
-	if (ox_need_type(n, "resample2d", NULL, v->type))
-		return -1;
-	OX_B(n, "resample2d", webnn_builder_resample2d(n->M->b, x, &ro, &o));
-	return ox_set(n, 0, o);
-}
-
-static int op_resize(struct ox_node *n)
-{
-	const char *mode = ox_attr_s(n, "mode", "nearest");
-	const char *ctm = n->opset >= 11 ? ox_attr_s(n, "coordinate_transformation_mode", "half_pixel")
-					 : "asymmetric";
-	const char *nm = n->opset >= 11 ? ox_attr_s(n, "nearest_mode", "round_prefer_floor") : "floor";
-	if (ox_attr_i(n, "antialias", 0))
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "antialias (WebNN does not filter)");
-	if (ox_attr(n, "axes"))
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "the axes attribute");
-	if (ox_attr(n, "keep_aspect_ratio_policy") &&
-	    strcmp(ox_attr_s(n, "keep_aspect_ratio_policy", "stretch"), "stretch") != 0)
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "keep_aspect_ratio_policy");
-	size_t si = n->opset >= 11 ? 2 : 1;
-	double *scales = NULL;
-	int64_t *sizes = NULL;
-	size_t c = 0;
-	if (n->opset >= 11 && ox_has_in(n, 3) && ox_elems(n->in[3]->rank, n->in[3]->dims)) {
-		if (ox_host_i64(n, n->in[3], "sizes", &sizes, &c))
-			return -1;
-	} else if (ox_has_in(n, si) && ox_elems(n->in[si]->rank, n->in[si]->dims)) {
-		if (ox_host_f64(n, n->in[si], "scales", &scales, &c))
-			return -1;
-	} else {
-		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "neither scales nor sizes");
-	}
-	if (n->in[0] && c != n->in[0]->rank)
-		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "%zu scales or sizes for rank %u", c,
-			       n->in[0]->rank);
-	if (strcmp(ctm, "tf_crop_and_resize") == 0)
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "tf_crop_and_resize (no cropping resample)");
-	return resize_common(n, mode, ctm, nm, scales, sizes);
-}
-
-static int op_upsample(struct ox_node *n)
-{
-	const char *mode = ox_attr_s(n, "mode", "nearest");
-	double *scales;
-	size_t c;
-	if (n->opset >= 9) {
-		if (ox_host_f64(n, n->in[1], "scales", &scales, &c))
-			return -1;
-	} else {
-		const Onnx__AttributeProto *a = ox_attr(n, "scales");
-		if (!a)
-			return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "no scales");
-		c = a->n_floats;
-		scales = ox_keep(n->M, malloc((c + 1) * sizeof(double)));
-		if (!scales)
-			return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
-		for (size_t i = 0; i < c; i++)
-			scales[i] = a->floats[i];
-	}
-	if (!n->in[0] || c != n->in[0]->rank)
-		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "%zu scales", c);
-	return resize_common(n, mode, "asymmetric", "floor", scales, NULL);
-}
-
 const struct ox_op ox_ops_nn[] = {
 	{ "Conv", 1, 21, op_conv }, { "ConvTranspose", 1, 21, op_conv_transpose },
 	{ "MaxPool", 1, 21, op_pool }, { "AveragePool", 1, 21, op_pool },
@@ -1351,6 +1205,5 @@ const struct ox_op ox_ops_nn[] = {
 	{ "ReduceL2", 1, 21, op_reduce }, { "ReduceLogSum", 1, 21, op_reduce },
 	{ "ReduceLogSumExp", 1, 21, op_reduce }, { "ReduceSumSquare", 1, 21, op_reduce },
 	{ "ArgMax", 1, 21, op_arg }, { "ArgMin", 1, 21, op_arg },
-	{ "Resize", 10, 21, op_resize }, { "Upsample", 7, 9, op_upsample },
 	{ NULL, 0, 0, NULL },
 };
