@@ -1353,3 +1353,50 @@ TEST(onnx_resize_compositions)
 		"align_corners", x, want, 9, 3);
 	onnx_env_down(&e);
 }
+
+/* Pad's "wrap" (opset 19) is slices of the input and whole copies of it, concatenated: pads
+ * shorter and longer than the axis, and a negative one that crops. */
+TEST(onnx_pad_wrap)
+{
+	struct onnx_env e;
+	onnx_env_up(&e, "onnx-pad-wrap");
+	static const int64_t xd[2] = { 2, 3 }, pd[1] = { 4 }, yd[2] = { 3, 9 };
+	/* axis 0: 1 before, 0 after; axis 1: 4 before (a copy and one more), 2 after */
+	static const int64_t pads[4] = { 1, 4, 0, 2 };
+	struct mk m;
+	mk_init(&m);
+	m.opset.version = 19;
+	mk_input(&m, "x", 2, xd, NULL);
+	Onnx__TensorProto *t = mk_initializer(&m, "pads", 1, pd, NULL, 0, NULL);
+	t->data_type = 7;
+	t->raw_data.data = (uint8_t *)pads;
+	t->raw_data.len = sizeof(pads);
+	Onnx__NodeProto *n = mk_node(&m, "p", "Pad", "x", "pads", "y");
+	mk_attr_s(&m, n, "mode", "wrap");
+	mk_output(&m, "y", 2, yd);
+	mk_write(&m, e.dir);
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	ASSERT_MSG(mk_load(e.ctx, e.dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK, "%s",
+		   err);
+	float x[6] = { 1, 2, 3, 4, 5, 6 }, y[27], want[27];
+	for (int r = 0; r < 3; r++)
+		for (int c = 0; c < 9; c++) /* source (r - 1, c - 4), wrapped */
+			want[r * 9 + c] = x[((r - 1 + 2) % 2) * 3 + ((c - 4) % 3 + 3) % 3];
+	struct webnn_tensor_desc ti = { .writable = true }, to = { .readable = true };
+	webnn_model_input_desc(model, 0, &ti.desc);
+	webnn_model_output_desc(model, 0, &to.desc);
+	ASSERT_EQ(to.desc.shape[0], 3u);
+	ASSERT_EQ(to.desc.shape[1], 9u);
+	struct webnn_named_tensor in = { "x", NULL }, out = { "y", NULL };
+	OK(e.ctx, webnn_context_create_tensor(e.ctx, &ti, &in.tensor));
+	OK(e.ctx, webnn_context_create_tensor(e.ctx, &to, &out.tensor));
+	OK(e.ctx, webnn_context_write_tensor(e.ctx, in.tensor, x, sizeof(x)));
+	OK(e.ctx, webnn_context_dispatch(e.ctx, webnn_model_graph(model), &in, 1, &out, 1));
+	OK(e.ctx, webnn_context_read_tensor(e.ctx, out.tensor, y, sizeof(y)));
+	ct_assert_floats("wrap", y, want, 27, 0);
+	webnn_tensor_destroy(in.tensor);
+	webnn_tensor_destroy(out.tensor);
+	webnn_model_destroy(model);
+	onnx_env_down(&e);
+}

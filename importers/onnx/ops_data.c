@@ -961,6 +961,51 @@ static int op_range(struct ox_node *n)
 	return ox_set_host(n, 0, v->onnx_type, 1, &k, p);
 }
 
+/* Pad's "wrap" (WebNN pads have no circular mode): per axis the input's last pb entries before
+ * it and its first pe after it, whole copies of it first where a pad is longer than the axis,
+ * concatenated. */
+static int pad_wrap(struct ox_node *n, struct webnn_operand **x, const uint32_t *dims, uint32_t r,
+		    const uint32_t *pb, const uint32_t *pe)
+{
+	uint32_t d[WEBNN_MAX_RANK];
+	memcpy(d, dims, r * sizeof(d[0]));
+	for (uint32_t a = 0; a < r; a++) {
+		if (!pb[a] && !pe[a])
+			continue;
+		uint32_t dim = d[a];
+		uint64_t copies = (uint64_t)pb[a] / dim + (uint64_t)pe[a] / dim + 3;
+		if (copies > 1024)
+			return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
+				       "wrap padding of %u and %u repeats axis %u of size %u more than "
+				       "1024 times", pb[a], pe[a], a, dim);
+		struct webnn_operand **parts = malloc(copies * sizeof(*parts));
+		if (!parts)
+			return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+		uint32_t np = 0, st[WEBNN_MAX_RANK] = { 0 }, sz[WEBNN_MAX_RANK];
+		memcpy(sz, d, r * sizeof(sz[0]));
+		enum webnn_status s = WEBNN_STATUS_OK;
+		if (pb[a] % dim) { /* the tail of a copy, then whole copies */
+			st[a] = dim - pb[a] % dim;
+			sz[a] = pb[a] % dim;
+			s = webnn_builder_slice(n->M->b, *x, st, r, sz, r, NULL, &parts[np++]);
+		}
+		for (uint32_t k = 0; k < pb[a] / dim + 1 + pe[a] / dim; k++)
+			parts[np++] = *x;
+		if (s == WEBNN_STATUS_OK && pe[a] % dim) { /* the head of a copy */
+			st[a] = 0;
+			sz[a] = pe[a] % dim;
+			s = webnn_builder_slice(n->M->b, *x, st, r, sz, r, NULL, &parts[np++]);
+		}
+		if (s == WEBNN_STATUS_OK)
+			s = webnn_builder_concat(n->M->b, parts, np, a, x);
+		free(parts);
+		if (s != WEBNN_STATUS_OK)
+			return ox_builder_fail(n, s, "wrap padding");
+		d[a] = dim + pb[a] + pe[a];
+	}
+	return 0;
+}
+
 /* Pad: negative pads crop (a slice after padding the positive ones). */
 static int op_pad(struct ox_node *n)
 {
@@ -990,15 +1035,17 @@ static int op_pad(struct ox_node *n)
 	}
 	const char *mode = ox_attr_s(n, "mode", "constant");
 	struct webnn_pad_options po = WEBNN_PAD_OPTIONS_INIT;
+	bool wrap = false;
 	if (strcmp(mode, "constant") == 0)
 		po.mode = WEBNN_PAD_CONSTANT;
 	else if (strcmp(mode, "edge") == 0)
 		po.mode = WEBNN_PAD_EDGE;
 	else if (strcmp(mode, "reflect") == 0)
 		po.mode = WEBNN_PAD_REFLECTION;
+	else if (strcmp(mode, "wrap") == 0 && n->opset >= 19)
+		wrap = true;
 	else
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "mode \"%s\" (WebNN pads constant, edge "
-			       "or reflection)", mode);
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "mode \"%s\"", mode);
 	if (n->opset < 11) {
 		po.value = ox_attr_f(n, "value", 0);
 	} else if (ox_has_in(n, 2)) {
@@ -1031,8 +1078,12 @@ static int op_pad(struct ox_node *n)
 		crop |= s || e;
 	}
 	o = x;
-	if (pad)
+	if (pad && wrap) {
+		if (pad_wrap(n, &o, v->dims, r, pb, pe))
+			return -1;
+	} else if (pad) {
 		OX_B(n, "pad", webnn_builder_pad(n->M->b, x, pb, r, pe, r, &po, &o));
+	}
 	if (crop)
 		OX_B(n, "slice", webnn_builder_slice(n->M->b, o, st, r, sz, r, NULL, &o));
 	if (o == x)
