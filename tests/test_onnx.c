@@ -1400,3 +1400,60 @@ TEST(onnx_pad_wrap)
 	webnn_model_destroy(model);
 	onnx_env_down(&e);
 }
+
+/* TopK as argMax steps: equal values in index order, and -inf entries (the value taken entries
+ * are masked with) returned once each, in index order too. */
+TEST(onnx_topk_composed)
+{
+	struct onnx_env e;
+	onnx_env_up(&e, "onnx-topk");
+	static const int64_t xd[2] = { 1, 6 }, kd[1] = { 1 }, k6[1] = { 6 };
+	struct mk m;
+	mk_init(&m);
+	mk_input(&m, "x", 2, xd, NULL);
+	Onnx__TensorProto *t = mk_initializer(&m, "k", 1, kd, NULL, 0, NULL);
+	t->data_type = 7;
+	t->raw_data.data = (uint8_t *)k6;
+	t->raw_data.len = sizeof(k6);
+	Onnx__NodeProto *n = mk_node(&m, "t", "TopK", "x", "k", "values");
+	static char *outs[2] = { (char *)"values", (char *)"indices" };
+	n->output = outs;
+	n->n_output = 2;
+	mk_output(&m, "values", 2, xd);
+	mk_output(&m, "indices", 2, xd);
+	m.ttypes[2].elem_type = 7;
+	mk_write(&m, e.dir);
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	ASSERT_MSG(mk_load(e.ctx, e.dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK, "%s",
+		   err);
+	float x[6] = { 3, -INFINITY, 3, 7, -INFINITY, 1 }, vals[6];
+	int64_t idx[6];
+	struct webnn_tensor_desc ti = { .writable = true }, tv = { .readable = true },
+				 tix = { .readable = true };
+	webnn_model_input_desc(model, 0, &ti.desc);
+	webnn_model_output_desc(model, 0, &tv.desc);
+	webnn_model_output_desc(model, 1, &tix.desc);
+	ASSERT_EQ(tix.desc.data_type, WEBNN_INT64);
+	struct webnn_named_tensor in = { "x", NULL }, out[2] = { { "values", NULL },
+								 { "indices", NULL } };
+	OK(e.ctx, webnn_context_create_tensor(e.ctx, &ti, &in.tensor));
+	OK(e.ctx, webnn_context_create_tensor(e.ctx, &tv, &out[0].tensor));
+	OK(e.ctx, webnn_context_create_tensor(e.ctx, &tix, &out[1].tensor));
+	OK(e.ctx, webnn_context_write_tensor(e.ctx, in.tensor, x, sizeof(x)));
+	OK(e.ctx, webnn_context_dispatch(e.ctx, webnn_model_graph(model), &in, 1, out, 2));
+	OK(e.ctx, webnn_context_read_tensor(e.ctx, out[0].tensor, vals, sizeof(vals)));
+	OK(e.ctx, webnn_context_read_tensor(e.ctx, out[1].tensor, idx, sizeof(idx)));
+	static const float wv[6] = { 7, 3, 3, 1, -INFINITY, -INFINITY };
+	static const int64_t wi[6] = { 3, 0, 2, 5, 1, 4 };
+	for (int i = 0; i < 6; i++) {
+		ASSERT_MSG(vals[i] == wv[i], "value %d is %g, expected %g", i, vals[i], wv[i]);
+		ASSERT_MSG(idx[i] == wi[i], "index %d is %lld, expected %lld", i, (long long)idx[i],
+			   (long long)wi[i]);
+	}
+	webnn_tensor_destroy(in.tensor);
+	webnn_tensor_destroy(out[0].tensor);
+	webnn_tensor_destroy(out[1].tensor);
+	webnn_model_destroy(model);
+	onnx_env_down(&e);
+}

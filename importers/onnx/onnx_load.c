@@ -19,7 +19,6 @@ static const struct {
 	{ "Unique", "its output shape depends on the input values" },
 	{ "Compress", "its output shape depends on the condition's values" },
 	{ "NonMaxSuppression", "its output shape depends on the input values" },
-	{ "TopK", "WebNN has no sort or top-k" },
 	{ "Asin", "WebNN has no inverse trigonometric functions" },
 	{ "Acos", "WebNN has no inverse trigonometric functions" },
 	{ "Atan", "WebNN has no inverse trigonometric functions" },
@@ -70,7 +69,7 @@ static const struct {
 };
 
 static const struct ox_op *const op_tables[] = { ox_ops_elementwise, ox_ops_nn, ox_ops_data,
-						 ox_ops_misc, ox_ops_resize };
+						 ox_ops_misc, ox_ops_resize, ox_ops_topk };
 
 /* ------------------------------------------------------------------ errors */
 
