@@ -809,7 +809,8 @@ static bool freeze_folder(const char *dir, char *tmp, size_t len)
 			ok = false;
 			break;
 		}
-		bool freeze = k > 0 || (t->has_data_type && t->data_type == 7);
+		/* parameters: every input but the first, an int64 first one, a scalar one */
+		bool freeze = k > 0 || (t->has_data_type && t->data_type == 7) || t->n_dims == 0;
 		if (freeze) {
 			t->name = g->input[i]->name; /* the model's string: restored before freeing */
 			inits[ni++] = t;

@@ -33,9 +33,6 @@ static const struct {
 	{ "RandomUniformLike", "WebNN has no random number generation" },
 	{ "Multinomial", "WebNN has no random number generation" },
 	{ "Bernoulli", "WebNN has no random number generation" },
-	{ "DFT", "WebNN has no complex numbers or Fourier transforms" },
-	{ "STFT", "WebNN has no complex numbers or Fourier transforms" },
-	{ "MelWeightMatrix", "WebNN has no Fourier transforms" },
 	{ "Det", "WebNN has no determinant or matrix decomposition" },
 	{ "GridSample", "WebNN's resample2d samples a regular grid only" },
 	{ "RoiAlign", "WebNN has no region-of-interest pooling" },
@@ -69,7 +66,8 @@ static const struct {
 };
 
 static const struct ox_op *const op_tables[] = { ox_ops_elementwise, ox_ops_nn, ox_ops_data,
-						 ox_ops_misc, ox_ops_resize, ox_ops_topk };
+						 ox_ops_misc, ox_ops_resize, ox_ops_topk,
+						 ox_ops_fourier };
 
 /* ------------------------------------------------------------------ errors */
 
