@@ -74,7 +74,7 @@ struct ox_op {
 };
 /* The op tables of each family (NULL-terminated). */
 extern const struct ox_op ox_ops_elementwise[], ox_ops_nn[], ox_ops_data[], ox_ops_misc[],
-	ox_ops_resize[], ox_ops_topk[], ox_ops_fourier[];
+	ox_ops_resize[], ox_ops_topk[], ox_ops_fourier[], ox_ops_gridsample[];
 
 /* ---- errors: "onnx: node "name" (Type): reason"; return -1 for chaining. */
 int ox_fail(struct ox_node *n, enum webnn_status s, const char *fmt, ...)

@@ -34,7 +34,6 @@ static const struct {
 	{ "Multinomial", "WebNN has no random number generation" },
 	{ "Bernoulli", "WebNN has no random number generation" },
 	{ "Det", "WebNN has no determinant or matrix decomposition" },
-	{ "GridSample", "WebNN's resample2d samples a regular grid only" },
 	{ "RoiAlign", "WebNN has no region-of-interest pooling" },
 	{ "MaxRoiPool", "WebNN has no region-of-interest pooling" },
 	{ "Col2Im", "WebNN has no col2im (overlapping scatter-add)" },
@@ -67,7 +66,7 @@ static const struct {
 
 static const struct ox_op *const op_tables[] = { ox_ops_elementwise, ox_ops_nn, ox_ops_data,
 						 ox_ops_misc, ox_ops_resize, ox_ops_topk,
-						 ox_ops_fourier };
+						 ox_ops_fourier, ox_ops_gridsample };
 
 /* ------------------------------------------------------------------ errors */
 
