@@ -33,6 +33,12 @@ enum webnn_status wnni_npy_read(const char *path, struct webnn_operand_desc *des
 enum webnn_status wnni_nnef_read_dat(const char *path, struct webnn_operand_desc *desc,
 				     void **data, size_t *size, char *error, size_t len);
 
+/* compose.c: asin, acos or atan of a float32 or float16 x from WebNN's elementwise operations
+ * (a polynomial within 2 ulp of atan; NOT_SUPPORTED for other types). */
+enum wnni_inverse_trig { WNNI_ASIN, WNNI_ACOS, WNNI_ATAN };
+enum webnn_status wnni_inverse_trig(struct webnn_builder *b, enum wnni_inverse_trig which,
+				    struct webnn_operand *x, struct webnn_operand **out);
+
 /* Reads a whole file (NUL-terminated past *size). NULL with error filled on failure. */
 void *wnni_read_file(const char *path, size_t *size, char *error, size_t len);
 

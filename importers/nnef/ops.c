@@ -885,7 +885,14 @@ static bool op_hyperbolic(struct call *c)
 
 static bool op_inverse_trig(struct call *c)
 {
-	nnef_fail(c->ev, "WebNN has no inverse trigonometric operation to compute it exactly");
+	struct nnef_tensor *x = x_arg(c);
+	const char *name = c->f->name;
+	enum wnni_inverse_trig which = name[1] == 's' ? WNNI_ASIN : name[1] == 'c' ? WNNI_ACOS
+										   : WNNI_ATAN;
+	struct webnn_operand *out;
+	CHECK(c, wnni_inverse_trig(c->ev->b, which, x->op, &out), name);
+	set_result(c, 0, nnef_new_tensor(c->ev, out, false));
+	return true;
 }
 
 static bool op_select(struct call *c)

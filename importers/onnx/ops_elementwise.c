@@ -298,6 +298,21 @@ static int op_is_inf(struct ox_node *n)
 	return set_bool(n, o);
 }
 
+/* Asin, Acos, Atan: a polynomial in WebNN's elementwise operations (importers/compose.c). */
+static int op_inverse_trig(struct ox_node *n)
+{
+	struct webnn_operand *x, *o;
+	OX_IN(n, 0, x);
+	const char *ty = n->node->op_type;
+	enum wnni_inverse_trig which = ty[1] == 's' ? WNNI_ASIN : ty[1] == 'c' ? WNNI_ACOS : WNNI_ATAN;
+	enum webnn_data_type t = in_type(n, 0);
+	if (t != WEBNN_FLOAT32 && t != WEBNN_FLOAT16)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "a %s input (float only)",
+			       webnn_data_type_name(t));
+	OX_B(n, ty, wnni_inverse_trig(n->M->b, which, x, &o));
+	return ox_set(n, 0, o);
+}
+
 /* Hyperbolic functions and their inverses from exp, log and sqrt. */
 static int op_hyperbolic(struct ox_node *n)
 {
@@ -515,6 +530,8 @@ const struct ox_op ox_ops_elementwise[] = {
 	{ "ThresholdedRelu", 10, 21, op_thresholded_relu }, { "Mish", 18, 21, op_mish },
 	{ "Gelu", 20, 21, op_gelu }, { "IsInf", 10, 21, op_is_inf },
 	{ "Sinh", 9, 21, op_hyperbolic }, { "Cosh", 9, 21, op_hyperbolic },
+	{ "Asin", 7, 21, op_inverse_trig }, { "Acos", 7, 21, op_inverse_trig },
+	{ "Atan", 7, 21, op_inverse_trig },
 	{ "Asinh", 9, 21, op_hyperbolic }, { "Acosh", 9, 21, op_hyperbolic },
 	{ "Atanh", 9, 21, op_hyperbolic }, { "Shrink", 9, 21, op_shrink },
 	{ "PRelu", 1, 21, op_prelu }, { "Clip", 1, 21, op_clip }, { "Where", 9, 21, op_where },
