@@ -53,7 +53,6 @@ static const struct {
 	{ "Optional", "WebNN has no optional values" },
 	{ "OptionalGetElement", "WebNN has no optional values" },
 	{ "OptionalHasElement", "WebNN has no optional values" },
-	{ "ReverseSequence", "per-batch sequence lengths need a data-dependent gather" },
 	{ "Momentum", "a training operator (ai.onnx.preview.training)" },
 	{ "Adam", "a training operator (ai.onnx.preview.training)" },
 	{ "Adagrad", "a training operator (ai.onnx.preview.training)" },

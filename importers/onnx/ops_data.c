@@ -1303,8 +1303,60 @@ static int op_one_hot(struct ox_node *n)
 	return 0;
 }
 
+/* ReverseSequence: a gatherElements along the time axis whose indices come from the lengths at
+ * run time: t < len[b] ? len[b] - 1 - t : t. */
+static int op_reverse_sequence(struct ox_node *n)
+{
+	struct webnn_operand *x, *lens, *o;
+	OX_IN(n, 0, x);
+	OX_IN(n, 1, lens);
+	struct ox_val *v = n->in[0];
+	uint32_t r = v->rank, ta, ba;
+	if (r < 2)
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "a rank %u input (at least 2)", r);
+	if (ox_axis(n, ox_attr_i(n, "time_axis", 0), r, &ta) ||
+	    ox_axis(n, ox_attr_i(n, "batch_axis", 1), r, &ba))
+		return -1;
+	if (ta > 1 || ba > 1 || ta == ba)
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "time_axis %u and batch_axis %u (0 and 1, "
+			       "either way)", ta, ba);
+	struct webnn_builder *b = n->M->b;
+	uint32_t T = v->dims[ta], B = v->dims[ba];
+	if (n->in[1]->rank != 1 || n->in[1]->dims[0] != B)
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "sequence_lens is not [%u]", B);
+	int64_t *t = ox_keep(n->M, malloc((size_t)T * sizeof(int64_t)));
+	if (!t)
+		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	for (uint32_t i = 0; i < T; i++)
+		t[i] = i;
+	uint32_t td[WEBNN_MAX_RANK], ld[WEBNN_MAX_RANK];
+	for (uint32_t i = 0; i < r; i++) {
+		td[i] = i == ta ? T : 1;
+		ld[i] = i == ba ? B : 1;
+	}
+	struct webnn_operand *iota = ox_const(n, WEBNN_INT64, r, td, t), *one, *last, *in, *idx;
+	if (!iota || !(one = ox_scalar(n, WEBNN_INT64, 1)))
+		return -1;
+	if (n->in[1]->type != WEBNN_INT64)
+		OX_B(n, "cast", webnn_builder_cast(b, lens, WEBNN_INT64, &lens));
+	if (!(lens = ox_reshape(n, lens, r, ld)))
+		return -1;
+	OX_B(n, "sub", webnn_builder_sub(b, lens, one, &last));
+	OX_B(n, "sub", webnn_builder_sub(b, last, iota, &last));
+	OX_B(n, "lesser", webnn_builder_lesser(b, iota, lens, &in));
+	OX_B(n, "where", webnn_builder_where(b, in, last, iota, &idx));
+	OX_B(n, "expand", webnn_builder_expand(b, idx, v->dims, r, &idx));
+	struct webnn_gather_options go = WEBNN_GATHER_OPTIONS_INIT;
+	go.axis = ta;
+	OX_B(n, "gatherElements", webnn_builder_gather_elements(b, x, idx, &go, &o));
+	ox_set(n, 0, o);
+	n->out[0].onnx_type = v->onnx_type;
+	return 0;
+}
+
 const struct ox_op ox_ops_data[] = {
 	{ "Shape", 1, 21, op_shape }, { "Size", 1, 21, op_size },
+	{ "ReverseSequence", 10, 21, op_reverse_sequence },
 	{ "Reshape", 1, 21, op_reshape }, { "Flatten", 1, 21, op_flatten },
 	{ "Squeeze", 1, 21, op_squeeze }, { "Unsqueeze", 1, 21, op_unsqueeze },
 	{ "Transpose", 1, 21, op_transpose }, { "Concat", 1, 21, op_concat },
