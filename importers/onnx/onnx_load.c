@@ -596,6 +596,104 @@ static int add_input(struct ox_model *M, const Onnx__ValueInfoProto *vi)
 	return add_val(M, &v) ? 0 : model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
 }
 
+static const struct webnn_input_binding *find_bind(const struct ox_model *M, const char *name)
+{
+	for (size_t i = 0; M->opt && i < M->opt->n_binds; i++)
+		if (M->opt->binds[i].name && strcmp(M->opt->binds[i].name, name) == 0)
+			return &M->opt->binds[i];
+	return NULL;
+}
+
+/* The inputs the caller froze (options.binds) become host values, known at load time like
+ * initializers (a binding replaces an initializer's default). Each binding must name a graph
+ * input and agree with its declared type and sizes. */
+static int bind_inputs(struct ox_model *M, const Onnx__GraphProto *g)
+{
+	for (size_t b = 0; M->opt && b < M->opt->n_binds; b++) {
+		const struct webnn_input_binding *bd = &M->opt->binds[b];
+		const char *name = bd->name ? bd->name : "";
+		const Onnx__ValueInfoProto *vi = NULL;
+		for (size_t i = 0; i < g->n_input && !vi; i++)
+			if (g->input[i]->name && strcmp(g->input[i]->name, name) == 0)
+				vi = g->input[i];
+		if (!vi) {
+			char names[512] = "";
+			size_t k = 0;
+			for (size_t i = 0; i < g->n_input && k + 1 < sizeof(names); i++) {
+				int w = snprintf(names + k, sizeof(names) - k, "%s\"%s\"",
+						 k ? ", " : "", g->input[i]->name ? g->input[i]->name : "");
+				if (w < 0)
+					break;
+				k += (size_t)w;
+			}
+			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+					  "bound input \"%s\" is not an input of the model (its "
+					  "inputs: %s)", name, g->n_input ? names : "none");
+		}
+		for (size_t j = 0; j < b; j++)
+			if (M->opt->binds[j].name && strcmp(M->opt->binds[j].name, name) == 0)
+				return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+						  "input \"%s\" is bound twice", name);
+		const struct webnn_operand_desc *d = &bd->desc;
+		if (!webnn_data_type_size(d->data_type))
+			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+					  "bound input \"%s\": data type %d is not a WebNN data type",
+					  name, (int)d->data_type);
+		if (d->rank > WEBNN_MAX_RANK)
+			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+					  "bound input \"%s\": rank %u, more than %d", name,
+					  d->rank, WEBNN_MAX_RANK);
+		const Onnx__TypeProto *tp = vi->type;
+		const Onnx__TypeProto__Tensor *tt =
+			tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? tp->tensor_type
+										 : NULL;
+		enum webnn_data_type want;
+		if (tt && tt->has_elem_type && ox_webnn_type(tt->elem_type, &want) &&
+		    want != d->data_type)
+			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+					  "bound input \"%s\": the value is %s, the model declares "
+					  "%s", name, webnn_data_type_name(d->data_type),
+					  ox_type_name(tt->elem_type));
+		if (tt && tt->shape) {
+			bool ok = tt->shape->n_dim == d->rank;
+			for (size_t i = 0; ok && i < d->rank; i++) {
+				const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[i];
+				ok = dm->value_case !=
+					     ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ||
+				     dm->dim_value == (int64_t)d->shape[i];
+			}
+			if (!ok)
+				return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+						  "bound input \"%s\": the value's shape (rank %u) "
+						  "differs from the model's declaration (rank %zu)",
+						  name, d->rank, tt->shape->n_dim);
+		}
+		struct ox_val v = { 0 };
+		v.name = vi->name;
+		v.type = d->data_type;
+		v.onnx_type = tt && tt->has_elem_type ? tt->elem_type : ox_onnx_type_of(d->data_type);
+		v.rank = d->rank;
+		memcpy(v.dims, d->shape, sizeof(d->shape[0]) * d->rank);
+		size_t bytes = ox_elems(v.rank, v.dims) * webnn_data_type_size(v.type);
+		if (bd->size != bytes || (bytes && !bd->data))
+			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+					  "bound input \"%s\": %zu bytes of data, its %s shape "
+					  "takes %zu", name, bd->data ? bd->size : 0,
+					  webnn_data_type_name(v.type), bytes);
+		v.host = malloc(bytes + 1);
+		if (!v.host)
+			return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+		if (bytes)
+			memcpy(v.host, bd->data, bytes);
+		v.host_owned = true;
+		if (!add_val(M, &v)) {
+			free(v.host);
+			return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+		}
+	}
+	return 0;
+}
+
 static const struct ox_op *find_op(const char *type, int opset, int *nearest)
 {
 	*nearest = 0;
@@ -734,6 +832,8 @@ static int load_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset,
 	if (g->n_sparse_initializer)
 		return model_fail(M, WEBNN_STATUS_NOT_SUPPORTED,
 				  "sparse initializers are not supported");
+	if (bind_inputs(M, g) != 0)
+		return -1;
 	for (size_t i = 0; i < g->n_input; i++) {
 		if (find_val(M, g->input[i]->name ? g->input[i]->name : ""))
 			continue;
@@ -746,7 +846,7 @@ static int load_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset,
 	for (size_t i = 0; i < g->n_input; i++) {
 		struct ox_val *v = find_val(M, g->input[i]->name ? g->input[i]->name : "");
 		bool empty = v && v->host && ox_elems(v->rank, v->dims) == 0 &&
-			     !ox_is_initializer(g, v->name);
+			     !ox_is_initializer(g, v->name) && !find_bind(M, v->name);
 		if (!v || (!empty && (!v->op || v->host)))
 			continue;
 		struct wnni_io *io = &m->inputs[m->n_inputs];
