@@ -16,6 +16,9 @@
 /* Loop and Scan unroll into the graph up to this many iterations (WebNN has no loops); a
  * longer or unknown trip count is a load error. */
 #define OX_UNROLL_MAX 1024
+/* Node runs in one load, graph attributes unrolled included (loops nested in loops multiply):
+ * past this the load fails rather than grow without bound. */
+#define OX_MAX_NODE_RUNS (1u << 20)
 
 /* ONNX element types (TensorProto.DataType). */
 enum {
@@ -78,6 +81,7 @@ struct ox_model {
 	enum webnn_status node_errors_status; /* the first listed reason's */
 	bool fatal;                      /* out of memory: stop at once */
 	unsigned long n_tmp_names;       /* names of values the importer makes itself */
+	unsigned long n_node_runs;       /* against OX_MAX_NODE_RUNS */
 };
 
 typedef int (*ox_build_fn)(struct ox_node *n);

@@ -766,10 +766,15 @@ static int run_node(struct ox_model *M, const Onnx__NodeProto *node, int opset)
 	char *was_error = was_status != WEBNN_STATUS_OK ? strdup(M->node_error) : NULL;
 	M->in_node = true;
 	M->node_status = WEBNN_STATUS_OK;
-	size_t listed = M->n_node_errors;
 	bool skipped = false;
 	int rc = -1;
 	const char *type = node->op_type ? node->op_type : "";
+	if (++M->n_node_runs > OX_MAX_NODE_RUNS) {
+		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "more than %u node runs in one load (loops "
+			"unrolled inside loops?): refused", OX_MAX_NODE_RUNS);
+		M->fatal = true;
+		goto out;
+	}
 	if (node->domain && *node->domain && strcmp(node->domain, "ai.onnx") != 0) {
 		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "operator domain \"%s\" is not ai.onnx",
 			node->domain);
@@ -843,8 +848,9 @@ out:
 	if (rc != 0) {
 		if (M->node_status != WEBNN_STATUS_OK)
 			list_node_error(M);
-		else if (!skipped && M->n_node_errors == listed) {
-			/* a builder that failed without a reason: still a listed failure */
+		else if (!skipped && !M->n_node_errors) {
+			/* a builder that failed without a reason (one that read a failed value of
+			 * an outer scope has its reason listed already): still a listed failure */
 			snprintf(M->node_error, sizeof(M->node_error), "node \"%s\" (%s): failed",
 				 node_name(node), type);
 			M->node_status = WEBNN_STATUS_OPERATION_ERROR;
