@@ -647,3 +647,53 @@ TEST(onnx_error_lists_every_node)
 	ASSERT(!strstr(e.err, "Relu"));
 	env_down(&e);
 }
+
+/* An LSTM whose input another operation computes (Silero VAD: relu -> transpose -> LSTM): the
+ * resolved recurrent operators read their input operand, not operand 0 (they did, which only
+ * graphs whose first operand was the LSTM's input hid). */
+TEST(onnx_lstm_computed_input)
+{
+	struct env e;
+	env_up(&e, "onnx-lstm");
+	struct ow *w = &e.w;
+	enum { I = 8, H = 4 };
+	static const int64_t xd[3] = { 1, 1, I }, wd[3] = { 1, 4 * H, I }, rd[3] = { 1, 4 * H, H },
+			     bd[2] = { 1, 8 * H }, yd[4] = { 1, 1, 1, H };
+	static float W[4 * H * I], R[4 * H * H], B[8 * H];
+	for (int i = 0; i < 4 * H * I; i++)
+		W[i] = 0.05f * (float)(i % 17) - 0.4f;
+	for (int i = 0; i < 4 * H * H; i++)
+		R[i] = 0.05f * (float)(i % 7);
+	for (int i = 0; i < 8 * H; i++)
+		B[i] = 0.01f * (float)(i % 11);
+	Onnx__GraphProto *g = ow_graph(w, "lstm");
+	ow_input(w, g, "x", 1, 3, xd);
+	ow_init(w, g, "W", 1, 3, wd, W);
+	ow_init(w, g, "R", 1, 3, rd, R);
+	ow_init(w, g, "B", 1, 2, bd, B);
+	ow_node(w, g, "Neg", "x", "nx");
+	Onnx__NodeProto *n = ow_node(w, g, "LSTM", "nx,W,R,B", "y");
+	ow_attr_i(w, n, "hidden_size", H);
+	ow_output(w, g, "y", 1, 4, yd);
+	struct webnn_model *m = load_ok(&e, g, 14, NULL);
+	float x[I], y[H], want[H];
+	for (int i = 0; i < I; i++)
+		x[i] = sinf((float)i + 0.5f);
+	const void *ins[1] = { x };
+	run_model(e.ctx, m, ins, y, H);
+	/* one step from zero states: h = o * tanh(i * g), gates in ONNX's i, o, f, c order */
+	for (int j = 0; j < H; j++) {
+		double gate[4];
+		for (int k = 0; k < 4; k++) {
+			int r = k * H + j;
+			gate[k] = B[r] + B[4 * H + r];
+			for (int c = 0; c < I; c++)
+				gate[k] += W[r * I + c] * -x[c];
+		}
+		double i = 1 / (1 + exp(-gate[0])), o = 1 / (1 + exp(-gate[1])), c = tanh(gate[3]);
+		want[j] = (float)(o * tanh(i * c));
+	}
+	ct_assert_floats("LSTM(-x)", y, want, H, 1e-5f);
+	webnn_model_destroy(m);
+	env_down(&e);
+}
