@@ -70,6 +70,8 @@ static bool compute(struct ox_node *n, struct webnn_builder *b)
 	}
 	if (!k)
 		return true;
+	if (++n->M->n_evals > OX_MAX_EVALS)
+		return false; /* a bound on load time (a loop unrolled around known nodes) */
 	struct webnn_graph *g = NULL;
 	if (webnn_builder_build(b, outs, k, &g) != WEBNN_STATUS_OK)
 		return false;

@@ -19,6 +19,9 @@
 /* Node runs in one load, graph attributes unrolled included (loops nested in loops multiply):
  * past this the load fails rather than grow without bound. */
 #define OX_MAX_NODE_RUNS (1u << 20)
+/* Graphs run at load time to compute known values (one each, see ox_eval_known): past this
+ * many in one load, known nodes are built into the graph like any other. */
+#define OX_MAX_EVALS 4096
 
 /* ONNX element types (TensorProto.DataType). */
 enum {
@@ -82,6 +85,7 @@ struct ox_model {
 	bool fatal;                      /* out of memory: stop at once */
 	unsigned long n_tmp_names;       /* names of values the importer makes itself */
 	unsigned long n_node_runs;       /* against OX_MAX_NODE_RUNS */
+	unsigned long n_evals;           /* against OX_MAX_EVALS */
 };
 
 typedef int (*ox_build_fn)(struct ox_node *n);
