@@ -258,6 +258,37 @@ static void run_model(struct webnn_context *ctx, struct webnn_model *m, const vo
 		webnn_tensor_destroy(out[i].tensor);
 }
 
+/* Runs a loaded model and reads every float output i into ys[i] (sized by the caller). */
+static void run_all(struct webnn_context *ctx, struct webnn_model *m, const void *const *ins,
+		    float *const *ys)
+{
+	size_t n_in = webnn_model_input_count(m), n_out = webnn_model_output_count(m);
+	struct webnn_named_tensor in[4], out[4];
+	ASSERT(n_in <= 4 && n_out <= 4);
+	for (size_t i = 0; i < n_in; i++) {
+		struct webnn_tensor_desc td = { .writable = true };
+		webnn_model_input_desc(m, i, &td.desc);
+		in[i].name = webnn_model_input_name(m, i);
+		OK(ctx, webnn_context_create_tensor(ctx, &td, &in[i].tensor));
+		OK(ctx, webnn_context_write_tensor(ctx, in[i].tensor, ins[i], ct_bytes(&td.desc)));
+	}
+	size_t bytes[4];
+	for (size_t i = 0; i < n_out; i++) {
+		struct webnn_tensor_desc to = { .readable = true };
+		webnn_model_output_desc(m, i, &to.desc);
+		bytes[i] = ct_bytes(&to.desc);
+		out[i].name = webnn_model_output_name(m, i);
+		OK(ctx, webnn_context_create_tensor(ctx, &to, &out[i].tensor));
+	}
+	OK(ctx, webnn_context_dispatch(ctx, webnn_model_graph(m), in, n_in, out, n_out));
+	for (size_t i = 0; i < n_out; i++)
+		OK(ctx, webnn_context_read_tensor(ctx, out[i].tensor, ys[i], bytes[i]));
+	for (size_t i = 0; i < n_in; i++)
+		webnn_tensor_destroy(in[i].tensor);
+	for (size_t i = 0; i < n_out; i++)
+		webnn_tensor_destroy(out[i].tensor);
+}
+
 struct env {
 	struct test_daemon d;
 	struct webnn_context *ctx;
@@ -695,5 +726,105 @@ TEST(onnx_lstm_computed_input)
 	}
 	ct_assert_floats("LSTM(-x)", y, want, H, 1e-5f);
 	webnn_model_destroy(m);
+	env_down(&e);
+}
+
+/* Scan over axis 1 of x backwards (scan_input_directions), a running sum as the state, its
+ * values stacked along axis 1 forwards and along axis 0 backwards (scan_output_axes and
+ * scan_output_directions). */
+TEST(onnx_scan_unrolled)
+{
+	struct env e;
+	env_up(&e, "onnx-scan");
+	struct ow *w = &e.w;
+	static const int64_t d2[1] = { 2 }, one[1] = { 1 }, axes1[1] = { 1 },
+			     oax[2] = { 1, 0 }, odir[2] = { 0, 1 }, d32b[2] = { 3, 2 };
+	static const float z2[2] = { 0, 0 };
+	float x[6] = { 1, 2, 3, 10, 20, 30 };
+	/* x an input (slices and concat in the graph), then an initializer (all on the host) */
+	for (int known = 0; known < 2; known++) {
+		Onnx__GraphProto *b = ow_graph(w, "body");
+		ow_input(w, b, "sum_in", 1, 1, d2);
+		ow_input(w, b, "col", 1, 1, d2);
+		ow_node(w, b, "Add", "sum_in,col", "sum_out");
+		ow_node(w, b, "Identity", "sum_out", "s1");
+		ow_node(w, b, "Identity", "sum_out", "s2");
+		ow_output(w, b, "sum_out", 1, 1, d2);
+		ow_output(w, b, "s1", 1, 1, d2);
+		ow_output(w, b, "s2", 1, 1, d2);
+		Onnx__GraphProto *g = ow_graph(w, "scan");
+		if (known)
+			ow_init(w, g, "x", 1, 2, d23, x);
+		else
+			ow_input(w, g, "x", 1, 2, d23);
+		ow_init(w, g, "s0", 1, 1, d2, z2);
+		Onnx__NodeProto *n = ow_node(w, g, "Scan", "s0,x", "total,fwd,bwd");
+		ow_attr_g(w, n, "body", b);
+		ow_attr_i(w, n, "num_scan_inputs", 1);
+		ow_attr_ints(w, n, "scan_input_axes", axes1, 1);
+		ow_attr_ints(w, n, "scan_input_directions", one, 1);
+		ow_attr_ints(w, n, "scan_output_axes", oax, 2);
+		ow_attr_ints(w, n, "scan_output_directions", odir, 2);
+		ow_output(w, g, "total", 1, 1, d2);
+		ow_output(w, g, "fwd", 1, 2, d23);
+		ow_output(w, g, "bwd", 1, 2, d32b);
+		struct webnn_model *m = load_ok(&e, g, 11, NULL);
+		float total[2], fwd[6], bwd[6];
+		float want_total[2], want_fwd[6], want_bwd[6], s[2] = { 0, 0 };
+		for (int t = 0; t < 3; t++)
+			for (int r = 0; r < 2; r++) {
+				s[r] += x[r * 3 + 2 - t]; /* columns last to first */
+				want_fwd[r * 3 + t] = s[r];
+				want_bwd[(2 - t) * 2 + r] = s[r];
+				want_total[r] = s[r];
+			}
+		const void *ins[1] = { x };
+		float *ys[3] = { total, fwd, bwd };
+		run_all(e.ctx, m, ins, ys);
+		ct_assert_floats("Scan state", total, want_total, 2, 0);
+		ct_assert_floats("Scan output, axis 1", fwd, want_fwd, 6, 0);
+		ct_assert_floats("Scan output, axis 0 reversed", bwd, want_bwd, 6, 0);
+		webnn_model_destroy(m);
+	}
+	env_down(&e);
+}
+
+/* The reasons of control flow that cannot be unrolled or merged, listed together. */
+TEST(onnx_error_control_flow)
+{
+	struct env e;
+	env_up(&e, "onnx-errors");
+	struct ow *w = &e.w;
+	Onnx__GraphProto *g = ow_graph(w, "cf");
+	static const uint8_t yes = 1;
+	static const int64_t two[1] = { 2 };
+	static const uint8_t yes2[2] = { 1, 1 };
+	ow_input(w, g, "x", 1, 2, d23);
+	ow_input(w, g, "flag", 9, 0, NULL);
+	ow_init(w, g, "yes", 9, 0, NULL, &yes);
+	ow_init(w, g, "yes2", 9, 1, two, yes2);
+	/* If without else_branch */
+	Onnx__NodeProto *n = ow_node(w, g, "If", "yes", "i1");
+	Onnx__GraphProto *t = ow_graph(w, "then");
+	ow_node(w, t, "Identity", "x", "t1");
+	ow_output(w, t, "t1", 1, 2, d23);
+	ow_attr_g(w, n, "then_branch", t);
+	/* If on two elements */
+	n = ow_node(w, g, "If", "yes2", "i2");
+	ow_attr_g(w, n, "then_branch", t);
+	ow_attr_g(w, n, "else_branch", t);
+	/* Loop with neither M nor cond */
+	n = ow_node(w, g, "Loop", ",,x", "l1");
+	ow_attr_g(w, n, "body", loop_body(w));
+	/* Loop on a condition computed at run time */
+	n = ow_node(w, g, "Loop", ",flag,x", "l2");
+	ow_attr_g(w, n, "body", loop_body(w));
+	ow_output(w, g, "i1", 1, 2, d23);
+	load_fails(&e, g, 13, NULL, WEBNN_STATUS_TYPE_ERROR,
+		   "onnx: 4 nodes cannot be loaded: node \"i1\" (If): the graph attribute "
+		   "else_branch is missing; node \"i2\" (If): cond has 2 elements (one expected); "
+		   "node \"l1\" (Loop): neither M nor cond is given (a loop that never ends); node "
+		   "\"l2\" (Loop): cond is computed at run time: WebNN has no loops, and a loop "
+		   "unrolls only where its trip count is known when the model loads");
 	env_down(&e);
 }
