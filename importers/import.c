@@ -70,6 +70,20 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+/* The caller's options as this version's struct: fields past the caller's struct_size (a
+ * caller compiled against an older header) read as zero. NULL when struct_size is smaller than
+ * the first version's. */
+static const struct webnn_import_options *current_options(const struct webnn_import_options *o,
+							  struct webnn_import_options *full)
+{
+	if (o->struct_size < WEBNN_IMPORT_OPTIONS_SIZE_V1)
+		return NULL;
+	memset(full, 0, sizeof(*full));
+	memcpy(full, o, o->struct_size < sizeof(*full) ? o->struct_size : sizeof(*full));
+	full->struct_size = sizeof(*full);
+	return full;
+}
+
 static enum webnn_status load(struct webnn_context *ctx, enum webnn_model_format format,
 			      const void *data, size_t size, const char *base_dir,
 			      const struct webnn_import_options *options, struct webnn_model **out,
@@ -102,10 +116,13 @@ enum webnn_status webnn_model_load(struct webnn_context *ctx, const char *path,
 	if (!ctx || !path || !out)
 		return fail(error, len, WEBNN_STATUS_TYPE_ERROR, "import: %s is NULL",
 			    !ctx ? "context" : !path ? "path" : "out");
-	if (options && options->struct_size < sizeof(*options))
+	struct webnn_import_options full;
+	const struct webnn_import_options *given = options;
+	if (options && !(options = current_options(options, &full)))
 		return fail(error, len, WEBNN_STATUS_TYPE_ERROR,
-			    "import: options.struct_size is %u, expected %zu",
-			    options->struct_size, sizeof(*options));
+			    "import: options.struct_size is %u, expected %zu (or %zu, the first "
+			    "version's)", given->struct_size, sizeof(*options),
+			    (size_t)WEBNN_IMPORT_OPTIONS_SIZE_V1);
 	enum webnn_model_format format = options ? options->format : WEBNN_MODEL_FORMAT_AUTO;
 	struct stat st;
 	bool dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
@@ -163,8 +180,14 @@ enum webnn_status webnn_model_load_memory(struct webnn_context *ctx, const void 
 	if (!ctx || !data || !out)
 		return fail(error, len, WEBNN_STATUS_TYPE_ERROR, "import: %s is NULL",
 			    !ctx ? "context" : !data ? "data" : "out");
-	if (!options || options->struct_size < sizeof(*options) ||
-	    options->format == WEBNN_MODEL_FORMAT_AUTO)
+	struct webnn_import_options full;
+	const struct webnn_import_options *given = options;
+	if (options && !(options = current_options(options, &full)))
+		return fail(error, len, WEBNN_STATUS_TYPE_ERROR,
+			    "import: options.struct_size is %u, expected %zu (or %zu, the first "
+			    "version's)", given->struct_size, sizeof(*options),
+			    (size_t)WEBNN_IMPORT_OPTIONS_SIZE_V1);
+	if (!options || options->format == WEBNN_MODEL_FORMAT_AUTO)
 		return fail(error, len, WEBNN_STATUS_TYPE_ERROR,
 			    "import: loading from memory needs options with a format (ONNX or "
 			    "NNEF)");

@@ -438,6 +438,7 @@ enum webnn_status wnn_resolve_rnn(const Webnn__Ipc__Operation *op, const struct 
 	else
 		rnn_wire_lstm_cell(op->lstm_cell, &w, p);
 	OPERAND(in, w.in, "input");
+	p->input = w.in;
 	p->type = in->type;
 	if (in->rank != (p->cell ? 2u : 3u))
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: input rank is %u, expected %u",

@@ -926,3 +926,48 @@ TEST(nnef_check_folders)
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
 }
+
+/* options.binds on NNEF: a bound external is a constant and leaves the graph's inputs; a
+ * binding of another shape, or of no parameter, is refused. */
+TEST(nnef_bound_input)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "nnef");
+	static const char text[] = HDR "graph g( x, k ) -> ( y ) {\n"
+				   "  x = external<scalar>(shape = [2, 2]);\n"
+				   "  k = external<scalar>(shape = [1, 2]);\n"
+				   "  y = mul(x, k);\n}\n";
+	static const float k[2] = { 2, -1 };
+	struct webnn_input_binding b = { "k", { WEBNN_FLOAT32, 2, { 1, 2 } }, k, sizeof(k) };
+	struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
+	o.format = WEBNN_MODEL_FORMAT_NNEF;
+	o.binds = &b;
+	o.n_binds = 1;
+	struct webnn_model *m = NULL;
+	char err[512] = "";
+	ASSERT_MSG(webnn_model_load_memory(ctx, text, strlen(text), NULL, &o, &m, err,
+					   sizeof(err)) == WEBNN_STATUS_OK, "%s", err);
+	ASSERT_EQ(webnn_model_input_count(m), 1);
+	ASSERT_STREQ(webnn_model_input_name(m, 0), "x");
+	const float x[4] = { 1, 2, 3, 4 }, want[4] = { 2, -2, 6, -4 };
+	float y[4], *outs[1] = { y };
+	const float *ins[1] = { x };
+	run(ctx, m, ins, outs);
+	ct_assert_floats("x * bound k", y, want, 4, 0);
+	webnn_model_destroy(m);
+	b.desc.shape[1] = 1;
+	b.size = 4;
+	ASSERT(webnn_model_load_memory(ctx, text, strlen(text), NULL, &o, &m, err, sizeof(err)) ==
+	       WEBNN_STATUS_TYPE_ERROR && !m);
+	ASSERT_CONTAINS(err, "bound input 'k': the value's type or shape differs from the "
+			     "external's (float32, rank 2)");
+	b.desc.shape[1] = 2;
+	b.size = sizeof(k);
+	b.name = "z";
+	ASSERT(webnn_model_load_memory(ctx, text, strlen(text), NULL, &o, &m, err, sizeof(err)) !=
+	       WEBNN_STATUS_OK && !m);
+	ASSERT_CONTAINS(err, "bound input 'z' is not a parameter of the graph");
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}

@@ -1457,3 +1457,69 @@ TEST(onnx_topk_composed)
 	webnn_model_destroy(model);
 	onnx_env_down(&e);
 }
+
+/* options.binds: a frozen input is a constant, no longer an input of the graph; a binding that
+ * names no input lists the model's inputs. */
+TEST(onnx_bound_input)
+{
+	struct onnx_env e;
+	onnx_env_up(&e, "onnx-bind");
+	struct webnn_context *ctx = e.ctx;
+	const char *dir = e.dir;
+	static const int64_t d1[1] = { 1 };
+	struct mk m;
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, NULL);
+	mk_input(&m, "k", 1, d1, NULL);
+	mk_node(&m, "mul", "Mul", "x", "k", "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	static const float k = 2.5f;
+	struct webnn_input_binding bind = { "k", { WEBNN_FLOAT32, 1, { 1 } }, &k, sizeof(k) };
+	struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
+	o.binds = &bind;
+	o.n_binds = 1;
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	ASSERT_MSG(mk_load(ctx, dir, &o, &model, err, sizeof(err)) == WEBNN_STATUS_OK, "%s", err);
+	ASSERT_EQ(webnn_model_input_count(model), 1);
+	ASSERT_STREQ(webnn_model_input_name(model, 0), "x");
+	const float x[6] = { 1, 2, 3, 4, 5, 6 };
+	float y[6], want[6];
+	for (int i = 0; i < 6; i++)
+		want[i] = x[i] * k;
+	struct webnn_tensor_desc ti = { .writable = true }, to = { .readable = true };
+	webnn_model_input_desc(model, 0, &ti.desc);
+	webnn_model_output_desc(model, 0, &to.desc);
+	struct webnn_named_tensor in = { "x", NULL }, out = { "y", NULL };
+	OK(ctx, webnn_context_create_tensor(ctx, &ti, &in.tensor));
+	OK(ctx, webnn_context_create_tensor(ctx, &to, &out.tensor));
+	OK(ctx, webnn_context_write_tensor(ctx, in.tensor, x, sizeof(x)));
+	OK(ctx, webnn_context_dispatch(ctx, webnn_model_graph(model), &in, 1, &out, 1));
+	OK(ctx, webnn_context_read_tensor(ctx, out.tensor, y, sizeof(y)));
+	ct_assert_floats("x * bound k", y, want, 6, 0);
+	webnn_tensor_destroy(in.tensor);
+	webnn_tensor_destroy(out.tensor);
+	webnn_model_destroy(model);
+	/* errors: a name that is no input, a wrong type, a wrong size */
+	bind.name = "kk";
+	EXPECT_LOAD_ERROR(ctx, dir, &o, WEBNN_STATUS_TYPE_ERROR,
+			  "onnx: bound input \"kk\" is not an input of the model (its inputs: "
+			  "\"x\", \"k\")");
+	bind.name = "k";
+	bind.desc.data_type = WEBNN_INT32;
+	EXPECT_LOAD_ERROR(ctx, dir, &o, WEBNN_STATUS_TYPE_ERROR,
+			  "onnx: bound input \"k\": the value is int32, the model declares float");
+	bind.desc.data_type = WEBNN_FLOAT32;
+	bind.size = 8;
+	EXPECT_LOAD_ERROR(ctx, dir, &o, WEBNN_STATUS_TYPE_ERROR,
+			  "onnx: bound input \"k\": 8 bytes of data, its float32 shape takes 4");
+	/* a caller compiled before binds (the first version's struct_size) gets none */
+	o.struct_size = WEBNN_IMPORT_OPTIONS_SIZE_V1;
+	ASSERT_MSG(mk_load(ctx, dir, &o, &model, err, sizeof(err)) == WEBNN_STATUS_OK, "%s", err);
+	ASSERT_EQ(webnn_model_input_count(model), 2);
+	webnn_model_destroy(model);
+	o.struct_size = 8;
+	EXPECT_LOAD_ERROR(ctx, dir, &o, WEBNN_STATUS_TYPE_ERROR, "import: options.struct_size is 8");
+	onnx_env_down(&e);
+}

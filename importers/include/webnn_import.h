@@ -23,17 +23,37 @@ struct webnn_dim_binding {
 	uint32_t value;
 };
 
+/* A model input frozen to one value, e.g. a sample rate the caller always sets to 16000: the
+ * importer treats it as a constant (known at load time, so what depends on it is computed then
+ * and an `If` on it keeps one branch) and it is no longer an input of the built graph. desc is
+ * the value's type and shape (it must match the model's declaration of the input where that
+ * names a type or sizes); data holds size bytes in desc's data type, row-major, and is copied
+ * during the load (the caller may free it once the load returns). */
+struct webnn_input_binding {
+	const char *name;
+	struct webnn_operand_desc desc;
+	const void *data;
+	size_t size;
+};
+
 struct webnn_import_options {
-	uint32_t struct_size;
+	uint32_t struct_size; /* sizeof(struct webnn_import_options) as the caller compiled it */
 	enum webnn_model_format format;
 	const struct webnn_dim_binding *dims;
 	size_t n_dims;
 	/* Called now and then while weights load (fraction 0..1); NULL: none. */
 	void (*progress)(void *user_data, double fraction);
 	void *user_data;
+	/* Since binds: inputs frozen to a value (see struct webnn_input_binding). A caller
+	 * compiled before this field passes a smaller struct_size and gets none. */
+	const struct webnn_input_binding *binds;
+	size_t n_binds;
 };
 #define WEBNN_IMPORT_OPTIONS_INIT { sizeof(struct webnn_import_options), WEBNN_MODEL_FORMAT_AUTO, \
-				    NULL, 0, NULL, NULL }
+				    NULL, 0, NULL, NULL, NULL, 0 }
+/* The struct_size of the first version (up to user_data): still accepted. */
+#define WEBNN_IMPORT_OPTIONS_SIZE_V1 \
+	(offsetof(struct webnn_import_options, user_data) + sizeof(void *))
 
 struct webnn_model; /* a built graph with its input and output names and descriptors */
 

@@ -114,11 +114,22 @@ static void finish(struct nnef_eval *ev, const struct nnef_graph *g)
 	m->outputs = calloc(g->n_results ? g->n_results : 1, sizeof(*m->outputs));
 	if (!m->inputs || !m->outputs)
 		nnef_fail(ev, "out of memory");
+	for (size_t b = 0; ev->opt && b < ev->opt->n_binds; b++) {
+		const char *name = ev->opt->binds[b].name ? ev->opt->binds[b].name : "";
+		bool found = false;
+		for (size_t i = 0; i < g->n_params && !found; i++)
+			found = strcmp(g->params[i], name) == 0;
+		if (!found)
+			nnef_fail(ev, "bound input '%s' is not a parameter of the graph", name);
+	}
 	for (size_t i = 0; i < g->n_params; i++) {
 		struct nnef_tensor *t = graph_tensor(ev, g->params[i], "parameter");
-		if (!(m->inputs[i].name = strdup(g->params[i])))
+		if (t->bound)
+			continue;
+		struct wnni_io *io = &m->inputs[m->n_inputs];
+		if (!(io->name = strdup(g->params[i])))
 			nnef_fail(ev, "out of memory");
-		m->inputs[i].desc = t->desc;
+		io->desc = t->desc;
 		m->n_inputs++;
 	}
 	struct webnn_named_operand *outs = nnef_alloc(&ev->arena, (g->n_results + 1) *

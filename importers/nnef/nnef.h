@@ -170,6 +170,7 @@ struct nnef_tensor {
 	bool logical;
 	bool is_constant; /* input/constant/variable: an output needs an identity */
 	const char *input_name; /* made by external */
+	bool bound;             /* an external the caller froze (options.binds): a constant */
 	bool dequantized;       /* a variable read from quantized items: already on its grid */
 };
 struct nnef_value {

@@ -519,10 +519,34 @@ static bool op_external(struct call *c)
 	struct webnn_operand_desc d = { .data_type = generic_type(c, &logical) };
 	d.rank = shape_arg(c, d.shape);
 	struct webnn_operand *o;
-	CHECK(c, webnn_builder_input(ev->b, ev->pending_name, &d, &o), "input");
+	const struct webnn_input_binding *bd = NULL;
+	for (size_t i = 0; ev->opt && i < ev->opt->n_binds && !bd; i++)
+		if (ev->opt->binds[i].name && strcmp(ev->opt->binds[i].name, ev->pending_name) == 0)
+			bd = &ev->opt->binds[i];
+	if (bd) {
+		/* a frozen input: the caller's value as a constant of the declared type */
+		bool same = bd->desc.data_type == d.data_type && bd->desc.rank == d.rank;
+		for (uint32_t i = 0; same && i < d.rank; i++)
+			same = bd->desc.shape[i] == d.shape[i];
+		if (!same)
+			nnef_fail(ev, "bound input '%s': the value's type or shape differs from "
+				  "the external's (%s, rank %u)", ev->pending_name,
+				  webnn_data_type_name(d.data_type), d.rank);
+		uint64_t count = 1;
+		for (uint32_t i = 0; i < d.rank; i++)
+			count *= d.shape[i];
+		uint64_t bytes = webnn_data_type_byte_length(d.data_type, count);
+		if (bd->size != bytes || (bytes && !bd->data))
+			nnef_fail(ev, "bound input '%s': %zu bytes of data, its shape takes %llu",
+				  ev->pending_name, bd->size, (unsigned long long)bytes);
+		CHECK(c, webnn_builder_constant(ev->b, &d, bd->data, bd->size, &o), "constant");
+	} else {
+		CHECK(c, webnn_builder_input(ev->b, ev->pending_name, &d, &o), "input");
+	}
 	struct nnef_tensor *t = nnef_new_tensor(ev, o, logical);
 	t->is_constant = true;
 	t->input_name = ev->pending_name;
+	t->bound = bd != NULL;
 	set_result(c, 0, t);
 	return true;
 }

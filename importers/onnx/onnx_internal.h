@@ -13,6 +13,15 @@
  * shape subgraphs, not for weights arithmetic. */
 #define OX_FOLD_MAX_ELEMS 65536
 #define OX_MAX_IO 64
+/* Loop and Scan unroll into the graph up to this many iterations (WebNN has no loops); a
+ * longer or unknown trip count is a load error. */
+#define OX_UNROLL_MAX 1024
+/* Node runs in one load, graph attributes unrolled included (loops nested in loops multiply):
+ * past this the load fails rather than grow without bound. */
+#define OX_MAX_NODE_RUNS (1u << 20)
+/* Graphs run at load time to compute known values (one each, see ox_eval_known): past this
+ * many in one load, known nodes are built into the graph like any other. */
+#define OX_MAX_EVALS 4096
 
 /* ONNX element types (TensorProto.DataType). */
 enum {
@@ -33,6 +42,7 @@ struct ox_val {
 	void *host;                /* row-major in type's layout, or NULL */
 	bool host_owned;
 	bool constant;             /* op was made from host data */
+	bool failed;               /* its producer failed to load (reported): consumers skip */
 };
 
 struct ox_model;
@@ -64,6 +74,18 @@ struct ox_model {
 	enum webnn_status status;
 	void **owned; /* allocations freed with the model */
 	size_t n_owned, cap_owned;
+	/* A node that fails does not stop the walk: its reason is listed (all of them end the
+	 * load together), its outputs are marked failed and their consumers skip silently. */
+	bool in_node;                    /* a node runs: failures go to node_error */
+	enum webnn_status node_status;   /* that node's failure, OK while none */
+	char node_error[1024];
+	char **node_errors;              /* the reasons listed so far (kept with the model) */
+	size_t n_node_errors, cap_node_errors;
+	enum webnn_status node_errors_status; /* the first listed reason's */
+	bool fatal;                      /* out of memory: stop at once */
+	unsigned long n_tmp_names;       /* names of values the importer makes itself */
+	unsigned long n_node_runs;       /* against OX_MAX_NODE_RUNS */
+	unsigned long n_evals;           /* against OX_MAX_EVALS */
 };
 
 typedef int (*ox_build_fn)(struct ox_node *n);
@@ -142,6 +164,28 @@ int ox_need_type(struct ox_node *n, const char *op, const char *role, enum webnn
 bool ox_webnn_type(int onnx_type, enum webnn_data_type *t);
 const char *ox_type_name(int onnx_type);
 int ox_onnx_type_of(enum webnn_data_type t);
+
+/* ---- values known at load time (known.c): a node whose inputs are all known (host values of
+ * at most OX_FOLD_MAX_ELEMS elements) is computed when the model loads, whatever its operator:
+ * its builder runs on a scratch builder of the same context and the results are read back.
+ * 1: evaluated (the outputs are host values), 0: not (the caller builds it as usual), -1: out
+ * of memory. */
+int ox_eval_known(struct ox_node *n, ox_build_fn fn);
+
+/* ---- graphs inside nodes (control.c: If, Loop, Scan) */
+extern const struct ox_op ox_ops_control[];
+/* The value of that name in the scope now (outer values included), or NULL. */
+struct ox_val *ox_find(struct ox_model *M, const char *name);
+/* Defines name as a copy of v (its host data duplicated); -1 with the error set. */
+int ox_define(struct ox_node *n, const char *name, const struct ox_val *v);
+/* dst = v with its own copy of the host data (op shared); -1 with the error set. */
+int ox_clone(struct ox_node *n, const struct ox_val *v, struct ox_val *dst);
+void ox_val_release(struct ox_val *v);
+/* Runs a graph attribute's initializers and nodes in the current scope. 0, or -1 when one of
+ * its nodes failed (already listed) or memory ran out. */
+int ox_run_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset);
+/* A fresh value name no model uses (kept with the model). */
+const char *ox_tmp_name(struct ox_model *M);
 
 /* fold.c: evaluates an elementwise node on the host when all its inputs are small known
  * values: 1 folded (output 0 set), 0 not applicable, -1 error. */

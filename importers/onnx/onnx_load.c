@@ -12,9 +12,6 @@
 static const struct {
 	const char *type, *why;
 } inexpressible[] = {
-	{ "Loop", "control flow (a subgraph run a data-dependent number of times)" },
-	{ "If", "control flow (a branch chosen at run time)" },
-	{ "Scan", "control flow (a subgraph run per slice)" },
 	{ "NonZero", "its output shape depends on the input values" },
 	{ "Unique", "its output shape depends on the input values" },
 	{ "Compress", "its output shape depends on the condition's values" },
@@ -62,7 +59,7 @@ static const struct {
 
 static const struct ox_op *const op_tables[] = { ox_ops_elementwise, ox_ops_nn, ox_ops_data,
 						 ox_ops_misc, ox_ops_resize, ox_ops_topk,
-						 ox_ops_fourier, ox_ops_gridsample };
+						 ox_ops_fourier, ox_ops_gridsample, ox_ops_control };
 
 /* ------------------------------------------------------------------ errors */
 
@@ -77,6 +74,17 @@ static int model_fail(struct ox_model *M, enum webnn_status s, const char *fmt, 
 	__attribute__((format(printf, 3, 4)));
 static int model_fail(struct ox_model *M, enum webnn_status s, const char *fmt, ...)
 {
+	if (M->in_node) {
+		/* the node's first reason; run_node lists it */
+		if (M->node_status == WEBNN_STATUS_OK) {
+			M->node_status = s;
+			va_list ap;
+			va_start(ap, fmt);
+			vsnprintf(M->node_error, sizeof(M->node_error), fmt, ap);
+			va_end(ap);
+		}
+		return -1;
+	}
 	if (M->status == WEBNN_STATUS_OK || M->status == WEBNN_STATUS_NO_MEMORY) {
 		M->status = s;
 		if (M->error && M->len) {
@@ -596,6 +604,104 @@ static int add_input(struct ox_model *M, const Onnx__ValueInfoProto *vi)
 	return add_val(M, &v) ? 0 : model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
 }
 
+static const struct webnn_input_binding *find_bind(const struct ox_model *M, const char *name)
+{
+	for (size_t i = 0; M->opt && i < M->opt->n_binds; i++)
+		if (M->opt->binds[i].name && strcmp(M->opt->binds[i].name, name) == 0)
+			return &M->opt->binds[i];
+	return NULL;
+}
+
+/* The inputs the caller froze (options.binds) become host values, known at load time like
+ * initializers (a binding replaces an initializer's default). Each binding must name a graph
+ * input and agree with its declared type and sizes. */
+static int bind_inputs(struct ox_model *M, const Onnx__GraphProto *g)
+{
+	for (size_t b = 0; M->opt && b < M->opt->n_binds; b++) {
+		const struct webnn_input_binding *bd = &M->opt->binds[b];
+		const char *name = bd->name ? bd->name : "";
+		const Onnx__ValueInfoProto *vi = NULL;
+		for (size_t i = 0; i < g->n_input && !vi; i++)
+			if (g->input[i]->name && strcmp(g->input[i]->name, name) == 0)
+				vi = g->input[i];
+		if (!vi) {
+			char names[512] = "";
+			size_t k = 0;
+			for (size_t i = 0; i < g->n_input && k + 1 < sizeof(names); i++) {
+				int w = snprintf(names + k, sizeof(names) - k, "%s\"%s\"",
+						 k ? ", " : "", g->input[i]->name ? g->input[i]->name : "");
+				if (w < 0)
+					break;
+				k += (size_t)w;
+			}
+			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+					  "bound input \"%s\" is not an input of the model (its "
+					  "inputs: %s)", name, g->n_input ? names : "none");
+		}
+		for (size_t j = 0; j < b; j++)
+			if (M->opt->binds[j].name && strcmp(M->opt->binds[j].name, name) == 0)
+				return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+						  "input \"%s\" is bound twice", name);
+		const struct webnn_operand_desc *d = &bd->desc;
+		if (!webnn_data_type_size(d->data_type))
+			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+					  "bound input \"%s\": data type %d is not a WebNN data type",
+					  name, (int)d->data_type);
+		if (d->rank > WEBNN_MAX_RANK)
+			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+					  "bound input \"%s\": rank %u, more than %d", name,
+					  d->rank, WEBNN_MAX_RANK);
+		const Onnx__TypeProto *tp = vi->type;
+		const Onnx__TypeProto__Tensor *tt =
+			tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? tp->tensor_type
+										 : NULL;
+		enum webnn_data_type want;
+		if (tt && tt->has_elem_type && ox_webnn_type(tt->elem_type, &want) &&
+		    want != d->data_type)
+			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+					  "bound input \"%s\": the value is %s, the model declares "
+					  "%s", name, webnn_data_type_name(d->data_type),
+					  ox_type_name(tt->elem_type));
+		if (tt && tt->shape) {
+			bool ok = tt->shape->n_dim == d->rank;
+			for (size_t i = 0; ok && i < d->rank; i++) {
+				const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[i];
+				ok = dm->value_case !=
+					     ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ||
+				     dm->dim_value == (int64_t)d->shape[i];
+			}
+			if (!ok)
+				return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+						  "bound input \"%s\": the value's shape (rank %u) "
+						  "differs from the model's declaration (rank %zu)",
+						  name, d->rank, tt->shape->n_dim);
+		}
+		struct ox_val v = { 0 };
+		v.name = vi->name;
+		v.type = d->data_type;
+		v.onnx_type = tt && tt->has_elem_type ? tt->elem_type : ox_onnx_type_of(d->data_type);
+		v.rank = d->rank;
+		memcpy(v.dims, d->shape, sizeof(d->shape[0]) * d->rank);
+		size_t bytes = ox_elems(v.rank, v.dims) * webnn_data_type_size(v.type);
+		if (bd->size != bytes || (bytes && !bd->data))
+			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+					  "bound input \"%s\": %zu bytes of data, its %s shape "
+					  "takes %zu", name, bd->data ? bd->size : 0,
+					  webnn_data_type_name(v.type), bytes);
+		v.host = malloc(bytes + 1);
+		if (!v.host)
+			return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+		if (bytes)
+			memcpy(v.host, bd->data, bytes);
+		v.host_owned = true;
+		if (!add_val(M, &v)) {
+			free(v.host);
+			return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+		}
+	}
+	return 0;
+}
+
 static const struct ox_op *find_op(const char *type, int opset, int *nearest)
 {
 	*nearest = 0;
@@ -609,18 +715,66 @@ static const struct ox_op *find_op(const char *type, int opset, int *nearest)
 	return NULL;
 }
 
+/* Lists the reason of the node that just failed (once: a loop unrolled many times repeats it). */
+static void list_node_error(struct ox_model *M)
+{
+	if (M->node_status == WEBNN_STATUS_NO_MEMORY)
+		M->fatal = true;
+	for (size_t i = 0; i < M->n_node_errors; i++)
+		if (strcmp(M->node_errors[i], M->node_error) == 0)
+			return;
+	if (M->n_node_errors == M->cap_node_errors) {
+		size_t cap = M->cap_node_errors ? M->cap_node_errors * 2 : 16;
+		char **e = realloc(M->node_errors, cap * sizeof(*e));
+		if (!e) {
+			M->fatal = true;
+			return;
+		}
+		M->node_errors = e;
+		M->cap_node_errors = cap;
+	}
+	char *copy = ox_keep(M, strdup(M->node_error));
+	if (!copy) {
+		M->fatal = true;
+		return;
+	}
+	if (!M->n_node_errors)
+		M->node_errors_status = M->node_status;
+	M->node_errors[M->n_node_errors++] = copy;
+}
+
+/* Runs one node: its outputs join the table. A failure is listed and marks the outputs failed
+ * (their consumers then skip without a reason of their own); only running out of memory stops
+ * the walk (-1). */
 static int run_node(struct ox_model *M, const Onnx__NodeProto *node, int opset)
 {
+	if (M->fatal)
+		return -1;
 	static struct ox_node zero;
 	struct ox_node *n = malloc(sizeof(*n));
-	if (!n)
+	if (!n) {
+		M->fatal = true;
 		return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	}
 	*n = zero;
 	n->M = M;
 	n->node = node;
 	n->opset = opset;
+	/* a node inside a graph attribute runs while its If/Loop/Scan node does */
+	bool was_in = M->in_node;
+	enum webnn_status was_status = M->node_status;
+	char *was_error = was_status != WEBNN_STATUS_OK ? strdup(M->node_error) : NULL;
+	M->in_node = true;
+	M->node_status = WEBNN_STATUS_OK;
+	bool skipped = false;
 	int rc = -1;
 	const char *type = node->op_type ? node->op_type : "";
+	if (++M->n_node_runs > OX_MAX_NODE_RUNS) {
+		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "more than %u node runs in one load (loops "
+			"unrolled inside loops?): refused", OX_MAX_NODE_RUNS);
+		M->fatal = true;
+		goto out;
+	}
 	if (node->domain && *node->domain && strcmp(node->domain, "ai.onnx") != 0) {
 		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "operator domain \"%s\" is not ai.onnx",
 			node->domain);
@@ -642,6 +796,10 @@ static int run_node(struct ox_model *M, const Onnx__NodeProto *node, int opset)
 				"output of an earlier node", node->input[i]);
 			goto out;
 		}
+		if (n->in[i]->failed) {
+			skipped = true; /* its producer's reason is listed */
+			goto out;
+		}
 	}
 	int nearest;
 	const struct ox_op *op = find_op(type, opset, &nearest);
@@ -660,7 +818,8 @@ static int run_node(struct ox_model *M, const Onnx__NodeProto *node, int opset)
 			ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "unknown operator \"%s\"", type);
 		goto out;
 	}
-	if (op->fn(n) != 0)
+	int known = ox_eval_known(n, op->fn);
+	if (known < 0 || (known == 0 && op->fn(n) != 0))
 		goto out;
 	for (size_t i = 0; i < node->n_output; i++) {
 		if (!node->output[i] || !*node->output[i])
@@ -670,6 +829,10 @@ static int run_node(struct ox_model *M, const Onnx__NodeProto *node, int opset)
 				i, node->output[i]);
 			goto out;
 		}
+	}
+	for (size_t i = 0; i < node->n_output; i++) {
+		if (!node->output[i] || !*node->output[i])
+			continue;
 		n->out[i].name = node->output[i];
 		if (!add_val(M, &n->out[i])) {
 			model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
@@ -682,8 +845,33 @@ out:
 	for (size_t i = 0; i < OX_MAX_IO; i++)
 		if (n->out_set[i] && n->out[i].host_owned)
 			free(n->out[i].host);
+	if (rc != 0) {
+		if (M->node_status != WEBNN_STATUS_OK)
+			list_node_error(M);
+		else if (!skipped && !M->n_node_errors) {
+			/* a builder that failed without a reason (one that read a failed value of
+			 * an outer scope has its reason listed already): still a listed failure */
+			snprintf(M->node_error, sizeof(M->node_error), "node \"%s\" (%s): failed",
+				 node_name(node), type);
+			M->node_status = WEBNN_STATUS_OPERATION_ERROR;
+			list_node_error(M);
+		}
+		for (size_t i = 0; i < node->n_output && !M->fatal; i++) {
+			if (!node->output[i] || !*node->output[i])
+				continue;
+			struct ox_val f = { .name = node->output[i], .failed = true };
+			if (!add_val(M, &f))
+				M->fatal = true;
+		}
+	}
+	M->in_node = was_in;
+	M->node_status = was_status;
+	if (was_error) {
+		snprintf(M->node_error, sizeof(M->node_error), "%s", was_error);
+		free(was_error);
+	}
 	free(n);
-	return rc;
+	return M->fatal ? -1 : 0;
 }
 
 static bool ox_is_initializer(const Onnx__GraphProto *g, const char *name)
@@ -702,16 +890,15 @@ static void free_model(struct ox_model *M)
 	for (size_t i = 0; i < M->n_owned; i++)
 		free(M->owned[i]);
 	free(M->owned);
+	free(M->node_errors);
 	free(M->vals);
 	free(M->hash);
 	webnn_builder_destroy(M->b);
 }
 
-static int load_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset,
-		      struct webnn_model *m)
+/* A graph's initializers join the table (progress: report it, for the model's own graph). */
+static int add_initializers(struct ox_model *M, const Onnx__GraphProto *g, bool progress)
 {
-	/* Initializers first: graph inputs that share their name take their value (a default
-	 * the caller cannot override here: WebNN inputs have no defaults). */
 	for (size_t i = 0; i < g->n_initializer; i++) {
 		const Onnx__TensorProto *t = g->initializer[i];
 		struct ox_val v = { 0 };
@@ -728,12 +915,105 @@ static int load_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset,
 			free(v.host);
 			return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
 		}
-		if (M->opt && M->opt->progress && g->n_initializer > 1)
+		if (progress && M->opt && M->opt->progress && g->n_initializer > 1)
 			M->opt->progress(M->opt->user_data, 0.9 * (double)(i + 1) / g->n_initializer);
 	}
 	if (g->n_sparse_initializer)
 		return model_fail(M, WEBNN_STATUS_NOT_SUPPORTED,
 				  "sparse initializers are not supported");
+	return 0;
+}
+
+struct ox_val *ox_find(struct ox_model *M, const char *name)
+{
+	return find_val(M, name);
+}
+
+int ox_clone(struct ox_node *n, const struct ox_val *v, struct ox_val *dst)
+{
+	*dst = *v;
+	dst->host_owned = false;
+	if (!v->host)
+		return 0;
+	size_t bytes = ox_elems(v->rank, v->dims) * webnn_data_type_size(v->type);
+	if (!(dst->host = malloc(bytes + 1))) {
+		n->M->fatal = true;
+		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	}
+	memcpy(dst->host, v->host, bytes);
+	dst->host_owned = true;
+	return 0;
+}
+
+void ox_val_release(struct ox_val *v)
+{
+	if (v->host_owned)
+		free(v->host);
+	v->host = NULL;
+	v->host_owned = false;
+}
+
+int ox_define(struct ox_node *n, const char *name, const struct ox_val *v)
+{
+	struct ox_val c;
+	if (ox_clone(n, v, &c))
+		return -1;
+	c.name = name;
+	if (!add_val(n->M, &c)) {
+		ox_val_release(&c);
+		n->M->fatal = true;
+		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	}
+	return 0;
+}
+
+const char *ox_tmp_name(struct ox_model *M)
+{
+	char *s = NULL;
+	if (asprintf(&s, "wnn.onnx.%lu", ++M->n_tmp_names) < 0)
+		return NULL;
+	return ox_keep(M, s);
+}
+
+int ox_run_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset)
+{
+	size_t listed = M->n_node_errors;
+	if (add_initializers(M, g, false) != 0)
+		return -1;
+	for (size_t i = 0; i < g->n_node; i++)
+		if (run_node(M, g->node[i], opset) != 0)
+			return -1;
+	return M->n_node_errors > listed ? -1 : 0;
+}
+
+/* Ends a walk in which nodes failed: every reason, one message. */
+static int report_node_errors(struct ox_model *M)
+{
+	enum webnn_status s = M->fatal ? WEBNN_STATUS_NO_MEMORY : M->node_errors_status;
+	M->status = s;
+	if (!M->error || !M->len)
+		return -1;
+	if (M->n_node_errors == 1 || (M->fatal && !M->n_node_errors)) {
+		snprintf(M->error, M->len, "onnx: %s",
+			 M->n_node_errors ? M->node_errors[0] : "out of memory");
+		return -1;
+	}
+	size_t k = 0;
+	int w = snprintf(M->error, M->len, "onnx: %zu nodes cannot be loaded: ", M->n_node_errors);
+	for (size_t i = 0; i < M->n_node_errors && w >= 0 && (k += (size_t)w) < M->len; i++)
+		w = snprintf(M->error + k, M->len - k, "%s%s", i ? "; " : "", M->node_errors[i]);
+	return -1;
+}
+
+static int load_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset,
+		      struct webnn_model *m)
+{
+	/* Initializers first: graph inputs that share their name take their value (a default
+	 * the caller cannot override here: WebNN inputs have no defaults). */
+	if (add_initializers(M, g, true) != 0)
+		return -1;
+	if (bind_inputs(M, g) != 0)
+		return -1;
 	for (size_t i = 0; i < g->n_input; i++) {
 		if (find_val(M, g->input[i]->name ? g->input[i]->name : ""))
 			continue;
@@ -746,7 +1026,7 @@ static int load_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset,
 	for (size_t i = 0; i < g->n_input; i++) {
 		struct ox_val *v = find_val(M, g->input[i]->name ? g->input[i]->name : "");
 		bool empty = v && v->host && ox_elems(v->rank, v->dims) == 0 &&
-			     !ox_is_initializer(g, v->name);
+			     !ox_is_initializer(g, v->name) && !find_bind(M, v->name);
 		if (!v || (!empty && (!v->op || v->host)))
 			continue;
 		struct wnni_io *io = &m->inputs[m->n_inputs];
@@ -759,7 +1039,9 @@ static int load_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset,
 	}
 	for (size_t i = 0; i < g->n_node; i++)
 		if (run_node(M, g->node[i], opset) != 0)
-			return -1;
+			break;
+	if (M->fatal || M->n_node_errors)
+		return report_node_errors(M);
 	if (g->n_output == 0)
 		return model_fail(M, WEBNN_STATUS_TYPE_ERROR, "the graph has no outputs");
 	struct webnn_named_operand *outs = ox_keep(M, calloc(g->n_output, sizeof(*outs)));

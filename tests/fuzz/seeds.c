@@ -830,6 +830,9 @@ static void onnx_seeds(void)
 		"node/test_nllloss_NCd1_weight", "node/test_pad", "node/test_cumsum_1d",
 		"pytorch-converted/test_Conv3d", "pytorch-operator/test_operator_flatten",
 		"simple/test_single_relu_model",
+		/* control flow: If, Loop and Scan graph attributes */
+		"node/test_if", "node/test_loop11", "node/test_scan9_sum",
+		"node/test_range_float_type_positive_delta_expanded",
 	};
 	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
 		for (int k = 0; k < 2; k++) {
