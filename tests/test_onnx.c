@@ -1523,3 +1523,129 @@ TEST(onnx_bound_input)
 	EXPECT_LOAD_ERROR(ctx, dir, &o, WEBNN_STATUS_TYPE_ERROR, "import: options.struct_size is 8");
 	onnx_env_down(&e);
 }
+
+/* LpPool of p other than 2 ((sum |x|^p)^(1/p) over zero-padded windows) and MaxPool's Indices
+ * column-major (storage_order 1) with a dilation, against direct computations. */
+TEST(onnx_pool_compositions)
+{
+	struct onnx_env e;
+	onnx_env_up(&e, "onnx-pools");
+	enum { H = 5, W = 6 };
+	static const int64_t xd[4] = { 1, 2, H, W };
+	float x[2 * H * W];
+	for (int i = 0; i < 2 * H * W; i++)
+		x[i] = (float)((i * 7) % 13) - 6.0f + (float)i * 0.01f;
+	/* LpPool p = 3, kernel 2x3, stride 1, pads 1 on every side: output [1, 2, 6, 6] */
+	{
+		static const int64_t k[2] = { 2, 3 }, pads[4] = { 1, 1, 1, 1 }, yd[4] = { 1, 2, 6, 6 };
+		struct mk m;
+		mk_init(&m);
+		m.opset.version = 18;
+		mk_input(&m, "x", 4, xd, NULL);
+		Onnx__NodeProto *n = mk_node(&m, "lp", "LpPool", "x", NULL, "y");
+		mk_attr_ints(&m, n, "kernel_shape", k, 2);
+		mk_attr_ints(&m, n, "pads", pads, 4);
+		Onnx__AttributeProto *a = mk_attr(&m, n, "p");
+		a->has_i = 1;
+		a->i = 3;
+		mk_output(&m, "y", 4, yd);
+		mk_write(&m, e.dir);
+		float want[72], y[72];
+		for (int c = 0; c < 2; c++)
+			for (int oh = 0; oh < 6; oh++)
+				for (int ow = 0; ow < 6; ow++) {
+					double s = 0;
+					for (int i = 0; i < 2; i++)
+						for (int j = 0; j < 3; j++) {
+							int h = oh - 1 + i, w = ow - 1 + j;
+							if (h >= 0 && h < H && w >= 0 && w < W)
+								s += pow(fabs(x[(c * H + h) * W + w]), 3);
+						}
+					want[(c * 6 + oh) * 6 + ow] = (float)cbrt(s);
+				}
+		struct webnn_model *model = NULL;
+		char err[512] = "";
+		ASSERT_MSG(mk_load(e.ctx, e.dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK,
+			   "%s", err);
+		struct webnn_tensor_desc ti = { .writable = true }, to = { .readable = true };
+		webnn_model_input_desc(model, 0, &ti.desc);
+		webnn_model_output_desc(model, 0, &to.desc);
+		struct webnn_named_tensor in = { "x", NULL }, out = { "y", NULL };
+		OK(e.ctx, webnn_context_create_tensor(e.ctx, &ti, &in.tensor));
+		OK(e.ctx, webnn_context_create_tensor(e.ctx, &to, &out.tensor));
+		OK(e.ctx, webnn_context_write_tensor(e.ctx, in.tensor, x, sizeof(x)));
+		OK(e.ctx, webnn_context_dispatch(e.ctx, webnn_model_graph(model), &in, 1, &out, 1));
+		OK(e.ctx, webnn_context_read_tensor(e.ctx, out.tensor, y, sizeof(y)));
+		for (int i = 0; i < 72; i++)
+			ASSERT_MSG(fabsf(y[i] - want[i]) <= 1e-4f * fmaxf(1, fabsf(want[i])),
+				   "LpPool p=3 [%d] = %g, expected %g", i, y[i], want[i]);
+		webnn_tensor_destroy(in.tensor);
+		webnn_tensor_destroy(out.tensor);
+		webnn_model_destroy(model);
+	}
+	/* MaxPool 2x2, dilation 2, stride 1, storage_order 1: output [1, 2, 3, 4] and Indices */
+	{
+		static const int64_t k[2] = { 2, 2 }, dil[2] = { 2, 2 }, yd[4] = { 1, 2, 3, 4 };
+		struct mk m;
+		mk_init(&m);
+		mk_input(&m, "x", 4, xd, NULL);
+		Onnx__NodeProto *n = mk_node(&m, "mp", "MaxPool", "x", NULL, "y");
+		static char *outs[2] = { (char *)"y", (char *)"i" };
+		n->output = outs;
+		n->n_output = 2;
+		mk_attr_ints(&m, n, "kernel_shape", k, 2);
+		mk_attr_ints(&m, n, "dilations", dil, 2);
+		Onnx__AttributeProto *a = mk_attr(&m, n, "storage_order");
+		a->has_i = 1;
+		a->i = 1;
+		mk_output(&m, "y", 4, yd);
+		mk_output(&m, "i", 4, yd);
+		m.ttypes[2].elem_type = 7;
+		mk_write(&m, e.dir);
+		float want[24], y[24];
+		int64_t wi[24], got[24];
+		for (int c = 0; c < 2; c++)
+			for (int oh = 0; oh < 3; oh++)
+				for (int ow = 0; ow < 4; ow++) {
+					float best = -INFINITY;
+					int64_t at = -1;
+					for (int i = 0; i < 2; i++)
+						for (int j = 0; j < 2; j++) {
+							int h = oh + 2 * i, w = ow + 2 * j;
+							float v = x[(c * H + h) * W + w];
+							if (v > best) {
+								best = v;
+								at = (int64_t)c * H * W + (int64_t)w * H + h;
+							}
+						}
+					want[(c * 3 + oh) * 4 + ow] = best;
+					wi[(c * 3 + oh) * 4 + ow] = at;
+				}
+		struct webnn_model *model = NULL;
+		char err[512] = "";
+		ASSERT_MSG(mk_load(e.ctx, e.dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK,
+			   "%s", err);
+		struct webnn_tensor_desc ti = { .writable = true }, t0 = { .readable = true },
+					 t1 = { .readable = true };
+		webnn_model_input_desc(model, 0, &ti.desc);
+		webnn_model_output_desc(model, 0, &t0.desc);
+		webnn_model_output_desc(model, 1, &t1.desc);
+		struct webnn_named_tensor in = { "x", NULL }, out[2] = { { "y", NULL }, { "i", NULL } };
+		OK(e.ctx, webnn_context_create_tensor(e.ctx, &ti, &in.tensor));
+		OK(e.ctx, webnn_context_create_tensor(e.ctx, &t0, &out[0].tensor));
+		OK(e.ctx, webnn_context_create_tensor(e.ctx, &t1, &out[1].tensor));
+		OK(e.ctx, webnn_context_write_tensor(e.ctx, in.tensor, x, sizeof(x)));
+		OK(e.ctx, webnn_context_dispatch(e.ctx, webnn_model_graph(model), &in, 1, out, 2));
+		OK(e.ctx, webnn_context_read_tensor(e.ctx, out[0].tensor, y, sizeof(y)));
+		OK(e.ctx, webnn_context_read_tensor(e.ctx, out[1].tensor, got, sizeof(got)));
+		ct_assert_floats("MaxPool", y, want, 24, 0);
+		for (int i = 0; i < 24; i++)
+			ASSERT_MSG(got[i] == wi[i], "Indices[%d] = %lld, expected %lld", i,
+				   (long long)got[i], (long long)wi[i]);
+		webnn_tensor_destroy(in.tensor);
+		webnn_tensor_destroy(out[0].tensor);
+		webnn_tensor_destroy(out[1].tensor);
+		webnn_model_destroy(model);
+	}
+	onnx_env_down(&e);
+}

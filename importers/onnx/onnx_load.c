@@ -31,7 +31,6 @@ static const struct {
 	{ "RoiAlign", "WebNN has no region-of-interest pooling" },
 	{ "MaxRoiPool", "WebNN has no region-of-interest pooling" },
 	{ "Col2Im", "WebNN has no col2im (overlapping scatter-add)" },
-	{ "MaxUnpool", "WebNN has no scatter with overlapping writes of pooled indices" },
 	{ "StringNormalizer", "WebNN has no string tensors" },
 	{ "TfIdfVectorizer", "WebNN has no n-gram counting" },
 	{ "RegexFullMatch", "WebNN has no string tensors" },

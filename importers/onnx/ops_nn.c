@@ -542,6 +542,218 @@ static int op_conv_transpose(struct ox_node *n)
 
 /* ---------------------------------------------------------------- pools */
 
+/* MaxPool's Indices output (2-D): the window taps as strided slices of the input padded with
+ * -inf, stacked; argMax picks the first largest tap (ONNX's order), whose position becomes the
+ * flat index into [N, C, H, W] (row-major, or column-major over H and W for storage_order 1).
+ * y is the pooled output: its size gives the windows. */
+static int pool_indices(struct ox_node *n, struct webnn_operand *x, const struct window *w,
+			struct webnn_operand *y, bool column_major)
+{
+	struct webnn_builder *b = n->M->b;
+	struct ox_val *v = n->in[0];
+	if (v->type != WEBNN_FLOAT32)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "the Indices output of a %s input "
+			       "(float32 only)", webnn_data_type_name(v->type));
+	uint32_t N = v->dims[0], C = v->dims[1], H = v->dims[2], W = v->dims[3];
+	struct webnn_operand_desc yd;
+	ox_desc(y, &yd);
+	uint32_t oh = yd.shape[2], ow = yd.shape[3], K = w->k[0] * w->k[1];
+	if (K > 1024)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "the Indices output of a window of %u "
+			       "taps (at most 1024)", K);
+	/* enough padding after for every window ceil_mode makes */
+	uint32_t pb[4] = { 0, 0, w->pad[0], w->pad[2] }, pe[4] = { 0, 0, 0, 0 };
+	uint32_t span[2] = { (oh - 1) * w->s[0] + (w->k[0] - 1) * w->d[0] + 1,
+			     (ow - 1) * w->s[1] + (w->k[1] - 1) * w->d[1] + 1 };
+	uint32_t in_hw[2] = { H, W };
+	for (int a = 0; a < 2; a++) {
+		int64_t need = (int64_t)span[a] - in_hw[a] - w->pad[2 * a];
+		uint32_t given = w->pad[2 * a + 1];
+		pe[2 + a] = need > (int64_t)given ? (uint32_t)need : given;
+	}
+	struct webnn_pad_options po = WEBNN_PAD_OPTIONS_INIT;
+	po.value = -INFINITY;
+	OX_B(n, "pad", webnn_builder_pad(b, x, pb, 4, pe, 4, &po, &x));
+	struct webnn_operand **taps = ox_keep(n->M, malloc(K * sizeof(*taps)));
+	if (!taps)
+		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	struct webnn_slice_options so = WEBNN_SLICE_OPTIONS_INIT;
+	uint32_t str[4] = { 1, 1, w->s[0], w->s[1] };
+	so.strides = str;
+	so.n_strides = 4;
+	uint32_t one5[5] = { 1, N, C, oh, ow };
+	for (uint32_t i = 0; i < w->k[0]; i++)
+		for (uint32_t j = 0; j < w->k[1]; j++) {
+			uint32_t st[4] = { 0, 0, i * w->d[0], j * w->d[1] };
+			uint32_t sz[4] = { N, C, (oh - 1) * w->s[0] + 1, (ow - 1) * w->s[1] + 1 };
+			struct webnn_operand *t;
+			OX_B(n, "slice", webnn_builder_slice(b, x, st, 4, sz, 4, &so, &t));
+			if (!(taps[i * w->k[1] + j] = ox_reshape(n, t, 5, one5)))
+				return -1;
+		}
+	struct webnn_operand *stack = taps[0], *k, *ki, *kj, *kwc, *h, *wc, *idx;
+	if (K > 1)
+		OX_B(n, "concat", webnn_builder_concat(b, taps, K, 0, &stack));
+	struct webnn_arg_min_max_options ao = WEBNN_ARG_MIN_MAX_OPTIONS_INIT;
+	ao.output_data_type = WEBNN_INT32;
+	OX_B(n, "argMax", webnn_builder_arg_max(b, stack, 0, &ao, &k));
+	/* tap k is row k / kw, column k % kw of the window (small: exact in float32) */
+	OX_B(n, "cast", webnn_builder_cast(b, k, WEBNN_FLOAT32, &k));
+	if (!(kwc = ox_scalar(n, WEBNN_FLOAT32, w->k[1])))
+		return -1;
+	OX_B(n, "div", webnn_builder_div(b, k, kwc, &ki));
+	OX_B(n, "floor", webnn_builder_floor(b, ki, &ki));
+	OX_B(n, "mul", webnn_builder_mul(b, ki, kwc, &kj));
+	OX_B(n, "sub", webnn_builder_sub(b, k, kj, &kj));
+	/* h = ho s - pad + ki d, w likewise, from per-position constants */
+	float *hs = ox_keep(n->M, malloc((size_t)oh * sizeof(float)));
+	float *ws = ox_keep(n->M, malloc((size_t)ow * sizeof(float)));
+	if (!hs || !ws)
+		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	for (uint32_t i = 0; i < oh; i++)
+		hs[i] = (float)((int64_t)i * w->s[0] - (int64_t)w->pad[0]);
+	for (uint32_t i = 0; i < ow; i++)
+		ws[i] = (float)((int64_t)i * w->s[1] - (int64_t)w->pad[2]);
+	uint32_t hd[2] = { oh, 1 }, wd[2] = { 1, ow };
+	struct webnn_operand *hc = ox_const(n, WEBNN_FLOAT32, 2, hd, hs);
+	struct webnn_operand *wcc = ox_const(n, WEBNN_FLOAT32, 2, wd, ws);
+	struct webnn_operand *dh = ox_scalar(n, WEBNN_FLOAT32, w->d[0]);
+	struct webnn_operand *dw = ox_scalar(n, WEBNN_FLOAT32, w->d[1]);
+	if (!hc || !wcc || !dh || !dw)
+		return -1;
+	OX_B(n, "mul", webnn_builder_mul(b, ki, dh, &h));
+	OX_B(n, "add", webnn_builder_add(b, h, hc, &h));
+	OX_B(n, "mul", webnn_builder_mul(b, kj, dw, &wc));
+	OX_B(n, "add", webnn_builder_add(b, wc, wcc, &wc));
+	OX_B(n, "cast", webnn_builder_cast(b, h, WEBNN_INT64, &h));
+	OX_B(n, "cast", webnn_builder_cast(b, wc, WEBNN_INT64, &wc));
+	/* + the offset of (n, c): (n C + c) H W */
+	int64_t *base = ox_keep(n->M, malloc((size_t)N * C * sizeof(int64_t)));
+	if (!base)
+		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	for (uint64_t i = 0; i < (uint64_t)N * C; i++)
+		base[i] = (int64_t)i * H * W;
+	uint32_t bd[4] = { N, C, 1, 1 };
+	struct webnn_operand *bc = ox_const(n, WEBNN_INT64, 4, bd, base);
+	struct webnn_operand *inner = ox_scalar(n, WEBNN_INT64, column_major ? H : W);
+	if (!bc || !inner)
+		return -1;
+	OX_B(n, "mul", webnn_builder_mul(b, column_major ? wc : h, inner, &idx));
+	OX_B(n, "add", webnn_builder_add(b, idx, column_major ? h : wc, &idx));
+	OX_B(n, "add", webnn_builder_add(b, idx, bc, &idx));
+	if (ox_set(n, 1, idx))
+		return -1;
+	n->out[1].onnx_type = OX_INT64;
+	return 0;
+}
+
+/* LpPool (and GlobalLpPool) of a p WebNN has no pooling for: (sum |x|^p)^(1/p), the sum an average
+ * over whole windows of the zero-padded input times the window's size. */
+static int lp_pool_general(struct ox_node *n, struct webnn_operand *x, const struct window *w,
+			   double p, struct webnn_operand **o)
+{
+	struct webnn_builder *b = n->M->b;
+	struct webnn_operand *pc, *ip, *cnt;
+	enum webnn_data_type t = n->in[0]->type;
+	if (!(pc = ox_scalar(n, t, p)) || !(ip = ox_scalar(n, t, 1 / p)))
+		return -1;
+	OX_B(n, "abs", webnn_builder_abs(b, x, &x));
+	OX_B(n, "pow", webnn_builder_pow(b, x, pc, &x));
+	uint32_t pb[4] = { 0, 0, w->pad[0], w->pad[2] }, pe[4] = { 0, 0, w->pad[1], w->pad[3] };
+	if (pb[2] || pb[3] || pe[2] || pe[3])
+		OX_B(n, "pad", webnn_builder_pad(b, x, pb, 4, pe, 4, NULL, &x));
+	struct webnn_pool2d_options po = WEBNN_POOL2D_OPTIONS_INIT;
+	memcpy(po.window_dimensions, w->k, sizeof(w->k));
+	po.n_window_dimensions = 2;
+	memcpy(po.strides, w->s, sizeof(w->s));
+	po.n_strides = 2;
+	memcpy(po.dilations, w->d, sizeof(w->d));
+	po.n_dilations = 2;
+	OX_B(n, "averagePool2d", webnn_builder_average_pool2d(b, x, &po, &x));
+	if (!(cnt = ox_scalar(n, t, (double)w->k[0] * w->k[1])))
+		return -1;
+	OX_B(n, "mul", webnn_builder_mul(b, x, cnt, &x));
+	OX_B(n, "pow", webnn_builder_pow(b, x, ip, o));
+	return 0;
+}
+
+/* MaxUnpool: a scatterND of X's values to the flat indices I in zeros of the output's size
+ * (windows that overlap write the same maximum twice, which gives the same result). */
+static int op_max_unpool(struct ox_node *n)
+{
+	struct webnn_operand *x, *ind, *z, *o;
+	OX_IN(n, 0, x);
+	OX_IN(n, 1, ind);
+	struct ox_val *v = n->in[0];
+	if (v->rank != 4)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "a rank %u input (2-D unpooling)",
+			       v->rank);
+	/* the indices count in the shape the pool read (its input's); an output_shape places
+	 * those rows and columns in a larger one */
+	uint32_t dd[4] = { v->dims[0], v->dims[1], 0, 0 }, od[4];
+	struct window w;
+	if (read_window(n, 2, v->dims + 2, NULL, &w, true))
+		return -1;
+	for (int a = 0; a < 2; a++) {
+		int64_t s = (int64_t)(v->dims[2 + a] - 1) * w.s[a] + w.k[a] - w.pad[2 * a] -
+			    w.pad[2 * a + 1];
+		if (s < 1 || s > UINT32_MAX)
+			return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "an output size of %lld",
+				       (long long)s);
+		dd[2 + a] = (uint32_t)s;
+	}
+	memcpy(od, dd, sizeof(od));
+	if (ox_has_in(n, 2)) {
+		int64_t *os;
+		size_t c;
+		if (ox_host_i64(n, n->in[2], "output_shape", &os, &c))
+			return -1;
+		if (c != 4 || os[0] != v->dims[0] || os[1] != v->dims[1] || os[2] < dd[2] ||
+		    os[3] < dd[3] || os[2] > UINT32_MAX || os[3] > UINT32_MAX)
+			return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "output_shape is not [N, C, H, W] "
+				       "of the input's N and C, at least [%u, %u]", dd[2], dd[3]);
+		od[2] = (uint32_t)os[2];
+		od[3] = (uint32_t)os[3];
+	}
+	if (od[2] != dd[2] || od[3] != dd[3]) {
+		/* i = (n C + c) H W + h W + w  ->  (n C + c) H' W' + h W' + w */
+		struct webnn_builder *b = n->M->b;
+		struct webnn_operand *plane, *nc, *rest, *h, *col, *wd2, *od_plane, *od_w;
+		if (!(plane = ox_scalar(n, WEBNN_INT64, (double)dd[2] * dd[3])) ||
+		    !(wd2 = ox_scalar(n, WEBNN_INT64, dd[3])) ||
+		    !(od_plane = ox_scalar(n, WEBNN_INT64, (double)od[2] * od[3])) ||
+		    !(od_w = ox_scalar(n, WEBNN_INT64, od[3])))
+			return -1;
+		if (n->in[1]->type != WEBNN_INT64)
+			OX_B(n, "cast", webnn_builder_cast(b, ind, WEBNN_INT64, &ind));
+		OX_B(n, "div", webnn_builder_div(b, ind, plane, &nc));
+		OX_B(n, "mul", webnn_builder_mul(b, nc, plane, &rest));
+		OX_B(n, "sub", webnn_builder_sub(b, ind, rest, &rest));
+		OX_B(n, "div", webnn_builder_div(b, rest, wd2, &h));
+		OX_B(n, "mul", webnn_builder_mul(b, h, wd2, &col));
+		OX_B(n, "sub", webnn_builder_sub(b, rest, col, &col));
+		OX_B(n, "mul", webnn_builder_mul(b, nc, od_plane, &nc));
+		OX_B(n, "mul", webnn_builder_mul(b, h, od_w, &h));
+		OX_B(n, "add", webnn_builder_add(b, nc, h, &ind));
+		OX_B(n, "add", webnn_builder_add(b, ind, col, &ind));
+	}
+	uint64_t total = (uint64_t)od[0] * od[1] * od[2] * od[3], m = ox_elems(4, v->dims);
+	if (total > UINT32_MAX)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "an output of %llu elements",
+			       (unsigned long long)total);
+	uint32_t flat = (uint32_t)total, id[2] = { (uint32_t)m, 1 }, xd = (uint32_t)m;
+	struct webnn_operand *zero = ox_scalar(n, v->type, 0);
+	if (!zero)
+		return -1;
+	OX_B(n, "expand", webnn_builder_expand(n->M->b, zero, &flat, 1, &z));
+	if (!(ind = ox_reshape(n, ind, 2, id)) || !(x = ox_reshape(n, x, 1, &xd)))
+		return -1;
+	OX_B(n, "scatterND", webnn_builder_scatter_nd(n->M->b, z, ind, x, &o));
+	if (!(o = ox_reshape(n, o, 4, od)))
+		return -1;
+	return ox_set(n, 0, o);
+}
+
 static int op_pool(struct ox_node *n)
 {
 	struct webnn_operand *x, *o;
@@ -551,12 +763,13 @@ static int op_pool(struct ox_node *n)
 	if (sp < 0)
 		return -1;
 	bool avg = strcmp(ty, "AveragePool") == 0, lp = strcmp(ty, "LpPool") == 0;
-	if (n->n_out > 1 && n->node->output[1] && *n->node->output[1])
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
-			       "the Indices output (WebNN max pooling returns values only)");
-	if (lp && ox_attr_i(n, "p", 2) != 2)
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "p %lld (WebNN has L2 pooling only)",
-			       (long long)ox_attr_i(n, "p", 2));
+	bool indices = n->n_out > 1 && n->node->output[1] && *n->node->output[1];
+	if (indices && sp != 2)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "the Indices output of a %d-D pool "
+			       "(2-D only)", sp);
+	int64_t p = lp ? ox_attr_i(n, "p", 2) : 2;
+	if (lp && (p < 1 || p > 64))
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "p %lld", (long long)p);
 	const char *wop = avg ? "averagePool2d" : lp ? "l2Pool2d" : "maxPool2d";
 	if (ox_need_type(n, wop, NULL, n->in[0]->type))
 		return -1;
@@ -572,6 +785,14 @@ static int op_pool(struct ox_node *n)
 		return -1;
 	if (sp == 1 && !(x = to_2d(n, x)))
 		return -1;
+	if (lp && p != 2) {
+		if (ox_attr_i(n, "ceil_mode", 0))
+			return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "p %lld with ceil_mode",
+				       (long long)p);
+		if (lp_pool_general(n, x, &w, (double)p, &o))
+			return -1;
+		return set_from_2d(n, o, (uint32_t)sp);
+	}
 	struct webnn_pool2d_options po = WEBNN_POOL2D_OPTIONS_INIT;
 	memcpy(po.window_dimensions, w.k, sizeof(w.k));
 	po.n_window_dimensions = 2;
@@ -593,10 +814,10 @@ static int op_pool(struct ox_node *n)
 		memcpy(po.padding, w.pad, sizeof(w.pad));
 		po.n_padding = 4;
 	}
-	if (ox_attr_i(n, "storage_order", 0) != 0)
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "storage_order 1");
 	OX_B(n, wop, (avg ? webnn_builder_average_pool2d : lp ? webnn_builder_l2_pool2d
 							      : webnn_builder_max_pool2d)(n->M->b, x, &po, &o));
+	if (indices && pool_indices(n, x, &w, o, ox_attr_i(n, "storage_order", 0) != 0))
+		return -1;
 	return set_from_2d(n, o, (uint32_t)sp);
 }
 
@@ -1188,6 +1409,7 @@ static int op_arg(struct ox_node *n)
 const struct ox_op ox_ops_nn[] = {
 	{ "Conv", 1, 21, op_conv }, { "ConvTranspose", 1, 21, op_conv_transpose },
 	{ "MaxPool", 1, 21, op_pool }, { "AveragePool", 1, 21, op_pool },
+	{ "MaxUnpool", 9, 21, op_max_unpool },
 	{ "LpPool", 2, 21, op_pool }, { "GlobalAveragePool", 1, 21, op_global_pool },
 	{ "GlobalMaxPool", 1, 21, op_global_pool }, { "GlobalLpPool", 2, 21, op_global_pool },
 	{ "BatchNormalization", 1, 21, op_batch_norm },
