@@ -21,6 +21,7 @@ union sb_msg {
 	Webnn__Ipc__BatchNormalization bn;
 	Webnn__Ipc__Gemm gemm;
 	Webnn__Ipc__Matmul matmul;
+	Webnn__Ipc__Pool2d pool;
 };
 
 struct sb {
@@ -190,6 +191,16 @@ static uint32_t sb_matmul(struct sb *b, uint32_t x, uint32_t y)
 	m.output = tg_next(&b->t);
 	b->msgs[b->n].matmul = m;
 	return sb_add(b, WNN_OP_MATMUL);
+}
+
+/* global average pooling, NCHW */
+static uint32_t sb_global_pool(struct sb *b, uint32_t x)
+{
+	Webnn__Ipc__Pool2d m = WEBNN__IPC__POOL2D__INIT;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].pool = m;
+	return sb_add(b, WNN_OP_AVERAGE_POOL2D);
 }
 
 /* hardSigmoid with alpha 1/6, beta 0.5 (how hard-swish's gate is often exported) */
@@ -453,6 +464,29 @@ TEST_TIMEOUT(cpu_batchnorm_rounds_once, 120)
 	backend_cpu.shutdown(be);
 }
 
+/* A squeeze-and-excitation block (MobileNetV3): the activation times a gate [1,C,1,1] computed
+ * from its pooled channels. The gate broadcasts the same in NHWC, so the mul stays there beside
+ * the convolutions: only the graph's input and output are transposed. */
+TEST_TIMEOUT(graph_layout_broadcast_gate_stays_nhwc, 120)
+{
+	struct sb *b = sb_new();
+	uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 8, 6, 6 });
+	uint32_t w1 = sb_const(b, 4, (uint32_t[]){ 8, 8, 3, 3 }, -0.3, 0.3);
+	uint32_t w2 = sb_const(b, 4, (uint32_t[]){ 8, 8, 3, 3 }, -0.3, 0.3);
+	uint32_t w3 = sb_const(b, 4, (uint32_t[]){ 4, 8, 3, 3 }, -0.3, 0.3);
+	uint32_t y = sb_conv(b, x, w1, GRAPH_NONE, false);
+	uint32_t gate = sb_hard_sigmoid(b, sb_conv(b, sb_global_pool(b, y), w2, GRAPH_NONE, false));
+	sb_conv(b, sb_binary(b, WNN_OP_MUL, y, gate), w3, GRAPH_NONE, false);
+	struct graph_ir *g = sb_finish(b);
+	struct sb_shape s;
+	sb_optimised(g, &s);
+	ASSERT_EQ(s.transposes, 2u);
+	struct backend *be = sb_cpu(2);
+	sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "squeeze-and-excitation");
+	backend_cpu.shutdown(be);
+	sb_free(b);
+}
+
 /* ---- pow by small integers */
 
 TEST_TIMEOUT(graph_pow_small_integer_exponent, 120)
@@ -609,4 +643,20 @@ TEST_TIMEOUT(small_graphs_angle_classifier, 300)
 	for (int k = 0; k < 2; k++)
 		ASSERT_MSG(fabsf(cpu.out[k] - ref.out[k]) <= 1e-5f + 1e-4f * fabsf(ref.out[k]),
 			   "class %d: cpu %.9g, reference %.9g", k, cpu.out[k], ref.out[k]);
+}
+
+/* The same graph on the OpenCL backend, which folds the normalizations the same way. */
+TEST_TIMEOUT(small_graphs_angle_classifier_opencl, 600)
+{
+	if (!test_have_opencl())
+		SKIP("no OpenCL platform");
+	struct ac_run ocl, ref;
+	ac_run("opencl", &ocl);
+	ac_run("reference", &ref);
+	printf("  opencl: %u steps for %u operations\n", ocl.kernels, ocl.operations);
+	/* as on the cpu backend: a conv and a chain per pair, two transposes, the head */
+	ASSERT_EQ(ocl.kernels, 2u * MODEL_ANGLE_CONVS + 2 + 4);
+	for (int k = 0; k < 2; k++)
+		ASSERT_MSG(fabsf(ocl.out[k] - ref.out[k]) <= 1e-5f + 1e-4f * fabsf(ref.out[k]),
+			   "class %d: opencl %.9g, reference %.9g", k, ocl.out[k], ref.out[k]);
 }

@@ -276,15 +276,11 @@ static bool one_element(const struct graph_value *v)
 	return wnn_desc_count(&v->desc, &count) && count == 1;
 }
 
-static bool output_shape(const struct wnn_desc *d, const struct wnn_desc *od)
-{
-	return d->rank == od->rank && !memcmp(d->dims, od->dims, od->rank * sizeof *od->dims);
-}
-
 /*
  * Whether a binary node runs in the backend's layout. Its operands must be one element, a
- * constant (transposed at build time), or of the output's shape (so no broadcast changes
- * meaning when the axes move), and at least one must exist only in the backend's layout
+ * constant (transposed at build time), or 4-D like the output (so a broadcast, such as a
+ * squeeze-and-excitation gate [1,C,1,1] times the activation, means the same once both move to
+ * the backend's layout), and at least one must exist only in the backend's layout
  * (otherwise the client's layout costs nothing). Each layout then costs the transposes of
  * its missing operand forms: in the backend's layout, one per operand only in the client's
  * (unless a rewritten conv2d/pool2d will need that transpose anyway, or one exists already);
@@ -298,14 +294,12 @@ static bool output_shape(const struct wnn_desc *d, const struct wnn_desc *od)
  */
 static bool binary_agnostic(const struct layout_pass *p, const struct graph_node *o)
 {
-	const struct wnn_desc *od = &p->g->values[o->outputs[0]].desc;
 	uint32_t only = 0, cost_target = 0, cost_client = 0;
 	for (uint32_t k = 0; k < 2; k++) {
 		uint32_t v = o->inputs[k];
 		const struct graph_value *val = &p->g->values[v];
 		if (has_alt(p, v)) {
-			if (!output_shape(&val->desc, od))
-				return false;
+			/* any 4-D operand: permuted with the output, it broadcasts the same */
 			if (only_target(p, v)) {
 				only++;
 				cost_client += !p->client_bound[v];
@@ -313,7 +307,7 @@ static bool binary_agnostic(const struct layout_pass *p, const struct graph_node
 		} else if (one_element(val) ||
 			   (val->kind == GRAPH_VALUE_CONSTANT && val->desc.rank <= 4)) {
 			continue;
-		} else if (output_shape(&val->desc, od)) {
+		} else if (val->desc.rank == 4) {
 			cost_target += !p->target_bound[v];
 		} else {
 			return false;
