@@ -750,8 +750,12 @@ static bool run_steps(struct run_job *j, int threads, bool turns)
 		if (be->profile) {
 			char name[96], shape[96];
 			clock_gettime(CLOCK_MONOTONIC, &t1);
-			log_info("cpu profile: step %zu %s -> %s on %s: %.3f ms", k,
-				 graph_node_name(s->n, name, sizeof(name)),
+			char members[32] = "";
+			if (s->n->chain.members)
+				snprintf(members, sizeof(members), " (+%u chained)",
+					 s->n->chain.n_members - 1);
+			log_info("cpu profile: step %zu %s%s -> %s on %s: %.3f ms", k,
+				 graph_node_name(s->n, name, sizeof(name)), members,
 				 wnn_desc_str(&g->values[s->n->outputs[0]].desc, shape, sizeof(shape)),
 				 s->impl ? s->impl : "C",
 				 (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);

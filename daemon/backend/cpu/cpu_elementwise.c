@@ -920,6 +920,11 @@ enum webnn_status cpu_chain_prepare(const struct cpu_build *b, struct cpu_step *
 		}
 		prev = n->outputs[0];
 	}
+	/* a chain may have thousands of members: its plan is charged like the steps it replaces */
+	if (b->owned_bytes)
+		atomic_fetch_add_explicit(b->owned_bytes,
+					  sizeof *cp + c->n_members * sizeof cp->ops[0],
+					  memory_order_relaxed);
 	s->priv = cp;
 	s->destroy = ew_destroy;
 	s->run = chain_run;
