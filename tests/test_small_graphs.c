@@ -118,7 +118,7 @@ static uint32_t sb_scalar(struct sb *b, enum wnn_dtype t, double v)
 	return tg_constant(&b->t, t, 0, NULL, bytes);
 }
 
-/* 3x3 convolution with padding 1 (OIHW filter), optional bias, in the given layout. */
+/* 3x3 convolution with padding 1, optional bias: NCHW with an OIHW filter or NHWC with OHWI. */
 static uint32_t sb_conv(struct sb *b, uint32_t x, uint32_t filter, uint32_t bias, bool nhwc)
 {
 	Webnn__Ipc__Conv2d m = WEBNN__IPC__CONV2D__INIT;
@@ -133,14 +133,19 @@ static uint32_t sb_conv(struct sb *b, uint32_t x, uint32_t filter, uint32_t bias
 	m.output = tg_next(&b->t);
 	m.has_input_layout = 1;
 	m.input_layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
+	m.has_filter_layout = nhwc;
+	m.filter_layout = nhwc ? WEBNN__IPC__CONV2D_FILTER_LAYOUT__OHWI
+			       : WEBNN__IPC__CONV2D_FILTER_LAYOUT__OIHW;
 	b->msgs[b->n].conv = m;
 	return sb_add(b, WNN_OP_CONV2D);
 }
 
 /* 2x2 transposed convolution with stride 2 (IOHW filter), NCHW. */
-static uint32_t sb_convt(struct sb *b, uint32_t x, uint32_t filter)
+static uint32_t sb_convt(struct sb *b, uint32_t x, uint32_t filter, uint32_t groups)
 {
 	Webnn__Ipc__ConvTranspose2d m = WEBNN__IPC__CONV_TRANSPOSE2D__INIT;
+	m.has_groups = 1;
+	m.groups = groups;
 	b->ids[b->n][0] = b->ids[b->n][1] = 2;
 	m.input = x;
 	m.filter = filter;
@@ -345,9 +350,10 @@ TEST_TIMEOUT(graph_fold_scale_shift_producers, 120)
 	struct sb_shape s;
 	{
 		struct sb *b = sb_new();
-		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 2, 3, 4, 5 });
-		uint32_t w = sb_const(b, 4, (uint32_t[]){ 3, 6, 2, 2 }, -1, 1);
-		sb_bn(b, sb_convt(b, x, w), 1, 6, false, true);
+		/* two groups: output channel (ic / 2) * 3 + o of filter element (ic, o, y, x) */
+		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 2, 4, 4, 5 });
+		uint32_t w = sb_const(b, 4, (uint32_t[]){ 4, 3, 2, 2 }, -1, 1);
+		sb_bn(b, sb_convt(b, x, w, 2), 1, 6, false, true);
 		struct graph_ir *g = sb_finish(b);
 		sb_optimised(g, &s);
 		ASSERT_EQ(s.live_bn, 0u);
@@ -383,7 +389,8 @@ TEST_TIMEOUT(graph_fold_scale_shift_producers, 120)
 	{
 		struct sb *b = sb_new();
 		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 5, 5, 4 });
-		uint32_t w = sb_const(b, 4, (uint32_t[]){ 6, 4, 3, 3 }, -0.5, 0.5);
+		/* an OHWI filter: the scale goes along its first axis, read through its strides */
+		uint32_t w = sb_const(b, 4, (uint32_t[]){ 6, 3, 3, 4 }, -0.5, 0.5);
 		uint32_t bias = sb_const(b, 1, (uint32_t[]){ 6 }, -1, 1);
 		uint32_t k = sb_const(b, 3, (uint32_t[]){ 1, 1, 6 }, -2, 2);
 		uint32_t sh = sb_const(b, 1, (uint32_t[]){ 6 }, -1, 1);
