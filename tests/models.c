@@ -1,8 +1,9 @@
-/* The model graphs of shared/models/README.md built through libwebnn, for the model tests and
- * benches. */
+/* The model graphs of shared/models/README.md (and a seeded mobile classifier) built through libwebnn, for the model tests and benches. */
 #include "tests/models.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tests/npy.h"
@@ -243,4 +244,105 @@ struct webnn_operand *model_mobilenetv2_body(struct model *m, struct webnn_opera
 	static const uint32_t pooled[4] = { 1, 1, 1, MODEL_MOBILENETV2_FEATURES };
 	model_expect_shape(x, "averagePool2d", 4, pooled);
 	return x;
+}
+
+/* ---- a mobile angle classifier as exporters write it (seeded weights, no files) */
+
+/* Seeded values in [lo, hi): a 64-bit LCG, the same on every machine. */
+static float *ac_values(uint64_t *state, size_t n, float lo, float hi)
+{
+	float *v = malloc(n * sizeof *v);
+	ASSERT(v);
+	for (size_t i = 0; i < n; i++) {
+		*state = *state * 6364136223846793005ull + 1442695040888963407ull;
+		v[i] = lo + (hi - lo) * (float)((*state >> 40) * 0x1p-24);
+	}
+	return v;
+}
+
+static struct webnn_operand *ac_const(struct model *m, uint64_t *state, uint32_t rank,
+				      const uint32_t *shape, float lo, float hi)
+{
+	struct webnn_operand_desc d = { WEBNN_FLOAT32, rank, { 0 } };
+	size_t n = 1;
+	for (uint32_t k = 0; k < rank; k++)
+		n *= d.shape[k] = shape[k];
+	float *v = ac_values(state, n, lo, hi);
+	struct webnn_operand *op;
+	MODEL_OK(m->ctx, webnn_builder_constant(m->b, &d, v, n * sizeof *v, &op), "constant");
+	free(v);
+	return op;
+}
+
+static struct webnn_operand *ac_scalar(struct model *m, double v)
+{
+	struct webnn_operand *op;
+	MODEL_OK(m->ctx, webnn_builder_constant_scalar(m->b, WEBNN_FLOAT32, v, &op), "scalar");
+	return op;
+}
+
+/* conv2d (NCHW, OIHW, 'same' padding) + batchNormalization + hard-swish; exported: a bias-less
+ * conv, the normalization and x * clamp(x + 3, 0, 6) / 6 in four operations; otherwise the
+ * conv's bias and one hardSwish (the same work, written by hand). */
+static struct webnn_operand *ac_conv_bn_hswish(struct model *m, uint64_t *state,
+					       struct webnn_operand *x, uint32_t c_in,
+					       uint32_t c_out, uint32_t k, uint32_t stride,
+					       bool depthwise, bool exported)
+{
+	struct webnn_conv2d_options o = WEBNN_CONV2D_OPTIONS_INIT;
+	uint32_t pad = k / 2;
+	o.padding[0] = o.padding[1] = o.padding[2] = o.padding[3] = pad;
+	o.n_padding = 4;
+	o.strides[0] = o.strides[1] = stride;
+	o.n_strides = 2;
+	o.groups = depthwise ? c_in : 1;
+	uint32_t fshape[4] = { c_out, depthwise ? 1 : c_in, k, k };
+	float span = 1.5f / sqrtf((float)(fshape[1] * k * k));
+	struct webnn_operand *w = ac_const(m, state, 4, fshape, -span, span), *y, *t;
+	if (!exported)
+		o.bias = ac_const(m, state, 1, &c_out, -0.5f, 0.5f);
+	MODEL_OK(m->ctx, webnn_builder_conv2d(m->b, x, w, &o, &y), "conv2d");
+	if (!exported) {
+		MODEL_OK(m->ctx, webnn_builder_hard_swish(m->b, y, &t), "hardSwish");
+		return t;
+	}
+	struct webnn_batch_normalization_options bo = WEBNN_BATCH_NORMALIZATION_OPTIONS_INIT;
+	struct webnn_operand *mean = ac_const(m, state, 1, &c_out, -0.3f, 0.3f);
+	struct webnn_operand *var = ac_const(m, state, 1, &c_out, 0.5f, 2.0f);
+	bo.scale = ac_const(m, state, 1, &c_out, 0.5f, 1.5f);
+	bo.bias = ac_const(m, state, 1, &c_out, -0.5f, 0.5f);
+	MODEL_OK(m->ctx, webnn_builder_batch_normalization(m->b, y, mean, var, &bo, &y),
+		 "batchNormalization");
+	struct webnn_clamp_options co = WEBNN_CLAMP_OPTIONS_INIT;
+	co.has_min_value = co.has_max_value = true;
+	co.min_value = 0, co.max_value = 6;
+	MODEL_OK(m->ctx, webnn_builder_add(m->b, y, ac_scalar(m, 3), &t), "add");
+	MODEL_OK(m->ctx, webnn_builder_clamp(m->b, t, &co, &t), "clamp");
+	MODEL_OK(m->ctx, webnn_builder_mul(m->b, y, t, &t), "mul");
+	MODEL_OK(m->ctx, webnn_builder_div(m->b, t, ac_scalar(m, 6), &t), "div");
+	return t;
+}
+
+struct webnn_operand *model_angle_classifier(struct model *m, struct webnn_operand *x,
+					     bool exported)
+{
+	uint64_t state = 19;
+	uint32_t c = 16;
+	x = ac_conv_bn_hswish(m, &state, x, 3, c, 3, 2, false, exported);
+	for (int blk = 0; blk < MODEL_ANGLE_BLOCKS; blk++) {
+		uint32_t stride = blk == 2 || blk == 5 || blk == 9 || blk == 13 ? 2 : 1;
+		uint32_t out = c + (stride == 2 && c < 64 ? 16 : 0);
+		x = ac_conv_bn_hswish(m, &state, x, c, out, 1, 1, false, exported);
+		x = ac_conv_bn_hswish(m, &state, x, out, out, 3, stride, true, exported);
+		c = out;
+	}
+	struct webnn_pool2d_options po = WEBNN_POOL2D_OPTIONS_INIT;
+	struct webnn_operand *y, *w = ac_const(m, &state, 2, (uint32_t[]){ c, 2 }, -4.0f, 4.0f);
+	struct webnn_gemm_options go = WEBNN_GEMM_OPTIONS_INIT;
+	go.c = ac_const(m, &state, 1, (uint32_t[]){ 2 }, -0.1f, 0.1f);
+	MODEL_OK(m->ctx, webnn_builder_average_pool2d(m->b, x, &po, &y), "averagePool2d");
+	MODEL_OK(m->ctx, webnn_builder_reshape(m->b, y, (uint32_t[]){ 1, c }, 2, &y), "reshape");
+	MODEL_OK(m->ctx, webnn_builder_gemm(m->b, y, w, &go, &y), "gemm");
+	MODEL_OK(m->ctx, webnn_builder_softmax(m->b, y, 1, &y), "softmax");
+	return y;
 }

@@ -48,4 +48,15 @@ struct webnn_operand *model_mobilenetv2_conv(struct model *m, struct webnn_opera
 /* MobileNetV2 NHWC up to the pooled features: input [1,224,224,3] to [1,1,1,1280]. */
 struct webnn_operand *model_mobilenetv2_body(struct model *m, struct webnn_operand *input);
 
+/* A mobile angle classifier like the one issue 19 measured (PaddleOCR's direction classifier):
+ * input [1,3,48,192] NCHW, a stem and MODEL_ANGLE_BLOCKS blocks of a 1x1 and a depthwise 3x3
+ * convolution (35 in all), each followed by batchNormalization and hard-swish, then average
+ * pooling, gemm to 2 classes and softmax; weights seeded. exported: written as ONNX exports it
+ * (bias-less conv, batchNormalization, hard-swish as add, clamp, mul, div); otherwise the
+ * same work written by hand (conv with bias, hardSwish), which the passes should make it. */
+#define MODEL_ANGLE_BLOCKS 17
+#define MODEL_ANGLE_CONVS (1 + 2 * MODEL_ANGLE_BLOCKS)
+struct webnn_operand *model_angle_classifier(struct model *m, struct webnn_operand *x,
+					     bool exported);
+
 #endif

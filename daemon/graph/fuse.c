@@ -141,9 +141,12 @@ static bool epilogue_head(const struct graph_ir *g, const struct graph_node *n)
 }
 
 /* Unary, clamp and binary operations whose output type is their input type. */
-static bool chainable(const struct graph_ir *g, const struct graph_node *n)
+static bool chainable(const struct graph_ir *g, const struct graph_caps *caps,
+		      const struct graph_node *n)
 {
 	if (n->state != GRAPH_NODE_LIVE || n->n_outputs != 1 || n->epilogue.used)
+		return false;
+	if (caps->joins_chain && !caps->joins_chain(g, n))
 		return false;
 	enum wnn_dtype out = g->values[n->outputs[0]].desc.type;
 	switch (wnn_ops[n->op].attrs) {
@@ -167,11 +170,12 @@ static bool side_operand(const struct graph_ir *g, uint32_t v, const struct wnn_
 }
 
 /* Whether node j, the sole reader of cur, continues the chain headed by node i. */
-static bool chain_member(const struct graph_ir *g, uint32_t i, uint32_t j, uint32_t cur)
+static bool chain_member(const struct graph_ir *g, const struct graph_caps *caps, uint32_t i,
+			 uint32_t j, uint32_t cur)
 {
 	const struct graph_node *n = &g->nodes[j];
 	const struct wnn_desc *out = &g->values[g->nodes[i].outputs[0]].desc;
-	if (!chainable(g, n) || !wnn_desc_equal(&g->values[n->outputs[0]].desc, out))
+	if (!chainable(g, caps, n) || !wnn_desc_equal(&g->values[n->outputs[0]].desc, out))
 		return false;
 	if (wnn_ops[n->op].attrs != WNN_ATTRS_BINARY)
 		return true;
@@ -181,9 +185,10 @@ static bool chain_member(const struct graph_ir *g, uint32_t i, uint32_t j, uint3
 	return b->a != b->b && side_operand(g, other, out) && ready_before(g, other, i);
 }
 
-static bool chain_head(const struct graph_ir *g, const struct graph_node *n)
+static bool chain_head(const struct graph_ir *g, const struct graph_caps *caps,
+		       const struct graph_node *n)
 {
-	if (!chainable(g, n) || n->chain.members)
+	if (!chainable(g, caps, n) || n->chain.members)
 		return false;
 	if (wnn_ops[n->op].attrs != WNN_ATTRS_BINARY)
 		return true;
@@ -192,11 +197,12 @@ static bool chain_head(const struct graph_ir *g, const struct graph_node *n)
 }
 
 /* Collects the chain after head i; false only when out of memory. */
-static bool fuse_chain(struct graph_ir *g, const struct readers *r, uint32_t i, uint32_t *scratch)
+static bool fuse_chain(struct graph_ir *g, const struct graph_caps *caps, const struct readers *r,
+		       uint32_t i, uint32_t *scratch)
 {
 	uint32_t n = 0, cur = g->nodes[i].outputs[0], j;
 	scratch[n++] = i;
-	while ((j = sole_reader(g, r, cur)) != GRAPH_NONE && chain_member(g, i, j, cur)) {
+	while ((j = sole_reader(g, r, cur)) != GRAPH_NONE && chain_member(g, caps, i, j, cur)) {
 		scratch[n++] = j;
 		cur = g->nodes[j].outputs[0];
 	}
@@ -234,7 +240,7 @@ void graph_fuse(struct graph_ir *g, const struct graph_caps *caps)
 				fuse_epilogue(g, &r, i);
 	if (caps->elementwise_chains)
 		GRAPH_FOR_EACH_LIVE_NODE(g, i)
-			if (chain_head(g, &g->nodes[i]) && !fuse_chain(g, &r, i, scratch))
+			if (chain_head(g, caps, &g->nodes[i]) && !fuse_chain(g, caps, &r, i, scratch))
 				break;
 	readers_free(&r);
 	free(scratch);

@@ -49,7 +49,9 @@ struct graph_value {
 
 enum graph_node_state {
 	GRAPH_NODE_LIVE = 0,
-	GRAPH_NODE_FOLDED,  /* evaluated at build time: its outputs became constants */
+	GRAPH_NODE_FOLDED,  /* evaluated at build time: its outputs became constants, or (a
+			       per-channel scale/shift) its arithmetic moved into the constant
+			       weights of the node before it, which now writes its output */
 	GRAPH_NODE_DEAD,    /* nothing reads its outputs */
 	GRAPH_NODE_FUSED,   /* computed by node fused_into (an epilogue or an elementwise chain) */
 };
@@ -116,6 +118,15 @@ struct graph_caps {
 	bool epilogues;
 	/* elementwise chains evaluated in one kernel */
 	bool elementwise_chains;
+	/* Which chainable nodes the backend's chain kernel runs (NULL: all of them). */
+	bool (*joins_chain)(const struct graph_ir *g, const struct graph_node *n);
+	/* batchNormalization and constant per-channel mul/add/sub after a float32 conv2d,
+	 * convTranspose2d, gemm or matmul with constant weights folded into those weights and
+	 * bias (graph_fold_scale_shift) */
+	bool fold_scale_shift;
+	/* pow by a constant small integer exponent rewritten as mul / reciprocal
+	 * (graph_rewrite_pow) */
+	bool rewrite_pow;
 	/* Producers whose output can be written into a slice of a concat's output along the
 	 * channel axis. NULL: no concat in place. */
 	bool (*writes_concat_slice)(const struct graph_node *n, const struct wnn_desc *out);

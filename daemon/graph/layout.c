@@ -9,8 +9,8 @@
  * layout reads its input through a transpose into the backend's layout and writes its output in
  * that layout; the client-layout value is only made (by a transpose back, writing the original
  * value id) when something that cares about layout reads it or it is a graph output.
- * Layout-agnostic nodes (unary, clamp, binary, concat with its axis remapped) whose inputs are in
- * the backend's layout run in it too. So conv -> relu -> conv -> pool gets one transpose after
+ * Layout-agnostic nodes (unary, clamp, binary, concat and batchNormalization with their axis
+ * remapped) whose inputs are in the backend's layout run in it too. So conv -> relu -> conv -> pool gets one transpose after
  * the graph input and one before the graph output, and no transpose pair ever needs cancelling.
  *
  * A binary node may read one operand only in the backend's layout and the other (same shape)
@@ -276,15 +276,11 @@ static bool one_element(const struct graph_value *v)
 	return wnn_desc_count(&v->desc, &count) && count == 1;
 }
 
-static bool output_shape(const struct wnn_desc *d, const struct wnn_desc *od)
-{
-	return d->rank == od->rank && !memcmp(d->dims, od->dims, od->rank * sizeof *od->dims);
-}
-
 /*
  * Whether a binary node runs in the backend's layout. Its operands must be one element, a
- * constant (transposed at build time), or of the output's shape (so no broadcast changes
- * meaning when the axes move), and at least one must exist only in the backend's layout
+ * constant (transposed at build time), or 4-D like the output (so a broadcast, such as a
+ * squeeze-and-excitation gate [1,C,1,1] times the activation, means the same once both move to
+ * the backend's layout), and at least one must exist only in the backend's layout
  * (otherwise the client's layout costs nothing). Each layout then costs the transposes of
  * its missing operand forms: in the backend's layout, one per operand only in the client's
  * (unless a rewritten conv2d/pool2d will need that transpose anyway, or one exists already);
@@ -298,14 +294,12 @@ static bool output_shape(const struct wnn_desc *d, const struct wnn_desc *od)
  */
 static bool binary_agnostic(const struct layout_pass *p, const struct graph_node *o)
 {
-	const struct wnn_desc *od = &p->g->values[o->outputs[0]].desc;
 	uint32_t only = 0, cost_target = 0, cost_client = 0;
 	for (uint32_t k = 0; k < 2; k++) {
 		uint32_t v = o->inputs[k];
 		const struct graph_value *val = &p->g->values[v];
 		if (has_alt(p, v)) {
-			if (!output_shape(&val->desc, od))
-				return false;
+			/* any 4-D operand: permuted with the output, it broadcasts the same */
 			if (only_target(p, v)) {
 				only++;
 				cost_client += !p->client_bound[v];
@@ -313,7 +307,7 @@ static bool binary_agnostic(const struct layout_pass *p, const struct graph_node
 		} else if (one_element(val) ||
 			   (val->kind == GRAPH_VALUE_CONSTANT && val->desc.rank <= 4)) {
 			continue;
-		} else if (output_shape(&val->desc, od)) {
+		} else if (val->desc.rank == 4) {
 			cost_target += !p->target_bound[v];
 		} else {
 			return false;
@@ -332,6 +326,9 @@ static bool agnostic(const struct layout_pass *p, const struct graph_node *o)
 		return only_target(p, o->inputs[0]);
 	case WNN_ATTRS_BINARY:
 		return binary_agnostic(p, o);
+	case WNN_ATTRS_BATCH_NORMALIZATION:
+		/* per-channel constants along an axis that moves with the layout */
+		return only_target(p, o->inputs[0]);
 	case WNN_ATTRS_CONCAT: {
 		bool any = false;
 		for (uint32_t k = 0; k < o->n_inputs; k++) {
@@ -374,9 +371,41 @@ static uint32_t agnostic_operand(struct layout_pass *p, uint32_t v)
 	return t;
 }
 
+/* batchNormalization on its input's backend-layout form: the axis moves, mean, variance, scale
+ * and bias (1-D) stay. */
+static uint32_t rewrite_batchnorm(struct layout_pass *p, struct graph_node *o)
+{
+	uint32_t *in = malloc(o->n_inputs * sizeof *in), out, node = GRAPH_NONE;
+	if (!in) {
+		wnn_diag_set(p->diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
+		return GRAPH_NONE;
+	}
+	memcpy(in, o->inputs, o->n_inputs * sizeof *in);
+	in[0] = p->alt[o->inputs[0]];
+	if ((out = target_output(p, o->outputs[0])) != GRAPH_NONE) {
+		union wnn_attrs a = o->attrs;
+		struct wnn_batchnorm_attrs *b = &a.batchnorm;
+		const struct wnn_desc *od = &p->g->values[out].desc;
+		uint32_t axis = 0;
+		while (p->to_target[axis] != b->axis)
+			axis++;
+		b->input = in[0];
+		b->output = out;
+		b->axis = axis;
+		b->outer = wnn_shape_count(axis, od->dims);
+		b->channels = od->dims[axis];
+		b->inner = wnn_shape_count(od->rank - axis - 1, od->dims + axis + 1);
+		node = move_node(p, o, in, &out, &a);
+	}
+	free(in);
+	return node;
+}
+
 /* Runs a layout-agnostic node on its operands' backend-layout forms. */
 static uint32_t rewrite_agnostic(struct layout_pass *p, struct graph_node *o)
 {
+	if (o->op == WNN_OP_BATCH_NORMALIZATION)
+		return rewrite_batchnorm(p, o);
 	uint32_t *in = malloc(o->n_inputs * sizeof *in), out = GRAPH_NONE, node = GRAPH_NONE;
 	if (!in) {
 		wnn_diag_set(p->diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
@@ -469,6 +498,8 @@ static bool reads_client(const struct layout_pass *p, const struct graph_node *o
 	case WNN_ATTRS_BINARY:
 	case WNN_ATTRS_CONCAT:
 		return false;
+	case WNN_ATTRS_BATCH_NORMALIZATION:
+		return k != 0;
 	default:
 		return true;
 	}

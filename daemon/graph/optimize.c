@@ -12,6 +12,9 @@ enum webnn_status graph_optimize(struct graph_ir *g, const struct graph_caps *ca
 		return st;
 	graph_remove_dead(g);
 	graph_recount(g);
+	if ((st = graph_fold_scale_shift(g, caps, diag)) != WEBNN_STATUS_OK ||
+	    (st = graph_rewrite_pow(g, caps, diag)) != WEBNN_STATUS_OK)
+		return st;
 	if (caps->assign_layout && (st = graph_assign_layout(g, caps->layout, diag)) != WEBNN_STATUS_OK)
 		return st;
 	graph_fuse(g, caps);

@@ -4,7 +4,8 @@
 
 #include "daemon/graph/graph.h"
 
-/* Runs, in order: constant folding (caps->evaluate), dead-code removal, layout assignment
+/* Runs, in order: constant folding (caps->evaluate), dead-code removal, scale/shift folding
+ * (caps->fold_scale_shift), pow rewriting (caps->rewrite_pow), layout assignment
  * (caps->assign_layout), fusion (caps->epilogues, caps->elementwise_chains), concat in place
  * (caps->writes_concat_slice), dead-code removal again, and the memory plan. */
 enum webnn_status graph_optimize(struct graph_ir *g, const struct graph_caps *caps,
@@ -13,6 +14,10 @@ enum webnn_status graph_optimize(struct graph_ir *g, const struct graph_caps *ca
 enum webnn_status graph_fold_constants(struct graph_ir *g, const struct graph_caps *caps,
 				       struct wnn_diag *diag);
 void graph_remove_dead(struct graph_ir *g);
+enum webnn_status graph_fold_scale_shift(struct graph_ir *g, const struct graph_caps *caps,
+					 struct wnn_diag *diag);
+enum webnn_status graph_rewrite_pow(struct graph_ir *g, const struct graph_caps *caps,
+				    struct wnn_diag *diag);
 enum webnn_status graph_assign_layout(struct graph_ir *g, enum webnn_layout layout,
 				      struct wnn_diag *diag);
 void graph_fuse(struct graph_ir *g, const struct graph_caps *caps);

@@ -104,6 +104,11 @@ WNN_FAMILIES(CPU_FAMILY_PREPARE_)
 /* The reference kernel of a node, for operators and types with no fast kernel (cpu_fallback.c). */
 enum webnn_status cpu_fallback_prepare(const struct cpu_build *b, struct cpu_step *s,
 				       struct wnn_diag *diag);
+/* An elementwise chain (n->chain) as one step: its members' kernels over blocks
+ * (cpu_elementwise.c); cpu_joins_chain says which nodes it has kernels for (graph_caps). */
+enum webnn_status cpu_chain_prepare(const struct cpu_build *b, struct cpu_step *s,
+				    struct wnn_diag *diag);
+bool cpu_joins_chain(const struct graph_ir *g, const struct graph_node *n);
 /* Applies n->epilogue to bufs[n->epilogue.output], which holds the product (any float type). */
 void cpu_epilogue_apply(const struct graph_ir *g, const struct graph_node *n, void *const *bufs,
 			int threads);

@@ -327,8 +327,9 @@ static enum webnn_status cpu_tensor_create_shared(struct backend_context *ctx,
 
 /* ---- plans */
 
-/* NHWC (oneDNN's fast convolutions), epilogues as post-ops; chains and concat in place are
- * not asked for: oneDNN's concat and the C kernels are memory-bound copies either way. */
+/* NHWC (oneDNN's fast convolutions), epilogues as post-ops, elementwise chains as one C step
+ * (cpu_chain_prepare), scale/shift folded into weights, pow as multiplication. Concat in place
+ * is not asked for: oneDNN's concat and the C kernels are memory-bound copies either way. */
 static void cpu_caps(struct backend_context *ctx, struct graph_caps *caps)
 {
 	(void)ctx;
@@ -336,6 +337,10 @@ static void cpu_caps(struct backend_context *ctx, struct graph_caps *caps)
 	caps->assign_layout = true;
 	caps->layout = WEBNN_LAYOUT_NHWC;
 	caps->epilogues = true;
+	caps->elementwise_chains = true;
+	caps->joins_chain = cpu_joins_chain;
+	caps->fold_scale_shift = true;
+	caps->rewrite_pow = true;
 }
 
 static void cpu_plan_destroy(struct backend_plan *plan)
@@ -375,7 +380,8 @@ static enum webnn_status step_prepare(const struct cpu_build *b, const struct gr
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 				    "%s: data type %s is not supported by the cpu backend",
 				    graph_node_name(n, name, sizeof(name)), wnn_dtype_name(t));
-	enum webnn_status st = cpu_prepare_family[wnn_ops[n->op].family](b, s, diag);
+	enum webnn_status st = n->chain.members ? cpu_chain_prepare(b, s, diag)
+					       : cpu_prepare_family[wnn_ops[n->op].family](b, s, diag);
 	if (st != WEBNN_STATUS_OK) {
 		if (s->destroy)
 			s->destroy(s->priv);
@@ -435,14 +441,15 @@ static enum webnn_status plan_nodes(struct backend_plan *plan, uint32_t *nodes, 
 		const struct graph_node *n = &g->nodes[i];
 		char name[96];
 		if (n->state == GRAPH_NODE_FUSED) {
-			if (n->fused_into < g->n_nodes && g->nodes[n->fused_into].epilogue.used)
+			if (n->fused_into < g->n_nodes && (g->nodes[n->fused_into].epilogue.used ||
+							   g->nodes[n->fused_into].chain.members))
 				continue;
 			st = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
 					  "cpu: %s was fused in a way this backend does not ask for",
 					  graph_node_name(n, name, sizeof(name)));
 		} else if (n->state != GRAPH_NODE_LIVE) {
 			continue;
-		} else if (n->chain.members || n->slice.used) {
+		} else if (n->slice.used) {
 			st = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
 					  "cpu: %s is part of a fusion this backend does not ask for",
 					  graph_node_name(n, name, sizeof(name)));
@@ -743,8 +750,12 @@ static bool run_steps(struct run_job *j, int threads, bool turns)
 		if (be->profile) {
 			char name[96], shape[96];
 			clock_gettime(CLOCK_MONOTONIC, &t1);
-			log_info("cpu profile: step %zu %s -> %s on %s: %.3f ms", k,
-				 graph_node_name(s->n, name, sizeof(name)),
+			char members[32] = "";
+			if (s->n->chain.members)
+				snprintf(members, sizeof(members), " (+%u chained)",
+					 s->n->chain.n_members - 1);
+			log_info("cpu profile: step %zu %s%s -> %s on %s: %.3f ms", k,
+				 graph_node_name(s->n, name, sizeof(name)), members,
 				 wnn_desc_str(&g->values[s->n->outputs[0]].desc, shape, sizeof(shape)),
 				 s->impl ? s->impl : "C",
 				 (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);

@@ -727,3 +727,207 @@ enum webnn_status cpu_elementwise_prepare(const struct cpu_build *b, struct cpu_
 	s->impl = "C";
 	return WEBNN_STATUS_OK;
 }
+
+/* ---- elementwise chains (graph_chain): the members' kernels one after another on blocks of
+ * CPU_EW_BLOCK elements held in two stack buffers, so an activation like hard-swish written as
+ * add, clamp, mul and div reads its input and writes its output once instead of four times, in
+ * one step. Each member runs the kernel its own step would (the same bits); float16 members
+ * round their block to float16 and back after each member, as their own steps would store it. */
+
+/* Where a member's operand comes from: the block the previous member wrote, or a value beside
+ * the chain (the chain's shape, or one element broadcast). */
+struct chain_operand {
+	bool chained;
+	uint32_t value;
+	int contig; /* side value: 1 same shape, 0 one element */
+};
+
+struct chain_op {
+	struct ew_plan pl; /* options (alpha, beta, clamp bounds) and kernel */
+	bool binary;
+	struct chain_operand in[2];
+};
+
+struct chain_plan {
+	uint64_t count;
+	size_t es;         /* bytes of an element of the chain's type */
+	bool half;         /* float16: float32 blocks, rounded through float16 after each member */
+	uint32_t out_id;
+	uint32_t n_ops;
+	struct chain_op ops[];
+};
+
+bool cpu_joins_chain(const struct graph_ir *g, const struct graph_node *n)
+{
+	(void)g;
+	switch (wnn_ops[n->op].attrs) {
+	case WNN_ATTRS_UNARY:
+		return ew_has_kernel(n->op, n->attrs.unary.type);
+	case WNN_ATTRS_BINARY:
+		return ew_has_kernel(n->op, n->attrs.binary.type);
+	case WNN_ATTRS_CLAMP:
+		return n->attrs.clamp.type > WNN_DT_NONE && n->attrs.clamp.type < WNN_DT_COUNT;
+	default:
+		return false;
+	}
+}
+
+/* Float16 values beside the chain are converted per block into this scratch. */
+struct chain_block {
+	_Alignas(64) uint8_t buf[2][CPU_EW_BLOCK * 8];
+	_Alignas(64) float side[2][CPU_EW_BLOCK];
+	_Alignas(64) uint16_t half[CPU_EW_BLOCK];
+};
+
+static const void *chain_side(const struct chain_plan *cp, const struct chain_operand *o,
+			      void *const *bufs, uint64_t at, uint64_t m, float *conv)
+{
+	const uint8_t *base = bufs[o->value];
+	uint64_t n = o->contig ? m : 1, off = o->contig ? at : 0;
+	if (!cp->half)
+		return base + off * cp->es;
+	cpu_half_to_float(conv, (const uint16_t *)base + off, n);
+	return conv;
+}
+
+static void chain_block_run(const struct chain_plan *cp, void *const *bufs, uint64_t at,
+			    uint64_t m, struct chain_block *blk)
+{
+	const void *cur = NULL;
+	for (uint32_t k = 0; k < cp->n_ops; k++) {
+		const struct chain_op *op = &cp->ops[k];
+		bool last = k + 1 == cp->n_ops;
+		void *dst = last && !cp->half ? (uint8_t *)bufs[cp->out_id] + at * cp->es
+					     : blk->buf[k & 1];
+		const void *in[2];
+		int contig[2];
+		for (int j = 0; j < (op->binary ? 2 : 1); j++) {
+			const struct chain_operand *o = &op->in[j];
+			in[j] = o->chained ? cur : chain_side(cp, o, bufs, at, m, blk->side[j]);
+			contig[j] = o->chained ? 1 : o->contig;
+		}
+		if (op->binary)
+			op->pl.bin(in[0], in[1], dst, m, contig[0], contig[1]);
+		else
+			op->pl.un(in[0], dst, m, &op->pl);
+		if (cp->half) {
+			/* stored as the member's own step would store it */
+			cpu_float_to_half(last ? (uint16_t *)bufs[cp->out_id] + at : blk->half,
+					  dst, m);
+			if (!last)
+				cpu_half_to_float(dst, blk->half, m);
+		}
+		cur = dst;
+	}
+}
+
+static enum webnn_status chain_run(const struct cpu_step *s, void *const *bufs,
+				   const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	const struct chain_plan *cp = s->priv;
+	uint64_t count = cp->count;
+	int nt = x->threads > 1 ? x->threads : 1;
+	(void)diag;
+#pragma omp parallel num_threads(nt) if (nt > 1 && count >= CPU_EW_PAR_MIN)
+	{
+		struct chain_block blk;
+		uint64_t b, e;
+		cpu_ew_split(count, omp_get_thread_num(), omp_get_num_threads(), &b, &e);
+		for (uint64_t at = b; at < e; at += CPU_EW_BLOCK)
+			chain_block_run(cp, bufs, at, e - at < CPU_EW_BLOCK ? e - at : CPU_EW_BLOCK,
+					&blk);
+	}
+	return WEBNN_STATUS_OK;
+}
+
+/* The type a chainable member computes in (and writes: chainable nodes keep their type). */
+static enum wnn_dtype chain_member_type(const struct graph_node *n)
+{
+	switch (wnn_ops[n->op].attrs) {
+	case WNN_ATTRS_UNARY:
+		return n->attrs.unary.type;
+	case WNN_ATTRS_BINARY:
+		return n->attrs.binary.type;
+	default:
+		return n->attrs.clamp.type;
+	}
+}
+
+/* One member's operand k (value v) given the value the previous member wrote. */
+static struct chain_operand chain_operand_of(const struct graph_ir *g, uint32_t v, uint32_t prev,
+					     uint64_t count)
+{
+	uint64_t n = 0;
+	if (v == prev)
+		return (struct chain_operand){ .chained = true, .value = v, .contig = 1 };
+	wnn_desc_count(&g->values[v].desc, &n);
+	return (struct chain_operand){ .value = v, .contig = n == count && count != 1 ? 1 : 0 };
+}
+
+enum webnn_status cpu_chain_prepare(const struct cpu_build *b, struct cpu_step *s,
+				    struct wnn_diag *diag)
+{
+	const struct graph_node *head = s->n;
+	const struct graph_ir *g = b->g;
+	const struct graph_chain *c = &head->chain;
+	const struct graph_node *tail = &g->nodes[c->members[c->n_members - 1]];
+	char name[96];
+	struct chain_plan *cp = calloc(1, sizeof *cp + c->n_members * sizeof cp->ops[0]);
+	if (!cp)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
+				    graph_node_name(head, name, sizeof name));
+	const struct wnn_desc *od = &g->values[tail->outputs[0]].desc;
+	enum wnn_dtype t = od->type;
+	wnn_desc_count(od, &cp->count);
+	cp->es = wnn_dtype_size(t);
+	cp->half = t == WNN_F16;
+	cp->out_id = tail->outputs[0];
+	cp->n_ops = c->n_members;
+	uint32_t prev = GRAPH_NONE;
+	for (uint32_t k = 0; k < c->n_members; k++) {
+		const struct graph_node *n = &g->nodes[c->members[k]];
+		struct chain_op *op = &cp->ops[k];
+		const union wnn_attrs *at = &n->attrs;
+		if (!cpu_joins_chain(g, n) || chain_member_type(n) != t) {
+			/* the passes asked cpu_joins_chain: this is their bug, not the client's */
+			free(cp);
+			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+					    "cpu: %s was chained without a kernel for it",
+					    graph_node_name(n, name, sizeof name));
+		}
+		switch (wnn_ops[n->op].attrs) {
+		case WNN_ATTRS_BINARY:
+			op->binary = true;
+			op->pl.bin = ew_bin[n->op][ew_kernel_type(t)];
+			op->in[0] = chain_operand_of(g, at->binary.a, prev, cp->count);
+			op->in[1] = chain_operand_of(g, at->binary.b, prev, cp->count);
+			break;
+		case WNN_ATTRS_UNARY:
+			op->pl.un = ew_un[n->op][ew_kernel_type(t)];
+			op->pl.alpha = at->unary.alpha;
+			op->pl.beta = at->unary.beta;
+			op->in[0] = chain_operand_of(g, at->unary.input, prev, cp->count);
+			break;
+		default: /* clamp */
+			op->pl.un = ew_clamp[ew_kernel_type(t)];
+			op->pl.fmin = at->clamp.min;
+			op->pl.fmax = at->clamp.max;
+			op->pl.imin = at->clamp.min_i;
+			op->pl.imax = at->clamp.max_i;
+			op->pl.umin = at->clamp.min_u;
+			op->pl.umax = at->clamp.max_u;
+			op->in[0] = chain_operand_of(g, at->clamp.input, prev, cp->count);
+		}
+		prev = n->outputs[0];
+	}
+	/* a chain may have thousands of members: its plan is charged like the steps it replaces */
+	if (b->owned_bytes)
+		atomic_fetch_add_explicit(b->owned_bytes,
+					  sizeof *cp + c->n_members * sizeof cp->ops[0],
+					  memory_order_relaxed);
+	s->priv = cp;
+	s->destroy = ew_destroy;
+	s->run = chain_run;
+	s->impl = "C chain";
+	return WEBNN_STATUS_OK;
+}

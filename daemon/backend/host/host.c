@@ -180,28 +180,54 @@ enum webnn_status host_values_init(struct host_values *hv, const struct graph_ir
 	return WEBNN_STATUS_OK;
 }
 
+/* Whether v is written by a member of the chain before member k. */
+static bool made_in_chain(const struct graph_ir *g, const struct graph_chain *c, uint32_t k,
+			  uint32_t v)
+{
+	for (uint32_t m = 0; m < k; m++) {
+		const struct graph_node *p = &g->nodes[c->members[m]];
+		for (uint32_t j = 0; j < p->n_outputs; j++)
+			if (p->outputs[j] == v)
+				return true;
+	}
+	return false;
+}
+
 enum webnn_status host_values_check_node(const struct host_values *hv, uint32_t index,
 					 struct wnn_diag *diag)
 {
 	const struct graph_ir *g = hv->g;
-	const struct graph_node *n = &g->nodes[index];
+	const struct graph_node *head = &g->nodes[index];
+	/* an elementwise chain reads what its members read from outside it and writes only its
+	 * last member's output */
+	const struct graph_chain one = { .members = &index, .n_members = 1 };
+	const struct graph_chain *c = head->chain.members ? &head->chain : &one;
 	char name[96];
-	for (uint32_t j = 0; j < n->n_inputs; j++) {
-		uint32_t v = n->inputs[j];
-		enum host_source src = v < g->n_values ? hv->src[v] : HOST_SRC_NONE;
-		bool computed = src == HOST_SRC_OUTPUT || src == HOST_SRC_BUFFER;
-		bool has_data = computed ? g->values[v].producer < index
-					 : src != HOST_SRC_NONE && src != HOST_SRC_ALIAS;
-		if (!has_data)
-			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
-					    "%s: input operand %u has no data (not an input, constant "
-					    "or earlier result)", graph_node_name(n, name, sizeof(name)),
-					    v);
+	for (uint32_t k = 0; k < c->n_members; k++) {
+		const struct graph_node *n = &g->nodes[c->members[k]];
+		for (uint32_t j = 0; j < n->n_inputs; j++) {
+			uint32_t v = n->inputs[j];
+			if (made_in_chain(g, c, k, v))
+				continue;
+			enum host_source src = v < g->n_values ? hv->src[v] : HOST_SRC_NONE;
+			bool computed = src == HOST_SRC_OUTPUT || src == HOST_SRC_BUFFER;
+			uint32_t at = computed ? g->values[v].producer : GRAPH_NONE;
+			if (at != GRAPH_NONE && g->nodes[at].state == GRAPH_NODE_FUSED)
+				at = g->nodes[at].fused_into;
+			bool has_data = computed ? at < index
+						 : src != HOST_SRC_NONE && src != HOST_SRC_ALIAS;
+			if (!has_data)
+				return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+						    "%s: input operand %u has no data (not an input, "
+						    "constant or earlier result)",
+						    graph_node_name(n, name, sizeof(name)), v);
+		}
 	}
+	const struct graph_node *n = &g->nodes[c->members[c->n_members - 1]];
 	for (uint32_t j = 0; j < n->n_outputs; j++) {
 		uint32_t v = n->outputs[j];
 		enum host_source src = v < g->n_values ? hv->src[v] : HOST_SRC_NONE;
-		if (v >= g->n_values || g->values[v].producer != index ||
+		if (v >= g->n_values || g->values[v].producer != c->members[c->n_members - 1] ||
 		    (src != HOST_SRC_OUTPUT && src != HOST_SRC_BUFFER && src != HOST_SRC_ALIAS))
 			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
 					    "%s: output operand %u has no storage in the memory plan",

@@ -55,7 +55,8 @@ uint64_t host_values_bytes(const struct host_values *hv);
 enum webnn_status host_values_init(struct host_values *hv, const struct graph_ir *g,
 				   bool alias_epilogues, const char *who, struct wnn_diag *diag);
 void host_values_fini(struct host_values *hv);
-/* Every value live node `index` reads has bytes when it runs, every value it writes a place. */
+/* Every value live node `index` reads has bytes when it runs, every value it writes a place
+ * (for a chain head: what its members read from outside the chain, and the last one's output). */
 enum webnn_status host_values_check_node(const struct host_values *hv, uint32_t index,
 					 struct wnn_diag *diag);
 /* Points the graph's inputs and outputs at the tensors of this run (and aliases after them). */

@@ -44,6 +44,8 @@ void ocl_caps(struct backend_context *ctx, struct graph_caps *caps)
 	caps->epilogues = true;
 	caps->elementwise_chains = true;
 	caps->writes_concat_slice = writes_concat_slice;
+	caps->fold_scale_shift = true;
+	caps->rewrite_pow = true;
 }
 
 bool ocl_supports(enum wnn_op op, enum wnn_dtype t)

@@ -1,0 +1,669 @@
+/* Small-graph passes on the cpu backend: scale/shift folded into weights, pow as multiplication, batchNormalization in the backend's layout, elementwise chains as one step; numerics against the reference backend. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/backend/cpu/cpu.h"
+#include "daemon/graph/passes.h"
+#include "tests/graphs.h"
+#include "tests/models.h"
+#include "tests/test.h"
+
+/* ---- building graphs whose operation messages live as long as the builder */
+
+union sb_msg {
+	Webnn__Ipc__ElementwiseUnary unary;
+	Webnn__Ipc__ElementwiseBinary binary;
+	Webnn__Ipc__Clamp clamp;
+	Webnn__Ipc__Conv2d conv;
+	Webnn__Ipc__ConvTranspose2d convt;
+	Webnn__Ipc__BatchNormalization bn;
+	Webnn__Ipc__Gemm gemm;
+	Webnn__Ipc__Matmul matmul;
+	Webnn__Ipc__Pool2d pool;
+};
+
+struct sb {
+	struct tg_graph t;
+	Webnn__Ipc__Operation ops[TG_MAX_OPS];
+	union sb_msg msgs[TG_MAX_OPS];
+	uint32_t ids[TG_MAX_OPS][8];
+	Webnn__Ipc__Number numbers[TG_MAX_OPS][2];
+	int n;
+	uint64_t seed;
+	struct wnn_diag diag;
+};
+
+static struct sb *sb_new(void)
+{
+	struct sb *b = calloc(1, sizeof *b);
+	ASSERT(b);
+	tg_init(&b->t);
+	b->seed = 1;
+	return b;
+}
+
+static void sb_free(struct sb *b)
+{
+	tg_free(&b->t);
+	free(b);
+}
+
+static uint32_t sb_add(struct sb *b, enum wnn_op which)
+{
+	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+	b->ops[b->n] = o;
+	tg_set_op(&b->ops[b->n], which, &b->msgs[b->n]);
+	uint32_t out = tg_next(&b->t);
+	ASSERT_MSG(tg_op(&b->t, &b->ops[b->n], &b->diag) == WEBNN_STATUS_OK, "%s: %s",
+		   wnn_ops[which].name, b->diag.message);
+	b->n++;
+	return out;
+}
+
+static uint32_t sb_unary(struct sb *b, enum wnn_op which, uint32_t x)
+{
+	Webnn__Ipc__ElementwiseUnary m = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].unary = m;
+	return sb_add(b, which);
+}
+
+static uint32_t sb_binary(struct sb *b, enum wnn_op which, uint32_t x, uint32_t y)
+{
+	Webnn__Ipc__ElementwiseBinary m = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+	m.a = x;
+	m.b = y;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].binary = m;
+	return sb_add(b, which);
+}
+
+static uint32_t sb_clamp(struct sb *b, uint32_t x, double lo, double hi)
+{
+	Webnn__Ipc__Clamp m = WEBNN__IPC__CLAMP__INIT;
+	Webnn__Ipc__Number num = WEBNN__IPC__NUMBER__INIT;
+	num.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+	b->numbers[b->n][0] = b->numbers[b->n][1] = num;
+	b->numbers[b->n][0].f = lo;
+	b->numbers[b->n][1].f = hi;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	m.min_value = &b->numbers[b->n][0];
+	m.max_value = &b->numbers[b->n][1];
+	b->msgs[b->n].clamp = m;
+	return sb_add(b, WNN_OP_CLAMP);
+}
+
+/* A float32 constant of seeded values in [lo, hi]. */
+static uint32_t sb_const(struct sb *b, uint32_t rank, const uint32_t *dims, double lo, double hi)
+{
+	struct wnn_desc d = { .type = WNN_F32, .rank = rank };
+	if (rank)
+		memcpy(d.dims, dims, rank * sizeof *dims);
+	float *data = malloc(tg_bytes(&d) + 4);
+	ASSERT(data);
+	tg_random(data, WNN_F32, tg_bytes(&d) / 4, b->seed++, lo, hi);
+	uint32_t id = tg_constant(&b->t, WNN_F32, rank, dims, data);
+	free(data);
+	return id;
+}
+
+static uint32_t sb_scalar(struct sb *b, enum wnn_dtype t, double v)
+{
+	uint8_t bytes[8];
+	tg_pack(bytes, t, &v, 1);
+	return tg_constant(&b->t, t, 0, NULL, bytes);
+}
+
+/* 3x3 convolution with padding 1, optional bias: NCHW with an OIHW filter or NHWC with OHWI. */
+static uint32_t sb_conv(struct sb *b, uint32_t x, uint32_t filter, uint32_t bias, bool nhwc)
+{
+	Webnn__Ipc__Conv2d m = WEBNN__IPC__CONV2D__INIT;
+	for (int k = 0; k < 4; k++)
+		b->ids[b->n][k] = 1;
+	m.input = x;
+	m.filter = filter;
+	m.has_bias = bias != GRAPH_NONE;
+	m.bias = bias != GRAPH_NONE ? bias : 0;
+	m.n_padding = 4;
+	m.padding = b->ids[b->n];
+	m.output = tg_next(&b->t);
+	m.has_input_layout = 1;
+	m.input_layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
+	m.has_filter_layout = nhwc;
+	m.filter_layout = nhwc ? WEBNN__IPC__CONV2D_FILTER_LAYOUT__OHWI
+			       : WEBNN__IPC__CONV2D_FILTER_LAYOUT__OIHW;
+	b->msgs[b->n].conv = m;
+	return sb_add(b, WNN_OP_CONV2D);
+}
+
+/* 2x2 transposed convolution with stride 2 (IOHW filter), NCHW. */
+static uint32_t sb_convt(struct sb *b, uint32_t x, uint32_t filter, uint32_t groups)
+{
+	Webnn__Ipc__ConvTranspose2d m = WEBNN__IPC__CONV_TRANSPOSE2D__INIT;
+	m.has_groups = 1;
+	m.groups = groups;
+	b->ids[b->n][0] = b->ids[b->n][1] = 2;
+	m.input = x;
+	m.filter = filter;
+	m.n_strides = 2;
+	m.strides = b->ids[b->n];
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].convt = m;
+	return sb_add(b, WNN_OP_CONV_TRANSPOSE2D);
+}
+
+static uint32_t sb_bn(struct sb *b, uint32_t x, uint32_t axis, uint32_t channels, bool scale,
+		      bool bias)
+{
+	Webnn__Ipc__BatchNormalization m = WEBNN__IPC__BATCH_NORMALIZATION__INIT;
+	m.input = x;
+	m.mean = sb_const(b, 1, &channels, -2, 2);
+	m.variance = sb_const(b, 1, &channels, 0.1, 3);
+	if (scale)
+		m.has_scale = 1, m.scale = sb_const(b, 1, &channels, -2, 2);
+	if (bias)
+		m.has_bias = 1, m.bias = sb_const(b, 1, &channels, -1, 1);
+	m.has_axis = 1;
+	m.axis = axis;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].bn = m;
+	return sb_add(b, WNN_OP_BATCH_NORMALIZATION);
+}
+
+static uint32_t sb_gemm(struct sb *b, uint32_t x, uint32_t y, uint32_t c, bool b_transpose)
+{
+	Webnn__Ipc__Gemm m = WEBNN__IPC__GEMM__INIT;
+	m.a = x;
+	m.b = y;
+	if (c != GRAPH_NONE)
+		m.has_c = 1, m.c = c, m.has_beta = 1, m.beta = 0.5;
+	m.has_b_transpose = b_transpose;
+	m.b_transpose = b_transpose;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].gemm = m;
+	return sb_add(b, WNN_OP_GEMM);
+}
+
+static uint32_t sb_matmul(struct sb *b, uint32_t x, uint32_t y)
+{
+	Webnn__Ipc__Matmul m = WEBNN__IPC__MATMUL__INIT;
+	m.a = x;
+	m.b = y;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].matmul = m;
+	return sb_add(b, WNN_OP_MATMUL);
+}
+
+/* global average pooling, NCHW */
+static uint32_t sb_global_pool(struct sb *b, uint32_t x)
+{
+	Webnn__Ipc__Pool2d m = WEBNN__IPC__POOL2D__INIT;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].pool = m;
+	return sb_add(b, WNN_OP_AVERAGE_POOL2D);
+}
+
+/* hardSigmoid with alpha 1/6, beta 0.5 (how hard-swish's gate is often exported) */
+static uint32_t sb_hard_sigmoid(struct sb *b, uint32_t x)
+{
+	Webnn__Ipc__ElementwiseUnary m = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	m.has_alpha = m.has_beta = 1;
+	m.alpha = 1.0 / 6;
+	m.beta = 0.5;
+	b->msgs[b->n].unary = m;
+	return sb_add(b, WNN_OP_HARD_SIGMOID);
+}
+
+/* hard-swish as exporters write it: x * clamp(x + 3, 0, 6) / 6 (four operations). */
+static uint32_t sb_hard_swish4(struct sb *b, uint32_t x, enum wnn_dtype t)
+{
+	uint32_t three = sb_scalar(b, t, 3), six = sb_scalar(b, t, 6);
+	uint32_t y = sb_clamp(b, sb_binary(b, WNN_OP_ADD, x, three), 0, 6);
+	return sb_binary(b, WNN_OP_DIV, sb_binary(b, WNN_OP_MUL, x, y), six);
+}
+
+static struct graph_ir *sb_finish(struct sb *b)
+{
+	const struct graph_ir *g = tg_finish(&b->t, &b->diag);
+	ASSERT_MSG(g, "tg_finish: %s", b->diag.message);
+	return (struct graph_ir *)g;
+}
+
+/* ---- what the cpu backend's passes make of a graph */
+
+struct sb_shape {
+	uint32_t live, transposes, chains, live_bn, folded;
+	uint32_t live_op[WNN_OP_COUNT];
+};
+
+static void sb_optimised(const struct graph_ir *g, struct sb_shape *s)
+{
+	struct graph_ir *c = graph_clone(g);
+	ASSERT(c);
+	struct wnn_diag diag = { 0 };
+	ASSERT_MSG(tg_optimize(c, &backend_cpu, NULL, &diag) == WEBNN_STATUS_OK, "optimise: %s",
+		   diag.message);
+	memset(s, 0, sizeof *s);
+	for (uint32_t i = 0; i < c->n_nodes; i++) {
+		const struct graph_node *n = &c->nodes[i];
+		s->folded += n->state == GRAPH_NODE_FOLDED;
+		if (n->state != GRAPH_NODE_LIVE)
+			continue;
+		s->live++;
+		s->live_op[n->op]++;
+		s->transposes += n->op == WNN_OP_TRANSPOSE;
+		s->chains += n->chain.members != NULL;
+		s->live_bn += n->op == WNN_OP_BATCH_NORMALIZATION;
+	}
+	graph_destroy(c);
+}
+
+/* ---- running on both backends */
+
+static struct backend *sb_cpu(int threads)
+{
+	struct backend *be = NULL;
+	struct wnn_diag diag = { 0 };
+	struct backend_options opts = { .threads = threads };
+	ASSERT_MSG(backend_cpu.init(&opts, &be, &diag) == WEBNN_STATUS_OK, "cpu backend: %s",
+		   diag.message);
+	return be;
+}
+
+/* Runs g (its inputs seeded in [lo, hi]) on the reference backend as built and on the cpu
+ * backend after its passes; output 0 must agree within ulp or atol + rtol * |ref|. */
+static void sb_compare(struct backend *be, const struct graph_ir *g, double lo, double hi,
+		       double ulp, double atol, double rtol, const char *label)
+{
+	void *in[TG_MAX_OPERANDS] = { 0 }, *ref = NULL, *out = NULL;
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		const struct wnn_desc *d = &g->values[g->inputs[i]].desc;
+		uint64_t count = 1;
+		wnn_desc_count(d, &count);
+		in[i] = malloc(tg_bytes(d) + 8);
+		ASSERT(in[i]);
+		tg_random(in[i], d->type, count, 1000 + i, lo, hi);
+	}
+	const struct wnn_desc *od = &g->values[g->outputs[0]].desc;
+	uint64_t count = 1;
+	wnn_desc_count(od, &count);
+	ref = calloc(1, tg_bytes(od) + 8);
+	out = calloc(1, tg_bytes(od) + 8);
+	ASSERT(ref && out);
+	void *refs[TG_MAX_OPERANDS] = { ref }, *outs[TG_MAX_OPERANDS] = { out };
+	struct wnn_diag diag = { 0 };
+	ASSERT_MSG(tg_run(&backend_reference, NULL, g, (const void *const *)in, refs, &diag) ==
+			   WEBNN_STATUS_OK,
+		   "%s: reference: %s", label, diag.message);
+	wnn_diag_clear(&diag);
+	ASSERT_MSG(tg_run(&backend_cpu, be, g, (const void *const *)in, outs, &diag) ==
+			   WEBNN_STATUS_OK,
+		   "%s: cpu: %s", label, diag.message);
+	char msg[256];
+	ASSERT_MSG(tg_compare(out, ref, od->type, count, ulp, atol, rtol, msg, sizeof msg),
+		   "%s: %s", label, msg);
+	for (size_t i = 0; i < TG_MAX_OPERANDS; i++)
+		free(in[i]);
+	free(ref);
+	free(out);
+}
+
+/* ---- scale/shift folding */
+
+/* conv2d (NCHW, as ONNX exports it) -> batchNormalization -> hard-swish in four operations: the
+ * cpu backend's graph is a transpose in, the convolution with the normalization in its weights,
+ * the activation as one chain step, a transpose out. */
+TEST_TIMEOUT(graph_fold_batchnorm_into_conv, 120)
+{
+	struct sb *b = sb_new();
+	uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 4, 7, 6 });
+	uint32_t w = sb_const(b, 4, (uint32_t[]){ 8, 4, 3, 3 }, -0.5, 0.5);
+	uint32_t y = sb_bn(b, sb_conv(b, x, w, GRAPH_NONE, false), 1, 8, true, true);
+	sb_hard_swish4(b, y, WNN_F32);
+	struct graph_ir *g = sb_finish(b);
+	struct sb_shape s;
+	sb_optimised(g, &s);
+	ASSERT_EQ(s.live_bn, 0u);
+	ASSERT_EQ(s.folded, 1u);
+	ASSERT_EQ(s.live_op[WNN_OP_CONV2D], 1u);
+	ASSERT_EQ(s.chains, 1u);
+	ASSERT_EQ(s.transposes, 2u);
+	ASSERT_EQ(s.live, 4u);
+	struct backend *be = sb_cpu(2);
+	sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "conv+batchNormalization+hard-swish");
+	backend_cpu.shutdown(be);
+	sb_free(b);
+}
+
+/* The same fold after convTranspose2d, gemm (with a per-column C, B transposed) and matmul (a
+ * scale only: it has no bias), and constant mul/add/sub after a conv2d with a bias in NHWC. */
+TEST_TIMEOUT(graph_fold_scale_shift_producers, 120)
+{
+	struct backend *be = sb_cpu(2);
+	struct sb_shape s;
+	{
+		struct sb *b = sb_new();
+		/* two groups: output channel (ic / 2) * 3 + o of filter element (ic, o, y, x) */
+		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 2, 4, 4, 5 });
+		uint32_t w = sb_const(b, 4, (uint32_t[]){ 4, 3, 2, 2 }, -1, 1);
+		sb_bn(b, sb_convt(b, x, w, 2), 1, 6, false, true);
+		struct graph_ir *g = sb_finish(b);
+		sb_optimised(g, &s);
+		ASSERT_EQ(s.live_bn, 0u);
+		ASSERT_EQ(s.live_op[WNN_OP_CONV_TRANSPOSE2D], 1u);
+		sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "convTranspose2d+batchNormalization");
+		sb_free(b);
+	}
+	{
+		struct sb *b = sb_new();
+		uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 5, 7 });
+		uint32_t w = sb_const(b, 2, (uint32_t[]){ 9, 7 }, -1, 1);
+		uint32_t c = sb_const(b, 1, (uint32_t[]){ 9 }, -1, 1);
+		sb_bn(b, sb_gemm(b, x, w, c, true), 1, 9, true, true);
+		struct graph_ir *g = sb_finish(b);
+		sb_optimised(g, &s);
+		ASSERT_EQ(s.live, 1u);
+		ASSERT_EQ(s.live_op[WNN_OP_GEMM], 1u);
+		sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "gemm+batchNormalization");
+		sb_free(b);
+	}
+	{
+		struct sb *b = sb_new();
+		uint32_t x = tg_input(&b->t, WNN_F32, 3, (uint32_t[]){ 2, 3, 5 });
+		uint32_t w = sb_const(b, 2, (uint32_t[]){ 5, 4 }, -1, 1);
+		uint32_t k = sb_const(b, 1, (uint32_t[]){ 4 }, -2, 2);
+		sb_binary(b, WNN_OP_MUL, k, sb_matmul(b, x, w));
+		struct graph_ir *g = sb_finish(b);
+		sb_optimised(g, &s);
+		ASSERT_EQ(s.live, 1u);
+		sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "matmul*scale");
+		sb_free(b);
+	}
+	{
+		struct sb *b = sb_new();
+		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 5, 5, 4 });
+		/* an OHWI filter: the scale goes along its first axis, read through its strides */
+		uint32_t w = sb_const(b, 4, (uint32_t[]){ 6, 3, 3, 4 }, -0.5, 0.5);
+		uint32_t bias = sb_const(b, 1, (uint32_t[]){ 6 }, -1, 1);
+		uint32_t k = sb_const(b, 3, (uint32_t[]){ 1, 1, 6 }, -2, 2);
+		uint32_t sh = sb_const(b, 1, (uint32_t[]){ 6 }, -1, 1);
+		uint32_t y = sb_binary(b, WNN_OP_MUL, sb_conv(b, x, w, bias, true), k);
+		y = sb_binary(b, WNN_OP_ADD, y, sh);
+		sb_binary(b, WNN_OP_SUB, y, sb_scalar(b, WNN_F32, 0.25));
+		struct graph_ir *g = sb_finish(b);
+		sb_optimised(g, &s);
+		ASSERT_EQ(s.live, 1u);
+		ASSERT_EQ(s.folded, 3u);
+		sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "conv2d(bias)*k+shift-0.25");
+		sb_free(b);
+	}
+	backend_cpu.shutdown(be);
+}
+
+/* What must not fold: a producer whose output has another reader, a normalization along another
+ * axis, a subtrahend that is the conv's output, float16. */
+TEST_TIMEOUT(graph_fold_scale_shift_limits, 120)
+{
+	struct backend *be = sb_cpu(2);
+	struct sb_shape s;
+	{
+		struct sb *b = sb_new();
+		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 4 });
+		uint32_t w = sb_const(b, 4, (uint32_t[]){ 3, 3, 3, 3 }, -1, 1);
+		uint32_t y = sb_conv(b, x, w, GRAPH_NONE, false);
+		uint32_t z = sb_bn(b, y, 1, 3, true, true);
+		sb_binary(b, WNN_OP_ADD, z, y);
+		struct graph_ir *g = sb_finish(b);
+		sb_optimised(g, &s);
+		ASSERT_EQ(s.folded, 0u);
+		ASSERT_EQ(s.live_bn, 1u);
+		/* the normalization runs in NHWC beside the conv: one transpose in, one out */
+		ASSERT_EQ(s.transposes, 2u);
+		sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "conv read twice");
+		sb_free(b);
+	}
+	{
+		struct sb *b = sb_new();
+		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 4 });
+		uint32_t w = sb_const(b, 4, (uint32_t[]){ 4, 3, 3, 3 }, -1, 1);
+		sb_bn(b, sb_conv(b, x, w, GRAPH_NONE, false), 2, 4, false, false);
+		struct graph_ir *g = sb_finish(b);
+		sb_optimised(g, &s);
+		ASSERT_EQ(s.folded, 0u);
+		sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "batchNormalization along height");
+		sb_free(b);
+	}
+	{
+		struct sb *b = sb_new();
+		uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 3, 4 });
+		uint32_t w = sb_const(b, 2, (uint32_t[]){ 4, 5 }, -1, 1);
+		sb_binary(b, WNN_OP_SUB, sb_scalar(b, WNN_F32, 1), sb_gemm(b, x, w, GRAPH_NONE, false));
+		struct graph_ir *g = sb_finish(b);
+		sb_optimised(g, &s);
+		ASSERT_EQ(s.folded, 0u);
+		sb_free(b);
+	}
+	backend_cpu.shutdown(be);
+}
+
+/* The cpu backend's own batchNormalization (not folded: its input is a graph input) rounds once,
+ * as the reference does: the WPT case shape [3,3,4,4], axis 3, with a bias was 7 ulp off. */
+TEST_TIMEOUT(cpu_batchnorm_rounds_once, 120)
+{
+	struct backend *be = sb_cpu(2);
+	for (uint32_t axis = 0; axis < 4; axis++) {
+		struct sb *b = sb_new();
+		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 3, 3, 4, 4 });
+		sb_bn(b, x, axis, axis < 2 ? 3 : 4, axis != 1, true);
+		struct graph_ir *g = sb_finish(b);
+		char label[64];
+		snprintf(label, sizeof label, "batchNormalization axis %u", axis);
+		sb_compare(be, g, -100, 100, 1, 0, 0, label);
+		sb_free(b);
+	}
+	backend_cpu.shutdown(be);
+}
+
+/* A squeeze-and-excitation block (MobileNetV3): the activation times a gate [1,C,1,1] computed
+ * from its pooled channels. The gate broadcasts the same in NHWC, so the mul stays there beside
+ * the convolutions: only the graph's input and output are transposed. */
+TEST_TIMEOUT(graph_layout_broadcast_gate_stays_nhwc, 120)
+{
+	struct sb *b = sb_new();
+	uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 8, 6, 6 });
+	uint32_t w1 = sb_const(b, 4, (uint32_t[]){ 8, 8, 3, 3 }, -0.3, 0.3);
+	uint32_t w2 = sb_const(b, 4, (uint32_t[]){ 8, 8, 3, 3 }, -0.3, 0.3);
+	uint32_t w3 = sb_const(b, 4, (uint32_t[]){ 4, 8, 3, 3 }, -0.3, 0.3);
+	uint32_t y = sb_conv(b, x, w1, GRAPH_NONE, false);
+	uint32_t gate = sb_hard_sigmoid(b, sb_conv(b, sb_global_pool(b, y), w2, GRAPH_NONE, false));
+	sb_conv(b, sb_binary(b, WNN_OP_MUL, y, gate), w3, GRAPH_NONE, false);
+	struct graph_ir *g = sb_finish(b);
+	struct sb_shape s;
+	sb_optimised(g, &s);
+	ASSERT_EQ(s.transposes, 2u);
+	struct backend *be = sb_cpu(2);
+	sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "squeeze-and-excitation");
+	backend_cpu.shutdown(be);
+	sb_free(b);
+}
+
+/* ---- pow by small integers */
+
+TEST_TIMEOUT(graph_pow_small_integer_exponent, 120)
+{
+	struct backend *be = sb_cpu(2);
+	static const struct {
+		double e;
+		enum wnn_dtype t;
+		enum wnn_op becomes;
+		double ulp;
+	} cases[] = {
+		{ 2, WNN_F32, WNN_OP_MUL, 0 },	      { 2, WNN_F16, WNN_OP_MUL, 0 },
+		{ -1, WNN_F32, WNN_OP_RECIPROCAL, 0 }, { -1, WNN_F16, WNN_OP_RECIPROCAL, 0 },
+		{ 3, WNN_F32, WNN_OP_MUL, 2 },	      { 4, WNN_F32, WNN_OP_MUL, 2 },
+		{ 2.5, WNN_F32, WNN_OP_POW, 0 },      { 3, WNN_F16, WNN_OP_POW, 0 },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		struct sb *b = sb_new();
+		uint32_t x = tg_input(&b->t, cases[k].t, 2, (uint32_t[]){ 37, 41 });
+		sb_binary(b, WNN_OP_POW, x, sb_scalar(b, cases[k].t, cases[k].e));
+		struct graph_ir *g = sb_finish(b);
+		struct sb_shape s;
+		sb_optimised(g, &s);
+		char label[64];
+		snprintf(label, sizeof label, "pow(%s, %g)", wnn_dtype_name(cases[k].t), cases[k].e);
+		ASSERT_MSG(s.live_op[cases[k].becomes] >= 1 && s.live_op[WNN_OP_POW] ==
+				   (cases[k].becomes == WNN_OP_POW),
+			   "%s: %u pow, %u %s", label, s.live_op[WNN_OP_POW],
+			   s.live_op[cases[k].becomes], wnn_ops[cases[k].becomes].name);
+		/* positive and negative, so that odd powers and reciprocals see both signs */
+		sb_compare(be, g, cases[k].e == 2.5 ? 0 : -3, 3, cases[k].ulp, 0, 0, label);
+		sb_free(b);
+	}
+	backend_cpu.shutdown(be);
+}
+
+/* ---- elementwise chains on the cpu backend */
+
+/* hard-swish in four operations, x * sigmoid(x), hardSigmoid(x) * x and an integer chain: one
+ * step each on the cpu backend, the reference's bits, on both sides of the threading threshold
+ * and the block size, with a float16 chain rounding as its separate steps would. */
+TEST_TIMEOUT(cpu_elementwise_chain_one_step, 300)
+{
+	struct backend *be = sb_cpu(2);
+	static const uint32_t sizes[] = { 1, 513, 70001 };
+	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16 };
+	for (size_t si = 0; si < 3; si++)
+		for (size_t ti = 0; ti < 2; ti++)
+			for (int form = 0; form < 3; form++) {
+				enum wnn_dtype t = types[ti];
+				struct sb *b = sb_new();
+				uint32_t x = tg_input(&b->t, t, 1, &sizes[si]);
+				if (form == 0)
+					sb_hard_swish4(b, x, t);
+				else if (form == 1)
+					sb_binary(b, WNN_OP_MUL, x, sb_unary(b, WNN_OP_SIGMOID, x));
+				else
+					sb_binary(b, WNN_OP_MUL, sb_hard_sigmoid(b, x), x);
+				struct graph_ir *g = sb_finish(b);
+				struct sb_shape s;
+				sb_optimised(g, &s);
+				char label[96];
+				snprintf(label, sizeof label, "form %d %s [%u]", form,
+					 wnn_dtype_name(t), sizes[si]);
+				ASSERT_MSG(s.live == 1 && s.chains == 1, "%s: %u steps, %u chains",
+					   label, s.live, s.chains);
+				sb_compare(be, g, -8, 8, 0, 0, 0, label);
+				sb_free(b);
+			}
+	{
+		struct sb *b = sb_new();
+		uint32_t x = tg_input(&b->t, WNN_I32, 2, (uint32_t[]){ 301, 257 });
+		uint32_t y = tg_input(&b->t, WNN_I32, 2, (uint32_t[]){ 301, 257 });
+		uint32_t z = sb_binary(b, WNN_OP_MUL, sb_binary(b, WNN_OP_ADD, x, y),
+				       sb_scalar(b, WNN_I32, -3));
+		sb_binary(b, WNN_OP_SUB, y, sb_clamp(b, z, -1000, 5000));
+		struct graph_ir *g = sb_finish(b);
+		struct sb_shape s;
+		sb_optimised(g, &s);
+		ASSERT_EQ(s.live, 1u);
+		sb_compare(be, g, -10000, 10000, 0, 0, 0, "int32 chain");
+		sb_free(b);
+	}
+	backend_cpu.shutdown(be);
+}
+
+/* ---- the mobile angle classifier end to end (libwebnn -> webnnd) */
+
+struct ac_run {
+	uint32_t kernels, operations;
+	float out[2];
+};
+
+/* Builds the exported classifier on a fresh webnnd of the backend and runs one seeded input. */
+static void ac_run(const char *backend, struct ac_run *r)
+{
+	const char *const args[] = { "--backend", backend, NULL };
+	struct test_daemon d;
+	test_daemon_start(&d, args);
+	struct webnn_context_options co = WEBNN_CONTEXT_OPTIONS_INIT;
+	char err[512] = "";
+	co.socket_path = d.socket_path;
+	struct model m = { 0 };
+	enum webnn_status st = webnn_context_create(&co, &m.ctx, err, sizeof err);
+	ASSERT_MSG(st == WEBNN_STATUS_OK, "context: %s: %s", webnn_status_name(st), err);
+	MODEL_OK(m.ctx, webnn_builder_create(m.ctx, &m.b), "builder");
+	struct webnn_operand_desc id = { WEBNN_FLOAT32, 4, { 1, 3, 48, 192 } };
+	struct webnn_operand *x;
+	MODEL_OK(m.ctx, webnn_builder_input(m.b, "x", &id, &x), "input");
+	struct webnn_named_operand out = { "y", model_angle_classifier(&m, x, true) };
+	struct webnn_graph *g;
+	MODEL_OK(m.ctx, webnn_builder_build(m.b, &out, 1, &g), "build");
+	webnn_builder_destroy(m.b);
+	struct webnn_graph_stats gs = WEBNN_GRAPH_STATS_INIT;
+	MODEL_OK(m.ctx, webnn_graph_get_stats(g, &gs), "stats");
+	r->kernels = gs.kernels;
+	r->operations = gs.operations;
+	size_t n = 3 * 48 * 192;
+	float *in = malloc(n * sizeof *in);
+	ASSERT(in);
+	tg_random(in, WNN_F32, n, 7, 0, 1);
+	struct webnn_tensor_desc tin = { id, false, true }, tout = { { WEBNN_FLOAT32, 2, { 1, 2 } },
+								     true, false };
+	struct webnn_tensor *ti, *to;
+	MODEL_OK(m.ctx, webnn_context_create_tensor(m.ctx, &tin, &ti), "input tensor");
+	MODEL_OK(m.ctx, webnn_context_create_tensor(m.ctx, &tout, &to), "output tensor");
+	MODEL_OK(m.ctx, webnn_context_write_tensor(m.ctx, ti, in, n * sizeof *in), "write");
+	struct webnn_named_tensor bi = { "x", ti }, bo = { "y", to };
+	MODEL_OK(m.ctx, webnn_context_dispatch(m.ctx, g, &bi, 1, &bo, 1), "dispatch");
+	MODEL_OK(m.ctx, webnn_context_read_tensor(m.ctx, to, r->out, sizeof r->out), "read");
+	free(in);
+	webnn_tensor_destroy(ti);
+	webnn_tensor_destroy(to);
+	webnn_graph_destroy(g);
+	webnn_context_destroy(m.ctx);
+	test_daemon_stop(&d);
+}
+
+/* 35 conv + batchNormalization + hard-swish (in four operations) pairs, as the classifier of
+ * issue 19 is exported: on the cpu backend every normalization folds into its conv, every
+ * hard-swish is one chain step, and the only transposes are the input's (NCHW to NHWC) and the
+ * pooled features' (before the reshape, which reads the client's layout). */
+TEST_TIMEOUT(small_graphs_angle_classifier, 300)
+{
+	struct ac_run cpu, ref;
+	ac_run("cpu", &cpu);
+	ac_run("reference", &ref);
+	/* conv, batchNormalization, add, clamp, mul, div per pair; pool, reshape, gemm, softmax */
+	ASSERT_EQ(cpu.operations, 6u * MODEL_ANGLE_CONVS + 4);
+	/* a conv and a chain per pair; two transposes; pool, reshape, gemm, softmax */
+	ASSERT_EQ(cpu.kernels, 2u * MODEL_ANGLE_CONVS + 2 + 4);
+	printf("  cpu: %u steps for %u operations; p = %.6f %.6f (reference %.6f %.6f)\n",
+	       cpu.kernels, cpu.operations, cpu.out[0], cpu.out[1], ref.out[0], ref.out[1]);
+	for (int k = 0; k < 2; k++)
+		ASSERT_MSG(fabsf(cpu.out[k] - ref.out[k]) <= 1e-5f + 1e-4f * fabsf(ref.out[k]),
+			   "class %d: cpu %.9g, reference %.9g", k, cpu.out[k], ref.out[k]);
+}
+
+/* The same graph on the OpenCL backend, which folds the normalizations the same way. */
+TEST_TIMEOUT(small_graphs_angle_classifier_opencl, 600)
+{
+	if (!test_have_opencl())
+		SKIP("no OpenCL platform");
+	struct ac_run ocl, ref;
+	ac_run("opencl", &ocl);
+	ac_run("reference", &ref);
+	printf("  opencl: %u steps for %u operations\n", ocl.kernels, ocl.operations);
+	/* as on the cpu backend: a conv and a chain per pair, two transposes, the head */
+	ASSERT_EQ(ocl.kernels, 2u * MODEL_ANGLE_CONVS + 2 + 4);
+	for (int k = 0; k < 2; k++)
+		ASSERT_MSG(fabsf(ocl.out[k] - ref.out[k]) <= 1e-5f + 1e-4f * fabsf(ref.out[k]),
+			   "class %d: opencl %.9g, reference %.9g", k, ocl.out[k], ref.out[k]);
+}
