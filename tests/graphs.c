@@ -3,6 +3,7 @@
 
 #include "client/tools/common/compare.h"
 #include "daemon/graph/passes.h"
+#include "tests/test.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -403,4 +404,69 @@ bool tg_compare_values(const void *actual, enum wnn_dtype t, const double *expec
 	bool ok = tg_compare(actual, e, t, n, ulp, atol, 0, msg, len);
 	free(e);
 	return ok;
+}
+
+/* ---- the builder that owns its operation messages */
+
+struct tg_builder *tb_new(void)
+{
+	struct tg_builder *b = calloc(1, sizeof *b);
+	ASSERT(b);
+	tg_init(&b->t);
+	b->seed = 1;
+	return b;
+}
+
+void tb_free(struct tg_builder *b)
+{
+	tg_free(&b->t);
+	free(b);
+}
+
+uint32_t tb_add(struct tg_builder *b, enum wnn_op which)
+{
+	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+	ASSERT_MSG(b->n < TG_MAX_OPS, "more than %d operations", TG_MAX_OPS);
+	b->ops[b->n] = o;
+	tg_set_op(&b->ops[b->n], which, &b->msgs[b->n]);
+	uint32_t out = tg_next(&b->t);
+	ASSERT_MSG(tg_op(&b->t, &b->ops[b->n], &b->diag) == WEBNN_STATUS_OK, "%s: %s",
+		   wnn_ops[which].name, b->diag.message);
+	b->n++;
+	return out;
+}
+
+uint32_t tb_unary(struct tg_builder *b, enum wnn_op which, uint32_t x)
+{
+	Webnn__Ipc__ElementwiseUnary m = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].unary = m;
+	return tb_add(b, which);
+}
+
+uint32_t tb_binary(struct tg_builder *b, enum wnn_op which, uint32_t x, uint32_t y)
+{
+	Webnn__Ipc__ElementwiseBinary m = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+	m.a = x;
+	m.b = y;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].binary = m;
+	return tb_add(b, which);
+}
+
+uint32_t tb_clamp(struct tg_builder *b, uint32_t x, double lo, double hi)
+{
+	Webnn__Ipc__Clamp m = WEBNN__IPC__CLAMP__INIT;
+	Webnn__Ipc__Number num = WEBNN__IPC__NUMBER__INIT;
+	num.value_case = WEBNN__IPC__NUMBER__VALUE_F;
+	b->numbers[b->n][0] = b->numbers[b->n][1] = num;
+	b->numbers[b->n][0].f = lo;
+	b->numbers[b->n][1].f = hi;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	m.min_value = &b->numbers[b->n][0];
+	m.max_value = &b->numbers[b->n][1];
+	b->msgs[b->n].clamp = m;
+	return tb_add(b, WNN_OP_CLAMP);
 }

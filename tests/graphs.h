@@ -63,6 +63,42 @@ void tg_output(struct tg_graph *t, uint32_t id);
  * wnn_graph_validate on it. NULL with diag set when the graph is invalid. */
 const struct graph_ir *tg_finish(struct tg_graph *t, struct wnn_diag *diag);
 
+/* Every operation message the builder below makes room for. */
+union tg_msg {
+	Webnn__Ipc__ElementwiseUnary unary;
+	Webnn__Ipc__ElementwiseBinary binary;
+	Webnn__Ipc__Clamp clamp;
+	Webnn__Ipc__Conv2d conv;
+	Webnn__Ipc__ConvTranspose2d convt;
+	Webnn__Ipc__BatchNormalization bn;
+	Webnn__Ipc__Pool2d pool;
+	Webnn__Ipc__Concat concat;
+	Webnn__Ipc__Transpose transpose;
+	Webnn__Ipc__Gemm gemm;
+	Webnn__Ipc__Matmul matmul;
+};
+
+/* A tg_graph that owns its operation messages: tb_unary, tb_binary and tb_clamp append one;
+ * for other operations fill msgs[n] (ids[n] for operand lists, numbers[n] for numbers) and
+ * call tb_add. seed starts at 1 for the seeded constants tests make. */
+struct tg_builder {
+	struct tg_graph t;
+	Webnn__Ipc__Operation ops[TG_MAX_OPS];
+	union tg_msg msgs[TG_MAX_OPS];
+	uint32_t ids[TG_MAX_OPS][8];
+	Webnn__Ipc__Number numbers[TG_MAX_OPS][2];
+	int n;
+	uint64_t seed;
+	struct wnn_diag diag;
+};
+struct tg_builder *tb_new(void);
+void tb_free(struct tg_builder *b);
+/* Appends operation which, its message in msgs[n]; returns its output id (asserts success). */
+uint32_t tb_add(struct tg_builder *b, enum wnn_op which);
+uint32_t tb_unary(struct tg_builder *b, enum wnn_op which, uint32_t x);
+uint32_t tb_binary(struct tg_builder *b, enum wnn_op which, uint32_t x, uint32_t y);
+uint32_t tb_clamp(struct tg_builder *b, uint32_t x, double lo, double hi);
+
 /* Runs the shared graph passes on g with what impl asks for (impl->caps on ctx): a graph must be
  * optimised once before any backend compiles it. */
 enum webnn_status tg_optimize(struct graph_ir *g, const struct backend_impl *impl,

@@ -7,90 +7,8 @@
 
 /* ---- building small graphs whose operation messages live as long as the builder */
 
-union gb_msg {
-	Webnn__Ipc__ElementwiseUnary unary;
-	Webnn__Ipc__ElementwiseBinary binary;
-	Webnn__Ipc__Clamp clamp;
-	Webnn__Ipc__Conv2d conv;
-	Webnn__Ipc__Pool2d pool;
-	Webnn__Ipc__Concat concat;
-	Webnn__Ipc__Transpose transpose;
-	Webnn__Ipc__Gemm gemm;
-};
-
-struct gb {
-	struct tg_graph t;
-	Webnn__Ipc__Operation ops[TG_MAX_OPS];
-	union gb_msg msgs[TG_MAX_OPS];
-	uint32_t ids[TG_MAX_OPS][8];
-	Webnn__Ipc__Number numbers[TG_MAX_OPS][2];
-	int n;
-	struct wnn_diag diag;
-};
-
-static struct gb *gb_new(void)
-{
-	struct gb *b = calloc(1, sizeof *b);
-	ASSERT(b);
-	tg_init(&b->t);
-	return b;
-}
-
-static void gb_free(struct gb *b)
-{
-	tg_free(&b->t);
-	free(b);
-}
-
-static uint32_t gb_add(struct gb *b, enum wnn_op which)
-{
-	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-	b->ops[b->n] = o;
-	tg_set_op(&b->ops[b->n], which, &b->msgs[b->n]);
-	uint32_t out = tg_next(&b->t);
-	ASSERT_MSG(tg_op(&b->t, &b->ops[b->n], &b->diag) == WEBNN_STATUS_OK, "%s: %s",
-		   wnn_ops[which].name, b->diag.message);
-	b->n++;
-	return out;
-}
-
-static uint32_t gb_unary(struct gb *b, enum wnn_op which, uint32_t x)
-{
-	Webnn__Ipc__ElementwiseUnary m = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
-	m.input = x;
-	m.output = tg_next(&b->t);
-	b->msgs[b->n].unary = m;
-	return gb_add(b, which);
-}
-
-static uint32_t gb_binary(struct gb *b, enum wnn_op which, uint32_t x, uint32_t y)
-{
-	Webnn__Ipc__ElementwiseBinary m = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
-	m.a = x;
-	m.b = y;
-	m.output = tg_next(&b->t);
-	b->msgs[b->n].binary = m;
-	return gb_add(b, which);
-}
-
-static uint32_t gb_clamp(struct gb *b, uint32_t x, double lo, double hi)
-{
-	Webnn__Ipc__Clamp m = WEBNN__IPC__CLAMP__INIT;
-	Webnn__Ipc__Number num = WEBNN__IPC__NUMBER__INIT;
-	num.value_case = WEBNN__IPC__NUMBER__VALUE_F;
-	b->numbers[b->n][0] = b->numbers[b->n][1] = num;
-	b->numbers[b->n][0].f = lo;
-	b->numbers[b->n][1].f = hi;
-	m.input = x;
-	m.output = tg_next(&b->t);
-	m.min_value = &b->numbers[b->n][0];
-	m.max_value = &b->numbers[b->n][1];
-	b->msgs[b->n].clamp = m;
-	return gb_add(b, WNN_OP_CLAMP);
-}
-
 /* 1x1 convolution (OIHW filter), no padding. */
-static uint32_t gb_conv(struct gb *b, uint32_t x, uint32_t filter, bool nhwc)
+static uint32_t gb_conv(struct tg_builder *b, uint32_t x, uint32_t filter, bool nhwc)
 {
 	Webnn__Ipc__Conv2d m = WEBNN__IPC__CONV2D__INIT;
 	m.input = x;
@@ -99,10 +17,10 @@ static uint32_t gb_conv(struct gb *b, uint32_t x, uint32_t filter, bool nhwc)
 	m.has_input_layout = 1;
 	m.input_layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
 	b->msgs[b->n].conv = m;
-	return gb_add(b, WNN_OP_CONV2D);
+	return tb_add(b, WNN_OP_CONV2D);
 }
 
-static uint32_t gb_max_pool(struct gb *b, uint32_t x, bool nhwc)
+static uint32_t gb_max_pool(struct tg_builder *b, uint32_t x, bool nhwc)
 {
 	Webnn__Ipc__Pool2d m = WEBNN__IPC__POOL2D__INIT;
 	b->ids[b->n][0] = b->ids[b->n][1] = 2;
@@ -115,10 +33,10 @@ static uint32_t gb_max_pool(struct gb *b, uint32_t x, bool nhwc)
 	m.has_layout = 1;
 	m.layout = nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC : WEBNN__IPC__INPUT_LAYOUT__NCHW;
 	b->msgs[b->n].pool = m;
-	return gb_add(b, WNN_OP_MAX_POOL2D);
+	return tb_add(b, WNN_OP_MAX_POOL2D);
 }
 
-static uint32_t gb_concat(struct gb *b, const uint32_t *in, uint32_t n, uint32_t axis)
+static uint32_t gb_concat(struct tg_builder *b, const uint32_t *in, uint32_t n, uint32_t axis)
 {
 	Webnn__Ipc__Concat m = WEBNN__IPC__CONCAT__INIT;
 	memcpy(b->ids[b->n], in, n * sizeof *in);
@@ -127,10 +45,10 @@ static uint32_t gb_concat(struct gb *b, const uint32_t *in, uint32_t n, uint32_t
 	m.axis = axis;
 	m.output = tg_next(&b->t);
 	b->msgs[b->n].concat = m;
-	return gb_add(b, WNN_OP_CONCAT);
+	return tb_add(b, WNN_OP_CONCAT);
 }
 
-static uint32_t gb_transpose(struct gb *b, uint32_t x, uint32_t rank, const uint32_t *perm)
+static uint32_t gb_transpose(struct tg_builder *b, uint32_t x, uint32_t rank, const uint32_t *perm)
 {
 	Webnn__Ipc__Transpose m = WEBNN__IPC__TRANSPOSE__INIT;
 	memcpy(b->ids[b->n], perm, rank * sizeof *perm);
@@ -141,20 +59,20 @@ static uint32_t gb_transpose(struct gb *b, uint32_t x, uint32_t rank, const uint
 	m.n_permutation = rank;
 	m.permutation = b->ids[b->n];
 	b->msgs[b->n].transpose = m;
-	return gb_add(b, WNN_OP_TRANSPOSE);
+	return tb_add(b, WNN_OP_TRANSPOSE);
 }
 
-static uint32_t gb_gemm(struct gb *b, uint32_t x, uint32_t y)
+static uint32_t gb_gemm(struct tg_builder *b, uint32_t x, uint32_t y)
 {
 	Webnn__Ipc__Gemm m = WEBNN__IPC__GEMM__INIT;
 	m.a = x;
 	m.b = y;
 	m.output = tg_next(&b->t);
 	b->msgs[b->n].gemm = m;
-	return gb_add(b, WNN_OP_GEMM);
+	return tb_add(b, WNN_OP_GEMM);
 }
 
-static uint32_t gb_const(struct gb *b, uint32_t rank, const uint32_t *dims, uint64_t seed)
+static uint32_t gb_const(struct tg_builder *b, uint32_t rank, const uint32_t *dims, uint64_t seed)
 {
 	float data[256];
 	struct wnn_desc d = { .type = WNN_F32, .rank = rank };
@@ -165,7 +83,7 @@ static uint32_t gb_const(struct gb *b, uint32_t rank, const uint32_t *dims, uint
 	return tg_constant(&b->t, WNN_F32, rank, dims, data);
 }
 
-static struct graph_ir *gb_finish(struct gb *b)
+static struct graph_ir *gb_finish(struct tg_builder *b)
 {
 	const struct graph_ir *g = tg_finish(&b->t, &b->diag);
 	ASSERT_MSG(g, "tg_finish: %s", b->diag.message);
@@ -403,21 +321,21 @@ static const struct graph_node *producer_of(const struct graph_ir *g, uint32_t v
 /* ---- constant folding and dead code */
 
 /* transpose(c) -> relu -> add(x, .): the two constant nodes fold, in one sweep. */
-static struct gb *fold_graph(uint32_t *c, uint32_t *relu, uint32_t *sum)
+static struct tg_builder *fold_graph(uint32_t *c, uint32_t *relu, uint32_t *sum)
 {
-	struct gb *b = gb_new();
+	struct tg_builder *b = tb_new();
 	uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 3, 2 });
 	*c = gb_const(b, 2, (uint32_t[]){ 2, 3 }, 5);
 	uint32_t tr = gb_transpose(b, *c, 2, (uint32_t[]){ 1, 0 });
-	*relu = gb_unary(b, WNN_OP_RELU, tr);
-	*sum = gb_binary(b, WNN_OP_ADD, x, *relu);
+	*relu = tb_unary(b, WNN_OP_RELU, tr);
+	*sum = tb_binary(b, WNN_OP_ADD, x, *relu);
 	return b;
 }
 
 TEST(graph_fold_constant_chain)
 {
 	uint32_t c, relu, sum;
-	struct gb *b = fold_graph(&c, &relu, &sum);
+	struct tg_builder *b = fold_graph(&c, &relu, &sum);
 	struct graph_ir *g = gb_finish(b);
 	struct graph_caps caps = { .evaluate = eval_node, .fold_max_bytes = 1 << 20 };
 	optimize(g, &caps);
@@ -436,13 +354,13 @@ TEST(graph_fold_constant_chain)
 				   want);
 		}
 	ASSERT_EQ(g->plan.n_buffers, 0);
-	gb_free(b);
+	tb_free(b);
 }
 
 TEST(graph_fold_limit_and_outputs)
 {
 	uint32_t c, relu, sum;
-	struct gb *b = fold_graph(&c, &relu, &sum);
+	struct tg_builder *b = fold_graph(&c, &relu, &sum);
 	struct graph_ir *g = gb_finish(b);
 	/* Room for the transpose's 24 bytes, not for the relu's too. */
 	struct graph_caps caps = { .evaluate = eval_node, .fold_max_bytes = 40 };
@@ -450,18 +368,18 @@ TEST(graph_fold_limit_and_outputs)
 	ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_FOLDED);
 	ASSERT_EQ(g->nodes[1].state, GRAPH_NODE_LIVE);
 	ASSERT_EQ(g->folded_bytes, 24);
-	gb_free(b);
+	tb_free(b);
 
 	/* A graph output is produced into its tensor: never folded away. */
-	b = gb_new();
+	b = tb_new();
 	c = gb_const(b, 2, (uint32_t[]){ 2, 3 }, 5);
-	relu = gb_unary(b, WNN_OP_RELU, c);
+	relu = tb_unary(b, WNN_OP_RELU, c);
 	g = gb_finish(b);
 	caps.fold_max_bytes = 1 << 20;
 	optimize(g, &caps);
 	ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_LIVE);
 	ASSERT_EQ(g->folded_bytes, 0);
-	gb_free(b);
+	tb_free(b);
 }
 
 /* The time budget: a node whose estimate does not fit in what is left of fold_max_ns stays
@@ -470,7 +388,7 @@ TEST(graph_fold_time_budget)
 {
 	for (int fits = 0; fits < 2; fits++) {
 		uint32_t c, relu, sum;
-		struct gb *b = fold_graph(&c, &relu, &sum);
+		struct tg_builder *b = fold_graph(&c, &relu, &sum);
 		struct graph_ir *g = gb_finish(b);
 		uint64_t both = graph_node_cost(&graph_cost_reference, g, &g->nodes[0]) +
 				graph_node_cost(&graph_cost_reference, g, &g->nodes[1]);
@@ -481,34 +399,34 @@ TEST(graph_fold_time_budget)
 		ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_FOLDED);
 		ASSERT_EQ(g->nodes[1].state, fits ? GRAPH_NODE_FOLDED : GRAPH_NODE_LIVE);
 		ASSERT_EQ(g->folded_bytes, fits ? 48 : 24);
-		gb_free(b);
+		tb_free(b);
 	}
 }
 
 TEST(graph_fold_unsupported_stays_live)
 {
-	struct gb *b = gb_new();
+	struct tg_builder *b = tb_new();
 	uint32_t x = tg_input(&b->t, WNN_F32, 1, (uint32_t[]){ 4 });
 	uint32_t c = gb_const(b, 1, (uint32_t[]){ 4 }, 2);
-	uint32_t e = gb_unary(b, WNN_OP_EXP, c); /* the test evaluator cannot */
-	gb_binary(b, WNN_OP_ADD, x, e);
+	uint32_t e = tb_unary(b, WNN_OP_EXP, c); /* the test evaluator cannot */
+	tb_binary(b, WNN_OP_ADD, x, e);
 	struct graph_ir *g = gb_finish(b);
 	struct graph_caps caps = { .evaluate = eval_node, .fold_max_bytes = 1 << 20 };
 	optimize(g, &caps);
 	ASSERT_EQ(g->nodes[0].state, GRAPH_NODE_LIVE);
 	ASSERT_EQ(g->values[e].kind, GRAPH_VALUE_INTERMEDIATE);
 	ASSERT_EQ(g->folded_bytes, 0);
-	gb_free(b);
+	tb_free(b);
 }
 
 TEST(graph_dead_code)
 {
-	struct gb *b = gb_new();
+	struct tg_builder *b = tb_new();
 	uint32_t x = tg_input(&b->t, WNN_F32, 1, (uint32_t[]){ 4 });
-	uint32_t e = gb_unary(b, WNN_OP_EXP, x);
-	gb_unary(b, WNN_OP_NEG, e);            /* read by nobody */
-	uint32_t r = gb_unary(b, WNN_OP_RELU, x);
-	uint32_t s = gb_unary(b, WNN_OP_SIGMOID, r);
+	uint32_t e = tb_unary(b, WNN_OP_EXP, x);
+	tb_unary(b, WNN_OP_NEG, e);            /* read by nobody */
+	uint32_t r = tb_unary(b, WNN_OP_RELU, x);
+	uint32_t s = tb_unary(b, WNN_OP_SIGMOID, r);
 	tg_output(&b->t, s);
 	struct graph_ir *g = gb_finish(b);
 	struct graph_caps none = { 0 };
@@ -520,14 +438,14 @@ TEST(graph_dead_code)
 	ASSERT_EQ(g->values[e].buffer, GRAPH_NONE);
 	ASSERT_EQ(g->values[x].n_uses, 1);
 	ASSERT_EQ(g->plan.n_buffers, 1); /* r only */
-	gb_free(b);
+	tb_free(b);
 }
 
 /* ---- fusion */
 
 /* conv(x, 1x1 filter) with 2 input and 3 output channels on a 4x6 image (not square, so
  * swapped spatial strides show). */
-static uint32_t conv_input(struct gb *b, bool nhwc, uint32_t *x)
+static uint32_t conv_input(struct tg_builder *b, bool nhwc, uint32_t *x)
 {
 	*x = tg_input(&b->t, WNN_F32, 4, nhwc ? (uint32_t[]){ 1, 4, 6, 2 } : (uint32_t[]){ 1, 2, 4, 6 });
 	uint32_t f = gb_const(b, 4, (uint32_t[]){ 3, 2, 1, 1 }, 11);
@@ -545,14 +463,14 @@ static void check_fused(const struct graph_ir *g, uint32_t head, uint32_t from, 
 TEST(graph_fuse_conv_bias_residual_relu)
 {
 	for (int nhwc = 0; nhwc < 2; nhwc++) {
-		struct gb *b = gb_new();
+		struct tg_builder *b = tb_new();
 		uint32_t x, conv = conv_input(b, nhwc, &x);
 		uint32_t bias = gb_const(b, nhwc ? 1 : 3, nhwc ? (uint32_t[]){ 3 } : (uint32_t[]){ 3, 1, 1 }, 3);
 		uint32_t res = tg_input(&b->t, WNN_F32, 4,
 					nhwc ? (uint32_t[]){ 1, 4, 6, 3 } : (uint32_t[]){ 1, 3, 4, 6 });
-		uint32_t a1 = gb_binary(b, WNN_OP_ADD, conv, bias);
-		uint32_t a2 = gb_binary(b, WNN_OP_ADD, res, a1);
-		uint32_t r = gb_unary(b, WNN_OP_RELU, a2);
+		uint32_t a1 = tb_binary(b, WNN_OP_ADD, conv, bias);
+		uint32_t a2 = tb_binary(b, WNN_OP_ADD, res, a1);
+		uint32_t r = tb_unary(b, WNN_OP_RELU, a2);
 		struct graph_ir *g = gb_finish(b);
 		struct graph_caps caps = { .epilogues = true };
 		optimize(g, &caps);
@@ -565,36 +483,36 @@ TEST(graph_fuse_conv_bias_residual_relu)
 		ASSERT_EQ(e->act, GRAPH_ACT_RELU);
 		check_fused(g, 0, 1, 3);
 		ASSERT_EQ(g->plan.n_buffers, 0); /* conv, a1, a2 never leave the kernel */
-		gb_free(b);
+		tb_free(b);
 	}
 }
 
 TEST(graph_fuse_epilogue_limits)
 {
 	/* An addend made after the head, and a second activation, stay outside. */
-	struct gb *b = gb_new();
+	struct tg_builder *b = tb_new();
 	uint32_t x, conv = conv_input(b, false, &x);
 	uint32_t y = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 6 });
-	uint32_t late = gb_unary(b, WNN_OP_EXP, y);
-	uint32_t a = gb_binary(b, WNN_OP_ADD, conv, late);
-	uint32_t c = gb_clamp(b, a, 0, 6);
-	gb_unary(b, WNN_OP_RELU, c);
+	uint32_t late = tb_unary(b, WNN_OP_EXP, y);
+	uint32_t a = tb_binary(b, WNN_OP_ADD, conv, late);
+	uint32_t c = tb_clamp(b, a, 0, 6);
+	tb_unary(b, WNN_OP_RELU, c);
 	struct graph_ir *g = gb_finish(b);
 	struct graph_caps caps = { .epilogues = true };
 	optimize(g, &caps);
 	ASSERT(!g->nodes[0].epilogue.used);
 	ASSERT_EQ(g->nodes[2].state, GRAPH_NODE_LIVE);
-	gb_free(b);
+	tb_free(b);
 
 	/* gemm: channel vector along the last dimension, then clamp ends the chain. */
-	b = gb_new();
+	b = tb_new();
 	uint32_t m = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 2, 3 });
 	uint32_t w = gb_const(b, 2, (uint32_t[]){ 3, 4 }, 1);
 	uint32_t v = gb_const(b, 1, (uint32_t[]){ 4 }, 2);
 	uint32_t p = gb_gemm(b, m, w);
-	a = gb_binary(b, WNN_OP_ADD, v, p);
-	c = gb_clamp(b, a, -1, 1);
-	uint32_t after = gb_unary(b, WNN_OP_RELU, c);
+	a = tb_binary(b, WNN_OP_ADD, v, p);
+	c = tb_clamp(b, a, -1, 1);
+	uint32_t after = tb_unary(b, WNN_OP_RELU, c);
 	g = gb_finish(b);
 	optimize(g, &caps);
 	const struct graph_epilogue *e = &g->nodes[0].epilogue;
@@ -606,34 +524,34 @@ TEST(graph_fuse_epilogue_limits)
 	ASSERT(e->lo == -1 && e->hi == 1);
 	ASSERT_EQ(e->output, c);
 	ASSERT_EQ(producer_of(g, after)->state, GRAPH_NODE_LIVE);
-	gb_free(b);
+	tb_free(b);
 
 	/* A product read twice is not fused. */
-	b = gb_new();
+	b = tb_new();
 	conv = conv_input(b, false, &x);
-	uint32_t r = gb_unary(b, WNN_OP_RELU, conv);
+	uint32_t r = tb_unary(b, WNN_OP_RELU, conv);
 	tg_output(&b->t, r);
 	tg_output(&b->t, conv);
 	g = gb_finish(b);
 	optimize(g, &caps);
 	ASSERT(!g->nodes[0].epilogue.used);
-	gb_free(b);
+	tb_free(b);
 }
 
 TEST(graph_fuse_elementwise_chain)
 {
-	struct gb *b = gb_new();
+	struct tg_builder *b = tb_new();
 	uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 2, 3 });
 	uint32_t k = gb_const(b, 2, (uint32_t[]){ 2, 3 }, 4);
 	uint32_t one = gb_const(b, 0, NULL, 6);
 	uint32_t row = gb_const(b, 1, (uint32_t[]){ 3 }, 7);
-	uint32_t e = gb_unary(b, WNN_OP_EXP, x);
-	uint32_t m = gb_binary(b, WNN_OP_MUL, e, k);
-	uint32_t s = gb_binary(b, WNN_OP_SUB, one, m);
-	uint32_t c = gb_clamp(b, s, 0, 1);
-	uint32_t bc = gb_binary(b, WNN_OP_ADD, c, row); /* broadcasts: ends the chain */
-	uint32_t r = gb_unary(b, WNN_OP_RELU, bc);
-	gb_binary(b, WNN_OP_ADD, r, r);                 /* reads its input twice */
+	uint32_t e = tb_unary(b, WNN_OP_EXP, x);
+	uint32_t m = tb_binary(b, WNN_OP_MUL, e, k);
+	uint32_t s = tb_binary(b, WNN_OP_SUB, one, m);
+	uint32_t c = tb_clamp(b, s, 0, 1);
+	uint32_t bc = tb_binary(b, WNN_OP_ADD, c, row); /* broadcasts: ends the chain */
+	uint32_t r = tb_unary(b, WNN_OP_RELU, bc);
+	tb_binary(b, WNN_OP_ADD, r, r);                 /* reads its input twice */
 	struct graph_ir *g = gb_finish(b);
 	struct graph_caps caps = { .elementwise_chains = true };
 	optimize(g, &caps);
@@ -649,21 +567,21 @@ TEST(graph_fuse_elementwise_chain)
 	ASSERT(g->values[c].buffer != GRAPH_NONE);
 	ASSERT_EQ(g->values[e].buffer, GRAPH_NONE);
 	ASSERT_EQ(g->values[m].buffer, GRAPH_NONE);
-	gb_free(b);
+	tb_free(b);
 }
 
 /* ---- concat in place */
 
 TEST(graph_concat_in_place)
 {
-	struct gb *b = gb_new();
+	struct tg_builder *b = tb_new();
 	uint32_t x, c1 = conv_input(b, false, &x);
 	uint32_t f2 = gb_const(b, 4, (uint32_t[]){ 3, 2, 1, 1 }, 12);
 	uint32_t c2 = gb_conv(b, x, f2, false);
-	uint32_t r2 = gb_unary(b, WNN_OP_RELU, c2);
+	uint32_t r2 = tb_unary(b, WNN_OP_RELU, c2);
 	uint32_t y = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 1, 4, 6 });
 	uint32_t cat = gb_concat(b, (uint32_t[]){ y, c1, r2 }, 3, 1);
-	gb_unary(b, WNN_OP_SIGMOID, cat);
+	tb_unary(b, WNN_OP_SIGMOID, cat);
 	struct graph_ir *g = gb_finish(b);
 	struct graph_caps caps = { .epilogues = true, .writes_concat_slice = slice_everything };
 	optimize(g, &caps);
@@ -679,10 +597,10 @@ TEST(graph_concat_in_place)
 	ASSERT_EQ(g->values[c1].buffer, GRAPH_NONE);
 	ASSERT(g->values[cat].buffer != GRAPH_NONE);
 	ASSERT_EQ(g->plan.n_buffers, 1);
-	gb_free(b);
+	tb_free(b);
 
 	/* Along another axis than the producer's channels: no slice. */
-	b = gb_new();
+	b = tb_new();
 	c1 = conv_input(b, false, &x);
 	f2 = gb_const(b, 4, (uint32_t[]){ 3, 2, 1, 1 }, 12);
 	c2 = gb_conv(b, x, f2, false);
@@ -691,18 +609,18 @@ TEST(graph_concat_in_place)
 	optimize(g, &caps);
 	ASSERT(!g->nodes[0].slice.used && !g->nodes[1].slice.used);
 	ASSERT_EQ(g->values[c1].slice_of, GRAPH_NONE);
-	gb_free(b);
+	tb_free(b);
 }
 
 /* ---- memory plan */
 
 TEST(graph_memory_reuse_along_chain)
 {
-	struct gb *b = gb_new();
+	struct tg_builder *b = tb_new();
 	uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 4, 4 });
 	uint32_t v = x;
 	for (int i = 0; i < 5; i++)
-		v = gb_unary(b, i % 2 ? WNN_OP_EXP : WNN_OP_NEG, v);
+		v = tb_unary(b, i % 2 ? WNN_OP_EXP : WNN_OP_NEG, v);
 	struct graph_ir *g = gb_finish(b);
 	struct graph_caps none = { 0 };
 	optimize(g, &none);
@@ -711,19 +629,19 @@ TEST(graph_memory_reuse_along_chain)
 	ASSERT_EQ(g->plan.peak_bytes, 2 * 64);
 	ASSERT_EQ(g->plan.unplanned_bytes, 4 * 64);
 	ASSERT_EQ(g->values[v].buffer, GRAPH_NONE);
-	gb_free(b);
+	tb_free(b);
 }
 
 TEST(graph_memory_long_lived_value)
 {
 	/* x -> a -> b -> c, add(a, c): a stays live across b and c, so three buffers. */
-	struct gb *bld = gb_new();
+	struct tg_builder *bld = tb_new();
 	uint32_t x = tg_input(&bld->t, WNN_F32, 1, (uint32_t[]){ 8 });
-	uint32_t a = gb_unary(bld, WNN_OP_EXP, x);
-	uint32_t b = gb_unary(bld, WNN_OP_NEG, a);
-	uint32_t c = gb_unary(bld, WNN_OP_EXP, b);
-	uint32_t d = gb_unary(bld, WNN_OP_NEG, c);
-	gb_binary(bld, WNN_OP_ADD, a, d);
+	uint32_t a = tb_unary(bld, WNN_OP_EXP, x);
+	uint32_t b = tb_unary(bld, WNN_OP_NEG, a);
+	uint32_t c = tb_unary(bld, WNN_OP_EXP, b);
+	uint32_t d = tb_unary(bld, WNN_OP_NEG, c);
+	tb_binary(bld, WNN_OP_ADD, a, d);
 	struct graph_ir *g = gb_finish(bld);
 	struct graph_caps none = { 0 };
 	optimize(g, &none);
@@ -731,13 +649,13 @@ TEST(graph_memory_long_lived_value)
 	ASSERT(g->values[a].buffer != g->values[b].buffer);
 	ASSERT(g->values[a].buffer != g->values[c].buffer);
 	ASSERT(g->values[a].buffer != g->values[d].buffer);
-	gb_free(bld);
+	tb_free(bld);
 }
 
 /* ---- layout assignment */
 
 struct layout_case {
-	struct gb *b;
+	struct tg_builder *b;
 	struct graph_ir *g;
 	float in[4][96];
 	float *before[4], *after[4];
@@ -772,7 +690,7 @@ static void layout_free(struct layout_case *c)
 		free(c->before[k]);
 		free(c->after[k]);
 	}
-	gb_free(c->b);
+	tb_free(c->b);
 }
 
 static void check_spatial_layout(const struct graph_ir *g, bool nhwc)
@@ -788,9 +706,9 @@ static void check_spatial_layout(const struct graph_ir *g, bool nhwc)
 
 TEST(graph_layout_conv_chain_two_transposes)
 {
-	struct layout_case c = { .b = gb_new() };
+	struct layout_case c = { .b = tb_new() };
 	uint32_t x, conv = conv_input(c.b, false, &x);
-	uint32_t r = gb_unary(c.b, WNN_OP_RELU, conv);
+	uint32_t r = tb_unary(c.b, WNN_OP_RELU, conv);
 	uint32_t f2 = gb_const(c.b, 4, (uint32_t[]){ 4, 3, 1, 1 }, 13);
 	uint32_t conv2 = gb_conv(c.b, r, f2, false);
 	uint32_t pool = gb_max_pool(c.b, conv2, false);
@@ -809,14 +727,14 @@ TEST(graph_layout_conv_chain_two_transposes)
 
 TEST(graph_layout_constant_operand_and_concat)
 {
-	struct layout_case c = { .b = gb_new() };
+	struct layout_case c = { .b = tb_new() };
 	uint32_t x, conv = conv_input(c.b, false, &x);
 	uint32_t bias = gb_const(c.b, 3, (uint32_t[]){ 3, 1, 1 }, 14);
-	uint32_t a = gb_binary(c.b, WNN_OP_ADD, conv, bias);
+	uint32_t a = tb_binary(c.b, WNN_OP_ADD, conv, bias);
 	uint32_t f2 = gb_const(c.b, 4, (uint32_t[]){ 2, 2, 1, 1 }, 15);
 	uint32_t conv2 = gb_conv(c.b, x, f2, false);
 	uint32_t cat = gb_concat(c.b, (uint32_t[]){ a, conv2 }, 2, 1);
-	gb_unary(c.b, WNN_OP_RELU, cat);
+	tb_unary(c.b, WNN_OP_RELU, cat);
 	c.g = gb_finish(c.b);
 	layout_run(&c, WEBNN_LAYOUT_NHWC);
 	/* x is transposed once for both convolutions; the result once at the end. */
@@ -832,9 +750,9 @@ TEST(graph_layout_client_reads)
 {
 	/* The conv's result is read in the client's layout (a graph output) and by a relu that
 	 * is a graph output too: x in, conv out, relu out. */
-	struct layout_case c = { .b = gb_new() };
+	struct layout_case c = { .b = tb_new() };
 	uint32_t x, conv = conv_input(c.b, false, &x);
-	uint32_t r = gb_unary(c.b, WNN_OP_RELU, conv);
+	uint32_t r = tb_unary(c.b, WNN_OP_RELU, conv);
 	tg_output(&c.b->t, conv);
 	tg_output(&c.b->t, r);
 	c.g = gb_finish(c.b);
@@ -843,7 +761,7 @@ TEST(graph_layout_client_reads)
 	layout_free(&c);
 
 	/* Already in the backend's layout: nothing changes. */
-	c = (struct layout_case){ .b = gb_new() };
+	c = (struct layout_case){ .b = tb_new() };
 	conv = conv_input(c.b, true, &x);
 	gb_max_pool(c.b, conv, true);
 	c.g = gb_finish(c.b);
@@ -854,9 +772,9 @@ TEST(graph_layout_client_reads)
 	layout_free(&c);
 
 	/* NHWC client, NCHW backend. */
-	c = (struct layout_case){ .b = gb_new() };
+	c = (struct layout_case){ .b = tb_new() };
 	conv = conv_input(c.b, true, &x);
-	r = gb_unary(c.b, WNN_OP_RELU, conv);
+	r = tb_unary(c.b, WNN_OP_RELU, conv);
 	gb_max_pool(c.b, r, true);
 	c.g = gb_finish(c.b);
 	layout_run(&c, WEBNN_LAYOUT_NCHW);
@@ -867,18 +785,18 @@ TEST(graph_layout_client_reads)
 
 /* conv(x) -> add(., res) -> relu in NCHW, res a graph input of the conv output's shape; also
  * returns the add's output. */
-static uint32_t conv_residual_relu(struct gb *b, uint32_t *res, uint32_t *sum)
+static uint32_t conv_residual_relu(struct tg_builder *b, uint32_t *res, uint32_t *sum)
 {
 	uint32_t x, conv = conv_input(b, false, &x);
 	*res = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 6 });
-	*sum = gb_binary(b, WNN_OP_ADD, conv, *res);
-	return gb_unary(b, WNN_OP_RELU, *sum);
+	*sum = tb_binary(b, WNN_OP_ADD, conv, *res);
+	return tb_unary(b, WNN_OP_RELU, *sum);
 }
 
 TEST(graph_layout_residual_in_backend_layout)
 {
 	/* The add runs in NHWC on a transposed residual: x, res and the result are transposed. */
-	struct layout_case c = { .b = gb_new() };
+	struct layout_case c = { .b = tb_new() };
 	uint32_t res, sum, r = conv_residual_relu(c.b, &res, &sum);
 	c.g = gb_finish(c.b);
 	layout_run(&c, WEBNN_LAYOUT_NHWC);
@@ -893,7 +811,7 @@ TEST(graph_layout_residual_in_backend_layout)
 
 	/* With epilogues the add and the relu join the conv: its residual is res's transpose, made
 	 * before the conv runs. */
-	struct gb *b = gb_new();
+	struct tg_builder *b = tb_new();
 	r = conv_residual_relu(b, &res, &sum);
 	struct graph_ir *g = gb_finish(b);
 	struct graph_caps caps = { .assign_layout = true, .layout = WEBNN_LAYOUT_NHWC,
@@ -921,17 +839,17 @@ TEST(graph_layout_residual_in_backend_layout)
 		ASSERT(g->nodes[i].op == WNN_OP_TRANSPOSE || g->nodes[i].op == WNN_OP_CONV2D);
 	ASSERT_EQ(producer_of(g, r)->op, WNN_OP_TRANSPOSE);
 	ASSERT_EQ(producer_of(g, r)->inputs[0], e->output);
-	gb_free(b);
+	tb_free(b);
 }
 
 TEST(graph_layout_binary_fewest_transposes)
 {
 	/* The conv's result is also a graph output, so its NCHW form is made anyway: the add runs
 	 * in NCHW (x and the conv's result transposed) rather than in NHWC (4 transposes). */
-	struct layout_case c = { .b = gb_new() };
+	struct layout_case c = { .b = tb_new() };
 	uint32_t x, conv = conv_input(c.b, false, &x);
 	uint32_t res = tg_input(&c.b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 6 });
-	uint32_t sum = gb_binary(c.b, WNN_OP_ADD, conv, res);
+	uint32_t sum = tb_binary(c.b, WNN_OP_ADD, conv, res);
 	tg_output(&c.b->t, conv);
 	tg_output(&c.b->t, sum);
 	c.g = gb_finish(c.b);
@@ -942,13 +860,13 @@ TEST(graph_layout_binary_fewest_transposes)
 
 	/* y is both the residual and a later conv's input: one transpose serves both, the add
 	 * and everything after it stay in NHWC (x, y and the result: 3 transposes). */
-	c = (struct layout_case){ .b = gb_new() };
+	c = (struct layout_case){ .b = tb_new() };
 	conv = conv_input(c.b, false, &x);
 	uint32_t y = tg_input(&c.b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 6 });
-	uint32_t r = gb_unary(c.b, WNN_OP_RELU, gb_binary(c.b, WNN_OP_ADD, y, conv));
+	uint32_t r = tb_unary(c.b, WNN_OP_RELU, tb_binary(c.b, WNN_OP_ADD, y, conv));
 	uint32_t f2 = gb_const(c.b, 4, (uint32_t[]){ 3, 3, 1, 1 }, 16);
 	uint32_t conv2 = gb_conv(c.b, y, f2, false);
-	uint32_t out = gb_binary(c.b, WNN_OP_MUL, r, conv2);
+	uint32_t out = tb_binary(c.b, WNN_OP_MUL, r, conv2);
 	c.g = gb_finish(c.b);
 	layout_run(&c, WEBNN_LAYOUT_NHWC);
 	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 3);
@@ -957,10 +875,10 @@ TEST(graph_layout_binary_fewest_transposes)
 
 	/* A tie goes to NHWC, where the next conv reads the add's result: x, res and the result
 	 * (in NCHW: x, the conv's result back, the add's result again, the result: 4). */
-	c = (struct layout_case){ .b = gb_new() };
+	c = (struct layout_case){ .b = tb_new() };
 	conv = conv_input(c.b, false, &x);
 	res = tg_input(&c.b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 6 });
-	sum = gb_binary(c.b, WNN_OP_ADD, res, conv);
+	sum = tb_binary(c.b, WNN_OP_ADD, res, conv);
 	conv2 = gb_conv(c.b, sum, gb_const(c.b, 4, (uint32_t[]){ 2, 3, 1, 1 }, 17), false);
 	c.g = gb_finish(c.b);
 	layout_run(&c, WEBNN_LAYOUT_NHWC);
@@ -991,16 +909,16 @@ static void reference_outputs(struct graph_ir *g, const struct graph_caps *caps,
 		   diag.message);
 }
 
-static struct gb *conv_add_relu(void)
+static struct tg_builder *conv_add_relu(void)
 {
-	struct gb *b = gb_new();
+	struct tg_builder *b = tb_new();
 	uint32_t x, conv = conv_input(b, false, &x);
 	uint32_t bias = gb_const(b, 3, (uint32_t[]){ 3, 1, 1 }, 3);
-	gb_unary(b, WNN_OP_RELU, gb_binary(b, WNN_OP_ADD, conv, bias));
+	tb_unary(b, WNN_OP_RELU, tb_binary(b, WNN_OP_ADD, conv, bias));
 	return b;
 }
 
-static struct gb *folded_constant(void)
+static struct tg_builder *folded_constant(void)
 {
 	uint32_t c, relu, sum;
 	return fold_graph(&c, &relu, &sum);
@@ -1009,18 +927,18 @@ static struct gb *folded_constant(void)
 TEST(graph_reference_matches_unoptimised)
 {
 	struct graph_caps fold = { .evaluate = eval_node, .fold_max_bytes = 1 << 20 };
-	struct gb *(*build[])(void) = { conv_add_relu, folded_constant };
+	struct tg_builder *(*build[])(void) = { conv_add_relu, folded_constant };
 	float plain[72], optimised[72];
 	char msg[200];
 	for (int which = 0; which < 2; which++) {
-		struct gb *b1 = build[which](), *b2 = build[which]();
+		struct tg_builder *b1 = build[which](), *b2 = build[which]();
 		struct graph_ir *g1 = gb_finish(b1), *g2 = gb_finish(b2);
 		reference_outputs(g1, NULL, plain, 72);
 		reference_outputs(g2, &fold, optimised, 72);
 		ASSERT_EQ(g2->folded_bytes, build[which] == folded_constant ? 48 : 0);
 		uint64_t n = tg_bytes(&g1->values[g1->outputs[0]].desc) / 4;
 		ASSERT_MSG(tg_compare(optimised, plain, WNN_F32, n, 0, 0, 0, msg, sizeof msg), "%s", msg);
-		gb_free(b1);
-		gb_free(b2);
+		tb_free(b1);
+		tb_free(b2);
 	}
 }

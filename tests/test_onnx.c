@@ -1217,6 +1217,36 @@ TEST(onnx_group_normalization)
 	onnx_env_down(&e);
 }
 
+/* Runs model once: its one input from in (in_bytes), each output read into outs[i] (the
+ * output's whole size, checked against out_bytes[i]). */
+static void mk_run(struct webnn_context *ctx, struct webnn_model *model, const void *in,
+		   size_t in_bytes, void *const *outs, const size_t *out_bytes, size_t n_out)
+{
+	struct webnn_tensor_desc ti = { .writable = true };
+	webnn_model_input_desc(model, 0, &ti.desc);
+	struct webnn_named_tensor input = { webnn_model_input_name(model, 0), NULL }, output[4];
+	ASSERT(n_out <= 4 && n_out == webnn_model_output_count(model));
+	OK(ctx, webnn_context_create_tensor(ctx, &ti, &input.tensor));
+	OK(ctx, webnn_context_write_tensor(ctx, input.tensor, in, in_bytes));
+	for (size_t i = 0; i < n_out; i++) {
+		struct webnn_tensor_desc to = { .readable = true };
+		webnn_model_output_desc(model, i, &to.desc);
+		size_t bytes = webnn_data_type_size(to.desc.data_type);
+		for (uint32_t k = 0; k < to.desc.rank; k++)
+			bytes *= to.desc.shape[k];
+		ASSERT_MSG(bytes == out_bytes[i], "output %zu has %zu bytes, expected %zu", i, bytes,
+			   out_bytes[i]);
+		output[i].name = webnn_model_output_name(model, i);
+		OK(ctx, webnn_context_create_tensor(ctx, &to, &output[i].tensor));
+	}
+	OK(ctx, webnn_context_dispatch(ctx, webnn_model_graph(model), &input, 1, output, n_out));
+	for (size_t i = 0; i < n_out; i++) {
+		OK(ctx, webnn_context_read_tensor(ctx, output[i].tensor, outs[i], out_bytes[i]));
+		webnn_tensor_destroy(output[i].tensor);
+	}
+	webnn_tensor_destroy(input.tensor);
+}
+
 /* ---- Resize beyond WebNN's resample2d: interpolation matrices and gathers */
 
 /* ONNX linear resize of one axis, written out: the sample at p weighs input j by
@@ -1285,24 +1315,16 @@ static void rz_case(struct webnn_context *ctx, const char *dir, const char *what
 	char err[512] = "";
 	ASSERT_MSG(mk_load(ctx, dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK, "%s: %s",
 		   what, err);
-	struct webnn_tensor_desc ti = { .writable = true }, to = { .readable = true };
-	webnn_model_input_desc(model, 0, &ti.desc);
-	webnn_model_output_desc(model, 0, &to.desc);
-	ASSERT_MSG(to.desc.rank == 4 && to.desc.shape[2] == (uint32_t)oh &&
-		   to.desc.shape[3] == (uint32_t)ow, "%s: output [%u, %u], expected [%d, %d]", what,
-		   to.desc.shape[2], to.desc.shape[3], oh, ow);
-	struct webnn_named_tensor in = { "x", NULL }, out = { "y", NULL };
-	OK(ctx, webnn_context_create_tensor(ctx, &ti, &in.tensor));
-	OK(ctx, webnn_context_create_tensor(ctx, &to, &out.tensor));
-	OK(ctx, webnn_context_write_tensor(ctx, in.tensor, x, (size_t)h * w * sizeof(float)));
-	OK(ctx, webnn_context_dispatch(ctx, webnn_model_graph(model), &in, 1, &out, 1));
+	struct webnn_operand_desc od;
+	webnn_model_output_desc(model, 0, &od);
+	ASSERT_MSG(od.rank == 4 && od.shape[2] == (uint32_t)oh && od.shape[3] == (uint32_t)ow,
+		   "%s: output [%u, %u], expected [%d, %d]", what, od.shape[2], od.shape[3], oh, ow);
 	float *y = calloc((size_t)oh * ow, sizeof(float));
 	ASSERT(y);
-	OK(ctx, webnn_context_read_tensor(ctx, out.tensor, y, (size_t)oh * ow * sizeof(float)));
+	size_t yb = (size_t)oh * ow * sizeof(float);
+	mk_run(ctx, model, x, (size_t)h * w * sizeof(float), (void *const[]){ y }, &yb, 1);
 	ct_assert_floats(what, y, want, (size_t)oh * ow, 1e-5f);
 	free(y);
-	webnn_tensor_destroy(in.tensor);
-	webnn_tensor_destroy(out.tensor);
 	webnn_model_destroy(model);
 }
 
@@ -1383,20 +1405,8 @@ TEST(onnx_pad_wrap)
 	for (int r = 0; r < 3; r++)
 		for (int c = 0; c < 9; c++) /* source (r - 1, c - 4), wrapped */
 			want[r * 9 + c] = x[((r - 1 + 2) % 2) * 3 + ((c - 4) % 3 + 3) % 3];
-	struct webnn_tensor_desc ti = { .writable = true }, to = { .readable = true };
-	webnn_model_input_desc(model, 0, &ti.desc);
-	webnn_model_output_desc(model, 0, &to.desc);
-	ASSERT_EQ(to.desc.shape[0], 3u);
-	ASSERT_EQ(to.desc.shape[1], 9u);
-	struct webnn_named_tensor in = { "x", NULL }, out = { "y", NULL };
-	OK(e.ctx, webnn_context_create_tensor(e.ctx, &ti, &in.tensor));
-	OK(e.ctx, webnn_context_create_tensor(e.ctx, &to, &out.tensor));
-	OK(e.ctx, webnn_context_write_tensor(e.ctx, in.tensor, x, sizeof(x)));
-	OK(e.ctx, webnn_context_dispatch(e.ctx, webnn_model_graph(model), &in, 1, &out, 1));
-	OK(e.ctx, webnn_context_read_tensor(e.ctx, out.tensor, y, sizeof(y)));
+	mk_run(e.ctx, model, x, sizeof(x), (void *const[]){ y }, (const size_t[]){ sizeof(y) }, 1);
 	ct_assert_floats("wrap", y, want, 27, 0);
-	webnn_tensor_destroy(in.tensor);
-	webnn_tensor_destroy(out.tensor);
 	webnn_model_destroy(model);
 	onnx_env_down(&e);
 }
@@ -1429,21 +1439,11 @@ TEST(onnx_topk_composed)
 		   err);
 	float x[6] = { 3, -INFINITY, 3, 7, -INFINITY, 1 }, vals[6];
 	int64_t idx[6];
-	struct webnn_tensor_desc ti = { .writable = true }, tv = { .readable = true },
-				 tix = { .readable = true };
-	webnn_model_input_desc(model, 0, &ti.desc);
-	webnn_model_output_desc(model, 0, &tv.desc);
-	webnn_model_output_desc(model, 1, &tix.desc);
-	ASSERT_EQ(tix.desc.data_type, WEBNN_INT64);
-	struct webnn_named_tensor in = { "x", NULL }, out[2] = { { "values", NULL },
-								 { "indices", NULL } };
-	OK(e.ctx, webnn_context_create_tensor(e.ctx, &ti, &in.tensor));
-	OK(e.ctx, webnn_context_create_tensor(e.ctx, &tv, &out[0].tensor));
-	OK(e.ctx, webnn_context_create_tensor(e.ctx, &tix, &out[1].tensor));
-	OK(e.ctx, webnn_context_write_tensor(e.ctx, in.tensor, x, sizeof(x)));
-	OK(e.ctx, webnn_context_dispatch(e.ctx, webnn_model_graph(model), &in, 1, out, 2));
-	OK(e.ctx, webnn_context_read_tensor(e.ctx, out[0].tensor, vals, sizeof(vals)));
-	OK(e.ctx, webnn_context_read_tensor(e.ctx, out[1].tensor, idx, sizeof(idx)));
+	struct webnn_operand_desc id;
+	webnn_model_output_desc(model, 1, &id);
+	ASSERT_EQ(id.data_type, WEBNN_INT64);
+	mk_run(e.ctx, model, x, sizeof(x), (void *const[]){ vals, idx },
+	       (const size_t[]){ sizeof(vals), sizeof(idx) }, 2);
 	static const float wv[6] = { 7, 3, 3, 1, -INFINITY, -INFINITY };
 	static const int64_t wi[6] = { 3, 0, 2, 5, 1, 4 };
 	for (int i = 0; i < 6; i++) {
@@ -1451,9 +1451,6 @@ TEST(onnx_topk_composed)
 		ASSERT_MSG(idx[i] == wi[i], "index %d is %lld, expected %lld", i, (long long)idx[i],
 			   (long long)wi[i]);
 	}
-	webnn_tensor_destroy(in.tensor);
-	webnn_tensor_destroy(out[0].tensor);
-	webnn_tensor_destroy(out[1].tensor);
 	webnn_model_destroy(model);
 	onnx_env_down(&e);
 }
@@ -1567,20 +1564,11 @@ TEST(onnx_pool_compositions)
 		char err[512] = "";
 		ASSERT_MSG(mk_load(e.ctx, e.dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK,
 			   "%s", err);
-		struct webnn_tensor_desc ti = { .writable = true }, to = { .readable = true };
-		webnn_model_input_desc(model, 0, &ti.desc);
-		webnn_model_output_desc(model, 0, &to.desc);
-		struct webnn_named_tensor in = { "x", NULL }, out = { "y", NULL };
-		OK(e.ctx, webnn_context_create_tensor(e.ctx, &ti, &in.tensor));
-		OK(e.ctx, webnn_context_create_tensor(e.ctx, &to, &out.tensor));
-		OK(e.ctx, webnn_context_write_tensor(e.ctx, in.tensor, x, sizeof(x)));
-		OK(e.ctx, webnn_context_dispatch(e.ctx, webnn_model_graph(model), &in, 1, &out, 1));
-		OK(e.ctx, webnn_context_read_tensor(e.ctx, out.tensor, y, sizeof(y)));
+		mk_run(e.ctx, model, x, sizeof(x), (void *const[]){ y }, (const size_t[]){ sizeof(y) },
+		       1);
 		for (int i = 0; i < 72; i++)
 			ASSERT_MSG(fabsf(y[i] - want[i]) <= 1e-4f * fmaxf(1, fabsf(want[i])),
 				   "LpPool p=3 [%d] = %g, expected %g", i, y[i], want[i]);
-		webnn_tensor_destroy(in.tensor);
-		webnn_tensor_destroy(out.tensor);
 		webnn_model_destroy(model);
 	}
 	/* MaxPool 2x2, dilation 2, stride 1, storage_order 1: output [1, 2, 3, 4] and Indices */
@@ -1625,26 +1613,12 @@ TEST(onnx_pool_compositions)
 		char err[512] = "";
 		ASSERT_MSG(mk_load(e.ctx, e.dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK,
 			   "%s", err);
-		struct webnn_tensor_desc ti = { .writable = true }, t0 = { .readable = true },
-					 t1 = { .readable = true };
-		webnn_model_input_desc(model, 0, &ti.desc);
-		webnn_model_output_desc(model, 0, &t0.desc);
-		webnn_model_output_desc(model, 1, &t1.desc);
-		struct webnn_named_tensor in = { "x", NULL }, out[2] = { { "y", NULL }, { "i", NULL } };
-		OK(e.ctx, webnn_context_create_tensor(e.ctx, &ti, &in.tensor));
-		OK(e.ctx, webnn_context_create_tensor(e.ctx, &t0, &out[0].tensor));
-		OK(e.ctx, webnn_context_create_tensor(e.ctx, &t1, &out[1].tensor));
-		OK(e.ctx, webnn_context_write_tensor(e.ctx, in.tensor, x, sizeof(x)));
-		OK(e.ctx, webnn_context_dispatch(e.ctx, webnn_model_graph(model), &in, 1, out, 2));
-		OK(e.ctx, webnn_context_read_tensor(e.ctx, out[0].tensor, y, sizeof(y)));
-		OK(e.ctx, webnn_context_read_tensor(e.ctx, out[1].tensor, got, sizeof(got)));
+		mk_run(e.ctx, model, x, sizeof(x), (void *const[]){ y, got },
+		       (const size_t[]){ sizeof(y), sizeof(got) }, 2);
 		ct_assert_floats("MaxPool", y, want, 24, 0);
 		for (int i = 0; i < 24; i++)
 			ASSERT_MSG(got[i] == wi[i], "Indices[%d] = %lld, expected %lld", i,
 				   (long long)got[i], (long long)wi[i]);
-		webnn_tensor_destroy(in.tensor);
-		webnn_tensor_destroy(out[0].tensor);
-		webnn_tensor_destroy(out[1].tensor);
 		webnn_model_destroy(model);
 	}
 	onnx_env_down(&e);

@@ -12,93 +12,8 @@
 
 /* ---- building graphs whose operation messages live as long as the builder */
 
-union sb_msg {
-	Webnn__Ipc__ElementwiseUnary unary;
-	Webnn__Ipc__ElementwiseBinary binary;
-	Webnn__Ipc__Clamp clamp;
-	Webnn__Ipc__Conv2d conv;
-	Webnn__Ipc__ConvTranspose2d convt;
-	Webnn__Ipc__BatchNormalization bn;
-	Webnn__Ipc__Gemm gemm;
-	Webnn__Ipc__Matmul matmul;
-	Webnn__Ipc__Pool2d pool;
-};
-
-struct sb {
-	struct tg_graph t;
-	Webnn__Ipc__Operation ops[TG_MAX_OPS];
-	union sb_msg msgs[TG_MAX_OPS];
-	uint32_t ids[TG_MAX_OPS][8];
-	Webnn__Ipc__Number numbers[TG_MAX_OPS][2];
-	int n;
-	uint64_t seed;
-	struct wnn_diag diag;
-};
-
-static struct sb *sb_new(void)
-{
-	struct sb *b = calloc(1, sizeof *b);
-	ASSERT(b);
-	tg_init(&b->t);
-	b->seed = 1;
-	return b;
-}
-
-static void sb_free(struct sb *b)
-{
-	tg_free(&b->t);
-	free(b);
-}
-
-static uint32_t sb_add(struct sb *b, enum wnn_op which)
-{
-	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
-	b->ops[b->n] = o;
-	tg_set_op(&b->ops[b->n], which, &b->msgs[b->n]);
-	uint32_t out = tg_next(&b->t);
-	ASSERT_MSG(tg_op(&b->t, &b->ops[b->n], &b->diag) == WEBNN_STATUS_OK, "%s: %s",
-		   wnn_ops[which].name, b->diag.message);
-	b->n++;
-	return out;
-}
-
-static uint32_t sb_unary(struct sb *b, enum wnn_op which, uint32_t x)
-{
-	Webnn__Ipc__ElementwiseUnary m = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
-	m.input = x;
-	m.output = tg_next(&b->t);
-	b->msgs[b->n].unary = m;
-	return sb_add(b, which);
-}
-
-static uint32_t sb_binary(struct sb *b, enum wnn_op which, uint32_t x, uint32_t y)
-{
-	Webnn__Ipc__ElementwiseBinary m = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
-	m.a = x;
-	m.b = y;
-	m.output = tg_next(&b->t);
-	b->msgs[b->n].binary = m;
-	return sb_add(b, which);
-}
-
-static uint32_t sb_clamp(struct sb *b, uint32_t x, double lo, double hi)
-{
-	Webnn__Ipc__Clamp m = WEBNN__IPC__CLAMP__INIT;
-	Webnn__Ipc__Number num = WEBNN__IPC__NUMBER__INIT;
-	num.value_case = WEBNN__IPC__NUMBER__VALUE_F;
-	b->numbers[b->n][0] = b->numbers[b->n][1] = num;
-	b->numbers[b->n][0].f = lo;
-	b->numbers[b->n][1].f = hi;
-	m.input = x;
-	m.output = tg_next(&b->t);
-	m.min_value = &b->numbers[b->n][0];
-	m.max_value = &b->numbers[b->n][1];
-	b->msgs[b->n].clamp = m;
-	return sb_add(b, WNN_OP_CLAMP);
-}
-
 /* A float32 constant of seeded values in [lo, hi]. */
-static uint32_t sb_const(struct sb *b, uint32_t rank, const uint32_t *dims, double lo, double hi)
+static uint32_t sb_const(struct tg_builder *b, uint32_t rank, const uint32_t *dims, double lo, double hi)
 {
 	struct wnn_desc d = { .type = WNN_F32, .rank = rank };
 	if (rank)
@@ -111,7 +26,7 @@ static uint32_t sb_const(struct sb *b, uint32_t rank, const uint32_t *dims, doub
 	return id;
 }
 
-static uint32_t sb_scalar(struct sb *b, enum wnn_dtype t, double v)
+static uint32_t sb_scalar(struct tg_builder *b, enum wnn_dtype t, double v)
 {
 	uint8_t bytes[8];
 	tg_pack(bytes, t, &v, 1);
@@ -119,7 +34,7 @@ static uint32_t sb_scalar(struct sb *b, enum wnn_dtype t, double v)
 }
 
 /* 3x3 convolution with padding 1, optional bias: NCHW with an OIHW filter or NHWC with OHWI. */
-static uint32_t sb_conv(struct sb *b, uint32_t x, uint32_t filter, uint32_t bias, bool nhwc)
+static uint32_t sb_conv(struct tg_builder *b, uint32_t x, uint32_t filter, uint32_t bias, bool nhwc)
 {
 	Webnn__Ipc__Conv2d m = WEBNN__IPC__CONV2D__INIT;
 	for (int k = 0; k < 4; k++)
@@ -137,11 +52,11 @@ static uint32_t sb_conv(struct sb *b, uint32_t x, uint32_t filter, uint32_t bias
 	m.filter_layout = nhwc ? WEBNN__IPC__CONV2D_FILTER_LAYOUT__OHWI
 			       : WEBNN__IPC__CONV2D_FILTER_LAYOUT__OIHW;
 	b->msgs[b->n].conv = m;
-	return sb_add(b, WNN_OP_CONV2D);
+	return tb_add(b, WNN_OP_CONV2D);
 }
 
 /* 2x2 transposed convolution with stride 2 (IOHW filter), NCHW. */
-static uint32_t sb_convt(struct sb *b, uint32_t x, uint32_t filter, uint32_t groups)
+static uint32_t sb_convt(struct tg_builder *b, uint32_t x, uint32_t filter, uint32_t groups)
 {
 	Webnn__Ipc__ConvTranspose2d m = WEBNN__IPC__CONV_TRANSPOSE2D__INIT;
 	m.has_groups = 1;
@@ -153,10 +68,10 @@ static uint32_t sb_convt(struct sb *b, uint32_t x, uint32_t filter, uint32_t gro
 	m.strides = b->ids[b->n];
 	m.output = tg_next(&b->t);
 	b->msgs[b->n].convt = m;
-	return sb_add(b, WNN_OP_CONV_TRANSPOSE2D);
+	return tb_add(b, WNN_OP_CONV_TRANSPOSE2D);
 }
 
-static uint32_t sb_bn(struct sb *b, uint32_t x, uint32_t axis, uint32_t channels, bool scale,
+static uint32_t sb_bn(struct tg_builder *b, uint32_t x, uint32_t axis, uint32_t channels, bool scale,
 		      bool bias)
 {
 	Webnn__Ipc__BatchNormalization m = WEBNN__IPC__BATCH_NORMALIZATION__INIT;
@@ -171,10 +86,10 @@ static uint32_t sb_bn(struct sb *b, uint32_t x, uint32_t axis, uint32_t channels
 	m.axis = axis;
 	m.output = tg_next(&b->t);
 	b->msgs[b->n].bn = m;
-	return sb_add(b, WNN_OP_BATCH_NORMALIZATION);
+	return tb_add(b, WNN_OP_BATCH_NORMALIZATION);
 }
 
-static uint32_t sb_gemm(struct sb *b, uint32_t x, uint32_t y, uint32_t c, bool b_transpose)
+static uint32_t sb_gemm(struct tg_builder *b, uint32_t x, uint32_t y, uint32_t c, bool b_transpose)
 {
 	Webnn__Ipc__Gemm m = WEBNN__IPC__GEMM__INIT;
 	m.a = x;
@@ -185,31 +100,31 @@ static uint32_t sb_gemm(struct sb *b, uint32_t x, uint32_t y, uint32_t c, bool b
 	m.b_transpose = b_transpose;
 	m.output = tg_next(&b->t);
 	b->msgs[b->n].gemm = m;
-	return sb_add(b, WNN_OP_GEMM);
+	return tb_add(b, WNN_OP_GEMM);
 }
 
-static uint32_t sb_matmul(struct sb *b, uint32_t x, uint32_t y)
+static uint32_t sb_matmul(struct tg_builder *b, uint32_t x, uint32_t y)
 {
 	Webnn__Ipc__Matmul m = WEBNN__IPC__MATMUL__INIT;
 	m.a = x;
 	m.b = y;
 	m.output = tg_next(&b->t);
 	b->msgs[b->n].matmul = m;
-	return sb_add(b, WNN_OP_MATMUL);
+	return tb_add(b, WNN_OP_MATMUL);
 }
 
 /* global average pooling, NCHW */
-static uint32_t sb_global_pool(struct sb *b, uint32_t x)
+static uint32_t sb_global_pool(struct tg_builder *b, uint32_t x)
 {
 	Webnn__Ipc__Pool2d m = WEBNN__IPC__POOL2D__INIT;
 	m.input = x;
 	m.output = tg_next(&b->t);
 	b->msgs[b->n].pool = m;
-	return sb_add(b, WNN_OP_AVERAGE_POOL2D);
+	return tb_add(b, WNN_OP_AVERAGE_POOL2D);
 }
 
 /* hardSigmoid with alpha 1/6, beta 0.5 (how hard-swish's gate is often exported) */
-static uint32_t sb_hard_sigmoid(struct sb *b, uint32_t x)
+static uint32_t sb_hard_sigmoid(struct tg_builder *b, uint32_t x)
 {
 	Webnn__Ipc__ElementwiseUnary m = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
 	m.input = x;
@@ -218,18 +133,18 @@ static uint32_t sb_hard_sigmoid(struct sb *b, uint32_t x)
 	m.alpha = 1.0 / 6;
 	m.beta = 0.5;
 	b->msgs[b->n].unary = m;
-	return sb_add(b, WNN_OP_HARD_SIGMOID);
+	return tb_add(b, WNN_OP_HARD_SIGMOID);
 }
 
 /* hard-swish as exporters write it: x * clamp(x + 3, 0, 6) / 6 (four operations). */
-static uint32_t sb_hard_swish4(struct sb *b, uint32_t x, enum wnn_dtype t)
+static uint32_t sb_hard_swish4(struct tg_builder *b, uint32_t x, enum wnn_dtype t)
 {
 	uint32_t three = sb_scalar(b, t, 3), six = sb_scalar(b, t, 6);
-	uint32_t y = sb_clamp(b, sb_binary(b, WNN_OP_ADD, x, three), 0, 6);
-	return sb_binary(b, WNN_OP_DIV, sb_binary(b, WNN_OP_MUL, x, y), six);
+	uint32_t y = tb_clamp(b, tb_binary(b, WNN_OP_ADD, x, three), 0, 6);
+	return tb_binary(b, WNN_OP_DIV, tb_binary(b, WNN_OP_MUL, x, y), six);
 }
 
-static struct graph_ir *sb_finish(struct sb *b)
+static struct graph_ir *sb_finish(struct tg_builder *b)
 {
 	const struct graph_ir *g = tg_finish(&b->t, &b->diag);
 	ASSERT_MSG(g, "tg_finish: %s", b->diag.message);
@@ -322,7 +237,7 @@ static void sb_compare(struct backend *be, const struct graph_ir *g, double lo, 
  * the activation as one chain step, a transpose out. */
 TEST_TIMEOUT(graph_fold_batchnorm_into_conv, 120)
 {
-	struct sb *b = sb_new();
+	struct tg_builder *b = tb_new();
 	uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 4, 7, 6 });
 	uint32_t w = sb_const(b, 4, (uint32_t[]){ 8, 4, 3, 3 }, -0.5, 0.5);
 	uint32_t y = sb_bn(b, sb_conv(b, x, w, GRAPH_NONE, false), 1, 8, true, true);
@@ -339,7 +254,7 @@ TEST_TIMEOUT(graph_fold_batchnorm_into_conv, 120)
 	struct backend *be = sb_cpu(2);
 	sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "conv+batchNormalization+hard-swish");
 	backend_cpu.shutdown(be);
-	sb_free(b);
+	tb_free(b);
 }
 
 /* The same fold after convTranspose2d, gemm (with a per-column C, B transposed) and matmul (a
@@ -349,7 +264,7 @@ TEST_TIMEOUT(graph_fold_scale_shift_producers, 120)
 	struct backend *be = sb_cpu(2);
 	struct sb_shape s;
 	{
-		struct sb *b = sb_new();
+		struct tg_builder *b = tb_new();
 		/* two groups: output channel (ic / 2) * 3 + o of filter element (ic, o, y, x) */
 		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 2, 4, 4, 5 });
 		uint32_t w = sb_const(b, 4, (uint32_t[]){ 4, 3, 2, 2 }, -1, 1);
@@ -359,10 +274,10 @@ TEST_TIMEOUT(graph_fold_scale_shift_producers, 120)
 		ASSERT_EQ(s.live_bn, 0u);
 		ASSERT_EQ(s.live_op[WNN_OP_CONV_TRANSPOSE2D], 1u);
 		sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "convTranspose2d+batchNormalization");
-		sb_free(b);
+		tb_free(b);
 	}
 	{
-		struct sb *b = sb_new();
+		struct tg_builder *b = tb_new();
 		uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 5, 7 });
 		uint32_t w = sb_const(b, 2, (uint32_t[]){ 9, 7 }, -1, 1);
 		uint32_t c = sb_const(b, 1, (uint32_t[]){ 9 }, -1, 1);
@@ -372,37 +287,37 @@ TEST_TIMEOUT(graph_fold_scale_shift_producers, 120)
 		ASSERT_EQ(s.live, 1u);
 		ASSERT_EQ(s.live_op[WNN_OP_GEMM], 1u);
 		sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "gemm+batchNormalization");
-		sb_free(b);
+		tb_free(b);
 	}
 	{
-		struct sb *b = sb_new();
+		struct tg_builder *b = tb_new();
 		uint32_t x = tg_input(&b->t, WNN_F32, 3, (uint32_t[]){ 2, 3, 5 });
 		uint32_t w = sb_const(b, 2, (uint32_t[]){ 5, 4 }, -1, 1);
 		uint32_t k = sb_const(b, 1, (uint32_t[]){ 4 }, -2, 2);
-		sb_binary(b, WNN_OP_MUL, k, sb_matmul(b, x, w));
+		tb_binary(b, WNN_OP_MUL, k, sb_matmul(b, x, w));
 		struct graph_ir *g = sb_finish(b);
 		sb_optimised(g, &s);
 		ASSERT_EQ(s.live, 1u);
 		sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "matmul*scale");
-		sb_free(b);
+		tb_free(b);
 	}
 	{
-		struct sb *b = sb_new();
+		struct tg_builder *b = tb_new();
 		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 5, 5, 4 });
 		/* an OHWI filter: the scale goes along its first axis, read through its strides */
 		uint32_t w = sb_const(b, 4, (uint32_t[]){ 6, 3, 3, 4 }, -0.5, 0.5);
 		uint32_t bias = sb_const(b, 1, (uint32_t[]){ 6 }, -1, 1);
 		uint32_t k = sb_const(b, 3, (uint32_t[]){ 1, 1, 6 }, -2, 2);
 		uint32_t sh = sb_const(b, 1, (uint32_t[]){ 6 }, -1, 1);
-		uint32_t y = sb_binary(b, WNN_OP_MUL, sb_conv(b, x, w, bias, true), k);
-		y = sb_binary(b, WNN_OP_ADD, y, sh);
-		sb_binary(b, WNN_OP_SUB, y, sb_scalar(b, WNN_F32, 0.25));
+		uint32_t y = tb_binary(b, WNN_OP_MUL, sb_conv(b, x, w, bias, true), k);
+		y = tb_binary(b, WNN_OP_ADD, y, sh);
+		tb_binary(b, WNN_OP_SUB, y, sb_scalar(b, WNN_F32, 0.25));
 		struct graph_ir *g = sb_finish(b);
 		sb_optimised(g, &s);
 		ASSERT_EQ(s.live, 1u);
 		ASSERT_EQ(s.folded, 3u);
 		sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "conv2d(bias)*k+shift-0.25");
-		sb_free(b);
+		tb_free(b);
 	}
 	backend_cpu.shutdown(be);
 }
@@ -414,12 +329,12 @@ TEST_TIMEOUT(graph_fold_scale_shift_limits, 120)
 	struct backend *be = sb_cpu(2);
 	struct sb_shape s;
 	{
-		struct sb *b = sb_new();
+		struct tg_builder *b = tb_new();
 		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 4 });
 		uint32_t w = sb_const(b, 4, (uint32_t[]){ 3, 3, 3, 3 }, -1, 1);
 		uint32_t y = sb_conv(b, x, w, GRAPH_NONE, false);
 		uint32_t z = sb_bn(b, y, 1, 3, true, true);
-		sb_binary(b, WNN_OP_ADD, z, y);
+		tb_binary(b, WNN_OP_ADD, z, y);
 		struct graph_ir *g = sb_finish(b);
 		sb_optimised(g, &s);
 		ASSERT_EQ(s.folded, 0u);
@@ -427,10 +342,10 @@ TEST_TIMEOUT(graph_fold_scale_shift_limits, 120)
 		/* the normalization runs in NHWC beside the conv: one transpose in, one out */
 		ASSERT_EQ(s.transposes, 2u);
 		sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "conv read twice");
-		sb_free(b);
+		tb_free(b);
 	}
 	{
-		struct sb *b = sb_new();
+		struct tg_builder *b = tb_new();
 		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 4 });
 		uint32_t w = sb_const(b, 4, (uint32_t[]){ 4, 3, 3, 3 }, -1, 1);
 		sb_bn(b, sb_conv(b, x, w, GRAPH_NONE, false), 2, 4, false, false);
@@ -438,17 +353,17 @@ TEST_TIMEOUT(graph_fold_scale_shift_limits, 120)
 		sb_optimised(g, &s);
 		ASSERT_EQ(s.folded, 0u);
 		sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "batchNormalization along height");
-		sb_free(b);
+		tb_free(b);
 	}
 	{
-		struct sb *b = sb_new();
+		struct tg_builder *b = tb_new();
 		uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 3, 4 });
 		uint32_t w = sb_const(b, 2, (uint32_t[]){ 4, 5 }, -1, 1);
-		sb_binary(b, WNN_OP_SUB, sb_scalar(b, WNN_F32, 1), sb_gemm(b, x, w, GRAPH_NONE, false));
+		tb_binary(b, WNN_OP_SUB, sb_scalar(b, WNN_F32, 1), sb_gemm(b, x, w, GRAPH_NONE, false));
 		struct graph_ir *g = sb_finish(b);
 		sb_optimised(g, &s);
 		ASSERT_EQ(s.folded, 0u);
-		sb_free(b);
+		tb_free(b);
 	}
 	backend_cpu.shutdown(be);
 }
@@ -459,14 +374,14 @@ TEST_TIMEOUT(cpu_batchnorm_rounds_once, 120)
 {
 	struct backend *be = sb_cpu(2);
 	for (uint32_t axis = 0; axis < 4; axis++) {
-		struct sb *b = sb_new();
+		struct tg_builder *b = tb_new();
 		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 3, 3, 4, 4 });
 		sb_bn(b, x, axis, axis < 2 ? 3 : 4, axis != 1, true);
 		struct graph_ir *g = sb_finish(b);
 		char label[64];
 		snprintf(label, sizeof label, "batchNormalization axis %u", axis);
 		sb_compare(be, g, -100, 100, 1, 0, 0, label);
-		sb_free(b);
+		tb_free(b);
 	}
 	backend_cpu.shutdown(be);
 }
@@ -476,14 +391,14 @@ TEST_TIMEOUT(cpu_batchnorm_rounds_once, 120)
  * the convolutions: only the graph's input and output are transposed. */
 TEST_TIMEOUT(graph_layout_broadcast_gate_stays_nhwc, 120)
 {
-	struct sb *b = sb_new();
+	struct tg_builder *b = tb_new();
 	uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 8, 6, 6 });
 	uint32_t w1 = sb_const(b, 4, (uint32_t[]){ 8, 8, 3, 3 }, -0.3, 0.3);
 	uint32_t w2 = sb_const(b, 4, (uint32_t[]){ 8, 8, 3, 3 }, -0.3, 0.3);
 	uint32_t w3 = sb_const(b, 4, (uint32_t[]){ 4, 8, 3, 3 }, -0.3, 0.3);
 	uint32_t y = sb_conv(b, x, w1, GRAPH_NONE, false);
 	uint32_t gate = sb_hard_sigmoid(b, sb_conv(b, sb_global_pool(b, y), w2, GRAPH_NONE, false));
-	sb_conv(b, sb_binary(b, WNN_OP_MUL, y, gate), w3, GRAPH_NONE, false);
+	sb_conv(b, tb_binary(b, WNN_OP_MUL, y, gate), w3, GRAPH_NONE, false);
 	struct graph_ir *g = sb_finish(b);
 	struct sb_shape s;
 	sb_optimised(g, &s);
@@ -491,7 +406,7 @@ TEST_TIMEOUT(graph_layout_broadcast_gate_stays_nhwc, 120)
 	struct backend *be = sb_cpu(2);
 	sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, "squeeze-and-excitation");
 	backend_cpu.shutdown(be);
-	sb_free(b);
+	tb_free(b);
 }
 
 /* ---- pow by small integers */
@@ -511,9 +426,9 @@ TEST_TIMEOUT(graph_pow_small_integer_exponent, 120)
 		{ 2.5, WNN_F32, WNN_OP_POW, 0 },      { 3, WNN_F16, WNN_OP_POW, 0 },
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-		struct sb *b = sb_new();
+		struct tg_builder *b = tb_new();
 		uint32_t x = tg_input(&b->t, cases[k].t, 2, (uint32_t[]){ 37, 41 });
-		sb_binary(b, WNN_OP_POW, x, sb_scalar(b, cases[k].t, cases[k].e));
+		tb_binary(b, WNN_OP_POW, x, sb_scalar(b, cases[k].t, cases[k].e));
 		struct graph_ir *g = sb_finish(b);
 		struct sb_shape s;
 		sb_optimised(g, &s);
@@ -525,7 +440,7 @@ TEST_TIMEOUT(graph_pow_small_integer_exponent, 120)
 			   s.live_op[cases[k].becomes], wnn_ops[cases[k].becomes].name);
 		/* positive and negative, so that odd powers and reciprocals see both signs */
 		sb_compare(be, g, cases[k].e == 2.5 ? 0 : -3, 3, cases[k].ulp, 0, 0, label);
-		sb_free(b);
+		tb_free(b);
 	}
 	backend_cpu.shutdown(be);
 }
@@ -544,14 +459,14 @@ TEST_TIMEOUT(cpu_elementwise_chain_one_step, 300)
 		for (size_t ti = 0; ti < 2; ti++)
 			for (int form = 0; form < 3; form++) {
 				enum wnn_dtype t = types[ti];
-				struct sb *b = sb_new();
+				struct tg_builder *b = tb_new();
 				uint32_t x = tg_input(&b->t, t, 1, &sizes[si]);
 				if (form == 0)
 					sb_hard_swish4(b, x, t);
 				else if (form == 1)
-					sb_binary(b, WNN_OP_MUL, x, sb_unary(b, WNN_OP_SIGMOID, x));
+					tb_binary(b, WNN_OP_MUL, x, tb_unary(b, WNN_OP_SIGMOID, x));
 				else
-					sb_binary(b, WNN_OP_MUL, sb_hard_sigmoid(b, x), x);
+					tb_binary(b, WNN_OP_MUL, sb_hard_sigmoid(b, x), x);
 				struct graph_ir *g = sb_finish(b);
 				struct sb_shape s;
 				sb_optimised(g, &s);
@@ -561,21 +476,21 @@ TEST_TIMEOUT(cpu_elementwise_chain_one_step, 300)
 				ASSERT_MSG(s.live == 1 && s.chains == 1, "%s: %u steps, %u chains",
 					   label, s.live, s.chains);
 				sb_compare(be, g, -8, 8, 0, 0, 0, label);
-				sb_free(b);
+				tb_free(b);
 			}
 	{
-		struct sb *b = sb_new();
+		struct tg_builder *b = tb_new();
 		uint32_t x = tg_input(&b->t, WNN_I32, 2, (uint32_t[]){ 301, 257 });
 		uint32_t y = tg_input(&b->t, WNN_I32, 2, (uint32_t[]){ 301, 257 });
-		uint32_t z = sb_binary(b, WNN_OP_MUL, sb_binary(b, WNN_OP_ADD, x, y),
+		uint32_t z = tb_binary(b, WNN_OP_MUL, tb_binary(b, WNN_OP_ADD, x, y),
 				       sb_scalar(b, WNN_I32, -3));
-		sb_binary(b, WNN_OP_SUB, y, sb_clamp(b, z, -1000, 5000));
+		tb_binary(b, WNN_OP_SUB, y, tb_clamp(b, z, -1000, 5000));
 		struct graph_ir *g = sb_finish(b);
 		struct sb_shape s;
 		sb_optimised(g, &s);
 		ASSERT_EQ(s.live, 1u);
 		sb_compare(be, g, -10000, 10000, 0, 0, 0, "int32 chain");
-		sb_free(b);
+		tb_free(b);
 	}
 	backend_cpu.shutdown(be);
 }

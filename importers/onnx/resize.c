@@ -411,15 +411,27 @@ static int rs_sizes(struct ox_node *n, struct rs_spec *sp, const double *scales,
 	return 0;
 }
 
-static int op_resize(struct ox_node *n)
+/* The spec of input 0 and the mode attribute ("bilinear" is linear), shared by Resize and
+ * Upsample. */
+static int rs_start(struct ox_node *n, struct rs_spec *sp)
 {
 	struct ox_val *v = n->in[0];
 	if (!v)
 		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "input 0 is missing");
-	struct rs_spec sp = { 0 };
-	sp.rank = v->rank;
-	memcpy(sp.in, v->dims, sizeof(sp.in));
-	sp.mode = ox_attr_s(n, "mode", "nearest");
+	memset(sp, 0, sizeof(*sp));
+	sp->rank = v->rank;
+	memcpy(sp->in, v->dims, sizeof(sp->in));
+	sp->mode = ox_attr_s(n, "mode", "nearest");
+	if (rs_is(sp->mode, "bilinear"))
+		sp->mode = "linear";
+	return 0;
+}
+
+static int op_resize(struct ox_node *n)
+{
+	struct rs_spec sp;
+	if (rs_start(n, &sp))
+		return -1;
 	bool v11 = n->opset >= 11;
 	sp.ctm = v11 ? ox_attr_s(n, "coordinate_transformation_mode", "half_pixel") : "asymmetric";
 	sp.nm = v11 ? ox_attr_s(n, "nearest_mode", "round_prefer_floor") : "floor";
@@ -427,8 +439,6 @@ static int op_resize(struct ox_node *n)
 	sp.exclude_outside = ox_attr_i(n, "exclude_outside", 0) != 0;
 	sp.extrapolation = ox_attr_f(n, "extrapolation_value", 0);
 	sp.antialias = ox_attr_i(n, "antialias", 0) != 0;
-	if (rs_is(sp.mode, "bilinear"))
-		sp.mode = "linear";
 	if (!rs_is(sp.mode, "nearest") && !rs_is(sp.mode, "linear") && !rs_is(sp.mode, "cubic"))
 		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "mode \"%s\"", sp.mode);
 	static const char *const ctms[] = { "half_pixel", "half_pixel_symmetric",
@@ -500,15 +510,9 @@ static int op_resize(struct ox_node *n)
 
 static int op_upsample(struct ox_node *n)
 {
-	struct ox_val *v = n->in[0];
-	if (!v)
-		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "input 0 is missing");
-	struct rs_spec sp = { 0 };
-	sp.rank = v->rank;
-	memcpy(sp.in, v->dims, sizeof(sp.in));
-	sp.mode = ox_attr_s(n, "mode", "nearest");
-	if (rs_is(sp.mode, "bilinear"))
-		sp.mode = "linear";
+	struct rs_spec sp;
+	if (rs_start(n, &sp))
+		return -1;
 	if (!rs_is(sp.mode, "nearest") && !rs_is(sp.mode, "linear"))
 		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "mode \"%s\"", sp.mode);
 	sp.ctm = "asymmetric";
