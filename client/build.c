@@ -137,6 +137,7 @@ static void graph_free(struct webnn_graph *g)
 {
 	free_io(g->inputs, g->n_inputs);
 	free_io(g->outputs, g->n_outputs);
+	free(g->op_counts);
 	free(g);
 }
 
@@ -323,7 +324,8 @@ static struct webnn_graph *make_graph(struct webnn_builder *b,
 		n_in += st->keep_operand[i] && b->operands[i]->kind == WNNC_INPUT;
 	g->inputs = calloc(n_in ? n_in : 1, sizeof(*g->inputs));
 	g->outputs = calloc(n_outputs, sizeof(*g->outputs));
-	if (!g->inputs || !g->outputs) {
+	g->op_counts = calloc(WNN_OP_COUNT, sizeof(*g->op_counts));
+	if (!g->inputs || !g->outputs || !g->op_counts) {
 		graph_free(g);
 		return NULL;
 	}
@@ -337,6 +339,11 @@ static struct webnn_graph *make_graph(struct webnn_builder *b,
 			graph_free(g);
 			return NULL;
 		}
+	}
+	for (size_t k = 0; k < b->n_ops; k++) {
+		enum wnn_op id = wnn_op_from_id(b->ops[k]->op);
+		if (st->keep_op[k] && id < WNN_OP_COUNT)
+			g->op_counts[id]++;
 	}
 	for (size_t i = 0; i < n_outputs; i++) {
 		struct wnnc_graph_io *io = &g->outputs[g->n_outputs++];
@@ -597,6 +604,21 @@ enum webnn_status webnn_graph_get_stats(const struct webnn_graph *g, struct webn
 	s.struct_size = out->struct_size;
 	memcpy(out, &s, n);
 	return WEBNN_STATUS_OK;
+}
+
+bool webnn_graph_operation_type(const struct webnn_graph *g, size_t i, const char **name,
+				uint32_t *count)
+{
+	for (size_t id = 0; g && g->op_counts && id < WNN_OP_COUNT; id++) {
+		if (!g->op_counts[id] || i--)
+			continue;
+		if (name)
+			*name = wnn_ops[id].name;
+		if (count)
+			*count = g->op_counts[id];
+		return true;
+	}
+	return false;
 }
 
 void webnn_graph_destroy(struct webnn_graph *g)

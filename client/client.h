@@ -152,6 +152,7 @@ struct webnn_graph {
 	size_t n_inputs, n_outputs;
 	double compile_ms;
 	struct webnn_graph_stats stats;
+	uint32_t *op_counts; /* operations as built, per enum wnn_op (WNN_OP_COUNT entries) */
 };
 
 /* ---- locking and errors (client/conn.c) */

@@ -27,7 +27,8 @@ void *wnni_read_file(const char *path, size_t *size, char *error, size_t len)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		fail(error, len, WEBNN_STATUS_TYPE_ERROR, "%s: %s", path, strerror(errno));
+		fail(error, len, WEBNN_STATUS_TYPE_ERROR, "cannot open %s: %s", path,
+		     strerror(errno));
 		return NULL;
 	}
 	struct stat st;
@@ -86,12 +87,13 @@ static const struct webnn_import_options *current_options(const struct webnn_imp
 
 static enum webnn_status load(struct webnn_context *ctx, enum webnn_model_format format,
 			      const void *data, size_t size, const char *base_dir,
-			      const struct webnn_import_options *options, struct webnn_model **out,
-			      char *error, size_t len)
+			      const struct webnn_import_options *options, struct wnni_info *inspect,
+			      struct webnn_model **out, char *error, size_t len)
 {
 	struct webnn_model *m = calloc(1, sizeof(*m));
 	if (!m)
 		return fail(error, len, WEBNN_STATUS_NO_MEMORY, "import: out of memory");
+	m->inspect = inspect;
 	enum webnn_status s;
 	if (format == WEBNN_MODEL_FORMAT_ONNX)
 		s = wnni_onnx_load(ctx, data, size, base_dir, options, m, error, len);
@@ -105,9 +107,11 @@ static enum webnn_status load(struct webnn_context *ctx, enum webnn_model_format
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status webnn_model_load(struct webnn_context *ctx, const char *path,
+/* webnn_model_load, or webnn_model_inspect's trial load (inspect set). */
+static enum webnn_status load_path(struct webnn_context *ctx, const char *path,
 				   const struct webnn_import_options *options,
-				   struct webnn_model **out, char *error, size_t len)
+				   struct wnni_info *inspect, struct webnn_model **out, char *error,
+				   size_t len)
 {
 	if (out)
 		*out = NULL;
@@ -161,11 +165,18 @@ enum webnn_status webnn_model_load(struct webnn_context *ctx, const char *path,
 	void *data = wnni_read_file(file, &size, error, len);
 	enum webnn_status s = WEBNN_STATUS_TYPE_ERROR;
 	if (data)
-		s = load(ctx, format, data, size, base, options, out, error, len);
+		s = load(ctx, format, data, size, base, options, inspect, out, error, len);
 	free(data);
 	free(base);
 	free(file);
 	return s;
+}
+
+enum webnn_status webnn_model_load(struct webnn_context *ctx, const char *path,
+				   const struct webnn_import_options *options,
+				   struct webnn_model **out, char *error, size_t len)
+{
+	return load_path(ctx, path, options, NULL, out, error, len);
 }
 
 enum webnn_status webnn_model_load_memory(struct webnn_context *ctx, const void *data, size_t size,
@@ -200,8 +211,8 @@ enum webnn_status webnn_model_load_memory(struct webnn_context *ctx, const void 
 		return fail(error, len, WEBNN_STATUS_NO_MEMORY, "import: out of memory");
 	memcpy(copy, data, size);
 	copy[size] = 0;
-	enum webnn_status s = load(ctx, options->format, copy, size, base_dir, options, out, error,
-				   len);
+	enum webnn_status s = load(ctx, options->format, copy, size, base_dir, options, NULL, out,
+				   error, len);
 	free(copy);
 	return s;
 }
@@ -279,4 +290,157 @@ enum webnn_status webnn_tensor_file_read(const char *path, struct webnn_operand_
 		return fail(error, len, WEBNN_STATUS_TYPE_ERROR,
 			    "%s: unknown tensor file type (expected .pb, .npy or .dat)", path);
 	return reader(path, desc, data, size, error, len);
+}
+
+/* ------------------------------------------------------------------ webnn_model_inspect */
+
+void *wnni_info_alloc(struct wnni_info *info, size_t size)
+{
+	if (info->n_owned == info->cap_owned) {
+		size_t cap = info->cap_owned ? info->cap_owned * 2 : 32;
+		void **o = realloc(info->owned, cap * sizeof(*o));
+		if (!o)
+			return NULL;
+		info->owned = o;
+		info->cap_owned = cap;
+	}
+	void *p = calloc(1, size ? size : 1);
+	if (p)
+		info->owned[info->n_owned++] = p;
+	return p;
+}
+
+const char *wnni_info_strdup(struct wnni_info *info, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = wnni_info_alloc(info, n);
+	return p ? memcpy(p, s, n) : NULL;
+}
+
+int wnni_info_problem(struct wnni_info *info, const char *msg)
+{
+	if (info->pub.n_problems == info->cap_problems) {
+		size_t cap = info->cap_problems ? info->cap_problems * 2 : 8;
+		const char **p = realloc(info->problems, cap * sizeof(*p));
+		if (!p)
+			return -1;
+		info->problems = p;
+		info->cap_problems = cap;
+	}
+	const char *copy = wnni_info_strdup(info, msg);
+	if (!copy)
+		return -1;
+	info->problems[info->pub.n_problems++] = copy;
+	info->pub.problems = info->problems;
+	return 0;
+}
+
+void webnn_model_info_destroy(struct webnn_model_info *pub)
+{
+	struct wnni_info *info = (struct wnni_info *)pub;
+	if (!info)
+		return;
+	for (size_t i = 0; i < info->n_owned; i++)
+		free(info->owned[i]);
+	free(info->owned);
+	free(info->problems);
+	free(info);
+}
+
+/* NNEF declares nothing the importer reads apart from evaluating the graph: what the trial load
+ * built is what it declares. */
+static int info_from_model(struct wnni_info *info, const struct webnn_model *m)
+{
+	struct webnn_model_value_info *in = wnni_info_alloc(info, (m->n_inputs + 1) * sizeof(*in));
+	struct webnn_model_value_info *out = wnni_info_alloc(info, (m->n_outputs + 1) * sizeof(*out));
+	if (!in || !out)
+		return -1;
+	for (size_t k = 0; k < 2; k++) {
+		const struct wnni_io *io = k ? m->outputs : m->inputs;
+		struct webnn_model_value_info *v = k ? out : in;
+		for (size_t i = 0; i < (k ? m->n_outputs : m->n_inputs); i++) {
+			v[i].name = wnni_info_strdup(info, io[i].name);
+			if (!v[i].name)
+				return -1;
+			v[i].type_name = webnn_data_type_name(io[i].desc.data_type);
+			v[i].has_data_type = v[i].has_shape = true;
+			v[i].data_type = io[i].desc.data_type;
+			v[i].rank = io[i].desc.rank;
+			memcpy(v[i].shape, io[i].desc.shape, sizeof(v[i].shape));
+		}
+	}
+	info->pub.inputs = in;
+	info->pub.outputs = out;
+	info->pub.n_inputs = m->n_inputs;
+	info->pub.n_outputs = m->n_outputs;
+	return 0;
+}
+
+enum webnn_status webnn_model_inspect(struct webnn_context *ctx, const char *path,
+				      const struct webnn_import_options *options,
+				      struct webnn_model_info **out, char *error, size_t len)
+{
+	if (out)
+		*out = NULL;
+	if (error && len)
+		error[0] = 0;
+	if (!path || !out)
+		return fail(error, len, WEBNN_STATUS_TYPE_ERROR, "import: %s is NULL",
+			    !path ? "path" : "out");
+	struct webnn_import_options full;
+	const struct webnn_import_options *given = options;
+	if (options && !(options = current_options(options, &full)))
+		return fail(error, len, WEBNN_STATUS_TYPE_ERROR,
+			    "import: options.struct_size is %u, expected %zu (or %zu, the first "
+			    "version's)", given->struct_size, sizeof(*options),
+			    (size_t)WEBNN_IMPORT_OPTIONS_SIZE_V1);
+	struct wnni_info *info = calloc(1, sizeof(*info));
+	if (!info)
+		return fail(error, len, WEBNN_STATUS_NO_MEMORY, "import: out of memory");
+	enum webnn_model_format format = options ? options->format : WEBNN_MODEL_FORMAT_AUTO;
+	struct stat st;
+	bool dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	if (format == WEBNN_MODEL_FORMAT_AUTO)
+		format = dir || ends_with(path, ".nnef") ? WEBNN_MODEL_FORMAT_NNEF
+							 : WEBNN_MODEL_FORMAT_ONNX;
+	enum webnn_status s = WEBNN_STATUS_OK;
+	if (format == WEBNN_MODEL_FORMAT_ONNX) {
+		size_t size = 0;
+		void *data = wnni_read_file(path, &size, error, len);
+		s = data ? wnni_onnx_declared(data, size, info, error, len)
+			 : WEBNN_STATUS_TYPE_ERROR;
+		free(data);
+	} else {
+		info->pub.format = "nnef";
+	}
+	if (s == WEBNN_STATUS_OK && ctx) {
+		/* The trial load: the format lists each failure in info (ONNX); a load error it
+		 * did not list (NNEF, or past the nodes: the build) is the one problem. */
+		size_t elen = 1 << 16;
+		char *e = malloc(elen);
+		struct webnn_model *m = NULL;
+		struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
+		if (options)
+			o = *options;
+		o.format = format;
+		s = e ? WEBNN_STATUS_OK : WEBNN_STATUS_NO_MEMORY;
+		if (e) {
+			enum webnn_status ls = load_path(ctx, path, &o, info, &m, e, elen);
+			if (ls == WEBNN_STATUS_OK && !info->pub.inputs && info_from_model(info, m))
+				s = WEBNN_STATUS_NO_MEMORY;
+			if (ls != WEBNN_STATUS_OK && !info->pub.n_problems &&
+			    wnni_info_problem(info, e) != 0)
+				s = WEBNN_STATUS_NO_MEMORY;
+		}
+		webnn_model_destroy(m);
+		free(e);
+		if (s != WEBNN_STATUS_OK)
+			fail(error, len, s, "import: out of memory");
+	}
+	if (s != WEBNN_STATUS_OK) {
+		webnn_model_info_destroy(&info->pub);
+		return s;
+	}
+	*out = &info->pub;
+	return WEBNN_STATUS_OK;
 }

@@ -9,11 +9,33 @@ struct wnni_io {
 	struct webnn_operand_desc desc;
 };
 
+/* webnn_model_info with the allocations it owns. */
+struct wnni_info {
+	struct webnn_model_info pub;
+	void **owned;
+	size_t n_owned, cap_owned;
+	const char **problems;
+	size_t cap_problems;
+};
+
 struct webnn_model {
 	struct webnn_graph *graph;
 	struct wnni_io *inputs, *outputs;
 	size_t n_inputs, n_outputs;
+	/* Set for webnn_model_inspect's trial load: the format goes on past failures and adds
+	 * each to inspect->pub.problems, and binds unbound free dimensions to 1. */
+	struct wnni_info *inspect;
 };
+
+/* An allocation (calloc'ed) or a copy of s owned by info; NULL when memory is short. */
+void *wnni_info_alloc(struct wnni_info *info, size_t size);
+const char *wnni_info_strdup(struct wnni_info *info, const char *s);
+/* Appends one reason the model does not load; -1 when memory is short. */
+int wnni_info_problem(struct wnni_info *info, const char *msg);
+/* ONNX: fills info with what the file declares (inputs, outputs, free dimensions, operators,
+ * constant bytes) without building anything. */
+enum webnn_status wnni_onnx_declared(const void *data, size_t size, struct wnni_info *info,
+				     char *error, size_t len);
 
 /* Each format: parse, build into a new graph of ctx and fill m (whose fields are zero on entry;
  * on failure the caller frees what was filled with webnn_model_destroy). error: "onnx: ..." or

@@ -1216,6 +1216,8 @@ static void check_graph_stats(const char *backend)
 	OK(ctx, webnn_builder_relu(b, s, &r));
 	OK(ctx, webnn_builder_constant_scalar(b, WEBNN_FLOAT32, 2.0, &two));
 	OK(ctx, webnn_builder_mul(b, r, two, &z));
+	struct webnn_operand *unused; /* no output depends on it: not in the graph */
+	OK(ctx, webnn_builder_sigmoid(b, x, &unused));
 	struct webnn_named_operand named = { "z", z };
 	struct webnn_graph *g;
 	OK(ctx, webnn_builder_build(b, &named, 1, &g));
@@ -1249,6 +1251,23 @@ static void check_graph_stats(const char *backend)
 	};
 	ASSERT_EQ(webnn_graph_get_stats(g, &small), WEBNN_STATUS_OK);
 	ASSERT(small.compile_ms == st.compile_ms && small.operations == 0);
+	/* the operations as built, by type: one each, the unused sigmoid left out */
+	const char *name, *seen[8];
+	uint32_t count;
+	size_t n = 0;
+	while (n < 8 && webnn_graph_operation_type(g, n, &name, &count)) {
+		ASSERT_EQ(count, 1u);
+		seen[n++] = name;
+	}
+	ASSERT_EQ(n, 4u);
+	static const char *const want_ops[4] = { "transpose", "sub", "relu", "mul" };
+	for (int i = 0; i < 4; i++) {
+		bool found = false;
+		for (size_t k = 0; k < n; k++)
+			found |= strcmp(seen[k], want_ops[i]) == 0;
+		ASSERT_MSG(found, "%s missing", want_ops[i]);
+	}
+	ASSERT(!webnn_graph_operation_type(NULL, 0, &name, &count));
 	webnn_graph_destroy(g);
 	webnn_builder_destroy(b);
 	webnn_context_destroy(ctx);

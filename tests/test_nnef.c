@@ -672,6 +672,14 @@ TEST(nnef_compositional_syntax)
 	run(ctx, m, ins, o1);
 	ct_assert_floats("draft syntax", y, w3, 4, 0);
 	webnn_model_destroy(m);
+	/* a binding the graph never looks up is an error */
+	struct webnn_dim_binding extra[2] = { { "N", 2 }, { "Q", 1 } };
+	o.dims = extra;
+	o.n_dims = 2;
+	s = webnn_model_load_memory(ctx, draft, strlen(draft), NULL, &o, &m, err, sizeof(err));
+	ASSERT_EQ(s, WEBNN_STATUS_TYPE_ERROR);
+	ASSERT_STREQ(err, "nnef: graph.nnef:6: dimension binding 'Q' names no identifier the "
+			  "graph leaves undefined");
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
 }
@@ -711,6 +719,11 @@ TEST(nnef_errors)
 		   "y = relu(x);\n}\n", "dimension 4294967296 is out of range");
 	load_fails(ctx, HDR "graph G( x ) -> ( y ) {\nx = external(shape = [65536, 65536, 65536]);\n"
 		   "y = relu(x);\n}\n", "nnef: graph.nnef:4: external: WebNN input failed");
+	/* libwebnn's message is not prefixed with the operator a second time */
+	load_fails(ctx, HDR "graph G( x, w ) -> ( y ) {\nx = external(shape = [2, 3]);\n"
+		   "w = external(shape = [4, 5]);\ny = add(x, w);\n}\n",
+		   "nnef: graph.nnef:6: add: WebNN add failed (TypeError): input shapes [2, 3] "
+		   "and [4, 5] are not broadcastable");
 	load_fails(ctx, HDR "fragment f( x: tensor<scalar> ) -> ( y: tensor<scalar> ) { y = f(x); }\n"
 		   "graph G( x ) -> ( y ) {\nx = external(shape = [1]);\ny = f(x);\n}\n",
 		   "operations nested deeper than 256");
@@ -923,6 +936,52 @@ TEST(nnef_check_folders)
 	}
 	closedir(dd);
 	ASSERT(cases >= 2);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* webnn_model_inspect on an NNEF folder: the inputs and outputs of the trial load, or its error
+ * as the one problem; nothing without a context. */
+TEST(nnef_inspect)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "nnef-inspect");
+	char dir[64], path[128];
+	snprintf(dir, sizeof(dir), "/tmp/wnn-nnef-XXXXXX");
+	ASSERT(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/graph.nnef", dir);
+	static const char *const texts[2] = {
+		HDR "graph G( x ) -> ( y ) {\nx = external(shape = [2, 3]);\ny = relu(x);\n}\n",
+		HDR "graph G( x ) -> ( y ) {\nx = external(shape = [1]);\ny = foo(x);\n}\n",
+	};
+	for (int i = 0; i < 2; i++) {
+		FILE *f = fopen(path, "w");
+		ASSERT(f && fputs(texts[i], f) >= 0 && fclose(f) == 0);
+		struct webnn_model_info *info = NULL;
+		char err[512] = "";
+		ASSERT_MSG(webnn_model_inspect(ctx, dir, NULL, &info, err, sizeof(err)) ==
+				   WEBNN_STATUS_OK, "%s", err);
+		ASSERT_STREQ(info->format, "nnef");
+		if (i == 0) {
+			ASSERT_EQ(info->n_problems, 0);
+			ASSERT_EQ(info->n_inputs, 1);
+			ASSERT_STREQ(info->inputs[0].name, "x");
+			ASSERT_EQ(info->inputs[0].rank, 2);
+			ASSERT_EQ(info->inputs[0].shape[1], 3);
+			ASSERT_EQ(info->n_outputs, 1);
+		} else {
+			ASSERT_EQ(info->n_problems, 1);
+			ASSERT_STREQ(info->problems[0], "nnef: graph.nnef:5: unknown operation 'foo'");
+		}
+		webnn_model_info_destroy(info);
+		ASSERT(webnn_model_inspect(NULL, dir, NULL, &info, err, sizeof(err)) ==
+		       WEBNN_STATUS_OK);
+		ASSERT_EQ(info->n_inputs + info->n_problems, 0);
+		webnn_model_info_destroy(info);
+	}
+	remove(path);
+	rmdir(dir);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
 }

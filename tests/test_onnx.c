@@ -515,8 +515,8 @@ TEST(onnx_free_dimension)
 	mk_output(&m, "y", 2, d23);
 	mk_write(&m, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_TYPE_ERROR,
-			  "onnx: input \"x\": dimension 0 is the free dimension \"N\": bind it "
-			  "(--dim N=<size>)");
+			  "onnx: 1 free dimension is not bound: \"N\" (x:0); bind it by name or "
+			  "as input:axis (--dim N=<size>)");
 	/* bound: the input and output take the size */
 	struct webnn_dim_binding b = { "N", 5 };
 	struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
@@ -1455,6 +1455,266 @@ TEST(onnx_topk_composed)
 	onnx_env_down(&e);
 }
 
+/* ---------------------------------------------------------------- free dimensions, inspection */
+
+/* x and m, both [N, ?, 3] (? has neither a size nor a name), added. */
+static void free_dims_model(struct mk *m)
+{
+	static const int64_t d[3] = { 0, 0, 3 };
+	static const char *const names[3] = { "N", "", NULL };
+	mk_init(m);
+	mk_input(m, "x", 3, d, names);
+	mk_input(m, "m", 3, d, names);
+	mk_node(m, "a", "Add", "x", "m", "y");
+	mk_output(m, "y", 3, d);
+}
+
+static enum webnn_status load_with_dims(struct webnn_context *ctx, const char *dir,
+					const struct webnn_dim_binding *b, size_t n,
+					struct webnn_model **model, char *err, size_t len)
+{
+	struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
+	o.dims = b;
+	o.n_dims = n;
+	return mk_load(ctx, dir, &o, model, err, len);
+}
+
+/* Every unbound free dimension is listed in one error; unnamed ones bind by input:axis, named
+ * ones by name or position; a binding that names none fails listing the model's. */
+TEST(onnx_free_dimensions_by_position)
+{
+	struct onnx_env e;
+	onnx_env_up(&e, "onnx-free-dims");
+	struct mk m;
+	free_dims_model(&m);
+	mk_write(&m, e.dir);
+	EXPECT_LOAD_ERROR(e.ctx, e.dir, NULL, WEBNN_STATUS_TYPE_ERROR,
+			  "onnx: 3 free dimensions are not bound: \"N\" (x:0, m:0), x:1 (unnamed), "
+			  "m:1 (unnamed); bind each by name or as input:axis (--dim N=<size> "
+			  "--dim x:1=<size> --dim m:1=<size>)");
+	struct webnn_model *model = NULL;
+	char err[1024] = "";
+	const struct webnn_dim_binding ok[3] = { { "N", 2 }, { "x:1", 4 }, { "m:1", 4 } };
+	ASSERT_MSG(load_with_dims(e.ctx, e.dir, ok, 3, &model, err, sizeof(err)) ==
+			   WEBNN_STATUS_OK, "%s", err);
+	struct webnn_operand_desc desc;
+	webnn_model_input_desc(model, 1, &desc);
+	ASSERT_EQ(desc.rank, 3);
+	ASSERT_EQ(desc.shape[0], 2);
+	ASSERT_EQ(desc.shape[1], 4);
+	ASSERT_EQ(desc.shape[2], 3);
+	webnn_model_output_desc(model, 0, &desc);
+	ASSERT_EQ(desc.shape[0], 2);
+	ASSERT_EQ(desc.shape[1], 4);
+	webnn_model_destroy(model);
+	/* a named dimension bound by position */
+	const struct webnn_dim_binding pos[4] = { { "x:0", 5 }, { "m:0", 5 }, { "x:1", 1 },
+						  { "m:1", 1 } };
+	ASSERT_MSG(load_with_dims(e.ctx, e.dir, pos, 4, &model, err, sizeof(err)) ==
+			   WEBNN_STATUS_OK, "%s", err);
+	webnn_model_input_desc(model, 0, &desc);
+	ASSERT_EQ(desc.shape[0], 5);
+	webnn_model_destroy(model);
+	/* bindings that name nothing: an unknown name, a fixed axis, an axis past the rank */
+	static const char *const wrong[3] = { "M", "x:2", "x:7" };
+	for (int i = 0; i < 3; i++) {
+		struct webnn_dim_binding b[4] = { { "N", 2 }, { "x:1", 4 }, { "m:1", 4 },
+						  { wrong[i], 1 } };
+		ASSERT_EQ(load_with_dims(e.ctx, e.dir, b, 4, &model, err, sizeof(err)),
+			  WEBNN_STATUS_TYPE_ERROR);
+		char want[256];
+		snprintf(want, sizeof(want), "onnx: dimension binding \"%s\" names no free "
+			 "dimension of the model; its free dimensions: \"N\" (x:0, m:0), x:1 "
+			 "(unnamed), m:1 (unnamed)", wrong[i]);
+		ASSERT_STREQ(err, want);
+	}
+	/* all of them at once */
+	const struct webnn_dim_binding two[5] = { { "N", 2 }, { "M", 1 }, { "x:1", 4 },
+						  { "m:1", 4 }, { "x:9", 1 } };
+	ASSERT_EQ(load_with_dims(e.ctx, e.dir, two, 5, &model, err, sizeof(err)),
+		  WEBNN_STATUS_TYPE_ERROR);
+	ASSERT_STREQ(err, "onnx: dimension bindings \"M\", \"x:9\" name no free dimension of the "
+			  "model; its free dimensions: \"N\" (x:0, m:0), x:1 (unnamed), m:1 "
+			  "(unnamed)");
+	/* an input whose name has a colon (TensorFlow's "in:0"): the axis follows the last one */
+	static const int64_t d2[2] = { 0, 3 };
+	static const char *const n2[2] = { "", NULL };
+	mk_init(&m);
+	mk_input(&m, "in:0", 2, d2, n2);
+	mk_node(&m, "r", "Relu", "in:0", NULL, "y");
+	mk_output(&m, "y", 2, d2);
+	mk_write(&m, e.dir);
+	const struct webnn_dim_binding colon = { "in:0:0", 6 };
+	ASSERT_MSG(load_with_dims(e.ctx, e.dir, &colon, 1, &model, err, sizeof(err)) ==
+			   WEBNN_STATUS_OK, "%s", err);
+	webnn_model_input_desc(model, 0, &desc);
+	ASSERT_EQ(desc.shape[0], 6);
+	webnn_model_destroy(model);
+	/* no free dimension at all */
+	const struct webnn_dim_binding none = { "B", 1 };
+	mk_around(&m, "r", "Relu", NULL);
+	mk_write(&m, e.dir);
+	ASSERT_EQ(load_with_dims(e.ctx, e.dir, &none, 1, &model, err, sizeof(err)),
+		  WEBNN_STATUS_TYPE_ERROR);
+	ASSERT_STREQ(err, "onnx: dimension binding \"B\" names no free dimension of the model; "
+			  "it has none");
+	onnx_env_down(&e);
+}
+
+static const float w4[4] = { 1, 2, 3, 4 };
+static const int64_t d4[1] = { 4 };
+
+/* x [2,3] through NonZero (inexpressible) then Relu (only depends on it), an unknown operator, and
+ * an Add whose shapes do not broadcast: three outputs, three reasons. */
+static void failing_model(struct mk *m)
+{
+	mk_init(m);
+	mk_input(m, "x", 2, d23, NULL);
+	mk_initializer(m, "w", 1, d4, w4, 4, NULL);
+	mk_node(m, "t", "NonZero", "x", NULL, "t_out");
+	mk_node(m, "r", "Relu", "t_out", NULL, "y");
+	mk_node(m, "u", "Foo", "x", NULL, "y2");
+	mk_node(m, "a", "Add", "x", "w", "y3");
+	mk_output(m, "y", 2, d23);
+	mk_output(m, "y2", 2, d23);
+	mk_output(m, "y3", 2, d23);
+}
+
+/* A load that fails names every failing node, once each, and never a node that only fails
+ * because its input did; a builder's message is not prefixed with its operator twice. */
+TEST(onnx_every_failure_listed)
+{
+	struct onnx_env e;
+	onnx_env_up(&e, "onnx-failures");
+	struct mk m;
+	failing_model(&m);
+	mk_write(&m, e.dir);
+	struct webnn_model *model = NULL;
+	char err[2048] = "";
+	ASSERT_EQ(mk_load(e.ctx, e.dir, NULL, &model, err, sizeof(err)),
+		  WEBNN_STATUS_NOT_SUPPORTED);
+	ASSERT(model == NULL);
+	const char *lines[3] = { "onnx: node \"t\" (NonZero): WebNN cannot express NonZero: its "
+				 "output shape depends on the input values",
+				 "onnx: node \"u\" (Foo): unknown operator \"Foo\"",
+				 "onnx: node \"a\" (Add): add: " };
+	/* one message: "onnx: 3 nodes cannot be loaded: " and the reasons, "; " between */
+	const char *p = err;
+	ASSERT_MSG(strncmp(p, "onnx: 3 nodes cannot be loaded: ", 32) == 0, "%s", err);
+	p += 32;
+	for (int i = 0; i < 3; i++) {
+		ASSERT_MSG(strncmp(p, lines[i] + 6, strlen(lines[i]) - 6) == 0, "reason %d of:\n%s", i,
+			   err);
+		p = strstr(p, i < 2 ? "; node \"" : "\n");
+		ASSERT_MSG(i == 2 ? !p : p != NULL, "%s", err);
+		p = p ? p + 2 : p;
+	}
+	ASSERT_MSG(!strstr(err, "add: add:") && !strstr(err, "(Relu)"), "%s", err);
+	/* the same reasons through webnn_model_inspect, with what the file declares */
+	char path[512];
+	snprintf(path, sizeof(path), "%s/model.onnx", e.dir);
+	struct webnn_model_info *info = NULL;
+	ASSERT_MSG(webnn_model_inspect(e.ctx, path, NULL, &info, err, sizeof(err)) ==
+			   WEBNN_STATUS_OK, "%s", err);
+	ASSERT_STREQ(info->format, "onnx");
+	ASSERT_EQ(info->n_problems, 3);
+	for (int i = 0; i < 3; i++)
+		ASSERT_MSG(strncmp(info->problems[i], lines[i], strlen(lines[i])) == 0, "%s",
+			   info->problems[i]);
+	ASSERT_EQ(info->n_inputs, 1);
+	ASSERT_STREQ(info->inputs[0].name, "x");
+	ASSERT(info->inputs[0].has_data_type && info->inputs[0].data_type == WEBNN_FLOAT32);
+	ASSERT_EQ(info->inputs[0].rank, 2);
+	ASSERT_EQ(info->inputs[0].shape[1], 3);
+	ASSERT(info->inputs[0].dim_names[0] == NULL);
+	ASSERT_EQ(info->n_outputs, 3);
+	ASSERT_STREQ(info->outputs[2].name, "y3");
+	ASSERT_EQ(info->n_free_dims, 0);
+	ASSERT_EQ(info->n_nodes, 4);
+	ASSERT_EQ(info->n_op_types, 4);
+	static const char *const types[4] = { "Add", "Foo", "NonZero", "Relu" };
+	for (int i = 0; i < 4; i++) {
+		ASSERT_STREQ(info->op_types[i].op_type, types[i]);
+		ASSERT_EQ(info->op_types[i].count, 1);
+	}
+	ASSERT_EQ(info->constant_bytes, 16);
+	webnn_model_info_destroy(info);
+	/* without a context: the declarations only */
+	ASSERT_MSG(webnn_model_inspect(NULL, path, NULL, &info, err, sizeof(err)) ==
+			   WEBNN_STATUS_OK, "%s", err);
+	ASSERT_EQ(info->n_problems, 0);
+	ASSERT_EQ(info->n_op_types, 4);
+	webnn_model_info_destroy(info);
+	/* free dimensions as declared and listed; the trial load binds them as 1 */
+	free_dims_model(&m);
+	mk_write(&m, e.dir);
+	ASSERT_MSG(webnn_model_inspect(e.ctx, path, NULL, &info, err, sizeof(err)) ==
+			   WEBNN_STATUS_OK, "%s", err);
+	ASSERT_EQ(info->n_problems, 0);
+	ASSERT_EQ(info->n_free_dims, 4);
+	ASSERT_STREQ(info->free_dims[0].name, "N");
+	ASSERT_STREQ(info->free_dims[0].input, "x");
+	ASSERT_EQ(info->free_dims[0].axis, 0);
+	ASSERT_STREQ(info->free_dims[3].name, "");
+	ASSERT_STREQ(info->free_dims[3].input, "m");
+	ASSERT_EQ(info->free_dims[3].axis, 1);
+	ASSERT_STREQ(info->inputs[1].dim_names[0], "N");
+	ASSERT_STREQ(info->inputs[1].dim_names[1], "");
+	webnn_model_info_destroy(info);
+	/* operators and constants inside If branches count */
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, NULL);
+	Onnx__NodeProto *iff = mk_node(&m, "if", "If", "x", NULL, "y");
+	mk_output(&m, "y", 2, d23);
+	Onnx__GraphProto branch[2];
+	Onnx__NodeProto relu, *relu_ptr = &relu;
+	Onnx__TensorProto w, *w_ptr = &w;
+	static char *relu_io[2] = { (char *)"x", (char *)"b" };
+	onnx__node_proto__init(&relu);
+	relu.op_type = (char *)"Relu";
+	relu.n_input = relu.n_output = 1;
+	relu.input = &relu_io[0];
+	relu.output = &relu_io[1];
+	onnx__tensor_proto__init(&w);
+	w.name = (char *)"w";
+	w.has_data_type = 1;
+	w.data_type = 1;
+	w.n_dims = 1;
+	w.dims = (int64_t *)d4;
+	w.has_raw_data = 1;
+	w.raw_data.data = (uint8_t *)w4;
+	w.raw_data.len = sizeof(w4);
+	for (int i = 0; i < 2; i++) {
+		onnx__graph_proto__init(&branch[i]);
+		branch[i].n_node = 1;
+		branch[i].node = &relu_ptr;
+		mk_attr(&m, iff, i ? "else_branch" : "then_branch")->g = &branch[i];
+	}
+	branch[1].n_initializer = 1;
+	branch[1].initializer = &w_ptr;
+	mk_write(&m, e.dir);
+	ASSERT_MSG(webnn_model_inspect(NULL, path, NULL, &info, err, sizeof(err)) ==
+			   WEBNN_STATUS_OK, "%s", err);
+	ASSERT_EQ(info->n_nodes, 3);
+	ASSERT_EQ(info->n_op_types, 2);
+	ASSERT_STREQ(info->op_types[0].op_type, "Relu");
+	ASSERT_EQ(info->op_types[0].count, 2);
+	ASSERT_STREQ(info->op_types[1].op_type, "If");
+	ASSERT_EQ(info->constant_bytes, 16);
+	webnn_model_info_destroy(info);
+	/* a file that is not there */
+	snprintf(path, sizeof(path), "%s/absent.onnx", e.dir);
+	char want[600];
+	snprintf(want, sizeof(want), "cannot open %s: No such file or directory", path);
+	ASSERT_EQ(webnn_model_load(e.ctx, path, NULL, &model, err, sizeof(err)),
+		  WEBNN_STATUS_TYPE_ERROR);
+	ASSERT_STREQ(err, want);
+	ASSERT_EQ(webnn_model_inspect(NULL, path, NULL, &info, err, sizeof(err)),
+		  WEBNN_STATUS_TYPE_ERROR);
+	ASSERT_STREQ(err, want);
+	onnx_env_down(&e);
+}
+
 /* options.binds: a frozen input is a constant, no longer an input of the graph; a binding that
  * names no input lists the model's inputs. */
 TEST(onnx_bound_input)
@@ -1622,4 +1882,171 @@ TEST(onnx_pool_compositions)
 		webnn_model_destroy(model);
 	}
 	onnx_env_down(&e);
+}
+
+/* webnn-run on model files: --info, free dimensions from the --input file's shape or --dim by
+ * position, the errors for a --dim naming nothing, a wrong --input name and a missing file,
+ * every load failure on its own line, and --verbose. */
+TEST(onnx_webnn_run_model_options)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	char dir[64], path[512], cmd[2048], out[16384];
+	mk_tmpdir(dir, sizeof(dir));
+	/* y = relu(x), x [N, ?] */
+	static const int64_t dx[2] = { 0, 0 };
+	static const char *const names[2] = { "N", "" };
+	struct mk m;
+	mk_init(&m);
+	mk_input(&m, "x", 2, dx, names);
+	mk_node(&m, "r", "Relu", "x", NULL, "y");
+	m.out_ptrs[m.graph.n_output++] = mk_value(&m, "y", 2, dx, names);
+	mk_write(&m, dir);
+	static const float x[6] = { -1, 2, -3, 4, -5, 6 };
+	snprintf(path, sizeof(path), "%s/x.pb", dir);
+	write_pb(path, 2, d23, x, 6);
+	const char *bin = test_build_dir();
+#define RUN(args) (snprintf(cmd, sizeof(cmd), "%s/bin/webnn-run --socket %s %s 2>&1", bin,      \
+			    d.socket_path, args),                                              \
+		   run_cmd(cmd, out, sizeof(out)))
+	char args[1024];
+	snprintf(args, sizeof(args), "%s/model.onnx --info", dir);
+	ASSERT_EQ(RUN(args), 0);
+	ASSERT_CONTAINS(out, "onnx model, 0 bytes of constants\ninputs:\n  x float32[N,?]\n"
+			     "outputs:\n  y float32[N,?]\n"
+			     "free dimensions (bind with --dim NAME=N or --dim INPUT:AXIS=N):\n"
+			     "  x:0 N\n  x:1 ?\noperators (1): 1 Relu\n"
+			     "loads (unbound free dimensions tried as 1)\n");
+	/* the free dimensions from the file's shape [2, 3] */
+	snprintf(args, sizeof(args), "%s/model.onnx --input x=%s/x.pb --iterations 1", dir, dir);
+	ASSERT_EQ(RUN(args), 0);
+	ASSERT_CONTAINS(out, "output y float32[2,3]: min 0 max 6");
+	/* --dim by position, the other from the file */
+	snprintf(args, sizeof(args), "%s/model.onnx --dim x:1=3 --input x=%s/x.pb --iterations 1",
+		 dir, dir);
+	ASSERT_EQ(RUN(args), 0);
+	ASSERT_CONTAINS(out, "output y float32[2,3]");
+	/* bound otherwise than the file's shape */
+	snprintf(args, sizeof(args), "%s/model.onnx --dim N=3 --input x=%s/x.pb", dir, dir);
+	ASSERT_EQ(RUN(args), 1);
+	ASSERT_CONTAINS(out, "/x.pb holds float32[2,3], the model takes float32[3,3]");
+	/* nothing bound: both dimensions in one error */
+	snprintf(args, sizeof(args), "%s/model.onnx", dir);
+	ASSERT_EQ(RUN(args), 1);
+	ASSERT_CONTAINS(out, "TypeError: onnx: 2 free dimensions are not bound: \"N\" (x:0), "
+			     "x:1 (unnamed); bind each by name or as input:axis (--dim N=<size> "
+			     "--dim x:1=<size>)");
+	/* a --dim that names nothing */
+	snprintf(args, sizeof(args), "%s/model.onnx --dim Q=1 --input x=%s/x.pb", dir, dir);
+	ASSERT_EQ(RUN(args), 1);
+	ASSERT_CONTAINS(out, "onnx: dimension binding \"Q\" names no free dimension of the "
+			     "model; its free dimensions: \"N\" (x:0), x:1 (unnamed)");
+	/* a --dim that is no binding */
+	snprintf(args, sizeof(args), "%s/model.onnx --dim x:1", dir);
+	ASSERT_EQ(RUN(args), 2);
+	ASSERT_CONTAINS(out, "webnn-run: --dim x:1: expected NAME=N or INPUT:AXIS=N with N >= 1\n");
+	/* a wrong --input name */
+	snprintf(args, sizeof(args), "%s/model.onnx --input z=%s/x.pb", dir, dir);
+	ASSERT_EQ(RUN(args), 1);
+	ASSERT_CONTAINS(out, "webnn-run: --input z: the model has no input \"z\"; its inputs: x\n");
+	/* a missing model file */
+	snprintf(args, sizeof(args), "%s/absent.onnx", dir);
+	ASSERT_EQ(RUN(args), 1);
+	char want[256];
+	snprintf(want, sizeof(want), "webnn-run: cannot open %s/absent.onnx: No such file or "
+		 "directory\n", dir);
+	ASSERT_STREQ(out, want);
+	/* --verbose: operators and what webnnd made of the graph */
+	snprintf(args, sizeof(args), "%s/model.onnx --input x=%s/x.pb --verbose --iterations 1",
+		 dir, dir);
+	ASSERT_EQ(RUN(args), 0);
+	ASSERT_CONTAINS(out, "  operators (1): 1 Relu\n  constants: 0 bytes in the file\n"
+			     "  WebNN operations: 1 relu\n  graph in webnnd: 1 operations, 1 kernels");
+	ASSERT_CONTAINS(out, "WEBNN_CPU_PROFILE=1");
+	/* every reason a model does not load: --info lists them, a run prints one per line */
+	failing_model(&m);
+	mk_write(&m, dir);
+	snprintf(args, sizeof(args), "%s/model.onnx --info", dir);
+	ASSERT_EQ(RUN(args), 1);
+	ASSERT_CONTAINS(out, "operators (4): 1 Add, 1 Foo, 1 NonZero, 1 Relu\n"
+			     "does not load (3 reasons):\n"
+			     "  onnx: node \"t\" (NonZero): WebNN cannot express NonZero");
+	ASSERT_CONTAINS(out, "\n  onnx: node \"u\" (Foo): unknown operator \"Foo\"\n"
+			     "  onnx: node \"a\" (Add): add: ");
+	snprintf(args, sizeof(args), "%s/model.onnx", dir);
+	ASSERT_EQ(RUN(args), 1);
+	snprintf(want, sizeof(want), "webnn-run: %s/model.onnx: NotSupportedError: onnx: 3 nodes "
+		 "cannot be loaded: node \"t\" (NonZero): ", dir);
+	ASSERT_CONTAINS(out, want);
+	/* --bind: typed by the declared input, float32 [1] here; errors for a wrong name, a value
+	 * that is no number of the type, and a count that does not fill the shape */
+	static const int64_t d1[1] = { 1 };
+	mk_init(&m);
+	mk_input(&m, "x", 2, d23, NULL);
+	mk_input(&m, "k", 1, d1, NULL);
+	mk_node(&m, "mul", "Mul", "x", "k", "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	snprintf(args, sizeof(args), "%s/model.onnx --input x=%s/x.pb --bind k=2.5 --iterations 1",
+		 dir, dir);
+	ASSERT_EQ(RUN(args), 0);
+	ASSERT_CONTAINS(out, "output y float32[2,3]: min -12.5 max 15");
+	ASSERT_MSG(!strstr(out, "input k not given"), "%s", out);
+	snprintf(args, sizeof(args), "%s/model.onnx --bind z=1", dir);
+	ASSERT_EQ(RUN(args), 1);
+	ASSERT_STREQ(out, "webnn-run: --bind z: the model has no input \"z\"; its inputs: x, k\n");
+	snprintf(args, sizeof(args), "%s/model.onnx --info --bind z=1", dir);
+	ASSERT_EQ(RUN(args), 1);
+	ASSERT_STREQ(out, "webnn-run: --bind z: the model has no input \"z\"; its inputs: x, k\n");
+	snprintf(args, sizeof(args), "%s/model.onnx --info --bind k=2", dir);
+	ASSERT_EQ(RUN(args), 0);
+	ASSERT_CONTAINS(out, "\nloads\n");
+	snprintf(args, sizeof(args), "%s/model.onnx --bind k=x", dir);
+	ASSERT_EQ(RUN(args), 1);
+	ASSERT_STREQ(out, "webnn-run: --bind k: \"x\" is not a float32 value\n");
+	snprintf(args, sizeof(args), "%s/model.onnx --bind k=1,2", dir);
+	ASSERT_EQ(RUN(args), 1);
+	ASSERT_STREQ(out, "webnn-run: --bind k: 2 values do not fill the input's shape:\n"
+			  "  k float32[1]\n");
+	/* an int64 scalar (a sample rate) */
+	mk_init(&m);
+	mk_input(&m, "sr", 0, NULL, NULL);
+	mk_input(&m, "s2", 0, NULL, NULL);
+	m.ttypes[0].elem_type = m.ttypes[1].elem_type = 7; /* INT64 */
+	mk_node(&m, "add", "Add", "sr", "s2", "y");
+	mk_output(&m, "y", 0, NULL);
+	m.ttypes[2].elem_type = 7;
+	mk_write(&m, dir);
+	snprintf(args, sizeof(args), "%s/model.onnx --bind sr=16000 --iterations 1", dir);
+	ASSERT_EQ(RUN(args), 0);
+	ASSERT_CONTAINS(out, "output y int64[]: min 16000 max 16000");
+	snprintf(args, sizeof(args), "%s/model.onnx --bind sr=1.5", dir);
+	ASSERT_EQ(RUN(args), 1);
+	ASSERT_STREQ(out, "webnn-run: --bind sr: \"1.5\" is not an int64 value\n");
+	/* --check: an unnamed free dimension bound from the data set; every reason on one line */
+	static const int64_t dq[2] = { 0, 3 };
+	static const char *const nq[2] = { "", NULL };
+	static const float yq[6] = { 0, 2, 0, 4, 0, 6 };
+	mk_init(&m);
+	mk_input(&m, "x", 2, dq, nq);
+	mk_node(&m, "r", "Relu", "x", NULL, "y");
+	mk_output(&m, "y", 2, d23);
+	mk_write(&m, dir);
+	snprintf(path, sizeof(path), "%s/test_data_set_0", dir);
+	ASSERT(mkdir(path, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/test_data_set_0/input_0.pb", dir);
+	write_pb(path, 2, d23, x, 6);
+	snprintf(path, sizeof(path), "%s/test_data_set_0/output_0.pb", dir);
+	write_pb(path, 2, d23, yq, 6);
+	snprintf(args, sizeof(args), "--check %s", dir);
+	ASSERT_EQ(RUN(args), 0);
+	ASSERT_CONTAINS(out, "1 passed, 0 failed, 0 skipped");
+	failing_model(&m);
+	mk_write(&m, dir);
+	ASSERT_EQ(RUN(args), 0);
+	ASSERT_CONTAINS(out, "SKIP onnx: 3 nodes cannot be loaded: node \"t\" (NonZero): WebNN "
+			     "cannot express NonZero: its output shape depends on the input values; "
+			     "node \"u\" (Foo): unknown operator \"Foo\"; node \"a\" (Add): add: ");
+#undef RUN
+	test_daemon_stop(&d);
 }

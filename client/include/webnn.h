@@ -841,6 +841,11 @@ struct webnn_graph_stats {
 #define WEBNN_GRAPH_STATS_INIT { .struct_size = sizeof(struct webnn_graph_stats) }
 WEBNN_EXPORT enum webnn_status webnn_graph_get_stats(const struct webnn_graph *g,
 						     struct webnn_graph_stats *out);
+/* The operations the graph was built with (those an output depends on), by type: the i-th type
+ * present (in the operator table's order) as its spec name ("conv2d") and count; false past
+ * the last. What the daemon then folds or fuses is in webnn_graph_get_stats. */
+WEBNN_EXPORT bool webnn_graph_operation_type(const struct webnn_graph *g, size_t i,
+					     const char **name, uint32_t *count);
 /* MLGraph.destroy(). NULL: no-op. */
 WEBNN_EXPORT void webnn_graph_destroy(struct webnn_graph *g);
 

@@ -17,7 +17,12 @@ enum webnn_model_format {
 	WEBNN_MODEL_FORMAT_NNEF,
 };
 
-/* A binding of a free (symbolic) dimension, e.g. { "N", 1 }. */
+/* A binding of a free dimension of the model's inputs: { "N", 1 } binds every dimension named
+ * N; { "x:0", 1 } binds axis 0 of input x by position, which is how a dimension with neither a
+ * size nor a name is bound (the input name is everything before the last ':', so "in:0:1" is
+ * axis 1 of input "in:0"). A name is matched first; a binding that names no free dimension of
+ * the model fails the load with a message listing the model's free dimensions. NNEF binds by
+ * name only: an identifier the graph leaves undefined ("external(shape = [N, 2])"). */
 struct webnn_dim_binding {
 	const char *name;
 	uint32_t value;
@@ -87,6 +92,61 @@ WEBNN_EXPORT void webnn_model_input_desc(const struct webnn_model *m, size_t i,
 					 struct webnn_operand_desc *desc);
 WEBNN_EXPORT void webnn_model_output_desc(const struct webnn_model *m, size_t i,
 					  struct webnn_operand_desc *desc);
+
+/* What a model file declares and what would stop it from loading (webnn-run MODEL --info). */
+struct webnn_model_value_info {
+	const char *name;
+	const char *type_name;          /* the file's name for the element type ("float", "string") */
+	bool has_data_type;             /* false where WebNN has no equivalent of type_name */
+	enum webnn_data_type data_type;
+	bool has_shape;                 /* false: the file declares no shape */
+	uint32_t rank;                  /* as declared (may exceed WEBNN_MAX_RANK) */
+	uint32_t shape[WEBNN_MAX_RANK]; /* 0 where free (and past WEBNN_MAX_RANK) */
+	/* A free dimension's name, "" for one with neither a size nor a name; NULL where fixed. */
+	const char *dim_names[WEBNN_MAX_RANK];
+};
+/* A free dimension of an input, one per input axis: bind it by name (when it has one) or by
+ * position "input:axis" (struct webnn_dim_binding). */
+struct webnn_model_free_dim {
+	const char *name; /* "" when unnamed */
+	const char *input;
+	uint32_t axis;
+};
+struct webnn_model_op_count {
+	const char *op_type; /* as the file names it (ONNX: "Conv", or "domain.Op" off ai.onnx) */
+	size_t count;
+};
+/* Every pointer is owned by the info. New members are only ever appended (the library
+ * allocates the struct, never the caller). */
+struct webnn_model_info {
+	const char *format; /* "onnx" or "nnef" */
+	struct webnn_model_value_info *inputs, *outputs; /* outputs as declared, before binding */
+	size_t n_inputs, n_outputs;
+	struct webnn_model_free_dim *free_dims;
+	size_t n_free_dims;
+	/* Operators and constants count those of subgraphs (If branches, Loop bodies) too. */
+	struct webnn_model_op_count *op_types; /* most frequent first */
+	size_t n_op_types;
+	size_t n_nodes;          /* operations */
+	uint64_t constant_bytes; /* bytes of weights and other constants the file holds */
+	/* Why the model does not load, one message per failing node or input, in the form of
+	 * webnn_model_load's error ('onnx: node "n" (If): ...'); nodes that only depend on a
+	 * failing one are not repeated. Empty when it loads (or when inspected without a
+	 * context). */
+	const char *const *problems;
+	size_t n_problems;
+};
+/* Describes the model at path. With ctx, it is also loaded for ctx as a trial (its free
+ * dimensions bound by options, unbound ones taken as 1) and every reason it fails is listed;
+ * without (ctx NULL) only the file's declarations are read, which is cheap. Fails only when the
+ * file cannot be read or parsed at all. Free with webnn_model_info_destroy. NNEF: the inputs,
+ * outputs and problems (its load stops at the first) come from the trial load, nothing
+ * without ctx; free dimensions, operators and constant bytes are not listed. */
+WEBNN_EXPORT enum webnn_status webnn_model_inspect(struct webnn_context *ctx, const char *path,
+						   const struct webnn_import_options *options,
+						   struct webnn_model_info **out, char *error,
+						   size_t len);
+WEBNN_EXPORT void webnn_model_info_destroy(struct webnn_model_info *info);
 
 /* Reads one tensor file: ONNX TensorProto (.pb), NumPy (.npy) or NNEF binary (.dat), by
  * extension. *data is malloc'ed (free it), in the tensor's data type, row-major. */

@@ -32,6 +32,10 @@ _Noreturn void nnef_fail(struct nnef_eval *ev, const char *fmt, ...)
 _Noreturn void nnef_fail_webnn(struct nnef_eval *ev, const char *call, enum webnn_status s)
 {
 	const char *detail = webnn_context_last_error(ev->ctx);
+	size_t k = strlen(call);
+	/* libwebnn's message starts with the operator, which this one already names */
+	if (detail && strncmp(detail, call, k) == 0 && detail[k] == ':' && detail[k + 1] == ' ')
+		detail += k + 2;
 	nnef_fail(ev, "WebNN %s failed (%s): %s", call, webnn_status_name(s),
 		  detail && *detail ? detail : webnn_status_string(s));
 }
@@ -687,8 +691,11 @@ static struct nnef_value eval_expr(struct nnef_eval *ev, struct nnef_scope *s,
 			return *v;
 		if (s == ev->graph_scope && ev->opt)
 			for (size_t i = 0; i < ev->opt->n_dims; i++)
-				if (ev->opt->dims[i].name && strcmp(ev->opt->dims[i].name, e->str) == 0)
+				if (ev->opt->dims[i].name &&
+				    strcmp(ev->opt->dims[i].name, e->str) == 0) {
+					ev->dim_used[i] = true;
 					return mk_int(ev->opt->dims[i].value);
+				}
 		nnef_fail(ev, "undefined identifier '%s'", e->str);
 	}
 	case NX_ARRAY:
@@ -926,6 +933,9 @@ void nnef_run_graph(struct nnef_eval *ev, const struct nnef_document *doc)
 	const struct nnef_graph *g = doc->graph;
 	ev->graph_scope = new_scope(ev, 4096, NULL);
 	ev->n_variables = count_variables(g);
+	size_t n_dims = ev->opt ? ev->opt->n_dims : 0;
+	ev->dim_used = nnef_alloc(&ev->arena, n_dims ? n_dims : 1);
+	memset(ev->dim_used, 0, n_dims ? n_dims : 1);
 	for (size_t i = 0; i < g->n_body; i++) {
 		const struct nnef_assign *as = &g->body[i];
 		ev->line = as->line;
@@ -948,4 +958,9 @@ void nnef_run_graph(struct nnef_eval *ev, const struct nnef_document *doc)
 	}
 	ev->line = g->line;
 	ev->depth = 0;
+	/* a binding the graph never looked up is a mistake the caller should hear of */
+	for (size_t i = 0; i < n_dims; i++)
+		if (!ev->dim_used[i])
+			nnef_fail(ev, "dimension binding '%s' names no identifier the graph leaves "
+				  "undefined", ev->opt->dims[i].name ? ev->opt->dims[i].name : "");
 }

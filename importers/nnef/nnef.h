@@ -216,6 +216,7 @@ struct nnef_eval {
 	const char *ops[NNEF_MAX_CALL_DEPTH + 1];
 	int depth;
 	struct nnef_scope *graph_scope;
+	bool *dim_used; /* which of opt->dims an identifier of the graph took */
 	const char *pending_name; /* the identifier a graph statement assigns (names externals) */
 	struct webnn_model *model;
 	size_t n_variables, variables_done;

@@ -74,6 +74,18 @@ struct ox_model {
 	enum webnn_status status;
 	void **owned; /* allocations freed with the model */
 	size_t n_owned, cap_owned;
+	/* Free dimensions of the inputs as met (bound or not) and which of opt->dims were used:
+	 * an unbound one or a binding naming nothing fails the load listing them all. */
+	struct ox_free_dim {
+		const char *name; /* "" unnamed */
+		const char *input;
+		uint32_t axis;
+		bool bound;
+	} *free_dims;
+	size_t n_free_dims;
+	bool *dim_used;
+	/* webnn_model_inspect's trial load: failures are collected there, not only the first. */
+	struct wnni_info *inspect;
 	/* A node that fails does not stop the walk: its reason is listed (all of them end the
 	 * load together), its outputs are marked failed and their consumers skip silently. */
 	bool in_node;                    /* a node runs: failures go to node_error */
@@ -109,6 +121,9 @@ int ox_builder_fail(struct ox_node *n, enum webnn_status s, const char *what);
 		if (s_ != WEBNN_STATUS_OK)                                                  \
 			return ox_builder_fail((n), s_, (what));                            \
 	} while (0)
+
+/* Whether protobuf-c may decode data: no message nests deeper than it can recurse safely. */
+bool ox_nesting_ok(const void *data, size_t size);
 
 /* ---- attributes */
 const Onnx__AttributeProto *ox_attr(const struct ox_node *n, const char *name);

@@ -111,7 +111,13 @@ int ox_fail(struct ox_node *n, enum webnn_status s, const char *fmt, ...)
 
 int ox_builder_fail(struct ox_node *n, enum webnn_status s, const char *what)
 {
-	return ox_fail(n, s, "%s: %s", what, webnn_context_last_error(n->M->ctx));
+	/* libwebnn's message starts with the operator it was given ("add: ..."): what is only
+	 * added when it says something more (a value's name, "indices"). */
+	const char *msg = webnn_context_last_error(n->M->ctx);
+	size_t k = strlen(what);
+	if (strncmp(msg, what, k) == 0 && msg[k] == ':')
+		return ox_fail(n, s, "%s", msg);
+	return ox_fail(n, s, "%s: %s", what, msg);
 }
 
 /* ------------------------------------------------------------------ attributes */
@@ -514,16 +520,124 @@ static int opset_of(struct ox_model *M, const Onnx__ModelProto *model, int *opse
 	return 0;
 }
 
-static uint32_t bound_dim(struct ox_model *M, const char *name, bool *found)
+/* The binding of input's axis (named dname, "" when unnamed): by name first, then by position
+ * "input:axis". Marks the bindings used; *found false when none applies. */
+static uint32_t bound_dim(struct ox_model *M, const char *input, uint32_t axis, const char *dname,
+			  bool *found)
 {
 	*found = false;
-	if (!M->opt)
-		return 0;
-	for (size_t i = 0; i < M->opt->n_dims; i++)
-		if (M->opt->dims[i].name && strcmp(M->opt->dims[i].name, name) == 0) {
-			*found = true;
-			return M->opt->dims[i].value;
+	uint32_t value = 0;
+	for (int by_name = 1; by_name >= 0 && !*found; by_name--)
+		for (size_t i = 0; M->opt && i < M->opt->n_dims; i++) {
+			const char *b = M->opt->dims[i].name;
+			if (!b)
+				continue;
+			bool match;
+			if (by_name) {
+				match = *dname && strcmp(b, dname) == 0;
+			} else {
+				const char *colon = strrchr(b, ':');
+				char *end;
+				unsigned long a = colon ? strtoul(colon + 1, &end, 10) : 0;
+				match = colon && colon[1] >= '0' && colon[1] <= '9' && !*end &&
+					a == axis && strlen(input) == (size_t)(colon - b) &&
+					strncmp(b, input, (size_t)(colon - b)) == 0;
+			}
+			if (match && !*found) {
+				*found = true;
+				value = M->opt->dims[i].value;
+			}
+			if (match)
+				M->dim_used[i] = true;
 		}
+	return value;
+}
+
+static int note_free_dim(struct ox_model *M, const char *input, uint32_t axis, const char *dname,
+			 bool bound)
+{
+	struct ox_free_dim *f = realloc(M->free_dims, (M->n_free_dims + 1) * sizeof(*f));
+	if (!f)
+		return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	M->free_dims = f;
+	f[M->n_free_dims++] = (struct ox_free_dim){ dname, input, axis, bound };
+	return 0;
+}
+
+/* '"N" (x:0, mask:0), x:1 (unnamed)' for the free dimensions (only the unbound ones when
+ * unbound_only; a name bound anywhere is bound everywhere); the count of dimensions listed. */
+static size_t list_free_dims(const struct ox_model *M, bool unbound_only, char *buf, size_t len,
+			     char *hint, size_t hint_len)
+{
+	size_t listed = 0, k = 0, h = 0;
+	buf[0] = 0;
+	if (hint_len)
+		hint[0] = 0;
+	for (size_t i = 0; i < M->n_free_dims; i++) {
+		const struct ox_free_dim *f = &M->free_dims[i];
+		if (unbound_only && f->bound)
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < i && *f->name; j++)
+			seen |= strcmp(M->free_dims[j].name, f->name) == 0 &&
+				(!unbound_only || !M->free_dims[j].bound);
+		if (seen)
+			continue;
+		char one[512];
+		int o;
+		if (*f->name) {
+			o = snprintf(one, sizeof(one), "\"%s\" (", f->name);
+			for (size_t j = i, first = 1; j < M->n_free_dims && o < (int)sizeof(one); j++)
+				if (strcmp(M->free_dims[j].name, f->name) == 0) {
+					o += snprintf(one + o, sizeof(one) - (size_t)o, "%s%s:%u",
+						      first ? "" : ", ", M->free_dims[j].input,
+						      M->free_dims[j].axis);
+					first = 0;
+				}
+			if (o < (int)sizeof(one))
+				snprintf(one + o, sizeof(one) - (size_t)o, ")");
+		} else {
+			snprintf(one, sizeof(one), "%s:%u (unnamed)", f->input, f->axis);
+		}
+		if (k < len)
+			k += (size_t)snprintf(buf + k, len - k, "%s%s", listed ? ", " : "", one);
+		if (h < hint_len) {
+			if (*f->name)
+				h += (size_t)snprintf(hint + h, hint_len - h, "%s--dim %s=<size>",
+						      listed ? " " : "", f->name);
+			else
+				h += (size_t)snprintf(hint + h, hint_len - h, "%s--dim %s:%u=<size>",
+						      listed ? " " : "", f->input, f->axis);
+		}
+		listed++;
+	}
+	return listed;
+}
+
+/* After the inputs: every free dimension bound, and every binding naming one. */
+static int check_dim_bindings(struct ox_model *M)
+{
+	char list[640], hint[384], unused[384];
+	size_t n_unused = 0, k = 0;
+	for (size_t i = 0; M->opt && i < M->opt->n_dims; i++)
+		if (!M->dim_used[i] && k < sizeof(unused))
+			k += (size_t)snprintf(unused + k, sizeof(unused) - k, "%s\"%s\"",
+					      n_unused++ ? ", " : "",
+					      M->opt->dims[i].name ? M->opt->dims[i].name : "(null)");
+	if (n_unused) {
+		size_t n = list_free_dims(M, false, list, sizeof(list), hint, 0);
+		return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+				  "dimension binding%s %s name%s no free dimension of the model; %s%s",
+				  n_unused > 1 ? "s" : "", unused, n_unused > 1 ? "" : "s",
+				  n ? "its free dimensions: " : "it has none", n ? list : "");
+	}
+	/* A trial load (inspect) takes unbound dimensions as 1; the info lists them. */
+	size_t n = list_free_dims(M, true, list, sizeof(list), hint, sizeof(hint));
+	if (n && !M->inspect)
+		return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
+				  "%zu free dimension%s not bound: %s; bind %s by name or as "
+				  "input:axis (%s)", n, n > 1 ? "s are" : " is", list,
+				  n > 1 ? "each" : "it", hint);
 	return 0;
 }
 
@@ -559,23 +673,24 @@ static int add_input(struct ox_model *M, const Onnx__ValueInfoProto *vi)
 						  "input \"%s\": dimension %u is %lld", name, i,
 						  (long long)d->dim_value);
 			v.dims[i] = (uint32_t)d->dim_value;
-		} else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
-			   d->dim_param && *d->dim_param) {
+		} else {
+			/* free: named (dim_param), or with neither a size nor a name */
+			bool named = d->value_case ==
+					     ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+				     d->dim_param && *d->dim_param;
+			const char *dname = named ? d->dim_param : "";
 			bool found;
-			v.dims[i] = bound_dim(M, d->dim_param, &found);
+			v.dims[i] = bound_dim(M, name, i, dname, &found);
+			if (note_free_dim(M, name, i, dname, found) != 0)
+				return -1;
 			if (found && !v.dims[i])
 				return model_fail(M, WEBNN_STATUS_NOT_SUPPORTED,
-						  "input \"%s\": dimension %u (\"%s\") is bound to 0 "
-						  "(WebNN has no empty tensors)", name, i, d->dim_param);
+						  "input \"%s\": dimension %u (%s%s%s) is bound to 0 "
+						  "(WebNN has no empty tensors)", name, i,
+						  named ? "\"" : "unnamed", named ? dname : "",
+						  named ? "\"" : "");
 			if (!found)
-				return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
-						  "input \"%s\": dimension %u is the free dimension "
-						  "\"%s\": bind it (--dim %s=<size>)", name, i,
-						  d->dim_param, d->dim_param);
-		} else {
-			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
-					  "input \"%s\": dimension %u has neither a size nor a name",
-					  name, i);
+				v.dims[i] = 1; /* check_dim_bindings reports it (or inspect) */
 		}
 	}
 	uint64_t total = 1;
@@ -890,6 +1005,7 @@ static void free_model(struct ox_model *M)
 		free(M->owned[i]);
 	free(M->owned);
 	free(M->node_errors);
+	free(M->free_dims);
 	free(M->vals);
 	free(M->hash);
 	webnn_builder_destroy(M->b);
@@ -985,10 +1101,17 @@ int ox_run_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset)
 	return M->n_node_errors > listed ? -1 : 0;
 }
 
-/* Ends a walk in which nodes failed: every reason, one message. */
+/* Ends a walk in which nodes failed: every reason, one message (and each a problem of
+ * webnn_model_inspect). */
 static int report_node_errors(struct ox_model *M)
 {
 	enum webnn_status s = M->fatal ? WEBNN_STATUS_NO_MEMORY : M->node_errors_status;
+	for (size_t i = 0; M->inspect && !M->fatal && i < M->n_node_errors; i++) {
+		char line[1200];
+		snprintf(line, sizeof(line), "onnx: %s", M->node_errors[i]);
+		if (wnni_info_problem(M->inspect, line) != 0)
+			s = WEBNN_STATUS_NO_MEMORY;
+	}
 	M->status = s;
 	if (!M->error || !M->len)
 		return -1;
@@ -1013,11 +1136,20 @@ static int load_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset,
 		return -1;
 	if (bind_inputs(M, g) != 0)
 		return -1;
+	M->dim_used = ox_keep(M, calloc(M->opt && M->opt->n_dims ? M->opt->n_dims : 1, 1));
+	if (!M->dim_used)
+		return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
 	for (size_t i = 0; i < g->n_input; i++) {
 		if (find_val(M, g->input[i]->name ? g->input[i]->name : ""))
 			continue;
 		if (add_input(M, g->input[i]) != 0)
 			return -1;
+	}
+	if (check_dim_bindings(M) != 0) {
+		/* a trial load (inspect) lists it and goes on to the nodes */
+		if (!M->inspect || !M->error || wnni_info_problem(M->inspect, M->error) != 0)
+			return -1;
+		M->status = WEBNN_STATUS_OK;
 	}
 	m->inputs = calloc(g->n_input ? g->n_input : 1, sizeof(*m->inputs));
 	if (!m->inputs)
@@ -1152,12 +1284,17 @@ static int nesting(const uint8_t *p, size_t n, int depth)
 	return deepest;
 }
 
+bool ox_nesting_ok(const void *data, size_t size)
+{
+	return nesting(data, size, 0) <= OX_MAX_NESTING;
+}
+
 enum webnn_status wnni_onnx_load(struct webnn_context *ctx, const void *data, size_t size,
 				 const char *base_dir, const struct webnn_import_options *opt,
 				 struct webnn_model *m, char *error, size_t len)
 {
 	struct ox_model M = { .ctx = ctx, .opt = opt, .base_dir = base_dir, .error = error,
-			      .len = len, .status = WEBNN_STATUS_OK };
+			      .len = len, .status = WEBNN_STATUS_OK, .inspect = m->inspect };
 	if (nesting(data, size, 0) > OX_MAX_NESTING) {
 		model_fail(&M, WEBNN_STATUS_DATA_ERROR,
 			   "messages nested more than %d deep (graphs in attributes?): refused",

@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 
 #include "client/tools/common/compare.h"
-#include "onnx/onnx.pb-c.h"
 #include "webnn_import.h"
 
 static void line(const struct wnn_check_options *o, const char *dir, const char *set,
@@ -285,71 +284,51 @@ static int cmp_str(const void *a, const void *b)
 #define MAX_TENSORS 64
 
 /* Free dimensions of an ONNX model the caller did not bind take their sizes from the first
- * data set's inputs (in the order of the graph's inputs that are not initializers). */
+ * data set's inputs (input_K.pb is the K-th of the graph's inputs that are not initializers):
+ * named ones by name, the others by position ("input:axis"). */
 static size_t bind_from_data(const char *model_path, const char *set,
 			     const struct webnn_import_options *base, struct webnn_dim_binding *out,
 			     char names[][64], size_t max)
 {
-	size_t n = 0, size = 0;
+	size_t n = 0;
 	char err[256];
-	FILE *f = fopen(model_path, "rb");
-	struct stat st;
-	void *bytes = NULL;
-	if (f && fstat(fileno(f), &st) == 0 && st.st_size > 0 && (bytes = malloc((size_t)st.st_size)))
-		size = fread(bytes, 1, (size_t)st.st_size, f);
-	if (f)
-		fclose(f);
-	if (!bytes)
+	struct webnn_model_info *info = NULL;
+	if (webnn_model_inspect(NULL, model_path, NULL, &info, err, sizeof(err)) != WEBNN_STATUS_OK)
 		return 0;
-	Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, size, bytes);
-	free(bytes);
-	if (!m || !m->graph) {
-		if (m)
-			onnx__model_proto__free_unpacked(m, NULL);
-		return 0;
-	}
-	const Onnx__GraphProto *g = m->graph;
-	size_t k = 0;
-	for (size_t i = 0; i < g->n_input && n < max; i++) {
-		const Onnx__ValueInfoProto *vi = g->input[i];
-		bool init = false;
-		for (size_t j = 0; j < g->n_initializer && !init; j++)
-			init = vi->name && g->initializer[j]->name &&
-			       strcmp(vi->name, g->initializer[j]->name) == 0;
-		if (init)
-			continue;
+	for (size_t k = 0; k < info->n_inputs && n < max; k++) {
+		const struct webnn_model_value_info *vi = &info->inputs[k];
 		char path[4200];
-		snprintf(path, sizeof(path), "%s/input_%zu.pb", set, k++);
-		const Onnx__TypeProto *tp = vi->type;
-		if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type ||
-		    !tp->tensor_type->shape)
-			continue;
+		snprintf(path, sizeof(path), "%s/input_%zu.pb", set, k);
 		struct webnn_operand_desc d;
 		void *data = NULL;
 		size_t ds;
-		if (webnn_tensor_file_read(path, &d, &data, &ds, err, sizeof(err)) != WEBNN_STATUS_OK)
+		if (!vi->has_shape ||
+		    webnn_tensor_file_read(path, &d, &data, &ds, err, sizeof(err)) != WEBNN_STATUS_OK)
 			continue;
 		free(data);
-		const Onnx__TensorShapeProto *sh = tp->tensor_type->shape;
-		for (size_t a = 0; a < sh->n_dim && a < d.rank && n < max; a++) {
-			const Onnx__TensorShapeProto__Dimension *dim = sh->dim[a];
-			if (dim->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ||
-			    !dim->dim_param || !*dim->dim_param)
+		for (uint32_t a = 0; a < vi->rank && a < d.rank && a < WEBNN_MAX_RANK && n < max;
+		     a++) {
+			const char *dn = vi->dim_names[a];
+			if (!dn)
 				continue;
+			char name[64];
+			if ((size_t)snprintf(name, sizeof(name), *dn ? "%s" : "%s:%u",
+					     *dn ? dn : vi->name, a) >= sizeof(name))
+				continue; /* too long to keep: left unbound, which the load reports */
 			bool known = false;
 			for (size_t b = 0; base && b < base->n_dims; b++)
-				known |= strcmp(base->dims[b].name, dim->dim_param) == 0;
+				known |= strcmp(base->dims[b].name, name) == 0;
 			for (size_t b = 0; b < n; b++)
-				known |= strcmp(out[b].name, dim->dim_param) == 0;
+				known |= strcmp(out[b].name, name) == 0;
 			if (known)
 				continue;
-			snprintf(names[n], 64, "%s", dim->dim_param);
+			memcpy(names[n], name, sizeof(name));
 			out[n].name = names[n];
 			out[n].value = d.shape[a];
 			n++;
 		}
 	}
-	onnx__model_proto__free_unpacked(m, NULL);
+	webnn_model_info_destroy(info);
 	return n;
 }
 
@@ -390,6 +369,16 @@ void wnn_check_dir(struct webnn_context *ctx, const char *dir, const struct wnn_
 	io.n_dims = nd;
 	enum webnn_status s = webnn_model_load(ctx, path, &io, &m, err, sizeof(err));
 	if (s != WEBNN_STATUS_OK) {
+		/* one line per data set: the load's reasons (one a line) joined by "; " */
+		char joined[sizeof(err)];
+		size_t k = 0;
+		for (const char *p = err; *p && k + 3 < sizeof(joined); p++) {
+			if (*p == '\n')
+				joined[k++] = ';';
+			joined[k++] = *p == '\n' ? ' ' : *p;
+		}
+		joined[k] = 0;
+		memcpy(err, joined, k + 1);
 		snprintf(c->reason, sizeof(c->reason), "%s", err);
 		if (s == WEBNN_STATUS_NOT_SUPPORTED) {
 			line(o, dir, NULL, "SKIP %s", err);

@@ -21,9 +21,18 @@ struct model_opts {
 	size_t n_inputs;
 	struct webnn_dim_binding dims[MAX_BINDINGS];
 	size_t n_dims;
+	struct { char *name; const char *value; } binds[MAX_BINDINGS];
+	size_t n_binds;
 	int iterations;
-	bool check;
+	bool check, info, verbose;
 	double atol, rtol;
+};
+
+/* A --input file read before the load: its shape binds the input's free dimensions. */
+struct input_file {
+	struct webnn_operand_desc desc;
+	void *data;
+	size_t size;
 };
 
 static bool is_dir(const char *p)
@@ -44,7 +53,8 @@ bool run_model_mode(int argc, char **argv)
 		const char *a = argv[i];
 		if (strncmp(a, "--input", 7) == 0 || strncmp(a, "--output-dir", 12) == 0 ||
 		    strncmp(a, "--dim", 5) == 0 || strncmp(a, "--iterations", 12) == 0 ||
-		    strncmp(a, "--atol", 6) == 0 || strncmp(a, "--rtol", 6) == 0)
+		    strncmp(a, "--atol", 6) == 0 || strncmp(a, "--rtol", 6) == 0 ||
+		    strcmp(a, "--info") == 0 || strncmp(a, "--bind", 6) == 0)
 			return true;
 		if (a[0] != '-' && (is_dir(a) || ends_with(a, ".onnx") || ends_with(a, ".nnef")))
 			return true;
@@ -56,11 +66,21 @@ static void model_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: webnn-run [--socket PATH] MODEL [--input NAME=FILE.npy|.pb|.dat ...]\n"
-		"                 [--output-dir DIR] [--dim NAME=N ...] [--iterations K]\n"
+		"                 [--output-dir DIR] [--dim NAME=N | --dim INPUT:AXIS=N ...]\n"
+		"                 [--bind NAME=VALUE[,VALUE...] ...] [--iterations K] [--verbose]\n"
+		"       webnn-run [--socket PATH] MODEL --info [--dim ...]\n"
 		"       webnn-run [--socket PATH] --check [--atol A] [--rtol R] [--dim NAME=N] DIR...\n"
 		"MODEL is an ONNX file or an NNEF folder (or its graph.nnef). Inputs not given are\n"
 		"filled with a fixed pattern. Prints each output's summary and the load, build, first\n"
 		"and steady-state run times; --output-dir writes the outputs as .npy files.\n"
+		"A free dimension is bound by its name (--dim N=1) or, named or not, by its input and\n"
+		"axis (--dim x:0=1); one not bound takes its size from the --input file of its input.\n"
+		"--bind freezes an input to a value (a number or a comma list, in the input's\n"
+		"declared type): it is a constant at load time (e.g. --bind sr=16000).\n"
+		"--info prints the inputs and outputs, the free dimensions, the operators by type and\n"
+		"every reason the model would not load (exit status 1 when it would not).\n"
+		"--verbose adds the operators by type, the constants' bytes and what webnnd made of\n"
+		"the graph (operations, kernels, folded, fused, memory plan).\n"
 		"--check runs a test folder: ONNX's layout (model.onnx, test_data_set_K/input_I.pb and\n"
 		"output_I.pb) or NNEF's (graph.nnef, inputs/<name>.dat, outputs/<name>.dat), printing\n"
 		"PASS, FAIL <why> or SKIP <why> per data set; floats pass when |a-b| <= atol + rtol*|b|\n"
@@ -110,6 +130,9 @@ static int parse_model_args(int argc, char **argv, struct model_opts *o, int *fi
 		{ "dim", required_argument, NULL, 'd' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "check", no_argument, NULL, 'c' },
+		{ "info", no_argument, NULL, 'I' },
+		{ "bind", required_argument, NULL, 'b' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "atol", required_argument, NULL, 'a' },
 		{ "rtol", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
@@ -119,11 +142,13 @@ static int parse_model_args(int argc, char **argv, struct model_opts *o, int *fi
 	char *name, *end;
 	const char *value;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "s:i:o:d:n:ca:r:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:i:o:d:n:cvb:a:r:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 's': o->socket = optarg; break;
 		case 'o': o->output_dir = optarg; break;
 		case 'c': o->check = true; break;
+		case 'I': o->info = true; break;
+		case 'v': o->verbose = true; break;
 		case 'i':
 			if (o->n_inputs == MAX_BINDINGS || parse_binding(optarg, &name, &value)) {
 				fprintf(stderr, "webnn-run: --input %s: expected NAME=FILE\n", optarg);
@@ -132,13 +157,22 @@ static int parse_model_args(int argc, char **argv, struct model_opts *o, int *fi
 			o->inputs[o->n_inputs].name = name;
 			o->inputs[o->n_inputs++].file = value;
 			break;
+		case 'b':
+			if (o->n_binds == MAX_BINDINGS || parse_binding(optarg, &name, &value)) {
+				fprintf(stderr, "webnn-run: --bind %s: expected NAME=VALUE or "
+					"NAME=V1,V2,...\n", optarg);
+				return -1;
+			}
+			o->binds[o->n_binds].name = name;
+			o->binds[o->n_binds++].value = value;
+			break;
 		case 'd': {
 			unsigned long v;
 			if (o->n_dims == MAX_BINDINGS || parse_binding(optarg, &name, &value) ||
 			    (errno = 0, v = strtoul(value, &end, 10), *end || errno || v == 0 ||
 			     v > UINT32_MAX)) {
-				fprintf(stderr, "webnn-run: --dim %s: expected NAME=N with N >= 1\n",
-					optarg);
+				fprintf(stderr, "webnn-run: --dim %s: expected NAME=N or INPUT:AXIS=N "
+					"with N >= 1\n", optarg);
 				return -1;
 			}
 			o->dims[o->n_dims].name = name;
@@ -232,94 +266,460 @@ static int write_npy(const char *path, const struct webnn_operand_desc *d, const
 	return fclose(f) == 0 && w == bytes ? 0 : -1;
 }
 
-static int run_one_model(struct webnn_context *ctx, const struct model_opts *o, const char *path)
+/* "x, mask" into buf: the inputs the caller may give, from the file's declarations or, where
+ * the format declares nothing before the load (NNEF), from the loaded model. */
+static void input_names(const struct webnn_model_info *info, const struct webnn_model *m,
+			char *buf, size_t len)
 {
-	struct progress pg = { now_ms(), isatty(2) != 0, false };
+	size_t k = 0, n = info && info->n_inputs ? info->n_inputs : webnn_model_input_count(m);
+	buf[0] = 0;
+	for (size_t i = 0; i < n && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? ", " : "",
+				      info && info->n_inputs ? info->inputs[i].name
+							     : webnn_model_input_name(m, i));
+	if (!n)
+		snprintf(buf, len, "none");
+}
+
+static bool has_input(const struct webnn_model_info *info, const struct webnn_model *m,
+		      const char *name)
+{
+	if (info && info->n_inputs) {
+		for (size_t i = 0; i < info->n_inputs; i++)
+			if (strcmp(info->inputs[i].name, name) == 0)
+				return true;
+		return false;
+	}
+	for (size_t i = 0; i < webnn_model_input_count(m); i++)
+		if (strcmp(webnn_model_input_name(m, i), name) == 0)
+			return true;
+	return false;
+}
+
+/* Every --input names an input of the model; false (said why) otherwise. */
+static bool check_input_names(const struct model_opts *o, const struct webnn_model_info *info,
+			      const struct webnn_model *m)
+{
+	for (size_t k = 0; k < o->n_inputs; k++)
+		if (!has_input(info, m, o->inputs[k].name)) {
+			char names[1024];
+			input_names(info, m, names, sizeof(names));
+			fprintf(stderr, "webnn-run: --input %s: the model has no input \"%s\"; its "
+				"inputs: %s\n", o->inputs[k].name, o->inputs[k].name, names);
+			return false;
+		}
+	return true;
+}
+
+static bool dim_given(const struct webnn_dim_binding *dims, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(dims[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* The --dim bindings, then one for each free dimension that none binds, taken from the shape
+ * of its input's --input file (when its rank is the declared one: otherwise the mismatch is
+ * reported once the model is loaded). Names are malloc'ed into names[]. */
+static size_t bind_from_files(const struct model_opts *o, const struct webnn_model_info *info,
+			      const struct input_file *files, struct webnn_dim_binding *dims,
+			      size_t cap, char **names, size_t *n_names)
+{
+	size_t n = o->n_dims;
+	memcpy(dims, o->dims, n * sizeof(*dims));
+	for (size_t i = 0; info && i < info->n_free_dims && n < cap; i++) {
+		const struct webnn_model_free_dim *f = &info->free_dims[i];
+		char pos[1024];
+		snprintf(pos, sizeof(pos), "%s:%u", f->input, f->axis);
+		if ((*f->name && dim_given(dims, n, f->name)) || dim_given(dims, n, pos))
+			continue;
+		const struct webnn_model_value_info *decl = NULL;
+		for (size_t k = 0; k < info->n_inputs; k++)
+			if (strcmp(info->inputs[k].name, f->input) == 0)
+				decl = &info->inputs[k];
+		const struct input_file *file = NULL;
+		for (size_t k = 0; k < o->n_inputs; k++)
+			if (strcmp(o->inputs[k].name, f->input) == 0)
+				file = &files[k];
+		if (!decl || !file || file->desc.rank != decl->rank)
+			continue;
+		char *name = strdup(*f->name ? f->name : pos);
+		if (!name)
+			break;
+		names[(*n_names)++] = name;
+		dims[n++] = (struct webnn_dim_binding){ name, file->desc.shape[f->axis] };
+	}
+	return n;
+}
+
+static void print_value_info(FILE *f, const struct webnn_model_value_info *v)
+{
+	fprintf(f, "  %s %s", v->name, v->has_data_type ? webnn_data_type_name(v->data_type)
+							 : v->type_name);
+	if (!v->has_shape) {
+		fprintf(f, " (no shape)\n");
+		return;
+	}
+	fprintf(f, "[");
+	for (uint32_t i = 0; i < v->rank; i++) {
+		const char *dn = i < WEBNN_MAX_RANK ? v->dim_names[i] : "";
+		if (dn)
+			fprintf(f, "%s%s", i ? "," : "", *dn ? dn : "?");
+		else
+			fprintf(f, "%s%u", i ? "," : "", v->shape[i]);
+	}
+	fprintf(f, "]%s\n", v->has_data_type ? "" : " (no WebNN data type)");
+}
+
+/* One --bind value as the input's declared type and shape: one free dimension (at most) takes
+ * what the count of values leaves; without declarations (NNEF) float32 [count], or a scalar
+ * for one value. false (said why) when the values do not fit. */
+static bool encode_bind(const char *name, const char *text,
+			const struct webnn_model_value_info *decl, struct webnn_input_binding *b)
+{
+	size_t count = 1;
+	for (const char *c = text; *c; c++)
+		count += *c == ',';
+	struct webnn_operand_desc d = { WEBNN_FLOAT32, count > 1, { (uint32_t)count } };
+	if (decl && !decl->has_data_type) {
+		fprintf(stderr, "webnn-run: --bind %s: the input's type %s has no WebNN "
+			"equivalent\n", name, decl->type_name);
+		return false;
+	}
+	if (decl) {
+		d.data_type = decl->data_type;
+		if (decl->has_shape) {
+			size_t fixed = 1, n_free = 0, at = 0;
+			d.rank = decl->rank;
+			for (uint32_t i = 0; i < decl->rank && i < WEBNN_MAX_RANK; i++) {
+				d.shape[i] = decl->shape[i];
+				if (decl->dim_names[i]) {
+					n_free++;
+					at = i;
+				} else {
+					fixed *= decl->shape[i];
+				}
+			}
+			if (n_free == 1 && fixed && count % fixed == 0)
+				d.shape[at] = (uint32_t)(count / fixed);
+			if (d.rank > WEBNN_MAX_RANK || n_free > 1 || wnn_desc_elements(&d) != count) {
+				fprintf(stderr, "webnn-run: --bind %s: %zu value%s do%s not fill "
+					"the input's shape:\n", name, count, count > 1 ? "s" : "",
+					count > 1 ? "" : "es");
+				print_value_info(stderr, decl);
+				return false;
+			}
+		}
+	}
+	size_t esz = webnn_data_type_size(d.data_type);
+	if (!esz || d.data_type == WEBNN_FLOAT16) {
+		fprintf(stderr, "webnn-run: --bind %s: %s inputs cannot be bound from the command "
+			"line\n", name, webnn_data_type_name(d.data_type));
+		return false;
+	}
+	uint8_t *data = calloc(count, esz);
+	if (!data)
+		return false;
+	const char *p = text;
+	for (size_t i = 0; i < count; i++) {
+		char *end;
+		errno = 0;
+		double v = strtod(p, &end);
+		long long iv = strtoll(p, NULL, 10);
+		bool is_float = d.data_type == WEBNN_FLOAT32;
+		bool ok = end != p && (*end == ',' || !*end) && !errno;
+		double lo = 0, hi = 0;
+		switch (d.data_type) {
+		case WEBNN_INT8: lo = INT8_MIN; hi = INT8_MAX; break;
+		case WEBNN_UINT8: hi = UINT8_MAX; break;
+		case WEBNN_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
+		case WEBNN_UINT32: hi = UINT32_MAX; break;
+		case WEBNN_INT64: lo = -9223372036854775808.0; hi = 9223372036854775807.0; break;
+		case WEBNN_UINT64: hi = 18446744073709551615.0; break;
+		default: break;
+		}
+		if (ok && !is_float)
+			ok = v == floor(v) && v >= lo && v <= hi;
+		if (!ok) {
+			fprintf(stderr, "webnn-run: --bind %s: \"%.*s\" is not %s %s value\n", name,
+				(int)strcspn(p, ","), p, d.data_type == WEBNN_INT8 ||
+				d.data_type == WEBNN_INT32 || d.data_type == WEBNN_INT64 ? "an" : "a",
+				webnn_data_type_name(d.data_type));
+			free(data);
+			return false;
+		}
+		void *e = data + i * esz;
+		switch (d.data_type) {
+		case WEBNN_FLOAT32: *(float *)e = (float)v; break;
+		case WEBNN_INT8: *(int8_t *)e = (int8_t)v; break;
+		case WEBNN_UINT8: *(uint8_t *)e = (uint8_t)v; break;
+		case WEBNN_INT32: *(int32_t *)e = (int32_t)v; break;
+		case WEBNN_UINT32: *(uint32_t *)e = (uint32_t)v; break;
+		case WEBNN_INT64: *(int64_t *)e = iv; break; /* exact past 2^53 */
+		case WEBNN_UINT64: *(uint64_t *)e = strtoull(p, NULL, 10); break;
+		default: break;
+		}
+		p = end + (*end == ',');
+	}
+	*b = (struct webnn_input_binding){ name, d, data, count * esz };
+	return true;
+}
+
+/* The --bind values, typed by the inputs' declarations; their data is freed with free_binds. */
+static bool make_binds(const struct model_opts *o, const struct webnn_model_info *info,
+		       struct webnn_input_binding *binds)
+{
+	for (size_t k = 0; k < o->n_binds; k++) {
+		const struct webnn_model_value_info *decl = NULL;
+		for (size_t i = 0; info && i < info->n_inputs; i++)
+			if (strcmp(info->inputs[i].name, o->binds[k].name) == 0)
+				decl = &info->inputs[i];
+		if (info && info->n_inputs && !decl) {
+			char names[1024];
+			input_names(info, NULL, names, sizeof(names));
+			fprintf(stderr, "webnn-run: --bind %s: the model has no input \"%s\"; its "
+				"inputs: %s\n", o->binds[k].name, o->binds[k].name, names);
+			return false;
+		}
+		if (!encode_bind(o->binds[k].name, o->binds[k].value, decl, &binds[k]))
+			return false;
+	}
+	return true;
+}
+
+static void free_binds(struct webnn_input_binding *binds, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		free((void *)binds[k].data);
+}
+
+static void print_op_types(FILE *f, const struct webnn_model_info *info)
+{
+	fprintf(f, "operators (%zu):", info->n_nodes);
+	for (size_t i = 0; i < info->n_op_types; i++)
+		fprintf(f, "%s %zu %s", i ? "," : "", info->op_types[i].count,
+			info->op_types[i].op_type);
+	fprintf(f, "\n");
+}
+
+/* --info: what the file declares and, from a trial load on ctx, what stops it loading. */
+static int print_model_info(struct webnn_context *ctx, const struct model_opts *o,
+			    const char *path)
+{
 	struct webnn_import_options io = WEBNN_IMPORT_OPTIONS_INIT;
+	struct webnn_input_binding binds[MAX_BINDINGS] = { 0 };
 	io.dims = o->dims;
 	io.n_dims = o->n_dims;
+	io.binds = binds;
+	io.n_binds = o->n_binds;
+	struct webnn_model_info *info = NULL;
+	char err[1024] = "";
+	/* the declarations type the --bind values */
+	enum webnn_status s = webnn_model_inspect(NULL, path, NULL, &info, err, sizeof(err));
+	bool bound = s == WEBNN_STATUS_OK && make_binds(o, info, binds);
+	webnn_model_info_destroy(info);
+	info = NULL;
+	if (bound)
+		s = webnn_model_inspect(ctx, path, &io, &info, err, sizeof(err));
+	free_binds(binds, o->n_binds);
+	if (s != WEBNN_STATUS_OK)
+		fprintf(stderr, "webnn-run: %s\n", err);
+	if (s != WEBNN_STATUS_OK || !bound)
+		return 1;
+	bool onnx = strcmp(info->format, "onnx") == 0;
+	printf("%s: %s model", path, info->format);
+	if (onnx)
+		printf(", %llu bytes of constants", (unsigned long long)info->constant_bytes);
+	printf("\n");
+	printf("inputs:\n");
+	for (size_t i = 0; i < info->n_inputs; i++)
+		print_value_info(stdout, &info->inputs[i]);
+	printf("outputs:\n");
+	for (size_t i = 0; i < info->n_outputs; i++)
+		print_value_info(stdout, &info->outputs[i]);
+	if (info->n_free_dims) {
+		printf("free dimensions (bind with --dim NAME=N or --dim INPUT:AXIS=N):\n");
+		for (size_t i = 0; i < info->n_free_dims; i++) {
+			const struct webnn_model_free_dim *f = &info->free_dims[i];
+			printf("  %s:%u %s\n", f->input, f->axis, *f->name ? f->name : "?");
+		}
+	} else if (onnx) {
+		printf("free dimensions: none\n");
+	} else {
+		printf("free dimensions and operators: not listed for NNEF (an identifier the graph "
+		       "leaves undefined is bound with --dim NAME=N)\n");
+	}
+	if (info->n_op_types)
+		print_op_types(stdout, info);
+	if (info->n_problems) {
+		printf("does not load (%zu reason%s%s):\n", info->n_problems,
+		       info->n_problems > 1 ? "s" : "",
+		       info->n_free_dims ? "; tried with unbound free dimensions as 1" : "");
+		for (size_t i = 0; i < info->n_problems; i++)
+			printf("  %s\n", info->problems[i]);
+	} else {
+		printf("loads%s\n", info->n_free_dims ? " (unbound free dimensions tried as 1)" : "");
+	}
+	int rc = info->n_problems ? 1 : 0;
+	webnn_model_info_destroy(info);
+	return rc;
+}
+
+/* A fixed, type-independent pattern for an input not given: small non-negative integers. */
+static void *pattern_data(const struct webnn_operand_desc *d, size_t size)
+{
+	void *data = calloc(1, size ? size : 1);
+	if (!data)
+		return NULL;
+	size_t n = wnn_desc_elements(d);
+	for (size_t e = 0; e < n; e++) {
+		unsigned v = (unsigned)(e % 7);
+		switch (d->data_type) {
+		case WEBNN_FLOAT32: ((float *)data)[e] = (float)v / 7; break;
+		case WEBNN_FLOAT16: ((uint16_t *)data)[e] = v ? 0x3000 : 0; break;
+		case WEBNN_INT32: case WEBNN_UINT32: ((uint32_t *)data)[e] = v; break;
+		case WEBNN_INT64: case WEBNN_UINT64: ((uint64_t *)data)[e] = v; break;
+		case WEBNN_INT4: case WEBNN_UINT4: /* two per byte */
+			((uint8_t *)data)[e / 2] |= (uint8_t)((v & 1) << (e & 1) * 4);
+			break;
+		default: ((uint8_t *)data)[e] = (uint8_t)(v & 1); break;
+		}
+	}
+	return data;
+}
+
+/* --verbose: the model's operators by type and constants, the WebNN operations the importer
+ * made of them, and what webnnd made of those. */
+static void print_model_details(const struct webnn_model_info *info, const struct webnn_graph *g)
+{
+	if (info && info->n_op_types) {
+		printf("  ");
+		print_op_types(stdout, info);
+		printf("  constants: %llu bytes in the file\n",
+		       (unsigned long long)info->constant_bytes);
+	}
+	const char *name;
+	uint32_t count;
+	printf("  WebNN operations:");
+	for (size_t i = 0; webnn_graph_operation_type(g, i, &name, &count); i++)
+		printf("%s %u %s", i ? "," : "", count, name);
+	printf("\n");
+	struct webnn_graph_stats st = WEBNN_GRAPH_STATS_INIT;
+	if (webnn_graph_get_stats(g, &st) == WEBNN_STATUS_OK)
+		printf("  graph in webnnd: %u operations, %u kernels (%u folded, %u fused, %u "
+		       "removed); intermediates %llu bytes planned, %llu without reuse; %llu bytes "
+		       "of constants made at build\n", st.operations, st.kernels, st.folded,
+		       st.fused, st.removed, (unsigned long long)st.intermediate_bytes,
+		       (unsigned long long)st.unplanned_bytes, (unsigned long long)st.folded_bytes);
+	printf("  per-step times: not reported to clients; WEBNN_CPU_PROFILE=1 in webnnd's "
+	       "environment logs them (cpu backend)\n");
+}
+
+static int run_one_model(struct webnn_context *ctx, const struct model_opts *o, const char *path)
+{
+	if (access(path, R_OK) != 0) {
+		fprintf(stderr, "webnn-run: cannot open %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	if (o->info)
+		return print_model_info(ctx, o, path);
+	struct progress pg = { now_ms(), isatty(2) != 0, false };
+	struct webnn_import_options io = WEBNN_IMPORT_OPTIONS_INIT;
+	struct webnn_model_info *info = NULL;
+	struct webnn_model *m = NULL;
+	struct input_file files[MAX_BINDINGS] = { 0 };
+	struct webnn_dim_binding dims[2 * MAX_BINDINGS];
+	struct webnn_input_binding binds[MAX_BINDINGS] = { 0 };
+	char *dim_names[2 * MAX_BINDINGS], err[4096] = "";
+	size_t n_dim_names = 0;
+	struct webnn_graph *g = NULL;
+	size_t ni = 0, no = 0;
+	struct webnn_named_tensor *ti = NULL, *to = NULL;
+	void **outs = NULL;
+	int rc = 1;
+	double t0 = now_ms();
+	/* What the file declares (cheap: no build) names the inputs and free dimensions before
+	 * the load; NNEF declares nothing readable before it. */
+	enum webnn_status s = webnn_model_inspect(NULL, path, NULL, &info, err, sizeof(err));
+	if (s != WEBNN_STATUS_OK) {
+		fprintf(stderr, "webnn-run: %s\n", err);
+		goto out;
+	}
+	if (info->n_inputs && !check_input_names(o, info, NULL))
+		goto out;
+	for (size_t k = 0; k < o->n_inputs; k++)
+		if (webnn_tensor_file_read(o->inputs[k].file, &files[k].desc, &files[k].data,
+					   &files[k].size, err, sizeof(err)) != WEBNN_STATUS_OK) {
+			fprintf(stderr, "webnn-run: --input %s: %s\n", o->inputs[k].name, err);
+			goto out;
+		}
+	if (!make_binds(o, info, binds))
+		goto out;
+	io.binds = binds;
+	io.n_binds = o->n_binds;
+	io.dims = dims;
+	io.n_dims = bind_from_files(o, info, files, dims, sizeof(dims) / sizeof(dims[0]),
+				    dim_names, &n_dim_names);
 	io.progress = on_progress;
 	io.user_data = &pg;
-	struct webnn_model *m = NULL;
-	char err[1024] = "";
-	double t0 = now_ms();
-	enum webnn_status s = webnn_model_load(ctx, path, &io, &m, err, sizeof(err));
+	s = webnn_model_load(ctx, path, &io, &m, err, sizeof(err));
 	double load_ms = now_ms() - t0;
 	if (pg.shown)
 		fprintf(stderr, "\n");
 	if (s != WEBNN_STATUS_OK) {
-		fprintf(stderr, "webnn-run: %s: %s: %s\n", path, webnn_status_name(s), err);
-		return 1;
+		/* one reason per line */
+		for (char *line = err, *nl; line; line = nl ? nl + 1 : NULL) {
+			if ((nl = strchr(line, '\n')))
+				*nl = 0;
+			fprintf(stderr, "webnn-run: %s: %s: %s\n", path, webnn_status_name(s), line);
+		}
+		goto out;
 	}
-	struct webnn_graph *g = webnn_model_graph(m);
-	size_t ni = webnn_graph_input_count(g), no = webnn_model_output_count(m);
-	struct webnn_named_tensor *ti = calloc(ni + 1, sizeof(*ti)), *to = calloc(no + 1, sizeof(*to));
-	void **outs = calloc(no + 1, sizeof(*outs));
-	int rc = 1;
+	if (!check_input_names(o, info, m))
+		goto out;
+	g = webnn_model_graph(m);
+	ni = webnn_graph_input_count(g);
+	no = webnn_model_output_count(m);
+	ti = calloc(ni + 1, sizeof(*ti));
+	to = calloc(no + 1, sizeof(*to));
+	outs = calloc(no + 1, sizeof(*outs));
 	if (!ti || !to || !outs)
 		goto out;
-	for (size_t k = 0; k < o->n_inputs; k++) {
-		bool found = false;
-		for (size_t i = 0; i < webnn_model_input_count(m); i++)
-			found |= strcmp(webnn_model_input_name(m, i), o->inputs[k].name) == 0;
-		if (!found) {
-			fprintf(stderr, "webnn-run: --input %s: the model has no such input\n",
-				o->inputs[k].name);
-			goto out;
-		}
-	}
 	for (size_t i = 0; i < ni; i++) {
 		struct webnn_tensor_desc td = { .writable = true };
 		ti[i].name = webnn_graph_input_name(g, i, &td.desc);
 		void *data = NULL;
 		size_t size = wnn_desc_byte_length(&td.desc);
-		const char *file = NULL;
+		const struct input_file *file = NULL;
+		const char *file_name = NULL;
 		for (size_t k = 0; k < o->n_inputs; k++)
-			if (strcmp(o->inputs[k].name, ti[i].name) == 0)
-				file = o->inputs[k].file;
-		if (file) {
-			struct webnn_operand_desc fd;
-			size_t fsize;
-			if (webnn_tensor_file_read(file, &fd, &data, &fsize, err, sizeof(err)) !=
-			    WEBNN_STATUS_OK) {
-				fprintf(stderr, "webnn-run: --input %s: %s\n", ti[i].name, err);
-				goto out;
+			if (strcmp(o->inputs[k].name, ti[i].name) == 0) {
+				file = &files[k];
+				file_name = o->inputs[k].file;
 			}
-			if (fd.data_type != td.desc.data_type || fsize != size) {
-				fprintf(stderr, "webnn-run: --input %s: %s holds ", ti[i].name, file);
-				print_desc(stderr, &fd);
+		if (file) {
+			if (file->desc.data_type != td.desc.data_type || file->size != size) {
+				fprintf(stderr, "webnn-run: --input %s: %s holds ", ti[i].name,
+					file_name);
+				print_desc(stderr, &file->desc);
 				fprintf(stderr, ", the model takes ");
 				print_desc(stderr, &td.desc);
 				fprintf(stderr, "\n");
-				free(data);
 				goto out;
 			}
+			data = file->data;
 		} else {
-			/* A fixed, type-independent pattern: small non-negative integers. */
-			data = calloc(1, size ? size : 1);
-			if (!data)
+			if (!(data = pattern_data(&td.desc, size)))
 				goto out;
-			size_t n = wnn_desc_elements(&td.desc);
-			for (size_t e = 0; e < n; e++) {
-				unsigned v = (unsigned)(e % 7);
-				switch (td.desc.data_type) {
-				case WEBNN_FLOAT32: ((float *)data)[e] = (float)v / 7; break;
-				case WEBNN_FLOAT16: ((uint16_t *)data)[e] = v ? 0x3000 : 0; break;
-				case WEBNN_INT32: case WEBNN_UINT32: ((uint32_t *)data)[e] = v; break;
-				case WEBNN_INT64: case WEBNN_UINT64: ((uint64_t *)data)[e] = v; break;
-				case WEBNN_INT4: case WEBNN_UINT4: /* two per byte */
-					((uint8_t *)data)[e / 2] |= (uint8_t)((v & 1) << (e & 1) * 4);
-					break;
-				default: ((uint8_t *)data)[e] = (uint8_t)(v & 1); break;
-				}
-			}
 			fprintf(stderr, "webnn-run: input %s not given: filled with a pattern\n",
 				ti[i].name);
 		}
 		s = webnn_context_create_tensor(ctx, &td, &ti[i].tensor);
 		if (s == WEBNN_STATUS_OK)
 			s = webnn_context_write_tensor(ctx, ti[i].tensor, data, size);
-		free(data);
+		if (!file)
+			free(data);
 		if (s != WEBNN_STATUS_OK) {
 			fprintf(stderr, "webnn-run: input %s: %s\n", ti[i].name,
 				webnn_context_last_error(ctx));
@@ -393,6 +793,8 @@ static int run_one_model(struct webnn_context *ctx, const struct model_opts *o, 
 	if (iters > 1)
 		printf(", steady %.3f ms (mean of %d)", steady_total / (iters - 1), iters - 1);
 	printf("\n");
+	if (o->verbose)
+		print_model_details(info, g);
 	rc = 0;
 out:
 	for (size_t i = 0; ti && i < ni; i++)
@@ -405,6 +807,12 @@ out:
 	free(to);
 	free(outs);
 	webnn_model_destroy(m);
+	webnn_model_info_destroy(info);
+	free_binds(binds, o->n_binds);
+	for (size_t k = 0; k < o->n_inputs; k++)
+		free(files[k].data);
+	for (size_t k = 0; k < n_dim_names; k++)
+		free(dim_names[k]);
 	return rc;
 }
 
@@ -437,5 +845,7 @@ int run_model_main(int argc, char **argv)
 		free(o.inputs[i].name);
 	for (size_t i = 0; i < o.n_dims; i++)
 		free((char *)o.dims[i].name);
+	for (size_t i = 0; i < o.n_binds; i++)
+		free(o.binds[i].name);
 	return rc;
 }
