@@ -23,6 +23,7 @@
 //   out <id> <path>    -> ok (the first output, raw little-endian float32, written to path)
 //   outs <id> <dir>    -> ok <n> <count of each> (every output as float32 to <dir>/out<i>.bin)
 //   close <id>         -> ok (the session released)
+//   save <id> <path>   -> ok (a built model's ONNX bytes, to time it elsewhere: bench/ort_lean.js)
 //   quit
 'use strict';
 const fs = require('fs');
@@ -270,6 +271,11 @@ async function main() {
           return d.length;
         });
         say(`ok ${counts.length} ${counts.join(' ')}`);
+      } else if (a[0] === 'save') {
+        const m = sessions[a[1]];
+        if (!m || !m.bytes) throw new Error(`no built model ${a[1]}`);
+        fs.writeFileSync(a[2], m.bytes);
+        say('ok');
       } else if (a[0] === 'close') {
         const m = sessions[a[1]];
         if (m) await m.sess.release();

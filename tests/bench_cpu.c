@@ -328,8 +328,10 @@ TEST_TIMEOUT(bench_models, 600)
 			       fread(ort_out[k], sizeof(float), bm->out_count, f) == bm->out_count);
 			fclose(f);
 			unlink(path);
-			ref = ort_out[k];
-			ref_name = bv_names[BV_ORT1 + k];
+			if (!ref) { /* the 2-thread session's, else the 1-thread one's */
+				ref = ort_out[k];
+				ref_name = bv_names[BV_ORT1 + k];
+			}
 		}
 		if (!ref) {
 			ref = slot[m][order[0]].out;

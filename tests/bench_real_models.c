@@ -602,3 +602,50 @@ TEST_TIMEOUT(bench_real_models, 1200)
 	bc_daemon_stop(&dm);
 	ASSERT_MSG(!mismatch, "a model that loads gives other outputs than onnxruntime (above)");
 }
+
+/* The table must stay reproducible: every row names an exact package version, a file and its
+ * sha256 (what bench/fetch_real_models.sh checks), and the file names are distinct (they share
+ * one folder). */
+TEST(real_models_manifest_pinned)
+{
+	static struct rm_row rows[RM_MAX_ROWS];
+	int n;
+	char why[600], manifest[4200];
+	const char *e = getenv("WEBNN_BENCH_SCRIPTS");
+	snprintf(manifest, sizeof manifest, "%s/real_models.txt", e && *e ? e : "bench");
+	struct stat st;
+	if (stat(manifest, &st) != 0)
+		SKIP("%s is absent (run the tests from the source tree)", manifest);
+	ASSERT_MSG(rm_read_manifest(manifest, rows, &n, why, sizeof why), "%s", why);
+	ASSERT_MSG(n > 0, "%s has no rows", manifest);
+	FILE *f = fopen(manifest, "r");
+	ASSERT(f);
+	char line[1024];
+	int sums = 0;
+	while (fgets(line, sizeof line, f)) {
+		char *s = rm_trim(line);
+		if (!*s || *s == '#')
+			continue;
+		char *col = s;
+		for (int c = 0; c < 3; c++)
+			col = strchr(col, '|') + 1;
+		char *sum = rm_trim(strtok(col, "|"));
+		ASSERT_MSG(strlen(sum) == 64 && strspn(sum, "0123456789abcdef") == 64,
+			   "%s: row %d: '%s' is not a sha256", manifest, sums + 1, sum);
+		sums++;
+	}
+	fclose(f);
+	ASSERT_EQ(sums, n);
+	for (int r = 0; r < n; r++) {
+		const char *at = strrchr(rows[r].package, '@');
+		ASSERT_MSG(at && at != rows[r].package && strspn(at + 1, "0123456789.") == strlen(at + 1) &&
+				   at[1],
+			   "%s: %s: '%s' is not package@exact-version", manifest, rows[r].label,
+			   rows[r].package);
+		ASSERT_MSG(strstr(rows[r].file, ".onnx"), "%s: %s: %s is not an ONNX file", manifest,
+			   rows[r].label, rows[r].file);
+		for (int q = 0; q < r; q++)
+			ASSERT_MSG(strcmp(rows[q].file, rows[r].file) != 0, "%s: %s twice", manifest,
+				   rows[r].file);
+	}
+}
