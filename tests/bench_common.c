@@ -1,6 +1,7 @@
 /* make bench: what the bench_* tests share: medians and ratios, pausing contenders, daemons and helper processes. */
 #include "tests/bench_common.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -61,21 +62,92 @@ void bc_fmt(char *dst, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Only the contender being timed runs: the others are stopped (SIGSTOP) between their turns.
+/* Only the contender being timed runs: the others are stopped (SIGSTOP) between their turns,
+ * with every process under them: a daemon's device workers are children of its front door.
  * Idle thread pools are not idle: onnxruntime's spinning workers burn about a third of a core
  * for as long as its process lives, and libgomp's teams spin a while after each dispatch; on
  * two cores that would be charged to whoever runs next. */
+
+/* The processes whose parent is pid (from /proc), at most max. */
+static int bc_children(pid_t pid, pid_t *out, int max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+	while (d && n < max && (e = readdir(d))) {
+		char path[300], buf[512];
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		FILE *f = fopen(path, "r");
+		size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[len] = 0;
+		char *paren = strrchr(buf, ')'), state;
+		int ppid;
+		if (paren && sscanf(paren + 1, " %c %d", &state, &ppid) == 2 && ppid == pid)
+			out[n++] = atoi(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Whether pid is stopped (or gone). */
+static bool bc_stopped(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return true;
+	size_t len = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[len] = 0;
+	char *paren = strrchr(buf, ')'), state = 0;
+	return !paren || sscanf(paren + 1, " %c", &state) != 1 || state == 'T' || state == 'Z';
+}
+
+/* SIGSTOP to pid's descendants, each waited for until it has stopped (briefly: a process that
+ * does not stop within 50 ms is left running). */
+static void bc_stop_tree(pid_t pid)
+{
+	pid_t kids[64];
+	int n = bc_children(pid, kids, 64);
+	for (int i = 0; i < n; i++) {
+		bc_stop_tree(kids[i]);
+		if (kill(kids[i], SIGSTOP) == 0)
+			for (int k = 0; k < 500 && !bc_stopped(kids[i]); k++)
+				usleep(100);
+	}
+}
+
+static void bc_cont_tree(pid_t pid)
+{
+	pid_t kids[64];
+	int n = bc_children(pid, kids, 64);
+	for (int i = 0; i < n; i++) {
+		kill(kids[i], SIGCONT);
+		bc_cont_tree(kids[i]);
+	}
+}
+
 void bc_pause(pid_t pid)
 {
 	int st;
-	if (pid > 0 && kill(pid, SIGSTOP) == 0)
+	if (pid > 0 && kill(pid, SIGSTOP) == 0) {
 		waitpid(pid, &st, WUNTRACED);
+		bc_stop_tree(pid);
+	}
 }
 
 void bc_resume(pid_t pid)
 {
-	if (pid > 0)
+	if (pid > 0) {
+		bc_cont_tree(pid); /* the workers first: the front door finds them running */
 		kill(pid, SIGCONT);
+	}
 }
 
 /* Seconds of rounds after which a bench stops early ($WEBNN_BENCH_BUDGET, default 90). */

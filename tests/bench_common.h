@@ -31,7 +31,8 @@ void bc_fmt(char *dst, size_t len, const char *fmt, ...) __attribute__((format(p
  * ($WEBNN_BENCH_BUDGET, default 90) after which rounds stop early. */
 int bc_rounds(void);
 double bc_budget(void);
-/* Stops (SIGSTOP, waiting until it has) and resumes a contender between its turns. */
+/* Stops (SIGSTOP, waiting until it has) and resumes a contender, with the processes under it
+ * (a daemon's device workers), between its turns. */
 void bc_pause(pid_t pid);
 void bc_resume(pid_t pid);
 
