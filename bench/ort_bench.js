@@ -4,13 +4,26 @@
 // The ONNX models mirror tests/models.c (shared/models/README.md) op for op, on the same .npy weights,
 // in ONNX's NCHW: NHWC input transposed once outside the timing, OHWI filters written as OIHW.
 //
+// Also the real-model table's peer (tests/bench_real_models.c): ONNX files as they are, on inputs the
+// C side writes. ORT at its best: one session per model created once, its feeds allocated once,
+// only session.run() between the clock reads, nothing else of ORT's running in the process
+// between runs (the caller keeps each model in a process of its own or runs one model at a time).
+//
 // usage: node ort_bench.js <onnxruntime-node module dir> [intraOpNumThreads=2]
 // commands (one per line; each answers one line, "err <why>" on failure):
 //   load <id> squeezenet <model dir> | load <id> mobilenetv2 <model dir>
 //   load <id> conv <C> <K> <k> <pad> <group> <H=W> | load <id> matmul <N>
 //        -> ok <create ms> <first run ms>
+//   open <id> <model.onnx> <bindings|->   bindings: NAME=N (a named free dimension) or
+//        INPUT:AXIS=N (one dimension of one input), comma-separated
+//        -> ok <create ms> <n inputs> <type>:<d0>x<d1>... (each input in the model's order; "scalar"
+//           for rank 0) <n outputs>
+//   feed <id> <dir>    -> ok <first run ms> (inputs read from <dir>/in<i>.bin, raw little-endian)
 //   run <id> <n>       -> t <ms of each of n session.run calls>
 //   out <id> <path>    -> ok (the first output, raw little-endian float32, written to path)
+//   outs <id> <dir>    -> ok <n> <count of each> (every output as float32 to <dir>/out<i>.bin)
+//   close <id>         -> ok (the session released)
+//   save <id> <path>   -> ok (a built model's ONNX bytes, to time it elsewhere: bench/ort_lean.js)
 //   quit
 'use strict';
 const fs = require('fs');
@@ -146,6 +159,36 @@ function matmulOp(N) {
   return { bytes: g.model(y, [N, N], [N, N]), input: [N, N] };
 }
 
+// ORT at its best on this CPU: graph optimizations all on, the given intra-op threads, sequential.
+const sessionOptions = (threads) => ({ executionProviders: ['cpu'], intraOpNumThreads: threads,
+  interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential' });
+
+const TYPED = { float32: Float32Array, int64: BigInt64Array, int32: Int32Array, uint8: Uint8Array,
+  int8: Int8Array, bool: Uint8Array, float64: Float64Array };
+
+// The inputs of a session with every free dimension bound: by name ("N=1", every input that
+// names it) or by position ("input:0=1", for dimensions that have no name).
+function resolveInputs(sess, bindings) {
+  const byName = new Map(), byPos = new Map();
+  for (const b of bindings.split(',').filter((s) => s)) {
+    const [k, v] = b.split('=');
+    const n = Number(v);
+    if (!(n > 0) || !Number.isInteger(n)) throw new Error(`binding ${b}: not NAME=N with N a positive integer`);
+    (/:\d+$/.test(k) ? byPos : byName).set(k, n);
+  }
+  return sess.inputMetadata.map((x) => {
+    if (!x.isTensor) throw new Error(`input ${x.name}: not a tensor`);
+    const dims = x.shape.map((d, axis) => {
+      const pos = byPos.get(`${x.name}:${axis}`);
+      if (pos !== undefined) return pos;
+      if (typeof d === 'number' && d >= 0) return d;
+      if (typeof d === 'string' && d && byName.has(d)) return byName.get(d);
+      throw new Error(`input ${x.name}: dimension ${axis} (${d || 'no name'}) is free and not bound`);
+    });
+    return { name: x.name, type: x.type, dims };
+  });
+}
+
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
 async function main() {
@@ -179,11 +222,11 @@ async function main() {
           m.feed = new ort.Tensor('float32', M.randn(m.input.reduce((p, c) => p * c, 1), 42), m.input);
         } else throw new Error(`unknown model kind ${kind}`);
         let t0 = nowMs();
-        m.sess = await ort.InferenceSession.create(m.bytes, { executionProviders: ['cpu'], intraOpNumThreads: threads,
-          interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential' });
+        m.sess = await ort.InferenceSession.create(m.bytes, sessionOptions(threads));
         const create = nowMs() - t0;
         t0 = nowMs();
-        m.last = await m.sess.run({ input: m.feed });
+        m.feeds = { input: m.feed };
+        m.last = await m.sess.run(m.feeds);
         sessions[id] = m;
         say(`ok ${create.toFixed(3)} ${(nowMs() - t0).toFixed(3)}`);
       } else if (a[0] === 'run') {
@@ -191,10 +234,53 @@ async function main() {
         if (!m) throw new Error(`no session ${a[1]}`);
         for (let i = 0; i < Number(a[2]); i++) {
           const t0 = nowMs();
-          m.last = await m.sess.run({ input: m.feed });
+          m.last = await m.sess.run(m.feeds);
           v.push((nowMs() - t0).toFixed(4));
         }
         say('t ' + v.join(' '));
+      } else if (a[0] === 'open') {
+        const [, id, file, bindings] = a;
+        const t0 = nowMs();
+        const sess = await ort.InferenceSession.create(file, sessionOptions(threads));
+        const create = nowMs() - t0;
+        const m = { sess, inputs: resolveInputs(sess, bindings === '-' ? '' : bindings) };
+        sessions[id] = m;
+        say(`ok ${create.toFixed(3)} ${m.inputs.length} ` +
+          m.inputs.map((x) => `${x.type}:${x.dims.length ? x.dims.join('x') : 'scalar'}`).join(' ') +
+          ` ${sess.outputNames.length}`);
+      } else if (a[0] === 'feed') {
+        const m = sessions[a[1]];
+        if (!m || !m.inputs) throw new Error(`no opened session ${a[1]}`);
+        m.feeds = {};
+        m.inputs.forEach((x, i) => {
+          const b = fs.readFileSync(path.join(a[2], `in${i}.bin`));
+          const T = TYPED[x.type];
+          if (!T) throw new Error(`input ${x.name}: type ${x.type} is not one the bench feeds`);
+          const data = new T(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+          m.feeds[x.name] = new ort.Tensor(x.type, data, x.dims);
+        });
+        const t0 = nowMs();
+        m.last = await m.sess.run(m.feeds);
+        say(`ok ${(nowMs() - t0).toFixed(3)}`);
+      } else if (a[0] === 'outs') {
+        const m = sessions[a[1]];
+        if (!m || !m.last) throw new Error(`no session ${a[1]} that has run`);
+        const counts = m.sess.outputNames.map((name, i) => {
+          const d = Float32Array.from(m.last[name].data, Number);
+          fs.writeFileSync(path.join(a[2], `out${i}.bin`), Buffer.from(d.buffer));
+          return d.length;
+        });
+        say(`ok ${counts.length} ${counts.join(' ')}`);
+      } else if (a[0] === 'save') {
+        const m = sessions[a[1]];
+        if (!m || !m.bytes) throw new Error(`no built model ${a[1]}`);
+        fs.writeFileSync(a[2], m.bytes);
+        say('ok');
+      } else if (a[0] === 'close') {
+        const m = sessions[a[1]];
+        if (m) await m.sess.release();
+        delete sessions[a[1]];
+        say('ok');
       } else if (a[0] === 'out') {
         const m = sessions[a[1]];
         if (!m) throw new Error(`no session ${a[1]}`);
@@ -207,5 +293,7 @@ async function main() {
     }
   }
   for (const m of Object.values(sessions)) await m.sess.release();
+  // stdin may still be open (another helper process can hold its write end): do not wait for it
+  process.exit(0);
 }
 main().catch((e) => { process.stdout.write(`err ${e.message}\n`); process.exit(1); });
