@@ -252,6 +252,10 @@ static int bind_constant(struct session *s, const struct context *c, struct mlgr
 	return 1;
 }
 
+/* Each expanded scalar constant starts 16-byte aligned in g->scalars (as malloc'ed memory does):
+ * kernels load its elements as their type, and an int64 after a float32 was misaligned. */
+#define SCALAR_SLOT(bytes) (((bytes) + 15) & ~(uint64_t)15)
+
 /* Binds every constant operand; scalar constants expand to their descriptor's size (bounded by
  * the quota before allocating). 1, 0 (diag), -1 (violation). */
 static int build_bind(struct session *s, const struct context *c, struct mlgraph *g,
@@ -264,7 +268,7 @@ static int build_bind(struct session *s, const struct context *c, struct mlgraph
 		if (gi->operands[i]->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_SCALAR_CONSTANT) {
 			uint64_t b = 0;
 			wnn_desc_bytes(&g->descs[i], &b);
-			*scalar_bytes += b;
+			*scalar_bytes += SCALAR_SLOT(b);
 		}
 	/* Charged until build_charge takes them into the graph's total. */
 	if (!session_charge(s, *scalar_bytes, "build: scalar constants", diag))
@@ -291,7 +295,7 @@ static int build_bind(struct session *s, const struct context *c, struct mlgraph
 			for (uint64_t e = 0; es && e < cnt; e++)
 				wnn_number_to_bytes(od->scalar, want->type, p + e * es);
 			g->cdata[i] = p;
-			scalar_off += bytes;
+			scalar_off += SCALAR_SLOT(bytes);
 			continue;
 		}
 		int r = bind_constant(s, c, g, i, od, diag);
