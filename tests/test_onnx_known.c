@@ -576,6 +576,25 @@ TEST(onnx_if_runtime_condition)
 		want[i] = -neg[i];
 	ct_assert_floats("If(sum > 0): else", y, want, 6, 0);
 	webnn_model_destroy(m);
+	/* a branch that does not build for these inputs (ONNX would never run it) is an error that
+	 * says to bind what the condition depends on */
+	g = ow_graph(w, "where2");
+	ow_input(w, g, "x", 1, 2, d23);
+	ow_input(w, g, "flag", 9, 0, NULL);
+	n = ow_node(w, g, "If", "flag", "y");
+	t = ow_graph(w, "then2");
+	f = ow_graph(w, "else2");
+	ow_node(w, t, "Neg", "x", "ty");
+	ow_output(w, t, "ty", 1, 2, d23);
+	ow_node(w, f, "MatMul", "x,x", "fy"); /* [2, 3] x [2, 3] */
+	ow_output(w, f, "fy", 1, 2, d23);
+	ow_attr_g(w, n, "then_branch", t);
+	ow_attr_g(w, n, "else_branch", f);
+	ow_output(w, g, "y", 1, 2, d23);
+	load_fails(&e, g, 13, NULL, WEBNN_STATUS_TYPE_ERROR,
+		   "node \"y\" (If): cond is computed at run time, so both branches are built, and "
+		   "else_branch does not build with these inputs; bind the inputs cond depends on "
+		   "to keep one branch (webnn_import_options.binds, webnn-run --bind NAME=VALUE)");
 	env_down(&e);
 }
 

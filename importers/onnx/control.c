@@ -83,6 +83,17 @@ static int move_out(struct ox_node *n, size_t i, struct ox_val *v)
 	return 0;
 }
 
+/* A branch of an If whose cond is computed at run time did not build (its nodes' reasons are
+ * listed): ONNX runs only the branch taken, this composition builds both, so it says how to keep
+ * one (a branch often fits only the inputs it is taken for, like a sample rate's). */
+static void branch_failed(struct ox_node *n, const char *which)
+{
+	ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
+		"cond is computed at run time, so both branches are built, and %s does not build "
+		"with these inputs; bind the inputs cond depends on to keep one branch "
+		"(webnn_import_options.binds, webnn-run --bind NAME=VALUE)", which);
+}
+
 static int op_if(struct ox_node *n)
 {
 	struct ox_model *M = n->M;
@@ -135,10 +146,14 @@ static int op_if(struct ox_node *n)
 		ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
 		goto out;
 	}
-	if (ox_run_graph(M, gt, n->opset) || graph_outputs(n, gt, 0, count, t, "then_branch"))
+	if (ox_run_graph(M, gt, n->opset) || graph_outputs(n, gt, 0, count, t, "then_branch")) {
+		branch_failed(n, "then_branch");
 		goto out_t;
-	if (ox_run_graph(M, ge, n->opset) || graph_outputs(n, ge, 0, count, e, "else_branch"))
+	}
+	if (ox_run_graph(M, ge, n->opset) || graph_outputs(n, ge, 0, count, e, "else_branch")) {
+		branch_failed(n, "else_branch");
 		goto out_e;
+	}
 	char why[768] = "";
 	size_t k = 0;
 	for (size_t i = 0; i < count && k < sizeof(why); i++) {
