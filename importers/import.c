@@ -71,18 +71,25 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-/* The caller's options as this version's struct: fields past the caller's struct_size (a
- * caller compiled against an older header) read as zero. NULL when struct_size is smaller than
- * the first version's. */
-static const struct webnn_import_options *current_options(const struct webnn_import_options *o,
-							  struct webnn_import_options *full)
+/* The caller's options as this version's struct, in *options (NULL stays NULL): fields past the
+ * caller's struct_size (a caller compiled against an older header) read as zero. A struct_size
+ * smaller than the first version's is a TypeError. */
+static enum webnn_status current_options(const struct webnn_import_options **options,
+					 struct webnn_import_options *full, char *error, size_t len)
 {
+	const struct webnn_import_options *o = *options;
+	if (!o)
+		return WEBNN_STATUS_OK;
 	if (o->struct_size < WEBNN_IMPORT_OPTIONS_SIZE_V1)
-		return NULL;
+		return fail(error, len, WEBNN_STATUS_TYPE_ERROR,
+			    "import: options.struct_size is %u, expected %zu (or %zu, the first "
+			    "version's)", o->struct_size, sizeof(*o),
+			    (size_t)WEBNN_IMPORT_OPTIONS_SIZE_V1);
 	memset(full, 0, sizeof(*full));
 	memcpy(full, o, o->struct_size < sizeof(*full) ? o->struct_size : sizeof(*full));
 	full->struct_size = sizeof(*full);
-	return full;
+	*options = full;
+	return WEBNN_STATUS_OK;
 }
 
 static enum webnn_status load(struct webnn_context *ctx, enum webnn_model_format format,
@@ -121,12 +128,9 @@ static enum webnn_status load_path(struct webnn_context *ctx, const char *path,
 		return fail(error, len, WEBNN_STATUS_TYPE_ERROR, "import: %s is NULL",
 			    !ctx ? "context" : !path ? "path" : "out");
 	struct webnn_import_options full;
-	const struct webnn_import_options *given = options;
-	if (options && !(options = current_options(options, &full)))
-		return fail(error, len, WEBNN_STATUS_TYPE_ERROR,
-			    "import: options.struct_size is %u, expected %zu (or %zu, the first "
-			    "version's)", given->struct_size, sizeof(*options),
-			    (size_t)WEBNN_IMPORT_OPTIONS_SIZE_V1);
+	enum webnn_status os = current_options(&options, &full, error, len);
+	if (os != WEBNN_STATUS_OK)
+		return os;
 	enum webnn_model_format format = options ? options->format : WEBNN_MODEL_FORMAT_AUTO;
 	struct stat st;
 	bool dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
@@ -192,12 +196,9 @@ enum webnn_status webnn_model_load_memory(struct webnn_context *ctx, const void 
 		return fail(error, len, WEBNN_STATUS_TYPE_ERROR, "import: %s is NULL",
 			    !ctx ? "context" : !data ? "data" : "out");
 	struct webnn_import_options full;
-	const struct webnn_import_options *given = options;
-	if (options && !(options = current_options(options, &full)))
-		return fail(error, len, WEBNN_STATUS_TYPE_ERROR,
-			    "import: options.struct_size is %u, expected %zu (or %zu, the first "
-			    "version's)", given->struct_size, sizeof(*options),
-			    (size_t)WEBNN_IMPORT_OPTIONS_SIZE_V1);
+	enum webnn_status os = current_options(&options, &full, error, len);
+	if (os != WEBNN_STATUS_OK)
+		return os;
 	if (!options || options->format == WEBNN_MODEL_FORMAT_AUTO)
 		return fail(error, len, WEBNN_STATUS_TYPE_ERROR,
 			    "import: loading from memory needs options with a format (ONNX or "
@@ -388,12 +389,9 @@ enum webnn_status webnn_model_inspect(struct webnn_context *ctx, const char *pat
 		return fail(error, len, WEBNN_STATUS_TYPE_ERROR, "import: %s is NULL",
 			    !path ? "path" : "out");
 	struct webnn_import_options full;
-	const struct webnn_import_options *given = options;
-	if (options && !(options = current_options(options, &full)))
-		return fail(error, len, WEBNN_STATUS_TYPE_ERROR,
-			    "import: options.struct_size is %u, expected %zu (or %zu, the first "
-			    "version's)", given->struct_size, sizeof(*options),
-			    (size_t)WEBNN_IMPORT_OPTIONS_SIZE_V1);
+	enum webnn_status os = current_options(&options, &full, error, len);
+	if (os != WEBNN_STATUS_OK)
+		return os;
 	struct wnni_info *info = calloc(1, sizeof(*info));
 	if (!info)
 		return fail(error, len, WEBNN_STATUS_NO_MEMORY, "import: out of memory");

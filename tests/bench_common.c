@@ -209,17 +209,6 @@ static void bc_daemon_cleanup(struct bc_daemon *d)
 	rmdir(d->dir);
 }
 
-static bool bc_socket_ready(const char *path)
-{
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	bool ok = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
 /* Starts bin (NULL: this build's webnnd) with --backend backend and env: "NAME=value" sets,
  * "-NAME" unsets (NULL-terminated), and connects a context to it. False with why. */
 bool bc_daemon_start(struct bc_daemon *d, const char *bin, const char *backend,
@@ -254,7 +243,7 @@ bool bc_daemon_start(struct bc_daemon *d, const char *bin, const char *backend,
 	}
 	d->pid = pid;
 	for (int i = 0; i < 30000; i++) {
-		if (bc_socket_ready(d->sock))
+		if (test_socket_ready(d->sock))
 			break;
 		int st;
 		if (waitpid(pid, &st, WNOHANG) == pid) {

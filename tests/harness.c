@@ -69,7 +69,7 @@ bool test_have_opencl(void)
 	return clGetPlatformIDs(0, NULL, &n) == CL_SUCCESS && n > 0;
 }
 
-static bool socket_ready(const char *path)
+bool test_socket_ready(const char *path)
 {
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -135,7 +135,7 @@ void test_daemon_start_in(struct test_daemon *d, const char *dir, const char *bi
 	}
 	d->pid = pid;
 	for (int i = 0; i < 3000; i++) {
-		if (socket_ready(d->socket_path))
+		if (test_socket_ready(d->socket_path))
 			return;
 		int st;
 		if (waitpid(pid, &st, WNOHANG) == pid)

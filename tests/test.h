@@ -131,6 +131,8 @@ void test_daemon_stop(struct test_daemon *d);
 /* The pid of the daemon's child process named comm (a device worker: "wnn-u0" serves uid 0,
  * "wnn-spare" is not bound yet), waiting up to 10 s for it; fails the test otherwise. */
 int test_daemon_child(const struct test_daemon *d, const char *comm);
+/* Whether a Unix socket at path accepts a connection (a daemon listening there). */
+bool test_socket_ready(const char *path);
 /* Open file descriptors of a process (entries of /proc/<pid>/fd). */
 int test_open_fds(int pid);
 
