@@ -16,8 +16,8 @@
 //        -> ok <create ms> <first run ms>
 //   open <id> <model.onnx> <bindings|->   bindings: NAME=N (a named free dimension) or
 //        INPUT:AXIS=N (one dimension of one input), comma-separated
-//        -> ok <create ms> <n inputs> <type>:<d0>x<d1>... (each input in the model's order; "scalar"
-//           for rank 0) <n outputs>
+//        -> ok <create ms> <n inputs> <type>:<d0>x<d1>...=<name> (each input in the model's order;
+//           "scalar" for rank 0) <n outputs>
 //   feed <id> <dir>    -> ok <first run ms> (inputs read from <dir>/in<i>.bin, raw little-endian)
 //   run <id> <n>       -> t <ms of each of n session.run calls>
 //   out <id> <path>    -> ok (the first output, raw little-endian float32, written to path)
@@ -246,7 +246,7 @@ async function main() {
         const m = { sess, inputs: resolveInputs(sess, bindings === '-' ? '' : bindings) };
         sessions[id] = m;
         say(`ok ${create.toFixed(3)} ${m.inputs.length} ` +
-          m.inputs.map((x) => `${x.type}:${x.dims.length ? x.dims.join('x') : 'scalar'}`).join(' ') +
+          m.inputs.map((x) => `${x.type}:${x.dims.length ? x.dims.join('x') : 'scalar'}=${x.name}`).join(' ') +
           ` ${sess.outputNames.length}`);
       } else if (a[0] === 'feed') {
         const m = sessions[a[1]];

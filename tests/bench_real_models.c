@@ -33,6 +33,7 @@ struct rm_row {
 
 /* One input: its type, shape and bytes (in webnnd's type and in onnxruntime's). */
 struct rm_input {
+	char name[128]; /* as the model names it */
 	char ort_type[16];
 	uint32_t rank, shape[WEBNN_MAX_RANK];
 	uint64_t count;
@@ -128,8 +129,9 @@ static void rm_fill(struct rm_input *in, const char *name, const char *values, u
 	bool constant = false;
 	size_t nl = strlen(name);
 	for (const char *p = values; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
-		if (strncmp(p, name, nl) == 0 && p[nl] == '=') {
-			const char *v = p + nl + 1, *dots = strstr(v, "..");
+		bool frozen = strncmp(p, name, nl) == 0 && p[nl] == ':' && p[nl + 1] == '=';
+		if (strncmp(p, name, nl) == 0 && (p[nl] == '=' || frozen)) {
+			const char *v = p + nl + 1 + frozen, *dots = strstr(v, "..");
 			lo = atof(v);
 			if (dots && (!strchr(v, ',') || dots < strchr(v, ',')))
 				hi = atof(dots + 2);
@@ -199,7 +201,7 @@ static bool rm_write_ort(const struct rm_input *in, const char *dir, int i)
 	return false;
 }
 
-/* Parses "type:1x3x640x640" (or "type:scalar") into in. */
+/* Parses "type:1x3x640x640=name" (or "type:scalar=name") into in. */
 static bool rm_parse_ort_input(const char *tok, struct rm_input *in)
 {
 	const char *colon = strchr(tok, ':');
@@ -208,15 +210,82 @@ static bool rm_parse_ort_input(const char *tok, struct rm_input *in)
 	memset(in, 0, sizeof *in);
 	memcpy(in->ort_type, tok, colon - tok);
 	in->count = 1;
-	if (strcmp(colon + 1, "scalar") == 0)
+	const char *eq = strchr(colon, '=');
+	if (!eq || strlen(eq + 1) >= sizeof in->name)
+		return false;
+	memcpy(in->name, eq + 1, strlen(eq + 1) + 1);
+	if (strncmp(colon + 1, "scalar=", 7) == 0)
 		return true;
-	for (const char *p = colon + 1; *p && in->rank < WEBNN_MAX_RANK; in->rank++) {
+	for (const char *p = colon + 1; p < eq && in->rank < WEBNN_MAX_RANK; in->rank++) {
 		char *end;
 		in->shape[in->rank] = (uint32_t)strtoul(p, &end, 10);
 		in->count *= in->shape[in->rank];
 		p = *end == 'x' ? end + 1 : end;
 	}
 	return true;
+}
+
+/* The row's frozen inputs (NAME:=V in its values: a value the package's own code always feeds,
+ * which webnnd's user binds at load as `webnn-run --bind NAME=V` does; onnxruntime is fed it),
+ * as libwebnn-import bindings, typed and shaped as the file declares them. data holds the
+ * values (free it); false with why for a frozen input the file does not declare fully. */
+static bool rm_input_bindings(const char *path, const char *values,
+			      struct webnn_input_binding *out, size_t max, size_t *n,
+			      void **data, char *why, size_t len)
+{
+	*n = 0;
+	*data = NULL;
+	if (!strstr(values, ":="))
+		return true;
+	struct webnn_model_info *info = NULL;
+	char err[512];
+	if (webnn_model_inspect(NULL, path, NULL, &info, err, sizeof err) != WEBNN_STATUS_OK) {
+		bc_fmt(why, len, "%s", err);
+		return false;
+	}
+	*data = calloc(max, 8 * sizeof(double));
+	ASSERT(*data);
+	bool ok = true;
+	for (size_t i = 0; ok && i < info->n_inputs && *n < max; i++) {
+		const struct webnn_model_value_info *in = &info->inputs[i];
+		size_t nl = strlen(in->name);
+		const char *p = values;
+		while (p && !(strncmp(p, in->name, nl) == 0 && p[nl] == ':' && p[nl + 1] == '='))
+			p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+		if (!p)
+			continue;
+		uint64_t count = 1;
+		for (uint32_t d = 0; in->has_shape && d < in->rank; d++)
+			count *= in->shape[d];
+		if (!in->has_data_type || !in->has_shape || count != 1) {
+			bc_fmt(why, len, "input %s: frozen (:=) but not declared as one value", in->name);
+			ok = false;
+			break;
+		}
+		struct webnn_input_binding *b = &out[(*n)++];
+		b->name = strdup(in->name);
+		ASSERT(b->name);
+		b->desc = (struct webnn_operand_desc){ .data_type = in->data_type, .rank = in->rank };
+		for (uint32_t d = 0; d < in->rank; d++)
+			b->desc.shape[d] = 1;
+		struct rm_input one = { .count = 1 };
+		uint64_t seed = 1;
+		rm_fill(&one, in->name, values, &seed);
+		void *bytes = rm_bytes_webnn(&one, in->data_type, &b->size);
+		free(one.v);
+		if (!bytes) {
+			bc_fmt(why, len, "input %s: type %s is not one the bench feeds", in->name,
+			       webnn_data_type_name(in->data_type));
+			ok = false;
+			break;
+		}
+		void *slot = (char *)*data + (*n - 1) * 8 * sizeof(double);
+		memcpy(slot, bytes, b->size);
+		free(bytes);
+		b->data = slot;
+	}
+	webnn_model_info_destroy(info);
+	return ok;
 }
 
 /* webnnd's side of a row: the model, its tensors and its outputs' values. */
@@ -236,15 +305,23 @@ static bool rm_webnnd_bind(struct rm_webnnd *w, struct webnn_context *ctx, struc
 {
 	w->n_in = webnn_model_input_count(w->m);
 	w->n_out = webnn_model_output_count(w->m);
-	if (w->n_in > RM_MAX_IO || w->n_out > RM_MAX_IO || w->n_in != n_ins) {
-		bc_fmt(why, len, "%zu inputs and %zu outputs in webnnd, %zu inputs in onnxruntime",
-		       w->n_in, w->n_out, n_ins);
+	if (w->n_in > RM_MAX_IO || w->n_out > RM_MAX_IO) {
+		bc_fmt(why, len, "%zu inputs and %zu outputs in webnnd: more than the bench feeds",
+		       w->n_in, w->n_out);
 		return false;
 	}
 	for (size_t i = 0; i < w->n_in; i++) {
 		struct webnn_tensor_desc td = { .writable = true };
 		webnn_model_input_desc(w->m, i, &td.desc);
-		struct rm_input *in = &ins[i];
+		struct rm_input *in = NULL;
+		for (size_t j = 0; j < n_ins && !in; j++)
+			if (strcmp(ins[j].name, webnn_model_input_name(w->m, i)) == 0)
+				in = &ins[j];
+		if (!in) {
+			bc_fmt(why, len, "input %s: onnxruntime has no input of that name",
+			       webnn_model_input_name(w->m, i));
+			return false;
+		}
 		bool same = td.desc.rank == in->rank;
 		for (uint32_t d = 0; same && d < in->rank; d++)
 			same = td.desc.shape[d] == in->shape[d];
@@ -453,11 +530,22 @@ TEST_TIMEOUT(bench_real_models, 1200)
 		struct webnn_import_options io = WEBNN_IMPORT_OPTIONS_INIT;
 		io.dims = binds;
 		io.n_dims = rm_dim_bindings(row->dims, dimbuf, sizeof dimbuf, binds, 16);
+		struct webnn_input_binding frozen[RM_MAX_IO];
+		void *frozen_data = NULL;
+		enum webnn_status s = WEBNN_STATUS_OK;
+		if (!rm_input_bindings(path, row->values, frozen, RM_MAX_IO, &io.n_binds,
+				       &frozen_data, why, sizeof why))
+			s = WEBNN_STATUS_DATA_ERROR;
+		io.binds = frozen;
 		static struct rm_webnnd w;
 		memset(&w, 0, sizeof w);
 		double t_load = bc_now();
-		enum webnn_status s = webnn_model_load(dm.ctx, path, &io, &w.m, why, sizeof why);
+		if (s == WEBNN_STATUS_OK)
+			s = webnn_model_load(dm.ctx, path, &io, &w.m, why, sizeof why);
 		t_load = bc_now() - t_load;
+		for (size_t i = 0; i < io.n_binds; i++)
+			free((void *)frozen[i].name);
+		free(frozen_data);
 		if (s != WEBNN_STATUS_OK) {
 			bc_fmt(line[r], sizeof line[r], "  %-34s does not load: %s: %s", row->label,
 			       webnn_status_name(s), why);
@@ -472,6 +560,7 @@ TEST_TIMEOUT(bench_real_models, 1200)
 			for (size_t i = 0; i < n_ins && i < RM_MAX_IO; i++) {
 				struct webnn_operand_desc d;
 				webnn_model_input_desc(w.m, i, &d);
+				bc_fmt(ins[i].name, sizeof ins[i].name, "%s", webnn_model_input_name(w.m, i));
 				ins[i].rank = d.rank;
 				ins[i].count = 1;
 				for (uint32_t k = 0; k < d.rank; k++)
@@ -482,10 +571,7 @@ TEST_TIMEOUT(bench_real_models, 1200)
 		for (const char *c = row->file; *c; c++)
 			seed = (seed ^ (uint8_t)*c) * 0x100000001B3ULL;
 		for (size_t i = 0; i < n_ins; i++) {
-			const char *name = i < webnn_model_input_count(w.m) ?
-						   webnn_model_input_name(w.m, i) :
-						   "";
-			rm_fill(&ins[i], name, strcmp(row->values, "-") ? row->values : "", &seed);
+			rm_fill(&ins[i], ins[i].name, strcmp(row->values, "-") ? row->values : "", &seed);
 			ASSERT_MSG(!ort_ok || rm_write_ort(&ins[i], tmp, (int)i),
 				   "%s: input %zu: type %s is not one the bench feeds", row->label, i,
 				   ins[i].ort_type);
