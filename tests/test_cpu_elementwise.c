@@ -297,6 +297,87 @@ TEST_TIMEOUT(cpu_elementwise_unary_all_ops_types, 300)
 	backend_cpu.shutdown(be);
 }
 
+/* erf, gelu, softplus and pow have their own kernels (cpu_elementwise.c: ew_erf, ew_erfc,
+ * ew_log1p, ew_pow, each checked against libm on every float32 input or on 2.5e8 sampled
+ * pairs): their tails and special cases, far past the ranges above, give the reference's
+ * bits. gelu to -14, where its value leaves float32; erf past 3.9, where it rounds to 1;
+ * softplus past its switch to x at 20 and far into e^x < 1e-16; pow over signs, integer and
+ * fractional exponents, overflow and underflow, with every special value as either operand. */
+TEST_TIMEOUT(cpu_elementwise_transcendental_tails, 120)
+{
+	struct backend *be = ce_backend(2);
+	static const enum wnn_op unary[] = { WNN_OP_ERF, WNN_OP_GELU, WNN_OP_SOFTPLUS };
+	static const enum wnn_dtype types[] = { WNN_F32, WNN_F16 };
+	for (size_t ti = 0; ti < 2; ti++) {
+		for (size_t k = 0; k < 3; k++) {
+			struct tg_graph tg;
+			tg_init(&tg);
+			Webnn__Ipc__ElementwiseUnary m = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+			m.input = tg_input(&tg, types[ti], 1, (uint32_t[]){ 50021 });
+			m.output = tg_next(&tg);
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+			tg_set_op(&o, unary[k], &m);
+			char label[96];
+			snprintf(label, sizeof label, "%s %s tails", wnn_ops[unary[k]].name,
+				 wnn_dtype_name(types[ti]));
+			const struct graph_ir *g = ce_finish(&tg, &o, label);
+			ce_expect_fast(g, label);
+			struct ce_range r = { -14, 14 };
+			if (unary[k] == WNN_OP_SOFTPLUS)
+				r.lo = -45, r.hi = 45;
+			ce_compare(be, g, &r, true, 99 + k, label);
+			tg_free(&tg);
+		}
+		/* pow: bases over [-9, 9] against exponents over [-45, 45], then integer exponents */
+		for (int integral = 0; integral < 2; integral++) {
+			struct tg_graph tg;
+			tg_init(&tg);
+			Webnn__Ipc__ElementwiseBinary m = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+			m.a = tg_input(&tg, types[ti], 1, (uint32_t[]){ 40009 });
+			m.b = tg_input(&tg, types[ti], 1, (uint32_t[]){ 40009 });
+			m.output = tg_next(&tg);
+			Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+			tg_set_op(&o, WNN_OP_POW, &m);
+			char label[96];
+			snprintf(label, sizeof label, "pow %s%s", wnn_dtype_name(types[ti]),
+				 integral ? " integer exponents" : "");
+			const struct graph_ir *g = ce_finish(&tg, &o, label);
+			ce_expect_fast(g, label);
+			struct ce_range r[2] = { { -9, 9 }, { -45, 45 } };
+			if (integral) {
+				/* tg_random rounds integer types only: exponents from a small int set */
+				uint64_t count = 40009;
+				void *in[2] = { ce_input(&g->values[g->inputs[0]].desc, 7, -9, 9, true),
+						malloc(count * 4 + 8) };
+				ASSERT(in[1]);
+				for (uint64_t i = 0; i < count; i++) {
+					double e = (double)((int)(i * 7919 % 41) - 20);
+					tg_pack((uint8_t *)in[1] + i * wnn_dtype_size(types[ti]), types[ti],
+						&e, 1);
+				}
+				void *ref = calloc(1, count * 4 + 8), *out = calloc(1, count * 4 + 8);
+				ASSERT(ref && out);
+				struct wnn_diag diag = { 0 };
+				ASSERT(tg_run(&backend_reference, NULL, g, (const void *const *)in,
+					      (void *[]){ ref }, &diag) == WEBNN_STATUS_OK);
+				ASSERT(tg_run(&backend_cpu, be, g, (const void *const *)in,
+					      (void *[]){ out }, &diag) == WEBNN_STATUS_OK);
+				char msg[256];
+				ASSERT_MSG(ce_same(out, ref, types[ti], count, msg, sizeof msg), "%s: %s",
+					   label, msg);
+				free(in[0]);
+				free(in[1]);
+				free(ref);
+				free(out);
+			} else {
+				ce_compare(be, g, r, true, 4242, label);
+			}
+			tg_free(&tg);
+		}
+	}
+	backend_cpu.shutdown(be);
+}
+
 TEST_TIMEOUT(cpu_elementwise_clamp_prelu_where_types, 300)
 {
 	struct backend *be = ce_backend(2);
@@ -571,7 +652,10 @@ TEST_TIMEOUT(bench_cpu_elementwise, 600)
 		{ "tanh f32 1M", WNN_OP_TANH, WNN_F32, 1, 0, { 1 << 20 }, { 0 } },
 		{ "elu f32 1M", WNN_OP_ELU, WNN_F32, 1, 0, { 1 << 20 }, { 0 } },
 		{ "softplus f32 1M", WNN_OP_SOFTPLUS, WNN_F32, 1, 0, { 1 << 20 }, { 0 } },
-		{ "gelu f32 1M (libm erf)", WNN_OP_GELU, WNN_F32, 1, 0, { 1 << 20 }, { 0 } },
+		{ "gelu f32 1M", WNN_OP_GELU, WNN_F32, 1, 0, { 1 << 20 }, { 0 } },
+		{ "erf f32 1M", WNN_OP_ERF, WNN_F32, 1, 0, { 1 << 20 }, { 0 } },
+		{ "pow f32 1M same shape", WNN_OP_POW, WNN_F32, 1, 1, { 1 << 20 }, { 1 << 20 } },
+		{ "pow f32 1M by a scalar", WNN_OP_POW, WNN_F32, 1, 0, { 1 << 20 }, { 0 } },
 		{ "sigmoid f16 1M", WNN_OP_SIGMOID, WNN_F16, 1, 0, { 1 << 20 }, { 0 } },
 		{ "cast f32->f16 1M", WNN_OP_CAST, WNN_F32, 1, 0, { 1 << 20 }, { 0 } },
 		{ "cast f16->f32 1M", WNN_OP_CAST, WNN_F16, 1, 0, { 1 << 20 }, { 0 } },
