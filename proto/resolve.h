@@ -180,6 +180,11 @@ struct wnn_matmul_attrs {
 	uint64_t b_batch_strides[WNN_MAX_RANK];
 	bool a_broadcast, b_broadcast;        /* true when that operand's batch shape differs
 						 from the output batch shape */
+	/* Element strides of the last two axes of a (m, k) and b (k, n): dense as resolved (k, 1
+	 * and n, 1). A graph pass may point an operand at the source of a transpose of those two
+	 * axes instead (graph_absorb_transposes): then 1, m or 1, k. The batch strides are the
+	 * same either way (m k or k n elements a matrix). */
+	uint64_t a_stride_m, a_stride_k, b_stride_k, b_stride_n;
 };
 enum webnn_status wnn_resolve_matmul(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				size_t n_descs, struct wnn_matmul_attrs *p, struct wnn_diag *diag);

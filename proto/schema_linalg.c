@@ -172,6 +172,8 @@ enum webnn_status wnn_resolve_matmul(const Webnn__Ipc__Operation *op, const stru
 	}
 	p->a_broadcast = !bc.same_shape[0];
 	p->b_broadcast = !bc.same_shape[1];
+	p->a_stride_m = p->k, p->a_stride_k = 1;
+	p->b_stride_k = p->n, p->b_stride_n = 1;
 	return WEBNN_STATUS_OK;
 }
 

@@ -1,4 +1,4 @@
-/* Small-graph passes on the cpu backend: scale/shift folded into weights, pow as multiplication, batchNormalization in the backend's layout, elementwise chains as one step; numerics against the reference backend. */
+/* Small-graph passes on the cpu backend: scale/shift folded into weights, pow as multiplication, transposes read through matmul's strides, batchNormalization in the backend's layout, elementwise chains as one step; numerics against the reference backend. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -440,6 +440,85 @@ TEST_TIMEOUT(graph_pow_small_integer_exponent, 120)
 			   s.live_op[cases[k].becomes], wnn_ops[cases[k].becomes].name);
 		/* positive and negative, so that odd powers and reciprocals see both signs */
 		sb_compare(be, g, cases[k].e == 2.5 ? 0 : -3, 3, cases[k].ulp, 0, 0, label);
+		tb_free(b);
+	}
+	backend_cpu.shutdown(be);
+}
+
+/* ---- transposes read through matmul's strides */
+
+/* transpose with a permutation (ids[n] holds it) */
+static uint32_t sb_transpose(struct tg_builder *b, uint32_t x, uint32_t rank, const uint32_t *perm)
+{
+	Webnn__Ipc__Transpose m = WEBNN__IPC__TRANSPOSE__INIT;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	memcpy(b->ids[b->n], perm, rank * sizeof *perm);
+	m.permutation = b->ids[b->n];
+	m.n_permutation = rank;
+	m.has_permutation = 1;
+	b->msgs[b->n].transpose = m;
+	return tb_add(b, WNN_OP_TRANSPOSE);
+}
+
+/* Attention scores as PyTorch exports them, q.matmul(k.transpose(-2, -1)), a tied output layer
+ * matmul(x, transpose(E)) with a constant E, and a transposed left operand (each above
+ * CPU_TINY_WORK, so oneDNN runs them, not the reference loop): the cpu backend's
+ * graph has no transpose left, and its results agree with the reference's. A transpose also
+ * read elsewhere stays for that reader; one of other axes, or feeding both operands of one
+ * matmul, is left alone. */
+TEST_TIMEOUT(graph_matmul_reads_transposes_in_place, 120)
+{
+	struct backend *be = sb_cpu(2);
+	static const uint32_t swap4[] = { 0, 1, 3, 2 }, swap2[] = { 1, 0 }, other4[] = { 0, 2, 1, 3 };
+	for (int k = 0; k < 6; k++) {
+		struct tg_builder *b = tb_new();
+		uint32_t expect_transposes = 0, expect_matmuls = 1;
+		const char *what = "";
+		if (k == 0) { /* scores: [1, 4, 40, 32] x transpose([1, 4, 40, 32]) */
+			what = "q k^T";
+			uint32_t q = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 4, 40, 32 });
+			uint32_t kk = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 4, 40, 32 });
+			sb_matmul(b, q, sb_transpose(b, kk, 4, swap4));
+		} else if (k == 1) { /* tied head: [5, 64] x transpose(E [300, 64]) */
+			what = "x E^T, E constant";
+			uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 5, 64 });
+			uint32_t e = sb_const(b, 2, (uint32_t[]){ 300, 64 }, -1, 1);
+			sb_matmul(b, x, sb_transpose(b, e, 2, swap2));
+		} else if (k == 2) { /* transposed left operand, broadcast batch */
+			what = "x^T W, batch broadcast";
+			uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 2, 3, 64, 48 });
+			uint32_t w = tg_input(&b->t, WNN_F32, 3, (uint32_t[]){ 1, 64, 40 });
+			sb_matmul(b, sb_transpose(b, x, 4, swap4), w);
+		} else if (k == 3) { /* the transposed value is also read by relu: it stays */
+			what = "transpose read twice";
+			uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 6, 8 });
+			uint32_t w = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 11, 8 });
+			uint32_t wt = sb_transpose(b, w, 2, swap2);
+			uint32_t y = sb_matmul(b, x, wt);
+			tb_binary(b, WNN_OP_ADD, y, sb_matmul(b, x, tb_unary(b, WNN_OP_RELU, wt)));
+			expect_transposes = 1, expect_matmuls = 2;
+		} else if (k == 4) { /* not the last two axes */
+			what = "other axes";
+			uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 5, 3, 4 });
+			uint32_t w = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 3, 4, 6 });
+			sb_matmul(b, sb_transpose(b, x, 4, other4), w);
+			expect_transposes = 1;
+		} else { /* matmul(t, t) with t square */
+			what = "one transpose, both operands";
+			uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 12, 12 });
+			uint32_t t = sb_transpose(b, x, 2, swap2);
+			sb_matmul(b, t, t);
+			expect_transposes = 1;
+		}
+		struct graph_ir *g = sb_finish(b);
+		struct sb_shape s;
+		sb_optimised(g, &s);
+		ASSERT_MSG(s.transposes == expect_transposes &&
+				   s.live_op[WNN_OP_MATMUL] == expect_matmuls,
+			   "%s: %u transposes (want %u), %u matmuls", what, s.transposes,
+			   expect_transposes, s.live_op[WNN_OP_MATMUL]);
+		sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, what);
 		tb_free(b);
 	}
 	backend_cpu.shutdown(be);

@@ -127,6 +127,9 @@ struct graph_caps {
 	/* pow by a constant small integer exponent rewritten as mul / reciprocal
 	 * (graph_rewrite_pow) */
 	bool rewrite_pow;
+	/* matmul reads an operand through the strides of a transpose of its last two axes
+	 * instead of the transpose's copy (graph_absorb_transposes; wnn_matmul_attrs strides) */
+	bool matmul_strided_operands;
 	/* Producers whose output can be written into a slice of a concat's output along the
 	 * channel axis. NULL: no concat in place. */
 	bool (*writes_concat_slice)(const struct graph_node *n, const struct wnn_desc *out);

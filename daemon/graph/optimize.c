@@ -15,6 +15,7 @@ enum webnn_status graph_optimize(struct graph_ir *g, const struct graph_caps *ca
 	if ((st = graph_fold_scale_shift(g, caps, diag)) != WEBNN_STATUS_OK ||
 	    (st = graph_rewrite_pow(g, caps, diag)) != WEBNN_STATUS_OK)
 		return st;
+	graph_absorb_transposes(g, caps);
 	if (caps->assign_layout && (st = graph_assign_layout(g, caps->layout, diag)) != WEBNN_STATUS_OK)
 		return st;
 	graph_fuse(g, caps);

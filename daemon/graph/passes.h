@@ -5,7 +5,8 @@
 #include "daemon/graph/graph.h"
 
 /* Runs, in order: constant folding (caps->evaluate), dead-code removal, scale/shift folding
- * (caps->fold_scale_shift), pow rewriting (caps->rewrite_pow), layout assignment
+ * (caps->fold_scale_shift), pow rewriting (caps->rewrite_pow), transposes absorbed into
+ * matmul's strides (caps->matmul_strided_operands), layout assignment
  * (caps->assign_layout), fusion (caps->epilogues, caps->elementwise_chains), concat in place
  * (caps->writes_concat_slice), dead-code removal again, and the memory plan. */
 enum webnn_status graph_optimize(struct graph_ir *g, const struct graph_caps *caps,
@@ -18,6 +19,7 @@ enum webnn_status graph_fold_scale_shift(struct graph_ir *g, const struct graph_
 					 struct wnn_diag *diag);
 enum webnn_status graph_rewrite_pow(struct graph_ir *g, const struct graph_caps *caps,
 				    struct wnn_diag *diag);
+void graph_absorb_transposes(struct graph_ir *g, const struct graph_caps *caps);
 enum webnn_status graph_assign_layout(struct graph_ir *g, enum webnn_layout layout,
 				      struct wnn_diag *diag);
 void graph_fuse(struct graph_ir *g, const struct graph_caps *caps);

@@ -341,6 +341,7 @@ static void cpu_caps(struct backend_context *ctx, struct graph_caps *caps)
 	caps->joins_chain = cpu_joins_chain;
 	caps->fold_scale_shift = true;
 	caps->rewrite_pow = true;
+	caps->matmul_strided_operands = true;
 }
 
 static void cpu_plan_destroy(struct backend_plan *plan)

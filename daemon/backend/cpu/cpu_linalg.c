@@ -359,6 +359,9 @@ static void cpu_matmul_geom(const struct wnn_matmul_attrs *a, struct cpu_mm_geom
 	cpu_linalg_dense(r + 2, k->a_dims, k->a_strides);
 	cpu_linalg_dense(r + 2, k->b_dims, k->b_strides);
 	cpu_linalg_dense(r + 2, k->d_dims, k->d_strides);
+	/* an operand read in place through a transpose of its last two axes */
+	k->a_strides[r] = (int64_t)a->a_stride_m, k->a_strides[r + 1] = (int64_t)a->a_stride_k;
+	k->b_strides[r] = (int64_t)a->b_stride_k, k->b_strides[r + 1] = (int64_t)a->b_stride_n;
 }
 
 enum webnn_status cpu_linalg_prepare(const struct cpu_build *b, struct cpu_step *s,

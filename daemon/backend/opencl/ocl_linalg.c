@@ -51,6 +51,13 @@ static void lower_matmul(struct ocl_build *b)
 {
 	struct wnn_matmul_attrs p = b->node->attrs.matmul;
 	const struct graph_epilogue *e = ocl_node_epilogue(b);
+	if (p.a_stride_k != 1 || p.b_stride_n != 1) {
+		/* graph_absorb_transposes runs only for backends whose caps ask for it */
+		wnn_diag_set(b->diag, WEBNN_STATUS_OPERATION_ERROR,
+			     "%s: an operand read through a transpose, which this backend did not "
+			     "ask for", b->what);
+		return;
+	}
 	bool f16 = p.type == WNN_F16;
 	size_t mn = (size_t)p.m * p.n, total = mn * p.batch;
 	uint32_t sa = ocl_f32_slot(b, p.a), sb = ocl_f32_slot(b, p.b);

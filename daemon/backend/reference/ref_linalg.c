@@ -42,8 +42,10 @@ static enum webnn_status run_matmul(const struct ref_step *s, void *const *bufs,
 					return ref_cancel_status(s, diag);
 				double acc = 0;
 				for (uint32_t k = 0; k < p->k; k++)
-					acc += ref_load_f(A, p->type, ao + (uint64_t)m * p->k + k) *
-					       ref_load_f(B, p->type, bo + (uint64_t)k * p->n + n);
+					acc += ref_load_f(A, p->type,
+							  ao + m * p->a_stride_m + k * p->a_stride_k) *
+					       ref_load_f(B, p->type,
+							  bo + k * p->b_stride_k + n * p->b_stride_n);
 				ref_store_f(O, p->type, b * mn + (uint64_t)m * p->n + n, acc);
 			}
 	}
