@@ -216,10 +216,11 @@ TEST_TIMEOUT(bench_small_steps, 600)
 	static const struct {
 		enum ss_kind kind;
 		uint32_t n, m;
-	} steps[] = { { SS_ADD, 8192, 0 },	  { SS_ADD, 32768, 0 },   { SS_ADD, 65536, 0 },
-		      { SS_ADD, 131072, 0 },	  { SS_ADD, 262144, 0 },  { SS_ADD, 524288, 0 },
-		      { SS_MATMUL, 256, 64 },	  { SS_MATMUL, 512, 128 }, { SS_MATMUL, 1536, 128 },
-		      { SS_MATMUL, 1024, 512 }, { SS_MATMUL, 2048, 1024 } };
+	} steps[] = { { SS_ADD, 8192, 0 },      { SS_ADD, 32768, 0 },     { SS_ADD, 131072, 0 },
+		      { SS_ADD, 262144, 0 },    { SS_ADD, 524288, 0 },    { SS_ADD, 1048576, 0 },
+		      { SS_MATMUL, 256, 64 },   { SS_MATMUL, 512, 128 },  { SS_MATMUL, 1536, 128 },
+		      { SS_MATMUL, 3072, 128 }, { SS_MATMUL, 1024, 512 }, { SS_MATMUL, 2048, 512 },
+		      { SS_MATMUL, 2048, 1024 } };
 	enum { NT = sizeof steps / sizeof steps[0] };
 	static const int who[] = { SS_ONE, SS_TEAM, SS_THIS, SS_PREV };
 	int nw = on[SS_PREV] ? 4 : 3;
