@@ -1,4 +1,5 @@
 /* make bench: the cpu backend's small steps: the fixed cost of a step, and where a step is worth waking the thread team for (cpu.h CPU_SERIAL_WORK). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +268,80 @@ TEST_TIMEOUT(bench_small_steps, 600)
 	}
 	for (int k = 0; k < NT * nw; k++)
 		ss_close(&th[k]);
+
+	/* In-process speed: the wake-word classifiers' first layer as one dispatch + read of this
+	 * build (the quick path: its primitive is made for one thread) against onnxruntime-node's
+	 * session.run() at its best (1 and 2 intra-op threads, each its own process, stopped
+	 * between its turns: its idle workers spin), interleaved round by round. */
+	static const uint32_t mm[][2] = { { 1536, 128 }, { 3072, 128 } };
+	enum { NM = sizeof mm / sizeof mm[0] };
+	struct bc_child ort[2];
+	int n_ort = 0;
+	while (n_ort < 2 && bc_ort_start(&ort[n_ort], n_ort + 1, why, sizeof why))
+		n_ort++;
+	if (n_ort < 2) {
+		printf("  against onnxruntime: skipped (%s)\n", why);
+	} else {
+		struct ss_graph w[NM];
+		double ot[NM][2][BC_MAX_ROUNDS];
+		for (int i = 0; i < NM; i++) {
+			ss_open(&w[i], d[SS_THIS].ctx, SS_MATMUL, mm[i][0], mm[i][1], 1);
+			for (int k = 0; k < 2; k++) {
+				char reply[300];
+				ASSERT_MSG(bc_child_cmd(&ort[k], reply, sizeof reply,
+							"load mm%d matmul 1 %u %u", i, mm[i][0],
+							mm[i][1]),
+					   "onnxruntime: %s", reply);
+			}
+		}
+		for (int k = 0; k < 2; k++)
+			bc_pause(ort[k].pid);
+		int rounds_o = bc_rounds();
+		load0 = test_load_average();
+		for (int r = -1; r < rounds_o; r++)
+			for (int i = 0; i < NM; i++)
+				for (int c = 0; c < 3; c++) {
+					int v = (c + (r < 0 ? 0 : r)) % 3;
+					double t;
+					if (v == 0) {
+						t = ss_run(&w[i], SS_INNER);
+					} else {
+						char id[16];
+						bc_fmt(id, sizeof id, "mm%d", i);
+						bc_resume(ort[v - 1].pid);
+						t = bc_ort_run(&ort[v - 1], id, SS_INNER) * 1e3;
+						bc_pause(ort[v - 1].pid);
+						ASSERT_MSG(!isnan(t), "onnxruntime failed");
+					}
+					if (r >= 0) {
+						if (v == 0)
+							w[i].t[r] = t;
+						else
+							ot[i][v - 1][r] = t;
+					}
+				}
+		for (int k = 0; k < 2; k++)
+			bc_resume(ort[k].pid);
+		printf("  against onnxruntime (%s): [1, K] x constant [K, N], this build's dispatch + "
+		       "read against session.run(), %d rounds x %d interleaved, load %.2f -> %.2f\n",
+		       ort[0].version, rounds_o, SS_INNER, load0, test_load_average());
+		printf("  %-28s %11s %11s %11s %14s\n", "step", "webnnd ms", "ORT 1 thr",
+		       "ORT 2 thr", "webnnd/ORT");
+		for (int i = 0; i < NM; i++) {
+			int best = bc_median(ot[i][0], rounds_o) <= bc_median(ot[i][1], rounds_o) ? 0
+												    : 1;
+			char label[40];
+			bc_fmt(label, sizeof label, "matmul [1,%u]x[%u,%u]", mm[i][0], mm[i][0],
+			       mm[i][1]);
+			printf("  %-28s %11.4f %11.4f %11.4f %11.2f(%d)\n", label,
+			       bc_median(w[i].t, rounds_o), bc_median(ot[i][0], rounds_o),
+			       bc_median(ot[i][1], rounds_o),
+			       bc_ratio(w[i].t, ot[i][best], rounds_o), best + 1);
+			ss_close(&w[i]);
+		}
+	}
+	for (int k = 0; k < n_ort; k++)
+		bc_child_stop(&ort[k]);
 	for (int v = 0; v < SS_N; v++)
 		if (on[v])
 			bc_daemon_stop(&d[v]);
