@@ -60,15 +60,22 @@ struct cpu_build {
  * its dispatch through the compute thread, with every step on one thread
  * (WEBNN_CPU_SERIAL_WORK=10^15) against every step on the team of two
  * (WEBNN_CPU_SERIAL_WORK=0), 11 interleaved rounds of 40 dispatches, 2-core AMD EPYC,
- * GOMP_SPINCOUNT=1000 as webnnd sets it. At load 4.5-5 (this machine as it usually is) one
- * thread took 0.73-0.88x the team's time for adds of 32K to 512K elements (work 98K to 1.6M)
- * and 0.72-0.86x for [1, K] x [K, N] matmuls of work 197K to 6.3M (the wake-word classifiers'
- * [1, 1536] x [1536, 128] layer: 0.75x); at load 11-13, 0.66-0.85x for adds up to 1M elements
- * (work 3.1M) and 0.66-0.87x for the matmuls ([1, 3072] x [3072, 128], work 1.2M: 0.70x);
- * below work ~50K the two are even (both run on one thread). Waking and joining the team
- * costs 30-40 us there, which a step of a million elements does not recover. An idle machine
- * wakes the team faster, so the threshold is not the top of the measured range but 2^21, the
- * largest work where one thread won by at least 12% in every run, for both kinds of step.
+ * GOMP_SPINCOUNT=1000 as webnnd sets it, three runs at loads 5, 12 and 6.5 (one thread's time
+ * / the team's, per run):
+ *   add 128K elements (work 393K)       0.77 0.66 1.15
+ *   add 256K (786K)                     0.83 0.77 0.94
+ *   add 512K (1.6M)                     0.88 0.75 1.38
+ *   add 1M (3.1M)                          - 0.85 0.85
+ *   matmul [1,1536]x[1536,128] (591K)   0.75 0.67 0.78   (a wake-word classifier's layer)
+ *   matmul [1,3072]x[3072,128] (1.2M)      - 0.70 0.90
+ *   matmul [1,1024]x[1024,512] (1.6M)   0.82 0.69 0.86
+ *   matmul [1,2048]x[2048,1024] (6.3M)  0.86 0.87 0.92
+ * Below work ~50K the two are even (the kernels' own thresholds keep both on one thread).
+ * Waking and joining the team costs 30-40 us there. The matmuls (memory-bound [1, K] products)
+ * won on one thread in every run; the adds in at least two of three, by a median of 12-23% up
+ * to work 1.6M. So 2^21, above the last add where one
+ * thread's median won, not at the top of the matmuls' range: an idle machine wakes the team
+ * faster than this loaded one.
  */
 #define CPU_SERIAL_WORK 2097152u /* WEBNN_CPU_SERIAL_WORK overrides it (0: every step on the
 				    team; the bench and tests compare both paths with it) */
