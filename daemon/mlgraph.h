@@ -45,7 +45,6 @@ struct mlgraph {
 	struct backend_plan *plan;
 	bool compiled, failed;
 	bool quick;                      /* dispatches may run on the loop thread (timeline.c) */
-	bool quick_trial;                /* ... though estimated over quick_max_ns (timeline.c) */
 	unsigned quick_strikes;          /* its quick runs in a row that took too long */
 	char fail_msg[WNN_MAX_DIAG];
 };

@@ -444,14 +444,14 @@ static void complete_compile(struct cmd *cmd, bool ok)
 	const struct backend_impl *impl = cmd->ctx->backend->impl;
 	uint64_t quick_max = s->d->limits.quick_max_ns;
 	bool alone = impl->execute_quick && (!impl->plan_quick || impl->plan_quick(g->plan));
-	g->quick = alone && g->estimate_ns < quick_max;
-	g->quick_trial = alone && !g->quick && quick_max > 1 &&
-			 g->estimate_ns / QUICK_TRIAL_FACTOR < quick_max;
-	if (g->quick || g->quick_trial)
+	bool under = alone && g->estimate_ns < quick_max;
+	bool trial = alone && !under && quick_max > 1 &&
+		     g->estimate_ns / QUICK_TRIAL_FACTOR < quick_max;
+	g->quick = under || trial;
+	if (g->quick)
 		log_debug("session %" PRIu64 ": graph %" PRIu32 " takes the quick path (estimated "
 			  "%" PRIu64 " ns, %s quick_max_ns)", s->no, g->obj.id, g->estimate_ns,
-			  g->quick ? "under" : "on trial: over");
-	g->quick = g->quick || g->quick_trial;
+			  under ? "under" : "on trial: over");
 	Webnn__Ipc__BuildGraphReply br = WEBNN__IPC__BUILD_GRAPH_REPLY__INIT;
 	br.compile_ms = cmd->ms;
 	build_graph_stats(g->ir, &br);
