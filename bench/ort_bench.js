@@ -12,7 +12,7 @@
 // usage: node ort_bench.js <onnxruntime-node module dir> [intraOpNumThreads=2]
 // commands (one per line; each answers one line, "err <why>" on failure):
 //   load <id> squeezenet <model dir> | load <id> mobilenetv2 <model dir>
-//   load <id> conv <C> <K> <k> <pad> <group> <H=W> | load <id> matmul <N>
+//   load <id> conv <C> <K> <k> <pad> <group> <H=W> | load <id> matmul <N> [<K> <O>] ([N,K] x [K,O])
 //        -> ok <create ms> <first run ms>
 //   open <id> <model.onnx> <bindings|->   bindings: NAME=N (a named free dimension) or
 //        INPUT:AXIS=N (one dimension of one input), comma-separated
@@ -153,10 +153,11 @@ function convOp(C, K, k, pad, group, H) {
     M.attrInt('group', group)]);
   return { bytes: g.model(y, [1, C, H, H], [1, K, O, O]), input: [1, C, H, H] };
 }
-function matmulOp(N) {
+// [N, K] x constant [K, O] (square when K and O are not given).
+function matmulOp(N, K = N, O = N) {
   const g = new Net(null);
-  const y = g.op('MatMul', ['input', g.init('B', [N, N], M.randn(N * N, 2))]);
-  return { bytes: g.model(y, [N, N], [N, N]), input: [N, N] };
+  const y = g.op('MatMul', ['input', g.init('B', [K, O], M.randn(K * O, 2))]);
+  return { bytes: g.model(y, [N, K], [N, O]), input: [N, K] };
 }
 
 // ORT at its best on this CPU: graph optimizations all on, the given intra-op threads, sequential.
@@ -218,7 +219,7 @@ async function main() {
           m.feed = new ort.Tensor('float32', x.data, m.input);
         } else if (kind === 'conv' || kind === 'matmul') {
           const n = rest.map(Number);
-          m = kind === 'conv' ? convOp(...n) : matmulOp(n[0]);
+          m = kind === 'conv' ? convOp(...n) : matmulOp(...n);
           m.feed = new ort.Tensor('float32', M.randn(m.input.reduce((p, c) => p * c, 1), 42), m.input);
         } else throw new Error(`unknown model kind ${kind}`);
         let t0 = nowMs();

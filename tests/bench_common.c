@@ -214,6 +214,13 @@ static void bc_daemon_cleanup(struct bc_daemon *d)
 bool bc_daemon_start(struct bc_daemon *d, const char *bin, const char *backend,
 			    const char *const *env, char *why, size_t why_len)
 {
+	return bc_daemon_start_with(d, bin, backend, env, NULL, why, why_len);
+}
+
+bool bc_daemon_start_with(struct bc_daemon *d, const char *bin, const char *backend,
+			  const char *const *env, const char *const *args, char *why,
+			  size_t why_len)
+{
 	char own[4096];
 	memset(d, 0, sizeof *d);
 	if (!bin) {
@@ -237,7 +244,10 @@ bool bc_daemon_start(struct bc_daemon *d, const char *bin, const char *backend,
 				unsetenv(env[i] + 1);
 			else
 				putenv((char *)env[i]);
-		execl(bin, bin, "--socket", d->sock, "--backend", backend, (char *)NULL);
+		const char *argv[24] = { bin, "--socket", d->sock, "--backend", backend };
+		for (int i = 0; args && args[i] && i < 18; i++)
+			argv[5 + i] = args[i];
+		execv(bin, (char *const *)argv);
 		fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
 		_exit(127);
 	}

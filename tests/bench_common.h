@@ -49,6 +49,10 @@ struct bc_daemon {
  * "-NAME" unsets (NULL-terminated), and connects a context to it. False with why. */
 bool bc_daemon_start(struct bc_daemon *d, const char *bin, const char *backend,
 		     const char *const *env, char *why, size_t why_len);
+/* The same with more command-line arguments (NULL-terminated, up to 18: "--limit", "..."). */
+bool bc_daemon_start_with(struct bc_daemon *d, const char *bin, const char *backend,
+			  const char *const *env, const char *const *args, char *why,
+			  size_t why_len);
 void bc_daemon_stop(struct bc_daemon *d);
 
 /* A helper kept alive across rounds, like the daemons: the onnxruntime peer (its sessions stay

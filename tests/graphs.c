@@ -255,6 +255,21 @@ enum webnn_status tg_run(const struct backend_impl *impl, struct backend *be,
 	return st;
 }
 
+struct backend *tg_cpu_team(int threads)
+{
+	bool set = !getenv("WEBNN_CPU_SERIAL_WORK");
+	if (set)
+		setenv("WEBNN_CPU_SERIAL_WORK", "0", 1);
+	struct backend *be = NULL;
+	struct wnn_diag diag = { 0 };
+	struct backend_options opts = { .threads = threads };
+	enum webnn_status st = backend_cpu.init(threads ? &opts : NULL, &be, &diag);
+	if (set)
+		unsetenv("WEBNN_CPU_SERIAL_WORK");
+	ASSERT_MSG(st == WEBNN_STATUS_OK, "cpu backend: %s", diag.message);
+	return be;
+}
+
 /* ---- data */
 
 static uint64_t splitmix(uint64_t *s)

@@ -113,6 +113,12 @@ enum webnn_status tg_run(const struct backend_impl *impl, struct backend *be,
 			 const struct graph_ir *g, const void *const *inputs,
 			 void *const *outputs, struct wnn_diag *diag);
 
+/* The cpu backend with `threads` threads (0: one per core) and every step on its team
+ * (WEBNN_CPU_SERIAL_WORK=0, unless the environment sets it): for the tests that compare the
+ * split of a step over threads, at sizes the serial threshold (daemon/backend/cpu/cpu.h
+ * CPU_SERIAL_WORK) would run on one thread. */
+struct backend *tg_cpu_team(int threads);
+
 /* ---- data */
 
 /* Deterministic values in [lo, hi] (integers: whole numbers, clamped to the type). */

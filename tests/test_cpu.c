@@ -506,3 +506,134 @@ TEST_TIMEOUT(cpu_long_steps_in_chunks, 300)
 	}
 	backend_cpu.shutdown(be);
 }
+
+/* ---- small steps on one thread (cpu.h CPU_SERIAL_WORK) */
+
+/* Compiles g (optimised on a copy) on be, runs it with execute, or with execute_quick when
+ * quick, into out[i] (bytes of output i, from inputs seeded 1234 + 77 i); *plan_quick says
+ * whether the plan may take the quick path. */
+static void cpu_run_plan(struct backend *be, const struct graph_ir *g, bool quick,
+			 bool *plan_quick, void **out)
+{
+	struct backend_context *ctx;
+	struct backend_context_options opts = { .accelerated = false };
+	struct wnn_diag diag = { 0 };
+	ASSERT(backend_cpu.context_create(be, &opts, &ctx, &diag) == WEBNN_STATUS_OK);
+	struct graph_ir *copy = graph_clone(g);
+	ASSERT(copy);
+	ASSERT_MSG(tg_optimize(copy, &backend_cpu, ctx, &diag) == WEBNN_STATUS_OK, "%s",
+		   diag.message);
+	struct backend_tensor *ins[TG_MAX_OPERANDS] = { NULL }, *outs[TG_MAX_OPERANDS] = { NULL };
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		const struct wnn_desc *d = &g->values[g->inputs[i]].desc;
+		uint64_t count = 1;
+		wnn_desc_count(d, &count);
+		void *in = malloc(tg_bytes(d) + 8);
+		ASSERT(in);
+		tg_random(in, d->type, count, 1234 + 77 * i, -1, 1);
+		ASSERT(backend_cpu.tensor_create(ctx, d, &ins[i], &diag) == WEBNN_STATUS_OK);
+		ASSERT(backend_cpu.tensor_write(ins[i], in, tg_bytes(d), &diag) == WEBNN_STATUS_OK);
+		free(in);
+	}
+	for (size_t i = 0; i < g->n_outputs; i++)
+		ASSERT(backend_cpu.tensor_create(ctx, &g->values[g->outputs[i]].desc, &outs[i],
+						 &diag) == WEBNN_STATUS_OK);
+	struct backend_plan *plan;
+	ASSERT_MSG(backend_cpu.compile(ctx, copy, &plan, &diag) == WEBNN_STATUS_OK, "%s",
+		   diag.message);
+	*plan_quick = backend_cpu.plan_quick(plan);
+	enum webnn_status st = quick ? backend_cpu.execute_quick(plan, ins, outs, &diag)
+				     : backend_cpu.execute(plan, ins, outs, &diag);
+	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s", diag.message);
+	for (size_t i = 0; i < g->n_outputs; i++) {
+		size_t bytes = tg_bytes(&g->values[g->outputs[i]].desc);
+		out[i] = malloc(bytes);
+		ASSERT(out[i]);
+		ASSERT(backend_cpu.tensor_read(outs[i], out[i], bytes, &diag) == WEBNN_STATUS_OK);
+		backend_cpu.tensor_destroy(outs[i]);
+	}
+	for (size_t i = 0; i < g->n_inputs; i++)
+		backend_cpu.tensor_destroy(ins[i]);
+	backend_cpu.plan_destroy(plan);
+	graph_destroy(copy);
+	backend_cpu.context_destroy(ctx);
+}
+
+/* A team of two, with WEBNN_CPU_SERIAL_WORK as given (NULL: the default threshold). */
+static struct backend *cpu_backend_serial(const char *serial_work)
+{
+	if (serial_work)
+		setenv("WEBNN_CPU_SERIAL_WORK", serial_work, 1);
+	else
+		unsetenv("WEBNN_CPU_SERIAL_WORK");
+	struct backend *be = NULL;
+	struct wnn_diag diag = { 0 };
+	struct backend_options two = { .threads = 2 };
+	ASSERT_MSG(backend_cpu.init(&two, &be, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	unsetenv("WEBNN_CPU_SERIAL_WORK");
+	return be;
+}
+
+/* Small oneDNN steps (a wake-word classifier's [1, 1536] x [1536, 128] layer with a residual
+ * add and relu fused, a small NHWC conv) are built and run for one thread: their plans may
+ * take the quick path, where the same primitives on the calling thread give the same bits as
+ * on the compute thread; with every step on the team (WEBNN_CPU_SERIAL_WORK=0) the plans stay
+ * off it, and both match the reference kernels and each other. */
+TEST_TIMEOUT(cpu_small_steps_serial, 300)
+{
+	struct backend *serial = cpu_backend_serial(NULL), *team = cpu_backend_serial("0");
+	ot_impl = &backend_cpu;
+	for (int which = 0; which < 2; which++) {
+		struct tg_graph tg;
+		Webnn__Ipc__Gemm gm;
+		Webnn__Ipc__Matmul mm;
+		Webnn__Ipc__Operation o;
+		struct pg_act act[2];
+		struct pg_conv pc;
+		const struct graph_ir *g;
+		const char *label;
+		if (which == 0) {
+			static const struct chunk_case mlp = {
+				"matmul [1,1536] x [1536,128] + residual + relu", .const_b = true,
+				.residual = true, .ra = 2, .rb = 2, .a = { 1, 1536 },
+				.b = { 1536, 128 }, .ry = 2, .y = { 1, 128 }
+			};
+			g = chunk_graph(&tg, &mlp, &gm, &mm, &o, act);
+			label = mlp.label;
+		} else {
+			tg_init(&tg);
+			uint32_t x = tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 1, 8, 8, 8 });
+			uint32_t y = pg_conv(&tg, &pc, x, WNN_F32, true, 8, 8, 3, 1, 1,
+					     (uint32_t[]){ 1, 1, 1, 1 }, true, 5);
+			pg_act(&tg, &act[0], 1, y, 0);
+			struct wnn_diag diag = { 0 };
+			g = tg_finish(&tg, &diag);
+			ASSERT_MSG(g, "%s", diag.message);
+			label = "conv2d [1,8,8,8] 3x3 nhwc + bias + relu";
+		}
+		ot_check(serial, g, -1, 1, TOL_SUM, label);
+		ot_check(team, g, -1, 1, TOL_SUM, label);
+		void *a[TG_MAX_OPERANDS], *b[TG_MAX_OPERANDS], *c[TG_MAX_OPERANDS];
+		bool qa, qb, qc;
+		cpu_run_plan(serial, g, false, &qa, a);
+		cpu_run_plan(serial, g, true, &qb, b);
+		cpu_run_plan(team, g, false, &qc, c);
+		ASSERT_MSG(qa && qb, "%s: a plan of small oneDNN steps is not quick", label);
+		ASSERT_MSG(!qc, "%s: a plan of team primitives may take the quick path", label);
+		const struct wnn_desc *d = &g->values[g->outputs[0]].desc;
+		uint64_t count = 1;
+		wnn_desc_count(d, &count);
+		ASSERT_MSG(memcmp(a[0], b[0], tg_bytes(d)) == 0,
+			   "%s: the quick path's output differs from the compute thread's", label);
+		char msg[256];
+		ASSERT_MSG(tg_compare(c[0], a[0], WNN_F32, count, 0, TOL_SUM.atol, TOL_SUM.rtol,
+				      msg, sizeof msg),
+			   "%s: one thread against the team: %s", label, msg);
+		free(a[0]);
+		free(b[0]);
+		free(c[0]);
+		tg_free(&tg);
+	}
+	backend_cpu.shutdown(serial);
+	backend_cpu.shutdown(team);
+}

@@ -15,12 +15,7 @@ static const enum wnn_dtype CE_TYPES[] = { WNN_F32, WNN_F16, WNN_I32, WNN_U32,
 
 static struct backend *ce_backend(int threads)
 {
-	struct backend *be = NULL;
-	struct wnn_diag diag = { 0 };
-	struct backend_options opts = { .threads = threads };
-	ASSERT_MSG(backend_cpu.init(&opts, &be, &diag) == WEBNN_STATUS_OK, "cpu backend: %s",
-		   diag.message);
-	return be;
+	return tg_cpu_team(threads); /* the sizes straddle CPU_EW_PAR_MIN */
 }
 
 static bool ce_is_float(enum wnn_dtype t)

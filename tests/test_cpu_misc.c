@@ -15,12 +15,8 @@ static enum webnn_status cm_run_cpu(const struct graph_ir *g, const void *const 
 {
 	static struct backend *be[2];
 	int k = cm_compared % 2;
-	if (!be[k]) {
-		struct backend_options opts = { .threads = k ? 3 : 1 };
-		enum webnn_status st = backend_cpu.init(&opts, &be[k], diag);
-		if (st != WEBNN_STATUS_OK)
-			return st;
-	}
+	if (!be[k])
+		be[k] = tg_cpu_team(k ? 3 : 1); /* every step split: the serial threshold aside */
 	return tg_run(&backend_cpu, be[k], g, in, out, diag);
 }
 

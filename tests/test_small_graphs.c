@@ -184,12 +184,7 @@ static void sb_optimised(const struct graph_ir *g, struct sb_shape *s)
 
 static struct backend *sb_cpu(int threads)
 {
-	struct backend *be = NULL;
-	struct wnn_diag diag = { 0 };
-	struct backend_options opts = { .threads = threads };
-	ASSERT_MSG(backend_cpu.init(&opts, &be, &diag) == WEBNN_STATUS_OK, "cpu backend: %s",
-		   diag.message);
-	return be;
+	return tg_cpu_team(threads); /* the chains' sizes straddle CPU_EW_PAR_MIN */
 }
 
 /* Runs g (its inputs seeded in [lo, hi]) on the reference backend as built and on the cpu

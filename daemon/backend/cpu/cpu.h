@@ -25,11 +25,11 @@ struct cpu_build {
 					 take them */
 	dnnl_engine_t engine;
 	dnnl_stream_t stream;   /* for one-time work at build (weight reorders) */
-	int threads;            /* threads a run uses (C kernels split their outer loops over it) */
+	int threads;            /* threads a run of the step uses (C kernels split their outer
+				   loops over it): 1 for a serial step */
 	uint64_t *scratch_bytes; /* the plan's shared oneDNN scratchpad: the largest any step asks */
-	/* oneDNN primitives the plan's steps run: each fixed its thread count when it was made,
-	 * so a plan with any runs only on the compute thread (never on the quick path). Steps are
-	 * built on several threads. */
+	/* oneDNN primitives the plan's steps run (for its charge). Steps are built on several
+	 * threads. */
 	atomic_uint *primitives;
 	/* memory the steps' oneDNN memories allocate (reordered weights): the plan's, for its
 	 * charge (backend_impl.plan_bytes) */
@@ -38,11 +38,47 @@ struct cpu_build {
 				   unset at init) */
 	const atomic_bool *cancel; /* the context's: reference fallback kernels poll it */
 	uint64_t chunk_ns;      /* estimated time per chunk of a split step (CPU_CHUNK_NS) */
+	uint64_t serial_work;   /* a step of less work runs on one thread (CPU_SERIAL_WORK) */
+	/* primitives made for the whole team (the others, of serial steps, for one thread): a
+	 * plan with any runs only on the compute thread (never on the quick path) */
+	atomic_uint *team_primitives;
 };
 
 /* Work (graph_node_work: elements plus FLOP) below which a linear-algebra node skips oneDNN
  * for the reference kernel: about what quick_max_ns lets run on the loop thread. */
 #define CPU_TINY_WORK 32768u
+
+/*
+ * A step whose work (graph_node_work: elements plus FLOP) is under CPU_SERIAL_WORK runs on the
+ * thread that runs the plan alone, without waking the OpenMP team: its C kernels get one
+ * thread, and its oneDNN primitives are created and executed with omp_get_max_threads() at 1
+ * (oneDNN's OpenMP runtime reads it both when a primitive is made, for the kernels that fix
+ * their thread count then, and at execution, for the others such as its sgemm). A plan whose
+ * primitives are all such may run on the quick path.
+ *
+ * Measured with make bench (tests/bench_small_steps.c, "serial threshold"): one step alone in
+ * its dispatch through the compute thread, with every step on one thread
+ * (WEBNN_CPU_SERIAL_WORK=10^15) against every step on the team of two
+ * (WEBNN_CPU_SERIAL_WORK=0), 11 interleaved rounds of 40 dispatches, 2-core AMD EPYC,
+ * GOMP_SPINCOUNT=1000 as webnnd sets it, three runs at loads 5, 12 and 6.5 (one thread's time
+ * / the team's, per run):
+ *   add 128K elements (work 393K)       0.77 0.66 1.15
+ *   add 256K (786K)                     0.83 0.77 0.94
+ *   add 512K (1.6M)                     0.88 0.75 1.38
+ *   add 1M (3.1M)                          - 0.85 0.85
+ *   matmul [1,1536]x[1536,128] (591K)   0.75 0.67 0.78   (a wake-word classifier's layer)
+ *   matmul [1,3072]x[3072,128] (1.2M)      - 0.70 0.90
+ *   matmul [1,1024]x[1024,512] (1.6M)   0.82 0.69 0.86
+ *   matmul [1,2048]x[2048,1024] (6.3M)  0.86 0.87 0.92
+ * Below work ~50K the two are even (the kernels' own thresholds keep both on one thread).
+ * Waking and joining the team costs 30-40 us there. The matmuls (memory-bound [1, K] products)
+ * won on one thread in every run; the adds in at least two of three, by a median of 12-23% up
+ * to work 1.6M. So 2^21, above the last add where one
+ * thread's median won, not at the top of the matmuls' range: an idle machine wakes the team
+ * faster than this loaded one.
+ */
+#define CPU_SERIAL_WORK 2097152u /* WEBNN_CPU_SERIAL_WORK overrides it (0: every step on the
+				    team; the bench and tests compare both paths with it) */
 
 /* What a run gives every step. */
 struct cpu_exec {
@@ -85,6 +121,7 @@ struct cpu_step {
 	/* Set when the kernel computes only the node's product and the core must apply the
 	 * node's epilogue (channel add, residual add, activation) afterwards. */
 	bool epilogue_after;
+	bool serial;                  /* under CPU_SERIAL_WORK: runs on one thread */
 };
 
 /*

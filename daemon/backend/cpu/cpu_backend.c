@@ -50,6 +50,7 @@ struct backend {
 	bool profile;  /* WEBNN_CPU_PROFILE=1: log every step's time (development aid) */
 	bool winograd; /* unless WEBNN_CPU_NO_WINOGRAD is set */
 	uint64_t chunk_ns; /* CPU_CHUNK_NS, or WEBNN_CPU_CHUNK_NS */
+	uint64_t serial_work; /* CPU_SERIAL_WORK, or WEBNN_CPU_SERIAL_WORK */
 	char cpu_name[128];
 	/* the compute thread and the ring of jobs waiting for their turn */
 	pthread_t compute;
@@ -76,6 +77,7 @@ struct backend_plan {
 	uint64_t scratch_bytes;   /* oneDNN scratchpad shared by the steps (they run one at a
 				     time) */
 	atomic_uint primitives;   /* oneDNN primitives among the steps (cpu_build.primitives) */
+	atomic_uint team_primitives; /* those made for the whole team (cpu_build.team_primitives) */
 	_Atomic uint64_t owned_bytes; /* the steps' own oneDNN memories (cpu_build.owned_bytes) */
 	void *scratch;
 };
@@ -203,6 +205,8 @@ static enum webnn_status cpu_init(const struct backend_options *opts, struct bac
 	const char *chunk = getenv("WEBNN_CPU_CHUNK_NS");
 	be->chunk_ns = chunk && strtoull(chunk, NULL, 10) > 0 ? strtoull(chunk, NULL, 10)
 							      : CPU_CHUNK_NS;
+	const char *serial = getenv("WEBNN_CPU_SERIAL_WORK");
+	be->serial_work = serial && *serial ? strtoull(serial, NULL, 10) : CPU_SERIAL_WORK;
 	dnnl_status_t st = dnnl_engine_create(&be->engine, dnnl_cpu, 0);
 	if (st != dnnl_success) {
 		free(be);
@@ -381,8 +385,24 @@ static enum webnn_status step_prepare(const struct cpu_build *b, const struct gr
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 				    "%s: data type %s is not supported by the cpu backend",
 				    graph_node_name(n, name, sizeof(name)), wnn_dtype_name(t));
+	/* a small step is built for one thread: its kernels' thread count and, for oneDNN, what
+	 * omp_get_max_threads() says while its primitives are made (cpu.h CPU_SERIAL_WORK) */
+	struct graph_work w;
+	graph_node_work(b->g, n, &w);
+	struct cpu_build one = *b;
+	bool serial = b->threads > 1 && w.elements < b->serial_work &&
+		      w.ops < b->serial_work - w.elements;
+	int team = omp_get_max_threads();
+	if (serial) {
+		one.threads = 1;
+		b = &one;
+		omp_set_num_threads(1);
+	}
 	enum webnn_status st = n->chain.members ? cpu_chain_prepare(b, s, diag)
 					       : cpu_prepare_family[wnn_ops[n->op].family](b, s, diag);
+	if (serial)
+		omp_set_num_threads(team);
+	s->serial = serial;
 	if (st != WEBNN_STATUS_OK) {
 		if (s->destroy)
 			s->destroy(s->priv);
@@ -396,6 +416,7 @@ static enum webnn_status step_prepare(const struct cpu_build *b, const struct gr
 	memset(s, 0, sizeof(*s));
 	s->n = n;
 	s->g = b->g;
+	s->serial = serial;
 	return cpu_fallback_prepare(b, s, diag);
 }
 
@@ -572,9 +593,11 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 				       .threads = ctx->be->threads,
 				       .scratch_bytes = &plan->scratch_bytes,
 				       .primitives = &plan->primitives,
+				       .team_primitives = &plan->team_primitives,
 				       .owned_bytes = &plan->owned_bytes,
 				       .winograd = ctx->be->winograd, .cancel = ctx->cancel,
-				       .chunk_ns = ctx->be->chunk_ns };
+				       .chunk_ns = ctx->be->chunk_ns,
+				       .serial_work = ctx->be->serial_work };
 		if (dnnl_stream_create(&b.stream, b.engine, dnnl_stream_default_flags) !=
 		    dnnl_success) {
 			st = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
@@ -631,7 +654,8 @@ static bool eval_job_run(void *arg)
 	struct cpu_build b = { .g = j->g, .descs = j->descs, .engine = ctx->be->engine,
 			       .threads = ctx->be->threads, .scratch_bytes = &scratch_bytes,
 			       .primitives = &primitives, .winograd = ctx->be->winograd,
-			       .cancel = ctx->cancel, .chunk_ns = ctx->be->chunk_ns };
+			       .cancel = ctx->cancel, .chunk_ns = ctx->be->chunk_ns,
+			       .serial_work = ctx->be->serial_work };
 	/* its own stream: a build may run beside this context's dispatches */
 	if (dnnl_stream_create(&b.stream, b.engine, dnnl_stream_default_flags) != dnnl_success) {
 		j->st = wnn_diag_set(j->diag, WEBNN_STATUS_OPERATION_ERROR,
@@ -649,7 +673,8 @@ static bool eval_job_run(void *arg)
 					     (unsigned long long)scratch_bytes);
 	}
 	if (j->st == WEBNN_STATUS_OK) {
-		struct cpu_exec x = { .stream = b.stream, .threads = ctx->be->threads,
+		struct cpu_exec x = { .stream = b.stream,
+				      .threads = step.serial ? 1 : ctx->be->threads,
 				      .scratch = scratch, .cancel = ctx->cancel, .work = "build" };
 		j->st = step.run(&step, j->bufs, &x, j->diag);
 		if (j->st == WEBNN_STATUS_OK && step.epilogue_after)
@@ -745,6 +770,7 @@ static bool run_steps(struct run_job *j, int threads, bool turns)
 		}
 		if (be->profile)
 			clock_gettime(CLOCK_MONOTONIC, &t0);
+		x.threads = s->serial ? 1 : threads;
 		st = s->run(s, plan->hv.bufs, &x, diag);
 		if (st == WEBNN_STATUS_OK && s->epilogue_after)
 			cpu_epilogue_apply(g, s->n, plan->hv.bufs, x.threads);
@@ -755,10 +781,10 @@ static bool run_steps(struct run_job *j, int threads, bool turns)
 			if (s->n->chain.members)
 				snprintf(members, sizeof(members), " (+%u chained)",
 					 s->n->chain.n_members - 1);
-			log_info("cpu profile: step %zu %s%s -> %s on %s: %.3f ms", k,
+			log_info("cpu profile: step %zu %s%s -> %s on %s, %d thread%s: %.3f ms", k,
 				 graph_node_name(s->n, name, sizeof(name)), members,
 				 wnn_desc_str(&g->values[s->n->outputs[0]].desc, shape, sizeof(shape)),
-				 s->impl ? s->impl : "C",
+				 s->impl ? s->impl : "C", x.threads, x.threads == 1 ? "" : "s",
 				 (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
 		}
 	}
@@ -789,11 +815,13 @@ static enum webnn_status cpu_execute(struct backend_plan *plan,
 
 static bool cpu_plan_quick(const struct backend_plan *plan)
 {
-	return atomic_load_explicit(&plan->primitives, memory_order_relaxed) == 0;
+	return atomic_load_explicit(&plan->team_primitives, memory_order_relaxed) == 0;
 }
 
-/* The quick path: the C kernels on the calling thread (a team of one), beside whatever the
- * compute thread runs for other contexts; they share nothing with it but read-only state. */
+/* The quick path: the C kernels and the serial steps' primitives (made for one thread) on the
+ * calling thread (a team of one), beside whatever the compute thread runs for other contexts;
+ * they share nothing with it but read-only state (oneDNN primitives may run on several threads
+ * at once; each context has its own stream, each plan its own scratchpad). */
 static enum webnn_status cpu_execute_quick(struct backend_plan *plan,
 					   struct backend_tensor *const *inputs,
 					   struct backend_tensor *const *outputs,

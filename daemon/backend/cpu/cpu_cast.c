@@ -130,9 +130,14 @@ static enum webnn_status cast_run(const struct cpu_step *s, void *const *bufs,
 	const struct cast_plan *pl = s->priv;
 	const uint8_t *in = bufs[pl->in_id];
 	uint8_t *out = bufs[pl->out_id];
-	int nt = x->threads > 1 ? x->threads : 1;
 	(void)diag;
-#pragma omp parallel num_threads(nt) if (nt > 1 && pl->count >= CPU_EW_PAR_MIN)
+	/* no parallel region at all when serial (cpu_elementwise.c ew_run) */
+	if (x->threads <= 1 || pl->count < CPU_EW_PAR_MIN) {
+		if (pl->count)
+			cast_range(pl, in, out, 0, pl->count);
+		return WEBNN_STATUS_OK;
+	}
+#pragma omp parallel num_threads(x->threads)
 	{
 		uint64_t b, e;
 		cpu_ew_split(pl->count, omp_get_thread_num(), omp_get_num_threads(), &b, &e);

@@ -153,6 +153,9 @@ enum webnn_status cpu_dnnl_create(const struct cpu_build *b, struct cpu_dnnl_pri
 	dnnl_primitive_desc_destroy(pd);
 	if (st == dnnl_success && b->primitives)
 		atomic_fetch_add_explicit(b->primitives, 1, memory_order_relaxed);
+	/* what oneDNN read for its thread count (step_prepare sets 1 for a serial step) */
+	if (st == dnnl_success && b->team_primitives && omp_get_max_threads() > 1)
+		atomic_fetch_add_explicit(b->team_primitives, 1, memory_order_relaxed);
 	return cpu_dnnl_check(st, n, "primitive creation", diag);
 }
 
@@ -265,11 +268,12 @@ enum webnn_status cpu_dnnl_bind_constant(const struct cpu_build *b, struct cpu_d
 	/* One thread: a weight reorder is a few hundred KiB, and a thread team's barrier waits
 	 * for the slowest member, which on a busy machine is a scheduler time slice away (7 ms
 	 * per reorder measured at load 2, against 0.07 ms alone). */
+	int team = omp_get_max_threads();
 	omp_set_num_threads(1);
 	dnnl_status_t rs = reorder_now(b, src, src_md, dst, want);
 	if (rs == dnnl_unimplemented)
 		rs = reorder_via_plain(b, src, src_md, dst, want);
-	omp_set_num_threads(b->threads);
+	omp_set_num_threads(team);
 	dnnl_memory_destroy(src);
 	return cpu_dnnl_check(rs, n, "weight reorder", diag);
 }
@@ -286,10 +290,17 @@ enum webnn_status cpu_dnnl_exec(const struct cpu_dnnl_prim *p, const struct grap
 		if (st != dnnl_success)
 			return cpu_dnnl_check(st, n, "binding a tensor", diag);
 	}
+	/* a serial step's primitive, made for one thread, also runs with one: some of oneDNN's
+	 * kernels (its sgemm) read the thread count at execution */
+	int team = omp_get_max_threads();
+	if (x->threads != team)
+		omp_set_num_threads(x->threads);
 	enum webnn_status st = cpu_dnnl_check(
 		dnnl_primitive_execute(p->prim, x->stream, p->n_args, p->args), n, "execute", diag);
 	if (st == WEBNN_STATUS_OK)
 		st = cpu_dnnl_check(dnnl_stream_wait(x->stream), n, "execute", diag);
+	if (x->threads != team)
+		omp_set_num_threads(team);
 	return st;
 }
 

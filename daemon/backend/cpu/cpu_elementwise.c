@@ -154,8 +154,13 @@ static enum webnn_status ew_run(const struct cpu_step *s, void *const *bufs,
 	for (int k = 0; k < pl->n_in; k++)
 		a.in[k] = bufs[pl->in_ids[k]];
 	uint64_t count = pl->count;
-	int nt = x->threads > 1 ? x->threads : 1;
-#pragma omp parallel num_threads(nt) if (nt > 1 && count >= CPU_EW_PAR_MIN)
+	/* no parallel region at all when serial: even one whose if() is false costs libgomp
+	 * about 1.5 us (a team of one set up and torn down), half a small step's fixed cost */
+	if (x->threads <= 1 || count < CPU_EW_PAR_MIN) {
+		ew_walk(pl, &a, 0, count);
+		return WEBNN_STATUS_OK;
+	}
+#pragma omp parallel num_threads(x->threads)
 	{
 		uint64_t b, e;
 		cpu_ew_split(count, omp_get_thread_num(), omp_get_num_threads(), &b, &e);
@@ -953,9 +958,15 @@ static enum webnn_status chain_run(const struct cpu_step *s, void *const *bufs,
 {
 	const struct chain_plan *cp = s->priv;
 	uint64_t count = cp->count;
-	int nt = x->threads > 1 ? x->threads : 1;
 	(void)diag;
-#pragma omp parallel num_threads(nt) if (nt > 1 && count >= CPU_EW_PAR_MIN)
+	if (x->threads <= 1 || count < CPU_EW_PAR_MIN) { /* no region: see ew_run */
+		struct chain_block blk;
+		for (uint64_t at = 0; at < count; at += CPU_EW_BLOCK)
+			chain_block_run(cp, bufs, at,
+					count - at < CPU_EW_BLOCK ? count - at : CPU_EW_BLOCK, &blk);
+		return WEBNN_STATUS_OK;
+	}
+#pragma omp parallel num_threads(x->threads)
 	{
 		struct chain_block blk;
 		uint64_t b, e;

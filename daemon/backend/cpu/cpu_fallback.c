@@ -40,14 +40,12 @@ static inline float epi_act(const struct graph_epilogue *e, float v)
 	return v;
 }
 
-/* The epilogue in float32 over [outer][c][inner] views of the output: channel index from the
- * channel dimension, residual elementwise. */
-static void epilogue_f32(const struct graph_epilogue *e, float *out, const float *chan,
-			 const float *res, uint64_t outer, uint64_t c, uint64_t inner, int threads)
+/* The epilogue in float32 over rows [o0, o1) of [outer][c][inner] views of the output: channel
+ * index from the channel dimension, residual elementwise. */
+static void epilogue_rows(const struct graph_epilogue *e, float *out, const float *chan,
+			  const float *res, uint64_t o0, uint64_t o1, uint64_t c, uint64_t inner)
 {
-	(void)threads;
-#pragma omp parallel for num_threads(threads) if (outer * c * inner >= 65536)
-	for (uint64_t o = 0; o < outer; o++)
+	for (uint64_t o = o0; o < o1; o++)
 		for (uint64_t k = 0; k < c; k++) {
 			uint64_t base = (o * c + k) * inner;
 			float add = chan ? chan[k] : 0.0f;
@@ -58,6 +56,19 @@ static void epilogue_f32(const struct graph_epilogue *e, float *out, const float
 				out[base + i] = epi_act(e, v);
 			}
 		}
+}
+
+static void epilogue_f32(const struct graph_epilogue *e, float *out, const float *chan,
+			 const float *res, uint64_t outer, uint64_t c, uint64_t inner, int threads)
+{
+	/* no parallel region when serial (cpu_elementwise.c ew_run) */
+	if (threads <= 1 || outer < 2 || outer * c * inner < 65536) {
+		epilogue_rows(e, out, chan, res, 0, outer, c, inner);
+		return;
+	}
+#pragma omp parallel for num_threads(threads)
+	for (uint64_t o = 0; o < outer; o++)
+		epilogue_rows(e, out, chan, res, o, o + 1, c, inner);
 }
 
 void cpu_epilogue_apply(const struct graph_ir *g, const struct graph_node *n, void *const *bufs,

@@ -397,8 +397,7 @@ enum webnn_status cpu_linalg_prepare(const struct cpu_build *b, struct cpu_step 
 	if (n->slice.used)
 		return WEBNN_STATUS_OK;
 	/* A tiny product (a small MLP's layer) runs the reference loop: a oneDNN primitive costs
-	 * more to start than the loop takes, and its fixed thread count would keep the whole plan
-	 * off the quick path (bench_dispatch_clients' 1x64 @ 64x64 MLP). */
+	 * more to start than the loop takes (bench_dispatch_clients' 1x64 @ 64x64 MLP). */
 	struct graph_work w;
 	graph_node_work(b->g, n, &w);
 	if (w.elements <= CPU_TINY_WORK && w.ops <= CPU_TINY_WORK - w.elements)
