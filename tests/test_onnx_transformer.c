@@ -114,11 +114,16 @@ static void tm_input(struct tm *m, const char *name, int type, uint32_t rank, co
 	m->ins[m->graph.n_input++] = tm_value(m, name, type, rank, dims);
 }
 
-static void tm_output(struct tm *m, const char *name)
+static void tm_output_t(struct tm *m, const char *name, int type)
 {
-	m->outs[m->graph.n_output++] = tm_value(m, name, T_F32, 0, NULL);
+	m->outs[m->graph.n_output++] = tm_value(m, name, type, 0, NULL);
 	/* the shape is the importer's to infer: no shape given */
 	m->outs[m->graph.n_output - 1]->type->tensor_type->shape = NULL;
+}
+
+static void tm_output(struct tm *m, const char *name)
+{
+	tm_output_t(m, name, T_F32);
 }
 
 static void tm_init_t(struct tm *m, const char *name, int type, uint32_t rank, const int64_t *dims,
@@ -497,7 +502,7 @@ static void norms_case(struct webnn_context *ctx, const char *dir)
 				      "simp,simp_inv");
 	tm_attr_f(&m, s1, "epsilon", 1e-6f);
 	/* over the last two axes (scale broadcast from [8]) */
-	Onnx__NodeProto *s2 = tm_node(&m, "simp2", "com.microsoft", "SimplifiedLayerNormalization",
+	Onnx__NodeProto *s2 = tm_node(&m, "simp2", "", "SimplifiedLayerNormalization",
 				      "x,gamma", "simp2,simp2_inv");
 	tm_attr_i(&m, s2, "axis", 1);
 	const char *names[11] = { "ln",   "ln_mean", "ln_inv", "ln_sum",   "rms", "rms_inv",
@@ -578,7 +583,7 @@ static void embed_case(struct webnn_context *ctx, const char *dir)
 	tm_node(&m, "e", "com.microsoft", "EmbedLayerNormalization",
 		"ids,seg,word,pos,segw,gamma,beta,mask", "y,mask_index,sum");
 	tm_output(&m, "y");
-	tm_output(&m, "mask_index");
+	tm_output_t(&m, "mask_index", T_I32);
 	tm_output(&m, "sum");
 	tm_write(&m, dir);
 	tm_free(&m);
@@ -664,7 +669,10 @@ static void rotary_case(struct webnn_context *ctx, const char *dir)
 	Onnx__NodeProto *ri =
 		tm_node(&m, "ri", "com.microsoft", "RotaryEmbedding", "x,pos,cc,sc", "yi");
 	tm_attr_i(&m, ri, "interleaved", 1);
-	tm_node(&m, "r4", "com.microsoft", "RotaryEmbedding", "x4,first,cc2,sc2", "y4");
+	Onnx__NodeProto *r4 =
+		tm_node(&m, "r4", "com.microsoft", "RotaryEmbedding", "x4,first,cc2,sc2", "y4");
+	tm_attr_i(&m, r4, "rotary_embedding_dim", 4);
+	tm_attr_i(&m, r4, "num_heads", 2);
 	tm_output(&m, "y");
 	tm_output(&m, "yi");
 	tm_output(&m, "y4");
@@ -702,9 +710,10 @@ static void attention_case(struct webnn_context *ctx, const char *dir)
 {
 	enum { B = 2, S = 3, IN = 4, N = 2, H = 2, D = N * H, P = 2, T = P + S };
 	static const int64_t xd[3] = { B, S, IN }, wd[2] = { IN, 3 * D }, bd[1] = { 3 * D },
-			     md[1] = { B }, pd[5] = { 2, B, N, P, H }, abd[4] = { 1, N, S, T };
-	float x[B * S * IN], w[IN * 3 * D], bias[3 * D], past[2 * B * N * P * H], ab[N * S * T];
-	int32_t mask[B] = { 3, 2 };
+			     md[1] = { B }, pd[5] = { 2, B, N, P, H }, abd[4] = { 1, N, S, S },
+			     m2d[2] = { B, T };
+	float x[B * S * IN], w[IN * 3 * D], bias[3 * D], past[2 * B * N * P * H], ab[N * S * S];
+	int32_t mask[B] = { 3, 2 }, mask2[B * T] = { 1, 1, 1, 1, 1, 0, 1, 1, 1, 1 };
 	fill(x, sizeof(x) / 4, 31);
 	fill(w, sizeof(w) / 4, 32);
 	fill(bias, sizeof(bias) / 4, 33);
@@ -718,10 +727,11 @@ static void attention_case(struct webnn_context *ctx, const char *dir)
 	tm_init_t(&m, "b", T_F32, 1, bd, bias);
 	tm_init_t(&m, "mask", T_I32, 1, md, mask);
 	tm_init_t(&m, "ab", T_F32, 4, abd, ab);
-	tm_attr_i(&m, tm_node(&m, "a1", "com.microsoft", "Attention", "x,w,b,mask", "y1"),
+	tm_init_t(&m, "mask2", T_I32, 2, m2d, mask2);
+	tm_attr_i(&m, tm_node(&m, "a1", "com.microsoft", "Attention", "x,w,b,mask,,ab", "y1"),
 		  "num_heads", N);
 	Onnx__NodeProto *a2 = tm_node(&m, "a2", "com.microsoft", "Attention",
-				      "x,w,b,,past,ab", "y2,present");
+				      "x,w,b,mask2,past", "y2,present");
 	tm_attr_i(&m, a2, "num_heads", N);
 	tm_attr_i(&m, a2, "unidirectional", 1);
 	tm_output(&m, "y1");
@@ -753,10 +763,11 @@ static void attention_case(struct webnn_context *ctx, const char *dir)
 		for (int h = 0; h < N; h++)
 			for (int i = 0; i < S; i++)
 				for (int j = 0; j < S; j++)
-					add[((b * N + h) * S + i) * S + j] = j < mask[b] ? 0 : -10000;
+					add[((b * N + h) * S + i) * S + j] =
+						ab[(h * S + i) * S + j] + (j < mask[b] ? 0 : -10000);
 	sdpa_ref(q, k, v, add, NULL, B, N, S, S, H, H, 1 / sqrt((double)H), want);
-	close_to("Attention with mask_index", y1, want, B * S * D, 1e-4);
-	/* with past, causal, attention_bias */
+	close_to("Attention with mask_index [B], attention_bias", y1, want, B * S * D, 1e-4);
+	/* with past, causal, a [B, P + S] mask */
 	double kk[B * N * T * H], vv[B * N * T * H];
 	for (int b = 0; b < B; b++)
 		for (int h = 0; h < N; h++)
@@ -773,9 +784,9 @@ static void attention_case(struct webnn_context *ctx, const char *dir)
 			for (int i = 0; i < S; i++)
 				for (int j = 0; j < T; j++)
 					add[((b * N + h) * S + i) * T + j] =
-						ab[(h * S + i) * T + j] + (j <= P + i ? 0 : -10000);
+						j <= P + i && mask2[b * T + j] ? 0 : -10000;
 	sdpa_ref(q, kk, vv, add, NULL, B, N, S, T, H, H, 1 / sqrt((double)H), want);
-	close_to("Attention with past, unidirectional, attention_bias", y2, want, B * S * D, 1e-4);
+	close_to("Attention with past, unidirectional, mask [B, T]", y2, want, B * S * D, 1e-4);
 	double pw[2 * B * N * T * H];
 	for (size_t i = 0; i < B * N * T * H; i++)
 		pw[i] = kk[i], pw[B * N * T * H + i] = vv[i];
@@ -815,8 +826,9 @@ static void mha_case(struct webnn_context *ctx, const char *dir)
 				     "q,k,v,b,mask,,pk,pv", "y,present_k,present_v");
 	tm_attr_i(&m, a, "num_heads", N);
 	tm_attr_f(&m, a, "scale", 0.3f);
+	/* causal self-attention: query i sees keys j <= i */
 	Onnx__NodeProto *c = tm_node(&m, "mha_causal", "com.microsoft", "MultiHeadAttention",
-				     "q,k,v", "yc");
+				     "q,q,q", "yc");
 	tm_attr_i(&m, c, "num_heads", N);
 	tm_attr_i(&m, c, "unidirectional", 1);
 	tm_output(&m, "y");
@@ -860,14 +872,12 @@ static void mha_case(struct webnn_context *ctx, const char *dir)
 	sdpa_ref(qh, kk, vv, add, NULL, B, N, S, T, H, H, 0.3, want);
 	close_to("MultiHeadAttention", y, want, B * S * D, 1e-4);
 	split_heads(q, zero, B, S, N, H, D, 0, qh);
-	split_heads(k, NULL, B, L, N, H, D, 0, kh);
-	split_heads(v, NULL, B, L, N, H, D, 0, vh);
-	uint8_t allowed[B * N * S * L];
+	uint8_t allowed[B * N * S * S];
 	for (int h = 0; h < N; h++)
 		for (int i = 0; i < S; i++)
-			for (int j = 0; j < L; j++)
-				allowed[(h * S + i) * L + j] = j <= i;
-	sdpa_ref(qh, kh, vh, NULL, allowed, B, N, S, L, H, H, 1 / sqrt((double)H), want);
+			for (int j = 0; j < S; j++)
+				allowed[(h * S + i) * S + j] = j <= i;
+	sdpa_ref(qh, qh, qh, NULL, allowed, B, N, S, S, H, H, 1 / sqrt((double)H), want);
 	close_to("MultiHeadAttention unidirectional", yc, want, B * S * D, 1e-4);
 	webnn_model_destroy(model);
 }
@@ -879,7 +889,7 @@ TEST(onnx_ort_multi_head_attention)
 
 /* GroupQueryAttention as onnxruntime's kernel computes it, per batch: total_b = seqlens_k[b]
  * + 1 keys; the new rows go at past_b = first ? 0 : total_b - S; row i sees keys
- * [max(0, past_b + i - window), past_b + i]; the present caches hold past_b past rows, then the
+ * [max(0, past_b + i - window + 1), past_b + i]; the present caches hold past_b past rows, then the
  * new ones, zeros after. q [B, S, N*H], k and v [B, S, kvN*H], past [B, kvN, P, H]. */
 static void gqa_ref(const float *q, const float *k, const float *v, const float *pk,
 		    const float *pv, const int32_t *seqlens, int B, int S, int N, int kvN, int H,
@@ -907,7 +917,7 @@ static void gqa_ref(const float *q, const float *k, const float *v, const float 
 		for (int h = 0; h < N; h++) {
 			int g = h / (N / kvN);
 			for (int i = 0; i < S; i++) {
-				int hi = past + i, lo = window > 0 && hi - window > 0 ? hi - window : 0;
+				int hi = past + i, lo = window > 0 && hi - window + 1 > 0 ? hi - window + 1 : 0;
 				double p[64], mx = -INFINITY, sum = 0;
 				ASSERT(hi < 64);
 				for (int j = lo; j <= hi; j++) {
@@ -1000,15 +1010,15 @@ static void gqa_case(struct webnn_context *ctx, const char *dir)
 {
 	/* the first prompt: 3 tokens into a cache of 6 */
 	static const int32_t prompt[2] = { 2, 2 };
-	gqa_run(ctx, dir, 2, 3, 4, 2, 2, 6, 3, 0, prompt, "first prompt");
+	gqa_run(ctx, dir, 2, 3, 4, 2, 8, 6, 3, 0, prompt, "first prompt");
 	/* decoding one token per batch row at its own position (3 and 5 keys so far) */
 	static const int32_t decode[2] = { 3, 5 };
-	gqa_run(ctx, dir, 2, 1, 4, 2, 2, 6, 6, 0, decode, "decoding");
+	gqa_run(ctx, dir, 2, 1, 4, 2, 8, 6, 6, 0, decode, "decoding");
 	/* a sliding window of 2 and multi-query (one key/value head) */
-	gqa_run(ctx, dir, 2, 1, 4, 1, 2, 6, 6, 2, decode, "decoding, local_window_size 2, MQA");
+	gqa_run(ctx, dir, 2, 1, 4, 1, 8, 6, 6, 2, decode, "decoding, local_window_size 2, MQA");
 	/* a later prompt of 2 tokens after 3 cached ones */
 	static const int32_t later[1] = { 4 };
-	gqa_run(ctx, dir, 1, 2, 2, 2, 2, 8, 8, 0, later, "subsequent prompt");
+	gqa_run(ctx, dir, 1, 2, 2, 2, 8, 8, 8, 0, later, "subsequent prompt");
 }
 
 TEST(onnx_ort_group_query_attention)
@@ -1033,10 +1043,10 @@ static void quant_case(struct webnn_context *ctx, const char *dir)
 	tm_init_t(&m, "bzp", T_U8, 0, sd, &bzp);
 	tm_node(&m, "dq", "", "DynamicQuantizeLinear", "x", "xq,xs,xz");
 	tm_node(&m, "mi", "", "MatMulInteger", "a,bw,azp,bzp", "prod");
-	tm_output(&m, "xq");
+	tm_output_t(&m, "xq", T_U8);
 	tm_output(&m, "xs");
-	tm_output(&m, "xz");
-	tm_output(&m, "prod");
+	tm_output_t(&m, "xz", T_U8);
+	tm_output_t(&m, "prod", T_I32);
 	tm_write(&m, dir);
 	tm_free(&m);
 	struct webnn_model *model = load(ctx, dir);
@@ -1138,6 +1148,20 @@ static void errors_case(struct webnn_context *ctx, const char *dir)
 	tm_free(&m);
 	expect_load_error(ctx, dir, "onnx: node \"att0\" (Attention): num_heads 0: a positive head "
 			  "count is required");
+	/* MultiHeadAttention's causal mask over a past (onnxruntime's differs from the definition) */
+	static const int64_t qd[3] = { 1, 2, 4 }, pkd[4] = { 1, 2, 3, 2 };
+	tm_init(&m);
+	tm_input(&m, "q", T_F32, 3, qd);
+	tm_input(&m, "pk", T_F32, 4, pkd);
+	Onnx__NodeProto *mh = tm_node(&m, "mha", "com.microsoft", "MultiHeadAttention",
+				      "q,q,q,,,,pk,pk", "y");
+	tm_attr_i(&m, mh, "num_heads", 2);
+	tm_attr_i(&m, mh, "unidirectional", 1);
+	tm_output(&m, "y");
+	tm_write(&m, dir);
+	tm_free(&m);
+	expect_load_error(ctx, dir, "onnx: node \"mha\" (MultiHeadAttention): unidirectional 1 with "
+			  "5 keys for 2 queries (past_key, or key longer than query) is not supported");
 	/* GroupQueryAttention's cache length must be known when the model loads */
 	gqa_model(dir, 1, 1, 2, 2, 2, 4, 4, 0, false);
 	expect_load_error(ctx, dir, "onnx: node \"gqa\" (GroupQueryAttention): "

@@ -520,11 +520,11 @@ static int op_rotary_embedding(struct ox_node *n)
 		head = 2 * half;
 	}
 	if (!rot)
-		rot = 2 * half;
+		rot = head;
 	if (rot != 2 * half || rot > head || (bnsh ? 0 : v->dims[2] % head))
 		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR,
-			       "rotary dimension %u, cos_cache width %u and head size %u disagree "
-			       "(rot = 2 x width <= head size)", rot, half, head);
+			       "cos_cache width %u must be half the rotary dimension %u "
+			       "(rotary_embedding_dim, else the head size %u)", half, rot, head);
 	/* positions [B or 1, S] */
 	struct webnn_operand *pos;
 	if (n->in[1]->rank == 1) {
@@ -617,10 +617,12 @@ static struct webnn_operand *sdpa(struct ox_node *n, struct webnn_operand *q,
 	return rs(n, tr(n, BIN(matmul, p, v), 4, back), 3, od);
 }
 
-/* Where the key positions j of [T] are allowed for query rows i of [S] under a causal mask
- * whose first row sits at position offset (j <= offset + i): uint8 [S, T]. */
-static struct webnn_operand *causal(struct ox_node *n, uint32_t s, uint32_t t, uint32_t offset)
+/* Where the key positions j of [T] are allowed for query rows i of [S] under a causal mask:
+ * the queries are the last S positions (j <= T - S + i; onnxruntime aligns them so, past or
+ * not): uint8 [S, T]. */
+static struct webnn_operand *causal(struct ox_node *n, uint32_t s, uint32_t t)
 {
+	uint32_t offset = t >= s ? t - s : 0;
 	uint8_t *m = ox_keep(n->M, malloc((size_t)s * t + 1));
 	if (!m) {
 		ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
@@ -807,7 +809,7 @@ static int op_attention(struct ox_node *n)
 	    !(allowed = padding_allowed(n, 3, batch, seq, total, "mask_index")))
 		return -1;
 	if (ox_attr_i(n, "unidirectional", 0))
-		allowed = and_mask(n, allowed, causal(n, seq, total, past));
+		allowed = and_mask(n, allowed, causal(n, seq, total));
 	bool failed;
 	struct webnn_operand *add = attention_bias(n, allowed, 5, xv->type, &failed);
 	if (failed)
@@ -871,13 +873,11 @@ static int op_multi_head_attention(struct ox_node *n)
 	}
 	if (!q || !k || !v)
 		return -1;
-	uint32_t past = 0;
 	if (ox_has_in(n, 6) != ox_has_in(n, 7))
 		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR,
 			       "past_key and past_value must be given together");
 	if (ox_has_in(n, 6)) {
 		struct webnn_operand *pk = ox_operand(n, n->in[6]), *pv = ox_operand(n, n->in[7]);
-		past = n->in[6]->rank == 4 ? n->in[6]->dims[2] : 0;
 		struct webnn_operand *ks[2] = { pk, k }, *vs[2] = { pv, v };
 		k = cat(n, ks, 2, 2);
 		v = cat(n, vs, 2, 2);
@@ -895,8 +895,15 @@ static int op_multi_head_attention(struct ox_node *n)
 	if (ox_has_in(n, 4) &&
 	    !(allowed = padding_allowed(n, 4, batch, seq, total, "key_padding_mask")))
 		return -1;
-	if (ox_attr_i(n, "unidirectional", 0))
-		allowed = and_mask(n, allowed, causal(n, seq, total, past));
+	if (ox_attr_i(n, "unidirectional", 0)) {
+		if (total != seq)
+			return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
+				       "unidirectional 1 with %u keys for %u queries (past_key, or "
+				       "key longer than query) is not supported: onnxruntime's kernel "
+				       "masks the past keys there, which the operator's definition "
+				       "does not say; give a causal attention_bias instead", total, seq);
+		allowed = and_mask(n, allowed, causal(n, seq, total));
+	}
 	bool failed;
 	struct webnn_operand *add = attention_bias(n, allowed, 5, qv->type, &failed);
 	if (failed)
@@ -913,7 +920,8 @@ static int op_multi_head_attention(struct ox_node *n)
  * [B, kvN, max(P, total_sequence_length), H]: batch b's first pos_b rows of the past
  * (pos_b = 0 on the first prompt, where S equals total_sequence_length, else
  * seqlens_k[b] + 1 - S) followed by the S new rows (a scatterND at run-time positions), zeros
- * after; query row i sees keys j <= pos_b + i (and j >= pos_b + i - local_window_size). */
+ * after; query row i sees keys j <= pos_b + i, the last local_window_size of them when that is
+ * positive (onnxruntime 1.30's CPU kernel counts the row's own key in the window). */
 static int op_group_query_attention(struct ox_node *n)
 {
 	struct webnn_operand *q, *k = NULL, *v = NULL, *seqlens;
@@ -1081,7 +1089,7 @@ static int op_group_query_attention(struct ox_node *n)
 		kk = rs(n, expand(n, rs(n, kk, 5, d5), 5, e5), 4, d4);
 		vv = rs(n, expand(n, rs(n, vv, 5, d5), 5, e5), 4, d4);
 	}
-	/* allowed [B, 1, S, T]: pos_b + i - window <= j <= pos_b + i */
+	/* allowed [B, 1, S, T]: pos_b + i - window < j <= pos_b + i */
 	uint32_t bq[4] = { batch, 1, 1, 1 }, iq[4] = { 1, 1, seq, 1 }, jq[4] = { 1, 1, 1, plen };
 	struct webnn_operand *last = BIN(add, rs(n, pos, 4, bq), rs(n, iota(n, seq), 4, iq));
 	struct webnn_operand *j = rs(n, iota(n, plen), 4, jq);
@@ -1093,7 +1101,7 @@ static int op_group_query_attention(struct ox_node *n)
 	int64_t window = ox_attr_i(n, "local_window_size", -1);
 	if (window > 0)
 		allowed = BIN(logical_and, allowed,
-			      BIN(greater_or_equal, j,
+			      BIN(greater, j,
 				  BIN(sub, last, ox_scalar(n, WEBNN_INT32, (double)window))));
 	double scale = ox_attr_f(n, "scale", 0);
 	if (scale == 0)
@@ -1103,7 +1111,7 @@ static int op_group_query_attention(struct ox_node *n)
 	return o ? ox_set(n, 0, o) : -1;
 }
 
-/* SimplifiedLayerNormalization is in onnxruntime's default domain as well. */
+/* SimplifiedLayerNormalization is in onnxruntime's default domain (not in com.microsoft). */
 const struct ox_op ox_ops_transformer[] = {
 	{ "SimplifiedLayerNormalization", 1, 21, op_simplified_layer_norm },
 	{ NULL, 0, 0, NULL },
@@ -1118,7 +1126,6 @@ const struct ox_op ox_ops_contrib_transformer[] = {
 	{ "BiasAdd", 1, 1, op_bias_add },
 	{ "SkipLayerNormalization", 1, 1, op_skip_layer_norm },
 	{ "SkipSimplifiedLayerNormalization", 1, 1, op_skip_simplified_layer_norm },
-	{ "SimplifiedLayerNormalization", 1, 1, op_simplified_layer_norm },
 	{ "EmbedLayerNormalization", 1, 1, op_embed_layer_norm },
 	{ "RotaryEmbedding", 1, 1, op_rotary_embedding },
 	{ "Attention", 1, 1, op_attention },
