@@ -887,18 +887,46 @@ TEST(onnx_ort_multi_head_attention)
 	each_backend(mha_case);
 }
 
-/* GroupQueryAttention as onnxruntime's kernel computes it, per batch: total_b = seqlens_k[b]
- * + 1 keys; the new rows go at past_b = first ? 0 : total_b - S; row i sees keys
- * [max(0, past_b + i - window + 1), past_b + i]; the present caches hold past_b past rows, then the
- * new ones, zeros after. q [B, S, N*H], k and v [B, S, kvN*H], past [B, kvN, P, H]. */
-static void gqa_ref(const float *q, const float *k, const float *v, const float *pk,
-		    const float *pv, const int32_t *seqlens, int B, int S, int N, int kvN, int H,
-		    int P, int Tp, bool first, int window, double *out, double *prk, double *prv)
+/* A GroupQueryAttention case: shapes, the cache, and the options. */
+struct gqa {
+	int B, S, N, kvN, H, P, total, window;
+	const int32_t *seqlens;
+	bool rotary, interleaved, packed, smooth;
+	float softcap;
+	const char *what;
+	bool bias, posids; /* attention_bias [1, N, S, total]; position_ids [B, S] (past_b + i + 1) */
+};
+
+/* Rotates the head vector x (H channels, all rotated) at position p by the caches (H / 2 wide). */
+static void rot_ref(double *x, int H, int p, const float *cc, const float *sc, bool interleaved)
 {
+	int half = H / 2;
+	for (int i = 0; i < half; i++) {
+		double c = cc[p * half + i], s = sc[p * half + i];
+		int a = interleaved ? 2 * i : i, b = interleaved ? 2 * i + 1 : i + half;
+		double xa = x[a], xb = x[b];
+		x[a] = xa * c - xb * s;
+		x[b] = xb * c + xa * s;
+	}
+}
+
+/* GroupQueryAttention as onnxruntime's kernel computes it, per batch: total_b = seqlens_k[b]
+ * + 1 keys; the new rows go at past_b = first ? 0 : total_b - S (rotated, with the queries, at
+ * positions past_b + i, or position_ids); row i sees keys [max(0, past_b + i - window + 1),
+ * past_b + i], its scores scaled, softcap tanh-bounded, attention_bias added, then softmax
+ * (with an extra zero score when smooth); the present caches hold past_b past rows, then the
+ * new ones, zeros after.
+ * q [B, S, N*H], k and v [B, S, kvN*H], past [B, kvN, P, H]. */
+static void gqa_ref(const struct gqa *g, const float *q, const float *k, const float *v,
+		    const float *pk, const float *pv, const float *cc, const float *sc,
+		    const float *bias, int Tp, double *out, double *prk, double *prv)
+{
+	int B = g->B, S = g->S, N = g->N, kvN = g->kvN, H = g->H, P = g->P;
+	bool first = S == g->total;
 	memset(prk, 0, sizeof(double) * (size_t)B * kvN * Tp * H);
 	memset(prv, 0, sizeof(double) * (size_t)B * kvN * Tp * H);
 	for (int b = 0; b < B; b++) {
-		int past = first ? 0 : seqlens[b] + 1 - S;
+		int past = first ? 0 : g->seqlens[b] + 1 - S;
 		for (int h = 0; h < kvN; h++) {
 			for (int j = 0; j < past && j < P; j++)
 				for (int c = 0; c < H; c++) {
@@ -907,34 +935,51 @@ static void gqa_ref(const float *q, const float *k, const float *v, const float 
 					prk[o] = pk[po];
 					prv[o] = pv[po];
 				}
-			for (int i = 0; i < S; i++)
+			for (int i = 0; i < S; i++) {
+				double *kr = prk + (((size_t)b * kvN + h) * Tp + past + i) * H;
 				for (int c = 0; c < H; c++) {
-					size_t o = (((size_t)b * kvN + h) * Tp + past + i) * H + c;
-					prk[o] = k[((size_t)b * S + i) * kvN * H + h * H + c];
-					prv[o] = v[((size_t)b * S + i) * kvN * H + h * H + c];
+					kr[c] = k[((size_t)b * S + i) * kvN * H + h * H + c];
+					prv[(((size_t)b * kvN + h) * Tp + past + i) * H + c] =
+						v[((size_t)b * S + i) * kvN * H + h * H + c];
 				}
+				if (g->rotary)
+					rot_ref(kr, H, past + i + g->posids, cc, sc, g->interleaved);
+			}
 		}
 		for (int h = 0; h < N; h++) {
-			int g = h / (N / kvN);
+			int kh = h / (N / kvN);
 			for (int i = 0; i < S; i++) {
-				int hi = past + i, lo = window > 0 && hi - window + 1 > 0 ? hi - window + 1 : 0;
-				double p[64], mx = -INFINITY, sum = 0;
+				double qr[64];
+				ASSERT(H <= 64);
+				for (int c = 0; c < H; c++)
+					qr[c] = q[((size_t)b * S + i) * N * H + h * H + c];
+				if (g->rotary)
+					rot_ref(qr, H, past + i + g->posids, cc, sc, g->interleaved);
+				int hi = past + i;
+				int lo = g->window > 0 && hi - g->window + 1 > 0 ? hi - g->window + 1 : 0;
+				double p[64], mx = g->smooth ? 0 : -INFINITY, sum = 0;
 				ASSERT(hi < 64);
 				for (int j = lo; j <= hi; j++) {
 					double s = 0;
 					for (int c = 0; c < H; c++)
-						s += (double)q[((size_t)b * S + i) * N * H + h * H + c] *
-						     prk[(((size_t)b * kvN + g) * Tp + j) * H + c];
-					p[j] = s / sqrt((double)H);
+						s += qr[c] * prk[(((size_t)b * kvN + kh) * Tp + j) * H + c];
+					s /= sqrt((double)H);
+					if (g->softcap > 0)
+						s = g->softcap * tanh(s / g->softcap);
+					if (bias)
+						s += bias[((size_t)h * S + i) * g->total + j];
+					p[j] = s;
 					mx = p[j] > mx ? p[j] : mx;
 				}
 				for (int j = lo; j <= hi; j++)
 					sum += p[j] = exp(p[j] - mx);
+				if (g->smooth)
+					sum += exp(-mx);
 				for (int c = 0; c < H; c++) {
 					double o = 0;
 					for (int j = lo; j <= hi; j++)
 						o += p[j] / sum *
-						     prv[(((size_t)b * kvN + g) * Tp + j) * H + c];
+						     prv[(((size_t)b * kvN + kh) * Tp + j) * H + c];
 					out[((size_t)b * S + i) * N * H + h * H + c] = o;
 				}
 			}
@@ -942,17 +987,23 @@ static void gqa_ref(const float *q, const float *k, const float *v, const float 
 	}
 }
 
-static void gqa_model(const char *dir, int B, int S, int N, int kvN, int H, int P, int total,
-		      int window, bool total_known)
+/* max_pos rows of cos/sin caches H / 2 wide. */
+enum { GQA_MAX_POS = 16 };
+
+static void gqa_model(const char *dir, const struct gqa *g, bool total_known, const float *cc,
+		      const float *sc)
 {
-	int64_t qd[3] = { B, S, N * H }, kd[3] = { B, S, kvN * H }, pd[4] = { B, kvN, P, H },
-		sd[1] = { B }, td[1] = { 1 };
-	int32_t tot = total;
+	int64_t qd[3] = { g->B, g->S, (g->N + (g->packed ? 2 * g->kvN : 0)) * g->H },
+		kd[3] = { g->B, g->S, g->kvN * g->H }, pd[4] = { g->B, g->kvN, g->P, g->H },
+		sd[1] = { g->B }, td[1] = { 1 }, cd[2] = { GQA_MAX_POS, g->H / 2 };
+	int32_t tot = g->total;
 	struct tm m;
 	tm_init(&m);
 	tm_input(&m, "q", T_F32, 3, qd);
-	tm_input(&m, "k", T_F32, 3, kd);
-	tm_input(&m, "v", T_F32, 3, kd);
+	if (!g->packed) {
+		tm_input(&m, "k", T_F32, 3, kd);
+		tm_input(&m, "v", T_F32, 3, kd);
+	}
 	tm_input(&m, "pk", T_F32, 4, pd);
 	tm_input(&m, "pv", T_F32, 4, pd);
 	tm_input(&m, "seqlens", T_I32, 1, sd);
@@ -960,12 +1011,43 @@ static void gqa_model(const char *dir, int B, int S, int N, int kvN, int H, int 
 		tm_init_t(&m, "total", T_I32, 0, td, &tot);
 	else
 		tm_input(&m, "total", T_I32, 0, td);
-	Onnx__NodeProto *a = tm_node(&m, "gqa", "com.microsoft", "GroupQueryAttention",
-				     "q,k,v,pk,pv,seqlens,total", "y,present_k,present_v");
-	tm_attr_i(&m, a, "num_heads", N);
-	tm_attr_i(&m, a, "kv_num_heads", kvN);
-	if (window)
-		tm_attr_i(&m, a, "local_window_size", window);
+	if (g->rotary) {
+		tm_init_t(&m, "cc", T_F32, 2, cd, cc);
+		tm_init_t(&m, "sc", T_F32, 2, cd, sc);
+	}
+	if (g->posids) {
+		int64_t pdd[2] = { g->B, g->S }, ids[64];
+		ASSERT(g->B * g->S <= 64);
+		for (int b = 0; b < g->B; b++)
+			for (int i = 0; i < g->S; i++)
+				ids[b * g->S + i] = (g->S == g->total ? 0 : g->seqlens[b] + 1 - g->S) + i + 1;
+		tm_init_t(&m, "posids", T_I64, 2, pdd, ids);
+	}
+	if (g->bias) {
+		int64_t bdd[4] = { 1, g->N, g->S, g->total };
+		size_t nb = (size_t)g->N * g->S * g->total;
+		float *bias = tm_alloc(&m, nb * sizeof(float));
+		fill(bias, nb, 56);
+		tm_init_t(&m, "bias", T_F32, 4, bdd, bias);
+	}
+	char ins[128];
+	snprintf(ins, sizeof(ins), "q,%s,pk,pv,seqlens,total%s%s%s", g->packed ? "," : "k,v",
+		 g->rotary ? ",cc,sc" : g->posids || g->bias ? ",," : "", g->posids ? ",posids" : "",
+		 g->bias ? (g->posids ? ",bias" : ",,bias") : "");
+	Onnx__NodeProto *a = tm_node(&m, "gqa", "com.microsoft", "GroupQueryAttention", ins,
+				     "y,present_k,present_v");
+	tm_attr_i(&m, a, "num_heads", g->N);
+	tm_attr_i(&m, a, "kv_num_heads", g->kvN);
+	if (g->window)
+		tm_attr_i(&m, a, "local_window_size", g->window);
+	if (g->rotary)
+		tm_attr_i(&m, a, "do_rotary", 1);
+	if (g->interleaved)
+		tm_attr_i(&m, a, "rotary_interleaved", 1);
+	if (g->softcap > 0)
+		tm_attr_f(&m, a, "softcap", g->softcap);
+	if (g->smooth)
+		tm_attr_i(&m, a, "smooth_softmax", 1);
 	tm_output(&m, "y");
 	tm_output(&m, "present_k");
 	tm_output(&m, "present_v");
@@ -973,52 +1055,88 @@ static void gqa_model(const char *dir, int B, int S, int N, int kvN, int H, int 
 	tm_free(&m);
 }
 
-static void gqa_run(struct webnn_context *ctx, const char *dir, int B, int S, int N, int kvN,
-		    int H, int P, int total, int window, const int32_t *seqlens, const char *what)
+static void gqa_run(struct webnn_context *ctx, const char *dir, const struct gqa *g)
 {
-	gqa_model(dir, B, S, N, kvN, H, P, total, window, true);
+	float cc[GQA_MAX_POS * 32], sc[GQA_MAX_POS * 32];
+	int half = g->H / 2;
+	ASSERT(half <= 32);
+	for (int p = 0; p < GQA_MAX_POS; p++)
+		for (int i = 0; i < half; i++) {
+			double th = p * pow(100.0, -(double)i / half);
+			cc[p * half + i] = (float)cos(th);
+			sc[p * half + i] = (float)sin(th);
+		}
+	gqa_model(dir, g, true, cc, sc);
 	struct webnn_model *model = load(ctx, dir);
-	int Tp = P > total ? P : total;
-	size_t nq = (size_t)B * S * N * H, nk = (size_t)B * S * kvN * H, np = (size_t)B * kvN * P * H,
-	       nt = (size_t)B * kvN * Tp * H;
+	int Tp = g->P > g->total ? g->P : g->total;
+	size_t nq = (size_t)g->B * g->S * g->N * g->H, nk = (size_t)g->B * g->S * g->kvN * g->H,
+	       np = (size_t)g->B * g->kvN * g->P * g->H, nt = (size_t)g->B * g->kvN * Tp * g->H;
 	float *q = malloc(nq * 4), *k = malloc(nk * 4), *v = malloc(nk * 4), *pk = malloc(np * 4),
-	      *pv = malloc(np * 4), *y = malloc(nq * 4), *prk = malloc(nt * 4), *prv = malloc(nt * 4);
+	      *pv = malloc(np * 4), *y = malloc(nq * 4), *prk = malloc(nt * 4), *prv = malloc(nt * 4),
+	      *packed = malloc((nq + 2 * nk) * 4);
 	double *wy = malloc(nq * 8), *wk = malloc(nt * 8), *wv = malloc(nt * 8);
-	ASSERT(q && k && v && pk && pv && y && prk && prv && wy && wk && wv);
+	ASSERT(q && k && v && pk && pv && y && prk && prv && packed && wy && wk && wv);
 	fill(q, nq, 51);
 	fill(k, nk, 52);
 	fill(v, nk, 53);
 	fill(pk, np, 54);
 	fill(pv, np, 55);
-	struct io in[6] = { { "q", q, nq * 4 },   { "k", k, nk * 4 },   { "v", v, nk * 4 },
-			    { "pk", pk, np * 4 }, { "pv", pv, np * 4 }, { "seqlens", (void *)seqlens,
-									  (size_t)B * 4 } };
+	/* packed: each token's q, then k, then v */
+	size_t wq = (size_t)g->N * g->H, wkv = (size_t)g->kvN * g->H;
+	for (size_t t = 0; t < (size_t)g->B * g->S; t++) {
+		memcpy(packed + t * (wq + 2 * wkv), q + t * wq, wq * 4);
+		memcpy(packed + t * (wq + 2 * wkv) + wq, k + t * wkv, wkv * 4);
+		memcpy(packed + t * (wq + 2 * wkv) + wq + wkv, v + t * wkv, wkv * 4);
+	}
+	struct io in[6] = { { "q", g->packed ? packed : q, (g->packed ? nq + 2 * nk : nq) * 4 },
+			    { "pk", pk, np * 4 },
+			    { "pv", pv, np * 4 },
+			    { "seqlens", (void *)g->seqlens, (size_t)g->B * 4 },
+			    { "k", k, nk * 4 },
+			    { "v", v, nk * 4 } };
 	struct io out[3] = { { "y", y, nq * 4 }, { "present_k", prk, nt * 4 },
 			     { "present_v", prv, nt * 4 } };
-	run(ctx, model, in, 6, out, 3);
-	gqa_ref(q, k, v, pk, pv, seqlens, B, S, N, kvN, H, P, Tp, S == total, window, wy, wk, wv);
-	fprintf(stderr, "  GroupQueryAttention %s\n", what);
-	close_to("GroupQueryAttention present_key", prk, wk, nt, 1e-6);
+	run(ctx, model, in, g->packed ? 4 : 6, out, 3);
+	float *bias = malloc((size_t)g->N * g->S * g->total * 4);
+	ASSERT(bias);
+	fill(bias, (size_t)g->N * g->S * g->total, 56);
+	gqa_ref(g, q, k, v, pk, pv, cc, sc, g->bias ? bias : NULL, Tp, wy, wk, wv);
+	free(bias);
+	fprintf(stderr, "  GroupQueryAttention %s\n", g->what);
+	close_to("GroupQueryAttention present_key", prk, wk, nt, 1e-5);
 	close_to("GroupQueryAttention present_value", prv, wv, nt, 1e-6);
 	close_to("GroupQueryAttention output", y, wy, nq, 1e-4);
-	free(q), free(k), free(v), free(pk), free(pv), free(y), free(prk), free(prv);
+	free(q), free(k), free(v), free(pk), free(pv), free(y), free(prk), free(prv), free(packed);
 	free(wy), free(wk), free(wv);
 	webnn_model_destroy(model);
 }
 
 static void gqa_case(struct webnn_context *ctx, const char *dir)
 {
-	/* the first prompt: 3 tokens into a cache of 6 */
-	static const int32_t prompt[2] = { 2, 2 };
-	gqa_run(ctx, dir, 2, 3, 4, 2, 8, 6, 3, 0, prompt, "first prompt");
-	/* decoding one token per batch row at its own position (3 and 5 keys so far) */
-	static const int32_t decode[2] = { 3, 5 };
-	gqa_run(ctx, dir, 2, 1, 4, 2, 8, 6, 6, 0, decode, "decoding");
-	/* a sliding window of 2 and multi-query (one key/value head) */
-	gqa_run(ctx, dir, 2, 1, 4, 1, 8, 6, 6, 2, decode, "decoding, local_window_size 2, MQA");
-	/* a later prompt of 2 tokens after 3 cached ones */
-	static const int32_t later[1] = { 4 };
-	gqa_run(ctx, dir, 1, 2, 2, 2, 8, 8, 8, 0, later, "subsequent prompt");
+	static const int32_t prompt[2] = { 2, 2 }, decode[2] = { 3, 5 }, later[1] = { 4 };
+	const struct gqa cases[] = {
+		/* the first prompt: 3 tokens into a cache of 6 */
+		{ 2, 3, 4, 2, 8, 6, 3, 0, prompt, false, false, false, false, 0, "first prompt", false, false },
+		/* one token per batch row at its own position (3 and 5 keys so far) */
+		{ 2, 1, 4, 2, 8, 6, 6, 0, decode, false, false, false, false, 0, "decoding", false, false },
+		{ 2, 1, 4, 1, 8, 6, 6, 2, decode, false, false, false, false, 0,
+		  "decoding, local_window_size 2, one key/value head", false, false },
+		/* a later prompt of 2 tokens after 3 cached ones */
+		{ 1, 2, 2, 2, 8, 8, 8, 0, later, false, false, false, false, 0, "subsequent prompt",
+		  false, false },
+		{ 2, 3, 4, 2, 16, 6, 3, 0, prompt, true, false, true, false, 0,
+		  "first prompt, packed QKV, rotary", false, false },
+		{ 2, 1, 4, 2, 16, 6, 6, 0, decode, true, true, false, false, 0,
+		  "decoding, interleaved rotary", false, false },
+		{ 2, 1, 4, 2, 8, 6, 6, 0, decode, false, false, false, true, 0.5f,
+		  "decoding, softcap 0.5, smooth softmax", false, false },
+		{ 2, 1, 4, 2, 8, 6, 6, 0, decode, false, false, false, false, 0.5f,
+		  "decoding, attention_bias, softcap 0.5", true, false },
+		{ 2, 3, 4, 2, 16, 6, 3, 0, prompt, true, false, false, false, 0,
+		  "first prompt, rotary at position_ids", false, true },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		gqa_run(ctx, dir, &cases[i]);
 }
 
 TEST(onnx_ort_group_query_attention)
@@ -1163,7 +1281,10 @@ static void errors_case(struct webnn_context *ctx, const char *dir)
 	expect_load_error(ctx, dir, "onnx: node \"mha\" (MultiHeadAttention): unidirectional 1 with "
 			  "5 keys for 2 queries (past_key, or key longer than query) is not supported");
 	/* GroupQueryAttention's cache length must be known when the model loads */
-	gqa_model(dir, 1, 1, 2, 2, 2, 4, 4, 0, false);
+	static const int32_t one[1] = { 0 };
+	const struct gqa g = { 1, 1, 2, 2, 2, 4, 4, 0, one, false, false, false, false, 0, "",
+			       false, false };
+	gqa_model(dir, &g, false, NULL, NULL);
 	expect_load_error(ctx, dir, "onnx: node \"gqa\" (GroupQueryAttention): "
 			  "total_sequence_length must be known at load time");
 }

@@ -576,8 +576,9 @@ static struct webnn_operand *softmax(struct ox_node *n, struct webnn_operand *x)
 }
 
 /* softmax(q k^T scale + bias, masked where allowed is 0) v for q [B, N, S, H], k [B, N, T, H],
- * v [B, N, T, Hv]; softcap > 0 bounds the scores to (-softcap, softcap) through tanh, smooth
- * adds an implicit zero score to every row. Returns [B, S, N*Hv]. */
+ * v [B, N, T, Hv]; softcap > 0 bounds the scaled scores to (-softcap, softcap) through tanh
+ * before the bias is added, smooth adds an implicit zero score to every row. Returns
+ * [B, S, N*Hv]. */
 static struct webnn_operand *sdpa(struct ox_node *n, struct webnn_operand *q,
 				  struct webnn_operand *k, struct webnn_operand *v, double scale,
 				  struct webnn_operand *bias, struct webnn_operand *allowed,
@@ -591,11 +592,11 @@ static struct webnn_operand *sdpa(struct ox_node *n, struct webnn_operand *q,
 	ox_desc(v, &vd);
 	enum webnn_data_type t = qd.data_type;
 	struct webnn_operand *s = BIN(mul, BIN(matmul, q, tr(n, k, 4, kt)), ox_scalar(n, t, scale));
-	if (bias)
-		s = BIN(add, s, bias);
 	if (softcap > 0)
 		s = BIN(mul, UN(tanh, BIN(div, s, ox_scalar(n, t, softcap))),
 			ox_scalar(n, t, softcap));
+	if (bias)
+		s = BIN(add, s, bias);
 	if (allowed)
 		s = where(n, allowed, s, ox_scalar(n, t, -FLT_MAX));
 	if (!s)
@@ -933,9 +934,7 @@ static int op_group_query_attention(struct ox_node *n)
 	if (heads % kv_heads)
 		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR,
 			       "num_heads %u is not a multiple of kv_num_heads %u", heads, kv_heads);
-	if (refuse_input(n, 9, "position_ids", "positions follow from seqlens_k here") ||
-	    refuse_input(n, 10, "attention_bias", "its order against softcap is not settled") ||
-	    refuse_input(n, 11, "head_sink", "per-head sink scores are not composed"))
+	if (refuse_input(n, 11, "head_sink", "per-head sink scores are not composed"))
 		return -1;
 	if (want_out(n, 3))
 		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
@@ -1007,7 +1006,9 @@ static int op_group_query_attention(struct ox_node *n)
 				       head);
 		/* positions [B, S] = pos_b + i */
 		uint32_t bs[2] = { batch, 1 }, ss[2] = { 1, seq }, cd[4] = { batch, 1, seq, half };
-		struct webnn_operand *p = BIN(add, rs(n, pos, 2, bs), rs(n, iota(n, seq), 2, ss));
+		struct webnn_operand *p =
+			ox_has_in(n, 9) ? cast(n, ox_operand(n, n->in[9]), WEBNN_INT32)
+					: BIN(add, rs(n, pos, 2, bs), rs(n, iota(n, seq), 2, ss));
 		struct webnn_operand *cs = rs(n, gather(n, cc, p, 0), 4, cd);
 		struct webnn_operand *sn = rs(n, gather(n, sc, p, 0), 4, cd);
 		bool il = ox_attr_i(n, "rotary_interleaved", 0) != 0;
@@ -1106,7 +1107,24 @@ static int op_group_query_attention(struct ox_node *n)
 	double scale = ox_attr_f(n, "scale", 0);
 	if (scale == 0)
 		scale = 1 / sqrt((double)head);
-	struct webnn_operand *o = sdpa(n, qh, kk, vv, scale, NULL, allowed,
+	/* attention_bias [B or 1, N or 1, S, T <= cache length]: added after softcap (as
+	 * onnxruntime 1.30 does); keys past its T are past every row's length (masked), bias 0 */
+	struct webnn_operand *bias = NULL;
+	if (ox_has_in(n, 10)) {
+		struct ox_val *bv = n->in[10];
+		if (bv->rank != 4 || bv->dims[2] != seq || bv->dims[3] > plen)
+			return ox_fail(n, WEBNN_STATUS_TYPE_ERROR,
+				       "attention_bias must be [B or 1, N or 1, %u, T <= %u]", seq, plen);
+		bias = ox_operand(n, bv);
+		if (bias && bv->dims[3] < plen) {
+			uint32_t zd[4] = { bv->dims[0], bv->dims[1], seq, plen - bv->dims[3] };
+			struct webnn_operand *parts[2] = { bias, expand(n, ox_scalar(n, t, 0), 4, zd) };
+			bias = cat(n, parts, 2, 3);
+		}
+		if (!bias)
+			return -1;
+	}
+	struct webnn_operand *o = sdpa(n, qh, kk, vv, scale, bias, allowed,
 				       ox_attr_f(n, "softcap", 0), ox_attr_i(n, "smooth_softmax", 0));
 	return o ? ox_set(n, 0, o) : -1;
 }
