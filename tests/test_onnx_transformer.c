@@ -730,6 +730,16 @@ static void attention_case(struct webnn_context *ctx, const char *dir)
 	tm_init_t(&m, "mask2", T_I32, 2, m2d, mask2);
 	tm_attr_i(&m, tm_node(&m, "a1", "com.microsoft", "Attention", "x,w,b,mask,,ab", "y1"),
 		  "num_heads", N);
+	static const int64_t m3d[3] = { B, S, S }, m4d[1] = { 2 * B };
+	static const int32_t mask3[B * S * S] = { 1, 0, 1, 1, 1, 0, 0, 1, 1,
+						  1, 1, 1, 0, 0, 1, 1, 0, 0 },
+			     mask4[2 * B] = { 3, 2, 1, 0 }; /* ends, then starts */
+	tm_init_t(&m, "mask3", T_I32, 3, m3d, mask3);
+	tm_init_t(&m, "mask4", T_I32, 1, m4d, mask4);
+	tm_attr_i(&m, tm_node(&m, "a3", "com.microsoft", "Attention", "x,w,b,mask3", "y3"),
+		  "num_heads", N);
+	tm_attr_i(&m, tm_node(&m, "a4", "com.microsoft", "Attention", "x,w,b,mask4", "y4"),
+		  "num_heads", N);
 	Onnx__NodeProto *a2 = tm_node(&m, "a2", "com.microsoft", "Attention",
 				      "x,w,b,mask2,past", "y2,present");
 	tm_attr_i(&m, a2, "num_heads", N);
@@ -737,14 +747,20 @@ static void attention_case(struct webnn_context *ctx, const char *dir)
 	tm_output(&m, "y1");
 	tm_output(&m, "y2");
 	tm_output(&m, "present");
+	tm_output(&m, "y3");
+	tm_output(&m, "y4");
 	tm_write(&m, dir);
 	tm_free(&m);
 	struct webnn_model *model = load(ctx, dir);
-	float y1[B * S * D], y2[B * S * D], present[2 * B * N * T * H];
+	float y1[B * S * D], y2[B * S * D], present[2 * B * N * T * H], y3[B * S * D],
+		y4[B * S * D];
 	struct io in[2] = { { "x", x, sizeof(x) }, { "past", past, sizeof(past) } };
-	struct io out[3] = { { "y1", y1, sizeof(y1) }, { "y2", y2, sizeof(y2) },
-			     { "present", present, sizeof(present) } };
-	run(ctx, model, in, 2, out, 3);
+	struct io out[5] = { { "y1", y1, sizeof(y1) },
+			     { "y2", y2, sizeof(y2) },
+			     { "present", present, sizeof(present) },
+			     { "y3", y3, sizeof(y3) },
+			     { "y4", y4, sizeof(y4) } };
+	run(ctx, model, in, 2, out, 5);
 	/* projections */
 	float proj[B * S * 3 * D];
 	for (int r = 0; r < B * S; r++)
@@ -767,6 +783,22 @@ static void attention_case(struct webnn_context *ctx, const char *dir)
 						ab[(h * S + i) * S + j] + (j < mask[b] ? 0 : -10000);
 	sdpa_ref(q, k, v, add, NULL, B, N, S, S, H, H, 1 / sqrt((double)H), want);
 	close_to("Attention with mask_index [B], attention_bias", y1, want, B * S * D, 1e-4);
+	for (int b = 0; b < B; b++)
+		for (int h = 0; h < N; h++)
+			for (int i = 0; i < S; i++)
+				for (int j = 0; j < S; j++)
+					add[((b * N + h) * S + i) * S + j] =
+						mask3[(b * S + i) * S + j] ? 0 : -10000;
+	sdpa_ref(q, k, v, add, NULL, B, N, S, S, H, H, 1 / sqrt((double)H), want);
+	close_to("Attention with mask_index [B, S, T]", y3, want, B * S * D, 1e-4);
+	for (int b = 0; b < B; b++)
+		for (int h = 0; h < N; h++)
+			for (int i = 0; i < S; i++)
+				for (int j = 0; j < S; j++)
+					add[((b * N + h) * S + i) * S + j] =
+						j >= mask4[B + b] && j < mask4[b] ? 0 : -10000;
+	sdpa_ref(q, k, v, add, NULL, B, N, S, S, H, H, 1 / sqrt((double)H), want);
+	close_to("Attention with mask_index [2B]", y4, want, B * S * D, 1e-4);
 	/* with past, causal, a [B, P + S] mask */
 	double kk[B * N * T * H], vv[B * N * T * H];
 	for (int b = 0; b < B; b++)
@@ -880,6 +912,101 @@ static void mha_case(struct webnn_context *ctx, const char *dir)
 	sdpa_ref(qh, qh, qh, NULL, allowed, B, N, S, S, H, H, 1 / sqrt((double)H), want);
 	close_to("MultiHeadAttention unidirectional", yc, want, B * S * D, 1e-4);
 	webnn_model_destroy(model);
+}
+
+/* MultiHeadAttention's other layouts: packed QKV [B, S, N, 3, H]; packed KV [B, L, N, 2, H]
+ * with attention_bias; cross-attention keys and values [B, N, L, H] with end positions. */
+static void mha_forms_case(struct webnn_context *ctx, const char *dir)
+{
+	enum { S = 3, L = 3, N = 2, H = 2, D = N * H };
+	static const int64_t pq[5] = { 1, S, N, 3, H }, qd[3] = { 1, S, D }, pkv[5] = { 1, L, N, 2, H },
+			     k4[4] = { 1, N, L, H }, abd[4] = { 1, N, S, L }, md[1] = { 1 };
+	float qkv[S * N * 3 * H], q[S * D], kv[L * N * 2 * H], kb[N * L * H], vb[N * L * H],
+		ab[N * S * L];
+	int32_t ends[1] = { 2 };
+	fill(qkv, sizeof(qkv) / 4, 61);
+	fill(q, sizeof(q) / 4, 62);
+	fill(kv, sizeof(kv) / 4, 63);
+	fill(kb, sizeof(kb) / 4, 64);
+	fill(vb, sizeof(vb) / 4, 65);
+	fill(ab, sizeof(ab) / 4, 66);
+	/* [B, N, L, H] keys and values */
+	struct tm m;
+	tm_init(&m);
+	tm_input(&m, "q", T_F32, 3, qd);
+	tm_input(&m, "k4", T_F32, 4, k4);
+	tm_input(&m, "v4", T_F32, 4, k4);
+	tm_init_t(&m, "ends", T_I32, 1, md, ends);
+	tm_attr_i(&m, tm_node(&m, "x", "com.microsoft", "MultiHeadAttention", "q,k4,v4,,ends",
+			      "yx"),
+		  "num_heads", N);
+	tm_output(&m, "yx");
+	tm_write(&m, dir);
+	tm_free(&m);
+	struct webnn_model *model = load(ctx, dir);
+	float y3[S * D], y2[S * D], yx[S * D];
+	struct io in[3] = { { "q", q, sizeof(q) }, { "k4", kb, sizeof(kb) },
+			    { "v4", vb, sizeof(vb) } };
+	struct io out[1] = { { "yx", yx, sizeof(yx) } };
+	run(ctx, model, in, 3, out, 1);
+	webnn_model_destroy(model);
+	/* packed QKV; packed KV with attention_bias (onnxruntime's CPU kernel has neither) */
+	tm_init(&m);
+	tm_input(&m, "qkv", T_F32, 5, pq);
+	tm_input(&m, "q", T_F32, 3, qd);
+	tm_input(&m, "kv", T_F32, 5, pkv);
+	tm_init_t(&m, "ab", T_F32, 4, abd, ab);
+	tm_attr_i(&m, tm_node(&m, "p3", "com.microsoft", "MultiHeadAttention", "qkv", "y3"),
+		  "num_heads", N);
+	tm_attr_i(&m, tm_node(&m, "p2", "com.microsoft", "MultiHeadAttention", "q,kv,,,,ab", "y2"),
+		  "num_heads", N);
+	tm_output(&m, "y3");
+	tm_output(&m, "y2");
+	tm_write(&m, dir);
+	tm_free(&m);
+	model = load(ctx, dir);
+	struct io in2[3] = { { "qkv", qkv, sizeof(qkv) }, { "q", q, sizeof(q) },
+			     { "kv", kv, sizeof(kv) } };
+	struct io out2[2] = { { "y3", y3, sizeof(y3) }, { "y2", y2, sizeof(y2) } };
+	run(ctx, model, in2, 3, out2, 2);
+	webnn_model_destroy(model);
+	double qh[N * S * H], kh[N * L * H], vh[N * L * H], want[S * D], add[N * S * L];
+	double scale = 1 / sqrt((double)H);
+	/* packed: element (s, n, part, c) */
+	for (int h = 0; h < N; h++)
+		for (int i = 0; i < S; i++)
+			for (int c = 0; c < H; c++) {
+				qh[(h * S + i) * H + c] = qkv[((i * N + h) * 3 + 0) * H + c];
+				kh[(h * L + i) * H + c] = qkv[((i * N + h) * 3 + 1) * H + c];
+				vh[(h * L + i) * H + c] = qkv[((i * N + h) * 3 + 2) * H + c];
+			}
+	sdpa_ref(qh, kh, vh, NULL, NULL, 1, N, S, L, H, H, scale, want);
+	close_to("MultiHeadAttention packed QKV", y3, want, S * D, 1e-5);
+	split_heads(q, NULL, 1, S, N, H, D, 0, qh);
+	for (int h = 0; h < N; h++)
+		for (int j = 0; j < L; j++)
+			for (int c = 0; c < H; c++) {
+				kh[(h * L + j) * H + c] = kv[((j * N + h) * 2 + 0) * H + c];
+				vh[(h * L + j) * H + c] = kv[((j * N + h) * 2 + 1) * H + c];
+			}
+	for (int i = 0; i < N * S * L; i++)
+		add[i] = ab[i];
+	sdpa_ref(qh, kh, vh, add, NULL, 1, N, S, L, H, H, scale, want);
+	close_to("MultiHeadAttention packed KV, attention_bias", y2, want, S * D, 1e-5);
+	for (int i = 0; i < N * L * H; i++)
+		kh[i] = kb[i], vh[i] = vb[i];
+	for (int h = 0; h < N; h++)
+		for (int i = 0; i < S; i++)
+			for (int j = 0; j < L; j++)
+				add[(h * S + i) * L + j] = j < ends[0] ? 0 : -10000;
+	sdpa_ref(qh, kh, vh, add, NULL, 1, N, S, L, H, H, scale, want);
+	close_to("MultiHeadAttention [B, N, L, H] keys, key_padding_mask [B]", yx, want, S * D,
+		 1e-5);
+}
+
+TEST(onnx_ort_multi_head_attention_layouts)
+{
+	each_backend(mha_forms_case);
 }
 
 TEST(onnx_ort_multi_head_attention)

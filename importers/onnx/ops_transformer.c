@@ -825,43 +825,72 @@ static int op_attention(struct ox_node *n)
 /* MultiHeadAttention: query [B, S, D]; key and value [B, L, D] (projected, bias added, past_key
  * and past_value [B, N, P, H] prepended, present_key and present_value the results) or
  * [B, N, L, H] (cross-attention keys used as they are). */
+/* One of a packed tensor's parts: x [B, L, N, parts, H] -> part i as [B, L, N*H]. */
+static struct webnn_operand *unpack(struct ox_node *n, struct webnn_operand *x, uint32_t i)
+{
+	if (!x)
+		return NULL;
+	struct webnn_operand_desc d;
+	ox_desc(x, &d);
+	uint32_t od[3] = { d.shape[0], d.shape[1], d.shape[2] * d.shape[4] };
+	return rs(n, sl(n, x, 3, i, 1), 3, od);
+}
+
 static int op_multi_head_attention(struct ox_node *n)
 {
-	struct webnn_operand *q, *k, *v;
+	struct webnn_operand *q, *k = NULL, *v = NULL;
 	OX_IN(n, 0, q);
 	uint32_t heads = 0;
 	if (need_float(n, "query", 0) || heads_attr(n, "num_heads", &heads))
 		return -1;
-	if (n->in[0]->rank != 3 || !ox_has_in(n, 1) || !ox_has_in(n, 2))
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
-			       "packed query/key/value is not supported: give query [B, S, D] and "
-			       "separate key and value");
 	if (refuse_input(n, 8, "past_sequence_length", "it only serves a shared key-value buffer") ||
 	    refuse_input(n, 9, "cache_indirection", "beam search reorders the cache at run time"))
 		return -1;
 	if (want_out(n, 3))
 		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
 			       "output qk (the raw scores) is not supported");
-	OX_IN(n, 1, k);
-	OX_IN(n, 2, v);
-	struct ox_val *qv = n->in[0], *kv = n->in[1], *vv = n->in[2];
-	uint32_t batch = qv->dims[0], seq = qv->dims[1], dq = qv->dims[2];
-	if (dq % heads)
+	struct ox_val *qv = n->in[0], *kv = in_val(n, 1), *vv = in_val(n, 2);
+	/* q, k and v as [B, S, D] and [B, L, Dk], [B, L, Dv] (or k, v [B, N, L, H]): packed forms
+	 * [B, S, N, 3, H] (query) and [B, L, N, 2, H] (key) unpacked */
+	uint32_t batch = qv->dims[0], seq = qv->dims[1], dq, dk, dv;
+	bool bnsh = false;
+	if (qv->rank == 5 && qv->dims[3] == 3 && !kv && !vv) {
+		dq = dk = dv = qv->dims[2] * qv->dims[4];
+		k = unpack(n, q, 1);
+		v = unpack(n, q, 2);
+		q = unpack(n, q, 0);
+	} else if (qv->rank == 3 && kv && kv->rank == 5 && kv->dims[3] == 2 && !vv) {
+		dq = qv->dims[2];
+		dk = dv = kv->dims[2] * kv->dims[4];
+		OX_IN(n, 1, k);
+		v = unpack(n, k, 1);
+		k = unpack(n, k, 0);
+	} else if (qv->rank == 3 && kv && vv && kv->rank == vv->rank &&
+		   (kv->rank == 3 || kv->rank == 4)) {
+		dq = qv->dims[2];
+		OX_IN(n, 1, k);
+		OX_IN(n, 2, v);
+		bnsh = kv->rank == 4;
+		dk = bnsh ? kv->dims[1] * kv->dims[3] : kv->dims[2];
+		dv = bnsh ? vv->dims[1] * vv->dims[3] : vv->dims[2];
+	} else {
 		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR,
-			       "query hidden size %u is not a multiple of num_heads %u", dq, heads);
-	bool bnsh = kv->rank == 4;
-	if (kv->rank != vv->rank || (kv->rank != 3 && kv->rank != 4))
+			       "query [B, S, D] with key and value both [B, L, D] or both "
+			       "[B, N, L, H], or key [B, L, N, 2, H] alone, or query [B, S, N, 3, H] "
+			       "alone are expected");
+	}
+	if (dq % heads || dk != dq || dv % heads)
 		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR,
-			       "key and value must both be [B, L, D] or both [B, N, L, H]");
-	uint32_t dv = bnsh ? vv->dims[1] * vv->dims[3] : vv->dims[2];
+			       "query and key hidden sizes %u and %u must be equal multiples of "
+			       "num_heads %u (value %u)", dq, dk, heads, dv);
 	if (ox_has_in(n, 3)) {
 		if (bnsh)
 			return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
 				       "bias with key and value in [B, N, L, H] is not supported");
 		struct webnn_operand *b = ox_operand(n, n->in[3]);
 		q = BIN(add, q, sl(n, b, 0, 0, dq));
-		k = BIN(add, k, sl(n, b, 0, dq, kv->dims[2]));
-		v = BIN(add, v, sl(n, b, 0, dq + kv->dims[2], dv));
+		k = BIN(add, k, sl(n, b, 0, dq, dk));
+		v = BIN(add, v, sl(n, b, 0, dq + dk, dv));
 	}
 	q = heads_first(n, q, heads);
 	if (!bnsh) {
