@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "onnx/onnx.pb-c.h"
+#include "proto/wnn.h"
 #include "tests/clienttest.h"
 #include "webnn_import.h"
 
@@ -102,11 +103,11 @@ static Onnx__ValueInfoProto *tm_value(struct tm *m, const char *name, int type, 
 	return v;
 }
 
-enum { T_F32 = 1, T_U8 = 2, T_I32 = 6, T_I64 = 7 };
+enum { T_F32 = 1, T_U8 = 2, T_I32 = 6, T_I64 = 7, T_F16 = 10 };
 
 static size_t tsize(int type)
 {
-	return type == T_U8 ? 1 : type == T_I64 ? 8 : 4;
+	return type == T_U8 ? 1 : type == T_I64 ? 8 : type == T_F16 ? 2 : 4;
 }
 
 static void tm_input(struct tm *m, const char *name, int type, uint32_t rank, const int64_t *dims)
@@ -1269,6 +1270,82 @@ static void gqa_case(struct webnn_context *ctx, const char *dir)
 TEST(onnx_ort_group_query_attention)
 {
 	each_backend(gqa_case);
+}
+
+/* ---- float16 models: the same compositions in half precision */
+
+static void half_case(struct webnn_context *ctx, const char *dir)
+{
+	enum { S = 3, N = 2, H = 4, D = N * H };
+	static const int64_t xd[3] = { 1, S, D }, hd[1] = { D };
+	float x[S * D], skip[S * D], gamma[D];
+	uint16_t xh[S * D], sh[S * D], gh[D], y_ln[S * D], y_fg[S * D], y_at[S * D];
+	fill(x, S * D, 71);
+	fill(skip, S * D, 72);
+	fill(gamma, D, 73);
+	for (int i = 0; i < S * D; i++) {
+		xh[i] = wnn_f32_to_f16(x[i]);
+		sh[i] = wnn_f32_to_f16(skip[i]);
+		x[i] = wnn_f16_to_f32(xh[i]);
+		skip[i] = wnn_f16_to_f32(sh[i]);
+	}
+	for (int i = 0; i < D; i++) {
+		gh[i] = wnn_f32_to_f16(gamma[i]);
+		gamma[i] = wnn_f16_to_f32(gh[i]);
+	}
+	struct tm m;
+	tm_init(&m);
+	tm_input(&m, "x", T_F16, 3, xd);
+	tm_input(&m, "skip", T_F16, 3, xd);
+	tm_init_t(&m, "gamma", T_F16, 1, hd, gh);
+	Onnx__NodeProto *ln = tm_node(&m, "ln", "com.microsoft", "SkipLayerNormalization",
+				      "x,skip,gamma", "y_ln");
+	tm_attr_f(&m, ln, "epsilon", 1e-5f);
+	tm_node(&m, "fg", "com.microsoft", "FastGelu", "x", "y_fg");
+	Onnx__NodeProto *a = tm_node(&m, "mha", "com.microsoft", "MultiHeadAttention", "x,skip,skip",
+				     "y_at");
+	tm_attr_i(&m, a, "num_heads", N);
+	tm_attr_i(&m, a, "unidirectional", 1);
+	tm_output_t(&m, "y_ln", T_F16);
+	tm_output_t(&m, "y_fg", T_F16);
+	tm_output_t(&m, "y_at", T_F16);
+	tm_write(&m, dir);
+	tm_free(&m);
+	struct webnn_model *model = load(ctx, dir);
+	struct io in[2] = { { "x", xh, sizeof(xh) }, { "skip", sh, sizeof(sh) } };
+	struct io out[3] = { { "y_ln", y_ln, sizeof(y_ln) }, { "y_fg", y_fg, sizeof(y_fg) },
+			     { "y_at", y_at, sizeof(y_at) } };
+	run(ctx, model, in, 2, out, 3);
+	float got[S * D];
+	double s[S * D], want[S * D], qh[N * S * H], kh[N * S * H];
+	for (int i = 0; i < S * D; i++)
+		s[i] = (double)x[i] + skip[i];
+	norm_ref(s, S, D, gamma, NULL, false, 1e-5, want, NULL, NULL);
+	for (int i = 0; i < S * D; i++)
+		got[i] = wnn_f16_to_f32(y_ln[i]);
+	close_to("float16 SkipLayerNormalization", got, want, S * D, 2e-2);
+	for (int i = 0; i < S * D; i++) {
+		want[i] = fast_gelu_ref(x[i]);
+		got[i] = wnn_f16_to_f32(y_fg[i]);
+	}
+	close_to("float16 FastGelu", got, want, S * D, 5e-3);
+	split_heads(x, NULL, 1, S, N, H, D, 0, qh);
+	split_heads(skip, NULL, 1, S, N, H, D, 0, kh);
+	uint8_t allowed[N * S * S];
+	for (int h = 0; h < N; h++)
+		for (int i = 0; i < S; i++)
+			for (int j = 0; j < S; j++)
+				allowed[(h * S + i) * S + j] = j <= i;
+	sdpa_ref(qh, kh, kh, NULL, allowed, 1, N, S, S, H, H, 1 / sqrt((double)H), want);
+	for (int i = 0; i < S * D; i++)
+		got[i] = wnn_f16_to_f32(y_at[i]);
+	close_to("float16 MultiHeadAttention, unidirectional", got, want, S * D, 5e-3);
+	webnn_model_destroy(model);
+}
+
+TEST(onnx_ort_float16)
+{
+	each_backend(half_case);
 }
 
 /* ---- standard-domain quantization used by ORT's quantized transformers */
