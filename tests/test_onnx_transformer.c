@@ -1247,6 +1247,9 @@ static void gqa_case(struct webnn_context *ctx, const char *dir)
 		{ 2, 3, 4, 2, 8, 6, 3, 0, prompt, false, false, false, false, 0, "first prompt", false, false },
 		/* one token per batch row at its own position (3 and 5 keys so far) */
 		{ 2, 1, 4, 2, 8, 6, 6, 0, decode, false, false, false, false, 0, "decoding", false, false },
+		/* a past one shorter than the total: the caches grow by the new row */
+		{ 2, 1, 4, 2, 8, 5, 6, 0, decode, false, false, false, false, 0,
+		  "decoding into a growing cache", false, false },
 		{ 2, 1, 4, 1, 8, 6, 6, 2, decode, false, false, false, false, 0,
 		  "decoding, local_window_size 2, one key/value head", false, false },
 		/* a later prompt of 2 tokens after 3 cached ones */
