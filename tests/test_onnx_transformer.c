@@ -231,8 +231,63 @@ struct io {
 	size_t bytes;
 };
 
+/* WEBNN_ONNX_KEEP=DIR keeps each model run here, with its inputs and webnnd's outputs, in
+ * DIR/<pid>_<n>/ (model.onnx, in.NAME.bin, out.NAME.bin raw, manifest.txt: "in|out NAME TYPE
+ * DIMS..."): bench/ort_contrib_check.js runs them through onnxruntime-node (make
+ * ort-check-contrib). */
+static char last_model_dir[64];
+
+static void keep_one(const char *dir, const char *role, const struct io *v, FILE *manifest,
+		     const struct webnn_operand_desc *d)
+{
+	fprintf(manifest, "%s %s %s", role, v->name, webnn_data_type_name(d->data_type));
+	for (uint32_t r = 0; r < d->rank; r++)
+		fprintf(manifest, " %u", d->shape[r]);
+	fprintf(manifest, "\n");
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/%s.%s.bin", dir, role, v->name);
+	FILE *f = fopen(path, "wb");
+	ASSERT(f && fwrite(v->data, 1, v->bytes, f) == v->bytes && fclose(f) == 0);
+}
+
+static void keep(struct webnn_model *model, const struct io *in, size_t n_in,
+		 const struct io *out, size_t n_out)
+{
+	const char *root = getenv("WEBNN_ONNX_KEEP");
+	static unsigned count;
+	if (!root || !*root)
+		return;
+	char dir[768], cmd[1024];
+	snprintf(dir, sizeof(dir), "%s/%d_%u", root, (int)getpid(), count++);
+	ASSERT(mkdir(dir, 0755) == 0);
+	snprintf(cmd, sizeof(cmd), "cp '%s/model.onnx' '%s/'", last_model_dir, dir);
+	ASSERT(system(cmd) == 0);
+	snprintf(cmd, sizeof(cmd), "%s/manifest.txt", dir);
+	FILE *manifest = fopen(cmd, "w");
+	ASSERT(manifest);
+	for (size_t i = 0; i < n_in + n_out; i++) {
+		bool is_in = i < n_in;
+		const struct io *v = is_in ? &in[i] : &out[i - n_in];
+		size_t count_k = is_in ? webnn_model_input_count(model) : webnn_model_output_count(model);
+		for (size_t k = 0; k < count_k; k++) {
+			const char *name = is_in ? webnn_model_input_name(model, k)
+						 : webnn_model_output_name(model, k);
+			if (strcmp(name, v->name) != 0)
+				continue;
+			struct webnn_operand_desc d;
+			if (is_in)
+				webnn_model_input_desc(model, k, &d);
+			else
+				webnn_model_output_desc(model, k, &d);
+			keep_one(dir, is_in ? "in" : "out", v, manifest, &d);
+		}
+	}
+	ASSERT(fclose(manifest) == 0);
+}
+
 static struct webnn_model *load(struct webnn_context *ctx, const char *dir)
 {
+	snprintf(last_model_dir, sizeof(last_model_dir), "%s", dir);
 	char path[512], err[1024] = "";
 	snprintf(path, sizeof(path), "%s/model.onnx", dir);
 	struct webnn_model *model = NULL;
@@ -294,6 +349,7 @@ static void run(struct webnn_context *ctx, struct webnn_model *model, const stru
 	}
 	for (size_t i = 0; i < n_in; i++)
 		webnn_tensor_destroy(ti[i].tensor);
+	keep(model, in, n_in, out, n_out);
 }
 
 /* Deterministic values in [-1, 1). */
