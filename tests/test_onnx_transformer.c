@@ -639,19 +639,30 @@ static void embed_case(struct webnn_context *ctx, const char *dir)
 	tm_init_t(&m, "beta", T_F32, 1, hd, beta);
 	tm_node(&m, "e", "com.microsoft", "EmbedLayerNormalization",
 		"ids,seg,word,pos,segw,gamma,beta,mask", "y,mask_index,sum");
+	/* no segments, no mask (mask_index all 0), position_ids [1, S] */
+	static const int64_t pid_d[2] = { 1, 3 };
+	static const int32_t pids[3] = { 2, 0, 5 };
+	tm_init_t(&m, "pids", T_I32, 2, pid_d, pids);
+	tm_node(&m, "e2", "com.microsoft", "EmbedLayerNormalization",
+		"ids,,word,pos,,gamma,beta,,pids", "y2,mask_index2");
 	tm_output(&m, "y");
 	tm_output_t(&m, "mask_index", T_I32);
 	tm_output(&m, "sum");
+	tm_output(&m, "y2");
+	tm_output_t(&m, "mask_index2", T_I32);
 	tm_write(&m, dir);
 	tm_free(&m);
 	struct webnn_model *model = load(ctx, dir);
-	float y[24], sum[24];
-	int32_t mi[2];
+	float y[24], sum[24], y2[24];
+	int32_t mi[2], mi2[2];
 	struct io in[3] = { { "ids", ids, sizeof(ids) }, { "seg", seg, sizeof(seg) },
 			    { "mask", mask, sizeof(mask) } };
-	struct io out[3] = { { "y", y, sizeof(y) }, { "mask_index", mi, sizeof(mi) },
-			     { "sum", sum, sizeof(sum) } };
-	run(ctx, model, in, 3, out, 3);
+	struct io out[5] = { { "y", y, sizeof(y) },
+			     { "mask_index", mi, sizeof(mi) },
+			     { "sum", sum, sizeof(sum) },
+			     { "y2", y2, sizeof(y2) },
+			     { "mask_index2", mi2, sizeof(mi2) } };
+	run(ctx, model, in, 3, out, 5);
 	double s[24], want[24];
 	for (int b = 0; b < 2; b++)
 		for (int t = 0; t < 3; t++)
@@ -663,6 +674,15 @@ static void embed_case(struct webnn_context *ctx, const char *dir)
 	close_to("embedding_sum", sum, s, 24, 1e-6);
 	ASSERT_EQ(mi[0], 2);
 	ASSERT_EQ(mi[1], 3);
+	for (int b = 0; b < 2; b++)
+		for (int t = 0; t < 3; t++)
+			for (int c = 0; c < 4; c++)
+				s[(b * 3 + t) * 4 + c] = (double)word[ids[b * 3 + t] * 4 + c] +
+							 pos[pids[t] * 4 + c];
+	norm_ref(s, 6, 4, gamma, beta, false, 1e-12, want, NULL, NULL);
+	close_to("EmbedLayerNormalization, position_ids, no segments", y2, want, 24, 1e-4);
+	ASSERT_EQ(mi2[0], 0);
+	ASSERT_EQ(mi2[1], 0);
 	webnn_model_destroy(model);
 }
 
