@@ -744,8 +744,9 @@ static int op_attention(struct ox_node *n)
 	uint32_t heads = 0;
 	if (need_float(n, "input", 0) || need_rank(n, "input", 0, 3, 3) ||
 	    need_rank(n, "weights", 1, 2, 2) || heads_attr(n, "num_heads", &heads) ||
-	    refuse_attr(n, "do_rotary", 0, "rotary embedding inside Attention is not composed; "
-			"export the model with a separate RotaryEmbedding") ||
+	    refuse_attr(n, "do_rotary", 0, "rotary embedding inside Attention is not composed "
+			"(onnxruntime's CPU kernel refuses it too); fuse the model as "
+			"MultiHeadAttention + RotaryEmbedding") ||
 	    refuse_attr(n, "past_present_share_buffer", 0,
 			"a shared key-value buffer needs past_sequence_length at run time") ||
 	    refuse_input(n, 6, "past_sequence_length", "it only serves a shared key-value buffer"))
