@@ -1099,6 +1099,7 @@ struct gqa {
 	float softcap;
 	const char *what;
 	bool bias, posids; /* attention_bias [1, N, S, total]; position_ids [B, S] (past_b + i + 1) */
+	bool sink;	   /* head_sink [N] */
 };
 
 /* Rotates the head vector x (H channels, all rotated) at position p by the caches (H / 2 wide). */
@@ -1123,7 +1124,8 @@ static void rot_ref(double *x, int H, int p, const float *cc, const float *sc, b
  * q [B, S, N*H], k and v [B, S, kvN*H], past [B, kvN, P, H]. */
 static void gqa_ref(const struct gqa *g, const float *q, const float *k, const float *v,
 		    const float *pk, const float *pv, const float *cc, const float *sc,
-		    const float *bias, int Tp, double *out, double *prk, double *prv)
+		    const float *bias, const float *sinks, int Tp, double *out, double *prk,
+		    double *prv)
 {
 	int B = g->B, S = g->S, N = g->N, kvN = g->kvN, H = g->H, P = g->P;
 	bool first = S == g->total;
@@ -1161,7 +1163,8 @@ static void gqa_ref(const struct gqa *g, const float *q, const float *k, const f
 					rot_ref(qr, H, past + i + g->posids, cc, sc, g->interleaved);
 				int hi = past + i;
 				int lo = g->window > 0 && hi - g->window + 1 > 0 ? hi - g->window + 1 : 0;
-				double p[64], mx = g->smooth ? 0 : -INFINITY, sum = 0;
+				double sink = g->sink ? sinks[h] : 0;
+				double p[64], mx = g->smooth || g->sink ? sink : -INFINITY, sum = 0;
 				ASSERT(hi < 64);
 				for (int j = lo; j <= hi; j++) {
 					double s = 0;
@@ -1177,8 +1180,8 @@ static void gqa_ref(const struct gqa *g, const float *q, const float *k, const f
 				}
 				for (int j = lo; j <= hi; j++)
 					sum += p[j] = exp(p[j] - mx);
-				if (g->smooth)
-					sum += exp(-mx);
+				if (g->smooth || g->sink)
+					sum += exp(sink - mx);
 				for (int c = 0; c < H; c++) {
 					double o = 0;
 					for (int j = lo; j <= hi; j++)
@@ -1234,10 +1237,31 @@ static void gqa_model(const char *dir, const struct gqa *g, bool total_known, co
 		fill(bias, nb, 56);
 		tm_init_t(&m, "bias", T_F32, 4, bdd, bias);
 	}
-	char ins[128];
-	snprintf(ins, sizeof(ins), "q,%s,pk,pv,seqlens,total%s%s%s", g->packed ? "," : "k,v",
-		 g->rotary ? ",cc,sc" : g->posids || g->bias ? ",," : "", g->posids ? ",posids" : "",
-		 g->bias ? (g->posids ? ",bias" : ",,bias") : "");
+	if (g->sink) {
+		int64_t nd[1] = { g->N };
+		float *sinks = tm_alloc(&m, (size_t)g->N * sizeof(float));
+		fill(sinks, (size_t)g->N, 57);
+		tm_init_t(&m, "sinks", T_F32, 1, nd, sinks);
+	}
+	/* the inputs in their places, the absent ones empty, none after the last present */
+	const char *slot[12] = { "q",
+				 g->packed ? "" : "k",
+				 g->packed ? "" : "v",
+				 "pk",
+				 "pv",
+				 "seqlens",
+				 "total",
+				 g->rotary ? "cc" : "",
+				 g->rotary ? "sc" : "",
+				 g->posids ? "posids" : "",
+				 g->bias ? "bias" : "",
+				 g->sink ? "sinks" : "" };
+	int last = 11;
+	while (!*slot[last])
+		last--;
+	char ins[128] = "";
+	for (int i = 0; i <= last; i++)
+		snprintf(ins + strlen(ins), sizeof(ins) - strlen(ins), "%s%s", i ? "," : "", slot[i]);
 	Onnx__NodeProto *a = tm_node(&m, "gqa", "com.microsoft", "GroupQueryAttention", ins,
 				     "y,present_k,present_v");
 	tm_attr_i(&m, a, "num_heads", g->N);
@@ -1301,11 +1325,13 @@ static void gqa_run(struct webnn_context *ctx, const char *dir, const struct gqa
 	struct io out[3] = { { "y", y, nq * 4 }, { "present_k", prk, nt * 4 },
 			     { "present_v", prv, nt * 4 } };
 	run(ctx, model, in, g->packed ? 4 : 6, out, 3);
-	float *bias = malloc((size_t)g->N * g->S * g->total * 4);
-	ASSERT(bias);
+	float *bias = malloc((size_t)g->N * g->S * g->total * 4), *sinks = malloc((size_t)g->N * 4);
+	ASSERT(bias && sinks);
 	fill(bias, (size_t)g->N * g->S * g->total, 56);
-	gqa_ref(g, q, k, v, pk, pv, cc, sc, g->bias ? bias : NULL, Tp, wy, wk, wv);
+	fill(sinks, (size_t)g->N, 57);
+	gqa_ref(g, q, k, v, pk, pv, cc, sc, g->bias ? bias : NULL, sinks, Tp, wy, wk, wv);
 	free(bias);
+	free(sinks);
 	fprintf(stderr, "  GroupQueryAttention %s\n", g->what);
 	close_to("GroupQueryAttention present_key", prk, wk, nt, 1e-5);
 	close_to("GroupQueryAttention present_value", prv, wv, nt, 1e-6);
@@ -1320,27 +1346,29 @@ static void gqa_case(struct webnn_context *ctx, const char *dir)
 	static const int32_t prompt[2] = { 2, 2 }, decode[2] = { 3, 5 }, later[1] = { 4 };
 	const struct gqa cases[] = {
 		/* the first prompt: 3 tokens into a cache of 6 */
-		{ 2, 3, 4, 2, 8, 6, 3, 0, prompt, false, false, false, false, 0, "first prompt", false, false },
+		{ 2, 3, 4, 2, 8, 6, 3, 0, prompt, false, false, false, false, 0, "first prompt", false, false, false },
 		/* one token per batch row at its own position (3 and 5 keys so far) */
-		{ 2, 1, 4, 2, 8, 6, 6, 0, decode, false, false, false, false, 0, "decoding", false, false },
+		{ 2, 1, 4, 2, 8, 6, 6, 0, decode, false, false, false, false, 0, "decoding", false, false, false },
 		/* a past one shorter than the total: the caches grow by the new row */
 		{ 2, 1, 4, 2, 8, 5, 6, 0, decode, false, false, false, false, 0,
-		  "decoding into a growing cache", false, false },
+		  "decoding into a growing cache", false, false, false },
 		{ 2, 1, 4, 1, 8, 6, 6, 2, decode, false, false, false, false, 0,
-		  "decoding, local_window_size 2, one key/value head", false, false },
+		  "decoding, local_window_size 2, one key/value head", false, false, false },
 		/* a later prompt of 2 tokens after 3 cached ones */
 		{ 1, 2, 2, 2, 8, 8, 8, 0, later, false, false, false, false, 0, "subsequent prompt",
-		  false, false },
+		  false, false, false },
 		{ 2, 3, 4, 2, 16, 6, 3, 0, prompt, true, false, true, false, 0,
-		  "first prompt, packed QKV, rotary", false, false },
+		  "first prompt, packed QKV, rotary", false, false, false },
 		{ 2, 1, 4, 2, 16, 6, 6, 0, decode, true, true, false, false, 0,
-		  "decoding, interleaved rotary", false, false },
+		  "decoding, interleaved rotary", false, false, false },
 		{ 2, 1, 4, 2, 8, 6, 6, 0, decode, false, false, false, true, 0.5f,
-		  "decoding, softcap 0.5, smooth softmax", false, false },
+		  "decoding, softcap 0.5, smooth softmax", false, false, false },
 		{ 2, 1, 4, 2, 8, 6, 6, 0, decode, false, false, false, false, 0.5f,
-		  "decoding, attention_bias, softcap 0.5", true, false },
+		  "decoding, attention_bias, softcap 0.5", true, false, false },
 		{ 2, 3, 4, 2, 16, 6, 3, 0, prompt, true, false, false, false, 0,
-		  "first prompt, rotary at position_ids", false, true },
+		  "first prompt, rotary at position_ids", false, true, false },
+		{ 2, 1, 4, 2, 8, 6, 6, 0, decode, false, false, false, false, 0,
+		  "decoding, head_sink", false, false, true },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		gqa_run(ctx, dir, &cases[i]);
@@ -1566,7 +1594,7 @@ static void errors_case(struct webnn_context *ctx, const char *dir)
 	/* GroupQueryAttention's cache length must be known when the model loads */
 	static const int32_t one[1] = { 0 };
 	const struct gqa g = { 1, 1, 2, 2, 2, 4, 4, 0, one, false, false, false, false, 0, "",
-			       false, false };
+			       false, false, false };
 	gqa_model(dir, &g, false, NULL, NULL);
 	expect_load_error(ctx, dir, "onnx: node \"gqa\" (GroupQueryAttention): "
 			  "total_sequence_length must be known at load time");

@@ -577,12 +577,13 @@ static struct webnn_operand *softmax(struct ox_node *n, struct webnn_operand *x)
 
 /* softmax(q k^T scale + bias, masked where allowed is 0) v for q [B, N, S, H], k [B, N, T, H],
  * v [B, N, T, Hv]; softcap > 0 bounds the scaled scores to (-softcap, softcap) through tanh
- * before the bias is added, smooth adds an implicit zero score to every row. Returns
- * [B, S, N*Hv]. */
+ * before the bias is added; sink (broadcastable to [B, N, S, 1]) is one more score in every
+ * row's softmax that weighs no value (smooth softmax: 0; GroupQueryAttention's head_sink: one
+ * per head). Returns [B, S, N*Hv]. */
 static struct webnn_operand *sdpa(struct ox_node *n, struct webnn_operand *q,
 				  struct webnn_operand *k, struct webnn_operand *v, double scale,
 				  struct webnn_operand *bias, struct webnn_operand *allowed,
-				  double softcap, bool smooth)
+				  double softcap, struct webnn_operand *sink)
 {
 	if (!q || !k || !v)
 		return NULL;
@@ -604,9 +605,9 @@ static struct webnn_operand *sdpa(struct ox_node *n, struct webnn_operand *q,
 	struct webnn_operand_desc sd;
 	ox_desc(s, &sd);
 	struct webnn_operand *p;
-	if (smooth) {
+	if (sink) {
 		uint32_t zd[4] = { sd.shape[0], sd.shape[1], sd.shape[2], 1 };
-		struct webnn_operand *parts[2] = { s, expand(n, ox_scalar(n, t, 0), 4, zd) };
+		struct webnn_operand *parts[2] = { s, expand(n, sink, 4, zd) };
 		struct webnn_operand *e = cat(n, parts, 2, 3);
 		if (!e)
 			return NULL;
@@ -819,7 +820,7 @@ static int op_attention(struct ox_node *n)
 	double scale = ox_attr_f(n, "scale", 0);
 	if (scale == 0)
 		scale = 1 / sqrt((double)(sizes[0] / heads));
-	struct webnn_operand *o = sdpa(n, q, k, v, scale, add, NULL, 0, false);
+	struct webnn_operand *o = sdpa(n, q, k, v, scale, add, NULL, 0, NULL);
 	return o ? ox_set(n, 0, o) : -1;
 }
 
@@ -942,7 +943,7 @@ static int op_multi_head_attention(struct ox_node *n)
 	double scale = ox_attr_f(n, "scale", 0);
 	if (scale == 0)
 		scale = 1 / sqrt((double)(dq / heads));
-	struct webnn_operand *o = sdpa(n, q, k, v, scale, add, NULL, 0, false);
+	struct webnn_operand *o = sdpa(n, q, k, v, scale, add, NULL, 0, NULL);
 	return o ? ox_set(n, 0, o) : -1;
 }
 
@@ -964,8 +965,6 @@ static int op_group_query_attention(struct ox_node *n)
 	if (heads % kv_heads)
 		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR,
 			       "num_heads %u is not a multiple of kv_num_heads %u", heads, kv_heads);
-	if (refuse_input(n, 11, "head_sink", "per-head sink scores are not composed"))
-		return -1;
 	if (want_out(n, 3))
 		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
 			       "output output_qk (the raw scores) is not supported");
@@ -1154,8 +1153,21 @@ static int op_group_query_attention(struct ox_node *n)
 		if (!bias)
 			return -1;
 	}
+	/* head_sink [N]: each head's extra softmax score; smooth_softmax alone: 0 */
+	struct webnn_operand *sink = NULL;
+	if (ox_has_in(n, 11)) {
+		struct ox_val *hv = n->in[11];
+		if (hv->rank != 1 || hv->dims[0] != heads)
+			return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "head_sink must be [%u]", heads);
+		uint32_t hd[4] = { 1, heads, 1, 1 };
+		if (!(sink = rs(n, ox_operand(n, hv), 4, hd)))
+			return -1;
+	} else if (ox_attr_i(n, "smooth_softmax", 0)) {
+		if (!(sink = ox_scalar(n, t, 0)))
+			return -1;
+	}
 	struct webnn_operand *o = sdpa(n, qh, kk, vv, scale, bias, allowed,
-				       ox_attr_f(n, "softcap", 0), ox_attr_i(n, "smooth_softmax", 0));
+				       ox_attr_f(n, "softcap", 0), sink);
 	return o ? ox_set(n, 0, o) : -1;
 }
 
