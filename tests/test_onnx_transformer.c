@@ -553,7 +553,7 @@ static void norms_case(struct webnn_context *ctx, const char *dir)
 				       "x,skip,gamma,beta,bias", "ln,ln_mean,ln_inv,ln_sum");
 	tm_attr_f(&m, sln, "epsilon", 1e-5f);
 	tm_node(&m, "ssln", "com.microsoft", "SkipSimplifiedLayerNormalization", "x,skip,gamma,bias",
-		"rms,,rms_inv,rms_sum");
+		"rms,rms_mean,rms_inv,rms_sum");
 	tm_node(&m, "sln2", "com.microsoft", "SkipLayerNormalization", "x,skip,gamma", "ln2");
 	Onnx__NodeProto *s1 = tm_node(&m, "simp", "", "SimplifiedLayerNormalization", "x,gamma",
 				      "simp,simp_inv");
@@ -562,26 +562,27 @@ static void norms_case(struct webnn_context *ctx, const char *dir)
 	Onnx__NodeProto *s2 = tm_node(&m, "simp2", "", "SimplifiedLayerNormalization",
 				      "x,gamma", "simp2,simp2_inv");
 	tm_attr_i(&m, s2, "axis", 1);
-	const char *names[11] = { "ln",   "ln_mean", "ln_inv", "ln_sum",   "rms", "rms_inv",
-				  "rms_sum", "ln2", "simp", "simp_inv", "simp2" };
-	for (int i = 0; i < 11; i++)
+	const char *names[12] = { "ln",	   "ln_mean", "ln_inv", "ln_sum",   "rms",   "rms_mean",
+				  "rms_inv", "rms_sum", "ln2",	  "simp",   "simp_inv", "simp2" };
+	for (int i = 0; i < 12; i++)
 		tm_output(&m, names[i]);
 	tm_output(&m, "simp2_inv");
 	tm_write(&m, dir);
 	tm_free(&m);
 	struct webnn_model *model = load(ctx, dir);
-	float ln[48], ln_mean[6], ln_inv[6], ln_sum[48], rms[48], rms_inv[6], rms_sum[48], ln2[48],
-		simp[48], simp_inv[6], simp2[48], simp2_inv[2];
+	float ln[48], ln_mean[6], ln_inv[6], ln_sum[48], rms[48], rms_mean[6], rms_inv[6],
+		rms_sum[48], ln2[48], simp[48], simp_inv[6], simp2[48], simp2_inv[2];
 	struct io in[1] = { { "x", x, sizeof(x) } };
-	struct io out[12] = {
+	struct io out[13] = {
 		{ "ln", ln, sizeof(ln) },	  { "ln_mean", ln_mean, sizeof(ln_mean) },
 		{ "ln_inv", ln_inv, sizeof(ln_inv) }, { "ln_sum", ln_sum, sizeof(ln_sum) },
-		{ "rms", rms, sizeof(rms) },	  { "rms_inv", rms_inv, sizeof(rms_inv) },
+		{ "rms", rms, sizeof(rms) },	  { "rms_mean", rms_mean, sizeof(rms_mean) },
+		{ "rms_inv", rms_inv, sizeof(rms_inv) },
 		{ "rms_sum", rms_sum, sizeof(rms_sum) }, { "ln2", ln2, sizeof(ln2) },
 		{ "simp", simp, sizeof(simp) },	  { "simp_inv", simp_inv, sizeof(simp_inv) },
 		{ "simp2", simp2, sizeof(simp2) },  { "simp2_inv", simp2_inv, sizeof(simp2_inv) },
 	};
-	run(ctx, model, in, 1, out, 12);
+	run(ctx, model, in, 1, out, 13);
 	double s[48], s0[48], xd64[48], y[48], mean[6], inv[6];
 	for (int i = 0; i < 48; i++) {
 		s0[i] = (double)x[i] + skip[i % 24];
@@ -594,6 +595,9 @@ static void norms_case(struct webnn_context *ctx, const char *dir)
 	close_to("inv_std_var", ln_inv, inv, 6, 1e-3);
 	close_to("input_skip_bias_sum", ln_sum, s, 48, 1e-6);
 	norm_ref(s, 6, 8, gamma, NULL, true, 1e-12, y, NULL, inv);
+	static const double zeros[6];
+	close_to("SkipSimplifiedLayerNormalization mean (0: no mean is removed)", rms_mean, zeros, 6,
+		 0);
 	close_to("SkipSimplifiedLayerNormalization", rms, y, 48, 1e-4);
 	close_to("SkipSimplifiedLayerNormalization inv_std_var", rms_inv, inv, 6, 1e-3);
 	close_to("SkipSimplifiedLayerNormalization sum", rms_sum, s, 48, 1e-6);

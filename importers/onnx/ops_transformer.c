@@ -257,7 +257,8 @@ static int op_bias_add(struct ox_node *n)
 
 /* Normalizes x over its last axis: layer normalization (mean removed) or RMS (simplified).
  * Sets output 0 and, when the model names them, the statistics outputs mean_out and inv_out
- * (their shape is x's with the last axis 1; SIZE_MAX: the operator has none). */
+ * (their shape is x's with the last axis 1; SIZE_MAX: the operator has none). The RMS form
+ * removes no mean: its mean output is 0, as onnxruntime leaves it. */
 static int norm_last(struct ox_node *n, struct webnn_operand *x, struct webnn_operand *gamma,
 		     struct webnn_operand *beta, bool simplified, double eps, size_t mean_out,
 		     size_t inv_out)
@@ -268,10 +269,14 @@ static int norm_last(struct ox_node *n, struct webnn_operand *x, struct webnn_op
 	ox_desc(x, &d);
 	enum webnn_data_type t = d.data_type;
 	struct webnn_operand *centered = x, *mean = NULL;
-	if (!simplified || want_out(n, mean_out)) {
+	if (!simplified) {
 		mean = reduce_mean_last(n, x);
-		if (!simplified)
-			centered = BIN(sub, x, mean);
+		centered = BIN(sub, x, mean);
+	} else if (want_out(n, mean_out)) {
+		uint32_t sd[WEBNN_MAX_RANK];
+		memcpy(sd, d.shape, sizeof(sd[0]) * d.rank);
+		sd[d.rank - 1] = 1;
+		mean = expand(n, ox_scalar(n, t, 0), d.rank, sd);
 	}
 	struct webnn_operand *inv =
 		UN(reciprocal, UN(sqrt, BIN(add, reduce_mean_last(n, BIN(mul, centered, centered)),
