@@ -531,6 +531,79 @@ TEST(onnx_ort_activations)
 	each_backend(activations_case);
 }
 
+/* ---- FusedMatMul; LayerNormalization in an opset before 17 (onnxruntime's fused models) */
+
+static void fused_matmul_case(struct webnn_context *ctx, const char *dir)
+{
+	static const int64_t ad[3] = { 2, 3, 4 }, bd[3] = { 2, 5, 4 }, atd[3] = { 2, 4, 3 },
+			     gd[1] = { 4 };
+	float a[24], b[40], at[24], gamma[4], beta[4];
+	fill(a, 24, 81);
+	fill(b, 40, 82);
+	fill(at, 24, 83);
+	fill(gamma, 4, 84);
+	fill(beta, 4, 85);
+	struct tm m;
+	tm_init(&m);
+	m.opset[0].version = 13;
+	tm_input(&m, "a", T_F32, 3, ad);
+	tm_input(&m, "at", T_F32, 3, atd);
+	tm_init_t(&m, "b", T_F32, 3, bd, b);
+	tm_init_t(&m, "gamma", T_F32, 1, gd, gamma);
+	tm_init_t(&m, "beta", T_F32, 1, gd, beta);
+	Onnx__NodeProto *f = tm_node(&m, "fm", "com.microsoft", "FusedMatMul", "a,b", "y");
+	tm_attr_i(&m, f, "transB", 1);
+	tm_attr_f(&m, f, "alpha", 0.5f);
+	Onnx__NodeProto *f2 = tm_node(&m, "fm2", "com.microsoft", "FusedMatMul", "at,b", "y2");
+	tm_attr_i(&m, f2, "transA", 1);
+	tm_attr_i(&m, f2, "transB", 1);
+	Onnx__NodeProto *ln = tm_node(&m, "ln", "", "LayerNormalization", "a,gamma,beta",
+				      "ln,ln_mean,ln_inv");
+	tm_attr_f(&m, ln, "epsilon", 1e-5f);
+	tm_output(&m, "y");
+	tm_output(&m, "y2");
+	tm_output(&m, "ln");
+	tm_output(&m, "ln_mean");
+	tm_output(&m, "ln_inv");
+	tm_write(&m, dir);
+	tm_free(&m);
+	struct webnn_model *model = load(ctx, dir);
+	float y[30], y2[30], lny[24], lnm[6], lni[6];
+	struct io in[2] = { { "a", a, sizeof(a) }, { "at", at, sizeof(at) } };
+	struct io out[5] = { { "y", y, sizeof(y) },
+			     { "y2", y2, sizeof(y2) },
+			     { "ln", lny, sizeof(lny) },
+			     { "ln_mean", lnm, sizeof(lnm) },
+			     { "ln_inv", lni, sizeof(lni) } };
+	run(ctx, model, in, 2, out, 5);
+	double want[30], want2[30], x[24], ly[24], lm[6], li[6];
+	for (int bt = 0; bt < 2; bt++)
+		for (int i = 0; i < 3; i++)
+			for (int j = 0; j < 5; j++) {
+				double s1 = 0, s2 = 0;
+				for (int k = 0; k < 4; k++) {
+					s1 += (double)a[(bt * 3 + i) * 4 + k] * b[(bt * 5 + j) * 4 + k];
+					s2 += (double)at[(bt * 4 + k) * 3 + i] * b[(bt * 5 + j) * 4 + k];
+				}
+				want[(bt * 3 + i) * 5 + j] = 0.5 * s1;
+				want2[(bt * 3 + i) * 5 + j] = s2;
+			}
+	close_to("FusedMatMul transB alpha", y, want, 30, 1e-5);
+	close_to("FusedMatMul transA transB", y2, want2, 30, 1e-5);
+	for (int i = 0; i < 24; i++)
+		x[i] = a[i];
+	norm_ref(x, 6, 4, gamma, beta, false, 1e-5, ly, lm, li);
+	close_to("opset 13 LayerNormalization", lny, ly, 24, 1e-4);
+	close_to("opset 13 LayerNormalization Mean", lnm, lm, 6, 1e-5);
+	close_to("opset 13 LayerNormalization InvStdDev", lni, li, 6, 1e-3);
+	webnn_model_destroy(model);
+}
+
+TEST(onnx_ort_fused_matmul)
+{
+	each_backend(fused_matmul_case);
+}
+
 /* ---- normalizations */
 
 static void norms_case(struct webnn_context *ctx, const char *dir)

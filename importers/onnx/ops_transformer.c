@@ -1176,6 +1176,42 @@ static int op_group_query_attention(struct ox_node *n)
 	return o ? ox_set(n, 0, o) : -1;
 }
 
+/* ---------------------------------------------------------------- fused matmul */
+
+/* FusedMatMul: alpha (A or A^T) (B or B^T), the transposes over the last two axes. */
+static int op_fused_matmul(struct ox_node *n)
+{
+	struct webnn_operand *a, *b;
+	OX_IN(n, 0, a);
+	OX_IN(n, 1, b);
+	if (need_float(n, "A", 0) ||
+	    refuse_attr(n, "transBatchA", 0, "moving the batch axes into the matrix is not composed") ||
+	    refuse_attr(n, "transBatchB", 0, "moving the batch axes into the matrix is not composed"))
+		return -1;
+	struct webnn_operand *ab[2] = { a, b };
+	static const char *const trans[2] = { "transA", "transB" };
+	for (int i = 0; i < 2; i++) {
+		if (!ox_attr_i(n, trans[i], 0))
+			continue;
+		uint32_t r = n->in[i]->rank, perm[WEBNN_MAX_RANK];
+		if (r < 2)
+			return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "%s 1 needs a matrix (rank %u)",
+				       trans[i], r);
+		for (uint32_t k = 0; k < r; k++)
+			perm[k] = k;
+		perm[r - 2] = r - 1;
+		perm[r - 1] = r - 2;
+		ab[i] = tr(n, ab[i], r, perm);
+	}
+	if (n->in[0]->rank < 2 || n->in[1]->rank < 2)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "vector operands are not supported");
+	struct webnn_operand *o = BIN(matmul, ab[0], ab[1]);
+	double alpha = ox_attr_f(n, "alpha", 1.0f);
+	if (alpha != 1.0)
+		o = BIN(mul, o, ox_scalar(n, n->in[0]->type, alpha));
+	return o ? ox_set(n, 0, o) : -1;
+}
+
 /* SimplifiedLayerNormalization is in onnxruntime's default domain (not in com.microsoft). */
 const struct ox_op ox_ops_transformer[] = {
 	{ "SimplifiedLayerNormalization", 1, 21, op_simplified_layer_norm },
@@ -1189,6 +1225,7 @@ const struct ox_op ox_ops_contrib_transformer[] = {
 	{ "FastGelu", 1, 1, op_fast_gelu },
 	{ "QuickGelu", 1, 1, op_quick_gelu },
 	{ "BiasAdd", 1, 1, op_bias_add },
+	{ "FusedMatMul", 1, 1, op_fused_matmul },
 	{ "SkipLayerNormalization", 1, 1, op_skip_layer_norm },
 	{ "SkipSimplifiedLayerNormalization", 1, 1, op_skip_simplified_layer_norm },
 	{ "EmbedLayerNormalization", 1, 1, op_embed_layer_norm },
