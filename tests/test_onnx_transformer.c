@@ -1668,6 +1668,30 @@ static void errors_case(struct webnn_context *ctx, const char *dir)
 	tm_free(&m);
 	expect_load_error(ctx, dir, "onnx: node \"mha\" (MultiHeadAttention): unidirectional 1 with "
 			  "5 keys for 2 queries (past_key, or key longer than query) is not supported");
+	/* a mask layout onnxruntime's Attention has and this importer does not compose */
+	static const int64_t m4[4] = { 1, 1, 2, 2 };
+	static const int32_t mask4[4] = { 1, 1, 1, 1 };
+	tm_init(&m);
+	tm_input(&m, "x", T_F32, 3, xd);
+	tm_init_t(&m, "w", T_F32, 2, wd, w);
+	tm_init_t(&m, "m4", T_I32, 4, m4, mask4);
+	tm_attr_i(&m, tm_node(&m, "att4", "com.microsoft", "Attention", "x,w,,m4", "y"), "num_heads",
+		  2);
+	tm_output(&m, "y");
+	tm_write(&m, dir);
+	tm_free(&m);
+	expect_load_error(ctx, dir, "onnx: node \"att4\" (Attention): mask_index of shape "
+			  "[1, 1, 2, 2] is not supported: [1] (end positions), [2] (ends and starts), "
+			  "[1, 2] or [1, 2, 2] are");
+	tm_init(&m);
+	tm_input(&m, "x", T_F32, 3, xd);
+	tm_attr_i(&m, tm_node(&m, "fmm", "com.microsoft", "FusedMatMul", "x,x", "y"), "transBatchA",
+		  1);
+	tm_output(&m, "y");
+	tm_write(&m, dir);
+	tm_free(&m);
+	expect_load_error(ctx, dir, "onnx: node \"fmm\" (FusedMatMul): transBatchA 1 is not "
+			  "supported: moving the batch axes into the matrix is not composed");
 	/* GroupQueryAttention's cache length must be known when the model loads */
 	static const int32_t one[1] = { 0 };
 	const struct gqa g = { 1, 1, 2, 2, 2, 4, 4, 0, one, false, false, false, false, 0, "",
