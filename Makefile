@@ -264,6 +264,16 @@ bench-real-models:
 bench: all $(PEAK_BIN) bench-ort bench-real-models
 	WEBNN_BUILD=$(BUILD) WEBNN_BENCH_ORT=$(ORT_DIR)/node_modules/onnxruntime-node $(TEST_BIN) --bench
 
+# The contrib-operator test models (tests/test_onnx_transformer.c) against onnxruntime-node: not a
+# test (onnxruntime is never a test dependency), a check of the compositions' semantics.
+ORT_CONTRIB_DIR := $(BUILD)/ort-contrib
+.PHONY: ort-check-contrib
+ort-check-contrib: all bench-ort
+	@test -f $(ORT_PKG) || { echo "ort-check-contrib: no onnxruntime-node in $(ORT_DIR)"; exit 1; }
+	rm -rf $(ORT_CONTRIB_DIR) && mkdir -p $(ORT_CONTRIB_DIR)
+	WEBNN_BUILD=$(BUILD) WEBNN_ONNX_KEEP=$(abspath $(ORT_CONTRIB_DIR)) $(TEST_BIN) onnx_ort_ > $(ORT_CONTRIB_DIR)/tests.log 2>&1
+	node bench/ort_contrib_check.js $(ORT_DIR)/node_modules/onnxruntime-node $(ORT_CONTRIB_DIR)
+
 demo: all
 	tests/demo.sh $(BUILD)
 

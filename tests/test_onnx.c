@@ -450,13 +450,18 @@ TEST(onnx_error_unknown_operator)
 	mk_write(&m, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
 			  "onnx: opset 22: this importer maps opsets up to 21");
-	/* a domain other than ai.onnx */
+	/* a domain other than ai.onnx and com.microsoft; an operator com.microsoft lacks */
 	m.opset.version = 13;
+	m.nodes[0].domain = (char *)"org.example";
+	mk_write(&m, dir);
+	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
+			  "onnx: node \"r\" (Relu): operator domain \"org.example\" is neither "
+			  "ai.onnx nor com.microsoft");
 	m.nodes[0].domain = (char *)"com.microsoft";
 	mk_write(&m, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
-			  "onnx: node \"r\" (Relu): operator domain \"com.microsoft\" is not "
-			  "ai.onnx");
+			  "onnx: node \"r\" (Relu): unknown operator \"Relu\" in domain "
+			  "com.microsoft");
 	onnx_env_down(&e);
 }
 

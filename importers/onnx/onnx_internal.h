@@ -108,7 +108,10 @@ struct ox_op {
 };
 /* The op tables of each family (NULL-terminated). */
 extern const struct ox_op ox_ops_elementwise[], ox_ops_nn[], ox_ops_data[], ox_ops_misc[],
-	ox_ops_resize[], ox_ops_topk[], ox_ops_fourier[], ox_ops_gridsample[];
+	ox_ops_resize[], ox_ops_topk[], ox_ops_fourier[], ox_ops_gridsample[], ox_ops_transformer[];
+/* Domain com.microsoft: onnxruntime's contrib operators, all of version 1. */
+#define OX_CONTRIB_DOMAIN "com.microsoft"
+extern const struct ox_op ox_ops_contrib_transformer[];
 
 /* ---- errors: "onnx: node "name" (Type): reason"; return -1 for chaining. */
 int ox_fail(struct ox_node *n, enum webnn_status s, const char *fmt, ...)

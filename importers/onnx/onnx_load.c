@@ -58,7 +58,9 @@ static const struct {
 
 static const struct ox_op *const op_tables[] = { ox_ops_elementwise, ox_ops_nn, ox_ops_data,
 						 ox_ops_misc, ox_ops_resize, ox_ops_topk,
-						 ox_ops_fourier, ox_ops_gridsample, ox_ops_control };
+						 ox_ops_fourier, ox_ops_gridsample, ox_ops_control,
+						 ox_ops_transformer };
+static const struct ox_op *const contrib_tables[] = { ox_ops_contrib_transformer };
 
 /* ------------------------------------------------------------------ errors */
 
@@ -816,11 +818,12 @@ static int bind_inputs(struct ox_model *M, const Onnx__GraphProto *g)
 	return 0;
 }
 
-static const struct ox_op *find_op(const char *type, int opset, int *nearest)
+static const struct ox_op *find_op(const struct ox_op *const *tables, size_t n_tables,
+				   const char *type, int opset, int *nearest)
 {
 	*nearest = 0;
-	for (size_t t = 0; t < sizeof(op_tables) / sizeof(op_tables[0]); t++)
-		for (const struct ox_op *o = op_tables[t]; o->type; o++)
+	for (size_t t = 0; t < n_tables; t++)
+		for (const struct ox_op *o = tables[t]; o->type; o++)
 			if (strcmp(o->type, type) == 0) {
 				if (opset >= o->since && opset <= o->until)
 					return o;
@@ -889,9 +892,11 @@ static int run_node(struct ox_model *M, const Onnx__NodeProto *node, int opset)
 		M->fatal = true;
 		goto out;
 	}
-	if (node->domain && *node->domain && strcmp(node->domain, "ai.onnx") != 0) {
-		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "operator domain \"%s\" is not ai.onnx",
-			node->domain);
+	const char *domain = node->domain ? node->domain : "";
+	bool contrib = strcmp(domain, OX_CONTRIB_DOMAIN) == 0;
+	if (*domain && !contrib && strcmp(domain, "ai.onnx") != 0) {
+		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
+			"operator domain \"%s\" is neither ai.onnx nor " OX_CONTRIB_DOMAIN, domain);
 		goto out;
 	}
 	if (node->n_input > OX_MAX_IO || node->n_output > OX_MAX_IO) {
@@ -916,7 +921,16 @@ static int run_node(struct ox_model *M, const Onnx__NodeProto *node, int opset)
 		}
 	}
 	int nearest;
-	const struct ox_op *op = find_op(type, opset, &nearest);
+	const struct ox_op *op =
+		contrib ? find_op(contrib_tables, sizeof(contrib_tables) / sizeof(contrib_tables[0]),
+				  type, 1, &nearest)
+			: find_op(op_tables, sizeof(op_tables) / sizeof(op_tables[0]), type, opset,
+				  &nearest);
+	if (!op && contrib) {
+		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "unknown operator \"%s\" in domain "
+			OX_CONTRIB_DOMAIN, type);
+		goto out;
+	}
 	if (!op) {
 		for (size_t i = 0; inexpressible[i].type; i++)
 			if (strcmp(inexpressible[i].type, type) == 0) {

@@ -1414,7 +1414,9 @@ const struct ox_op ox_ops_nn[] = {
 	{ "GlobalMaxPool", 1, 21, op_global_pool }, { "GlobalLpPool", 2, 21, op_global_pool },
 	{ "BatchNormalization", 1, 21, op_batch_norm },
 	{ "InstanceNormalization", 1, 21, op_instance_norm },
-	{ "LayerNormalization", 17, 21, op_layer_norm }, { "LRN", 1, 21, op_lrn },
+	/* opset 17's operator; onnxruntime has had it in the default domain since version 1 (the
+	 * same attributes and outputs), so its fused models of older opsets use it too */
+	{ "LayerNormalization", 1, 21, op_layer_norm }, { "LRN", 1, 21, op_lrn },
 	{ "GroupNormalization", 18, 21, op_group_norm },
 	{ "MeanVarianceNormalization", 9, 21, op_mvn },
 	{ "LpNormalization", 1, 21, op_lp_norm },
