@@ -59,6 +59,10 @@ static const struct {
 static const struct ox_op *const op_tables[] = { ox_ops_elementwise, ox_ops_nn, ox_ops_data,
 						 ox_ops_misc, ox_ops_resize, ox_ops_topk,
 						 ox_ops_fourier, ox_ops_gridsample, ox_ops_control };
+static const struct {
+	const char *domain;
+	const struct ox_op *ops;
+} domain_tables[] = { { "com.microsoft", ox_ops_quantized } };
 
 /* ------------------------------------------------------------------ errors */
 
@@ -261,6 +265,11 @@ size_t ox_elems(uint32_t rank, const uint32_t *dims)
 	return n;
 }
 
+size_t ox_bytes(enum webnn_data_type t, uint32_t rank, const uint32_t *dims)
+{
+	return (size_t)webnn_data_type_byte_length(t, ox_elems(rank, dims));
+}
+
 void ox_desc(struct webnn_operand *x, struct webnn_operand_desc *d)
 {
 	webnn_operand_get_desc(x, d);
@@ -281,7 +290,7 @@ struct webnn_operand *ox_operand(struct ox_node *n, struct ox_val *v)
 	}
 	struct webnn_operand_desc d = { v->type, v->rank, { 0 } };
 	memcpy(d.shape, v->dims, sizeof(v->dims[0]) * v->rank);
-	size_t bytes = ox_elems(v->rank, v->dims) * webnn_data_type_size(v->type);
+	size_t bytes = ox_bytes(v->type, v->rank, v->dims);
 	enum webnn_status s = webnn_builder_constant(n->M->b, &d, v->host, bytes, &v->op);
 	if (s != WEBNN_STATUS_OK) {
 		ox_builder_fail(n, s, v->name);
@@ -432,7 +441,7 @@ struct webnn_operand *ox_const(struct ox_node *n, enum webnn_data_type t, uint32
 		memcpy(d.shape, dims, sizeof(dims[0]) * rank);
 	struct webnn_operand *o = NULL;
 	enum webnn_status s = webnn_builder_constant(n->M->b, &d, data,
-						     ox_elems(rank, dims) * webnn_data_type_size(t),
+						     ox_bytes(t, rank, dims),
 						     &o);
 	if (s != WEBNN_STATUS_OK) {
 		ox_builder_fail(n, s, "constant");
@@ -757,7 +766,7 @@ static int bind_inputs(struct ox_model *M, const Onnx__GraphProto *g)
 				return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
 						  "input \"%s\" is bound twice", name);
 		const struct webnn_operand_desc *d = &bd->desc;
-		if (!webnn_data_type_size(d->data_type))
+		if (!webnn_data_type_name(d->data_type))
 			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
 					  "bound input \"%s\": data type %d is not a WebNN data type",
 					  name, (int)d->data_type);
@@ -796,7 +805,7 @@ static int bind_inputs(struct ox_model *M, const Onnx__GraphProto *g)
 		v.onnx_type = tt && tt->has_elem_type ? tt->elem_type : ox_onnx_type_of(d->data_type);
 		v.rank = d->rank;
 		memcpy(v.dims, d->shape, sizeof(d->shape[0]) * d->rank);
-		size_t bytes = ox_elems(v.rank, v.dims) * webnn_data_type_size(v.type);
+		size_t bytes = ox_bytes(v.type, v.rank, v.dims);
 		if (bd->size != bytes || (bytes && !bd->data))
 			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
 					  "bound input \"%s\": %zu bytes of data, its %s shape "
@@ -816,16 +825,23 @@ static int bind_inputs(struct ox_model *M, const Onnx__GraphProto *g)
 	return 0;
 }
 
-static const struct ox_op *find_op(const char *type, int opset, int *nearest)
+/* domain NULL: ai.onnx */
+static const struct ox_op *find_op(const char *domain, const char *type, int opset, int *nearest)
 {
 	*nearest = 0;
-	for (size_t t = 0; t < sizeof(op_tables) / sizeof(op_tables[0]); t++)
-		for (const struct ox_op *o = op_tables[t]; o->type; o++)
+	size_t n_tables = domain ? sizeof(domain_tables) / sizeof(domain_tables[0])
+				 : sizeof(op_tables) / sizeof(op_tables[0]);
+	for (size_t t = 0; t < n_tables; t++) {
+		if (domain && strcmp(domain_tables[t].domain, domain) != 0)
+			continue;
+		for (const struct ox_op *o = domain ? domain_tables[t].ops : op_tables[t]; o->type;
+		     o++)
 			if (strcmp(o->type, type) == 0) {
 				if (opset >= o->since && opset <= o->until)
 					return o;
 				*nearest = o->since;
 			}
+	}
 	return NULL;
 }
 
@@ -889,11 +905,9 @@ static int run_node(struct ox_model *M, const Onnx__NodeProto *node, int opset)
 		M->fatal = true;
 		goto out;
 	}
-	if (node->domain && *node->domain && strcmp(node->domain, "ai.onnx") != 0) {
-		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "operator domain \"%s\" is not ai.onnx",
-			node->domain);
-		goto out;
-	}
+	const char *domain = node->domain && *node->domain && strcmp(node->domain, "ai.onnx") != 0
+				     ? node->domain
+				     : NULL;
 	if (node->n_input > OX_MAX_IO || node->n_output > OX_MAX_IO) {
 		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "more than %d inputs or outputs", OX_MAX_IO);
 		goto out;
@@ -916,7 +930,12 @@ static int run_node(struct ox_model *M, const Onnx__NodeProto *node, int opset)
 		}
 	}
 	int nearest;
-	const struct ox_op *op = find_op(type, opset, &nearest);
+	const struct ox_op *op = find_op(domain, type, opset, &nearest);
+	if (!op && domain) {
+		ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "operator domain \"%s\" is not ai.onnx, and "
+			"its %s is not mapped", domain, type);
+		goto out;
+	}
 	if (!op) {
 		for (size_t i = 0; inexpressible[i].type; i++)
 			if (strcmp(inexpressible[i].type, type) == 0) {
@@ -1050,7 +1069,7 @@ int ox_clone(struct ox_node *n, const struct ox_val *v, struct ox_val *dst)
 	dst->host_owned = false;
 	if (!v->host)
 		return 0;
-	size_t bytes = ox_elems(v->rank, v->dims) * webnn_data_type_size(v->type);
+	size_t bytes = ox_bytes(v->type, v->rank, v->dims);
 	if (!(dst->host = malloc(bytes + 1))) {
 		n->M->fatal = true;
 		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
