@@ -29,6 +29,8 @@ struct qmm {
 	uint64_t rows_a;   /* rows of A (the batch dims folded in) */
 	uint32_t k, n;
 	uint32_t kc;       /* K chunk: whole blocks along k when blocks run along k */
+	bool avx2;         /* the CPU has AVX2 and FMA */
+	bool direct;       /* few rows, 4-bit codes in MatMulNBits' layout: direct4_avx2 */
 };
 
 static inline int q_get(enum wnn_dtype t, const uint8_t *p, uint64_t e)
@@ -40,6 +42,72 @@ static inline int q_get(enum wnn_dtype t, const uint8_t *p, uint64_t e)
 	default: return p[e];
 	}
 }
+
+#if defined(__x86_64__)
+/* n values (a multiple of 16) of 4-bit codes from byte q on (first in the low nibble), as
+ * (code - z) * s; int4 codes are biased by 8 (xor) so both types unpack as unsigned. */
+__attribute__((target("avx2,fma"))) static void dequant4_avx2(const uint8_t *q, uint32_t n,
+							     bool is_signed, float z, float s,
+							     float *o)
+{
+	const __m128i lo_mask = _mm_set1_epi8(15), bias = _mm_set1_epi8((char)0x88);
+	if (is_signed)
+		z += 8;
+	__m256 sv = _mm256_set1_ps(s), zs = _mm256_set1_ps(-z * s);
+	for (uint32_t j = 0; j < n; j += 16) {
+		__m128i b = _mm_loadl_epi64((const __m128i *)(q + j / 2));
+		if (is_signed)
+			b = _mm_xor_si128(b, bias);
+		__m128i lo = _mm_and_si128(b, lo_mask);
+		__m128i hi = _mm_and_si128(_mm_srli_epi16(b, 4), lo_mask);
+		__m128i e = _mm_unpacklo_epi8(lo, hi); /* codes j .. j + 15 in order */
+		__m256 f0 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(e));
+		__m256 f1 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(e, 8)));
+		_mm256_storeu_ps(o + j, _mm256_fmadd_ps(f0, sv, zs));
+		_mm256_storeu_ps(o + j + 8, _mm256_fmadd_ps(f1, sv, zs));
+	}
+}
+
+/* A run of whole blocks (bc a multiple of 16) of one row of 4-bit codes starting at an even
+ * element e: block b's scale is scale[b], its zero point element zb + b of zero. */
+__attribute__((target("avx2,fma"))) static void dequant4_blocks_avx2(
+	const uint8_t *q, const float *scale, const uint8_t *zero, uint64_t zb, uint32_t bc,
+	uint32_t blocks, bool is_signed, float *o)
+{
+	const __m128i lo_mask = _mm_set1_epi8(15), bias = _mm_set1_epi8((char)0x88);
+	for (uint32_t b = 0; b < blocks; b++) {
+		uint64_t zi = zb + b;
+		float z = (float)((zero[zi >> 1] >> ((zi & 1) * 4)) & 15);
+		/* int4: code ^ 8 is the code + 8 as unsigned, and so is the zero point */
+		z = is_signed ? (float)(((int)z ^ 8)) : z;
+		__m256 sv = _mm256_set1_ps(scale[b]), zs = _mm256_set1_ps(-z * scale[b]);
+		for (uint32_t j = 0; j < bc; j += 16, q += 8, o += 16) {
+			__m128i x = _mm_loadl_epi64((const __m128i *)q);
+			if (is_signed)
+				x = _mm_xor_si128(x, bias);
+			__m128i lo = _mm_and_si128(x, lo_mask);
+			__m128i hi = _mm_and_si128(_mm_srli_epi16(x, 4), lo_mask);
+			__m128i e = _mm_unpacklo_epi8(lo, hi);
+			__m256 f0 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(e));
+			__m256 f1 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(e, 8)));
+			_mm256_storeu_ps(o, _mm256_fmadd_ps(f0, sv, zs));
+			_mm256_storeu_ps(o + 8, _mm256_fmadd_ps(f1, sv, zs));
+		}
+	}
+}
+
+/* n values (a multiple of 8) of uint8 codes as (code - z) * s. */
+__attribute__((target("avx2,fma"))) static void dequant8_avx2(const uint8_t *q, uint32_t n,
+							     float z, float s, float *o)
+{
+	__m256 sv = _mm256_set1_ps(s), zs = _mm256_set1_ps(-z * s);
+	for (uint32_t j = 0; j < n; j += 8) {
+		__m128i b = _mm_loadl_epi64((const __m128i *)(q + j));
+		__m256 f = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b));
+		_mm256_storeu_ps(o + j, _mm256_fmadd_ps(f, sv, zs));
+	}
+}
+#endif
 
 /* Storage row r, columns [c0, c0 + len) of W, dequantized into out[0..len). */
 static void dequant_run(const struct qmm *p, uint32_t r, uint32_t c0, uint32_t len, float *out)
@@ -57,6 +125,17 @@ static void dequant_run(const struct qmm *p, uint32_t r, uint32_t c0, uint32_t l
 		float *o = out + (c - c0);
 		uint32_t n = stop - c;
 		uint64_t e = base + c;
+#if defined(__x86_64__)
+		if (p->avx2 && (p->type == WNN_U4 || p->type == WNN_I4) && !(e & 1) && n >= 16) {
+			uint32_t v = n & ~15u;
+			dequant4_avx2(p->q + e / 2, v, p->type == WNN_I4, z, s, o);
+			o += v, e += v, n -= v;
+		} else if (p->avx2 && p->type == WNN_U8 && n >= 8) {
+			uint32_t v = n & ~7u;
+			dequant8_avx2(p->q + e, v, z, s, o);
+			o += v, e += v, n -= v;
+		}
+#endif
 		if ((p->type == WNN_U4 || p->type == WNN_I4) && !(e & 1)) {
 			const uint8_t *q = p->q + e / 2;
 			uint32_t j = 0;
@@ -89,6 +168,18 @@ static void dequant_run(const struct qmm *p, uint32_t r, uint32_t c0, uint32_t l
 static void dequant_col(const struct qmm *p, uint32_t n, uint32_t k0, uint32_t len, float *out)
 {
 	if (p->w.transposed) {
+#if defined(__x86_64__)
+		const struct graph_qweight *w = &p->w;
+		uint32_t bc = w->block_cols;
+		uint64_t e = (uint64_t)n * w->cols + k0;
+		if (p->avx2 && (p->type == WNN_U4 || p->type == WNN_I4) && w->block_rows == 1 &&
+		    bc % 16 == 0 && k0 % bc == 0 && len % bc == 0 && !(e & 1)) {
+			uint64_t sb = (uint64_t)n * (w->cols / bc) + k0 / bc;
+			dequant4_blocks_avx2(p->q + e / 2, p->scale + sb, p->zero, sb, bc, len / bc,
+					     p->type == WNN_I4, out);
+			return;
+		}
+#endif
 		dequant_run(p, n, k0, len, out);
 		return;
 	}
@@ -124,6 +215,57 @@ __attribute__((target("avx2,fma"))) static void dots_avx2(const float *a, const 
 }
 #endif
 
+/* Few rows of A (a decoding step): y[m][n] for rows n0 .. n0 + nr of W (4-bit, transposed,
+ * blocks of bc, a multiple of 16, along k) straight from the packed codes: per block,
+ * s * (sum a q - z sum a), with sum a per block (asum, [rows_a][blocks]) computed once per
+ * run. No float weight is stored anywhere. */
+__attribute__((target("avx2,fma"))) static void direct4_avx2(const struct qmm *p, const float *A,
+							     const float *asum, uint32_t n0,
+							     uint32_t nr, float *Y)
+{
+	const struct graph_qweight *w = &p->w;
+	const __m128i lo_mask = _mm_set1_epi8(15), bias = _mm_set1_epi8((char)0x88);
+	bool is_signed = p->type == WNN_I4;
+	uint32_t bc = w->block_cols, nb = p->k / bc, sstride = w->cols / bc;
+	for (uint32_t r = 0; r < nr; r++) {
+		uint32_t n = n0 + r;
+		const uint8_t *qrow = p->q + (uint64_t)n * w->cols / 2;
+		const float *srow = p->scale + (uint64_t)n * sstride;
+		uint64_t zrow = (uint64_t)n * sstride;
+		for (uint64_t m = 0; m < p->rows_a; m++) {
+			const float *a = A + m * p->k;
+			__m256 acc = _mm256_setzero_ps();
+			float corr = 0;
+			const uint8_t *q = qrow;
+			for (uint32_t b = 0; b < nb; b++) {
+				uint64_t zi = zrow + b;
+				int zc = (p->zero[zi >> 1] >> ((zi & 1) * 4)) & 15;
+				float z = (float)(is_signed ? zc ^ 8 : zc), s = srow[b];
+				__m256 t0 = _mm256_setzero_ps(), t1 = _mm256_setzero_ps();
+				for (uint32_t j = 0; j < bc; j += 16, q += 8, a += 16) {
+					__m128i x = _mm_loadl_epi64((const __m128i *)q);
+					if (is_signed)
+						x = _mm_xor_si128(x, bias);
+					__m128i lo = _mm_and_si128(x, lo_mask);
+					__m128i hi = _mm_and_si128(_mm_srli_epi16(x, 4), lo_mask);
+					__m128i e = _mm_unpacklo_epi8(lo, hi);
+					__m256 f0 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(e));
+					__m256 f1 = _mm256_cvtepi32_ps(
+						_mm256_cvtepu8_epi32(_mm_srli_si128(e, 8)));
+					t0 = _mm256_fmadd_ps(f0, _mm256_loadu_ps(a), t0);
+					t1 = _mm256_fmadd_ps(f1, _mm256_loadu_ps(a + 8), t1);
+				}
+				acc = _mm256_fmadd_ps(_mm256_add_ps(t0, t1), _mm256_set1_ps(s), acc);
+				corr += s * z * asum[m * nb + b];
+			}
+			__m128 h = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
+			h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+			h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+			Y[m * p->n + n] = _mm_cvtss_f32(h) - corr;
+		}
+	}
+}
+
 static void dots_c(const float *a, const float *w, uint32_t ld, uint32_t len, float *acc)
 {
 	for (int r = 0; r < QM_NR; r++) {
@@ -148,12 +290,31 @@ static enum webnn_status qmm_run(const struct cpu_step *s, void *const *bufs,
 	const float *A = bufs[p->a];
 	float *Y = bufs[p->y];
 	uint32_t groups = (p->n + QM_NR - 1) / QM_NR;
-	bool avx2 = false;
-#if defined(__x86_64__)
-	avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#endif
+	bool avx2 = p->avx2;
 	int nt = x->threads > 1 && groups > 1 ? x->threads : 1;
 	bool oom = false;
+#if defined(__x86_64__)
+	if (p->direct) {
+		uint32_t bc = p->w.block_cols, nb = p->k / bc;
+		float *asum = malloc(sizeof(float) * (size_t)p->rows_a * nb + 1);
+		if (!asum)
+			return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
+		for (uint64_t m = 0; m < p->rows_a; m++)
+			for (uint32_t b = 0; b < nb; b++) {
+				float t = 0;
+				for (uint32_t j = 0; j < bc; j++)
+					t += A[m * p->k + (uint64_t)b * bc + j];
+				asum[m * nb + b] = t;
+			}
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+		for (uint32_t gi = 0; gi < groups; gi++) {
+			uint32_t n0 = gi * QM_NR, nr = p->n - n0 < QM_NR ? p->n - n0 : QM_NR;
+			direct4_avx2(p, A, asum, n0, nr, Y);
+		}
+		free(asum);
+		return WEBNN_STATUS_OK;
+	}
+#endif
 #pragma omp parallel num_threads(nt) if (nt > 1)
 	{
 		float *buf = aligned_alloc(64, sizeof(float) * QM_NR * p->kc);
@@ -223,6 +384,13 @@ enum webnn_status cpu_quantized_matmul_prepare(const struct cpu_build *b, struct
 		p->kc = QM_KC / block_k * block_k;
 	if (p->kc > p->k)
 		p->kc = p->k;
+#if defined(__x86_64__)
+	p->avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+	/* below 4 rows the weights' unpacking is not shared enough to store it */
+	p->direct = p->avx2 && p->rows_a < 4 && p->w.transposed && p->w.block_rows == 1 &&
+		    (p->type == WNN_U4 || p->type == WNN_I4) && p->w.block_cols % 16 == 0 &&
+		    p->k % p->w.block_cols == 0 && p->w.cols % 2 == 0;
+#endif
 	s->priv = p;
 	s->destroy = free;
 	s->run = qmm_run;
