@@ -175,9 +175,19 @@ static enum webnn_status qm_load(struct qm *m, struct webnn_context *ctx, struct
 	return s;
 }
 
+/* Loads the model, runs it on one input (x_bytes bytes) and reads the float output. */
+static void qm_run_bytes(struct qm *m, struct webnn_context *ctx, const void *x, size_t x_bytes,
+			 float *y, size_t y_count);
+
 /* Loads the model, runs it on one float input and reads the float output (count values). */
 static void qm_run(struct qm *m, struct webnn_context *ctx, const float *x, size_t x_count,
 		   float *y, size_t y_count)
+{
+	qm_run_bytes(m, ctx, x, x_count * sizeof(float), y, y_count);
+}
+
+static void qm_run_bytes(struct qm *m, struct webnn_context *ctx, const void *x, size_t x_bytes,
+			 float *y, size_t y_count)
 {
 	struct webnn_model *model;
 	char err[1024] = "";
@@ -190,7 +200,7 @@ static void qm_run(struct qm *m, struct webnn_context *ctx, const float *x, size
 	webnn_model_output_desc(model, 0, &to.desc);
 	OK(ctx, webnn_context_create_tensor(ctx, &ti, &in.tensor));
 	OK(ctx, webnn_context_create_tensor(ctx, &to, &out.tensor));
-	OK(ctx, webnn_context_write_tensor(ctx, in.tensor, x, x_count * sizeof(float)));
+	OK(ctx, webnn_context_write_tensor(ctx, in.tensor, x, x_bytes));
 	OK(ctx, webnn_context_dispatch(ctx, webnn_model_graph(model), &in, 1, &out, 1));
 	OK(ctx, webnn_context_read_tensor(ctx, out.tensor, y, y_count * sizeof(float)));
 	webnn_tensor_destroy(in.tensor);
@@ -316,6 +326,37 @@ TEST(onnx_dequantize_blocked_int4)
 	m.inits[1].raw_data.len = sizeof(sc3);
 	qm_expect_error(&m, ctx, WEBNN_STATUS_NOT_SUPPORTED,
 			"block_size 3 does not divide x's dimension 8 along axis 0");
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
+/* An int4 graph input (packed bytes, as WebNN tensors hold int4) dequantized per axis. */
+TEST(onnx_int4_input)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-q-in");
+	enum { R = 3, C = 5 };
+	int q[R * C];
+	float sc[C], y[R * C], want[R * C];
+	for (int i = 0; i < R * C; i++)
+		q[i] = (i * 5) % 16 - 8;
+	for (int c = 0; c < C; c++)
+		sc[c] = 0.5f + 0.25f * (float)c;
+	for (int i = 0; i < R * C; i++)
+		want[i] = (float)q[i] * sc[i % C];
+	uint8_t packed[(R * C + 1) / 2];
+	pack4(q, R * C, packed);
+	static const int64_t dq[2] = { R, C }, ds[1] = { C };
+	struct qm m;
+	qm_init(&m, 21);
+	qm_input(&m, "q", 22, 2, dq);
+	qm_tensor(&m, "s", 1, 1, ds, sc, sizeof(sc), NULL, 0);
+	static const char *const dq_in[] = { "q", "s" };
+	qm_node(&m, "", "DequantizeLinear", dq_in, 2, "y");
+	qm_output(&m, "y", 2, dq);
+	qm_run_bytes(&m, ctx, packed, sizeof(packed), y, R * C);
+	ct_assert_floats("dequantize(int4 input, per axis)", y, want, R * C, 1e-6f);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
 }
