@@ -673,6 +673,7 @@ TEST_TIMEOUT(cpu_quantized_matmul, 120)
 		{ WNN_U4, true, 5, 40, 7, 16, false, true },   /* a partial last block, odd N */
 		{ WNN_U4, true, 3, 2048, 9, 32, true, false }, /* several K chunks */
 		{ WNN_I4, true, 2, 96, 5, 32, false, false },
+		{ WNN_I4, true, 2, 48, 5, 16, false, true },   /* few rows, blocks of 16 */
 		{ WNN_U8, true, 4, 48, 6, 16, true, true },
 		{ WNN_I4, false, 3, 64, 10, 16, false, false }, /* blocks along K of [K, N] */
 		{ WNN_U4, false, 2, 33, 4, 11, false, true },   /* odd block, nibbles straddle */

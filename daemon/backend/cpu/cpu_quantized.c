@@ -31,6 +31,7 @@ struct qmm {
 	uint32_t kc;       /* K chunk: whole blocks along k when blocks run along k */
 	bool avx2;         /* the CPU has AVX2 and FMA */
 	bool direct;       /* few rows, 4-bit codes in MatMulNBits' layout: direct4_avx2 */
+	bool avx512;       /* direct4_avx512 instead (AVX-512F, blocks of 32 codes) */
 };
 
 static inline int q_get(enum wnn_dtype t, const uint8_t *p, uint64_t e)
@@ -266,6 +267,51 @@ __attribute__((target("avx2,fma"))) static void direct4_avx2(const struct qmm *p
 	}
 }
 
+/* direct4_avx2 with 512-bit vectors: 32 codes (16 bytes) a step, bc a multiple of 32. */
+__attribute__((target("avx512f"))) static void direct4_avx512(const struct qmm *p,
+							      const float *A, const float *asum,
+							      uint32_t n0, uint32_t nr, float *Y)
+{
+	const struct graph_qweight *w = &p->w;
+	const __m128i lo_mask = _mm_set1_epi8(15), bias = _mm_set1_epi8((char)0x88);
+	bool is_signed = p->type == WNN_I4;
+	uint32_t bc = w->block_cols, nb = p->k / bc, sstride = w->cols / bc;
+	for (uint32_t r = 0; r < nr; r++) {
+		uint32_t n = n0 + r;
+		const uint8_t *qrow = p->q + (uint64_t)n * w->cols / 2;
+		const float *srow = p->scale + (uint64_t)n * sstride;
+		uint64_t zrow = (uint64_t)n * sstride;
+		for (uint64_t m = 0; m < p->rows_a; m++) {
+			const float *a = A + m * p->k;
+			__m512 acc = _mm512_setzero_ps();
+			float corr = 0;
+			const uint8_t *q = qrow;
+			for (uint32_t b = 0; b < nb; b++) {
+				uint64_t zi = zrow + b;
+				int zc = (p->zero[zi >> 1] >> ((zi & 1) * 4)) & 15;
+				float z = (float)(is_signed ? zc ^ 8 : zc), s = srow[b];
+				__m512 t0 = _mm512_setzero_ps(), t1 = _mm512_setzero_ps();
+				for (uint32_t j = 0; j < bc; j += 32, q += 16, a += 32) {
+					__m128i x = _mm_loadu_si128((const __m128i *)q);
+					if (is_signed)
+						x = _mm_xor_si128(x, bias);
+					__m128i lo = _mm_and_si128(x, lo_mask);
+					__m128i hi = _mm_and_si128(_mm_srli_epi16(x, 4), lo_mask);
+					__m512 f0 = _mm512_cvtepi32_ps(
+						_mm512_cvtepu8_epi32(_mm_unpacklo_epi8(lo, hi)));
+					__m512 f1 = _mm512_cvtepi32_ps(
+						_mm512_cvtepu8_epi32(_mm_unpackhi_epi8(lo, hi)));
+					t0 = _mm512_fmadd_ps(f0, _mm512_loadu_ps(a), t0);
+					t1 = _mm512_fmadd_ps(f1, _mm512_loadu_ps(a + 16), t1);
+				}
+				acc = _mm512_fmadd_ps(_mm512_add_ps(t0, t1), _mm512_set1_ps(s), acc);
+				corr += s * z * asum[m * nb + b];
+			}
+			Y[m * p->n + n] = _mm512_reduce_add_ps(acc) - corr;
+		}
+	}
+}
+
 static void dots_c(const float *a, const float *w, uint32_t ld, uint32_t len, float *acc)
 {
 	for (int r = 0; r < QM_NR; r++) {
@@ -309,7 +355,10 @@ static enum webnn_status qmm_run(const struct cpu_step *s, void *const *bufs,
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
 		for (uint32_t gi = 0; gi < groups; gi++) {
 			uint32_t n0 = gi * QM_NR, nr = p->n - n0 < QM_NR ? p->n - n0 : QM_NR;
-			direct4_avx2(p, A, asum, n0, nr, Y);
+			if (p->avx512)
+				direct4_avx512(p, A, asum, n0, nr, Y);
+			else
+				direct4_avx2(p, A, asum, n0, nr, Y);
 		}
 		free(asum);
 		return WEBNN_STATUS_OK;
@@ -390,6 +439,7 @@ enum webnn_status cpu_quantized_matmul_prepare(const struct cpu_build *b, struct
 	p->direct = p->avx2 && p->rows_a < 4 && p->w.transposed && p->w.block_rows == 1 &&
 		    (p->type == WNN_U4 || p->type == WNN_I4) && p->w.block_cols % 16 == 0 &&
 		    p->k % p->w.block_cols == 0 && p->w.cols % 2 == 0;
+	p->avx512 = p->direct && p->w.block_cols % 32 == 0 && __builtin_cpu_supports("avx512f");
 #endif
 	s->priv = p;
 	s->destroy = free;
