@@ -492,20 +492,27 @@ static void run_nbits(struct webnn_context *ctx, const struct nbits_case *c)
 	ct_assert_floats(what, y, want, M * N, 1e-4f);
 }
 
+/* On the reference backend (dequantize, then matmul) and on the cpu backend, which runs the
+ * matmul on the packed weights. */
 TEST(onnx_matmul_nbits)
 {
-	struct test_daemon d;
-	ct_daemon_up(&d);
-	struct webnn_context *ctx = ct_connect(&d, "onnx-q-nbits");
 	static const struct nbits_case cases[] = {
 		{ 4, 16, 0, false, false }, { 4, 16, 1, true, false }, { 4, 32, 1, false, true },
 		{ 4, 16, 2, false, false }, { 8, 16, 0, false, false }, { 8, 8, 1, true, false },
-		{ 8, 16, 2, true, false },
+		{ 8, 16, 2, true, false },  { 4, 32, 1, false, false },
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		run_nbits(ctx, &cases[i]);
-	webnn_context_destroy(ctx);
-	test_daemon_stop(&d);
+	static const char *const backends[] = { "reference", "cpu" };
+	for (int k = 0; k < 2; k++) {
+		const char *const args[] = { "--backend", backends[k], NULL };
+		struct test_daemon d;
+		ct_require_webnnd();
+		test_daemon_start(&d, args);
+		struct webnn_context *ctx = ct_connect(&d, "onnx-q-nbits");
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+			run_nbits(ctx, &cases[i]);
+		webnn_context_destroy(ctx);
+		test_daemon_stop(&d);
+	}
 }
 
 TEST(onnx_matmul_nbits_errors)
