@@ -515,6 +515,8 @@ struct qmm_case {
 	bool nbits;  /* MatMulNBits' lowering: W [N, blocks, bs] -> reshape -> slice -> transpose */
 	uint32_t m, k, n, bs;
 	bool batch, bias;
+	bool gemm; /* gemm(A, W, C) with alpha 0.5, beta 2 (bias: C [N]); nbits: W [N, K] as
+		      gemm's transposed B, no transpose node */
 };
 
 /* Builds A x dequantize(W) the way the ONNX importer lowers MatMulNBits (nbits) or a blocked
@@ -630,24 +632,41 @@ static void qmm_check(struct backend *be, const struct qmm_case *c, double *seco
 			ASSERT_MSG(tg_op(&tg, &o[k++], &diag) == WEBNN_STATUS_OK, "%s", diag.message);
 			w = sl.output;
 		}
-		tr.input = w, tr.output = tg_next(&tg);
-		tg_set_op(&o[k], WNN_OP_TRANSPOSE, &tr);
-		ASSERT_MSG(tg_op(&tg, &o[k++], &diag) == WEBNN_STATUS_OK, "%s", diag.message);
-		w = tr.output;
+		if (!c->gemm) {
+			tr.input = w, tr.output = tg_next(&tg);
+			tg_set_op(&o[k], WNN_OP_TRANSPOSE, &tr);
+			ASSERT_MSG(tg_op(&tg, &o[k++], &diag) == WEBNN_STATUS_OK, "%s",
+				   diag.message);
+			w = tr.output;
+		}
 	}
-	mm.a = a, mm.b = w, mm.output = tg_next(&tg);
-	tg_set_op(&o[k], WNN_OP_MATMUL, &mm);
-	ASSERT_MSG(tg_op(&tg, &o[k++], &diag) == WEBNN_STATUS_OK, "%s", diag.message);
-	if (c->bias) {
+	Webnn__Ipc__Gemm gm = WEBNN__IPC__GEMM__INIT;
+	if (c->gemm) {
+		gm.a = a, gm.b = w, gm.output = tg_next(&tg);
+		gm.has_alpha = 1, gm.alpha = 0.5;
+		gm.has_b_transpose = 1, gm.b_transpose = c->nbits;
+		if (c->bias) {
+			gm.has_c = 1, gm.c = tg_input(&tg, WNN_F32, 1, &c->n);
+			gm.output = tg_next(&tg);
+			gm.has_beta = 1, gm.beta = 2;
+		}
+		tg_set_op(&o[k], WNN_OP_GEMM, &gm);
+		ASSERT_MSG(tg_op(&tg, &o[k++], &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	} else {
+		mm.a = a, mm.b = w, mm.output = tg_next(&tg);
+		tg_set_op(&o[k], WNN_OP_MATMUL, &mm);
+		ASSERT_MSG(tg_op(&tg, &o[k++], &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	}
+	if (c->bias && !c->gemm) {
 		uint32_t vec = tg_input(&tg, WNN_F32, 1, &c->n);
 		add.a = mm.output, add.b = vec, add.output = tg_next(&tg);
 		tg_set_op(&o[k], WNN_OP_ADD, &add);
 		ASSERT_MSG(tg_op(&tg, &o[k++], &diag) == WEBNN_STATUS_OK, "%s", diag.message);
 	}
 	char label[160];
-	snprintf(label, sizeof label, "quantized matmul %s %s m %u k %u n %u block %u%s%s",
-		 wnn_dtype_name(c->qt), c->nbits ? "nbits" : "[K, N]", c->m, c->k, c->n, c->bs,
-		 c->batch ? " batched" : "", c->bias ? " + bias" : "");
+	snprintf(label, sizeof label, "quantized %s %s %s m %u k %u n %u block %u%s%s",
+		 c->gemm ? "gemm" : "matmul", wnn_dtype_name(c->qt), c->nbits ? "nbits" : "[K, N]",
+		 c->m, c->k, c->n, c->bs, c->batch ? " batched" : "", c->bias ? " + bias" : "");
 	const struct graph_ir *g = tg_finish(&tg, &diag);
 	ASSERT_MSG(g, "%s: %s", label, diag.message);
 	if (seconds) {
@@ -669,15 +688,19 @@ TEST_TIMEOUT(cpu_quantized_matmul, 120)
 	ot_impl = &backend_cpu;
 	struct backend *be = ot_backend();
 	static const struct qmm_case cases[] = {
-		{ WNN_U4, true, 1, 64, 8, 32, false, false },
-		{ WNN_U4, true, 5, 40, 7, 16, false, true },   /* a partial last block, odd N */
-		{ WNN_U4, true, 3, 2048, 9, 32, true, false }, /* several K chunks */
-		{ WNN_I4, true, 2, 96, 5, 32, false, false },
-		{ WNN_I4, true, 2, 48, 5, 16, false, true },   /* few rows, blocks of 16 */
-		{ WNN_U8, true, 4, 48, 6, 16, true, true },
-		{ WNN_I4, false, 3, 64, 10, 16, false, false }, /* blocks along K of [K, N] */
-		{ WNN_U4, false, 2, 33, 4, 11, false, true },   /* odd block, nibbles straddle */
-		{ WNN_I8, false, 2, 32, 5, 8, true, false },
+		{ WNN_U4, true, 1, 64, 8, 32, false, false, false },
+		{ WNN_U4, true, 5, 40, 7, 16, false, true, false },   /* a partial last block, odd N */
+		{ WNN_U4, true, 3, 2048, 9, 32, true, false, false }, /* several K chunks */
+		{ WNN_I4, true, 2, 96, 5, 32, false, false, false },
+		{ WNN_I4, true, 2, 48, 5, 16, false, true, false },   /* few rows, blocks of 16 */
+		{ WNN_U8, true, 4, 48, 6, 16, true, true, false },
+		{ WNN_I4, false, 3, 64, 10, 16, false, false, false }, /* blocks along K of [K, N] */
+		{ WNN_U4, false, 2, 33, 4, 11, false, true, false },   /* odd block, nibbles straddle */
+		{ WNN_I8, false, 2, 32, 5, 8, true, false, false },
+		/* gemm: B transposed by gemm, alpha, C */
+		{ WNN_U4, true, 1, 64, 6, 32, false, true, true },
+		{ WNN_I4, true, 5, 40, 3, 16, false, false, true },
+		{ WNN_U8, false, 4, 32, 7, 8, false, true, true },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		qmm_check(be, &cases[i], NULL);
@@ -691,7 +714,7 @@ TEST_TIMEOUT(bench_cpu_quantized_matmul, 300)
 	ot_impl = &backend_cpu;
 	struct backend *be = ot_backend();
 	for (uint32_t m = 1; m <= 32; m *= 32) {
-		const struct qmm_case c = { WNN_U4, true, m, 2048, 2048, 32, false, false };
+		const struct qmm_case c = { WNN_U4, true, m, 2048, 2048, 32, false, false, false };
 		double t;
 		qmm_check(be, &c, &t);
 		fprintf(stderr, "quantized matmul uint4 2048x2048 block 32, M %u: %.3f ms (%.2f "

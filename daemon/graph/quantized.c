@@ -1,4 +1,4 @@
-/* Quantized matmul: a float32 matmul whose B is a block-wise dequantized constant reads the packed weights directly (graph_qweight). */
+/* Quantized matmul: a float32 matmul or gemm whose B is a block-wise dequantized constant reads the packed weights directly (graph_qweight). */
 #include "daemon/graph/passes.h"
 
 #include <stdlib.h>
@@ -99,19 +99,34 @@ void graph_fuse_quantized_matmul(struct graph_ir *g, const struct graph_caps *ca
 	bool any = false;
 	GRAPH_FOR_EACH_LIVE_NODE(g, i) {
 		struct graph_node *n = &g->nodes[i];
-		if (n->op != WNN_OP_MATMUL || n->attrs.matmul.type != WNN_F32 || n->n_inputs != 2)
-			continue;
-		const struct wnn_matmul_attrs *a = &n->attrs.matmul;
 		struct graph_qweight w;
-		if (a->a_broadcast || !match(g, a->b, &w))
+		uint32_t *b;
+		if (n->op == WNN_OP_MATMUL) {
+			const struct wnn_matmul_attrs *a = &n->attrs.matmul;
+			if (a->type != WNN_F32 || n->n_inputs != 2 || a->a_broadcast ||
+			    !match(g, a->b, &w))
+				continue;
+			b = &n->attrs.matmul.b;
+		} else if (n->op == WNN_OP_GEMM) {
+			/* A read in place (not transposed); gemm's own transpose of B flips W's */
+			const struct wnn_gemm_attrs *a = &n->attrs.gemm;
+			if (a->type != WNN_F32 || a->a_transpose || !match(g, a->b, &w))
+				continue;
+			w.transposed = w.transposed != a->b_transpose;
+			b = &n->attrs.gemm.b;
+		} else {
 			continue;
-		uint32_t *in = realloc(n->inputs, 4 * sizeof(*in));
+		}
+		/* inputs: a, q, scale, zero, then the rest (gemm's C) */
+		uint32_t rest = n->n_inputs - 2;
+		uint32_t *in = realloc(n->inputs, (4 + rest) * sizeof(*in));
 		if (!in)
 			continue; /* the float path stays: always correct */
+		memmove(in + 4, in + 2, rest * sizeof(*in));
 		in[1] = w.q, in[2] = w.scale, in[3] = w.zero;
 		n->inputs = in;
-		n->n_inputs = 4;
-		n->attrs.matmul.b = w.q;
+		n->n_inputs = 4 + rest;
+		*b = w.q;
 		n->qweight = w;
 		any = true;
 	}

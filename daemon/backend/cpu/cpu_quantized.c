@@ -1,4 +1,4 @@
-/* The cpu backend's quantized matmul: float32 A times weights kept packed (int4/uint4/int8/uint8, block-wise scales), dequantized a few rows at a time into an L1-sized buffer. */
+/* The cpu backend's quantized matmul and gemm: float32 A times weights kept packed (int4/uint4/int8/uint8, block-wise scales), dequantized a few rows at a time into an L1-sized buffer. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +32,26 @@ struct qmm {
 	bool avx2;         /* the CPU has AVX2 and FMA */
 	bool direct;       /* few rows, 4-bit codes in MatMulNBits' layout: direct4_avx2 */
 	bool avx512;       /* direct4_avx512 instead (AVX-512F, blocks of 32 codes) */
+	/* gemm: Y = alpha * product + beta * C (C[m][n] at m * c_sm + n * c_sn) */
+	float alpha, beta;
+	uint32_t c;        /* GRAPH_NONE without C */
+	uint64_t c_sm, c_sn;
 };
+
+/* gemm's alpha and C over the product in Y. */
+static void qmm_finish(const struct qmm *p, void *const *bufs, float *Y)
+{
+	const float *C = p->c != GRAPH_NONE ? bufs[p->c] : NULL;
+	if (p->alpha == 1 && !C)
+		return;
+	for (uint64_t m = 0; m < p->rows_a; m++)
+		for (uint32_t n = 0; n < p->n; n++) {
+			float v = p->alpha * Y[m * p->n + n];
+			if (C)
+				v += p->beta * C[m * p->c_sm + n * p->c_sn];
+			Y[m * p->n + n] = v;
+		}
+}
 
 static inline int q_get(enum wnn_dtype t, const uint8_t *p, uint64_t e)
 {
@@ -361,6 +380,7 @@ static enum webnn_status qmm_run(const struct cpu_step *s, void *const *bufs,
 				direct4_avx2(p, A, asum, n0, nr, Y);
 		}
 		free(asum);
+		qmm_finish(p, bufs, Y);
 		return WEBNN_STATUS_OK;
 	}
 #endif
@@ -405,6 +425,7 @@ static enum webnn_status qmm_run(const struct cpu_step *s, void *const *bufs,
 	(void)avx2;
 	if (oom)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
+	qmm_finish(p, bufs, Y);
 	return WEBNN_STATUS_OK;
 }
 
@@ -412,21 +433,38 @@ enum webnn_status cpu_quantized_matmul_prepare(const struct cpu_build *b, struct
 					       struct wnn_diag *diag)
 {
 	const struct graph_node *n = s->n;
-	const struct wnn_matmul_attrs *a = &n->attrs.matmul;
 	struct qmm *p = calloc(1, sizeof(*p));
 	if (!p)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
+	p->alpha = 1;
+	p->c = GRAPH_NONE;
+	if (n->op == WNN_OP_GEMM) {
+		const struct wnn_gemm_attrs *ga = &n->attrs.gemm;
+		p->a = ga->a;
+		p->rows_a = ga->m;
+		p->k = ga->k;
+		p->n = ga->n;
+		p->alpha = (float)ga->alpha;
+		p->beta = (float)ga->beta;
+		if (ga->has_c && (float)ga->beta != 0) {
+			p->c = ga->c;
+			p->c_sm = ga->c_stride_m;
+			p->c_sn = ga->c_stride_n;
+		}
+	} else {
+		const struct wnn_matmul_attrs *a = &n->attrs.matmul;
+		p->a = a->a;
+		p->rows_a = a->batch * a->m;
+		p->k = a->k;
+		p->n = a->n;
+	}
 	p->w = n->qweight;
 	p->type = b->g->values[p->w.q].desc.type;
 	p->q = b->g->values[p->w.q].data;
 	p->scale = b->g->values[p->w.scale].data;
 	p->zero = b->g->values[p->w.zero].data;
-	p->a = a->a;
 	/* with an epilogue the product goes where the node's output aliases it */
 	p->y = n->outputs[0];
-	p->rows_a = a->batch * a->m;
-	p->k = a->k;
-	p->n = a->n;
 	uint32_t block_k = p->w.transposed ? p->w.block_cols : p->w.block_rows;
 	p->kc = QM_KC;
 	if (block_k < QM_KC)
