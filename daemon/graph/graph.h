@@ -89,6 +89,20 @@ struct graph_slice {
 	uint32_t total;         /* the concat output's size along axis */
 };
 
+/* A matmul whose B is a block-wise dequantized constant (graph_fuse_quantized_matmul): the
+ * quantized weights stay packed and the kernel dequantizes them block by block. The constant
+ * W (value q, int4/uint4/int8/uint8) is viewed as rows x cols row-major; scale (float32) and
+ * zero (q's type) are [rows / block_rows, cols / block_cols] row-major. Only the first
+ * used_cols columns of W are read. B[k][n] = W[n][k] when transposed (W is N x K, the
+ * MatMulNBits layout), else W[k][n]. The node's inputs are then a, q, scale, zero. */
+struct graph_qweight {
+	bool used;
+	uint32_t q, scale, zero;
+	uint32_t rows, cols, used_cols;
+	uint32_t block_rows, block_cols;
+	bool transposed;
+};
+
 struct graph_node {
 	enum wnn_op op;
 	union wnn_attrs attrs;   /* resolved once at import; operand ids are value ids */
@@ -103,6 +117,7 @@ struct graph_node {
 	struct graph_epilogue epilogue;
 	struct graph_chain chain;
 	struct graph_slice slice;
+	struct graph_qweight qweight;
 };
 
 struct graph_ir;
@@ -130,6 +145,9 @@ struct graph_caps {
 	/* matmul reads an operand through the strides of a transpose of its last two axes
 	 * instead of the transpose's copy (graph_absorb_transposes; wnn_matmul_attrs strides) */
 	bool matmul_strided_operands;
+	/* float32 matmul of a block-wise dequantized constant run on the packed weights
+	 * (graph_fuse_quantized_matmul, struct graph_qweight) */
+	bool quantized_matmul;
 	/* Producers whose output can be written into a slice of a concat's output along the
 	 * channel axis. NULL: no concat in place. */
 	bool (*writes_concat_slice)(const struct graph_node *n, const struct wnn_desc *out);

@@ -7,6 +7,7 @@ enum webnn_status graph_optimize(struct graph_ir *g, const struct graph_caps *ca
 	if (g->optimized)
 		return WEBNN_STATUS_OK;
 	graph_recount(g);
+	graph_fuse_quantized_matmul(g, caps);
 	enum webnn_status st = graph_fold_constants(g, caps, diag);
 	if (st != WEBNN_STATUS_OK)
 		return st;

@@ -4,9 +4,10 @@
 
 #include "daemon/graph/graph.h"
 
-/* Runs, in order: constant folding (caps->evaluate), dead-code removal, scale/shift folding
- * (caps->fold_scale_shift), pow rewriting (caps->rewrite_pow), transposes absorbed into
- * matmul's strides (caps->matmul_strided_operands), layout assignment
+/* Runs, in order: quantized matmul (caps->quantized_matmul), constant folding
+ * (caps->evaluate), dead-code removal, scale/shift folding (caps->fold_scale_shift), pow
+ * rewriting (caps->rewrite_pow), transposes absorbed into matmul's strides
+ * (caps->matmul_strided_operands), layout assignment
  * (caps->assign_layout), fusion (caps->epilogues, caps->elementwise_chains), concat in place
  * (caps->writes_concat_slice), dead-code removal again, and the memory plan. */
 enum webnn_status graph_optimize(struct graph_ir *g, const struct graph_caps *caps,
@@ -15,6 +16,10 @@ enum webnn_status graph_optimize(struct graph_ir *g, const struct graph_caps *ca
 enum webnn_status graph_fold_constants(struct graph_ir *g, const struct graph_caps *caps,
 				       struct wnn_diag *diag);
 void graph_remove_dead(struct graph_ir *g);
+/* caps->quantized_matmul: matmul(a, [transpose] [slice] [reshape] dequantizeLinear(constants))
+ * keeps the weights quantized (graph_node.qweight); the dequantizing nodes go dead. Runs
+ * before constant folding, which would otherwise make the float weights. */
+void graph_fuse_quantized_matmul(struct graph_ir *g, const struct graph_caps *caps);
 enum webnn_status graph_fold_scale_shift(struct graph_ir *g, const struct graph_caps *caps,
 					 struct wnn_diag *diag);
 enum webnn_status graph_rewrite_pow(struct graph_ir *g, const struct graph_caps *caps,

@@ -49,7 +49,8 @@ void graph_absorb_transposes(struct graph_ir *g, const struct graph_caps *caps)
 	bool changed = false;
 	GRAPH_FOR_EACH_LIVE_NODE(g, i) {
 		struct graph_node *n = &g->nodes[i];
-		if (n->op != WNN_OP_MATMUL)
+		/* a quantized matmul's kernel reads a dense A and packed weights, not strides */
+		if (n->op != WNN_OP_MATMUL || n->qweight.used)
 			continue;
 		struct wnn_matmul_attrs *a = &n->attrs.matmul;
 		/* matmul(x, x) reads one value twice: both slots move together or neither */

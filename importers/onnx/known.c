@@ -92,7 +92,7 @@ static bool compute(struct ox_node *n, struct webnn_builder *b)
 	void *data[OX_MAX_IO] = { 0 };
 	for (size_t j = 0; j < k && ok; j++) {
 		struct ox_val *v = &n->out[which[j]];
-		size_t bytes = ox_elems(v->rank, v->dims) * webnn_data_type_size(v->type);
+		size_t bytes = ox_bytes(v->type, v->rank, v->dims);
 		ok = (data[j] = malloc(bytes + 1)) &&
 		     webnn_context_read_tensor(ctx, tensors[j].tensor, data[j], bytes) ==
 			     WEBNN_STATUS_OK;

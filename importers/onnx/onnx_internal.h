@@ -27,7 +27,7 @@
 enum {
 	OX_FLOAT = 1, OX_UINT8 = 2, OX_INT8 = 3, OX_UINT16 = 4, OX_INT16 = 5, OX_INT32 = 6,
 	OX_INT64 = 7, OX_STRING = 8, OX_BOOL = 9, OX_FLOAT16 = 10, OX_DOUBLE = 11, OX_UINT32 = 12,
-	OX_UINT64 = 13, OX_BFLOAT16 = 16,
+	OX_UINT64 = 13, OX_BFLOAT16 = 16, OX_UINT4 = 21, OX_INT4 = 22,
 };
 
 /* One ONNX value: a WebNN operand, made lazily when the value is known on the host (an
@@ -112,6 +112,8 @@ extern const struct ox_op ox_ops_elementwise[], ox_ops_nn[], ox_ops_data[], ox_o
 /* Domain com.microsoft: onnxruntime's contrib operators, all of version 1. */
 #define OX_CONTRIB_DOMAIN "com.microsoft"
 extern const struct ox_op ox_ops_contrib_transformer[];
+/* quantized.c: com.microsoft's quantized-weight operators (MatMulNBits, GatherBlockQuantized). */
+extern const struct ox_op ox_ops_quantized[];
 
 /* ---- errors: "onnx: node "name" (Type): reason"; return -1 for chaining. */
 int ox_fail(struct ox_node *n, enum webnn_status s, const char *fmt, ...)
@@ -162,6 +164,8 @@ int ox_host_i64(struct ox_node *n, const struct ox_val *v, const char *what, int
 int ox_host_f64(struct ox_node *n, const struct ox_val *v, const char *what, double **out,
 		size_t *count);
 size_t ox_elems(uint32_t rank, const uint32_t *dims);
+/* Bytes a value of that type and shape takes (int4/uint4 two per byte). */
+size_t ox_bytes(enum webnn_data_type t, uint32_t rank, const uint32_t *dims);
 /* double -> int64 without undefined behaviour: NaN is 0, out-of-range values saturate. */
 int64_t ox_f2i(double d);
 /* Memory freed when the load ends. */

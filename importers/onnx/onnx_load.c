@@ -60,7 +60,8 @@ static const struct ox_op *const op_tables[] = { ox_ops_elementwise, ox_ops_nn, 
 						 ox_ops_misc, ox_ops_resize, ox_ops_topk,
 						 ox_ops_fourier, ox_ops_gridsample, ox_ops_control,
 						 ox_ops_transformer };
-static const struct ox_op *const contrib_tables[] = { ox_ops_contrib_transformer };
+static const struct ox_op *const contrib_tables[] = { ox_ops_contrib_transformer,
+						      ox_ops_quantized };
 
 /* ------------------------------------------------------------------ errors */
 
@@ -263,6 +264,11 @@ size_t ox_elems(uint32_t rank, const uint32_t *dims)
 	return n;
 }
 
+size_t ox_bytes(enum webnn_data_type t, uint32_t rank, const uint32_t *dims)
+{
+	return (size_t)webnn_data_type_byte_length(t, ox_elems(rank, dims));
+}
+
 void ox_desc(struct webnn_operand *x, struct webnn_operand_desc *d)
 {
 	webnn_operand_get_desc(x, d);
@@ -283,7 +289,7 @@ struct webnn_operand *ox_operand(struct ox_node *n, struct ox_val *v)
 	}
 	struct webnn_operand_desc d = { v->type, v->rank, { 0 } };
 	memcpy(d.shape, v->dims, sizeof(v->dims[0]) * v->rank);
-	size_t bytes = ox_elems(v->rank, v->dims) * webnn_data_type_size(v->type);
+	size_t bytes = ox_bytes(v->type, v->rank, v->dims);
 	enum webnn_status s = webnn_builder_constant(n->M->b, &d, v->host, bytes, &v->op);
 	if (s != WEBNN_STATUS_OK) {
 		ox_builder_fail(n, s, v->name);
@@ -434,7 +440,7 @@ struct webnn_operand *ox_const(struct ox_node *n, enum webnn_data_type t, uint32
 		memcpy(d.shape, dims, sizeof(dims[0]) * rank);
 	struct webnn_operand *o = NULL;
 	enum webnn_status s = webnn_builder_constant(n->M->b, &d, data,
-						     ox_elems(rank, dims) * webnn_data_type_size(t),
+						     ox_bytes(t, rank, dims),
 						     &o);
 	if (s != WEBNN_STATUS_OK) {
 		ox_builder_fail(n, s, "constant");
@@ -759,7 +765,7 @@ static int bind_inputs(struct ox_model *M, const Onnx__GraphProto *g)
 				return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
 						  "input \"%s\" is bound twice", name);
 		const struct webnn_operand_desc *d = &bd->desc;
-		if (!webnn_data_type_size(d->data_type))
+		if (!webnn_data_type_name(d->data_type))
 			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
 					  "bound input \"%s\": data type %d is not a WebNN data type",
 					  name, (int)d->data_type);
@@ -798,7 +804,7 @@ static int bind_inputs(struct ox_model *M, const Onnx__GraphProto *g)
 		v.onnx_type = tt && tt->has_elem_type ? tt->elem_type : ox_onnx_type_of(d->data_type);
 		v.rank = d->rank;
 		memcpy(v.dims, d->shape, sizeof(d->shape[0]) * d->rank);
-		size_t bytes = ox_elems(v.rank, v.dims) * webnn_data_type_size(v.type);
+		size_t bytes = ox_bytes(v.type, v.rank, v.dims);
 		if (bd->size != bytes || (bytes && !bd->data))
 			return model_fail(M, WEBNN_STATUS_TYPE_ERROR,
 					  "bound input \"%s\": %zu bytes of data, its %s shape "
@@ -822,13 +828,14 @@ static const struct ox_op *find_op(const struct ox_op *const *tables, size_t n_t
 				   const char *type, int opset, int *nearest)
 {
 	*nearest = 0;
-	for (size_t t = 0; t < n_tables; t++)
+	for (size_t t = 0; t < n_tables; t++) {
 		for (const struct ox_op *o = tables[t]; o->type; o++)
 			if (strcmp(o->type, type) == 0) {
 				if (opset >= o->since && opset <= o->until)
 					return o;
 				*nearest = o->since;
 			}
+	}
 	return NULL;
 }
 
@@ -1064,7 +1071,7 @@ int ox_clone(struct ox_node *n, const struct ox_val *v, struct ox_val *dst)
 	dst->host_owned = false;
 	if (!v->host)
 		return 0;
-	size_t bytes = ox_elems(v->rank, v->dims) * webnn_data_type_size(v->type);
+	size_t bytes = ox_bytes(v->type, v->rank, v->dims);
 	if (!(dst->host = malloc(bytes + 1))) {
 		n->M->fatal = true;
 		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");

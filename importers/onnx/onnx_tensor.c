@@ -33,6 +33,8 @@ bool ox_webnn_type(int onnx_type, enum webnn_data_type *t)
 	case OX_UINT64: *t = WEBNN_UINT64; return true;
 	case OX_INT8: *t = WEBNN_INT8; return true;
 	case OX_UINT8: case OX_BOOL: *t = WEBNN_UINT8; return true;
+	case OX_INT4: *t = WEBNN_INT4; return true;
+	case OX_UINT4: *t = WEBNN_UINT4; return true;
 	default: return false;
 	}
 }
@@ -48,8 +50,8 @@ int ox_onnx_type_of(enum webnn_data_type t)
 	case WEBNN_UINT64: return OX_UINT64;
 	case WEBNN_INT8: return OX_INT8;
 	case WEBNN_UINT8: return OX_UINT8;
-	case WEBNN_INT4: return 22;  /* TensorProto.INT4 (ONNX 1.16) */
-	case WEBNN_UINT4: return 21; /* TensorProto.UINT4 */
+	case WEBNN_INT4: return OX_INT4;
+	case WEBNN_UINT4: return OX_UINT4;
 	}
 	return 0;
 }
@@ -59,7 +61,9 @@ const char *ox_type_name(int onnx_type)
 	static const char *const names[] = { "undefined", "float", "uint8", "int8", "uint16",
 					     "int16", "int32", "int64", "string", "bool",
 					     "float16", "double", "uint32", "uint64", "complex64",
-					     "complex128", "bfloat16" };
+					     "complex128", "bfloat16", "float8e4m3fn",
+					     "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz",
+					     "uint4", "int4" };
 	if (onnx_type >= 0 && onnx_type < (int)(sizeof(names) / sizeof(names[0])))
 		return names[onnx_type];
 	return "unknown type";
@@ -179,9 +183,11 @@ int ox_tensor_decode(const Onnx__TensorProto *t, const char *base_dir, int *onnx
 	}
 	*rank = (uint32_t)t->n_dims;
 	*onnx_type = ot;
-	size_t es = webnn_data_type_size(wt);
-	size_t bytes = (size_t)count * es;
-	size_t n = (size_t)count;
+	/* int4/uint4 are packed two per byte, the first in the low nibble, in raw data and
+	 * external files as in WebNN; their int32_data holds one packed byte per entry. */
+	size_t bytes = (size_t)webnn_data_type_byte_length(wt, count);
+	bool packed = wt == WEBNN_INT4 || wt == WEBNN_UINT4;
+	size_t n = packed ? bytes : (size_t)count;
 	int rc = 0;
 	unsigned char *out = NULL;
 	bool external = t->has_data_location &&
@@ -229,6 +235,8 @@ int ox_tensor_decode(const Onnx__TensorProto *t, const char *base_dir, int *onnx
 				case OX_FLOAT16: ((uint16_t *)out)[i] = (uint16_t)t->int32_data[i]; break;
 				case OX_INT8: ((int8_t *)out)[i] = (int8_t)t->int32_data[i]; break;
 				case OX_BOOL: out[i] = t->int32_data[i] != 0; break;
+				case OX_INT4:
+				case OX_UINT4: out[i] = (uint8_t)t->int32_data[i]; break;
 				default: out[i] = (uint8_t)t->int32_data[i]; break;
 				}
 			}

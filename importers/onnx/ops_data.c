@@ -7,9 +7,11 @@
 
 /* ---------------------------------------------------------------- host helpers */
 
+/* int4/uint4 host values (packed two per byte) are left to the builder's operators. */
 static bool small_host(const struct ox_val *v)
 {
-	return v && v->host && ox_elems(v->rank, v->dims) <= OX_FOLD_MAX_ELEMS;
+	return v && v->host && ox_elems(v->rank, v->dims) <= OX_FOLD_MAX_ELEMS &&
+	       v->type != WEBNN_INT4 && v->type != WEBNN_UINT4;
 }
 
 static size_t esize(const struct ox_val *v)

@@ -53,6 +53,34 @@ static int quant_start(struct ox_node *n, struct webnn_operand **x, uint32_t *ax
 	return 0;
 }
 
+/* Blocked quantization (opset 21): a scale or zero point of x's rank, x's shape but along axis
+ * ceil(x.shape[axis] / block_size). WebNN repeats each scale over a block that divides x's
+ * dimension exactly, so a partial last block cannot be expressed. */
+static int blocked_shape(struct ox_node *n, const char *role, const struct ox_val *p, uint32_t axis,
+			 int64_t block)
+{
+	const struct ox_val *v = n->in[0];
+	if (p->rank != v->rank)
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "block_size %lld: %s has rank %u, x "
+			       "rank %u (blocked quantization needs the same rank)",
+			       (long long)block, role, p->rank, v->rank);
+	uint64_t d = v->dims[axis], want = (d + (uint64_t)block - 1) / (uint64_t)block;
+	for (uint32_t i = 0; i < v->rank; i++) {
+		uint64_t w = i == axis ? want : v->dims[i];
+		if (p->dims[i] != w)
+			return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "block_size %lld along axis %u: "
+				       "%s dimension %u is %u, expected %llu (x's dimension %u%s)",
+				       (long long)block, axis, role, i, p->dims[i],
+				       (unsigned long long)w, v->dims[i],
+				       i == axis ? " divided by block_size, rounded up" : "");
+	}
+	if (d % (uint64_t)block)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "block_size %lld does not divide x's "
+			       "dimension %u along axis %u (WebNN's block-wise scales repeat over "
+			       "whole blocks only)", (long long)block, v->dims[axis], axis);
+	return 0;
+}
+
 /* Scale and zero point at x's rank. A missing zero point is 0 of the quantized type: for
  * quantize (of_output_dtype) the output_dtype attribute (opset 21, uint8 by default), for
  * dequantize x's own type. */
@@ -60,10 +88,23 @@ static int scale_and_zero(struct ox_node *n, uint32_t axis, bool of_output_dtype
 			  struct webnn_operand **s, struct webnn_operand **z)
 {
 	struct ox_val *v = n->in[0];
-	if (!(*s = along_axis(n, n->in[1], v->rank, axis)))
+	int64_t block = ox_attr_i(n, "block_size", 0);
+	if (block < 0)
+		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "block_size %lld is negative",
+			       (long long)block);
+	if (block) {
+		if (blocked_shape(n, "x_scale", n->in[1], axis, block) ||
+		    (ox_has_in(n, 2) && blocked_shape(n, "x_zero_point", n->in[2], axis, block)))
+			return -1;
+		/* WebNN's block-wise broadcast: same rank, each dimension dividing x's */
+		if (!(*s = ox_operand(n, n->in[1])))
+			return -1;
+	} else if (!(*s = along_axis(n, n->in[1], v->rank, axis))) {
 		return -1;
+	}
 	if (ox_has_in(n, 2)) {
-		if (!(*z = along_axis(n, n->in[2], v->rank, axis)))
+		if (!(*z = block ? ox_operand(n, n->in[2])
+				 : along_axis(n, n->in[2], v->rank, axis)))
 			return -1;
 	} else {
 		uint64_t zero = 0;
@@ -76,9 +117,21 @@ static int scale_and_zero(struct ox_node *n, uint32_t axis, bool of_output_dtype
 		}
 		struct webnn_operand_desc sd;
 		ox_desc(*s, &sd);
-		if (!(*z = ox_const(n, zt, 0, NULL, &zero)))
-			return -1;
-		OX_B(n, "expand", webnn_builder_expand(n->M->b, *z, sd.shape, sd.rank, z));
+		if (zt == WEBNN_INT4 || zt == WEBNN_UINT4) {
+			/* expand takes no 4-bit type: the zeros are a constant of the scale's
+			 * shape (half a byte each) */
+			void *zeros = calloc(ox_bytes(zt, sd.rank, sd.shape) + 1, 1);
+			if (!zeros)
+				return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+			*z = ox_const(n, zt, sd.rank, sd.shape, zeros);
+			free(zeros);
+			if (!*z)
+				return -1;
+		} else {
+			if (!(*z = ox_const(n, zt, 0, NULL, &zero)))
+				return -1;
+			OX_B(n, "expand", webnn_builder_expand(n->M->b, *z, sd.shape, sd.rank, z));
+		}
 	}
 	if (!(*s = full_rank(n, *s, v->rank)) || !(*z = full_rank(n, *z, v->rank)))
 		return -1;
@@ -94,8 +147,6 @@ static int op_quantize(struct ox_node *n)
 	struct ox_val *v = n->in[0];
 	if (ox_attr(n, "saturate") && !ox_attr_i(n, "saturate", 1))
 		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "saturate 0 (float8 only)");
-	if (ox_attr_i(n, "block_size", 0))
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "block_size (blocked quantization)");
 	if (scale_and_zero(n, axis, true, &s, &z))
 		return -1;
 	if (ox_need_type(n, "quantizeLinear", NULL, v->type))
@@ -111,8 +162,6 @@ static int op_dequantize(struct ox_node *n)
 	if (quant_start(n, &x, &axis))
 		return -1;
 	struct ox_val *v = n->in[0];
-	if (ox_attr_i(n, "block_size", 0))
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "block_size (blocked quantization)");
 	if (ox_need_type(n, "dequantizeLinear", NULL, v->type))
 		return -1;
 	if (scale_and_zero(n, axis, false, &s, &z))

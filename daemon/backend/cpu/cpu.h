@@ -138,6 +138,10 @@ struct cpu_step {
 WNN_FAMILIES(CPU_FAMILY_PREPARE_)
 #undef CPU_FAMILY_PREPARE_
 
+/* A matmul with quantized weights (graph_node.qweight), cpu_quantized.c. */
+enum webnn_status cpu_quantized_matmul_prepare(const struct cpu_build *b, struct cpu_step *s,
+					       struct wnn_diag *diag);
+
 /* The reference kernel of a node, for operators and types with no fast kernel (cpu_fallback.c). */
 enum webnn_status cpu_fallback_prepare(const struct cpu_build *b, struct cpu_step *s,
 				       struct wnn_diag *diag);

@@ -332,7 +332,8 @@ static enum webnn_status cpu_tensor_create_shared(struct backend_context *ctx,
 /* ---- plans */
 
 /* NHWC (oneDNN's fast convolutions), epilogues as post-ops, elementwise chains as one C step
- * (cpu_chain_prepare), scale/shift folded into weights, pow as multiplication. Concat in place
+ * (cpu_chain_prepare), scale/shift folded into weights, pow as multiplication, matmuls of
+ * dequantized constants on the packed weights (cpu_quantized.c). Concat in place
  * is not asked for: oneDNN's concat and the C kernels are memory-bound copies either way. */
 static void cpu_caps(struct backend_context *ctx, struct graph_caps *caps)
 {
@@ -346,6 +347,7 @@ static void cpu_caps(struct backend_context *ctx, struct graph_caps *caps)
 	caps->fold_scale_shift = true;
 	caps->rewrite_pow = true;
 	caps->matmul_strided_operands = true;
+	caps->quantized_matmul = true;
 }
 
 static void cpu_plan_destroy(struct backend_plan *plan)

@@ -371,6 +371,9 @@ enum webnn_status cpu_linalg_prepare(const struct cpu_build *b, struct cpu_step 
 	struct cpu_mm_geom k;
 	enum cpu_gemm_c mode = CPU_GEMM_C_NONE;
 	s->run = NULL;
+	/* B is packed weights, not a float operand: no other kernel may run this node */
+	if (n->qweight.used)
+		return cpu_quantized_matmul_prepare(b, s, diag);
 	if (n->op == WNN_OP_GEMM) {
 		const struct wnn_gemm_attrs *a = &n->attrs.gemm;
 		/* alpha 0 (beta * C alone) is left to the reference kernel */

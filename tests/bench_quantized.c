@@ -1,0 +1,295 @@
+/* make bench: a 4-bit MatMulNBits linear stack (4 x 2048x2048, block 32) on webnnd's cpu backend vs onnxruntime-node's MatMulNBits. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "onnx/onnx.pb-c.h"
+#include "tests/bench_common.h"
+#include "tests/test.h"
+#include "webnn.h"
+#include "webnn_import.h"
+
+/* The layers as 4-bit weight-only quantized LLM exports write them: com.microsoft MatMulNBits,
+ * B uint8 [N, K / 32, 16], float scales, packed uint8 zero points (asymmetric). Both runtimes
+ * load the same file; rows M = 1 (a decoding step) and M = 32. */
+#define QB_LAYERS 4
+#define QB_K 2048
+#define QB_BS 32
+#define QB_NB (QB_K / QB_BS)
+
+static uint32_t qb_seed = 12345;
+static uint32_t qb_rand(void)
+{
+	qb_seed = qb_seed * 1664525u + 1013904223u;
+	return qb_seed >> 8;
+}
+
+/* Writes the model with input x [m, K] to path; false on a write error. */
+static bool qb_write(const char *path, uint32_t m)
+{
+	static uint8_t b[QB_LAYERS][QB_K * QB_NB * QB_BS / 2], z[QB_LAYERS][QB_K * QB_NB / 2];
+	static float s[QB_LAYERS][QB_K * QB_NB];
+	qb_seed = 12345;
+	for (int l = 0; l < QB_LAYERS; l++) {
+		for (size_t i = 0; i < sizeof b[l]; i++)
+			b[l][i] = (uint8_t)qb_rand();
+		for (size_t i = 0; i < sizeof z[l]; i++)
+			z[l][i] = (uint8_t)qb_rand();
+		for (size_t i = 0; i < QB_K * QB_NB; i++)
+			s[l][i] = 0.002f + 0.004f * (float)(qb_rand() & 1023) / 1024.0f;
+	}
+	Onnx__ModelProto model = ONNX__MODEL_PROTO__INIT;
+	Onnx__GraphProto graph = ONNX__GRAPH_PROTO__INIT;
+	Onnx__OperatorSetIdProto ops[2] = { ONNX__OPERATOR_SET_ID_PROTO__INIT,
+					    ONNX__OPERATOR_SET_ID_PROTO__INIT };
+	Onnx__OperatorSetIdProto *opp[2] = { &ops[0], &ops[1] };
+	ops[0].domain = (char *)"", ops[0].has_version = 1, ops[0].version = 17;
+	ops[1].domain = (char *)"com.microsoft", ops[1].has_version = 1, ops[1].version = 1;
+	model.has_ir_version = 1, model.ir_version = 8;
+	model.n_opset_import = 2, model.opset_import = opp;
+	model.graph = &graph;
+	graph.name = (char *)"nbits";
+	static Onnx__TensorProto t[QB_LAYERS * 3];
+	static Onnx__TensorProto *tp[QB_LAYERS * 3];
+	static int64_t bd[3] = { QB_K, QB_NB, QB_BS / 2 }, sd[1] = { QB_K * QB_NB },
+		       zd[1] = { QB_K * QB_NB / 2 };
+	static char names[QB_LAYERS * 4][16];
+	static Onnx__NodeProto nd[QB_LAYERS], *ndp[QB_LAYERS];
+	static char *ins[QB_LAYERS][4], *outs[QB_LAYERS][1];
+	static Onnx__AttributeProto at[QB_LAYERS][4], *atp[QB_LAYERS][4];
+	static const char *const an[4] = { "K", "N", "bits", "block_size" };
+	const int64_t av[4] = { QB_K, QB_K, 4, QB_BS };
+	for (int l = 0; l < QB_LAYERS; l++) {
+		snprintf(names[l * 4], 16, "b%d", l);
+		snprintf(names[l * 4 + 1], 16, "s%d", l);
+		snprintf(names[l * 4 + 2], 16, "z%d", l);
+		snprintf(names[l * 4 + 3], 16, l == QB_LAYERS - 1 ? "y" : "h%d", l);
+		for (int k = 0; k < 3; k++) {
+			Onnx__TensorProto *x = &t[l * 3 + k];
+			onnx__tensor_proto__init(x);
+			x->name = names[l * 4 + k];
+			x->has_data_type = 1;
+			x->data_type = k == 1 ? 1 : 2;
+			x->n_dims = k == 0 ? 3 : 1;
+			x->dims = k == 0 ? bd : k == 1 ? sd : zd;
+			x->has_raw_data = 1;
+			x->raw_data.data = k == 0 ? b[l] : k == 1 ? (uint8_t *)s[l] : z[l];
+			x->raw_data.len = k == 0 ? sizeof b[l] : k == 1 ? sizeof s[l] : sizeof z[l];
+			tp[l * 3 + k] = x;
+		}
+		onnx__node_proto__init(&nd[l]);
+		nd[l].op_type = (char *)"MatMulNBits";
+		nd[l].domain = (char *)"com.microsoft";
+		nd[l].name = names[l * 4 + 3];
+		ins[l][0] = l ? names[(l - 1) * 4 + 3] : (char *)"x";
+		for (int k = 0; k < 3; k++)
+			ins[l][k + 1] = names[l * 4 + k];
+		outs[l][0] = names[l * 4 + 3];
+		nd[l].n_input = 4, nd[l].input = ins[l];
+		nd[l].n_output = 1, nd[l].output = outs[l];
+		for (int k = 0; k < 4; k++) {
+			onnx__attribute_proto__init(&at[l][k]);
+			at[l][k].name = (char *)an[k];
+			at[l][k].has_type = 1;
+			at[l][k].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+			at[l][k].has_i = 1;
+			at[l][k].i = av[k];
+			atp[l][k] = &at[l][k];
+		}
+		nd[l].n_attribute = 4, nd[l].attribute = atp[l];
+		ndp[l] = &nd[l];
+	}
+	graph.n_node = QB_LAYERS, graph.node = ndp;
+	graph.n_initializer = QB_LAYERS * 3, graph.initializer = tp;
+	Onnx__ValueInfoProto io[2] = { ONNX__VALUE_INFO_PROTO__INIT, ONNX__VALUE_INFO_PROTO__INIT };
+	Onnx__ValueInfoProto *iop[2] = { &io[0], &io[1] };
+	Onnx__TypeProto ty[2] = { ONNX__TYPE_PROTO__INIT, ONNX__TYPE_PROTO__INIT };
+	Onnx__TypeProto__Tensor tt[2] = { ONNX__TYPE_PROTO__TENSOR__INIT,
+					  ONNX__TYPE_PROTO__TENSOR__INIT };
+	Onnx__TensorShapeProto sh[2] = { ONNX__TENSOR_SHAPE_PROTO__INIT,
+					 ONNX__TENSOR_SHAPE_PROTO__INIT };
+	Onnx__TensorShapeProto__Dimension dm[2][2], *dmp[2][2];
+	for (int i = 0; i < 2; i++) {
+		io[i].name = (char *)(i ? "y" : "x");
+		io[i].type = &ty[i];
+		ty[i].value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+		ty[i].tensor_type = &tt[i];
+		tt[i].has_elem_type = 1, tt[i].elem_type = 1;
+		tt[i].shape = &sh[i];
+		for (int d = 0; d < 2; d++) {
+			onnx__tensor_shape_proto__dimension__init(&dm[i][d]);
+			dm[i][d].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+			dm[i][d].dim_value = d ? QB_K : m;
+			dmp[i][d] = &dm[i][d];
+		}
+		sh[i].n_dim = 2, sh[i].dim = dmp[i];
+	}
+	graph.n_input = 1, graph.input = &iop[0];
+	graph.n_output = 1, graph.output = &iop[1];
+	size_t len = onnx__model_proto__get_packed_size(&model);
+	uint8_t *buf = malloc(len);
+	if (!buf)
+		return false;
+	onnx__model_proto__pack(&model, buf);
+	FILE *f = fopen(path, "wb");
+	bool ok = f && fwrite(buf, 1, len, f) == len;
+	ok = f && fclose(f) == 0 && ok;
+	free(buf);
+	return ok;
+}
+
+/* Resident kB of the daemon's worker processes (its children). */
+static long qb_workers_rss_kb(pid_t daemon)
+{
+	char path[96], line[256];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)daemon, (int)daemon);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	long total = 0;
+	int child;
+	while (fscanf(f, "%d", &child) == 1) {
+		snprintf(path, sizeof path, "/proc/%d/status", child);
+		FILE *s = fopen(path, "r");
+		if (!s)
+			continue;
+		while (fgets(line, sizeof line, s))
+			if (strncmp(line, "VmRSS:", 6) == 0)
+				total += strtol(line + 6, NULL, 10);
+		fclose(s);
+	}
+	fclose(f);
+	return total;
+}
+
+TEST_TIMEOUT(bench_matmul_nbits, 900)
+{
+	char why[1200], tmp[64], path[128], reply[2048];
+	snprintf(tmp, sizeof tmp, "/tmp/webnn-bench-nbits-XXXXXX");
+	ASSERT(mkdtemp(tmp));
+	static struct bc_daemon dm;
+	static const char *const env[] = { "-WEBNN_OCL_BASELINE", NULL };
+	ASSERT_MSG(bc_daemon_start(&dm, NULL, "cpu", env, why, sizeof why), "%s", why);
+	static struct bc_child ort;
+	char ort_why[600] = "";
+	bool have_ort = bc_ort_start(&ort, 2, ort_why, sizeof ort_why);
+	if (!have_ort)
+		fprintf(stderr, "bench_matmul_nbits: no onnxruntime peer: %s\n", ort_why);
+	static const uint32_t rows[2] = { 1, 32 };
+	double params = (double)QB_LAYERS * QB_K * QB_K, load0 = test_load_average();
+	int rounds = bc_rounds() < 3 ? 3 : bc_rounds();
+	bool mismatch = false;
+	for (int r = 0; r < 2; r++) {
+		uint32_t m = rows[r];
+		snprintf(path, sizeof path, "%s/nbits_m%u.onnx", tmp, m);
+		ASSERT(qb_write(path, m));
+		float *x = malloc(sizeof(float) * m * QB_K), *y = malloc(sizeof(float) * m * QB_K),
+		      *yo = malloc(sizeof(float) * m * QB_K);
+		ASSERT(x && y && yo);
+		for (uint32_t i = 0; i < m * QB_K; i++)
+			x[i] = (float)(qb_rand() & 2047) / 1024.0f - 1.0f;
+		long rss0 = qb_workers_rss_kb(dm.pid);
+		struct webnn_model *model = NULL;
+		double t_load = bc_now();
+		enum webnn_status s = webnn_model_load(dm.ctx, path, NULL, &model, why, sizeof why);
+		t_load = bc_now() - t_load;
+		ASSERT_MSG(s == WEBNN_STATUS_OK, "%s", why);
+		struct webnn_named_tensor in = { "x", NULL }, out = { "y", NULL };
+		struct webnn_tensor_desc ti = { .writable = true }, to = { .readable = true };
+		webnn_model_input_desc(model, 0, &ti.desc);
+		webnn_model_output_desc(model, 0, &to.desc);
+		ASSERT(webnn_context_create_tensor(dm.ctx, &ti, &in.tensor) == WEBNN_STATUS_OK);
+		ASSERT(webnn_context_create_tensor(dm.ctx, &to, &out.tensor) == WEBNN_STATUS_OK);
+		ASSERT(webnn_context_write_tensor(dm.ctx, in.tensor, x, sizeof(float) * m * QB_K) ==
+		       WEBNN_STATUS_OK);
+		struct webnn_graph *g = webnn_model_graph(model);
+		ASSERT(webnn_context_dispatch(dm.ctx, g, &in, 1, &out, 1) == WEBNN_STATUS_OK);
+		ASSERT(webnn_context_read_tensor(dm.ctx, out.tensor, y, sizeof(float) * m * QB_K) ==
+		       WEBNN_STATUS_OK);
+		long rss1 = qb_workers_rss_kb(dm.pid);
+		/* onnxruntime on the same file and input */
+		bool ort_ok = have_ort;
+		if (ort_ok) {
+			char f[160];
+			snprintf(f, sizeof f, "%s/in0.bin", tmp);
+			FILE *fp = fopen(f, "wb");
+			ASSERT(fp && fwrite(x, sizeof(float), (size_t)m * QB_K, fp) == (size_t)m * QB_K &&
+			       fclose(fp) == 0);
+			ort_ok = bc_child_cmd(&ort, reply, sizeof reply, "open q%u %s -", m, path) &&
+				 bc_child_cmd(&ort, reply, sizeof reply, "feed q%u %s", m, tmp) &&
+				 bc_child_cmd(&ort, reply, sizeof reply, "outs q%u %s", m, tmp);
+			if (!ort_ok)
+				fprintf(stderr, "onnxruntime: %s\n", reply);
+			snprintf(f, sizeof f, "%s/out0.bin", tmp);
+			fp = ort_ok ? fopen(f, "rb") : NULL;
+			ort_ok = fp && fread(yo, sizeof(float), (size_t)m * QB_K, fp) ==
+					       (size_t)m * QB_K;
+			if (fp)
+				fclose(fp);
+		}
+		double maxd = 0, maxy = 0;
+		for (uint32_t i = 0; ort_ok && i < m * QB_K; i++) {
+			maxd = fmax(maxd, fabs((double)y[i] - yo[i]));
+			maxy = fmax(maxy, fabs((double)yo[i]));
+		}
+		/* both dequantize the same codes exactly; only the order of float sums differs */
+		if (ort_ok && maxd > 1e-4 * maxy)
+			mismatch = true;
+		/* interleaved rounds, each about 0.2 s per runtime */
+		double t1 = bc_now();
+		ASSERT(webnn_context_dispatch(dm.ctx, g, &in, 1, &out, 1) == WEBNN_STATUS_OK);
+		ASSERT(webnn_context_read_tensor(dm.ctx, out.tensor, y, sizeof(float) * m * QB_K) == WEBNN_STATUS_OK);
+		int inner = (int)(0.2 / fmax(bc_now() - t1, 1e-5)) + 1;
+		double tw[16], tort[16];
+		/* one contender at a time: the other's process tree is stopped (a spinning
+		 * thread pool would be charged to whoever runs next) */
+		for (int k = 0; k < rounds && k < 16; k++) {
+			if (ort_ok)
+				bc_pause(ort.pid);
+			double t0 = bc_now();
+			for (int i = 0; i < inner; i++)
+				ASSERT(webnn_context_dispatch(dm.ctx, g, &in, 1, &out, 1) ==
+				       WEBNN_STATUS_OK);
+			ASSERT(webnn_context_read_tensor(dm.ctx, out.tensor, y,
+							 sizeof(float) * m * QB_K) == WEBNN_STATUS_OK);
+			tw[k] = (bc_now() - t0) / inner;
+			tort[k] = NAN;
+			if (ort_ok) {
+				char id[16];
+				snprintf(id, sizeof id, "q%u", m);
+				bc_resume(ort.pid);
+				bc_pause(dm.pid);
+				tort[k] = bc_ort_run(&ort, id, inner);
+				bc_resume(dm.pid);
+			}
+		}
+		int nr = rounds < 16 ? rounds : 16;
+		fprintf(stderr,
+			"MatMulNBits 4 x %dx%d block %d, M %u: webnnd %.3f ms, onnxruntime (2 threads) "
+			"%.3f ms, ratio %.2f; max |d| %.2g (max |y| %.3g); load %.2f s; worker "
+			"resident +%.1f MiB = %.3f bytes/parameter\n",
+			QB_K, QB_K, QB_BS, m, bc_median(tw, nr) * 1e3,
+			ort_ok ? bc_median(tort, nr) * 1e3 : NAN,
+			ort_ok ? bc_ratio(tw, tort, nr) : NAN, maxd, maxy, t_load,
+			(double)(rss1 - rss0) / 1024.0, (double)(rss1 - rss0) * 1024.0 / params);
+		if (ort_ok)
+			bc_child_cmd(&ort, reply, sizeof reply, "close q%u", m);
+		webnn_tensor_destroy(in.tensor);
+		webnn_tensor_destroy(out.tensor);
+		webnn_model_destroy(model);
+		free(x);
+		free(y);
+		free(yo);
+	}
+	fprintf(stderr, "load average %.2f -> %.2f (2 cores)\n", load0, test_load_average());
+	if (have_ort)
+		bc_child_stop(&ort);
+	bc_daemon_stop(&dm);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+	ASSERT(system(cmd) == 0);
+	ASSERT_MSG(!mismatch, "webnnd's MatMulNBits differs from onnxruntime's");
+}
