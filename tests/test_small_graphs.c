@@ -1,4 +1,4 @@
-/* Small-graph passes on the cpu backend: scale/shift folded into weights, pow as multiplication, transposes read through matmul's strides, batchNormalization in the backend's layout, elementwise chains as one step; numerics against the reference backend. */
+/* Small-graph passes on the cpu backend: scale/shift folded into weights, pow as multiplication, transposes read through matmul's strides, reshapes as views, batchNormalization in the backend's layout, elementwise chains as one step; numerics against the reference backend. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,7 +154,7 @@ static struct graph_ir *sb_finish(struct tg_builder *b)
 /* ---- what the cpu backend's passes make of a graph */
 
 struct sb_shape {
-	uint32_t live, transposes, chains, live_bn, folded;
+	uint32_t live, transposes, chains, live_bn, folded, views;
 	uint32_t live_op[WNN_OP_COUNT];
 };
 
@@ -173,6 +173,7 @@ static void sb_optimised(const struct graph_ir *g, struct sb_shape *s)
 			continue;
 		s->live++;
 		s->live_op[n->op]++;
+		s->views += n->view;
 		s->transposes += n->op == WNN_OP_TRANSPOSE;
 		s->chains += n->chain.members != NULL;
 		s->live_bn += n->op == WNN_OP_BATCH_NORMALIZATION;
@@ -514,6 +515,72 @@ TEST_TIMEOUT(graph_matmul_reads_transposes_in_place, 120)
 			   "%s: %u transposes (want %u), %u matmuls", what, s.transposes,
 			   expect_transposes, s.live_op[WNN_OP_MATMUL]);
 		sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5, what);
+		tb_free(b);
+	}
+	backend_cpu.shutdown(be);
+}
+
+/* ---- reshapes as views */
+
+static uint32_t sb_reshape(struct tg_builder *b, uint32_t x, uint32_t rank, const uint32_t *dims)
+{
+	Webnn__Ipc__Reshape m = WEBNN__IPC__RESHAPE__INIT;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	memcpy(b->ids[b->n], dims, rank * sizeof *dims);
+	m.new_shape = b->ids[b->n];
+	m.n_new_shape = rank;
+	b->msgs[b->n].reshape = m;
+	return tb_add(b, WNN_OP_RESHAPE);
+}
+
+/* Reshapes run no kernel on the cpu backend: a chain of them between two operations, one of a
+ * graph input, and a view read long after its storage's producer while later steps take
+ * buffers (the memory plan must keep that storage for the view: reused early, the sum below
+ * would read another step's result). A reshape whose output is the graph's output stays a
+ * copy into the caller's tensor. Results equal the reference's. */
+TEST_TIMEOUT(graph_reshapes_are_views, 120)
+{
+	struct backend *be = sb_cpu(2);
+	for (int k = 0; k < 4; k++) {
+		struct tg_builder *b = tb_new();
+		uint32_t expect_views = 0;
+		const char *what = "";
+		if (k == 0) {
+			what = "three reshapes between relu and matmul";
+			uint32_t x = tg_input(&b->t, WNN_F32, 3, (uint32_t[]){ 2, 3, 8 });
+			uint32_t r = tb_unary(b, WNN_OP_RELU, x);
+			r = sb_reshape(b, r, 2, (uint32_t[]){ 6, 8 });
+			r = sb_reshape(b, r, 1, (uint32_t[]){ 48 });
+			r = sb_reshape(b, r, 2, (uint32_t[]){ 6, 8 });
+			sb_matmul(b, r, sb_const(b, 2, (uint32_t[]){ 8, 5 }, -1, 1));
+			expect_views = 3;
+		} else if (k == 1) {
+			what = "a graph input reshaped";
+			uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 4, 6 });
+			uint32_t r = sb_reshape(b, x, 1, (uint32_t[]){ 24 });
+			tb_binary(b, WNN_OP_ADD, r, sb_const(b, 1, (uint32_t[]){ 24 }, -1, 1));
+			expect_views = 1;
+		} else if (k == 2) {
+			what = "a view read after later steps";
+			uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 8, 8 });
+			uint32_t v = sb_reshape(b, tb_unary(b, WNN_OP_RELU, x), 1, (uint32_t[]){ 64 });
+			uint32_t t = sb_matmul(b, x, sb_const(b, 2, (uint32_t[]){ 8, 8 }, -1, 1));
+			t = sb_matmul(b, t, sb_const(b, 2, (uint32_t[]){ 8, 8 }, -1, 1));
+			t = sb_matmul(b, t, sb_const(b, 2, (uint32_t[]){ 8, 8 }, -1, 1));
+			tb_binary(b, WNN_OP_ADD, v, sb_reshape(b, t, 1, (uint32_t[]){ 64 }));
+			expect_views = 2;
+		} else {
+			what = "the graph's output is a reshape";
+			uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 4, 6 });
+			sb_reshape(b, tb_unary(b, WNN_OP_RELU, x), 1, (uint32_t[]){ 24 });
+		}
+		struct graph_ir *g = sb_finish(b);
+		struct sb_shape s;
+		sb_optimised(g, &s);
+		ASSERT_MSG(s.views == expect_views, "%s: %u views (want %u)", what, s.views,
+			   expect_views);
+		sb_compare(be, g, -1, 1, 0, 1e-6, 1e-6, what);
 		tb_free(b);
 	}
 	backend_cpu.shutdown(be);

@@ -60,7 +60,7 @@ uint32_t graph_add_value(struct graph_ir *g, const struct wnn_desc *desc, enum g
 		v->desc = *desc;
 	v->kind = kind;
 	v->producer = v->input_index = v->output_index = GRAPH_NONE;
-	v->slice_of = v->buffer = GRAPH_NONE;
+	v->slice_of = v->view_of = v->buffer = GRAPH_NONE;
 	return g->n_values++;
 }
 

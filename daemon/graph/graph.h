@@ -41,6 +41,10 @@ struct graph_value {
 	 * producer writes it into channels [slice_offset, slice_offset + size) of slice_of along
 	 * slice_axis (see struct graph_node.slice on the producer). */
 	uint32_t slice_of;
+	/* Set by graph_view_reshapes: a reshape's output that is its input's bytes read with
+	 * another shape; view_of is the value that has the storage (the first value of a chain of
+	 * such reshapes). GRAPH_NONE otherwise. */
+	uint32_t view_of;
 	/* Set by the memory plan (graph_plan_memory) for values that need device storage of their
 	 * own during a run: intermediates that are not graph outputs, not fused away and not
 	 * written into a concat. buffer indexes graph.plan.buffer_bytes; GRAPH_NONE otherwise. */
@@ -118,6 +122,9 @@ struct graph_node {
 	struct graph_chain chain;
 	struct graph_slice slice;
 	struct graph_qweight qweight;
+	/* A live reshape whose output is a view of its input (graph_view_reshapes): it stays in
+	 * the graph for liveness (it reads its input where it stands) but no kernel runs it. */
+	bool view;
 };
 
 struct graph_ir;
@@ -148,6 +155,9 @@ struct graph_caps {
 	/* float32 matmul of a block-wise dequantized constant run on the packed weights
 	 * (graph_fuse_quantized_matmul, struct graph_qweight) */
 	bool quantized_matmul;
+	/* reshapes whose output can share the input's bytes run no kernel (graph_view_reshapes;
+	 * graph_value.view_of, graph_node.view) */
+	bool reshape_views;
 	/* Producers whose output can be written into a slice of a concat's output along the
 	 * channel axis. NULL: no concat in place. */
 	bool (*writes_concat_slice)(const struct graph_node *n, const struct wnn_desc *out);

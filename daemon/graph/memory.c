@@ -18,7 +18,8 @@ bool graph_value_needs_buffer(const struct graph_ir *g, uint32_t v)
 {
 	const struct graph_value *val = &g->values[v];
 	if (val->kind != GRAPH_VALUE_INTERMEDIATE || val->output_index != GRAPH_NONE ||
-	    val->slice_of != GRAPH_NONE || val->producer == GRAPH_NONE)
+	    val->slice_of != GRAPH_NONE || val->view_of != GRAPH_NONE ||
+	    val->producer == GRAPH_NONE)
 		return false;
 	const struct graph_node *p = &g->nodes[val->producer];
 	if (p->state != GRAPH_NODE_LIVE && p->state != GRAPH_NODE_FUSED)
@@ -114,7 +115,9 @@ static struct graph_live_range *live_ranges(const struct graph_ir *g, uint32_t *
 				r[s].first = at;
 		}
 		for (uint32_t k = 0; k < nd->n_inputs; k++) {
-			uint32_t s = slot[nd->inputs[k]];
+			/* a view is read where its storage is: that value stays live until then */
+			uint32_t v = nd->inputs[k];
+			uint32_t s = slot[g->values[v].view_of != GRAPH_NONE ? g->values[v].view_of : v];
 			if (s != GRAPH_NONE && r[s].last < at)
 				r[s].last = at;
 		}

@@ -21,6 +21,7 @@ enum webnn_status graph_optimize(struct graph_ir *g, const struct graph_caps *ca
 		return st;
 	graph_fuse(g, caps);
 	graph_concat_in_place(g, caps);
+	graph_view_reshapes(g, caps);
 	graph_remove_dead(g);
 	graph_recount(g);
 	st = graph_plan_memory(g, diag);

@@ -9,7 +9,8 @@
  * rewriting (caps->rewrite_pow), transposes absorbed into matmul's strides
  * (caps->matmul_strided_operands), layout assignment
  * (caps->assign_layout), fusion (caps->epilogues, caps->elementwise_chains), concat in place
- * (caps->writes_concat_slice), dead-code removal again, and the memory plan. */
+ * (caps->writes_concat_slice), reshapes as views (caps->reshape_views), dead-code removal
+ * again, and the memory plan. */
 enum webnn_status graph_optimize(struct graph_ir *g, const struct graph_caps *caps,
 				 struct wnn_diag *diag);
 
@@ -29,6 +30,7 @@ enum webnn_status graph_assign_layout(struct graph_ir *g, enum webnn_layout layo
 				      struct wnn_diag *diag);
 void graph_fuse(struct graph_ir *g, const struct graph_caps *caps);
 void graph_concat_in_place(struct graph_ir *g, const struct graph_caps *caps);
+void graph_view_reshapes(struct graph_ir *g, const struct graph_caps *caps);
 /* Whether a run materialises value v in a buffer of its own (see graph_value.buffer). */
 bool graph_value_needs_buffer(const struct graph_ir *g, uint32_t v);
 /* Liveness over the nodes' order (a fused node's reads count where its group runs); best-fit

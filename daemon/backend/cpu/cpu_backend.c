@@ -348,6 +348,7 @@ static void cpu_caps(struct backend_context *ctx, struct graph_caps *caps)
 	caps->rewrite_pow = true;
 	caps->matmul_strided_operands = true;
 	caps->quantized_matmul = true;
+	caps->reshape_views = true;
 }
 
 static void cpu_plan_destroy(struct backend_plan *plan)
@@ -471,8 +472,8 @@ static enum webnn_status plan_nodes(struct backend_plan *plan, uint32_t *nodes, 
 			st = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
 					  "cpu: %s was fused in a way this backend does not ask for",
 					  graph_node_name(n, name, sizeof(name)));
-		} else if (n->state != GRAPH_NODE_LIVE) {
-			continue;
+		} else if (n->state != GRAPH_NODE_LIVE || n->view) {
+			continue; /* a view has no kernel: its output is its input's bytes */
 		} else if (n->slice.used) {
 			st = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
 					  "cpu: %s is part of a fusion this backend does not ask for",

@@ -170,6 +170,11 @@ enum webnn_status host_values_init(struct host_values *hv, const struct graph_ir
 		hv->src[n->outputs[0]] = HOST_SRC_ALIAS;
 		hv->alias[n->outputs[0]] = n->epilogue.output;
 	}
+	for (uint32_t v = 0; v < g->n_values; v++)
+		if (g->values[v].view_of != GRAPH_NONE) {
+			hv->src[v] = HOST_SRC_ALIAS;
+			hv->alias[v] = g->values[v].view_of;
+		}
 	for (uint32_t i = 0; i < g->n_outputs; i++) {
 		uint32_t v = g->outputs[i];
 		if (v >= g->n_values ||
@@ -209,6 +214,9 @@ enum webnn_status host_values_check_node(const struct host_values *hv, uint32_t 
 			uint32_t v = n->inputs[j];
 			if (made_in_chain(g, c, k, v))
 				continue;
+			/* a view has the data of the value whose storage it shares */
+			if (v < g->n_values && g->values[v].view_of != GRAPH_NONE)
+				v = g->values[v].view_of;
 			enum host_source src = v < g->n_values ? hv->src[v] : HOST_SRC_NONE;
 			bool computed = src == HOST_SRC_OUTPUT || src == HOST_SRC_BUFFER;
 			uint32_t at = computed ? g->values[v].producer : GRAPH_NONE;
@@ -246,9 +254,14 @@ void host_values_bind_run(struct host_values *hv, struct backend_tensor *const *
 		else if (hv->src[v] == HOST_SRC_OUTPUT)
 			hv->bufs[v] = outputs[g->values[v].output_index]->data;
 	}
-	for (uint32_t v = 0; v < g->n_values; v++)
-		if (hv->src[v] == HOST_SRC_ALIAS)
-			hv->bufs[v] = hv->bufs[hv->alias[v]];
+	/* an alias may point at another (a view of an epilogue's own output): follow the chain */
+	for (uint32_t v = 0; v < g->n_values; v++) {
+		uint32_t r = v;
+		for (uint32_t hops = 0; hv->src[r] == HOST_SRC_ALIAS && hops < g->n_values; hops++)
+			r = hv->alias[r];
+		if (r != v)
+			hv->bufs[v] = hv->bufs[r];
+	}
 }
 
 void host_values_copy_outputs(const struct host_values *hv,
