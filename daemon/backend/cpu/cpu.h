@@ -71,6 +71,24 @@ struct cpu_exec {
 uint32_t cpu_chunks_for(const struct cpu_build *b, const struct graph_node *n,
 			uint64_t max_chunks);
 
+/*
+ * Cancellation inside a C kernel: its threads look at the cancel flag once per block of work (a
+ * block of CPU_CANCEL_BLOCK elements, a row, an output element of a long window) and skip the
+ * blocks left once it is set; the step then returns cpu_kernel_status's cancelled status. A
+ * block is well under a millisecond, and one relaxed load per block costs nothing measurable.
+ */
+#define CPU_CANCEL_BLOCK 65536u /* even: a 4-bit packed range starts on a whole byte */
+static inline bool cpu_cancelled(const struct cpu_exec *x)
+{
+	return backend_cancelled(x->cancel);
+}
+/* OK, or the cancelled status when the kernel's blocks were skipped. */
+static inline enum webnn_status cpu_kernel_status(const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	return cpu_cancelled(x) ? backend_cancelled_status(diag, x->work ? x->work : "dispatch")
+				: WEBNN_STATUS_OK;
+}
+
 struct cpu_step;
 typedef enum webnn_status (*cpu_run_fn)(const struct cpu_step *s, void *const *bufs,
 					const struct cpu_exec *x, struct wnn_diag *diag);

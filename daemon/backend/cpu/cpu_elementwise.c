@@ -150,7 +150,6 @@ static enum webnn_status ew_run(const struct cpu_step *s, void *const *bufs,
 {
 	const struct ew_plan *pl = s->priv;
 	struct ew_args a = { .out = bufs[pl->out_id] };
-	(void)diag;
 	for (int k = 0; k < pl->n_in; k++)
 		a.in[k] = bufs[pl->in_ids[k]];
 	uint64_t count = pl->count;
@@ -159,9 +158,10 @@ static enum webnn_status ew_run(const struct cpu_step *s, void *const *bufs,
 	{
 		uint64_t b, e;
 		cpu_ew_split(count, omp_get_thread_num(), omp_get_num_threads(), &b, &e);
-		ew_walk(pl, &a, b, e);
+		for (uint64_t at = b; at < e && !cpu_cancelled(x); at += CPU_CANCEL_BLOCK)
+			ew_walk(pl, &a, at, e - at < CPU_CANCEL_BLOCK ? e : at + CPU_CANCEL_BLOCK);
 	}
-	return WEBNN_STATUS_OK;
+	return cpu_kernel_status(x, diag);
 }
 
 /* ---- rows */
@@ -827,17 +827,16 @@ static enum webnn_status chain_run(const struct cpu_step *s, void *const *bufs,
 	const struct chain_plan *cp = s->priv;
 	uint64_t count = cp->count;
 	int nt = x->threads > 1 ? x->threads : 1;
-	(void)diag;
 #pragma omp parallel num_threads(nt) if (nt > 1 && count >= CPU_EW_PAR_MIN)
 	{
 		struct chain_block blk;
 		uint64_t b, e;
 		cpu_ew_split(count, omp_get_thread_num(), omp_get_num_threads(), &b, &e);
-		for (uint64_t at = b; at < e; at += CPU_EW_BLOCK)
+		for (uint64_t at = b; at < e && !cpu_cancelled(x); at += CPU_EW_BLOCK)
 			chain_block_run(cp, bufs, at, e - at < CPU_EW_BLOCK ? e - at : CPU_EW_BLOCK,
 					&blk);
 	}
-	return WEBNN_STATUS_OK;
+	return cpu_kernel_status(x, diag);
 }
 
 /* The type a chainable member computes in (and writes: chainable nodes keep their type). */
