@@ -181,65 +181,88 @@ static enum webnn_status cpu_conv_run(const struct cpu_step *s, void *const *buf
 	return r;
 }
 
-/* How a step is cut: dim (2: output rows, 0: images) in pieces of per; count 1: whole. */
+/* How a step is cut: each image on its own, in rows pieces of per output rows (conv2d; one
+ * piece of all its rows for convTranspose2d); count 1: whole. */
 struct cpu_conv_split {
 	uint32_t count;
-	int dim;
-	int64_t per;
+	int64_t pieces, per;
 };
 
-/* One chunk: k's slice of output entries [start, start + len) along split dim, with the byte
- * offsets of its input's and output's first element. */
-static void cpu_conv_slice(const struct cpu_conv_geom *k, int dim, int64_t start, int64_t len,
+/* The dense stride of a size-1 outermost dim (what oneDNN's layout checks expect of a view). */
+static int64_t cpu_conv_outer_stride(const int64_t *dims, const int64_t *strides)
+{
+	int64_t s = 1;
+	for (int d = 1; d < 4; d++)
+		if (dims[d] * strides[d] > s)
+			s = dims[d] * strides[d];
+	return s;
+}
+
+/* Chunk i of sp: k's slice of one image (i / sp.pieces) and its output rows of piece
+ * i % sp.pieces, with the byte offsets of its input's and output's first element. */
+static void cpu_conv_slice(const struct cpu_conv_geom *k, struct cpu_conv_split sp, uint32_t i,
 			   struct cpu_conv_geom *c, uint64_t *src_off, uint64_t *dst_off)
 {
 	*c = *k;
 	*src_off = *dst_off = 0;
-	if (len == k->dst_dims[dim] && start == 0)
+	if (sp.count <= 1)
 		return;
-	c->dst_dims[dim] = len;
-	*dst_off = (uint64_t)(start * k->dst_strides[dim]) * sizeof(float);
-	if (dim == 0) {
-		c->src_dims[0] = len;
-		*src_off = (uint64_t)(start * k->src_strides[0]) * sizeof(float);
-		return;
+	int64_t image = (int64_t)i / sp.pieces, piece = (int64_t)i % sp.pieces;
+	c->src_dims[0] = c->dst_dims[0] = 1;
+	*src_off = (uint64_t)(image * k->src_strides[0]) * sizeof(float);
+	*dst_off = (uint64_t)(image * k->dst_strides[0]) * sizeof(float);
+	if (sp.pieces > 1) {
+		int64_t start = piece * sp.per, out_h = k->dst_dims[2];
+		int64_t len = out_h - start < sp.per ? out_h - start : sp.per;
+		c->dst_dims[2] = len;
+		*dst_off += (uint64_t)(start * k->dst_strides[2]) * sizeof(float);
+		/* the input rows these output rows read, and the padding they read past it */
+		int64_t kh = k->w_dims[k->w_rank - 2], dh = k->dilates[0] + 1;
+		int64_t first = start * k->strides[0] - k->pad_l[0];
+		int64_t end = (start + len - 1) * k->strides[0] - k->pad_l[0] + (kh - 1) * dh + 1;
+		int64_t lo = first > 0 ? first : 0, hi = end < k->src_dims[2] ? end : k->src_dims[2];
+		c->src_dims[2] = hi - lo;
+		c->pad_l[0] = lo - first;
+		c->pad_r[0] = end - hi;
+		*src_off += (uint64_t)(lo * k->src_strides[2]) * sizeof(float);
 	}
-	/* the input rows these output rows read, and the padding they read past the input */
-	int64_t kh = k->w_dims[k->w_rank - 2], dh = k->dilates[0] + 1;
-	int64_t first = start * k->strides[0] - k->pad_l[0];
-	int64_t end = (start + len - 1) * k->strides[0] - k->pad_l[0] + (kh - 1) * dh + 1;
-	int64_t lo = first > 0 ? first : 0, hi = end < k->src_dims[2] ? end : k->src_dims[2];
-	c->src_dims[2] = hi - lo;
-	c->pad_l[0] = lo - first;
-	c->pad_r[0] = end - hi;
-	*src_off = (uint64_t)(lo * k->src_strides[2]) * sizeof(float);
+	c->src_strides[0] = cpu_conv_outer_stride(c->src_dims, c->src_strides);
+	c->dst_strides[0] = cpu_conv_outer_stride(c->dst_dims, c->dst_strides);
 }
 
-/* The chunks of a node: its estimate over the chunk target (cpu_chunks_for); conv2d by output
- * rows, convTranspose2d by images (a transposed convolution's output rows gather from input
- * rows unevenly). Whole when a slice would read no input row (padding alone). */
+/* The chunks of a node: its estimate over the chunk target (cpu_chunks_for), as images, each
+ * cut into pieces of output rows for conv2d (a transposed convolution's output rows gather
+ * from input rows unevenly: it is cut by images only). Whole when that makes fewer than
+ * CPU_CHUNK_MIN chunks, or a piece would read no input row (padding alone). */
 static struct cpu_conv_split cpu_conv_split_for(const struct cpu_build *b,
 						 const struct graph_node *n,
 						 const struct cpu_conv_geom *k)
 {
-	struct cpu_conv_split sp = { 1, 0, 0 };
-	int dim = k->transpose ? 0 : 2;
-	int64_t total = k->dst_dims[dim];
-	uint32_t chunks = cpu_chunks_for(b, n, (uint64_t)total);
+	struct cpu_conv_split whole = { 1, 1, 0 }, sp = { 1, 1, k->dst_dims[2] };
+	int64_t images = k->dst_dims[0], out_h = k->dst_dims[2];
+	uint32_t chunks = cpu_chunks_for(b, n, (uint64_t)(images * (k->transpose ? 1 : out_h)));
 	if (chunks <= 1)
-		return sp;
-	int64_t per = (total + chunks - 1) / chunks;
-	for (int64_t start = 0; start < total && dim == 2; start += per) {
+		return whole;
+	if (!k->transpose && (int64_t)chunks > images) {
+		int64_t pieces = ((int64_t)chunks + images - 1) / images;
+		sp.per = (out_h + pieces - 1) / pieces;
+		/* a piece of fewer input rows than the kernel spans gets only oneDNN's reference
+		 * implementation (a thousand times slower): a piece spans the kernel at least */
+		int64_t span = (k->w_dims[k->w_rank - 2] - 1) * (k->dilates[0] + 1) + 1;
+		if (sp.per < span)
+			sp.per = span;
+		sp.pieces = (out_h + sp.per - 1) / sp.per;
+	}
+	if (images * sp.pieces < CPU_CHUNK_MIN || images * sp.pieces > UINT32_MAX)
+		return whole;
+	sp.count = (uint32_t)(images * sp.pieces);
+	for (uint32_t i = 0; i < sp.count && sp.pieces > 1; i++) {
 		struct cpu_conv_geom c;
 		uint64_t so, doff;
-		cpu_conv_slice(k, dim, start, total - start < per ? total - start : per, &c, &so,
-			       &doff);
+		cpu_conv_slice(k, sp, i, &c, &so, &doff);
 		if (c.src_dims[2] < 1)
-			return sp;
+			return whole;
 	}
-	sp.count = (uint32_t)((total + per - 1) / per);
-	sp.dim = dim;
-	sp.per = per;
 	return sp;
 }
 
@@ -382,11 +405,12 @@ static dnnl_status_t cpu_conv_desc(const struct cpu_conv_geom *k, dnnl_convoluti
 }
 
 /* One chunk's primitive in ch->conv (k: the chunk's slice of the geometry; src_off/dst_off its
- * offsets), with the epilogue as post-ops (fuse) or not: OK, with *unimplemented set when
- * oneDNN has no implementation for it; or an error. */
+ * offsets; chunked: one of several), with the epilogue as post-ops (fuse) or not: OK, with
+ * *unimplemented set when oneDNN has no implementation for it (or, for a chunk, only its
+ * reference one); or an error. */
 static enum webnn_status cpu_conv_chunk(const struct cpu_build *b, struct cpu_step *s,
 					struct cpu_conv_chunk *ch, const struct cpu_conv_geom *k,
-					uint64_t src_off, uint64_t dst_off, bool fuse,
+					uint64_t src_off, uint64_t dst_off, bool chunked, bool fuse,
 					dnnl_memory_t *weights, dnnl_memory_desc_t *weights_md,
 					bool *unimplemented, struct wnn_diag *diag)
 {
@@ -428,6 +452,11 @@ static enum webnn_status cpu_conv_chunk(const struct cpu_build *b, struct cpu_st
 	dnnl_memory_desc_t w_want = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
 	if ((r = cpu_dnnl_create(b, p, pd, n, diag)) != WEBNN_STATUS_OK)
 		return r;
+	/* a slice that only oneDNN's reference implementation takes: the step is built whole */
+	if (chunked && strncmp(p->impl, "ref", 3) == 0) {
+		*unimplemented = true;
+		return WEBNN_STATUS_OK;
+	}
 	uint32_t out = fuse ? n->epilogue.output : k->output;
 	if ((r = cpu_dnnl_bind(b, p, DNNL_ARG_SRC, &src, k->input, n, diag)) ||
 	    (r = const_w ? cpu_conv_bind_const_weights(b, p, &w_plain, fv->data, &w_want, weights,
@@ -581,20 +610,17 @@ static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step
 	dnnl_memory_t weights = NULL;
 	dnnl_memory_desc_t weights_md;
 	memset(&weights_md, 0, sizeof(weights_md));
-	int64_t total = k->dst_dims[sp.dim];
 	for (uint32_t i = 0; i < sp.count; i++) {
 		struct cpu_conv_geom ck;
 		uint64_t src_off, dst_off;
-		int64_t start = sp.count > 1 ? (int64_t)i * sp.per : 0;
-		int64_t len = sp.count > 1 ? (total - start < sp.per ? total - start : sp.per)
-					   : total;
-		cpu_conv_slice(k, sp.dim, start, len, &ck, &src_off, &dst_off);
+		cpu_conv_slice(k, sp, i, &ck, &src_off, &dst_off);
 		bool unimplemented = false;
 		enum webnn_status r =
 			winograd ? cpu_conv_chunk_winograd(b, s, &c->c[i], &ck, src_off, dst_off,
 							   fuse, &weights, &weights_md,
 							   &unimplemented, diag)
-				 : cpu_conv_chunk(b, s, &c->c[i], &ck, src_off, dst_off, fuse,
+				 : cpu_conv_chunk(b, s, &c->c[i], &ck, src_off, dst_off,
+						  sp.count > 1, fuse,
 						  &weights, &weights_md, &unimplemented, diag);
 		if (r != WEBNN_STATUS_OK || unimplemented) {
 			cpu_conv_undo(s);
@@ -629,7 +655,7 @@ enum webnn_status cpu_conv_prepare(const struct cpu_build *b, struct cpu_step *s
 	if (type != WNN_F32 || n->slice.used)
 		return WEBNN_STATUS_OK;
 	bool fuse = n->epilogue.used;
-	struct cpu_conv_split sp = cpu_conv_split_for(b, n, &k), whole = { 1, 0, 0 };
+	struct cpu_conv_split sp = cpu_conv_split_for(b, n, &k), whole = { 1, 1, 0 };
 	enum webnn_status r;
 	/* in chunks, then (a chunk's layout differs, or oneDNN has no implementation for a
 	 * slice) whole; with fused post-ops, then without them */
