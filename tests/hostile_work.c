@@ -318,7 +318,7 @@ static void fan_free(struct fan *g)
 /* Abuse: graphs of cheap-per-unit operators, which the old FLOP budget priced like matmul's
  * multiply-adds (0.01 ns a unit on oneDNN, against 1-18 ns for these): 100 relus over
  * [4096, 4096] (3.4e9 units), one 64x64 max pool over [1, 64, 2048, 2048] (1e12 window elements:
- * admitted under the old 2e12, hours to run), 4 gathers of 2^28 elements each. With
+ * admitted under the old 2e12, hours to run), 16 gathers of 2^28 elements each (seconds). With
  * max_dispatch_ms at 1 s, each is refused at build, at once, with NOT_SUPPORTED naming
  * max_dispatch_ms, the estimate and the operator's family (the memory budgets bound the
  * elementwise and gather graphs' real time below the default 30 s budget); a graph within the
@@ -347,7 +347,7 @@ TEST(hostile_time_budget_cheap_units)
 	ASSERT_CONTAINS(r->reply->error->message, "(pool family, ");
 	pt_expect_err(r, WEBNN__IPC__STATUS__NOT_SUPPORTED, "estimated at ");
 	fan_free(&f);
-	fan_graph(&f, 1, 4, WNN_OP_GATHER, 4);
+	fan_graph(&f, 1, 4, WNN_OP_GATHER, 16);
 	r = pt_call(&c, &f.m);
 	ASSERT(r->reply && r->reply->error);
 	fprintf(stderr, "gather: %s\n", r->reply->error->message);

@@ -67,6 +67,10 @@ struct cpu_exec {
 #define CPU_CHUNK_NS 250000000ull /* estimated time per chunk; WEBNN_CPU_CHUNK_NS overrides it
 				     (tests split small steps with it) */
 #define CPU_CHUNK_MIN 4u          /* fewer chunks than this: the step is not split */
+/* A convolution's chunk target is CPU_CHUNK_NS over this: its estimate is about 3x its CPU
+ * time (a matmul's about 5x), and a chunk costs no weight repacking (a matmul chunk of rows
+ * repacks a B that is not constant), so its chunks are made about as long in real time. */
+#define CPU_CONV_CHUNK_DIV 2u
 /* Chunks for a node (1: run whole): its estimate over b->chunk_ns, capped at max_chunks. */
 uint32_t cpu_chunks_for(const struct cpu_build *b, const struct graph_node *n,
 			uint64_t max_chunks);
