@@ -56,8 +56,10 @@ struct cpu_exec {
 /*
  * Cancellation inside a step. A oneDNN primitive cannot be interrupted once it runs, so a step
  * estimated (graph_cost_fast) at several chunk targets is built as chunks, one primitive per
- * slice of its output, run one after another with a cancel check between them: a closed
- * context's step then stops within about one chunk instead of running for seconds. Each chunk
+ * slice of its output (gemm/matmul: rows or the outermost batch dim, cpu_linalg.c; conv2d: an
+ * image's piece of output rows, convTranspose2d: an image, cpu_conv.c), run one after another
+ * with a cancel check between them: a closed context's step then stops within about one chunk
+ * instead of running for seconds. A matmul chunk
  * costs about 3.5 ms of CPU more than its share of the whole (bench_cpu_chunks, 2048^3 matmul at
  * load 16: 8 chunks +15% CPU, 4 chunks +7%, 2 chunks +0%), so the target is set where that is a
  * few percent, and only steps of CPU_CHUNK_MIN targets or more are split. The estimate of a
