@@ -257,11 +257,12 @@ TEST_TIMEOUT(cpu_conv_winograd_shapes, 300)
 	backend_cpu.shutdown(be);
 }
 
-/* With WEBNN_CPU_CHUNK_NS at 1 ns every oneDNN convolution runs in chunks: conv2d by output
- * rows (each chunk reading its input rows with the padding its slice has: strides, dilation,
- * padding larger on one side), convTranspose2d by images; weights reordered once and shared
- * (constant, Winograd's, a filter that is a graph input reordered once per run); every fused
- * epilogue. Each matches the reference kernels. */
+/* With WEBNN_CPU_CHUNK_NS at 1 ns every oneDNN convolution runs in chunks: conv2d by image and
+ * piece of output rows (each chunk reading its input rows with the padding its slice has:
+ * strides, dilation, padding larger on one side), convTranspose2d by images; weights reordered
+ * once and shared (constant, or a filter that is a graph input reordered once per run); every
+ * fused epilogue; the Winograd shapes (whole where their row pieces get no Winograd). Each
+ * matches the reference kernels. */
 TEST_TIMEOUT(cpu_convolutions_in_chunks, 300)
 {
 	setenv("WEBNN_CPU_CHUNK_NS", "1", 1);
