@@ -224,6 +224,7 @@ static enum webnn_status compile_graph(const struct backend_impl *impl, struct c
 				       struct wnn_diag *diag)
 {
 	struct mlgraph *g = cmd->graph;
+	g->bg.cancel = &cmd->ctx->cancel;
 	enum webnn_status st = graph_import(&g->bg, &g->ir, diag);
 	if (st == WEBNN_STATUS_OK)
 		st = compile_imported(impl, cmd, diag);

@@ -326,29 +326,70 @@ static void bc_matmul(struct tg_graph *t, uint32_t m, uint32_t k, uint32_t n, bo
 	ASSERT_MSG(tg_finish(t, &diag), "%s", diag.message);
 }
 
-/* The cost of running long cpu steps in chunks (cpu.h CPU_CHUNK_NS): large matmuls on a cpu
- * backend that splits them and on one that does not (WEBNN_CPU_CHUNK_NS past their estimate),
- * built and timed in turns: medians of wall and process CPU time (which a loaded machine blurs
- * less) and the chunked/whole ratios (goal <= 1.03). 2048^3 is below the size that is split. */
+/* A conv2d of [1, hw, hw, c] NHWC by a constant k x k OHWI filter to oc channels, padded to
+ * keep hw, as the only node of t. */
+static void bc_conv(struct tg_graph *t, uint32_t hw, uint32_t c, uint32_t oc, uint32_t k)
+{
+	struct wnn_diag diag = { 0 };
+	tg_init(t);
+	Webnn__Ipc__Conv2d cv = WEBNN__IPC__CONV2D__INIT;
+	cv.input = tg_input(t, WNN_F32, BC_SHAPE(1, hw, hw, c));
+	float *w = malloc((size_t)oc * k * k * c * sizeof(float));
+	ASSERT(w);
+	tg_random(w, WNN_F32, (uint64_t)oc * k * k * c, 7, -1, 1);
+	cv.filter = tg_constant(t, WNN_F32, BC_SHAPE(oc, k, k, c), w);
+	free(w);
+	cv.output = tg_next(t);
+	uint32_t pad[4] = { k / 2, k / 2, k / 2, k / 2 };
+	cv.padding = pad;
+	cv.n_padding = 4;
+	cv.has_input_layout = true;
+	cv.input_layout = WEBNN__IPC__INPUT_LAYOUT__NHWC;
+	cv.has_filter_layout = true;
+	cv.filter_layout = WEBNN__IPC__CONV2D_FILTER_LAYOUT__OHWI;
+	Webnn__Ipc__Operation op = WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&op, WNN_OP_CONV2D, &cv);
+	ASSERT_MSG(tg_op(t, &op, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	ASSERT_MSG(tg_finish(t, &diag), "%s", diag.message);
+}
+
+/* The cost of running long cpu steps in chunks (cpu.h CPU_CHUNK_NS): large matmuls and
+ * convolutions on a cpu backend that splits them (with WEBNN_BENCH_CHUNK_NS, at that target)
+ * and on one that does not (WEBNN_CPU_CHUNK_NS past their estimate), built and timed in turns:
+ * medians of wall and process CPU time (which a loaded machine blurs less) and the
+ * chunked/whole ratios (goal <= 1.03). 2048^3 is below the size that is split.
+ * WEBNN_BENCH_CHUNK_CASES=conv or matmul runs only those cases. */
 TEST_TIMEOUT(bench_cpu_chunks, 900)
 {
+	/* m, k, n: a matmul; conv: a conv2d of [1, m, m, k] by a conv x conv filter to n */
 	static const struct {
 		uint32_t m, k, n;
 		bool const_b;
-	} cases[] = { { 2048, 2048, 2048, false }, { 3072, 3072, 3072, false },
-		      { 3072, 3072, 3072, true }, { 4096, 4096, 4096, false } };
+		uint32_t conv;
+	} cases[] = { { 2048, 2048, 2048, false, 0 }, { 3072, 3072, 3072, false, 0 },
+		      { 3072, 3072, 3072, true, 0 },  { 4096, 4096, 4096, false, 0 },
+		      { 448, 64, 64, false, 7 },      { 256, 128, 128, false, 5 } };
 	struct wnn_diag diag = { 0 };
 	int rounds = 3;
 	printf("bench_cpu_chunks: long matmuls in chunks vs whole (load %.2f)\n",
 	       test_load_average());
+	/* WEBNN_BENCH_CHUNK_CASES=conv or matmul: only those */
+	const char *only = getenv("WEBNN_BENCH_CHUNK_CASES");
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tg_graph t;
-		bc_matmul(&t, cases[i].m, cases[i].k, cases[i].n, cases[i].const_b);
+		if (only && strcmp(only, cases[i].conv ? "conv" : "matmul") != 0)
+			continue;
+		if (cases[i].conv)
+			bc_conv(&t, cases[i].m, cases[i].k, cases[i].n, cases[i].conv);
+		else
+			bc_matmul(&t, cases[i].m, cases[i].k, cases[i].n, cases[i].const_b);
 		double whole[3], chunked[3], whole_cpu[3], chunked_cpu[3];
 		for (int r = 0; r < rounds; r++)
 			for (int split = 0; split < 2; split++) {
 				struct backend *be = NULL;
-				if (split)
+				if (split && getenv("WEBNN_BENCH_CHUNK_NS"))
+					setenv("WEBNN_CPU_CHUNK_NS", getenv("WEBNN_BENCH_CHUNK_NS"), 1);
+				else if (split)
 					unsetenv("WEBNN_CPU_CHUNK_NS");
 				else
 					setenv("WEBNN_CPU_CHUNK_NS", "1000000000000000", 1);
@@ -362,10 +403,17 @@ TEST_TIMEOUT(bench_cpu_chunks, 900)
 			}
 		double cm = test_median(chunked, rounds), wm = test_median(whole, rounds);
 		double cc = test_median(chunked_cpu, rounds), wc = test_median(whole_cpu, rounds);
-		printf("  matmul %ux%ux%u%s: whole %.1f ms (CPU %.1f ms), in chunks %.1f ms (CPU "
-		       "%.1f ms): chunked/whole %.3f, CPU %.3f (goal <= 1.03)\n", cases[i].m,
-		       cases[i].k, cases[i].n, cases[i].const_b ? " (constant B)" : "", wm * 1e3,
-		       wc * 1e3, cm * 1e3, cc * 1e3, cm / wm, cc / wc);
+		char what[96];
+		if (cases[i].conv)
+			snprintf(what, sizeof what, "conv2d %ux%u %u->%u at %ux%u", cases[i].conv,
+				 cases[i].conv, cases[i].k, cases[i].n, cases[i].m, cases[i].m);
+		else
+			snprintf(what, sizeof what, "matmul %ux%ux%u%s", cases[i].m, cases[i].k,
+				 cases[i].n, cases[i].const_b ? " (constant B)" : "");
+		printf("  %s: whole %.1f ms (CPU %.1f ms), in chunks %.1f ms (CPU %.1f ms): "
+		       "chunked/whole %.3f, CPU %.3f (goal <= 1.03)\n", what, wm * 1e3, wc * 1e3,
+		       cm * 1e3, cc * 1e3, cm / wm, cc / wc);
+		fflush(stdout);
 		tg_free(&t);
 	}
 }

@@ -413,14 +413,40 @@ double hz_cpu_s(pid_t pid)
 	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
 }
 
+/* CPU time of every live thread of pid in seconds, to the nanosecond (schedstat's run time):
+ * what a tick-counted /proc/<pid>/stat rounds to 10 ms. Threads that ended no longer count. */
+static double hz_cpu_fine_s(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return hz_cpu_s(pid);
+	unsigned long long ns = 0;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char file[384], buf[128];
+		snprintf(file, sizeof(file), "%s/%s/schedstat", path, e->d_name);
+		unsigned long long run = 0;
+		if (hz_read_file(file, buf, sizeof(buf)) && sscanf(buf, "%llu", &run) == 1)
+			ns += run;
+	}
+	closedir(dir);
+	return (double)ns * 1e-9;
+}
+
 double hz_cpu_stop_ms(pid_t pid, int quiet_ms, int max_ms, double *cpu_ms)
 {
-	double t0 = hz_now_ms(), last_growth = t0, cpu = hz_cpu_s(pid), cpu0 = cpu;
+	/* Sampled every 5 ms; a sample counts as work when the worker used more than 1 ms of
+	 * CPU in it (its loop thread waking to answer or free something uses microseconds). */
+	double t0 = hz_now_ms(), last_growth = t0, cpu = hz_cpu_fine_s(pid), cpu0 = cpu;
 	for (double now = t0; now - last_growth < quiet_ms && now - t0 < max_ms;) {
-		usleep(20000);
+		usleep(5000);
 		now = hz_now_ms();
-		double c = hz_cpu_s(pid);
-		if (c > cpu)
+		double c = hz_cpu_fine_s(pid);
+		if (c - cpu > 1e-3)
 			last_growth = now;
 		cpu = c;
 	}

@@ -73,11 +73,11 @@ int hz_fd_count(pid_t pid);
 int hz_maps_count(pid_t pid);
 /* User plus system CPU time of a process, in seconds. */
 double hz_cpu_s(pid_t pid);
-/* Samples pid's CPU time every 20 ms from now until it has not grown for quiet_ms (or max_ms
- * passed): returns the milliseconds from the call to the last sample where it still grew (0:
- * it never grew), so work cancelled just before the call reads as the time it took to stop;
- * with cpu_ms, the CPU milliseconds pid spent meanwhile (what a loaded machine does not
- * stretch). */
+/* Samples pid's CPU time (every thread's, to the nanosecond) every 5 ms from now until it has
+ * not grown by more than 1 ms in a sample for quiet_ms (or max_ms passed): returns the
+ * milliseconds from the call to the last sample where it still grew (0: it never grew), so work
+ * cancelled just before the call reads as the time it took to stop; with cpu_ms, the CPU
+ * milliseconds pid spent meanwhile (what a loaded machine does not stretch). */
 double hz_cpu_stop_ms(pid_t pid, int quiet_ms, int max_ms, double *cpu_ms);
 /* Waits up to ms for fd count of pid to be at most want; returns the last count. */
 int hz_fd_count_settle(pid_t pid, int want, int ms);

@@ -35,10 +35,8 @@ static bool cpu_has_live(struct backend *be, const struct graph_ir *g, enum wnn_
  * layouts and both float types: the adds and activations are fused into the conv (oneDNN
  * post-ops for float32; the C epilogue after the reference kernel for float16) and the result
  * matches the reference, which runs them unfused. */
-TEST_TIMEOUT(cpu_fused_epilogues, 300)
+static void fused_epilogue_cases(struct backend *be)
 {
-	ot_impl = &backend_cpu;
-	struct backend *be = ot_backend();
 	/* chain: 1 relu, 2 clamp, 3 add residual, 4 add vector + relu, 5 add residual + clamp */
 	static const struct {
 		bool nhwc;
@@ -92,6 +90,13 @@ TEST_TIMEOUT(cpu_fused_epilogues, 300)
 			   "%s: the epilogue was not fused", label);
 		tg_free(&tg);
 	}
+}
+
+TEST_TIMEOUT(cpu_fused_epilogues, 300)
+{
+	ot_impl = &backend_cpu;
+	struct backend *be = ot_backend();
+	fused_epilogue_cases(be);
 	backend_cpu.shutdown(be);
 }
 
@@ -208,10 +213,8 @@ TEST_TIMEOUT(cpu_conv_transpose2d_in_nhwc, 120)
 /* The large 3x3 stride-1 convolutions (Winograd when oneDNN offers it, reordering activations
  * into its blocked layout and back) against the reference, with bias, relu, a residual and
  * both client layouts. */
-TEST_TIMEOUT(cpu_conv_winograd_shapes, 300)
+static void winograd_cases(struct backend *be)
 {
-	ot_impl = &backend_cpu;
-	struct backend *be = ot_backend();
 	static const struct {
 		uint32_t c, oc, hw;
 		int chain; /* 0 none, 1 relu, 3 add residual */
@@ -245,6 +248,89 @@ TEST_TIMEOUT(cpu_conv_winograd_shapes, 300)
 		ot_check(be, g, -1, 1, TOL_SUM, label);
 		tg_free(&tg);
 	}
+}
+
+TEST_TIMEOUT(cpu_conv_winograd_shapes, 300)
+{
+	ot_impl = &backend_cpu;
+	struct backend *be = ot_backend();
+	winograd_cases(be);
+	backend_cpu.shutdown(be);
+}
+
+/* With WEBNN_CPU_CHUNK_NS at 1 ns every oneDNN convolution runs in chunks: conv2d by image and
+ * piece of output rows (each chunk reading its input rows with the padding its slice has:
+ * strides, dilation, padding larger on one side), convTranspose2d by images; weights reordered
+ * once and shared (constant, or a filter that is a graph input reordered once per run); every
+ * fused epilogue; the Winograd shapes (whole where their row pieces get no Winograd). Each
+ * matches the reference kernels. */
+TEST_TIMEOUT(cpu_convolutions_in_chunks, 300)
+{
+	setenv("WEBNN_CPU_CHUNK_NS", "1", 1);
+	ot_impl = &backend_cpu;
+	struct backend *be = ot_backend();
+	unsetenv("WEBNN_CPU_CHUNK_NS");
+	fused_epilogue_cases(be);
+	winograd_cases(be);
+	static const struct {
+		uint32_t k, stride, dil, pad[4];
+		bool input_filter;
+	} cases[] = {
+		{ 3, 2, 1, { 1, 0, 1, 2 }, false }, { 5, 1, 2, { 4, 1, 0, 3 }, false },
+		{ 3, 3, 1, { 2, 2, 2, 2 }, true },  { 1, 1, 1, { 0, 0, 0, 0 }, true },
+		{ 7, 1, 1, { 6, 6, 0, 0 }, false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tg_graph tg;
+		tg_init(&tg);
+		uint32_t x = tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 2, 23, 19, 8 });
+		uint32_t k = cases[i].k, fdims[4] = { 12, k, k, 8 }; /* ohwi */
+		uint32_t f;
+		if (cases[i].input_filter) {
+			f = tg_input(&tg, WNN_F32, 4, fdims);
+		} else {
+			float *w = malloc(12 * k * k * 8 * sizeof(float));
+			ASSERT(w);
+			tg_random(w, WNN_F32, 12 * k * k * 8, 40 + i, -0.5, 0.5);
+			f = tg_constant(&tg, WNN_F32, 4, fdims, w);
+			free(w);
+		}
+		uint32_t strides[2] = { cases[i].stride, cases[i].stride };
+		uint32_t dil[2] = { cases[i].dil, cases[i].dil }, pad[4];
+		memcpy(pad, cases[i].pad, sizeof pad);
+		Webnn__Ipc__Conv2d m = WEBNN__IPC__CONV2D__INIT;
+		m.input = x, m.filter = f, m.output = tg_next(&tg);
+		m.strides = strides, m.n_strides = 2;
+		m.dilations = dil, m.n_dilations = 2;
+		m.padding = pad, m.n_padding = 4;
+		m.has_input_layout = true, m.input_layout = WEBNN__IPC__INPUT_LAYOUT__NHWC;
+		m.has_filter_layout = true, m.filter_layout = WEBNN__IPC__CONV2D_FILTER_LAYOUT__OHWI;
+		Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+		tg_set_op(&o, WNN_OP_CONV2D, &m);
+		char label[96];
+		snprintf(label, sizeof label, "conv2d %ux%u stride %u dilation %u in chunks", k, k,
+			 cases[i].stride, cases[i].dil);
+		const struct graph_ir *g = ot_finish(&tg, &o, label);
+		ot_check(be, g, -1, 1, TOL_SUM, label);
+		tg_free(&tg);
+	}
+	/* convTranspose2d of 5 images: one chunk each */
+	struct tg_graph tg;
+	tg_init(&tg);
+	uint32_t x = tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 5, 6, 7, 5 });
+	float w[6 * 4 * 3 * 3];
+	tg_random(w, WNN_F32, sizeof w / sizeof w[0], 31, -0.5, 0.5);
+	uint32_t f = tg_constant(&tg, WNN_F32, 4, (uint32_t[]){ 6, 4, 3, 3 }, w);
+	uint32_t strides[2] = { 2, 2 }, pad[4] = { 1, 0, 0, 1 };
+	Webnn__Ipc__ConvTranspose2d m = WEBNN__IPC__CONV_TRANSPOSE2D__INIT;
+	m.input = x, m.filter = f, m.output = tg_next(&tg);
+	m.strides = strides, m.n_strides = 2;
+	m.padding = pad, m.n_padding = 4;
+	Webnn__Ipc__Operation o = WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&o, WNN_OP_CONV_TRANSPOSE2D, &m);
+	const struct graph_ir *g = ot_finish(&tg, &o, "convTranspose2d of 5 images in chunks");
+	ot_check(be, g, -1, 1, TOL_SUM, "convTranspose2d of 5 images in chunks");
+	tg_free(&tg);
 	backend_cpu.shutdown(be);
 }
 

@@ -26,7 +26,8 @@ struct backend_context_options {
 	 * set; NULL: never). The context's compile and execute check it at their step boundaries:
 	 * work still queued inside the backend is skipped, a running plan stops before its next
 	 * step (a kernel already running is not pre-empted; the cpu backend runs its long matmul
-	 * steps in chunks and stops between them), and they return
+	 * and convolution steps in chunks and stops between them, and its C kernels skip their
+	 * remaining blocks), and they return
 	 * backend_cancelled_status(). The flag outlives the backend context. */
 	const atomic_bool *cancel;
 };

@@ -9,7 +9,11 @@
  *   conv:   conv2d 2*out_elements*KH*KW*Cin/groups; convTranspose2d the larger of that and
  *           2*in_elements*KH*KW*Cout/groups (a kernel may gather per output or scatter per input);
  *   pool:   out_elements*window;
- *   rnn:    the gate gemms of every step and direction, 2*batch*gates*H*(I+H) each.
+ *   rnn:    the gate gemms of every step and direction, 2*batch*gates*H*(I+H) each;
+ *   gather: the rows it looks up (one index each: gather's outer*indices, gatherElements' and
+ *           scatterElements' elements, gatherND's and scatterND's tuples), whose cost per row
+ *           (an index read, wrapped, and a copy) the elements do not show: a gather of rows
+ *           of one element costs tens of times more per element than one of long rows.
  * Sizes are bounded by max_tensor_bytes, but their products are not: every product and sum
  * saturates at UINT64_MAX.
  *
@@ -82,6 +86,24 @@ static uint64_t pool_work(const struct graph_node *n)
 	return sat_prod((const uint64_t[]){ a->n, a->c, a->out_h, a->out_w, a->win_h, a->win_w }, 6);
 }
 
+static uint64_t gather_work(const struct graph_node *n)
+{
+	switch (n->op) {
+	case WNN_OP_GATHER:
+		return sat_mul(n->attrs.gather.outer, n->attrs.gather.n_indices);
+	case WNN_OP_GATHER_ELEMENTS:
+		return n->attrs.gather.count;
+	case WNN_OP_GATHER_ND:
+		return n->attrs.gather.n_tuples;
+	case WNN_OP_SCATTER_ELEMENTS:
+		return n->attrs.scatter.n_updates;
+	case WNN_OP_SCATTER_ND:
+		return n->attrs.scatter.n_tuples;
+	default:
+		return 0;
+	}
+}
+
 static uint64_t rnn_work(const struct graph_node *n)
 {
 	const struct wnn_rnn_attrs *a = &n->attrs.rnn;
@@ -97,6 +119,7 @@ static const cost_family_fn cost_family[WNN_FAMILY_COUNT] = {
 	[WNN_FAMILY_CONV] = conv_work,
 	[WNN_FAMILY_POOL] = pool_work,
 	[WNN_FAMILY_RNN] = rnn_work,
+	[WNN_FAMILY_GATHER] = gather_work,
 };
 
 /*
@@ -109,11 +132,11 @@ static const cost_family_fn cost_family[WNN_FAMILY_COUNT] = {
 	F(ELEMENTWISE,    3000,    0,  10000,     0)     \
 	F(REDUCE,         2000,    0,  15000,     0)     \
 	F(NORMALIZATION,  4000,    0,  30000,     0)     \
-	F(CONV,           2000,  150,  10000, 10000)     \
+	F(CONV,            300,   25,  10000, 10000)     \
 	F(POOL,           2000, 2000,  10000,  7000)     \
 	F(LINALG,         2000,   50,  10000,  2000)     \
-	F(DATA,           3000,    0,  15000,     0)     \
-	F(GATHER,        10000,    0,   4000,     0)     \
+	F(DATA,           1000,    0,  15000,     0)     \
+	F(GATHER,          500, 3000,    300,  5000)     \
 	F(CAST,           3000,    0,  25000,     0)     \
 	F(RNN,            2000, 2000,  10000,  1500)     \
 	F(RESAMPLE,      10000,    0,  60000,     0)

@@ -133,8 +133,17 @@ enum webnn_status graph_import(const struct graph_source *src, struct graph_ir *
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
 	}
 	enum webnn_status st = import_values(g, src, diag);
-	for (size_t i = 0; st == WEBNN_STATUS_OK && i < src->info->n_operations; i++)
+	for (size_t i = 0; st == WEBNN_STATUS_OK && i < src->info->n_operations; i++) {
+		/* a build cancelled meanwhile: the rest is not imported (a graph may have 100k
+		 * operations, tens of microseconds each) */
+		if (i % GRAPH_IMPORT_CANCEL_EVERY == 0 && src->cancel &&
+		    atomic_load_explicit(src->cancel, memory_order_relaxed)) {
+			st = wnn_diag_set(diag, WEBNN_STATUS_CONTEXT_LOST,
+					  "build: cancelled (the context is lost or closed)");
+			break;
+		}
 		st = import_node(g, src, src->info->operations[i], &in, &cap, diag);
+	}
 	if (st == WEBNN_STATUS_OK)
 		st = import_outputs(g, src, diag);
 	free(in);

@@ -17,10 +17,15 @@ struct graph_source {
 	size_t n_inputs;
 	const uint32_t *output_operands;    /* graph outputs: operand ids, in info->outputs order */
 	size_t n_outputs;
+	/* The build's context's cancel flag (NULL: never): a graph of many operations stops
+	 * importing once it is set. */
+	const atomic_bool *cancel;
 };
 
 /* Resolves every operation once (wnn_resolve) into nodes. Fails with a diag naming the
- * operator when an operation does not resolve or the source is inconsistent. */
+ * operator when an operation does not resolve or the source is inconsistent, and with
+ * CONTEXT_LOST once src->cancel is set (checked every GRAPH_IMPORT_CANCEL_EVERY operations). */
+#define GRAPH_IMPORT_CANCEL_EVERY 256u
 enum webnn_status graph_import(const struct graph_source *src, struct graph_ir **out,
 			       struct wnn_diag *diag);
 

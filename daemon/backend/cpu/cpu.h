@@ -92,8 +92,10 @@ struct cpu_exec {
 /*
  * Cancellation inside a step. A oneDNN primitive cannot be interrupted once it runs, so a step
  * estimated (graph_cost_fast) at several chunk targets is built as chunks, one primitive per
- * slice of its output, run one after another with a cancel check between them: a closed
- * context's step then stops within about one chunk instead of running for seconds. Each chunk
+ * slice of its output (gemm/matmul: rows or the outermost batch dim, cpu_linalg.c; conv2d: an
+ * image's piece of output rows, convTranspose2d: an image, cpu_conv.c), run one after another
+ * with a cancel check between them: a closed context's step then stops within about one chunk
+ * instead of running for seconds. A matmul chunk
  * costs about 3.5 ms of CPU more than its share of the whole (bench_cpu_chunks, 2048^3 matmul at
  * load 16: 8 chunks +15% CPU, 4 chunks +7%, 2 chunks +0%), so the target is set where that is a
  * few percent, and only steps of CPU_CHUNK_MIN targets or more are split. The estimate of a
@@ -103,9 +105,31 @@ struct cpu_exec {
 #define CPU_CHUNK_NS 250000000ull /* estimated time per chunk; WEBNN_CPU_CHUNK_NS overrides it
 				     (tests split small steps with it) */
 #define CPU_CHUNK_MIN 4u          /* fewer chunks than this: the step is not split */
+/* A convolution's chunk target is CPU_CHUNK_NS over this: its estimate is about 3x its CPU
+ * time (a matmul's about 5x), and a chunk costs no weight repacking (a matmul chunk of rows
+ * repacks a B that is not constant), so its chunks are made about as long in real time. */
+#define CPU_CONV_CHUNK_DIV 2u
 /* Chunks for a node (1: run whole): its estimate over b->chunk_ns, capped at max_chunks. */
 uint32_t cpu_chunks_for(const struct cpu_build *b, const struct graph_node *n,
 			uint64_t max_chunks);
+
+/*
+ * Cancellation inside a C kernel: its threads look at the cancel flag once per block of work (a
+ * block of CPU_CANCEL_BLOCK elements, a row, an output element of a long window) and skip the
+ * blocks left once it is set; the step then returns cpu_kernel_status's cancelled status. A
+ * block is well under a millisecond, and one relaxed load per block costs nothing measurable.
+ */
+#define CPU_CANCEL_BLOCK 65536u /* even: a 4-bit packed range starts on a whole byte */
+static inline bool cpu_cancelled(const struct cpu_exec *x)
+{
+	return backend_cancelled(x->cancel);
+}
+/* OK, or the cancelled status when the kernel's blocks were skipped. */
+static inline enum webnn_status cpu_kernel_status(const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	return cpu_cancelled(x) ? backend_cancelled_status(diag, x->work ? x->work : "dispatch")
+				: WEBNN_STATUS_OK;
+}
 
 struct cpu_step;
 typedef enum webnn_status (*cpu_run_fn)(const struct cpu_step *s, void *const *bufs,

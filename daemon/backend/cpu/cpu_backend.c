@@ -680,6 +680,9 @@ static bool eval_job_run(void *arg)
 				      .threads = step.serial ? 1 : ctx->be->threads,
 				      .scratch = scratch, .cancel = ctx->cancel, .work = "build" };
 		j->st = step.run(&step, j->bufs, &x, j->diag);
+		/* a C kernel cancelled meanwhile skipped the rest of its blocks: nothing is folded */
+		if (j->st == WEBNN_STATUS_OK && backend_cancelled(ctx->cancel))
+			j->st = backend_cancelled_status(j->diag, "build");
 		if (j->st == WEBNN_STATUS_OK && step.epilogue_after)
 			cpu_epilogue_apply(j->g, j->n, j->bufs, x.threads);
 	}
@@ -775,6 +778,9 @@ static bool run_steps(struct run_job *j, int threads, bool turns)
 			clock_gettime(CLOCK_MONOTONIC, &t0);
 		x.threads = s->serial ? 1 : threads;
 		st = s->run(s, plan->hv.bufs, &x, diag);
+		/* a C kernel cancelled meanwhile skipped the rest of its blocks */
+		if (st == WEBNN_STATUS_OK && backend_cancelled(plan->ctx->cancel))
+			st = backend_cancelled_status(diag, "dispatch");
 		if (st == WEBNN_STATUS_OK && s->epilogue_after)
 			cpu_epilogue_apply(g, s->n, plan->hv.bufs, x.threads);
 		if (be->profile) {

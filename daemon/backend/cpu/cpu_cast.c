@@ -130,21 +130,22 @@ static enum webnn_status cast_run(const struct cpu_step *s, void *const *bufs,
 	const struct cast_plan *pl = s->priv;
 	const uint8_t *in = bufs[pl->in_id];
 	uint8_t *out = bufs[pl->out_id];
-	(void)diag;
 	/* no parallel region at all when serial (cpu_elementwise.c ew_run) */
 	if (x->threads <= 1 || pl->count < CPU_EW_PAR_MIN) {
-		if (pl->count)
-			cast_range(pl, in, out, 0, pl->count);
-		return WEBNN_STATUS_OK;
+		for (uint64_t at = 0; at < pl->count && !cpu_cancelled(x); at += CPU_CANCEL_BLOCK)
+			cast_range(pl, in, out, at,
+				   pl->count - at < CPU_CANCEL_BLOCK ? pl->count : at + CPU_CANCEL_BLOCK);
+		return cpu_kernel_status(x, diag);
 	}
 #pragma omp parallel num_threads(x->threads)
 	{
 		uint64_t b, e;
 		cpu_ew_split(pl->count, omp_get_thread_num(), omp_get_num_threads(), &b, &e);
-		if (b < e)
-			cast_range(pl, in, out, b, e);
+		for (uint64_t at = b; at < e && !cpu_cancelled(x); at += CPU_CANCEL_BLOCK)
+			cast_range(pl, in, out, at,
+				   e - at < CPU_CANCEL_BLOCK ? e : at + CPU_CANCEL_BLOCK);
 	}
-	return WEBNN_STATUS_OK;
+	return cpu_kernel_status(x, diag);
 }
 
 /* ---- quantizeLinear / dequantizeLinear. Scale and zero point are converted once per run
@@ -358,14 +359,15 @@ static enum webnn_status quant_run_step(const struct cpu_step *s, void *const *b
 			b += b & 1;
 			e = e < p->count ? e + (e & 1) : e;
 		}
-		quant_range(&a, b, e);
+		for (uint64_t at = b; at < e && !cpu_cancelled(x); at += CPU_CANCEL_BLOCK)
+			quant_range(&a, at, e - at < CPU_CANCEL_BLOCK ? e : at + CPU_CANCEL_BLOCK);
 	}
 	/* an odd count's last high nibble belongs to no element: 0 by definition */
 	if (packed && (p->count & 1))
 		((uint8_t *)bufs[p->output])[p->count / 2] &= 0x0f;
 	free(scale);
 	free(zp);
-	return WEBNN_STATUS_OK;
+	return cpu_kernel_status(x, diag);
 }
 
 /* ---- prepare */

@@ -131,17 +131,32 @@ static dnnl_status_t cpu_conv_mds(const struct cpu_conv_geom *k, dnnl_memory_des
 	return st;
 }
 
-/* A step's primitives: the (de)convolution, and for a filter that is a graph input, the
- * reorder of it into the convolution's own weights layout before each run. */
+/*
+ * A step's primitives. A long convolution (cpu.h CPU_CHUNK_NS) runs as chunks, one primitive
+ * per slice of its output (rows for conv2d, images for convTranspose2d), with a cancel check
+ * between them; each chunk reads the slice of the input that its rows need, with the padding
+ * that slice has. Chunks share the first chunk's weights when they want the same layout. A
+ * filter that is a graph input is reordered once per run, into the weights they share.
+ */
+struct cpu_conv_chunk {
+	struct cpu_dnnl_prim in, conv, out; /* in/out: Winograd's blocked copies, else unused */
+};
 struct cpu_conv_priv {
-	struct cpu_dnnl_prim conv, reorder;
+	struct cpu_dnnl_prim reorder; /* a filter that is a graph input, into the weights */
+	uint32_t count;
+	struct cpu_conv_chunk c[];
 };
 
 static void cpu_conv_destroy(void *priv)
 {
 	struct cpu_conv_priv *c = priv;
 	cpu_dnnl_prim_fini(&c->reorder);
-	cpu_dnnl_prim_fini(&c->conv);
+	/* later chunks may borrow the first one's weights: they go first */
+	for (uint32_t i = c->count; i-- > 0;) {
+		cpu_dnnl_prim_fini(&c->c[i].out);
+		cpu_dnnl_prim_fini(&c->c[i].conv);
+		cpu_dnnl_prim_fini(&c->c[i].in);
+	}
 	free(c);
 }
 
@@ -149,43 +164,206 @@ static enum webnn_status cpu_conv_run(const struct cpu_step *s, void *const *buf
 				      const struct cpu_exec *x, struct wnn_diag *diag)
 {
 	const struct cpu_conv_priv *c = s->priv;
-	return cpu_dnnl_exec(&c->conv, s->n, bufs, x, diag);
+	enum webnn_status r = WEBNN_STATUS_OK;
+	if (c->reorder.prim)
+		r = cpu_dnnl_exec(&c->reorder, s->n, bufs, x, diag);
+	for (uint32_t i = 0; i < c->count && r == WEBNN_STATUS_OK; i++) {
+		const struct cpu_conv_chunk *k = &c->c[i];
+		if (i > 0 && backend_cancelled(x->cancel))
+			return backend_cancelled_status(diag, x->work ? x->work : "dispatch");
+		if (k->in.prim)
+			r = cpu_dnnl_exec(&k->in, s->n, bufs, x, diag);
+		if (r == WEBNN_STATUS_OK)
+			r = cpu_dnnl_exec(&k->conv, s->n, bufs, x, diag);
+		if (r == WEBNN_STATUS_OK && k->out.prim)
+			r = cpu_dnnl_exec(&k->out, s->n, bufs, x, diag);
+	}
+	return r;
 }
 
-static enum webnn_status cpu_conv_run_reorder(const struct cpu_step *s, void *const *bufs,
-					      const struct cpu_exec *x, struct wnn_diag *diag)
+/* How a step is cut: each image on its own, in rows pieces of per output rows (conv2d; one
+ * piece of all its rows for convTranspose2d); count 1: whole. */
+struct cpu_conv_split {
+	uint32_t count;
+	int64_t pieces, per;
+};
+
+/* The dense stride of a size-1 outermost dim (what oneDNN's layout checks expect of a view). */
+static int64_t cpu_conv_outer_stride(const int64_t *dims, const int64_t *strides)
 {
-	const struct cpu_conv_priv *c = s->priv;
-	enum webnn_status r = cpu_dnnl_exec(&c->reorder, s->n, bufs, x, diag);
-	return r == WEBNN_STATUS_OK ? cpu_dnnl_exec(&c->conv, s->n, bufs, x, diag) : r;
+	int64_t s = 1;
+	for (int d = 1; d < 4; d++)
+		if (dims[d] * strides[d] > s)
+			s = dims[d] * strides[d];
+	return s;
+}
+
+/* Chunk i of sp: k's slice of one image (i / sp.pieces) and its output rows of piece
+ * i % sp.pieces, with the byte offsets of its input's and output's first element. */
+static void cpu_conv_slice(const struct cpu_conv_geom *k, struct cpu_conv_split sp, uint32_t i,
+			   struct cpu_conv_geom *c, uint64_t *src_off, uint64_t *dst_off)
+{
+	*c = *k;
+	*src_off = *dst_off = 0;
+	if (sp.count <= 1)
+		return;
+	int64_t image = (int64_t)i / sp.pieces, piece = (int64_t)i % sp.pieces;
+	c->src_dims[0] = c->dst_dims[0] = 1;
+	*src_off = (uint64_t)(image * k->src_strides[0]) * sizeof(float);
+	*dst_off = (uint64_t)(image * k->dst_strides[0]) * sizeof(float);
+	if (sp.pieces > 1) {
+		int64_t start = piece * sp.per, out_h = k->dst_dims[2];
+		int64_t len = out_h - start < sp.per ? out_h - start : sp.per;
+		c->dst_dims[2] = len;
+		*dst_off += (uint64_t)(start * k->dst_strides[2]) * sizeof(float);
+		/* the input rows these output rows read, and the padding they read past it */
+		int64_t kh = k->w_dims[k->w_rank - 2], dh = k->dilates[0] + 1;
+		int64_t first = start * k->strides[0] - k->pad_l[0];
+		int64_t end = (start + len - 1) * k->strides[0] - k->pad_l[0] + (kh - 1) * dh + 1;
+		int64_t lo = first > 0 ? first : 0, hi = end < k->src_dims[2] ? end : k->src_dims[2];
+		c->src_dims[2] = hi - lo;
+		c->pad_l[0] = lo - first;
+		c->pad_r[0] = end - hi;
+		*src_off += (uint64_t)(lo * k->src_strides[2]) * sizeof(float);
+	}
+	c->src_strides[0] = cpu_conv_outer_stride(c->src_dims, c->src_strides);
+	c->dst_strides[0] = cpu_conv_outer_stride(c->dst_dims, c->dst_strides);
+}
+
+/* The chunks of a node: its estimate over the chunk target (cpu_chunks_for), as images, each
+ * cut into pieces of output rows for conv2d (a transposed convolution's output rows gather
+ * from input rows unevenly: it is cut by images only). Whole when that makes fewer than
+ * CPU_CHUNK_MIN chunks, or a piece would read no input row (padding alone). */
+static struct cpu_conv_split cpu_conv_split_for(const struct cpu_build *b,
+						 const struct graph_node *n,
+						 const struct cpu_conv_geom *k)
+{
+	struct cpu_conv_split whole = { 1, 1, 0 }, sp = { 1, 1, k->dst_dims[2] };
+	int64_t images = k->dst_dims[0], out_h = k->dst_dims[2];
+	uint32_t chunks = cpu_chunks_for(b, n, (uint64_t)(images * (k->transpose ? 1 : out_h)));
+	if (chunks <= 1)
+		return whole;
+	if (!k->transpose && (int64_t)chunks > images) {
+		int64_t pieces = ((int64_t)chunks + images - 1) / images;
+		sp.per = (out_h + pieces - 1) / pieces;
+		/* a piece of fewer input rows than the kernel spans gets only oneDNN's reference
+		 * implementation (a thousand times slower): a piece spans the kernel at least */
+		int64_t span = (k->w_dims[k->w_rank - 2] - 1) * (k->dilates[0] + 1) + 1;
+		if (sp.per < span)
+			sp.per = span;
+		sp.pieces = (out_h + sp.per - 1) / sp.per;
+	}
+	if (images * sp.pieces < CPU_CHUNK_MIN || images * sp.pieces > UINT32_MAX)
+		return whole;
+	sp.count = (uint32_t)(images * sp.pieces);
+	for (uint32_t i = 0; i < sp.count && sp.pieces > 1; i++) {
+		struct cpu_conv_geom c;
+		uint64_t so, doff;
+		cpu_conv_slice(k, sp, i, &c, &so, &doff);
+		if (c.src_dims[2] < 1)
+			return whole;
+	}
+	return sp;
+}
+
+/* Moves a chunk primitive's bound input and output (and the residual its epilogue adds) to the
+ * chunk's slice. */
+static void cpu_conv_offsets(struct cpu_dnnl_prim *p, const struct graph_node *n,
+			     const struct cpu_conv_geom *k, uint32_t out, uint64_t src_off,
+			     uint64_t dst_off)
+{
+	for (int i = 0; i < p->n_args; i++) {
+		int arg = p->args[i].arg;
+		uint32_t v = p->value[i];
+		if ((arg == DNNL_ARG_SRC || arg == DNNL_ARG_FROM) && v == k->input)
+			p->offset[i] = src_off;
+		else if (((arg == DNNL_ARG_DST || arg == DNNL_ARG_TO) && v == out) ||
+			 (arg >= DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE &&
+			  arg < DNNL_ARG_ATTR_INPUT_SCALES && v == n->epilogue.residual))
+			p->offset[i] = dst_off;
+	}
+}
+
+/* A chunk's weights: reordered from the constant (the first chunk, or a chunk whose layout
+ * differs), or the first chunk's (*weights, in *weights_md). */
+static enum webnn_status cpu_conv_bind_const_weights(const struct cpu_build *b,
+						     struct cpu_dnnl_prim *p,
+						     const dnnl_memory_desc_t *plain,
+						     const void *data,
+						     const dnnl_memory_desc_t *want,
+						     dnnl_memory_t *weights,
+						     dnnl_memory_desc_t *weights_md,
+						     const struct graph_node *n,
+						     struct wnn_diag *diag)
+{
+	if (*weights && dnnl_memory_desc_equal(want, weights_md))
+		return cpu_dnnl_bind_shared(p, DNNL_ARG_WEIGHTS, *weights, n, diag);
+	enum webnn_status r = cpu_dnnl_bind_constant(b, p, DNNL_ARG_WEIGHTS, plain, data, want, n,
+						     diag);
+	if (r == WEBNN_STATUS_OK && !*weights) {
+		*weights = p->args[p->n_args - 1].memory;
+		*weights_md = *want;
+	}
+	return r;
+}
+
+/* Allocates the step's record for count chunks (s->priv, s->destroy, s->run). */
+static struct cpu_conv_priv *cpu_conv_priv_new(struct cpu_step *s, uint32_t count,
+					       struct wnn_diag *diag)
+{
+	struct cpu_conv_priv *c = calloc(1, sizeof(*c) + (size_t)count * sizeof(c->c[0]));
+	if (!c) {
+		char name[96];
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
+			     graph_node_name(s->n, name, sizeof name));
+		return NULL;
+	}
+	c->count = count;
+	s->priv = c;
+	s->destroy = cpu_conv_destroy;
+	s->run = cpu_conv_run;
+	s->impl = "oneDNN";
+	return c;
 }
 
 /*
  * The weights of a filter that is a graph input: read as they lie when the convolution takes
- * that layout; else reordered at each run into a buffer the step owns (a few hundred KiB at
- * most, against the reference implementation oneDNN would otherwise run on plain weights,
- * a thousand times slower).
+ * that layout; else reordered at each run into a buffer the first chunk owns (a few hundred KiB
+ * at most, against the reference implementation oneDNN would otherwise run on plain weights,
+ * a thousand times slower), which the other chunks share (*weights). A later chunk that wants
+ * another layout sets *unimplemented: the step is then built whole.
  */
 static enum webnn_status cpu_conv_bind_input_weights(const struct cpu_build *b,
-						     struct cpu_step *s,
+						     struct cpu_step *s, struct cpu_dnnl_prim *p,
 						     const struct cpu_conv_geom *k,
 						     const dnnl_memory_desc_t *plain,
 						     const dnnl_memory_desc_t *want,
-						     struct wnn_diag *diag)
+						     dnnl_memory_t *weights,
+						     dnnl_memory_desc_t *weights_md,
+						     bool *unimplemented, struct wnn_diag *diag)
 {
 	struct cpu_conv_priv *c = s->priv;
 	const struct graph_node *n = s->n;
 	if (dnnl_memory_desc_equal(plain, want))
-		return cpu_dnnl_bind(b, &c->conv, DNNL_ARG_WEIGHTS, plain, k->filter, n, diag);
+		return cpu_dnnl_bind(b, p, DNNL_ARG_WEIGHTS, plain, k->filter, n, diag);
+	if (*weights) {
+		if (!dnnl_memory_desc_equal(want, weights_md)) {
+			*unimplemented = true;
+			return WEBNN_STATUS_OK;
+		}
+		return cpu_dnnl_bind_shared(p, DNNL_ARG_WEIGHTS, *weights, n, diag);
+	}
 	dnnl_memory_t mem = NULL;
 	void *h = NULL;
 	dnnl_primitive_desc_t rpd = NULL;
 	dnnl_primitive_attr_t attr = NULL;
 	enum webnn_status r;
-	if ((r = cpu_dnnl_bind_owned(b, &c->conv, DNNL_ARG_WEIGHTS, want, &mem, n, diag)) ||
+	if ((r = cpu_dnnl_bind_owned(b, p, DNNL_ARG_WEIGHTS, want, &mem, n, diag)) ||
 	    (r = cpu_dnnl_check(dnnl_memory_get_data_handle(mem, &h), n, "weights", diag)) ||
 	    (r = cpu_dnnl_attr_create(&attr, n, diag)))
 		return r;
+	*weights = mem;
+	*weights_md = *want;
 	r = cpu_dnnl_check(dnnl_reorder_primitive_desc_create(&rpd, plain, b->engine, want,
 							       b->engine, attr),
 			   n, "weight reorder", diag);
@@ -197,10 +375,7 @@ static enum webnn_status cpu_conv_bind_input_weights(const struct cpu_build *b,
 		return r;
 	/* bound to no value: the handle set here (the convolution's weights) stays */
 	dnnl_memory_t to = c->reorder.args[c->reorder.n_args - 1].memory;
-	if ((r = cpu_dnnl_check(dnnl_memory_set_data_handle(to, h), n, "weights", diag)))
-		return r;
-	s->run = cpu_conv_run_reorder;
-	return WEBNN_STATUS_OK;
+	return cpu_dnnl_check(dnnl_memory_set_data_handle(to, h), n, "weights", diag);
 }
 
 /* oneDNN 2.6's gemm:jit convolution adds a full-shape binary post-op operand wrongly in NHWC
@@ -215,11 +390,29 @@ static bool cpu_conv_bad_residual(const_dnnl_primitive_desc_t pd, const struct g
 	       !impl || strstr(impl, "gemm") != NULL;
 }
 
-/* One try at the primitive, with the epilogue as post-ops (fuse) or not: OK with s->run set;
- * OK with s->run NULL when oneDNN has no implementation for it; or an error. */
-static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step *s,
-				      const struct cpu_conv_geom *k, bool fuse,
-				      struct wnn_diag *diag)
+/* The (de)convolution descriptor of k; a oneDNN status. */
+static dnnl_status_t cpu_conv_desc(const struct cpu_conv_geom *k, dnnl_convolution_desc_t *cd,
+				   const dnnl_memory_desc_t *src, const dnnl_memory_desc_t *w_any,
+				   const dnnl_memory_desc_t *bias, const dnnl_memory_desc_t *dst)
+{
+	if (k->transpose)
+		return dnnl_dilated_deconvolution_forward_desc_init(
+			cd, dnnl_forward_inference, dnnl_deconvolution_direct, src, w_any,
+			k->has_bias ? bias : NULL, dst, k->strides, k->dilates, k->pad_l, k->pad_r);
+	return dnnl_dilated_convolution_forward_desc_init(
+		cd, dnnl_forward_inference, dnnl_convolution_direct, src, w_any,
+		k->has_bias ? bias : NULL, dst, k->strides, k->dilates, k->pad_l, k->pad_r);
+}
+
+/* One chunk's primitive in ch->conv (k: the chunk's slice of the geometry; src_off/dst_off its
+ * offsets; chunked: one of several), with the epilogue as post-ops (fuse) or not: OK, with
+ * *unimplemented set when oneDNN has no implementation for it (or, for a chunk, only its
+ * reference one); or an error. */
+static enum webnn_status cpu_conv_chunk(const struct cpu_build *b, struct cpu_step *s,
+					struct cpu_conv_chunk *ch, const struct cpu_conv_geom *k,
+					uint64_t src_off, uint64_t dst_off, bool chunked, bool fuse,
+					dnnl_memory_t *weights, dnnl_memory_desc_t *weights_md,
+					bool *unimplemented, struct wnn_diag *diag)
 {
 	const struct graph_node *n = s->n;
 	const struct graph_value *fv = &b->g->values[k->filter];
@@ -228,39 +421,20 @@ static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step
 	dnnl_status_t st = cpu_conv_mds(k, &src, &w_plain, &w_any, &bias, &dst);
 	if (st != dnnl_success)
 		return cpu_dnnl_check(st, n, "memory descriptor", diag);
-
 	dnnl_convolution_desc_t cd;
-	if (k->transpose)
-		st = dnnl_dilated_deconvolution_forward_desc_init(
-			&cd, dnnl_forward_inference, dnnl_deconvolution_direct, &src, &w_any,
-			k->has_bias ? &bias : NULL, &dst, k->strides, k->dilates, k->pad_l, k->pad_r);
-	else
-		st = dnnl_dilated_convolution_forward_desc_init(
-			&cd, dnnl_forward_inference, dnnl_convolution_direct, &src, &w_any,
-			k->has_bias ? &bias : NULL, &dst, k->strides, k->dilates, k->pad_l, k->pad_r);
+	st = cpu_conv_desc(k, &cd, &src, &w_any, &bias, &dst);
 	if (st == dnnl_unimplemented) {
-		s->run = NULL;
+		*unimplemented = true;
 		return WEBNN_STATUS_OK;
 	}
 	if (st != dnnl_success)
 		return cpu_dnnl_check(st, n, k->transpose ? "deconvolution" : "convolution", diag);
-
-	struct cpu_conv_priv *c = calloc(1, sizeof *c);
-	if (!c) {
-		char name[96];
-		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
-				    graph_node_name(n, name, sizeof name));
-	}
-	s->priv = c;
-	s->destroy = cpu_conv_destroy;
-	s->run = cpu_conv_run;
-	s->impl = "oneDNN";
-	struct cpu_dnnl_prim *p = &c->conv;
+	struct cpu_dnnl_prim *p = &ch->conv;
 	enum webnn_status r = WEBNN_STATUS_OK;
 	dnnl_primitive_attr_t attr = NULL;
 	if ((r = fuse ? cpu_dnnl_epilogue_attr(b, p, n, &dst, &attr, diag)
 		      : cpu_dnnl_attr_create(&attr, n, diag)) != WEBNN_STATUS_OK)
-		goto fail;
+		return r;
 	dnnl_primitive_desc_t pd = NULL;
 	st = dnnl_primitive_desc_create(&pd, &cd, attr, b->engine, NULL);
 	dnnl_primitive_attr_destroy(attr);
@@ -269,29 +443,32 @@ static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step
 		st = dnnl_unimplemented;
 	}
 	if (st == dnnl_unimplemented) {
-		cpu_conv_undo(s);
+		*unimplemented = true;
 		return WEBNN_STATUS_OK;
 	}
 	if ((r = cpu_dnnl_check(st, n, "primitive descriptor", diag)) != WEBNN_STATUS_OK)
-		goto fail;
+		return r;
 	/* pd belongs to p from here on: keep what is needed of it first */
 	dnnl_memory_desc_t w_want = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
 	if ((r = cpu_dnnl_create(b, p, pd, n, diag)) != WEBNN_STATUS_OK)
-		goto fail;
-	s->impl = p->impl;
+		return r;
+	/* a slice that only oneDNN's reference implementation takes: the step is built whole */
+	if (chunked && strncmp(p->impl, "ref", 3) == 0) {
+		*unimplemented = true;
+		return WEBNN_STATUS_OK;
+	}
 	uint32_t out = fuse ? n->epilogue.output : k->output;
 	if ((r = cpu_dnnl_bind(b, p, DNNL_ARG_SRC, &src, k->input, n, diag)) ||
-	    (r = const_w ? cpu_dnnl_bind_constant(b, p, DNNL_ARG_WEIGHTS, &w_plain, fv->data,
-						  &w_want, n, diag)
-			 : cpu_conv_bind_input_weights(b, s, k, &w_plain, &w_want, diag)) ||
+	    (r = const_w ? cpu_conv_bind_const_weights(b, p, &w_plain, fv->data, &w_want, weights,
+						       weights_md, n, diag)
+			 : cpu_conv_bind_input_weights(b, s, p, k, &w_plain, &w_want, weights,
+						       weights_md, unimplemented, diag)) ||
+	    *unimplemented ||
 	    (k->has_bias && (r = cpu_dnnl_bind(b, p, DNNL_ARG_BIAS, &bias, k->bias, n, diag))) ||
 	    (r = cpu_dnnl_bind(b, p, DNNL_ARG_DST, &dst, out, n, diag)))
-		goto fail;
-	s->epilogue_after = n->epilogue.used && !fuse;
+		return r;
+	cpu_conv_offsets(p, n, k, out, src_off, dst_off);
 	return WEBNN_STATUS_OK;
-fail:
-	cpu_conv_undo(s);
-	return r;
 }
 
 /*
@@ -303,29 +480,6 @@ fail:
  * few float32 ulps of the largest partial sums; small convolutions (where a WPT tolerance of
  * a few ulps would notice) are never given to it.
  */
-struct cpu_conv_wino {
-	struct cpu_dnnl_prim in, conv, out;
-};
-
-static void cpu_conv_wino_destroy(void *priv)
-{
-	struct cpu_conv_wino *w = priv;
-	cpu_dnnl_prim_fini(&w->out);
-	cpu_dnnl_prim_fini(&w->conv);
-	cpu_dnnl_prim_fini(&w->in);
-	free(w);
-}
-
-static enum webnn_status cpu_conv_wino_run(const struct cpu_step *s, void *const *bufs,
-					   const struct cpu_exec *x, struct wnn_diag *diag)
-{
-	const struct cpu_conv_wino *w = s->priv;
-	enum webnn_status r = cpu_dnnl_exec(&w->in, s->n, bufs, x, diag);
-	if (r == WEBNN_STATUS_OK)
-		r = cpu_dnnl_exec(&w->conv, s->n, bufs, x, diag);
-	return r == WEBNN_STATUS_OK ? cpu_dnnl_exec(&w->out, s->n, bufs, x, diag) : r;
-}
-
 static bool cpu_conv_wino_worth(const struct cpu_build *b, const struct cpu_conv_geom *k)
 {
 	const struct graph_value *fv = &b->g->values[k->filter];
@@ -336,13 +490,13 @@ static bool cpu_conv_wino_worth(const struct cpu_build *b, const struct cpu_conv
 	       fv->data != NULL;
 }
 
-/* A reorder between a value (plain md, value v) and memory of the convolution (want, whose
- * buffer is handle): from the value when to_conv, else to it. */
+/* A reorder between a value (plain md, value v, at byte offset off) and memory of the
+ * convolution (want, whose buffer is handle): from the value when to_conv, else to it. */
 static enum webnn_status cpu_conv_wino_reorder(const struct cpu_build *b, struct cpu_dnnl_prim *r,
 					       const dnnl_memory_desc_t *plain, uint32_t v,
-					       const dnnl_memory_desc_t *want, void *handle,
-					       bool to_conv, const struct graph_node *n,
-					       struct wnn_diag *diag)
+					       uint64_t off, const dnnl_memory_desc_t *want,
+					       void *handle, bool to_conv,
+					       const struct graph_node *n, struct wnn_diag *diag)
 {
 	dnnl_primitive_desc_t rpd = NULL;
 	dnnl_primitive_attr_t attr = NULL;
@@ -358,6 +512,8 @@ static enum webnn_status cpu_conv_wino_reorder(const struct cpu_build *b, struct
 		return st;
 	st = cpu_dnnl_bind(b, r, to_conv ? DNNL_ARG_FROM : DNNL_ARG_TO, plain, v, n, diag);
 	if (st == WEBNN_STATUS_OK)
+		r->offset[r->n_args - 1] = off;
+	if (st == WEBNN_STATUS_OK)
 		st = cpu_dnnl_bind(b, r, to_conv ? DNNL_ARG_TO : DNNL_ARG_FROM, want, GRAPH_NONE, n,
 				   diag);
 	/* bound to no value: the handle set here (the convolution's own buffer) stays */
@@ -368,11 +524,15 @@ static enum webnn_status cpu_conv_wino_reorder(const struct cpu_build *b, struct
 	return st;
 }
 
-/* Winograd with the epilogue fused (fuse) or left to the core: OK with s->run set, OK with
- * s->run NULL when oneDNN has no Winograd implementation for it, or an error. */
-static enum webnn_status cpu_conv_try_winograd(const struct cpu_build *b, struct cpu_step *s,
-					       const struct cpu_conv_geom *k, bool fuse,
-					       struct wnn_diag *diag)
+/* One chunk with Winograd, the epilogue fused (fuse) or left to the core: OK, with
+ * *unimplemented set when oneDNN has no Winograd implementation for it; or an error. */
+static enum webnn_status cpu_conv_chunk_winograd(const struct cpu_build *b, struct cpu_step *s,
+						 struct cpu_conv_chunk *ch,
+						 const struct cpu_conv_geom *k, uint64_t src_off,
+						 uint64_t dst_off, bool fuse,
+						 dnnl_memory_t *weights,
+						 dnnl_memory_desc_t *weights_md,
+						 bool *unimplemented, struct wnn_diag *diag)
 {
 	const struct graph_node *n = s->n;
 	dnnl_memory_desc_t src, w_plain, w_any, bias, dst, src_any, dst_any;
@@ -389,60 +549,92 @@ static enum webnn_status cpu_conv_try_winograd(const struct cpu_build *b, struct
 							dnnl_convolution_winograd, &src_any, &w_any,
 							k->has_bias ? &bias : NULL, &dst_any,
 							k->strides, k->pad_l, k->pad_r);
-	if (st == dnnl_unimplemented)
+	if (st == dnnl_unimplemented) {
+		*unimplemented = true;
 		return WEBNN_STATUS_OK;
+	}
 	if (st != dnnl_success)
 		return cpu_dnnl_check(st, n, "convolution", diag);
-	struct cpu_conv_wino *w = calloc(1, sizeof *w);
-	if (!w) {
-		char name[96];
-		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
-				    graph_node_name(n, name, sizeof name));
-	}
-	s->priv = w;
-	s->destroy = cpu_conv_wino_destroy;
 	dnnl_primitive_attr_t attr = NULL;
-	enum webnn_status r = fuse ? cpu_dnnl_epilogue_attr(b, &w->conv, n, &dst, &attr, diag)
+	enum webnn_status r = fuse ? cpu_dnnl_epilogue_attr(b, &ch->conv, n, &dst, &attr, diag)
 				   : cpu_dnnl_attr_create(&attr, n, diag);
 	if (r != WEBNN_STATUS_OK)
-		goto fail;
+		return r;
 	dnnl_primitive_desc_t pd = NULL;
 	st = dnnl_primitive_desc_create(&pd, &cd, attr, b->engine, NULL);
 	dnnl_primitive_attr_destroy(attr);
 	if (st == dnnl_unimplemented) {
-		cpu_conv_undo(s);
+		*unimplemented = true;
 		return WEBNN_STATUS_OK;
 	}
 	if ((r = cpu_dnnl_check(st, n, "primitive descriptor", diag)) != WEBNN_STATUS_OK)
-		goto fail;
+		return r;
 	dnnl_memory_desc_t w_want = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
 	dnnl_memory_desc_t src_blk = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
 	dnnl_memory_desc_t dst_blk = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
-	if ((r = cpu_dnnl_create(b, &w->conv, pd, n, diag)) != WEBNN_STATUS_OK)
-		goto fail;
-	s->impl = w->conv.impl;
+	if ((r = cpu_dnnl_create(b, &ch->conv, pd, n, diag)) != WEBNN_STATUS_OK)
+		return r;
 	dnnl_memory_t src_mem = NULL, dst_mem = NULL;
 	void *src_h = NULL, *dst_h = NULL;
 	uint32_t out = fuse ? n->epilogue.output : k->output;
 	const struct graph_value *fv = &b->g->values[k->filter];
-	if ((r = cpu_dnnl_bind_owned(b, &w->conv, DNNL_ARG_SRC, &src_blk, &src_mem, n, diag)) ||
-	    (r = cpu_dnnl_bind_constant(b, &w->conv, DNNL_ARG_WEIGHTS, &w_plain, fv->data,
-					&w_want, n, diag)) ||
+	if ((r = cpu_dnnl_bind_owned(b, &ch->conv, DNNL_ARG_SRC, &src_blk, &src_mem, n, diag)) ||
+	    (r = cpu_conv_bind_const_weights(b, &ch->conv, &w_plain, fv->data, &w_want, weights,
+					     weights_md, n, diag)) ||
 	    (k->has_bias &&
-	     (r = cpu_dnnl_bind(b, &w->conv, DNNL_ARG_BIAS, &bias, k->bias, n, diag))) ||
-	    (r = cpu_dnnl_bind_owned(b, &w->conv, DNNL_ARG_DST, &dst_blk, &dst_mem, n, diag)) ||
+	     (r = cpu_dnnl_bind(b, &ch->conv, DNNL_ARG_BIAS, &bias, k->bias, n, diag))) ||
+	    (r = cpu_dnnl_bind_owned(b, &ch->conv, DNNL_ARG_DST, &dst_blk, &dst_mem, n, diag)) ||
 	    (r = cpu_dnnl_check(dnnl_memory_get_data_handle(src_mem, &src_h), n, "src", diag)) ||
 	    (r = cpu_dnnl_check(dnnl_memory_get_data_handle(dst_mem, &dst_h), n, "dst", diag)) ||
-	    (r = cpu_conv_wino_reorder(b, &w->in, &src, k->input, &src_blk, src_h, true, n,
-				       diag)) ||
-	    (r = cpu_conv_wino_reorder(b, &w->out, &dst, out, &dst_blk, dst_h, false, n, diag)))
-		goto fail;
-	s->run = cpu_conv_wino_run;
+	    (r = cpu_conv_wino_reorder(b, &ch->in, &src, k->input, src_off, &src_blk, src_h, true,
+				       n, diag)) ||
+	    (r = cpu_conv_wino_reorder(b, &ch->out, &dst, out, dst_off, &dst_blk, dst_h, false, n,
+				       diag)))
+		return r;
+	/* the residual the fused epilogue adds: the chunk's rows of it */
+	cpu_conv_offsets(&ch->conv, n, k, out, src_off, dst_off);
+	return WEBNN_STATUS_OK;
+}
+
+/* One try at the whole step in sp's chunks, with Winograd or direct, the epilogue fused or
+ * not: OK with s->run set; OK with s->run NULL when oneDNN has no implementation for a chunk;
+ * or an error. */
+static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step *s,
+				      const struct cpu_conv_geom *k, struct cpu_conv_split sp,
+				      bool winograd, bool fuse, struct wnn_diag *diag)
+{
+	const struct graph_node *n = s->n;
+	struct cpu_conv_priv *c = cpu_conv_priv_new(s, sp.count, diag);
+	if (!c)
+		return WEBNN_STATUS_NO_MEMORY;
+	dnnl_memory_t weights = NULL;
+	dnnl_memory_desc_t weights_md;
+	memset(&weights_md, 0, sizeof(weights_md));
+	for (uint32_t i = 0; i < sp.count; i++) {
+		struct cpu_conv_geom ck;
+		uint64_t src_off, dst_off;
+		cpu_conv_slice(k, sp, i, &ck, &src_off, &dst_off);
+		bool unimplemented = false;
+		enum webnn_status r =
+			winograd ? cpu_conv_chunk_winograd(b, s, &c->c[i], &ck, src_off, dst_off,
+							   fuse, &weights, &weights_md,
+							   &unimplemented, diag)
+				 : cpu_conv_chunk(b, s, &c->c[i], &ck, src_off, dst_off,
+						  sp.count > 1, fuse,
+						  &weights, &weights_md, &unimplemented, diag);
+		if (r != WEBNN_STATUS_OK || unimplemented) {
+			cpu_conv_undo(s);
+			return r;
+		}
+		/* a build cancelled meanwhile: the chunks left are not made */
+		if (i + 1 < sp.count && backend_cancelled(b->cancel)) {
+			cpu_conv_undo(s);
+			return backend_cancelled_status(diag, "build");
+		}
+	}
+	s->impl = c->c[0].conv.impl;
 	s->epilogue_after = n->epilogue.used && !fuse;
 	return WEBNN_STATUS_OK;
-fail:
-	cpu_conv_undo(s);
-	return r;
 }
 
 enum webnn_status cpu_conv_prepare(const struct cpu_build *b, struct cpu_step *s,
@@ -463,17 +655,25 @@ enum webnn_status cpu_conv_prepare(const struct cpu_build *b, struct cpu_step *s
 	if (type != WNN_F32 || n->slice.used)
 		return WEBNN_STATUS_OK;
 	bool fuse = n->epilogue.used;
+	struct cpu_conv_split sp = cpu_conv_split_for(b, n, &k), whole = { 1, 1, 0 };
 	enum webnn_status r;
-	if (b->winograd && cpu_conv_wino_worth(b, &k)) {
-		r = cpu_conv_try_winograd(b, s, &k, fuse, diag);
-		if (r == WEBNN_STATUS_OK && !s->run && fuse)
-			r = cpu_conv_try_winograd(b, s, &k, false, diag);
-		if (r != WEBNN_STATUS_OK || s->run)
-			return r;
+	/*
+	 * Winograd (2.7x faster) in chunks, else whole: oneDNN 2.6 has no Winograd for a conv2d's
+	 * first and last row pieces (their padding is one-sided), so a large 3x3 convolution
+	 * runs whole and is not interrupted (bench_cpu_chunks: direct in chunks took 3.1x the CPU
+	 * of Winograd whole). Then direct, in chunks, then (a chunk's layout differs, or oneDNN
+	 * has no implementation for a slice) whole. Each with fused post-ops, then without.
+	 */
+	bool wino = b->winograd && cpu_conv_wino_worth(b, &k);
+	for (int pass = 0; pass < 4; pass++) {
+		bool use_wino = pass < 2, split = pass % 2 == 0;
+		if ((use_wino && !wino) || (split && sp.count <= 1))
+			continue;
+		for (int f = fuse; f >= 0; f--) {
+			r = cpu_conv_try(b, s, &k, split ? sp : whole, use_wino, f, diag);
+			if (r != WEBNN_STATUS_OK || s->run)
+				return r;
+		}
 	}
-	r = cpu_conv_try(b, s, &k, fuse, diag);
-	if (r != WEBNN_STATUS_OK || s->run || !fuse)
-		return r;
-	/* no implementation with these post-ops: the product alone, the core adds the epilogue */
-	return cpu_conv_try(b, s, &k, false, diag);
+	return WEBNN_STATUS_OK;
 }

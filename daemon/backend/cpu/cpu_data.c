@@ -982,6 +982,8 @@ static enum webnn_status cpu_run_triangular(const struct cpu_step *s, void *cons
 	(void)diag;
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
 	for (uint64_t i = 0; i < n_rows; i++) {
+		if (cpu_cancelled(x))
+			continue;
 		int64_t r = (int64_t)(i % p->rows);
 		/* upper keeps c >= r + diag; lower keeps c <= r + diag */
 		int64_t edge = p->upper ? r + diag_ : r + diag_ + 1;

@@ -150,23 +150,24 @@ static enum webnn_status ew_run(const struct cpu_step *s, void *const *bufs,
 {
 	const struct ew_plan *pl = s->priv;
 	struct ew_args a = { .out = bufs[pl->out_id] };
-	(void)diag;
 	for (int k = 0; k < pl->n_in; k++)
 		a.in[k] = bufs[pl->in_ids[k]];
 	uint64_t count = pl->count;
 	/* no parallel region at all when serial: even one whose if() is false costs libgomp
 	 * about 1.5 us (a team of one set up and torn down), half a small step's fixed cost */
 	if (x->threads <= 1 || count < CPU_EW_PAR_MIN) {
-		ew_walk(pl, &a, 0, count);
-		return WEBNN_STATUS_OK;
+		for (uint64_t at = 0; at < count && !cpu_cancelled(x); at += CPU_CANCEL_BLOCK)
+			ew_walk(pl, &a, at, count - at < CPU_CANCEL_BLOCK ? count : at + CPU_CANCEL_BLOCK);
+		return cpu_kernel_status(x, diag);
 	}
 #pragma omp parallel num_threads(x->threads)
 	{
 		uint64_t b, e;
 		cpu_ew_split(count, omp_get_thread_num(), omp_get_num_threads(), &b, &e);
-		ew_walk(pl, &a, b, e);
+		for (uint64_t at = b; at < e && !cpu_cancelled(x); at += CPU_CANCEL_BLOCK)
+			ew_walk(pl, &a, at, e - at < CPU_CANCEL_BLOCK ? e : at + CPU_CANCEL_BLOCK);
 	}
-	return WEBNN_STATUS_OK;
+	return cpu_kernel_status(x, diag);
 }
 
 /* ---- rows */
@@ -958,24 +959,23 @@ static enum webnn_status chain_run(const struct cpu_step *s, void *const *bufs,
 {
 	const struct chain_plan *cp = s->priv;
 	uint64_t count = cp->count;
-	(void)diag;
 	if (x->threads <= 1 || count < CPU_EW_PAR_MIN) { /* no region: see ew_run */
 		struct chain_block blk;
-		for (uint64_t at = 0; at < count; at += CPU_EW_BLOCK)
+		for (uint64_t at = 0; at < count && !cpu_cancelled(x); at += CPU_EW_BLOCK)
 			chain_block_run(cp, bufs, at,
 					count - at < CPU_EW_BLOCK ? count - at : CPU_EW_BLOCK, &blk);
-		return WEBNN_STATUS_OK;
+		return cpu_kernel_status(x, diag);
 	}
 #pragma omp parallel num_threads(x->threads)
 	{
 		struct chain_block blk;
 		uint64_t b, e;
 		cpu_ew_split(count, omp_get_thread_num(), omp_get_num_threads(), &b, &e);
-		for (uint64_t at = b; at < e; at += CPU_EW_BLOCK)
+		for (uint64_t at = b; at < e && !cpu_cancelled(x); at += CPU_EW_BLOCK)
 			chain_block_run(cp, bufs, at, e - at < CPU_EW_BLOCK ? e - at : CPU_EW_BLOCK,
 					&blk);
 	}
-	return WEBNN_STATUS_OK;
+	return cpu_kernel_status(x, diag);
 }
 
 /* The type a chainable member computes in (and writes: chainable nodes keep their type). */

@@ -49,13 +49,15 @@ static void cpu_copy_input(uint8_t *O, const uint8_t *I, uint64_t bytes, int nt)
 #define CPU_GATHER_ROWS_(N)                                                                    \
 	_Pragma("omp parallel for schedule(static) num_threads(nt) if (nt > 1)")               \
 	for (uint64_t r = 0; r < rows; r++) {                                                  \
+		if (cpu_cancelled(cx))                                                         \
+			continue;                                                              \
 		uint64_t o = r / p->n_indices, k = r % p->n_indices;                           \
 		uint64_t a = wnn_wrap_index(cpu_index(X, p->index_type, k), p->axis_size);     \
 		memcpy(O + r * N, I + (o * p->axis_size + a) * N, N);                           \
 	}
 
 static void cpu_gather_axis(const struct wnn_gather_attrs *p, uint8_t *O, const uint8_t *I,
-			    const void *X, int nt)
+			    const void *X, int nt, const struct cpu_exec *cx)
 {
 	uint64_t rows = p->outer * p->n_indices, row = p->inner * wnn_dtype_size(p->type);
 	switch (row) {
@@ -82,6 +84,8 @@ static void cpu_gather_axis(const struct wnn_gather_attrs *p, uint8_t *O, const 
 #define CPU_GATHER_ELEMENTS_(N)                                                                \
 	_Pragma("omp parallel for schedule(static) num_threads(nt) if (nt > 1)")               \
 	for (uint64_t r = 0; r < rows; r++) {                                                  \
+		if (cpu_cancelled(cx))                                                         \
+			continue;                                                              \
 		const uint8_t *base = I + (r / a_out) * p->axis_size * inner * N;              \
 		uint8_t *d = O + r * inner * N;                                                \
 		for (uint64_t i = 0; i < inner; i++) {                                         \
@@ -92,7 +96,7 @@ static void cpu_gather_axis(const struct wnn_gather_attrs *p, uint8_t *O, const 
 	}
 
 static void cpu_gather_elements(const struct wnn_gather_attrs *p, uint8_t *O, const uint8_t *I,
-				const void *X, int nt)
+				const void *X, int nt, const struct cpu_exec *cx)
 {
 	uint64_t outer = 1, inner = 1, a_out = p->out_dims[p->axis];
 	for (uint32_t d = 0; d < p->axis; d++)
@@ -126,23 +130,24 @@ static enum webnn_status cpu_run_gather(const struct cpu_step *s, void *const *b
 	uint8_t *O = bufs[p->output];
 	size_t es = wnn_dtype_size(p->type);
 	int nt = cpu_gather_threads(x, p->count * es);
-	(void)diag;
 	if (p->count == 0)
 		return WEBNN_STATUS_OK;
 	if (p->op == WNN_OP_GATHER) {
-		cpu_gather_axis(p, O, I, X, nt);
+		cpu_gather_axis(p, O, I, X, nt, x);
 	} else if (p->op == WNN_OP_GATHER_ELEMENTS) {
-		cpu_gather_elements(p, O, I, X, nt);
+		cpu_gather_elements(p, O, I, X, nt, x);
 	} else {
 		uint64_t slice = p->slice * es;
 #pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
 		for (uint64_t t = 0; t < p->n_tuples; t++) {
+			if (cpu_cancelled(x))
+				continue;
 			uint64_t off = wnn_nd_offset(X, p->index_type, t, p->k, p->in_dims,
 						     p->in_strides);
 			memcpy(O + t * slice, I + off * es, slice);
 		}
 	}
-	return WEBNN_STATUS_OK;
+	return cpu_kernel_status(x, diag);
 }
 
 /* scatterElements: updates viewed as [outer, axis, inner] (the input's axis differs). Updates
@@ -151,6 +156,8 @@ static enum webnn_status cpu_run_gather(const struct cpu_step *s, void *const *b
 #define CPU_SCATTER_ELEMENTS_(N)                                                               \
 	_Pragma("omp parallel for schedule(static) num_threads(nt) if (nt > 1)")               \
 	for (uint64_t t = 0; t < tasks; t++) {                                                 \
+		if (cpu_cancelled(cx))                                                         \
+			continue;                                                              \
 		uint64_t o = t / pieces, pc = t % pieces;                                      \
 		uint64_t i0 = inner * pc / pieces, i1 = inner * (pc + 1) / pieces;             \
 		uint8_t *base = O + o * p->axis_size * inner * N;                              \
@@ -165,7 +172,7 @@ static enum webnn_status cpu_run_gather(const struct cpu_step *s, void *const *b
 	}
 
 static void cpu_scatter_elements(const struct wnn_scatter_attrs *p, uint8_t *O, const uint8_t *U,
-				 const void *X, int nt)
+				 const void *X, int nt, const struct cpu_exec *cx)
 {
 	uint64_t outer = 1, inner = 1, a_idx = p->idx_dims[p->axis];
 	for (uint32_t d = 0; d < p->axis; d++)
@@ -203,14 +210,13 @@ static enum webnn_status cpu_run_scatter(const struct cpu_step *s, void *const *
 	const void *X = bufs[p->indices];
 	uint8_t *O = bufs[p->output];
 	size_t es = wnn_dtype_size(p->type);
-	(void)diag;
 	cpu_copy_input(O, bufs[p->input], p->count * es, cpu_gather_threads(x, p->count * es));
 	int nt = cpu_gather_threads(x, p->n_updates * es);
 	if (p->n_updates == 0)
 		return WEBNN_STATUS_OK;
 	if (p->op == WNN_OP_SCATTER_ELEMENTS) {
-		cpu_scatter_elements(p, O, U, X, nt);
-		return WEBNN_STATUS_OK;
+		cpu_scatter_elements(p, O, U, X, nt, x);
+		return cpu_kernel_status(x, diag);
 	}
 	/* scatterND: slices land whole on one place (the same place as another tuple's, or a
 	 * disjoint one), so threads split every slice by columns and go through the tuples in
@@ -222,24 +228,24 @@ static enum webnn_status cpu_run_scatter(const struct cpu_step *s, void *const *
 			pieces = (uint64_t)nt;
 	}
 	if (pieces <= 1) {
-		for (uint64_t t = 0; t < p->n_tuples; t++) {
+		for (uint64_t t = 0; t < p->n_tuples && !cpu_cancelled(x); t++) {
 			uint64_t off = wnn_nd_offset(X, p->index_type, t, p->k, p->in_dims,
 						     p->in_strides);
 			memcpy(O + off * es, U + t * slice, slice);
 		}
-		return WEBNN_STATUS_OK;
+		return cpu_kernel_status(x, diag);
 	}
 	uint64_t elems = p->slice;
 #pragma omp parallel for schedule(static) num_threads((int)pieces)
 	for (uint64_t pc = 0; pc < pieces; pc++) {
 		uint64_t lo = elems * pc / pieces * es, hi = elems * (pc + 1) / pieces * es;
-		for (uint64_t t = 0; t < p->n_tuples; t++) {
+		for (uint64_t t = 0; t < p->n_tuples && !cpu_cancelled(x); t++) {
 			uint64_t off = wnn_nd_offset(X, p->index_type, t, p->k, p->in_dims,
 						     p->in_strides);
 			memcpy(O + off * es + lo, U + t * slice + lo, hi - lo);
 		}
 	}
-	return WEBNN_STATUS_OK;
+	return cpu_kernel_status(x, diag);
 }
 
 enum webnn_status cpu_gather_prepare(const struct cpu_build *b, struct cpu_step *s,

@@ -106,6 +106,8 @@ static enum webnn_status cpu_run_softmax(const struct cpu_step *s, void *const *
 	(void)diag;
 #pragma omp parallel for num_threads(x->threads) if (outer * K * inner > CPU_PAR_MIN && outer * nblk > 1)
 	for (uint64_t t = 0; t < outer * nblk; t++) {
+		if (cpu_cancelled(x))
+			continue;
 		uint64_t o = t / nblk, b0 = (t % nblk) * CPU_COL_BLOCK;
 		uint64_t nb = inner - b0 < CPU_COL_BLOCK ? inner - b0 : CPU_COL_BLOCK;
 		cpu_softmax_cols(I + o * K * inner + b0, O + o * K * inner + b0, K, inner, nb);
@@ -128,6 +130,8 @@ static enum webnn_status cpu_run_softmax_dnnl(const struct cpu_step *s, void *co
 	const uint64_t outer = p->outer, K = p->axis_size;
 #pragma omp parallel for num_threads(x->threads) if (outer * K > CPU_PAR_MIN && outer > 1)
 	for (uint64_t o = 0; o < outer; o++) {
+		if (cpu_cancelled(x))
+			continue;
 		const float *restrict xr = I + o * K;
 		int bad = 0;
 #pragma omp simd reduction(| : bad)
@@ -190,6 +194,8 @@ static enum webnn_status cpu_run_batchnorm(const struct cpu_step *s, void *const
 	if (inner == 1) {
 #pragma omp parallel for num_threads(x->threads) if (outer * C > CPU_PAR_MIN)
 		for (uint64_t o = 0; o < outer; o++) {
+			if (cpu_cancelled(x))
+				continue;
 			const float *restrict xi = I + o * C;
 			float *restrict xo = O + o * C;
 #pragma omp simd
@@ -199,6 +205,8 @@ static enum webnn_status cpu_run_batchnorm(const struct cpu_step *s, void *const
 	} else {
 #pragma omp parallel for num_threads(x->threads) if (outer * C * inner > CPU_PAR_MIN)
 		for (uint64_t r = 0; r < outer * C; r++) {
+			if (cpu_cancelled(x))
+				continue;
 			uint64_t c = r % C;
 			const double m = mu[c], k = a[c], d = bb[c];
 			const float *restrict xi = I + r * inner;
@@ -353,13 +361,18 @@ static enum webnn_status cpu_run_norm(const struct cpu_step *s, void *const *buf
 		return cpu_run_norm_gather(s, I, O, S, Bi, x, diag);
 	if (B == 1) {
 #pragma omp parallel for num_threads(x->threads) if (A * R > CPU_PAR_MIN && A > 1)
-		for (uint64_t a = 0; a < A; a++)
+		for (uint64_t a = 0; a < A; a++) {
+			if (cpu_cancelled(x))
+				continue;
 			cpu_norm_row(p, I + a * R, O + a * R, R, a, S, Bi);
+		}
 		return WEBNN_STATUS_OK;
 	}
 	const uint64_t nblk = (B + CPU_COL_BLOCK - 1) / CPU_COL_BLOCK;
 #pragma omp parallel for num_threads(x->threads) if (A * R * B > CPU_PAR_MIN && A * nblk > 1)
 	for (uint64_t t = 0; t < A * nblk; t++) {
+		if (cpu_cancelled(x))
+			continue;
 		uint64_t a = t / nblk, b0 = (t % nblk) * CPU_COL_BLOCK;
 		uint64_t nb = B - b0 < CPU_COL_BLOCK ? B - b0 : CPU_COL_BLOCK;
 		cpu_norm_cols(p, I + a * R * B + b0, O + a * R * B + b0, R, B, nb, a * B + b0, S,

@@ -167,13 +167,18 @@ static enum webnn_status cpu_run_pool(const struct cpu_step *s, void *const *buf
 	if (p->in_stride[1] == 1 && p->out_stride[1] == 1) {
 		const uint64_t rows = (uint64_t)p->n * p->out_h;
 #pragma omp parallel for num_threads(x->threads) if (work > CPU_PAR_MIN && rows > 1)
-		for (uint64_t r = 0; r < rows; r++)
+		for (uint64_t r = 0; r < rows; r++) {
+			if (cpu_cancelled(x))
+				continue;
 			cpu_pool_nhwc_row(p, I, O, (uint32_t)(r / p->out_h), (uint32_t)(r % p->out_h));
+		}
 		return WEBNN_STATUS_OK;
 	}
 	const uint64_t rows = (uint64_t)p->n * p->c * p->out_h;
 #pragma omp parallel for num_threads(x->threads) if (work > CPU_PAR_MIN && rows > 1)
 	for (uint64_t r = 0; r < rows; r++) {
+		if (cpu_cancelled(x))
+			continue;
 		uint64_t nc = r / p->out_h;
 		cpu_pool_f32_row(p, I, O, (uint32_t)(nc / p->c), (uint32_t)(nc % p->c),
 				 (uint32_t)(r % p->out_h));
@@ -240,6 +245,8 @@ static enum webnn_status cpu_run_pool_int(const struct cpu_step *s, void *const 
 	(void)diag;
 #pragma omp parallel for num_threads(x->threads) if (work > CPU_PAR_MIN && rows > 1)
 	for (uint64_t r = 0; r < rows; r++) {
+		if (cpu_cancelled(x))
+			continue;
 		uint32_t n = (uint32_t)(r / p->out_h), oy = (uint32_t)(r % p->out_h);
 		switch (t) {
 		case WNN_I8:

@@ -270,13 +270,18 @@ static enum webnn_status cpu_run_reduce(const struct cpu_step *s, void *const *b
 		return cpu_run_reduce_gather(s, I, O, x, diag);
 	if (B == 1) {
 #pragma omp parallel for num_threads(x->threads) if (A * R > CPU_PAR_MIN && A > 1)
-		for (uint64_t a = 0; a < A; a++)
+		for (uint64_t a = 0; a < A; a++) {
+			if (cpu_cancelled(x))
+				continue;
 			O[a] = cpu_row_reduce(op, I + a * R, R);
+		}
 		return WEBNN_STATUS_OK;
 	}
 	const uint64_t nblk = (B + CPU_COL_BLOCK - 1) / CPU_COL_BLOCK;
 #pragma omp parallel for num_threads(x->threads) if (A * R * B > CPU_PAR_MIN && A * nblk > 1)
 	for (uint64_t t = 0; t < A * nblk; t++) {
+		if (cpu_cancelled(x))
+			continue;
 		uint64_t a = t / nblk, b0 = (t % nblk) * CPU_COL_BLOCK;
 		uint64_t nb = B - b0 < CPU_COL_BLOCK ? B - b0 : CPU_COL_BLOCK;
 		cpu_col_reduce(op, I + a * R * B + b0, O + a * B + b0, R, B, nb);
@@ -306,6 +311,8 @@ static enum webnn_status cpu_run_arg(const struct cpu_step *s, void *const *bufs
 	(void)diag;
 #pragma omp parallel for num_threads(x->threads) if (outer * K * inner > CPU_PAR_MIN && outer * nblk > 1)
 	for (uint64_t t = 0; t < outer * nblk; t++) {
+		if (cpu_cancelled(x))
+			continue;
 		uint64_t o = t / nblk, b0 = (t % nblk) * CPU_COL_BLOCK;
 		uint64_t nb = inner - b0 < CPU_COL_BLOCK ? inner - b0 : CPU_COL_BLOCK;
 		const float *base = I + o * K * inner + b0;
@@ -603,6 +610,8 @@ static enum webnn_status cpu_run_cumsum(const struct cpu_step *s, void *const *b
 	(void)diag;
 #pragma omp parallel for num_threads(x->threads) if (outer * K * inner > CPU_PAR_MIN && outer * nblk > 1)
 	for (uint64_t t = 0; t < outer * nblk; t++) {
+		if (cpu_cancelled(x))
+			continue;
 		uint64_t o = t / nblk, b0 = (t % nblk) * CPU_COL_BLOCK;
 		uint64_t nb = inner - b0 < CPU_COL_BLOCK ? inner - b0 : CPU_COL_BLOCK;
 		double acc[CPU_COL_BLOCK];

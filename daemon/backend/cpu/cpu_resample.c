@@ -174,6 +174,8 @@ static enum webnn_status cpu_run_resample(const struct cpu_step *s, void *const 
 	(void)diag;
 #pragma omp parallel for num_threads(x->threads) if (p->count > CPU_PAR_MIN && rows > 1)
 	for (uint64_t row = 0; row < rows; row++) {
+		if (cpu_cancelled(x))
+			continue;
 		uint32_t c[3] = { (uint32_t)(row / ((uint64_t)od[1] * od[2])),
 				  (uint32_t)(row / od[2] % od[1]), (uint32_t)(row % od[2]) };
 		if (nearest)
