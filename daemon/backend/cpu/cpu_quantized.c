@@ -417,7 +417,9 @@ static enum webnn_status qmm_run(const struct cpu_step *s, void *const *bufs,
 #endif
 #pragma omp parallel num_threads(nt) if (nt > 1)
 	{
-		float *buf = aligned_alloc(64, sizeof(float) * QM_NR * p->kc);
+		/* aligned_alloc wants a size that is a multiple of the alignment (ASan checks) */
+		size_t bytes = (sizeof(float) * QM_NR * p->kc + 63) & ~(size_t)63;
+		float *buf = aligned_alloc(64, bytes ? bytes : 64);
 		if (!buf) {
 #pragma omp atomic write
 			oom = true;
