@@ -75,6 +75,15 @@ replay() {
 
 # run_backend NAME FILES...: one daemon under valgrind with that backend; FILES are conformance
 # files replayed through it (graphs, constants, tensors, dispatch) when ../shared is present.
+# Whether the process of a valgrind log was ended by SIGTERM before main: its termination
+# stack is still in the dynamic loader's _dl_init (a library's initialisers).
+killed_before_main() {
+	awk '/Process terminating with default action of signal 15/ { t = 1; next }
+	     t && /^==[0-9]+== *$/ { exit }
+	     t && /_dl_init/ { found = 1 }
+	     END { exit !found }' "$1"
+}
+
 run_backend() {
 	local backend=$1
 	shift
@@ -132,7 +141,12 @@ run_backend() {
 	local n=0 cut=0 log
 	for log in "$DIR"/valgrind.*.log; do
 		VGLOG=$log
-		if grep -q "ERROR SUMMARY:" "$log"; then
+		if killed_before_main "$log"; then
+			# a spare SIGTERMed with the group while the loader still ran a library's
+			# initialisers (CLBlast's, under valgrind's slow start): an allocation it was
+			# making can show as lost, but none of our code ran
+			cut=$((cut + 1))
+		elif grep -q "ERROR SUMMARY:" "$log"; then
 			grep -q "ERROR SUMMARY: 0 errors" "$log" || fail "valgrind reported errors in $(basename "$log")"
 			n=$((n + 1))
 		elif grep -Eq "Invalid (read|write|free)|uninitialised|Conditional jump|Syscall param|Mismatched|Source and destination overlap|lost in loss record" "$log"; then
