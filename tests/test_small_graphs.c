@@ -636,6 +636,86 @@ TEST_TIMEOUT(cpu_elementwise_chain_one_step, 300)
 	backend_cpu.shutdown(be);
 }
 
+/* ---- epilogues ending in leakyRelu and a bound */
+
+static uint32_t sb_leaky(struct tg_builder *b, uint32_t x, double alpha)
+{
+	Webnn__Ipc__ElementwiseUnary m = WEBNN__IPC__ELEMENTWISE_UNARY__INIT;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	m.has_alpha = 1;
+	m.alpha = alpha;
+	b->msgs[b->n].unary = m;
+	return tb_add(b, WNN_OP_LEAKY_RELU);
+}
+
+/* conv2d (NHWC, bias) -> leakyRelu -> max(x, -0.4) twice (tf2onnx's export of a keras
+ * LeakyReLU with a floor), and gemm -> leakyRelu -> min by a scalar, and a conv2d -> leakyRelu ->
+ * clamp: each is one step, the activation and the bound in the product's post-ops, and agrees
+ * with the reference backend. A max by a non-scalar stays a step of its own. */
+TEST_TIMEOUT(graph_epilogue_leaky_relu_bound, 120)
+{
+	struct backend *be = sb_cpu(2);
+	{
+		struct tg_builder *b = tb_new();
+		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 9, 7, 6 });
+		uint32_t y = x;
+		for (int k = 0; k < 2; k++) {
+			uint32_t w = sb_const(b, 4, (uint32_t[]){ 6, 3, 3, 6 }, -0.5, 0.5);
+			uint32_t c = sb_const(b, 1, (uint32_t[]){ 6 }, -0.5, 0.5);
+			y = sb_leaky(b, sb_conv(b, y, w, c, true), 0.2);
+			y = tb_binary(b, WNN_OP_MAX, y, sb_scalar(b, WNN_F32, -0.4));
+		}
+		struct graph_ir *g = sb_finish(b);
+		struct sb_shape s;
+		sb_optimised(g, &s);
+		ASSERT_EQ(s.live, 2u);
+		ASSERT_EQ(s.live_op[WNN_OP_CONV2D], 2u);
+		sb_compare(be, g, -3, 3, 0, 1e-5, 1e-5, "conv+leakyRelu+max");
+		tb_free(b);
+	}
+	{
+		struct tg_builder *b = tb_new();
+		uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 5, 40 });
+		uint32_t w = sb_const(b, 2, (uint32_t[]){ 40, 24 }, -0.5, 0.5);
+		uint32_t y = sb_leaky(b, sb_gemm(b, x, w, GRAPH_NONE, false), 0.3);
+		tb_binary(b, WNN_OP_MIN, sb_scalar(b, WNN_F32, 0.25), y);
+		struct graph_ir *g = sb_finish(b);
+		struct sb_shape s;
+		sb_optimised(g, &s);
+		ASSERT_EQ(s.live, 1u);
+		sb_compare(be, g, -3, 3, 0, 1e-5, 1e-5, "gemm+leakyRelu+min");
+		tb_free(b);
+	}
+	{
+		struct tg_builder *b = tb_new();
+		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 2, 5, 5, 4 });
+		uint32_t w = sb_const(b, 4, (uint32_t[]){ 8, 3, 3, 4 }, -0.5, 0.5);
+		tb_clamp(b, sb_leaky(b, sb_conv(b, x, w, GRAPH_NONE, true), 0.1), -0.05, 0.5);
+		struct graph_ir *g = sb_finish(b);
+		struct sb_shape s;
+		sb_optimised(g, &s);
+		ASSERT_EQ(s.live, 1u);
+		sb_compare(be, g, -3, 3, 0, 1e-5, 1e-5, "conv+leakyRelu+clamp");
+		tb_free(b);
+	}
+	{
+		/* max by a tensor of the output's shape: not a bound; a chain of its own */
+		struct tg_builder *b = tb_new();
+		uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 3, 16 });
+		uint32_t z = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 3, 8 });
+		uint32_t w = sb_const(b, 2, (uint32_t[]){ 16, 8 }, -0.5, 0.5);
+		tb_binary(b, WNN_OP_MAX, sb_leaky(b, sb_matmul(b, x, w), 0.2), z);
+		struct graph_ir *g = sb_finish(b);
+		struct sb_shape s;
+		sb_optimised(g, &s);
+		ASSERT_EQ(s.live, 2u);
+		sb_compare(be, g, -3, 3, 0, 1e-5, 1e-5, "matmul+leakyRelu, max by a tensor");
+		tb_free(b);
+	}
+	backend_cpu.shutdown(be);
+}
+
 /* ---- the mobile angle classifier end to end (libwebnn -> webnnd) */
 
 struct ac_run {

@@ -1,7 +1,9 @@
-/* Fusion groups: conv2d/gemm/matmul epilogues (channel add, residual add, relu/clamp) and elementwise chains. */
+/* Fusion groups: conv2d/gemm/matmul epilogues (channel add, residual add, relu/clamp/leakyRelu, a bound) and elementwise chains. */
 #include "daemon/graph/passes.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Who reads each value: the number of input slots of live and fused nodes and the last such
  * node (the only one when the count is 1). */
@@ -100,8 +102,45 @@ static bool absorb_add(struct graph_ir *g, uint32_t i, uint32_t j, uint32_t cur)
 	return true;
 }
 
-/* Follows the single-consumer chain after head i through adds, then one relu or clamp. */
-static void fuse_epilogue(struct graph_ir *g, const struct readers *r, uint32_t i)
+/* A float32 constant of one element: its value in *v. */
+static bool scalar_constant(const struct graph_ir *g, uint32_t v, float *x)
+{
+	const struct graph_value *val = &g->values[v];
+	uint64_t count = 0;
+	if (val->kind != GRAPH_VALUE_CONSTANT || val->desc.type != WNN_F32 || !val->data ||
+	    !wnn_desc_count(&val->desc, &count) || count != 1)
+		return false;
+	memcpy(x, val->data, sizeof *x);
+	return *x == *x;
+}
+
+/* Node n (reading cur) as a clamp after the activation: a clamp, or max/min of cur and a
+ * float32 constant scalar that does not broadcast cur to another shape. */
+static bool bound_node(const struct graph_ir *g, const struct graph_node *n, uint32_t cur,
+		       enum wnn_dtype t, float *lo, float *hi)
+{
+	if (n->op == WNN_OP_CLAMP && n->attrs.clamp.type == t) {
+		*lo = (float)n->attrs.clamp.min;
+		*hi = (float)n->attrs.clamp.max;
+		return true;
+	}
+	if (n->op != WNN_OP_MAX && n->op != WNN_OP_MIN)
+		return false;
+	const struct wnn_binary_attrs *b = &n->attrs.binary;
+	float c;
+	if (t != WNN_F32 || b->type != t || b->a == b->b ||
+	    !same_shape(&g->values[b->output].desc, &g->values[cur].desc) ||
+	    !scalar_constant(g, b->a == cur ? b->b : b->a, &c))
+		return false;
+	*lo = n->op == WNN_OP_MAX ? c : -INFINITY;
+	*hi = n->op == WNN_OP_MIN ? c : INFINITY;
+	return true;
+}
+
+/* Follows the single-consumer chain after head i through adds, then one relu or clamp (or,
+ * where the backend asked, leakyRelu), then (where asked) one clamp more. */
+static void fuse_epilogue(struct graph_ir *g, const struct graph_caps *caps, const struct readers *r,
+			  uint32_t i)
 {
 	struct graph_node *h = &g->nodes[i];
 	struct graph_epilogue *e = &h->epilogue;
@@ -118,6 +157,10 @@ static void fuse_epilogue(struct graph_ir *g, const struct readers *r, uint32_t 
 			e->act = GRAPH_ACT_CLAMP;
 			e->lo = (float)n->attrs.clamp.min;
 			e->hi = (float)n->attrs.clamp.max;
+		} else if (n->op == WNN_OP_LEAKY_RELU && caps->epilogue_leaky_bound &&
+			   n->attrs.unary.type == t) {
+			e->act = GRAPH_ACT_LEAKY_RELU;
+			e->alpha = (float)n->attrs.unary.alpha;
 		} else if (n->op != WNN_OP_ADD || !absorb_add(g, i, j, cur)) {
 			break;
 		}
@@ -125,6 +168,14 @@ static void fuse_epilogue(struct graph_ir *g, const struct readers *r, uint32_t 
 		n->state = GRAPH_NODE_FUSED;
 		n->fused_into = i;
 		e->used = true;
+	}
+	if (e->act != GRAPH_ACT_NONE && caps->epilogue_leaky_bound &&
+	    (j = sole_reader(g, r, cur)) != GRAPH_NONE &&
+	    bound_node(g, &g->nodes[j], cur, t, &e->bound_lo, &e->bound_hi)) {
+		e->bound = true;
+		cur = g->nodes[j].outputs[0];
+		g->nodes[j].state = GRAPH_NODE_FUSED;
+		g->nodes[j].fused_into = i;
 	}
 	if (e->used)
 		e->output = cur;
@@ -237,7 +288,7 @@ void graph_fuse(struct graph_ir *g, const struct graph_caps *caps)
 	if (caps->epilogues)
 		GRAPH_FOR_EACH_LIVE_NODE(g, i)
 			if (epilogue_head(g, &g->nodes[i]))
-				fuse_epilogue(g, &r, i);
+				fuse_epilogue(g, caps, &r, i);
 	if (caps->elementwise_chains)
 		GRAPH_FOR_EACH_LIVE_NODE(g, i)
 			if (chain_head(g, caps, &g->nodes[i]) && !fuse_chain(g, caps, &r, i, scratch))

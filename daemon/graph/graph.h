@@ -60,11 +60,13 @@ enum graph_node_state {
 	GRAPH_NODE_FUSED,   /* computed by node fused_into (an epilogue or an elementwise chain) */
 };
 
-enum graph_activation { GRAPH_ACT_NONE = 0, GRAPH_ACT_RELU, GRAPH_ACT_CLAMP };
+/* GRAPH_ACT_LEAKY_RELU only where the backend asked for it (graph_caps.epilogue_leaky_bound):
+ * the OpenCL kernels take act as a number. */
+enum graph_activation { GRAPH_ACT_NONE = 0, GRAPH_ACT_RELU, GRAPH_ACT_CLAMP, GRAPH_ACT_LEAKY_RELU };
 
 /* What a conv2d / gemm / matmul node computes after its product when the fusion pass merged
- * the single-consumer chain that follows it: out = act(product [+ own bias] + channel[c]
- * + residual). Set on the head node (used); the absorbed add/relu/clamp nodes are FUSED. */
+ * the single-consumer chain that follows it: out = bound(act(product [+ own bias] + channel[c]
+ * + residual)). Set on the head node (used); the absorbed add/relu/clamp nodes are FUSED. */
 struct graph_epilogue {
 	bool used;
 	uint32_t output;        /* the value finally written (the last absorbed node's output) */
@@ -73,6 +75,11 @@ struct graph_epilogue {
 	uint32_t channel_dim;   /* the output dimension that is the channel axis */
 	enum graph_activation act;
 	float lo, hi;           /* GRAPH_ACT_CLAMP bounds */
+	float alpha;            /* GRAPH_ACT_LEAKY_RELU slope below zero */
+	/* A clamp after the activation (a clamp, or max/min by a constant scalar, that follows
+	 * it: tf2onnx's leakyRelu then max(x, -0.4)); only with graph_caps.epilogue_leaky_bound. */
+	bool bound;
+	float bound_lo, bound_hi;
 };
 
 /* An elementwise chain: the head node and the FUSED nodes after it (unary, clamp, binary with
@@ -138,6 +145,9 @@ struct graph_caps {
 	/* conv2d/gemm/matmul epilogues: add of a channel vector or a same-shape tensor, then
 	 * relu or clamp. */
 	bool epilogues;
+	/* epilogues may also end in leakyRelu, and in one clamp after the activation
+	 * (graph_epilogue.bound) */
+	bool epilogue_leaky_bound;
 	/* elementwise chains evaluated in one kernel */
 	bool elementwise_chains;
 	/* Which chainable nodes the backend's chain kernel runs (NULL: all of them). */

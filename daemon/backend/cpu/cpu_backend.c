@@ -342,6 +342,7 @@ static void cpu_caps(struct backend_context *ctx, struct graph_caps *caps)
 	caps->assign_layout = true;
 	caps->layout = WEBNN_LAYOUT_NHWC;
 	caps->epilogues = true;
+	caps->epilogue_leaky_bound = true;
 	caps->elementwise_chains = true;
 	caps->joins_chain = cpu_joins_chain;
 	caps->fold_scale_shift = true;

@@ -427,6 +427,13 @@ enum webnn_status cpu_dnnl_epilogue_attr(const struct cpu_build *b, struct cpu_d
 	else if (st == WEBNN_STATUS_OK && e->act == GRAPH_ACT_CLAMP)
 		st = cpu_dnnl_check(dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_clip, e->lo,
 								 e->hi), n, "post-ops", diag);
+	else if (st == WEBNN_STATUS_OK && e->act == GRAPH_ACT_LEAKY_RELU)
+		st = cpu_dnnl_check(dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, e->alpha,
+								 0), n, "post-ops", diag);
+	if (st == WEBNN_STATUS_OK && e->bound)
+		st = cpu_dnnl_check(dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_clip,
+								 e->bound_lo, e->bound_hi),
+				    n, "post-ops", diag);
 	if (st == WEBNN_STATUS_OK)
 		st = cpu_dnnl_check(dnnl_primitive_attr_set_post_ops(*attr, po), n, "post-ops", diag);
 	dnnl_post_ops_destroy(po);

@@ -34,9 +34,13 @@ enum webnn_status cpu_fallback_prepare(const struct cpu_build *b, struct cpu_ste
 static inline float epi_act(const struct graph_epilogue *e, float v)
 {
 	if (e->act == GRAPH_ACT_RELU)
-		return v > 0.0f ? v : (v != v ? v : 0.0f);
-	if (e->act == GRAPH_ACT_CLAMP)
-		return v < e->lo ? e->lo : (v > e->hi ? e->hi : v);
+		v = v > 0.0f ? v : (v != v ? v : 0.0f);
+	else if (e->act == GRAPH_ACT_CLAMP)
+		v = v < e->lo ? e->lo : (v > e->hi ? e->hi : v);
+	else if (e->act == GRAPH_ACT_LEAKY_RELU)
+		v = v >= 0.0f ? v : e->alpha * v;
+	if (e->bound)
+		v = v < e->bound_lo ? e->bound_lo : (v > e->bound_hi ? e->bound_hi : v);
 	return v;
 }
 
