@@ -716,6 +716,98 @@ TEST_TIMEOUT(graph_epilogue_leaky_relu_bound, 120)
 	backend_cpu.shutdown(be);
 }
 
+/* ---- one-channel conv1d as a framed matrix product */
+
+/* conv2d of x [1, 1, 1, W] (NCHW, as ONNX's Conv1d imports) by filter [O, 1, 1, K], stride s,
+ * left/right padding pad, optional bias. */
+static uint32_t sb_conv1d(struct tg_builder *b, uint32_t x, uint32_t filter, uint32_t bias,
+			  uint32_t stride, uint32_t pad)
+{
+	Webnn__Ipc__Conv2d m = WEBNN__IPC__CONV2D__INIT;
+	uint32_t *ids = b->ids[b->n];
+	ids[0] = ids[1] = 0, ids[2] = ids[3] = pad; /* padding: top, bottom, left, right */
+	ids[4] = 1, ids[5] = stride;                 /* strides */
+	m.input = x;
+	m.filter = filter;
+	m.has_bias = bias != GRAPH_NONE;
+	m.bias = bias != GRAPH_NONE ? bias : 0;
+	m.n_padding = 4;
+	m.padding = ids;
+	m.n_strides = 2;
+	m.strides = ids + 4;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].conv = m;
+	return tb_add(b, WNN_OP_CONV2D);
+}
+
+/* Whether the cpu plan of g may take the quick path (no step on the whole team). */
+static bool sb_plan_quick(struct backend *be, const struct graph_ir *g)
+{
+	const struct backend_impl *impl = &backend_cpu;
+	struct backend_context *ctx = NULL;
+	struct backend_plan *plan = NULL;
+	struct backend_context_options copts = { 0 };
+	struct wnn_diag diag = { 0 };
+	ASSERT(impl->context_create(be, &copts, &ctx, &diag) == WEBNN_STATUS_OK);
+	struct graph_ir *copy = graph_clone(g);
+	ASSERT(copy != NULL);
+	ASSERT_MSG(tg_optimize(copy, impl, ctx, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	ASSERT_MSG(impl->compile(ctx, copy, &plan, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
+	bool quick = impl->plan_quick(plan);
+	impl->plan_destroy(plan);
+	graph_destroy(copy);
+	impl->context_destroy(ctx);
+	return quick;
+}
+
+/* A melspectrogram's STFT as exported (conv1d of one channel with 257 DFT kernels of 512 taps,
+ * stride 160, on 1760 samples), then relu through the epilogue; other strides (1, and wider than
+ * the kernel), a bias, and cases the framed product does not take (padding, a short kernel):
+ * each agrees with the reference backend. The STFT's products (8 rows, work 2.1M, above
+ * CPU_SERIAL_WORK) stay on one thread, so the plan may take the quick path. */
+TEST_TIMEOUT(cpu_conv1d_one_channel_framed, 120)
+{
+	struct backend *be = sb_cpu(2), *dflt = NULL;
+	struct wnn_diag diag = { 0 };
+	struct backend_options opts = { .threads = 2 };
+	/* the default CPU_SERIAL_WORK (sb_cpu sets 0: every step on the team) */
+	if (!getenv("WEBNN_CPU_SERIAL_WORK"))
+		ASSERT_MSG(backend_cpu.init(&opts, &dflt, &diag) == WEBNN_STATUS_OK, "cpu backend: %s",
+			   diag.message);
+	static const struct {
+		uint32_t w, o, k, stride, pad;
+		bool bias, relu;
+	} cases[] = {
+		{ 1760, 257, 512, 160, 0, false, false }, { 1760, 257, 512, 160, 0, true, true },
+		{ 300, 40, 64, 1, 0, true, false },	  { 1000, 33, 100, 130, 0, false, true },
+		{ 700, 20, 128, 64, 3, true, false },	  { 200, 16, 9, 2, 0, true, true },
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		struct tg_builder *b = tb_new();
+		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 1, 1, cases[c].w });
+		uint32_t f = sb_const(b, 4, (uint32_t[]){ cases[c].o, 1, 1, cases[c].k }, -0.5, 0.5);
+		uint32_t bias = cases[c].bias ? sb_const(b, 1, &cases[c].o, -1, 1) : GRAPH_NONE;
+		uint32_t y = sb_conv1d(b, x, f, bias, cases[c].stride, cases[c].pad);
+		if (cases[c].relu)
+			tb_unary(b, WNN_OP_RELU, y);
+		struct graph_ir *g = sb_finish(b);
+		char label[96];
+		snprintf(label, sizeof label, "conv1d W %u O %u K %u stride %u pad %u", cases[c].w,
+			 cases[c].o, cases[c].k, cases[c].stride, cases[c].pad);
+		sb_compare(be, g, -1, 1, 0, 1e-4, 1e-4, label);
+		if (dflt) {
+			sb_compare(dflt, g, -1, 1, 0, 1e-4, 1e-4, label);
+			if (c < 2)
+				ASSERT_MSG(sb_plan_quick(dflt, g), "%s: a step on the whole team",
+					   label);
+		}
+		tb_free(b);
+	}
+	backend_cpu.shutdown(be);
+	if (dflt)
+		backend_cpu.shutdown(dflt);
+}
+
 /* ---- the mobile angle classifier end to end (libwebnn -> webnnd) */
 
 struct ac_run {

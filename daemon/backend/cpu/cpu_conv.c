@@ -637,6 +637,121 @@ static enum webnn_status cpu_conv_try(const struct cpu_build *b, struct cpu_step
 	return WEBNN_STATUS_OK;
 }
 
+/*
+ * A one-dimensional convolution of a single input channel with a long kernel (an STFT front end
+ * written as conv1d with DFT kernels: 257 outputs, a 512-tap kernel, stride 160) is a matrix
+ * product whose A rows are overlapping windows of the input: row x starts at x * stride. oneDNN's
+ * convolutions handle one input channel poorly (melspectrogram: 0.06-0.07 ms on two threads per
+ * conv). oneDNN refuses overlapping strides in a memory descriptor, so each run copies the
+ * windows into the step's own A (out_w x kw floats: 16 KiB there), then a oneDNN matmul takes
+ * the constant filter as B = [K, O], reordered once. Only one image, one row (h = kh = 1), no padding, no
+ * dilation, a dense NHWC-like output (channels innermost), and a kernel of at least
+ * CPU_CONV_FRAMED_MIN taps.
+ */
+#define CPU_CONV_FRAMED_MIN 64u
+
+static bool cpu_conv_framed_fits(const struct cpu_build *b, const struct graph_node *n)
+{
+	const struct wnn_conv2d_attrs *a = &n->attrs.conv2d;
+	const struct graph_value *f = &b->g->values[a->filter];
+	return n->op == WNN_OP_CONV2D && a->type == WNN_F32 && a->groups == 1 && a->c_in == 1 &&
+	       a->n == 1 && a->h == 1 && a->kh == 1 && a->out_h == 1 && a->dil_w == 1 &&
+	       !a->pad_top && !a->pad_bottom && !a->pad_left && !a->pad_right &&
+	       a->kw >= CPU_CONV_FRAMED_MIN && a->in_stride[3] == 1 && a->out_stride[1] == 1 &&
+	       a->out_stride[3] == a->c_out && f->kind == GRAPH_VALUE_CONSTANT && f->data;
+}
+
+uint64_t cpu_product_rows(const struct cpu_build *b, const struct graph_node *n)
+{
+	if (n->op == WNN_OP_GEMM)
+		return n->attrs.gemm.m;
+	if (n->op == WNN_OP_MATMUL)
+		return n->attrs.matmul.batch * n->attrs.matmul.m;
+	if (n->op == WNN_OP_CONV2D && cpu_conv_framed_fits(b, n))
+		return n->attrs.conv2d.out_w;
+	return 0;
+}
+
+/* The windows into the step's A (the owned source memory), then the matmul. */
+static enum webnn_status cpu_conv_framed_run(const struct cpu_step *s, void *const *bufs,
+					     const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	const struct cpu_dnnl_prim *p = s->priv;
+	const struct wnn_conv2d_attrs *a = &s->n->attrs.conv2d;
+	void *h = NULL;
+	for (int i = 0; i < p->n_args; i++)
+		if (p->args[i].arg == DNNL_ARG_SRC)
+			dnnl_memory_get_data_handle(p->args[i].memory, &h);
+	if (!h)
+		return cpu_dnnl_check(dnnl_runtime_error, s->n, "framed source", diag);
+	const float *in = bufs[a->input];
+	float *rows = h;
+	for (uint32_t r = 0; r < a->out_w; r++)
+		memcpy(rows + (size_t)r * a->kw, in + (size_t)r * a->stride_w,
+		       a->kw * sizeof *rows);
+	return cpu_dnnl_exec(p, s->n, bufs, x, diag);
+}
+
+/* OK with s->run set, or OK with s->run NULL when oneDNN has no such matmul; or an error. */
+static enum webnn_status cpu_conv_framed(const struct cpu_build *b, struct cpu_step *s, bool fuse,
+					 struct wnn_diag *diag)
+{
+	const struct graph_node *n = s->n;
+	const struct wnn_conv2d_attrs *a = &n->attrs.conv2d;
+	const uint64_t *fs = a->filter_stride;
+	dnnl_dims_t a_dims = { a->out_w, a->kw }, a_strides = { a->kw, 1 };
+	dnnl_dims_t b_dims = { a->kw, a->c_out }, b_strides = { (int64_t)fs[3], (int64_t)fs[0] };
+	dnnl_dims_t d_dims = { a->out_w, a->c_out }, d_strides = { a->c_out, 1 };
+	dnnl_dims_t c_dims = { 1, a->c_out }, c_strides = { a->c_out, 1 };
+	dnnl_memory_desc_t a_md, b_plain, b_any, c_md, d_md;
+	dnnl_status_t st = cpu_dnnl_md_strided(&a_md, 2, a_dims, a_strides, dnnl_f32);
+	if (st == dnnl_success)
+		st = cpu_dnnl_md_strided(&b_plain, 2, b_dims, b_strides, dnnl_f32);
+	if (st == dnnl_success)
+		st = dnnl_memory_desc_init_by_tag(&b_any, 2, b_dims, dnnl_f32, dnnl_format_tag_any);
+	if (st == dnnl_success)
+		st = cpu_dnnl_md_strided(&c_md, 2, c_dims, c_strides, dnnl_f32);
+	if (st == dnnl_success)
+		st = cpu_dnnl_md_strided(&d_md, 2, d_dims, d_strides, dnnl_f32);
+	dnnl_matmul_desc_t md;
+	if (st == dnnl_success)
+		st = dnnl_matmul_desc_init(&md, &a_md, &b_any, a->has_bias ? &c_md : NULL, &d_md);
+	if (st != dnnl_success)
+		return WEBNN_STATUS_OK; /* the convolution primitives then */
+	struct cpu_dnnl_prim *p = cpu_dnnl_step(s);
+	if (!p)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "conv2d: out of memory");
+	dnnl_primitive_attr_t attr = NULL;
+	enum webnn_status r = fuse ? cpu_dnnl_epilogue_attr(b, p, n, &d_md, &attr, diag)
+				   : cpu_dnnl_attr_create(&attr, n, diag);
+	if (r != WEBNN_STATUS_OK) {
+		cpu_conv_undo(s);
+		return r;
+	}
+	dnnl_primitive_desc_t pd = NULL;
+	st = dnnl_primitive_desc_create(&pd, &md, attr, b->engine, NULL);
+	dnnl_primitive_attr_destroy(attr);
+	if (st != dnnl_success) {
+		cpu_conv_undo(s);
+		return WEBNN_STATUS_OK;
+	}
+	dnnl_memory_desc_t b_want = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+	const void *w = b->g->values[a->filter].data;
+	if ((r = cpu_dnnl_create(b, p, pd, n, diag)) ||
+	    (r = cpu_dnnl_bind_owned(b, p, DNNL_ARG_SRC, &a_md, NULL, n, diag)) ||
+	    (r = cpu_dnnl_bind_constant(b, p, DNNL_ARG_WEIGHTS, &b_plain, w, &b_want, n, diag)) ||
+	    (a->has_bias && (r = cpu_dnnl_bind(b, p, DNNL_ARG_BIAS, &c_md, a->bias, n, diag))) ||
+	    (r = cpu_dnnl_bind(b, p, DNNL_ARG_DST, &d_md, fuse ? n->epilogue.output : a->output, n,
+			       diag))) {
+		cpu_conv_undo(s);
+		return r;
+	}
+	s->run = cpu_conv_framed_run;
+	s->impl = p->impl;
+	s->epilogue_after = n->epilogue.used && !fuse;
+	return WEBNN_STATUS_OK;
+}
+
 enum webnn_status cpu_conv_prepare(const struct cpu_build *b, struct cpu_step *s,
 				   struct wnn_diag *diag)
 {
@@ -654,7 +769,15 @@ enum webnn_status cpu_conv_prepare(const struct cpu_build *b, struct cpu_step *s
 	/* float16 has no fast oneDNN path on this CPU; a slice of a concat is not ours to write */
 	if (type != WNN_F32 || n->slice.used)
 		return WEBNN_STATUS_OK;
+	enum webnn_status r0;
 	bool fuse = n->epilogue.used;
+	/* no chunks: a framed product is one short matmul */
+	if (cpu_conv_framed_fits(b, n) && cpu_chunks_for(b, n, 2) <= 1)
+		for (int f = fuse; f >= 0; f--) {
+			r0 = cpu_conv_framed(b, s, f, diag);
+			if (r0 != WEBNN_STATUS_OK || s->run)
+				return r0;
+		}
 	struct cpu_conv_split sp = cpu_conv_split_for(b, n, &k), whole = { 1, 1, 0 };
 	enum webnn_status r;
 	/*
