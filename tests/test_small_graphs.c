@@ -586,6 +586,33 @@ TEST_TIMEOUT(graph_reshapes_are_views, 120)
 	backend_cpu.shutdown(be);
 }
 
+/* A transpose that moves only axes of size 1 is a view too: [1, 5, 1, 1] -> [1, 1, 1, 5] and
+ * [1, 1, 1, 7] -> [1, 1, 7, 1] (what the layout pass writes around a convolution of one channel
+ * or one pixel) run no kernel; [1, 5, 1, 3] -> [1, 1, 3, 5] moves data and stays a transpose. */
+TEST_TIMEOUT(graph_unit_axis_transposes_are_views, 120)
+{
+	struct backend *be = sb_cpu(2);
+	static const uint32_t nhwc[] = { 0, 2, 3, 1 };
+	static const uint32_t shapes[3][4] = { { 1, 5, 1, 1 }, { 1, 1, 1, 7 }, { 1, 5, 1, 3 } };
+	for (int k = 0; k < 3; k++) {
+		struct tg_builder *b = tb_new();
+		uint32_t x = tg_input(&b->t, WNN_F32, 4, shapes[k]);
+		uint32_t t = sb_transpose(b, tb_unary(b, WNN_OP_RELU, x), 4, nhwc);
+		tb_unary(b, WNN_OP_SIGMOID, t);
+		struct graph_ir *g = sb_finish(b);
+		struct sb_shape s;
+		sb_optimised(g, &s);
+		char what[64];
+		snprintf(what, sizeof what, "transpose of [%u, %u, %u, %u]", shapes[k][0],
+			 shapes[k][1], shapes[k][2], shapes[k][3]);
+		ASSERT_MSG(s.transposes == (k == 2 ? 1u : 0u) && s.views == (k == 2 ? 0u : 1u),
+			   "%s: %u transposes, %u views", what, s.transposes, s.views);
+		sb_compare(be, g, -1, 1, 0, 0, 0, what);
+		tb_free(b);
+	}
+	backend_cpu.shutdown(be);
+}
+
 /* ---- elementwise chains on the cpu backend */
 
 /* hard-swish in four operations, x * sigmoid(x), hardSigmoid(x) * x and an integer chain: one
