@@ -835,6 +835,35 @@ TEST_TIMEOUT(cpu_conv1d_one_channel_framed, 120)
 		backend_cpu.shutdown(dflt);
 }
 
+/* A layer norm's tail as exported: |x| / std * gamma + beta, then relu, where gamma and beta
+ * are [C] against [1, C] (a broadcast that is the identity): one chain step, against the
+ * reference; an operand that really broadcasts ([C] against [4, C]) ends the chain there. */
+TEST_TIMEOUT(graph_chain_side_operands_of_equal_count, 120)
+{
+	struct backend *be = sb_cpu(2);
+	for (int k = 0; k < 2; k++) {
+		struct tg_builder *b = tb_new();
+		uint32_t rows = k == 0 ? 1 : 4, c = 32;
+		uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ rows, c });
+		uint32_t sd = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 1, 1 });
+		uint32_t y = tb_binary(b, WNN_OP_DIV, tb_unary(b, WNN_OP_ABS, x), sd);
+		y = tb_binary(b, WNN_OP_MUL, y, sb_const(b, 1, &c, -2, 2));
+		y = tb_binary(b, WNN_OP_ADD, sb_const(b, 1, &c, -1, 1), y);
+		tb_unary(b, WNN_OP_RELU, y);
+		struct graph_ir *g = sb_finish(b);
+		struct sb_shape s;
+		sb_optimised(g, &s);
+		if (k == 0)
+			ASSERT_MSG(s.live == 1 && s.chains == 1, "[1, C]: %u steps, %u chains", s.live,
+				   s.chains);
+		else
+			ASSERT_MSG(s.live > 1, "[4, C]: %u steps", s.live);
+		sb_compare(be, g, 0.5, 2, 0, 0, 0, k == 0 ? "[1, C] chain" : "[4, C] chain");
+		tb_free(b);
+	}
+	backend_cpu.shutdown(be);
+}
+
 /* ---- the mobile angle classifier end to end (libwebnn -> webnnd) */
 
 struct ac_run {

@@ -212,12 +212,16 @@ static bool chainable(const struct graph_ir *g, const struct graph_caps *caps,
 	}
 }
 
-/* A binary operand a chain kernel reads beside the chain: the output's shape or one element. */
+/* A binary operand a chain kernel reads beside the chain: one element, or as many as the
+ * output (its shape then is the output's, or the output's without some leading 1s: a
+ * layer norm's gamma [32] against [1, 32]; broadcasting it is the identity, so element i is
+ * element i). */
 static bool side_operand(const struct graph_ir *g, uint32_t v, const struct wnn_desc *out)
 {
-	uint64_t count = 0;
+	uint64_t count = 0, out_count = 0;
 	return same_shape(&g->values[v].desc, out) ||
-	       (wnn_desc_count(&g->values[v].desc, &count) && count == 1);
+	       (wnn_desc_count(&g->values[v].desc, &count) && wnn_desc_count(out, &out_count) &&
+		(count == 1 || count == out_count));
 }
 
 /* Whether node j, the sole reader of cur, continues the chain headed by node i. */
