@@ -790,8 +790,8 @@ static bool sb_plan_quick(struct backend *be, const struct graph_ir *g)
 /* A melspectrogram's STFT as exported (conv1d of one channel with 257 DFT kernels of 512 taps,
  * stride 160, on 1760 samples), then relu through the epilogue; other strides (1, and wider than
  * the kernel), a bias, and cases the framed product does not take (padding, a short kernel):
- * each agrees with the reference backend. The STFT's products (8 rows, work 2.1M, above
- * CPU_SERIAL_WORK) stay on one thread, so the plan may take the quick path. */
+ * each agrees with the reference backend. The STFT's products (work 2.1M, under
+ * CPU_SERIAL_WORK) are made for one thread, so the plan may take the quick path. */
 TEST_TIMEOUT(cpu_conv1d_one_channel_framed, 120)
 {
 	struct backend *be = sb_cpu(2), *dflt = NULL;

@@ -76,23 +76,19 @@ struct cpu_build {
  * to work 1.6M. So 2^21, above the last add where one
  * thread's median won, not at the top of the matmuls' range: an idle machine wakes the team
  * faster than this loaded one.
+ *
+ * Raised to 2^23 after whole models (make bench, 2-core AMD EPYC shared with other jobs, load
+ * 4.3-5.5, pairs of runs with WEBNN_CPU_SERIAL_WORK 2^21 then 2^23, ratio to onnxruntime at its
+ * best): the openWakeWord speech embedding (20 convolutions of work 4-25M, ~1.2 ms) 1.40 -> 1.14
+ * and 2.16 -> 1.03 (every step on one thread: 1.12, 0.96); SqueezeNet 1.04 -> 1.02 and 1.03 ->
+ * 0.57; the MobileNetV2 body 1.32 -> 1.24 and 1.26 -> 0.84. A step of work 8M takes 0.1-0.2 ms on
+ * one thread; the team's wake-up and join, and on a busy machine the wait for its slowest
+ * member, cost as much as its second thread saves. The melspectrogram's framed DFT products
+ * ([8,512]x[512,257], work 2.1M, cpu_conv.c) took 0.061-0.110 ms on the team and 0.020 ms on one
+ * thread (load 4-7).
  */
-#define CPU_SERIAL_WORK 2097152u /* WEBNN_CPU_SERIAL_WORK overrides it (0: every step on the
+#define CPU_SERIAL_WORK 8388608u /* WEBNN_CPU_SERIAL_WORK overrides it (0: every step on the
 				    team; the bench and tests compare both paths with it) */
-/*
- * A matrix product of at most CPU_SERIAL_ROWS output rows (gemm, matmul, a framed conv2d:
- * cpu_conv.c) stays on one thread up to CPU_SERIAL_ROWS_FACTOR times the threshold: with so few
- * rows oneDNN splits the team over the columns, each thread streams its share of B once, and
- * the wake-up and join (30-40 us here) are not paid back. The measurements above: matmul
- * [1,2048]x[2048,1024] (work 6.3M, 3x the threshold) still ran faster on one thread in all three
- * runs (0.86 0.87 0.92); the melspectrogram's framed DFT products ([8,512]x[512,257], work 2.1M)
- * took 0.061-0.110 ms on the team of two and 0.020 ms on one thread (load 4-7).
- */
-#define CPU_SERIAL_ROWS 16u
-#define CPU_SERIAL_ROWS_FACTOR 4u
-/* The output rows of a matrix product (gemm, matmul with its batch, a framed conv2d), or 0 when
- * n is none. */
-uint64_t cpu_product_rows(const struct cpu_build *b, const struct graph_node *n);
 
 /* What a run gives every step. */
 struct cpu_exec {

@@ -394,10 +394,8 @@ static enum webnn_status step_prepare(const struct cpu_build *b, const struct gr
 	struct graph_work w;
 	graph_node_work(b->g, n, &w);
 	struct cpu_build one = *b;
-	uint64_t rows = cpu_product_rows(b, n);
-	uint64_t limit = rows && rows <= CPU_SERIAL_ROWS ? b->serial_work * CPU_SERIAL_ROWS_FACTOR
-							 : b->serial_work;
-	bool serial = b->threads > 1 && w.elements < limit && w.ops < limit - w.elements;
+	bool serial = b->threads > 1 && w.elements < b->serial_work &&
+		      w.ops < b->serial_work - w.elements;
 	int team = omp_get_max_threads();
 	if (serial) {
 		one.threads = 1;

@@ -661,17 +661,6 @@ static bool cpu_conv_framed_fits(const struct cpu_build *b, const struct graph_n
 	       a->out_stride[3] == a->c_out && f->kind == GRAPH_VALUE_CONSTANT && f->data;
 }
 
-uint64_t cpu_product_rows(const struct cpu_build *b, const struct graph_node *n)
-{
-	if (n->op == WNN_OP_GEMM)
-		return n->attrs.gemm.m;
-	if (n->op == WNN_OP_MATMUL)
-		return n->attrs.matmul.batch * n->attrs.matmul.m;
-	if (n->op == WNN_OP_CONV2D && cpu_conv_framed_fits(b, n))
-		return n->attrs.conv2d.out_w;
-	return 0;
-}
-
 /* The windows into the step's A (the owned source memory), then the matmul. */
 static enum webnn_status cpu_conv_framed_run(const struct cpu_step *s, void *const *bufs,
 					     const struct cpu_exec *x, struct wnn_diag *diag)
