@@ -268,8 +268,17 @@ static enum webnn_status cpu_run_reduce(const struct cpu_step *s, void *const *b
 	const enum wnn_op op = p->op;
 	if (v->roff)
 		return cpu_run_reduce_gather(s, I, O, x, diag);
+	/* no parallel region when it would have one thread: even one whose if() is false costs
+	 * libgomp about 1.5 us (see ew_run), more than a layer norm's reduceMean of 128 values */
+	const uint64_t nblk = B == 1 ? 1 : (B + CPU_COL_BLOCK - 1) / CPU_COL_BLOCK;
+	const bool team = x->threads > 1 && A * R * B > CPU_PAR_MIN && A * nblk > 1;
+	if (B == 1 && !team) {
+		for (uint64_t a = 0; a < A && !cpu_cancelled(x); a++)
+			O[a] = cpu_row_reduce(op, I + a * R, R);
+		return WEBNN_STATUS_OK;
+	}
 	if (B == 1) {
-#pragma omp parallel for num_threads(x->threads) if (A * R > CPU_PAR_MIN && A > 1)
+#pragma omp parallel for num_threads(x->threads)
 		for (uint64_t a = 0; a < A; a++) {
 			if (cpu_cancelled(x))
 				continue;
@@ -277,8 +286,15 @@ static enum webnn_status cpu_run_reduce(const struct cpu_step *s, void *const *b
 		}
 		return WEBNN_STATUS_OK;
 	}
-	const uint64_t nblk = (B + CPU_COL_BLOCK - 1) / CPU_COL_BLOCK;
-#pragma omp parallel for num_threads(x->threads) if (A * R * B > CPU_PAR_MIN && A * nblk > 1)
+	if (!team) {
+		for (uint64_t t = 0; t < A * nblk && !cpu_cancelled(x); t++) {
+			uint64_t a = t / nblk, b0 = (t % nblk) * CPU_COL_BLOCK;
+			uint64_t nb = B - b0 < CPU_COL_BLOCK ? B - b0 : CPU_COL_BLOCK;
+			cpu_col_reduce(op, I + a * R * B + b0, O + a * B + b0, R, B, nb);
+		}
+		return WEBNN_STATUS_OK;
+	}
+#pragma omp parallel for num_threads(x->threads)
 	for (uint64_t t = 0; t < A * nblk; t++) {
 		if (cpu_cancelled(x))
 			continue;
