@@ -77,6 +77,7 @@ union tg_msg {
 	Webnn__Ipc__Gemm gemm;
 	Webnn__Ipc__Matmul matmul;
 	Webnn__Ipc__Reshape reshape;
+	Webnn__Ipc__Reduce reduce;
 };
 
 /* A tg_graph that owns its operation messages: tb_unary, tb_binary and tb_clamp append one;

@@ -613,6 +613,60 @@ TEST_TIMEOUT(graph_unit_axis_transposes_are_views, 120)
 	backend_cpu.shutdown(be);
 }
 
+/* A squeeze-and-excitation block as exported (NCHW): conv2d -> reduceMean over [2, 3] with kept
+ * dimensions -> conv2d 1x1 -> hardSigmoid -> mul with the first conv's output -> conv2d. The
+ * reduction runs in the backend's layout like the elementwise steps: a transpose in and one out,
+ * none around the mean; the result agrees with the reference. Without kept dimensions the
+ * reduction stays in the client's layout. */
+TEST_TIMEOUT(graph_layout_reduce_keeps_backend_layout, 120)
+{
+	struct backend *be = sb_cpu(2);
+	for (int keep = 1; keep >= 0; keep--) {
+		struct tg_builder *b = tb_new();
+		uint32_t x = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 8, 6, 5 });
+		uint32_t w1 = sb_const(b, 4, (uint32_t[]){ 8, 8, 3, 3 }, -0.5, 0.5);
+		uint32_t y = sb_conv(b, x, w1, GRAPH_NONE, false);
+		Webnn__Ipc__Reduce m = WEBNN__IPC__REDUCE__INIT;
+		uint32_t *axes = b->ids[b->n];
+		axes[0] = 2, axes[1] = 3;
+		m.input = y;
+		m.output = tg_next(&b->t);
+		m.n_axes = 2;
+		m.axes = axes;
+		m.has_has_axes = m.has_axes = 1;
+		m.has_keep_dimensions = 1;
+		m.keep_dimensions = keep;
+		b->msgs[b->n].reduce = m;
+		uint32_t mean = tb_add(b, WNN_OP_REDUCE_MEAN);
+		if (keep) {
+			uint32_t w2 = sb_const(b, 4, (uint32_t[]){ 8, 8, 1, 1 }, -0.5, 0.5);
+			Webnn__Ipc__Conv2d c = WEBNN__IPC__CONV2D__INIT;
+			c.input = mean;
+			c.filter = w2;
+			c.output = tg_next(&b->t);
+			b->msgs[b->n].conv = c;
+			uint32_t gate = sb_hard_sigmoid(b, tb_add(b, WNN_OP_CONV2D));
+			uint32_t w3 = sb_const(b, 4, (uint32_t[]){ 4, 8, 3, 3 }, -0.5, 0.5);
+			sb_conv(b, tb_binary(b, WNN_OP_MUL, y, gate), w3, GRAPH_NONE, false);
+		} else {
+			tb_unary(b, WNN_OP_RELU, mean);
+		}
+		struct graph_ir *g = sb_finish(b);
+		struct sb_shape s;
+		sb_optimised(g, &s);
+		if (keep)
+			ASSERT_MSG(s.transposes == 2, "squeeze and excitation: %u transposes",
+				   s.transposes);
+		else
+			ASSERT_MSG(s.transposes == 2 && s.live_op[WNN_OP_REDUCE_MEAN] == 1,
+				   "mean without kept dimensions: %u transposes", s.transposes);
+		sb_compare(be, g, -1, 1, 0, 1e-5, 1e-5,
+			   keep ? "squeeze and excitation" : "mean without kept dimensions");
+		tb_free(b);
+	}
+	backend_cpu.shutdown(be);
+}
+
 /* ---- elementwise chains on the cpu backend */
 
 /* hard-swish in four operations, x * sigmoid(x), hardSigmoid(x) * x and an integer chain: one
