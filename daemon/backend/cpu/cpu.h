@@ -77,18 +77,21 @@ struct cpu_build {
  * thread's median won, not at the top of the matmuls' range: an idle machine wakes the team
  * faster than this loaded one.
  *
- * Raised to 2^23 after whole models (make bench, 2-core AMD EPYC shared with other jobs, load
- * 4.3-5.5, pairs of runs with WEBNN_CPU_SERIAL_WORK 2^21 then 2^23, ratio to onnxruntime at its
- * best): the openWakeWord speech embedding (20 convolutions of work 4-25M, ~1.2 ms) 1.40 -> 1.14
- * and 2.16 -> 1.03 (every step on one thread: 1.12, 0.96); SqueezeNet 1.04 -> 1.02 and 1.03 ->
- * 0.57; the MobileNetV2 body 1.32 -> 1.24 and 1.26 -> 0.84. A step of work 8M takes 0.1-0.2 ms on
- * one thread; the team's wake-up and join, and on a busy machine the wait for its slowest
- * member, cost as much as its second thread saves. The melspectrogram's framed DFT products
- * ([8,512]x[512,257], work 2.1M, cpu_conv.c) took 0.061-0.110 ms on the team and 0.020 ms on one
- * thread (load 4-7).
+ * Convolutions and matrix products (the conv and linalg families) stay on one thread up to
+ * CPU_SERIAL_PRODUCT_FACTOR times the threshold, measured on whole models (make bench, 2-core
+ * AMD EPYC shared with other jobs, load 4.3-5.5, pairs of runs with every step's threshold at
+ * 2^21 then 2^23, ratio to onnxruntime at its best): the openWakeWord speech embedding (20
+ * convolutions of work 4-25M, ~1.2 ms) 1.40 -> 1.14 and 2.16 -> 1.03 (every step on one thread:
+ * 1.12, 0.96); SqueezeNet 1.04 -> 1.02 and 1.03 -> 0.57; the MobileNetV2 body 1.32 -> 1.24 and
+ * 1.26 -> 0.84. A product of work 8M takes 0.1-0.2 ms on one thread; the team's wake-up, join
+ * and wait for its slowest member cost as much as its second thread saves (the melspectrogram's
+ * framed DFT products, [8,512]x[512,257], work 2.1M: 0.061-0.110 ms on the team, 0.020 ms on
+ * one thread at load 4-7). Memory-bound elementwise steps keep 2^21: in a later run (load 3.8)
+ * adds of 256K-1M elements ran 1.2-1.7x faster on the team.
  */
-#define CPU_SERIAL_WORK 8388608u /* WEBNN_CPU_SERIAL_WORK overrides it (0: every step on the
+#define CPU_SERIAL_WORK 2097152u /* WEBNN_CPU_SERIAL_WORK overrides it (0: every step on the
 				    team; the bench and tests compare both paths with it) */
+#define CPU_SERIAL_PRODUCT_FACTOR 4u
 
 /* What a run gives every step. */
 struct cpu_exec {

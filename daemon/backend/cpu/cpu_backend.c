@@ -394,8 +394,11 @@ static enum webnn_status step_prepare(const struct cpu_build *b, const struct gr
 	struct graph_work w;
 	graph_node_work(b->g, n, &w);
 	struct cpu_build one = *b;
-	bool serial = b->threads > 1 && w.elements < b->serial_work &&
-		      w.ops < b->serial_work - w.elements;
+	enum wnn_family fam = wnn_ops[n->op].family;
+	uint64_t limit = fam == WNN_FAMILY_CONV || fam == WNN_FAMILY_LINALG
+				 ? b->serial_work * CPU_SERIAL_PRODUCT_FACTOR
+				 : b->serial_work;
+	bool serial = b->threads > 1 && w.elements < limit && w.ops < limit - w.elements;
 	int team = omp_get_max_threads();
 	if (serial) {
 		one.threads = 1;
