@@ -141,8 +141,10 @@ static bool qb_write(const char *path, uint32_t m)
 	return ok;
 }
 
-/* Resident kB of the daemon's worker processes (its children). */
-static long qb_workers_rss_kb(pid_t daemon)
+/* Resident kB of the daemon's worker processes (its children): field "VmRSS:" for all of it,
+ * "RssAnon:" for the private anonymous memory weights live in (not the tensors' shared memory
+ * nor library pages). */
+static long qb_workers_rss_kb(pid_t daemon, const char *field)
 {
 	char path[96], line[256];
 	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)daemon, (int)daemon);
@@ -157,8 +159,8 @@ static long qb_workers_rss_kb(pid_t daemon)
 		if (!s)
 			continue;
 		while (fgets(line, sizeof line, s))
-			if (strncmp(line, "VmRSS:", 6) == 0)
-				total += strtol(line + 6, NULL, 10);
+			if (strncmp(line, field, strlen(field)) == 0)
+				total += strtol(line + strlen(field), NULL, 10);
 		fclose(s);
 	}
 	fclose(f);
@@ -191,7 +193,8 @@ TEST_TIMEOUT(bench_matmul_nbits, 900)
 		ASSERT(x && y && yo);
 		for (uint32_t i = 0; i < m * QB_K; i++)
 			x[i] = (float)(qb_rand() & 2047) / 1024.0f - 1.0f;
-		long rss0 = qb_workers_rss_kb(dm.pid);
+		long rss0 = qb_workers_rss_kb(dm.pid, "VmRSS:"),
+		     anon0 = qb_workers_rss_kb(dm.pid, "RssAnon:");
 		struct webnn_model *model = NULL;
 		double t_load = bc_now();
 		enum webnn_status s = webnn_model_load(dm.ctx, path, NULL, &model, why, sizeof why);
@@ -209,7 +212,8 @@ TEST_TIMEOUT(bench_matmul_nbits, 900)
 		ASSERT(webnn_context_dispatch(dm.ctx, g, &in, 1, &out, 1) == WEBNN_STATUS_OK);
 		ASSERT(webnn_context_read_tensor(dm.ctx, out.tensor, y, sizeof(float) * m * QB_K) ==
 		       WEBNN_STATUS_OK);
-		long rss1 = qb_workers_rss_kb(dm.pid);
+		long rss1 = qb_workers_rss_kb(dm.pid, "VmRSS:"),
+		     anon1 = qb_workers_rss_kb(dm.pid, "RssAnon:");
 		/* onnxruntime on the same file and input */
 		bool ort_ok = have_ort;
 		if (ort_ok) {
@@ -270,11 +274,13 @@ TEST_TIMEOUT(bench_matmul_nbits, 900)
 		fprintf(stderr,
 			"MatMulNBits 4 x %dx%d block %d, M %u: webnnd %.3f ms, onnxruntime (2 threads) "
 			"%.3f ms, ratio %.2f; max |d| %.2g (max |y| %.3g); load %.2f s; worker "
-			"resident +%.1f MiB = %.3f bytes/parameter\n",
+			"resident +%.1f MiB, of which anonymous (the weights) +%.1f MiB = %.3f "
+			"bytes/parameter\n",
 			QB_K, QB_K, QB_BS, m, bc_median(tw, nr) * 1e3,
 			ort_ok ? bc_median(tort, nr) * 1e3 : NAN,
 			ort_ok ? bc_ratio(tw, tort, nr) : NAN, maxd, maxy, t_load,
-			(double)(rss1 - rss0) / 1024.0, (double)(rss1 - rss0) * 1024.0 / params);
+			(double)(rss1 - rss0) / 1024.0, (double)(anon1 - anon0) / 1024.0,
+			(double)(anon1 - anon0) * 1024.0 / params);
 		if (ort_ok)
 			bc_child_cmd(&ort, reply, sizeof reply, "close q%u", m);
 		webnn_tensor_destroy(in.tensor);
