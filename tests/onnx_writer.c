@@ -39,6 +39,15 @@ static char *strdup_len(struct onnx_writer *w, const char *s, size_t len)
 	return c;
 }
 
+/* size bytes in the arena: a copy of src, zeros where src is NULL. */
+static void *copy(struct onnx_writer *w, const void *src, size_t size)
+{
+	void *p = onnx_writer_alloc(w, size);
+	if (src && size)
+		memcpy(p, src, size);
+	return p;
+}
+
 char *onnx_writer_strdup(struct onnx_writer *w, const char *s)
 {
 	return s ? strdup_len(w, s, strlen(s)) : NULL;
@@ -188,6 +197,16 @@ void onnx_writer_dim_param(struct onnx_writer *w, Onnx__ValueInfoProto *v, int a
 	d->dim_param = onnx_writer_strdup(w, param ? param : "");
 }
 
+void onnx_writer_dim_params(struct onnx_writer *w, Onnx__ValueInfoProto *v,
+			    const char *const *names)
+{
+	Onnx__TensorShapeProto *s = v->type && v->type->tensor_type ? v->type->tensor_type->shape
+								    : NULL;
+	for (size_t i = 0; s && i < s->n_dim; i++)
+		if (names[i])
+			onnx_writer_dim_param(w, v, (int)i, names[i]);
+}
+
 size_t onnx_writer_type_bytes(int type, size_t count)
 {
 	switch (type) {
@@ -243,9 +262,7 @@ Onnx__TensorProto *onnx_writer_tensor(struct onnx_writer *w, const char *name, i
 	Onnx__TensorProto *t = tensor_head(w, name, type, rank, dims, &count);
 	t->has_raw_data = 1;
 	t->raw_data.len = onnx_writer_type_bytes(type, count);
-	t->raw_data.data = onnx_writer_alloc(w, t->raw_data.len);
-	if (data)
-		memcpy(t->raw_data.data, data, t->raw_data.len);
+	t->raw_data.data = copy(w, data, t->raw_data.len);
 	return t;
 }
 
@@ -263,9 +280,7 @@ Onnx__TensorProto *onnx_writer_initializer_int32(struct onnx_writer *w, const ch
 {
 	size_t count;
 	Onnx__TensorProto *t = tensor_head(w, name, type, rank, dims, &count);
-	t->int32_data = onnx_writer_alloc(w, n * sizeof(int32_t));
-	if (n)
-		memcpy(t->int32_data, values, n * sizeof(int32_t));
+	t->int32_data = copy(w, values, n * sizeof(int32_t));
 	t->n_int32_data = n;
 	PUSH(w, w->graph->initializer, w->graph->n_initializer, t);
 	return t;
@@ -342,8 +357,10 @@ Onnx__NodeProto *onnx_writer_node_v(struct onnx_writer *w, const char *name,
 	Onnx__NodeProto *n = new_node(w, op_type, domain);
 	for (size_t i = 0; i < n_in; i++)
 		PUSH(w, n->input, n->n_input, onnx_writer_strdup(w, inputs[i] ? inputs[i] : ""));
-	for (size_t i = 0; i < n_out; i++)
-		PUSH(w, n->output, n->n_output, onnx_writer_strdup(w, outputs[i] ? outputs[i] : ""));
+	for (size_t i = 0; i < n_out; i++) {
+		const char *o = outputs[i] ? outputs[i] : "";
+		PUSH(w, n->output, n->n_output, onnx_writer_strdup(w, o));
+	}
 	add_node(w, n, name);
 	return n;
 }
@@ -381,9 +398,7 @@ Onnx__AttributeProto *onnx_writer_attr_ints(struct onnx_writer *w, Onnx__NodePro
 					    const char *name, const int64_t *v, size_t count)
 {
 	Onnx__AttributeProto *a = attr(w, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
-	a->ints = onnx_writer_alloc(w, count * sizeof(int64_t));
-	if (count)
-		memcpy(a->ints, v, count * sizeof(int64_t));
+	a->ints = copy(w, v, count * sizeof(int64_t));
 	a->n_ints = count;
 	return a;
 }
@@ -401,9 +416,7 @@ Onnx__AttributeProto *onnx_writer_attr_floats(struct onnx_writer *w, Onnx__NodeP
 					      const char *name, const float *v, size_t count)
 {
 	Onnx__AttributeProto *a = attr(w, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS);
-	a->floats = onnx_writer_alloc(w, count * sizeof(float));
-	if (count)
-		memcpy(a->floats, v, count * sizeof(float));
+	a->floats = copy(w, v, count * sizeof(float));
 	a->n_floats = count;
 	return a;
 }

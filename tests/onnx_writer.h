@@ -37,7 +37,7 @@ enum onnx_type {
  * is implied by its count). */
 struct onnx_writer {
 	Onnx__ModelProto model;
-	/* where values, initializers and nodes go: the model's graph, or the subgraph being built */
+	/* where values, initializers and nodes go: the model's graph or the subgraph begun */
 	Onnx__GraphProto *graph;
 	Onnx__GraphProto *outer[ONNX_WRITER_MAX_DEPTH];
 	int depth;
@@ -76,6 +76,9 @@ Onnx__ValueInfoProto *onnx_writer_output(struct onnx_writer *w, const char *name
 /* Makes axis `axis` of v a free dimension named param ("": free and unnamed). */
 void onnx_writer_dim_param(struct onnx_writer *w, Onnx__ValueInfoProto *v, int axis,
 			   const char *param);
+/* The same for every axis i of v whose names[i] is not NULL ({ "batch", "seq" }). */
+void onnx_writer_dim_params(struct onnx_writer *w, Onnx__ValueInfoProto *v,
+			    const char *const *names);
 
 /* Bytes that count elements of type take (int4 and uint4: two to a byte, rounded up). */
 size_t onnx_writer_type_bytes(int type, size_t count);

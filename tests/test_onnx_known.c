@@ -167,8 +167,10 @@ TEST(onnx_known_pad_export)
 	onnx_writer_node(w, NULL, "Mul", NULL, "rank,two", "rank2");
 	onnx_writer_node(w, NULL, "Sub", NULL, "rank2,pad_len", "extension");
 	onnx_writer_node(w, NULL, "Unsqueeze", NULL, "extension,zero1", "ext_shape");
-	Onnx__NodeProto *n = onnx_writer_node(w, NULL, "ConstantOfShape", NULL, "ext_shape", "zeros");
-	onnx_writer_attr_tensor(w, n, "value", onnx_writer_tensor(w, "", ONNX_INT64, 1, (const int64_t[]){ 1 }, zero1));
+	Onnx__NodeProto *n = onnx_writer_node(w, NULL, "ConstantOfShape", NULL, "ext_shape",
+					      "zeros");
+	onnx_writer_attr_tensor(w, n, "value", onnx_writer_tensor(w, "", ONNX_INT64, 1,
+								  (const int64_t[]){ 1 }, zero1));
 	n = onnx_writer_node(w, NULL, "Cast", NULL, "pad", "pad64");
 	onnx_writer_attr_int(w, n, "to", 7);
 	n = onnx_writer_node(w, NULL, "Concat", NULL, "pad64,zeros", "paddings");
@@ -453,8 +455,9 @@ TEST(onnx_loop_unrolled)
 		onnx_writer_initializer(w, "trip", ONNX_INT64, 0, NULL, &trip);
 		onnx_writer_initializer(w, "yes", ONNX_BOOL, 0, NULL, &yes);
 		onnx_writer_initializer(w, "acc0", ONNX_FLOAT, 2, d23, zero6);
-		Onnx__NodeProto *n = onnx_writer_node(w, NULL, "Loop", NULL, variant ? ",yes,acc0" : "trip,,acc0",
-					     "acc,scan");
+		Onnx__NodeProto *n = onnx_writer_node(w, NULL, "Loop", NULL,
+						      variant ? ",yes,acc0" : "trip,,acc0",
+						      "acc,scan");
 		onnx_writer_attr_graph(w, n, "body", loop_body(w));
 		size_t iters = variant ? 3 : 4;
 		static const int64_t d423[3] = { 4, 2, 3 }, d323[3] = { 3, 2, 3 };
@@ -488,7 +491,8 @@ TEST(onnx_error_lists_every_node)
 	onnx_writer_input(w, "m", ONNX_INT64, 0, NULL);
 	onnx_writer_initializer(w, "big", ONNX_INT64, 0, NULL, &big);
 	onnx_writer_node(w, NULL, "Unique", NULL, "x", "top");
-	onnx_writer_node(w, NULL, "Relu", NULL, "top", "after_top"); /* consumes a failed value: no reason */
+	/* consumes a failed value: no reason */
+	onnx_writer_node(w, NULL, "Relu", NULL, "top", "after_top");
 	onnx_writer_node(w, NULL, "NonZero", NULL, "x", "nz");
 	Onnx__NodeProto *n = onnx_writer_node(w, NULL, "Loop", NULL, "m,,x", "l1");
 	onnx_writer_attr_graph(w, n, "body", loop_body(w));
@@ -586,7 +590,8 @@ TEST(onnx_scan_unrolled)
 		else
 			onnx_writer_input(w, "x", ONNX_FLOAT, 2, d23);
 		onnx_writer_initializer(w, "s0", ONNX_FLOAT, 1, d2, z2);
-		Onnx__NodeProto *n = onnx_writer_node(w, NULL, "Scan", NULL, "s0,x", "total,fwd,bwd");
+		Onnx__NodeProto *n = onnx_writer_node(w, NULL, "Scan", NULL, "s0,x",
+						      "total,fwd,bwd");
 		onnx_writer_attr_graph(w, n, "body", b);
 		onnx_writer_attr_int(w, n, "num_scan_inputs", 1);
 		onnx_writer_attr_ints(w, n, "scan_input_axes", axes1, 1);

@@ -300,8 +300,8 @@ static void activations_case(struct webnn_context *ctx, const char *dir)
 	onnx_writer_node(&wr, "bg", "BiasGelu", "com.microsoft", "x,bias", "bias_gelu");
 	onnx_writer_node(&wr, "fg", "FastGelu", "com.microsoft", "x,bias", "fast_gelu");
 	onnx_writer_node(&wr, "fg0", "FastGelu", "com.microsoft", "x", "fast_gelu0");
-	onnx_writer_attr_float(&wr, onnx_writer_node(&wr, "qg", "QuickGelu", "com.microsoft", "x", "quick_gelu"), "alpha",
-		  1.5f);
+	onnx_writer_attr_float(&wr, onnx_writer_node(&wr, "qg", "QuickGelu", "com.microsoft", "x",
+						     "quick_gelu"), "alpha", 1.5f);
 	onnx_writer_node(&wr, "ba", "BiasAdd", "com.microsoft", "x,bias,skip", "bias_add");
 	const char *names[6] = { "gelu", "bias_gelu", "fast_gelu", "fast_gelu0", "quick_gelu",
 				 "bias_add" };
@@ -354,14 +354,16 @@ static void fused_matmul_case(struct webnn_context *ctx, const char *dir)
 	onnx_writer_initializer(&wr, "b", ONNX_FLOAT, 3, bd, b);
 	onnx_writer_initializer(&wr, "gamma", ONNX_FLOAT, 1, gd, gamma);
 	onnx_writer_initializer(&wr, "beta", ONNX_FLOAT, 1, gd, beta);
-	Onnx__NodeProto *f = onnx_writer_node(&wr, "fm", "FusedMatMul", "com.microsoft", "a,b", "y");
+	Onnx__NodeProto *f = onnx_writer_node(&wr, "fm", "FusedMatMul", "com.microsoft", "a,b",
+					      "y");
 	onnx_writer_attr_int(&wr, f, "transB", 1);
 	onnx_writer_attr_float(&wr, f, "alpha", 0.5f);
-	Onnx__NodeProto *f2 = onnx_writer_node(&wr, "fm2", "FusedMatMul", "com.microsoft", "at,b", "y2");
+	Onnx__NodeProto *f2 = onnx_writer_node(&wr, "fm2", "FusedMatMul", "com.microsoft", "at,b",
+					       "y2");
 	onnx_writer_attr_int(&wr, f2, "transA", 1);
 	onnx_writer_attr_int(&wr, f2, "transB", 1);
 	Onnx__NodeProto *ln = onnx_writer_node(&wr, "ln", "LayerNormalization", "", "a,gamma,beta",
-				      "ln,ln_mean,ln_inv");
+					       "ln,ln_mean,ln_inv");
 	onnx_writer_attr_float(&wr, ln, "epsilon", 1e-5f);
 	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
 	onnx_writer_output(&wr, "y2", ONNX_FLOAT, -1, NULL);
@@ -420,22 +422,25 @@ static void norms_case(struct webnn_context *ctx, const char *dir)
 	struct onnx_writer wr;
 	model_begin(&wr);
 	onnx_writer_input(&wr, "x", ONNX_FLOAT, 3, xd);
-	onnx_writer_initializer(&wr, "skip", ONNX_FLOAT, 2, sd2, skip); /* broadcast over the batch */
+	/* broadcast over the batch */
+	onnx_writer_initializer(&wr, "skip", ONNX_FLOAT, 2, sd2, skip);
 	onnx_writer_initializer(&wr, "gamma", ONNX_FLOAT, 1, hd, gamma);
 	onnx_writer_initializer(&wr, "beta", ONNX_FLOAT, 1, hd, beta);
 	onnx_writer_initializer(&wr, "bias", ONNX_FLOAT, 1, hd, bias);
-	Onnx__NodeProto *sln = onnx_writer_node(&wr, "sln", "SkipLayerNormalization", "com.microsoft",
-				       "x,skip,gamma,beta,bias", "ln,ln_mean,ln_inv,ln_sum");
+	Onnx__NodeProto *sln = onnx_writer_node(&wr, "sln", "SkipLayerNormalization",
+						"com.microsoft", "x,skip,gamma,beta,bias",
+						"ln,ln_mean,ln_inv,ln_sum");
 	onnx_writer_attr_float(&wr, sln, "epsilon", 1e-5f);
-	onnx_writer_node(&wr, "ssln", "SkipSimplifiedLayerNormalization", "com.microsoft", "x,skip,gamma,bias",
-		"rms,rms_mean,rms_inv,rms_sum");
-	onnx_writer_node(&wr, "sln2", "SkipLayerNormalization", "com.microsoft", "x,skip,gamma", "ln2");
-	Onnx__NodeProto *s1 = onnx_writer_node(&wr, "simp", "SimplifiedLayerNormalization", "", "x,gamma",
-				      "simp,simp_inv");
+	onnx_writer_node(&wr, "ssln", "SkipSimplifiedLayerNormalization", "com.microsoft",
+			 "x,skip,gamma,bias", "rms,rms_mean,rms_inv,rms_sum");
+	onnx_writer_node(&wr, "sln2", "SkipLayerNormalization", "com.microsoft", "x,skip,gamma",
+			 "ln2");
+	Onnx__NodeProto *s1 = onnx_writer_node(&wr, "simp", "SimplifiedLayerNormalization", "",
+					       "x,gamma", "simp,simp_inv");
 	onnx_writer_attr_float(&wr, s1, "epsilon", 1e-6f);
 	/* over the last two axes (scale broadcast from [8]) */
 	Onnx__NodeProto *s2 = onnx_writer_node(&wr, "simp2", "SimplifiedLayerNormalization", "",
-				      "x,gamma", "simp2,simp2_inv");
+					       "x,gamma", "simp2,simp2_inv");
 	onnx_writer_attr_int(&wr, s2, "axis", 1);
 	const char *names[12] = { "ln",	   "ln_mean", "ln_inv", "ln_sum",   "rms",   "rms_mean",
 				  "rms_inv", "rms_sum", "ln2",	  "simp",   "simp_inv", "simp2" };
@@ -516,13 +521,13 @@ static void embed_case(struct webnn_context *ctx, const char *dir)
 	onnx_writer_initializer(&wr, "gamma", ONNX_FLOAT, 1, hd, gamma);
 	onnx_writer_initializer(&wr, "beta", ONNX_FLOAT, 1, hd, beta);
 	onnx_writer_node(&wr, "e", "EmbedLayerNormalization", "com.microsoft",
-		"ids,seg,word,pos,segw,gamma,beta,mask", "y,mask_index,sum");
+			 "ids,seg,word,pos,segw,gamma,beta,mask", "y,mask_index,sum");
 	/* no segments, no mask (mask_index all 0), position_ids [1, S] */
 	static const int64_t pid_d[2] = { 1, 3 };
 	static const int32_t pids[3] = { 2, 0, 5 };
 	onnx_writer_initializer(&wr, "pids", ONNX_INT32, 2, pid_d, pids);
 	onnx_writer_node(&wr, "e2", "EmbedLayerNormalization", "com.microsoft",
-		"ids,,word,pos,,gamma,beta,,pids", "y2,mask_index2");
+			 "ids,,word,pos,,gamma,beta,,pids", "y2,mask_index2");
 	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
 	onnx_writer_output(&wr, "mask_index", ONNX_INT32, -1, NULL);
 	onnx_writer_output(&wr, "sum", ONNX_FLOAT, -1, NULL);
@@ -618,13 +623,15 @@ static void rotary_case(struct webnn_context *ctx, const char *dir)
 	onnx_writer_initializer(&wr, "sc", ONNX_FLOAT, 2, cd, sc);
 	onnx_writer_initializer(&wr, "cc2", ONNX_FLOAT, 2, cd2, cc2);
 	onnx_writer_initializer(&wr, "sc2", ONNX_FLOAT, 2, cd2, sc2);
-	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "r", "RotaryEmbedding", "com.microsoft", "x,pos,cc,sc", "y"),
-		  "num_heads", 2);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "r", "RotaryEmbedding", "com.microsoft",
+						   "x,pos,cc,sc", "y"), "num_heads", 2);
 	Onnx__NodeProto *ri =
-		onnx_writer_node(&wr, "ri", "RotaryEmbedding", "com.microsoft", "x,pos,cc,sc", "yi");
+		onnx_writer_node(&wr, "ri", "RotaryEmbedding", "com.microsoft", "x,pos,cc,sc",
+				 "yi");
 	onnx_writer_attr_int(&wr, ri, "interleaved", 1);
 	Onnx__NodeProto *r4 =
-		onnx_writer_node(&wr, "r4", "RotaryEmbedding", "com.microsoft", "x4,first,cc2,sc2", "y4");
+		onnx_writer_node(&wr, "r4", "RotaryEmbedding", "com.microsoft", "x4,first,cc2,sc2",
+				 "y4");
 	onnx_writer_attr_int(&wr, r4, "rotary_embedding_dim", 4);
 	onnx_writer_attr_int(&wr, r4, "num_heads", 2);
 	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
@@ -681,20 +688,20 @@ static void attention_case(struct webnn_context *ctx, const char *dir)
 	onnx_writer_initializer(&wr, "mask", ONNX_INT32, 1, md, mask);
 	onnx_writer_initializer(&wr, "ab", ONNX_FLOAT, 4, abd, ab);
 	onnx_writer_initializer(&wr, "mask2", ONNX_INT32, 2, m2d, mask2);
-	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "a1", "Attention", "com.microsoft", "x,w,b,mask,,ab", "y1"),
-		  "num_heads", N);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "a1", "Attention", "com.microsoft",
+						   "x,w,b,mask,,ab", "y1"), "num_heads", N);
 	static const int64_t m3d[3] = { B, S, S }, m4d[1] = { 2 * B };
 	static const int32_t mask3[B * S * S] = { 1, 0, 1, 1, 1, 0, 0, 1, 1,
 						  1, 1, 1, 0, 0, 1, 1, 0, 0 },
 			     mask4[2 * B] = { 3, 2, 1, 0 }; /* ends, then starts */
 	onnx_writer_initializer(&wr, "mask3", ONNX_INT32, 3, m3d, mask3);
 	onnx_writer_initializer(&wr, "mask4", ONNX_INT32, 1, m4d, mask4);
-	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "a3", "Attention", "com.microsoft", "x,w,b,mask3", "y3"),
-		  "num_heads", N);
-	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "a4", "Attention", "com.microsoft", "x,w,b,mask4", "y4"),
-		  "num_heads", N);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "a3", "Attention", "com.microsoft",
+						   "x,w,b,mask3", "y3"), "num_heads", N);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "a4", "Attention", "com.microsoft",
+						   "x,w,b,mask4", "y4"), "num_heads", N);
 	Onnx__NodeProto *a2 = onnx_writer_node(&wr, "a2", "Attention", "com.microsoft",
-				      "x,w,b,mask2,past", "y2,present");
+					       "x,w,b,mask2,past", "y2,present");
 	onnx_writer_attr_int(&wr, a2, "num_heads", N);
 	onnx_writer_attr_int(&wr, a2, "unidirectional", 1);
 	onnx_writer_output(&wr, "y1", ONNX_FLOAT, -1, NULL);
@@ -807,12 +814,12 @@ static void mha_case(struct webnn_context *ctx, const char *dir)
 	onnx_writer_initializer(&wr, "b", ONNX_FLOAT, 1, bd, bias);
 	onnx_writer_initializer(&wr, "mask", ONNX_INT32, 2, md, mask);
 	Onnx__NodeProto *a = onnx_writer_node(&wr, "mha", "MultiHeadAttention", "com.microsoft",
-				     "q,k,v,b,mask,,pk,pv", "y,present_k,present_v");
+					      "q,k,v,b,mask,,pk,pv", "y,present_k,present_v");
 	onnx_writer_attr_int(&wr, a, "num_heads", N);
 	onnx_writer_attr_float(&wr, a, "scale", 0.3f);
 	/* causal self-attention: query i sees keys j <= i */
-	Onnx__NodeProto *c = onnx_writer_node(&wr, "mha_causal", "MultiHeadAttention", "com.microsoft",
-				     "q,q,q", "yc");
+	Onnx__NodeProto *c = onnx_writer_node(&wr, "mha_causal", "MultiHeadAttention",
+					      "com.microsoft", "q,q,q", "yc");
 	onnx_writer_attr_int(&wr, c, "num_heads", N);
 	onnx_writer_attr_int(&wr, c, "unidirectional", 1);
 	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
@@ -888,9 +895,8 @@ static void mha_forms_case(struct webnn_context *ctx, const char *dir)
 	onnx_writer_input(&wr, "k4", ONNX_FLOAT, 4, k4);
 	onnx_writer_input(&wr, "v4", ONNX_FLOAT, 4, k4);
 	onnx_writer_initializer(&wr, "ends", ONNX_INT32, 1, md, ends);
-	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "x", "MultiHeadAttention", "com.microsoft", "q,k4,v4,,ends",
-			      "yx"),
-		  "num_heads", N);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "x", "MultiHeadAttention", "com.microsoft",
+						   "q,k4,v4,,ends", "yx"), "num_heads", N);
 	onnx_writer_output(&wr, "yx", ONNX_FLOAT, -1, NULL);
 	model_write(&wr, dir);
 	struct webnn_model *model = load(ctx, dir);
@@ -906,10 +912,10 @@ static void mha_forms_case(struct webnn_context *ctx, const char *dir)
 	onnx_writer_input(&wr, "q", ONNX_FLOAT, 3, qd);
 	onnx_writer_input(&wr, "kv", ONNX_FLOAT, 5, pkv);
 	onnx_writer_initializer(&wr, "ab", ONNX_FLOAT, 4, abd, ab);
-	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "p3", "MultiHeadAttention", "com.microsoft", "qkv", "y3"),
-		  "num_heads", N);
-	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "p2", "MultiHeadAttention", "com.microsoft", "q,kv,,,,ab", "y2"),
-		  "num_heads", N);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "p3", "MultiHeadAttention", "com.microsoft",
+						   "qkv", "y3"), "num_heads", N);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "p2", "MultiHeadAttention", "com.microsoft",
+						   "q,kv,,,,ab", "y2"), "num_heads", N);
 	onnx_writer_output(&wr, "y3", ONNX_FLOAT, -1, NULL);
 	onnx_writer_output(&wr, "y2", ONNX_FLOAT, -1, NULL);
 	model_write(&wr, dir);
@@ -1105,12 +1111,14 @@ static void gqa_model(const char *dir, const struct gqa *g, bool total_known, co
 	if (g->bias) {
 		int64_t bdd[4] = { 1, g->N, g->S, g->total };
 		size_t nb = (size_t)g->N * g->S * g->total;
-		Onnx__TensorProto *t = onnx_writer_initializer(&wr, "bias", ONNX_FLOAT, 4, bdd, NULL);
+		Onnx__TensorProto *t = onnx_writer_initializer(&wr, "bias", ONNX_FLOAT, 4, bdd,
+							       NULL);
 		fill((float *)t->raw_data.data, nb, 56);
 	}
 	if (g->sink) {
 		int64_t nd[1] = { g->N };
-		Onnx__TensorProto *t = onnx_writer_initializer(&wr, "sinks", ONNX_FLOAT, 1, nd, NULL);
+		Onnx__TensorProto *t = onnx_writer_initializer(&wr, "sinks", ONNX_FLOAT, 1, nd,
+							       NULL);
 		fill((float *)t->raw_data.data, (size_t)g->N, 57);
 	}
 	/* the inputs in their places, the absent ones empty, none after the last present */
@@ -1132,8 +1140,8 @@ static void gqa_model(const char *dir, const struct gqa *g, bool total_known, co
 	char ins[128] = "";
 	for (int i = 0; i <= last; i++)
 		snprintf(ins + strlen(ins), sizeof(ins) - strlen(ins), "%s%s", i ? "," : "", slot[i]);
-	Onnx__NodeProto *a = onnx_writer_node(&wr, "gqa", "GroupQueryAttention", "com.microsoft", ins,
-				     "y,present_k,present_v");
+	Onnx__NodeProto *a = onnx_writer_node(&wr, "gqa", "GroupQueryAttention", "com.microsoft",
+					      ins, "y,present_k,present_v");
 	onnx_writer_attr_int(&wr, a, "num_heads", g->N);
 	onnx_writer_attr_int(&wr, a, "kv_num_heads", g->kvN);
 	if (g->window)
@@ -1275,11 +1283,11 @@ static void half_case(struct webnn_context *ctx, const char *dir)
 	onnx_writer_input(&wr, "skip", ONNX_FLOAT16, 3, xd);
 	onnx_writer_initializer(&wr, "gamma", ONNX_FLOAT16, 1, hd, gh);
 	Onnx__NodeProto *ln = onnx_writer_node(&wr, "ln", "SkipLayerNormalization", "com.microsoft",
-				      "x,skip,gamma", "y_ln");
+					       "x,skip,gamma", "y_ln");
 	onnx_writer_attr_float(&wr, ln, "epsilon", 1e-5f);
 	onnx_writer_node(&wr, "fg", "FastGelu", "com.microsoft", "x", "y_fg");
-	Onnx__NodeProto *a = onnx_writer_node(&wr, "mha", "MultiHeadAttention", "com.microsoft", "x,skip,skip",
-				     "y_at");
+	Onnx__NodeProto *a = onnx_writer_node(&wr, "mha", "MultiHeadAttention", "com.microsoft",
+					      "x,skip,skip", "y_at");
 	onnx_writer_attr_int(&wr, a, "num_heads", N);
 	onnx_writer_attr_int(&wr, a, "unidirectional", 1);
 	onnx_writer_output(&wr, "y_ln", ONNX_FLOAT16, -1, NULL);
@@ -1412,8 +1420,8 @@ static void errors_case(struct webnn_context *ctx, const char *dir)
 	onnx_writer_input(&wr, "x", ONNX_FLOAT, 3, xd);
 	onnx_writer_initializer(&wr, "pos", ONNX_INT64, 2, pd, pos);
 	onnx_writer_initializer(&wr, "cc", ONNX_FLOAT, 2, cd, cc);
-	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "rot", "RotaryEmbedding", "com.microsoft", "x,pos,cc,cc", "y"),
-		  "is_packed_batching", 1);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "rot", "RotaryEmbedding", "com.microsoft",
+						   "x,pos,cc,cc", "y"), "is_packed_batching", 1);
 	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
 	model_write(&wr, dir);
 	expect_load_error(ctx, dir,
@@ -1445,7 +1453,7 @@ static void errors_case(struct webnn_context *ctx, const char *dir)
 	onnx_writer_input(&wr, "q", ONNX_FLOAT, 3, qd);
 	onnx_writer_input(&wr, "pk", ONNX_FLOAT, 4, pkd);
 	Onnx__NodeProto *mh = onnx_writer_node(&wr, "mha", "MultiHeadAttention", "com.microsoft",
-				      "q,q,q,,,,pk,pk", "y");
+					       "q,q,q,,,,pk,pk", "y");
 	onnx_writer_attr_int(&wr, mh, "num_heads", 2);
 	onnx_writer_attr_int(&wr, mh, "unidirectional", 1);
 	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
@@ -1459,8 +1467,8 @@ static void errors_case(struct webnn_context *ctx, const char *dir)
 	onnx_writer_input(&wr, "x", ONNX_FLOAT, 3, xd);
 	onnx_writer_initializer(&wr, "w", ONNX_FLOAT, 2, wd, w);
 	onnx_writer_initializer(&wr, "m4", ONNX_INT32, 4, m4, mask4);
-	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "att4", "Attention", "com.microsoft", "x,w,,m4", "y"), "num_heads",
-		  2);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "att4", "Attention", "com.microsoft",
+						   "x,w,,m4", "y"), "num_heads", 2);
 	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
 	model_write(&wr, dir);
 	expect_load_error(ctx, dir, "onnx: node \"att4\" (Attention): mask_index of shape "
@@ -1468,8 +1476,8 @@ static void errors_case(struct webnn_context *ctx, const char *dir)
 			  "[1, 2] or [1, 2, 2] are");
 	model_begin(&wr);
 	onnx_writer_input(&wr, "x", ONNX_FLOAT, 3, xd);
-	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "fmm", "FusedMatMul", "com.microsoft", "x,x", "y"), "transBatchA",
-		  1);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "fmm", "FusedMatMul", "com.microsoft",
+						   "x,x", "y"), "transBatchA", 1);
 	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
 	model_write(&wr, dir);
 	expect_load_error(ctx, dir, "onnx: node \"fmm\" (FusedMatMul): transBatchA 1 is not "
