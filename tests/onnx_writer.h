@@ -87,7 +87,9 @@ size_t onnx_writer_type_bytes(int type, size_t count);
 Onnx__TensorProto *onnx_writer_tensor(struct onnx_writer *w, const char *name, int type,
 				      int rank, const int64_t *dims, const void *data);
 /* The same, added to the graph's initializers. A large weight is best written in place: pass
- * NULL and fill t->raw_data.data (t->raw_data.len bytes) instead of copying a buffer. */
+ * NULL and fill t->raw_data.data (t->raw_data.len bytes) instead of copying a buffer. float16
+ * elements are their bits (wnn_f32_to_f16 in proto/wnn.h). A model of 2 GiB or more needs its
+ * weights as external data: protobuf readers, onnxruntime's among them, refuse larger ones. */
 Onnx__TensorProto *onnx_writer_initializer(struct onnx_writer *w, const char *name, int type,
 					   int rank, const int64_t *dims, const void *data);
 /* An initializer whose elements are in the typed field int32_data (as exporters write int8,
