@@ -918,6 +918,14 @@ TEST_TIMEOUT(cpu_quantized_matmul, 120)
 		{ WNN_U4, true, 1, 64, 6, 32, false, true, true },
 		{ WNN_I4, true, 5, 40, 3, 16, false, false, true },
 		{ WNN_U8, false, 4, 32, 7, 8, false, true, true },
+		/* 16 rows and more: rows in vector lanes (qmm_run_lanes on AVX-512) */
+		{ WNN_U4, true, 16, 64, 8, 32, false, false, false },
+		{ WNN_I4, true, 37, 1056, 13, 32, false, true, false }, /* 32 + 16-row tail, K chunks */
+		{ WNN_U4, true, 9, 96, 11, 16, true, false, false },    /* batched: 18 rows */
+		{ WNN_U4, false, 20, 48, 9, 16, false, true, false },   /* blocks along K of [K, N] */
+		{ WNN_U8, true, 33, 64, 10, 16, false, false, false },
+		{ WNN_I4, true, 17, 64, 6, 32, false, true, true },     /* gemm, alpha, C */
+		{ WNN_U4, true, 300, 64, 9, 32, false, false, false },  /* two passes of rows */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		qmm_check(be, &cases[i], NULL);
