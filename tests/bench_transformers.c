@@ -525,6 +525,25 @@ static void tb_ratios(const double *tw, double (*to)[BC_MAX_ROUNDS], int k, doub
 		bc_range(r, n, lo, hi);
 }
 
+/* $WEBNN_BENCH_MODELS_DIR: the ONNX files are written there and kept (to profile them with
+ * webnn-run, or run them elsewhere); otherwise they are removed after use. */
+static const char *tb_keep_dir(void)
+{
+	const char *d = getenv("WEBNN_BENCH_MODELS_DIR");
+	return d && *d ? d : NULL;
+}
+
+static void tb_model_path(const struct tb_env *e, const char *file, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s", tb_keep_dir() ? tb_keep_dir() : e->tmp, file);
+}
+
+static void tb_drop(const char *path)
+{
+	if (!tb_keep_dir())
+		unlink(path);
+}
+
 static void tb_run_model(const struct tb_model *m, struct tb_env *e, struct tb_result *res)
 {
 	char path[160], why[1200], reply[2048], f[200];
@@ -533,7 +552,7 @@ static void tb_run_model(const struct tb_model *m, struct tb_env *e, struct tb_r
 	res->ratio = res->maxd = NAN;
 	for (int j = 0; j < TB_PEERS; j++)
 		res->o_ms[j] = NAN;
-	snprintf(path, sizeof path, "%s/%s", e->tmp, m->file);
+	tb_model_path(e, m->file, path, sizeof path);
 	if (!m->write(path)) {
 		bc_fmt(res->error, sizeof res->error, "cannot write %s", path);
 		return;
@@ -544,7 +563,7 @@ static void tb_run_model(const struct tb_model *m, struct tb_env *e, struct tb_r
 	res->load_s = bc_now() - t0;
 	if (s != WEBNN_STATUS_OK) {
 		bc_fmt(res->error, sizeof res->error, "webnnd load: %s", why);
-		unlink(path);
+		tb_drop(path);
 		return;
 	}
 	struct webnn_named_tensor in = { NULL, NULL }, out = { NULL, NULL };
@@ -638,7 +657,7 @@ static void tb_run_model(const struct tb_model *m, struct tb_env *e, struct tb_r
 	webnn_model_destroy(model);
 	free(x);
 	free(y);
-	unlink(path);
+	tb_drop(path);
 }
 
 static void tb_start(struct tb_env *e, const char *what)
@@ -739,7 +758,7 @@ TEST_TIMEOUT(bench_decode, 1800)
 	bool ok[TB_PEERS];
 	double maxd = 0, maxy = 0, create_s = 0;
 	uint32_t same = N;
-	snprintf(path, sizeof path, "%s/decoder_step.onnx", e.tmp);
+	tb_model_path(&e, "gpt2_decoder_step.onnx", path, sizeof path);
 	ASSERT(tb_decoder_step(w, path));
 	for (int j = 0; j < TB_PEERS; j++) {
 		ok[j] = e.have[j];
@@ -772,7 +791,7 @@ TEST_TIMEOUT(bench_decode, 1800)
 		}
 		free(ol);
 	}
-	unlink(path);
+	tb_drop(path);
 	double tw[BC_MAX_ROUNDS], tort[TB_PEERS][BC_MAX_ROUNDS], start = bc_now();
 	int rounds = bc_rounds(), k = 0;
 	for (; k < rounds && k < BC_MAX_ROUNDS; k++) {
