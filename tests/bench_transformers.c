@@ -500,7 +500,7 @@ static void tb_all(struct tb_env *e)
 }
 
 struct tb_result {
-	double w_ms, o_ms[TB_PEERS], ratio, lo, hi, maxd, maxy, load_s, create_s;
+	double w_ms, o_ms[TB_PEERS], ratio, lo, hi, ratio2, maxd, maxy, load_s, create_s;
 	int rounds;
 	char error[300];
 };
@@ -549,7 +549,7 @@ static void tb_run_model(const struct tb_model *m, struct tb_env *e, struct tb_r
 	char path[160], why[1200], reply[2048], f[200];
 	struct bc_daemon *dm = &e->dm;
 	memset(res, 0, sizeof *res);
-	res->ratio = res->maxd = NAN;
+	res->ratio = res->ratio2 = res->maxd = NAN;
 	for (int j = 0; j < TB_PEERS; j++)
 		res->o_ms[j] = NAN;
 	tb_model_path(e, m->file, path, sizeof path);
@@ -652,6 +652,7 @@ static void tb_run_model(const struct tb_model *m, struct tb_env *e, struct tb_r
 			bc_child_cmd(&e->ort[j], reply, sizeof reply, "close tm");
 		}
 	tb_ratios(tw, tort, k, &res->ratio, &res->lo, &res->hi);
+	res->ratio2 = ok[TB_PEERS - 1] ? bc_ratio(tw, tort[TB_PEERS - 1], k) : NAN;
 	webnn_tensor_destroy(in.tensor);
 	webnn_tensor_destroy(out.tensor);
 	webnn_model_destroy(model);
@@ -697,11 +698,11 @@ TEST_TIMEOUT(bench_transformers, 1800)
 		struct tb_result *r = &res[i];
 		fprintf(stderr,
 			"%-34s webnnd %7.2f ms  onnxruntime %7.2f ms (1 thr) %7.2f ms (2 thr)  "
-			"ratio %.2f [%.2f..%.2f] (%d rounds)  max |d| %.2g (max |y| %.3g)  load "
-			"%.2f s (onnxruntime %.2f s)%s%s\n",
+			"ratio %.2f [%.2f..%.2f] (%d rounds; %.2f against 2 threads)  max |d| %.2g "
+			"(max |y| %.3g)  load %.2f s (onnxruntime %.2f s)%s%s\n",
 			tb_models[i].label, r->w_ms, r->o_ms[0], r->o_ms[1], r->ratio, r->lo, r->hi,
-			r->rounds, r->maxd, r->maxy, r->load_s, r->create_s, r->error[0] ? "  " : "",
-			r->error);
+			r->rounds, r->ratio2, r->maxd, r->maxy, r->load_s, r->create_s,
+			r->error[0] ? "  " : "", r->error);
 		if (!(r->maxd <= 1e-3 * fmax(1.0, r->maxy)) && !isnan(r->ratio))
 			mismatch = true;
 	}
@@ -822,11 +823,12 @@ TEST_TIMEOUT(bench_decode, 1800)
 		"GPT-2-small decode (12 layers, d 768, vocab %u; webnnd: a %u-row cache in daemon "
 		"tensors; onnxruntime: past/present Concat), %u tokens from position 0: webnnd "
 		"%.2f ms/token, onnxruntime %.2f ms/token (1 thr) %.2f (2 thr), ratio %.2f "
-		"[%.2f..%.2f] (%d rounds); logits max |d| %.2g (max %.3g), %u of %u tokens the "
-		"same; step graph built in %.2f s, onnxruntime session %.2f s\n",
+		"[%.2f..%.2f] (%d rounds; %.2f against 2 threads); logits max |d| %.2g (max "
+		"%.3g), %u of %u tokens the same; step graph built in %.2f s, onnxruntime session %.2f s\n",
 		V, cfg.cache_len, N, bc_median(tw, k) * 1e3,
 		ok[0] ? bc_median(tort[0], k) * 1e3 : NAN, ok[1] ? bc_median(tort[1], k) * 1e3 : NAN,
-		ratio, lo, hi, k, maxd, maxy, same, N, build_s, create_s);
+		ratio, lo, hi, k, ok[1] ? bc_ratio(tw, tort[1], k) : NAN, maxd, maxy, same, N,
+		build_s, create_s);
 	fprintf(stderr, "load average %.2f -> %.2f (%ld cores)\n", load0, test_load_average(),
 		sysconf(_SC_NPROCESSORS_ONLN));
 	for (int j = 0; j < TB_PEERS; j++)
