@@ -21,6 +21,7 @@ static void graph_free_parts(struct mlgraph *g)
 	for (size_t i = 0; i < g->n_deps; i++)
 		obj_unref(g->deps[i]);
 	free(g->deps);
+	free(g->dep_operand);
 	free(g->descs);
 	free(g->cdata);
 	free(g->in_ops);
@@ -76,7 +77,8 @@ static struct mlgraph *graph_alloc(size_t n_operands)
 	g->descs = calloc(n, sizeof(*g->descs));
 	g->cdata = calloc(n, sizeof(*g->cdata));
 	g->deps = calloc(n, sizeof(*g->deps));
-	if (!g->descs || !g->cdata || !g->deps) {
+	g->dep_operand = calloc(n, sizeof(*g->dep_operand));
+	if (!g->descs || !g->cdata || !g->deps || !g->dep_operand) {
 		graph_free_parts(g);
 		free(g);
 		return NULL;
@@ -212,8 +214,9 @@ static int bind_constant(struct session *s, const struct context *c, struct mlgr
 			return 0;
 		}
 		obj_ref(&k->obj);
+		g->dep_operand[g->n_deps] = i;
 		g->deps[g->n_deps++] = &k->obj;
-		g->cdata[i] = k->data;
+		g->cdata[i] = k->data; /* until graph_bind_data: the fill may intern it */
 		break;
 	}
 	case WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT_TENSOR: {
@@ -242,6 +245,7 @@ static int bind_constant(struct session *s, const struct context *c, struct mlgr
 			return 0;
 		}
 		obj_ref(&t->obj);
+		g->dep_operand[g->n_deps] = i;
 		g->deps[g->n_deps++] = &t->obj;
 		g->cdata[i] = t->host;
 		break;
@@ -455,6 +459,13 @@ int handle_destroy_graph(struct session *s, struct request *rq)
 		return -1;
 	session_forget(s, o);
 	return 0;
+}
+
+void graph_bind_data(struct mlgraph *g)
+{
+	for (size_t i = 0; i < g->n_deps; i++)
+		if (g->deps[i]->kind == &constant_kind)
+			g->cdata[g->dep_operand[i]] = ((struct constant *)g->deps[i])->data;
 }
 
 bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag)

@@ -27,6 +27,7 @@ struct mlgraph {
 	struct wnn_desc *descs;          /* validated descriptor of every operand */
 	const void **cdata;              /* bytes of constant operands, NULL for others */
 	struct obj **deps;               /* constants and constant tensors referenced (kept alive) */
+	size_t *dep_operand;             /* the operand each of deps binds */
 	size_t n_deps;
 	uint8_t *scalars;                /* bytes of scalar constants */
 	uint64_t mem_bytes;              /* charged to the memory budgets (daemon/budget.h) */
@@ -58,6 +59,10 @@ extern const struct obj_kind graph_kind;
  * memory plan's peak, the folded constants, the IR, the backend's plan) instead of the bound
  * charged while it ran. false (diag set) when that is more than the budgets allow. */
 bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag);
+
+/* On the timeline, before the compile: the constant operands' bytes as their fills left them
+ * (a constant's bytes move into the worker's shared copy when its fill interns them). */
+void graph_bind_data(struct mlgraph *g);
 
 int handle_build_graph(struct session *s, struct request *rq);
 int handle_destroy_graph(struct session *s, struct request *rq);

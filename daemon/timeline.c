@@ -225,6 +225,7 @@ static enum webnn_status compile_graph(const struct backend_impl *impl, struct c
 {
 	struct mlgraph *g = cmd->graph;
 	g->bg.cancel = &cmd->ctx->cancel;
+	graph_bind_data(g);
 	enum webnn_status st = graph_import(&g->bg, &g->ir, diag);
 	if (st == WEBNN_STATUS_OK)
 		st = compile_imported(impl, cmd, diag);
@@ -266,7 +267,7 @@ static void cmd_work(uv_work_t *w)
 			cmd->status = impl->tensor_write(t->bt, src, cmd->size, diag);
 		break;
 	case CMD_FILL_CONSTANT:
-		memcpy(cmd->constant->data, src, cmd->size);
+		constant_intern(cmd->constant, src);
 		break;
 	case CMD_READ: {
 		if (cmd->in_place) {
@@ -495,6 +496,7 @@ static void cmd_complete(struct cmd *cmd)
 		}
 		break;
 	case CMD_FILL_CONSTANT:
+		constant_settle(cmd->constant);
 		if (cmd->serial) {
 			Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
 			cmd_reply_ok(cmd, &r);
