@@ -450,6 +450,7 @@ struct gc_load {
 	enum gc_found found;
 	struct wnn_diag diag;
 	const char *stale;        /* why an entry was dropped as stale (logged) */
+	double map_ms, hash_ms;   /* for the log */
 	struct graph_loaded ld;
 	const void **data;
 	uint64_t *bytes;
@@ -510,7 +511,9 @@ static void load_work(uv_work_t *w)
 		load_damaged(ld, name, "its length or offsets do not match its header: truncated?");
 		goto out;
 	}
+	uint64_t t0 = uv_hrtime();
 	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	uint64_t t1 = uv_hrtime();
 	if (map == MAP_FAILED) {
 		ld->found = GC_FAILED;
 		wnn_diag_set(&ld->diag, WEBNN_STATUS_NO_MEMORY, "load: cannot map the graph cache "
@@ -539,6 +542,8 @@ static void load_work(uv_work_t *w)
 	hashes[d.n++] = gc_header_hash(&h);
 	bool match = in_bounds && gc_digest_final(&d) == h.hash;
 	free(hashes);
+	ld->map_ms = (double)(t1 - t0) / 1e6;
+	ld->hash_ms = (double)(uv_hrtime() - t1) / 1e6;
 	if (!match) {
 		load_damaged(ld, name, in_bounds ? "its contents do not match their hash"
 						 : "a constant lies outside the entry");
@@ -614,6 +619,9 @@ static void load_done(uv_work_t *w, int status)
 	} else if (ld->found == GC_FAILED) {
 		reply_error(s, ld->serial, &ld->diag);
 	} else {
+		log_debug("graph cache of uid %u: entry '%s' (%zu bytes) mapped in %.1f ms, "
+			  "verified in %.1f ms", (unsigned)s->uid, ld->key, ld->ld.map_len,
+			  ld->map_ms, ld->hash_ms);
 		graph_build_loaded(s, c, ld->graph_id, ld->serial, &ld->ld);
 	}
 	close(ld->dir);

@@ -425,3 +425,47 @@ TEST_TIMEOUT(graphcache_load_while_another_process_writes, 120)
 	webnn_context_destroy(a);
 	gc_down(&e);
 }
+
+/* webnn-run MODEL --cache output, stdout and stderr, into out. */
+static void gc_webnn_run(const struct gc_env *e, const char *model, char *out, size_t len)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "'%s/bin/webnn-run' --socket '%s' '%s' --cache --iterations 1 "
+		 "2>&1", test_build_dir(), e->d.socket_path, model);
+	FILE *p = popen(cmd, "r");
+	ASSERT(p);
+	size_t n = fread(out, 1, len - 1, p);
+	out[n] = 0;
+	int st = pclose(p);
+	ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "webnn-run failed (%d): %s", st, out);
+}
+
+/* The line of the first output's summary. */
+static void gc_first_output(const char *out, char *line, size_t len)
+{
+	const char *o = strstr(out, "  output ");
+	ASSERT_MSG(o, "no output in: %s", out);
+	size_t n = strcspn(o, "\n");
+	snprintf(line, len, "%.*s", (int)n, o);
+}
+
+/* webnn-run --cache: the first run builds and saves, the second loads, with the same outputs. */
+TEST_TIMEOUT(graphcache_webnn_run_cache, 300)
+{
+	char model[1024];
+	snprintf(model, sizeof(model), "%s/models/squeezenet1.0.nnef", test_build_dir());
+	if (access(model, R_OK) != 0)
+		SKIP("%s is not built", model);
+	struct gc_env e;
+	gc_up(&e, NULL);
+	static char first[16384], second[16384];
+	gc_webnn_run(&e, model, first, sizeof(first));
+	ASSERT_CONTAINS(first, "built and saved in webnnd's graph cache");
+	gc_webnn_run(&e, model, second, sizeof(second));
+	ASSERT_CONTAINS(second, "loaded from webnnd's graph cache");
+	char a[512], b[512];
+	gc_first_output(first, a, sizeof(a));
+	gc_first_output(second, b, sizeof(b));
+	ASSERT_STREQ(a, b);
+	gc_down(&e);
+}
