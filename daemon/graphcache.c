@@ -226,7 +226,7 @@ static bool gc_evict(int dir, const char *keep, uint64_t reserve, uint64_t cap,
 			files = nf;
 			cap_files = nc;
 		}
-		snprintf(files[n].name, sizeof(files[n].name), "%s", e->d_name);
+		memcpy(files[n].name, e->d_name, len + 1); /* len < sizeof(name): checked above */
 		files[n].bytes = (uint64_t)st.st_blocks * 512;
 		files[n].used = st.st_mtim;
 		total += files[n].bytes;
