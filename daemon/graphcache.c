@@ -233,7 +233,8 @@ static bool gc_evict(int dir, const char *keep, uint64_t reserve, uint64_t cap,
 		n++;
 	}
 	closedir(dp);
-	qsort(files, n, sizeof(*files), cmp_used);
+	if (n)
+		qsort(files, n, sizeof(*files), cmp_used);
 	for (size_t i = 0; i < n && total + reserve > cap; i++) {
 		if (keep && strcmp(files[i].name, keep) == 0)
 			continue;
