@@ -469,3 +469,48 @@ TEST_TIMEOUT(graphcache_webnn_run_cache, 300)
 	ASSERT_STREQ(a, b);
 	gc_down(&e);
 }
+
+/* A loaded graph is charged like a built one, its mapped entry included: a daemon whose
+ * connection budget is smaller than the entry refuses the load with NO_MEMORY naming the
+ * budget, and keeps the entry for a later load that fits. */
+TEST(graphcache_load_is_charged)
+{
+	struct gc_env e;
+	gc_up(&e, NULL);
+	struct webnn_context *a = ct_connect(&e.d, "graphcache budget saver");
+	enum { N = 1 << 20 }; /* 4 MiB of constant */
+	static float big[N];
+	for (int i = 0; i < N; i++)
+		big[i] = (float)(i % 11);
+	struct webnn_builder *b = NULL;
+	OK(a, webnn_builder_create(a, &b));
+	uint32_t s[] = { N };
+	struct webnn_operand *x = ct_input(a, b, "x", WEBNN_FLOAT32, 1, s);
+	struct webnn_operand *c = ct_const(a, b, WEBNN_FLOAT32, 1, s, big);
+	struct webnn_operand *y = NULL;
+	OK(a, webnn_builder_add(b, x, c, &y));
+	struct webnn_named_operand out = { "y", y };
+	struct webnn_graph *g = NULL;
+	OK(a, webnn_builder_build(b, &out, 1, &g));
+	webnn_builder_destroy(b);
+	OK(a, webnn_context_save_graph(a, "charged", g));
+	webnn_graph_destroy(g);
+	webnn_context_destroy(a);
+	test_daemon_stop(&e.d);
+
+	/* The same store, a daemon whose connections may hold 2 MiB. */
+	setenv("WEBNN_CACHE_DIR", e.cache, 1);
+	const char *args[] = { "--backend", "reference", "--limit", "max_connection_bytes=2M",
+			       NULL };
+	test_daemon_start(&e.d, args);
+	unsetenv("WEBNN_CACHE_DIR");
+	struct webnn_context *l = ct_connect(&e.d, "graphcache budget loader");
+	FAILS(l, webnn_context_load_graph(l, "charged", &g), WEBNN_STATUS_NO_MEMORY,
+	      "max_connection_bytes");
+	ASSERT(g == NULL);
+	char path[1024];
+	gc_path(&e, "charged", path, sizeof(path));
+	ASSERT_MSG(access(path, F_OK) == 0, "the entry was removed after a refusal for budget");
+	webnn_context_destroy(l);
+	gc_down(&e);
+}
