@@ -238,6 +238,9 @@ enum webnn_status cpu_dnnl_attr_create(dnnl_primitive_attr_t *attr, const struct
 #define CPU_VALUE_SCRATCH (UINT32_MAX - 1)
 /* Value id for memory another primitive of the same step owns (a chunk's shared weights). */
 #define CPU_VALUE_SHARED (UINT32_MAX - 2)
+/* ... a reordered constant of the shared table (cpu_weights.c): its memory object is the
+ * step's, its buffer the table's (released when the step goes) */
+#define CPU_VALUE_WEIGHTS (UINT32_MAX - 3)
 
 /* A oneDNN primitive and its arguments: bound to values (their handle set from bufs at each
  * run) or owned memory (reordered weights, kept for the plan's life). */
@@ -251,6 +254,16 @@ struct cpu_dnnl_prim {
 	uint64_t offset[CPU_DNNL_MAX_ARGS]; /* bytes from the value's start (a chunk's slice) */
 	char impl[64];                     /* oneDNN's implementation name ("brgconv:avx512_core") */
 };
+/* Reordered weights shared by plans (cpu_weights.c): the buffer holding src's bytes
+ * (src_md) reordered into dst_md, referenced, or NULL; put offers buf (aligned_alloc'ed) as
+ * that buffer and returns the one to use, referenced (buf, or another plan's: then the caller
+ * frees buf; NULL when out of memory); release drops a reference. count: entries (tests). */
+void *cpu_weights_get(const void *src, const dnnl_memory_desc_t *src_md,
+		      const dnnl_memory_desc_t *dst_md);
+void *cpu_weights_put(const void *src, const dnnl_memory_desc_t *src_md,
+		      const dnnl_memory_desc_t *dst_md, void *buf);
+void cpu_weights_release(void *buf);
+size_t cpu_weights_count(void);
 /* Destroys the primitive and every argument's memory object (not p itself). */
 void cpu_dnnl_prim_fini(struct cpu_dnnl_prim *p);
 /* Allocates a step's primitive record (s->priv, s->destroy, s->run = cpu_dnnl_run are set);
