@@ -35,7 +35,8 @@ static void usage(FILE *f)
 		"position to the next step; the client reads only the 4-byte token. Prints the tokens\n"
 		"and per-token latency (dispatch + read).\n"
 		"  --check   also runs the whole sequence through the no-cache graph and prints the\n"
-		"            largest logit difference to the token-by-token run\n");
+		"            largest logit difference to the token-by-token run\n"
+		"  --version print the version\n");
 }
 
 static uint32_t arg_u32(const char *opt, const char *v, uint32_t lo, uint32_t hi)
@@ -107,7 +108,7 @@ int main(int argc, char **argv)
 		{ "d-ff", required_argument, NULL, 'F' },   { "vocab", required_argument, NULL, 'v' },
 		{ "cache", required_argument, NULL, 'T' },  { "seed", required_argument, NULL, 'S' },
 		{ "check", no_argument, NULL, 'c' },        { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
 	};
 	struct webnn_context_options co = WEBNN_CONTEXT_OPTIONS_INIT;
 	struct wnn_decoder_config cfg = { 12, 768, 12, 0, 50257, 128 };
@@ -129,6 +130,7 @@ int main(int argc, char **argv)
 		case 'S': seed = arg_u32("--seed", optarg, 0, UINT32_MAX); break;
 		case 'c': check = true; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("webnn-decode %s\n", WEBNN_VERSION_STRING); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
