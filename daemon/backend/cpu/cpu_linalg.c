@@ -355,7 +355,8 @@ static int64_t cpu_mm_side(double want, int64_t max)
 /*
  * Splits a step estimated above CPU_MM_CHUNK_MIN chunk targets: a batched matmul over its
  * outermost batch dim when no dim before it is above 1 (slices of A and the output stay one
- * block each; a batch dim with fewer entries than the chunks wanted still gets one each); a
+ * block each; with fewer entries than the chunks wanted, one entry a chunk, cut in columns
+ * too when B is not constant); a
  * 2-D product over rows, or in tiles of rows x columns as square as the shape allows when a
  * chunk of rows would be under CPU_MM_ROWS_MIN of a B that is not constant.
  *
@@ -383,11 +384,24 @@ static void cpu_mm_split(const struct cpu_build *b, const struct graph_node *n,
 	int64_t M = k->d_dims[k->rank - 2], N = k->d_dims[k->rank - 1];
 	const struct graph_value *bv = &b->g->values[k->b];
 	bool const_b = bv->kind == GRAPH_VALUE_CONSTANT && bv->data != NULL;
-	uint32_t chunks = cpu_chunks_for(b, n, d == k->rank - 2 ? (uint64_t)(M * N)
-							    : (uint64_t)k->d_dims[d]);
+	uint32_t chunks = cpu_chunks_for(b, n, d == k->rank - 2 || !const_b
+						       ? (uint64_t)(k->d_dims[d] * N)
+						       : (uint64_t)k->d_dims[d]);
 	if (chunks <= 1)
 		return;
 	int64_t per = (k->d_dims[d] + chunks - 1) / chunks;
+	if (d < k->rank - 2 && chunks > k->d_dims[d]) {
+		/* fewer batch entries than chunks (two 4096^3 products): one entry a chunk, in
+		 * chunks of columns too (B is not constant: a chunk reads its own columns) */
+		int64_t per_entry = (chunks + k->d_dims[d] - 1) / k->d_dims[d];
+		k->split = d;
+		k->chunk = 1;
+		double want = (double)N / (double)per_entry;
+		int64_t nc = cpu_mm_side(want < 16 ? 16 : want, N); /* a vector of columns */
+		if (nc < N)
+			k->cols = nc;
+		return;
+	}
 	if (d < k->rank - 2 || const_b || per >= CPU_MM_ROWS_MIN || N <= 64) {
 		if (d == k->rank - 2)
 			per = cpu_mm_side((double)per, M);
