@@ -397,7 +397,10 @@ static void bc_conv(struct tg_graph *t, uint32_t hw, uint32_t c, uint32_t oc, ui
  * medians of wall and process CPU time (which a loaded machine blurs less) and the
  * chunked/whole ratios (goal <= 1.03). 2048^3 is below the size that is split.
  * WEBNN_BENCH_CHUNK_CASES=conv, matmul (or the start of a label, "matmul 3072") runs only those
- * cases, WEBNN_BENCH_CHUNK_ROUNDS=N N rounds. */
+ * cases, WEBNN_BENCH_CHUNK_ROUNDS=N N rounds. Run it with GOMP_SPINCOUNT=1000, as webnnd starts
+ * its workers (libgomp reads it before main): with libgomp's default a thread spins for
+ * milliseconds after each chunk, which a loaded machine counts as CPU (matmuls 1.07-1.11x the
+ * CPU of the whole at load 3.6; 0.97-1.03x with it, as the workers run). */
 TEST_TIMEOUT(bench_cpu_chunks, 900)
 {
 	/* m, k, n: a matmul; conv: a conv2d of [1, m, m, k] by a conv x conv filter to n */
@@ -412,8 +415,9 @@ TEST_TIMEOUT(bench_cpu_chunks, 900)
 	/* WEBNN_BENCH_CHUNK_ROUNDS: more rounds (up to 15) for a loaded machine */
 	const char *rs = getenv("WEBNN_BENCH_CHUNK_ROUNDS");
 	int rounds = rs && atoi(rs) > 0 ? (atoi(rs) < 15 ? atoi(rs) : 15) : 3;
-	printf("bench_cpu_chunks: long matmuls in chunks vs whole (load %.2f)\n",
-	       test_load_average());
+	printf("bench_cpu_chunks: long matmuls in chunks vs whole (load %.2f)%s\n",
+	       test_load_average(), getenv("GOMP_SPINCOUNT") || getenv("OMP_WAIT_POLICY") ? ""
+	       : "; GOMP_SPINCOUNT is not set: run with GOMP_SPINCOUNT=1000 as webnnd's workers");
 	/* WEBNN_BENCH_CHUNK_CASES=conv, matmul or the start of a case's label: only those */
 	const char *only = getenv("WEBNN_BENCH_CHUNK_CASES");
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -99,8 +99,9 @@ struct cpu_exec {
  * matmul chunk is CPU_CHUNK_NS of estimate, 5 GFLOP (daemon/graph/cost.c prices a multiply-add
  * at 15 ps): about 25 ms on two idle cores here (2048^3, 17 GFLOP, ran in 87 ms), and a product
  * of two targets or more is split (CPU_MM_CHUNK_MIN), so no oneDNN product runs longer than
- * about two targets unchecked. Its chunks cost 0.94-1.10x the CPU of the whole
- * (bench_cpu_chunks; cpu_mm_split says which shape costs what).
+ * about two targets unchecked. Chunks of 2048^3 to 4096^3 took 0.97-1.01x the wall time and
+ * 0.97-1.03x the CPU of the whole step with GOMP_SPINCOUNT=1000, as the workers run
+ * (bench_cpu_chunks, load 3-3.7; cpu_mm_split says which shape costs what).
  */
 #define CPU_CHUNK_NS 75000000ull /* estimated time per gemm/matmul chunk; WEBNN_CPU_CHUNK_NS
 				    overrides it (tests split small steps with it) */
