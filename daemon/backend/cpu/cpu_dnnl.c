@@ -431,15 +431,18 @@ enum webnn_status cpu_dnnl_chunks_run(const struct cpu_step *s, void *const *buf
 uint32_t cpu_chunks_for(const struct cpu_build *b, const struct graph_node *n,
 			uint64_t max_chunks)
 {
+	bool conv = n->op < WNN_OP_COUNT && wnn_ops[n->op].family == WNN_FAMILY_CONV;
 	uint64_t target = b->chunk_ns ? b->chunk_ns : CPU_CHUNK_NS;
-	if (n->op < WNN_OP_COUNT && wnn_ops[n->op].family == WNN_FAMILY_CONV)
-		target = target / CPU_CONV_CHUNK_DIV ? target / CPU_CONV_CHUNK_DIV : 1;
+	if (conv)
+		target = b->chunk_ns ? b->chunk_ns / CPU_CONV_CHUNK_DIV : CPU_CONV_CHUNK_NS;
+	if (!target)
+		target = 1;
 	uint64_t chunks = graph_node_cost(&graph_cost_fast, b->g, n) / target;
 	if (chunks > max_chunks)
 		chunks = max_chunks;
 	if (chunks > 1024)
 		chunks = 1024; /* past a few hundred a chunk is milliseconds: enough */
-	return chunks < CPU_CHUNK_MIN ? 1 : (uint32_t)chunks;
+	return chunks < (conv ? CPU_CHUNK_MIN : CPU_MM_CHUNK_MIN) ? 1 : (uint32_t)chunks;
 }
 
 enum webnn_status cpu_dnnl_epilogue_attr(const struct cpu_build *b, struct cpu_dnnl_prim *p,
