@@ -22,6 +22,13 @@
 //   run <id> <n>       -> t <ms of each of n session.run calls>
 //   out <id> <path>    -> ok (the first output, raw little-endian float32, written to path)
 //   outs <id> <dir>    -> ok <n> <count of each> (every output as float32 to <dir>/out<i>.bin)
+//   decode <id> <n> <first token> <dir|->   a decoder step with past/present key-value inputs
+//        (tests/bench_transformers.c): inputs input_ids and position_ids (int64 [1, 1]) and
+//        past_*; outputs next_token, next_position and present_* fed back as the next step's
+//        inputs as they are (onnxruntime-node has no IOBinding: the outputs are the next
+//        feeds, nothing copied); the first step starts from empty pasts. With <dir> the
+//        logits of every step go to <dir>/logits.bin (float32, n rows, copied after each
+//        step's clock read) -> t <ms of each step>
 //   close <id>         -> ok (the session released)
 //   save <id> <path>   -> ok (a built model's ONNX bytes, to time it elsewhere: bench/ort_lean.js)
 //   quit
@@ -277,6 +284,32 @@ async function main() {
         if (!m || !m.bytes) throw new Error(`no built model ${a[1]}`);
         fs.writeFileSync(a[2], m.bytes);
         say('ok');
+      } else if (a[0] === 'decode') {
+        const m = sessions[a[1]], n = Number(a[2]);
+        if (!m) throw new Error(`no session ${a[1]}`);
+        let feeds = { input_ids: new ort.Tensor('int64', BigInt64Array.from([BigInt(a[3])]), [1, 1]),
+          position_ids: new ort.Tensor('int64', BigInt64Array.from([0n]), [1, 1]) };
+        const past = m.sess.inputMetadata.filter((x) => x.name.startsWith('past_'));
+        for (const x of past) {
+          const dims = x.shape.map((d, i) => (i === 2 ? 0 : d));
+          feeds[x.name] = new ort.Tensor('float32', new Float32Array(0), dims);
+        }
+        const v = [], rows = [];
+        for (let i = 0; i < n; i++) {
+          const t0 = nowMs();
+          const r = await m.sess.run(feeds);
+          v.push((nowMs() - t0).toFixed(4));
+          if (a[4] !== '-') rows.push(Float32Array.from(r.logits.data));
+          feeds = { input_ids: r.next_token, position_ids: r.next_position };
+          for (const x of past) feeds[x.name] = r['present_' + x.name.slice(5)];
+        }
+        if (a[4] !== '-') {
+          const all = new Float32Array(rows.reduce((p, c) => p + c.length, 0));
+          let off = 0;
+          for (const row of rows) { all.set(row, off); off += row.length; }
+          fs.writeFileSync(path.join(a[4], 'logits.bin'), Buffer.from(all.buffer));
+        }
+        say('t ' + v.join(' '));
       } else if (a[0] === 'close') {
         const m = sessions[a[1]];
         if (m) await m.sess.release();

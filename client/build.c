@@ -640,6 +640,151 @@ void webnn_graph_destroy(struct webnn_graph *g)
 	wnnc_context_unref(ctx);
 }
 
+/* ---- the graph cache */
+
+static enum webnn_status check_key(struct webnn_context *ctx, const char *what, const char *key)
+{
+	struct wnn_diag diag = { 0 };
+	size_t n = key ? strlen(key) : 0;
+	if (n == 0 || n > 128)
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR, "%s: the key is %zu characters long; "
+			     "a key has 1 to 128", what, n);
+	else if (key[0] == '.')
+		wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR, "%s: the key '%s' starts with '.'",
+			     what, key);
+	for (size_t i = 0; diag.status == WEBNN_STATUS_OK && i < n; i++) {
+		unsigned char ch = (unsigned char)key[i];
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-'))
+			wnn_diag_set(&diag, WEBNN_STATUS_TYPE_ERROR,
+				     "%s: the key has character 0x%02x at %zu; a key is made of "
+				     "letters, digits, '.', '_' and '-'", what, ch, i);
+	}
+	if (diag.status != WEBNN_STATUS_OK)
+		return wnnc_fail(ctx, diag.status, "%s", diag.message);
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status webnn_context_save_graph(struct webnn_context *ctx, const char *key,
+					   const struct webnn_graph *graph)
+{
+	if (!ctx)
+		return WEBNN_STATUS_TYPE_ERROR;
+	wnnc_lock(ctx);
+	enum webnn_status s = wnnc_check_live(ctx, "saveGraph");
+	if (s == WEBNN_STATUS_OK && (!graph || graph->ctx != ctx || graph->destroyed))
+		s = wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR, "saveGraph: the graph is %s",
+			      !graph ? "NULL" : graph->destroyed ? "destroyed"
+							  : "of another context");
+	if (s == WEBNN_STATUS_OK)
+		s = check_key(ctx, "saveGraph", key);
+	if (s == WEBNN_STATUS_OK) {
+		Webnn__Ipc__SaveGraph sg = WEBNN__IPC__SAVE_GRAPH__INIT;
+		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+		sg.graph_id = graph->id;
+		sg.key = (char *)key;
+		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_SAVE_GRAPH;
+		m.save_graph = &sg;
+		s = wnnc_call(ctx, &m, "saveGraph", NULL);
+	}
+	wnnc_unlock(ctx);
+	return s;
+}
+
+/* The client's view of a loaded graph: its inputs, outputs and operations from the reply. */
+static struct webnn_graph *loaded_graph(const Webnn__Ipc__LoadGraphReply *r)
+{
+	struct webnn_graph *g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->inputs = calloc(r->n_inputs ? r->n_inputs : 1, sizeof(*g->inputs));
+	g->outputs = calloc(r->n_outputs ? r->n_outputs : 1, sizeof(*g->outputs));
+	g->op_counts = calloc(WNN_OP_COUNT, sizeof(*g->op_counts));
+	if (!g->inputs || !g->outputs || !g->op_counts) {
+		graph_free(g);
+		return NULL;
+	}
+	for (size_t k = 0; k < 2; k++) {
+		size_t n = k ? r->n_outputs : r->n_inputs;
+		Webnn__Ipc__NamedDescriptor **src = k ? r->outputs : r->inputs;
+		for (size_t i = 0; i < n; i++) {
+			struct wnnc_graph_io *io = k ? &g->outputs[g->n_outputs] : &g->inputs[g->n_inputs];
+			if (!wnn_desc_from_pb(src[i]->descriptor, &io->desc, "loadGraph", NULL) ||
+			    !(io->name = strdup(src[i]->name))) {
+				graph_free(g);
+				return NULL;
+			}
+			if (k)
+				g->n_outputs++;
+			else
+				g->n_inputs++;
+		}
+	}
+	for (size_t i = 0; i < r->n_operations; i++) {
+		enum wnn_op id = wnn_op_from_id(r->operations[i]);
+		if (id < WNN_OP_COUNT)
+			g->op_counts[id]++;
+	}
+	if (r->build)
+		graph_set_stats(g, r->build);
+	return g;
+}
+
+enum webnn_status webnn_context_load_graph(struct webnn_context *ctx, const char *key,
+					   struct webnn_graph **out)
+{
+	if (out)
+		*out = NULL;
+	if (!ctx)
+		return WEBNN_STATUS_TYPE_ERROR;
+	wnnc_lock(ctx);
+	enum webnn_status s = wnnc_check_live(ctx, "loadGraph");
+	if (s == WEBNN_STATUS_OK && !out)
+		s = wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR, "loadGraph: out is NULL");
+	if (s == WEBNN_STATUS_OK)
+		s = check_key(ctx, "loadGraph", key);
+	Webnn__Ipc__ServerMessage *reply = NULL;
+	uint32_t id = 0;
+	if (s == WEBNN_STATUS_OK) {
+		Webnn__Ipc__LoadGraph lg = WEBNN__IPC__LOAD_GRAPH__INIT;
+		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+		lg.context_id = ctx->context_id;
+		lg.graph_id = id = wnnc_new_id(ctx);
+		lg.key = (char *)key;
+		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_LOAD_GRAPH;
+		m.load_graph = &lg;
+		s = wnnc_call(ctx, &m, "loadGraph", &reply);
+	}
+	if (s == WEBNN_STATUS_OK) {
+		const Webnn__Ipc__Reply *r = reply->reply;
+		if (r->body_case != WEBNN__IPC__REPLY__BODY_LOAD_GRAPH) {
+			s = wnnc_fail(ctx, WEBNN_STATUS_OPERATION_ERROR,
+				      "loadGraph: the daemon's reply has no LoadGraphReply");
+		} else if (r->load_graph->found) {
+			struct webnn_graph *g = loaded_graph(r->load_graph);
+			if (!g) {
+				s = wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "loadGraph: out of "
+					      "memory (or a malformed reply)");
+				Webnn__Ipc__DestroyGraph dg = WEBNN__IPC__DESTROY_GRAPH__INIT;
+				Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+				dg.graph_id = id;
+				m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_GRAPH;
+				m.destroy_graph = &dg;
+				wnnc_send(ctx, &m, NULL, 0);
+			} else {
+				g->id = id;
+				g->ctx = ctx;
+				ctx->refs++;
+				*out = g;
+			}
+		}
+	}
+	if (reply)
+		webnn__ipc__server_message__free_unpacked(reply, NULL);
+	wnnc_unlock(ctx);
+	return s;
+}
+
 /* ---- dispatch */
 
 /* Spec "validate tensors with descriptors" plus the tensor checks, for inputs or outputs. */

@@ -245,13 +245,19 @@ static bool exceeds(uint64_t used, uint64_t bytes, uint64_t limit)
 
 bool budget_charge(struct session *s, uint64_t bytes, const char *what, struct wnn_diag *diag)
 {
+	return budget_charge_shared(s, bytes, bytes, what, diag);
+}
+
+bool budget_charge_shared(struct session *s, uint64_t conn_bytes, uint64_t bytes,
+			  const char *what, struct wnn_diag *diag)
+{
 	struct budget *b = &s->d->budget;
 	const struct daemon_limits *lim = &s->d->limits;
-	if (exceeds(s->mem_bytes, bytes, lim->max_connection_bytes)) {
+	if (exceeds(s->mem_bytes, conn_bytes, lim->max_connection_bytes)) {
 		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
 			     "%s: %" PRIu64 " bytes would exceed the connection's quota "
 			     "(max_connection_bytes %" PRIu64 ", %" PRIu64 " in use)",
-			     what, bytes, lim->max_connection_bytes, s->mem_bytes);
+			     what, conn_bytes, lim->max_connection_bytes, s->mem_bytes);
 		return false;
 	}
 	uint64_t uid_used = atomic_load(&b->used);
@@ -287,7 +293,7 @@ bool budget_charge(struct session *s, uint64_t bytes, const char *what, struct w
 		}
 	}
 	atomic_store(&b->used, need);
-	s->mem_bytes += bytes;
+	s->mem_bytes += conn_bytes;
 	if (s->mem_bytes > s->mem_peak)
 		s->mem_peak = s->mem_bytes;
 	return true;
@@ -317,16 +323,37 @@ void budget_force(struct session *s, uint64_t bytes)
 
 void budget_release(struct session *s, uint64_t bytes)
 {
-	struct budget *b = &s->d->budget;
 	if (bytes > s->mem_bytes) {
 		log_error("session %" PRIu64 ": releasing %" PRIu64 " bytes, %" PRIu64
 			  " charged (accounting bug)", s->no, bytes, s->mem_bytes);
 		bytes = s->mem_bytes;
 	}
+	budget_release_connection(s, bytes);
+	budget_release_uid(s->d, bytes);
+}
+
+void budget_release_connection(struct session *s, uint64_t bytes)
+{
+	if (bytes > s->mem_bytes) {
+		log_error("session %" PRIu64 ": releasing %" PRIu64 " bytes of the connection's, "
+			  "%" PRIu64 " charged (accounting bug)", s->no, bytes, s->mem_bytes);
+		bytes = s->mem_bytes;
+	}
 	s->mem_bytes -= bytes;
+}
+
+void budget_release_uid(struct daemon *d, uint64_t bytes)
+{
+	struct budget *b = &d->budget;
+	uint64_t used = atomic_load(&b->used);
+	if (bytes > used) {
+		log_error("releasing %" PRIu64 " bytes of the uid's, %" PRIu64 " charged "
+			  "(accounting bug)", bytes, used);
+		bytes = used;
+	}
 	atomic_fetch_sub(&b->used, bytes);
 	b->released += bytes;
-	lease_trim(b, &s->d->limits, false);
+	lease_trim(b, &d->limits, false);
 }
 
 static uint64_t room(uint64_t used, uint64_t limit)
@@ -414,6 +441,8 @@ static void budget_trim(struct budget *b)
 #ifdef WNN_TEST_HOOKS
 #include <sys/mman.h>
 
+#include "daemon/weights.h"
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -488,6 +517,11 @@ bool budget_test_hook(struct budget *b, const char *client_name, char *reply, si
 				 t ? why : "out of memory");
 		}
 		free(t);
+	} else if (strcmp(what, "weights") == 0) {
+		uint64_t copies, bytes;
+		weights_stats(&copies, &bytes);
+		snprintf(reply, reply_len, "wnn-test weights: uid %" PRIu64 " bytes charged, %" PRIu64
+			 " shared copies of %" PRIu64 " bytes", atomic_load(&b->used), copies, bytes);
 	} else if (strcmp(what, "board") == 0) {
 		/* Workers once mapped a shared, writable budget board at fd 4. */
 		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, CONTROL_LEASE_FD, 0);

@@ -11,6 +11,7 @@
 
 #include "proto/wnn.h"
 
+struct daemon;
 struct session;
 
 /*
@@ -86,10 +87,20 @@ void budget_detach(struct budget *b);
  * socket, tens of microseconds; at most BUDGET_LEASE_WAIT_MS: the worker serves one uid, so
  * only that uid waits). */
 bool budget_charge(struct session *s, uint64_t bytes, const char *what, struct wnn_diag *diag);
+/* The same for memory the connection references but the uid may already hold (constants
+ * interned by content, daemon/weights.h): conn_bytes on the connection, bytes (<= conn_bytes)
+ * on the uid and all users, all or nothing. */
+bool budget_charge_shared(struct session *s, uint64_t conn_bytes, uint64_t bytes,
+			  const char *what, struct wnn_diag *diag);
 /* Counts bytes the daemon must hold whatever the budgets say (a reply owed to the client); the
  * connection is then not read while it is over a budget and has output queued. */
 void budget_force(struct session *s, uint64_t bytes);
 void budget_release(struct session *s, uint64_t bytes);
+/* The two halves of budget_release, for memory shared by connections of the uid (constants
+ * interned by content, daemon/weights.h): each connection that references it stays charged
+ * for it, the uid (and all users' budget) once, until the last reference. */
+void budget_release_connection(struct session *s, uint64_t bytes);
+void budget_release_uid(struct daemon *d, uint64_t bytes);
 /* What the connection could still charge now (the smallest room of its three budgets). */
 uint64_t budget_left(const struct session *s);
 /* Some budget the connection counts against is exhausted (only forced charges go past one). */
@@ -113,7 +124,8 @@ void budget_session_freed(struct session *s);
  * "lease-garbage" (a short datagram on the lease socket), "lease-forge" (a connection
  * hand-off sent the wrong way), "lease-flood" (asks as fast as the socket takes them),
  * "lease-rtt:N" (N asks that change nothing: the round trip's cost), "board" (try to map the
- * shared budget board workers once had, fd 4, writable). */
+ * shared budget board workers once had, fd 4, writable), "weights" (the uid's charged bytes
+ * and the constants shared by content, daemon/weights.h: honest, for tests). */
 bool budget_test_hook(struct budget *b, const char *client_name, char *reply, size_t reply_len);
 #endif
 

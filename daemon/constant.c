@@ -1,11 +1,13 @@
 /* Constants (CreateConstant/DestroyConstant): validated host bytes that graphs bind by id. */
 #include "daemon/constant.h"
 
+#include "daemon/budget.h"
 #include "daemon/context.h"
 #include "daemon/request.h"
 #include "daemon/session.h"
 #include "daemon/shm.h"
 #include "daemon/timeline.h"
+#include "daemon/weights.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -26,6 +28,8 @@ int handle_create_constant(struct session *s, struct request *rq)
 	struct wnn_desc desc;
 	uint64_t bytes = 0, charge = 0;
 	uint8_t *data = NULL;
+	bool charged = false;
+	struct weights *held = NULL;
 	if (!wnn_desc_from_pb(m->descriptor, &desc, "constant: descriptor", &diag))
 		goto fail;
 	wnn_desc_bytes(&desc, &bytes);
@@ -48,21 +52,27 @@ int handle_create_constant(struct session *s, struct request *rq)
 			     s->ids.count);
 		goto fail;
 	}
-	/* Charged to the budgets before the copy is made; the constant keeps the charge. */
 	charge = bytes + obj_charge_bytes(sizeof(struct constant));
-	if (!session_charge(s, charge, "constant", &diag))
+	/* Inline bytes held already by this worker (another context or connection of the uid
+	 * loaded them) are charged to this connection only: the uid holds one copy. Bytes in
+	 * shared memory are compared on the timeline (they may be large): their whole size is
+	 * reserved here and the uid's part released once they turn out to be held. */
+	if (src.bytes && bytes)
+		held = weights_find(src.bytes, bytes);
+	if (!budget_charge_shared(s, charge, held ? charge - bytes : charge, "constant", &diag)) {
+		if (held)
+			weights_unref(held); /* not the last: the constants holding it remain */
 		goto fail;
-	/* Inline bytes are copied here; shm bytes by a command on the context's timeline, on the
+	}
+	charged = true;
+	/* Inline bytes are interned here; shm bytes by a command on the context's timeline, on the
 	 * pool: a graph binding the constant compiles on the same timeline, after it. */
-	data = malloc(bytes ? bytes : 1);
-	if (!data) {
-		session_uncharge(s, charge);
+	data = held ? NULL : malloc(bytes ? bytes : 1);
+	if (!held && !data) {
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY,
 			     "constant: data: out of memory copying %" PRIu64 " bytes", bytes);
 		goto fail;
 	}
-	if (src.bytes)
-		memcpy(data, src.bytes, bytes);
 	struct constant *k = calloc(1, sizeof(*k));
 	struct cmd *cmd = k && src.slot ? cmd_new(CMD_FILL_CONSTANT, c) : NULL;
 	if (!k || (src.slot && !cmd)) {
@@ -77,7 +87,15 @@ int handle_create_constant(struct session *s, struct request *rq)
 	k->desc = desc;
 	k->bytes = bytes;
 	k->charged = charge;
-	k->data = data;
+	k->uid_bytes = held ? 0 : bytes;
+	k->own = data;
+	k->data = held ? weights_data(held) : data;
+	k->shared = held;
+	data = NULL;
+	held = NULL;
+	if (!k->shared && !src.slot && bytes)
+		constant_intern(k, src.bytes);
+	constant_settle(k);
 	if (session_register(s, &k->obj) < 0) {
 		if (cmd)
 			cmd_discard(cmd);
@@ -97,8 +115,12 @@ int handle_create_constant(struct session *s, struct request *rq)
 	}
 	return 0;
 fail:
-	if (data)
-		session_uncharge(s, charge);
+	if (charged) {
+		budget_release_connection(s, charge);
+		budget_release_uid(s->d, held ? charge - bytes : charge);
+		if (held)
+			weights_unref(held);
+	}
 	free(data);
 	timeline_fail(c, rq->serial, m->constant_id, &diag);
 	return 0;
@@ -114,12 +136,43 @@ int handle_destroy_constant(struct session *s, struct request *rq)
 	return 0;
 }
 
+void constant_intern(struct constant *k, const void *src)
+{
+	bool shared = false;
+	struct weights *w = weights_intern(src, k->bytes, k->own, &shared);
+	if (!w) {
+		memcpy(k->own, src, k->bytes);
+		return;
+	}
+	if (shared)
+		free(k->own);
+	else
+		k->uid_bytes = 0; /* the shared copy holds the uid's charge now */
+	k->own = NULL;
+	k->shared = w;
+	k->data = weights_data(w);
+}
+
+void constant_settle(struct constant *k)
+{
+	if (k->shared && k->uid_bytes) {
+		budget_release_uid(k->obj.s->d, k->uid_bytes);
+		k->uid_bytes = 0;
+	}
+}
+
 static void constant_finalize(struct obj *o)
 {
 	struct constant *k = (struct constant *)o;
 	struct session *s = k->obj.s;
-	session_uncharge(s, k->charged);
-	free(k->data);
+	/* The connection was charged for everything; the uid for the headers, for what the
+	 * constant still holds itself, and for the shared copy when this is its last holder. */
+	budget_release_connection(s, k->charged);
+	uint64_t uid = k->charged - k->bytes + k->uid_bytes;
+	if (k->shared && weights_unref(k->shared))
+		uid += k->bytes;
+	budget_release_uid(s->d, uid);
+	free(k->own);
 	obj_unref(&k->ctx->obj);
 	free(k);
 	session_unref(s);

@@ -154,7 +154,7 @@ int handle_dispatch(struct session *s, struct request *rq)
 		}
 		given[i] = t;
 	}
-	const Webnn__Ipc__GraphInfo *gi = g->msg->build_graph->graph;
+	const Webnn__Ipc__GraphInfo *gi = graph_info(g);
 	cmd->ins = calloc(gi->n_inputs ? gi->n_inputs : 1, sizeof(*cmd->ins));
 	cmd->outs = calloc(gi->n_outputs ? gi->n_outputs : 1, sizeof(*cmd->outs));
 	bool ok = cmd->ins && cmd->outs;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Frees what the graph owns, except the request message and the context reference. */
 static void graph_free_parts(struct mlgraph *g)
@@ -21,11 +22,22 @@ static void graph_free_parts(struct mlgraph *g)
 	for (size_t i = 0; i < g->n_deps; i++)
 		obj_unref(g->deps[i]);
 	free(g->deps);
+	free(g->dep_operand);
 	free(g->descs);
 	free(g->cdata);
 	free(g->in_ops);
 	free(g->out_ops);
 	free(g->scalars);
+}
+
+static void graph_free_loaded(struct mlgraph *g)
+{
+	if (g->loaded_info)
+		webnn__ipc__graph_info__free_unpacked(g->loaded_info, NULL);
+	if (g->map)
+		munmap(g->map, g->map_len);
+	g->loaded_info = NULL;
+	g->map = NULL;
 }
 
 /* The release command's last step: the plan is gone, so what it pointed into can go. */
@@ -36,6 +48,7 @@ static void graph_free(struct obj *o)
 	graph_free_parts(g);
 	session_uncharge(s, g->mem_bytes);
 	request_msg_free(g->msg);
+	graph_free_loaded(g);
 	obj_unref(&g->ctx->obj);
 	free(g);
 	session_unref(s);
@@ -64,6 +77,7 @@ static void graph_discard(struct session *s, struct mlgraph *g)
 {
 	session_uncharge(s, g->mem_bytes);
 	graph_free_parts(g);
+	graph_free_loaded(g);
 	free(g);
 }
 
@@ -76,7 +90,8 @@ static struct mlgraph *graph_alloc(size_t n_operands)
 	g->descs = calloc(n, sizeof(*g->descs));
 	g->cdata = calloc(n, sizeof(*g->cdata));
 	g->deps = calloc(n, sizeof(*g->deps));
-	if (!g->descs || !g->cdata || !g->deps) {
+	g->dep_operand = calloc(n, sizeof(*g->dep_operand));
+	if (!g->descs || !g->cdata || !g->deps || !g->dep_operand) {
 		graph_free_parts(g);
 		free(g);
 		return NULL;
@@ -187,10 +202,26 @@ static bool build_check(const struct session *s, const struct context *c, struct
 /* Binds one constant operand (a constant or a constant tensor of this context with the declared
  * descriptor): the graph references it for as long as its plan. 1, 0 (diag), -1 (violation). */
 static int bind_constant(struct session *s, const struct context *c, struct mlgraph *g, size_t i,
-			 const Webnn__Ipc__Operand *od, struct wnn_diag *diag)
+			 const Webnn__Ipc__Operand *od, const struct graph_loaded *ld,
+			 struct wnn_diag *diag)
 {
 	const struct wnn_desc *want = &g->descs[i];
 	char ds1[96], ds2[96];
+	if (ld && (od->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT ||
+		   od->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT_TENSOR)) {
+		uint64_t b = 0;
+		wnn_desc_bytes(want, &b);
+		if (!ld->data[i] || ld->bytes[i] != b) {
+			wnn_diag_set(diag, WEBNN_STATUS_DATA_ERROR,
+				     "load: the cache entry is damaged: constant operand %zu (%s) "
+				     "has %" PRIu64 " bytes stored", i,
+				     wnn_desc_str(want, ds1, sizeof(ds1)),
+				     ld->data[i] ? ld->bytes[i] : 0);
+			return 0;
+		}
+		g->cdata[i] = ld->data[i];
+		return 1;
+	}
 	switch (od->kind) {
 	case WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT: {
 		struct constant *k = (struct constant *)request_lookup(
@@ -212,8 +243,9 @@ static int bind_constant(struct session *s, const struct context *c, struct mlgr
 			return 0;
 		}
 		obj_ref(&k->obj);
+		g->dep_operand[g->n_deps] = i;
 		g->deps[g->n_deps++] = &k->obj;
-		g->cdata[i] = k->data;
+		g->cdata[i] = k->data; /* until graph_bind_data: the fill may intern it */
 		break;
 	}
 	case WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT_TENSOR: {
@@ -242,6 +274,7 @@ static int bind_constant(struct session *s, const struct context *c, struct mlgr
 			return 0;
 		}
 		obj_ref(&t->obj);
+		g->dep_operand[g->n_deps] = i;
 		g->deps[g->n_deps++] = &t->obj;
 		g->cdata[i] = t->host;
 		break;
@@ -259,8 +292,8 @@ static int bind_constant(struct session *s, const struct context *c, struct mlgr
 /* Binds every constant operand; scalar constants expand to their descriptor's size (bounded by
  * the quota before allocating). 1, 0 (diag), -1 (violation). */
 static int build_bind(struct session *s, const struct context *c, struct mlgraph *g,
-		      const Webnn__Ipc__GraphInfo *gi, uint64_t *scalar_bytes,
-		      struct wnn_diag *diag)
+		      const Webnn__Ipc__GraphInfo *gi, const struct graph_loaded *ld,
+		      uint64_t *scalar_bytes, struct wnn_diag *diag)
 {
 	size_t n = gi->n_operands;
 	*scalar_bytes = 0;
@@ -279,7 +312,7 @@ static int build_bind(struct session *s, const struct context *c, struct mlgraph
 		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
 		return 0;
 	}
-	g->mem_bytes = *scalar_bytes;
+	g->mem_bytes += *scalar_bytes;
 	uint64_t scalar_off = 0;
 	for (size_t i = 0; i < n; i++) {
 		const Webnn__Ipc__Operand *od = gi->operands[i];
@@ -298,7 +331,7 @@ static int build_bind(struct session *s, const struct context *c, struct mlgraph
 			scalar_off += SCALAR_SLOT(bytes);
 			continue;
 		}
-		int r = bind_constant(s, c, g, i, od, diag);
+		int r = bind_constant(s, c, g, i, od, ld, diag);
 		if (r <= 0)
 			return r;
 	}
@@ -388,12 +421,10 @@ static bool graph_prepare(struct mlgraph *g, const Webnn__Ipc__GraphInfo *gi)
 
 /* Registers the prepared graph under its id and queues its compile. -1 when the session
  * closed (out of memory registering). */
-static int build_push(struct session *s, struct request *rq, struct context *c, struct mlgraph *g,
-		      struct cmd *cmd)
+static int build_push(struct session *s, uint32_t graph_id, uint64_t serial, struct context *c,
+		      struct mlgraph *g, struct cmd *cmd)
 {
-	g->msg = rq->msg;
-	rq->retained = true;
-	session_obj_init(s, &g->obj, &graph_kind, rq->msg->build_graph->graph_id);
+	session_obj_init(s, &g->obj, &graph_kind, graph_id);
 	g->obj.owner = &c->obj;
 	g->ctx = c;
 	obj_ref(&c->obj);
@@ -403,21 +434,19 @@ static int build_push(struct session *s, struct request *rq, struct context *c, 
 	}
 	obj_ref(&g->obj);
 	cmd->graph = g;
-	cmd->serial = rq->serial;
+	cmd->serial = serial;
 	timeline_push(cmd);
 	return 0;
 }
 
-int handle_build_graph(struct session *s, struct request *rq)
+/* BuildGraph and a load from the graph cache: the checks, binding, charges and compile. On
+ * success g is registered (and owns what ld held); on failure g is freed (ld's parts with it). */
+static int build_common(struct session *s, struct context *c, const Webnn__Ipc__GraphInfo *gi,
+			uint32_t graph_id, uint64_t serial, uint64_t msg_bytes,
+			struct graph_loaded *ld, struct request *rq)
 {
-	const Webnn__Ipc__BuildGraph *m = rq->msg->build_graph;
-	const Webnn__Ipc__GraphInfo *gi = m->graph;
-	uint64_t msg_bytes = s->unpack_used, scalar_bytes = 0;
+	uint64_t scalar_bytes = 0;
 	struct wnn_diag diag = { 0 };
-	struct context *c =
-		(struct context *)request_lookup(s, m->context_id, &context_kind, "BuildGraph");
-	if (!c || request_check_new_id(s, m->graph_id, "BuildGraph") < 0)
-		return -1;
 	if (!build_admit(s, c, gi, &diag))
 		goto fail_early;
 	struct mlgraph *g = graph_alloc(gi->n_operands);
@@ -425,9 +454,21 @@ int handle_build_graph(struct session *s, struct request *rq)
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
 		goto fail_early;
 	}
+	if (ld) {
+		g->loaded_info = ld->info;
+		g->map = ld->map;
+		g->map_len = ld->map_len;
+		ld->info = NULL;
+		ld->map = NULL;
+		/* The mapped entry is charged whole: its constants are read by every compile
+		 * and may all be resident. */
+		if (!session_charge(s, g->map_len, "load: the mapped cache entry", &diag))
+			goto fail;
+		g->mem_bytes += g->map_len;
+	}
 	if (!build_check(s, c, g, gi, &diag))
 		goto fail;
-	int bound = build_bind(s, c, g, gi, &scalar_bytes, &diag);
+	int bound = build_bind(s, c, g, gi, ld, &scalar_bytes, &diag);
 	if (bound < 0) {
 		graph_discard(s, g);
 		return -1;
@@ -439,12 +480,42 @@ int handle_build_graph(struct session *s, struct request *rq)
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
 		goto fail;
 	}
-	return build_push(s, rq, c, g, cmd);
+	if (rq) {
+		g->msg = rq->msg;
+		rq->retained = true;
+	}
+	return build_push(s, graph_id, serial, c, g, cmd);
 fail:
 	graph_discard(s, g);
 fail_early:
-	timeline_reply_error(c, rq->serial, &diag);
+	if (ld) {
+		if (ld->info)
+			webnn__ipc__graph_info__free_unpacked(ld->info, NULL);
+		if (ld->map)
+			munmap(ld->map, ld->map_len);
+		ld->info = NULL;
+		ld->map = NULL;
+	}
+	timeline_reply_error(c, serial, &diag);
 	return 0;
+}
+
+int handle_build_graph(struct session *s, struct request *rq)
+{
+	const Webnn__Ipc__BuildGraph *m = rq->msg->build_graph;
+	struct context *c =
+		(struct context *)request_lookup(s, m->context_id, &context_kind, "BuildGraph");
+	if (!c || request_check_new_id(s, m->graph_id, "BuildGraph") < 0)
+		return -1;
+	return build_common(s, c, m->graph, m->graph_id, rq->serial, s->unpack_used, NULL, rq);
+}
+
+int graph_build_loaded(struct session *s, struct context *c, uint32_t graph_id, uint64_t serial,
+		       struct graph_loaded *ld)
+{
+	/* What the GraphInfo's unpacked form holds, as a request's is counted. */
+	uint64_t info_bytes = webnn__ipc__graph_info__get_packed_size(ld->info) * 4;
+	return build_common(s, c, ld->info, graph_id, serial, info_bytes, ld, NULL);
 }
 
 int handle_destroy_graph(struct session *s, struct request *rq)
@@ -455,6 +526,13 @@ int handle_destroy_graph(struct session *s, struct request *rq)
 		return -1;
 	session_forget(s, o);
 	return 0;
+}
+
+void graph_bind_data(struct mlgraph *g)
+{
+	for (size_t i = 0; i < g->n_deps; i++)
+		if (g->deps[i]->kind == &constant_kind)
+			g->cdata[g->dep_operand[i]] = ((struct constant *)g->deps[i])->data;
 }
 
 bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag)

@@ -23,10 +23,15 @@ struct mlgraph {
 	struct obj obj;
 	struct context *ctx;
 	Webnn__Ipc__ClientMessage *msg; /* retained BuildGraph request: owns the GraphInfo */
+	/* A graph loaded from the graph cache (daemon/graphcache.h) instead: */
+	Webnn__Ipc__GraphInfo *loaded_info; /* its GraphInfo (msg is NULL) */
+	void *map;                       /* the cache entry, mapped: its constants' bytes */
+	size_t map_len;
 	/* What BuildGraph checked and bound: */
 	struct wnn_desc *descs;          /* validated descriptor of every operand */
 	const void **cdata;              /* bytes of constant operands, NULL for others */
 	struct obj **deps;               /* constants and constant tensors referenced (kept alive) */
+	size_t *dep_operand;             /* the operand each of deps binds */
 	size_t n_deps;
 	uint8_t *scalars;                /* bytes of scalar constants */
 	uint64_t mem_bytes;              /* charged to the memory budgets (daemon/budget.h) */
@@ -51,6 +56,12 @@ struct mlgraph {
 
 extern const struct obj_kind graph_kind;
 
+/* The validated GraphInfo: the BuildGraph request's, or the cache entry's. */
+static inline const Webnn__Ipc__GraphInfo *graph_info(const struct mlgraph *g)
+{
+	return g->loaded_info ? g->loaded_info : g->msg->build_graph->graph;
+}
+
 /* Constants folding may make for one graph, at most (and never more than the budgets left). */
 #define GRAPH_FOLD_MAX_BYTES (64ull << 20)
 
@@ -58,6 +69,26 @@ extern const struct obj_kind graph_kind;
  * memory plan's peak, the folded constants, the IR, the backend's plan) instead of the bound
  * charged while it ran. false (diag set) when that is more than the budgets allow. */
 bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag);
+
+/* What a graph cache entry gives a load: the GraphInfo (unpacked with the default allocator)
+ * and, per operand, the mapped bytes of constant operands and their length. */
+struct graph_loaded {
+	Webnn__Ipc__GraphInfo *info;
+	void *map;
+	size_t map_len;
+	const void **data;     /* per operand: NULL, or the constant's bytes in map */
+	const uint64_t *bytes; /* per operand: the length of data[i] */
+};
+/* Builds graph `graph_id` of context c from a cache entry as BuildGraph builds a request's
+ * (the same checks, charges and compile; the mapped bytes are charged like constants). Takes
+ * ld's info and map in every case; the reply (an error, or LoadGraphReply once compiled) goes
+ * to serial. -1 when the session closed. */
+int graph_build_loaded(struct session *s, struct context *c, uint32_t graph_id, uint64_t serial,
+		       struct graph_loaded *ld);
+
+/* On the timeline, before the compile: the constant operands' bytes as their fills left them
+ * (a constant's bytes move into the worker's shared copy when its fill interns them). */
+void graph_bind_data(struct mlgraph *g);
 
 int handle_build_graph(struct session *s, struct request *rq);
 int handle_destroy_graph(struct session *s, struct request *rq);

@@ -4,6 +4,7 @@
 
 #include "daemon/constant.h"
 #include "daemon/context.h"
+#include "daemon/graphcache.h"
 #include "daemon/log.h"
 #include "daemon/mlgraph.h"
 #include "daemon/reply.h"
@@ -49,6 +50,8 @@ static const struct handler handlers[] = {
 	[BODY(DISPATCH)] = { "Dispatch", handle_dispatch, 0 },
 	[BODY(FLUSH)] = { "Flush", handle_flush, H_SERIAL },
 	[BODY(GOODBYE)] = { "Goodbye", NULL, 0 }, /* handled in router_frame */
+	[BODY(SAVE_GRAPH)] = { "SaveGraph", handle_save_graph, H_SERIAL },
+	[BODY(LOAD_GRAPH)] = { "LoadGraph", handle_load_graph, H_SERIAL },
 };
 #define N_HANDLERS (sizeof(handlers) / sizeof(handlers[0]))
 

@@ -6,6 +6,7 @@
 #include "daemon/constant.h"
 #include "daemon/context.h"
 #include "daemon/control.h"
+#include "daemon/graphcache.h"
 #include "daemon/log.h"
 #include "daemon/mlgraph.h"
 #include "daemon/reply.h"
@@ -225,6 +226,7 @@ static enum webnn_status compile_graph(const struct backend_impl *impl, struct c
 {
 	struct mlgraph *g = cmd->graph;
 	g->bg.cancel = &cmd->ctx->cancel;
+	graph_bind_data(g);
 	enum webnn_status st = graph_import(&g->bg, &g->ir, diag);
 	if (st == WEBNN_STATUS_OK)
 		st = compile_imported(impl, cmd, diag);
@@ -266,7 +268,7 @@ static void cmd_work(uv_work_t *w)
 			cmd->status = impl->tensor_write(t->bt, src, cmd->size, diag);
 		break;
 	case CMD_FILL_CONSTANT:
-		memcpy(cmd->constant->data, src, cmd->size);
+		constant_intern(cmd->constant, src);
 		break;
 	case CMD_READ: {
 		if (cmd->in_place) {
@@ -457,9 +459,23 @@ static void complete_compile(struct cmd *cmd, bool ok)
 	br.compile_ms = cmd->ms;
 	build_graph_stats(g->ir, &br);
 	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
-	r.body_case = WEBNN__IPC__REPLY__BODY_BUILD_GRAPH;
-	r.build_graph = &br;
+	struct graphcache_reply gr;
+	if (g->loaded_info) {
+		if (!graphcache_reply_fill(&gr, g, &br)) {
+			cmd->status = wnn_diag_set(&cmd->diag, WEBNN_STATUS_NO_MEMORY,
+						   "load: out of memory");
+			complete_compile(cmd, false);
+			return;
+		}
+		r.body_case = WEBNN__IPC__REPLY__BODY_LOAD_GRAPH;
+		r.load_graph = &gr.lr;
+	} else {
+		r.body_case = WEBNN__IPC__REPLY__BODY_BUILD_GRAPH;
+		r.build_graph = &br;
+	}
 	cmd_reply_ok(cmd, &r);
+	if (g->loaded_info)
+		graphcache_reply_free(&gr);
 	log_debug("session %" PRIu64 ": graph %" PRIu32 " compiled in %.1f ms (a dispatch "
 		  "estimated at %.3f ms)", s->no, g->obj.id, cmd->ms, g->estimate_ns / 1e6);
 }
@@ -495,6 +511,7 @@ static void cmd_complete(struct cmd *cmd)
 		}
 		break;
 	case CMD_FILL_CONSTANT:
+		constant_settle(cmd->constant);
 		if (cmd->serial) {
 			Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
 			cmd_reply_ok(cmd, &r);
@@ -523,7 +540,7 @@ static void check_dispatch(struct cmd *cmd)
 					   g->obj.id, g->fail_msg);
 		return;
 	}
-	const Webnn__Ipc__GraphInfo *gi = g->msg->build_graph->graph;
+	const Webnn__Ipc__GraphInfo *gi = graph_info(g);
 	for (size_t i = 0; i < cmd->n_ins + cmd->n_outs; i++) {
 		bool in = i < cmd->n_ins;
 		struct tensor *x = in ? cmd->ins[i] : cmd->outs[i - cmd->n_ins];

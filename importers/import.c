@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static enum webnn_status fail(char *error, size_t len, enum webnn_status s, const char *fmt, ...)
 {
@@ -65,6 +68,54 @@ void *wnni_read_file(const char *path, size_t *size, char *error, size_t len)
 	return buf;
 }
 
+/* A model file is mapped rather than read: its weights are copied once, to the daemon, from
+ * the page cache, and the pages already sent can be dropped (wnni_drop_pages), so loading a
+ * model costs about its size once, not three times. */
+void *wnni_map_file(const char *path, size_t *size, char *error, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fail(error, len, WEBNN_STATUS_TYPE_ERROR, "cannot open %s: %s", path,
+		     strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	void *p = NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		fail(error, len, WEBNN_STATUS_TYPE_ERROR, "%s: not a regular file", path);
+	} else if ((uint64_t)st.st_size > WNNI_MAX_FILE) {
+		fail(error, len, WEBNN_STATUS_NOT_SUPPORTED, "%s: %lld bytes, more than the %zu "
+		     "a model file may have", path, (long long)st.st_size, WNNI_MAX_FILE);
+	} else if (st.st_size == 0) {
+		fail(error, len, WEBNN_STATUS_TYPE_ERROR, "%s: empty file", path);
+	} else {
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED) {
+			p = NULL;
+			fail(error, len, WEBNN_STATUS_NO_MEMORY, "%s: cannot map %lld bytes: %s",
+			     path, (long long)st.st_size, strerror(errno));
+		} else {
+			*size = (size_t)st.st_size;
+		}
+	}
+	close(fd);
+	return p;
+}
+
+void wnni_unmap_file(void *data, size_t size)
+{
+	if (data)
+		munmap(data, size);
+}
+
+void wnni_drop_pages(const void *p, size_t n)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), b = ((uintptr_t)p + n) & ~(page - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
@@ -95,12 +146,13 @@ static enum webnn_status current_options(const struct webnn_import_options **opt
 static enum webnn_status load(struct webnn_context *ctx, enum webnn_model_format format,
 			      const void *data, size_t size, const char *base_dir,
 			      const struct webnn_import_options *options, struct wnni_info *inspect,
-			      struct webnn_model **out, char *error, size_t len)
+			      bool file_mapped, struct webnn_model **out, char *error, size_t len)
 {
 	struct webnn_model *m = calloc(1, sizeof(*m));
 	if (!m)
 		return fail(error, len, WEBNN_STATUS_NO_MEMORY, "import: out of memory");
 	m->inspect = inspect;
+	m->file_mapped = file_mapped;
 	enum webnn_status s;
 	if (format == WEBNN_MODEL_FORMAT_ONNX)
 		s = wnni_onnx_load(ctx, data, size, base_dir, options, m, error, len);
@@ -166,11 +218,17 @@ static enum webnn_status load_path(struct webnn_context *ctx, const char *path,
 		}
 	}
 	size_t size = 0;
-	void *data = wnni_read_file(file, &size, error, len);
+	/* NNEF is text, parsed NUL-terminated; ONNX is mapped */
+	bool mapped = format == WEBNN_MODEL_FORMAT_ONNX;
+	void *data = mapped ? wnni_map_file(file, &size, error, len)
+			    : wnni_read_file(file, &size, error, len);
 	enum webnn_status s = WEBNN_STATUS_TYPE_ERROR;
 	if (data)
-		s = load(ctx, format, data, size, base, options, inspect, out, error, len);
-	free(data);
+		s = load(ctx, format, data, size, base, options, inspect, mapped, out, error, len);
+	if (mapped)
+		wnni_unmap_file(data, size);
+	else
+		free(data);
 	free(base);
 	free(file);
 	return s;
@@ -212,8 +270,8 @@ enum webnn_status webnn_model_load_memory(struct webnn_context *ctx, const void 
 		return fail(error, len, WEBNN_STATUS_NO_MEMORY, "import: out of memory");
 	memcpy(copy, data, size);
 	copy[size] = 0;
-	enum webnn_status s = load(ctx, options->format, copy, size, base_dir, options, NULL, out,
-				   error, len);
+	enum webnn_status s = load(ctx, options->format, copy, size, base_dir, options, NULL,
+				   false, out, error, len);
 	free(copy);
 	return s;
 }
@@ -404,10 +462,10 @@ enum webnn_status webnn_model_inspect(struct webnn_context *ctx, const char *pat
 	enum webnn_status s = WEBNN_STATUS_OK;
 	if (format == WEBNN_MODEL_FORMAT_ONNX) {
 		size_t size = 0;
-		void *data = wnni_read_file(path, &size, error, len);
+		void *data = wnni_map_file(path, &size, error, len);
 		s = data ? wnni_onnx_declared(data, size, info, error, len)
 			 : WEBNN_STATUS_TYPE_ERROR;
-		free(data);
+		wnni_unmap_file(data, size);
 	} else {
 		info->pub.format = "nnef";
 	}

@@ -25,6 +25,9 @@ struct webnn_model {
 	/* Set for webnn_model_inspect's trial load: the format goes on past failures and adds
 	 * each to inspect->pub.problems, and binds unbound free dimensions to 1. */
 	struct wnni_info *inspect;
+	/* The bytes being loaded are a private read-only mapping of the model file (not the
+	 * caller's memory): pages whose weights were copied may be dropped (madvise). */
+	bool file_mapped;
 };
 
 /* An allocation (calloc'ed) or a copy of s owned by info; NULL when memory is short. */
@@ -63,5 +66,12 @@ enum webnn_status wnni_inverse_trig(struct webnn_builder *b, enum wnni_inverse_t
 
 /* Reads a whole file (NUL-terminated past *size). NULL with error filled on failure. */
 void *wnni_read_file(const char *path, size_t *size, char *error, size_t len);
+/* Maps a whole file read-only (private; *size > 0): released with wnni_unmap_file. NULL with
+ * error filled on failure. */
+void *wnni_map_file(const char *path, size_t *size, char *error, size_t len);
+void wnni_unmap_file(void *data, size_t size);
+/* Drops the pages wholly inside [p, p + n) of a private file mapping from memory (read again
+ * from the file should they be touched). */
+void wnni_drop_pages(const void *p, size_t n);
 
 #endif

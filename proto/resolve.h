@@ -282,6 +282,11 @@ struct wnn_reduction {
 	uint64_t kept_strides[WNN_MAX_RANK], red_strides[WNN_MAX_RANK];
 	uint64_t kept_count, red_count;
 };
+/* Splits `in` into kept axes (input order) and reduced axes (order of `axes`); name is the
+ * operator's, for the messages. */
+enum webnn_status wnn_make_reduction(const struct wnn_desc *in, const uint32_t *axes,
+				     size_t n_axes, struct wnn_reduction *r, const char *name,
+				     struct wnn_diag *diag);
 
 /* cast: element i converted from in_type to out_type. Float -> integer truncates toward zero
  * and saturates to the target range (NaN -> 0); integer -> integer wraps (two's complement,

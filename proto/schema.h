@@ -199,8 +199,5 @@ enum webnn_status wnn_same_shape(const struct wnn_desc *a, const struct wnn_desc
 				    const char *name, const char *what, struct wnn_diag *diag);
 enum webnn_status wnn_same_count(const struct wnn_desc *in, const struct wnn_desc *out,
 				    const char *name, struct wnn_diag *diag);
-enum webnn_status wnn_make_reduction(const struct wnn_desc *in, const uint32_t *axes,
-					size_t n_axes, struct wnn_reduction *r,
-					const char *name, struct wnn_diag *diag);
 
 #endif

@@ -10,7 +10,8 @@
 #include "webnn_types.h"       /* enum webnn_status, webnn_layout, webnn_power_preference */
 
 #define WNN_PROTOCOL_MAJOR 1
-#define WNN_PROTOCOL_MINOR 3 /* 1.3: int4/uint4; tensors in shared memory (CreateTensor.storage) */
+#define WNN_PROTOCOL_MINOR 4 /* 1.3: int4/uint4; tensors in shared memory (CreateTensor.storage);
+				1.4: SaveGraph/LoadGraph (the graph cache) */
 
 #define WNN_MAX_RANK 8          /* ranks above this are rejected everywhere */
 #define WNN_MAX_OUTPUTS 64      /* split/gru/lstm outputs of one operation */

@@ -714,6 +714,12 @@ static const char *const worker_calls[] = {
 	"openat", "newfstatat", "fstat", "getdents64", "readlink", "access", "lseek", "pread64",
 	/* keyed hashes, libraries' seeds */
 	"getrandom",
+	/* the graph cache (daemon/graphcache.c), in the user's store beneath the cache directory:
+	 * its directory made, entries written to a temporary file and renamed into place, the
+	 * least recently used removed, a loaded one's time touched */
+	"mkdirat", "ftruncate", "pwrite64", "renameat", "renameat2", "unlinkat", "utimensat",
+	/* ... checked to be the worker's own, made with its mode (daemon/safedir.h) */
+	"geteuid", "fchmod",
 };
 
 /* PoCL compiling a new kernel at its first enqueue: LLVM writes objects into the cache and

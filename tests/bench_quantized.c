@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "onnx/onnx.pb-c.h"
 #include "tests/bench_common.h"
+#include "tests/onnx_writer.h"
 #include "tests/test.h"
 #include "webnn.h"
 #include "webnn_import.h"
@@ -20,129 +20,64 @@
 #define QB_BS 32
 #define QB_NB (QB_K / QB_BS)
 
+/* An LCG's bits 16 and up: the low byte of qb_rand() repeats only after 2^24 draws. (Bits 8-15
+ * repeated every 2^16, which made the four layers' codes the same bytes: webnnd keeps equal
+ * constants once, so the bench measured one layer's weights four times.) */
 static uint32_t qb_seed = 12345;
 static uint32_t qb_rand(void)
 {
 	qb_seed = qb_seed * 1664525u + 1013904223u;
-	return qb_seed >> 8;
+	return qb_seed >> 16;
 }
 
 /* Writes the model with input x [m, K] to path; false on a write error. */
 static bool qb_write(const char *path, uint32_t m)
 {
-	static uint8_t b[QB_LAYERS][QB_K * QB_NB * QB_BS / 2], z[QB_LAYERS][QB_K * QB_NB / 2];
-	static float s[QB_LAYERS][QB_K * QB_NB];
+	static const int64_t bd[3] = { QB_K, QB_NB, QB_BS / 2 }, sd[1] = { QB_K * QB_NB },
+			     zd[1] = { QB_K * QB_NB / 2 };
+	const int64_t xd[2] = { m, QB_K };
+	struct onnx_writer w;
+	onnx_writer_init(&w, 17);
+	onnx_writer_opset(&w, "com.microsoft", 1);
+	w.graph->name = onnx_writer_strdup(&w, "nbits");
+	onnx_writer_input(&w, "x", ONNX_FLOAT, 2, xd);
+	onnx_writer_output(&w, "y", ONNX_FLOAT, 2, xd);
 	qb_seed = 12345;
 	for (int l = 0; l < QB_LAYERS; l++) {
-		for (size_t i = 0; i < sizeof b[l]; i++)
-			b[l][i] = (uint8_t)qb_rand();
-		for (size_t i = 0; i < sizeof z[l]; i++)
-			z[l][i] = (uint8_t)qb_rand();
+		char b[16], s[16], z[16], in[16], out[16], ins[80];
+		snprintf(b, sizeof b, "b%d", l);
+		snprintf(s, sizeof s, "s%d", l);
+		snprintf(z, sizeof z, "z%d", l);
+		snprintf(in, sizeof in, l ? "h%d" : "x", l - 1);
+		snprintf(out, sizeof out, l == QB_LAYERS - 1 ? "y" : "h%d", l);
+		/* the weights written in place, drawn in the order b, z, s */
+		Onnx__TensorProto *tb = onnx_writer_initializer(&w, b, ONNX_UINT8, 3, bd, NULL);
+		Onnx__TensorProto *ts = onnx_writer_initializer(&w, s, ONNX_FLOAT, 1, sd, NULL);
+		Onnx__TensorProto *tz = onnx_writer_initializer(&w, z, ONNX_UINT8, 1, zd, NULL);
+		for (size_t i = 0; i < tb->raw_data.len; i++)
+			tb->raw_data.data[i] = (uint8_t)qb_rand();
+		for (size_t i = 0; i < tz->raw_data.len; i++)
+			tz->raw_data.data[i] = (uint8_t)qb_rand();
+		float *sv = (float *)ts->raw_data.data;
 		for (size_t i = 0; i < QB_K * QB_NB; i++)
-			s[l][i] = 0.002f + 0.004f * (float)(qb_rand() & 1023) / 1024.0f;
+			sv[i] = 0.002f + 0.004f * (float)(qb_rand() & 1023) / 1024.0f;
+		snprintf(ins, sizeof ins, "%s,%s,%s,%s", in, b, s, z);
+		Onnx__NodeProto *n = onnx_writer_node(&w, NULL, "MatMulNBits", "com.microsoft", ins,
+						      out);
+		onnx_writer_attr_int(&w, n, "K", QB_K);
+		onnx_writer_attr_int(&w, n, "N", QB_K);
+		onnx_writer_attr_int(&w, n, "bits", 4);
+		onnx_writer_attr_int(&w, n, "block_size", QB_BS);
 	}
-	Onnx__ModelProto model = ONNX__MODEL_PROTO__INIT;
-	Onnx__GraphProto graph = ONNX__GRAPH_PROTO__INIT;
-	Onnx__OperatorSetIdProto ops[2] = { ONNX__OPERATOR_SET_ID_PROTO__INIT,
-					    ONNX__OPERATOR_SET_ID_PROTO__INIT };
-	Onnx__OperatorSetIdProto *opp[2] = { &ops[0], &ops[1] };
-	ops[0].domain = (char *)"", ops[0].has_version = 1, ops[0].version = 17;
-	ops[1].domain = (char *)"com.microsoft", ops[1].has_version = 1, ops[1].version = 1;
-	model.has_ir_version = 1, model.ir_version = 8;
-	model.n_opset_import = 2, model.opset_import = opp;
-	model.graph = &graph;
-	graph.name = (char *)"nbits";
-	static Onnx__TensorProto t[QB_LAYERS * 3];
-	static Onnx__TensorProto *tp[QB_LAYERS * 3];
-	static int64_t bd[3] = { QB_K, QB_NB, QB_BS / 2 }, sd[1] = { QB_K * QB_NB },
-		       zd[1] = { QB_K * QB_NB / 2 };
-	static char names[QB_LAYERS * 4][16];
-	static Onnx__NodeProto nd[QB_LAYERS], *ndp[QB_LAYERS];
-	static char *ins[QB_LAYERS][4], *outs[QB_LAYERS][1];
-	static Onnx__AttributeProto at[QB_LAYERS][4], *atp[QB_LAYERS][4];
-	static const char *const an[4] = { "K", "N", "bits", "block_size" };
-	const int64_t av[4] = { QB_K, QB_K, 4, QB_BS };
-	for (int l = 0; l < QB_LAYERS; l++) {
-		snprintf(names[l * 4], 16, "b%d", l);
-		snprintf(names[l * 4 + 1], 16, "s%d", l);
-		snprintf(names[l * 4 + 2], 16, "z%d", l);
-		snprintf(names[l * 4 + 3], 16, l == QB_LAYERS - 1 ? "y" : "h%d", l);
-		for (int k = 0; k < 3; k++) {
-			Onnx__TensorProto *x = &t[l * 3 + k];
-			onnx__tensor_proto__init(x);
-			x->name = names[l * 4 + k];
-			x->has_data_type = 1;
-			x->data_type = k == 1 ? 1 : 2;
-			x->n_dims = k == 0 ? 3 : 1;
-			x->dims = k == 0 ? bd : k == 1 ? sd : zd;
-			x->has_raw_data = 1;
-			x->raw_data.data = k == 0 ? b[l] : k == 1 ? (uint8_t *)s[l] : z[l];
-			x->raw_data.len = k == 0 ? sizeof b[l] : k == 1 ? sizeof s[l] : sizeof z[l];
-			tp[l * 3 + k] = x;
-		}
-		onnx__node_proto__init(&nd[l]);
-		nd[l].op_type = (char *)"MatMulNBits";
-		nd[l].domain = (char *)"com.microsoft";
-		nd[l].name = names[l * 4 + 3];
-		ins[l][0] = l ? names[(l - 1) * 4 + 3] : (char *)"x";
-		for (int k = 0; k < 3; k++)
-			ins[l][k + 1] = names[l * 4 + k];
-		outs[l][0] = names[l * 4 + 3];
-		nd[l].n_input = 4, nd[l].input = ins[l];
-		nd[l].n_output = 1, nd[l].output = outs[l];
-		for (int k = 0; k < 4; k++) {
-			onnx__attribute_proto__init(&at[l][k]);
-			at[l][k].name = (char *)an[k];
-			at[l][k].has_type = 1;
-			at[l][k].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
-			at[l][k].has_i = 1;
-			at[l][k].i = av[k];
-			atp[l][k] = &at[l][k];
-		}
-		nd[l].n_attribute = 4, nd[l].attribute = atp[l];
-		ndp[l] = &nd[l];
-	}
-	graph.n_node = QB_LAYERS, graph.node = ndp;
-	graph.n_initializer = QB_LAYERS * 3, graph.initializer = tp;
-	Onnx__ValueInfoProto io[2] = { ONNX__VALUE_INFO_PROTO__INIT, ONNX__VALUE_INFO_PROTO__INIT };
-	Onnx__ValueInfoProto *iop[2] = { &io[0], &io[1] };
-	Onnx__TypeProto ty[2] = { ONNX__TYPE_PROTO__INIT, ONNX__TYPE_PROTO__INIT };
-	Onnx__TypeProto__Tensor tt[2] = { ONNX__TYPE_PROTO__TENSOR__INIT,
-					  ONNX__TYPE_PROTO__TENSOR__INIT };
-	Onnx__TensorShapeProto sh[2] = { ONNX__TENSOR_SHAPE_PROTO__INIT,
-					 ONNX__TENSOR_SHAPE_PROTO__INIT };
-	Onnx__TensorShapeProto__Dimension dm[2][2], *dmp[2][2];
-	for (int i = 0; i < 2; i++) {
-		io[i].name = (char *)(i ? "y" : "x");
-		io[i].type = &ty[i];
-		ty[i].value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-		ty[i].tensor_type = &tt[i];
-		tt[i].has_elem_type = 1, tt[i].elem_type = 1;
-		tt[i].shape = &sh[i];
-		for (int d = 0; d < 2; d++) {
-			onnx__tensor_shape_proto__dimension__init(&dm[i][d]);
-			dm[i][d].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-			dm[i][d].dim_value = d ? QB_K : m;
-			dmp[i][d] = &dm[i][d];
-		}
-		sh[i].n_dim = 2, sh[i].dim = dmp[i];
-	}
-	graph.n_input = 1, graph.input = &iop[0];
-	graph.n_output = 1, graph.output = &iop[1];
-	size_t len = onnx__model_proto__get_packed_size(&model);
-	uint8_t *buf = malloc(len);
-	if (!buf)
-		return false;
-	onnx__model_proto__pack(&model, buf);
-	FILE *f = fopen(path, "wb");
-	bool ok = f && fwrite(buf, 1, len, f) == len;
-	ok = f && fclose(f) == 0 && ok;
-	free(buf);
+	bool ok = onnx_writer_save(&w, path);
+	onnx_writer_free(&w);
 	return ok;
 }
 
-/* Resident kB of the daemon's worker processes (its children). */
-static long qb_workers_rss_kb(pid_t daemon)
+/* Resident kB of the daemon's worker processes (its children): field "VmRSS:" for all of it,
+ * "RssAnon:" for the private anonymous memory weights live in (not the tensors' shared memory
+ * nor library pages). */
+static long qb_workers_rss_kb(pid_t daemon, const char *field)
 {
 	char path[96], line[256];
 	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)daemon, (int)daemon);
@@ -157,8 +92,8 @@ static long qb_workers_rss_kb(pid_t daemon)
 		if (!s)
 			continue;
 		while (fgets(line, sizeof line, s))
-			if (strncmp(line, "VmRSS:", 6) == 0)
-				total += strtol(line + 6, NULL, 10);
+			if (strncmp(line, field, strlen(field)) == 0)
+				total += strtol(line + strlen(field), NULL, 10);
 		fclose(s);
 	}
 	fclose(f);
@@ -191,7 +126,8 @@ TEST_TIMEOUT(bench_matmul_nbits, 900)
 		ASSERT(x && y && yo);
 		for (uint32_t i = 0; i < m * QB_K; i++)
 			x[i] = (float)(qb_rand() & 2047) / 1024.0f - 1.0f;
-		long rss0 = qb_workers_rss_kb(dm.pid);
+		long rss0 = qb_workers_rss_kb(dm.pid, "VmRSS:"),
+		     anon0 = qb_workers_rss_kb(dm.pid, "RssAnon:");
 		struct webnn_model *model = NULL;
 		double t_load = bc_now();
 		enum webnn_status s = webnn_model_load(dm.ctx, path, NULL, &model, why, sizeof why);
@@ -209,7 +145,8 @@ TEST_TIMEOUT(bench_matmul_nbits, 900)
 		ASSERT(webnn_context_dispatch(dm.ctx, g, &in, 1, &out, 1) == WEBNN_STATUS_OK);
 		ASSERT(webnn_context_read_tensor(dm.ctx, out.tensor, y, sizeof(float) * m * QB_K) ==
 		       WEBNN_STATUS_OK);
-		long rss1 = qb_workers_rss_kb(dm.pid);
+		long rss1 = qb_workers_rss_kb(dm.pid, "VmRSS:"),
+		     anon1 = qb_workers_rss_kb(dm.pid, "RssAnon:");
 		/* onnxruntime on the same file and input */
 		bool ort_ok = have_ort;
 		if (ort_ok) {
@@ -270,11 +207,13 @@ TEST_TIMEOUT(bench_matmul_nbits, 900)
 		fprintf(stderr,
 			"MatMulNBits 4 x %dx%d block %d, M %u: webnnd %.3f ms, onnxruntime (2 threads) "
 			"%.3f ms, ratio %.2f; max |d| %.2g (max |y| %.3g); load %.2f s; worker "
-			"resident +%.1f MiB = %.3f bytes/parameter\n",
+			"resident +%.1f MiB, of which anonymous (the weights) +%.1f MiB = %.3f "
+			"bytes/parameter\n",
 			QB_K, QB_K, QB_BS, m, bc_median(tw, nr) * 1e3,
 			ort_ok ? bc_median(tort, nr) * 1e3 : NAN,
 			ort_ok ? bc_ratio(tw, tort, nr) : NAN, maxd, maxy, t_load,
-			(double)(rss1 - rss0) / 1024.0, (double)(rss1 - rss0) * 1024.0 / params);
+			(double)(rss1 - rss0) / 1024.0, (double)(anon1 - anon0) / 1024.0,
+			(double)(anon1 - anon0) * 1024.0 / params);
 		if (ort_ok)
 			bc_child_cmd(&ort, reply, sizeof reply, "close q%u", m);
 		webnn_tensor_destroy(in.tensor);

@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /*
@@ -423,4 +425,221 @@ TEST(hostile_oom_killer_prefers_workers)
 		   "oom_score_adj: the worker's %d, the front door's %d", worker, door);
 	pt_close(&c);
 	hz_scene_finish(&s);
+}
+
+/* ---- constants shared by content (daemon/weights.h) */
+
+enum { SW_K = 1024, SW_N = 3072, SW_CONNS = 6 }; /* a 12 MiB constant, six connections */
+
+static float sw_weight(uint32_t k, uint32_t n)
+{
+	return (float)((k * 31u + n) % 17u) * 0.25f;
+}
+
+/* CreateConstant `id` in context 1 of c: the [rows, N] weights (one element changed when
+ * `odd`), inline (small ones) or through a memfd unregistered once the worker has the bytes. */
+static void sw_constant(struct pt_conn *c, uint32_t id, uint32_t rows, bool shm, bool odd)
+{
+	size_t bytes = (size_t)rows * SW_N * 4;
+	int fd = -1;
+	float *w;
+	if (shm) {
+		fd = pt_memfd(bytes, SEALED);
+		w = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		ASSERT(w != MAP_FAILED);
+	} else {
+		w = malloc(bytes);
+		ASSERT(w);
+	}
+	for (uint32_t k = 0; k < rows; k++)
+		for (uint32_t n = 0; n < SW_N; n++)
+			w[(size_t)k * SW_N + n] = sw_weight(k, n);
+	if (odd)
+		w[SW_N + 5] += 1.0f;
+	Webnn__Ipc__OperandDescriptor d = WEBNN__IPC__OPERAND_DESCRIPTOR__INIT;
+	d.data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
+	d.n_shape = 2;
+	d.shape = (uint32_t[]){ rows, SW_N };
+	Webnn__Ipc__ShmRange r = WEBNN__IPC__SHM_RANGE__INIT;
+	r.slot_id = 9;
+	r.size = bytes;
+	Webnn__Ipc__Data dd = WEBNN__IPC__DATA__INIT;
+	if (shm) {
+		pt_expect_ok(pt_register_shm(c, 9, bytes, fd));
+		dd.where_case = WEBNN__IPC__DATA__WHERE_SHM;
+		dd.shm = &r;
+	} else {
+		dd.where_case = WEBNN__IPC__DATA__WHERE_INLINE;
+		dd.inline_.data = (uint8_t *)w;
+		dd.inline_.len = bytes;
+	}
+	Webnn__Ipc__CreateConstant k = WEBNN__IPC__CREATE_CONSTANT__INIT;
+	k.context_id = 1;
+	k.constant_id = id;
+	k.descriptor = &d;
+	k.data = &dd;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_CREATE_CONSTANT;
+	m.create_constant = &k;
+	m.has_serial = true;
+	pt_call_ok(c, &m);
+	if (shm) {
+		pt_unregister_shm(c, 9);
+		munmap(w, bytes);
+		close(fd);
+	} else {
+		free(w);
+	}
+}
+
+/* Graph `id` of context 1: y = matmul(x [1, rows], constant) run on x = ones, y checked
+ * against the column sums (exact: multiples of 0.25 below 2^12). */
+static void sw_run(struct pt_conn *c, uint32_t id, uint32_t constant, uint32_t rows, bool odd)
+{
+	struct pt_graph g;
+	pt_matmul_graph(&g, 1, id, 1, rows, SW_N);
+	g.operands[1].kind = WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT;
+	g.operands[1].has_constant_id = true;
+	g.operands[1].constant_id = constant;
+	g.operands[1].name = NULL;
+	pt_graph_io(&g, 1, (const char *const[]){ "x" }, (const uint32_t[]){ 0 }, "z", 2);
+	pt_call_ok(c, &g.m);
+	uint32_t xs[] = { 1, rows }, ys[] = { 1, SW_N };
+	pt_create_tensor(c, 1, id + 1, xs, 2);
+	pt_create_tensor(c, 1, id + 2, ys, 2);
+	static float ones[SW_K], want[SW_N];
+	for (uint32_t k = 0; k < SW_K; k++)
+		ones[k] = 1.0f;
+	for (uint32_t n = 0; n < SW_N; n++) {
+		want[n] = 0;
+		for (uint32_t k = 0; k < rows; k++)
+			want[n] += sw_weight(k, n);
+	}
+	if (odd)
+		want[5] += 1.0f;
+	pt_write_inline(c, id + 1, ones, rows * sizeof(float));
+	Webnn__Ipc__NamedTensor nx = WEBNN__IPC__NAMED_TENSOR__INIT, nz = nx;
+	nx.name = "x";
+	nx.tensor_id = id + 1;
+	nz.name = "z";
+	nz.tensor_id = id + 2;
+	Webnn__Ipc__NamedTensor *ins[] = { &nx }, *outs[] = { &nz };
+	Webnn__Ipc__Dispatch dp = WEBNN__IPC__DISPATCH__INIT;
+	dp.context_id = 1;
+	dp.graph_id = id;
+	dp.n_inputs = 1;
+	dp.inputs = ins;
+	dp.n_outputs = 1;
+	dp.outputs = outs;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DISPATCH;
+	m.dispatch = &dp;
+	pt_send(c, &m);
+	pt_read_expect(c, id + 2, want, SW_N);
+}
+
+/* The "weights" test hook's figures: the uid's charged bytes, the shared copies and bytes. */
+static void sw_stats(const struct test_daemon *d, uint64_t *uid, uint64_t *copies,
+		     uint64_t *bytes)
+{
+	struct pt_conn h;
+	char got[300];
+	hz_connect_as(&h, d, HZ_NOBODY);
+	hz_hook(&h, "weights", got, sizeof(got));
+	pt_close(&h);
+	unsigned long long u, c, b;
+	ASSERT_MSG(sscanf(got, "wnn-test weights: uid %llu bytes charged, %llu shared copies of "
+			  "%llu bytes", &u, &c, &b) == 3, "%s", got);
+	fprintf(stderr, "  %s\n", got);
+	*uid = u, *copies = c, *bytes = b;
+}
+
+/* Issue 20 item 6 / issue 18 item 2. Six connections of one uid load the same 12 MiB of
+ * weights and run a graph over them: the worker holds one copy (resident memory grows by ~12 MiB, not 72),
+ * the uid is charged for it once (all of it fits a 48 MiB uid budget, where the copies would
+ * need 72), every connection's quota still sees its constant, the outputs are right. A
+ * constant differing in one element gets its own copy. When the last holder leaves, the copy
+ * and its charge go. */
+static void constants_shared_by_content(const char *backend, const char *uid_limit,
+					int resident_copies, int charged_copies)
+{
+	hz_need_testhooks();
+	const long slack_kib = 16 * 1024;
+	struct test_daemon d;
+	hz_start_binary(&d, "bin/webnnd-testhooks", "--backend", backend, "--limit", uid_limit,
+			"--limit", "max_connection_bytes=128M", NULL);
+	ASSERT(chmod(d.dir, 0755) == 0);
+	struct pt_conn c[SW_CONNS];
+	const long one_kib = (long)SW_K * SW_N * 4 / 1024;
+	hz_connect_as(&c[0], &d, HZ_NOBODY);
+	pt_hello(&c[0], "shared weights 0");
+	pid_t w = hz_worker_pid(&d, HZ_NOBODY);
+	long base = hz_rss_kib(w);
+	for (int i = 0; i < SW_CONNS; i++) {
+		if (i)
+			hz_connect_as(&c[i], &d, HZ_NOBODY);
+		if (i)
+			pt_hello(&c[i], "shared weights");
+		pt_create_context(&c[i], 1);
+		sw_constant(&c[i], 10, SW_K, true, false);
+		sw_run(&c[i], 100, 10, SW_K, false);
+	}
+	uint64_t uid, copies, bytes;
+	sw_stats(&d, &uid, &copies, &bytes);
+	long grew = hz_rss_kib(w) - base;
+	fprintf(stderr, "%s: %d connections over one %ld KiB constant: the worker grew by %ld KiB, "
+		"the uid is charged %" PRIu64 " KiB\n", backend, SW_CONNS, one_kib, grew, uid >> 10);
+	ASSERT_EQ(copies, 1);
+	ASSERT_EQ(bytes, (uint64_t)one_kib * 1024);
+	ASSERT_MSG(uid < (uint64_t)one_kib * 1024 * (charged_copies + 1), "the uid is charged %"
+		   PRIu64 " KiB for one %ld KiB constant", uid >> 10, one_kib);
+	ASSERT_MSG(uid >= (uint64_t)one_kib * 1024 * charged_copies, "the uid is charged %" PRIu64
+		   " KiB: less than the %d copies it should count", uid >> 10, charged_copies);
+	ASSERT_MSG(grew < resident_copies * one_kib + slack_kib, "the worker grew by %ld KiB for "
+		   "one %ld KiB constant (%d expected copies; %d connections)", grew, one_kib,
+		   resident_copies, SW_CONNS);
+	/* The same bytes again in the same connection, and a copy with one element changed. */
+	sw_constant(&c[0], 11, SW_K, true, false);
+	sw_run(&c[0], 200, 11, SW_K, false);
+	sw_constant(&c[0], 12, SW_K, true, true);
+	sw_run(&c[0], 300, 12, SW_K, true);
+	sw_stats(&d, &uid, &copies, &bytes);
+	ASSERT_EQ(copies, 2);
+	ASSERT_EQ(bytes, (uint64_t)one_kib * 1024 * 2);
+	/* Inline bytes (interned as the request is read) in two connections: one more copy. */
+	const uint64_t small = 4 * SW_N * 4;
+	for (int i = 0; i < 2; i++) {
+		sw_constant(&c[i], 20, 4, false, false);
+		sw_run(&c[i], 400, 20, 4, false);
+	}
+	sw_stats(&d, &uid, &copies, &bytes);
+	ASSERT_EQ(copies, 3);
+	ASSERT_EQ(bytes, (uint64_t)one_kib * 1024 * 2 + small);
+	for (int i = 0; i < SW_CONNS; i++)
+		pt_close(&c[i]);
+	/* The last holder gone, so are the copies and their charge (the probe's own session holds
+	 * only its header). */
+	for (int tries = 0; tries < 50; tries++) {
+		sw_stats(&d, &uid, &copies, &bytes);
+		if (copies == 0 && uid < 64 * 1024)
+			break;
+		usleep(100 * 1000);
+	}
+	ASSERT_EQ(copies, 0);
+	ASSERT_MSG(uid < 64 * 1024, "the uid is still charged %" PRIu64 " bytes", uid);
+	test_daemon_stop(&d);
+}
+
+TEST_TIMEOUT(hostile_constants_shared_by_content, 120)
+{
+	/* the reference backend reads constants in place */
+	constants_shared_by_content("reference", "max_uid_bytes=48M", 1, 1);
+}
+
+/* The same on cpu, whose plans reorder the weights for oneDNN: the six plans share one
+ * reordered copy (two copies resident in all, not twelve), while each plan still counts the
+ * copy in its own charge (over the truth, never under: the constant once, six reorders). */
+TEST_TIMEOUT(hostile_constants_shared_by_content_cpu, 120)
+{
+	constants_shared_by_content("cpu", "max_uid_bytes=128M", 2, 1 + SW_CONNS);
 }

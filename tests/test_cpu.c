@@ -547,10 +547,11 @@ static const struct graph_ir *chunk_graph(struct tg_graph *tg, const struct chun
 	return g;
 }
 
-/* With WEBNN_CPU_CHUNK_NS at 1 ns every oneDNN gemm and matmul runs in chunks (of rows, or of
- * the outermost batch dim): slices of A, B and the output through offsets, constant B reordered
- * once and shared or sliced, every C term of gemm (bias, owned bias, prefill with the sum
- * post-op), alpha, the fused residual epilogue. Each matches the reference kernels. */
+/* With WEBNN_CPU_CHUNK_NS at 1 ns every oneDNN gemm and matmul runs in chunks (of columns when
+ * B is not constant, of rows when it is, or of the outermost batch dim): slices of A, B and the
+ * output through offsets, constant B reordered once and shared or sliced, every C term of gemm
+ * (bias and owned bias sliced by columns, prefill with the sum post-op), alpha, the fused
+ * residual and channel-vector epilogues. Each matches the reference kernels. */
 TEST_TIMEOUT(cpu_long_steps_in_chunks, 300)
 {
 	static const struct chunk_case cases[] = {
@@ -567,6 +568,10 @@ TEST_TIMEOUT(cpu_long_steps_in_chunks, 300)
 		  .beta = 2, .ra = 2, .rb = 2, .a = { 300, 64 }, .b = { 64, 48 } },
 		{ "matmul rows, constant B, residual + relu", .const_b = true, .residual = true,
 		  .ra = 2, .rb = 2, .a = { 333, 40 }, .b = { 40, 56 }, .ry = 2, .y = { 333, 56 } },
+		{ "matmul columns, residual + relu", .residual = true, .ra = 2, .rb = 2,
+		  .a = { 90, 40 }, .b = { 40, 200 }, .ry = 2, .y = { 90, 200 } },
+		{ "matmul columns, channel vector + relu", .residual = true, .ra = 2, .rb = 2,
+		  .a = { 90, 40 }, .b = { 40, 200 }, .ry = 1, .y = { 200 } },
 		{ "matmul batch", .ra = 3, .rb = 3, .a = { 6, 70, 40 }, .b = { 6, 40, 50 } },
 		{ "matmul batch, broadcast A, residual + relu", .residual = true, .ra = 2, .rb = 3,
 		  .a = { 70, 40 }, .b = { 6, 40, 50 }, .ry = 3, .y = { 6, 70, 50 } },
@@ -918,6 +923,14 @@ TEST_TIMEOUT(cpu_quantized_matmul, 120)
 		{ WNN_U4, true, 1, 64, 6, 32, false, true, true },
 		{ WNN_I4, true, 5, 40, 3, 16, false, false, true },
 		{ WNN_U8, false, 4, 32, 7, 8, false, true, true },
+		/* 16 rows and more: rows in vector lanes (qmm_run_lanes on AVX-512) */
+		{ WNN_U4, true, 16, 64, 8, 32, false, false, false },
+		{ WNN_I4, true, 37, 1056, 13, 32, false, true, false }, /* 32 + 16-row tail, K chunks */
+		{ WNN_U4, true, 9, 96, 11, 16, true, false, false },    /* batched: 18 rows */
+		{ WNN_U4, false, 20, 48, 9, 16, false, true, false },   /* blocks along K of [K, N] */
+		{ WNN_U8, true, 33, 64, 10, 16, false, false, false },
+		{ WNN_I4, true, 17, 64, 6, 32, false, true, true },     /* gemm, alpha, C */
+		{ WNN_U4, true, 300, 64, 9, 32, false, false, false },  /* two passes of rows */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		qmm_check(be, &cases[i], NULL);

@@ -156,6 +156,29 @@ static enum webnn_status eval_concat(const struct graph_node *n, const struct gr
 	return WEBNN_STATUS_OK;
 }
 
+/* resample2d, nearest neighbour, any two axes of a 4-D tensor */
+static enum webnn_status eval_nearest(const struct wnn_resample_attrs *a, const float *x,
+				      float *out, struct wnn_diag *diag)
+{
+	if (a->mode != WNN_INTERP_NEAREST)
+		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED, "eval: linear resample2d");
+	uint64_t count = wnn_shape_count(4, a->out_dims);
+	for (uint64_t i = 0; i < count; i++) {
+		uint32_t c[4];
+		uint64_t rest = i, off = 0;
+		for (int d = 3; d >= 0; d--) {
+			c[d] = (uint32_t)(rest % a->out_dims[d]);
+			rest /= a->out_dims[d];
+		}
+		for (int k = 0; k < 2; k++)
+			c[a->axes[k]] = wnn_resample_nearest(a, k, c[a->axes[k]]);
+		for (int d = 0; d < 4; d++)
+			off += c[d] * a->in_strides[d];
+		out[i] = x[off];
+	}
+	return WEBNN_STATUS_OK;
+}
+
 static enum webnn_status eval_values(const struct graph_node *n, const struct graph_value *values,
 				    const void *const *inputs, void *const *outputs,
 				    struct wnn_diag *diag)
@@ -173,6 +196,25 @@ static enum webnn_status eval_values(const struct graph_node *n, const struct gr
 		return eval_conv(&n->attrs.conv2d, inputs, out);
 	if (n->op == WNN_OP_MAX_POOL2D)
 		return eval_max_pool(&n->attrs.pool2d, x, out);
+	if (n->op == WNN_OP_RESAMPLE2D)
+		return eval_nearest(&n->attrs.resample, x, out, diag);
+	if (n->op == WNN_OP_REDUCE_MEAN) {
+		const struct wnn_reduction *r = &n->attrs.reduce.r;
+		for (uint64_t k = 0; k < r->kept_count; k++) {
+			uint64_t base = wnn_shape_offset(r->kept_rank, r->kept_dims, r->kept_strides, k);
+			float sum = 0;
+			for (uint64_t j = 0; j < r->red_count; j++)
+				sum += x[base + wnn_shape_offset(r->red_rank, r->red_dims,
+								 r->red_strides, j)];
+			out[k] = sum / (float)r->red_count;
+		}
+		return WEBNN_STATUS_OK;
+	}
+	if (n->op == WNN_OP_SIGMOID) {
+		for (uint64_t i = 0; i < count; i++)
+			out[i] = 1 / (1 + expf(-x[i]));
+		return WEBNN_STATUS_OK;
+	}
 	if (n->op != WNN_OP_TRANSPOSE && n->op != WNN_OP_RELU && n->op != WNN_OP_ADD &&
 	    n->op != WNN_OP_MUL)
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED, "eval: %s", wnn_ops[n->op].name);
@@ -743,6 +785,72 @@ TEST(graph_layout_constant_operand_and_concat)
 	GRAPH_FOR_EACH_LIVE_NODE(c.g, i)
 		if (c.g->nodes[i].op == WNN_OP_CONCAT)
 			ASSERT_EQ(c.g->nodes[i].attrs.concat.axis, 3);
+	layout_free(&c);
+}
+
+/* resample2d over H and W (NCHW axes 2, 3), nearest neighbour, scaled by 2 */
+static uint32_t gb_resample(struct tg_builder *b, uint32_t x)
+{
+	static float scales[2] = { 2, 2 };
+	Webnn__Ipc__Resample2d m = WEBNN__IPC__RESAMPLE2D__INIT;
+	b->ids[b->n][0] = 2, b->ids[b->n][1] = 3;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	m.n_scales = 2;
+	m.scales = scales;
+	m.n_axes = 2;
+	m.axes = b->ids[b->n];
+	b->msgs[b->n].resample = m;
+	return tb_add(b, WNN_OP_RESAMPLE2D);
+}
+
+/* reduceMean over H and W keeping the dimensions: a squeeze-and-excitation block's pooling */
+static uint32_t gb_mean_hw(struct tg_builder *b, uint32_t x)
+{
+	Webnn__Ipc__Reduce m = WEBNN__IPC__REDUCE__INIT;
+	b->ids[b->n][0] = 2, b->ids[b->n][1] = 3;
+	m.input = x;
+	m.output = tg_next(&b->t);
+	m.n_axes = 2;
+	m.axes = b->ids[b->n];
+	m.has_has_axes = 1;
+	m.has_axes = 1;
+	m.has_keep_dimensions = 1;
+	m.keep_dimensions = 1;
+	b->msgs[b->n].reduce = m;
+	return tb_add(b, WNN_OP_REDUCE_MEAN);
+}
+
+/* conv -> resample2d -> conv and a squeeze-and-excitation gate (conv -> reduceMean -> conv ->
+ * sigmoid, times the activation): both run in the backend's layout, with their axes moved,
+ * so the only transposes are the graph input's and the output's. */
+TEST(graph_layout_resample_and_reduce)
+{
+	struct layout_case c = { .b = tb_new() };
+	uint32_t x, conv = conv_input(c.b, false, &x);
+	uint32_t up = gb_resample(c.b, conv);
+	uint32_t f2 = gb_const(c.b, 4, (uint32_t[]){ 3, 3, 1, 1 }, 21);
+	uint32_t conv2 = gb_conv(c.b, up, f2, false);
+	uint32_t mean = gb_mean_hw(c.b, conv2);
+	uint32_t f3 = gb_const(c.b, 4, (uint32_t[]){ 3, 3, 1, 1 }, 22);
+	uint32_t gate = tb_unary(c.b, WNN_OP_SIGMOID, gb_conv(c.b, mean, f3, false));
+	tb_binary(c.b, WNN_OP_MUL, conv2, gate);
+	c.g = gb_finish(c.b);
+	layout_run(&c, WEBNN_LAYOUT_NHWC);
+	ASSERT_EQ(count_op(c.g, WNN_OP_TRANSPOSE), 2);
+	check_spatial_layout(c.g, true);
+	GRAPH_FOR_EACH_LIVE_NODE(c.g, i) {
+		const struct graph_node *n = &c.g->nodes[i];
+		if (n->op == WNN_OP_RESAMPLE2D) {
+			ASSERT_EQ(n->attrs.resample.axes[0], 1);
+			ASSERT_EQ(n->attrs.resample.axes[1], 2);
+			ASSERT_EQ(n->attrs.resample.out_dims[3], 3);
+		}
+		if (n->op == WNN_OP_REDUCE_MEAN) {
+			ASSERT_EQ(n->attrs.reduce.r.red_count, 8 * 12);
+			ASSERT_EQ(n->attrs.reduce.r.kept_count, 3);
+		}
+	}
 	layout_free(&c);
 }
 

@@ -11,6 +11,7 @@
 
 #include "client/tools/common/model_check.h"
 #include "tests/clienttest.h"
+#include "tests/onnx_writer.h"
 #include "tests/test.h"
 #include "webnn_import.h"
 
@@ -174,188 +175,27 @@ TEST_TIMEOUT(onnx_testdata, 1800)
 
 /* ---------------------------------------------------------------- hand-made models */
 
-#include "onnx/onnx.pb-c.h"
-
-/* A model under construction: nodes, inputs, outputs and initializers of one graph. */
-struct mk {
-	Onnx__ModelProto model;
-	Onnx__GraphProto graph;
-	Onnx__OperatorSetIdProto opset, *opsets[1];
-	Onnx__NodeProto nodes[8], *node_ptrs[8];
-	Onnx__AttributeProto attrs[16], *attr_ptrs[8][4];
-	Onnx__ValueInfoProto io[8], *in_ptrs[4], *out_ptrs[4];
-	Onnx__TypeProto types[8];
-	Onnx__TypeProto__Tensor ttypes[8];
-	Onnx__TensorShapeProto shapes[8];
-	Onnx__TensorShapeProto__Dimension dims[8][4], *dim_ptrs[8][4];
-	Onnx__TensorProto inits[4], *init_ptrs[4];
-	Onnx__StringStringEntryProto ext[4][3], *ext_ptrs[4][3];
-	int64_t init_dims[4][4];
-	size_t n_attrs, n_io;
-};
-
-static void mk_init(struct mk *m)
+/* Starts a model in w, freeing what it held (w zeroed or freed before): ai.onnx opset 13, IR
+ * version 7. */
+static void model_begin(struct onnx_writer *w)
 {
-	memset(m, 0, sizeof(*m));
-	onnx__model_proto__init(&m->model);
-	onnx__graph_proto__init(&m->graph);
-	onnx__operator_set_id_proto__init(&m->opset);
-	m->opset.domain = (char *)"";
-	m->opset.has_version = 1;
-	m->opset.version = 13;
-	m->opsets[0] = &m->opset;
-	m->model.has_ir_version = 1;
-	m->model.ir_version = 7;
-	m->model.n_opset_import = 1;
-	m->model.opset_import = m->opsets;
-	m->model.graph = &m->graph;
-	m->graph.name = (char *)"g";
-	m->graph.node = m->node_ptrs;
-	m->graph.input = m->in_ptrs;
-	m->graph.output = m->out_ptrs;
-	m->graph.initializer = m->init_ptrs;
+	onnx_writer_free(w);
+	onnx_writer_init(w, 13);
 }
 
-/* A float tensor value; dim names (free dimensions) where names[i] is not NULL. */
-static Onnx__ValueInfoProto *mk_value(struct mk *m, const char *name, uint32_t rank,
-				      const int64_t *dims, const char *const *names)
+/* An attribute without its type, as older writers leave it. */
+static Onnx__AttributeProto *untyped(Onnx__AttributeProto *a)
 {
-	size_t k = m->n_io++;
-	Onnx__ValueInfoProto *v = &m->io[k];
-	onnx__value_info_proto__init(v);
-	onnx__type_proto__init(&m->types[k]);
-	onnx__type_proto__tensor__init(&m->ttypes[k]);
-	onnx__tensor_shape_proto__init(&m->shapes[k]);
-	v->name = (char *)name;
-	v->type = &m->types[k];
-	m->types[k].value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-	m->types[k].tensor_type = &m->ttypes[k];
-	m->ttypes[k].has_elem_type = 1;
-	m->ttypes[k].elem_type = 1;
-	m->ttypes[k].shape = &m->shapes[k];
-	m->shapes[k].n_dim = rank;
-	m->shapes[k].dim = m->dim_ptrs[k];
-	for (uint32_t i = 0; i < rank; i++) {
-		Onnx__TensorShapeProto__Dimension *d = &m->dims[k][i];
-		onnx__tensor_shape_proto__dimension__init(d);
-		if (names && names[i]) {
-			d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
-			d->dim_param = (char *)names[i];
-		} else {
-			d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-			d->dim_value = dims[i];
-		}
-		m->dim_ptrs[k][i] = d;
-	}
-	return v;
-}
-
-static void mk_input(struct mk *m, const char *name, uint32_t rank, const int64_t *dims,
-		     const char *const *names)
-{
-	m->in_ptrs[m->graph.n_input++] = mk_value(m, name, rank, dims, names);
-}
-
-static void mk_output(struct mk *m, const char *name, uint32_t rank, const int64_t *dims)
-{
-	m->out_ptrs[m->graph.n_output++] = mk_value(m, name, rank, dims, NULL);
-}
-
-static Onnx__NodeProto *mk_node(struct mk *m, const char *name, const char *type, const char *in0,
-				const char *in1, const char *out)
-{
-	size_t k = m->graph.n_node++;
-	Onnx__NodeProto *n = &m->nodes[k];
-	static char *ins[8][2], *outs[8][1];
-	onnx__node_proto__init(n);
-	n->name = (char *)name;
-	n->op_type = (char *)type;
-	ins[k][0] = (char *)in0;
-	ins[k][1] = (char *)in1;
-	outs[k][0] = (char *)out;
-	n->input = ins[k];
-	n->n_input = in1 ? 2 : 1;
-	n->output = outs[k];
-	n->n_output = 1;
-	n->attribute = m->attr_ptrs[k];
-	m->node_ptrs[k] = n;
-	return n;
-}
-
-static Onnx__AttributeProto *mk_attr(struct mk *m, Onnx__NodeProto *n, const char *name)
-{
-	Onnx__AttributeProto *a = &m->attrs[m->n_attrs++];
-	onnx__attribute_proto__init(a);
-	a->name = (char *)name;
-	n->attribute[n->n_attribute++] = a;
+	a->has_type = 0;
 	return a;
 }
 
-/* A string attribute (its type left unset, as older writers do). */
-static Onnx__AttributeProto *mk_attr_s(struct mk *m, Onnx__NodeProto *n, const char *name,
-				       const char *value)
+/* Writes the model to dir/model.onnx. */
+static void model_write(const struct onnx_writer *w, const char *dir)
 {
-	Onnx__AttributeProto *a = mk_attr(m, n, name);
-	a->has_s = 1;
-	a->s.data = (uint8_t *)value;
-	a->s.len = strlen(value);
-	return a;
-}
-
-/* An int-list attribute (its type left unset). */
-static Onnx__AttributeProto *mk_attr_ints(struct mk *m, Onnx__NodeProto *n, const char *name,
-					  const int64_t *ints, size_t count)
-{
-	Onnx__AttributeProto *a = mk_attr(m, n, name);
-	a->n_ints = count;
-	a->ints = (int64_t *)ints;
-	return a;
-}
-
-/* A float initializer with raw data (ext: external data location, NULL: inline). */
-static Onnx__TensorProto *mk_initializer(struct mk *m, const char *name, uint32_t rank,
-					 const int64_t *dims, const float *data, size_t n,
-					 const char *ext)
-{
-	size_t k = m->graph.n_initializer++;
-	Onnx__TensorProto *t = &m->inits[k];
-	onnx__tensor_proto__init(t);
-	t->name = (char *)name;
-	t->has_data_type = 1;
-	t->data_type = 1;
-	t->n_dims = rank;
-	t->dims = m->init_dims[k];
-	memcpy(m->init_dims[k], dims, rank * sizeof(int64_t));
-	if (ext) {
-		t->has_data_location = 1;
-		t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
-		onnx__string_string_entry_proto__init(&m->ext[k][0]);
-		m->ext[k][0].key = (char *)"location";
-		m->ext[k][0].value = (char *)ext;
-		m->ext_ptrs[k][0] = &m->ext[k][0];
-		t->n_external_data = 1;
-		t->external_data = m->ext_ptrs[k];
-	} else {
-		t->has_raw_data = 1;
-		t->raw_data.data = (uint8_t *)data;
-		t->raw_data.len = n * sizeof(float);
-	}
-	m->init_ptrs[k] = t;
-	return t;
-}
-
-/* Packs the model and writes it to dir/model.onnx. */
-static void mk_write(struct mk *m, const char *dir)
-{
-	size_t len = onnx__model_proto__get_packed_size(&m->model);
-	uint8_t *buf = malloc(len + 1);
-	ASSERT(buf);
-	onnx__model_proto__pack(&m->model, buf);
 	char path[512];
 	snprintf(path, sizeof(path), "%s/model.onnx", dir);
-	FILE *f = fopen(path, "wb");
-	ASSERT(f && fwrite(buf, 1, len, f) == len && fclose(f) == 0);
-	free(buf);
+	ASSERT(onnx_writer_save(w, path));
 }
 
 static void mk_tmpdir(char *dir, size_t len)
@@ -389,12 +229,16 @@ static const int64_t d23[2] = { 2, 3 };
 static const float ones6[6] = { 1, 1, 1, 1, 1, 1 };
 
 /* The usual test model: one node between input x and output y, both float [2, 3]. */
-static void mk_around(struct mk *m, const char *name, const char *type, const char *in1)
+static Onnx__NodeProto *model_around(struct onnx_writer *w, const char *name, const char *type,
+				     const char *in1)
 {
-	mk_init(m);
-	mk_input(m, "x", 2, d23, NULL);
-	mk_node(m, name, type, "x", in1, "y");
-	mk_output(m, "y", 2, d23);
+	char ins[64];
+	snprintf(ins, sizeof(ins), "x%s%s", in1 ? "," : "", in1 ? in1 : "");
+	model_begin(w);
+	onnx_writer_input(w, "x", ONNX_FLOAT, 2, d23);
+	Onnx__NodeProto *n = onnx_writer_node(w, name, type, NULL, ins, "y");
+	onnx_writer_output(w, "y", ONNX_FLOAT, 2, d23);
+	return n;
 }
 
 /* A daemon, a context on it and an empty folder for the models a test writes. */
@@ -423,45 +267,45 @@ TEST(onnx_error_unknown_operator)
 	onnx_env_up(&e, "onnx-errors");
 	struct webnn_context *ctx = e.ctx;
 	const char *dir = e.dir;
-	struct mk m;
-	mk_around(&m, "n0", "FooBar", NULL);
-	mk_write(&m, dir);
+	struct onnx_writer wr = { 0 };
+	model_around(&wr, "n0", "FooBar", NULL);
+	model_write(&wr, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
 			  "onnx: node \"n0\" (FooBar): unknown operator \"FooBar\"");
 	/* an ONNX operator WebNN cannot express names the reason */
-	mk_init(&m);
-	m.n_io = 0;
-	mk_input(&m, "x", 2, d23, NULL);
-	mk_node(&m, "t", "NonZero", "x", NULL, "y");
-	mk_output(&m, "y", 2, d23);
-	mk_write(&m, dir);
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 2, d23);
+	onnx_writer_node(&wr, "t", "NonZero", NULL, "x", "y");
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 2, d23);
+	model_write(&wr, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
 			  "onnx: node \"t\" (NonZero): WebNN cannot express NonZero: its output "
 			  "shape depends on the input values");
 	/* an input no node produces */
-	mk_around(&m, "a", "Add", "nowhere");
-	mk_write(&m, dir);
+	model_around(&wr, "a", "Add", "nowhere");
+	model_write(&wr, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_TYPE_ERROR,
 			  "onnx: node \"a\" (Add): input \"nowhere\" is neither a graph input, an "
 			  "initializer nor the output of an earlier node");
 	/* an opset past the mapping */
-	mk_around(&m, "r", "Relu", NULL);
-	m.opset.version = 22;
-	mk_write(&m, dir);
+	Onnx__NodeProto *relu = model_around(&wr, "r", "Relu", NULL);
+	onnx_writer_opset(&wr, "", 22);
+	model_write(&wr, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
 			  "onnx: opset 22: this importer maps opsets up to 21");
 	/* a domain other than ai.onnx and com.microsoft; an operator com.microsoft lacks */
-	m.opset.version = 13;
-	m.nodes[0].domain = (char *)"org.example";
-	mk_write(&m, dir);
+	onnx_writer_opset(&wr, "", 13);
+	relu->domain = (char *)"org.example";
+	model_write(&wr, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
 			  "onnx: node \"r\" (Relu): operator domain \"org.example\" is neither "
 			  "ai.onnx nor com.microsoft");
-	m.nodes[0].domain = (char *)"com.microsoft";
-	mk_write(&m, dir);
+	relu->domain = (char *)"com.microsoft";
+	model_write(&wr, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
 			  "onnx: node \"r\" (Relu): unknown operator \"Relu\" in domain "
 			  "com.microsoft");
+	onnx_writer_free(&wr);
 	onnx_env_down(&e);
 }
 
@@ -473,36 +317,31 @@ TEST(onnx_error_bad_attribute)
 	const char *dir = e.dir;
 	static const int64_t xs[4] = { 1, 1, 5, 5 }, ws[4] = { 1, 1, 3, 3 }, pads[4] = { 1, 1, 1, 1 };
 	static float w[9];
-	struct mk m;
-	mk_init(&m);
-	mk_input(&m, "x", 4, xs, NULL);
-	mk_initializer(&m, "w", 4, ws, w, 9, NULL);
-	Onnx__NodeProto *n = mk_node(&m, "conv_3", "Conv", "x", "w", "y");
-	Onnx__AttributeProto *a = mk_attr_s(&m, n, "auto_pad", "VALID");
-	a->has_type = 1;
-	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
-	a = mk_attr_ints(&m, n, "pads", pads, 4);
-	a->has_type = 1;
-	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
-	mk_output(&m, "y", 4, xs);
-	mk_write(&m, dir);
+	struct onnx_writer wr = { 0 };
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 4, xs);
+	onnx_writer_initializer(&wr, "w", ONNX_FLOAT, 4, ws, w);
+	Onnx__NodeProto *n = onnx_writer_node(&wr, "conv_3", "Conv", NULL, "x,w", "y");
+	onnx_writer_attr_string(&wr, n, "auto_pad", "VALID");
+	onnx_writer_attr_ints(&wr, n, "pads", pads, 4);
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 4, xs);
+	model_write(&wr, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_TYPE_ERROR,
 			  "onnx: node \"conv_3\" (Conv): auto_pad VALID with pads given");
 	/* an attribute value the opset does not define ("wrap" came with opset 19) */
-	mk_init(&m);
-	m.n_attrs = 0;
+	model_begin(&wr);
 	static const int64_t x4[4] = { 1, 1, 4, 4 };
-	mk_input(&m, "x", 4, x4, NULL);
-	n = mk_node(&m, "pad0", "Pad", "x", NULL, "y");
-	n->n_input = 1;
-	m.opset.version = 10;
-	mk_attr_s(&m, n, "mode", "wrap");
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 4, x4);
+	n = onnx_writer_node(&wr, "pad0", "Pad", NULL, "x", "y");
+	onnx_writer_opset(&wr, "", 10);
+	untyped(onnx_writer_attr_string(&wr, n, "mode", "wrap"));
 	static const int64_t p8[8] = { 0, 0, 1, 1, 0, 0, 1, 1 };
-	mk_attr_ints(&m, n, "pads", p8, 8);
-	mk_output(&m, "y", 4, x4);
-	mk_write(&m, dir);
+	untyped(onnx_writer_attr_ints(&wr, n, "pads", p8, 8));
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 4, x4);
+	model_write(&wr, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_TYPE_ERROR,
 			  "onnx: node \"pad0\" (Pad): mode \"wrap\"");
+	onnx_writer_free(&wr);
 	onnx_env_down(&e);
 }
 
@@ -513,12 +352,12 @@ TEST(onnx_free_dimension)
 	struct webnn_context *ctx = e.ctx;
 	const char *dir = e.dir;
 	static const char *const names[2] = { "N", NULL };
-	struct mk m;
-	mk_init(&m);
-	mk_input(&m, "x", 2, d23, names);
-	mk_node(&m, "r", "Relu", "x", NULL, "y");
-	mk_output(&m, "y", 2, d23);
-	mk_write(&m, dir);
+	struct onnx_writer wr = { 0 };
+	model_begin(&wr);
+	onnx_writer_dim_params(&wr, onnx_writer_input(&wr, "x", ONNX_FLOAT, 2, d23), names);
+	onnx_writer_node(&wr, "r", "Relu", NULL, "x", "y");
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 2, d23);
+	model_write(&wr, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_TYPE_ERROR,
 			  "onnx: 1 free dimension is not bound: \"N\" (x:0); bind it by name or "
 			  "as input:axis (--dim N=<size>)");
@@ -541,17 +380,20 @@ TEST(onnx_free_dimension)
 	ASSERT_STREQ(webnn_model_input_name(model, 0), "x");
 	ASSERT_STREQ(webnn_model_output_name(model, 0), "y");
 	webnn_model_destroy(model);
+	onnx_writer_free(&wr);
 	onnx_env_down(&e);
 }
 
 /* Add of an input and an initializer read from an external data file. */
-static void external_model(struct mk *m, const char *location)
+static Onnx__TensorProto *external_model(struct onnx_writer *w, const char *location)
 {
-	mk_init(m);
-	mk_input(m, "x", 2, d23, NULL);
-	mk_initializer(m, "w", 2, d23, NULL, 6, location);
-	mk_node(m, "add", "Add", "x", "w", "y");
-	mk_output(m, "y", 2, d23);
+	model_begin(w);
+	onnx_writer_input(w, "x", ONNX_FLOAT, 2, d23);
+	Onnx__TensorProto *t = onnx_writer_initializer_external(w, "w", ONNX_FLOAT, 2, d23,
+								location);
+	onnx_writer_node(w, "add", "Add", NULL, "x,w", "y");
+	onnx_writer_output(w, "y", ONNX_FLOAT, 2, d23);
+	return t;
 }
 
 TEST(onnx_external_data)
@@ -565,9 +407,9 @@ TEST(onnx_external_data)
 	snprintf(path, sizeof(path), "%s/weights.bin", dir);
 	FILE *f = fopen(path, "wb");
 	ASSERT(f && fwrite(w, sizeof(float), 6, f) == 6 && fclose(f) == 0);
-	struct mk m;
-	external_model(&m, "weights.bin");
-	mk_write(&m, dir);
+	struct onnx_writer wr = { 0 };
+	external_model(&wr, "weights.bin");
+	model_write(&wr, dir);
 	struct webnn_model *model = NULL;
 	char err[512] = "";
 	enum webnn_status s = mk_load(ctx, dir, NULL, &model, err, sizeof(err));
@@ -590,29 +432,30 @@ TEST(onnx_external_data)
 	webnn_model_destroy(model);
 
 	/* escaping the model's folder: "..", an absolute path, a symlink out of it */
-	external_model(&m, "../weights.bin");
-	mk_write(&m, dir);
+	external_model(&wr, "../weights.bin");
+	model_write(&wr, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
 			  "onnx: initializer tensor \"w\": external data location "
 			  "\"../weights.bin\" leaves the model's folder");
-	external_model(&m, "/etc/passwd");
-	mk_write(&m, dir);
+	external_model(&wr, "/etc/passwd");
+	model_write(&wr, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
 			  "external data location \"/etc/passwd\" leaves the model's folder");
 	snprintf(path, sizeof(path), "%s/link.bin", dir);
 	ASSERT(symlink("/etc/passwd", path) == 0);
-	external_model(&m, "link.bin");
-	mk_write(&m, dir);
+	external_model(&wr, "link.bin");
+	model_write(&wr, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
 			  "external data location \"link.bin\" leaves the model's folder");
 	/* a file shorter than the tensor */
 	snprintf(path, sizeof(path), "%s/short.bin", dir);
 	f = fopen(path, "wb");
 	ASSERT(f && fwrite(w, sizeof(float), 5, f) == 5 && fclose(f) == 0);
-	external_model(&m, "short.bin");
-	mk_write(&m, dir);
+	external_model(&wr, "short.bin");
+	model_write(&wr, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
 			  "holds fewer than 0 + 24 bytes");
+	onnx_writer_free(&wr);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
 }
@@ -623,22 +466,21 @@ TEST(onnx_error_lying_lengths)
 	onnx_env_up(&e, "onnx-lengths");
 	struct webnn_context *ctx = e.ctx;
 	const char *dir = e.dir;
-	struct mk m;
+	struct onnx_writer wr = { 0 };
 	/* raw data shorter than dims x type */
-	mk_init(&m);
-	mk_input(&m, "x", 2, d23, NULL);
-	mk_initializer(&m, "w", 2, d23, ones6, 5, NULL);
-	mk_node(&m, "add", "Add", "x", "w", "y");
-	mk_output(&m, "y", 2, d23);
-	mk_write(&m, dir);
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 2, d23);
+	onnx_writer_initializer(&wr, "w", ONNX_FLOAT, 2, d23, ones6)->raw_data.len = 20;
+	onnx_writer_node(&wr, "add", "Add", NULL, "x,w", "y");
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 2, d23);
+	model_write(&wr, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
 			  "onnx: initializer tensor \"w\": 20 raw bytes, but its shape and type "
 			  "need 24");
 	/* a protobuf whose length prefix runs past the end of the file */
-	size_t len = onnx__model_proto__get_packed_size(&m.model);
-	uint8_t *buf = malloc(len);
-	ASSERT(buf);
-	onnx__model_proto__pack(&m.model, buf);
+	size_t len;
+	uint8_t *buf;
+	ASSERT(onnx_writer_serialise(&wr, &buf, &len));
 	struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
 	o.format = WEBNN_MODEL_FORMAT_ONNX;
 	struct webnn_model *model = NULL;
@@ -649,17 +491,11 @@ TEST(onnx_error_lying_lengths)
 	ASSERT_CONTAINS(err, "onnx: not an ONNX model (protobuf decoding of ModelProto failed)");
 	free(buf);
 	/* external data whose declared length disagrees with the shape */
-	external_model(&m, "weights.bin");
-	m.ext[0][1].key = (char *)"length";
-	m.ext[0][1].value = (char *)"4000000000";
-	onnx__string_string_entry_proto__init(&m.ext[0][1]);
-	m.ext[0][1].key = (char *)"length";
-	m.ext[0][1].value = (char *)"4000000000";
-	m.ext_ptrs[0][1] = &m.ext[0][1];
-	m.inits[0].n_external_data = 2;
-	mk_write(&m, dir);
+	onnx_writer_external_data(&wr, external_model(&wr, "weights.bin"), "length", "4000000000");
+	model_write(&wr, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_DATA_ERROR,
 			  "external data length 4000000000, but its shape and type need 24 bytes");
+	onnx_writer_free(&wr);
 	onnx_env_down(&e);
 }
 
@@ -881,15 +717,15 @@ static void einsum_case(struct webnn_context *ctx, const char *dir, const char *
 			uint32_t ra, const int64_t *da, uint32_t rb, const int64_t *db, uint32_t ro,
 			const int64_t *dout, const float *want)
 {
-	struct mk m;
-	mk_init(&m);
-	mk_input(&m, "a", ra, da, NULL);
+	struct onnx_writer wr = { 0 };
+	model_begin(&wr);
+	onnx_writer_input(&wr, "a", ONNX_FLOAT, ra, da);
 	if (rb)
-		mk_input(&m, "b", rb, db, NULL);
-	Onnx__NodeProto *n = mk_node(&m, "e", "Einsum", "a", rb ? "b" : NULL, "y");
-	mk_attr_s(&m, n, "equation", eq);
-	mk_output(&m, "y", ro, dout);
-	mk_write(&m, dir);
+		onnx_writer_input(&wr, "b", ONNX_FLOAT, rb, db);
+	Onnx__NodeProto *n = onnx_writer_node(&wr, "e", "Einsum", NULL, rb ? "a,b" : "a", "y");
+	untyped(onnx_writer_attr_string(&wr, n, "equation", eq));
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, ro, dout);
+	model_write(&wr, dir);
 	struct webnn_model *model = NULL;
 	char err[512] = "";
 	enum webnn_status s = mk_load(ctx, dir, NULL, &model, err, sizeof(err));
@@ -922,6 +758,7 @@ static void einsum_case(struct webnn_context *ctx, const char *dir, const char *
 		webnn_tensor_destroy(in[i].tensor);
 	webnn_tensor_destroy(out.tensor);
 	webnn_model_destroy(model);
+	onnx_writer_free(&wr);
 }
 
 TEST(onnx_einsum)
@@ -974,16 +811,17 @@ TEST(onnx_einsum)
 		}
 	einsum_case(ctx, dir, "ij,kj->ik", 2, a23, 2, b43, 2, o24, want);
 	/* a diagonal is refused, naming the rule */
-	struct mk m;
-	mk_init(&m);
+	struct onnx_writer wr = { 0 };
+	model_begin(&wr);
 	static const int64_t s33[2] = { 3, 3 };
-	mk_input(&m, "a", 2, s33, NULL);
-	Onnx__NodeProto *n = mk_node(&m, "e", "Einsum", "a", NULL, "y");
-	mk_attr_s(&m, n, "equation", "ii->i");
-	mk_output(&m, "y", 1, d3);
-	mk_write(&m, dir);
+	onnx_writer_input(&wr, "a", ONNX_FLOAT, 2, s33);
+	Onnx__NodeProto *n = onnx_writer_node(&wr, "e", "Einsum", NULL, "a", "y");
+	untyped(onnx_writer_attr_string(&wr, n, "equation", "ii->i"));
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 1, d3);
+	model_write(&wr, dir);
 	EXPECT_LOAD_ERROR(ctx, dir, NULL, WEBNN_STATUS_NOT_SUPPORTED,
 			  "onnx: node \"e\" (Einsum): a repeated letter (diagonal) in \"ii->i\"");
+	onnx_writer_free(&wr);
 	onnx_env_down(&e);
 }
 
@@ -1027,9 +865,9 @@ TEST(onnx_webnn_run_check)
 	ct_daemon_up(&d);
 	char dir[64], path[512], cmd[2048], out[8192];
 	mk_tmpdir(dir, sizeof(dir));
-	struct mk m;
-	mk_around(&m, "r", "Relu", NULL);
-	mk_write(&m, dir);
+	struct onnx_writer wr = { 0 };
+	model_around(&wr, "r", "Relu", NULL);
+	model_write(&wr, dir);
 	static const float x[6] = { -1, 2, -3, 4, -5, 6 }, y[6] = { 0, 2, 0, 4, 0, 6 },
 			   bad[6] = { 0, 2, 0, 4, 0, 7 };
 	snprintf(path, sizeof(path), "%s/test_data_set_0", dir);
@@ -1070,11 +908,12 @@ TEST(onnx_webnn_run_check)
 	ASSERT_CONTAINS(out, "FAIL output 0 (\"y\"): element 5 is 6, expected 7");
 	ASSERT_CONTAINS(out, "0 passed, 1 failed, 0 skipped");
 	/* an operator WebNN cannot express */
-	mk_around(&m, "t", "NonZero", NULL);
-	mk_write(&m, dir);
+	model_around(&wr, "t", "NonZero", NULL);
+	model_write(&wr, dir);
 	ASSERT_EQ(run_cmd(cmd, out, sizeof(out)), 0);
 	ASSERT_CONTAINS(out, "SKIP onnx: node \"t\" (NonZero): WebNN cannot express NonZero");
 	ASSERT_CONTAINS(out, "0 passed, 0 failed, 1 skipped");
+	onnx_writer_free(&wr);
 	test_daemon_stop(&d);
 }
 
@@ -1125,14 +964,13 @@ TEST(onnx_gathernd_negative_indices)
 	struct webnn_context *ctx = e.ctx;
 	const char *dir = e.dir;
 	static const int64_t d22[2] = { 2, 2 }, d2[1] = { 2 };
-	struct mk m;
-	mk_init(&m);
-	mk_input(&m, "data", 2, d22, NULL);
-	mk_input(&m, "idx", 2, d22, NULL);
-	m.ttypes[1].elem_type = 7; /* int64 */
-	mk_node(&m, "g", "GatherND", "data", "idx", "y");
-	mk_output(&m, "y", 1, d2);
-	mk_write(&m, dir);
+	struct onnx_writer wr = { 0 };
+	model_begin(&wr);
+	onnx_writer_input(&wr, "data", ONNX_FLOAT, 2, d22);
+	onnx_writer_input(&wr, "idx", ONNX_INT64, 2, d22);
+	onnx_writer_node(&wr, "g", "GatherND", NULL, "data,idx", "y");
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 1, d2);
+	model_write(&wr, dir);
 	struct webnn_model *model = NULL;
 	char err[512] = "";
 	ASSERT_MSG(mk_load(ctx, dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK, "%s", err);
@@ -1159,6 +997,7 @@ TEST(onnx_gathernd_negative_indices)
 		webnn_tensor_destroy(in[i].tensor);
 	webnn_tensor_destroy(out.tensor);
 	webnn_model_destroy(model);
+	onnx_writer_free(&wr);
 	onnx_env_down(&e);
 }
 
@@ -1171,21 +1010,16 @@ TEST(onnx_group_normalization)
 	const char *dir = e.dir;
 	static const int64_t x3[3] = { 1, 4, 3 }, c4[1] = { 4 };
 	static const float scale[4] = { 1, 2, 3, 4 }, bias[4] = { 0, 1, 0, 1 };
-	struct mk m;
-	mk_init(&m);
-	m.opset.version = 18;
-	mk_input(&m, "x", 3, x3, NULL);
-	mk_initializer(&m, "s", 1, c4, scale, 4, NULL);
-	mk_initializer(&m, "b", 1, c4, bias, 4, NULL);
-	Onnx__NodeProto *n = mk_node(&m, "gn", "GroupNormalization", "x", "s", "y");
-	static char *ins[3] = { (char *)"x", (char *)"s", (char *)"b" };
-	n->input = ins;
-	n->n_input = 3;
-	Onnx__AttributeProto *a = mk_attr(&m, n, "num_groups");
-	a->has_i = 1;
-	a->i = 2;
-	mk_output(&m, "y", 3, x3);
-	mk_write(&m, dir);
+	struct onnx_writer wr = { 0 };
+	model_begin(&wr);
+	onnx_writer_opset(&wr, "", 18);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 3, x3);
+	onnx_writer_initializer(&wr, "s", ONNX_FLOAT, 1, c4, scale);
+	onnx_writer_initializer(&wr, "b", ONNX_FLOAT, 1, c4, bias);
+	Onnx__NodeProto *n = onnx_writer_node(&wr, "gn", "GroupNormalization", NULL, "x,s,b", "y");
+	untyped(onnx_writer_attr_int(&wr, n, "num_groups", 2));
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 3, x3);
+	model_write(&wr, dir);
 	struct webnn_model *model = NULL;
 	char err[512] = "";
 	ASSERT_MSG(mk_load(ctx, dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK, "%s", err);
@@ -1219,6 +1053,7 @@ TEST(onnx_group_normalization)
 	webnn_tensor_destroy(in.tensor);
 	webnn_tensor_destroy(out.tensor);
 	webnn_model_destroy(model);
+	onnx_writer_free(&wr);
 	onnx_env_down(&e);
 }
 
@@ -1281,41 +1116,28 @@ static void rz_case(struct webnn_context *ctx, const char *dir, const char *what
 		    const char *policy, bool antialias, const char *ctm, const float *x,
 		    const float *want, int oh, int ow)
 {
-	struct mk m;
-	mk_init(&m);
-	m.opset.version = 18;
+	struct onnx_writer wr = { 0 };
+	model_begin(&wr);
+	onnx_writer_opset(&wr, "", 18);
 	int64_t xd[4] = { 1, 1, h, w }, yd[4] = { 1, 1, oh, ow }, cd[1] = { (int64_t)n_axes };
-	mk_input(&m, "x", 4, xd, NULL);
-	Onnx__NodeProto *n = mk_node(&m, "rz", "Resize", "x", NULL, "y");
-	static char *ins[4];
-	ins[0] = (char *)"x";
-	ins[1] = (char *)"";
-	ins[2] = (char *)(scales ? "scales" : "");
-	ins[3] = (char *)"sizes";
-	n->input = ins;
-	n->n_input = scales ? 3 : 4;
-	if (scales) {
-		mk_initializer(&m, "scales", 1, cd, scales, n_axes, NULL);
-	} else {
-		Onnx__TensorProto *t = mk_initializer(&m, "sizes", 1, cd, NULL, 0, NULL);
-		t->data_type = 7;
-		t->raw_data.data = (uint8_t *)sizes;
-		t->raw_data.len = n_axes * sizeof(int64_t);
-	}
-	mk_attr_s(&m, n, "mode", "linear");
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 4, xd);
+	Onnx__NodeProto *n = onnx_writer_node(&wr, "rz", "Resize", NULL,
+					      scales ? "x,,scales" : "x,,,sizes", "y");
+	if (scales)
+		onnx_writer_initializer(&wr, "scales", ONNX_FLOAT, 1, cd, scales);
+	else
+		onnx_writer_initializer(&wr, "sizes", ONNX_INT64, 1, cd, sizes);
+	untyped(onnx_writer_attr_string(&wr, n, "mode", "linear"));
 	if (ctm)
-		mk_attr_s(&m, n, "coordinate_transformation_mode", ctm);
+		untyped(onnx_writer_attr_string(&wr, n, "coordinate_transformation_mode", ctm));
 	if (axes)
-		mk_attr_ints(&m, n, "axes", axes, n_axes);
+		untyped(onnx_writer_attr_ints(&wr, n, "axes", axes, n_axes));
 	if (policy)
-		mk_attr_s(&m, n, "keep_aspect_ratio_policy", policy);
-	if (antialias) {
-		Onnx__AttributeProto *a = mk_attr(&m, n, "antialias");
-		a->has_i = 1;
-		a->i = 1;
-	}
-	mk_output(&m, "y", 4, yd);
-	mk_write(&m, dir);
+		untyped(onnx_writer_attr_string(&wr, n, "keep_aspect_ratio_policy", policy));
+	if (antialias)
+		untyped(onnx_writer_attr_int(&wr, n, "antialias", 1));
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 4, yd);
+	model_write(&wr, dir);
 	struct webnn_model *model = NULL;
 	char err[512] = "";
 	ASSERT_MSG(mk_load(ctx, dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK, "%s: %s",
@@ -1331,6 +1153,7 @@ static void rz_case(struct webnn_context *ctx, const char *dir, const char *what
 	ct_assert_floats(what, y, want, (size_t)oh * ow, 1e-5f);
 	free(y);
 	webnn_model_destroy(model);
+	onnx_writer_free(&wr);
 }
 
 /* Separable reference of a [H, W] linear resize. */
@@ -1390,18 +1213,15 @@ TEST(onnx_pad_wrap)
 	static const int64_t xd[2] = { 2, 3 }, pd[1] = { 4 }, yd[2] = { 3, 9 };
 	/* axis 0: 1 before, 0 after; axis 1: 4 before (a copy and one more), 2 after */
 	static const int64_t pads[4] = { 1, 4, 0, 2 };
-	struct mk m;
-	mk_init(&m);
-	m.opset.version = 19;
-	mk_input(&m, "x", 2, xd, NULL);
-	Onnx__TensorProto *t = mk_initializer(&m, "pads", 1, pd, NULL, 0, NULL);
-	t->data_type = 7;
-	t->raw_data.data = (uint8_t *)pads;
-	t->raw_data.len = sizeof(pads);
-	Onnx__NodeProto *n = mk_node(&m, "p", "Pad", "x", "pads", "y");
-	mk_attr_s(&m, n, "mode", "wrap");
-	mk_output(&m, "y", 2, yd);
-	mk_write(&m, e.dir);
+	struct onnx_writer wr = { 0 };
+	model_begin(&wr);
+	onnx_writer_opset(&wr, "", 19);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 2, xd);
+	onnx_writer_initializer(&wr, "pads", ONNX_INT64, 1, pd, pads);
+	Onnx__NodeProto *n = onnx_writer_node(&wr, "p", "Pad", NULL, "x,pads", "y");
+	untyped(onnx_writer_attr_string(&wr, n, "mode", "wrap"));
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 2, yd);
+	model_write(&wr, e.dir);
 	struct webnn_model *model = NULL;
 	char err[512] = "";
 	ASSERT_MSG(mk_load(e.ctx, e.dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK, "%s",
@@ -1413,6 +1233,7 @@ TEST(onnx_pad_wrap)
 	mk_run(e.ctx, model, x, sizeof(x), (void *const[]){ y }, (const size_t[]){ sizeof(y) }, 1);
 	ct_assert_floats("wrap", y, want, 27, 0);
 	webnn_model_destroy(model);
+	onnx_writer_free(&wr);
 	onnx_env_down(&e);
 }
 
@@ -1423,21 +1244,14 @@ TEST(onnx_topk_composed)
 	struct onnx_env e;
 	onnx_env_up(&e, "onnx-topk");
 	static const int64_t xd[2] = { 1, 6 }, kd[1] = { 1 }, k6[1] = { 6 };
-	struct mk m;
-	mk_init(&m);
-	mk_input(&m, "x", 2, xd, NULL);
-	Onnx__TensorProto *t = mk_initializer(&m, "k", 1, kd, NULL, 0, NULL);
-	t->data_type = 7;
-	t->raw_data.data = (uint8_t *)k6;
-	t->raw_data.len = sizeof(k6);
-	Onnx__NodeProto *n = mk_node(&m, "t", "TopK", "x", "k", "values");
-	static char *outs[2] = { (char *)"values", (char *)"indices" };
-	n->output = outs;
-	n->n_output = 2;
-	mk_output(&m, "values", 2, xd);
-	mk_output(&m, "indices", 2, xd);
-	m.ttypes[2].elem_type = 7;
-	mk_write(&m, e.dir);
+	struct onnx_writer wr = { 0 };
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 2, xd);
+	onnx_writer_initializer(&wr, "k", ONNX_INT64, 1, kd, k6);
+	onnx_writer_node(&wr, "t", "TopK", NULL, "x,k", "values,indices");
+	onnx_writer_output(&wr, "values", ONNX_FLOAT, 2, xd);
+	onnx_writer_output(&wr, "indices", ONNX_INT64, 2, xd);
+	model_write(&wr, e.dir);
 	struct webnn_model *model = NULL;
 	char err[512] = "";
 	ASSERT_MSG(mk_load(e.ctx, e.dir, NULL, &model, err, sizeof(err)) == WEBNN_STATUS_OK, "%s",
@@ -1457,21 +1271,22 @@ TEST(onnx_topk_composed)
 			   (long long)wi[i]);
 	}
 	webnn_model_destroy(model);
+	onnx_writer_free(&wr);
 	onnx_env_down(&e);
 }
 
 /* ---------------------------------------------------------------- free dimensions, inspection */
 
 /* x and m, both [N, ?, 3] (? has neither a size nor a name), added. */
-static void free_dims_model(struct mk *m)
+static void free_dims_model(struct onnx_writer *w)
 {
 	static const int64_t d[3] = { 0, 0, 3 };
 	static const char *const names[3] = { "N", "", NULL };
-	mk_init(m);
-	mk_input(m, "x", 3, d, names);
-	mk_input(m, "m", 3, d, names);
-	mk_node(m, "a", "Add", "x", "m", "y");
-	mk_output(m, "y", 3, d);
+	model_begin(w);
+	onnx_writer_dim_params(w, onnx_writer_input(w, "x", ONNX_FLOAT, 3, d), names);
+	onnx_writer_dim_params(w, onnx_writer_input(w, "m", ONNX_FLOAT, 3, d), names);
+	onnx_writer_node(w, "a", "Add", NULL, "x,m", "y");
+	onnx_writer_output(w, "y", ONNX_FLOAT, 3, d);
 }
 
 static enum webnn_status load_with_dims(struct webnn_context *ctx, const char *dir,
@@ -1490,9 +1305,9 @@ TEST(onnx_free_dimensions_by_position)
 {
 	struct onnx_env e;
 	onnx_env_up(&e, "onnx-free-dims");
-	struct mk m;
-	free_dims_model(&m);
-	mk_write(&m, e.dir);
+	struct onnx_writer wr = { 0 };
+	free_dims_model(&wr);
+	model_write(&wr, e.dir);
 	EXPECT_LOAD_ERROR(e.ctx, e.dir, NULL, WEBNN_STATUS_TYPE_ERROR,
 			  "onnx: 3 free dimensions are not bound: \"N\" (x:0, m:0), x:1 (unnamed), "
 			  "m:1 (unnamed); bind each by name or as input:axis (--dim N=<size> "
@@ -1544,11 +1359,11 @@ TEST(onnx_free_dimensions_by_position)
 	/* an input whose name has a colon (TensorFlow's "in:0"): the axis follows the last one */
 	static const int64_t d2[2] = { 0, 3 };
 	static const char *const n2[2] = { "", NULL };
-	mk_init(&m);
-	mk_input(&m, "in:0", 2, d2, n2);
-	mk_node(&m, "r", "Relu", "in:0", NULL, "y");
-	mk_output(&m, "y", 2, d2);
-	mk_write(&m, e.dir);
+	model_begin(&wr);
+	onnx_writer_dim_params(&wr, onnx_writer_input(&wr, "in:0", ONNX_FLOAT, 2, d2), n2);
+	onnx_writer_node(&wr, "r", "Relu", NULL, "in:0", "y");
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 2, d2);
+	model_write(&wr, e.dir);
 	const struct webnn_dim_binding colon = { "in:0:0", 6 };
 	ASSERT_MSG(load_with_dims(e.ctx, e.dir, &colon, 1, &model, err, sizeof(err)) ==
 			   WEBNN_STATUS_OK, "%s", err);
@@ -1557,12 +1372,13 @@ TEST(onnx_free_dimensions_by_position)
 	webnn_model_destroy(model);
 	/* no free dimension at all */
 	const struct webnn_dim_binding none = { "B", 1 };
-	mk_around(&m, "r", "Relu", NULL);
-	mk_write(&m, e.dir);
+	model_around(&wr, "r", "Relu", NULL);
+	model_write(&wr, e.dir);
 	ASSERT_EQ(load_with_dims(e.ctx, e.dir, &none, 1, &model, err, sizeof(err)),
 		  WEBNN_STATUS_TYPE_ERROR);
 	ASSERT_STREQ(err, "onnx: dimension binding \"B\" names no free dimension of the model; "
 			  "it has none");
+	onnx_writer_free(&wr);
 	onnx_env_down(&e);
 }
 
@@ -1571,18 +1387,18 @@ static const int64_t d4[1] = { 4 };
 
 /* x [2,3] through NonZero (inexpressible) then Relu (only depends on it), an unknown operator, and
  * an Add whose shapes do not broadcast: three outputs, three reasons. */
-static void failing_model(struct mk *m)
+static void failing_model(struct onnx_writer *w)
 {
-	mk_init(m);
-	mk_input(m, "x", 2, d23, NULL);
-	mk_initializer(m, "w", 1, d4, w4, 4, NULL);
-	mk_node(m, "t", "NonZero", "x", NULL, "t_out");
-	mk_node(m, "r", "Relu", "t_out", NULL, "y");
-	mk_node(m, "u", "Foo", "x", NULL, "y2");
-	mk_node(m, "a", "Add", "x", "w", "y3");
-	mk_output(m, "y", 2, d23);
-	mk_output(m, "y2", 2, d23);
-	mk_output(m, "y3", 2, d23);
+	model_begin(w);
+	onnx_writer_input(w, "x", ONNX_FLOAT, 2, d23);
+	onnx_writer_initializer(w, "w", ONNX_FLOAT, 1, d4, w4);
+	onnx_writer_node(w, "t", "NonZero", NULL, "x", "t_out");
+	onnx_writer_node(w, "r", "Relu", NULL, "t_out", "y");
+	onnx_writer_node(w, "u", "Foo", NULL, "x", "y2");
+	onnx_writer_node(w, "a", "Add", NULL, "x,w", "y3");
+	onnx_writer_output(w, "y", ONNX_FLOAT, 2, d23);
+	onnx_writer_output(w, "y2", ONNX_FLOAT, 2, d23);
+	onnx_writer_output(w, "y3", ONNX_FLOAT, 2, d23);
 }
 
 /* A load that fails names every failing node, once each, and never a node that only fails
@@ -1591,9 +1407,9 @@ TEST(onnx_every_failure_listed)
 {
 	struct onnx_env e;
 	onnx_env_up(&e, "onnx-failures");
-	struct mk m;
-	failing_model(&m);
-	mk_write(&m, e.dir);
+	struct onnx_writer wr = { 0 };
+	failing_model(&wr);
+	model_write(&wr, e.dir);
 	struct webnn_model *model = NULL;
 	char err[2048] = "";
 	ASSERT_EQ(mk_load(e.ctx, e.dir, NULL, &model, err, sizeof(err)),
@@ -1651,8 +1467,8 @@ TEST(onnx_every_failure_listed)
 	ASSERT_EQ(info->n_op_types, 4);
 	webnn_model_info_destroy(info);
 	/* free dimensions as declared and listed; the trial load binds them as 1 */
-	free_dims_model(&m);
-	mk_write(&m, e.dir);
+	free_dims_model(&wr);
+	model_write(&wr, e.dir);
 	ASSERT_MSG(webnn_model_inspect(e.ctx, path, NULL, &info, err, sizeof(err)) ==
 			   WEBNN_STATUS_OK, "%s", err);
 	ASSERT_EQ(info->n_problems, 0);
@@ -1667,37 +1483,20 @@ TEST(onnx_every_failure_listed)
 	ASSERT_STREQ(info->inputs[1].dim_names[1], "");
 	webnn_model_info_destroy(info);
 	/* operators and constants inside If branches count */
-	mk_init(&m);
-	mk_input(&m, "x", 2, d23, NULL);
-	Onnx__NodeProto *iff = mk_node(&m, "if", "If", "x", NULL, "y");
-	mk_output(&m, "y", 2, d23);
-	Onnx__GraphProto branch[2];
-	Onnx__NodeProto relu, *relu_ptr = &relu;
-	Onnx__TensorProto w, *w_ptr = &w;
-	static char *relu_io[2] = { (char *)"x", (char *)"b" };
-	onnx__node_proto__init(&relu);
-	relu.op_type = (char *)"Relu";
-	relu.n_input = relu.n_output = 1;
-	relu.input = &relu_io[0];
-	relu.output = &relu_io[1];
-	onnx__tensor_proto__init(&w);
-	w.name = (char *)"w";
-	w.has_data_type = 1;
-	w.data_type = 1;
-	w.n_dims = 1;
-	w.dims = (int64_t *)d4;
-	w.has_raw_data = 1;
-	w.raw_data.data = (uint8_t *)w4;
-	w.raw_data.len = sizeof(w4);
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 2, d23);
+	Onnx__NodeProto *iff = onnx_writer_node(&wr, "if", "If", NULL, "x", "y");
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 2, d23);
 	for (int i = 0; i < 2; i++) {
-		onnx__graph_proto__init(&branch[i]);
-		branch[i].n_node = 1;
-		branch[i].node = &relu_ptr;
-		mk_attr(&m, iff, i ? "else_branch" : "then_branch")->g = &branch[i];
+		/* unnamed branches of an unnamed Relu; the else branch has an initializer */
+		onnx_writer_subgraph_begin(&wr, NULL);
+		onnx_writer_node(&wr, NULL, "Relu", NULL, "x", "b")->name = NULL;
+		if (i)
+			onnx_writer_initializer(&wr, "w", ONNX_FLOAT, 1, d4, w4);
+		untyped(onnx_writer_attr_graph(&wr, iff, i ? "else_branch" : "then_branch",
+					       onnx_writer_subgraph_end(&wr)));
 	}
-	branch[1].n_initializer = 1;
-	branch[1].initializer = &w_ptr;
-	mk_write(&m, e.dir);
+	model_write(&wr, e.dir);
 	ASSERT_MSG(webnn_model_inspect(NULL, path, NULL, &info, err, sizeof(err)) ==
 			   WEBNN_STATUS_OK, "%s", err);
 	ASSERT_EQ(info->n_nodes, 3);
@@ -1717,6 +1516,7 @@ TEST(onnx_every_failure_listed)
 	ASSERT_EQ(webnn_model_inspect(NULL, path, NULL, &info, err, sizeof(err)),
 		  WEBNN_STATUS_TYPE_ERROR);
 	ASSERT_STREQ(err, want);
+	onnx_writer_free(&wr);
 	onnx_env_down(&e);
 }
 
@@ -1729,13 +1529,13 @@ TEST(onnx_bound_input)
 	struct webnn_context *ctx = e.ctx;
 	const char *dir = e.dir;
 	static const int64_t d1[1] = { 1 };
-	struct mk m;
-	mk_init(&m);
-	mk_input(&m, "x", 2, d23, NULL);
-	mk_input(&m, "k", 1, d1, NULL);
-	mk_node(&m, "mul", "Mul", "x", "k", "y");
-	mk_output(&m, "y", 2, d23);
-	mk_write(&m, dir);
+	struct onnx_writer wr = { 0 };
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 2, d23);
+	onnx_writer_input(&wr, "k", ONNX_FLOAT, 1, d1);
+	onnx_writer_node(&wr, "mul", "Mul", NULL, "x,k", "y");
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 2, d23);
+	model_write(&wr, dir);
 	static const float k = 2.5f;
 	struct webnn_input_binding bind = { "k", { WEBNN_FLOAT32, 1, { 1 } }, &k, sizeof(k) };
 	struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
@@ -1783,6 +1583,7 @@ TEST(onnx_bound_input)
 	webnn_model_destroy(model);
 	o.struct_size = 8;
 	EXPECT_LOAD_ERROR(ctx, dir, &o, WEBNN_STATUS_TYPE_ERROR, "import: options.struct_size is 8");
+	onnx_writer_free(&wr);
 	onnx_env_down(&e);
 }
 
@@ -1800,18 +1601,17 @@ TEST(onnx_pool_compositions)
 	/* LpPool p = 3, kernel 2x3, stride 1, pads 1 on every side: output [1, 2, 6, 6] */
 	{
 		static const int64_t k[2] = { 2, 3 }, pads[4] = { 1, 1, 1, 1 }, yd[4] = { 1, 2, 6, 6 };
-		struct mk m;
-		mk_init(&m);
-		m.opset.version = 18;
-		mk_input(&m, "x", 4, xd, NULL);
-		Onnx__NodeProto *n = mk_node(&m, "lp", "LpPool", "x", NULL, "y");
-		mk_attr_ints(&m, n, "kernel_shape", k, 2);
-		mk_attr_ints(&m, n, "pads", pads, 4);
-		Onnx__AttributeProto *a = mk_attr(&m, n, "p");
-		a->has_i = 1;
-		a->i = 3;
-		mk_output(&m, "y", 4, yd);
-		mk_write(&m, e.dir);
+		struct onnx_writer wr = { 0 };
+		model_begin(&wr);
+		onnx_writer_opset(&wr, "", 18);
+		onnx_writer_input(&wr, "x", ONNX_FLOAT, 4, xd);
+		Onnx__NodeProto *n = onnx_writer_node(&wr, "lp", "LpPool", NULL, "x", "y");
+		untyped(onnx_writer_attr_ints(&wr, n, "kernel_shape", k, 2));
+		untyped(onnx_writer_attr_ints(&wr, n, "pads", pads, 4));
+		untyped(onnx_writer_attr_int(&wr, n, "p", 3));
+		onnx_writer_output(&wr, "y", ONNX_FLOAT, 4, yd);
+		model_write(&wr, e.dir);
+		onnx_writer_free(&wr);
 		float want[72], y[72];
 		for (int c = 0; c < 2; c++)
 			for (int oh = 0; oh < 6; oh++)
@@ -1839,22 +1639,17 @@ TEST(onnx_pool_compositions)
 	/* MaxPool 2x2, dilation 2, stride 1, storage_order 1: output [1, 2, 3, 4] and Indices */
 	{
 		static const int64_t k[2] = { 2, 2 }, dil[2] = { 2, 2 }, yd[4] = { 1, 2, 3, 4 };
-		struct mk m;
-		mk_init(&m);
-		mk_input(&m, "x", 4, xd, NULL);
-		Onnx__NodeProto *n = mk_node(&m, "mp", "MaxPool", "x", NULL, "y");
-		static char *outs[2] = { (char *)"y", (char *)"i" };
-		n->output = outs;
-		n->n_output = 2;
-		mk_attr_ints(&m, n, "kernel_shape", k, 2);
-		mk_attr_ints(&m, n, "dilations", dil, 2);
-		Onnx__AttributeProto *a = mk_attr(&m, n, "storage_order");
-		a->has_i = 1;
-		a->i = 1;
-		mk_output(&m, "y", 4, yd);
-		mk_output(&m, "i", 4, yd);
-		m.ttypes[2].elem_type = 7;
-		mk_write(&m, e.dir);
+		struct onnx_writer wr = { 0 };
+		model_begin(&wr);
+		onnx_writer_input(&wr, "x", ONNX_FLOAT, 4, xd);
+		Onnx__NodeProto *n = onnx_writer_node(&wr, "mp", "MaxPool", NULL, "x", "y,i");
+		untyped(onnx_writer_attr_ints(&wr, n, "kernel_shape", k, 2));
+		untyped(onnx_writer_attr_ints(&wr, n, "dilations", dil, 2));
+		untyped(onnx_writer_attr_int(&wr, n, "storage_order", 1));
+		onnx_writer_output(&wr, "y", ONNX_FLOAT, 4, yd);
+		onnx_writer_output(&wr, "i", ONNX_INT64, 4, yd);
+		model_write(&wr, e.dir);
+		onnx_writer_free(&wr);
 		float want[24], y[24];
 		int64_t wi[24], got[24];
 		for (int c = 0; c < 2; c++)
@@ -1901,12 +1696,12 @@ TEST(onnx_webnn_run_model_options)
 	/* y = relu(x), x [N, ?] */
 	static const int64_t dx[2] = { 0, 0 };
 	static const char *const names[2] = { "N", "" };
-	struct mk m;
-	mk_init(&m);
-	mk_input(&m, "x", 2, dx, names);
-	mk_node(&m, "r", "Relu", "x", NULL, "y");
-	m.out_ptrs[m.graph.n_output++] = mk_value(&m, "y", 2, dx, names);
-	mk_write(&m, dir);
+	struct onnx_writer wr = { 0 };
+	model_begin(&wr);
+	onnx_writer_dim_params(&wr, onnx_writer_input(&wr, "x", ONNX_FLOAT, 2, dx), names);
+	onnx_writer_node(&wr, "r", "Relu", NULL, "x", "y");
+	onnx_writer_dim_params(&wr, onnx_writer_output(&wr, "y", ONNX_FLOAT, 2, dx), names);
+	model_write(&wr, dir);
 	static const float x[6] = { -1, 2, -3, 4, -5, 6 };
 	snprintf(path, sizeof(path), "%s/x.pb", dir);
 	write_pb(path, 2, d23, x, 6);
@@ -1969,8 +1764,8 @@ TEST(onnx_webnn_run_model_options)
 			     "  WebNN operations: 1 relu\n  graph in webnnd: 1 operations, 1 kernels");
 	ASSERT_CONTAINS(out, "WEBNN_CPU_PROFILE=1");
 	/* every reason a model does not load: --info lists them, a run prints one per line */
-	failing_model(&m);
-	mk_write(&m, dir);
+	failing_model(&wr);
+	model_write(&wr, dir);
 	snprintf(args, sizeof(args), "%s/model.onnx --info", dir);
 	ASSERT_EQ(RUN(args), 1);
 	ASSERT_CONTAINS(out, "operators (4): 1 Add, 1 Foo, 1 NonZero, 1 Relu\n"
@@ -1986,12 +1781,12 @@ TEST(onnx_webnn_run_model_options)
 	/* --bind: typed by the declared input, float32 [1] here; errors for a wrong name, a value
 	 * that is no number of the type, and a count that does not fill the shape */
 	static const int64_t d1[1] = { 1 };
-	mk_init(&m);
-	mk_input(&m, "x", 2, d23, NULL);
-	mk_input(&m, "k", 1, d1, NULL);
-	mk_node(&m, "mul", "Mul", "x", "k", "y");
-	mk_output(&m, "y", 2, d23);
-	mk_write(&m, dir);
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 2, d23);
+	onnx_writer_input(&wr, "k", ONNX_FLOAT, 1, d1);
+	onnx_writer_node(&wr, "mul", "Mul", NULL, "x,k", "y");
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 2, d23);
+	model_write(&wr, dir);
 	snprintf(args, sizeof(args), "%s/model.onnx --input x=%s/x.pb --bind k=2.5 --iterations 1",
 		 dir, dir);
 	ASSERT_EQ(RUN(args), 0);
@@ -2014,14 +1809,12 @@ TEST(onnx_webnn_run_model_options)
 	ASSERT_STREQ(out, "webnn-run: --bind k: 2 values do not fill the input's shape:\n"
 			  "  k float32[1]\n");
 	/* an int64 scalar (a sample rate) */
-	mk_init(&m);
-	mk_input(&m, "sr", 0, NULL, NULL);
-	mk_input(&m, "s2", 0, NULL, NULL);
-	m.ttypes[0].elem_type = m.ttypes[1].elem_type = 7; /* INT64 */
-	mk_node(&m, "add", "Add", "sr", "s2", "y");
-	mk_output(&m, "y", 0, NULL);
-	m.ttypes[2].elem_type = 7;
-	mk_write(&m, dir);
+	model_begin(&wr);
+	onnx_writer_input(&wr, "sr", ONNX_INT64, 0, NULL);
+	onnx_writer_input(&wr, "s2", ONNX_INT64, 0, NULL);
+	onnx_writer_node(&wr, "add", "Add", NULL, "sr,s2", "y");
+	onnx_writer_output(&wr, "y", ONNX_INT64, 0, NULL);
+	model_write(&wr, dir);
 	snprintf(args, sizeof(args), "%s/model.onnx --bind sr=16000 --iterations 1", dir);
 	ASSERT_EQ(RUN(args), 0);
 	ASSERT_CONTAINS(out, "output y int64[]: min 16000 max 16000");
@@ -2032,11 +1825,11 @@ TEST(onnx_webnn_run_model_options)
 	static const int64_t dq[2] = { 0, 3 };
 	static const char *const nq[2] = { "", NULL };
 	static const float yq[6] = { 0, 2, 0, 4, 0, 6 };
-	mk_init(&m);
-	mk_input(&m, "x", 2, dq, nq);
-	mk_node(&m, "r", "Relu", "x", NULL, "y");
-	mk_output(&m, "y", 2, d23);
-	mk_write(&m, dir);
+	model_begin(&wr);
+	onnx_writer_dim_params(&wr, onnx_writer_input(&wr, "x", ONNX_FLOAT, 2, dq), nq);
+	onnx_writer_node(&wr, "r", "Relu", NULL, "x", "y");
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 2, d23);
+	model_write(&wr, dir);
 	snprintf(path, sizeof(path), "%s/test_data_set_0", dir);
 	ASSERT(mkdir(path, 0755) == 0);
 	snprintf(path, sizeof(path), "%s/test_data_set_0/input_0.pb", dir);
@@ -2046,12 +1839,13 @@ TEST(onnx_webnn_run_model_options)
 	snprintf(args, sizeof(args), "--check %s", dir);
 	ASSERT_EQ(RUN(args), 0);
 	ASSERT_CONTAINS(out, "1 passed, 0 failed, 0 skipped");
-	failing_model(&m);
-	mk_write(&m, dir);
+	failing_model(&wr);
+	model_write(&wr, dir);
 	ASSERT_EQ(RUN(args), 0);
 	ASSERT_CONTAINS(out, "SKIP onnx: 3 nodes cannot be loaded: node \"t\" (NonZero): WebNN "
 			     "cannot express NonZero: its output shape depends on the input values; "
 			     "node \"u\" (Foo): unknown operator \"Foo\"; node \"a\" (Add): add: ");
+	onnx_writer_free(&wr);
 #undef RUN
 	test_daemon_stop(&d);
 }

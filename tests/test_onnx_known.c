@@ -4,228 +4,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "onnx/onnx.pb-c.h"
 #include "tests/clienttest.h"
+#include "tests/onnx_writer.h"
 #include "tests/test.h"
 #include "webnn_import.h"
 
-/* ---- a small ONNX writer: protobuf-c messages from an arena freed with the writer */
-
-struct ow {
-	void **mem;
-	size_t n, cap;
-};
-
-static void *ow_alloc(struct ow *w, size_t size)
-{
-	if (w->n == w->cap) {
-		w->cap = w->cap ? w->cap * 2 : 64;
-		w->mem = realloc(w->mem, w->cap * sizeof(*w->mem));
-		ASSERT(w->mem);
-	}
-	void *p = calloc(1, size ? size : 1);
-	ASSERT(p);
-	return w->mem[w->n++] = p;
-}
-
-static void ow_free(struct ow *w)
-{
-	for (size_t i = 0; i < w->n; i++)
-		free(w->mem[i]);
-	free(w->mem);
-}
-
-/* Appends p to a protobuf-c repeated field (arrays grown by copying into the arena). */
-#define OW_PUSH(w, arr, count, p)                                                              \
-	do {                                                                                   \
-		void **a_ = ow_alloc((w), ((count) + 1) * sizeof(void *));                     \
-		if (count)                                                                     \
-			memcpy(a_, (arr), (count) * sizeof(void *));                           \
-		a_[(count)++] = (p);                                                           \
-		(arr) = (void *)a_;                                                            \
-	} while (0)
-
-static Onnx__GraphProto *ow_graph(struct ow *w, const char *name)
-{
-	Onnx__GraphProto *g = ow_alloc(w, sizeof(*g));
-	onnx__graph_proto__init(g);
-	g->name = (char *)name;
-	return g;
-}
-
-/* A tensor value declaration: elem type (1 float, 7 int64, 9 bool), rank, sizes. */
-static Onnx__ValueInfoProto *ow_value(struct ow *w, const char *name, int type, uint32_t rank,
-				      const int64_t *dims)
-{
-	Onnx__ValueInfoProto *v = ow_alloc(w, sizeof(*v));
-	Onnx__TypeProto *t = ow_alloc(w, sizeof(*t));
-	Onnx__TypeProto__Tensor *tt = ow_alloc(w, sizeof(*tt));
-	Onnx__TensorShapeProto *s = ow_alloc(w, sizeof(*s));
-	onnx__value_info_proto__init(v);
-	onnx__type_proto__init(t);
-	onnx__type_proto__tensor__init(tt);
-	onnx__tensor_shape_proto__init(s);
-	v->name = (char *)name;
-	v->type = t;
-	t->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-	t->tensor_type = tt;
-	tt->has_elem_type = 1;
-	tt->elem_type = type;
-	tt->shape = s;
-	for (uint32_t i = 0; i < rank; i++) {
-		Onnx__TensorShapeProto__Dimension *d = ow_alloc(w, sizeof(*d));
-		onnx__tensor_shape_proto__dimension__init(d);
-		d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-		d->dim_value = dims[i];
-		OW_PUSH(w, s->dim, s->n_dim, d);
-	}
-	return v;
-}
-
-static void ow_input(struct ow *w, Onnx__GraphProto *g, const char *name, int type, uint32_t rank,
-		     const int64_t *dims)
-{
-	OW_PUSH(w, g->input, g->n_input, ow_value(w, name, type, rank, dims));
-}
-
-static void ow_output(struct ow *w, Onnx__GraphProto *g, const char *name, int type,
-		      uint32_t rank, const int64_t *dims)
-{
-	OW_PUSH(w, g->output, g->n_output, ow_value(w, name, type, rank, dims));
-}
-
-/* A tensor with raw data (type 1 float: 4 bytes an element, 7 int64: 8, 9 bool: 1). */
-static Onnx__TensorProto *ow_tensor(struct ow *w, const char *name, int type, uint32_t rank,
-				    const int64_t *dims, const void *data)
-{
-	Onnx__TensorProto *t = ow_alloc(w, sizeof(*t));
-	onnx__tensor_proto__init(t);
-	t->name = (char *)name;
-	t->has_data_type = 1;
-	t->data_type = type;
-	size_t count = 1;
-	t->dims = ow_alloc(w, (rank + 1) * sizeof(int64_t));
-	for (uint32_t i = 0; i < rank; i++) {
-		t->dims[i] = dims[i];
-		count *= (size_t)dims[i];
-	}
-	t->n_dims = rank;
-	size_t es = type == 1 ? 4 : type == 7 ? 8 : 1;
-	t->has_raw_data = 1;
-	t->raw_data.len = count * es;
-	t->raw_data.data = ow_alloc(w, count * es);
-	memcpy(t->raw_data.data, data, count * es);
-	return t;
-}
-
-static void ow_init(struct ow *w, Onnx__GraphProto *g, const char *name, int type, uint32_t rank,
-		    const int64_t *dims, const void *data)
-{
-	OW_PUSH(w, g->initializer, g->n_initializer, ow_tensor(w, name, type, rank, dims, data));
-}
-
-/* A node; ins and outs are comma-separated names ("" between commas: an absent input). */
-static Onnx__NodeProto *ow_node(struct ow *w, Onnx__GraphProto *g, const char *type,
-				const char *ins, const char *outs)
-{
-	Onnx__NodeProto *n = ow_alloc(w, sizeof(*n));
-	onnx__node_proto__init(n);
-	n->op_type = (char *)type;
-	const char *lists[2] = { ins, outs };
-	for (int k = 0; k < 2; k++) {
-		const char *p = lists[k];
-		while (p && *p) {
-			const char *c = strchr(p, ',');
-			size_t len = c ? (size_t)(c - p) : strlen(p);
-			char *s = ow_alloc(w, len + 1);
-			memcpy(s, p, len);
-			if (k == 0)
-				OW_PUSH(w, n->input, n->n_input, s);
-			else
-				OW_PUSH(w, n->output, n->n_output, s);
-			p = c ? c + 1 : NULL;
-			if (p && !*p && k == 0)
-				OW_PUSH(w, n->input, n->n_input, (char *)"");
-		}
-	}
-	n->name = n->n_output ? n->output[0] : (char *)"";
-	OW_PUSH(w, g->node, g->n_node, n);
-	return n;
-}
-
-static Onnx__AttributeProto *ow_attr(struct ow *w, Onnx__NodeProto *n, const char *name,
-				     Onnx__AttributeProto__AttributeType type)
-{
-	Onnx__AttributeProto *a = ow_alloc(w, sizeof(*a));
-	onnx__attribute_proto__init(a);
-	a->name = (char *)name;
-	a->has_type = 1;
-	a->type = type;
-	OW_PUSH(w, n->attribute, n->n_attribute, a);
-	return a;
-}
-
-static void ow_attr_i(struct ow *w, Onnx__NodeProto *n, const char *name, int64_t v)
-{
-	Onnx__AttributeProto *a = ow_attr(w, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
-	a->has_i = 1;
-	a->i = v;
-}
-
-static void ow_attr_ints(struct ow *w, Onnx__NodeProto *n, const char *name, const int64_t *v,
-			 size_t count)
-{
-	Onnx__AttributeProto *a = ow_attr(w, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
-	a->ints = ow_alloc(w, count * sizeof(int64_t));
-	memcpy(a->ints, v, count * sizeof(int64_t));
-	a->n_ints = count;
-}
-
-static void ow_attr_g(struct ow *w, Onnx__NodeProto *n, const char *name, Onnx__GraphProto *g)
-{
-	Onnx__AttributeProto *a = ow_attr(w, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
-	a->g = g;
-}
-
-static void ow_attr_t(struct ow *w, Onnx__NodeProto *n, const char *name, Onnx__TensorProto *t)
-{
-	Onnx__AttributeProto *a = ow_attr(w, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
-	a->t = t;
-}
-
 /* A Constant node of an int64 list (rank 1; rank 0 when scalar). */
-static void ow_const_i64(struct ow *w, Onnx__GraphProto *g, const char *out, const int64_t *v,
-			 int64_t count, bool scalar)
+static void const_i64(struct onnx_writer *w, const char *out, const int64_t *v, int64_t count,
+		      bool scalar)
 {
-	Onnx__NodeProto *n = ow_node(w, g, "Constant", NULL, out);
-	ow_attr_t(w, n, "value", ow_tensor(w, "", 7, scalar ? 0 : 1, &count, v));
+	onnx_writer_constant(w, out, ONNX_INT64, scalar ? 0 : 1, &count, v);
 }
 
-/* Loads graph g as a model of the given opset. */
-static enum webnn_status ow_load(struct webnn_context *ctx, struct ow *w, Onnx__GraphProto *g,
-				 int opset, const struct webnn_import_options *opts,
-				 struct webnn_model **m, char *err, size_t len)
+/* Loads the writer's model. */
+static enum webnn_status load_model(struct webnn_context *ctx, const struct onnx_writer *w,
+				    const struct webnn_import_options *opts,
+				    struct webnn_model **m, char *err, size_t len)
 {
-	Onnx__ModelProto model;
-	Onnx__OperatorSetIdProto os, *osp = &os;
-	onnx__model_proto__init(&model);
-	onnx__operator_set_id_proto__init(&os);
-	os.domain = (char *)"";
-	os.has_version = 1;
-	os.version = opset;
-	model.has_ir_version = 1;
-	model.ir_version = 8;
-	model.n_opset_import = 1;
-	model.opset_import = &osp;
-	model.graph = g;
-	size_t n = onnx__model_proto__get_packed_size(&model);
-	uint8_t *buf = ow_alloc(w, n);
-	onnx__model_proto__pack(&model, buf);
+	uint8_t *buf;
+	size_t n;
+	ASSERT(onnx_writer_serialise(w, &buf, &n));
 	struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
 	if (opts)
 		o = *opts;
 	o.format = WEBNN_MODEL_FORMAT_ONNX;
-	return webnn_model_load_memory(ctx, buf, n, NULL, &o, m, err, len);
+	enum webnn_status s = webnn_model_load_memory(ctx, buf, n, NULL, &o, m, err, len);
+	free(buf);
+	return s;
 }
 
 /* Runs a loaded model: inputs in the model's order, output 0 read into y (ny floats). */
@@ -292,7 +97,7 @@ static void run_all(struct webnn_context *ctx, struct webnn_model *m, const void
 struct env {
 	struct test_daemon d;
 	struct webnn_context *ctx;
-	struct ow w;
+	struct onnx_writer w;
 	char err[4096];
 };
 
@@ -305,26 +110,35 @@ static void env_up(struct env *e, const char *client)
 
 static void env_down(struct env *e)
 {
-	ow_free(&e->w);
+	onnx_writer_free(&e->w);
 	webnn_context_destroy(e->ctx);
 	test_daemon_stop(&e->d);
 }
 
-static struct webnn_model *load_ok(struct env *e, Onnx__GraphProto *g, int opset,
-				   const struct webnn_import_options *o)
+/* Starts a model of graph `name` at opset `opset` (IR version 8) in e's writer. */
+static struct onnx_writer *model_begin(struct env *e, const char *name, int opset)
+{
+	struct onnx_writer *w = &e->w;
+	onnx_writer_free(w);
+	onnx_writer_init(w, opset);
+	w->model.ir_version = 8;
+	w->graph->name = onnx_writer_strdup(w, name);
+	return w;
+}
+
+static struct webnn_model *load_ok(struct env *e, const struct webnn_import_options *o)
 {
 	struct webnn_model *m = NULL;
-	enum webnn_status s = ow_load(e->ctx, &e->w, g, opset, o, &m, e->err, sizeof(e->err));
+	enum webnn_status s = load_model(e->ctx, &e->w, o, &m, e->err, sizeof(e->err));
 	ASSERT_MSG(s == WEBNN_STATUS_OK, "load -> %s: %s", webnn_status_name(s), e->err);
 	return m;
 }
 
-static void load_fails(struct env *e, Onnx__GraphProto *g, int opset,
-		       const struct webnn_import_options *o, enum webnn_status want,
-		       const char *needle)
+static void load_fails(struct env *e, const struct webnn_import_options *o,
+		       enum webnn_status want, const char *needle)
 {
 	struct webnn_model *m = NULL;
-	enum webnn_status s = ow_load(e->ctx, &e->w, g, opset, o, &m, e->err, sizeof(e->err));
+	enum webnn_status s = load_model(e->ctx, &e->w, o, &m, e->err, sizeof(e->err));
 	ASSERT_MSG(s == want, "load -> %s (%s), expected %s", webnn_status_name(s), e->err,
 		   webnn_status_name(want));
 	ASSERT(m == NULL);
@@ -340,42 +154,43 @@ TEST(onnx_known_pad_export)
 {
 	struct env e;
 	env_up(&e, "onnx-known");
-	struct ow *w = &e.w;
-	Onnx__GraphProto *g = ow_graph(w, "pad");
-	ow_input(w, g, "x", 1, 4, x4d);
+	struct onnx_writer *w = model_begin(&e, "pad", 13);
+	onnx_writer_input(w, "x", ONNX_FLOAT, 4, x4d);
 	static const int64_t pad[4] = { 1, 2, 0, 1 }, zero1[1] = { 0 }, rank = 4, two = 2,
 			     shape_m12[2] = { -1, 2 }, m1[1] = { -1 }, big_neg[1] = { INT64_MIN },
 			     perm[2] = { 1, 0 };
-	ow_const_i64(w, g, "pad", pad, 4, false);
-	ow_const_i64(w, g, "zero1", zero1, 1, false);
-	ow_node(w, g, "Size", "pad", "pad_len");
-	ow_const_i64(w, g, "rank", &rank, 1, true);
-	ow_const_i64(w, g, "two", &two, 1, true);
-	ow_node(w, g, "Mul", "rank,two", "rank2");
-	ow_node(w, g, "Sub", "rank2,pad_len", "extension");
-	ow_node(w, g, "Unsqueeze", "extension,zero1", "ext_shape");
-	Onnx__NodeProto *n = ow_node(w, g, "ConstantOfShape", "ext_shape", "zeros");
-	ow_attr_t(w, n, "value", ow_tensor(w, "", 7, 1, (const int64_t[]){ 1 }, zero1));
-	n = ow_node(w, g, "Cast", "pad", "pad64");
-	ow_attr_i(w, n, "to", 7);
-	n = ow_node(w, g, "Concat", "pad64,zeros", "paddings");
-	ow_attr_i(w, n, "axis", 0);
-	ow_const_i64(w, g, "shape_m12", shape_m12, 2, false);
-	ow_node(w, g, "Reshape", "paddings,shape_m12", "pairs");
-	ow_const_i64(w, g, "m1", m1, 1, false);
-	ow_const_i64(w, g, "big_neg", big_neg, 1, false);
-	ow_node(w, g, "Slice", "pairs,m1,big_neg,zero1,m1", "flipped");
-	n = ow_node(w, g, "Transpose", "flipped", "cols");
-	ow_attr_ints(w, n, "perm", perm, 2);
-	ow_node(w, g, "Reshape", "cols,m1", "flat");
-	n = ow_node(w, g, "Cast", "flat", "pads");
-	ow_attr_i(w, n, "to", 7);
+	const_i64(w, "pad", pad, 4, false);
+	const_i64(w, "zero1", zero1, 1, false);
+	onnx_writer_node(w, NULL, "Size", NULL, "pad", "pad_len");
+	const_i64(w, "rank", &rank, 1, true);
+	const_i64(w, "two", &two, 1, true);
+	onnx_writer_node(w, NULL, "Mul", NULL, "rank,two", "rank2");
+	onnx_writer_node(w, NULL, "Sub", NULL, "rank2,pad_len", "extension");
+	onnx_writer_node(w, NULL, "Unsqueeze", NULL, "extension,zero1", "ext_shape");
+	Onnx__NodeProto *n = onnx_writer_node(w, NULL, "ConstantOfShape", NULL, "ext_shape",
+					      "zeros");
+	onnx_writer_attr_tensor(w, n, "value", onnx_writer_tensor(w, "", ONNX_INT64, 1,
+								  (const int64_t[]){ 1 }, zero1));
+	n = onnx_writer_node(w, NULL, "Cast", NULL, "pad", "pad64");
+	onnx_writer_attr_int(w, n, "to", 7);
+	n = onnx_writer_node(w, NULL, "Concat", NULL, "pad64,zeros", "paddings");
+	onnx_writer_attr_int(w, n, "axis", 0);
+	const_i64(w, "shape_m12", shape_m12, 2, false);
+	onnx_writer_node(w, NULL, "Reshape", NULL, "paddings,shape_m12", "pairs");
+	const_i64(w, "m1", m1, 1, false);
+	const_i64(w, "big_neg", big_neg, 1, false);
+	onnx_writer_node(w, NULL, "Slice", NULL, "pairs,m1,big_neg,zero1,m1", "flipped");
+	n = onnx_writer_node(w, NULL, "Transpose", NULL, "flipped", "cols");
+	onnx_writer_attr_ints(w, n, "perm", perm, 2);
+	onnx_writer_node(w, NULL, "Reshape", NULL, "cols,m1", "flat");
+	n = onnx_writer_node(w, NULL, "Cast", NULL, "flat", "pads");
+	onnx_writer_attr_int(w, n, "to", 7);
 	static const float cv = 0.5f;
-	ow_init(w, g, "cv", 1, 0, NULL, &cv);
-	ow_node(w, g, "Pad", "x,pads,cv", "y");
+	onnx_writer_initializer(w, "cv", ONNX_FLOAT, 0, NULL, &cv);
+	onnx_writer_node(w, NULL, "Pad", NULL, "x,pads,cv", "y");
 	static const int64_t y4d[4] = { 1, 1, 3, 6 };
-	ow_output(w, g, "y", 1, 4, y4d);
-	struct webnn_model *m = load_ok(&e, g, 13, NULL);
+	onnx_writer_output(w, "y", ONNX_FLOAT, 4, y4d);
+	struct webnn_model *m = load_ok(&e, NULL);
 	float x[6] = { 1, 2, 3, 4, 5, 6 }, y[18], want[18];
 	/* last axis: 1 before, 2 after; the one before it: 0 before, 1 after */
 	for (int r = 0; r < 3; r++)
@@ -394,40 +209,39 @@ TEST(onnx_known_shape_chain)
 {
 	struct env e;
 	env_up(&e, "onnx-known");
-	struct ow *w = &e.w;
-	Onnx__GraphProto *g = ow_graph(w, "chain");
+	struct onnx_writer *w = model_begin(&e, "chain", 13);
 	static const int64_t xd[3] = { 2, 3, 4 }, two = 2, zero = 0, one = 1, sh22[2] = { 2, 2 },
 			     perm[2] = { 1, 0 }, m1[1] = { -1 }, s3[1] = { 3 }, s4[1] = { 4 },
 			     ax[1] = { 2 }, z1[1] = { 0 };
-	ow_input(w, g, "x", 1, 3, xd);
-	ow_node(w, g, "Shape", "x", "shape");
-	ow_const_i64(w, g, "two", &two, 1, true);
-	ow_const_i64(w, g, "zero", &zero, 1, true);
-	ow_const_i64(w, g, "one", &one, 1, true);
-	ow_node(w, g, "Gather", "shape,two", "d2");           /* 4 */
-	ow_node(w, g, "Range", "zero,d2,one", "r");           /* [0 1 2 3] */
-	ow_node(w, g, "Equal", "r,two", "is2");               /* [F F T F] */
-	ow_node(w, g, "Not", "is2", "not2");                  /* [T T F T] */
-	ow_node(w, g, "Where", "not2,r,zero", "w");           /* [0 1 0 3] */
-	Onnx__NodeProto *n = ow_node(w, g, "Cast", "w", "wf");
-	ow_attr_i(w, n, "to", 1);
-	n = ow_node(w, g, "Cast", "wf", "wi");
-	ow_attr_i(w, n, "to", 7);
-	ow_const_i64(w, g, "sh22", sh22, 2, false);
-	ow_node(w, g, "Reshape", "wi,sh22", "w22");           /* [[0 1] [0 3]] */
-	n = ow_node(w, g, "Transpose", "w22", "wt");          /* [[0 0] [1 3]] */
-	ow_attr_ints(w, n, "perm", perm, 2);
-	ow_const_i64(w, g, "m1", m1, 1, false);
-	ow_node(w, g, "Reshape", "wt,m1", "flat");            /* [0 0 1 3] */
-	ow_const_i64(w, g, "s3", s3, 1, false);
-	ow_const_i64(w, g, "s4", s4, 1, false);
-	ow_const_i64(w, g, "z1", z1, 1, false);
-	ow_node(w, g, "Slice", "flat,s3,s4,z1", "end");       /* [3] */
-	ow_const_i64(w, g, "ax", ax, 1, false);
-	ow_node(w, g, "Slice", "x,z1,end,ax", "y");           /* x[:, :, 0:3] */
+	onnx_writer_input(w, "x", ONNX_FLOAT, 3, xd);
+	onnx_writer_node(w, NULL, "Shape", NULL, "x", "shape");
+	const_i64(w, "two", &two, 1, true);
+	const_i64(w, "zero", &zero, 1, true);
+	const_i64(w, "one", &one, 1, true);
+	onnx_writer_node(w, NULL, "Gather", NULL, "shape,two", "d2");           /* 4 */
+	onnx_writer_node(w, NULL, "Range", NULL, "zero,d2,one", "r");           /* [0 1 2 3] */
+	onnx_writer_node(w, NULL, "Equal", NULL, "r,two", "is2");               /* [F F T F] */
+	onnx_writer_node(w, NULL, "Not", NULL, "is2", "not2");                  /* [T T F T] */
+	onnx_writer_node(w, NULL, "Where", NULL, "not2,r,zero", "w");           /* [0 1 0 3] */
+	Onnx__NodeProto *n = onnx_writer_node(w, NULL, "Cast", NULL, "w", "wf");
+	onnx_writer_attr_int(w, n, "to", 1);
+	n = onnx_writer_node(w, NULL, "Cast", NULL, "wf", "wi");
+	onnx_writer_attr_int(w, n, "to", 7);
+	const_i64(w, "sh22", sh22, 2, false);
+	onnx_writer_node(w, NULL, "Reshape", NULL, "wi,sh22", "w22");           /* [[0 1] [0 3]] */
+	n = onnx_writer_node(w, NULL, "Transpose", NULL, "w22", "wt");          /* [[0 0] [1 3]] */
+	onnx_writer_attr_ints(w, n, "perm", perm, 2);
+	const_i64(w, "m1", m1, 1, false);
+	onnx_writer_node(w, NULL, "Reshape", NULL, "wt,m1", "flat");            /* [0 0 1 3] */
+	const_i64(w, "s3", s3, 1, false);
+	const_i64(w, "s4", s4, 1, false);
+	const_i64(w, "z1", z1, 1, false);
+	onnx_writer_node(w, NULL, "Slice", NULL, "flat,s3,s4,z1", "end");       /* [3] */
+	const_i64(w, "ax", ax, 1, false);
+	onnx_writer_node(w, NULL, "Slice", NULL, "x,z1,end,ax", "y");           /* x[:, :, 0:3] */
 	static const int64_t yd[3] = { 2, 3, 3 };
-	ow_output(w, g, "y", 1, 3, yd);
-	struct webnn_model *m = load_ok(&e, g, 13, NULL);
+	onnx_writer_output(w, "y", ONNX_FLOAT, 3, yd);
+	struct webnn_model *m = load_ok(&e, NULL);
 	float x[24], y[18], want[18];
 	for (int i = 0; i < 24; i++)
 		x[i] = (float)i;
@@ -445,19 +259,20 @@ static const int64_t d23[2] = { 2, 3 }, d32[2] = { 3, 2 };
 
 /* then: y = x * 2; else: y = x reshaped to [3, 2] (another shape, and a TopK WebNN cannot
  * express: a branch never taken must not be built). */
-static void if_branches(struct ow *w, Onnx__NodeProto *n)
+static void if_branches(struct onnx_writer *w, Onnx__NodeProto *n)
 {
 	static const float twof = 2;
 	static const int64_t sh32[2] = { 3, 2 };
-	Onnx__GraphProto *t = ow_graph(w, "then"), *f = ow_graph(w, "else");
-	ow_init(w, t, "twof", 1, 0, NULL, &twof);
-	ow_node(w, t, "Mul", "x,twof", "ty");
-	ow_output(w, t, "ty", 1, 2, d23);
-	ow_init(w, f, "sh32", 7, 1, (const int64_t[]){ 2 }, sh32);
-	ow_node(w, f, "Reshape", "x,sh32", "fy");
-	ow_output(w, f, "fy", 1, 2, d32);
-	ow_attr_g(w, n, "then_branch", t);
-	ow_attr_g(w, n, "else_branch", f);
+	onnx_writer_subgraph_begin(w, "then");
+	onnx_writer_initializer(w, "twof", ONNX_FLOAT, 0, NULL, &twof);
+	onnx_writer_node(w, NULL, "Mul", NULL, "x,twof", "ty");
+	onnx_writer_output(w, "ty", ONNX_FLOAT, 2, d23);
+	onnx_writer_attr_graph(w, n, "then_branch", onnx_writer_subgraph_end(w));
+	onnx_writer_subgraph_begin(w, "else");
+	onnx_writer_initializer(w, "sh32", ONNX_INT64, 1, (const int64_t[]){ 2 }, sh32);
+	onnx_writer_node(w, NULL, "Reshape", NULL, "x,sh32", "fy");
+	onnx_writer_output(w, "fy", ONNX_FLOAT, 2, d32);
+	onnx_writer_attr_graph(w, n, "else_branch", onnx_writer_subgraph_end(w));
 }
 
 /* If with a condition known at load time from x's shape: only the branch taken is built. */
@@ -465,22 +280,22 @@ TEST(onnx_if_known_condition)
 {
 	struct env e;
 	env_up(&e, "onnx-if");
-	struct ow *w = &e.w;
-	Onnx__GraphProto *g = ow_graph(w, "if");
+	struct onnx_writer *w = model_begin(&e, "if", 13);
 	static const int64_t zero = 0, one = 1;
-	ow_input(w, g, "x", 1, 2, d23);
-	ow_node(w, g, "Shape", "x", "shape");
-	ow_const_i64(w, g, "zero", &zero, 1, true);
-	ow_const_i64(w, g, "one", &one, 1, true);
-	ow_node(w, g, "Gather", "shape,zero", "rows");
-	ow_node(w, g, "Greater", "rows,one", "cond");
-	Onnx__NodeProto *n = ow_node(w, g, "If", "cond", "y");
+	onnx_writer_input(w, "x", ONNX_FLOAT, 2, d23);
+	onnx_writer_node(w, NULL, "Shape", NULL, "x", "shape");
+	const_i64(w, "zero", &zero, 1, true);
+	const_i64(w, "one", &one, 1, true);
+	onnx_writer_node(w, NULL, "Gather", NULL, "shape,zero", "rows");
+	onnx_writer_node(w, NULL, "Greater", NULL, "rows,one", "cond");
+	Onnx__NodeProto *n = onnx_writer_node(w, NULL, "If", NULL, "cond", "y");
 	if_branches(w, n);
 	/* the else branch also holds what WebNN cannot express */
-	Onnx__GraphProto *f = n->attribute[1]->g;
-	ow_node(w, f, "NonZero", "x", "nz");
-	ow_output(w, g, "y", 1, 2, d23);
-	struct webnn_model *m = load_ok(&e, g, 13, NULL);
+	onnx_writer_subgraph_enter(w, n->attribute[1]->g);
+	onnx_writer_node(w, NULL, "NonZero", NULL, "x", "nz");
+	onnx_writer_subgraph_end(w);
+	onnx_writer_output(w, "y", ONNX_FLOAT, 2, d23);
+	struct webnn_model *m = load_ok(&e, NULL);
 	float x[6] = { 1, -2, 3, 4, 5, -6 }, y[6], want[6];
 	for (int i = 0; i < 6; i++)
 		want[i] = x[i] * 2;
@@ -497,17 +312,16 @@ TEST(onnx_if_bound_input)
 {
 	struct env e;
 	env_up(&e, "onnx-if");
-	struct ow *w = &e.w;
-	Onnx__GraphProto *g = ow_graph(w, "sr");
+	struct onnx_writer *w = model_begin(&e, "sr", 13);
 	static const int64_t rate = 16000;
-	ow_input(w, g, "x", 1, 2, d23);
-	ow_input(w, g, "sr", 7, 0, NULL);
-	ow_init(w, g, "rate", 7, 0, NULL, &rate);
-	ow_node(w, g, "Equal", "sr,rate", "is16k");
-	Onnx__NodeProto *n = ow_node(w, g, "If", "is16k", "y");
+	onnx_writer_input(w, "x", ONNX_FLOAT, 2, d23);
+	onnx_writer_input(w, "sr", ONNX_INT64, 0, NULL);
+	onnx_writer_initializer(w, "rate", ONNX_INT64, 0, NULL, &rate);
+	onnx_writer_node(w, NULL, "Equal", NULL, "sr,rate", "is16k");
+	Onnx__NodeProto *n = onnx_writer_node(w, NULL, "If", NULL, "is16k", "y");
 	if_branches(w, n);
-	ow_output(w, g, "y", 1, 2, d23);
-	load_fails(&e, g, 13, NULL, WEBNN_STATUS_NOT_SUPPORTED,
+	onnx_writer_output(w, "y", ONNX_FLOAT, 2, d23);
+	load_fails(&e, NULL, WEBNN_STATUS_NOT_SUPPORTED,
 		   "onnx: node \"y\" (If): cond is computed at run time and WebNN has no control "
 		   "flow: both branches are computed and where picks, which needs the same types "
 		   "and shapes (output 0 is float[2,3] in then_branch, float[3,2] in "
@@ -517,7 +331,7 @@ TEST(onnx_if_bound_input)
 	struct webnn_import_options o = WEBNN_IMPORT_OPTIONS_INIT;
 	o.binds = &b;
 	o.n_binds = 1;
-	struct webnn_model *m = load_ok(&e, g, 13, &o);
+	struct webnn_model *m = load_ok(&e, &o);
 	ASSERT_EQ(webnn_model_input_count(m), 1);
 	ASSERT_STREQ(webnn_model_input_name(m, 0), "x");
 	float x[6] = { 1, 2, 3, 4, 5, 6 }, y[6], want[6];
@@ -528,7 +342,7 @@ TEST(onnx_if_bound_input)
 	ct_assert_floats("If(sr = 16000)", y, want, 6, 0);
 	webnn_model_destroy(m);
 	sr = 8000; /* the else branch: x as [3, 2] */
-	m = load_ok(&e, g, 13, &o);
+	m = load_ok(&e, &o);
 	struct webnn_operand_desc d;
 	webnn_model_output_desc(m, 0, &d);
 	ASSERT_EQ(d.rank, 2);
@@ -545,25 +359,25 @@ TEST(onnx_if_runtime_condition)
 {
 	struct env e;
 	env_up(&e, "onnx-if");
-	struct ow *w = &e.w;
-	Onnx__GraphProto *g = ow_graph(w, "where");
+	struct onnx_writer *w = model_begin(&e, "where", 11);
 	static const float zerof = 0, twof = 2;
-	ow_input(w, g, "x", 1, 2, d23);
-	ow_init(w, g, "zerof", 1, 0, NULL, &zerof);
-	Onnx__NodeProto *n = ow_node(w, g, "ReduceSum", "x", "sum");
-	ow_attr_i(w, n, "keepdims", 0);
-	ow_node(w, g, "Greater", "sum,zerof", "positive");
-	n = ow_node(w, g, "If", "positive", "y");
-	Onnx__GraphProto *t = ow_graph(w, "then"), *f = ow_graph(w, "else");
-	ow_init(w, t, "twof", 1, 0, NULL, &twof);
-	ow_node(w, t, "Mul", "x,twof", "ty");
-	ow_output(w, t, "ty", 1, 2, d23);
-	ow_node(w, f, "Neg", "x", "fy");
-	ow_output(w, f, "fy", 1, 2, d23);
-	ow_attr_g(w, n, "then_branch", t);
-	ow_attr_g(w, n, "else_branch", f);
-	ow_output(w, g, "y", 1, 2, d23);
-	struct webnn_model *m = load_ok(&e, g, 11, NULL);
+	onnx_writer_input(w, "x", ONNX_FLOAT, 2, d23);
+	onnx_writer_initializer(w, "zerof", ONNX_FLOAT, 0, NULL, &zerof);
+	Onnx__NodeProto *n = onnx_writer_node(w, NULL, "ReduceSum", NULL, "x", "sum");
+	onnx_writer_attr_int(w, n, "keepdims", 0);
+	onnx_writer_node(w, NULL, "Greater", NULL, "sum,zerof", "positive");
+	n = onnx_writer_node(w, NULL, "If", NULL, "positive", "y");
+	onnx_writer_subgraph_begin(w, "then");
+	onnx_writer_initializer(w, "twof", ONNX_FLOAT, 0, NULL, &twof);
+	onnx_writer_node(w, NULL, "Mul", NULL, "x,twof", "ty");
+	onnx_writer_output(w, "ty", ONNX_FLOAT, 2, d23);
+	onnx_writer_attr_graph(w, n, "then_branch", onnx_writer_subgraph_end(w));
+	onnx_writer_subgraph_begin(w, "else");
+	onnx_writer_node(w, NULL, "Neg", NULL, "x", "fy");
+	onnx_writer_output(w, "fy", ONNX_FLOAT, 2, d23);
+	onnx_writer_attr_graph(w, n, "else_branch", onnx_writer_subgraph_end(w));
+	onnx_writer_output(w, "y", ONNX_FLOAT, 2, d23);
+	struct webnn_model *m = load_ok(&e, NULL);
 	float pos[6] = { 1, -2, 3, 4, 5, -6 }, neg[6] = { -1, 2, -3, -4, -5, 6 }, y[6], want[6];
 	const void *ins[1] = { pos };
 	run_model(e.ctx, m, ins, y, 6);
@@ -578,20 +392,20 @@ TEST(onnx_if_runtime_condition)
 	webnn_model_destroy(m);
 	/* a branch that does not build for these inputs (ONNX would never run it) is an error that
 	 * says to bind what the condition depends on */
-	g = ow_graph(w, "where2");
-	ow_input(w, g, "x", 1, 2, d23);
-	ow_input(w, g, "flag", 9, 0, NULL);
-	n = ow_node(w, g, "If", "flag", "y");
-	t = ow_graph(w, "then2");
-	f = ow_graph(w, "else2");
-	ow_node(w, t, "Neg", "x", "ty");
-	ow_output(w, t, "ty", 1, 2, d23);
-	ow_node(w, f, "MatMul", "x,x", "fy"); /* [2, 3] x [2, 3] */
-	ow_output(w, f, "fy", 1, 2, d23);
-	ow_attr_g(w, n, "then_branch", t);
-	ow_attr_g(w, n, "else_branch", f);
-	ow_output(w, g, "y", 1, 2, d23);
-	load_fails(&e, g, 13, NULL, WEBNN_STATUS_TYPE_ERROR,
+	model_begin(&e, "where2", 13);
+	onnx_writer_input(w, "x", ONNX_FLOAT, 2, d23);
+	onnx_writer_input(w, "flag", ONNX_BOOL, 0, NULL);
+	n = onnx_writer_node(w, NULL, "If", NULL, "flag", "y");
+	onnx_writer_subgraph_begin(w, "then2");
+	onnx_writer_node(w, NULL, "Neg", NULL, "x", "ty");
+	onnx_writer_output(w, "ty", ONNX_FLOAT, 2, d23);
+	onnx_writer_attr_graph(w, n, "then_branch", onnx_writer_subgraph_end(w));
+	onnx_writer_subgraph_begin(w, "else2");
+	onnx_writer_node(w, NULL, "MatMul", NULL, "x,x", "fy"); /* [2, 3] x [2, 3] */
+	onnx_writer_output(w, "fy", ONNX_FLOAT, 2, d23);
+	onnx_writer_attr_graph(w, n, "else_branch", onnx_writer_subgraph_end(w));
+	onnx_writer_output(w, "y", ONNX_FLOAT, 2, d23);
+	load_fails(&e, NULL, WEBNN_STATUS_TYPE_ERROR,
 		   "node \"y\" (If): cond is computed at run time, so both branches are built, and "
 		   "else_branch does not build with these inputs; bind the inputs cond depends on "
 		   "to keep one branch (webnn_import_options.binds, webnn-run --bind NAME=VALUE)");
@@ -600,29 +414,29 @@ TEST(onnx_if_runtime_condition)
 
 /* The body of both loops: acc = acc * 0.5 + x + iteration; cond = iteration + 1 < 3; the scan
  * output is acc. */
-static Onnx__GraphProto *loop_body(struct ow *w)
+static Onnx__GraphProto *loop_body(struct onnx_writer *w)
 {
 	static const float half = 0.5f;
 	static const int64_t one = 1, three = 3;
-	Onnx__GraphProto *b = ow_graph(w, "body");
-	ow_input(w, b, "it", 7, 0, NULL);
-	ow_input(w, b, "cond_in", 9, 0, NULL);
-	ow_input(w, b, "acc_in", 1, 2, d23);
-	ow_init(w, b, "half", 1, 0, NULL, &half);
-	ow_init(w, b, "one", 7, 0, NULL, &one);
-	ow_init(w, b, "three", 7, 0, NULL, &three);
-	ow_node(w, b, "Mul", "acc_in,half", "scaled");
-	ow_node(w, b, "Add", "scaled,x", "plus_x");
-	Onnx__NodeProto *n = ow_node(w, b, "Cast", "it", "itf");
-	ow_attr_i(w, n, "to", 1);
-	ow_node(w, b, "Add", "plus_x,itf", "acc_out");
-	ow_node(w, b, "Add", "it,one", "next");
-	ow_node(w, b, "Less", "next,three", "cond_out");
-	ow_node(w, b, "Identity", "acc_out", "scan_out");
-	ow_output(w, b, "cond_out", 9, 0, NULL);
-	ow_output(w, b, "acc_out", 1, 2, d23);
-	ow_output(w, b, "scan_out", 1, 2, d23);
-	return b;
+	onnx_writer_subgraph_begin(w, "body");
+	onnx_writer_input(w, "it", ONNX_INT64, 0, NULL);
+	onnx_writer_input(w, "cond_in", ONNX_BOOL, 0, NULL);
+	onnx_writer_input(w, "acc_in", ONNX_FLOAT, 2, d23);
+	onnx_writer_initializer(w, "half", ONNX_FLOAT, 0, NULL, &half);
+	onnx_writer_initializer(w, "one", ONNX_INT64, 0, NULL, &one);
+	onnx_writer_initializer(w, "three", ONNX_INT64, 0, NULL, &three);
+	onnx_writer_node(w, NULL, "Mul", NULL, "acc_in,half", "scaled");
+	onnx_writer_node(w, NULL, "Add", NULL, "scaled,x", "plus_x");
+	Onnx__NodeProto *n = onnx_writer_node(w, NULL, "Cast", NULL, "it", "itf");
+	onnx_writer_attr_int(w, n, "to", 1);
+	onnx_writer_node(w, NULL, "Add", NULL, "plus_x,itf", "acc_out");
+	onnx_writer_node(w, NULL, "Add", NULL, "it,one", "next");
+	onnx_writer_node(w, NULL, "Less", NULL, "next,three", "cond_out");
+	onnx_writer_node(w, NULL, "Identity", NULL, "acc_out", "scan_out");
+	onnx_writer_output(w, "cond_out", ONNX_BOOL, 0, NULL);
+	onnx_writer_output(w, "acc_out", ONNX_FLOAT, 2, d23);
+	onnx_writer_output(w, "scan_out", ONNX_FLOAT, 2, d23);
+	return onnx_writer_subgraph_end(w);
 }
 
 /* Loop unrolled: with a trip count M = 4 (the body's cond ignored: no cond input), and with
@@ -631,26 +445,26 @@ TEST(onnx_loop_unrolled)
 {
 	struct env e;
 	env_up(&e, "onnx-loop");
-	struct ow *w = &e.w;
 	float x[6] = { 1, -2, 3, 4, 0.5f, -6 };
 	for (int variant = 0; variant < 2; variant++) {
-		Onnx__GraphProto *g = ow_graph(w, "loop");
+		struct onnx_writer *w = model_begin(&e, "loop", 13);
 		static const int64_t trip = 4;
 		static const uint8_t yes = 1;
 		static const float zero6[6] = { 0 };
-		ow_input(w, g, "x", 1, 2, d23);
-		ow_init(w, g, "trip", 7, 0, NULL, &trip);
-		ow_init(w, g, "yes", 9, 0, NULL, &yes);
-		ow_init(w, g, "acc0", 1, 2, d23, zero6);
-		Onnx__NodeProto *n = ow_node(w, g, "Loop", variant ? ",yes,acc0" : "trip,,acc0",
-					     "acc,scan");
-		ow_attr_g(w, n, "body", loop_body(w));
+		onnx_writer_input(w, "x", ONNX_FLOAT, 2, d23);
+		onnx_writer_initializer(w, "trip", ONNX_INT64, 0, NULL, &trip);
+		onnx_writer_initializer(w, "yes", ONNX_BOOL, 0, NULL, &yes);
+		onnx_writer_initializer(w, "acc0", ONNX_FLOAT, 2, d23, zero6);
+		Onnx__NodeProto *n = onnx_writer_node(w, NULL, "Loop", NULL,
+						      variant ? ",yes,acc0" : "trip,,acc0",
+						      "acc,scan");
+		onnx_writer_attr_graph(w, n, "body", loop_body(w));
 		size_t iters = variant ? 3 : 4;
 		static const int64_t d423[3] = { 4, 2, 3 }, d323[3] = { 3, 2, 3 };
 		/* the scan output first: run_model reads output 0 */
-		ow_output(w, g, "scan", 1, 3, variant ? d323 : d423);
-		ow_output(w, g, "acc", 1, 2, d23);
-		struct webnn_model *m = load_ok(&e, g, 13, NULL);
+		onnx_writer_output(w, "scan", ONNX_FLOAT, 3, variant ? d323 : d423);
+		onnx_writer_output(w, "acc", ONNX_FLOAT, 2, d23);
+		struct webnn_model *m = load_ok(&e, NULL);
 		float y[24], want[24], acc[6] = { 0 };
 		for (size_t it = 0; it < iters; it++)
 			for (int i = 0; i < 6; i++) {
@@ -671,22 +485,22 @@ TEST(onnx_error_lists_every_node)
 {
 	struct env e;
 	env_up(&e, "onnx-errors");
-	struct ow *w = &e.w;
-	Onnx__GraphProto *g = ow_graph(w, "errors");
+	struct onnx_writer *w = model_begin(&e, "errors", 13);
 	static const int64_t big = 5000;
-	ow_input(w, g, "x", 1, 2, d23);
-	ow_input(w, g, "m", 7, 0, NULL);
-	ow_init(w, g, "big", 7, 0, NULL, &big);
-	ow_node(w, g, "Unique", "x", "top");
-	ow_node(w, g, "Relu", "top", "after_top"); /* consumes a failed value: no reason */
-	ow_node(w, g, "NonZero", "x", "nz");
-	Onnx__NodeProto *n = ow_node(w, g, "Loop", "m,,x", "l1");
-	ow_attr_g(w, n, "body", loop_body(w));
-	n = ow_node(w, g, "Loop", "big,,x", "l2");
-	ow_attr_g(w, n, "body", loop_body(w));
-	ow_node(w, g, "FooBar", "x", "foo");
-	ow_output(w, g, "after_top", 1, 2, d23);
-	load_fails(&e, g, 13, NULL, WEBNN_STATUS_NOT_SUPPORTED,
+	onnx_writer_input(w, "x", ONNX_FLOAT, 2, d23);
+	onnx_writer_input(w, "m", ONNX_INT64, 0, NULL);
+	onnx_writer_initializer(w, "big", ONNX_INT64, 0, NULL, &big);
+	onnx_writer_node(w, NULL, "Unique", NULL, "x", "top");
+	/* consumes a failed value: no reason */
+	onnx_writer_node(w, NULL, "Relu", NULL, "top", "after_top");
+	onnx_writer_node(w, NULL, "NonZero", NULL, "x", "nz");
+	Onnx__NodeProto *n = onnx_writer_node(w, NULL, "Loop", NULL, "m,,x", "l1");
+	onnx_writer_attr_graph(w, n, "body", loop_body(w));
+	n = onnx_writer_node(w, NULL, "Loop", NULL, "big,,x", "l2");
+	onnx_writer_attr_graph(w, n, "body", loop_body(w));
+	onnx_writer_node(w, NULL, "FooBar", NULL, "x", "foo");
+	onnx_writer_output(w, "after_top", ONNX_FLOAT, 2, d23);
+	load_fails(&e, NULL, WEBNN_STATUS_NOT_SUPPORTED,
 		   "onnx: 5 nodes cannot be loaded: node \"top\" (Unique): WebNN cannot express "
 		   "Unique: its output shape depends on the input values; node \"nz\" (NonZero): WebNN cannot express "
 		   "NonZero: its output shape depends on the input values; node \"l1\" (Loop): the "
@@ -705,7 +519,6 @@ TEST(onnx_lstm_computed_input)
 {
 	struct env e;
 	env_up(&e, "onnx-lstm");
-	struct ow *w = &e.w;
 	enum { I = 8, H = 4 };
 	static const int64_t xd[3] = { 1, 1, I }, wd[3] = { 1, 4 * H, I }, rd[3] = { 1, 4 * H, H },
 			     bd[2] = { 1, 8 * H }, yd[4] = { 1, 1, 1, H };
@@ -716,16 +529,16 @@ TEST(onnx_lstm_computed_input)
 		R[i] = 0.05f * (float)(i % 7);
 	for (int i = 0; i < 8 * H; i++)
 		B[i] = 0.01f * (float)(i % 11);
-	Onnx__GraphProto *g = ow_graph(w, "lstm");
-	ow_input(w, g, "x", 1, 3, xd);
-	ow_init(w, g, "W", 1, 3, wd, W);
-	ow_init(w, g, "R", 1, 3, rd, R);
-	ow_init(w, g, "B", 1, 2, bd, B);
-	ow_node(w, g, "Neg", "x", "nx");
-	Onnx__NodeProto *n = ow_node(w, g, "LSTM", "nx,W,R,B", "y");
-	ow_attr_i(w, n, "hidden_size", H);
-	ow_output(w, g, "y", 1, 4, yd);
-	struct webnn_model *m = load_ok(&e, g, 14, NULL);
+	struct onnx_writer *w = model_begin(&e, "lstm", 14);
+	onnx_writer_input(w, "x", ONNX_FLOAT, 3, xd);
+	onnx_writer_initializer(w, "W", ONNX_FLOAT, 3, wd, W);
+	onnx_writer_initializer(w, "R", ONNX_FLOAT, 3, rd, R);
+	onnx_writer_initializer(w, "B", ONNX_FLOAT, 2, bd, B);
+	onnx_writer_node(w, NULL, "Neg", NULL, "x", "nx");
+	Onnx__NodeProto *n = onnx_writer_node(w, NULL, "LSTM", NULL, "nx,W,R,B", "y");
+	onnx_writer_attr_int(w, n, "hidden_size", H);
+	onnx_writer_output(w, "y", ONNX_FLOAT, 4, yd);
+	struct webnn_model *m = load_ok(&e, NULL);
 	float x[I], y[H], want[H];
 	for (int i = 0; i < I; i++)
 		x[i] = sinf((float)i + 0.5f);
@@ -755,39 +568,40 @@ TEST(onnx_scan_unrolled)
 {
 	struct env e;
 	env_up(&e, "onnx-scan");
-	struct ow *w = &e.w;
 	static const int64_t d2[1] = { 2 }, one[1] = { 1 }, axes1[1] = { 1 },
 			     oax[2] = { 1, 0 }, odir[2] = { 0, 1 }, d32b[2] = { 3, 2 };
 	static const float z2[2] = { 0, 0 };
 	float x[6] = { 1, 2, 3, 10, 20, 30 };
 	/* x an input (slices and concat in the graph), then an initializer (all on the host) */
 	for (int known = 0; known < 2; known++) {
-		Onnx__GraphProto *b = ow_graph(w, "body");
-		ow_input(w, b, "sum_in", 1, 1, d2);
-		ow_input(w, b, "col", 1, 1, d2);
-		ow_node(w, b, "Add", "sum_in,col", "sum_out");
-		ow_node(w, b, "Identity", "sum_out", "s1");
-		ow_node(w, b, "Identity", "sum_out", "s2");
-		ow_output(w, b, "sum_out", 1, 1, d2);
-		ow_output(w, b, "s1", 1, 1, d2);
-		ow_output(w, b, "s2", 1, 1, d2);
-		Onnx__GraphProto *g = ow_graph(w, "scan");
+		struct onnx_writer *w = model_begin(&e, "scan", 11);
+		Onnx__GraphProto *b = onnx_writer_subgraph_begin(w, "body");
+		onnx_writer_input(w, "sum_in", ONNX_FLOAT, 1, d2);
+		onnx_writer_input(w, "col", ONNX_FLOAT, 1, d2);
+		onnx_writer_node(w, NULL, "Add", NULL, "sum_in,col", "sum_out");
+		onnx_writer_node(w, NULL, "Identity", NULL, "sum_out", "s1");
+		onnx_writer_node(w, NULL, "Identity", NULL, "sum_out", "s2");
+		onnx_writer_output(w, "sum_out", ONNX_FLOAT, 1, d2);
+		onnx_writer_output(w, "s1", ONNX_FLOAT, 1, d2);
+		onnx_writer_output(w, "s2", ONNX_FLOAT, 1, d2);
+		onnx_writer_subgraph_end(w);
 		if (known)
-			ow_init(w, g, "x", 1, 2, d23, x);
+			onnx_writer_initializer(w, "x", ONNX_FLOAT, 2, d23, x);
 		else
-			ow_input(w, g, "x", 1, 2, d23);
-		ow_init(w, g, "s0", 1, 1, d2, z2);
-		Onnx__NodeProto *n = ow_node(w, g, "Scan", "s0,x", "total,fwd,bwd");
-		ow_attr_g(w, n, "body", b);
-		ow_attr_i(w, n, "num_scan_inputs", 1);
-		ow_attr_ints(w, n, "scan_input_axes", axes1, 1);
-		ow_attr_ints(w, n, "scan_input_directions", one, 1);
-		ow_attr_ints(w, n, "scan_output_axes", oax, 2);
-		ow_attr_ints(w, n, "scan_output_directions", odir, 2);
-		ow_output(w, g, "total", 1, 1, d2);
-		ow_output(w, g, "fwd", 1, 2, d23);
-		ow_output(w, g, "bwd", 1, 2, d32b);
-		struct webnn_model *m = load_ok(&e, g, 11, NULL);
+			onnx_writer_input(w, "x", ONNX_FLOAT, 2, d23);
+		onnx_writer_initializer(w, "s0", ONNX_FLOAT, 1, d2, z2);
+		Onnx__NodeProto *n = onnx_writer_node(w, NULL, "Scan", NULL, "s0,x",
+						      "total,fwd,bwd");
+		onnx_writer_attr_graph(w, n, "body", b);
+		onnx_writer_attr_int(w, n, "num_scan_inputs", 1);
+		onnx_writer_attr_ints(w, n, "scan_input_axes", axes1, 1);
+		onnx_writer_attr_ints(w, n, "scan_input_directions", one, 1);
+		onnx_writer_attr_ints(w, n, "scan_output_axes", oax, 2);
+		onnx_writer_attr_ints(w, n, "scan_output_directions", odir, 2);
+		onnx_writer_output(w, "total", ONNX_FLOAT, 1, d2);
+		onnx_writer_output(w, "fwd", ONNX_FLOAT, 2, d23);
+		onnx_writer_output(w, "bwd", ONNX_FLOAT, 2, d32b);
+		struct webnn_model *m = load_ok(&e, NULL);
 		float total[2], fwd[6], bwd[6];
 		float want_total[2], want_fwd[6], want_bwd[6], s[2] = { 0, 0 };
 		for (int t = 0; t < 3; t++)
@@ -813,33 +627,33 @@ TEST(onnx_error_control_flow)
 {
 	struct env e;
 	env_up(&e, "onnx-errors");
-	struct ow *w = &e.w;
-	Onnx__GraphProto *g = ow_graph(w, "cf");
+	struct onnx_writer *w = model_begin(&e, "cf", 13);
 	static const uint8_t yes = 1;
 	static const int64_t two[1] = { 2 };
 	static const uint8_t yes2[2] = { 1, 1 };
-	ow_input(w, g, "x", 1, 2, d23);
-	ow_input(w, g, "flag", 9, 0, NULL);
-	ow_init(w, g, "yes", 9, 0, NULL, &yes);
-	ow_init(w, g, "yes2", 9, 1, two, yes2);
+	onnx_writer_input(w, "x", ONNX_FLOAT, 2, d23);
+	onnx_writer_input(w, "flag", ONNX_BOOL, 0, NULL);
+	onnx_writer_initializer(w, "yes", ONNX_BOOL, 0, NULL, &yes);
+	onnx_writer_initializer(w, "yes2", ONNX_BOOL, 1, two, yes2);
 	/* If without else_branch */
-	Onnx__NodeProto *n = ow_node(w, g, "If", "yes", "i1");
-	Onnx__GraphProto *t = ow_graph(w, "then");
-	ow_node(w, t, "Identity", "x", "t1");
-	ow_output(w, t, "t1", 1, 2, d23);
-	ow_attr_g(w, n, "then_branch", t);
+	Onnx__NodeProto *n = onnx_writer_node(w, NULL, "If", NULL, "yes", "i1");
+	Onnx__GraphProto *t = onnx_writer_subgraph_begin(w, "then");
+	onnx_writer_node(w, NULL, "Identity", NULL, "x", "t1");
+	onnx_writer_output(w, "t1", ONNX_FLOAT, 2, d23);
+	onnx_writer_subgraph_end(w);
+	onnx_writer_attr_graph(w, n, "then_branch", t);
 	/* If on two elements */
-	n = ow_node(w, g, "If", "yes2", "i2");
-	ow_attr_g(w, n, "then_branch", t);
-	ow_attr_g(w, n, "else_branch", t);
+	n = onnx_writer_node(w, NULL, "If", NULL, "yes2", "i2");
+	onnx_writer_attr_graph(w, n, "then_branch", t);
+	onnx_writer_attr_graph(w, n, "else_branch", t);
 	/* Loop with neither M nor cond */
-	n = ow_node(w, g, "Loop", ",,x", "l1");
-	ow_attr_g(w, n, "body", loop_body(w));
+	n = onnx_writer_node(w, NULL, "Loop", NULL, ",,x", "l1");
+	onnx_writer_attr_graph(w, n, "body", loop_body(w));
 	/* Loop on a condition computed at run time */
-	n = ow_node(w, g, "Loop", ",flag,x", "l2");
-	ow_attr_g(w, n, "body", loop_body(w));
-	ow_output(w, g, "i1", 1, 2, d23);
-	load_fails(&e, g, 13, NULL, WEBNN_STATUS_TYPE_ERROR,
+	n = onnx_writer_node(w, NULL, "Loop", NULL, ",flag,x", "l2");
+	onnx_writer_attr_graph(w, n, "body", loop_body(w));
+	onnx_writer_output(w, "i1", ONNX_FLOAT, 2, d23);
+	load_fails(&e, NULL, WEBNN_STATUS_TYPE_ERROR,
 		   "onnx: 4 nodes cannot be loaded: node \"i1\" (If): the graph attribute "
 		   "else_branch is missing; node \"i2\" (If): cond has 2 elements (one expected); "
 		   "node \"l1\" (Loop): neither M nor cond is given (a loop that never ends); node "

@@ -5,170 +5,27 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "onnx/onnx.pb-c.h"
 #include "tests/clienttest.h"
+#include "tests/onnx_writer.h"
 #include "tests/test.h"
 #include "webnn_import.h"
 
-/* ---- a small model writer: every node, value and tensor lives in one struct */
-
-#define QM_MAX 8
-struct qm {
-	Onnx__ModelProto model;
-	Onnx__GraphProto graph;
-	Onnx__OperatorSetIdProto opset[2], *opsets[2];
-	Onnx__NodeProto nodes[QM_MAX], *node_ptrs[QM_MAX];
-	char *node_in[QM_MAX][8], *node_out[QM_MAX][1];
-	Onnx__AttributeProto attrs[QM_MAX][6], *attr_ptrs[QM_MAX][6];
-	Onnx__ValueInfoProto io[QM_MAX], *in_ptrs[QM_MAX], *out_ptrs[QM_MAX];
-	Onnx__TypeProto types[QM_MAX];
-	Onnx__TypeProto__Tensor ttypes[QM_MAX];
-	Onnx__TensorShapeProto shapes[QM_MAX];
-	Onnx__TensorShapeProto__Dimension dims[QM_MAX][4], *dim_ptrs[QM_MAX][4];
-	Onnx__TensorProto inits[QM_MAX], *init_ptrs[QM_MAX];
-	int64_t init_dims[QM_MAX][4];
-	int32_t init_i32[QM_MAX][64];
-	size_t n_io;
-};
-
-static void qm_init(struct qm *m, int opset)
+/* Starts a model of the ai.onnx opset `opset` and com.microsoft 1, IR version 10 (4-bit types). */
+static void model_begin(struct onnx_writer *w, int opset)
 {
-	memset(m, 0, sizeof(*m));
-	onnx__model_proto__init(&m->model);
-	onnx__graph_proto__init(&m->graph);
-	for (int i = 0; i < 2; i++) {
-		onnx__operator_set_id_proto__init(&m->opset[i]);
-		m->opset[i].has_version = 1;
-		m->opsets[i] = &m->opset[i];
-	}
-	m->opset[0].domain = (char *)"";
-	m->opset[0].version = opset;
-	m->opset[1].domain = (char *)"com.microsoft";
-	m->opset[1].version = 1;
-	m->model.has_ir_version = 1;
-	m->model.ir_version = 10;
-	m->model.n_opset_import = 2;
-	m->model.opset_import = m->opsets;
-	m->model.graph = &m->graph;
-	m->graph.name = (char *)"g";
-	m->graph.node = m->node_ptrs;
-	m->graph.input = m->in_ptrs;
-	m->graph.output = m->out_ptrs;
-	m->graph.initializer = m->init_ptrs;
-}
-
-static Onnx__ValueInfoProto *qm_value(struct qm *m, const char *name, int type, uint32_t rank,
-				      const int64_t *dims)
-{
-	size_t k = m->n_io++;
-	Onnx__ValueInfoProto *v = &m->io[k];
-	onnx__value_info_proto__init(v);
-	onnx__type_proto__init(&m->types[k]);
-	onnx__type_proto__tensor__init(&m->ttypes[k]);
-	onnx__tensor_shape_proto__init(&m->shapes[k]);
-	v->name = (char *)name;
-	v->type = &m->types[k];
-	m->types[k].value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-	m->types[k].tensor_type = &m->ttypes[k];
-	m->ttypes[k].has_elem_type = 1;
-	m->ttypes[k].elem_type = type;
-	m->ttypes[k].shape = &m->shapes[k];
-	m->shapes[k].n_dim = rank;
-	m->shapes[k].dim = m->dim_ptrs[k];
-	for (uint32_t i = 0; i < rank; i++) {
-		Onnx__TensorShapeProto__Dimension *d = &m->dims[k][i];
-		onnx__tensor_shape_proto__dimension__init(d);
-		d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-		d->dim_value = dims[i];
-		m->dim_ptrs[k][i] = d;
-	}
-	return v;
-}
-
-static void qm_input(struct qm *m, const char *name, int type, uint32_t rank, const int64_t *dims)
-{
-	m->in_ptrs[m->graph.n_input++] = qm_value(m, name, type, rank, dims);
-}
-
-static void qm_output(struct qm *m, const char *name, uint32_t rank, const int64_t *dims)
-{
-	m->out_ptrs[m->graph.n_output++] = qm_value(m, name, 1, rank, dims);
-}
-
-/* An initializer of ONNX type `type` from raw bytes, or (i32 != NULL) from int32_data. */
-static void qm_tensor(struct qm *m, const char *name, int type, uint32_t rank, const int64_t *dims,
-		      const void *raw, size_t raw_len, const int32_t *i32, size_t n_i32)
-{
-	size_t k = m->graph.n_initializer++;
-	Onnx__TensorProto *t = &m->inits[k];
-	onnx__tensor_proto__init(t);
-	t->name = (char *)name;
-	t->has_data_type = 1;
-	t->data_type = type;
-	t->n_dims = rank;
-	t->dims = m->init_dims[k];
-	memcpy(m->init_dims[k], dims, rank * sizeof(int64_t));
-	if (i32) {
-		ASSERT(n_i32 <= 64);
-		memcpy(m->init_i32[k], i32, n_i32 * sizeof(int32_t));
-		t->int32_data = m->init_i32[k];
-		t->n_int32_data = n_i32;
-	} else {
-		t->has_raw_data = 1;
-		t->raw_data.data = (uint8_t *)raw;
-		t->raw_data.len = raw_len;
-	}
-	m->init_ptrs[k] = t;
-}
-
-/* A node of the given inputs ("" for an absent optional one), one output. */
-static Onnx__NodeProto *qm_node(struct qm *m, const char *domain, const char *type,
-				const char *const *ins, size_t n_in, const char *out)
-{
-	size_t k = m->graph.n_node++;
-	Onnx__NodeProto *n = &m->nodes[k];
-	onnx__node_proto__init(n);
-	n->name = (char *)type;
-	n->op_type = (char *)type;
-	n->domain = (char *)domain;
-	for (size_t i = 0; i < n_in; i++)
-		m->node_in[k][i] = (char *)ins[i];
-	m->node_out[k][0] = (char *)out;
-	n->input = m->node_in[k];
-	n->n_input = n_in;
-	n->output = m->node_out[k];
-	n->n_output = 1;
-	n->attribute = m->attr_ptrs[k];
-	m->node_ptrs[k] = n;
-	return n;
-}
-
-static void qm_attr_i(struct qm *m, Onnx__NodeProto *n, const char *name, int64_t v)
-{
-	size_t k = (size_t)(n - m->nodes);
-	Onnx__AttributeProto *a = &m->attrs[k][n->n_attribute];
-	onnx__attribute_proto__init(a);
-	a->name = (char *)name;
-	a->has_type = 1;
-	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
-	a->has_i = 1;
-	a->i = v;
-	n->attribute[n->n_attribute++] = a;
+	onnx_writer_init(w, opset);
+	w->model.ir_version = 10;
+	onnx_writer_opset(w, "com.microsoft", 1);
 }
 
 /* Writes the model; loads it on ctx. Returns the status; the message in err. */
-static enum webnn_status qm_load(struct qm *m, struct webnn_context *ctx, struct webnn_model **out,
-				 char *err, size_t len)
+static enum webnn_status load_model(const struct onnx_writer *w, struct webnn_context *ctx,
+				    struct webnn_model **out, char *err, size_t len)
 {
 	char path[] = "/tmp/wnn-onnxq-XXXXXX";
 	int fd = mkstemp(path);
-	ASSERT(fd >= 0);
-	size_t n = onnx__model_proto__get_packed_size(&m->model);
-	uint8_t *buf = malloc(n + 1);
-	ASSERT(buf);
-	onnx__model_proto__pack(&m->model, buf);
-	ASSERT(write(fd, buf, n) == (ssize_t)n && close(fd) == 0);
-	free(buf);
+	ASSERT(fd >= 0 && close(fd) == 0);
+	ASSERT(onnx_writer_save(w, path));
 	*out = NULL;
 	enum webnn_status s = webnn_model_load(ctx, path, NULL, out, err, len);
 	unlink(path);
@@ -176,22 +33,12 @@ static enum webnn_status qm_load(struct qm *m, struct webnn_context *ctx, struct
 }
 
 /* Loads the model, runs it on one input (x_bytes bytes) and reads the float output. */
-static void qm_run_bytes(struct qm *m, struct webnn_context *ctx, const void *x, size_t x_bytes,
-			 float *y, size_t y_count);
-
-/* Loads the model, runs it on one float input and reads the float output (count values). */
-static void qm_run(struct qm *m, struct webnn_context *ctx, const float *x, size_t x_count,
-		   float *y, size_t y_count)
-{
-	qm_run_bytes(m, ctx, x, x_count * sizeof(float), y, y_count);
-}
-
-static void qm_run_bytes(struct qm *m, struct webnn_context *ctx, const void *x, size_t x_bytes,
-			 float *y, size_t y_count)
+static void run_model_bytes(const struct onnx_writer *w, struct webnn_context *ctx,
+			    const void *x, size_t x_bytes, float *y, size_t y_count)
 {
 	struct webnn_model *model;
 	char err[1024] = "";
-	enum webnn_status s = qm_load(m, ctx, &model, err, sizeof(err));
+	enum webnn_status s = load_model(w, ctx, &model, err, sizeof(err));
 	ASSERT_MSG(s == WEBNN_STATUS_OK, "load -> %s: %s", webnn_status_name(s), err);
 	struct webnn_named_tensor in = { webnn_model_input_name(model, 0), NULL };
 	struct webnn_named_tensor out = { webnn_model_output_name(model, 0), NULL };
@@ -208,12 +55,19 @@ static void qm_run_bytes(struct qm *m, struct webnn_context *ctx, const void *x,
 	webnn_model_destroy(model);
 }
 
-static void qm_expect_error(struct qm *m, struct webnn_context *ctx, enum webnn_status status,
-			    const char *needle)
+/* Loads the model, runs it on one float input and reads the float output (count values). */
+static void run_model(const struct onnx_writer *w, struct webnn_context *ctx, const float *x,
+		      size_t x_count, float *y, size_t y_count)
+{
+	run_model_bytes(w, ctx, x, x_count * sizeof(float), y, y_count);
+}
+
+static void expect_error(const struct onnx_writer *w, struct webnn_context *ctx,
+			 enum webnn_status status, const char *needle)
 {
 	struct webnn_model *model;
 	char err[1024] = "";
-	enum webnn_status s = qm_load(m, ctx, &model, err, sizeof(err));
+	enum webnn_status s = load_model(w, ctx, &model, err, sizeof(err));
 	ASSERT_MSG(s == status, "load -> %s (%s), expected %s", webnn_status_name(s), err,
 		   webnn_status_name(status));
 	ASSERT(model == NULL);
@@ -286,19 +140,19 @@ TEST(onnx_dequantize_blocked_int4)
 	for (int i = 0; i < N; i++)
 		z32[i] = zp[i];
 	static const int64_t dx[2] = { M, K }, dw[2] = { K, N }, ds[2] = { 2, N }, dy[2] = { M, N };
-	struct qm m;
-	qm_init(&m, 21);
-	qm_input(&m, "x", 1, 2, dx);
-	qm_tensor(&m, "wq", 22, 2, dw, wp, sizeof(wp), NULL, 0);
-	qm_tensor(&m, "s", 1, 2, ds, sc, sizeof(sc), NULL, 0);
-	qm_tensor(&m, "z", 22, 2, ds, NULL, 0, z32, N);
-	static const char *const dq_in[] = { "wq", "s", "z" }, *const mm_in[] = { "x", "w" };
-	Onnx__NodeProto *dq = qm_node(&m, "", "DequantizeLinear", dq_in, 3, "w");
-	qm_attr_i(&m, dq, "axis", 0);
-	qm_attr_i(&m, dq, "block_size", B);
-	qm_node(&m, "", "MatMul", mm_in, 2, "y");
-	qm_output(&m, "y", 2, dy);
-	qm_run(&m, ctx, x, M * K, y, M * N);
+	struct onnx_writer wr;
+	model_begin(&wr, 21);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 2, dx);
+	Onnx__TensorProto *wqt = onnx_writer_initializer(&wr, "wq", ONNX_INT4, 2, dw, wp);
+	Onnx__TensorProto *st = onnx_writer_initializer(&wr, "s", ONNX_FLOAT, 2, ds, sc);
+	onnx_writer_initializer_int32(&wr, "z", ONNX_INT4, 2, ds, z32, N);
+	Onnx__NodeProto *dq = onnx_writer_node(&wr, "DequantizeLinear", "DequantizeLinear", "",
+					       "wq,s,z", "w");
+	onnx_writer_attr_int(&wr, dq, "axis", 0);
+	Onnx__AttributeProto *block = onnx_writer_attr_int(&wr, dq, "block_size", B);
+	onnx_writer_node(&wr, "MatMul", "MatMul", "", "x,w", "y");
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 2, dy);
+	run_model(&wr, ctx, x, M * K, y, M * N);
 	ct_assert_floats("dequantize(int4, block 4) matmul", y, want, M * N, 1e-5f);
 
 	/* uint4 without a zero point (0) */
@@ -309,23 +163,24 @@ TEST(onnx_dequantize_blocked_int4)
 		for (int j = 0; j < N; j++)
 			w[k * N + j] = (float)uq[k * N + j] * sc[(k / B) * N + j];
 	ref_matmul(x, w, want, M, K, N);
-	pack4(uq, K * N, wp);
-	m.inits[0].data_type = 21;
-	m.nodes[0].n_input = 2;
-	qm_run(&m, ctx, x, M * K, y, M * N);
+	pack4(uq, K * N, wqt->raw_data.data);
+	wqt->data_type = ONNX_UINT4;
+	dq->n_input = 2;
+	run_model(&wr, ctx, x, M * K, y, M * N);
 	ct_assert_floats("dequantize(uint4, block 4) matmul", y, want, M * N, 1e-5f);
 
 	/* a block that does not divide the dimension, a scale of the wrong shape */
-	m.attrs[0][1].i = 3; /* ceil(8 / 3) = 3 blocks, the scale has 2 */
-	qm_expect_error(&m, ctx, WEBNN_STATUS_TYPE_ERROR,
+	block->i = 3; /* ceil(8 / 3) = 3 blocks, the scale has 2 */
+	expect_error(&wr, ctx, WEBNN_STATUS_TYPE_ERROR,
 			"block_size 3 along axis 0: x_scale dimension 0 is 2, expected 3");
 	static const int64_t ds3[2] = { 3, N };
 	float sc3[3 * N] = { 0 };
-	m.inits[1].dims[0] = ds3[0];
-	m.inits[1].raw_data.data = (uint8_t *)sc3;
-	m.inits[1].raw_data.len = sizeof(sc3);
-	qm_expect_error(&m, ctx, WEBNN_STATUS_NOT_SUPPORTED,
-			"block_size 3 does not divide x's dimension 8 along axis 0");
+	st->dims[0] = ds3[0];
+	st->raw_data.data = (uint8_t *)sc3;
+	st->raw_data.len = sizeof(sc3);
+	expect_error(&wr, ctx, WEBNN_STATUS_NOT_SUPPORTED,
+		     "block_size 3 does not divide x's dimension 8 along axis 0");
+	onnx_writer_free(&wr);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
 }
@@ -348,14 +203,14 @@ TEST(onnx_int4_input)
 	uint8_t packed[(R * C + 1) / 2];
 	pack4(q, R * C, packed);
 	static const int64_t dq[2] = { R, C }, ds[1] = { C };
-	struct qm m;
-	qm_init(&m, 21);
-	qm_input(&m, "q", 22, 2, dq);
-	qm_tensor(&m, "s", 1, 1, ds, sc, sizeof(sc), NULL, 0);
-	static const char *const dq_in[] = { "q", "s" };
-	qm_node(&m, "", "DequantizeLinear", dq_in, 2, "y");
-	qm_output(&m, "y", 2, dq);
-	qm_run_bytes(&m, ctx, packed, sizeof(packed), y, R * C);
+	struct onnx_writer wr;
+	model_begin(&wr, 21);
+	onnx_writer_input(&wr, "q", ONNX_INT4, 2, dq);
+	onnx_writer_initializer(&wr, "s", ONNX_FLOAT, 1, ds, sc);
+	onnx_writer_node(&wr, "DequantizeLinear", "DequantizeLinear", "", "q,s", "y");
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 2, dq);
+	run_model_bytes(&wr, ctx, packed, sizeof(packed), y, R * C);
+	onnx_writer_free(&wr);
 	ct_assert_floats("dequantize(int4 input, per axis)", y, want, R * C, 1e-6f);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
@@ -385,20 +240,22 @@ TEST(onnx_quantize_blocked_uint4)
 	uint8_t zp[2];
 	pack4(zq, 4, zp);
 	static const int64_t dx[2] = { M, K }, ds[2] = { M, 2 };
-	struct qm m;
-	qm_init(&m, 21);
-	qm_input(&m, "x", 1, 2, dx);
-	qm_tensor(&m, "s", 1, 2, ds, sc, sizeof(sc), NULL, 0);
-	qm_tensor(&m, "z", 21, 2, ds, zp, sizeof(zp), NULL, 0);
-	static const char *const q_in[] = { "x", "s", "z" }, *const dq_in[] = { "q", "s", "z" };
-	Onnx__NodeProto *q = qm_node(&m, "", "QuantizeLinear", q_in, 3, "q");
-	qm_attr_i(&m, q, "axis", 1);
-	qm_attr_i(&m, q, "block_size", B);
-	Onnx__NodeProto *dq = qm_node(&m, "", "DequantizeLinear", dq_in, 3, "y");
-	qm_attr_i(&m, dq, "axis", 1);
-	qm_attr_i(&m, dq, "block_size", B);
-	qm_output(&m, "y", 2, dx);
-	qm_run(&m, ctx, x, M * K, y, M * K);
+	struct onnx_writer wr;
+	model_begin(&wr, 21);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 2, dx);
+	onnx_writer_initializer(&wr, "s", ONNX_FLOAT, 2, ds, sc);
+	onnx_writer_initializer(&wr, "z", ONNX_UINT4, 2, ds, zp);
+	Onnx__NodeProto *q = onnx_writer_node(&wr, "QuantizeLinear", "QuantizeLinear", "", "x,s,z",
+					      "q");
+	onnx_writer_attr_int(&wr, q, "axis", 1);
+	onnx_writer_attr_int(&wr, q, "block_size", B);
+	Onnx__NodeProto *dq = onnx_writer_node(&wr, "DequantizeLinear", "DequantizeLinear", "",
+					       "q,s,z", "y");
+	onnx_writer_attr_int(&wr, dq, "axis", 1);
+	onnx_writer_attr_int(&wr, dq, "block_size", B);
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 2, dx);
+	run_model(&wr, ctx, x, M * K, y, M * K);
+	onnx_writer_free(&wr);
 	ct_assert_floats("dequantize(quantize(x) uint4 block 4)", y, want, M * K, 1e-6f);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
@@ -463,29 +320,31 @@ static void run_nbits(struct webnn_context *ctx, const struct nbits_case *c)
 	int32_t g[K];
 	for (int k = 0; k < K; k++)
 		g[k] = k / bs;
-	struct qm m;
-	qm_init(&m, 17);
-	qm_input(&m, "a", 1, 2, dx);
-	qm_tensor(&m, "b", 2, 3, db, bq, (size_t)(N * nb * blob), NULL, 0);
-	qm_tensor(&m, "s", 1, 1, dsc, sc, (size_t)(N * nb) * sizeof(float), NULL, 0);
+	struct onnx_writer wr;
+	model_begin(&wr, 17);
+	onnx_writer_input(&wr, "a", ONNX_FLOAT, 2, dx);
+	onnx_writer_initializer(&wr, "b", ONNX_UINT8, 3, db, bq);
+	onnx_writer_initializer(&wr, "s", ONNX_FLOAT, 1, dsc, sc);
 	if (c->zp == 1)
-		qm_tensor(&m, "z", 2, 1, dz, zb, (size_t)(N * zrow), NULL, 0);
+		onnx_writer_initializer(&wr, "z", ONNX_UINT8, 1, dz, zb);
 	if (c->zp == 2)
-		qm_tensor(&m, "z", 1, 1, dz, zf, (size_t)(N * nb) * sizeof(float), NULL, 0);
+		onnx_writer_initializer(&wr, "z", ONNX_FLOAT, 1, dz, zf);
 	if (c->g_idx)
-		qm_tensor(&m, "g", 6, 1, dg, g, sizeof(g), NULL, 0);
+		onnx_writer_initializer(&wr, "g", ONNX_INT32, 1, dg, g);
 	if (c->bias)
-		qm_tensor(&m, "bias", 1, 1, dbias, bias, sizeof(bias), NULL, 0);
+		onnx_writer_initializer(&wr, "bias", ONNX_FLOAT, 1, dbias, bias);
 	const char *ins[6] = { "a", "b", "s", c->zp ? "z" : "", c->g_idx ? "g" : "",
-			       c->bias ? "bias" : "" };
+			       c->bias ? "bias" : "" }, *out = "y";
 	size_t n_in = c->bias ? 6 : c->g_idx ? 5 : c->zp ? 4 : 3;
-	Onnx__NodeProto *nd = qm_node(&m, "com.microsoft", "MatMulNBits", ins, n_in, "y");
-	qm_attr_i(&m, nd, "K", K);
-	qm_attr_i(&m, nd, "N", N);
-	qm_attr_i(&m, nd, "bits", bits);
-	qm_attr_i(&m, nd, "block_size", bs);
-	qm_output(&m, "y", 2, dy);
-	qm_run(&m, ctx, x, M * K, y, M * N);
+	Onnx__NodeProto *nd = onnx_writer_node_v(&wr, "MatMulNBits", "MatMulNBits", "com.microsoft",
+						 n_in, ins, 1, &out);
+	onnx_writer_attr_int(&wr, nd, "K", K);
+	onnx_writer_attr_int(&wr, nd, "N", N);
+	onnx_writer_attr_int(&wr, nd, "bits", bits);
+	onnx_writer_attr_int(&wr, nd, "block_size", bs);
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 2, dy);
+	run_model(&wr, ctx, x, M * K, y, M * N);
+	onnx_writer_free(&wr);
 	char what[128];
 	snprintf(what, sizeof(what), "MatMulNBits bits %d block %d zp %d bias %d g_idx %d", bits,
 		 bs, c->zp, c->bias, c->g_idx);
@@ -527,39 +386,39 @@ TEST(onnx_matmul_nbits_errors)
 	int32_t g[32];
 	for (int k = 0; k < 32; k++)
 		g[k] = k % 2; /* not blocks of K */
-	struct qm m;
-	qm_init(&m, 17);
-	qm_input(&m, "a", 1, 2, dx);
-	qm_tensor(&m, "b", 2, 3, db, bq, sizeof(bq), NULL, 0);
-	qm_tensor(&m, "s", 1, 1, ds, sc, sizeof(sc), NULL, 0);
-	qm_tensor(&m, "g", 6, 1, dg, g, sizeof(g), NULL, 0);
-	static const char *const ins[] = { "a", "b", "s", "", "g" };
-	Onnx__NodeProto *nd = qm_node(&m, "com.microsoft", "MatMulNBits", ins, 5, "y");
+	struct onnx_writer wr;
+	model_begin(&wr, 17);
+	onnx_writer_input(&wr, "a", ONNX_FLOAT, 2, dx);
+	onnx_writer_initializer(&wr, "b", ONNX_UINT8, 3, db, bq);
+	onnx_writer_initializer(&wr, "s", ONNX_FLOAT, 1, ds, sc);
+	onnx_writer_initializer(&wr, "g", ONNX_INT32, 1, dg, g);
+	Onnx__NodeProto *nd = onnx_writer_node(&wr, "MatMulNBits", "MatMulNBits", "com.microsoft",
+					       "a,b,s,,g", "y");
 	nd->n_input = 3;
-	qm_attr_i(&m, nd, "K", 32);
-	qm_attr_i(&m, nd, "N", 2);
-	qm_attr_i(&m, nd, "bits", 3);
-	qm_attr_i(&m, nd, "block_size", 16);
-	qm_output(&m, "y", 2, dy);
-	qm_expect_error(&m, ctx, WEBNN_STATUS_NOT_SUPPORTED,
-			"onnx: node \"MatMulNBits\" (MatMulNBits): bits 3 (4 and 8 are mapped");
-	m.attrs[0][2].i = 4;
-	m.attrs[0][3].i = 8; /* B says blocks of 16 */
-	qm_expect_error(&m, ctx, WEBNN_STATUS_TYPE_ERROR,
-			"B has shape rank 3 [2, 2, 8], expected [N 2, ceil(K / block_size) 4, "
-			"block_size * bits / 8 4]");
-	m.attrs[0][3].i = 3;
-	qm_expect_error(&m, ctx, WEBNN_STATUS_TYPE_ERROR,
-			"block_size 3: a block must fill whole bytes of 4-bit values");
-	m.attrs[0][3].i = 16;
-	m.nodes[0].n_input = 5;
-	qm_expect_error(&m, ctx, WEBNN_STATUS_NOT_SUPPORTED,
-			"g_idx[1] is 1, not k / block_size");
+	onnx_writer_attr_int(&wr, nd, "K", 32);
+	onnx_writer_attr_int(&wr, nd, "N", 2);
+	Onnx__AttributeProto *bits = onnx_writer_attr_int(&wr, nd, "bits", 3);
+	Onnx__AttributeProto *block = onnx_writer_attr_int(&wr, nd, "block_size", 16);
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 2, dy);
+	expect_error(&wr, ctx, WEBNN_STATUS_NOT_SUPPORTED,
+		     "onnx: node \"MatMulNBits\" (MatMulNBits): bits 3 (4 and 8 are mapped");
+	bits->i = 4;
+	block->i = 8; /* B says blocks of 16 */
+	expect_error(&wr, ctx, WEBNN_STATUS_TYPE_ERROR,
+		     "B has shape rank 3 [2, 2, 8], expected [N 2, ceil(K / block_size) 4, "
+		     "block_size * bits / 8 4]");
+	block->i = 3;
+	expect_error(&wr, ctx, WEBNN_STATUS_TYPE_ERROR,
+		     "block_size 3: a block must fill whole bytes of 4-bit values");
+	block->i = 16;
+	nd->n_input = 5;
+	expect_error(&wr, ctx, WEBNN_STATUS_NOT_SUPPORTED, "g_idx[1] is 1, not k / block_size");
 	/* an operator of that domain that is not mapped */
-	m.nodes[0].n_input = 3;
-	m.nodes[0].op_type = (char *)"MatMulNothing";
-	qm_expect_error(&m, ctx, WEBNN_STATUS_NOT_SUPPORTED,
-			"unknown operator \"MatMulNothing\" in domain com.microsoft");
+	nd->n_input = 3;
+	nd->op_type = (char *)"MatMulNothing";
+	expect_error(&wr, ctx, WEBNN_STATUS_NOT_SUPPORTED,
+		     "unknown operator \"MatMulNothing\" in domain com.microsoft");
+	onnx_writer_free(&wr);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
 }
@@ -595,19 +454,19 @@ TEST(onnx_gather_block_quantized)
 		}
 	static const int64_t dd[2] = { R, C / 2 }, ds[2] = { R, 2 }, dz[2] = { R, 1 }, di[1] = { 2 },
 			     dy[2] = { 2, C };
-	struct qm m;
-	qm_init(&m, 17);
-	qm_input(&m, "rows", 1, 1, di);
-	qm_tensor(&m, "data", 2, 2, dd, data, sizeof(data), NULL, 0);
-	qm_tensor(&m, "s", 1, 2, ds, sc, sizeof(sc), NULL, 0);
-	qm_tensor(&m, "z", 2, 2, dz, zp, sizeof(zp), NULL, 0);
-	static const char *const cast_in[] = { "rows" }, *const g_in[] = { "data", "idx", "s", "z" };
-	Onnx__NodeProto *cast = qm_node(&m, "", "Cast", cast_in, 1, "idx");
-	qm_attr_i(&m, cast, "to", 7);
-	Onnx__NodeProto *g = qm_node(&m, "com.microsoft", "GatherBlockQuantized", g_in, 4, "y");
-	qm_attr_i(&m, g, "block_size", B);
-	qm_output(&m, "y", 2, dy);
-	qm_run(&m, ctx, rows, 2, y, 2 * C);
+	struct onnx_writer wr;
+	model_begin(&wr, 17);
+	onnx_writer_input(&wr, "rows", ONNX_FLOAT, 1, di);
+	onnx_writer_initializer(&wr, "data", ONNX_UINT8, 2, dd, data);
+	onnx_writer_initializer(&wr, "s", ONNX_FLOAT, 2, ds, sc);
+	onnx_writer_initializer(&wr, "z", ONNX_UINT8, 2, dz, zp);
+	Onnx__NodeProto *cast = onnx_writer_node(&wr, "Cast", "Cast", "", "rows", "idx");
+	onnx_writer_attr_int(&wr, cast, "to", ONNX_INT64);
+	Onnx__NodeProto *g = onnx_writer_node(&wr, "GatherBlockQuantized", "GatherBlockQuantized",
+					      "com.microsoft", "data,idx,s,z", "y");
+	Onnx__AttributeProto *block = onnx_writer_attr_int(&wr, g, "block_size", B);
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, 2, dy);
+	run_model(&wr, ctx, rows, 2, y, 2 * C);
 	ct_assert_floats("GatherBlockQuantized uint4 packed", y, want, 2 * C, 1e-6f);
 
 	/* without zero points: 8 for 4 bits packed in uint8 */
@@ -616,13 +475,14 @@ TEST(onnx_gather_block_quantized)
 			int row = (int)rows[r], b = row * 2 + c / B;
 			want[r * C + c] = (float)((int)nib(data, (size_t)(row * C + c)) - 8) * sc[b];
 		}
-	m.nodes[1].n_input = 3;
-	qm_run(&m, ctx, rows, 2, y, 2 * C);
+	g->n_input = 3;
+	run_model(&wr, ctx, rows, 2, y, 2 * C);
 	ct_assert_floats("GatherBlockQuantized uint4 packed, no zero point", y, want, 2 * C, 1e-6f);
 	/* a block size that does not divide the row */
-	m.attrs[1][0].i = 5;
-	qm_expect_error(&m, ctx, WEBNN_STATUS_NOT_SUPPORTED,
-			"block_size 5 does not divide data's dimension 16 along quantize_axis 1");
+	block->i = 5;
+	expect_error(&wr, ctx, WEBNN_STATUS_NOT_SUPPORTED,
+		     "block_size 5 does not divide data's dimension 16 along quantize_axis 1");
+	onnx_writer_free(&wr);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
 }

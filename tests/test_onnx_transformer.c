@@ -6,221 +6,25 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "onnx/onnx.pb-c.h"
 #include "proto/wnn.h"
 #include "tests/clienttest.h"
+#include "tests/onnx_writer.h"
 #include "webnn_import.h"
 
-/* ---- a model writer: any number of typed inputs, outputs, initializers and nodes */
-
-#define TM_MAX 48
-struct tm {
-	Onnx__ModelProto model;
-	Onnx__GraphProto graph;
-	Onnx__OperatorSetIdProto opset[2], *opset_ptrs[2];
-	Onnx__NodeProto *nodes[TM_MAX];
-	Onnx__ValueInfoProto *ins[TM_MAX], *outs[TM_MAX];
-	Onnx__TensorProto *inits[TM_MAX];
-	void *arena[1024];
-	size_t n_arena;
-};
-
-static void *tm_alloc(struct tm *m, size_t size)
+/* Starts a model of the ai.onnx opset 17 and com.microsoft 1. */
+static void model_begin(struct onnx_writer *w)
 {
-	ASSERT(m->n_arena < 1024);
-	void *p = calloc(1, size ? size : 1);
-	ASSERT(p);
-	return m->arena[m->n_arena++] = p;
+	onnx_writer_init(w, 17);
+	onnx_writer_opset(w, "com.microsoft", 1);
 }
 
-static char *tm_str(struct tm *m, const char *s, size_t len)
+/* Writes the model to dir/model.onnx and frees the writer. */
+static void model_write(struct onnx_writer *w, const char *dir)
 {
-	char *c = tm_alloc(m, len + 1);
-	memcpy(c, s, len);
-	return c;
-}
-
-static void tm_init(struct tm *m)
-{
-	memset(m, 0, sizeof(*m));
-	onnx__model_proto__init(&m->model);
-	onnx__graph_proto__init(&m->graph);
-	for (int i = 0; i < 2; i++) {
-		onnx__operator_set_id_proto__init(&m->opset[i]);
-		m->opset[i].has_version = 1;
-		m->opset_ptrs[i] = &m->opset[i];
-	}
-	m->opset[0].domain = (char *)"";
-	m->opset[0].version = 17;
-	m->opset[1].domain = (char *)"com.microsoft";
-	m->opset[1].version = 1;
-	m->model.has_ir_version = 1;
-	m->model.ir_version = 8;
-	m->model.n_opset_import = 2;
-	m->model.opset_import = m->opset_ptrs;
-	m->model.graph = &m->graph;
-	m->graph.name = (char *)"g";
-	m->graph.node = m->nodes;
-	m->graph.input = m->ins;
-	m->graph.output = m->outs;
-	m->graph.initializer = m->inits;
-}
-
-static void tm_free(struct tm *m)
-{
-	for (size_t i = 0; i < m->n_arena; i++)
-		free(m->arena[i]);
-	m->n_arena = 0;
-}
-
-static Onnx__ValueInfoProto *tm_value(struct tm *m, const char *name, int type, uint32_t rank,
-				      const int64_t *dims)
-{
-	Onnx__ValueInfoProto *v = tm_alloc(m, sizeof(*v));
-	Onnx__TypeProto *t = tm_alloc(m, sizeof(*t));
-	Onnx__TypeProto__Tensor *tt = tm_alloc(m, sizeof(*tt));
-	Onnx__TensorShapeProto *s = tm_alloc(m, sizeof(*s));
-	onnx__value_info_proto__init(v);
-	onnx__type_proto__init(t);
-	onnx__type_proto__tensor__init(tt);
-	onnx__tensor_shape_proto__init(s);
-	v->name = (char *)name;
-	v->type = t;
-	t->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-	t->tensor_type = tt;
-	tt->has_elem_type = 1;
-	tt->elem_type = type;
-	tt->shape = s;
-	s->n_dim = rank;
-	s->dim = tm_alloc(m, (rank + 1) * sizeof(*s->dim));
-	for (uint32_t i = 0; i < rank; i++) {
-		Onnx__TensorShapeProto__Dimension *d = tm_alloc(m, sizeof(*d));
-		onnx__tensor_shape_proto__dimension__init(d);
-		d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-		d->dim_value = dims[i];
-		s->dim[i] = d;
-	}
-	return v;
-}
-
-enum { T_F32 = 1, T_U8 = 2, T_I32 = 6, T_I64 = 7, T_F16 = 10 };
-
-static size_t tsize(int type)
-{
-	return type == T_U8 ? 1 : type == T_I64 ? 8 : type == T_F16 ? 2 : 4;
-}
-
-static void tm_input(struct tm *m, const char *name, int type, uint32_t rank, const int64_t *dims)
-{
-	m->ins[m->graph.n_input++] = tm_value(m, name, type, rank, dims);
-}
-
-static void tm_output_t(struct tm *m, const char *name, int type)
-{
-	m->outs[m->graph.n_output++] = tm_value(m, name, type, 0, NULL);
-	/* the shape is the importer's to infer: no shape given */
-	m->outs[m->graph.n_output - 1]->type->tensor_type->shape = NULL;
-}
-
-static void tm_output(struct tm *m, const char *name)
-{
-	tm_output_t(m, name, T_F32);
-}
-
-static void tm_init_t(struct tm *m, const char *name, int type, uint32_t rank, const int64_t *dims,
-		      const void *data)
-{
-	Onnx__TensorProto *t = tm_alloc(m, sizeof(*t));
-	onnx__tensor_proto__init(t);
-	t->name = (char *)name;
-	t->has_data_type = 1;
-	t->data_type = type;
-	t->n_dims = rank;
-	t->dims = tm_alloc(m, (rank + 1) * sizeof(int64_t));
-	size_t count = 1;
-	for (uint32_t i = 0; i < rank; i++) {
-		t->dims[i] = dims[i];
-		count *= (size_t)dims[i];
-	}
-	t->has_raw_data = 1;
-	t->raw_data.len = count * tsize(type);
-	t->raw_data.data = tm_alloc(m, t->raw_data.len);
-	memcpy(t->raw_data.data, data, t->raw_data.len);
-	m->inits[m->graph.n_initializer++] = t;
-}
-
-/* names: comma-separated, an empty entry an absent optional input or output. */
-static char **tm_names(struct tm *m, const char *names, size_t *count)
-{
-	char **v = tm_alloc(m, 32 * sizeof(char *));
-	*count = 0;
-	if (!*names)
-		return v;
-	for (const char *p = names;;) {
-		const char *e = strchr(p, ',');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		ASSERT(*count < 32);
-		v[(*count)++] = tm_str(m, p, len);
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	return v;
-}
-
-static Onnx__NodeProto *tm_node(struct tm *m, const char *name, const char *domain,
-				const char *type, const char *ins, const char *outs)
-{
-	Onnx__NodeProto *n = tm_alloc(m, sizeof(*n));
-	onnx__node_proto__init(n);
-	n->name = (char *)name;
-	n->op_type = (char *)type;
-	n->domain = (char *)domain;
-	n->input = tm_names(m, ins, &n->n_input);
-	n->output = tm_names(m, outs, &n->n_output);
-	n->attribute = tm_alloc(m, 16 * sizeof(*n->attribute));
-	m->nodes[m->graph.n_node++] = n;
-	return n;
-}
-
-static Onnx__AttributeProto *tm_attr(struct tm *m, Onnx__NodeProto *n, const char *name)
-{
-	Onnx__AttributeProto *a = tm_alloc(m, sizeof(*a));
-	onnx__attribute_proto__init(a);
-	a->name = (char *)name;
-	n->attribute[n->n_attribute++] = a;
-	return a;
-}
-
-static void tm_attr_i(struct tm *m, Onnx__NodeProto *n, const char *name, int64_t v)
-{
-	Onnx__AttributeProto *a = tm_attr(m, n, name);
-	a->has_type = 1;
-	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
-	a->has_i = 1;
-	a->i = v;
-}
-
-static void tm_attr_f(struct tm *m, Onnx__NodeProto *n, const char *name, float v)
-{
-	Onnx__AttributeProto *a = tm_attr(m, n, name);
-	a->has_type = 1;
-	a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
-	a->has_f = 1;
-	a->f = v;
-}
-
-static void tm_write(struct tm *m, const char *dir)
-{
-	size_t len = onnx__model_proto__get_packed_size(&m->model);
-	uint8_t *buf = malloc(len + 1);
-	ASSERT(buf);
-	onnx__model_proto__pack(&m->model, buf);
 	char path[512];
 	snprintf(path, sizeof(path), "%s/model.onnx", dir);
-	FILE *f = fopen(path, "wb");
-	ASSERT(f && fwrite(buf, 1, len, f) == len && fclose(f) == 0);
-	free(buf);
+	ASSERT(onnx_writer_save(w, path));
+	onnx_writer_free(w);
 }
 
 /* ---- running: inputs and outputs by name */
@@ -487,24 +291,23 @@ static void activations_case(struct webnn_context *ctx, const char *dir)
 	fill(skip, 24, 3);
 	for (int i = 0; i < 24; i++)
 		x[i] *= 3; /* reach gelu's curved part */
-	struct tm m;
-	tm_init(&m);
-	tm_input(&m, "x", T_F32, 3, xd);
-	tm_input(&m, "skip", T_F32, 3, xd);
-	tm_init_t(&m, "bias", T_F32, 1, bd, bias);
-	tm_node(&m, "g", "com.microsoft", "Gelu", "x", "gelu");
-	tm_node(&m, "bg", "com.microsoft", "BiasGelu", "x,bias", "bias_gelu");
-	tm_node(&m, "fg", "com.microsoft", "FastGelu", "x,bias", "fast_gelu");
-	tm_node(&m, "fg0", "com.microsoft", "FastGelu", "x", "fast_gelu0");
-	tm_attr_f(&m, tm_node(&m, "qg", "com.microsoft", "QuickGelu", "x", "quick_gelu"), "alpha",
-		  1.5f);
-	tm_node(&m, "ba", "com.microsoft", "BiasAdd", "x,bias,skip", "bias_add");
+	struct onnx_writer wr;
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 3, xd);
+	onnx_writer_input(&wr, "skip", ONNX_FLOAT, 3, xd);
+	onnx_writer_initializer(&wr, "bias", ONNX_FLOAT, 1, bd, bias);
+	onnx_writer_node(&wr, "g", "Gelu", "com.microsoft", "x", "gelu");
+	onnx_writer_node(&wr, "bg", "BiasGelu", "com.microsoft", "x,bias", "bias_gelu");
+	onnx_writer_node(&wr, "fg", "FastGelu", "com.microsoft", "x,bias", "fast_gelu");
+	onnx_writer_node(&wr, "fg0", "FastGelu", "com.microsoft", "x", "fast_gelu0");
+	onnx_writer_attr_float(&wr, onnx_writer_node(&wr, "qg", "QuickGelu", "com.microsoft", "x",
+						     "quick_gelu"), "alpha", 1.5f);
+	onnx_writer_node(&wr, "ba", "BiasAdd", "com.microsoft", "x,bias,skip", "bias_add");
 	const char *names[6] = { "gelu", "bias_gelu", "fast_gelu", "fast_gelu0", "quick_gelu",
 				 "bias_add" };
 	for (int i = 0; i < 6; i++)
-		tm_output(&m, names[i]);
-	tm_write(&m, dir);
-	tm_free(&m);
+		onnx_writer_output(&wr, names[i], ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 	struct webnn_model *model = load(ctx, dir);
 	float got[6][24];
 	struct io in[2] = { { "x", x, sizeof(x) }, { "skip", skip, sizeof(skip) } }, out[6];
@@ -543,30 +346,31 @@ static void fused_matmul_case(struct webnn_context *ctx, const char *dir)
 	fill(at, 24, 83);
 	fill(gamma, 4, 84);
 	fill(beta, 4, 85);
-	struct tm m;
-	tm_init(&m);
-	m.opset[0].version = 13;
-	tm_input(&m, "a", T_F32, 3, ad);
-	tm_input(&m, "at", T_F32, 3, atd);
-	tm_init_t(&m, "b", T_F32, 3, bd, b);
-	tm_init_t(&m, "gamma", T_F32, 1, gd, gamma);
-	tm_init_t(&m, "beta", T_F32, 1, gd, beta);
-	Onnx__NodeProto *f = tm_node(&m, "fm", "com.microsoft", "FusedMatMul", "a,b", "y");
-	tm_attr_i(&m, f, "transB", 1);
-	tm_attr_f(&m, f, "alpha", 0.5f);
-	Onnx__NodeProto *f2 = tm_node(&m, "fm2", "com.microsoft", "FusedMatMul", "at,b", "y2");
-	tm_attr_i(&m, f2, "transA", 1);
-	tm_attr_i(&m, f2, "transB", 1);
-	Onnx__NodeProto *ln = tm_node(&m, "ln", "", "LayerNormalization", "a,gamma,beta",
-				      "ln,ln_mean,ln_inv");
-	tm_attr_f(&m, ln, "epsilon", 1e-5f);
-	tm_output(&m, "y");
-	tm_output(&m, "y2");
-	tm_output(&m, "ln");
-	tm_output(&m, "ln_mean");
-	tm_output(&m, "ln_inv");
-	tm_write(&m, dir);
-	tm_free(&m);
+	struct onnx_writer wr;
+	model_begin(&wr);
+	onnx_writer_opset(&wr, "", 13);
+	onnx_writer_input(&wr, "a", ONNX_FLOAT, 3, ad);
+	onnx_writer_input(&wr, "at", ONNX_FLOAT, 3, atd);
+	onnx_writer_initializer(&wr, "b", ONNX_FLOAT, 3, bd, b);
+	onnx_writer_initializer(&wr, "gamma", ONNX_FLOAT, 1, gd, gamma);
+	onnx_writer_initializer(&wr, "beta", ONNX_FLOAT, 1, gd, beta);
+	Onnx__NodeProto *f = onnx_writer_node(&wr, "fm", "FusedMatMul", "com.microsoft", "a,b",
+					      "y");
+	onnx_writer_attr_int(&wr, f, "transB", 1);
+	onnx_writer_attr_float(&wr, f, "alpha", 0.5f);
+	Onnx__NodeProto *f2 = onnx_writer_node(&wr, "fm2", "FusedMatMul", "com.microsoft", "at,b",
+					       "y2");
+	onnx_writer_attr_int(&wr, f2, "transA", 1);
+	onnx_writer_attr_int(&wr, f2, "transB", 1);
+	Onnx__NodeProto *ln = onnx_writer_node(&wr, "ln", "LayerNormalization", "", "a,gamma,beta",
+					       "ln,ln_mean,ln_inv");
+	onnx_writer_attr_float(&wr, ln, "epsilon", 1e-5f);
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "y2", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "ln", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "ln_mean", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "ln_inv", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 	struct webnn_model *model = load(ctx, dir);
 	float y[30], y2[30], lny[24], lnm[6], lni[6];
 	struct io in[2] = { { "a", a, sizeof(a) }, { "at", at, sizeof(at) } };
@@ -615,33 +419,35 @@ static void norms_case(struct webnn_context *ctx, const char *dir)
 	fill(gamma, 8, 6);
 	fill(beta, 8, 7);
 	fill(bias, 8, 8);
-	struct tm m;
-	tm_init(&m);
-	tm_input(&m, "x", T_F32, 3, xd);
-	tm_init_t(&m, "skip", T_F32, 2, sd2, skip); /* broadcast over the batch */
-	tm_init_t(&m, "gamma", T_F32, 1, hd, gamma);
-	tm_init_t(&m, "beta", T_F32, 1, hd, beta);
-	tm_init_t(&m, "bias", T_F32, 1, hd, bias);
-	Onnx__NodeProto *sln = tm_node(&m, "sln", "com.microsoft", "SkipLayerNormalization",
-				       "x,skip,gamma,beta,bias", "ln,ln_mean,ln_inv,ln_sum");
-	tm_attr_f(&m, sln, "epsilon", 1e-5f);
-	tm_node(&m, "ssln", "com.microsoft", "SkipSimplifiedLayerNormalization", "x,skip,gamma,bias",
-		"rms,rms_mean,rms_inv,rms_sum");
-	tm_node(&m, "sln2", "com.microsoft", "SkipLayerNormalization", "x,skip,gamma", "ln2");
-	Onnx__NodeProto *s1 = tm_node(&m, "simp", "", "SimplifiedLayerNormalization", "x,gamma",
-				      "simp,simp_inv");
-	tm_attr_f(&m, s1, "epsilon", 1e-6f);
+	struct onnx_writer wr;
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 3, xd);
+	/* broadcast over the batch */
+	onnx_writer_initializer(&wr, "skip", ONNX_FLOAT, 2, sd2, skip);
+	onnx_writer_initializer(&wr, "gamma", ONNX_FLOAT, 1, hd, gamma);
+	onnx_writer_initializer(&wr, "beta", ONNX_FLOAT, 1, hd, beta);
+	onnx_writer_initializer(&wr, "bias", ONNX_FLOAT, 1, hd, bias);
+	Onnx__NodeProto *sln = onnx_writer_node(&wr, "sln", "SkipLayerNormalization",
+						"com.microsoft", "x,skip,gamma,beta,bias",
+						"ln,ln_mean,ln_inv,ln_sum");
+	onnx_writer_attr_float(&wr, sln, "epsilon", 1e-5f);
+	onnx_writer_node(&wr, "ssln", "SkipSimplifiedLayerNormalization", "com.microsoft",
+			 "x,skip,gamma,bias", "rms,rms_mean,rms_inv,rms_sum");
+	onnx_writer_node(&wr, "sln2", "SkipLayerNormalization", "com.microsoft", "x,skip,gamma",
+			 "ln2");
+	Onnx__NodeProto *s1 = onnx_writer_node(&wr, "simp", "SimplifiedLayerNormalization", "",
+					       "x,gamma", "simp,simp_inv");
+	onnx_writer_attr_float(&wr, s1, "epsilon", 1e-6f);
 	/* over the last two axes (scale broadcast from [8]) */
-	Onnx__NodeProto *s2 = tm_node(&m, "simp2", "", "SimplifiedLayerNormalization",
-				      "x,gamma", "simp2,simp2_inv");
-	tm_attr_i(&m, s2, "axis", 1);
+	Onnx__NodeProto *s2 = onnx_writer_node(&wr, "simp2", "SimplifiedLayerNormalization", "",
+					       "x,gamma", "simp2,simp2_inv");
+	onnx_writer_attr_int(&wr, s2, "axis", 1);
 	const char *names[12] = { "ln",	   "ln_mean", "ln_inv", "ln_sum",   "rms",   "rms_mean",
 				  "rms_inv", "rms_sum", "ln2",	  "simp",   "simp_inv", "simp2" };
 	for (int i = 0; i < 12; i++)
-		tm_output(&m, names[i]);
-	tm_output(&m, "simp2_inv");
-	tm_write(&m, dir);
-	tm_free(&m);
+		onnx_writer_output(&wr, names[i], ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "simp2_inv", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 	struct webnn_model *model = load(ctx, dir);
 	float ln[48], ln_mean[6], ln_inv[6], ln_sum[48], rms[48], rms_mean[6], rms_inv[6],
 		rms_sum[48], ln2[48], simp[48], simp_inv[6], simp2[48], simp2_inv[2];
@@ -704,31 +510,30 @@ static void embed_case(struct webnn_context *ctx, const char *dir)
 	fill(segw, 8, 13);
 	fill(gamma, 4, 14);
 	fill(beta, 4, 15);
-	struct tm m;
-	tm_init(&m);
-	tm_input(&m, "ids", T_I32, 2, idd);
-	tm_input(&m, "seg", T_I32, 2, idd);
-	tm_input(&m, "mask", T_I32, 2, idd);
-	tm_init_t(&m, "word", T_F32, 2, wd, word);
-	tm_init_t(&m, "pos", T_F32, 2, pd, pos);
-	tm_init_t(&m, "segw", T_F32, 2, sd, segw);
-	tm_init_t(&m, "gamma", T_F32, 1, hd, gamma);
-	tm_init_t(&m, "beta", T_F32, 1, hd, beta);
-	tm_node(&m, "e", "com.microsoft", "EmbedLayerNormalization",
-		"ids,seg,word,pos,segw,gamma,beta,mask", "y,mask_index,sum");
+	struct onnx_writer wr;
+	model_begin(&wr);
+	onnx_writer_input(&wr, "ids", ONNX_INT32, 2, idd);
+	onnx_writer_input(&wr, "seg", ONNX_INT32, 2, idd);
+	onnx_writer_input(&wr, "mask", ONNX_INT32, 2, idd);
+	onnx_writer_initializer(&wr, "word", ONNX_FLOAT, 2, wd, word);
+	onnx_writer_initializer(&wr, "pos", ONNX_FLOAT, 2, pd, pos);
+	onnx_writer_initializer(&wr, "segw", ONNX_FLOAT, 2, sd, segw);
+	onnx_writer_initializer(&wr, "gamma", ONNX_FLOAT, 1, hd, gamma);
+	onnx_writer_initializer(&wr, "beta", ONNX_FLOAT, 1, hd, beta);
+	onnx_writer_node(&wr, "e", "EmbedLayerNormalization", "com.microsoft",
+			 "ids,seg,word,pos,segw,gamma,beta,mask", "y,mask_index,sum");
 	/* no segments, no mask (mask_index all 0), position_ids [1, S] */
 	static const int64_t pid_d[2] = { 1, 3 };
 	static const int32_t pids[3] = { 2, 0, 5 };
-	tm_init_t(&m, "pids", T_I32, 2, pid_d, pids);
-	tm_node(&m, "e2", "com.microsoft", "EmbedLayerNormalization",
-		"ids,,word,pos,,gamma,beta,,pids", "y2,mask_index2");
-	tm_output(&m, "y");
-	tm_output_t(&m, "mask_index", T_I32);
-	tm_output(&m, "sum");
-	tm_output(&m, "y2");
-	tm_output_t(&m, "mask_index2", T_I32);
-	tm_write(&m, dir);
-	tm_free(&m);
+	onnx_writer_initializer(&wr, "pids", ONNX_INT32, 2, pid_d, pids);
+	onnx_writer_node(&wr, "e2", "EmbedLayerNormalization", "com.microsoft",
+			 "ids,,word,pos,,gamma,beta,,pids", "y2,mask_index2");
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "mask_index", ONNX_INT32, -1, NULL);
+	onnx_writer_output(&wr, "sum", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "y2", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "mask_index2", ONNX_INT32, -1, NULL);
+	model_write(&wr, dir);
 	struct webnn_model *model = load(ctx, dir);
 	float y[24], sum[24], y2[24];
 	int32_t mi[2], mi2[2];
@@ -808,30 +613,31 @@ static void rotary_case(struct webnn_context *ctx, const char *dir)
 				sc2[p * 2 + i] = (float)sin(th * 1.5);
 			}
 		}
-	struct tm m;
-	tm_init(&m);
-	tm_input(&m, "x", T_F32, 3, xd);
-	tm_input(&m, "x4", T_F32, 4, x4d);
-	tm_init_t(&m, "pos", T_I64, 2, pd, pos);
-	tm_init_t(&m, "first", T_I64, 1, od, &first);
-	tm_init_t(&m, "cc", T_F32, 2, cd, cc);
-	tm_init_t(&m, "sc", T_F32, 2, cd, sc);
-	tm_init_t(&m, "cc2", T_F32, 2, cd2, cc2);
-	tm_init_t(&m, "sc2", T_F32, 2, cd2, sc2);
-	tm_attr_i(&m, tm_node(&m, "r", "com.microsoft", "RotaryEmbedding", "x,pos,cc,sc", "y"),
-		  "num_heads", 2);
+	struct onnx_writer wr;
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 3, xd);
+	onnx_writer_input(&wr, "x4", ONNX_FLOAT, 4, x4d);
+	onnx_writer_initializer(&wr, "pos", ONNX_INT64, 2, pd, pos);
+	onnx_writer_initializer(&wr, "first", ONNX_INT64, 1, od, &first);
+	onnx_writer_initializer(&wr, "cc", ONNX_FLOAT, 2, cd, cc);
+	onnx_writer_initializer(&wr, "sc", ONNX_FLOAT, 2, cd, sc);
+	onnx_writer_initializer(&wr, "cc2", ONNX_FLOAT, 2, cd2, cc2);
+	onnx_writer_initializer(&wr, "sc2", ONNX_FLOAT, 2, cd2, sc2);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "r", "RotaryEmbedding", "com.microsoft",
+						   "x,pos,cc,sc", "y"), "num_heads", 2);
 	Onnx__NodeProto *ri =
-		tm_node(&m, "ri", "com.microsoft", "RotaryEmbedding", "x,pos,cc,sc", "yi");
-	tm_attr_i(&m, ri, "interleaved", 1);
+		onnx_writer_node(&wr, "ri", "RotaryEmbedding", "com.microsoft", "x,pos,cc,sc",
+				 "yi");
+	onnx_writer_attr_int(&wr, ri, "interleaved", 1);
 	Onnx__NodeProto *r4 =
-		tm_node(&m, "r4", "com.microsoft", "RotaryEmbedding", "x4,first,cc2,sc2", "y4");
-	tm_attr_i(&m, r4, "rotary_embedding_dim", 4);
-	tm_attr_i(&m, r4, "num_heads", 2);
-	tm_output(&m, "y");
-	tm_output(&m, "yi");
-	tm_output(&m, "y4");
-	tm_write(&m, dir);
-	tm_free(&m);
+		onnx_writer_node(&wr, "r4", "RotaryEmbedding", "com.microsoft", "x4,first,cc2,sc2",
+				 "y4");
+	onnx_writer_attr_int(&wr, r4, "rotary_embedding_dim", 4);
+	onnx_writer_attr_int(&wr, r4, "num_heads", 2);
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "yi", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "y4", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 	struct webnn_model *model = load(ctx, dir);
 	float x4[48], y[96], yi[96], y4[48];
 	fill(x4, 48, 22);
@@ -873,38 +679,37 @@ static void attention_case(struct webnn_context *ctx, const char *dir)
 	fill(bias, sizeof(bias) / 4, 33);
 	fill(past, sizeof(past) / 4, 34);
 	fill(ab, sizeof(ab) / 4, 35);
-	struct tm m;
-	tm_init(&m);
-	tm_input(&m, "x", T_F32, 3, xd);
-	tm_input(&m, "past", T_F32, 5, pd);
-	tm_init_t(&m, "w", T_F32, 2, wd, w);
-	tm_init_t(&m, "b", T_F32, 1, bd, bias);
-	tm_init_t(&m, "mask", T_I32, 1, md, mask);
-	tm_init_t(&m, "ab", T_F32, 4, abd, ab);
-	tm_init_t(&m, "mask2", T_I32, 2, m2d, mask2);
-	tm_attr_i(&m, tm_node(&m, "a1", "com.microsoft", "Attention", "x,w,b,mask,,ab", "y1"),
-		  "num_heads", N);
+	struct onnx_writer wr;
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 3, xd);
+	onnx_writer_input(&wr, "past", ONNX_FLOAT, 5, pd);
+	onnx_writer_initializer(&wr, "w", ONNX_FLOAT, 2, wd, w);
+	onnx_writer_initializer(&wr, "b", ONNX_FLOAT, 1, bd, bias);
+	onnx_writer_initializer(&wr, "mask", ONNX_INT32, 1, md, mask);
+	onnx_writer_initializer(&wr, "ab", ONNX_FLOAT, 4, abd, ab);
+	onnx_writer_initializer(&wr, "mask2", ONNX_INT32, 2, m2d, mask2);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "a1", "Attention", "com.microsoft",
+						   "x,w,b,mask,,ab", "y1"), "num_heads", N);
 	static const int64_t m3d[3] = { B, S, S }, m4d[1] = { 2 * B };
 	static const int32_t mask3[B * S * S] = { 1, 0, 1, 1, 1, 0, 0, 1, 1,
 						  1, 1, 1, 0, 0, 1, 1, 0, 0 },
 			     mask4[2 * B] = { 3, 2, 1, 0 }; /* ends, then starts */
-	tm_init_t(&m, "mask3", T_I32, 3, m3d, mask3);
-	tm_init_t(&m, "mask4", T_I32, 1, m4d, mask4);
-	tm_attr_i(&m, tm_node(&m, "a3", "com.microsoft", "Attention", "x,w,b,mask3", "y3"),
-		  "num_heads", N);
-	tm_attr_i(&m, tm_node(&m, "a4", "com.microsoft", "Attention", "x,w,b,mask4", "y4"),
-		  "num_heads", N);
-	Onnx__NodeProto *a2 = tm_node(&m, "a2", "com.microsoft", "Attention",
-				      "x,w,b,mask2,past", "y2,present");
-	tm_attr_i(&m, a2, "num_heads", N);
-	tm_attr_i(&m, a2, "unidirectional", 1);
-	tm_output(&m, "y1");
-	tm_output(&m, "y2");
-	tm_output(&m, "present");
-	tm_output(&m, "y3");
-	tm_output(&m, "y4");
-	tm_write(&m, dir);
-	tm_free(&m);
+	onnx_writer_initializer(&wr, "mask3", ONNX_INT32, 3, m3d, mask3);
+	onnx_writer_initializer(&wr, "mask4", ONNX_INT32, 1, m4d, mask4);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "a3", "Attention", "com.microsoft",
+						   "x,w,b,mask3", "y3"), "num_heads", N);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "a4", "Attention", "com.microsoft",
+						   "x,w,b,mask4", "y4"), "num_heads", N);
+	Onnx__NodeProto *a2 = onnx_writer_node(&wr, "a2", "Attention", "com.microsoft",
+					       "x,w,b,mask2,past", "y2,present");
+	onnx_writer_attr_int(&wr, a2, "num_heads", N);
+	onnx_writer_attr_int(&wr, a2, "unidirectional", 1);
+	onnx_writer_output(&wr, "y1", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "y2", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "present", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "y3", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "y4", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 	struct webnn_model *model = load(ctx, dir);
 	float y1[B * S * D], y2[B * S * D], present[2 * B * N * T * H], y3[B * S * D],
 		y4[B * S * D];
@@ -999,30 +804,29 @@ static void mha_case(struct webnn_context *ctx, const char *dir)
 	fill(bias, sizeof(bias) / 4, 44);
 	fill(pk, sizeof(pk) / 4, 45);
 	fill(pv, sizeof(pv) / 4, 46);
-	struct tm m;
-	tm_init(&m);
-	tm_input(&m, "q", T_F32, 3, qd);
-	tm_input(&m, "k", T_F32, 3, kd);
-	tm_input(&m, "v", T_F32, 3, kd);
-	tm_input(&m, "pk", T_F32, 4, pd);
-	tm_input(&m, "pv", T_F32, 4, pd);
-	tm_init_t(&m, "b", T_F32, 1, bd, bias);
-	tm_init_t(&m, "mask", T_I32, 2, md, mask);
-	Onnx__NodeProto *a = tm_node(&m, "mha", "com.microsoft", "MultiHeadAttention",
-				     "q,k,v,b,mask,,pk,pv", "y,present_k,present_v");
-	tm_attr_i(&m, a, "num_heads", N);
-	tm_attr_f(&m, a, "scale", 0.3f);
+	struct onnx_writer wr;
+	model_begin(&wr);
+	onnx_writer_input(&wr, "q", ONNX_FLOAT, 3, qd);
+	onnx_writer_input(&wr, "k", ONNX_FLOAT, 3, kd);
+	onnx_writer_input(&wr, "v", ONNX_FLOAT, 3, kd);
+	onnx_writer_input(&wr, "pk", ONNX_FLOAT, 4, pd);
+	onnx_writer_input(&wr, "pv", ONNX_FLOAT, 4, pd);
+	onnx_writer_initializer(&wr, "b", ONNX_FLOAT, 1, bd, bias);
+	onnx_writer_initializer(&wr, "mask", ONNX_INT32, 2, md, mask);
+	Onnx__NodeProto *a = onnx_writer_node(&wr, "mha", "MultiHeadAttention", "com.microsoft",
+					      "q,k,v,b,mask,,pk,pv", "y,present_k,present_v");
+	onnx_writer_attr_int(&wr, a, "num_heads", N);
+	onnx_writer_attr_float(&wr, a, "scale", 0.3f);
 	/* causal self-attention: query i sees keys j <= i */
-	Onnx__NodeProto *c = tm_node(&m, "mha_causal", "com.microsoft", "MultiHeadAttention",
-				     "q,q,q", "yc");
-	tm_attr_i(&m, c, "num_heads", N);
-	tm_attr_i(&m, c, "unidirectional", 1);
-	tm_output(&m, "y");
-	tm_output(&m, "present_k");
-	tm_output(&m, "present_v");
-	tm_output(&m, "yc");
-	tm_write(&m, dir);
-	tm_free(&m);
+	Onnx__NodeProto *c = onnx_writer_node(&wr, "mha_causal", "MultiHeadAttention",
+					      "com.microsoft", "q,q,q", "yc");
+	onnx_writer_attr_int(&wr, c, "num_heads", N);
+	onnx_writer_attr_int(&wr, c, "unidirectional", 1);
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "present_k", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "present_v", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "yc", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 	struct webnn_model *model = load(ctx, dir);
 	float y[B * S * D], prk[B * N * T * H], prv[B * N * T * H], yc[B * S * D];
 	struct io in[5] = { { "q", q, sizeof(q) },    { "k", k, sizeof(k) },
@@ -1085,18 +889,16 @@ static void mha_forms_case(struct webnn_context *ctx, const char *dir)
 	fill(vb, sizeof(vb) / 4, 65);
 	fill(ab, sizeof(ab) / 4, 66);
 	/* [B, N, L, H] keys and values */
-	struct tm m;
-	tm_init(&m);
-	tm_input(&m, "q", T_F32, 3, qd);
-	tm_input(&m, "k4", T_F32, 4, k4);
-	tm_input(&m, "v4", T_F32, 4, k4);
-	tm_init_t(&m, "ends", T_I32, 1, md, ends);
-	tm_attr_i(&m, tm_node(&m, "x", "com.microsoft", "MultiHeadAttention", "q,k4,v4,,ends",
-			      "yx"),
-		  "num_heads", N);
-	tm_output(&m, "yx");
-	tm_write(&m, dir);
-	tm_free(&m);
+	struct onnx_writer wr;
+	model_begin(&wr);
+	onnx_writer_input(&wr, "q", ONNX_FLOAT, 3, qd);
+	onnx_writer_input(&wr, "k4", ONNX_FLOAT, 4, k4);
+	onnx_writer_input(&wr, "v4", ONNX_FLOAT, 4, k4);
+	onnx_writer_initializer(&wr, "ends", ONNX_INT32, 1, md, ends);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "x", "MultiHeadAttention", "com.microsoft",
+						   "q,k4,v4,,ends", "yx"), "num_heads", N);
+	onnx_writer_output(&wr, "yx", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 	struct webnn_model *model = load(ctx, dir);
 	float y3[S * D], y2[S * D], yx[S * D];
 	struct io in[3] = { { "q", q, sizeof(q) }, { "k4", kb, sizeof(kb) },
@@ -1105,19 +907,18 @@ static void mha_forms_case(struct webnn_context *ctx, const char *dir)
 	run(ctx, model, in, 3, out, 1);
 	webnn_model_destroy(model);
 	/* packed QKV; packed KV with attention_bias (onnxruntime's CPU kernel has neither) */
-	tm_init(&m);
-	tm_input(&m, "qkv", T_F32, 5, pq);
-	tm_input(&m, "q", T_F32, 3, qd);
-	tm_input(&m, "kv", T_F32, 5, pkv);
-	tm_init_t(&m, "ab", T_F32, 4, abd, ab);
-	tm_attr_i(&m, tm_node(&m, "p3", "com.microsoft", "MultiHeadAttention", "qkv", "y3"),
-		  "num_heads", N);
-	tm_attr_i(&m, tm_node(&m, "p2", "com.microsoft", "MultiHeadAttention", "q,kv,,,,ab", "y2"),
-		  "num_heads", N);
-	tm_output(&m, "y3");
-	tm_output(&m, "y2");
-	tm_write(&m, dir);
-	tm_free(&m);
+	model_begin(&wr);
+	onnx_writer_input(&wr, "qkv", ONNX_FLOAT, 5, pq);
+	onnx_writer_input(&wr, "q", ONNX_FLOAT, 3, qd);
+	onnx_writer_input(&wr, "kv", ONNX_FLOAT, 5, pkv);
+	onnx_writer_initializer(&wr, "ab", ONNX_FLOAT, 4, abd, ab);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "p3", "MultiHeadAttention", "com.microsoft",
+						   "qkv", "y3"), "num_heads", N);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "p2", "MultiHeadAttention", "com.microsoft",
+						   "q,kv,,,,ab", "y2"), "num_heads", N);
+	onnx_writer_output(&wr, "y3", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "y2", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 	model = load(ctx, dir);
 	struct io in2[3] = { { "qkv", qkv, sizeof(qkv) }, { "q", q, sizeof(q) },
 			     { "kv", kv, sizeof(kv) } };
@@ -1281,23 +1082,23 @@ static void gqa_model(const char *dir, const struct gqa *g, bool total_known, co
 		kd[3] = { g->B, g->S, g->kvN * g->H }, pd[4] = { g->B, g->kvN, g->P, g->H },
 		sd[1] = { g->B }, td[1] = { 1 }, cd[2] = { GQA_MAX_POS, g->H / 2 };
 	int32_t tot = g->total;
-	struct tm m;
-	tm_init(&m);
-	tm_input(&m, "q", T_F32, 3, qd);
+	struct onnx_writer wr;
+	model_begin(&wr);
+	onnx_writer_input(&wr, "q", ONNX_FLOAT, 3, qd);
 	if (!g->packed) {
-		tm_input(&m, "k", T_F32, 3, kd);
-		tm_input(&m, "v", T_F32, 3, kd);
+		onnx_writer_input(&wr, "k", ONNX_FLOAT, 3, kd);
+		onnx_writer_input(&wr, "v", ONNX_FLOAT, 3, kd);
 	}
-	tm_input(&m, "pk", T_F32, 4, pd);
-	tm_input(&m, "pv", T_F32, 4, pd);
-	tm_input(&m, "seqlens", T_I32, 1, sd);
+	onnx_writer_input(&wr, "pk", ONNX_FLOAT, 4, pd);
+	onnx_writer_input(&wr, "pv", ONNX_FLOAT, 4, pd);
+	onnx_writer_input(&wr, "seqlens", ONNX_INT32, 1, sd);
 	if (total_known)
-		tm_init_t(&m, "total", T_I32, 0, td, &tot);
+		onnx_writer_initializer(&wr, "total", ONNX_INT32, 0, td, &tot);
 	else
-		tm_input(&m, "total", T_I32, 0, td);
+		onnx_writer_input(&wr, "total", ONNX_INT32, 0, td);
 	if (g->rotary) {
-		tm_init_t(&m, "cc", T_F32, 2, cd, cc);
-		tm_init_t(&m, "sc", T_F32, 2, cd, sc);
+		onnx_writer_initializer(&wr, "cc", ONNX_FLOAT, 2, cd, cc);
+		onnx_writer_initializer(&wr, "sc", ONNX_FLOAT, 2, cd, sc);
 	}
 	if (g->posids) {
 		int64_t pdd[2] = { g->B, g->S }, ids[64];
@@ -1305,20 +1106,20 @@ static void gqa_model(const char *dir, const struct gqa *g, bool total_known, co
 		for (int b = 0; b < g->B; b++)
 			for (int i = 0; i < g->S; i++)
 				ids[b * g->S + i] = (g->S == g->total ? 0 : g->seqlens[b] + 1 - g->S) + i + 1;
-		tm_init_t(&m, "posids", T_I64, 2, pdd, ids);
+		onnx_writer_initializer(&wr, "posids", ONNX_INT64, 2, pdd, ids);
 	}
 	if (g->bias) {
 		int64_t bdd[4] = { 1, g->N, g->S, g->total };
 		size_t nb = (size_t)g->N * g->S * g->total;
-		float *bias = tm_alloc(&m, nb * sizeof(float));
-		fill(bias, nb, 56);
-		tm_init_t(&m, "bias", T_F32, 4, bdd, bias);
+		Onnx__TensorProto *t = onnx_writer_initializer(&wr, "bias", ONNX_FLOAT, 4, bdd,
+							       NULL);
+		fill((float *)t->raw_data.data, nb, 56);
 	}
 	if (g->sink) {
 		int64_t nd[1] = { g->N };
-		float *sinks = tm_alloc(&m, (size_t)g->N * sizeof(float));
-		fill(sinks, (size_t)g->N, 57);
-		tm_init_t(&m, "sinks", T_F32, 1, nd, sinks);
+		Onnx__TensorProto *t = onnx_writer_initializer(&wr, "sinks", ONNX_FLOAT, 1, nd,
+							       NULL);
+		fill((float *)t->raw_data.data, (size_t)g->N, 57);
 	}
 	/* the inputs in their places, the absent ones empty, none after the last present */
 	const char *slot[12] = { "q",
@@ -1339,25 +1140,24 @@ static void gqa_model(const char *dir, const struct gqa *g, bool total_known, co
 	char ins[128] = "";
 	for (int i = 0; i <= last; i++)
 		snprintf(ins + strlen(ins), sizeof(ins) - strlen(ins), "%s%s", i ? "," : "", slot[i]);
-	Onnx__NodeProto *a = tm_node(&m, "gqa", "com.microsoft", "GroupQueryAttention", ins,
-				     "y,present_k,present_v");
-	tm_attr_i(&m, a, "num_heads", g->N);
-	tm_attr_i(&m, a, "kv_num_heads", g->kvN);
+	Onnx__NodeProto *a = onnx_writer_node(&wr, "gqa", "GroupQueryAttention", "com.microsoft",
+					      ins, "y,present_k,present_v");
+	onnx_writer_attr_int(&wr, a, "num_heads", g->N);
+	onnx_writer_attr_int(&wr, a, "kv_num_heads", g->kvN);
 	if (g->window)
-		tm_attr_i(&m, a, "local_window_size", g->window);
+		onnx_writer_attr_int(&wr, a, "local_window_size", g->window);
 	if (g->rotary)
-		tm_attr_i(&m, a, "do_rotary", 1);
+		onnx_writer_attr_int(&wr, a, "do_rotary", 1);
 	if (g->interleaved)
-		tm_attr_i(&m, a, "rotary_interleaved", 1);
+		onnx_writer_attr_int(&wr, a, "rotary_interleaved", 1);
 	if (g->softcap > 0)
-		tm_attr_f(&m, a, "softcap", g->softcap);
+		onnx_writer_attr_float(&wr, a, "softcap", g->softcap);
 	if (g->smooth)
-		tm_attr_i(&m, a, "smooth_softmax", 1);
-	tm_output(&m, "y");
-	tm_output(&m, "present_k");
-	tm_output(&m, "present_v");
-	tm_write(&m, dir);
-	tm_free(&m);
+		onnx_writer_attr_int(&wr, a, "smooth_softmax", 1);
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "present_k", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "present_v", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 }
 
 static void gqa_run(struct webnn_context *ctx, const char *dir, const struct gqa *g)
@@ -1477,24 +1277,23 @@ static void half_case(struct webnn_context *ctx, const char *dir)
 		gh[i] = wnn_f32_to_f16(gamma[i]);
 		gamma[i] = wnn_f16_to_f32(gh[i]);
 	}
-	struct tm m;
-	tm_init(&m);
-	tm_input(&m, "x", T_F16, 3, xd);
-	tm_input(&m, "skip", T_F16, 3, xd);
-	tm_init_t(&m, "gamma", T_F16, 1, hd, gh);
-	Onnx__NodeProto *ln = tm_node(&m, "ln", "com.microsoft", "SkipLayerNormalization",
-				      "x,skip,gamma", "y_ln");
-	tm_attr_f(&m, ln, "epsilon", 1e-5f);
-	tm_node(&m, "fg", "com.microsoft", "FastGelu", "x", "y_fg");
-	Onnx__NodeProto *a = tm_node(&m, "mha", "com.microsoft", "MultiHeadAttention", "x,skip,skip",
-				     "y_at");
-	tm_attr_i(&m, a, "num_heads", N);
-	tm_attr_i(&m, a, "unidirectional", 1);
-	tm_output_t(&m, "y_ln", T_F16);
-	tm_output_t(&m, "y_fg", T_F16);
-	tm_output_t(&m, "y_at", T_F16);
-	tm_write(&m, dir);
-	tm_free(&m);
+	struct onnx_writer wr;
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT16, 3, xd);
+	onnx_writer_input(&wr, "skip", ONNX_FLOAT16, 3, xd);
+	onnx_writer_initializer(&wr, "gamma", ONNX_FLOAT16, 1, hd, gh);
+	Onnx__NodeProto *ln = onnx_writer_node(&wr, "ln", "SkipLayerNormalization", "com.microsoft",
+					       "x,skip,gamma", "y_ln");
+	onnx_writer_attr_float(&wr, ln, "epsilon", 1e-5f);
+	onnx_writer_node(&wr, "fg", "FastGelu", "com.microsoft", "x", "y_fg");
+	Onnx__NodeProto *a = onnx_writer_node(&wr, "mha", "MultiHeadAttention", "com.microsoft",
+					      "x,skip,skip", "y_at");
+	onnx_writer_attr_int(&wr, a, "num_heads", N);
+	onnx_writer_attr_int(&wr, a, "unidirectional", 1);
+	onnx_writer_output(&wr, "y_ln", ONNX_FLOAT16, -1, NULL);
+	onnx_writer_output(&wr, "y_fg", ONNX_FLOAT16, -1, NULL);
+	onnx_writer_output(&wr, "y_at", ONNX_FLOAT16, -1, NULL);
+	model_write(&wr, dir);
 	struct webnn_model *model = load(ctx, dir);
 	struct io in[2] = { { "x", xh, sizeof(xh) }, { "skip", sh, sizeof(sh) } };
 	struct io out[3] = { { "y_ln", y_ln, sizeof(y_ln) }, { "y_fg", y_fg, sizeof(y_fg) },
@@ -1540,21 +1339,20 @@ static void quant_case(struct webnn_context *ctx, const char *dir)
 	float x[6] = { -1.0f, 0.25f, 2.0f, 0.5f, -0.75f, 1.5f };
 	uint8_t a[6] = { 3, 200, 17, 0, 255, 128 }, bw[6] = { 1, 250, 30, 7, 128, 99 }, azp = 12,
 		bzp = 130;
-	struct tm m;
-	tm_init(&m);
-	tm_input(&m, "x", T_F32, 2, xd);
-	tm_input(&m, "a", T_U8, 2, xd);
-	tm_init_t(&m, "bw", T_U8, 2, bd, bw);
-	tm_init_t(&m, "azp", T_U8, 0, sd, &azp);
-	tm_init_t(&m, "bzp", T_U8, 0, sd, &bzp);
-	tm_node(&m, "dq", "", "DynamicQuantizeLinear", "x", "xq,xs,xz");
-	tm_node(&m, "mi", "", "MatMulInteger", "a,bw,azp,bzp", "prod");
-	tm_output_t(&m, "xq", T_U8);
-	tm_output(&m, "xs");
-	tm_output_t(&m, "xz", T_U8);
-	tm_output_t(&m, "prod", T_I32);
-	tm_write(&m, dir);
-	tm_free(&m);
+	struct onnx_writer wr;
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 2, xd);
+	onnx_writer_input(&wr, "a", ONNX_UINT8, 2, xd);
+	onnx_writer_initializer(&wr, "bw", ONNX_UINT8, 2, bd, bw);
+	onnx_writer_initializer(&wr, "azp", ONNX_UINT8, 0, sd, &azp);
+	onnx_writer_initializer(&wr, "bzp", ONNX_UINT8, 0, sd, &bzp);
+	onnx_writer_node(&wr, "dq", "DynamicQuantizeLinear", "", "x", "xq,xs,xz");
+	onnx_writer_node(&wr, "mi", "MatMulInteger", "", "a,bw,azp,bzp", "prod");
+	onnx_writer_output(&wr, "xq", ONNX_UINT8, -1, NULL);
+	onnx_writer_output(&wr, "xs", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "xz", ONNX_UINT8, -1, NULL);
+	onnx_writer_output(&wr, "prod", ONNX_INT32, -1, NULL);
+	model_write(&wr, dir);
 	struct webnn_model *model = load(ctx, dir);
 	uint8_t xq[6], xz;
 	float xs;
@@ -1599,97 +1397,89 @@ static void errors_case(struct webnn_context *ctx, const char *dir)
 	static const int64_t xd[3] = { 1, 2, 8 }, cd[2] = { 4, 4 }, pd[2] = { 1, 2 };
 	float cc[16] = { 0 };
 	int64_t pos[2] = { 0, 1 };
-	struct tm m;
+	struct onnx_writer wr;
 	/* an unknown com.microsoft operator, another domain */
-	tm_init(&m);
-	tm_input(&m, "x", T_F32, 3, xd);
-	tm_node(&m, "u", "com.microsoft", "NoSuchOp", "x", "y");
-	tm_output(&m, "y");
-	tm_write(&m, dir);
-	tm_free(&m);
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 3, xd);
+	onnx_writer_node(&wr, "u", "NoSuchOp", "com.microsoft", "x", "y");
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 	expect_load_error(ctx, dir,
 			  "onnx: node \"u\" (NoSuchOp): unknown operator \"NoSuchOp\" in domain "
 			  "com.microsoft");
-	tm_init(&m);
-	tm_input(&m, "x", T_F32, 3, xd);
-	tm_node(&m, "ml", "ai.onnx.ml", "Normalizer", "x", "y");
-	tm_output(&m, "y");
-	tm_write(&m, dir);
-	tm_free(&m);
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 3, xd);
+	onnx_writer_node(&wr, "ml", "Normalizer", "ai.onnx.ml", "x", "y");
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 	expect_load_error(ctx, dir,
 			  "onnx: node \"ml\" (Normalizer): operator domain \"ai.onnx.ml\" is neither "
 			  "ai.onnx nor com.microsoft");
 	/* attribute values that are refused name the attribute and the reason */
-	tm_init(&m);
-	tm_input(&m, "x", T_F32, 3, xd);
-	tm_init_t(&m, "pos", T_I64, 2, pd, pos);
-	tm_init_t(&m, "cc", T_F32, 2, cd, cc);
-	tm_attr_i(&m, tm_node(&m, "rot", "com.microsoft", "RotaryEmbedding", "x,pos,cc,cc", "y"),
-		  "is_packed_batching", 1);
-	tm_output(&m, "y");
-	tm_write(&m, dir);
-	tm_free(&m);
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 3, xd);
+	onnx_writer_initializer(&wr, "pos", ONNX_INT64, 2, pd, pos);
+	onnx_writer_initializer(&wr, "cc", ONNX_FLOAT, 2, cd, cc);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "rot", "RotaryEmbedding", "com.microsoft",
+						   "x,pos,cc,cc", "y"), "is_packed_batching", 1);
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 	expect_load_error(ctx, dir,
 			  "onnx: node \"rot\" (RotaryEmbedding): is_packed_batching 1 is not "
 			  "supported");
 	static const int64_t wd[2] = { 8, 24 };
 	static float w[192];
-	tm_init(&m);
-	tm_input(&m, "x", T_F32, 3, xd);
-	tm_init_t(&m, "w", T_F32, 2, wd, w);
-	Onnx__NodeProto *a = tm_node(&m, "att", "com.microsoft", "Attention", "x,w", "y");
-	tm_attr_i(&m, a, "num_heads", 2);
-	tm_attr_i(&m, a, "do_rotary", 1);
-	tm_output(&m, "y");
-	tm_write(&m, dir);
-	tm_free(&m);
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 3, xd);
+	onnx_writer_initializer(&wr, "w", ONNX_FLOAT, 2, wd, w);
+	Onnx__NodeProto *a = onnx_writer_node(&wr, "att", "Attention", "com.microsoft", "x,w", "y");
+	onnx_writer_attr_int(&wr, a, "num_heads", 2);
+	onnx_writer_attr_int(&wr, a, "do_rotary", 1);
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 	expect_load_error(ctx, dir, "onnx: node \"att\" (Attention): do_rotary 1 is not supported: "
 			  "rotary embedding inside Attention is not composed");
-	tm_init(&m);
-	tm_input(&m, "x", T_F32, 3, xd);
-	tm_init_t(&m, "w", T_F32, 2, wd, w);
-	tm_node(&m, "att0", "com.microsoft", "Attention", "x,w", "y");
-	tm_output(&m, "y");
-	tm_write(&m, dir);
-	tm_free(&m);
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 3, xd);
+	onnx_writer_initializer(&wr, "w", ONNX_FLOAT, 2, wd, w);
+	onnx_writer_node(&wr, "att0", "Attention", "com.microsoft", "x,w", "y");
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 	expect_load_error(ctx, dir, "onnx: node \"att0\" (Attention): num_heads 0: a positive head "
 			  "count is required");
 	/* MultiHeadAttention's causal mask over a past (onnxruntime's differs from the definition) */
 	static const int64_t qd[3] = { 1, 2, 4 }, pkd[4] = { 1, 2, 3, 2 };
-	tm_init(&m);
-	tm_input(&m, "q", T_F32, 3, qd);
-	tm_input(&m, "pk", T_F32, 4, pkd);
-	Onnx__NodeProto *mh = tm_node(&m, "mha", "com.microsoft", "MultiHeadAttention",
-				      "q,q,q,,,,pk,pk", "y");
-	tm_attr_i(&m, mh, "num_heads", 2);
-	tm_attr_i(&m, mh, "unidirectional", 1);
-	tm_output(&m, "y");
-	tm_write(&m, dir);
-	tm_free(&m);
+	model_begin(&wr);
+	onnx_writer_input(&wr, "q", ONNX_FLOAT, 3, qd);
+	onnx_writer_input(&wr, "pk", ONNX_FLOAT, 4, pkd);
+	Onnx__NodeProto *mh = onnx_writer_node(&wr, "mha", "MultiHeadAttention", "com.microsoft",
+					       "q,q,q,,,,pk,pk", "y");
+	onnx_writer_attr_int(&wr, mh, "num_heads", 2);
+	onnx_writer_attr_int(&wr, mh, "unidirectional", 1);
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 	expect_load_error(ctx, dir, "onnx: node \"mha\" (MultiHeadAttention): unidirectional 1 with "
 			  "5 keys for 2 queries (past_key, or key longer than query) is not supported");
 	/* a mask layout onnxruntime's Attention has and this importer does not compose */
 	static const int64_t m4[4] = { 1, 1, 2, 2 };
 	static const int32_t mask4[4] = { 1, 1, 1, 1 };
-	tm_init(&m);
-	tm_input(&m, "x", T_F32, 3, xd);
-	tm_init_t(&m, "w", T_F32, 2, wd, w);
-	tm_init_t(&m, "m4", T_I32, 4, m4, mask4);
-	tm_attr_i(&m, tm_node(&m, "att4", "com.microsoft", "Attention", "x,w,,m4", "y"), "num_heads",
-		  2);
-	tm_output(&m, "y");
-	tm_write(&m, dir);
-	tm_free(&m);
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 3, xd);
+	onnx_writer_initializer(&wr, "w", ONNX_FLOAT, 2, wd, w);
+	onnx_writer_initializer(&wr, "m4", ONNX_INT32, 4, m4, mask4);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "att4", "Attention", "com.microsoft",
+						   "x,w,,m4", "y"), "num_heads", 2);
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 	expect_load_error(ctx, dir, "onnx: node \"att4\" (Attention): mask_index of shape "
 			  "[1, 1, 2, 2] is not supported: [1] (end positions), [2] (ends and starts), "
 			  "[1, 2] or [1, 2, 2] are");
-	tm_init(&m);
-	tm_input(&m, "x", T_F32, 3, xd);
-	tm_attr_i(&m, tm_node(&m, "fmm", "com.microsoft", "FusedMatMul", "x,x", "y"), "transBatchA",
-		  1);
-	tm_output(&m, "y");
-	tm_write(&m, dir);
-	tm_free(&m);
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 3, xd);
+	onnx_writer_attr_int(&wr, onnx_writer_node(&wr, "fmm", "FusedMatMul", "com.microsoft",
+						   "x,x", "y"), "transBatchA", 1);
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
 	expect_load_error(ctx, dir, "onnx: node \"fmm\" (FusedMatMul): transBatchA 1 is not "
 			  "supported: moving the batch axes into the matrix is not composed");
 	/* GroupQueryAttention's cache length must be known when the model loads */

@@ -849,6 +849,24 @@ WEBNN_EXPORT bool webnn_graph_operation_type(const struct webnn_graph *g, size_t
 /* MLGraph.destroy(). NULL: no-op. */
 WEBNN_EXPORT void webnn_graph_destroy(struct webnn_graph *g);
 
+/* The graph cache (the WebNN MLGraph caching explainer's saveGraph/loadGraph): a built graph
+ * saved under a key in this user's store in webnnd (its constants included), and loaded by any
+ * later context of the same user, in this process or another, without building it or sending
+ * its constants again. A key is 1 to 128 characters of letters, digits, '.', '_' and '-', not
+ * starting with '.' (TYPE_ERROR otherwise); saving under a key replaces its entry. Entries are
+ * per user (another user never sees them), checked against the hash of their contents when
+ * loaded (a damaged entry is DATA_ERROR and removed), dropped when the daemon, backend or device
+ * changes, and evicted least recently used first past the daemon's max_graph_cache_bytes.
+ * Blocking. */
+WEBNN_EXPORT enum webnn_status webnn_context_save_graph(struct webnn_context *ctx,
+							const char *key,
+							const struct webnn_graph *graph);
+/* OK with *out the loaded graph (as webnn_builder_build's, ready to dispatch), or OK with *out
+ * NULL when the store has no entry under key (build the graph, and save it). */
+WEBNN_EXPORT enum webnn_status webnn_context_load_graph(struct webnn_context *ctx,
+							const char *key,
+							struct webnn_graph **out);
+
 /* MLContext.dispatch(): fire-and-forget; inputs/outputs must name exactly the graph's inputs and
  * outputs with tensors of matching descriptors (checked here and again in the daemon). */
 struct webnn_named_tensor {

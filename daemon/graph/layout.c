@@ -1,6 +1,5 @@
 /* Layout assignment: conv2d/convTranspose2d/pool2d rewritten to the backend's layout, with transposes only where the client's layout is read. */
 #include "daemon/graph/passes.h"
-#include "proto/schema.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +9,9 @@
  * layout reads its input through a transpose into the backend's layout and writes its output in
  * that layout; the client-layout value is only made (by a transpose back, writing the original
  * value id) when something that cares about layout reads it or it is a graph output.
- * Layout-agnostic nodes (unary, clamp, binary, concat, batchNormalization and reductions that
- * keep their dimensions, with their axes remapped) whose inputs are in the backend's layout run in it too. So conv -> relu -> conv -> pool gets one transpose after
+ * Layout-agnostic nodes (unary, clamp, binary, concat and batchNormalization with their axis
+ * remapped; resample2d over the spatial axes and reductions that keep their dimensions, with
+ * their axes remapped) whose inputs are in the backend's layout run in it too. So conv -> relu -> conv -> pool gets one transpose after
  * the graph input and one before the graph output, and no transpose pair ever needs cancelling.
  *
  * A binary node may read one operand only in the backend's layout and the other (same shape)
@@ -317,6 +317,15 @@ static bool binary_agnostic(const struct layout_pass *p, const struct graph_node
 	return only && cost_target <= cost_client;
 }
 
+/* The backend-layout position of client-layout axis a. */
+static uint32_t target_axis(const struct layout_pass *p, uint32_t a)
+{
+	uint32_t t = 0;
+	while (t < 4 && p->to_target[t] != a)
+		t++;
+	return t;
+}
+
 static bool agnostic(const struct layout_pass *p, const struct graph_node *o)
 {
 	if (o->n_outputs != 1 || p->g->values[o->outputs[0]].desc.rank != 4)
@@ -330,10 +339,15 @@ static bool agnostic(const struct layout_pass *p, const struct graph_node *o)
 	case WNN_ATTRS_BATCH_NORMALIZATION:
 		/* per-channel constants along an axis that moves with the layout */
 		return only_target(p, o->inputs[0]);
+	case WNN_ATTRS_RESAMPLE2D: {
+		/* the resized axes must stay two neighbours in order (resample2d's rule) */
+		uint32_t t0 = target_axis(p, o->attrs.resample.axes[0]),
+			 t1 = target_axis(p, o->attrs.resample.axes[1]);
+		return t1 == t0 + 1 && only_target(p, o->inputs[0]);
+	}
 	case WNN_ATTRS_REDUCE:
-		/* rank 4 out: keepDimensions, so the reduced axes move with the layout (a squeeze
-		 * and excitation's global mean, reduceMean over [2, 3], between convolutions) */
-		return p->g->values[o->inputs[0]].desc.rank == 4 && only_target(p, o->inputs[0]);
+		/* rank 4 out: keepDimensions, so the reduced axes are the output's ones of size 1 */
+		return only_target(p, o->inputs[0]);
 	case WNN_ATTRS_CONCAT: {
 		bool any = false;
 		for (uint32_t k = 0; k < o->n_inputs; k++) {
@@ -406,29 +420,34 @@ static uint32_t rewrite_batchnorm(struct layout_pass *p, struct graph_node *o)
 	return node;
 }
 
-/* A reduction with kept dimensions on its input's backend-layout form: the client-layout axes
- * it reduces (those of more than one element whose stride it reads) at their new places. */
-static bool reduce_attrs(struct layout_pass *p, const struct graph_node *o, uint32_t in,
-			 uint32_t out, union wnn_attrs *a)
+/* resample2d attrs for input in and output out in the backend's layout. */
+static void resample_attrs(struct layout_pass *p, union wnn_attrs *a, uint32_t in, uint32_t out)
 {
-	const struct wnn_desc *cd = &p->g->values[o->inputs[0]].desc;
-	uint64_t cs[WNN_MAX_RANK];
-	wnn_shape_strides(cd->rank, cd->dims, cs);
-	uint32_t axes[WNN_MAX_RANK], n = 0;
-	for (uint32_t t = 0; t < cd->rank; t++) {
-		uint32_t c = p->to_target[t];
-		if (cd->dims[c] == 1)
-			continue;
-		for (uint32_t k = 0; k < a->reduce.r.red_rank; k++)
-			if (a->reduce.r.red_strides[k] == cs[c] && a->reduce.r.red_dims[k] == cd->dims[c]) {
-				axes[n++] = t;
-				break;
-			}
-	}
+	struct wnn_resample_attrs *r = &a->resample;
+	const struct wnn_desc *id = &p->g->values[in].desc, *od = &p->g->values[out].desc;
+	r->input = in;
+	r->output = out;
+	for (int i = 0; i < 2; i++)
+		r->axes[i] = target_axis(p, r->axes[i]);
+	for (uint32_t i = 0; i < 4; i++)
+		r->in_dims[i] = id->dims[i], r->out_dims[i] = od->dims[i];
+	wnn_shape_strides(4, id->dims, r->in_strides);
+}
+
+/* A reduction that keeps its dimensions, for input in and output out in the backend's layout:
+ * the reduced axes are those of size 1 in the output and not in the input (reducing an axis of
+ * size 1 as well or not groups the same elements). */
+static bool reduce_attrs(struct layout_pass *p, union wnn_attrs *a, uint32_t in, uint32_t out)
+{
+	const struct wnn_desc *id = &p->g->values[in].desc, *od = &p->g->values[out].desc;
+	uint32_t axes[4], n = 0;
+	for (uint32_t i = 0; i < 4; i++)
+		if (od->dims[i] == 1 && id->dims[i] != 1)
+			axes[n++] = i;
 	a->reduce.input = in;
 	a->reduce.output = out;
-	return wnn_make_reduction(&p->g->values[in].desc, axes, n, &a->reduce.r,
-				  wnn_ops[o->op].name, p->diag) == WEBNN_STATUS_OK;
+	return wnn_make_reduction(id, axes, n, &a->reduce.r, wnn_ops[a->reduce.op].name,
+				  p->diag) == WEBNN_STATUS_OK;
 }
 
 /* Runs a layout-agnostic node on its operands' backend-layout forms. */
@@ -462,8 +481,11 @@ static uint32_t rewrite_agnostic(struct layout_pass *p, struct graph_node *o)
 			     WEBNN_STATUS_OK;
 			break;
 		}
+		case WNN_ATTRS_RESAMPLE2D:
+			resample_attrs(p, &a, in[0], out);
+			break;
 		case WNN_ATTRS_REDUCE:
-			ok = reduce_attrs(p, o, in[0], out, &a);
+			ok = reduce_attrs(p, &a, in[0], out);
 			break;
 		default:
 			concat_attrs(p, &a, out);

@@ -155,14 +155,16 @@ enum webnn_status wnni_onnx_declared(const void *data, size_t size, struct wnni_
 	if (!ox_nesting_ok(data, size))
 		return info_fail(error, len, WEBNN_STATUS_DATA_ERROR,
 				 "messages nested too deep (graphs in attributes?): refused");
-	Onnx__ModelProto *model = onnx__model_proto__unpack(NULL, size, data);
+	struct ox_raw_ref *refs;
+	size_t n_refs;
+	Onnx__ModelProto *model = ox_unpack_model(data, size, &refs, &n_refs);
 	if (!model)
 		return info_fail(error, len, WEBNN_STATUS_DATA_ERROR,
 				 "not an ONNX model (protobuf decoding of ModelProto failed)");
 	enum webnn_status s = WEBNN_STATUS_NO_MEMORY;
 	const Onnx__GraphProto *g = model->graph;
 	if (!g) {
-		onnx__model_proto__free_unpacked(model, NULL);
+		ox_free_model(model, refs, n_refs);
 		return info_fail(error, len, WEBNN_STATUS_DATA_ERROR, "the model has no graph");
 	}
 	size_t cap_free = 0;
@@ -194,7 +196,7 @@ enum webnn_status wnni_onnx_declared(const void *data, size_t size, struct wnni_
 		goto out;
 	s = WEBNN_STATUS_OK;
 out:
-	onnx__model_proto__free_unpacked(model, NULL);
+	ox_free_model(model, refs, n_refs);
 	if (s != WEBNN_STATUS_OK)
 		info_fail(error, len, s, "out of memory");
 	return s;

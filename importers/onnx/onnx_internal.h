@@ -86,6 +86,7 @@ struct ox_model {
 	bool *dim_used;
 	/* webnn_model_inspect's trial load: failures are collected there, not only the first. */
 	struct wnni_info *inspect;
+	bool file_mapped; /* webnn_model.file_mapped */
 	/* A node that fails does not stop the walk: its reason is listed (all of them end the
 	 * load together), its outputs are marked failed and their consumers skip silently. */
 	bool in_node;                    /* a node runs: failures go to node_error */
@@ -215,6 +216,19 @@ int ox_fold_elementwise(struct ox_node *n);
 
 /* ---- tensors (onnx_tensor.c) */
 /* Decodes a TensorProto into malloc'ed row-major data of its WebNN type (bool as uint8). */
+/* raw_data.c: a ModelProto decoded with the main graph's large initializers' raw_data pointing
+ * into data (which must outlive the model) instead of copied: refs[n_refs] say which; freed
+ * with ox_free_model. NULL when data is no model (as onnx__model_proto__unpack). */
+struct ox_raw_ref {
+	size_t init_index; /* graph->initializer[init_index] */
+	size_t offset, len; /* its raw_data: data + offset */
+};
+Onnx__ModelProto *ox_unpack_model(const void *data, size_t size, struct ox_raw_ref **refs,
+				  size_t *n_refs);
+void ox_free_model(Onnx__ModelProto *m, struct ox_raw_ref *refs, size_t n_refs);
+/* A protobuf varint at p[*i] (n bytes), *i moved past it; false when malformed. */
+bool ox_read_varint(const uint8_t *p, size_t n, size_t *i, uint64_t *v);
+
 int ox_tensor_decode(const Onnx__TensorProto *t, const char *base_dir, int *onnx_type,
 		     uint32_t *rank, uint32_t *dims, void **data, size_t *size, char *error,
 		     size_t len, enum webnn_status *status);

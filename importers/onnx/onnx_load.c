@@ -1045,6 +1045,9 @@ static int add_initializers(struct ox_model *M, const Onnx__GraphProto *g, bool 
 		if (ox_tensor_decode(t, M->base_dir, &v.onnx_type, &v.rank, v.dims, &v.host, &size,
 				     msg, sizeof(msg), &s) != 0)
 			return model_fail(M, s, "initializer %s", msg);
+		/* decoded: a mapped file's pages of it are no longer needed in memory */
+		if (M->file_mapped && t->has_raw_data)
+			wnni_drop_pages(t->raw_data.data, t->raw_data.len);
 		ox_webnn_type(v.onnx_type, &v.type);
 		v.host_owned = true;
 		if (!add_val(M, &v)) {
@@ -1246,20 +1249,6 @@ static int load_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset,
  * that parses as a message counts as a level; deeper than this is refused before decoding. */
 #define OX_MAX_NESTING 64
 
-static bool read_varint(const uint8_t *p, size_t n, size_t *i, uint64_t *v)
-{
-	*v = 0;
-	for (int shift = 0; shift < 64; shift += 7) {
-		if (*i >= n)
-			return false;
-		uint8_t b = p[(*i)++];
-		*v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return true;
-	}
-	return false;
-}
-
 /* The nesting depth of p as a message (depth if it has no nested message), or -1 when it is
  * not one; stops past OX_MAX_NESTING. */
 static int nesting(const uint8_t *p, size_t n, int depth)
@@ -1270,11 +1259,11 @@ static int nesting(const uint8_t *p, size_t n, int depth)
 	size_t i = 0;
 	while (i < n) {
 		uint64_t key, v;
-		if (!read_varint(p, n, &i, &key) || (key >> 3) == 0)
+		if (!ox_read_varint(p, n, &i, &key) || (key >> 3) == 0)
 			return -1;
 		switch (key & 7) {
 		case 0:
-			if (!read_varint(p, n, &i, &v))
+			if (!ox_read_varint(p, n, &i, &v))
 				return -1;
 			break;
 		case 1:
@@ -1288,7 +1277,7 @@ static int nesting(const uint8_t *p, size_t n, int depth)
 			i += 4;
 			break;
 		case 2: {
-			if (!read_varint(p, n, &i, &v) || v > n - i)
+			if (!ox_read_varint(p, n, &i, &v) || v > n - i)
 				return -1;
 			int d = nesting(p + i, (size_t)v, depth + 1);
 			if (d > deepest)
@@ -1315,14 +1304,17 @@ enum webnn_status wnni_onnx_load(struct webnn_context *ctx, const void *data, si
 				 struct webnn_model *m, char *error, size_t len)
 {
 	struct ox_model M = { .ctx = ctx, .opt = opt, .base_dir = base_dir, .error = error,
-			      .len = len, .status = WEBNN_STATUS_OK, .inspect = m->inspect };
+			      .len = len, .status = WEBNN_STATUS_OK, .inspect = m->inspect,
+			      .file_mapped = m->file_mapped };
 	if (nesting(data, size, 0) > OX_MAX_NESTING) {
 		model_fail(&M, WEBNN_STATUS_DATA_ERROR,
 			   "messages nested more than %d deep (graphs in attributes?): refused",
 			   OX_MAX_NESTING);
 		return M.status;
 	}
-	Onnx__ModelProto *model = onnx__model_proto__unpack(NULL, size, data);
+	struct ox_raw_ref *refs;
+	size_t n_refs;
+	Onnx__ModelProto *model = ox_unpack_model(data, size, &refs, &n_refs);
 	if (!model) {
 		model_fail(&M, WEBNN_STATUS_DATA_ERROR,
 			   "not an ONNX model (protobuf decoding of ModelProto failed)");
@@ -1339,6 +1331,6 @@ enum webnn_status wnni_onnx_load(struct webnn_context *ctx, const void *data, si
 			load_graph(&M, model->graph, opset, m);
 	}
 	free_model(&M);
-	onnx__model_proto__free_unpacked(model, NULL);
+	ox_free_model(model, refs, n_refs);
 	return M.status;
 }

@@ -1,4 +1,5 @@
 /* webnn-run for model files: runs an ONNX file or NNEF folder through libwebnn-import, or checks model test folders (--check DIR). */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -24,7 +25,7 @@ struct model_opts {
 	struct { char *name; const char *value; } binds[MAX_BINDINGS];
 	size_t n_binds;
 	int iterations;
-	bool check, info, verbose;
+	bool check, info, verbose, cache;
 	double atol, rtol;
 };
 
@@ -54,7 +55,8 @@ bool run_model_mode(int argc, char **argv)
 		if (strncmp(a, "--input", 7) == 0 || strncmp(a, "--output-dir", 12) == 0 ||
 		    strncmp(a, "--dim", 5) == 0 || strncmp(a, "--iterations", 12) == 0 ||
 		    strncmp(a, "--atol", 6) == 0 || strncmp(a, "--rtol", 6) == 0 ||
-		    strcmp(a, "--info") == 0 || strncmp(a, "--bind", 6) == 0)
+		    strcmp(a, "--info") == 0 || strncmp(a, "--bind", 6) == 0 ||
+		    strcmp(a, "--cache") == 0)
 			return true;
 		if (a[0] != '-' && (is_dir(a) || ends_with(a, ".onnx") || ends_with(a, ".nnef")))
 			return true;
@@ -68,6 +70,7 @@ static void model_usage(FILE *f)
 		"usage: webnn-run [--socket PATH] MODEL [--input NAME=FILE.npy|.pb|.dat ...]\n"
 		"                 [--output-dir DIR] [--dim NAME=N | --dim INPUT:AXIS=N ...]\n"
 		"                 [--bind NAME=VALUE[,VALUE...] ...] [--iterations K] [--verbose]\n"
+		"                 [--cache]\n"
 		"       webnn-run [--socket PATH] MODEL --info [--dim ...]\n"
 		"       webnn-run [--socket PATH] --check [--atol A] [--rtol R] [--dim NAME=N] DIR...\n"
 		"MODEL is an ONNX file or an NNEF folder (or its graph.nnef). Inputs not given are\n"
@@ -81,6 +84,10 @@ static void model_usage(FILE *f)
 		"every reason the model would not load (exit status 1 when it would not).\n"
 		"--verbose adds the operators by type, the constants' bytes and what webnnd made of\n"
 		"the graph (operations, kernels, folded, fused, memory plan).\n"
+		"--cache uses webnnd's graph cache (yours alone): the graph is saved under a key made\n"
+		"of the model file's content hash and the options that shape it (--dim, --bind, the\n"
+		"--input files' shapes); a later run with the same key loads it without importing\n"
+		"the model or sending its weights. The run says whether it built or loaded.\n"
 		"--check runs a test folder: ONNX's layout (model.onnx, test_data_set_K/input_I.pb and\n"
 		"output_I.pb) or NNEF's (graph.nnef, inputs/<name>.dat, outputs/<name>.dat), printing\n"
 		"PASS, FAIL <why> or SKIP <why> per data set; floats pass when |a-b| <= atol + rtol*|b|\n"
@@ -133,6 +140,7 @@ static int parse_model_args(int argc, char **argv, struct model_opts *o, int *fi
 		{ "info", no_argument, NULL, 'I' },
 		{ "bind", required_argument, NULL, 'b' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "cache", no_argument, NULL, 'C' },
 		{ "atol", required_argument, NULL, 'a' },
 		{ "rtol", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
@@ -149,6 +157,7 @@ static int parse_model_args(int argc, char **argv, struct model_opts *o, int *fi
 		case 'c': o->check = true; break;
 		case 'I': o->info = true; break;
 		case 'v': o->verbose = true; break;
+		case 'C': o->cache = true; break;
 		case 'i':
 			if (o->n_inputs == MAX_BINDINGS || parse_binding(optarg, &name, &value)) {
 				fprintf(stderr, "webnn-run: --input %s: expected NAME=FILE\n", optarg);
@@ -616,6 +625,142 @@ static void print_model_details(const struct webnn_model_info *info, const struc
 	       "environment logs them (cpu backend)\n");
 }
 
+/* A 64-bit hash of bytes, four multiply-rotate lanes (a cache key, not a security check: the
+ * daemon verifies its entries itself). */
+static uint64_t key_hash(const void *data, size_t n, uint64_t h)
+{
+	const uint64_t p1 = 0x9E3779B185EBCA87ull, p2 = 0xC2B2AE3D27D4EB4Full;
+	const uint8_t *p = data;
+	uint64_t lane[4] = { h ^ p1, h + p2, h ^ ~p1, h - p2 };
+	size_t i = 0;
+	for (; i + 32 <= n; i += 32)
+		for (int k = 0; k < 4; k++) {
+			uint64_t v;
+			memcpy(&v, p + i + 8 * k, 8);
+			lane[k] = (lane[k] + v * p2);
+			lane[k] = ((lane[k] << 31) | (lane[k] >> 33)) * p1;
+		}
+	h = lane[0] ^ (lane[1] * 3) ^ (lane[2] * 5) ^ (lane[3] * 7) ^ n;
+	for (; i < n; i++)
+		h = (h ^ p[i]) * p1;
+	h ^= h >> 29;
+	h *= p2;
+	return h ^ (h >> 32);
+}
+
+static bool hash_file(const char *path, uint64_t *h)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	static uint8_t buf[1 << 20];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		*h = key_hash(buf, n, *h);
+	bool ok = !ferror(f);
+	fclose(f);
+	return ok;
+}
+
+/* Every regular file under dir (names and contents, in name order; depth-limited). */
+static bool hash_tree(const char *dir, uint64_t *h, int depth)
+{
+	struct dirent **list = NULL;
+	int n = scandir(dir, &list, NULL, alphasort);
+	if (n < 0)
+		return false;
+	bool ok = true;
+	for (int i = 0; i < n; i++) {
+		char p[4096];
+		struct stat st;
+		if (ok && list[i]->d_name[0] != '.' &&
+		    snprintf(p, sizeof(p), "%s/%s", dir, list[i]->d_name) < (int)sizeof(p) &&
+		    stat(p, &st) == 0) {
+			*h = key_hash(list[i]->d_name, strlen(list[i]->d_name) + 1, *h);
+			if (S_ISREG(st.st_mode))
+				ok = hash_file(p, h);
+			else if (S_ISDIR(st.st_mode) && depth < 4)
+				ok = hash_tree(p, h, depth + 1);
+		}
+		free(list[i]);
+	}
+	free(list);
+	return ok;
+}
+
+/* The other files beside an ONNX file (its external data may be any of them): names, sizes
+ * and modification times, cheaply. */
+static void hash_siblings(const char *path, uint64_t *h)
+{
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(dir, sizeof(dir), ".");
+	struct dirent **list = NULL;
+	int n = scandir(dir, &list, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		char p[4200];
+		struct stat st;
+		if (snprintf(p, sizeof(p), "%s/%s", dir, list[i]->d_name) < (int)sizeof(p) &&
+		    stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+			uint64_t fp[3] = { (uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec,
+					   (uint64_t)st.st_mtim.tv_nsec };
+			*h = key_hash(list[i]->d_name, strlen(list[i]->d_name) + 1, *h);
+			*h = key_hash(fp, sizeof(fp), *h);
+		}
+		free(list[i]);
+	}
+	free(list);
+}
+
+/* --cache: the key of this model and these options, "webnn-run-<content>-<options>": the
+ * model file's content (an NNEF folder: every file in it; an ONNX file: also the names, sizes
+ * and times of the files beside it, where external data lives), then --dim and --bind as
+ * applied. false (said why) when the model cannot be read. */
+static bool cache_key(const char *path, const struct webnn_import_options *io, char *key,
+		      size_t len)
+{
+	uint64_t content = 0;
+	bool ok;
+	if (is_dir(path)) {
+		ok = hash_tree(path, &content, 0);
+	} else {
+		ok = hash_file(path, &content);
+		hash_siblings(path, &content);
+	}
+	if (!ok) {
+		fprintf(stderr, "webnn-run: --cache: cannot read %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	uint64_t opts = 0x5eed; /* the path does not count: a copied model keeps its entry */
+	for (size_t i = 0; i < io->n_dims; i++) {
+		opts = key_hash(io->dims[i].name, strlen(io->dims[i].name) + 1, opts);
+		opts = key_hash(&io->dims[i].value, sizeof(io->dims[i].value), opts);
+	}
+	for (size_t i = 0; i < io->n_binds; i++) {
+		opts = key_hash(io->binds[i].name, strlen(io->binds[i].name) + 1, opts);
+		opts = key_hash(&io->binds[i].desc, sizeof(io->binds[i].desc), opts);
+		opts = key_hash(io->binds[i].data, io->binds[i].size, opts);
+	}
+	snprintf(key, len, "webnn-run-%016llx-%016llx", (unsigned long long)content,
+		 (unsigned long long)opts);
+	return true;
+}
+
+/* Output i's name and descriptor: the model's, or the graph's when it came from the cache. */
+static const char *output_at(const struct webnn_model *m, const struct webnn_graph *g, size_t i,
+			     struct webnn_operand_desc *d)
+{
+	if (m) {
+		webnn_model_output_desc(m, i, d);
+		return webnn_model_output_name(m, i);
+	}
+	return webnn_graph_output_name(g, i, d);
+}
+
 static int run_one_model(struct webnn_context *ctx, const struct model_opts *o, const char *path)
 {
 	if (access(path, R_OK) != 0) {
@@ -663,10 +808,29 @@ static int run_one_model(struct webnn_context *ctx, const struct model_opts *o, 
 				    dim_names, &n_dim_names);
 	io.progress = on_progress;
 	io.user_data = &pg;
-	s = webnn_model_load(ctx, path, &io, &m, err, sizeof(err));
+	char key[160] = "";
+	const char *cache_how = NULL;
+	if (o->cache) {
+		if (!cache_key(path, &io, key, sizeof(key)))
+			goto out;
+		s = webnn_context_load_graph(ctx, key, &g);
+		if (s != WEBNN_STATUS_OK) /* damaged (and removed by webnnd): built again */
+			fprintf(stderr, "webnn-run: --cache: %s: %s; building it again\n", key,
+				webnn_context_last_error(ctx));
+		if (g)
+			cache_how = "loaded from webnnd's graph cache";
+	}
+	s = g ? WEBNN_STATUS_OK : webnn_model_load(ctx, path, &io, &m, err, sizeof(err));
 	double load_ms = now_ms() - t0;
 	if (pg.shown)
 		fprintf(stderr, "\n");
+	if (s == WEBNN_STATUS_OK && o->cache && !g) {
+		if (webnn_context_save_graph(ctx, key, webnn_model_graph(m)) == WEBNN_STATUS_OK)
+			cache_how = "built and saved in webnnd's graph cache";
+		else
+			fprintf(stderr, "webnn-run: --cache: not saved: %s\n",
+				webnn_context_last_error(ctx));
+	}
 	if (s != WEBNN_STATUS_OK) {
 		/* one reason per line */
 		for (char *line = err, *nl; line; line = nl ? nl + 1 : NULL) {
@@ -676,11 +840,22 @@ static int run_one_model(struct webnn_context *ctx, const struct model_opts *o, 
 		}
 		goto out;
 	}
-	if (!check_input_names(o, info, m))
+	if (m && !check_input_names(o, info, m))
 		goto out;
-	g = webnn_model_graph(m);
+	for (size_t k = 0; !m && k < o->n_inputs; k++) {
+		bool found = false;
+		for (size_t i = 0; i < webnn_graph_input_count(g); i++)
+			found |= strcmp(webnn_graph_input_name(g, i, NULL), o->inputs[k].name) == 0;
+		if (!found) {
+			fprintf(stderr, "webnn-run: --input %s: the cached graph has no input \"%s\"\n",
+				o->inputs[k].name, o->inputs[k].name);
+			goto out;
+		}
+	}
+	if (m)
+		g = webnn_model_graph(m);
 	ni = webnn_graph_input_count(g);
-	no = webnn_model_output_count(m);
+	no = m ? webnn_model_output_count(m) : webnn_graph_output_count(g);
 	ti = calloc(ni + 1, sizeof(*ti));
 	to = calloc(no + 1, sizeof(*to));
 	outs = calloc(no + 1, sizeof(*outs));
@@ -728,8 +903,7 @@ static int run_one_model(struct webnn_context *ctx, const struct model_opts *o, 
 	}
 	for (size_t i = 0; i < no; i++) {
 		struct webnn_tensor_desc td = { .readable = true };
-		webnn_model_output_desc(m, i, &td.desc);
-		to[i].name = webnn_model_output_name(m, i);
+		to[i].name = output_at(m, g, i, &td.desc);
 		if (!(outs[i] = malloc(wnn_desc_byte_length(&td.desc) + 1)) ||
 		    webnn_context_create_tensor(ctx, &td, &to[i].tensor) != WEBNN_STATUS_OK) {
 			fprintf(stderr, "webnn-run: output %s: %s\n", to[i].name,
@@ -744,7 +918,7 @@ static int run_one_model(struct webnn_context *ctx, const struct model_opts *o, 
 		s = webnn_context_dispatch(ctx, g, ti, ni, to, no);
 		for (size_t i = 0; i < no && s == WEBNN_STATUS_OK; i++) {
 			struct webnn_operand_desc d;
-			webnn_model_output_desc(m, i, &d);
+			output_at(m, g, i, &d);
 			s = webnn_context_read_tensor(ctx, to[i].tensor, outs[i], wnn_desc_byte_length(&d));
 		}
 		if (s != WEBNN_STATUS_OK) {
@@ -758,10 +932,10 @@ static int run_one_model(struct webnn_context *ctx, const struct model_opts *o, 
 		else
 			steady_total += dt;
 	}
-	printf("%s: %zu inputs, %zu outputs\n", path, webnn_model_input_count(m), no);
+	printf("%s: %zu inputs, %zu outputs\n", path, m ? webnn_model_input_count(m) : ni, no);
 	for (size_t i = 0; i < no; i++) {
 		struct webnn_operand_desc d;
-		webnn_model_output_desc(m, i, &d);
+		output_at(m, g, i, &d);
 		size_t n = wnn_desc_elements(&d);
 		double mn = INFINITY, mx = -INFINITY, sum = 0;
 		for (size_t e = 0; e < n; e++) {
@@ -788,8 +962,9 @@ static int run_one_model(struct webnn_context *ctx, const struct model_opts *o, 
 			}
 		}
 	}
-	printf("  load %.1f ms (build %.1f ms in webnnd), first run %.2f ms", load_ms,
-	       webnn_graph_compile_ms(g), first_ms);
+	printf("  load %.1f ms (build %.1f ms in webnnd%s%s), first run %.2f ms", load_ms,
+	       webnn_graph_compile_ms(g), cache_how ? "; " : "", cache_how ? cache_how : "",
+	       first_ms);
 	if (iters > 1)
 		printf(", steady %.3f ms (mean of %d)", steady_total / (iters - 1), iters - 1);
 	printf("\n");
@@ -806,6 +981,8 @@ out:
 	free(ti);
 	free(to);
 	free(outs);
+	if (!m)
+		webnn_graph_destroy(g); /* a model owns its graph; a loaded graph is ours */
 	webnn_model_destroy(m);
 	webnn_model_info_destroy(info);
 	free_binds(binds, o->n_binds);

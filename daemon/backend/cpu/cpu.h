@@ -105,23 +105,26 @@ struct cpu_exec {
 /*
  * Cancellation inside a step. A oneDNN primitive cannot be interrupted once it runs, so a step
  * estimated (graph_cost_fast) at several chunk targets is built as chunks, one primitive per
- * slice of its output (gemm/matmul: rows or the outermost batch dim, cpu_linalg.c; conv2d: an
- * image's piece of output rows, convTranspose2d: an image, cpu_conv.c), run one after another
- * with a cancel check between them: a closed context's step then stops within about one chunk
- * instead of running for seconds. A matmul chunk
- * costs about 3.5 ms of CPU more than its share of the whole (bench_cpu_chunks, 2048^3 matmul at
- * load 16: 8 chunks +15% CPU, 4 chunks +7%, 2 chunks +0%), so the target is set where that is a
- * few percent, and only steps of CPU_CHUNK_MIN targets or more are split. The estimate of a
- * large matmul is about 9x its time on both idle cores here (2048^3: 859 ms estimated, 184 ms of
- * CPU), so a chunk is about 30 ms there; on this loaded machine it is up to its estimate.
+ * slice of its output (gemm/matmul: rows, tiles of rows x columns or the outermost batch dim,
+ * cpu_linalg.c cpu_mm_split; conv2d: an image's piece of output rows, convTranspose2d: an
+ * image, cpu_conv.c), run one after another with a cancel check between them: a closed
+ * context's step then stops within about one chunk instead of running for seconds. A gemm or
+ * matmul chunk is CPU_CHUNK_NS of estimate, 5 GFLOP (daemon/graph/cost.c prices a multiply-add
+ * at 15 ps): about 25 ms on two idle cores here (2048^3, 17 GFLOP, ran in 87 ms), and a product
+ * of two targets or more is split (CPU_MM_CHUNK_MIN), so no oneDNN product runs longer than
+ * about two targets unchecked. Chunks of 2048^3 to 4096^3 took 0.97-1.01x the wall time and
+ * 0.97-1.03x the CPU of the whole step with GOMP_SPINCOUNT=1000, as the workers run
+ * (bench_cpu_chunks, load 3-3.7; cpu_mm_split says which shape costs what).
  */
-#define CPU_CHUNK_NS 250000000ull /* estimated time per chunk; WEBNN_CPU_CHUNK_NS overrides it
-				     (tests split small steps with it) */
-#define CPU_CHUNK_MIN 4u          /* fewer chunks than this: the step is not split */
-/* A convolution's chunk target is CPU_CHUNK_NS over this: its estimate is about 3x its CPU
- * time (a matmul's about 5x), and a chunk costs no weight repacking (a matmul chunk of rows
- * repacks a B that is not constant), so its chunks are made about as long in real time. */
+#define CPU_CHUNK_NS 75000000ull /* estimated time per gemm/matmul chunk; WEBNN_CPU_CHUNK_NS
+				    overrides it (tests split small steps with it) */
+#define CPU_CHUNK_MIN 4u          /* fewer chunks than this: a convolution is not split */
+#define CPU_MM_CHUNK_MIN 2u       /* and a gemm or matmul */
+/* A convolution's chunk target: its estimate is about 3x its CPU time, and a chunk costs no
+ * weight repacking, so its chunks are made about as long in real time as a matmul's were at
+ * 250 ms. WEBNN_CPU_CHUNK_NS sets it to that over CPU_CONV_CHUNK_DIV. */
 #define CPU_CONV_CHUNK_DIV 2u
+#define CPU_CONV_CHUNK_NS 125000000ull
 /* Chunks for a node (1: run whole): its estimate over b->chunk_ns, capped at max_chunks. */
 uint32_t cpu_chunks_for(const struct cpu_build *b, const struct graph_node *n,
 			uint64_t max_chunks);
@@ -251,6 +254,9 @@ enum webnn_status cpu_dnnl_attr_create(dnnl_primitive_attr_t *attr, const struct
 #define CPU_VALUE_SCRATCH (UINT32_MAX - 1)
 /* Value id for memory another primitive of the same step owns (a chunk's shared weights). */
 #define CPU_VALUE_SHARED (UINT32_MAX - 2)
+/* ... a reordered constant of the shared table (cpu_weights.c): its memory object is the
+ * step's, its buffer the table's (released when the step goes) */
+#define CPU_VALUE_WEIGHTS (UINT32_MAX - 3)
 
 /* A oneDNN primitive and its arguments: bound to values (their handle set from bufs at each
  * run) or owned memory (reordered weights, kept for the plan's life). */
@@ -264,6 +270,16 @@ struct cpu_dnnl_prim {
 	uint64_t offset[CPU_DNNL_MAX_ARGS]; /* bytes from the value's start (a chunk's slice) */
 	char impl[64];                     /* oneDNN's implementation name ("brgconv:avx512_core") */
 };
+/* Reordered weights shared by plans (cpu_weights.c): the buffer holding src's bytes
+ * (src_md) reordered into dst_md, referenced, or NULL; put offers buf (aligned_alloc'ed) as
+ * that buffer and returns the one to use, referenced (buf, or another plan's: then the caller
+ * frees buf; NULL when out of memory); release drops a reference. count: entries (tests). */
+void *cpu_weights_get(const void *src, const dnnl_memory_desc_t *src_md,
+		      const dnnl_memory_desc_t *dst_md);
+void *cpu_weights_put(const void *src, const dnnl_memory_desc_t *src_md,
+		      const dnnl_memory_desc_t *dst_md, void *buf);
+void cpu_weights_release(void *buf);
+size_t cpu_weights_count(void);
 /* Destroys the primitive and every argument's memory object (not p itself). */
 void cpu_dnnl_prim_fini(struct cpu_dnnl_prim *p);
 /* Allocates a step's primitive record (s->priv, s->destroy, s->run = cpu_dnnl_run are set);

@@ -49,7 +49,7 @@ struct backend {
 	int threads;
 	bool profile;  /* WEBNN_CPU_PROFILE=1: log every step's time (development aid) */
 	bool winograd; /* unless WEBNN_CPU_NO_WINOGRAD is set */
-	uint64_t chunk_ns; /* CPU_CHUNK_NS, or WEBNN_CPU_CHUNK_NS */
+	uint64_t chunk_ns; /* WEBNN_CPU_CHUNK_NS, or 0: CPU_CHUNK_NS and CPU_CONV_CHUNK_NS */
 	uint64_t serial_work; /* CPU_SERIAL_WORK, or WEBNN_CPU_SERIAL_WORK */
 	char cpu_name[128];
 	/* the compute thread and the ring of jobs waiting for their turn */
@@ -203,8 +203,7 @@ static enum webnn_status cpu_init(const struct backend_options *opts, struct bac
 	be->profile = prof && strcmp(prof, "1") == 0;
 	be->winograd = getenv("WEBNN_CPU_NO_WINOGRAD") == NULL;
 	const char *chunk = getenv("WEBNN_CPU_CHUNK_NS");
-	be->chunk_ns = chunk && strtoull(chunk, NULL, 10) > 0 ? strtoull(chunk, NULL, 10)
-							      : CPU_CHUNK_NS;
+	be->chunk_ns = chunk ? strtoull(chunk, NULL, 10) : 0; /* 0: cpu.h's targets */
 	const char *serial = getenv("WEBNN_CPU_SERIAL_WORK");
 	be->serial_work = serial && *serial ? strtoull(serial, NULL, 10) : CPU_SERIAL_WORK;
 	dnnl_status_t st = dnnl_engine_create(&be->engine, dnnl_cpu, 0);

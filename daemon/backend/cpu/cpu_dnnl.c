@@ -64,9 +64,15 @@ void cpu_dnnl_prim_fini(struct cpu_dnnl_prim *p)
 {
 	if (!p)
 		return;
-	for (int i = 0; i < p->n_args; i++)
+	for (int i = 0; i < p->n_args; i++) {
+		void *shared = NULL;
+		if (p->args[i].memory && p->value[i] == CPU_VALUE_WEIGHTS)
+			dnnl_memory_get_data_handle(p->args[i].memory, &shared);
 		if (p->args[i].memory && p->value[i] != CPU_VALUE_SHARED)
 			dnnl_memory_destroy(p->args[i].memory);
+		if (shared)
+			cpu_weights_release(shared);
+	}
 	p->n_args = 0;
 	if (p->prim)
 		dnnl_primitive_destroy(p->prim);
@@ -251,38 +257,96 @@ static dnnl_status_t reorder_via_plain(const struct cpu_build *b, dnnl_memory_t 
 	return st;
 }
 
+/* Reorders data (src_md) into a new buffer laid out as want; NULL after diag. */
+static void *reorder_weights(const struct cpu_build *b, const dnnl_memory_desc_t *src_md,
+			     const void *data, const dnnl_memory_desc_t *want,
+			     const struct graph_node *n, struct wnn_diag *diag)
+{
+	size_t size = dnnl_memory_desc_get_size(want);
+	void *buf = aligned_alloc(64, (size + 63) & ~(size_t)63 ? (size + 63) & ~(size_t)63 : 64);
+	if (!buf) {
+		char name[96];
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory for %zu bytes of "
+			     "reordered weights", graph_node_name(n, name, sizeof(name)), size);
+		return NULL;
+	}
+	dnnl_memory_t src = NULL, dst = NULL;
+	/* oneDNN reads through the handle only: the constant's bytes are never written */
+	enum webnn_status st = cpu_dnnl_check(dnnl_memory_create(&src, src_md, b->engine,
+								  (void *)data), n,
+					      "memory creation", diag);
+	if (st == WEBNN_STATUS_OK)
+		st = cpu_dnnl_check(dnnl_memory_create(&dst, want, b->engine, buf), n,
+				    "memory creation", diag);
+	if (st == WEBNN_STATUS_OK) {
+		/* One thread: a weight reorder is a few hundred KiB, and a thread team's barrier
+		 * waits for the slowest member, which on a busy machine is a scheduler time slice
+		 * away (7 ms per reorder measured at load 2, against 0.07 ms alone). */
+		int team = omp_get_max_threads();
+		omp_set_num_threads(1);
+		dnnl_status_t rs = reorder_now(b, src, src_md, dst, want);
+		if (rs == dnnl_unimplemented)
+			rs = reorder_via_plain(b, src, src_md, dst, want);
+		omp_set_num_threads(team);
+		st = cpu_dnnl_check(rs, n, "weight reorder", diag);
+	}
+	if (src)
+		dnnl_memory_destroy(src);
+	if (dst)
+		dnnl_memory_destroy(dst);
+	if (st != WEBNN_STATUS_OK) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 enum webnn_status cpu_dnnl_bind_constant(const struct cpu_build *b, struct cpu_dnnl_prim *p,
 					 int arg, const dnnl_memory_desc_t *src_md, const void *data,
 					 const dnnl_memory_desc_t *want, const struct graph_node *n,
 					 struct wnn_diag *diag)
 {
-	dnnl_memory_t src, dst;
-	enum webnn_status st = cpu_dnnl_bind_owned(b, p, arg, want, &dst, n, diag);
-	if (st != WEBNN_STATUS_OK)
+	char name[96];
+	if (p->n_args == CPU_DNNL_MAX_ARGS)
+		return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+				    "%s: more than %d oneDNN arguments",
+				    graph_node_name(n, name, sizeof(name)), CPU_DNNL_MAX_ARGS);
+	/* Plans of the worker binding the same constant bytes into the same layout share one
+	 * reordered copy (cpu_weights.c). */
+	void *buf = cpu_weights_get(data, src_md, want);
+	if (!buf) {
+		void *mine = reorder_weights(b, src_md, data, want, n, diag);
+		if (!mine)
+			return diag->status;
+		buf = cpu_weights_put(data, src_md, want, mine);
+		if (buf != mine)
+			free(mine);
+		if (!buf)
+			return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
+					    graph_node_name(n, name, sizeof(name)));
+	}
+	dnnl_memory_t mem;
+	enum webnn_status st = cpu_dnnl_check(dnnl_memory_create(&mem, want, b->engine, buf), n,
+					      "memory creation", diag);
+	if (st != WEBNN_STATUS_OK) {
+		cpu_weights_release(buf);
 		return st;
-	/* oneDNN reads through the handle only: the constant's bytes are never written */
-	st = cpu_dnnl_check(dnnl_memory_create(&src, src_md, b->engine, (void *)data), n,
-			    "memory creation", diag);
-	if (st != WEBNN_STATUS_OK)
-		return st;
-	/* One thread: a weight reorder is a few hundred KiB, and a thread team's barrier waits
-	 * for the slowest member, which on a busy machine is a scheduler time slice away (7 ms
-	 * per reorder measured at load 2, against 0.07 ms alone). */
-	int team = omp_get_max_threads();
-	omp_set_num_threads(1);
-	dnnl_status_t rs = reorder_now(b, src, src_md, dst, want);
-	if (rs == dnnl_unimplemented)
-		rs = reorder_via_plain(b, src, src_md, dst, want);
-	omp_set_num_threads(team);
-	dnnl_memory_destroy(src);
-	return cpu_dnnl_check(rs, n, "weight reorder", diag);
+	}
+	/* Every plan binding the copy counts it (see cpu_weights.c). */
+	if (b->owned_bytes)
+		atomic_fetch_add_explicit(b->owned_bytes, dnnl_memory_desc_get_size(want) + 64,
+					  memory_order_relaxed);
+	p->args[p->n_args] = (dnnl_exec_arg_t){ arg, mem };
+	p->value[p->n_args++] = CPU_VALUE_WEIGHTS;
+	return WEBNN_STATUS_OK;
 }
 
 enum webnn_status cpu_dnnl_exec(const struct cpu_dnnl_prim *p, const struct graph_node *n,
 				void *const *bufs, const struct cpu_exec *x, struct wnn_diag *diag)
 {
 	for (int i = 0; i < p->n_args; i++) {
-		if (p->value[i] == GRAPH_NONE || p->value[i] == CPU_VALUE_SHARED)
+		if (p->value[i] == GRAPH_NONE || p->value[i] == CPU_VALUE_SHARED ||
+		    p->value[i] == CPU_VALUE_WEIGHTS)
 			continue;
 		void *h = p->value[i] == CPU_VALUE_SCRATCH ? x->scratch
 			  : (char *)bufs[p->value[i]] + p->offset[i];
@@ -367,15 +431,18 @@ enum webnn_status cpu_dnnl_chunks_run(const struct cpu_step *s, void *const *buf
 uint32_t cpu_chunks_for(const struct cpu_build *b, const struct graph_node *n,
 			uint64_t max_chunks)
 {
+	bool conv = n->op < WNN_OP_COUNT && wnn_ops[n->op].family == WNN_FAMILY_CONV;
 	uint64_t target = b->chunk_ns ? b->chunk_ns : CPU_CHUNK_NS;
-	if (n->op < WNN_OP_COUNT && wnn_ops[n->op].family == WNN_FAMILY_CONV)
-		target = target / CPU_CONV_CHUNK_DIV ? target / CPU_CONV_CHUNK_DIV : 1;
+	if (conv)
+		target = b->chunk_ns ? b->chunk_ns / CPU_CONV_CHUNK_DIV : CPU_CONV_CHUNK_NS;
+	if (!target)
+		target = 1;
 	uint64_t chunks = graph_node_cost(&graph_cost_fast, b->g, n) / target;
 	if (chunks > max_chunks)
 		chunks = max_chunks;
 	if (chunks > 1024)
 		chunks = 1024; /* past a few hundred a chunk is milliseconds: enough */
-	return chunks < CPU_CHUNK_MIN ? 1 : (uint32_t)chunks;
+	return chunks < (conv ? CPU_CHUNK_MIN : CPU_MM_CHUNK_MIN) ? 1 : (uint32_t)chunks;
 }
 
 enum webnn_status cpu_dnnl_epilogue_attr(const struct cpu_build *b, struct cpu_dnnl_prim *p,

@@ -1,4 +1,5 @@
 /* The cpu backend's linalg family: gemm and matmul as oneDNN matmul primitives (alpha as output scale, C as bias or an accumulated prefill). */
+#include <math.h>
 #include <string.h>
 
 #include "daemon/backend/cpu/cpu.h"
@@ -22,8 +23,10 @@ struct cpu_mm_geom {
 	int rank;
 	dnnl_dims_t a_dims, a_strides, b_dims, b_strides, d_dims, d_strides;
 	uint32_t a, b, output;
-	int split;     /* the output dim chunks slice (rank - 2: rows), -1: one chunk */
+	int split;     /* the output dim chunks slice (rank - 2: rows), -1: none */
 	int64_t chunk; /* its entries per chunk */
+	int64_t cols;  /* columns per chunk (tiles of rows x columns), 0: all */
+	int64_t col;   /* a chunk's first column (where C and the channel vector start) */
 };
 
 static void cpu_linalg_undo(struct cpu_step *s)
@@ -76,10 +79,12 @@ static enum webnn_status cpu_gemm_run_prefill(const struct cpu_step *s, void *co
 	return cpu_dnnl_chunks_exec(s->priv, s->n, bufs, x, diag);
 }
 
-/* The constant one-row C term as an owned bias: beta / alpha * C, broadcast along N if C is. */
+/* The constant one-row C term as an owned bias: beta / alpha * C, broadcast along N if C is;
+ * a chunk of columns owns its part, from column col. */
 static enum webnn_status cpu_gemm_owned_bias(const struct cpu_build *b, struct cpu_dnnl_prim *p,
 					     const struct graph_node *n,
-					     const dnnl_memory_desc_t *md, struct wnn_diag *diag)
+					     const dnnl_memory_desc_t *md, int64_t col,
+					     struct wnn_diag *diag)
 {
 	const struct wnn_gemm_attrs *a = &n->attrs.gemm;
 	dnnl_memory_t mem = NULL;
@@ -90,9 +95,9 @@ static enum webnn_status cpu_gemm_owned_bias(const struct cpu_build *b, struct c
 	if ((r = cpu_dnnl_check(dnnl_memory_get_data_handle(mem, &h), n, "bias memory", diag)))
 		return r;
 	float *dst = h;
-	const float *c = b->g->values[a->c].data;
+	const float *c = (const float *)b->g->values[a->c].data + col * (int64_t)a->c_stride_n;
 	float scale = (float)a->beta / (float)a->alpha;
-	for (uint32_t j = 0; j < a->n; j++)
+	for (int64_t j = 0; j < md->dims[1]; j++)
 		dst[j] = scale * c[j * a->c_stride_n];
 	return WEBNN_STATUS_OK;
 }
@@ -139,26 +144,49 @@ static enum webnn_status cpu_gemm_sum_first(dnnl_primitive_attr_t attr, struct c
 	return cpu_dnnl_check(st, n, "post-ops", diag);
 }
 
-/* One chunk's slice of the geometry: dims[split] cut to [start, start + len) and the byte offsets
- * of A's, B's and the output's first element. An operand's dim of 1 there is broadcast: it does
- * not move; B is whole in every chunk of rows. */
-static void cpu_mm_slice(const struct cpu_mm_geom *k, int64_t start, int64_t len,
-			 struct cpu_mm_geom *c, uint64_t *a_off, uint64_t *b_off, uint64_t *d_off)
+/* Cuts c's dim d to [start, start + len), adding the byte offsets of A's, B's and the output's
+ * first element. An operand's dim of 1 there is broadcast: it does not move; B is whole in
+ * every chunk of rows, A in every chunk of columns. */
+static void cpu_mm_cut(struct cpu_mm_geom *c, int d, int64_t start, int64_t len, uint64_t *a_off,
+		       uint64_t *b_off, uint64_t *d_off)
+{
+	c->d_dims[d] = len;
+	*d_off += (uint64_t)(start * c->d_strides[d]) * sizeof(float);
+	if (d == c->rank - 1) {
+		c->b_dims[d] = len;
+		*b_off += (uint64_t)(start * c->b_strides[d]) * sizeof(float);
+		c->col = start;
+		return;
+	}
+	if (c->a_dims[d] != 1 || d == c->rank - 2) {
+		c->a_dims[d] = len;
+		*a_off += (uint64_t)(start * c->a_strides[d]) * sizeof(float);
+	}
+	if (d < c->rank - 2 && c->b_dims[d] != 1) {
+		c->b_dims[d] = len;
+		*b_off += (uint64_t)(start * c->b_strides[d]) * sizeof(float);
+	}
+}
+
+/* Chunk i's slice of the geometry (chunks in row-major order of the tiles) and its offsets. */
+static void cpu_mm_slice(const struct cpu_mm_geom *k, uint32_t i, struct cpu_mm_geom *c,
+			 uint64_t *a_off, uint64_t *b_off, uint64_t *d_off)
 {
 	*c = *k;
+	c->col = 0;
 	*a_off = *b_off = *d_off = 0;
-	if (k->split < 0)
-		return;
-	int d = k->split;
-	c->d_dims[d] = len;
-	*d_off = (uint64_t)(start * k->d_strides[d]) * sizeof(float);
-	if (k->a_dims[d] != 1 || d == k->rank - 2) {
-		c->a_dims[d] = len;
-		*a_off = (uint64_t)(start * k->a_strides[d]) * sizeof(float);
+	int last = k->rank - 1;
+	int64_t n_cols = k->cols ? (k->d_dims[last] + k->cols - 1) / k->cols : 1;
+	int64_t r = (int64_t)i / n_cols, j = (int64_t)i % n_cols;
+	if (k->split >= 0) {
+		int64_t start = r * k->chunk, total = k->d_dims[k->split];
+		cpu_mm_cut(c, k->split, start, total - start < k->chunk ? total - start : k->chunk,
+			   a_off, b_off, d_off);
 	}
-	if (d < k->rank - 2 && k->b_dims[d] != 1) {
-		c->b_dims[d] = len;
-		*b_off = (uint64_t)(start * k->b_strides[d]) * sizeof(float);
+	if (k->cols) {
+		int64_t start = j * k->cols, total = k->d_dims[last];
+		cpu_mm_cut(c, last, start, total - start < k->cols ? total - start : k->cols, a_off,
+			   b_off, d_off);
 	}
 }
 
@@ -188,8 +216,8 @@ static enum webnn_status cpu_mm_chunk(const struct cpu_build *b, struct cpu_dnnl
 		st = dnnl_memory_desc_init_by_tag(&b_pd, k->rank, k->b_dims, dnnl_f32,
 						  dnnl_format_tag_any);
 	if (st == dnnl_success && (mode == CPU_GEMM_C_BIAS || mode == CPU_GEMM_C_OWNED)) {
-		/* one row: C's own strides, or the owned copy's */
-		dnnl_dims_t dims = { 1, ga->n };
+		/* one row (the chunk's columns of it): C's own strides, or the owned copy's */
+		dnnl_dims_t dims = { 1, k->d_dims[1] };
 		dnnl_dims_t strides = { ga->n, mode == CPU_GEMM_C_OWNED ? 1
 								: (int64_t)ga->c_stride_n };
 		st = cpu_dnnl_md_strided(&bias_md, 2, dims, strides, dnnl_f32);
@@ -235,7 +263,7 @@ static enum webnn_status cpu_mm_chunk(const struct cpu_build *b, struct cpu_dnnl
 	if ((r = cpu_dnnl_create(b, p, pd, n, diag)) != WEBNN_STATUS_OK)
 		return r;
 	uint32_t out = fuse ? n->epilogue.output : k->output;
-	bool share = const_b && *weights && k->split == k->rank - 2 &&
+	bool share = const_b && *weights && k->split == k->rank - 2 && !k->cols &&
 		     dnnl_memory_desc_equal(&b_want, weights_md);
 	if ((r = cpu_dnnl_bind(b, p, DNNL_ARG_SRC, &a_md, k->a, n, diag)) ||
 	    (r = share ? cpu_dnnl_bind_shared(p, DNNL_ARG_WEIGHTS, *weights, n, diag)
@@ -244,7 +272,8 @@ static enum webnn_status cpu_mm_chunk(const struct cpu_build *b, struct cpu_dnnl
 		       : cpu_dnnl_bind(b, p, DNNL_ARG_WEIGHTS, &b_plain, k->b, n, diag)) ||
 	    (mode == CPU_GEMM_C_BIAS &&
 	     (r = cpu_dnnl_bind(b, p, DNNL_ARG_BIAS, &bias_md, ga->c, n, diag))) ||
-	    (mode == CPU_GEMM_C_OWNED && (r = cpu_gemm_owned_bias(b, p, n, &bias_md, diag))) ||
+	    (mode == CPU_GEMM_C_OWNED &&
+	     (r = cpu_gemm_owned_bias(b, p, n, &bias_md, k->col, diag))) ||
 	    (r = cpu_dnnl_bind(b, p, DNNL_ARG_DST, &d_md, out, n, diag)))
 		return r;
 	if (const_b && !*weights) {
@@ -253,17 +282,22 @@ static enum webnn_status cpu_mm_chunk(const struct cpu_build *b, struct cpu_dnnl
 				*weights = p->args[i].memory;
 		*weights_md = b_want;
 	}
-	/* the chunk's slice: A's rows, and the output's with the residual the epilogue adds */
+	/* the chunk's slice: A's rows, B's columns, and the output's with the residual the
+	 * epilogue adds; a chunk of columns reads its part of C's row and of the channel vector */
 	for (int i = 0; i < p->n_args; i++) {
 		int arg = p->args[i].arg;
+		bool post = fuse && arg >= DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE &&
+			    arg < DNNL_ARG_ATTR_INPUT_SCALES;
 		if (arg == DNNL_ARG_SRC)
 			p->offset[i] = a_off;
 		else if (arg == DNNL_ARG_WEIGHTS && !const_b)
 			p->offset[i] = b_off;
-		else if (arg == DNNL_ARG_DST ||
-			 (fuse && arg >= DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE &&
-			  arg < DNNL_ARG_ATTR_INPUT_SCALES && p->value[i] == n->epilogue.residual))
+		else if (arg == DNNL_ARG_DST || (post && p->value[i] == n->epilogue.residual))
 			p->offset[i] = d_off;
+		else if (post && p->value[i] == n->epilogue.channel)
+			p->offset[i] = (uint64_t)k->col * sizeof(float);
+		else if (arg == DNNL_ARG_BIAS && mode == CPU_GEMM_C_BIAS)
+			p->offset[i] = (uint64_t)k->col * ga->c_stride_n * sizeof(float);
 	}
 	return WEBNN_STATUS_OK;
 fail_attr:
@@ -280,9 +314,9 @@ static enum webnn_status cpu_mm_try(const struct cpu_build *b, struct cpu_step *
 				    struct wnn_diag *diag)
 {
 	const struct graph_node *n = s->n;
-	int64_t total = k->split < 0 ? 1 : k->d_dims[k->split];
-	int64_t per = k->split < 0 ? 1 : k->chunk;
-	uint32_t count = (uint32_t)((total + per - 1) / per);
+	int64_t rows = k->split < 0 ? 1 : (k->d_dims[k->split] + k->chunk - 1) / k->chunk;
+	int64_t cols = k->cols ? (k->d_dims[k->rank - 1] + k->cols - 1) / k->cols : 1;
+	uint32_t count = (uint32_t)(rows * cols);
 	struct cpu_dnnl_chunks *cs = cpu_dnnl_chunks_step(s, count);
 	if (!cs)
 		return cpu_linalg_oom(n, diag);
@@ -292,9 +326,7 @@ static enum webnn_status cpu_mm_try(const struct cpu_build *b, struct cpu_step *
 	for (uint32_t i = 0; i < count; i++) {
 		struct cpu_mm_geom c;
 		uint64_t a_off, b_off, d_off;
-		int64_t start = (int64_t)i * per;
-		cpu_mm_slice(k, start, total - start < per ? total - start : per, &c, &a_off,
-			     &b_off, &d_off);
+		cpu_mm_slice(k, i, &c, &a_off, &b_off, &d_off);
 		bool unimplemented;
 		enum webnn_status r = cpu_mm_chunk(b, &cs->p[i], n, &c, a_off, b_off, d_off, mode,
 						   fuse,
@@ -311,25 +343,92 @@ static enum webnn_status cpu_mm_try(const struct cpu_build *b, struct cpu_step *
 	return WEBNN_STATUS_OK;
 }
 
-/* Splits a step estimated far above CPU_CHUNK_NS: over M, or (a batched matmul) over its
+/* A tile side for oneDNN's kernels: whole blocks of 64, no longer than want, at most max. */
+static int64_t cpu_mm_side(double want, int64_t max)
+{
+	int64_t x = want < 1 ? 1 : (int64_t)want;
+	if (x >= max)
+		return max;
+	return x > 64 ? x / 64 * 64 : x;
+}
+
+/*
+ * Splits a step estimated above CPU_MM_CHUNK_MIN chunk targets: a batched matmul over its
  * outermost batch dim when no dim before it is above 1 (slices of A and the output stay one
- * block each); a batch dim with fewer entries than the chunks wanted still gets one each. */
+ * block each; with fewer entries than the chunks wanted, one entry a chunk, cut in columns
+ * too when B is not constant); a
+ * 2-D product over rows, or in tiles of rows x columns as square as the shape allows when a
+ * chunk of rows would be under CPU_MM_ROWS_MIN of a B that is not constant.
+ *
+ * Why both (bench_cpu_chunks, 2026-12-07, load 2.5-6 on 2 shared cores): a chunk of rows runs
+ * oneDNN's brgemm kernel, as the whole step does, but reads all of B, which oneDNN repacks for
+ * each chunk: 128-row chunks of a 4096^3 product took 1.06-1.08x the CPU of the whole on one
+ * thread, while 512-row chunks of 2048^3 took 1.01x. A tile reads only its K x cols of B and
+ * rows x K of A beside its 2 rows cols K multiply-adds; its output is strided, which only
+ * oneDNN's gemm:jit takes: 768 x 768 tiles of 4096^3 took 0.94-0.97x on one thread and
+ * 1.03-1.10x on two (gemm:jit's two-thread split is worse than brgemm's: 2048^3 in four
+ * 1152-wide tiles took 1.27-1.32x on two threads, 0.96x on one). A constant B is reordered
+ * once at build and shared by chunks of rows; tiles would each keep a copy of their part.
+ */
+#define CPU_MM_ROWS_MIN 256
+
 static void cpu_mm_split(const struct cpu_build *b, const struct graph_node *n,
 			 struct cpu_mm_geom *k)
 {
 	k->split = -1;
+	k->cols = 0;
+	k->col = 0;
 	int d = 0;
 	while (d < k->rank - 2 && k->d_dims[d] == 1)
 		d++;
-	uint32_t chunks = cpu_chunks_for(b, n, (uint64_t)k->d_dims[d]);
+	int64_t M = k->d_dims[k->rank - 2], N = k->d_dims[k->rank - 1];
+	const struct graph_value *bv = &b->g->values[k->b];
+	bool const_b = bv->kind == GRAPH_VALUE_CONSTANT && bv->data != NULL;
+	uint32_t chunks = cpu_chunks_for(b, n, d == k->rank - 2 || !const_b
+						       ? (uint64_t)(k->d_dims[d] * N)
+						       : (uint64_t)k->d_dims[d]);
 	if (chunks <= 1)
 		return;
 	int64_t per = (k->d_dims[d] + chunks - 1) / chunks;
-	/* whole blocks of rows for oneDNN's kernels */
-	if (d == k->rank - 2 && per > 64)
-		per = (per + 63) / 64 * 64;
-	k->split = d;
-	k->chunk = per;
+	if (d < k->rank - 2 && chunks > k->d_dims[d]) {
+		/* fewer batch entries than chunks (two 4096^3 products): one entry a chunk, in
+		 * chunks of columns too (B is not constant: a chunk reads its own columns) */
+		int64_t per_entry = (chunks + k->d_dims[d] - 1) / k->d_dims[d];
+		k->split = d;
+		k->chunk = 1;
+		double want = (double)N / (double)per_entry;
+		int64_t nc = cpu_mm_side(want < 16 ? 16 : want, N); /* a vector of columns */
+		if (nc < N)
+			k->cols = nc;
+		return;
+	}
+	if (d < k->rank - 2 || const_b || per >= CPU_MM_ROWS_MIN || N <= 64) {
+		if (d == k->rank - 2)
+			per = cpu_mm_side((double)per, M);
+		if (per >= k->d_dims[d])
+			return;
+		k->split = d;
+		k->chunk = per;
+		return;
+	}
+	double area = (double)M * (double)N / chunks, side = sqrt(area);
+	int64_t mc, nc;
+	if (side >= (double)M) {
+		mc = M;
+		nc = cpu_mm_side(area / (double)M, N);
+	} else if (side >= (double)N) {
+		nc = N;
+		mc = cpu_mm_side(area / (double)N, M);
+	} else {
+		mc = cpu_mm_side(side, M);
+		nc = cpu_mm_side(area / (double)mc, N);
+	}
+	if (mc < M) {
+		k->split = k->rank - 2;
+		k->chunk = mc;
+	}
+	if (nc < N)
+		k->cols = nc;
 }
 
 static void cpu_gemm_geom(const struct wnn_gemm_attrs *a, struct cpu_mm_geom *k)

@@ -1,0 +1,53 @@
+/* The graph cache: built graphs saved under a key in their user's store, loaded by later connections without their constants travelling again. */
+#ifndef DAEMON_GRAPHCACHE_H
+#define DAEMON_GRAPHCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/webnn.pb-c.h"
+#include "proto/wnn.h"
+
+struct mlgraph;
+struct request;
+struct session;
+
+/*
+ * The WebNN MLGraph caching explainer's saveGraph/loadGraph. An entry is one file,
+ * <cache_dir>/graphs/<uid>/<key>.wg, holding what BuildGraph validated: the GraphInfo (as the
+ * protocol packs it) and the bytes of every constant operand, page aligned so that a load maps
+ * them instead of reading them. The backend's plan is compiled again at load (from the mapped
+ * constants). A worker serves one uid and only ever opens that uid's directory (made 0700 by
+ * daemon/safedir.h's rule; entries 0600, checked to be the daemon's own at load).
+ *
+ * An entry is written to a temporary file and renamed into place, so a reader sees a whole
+ * entry or none. A load checks, in order: the header (magic, format, offsets within the file,
+ * the file's length), the version (daemon, protocol, backend, device, driver: an entry of
+ * another is removed and counts as absent), then the hash of every part (header, GraphInfo,
+ * constant table, each constant's bytes): a damaged entry is refused with DATA_ERROR and
+ * removed. The store is capped at max_graph_cache_bytes per user: saving evicts the least
+ * recently used entries (a load touches its entry's mtime) until the new one fits.
+ */
+#define GRAPHCACHE_KEY_MAX 128
+
+/* Whether key is a valid key: false with diag (TYPE_ERROR naming the rule). */
+bool graphcache_key_valid(const char *key, const char *what, struct wnn_diag *diag);
+
+int handle_save_graph(struct session *s, struct request *rq);
+int handle_load_graph(struct session *s, struct request *rq);
+
+/* A loaded graph compiled: fills r (a Reply's LoadGraphReply body, from br and the graph's
+ * inputs, outputs and operations). The arrays it allocates are freed by graphcache_reply_free. */
+struct graphcache_reply {
+	Webnn__Ipc__LoadGraphReply lr;
+	Webnn__Ipc__NamedDescriptor *io;
+	Webnn__Ipc__NamedDescriptor **io_ptrs;
+	Webnn__Ipc__OperandDescriptor *descs;
+	uint32_t *ops;
+};
+bool graphcache_reply_fill(struct graphcache_reply *gr, const struct mlgraph *g,
+			   Webnn__Ipc__BuildGraphReply *br);
+void graphcache_reply_free(struct graphcache_reply *gr);
+
+#endif
