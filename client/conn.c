@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +11,6 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #define ARENA_MIN_BYTES (1u << 20)
@@ -193,38 +191,6 @@ static bool handle_frame(struct webnn_context *ctx, const uint8_t *payload, size
 
 /* Reads and handles frames until the reply with serial `want` arrives (want != 0), or, with
  * block false, until nothing more is buffered. Stops early once the context is lost. */
-/*
- * A reply to a short request (a small graph's dispatch and read on the quick path) comes back in
- * tens of microseconds. Sleeping in poll() for it lets this core go idle, and the reply then
- * wakes the thread with an interrupt and an idle exit, often on the other core: the openWakeWord
- * classifiers' dispatch + read took 0.06-0.1 ms so, against 0.025-0.05 ms when the client and
- * the worker hand over on one core (the whole bench pinned with taskset). So the wait looks at
- * the socket for up to WNNC_SPIN_NS first, yielding the core between looks (to the worker when
- * it was woken on this one), then sleeps. A wait that long costs at most 60 us of CPU.
- */
-#define WNNC_SPIN_NS 60000ll
-
-static int64_t wnnc_now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000ll + t.tv_nsec;
-}
-
-/* Whether bytes arrived (or the connection ended) within the spin; false: sleep for them. */
-static bool spin_for_reply(struct webnn_context *ctx)
-{
-	int64_t end = wnnc_now_ns() + WNNC_SPIN_NS;
-	do {
-		struct pollfd p = { ctx->sock, POLLIN, 0 };
-		if (poll(&p, 1, 0) > 0)
-			return true;
-		/* a worker (or any thread) waiting for this core gets it at once */
-		sched_yield();
-	} while (wnnc_now_ns() < end);
-	return false;
-}
-
 static void read_frames(struct webnn_context *ctx, bool block, uint64_t want,
 			Webnn__Ipc__ServerMessage **out)
 {
@@ -266,8 +232,6 @@ static void read_frames(struct webnn_context *ctx, bool block, uint64_t want,
 		if (n == -EAGAIN) {
 			if (!block)
 				return;
-			if (spin_for_reply(ctx))
-				continue;
 			struct pollfd p = { ctx->sock, POLLIN, 0 };
 			if (poll(&p, 1, -1) < 0 && errno != EINTR) {
 				wnnc_set_lost(ctx, "poll on the webnnd connection: %s",
