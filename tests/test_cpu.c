@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/backend/cpu/cpu.h"
 #include "daemon/graph/passes.h"
 #include "tests/clienttest.h"
 #include "tests/ocltest.h"
@@ -604,6 +605,8 @@ TEST_TIMEOUT(cpu_long_steps_in_chunks, 300)
 /* Compiles g (optimised on a copy) on be, runs it with execute, or with execute_quick when
  * quick, into out[i] (bytes of output i, from inputs seeded 1234 + 77 i); *plan_quick says
  * whether the plan may take the quick path. */
+static size_t cpu_last_team_steps; /* cpu_plan_team_steps of cpu_run_plan's latest plan */
+
 static void cpu_run_plan(struct backend *be, const struct graph_ir *g, bool quick,
 			 bool *plan_quick, void **out)
 {
@@ -634,6 +637,7 @@ static void cpu_run_plan(struct backend *be, const struct graph_ir *g, bool quic
 	ASSERT_MSG(backend_cpu.compile(ctx, copy, &plan, &diag) == WEBNN_STATUS_OK, "%s",
 		   diag.message);
 	*plan_quick = backend_cpu.plan_quick(plan);
+	cpu_last_team_steps = cpu_plan_team_steps(plan);
 	enum webnn_status st = quick ? backend_cpu.execute_quick(plan, ins, outs, &diag)
 				     : backend_cpu.execute(plan, ins, outs, &diag);
 	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s", diag.message);
@@ -664,6 +668,39 @@ static struct backend *cpu_backend_serial(const char *serial_work)
 	ASSERT_MSG(backend_cpu.init(&two, &be, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
 	unsetenv("WEBNN_CPU_SERIAL_WORK");
 	return be;
+}
+
+/* GELU as exported, x * 0.5 * (1 + erf(x / sqrt 2)): one chain step. Over [128, 3072] its
+ * head alone (the division) is under the serial threshold, the five operations are not: the
+ * step runs on the team, and a small one stays on one thread. */
+TEST_TIMEOUT(cpu_chain_work_counts_every_member, 120)
+{
+	struct backend *be = cpu_backend_serial(NULL);
+	static const uint32_t shapes[2][2] = { { 128, 3072 }, { 8, 64 } };
+	for (int k = 0; k < 2; k++) {
+		struct tg_builder *b = tb_new();
+		static const float r2 = 1.41421356f, one = 1, half = 0.5f;
+		uint32_t x = tg_input(&b->t, WNN_F32, 2, shapes[k]);
+		uint32_t c2 = tg_constant(&b->t, WNN_F32, 0, NULL, &r2),
+			 c1 = tg_constant(&b->t, WNN_F32, 0, NULL, &one),
+			 ch = tg_constant(&b->t, WNN_F32, 0, NULL, &half);
+		uint32_t e = tb_unary(b, WNN_OP_ERF, tb_binary(b, WNN_OP_DIV, x, c2));
+		uint32_t y = tb_binary(b, WNN_OP_MUL, tb_binary(b, WNN_OP_MUL,
+						tb_binary(b, WNN_OP_ADD, e, c1), x), ch);
+		tg_output(&b->t, y);
+		struct wnn_diag diag = { 0 };
+		const struct graph_ir *g = tg_finish(&b->t, &diag);
+		ASSERT_MSG(g, "%s", diag.message);
+		ASSERT_MSG(!cpu_has_live(be, g, WNN_OP_ERF), "GELU is not one chain step");
+		void *out[1];
+		bool quick;
+		cpu_run_plan(be, g, false, &quick, out);
+		ASSERT_MSG(cpu_last_team_steps == (k == 0), "GELU over [%u, %u]: %zu steps on the team",
+			   shapes[k][0], shapes[k][1], cpu_last_team_steps);
+		free(out[0]);
+		tb_free(b);
+	}
+	backend_cpu.shutdown(be);
 }
 
 /* Small oneDNN steps (a wake-word classifier's [1, 1536] x [1536, 128] layer with a residual

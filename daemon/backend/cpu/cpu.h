@@ -340,4 +340,7 @@ enum webnn_status cpu_dnnl_epilogue_attr(const struct cpu_build *b, struct cpu_d
 					 const struct graph_node *n, const dnnl_memory_desc_t *dst_md,
 					 dnnl_primitive_attr_t *attr, struct wnn_diag *diag);
 
+/* Steps of a compiled plan that run on the whole team (not serial): for the tests. */
+size_t cpu_plan_team_steps(const struct backend_plan *plan);
+
 #endif
