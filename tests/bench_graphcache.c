@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "tests/bench_common.h"
+#include "tests/clienttest.h"
 #include "tests/test.h"
 
 /* BERT-base's matrices: 12 layers of Q, K, V, O (768 x 768) and the feed-forward pair (768 x
@@ -27,13 +28,6 @@ static float *bg_weights(size_t n, unsigned seed)
 	return w;
 }
 
-#define BG_OK(ctx, expr)                                                                       \
-	do {                                                                                   \
-		enum webnn_status s_ = (expr);                                                 \
-		ASSERT_MSG(s_ == WEBNN_STATUS_OK, "%s -> %s: %s", #expr, webnn_status_name(s_), \
-			   webnn_context_last_error(ctx));                                     \
-	} while (0)
-
 static struct webnn_operand *bg_matmul(struct webnn_context *ctx, struct webnn_builder *b,
 				       struct webnn_operand *x, uint32_t k, uint32_t n,
 				       unsigned seed)
@@ -41,38 +35,38 @@ static struct webnn_operand *bg_matmul(struct webnn_context *ctx, struct webnn_b
 	float *w = bg_weights((size_t)k * n, seed);
 	struct webnn_operand_desc d = { WEBNN_FLOAT32, 2, { k, n } };
 	struct webnn_operand *c = NULL, *y = NULL;
-	BG_OK(ctx, webnn_builder_constant(b, &d, w, (size_t)k * n * sizeof(float), &c));
+	OK(ctx, webnn_builder_constant(b, &d, w, (size_t)k * n * sizeof(float), &c));
 	free(w);
-	BG_OK(ctx, webnn_builder_matmul(b, x, c, &y));
+	OK(ctx, webnn_builder_matmul(b, x, c, &y));
 	return y;
 }
 
 static struct webnn_graph *bg_build(struct webnn_context *ctx)
 {
 	struct webnn_builder *b = NULL;
-	BG_OK(ctx, webnn_builder_create(ctx, &b));
+	OK(ctx, webnn_builder_create(ctx, &b));
 	struct webnn_operand_desc xd = { WEBNN_FLOAT32, 2, { BG_TOKENS, BG_HIDDEN } };
 	struct webnn_operand *x = NULL;
-	BG_OK(ctx, webnn_builder_input(b, "x", &xd, &x));
+	OK(ctx, webnn_builder_input(b, "x", &xd, &x));
 	unsigned seed = 1;
 	for (int l = 0; l < BG_LAYERS; l++) {
 		struct webnn_operand *q = bg_matmul(ctx, b, x, BG_HIDDEN, BG_HIDDEN, seed++);
 		struct webnn_operand *k = bg_matmul(ctx, b, x, BG_HIDDEN, BG_HIDDEN, seed++);
 		struct webnn_operand *v = bg_matmul(ctx, b, x, BG_HIDDEN, BG_HIDDEN, seed++);
 		struct webnn_operand *a = NULL;
-		BG_OK(ctx, webnn_builder_add(b, q, k, &a));
-		BG_OK(ctx, webnn_builder_add(b, a, v, &a));
+		OK(ctx, webnn_builder_add(b, q, k, &a));
+		OK(ctx, webnn_builder_add(b, a, v, &a));
 		a = bg_matmul(ctx, b, a, BG_HIDDEN, BG_HIDDEN, seed++);
-		BG_OK(ctx, webnn_builder_add(b, a, x, &x));
+		OK(ctx, webnn_builder_add(b, a, x, &x));
 		struct webnn_operand *h = bg_matmul(ctx, b, x, BG_HIDDEN, BG_FF, seed++);
-		BG_OK(ctx, webnn_builder_relu(b, h, &h));
+		OK(ctx, webnn_builder_relu(b, h, &h));
 		h = bg_matmul(ctx, b, h, BG_FF, BG_HIDDEN, seed++);
-		BG_OK(ctx, webnn_builder_add(b, h, x, &x));
+		OK(ctx, webnn_builder_add(b, h, x, &x));
 	}
 	struct webnn_operand *y = bg_matmul(ctx, b, x, BG_HIDDEN, BG_VOCAB, seed++);
 	struct webnn_named_operand out = { "y", y };
 	struct webnn_graph *g = NULL;
-	BG_OK(ctx, webnn_builder_build(b, &out, 1, &g));
+	OK(ctx, webnn_builder_build(b, &out, 1, &g));
 	webnn_builder_destroy(b);
 	return g;
 }
@@ -88,15 +82,15 @@ static void bg_run(struct webnn_context *ctx, struct webnn_graph *g, float *out)
 	struct webnn_tensor_desc yd = { .desc = { WEBNN_FLOAT32, 2, { BG_TOKENS, BG_VOCAB } },
 					.readable = true };
 	struct webnn_tensor *tx = NULL, *ty = NULL;
-	BG_OK(ctx, webnn_context_create_tensor(ctx, &xd, &tx));
-	BG_OK(ctx, webnn_context_create_tensor(ctx, &yd, &ty));
-	BG_OK(ctx, webnn_context_write_tensor(ctx, tx, x, sizeof(x)));
+	OK(ctx, webnn_context_create_tensor(ctx, &xd, &tx));
+	OK(ctx, webnn_context_create_tensor(ctx, &yd, &ty));
+	OK(ctx, webnn_context_write_tensor(ctx, tx, x, sizeof(x)));
 	struct webnn_named_tensor in = { "x", tx }, o = { "y", ty };
-	BG_OK(ctx, webnn_context_dispatch(ctx, g, &in, 1, &o, 1));
+	OK(ctx, webnn_context_dispatch(ctx, g, &in, 1, &o, 1));
 	size_t n = (size_t)BG_TOKENS * BG_VOCAB;
 	float *y = malloc(n * sizeof(float));
 	ASSERT(y);
-	BG_OK(ctx, webnn_context_read_tensor(ctx, ty, y, n * sizeof(float)));
+	OK(ctx, webnn_context_read_tensor(ctx, ty, y, n * sizeof(float)));
 	memcpy(out, y, 64 * sizeof(float));
 	free(y);
 	webnn_tensor_destroy(tx);
@@ -144,7 +138,7 @@ TEST_TIMEOUT(bench_graphcache_bert_base_load, 900)
 		if (r == 0) {
 			bg_run(a, g, want);
 			t0 = bc_now();
-			BG_OK(a, webnn_context_save_graph(a, "bert-base", g));
+			OK(a, webnn_context_save_graph(a, "bert-base", g));
 			save_ms = (bc_now() - t0) * 1e3;
 		}
 		webnn_graph_destroy(g);
@@ -153,7 +147,7 @@ TEST_TIMEOUT(bench_graphcache_bert_base_load, 900)
 		struct webnn_context *b = bg_connect(d.sock);
 		double t1 = bc_now();
 		struct webnn_graph *l = NULL;
-		BG_OK(b, webnn_context_load_graph(b, "bert-base", &l));
+		OK(b, webnn_context_load_graph(b, "bert-base", &l));
 		load_ms[r] = (bc_now() - t1) * 1e3;
 		connect_ms[r] = (t1 - t0) * 1e3;
 		ASSERT(l != NULL);
