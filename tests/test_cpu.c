@@ -670,6 +670,35 @@ static struct backend *cpu_backend_serial(const char *serial_work)
 	return be;
 }
 
+/* One row by constant weights: [1536, 128] (768 KiB, stays in cache) runs on one thread;
+ * [768, 768] (2.25 MiB, bound by memory bandwidth) on the team although its work is smaller. */
+TEST_TIMEOUT(cpu_serial_products_by_weight_size, 120)
+{
+	struct backend *be = cpu_backend_serial(NULL);
+	static const struct chunk_case cases[2] = {
+		{ "matmul [1,1536] x [1536,128]", .const_b = true, .ra = 2, .rb = 2,
+		  .a = { 1, 1536 }, .b = { 1536, 128 }, .ry = 2, .y = { 1, 128 } },
+		{ "matmul [1,768] x [768,768]", .const_b = true, .ra = 2, .rb = 2, .a = { 1, 768 },
+		  .b = { 768, 768 }, .ry = 2, .y = { 1, 768 } },
+	};
+	for (int k = 0; k < 2; k++) {
+		struct tg_graph tg;
+		Webnn__Ipc__Gemm gm;
+		Webnn__Ipc__Matmul mm;
+		Webnn__Ipc__Operation o;
+		struct pg_act act[2];
+		const struct graph_ir *g = chunk_graph(&tg, &cases[k], &gm, &mm, &o, act);
+		void *out[1];
+		bool quick;
+		cpu_run_plan(be, g, false, &quick, out);
+		ASSERT_MSG(cpu_last_team_steps == (size_t)k, "%s: %zu steps on the team",
+			   cases[k].label, cpu_last_team_steps);
+		free(out[0]);
+		tg_free(&tg);
+	}
+	backend_cpu.shutdown(be);
+}
+
 /* GELU as exported, x * 0.5 * (1 + erf(x / sqrt 2)): one chain step. Over [128, 3072] its
  * head alone (the division) is under the serial threshold, the five operations are not: the
  * step runs on the team, and a small one stays on one thread. */

@@ -92,6 +92,11 @@ struct cpu_build {
 #define CPU_SERIAL_WORK 2097152u /* WEBNN_CPU_SERIAL_WORK overrides it (0: every step on the
 				    team; the bench and tests compare both paths with it) */
 #define CPU_SERIAL_PRODUCT_FACTOR 4u
+/* A product whose B is larger than this runs on the team whatever its work: streaming weights
+ * that do not stay in cache is bound by memory bandwidth, which one core does not have alone
+ * (GPT-2-small decoding, one row by [768, 768] to [3072, 768] weights: 27.8 ms a token with
+ * them on one thread, 23.7 on the team, quiet machine, bench_decode). */
+#define CPU_SERIAL_CACHED_B_BYTES (1u << 20)
 
 /* What a run gives every step. */
 struct cpu_exec {

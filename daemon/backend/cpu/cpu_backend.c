@@ -406,6 +406,12 @@ static enum webnn_status step_prepare(const struct cpu_build *b, const struct gr
 	uint64_t limit = fam == WNN_FAMILY_CONV || fam == WNN_FAMILY_LINALG
 				 ? b->serial_work * CPU_SERIAL_PRODUCT_FACTOR
 				 : b->serial_work;
+	if (n->op == WNN_OP_MATMUL || n->op == WNN_OP_GEMM) {
+		uint32_t bv = n->op == WNN_OP_MATMUL ? n->attrs.matmul.b : n->attrs.gemm.b;
+		uint64_t bytes = 0;
+		if (wnn_desc_bytes(&b->g->values[bv].desc, &bytes) && bytes > CPU_SERIAL_CACHED_B_BYTES)
+			limit = 0;
+	}
 	bool serial = b->threads > 1 && w.elements < limit && w.ops < limit - w.elements;
 	int team = omp_get_max_threads();
 	if (serial) {
