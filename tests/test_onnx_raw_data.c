@@ -133,6 +133,13 @@ TEST(onnx_raw_data_in_place)
 	onnx__model_proto__free_unpacked(plain, NULL);
 	free(bytes);
 
+	/* an empty initializer (found by fuzz_onnx: its stripped copy has no bytes at all) */
+	static const uint8_t empty[4] = { (7 << 3) | 2, 2, (5 << 3) | 2, 0 };
+	m = ox_unpack_model(empty, sizeof empty, &refs, &n_refs);
+	ASSERT(m && m->graph && m->graph->n_initializer == 1);
+	ASSERT_EQ(n_refs, 0);
+	ox_free_model(m, refs, n_refs);
+
 	/* two raw_data fields in one tensor: the last one, decoded by protobuf-c */
 	static uint8_t two[2300];
 	size_t n2 = two_raw_data(two);

@@ -26,7 +26,7 @@ struct ox_buf {
 
 static void put(struct ox_buf *b, const void *p, size_t n)
 {
-	if (b->oom)
+	if (b->oom || n == 0) /* an empty nested message has no bytes, maybe no buffer */
 		return;
 	if (b->n + n > b->cap) {
 		size_t cap = b->cap ? b->cap : 4096;
