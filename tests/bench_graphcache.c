@@ -77,24 +77,14 @@ static void bg_run(struct webnn_context *ctx, struct webnn_graph *g, float *out)
 	static float x[BG_TOKENS * BG_HIDDEN];
 	for (size_t i = 0; i < BG_TOKENS * BG_HIDDEN; i++)
 		x[i] = (float)(i % 97) * 0.001f;
-	struct webnn_tensor_desc xd = { .desc = { WEBNN_FLOAT32, 2, { BG_TOKENS, BG_HIDDEN } },
-					.writable = true };
-	struct webnn_tensor_desc yd = { .desc = { WEBNN_FLOAT32, 2, { BG_TOKENS, BG_VOCAB } },
-					.readable = true };
-	struct webnn_tensor *tx = NULL, *ty = NULL;
-	OK(ctx, webnn_context_create_tensor(ctx, &xd, &tx));
-	OK(ctx, webnn_context_create_tensor(ctx, &yd, &ty));
-	OK(ctx, webnn_context_write_tensor(ctx, tx, x, sizeof(x)));
-	struct webnn_named_tensor in = { "x", tx }, o = { "y", ty };
-	OK(ctx, webnn_context_dispatch(ctx, g, &in, 1, &o, 1));
+	static const struct webnn_operand_desc xd = { WEBNN_FLOAT32, 2, { BG_TOKENS, BG_HIDDEN } },
+					       yd = { WEBNN_FLOAT32, 2, { BG_TOKENS, BG_VOCAB } };
 	size_t n = (size_t)BG_TOKENS * BG_VOCAB;
 	float *y = malloc(n * sizeof(float));
 	ASSERT(y);
-	OK(ctx, webnn_context_read_tensor(ctx, ty, y, n * sizeof(float)));
+	ct_dispatch_one(ctx, g, "x", &xd, x, "y", &yd, y);
 	memcpy(out, y, 64 * sizeof(float));
 	free(y);
-	webnn_tensor_destroy(tx);
-	webnn_tensor_destroy(ty);
 }
 
 static struct webnn_context *bg_connect(const char *sock)

@@ -79,6 +79,23 @@ size_t ct_bytes(const struct webnn_operand_desc *d)
 	return webnn_data_type_byte_length(d->data_type, n);
 }
 
+void ct_dispatch_one(struct webnn_context *ctx, struct webnn_graph *g, const char *x_name,
+		     const struct webnn_operand_desc *x_desc, const void *x, const char *y_name,
+		     const struct webnn_operand_desc *y_desc, void *y)
+{
+	struct webnn_tensor_desc xd = { .desc = *x_desc, .writable = true },
+				 yd = { .desc = *y_desc, .readable = true };
+	struct webnn_tensor *tx = NULL, *ty = NULL;
+	OK(ctx, webnn_context_create_tensor(ctx, &xd, &tx));
+	OK(ctx, webnn_context_create_tensor(ctx, &yd, &ty));
+	OK(ctx, webnn_context_write_tensor(ctx, tx, x, ct_bytes(x_desc)));
+	struct webnn_named_tensor in = { x_name, tx }, out = { y_name, ty };
+	OK(ctx, webnn_context_dispatch(ctx, g, &in, 1, &out, 1));
+	OK(ctx, webnn_context_read_tensor(ctx, ty, y, ct_bytes(y_desc)));
+	webnn_tensor_destroy(tx);
+	webnn_tensor_destroy(ty);
+}
+
 void ct_run(struct webnn_context *ctx, struct webnn_builder *b, const char *what,
 	    const struct ct_io *inputs, size_t n_in, const struct ct_io *outputs, size_t n_out)
 {

@@ -55,6 +55,11 @@ struct ct_io {
  * (NOT_SUPPORTED at build) skips the test: backends gain operators over time. */
 void ct_run(struct webnn_context *ctx, struct webnn_builder *b, const char *what,
 	    const struct ct_io *inputs, size_t n_in, const struct ct_io *outputs, size_t n_out);
+/* Dispatches a built graph of one input and one output: x (x_desc's bytes) in, y out (y_desc's
+ * bytes); the tensors are made for the call and destroyed. */
+void ct_dispatch_one(struct webnn_context *ctx, struct webnn_graph *g, const char *x_name,
+		     const struct webnn_operand_desc *x_desc, const void *x, const char *y_name,
+		     const struct webnn_operand_desc *y_desc, void *y);
 /* Asserts got[i] within tol of want[i] for every i < n. */
 void ct_assert_floats(const char *what, const float *got, const float *want, size_t n,
 		      float tol);

@@ -80,19 +80,9 @@ static void gc_run(struct webnn_context *ctx, struct webnn_graph *g, float *out)
 	float x[GC_M * GC_K];
 	for (int i = 0; i < GC_M * GC_K; i++)
 		x[i] = 0.01f * (float)i;
-	struct webnn_tensor_desc xd = { .desc = { WEBNN_FLOAT32, 2, { GC_M, GC_K } },
-					.writable = true };
-	struct webnn_tensor_desc yd = { .desc = { WEBNN_FLOAT32, 2, { GC_M, GC_N } },
-					.readable = true };
-	struct webnn_tensor *tx = NULL, *ty = NULL;
-	OK(ctx, webnn_context_create_tensor(ctx, &xd, &tx));
-	OK(ctx, webnn_context_create_tensor(ctx, &yd, &ty));
-	OK(ctx, webnn_context_write_tensor(ctx, tx, x, sizeof(x)));
-	struct webnn_named_tensor in = { "x", tx }, o = { "y", ty };
-	OK(ctx, webnn_context_dispatch(ctx, g, &in, 1, &o, 1));
-	OK(ctx, webnn_context_read_tensor(ctx, ty, out, GC_M * GC_N * sizeof(float)));
-	webnn_tensor_destroy(tx);
-	webnn_tensor_destroy(ty);
+	static const struct webnn_operand_desc xd = { WEBNN_FLOAT32, 2, { GC_M, GC_K } },
+					       yd = { WEBNN_FLOAT32, 2, { GC_M, GC_N } };
+	ct_dispatch_one(ctx, g, "x", &xd, x, "y", &yd, out);
 }
 
 /* Loads key in ctx expecting an entry; runs it into out. */
