@@ -666,8 +666,7 @@ static void tb_start(struct tb_env *e, const char *what)
 	char why[1200], ort_why[600] = "";
 	snprintf(e->tmp, sizeof e->tmp, "/tmp/webnn-bench-%s-XXXXXX", what);
 	ASSERT(mkdtemp(e->tmp));
-	static const char *const env[] = { "-WEBNN_OCL_BASELINE", NULL };
-	ASSERT_MSG(bc_daemon_start(&e->dm, NULL, "cpu", env, why, sizeof why), "%s", why);
+	ASSERT_MSG(bc_daemon_start(&e->dm, NULL, "cpu", NULL, why, sizeof why), "%s", why);
 	for (int j = 0; j < TB_PEERS; j++) {
 		e->have[j] = bc_ort_start(&e->ort[j], tb_peer_threads[j], ort_why, sizeof ort_why);
 		if (!e->have[j])

@@ -37,8 +37,6 @@ static bool writes_concat_slice(const struct graph_node *n, const struct wnn_des
 
 void ocl_caps(struct backend_context *ctx, struct graph_caps *caps)
 {
-	if (ctx->be->opts.baseline)
-		return; /* the first version's plans: the graph as the client built it */
 	caps->assign_layout = true;
 	caps->layout = ctx->dev->info.preferred_layout;
 	caps->epilogues = true;
