@@ -24,20 +24,20 @@ static float dw_normal(uint64_t *s, float std)
 	return (u - 2.0f) * std * 1.7320508f;
 }
 
-struct wnn_decoder_weights *wnn_decoder_weights_random(const struct wnn_decoder_config *c,
+struct tool_decoder_weights *tool_decoder_weights_random(const struct tool_decoder_config *c,
 						       uint32_t seed)
 {
 	size_t d = c->d_model, f = c->d_ff, v = c->vocab, t = c->cache_len;
 	size_t per_layer = 4 * d + 4 * (d * d + d) + (d * f + f) + (f * d + d);
 	size_t n = v * d + t * d + d * v + 2 * d + c->layers * per_layer;
-	struct wnn_decoder_weights *w = calloc(1, sizeof *w);
+	struct tool_decoder_weights *w = calloc(1, sizeof *w);
 	if (!w)
 		return NULL;
 	w->cfg = *c;
 	w->storage = malloc(n * sizeof(float));
 	w->layer = calloc(c->layers ? c->layers : 1, sizeof *w->layer);
 	if (!w->storage || !w->layer) {
-		wnn_decoder_weights_free(w);
+		tool_decoder_weights_free(w);
 		return NULL;
 	}
 	w->n_floats = n;
@@ -49,7 +49,7 @@ struct wnn_decoder_weights *wnn_decoder_weights_random(const struct wnn_decoder_
 	TAKE(w->lnf_g, d);
 	TAKE(w->lnf_b, d);
 	for (uint32_t l = 0; l < c->layers; l++) {
-		struct wnn_decoder_layer *L = &w->layer[l];
+		struct tool_decoder_layer *L = &w->layer[l];
 		TAKE(L->ln1_g, d), TAKE(L->ln1_b, d), TAKE(L->ln2_g, d), TAKE(L->ln2_b, d);
 		TAKE(L->wq, d * d), TAKE(L->bq, d), TAKE(L->wk, d * d), TAKE(L->bk, d);
 		TAKE(L->wv, d * d), TAKE(L->bv, d), TAKE(L->wo, d * d), TAKE(L->bo, d);
@@ -74,7 +74,7 @@ struct wnn_decoder_weights *wnn_decoder_weights_random(const struct wnn_decoder_
 	return w;
 }
 
-void wnn_decoder_weights_free(struct wnn_decoder_weights *w)
+void tool_decoder_weights_free(struct tool_decoder_weights *w)
 {
 	if (!w)
 		return;
@@ -224,8 +224,8 @@ struct db_attn {
 	struct webnn_operand *past_k, *past_v, *present_k, *present_v;
 };
 
-static struct webnn_operand *db_attention(struct db *g, const struct wnn_decoder_config *c,
-					  const struct wnn_decoder_layer *L,
+static struct webnn_operand *db_attention(struct db *g, const struct tool_decoder_config *c,
+					  const struct tool_decoder_layer *L,
 					  struct webnn_operand *h, struct db_attn *a)
 {
 	uint32_t d = c->d_model, H = c->heads, dh = d / H, S = a->seq;
@@ -264,8 +264,8 @@ static struct webnn_operand *db_attention(struct db *g, const struct wnn_decoder
 	return db_linear(g, o, L->wo, L->bo, d, d);
 }
 
-static struct webnn_operand *db_block(struct db *g, const struct wnn_decoder_config *c,
-				      const struct wnn_decoder_layer *L, struct webnn_operand *x,
+static struct webnn_operand *db_block(struct db *g, const struct tool_decoder_config *c,
+				      const struct tool_decoder_layer *L, struct webnn_operand *x,
 				      struct db_attn *a)
 {
 	uint32_t d = c->d_model;
@@ -280,7 +280,7 @@ static struct webnn_operand *db_block(struct db *g, const struct wnn_decoder_con
 	return db_binary(g, webnn_builder_add, x, h, "add");
 }
 
-static bool db_config_ok(const struct wnn_decoder_config *c, char *why, size_t len)
+static bool db_config_ok(const struct tool_decoder_config *c, char *why, size_t len)
 {
 	if (!c->layers || !c->heads || !c->d_model || c->d_model % c->heads || !c->d_ff ||
 	    !c->vocab || !c->cache_len || c->layers > 64) {
@@ -303,11 +303,11 @@ static enum webnn_status db_finish(struct db *g, const struct webnn_named_operan
 }
 
 /* x [S, d] = wte[tokens] + positions, then the blocks, the final norm and the tied head. */
-static struct webnn_operand *db_body(struct db *g, const struct wnn_decoder_weights *w,
+static struct webnn_operand *db_body(struct db *g, const struct tool_decoder_weights *w,
 				     struct webnn_operand *tokens, struct webnn_operand *positions,
 				     struct db_attn *attn)
 {
-	const struct wnn_decoder_config *c = &w->cfg;
+	const struct tool_decoder_config *c = &w->cfg;
 	uint32_t d = c->d_model;
 	struct webnn_operand *wte = db_const(g, WEBNN_FLOAT32, w->wte, 2,
 					     (const uint32_t[]){ c->vocab, d });
@@ -324,11 +324,11 @@ static struct webnn_operand *db_body(struct db *g, const struct wnn_decoder_weig
 	return db_binary(g, webnn_builder_matmul, x, head, "matmul");
 }
 
-enum webnn_status wnn_decoder_build_step(struct webnn_context *ctx,
-					 const struct wnn_decoder_weights *w,
+enum webnn_status tool_decoder_build_step(struct webnn_context *ctx,
+					 const struct tool_decoder_weights *w,
 					 struct webnn_graph **out, char *why, size_t why_len)
 {
-	const struct wnn_decoder_config *c = &w->cfg;
+	const struct tool_decoder_config *c = &w->cfg;
 	if (!db_config_ok(c, why, why_len))
 		return WEBNN_STATUS_TYPE_ERROR;
 	struct db g = { ctx, NULL, WEBNN_STATUS_OK, why, why_len };
@@ -395,11 +395,11 @@ enum webnn_status wnn_decoder_build_step(struct webnn_context *ctx,
 	return db_finish(&g, outs, n, out);
 }
 
-enum webnn_status wnn_decoder_build_full(struct webnn_context *ctx,
-					 const struct wnn_decoder_weights *w, uint32_t seq,
+enum webnn_status tool_decoder_build_full(struct webnn_context *ctx,
+					 const struct tool_decoder_weights *w, uint32_t seq,
 					 struct webnn_graph **out, char *why, size_t why_len)
 {
-	const struct wnn_decoder_config *c = &w->cfg;
+	const struct tool_decoder_config *c = &w->cfg;
 	if (!db_config_ok(c, why, why_len))
 		return WEBNN_STATUS_TYPE_ERROR;
 	if (seq == 0 || seq > c->cache_len) {
@@ -440,10 +440,10 @@ struct dr_set {
 	struct webnn_tensor *token, *pos, **k, **v;
 };
 
-struct wnn_decoder_run {
+struct tool_decoder_run {
 	struct webnn_context *ctx;
 	struct webnn_graph *graph;
-	struct wnn_decoder_config cfg;
+	struct tool_decoder_config cfg;
 	struct dr_set set[2];
 	struct webnn_tensor *logits;
 	struct webnn_named_tensor *in, *out;
@@ -452,7 +452,7 @@ struct wnn_decoder_run {
 	uint32_t cur, pos;
 };
 
-static enum webnn_status dr_tensor(struct wnn_decoder_run *r, enum webnn_data_type t,
+static enum webnn_status dr_tensor(struct tool_decoder_run *r, enum webnn_data_type t,
 				   uint32_t rank, const uint32_t *shape,
 				   struct webnn_tensor **out)
 {
@@ -463,21 +463,21 @@ static enum webnn_status dr_tensor(struct wnn_decoder_run *r, enum webnn_data_ty
 	return webnn_context_create_tensor(r->ctx, &d, out);
 }
 
-enum webnn_status wnn_decoder_run_create(struct webnn_context *ctx,
-					 const struct wnn_decoder_weights *w,
-					 struct wnn_decoder_run **out, char *why, size_t why_len)
+enum webnn_status tool_decoder_run_create(struct webnn_context *ctx,
+					 const struct tool_decoder_weights *w,
+					 struct tool_decoder_run **out, char *why, size_t why_len)
 {
 	*out = NULL;
-	struct wnn_decoder_run *r = calloc(1, sizeof *r);
+	struct tool_decoder_run *r = calloc(1, sizeof *r);
 	if (!r)
 		return WEBNN_STATUS_NO_MEMORY;
 	r->ctx = ctx, r->cfg = w->cfg;
-	enum webnn_status s = wnn_decoder_build_step(ctx, w, &r->graph, why, why_len);
+	enum webnn_status s = tool_decoder_build_step(ctx, w, &r->graph, why, why_len);
 	if (s != WEBNN_STATUS_OK) {
 		free(r);
 		return s;
 	}
-	const struct wnn_decoder_config *c = &w->cfg;
+	const struct tool_decoder_config *c = &w->cfg;
 	uint32_t L = c->layers, one = 1;
 	const uint32_t cache[3] = { c->heads, c->cache_len, c->d_model / c->heads };
 	r->n_in = 2 + 2 * (size_t)L, r->n_out = 3 + 2 * (size_t)L;
@@ -490,7 +490,7 @@ enum webnn_status wnn_decoder_run_create(struct webnn_context *ctx,
 	}
 	if (!r->in || !r->out || !r->names || !r->set[0].k || !r->set[0].v || !r->set[1].k ||
 	    !r->set[1].v) {
-		wnn_decoder_run_destroy(r);
+		tool_decoder_run_destroy(r);
 		return WEBNN_STATUS_NO_MEMORY;
 	}
 	s = dr_tensor(r, WEBNN_FLOAT32, 2, (const uint32_t[]){ 1, c->vocab }, &r->logits);
@@ -506,7 +506,7 @@ enum webnn_status wnn_decoder_run_create(struct webnn_context *ctx,
 	}
 	if (s != WEBNN_STATUS_OK) {
 		snprintf(why, why_len, "decoder: createTensor: %s", webnn_context_last_error(ctx));
-		wnn_decoder_run_destroy(r);
+		tool_decoder_run_destroy(r);
 		return s;
 	}
 	for (uint32_t l = 0; l < L; l++) {
@@ -515,10 +515,10 @@ enum webnn_status wnn_decoder_run_create(struct webnn_context *ctx,
 		snprintf(r->names[4 * l + 2], 24, "present_k%u", l);
 		snprintf(r->names[4 * l + 3], 24, "present_v%u", l);
 	}
-	s = wnn_decoder_run_start(r, 0);
+	s = tool_decoder_run_start(r, 0);
 	if (s != WEBNN_STATUS_OK) {
 		snprintf(why, why_len, "decoder: writeTensor: %s", webnn_context_last_error(ctx));
-		wnn_decoder_run_destroy(r);
+		tool_decoder_run_destroy(r);
 		return s;
 	}
 	*out = r;
@@ -526,7 +526,7 @@ enum webnn_status wnn_decoder_run_create(struct webnn_context *ctx,
 }
 
 /* The dispatch's bindings for the current set as inputs, the other as outputs. */
-static void dr_bind(struct wnn_decoder_run *r)
+static void dr_bind(struct tool_decoder_run *r)
 {
 	struct dr_set *a = &r->set[r->cur], *b = &r->set[r->cur ^ 1];
 	size_t i = 0, o = 0;
@@ -543,9 +543,9 @@ static void dr_bind(struct wnn_decoder_run *r)
 	}
 }
 
-enum webnn_status wnn_decoder_run_start(struct wnn_decoder_run *r, int32_t first_token)
+enum webnn_status tool_decoder_run_start(struct tool_decoder_run *r, int32_t first_token)
 {
-	const struct wnn_decoder_config *c = &r->cfg;
+	const struct tool_decoder_config *c = &r->cfg;
 	size_t bytes = sizeof(float) * c->cache_len * c->d_model;
 	/* rows past pos are masked out, but 0 * NaN is not 0: start from zeroes */
 	float *zero = calloc(1, bytes);
@@ -560,15 +560,15 @@ enum webnn_status wnn_decoder_run_start(struct wnn_decoder_run *r, int32_t first
 			s = webnn_context_write_tensor(r->ctx, r->set[0].v[l], zero, bytes);
 	}
 	free(zero);
-	return s == WEBNN_STATUS_OK ? wnn_decoder_run_set_token(r, first_token) : s;
+	return s == WEBNN_STATUS_OK ? tool_decoder_run_set_token(r, first_token) : s;
 }
 
-enum webnn_status wnn_decoder_run_set_token(struct wnn_decoder_run *r, int32_t token)
+enum webnn_status tool_decoder_run_set_token(struct tool_decoder_run *r, int32_t token)
 {
 	return webnn_context_write_tensor(r->ctx, r->set[r->cur].token, &token, sizeof token);
 }
 
-enum webnn_status wnn_decoder_run_step(struct wnn_decoder_run *r, int32_t *next, float *logits)
+enum webnn_status tool_decoder_run_step(struct tool_decoder_run *r, int32_t *next, float *logits)
 {
 	if (r->pos >= r->cfg.cache_len)
 		return WEBNN_STATUS_INVALID_STATE;
@@ -585,17 +585,17 @@ enum webnn_status wnn_decoder_run_step(struct wnn_decoder_run *r, int32_t *next,
 	return s;
 }
 
-uint32_t wnn_decoder_run_pos(const struct wnn_decoder_run *r)
+uint32_t tool_decoder_run_pos(const struct tool_decoder_run *r)
 {
 	return r->pos;
 }
 
-struct webnn_graph *wnn_decoder_run_graph(const struct wnn_decoder_run *r)
+struct webnn_graph *tool_decoder_run_graph(const struct tool_decoder_run *r)
 {
 	return r->graph;
 }
 
-void wnn_decoder_run_destroy(struct wnn_decoder_run *r)
+void tool_decoder_run_destroy(struct tool_decoder_run *r)
 {
 	if (!r)
 		return;

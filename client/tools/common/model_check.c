@@ -11,9 +11,9 @@
 #include "client/tools/common/compare.h"
 #include "webnn_import.h"
 
-static void line(const struct wnn_check_options *o, const char *dir, const char *set,
+static void line(const struct tool_check_options *o, const char *dir, const char *set,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void line(const struct wnn_check_options *o, const char *dir, const char *set,
+static void line(const struct tool_check_options *o, const char *dir, const char *set,
 		 const char *fmt, ...)
 {
 	if (!o->out)
@@ -27,11 +27,11 @@ static void line(const struct wnn_check_options *o, const char *dir, const char 
 	va_end(ap);
 }
 
-double wnn_element(enum webnn_data_type t, const void *p, size_t i)
+double tool_element(enum webnn_data_type t, const void *p, size_t i)
 {
 	switch (t) {
 	case WEBNN_FLOAT32: return ((const float *)p)[i];
-	case WEBNN_FLOAT16: return wnn_half_to_double(((const uint16_t *)p)[i]);
+	case WEBNN_FLOAT16: return webnn_float16_to_float32(((const uint16_t *)p)[i]);
 	case WEBNN_INT32: return ((const int32_t *)p)[i];
 	case WEBNN_UINT32: return ((const uint32_t *)p)[i];
 	case WEBNN_INT64: return (double)((const int64_t *)p)[i];
@@ -47,7 +47,7 @@ double wnn_element(enum webnn_data_type t, const void *p, size_t i)
 	return 0;
 }
 
-size_t wnn_desc_elements(const struct webnn_operand_desc *d)
+size_t tool_desc_elements(const struct webnn_operand_desc *d)
 {
 	size_t n = 1;
 	for (uint32_t i = 0; i < d->rank; i++)
@@ -55,18 +55,18 @@ size_t wnn_desc_elements(const struct webnn_operand_desc *d)
 	return n;
 }
 
-size_t wnn_desc_byte_length(const struct webnn_operand_desc *d)
+size_t tool_desc_byte_length(const struct webnn_operand_desc *d)
 {
-	return (size_t)webnn_data_type_byte_length(d->data_type, wnn_desc_elements(d));
+	return (size_t)webnn_data_type_byte_length(d->data_type, tool_desc_elements(d));
 }
 
-bool wnn_check_values(enum webnn_data_type t, const void *got, const void *want, size_t n,
+bool tool_check_values(enum webnn_data_type t, const void *got, const void *want, size_t n,
 		      double atol, double rtol, char *why, size_t len)
 {
 	bool fl = t == WEBNN_FLOAT32 || t == WEBNN_FLOAT16;
 	for (size_t i = 0; i < n; i++) {
 		if (fl) {
-			double a = wnn_element(t, got, i), b = wnn_element(t, want, i);
+			double a = tool_element(t, got, i), b = tool_element(t, want, i);
 			if (isnan(a) && isnan(b))
 				continue;
 			if (a == b)
@@ -81,10 +81,10 @@ bool wnn_check_values(enum webnn_data_type t, const void *got, const void *want,
 		if (t == WEBNN_INT64 || t == WEBNN_UINT64)
 			same = ((const int64_t *)got)[i] == ((const int64_t *)want)[i];
 		else
-			same = wnn_element(t, got, i) == wnn_element(t, want, i);
+			same = tool_element(t, got, i) == tool_element(t, want, i);
 		if (!same) {
-			snprintf(why, len, "element %zu is %.17g, expected %.17g", i, wnn_element(t, got, i),
-				 wnn_element(t, want, i));
+			snprintf(why, len, "element %zu is %.17g, expected %.17g", i, tool_element(t, got, i),
+				 tool_element(t, want, i));
 			return false;
 		}
 	}
@@ -121,7 +121,7 @@ struct tensor_file {
  * 0 fail (why filled). */
 static int run_set(struct webnn_context *ctx, struct webnn_model *m, struct tensor_file *in,
 		   size_t n_in, struct tensor_file *want, size_t n_want,
-		   const struct wnn_check_options *o, char *why, size_t len)
+		   const struct tool_check_options *o, char *why, size_t len)
 {
 	size_t ni = webnn_model_input_count(m), no = webnn_model_output_count(m);
 	if (n_in != ni) {
@@ -195,7 +195,7 @@ static int run_set(struct webnn_context *ctx, struct webnn_model *m, struct tens
 	}
 	ok = 1;
 	for (size_t i = 0; i < no && ok; i++) {
-		size_t bytes = wnn_desc_byte_length(&want[i].desc);
+		size_t bytes = tool_desc_byte_length(&want[i].desc);
 		void *got = malloc(bytes ? bytes : 1);
 		if (!got) {
 			snprintf(why, len, "out of memory");
@@ -209,8 +209,8 @@ static int run_set(struct webnn_context *ctx, struct webnn_model *m, struct tens
 			ok = 0;
 		} else {
 			char w[384];
-			if (!wnn_check_values(want[i].desc.data_type, got, want[i].data,
-					      wnn_desc_elements(&want[i].desc),
+			if (!tool_check_values(want[i].desc.data_type, got, want[i].data,
+					      tool_desc_elements(&want[i].desc),
 					      o->atol, o->rtol, w, sizeof(w))) {
 				snprintf(why, len, "output %zu (\"%s\"): %s", i, to[i].name, w);
 				ok = 0;
@@ -332,8 +332,8 @@ static size_t bind_from_data(const char *model_path, const char *set,
 	return n;
 }
 
-void wnn_check_dir(struct webnn_context *ctx, const char *dir, const struct wnn_check_options *o,
-		   struct wnn_check_counts *c)
+void tool_check_dir(struct webnn_context *ctx, const char *dir, const struct tool_check_options *o,
+		   struct tool_check_counts *c)
 {
 	char path[4096], err[1024] = "";
 	struct stat st;

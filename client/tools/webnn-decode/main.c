@@ -51,12 +51,12 @@ static uint32_t arg_u32(const char *opt, const char *v, uint32_t lo, uint32_t hi
 }
 
 /* The token-by-token logits (n x vocab) against the whole-sequence graph's on the same tokens. */
-static int check_full(struct webnn_context *ctx, const struct wnn_decoder_weights *w,
+static int check_full(struct webnn_context *ctx, const struct tool_decoder_weights *w,
 		      const int32_t *tokens, uint32_t n, const float *logits)
 {
 	char why[512] = "";
 	struct webnn_graph *g = NULL;
-	enum webnn_status s = wnn_decoder_build_full(ctx, w, n, &g, why, sizeof why);
+	enum webnn_status s = tool_decoder_build_full(ctx, w, n, &g, why, sizeof why);
 	if (s != WEBNN_STATUS_OK) {
 		fprintf(stderr, "webnn-decode: whole-sequence graph: %s\n", why);
 		return 1;
@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
 	};
 	struct webnn_context_options co = WEBNN_CONTEXT_OPTIONS_INIT;
-	struct wnn_decoder_config cfg = { 12, 768, 12, 0, 50257, 128 };
+	struct tool_decoder_config cfg = { 12, 768, 12, 0, 50257, 128 };
 	uint32_t n = 32, first = 0, seed = 1;
 	bool check = false;
 	int ch;
@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 	}
 	struct webnn_context_info info;
 	webnn_context_get_info(ctx, &info);
-	struct wnn_decoder_weights *w = wnn_decoder_weights_random(&cfg, seed);
+	struct tool_decoder_weights *w = tool_decoder_weights_random(&cfg, seed);
 	if (!w) {
 		fprintf(stderr, "webnn-decode: out of memory for the weights\n");
 		return 1;
@@ -174,9 +174,9 @@ int main(int argc, char **argv)
 	       cfg.layers, cfg.d_model, cfg.heads, cfg.d_ff, cfg.vocab, cfg.cache_len,
 	       (double)(w->n_floats - (size_t)cfg.vocab * cfg.d_model) / 1e6, seed,
 	       info.backend ? info.backend : "?", info.device_name ? info.device_name : "?");
-	struct wnn_decoder_run *r = NULL;
+	struct tool_decoder_run *r = NULL;
 	double t0 = now_ms();
-	s = wnn_decoder_run_create(ctx, w, &r, err, sizeof err);
+	s = tool_decoder_run_create(ctx, w, &r, err, sizeof err);
 	if (s != WEBNN_STATUS_OK) {
 		fprintf(stderr, "webnn-decode: %s\n", err);
 		return 1;
@@ -190,10 +190,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	tokens[0] = (int32_t)first;
-	s = wnn_decoder_run_start(r, tokens[0]);
+	s = tool_decoder_run_start(r, tokens[0]);
 	for (uint32_t i = 0; i < n && s == WEBNN_STATUS_OK; i++) {
 		double t = now_ms();
-		s = wnn_decoder_run_step(r, &tokens[i + 1],
+		s = tool_decoder_run_step(r, &tokens[i + 1],
 					 check ? logits + (size_t)i * cfg.vocab : NULL);
 		ms[i] = now_ms() - t;
 		if (s == WEBNN_STATUS_OK)
@@ -215,8 +215,8 @@ int main(int argc, char **argv)
 	       n, first_ms, n > 1 ? sum / (n - 1) : first_ms, ms[n / 2], ms[0],
 	       n > 1 ? 1e3 * (n - 1) / sum : 1e3 / first_ms);
 	int rc = check ? check_full(ctx, w, tokens, n, logits) : 0;
-	wnn_decoder_run_destroy(r);
-	wnn_decoder_weights_free(w);
+	tool_decoder_run_destroy(r);
+	tool_decoder_weights_free(w);
 	webnn_context_destroy(ctx);
 	free(tokens);
 	free(ms);

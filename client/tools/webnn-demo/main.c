@@ -284,7 +284,7 @@ static int run_model(struct demo *d, const char *path, const struct webnn_dim_bi
 		webnn_model_input_desc(m, i, &td.desc);
 		bi[i].name = webnn_model_input_name(m, i);
 		check(d, webnn_context_create_tensor(d->ctx, &td, &bi[i].tensor), "createTensor");
-		in_bytes[i] = wnn_desc_byte_length(&td.desc);
+		in_bytes[i] = tool_desc_byte_length(&td.desc);
 		struct webnn_operand_desc fd;
 		size_t size = 0;
 		in[i] = reference_file(path, nnef, true, i, bi[i].name, &fd, &size);
@@ -313,7 +313,7 @@ static int run_model(struct demo *d, const char *path, const struct webnn_dim_bi
 		webnn_model_output_desc(m, i, &td.desc);
 		bo[i].name = webnn_model_output_name(m, i);
 		check(d, webnn_context_create_tensor(d->ctx, &td, &bo[i].tensor), "createTensor");
-		out_bytes[i] = wnn_desc_byte_length(&td.desc);
+		out_bytes[i] = tool_desc_byte_length(&td.desc);
 		if (!(out[i] = malloc(out_bytes[i] ? out_bytes[i] : 1)))
 			die("out of memory");
 		struct webnn_operand_desc fd;

@@ -219,7 +219,7 @@ static bool dispatch(struct replay *r, struct execution *x, struct case_result *
 
 /* Reads every output; with check (tol non-NULL) compares it, else keeps it as JSON. */
 static enum verdict read_outputs(struct replay *r, struct execution *x, json_t *expected,
-				 const struct wnn_tolerance *tol, bool verbose,
+				 const struct tool_tolerance *tol, bool verbose,
 				 struct case_result *res)
 {
 	double t0 = now_ms();
@@ -267,7 +267,7 @@ static void release(struct replay *r, struct execution *x)
 }
 
 /* Everything before dispatch: the case's shape, its support here, the built graph. */
-static enum verdict prepare(struct replay *r, json_t *c, bool check, struct wnn_tolerance *tol,
+static enum verdict prepare(struct replay *r, json_t *c, bool check, struct tool_tolerance *tol,
 			    struct execution *x, struct case_result *res)
 {
 	json_t *graph = json_object_get(c, "graph");
@@ -298,7 +298,7 @@ enum verdict run_case(struct webnn_context *ctx, json_t *c, bool check, bool ver
 {
 	struct replay r = { .ctx = ctx };
 	struct execution x = { 0 };
-	struct wnn_tolerance tol = { 0 };
+	struct tool_tolerance tol = { 0 };
 	json_t *expected = json_object_get(json_object_get(c, "graph"), "expectedOutputs");
 	enum verdict v = prepare(&r, c, check, &tol, &x, res);
 	if (v == V_PASS)

@@ -412,7 +412,7 @@ static bool encode_bind(const char *name, const char *text,
 			}
 			if (n_free == 1 && fixed && count % fixed == 0)
 				d.shape[at] = (uint32_t)(count / fixed);
-			if (d.rank > WEBNN_MAX_RANK || n_free > 1 || wnn_desc_elements(&d) != count) {
+			if (d.rank > WEBNN_MAX_RANK || n_free > 1 || tool_desc_elements(&d) != count) {
 				fprintf(stderr, "webnn-run: --bind %s: %zu value%s do%s not fill "
 					"the input's shape:\n", name, count, count > 1 ? "s" : "",
 					count > 1 ? "" : "es");
@@ -581,7 +581,7 @@ static void *pattern_data(const struct webnn_operand_desc *d, size_t size)
 	void *data = calloc(1, size ? size : 1);
 	if (!data)
 		return NULL;
-	size_t n = wnn_desc_elements(d);
+	size_t n = tool_desc_elements(d);
 	for (size_t e = 0; e < n; e++) {
 		unsigned v = (unsigned)(e % 7);
 		switch (d->data_type) {
@@ -865,7 +865,7 @@ static int run_one_model(struct webnn_context *ctx, const struct model_opts *o, 
 		struct webnn_tensor_desc td = { .writable = true };
 		ti[i].name = webnn_graph_input_name(g, i, &td.desc);
 		void *data = NULL;
-		size_t size = wnn_desc_byte_length(&td.desc);
+		size_t size = tool_desc_byte_length(&td.desc);
 		const struct input_file *file = NULL;
 		const char *file_name = NULL;
 		for (size_t k = 0; k < o->n_inputs; k++)
@@ -904,7 +904,7 @@ static int run_one_model(struct webnn_context *ctx, const struct model_opts *o, 
 	for (size_t i = 0; i < no; i++) {
 		struct webnn_tensor_desc td = { .readable = true };
 		to[i].name = output_at(m, g, i, &td.desc);
-		if (!(outs[i] = malloc(wnn_desc_byte_length(&td.desc) + 1)) ||
+		if (!(outs[i] = malloc(tool_desc_byte_length(&td.desc) + 1)) ||
 		    webnn_context_create_tensor(ctx, &td, &to[i].tensor) != WEBNN_STATUS_OK) {
 			fprintf(stderr, "webnn-run: output %s: %s\n", to[i].name,
 				webnn_context_last_error(ctx));
@@ -919,7 +919,7 @@ static int run_one_model(struct webnn_context *ctx, const struct model_opts *o, 
 		for (size_t i = 0; i < no && s == WEBNN_STATUS_OK; i++) {
 			struct webnn_operand_desc d;
 			output_at(m, g, i, &d);
-			s = webnn_context_read_tensor(ctx, to[i].tensor, outs[i], wnn_desc_byte_length(&d));
+			s = webnn_context_read_tensor(ctx, to[i].tensor, outs[i], tool_desc_byte_length(&d));
 		}
 		if (s != WEBNN_STATUS_OK) {
 			fprintf(stderr, "webnn-run: run %d: %s: %s\n", it + 1, webnn_status_name(s),
@@ -936,10 +936,10 @@ static int run_one_model(struct webnn_context *ctx, const struct model_opts *o, 
 	for (size_t i = 0; i < no; i++) {
 		struct webnn_operand_desc d;
 		output_at(m, g, i, &d);
-		size_t n = wnn_desc_elements(&d);
+		size_t n = tool_desc_elements(&d);
 		double mn = INFINITY, mx = -INFINITY, sum = 0;
 		for (size_t e = 0; e < n; e++) {
-			double v = wnn_element(d.data_type, outs[i], e);
+			double v = tool_element(d.data_type, outs[i], e);
 			mn = v < mn ? v : mn;
 			mx = v > mx ? v : mx;
 			sum += v;
@@ -948,7 +948,7 @@ static int run_one_model(struct webnn_context *ctx, const struct model_opts *o, 
 		print_desc(stdout, &d);
 		printf(": min %.6g max %.6g mean %.6g  [", mn, mx, n ? sum / (double)n : 0);
 		for (size_t e = 0; e < n && e < 6; e++)
-			printf("%s%.6g", e ? ", " : "", wnn_element(d.data_type, outs[i], e));
+			printf("%s%.6g", e ? ", " : "", tool_element(d.data_type, outs[i], e));
 		printf("%s]\n", n > 6 ? ", ..." : "");
 		if (o->output_dir) {
 			char p[4096];
@@ -956,7 +956,7 @@ static int run_one_model(struct webnn_context *ctx, const struct model_opts *o, 
 			for (char *c = p + strlen(o->output_dir) + 1; *c; c++)
 				if (*c == '/')
 					*c = '_';
-			if (write_npy(p, &d, outs[i], wnn_desc_byte_length(&d)) != 0) {
+			if (write_npy(p, &d, outs[i], tool_desc_byte_length(&d)) != 0) {
 				fprintf(stderr, "webnn-run: writing %s: %s\n", p, strerror(errno));
 				goto out;
 			}
@@ -1006,11 +1006,11 @@ int run_model_main(int argc, char **argv)
 		struct webnn_import_options io = WEBNN_IMPORT_OPTIONS_INIT;
 		io.dims = o.dims;
 		io.n_dims = o.n_dims;
-		struct wnn_check_options co = { .atol = o.atol, .rtol = o.rtol, .import = &io,
+		struct tool_check_options co = { .atol = o.atol, .rtol = o.rtol, .import = &io,
 						.out = stdout };
-		struct wnn_check_counts c = { 0 };
+		struct tool_check_counts c = { 0 };
 		for (int i = first; i < argc; i++)
-			wnn_check_dir(ctx, argv[i], &co, &c);
+			tool_check_dir(ctx, argv[i], &co, &c);
 		printf("%d passed, %d failed, %d skipped\n", c.passed, c.failed, c.skipped);
 		rc = c.failed ? 1 : 0;
 	} else if (ctx) {

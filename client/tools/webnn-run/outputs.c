@@ -19,7 +19,7 @@ static struct elem load_elem(const void *buf, enum webnn_data_type t, size_t i)
 	struct elem e = { 0 };
 	switch (t) {
 	case WEBNN_FLOAT32: e.d = ((const float *)buf)[i]; break;
-	case WEBNN_FLOAT16: e.d = wnn_half_to_double(((const uint16_t *)buf)[i]); break;
+	case WEBNN_FLOAT16: e.d = webnn_float16_to_float32(((const uint16_t *)buf)[i]); break;
 	case WEBNN_INT32: e.s = ((const int32_t *)buf)[i]; break;
 	case WEBNN_UINT32: e.u = ((const uint32_t *)buf)[i]; e.is_unsigned = true; break;
 	case WEBNN_INT64: e.s = ((const int64_t *)buf)[i]; break;
@@ -54,7 +54,7 @@ static void format_elem(const void *buf, enum webnn_data_type t, size_t i, char 
 	else
 		snprintf(s, len, "%" PRId64, e.s);
 }
-bool parse_tolerance(struct replay *r, json_t *c, struct wnn_tolerance *tol)
+bool parse_tolerance(struct replay *r, json_t *c, struct tool_tolerance *tol)
 {
 	json_t *t = json_object_get(c, "tolerance");
 	const char *metric = json_string_value(json_object_get(t, "metric"));
@@ -64,7 +64,7 @@ bool parse_tolerance(struct replay *r, json_t *c, struct wnn_tolerance *tol)
 		set_err(r, "case has no valid tolerance {metric: ULP|ATOL, value}");
 		return false;
 	}
-	tol->metric = strcmp(metric, "ATOL") == 0 ? WNN_METRIC_ATOL : WNN_METRIC_ULP;
+	tol->metric = strcmp(metric, "ATOL") == 0 ? TOOL_METRIC_ATOL : TOOL_METRIC_ULP;
 	tol->value = json_number_value(v);
 	return true;
 }
@@ -97,7 +97,7 @@ static bool check_integer(struct replay *r, const char *name, json_t *ev, struct
 				webnn_data_type_name(t));
 			return false;
 		}
-		diff = wnn_uint_distance(a.u, e);
+		diff = tool_uint_distance(a.u, e);
 		snprintf(k->expected, sizeof(k->expected), "%" PRIu64, e);
 	} else {
 		int64_t e;
@@ -106,7 +106,7 @@ static bool check_integer(struct replay *r, const char *name, json_t *ev, struct
 				webnn_data_type_name(t));
 			return false;
 		}
-		diff = wnn_int_distance(a.s, e);
+		diff = tool_int_distance(a.s, e);
 		snprintf(k->expected, sizeof(k->expected), "%" PRId64, e);
 	}
 	k->dist = (double)diff;
@@ -115,20 +115,20 @@ static bool check_integer(struct replay *r, const char *name, json_t *ev, struct
 }
 
 static bool check_element(struct replay *r, const char *name, json_t *ev, const void *actual,
-			  enum webnn_data_type t, size_t i, struct wnn_tolerance tol,
+			  enum webnn_data_type t, size_t i, struct tool_tolerance tol,
 			  struct element_check *k)
 {
 	struct elem a = load_elem(actual, t, i);
 	double e;
-	if (tol.metric == WNN_METRIC_ATOL) {
+	if (tol.metric == TOOL_METRIC_ATOL) {
 		if (!expected_number(r, name, ev, i, &e))
 			return false;
-		k->pass = wnn_within_atol(a.d, e, tol.value, &k->dist);
+		k->pass = tool_within_atol(a.d, e, tol.value, &k->dist);
 		snprintf(k->expected, sizeof(k->expected), "%.9g", e);
 	} else if (t == WEBNN_FLOAT32) {
 		if (!expected_number(r, name, ev, i, &e))
 			return false;
-		k->dist = wnn_f32_ulp_distance((float)a.d, (float)e);
+		k->dist = tool_f32_ulp_distance((float)a.d, (float)e);
 		k->pass = k->dist <= tol.value;
 		snprintf(k->expected, sizeof(k->expected), "%.9g", (double)(float)e);
 	} else if (t == WEBNN_FLOAT16) {
@@ -137,9 +137,9 @@ static bool check_element(struct replay *r, const char *name, json_t *ev, const 
 			return false;
 		}
 		uint16_t eb = (uint16_t)json_number_value(ev);
-		k->dist = wnn_f16_ulp_distance(((const uint16_t *)actual)[i], eb);
+		k->dist = tool_f16_ulp_distance(((const uint16_t *)actual)[i], eb);
 		k->pass = k->dist <= tol.value;
-		snprintf(k->expected, sizeof(k->expected), "%.9g (0x%04x)", wnn_half_to_double(eb),
+		snprintf(k->expected, sizeof(k->expected), "%.9g (0x%04x)", webnn_float16_to_float32(eb),
 			 eb);
 	} else {
 		return check_integer(r, name, ev, a, t, i, tol.value, k);
@@ -151,10 +151,10 @@ static bool check_element(struct replay *r, const char *name, json_t *ev, const 
  * a few more mismatches when verbose. */
 bool compare_output(struct replay *r, const char *name, json_t *expected,
 		    const struct webnn_operand_desc *d, const void *actual,
-		    struct wnn_tolerance tol, bool verbose)
+		    struct tool_tolerance tol, bool verbose)
 {
 	enum webnn_data_type t = d->data_type;
-	bool bits = t == WEBNN_FLOAT16 && tol.metric == WNN_METRIC_ULP;
+	bool bits = t == WEBNN_FLOAT16 && tol.metric == TOOL_METRIC_ULP;
 	json_t *data = json_object_get(expected, bits ? "float16Bits" : "data");
 	size_t n = desc_elements(d), bad = 0;
 	if (!data) {
@@ -179,7 +179,7 @@ bool compare_output(struct replay *r, const char *name, json_t *expected,
 		format_elem(actual, t, i, act_s, sizeof(act_s));
 		if (bad == 0)
 			set_err(r, "output %s[%zu] = %s, expected %s (%s distance %g > %g)", name, i,
-				act_s, k.expected, tol.metric == WNN_METRIC_ATOL ? "absolute" : "ULP",
+				act_s, k.expected, tol.metric == TOOL_METRIC_ATOL ? "absolute" : "ULP",
 				k.dist, tol.value);
 		if (verbose && bad < 8)
 			fprintf(stderr, "  mismatch %s[%zu]: actual %s expected %s distance %g\n",

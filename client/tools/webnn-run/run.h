@@ -173,10 +173,10 @@ bool context_lists_op(struct webnn_context *ctx, const char *spec_name);
 bool type_in(uint32_t mask, enum webnn_data_type t);
 
 /* ---- outputs.c: outputs against expectedOutputs (WPT tolerances), or as JSON */
-bool parse_tolerance(struct replay *r, json_t *c, struct wnn_tolerance *tol);
+bool parse_tolerance(struct replay *r, json_t *c, struct tool_tolerance *tol);
 bool compare_output(struct replay *r, const char *name, json_t *expected,
 		    const struct webnn_operand_desc *d, const void *actual,
-		    struct wnn_tolerance tol, bool verbose);
+		    struct tool_tolerance tol, bool verbose);
 json_t *output_json(const struct webnn_operand_desc *d, const void *buf);
 
 /* ---- graph.c: one case built, run and checked */
