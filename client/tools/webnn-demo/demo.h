@@ -15,10 +15,10 @@ struct array {
 	size_t count;
 };
 
-__attribute__((format(printf, 1, 2), noreturn)) void die(const char *fmt, ...);
+__attribute__((format(printf, 1, 2), noreturn)) void demo_die(const char *fmt, ...);
 /* Loads a NumPy v1-v3 file of little-endian float32 in C order; dies with a message on
  * anything else (the demo cannot do without its data). */
-struct array npy_load(const char *path);
+struct array demo_npy_load(const char *path);
 
 /* Writes SqueezeNet 1.0 as an NNEF model folder (graph.nnef, one .dat per variable, and
  * inputs/input.dat + outputs/output.dat from test_data_set/0, the layout webnn-run --check

@@ -42,7 +42,7 @@ struct demo {
 static void check(struct demo *d, enum webnn_status s, const char *what)
 {
 	if (s != WEBNN_STATUS_OK)
-		die("%s failed: %s: %s", what, webnn_status_name(s), webnn_context_last_error(d->ctx));
+		demo_die("%s failed: %s: %s", what, webnn_status_name(s), webnn_context_last_error(d->ctx));
 }
 
 static struct webnn_operand *constant(struct demo *d, const struct webnn_operand_desc *desc,
@@ -220,7 +220,7 @@ static void *reference_file(const char *model, bool nnef, bool input, size_t i, 
 		return NULL;
 	void *data = NULL;
 	if (webnn_tensor_file_read(path, desc, &data, size, err, sizeof(err)) != WEBNN_STATUS_OK)
-		die("%s", err);
+		demo_die("%s", err);
 	return data;
 }
 
@@ -262,7 +262,7 @@ static int run_model(struct demo *d, const char *path, const struct webnn_dim_bi
 	double t0 = now_ms();
 	enum webnn_status s = webnn_model_load(d->ctx, path, &io, &m, err, sizeof(err));
 	if (s != WEBNN_STATUS_OK)
-		die("cannot load %s: %s: %s", path, webnn_status_name(s), err);
+		demo_die("cannot load %s: %s: %s", path, webnn_status_name(s), err);
 	double load_ms = now_ms() - t0;
 	struct webnn_graph *g = webnn_model_graph(m);
 	printf("model: %s (%s), loaded and built in %.1f ms (daemon compile %.1f ms)\n", path,
@@ -277,7 +277,7 @@ static int run_model(struct demo *d, const char *path, const struct webnn_dim_bi
 	size_t *in_bytes = calloc(n_in + 1, sizeof(size_t)), *out_bytes = calloc(n_out + 1,
 										   sizeof(size_t));
 	if (!bi || !bo || !in || !out || !ref || !in_bytes || !out_bytes)
-		die("out of memory");
+		demo_die("out of memory");
 	bool reference_inputs = n_in > 0;
 	for (size_t i = 0; i < n_in; i++) {
 		struct webnn_tensor_desc td = { .writable = true };
@@ -289,13 +289,13 @@ static int run_model(struct demo *d, const char *path, const struct webnn_dim_bi
 		size_t size = 0;
 		in[i] = reference_file(path, nnef, true, i, bi[i].name, &fd, &size);
 		if (in[i] && (!same_desc(&fd, &td.desc) || size != in_bytes[i]))
-			die("the reference input for '%s' does not match the model's descriptor",
+			demo_die("the reference input for '%s' does not match the model's descriptor",
 			    bi[i].name);
 		if (!in[i]) {
 			reference_inputs = false;
 			uint8_t *v = malloc(in_bytes[i] ? in_bytes[i] : 1);
 			if (!v)
-				die("out of memory");
+				demo_die("out of memory");
 			uint32_t seed = 12345u + (uint32_t)i;
 			for (size_t k = 0; k < in_bytes[i]; k++) /* small values of any type */
 				v[k] = (uint8_t)((seed = seed * 1664525u + 1013904223u) >> 27);
@@ -315,13 +315,13 @@ static int run_model(struct demo *d, const char *path, const struct webnn_dim_bi
 		check(d, webnn_context_create_tensor(d->ctx, &td, &bo[i].tensor), "createTensor");
 		out_bytes[i] = tool_desc_byte_length(&td.desc);
 		if (!(out[i] = malloc(out_bytes[i] ? out_bytes[i] : 1)))
-			die("out of memory");
+			demo_die("out of memory");
 		struct webnn_operand_desc fd;
 		size_t size = 0;
 		if (reference_inputs) {
 			ref[i] = reference_file(path, nnef, false, i, bo[i].name, &fd, &size);
 			if (ref[i] && (!same_desc(&fd, &td.desc) || size != out_bytes[i]))
-				die("the reference output for '%s' does not match the model's "
+				demo_die("the reference output for '%s' does not match the model's "
 				    "descriptor", bo[i].name);
 		}
 	}
@@ -520,13 +520,13 @@ static void load_labels(struct demo *d, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
-		die("cannot open %s: %s", path, strerror(errno));
+		demo_die("cannot open %s: %s", path, strerror(errno));
 	char line[1024];
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\r\n")] = 0;
 		char **nl = realloc(d->labels, (d->n_labels + 1) * sizeof(*nl));
 		if (!nl || !(nl[d->n_labels] = strdup(line)))
-			die("out of memory");
+			demo_die("out of memory");
 		d->labels = nl;
 		d->n_labels++;
 	}
@@ -601,7 +601,7 @@ int main(int argc, char **argv)
 			unsigned long v = eq ? strtoul(eq + 1, &end, 10) : 0;
 			if (!eq || eq == optarg || !end || *end || !eq[1] || v == 0 || v > UINT32_MAX ||
 			    n_dims == 16)
-				die("--dim %s: expected NAME=N with N >= 1 (at most 16 of them)", optarg);
+				demo_die("--dim %s: expected NAME=N with N >= 1 (at most 16 of them)", optarg);
 			*eq = 0;
 			dims[n_dims++] = (struct webnn_dim_binding){ optarg, (uint32_t)v };
 			break;
@@ -624,14 +624,14 @@ int main(int argc, char **argv)
 			weights = def;
 		}
 		if (!is_file_or_dir(weights))
-			die("no weights at %s (--weights DIR)", weights);
+			demo_die("no weights at %s (--weights DIR)", weights);
 		demo_export_squeezenet(weights, export_dir);
 		printf("wrote SqueezeNet 1.0 as NNEF to %s\n", export_dir);
 		return 0;
 	}
 	char def_model[4096];
 	if (model && !is_file_or_dir(model))
-		die("model %s does not exist", model);
+		demo_die("model %s does not exist", model);
 	if (!model) {
 		if (default_model(def_model, sizeof(def_model)))
 			model = def_model;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void die(const char *fmt, ...)
+void demo_die(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -19,38 +19,38 @@ void die(const char *fmt, ...)
 	exit(1);
 }
 
-struct array npy_load(const char *path)
+struct array demo_npy_load(const char *path)
 {
 	struct array a = { 0 };
 	FILE *f = fopen(path, "rb");
 	unsigned char pre[12];
 	if (!f)
-		die("cannot open %s: %s", path, strerror(errno));
+		demo_die("cannot open %s: %s", path, strerror(errno));
 	if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0)
-		die("%s: not a .npy file", path);
+		demo_die("%s: not a .npy file", path);
 	size_t hlen = pre[8] | (size_t)pre[9] << 8;
 	if (pre[6] >= 2) {
 		if (fread(pre + 10, 1, 2, f) != 2)
-			die("%s: truncated header", path);
+			demo_die("%s: truncated header", path);
 		hlen |= (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
 	}
 	if (hlen > 65536)
-		die("%s: header of %zu bytes is too large", path, hlen);
+		demo_die("%s: header of %zu bytes is too large", path, hlen);
 	char *h = calloc(1, hlen + 1);
 	if (!h || fread(h, 1, hlen, f) != hlen)
-		die("%s: truncated header", path);
+		demo_die("%s: truncated header", path);
 	if (!strstr(h, "'descr': '<f4'") || !strstr(h, "'fortran_order': False"))
-		die("%s: expected little-endian float32 in C order (header %s)", path, h);
+		demo_die("%s: expected little-endian float32 in C order (header %s)", path, h);
 	char *p = strstr(h, "'shape': (");
 	if (!p)
-		die("%s: header has no shape", path);
+		demo_die("%s: header has no shape", path);
 	p += strlen("'shape': (");
 	a.count = 1;
 	while (*p && *p != ')') {
 		char *end;
 		unsigned long v = strtoul(p, &end, 10);
 		if (end == p || a.rank == WEBNN_MAX_RANK || v > UINT32_MAX)
-			die("%s: bad shape in header", path);
+			demo_die("%s: bad shape in header", path);
 		a.shape[a.rank++] = (uint32_t)v;
 		a.count *= v;
 		p = end;
@@ -59,10 +59,10 @@ struct array npy_load(const char *path)
 	}
 	free(h);
 	if (a.count > (1u << 28))
-		die("%s: %zu elements is too many", path, a.count);
+		demo_die("%s: %zu elements is too many", path, a.count);
 	a.data = malloc(a.count * sizeof(float) + 1);
 	if (!a.data || fread(a.data, sizeof(float), a.count, f) != a.count)
-		die("%s: expected %zu float32 values", path, a.count);
+		demo_die("%s: expected %zu float32 values", path, a.count);
 	fclose(f);
 	return a;
 }

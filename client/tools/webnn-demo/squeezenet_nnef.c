@@ -31,10 +31,10 @@ static void write_dat(const char *path, const uint32_t *shape, uint32_t rank, co
 	memcpy(h + 4, words, sizeof(words));
 	FILE *f = fopen(path, "wb");
 	if (!f)
-		die("cannot write %s: %s", path, strerror(errno));
+		demo_die("cannot write %s: %s", path, strerror(errno));
 	if (fwrite(h, 1, sizeof(h), f) != sizeof(h) || fwrite(data, sizeof(float), count, f) != count ||
 	    fclose(f) != 0)
-		die("cannot write %s: %s", path, strerror(errno));
+		demo_die("cannot write %s: %s", path, strerror(errno));
 }
 
 struct exporter {
@@ -59,15 +59,15 @@ static uint32_t conv_variables(struct exporter *e, const char *name)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s_kernel.npy", e->weights, name);
-	struct array k = npy_load(path);
+	struct array k = demo_npy_load(path);
 	snprintf(path, sizeof(path), "%s/%s_Conv2D_bias.npy", e->weights, name);
-	struct array b = npy_load(path);
+	struct array b = demo_npy_load(path);
 	if (k.rank != 4 || b.rank != 1 || b.shape[0] != k.shape[0])
-		die("%s: expected an OHWI filter and a matching bias", name);
+		demo_die("%s: expected an OHWI filter and a matching bias", name);
 	uint32_t o = k.shape[0], kh = k.shape[1], kw = k.shape[2], in = k.shape[3];
 	float *oihw = malloc(k.count * sizeof(float));
 	if (!oihw)
-		die("out of memory");
+		demo_die("out of memory");
 	for (uint32_t a = 0; a < o; a++)
 		for (uint32_t y = 0; y < kh; y++)
 			for (uint32_t x = 0; x < kw; x++)
@@ -131,9 +131,9 @@ static void export_data(const char *weights_dir, const char *out_dir, const char
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", out_dir, what);
 	if (mkdir(path, 0755) != 0 && errno != EEXIST)
-		die("cannot create %s: %s", path, strerror(errno));
+		demo_die("cannot create %s: %s", path, strerror(errno));
 	snprintf(path, sizeof(path), "%s/../test_data_set/0/%s", weights_dir, npy);
-	struct array a = npy_load(path);
+	struct array a = demo_npy_load(path);
 	snprintf(path, sizeof(path), "%s/%s/%s", out_dir, what, dat);
 	write_dat(path, a.shape, a.rank, a.data);
 	free(a.data);
@@ -142,12 +142,12 @@ static void export_data(const char *weights_dir, const char *out_dir, const char
 void demo_export_squeezenet(const char *weights_dir, const char *out_dir)
 {
 	if (mkdir(out_dir, 0755) != 0 && errno != EEXIST)
-		die("cannot create %s: %s", out_dir, strerror(errno));
+		demo_die("cannot create %s: %s", out_dir, strerror(errno));
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/graph.nnef", out_dir);
 	struct exporter e = { weights_dir, out_dir, fopen(path, "w"), 1 };
 	if (!e.g)
-		die("cannot write %s: %s", path, strerror(errno));
+		demo_die("cannot write %s: %s", path, strerror(errno));
 	fprintf(e.g, "# SqueezeNet 1.0, written by webnn-demo --export-nnef from %s\n"
 		     "version 1.0;\n\ngraph squeezenet( input ) -> ( output )\n{\n", weights_dir);
 	emit(&e, "input = external<scalar>(shape = [1, 224, 224, 3])");
@@ -166,7 +166,7 @@ void demo_export_squeezenet(const char *weights_dir, const char *out_dir)
 	emit(&e, "output = softmax(t%d, axes = [1])", r);
 	fputs("}\n", e.g);
 	if (fclose(e.g) != 0)
-		die("cannot write %s: %s", path, strerror(errno));
+		demo_die("cannot write %s: %s", path, strerror(errno));
 	export_data(weights_dir, out_dir, "inputs", "input_0.npy", "input.dat");
 	export_data(weights_dir, out_dir, "outputs", "output_0.npy", "output.dat");
 }

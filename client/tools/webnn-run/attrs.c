@@ -16,7 +16,7 @@ static const char *const lstm_layouts[] = { "iofg", "ifgo", NULL };
 /* An operator of a kind whose C signature webnn.h changed: a loud failure, never a silent pass. */
 static bool no_function(struct replay *r)
 {
-	set_err(r, "webnn_builder function of an unexpected signature for its attrs kind");
+	replay_fail(r, "webnn_builder function of an unexpected signature for its attrs kind");
 	return false;
 }
 
@@ -26,18 +26,18 @@ static bool attrs_binary(struct replay *r, const struct run_op *op, struct op_ca
 {
 	if (!op->fn.binary)
 		return no_function(r);
-	if (!want_args(r, c, 2, 2) || !check_options(r, c->options, no_options))
+	if (!want_args(r, c, 2, 2) || !opt_check(r, c->options, opt_none))
 		return false;
-	return built(r, op->fn.binary(r->b, c->args[0].op, c->args[1].op, &c->out));
+	return replay_check_build(r, op->fn.binary(r->b, c->args[0].op, c->args[1].op, &c->out));
 }
 
 static bool attrs_ternary(struct replay *r, const struct run_op *op, struct op_call *c)
 {
 	if (!op->fn.ternary)
 		return no_function(r);
-	if (!want_args(r, c, 3, 3) || !check_options(r, c->options, no_options))
+	if (!want_args(r, c, 3, 3) || !opt_check(r, c->options, opt_none))
 		return false;
-	return built(r, op->fn.ternary(r->b, c->args[0].op, c->args[1].op, c->args[2].op,
+	return replay_check_build(r, op->fn.ternary(r->b, c->args[0].op, c->args[1].op, c->args[2].op,
 				       &c->out));
 }
 
@@ -48,30 +48,30 @@ static bool unary_scalar_options(struct replay *r, const struct run_op *op, stru
 	static const char *const alpha_beta[] = { "alpha", "beta", NULL };
 	bool beta = op->fn.hard_sigmoid || op->fn.linear;
 	struct webnn_operand *x;
-	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, beta ? alpha_beta : alpha))
+	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, beta ? alpha_beta : alpha))
 		return false;
 	x = c->args[0].op;
 	if (op->fn.elu) {
 		struct webnn_elu_options o = WEBNN_ELU_OPTIONS_INIT;
 		return opt_double(r, c->options, "alpha", &o.alpha) &&
-		       built(r, op->fn.elu(r->b, x, &o, &c->out));
+		       replay_check_build(r, op->fn.elu(r->b, x, &o, &c->out));
 	}
 	if (op->fn.leaky_relu) {
 		struct webnn_leaky_relu_options o = WEBNN_LEAKY_RELU_OPTIONS_INIT;
 		return opt_double(r, c->options, "alpha", &o.alpha) &&
-		       built(r, op->fn.leaky_relu(r->b, x, &o, &c->out));
+		       replay_check_build(r, op->fn.leaky_relu(r->b, x, &o, &c->out));
 	}
 	if (op->fn.hard_sigmoid) {
 		struct webnn_hard_sigmoid_options o = WEBNN_HARD_SIGMOID_OPTIONS_INIT;
 		return opt_double(r, c->options, "alpha", &o.alpha) &&
 		       opt_double(r, c->options, "beta", &o.beta) &&
-		       built(r, op->fn.hard_sigmoid(r->b, x, &o, &c->out));
+		       replay_check_build(r, op->fn.hard_sigmoid(r->b, x, &o, &c->out));
 	}
 	if (op->fn.linear) {
 		struct webnn_linear_options o = WEBNN_LINEAR_OPTIONS_INIT;
 		return opt_double(r, c->options, "alpha", &o.alpha) &&
 		       opt_double(r, c->options, "beta", &o.beta) &&
-		       built(r, op->fn.linear(r->b, x, &o, &c->out));
+		       replay_check_build(r, op->fn.linear(r->b, x, &o, &c->out));
 	}
 	return no_function(r);
 }
@@ -80,9 +80,9 @@ static bool attrs_unary(struct replay *r, const struct run_op *op, struct op_cal
 {
 	if (!op->fn.unary)
 		return unary_scalar_options(r, op, c);
-	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, no_options))
+	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, opt_none))
 		return false;
-	return built(r, op->fn.unary(r->b, c->args[0].op, &c->out));
+	return replay_check_build(r, op->fn.unary(r->b, c->args[0].op, &c->out));
 }
 
 static bool attrs_clamp(struct replay *r, const struct run_op *op, struct op_call *c)
@@ -90,11 +90,11 @@ static bool attrs_clamp(struct replay *r, const struct run_op *op, struct op_cal
 	static const char *const known[] = { "minValue", "maxValue", NULL };
 	struct webnn_clamp_options o = WEBNN_CLAMP_OPTIONS_INIT;
 	(void)op;
-	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, known) ||
+	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    !opt_number(r, c->options, "minValue", &o.min_number) ||
 	    !opt_number(r, c->options, "maxValue", &o.max_number))
 		return false;
-	return built(r, webnn_builder_clamp(r->b, c->args[0].op, &o, &c->out));
+	return replay_check_build(r, webnn_builder_clamp(r->b, c->args[0].op, &o, &c->out));
 }
 
 /* ---------------------------------------------------------------- cast and quantize */
@@ -103,16 +103,16 @@ static bool attrs_cast(struct replay *r, const struct run_op *op, struct op_call
 {
 	enum webnn_data_type t;
 	(void)op;
-	if (!want_args(r, c, 1, 2) || !check_options(r, c->options, no_options))
+	if (!want_args(r, c, 1, 2) || !opt_check(r, c->options, opt_none))
 		return false;
-	if (!parse_dtype(json_string_value(c->args[1].value), &t)) {
-		set_err(r, "data type %s not supported by libwebnn",
+	if (!replay_parse_dtype(json_string_value(c->args[1].value), &t)) {
+		replay_fail(r, "data type %s not supported by libwebnn",
 			json_is_string(c->args[1].value) ? json_string_value(c->args[1].value)
 							 : "?");
 		r->skip = true;
 		return false;
 	}
-	return built(r, webnn_builder_cast(r->b, c->args[0].op, t, &c->out));
+	return replay_check_build(r, webnn_builder_cast(r->b, c->args[0].op, t, &c->out));
 }
 
 /* ---------------------------------------------------------------- reduce */
@@ -125,12 +125,12 @@ static bool attrs_reduce(struct replay *r, const struct run_op *op, struct op_ca
 	bool has_axes;
 	if (!op->fn.reduce)
 		return no_function(r);
-	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, known) ||
+	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    !opt_list(r, c->options, "axes", axes, WEBNN_MAX_RANK, &o.n_axes, &has_axes) ||
 	    !opt_bool(r, c->options, "keepDimensions", &o.keep_dimensions))
 		return false;
 	o.axes = has_axes ? axes : NULL;
-	return built(r, op->fn.reduce(r->b, c->args[0].op, &o, &c->out));
+	return replay_check_build(r, op->fn.reduce(r->b, c->args[0].op, &o, &c->out));
 }
 
 static bool attrs_arg_min_max(struct replay *r, const struct run_op *op, struct op_call *c)
@@ -140,12 +140,12 @@ static bool attrs_arg_min_max(struct replay *r, const struct run_op *op, struct 
 	uint32_t axis;
 	if (!op->fn.arg_min_max)
 		return no_function(r);
-	if (!want_args(r, c, 1, 2) || !check_options(r, c->options, known) ||
-	    !arg_u32(r, c, 1, &axis) ||
+	if (!want_args(r, c, 1, 2) || !opt_check(r, c->options, known) ||
+	    !opt_arg_u32(r, c, 1, &axis) ||
 	    !opt_bool(r, c->options, "keepDimensions", &o.keep_dimensions) ||
 	    !opt_data_type(r, c->options, "outputDataType", &o.output_data_type))
 		return false;
-	return built(r, op->fn.arg_min_max(r->b, c->args[0].op, axis, &o, &c->out));
+	return replay_check_build(r, op->fn.arg_min_max(r->b, c->args[0].op, axis, &o, &c->out));
 }
 
 static bool attrs_cumulative_sum(struct replay *r, const struct run_op *op, struct op_call *c)
@@ -154,11 +154,11 @@ static bool attrs_cumulative_sum(struct replay *r, const struct run_op *op, stru
 	struct webnn_cumulative_sum_options o = WEBNN_CUMULATIVE_SUM_OPTIONS_INIT;
 	uint32_t axis;
 	(void)op;
-	if (!want_args(r, c, 1, 2) || !check_options(r, c->options, known) ||
-	    !arg_u32(r, c, 1, &axis) || !opt_bool(r, c->options, "exclusive", &o.exclusive) ||
+	if (!want_args(r, c, 1, 2) || !opt_check(r, c->options, known) ||
+	    !opt_arg_u32(r, c, 1, &axis) || !opt_bool(r, c->options, "exclusive", &o.exclusive) ||
 	    !opt_bool(r, c->options, "reversed", &o.reversed))
 		return false;
-	return built(r, webnn_builder_cumulative_sum(r->b, c->args[0].op, axis, &o, &c->out));
+	return replay_check_build(r, webnn_builder_cumulative_sum(r->b, c->args[0].op, axis, &o, &c->out));
 }
 
 /* ---------------------------------------------------------------- normalization */
@@ -170,16 +170,16 @@ static bool attrs_batch_normalization(struct replay *r, const struct run_op *op,
 	struct webnn_batch_normalization_options o = WEBNN_BATCH_NORMALIZATION_OPTIONS_INIT;
 	json_t *axis = json_object_get(c->options, "axis");
 	(void)op;
-	if (!want_args(r, c, 3, 3) || !check_options(r, c->options, known) ||
+	if (!want_args(r, c, 3, 3) || !opt_check(r, c->options, known) ||
 	    !opt_operand(r, c->options, "scale", &o.scale) ||
 	    !opt_operand(r, c->options, "bias", &o.bias) ||
 	    !opt_double(r, c->options, "epsilon", &o.epsilon))
 		return false;
-	if (axis && !json_u32(axis, &o.axis)) {
-		set_err(r, "option axis is not an unsigned integer");
+	if (axis && !replay_json_u32(axis, &o.axis)) {
+		replay_fail(r, "option axis is not an unsigned integer");
 		return false;
 	}
-	return built(r, webnn_builder_batch_normalization(r->b, c->args[0].op, c->args[1].op,
+	return replay_check_build(r, webnn_builder_batch_normalization(r->b, c->args[0].op, c->args[1].op,
 							  c->args[2].op, &o, &c->out));
 }
 
@@ -190,14 +190,14 @@ static bool attrs_instance_normalization(struct replay *r, const struct run_op *
 	struct webnn_instance_normalization_options o = WEBNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
 	int layout = (int)o.layout;
 	(void)op;
-	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, known) ||
+	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    !opt_operand(r, c->options, "scale", &o.scale) ||
 	    !opt_operand(r, c->options, "bias", &o.bias) ||
 	    !opt_double(r, c->options, "epsilon", &o.epsilon) ||
 	    !opt_enum(r, c->options, "layout", layouts, &layout))
 		return false;
 	o.layout = (enum webnn_layout)layout;
-	return built(r, webnn_builder_instance_normalization(r->b, c->args[0].op, &o, &c->out));
+	return replay_check_build(r, webnn_builder_instance_normalization(r->b, c->args[0].op, &o, &c->out));
 }
 
 static bool attrs_layer_normalization(struct replay *r, const struct run_op *op,
@@ -208,27 +208,27 @@ static bool attrs_layer_normalization(struct replay *r, const struct run_op *op,
 	uint32_t axes[WEBNN_MAX_RANK];
 	bool has_axes;
 	(void)op;
-	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, known) ||
+	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    !opt_operand(r, c->options, "scale", &o.scale) ||
 	    !opt_operand(r, c->options, "bias", &o.bias) ||
 	    !opt_list(r, c->options, "axes", axes, WEBNN_MAX_RANK, &o.n_axes, &has_axes) ||
 	    !opt_double(r, c->options, "epsilon", &o.epsilon))
 		return false;
 	o.axes = has_axes ? axes : NULL;
-	return built(r, webnn_builder_layer_normalization(r->b, c->args[0].op, &o, &c->out));
+	return replay_check_build(r, webnn_builder_layer_normalization(r->b, c->args[0].op, &o, &c->out));
 }
 
 static bool attrs_softmax(struct replay *r, const struct run_op *op, struct op_call *c)
 {
 	uint32_t axis;
 	(void)op;
-	if (!want_args(r, c, 1, 2) || !check_options(r, c->options, no_options))
+	if (!want_args(r, c, 1, 2) || !opt_check(r, c->options, opt_none))
 		return false;
-	if (!json_u32(c->args[1].value, &axis)) {
-		set_err(r, "axis is not an unsigned integer");
+	if (!replay_json_u32(c->args[1].value, &axis)) {
+		replay_fail(r, "axis is not an unsigned integer");
 		return false;
 	}
-	return built(r, webnn_builder_softmax(r->b, c->args[0].op, axis, &c->out));
+	return replay_check_build(r, webnn_builder_softmax(r->b, c->args[0].op, axis, &c->out));
 }
 
 /* ---------------------------------------------------------------- conv and pool */
@@ -241,7 +241,7 @@ static bool attrs_conv2d(struct replay *r, const struct run_op *op, struct op_ca
 	struct webnn_conv2d_options o = WEBNN_CONV2D_OPTIONS_INIT;
 	int il = (int)o.input_layout, fl = (int)o.filter_layout;
 	(void)op;
-	if (!want_args(r, c, 2, 2) || !check_options(r, c->options, known) ||
+	if (!want_args(r, c, 2, 2) || !opt_check(r, c->options, known) ||
 	    !opt_u32_array(r, c->options, "padding", o.padding, 4, &o.n_padding) ||
 	    !opt_u32_array(r, c->options, "strides", o.strides, 2, &o.n_strides) ||
 	    !opt_u32_array(r, c->options, "dilations", o.dilations, 2, &o.n_dilations) ||
@@ -252,7 +252,7 @@ static bool attrs_conv2d(struct replay *r, const struct run_op *op, struct op_ca
 		return false;
 	o.input_layout = (enum webnn_layout)il;
 	o.filter_layout = (enum webnn_conv2d_filter_layout)fl;
-	return built(r, webnn_builder_conv2d(r->b, c->args[0].op, c->args[1].op, &o, &c->out));
+	return replay_check_build(r, webnn_builder_conv2d(r->b, c->args[0].op, c->args[1].op, &o, &c->out));
 }
 
 static bool attrs_conv_transpose2d(struct replay *r, const struct run_op *op, struct op_call *c)
@@ -264,7 +264,7 @@ static bool attrs_conv_transpose2d(struct replay *r, const struct run_op *op, st
 	struct webnn_conv_transpose2d_options o = WEBNN_CONV_TRANSPOSE2D_OPTIONS_INIT;
 	int il = (int)o.input_layout, fl = (int)o.filter_layout;
 	(void)op;
-	if (!want_args(r, c, 2, 2) || !check_options(r, c->options, known) ||
+	if (!want_args(r, c, 2, 2) || !opt_check(r, c->options, known) ||
 	    !opt_u32_array(r, c->options, "padding", o.padding, 4, &o.n_padding) ||
 	    !opt_u32_array(r, c->options, "strides", o.strides, 2, &o.n_strides) ||
 	    !opt_u32_array(r, c->options, "dilations", o.dilations, 2, &o.n_dilations) ||
@@ -278,7 +278,7 @@ static bool attrs_conv_transpose2d(struct replay *r, const struct run_op *op, st
 		return false;
 	o.input_layout = (enum webnn_layout)il;
 	o.filter_layout = (enum webnn_conv_transpose2d_filter_layout)fl;
-	return built(r, webnn_builder_conv_transpose2d(r->b, c->args[0].op, c->args[1].op, &o,
+	return replay_check_build(r, webnn_builder_conv_transpose2d(r->b, c->args[0].op, c->args[1].op, &o,
 						       &c->out));
 }
 
@@ -291,7 +291,7 @@ static bool attrs_pool2d(struct replay *r, const struct run_op *op, struct op_ca
 	int layout = (int)o.layout, rounding = (int)o.output_shape_rounding;
 	if (!op->fn.pool)
 		return no_function(r);
-	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, known) ||
+	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    !opt_u32_array(r, c->options, "windowDimensions", o.window_dimensions, 2,
 			   &o.n_window_dimensions) ||
 	    !opt_u32_array(r, c->options, "padding", o.padding, 4, &o.n_padding) ||
@@ -303,7 +303,7 @@ static bool attrs_pool2d(struct replay *r, const struct run_op *op, struct op_ca
 		return false;
 	o.layout = (enum webnn_layout)layout;
 	o.output_shape_rounding = (enum webnn_rounding)rounding;
-	return built(r, op->fn.pool(r->b, c->args[0].op, &o, &c->out));
+	return replay_check_build(r, op->fn.pool(r->b, c->args[0].op, &o, &c->out));
 }
 
 /* ---------------------------------------------------------------- linalg */
@@ -314,14 +314,14 @@ static bool attrs_gemm(struct replay *r, const struct run_op *op, struct op_call
 					     NULL };
 	struct webnn_gemm_options o = WEBNN_GEMM_OPTIONS_INIT;
 	(void)op;
-	if (!want_args(r, c, 2, 2) || !check_options(r, c->options, known) ||
+	if (!want_args(r, c, 2, 2) || !opt_check(r, c->options, known) ||
 	    !opt_operand(r, c->options, "c", &o.c) ||
 	    !opt_double(r, c->options, "alpha", &o.alpha) ||
 	    !opt_double(r, c->options, "beta", &o.beta) ||
 	    !opt_bool(r, c->options, "aTranspose", &o.a_transpose) ||
 	    !opt_bool(r, c->options, "bTranspose", &o.b_transpose))
 		return false;
-	return built(r, webnn_builder_gemm(r->b, c->args[0].op, c->args[1].op, &o, &c->out));
+	return replay_check_build(r, webnn_builder_gemm(r->b, c->args[0].op, c->args[1].op, &o, &c->out));
 }
 
 /* ---------------------------------------------------------------- data movement */
@@ -330,37 +330,37 @@ static bool attrs_concat(struct replay *r, const struct run_op *op, struct op_ca
 {
 	uint32_t axis;
 	(void)op;
-	if (!want_args(r, c, 0, 2) || !check_options(r, c->options, no_options))
+	if (!want_args(r, c, 0, 2) || !opt_check(r, c->options, opt_none))
 		return false;
 	json_t *list = c->args[0].value;
 	if (!json_is_array(list)) {
-		set_err(r, "inputs is not an array");
+		replay_fail(r, "inputs is not an array");
 		return false;
 	}
-	if (!json_u32(c->args[1].value, &axis)) {
-		set_err(r, "axis is not an unsigned integer");
+	if (!replay_json_u32(c->args[1].value, &axis)) {
+		replay_fail(r, "axis is not an unsigned integer");
 		return false;
 	}
 	size_t n = json_array_size(list);
 	struct webnn_operand **ops = calloc(n ? n : 1, sizeof(*ops));
 	if (!ops) {
-		set_err(r, "out of memory");
+		replay_fail(r, "out of memory");
 		return false;
 	}
 	for (size_t i = 0; i < n; i++) {
 		bool error;
-		ops[i] = resolve(r, json_array_get(list, i), &error);
+		ops[i] = replay_operand_arg(r, json_array_get(list, i), &error);
 		if (!ops[i]) {
 			if (!error) {
 				char what[32];
 				snprintf(what, sizeof(what), "inputs[%zu]", i);
-				set_not_operand(r, what, json_array_get(list, i));
+				replay_not_operand(r, what, json_array_get(list, i));
 			}
 			free(ops);
 			return false;
 		}
 	}
-	bool ok = built(r, webnn_builder_concat(r->b, ops, n, axis, &c->out));
+	bool ok = replay_check_build(r, webnn_builder_concat(r->b, ops, n, axis, &c->out));
 	free(ops);
 	return ok;
 }
@@ -371,10 +371,10 @@ static bool attrs_shape(struct replay *r, const struct run_op *op, struct op_cal
 	uint32_t shape[WEBNN_MAX_RANK], n;
 	if (!op->fn.shape)
 		return no_function(r);
-	if (!want_args(r, c, 1, 2) || !check_options(r, c->options, no_options) ||
-	    !u32_array(r, c->args[1].value, c->args[1].key, shape, WEBNN_MAX_RANK, &n))
+	if (!want_args(r, c, 1, 2) || !opt_check(r, c->options, opt_none) ||
+	    !opt_parse_u32_array(r, c->args[1].value, c->args[1].key, shape, WEBNN_MAX_RANK, &n))
 		return false;
-	return built(r, op->fn.shape(r->b, c->args[0].op, shape, n, &c->out));
+	return replay_check_build(r, op->fn.shape(r->b, c->args[0].op, shape, n, &c->out));
 }
 
 static bool attrs_transpose(struct replay *r, const struct run_op *op, struct op_call *c)
@@ -383,10 +383,10 @@ static bool attrs_transpose(struct replay *r, const struct run_op *op, struct op
 	uint32_t perm[WEBNN_MAX_RANK], n = 0;
 	json_t *p = json_object_get(c->options, "permutation");
 	(void)op;
-	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, known) ||
-	    (p && !u32_array(r, p, "permutation", perm, WEBNN_MAX_RANK, &n)))
+	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
+	    (p && !opt_parse_u32_array(r, p, "permutation", perm, WEBNN_MAX_RANK, &n)))
 		return false;
-	return built(r, webnn_builder_transpose(r->b, c->args[0].op, p ? perm : NULL, n, &c->out));
+	return replay_check_build(r, webnn_builder_transpose(r->b, c->args[0].op, p ? perm : NULL, n, &c->out));
 }
 
 static bool attrs_pad(struct replay *r, const struct run_op *op, struct op_call *c)
@@ -397,14 +397,14 @@ static bool attrs_pad(struct replay *r, const struct run_op *op, struct op_call 
 	uint32_t begin[WEBNN_MAX_RANK], end[WEBNN_MAX_RANK], nb, ne;
 	int mode = (int)o.mode;
 	(void)op;
-	if (!want_args(r, c, 1, 3) || !check_options(r, c->options, known) ||
-	    !u32_array(r, c->args[1].value, "beginningPadding", begin, WEBNN_MAX_RANK, &nb) ||
-	    !u32_array(r, c->args[2].value, "endingPadding", end, WEBNN_MAX_RANK, &ne) ||
+	if (!want_args(r, c, 1, 3) || !opt_check(r, c->options, known) ||
+	    !opt_parse_u32_array(r, c->args[1].value, "beginningPadding", begin, WEBNN_MAX_RANK, &nb) ||
+	    !opt_parse_u32_array(r, c->args[2].value, "endingPadding", end, WEBNN_MAX_RANK, &ne) ||
 	    !opt_enum(r, c->options, "mode", modes, &mode) ||
 	    !opt_number(r, c->options, "value", &o.value_number))
 		return false;
 	o.mode = (enum webnn_padding_mode)mode;
-	return built(r, webnn_builder_pad(r->b, c->args[0].op, begin, nb, end, ne, &o, &c->out));
+	return replay_check_build(r, webnn_builder_pad(r->b, c->args[0].op, begin, nb, end, ne, &o, &c->out));
 }
 
 static bool attrs_reverse(struct replay *r, const struct run_op *op, struct op_call *c)
@@ -414,11 +414,11 @@ static bool attrs_reverse(struct replay *r, const struct run_op *op, struct op_c
 	uint32_t axes[WEBNN_MAX_RANK];
 	bool has_axes;
 	(void)op;
-	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, known) ||
+	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    !opt_list(r, c->options, "axes", axes, WEBNN_MAX_RANK, &o.n_axes, &has_axes))
 		return false;
 	o.axes = has_axes ? axes : NULL;
-	return built(r, webnn_builder_reverse(r->b, c->args[0].op, &o, &c->out));
+	return replay_check_build(r, webnn_builder_reverse(r->b, c->args[0].op, &o, &c->out));
 }
 
 static bool attrs_slice(struct replay *r, const struct run_op *op, struct op_call *c)
@@ -428,14 +428,14 @@ static bool attrs_slice(struct replay *r, const struct run_op *op, struct op_cal
 	uint32_t starts[WEBNN_MAX_RANK], sizes[WEBNN_MAX_RANK], strides[WEBNN_MAX_RANK], ns, nz;
 	bool has_strides;
 	(void)op;
-	if (!want_args(r, c, 1, 3) || !check_options(r, c->options, known) ||
-	    !u32_array(r, c->args[1].value, "starts", starts, WEBNN_MAX_RANK, &ns) ||
-	    !u32_array(r, c->args[2].value, "sizes", sizes, WEBNN_MAX_RANK, &nz) ||
+	if (!want_args(r, c, 1, 3) || !opt_check(r, c->options, known) ||
+	    !opt_parse_u32_array(r, c->args[1].value, "starts", starts, WEBNN_MAX_RANK, &ns) ||
+	    !opt_parse_u32_array(r, c->args[2].value, "sizes", sizes, WEBNN_MAX_RANK, &nz) ||
 	    !opt_list(r, c->options, "strides", strides, WEBNN_MAX_RANK, &o.n_strides,
 		      &has_strides))
 		return false;
 	o.strides = has_strides ? strides : NULL;
-	return built(r, webnn_builder_slice(r->b, c->args[0].op, starts, ns, sizes, nz, &o,
+	return replay_check_build(r, webnn_builder_slice(r->b, c->args[0].op, starts, ns, sizes, nz, &o,
 					    &c->out));
 }
 
@@ -447,18 +447,18 @@ static bool attrs_split(struct replay *r, const struct run_op *op, struct op_cal
 	uint32_t sizes[MAX_OUTS], n, count;
 	json_t *splits = c->args[1].value;
 	(void)op;
-	if (!want_args(r, c, 1, 2) || !check_options(r, c->options, known) ||
+	if (!want_args(r, c, 1, 2) || !opt_check(r, c->options, known) ||
 	    !opt_u32(r, c->options, "axis", &o.axis))
 		return false;
 	if (json_is_array(splits)) {
-		if (!u32_array(r, splits, "splits", sizes, MAX_OUTS, &n))
+		if (!opt_parse_u32_array(r, splits, "splits", sizes, MAX_OUTS, &n))
 			return false;
-		return built(r, webnn_builder_split_sizes(r->b, c->args[0].op, sizes, n, &o,
+		return replay_check_build(r, webnn_builder_split_sizes(r->b, c->args[0].op, sizes, n, &o,
 							  c->outs, MAX_OUTS, &c->n_outs));
 	}
-	if (!arg_u32(r, c, 1, &count))
+	if (!opt_arg_u32(r, c, 1, &count))
 		return false;
-	return built(r, webnn_builder_split(r->b, c->args[0].op, count, &o, c->outs, MAX_OUTS,
+	return replay_check_build(r, webnn_builder_split(r->b, c->args[0].op, count, &o, c->outs, MAX_OUTS,
 					    &c->n_outs));
 }
 
@@ -468,18 +468,18 @@ static bool attrs_triangular(struct replay *r, const struct run_op *op, struct o
 	struct webnn_triangular_options o = WEBNN_TRIANGULAR_OPTIONS_INIT;
 	json_t *diag = json_object_get(c->options, "diagonal");
 	(void)op;
-	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, known) ||
+	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    !opt_bool(r, c->options, "upper", &o.upper))
 		return false;
 	if (diag) {
 		double d = json_number_value(diag);
 		if (!json_is_number(diag) || d != floor(d) || d < INT32_MIN || d > INT32_MAX) {
-			set_err(r, "option diagonal is not a 32-bit integer");
+			replay_fail(r, "option diagonal is not a 32-bit integer");
 			return false;
 		}
 		o.diagonal = (int32_t)d;
 	}
-	return built(r, webnn_builder_triangular(r->b, c->args[0].op, &o, &c->out));
+	return replay_check_build(r, webnn_builder_triangular(r->b, c->args[0].op, &o, &c->out));
 }
 
 /* ---------------------------------------------------------------- gather and scatter */
@@ -491,10 +491,10 @@ static bool attrs_gather(struct replay *r, const struct run_op *op, struct op_ca
 	struct webnn_gather_options o = WEBNN_GATHER_OPTIONS_INIT;
 	if (!op->fn.gather)
 		return attrs_binary(r, op, c);
-	if (!want_args(r, c, 2, 2) || !check_options(r, c->options, known) ||
+	if (!want_args(r, c, 2, 2) || !opt_check(r, c->options, known) ||
 	    !opt_u32(r, c->options, "axis", &o.axis))
 		return false;
-	return built(r, op->fn.gather(r->b, c->args[0].op, c->args[1].op, &o, &c->out));
+	return replay_check_build(r, op->fn.gather(r->b, c->args[0].op, c->args[1].op, &o, &c->out));
 }
 
 /* scatterElements (options.axis) and scatterND (no options). */
@@ -504,10 +504,10 @@ static bool attrs_scatter(struct replay *r, const struct run_op *op, struct op_c
 	struct webnn_scatter_options o = WEBNN_SCATTER_OPTIONS_INIT;
 	if (!op->fn.scatter)
 		return attrs_ternary(r, op, c);
-	if (!want_args(r, c, 3, 3) || !check_options(r, c->options, known) ||
+	if (!want_args(r, c, 3, 3) || !opt_check(r, c->options, known) ||
 	    !opt_u32(r, c->options, "axis", &o.axis))
 		return false;
-	return built(r, op->fn.scatter(r->b, c->args[0].op, c->args[1].op, c->args[2].op, &o,
+	return replay_check_build(r, op->fn.scatter(r->b, c->args[0].op, c->args[1].op, c->args[2].op, &o,
 				       &c->out));
 }
 
@@ -519,8 +519,8 @@ static bool rnn_head(struct replay *r, struct op_call *c, const char *const *kno
 		     uint32_t *steps, uint32_t *hidden, struct webnn_operand **bias,
 		     struct webnn_operand **recurrent_bias)
 {
-	return want_args(r, c, 3, 5) && check_options(r, c->options, known) &&
-	       arg_u32(r, c, 3, steps) && arg_u32(r, c, 4, hidden) &&
+	return want_args(r, c, 3, 5) && opt_check(r, c->options, known) &&
+	       opt_arg_u32(r, c, 3, steps) && opt_arg_u32(r, c, 4, hidden) &&
 	       opt_operand(r, c->options, "bias", bias) &&
 	       opt_operand(r, c->options, "recurrentBias", recurrent_bias);
 }
@@ -554,7 +554,7 @@ static bool attrs_gru(struct replay *r, const struct run_op *op, struct op_call 
 		return false;
 	o.direction = (enum webnn_recurrent_direction)dir;
 	o.layout = (enum webnn_gru_weight_layout)layout;
-	return built(r, webnn_builder_gru(r->b, c->args[0].op, c->args[1].op, c->args[2].op,
+	return replay_check_build(r, webnn_builder_gru(r->b, c->args[0].op, c->args[1].op, c->args[2].op,
 					  steps, hidden, &o, c->outs, MAX_OUTS, &c->n_outs));
 }
 
@@ -566,15 +566,15 @@ static bool attrs_gru_cell(struct replay *r, const struct run_op *op, struct op_
 	int layout = (int)o.layout;
 	uint32_t hidden;
 	(void)op;
-	if (!want_args(r, c, 4, 5) || !check_options(r, c->options, known) ||
-	    !arg_u32(r, c, 4, &hidden) || !opt_operand(r, c->options, "bias", &o.bias) ||
+	if (!want_args(r, c, 4, 5) || !opt_check(r, c->options, known) ||
+	    !opt_arg_u32(r, c, 4, &hidden) || !opt_operand(r, c->options, "bias", &o.bias) ||
 	    !opt_operand(r, c->options, "recurrentBias", &o.recurrent_bias) ||
 	    !opt_bool(r, c->options, "resetAfter", &o.reset_after) ||
 	    !opt_enum(r, c->options, "layout", gru_layouts, &layout) ||
 	    !opt_activations(r, c->options, o.activations, 2, &o.n_activations))
 		return false;
 	o.layout = (enum webnn_gru_weight_layout)layout;
-	return built(r, webnn_builder_gru_cell(r->b, c->args[0].op, c->args[1].op, c->args[2].op,
+	return replay_check_build(r, webnn_builder_gru_cell(r->b, c->args[0].op, c->args[1].op, c->args[2].op,
 					       c->args[3].op, hidden, &o, &c->out));
 }
 
@@ -597,7 +597,7 @@ static bool attrs_lstm(struct replay *r, const struct run_op *op, struct op_call
 		return false;
 	o.direction = (enum webnn_recurrent_direction)dir;
 	o.layout = (enum webnn_lstm_weight_layout)layout;
-	return built(r, webnn_builder_lstm(r->b, c->args[0].op, c->args[1].op, c->args[2].op,
+	return replay_check_build(r, webnn_builder_lstm(r->b, c->args[0].op, c->args[1].op, c->args[2].op,
 					   steps, hidden, &o, c->outs, MAX_OUTS, &c->n_outs));
 }
 
@@ -609,15 +609,15 @@ static bool attrs_lstm_cell(struct replay *r, const struct run_op *op, struct op
 	int layout = (int)o.layout;
 	uint32_t hidden;
 	(void)op;
-	if (!want_args(r, c, 5, 6) || !check_options(r, c->options, known) ||
-	    !arg_u32(r, c, 5, &hidden) || !opt_operand(r, c->options, "bias", &o.bias) ||
+	if (!want_args(r, c, 5, 6) || !opt_check(r, c->options, known) ||
+	    !opt_arg_u32(r, c, 5, &hidden) || !opt_operand(r, c->options, "bias", &o.bias) ||
 	    !opt_operand(r, c->options, "recurrentBias", &o.recurrent_bias) ||
 	    !opt_operand(r, c->options, "peepholeWeight", &o.peephole_weight) ||
 	    !opt_enum(r, c->options, "layout", lstm_layouts, &layout) ||
 	    !opt_activations(r, c->options, o.activations, 3, &o.n_activations))
 		return false;
 	o.layout = (enum webnn_lstm_weight_layout)layout;
-	return built(r, webnn_builder_lstm_cell(r->b, c->args[0].op, c->args[1].op,
+	return replay_check_build(r, webnn_builder_lstm_cell(r->b, c->args[0].op, c->args[1].op,
 						c->args[2].op, c->args[3].op, c->args[4].op, hidden,
 						&o, c->outs, MAX_OUTS, &c->n_outs));
 }
@@ -633,20 +633,20 @@ static bool attrs_resample2d(struct replay *r, const struct run_op *op, struct o
 	bool present;
 	json_t *scales = json_object_get(c->options, "scales");
 	(void)op;
-	if (!want_args(r, c, 1, 1) || !check_options(r, c->options, known) ||
+	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    !opt_enum(r, c->options, "mode", modes, &mode) ||
 	    !opt_list(r, c->options, "sizes", o.sizes, 2, &o.n_sizes, &present) ||
 	    !opt_list(r, c->options, "axes", o.axes, 2, &o.n_axes, &present))
 		return false;
 	if (scales) {
 		if (!json_is_array(scales) || json_array_size(scales) > 2) {
-			set_err(r, "option scales must be a list of at most 2 numbers");
+			replay_fail(r, "option scales must be a list of at most 2 numbers");
 			return false;
 		}
 		for (size_t i = 0; i < json_array_size(scales); i++) {
 			double d;
-			if (!json_to_double(json_array_get(scales, i), &d)) {
-				set_err(r, "scales[%zu] is not a number", i);
+			if (!replay_json_double(json_array_get(scales, i), &d)) {
+				replay_fail(r, "scales[%zu] is not a number", i);
 				return false;
 			}
 			o.scales[i] = (float)d;
@@ -654,7 +654,7 @@ static bool attrs_resample2d(struct replay *r, const struct run_op *op, struct o
 		o.n_scales = (uint32_t)json_array_size(scales);
 	}
 	o.mode = (enum webnn_interpolation_mode)mode;
-	return built(r, webnn_builder_resample2d(r->b, c->args[0].op, &o, &c->out));
+	return replay_check_build(r, webnn_builder_resample2d(r->b, c->args[0].op, &o, &c->out));
 }
 
 /* ---------------------------------------------------------------- the operator list */
@@ -712,7 +712,7 @@ static const struct run_op run_ops[] = { WEBNN_OPERATORS(RUN_OP_) };
 #undef RUN_OP_
 #undef FN_IF_
 
-const struct run_op *find_op(const char *spec_name)
+const struct run_op *attrs_find_op(const char *spec_name)
 {
 	for (size_t i = 0; i < sizeof(run_ops) / sizeof(run_ops[0]); i++)
 		if (strcmp(run_ops[i].spec_name, spec_name) == 0)
@@ -720,23 +720,23 @@ const struct run_op *find_op(const char *spec_name)
 	return NULL;
 }
 
-const char *nearest_op(const char *spec_name)
+const char *attrs_nearest_op(const char *spec_name)
 {
 	const char *names[sizeof(run_ops) / sizeof(run_ops[0])];
 	for (size_t i = 0; i < sizeof(run_ops) / sizeof(run_ops[0]); i++)
 		names[i] = run_ops[i].spec_name;
-	return nearest_name(spec_name, names, sizeof(run_ops) / sizeof(run_ops[0]));
+	return replay_nearest_name(spec_name, names, sizeof(run_ops) / sizeof(run_ops[0]));
 }
 
 /* libwebnn has every operator of the spec, so a name it lacks is a mistake in the case. */
-void set_unknown_op(struct replay *r, const char *spec_name)
+void attrs_unknown_op(struct replay *r, const char *spec_name)
 {
-	const char *near = nearest_op(spec_name);
+	const char *near = attrs_nearest_op(spec_name);
 	const char *saved = r->op_name;
 	r->op_name = NULL; /* the name leads the message as written */
 	if (near)
-		set_err(r, "%s: unknown operator (did you mean %s?)", spec_name, near);
+		replay_fail(r, "%s: unknown operator (did you mean %s?)", spec_name, near);
 	else
-		set_err(r, "%s: unknown operator (not an MLGraphBuilder method)", spec_name);
+		replay_fail(r, "%s: unknown operator (not an MLGraphBuilder method)", spec_name);
 	r->op_name = saved;
 }

@@ -12,7 +12,7 @@
 
 /* The one place messages get their operator prefix: while an operator is being built
  * (r->op_name), "<op>: " goes in front, once (a message already starting with it is kept). */
-void set_err(struct replay *r, const char *fmt, ...)
+void replay_fail(struct replay *r, const char *fmt, ...)
 {
 	char msg[sizeof(r->err)];
 	va_list ap;
@@ -34,7 +34,7 @@ void set_err(struct replay *r, const char *fmt, ...)
 
 /* "<what>: <status>: <detail>", where libwebnn's detail loses the "<name>: " it starts with
  * when that name is what's first word or the operator's (it would read twice). */
-bool fail_status(struct replay *r, enum webnn_status s, const char *what)
+bool replay_fail_status(struct replay *r, enum webnn_status s, const char *what)
 {
 	const char *detail = webnn_context_last_error(r->ctx);
 	size_t w = strcspn(what, " ");
@@ -43,7 +43,7 @@ bool fail_status(struct replay *r, enum webnn_status s, const char *what)
 		detail += w + 2;
 	else if (n && strncmp(detail, r->op_name, n) == 0 && detail[n] == ':' && detail[n + 1] == ' ')
 		detail += n + 2;
-	set_err(r, "%s: %s: %s", what, webnn_status_name(s), detail);
+	replay_fail(r, "%s: %s: %s", what, webnn_status_name(s), detail);
 	return false;
 }
 
@@ -68,7 +68,7 @@ static size_t edit_distance(const char *a, const char *b)
 	return row[lb];
 }
 
-const char *nearest_name(const char *word, const char *const *names, size_t n)
+const char *replay_nearest_name(const char *word, const char *const *names, size_t n)
 {
 	const char *best = NULL;
 	size_t best_d = SIZE_MAX;
@@ -83,10 +83,10 @@ const char *nearest_name(const char *word, const char *const *names, size_t n)
 }
 
 /* A reference that names no operand: the value as written, and the nearest operand name. */
-void set_not_operand(struct replay *r, const char *what, json_t *v)
+void replay_not_operand(struct replay *r, const char *what, json_t *v)
 {
 	if (!json_is_string(v)) {
-		set_err(r, "%s is not an operand name (a JSON %s)", what,
+		replay_fail(r, "%s is not an operand name (a JSON %s)", what,
 			json_is_number(v) ? "number" : json_is_array(v) ? "array" : "value");
 		return;
 	}
@@ -100,18 +100,18 @@ void set_not_operand(struct replay *r, const char *what, json_t *v)
 	}
 	for (size_t i = 0; i < r->n_names && n < sizeof(names) / sizeof(names[0]); i++)
 		names[n++] = r->names[i].name;
-	const char *near = nearest_name(json_string_value(v), names, n);
-	set_err(r, "%s \"%s\" is not a graph input or an earlier operator's output%s%s%s", what,
+	const char *near = replay_nearest_name(json_string_value(v), names, n);
+	replay_fail(r, "%s \"%s\" is not a graph input or an earlier operator's output%s%s%s", what,
 		json_string_value(v), near ? " (did you mean \"" : "", near ? near : "",
 		near ? "\"?)" : "");
 }
 
 /* The operand a name refers to: an earlier result, or a graph input/constant created on its
  * first reference (as WPT does; unreferenced constants are never created). NULL: not a name. */
-bool built(struct replay *r, enum webnn_status s)
+bool replay_check_build(struct replay *r, enum webnn_status s)
 {
 	if (s != WEBNN_STATUS_OK) {
-		fail_status(r, s, r->op_name);
+		replay_fail_status(r, s, r->op_name);
 		r->skip = s == WEBNN_STATUS_NOT_SUPPORTED;
 		return false;
 	}
@@ -120,7 +120,7 @@ bool built(struct replay *r, enum webnn_status s)
 
 /* ---------------------------------------------------------------- data types and values */
 
-bool parse_dtype(const char *s, enum webnn_data_type *t)
+bool replay_parse_dtype(const char *s, enum webnn_data_type *t)
 {
 	static const struct {
 		const char *name;
@@ -138,12 +138,12 @@ bool parse_dtype(const char *s, enum webnn_data_type *t)
 	return false;
 }
 
-bool is_float_type(enum webnn_data_type t)
+bool replay_is_float_type(enum webnn_data_type t)
 {
 	return t == WEBNN_FLOAT32 || t == WEBNN_FLOAT16;
 }
 
-size_t desc_elements(const struct webnn_operand_desc *d)
+size_t replay_desc_elements(const struct webnn_operand_desc *d)
 {
 	size_t n = 1;
 	for (uint32_t i = 0; i < d->rank; i++)
@@ -151,7 +151,7 @@ size_t desc_elements(const struct webnn_operand_desc *d)
 	return n;
 }
 
-void format_desc(const struct webnn_operand_desc *d, char *buf, size_t len)
+void replay_format_desc(const struct webnn_operand_desc *d, char *buf, size_t len)
 {
 	const char *tn = webnn_data_type_name(d->data_type);
 	int o = snprintf(buf, len, "%s [", tn ? tn : "?");
@@ -162,26 +162,26 @@ void format_desc(const struct webnn_operand_desc *d, char *buf, size_t len)
 }
 
 /* Parses {"dataType", "shape"}; the element count is checked against MAX_ELEMENTS. */
-bool parse_desc(struct replay *r, const char *what, json_t *j, struct webnn_operand_desc *d)
+bool replay_parse_desc(struct replay *r, const char *what, json_t *j, struct webnn_operand_desc *d)
 {
 	json_t *dt = json_object_get(j, "dataType"), *shape = json_object_get(j, "shape");
 	memset(d, 0, sizeof(*d));
 	if (!json_is_string(dt) || !json_is_array(shape)) {
-		set_err(r, "%s: descriptor needs dataType and shape", what);
+		replay_fail(r, "%s: descriptor needs dataType and shape", what);
 		return false;
 	}
-	if (!parse_dtype(json_string_value(dt), &d->data_type)) {
+	if (!replay_parse_dtype(json_string_value(dt), &d->data_type)) {
 		/* libwebnn has every data type WPT uses: an unknown one is a mistake in the case */
 		static const char *const names[] = { "float32", "float16", "int32", "uint32", "int64",
 						     "uint64",  "int8",    "uint8", "int4",   "uint4" };
-		const char *near = nearest_name(json_string_value(dt), names,
+		const char *near = replay_nearest_name(json_string_value(dt), names,
 						sizeof(names) / sizeof(names[0]));
-		set_err(r, "%s: unknown data type \"%s\"%s%s%s", what, json_string_value(dt),
+		replay_fail(r, "%s: unknown data type \"%s\"%s%s%s", what, json_string_value(dt),
 			near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
 		return false;
 	}
 	if (json_array_size(shape) > WEBNN_MAX_RANK) {
-		set_err(r, "%s: rank %zu exceeds %d", what, json_array_size(shape), WEBNN_MAX_RANK);
+		replay_fail(r, "%s: rank %zu exceeds %d", what, json_array_size(shape), WEBNN_MAX_RANK);
 		return false;
 	}
 	uint64_t n = 1;
@@ -189,13 +189,13 @@ bool parse_desc(struct replay *r, const char *what, json_t *j, struct webnn_oper
 		double v = json_number_value(json_array_get(shape, i));
 		if (!json_is_number(json_array_get(shape, i)) || v < 0 || v > UINT32_MAX ||
 		    v != floor(v)) {
-			set_err(r, "%s: shape[%zu] is not a dimension", what, i);
+			replay_fail(r, "%s: shape[%zu] is not a dimension", what, i);
 			return false;
 		}
 		d->shape[i] = (uint32_t)v;
 		n *= d->shape[i] ? d->shape[i] : 1;
 		if (n > MAX_ELEMENTS) {
-			set_err(r, "%s: more than %u elements", what, MAX_ELEMENTS);
+			replay_fail(r, "%s: more than %u elements", what, MAX_ELEMENTS);
 			return false;
 		}
 	}
@@ -204,7 +204,7 @@ bool parse_desc(struct replay *r, const char *what, json_t *j, struct webnn_oper
 }
 
 /* A JSON number or one of the strings "NaN", "Infinity", "-Infinity", or {"$bigint": "..."}. */
-bool json_to_double(json_t *v, double *out)
+bool replay_json_double(json_t *v, double *out)
 {
 	if (json_is_number(v)) {
 		*out = json_number_value(v);
@@ -231,7 +231,7 @@ bool json_to_double(json_t *v, double *out)
 }
 
 /* 64-bit integers are JSON numbers up to 2^53-1 and decimal strings beyond. */
-bool json_to_i64(json_t *v, int64_t *out)
+bool replay_json_i64(json_t *v, int64_t *out)
 {
 	if (json_is_number(v)) {
 		double d = json_number_value(v);
@@ -249,7 +249,7 @@ bool json_to_i64(json_t *v, int64_t *out)
 	return !errno && *json_string_value(v) && !*end;
 }
 
-bool json_to_u64(json_t *v, uint64_t *out)
+bool replay_json_u64(json_t *v, uint64_t *out)
 {
 	if (json_is_number(v)) {
 		double d = json_number_value(v);
@@ -267,7 +267,7 @@ bool json_to_u64(json_t *v, uint64_t *out)
 	return !errno && *json_string_value(v) && !*end;
 }
 
-bool json_u32(json_t *v, uint32_t *out)
+bool replay_json_u32(json_t *v, uint32_t *out)
 {
 	double d;
 	if (!json_is_number(v))
@@ -288,7 +288,7 @@ static bool store_element(json_t *v, enum webnn_data_type t, void *buf, size_t i
 	uint64_t u64;
 	switch (t) {
 	case WEBNN_FLOAT32:
-		if (!json_to_double(v, &d))
+		if (!replay_json_double(v, &d))
 			return false;
 		((float *)buf)[i] = (float)d;
 		return true;
@@ -299,19 +299,19 @@ static bool store_element(json_t *v, enum webnn_data_type t, void *buf, size_t i
 		((uint16_t *)buf)[i] = (uint16_t)json_number_value(v);
 		return true;
 	case WEBNN_INT64:
-		if (!json_to_i64(v, &s64))
+		if (!replay_json_i64(v, &s64))
 			return false;
 		((int64_t *)buf)[i] = s64;
 		return true;
 	case WEBNN_UINT64:
-		if (!json_to_u64(v, &u64))
+		if (!replay_json_u64(v, &u64))
 			return false;
 		((uint64_t *)buf)[i] = u64;
 		return true;
 	default:
 		break;
 	}
-	if (!json_to_double(v, &d) || d != floor(d))
+	if (!replay_json_double(v, &d) || d != floor(d))
 		return false;
 	switch (t) {
 	case WEBNN_INT32:
@@ -326,7 +326,7 @@ static bool store_element(json_t *v, enum webnn_data_type t, void *buf, size_t i
 	case WEBNN_UINT8:
 		((uint8_t *)buf)[i] = (uint8_t)d;
 		return d >= 0 && d <= UINT8_MAX;
-	/* unpacked one per int8 here; encode_data packs them */
+	/* unpacked one per int8 here; replay_encode_data packs them */
 	case WEBNN_INT4:
 		((int8_t *)buf)[i] = (int8_t)d;
 		return d >= -8 && d <= 7;
@@ -340,23 +340,23 @@ static bool store_element(json_t *v, enum webnn_data_type t, void *buf, size_t i
 
 /* Encodes an operand's "data" (float16: "float16Bits"); a scalar fills every element. int4 and
  * uint4 are read one value per byte, then packed two per byte as the tensor holds them. */
-void *encode_data(struct replay *r, const char *name, json_t *entry,
+void *replay_encode_data(struct replay *r, const char *name, json_t *entry,
 			 const struct webnn_operand_desc *d, size_t *size)
 {
 	json_t *data = json_object_get(entry, d->data_type == WEBNN_FLOAT16 ? "float16Bits" : "data");
 	bool packed = d->data_type == WEBNN_INT4 || d->data_type == WEBNN_UINT4;
-	size_t n = desc_elements(d), es = packed ? 1 : webnn_data_type_size(d->data_type);
+	size_t n = replay_desc_elements(d), es = packed ? 1 : webnn_data_type_size(d->data_type);
 	if (!data) {
-		set_err(r, "%s: no %s", name, d->data_type == WEBNN_FLOAT16 ? "float16Bits" : "data");
+		replay_fail(r, "%s: no %s", name, d->data_type == WEBNN_FLOAT16 ? "float16Bits" : "data");
 		return NULL;
 	}
 	if (json_is_array(data) && json_array_size(data) != n) {
-		set_err(r, "%s: %zu values for %zu elements", name, json_array_size(data), n);
+		replay_fail(r, "%s: %zu values for %zu elements", name, json_array_size(data), n);
 		return NULL;
 	}
 	void *buf = calloc(n ? n : 1, es);
 	if (!buf) {
-		set_err(r, "%s: out of memory", name);
+		replay_fail(r, "%s: out of memory", name);
 		return NULL;
 	}
 	/* A scalar is converted once and copied: "large inputs" cases have 36M elements. */
@@ -364,7 +364,7 @@ void *encode_data(struct replay *r, const char *name, json_t *entry,
 	for (size_t i = 0; i < n_convert; i++) {
 		json_t *v = json_is_array(data) ? json_array_get(data, i) : data;
 		if (!store_element(v, d->data_type, buf, i)) {
-			set_err(r, "%s: element %zu is not a valid %s", name, i,
+			replay_fail(r, "%s: element %zu is not a valid %s", name, i,
 				webnn_data_type_name(d->data_type));
 			free(buf);
 			return NULL;
@@ -388,7 +388,7 @@ void *encode_data(struct replay *r, const char *name, json_t *entry,
 
 /* ---------------------------------------------------------------- operands by name */
 
-struct webnn_operand *lookup(struct replay *r, const char *name)
+struct webnn_operand *replay_find_operand(struct replay *r, const char *name)
 {
 	for (size_t i = 0; i < r->n_names; i++)
 		if (strcmp(r->names[i].name, name) == 0)
@@ -396,13 +396,13 @@ struct webnn_operand *lookup(struct replay *r, const char *name)
 	return NULL;
 }
 
-bool add_name(struct replay *r, const char *name, struct webnn_operand *op)
+bool replay_name_operand(struct replay *r, const char *name, struct webnn_operand *op)
 {
 	if (r->n_names == r->cap_names) {
 		size_t cap = r->cap_names ? 2 * r->cap_names : 16;
 		struct named *n = realloc(r->names, cap * sizeof(*n));
 		if (!n) {
-			set_err(r, "out of memory");
+			replay_fail(r, "out of memory");
 			return false;
 		}
 		r->names = n;
@@ -412,13 +412,13 @@ bool add_name(struct replay *r, const char *name, struct webnn_operand *op)
 	return true;
 }
 
-struct webnn_operand *resolve(struct replay *r, json_t *v, bool *error)
+struct webnn_operand *replay_operand_arg(struct replay *r, json_t *v, bool *error)
 {
 	*error = false;
 	if (!json_is_string(v))
 		return NULL;
 	const char *name = json_string_value(v);
-	struct webnn_operand *op = lookup(r, name);
+	struct webnn_operand *op = replay_find_operand(r, name);
 	if (op)
 		return op;
 	json_t *entry = json_object_get(r->inputs, name);
@@ -426,12 +426,12 @@ struct webnn_operand *resolve(struct replay *r, json_t *v, bool *error)
 		return NULL;
 	struct webnn_operand_desc d;
 	*error = true;
-	if (!parse_desc(r, name, json_object_get(entry, "descriptor"), &d))
+	if (!replay_parse_desc(r, name, json_object_get(entry, "descriptor"), &d))
 		return NULL;
 	enum webnn_status s;
 	if (json_is_true(json_object_get(entry, "constant"))) {
 		size_t size = 0;
-		void *buf = encode_data(r, name, entry, &d, &size);
+		void *buf = replay_encode_data(r, name, entry, &d, &size);
 		if (!buf)
 			return NULL;
 		s = webnn_builder_constant(r->b, &d, buf, size, &op);
@@ -443,11 +443,11 @@ struct webnn_operand *resolve(struct replay *r, json_t *v, bool *error)
 		char what[300];
 		snprintf(what, sizeof(what), "%s %s", json_is_true(json_object_get(entry, "constant")) ?
 			 "constant" : "input", name);
-		fail_status(r, s, what);
+		replay_fail_status(r, s, what);
 		r->skip = s == WEBNN_STATUS_NOT_SUPPORTED;
 		return NULL;
 	}
-	if (!add_name(r, name, op))
+	if (!replay_name_operand(r, name, op))
 		return NULL;
 	*error = false;
 	return op;

@@ -30,15 +30,15 @@ static enum verdict check_operators(struct replay *r, json_t *opers)
 	for (size_t i = 0; i < json_array_size(opers); i++) {
 		const char *m = json_string_value(json_object_get(json_array_get(opers, i), "name"));
 		if (!m) {
-			set_err(r, "operator %zu has no name", i);
+			replay_fail(r, "operator %zu has no name", i);
 			return V_FAIL;
 		}
-		if (!find_op(m)) {
-			set_unknown_op(r, m);
+		if (!attrs_find_op(m)) {
+			attrs_unknown_op(r, m);
 			return V_FAIL;
 		}
 		if (!context_lists_op(r->ctx, m)) {
-			set_err(r, "%s: not supported by this context (absent from its opSupportLimits)",
+			replay_fail(r, "%s: not supported by this context (absent from its opSupportLimits)",
 				m);
 			return V_SKIP;
 		}
@@ -51,10 +51,10 @@ static enum verdict check_type_limit(struct replay *r, const char *key, json_t *
 				     uint32_t types, const char *what)
 {
 	struct webnn_operand_desc d;
-	if (!parse_desc(r, key, json_object_get(entry, "descriptor"), &d))
+	if (!replay_parse_desc(r, key, json_object_get(entry, "descriptor"), &d))
 		return r->skip ? V_SKIP : V_FAIL;
-	if (!type_in(types, d.data_type)) {
-		set_err(r, "optional case: %s %s not supported by the context", what,
+	if (!operators_type_in(types, d.data_type)) {
+		replay_fail(r, "optional case: %s %s not supported by the context", what,
 			webnn_data_type_name(d.data_type));
 		return V_SKIP;
 	}
@@ -88,11 +88,11 @@ static enum verdict build_operators(struct replay *r, json_t *opers, bool option
 {
 	enum webnn_status s = webnn_builder_create(r->ctx, &r->b);
 	if (s != WEBNN_STATUS_OK) {
-		fail_status(r, s, "createBuilder");
+		replay_fail_status(r, s, "createBuilder");
 		return V_FAIL;
 	}
 	for (size_t i = 0; i < json_array_size(opers); i++)
-		if (!build_operator(r, json_array_get(opers, i), optional))
+		if (!operators_build(r, json_array_get(opers, i), optional))
 			return r->skip && (optional || strstr(r->err, "not supported by libwebnn"))
 				       ? V_SKIP
 				       : V_FAIL;
@@ -109,18 +109,18 @@ static bool name_outputs(struct replay *r, json_t *expected, struct webnn_named_
 		struct webnn_operand_desc want, got;
 		char ws[128], gs[128];
 		named[i].name = key;
-		named[i].operand = lookup(r, key);
+		named[i].operand = replay_find_operand(r, key);
 		if (!named[i].operand) {
-			set_err(r, "expected output %s is not produced by any operator", key);
+			replay_fail(r, "expected output %s is not produced by any operator", key);
 			return false;
 		}
-		if (!parse_desc(r, key, json_object_get(e, "descriptor"), &want))
+		if (!replay_parse_desc(r, key, json_object_get(e, "descriptor"), &want))
 			return false;
 		webnn_operand_get_desc(named[i].operand, &got);
-		format_desc(&want, ws, sizeof(ws));
-		format_desc(&got, gs, sizeof(gs));
+		replay_format_desc(&want, ws, sizeof(ws));
+		replay_format_desc(&got, gs, sizeof(gs));
 		if (strcmp(ws, gs) != 0) {
-			set_err(r, "output %s: descriptor is %s, expected %s", key, gs, ws);
+			replay_fail(r, "output %s: descriptor is %s, expected %s", key, gs, ws);
 			return false;
 		}
 		i++;
@@ -134,7 +134,7 @@ static enum verdict build_graph(struct replay *r, json_t *expected, bool optiona
 	size_t n = json_object_size(expected);
 	struct webnn_named_operand *named = calloc(n, sizeof(*named));
 	if (!named) {
-		set_err(r, "out of memory");
+		replay_fail(r, "out of memory");
 		return V_FAIL;
 	}
 	if (!name_outputs(r, expected, named)) {
@@ -146,7 +146,7 @@ static enum verdict build_graph(struct replay *r, json_t *expected, bool optiona
 	res->build_ms = now_ms() - t0;
 	free(named);
 	if (s != WEBNN_STATUS_OK) {
-		fail_status(r, s, "build");
+		replay_fail_status(r, s, "build");
 		return optional && s == WEBNN_STATUS_NOT_SUPPORTED ? V_SKIP : V_FAIL;
 	}
 	res->compile_ms = webnn_graph_compile_ms(x->g);
@@ -162,9 +162,9 @@ static bool bind_input(struct replay *r, struct execution *x, size_t i)
 	const char *name = webnn_graph_input_name(x->g, i, &td.desc);
 	json_t *entry = json_object_get(r->inputs, name);
 	size_t size = 0;
-	void *buf = entry ? encode_data(r, name, entry, &td.desc, &size) : NULL;
+	void *buf = entry ? replay_encode_data(r, name, entry, &td.desc, &size) : NULL;
 	if (!entry)
-		set_err(r, "graph input %s has no data in the case", name);
+		replay_fail(r, "graph input %s has no data in the case", name);
 	if (!buf)
 		return false;
 	enum webnn_status s = webnn_context_create_tensor(r->ctx, &td, &x->tensors[i]);
@@ -172,7 +172,7 @@ static bool bind_input(struct replay *r, struct execution *x, size_t i)
 		s = webnn_context_write_tensor(r->ctx, x->tensors[i], buf, size);
 	free(buf);
 	if (s != WEBNN_STATUS_OK)
-		return fail_status(r, s, name);
+		return replay_fail_status(r, s, name);
 	x->bind_in[i] = (struct webnn_named_tensor){ name, x->tensors[i] };
 	return true;
 }
@@ -186,7 +186,7 @@ static bool bind_tensors(struct replay *r, struct execution *x)
 	x->bind_out = calloc(x->n_out + 1, sizeof(*x->bind_out));
 	x->out_bufs = calloc(x->n_out + 1, sizeof(*x->out_bufs));
 	if (!x->tensors || !x->bind_in || !x->bind_out || !x->out_bufs) {
-		set_err(r, "out of memory");
+		replay_fail(r, "out of memory");
 		return false;
 	}
 	for (size_t i = 0; i < x->n_in; i++)
@@ -198,7 +198,7 @@ static bool bind_tensors(struct replay *r, struct execution *x)
 		struct webnn_tensor **t = &x->tensors[x->n_in + i];
 		enum webnn_status s = webnn_context_create_tensor(r->ctx, &td, t);
 		if (s != WEBNN_STATUS_OK)
-			return fail_status(r, s, name);
+			return replay_fail_status(r, s, name);
 		x->bind_out[i] = (struct webnn_named_tensor){ name, *t };
 	}
 	return true;
@@ -213,7 +213,7 @@ static bool dispatch(struct replay *r, struct execution *x, struct case_result *
 		s = webnn_context_flush(r->ctx);
 	res->dispatch_ms = now_ms() - t0;
 	if (s != WEBNN_STATUS_OK)
-		return fail_status(r, s, "dispatch");
+		return replay_fail_status(r, s, "dispatch");
 	return true;
 }
 
@@ -228,22 +228,22 @@ static enum verdict read_outputs(struct replay *r, struct execution *x, json_t *
 	for (size_t i = 0; i < x->n_out; i++) {
 		struct webnn_operand_desc d;
 		const char *name = webnn_graph_output_name(x->g, i, &d);
-		size_t size = webnn_data_type_byte_length(d.data_type, desc_elements(&d));
+		size_t size = webnn_data_type_byte_length(d.data_type, replay_desc_elements(&d));
 		x->out_bufs[i] = calloc(size ? size : 1, 1);
 		if (!x->out_bufs[i]) {
-			set_err(r, "out of memory");
+			replay_fail(r, "out of memory");
 			return V_FAIL;
 		}
 		enum webnn_status s = webnn_context_read_tensor(r->ctx, x->tensors[x->n_in + i],
 								x->out_bufs[i], size);
 		if (s != WEBNN_STATUS_OK) {
-			fail_status(r, s, name);
+			replay_fail_status(r, s, name);
 			return V_FAIL;
 		}
 		if (!tol)
-			json_object_set_new(res->outputs, name, output_json(&d, x->out_bufs[i]));
+			json_object_set_new(res->outputs, name, outputs_json(&d, x->out_bufs[i]));
 		if (tol && all_ok &&
-		    !compare_output(r, name, json_object_get(expected, name), &d, x->out_bufs[i],
+		    !outputs_compare(r, name, json_object_get(expected, name), &d, x->out_bufs[i],
 				    *tol, verbose))
 			all_ok = false;
 	}
@@ -278,10 +278,10 @@ static enum verdict prepare(struct replay *r, json_t *c, bool check, struct tool
 	r->inputs = json_object_get(graph, "inputs");
 	if (!json_is_object(r->inputs) || !json_is_array(opers) || !json_is_object(expected) ||
 	    json_object_size(expected) == 0) {
-		set_err(r, "case needs graph.inputs, graph.operators and graph.expectedOutputs");
+		replay_fail(r, "case needs graph.inputs, graph.operators and graph.expectedOutputs");
 		return V_FAIL;
 	}
-	if (check && !parse_tolerance(r, c, tol))
+	if (check && !outputs_parse_tolerance(r, c, tol))
 		return V_FAIL;
 	if ((v = check_operators(r, opers)) != V_PASS)
 		return v;

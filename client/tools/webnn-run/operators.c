@@ -15,7 +15,7 @@ bool context_lists_op(struct webnn_context *ctx, const char *spec_name)
 	return false;
 }
 
-bool type_in(uint32_t mask, enum webnn_data_type t)
+bool operators_type_in(uint32_t mask, enum webnn_data_type t)
 {
 	return (mask >> t) & 1u;
 }
@@ -30,8 +30,8 @@ static bool check_role(struct replay *r, const char *op, const char *role,
 	if (!webnn_context_op_limits(r->ctx, op, role, &l))
 		return true;
 	webnn_operand_get_desc(operand, &d);
-	if (!type_in(l.data_types, d.data_type) || d.rank < l.min_rank || d.rank > l.max_rank) {
-		set_err(r, "%s: %s %s rank %u not in opSupportLimits", op, role,
+	if (!operators_type_in(l.data_types, d.data_type) || d.rank < l.min_rank || d.rank > l.max_rank) {
+		replay_fail(r, "%s: %s %s rank %u not in opSupportLimits", op, role,
 			webnn_data_type_name(d.data_type), d.rank);
 		r->skip = true;
 		return false;
@@ -48,21 +48,21 @@ static bool read_arguments(struct replay *r, json_t *args, struct op_call *c, bo
 		json_object_foreach(json_array_get(args, i), key, v) {
 			if (strcmp(key, "options") == 0) {
 				if (!json_is_object(v)) {
-					set_err(r, "options is not an object");
+					replay_fail(r, "options is not an object");
 					return false;
 				}
 				c->options = v;
 				continue;
 			}
 			if (c->n_args == MAX_ARGS) {
-				set_err(r, "too many arguments");
+				replay_fail(r, "too many arguments");
 				return false;
 			}
 			bool error;
 			struct arg *ar = &c->args[c->n_args++];
 			ar->key = key;
 			ar->value = v;
-			ar->op = resolve(r, v, &error);
+			ar->op = replay_operand_arg(r, v, &error);
 			if (error)
 				return false;
 			if (ar->op && optional && !check_role(r, r->op_name, key, ar->op))
@@ -90,7 +90,7 @@ static bool check_option_roles(struct replay *r, struct op_call *c)
 static bool name_sequence(struct replay *r, json_t *outs, struct op_call *c, bool optional)
 {
 	if (!json_is_array(outs) || json_array_size(outs) != c->n_outs) {
-		set_err(r, "returns %zu operands, outputs names %zu", c->n_outs,
+		replay_fail(r, "returns %zu operands, outputs names %zu", c->n_outs,
 			json_is_array(outs) ? json_array_size(outs) : (size_t)1);
 		return false;
 	}
@@ -99,13 +99,13 @@ static bool name_sequence(struct replay *r, json_t *outs, struct op_call *c, boo
 		char role[32];
 		snprintf(role, sizeof(role), "output%zu", i);
 		if (!name) {
-			set_err(r, "outputs[%zu] is not a name", i);
+			replay_fail(r, "outputs[%zu] is not a name", i);
 			return false;
 		}
 		if (optional && (!check_role(r, r->op_name, role, c->outs[i]) ||
 				 !check_role(r, r->op_name, "outputs", c->outs[i])))
 			return false;
-		if (!add_name(r, name, c->outs[i]))
+		if (!replay_name_operand(r, name, c->outs[i]))
 			return false;
 	}
 	return true;
@@ -120,10 +120,10 @@ static bool name_result(struct replay *r, json_t *outs, struct op_call *c, bool 
 	const char *name = json_is_string(outs) ? json_string_value(outs)
 			   : json_string_value(json_array_get(outs, 0));
 	if (!name || (json_is_array(outs) && json_array_size(outs) != 1)) {
-		set_err(r, "outputs must name one operand");
+		replay_fail(r, "outputs must name one operand");
 		return false;
 	}
-	return add_name(r, name, c->out);
+	return replay_name_operand(r, name, c->out);
 }
 
 static bool call_operator(struct replay *r, const struct run_op *op, json_t *oper,
@@ -135,12 +135,12 @@ static bool call_operator(struct replay *r, const struct run_op *op, json_t *ope
 	/* MLOperatorOptions.label travels with the operation and names it in errors. */
 	json_t *label = json_object_get(c->options, "label");
 	if (json_is_string(label) &&
-	    !built(r, webnn_builder_set_next_label(r->b, json_string_value(label))))
+	    !replay_check_build(r, webnn_builder_set_next_label(r->b, json_string_value(label))))
 		return false;
 	return op->build(r, op, c) && name_result(r, json_object_get(oper, "outputs"), c, optional);
 }
 
-bool build_operator(struct replay *r, json_t *oper, bool optional)
+bool operators_build(struct replay *r, json_t *oper, bool optional)
 {
 	const char *name = json_string_value(json_object_get(oper, "name"));
 	struct op_call c = { .n_args = 0 };
@@ -149,11 +149,11 @@ bool build_operator(struct replay *r, json_t *oper, bool optional)
 	r->op_name = name;
 	c.options = empty;
 	if (!name || !json_is_array(json_object_get(oper, "arguments"))) {
-		set_err(r, "operator without name or arguments");
+		replay_fail(r, "operator without name or arguments");
 	} else {
-		const struct run_op *op = find_op(name);
+		const struct run_op *op = attrs_find_op(name);
 		if (!op)
-			set_unknown_op(r, name);
+			attrs_unknown_op(r, name);
 		else
 			ok = call_operator(r, op, oper, &c, optional);
 	}

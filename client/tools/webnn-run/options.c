@@ -6,25 +6,25 @@
 
 #include "run.h"
 
-const char *const no_options[] = { NULL };
+const char *const opt_none[] = { NULL };
 
 bool want_args(struct replay *r, struct op_call *c, size_t n_operands, size_t n_total)
 {
 	if (c->n_args != n_total) {
-		set_err(r, "%s: %zu arguments, expected %zu", r->op_name, c->n_args, n_total);
+		replay_fail(r, "%s: %zu arguments, expected %zu", r->op_name, c->n_args, n_total);
 		return false;
 	}
 	for (size_t i = 0; i < n_operands; i++)
 		if (!c->args[i].op) {
 			char what[96];
 			snprintf(what, sizeof(what), "argument %zu (%s)", i, c->args[i].key);
-			set_not_operand(r, what, c->args[i].value);
+			replay_not_operand(r, what, c->args[i].value);
 			return false;
 		}
 	return true;
 }
 
-bool check_options(struct replay *r, json_t *opts, const char *const *known)
+bool opt_check(struct replay *r, json_t *opts, const char *const *known)
 {
 	const char *key;
 	json_t *v;
@@ -33,7 +33,7 @@ bool check_options(struct replay *r, json_t *opts, const char *const *known)
 		for (size_t i = 0; known[i] && !ok; i++)
 			ok = strcmp(key, known[i]) == 0;
 		if (!ok) {
-			set_err(r, "%s: option %s is not supported by libwebnn", r->op_name, key);
+			replay_fail(r, "%s: option %s is not supported by libwebnn", r->op_name, key);
 			r->skip = true;
 			return false;
 		}
@@ -46,8 +46,8 @@ bool opt_double(struct replay *r, json_t *opts, const char *key, double *out)
 	json_t *v = json_object_get(opts, key);
 	if (!v)
 		return true;
-	if (!json_to_double(v, out)) {
-		set_err(r, "%s: option %s is not a number", r->op_name, key);
+	if (!replay_json_double(v, out)) {
+		replay_fail(r, "%s: option %s is not a number", r->op_name, key);
 		return false;
 	}
 	return true;
@@ -90,11 +90,11 @@ bool opt_number(struct replay *r, json_t *opts, const char *key, struct webnn_nu
 	if (json_is_object(v)) {
 		if (json_bigint(v, out))
 			return true;
-	} else if (json_to_double(v, &d)) {
+	} else if (replay_json_double(v, &d)) {
 		*out = WEBNN_NUMBER_F64(d);
 		return true;
 	}
-	set_err(r, "%s: option %s is not a number", r->op_name, key);
+	replay_fail(r, "%s: option %s is not a number", r->op_name, key);
 	return false;
 }
 
@@ -104,24 +104,24 @@ bool opt_bool(struct replay *r, json_t *opts, const char *key, bool *out)
 	if (!v)
 		return true;
 	if (!json_is_boolean(v)) {
-		set_err(r, "%s: option %s is not a boolean", r->op_name, key);
+		replay_fail(r, "%s: option %s is not a boolean", r->op_name, key);
 		return false;
 	}
 	*out = json_is_true(v);
 	return true;
 }
 
-bool u32_array(struct replay *r, json_t *v, const char *what, uint32_t *out, uint32_t max,
+bool opt_parse_u32_array(struct replay *r, json_t *v, const char *what, uint32_t *out, uint32_t max,
 		      uint32_t *n)
 {
 	if (!json_is_array(v) || json_array_size(v) > max) {
-		set_err(r, "%s: %s must be an array of at most %u unsigned integers", r->op_name,
+		replay_fail(r, "%s: %s must be an array of at most %u unsigned integers", r->op_name,
 			what, max);
 		return false;
 	}
 	for (size_t i = 0; i < json_array_size(v); i++)
-		if (!json_u32(json_array_get(v, i), &out[i])) {
-			set_err(r, "%s: %s[%zu] is not an unsigned integer", r->op_name, what, i);
+		if (!replay_json_u32(json_array_get(v, i), &out[i])) {
+			replay_fail(r, "%s: %s[%zu] is not an unsigned integer", r->op_name, what, i);
 			return false;
 		}
 	*n = (uint32_t)json_array_size(v);
@@ -136,10 +136,10 @@ bool opt_u32_array(struct replay *r, json_t *opts, const char *key, uint32_t *ou
 	*n = 0;
 	if (!v)
 		return true;
-	if (!u32_array(r, v, key, out, len, n))
+	if (!opt_parse_u32_array(r, v, key, out, len, n))
 		return false;
 	if (*n != len) {
-		set_err(r, "%s: option %s has %u entries, expected %u", r->op_name, key, *n, len);
+		replay_fail(r, "%s: option %s has %u entries, expected %u", r->op_name, key, *n, len);
 		return false;
 	}
 	return true;
@@ -161,10 +161,10 @@ bool opt_enum(struct replay *r, json_t *opts, const char *key, const char *const
 		o += snprintf(allowed + o, sizeof(allowed) - (size_t)o, "%s\"%s\"", i ? ", " : "",
 			      names[i]);
 	if (json_is_string(v))
-		set_err(r, "option %s: unknown value \"%s\" (allowed: %s)", key,
+		replay_fail(r, "option %s: unknown value \"%s\" (allowed: %s)", key,
 			json_string_value(v), allowed);
 	else
-		set_err(r, "option %s is not a string (allowed: %s)", key, allowed);
+		replay_fail(r, "option %s is not a string (allowed: %s)", key, allowed);
 	return false;
 }
 
@@ -176,13 +176,13 @@ bool opt_operand(struct replay *r, json_t *opts, const char *key, struct webnn_o
 	*out = NULL;
 	if (!v)
 		return true;
-	*out = resolve(r, v, &error);
+	*out = replay_operand_arg(r, v, &error);
 	if (error)
 		return false;
 	if (!*out) {
 		char what[96];
 		snprintf(what, sizeof(what), "option %s", key);
-		set_not_operand(r, what, v);
+		replay_not_operand(r, what, v);
 		return false;
 	}
 	return true;
@@ -190,10 +190,10 @@ bool opt_operand(struct replay *r, json_t *opts, const char *key, struct webnn_o
 
 
 /* A positional unsigned integer argument (axis, steps, hiddenSize, ...). */
-bool arg_u32(struct replay *r, struct op_call *c, size_t i, uint32_t *out)
+bool opt_arg_u32(struct replay *r, struct op_call *c, size_t i, uint32_t *out)
 {
-	if (!json_u32(c->args[i].value, out)) {
-		set_err(r, "%s: %s is not an unsigned integer", r->op_name, c->args[i].key);
+	if (!replay_json_u32(c->args[i].value, out)) {
+		replay_fail(r, "%s: %s is not an unsigned integer", r->op_name, c->args[i].key);
 		return false;
 	}
 	return true;
@@ -202,8 +202,8 @@ bool arg_u32(struct replay *r, struct op_call *c, size_t i, uint32_t *out)
 bool opt_u32(struct replay *r, json_t *opts, const char *key, uint32_t *out)
 {
 	json_t *v = json_object_get(opts, key);
-	if (v && !json_u32(v, out)) {
-		set_err(r, "%s: option %s is not an unsigned integer", r->op_name, key);
+	if (v && !replay_json_u32(v, out)) {
+		replay_fail(r, "%s: option %s is not an unsigned integer", r->op_name, key);
 		return false;
 	}
 	return true;
@@ -216,15 +216,15 @@ bool opt_list(struct replay *r, json_t *opts, const char *key, uint32_t *out,
 	json_t *v = json_object_get(opts, key);
 	*n = 0;
 	*present = v != NULL;
-	return !v || u32_array(r, v, key, out, max, n);
+	return !v || opt_parse_u32_array(r, v, key, out, max, n);
 }
 
 bool opt_data_type(struct replay *r, json_t *opts, const char *key,
 			  enum webnn_data_type *out)
 {
 	json_t *v = json_object_get(opts, key);
-	if (v && !parse_dtype(json_string_value(v), out)) {
-		set_err(r, "%s: option %s: data type %s not supported by libwebnn", r->op_name, key,
+	if (v && !replay_parse_dtype(json_string_value(v), out)) {
+		replay_fail(r, "%s: option %s: data type %s not supported by libwebnn", r->op_name, key,
 			json_is_string(v) ? json_string_value(v) : "?");
 		r->skip = true;
 		return false;
@@ -242,7 +242,7 @@ bool opt_activations(struct replay *r, json_t *opts,
 	if (!v)
 		return true;
 	if (!json_is_array(v) || json_array_size(v) > max) {
-		set_err(r, "%s: option activations must be a list of at most %u names", r->op_name,
+		replay_fail(r, "%s: option activations must be a list of at most %u names", r->op_name,
 			max);
 		return false;
 	}
@@ -252,7 +252,7 @@ bool opt_activations(struct replay *r, json_t *opts,
 		while (s && names[k] && strcmp(names[k], s) != 0)
 			k++;
 		if (!s || !names[k]) {
-			set_err(r, "%s: activations[%zu] is not relu, sigmoid or tanh", r->op_name, i);
+			replay_fail(r, "%s: activations[%zu] is not relu, sigmoid or tanh", r->op_name, i);
 			return false;
 		}
 		out[i] = (enum webnn_recurrent_activation)k;

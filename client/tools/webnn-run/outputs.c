@@ -37,7 +37,7 @@ static struct elem load_elem(const void *buf, enum webnn_data_type t, size_t i)
 		break;
 	}
 	}
-	if (!is_float_type(t))
+	if (!replay_is_float_type(t))
 		e.d = e.is_unsigned ? (double)e.u : (double)e.s;
 	return e;
 }
@@ -47,21 +47,21 @@ static void format_elem(const void *buf, enum webnn_data_type t, size_t i, char 
 	struct elem e = load_elem(buf, t, i);
 	if (t == WEBNN_FLOAT16)
 		snprintf(s, len, "%.9g (0x%04x)", e.d, ((const uint16_t *)buf)[i]);
-	else if (is_float_type(t))
+	else if (replay_is_float_type(t))
 		snprintf(s, len, "%.9g", e.d);
 	else if (e.is_unsigned)
 		snprintf(s, len, "%" PRIu64, e.u);
 	else
 		snprintf(s, len, "%" PRId64, e.s);
 }
-bool parse_tolerance(struct replay *r, json_t *c, struct tool_tolerance *tol)
+bool outputs_parse_tolerance(struct replay *r, json_t *c, struct tool_tolerance *tol)
 {
 	json_t *t = json_object_get(c, "tolerance");
 	const char *metric = json_string_value(json_object_get(t, "metric"));
 	json_t *v = json_object_get(t, "value");
 	if (!metric || !json_is_number(v) ||
 	    (strcmp(metric, "ULP") != 0 && strcmp(metric, "ATOL") != 0)) {
-		set_err(r, "case has no valid tolerance {metric: ULP|ATOL, value}");
+		replay_fail(r, "case has no valid tolerance {metric: ULP|ATOL, value}");
 		return false;
 	}
 	tol->metric = strcmp(metric, "ATOL") == 0 ? TOOL_METRIC_ATOL : TOOL_METRIC_ULP;
@@ -79,8 +79,8 @@ struct element_check {
 
 static bool expected_number(struct replay *r, const char *name, json_t *ev, size_t i, double *e)
 {
-	if (!json_to_double(ev, e)) {
-		set_err(r, "output %s: expected[%zu] is not a number", name, i);
+	if (!replay_json_double(ev, e)) {
+		replay_fail(r, "output %s: expected[%zu] is not a number", name, i);
 		return false;
 	}
 	return true;
@@ -92,8 +92,8 @@ static bool check_integer(struct replay *r, const char *name, json_t *ev, struct
 	uint64_t diff;
 	if (a.is_unsigned) {
 		uint64_t e;
-		if (!json_to_u64(ev, &e)) {
-			set_err(r, "output %s: expected[%zu] is not a %s", name, i,
+		if (!replay_json_u64(ev, &e)) {
+			replay_fail(r, "output %s: expected[%zu] is not a %s", name, i,
 				webnn_data_type_name(t));
 			return false;
 		}
@@ -101,8 +101,8 @@ static bool check_integer(struct replay *r, const char *name, json_t *ev, struct
 		snprintf(k->expected, sizeof(k->expected), "%" PRIu64, e);
 	} else {
 		int64_t e;
-		if (!json_to_i64(ev, &e)) {
-			set_err(r, "output %s: expected[%zu] is not a %s", name, i,
+		if (!replay_json_i64(ev, &e)) {
+			replay_fail(r, "output %s: expected[%zu] is not a %s", name, i,
 				webnn_data_type_name(t));
 			return false;
 		}
@@ -133,7 +133,7 @@ static bool check_element(struct replay *r, const char *name, json_t *ev, const 
 		snprintf(k->expected, sizeof(k->expected), "%.9g", (double)(float)e);
 	} else if (t == WEBNN_FLOAT16) {
 		if (!json_is_number(ev)) {
-			set_err(r, "output %s: expected float16Bits[%zu] is not a number", name, i);
+			replay_fail(r, "output %s: expected float16Bits[%zu] is not a number", name, i);
 			return false;
 		}
 		uint16_t eb = (uint16_t)json_number_value(ev);
@@ -149,20 +149,20 @@ static bool check_element(struct replay *r, const char *name, json_t *ev, const 
 
 /* Compares one output; on mismatch writes the first bad element into r->err. Prints up to
  * a few more mismatches when verbose. */
-bool compare_output(struct replay *r, const char *name, json_t *expected,
+bool outputs_compare(struct replay *r, const char *name, json_t *expected,
 		    const struct webnn_operand_desc *d, const void *actual,
 		    struct tool_tolerance tol, bool verbose)
 {
 	enum webnn_data_type t = d->data_type;
 	bool bits = t == WEBNN_FLOAT16 && tol.metric == TOOL_METRIC_ULP;
 	json_t *data = json_object_get(expected, bits ? "float16Bits" : "data");
-	size_t n = desc_elements(d), bad = 0;
+	size_t n = replay_desc_elements(d), bad = 0;
 	if (!data) {
-		set_err(r, "output %s: no expected data", name);
+		replay_fail(r, "output %s: no expected data", name);
 		return false;
 	}
 	if (json_is_array(data) && json_array_size(data) != n) {
-		set_err(r, "output %s: %zu expected values for %zu elements", name,
+		replay_fail(r, "output %s: %zu expected values for %zu elements", name,
 			json_array_size(data), n);
 		return false;
 	}
@@ -178,7 +178,7 @@ bool compare_output(struct replay *r, const char *name, json_t *expected,
 			continue;
 		format_elem(actual, t, i, act_s, sizeof(act_s));
 		if (bad == 0)
-			set_err(r, "output %s[%zu] = %s, expected %s (%s distance %g > %g)", name, i,
+			replay_fail(r, "output %s[%zu] = %s, expected %s (%s distance %g > %g)", name, i,
 				act_s, k.expected, tol.metric == TOOL_METRIC_ATOL ? "absolute" : "ULP",
 				k.dist, tol.value);
 		if (verbose && bad < 8)
@@ -194,7 +194,7 @@ bool compare_output(struct replay *r, const char *name, json_t *expected,
 static json_t *elem_json(const void *buf, enum webnn_data_type t, size_t i)
 {
 	struct elem e = load_elem(buf, t, i);
-	if (is_float_type(t)) {
+	if (replay_is_float_type(t)) {
 		if (isnan(e.d))
 			return json_string("NaN");
 		if (isinf(e.d))
@@ -214,7 +214,7 @@ static json_t *elem_json(const void *buf, enum webnn_data_type t, size_t i)
 	return json_string(s);
 }
 
-json_t *output_json(const struct webnn_operand_desc *d, const void *buf)
+json_t *outputs_json(const struct webnn_operand_desc *d, const void *buf)
 {
 	json_t *o = json_object(), *shape = json_array(), *data = json_array();
 	for (uint32_t i = 0; i < d->rank; i++)
@@ -222,7 +222,7 @@ json_t *output_json(const struct webnn_operand_desc *d, const void *buf)
 	json_object_set_new(o, "descriptor",
 			    json_pack("{s:s, s:o}", "dataType", webnn_data_type_name(d->data_type),
 				      "shape", shape));
-	size_t n = desc_elements(d);
+	size_t n = replay_desc_elements(d);
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(data, elem_json(buf, d->data_type, i));
 	json_object_set_new(o, "data", data);

@@ -54,34 +54,34 @@ struct op_call {
 };
 
 /* ---- cases.c: JSON values, descriptors and data, operands by name */
-__attribute__((format(printf, 2, 3))) void set_err(struct replay *r, const char *fmt, ...);
-bool fail_status(struct replay *r, enum webnn_status s, const char *what);
+__attribute__((format(printf, 2, 3))) void replay_fail(struct replay *r, const char *fmt, ...);
+bool replay_fail_status(struct replay *r, enum webnn_status s, const char *what);
 /* The name of names nearest to word when it is plausibly a misspelling of it, else NULL. */
-const char *nearest_name(const char *word, const char *const *names, size_t n);
-void set_not_operand(struct replay *r, const char *what, json_t *v);
+const char *replay_nearest_name(const char *word, const char *const *names, size_t n);
+void replay_not_operand(struct replay *r, const char *what, json_t *v);
 /* A builder call's status: on failure err says why; NOT_SUPPORTED makes it a skip. */
-bool built(struct replay *r, enum webnn_status s);
-bool parse_dtype(const char *s, enum webnn_data_type *t);
-bool is_float_type(enum webnn_data_type t);
-size_t desc_elements(const struct webnn_operand_desc *d);
-void format_desc(const struct webnn_operand_desc *d, char *buf, size_t len);
-bool parse_desc(struct replay *r, const char *what, json_t *j, struct webnn_operand_desc *d);
-bool json_to_double(json_t *v, double *out);
-bool json_to_i64(json_t *v, int64_t *out);
-bool json_to_u64(json_t *v, uint64_t *out);
-bool json_u32(json_t *v, uint32_t *out);
-void *encode_data(struct replay *r, const char *name, json_t *entry,
+bool replay_check_build(struct replay *r, enum webnn_status s);
+bool replay_parse_dtype(const char *s, enum webnn_data_type *t);
+bool replay_is_float_type(enum webnn_data_type t);
+size_t replay_desc_elements(const struct webnn_operand_desc *d);
+void replay_format_desc(const struct webnn_operand_desc *d, char *buf, size_t len);
+bool replay_parse_desc(struct replay *r, const char *what, json_t *j, struct webnn_operand_desc *d);
+bool replay_json_double(json_t *v, double *out);
+bool replay_json_i64(json_t *v, int64_t *out);
+bool replay_json_u64(json_t *v, uint64_t *out);
+bool replay_json_u32(json_t *v, uint32_t *out);
+void *replay_encode_data(struct replay *r, const char *name, json_t *entry,
 		  const struct webnn_operand_desc *d, size_t *size);
-struct webnn_operand *lookup(struct replay *r, const char *name);
-bool add_name(struct replay *r, const char *name, struct webnn_operand *op);
-struct webnn_operand *resolve(struct replay *r, json_t *v, bool *error);
+struct webnn_operand *replay_find_operand(struct replay *r, const char *name);
+bool replay_name_operand(struct replay *r, const char *name, struct webnn_operand *op);
+struct webnn_operand *replay_operand_arg(struct replay *r, json_t *v, bool *error);
 
 /* ---- options.c: arguments and MLOperatorOptions members read from JSON */
-extern const char *const no_options[];
+extern const char *const opt_none[];
 bool want_args(struct replay *r, struct op_call *c, size_t n_operands, size_t n_total);
-bool check_options(struct replay *r, json_t *opts, const char *const *known);
-bool arg_u32(struct replay *r, struct op_call *c, size_t i, uint32_t *out);
-bool u32_array(struct replay *r, json_t *v, const char *what, uint32_t *out, uint32_t max,
+bool opt_check(struct replay *r, json_t *opts, const char *const *known);
+bool opt_arg_u32(struct replay *r, struct op_call *c, size_t i, uint32_t *out);
+bool opt_parse_u32_array(struct replay *r, json_t *v, const char *what, uint32_t *out, uint32_t max,
 	       uint32_t *n);
 bool opt_double(struct replay *r, json_t *opts, const char *key, double *out);
 bool opt_number(struct replay *r, json_t *opts, const char *key, struct webnn_number *out);
@@ -160,24 +160,24 @@ struct run_op {
 	struct run_fns fn;
 };
 
-const struct run_op *find_op(const char *spec_name);
+const struct run_op *attrs_find_op(const char *spec_name);
 /* The known operator nearest to a misspelt name, or NULL. */
-const char *nearest_op(const char *spec_name);
+const char *attrs_nearest_op(const char *spec_name);
 /* "rleu: unknown operator (did you mean relu?)" into r->err. */
-void set_unknown_op(struct replay *r, const char *spec_name);
+void attrs_unknown_op(struct replay *r, const char *spec_name);
 
 /* ---- operators.c: one operator of graph.operators, its arguments, roles and results */
-bool build_operator(struct replay *r, json_t *oper, bool optional);
+bool operators_build(struct replay *r, json_t *oper, bool optional);
 /* Whether opSupportLimits names the operator at all. */
 bool context_lists_op(struct webnn_context *ctx, const char *spec_name);
-bool type_in(uint32_t mask, enum webnn_data_type t);
+bool operators_type_in(uint32_t mask, enum webnn_data_type t);
 
 /* ---- outputs.c: outputs against expectedOutputs (WPT tolerances), or as JSON */
-bool parse_tolerance(struct replay *r, json_t *c, struct tool_tolerance *tol);
-bool compare_output(struct replay *r, const char *name, json_t *expected,
+bool outputs_parse_tolerance(struct replay *r, json_t *c, struct tool_tolerance *tol);
+bool outputs_compare(struct replay *r, const char *name, json_t *expected,
 		    const struct webnn_operand_desc *d, const void *actual,
 		    struct tool_tolerance tol, bool verbose);
-json_t *output_json(const struct webnn_operand_desc *d, const void *buf);
+json_t *outputs_json(const struct webnn_operand_desc *d, const void *buf);
 
 /* ---- graph.c: one case built, run and checked */
 enum verdict { V_PASS, V_FAIL, V_SKIP };
