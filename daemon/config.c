@@ -1,6 +1,6 @@
 /* webnnd.conf: the keys besides daemon/limits.def's, their rules, and "key = value" parsing and printing. */
 #include "daemon/config.h"
-#include "daemon/frontdoor.h"
+#include "daemon/front/frontdoor.h"
 #include "daemon/log.h"
 
 #include <errno.h>

@@ -1,18 +1,18 @@
 /* webnnd: options, then either the front door (socket, admission, worker supervision, cache
  * warm-up) or a device worker (backends, lockdown, the sessions handed to it). */
-#include "daemon/caches.h"
+#include "daemon/front/caches.h"
 #include "daemon/config.h"
-#include "daemon/context.h"
+#include "daemon/worker/context.h"
 #include "daemon/control.h"
 #include "daemon/daemon.h"
-#include "daemon/frontdoor.h"
+#include "daemon/front/frontdoor.h"
 #include "daemon/log.h"
-#include "daemon/memlimit.h"
-#include "daemon/server.h"
-#include "daemon/spawner.h"
+#include "daemon/front/memlimit.h"
+#include "daemon/worker/server.h"
+#include "daemon/front/spawner.h"
 #include "daemon/tasks.h"
-#include "daemon/timeline.h"
-#include "daemon/worker.h"
+#include "daemon/worker/timeline.h"
+#include "daemon/worker/worker.h"
 #include "sandbox/sandbox.h"
 
 #include <errno.h>
@@ -378,7 +378,7 @@ static int apply_environment(struct daemon_options *o, struct daemon_limits *lim
 		o->cfg.warm_up = false;
 		mark_overridden(o, "warm_up");
 	}
-	/* read by every compute thread (daemon/sched.c): refused here, once, when wrong */
+	/* read by every compute thread (daemon/worker/sched.c): refused here, once, when wrong */
 	const char *nice = getenv("WEBNN_COMPUTE_NICE");
 	if (nice && *nice) {
 		char *end;
@@ -994,7 +994,7 @@ static void door_on_child_signal(uv_signal_t *h, int signum)
 	struct daemon_process *p = h->data;
 	(void)signum;
 	caches_warm_reap(&p->warm_pid);
-	/* A dead spawner's standby takes over (daemon/spawner.h). Without any spawner no worker
+	/* A dead spawner's standby takes over (daemon/front/spawner.h). Without any spawner no worker
 	 * can start (and we cannot fork one after our lockdown): stop, and let the service
 	 * manager start webnnd again. */
 	if (spawner_reap(&p->spawner) && !p->stopping) {
@@ -1348,7 +1348,7 @@ int main(int argc, char **argv)
 		sandbox_close_inherited_fds(SD_LISTEN_FDS_START, activation_fd_count());
 	static struct daemon_process p;
 	daemon_limits_default(&p.d.limits);
-	/* The memory budgets' defaults fit the memory we may use (daemon/memlimit.h); the file,
+	/* The memory budgets' defaults fit the memory we may use (daemon/front/memlimit.h); the file,
 	 * the environment and --limit override them. Read once: a reload derives them again
 	 * from the same figure (the front door's lockdown hides /proc and /sys from it). */
 	p.mem_available = memlimit_available();

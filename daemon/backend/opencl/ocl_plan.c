@@ -1,5 +1,5 @@
 /* OpenCL plans: compile (lowering through the family table), buffers, whole-graph execute. */
-#include "daemon/obj.h"
+#include "daemon/worker/obj.h"
 #include "daemon/backend/opencl/ocl.h"
 
 #include <limits.h>

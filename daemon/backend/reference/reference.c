@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "daemon/backend/host/host.h"
-#include "daemon/obj.h"
+#include "daemon/worker/obj.h"
 #include "daemon/backend/reference/ref.h"
 #include "daemon/log.h"
 

@@ -1,10 +1,10 @@
 /* The front door: accept, SO_PEERCRED admission, per-uid workers spawned, fed and supervised. */
-#include "daemon/frontdoor.h"
+#include "daemon/front/frontdoor.h"
 
 #include "daemon/control.h"
 #include "daemon/log.h"
 #include "daemon/safedir.h"
-#include "daemon/spawner.h"
+#include "daemon/front/spawner.h"
 
 #include <errno.h>
 #include <fcntl.h>

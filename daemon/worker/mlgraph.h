@@ -10,7 +10,7 @@
 #include "proto/webnn.pb-c.h"
 #include "daemon/backend/backend.h"
 #include "daemon/graph/import.h"
-#include "daemon/obj.h"
+#include "daemon/worker/obj.h"
 #include "proto/wire.h"
 #include "proto/wnn.h"
 
@@ -23,7 +23,7 @@ struct mlgraph {
 	struct obj obj;
 	struct context *ctx;
 	Webnn__Ipc__ClientMessage *msg; /* retained BuildGraph request: owns the GraphInfo */
-	/* A graph loaded from the graph cache (daemon/graphcache.h) instead: */
+	/* A graph loaded from the graph cache (daemon/worker/graphcache.h) instead: */
 	Webnn__Ipc__GraphInfo *loaded_info; /* its GraphInfo (msg is NULL) */
 	void *map;                       /* the cache entry, mapped: its constants' bytes */
 	size_t map_len;

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "daemon/backend/backend.h"
-#include "daemon/obj.h"
+#include "daemon/worker/obj.h"
 
 struct cmd;
 struct daemon;

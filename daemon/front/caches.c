@@ -1,5 +1,5 @@
 /* The backends' on-disk caches as process policy: the directory, PoCL's cache, the warm-up child. */
-#include "daemon/caches.h"
+#include "daemon/front/caches.h"
 
 #include "daemon/log.h"
 #include "daemon/safedir.h"

@@ -1,5 +1,5 @@
 /* Constant bytes shared by content within a worker: hash, confirm by comparison, reference count. */
-#include "daemon/weights.h"
+#include "daemon/worker/weights.h"
 
 #include <pthread.h>
 #include <stdlib.h>

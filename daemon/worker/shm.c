@@ -1,9 +1,9 @@
 /* Shared-memory slots (sealed memfds mapped shared) and where a request's Data is. */
-#include "daemon/shm.h"
+#include "daemon/worker/shm.h"
 
-#include "daemon/reply.h"
-#include "daemon/request.h"
-#include "daemon/session.h"
+#include "daemon/worker/reply.h"
+#include "daemon/worker/request.h"
+#include "daemon/worker/session.h"
 
 #include <errno.h>
 #include <fcntl.h>

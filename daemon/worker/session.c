@@ -1,5 +1,5 @@
 /* One client connection: lifetime, socket hooks, backlog, ids and quotas. */
-#include "daemon/session.h"
+#include "daemon/worker/session.h"
 
 #include "daemon/log.h"
 

@@ -1,5 +1,5 @@
 /* Time slices under the kernel's fair scheduler (sched_setattr's sched_runtime for SCHED_OTHER). */
-#include "daemon/sched.h"
+#include "daemon/worker/sched.h"
 
 #include <errno.h>
 #include <stdio.h>

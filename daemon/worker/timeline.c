@@ -1,18 +1,18 @@
 /* Per-context in-order timelines: one command at a time on the libuv thread pool; completions
  * reply through the reply module and account through the session, never the server. */
-#include "daemon/timeline.h"
+#include "daemon/worker/timeline.h"
 
 #include "daemon/graph/passes.h"
-#include "daemon/constant.h"
-#include "daemon/context.h"
+#include "daemon/worker/constant.h"
+#include "daemon/worker/context.h"
 #include "daemon/control.h"
-#include "daemon/graphcache.h"
+#include "daemon/worker/graphcache.h"
 #include "daemon/log.h"
-#include "daemon/mlgraph.h"
-#include "daemon/reply.h"
-#include "daemon/session.h"
-#include "daemon/shm.h"
-#include "daemon/tensor.h"
+#include "daemon/worker/mlgraph.h"
+#include "daemon/worker/reply.h"
+#include "daemon/worker/session.h"
+#include "daemon/worker/shm.h"
+#include "daemon/worker/tensor.h"
 
 #include <inttypes.h>
 #include <stdio.h>

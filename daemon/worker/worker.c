@@ -1,11 +1,11 @@
 /* Worker side of the control channel: adopts handed-off connections, reports their ends. */
-#include "daemon/worker.h"
+#include "daemon/worker/worker.h"
 
 #include "daemon/control.h"
 #include "daemon/log.h"
-#include "daemon/sched.h"
-#include "daemon/server.h"
-#include "daemon/session.h"
+#include "daemon/worker/sched.h"
+#include "daemon/worker/server.h"
+#include "daemon/worker/session.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -148,7 +148,7 @@ void worker_stop(struct worker *w)
 }
 
 /* The loop thread answers requests in microseconds beside compute threads that run for
- * milliseconds: see daemon/sched.h. */
+ * milliseconds: see daemon/worker/sched.h. */
 void worker_prefer_latency(void)
 {
 	char why[128];

@@ -1,12 +1,12 @@
 /* Contexts: CreateContext/DestroyContext, routing to a backend, opSupportLimits per backend, context loss. */
-#include "daemon/context.h"
+#include "daemon/worker/context.h"
 
 #include "daemon/daemon.h"
 #include "daemon/log.h"
-#include "daemon/reply.h"
-#include "daemon/request.h"
-#include "daemon/session.h"
-#include "daemon/timeline.h"
+#include "daemon/worker/reply.h"
+#include "daemon/worker/request.h"
+#include "daemon/worker/session.h"
+#include "daemon/worker/timeline.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -18,7 +18,7 @@
 /* What the front door is configured with (main.c fills it from the command line). */
 struct frontdoor_config {
 	const struct daemon_limits *limits;
-	struct spawner *spawner;    /* forks and execs the workers (daemon/spawner.h) */
+	struct spawner *spawner;    /* forks and execs the workers (daemon/front/spawner.h) */
 	uid_t allow_uids[FRONTDOOR_MAX_ALLOW];
 	gid_t allow_gids[FRONTDOOR_MAX_ALLOW];
 	uint32_t n_allow_uids, n_allow_gids; /* both 0: every local user may connect */

@@ -1,17 +1,17 @@
 /* Reads a session's frames, checks each request's envelope (Hello first, serials, fds) and
  * routes it through the handler table, indexed by the ClientMessage oneof case. */
-#include "daemon/router.h"
+#include "daemon/worker/router.h"
 
-#include "daemon/constant.h"
-#include "daemon/context.h"
-#include "daemon/graphcache.h"
+#include "daemon/worker/constant.h"
+#include "daemon/worker/context.h"
+#include "daemon/worker/graphcache.h"
 #include "daemon/log.h"
-#include "daemon/mlgraph.h"
-#include "daemon/reply.h"
-#include "daemon/request.h"
-#include "daemon/session.h"
-#include "daemon/shm.h"
-#include "daemon/tensor.h"
+#include "daemon/worker/mlgraph.h"
+#include "daemon/worker/reply.h"
+#include "daemon/worker/request.h"
+#include "daemon/worker/session.h"
+#include "daemon/worker/shm.h"
+#include "daemon/worker/tensor.h"
 #include "sandbox/sandbox.h"
 
 #include <errno.h>

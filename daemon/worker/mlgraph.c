@@ -1,14 +1,14 @@
 /* MLGraph requests: BuildGraph (look up, check, bind constants, charge, prepare, compile on the
  * context's timeline) and DestroyGraph; the graph's release. */
-#include "daemon/mlgraph.h"
+#include "daemon/worker/mlgraph.h"
 
-#include "daemon/constant.h"
-#include "daemon/context.h"
+#include "daemon/worker/constant.h"
+#include "daemon/worker/context.h"
 #include "daemon/log.h"
-#include "daemon/request.h"
-#include "daemon/session.h"
-#include "daemon/tensor.h"
-#include "daemon/timeline.h"
+#include "daemon/worker/request.h"
+#include "daemon/worker/session.h"
+#include "daemon/worker/tensor.h"
+#include "daemon/worker/timeline.h"
 
 #include <inttypes.h>
 #include <stdio.h>

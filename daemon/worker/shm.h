@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "proto/webnn.pb-c.h"
-#include "daemon/obj.h"
+#include "daemon/worker/obj.h"
 #include "proto/wire.h"
 #include "proto/wnn.h"
 

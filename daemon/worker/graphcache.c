@@ -1,14 +1,14 @@
 /* The graph cache (SaveGraph/LoadGraph): entries written whole and renamed, mapped and verified at load, capped per user with LRU eviction. */
-#include "daemon/graphcache.h"
+#include "daemon/worker/graphcache.h"
 
-#include "daemon/context.h"
+#include "daemon/worker/context.h"
 #include "daemon/log.h"
-#include "daemon/mlgraph.h"
-#include "daemon/reply.h"
-#include "daemon/request.h"
+#include "daemon/worker/mlgraph.h"
+#include "daemon/worker/reply.h"
+#include "daemon/worker/request.h"
 #include "daemon/safedir.h"
-#include "daemon/session.h"
-#include "daemon/weights.h"
+#include "daemon/worker/session.h"
+#include "daemon/worker/weights.h"
 
 #include <dirent.h>
 #include <errno.h>

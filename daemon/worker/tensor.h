@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/obj.h"
+#include "daemon/worker/obj.h"
 #include "proto/wnn.h"
 
 struct backend_tensor;

@@ -1,13 +1,13 @@
 /* Constants (CreateConstant/DestroyConstant): validated host bytes that graphs bind by id. */
-#include "daemon/constant.h"
+#include "daemon/worker/constant.h"
 
 #include "daemon/budget.h"
-#include "daemon/context.h"
-#include "daemon/request.h"
-#include "daemon/session.h"
-#include "daemon/shm.h"
-#include "daemon/timeline.h"
-#include "daemon/weights.h"
+#include "daemon/worker/context.h"
+#include "daemon/worker/request.h"
+#include "daemon/worker/session.h"
+#include "daemon/worker/shm.h"
+#include "daemon/worker/timeline.h"
+#include "daemon/worker/weights.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
 /* Dispatch: binds named tensors to a compiled graph's inputs and outputs and queues the run. */
-#include "daemon/mlgraph.h"
+#include "daemon/worker/mlgraph.h"
 
-#include "daemon/context.h"
-#include "daemon/request.h"
-#include "daemon/session.h"
-#include "daemon/tensor.h"
-#include "daemon/timeline.h"
+#include "daemon/worker/context.h"
+#include "daemon/worker/request.h"
+#include "daemon/worker/session.h"
+#include "daemon/worker/tensor.h"
+#include "daemon/worker/timeline.h"
 
 #include <inttypes.h>
 #include <stdio.h>

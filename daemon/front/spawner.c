@@ -1,5 +1,5 @@
 /* The worker spawner: a child forked before the front door locks down that starts workers. */
-#include "daemon/spawner.h"
+#include "daemon/front/spawner.h"
 
 #include "daemon/control.h"
 #include "daemon/log.h"

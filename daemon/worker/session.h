@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "daemon/conn.h"
+#include "daemon/worker/conn.h"
 #include "daemon/daemon.h"
-#include "daemon/obj.h"
+#include "daemon/worker/obj.h"
 #include "proto/wire.h"
 #include "proto/wnn.h"
 

@@ -1,5 +1,5 @@
 /* The socket of one connection: uv_poll_t readiness, queued frame writes with MSG_DONTWAIT. */
-#include "daemon/conn.h"
+#include "daemon/worker/conn.h"
 
 #include <errno.h>
 #include <stdio.h>

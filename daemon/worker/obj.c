@@ -1,5 +1,5 @@
 /* Objects of one connection: references, finalizing through the kind, and the client-chosen id map. */
-#include "daemon/obj.h"
+#include "daemon/worker/obj.h"
 
 #include <errno.h>
 #include <fcntl.h>

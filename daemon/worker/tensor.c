@@ -1,12 +1,12 @@
 /* MLTensor requests: CreateTensor, WriteTensor, ReadTensor, DestroyTensor, via the timeline. */
-#include "daemon/tensor.h"
+#include "daemon/worker/tensor.h"
 
-#include "daemon/context.h"
+#include "daemon/worker/context.h"
 #include "daemon/log.h"
-#include "daemon/request.h"
-#include "daemon/session.h"
-#include "daemon/shm.h"
-#include "daemon/timeline.h"
+#include "daemon/worker/request.h"
+#include "daemon/worker/session.h"
+#include "daemon/worker/shm.h"
+#include "daemon/worker/timeline.h"
 
 #include <fcntl.h>
 #include <inttypes.h>

@@ -1,12 +1,12 @@
 /* A worker's live sessions: adoption of handed-off sockets, the Hello and slow-frame deadlines. */
-#include "daemon/server.h"
+#include "daemon/worker/server.h"
 
 #include "daemon/daemon.h"
 #include "daemon/log.h"
-#include "daemon/reply.h"
-#include "daemon/sched.h"
-#include "daemon/request.h"
-#include "daemon/router.h"
+#include "daemon/worker/reply.h"
+#include "daemon/worker/sched.h"
+#include "daemon/worker/request.h"
+#include "daemon/worker/router.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -64,7 +64,7 @@ static void server_on_sweep(uv_timer_t *t)
 
 /*
  * The pool runs builds and dispatches too long for the quick path: its threads are compute
- * threads (daemon/sched.h). Each start-up item makes its own thread one, and waits (a few
+ * threads (daemon/worker/sched.h). Each start-up item makes its own thread one, and waits (a few
  * seconds at most) until every item has a thread, so that each thread takes exactly one; the
  * loop thread waits for them too, since the worker's lockdown follows.
  */

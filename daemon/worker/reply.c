@@ -1,8 +1,8 @@
 /* Packs every ServerMessage the daemon sends and queues it on the session's connection. */
-#include "daemon/reply.h"
+#include "daemon/worker/reply.h"
 
 #include "daemon/log.h"
-#include "daemon/session.h"
+#include "daemon/worker/session.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "daemon/obj.h"
+#include "daemon/worker/obj.h"
 #include "proto/wnn.h"
 
 struct context;

@@ -1,5 +1,5 @@
 /* The memory webnnd may use (its cgroup's limit, else the host's memory), the memory budgets' defaults derived from it, and the OOM killer's preference for workers. */
-#include "daemon/memlimit.h"
+#include "daemon/front/memlimit.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
 
 #include <uv.h>
 
-#include "daemon/session.h"
+#include "daemon/worker/session.h"
 
 struct daemon;
 

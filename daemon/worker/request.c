@@ -1,10 +1,10 @@
 /* Request decoding with a memory budget, id lookups and protocol violations, shared by handlers. */
-#include "daemon/request.h"
+#include "daemon/worker/request.h"
 
 #include "daemon/log.h"
-#include "daemon/obj.h"
-#include "daemon/reply.h"
-#include "daemon/session.h"
+#include "daemon/worker/obj.h"
+#include "daemon/worker/reply.h"
+#include "daemon/worker/session.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
