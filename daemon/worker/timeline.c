@@ -153,20 +153,20 @@ static enum webnn_status fold_on_backend(const struct graph_caps *caps, const st
 	return c->backend->impl->evaluate(c->bctx, g, n, inputs, outputs, diag);
 }
 
-/* graph_caps.evaluate: the reference kernels. */
-static enum webnn_status fold_on_reference(const struct graph_caps *caps,
+/* graph_caps.evaluate: the registry's host evaluator. */
+static enum webnn_status fold_on_host(const struct graph_caps *caps,
 					   const struct graph_ir *g, const struct graph_node *n,
 					   const void *const *inputs, void *const *outputs,
 					   struct wnn_diag *diag)
 {
-	return reference_evaluate(n, g->values, inputs, outputs, caps->cancel, diag);
+	return backend_host_evaluate(n, g->values, inputs, outputs, caps->cancel, diag);
 }
 
 /* Thread-pool side: only backend calls and the command's own fields. */
 /* BuildGraph once the IR exists: the time budget, the shared passes with what the backend asks
  * for, then the backend's compile. Folding is the daemon's policy, for every backend: constant
  * subgraphs are evaluated on the backend's own kernels when it has an evaluate hook (cpu: oneDNN
- * and its C kernels), else on the reference kernels, within the graph's fold budgets (bytes,
+ * and its C kernels), else on the registry's host evaluator (the reference kernels), within the graph's fold budgets (bytes,
  * and max_fold_ms of estimated time: what does not fit runs at dispatch instead). */
 static enum webnn_status compile_imported(const struct backend_impl *impl, struct cmd *cmd,
 					  struct wnn_diag *diag)
@@ -205,10 +205,10 @@ static enum webnn_status compile_imported(const struct backend_impl *impl, struc
 	struct graph_caps caps = { 0 };
 	if (impl->caps)
 		impl->caps(cmd->ctx->bctx, &caps);
-	caps.evaluate = impl->evaluate ? fold_on_backend : fold_on_reference;
+	caps.evaluate = impl->evaluate ? fold_on_backend : fold_on_host;
 	caps.evaluate_arg = cmd->ctx;
 	caps.fold_max_bytes = g->fold_budget;
-	caps.fold_cost = impl->evaluate ? model : &graph_cost_reference;
+	caps.fold_cost = impl->evaluate ? model : backend_host_evaluate_cost;
 	caps.fold_max_ns = lim->max_fold_ms > UINT64_MAX / 1000000 ? UINT64_MAX
 								   : lim->max_fold_ms * 1000000;
 	caps.cancel = cancel;

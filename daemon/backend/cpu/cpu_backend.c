@@ -873,6 +873,8 @@ static enum webnn_status cpu_execute_quick(struct backend_plan *plan,
 
 const struct backend_impl backend_cpu = {
 	.name = "cpu",
+	.serves = BACKEND_SERVES_CPU,
+	.needs = { .thread_team = true },
 	.cost_model = &graph_cost_fast,
 	.init = cpu_init,
 	.shutdown = cpu_shutdown,

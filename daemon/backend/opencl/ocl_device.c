@@ -802,6 +802,12 @@ static bool ocl_supports_be(struct backend *be, enum wnn_op op, enum wnn_dtype t
 
 const struct backend_impl backend_opencl = {
 	.name = "opencl",
+	.serves = BACKEND_SERVES_ACCELERATORS,
+	/* PoCL compiles and links kernels, and GPU drivers are reached by ioctl on device nodes */
+	.needs = { .kernel_compiler = true,
+		   .device_nodes = true,
+		   .gpu_ioctl = true,
+		   .writable_dir_env = "POCL_CACHE_DIR" },
 	.init = ocl_init,
 	.warm_caches = ocl_warm_caches,
 	.devices = ocl_devices,
