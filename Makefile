@@ -9,7 +9,7 @@ DEB_PACKAGES := build-essential pkg-config libuv1-dev protobuf-c-compiler libpro
 	libonnx-dev libonnx-testdata
 
 CPPFLAGS += -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=120 -DCL_USE_DEPRECATED_OPENCL_1_2_APIS \
-	-I. -Iclient/include -Iimporters/include -I$(BUILD)/gen
+	-I. -Iproto/include -Iclient/include -Iimporters/include -I$(BUILD)/gen
 CFLAGS ?= $(OPT) -g
 CFLAGS += -std=c11 -Wall -Wextra -Werror -Wno-missing-braces -fPIC -fvisibility=hidden -MMD -MP
 # the cpu backend's C kernels thread with OpenMP, the runtime oneDNN (Debian's build) uses
@@ -53,7 +53,7 @@ LIB_TOOLS := $(BUILD)/lib/libwnntools.a
 LIB_IMPORT := $(BUILD)/lib/libwebnn-import.a
 # The version is webnn_types.h's WEBNN_VERSION_*; the soname's number changes with the ABI.
 VERSION := $(shell sed -n 's/^\#define WEBNN_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' \
-	client/include/webnn_types.h | paste -sd.)
+	proto/include/webnn_types.h | paste -sd.)
 SOVERSION := 0
 LD ?= ld
 OBJCOPY ?= objcopy
@@ -365,7 +365,7 @@ MAN_SED := sed -e 's|@VERSION@|$(VERSION)|g; s|@DATE@|$(MAN_DATE)|g'
 .PHONY: man
 man: $(MAN_OUT) $(CONF_OUT)
 all: man
-$(BUILD)/man/%: man/% client/include/webnn_types.h
+$(BUILD)/man/%: man/% proto/include/webnn_types.h
 	@mkdir -p $(dir $@)
 	$(MAN_SED) $< > $@
 $(BUILD)/man/webnnd.conf.5: man/webnnd.conf.5.in $(DAEMON_BIN)
@@ -405,7 +405,7 @@ install: installable
 	install -m 644 $(LIB_CLIENT) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIB_CLIENT_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libwebnn.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libwebnn.so
-	install -m 644 client/include/webnn.h client/include/webnn_types.h $(OPS_GEN_H) \
+	install -m 644 client/include/webnn.h proto/include/webnn_types.h $(OPS_GEN_H) \
 		$(DESTDIR)$(INCLUDEDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
 		packaging/webnn.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/webnn.pc
