@@ -30,11 +30,11 @@ CLIENT_SRC := $(wildcard client/*.c)
 DAEMON_SRC := $(filter-out daemon/main.c,$(wildcard daemon/*.c daemon/*/*.c daemon/*/*/*.c)) \
 	$(wildcard sandbox/*.c)
 KERNELS := $(sort $(wildcard kernels/*.cl))
-# A tool is client/tools/<name>.c or a directory client/tools/<name>/ of sources; both link
-# client/tools/common (the comparison rules the tests share) and libwebnn.
-TOOLS_SRC := $(wildcard client/tools/*.c)
-TOOLS_DIRS := $(filter-out common,$(notdir $(patsubst %/,%,$(wildcard client/tools/*/))))
-TOOLS_COMMON_SRC := $(wildcard client/tools/common/*.c)
+# A tool is tools/<name>.c or a directory tools/<name>/ of sources; both link
+# tools/common (the comparison rules the tests share) and libwebnn.
+TOOLS_SRC := $(wildcard tools/*.c)
+TOOLS_DIRS := $(filter-out common,$(notdir $(patsubst %/,%,$(wildcard tools/*/))))
+TOOLS_COMMON_SRC := $(wildcard tools/common/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 # libwebnn-import: the model importers (importers/<format>/), a client-side library of its own.
 IMPORT_SRC := $(wildcard importers/*.c importers/*/*.c)
@@ -44,7 +44,7 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 PROTO_OBJ := $(call obj,$(PROTO_SRC)) $(BUILD)/obj/gen/webnn.pb-c.o
 CLIENT_OBJ := $(call obj,$(CLIENT_SRC))
 DAEMON_OBJ := $(call obj,$(DAEMON_SRC)) $(BUILD)/obj/gen/kernels.o $(BUILD)/obj/gen/kernels_index.o
-TOOLS_BIN := $(patsubst client/tools/%.c,$(BUILD)/bin/%,$(TOOLS_SRC)) \
+TOOLS_BIN := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOLS_SRC)) \
 	$(addprefix $(BUILD)/bin/,$(TOOLS_DIRS))
 
 LIB_PROTO := $(BUILD)/lib/libwnnproto.a
@@ -171,7 +171,7 @@ $(ONNX_GEN_H) $(BUILD)/gen/onnx/onnx.pb-c.c: $(ONNX_PROTO)
 $(BUILD)/obj/gen/onnx.pb-c.o: $(BUILD)/gen/onnx/onnx.pb-c.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(filter-out -Werror,$(CFLAGS)) -c $< -o $@
-$(call obj,$(IMPORT_SRC) $(TEST_SRC) $(TOOLS_COMMON_SRC) $(wildcard client/tools/webnn-run/*.c)): | $(ONNX_GEN_H)
+$(call obj,$(IMPORT_SRC) $(TEST_SRC) $(TOOLS_COMMON_SRC) $(wildcard tools/webnn-run/*.c)): | $(ONNX_GEN_H)
 $(LIB_TOOLS): $(call obj,$(TOOLS_COMMON_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -190,11 +190,11 @@ $(TESTHOOKS_BIN): $(TESTHOOKS_OBJ) $(filter-out $(call obj,$(TESTHOOKS_SRC)),$(D
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_DAEMON)
 
-$(BUILD)/bin/%: $(BUILD)/obj/client/tools/%.o $(LIB_TOOLS) $(LIB_IMPORT) $(LIB_CLIENT)
+$(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(LIB_TOOLS) $(LIB_IMPORT) $(LIB_CLIENT)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -ljansson $(LDLIBS_CLIENT)
 define TOOL_DIR_RULE
-$(BUILD)/bin/$(1): $(call obj,$(wildcard client/tools/$(1)/*.c)) $(LIB_TOOLS) $(LIB_IMPORT) $(LIB_CLIENT)
+$(BUILD)/bin/$(1): $(call obj,$(wildcard tools/$(1)/*.c)) $(LIB_TOOLS) $(LIB_IMPORT) $(LIB_CLIENT)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(LDFLAGS) -o $$@ $$^ -ljansson $$(LDLIBS_CLIENT)
 endef

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "client/tools/common/decoder.h"
+#include "tools/common/decoder.h"
 #include "tests/bench_common.h"
 #include "tests/onnx_writer.h"
 #include "tests/test.h"

@@ -1,7 +1,7 @@
 /* Backend test helpers: small graphs imported into the IR, seeded data, running on a backend, tolerant compares. */
 #include "tests/graphs.h"
 
-#include "client/tools/common/compare.h"
+#include "tools/common/compare.h"
 #include "daemon/graph/passes.h"
 #include "tests/test.h"
 

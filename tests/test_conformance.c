@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "client/tools/common/compare.h"
+#include "tools/common/compare.h"
 #include "webnn.h"
 #include "tests/test.h"
 

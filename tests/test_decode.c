@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/tools/common/decoder.h"
+#include "tools/common/decoder.h"
 #include "tests/clienttest.h"
 
 /* Small but with every part of a GPT-2 block: 2 layers, 4 heads of 8, a cache of 16 rows. */

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client/tools/common/model_check.h"
+#include "tools/common/model_check.h"
 #include "tests/clienttest.h"
 #include "tests/onnx_writer.h"
 #include "tests/test.h"

@@ -13,7 +13,7 @@
 #include <webnn_import.h>
 
 #include "demo.h"
-#include "client/tools/common/model_check.h"
+#include "tools/common/model_check.h"
 
 #define WEIGHTS_SUBDIR "models/squeezenet1.0_nhwc/weights"
 #define DEFAULT_MODEL "models/squeezenet1.0.nnef" /* beside bin/, made by the build */

@@ -1,5 +1,5 @@
 /* A GPT-2-style decoder built with libwebnn: random weights, the step graph over a key-value cache and the whole-sequence graph (see decoder.h). */
-#include "client/tools/common/decoder.h"
+#include "tools/common/decoder.h"
 
 #include <math.h>
 #include <stdarg.h>

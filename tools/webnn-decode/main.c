@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "client/tools/common/decoder.h"
+#include "tools/common/decoder.h"
 #include "webnn.h"
 
 static double now_ms(void)

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <webnn.h>
 
-#include "client/tools/common/compare.h"
+#include "tools/common/compare.h"
 
 /* Keeps a malformed case from asking for an absurd allocation. */
 #define MAX_ELEMENTS (1u << 28)

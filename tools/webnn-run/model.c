@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client/tools/common/model_check.h"
+#include "tools/common/model_check.h"
 #include "run.h"
 #include "webnn_import.h"
 

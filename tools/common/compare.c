@@ -1,5 +1,5 @@
 /* WPT's rules for comparing an output element with its expected value, shared by webnn-run and the tests. */
-#include "client/tools/common/compare.h"
+#include "tools/common/compare.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Runs a model test folder's data sets through libwebnn-import and compares with the expected outputs. */
-#include "client/tools/common/model_check.h"
+#include "tools/common/model_check.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "client/tools/common/compare.h"
+#include "tools/common/compare.h"
 #include "webnn_import.h"
 
 static void line(const struct tool_check_options *o, const char *dir, const char *set,
