@@ -93,6 +93,11 @@ void log_msg(enum log_level level, const char *file, int line, const char *fmt, 
 	va_end(ap);
 }
 
+void log_vmsg(enum log_level level, const char *file, int line, const char *fmt, va_list ap)
+{
+	log_line(level, file, line, fmt, ap);
+}
+
 static void log_line(enum log_level level, const char *file, int line, const char *fmt,
 		     va_list ap)
 {

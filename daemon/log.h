@@ -2,6 +2,7 @@
 #ifndef DAEMON_LOG_H
 #define DAEMON_LOG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -14,6 +15,8 @@ void log_set_level(enum log_level max);
 bool log_enabled(enum log_level level);
 void log_msg(enum log_level level, const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+void log_vmsg(enum log_level level, const char *file, int line, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
 
 /* in (len bytes) as one line of text into out (cap bytes, NUL-terminated): backslash as \\,
  * control bytes and bytes that are not valid UTF-8 as \xNN, valid UTF-8 kept. Returns the

@@ -11,6 +11,7 @@
 #include "daemon/worker/server.h"
 #include "daemon/front/spawner.h"
 #include "daemon/tasks.h"
+#include "daemon/worker/sched.h"
 #include "daemon/worker/timeline.h"
 #include "daemon/worker/worker.h"
 #include "sandbox/sandbox.h"
@@ -169,6 +170,35 @@ static void notify_systemd(const char *state)
 	close(fd);
 }
 
+/* ---- what the daemon lends its backends (struct backend_services) */
+
+static void services_log(enum backend_log_level level, const char *file, int line,
+			 const char *fmt, va_list ap)
+{
+	log_vmsg((enum log_level)level, file, line, fmt, ap);
+}
+
+static bool services_log_enabled(enum backend_log_level level)
+{
+	return log_enabled((enum log_level)level);
+}
+
+/* The same numbering on both sides: the casts above rely on it. */
+_Static_assert((int)BACKEND_LOG_ERROR == (int)LOG_LEVEL_ERROR &&
+		       (int)BACKEND_LOG_WARN == (int)LOG_LEVEL_WARN &&
+		       (int)BACKEND_LOG_INFO == (int)LOG_LEVEL_INFO &&
+		       (int)BACKEND_LOG_DEBUG == (int)LOG_LEVEL_DEBUG,
+	       "backend and daemon log levels differ");
+
+static const struct backend_services *daemon_services(void)
+{
+	static struct backend_services s = { .log = services_log,
+					     .log_enabled = services_log_enabled,
+					     .compute_thread = sched_compute_thread };
+	s.cores = tasks_cores();
+	return &s;
+}
+
 /* Whether impl may start in this process: the one forced, or any when the daemon chooses. */
 static bool backend_wanted(const struct daemon_process *p, const struct backend_impl *impl)
 {
@@ -227,7 +257,9 @@ static void backends_close(struct daemon *d)
  * the way, its 20 s of cold kernel compiles included. */
 static int backend_open(struct daemon_process *p)
 {
-	struct backend_options bo = { .cache_dir = p->opts.cache_dir, .threads = p->opts.threads };
+	struct backend_options bo = { .services = daemon_services(),
+				      .cache_dir = p->opts.cache_dir,
+				      .threads = p->opts.threads };
 	struct wnn_diag diag = { 0 };
 	enum webnn_status st;
 	if (p->opts.backend_chosen) {
@@ -1286,6 +1318,7 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 		if (!impl->warm_caches || !backend_wanted(p, impl))
 			continue;
 		struct backend_options bo = {
+			.services = daemon_services(),
 			.cache_dir = p->opts.cache_dir,
 			.threads = p->opts.threads,
 			.accelerators_only = !p->opts.backend_chosen &&

@@ -2,6 +2,7 @@
 #ifndef DAEMON_BACKEND_H
 #define DAEMON_BACKEND_H
 
+#include <stdarg.h>
 #include <stdatomic.h>
 
 #include "daemon/graph/graph.h"
@@ -45,9 +46,38 @@ static inline enum webnn_status backend_cancelled_status(struct wnn_diag *diag, 
 			    "%s: cancelled (the context is lost or closed)", what);
 }
 
+/* What the daemon lends its backends (backend_options.services), so that no backend includes a
+ * daemon header: its log (levels as the daemon's) and its policy for compute threads. */
+enum backend_log_level { BACKEND_LOG_ERROR, BACKEND_LOG_WARN, BACKEND_LOG_INFO, BACKEND_LOG_DEBUG };
+struct backend_services {
+	void (*log)(enum backend_log_level level, const char *file, int line, const char *fmt,
+		    va_list ap);
+	bool (*log_enabled)(enum backend_log_level level);
+	/* Gives the calling thread the compute threads' time slice and nice value; false with
+	 * why (the kernel refused: nothing changed). */
+	bool (*compute_thread)(char *why, unsigned len);
+	int cores; /* the CPUs the process may run on */
+};
+
+/* A backend's log line through s (NULL, as in tests that start backends alone: stderr, debug
+ * lines dropped). */
+void backend_log(const struct backend_services *s, enum backend_log_level level,
+		 const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+bool backend_log_enabled(const struct backend_services *s, enum backend_log_level level);
+#define backend_log_error(s, ...) backend_log(s, BACKEND_LOG_ERROR, __FILE__, __LINE__, __VA_ARGS__)
+#define backend_log_warn(s, ...) backend_log(s, BACKEND_LOG_WARN, __FILE__, __LINE__, __VA_ARGS__)
+#define backend_log_info(s, ...) backend_log(s, BACKEND_LOG_INFO, __FILE__, __LINE__, __VA_ARGS__)
+#define backend_log_debug(s, ...)                                                              \
+	do {                                                                                   \
+		if (backend_log_enabled(s, BACKEND_LOG_DEBUG))                                 \
+			backend_log(s, BACKEND_LOG_DEBUG, __FILE__, __LINE__, __VA_ARGS__);    \
+	} while (0)
+
 /* What the daemon decides for every backend: process policy (forking, environment, directories)
  * stays in the daemon, and backends read their own switches once in init. */
 struct backend_options {
+	const struct backend_services *services; /* NULL: backend_log's defaults, no slices */
 	const char *cache_dir; /* writable directory for on-disk caches; NULL or "" for none */
 	int threads;           /* compute threads (cpu backend); 0: every core the process may use */
 	/* Serve only GPUs and accelerators (opencl): the daemon routes CPU devices to the cpu

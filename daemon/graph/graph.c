@@ -1,7 +1,7 @@
 /* Graph IR storage: values, nodes, ownership of pass-made constants, use counts and names. */
 #include "daemon/graph/graph.h"
 
-#include "daemon/worker/obj.h"
+#include "daemon/graph/heap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,23 +245,23 @@ const char *graph_node_name(const struct graph_node *n, char *buf, size_t len)
 
 uint64_t graph_ir_bytes(const struct graph_ir *g)
 {
-	uint64_t n = obj_heap_bytes(sizeof *g);
-	n += obj_heap_bytes((uint64_t)g->cap_values * sizeof *g->values);
-	n += obj_heap_bytes((uint64_t)g->cap_nodes * sizeof *g->nodes);
+	uint64_t n = heap_chunk_bytes(sizeof *g);
+	n += heap_chunk_bytes((uint64_t)g->cap_values * sizeof *g->values);
+	n += heap_chunk_bytes((uint64_t)g->cap_nodes * sizeof *g->nodes);
 	for (uint32_t i = 0; i < g->n_nodes; i++) {
 		const struct graph_node *d = &g->nodes[i];
-		n += obj_heap_bytes((d->n_inputs ? d->n_inputs : 1) * sizeof(uint32_t));
-		n += obj_heap_bytes((d->n_outputs ? d->n_outputs : 1) * sizeof(uint32_t));
+		n += heap_chunk_bytes((d->n_inputs ? d->n_inputs : 1) * sizeof(uint32_t));
+		n += heap_chunk_bytes((d->n_outputs ? d->n_outputs : 1) * sizeof(uint32_t));
 		if (d->label)
-			n += obj_heap_bytes(strlen(d->label) + 1);
+			n += heap_chunk_bytes(strlen(d->label) + 1);
 		if (d->chain.members)
-			n += obj_heap_bytes(d->chain.n_members * sizeof(uint32_t));
+			n += heap_chunk_bytes(d->chain.n_members * sizeof(uint32_t));
 	}
-	n += obj_heap_bytes((uint64_t)g->cap_owned * sizeof *g->owned);
-	n += obj_heap_bytes((uint64_t)g->n_owned * 32); /* the owned blocks' chunk headers */
-	n += obj_heap_bytes((g->n_inputs ? g->n_inputs : 1) * sizeof(uint32_t));
-	n += obj_heap_bytes((g->n_outputs ? g->n_outputs : 1) * sizeof(uint32_t));
-	n += obj_heap_bytes((g->plan.n_buffers ? g->plan.n_buffers : 1) * sizeof(uint64_t));
+	n += heap_chunk_bytes((uint64_t)g->cap_owned * sizeof *g->owned);
+	n += heap_chunk_bytes((uint64_t)g->n_owned * 32); /* the owned blocks' chunk headers */
+	n += heap_chunk_bytes((g->n_inputs ? g->n_inputs : 1) * sizeof(uint32_t));
+	n += heap_chunk_bytes((g->n_outputs ? g->n_outputs : 1) * sizeof(uint32_t));
+	n += heap_chunk_bytes((g->plan.n_buffers ? g->plan.n_buffers : 1) * sizeof(uint64_t));
 	return n;
 }
 
@@ -273,5 +273,5 @@ uint64_t graph_ir_bytes_bound(uint64_t n_operations, uint64_t n_operands, uint64
 	 * can go past this: the compile's completion charges what was really made. */
 	uint64_t nodes = n_operations + 16, values = n_operands + 16;
 	return 4096 + 2 * nodes * sizeof(struct graph_node) + 2 * values * sizeof(struct graph_value) +
-	       nodes * 3 * obj_heap_bytes(0) + msg_bytes;
+	       nodes * 3 * heap_chunk_bytes(0) + msg_bytes;
 }

@@ -374,9 +374,9 @@ static bool build_charge(struct session *s, const struct context *c, struct mlgr
 			(uint64_t)gi->n_operations * impl->plan_op_bytes +
 			(impl->copies_constants ? const_bytes : 0);
 	uint64_t rest = msg_bytes + made + obj_charge_bytes(sizeof(*g)) +
-			3 * obj_heap_bytes(n * (sizeof(struct wnn_desc) + 2 * sizeof(void *))) +
-			obj_heap_bytes((gi->n_inputs + 1) * sizeof(uint32_t)) +
-			obj_heap_bytes((gi->n_outputs + 1) * sizeof(uint32_t));
+			3 * heap_chunk_bytes(n * (sizeof(struct wnn_desc) + 2 * sizeof(void *))) +
+			heap_chunk_bytes((gi->n_inputs + 1) * sizeof(uint32_t)) +
+			heap_chunk_bytes((gi->n_outputs + 1) * sizeof(uint32_t));
 	if (!session_charge(s, rest, "build: the graph", diag))
 		return false;
 	g->mem_bytes += rest;

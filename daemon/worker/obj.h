@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "daemon/graph/heap.h"
+
 struct obj;
 struct session;
 
@@ -27,13 +29,6 @@ struct obj {
 	struct obj *dead_next;
 };
 
-/* What an allocation of n bytes takes from the heap: glibc's chunk (n plus its 8-byte header,
- * rounded up to 16, at least 32). */
-static inline uint64_t obj_heap_bytes(uint64_t n)
-{
-	uint64_t c = (n + 8 + 15) & ~(uint64_t)15;
-	return c < 32 ? 32 : c;
-}
 /* What an object of `size` bytes costs its connection besides its contents: its chunk, its
  * share of the id map (at most 4 slots of 8 bytes at the map's half load) and the command that
  * creates or releases it on its timeline (OBJ_CMD_BYTES, an upper bound of struct cmd's
@@ -41,7 +36,7 @@ static inline uint64_t obj_heap_bytes(uint64_t n)
 #define OBJ_CMD_BYTES 768u
 static inline uint64_t obj_charge_bytes(uint64_t size)
 {
-	return obj_heap_bytes(size) + 4 * sizeof(void *) + OBJ_CMD_BYTES;
+	return heap_chunk_bytes(size) + 4 * sizeof(void *) + OBJ_CMD_BYTES;
 }
 
 /* One reference, owned by the caller. Taking the session reference is the caller's part. */

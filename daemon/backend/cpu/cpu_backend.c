@@ -12,10 +12,7 @@
 #include "daemon/backend/cpu/cpu.h"
 #include "daemon/backend/host/host.h"
 #include "daemon/backend/reference/ref.h"
-#include "daemon/log.h"
-#include "daemon/worker/obj.h"
-#include "daemon/worker/sched.h"
-#include "daemon/tasks.h"
+#include "daemon/graph/heap.h"
 
 /*
  * Threads: a shared worker pool. One compute thread, the master of one team of `threads`
@@ -46,6 +43,7 @@ struct cpu_job {
 
 struct backend {
 	dnnl_engine_t engine;
+	const struct backend_services *services; /* the daemon's log and thread policy */
 	int threads;
 	bool profile;  /* WEBNN_CPU_PROFILE=1: log every step's time (development aid) */
 	bool winograd; /* unless WEBNN_CPU_NO_WINOGRAD is set */
@@ -155,12 +153,14 @@ static bool team_setup(void *arg)
 #pragma omp parallel num_threads(be->threads)
 	{
 		char mine[128];
-		if (!sched_compute_thread(mine, sizeof(mine)) &&
+		if (be->services && be->services->compute_thread &&
+		    !be->services->compute_thread(mine, sizeof(mine)) &&
 		    atomic_fetch_add(&refused, 1) == 0)
 			memcpy(why, mine, sizeof(why));
 	}
 	if (refused)
-		log_info("cpu backend: compute threads keep the default time slice (%s)", why);
+		backend_log_info(be->services,
+				 "cpu backend: compute threads keep the default time slice (%s)", why);
 	return true;
 }
 
@@ -193,11 +193,15 @@ static enum webnn_status cpu_init(const struct backend_options *opts, struct bac
 	struct backend *be = calloc(1, sizeof(*be));
 	if (!be)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
-	int cores = tasks_cores();
+	be->services = opts ? opts->services : NULL;
+	/* the daemon's count honours its affinity and cgroup; alone, OpenMP's */
+	int cores = be->services && be->services->cores > 0 ? be->services->cores
+							     : omp_get_num_procs();
 	be->threads = opts && opts->threads > 0 ? opts->threads : cores;
 	if (be->threads > cores)
-		log_warn("cpu backend: %d threads on %d cores oversubscribes them", be->threads,
-			 cores);
+		backend_log_warn(be->services,
+				 "cpu backend: %d threads on %d cores oversubscribes them",
+				 be->threads, cores);
 	cpu_model_name(be->cpu_name, sizeof(be->cpu_name));
 	const char *prof = getenv("WEBNN_CPU_PROFILE");
 	be->profile = prof && strcmp(prof, "1") == 0;
@@ -228,7 +232,8 @@ static enum webnn_status cpu_init(const struct backend_options *opts, struct bac
 	}
 	compute_run(be, team_setup, be);
 	const dnnl_version_t *v = dnnl_version();
-	log_info("cpu backend: %s, %d thread%s, oneDNN %d.%d.%d (%s)", be->cpu_name, be->threads,
+	backend_log_info(be->services, "cpu backend: %s, %d thread%s, oneDNN %d.%d.%d (%s)",
+		 be->cpu_name, be->threads,
 		 be->threads == 1 ? "" : "s", v->major, v->minor, v->patch, v->cpu_runtime ==
 		 DNNL_RUNTIME_OMP ? "OpenMP" : "other runtime");
 	*out = be;
@@ -467,9 +472,9 @@ static void build_one(struct backend_plan *plan, const struct cpu_build *b, uint
 		}
 		return;
 	}
-	log_debug("cpu: %s runs on %s (built in %.2f ms)", graph_node_name(n, name, sizeof(name)),
-		  step->impl ? step->impl : "C",
-		  (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
+	backend_log_debug(plan->ctx->be->services, "cpu: %s runs on %s (built in %.2f ms)",
+			  graph_node_name(n, name, sizeof(name)), step->impl ? step->impl : "C",
+			  (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
 }
 
 /* The live nodes a plan gets a step each for, in order. The passes were asked for epilogues
@@ -753,7 +758,7 @@ static enum webnn_status cpu_evaluate(struct backend_context *ctx, const struct 
 static uint64_t cpu_plan_bytes(const struct backend_plan *plan)
 {
 	uint64_t n = plan->g && plan->g->n_nodes ? plan->g->n_nodes : 1;
-	return obj_heap_bytes(sizeof(*plan)) + obj_heap_bytes(n * sizeof(*plan->steps)) +
+	return heap_chunk_bytes(sizeof(*plan)) + heap_chunk_bytes(n * sizeof(*plan->steps)) +
 	       host_values_bytes(&plan->hv) + (plan->scratch ? plan->scratch_bytes + 64 : 0) +
 	       atomic_load_explicit(&plan->owned_bytes, memory_order_relaxed) +
 	       plan->n_steps * (uint64_t)CPU_STEP_BYTES +
@@ -808,7 +813,8 @@ static bool run_steps(struct run_job *j, int threads, bool turns)
 			if (s->n->chain.members)
 				snprintf(members, sizeof(members), " (+%u chained)",
 					 s->n->chain.n_members - 1);
-			log_info("cpu profile: step %zu %s%s -> %s on %s, %d thread%s: %.3f ms", k,
+			backend_log_info(be->services,
+				 "cpu profile: step %zu %s%s -> %s on %s, %d thread%s: %.3f ms", k,
 				 graph_node_name(s->n, name, sizeof(name)), members,
 				 wnn_desc_str(&g->values[s->n->outputs[0]].desc, shape, sizeof(shape)),
 				 s->impl ? s->impl : "C", x.threads, x.threads == 1 ? "" : "s",

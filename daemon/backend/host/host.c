@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "daemon/backend/host/host.h"
-#include "daemon/worker/obj.h"
+#include "daemon/graph/heap.h"
 
 _Static_assert(sizeof(struct backend_tensor) + 16 <= BACKEND_TENSOR_BYTES,
 	       "a host tensor's header is charged as BACKEND_TENSOR_BYTES");
@@ -101,9 +101,9 @@ uint64_t host_values_bytes(const struct host_values *hv)
 		return 0;
 	uint64_t nv = hv->g->n_values ? hv->g->n_values : 1;
 	uint64_t nb = hv->g->plan.n_buffers ? hv->g->plan.n_buffers : 1;
-	return obj_heap_bytes(nv * sizeof(*hv->descs)) + obj_heap_bytes(nv * sizeof(*hv->src)) +
-	       obj_heap_bytes(nv * sizeof(*hv->alias)) + obj_heap_bytes(nv * sizeof(*hv->bufs)) +
-	       obj_heap_bytes(nb * sizeof(*hv->buffers)) + nb * 64; /* buffers' alignment */
+	return heap_chunk_bytes(nv * sizeof(*hv->descs)) + heap_chunk_bytes(nv * sizeof(*hv->src)) +
+	       heap_chunk_bytes(nv * sizeof(*hv->alias)) + heap_chunk_bytes(nv * sizeof(*hv->bufs)) +
+	       heap_chunk_bytes(nb * sizeof(*hv->buffers)) + nb * 64; /* buffers' alignment */
 }
 
 void host_values_fini(struct host_values *hv)

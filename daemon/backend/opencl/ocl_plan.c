@@ -1,5 +1,5 @@
 /* OpenCL plans: compile (lowering through the family table), buffers, whole-graph execute. */
-#include "daemon/worker/obj.h"
+#include "daemon/graph/heap.h"
 #include "daemon/backend/opencl/ocl.h"
 
 #include <limits.h>
@@ -305,19 +305,19 @@ fail:
 
 uint64_t ocl_plan_bytes(const struct backend_plan *p)
 {
-	uint64_t n = obj_heap_bytes(sizeof(*p)) + obj_heap_bytes(p->cap_slots * sizeof(*p->slots)) +
-		     obj_heap_bytes(p->cap_steps * sizeof(*p->steps)) +
-		     obj_heap_bytes((p->n_planned + 1) * sizeof(cl_mem)) +
-		     obj_heap_bytes((p->n_phys + 1) * sizeof(cl_mem)) +
-		     (p->g ? obj_heap_bytes((p->g->n_values + 1) * sizeof(uint32_t)) : 0);
+	uint64_t n = heap_chunk_bytes(sizeof(*p)) + heap_chunk_bytes(p->cap_slots * sizeof(*p->slots)) +
+		     heap_chunk_bytes(p->cap_steps * sizeof(*p->steps)) +
+		     heap_chunk_bytes((p->n_planned + 1) * sizeof(cl_mem)) +
+		     heap_chunk_bytes((p->n_phys + 1) * sizeof(cl_mem)) +
+		     (p->g ? heap_chunk_bytes((p->g->n_values + 1) * sizeof(uint32_t)) : 0);
 	for (size_t i = 0; i < p->n_steps; i++) {
 		const struct ocl_step *s = &p->steps[i];
 		if (s->kernel)
 			n += OCL_KERNEL_BYTES;
 		if (s->gemm.a_offs)
-			n += 3 * obj_heap_bytes(s->gemm.batch * sizeof(size_t));
+			n += 3 * heap_chunk_bytes(s->gemm.batch * sizeof(size_t));
 		if (s->gemm.alphas)
-			n += 2 * obj_heap_bytes(s->gemm.batch * sizeof(float));
+			n += 2 * heap_chunk_bytes(s->gemm.batch * sizeof(float));
 	}
 	for (size_t i = 0; i < p->n_slots; i++)
 		if (p->slots[i].kind == OCL_SLOT_CONST && p->slots[i].mem)

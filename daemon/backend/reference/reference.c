@@ -6,9 +6,8 @@
 #include <stdlib.h>
 
 #include "daemon/backend/host/host.h"
-#include "daemon/worker/obj.h"
 #include "daemon/backend/reference/ref.h"
-#include "daemon/log.h"
+#include "daemon/graph/heap.h"
 
 /*
  * Test hook, not a feature: WEBNN_REFERENCE_FAULT=<kind>:<n> makes executes fail on demand so
@@ -24,6 +23,7 @@ enum ref_fault { REF_FAULT_NONE, REF_FAULT_ERROR, REF_FAULT_ERROR_ONCE, REF_FAUL
 
 /* No devices or caches: every context is the host CPU. Only the test hook has state. */
 struct backend {
+	const struct backend_services *services; /* the daemon's log */
 	enum ref_fault fault;
 	uint64_t fault_at;
 	char fault_spec[64];
@@ -112,12 +112,15 @@ static void ref_fault_parse(struct backend *be, const char *spec)
 		be->fault = kinds[i].kind;
 		be->fault_at = n;
 		snprintf(be->fault_spec, sizeof(be->fault_spec), "%s", spec);
-		log_warn("reference backend: WEBNN_REFERENCE_FAULT=%s: injecting faults (a test hook)",
-			 be->fault_spec);
+		backend_log_warn(be->services,
+				 "reference backend: WEBNN_REFERENCE_FAULT=%s: injecting faults (a "
+				 "test hook)", be->fault_spec);
 		return;
 	}
-	log_error("reference backend: WEBNN_REFERENCE_FAULT=\"%s\" is not execute-error:<n>, "
-		  "execute-error-once:<n> or context-lost:<n> with n >= 1; no fault injected", spec);
+	backend_log_error(be->services,
+			  "reference backend: WEBNN_REFERENCE_FAULT=\"%s\" is not execute-error:<n>, "
+			  "execute-error-once:<n> or context-lost:<n> with n >= 1; no fault injected",
+			  spec);
 }
 
 /* The injected failure for this execute, if any (see WEBNN_REFERENCE_FAULT above). */
@@ -141,10 +144,10 @@ static enum webnn_status ref_fault_check(struct backend *be, struct wnn_diag *di
 static enum webnn_status ref_init(const struct backend_options *opts, struct backend **out,
 				  struct wnn_diag *diag)
 {
-	(void)opts; /* no on-disk caches */
 	struct backend *be = calloc(1, sizeof(*be));
 	if (!be)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
+	be->services = opts ? opts->services : NULL; /* no on-disk caches */
 	atomic_init(&be->n_executes, 0);
 	const char *fault = getenv("WEBNN_REFERENCE_FAULT");
 	if (fault && *fault)
@@ -241,7 +244,7 @@ static void ref_plan_destroy(struct backend_plan *plan)
 static uint64_t ref_plan_bytes(const struct backend_plan *plan)
 {
 	uint64_t n = plan->g && plan->g->n_nodes ? plan->g->n_nodes : 1;
-	return obj_heap_bytes(sizeof(*plan)) + obj_heap_bytes(n * sizeof(*plan->steps)) +
+	return heap_chunk_bytes(sizeof(*plan)) + heap_chunk_bytes(n * sizeof(*plan->steps)) +
 	       host_values_bytes(&plan->hv);
 }
 
