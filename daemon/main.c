@@ -307,7 +307,7 @@ static int backend_open(struct daemon_process *p)
 		wnn_diag_clear(&diag);
 		st = backend_start(p, impl, &accel, &diag);
 		if (st != WEBNN_STATUS_OK)
-			log_info("%s; its contexts run on the %s backend",
+			log_info("%s; contexts for it run on the %s backend",
 				 diag.message[0] ? diag.message : "no accelerator", cpu->name);
 	}
 	return 0;
