@@ -1,5 +1,6 @@
 /* libwebnn connection layer: socket, handshake, request/reply matching, events, shm arena. */
 #include "client/client.h"
+#include "proto/messages.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -98,14 +99,7 @@ bool wnnc_tensor_busy(const struct webnn_context *ctx, const struct webnn_tensor
  * their reply, even an error, means everything sent before them has finished. */
 static bool ordered_reply(const Webnn__Ipc__ClientMessage *m)
 {
-	switch (m->body_case) {
-	case WEBNN__IPC__CLIENT_MESSAGE__BODY_CREATE_TENSOR:
-	case WEBNN__IPC__CLIENT_MESSAGE__BODY_READ_TENSOR:
-	case WEBNN__IPC__CLIENT_MESSAGE__BODY_FLUSH:
-		return true;
-	default:
-		return false;
-	}
+	return wnn_message_has((unsigned)m->body_case, WNN_MSG_ORDERED);
 }
 
 static void arena_drop(struct webnn_context *ctx)

@@ -8,10 +8,43 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "proto/messages.h"
+#include "proto/webnn.pb-c.h"
 #include "proto/wire.h"
 #include "proto/wnn.h"
 
 /* ---- tests */
+
+/* proto/messages.def has one row per ClientMessage body case of webnn.proto and no other:
+ * adding a message without saying whether it needs a serial, may carry fds and is ordered
+ * fails here (and in the router, which has a handler per row). */
+TEST(protocol_message_table_covers_every_body)
+{
+	const ProtobufCMessageDescriptor *d = &webnn__ipc__client_message__descriptor;
+	unsigned bodies = 0, rows = 0;
+	for (unsigned i = 0; i < d->n_fields; i++) {
+		const ProtobufCFieldDescriptor *f = &d->fields[i];
+		if (!(f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF))
+			continue;
+		bodies++;
+		const struct wnn_message *m = wnn_message_find(f->id);
+		ASSERT_MSG(m != NULL, "ClientMessage.%s (case %u) has no row in proto/messages.def",
+			   f->name, f->id);
+	}
+	for (unsigned c = 0; c < 1024; c++)
+		if (wnn_message_find(c)) {
+			rows++;
+			ASSERT_MSG(protobuf_c_message_descriptor_get_field(d, c) != NULL,
+				   "messages.def row %s (case %u) is not a ClientMessage body",
+				   wnn_message_find(c)->name, c);
+		}
+	ASSERT_MSG(bodies == rows && bodies >= 18, "%u bodies, %u rows", bodies, rows);
+	/* what the client and the router read from it */
+	ASSERT(wnn_message_has(WEBNN__IPC__CLIENT_MESSAGE__BODY_READ_TENSOR, WNN_MSG_ORDERED));
+	ASSERT(!wnn_message_has(WEBNN__IPC__CLIENT_MESSAGE__BODY_DISPATCH, WNN_MSG_SERIAL));
+	ASSERT(wnn_message_has(WEBNN__IPC__CLIENT_MESSAGE__BODY_REGISTER_SHM, WNN_MSG_FDS));
+	ASSERT(wnn_message_find(WEBNN__IPC__CLIENT_MESSAGE__BODY__NOT_SET) == NULL);
+}
 
 TEST(protocol_handshake)
 {

@@ -12,6 +12,7 @@
 #include "daemon/worker/session.h"
 #include "daemon/worker/shm.h"
 #include "daemon/worker/tensor.h"
+#include "proto/messages.h"
 #include "sandbox/sandbox.h"
 
 #include <errno.h>
@@ -23,36 +24,15 @@
 
 static int handle_hello(struct session *s, struct request *rq);
 
-enum {
-	H_SERIAL = 1 << 0, /* a serial is required */
-	H_FDS = 1 << 1,    /* the frame may carry fds */
-};
-struct handler {
-	const char *name;
-	handler_fn fn;
-	unsigned flags;
-};
 #define BODY(x) WEBNN__IPC__CLIENT_MESSAGE__BODY_##x
-static const struct handler handlers[] = {
-	[BODY(HELLO)] = { "Hello", handle_hello, H_SERIAL },
-	[BODY(REGISTER_SHM)] = { "RegisterShm", handle_register_shm, H_SERIAL | H_FDS },
-	[BODY(UNREGISTER_SHM)] = { "UnregisterShm", handle_unregister_shm, 0 },
-	[BODY(CREATE_CONTEXT)] = { "CreateContext", handle_create_context, H_SERIAL },
-	[BODY(DESTROY_CONTEXT)] = { "DestroyContext", handle_destroy_context, 0 },
-	[BODY(CREATE_TENSOR)] = { "CreateTensor", handle_create_tensor, H_SERIAL },
-	[BODY(WRITE_TENSOR)] = { "WriteTensor", handle_write_tensor, 0 },
-	[BODY(READ_TENSOR)] = { "ReadTensor", handle_read_tensor, H_SERIAL },
-	[BODY(DESTROY_TENSOR)] = { "DestroyTensor", handle_destroy_tensor, 0 },
-	[BODY(CREATE_CONSTANT)] = { "CreateConstant", handle_create_constant, 0 },
-	[BODY(DESTROY_CONSTANT)] = { "DestroyConstant", handle_destroy_constant, 0 },
-	[BODY(BUILD_GRAPH)] = { "BuildGraph", handle_build_graph, H_SERIAL },
-	[BODY(DESTROY_GRAPH)] = { "DestroyGraph", handle_destroy_graph, 0 },
-	[BODY(DISPATCH)] = { "Dispatch", handle_dispatch, 0 },
-	[BODY(FLUSH)] = { "Flush", handle_flush, H_SERIAL },
-	[BODY(GOODBYE)] = { "Goodbye", NULL, 0 }, /* handled in router_frame */
-	[BODY(SAVE_GRAPH)] = { "SaveGraph", handle_save_graph, H_SERIAL },
-	[BODY(LOAD_GRAPH)] = { "LoadGraph", handle_load_graph, H_SERIAL },
+/* The handler of each row of proto/messages.def (names and flags are the table's). */
+#define handle_goodbye NULL /* handled in router_frame */
+#define X(body, name, handler, flags) [BODY(body)] = handle_##handler,
+static const handler_fn handlers[] = {
+#include "proto/messages.def"
 };
+#undef X
+#undef handle_goodbye
 #define N_HANDLERS (sizeof(handlers) / sizeof(handlers[0]))
 
 static int handle_hello(struct session *s, struct request *rq)
@@ -132,8 +112,8 @@ static int router_frame(struct session *s, const uint8_t *payload, size_t len, i
 	}
 	rq.serial = rq.msg->has_serial ? rq.msg->serial : 0;
 	unsigned c = (unsigned)rq.msg->body_case;
-	const struct handler *h = c < N_HANDLERS ? &handlers[c] : NULL;
-	if (!h || !h->name) {
+	const struct wnn_message *h = wnn_message_find(c);
+	if (!h || c >= N_HANDLERS) {
 		ret = request_violation(s, "unknown request (message case %u)", c);
 		goto out;
 	}
@@ -145,11 +125,11 @@ static int router_frame(struct session *s, const uint8_t *payload, size_t len, i
 		ret = request_violation(s, "Hello sent twice");
 		goto out;
 	}
-	if ((h->flags & H_SERIAL) && rq.serial == 0) {
+	if ((h->flags & WNN_MSG_SERIAL) && rq.serial == 0) {
 		ret = request_violation(s, "%s: a non-zero serial is required", h->name);
 		goto out;
 	}
-	if (n_fds && !(h->flags & H_FDS)) {
+	if (n_fds && !(h->flags & WNN_MSG_FDS)) {
 		ret = request_violation(s, "%s: unexpected fds (%d) with this request", h->name,
 					n_fds);
 		goto out;
@@ -160,7 +140,7 @@ static int router_frame(struct session *s, const uint8_t *payload, size_t len, i
 		goto out;
 	}
 	log_debug("session %" PRIu64 ": %s serial %" PRIu64, s->no, h->name, rq.serial);
-	ret = h->fn(s, &rq) < 0 || s->closed ? -1 : 0;
+	ret = handlers[c](s, &rq) < 0 || s->closed ? -1 : 0;
 out:
 	for (int i = 0; i < n_fds; i++)
 		if (fds[i] >= 0)
