@@ -1,6 +1,7 @@
 /* The graph cache (webnn_context_save_graph/load_graph): round trips, per-user stores, damaged and stale entries, eviction, keys, writers racing readers. */
 #include "tests/clienttest.h"
 #include "tests/hostile.h"
+#include "tests/onnx_writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -463,6 +464,57 @@ TEST_TIMEOUT(graphcache_webnn_run_cache, 300)
 /* A loaded graph is charged like a built one, its mapped entry included: a daemon whose
  * connection budget is smaller than the entry refuses the load with NO_MEMORY naming the
  * budget, and keeps the entry for a later load that fits. */
+/* y = x + w for x of 4 floats, w = { w0, w0 + 1, w0 + 2, w0 + 3 }: the same size whatever w0. */
+static void gc_write_add_model(const char *path, float w0)
+{
+	struct onnx_writer w;
+	onnx_writer_init(&w, 17);
+	int64_t dims[] = { 4 };
+	float wv[4] = { w0, w0 + 1, w0 + 2, w0 + 3 };
+	onnx_writer_input(&w, "x", ONNX_FLOAT, 1, dims);
+	onnx_writer_initializer(&w, "w", ONNX_FLOAT, 1, dims, wv);
+	onnx_writer_node(&w, NULL, "Add", NULL, "x,w", "y");
+	onnx_writer_output(&w, "y", ONNX_FLOAT, 1, dims);
+	ASSERT(onnx_writer_save(&w, path));
+	onnx_writer_free(&w);
+}
+
+/* webnn-run --cache remembers an ONNX file's content hash (its key) per file, and only while
+ * the file is unchanged: the second run loads through the remembered hash, and a model
+ * rewritten with other weights of the same size is built again and computes the new ones. */
+TEST_TIMEOUT(graphcache_webnn_run_key_follows_the_file, 120)
+{
+	struct gc_env e;
+	gc_up(&e, NULL);
+	char model[600], xdg[600], memo_dir[700];
+	snprintf(model, sizeof(model), "%s/add.onnx", e.top);
+	snprintf(xdg, sizeof(xdg), "%s/xdg", e.top);
+	snprintf(memo_dir, sizeof(memo_dir), "%s/webnn-run", xdg);
+	ASSERT(mkdir(xdg, 0700) == 0);
+	setenv("XDG_CACHE_HOME", xdg, 1);
+	gc_write_add_model(model, 1.0f);
+	/* a hash is remembered only for a file unchanged for 2 s */
+	sleep(3);
+	static char first[16384], second[16384], third[16384];
+	gc_webnn_run(&e, model, first, sizeof(first));
+	ASSERT_CONTAINS(first, "built and saved in webnnd's graph cache");
+	struct stat st;
+	ASSERT_MSG(stat(memo_dir, &st) == 0, "no remembered hash in %s", memo_dir);
+	gc_webnn_run(&e, model, second, sizeof(second));
+	ASSERT_CONTAINS(second, "loaded from webnnd's graph cache");
+	char a[512], b[512], c[512];
+	gc_first_output(first, a, sizeof(a));
+	gc_first_output(second, b, sizeof(b));
+	ASSERT_STREQ(a, b);
+	gc_write_add_model(model, 5.0f);
+	gc_webnn_run(&e, model, third, sizeof(third));
+	unsetenv("XDG_CACHE_HOME");
+	ASSERT_CONTAINS(third, "built and saved in webnnd's graph cache");
+	gc_first_output(third, c, sizeof(c));
+	ASSERT_MSG(strcmp(a, c) != 0, "the rewritten model computed the old output: %s", c);
+	gc_down(&e);
+}
+
 TEST(graphcache_load_is_charged)
 {
 	struct gc_env e;
