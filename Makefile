@@ -9,7 +9,7 @@ DEB_PACKAGES := build-essential pkg-config libuv1-dev protobuf-c-compiler libpro
 	libonnx-dev libonnx-testdata
 
 CPPFLAGS += -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=120 -DCL_USE_DEPRECATED_OPENCL_1_2_APIS \
-	-I. -Iclient/include -Iimporters/include -I$(BUILD)/gen
+	-I. -Iproto/include -Iclient/include -Iimporters/include -I$(BUILD)/gen
 CFLAGS ?= $(OPT) -g
 CFLAGS += -std=c11 -Wall -Wextra -Werror -Wno-missing-braces -fPIC -fvisibility=hidden -MMD -MP
 # the cpu backend's C kernels thread with OpenMP, the runtime oneDNN (Debian's build) uses
@@ -30,11 +30,11 @@ CLIENT_SRC := $(wildcard client/*.c)
 DAEMON_SRC := $(filter-out daemon/main.c,$(wildcard daemon/*.c daemon/*/*.c daemon/*/*/*.c)) \
 	$(wildcard sandbox/*.c)
 KERNELS := $(sort $(wildcard kernels/*.cl))
-# A tool is client/tools/<name>.c or a directory client/tools/<name>/ of sources; both link
-# client/tools/common (the comparison rules the tests share) and libwebnn.
-TOOLS_SRC := $(wildcard client/tools/*.c)
-TOOLS_DIRS := $(filter-out common,$(notdir $(patsubst %/,%,$(wildcard client/tools/*/))))
-TOOLS_COMMON_SRC := $(wildcard client/tools/common/*.c)
+# A tool is tools/<name>.c or a directory tools/<name>/ of sources; both link
+# tools/common (the comparison rules the tests share) and libwebnn.
+TOOLS_SRC := $(wildcard tools/*.c)
+TOOLS_DIRS := $(filter-out common,$(notdir $(patsubst %/,%,$(wildcard tools/*/))))
+TOOLS_COMMON_SRC := $(wildcard tools/common/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 # libwebnn-import: the model importers (importers/<format>/), a client-side library of its own.
 IMPORT_SRC := $(wildcard importers/*.c importers/*/*.c)
@@ -44,7 +44,7 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 PROTO_OBJ := $(call obj,$(PROTO_SRC)) $(BUILD)/obj/gen/webnn.pb-c.o
 CLIENT_OBJ := $(call obj,$(CLIENT_SRC))
 DAEMON_OBJ := $(call obj,$(DAEMON_SRC)) $(BUILD)/obj/gen/kernels.o $(BUILD)/obj/gen/kernels_index.o
-TOOLS_BIN := $(patsubst client/tools/%.c,$(BUILD)/bin/%,$(TOOLS_SRC)) \
+TOOLS_BIN := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOLS_SRC)) \
 	$(addprefix $(BUILD)/bin/,$(TOOLS_DIRS))
 
 LIB_PROTO := $(BUILD)/lib/libwnnproto.a
@@ -53,7 +53,7 @@ LIB_TOOLS := $(BUILD)/lib/libwnntools.a
 LIB_IMPORT := $(BUILD)/lib/libwebnn-import.a
 # The version is webnn_types.h's WEBNN_VERSION_*; the soname's number changes with the ABI.
 VERSION := $(shell sed -n 's/^\#define WEBNN_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$$/\2/p' \
-	client/include/webnn_types.h | paste -sd.)
+	proto/include/webnn_types.h | paste -sd.)
 SOVERSION := 0
 LD ?= ld
 OBJCOPY ?= objcopy
@@ -63,7 +63,7 @@ DAEMON_BIN := $(BUILD)/bin/webnnd
 # webnnd with the sandbox's test hooks (tests/test_sandbox.c): the sources that hold them are
 # compiled again with -DWNN_TEST_HOOKS; webnnd itself never contains them.
 TESTHOOKS_BIN := $(BUILD)/bin/webnnd-testhooks
-TESTHOOKS_SRC := daemon/main.c daemon/router.c daemon/budget.c sandbox/sandbox.c
+TESTHOOKS_SRC := daemon/main.c daemon/worker/router.c daemon/budget.c sandbox/sandbox.c
 TESTHOOKS_OBJ := $(patsubst %.c,$(BUILD)/obj-testhooks/%.o,$(TESTHOOKS_SRC))
 TEST_BIN := $(BUILD)/bin/webnn-tests
 
@@ -171,7 +171,7 @@ $(ONNX_GEN_H) $(BUILD)/gen/onnx/onnx.pb-c.c: $(ONNX_PROTO)
 $(BUILD)/obj/gen/onnx.pb-c.o: $(BUILD)/gen/onnx/onnx.pb-c.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(filter-out -Werror,$(CFLAGS)) -c $< -o $@
-$(call obj,$(IMPORT_SRC) $(TEST_SRC) $(TOOLS_COMMON_SRC) $(wildcard client/tools/webnn-run/*.c)): | $(ONNX_GEN_H)
+$(call obj,$(IMPORT_SRC) $(TEST_SRC) $(TOOLS_COMMON_SRC) $(wildcard tools/webnn-run/*.c)): | $(ONNX_GEN_H)
 $(LIB_TOOLS): $(call obj,$(TOOLS_COMMON_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -190,11 +190,11 @@ $(TESTHOOKS_BIN): $(TESTHOOKS_OBJ) $(filter-out $(call obj,$(TESTHOOKS_SRC)),$(D
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_DAEMON)
 
-$(BUILD)/bin/%: $(BUILD)/obj/client/tools/%.o $(LIB_TOOLS) $(LIB_IMPORT) $(LIB_CLIENT)
+$(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(LIB_TOOLS) $(LIB_IMPORT) $(LIB_CLIENT)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -ljansson $(LDLIBS_CLIENT)
 define TOOL_DIR_RULE
-$(BUILD)/bin/$(1): $(call obj,$(wildcard client/tools/$(1)/*.c)) $(LIB_TOOLS) $(LIB_IMPORT) $(LIB_CLIENT)
+$(BUILD)/bin/$(1): $(call obj,$(wildcard tools/$(1)/*.c)) $(LIB_TOOLS) $(LIB_IMPORT) $(LIB_CLIENT)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(LDFLAGS) -o $$@ $$^ -ljansson $$(LDLIBS_CLIENT)
 endef
@@ -365,7 +365,7 @@ MAN_SED := sed -e 's|@VERSION@|$(VERSION)|g; s|@DATE@|$(MAN_DATE)|g'
 .PHONY: man
 man: $(MAN_OUT) $(CONF_OUT)
 all: man
-$(BUILD)/man/%: man/% client/include/webnn_types.h
+$(BUILD)/man/%: man/% proto/include/webnn_types.h
 	@mkdir -p $(dir $@)
 	$(MAN_SED) $< > $@
 $(BUILD)/man/webnnd.conf.5: man/webnnd.conf.5.in $(DAEMON_BIN)
@@ -405,7 +405,7 @@ install: installable
 	install -m 644 $(LIB_CLIENT) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIB_CLIENT_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libwebnn.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libwebnn.so
-	install -m 644 client/include/webnn.h client/include/webnn_types.h $(OPS_GEN_H) \
+	install -m 644 client/include/webnn.h proto/include/webnn_types.h $(OPS_GEN_H) \
 		$(DESTDIR)$(INCLUDEDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
 		packaging/webnn.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/webnn.pc

@@ -1,4 +1,4 @@
-// onnx_min.js: a tiny protobuf encoder for the few ONNX messages the bench writes (from shared/research/bench/ort).
+// onnx_min.js: a tiny protobuf encoder for the few ONNX messages the bench writes.
 // Field numbers follow onnx.proto (ModelProto, GraphProto, NodeProto, AttributeProto, TensorProto, ValueInfoProto).
 'use strict';
 

@@ -1,5 +1,5 @@
 /* peak_flops: the measured float32 FMA peak on 1 and 2 threads, make bench's "% of peak". */
-/* AVX-512 where the CPU has it, else AVX2 (after shared/research/bench/peak_flops.c).
+/* AVX-512 where the CPU has it, else AVX2.
  * usage: peak_flops [ms per sample = 60] [samples = 3] [threads: 1, 2, or 0 = both]
  *   prints one line: "peak <isa> t1 <GFLOP/s> t2 <GFLOP/s>" (each the median of the samples; 0
  *   for a thread count not measured).

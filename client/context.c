@@ -57,6 +57,16 @@ void webnn_int4_unpack(enum webnn_data_type t, const void *packed, size_t count,
 		values[i] = (int8_t)wnn_nibble_get(packed, i, (enum wnn_dtype)t);
 }
 
+float webnn_float16_to_float32(uint16_t h)
+{
+	return wnn_f16_to_f32(h);
+}
+
+uint16_t webnn_float32_to_float16(float f)
+{
+	return wnn_f32_to_f16(f);
+}
+
 static void free_context(struct webnn_context *ctx)
 {
 	wnnc_disconnect(ctx);

@@ -5,7 +5,7 @@
 #include "daemon/control.h"
 #include "daemon/daemon.h"
 #include "daemon/log.h"
-#include "daemon/session.h"
+#include "daemon/worker/session.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -441,7 +441,7 @@ static void budget_trim(struct budget *b)
 #ifdef WNN_TEST_HOOKS
 #include <sys/mman.h>
 
-#include "daemon/weights.h"
+#include "daemon/worker/weights.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -88,7 +88,7 @@ void budget_detach(struct budget *b);
  * only that uid waits). */
 bool budget_charge(struct session *s, uint64_t bytes, const char *what, struct wnn_diag *diag);
 /* The same for memory the connection references but the uid may already hold (constants
- * interned by content, daemon/weights.h): conn_bytes on the connection, bytes (<= conn_bytes)
+ * interned by content, daemon/worker/weights.h): conn_bytes on the connection, bytes (<= conn_bytes)
  * on the uid and all users, all or nothing. */
 bool budget_charge_shared(struct session *s, uint64_t conn_bytes, uint64_t bytes,
 			  const char *what, struct wnn_diag *diag);
@@ -97,7 +97,7 @@ bool budget_charge_shared(struct session *s, uint64_t conn_bytes, uint64_t bytes
 void budget_force(struct session *s, uint64_t bytes);
 void budget_release(struct session *s, uint64_t bytes);
 /* The two halves of budget_release, for memory shared by connections of the uid (constants
- * interned by content, daemon/weights.h): each connection that references it stays charged
+ * interned by content, daemon/worker/weights.h): each connection that references it stays charged
  * for it, the uid (and all users' budget) once, until the last reference. */
 void budget_release_connection(struct session *s, uint64_t bytes);
 void budget_release_uid(struct daemon *d, uint64_t bytes);
@@ -125,7 +125,7 @@ void budget_session_freed(struct session *s);
  * hand-off sent the wrong way), "lease-flood" (asks as fast as the socket takes them),
  * "lease-rtt:N" (N asks that change nothing: the round trip's cost), "board" (try to map the
  * shared budget board workers once had, fd 4, writable), "weights" (the uid's charged bytes
- * and the constants shared by content, daemon/weights.h: honest, for tests). */
+ * and the constants shared by content, daemon/worker/weights.h: honest, for tests). */
 bool budget_test_hook(struct budget *b, const char *client_name, char *reply, size_t reply_len);
 #endif
 

@@ -1,6 +1,7 @@
 /* webnnd.conf: the keys besides daemon/limits.def's, their rules, and "key = value" parsing and printing. */
 #include "daemon/config.h"
-#include "daemon/frontdoor.h"
+#include "daemon/backend/backend.h"
+#include "daemon/front/frontdoor.h"
 #include "daemon/log.h"
 
 #include <errno.h>
@@ -80,7 +81,6 @@ static const struct config_key config_keys[] = {
 #define N_KEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
-static const char *const backend_names[] = { "auto", "cpu", "opencl", "reference" };
 
 void config_default(struct daemon_config *c)
 {
@@ -207,9 +207,9 @@ static int set_key(const struct config_key *k, struct daemon_config *c, const ch
 			return -1;
 		return set_string(k, field, value, why, why_len);
 	case CT_BACKEND:
-		if (pick(value, backend_names, 4) < 0) {
-			snprintf(why, why_len, "%s = %.64s: expected auto, cpu, opencl or reference",
-				 k->key, value);
+		if (strcmp(value, "auto") != 0 && !backend_find(value)) {
+			snprintf(why, why_len, "%s = %.64s: expected auto, %s", k->key, value,
+				 backend_names_text());
 			return -1;
 		}
 		return set_string(k, field, value, why, why_len);

@@ -10,7 +10,7 @@
 
 #include "daemon/backend/backend.h"
 #include "daemon/budget.h"
-#include "daemon/conn.h"
+#include "daemon/worker/conn.h"
 #include "daemon/graph/import.h"
 #include "proto/wire.h"
 #include "proto/webnn.pb-c.h"
@@ -74,7 +74,7 @@ struct daemon {
 	uint64_t quick_spent_ns;
 };
 
-/* The backend a new context runs on (routing: daemon/context.c). */
+/* The backend a new context runs on (routing: daemon/worker/context.c). */
 const struct daemon_backend *daemon_route(const struct daemon *d,
 					  const struct backend_context_options *opts);
 

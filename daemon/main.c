@@ -1,18 +1,18 @@
 /* webnnd: options, then either the front door (socket, admission, worker supervision, cache
  * warm-up) or a device worker (backends, lockdown, the sessions handed to it). */
-#include "daemon/caches.h"
+#include "daemon/front/caches.h"
 #include "daemon/config.h"
-#include "daemon/context.h"
+#include "daemon/worker/context.h"
 #include "daemon/control.h"
 #include "daemon/daemon.h"
-#include "daemon/frontdoor.h"
+#include "daemon/front/frontdoor.h"
 #include "daemon/log.h"
-#include "daemon/memlimit.h"
-#include "daemon/server.h"
-#include "daemon/spawner.h"
+#include "daemon/front/memlimit.h"
+#include "daemon/worker/server.h"
+#include "daemon/front/spawner.h"
 #include "daemon/tasks.h"
-#include "daemon/timeline.h"
-#include "daemon/worker.h"
+#include "daemon/worker/timeline.h"
+#include "daemon/worker/worker.h"
 #include "sandbox/sandbox.h"
 
 #include <errno.h>
@@ -169,14 +169,26 @@ static void notify_systemd(const char *state)
 	close(fd);
 }
 
-static const struct backend_impl *backend_by_name(const char *name)
+/* Whether impl may start in this process: the one forced, or any when the daemon chooses. */
+static bool backend_wanted(const struct daemon_process *p, const struct backend_impl *impl)
 {
-	static const struct backend_impl *const all[] = { &backend_cpu, &backend_opencl,
-							   &backend_reference };
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (strcmp(name, all[i]->name) == 0)
-			return all[i];
-	return NULL;
+	return !p->opts.backend_chosen || strcmp(p->opts.backend, impl->name) == 0;
+}
+
+/* What the backends that may start need, or-ed (the lockdown is set before they start). */
+static struct backend_needs backends_needs(const struct daemon_process *p)
+{
+	struct backend_needs all = { 0 };
+	for (size_t i = 0; backend_registry[i]; i++) {
+		const struct backend_impl *impl = backend_registry[i];
+		if (!backend_wanted(p, impl))
+			continue;
+		all.kernel_compiler |= impl->needs.kernel_compiler;
+		all.device_nodes |= impl->needs.device_nodes;
+		all.gpu_ioctl |= impl->needs.gpu_ioctl;
+		all.thread_team |= impl->needs.thread_team;
+	}
+	return all;
 }
 
 /* Starts a backend and adds it to the daemon's routing list with the devices it serves. */
@@ -209,19 +221,20 @@ static void backends_close(struct daemon *d)
 	}
 }
 
-/* Forced: that backend alone. Otherwise CPUs go to the cpu backend (the reference one when
- * oneDNN cannot start) and GPUs and accelerators to opencl, which then opens no CPU device:
- * PoCL stays out of the way, its 20 s of cold kernel compiles included. */
+/* Forced: that backend alone. Otherwise the registry's order decides (backend_serves): CPUs go
+ * to the cpu backend (its fallback, the reference one, when oneDNN cannot start) and GPUs and
+ * accelerators to the accelerator backends, which then open no CPU device: PoCL stays out of
+ * the way, its 20 s of cold kernel compiles included. */
 static int backend_open(struct daemon_process *p)
 {
 	struct backend_options bo = { .cache_dir = p->opts.cache_dir, .threads = p->opts.threads };
 	struct wnn_diag diag = { 0 };
 	enum webnn_status st;
 	if (p->opts.backend_chosen) {
-		const struct backend_impl *impl = backend_by_name(p->opts.backend);
+		const struct backend_impl *impl = backend_find(p->opts.backend);
 		if (!impl) {
-			log_error("unknown backend '%s' (expected cpu, opencl or reference)",
-				  p->opts.backend);
+			log_error("unknown backend '%s' (expected %s)", p->opts.backend,
+				  backend_names_text());
 			return -1;
 		}
 		st = backend_start(p, impl, &bo, &diag);
@@ -233,25 +246,38 @@ static int backend_open(struct daemon_process *p)
 		log_info("backend: %s (forced)", impl->name);
 		return 0;
 	}
-	st = backend_start(p, &backend_cpu, &bo, &diag);
-	if (st != WEBNN_STATUS_OK) {
-		log_warn("the cpu backend failed to start (%s); CPUs run on the reference backend",
-			 diag.message[0] ? diag.message : "no reason given");
-		wnn_diag_clear(&diag);
-		st = backend_start(p, &backend_reference, &bo, &diag);
-		if (st != WEBNN_STATUS_OK) {
-			log_error("the reference backend failed to start: %s", diag.message);
-			return -1;
+	const struct backend_impl *cpu = NULL;
+	for (int pass = 0; pass < 2 && !cpu; pass++)
+		for (size_t i = 0; backend_registry[i] && !cpu; i++) {
+			const struct backend_impl *impl = backend_registry[i];
+			if (impl->serves != (pass == 0 ? BACKEND_SERVES_CPU
+						       : BACKEND_SERVES_CPU_FALLBACK))
+				continue;
+			wnn_diag_clear(&diag);
+			st = backend_start(p, impl, &bo, &diag);
+			if (st == WEBNN_STATUS_OK)
+				cpu = impl;
+			else
+				log_warn("the %s backend failed to start (%s)%s", impl->name,
+					 diag.message[0] ? diag.message : "no reason given",
+					 pass == 0 ? "; CPUs run on its fallback" : "");
 		}
+	if (!cpu) {
+		log_error("no backend could start for the CPUs");
+		return -1;
 	}
-	struct backend_options gpu = bo;
-	gpu.accelerators_only = true;
-	wnn_diag_clear(&diag);
-	st = backend_start(p, &backend_opencl, &gpu, &diag);
-	if (st != WEBNN_STATUS_OK)
-		log_info("%s; every context runs on the %s backend",
-			 diag.message[0] ? diag.message : "opencl: no GPU",
-			 p->d.backends[0].impl->name);
+	struct backend_options accel = bo;
+	accel.accelerators_only = true;
+	for (size_t i = 0; backend_registry[i]; i++) {
+		const struct backend_impl *impl = backend_registry[i];
+		if (impl->serves != BACKEND_SERVES_ACCELERATORS)
+			continue;
+		wnn_diag_clear(&diag);
+		st = backend_start(p, impl, &accel, &diag);
+		if (st != WEBNN_STATUS_OK)
+			log_info("%s; its contexts run on the %s backend",
+				 diag.message[0] ? diag.message : "no accelerator", cpu->name);
+	}
 	return 0;
 }
 
@@ -378,7 +404,7 @@ static int apply_environment(struct daemon_options *o, struct daemon_limits *lim
 		o->cfg.warm_up = false;
 		mark_overridden(o, "warm_up");
 	}
-	/* read by every compute thread (daemon/sched.c): refused here, once, when wrong */
+	/* read by every compute thread (daemon/worker/sched.c): refused here, once, when wrong */
 	const char *nice = getenv("WEBNN_COMPUTE_NICE");
 	if (nice && *nice) {
 		char *end;
@@ -711,16 +737,20 @@ static int worker_restrict_fs(struct daemon_process *p)
 	}
 	if (p->opts.no_sandbox)
 		return 0;
-	/* PoCL may start (and compile kernels, run ld, open GPU nodes) unless another backend
-	 * was forced. */
-	bool opencl = !p->opts.backend_chosen || strcmp(p->opts.backend, "opencl") == 0;
-	struct sandbox_fs_rules rules = { .compiler = opencl, .devices = opencl };
+	/* What the backends that may start need (a compiler and linker, device nodes, their
+	 * runtime's cache directory), none of it when another backend was forced. */
+	struct backend_needs needs = backends_needs(p);
+	struct sandbox_fs_rules rules = { .compiler = needs.kernel_compiler,
+					  .devices = needs.device_nodes };
 	int n = 0;
 	if (p->opts.cache_dir[0])
 		rules.writable[n++] = p->opts.cache_dir;
-	const char *pocl = getenv("POCL_CACHE_DIR");
-	if (opencl && pocl && *pocl)
-		rules.writable[n++] = pocl;
+	for (size_t i = 0; backend_registry[i] && n < SANDBOX_MAX_PATHS; i++) {
+		const char *env = backend_registry[i]->needs.writable_dir_env;
+		const char *dir = env && backend_wanted(p, backend_registry[i]) ? getenv(env) : NULL;
+		if (dir && *dir)
+			rules.writable[n++] = dir;
+	}
 	const char *kernels = getenv("WEBNN_KERNEL_DIR");
 	if (kernels && *kernels)
 		rules.readable[0] = kernels;
@@ -741,11 +771,11 @@ static int worker_restrict_syscalls(struct daemon_process *p)
 	if (p->opts.no_sandbox)
 		return 0;
 	struct sandbox_syscall_rules rules = { 0 };
-	for (uint32_t i = 0; i < p->d.n_backends; i++)
-		if (p->d.backends[i].impl == &backend_opencl) {
-			rules.compiler = true;
-			rules.gpu |= p->d.backends[i].accelerated;
-		}
+	for (uint32_t i = 0; i < p->d.n_backends; i++) {
+		const struct backend_needs *needs = &p->d.backends[i].impl->needs;
+		rules.compiler |= needs->kernel_compiler;
+		rules.gpu |= needs->gpu_ioctl && p->d.backends[i].accelerated;
+	}
 	char why[256];
 	int n = sandbox_restrict_syscalls(SANDBOX_WORKER, &rules, why, sizeof(why));
 	if (n < 0) {
@@ -758,10 +788,10 @@ static int worker_restrict_syscalls(struct daemon_process *p)
 	return 0;
 }
 
-/* Whether the worker starts the cpu backend (and with it an OpenMP team). */
+/* Whether the worker starts a backend with an OpenMP team. */
 static bool uses_cpu_team(const struct daemon_process *p)
 {
-	return !p->opts.backend_chosen || strcmp(p->opts.backend, "cpu") == 0;
+	return backends_needs(p).thread_team;
 }
 
 /* Before any thread starts: libuv aborts when its pool cannot start and libgomp exits when a
@@ -994,7 +1024,7 @@ static void door_on_child_signal(uv_signal_t *h, int signum)
 	struct daemon_process *p = h->data;
 	(void)signum;
 	caches_warm_reap(&p->warm_pid);
-	/* A dead spawner's standby takes over (daemon/spawner.h). Without any spawner no worker
+	/* A dead spawner's standby takes over (daemon/front/spawner.h). Without any spawner no worker
 	 * can start (and we cannot fork one after our lockdown): stop, and let the service
 	 * manager start webnnd again. */
 	if (spawner_reap(&p->spawner) && !p->stopping) {
@@ -1251,12 +1281,17 @@ static int run_frontdoor(struct daemon_process *p, int argc, char **argv)
 	cfg->spawner = &p->spawner;
 	/* The OpenCL cache warm-up (CLBlast kernels into PoCL's disk cache) runs once, here, not in
 	 * every worker. */
-	bool opencl = !p->opts.backend_chosen || strcmp(p->opts.backend, "opencl") == 0;
-	if (p->opts.warm_up && opencl) {
-		struct backend_options bo = { .cache_dir = p->opts.cache_dir,
-					      .threads = p->opts.threads,
-					      .accelerators_only = !p->opts.backend_chosen };
-		p->warm_pid = caches_warm_start(&backend_opencl, &bo);
+	for (size_t i = 0; p->opts.warm_up && backend_registry[i] && !p->warm_pid; i++) {
+		const struct backend_impl *impl = backend_registry[i];
+		if (!impl->warm_caches || !backend_wanted(p, impl))
+			continue;
+		struct backend_options bo = {
+			.cache_dir = p->opts.cache_dir,
+			.threads = p->opts.threads,
+			.accelerators_only = !p->opts.backend_chosen &&
+					     impl->serves == BACKEND_SERVES_ACCELERATORS,
+		};
+		p->warm_pid = caches_warm_start(impl, &bo);
 	}
 	uv_signal_t *sigs[] = { &p->sig_term, &p->sig_int, &p->sig_quit, &p->sig_chld,
 				&p->sig_hup, &p->sig_usr1 };
@@ -1348,7 +1383,7 @@ int main(int argc, char **argv)
 		sandbox_close_inherited_fds(SD_LISTEN_FDS_START, activation_fd_count());
 	static struct daemon_process p;
 	daemon_limits_default(&p.d.limits);
-	/* The memory budgets' defaults fit the memory we may use (daemon/memlimit.h); the file,
+	/* The memory budgets' defaults fit the memory we may use (daemon/front/memlimit.h); the file,
 	 * the environment and --limit override them. Read once: a reload derives them again
 	 * from the same figure (the front door's lockdown hides /proc and /sys from it). */
 	p.mem_available = memlimit_available();

@@ -98,14 +98,6 @@ const char *wnn_dtype_name(enum wnn_dtype t)
 	return (t > WNN_DT_NONE && t < WNN_DT_COUNT) ? dtypes[t].name : "invalid";
 }
 
-enum wnn_dtype wnn_dtype_from_name(const char *s)
-{
-	for (int t = 1; s && t < WNN_DT_COUNT; t++)
-		if (strcmp(dtypes[t].name, s) == 0)
-			return (enum wnn_dtype)t;
-	return WNN_DT_NONE;
-}
-
 bool wnn_desc_count(const struct wnn_desc *d, uint64_t *count)
 {
 	uint64_t n = 1;

@@ -67,7 +67,6 @@ static inline void wnn_nibble_set(uint8_t *p, uint64_t i, int64_t v)
 	p[i >> 1] = (uint8_t)((p[i >> 1] & ~(0xfu << sh)) | (((uint64_t)v & 0xfu) << sh));
 }
 const char *wnn_dtype_name(enum wnn_dtype t);     /* "float32", ...; "invalid" when unknown */
-enum wnn_dtype wnn_dtype_from_name(const char *s); /* WNN_DT_NONE when unknown */
 
 struct wnn_diag;
 

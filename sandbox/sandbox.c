@@ -714,7 +714,7 @@ static const char *const worker_calls[] = {
 	"openat", "newfstatat", "fstat", "getdents64", "readlink", "access", "lseek", "pread64",
 	/* keyed hashes, libraries' seeds */
 	"getrandom",
-	/* the graph cache (daemon/graphcache.c), in the user's store beneath the cache directory:
+	/* the graph cache (daemon/worker/graphcache.c), in the user's store beneath the cache directory:
 	 * its directory made, entries written to a temporary file and renamed into place, the
 	 * least recently used removed, a loaded one's time touched */
 	"mkdirat", "ftruncate", "pwrite64", "renameat", "renameat2", "unlinkat", "utimensat",

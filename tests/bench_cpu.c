@@ -75,16 +75,14 @@ static const struct bc_model {
 };
 #define BC_N_MODELS (sizeof bc_models / sizeof bc_models[0])
 
-/* The contenders: the daemon on the cpu and opencl backends, the opencl backend with the
- * first version's plans ($WEBNN_OCL_BASELINE, unless $WEBNN_BENCH_BASELINE=0), another
- * build's webnnd on the cpu backend ($WEBNN_BENCH_PREVIOUS) and onnxruntime at its best: 1 and
+/* The contenders: the daemon on the cpu and opencl backends, another build's webnnd on the cpu backend ($WEBNN_BENCH_PREVIOUS) and onnxruntime at its best: 1 and
  * 2 intra-op threads, each model in a process of its own (a second session's pool in the same
  * process would spin on the cores the timed one needs), the ratios against the faster. */
-enum { BV_CPU, BV_OCL, BV_BASE, BV_PREV, BV_ORT1, BV_ORT2, BV_MAX };
+enum { BV_CPU, BV_OCL, BV_PREV, BV_ORT1, BV_ORT2, BV_MAX };
 #define BV_IS_ORT(v) ((v) >= BV_ORT1)
-static const char *const bv_names[BV_MAX] = { "daemon cpu",	      "daemon opencl",
-					      "opencl first version", "previous build (cpu)",
-					      "onnxruntime 1 thread", "onnxruntime 2 threads" };
+static const char *const bv_names[BV_MAX] = { "daemon cpu", "daemon opencl",
+					      "previous build (cpu)", "onnxruntime 1 thread",
+					      "onnxruntime 2 threads" };
 #define BC_SPORADIC_CALLS 15
 #define BC_SPORADIC_GAP_US 50000 /* a camera or voice loop's call every 50 ms */
 
@@ -179,21 +177,11 @@ TEST_TIMEOUT(bench_models, 600)
 		if (!npy_load_f32(path, &in[m], err, sizeof err))
 			SKIP("%s: %s", bc_models[m].dir, err);
 	}
-	static const char *const base_env[] = { "WEBNN_OCL_BASELINE=1", NULL };
-	static const char *const plain_env[] = { "-WEBNN_OCL_BASELINE", NULL };
-	const char *prev = getenv("WEBNN_BENCH_PREVIOUS"),
-		   *want_base = getenv("WEBNN_BENCH_BASELINE");
-	on[BV_CPU] = bc_daemon_start(&dm[BV_CPU], NULL, "cpu", plain_env, why[BV_CPU], 600);
-	on[BV_OCL] = bc_daemon_start(&dm[BV_OCL], NULL, "opencl", plain_env, why[BV_OCL], 600);
-	if (on[BV_OCL] && !(want_base && strcmp(want_base, "0") == 0))
-		on[BV_BASE] =
-			bc_daemon_start(&dm[BV_BASE], NULL, "opencl", base_env, why[BV_BASE], 600);
-	else
-		bc_fmt(why[BV_BASE], 600, "%s",
-		       on[BV_OCL] ? "WEBNN_BENCH_BASELINE=0" : "no opencl");
+	const char *prev = getenv("WEBNN_BENCH_PREVIOUS");
+	on[BV_CPU] = bc_daemon_start(&dm[BV_CPU], NULL, "cpu", NULL, why[BV_CPU], 600);
+	on[BV_OCL] = bc_daemon_start(&dm[BV_OCL], NULL, "opencl", NULL, why[BV_OCL], 600);
 	if (prev && *prev)
-		on[BV_PREV] =
-			bc_daemon_start(&dm[BV_PREV], prev, "cpu", plain_env, why[BV_PREV], 600);
+		on[BV_PREV] = bc_daemon_start(&dm[BV_PREV], prev, "cpu", NULL, why[BV_PREV], 600);
 	else
 		bc_fmt(why[BV_PREV], 600, "set WEBNN_BENCH_PREVIOUS to another build's webnnd");
 	static struct bc_child ort[BC_N_MODELS][2];
@@ -388,10 +376,6 @@ TEST_TIMEOUT(bench_models, 600)
 			bc_print_ratio("daemon-cpu/opencl", tc, to, rounds);
 			printf("\n");
 		}
-		if (on[BV_BASE]) {
-			bc_print_ratio("opencl first/now", slot[m][BV_BASE].t, to, rounds);
-			printf("  (the first version's plans, WEBNN_OCL_BASELINE)\n");
-		}
 		if (on[BV_PREV] && on[BV_CPU]) {
 			bc_print_ratio("cpu now/previous", tc, slot[m][BV_PREV].t, rounds);
 			printf("  (%s)\n", prev);
@@ -548,8 +532,7 @@ TEST_TIMEOUT(bench_cpu_ops, 600)
 	static struct bc_op_run run[BC_N_OPS];
 	static struct bc_child ort;
 	char why[600], ort_why[600] = "";
-	static const char *const env[] = { "-WEBNN_OCL_BASELINE", NULL };
-	if (!bc_daemon_start(&d, NULL, "cpu", env, why, sizeof why))
+	if (!bc_daemon_start(&d, NULL, "cpu", NULL, why, sizeof why))
 		SKIP("the cpu backend: %s", why);
 	static struct bc_child peak;
 	char peak_why[600] = "";
@@ -719,7 +702,6 @@ TEST_TIMEOUT(bench_cold_start, 300)
 		const char *const env[] = { xdg,
 					    "-WEBNN_CACHE_DIR",
 					    "-POCL_CACHE_DIR",
-					    "-WEBNN_OCL_BASELINE",
 					    "WEBNN_BACKEND=cpu",
 					    NULL };
 		struct bc_daemon d;

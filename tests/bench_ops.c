@@ -1,4 +1,4 @@
-/* OpenCL backend benchmarks (make bench): sgemm, conv2d and reductions vs same-run baselines. */
+/* OpenCL backend benchmarks (make bench): sgemm against CLBlast, conv2d and reductions. */
 #include <clblast_c.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,11 +48,8 @@ static void bench_close(struct bench_env *e)
 	backend_opencl.shutdown(e->be);
 }
 
-/* Median seconds of one execute of a single-operation graph (inputs random, compiled once).
- * With base non-NULL the graph is compiled a second time with options.baseline set (the
- * first version's plans) and the two plans run interleaved, so both medians see the same load;
- * *base gets the baseline's median. */
-static double bench_graph2(struct bench_env *e, const struct graph_ir *g, double *base)
+/* Median seconds of one execute of a single-operation graph (inputs random, compiled once). */
+static double bench_graph(struct bench_env *e, const struct graph_ir *g)
 {
 	struct wnn_diag diag = { 0 };
 	struct backend_tensor *in[TG_MAX_OPERANDS] = { 0 }, *out[TG_MAX_OPERANDS] = { 0 };
@@ -69,42 +66,26 @@ static double bench_graph2(struct bench_env *e, const struct graph_ir *g, double
 	for (size_t i = 0; i < g->n_outputs; i++)
 		ASSERT(backend_opencl.tensor_create(e->ctx, &g->values[g->outputs[i]].desc, &out[i],
 						    &diag) == WEBNN_STATUS_OK);
-	struct backend_plan *plan[2] = { NULL, NULL };
-	struct graph_ir *graph[2] = { NULL, NULL };
-	int n_plans = base ? 2 : 1;
-	for (int v = 0; v < n_plans; v++) {
-		/* options.baseline: what $WEBNN_OCL_BASELINE sets at init */
-		graph[v] = ot_optimized_copy(e->be, e->ctx, g, v == 1);
-		enum webnn_status st = backend_opencl.compile(e->ctx, graph[v], &plan[v], &diag);
-		e->be->opts.baseline = false;
-		ASSERT_MSG(st == WEBNN_STATUS_OK, "%s", diag.message);
-		ASSERT(backend_opencl.execute(plan[v], in, out, &diag) == WEBNN_STATUS_OK); /* warm */
+	struct graph_ir *graph = ot_optimized_copy(e->ctx, g);
+	struct backend_plan *plan = NULL;
+	enum webnn_status st = backend_opencl.compile(e->ctx, graph, &plan, &diag);
+	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s", diag.message);
+	ASSERT(backend_opencl.execute(plan, in, out, &diag) == WEBNN_STATUS_OK); /* warm */
+	double t[BENCH_REPS];
+	for (int r = 0; r < BENCH_REPS; r++) {
+		double t0 = bench_now();
+		ASSERT_MSG(backend_opencl.execute(plan, in, out, &diag) == WEBNN_STATUS_OK, "%s",
+			   diag.message);
+		t[r] = bench_now() - t0;
 	}
-	double t[2][BENCH_REPS];
-	for (int r = 0; r < BENCH_REPS; r++)
-		for (int v = 0; v < n_plans; v++) {
-			double t0 = bench_now();
-			ASSERT_MSG(backend_opencl.execute(plan[v], in, out, &diag) == WEBNN_STATUS_OK,
-				   "%s", diag.message);
-			t[v][r] = bench_now() - t0;
-		}
-	for (int v = 0; v < n_plans; v++) {
-		backend_opencl.plan_destroy(plan[v]);
-		graph_destroy(graph[v]);
-		qsort(t[v], BENCH_REPS, sizeof t[v][0], cmp_double);
-	}
+	backend_opencl.plan_destroy(plan);
+	graph_destroy(graph);
+	qsort(t, BENCH_REPS, sizeof t[0], cmp_double);
 	for (size_t i = 0; i < TG_MAX_OPERANDS; i++) {
 		backend_opencl.tensor_destroy(in[i]);
 		backend_opencl.tensor_destroy(out[i]);
 	}
-	if (base)
-		*base = t[1][BENCH_REPS / 2];
-	return t[0][BENCH_REPS / 2];
-}
-
-static double bench_graph(struct bench_env *e, const struct graph_ir *g)
-{
-	return bench_graph2(e, g, NULL);
+	return t[BENCH_REPS / 2];
 }
 
 static cl_mem bench_buffer(struct bench_env *e, size_t floats)
@@ -263,9 +244,9 @@ static void conv_graph(struct tg_graph *tg, const struct conv_bench *c, bool nhw
 	}
 }
 
-/* Each conv (with its activation) in both layouts, against the first version's plans
- * ($WEBNN_OCL_BASELINE: unfused activation, generic depthwise kernel, one GEMM orientation)
- * interleaved in the same run. */
+/* Each conv (with its activation) in both layouts: GFLOP/s, and NHWC against NCHW (the layout
+ * the client gives; the layout pass runs both in the device's preferred one, plus the boundary
+ * transposes). */
 TEST_TIMEOUT(bench_conv2d, 600)
 {
 	struct bench_env e;
@@ -285,8 +266,8 @@ TEST_TIMEOUT(bench_conv2d, 600)
 		{ "mnv2 expand 56 24->144", 24, 56, 56, 144, 1, 1, 0, 1, 2 },
 		{ "mnv2 project 28 192->32", 192, 28, 28, 32, 1, 1, 0, 1, 0 },
 	};
-	printf("  %-26s %21s %8s %21s %8s\n", "conv2d (batch 1)", "nhwc: now / baseline",
-	       "ratio", "nchw: now / baseline", "ratio");
+	printf("  %-26s %10s %10s %10s %8s\n", "conv2d (batch 1)", "nhwc GF/s", "nchw GF/s",
+	       "nhwc ms", "nchw/nhwc");
 	for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++) {
 		const struct conv_bench *c = &convs[i];
 		/* WEBNN_BENCH_FILTER=text: only the rows whose name contains it */
@@ -296,7 +277,7 @@ TEST_TIMEOUT(bench_conv2d, 600)
 		uint32_t oh = (c->h + 2 * c->pad - c->k) / c->stride + 1;
 		uint32_t ow = (c->w + 2 * c->pad - c->k) / c->stride + 1;
 		double fl = 2.0 * oh * ow * c->oc * (c->c / c->groups) * c->k * c->k;
-		double t[2], tb[2];
+		double t[2];
 		for (int nhwc = 1; nhwc >= 0; nhwc--) {
 			struct tg_graph tg;
 			struct wnn_diag diag = { 0 };
@@ -310,18 +291,18 @@ TEST_TIMEOUT(bench_conv2d, 600)
 			conv_graph(&tg, c, nhwc, &m, &o, &cl, &u, &o2, &lo, &hi, pad, st);
 			const struct graph_ir *g = tg_finish(&tg, &diag);
 			ASSERT_MSG(g, "%s", diag.message);
-			t[nhwc] = bench_graph2(&e, g, &tb[nhwc]);
+			t[nhwc] = bench_graph(&e, g);
 			tg_free(&tg);
 		}
-		printf("  %-26s %6.1f / %5.1f GF/s %7.2fx %6.1f / %5.1f GF/s %7.2fx  (%.3f ms nhwc)\n",
-		       c->name, fl / t[1] / 1e9, fl / tb[1] / 1e9, tb[1] / t[1], fl / t[0] / 1e9,
-		       fl / tb[0] / 1e9, tb[0] / t[0], t[1] * 1e3);
+		printf("  %-26s %10.1f %10.1f %10.3f %7.2fx\n", c->name, fl / t[1] / 1e9,
+		       fl / t[0] / 1e9, t[1] * 1e3, t[0] / t[1]);
 	}
 	bench_close(&e);
 }
 
-/* Reductions with few outputs over many elements (the two-stage path) and one with many
- * outputs (one work-item each either way), against $WEBNN_OCL_BASELINE's one-stage kernel. */
+/* Reductions with few outputs over many elements (the two-stage path) and with many outputs
+ * (one work-item each): time, and the input read per second (a reduction reads its input
+ * once, so this is against the device's memory bandwidth). */
 TEST_TIMEOUT(bench_reduce, 600)
 {
 	struct bench_env e;
@@ -347,7 +328,7 @@ TEST_TIMEOUT(bench_reduce, 600)
 		  { 0, 2 } },
 		{ "sum 1024x1024 f32 ax0", WNN_OP_REDUCE_SUM, WNN_F32, 2, { 1024, 1024 }, 1, { 0 } },
 	};
-	printf("  %-26s %10s %10s %8s\n", "reduction", "now ms", "base ms", "ratio");
+	printf("  %-26s %10s %10s\n", "reduction", "ms", "GB/s read");
 	for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) {
 		struct tg_graph tg;
 		struct wnn_diag diag = { 0 };
@@ -366,9 +347,10 @@ TEST_TIMEOUT(bench_reduce, 600)
 		ASSERT_MSG(tg_op(&tg, &o, &diag) == WEBNN_STATUS_OK, "%s", diag.message);
 		const struct graph_ir *g = tg_finish(&tg, &diag);
 		ASSERT_MSG(g, "%s", diag.message);
-		double tb, t = bench_graph2(&e, g, &tb);
+		double t = bench_graph(&e, g);
+		double bytes = (double)tg_bytes(&g->values[g->inputs[0]].desc);
 		tg_free(&tg);
-		printf("  %-26s %10.3f %10.3f %7.2fx\n", rs[i].name, t * 1e3, tb * 1e3, tb / t);
+		printf("  %-26s %10.3f %10.2f\n", rs[i].name, t * 1e3, bytes / t / 1e9);
 	}
 	bench_close(&e);
 }

@@ -106,8 +106,7 @@ TEST_TIMEOUT(bench_matmul_nbits, 900)
 	snprintf(tmp, sizeof tmp, "/tmp/webnn-bench-nbits-XXXXXX");
 	ASSERT(mkdtemp(tmp));
 	static struct bc_daemon dm;
-	static const char *const env[] = { "-WEBNN_OCL_BASELINE", NULL };
-	ASSERT_MSG(bc_daemon_start(&dm, NULL, "cpu", env, why, sizeof why), "%s", why);
+	ASSERT_MSG(bc_daemon_start(&dm, NULL, "cpu", NULL, why, sizeof why), "%s", why);
 	static struct bc_child ort;
 	char ort_why[600] = "";
 	bool have_ort = bc_ort_start(&ort, 2, ort_why, sizeof ort_why);

@@ -477,8 +477,7 @@ TEST_TIMEOUT(bench_real_models, 1200)
 		     manifest, dir);
 
 	static struct bc_daemon dm;
-	static const char *const env[] = { "-WEBNN_OCL_BASELINE", NULL };
-	ASSERT_MSG(bc_daemon_start(&dm, NULL, "cpu", env, why, sizeof why), "%s", why);
+	ASSERT_MSG(bc_daemon_start(&dm, NULL, "cpu", NULL, why, sizeof why), "%s", why);
 	static struct bc_child ort[2];
 	char ort_why[600] = "";
 	bool have_ort = bc_ort_start(&ort[0], 1, ort_why, sizeof ort_why) &&

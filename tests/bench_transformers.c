@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "client/tools/common/decoder.h"
+#include "tools/common/decoder.h"
 #include "tests/bench_common.h"
 #include "tests/onnx_writer.h"
 #include "tests/test.h"
@@ -330,9 +330,9 @@ static const char *tb_layer_norm_of(struct tb *t, const char *x, const float *g,
  * past_key_<l>/past_value_<l> [1, H, past, dh] (past a free dimension), Concat of the new
  * row, present_key_<l>/present_value_<l> out; logits [1, 1, vocab]; next_token (ArgMax) and
  * next_position (+1) as outputs, the same outputs webnnd's step graph has. */
-static bool tb_decoder_step(const struct wnn_decoder_weights *dw, const char *path)
+static bool tb_decoder_step(const struct tool_decoder_weights *dw, const char *path)
 {
-	const struct wnn_decoder_config *c = &dw->cfg;
+	const struct tool_decoder_config *c = &dw->cfg;
 	const int64_t d = c->d_model, H = c->heads, dh = d / H, V = c->vocab;
 	struct tb t;
 	tb_begin(&t, 5);
@@ -356,7 +356,7 @@ static bool tb_decoder_step(const struct wnn_decoder_weights *dw, const char *pa
 	const int64_t split[4] = { 1, 1, H, dh }, merged[3] = { 1, 1, d };
 	const char *scale = tb_scalar(&t, sqrtf((float)dh));
 	for (uint32_t l = 0; l < c->layers; l++) {
-		const struct wnn_decoder_layer *L = &dw->layer[l];
+		const struct tool_decoder_layer *L = &dw->layer[l];
 		const char *h = tb_layer_norm_of(&t, x, L->ln1_g, L->ln1_b, d);
 		const char *q = tb_transpose(
 			&t, tb_reshape(&t, tb_linear_of(&t, h, L->wq, L->bq, d, d), 4, split), 4,
@@ -666,8 +666,7 @@ static void tb_start(struct tb_env *e, const char *what)
 	char why[1200], ort_why[600] = "";
 	snprintf(e->tmp, sizeof e->tmp, "/tmp/webnn-bench-%s-XXXXXX", what);
 	ASSERT(mkdtemp(e->tmp));
-	static const char *const env[] = { "-WEBNN_OCL_BASELINE", NULL };
-	ASSERT_MSG(bc_daemon_start(&e->dm, NULL, "cpu", env, why, sizeof why), "%s", why);
+	ASSERT_MSG(bc_daemon_start(&e->dm, NULL, "cpu", NULL, why, sizeof why), "%s", why);
 	for (int j = 0; j < TB_PEERS; j++) {
 		e->have[j] = bc_ort_start(&e->ort[j], tb_peer_threads[j], ort_why, sizeof ort_why);
 		if (!e->have[j])
@@ -740,22 +739,22 @@ TEST_TIMEOUT(bench_decode, 1800)
 	static struct tb_env e;
 	tb_start(&e, "decode");
 	double load0 = test_load_average();
-	const struct wnn_decoder_config cfg = { 12, 768, 12, 3072, 50257, 128 };
+	const struct tool_decoder_config cfg = { 12, 768, 12, 3072, 50257, 128 };
 	const uint32_t V = cfg.vocab, N = TD_TOKENS;
-	struct wnn_decoder_weights *w = wnn_decoder_weights_random(&cfg, 1);
+	struct tool_decoder_weights *w = tool_decoder_weights_random(&cfg, 1);
 	ASSERT(w);
-	struct wnn_decoder_run *r = NULL;
+	struct tool_decoder_run *r = NULL;
 	double t0 = bc_now();
-	enum webnn_status s = wnn_decoder_run_create(e.dm.ctx, w, &r, why, sizeof why);
+	enum webnn_status s = tool_decoder_run_create(e.dm.ctx, w, &r, why, sizeof why);
 	ASSERT_MSG(s == WEBNN_STATUS_OK, "%s", why);
 	double build_s = bc_now() - t0;
 	float *wl = malloc(sizeof(float) * V * N);
 	int32_t tok[TD_TOKENS + 1];
 	ASSERT(wl);
 	tok[0] = 0;
-	ASSERT(wnn_decoder_run_start(r, tok[0]) == WEBNN_STATUS_OK);
+	ASSERT(tool_decoder_run_start(r, tok[0]) == WEBNN_STATUS_OK);
 	for (uint32_t i = 0; i < N; i++)
-		ASSERT(wnn_decoder_run_step(r, &tok[i + 1], wl + (size_t)i * V) == WEBNN_STATUS_OK);
+		ASSERT(tool_decoder_run_step(r, &tok[i + 1], wl + (size_t)i * V) == WEBNN_STATUS_OK);
 	bool ok[TB_PEERS];
 	double maxd = 0, maxy = 0, create_s = 0;
 	uint32_t same = N;
@@ -799,12 +798,12 @@ TEST_TIMEOUT(bench_decode, 1800)
 		if (k >= 3 && bc_now() - start > bc_budget())
 			break;
 		tb_only(&e, -1);
-		ASSERT(wnn_decoder_run_start(r, tok[0]) == WEBNN_STATUS_OK);
+		ASSERT(tool_decoder_run_start(r, tok[0]) == WEBNN_STATUS_OK);
 		double sum = 0;
 		for (uint32_t i = 0; i < N; i++) {
 			int32_t next;
 			t0 = bc_now();
-			ASSERT(wnn_decoder_run_step(r, &next, NULL) == WEBNN_STATUS_OK);
+			ASSERT(tool_decoder_run_step(r, &next, NULL) == WEBNN_STATUS_OK);
 			sum += bc_now() - t0;
 		}
 		tw[k] = sum / N;
@@ -834,8 +833,8 @@ TEST_TIMEOUT(bench_decode, 1800)
 	for (int j = 0; j < TB_PEERS; j++)
 		if (ok[j])
 			bc_child_cmd(&e.ort[j], reply, sizeof reply, "close dec");
-	wnn_decoder_run_destroy(r);
-	wnn_decoder_weights_free(w);
+	tool_decoder_run_destroy(r);
+	tool_decoder_weights_free(w);
 	free(wl);
 	tb_stop(&e);
 	bool any = ok[0] || ok[1];

@@ -1,7 +1,7 @@
 /* Backend test helpers: small graphs imported into the IR, seeded data, running on a backend, tolerant compares. */
 #include "tests/graphs.h"
 
-#include "client/tools/common/compare.h"
+#include "tools/common/compare.h"
 #include "daemon/graph/passes.h"
 #include "tests/test.h"
 
@@ -384,8 +384,8 @@ static bool element_ok(const void *actual, const void *expected, enum wnn_dtype 
 			return isnan(a) && isnan(e);
 		if (a == e)
 			return true;
-		double dist = t == WNN_F32 ? wnn_f32_ulp_distance((float)a, (float)e)
-					   : wnn_f16_ulp_distance(((const uint16_t *)actual)[i],
+		double dist = t == WNN_F32 ? tool_f32_ulp_distance((float)a, (float)e)
+					   : tool_f16_ulp_distance(((const uint16_t *)actual)[i],
 								  ((const uint16_t *)expected)[i]);
 		if (dist <= ulp)
 			return true;

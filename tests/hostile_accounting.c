@@ -427,7 +427,7 @@ TEST(hostile_oom_killer_prefers_workers)
 	hz_scene_finish(&s);
 }
 
-/* ---- constants shared by content (daemon/weights.h) */
+/* ---- constants shared by content (daemon/worker/weights.h) */
 
 enum { SW_K = 1024, SW_N = 3072, SW_CONNS = 6 }; /* a 12 MiB constant, six connections */
 

@@ -36,15 +36,14 @@ struct backend *ot_backend(void)
 	return ot_backend_cached(NULL);
 }
 
-struct graph_ir *ot_optimized_copy(struct backend *be, struct backend_context *ctx,
-				   const struct graph_ir *g, bool baseline)
+struct graph_ir *ot_optimized_copy(struct backend_context *ctx,
+				   const struct graph_ir *g)
 {
-	/* The copy must see every pass with this option's caps: clone before any optimisation. */
+	/* The copy must see every pass: clone before any optimisation. */
 	ASSERT_MSG(!g->optimized, "ot_optimized_copy: the graph was already optimised");
 	struct graph_ir *copy = graph_clone(g);
 	struct wnn_diag diag = { 0 };
 	ASSERT_MSG(copy != NULL, "graph_clone: out of memory");
-	be->opts.baseline = baseline;
 	ASSERT_MSG(tg_optimize(copy, &backend_opencl, ctx, &diag) == WEBNN_STATUS_OK, "%s",
 		   diag.message);
 	return copy;

@@ -39,11 +39,10 @@ extern const struct backend_impl *ot_impl;
 struct backend *ot_backend(void);
 /* The same with on-disk caches in cache_dir. */
 struct backend *ot_backend_cached(const char *cache_dir);
-/* A copy of g imported afresh and optimised for a context of be with its options.baseline set
- * to `baseline` (the first version's plans need a graph the fusion passes did not touch);
- * the option stays set for the compile that follows. Free with graph_destroy. */
-struct graph_ir *ot_optimized_copy(struct backend *be, struct backend_context *ctx,
-				   const struct graph_ir *g, bool baseline);
+/* A copy of g optimised for a context of be (g itself stays as the client built it, for the
+ * reference backend and further copies). Free with graph_destroy. */
+struct graph_ir *ot_optimized_copy(struct backend_context *ctx,
+				   const struct graph_ir *g);
 
 /* Allowed difference of an output: ulps, absolute, relative. */
 struct tol {

@@ -577,12 +577,11 @@ TEST(client_public_headers_stand_alone)
 	char dir[4096];
 	test_scratch_dir(dir, sizeof(dir), "webnn-headers");
 	char path[4200], ops[4200], cmd[12800];
-	const char *names[] = { "webnn.h", "webnn_types.h" };
+	/* where make install takes them from */
+	const char *names[] = { "client/include/webnn.h", "proto/include/webnn_types.h" };
 	for (size_t i = 0; i < 2; i++) {
-		char from[256];
-		snprintf(from, sizeof(from), "client/include/%s", names[i]);
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		copy_file(from, path);
+		snprintf(path, sizeof(path), "%s/%s", dir, strrchr(names[i], '/') + 1);
+		copy_file(names[i], path);
 	}
 	snprintf(ops, sizeof(ops), "%s/gen/webnn_ops.h", test_build_dir());
 	snprintf(path, sizeof(path), "%s/webnn_ops.h", dir);

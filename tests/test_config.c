@@ -1,6 +1,6 @@
 /* webnnd.conf: the parser's rules and messages, precedence, the shipped default, and the settings reaching the workers. */
 #include "daemon/config.h"
-#include "daemon/memlimit.h"
+#include "daemon/front/memlimit.h"
 #include "tests/clienttest.h"
 #include "tests/test.h"
 
@@ -315,7 +315,7 @@ TEST(config_compute_nice_is_checked)
 }
 
 /* Issue 18 item 2: the memory budgets' defaults are shares of the memory the daemon may use
- * (daemon/memlimit.h), never above limits.def's; the file, the environment and --limit win. */
+ * (daemon/front/memlimit.h), never above limits.def's; the file, the environment and --limit win. */
 TEST(config_memory_budgets_follow_the_memory_limit)
 {
 	struct daemon_limits l;

@@ -7,7 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "client/tools/common/compare.h"
+#include "tools/common/compare.h"
+#include "webnn.h"
 #include "tests/test.h"
 
 /* Fails printed per file before the rest are only counted, to keep the log readable. */
@@ -117,30 +118,44 @@ TEST_TIMEOUT(conformance_wpt_opencl, 900)
 TEST(conformance_compare_rules)
 {
 	float one_up = nextafterf(1.0f, 2.0f), tiny = nextafterf(0.0f, 1.0f);
-	ASSERT(wnn_f32_ulp_distance(1.0f, 1.0f) == 0);
-	ASSERT(wnn_f32_ulp_distance(one_up, 1.0f) == 1);
+	ASSERT(tool_f32_ulp_distance(1.0f, 1.0f) == 0);
+	ASSERT(tool_f32_ulp_distance(one_up, 1.0f) == 1);
 	/* The distance crosses zero: the smallest subnormals either side are 2 apart. */
-	ASSERT(wnn_f32_ulp_distance(tiny, -tiny) == 2);
-	ASSERT(wnn_f32_ulp_distance(0.0f, -0.0f) == 0);
-	ASSERT(wnn_f32_ulp_distance(NAN, NAN) == 0);
-	ASSERT(isinf(wnn_f32_ulp_distance(NAN, 1.0f)));
-	ASSERT(isinf(wnn_f32_ulp_distance(1.0f, NAN)));
+	ASSERT(tool_f32_ulp_distance(tiny, -tiny) == 2);
+	ASSERT(tool_f32_ulp_distance(0.0f, -0.0f) == 0);
+	ASSERT(tool_f32_ulp_distance(NAN, NAN) == 0);
+	ASSERT(isinf(tool_f32_ulp_distance(NAN, 1.0f)));
+	ASSERT(isinf(tool_f32_ulp_distance(1.0f, NAN)));
 
 	/* float16 on raw bits: 1.0 = 0x3c00; zeros of either sign are equal. */
-	ASSERT(wnn_f16_ulp_distance(0x3c01, 0x3c00) == 1);
-	ASSERT(wnn_f16_ulp_distance(0x8000, 0x0000) == 0);
-	ASSERT(wnn_f16_ulp_distance(0x8001, 0x0001) == 0x8000);
-	ASSERT(wnn_half_to_double(0x3c00) == 1.0);
-	ASSERT(wnn_half_to_double(0xc000) == -2.0);
-	ASSERT(wnn_half_to_double(0x0001) == ldexp(1, -24));
-	ASSERT(isinf(wnn_half_to_double(0x7c00)) && isnan(wnn_half_to_double(0x7e00)));
+	ASSERT(tool_f16_ulp_distance(0x3c01, 0x3c00) == 1);
+	ASSERT(tool_f16_ulp_distance(0x8000, 0x0000) == 0);
+	ASSERT(tool_f16_ulp_distance(0x8001, 0x0001) == 0x8000);
+	ASSERT(webnn_float16_to_float32(0x3c00) == 1.0);
+	ASSERT(webnn_float16_to_float32(0xc000) == -2.0);
+	ASSERT(webnn_float16_to_float32(0x0001) == ldexp(1, -24));
+	ASSERT(isinf(webnn_float16_to_float32(0x7c00)) && isnan(webnn_float16_to_float32(0x7e00)));
+	/* libwebnn's one converter: every float16 but NaN survives the round trip; float32
+	 * rounds to nearest even and overflows at 65520. */
+	for (uint32_t h = 0; h < 0x10000; h++)
+		if ((h & 0x7c00) != 0x7c00 || (h & 0x3ff) == 0)
+			ASSERT_MSG(webnn_float32_to_float16(webnn_float16_to_float32((uint16_t)h)) == h,
+				   "0x%04x", h);
+	ASSERT(webnn_float32_to_float16(65519.0f) == 0x7bff);
+	ASSERT(webnn_float32_to_float16(65520.0f) == 0x7c00);
+	ASSERT(webnn_float32_to_float16(1.0f + 0x1p-11f) == 0x3c00);       /* tie: to even */
+	ASSERT(webnn_float32_to_float16(1.0f + 3 * 0x1p-11f) == 0x3c02);   /* tie: to even */
+	ASSERT(webnn_float32_to_float16(0x1p-25f) == 0x0000);              /* tie with 0 */
+	ASSERT(webnn_float32_to_float16(0x1.8p-25f) == 0x0001);
+	uint16_t nan16 = webnn_float32_to_float16(NAN);
+	ASSERT((nan16 & 0x7c00) == 0x7c00 && (nan16 & 0x3ff) != 0);
 
 	double dist;
-	ASSERT(wnn_within_atol(1.0, 1.5, 0.5, &dist) && dist == 0.5);
-	ASSERT(!wnn_within_atol(1.0, 1.5, 0.25, &dist));
-	ASSERT(!wnn_within_atol(NAN, NAN, 1.0, &dist));
+	ASSERT(tool_within_atol(1.0, 1.5, 0.5, &dist) && dist == 0.5);
+	ASSERT(!tool_within_atol(1.0, 1.5, 0.25, &dist));
+	ASSERT(!tool_within_atol(NAN, NAN, 1.0, &dist));
 
-	ASSERT(wnn_int_distance(INT64_MIN, INT64_MAX) == UINT64_MAX);
-	ASSERT(wnn_int_distance(-3, 4) == 7);
-	ASSERT(wnn_uint_distance(0, UINT64_MAX) == UINT64_MAX);
+	ASSERT(tool_int_distance(INT64_MIN, INT64_MAX) == UINT64_MAX);
+	ASSERT(tool_int_distance(-3, 4) == 7);
+	ASSERT(tool_uint_distance(0, UINT64_MAX) == UINT64_MAX);
 }

@@ -625,7 +625,7 @@ TEST_TIMEOUT(cpu_conv_sse41, 300)
 	cc_isa(dnnl_cpu_isa_sse41);
 }
 
-/* ==== timings (--bench): the shapes of research/cpu-options.md, through the backend */
+/* ==== timings (--bench): SqueezeNet's and MobileNetV2's conv shapes, through the backend */
 
 static double cc_now(void)
 {

@@ -732,7 +732,7 @@ TEST_TIMEOUT(cpu_misc_resample, 300)
 
 /* ---- constant folding on the fast kernels (backend_cpu.evaluate) */
 
-/* Evaluates node 0 of g (inputs random) with backend_cpu.evaluate and reference_evaluate and
+/* Evaluates node 0 of g (inputs random) with backend_cpu.evaluate and the registry's host evaluator (backend_host_evaluate) and
  * compares the first output; with cancel set, the cpu evaluation is refused as cancelled. */
 static void ce_check(const struct graph_ir *g, const char *what)
 {
@@ -761,7 +761,7 @@ static void ce_check(const struct graph_ir *g, const char *what)
 	memset(ref, 0, bytes);
 	ASSERT_MSG(backend_cpu.evaluate(ctx, g, n, in, (void *const[]){ fast }, &diag) ==
 		   WEBNN_STATUS_OK, "%s: %s", what, diag.message);
-	ASSERT_MSG(reference_evaluate(n, g->values, in, (void *const[]){ ref }, NULL, &diag) ==
+	ASSERT_MSG(backend_host_evaluate(n, g->values, in, (void *const[]){ ref }, NULL, &diag) ==
 		   WEBNN_STATUS_OK, "%s: %s", what, diag.message);
 	char msg[256];
 	ASSERT_MSG(tg_compare(fast, ref, od->type, tg_bytes(od) / wnn_dtype_size(od->type), 0, 1e-4,

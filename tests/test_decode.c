@@ -3,20 +3,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/tools/common/decoder.h"
+#include "tools/common/decoder.h"
 #include "tests/clienttest.h"
 
 /* Small but with every part of a GPT-2 block: 2 layers, 4 heads of 8, a cache of 16 rows. */
-static const struct wnn_decoder_config td_cfg = { 2, 32, 4, 128, 50, 16 };
+static const struct tool_decoder_config td_cfg = { 2, 32, 4, 128, 50, 16 };
 #define TD_STEPS 11
 
 /* The whole-sequence logits [n, vocab] of tokens[0..n). */
-static void td_full(struct webnn_context *ctx, const struct wnn_decoder_weights *w,
+static void td_full(struct webnn_context *ctx, const struct tool_decoder_weights *w,
 		    const int32_t *tokens, uint32_t n, float *logits)
 {
 	char why[512] = "";
 	struct webnn_graph *g = NULL;
-	enum webnn_status s = wnn_decoder_build_full(ctx, w, n, &g, why, sizeof why);
+	enum webnn_status s = tool_decoder_build_full(ctx, w, n, &g, why, sizeof why);
 	ASSERT_MSG(s == WEBNN_STATUS_OK, "whole-sequence graph: %s", why);
 	struct webnn_tensor_desc di = { { WEBNN_INT32, 1, { n } }, false, true };
 	struct webnn_tensor_desc dl = { { WEBNN_FLOAT32, 2, { n, w->cfg.vocab } }, true, false };
@@ -47,20 +47,20 @@ static void td_check(const char *backend)
 	ct_require_webnnd();
 	test_daemon_start(&d, args);
 	struct webnn_context *ctx = ct_connect(&d, "test_decode");
-	struct wnn_decoder_weights *w = wnn_decoder_weights_random(&td_cfg, 7);
+	struct tool_decoder_weights *w = tool_decoder_weights_random(&td_cfg, 7);
 	ASSERT(w);
 	const uint32_t V = td_cfg.vocab, n = TD_STEPS;
 	char why[512] = "";
-	struct wnn_decoder_run *r = NULL;
-	enum webnn_status s = wnn_decoder_run_create(ctx, w, &r, why, sizeof why);
+	struct tool_decoder_run *r = NULL;
+	enum webnn_status s = tool_decoder_run_create(ctx, w, &r, why, sizeof why);
 	ASSERT_MSG(s == WEBNN_STATUS_OK, "step graph: %s", why);
 	static int32_t tokens[TD_STEPS + 1], again[TD_STEPS + 1];
 	static float step[TD_STEPS * 64], full[TD_STEPS * 64], other[TD_STEPS * 64];
 	tokens[0] = 3;
-	OK(ctx, wnn_decoder_run_start(r, tokens[0]));
+	OK(ctx, tool_decoder_run_start(r, tokens[0]));
 	for (uint32_t i = 0; i < n; i++) {
-		OK(ctx, wnn_decoder_run_step(r, &tokens[i + 1], step + (size_t)i * V));
-		ASSERT_EQ(wnn_decoder_run_pos(r), i + 1);
+		OK(ctx, tool_decoder_run_step(r, &tokens[i + 1], step + (size_t)i * V));
+		ASSERT_EQ(tool_decoder_run_pos(r), i + 1);
 		/* the graph's own argmax, fed back in the daemon, is the client's argmax */
 		uint32_t best = 0;
 		for (uint32_t j = 1; j < V; j++)
@@ -90,22 +90,22 @@ static void td_check(const char *backend)
 			   i, di);
 	}
 	/* restarting clears the caches: the same tokens again, teacher-forced this time */
-	OK(ctx, wnn_decoder_run_start(r, tokens[0]));
+	OK(ctx, tool_decoder_run_start(r, tokens[0]));
 	for (uint32_t i = 0; i < n; i++) {
 		int32_t next;
 		if (i)
-			OK(ctx, wnn_decoder_run_set_token(r, tokens[i]));
-		OK(ctx, wnn_decoder_run_step(r, &next, other + (size_t)i * V));
+			OK(ctx, tool_decoder_run_set_token(r, tokens[i]));
+		OK(ctx, tool_decoder_run_step(r, &next, other + (size_t)i * V));
 		ASSERT_EQ(next, tokens[i + 1]);
 	}
 	ASSERT(td_max_diff(step, other, (size_t)n * V) <= 1e-6 * fmax(1.0, maxv));
 	/* a full cache refuses another step */
 	int32_t next;
-	while (wnn_decoder_run_pos(r) < td_cfg.cache_len)
-		OK(ctx, wnn_decoder_run_step(r, &next, NULL));
-	ASSERT_EQ(wnn_decoder_run_step(r, &next, NULL), WEBNN_STATUS_INVALID_STATE);
-	wnn_decoder_run_destroy(r);
-	wnn_decoder_weights_free(w);
+	while (tool_decoder_run_pos(r) < td_cfg.cache_len)
+		OK(ctx, tool_decoder_run_step(r, &next, NULL));
+	ASSERT_EQ(tool_decoder_run_step(r, &next, NULL), WEBNN_STATUS_INVALID_STATE);
+	tool_decoder_run_destroy(r);
+	tool_decoder_weights_free(w);
 	webnn_context_destroy(ctx);
 	test_daemon_stop(&d);
 }

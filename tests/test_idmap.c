@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "daemon/obj.h"
+#include "daemon/worker/obj.h"
 
 static const struct obj_kind test_kind = { .name = "test object" };
 

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client/tools/common/model_check.h"
+#include "tools/common/model_check.h"
 #include "tests/clienttest.h"
 #include "tests/onnx_writer.h"
 #include "tests/test.h"
@@ -83,10 +83,10 @@ static struct suite_tally run_suite(struct webnn_context *ctx, const char *suite
 		snprintf(dir, sizeof(dir), "%s/%s", root, names[i]);
 		snprintf(label, sizeof(label), "%s/%s", suite, names[i]);
 		/* ONNX's own tolerance for its backend tests. */
-		struct wnn_check_options o = { .atol = 1e-7, .rtol = 1e-3, .out = stderr,
+		struct tool_check_options o = { .atol = 1e-7, .rtol = 1e-3, .out = stderr,
 					       .label = label };
-		struct wnn_check_counts c = { 0 };
-		wnn_check_dir(ctx, dir, &o, &c);
+		struct tool_check_counts c = { 0 };
+		tool_check_dir(ctx, dir, &o, &c);
 		t.folders++;
 		if (c.skipped && strstr(c.reason, "is computed at run time")) {
 			/* The same test with its shape-like inputs frozen as initializers checks
@@ -95,9 +95,9 @@ static struct suite_tally run_suite(struct webnn_context *ctx, const char *suite
 			char tmp[64], flabel[300];
 			snprintf(flabel, sizeof(flabel), "%s (inputs frozen)", label);
 			if (freeze_folder(dir, tmp, sizeof(tmp))) {
-				struct wnn_check_counts fc = { 0 };
+				struct tool_check_counts fc = { 0 };
 				o.label = flabel;
-				wnn_check_dir(ctx, tmp, &o, &fc);
+				tool_check_dir(ctx, tmp, &o, &fc);
 				t.frozen_passed += fc.passed && !fc.failed;
 				t.frozen_failed += fc.failed != 0;
 				t.frozen_skipped += !fc.passed && !fc.failed;

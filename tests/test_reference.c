@@ -1,6 +1,7 @@
 /* Reference backend as a whole (plans, evaluation, support, resolve) and cases spanning several families. */
 #include <math.h>
 
+#include "daemon/backend/reference/ref.h"
 #include "tests/reftest.h"
 #include "tests/test.h"
 

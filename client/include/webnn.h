@@ -40,6 +40,10 @@ WEBNN_EXPORT const char *webnn_data_type_name(enum webnn_data_type t);
 WEBNN_EXPORT void webnn_int4_pack(const int8_t *values, size_t count, void *packed);
 WEBNN_EXPORT void webnn_int4_unpack(enum webnn_data_type t, const void *packed, size_t count,
 				    int8_t *values);
+/* float16 (IEEE binary16, as float16 tensors hold it) to and from float32: to float32 is exact;
+ * from float32 rounds to nearest even, overflows to infinity and keeps NaN a NaN. */
+WEBNN_EXPORT float webnn_float16_to_float32(uint16_t h);
+WEBNN_EXPORT uint16_t webnn_float32_to_float16(float f);
 
 struct webnn_context;
 struct webnn_builder;

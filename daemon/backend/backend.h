@@ -94,8 +94,30 @@ struct backend_plan;     /* a compiled graph */
  * runtime object), charged with every tensor; the backends check their part at build time. */
 #define BACKEND_TENSOR_BYTES 512u
 
+/* Which devices a backend serves when the daemon chooses (no --backend): the first cpu one
+ * that starts takes the CPUs, a cpu_fallback one takes them when none did, and every
+ * accelerators one starts with backend_options.accelerators_only. */
+enum backend_serves {
+	BACKEND_SERVES_CPU,
+	BACKEND_SERVES_CPU_FALLBACK,
+	BACKEND_SERVES_ACCELERATORS,
+};
+
+/* What a backend needs from the worker's lockdown and set-up, so that the daemon grants it
+ * without naming backends. */
+struct backend_needs {
+	bool kernel_compiler; /* runs a compiler and linker at run time (PoCL: ld, vfork/execve) */
+	bool device_nodes;    /* opens GPU and accelerator device nodes */
+	bool gpu_ioctl;       /* any ioctl, when one of its devices is accelerated (GPU drivers) */
+	bool thread_team;     /* starts an OpenMP team of backend_options.threads threads */
+	/* An environment variable naming a directory it writes (its runtime's own cache). */
+	const char *writable_dir_env;
+};
+
 struct backend_impl {
 	const char *name; /* "cpu", "opencl", "reference" */
+	enum backend_serves serves;
+	struct backend_needs needs;
 	/* What its kernels take per unit of work (daemon/graph/cost.c): the time estimate that
 	 * max_dispatch_ms and quick_max_ns bound. NULL: graph_cost_fast. */
 	const struct graph_cost_model *cost_model;
@@ -202,11 +224,28 @@ struct backend_impl {
 extern const struct backend_impl backend_cpu;
 extern const struct backend_impl backend_opencl;
 extern const struct backend_impl backend_reference;
-/* The reference backend's kernels on one node, for constant folding where the backend has no
- * evaluate hook;
- * they stop early, returning backend_cancelled_status(), once *cancel is set (NULL: never). */
-enum webnn_status reference_evaluate(const struct graph_node *n, const struct graph_value *values,
-				     const void *const *inputs, void *const *outputs,
-				     const atomic_bool *cancel, struct wnn_diag *diag);
+
+/* ---- the registry (registry.c): the one list of backends, for the daemon and its tools */
+
+/* Every backend of this build, NULL-terminated; the daemon tries those that serve the same
+ * devices in this order. */
+extern const struct backend_impl *const backend_registry[];
+/* The backend called name; NULL when there is none. */
+const struct backend_impl *backend_find(const char *name);
+/* "cpu, opencl or reference": the names, for messages. */
+const char *backend_names_text(void);
+
+/* Evaluates one node on host memory for constant folding where the context's backend has no
+ * evaluate hook (inputs[i]: bytes of n->inputs[i]; outputs[i]: zeroed, 64-byte aligned); stops
+ * early with backend_cancelled_status() once *cancel is set (NULL: never). */
+typedef enum webnn_status (*backend_host_evaluator)(const struct graph_node *n,
+						    const struct graph_value *values,
+						    const void *const *inputs,
+						    void *const *outputs,
+						    const atomic_bool *cancel,
+						    struct wnn_diag *diag);
+extern const backend_host_evaluator backend_host_evaluate;
+/* What backend_host_evaluate takes per unit of work (its folds' time budget). */
+extern const struct graph_cost_model *const backend_host_evaluate_cost;
 
 #endif

@@ -1,7 +1,7 @@
 /* Graph IR storage: values, nodes, ownership of pass-made constants, use counts and names. */
 #include "daemon/graph/graph.h"
 
-#include "daemon/obj.h"
+#include "daemon/worker/obj.h"
 
 #include <stdio.h>
 #include <stdlib.h>

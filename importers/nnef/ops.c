@@ -118,32 +118,6 @@ struct nnef_tensor *nnef_new_tensor(struct nnef_eval *ev, struct webnn_operand *
 	return t;
 }
 
-static uint16_t float_to_half(float f)
-{
-	uint32_t x;
-	memcpy(&x, &f, 4);
-	uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
-	if (exp == 0xff)
-		return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
-	int e = (int)exp - 127 + 15;
-	if (e >= 31)
-		return (uint16_t)(sign | 0x7c00);
-	if (e <= 0) {
-		if (e < -10)
-			return (uint16_t)sign;
-		man |= 0x800000;
-		uint32_t shift = (uint32_t)(14 - e);
-		uint32_t h = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
-		if (rem > half || (rem == half && (h & 1)))
-			h++;
-		return (uint16_t)(sign | h);
-	}
-	uint32_t h = ((uint32_t)e << 10) | (man >> 13), rem = man & 0x1fff;
-	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
-		h++;
-	return (uint16_t)(sign | h);
-}
-
 /* A constant of type from doubles (count values, or one repeated). */
 static struct nnef_tensor *constant(struct nnef_eval *ev, enum webnn_data_type type,
 				    const uint32_t *shape, uint32_t rank, const double *vals,
@@ -185,7 +159,7 @@ static struct nnef_tensor *constant(struct nnef_eval *ev, enum webnn_data_type t
 			break;
 		}
 		case WEBNN_FLOAT16: {
-			uint16_t h = float_to_half((float)v);
+			uint16_t h = webnn_float32_to_float16((float)v);
 			memcpy(buf + i * 2, &h, 2);
 			break;
 		}
@@ -576,22 +550,6 @@ static bool op_constant(struct call *c)
 	return true;
 }
 
-static float half_to_float(uint16_t h)
-{
-	uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, x;
-	if (exp == 0) {
-		float f = ldexpf((float)man, -24);
-		return sign ? -f : f;
-	}
-	if (exp == 31)
-		x = sign | 0x7f800000 | (man << 13);
-	else
-		x = sign | ((exp + 112) << 23) | (man << 13);
-	float f;
-	memcpy(&f, &x, 4);
-	return f;
-}
-
 static const struct nnef_quant *find_quant(struct nnef_eval *ev, const char *a, const char *b)
 {
 	for (size_t i = 0; i < ev->n_quant; i++)
@@ -634,7 +592,7 @@ static double item_value(const struct webnn_operand_desc *d, const void *data, s
 	case WEBNN_UINT32: return ((const uint32_t *)data)[i];
 	case WEBNN_INT64: return (double)((const int64_t *)data)[i];
 	case WEBNN_UINT64: return (double)((const uint64_t *)data)[i];
-	case WEBNN_FLOAT16: return half_to_float(((const uint16_t *)data)[i]);
+	case WEBNN_FLOAT16: return webnn_float16_to_float32(((const uint16_t *)data)[i]);
 	case WEBNN_FLOAT32: return ((const float *)data)[i];
 	default: return 0;
 	}

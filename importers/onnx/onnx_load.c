@@ -352,18 +352,11 @@ int ox_set_host(struct ox_node *n, size_t i, int onnx_type, uint32_t rank, const
 	return 0;
 }
 
-static double half_to_double(uint16_t h)
-{
-	int e = (h >> 10) & 31, m = h & 1023;
-	double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
-	return h & 0x8000 ? -v : v;
-}
-
 static double elem_f64(const struct ox_val *v, size_t i)
 {
 	switch (v->type) {
 	case WEBNN_FLOAT32: return ((const float *)v->host)[i];
-	case WEBNN_FLOAT16: return half_to_double(((const uint16_t *)v->host)[i]);
+	case WEBNN_FLOAT16: return webnn_float16_to_float32(((const uint16_t *)v->host)[i]);
 	case WEBNN_INT32: return ((const int32_t *)v->host)[i];
 	case WEBNN_UINT32: return ((const uint32_t *)v->host)[i];
 	case WEBNN_INT64: return (double)((const int64_t *)v->host)[i];

@@ -9,11 +9,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "daemon/context.h"
+#include "daemon/worker/context.h"
 #include "daemon/daemon.h"
 #include "daemon/log.h"
-#include "daemon/router.h"
-#include "daemon/session.h"
+#include "daemon/worker/router.h"
+#include "daemon/worker/session.h"
 #include "tests/fuzz/fuzz.h"
 
 /*

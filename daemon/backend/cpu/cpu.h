@@ -11,7 +11,8 @@
  * bufs[v] is where value v lives during a run (graph inputs and outputs in the caller's
  * tensors, constants in their data, intermediates in the memory plan's buffers). Values are
  * dense row-major in their own descriptor's shape: the layout pass already put conv2d/pool2d
- * in NHWC, which is what oneDNN's fastest CPU kernels read (research/cpu-options.md).
+ * in NHWC, which is what oneDNN's fastest CPU kernels read (its blocked-channel formats
+ * come from NHWC without a transpose).
  *
  * A node with an epilogue (conv2d/convTranspose2d... gemm/matmul, graph_epilogue) writes its
  * final result to bufs[n->epilogue.output]; bufs[n->outputs[0]] aliases that same storage,

@@ -13,8 +13,8 @@
 #include "daemon/backend/host/host.h"
 #include "daemon/backend/reference/ref.h"
 #include "daemon/log.h"
-#include "daemon/obj.h"
-#include "daemon/sched.h"
+#include "daemon/worker/obj.h"
+#include "daemon/worker/sched.h"
 #include "daemon/tasks.h"
 
 /*
@@ -146,7 +146,7 @@ static void compute_run(struct backend *be, bool (*fn)(void *), void *arg)
 }
 
 /* The team's first job, before any other (and before the worker's lockdown): every thread of it
- * becomes a compute thread (daemon/sched.h), so that requests preempt computations at once. */
+ * becomes a compute thread (daemon/worker/sched.h), so that requests preempt computations at once. */
 static bool team_setup(void *arg)
 {
 	struct backend *be = arg;
@@ -876,6 +876,8 @@ static enum webnn_status cpu_execute_quick(struct backend_plan *plan,
 
 const struct backend_impl backend_cpu = {
 	.name = "cpu",
+	.serves = BACKEND_SERVES_CPU,
+	.needs = { .thread_team = true },
 	.cost_model = &graph_cost_fast,
 	.init = cpu_init,
 	.shutdown = cpu_shutdown,

@@ -10,7 +10,7 @@
 /*
  * A plan's weight reorder depends only on the source bytes' address, the source layout and the
  * layout the primitive wants. Constants are shared by content within the worker
- * (daemon/weights.h), so graphs loading the same weights hand the backend the same address,
+ * (daemon/worker/weights.h), so graphs loading the same weights hand the backend the same address,
  * and one reordered copy serves them all. An entry lives while a plan binds it; each such plan
  * keeps its source alive (the graph references the constant until the plan is destroyed), so
  * an address in the table always still holds the bytes it was reordered from. Each plan still

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "daemon/backend/host/host.h"
-#include "daemon/obj.h"
+#include "daemon/worker/obj.h"
 
 _Static_assert(sizeof(struct backend_tensor) + 16 <= BACKEND_TENSOR_BYTES,
 	       "a host tensor's header is charged as BACKEND_TENSOR_BYTES");

@@ -33,10 +33,6 @@ struct ocl_device {
 
 /* The backend's switches, read from the environment once at init (ocl_options_read). */
 struct ocl_options {
-	/* $WEBNN_OCL_BASELINE: the plans of the first version (no fusion, no in-place concat,
-	 * CLBlast for every GEMM in one orientation, the generic depthwise, im2col and pooling
-	 * kernels), kept for same-run comparisons in tests/bench_ops.c. */
-	bool baseline;
 	bool profile;          /* $WEBNN_OCL_PROFILE: wait after every step and print its time */
 	bool rnn_gemm;         /* $WEBNN_OCL_RNN_GEMM: recurrent products always as CLBlast gemms */
 	bool clblast_defaults; /* $WEBNN_CLBLAST_DEFAULTS: CLBlast's generic parameters */
@@ -181,11 +177,6 @@ static inline const struct graph_epilogue *ocl_node_epilogue(const struct ocl_bu
 }
 /* Depthwise and thin grouped convolutions do too little work per output for a gemm. */
 bool ocl_conv_uses_gemm(const struct wnn_conv2d_attrs *p);
-/* The plans of the first version (struct ocl_options.baseline). */
-static inline bool ocl_baseline(const struct ocl_build *b)
-{
-	return b->plan->ctx->be->opts.baseline;
-}
 
 uint32_t ocl_slot_new_temp(struct ocl_build *b, size_t bytes);
 enum webnn_status ocl_slot_const(struct ocl_build *b, const void *data, size_t bytes,

@@ -266,7 +266,7 @@ static void conv_gemm_targets(struct ocl_build *b, const struct wnn_conv2d_attrs
 		c->dst3[1] = ch_total * c->P;
 		c->dst3[2] = c->P;
 	}
-	c->swap = !c->small && !ocl_baseline(b) && !c->f16 && p->nhwc && p->groups == 1 &&
+	c->swap = !c->small && !c->f16 && p->nhwc && p->groups == 1 &&
 		  p->c_out <= SMALL_N && c->rows >= 2 * SMALL_N;
 	c->epi = !c->small && (ocl_epi_extra(e) || c->swap);
 	c->sy = c->sout;
@@ -296,17 +296,15 @@ static void conv_im2col(struct ocl_build *b, const struct wnn_conv2d_attrs *p,
 	if (c->direct_1x1)
 		return;
 	size_t P = c->P, col = (size_t)p->n * p->groups * c->Kg * P;
-	/* NHWC: one item per filter row (im2col_nhwc) or, in the first version, per tap */
-	bool rows_kernel = p->nhwc && !ocl_baseline(b);
-	size_t total = rows_kernel ? (size_t)p->groups * p->n * P * p->kh
-		       : p->nhwc   ? (size_t)p->groups * p->n * P * p->kh * p->kw
-				   : (size_t)p->n * p->groups * c->Kg * p->out_h;
+	/* NHWC: one item per filter row; NCHW: one per output row of each patch element */
+	size_t total = p->nhwc ? (size_t)p->groups * p->n * P * p->kh
+			       : (size_t)p->n * p->groups * c->Kg * p->out_h;
 	cl_program prog;
 	if (ocl_typed_program(b, "conv.cl", WNN_F32, &prog))
 		return;
 	c->scol = ocl_slot_new_temp(b, col * 4);
-	struct ocl_step *s = ocl_step_kernel(b, prog, rows_kernel ? "im2col_nhwc" : "im2col");
-	cl_uint n = (cl_uint)total, nhwc = p->nhwc;
+	struct ocl_step *s = ocl_step_kernel(b, prog, p->nhwc ? "im2col_nhwc" : "im2col");
+	cl_uint n = (cl_uint)total;
 	cl_uint16 pp = conv_params(p);
 	cl_uint4 is;
 	/* f32_slot may have converted float16 input: same dense layout either way. */
@@ -316,8 +314,6 @@ static void conv_im2col(struct ocl_build *b, const struct wnn_conv2d_attrs *p,
 	ocl_arg_mem(b, s, a++, c->sx);
 	ocl_arg_mem(b, s, a++, c->scol);
 	ocl_arg(b, s, a++, sizeof n, &n);
-	if (!rows_kernel)
-		ocl_arg(b, s, a++, sizeof nhwc, &nhwc);
 	ocl_arg(b, s, a++, sizeof pp, &pp);
 	ocl_arg(b, s, a++, sizeof is, &is);
 	ocl_step_range1(s, total);
@@ -403,7 +399,7 @@ static void conv_gemm(struct ocl_build *b, const struct wnn_conv2d_attrs *p,
 	c.out_count = (size_t)p->n * p->c_out * c.P;
 	c.rows = (size_t)p->n * c.P;
 	/* NHWC with few channels: small_gemm (epilogue included) instead of CLBlast */
-	c.small = !ocl_baseline(b) && !c.f16 && p->nhwc && p->groups == 1 && p->c_out % 8 == 0 &&
+	c.small = !c.f16 && p->nhwc && p->groups == 1 && p->c_out % 8 == 0 &&
 		  p->c_out <= SMALL_GEMM_N && c.Kg <= SMALL_GEMM_K;
 	c.sx = ocl_f32_slot(b, p->input);
 	c.sw = conv_filter(b, p, c.small ? FILTER_KN : FILTER_GEMM);
@@ -449,7 +445,7 @@ static void lower_conv2d(struct ocl_build *b)
 	const struct graph_epilogue *e = ocl_node_epilogue(b);
 	if (ocl_conv_uses_gemm(&p))
 		conv_gemm(b, &p, e);
-	else if (p.depthwise && p.type == WNN_F32 && !ocl_baseline(b) && (!p.nhwc || p.c_out % 4 == 0))
+	else if (p.depthwise && p.type == WNN_F32 && (!p.nhwc || p.c_out % 4 == 0))
 		conv_dw(b, &p, e);
 	else
 		conv_direct(b, &p, e);

@@ -73,8 +73,7 @@ enum webnn_status ocl_enqueue_status(cl_int err)
 void ocl_options_read(struct ocl_options *o)
 {
 	memset(o, 0, sizeof *o);
-	const char *e = getenv("WEBNN_OCL_BASELINE");
-	o->baseline = e && *e && strcmp(e, "0") != 0;
+	const char *e;
 	o->profile = getenv("WEBNN_OCL_PROFILE") != NULL;
 	o->rnn_gemm = getenv("WEBNN_OCL_RNN_GEMM") != NULL;
 	o->clblast_defaults = getenv("WEBNN_CLBLAST_DEFAULTS") != NULL;
@@ -262,8 +261,7 @@ enum webnn_status ocl_program_get(struct backend *be, struct ocl_device *dev, co
 /* ------------------------------------------------------------------ CLBlast tuning */
 
 /* Measured on PoCL 3.1 (pthread, AVX-512, 2 cores): CLBlast ships no CPU tuning; these sets
- * take SGEMM from ~25 to ~100 GFLOP/s (research/perf-baseline.md section 2b and
- * tests/bench_ops.c). */
+ * take SGEMM from ~25 to ~100 GFLOP/s (tests/bench_ops.c's bench_sgemm). */
 static const char *const xgemm_names[16] = { "GEMMK", "KREG", "KWG",   "KWI",   "MDIMA", "MDIMC",
 					     "MWG",   "NDIMB", "NDIMC", "NWG",  "SA",    "SB",
 					     "STRM",  "STRN",  "VWM",   "VWN" };
@@ -804,6 +802,12 @@ static bool ocl_supports_be(struct backend *be, enum wnn_op op, enum wnn_dtype t
 
 const struct backend_impl backend_opencl = {
 	.name = "opencl",
+	.serves = BACKEND_SERVES_ACCELERATORS,
+	/* PoCL compiles and links kernels, and GPU drivers are reached by ioctl on device nodes */
+	.needs = { .kernel_compiler = true,
+		   .device_nodes = true,
+		   .gpu_ioctl = true,
+		   .writable_dir_env = "POCL_CACHE_DIR" },
 	.init = ocl_init,
 	.warm_caches = ocl_warm_caches,
 	.devices = ocl_devices,

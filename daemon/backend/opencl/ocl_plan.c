@@ -1,5 +1,5 @@
 /* OpenCL plans: compile (lowering through the family table), buffers, whole-graph execute. */
-#include "daemon/obj.h"
+#include "daemon/worker/obj.h"
 #include "daemon/backend/opencl/ocl.h"
 
 #include <limits.h>
@@ -37,8 +37,6 @@ static bool writes_concat_slice(const struct graph_node *n, const struct wnn_des
 
 void ocl_caps(struct backend_context *ctx, struct graph_caps *caps)
 {
-	if (ctx->be->opts.baseline)
-		return; /* the first version's plans: the graph as the client built it */
 	caps->assign_layout = true;
 	caps->layout = ctx->dev->info.preferred_layout;
 	caps->epilogues = true;

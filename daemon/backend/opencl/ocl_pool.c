@@ -20,7 +20,7 @@ static void lower_pool(struct ocl_build *b)
 	for (int i = 0; i < 13; i++)
 		pp.s[i] = v[i];
 	cl_uint kind = p.kind;
-	if (p.nhwc && !ocl_baseline(b)) {
+	if (p.nhwc) {
 		struct ocl_step *s = ocl_step_kernel(b, prog, "pool2d_nhwc");
 		ocl_arg_mem(b, s, 0, si);
 		ocl_arg_mem(b, s, 1, so);

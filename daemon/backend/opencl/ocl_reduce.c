@@ -89,7 +89,7 @@ static void lower_reduce(struct ocl_build *b, enum wnn_op kind)
 	uint64_t fill = (RED_ITEMS + r->kept_count - 1) / (r->kept_count ? r->kept_count : 1);
 	if (parts > fill)
 		parts = fill;
-	if (parts >= 4 && !ocl_baseline(b)) {
+	if (parts >= 4) {
 		lower_reduce_split(b, prog, &p, k, (uint32_t)parts, si, so);
 		return;
 	}

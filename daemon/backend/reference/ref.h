@@ -189,4 +189,10 @@ static inline void ref_store_sat(void *p, enum wnn_dtype t, uint64_t i, double v
 	ref_store_i(p, t, i, r);
 }
 
+/* The reference kernels on one node (a backend_host_evaluator: the registry's constant folder
+ * for backends without an evaluate hook). */
+enum webnn_status reference_evaluate(const struct graph_node *n, const struct graph_value *values,
+				     const void *const *inputs, void *const *outputs,
+				     const atomic_bool *cancel, struct wnn_diag *diag);
+
 #endif

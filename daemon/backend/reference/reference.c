@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "daemon/backend/host/host.h"
-#include "daemon/obj.h"
+#include "daemon/worker/obj.h"
 #include "daemon/backend/reference/ref.h"
 #include "daemon/log.h"
 
@@ -367,6 +367,7 @@ enum webnn_status reference_evaluate(const struct graph_node *n, const struct gr
 
 const struct backend_impl backend_reference = {
 	.name = "reference",
+	.serves = BACKEND_SERVES_CPU_FALLBACK,
 	.cost_model = &graph_cost_reference,
 	.init = ref_init,
 	.shutdown = ref_shutdown,

@@ -1,0 +1,583 @@
+/* MLGraph requests: BuildGraph (look up, check, bind constants, charge, prepare, compile on the
+ * context's timeline) and DestroyGraph; the graph's release. */
+#include "daemon/worker/mlgraph.h"
+
+#include "daemon/worker/constant.h"
+#include "daemon/worker/context.h"
+#include "daemon/worker/graphcache.h"
+#include "daemon/log.h"
+#include "daemon/worker/request.h"
+#include "daemon/worker/session.h"
+#include "daemon/worker/tensor.h"
+#include "daemon/worker/timeline.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* Frees what the graph owns, except the request message and the context reference. */
+static void graph_free_parts(struct mlgraph *g)
+{
+	for (size_t i = 0; i < g->n_deps; i++)
+		obj_unref(g->deps[i]);
+	free(g->deps);
+	free(g->dep_operand);
+	free(g->descs);
+	free(g->cdata);
+	free(g->in_ops);
+	free(g->out_ops);
+	free(g->scalars);
+}
+
+void graph_loaded_free(struct graph_loaded *ld)
+{
+	if (ld->info)
+		webnn__ipc__graph_info__free_unpacked(ld->info, NULL);
+	/* the backend's references to the copies go before the bytes they point into */
+	for (size_t i = 0; i < ld->n_prepared; i++)
+		ld->impl->prepared_release(ld->prepared[i]);
+	free(ld->prepared);
+	graphcache_check_free(ld->check);
+	if (ld->map)
+		munmap(ld->map, ld->map_len);
+	ld->info = NULL;
+	ld->prepared = NULL;
+	ld->n_prepared = 0;
+	ld->check = NULL;
+	ld->map = NULL;
+}
+
+static void graph_free_loaded(struct mlgraph *g)
+{
+	struct graph_loaded ld = { .info = g->loaded_info, .map = g->map, .map_len = g->map_len,
+				   .check = g->check, .impl = g->prepared_impl,
+				   .prepared = g->prepared, .n_prepared = g->n_prepared };
+	graph_loaded_free(&ld);
+	g->loaded_info = NULL;
+	g->map = NULL;
+	g->check = NULL;
+	g->prepared = NULL;
+	g->n_prepared = 0;
+}
+
+/* The release command's last step: the plan is gone, so what it pointed into can go. */
+static void graph_free(struct obj *o)
+{
+	struct mlgraph *g = (struct mlgraph *)o;
+	struct session *s = g->obj.s;
+	graph_free_parts(g);
+	session_uncharge(s, g->mem_bytes);
+	request_msg_free(g->msg);
+	graph_free_loaded(g);
+	obj_unref(&g->ctx->obj);
+	free(g);
+	session_unref(s);
+}
+
+static void graph_finalize(struct obj *o)
+{
+	/* The plan is destroyed on the timeline after queued dispatches; the memory it may point
+	 * into (GraphInfo, constants) is freed only after that, by the release command. */
+	struct mlgraph *g = (struct mlgraph *)o;
+	struct cmd *cmd = cmd_new(CMD_RELEASE_GRAPH, g->ctx);
+	if (!cmd) {
+		log_error("out of memory releasing graph %" PRIu32 "; its memory leaks", g->obj.id);
+		return;
+	}
+	cmd->graph = g;
+	cmd->release_free = graph_free;
+	timeline_push(cmd);
+}
+
+const struct obj_kind graph_kind = { .name = "graph", .finalize = graph_finalize };
+
+/* Frees a graph that never got registered (no plan, refs to its dependencies held) and gives
+ * back what it had charged. */
+static void graph_discard(struct session *s, struct mlgraph *g)
+{
+	session_uncharge(s, g->mem_bytes);
+	graph_free_parts(g);
+	graph_free_loaded(g);
+	free(g);
+}
+
+static struct mlgraph *graph_alloc(size_t n_operands)
+{
+	size_t n = n_operands ? n_operands : 1;
+	struct mlgraph *g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->descs = calloc(n, sizeof(*g->descs));
+	g->cdata = calloc(n, sizeof(*g->cdata));
+	g->deps = calloc(n, sizeof(*g->deps));
+	g->dep_operand = calloc(n, sizeof(*g->dep_operand));
+	if (!g->descs || !g->cdata || !g->deps || !g->dep_operand) {
+		graph_free_parts(g);
+		free(g);
+		return NULL;
+	}
+	return g;
+}
+
+/* ---- BuildGraph, step by step */
+
+/* Whether the connection and the context may take another graph of this size. */
+static bool build_admit(const struct session *s, const struct context *c,
+			const Webnn__Ipc__GraphInfo *gi, struct wnn_diag *diag)
+{
+	const struct daemon_limits *lim = &s->d->limits;
+	if (c->lost) {
+		wnn_diag_set(diag, WEBNN_STATUS_CONTEXT_LOST, "build: context %" PRIu32
+			     " is lost: %s", c->obj.id, c->lost_msg);
+		return false;
+	}
+	if (s->ids.count >= lim->max_objects) {
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+			     "build: the connection already has %u objects (max_objects)",
+			     s->ids.count);
+		return false;
+	}
+	if (gi->n_operations > lim->max_operations || gi->n_operands > lim->max_operands) {
+		wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+			     "build: the graph has %zu operands and %zu operations; the limits are "
+			     "%u and %u (max_operands, max_operations)", gi->n_operands,
+			     gi->n_operations, lim->max_operands, lim->max_operations);
+		return false;
+	}
+	return true;
+}
+
+/* The first input operand of an operation (its type selects the backend kernel). */
+static int op_first_input(const Webnn__Ipc__Operation *op, uint32_t *first)
+{
+	/* concat takes any number of inputs (past the cap below, which would skip the check) */
+	if (op->attrs_case == WEBNN__IPC__OPERATION__ATTRS_CONCAT && op->concat) {
+		if (op->concat->n_inputs == 0)
+			return 0;
+		*first = op->concat->inputs[0];
+		return 1;
+	}
+	uint32_t small[64], *ids = small;
+	int cap = 64, n;
+	for (;;) {
+		n = wnn_op_inputs(op, ids, NULL, cap);
+		if (n >= 0 || cap >= (1 << 22))
+			break;
+		cap *= 8;
+		uint32_t *big = realloc(ids == small ? NULL : ids, sizeof(uint32_t) * (size_t)cap);
+		if (!big)
+			break;
+		ids = big;
+	}
+	if (n > 0)
+		*first = ids[0];
+	if (ids != small)
+		free(ids);
+	return n;
+}
+
+/* The same validation the client ran (never trust the client's shapes), the size limit of
+ * every operand, and the backend's data types. Fills g->descs. */
+static bool build_check(const struct session *s, const struct context *c, struct mlgraph *g,
+			const Webnn__Ipc__GraphInfo *gi, struct wnn_diag *diag)
+{
+	const struct daemon_limits *lim = &s->d->limits;
+	const struct daemon_backend *db = c->backend;
+	const struct backend_impl *impl = db->impl;
+	size_t n = gi->n_operands;
+	if (wnn_graph_validate(gi, g->descs, diag) != WEBNN_STATUS_OK)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t b = 0;
+		wnn_desc_bytes(&g->descs[i], &b);
+		if (b > lim->max_tensor_bytes) {
+			char ds[96];
+			wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+				     "build: operand %zu (%s) is %" PRIu64 " bytes, more than "
+				     "maxTensorByteLength %" PRIu64 " (max_tensor_bytes)", i,
+				     wnn_desc_str(&g->descs[i], ds, sizeof(ds)), b,
+				     lim->max_tensor_bytes);
+			return false;
+		}
+	}
+	for (size_t i = 0; i < gi->n_operations; i++) {
+		const Webnn__Ipc__Operation *op = gi->operations[i];
+		enum wnn_op e = wnn_op_from_id(op->op);
+		uint32_t first = 0;
+		if (e == WNN_OP_COUNT || op_first_input(op, &first) <= 0 || first >= n)
+			continue; /* validation accepted it: an operator without tensor inputs */
+		enum wnn_dtype t = g->descs[first].type;
+		if (!impl->supports(db->be, e, t)) {
+			bool lab = op->label && *op->label;
+			wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+				     "%s%s%s%s: input data type %s is not supported by the %s backend",
+				     wnn_ops[e].name, lab ? " (" : "", lab ? op->label : "",
+				     lab ? ")" : "", wnn_dtype_name(t), impl->name);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Binds one constant operand (a constant or a constant tensor of this context with the declared
+ * descriptor): the graph references it for as long as its plan. 1, 0 (diag), -1 (violation). */
+static int bind_constant(struct session *s, const struct context *c, struct mlgraph *g, size_t i,
+			 const Webnn__Ipc__Operand *od, const struct graph_loaded *ld,
+			 struct wnn_diag *diag)
+{
+	const struct wnn_desc *want = &g->descs[i];
+	char ds1[96], ds2[96];
+	if (ld && (od->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT ||
+		   od->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT_TENSOR)) {
+		uint64_t b = 0;
+		wnn_desc_bytes(want, &b);
+		if (!ld->data[i] || ld->bytes[i] != b) {
+			wnn_diag_set(diag, WEBNN_STATUS_DATA_ERROR,
+				     "load: the cache entry is damaged: constant operand %zu (%s) "
+				     "has %" PRIu64 " bytes stored", i,
+				     wnn_desc_str(want, ds1, sizeof(ds1)),
+				     ld->data[i] ? ld->bytes[i] : 0);
+			return 0;
+		}
+		g->cdata[i] = ld->data[i];
+		return 1;
+	}
+	switch (od->kind) {
+	case WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT: {
+		struct constant *k = (struct constant *)request_lookup(
+			s, od->constant_id, &constant_kind, "BuildGraph: constant operand");
+		if (!k)
+			return -1;
+		if (k->ctx != c) {
+			request_violation(s, "BuildGraph: constant %" PRIu32
+					     " belongs to context %" PRIu32 ", not %" PRIu32,
+					  k->obj.id, k->ctx->obj.id, c->obj.id);
+			return -1;
+		}
+		if (!wnn_desc_equal(&k->desc, want)) {
+			wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				     "build: operand %zu: constant %" PRIu32 " is %s, the graph "
+				     "declares %s", i, k->obj.id,
+				     wnn_desc_str(&k->desc, ds1, sizeof(ds1)),
+				     wnn_desc_str(want, ds2, sizeof(ds2)));
+			return 0;
+		}
+		obj_ref(&k->obj);
+		g->dep_operand[g->n_deps] = i;
+		g->deps[g->n_deps++] = &k->obj;
+		g->cdata[i] = k->data; /* until graph_bind_data: the fill may intern it */
+		break;
+	}
+	case WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT_TENSOR: {
+		struct tensor *t = (struct tensor *)request_lookup(
+			s, od->tensor_id, &tensor_kind, "BuildGraph: constant tensor operand");
+		if (!t)
+			return -1;
+		if (t->ctx != c) {
+			request_violation(s, "BuildGraph: tensor %" PRIu32
+					     " belongs to context %" PRIu32 ", not %" PRIu32,
+					  t->obj.id, t->ctx->obj.id, c->obj.id);
+			return -1;
+		}
+		if (!t->constant || !t->host) {
+			wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				     "build: operand %zu: tensor %" PRIu32
+				     " is not a constant tensor", i, t->obj.id);
+			return 0;
+		}
+		if (!wnn_desc_equal(&t->desc, want)) {
+			wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
+				     "build: operand %zu: constant tensor %" PRIu32
+				     " is %s, the graph declares %s", i, t->obj.id,
+				     wnn_desc_str(&t->desc, ds1, sizeof(ds1)),
+				     wnn_desc_str(want, ds2, sizeof(ds2)));
+			return 0;
+		}
+		obj_ref(&t->obj);
+		g->dep_operand[g->n_deps] = i;
+		g->deps[g->n_deps++] = &t->obj;
+		g->cdata[i] = t->host;
+		break;
+	}
+	default:
+		break;
+	}
+	return 1;
+}
+
+/* Each expanded scalar constant starts 16-byte aligned in g->scalars (as malloc'ed memory does):
+ * kernels load its elements as their type, and an int64 after a float32 was misaligned. */
+#define SCALAR_SLOT(bytes) (((bytes) + 15) & ~(uint64_t)15)
+
+/* Binds every constant operand; scalar constants expand to their descriptor's size (bounded by
+ * the quota before allocating). 1, 0 (diag), -1 (violation). */
+static int build_bind(struct session *s, const struct context *c, struct mlgraph *g,
+		      const Webnn__Ipc__GraphInfo *gi, const struct graph_loaded *ld,
+		      uint64_t *scalar_bytes, struct wnn_diag *diag)
+{
+	size_t n = gi->n_operands;
+	*scalar_bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		if (gi->operands[i]->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_SCALAR_CONSTANT) {
+			uint64_t b = 0;
+			wnn_desc_bytes(&g->descs[i], &b);
+			*scalar_bytes += SCALAR_SLOT(b);
+		}
+	/* Charged until build_charge takes them into the graph's total. */
+	if (!session_charge(s, *scalar_bytes, "build: scalar constants", diag))
+		return 0;
+	g->scalars = malloc(*scalar_bytes ? *scalar_bytes : 1);
+	if (!g->scalars) {
+		session_uncharge(s, *scalar_bytes);
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
+		return 0;
+	}
+	g->mem_bytes += *scalar_bytes;
+	uint64_t scalar_off = 0;
+	for (size_t i = 0; i < n; i++) {
+		const Webnn__Ipc__Operand *od = gi->operands[i];
+		if (od->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_SCALAR_CONSTANT) {
+			const struct wnn_desc *want = &g->descs[i];
+			uint64_t cnt = 0, bytes = 0;
+			wnn_desc_count(want, &cnt);
+			wnn_desc_bytes(want, &bytes);
+			size_t es = wnn_dtype_size(want->type);
+			uint8_t *p = g->scalars + scalar_off;
+			if (es == 0) /* int4/uint4: a scalar is rank 0, one element in one byte */
+				wnn_number_to_bytes(od->scalar, want->type, p);
+			for (uint64_t e = 0; es && e < cnt; e++)
+				wnn_number_to_bytes(od->scalar, want->type, p + e * es);
+			g->cdata[i] = p;
+			scalar_off += SCALAR_SLOT(bytes);
+			continue;
+		}
+		int r = bind_constant(s, c, g, i, od, ld, diag);
+		if (r <= 0)
+			return r;
+	}
+	return 1;
+}
+
+/* Charges the rest of the graph to the memory budgets (its scalar constants already are): its
+ * header and per-operand arrays, the retained request, every operation result that is not a
+ * graph output (the backend holds those for as long as the plan; outputs live in the
+ * dispatch's tensors), and bounds of the IR and of the backend's plan that the compile makes
+ * (graph_charge_plan replaces them with what it made). */
+static bool build_charge(struct session *s, const struct context *c, struct mlgraph *g,
+			 const Webnn__Ipc__GraphInfo *gi, uint64_t msg_bytes, struct wnn_diag *diag)
+{
+	size_t n = gi->n_operands;
+	uint8_t *is_output = calloc(n ? n : 1, 1);
+	if (!is_output) {
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
+		return false;
+	}
+	for (size_t i = 0; i < gi->n_outputs; i++)
+		if (gi->outputs[i]->operand < n)
+			is_output[gi->outputs[i]->operand] = 1;
+	const struct backend_impl *impl = c->backend->impl;
+	uint64_t inter_bytes = 0, const_bytes = 0;
+	for (size_t i = 0; i < n; i++) {
+		Webnn__Ipc__OperandKind kind = gi->operands[i]->kind;
+		uint64_t b = 0;
+		wnn_desc_bytes(&g->descs[i], &b);
+		if (kind == WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT && !is_output[i])
+			inter_bytes += b;
+		else if (kind != WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT &&
+			 kind != WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT)
+			const_bytes += b;
+	}
+	free(is_output);
+	/* A backend that copies constants into its plan does it during the compile: the copies
+	 * are charged before they are made (one each; what it really made replaces this). */
+	uint64_t made = inter_bytes + graph_ir_bytes_bound(gi->n_operations, n, msg_bytes) +
+			(uint64_t)gi->n_operations * impl->plan_op_bytes +
+			(impl->copies_constants ? const_bytes : 0);
+	uint64_t rest = msg_bytes + made + obj_charge_bytes(sizeof(*g)) +
+			3 * obj_heap_bytes(n * (sizeof(struct wnn_desc) + 2 * sizeof(void *))) +
+			obj_heap_bytes((gi->n_inputs + 1) * sizeof(uint32_t)) +
+			obj_heap_bytes((gi->n_outputs + 1) * sizeof(uint32_t));
+	if (!session_charge(s, rest, "build: the graph", diag))
+		return false;
+	g->mem_bytes += rest;
+	g->compiled_bytes = made;
+	g->fold_budget = budget_left(s);
+	if (g->fold_budget > GRAPH_FOLD_MAX_BYTES)
+		g->fold_budget = GRAPH_FOLD_MAX_BYTES;
+	return true;
+}
+
+static uint32_t *operand_ids(const Webnn__Ipc__NamedOperand *const *list, size_t n)
+{
+	uint32_t *ids = malloc(sizeof(uint32_t) * (n ? n : 1));
+	for (size_t i = 0; ids && i < n; i++)
+		ids[i] = list[i]->operand;
+	return ids;
+}
+
+/* Makes what the backend compiles from the validated GraphInfo and its bound constants:
+ * g->bg points into gi (owned by g->msg), g->descs, g->cdata and g->in_ops/out_ops, so it is
+ * valid exactly as long as the graph. The device-neutral IR import replaces this step.
+ * false when out of memory. */
+static bool graph_prepare(struct mlgraph *g, const Webnn__Ipc__GraphInfo *gi)
+{
+	g->in_ops = operand_ids((const Webnn__Ipc__NamedOperand *const *)gi->inputs, gi->n_inputs);
+	g->out_ops =
+		operand_ids((const Webnn__Ipc__NamedOperand *const *)gi->outputs, gi->n_outputs);
+	if (!g->in_ops || !g->out_ops)
+		return false;
+	g->bg = (struct graph_source){
+		.info = gi,
+		.descs = g->descs,
+		.constant_data = g->cdata,
+		.n_operands = gi->n_operands,
+		.input_operands = g->in_ops,
+		.n_inputs = gi->n_inputs,
+		.output_operands = g->out_ops,
+		.n_outputs = gi->n_outputs,
+	};
+	return true;
+}
+
+/* Registers the prepared graph under its id and queues its compile. -1 when the session
+ * closed (out of memory registering). */
+static int build_push(struct session *s, uint32_t graph_id, uint64_t serial, struct context *c,
+		      struct mlgraph *g, struct cmd *cmd)
+{
+	session_obj_init(s, &g->obj, &graph_kind, graph_id);
+	g->obj.owner = &c->obj;
+	g->ctx = c;
+	obj_ref(&c->obj);
+	if (session_register(s, &g->obj) < 0) {
+		cmd_discard(cmd);
+		return -1;
+	}
+	obj_ref(&g->obj);
+	cmd->graph = g;
+	cmd->serial = serial;
+	timeline_push(cmd);
+	return 0;
+}
+
+/* BuildGraph and a load from the graph cache: the checks, binding, charges and compile. On
+ * success g is registered (and owns what ld held); on failure g is freed (ld's parts with it). */
+static int build_common(struct session *s, struct context *c, const Webnn__Ipc__GraphInfo *gi,
+			uint32_t graph_id, uint64_t serial, uint64_t msg_bytes,
+			struct graph_loaded *ld, struct request *rq)
+{
+	uint64_t scalar_bytes = 0;
+	struct wnn_diag diag = { 0 };
+	if (!build_admit(s, c, gi, &diag))
+		goto fail_early;
+	struct mlgraph *g = graph_alloc(gi->n_operands);
+	if (!g) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
+		goto fail_early;
+	}
+	if (ld) {
+		g->loaded_info = ld->info;
+		g->map = ld->map;
+		g->map_len = ld->map_len;
+		g->check = ld->check;
+		g->prepared_impl = ld->impl;
+		g->prepared = ld->prepared;
+		g->n_prepared = ld->n_prepared;
+		ld->info = NULL;
+		ld->map = NULL;
+		ld->check = NULL;
+		ld->prepared = NULL;
+		ld->n_prepared = 0;
+		/* The mapped entry is charged whole: its constants are read by every compile
+		 * and may all be resident. */
+		if (!session_charge(s, g->map_len, "load: the mapped cache entry", &diag))
+			goto fail;
+		g->mem_bytes += g->map_len;
+	}
+	if (!build_check(s, c, g, gi, &diag))
+		goto fail;
+	int bound = build_bind(s, c, g, gi, ld, &scalar_bytes, &diag);
+	if (bound < 0) {
+		graph_discard(s, g);
+		return -1;
+	}
+	if (bound == 0 || !build_charge(s, c, g, gi, msg_bytes, &diag))
+		goto fail;
+	struct cmd *cmd = graph_prepare(g, gi) ? cmd_new(CMD_COMPILE, c) : NULL;
+	if (!cmd) {
+		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
+		goto fail;
+	}
+	if (rq) {
+		g->msg = rq->msg;
+		rq->retained = true;
+	}
+	return build_push(s, graph_id, serial, c, g, cmd);
+fail:
+	graph_discard(s, g);
+fail_early:
+	if (ld)
+		graph_loaded_free(ld);
+	timeline_reply_error(c, serial, &diag);
+	return 0;
+}
+
+int handle_build_graph(struct session *s, struct request *rq)
+{
+	const Webnn__Ipc__BuildGraph *m = rq->msg->build_graph;
+	struct context *c =
+		(struct context *)request_lookup(s, m->context_id, &context_kind, "BuildGraph");
+	if (!c || request_check_new_id(s, m->graph_id, "BuildGraph") < 0)
+		return -1;
+	return build_common(s, c, m->graph, m->graph_id, rq->serial, s->unpack_used, NULL, rq);
+}
+
+int graph_build_loaded(struct session *s, struct context *c, uint32_t graph_id, uint64_t serial,
+		       struct graph_loaded *ld)
+{
+	/* What the GraphInfo's unpacked form holds, as a request's is counted. */
+	uint64_t info_bytes = webnn__ipc__graph_info__get_packed_size(ld->info) * 4;
+	return build_common(s, c, ld->info, graph_id, serial, info_bytes, ld, NULL);
+}
+
+int handle_destroy_graph(struct session *s, struct request *rq)
+{
+	struct obj *o = request_lookup(s, rq->msg->destroy_graph->graph_id, &graph_kind,
+				       "DestroyGraph");
+	if (!o)
+		return -1;
+	session_forget(s, o);
+	return 0;
+}
+
+void graph_bind_data(struct mlgraph *g)
+{
+	for (size_t i = 0; i < g->n_deps; i++)
+		if (g->deps[i]->kind == &constant_kind)
+			g->cdata[g->dep_operand[i]] = ((struct constant *)g->deps[i])->data;
+}
+
+bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag)
+{
+	struct session *s = g->obj.s;
+	const struct backend_impl *impl = g->ctx->backend->impl;
+	uint64_t ir = graph_ir_bytes(g->ir);
+	uint64_t plan = impl->plan_bytes ? impl->plan_bytes(g->plan) : 0;
+	uint64_t now = g->ir->plan.peak_bytes + g->ir->folded_bytes + ir + plan;
+	if (now > g->compiled_bytes) {
+		char what[256];
+		snprintf(what, sizeof(what), "build: the compiled graph (%" PRIu64 " bytes of "
+			 "intermediates, %" PRIu64 " of constants made at build, %" PRIu64 " of IR, "
+			 "%" PRIu64 " of %s plan; %" PRIu64 " charged so far)",
+			 g->ir->plan.peak_bytes, g->ir->folded_bytes, ir, plan, impl->name,
+			 g->compiled_bytes);
+		if (!session_charge(s, now - g->compiled_bytes, what, diag))
+			return false;
+	}
+	if (now < g->compiled_bytes)
+		session_uncharge(s, g->compiled_bytes - now);
+	g->mem_bytes = g->mem_bytes - g->compiled_bytes + now;
+	g->compiled_bytes = now;
+	return true;
+}

@@ -1,0 +1,197 @@
+/* Constant bytes shared by content within a worker: hash, confirm by comparison, reference count. */
+#include "daemon/worker/weights.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct weights {
+	struct weights *next; /* in its bucket */
+	uint64_t hash, bytes;
+	uint32_t refs;        /* under the table's lock */
+	bool in_table;        /* false: the table could not grow; shared by no one */
+	void *data;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct weights **buckets;
+	size_t n_buckets, count;
+	uint64_t held_bytes;
+} table = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+#define P1 0x9E3779B185EBCA87ull
+#define P2 0xC2B2AE3D27D4EB4Full
+#define P3 0x165667B19E3779F9ull
+
+static inline uint64_t rotl(uint64_t x, int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+static inline uint64_t load64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint64_t lane(uint64_t acc, uint64_t v)
+{
+	return rotl(acc + v * P2, 31) * P1;
+}
+
+uint64_t weights_hash(const void *data, size_t n)
+{
+	const uint8_t *p = data;
+	uint64_t a = P1 + P2, b = P2, c = 0, d = (uint64_t)0 - P1;
+	size_t i = 0;
+	for (; i + 32 <= n; i += 32) {
+		a = lane(a, load64(p + i));
+		b = lane(b, load64(p + i + 8));
+		c = lane(c, load64(p + i + 16));
+		d = lane(d, load64(p + i + 24));
+	}
+	uint64_t h = rotl(a, 1) + rotl(b, 7) + rotl(c, 12) + rotl(d, 18) + (uint64_t)n;
+	for (; i + 8 <= n; i += 8)
+		h = rotl(h ^ lane(0, load64(p + i)), 27) * P1 + P3;
+	for (; i < n; i++)
+		h = rotl(h ^ (p[i] * P3), 11) * P1;
+	h ^= h >> 33;
+	h *= P2;
+	h ^= h >> 29;
+	h *= P3;
+	return h ^ (h >> 32);
+}
+
+/* Under the lock: the first copy with this hash and size, referenced. */
+static struct weights *lookup(uint64_t hash, uint64_t bytes)
+{
+	if (!table.n_buckets)
+		return NULL;
+	for (struct weights *w = table.buckets[hash & (table.n_buckets - 1)]; w; w = w->next)
+		if (w->hash == hash && w->bytes == bytes) {
+			w->refs++;
+			return w;
+		}
+	return NULL;
+}
+
+/* Under the lock. Growing is best effort: a full table only makes chains longer, and bytes
+ * that find no table at all are simply not shared. */
+static void insert(struct weights *w)
+{
+	if (table.count >= table.n_buckets) {
+		size_t n = table.n_buckets ? table.n_buckets * 2 : 64;
+		struct weights **nb = calloc(n, sizeof(*nb));
+		if (nb) {
+			for (size_t i = 0; i < table.n_buckets; i++)
+				for (struct weights *x = table.buckets[i], *nx; x; x = nx) {
+					nx = x->next;
+					x->next = nb[x->hash & (n - 1)];
+					nb[x->hash & (n - 1)] = x;
+				}
+			free(table.buckets);
+			table.buckets = nb;
+			table.n_buckets = n;
+		}
+	}
+	if (!table.n_buckets)
+		return;
+	w->in_table = true;
+	struct weights **head = &table.buckets[w->hash & (table.n_buckets - 1)];
+	w->next = *head;
+	*head = w;
+	table.count++;
+	table.held_bytes += w->bytes;
+}
+
+/* A candidate whose bytes equal src's, or NULL (a collision, or none): the reference taken by
+ * lookup() is dropped when the bytes differ. Compared outside the lock: the bytes of a
+ * referenced copy never change. */
+static struct weights *confirm(struct weights *w, const void *src, uint64_t bytes)
+{
+	if (!w || memcmp(w->data, src, bytes) == 0)
+		return w;
+	weights_unref(w); /* cannot be the last: the table's owner holds one */
+	return NULL;
+}
+
+struct weights *weights_find(const void *src, uint64_t bytes)
+{
+	uint64_t h = weights_hash(src, bytes);
+	pthread_mutex_lock(&table.lock);
+	struct weights *w = lookup(h, bytes);
+	pthread_mutex_unlock(&table.lock);
+	return confirm(w, src, bytes);
+}
+
+struct weights *weights_intern(const void *src, uint64_t bytes, void *buf, bool *shared)
+{
+	uint64_t h = weights_hash(src, bytes);
+	pthread_mutex_lock(&table.lock);
+	struct weights *w = lookup(h, bytes);
+	pthread_mutex_unlock(&table.lock);
+	if ((w = confirm(w, src, bytes))) {
+		*shared = true;
+		return w;
+	}
+	struct weights *n = malloc(sizeof(*n));
+	if (!n)
+		return NULL;
+	if (bytes)
+		memcpy(buf, src, bytes);
+	*n = (struct weights){ .hash = h, .bytes = bytes, .refs = 1, .data = buf };
+	pthread_mutex_lock(&table.lock);
+	/* Another thread may have interned the same bytes while these were copied. */
+	w = lookup(h, bytes);
+	pthread_mutex_unlock(&table.lock);
+	if ((w = confirm(w, src, bytes))) {
+		free(n);
+		*shared = true;
+		return w;
+	}
+	pthread_mutex_lock(&table.lock);
+	insert(n);
+	pthread_mutex_unlock(&table.lock);
+	*shared = false;
+	return n;
+}
+
+const void *weights_data(const struct weights *w)
+{
+	return w->data;
+}
+
+uint64_t weights_bytes(const struct weights *w)
+{
+	return w->bytes;
+}
+
+bool weights_unref(struct weights *w)
+{
+	pthread_mutex_lock(&table.lock);
+	bool last = --w->refs == 0;
+	if (last && w->in_table) {
+		struct weights **pp = &table.buckets[w->hash & (table.n_buckets - 1)];
+		while (*pp != w)
+			pp = &(*pp)->next;
+		*pp = w->next;
+		table.count--;
+		table.held_bytes -= w->bytes;
+	}
+	pthread_mutex_unlock(&table.lock);
+	if (last) {
+		free(w->data);
+		free(w);
+	}
+	return last;
+}
+
+void weights_stats(uint64_t *copies, uint64_t *bytes)
+{
+	pthread_mutex_lock(&table.lock);
+	*copies = table.count;
+	*bytes = table.held_bytes;
+	pthread_mutex_unlock(&table.lock);
+}
