@@ -18,7 +18,7 @@ struct backend_device_info {
 	/* The alignment in bytes host memory given to tensor_create_shared needs (0: 64). */
 	uint32_t storage_align;
 	/* What else compiled plans depend on (the cpu backend: the instruction set oneDNN's
-	 * kernels use): a saved graph of another is stale (daemon/graphcache.h). */
+	 * kernels use): a saved graph of another is stale (daemon/worker/graphcache.h). */
 	char plan_tag[64];
 };
 

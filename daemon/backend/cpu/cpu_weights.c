@@ -17,7 +17,7 @@
  * counts the copy in its own charge (plan_bytes): over the budgets' truth when plans share,
  * never under it.
  *
- * The graph cache (daemon/graphcache.h) saves a plan's copies with the graph and, in a later
+ * The graph cache (daemon/worker/graphcache.h) saves a plan's copies with the graph and, in a later
  * process, offers them back before the compile (cpu_weights_adopt): an adopted copy lies in
  * the mapped cache entry, is never freed here, and is found only by a compile whose source
  * and wanted descriptors equal its saved ones byte for byte (the saved ones are not trusted:
