@@ -1,6 +1,7 @@
 /* The graph cache (webnn_context_save_graph/load_graph): round trips, per-user stores, damaged and stale entries, eviction, keys, writers racing readers. */
 #include "tests/clienttest.h"
 #include "tests/hostile.h"
+#include "tests/onnx_writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -463,6 +464,57 @@ TEST_TIMEOUT(graphcache_webnn_run_cache, 300)
 /* A loaded graph is charged like a built one, its mapped entry included: a daemon whose
  * connection budget is smaller than the entry refuses the load with NO_MEMORY naming the
  * budget, and keeps the entry for a later load that fits. */
+/* y = x + w for x of 4 floats, w = { w0, w0 + 1, w0 + 2, w0 + 3 }: the same size whatever w0. */
+static void gc_write_add_model(const char *path, float w0)
+{
+	struct onnx_writer w;
+	onnx_writer_init(&w, 17);
+	int64_t dims[] = { 4 };
+	float wv[4] = { w0, w0 + 1, w0 + 2, w0 + 3 };
+	onnx_writer_input(&w, "x", ONNX_FLOAT, 1, dims);
+	onnx_writer_initializer(&w, "w", ONNX_FLOAT, 1, dims, wv);
+	onnx_writer_node(&w, NULL, "Add", NULL, "x,w", "y");
+	onnx_writer_output(&w, "y", ONNX_FLOAT, 1, dims);
+	ASSERT(onnx_writer_save(&w, path));
+	onnx_writer_free(&w);
+}
+
+/* webnn-run --cache remembers an ONNX file's content hash (its key) per file, and only while
+ * the file is unchanged: the second run loads through the remembered hash, and a model
+ * rewritten with other weights of the same size is built again and computes the new ones. */
+TEST_TIMEOUT(graphcache_webnn_run_key_follows_the_file, 120)
+{
+	struct gc_env e;
+	gc_up(&e, NULL);
+	char model[600], xdg[600], memo_dir[700];
+	snprintf(model, sizeof(model), "%s/add.onnx", e.top);
+	snprintf(xdg, sizeof(xdg), "%s/xdg", e.top);
+	snprintf(memo_dir, sizeof(memo_dir), "%s/webnn-run", xdg);
+	ASSERT(mkdir(xdg, 0700) == 0);
+	setenv("XDG_CACHE_HOME", xdg, 1);
+	gc_write_add_model(model, 1.0f);
+	/* a hash is remembered only for a file unchanged for 2 s */
+	sleep(3);
+	static char first[16384], second[16384], third[16384];
+	gc_webnn_run(&e, model, first, sizeof(first));
+	ASSERT_CONTAINS(first, "built and saved in webnnd's graph cache");
+	struct stat st;
+	ASSERT_MSG(stat(memo_dir, &st) == 0, "no remembered hash in %s", memo_dir);
+	gc_webnn_run(&e, model, second, sizeof(second));
+	ASSERT_CONTAINS(second, "loaded from webnnd's graph cache");
+	char a[512], b[512], c[512];
+	gc_first_output(first, a, sizeof(a));
+	gc_first_output(second, b, sizeof(b));
+	ASSERT_STREQ(a, b);
+	gc_write_add_model(model, 5.0f);
+	gc_webnn_run(&e, model, third, sizeof(third));
+	unsetenv("XDG_CACHE_HOME");
+	ASSERT_CONTAINS(third, "built and saved in webnnd's graph cache");
+	gc_first_output(third, c, sizeof(c));
+	ASSERT_MSG(strcmp(a, c) != 0, "the rewritten model computed the old output: %s", c);
+	gc_down(&e);
+}
+
 TEST(graphcache_load_is_charged)
 {
 	struct gc_env e;
@@ -502,5 +554,178 @@ TEST(graphcache_load_is_charged)
 	gc_path(&e, "charged", path, sizeof(path));
 	ASSERT_MSG(access(path, F_OK) == 0, "the entry was removed after a refusal for budget");
 	webnn_context_destroy(l);
+	gc_down(&e);
+}
+
+/* ---- the cpu backend's prepared weights */
+
+enum { GP_M = 8, GP_K = 1024, GP_N = 4352 }; /* W: 17.8 MB, past the load's eager check */
+
+static struct webnn_graph *gp_build(struct webnn_context *ctx)
+{
+	float *w = malloc(sizeof(float) * GP_K * GP_N);
+	ASSERT(w);
+	for (int i = 0; i < GP_K * GP_N; i++)
+		w[i] = (float)((i * 7) % 29) * 0.0625f - 0.875f;
+	struct webnn_builder *b = NULL;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	uint32_t xs[] = { GP_M, GP_K }, ws[] = { GP_K, GP_N };
+	struct webnn_operand *x = ct_input(ctx, b, "x", WEBNN_FLOAT32, 2, xs);
+	struct webnn_operand *wc = ct_const(ctx, b, WEBNN_FLOAT32, 2, ws, w);
+	free(w);
+	struct webnn_operand *y = NULL;
+	OK(ctx, webnn_builder_matmul(b, x, wc, &y));
+	OK(ctx, webnn_builder_relu(b, y, &y));
+	struct webnn_named_operand out = { "y", y };
+	struct webnn_graph *g = NULL;
+	OK(ctx, webnn_builder_build(b, &out, 1, &g));
+	webnn_builder_destroy(b);
+	return g;
+}
+
+static char gp_error[1024]; /* gp_run's last error message */
+
+/* One dispatch of g into y; the first failing call's status (OK when all pass; a failed
+ * dispatch's is the flush's). */
+static enum webnn_status gp_run(struct webnn_context *ctx, struct webnn_graph *g, float *y)
+{
+	static float x[GP_M * GP_K];
+	for (int i = 0; i < GP_M * GP_K; i++)
+		x[i] = (float)(i % 31) * 0.03125f - 0.5f;
+	struct webnn_tensor_desc xd = { .desc = { WEBNN_FLOAT32, 2, { GP_M, GP_K } },
+					.writable = true },
+				 yd = { .desc = { WEBNN_FLOAT32, 2, { GP_M, GP_N } },
+					.readable = true };
+	struct webnn_tensor *tx = NULL, *ty = NULL;
+	OK(ctx, webnn_context_create_tensor(ctx, &xd, &tx));
+	OK(ctx, webnn_context_create_tensor(ctx, &yd, &ty));
+	OK(ctx, webnn_context_write_tensor(ctx, tx, x, sizeof(x)));
+	struct webnn_named_tensor in = { "x", tx }, out = { "y", ty };
+	enum webnn_status st = webnn_context_dispatch(ctx, g, &in, 1, &out, 1);
+	if (st == WEBNN_STATUS_OK)
+		st = webnn_context_flush(ctx); /* a dispatch's failure */
+	if (st == WEBNN_STATUS_OK)
+		st = webnn_context_read_tensor(ctx, ty, y, sizeof(float) * GP_M * GP_N);
+	snprintf(gp_error, sizeof(gp_error), "%s", webnn_context_last_error(ctx));
+	webnn_tensor_destroy(tx);
+	webnn_tensor_destroy(ty);
+	return st;
+}
+
+static bool gp_log_has(const char *log, const char *needle)
+{
+	FILE *f = fopen(log, "r");
+	char line[1024];
+	bool found = false;
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, needle) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* On the cpu backend an entry keeps the weights oneDNN reordered: a load binds them from the
+ * mapped entry instead of reordering (the log says the backend took them) and computes the
+ * bytes a fresh build computes. A large entry's bytes are checked before its first dispatch:
+ * a damaged reordered weight fails that dispatch (and the next) with DATA_ERROR, removes the
+ * entry, and the worker goes on serving. A damaged key of a reordered weight is refused at the
+ * load (the graph and tables are checked there). */
+TEST_TIMEOUT(graphcache_cpu_keeps_reordered_weights, 120)
+{
+	struct gc_env e;
+	ct_require_webnnd();
+	snprintf(e.top, sizeof(e.top), "/tmp/wnn-gc-XXXXXX");
+	ASSERT(mkdtemp(e.top));
+	ASSERT(chmod(e.top, 0755) == 0);
+	snprintf(e.cache, sizeof(e.cache), "%s/cache", e.top);
+	char log[600];
+	snprintf(log, sizeof(log), "%s/webnnd.log", e.top);
+	setenv("WEBNN_CACHE_DIR", e.cache, 1);
+	const char *args[] = { "--backend", "cpu", "--verbose", NULL };
+	test_daemon_start_logged(&e.d, NULL, args, log);
+	unsetenv("WEBNN_CACHE_DIR");
+	ASSERT(chmod(e.d.dir, 0755) == 0);
+
+	size_t ny = (size_t)GP_M * GP_N;
+	float *want = malloc(ny * sizeof(float)), *got = malloc(ny * sizeof(float));
+	ASSERT(want && got);
+	struct webnn_context *a = ct_connect(&e.d, "graphcache cpu saver");
+	struct webnn_graph *g = gp_build(a);
+	OK(a, gp_run(a, g, want));
+	OK(a, webnn_context_save_graph(a, "reordered", g));
+	webnn_graph_destroy(g);
+	webnn_context_destroy(a);
+	char path[1024];
+	gc_path(&e, "reordered", path, sizeof(path));
+	struct stat st;
+	ASSERT_MSG(stat(path, &st) == 0, "%s: %s", path, strerror(errno));
+	/* the weight's bytes and its reordered copy */
+	ASSERT_MSG(st.st_size >= 2 * (off_t)(sizeof(float) * GP_K * GP_N), "entry of %lld bytes",
+		   (long long)st.st_size);
+
+	struct webnn_context *b = ct_connect(&e.d, "graphcache cpu loader");
+	struct webnn_graph *l = NULL;
+	OK(b, webnn_context_load_graph(b, "reordered", &l));
+	ASSERT(l != NULL);
+	ASSERT_MSG(gp_log_has(log, "1 prepared copies offered to the backend"),
+		   "the load did not hand the reordered weight to the backend (log %s)", log);
+	memset(got, 0, ny * sizeof(float));
+	OK(b, gp_run(b, l, got));
+	ASSERT(memcmp(got, want, ny * sizeof(float)) == 0);
+	/* Saved again from the loaded graph (its entry checked by the dispatch), it loads. */
+	OK(b, webnn_context_save_graph(b, "reordered-again", l));
+	webnn_graph_destroy(l);
+	l = NULL;
+	OK(b, webnn_context_load_graph(b, "reordered-again", &l));
+	ASSERT(l != NULL);
+	memset(got, 0, ny * sizeof(float));
+	OK(b, gp_run(b, l, got));
+	ASSERT(memcmp(got, want, ny * sizeof(float)) == 0);
+	webnn_graph_destroy(l);
+	l = NULL;
+
+	/* A flipped byte near the end: in the reordered copy, the entry's last part. */
+	unsigned char flip = 0x5a;
+	ASSERT(stat(path, &st) == 0);
+	gc_poke(path, st.st_size - 4096 - 17, &flip, 1);
+	OK(b, webnn_context_load_graph(b, "reordered", &l));
+	ASSERT(l != NULL);
+	enum webnn_status s = gp_run(b, l, got);
+	ASSERT_MSG(s == WEBNN_STATUS_DATA_ERROR, "dispatch on a damaged entry: %s (%s)",
+		   webnn_status_name(s), gp_error);
+	ASSERT_CONTAINS(gp_error, "damaged");
+	ASSERT_CONTAINS(gp_error, "removed");
+	s = gp_run(b, l, got);
+	ASSERT_MSG(s == WEBNN_STATUS_DATA_ERROR, "second dispatch on a damaged entry: %s",
+		   webnn_status_name(s));
+	webnn_graph_destroy(l);
+	l = NULL;
+	ASSERT(access(path, F_OK) != 0);
+	ASSERT(gc_absent(b, "reordered"));
+	/* the worker still serves: a fresh build runs and matches */
+	g = gp_build(b);
+	memset(got, 0, ny * sizeof(float));
+	OK(b, gp_run(b, g, got));
+	ASSERT(memcmp(got, want, ny * sizeof(float)) == 0);
+	OK(b, webnn_context_save_graph(b, "reordered", g));
+	webnn_graph_destroy(g);
+
+	/* A flipped byte in a reordered weight's key (its memory descriptors): refused at the
+	 * load. The header: magic (8), two 32-bit fields, the version (192), then info_off,
+	 * info_len, table_off, prep_off (64-bit), n_prep and a pad (32-bit), keys_off. */
+	uint64_t keys_off = 0;
+	int fd = open(path, O_RDONLY);
+	ASSERT(fd >= 0);
+	ASSERT(pread(fd, &keys_off, 8, 8 + 4 + 4 + 192 + 4 * 8 + 2 * 4) == 8);
+	close(fd);
+	ASSERT(keys_off > 0 && keys_off < 65536);
+	gc_poke(path, (off_t)keys_off + 40, &flip, 1);
+	FAILS(b, webnn_context_load_graph(b, "reordered", &l), WEBNN_STATUS_DATA_ERROR,
+	      "do not match their hash");
+	ASSERT(l == NULL);
+	ASSERT(access(path, F_OK) != 0);
+	webnn_context_destroy(b);
+	free(want);
+	free(got);
 	gc_down(&e);
 }

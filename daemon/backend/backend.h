@@ -18,6 +18,19 @@ struct backend_device_info {
 	enum webnn_layout preferred_layout;
 	/* The alignment in bytes host memory given to tensor_create_shared needs (0: 64). */
 	uint32_t storage_align;
+	/* What else compiled plans depend on (the cpu backend: the instruction set oneDNN's
+	 * kernels use): a saved graph of another is stale (daemon/worker/graphcache.h). */
+	char plan_tag[64];
+};
+
+/* A copy of constant bytes a backend prepared for its kernels (the cpu backend: a weight
+ * reordered into the layout its primitive wants), as the graph cache saves and restores it. */
+struct backend_prepared {
+	const void *src;     /* the constant bytes it was made from */
+	const void *key;     /* how it was made from them (backend-defined bytes) */
+	uint32_t key_len;
+	const void *data;    /* the prepared bytes */
+	uint64_t bytes;
 };
 
 struct backend_context_options {
@@ -213,6 +226,18 @@ struct backend_impl {
 	uint32_t plan_op_bytes;
 	/* Its plans may hold copies of the graph's constants (charged before the compile). */
 	bool copies_constants;
+	/* Optional, for the graph cache: the prepared copies the backend holds now, each
+	 * referenced (so that its bytes stay while the caller writes them), in a malloc'ed array
+	 * (*out; NULL and 0 when none or out of memory). prepared_release drops one reference
+	 * (of one taken here or adopted). */
+	size_t (*prepared_take)(struct backend_prepared **out);
+	void (*prepared_release)(const void *data);
+	/* Optional: offers a copy prepared by an earlier process (data, bytes long, stays readable
+	 * until prepared_release(data)); a compile that would prepare key from src's bytes binds
+	 * data instead. The key is not trusted: a key that does not equal what the compile wants
+	 * exactly is never used. false when it cannot be taken (out of memory, a key this backend
+	 * does not make). data's bytes are checked by the caller before any execute reads them. */
+	bool (*prepared_adopt)(const struct backend_prepared *p);
 	/* Runs the plan to completion. inputs/outputs follow g->inputs/g->outputs;
 	 * descriptors were checked by the daemon. An output tensor may not alias an input. */
 	enum webnn_status (*execute)(struct backend_plan *plan, struct backend_tensor *const *inputs,

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,29 +24,50 @@
 #include <unistd.h>
 
 #define GC_MAGIC "WNNGRAPH"
-#define GC_FORMAT 1u
+#define GC_FORMAT 2u
 #define GC_SUFFIX ".wg"
 #define GC_ALIGN 4096u
 /* A writer's temporary file older than this was left by a worker that died while writing. */
 #define GC_STALE_TMP_S 600
 
-/* The file: this header, the packed GraphInfo, the constant table, then (from data_off, page
- * aligned) each constant's bytes at 64-byte aligned offsets. */
+/* The file: this header, the packed GraphInfo, the constant table, the table of the backend's
+ * prepared copies and their keys, then (from data_off, page aligned) each constant's bytes and
+ * each prepared copy's at 64-byte aligned offsets. */
 struct gc_header {
 	char magic[8];
 	uint32_t format, n_consts;
-	char version[192];     /* daemon, protocol, backend, device, driver: NUL padded */
+	char version[192];     /* daemon, protocol, backend, device, driver, plan tag: NUL padded */
 	uint64_t info_off, info_len;
 	uint64_t table_off;    /* n_consts struct gc_const */
+	uint64_t prep_off;     /* n_prep struct gc_prep */
+	uint32_t n_prep, pad;
+	uint64_t keys_off, keys_len;
 	uint64_t data_off, data_len;
 	uint64_t file_len;
-	uint64_t hash;         /* of the parts' hashes (gc_digest), this field zero */
+	/* Of the hashes (gc_digest) of this header (both hashes zero), the GraphInfo, the tables
+	 * and the keys: checked before anything of the entry is used. */
+	uint64_t head_hash;
+	/* Of the hashes of each constant's and each prepared copy's bytes: checked at the load
+	 * when they are small (GC_EAGER_BYTES), else before the graph's first dispatch reads them
+	 * (graphcache_check_run). */
+	uint64_t data_hash;
 };
 
 struct gc_const {
 	uint32_t operand, pad;
 	uint64_t off, bytes; /* off: from data_off */
 };
+
+/* A copy the backend prepared from a constant (backend_prepared): made from the bytes at
+ * src_off in constant operand `operand`, the way key (at key_off from keys_off) says. */
+struct gc_prep {
+	uint32_t operand, key_len;
+	uint64_t src_off, key_off;
+	uint64_t off, bytes; /* off: from data_off */
+};
+
+/* Data up to this size is hashed at the load; more, before the first dispatch. */
+#define GC_EAGER_BYTES (16ull << 20)
 
 bool graphcache_key_valid(const char *key, const char *what, struct wnn_diag *diag)
 {
@@ -79,9 +101,10 @@ bool graphcache_key_valid(const char *key, const char *what, struct wnn_diag *di
 static void gc_version(const struct context *c, char *out, size_t len)
 {
 	char full[512];
-	int n = snprintf(full, sizeof(full), "webnnd %s; protocol %d.%d; format %u; %s; %s; %s",
-			 WEBNND_VERSION, WNN_PROTOCOL_MAJOR, WNN_PROTOCOL_MINOR, GC_FORMAT,
-			 c->backend->impl->name, c->info.device_name, c->info.driver_version);
+	int n = snprintf(full, sizeof(full), "webnnd %s; protocol %d.%d; format %u; %s; %s; %s; "
+			 "%s", WEBNND_VERSION, WNN_PROTOCOL_MAJOR, WNN_PROTOCOL_MINOR, GC_FORMAT,
+			 c->backend->impl->name, c->info.device_name, c->info.driver_version,
+			 c->info.plan_tag);
 	size_t fl = n < 0 ? 0 : (size_t)n < sizeof(full) ? (size_t)n : sizeof(full) - 1;
 	/* A long device name is cut in the header; the hash of the whole keeps it exact. */
 	memset(out, 0, len);
@@ -135,8 +158,37 @@ static uint64_t gc_digest_final(const struct gc_digest *d)
 static uint64_t gc_header_hash(const struct gc_header *h)
 {
 	struct gc_header c = *h;
-	c.hash = 0;
+	c.head_hash = c.data_hash = 0;
 	return weights_hash(&c, sizeof(c));
+}
+
+/* The head hash of an entry whose parts lie at these addresses. */
+static uint64_t gc_head_hash(const struct gc_header *h, const void *info, const void *table,
+			     const void *prep, const void *keys)
+{
+	uint64_t parts[5] = {
+		gc_header_hash(h),
+		weights_hash(info, h->info_len),
+		weights_hash(table, h->n_consts * sizeof(struct gc_const)),
+		weights_hash(prep, h->n_prep * sizeof(struct gc_prep)),
+		weights_hash(keys, h->keys_len),
+	};
+	return weights_hash(parts, sizeof(parts));
+}
+
+/* The data hash of n parts (p[i], bytes[i] long); 0 with *oom when out of memory. */
+static uint64_t gc_data_hash(const void *const *p, const uint64_t *bytes, size_t n, bool *oom)
+{
+	uint64_t *hashes = calloc(n ? n : 1, sizeof(uint64_t));
+	*oom = !hashes;
+	if (!hashes)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		hashes[i] = weights_hash(p[i], bytes[i]);
+	struct gc_digest d = { hashes, n };
+	uint64_t r = gc_digest_final(&d);
+	free(hashes);
+	return r;
 }
 
 /* ---- save */
@@ -154,6 +206,10 @@ struct gc_save {
 	struct gc_header h;
 	struct gc_const *consts;
 	const void **cdata;
+	struct gc_prep *preps;
+	uint8_t *keys;
+	const void **pdata;       /* the prepared copies' bytes, referenced (prepared_release) */
+	const struct backend_impl *impl;
 	struct wnn_diag diag;
 	uint64_t evicted, evicted_bytes;
 };
@@ -253,19 +309,31 @@ static void save_work(uv_work_t *w)
 	struct gc_save *sv = w->data;
 	struct gc_header *h = &sv->h;
 	struct wnn_diag *diag = &sv->diag;
-	uint64_t *hashes = calloc(h->n_consts + 3, sizeof(uint64_t));
-	if (!hashes) {
+	/* A graph loaded from an entry whose bytes are not checked yet is saved only once they
+	 * are: a damaged entry must not be written again under a fresh hash. */
+	if (sv->g->check && graphcache_check_run(sv->g->check, diag) != WEBNN_STATUS_OK)
+		return;
+	size_t n_parts = (size_t)h->n_consts + h->n_prep;
+	const void **parts = calloc(n_parts ? n_parts : 1, sizeof(*parts));
+	uint64_t *lens = calloc(n_parts ? n_parts : 1, sizeof(*lens));
+	bool oom = !parts || !lens;
+	for (uint32_t i = 0; !oom && i < h->n_consts; i++) {
+		parts[i] = sv->cdata[i];
+		lens[i] = sv->consts[i].bytes;
+	}
+	for (uint32_t i = 0; !oom && i < h->n_prep; i++) {
+		parts[h->n_consts + i] = sv->pdata[i];
+		lens[h->n_consts + i] = sv->preps[i].bytes;
+	}
+	if (!oom)
+		h->data_hash = gc_data_hash(parts, lens, n_parts, &oom);
+	free(parts);
+	free(lens);
+	if (oom) {
 		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "save: out of memory");
 		return;
 	}
-	struct gc_digest d = { hashes, 0 };
-	hashes[d.n++] = weights_hash(sv->info, sv->info_len);
-	hashes[d.n++] = weights_hash(sv->consts, h->n_consts * sizeof(*sv->consts));
-	for (uint32_t i = 0; i < h->n_consts; i++)
-		hashes[d.n++] = weights_hash(sv->cdata[i], sv->consts[i].bytes);
-	hashes[d.n++] = gc_header_hash(h);
-	h->hash = gc_digest_final(&d);
-	free(hashes);
+	h->head_hash = gc_head_hash(h, sv->info, sv->consts, sv->preps, sv->keys);
 	if (!gc_evict(sv->dir, NULL, h->file_len, sv->cap, &sv->evicted, &sv->evicted_bytes)) {
 		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "save: the graph cache of this user "
 			     "cannot take an entry of %" PRIu64 " bytes (max_graph_cache_bytes %"
@@ -285,10 +353,15 @@ static void save_work(uv_work_t *w)
 	bool ok = ftruncate(fd, (off_t)h->file_len) == 0 &&
 		  write_all(fd, h, sizeof(*h), 0) &&
 		  write_all(fd, sv->info, sv->info_len, h->info_off) &&
-		  write_all(fd, sv->consts, h->n_consts * sizeof(*sv->consts), h->table_off);
+		  write_all(fd, sv->consts, h->n_consts * sizeof(*sv->consts), h->table_off) &&
+		  write_all(fd, sv->preps, h->n_prep * sizeof(*sv->preps), h->prep_off) &&
+		  write_all(fd, sv->keys, h->keys_len, h->keys_off);
 	for (uint32_t i = 0; ok && i < h->n_consts; i++)
 		ok = write_all(fd, sv->cdata[i], sv->consts[i].bytes,
 			       h->data_off + sv->consts[i].off);
+	for (uint32_t i = 0; ok && i < h->n_prep; i++)
+		ok = write_all(fd, sv->pdata[i], sv->preps[i].bytes,
+			       h->data_off + sv->preps[i].off);
 	int err = errno;
 	/* The rename publishes a whole file: a reader opens the old entry, the new one or none
 	 * (a crash before the data reach the disk leaves an entry the hashes refuse). */
@@ -308,6 +381,21 @@ static void save_work(uv_work_t *w)
 	}
 }
 
+static void save_free(struct gc_save *sv)
+{
+	if (sv->dir >= 0)
+		close(sv->dir);
+	for (uint32_t i = 0; sv->pdata && i < sv->h.n_prep; i++)
+		sv->impl->prepared_release(sv->pdata[i]);
+	free(sv->info);
+	free(sv->consts);
+	free(sv->cdata);
+	free(sv->preps);
+	free(sv->keys);
+	free(sv->pdata);
+	free(sv);
+}
+
 static void save_done(uv_work_t *w, int status)
 {
 	(void)status;
@@ -323,12 +411,9 @@ static void save_done(uv_work_t *w, int status)
 		else
 			reply_ok(s, sv->serial);
 	}
-	close(sv->dir);
-	free(sv->info);
-	free(sv->consts);
-	free(sv->cdata);
-	obj_unref(&sv->g->obj);
-	free(sv);
+	struct mlgraph *g = sv->g;
+	save_free(sv);
+	obj_unref(&g->obj);
 	session_unref(s);
 }
 
@@ -336,6 +421,56 @@ static bool is_constant_operand(const Webnn__Ipc__Operand *o)
 {
 	return o->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT ||
 	       o->kind == WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT_TENSOR;
+}
+
+/* The backend's prepared copies made from the graph's constants (sv->consts and cdata filled):
+ * kept referenced in sv->pdata, with their table and keys. false when out of memory. */
+static bool save_prepared(struct gc_save *sv, uint32_t n_consts)
+{
+	struct backend_prepared *list = NULL;
+	size_t n = sv->impl->prepared_take ? sv->impl->prepared_take(&list) : 0;
+	bool ok = true;
+	if (n) {
+		sv->preps = calloc(n, sizeof(*sv->preps));
+		sv->pdata = calloc(n, sizeof(*sv->pdata));
+		ok = sv->preps && sv->pdata;
+	}
+	uint64_t keys_len = 0;
+	uint32_t kept = 0;
+	for (size_t j = 0; j < n; j++) {
+		const struct backend_prepared *p = &list[j];
+		uint32_t c = n_consts;
+		/* the backend holds the copies of every graph of the worker: this graph's are
+		 * those made from bytes in its constants */
+		for (uint32_t i = 0; ok && i < n_consts; i++) {
+			const uint8_t *base = sv->cdata[i];
+			if (base && (const uint8_t *)p->src >= base &&
+			    (const uint8_t *)p->src < base + sv->consts[i].bytes) {
+				c = i;
+				break;
+			}
+		}
+		if (c == n_consts) {
+			sv->impl->prepared_release(p->data);
+			continue;
+		}
+		sv->preps[kept] = (struct gc_prep){
+			.operand = sv->consts[c].operand, .key_len = p->key_len,
+			.src_off = (uint64_t)((const uint8_t *)p->src - (const uint8_t *)sv->cdata[c]),
+			.key_off = keys_len, .bytes = p->bytes };
+		sv->pdata[kept++] = p->data;
+		keys_len += (p->key_len + 7) & ~(uint32_t)7;
+	}
+	sv->h.n_prep = kept;
+	sv->h.keys_len = keys_len;
+	sv->keys = calloc(keys_len ? keys_len : 1, 1);
+	for (uint32_t i = 0, j = 0; sv->keys && j < n && i < kept; j++)
+		if (list[j].data == sv->pdata[i]) {
+			memcpy(sv->keys + sv->preps[i].key_off, list[j].key, list[j].key_len);
+			i++;
+		}
+	free(list);
+	return ok && sv->keys;
 }
 
 int handle_save_graph(struct session *s, struct request *rq)
@@ -373,6 +508,18 @@ int handle_save_graph(struct session *s, struct request *rq)
 		goto oom;
 	webnn__ipc__graph_info__pack(gi, sv->info);
 	struct gc_header *h = &sv->h;
+	uint32_t k = 0;
+	for (size_t i = 0; i < gi->n_operands; i++) {
+		if (!is_constant_operand(gi->operands[i]))
+			continue;
+		uint64_t b = 0;
+		wnn_desc_bytes(&g->descs[i], &b);
+		sv->consts[k] = (struct gc_const){ .operand = (uint32_t)i, .bytes = b };
+		sv->cdata[k++] = g->cdata[i];
+	}
+	sv->impl = g->ctx->backend->impl;
+	if (!save_prepared(sv, n_consts))
+		goto oom;
 	memcpy(h->magic, GC_MAGIC, 8);
 	h->format = GC_FORMAT;
 	h->n_consts = n_consts;
@@ -380,18 +527,17 @@ int handle_save_graph(struct session *s, struct request *rq)
 	h->info_off = sizeof(*h);
 	h->info_len = sv->info_len;
 	h->table_off = (h->info_off + h->info_len + 7) & ~(uint64_t)7;
-	h->data_off = (h->table_off + n_consts * sizeof(struct gc_const) + GC_ALIGN - 1) &
-		      ~(uint64_t)(GC_ALIGN - 1);
+	h->prep_off = h->table_off + n_consts * sizeof(struct gc_const);
+	h->keys_off = h->prep_off + h->n_prep * sizeof(struct gc_prep);
+	h->data_off = (h->keys_off + h->keys_len + GC_ALIGN - 1) & ~(uint64_t)(GC_ALIGN - 1);
 	uint64_t off = 0;
-	uint32_t k = 0;
-	for (size_t i = 0; i < gi->n_operands; i++) {
-		if (!is_constant_operand(gi->operands[i]))
-			continue;
-		uint64_t b = 0;
-		wnn_desc_bytes(&g->descs[i], &b);
-		sv->consts[k] = (struct gc_const){ .operand = (uint32_t)i, .off = off, .bytes = b };
-		sv->cdata[k++] = g->cdata[i];
-		off = (off + b + 63) & ~(uint64_t)63;
+	for (uint32_t i = 0; i < n_consts; i++) {
+		sv->consts[i].off = off;
+		off = (off + sv->consts[i].bytes + 63) & ~(uint64_t)63;
+	}
+	for (uint32_t i = 0; i < h->n_prep; i++) {
+		sv->preps[i].off = off;
+		off = (off + sv->preps[i].bytes + 63) & ~(uint64_t)63;
 	}
 	h->data_len = off;
 	h->file_len = h->data_off + off;
@@ -422,14 +568,8 @@ int handle_save_graph(struct session *s, struct request *rq)
 oom:
 	wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "save: out of memory");
 fail:
-	if (sv) {
-		if (sv->dir >= 0)
-			close(sv->dir);
-		free(sv->info);
-		free(sv->consts);
-		free(sv->cdata);
-		free(sv);
-	}
+	if (sv)
+		save_free(sv);
 	reply_error(s, rq->serial, &diag);
 	return 0;
 }
@@ -438,10 +578,118 @@ fail:
 
 enum gc_found { GC_ABSENT, GC_LOADED, GC_FAILED };
 
+/* The part of a load checked later: the hash of the constants' and prepared copies' bytes. */
+struct graphcache_check {
+	pthread_mutex_t lock;
+	int state;                /* CHECK_PENDING, CHECK_OK, CHECK_DAMAGED */
+	const void **parts;       /* in the graph's mapped entry */
+	uint64_t *lens;
+	size_t n;
+	size_t n_consts;          /* the first parts: constants, whose pages are dropped once
+				     hashed (gc_hash_drop) */
+	uint64_t want;
+	int dir;                  /* the user's store, to remove the entry when damaged */
+	dev_t dev;
+	ino_t ino;
+	char key[GRAPHCACHE_KEY_MAX + 1];
+	double ms;                /* how long the check took (for the log) */
+};
+enum { CHECK_PENDING, CHECK_OK, CHECK_DAMAGED };
+
+static void check_free(struct graphcache_check *k)
+{
+	if (!k)
+		return;
+	if (k->dir >= 0)
+		close(k->dir);
+	pthread_mutex_destroy(&k->lock);
+	free(k->parts);
+	free(k->lens);
+	free(k);
+}
+
+/* The data hash of k's parts. Each constant's whole pages are dropped from the process once
+ * hashed (MADV_DONTNEED: the mapping is read-only and private, so they stay in the page cache
+ * and a later read faults them back): the constants a prepared copy replaced are never read
+ * again, and the worker's memory then holds one copy of each weight instead of two (BERT-base
+ * loaded from the cache: 0.66 GB at peak before, see README). The prepared copies stay: every
+ * dispatch reads them. */
+static uint64_t gc_hash_drop(struct graphcache_check *k, bool *oom)
+{
+	uint64_t *hashes = calloc(k->n ? k->n : 1, sizeof(uint64_t));
+	*oom = !hashes;
+	if (!hashes)
+		return 0;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	for (size_t i = 0; i < k->n; i++) {
+		hashes[i] = weights_hash(k->parts[i], k->lens[i]);
+		uintptr_t a = ((uintptr_t)k->parts[i] + page - 1) & ~(page - 1);
+		uintptr_t b = ((uintptr_t)k->parts[i] + k->lens[i]) & ~(page - 1);
+		if (i < k->n_consts && b > a)
+			madvise((void *)a, b - a, MADV_DONTNEED);
+	}
+	struct gc_digest d = { hashes, k->n };
+	uint64_t r = gc_digest_final(&d);
+	free(hashes);
+	return r;
+}
+
+void graphcache_check_free(struct graphcache_check *k)
+{
+	check_free(k);
+}
+
+enum webnn_status graphcache_check_run(struct graphcache_check *k, struct wnn_diag *diag)
+{
+	pthread_mutex_lock(&k->lock);
+	if (k->state == CHECK_PENDING) {
+		uint64_t t0 = uv_hrtime();
+		bool oom = false;
+		uint64_t h = gc_hash_drop(k, &oom);
+		k->ms = (double)(uv_hrtime() - t0) / 1e6;
+		if (oom) {
+			pthread_mutex_unlock(&k->lock);
+			return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "the graph cache entry "
+					    "'%s' could not be checked: out of memory", k->key);
+		}
+		k->state = h == k->want ? CHECK_OK : CHECK_DAMAGED;
+		if (k->state == CHECK_DAMAGED) {
+			/* removed unless a new entry took the name meanwhile */
+			char name[GRAPHCACHE_KEY_MAX + 8];
+			struct stat st;
+			gc_name(k->key, name, sizeof(name));
+			if (fstatat(k->dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    st.st_dev == k->dev && st.st_ino == k->ino)
+				unlinkat(k->dir, name, 0);
+			log_warn("graph cache: entry '%s' is damaged (its constants do not match "
+				 "their hash): removed", k->key);
+		} else {
+			log_debug("graph cache: entry '%s' checked in %.1f ms", k->key, k->ms);
+		}
+	}
+	int state = k->state;
+	pthread_mutex_unlock(&k->lock);
+	if (state == CHECK_DAMAGED)
+		return wnn_diag_set(diag, WEBNN_STATUS_DATA_ERROR, "the graph was loaded from the "
+				    "graph cache entry '%s', which is damaged (its constants do not "
+				    "match their hash): it was removed; build the graph again",
+				    k->key);
+	return WEBNN_STATUS_OK;
+}
+
+bool graphcache_check_pending(struct graphcache_check *k)
+{
+	pthread_mutex_lock(&k->lock);
+	bool pending = k->state == CHECK_PENDING;
+	pthread_mutex_unlock(&k->lock);
+	return pending;
+}
+
 struct gc_load {
 	uv_work_t work;
 	struct session *s;
 	struct context *c;        /* referenced */
+	const struct backend_impl *impl;
 	uint64_t serial;
 	uint32_t graph_id;
 	int dir;
@@ -452,6 +700,7 @@ struct gc_load {
 	struct wnn_diag diag;
 	const char *stale;        /* why an entry was dropped as stale (logged) */
 	double map_ms, hash_ms;   /* for the log */
+	uint32_t adopted;         /* prepared copies the backend took */
 	struct graph_loaded ld;
 	const void **data;
 	uint64_t *bytes;
@@ -464,6 +713,95 @@ static void load_damaged(struct gc_load *ld, const char *name, const char *why)
 	ld->found = GC_FAILED;
 	wnn_diag_set(&ld->diag, WEBNN_STATUS_DATA_ERROR, "load: the graph cache entry '%s' is "
 		     "damaged (%s): it was removed; build the graph again", ld->key, why);
+}
+
+static void load_oom(struct gc_load *ld)
+{
+	ld->found = GC_FAILED;
+	wnn_diag_set(&ld->diag, WEBNN_STATUS_NO_MEMORY, "load: out of memory");
+}
+
+/* Whether [off, off + len) lies within [0, total). */
+static bool gc_within(uint64_t off, uint64_t len, uint64_t total)
+{
+	return off <= total && len <= total - off;
+}
+
+/* The header's parts lie within the file of len bytes. */
+static bool gc_header_sane(const struct gc_header *h, uint64_t len, uint64_t max_info)
+{
+	return h->file_len == len && h->info_off >= sizeof(*h) && h->info_len <= max_info &&
+	       gc_within(h->info_off, h->info_len, len) && h->table_off <= len &&
+	       h->n_consts <= (len - h->table_off) / sizeof(struct gc_const) &&
+	       h->prep_off <= len && h->n_prep <= (len - h->prep_off) / sizeof(struct gc_prep) &&
+	       gc_within(h->keys_off, h->keys_len, len) && gc_within(h->data_off, h->data_len, len);
+}
+
+/* The data parts' addresses and lengths (constants, then prepared copies), in ld->ld.check;
+ * false when out of memory. */
+static bool load_check_new(struct gc_load *ld, const struct gc_header *h, const uint8_t *base,
+			   const struct gc_const *table, const struct gc_prep *prep,
+			   const struct stat *st)
+{
+	struct graphcache_check *k = calloc(1, sizeof(*k));
+	size_t n = (size_t)h->n_consts + h->n_prep;
+	if (!k)
+		return false;
+	k->dir = -1;
+	pthread_mutex_init(&k->lock, NULL);
+	k->parts = calloc(n ? n : 1, sizeof(*k->parts));
+	k->lens = calloc(n ? n : 1, sizeof(*k->lens));
+	if (!k->parts || !k->lens) {
+		check_free(k);
+		return false;
+	}
+	for (uint32_t i = 0; i < h->n_consts; i++) {
+		k->parts[i] = base + h->data_off + table[i].off;
+		k->lens[i] = table[i].bytes;
+	}
+	for (uint32_t i = 0; i < h->n_prep; i++) {
+		k->parts[h->n_consts + i] = base + h->data_off + prep[i].off;
+		k->lens[h->n_consts + i] = prep[i].bytes;
+	}
+	k->n = n;
+	k->n_consts = h->n_consts;
+	k->want = h->data_hash;
+	k->dev = st->st_dev;
+	k->ino = st->st_ino;
+	snprintf(k->key, sizeof(k->key), "%s", ld->key);
+	ld->ld.check = k;
+	return true;
+}
+
+/* Offers the entry's prepared copies to the backend (those it takes are released with the
+ * graph). false when out of memory. */
+static bool load_adopt(struct gc_load *ld, const struct gc_header *h, const uint8_t *base,
+		       const struct gc_prep *prep, size_t n_operands)
+{
+	if (!h->n_prep || !ld->impl->prepared_adopt)
+		return true;
+	const void **taken = calloc(h->n_prep, sizeof(*taken));
+	if (!taken)
+		return false;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < h->n_prep; i++) {
+		const struct gc_prep *p = &prep[i];
+		/* bounds were checked at the load; the operand and offset against the graph */
+		if (p->operand >= n_operands || !ld->data[p->operand] ||
+		    p->src_off >= ld->bytes[p->operand])
+			continue;
+		struct backend_prepared bp = {
+			.src = (const uint8_t *)ld->data[p->operand] + p->src_off,
+			.key = base + h->keys_off + p->key_off, .key_len = p->key_len,
+			.data = base + h->data_off + p->off, .bytes = p->bytes };
+		if (ld->impl->prepared_adopt(&bp))
+			taken[n++] = bp.data;
+	}
+	ld->ld.prepared = taken;
+	ld->ld.n_prepared = n;
+	ld->ld.impl = ld->impl;
+	ld->adopted = n;
+	return true;
 }
 
 static void load_work(uv_work_t *w)
@@ -486,6 +824,7 @@ static void load_work(uv_work_t *w)
 	struct gc_header h;
 	void *map = MAP_FAILED;
 	size_t len = 0;
+	Webnn__Ipc__GraphInfo *gi = NULL;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 077)) {
 		load_damaged(ld, name, "not a file of the daemon's own with mode 0600");
@@ -505,15 +844,14 @@ static void load_work(uv_work_t *w)
 		ld->stale = "it was written by another daemon version, backend or device";
 		goto out;
 	}
-	if (h.file_len != len || h.info_off < sizeof(h) || h.info_len > ld->max_info ||
-	    h.info_off + h.info_len > len || h.table_off > len ||
-	    h.n_consts > (len - h.table_off) / sizeof(struct gc_const) || h.data_off > len ||
-	    h.data_len > len - h.data_off) {
+	if (!gc_header_sane(&h, len, ld->max_info)) {
 		load_damaged(ld, name, "its length or offsets do not match its header: truncated?");
 		goto out;
 	}
+	/* Not populated: the compile reads the GraphInfo, the tables and the constants no
+	 * prepared copy replaces; the rest is read when the data are checked or run. */
 	uint64_t t0 = uv_hrtime();
-	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
 	uint64_t t1 = uv_hrtime();
 	if (map == MAP_FAILED) {
 		ld->found = GC_FAILED;
@@ -523,35 +861,44 @@ static void load_work(uv_work_t *w)
 	}
 	const uint8_t *base = map;
 	const struct gc_const *table = (const struct gc_const *)(base + h.table_off);
-	uint64_t *hashes = calloc((size_t)h.n_consts + 3, sizeof(uint64_t));
-	if (!hashes) {
-		ld->found = GC_FAILED;
-		wnn_diag_set(&ld->diag, WEBNN_STATUS_NO_MEMORY, "load: out of memory");
+	const struct gc_prep *prep = (const struct gc_prep *)(base + h.prep_off);
+	if (gc_head_hash(&h, base + h.info_off, table, prep, base + h.keys_off) != h.head_hash) {
+		load_damaged(ld, name, "its graph or tables do not match their hash");
 		goto out;
 	}
-	struct gc_digest d = { hashes, 0 };
-	hashes[d.n++] = weights_hash(base + h.info_off, h.info_len);
-	hashes[d.n++] = weights_hash(table, h.n_consts * sizeof(*table));
-	bool in_bounds = true;
-	for (uint32_t i = 0; i < h.n_consts; i++) {
-		if (table[i].off > h.data_len || table[i].bytes > h.data_len - table[i].off) {
-			in_bounds = false;
-			break;
+	for (uint32_t i = 0; i < h.n_consts; i++)
+		if (!gc_within(table[i].off, table[i].bytes, h.data_len)) {
+			load_damaged(ld, name, "a constant lies outside the entry");
+			goto out;
 		}
-		hashes[d.n++] = weights_hash(base + h.data_off + table[i].off, table[i].bytes);
+	for (uint32_t i = 0; i < h.n_prep; i++)
+		if (!gc_within(prep[i].off, prep[i].bytes, h.data_len) ||
+		    !gc_within(prep[i].key_off, prep[i].key_len, h.keys_len)) {
+			load_damaged(ld, name, "a prepared copy lies outside the entry");
+			goto out;
+		}
+	if (!load_check_new(ld, &h, base, table, prep, &st)) {
+		load_oom(ld);
+		goto out;
 	}
-	hashes[d.n++] = gc_header_hash(&h);
-	bool match = in_bounds && gc_digest_final(&d) == h.hash;
-	free(hashes);
+	if (h.data_len <= GC_EAGER_BYTES) {
+		struct wnn_diag d = { 0 };
+		if (graphcache_check_run(ld->ld.check, &d) != WEBNN_STATUS_OK) {
+			if (d.status == WEBNN_STATUS_NO_MEMORY) {
+				load_oom(ld);
+				goto out;
+			}
+			load_damaged(ld, name, "its contents do not match their hash");
+			goto out;
+		}
+		check_free(ld->ld.check);
+		ld->ld.check = NULL;
+	} else {
+		ld->ld.check->dir = openat(ld->dir, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
 	ld->map_ms = (double)(t1 - t0) / 1e6;
 	ld->hash_ms = (double)(uv_hrtime() - t1) / 1e6;
-	if (!match) {
-		load_damaged(ld, name, in_bounds ? "its contents do not match their hash"
-						 : "a constant lies outside the entry");
-		goto out;
-	}
-	Webnn__Ipc__GraphInfo *gi =
-		webnn__ipc__graph_info__unpack(NULL, (size_t)h.info_len, base + h.info_off);
+	gi = webnn__ipc__graph_info__unpack(NULL, (size_t)h.info_len, base + h.info_off);
 	if (!gi) {
 		load_damaged(ld, name, "its graph does not decode");
 		goto out;
@@ -560,9 +907,7 @@ static void load_work(uv_work_t *w)
 	ld->data = calloc(n, sizeof(*ld->data));
 	ld->bytes = calloc(n, sizeof(*ld->bytes));
 	if (!ld->data || !ld->bytes) {
-		webnn__ipc__graph_info__free_unpacked(gi, NULL);
-		ld->found = GC_FAILED;
-		wnn_diag_set(&ld->diag, WEBNN_STATUS_NO_MEMORY, "load: out of memory");
+		load_oom(ld);
 		goto out;
 	}
 	for (uint32_t i = 0; i < h.n_consts; i++)
@@ -570,13 +915,27 @@ static void load_work(uv_work_t *w)
 			ld->data[table[i].operand] = base + h.data_off + table[i].off;
 			ld->bytes[table[i].operand] = table[i].bytes;
 		}
+	if (!load_adopt(ld, &h, base, prep, gi->n_operands)) {
+		load_oom(ld);
+		goto out;
+	}
 	/* Used now: the least recently used entries go first when the store is full. */
 	futimens(fd, NULL);
-	ld->ld = (struct graph_loaded){ .info = gi, .map = map, .map_len = len, .data = ld->data,
-					.bytes = ld->bytes };
+	ld->ld.info = gi;
+	ld->ld.map = map;
+	ld->ld.map_len = len;
+	ld->ld.data = ld->data;
+	ld->ld.bytes = ld->bytes;
+	gi = NULL;
 	map = MAP_FAILED;
 	ld->found = GC_LOADED;
 out:
+	if (gi)
+		webnn__ipc__graph_info__free_unpacked(gi, NULL);
+	if (ld->found != GC_LOADED) {
+		check_free(ld->ld.check);
+		ld->ld.check = NULL;
+	}
 	if (map != MAP_FAILED)
 		munmap(map, len);
 	close(fd);
@@ -611,18 +970,17 @@ static void load_done(uv_work_t *w, int status)
 				     " was taken while the entry loaded", ld->graph_id);
 			reply_error(s, ld->serial, &ld->diag);
 		}
-		if (ld->ld.info)
-			webnn__ipc__graph_info__free_unpacked(ld->ld.info, NULL);
-		if (ld->ld.map)
-			munmap(ld->ld.map, ld->ld.map_len);
+		graph_loaded_free(&ld->ld);
 	} else if (ld->found == GC_ABSENT) {
 		load_reply_absent(s, ld->serial);
 	} else if (ld->found == GC_FAILED) {
 		reply_error(s, ld->serial, &ld->diag);
 	} else {
 		log_debug("graph cache of uid %u: entry '%s' (%zu bytes) mapped in %.1f ms, "
-			  "verified in %.1f ms", (unsigned)s->uid, ld->key, ld->ld.map_len,
-			  ld->map_ms, ld->hash_ms);
+			  "its graph and tables verified in %.1f ms (its constants %s), %u "
+			  "prepared copies offered to the backend", (unsigned)s->uid, ld->key,
+			  ld->ld.map_len, ld->map_ms, ld->hash_ms,
+			  ld->ld.check ? "before the first dispatch" : "too", ld->adopted);
 		graph_build_loaded(s, c, ld->graph_id, ld->serial, &ld->ld);
 	}
 	close(ld->dir);
@@ -661,6 +1019,7 @@ int handle_load_graph(struct session *s, struct request *rq)
 	}
 	snprintf(ld->key, sizeof(ld->key), "%s", m->key);
 	gc_version(c, ld->version, sizeof(ld->version));
+	ld->impl = c->backend->impl;
 	ld->max_info = s->d->limits.max_frame_bytes;
 	ld->s = s;
 	ld->c = c;

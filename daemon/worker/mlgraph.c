@@ -4,6 +4,7 @@
 
 #include "daemon/worker/constant.h"
 #include "daemon/worker/context.h"
+#include "daemon/worker/graphcache.h"
 #include "daemon/log.h"
 #include "daemon/worker/request.h"
 #include "daemon/worker/session.h"
@@ -30,14 +31,35 @@ static void graph_free_parts(struct mlgraph *g)
 	free(g->scalars);
 }
 
+void graph_loaded_free(struct graph_loaded *ld)
+{
+	if (ld->info)
+		webnn__ipc__graph_info__free_unpacked(ld->info, NULL);
+	/* the backend's references to the copies go before the bytes they point into */
+	for (size_t i = 0; i < ld->n_prepared; i++)
+		ld->impl->prepared_release(ld->prepared[i]);
+	free(ld->prepared);
+	graphcache_check_free(ld->check);
+	if (ld->map)
+		munmap(ld->map, ld->map_len);
+	ld->info = NULL;
+	ld->prepared = NULL;
+	ld->n_prepared = 0;
+	ld->check = NULL;
+	ld->map = NULL;
+}
+
 static void graph_free_loaded(struct mlgraph *g)
 {
-	if (g->loaded_info)
-		webnn__ipc__graph_info__free_unpacked(g->loaded_info, NULL);
-	if (g->map)
-		munmap(g->map, g->map_len);
+	struct graph_loaded ld = { .info = g->loaded_info, .map = g->map, .map_len = g->map_len,
+				   .check = g->check, .impl = g->prepared_impl,
+				   .prepared = g->prepared, .n_prepared = g->n_prepared };
+	graph_loaded_free(&ld);
 	g->loaded_info = NULL;
 	g->map = NULL;
+	g->check = NULL;
+	g->prepared = NULL;
+	g->n_prepared = 0;
 }
 
 /* The release command's last step: the plan is gone, so what it pointed into can go. */
@@ -458,8 +480,15 @@ static int build_common(struct session *s, struct context *c, const Webnn__Ipc__
 		g->loaded_info = ld->info;
 		g->map = ld->map;
 		g->map_len = ld->map_len;
+		g->check = ld->check;
+		g->prepared_impl = ld->impl;
+		g->prepared = ld->prepared;
+		g->n_prepared = ld->n_prepared;
 		ld->info = NULL;
 		ld->map = NULL;
+		ld->check = NULL;
+		ld->prepared = NULL;
+		ld->n_prepared = 0;
 		/* The mapped entry is charged whole: its constants are read by every compile
 		 * and may all be resident. */
 		if (!session_charge(s, g->map_len, "load: the mapped cache entry", &diag))
@@ -488,14 +517,8 @@ static int build_common(struct session *s, struct context *c, const Webnn__Ipc__
 fail:
 	graph_discard(s, g);
 fail_early:
-	if (ld) {
-		if (ld->info)
-			webnn__ipc__graph_info__free_unpacked(ld->info, NULL);
-		if (ld->map)
-			munmap(ld->map, ld->map_len);
-		ld->info = NULL;
-		ld->map = NULL;
-	}
+	if (ld)
+		graph_loaded_free(ld);
 	timeline_reply_error(c, serial, &diag);
 	return 0;
 }

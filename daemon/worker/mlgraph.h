@@ -15,6 +15,7 @@
 #include "proto/wnn.h"
 
 struct context;
+struct graphcache_check;
 struct request;
 
 /* Lifetime: everything below is owned by the graph and freed together by its release command,
@@ -27,6 +28,12 @@ struct mlgraph {
 	Webnn__Ipc__GraphInfo *loaded_info; /* its GraphInfo (msg is NULL) */
 	void *map;                       /* the cache entry, mapped: its constants' bytes */
 	size_t map_len;
+	struct graphcache_check *check;  /* the entry's bytes, checked before the first dispatch
+					    (NULL: checked at the load) */
+	const struct backend_impl *prepared_impl;
+	const void **prepared;           /* the entry's copies the backend adopted: released
+					    (prepared_release) with the graph, before the unmap */
+	size_t n_prepared;
 	/* What BuildGraph checked and bound: */
 	struct wnn_desc *descs;          /* validated descriptor of every operand */
 	const void **cdata;              /* bytes of constant operands, NULL for others */
@@ -78,7 +85,13 @@ struct graph_loaded {
 	size_t map_len;
 	const void **data;     /* per operand: NULL, or the constant's bytes in map */
 	const uint64_t *bytes; /* per operand: the length of data[i] */
+	struct graphcache_check *check;    /* see struct mlgraph */
+	const struct backend_impl *impl;
+	const void **prepared;
+	size_t n_prepared;
 };
+/* Frees what ld still holds (a load that did not become a graph). */
+void graph_loaded_free(struct graph_loaded *ld);
 /* Builds graph `graph_id` of context c from a cache entry as BuildGraph builds a request's
  * (the same checks, charges and compile; the mapped bytes are charged like constants). Takes
  * ld's info and map in every case; the reply (an error, or LoadGraphReply once compiled) goes

@@ -280,6 +280,11 @@ static void cmd_work(uv_work_t *w)
 		break;
 	}
 	case CMD_DISPATCH: {
+		/* a graph loaded from a large cache entry: its bytes are checked first */
+		if (cmd->graph->check &&
+		    (cmd->status = graphcache_check_run(cmd->graph->check, diag)) !=
+			    WEBNN_STATUS_OK)
+			break;
 		struct backend_tensor **bts = malloc(sizeof(*bts) * (cmd->n_ins + cmd->n_outs + 1));
 		if (!bts) {
 			cmd->status = wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
@@ -446,7 +451,10 @@ static void complete_compile(struct cmd *cmd, bool ok)
 	g->compiled = true;
 	const struct backend_impl *impl = cmd->ctx->backend->impl;
 	uint64_t quick_max = s->d->limits.quick_max_ns;
-	bool alone = impl->execute_quick && (!impl->plan_quick || impl->plan_quick(g->plan));
+	/* the first dispatch of a graph whose cache entry is still to be checked hashes it: not
+	 * on the loop thread */
+	bool alone = impl->execute_quick && (!impl->plan_quick || impl->plan_quick(g->plan)) &&
+		     !(g->check && graphcache_check_pending(g->check));
 	bool under = alone && g->estimate_ns < quick_max;
 	bool trial = alone && !under && quick_max > 1 &&
 		     g->estimate_ns / QUICK_TRIAL_FACTOR < quick_max;

@@ -277,11 +277,16 @@ struct cpu_dnnl_prim {
 	char impl[64];                     /* oneDNN's implementation name ("brgconv:avx512_core") */
 };
 /* Reordered weights shared by plans (cpu_weights.c): the buffer holding src's bytes
- * (src_md) reordered into dst_md, referenced, or NULL; put offers buf (aligned_alloc'ed) as
+ * (src_md) reordered into dst_md, referenced, or NULL (*adopted: it lies in a graph cache
+ * entry, which the graph charges); put offers buf (aligned_alloc'ed) as
  * that buffer and returns the one to use, referenced (buf, or another plan's: then the caller
- * frees buf; NULL when out of memory); release drops a reference. count: entries (tests). */
+ * frees buf; NULL when out of memory); release drops a reference. count: entries (tests).
+ * take, release_prepared and adopt are backend_impl's prepared_* hooks. */
 void *cpu_weights_get(const void *src, const dnnl_memory_desc_t *src_md,
-		      const dnnl_memory_desc_t *dst_md);
+		      const dnnl_memory_desc_t *dst_md, bool *adopted);
+size_t cpu_weights_take(struct backend_prepared **out);
+void cpu_weights_release_prepared(const void *data);
+bool cpu_weights_adopt(const struct backend_prepared *p);
 void *cpu_weights_put(const void *src, const dnnl_memory_desc_t *src_md,
 		      const dnnl_memory_desc_t *dst_md, void *buf);
 void cpu_weights_release(void *buf);

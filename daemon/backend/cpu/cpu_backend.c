@@ -300,6 +300,9 @@ static void cpu_device_info(const struct backend *be, struct backend_device_info
 	snprintf(info->platform_name, sizeof(info->platform_name), "oneDNN");
 	snprintf(info->driver_version, sizeof(info->driver_version), "%d.%d.%d", v->major, v->minor,
 		 v->patch);
+	/* the layouts oneDNN picks for weights follow the instruction set its kernels use */
+	snprintf(info->plan_tag, sizeof(info->plan_tag), "isa %d",
+		 (int)dnnl_get_effective_cpu_isa());
 	/* oneDNN's CPU convolutions read NHWC activations (NCHW is 1.6-16x slower here) */
 	info->preferred_layout = WEBNN_LAYOUT_NHWC;
 }
@@ -901,6 +904,9 @@ const struct backend_impl backend_cpu = {
 	.plan_bytes = cpu_plan_bytes,
 	.plan_op_bytes = CPU_STEP_BYTES,
 	.copies_constants = true, /* reordered weights */
+	.prepared_take = cpu_weights_take,
+	.prepared_release = cpu_weights_release_prepared,
+	.prepared_adopt = cpu_weights_adopt,
 	.execute = cpu_execute,
 	.plan_quick = cpu_plan_quick,
 	.execute_quick = cpu_execute_quick,

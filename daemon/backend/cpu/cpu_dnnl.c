@@ -313,7 +313,8 @@ enum webnn_status cpu_dnnl_bind_constant(const struct cpu_build *b, struct cpu_d
 				    graph_node_name(n, name, sizeof(name)), CPU_DNNL_MAX_ARGS);
 	/* Plans of the worker binding the same constant bytes into the same layout share one
 	 * reordered copy (cpu_weights.c). */
-	void *buf = cpu_weights_get(data, src_md, want);
+	bool adopted = false;
+	void *buf = cpu_weights_get(data, src_md, want, &adopted);
 	if (!buf) {
 		void *mine = reorder_weights(b, src_md, data, want, n, diag);
 		if (!mine)
@@ -332,8 +333,9 @@ enum webnn_status cpu_dnnl_bind_constant(const struct cpu_build *b, struct cpu_d
 		cpu_weights_release(buf);
 		return st;
 	}
-	/* Every plan binding the copy counts it (see cpu_weights.c). */
-	if (b->owned_bytes)
+	/* Every plan binding the copy counts it (see cpu_weights.c), but for an adopted one,
+	 * whose graph charges the cache entry it lies in. */
+	if (b->owned_bytes && !adopted)
 		atomic_fetch_add_explicit(b->owned_bytes, dnnl_memory_desc_get_size(want) + 64,
 					  memory_order_relaxed);
 	p->args[p->n_args] = (dnnl_exec_arg_t){ arg, mem };

@@ -2,8 +2,10 @@
 #include "daemon/backend/cpu/cpu.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * A plan's weight reorder depends only on the source bytes' address, the source layout and the
@@ -14,14 +16,28 @@
  * an address in the table always still holds the bytes it was reordered from. Each plan still
  * counts the copy in its own charge (plan_bytes): over the budgets' truth when plans share,
  * never under it.
+ *
+ * The graph cache (daemon/worker/graphcache.h) saves a plan's copies with the graph and, in a later
+ * process, offers them back before the compile (cpu_weights_adopt): an adopted copy lies in
+ * the mapped cache entry, is never freed here, and is found only by a compile whose source
+ * and wanted descriptors equal its saved ones byte for byte (the saved ones are not trusted:
+ * they are never handed to oneDNN) and whose layout is a plain blocked one (its bytes are
+ * then numbers only, nothing oneDNN reads as offsets or sizes).
  */
 struct cpu_weight {
 	struct cpu_weight *next;
 	const void *src;
 	dnnl_memory_desc_t src_md, dst_md;
 	void *buf;
+	uint64_t bytes;       /* adopted: the bytes stored */
 	uint32_t refs;
+	bool adopted;         /* buf lies in a mapped cache entry (not freed here) */
 };
+
+/* cpu_weights_take hands out both descriptors as one key */
+_Static_assert(offsetof(struct cpu_weight, dst_md) ==
+		       offsetof(struct cpu_weight, src_md) + sizeof(dnnl_memory_desc_t),
+	       "the key is src_md and dst_md, adjacent");
 
 static pthread_mutex_t weights_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cpu_weight *weights_list;
@@ -30,20 +46,31 @@ static struct cpu_weight *weights_list;
 static struct cpu_weight *find(const void *src, const dnnl_memory_desc_t *src_md,
 			       const dnnl_memory_desc_t *dst_md)
 {
-	for (struct cpu_weight *w = weights_list; w; w = w->next)
-		if (w->src == src && dnnl_memory_desc_equal(&w->src_md, src_md) &&
-		    dnnl_memory_desc_equal(&w->dst_md, dst_md))
+	for (struct cpu_weight *w = weights_list; w; w = w->next) {
+		if (w->src != src)
+			continue;
+		if (w->adopted) {
+			if (dst_md->format_kind == dnnl_blocked &&
+			    memcmp(&w->src_md, src_md, sizeof(*src_md)) == 0 &&
+			    memcmp(&w->dst_md, dst_md, sizeof(*dst_md)) == 0 &&
+			    w->bytes >= dnnl_memory_desc_get_size(dst_md))
+				return w;
+		} else if (dnnl_memory_desc_equal(&w->src_md, src_md) &&
+			   dnnl_memory_desc_equal(&w->dst_md, dst_md)) {
 			return w;
+		}
+	}
 	return NULL;
 }
 
 void *cpu_weights_get(const void *src, const dnnl_memory_desc_t *src_md,
-		      const dnnl_memory_desc_t *dst_md)
+		      const dnnl_memory_desc_t *dst_md, bool *adopted)
 {
 	pthread_mutex_lock(&weights_lock);
 	struct cpu_weight *w = find(src, src_md, dst_md);
 	if (w)
 		w->refs++;
+	*adopted = w && w->adopted;
 	pthread_mutex_unlock(&weights_lock);
 	return w ? w->buf : NULL;
 }
@@ -84,9 +111,56 @@ void cpu_weights_release(void *buf)
 		}
 	pthread_mutex_unlock(&weights_lock);
 	if (gone) {
-		free(gone->buf);
+		if (!gone->adopted)
+			free(gone->buf);
 		free(gone);
 	}
+}
+
+size_t cpu_weights_take(struct backend_prepared **out)
+{
+	size_t n = 0, cap = 0;
+	struct backend_prepared *list = NULL;
+	pthread_mutex_lock(&weights_lock);
+	for (struct cpu_weight *w = weights_list; w; w = w->next)
+		cap++;
+	if (cap)
+		list = malloc(cap * sizeof(*list));
+	for (struct cpu_weight *w = weights_list; list && w; w = w->next) {
+		/* only plain blocked layouts: what an adopter can take (see above) */
+		if (w->dst_md.format_kind != dnnl_blocked)
+			continue;
+		w->refs++;
+		list[n++] = (struct backend_prepared){
+			.src = w->src, .key = &w->src_md, .key_len = 2 * sizeof(dnnl_memory_desc_t),
+			.data = w->buf, .bytes = dnnl_memory_desc_get_size(&w->dst_md) };
+	}
+	pthread_mutex_unlock(&weights_lock);
+	*out = list;
+	return n;
+}
+
+void cpu_weights_release_prepared(const void *data)
+{
+	cpu_weights_release((void *)data);
+}
+
+bool cpu_weights_adopt(const struct backend_prepared *p)
+{
+	if (p->key_len != 2 * sizeof(dnnl_memory_desc_t))
+		return false;
+	struct cpu_weight *n = malloc(sizeof(*n));
+	if (!n)
+		return false;
+	*n = (struct cpu_weight){ .src = p->src, .buf = (void *)p->data, .bytes = p->bytes,
+				  .refs = 1, .adopted = true };
+	memcpy(&n->src_md, p->key, sizeof(n->src_md));
+	memcpy(&n->dst_md, (const char *)p->key + sizeof(n->src_md), sizeof(n->dst_md));
+	pthread_mutex_lock(&weights_lock);
+	n->next = weights_list;
+	weights_list = n;
+	pthread_mutex_unlock(&weights_lock);
+	return true;
 }
 
 size_t cpu_weights_count(void)
