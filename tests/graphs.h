@@ -7,7 +7,7 @@
 #include "daemon/graph/import.h"
 
 #define TG_MAX_OPERANDS 24
-#define TG_MAX_OPS 8
+#define TG_MAX_OPS 16
 
 /*
  * A graph built in place (no allocation except constant copies):

@@ -724,6 +724,75 @@ TEST_TIMEOUT(cpu_elementwise_chain_one_step, 300)
 	backend_cpu.shutdown(be);
 }
 
+/* GELU as exporters write it, in float32: the erf form (torch: Div by sqrt 2, Erf, Add 1, Mul x,
+ * Mul 0.5), the tanh form of nn.GELU(approximate='tanh') (x * x * x, kappa, Add x, beta, Tanh,
+ * Add 1, Mul x, Mul 0.5: the chain reads x beside it) and the tanh form of Hugging Face's
+ * NewGELU (0.5 * x first, Pow(x, 3), ...: the half is its own step, read beside the chain).
+ * Each runs as one chain step (NewGELU: the half and the chain), whose erf and tanh are the
+ * float32 kernels, within a few 1e-7 of the reference's separate steps. A graph where an
+ * intermediate value is also an output stays in pieces. */
+static uint32_t sb_gelu(struct tg_builder *b, uint32_t x, int form)
+{
+	enum wnn_dtype t = WNN_F32;
+	if (form == 0) {
+		uint32_t q = tb_binary(b, WNN_OP_DIV, x, sb_scalar(b, t, 1.4142135));
+		uint32_t e = tb_unary(b, WNN_OP_ERF, q);
+		uint32_t y = tb_binary(b, WNN_OP_ADD, e, sb_scalar(b, t, 1));
+		return tb_binary(b, WNN_OP_MUL, tb_binary(b, WNN_OP_MUL, x, y), sb_scalar(b, t, 0.5));
+	}
+	uint32_t half = form == 2 ? tb_binary(b, WNN_OP_MUL, x, sb_scalar(b, t, 0.5)) : 0;
+	uint32_t cube = form == 2 ? tb_binary(b, WNN_OP_POW, x, sb_scalar(b, t, 3))
+				  : tb_binary(b, WNN_OP_MUL, x, tb_binary(b, WNN_OP_MUL, x, x));
+	uint32_t inner = tb_binary(b, WNN_OP_ADD, x,
+				   tb_binary(b, WNN_OP_MUL, sb_scalar(b, t, 0.044715), cube));
+	uint32_t th = tb_unary(b, WNN_OP_TANH,
+			       tb_binary(b, WNN_OP_MUL, sb_scalar(b, t, 0.7978845608), inner));
+	uint32_t one = tb_binary(b, WNN_OP_ADD, sb_scalar(b, t, 1), th);
+	if (form == 2)
+		return tb_binary(b, WNN_OP_MUL, half, one);
+	return tb_binary(b, WNN_OP_MUL, sb_scalar(b, t, 0.5), tb_binary(b, WNN_OP_MUL, x, one));
+}
+
+TEST_TIMEOUT(cpu_gelu_exported_forms_one_step, 120)
+{
+	struct backend *be = sb_cpu(2);
+	static const char *const names[] = { "erf form", "tanh form (torch)", "tanh form (NewGELU)" };
+	for (int form = 0; form < 3; form++) {
+		for (int size = 0; size < 2; size++) {
+			struct tg_builder *b = tb_new();
+			uint32_t x = tg_input(&b->t, WNN_F32, 2,
+					      size ? (uint32_t[]){ 64, 3072 } : (uint32_t[]){ 3, 7 });
+			sb_gelu(b, x, form);
+			struct graph_ir *g = sb_finish(b);
+			struct sb_shape s;
+			sb_optimised(g, &s);
+			char label[96];
+			snprintf(label, sizeof label, "GELU %s [%s]", names[form],
+				 size ? "64, 3072" : "3, 7");
+			ASSERT_MSG(s.chains == 1 && s.live == (form == 2 ? 2u : 1u) &&
+					   !s.live_op[WNN_OP_ERF] && !s.live_op[WNN_OP_TANH],
+				   "%s: %u steps, %u chains", label, s.live, s.chains);
+			sb_compare(be, g, -6, 6, 8, 1e-6, 0, label);
+			tb_free(b);
+		}
+	}
+	/* the erf's output is an output too: the chain stops there */
+	struct tg_builder *b = tb_new();
+	uint32_t x = tg_input(&b->t, WNN_F32, 2, (uint32_t[]){ 3, 7 });
+	uint32_t e = tb_unary(b, WNN_OP_ERF,
+			      tb_binary(b, WNN_OP_DIV, x, sb_scalar(b, WNN_F32, 1.4142135)));
+	tg_output(&b->t, e);
+	uint32_t one = tb_binary(b, WNN_OP_ADD, e, sb_scalar(b, WNN_F32, 1));
+	tg_output(&b->t, tb_binary(b, WNN_OP_MUL, one, x));
+	struct graph_ir *g = sb_finish(b);
+	struct sb_shape s;
+	sb_optimised(g, &s);
+	ASSERT_MSG(s.chains == 2 && s.live == 2, "erf read outside: %u steps, %u chains", s.live,
+		   s.chains);
+	tb_free(b);
+	backend_cpu.shutdown(be);
+}
+
 /* ---- epilogues ending in leakyRelu and a bound */
 
 static uint32_t sb_leaky(struct tg_builder *b, uint32_t x, double alpha)
