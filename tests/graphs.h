@@ -79,6 +79,7 @@ union tg_msg {
 	Webnn__Ipc__Reshape reshape;
 	Webnn__Ipc__Reduce reduce;
 	Webnn__Ipc__Resample2d resample;
+	Webnn__Ipc__Softmax softmax;
 };
 
 /* A tg_graph that owns its operation messages: tb_unary, tb_binary and tb_clamp append one;

@@ -793,6 +793,92 @@ TEST_TIMEOUT(cpu_gelu_exported_forms_one_step, 120)
 	backend_cpu.shutdown(be);
 }
 
+/* ---- attention's score scale and mask add fused into the softmax */
+
+static uint32_t sb_softmax(struct tg_builder *b, uint32_t x, uint32_t axis)
+{
+	Webnn__Ipc__Softmax m = WEBNN__IPC__SOFTMAX__INIT;
+	m.input = x;
+	m.axis = axis;
+	m.output = tg_next(&b->t);
+	b->msgs[b->n].softmax = m;
+	return tb_add(b, WNN_OP_SOFTMAX);
+}
+
+/* q [1, 2, 8, 16] x k^T [1, 2, 16, 8], scaled by 1/4 (a division, or a multiplication with the
+ * constant on either side), plus a mask ([1, 1, 1, 8] padding after the scores or before them,
+ * [1, 1, 8, 8] causal with -inf above the diagonal, [1, 2, 8, 8] random, or none), then softmax
+ * over the last axis: the cpu backend runs the matmul and one softmax step, which matches the
+ * reference's three steps within a few ulp. The fusion is refused where it would change what
+ * is computed: a softmax over another axis, a scale that is no constant, scores that are also
+ * an output, a float16 softmax. */
+TEST_TIMEOUT(cpu_softmax_scale_mask_fused, 120)
+{
+	struct backend *be = sb_cpu(2);
+	static const uint32_t mask_shapes[4][4] = {
+		{ 1, 1, 1, 8 }, { 1, 1, 8, 8 }, { 1, 1, 1, 8 }, { 1, 2, 8, 8 }
+	};
+	static float causal[64];
+	for (int r = 0; r < 8; r++)
+		for (int c = 0; c < 8; c++)
+			causal[r * 8 + c] = c > r ? -INFINITY : 0.0f;
+	for (int scale = 0; scale < 4; scale++) {
+		for (int mask = 0; mask < 5; mask++) {
+			if (scale == 0 && mask == 4)
+				continue; /* nothing to fuse */
+			struct tg_builder *b = tb_new();
+			uint32_t q = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 2, 8, 16 });
+			uint32_t k = tg_input(&b->t, WNN_F32, 4, (uint32_t[]){ 1, 2, 16, 8 });
+			uint32_t s = sb_matmul(b, q, k);
+			if (scale == 1)
+				s = tb_binary(b, WNN_OP_DIV, s, sb_scalar(b, WNN_F32, 4));
+			else if (scale == 2)
+				s = tb_binary(b, WNN_OP_MUL, s, sb_scalar(b, WNN_F32, 0.25));
+			else if (scale == 3)
+				s = tb_binary(b, WNN_OP_MUL, sb_scalar(b, WNN_F32, 0.25), s);
+			if (mask < 4) {
+				uint32_t m = mask == 1 ? tg_constant(&b->t, WNN_F32, 4, mask_shapes[1], causal)
+						       : tg_input(&b->t, WNN_F32, 4, mask_shapes[mask]);
+				s = mask == 2 ? tb_binary(b, WNN_OP_ADD, m, s)
+					      : tb_binary(b, WNN_OP_ADD, s, m);
+			}
+			sb_softmax(b, s, 3);
+			struct graph_ir *g = sb_finish(b);
+			struct sb_shape sh;
+			sb_optimised(g, &sh);
+			char label[96];
+			snprintf(label, sizeof label, "attention scale %d mask %d", scale, mask);
+			ASSERT_MSG(sh.live == 2 && sh.live_op[WNN_OP_MATMUL] == 1 &&
+					   sh.live_op[WNN_OP_SOFTMAX] == 1,
+				   "%s: %u steps", label, sh.live);
+			sb_compare(be, g, -2, 2, 8, 1e-7, 0, label);
+			tb_free(b);
+		}
+	}
+	/* refusals: axis 2; a scale read from an input; the scaled scores an output too; float16 */
+	for (int which = 0; which < 4; which++) {
+		struct tg_builder *b = tb_new();
+		enum wnn_dtype t = which == 3 ? WNN_F16 : WNN_F32;
+		uint32_t x = tg_input(&b->t, t, 4, (uint32_t[]){ 1, 2, 8, 8 });
+		uint32_t c = which == 1 ? tg_input(&b->t, t, 0, NULL) : sb_scalar(b, t, 4);
+		uint32_t s = tb_binary(b, WNN_OP_DIV, x, c);
+		if (which == 2)
+			tg_output(&b->t, s);
+		uint32_t y = sb_softmax(b, s, which == 0 ? 2 : 3);
+		if (which == 2)
+			tg_output(&b->t, y);
+		struct graph_ir *g = sb_finish(b);
+		struct sb_shape sh;
+		sb_optimised(g, &sh);
+		ASSERT_MSG(sh.live == 2 && sh.live_op[WNN_OP_DIV] == 1,
+			   "refusal %d: %u steps, %u div", which, sh.live, sh.live_op[WNN_OP_DIV]);
+		if (which < 2) /* (sb_compare reads one output) */
+			sb_compare(be, g, 1, 2, 8, 1e-7, 0, "refusal");
+		tb_free(b);
+	}
+	backend_cpu.shutdown(be);
+}
+
 /* ---- epilogues ending in leakyRelu and a bound */
 
 static uint32_t sb_leaky(struct tg_builder *b, uint32_t x, double alpha)

@@ -321,6 +321,53 @@ TR_CLONES static void tr_pow_row(const void *pa, const void *pb, void *po, uint6
 	}
 }
 
+/* One softmax row of k elements after its prologue (graph_softmax_prologue): x times scale
+ * (mode 1) or divided by it (mode 2; 0: neither), plus the mask (NULL: none; read with stride
+ * mask_stride, 0 or 1), rounded as the separate steps round them; then the reference's formula,
+ * e^(t - max) / sum, with the float32 exponential. A NaN anywhere makes the row NaN, as the
+ * reference's max does; -inf - -inf and inf - inf give NaN as in it. */
+TR_CLONES void cpu_f32_softmax_row(const float *restrict x, const float *restrict mask,
+				   int mask_stride, float scale, int mode, float *restrict o, uint64_t k)
+{
+	if (mode == 1) {
+		_Pragma("omp simd") for (uint64_t i = 0; i < k; i++) o[i] = x[i] * scale;
+	} else if (mode == 2) {
+		_Pragma("omp simd") for (uint64_t i = 0; i < k; i++) o[i] = x[i] / scale;
+	} else {
+		memcpy(o, x, k * sizeof *o);
+	}
+	if (mask && mask_stride) {
+		_Pragma("omp simd") for (uint64_t i = 0; i < k; i++) o[i] += mask[i];
+	} else if (mask) {
+		const float m0 = mask[0];
+		_Pragma("omp simd") for (uint64_t i = 0; i < k; i++) o[i] += m0;
+	}
+	/* max and sum over 16 partial lanes (omp simd reductions do not vectorise here); a NaN
+	 * is passed over by the max but makes the sum, so the whole row, NaN */
+	float pm[16], ps[16];
+	for (int j = 0; j < 16; j++)
+		pm[j] = -INFINITY, ps[j] = 0;
+	uint64_t k16 = k & ~(uint64_t)15;
+	for (uint64_t i = 0; i < k16; i += 16)
+		for (int j = 0; j < 16; j++)
+			pm[j] = o[i + j] > pm[j] ? o[i + j] : pm[j];
+	float mx = -INFINITY;
+	for (uint64_t i = k16; i < k; i++)
+		mx = o[i] > mx ? o[i] : mx;
+	for (int j = 0; j < 16; j++)
+		mx = pm[j] > mx ? pm[j] : mx;
+	_Pragma("omp simd") for (uint64_t i = 0; i < k; i++) o[i] = tr_exp(o[i] - mx);
+	for (uint64_t i = 0; i < k16; i += 16)
+		for (int j = 0; j < 16; j++)
+			ps[j] += o[i + j];
+	float sum = 0;
+	for (uint64_t i = k16; i < k; i++)
+		sum += o[i];
+	for (int j = 0; j < 16; j++)
+		sum += ps[j];
+	_Pragma("omp simd") for (uint64_t i = 0; i < k; i++) o[i] = o[i] / sum;
+}
+
 /* AVX2 with FMA or better, unless WEBNN_CPU_EXACT_MATH is set (the double kernels then give the
  * reference's bits, as float16 always does). */
 static bool tr_usable(void)
