@@ -747,7 +747,7 @@ static enum wnn_dtype ew_kernel_type(enum wnn_dtype t)
 }
 
 /* ---- kernel choice: float32 storage runs cpu_transcendental.c's float32 kernels where there
- * is one (a few ulp, within WPT's tolerances, 5-20x faster than the double ones); float16 and
+ * is one (within 5 ulp, inside WPT's tolerances, 3-5x faster than the double ones); float16 and
  * every other operator the expression kernels above, which give the reference's bits. */
 
 static void ew_u_f32(const void *px, void *po, uint64_t n, const struct ew_plan *pl)
