@@ -7,7 +7,7 @@
 #include "daemon/graph/import.h"
 
 #define TG_MAX_OPERANDS 24
-#define TG_MAX_OPS 8
+#define TG_MAX_OPS 16
 
 /*
  * A graph built in place (no allocation except constant copies):
@@ -79,6 +79,7 @@ union tg_msg {
 	Webnn__Ipc__Reshape reshape;
 	Webnn__Ipc__Reduce reduce;
 	Webnn__Ipc__Resample2d resample;
+	Webnn__Ipc__Softmax softmax;
 };
 
 /* A tg_graph that owns its operation messages: tb_unary, tb_binary and tb_clamp append one;

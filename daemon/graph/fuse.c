@@ -1,4 +1,4 @@
-/* Fusion groups: conv2d/gemm/matmul epilogues (channel add, residual add, relu/clamp/leakyRelu, a bound) and elementwise chains. */
+/* Fusion groups: conv2d/gemm/matmul epilogues (channel add, residual add, relu/clamp/leakyRelu, a bound), attention's score scale and mask add before a softmax, and elementwise chains. */
 #include "daemon/graph/passes.h"
 
 #include <math.h>
@@ -278,9 +278,89 @@ static bool fuse_chain(struct graph_ir *g, const struct graph_caps *caps, const 
 	return true;
 }
 
+/* The live node that produces v, when v is an intermediate read only by one live node. */
+static uint32_t sole_producer(const struct graph_ir *g, const struct readers *r, uint32_t v)
+{
+	const struct graph_value *val = &g->values[v];
+	if (val->kind != GRAPH_VALUE_INTERMEDIATE || val->producer == GRAPH_NONE ||
+	    sole_reader(g, r, v) == GRAPH_NONE)
+		return GRAPH_NONE;
+	return g->nodes[val->producer].state == GRAPH_NODE_LIVE ? val->producer : GRAPH_NONE;
+}
+
+/* Softmax node i over the last axis of a float32 tensor, its input add(scores, mask) with
+ * scores = mul(x, c) or div(x, c) for a constant scalar c (either step may be missing, not
+ * both; the mask broadcasts in any way, the scores have the add's shape): the add and the
+ * scaling become its prologue (attention: matmul, scale, mask, softmax). */
+static void fuse_softmax_prologue(struct graph_ir *g, const struct readers *r, uint32_t i)
+{
+	struct graph_node *sm = &g->nodes[i];
+	const struct wnn_softmax_attrs *sa = &sm->attrs.softmax;
+	const struct wnn_desc *d = &g->values[sa->input].desc;
+	if (sa->type != WNN_F32 || sa->inner != 1 || sm->n_inputs != 1 || d->rank == 0)
+		return;
+	uint32_t add = sole_producer(g, r, sa->input), mask = GRAPH_NONE, scores = sa->input;
+	if (add != GRAPH_NONE && g->nodes[add].op == WNN_OP_ADD) {
+		const struct wnn_binary_attrs *b = &g->nodes[add].attrs.binary;
+		if (b->type != WNN_F32 || b->a == b->b)
+			add = GRAPH_NONE;
+		else {
+			/* the scores: the operand a mul or div makes, else the one of the add's
+			 * shape (a when both are) */
+			uint32_t pa = sole_producer(g, r, b->a), pb = sole_producer(g, r, b->b);
+			bool a_scaled = pa != GRAPH_NONE && (g->nodes[pa].op == WNN_OP_MUL ||
+							     g->nodes[pa].op == WNN_OP_DIV);
+			bool b_scaled = pb != GRAPH_NONE && (g->nodes[pb].op == WNN_OP_MUL ||
+							     g->nodes[pb].op == WNN_OP_DIV);
+			bool b_first = a_scaled ? false
+					: b_scaled ? true
+						   : !same_shape(&g->values[b->a].desc, d);
+			scores = b_first ? b->b : b->a;
+			mask = b_first ? b->a : b->b;
+			if (!same_shape(&g->values[scores].desc, d))
+				add = GRAPH_NONE, mask = GRAPH_NONE, scores = sa->input;
+		}
+	} else {
+		add = GRAPH_NONE;
+	}
+	uint32_t sc = sole_producer(g, r, scores), input = scores;
+	float c = 0;
+	if (sc != GRAPH_NONE) {
+		const struct graph_node *n = &g->nodes[sc];
+		const struct wnn_binary_attrs *b = &n->attrs.binary;
+		bool ok = (n->op == WNN_OP_MUL || n->op == WNN_OP_DIV) && b->type == WNN_F32 &&
+			  b->a != b->b;
+		/* x / c with c the divisor; x * c either way round */
+		if (ok && scalar_constant(g, b->b, &c) && same_shape(&g->values[b->a].desc, d))
+			input = b->a;
+		else if (ok && n->op == WNN_OP_MUL && scalar_constant(g, b->a, &c) &&
+			 same_shape(&g->values[b->b].desc, d))
+			input = b->b;
+		else
+			sc = GRAPH_NONE;
+	}
+	if (sc == GRAPH_NONE && add == GRAPH_NONE)
+		return;
+	struct graph_softmax_prologue *p = &sm->softmax_pre;
+	p->used = true;
+	p->input = input;
+	p->scaled = sc != GRAPH_NONE ? scores : GRAPH_NONE;
+	p->mask = mask;
+	p->scale = sc != GRAPH_NONE ? c : 1.0f;
+	p->divide = sc != GRAPH_NONE && g->nodes[sc].op == WNN_OP_DIV;
+	if (sc != GRAPH_NONE) {
+		g->nodes[sc].state = GRAPH_NODE_FUSED;
+		g->nodes[sc].fused_into = i;
+	}
+	if (add != GRAPH_NONE) {
+		g->nodes[add].state = GRAPH_NODE_FUSED;
+		g->nodes[add].fused_into = i;
+	}
+}
+
 void graph_fuse(struct graph_ir *g, const struct graph_caps *caps)
 {
-	if (!caps->epilogues && !caps->elementwise_chains)
+	if (!caps->epilogues && !caps->elementwise_chains && !caps->softmax_prologue)
 		return;
 	struct readers r;
 	uint32_t *scratch = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *scratch);
@@ -293,6 +373,11 @@ void graph_fuse(struct graph_ir *g, const struct graph_caps *caps)
 		GRAPH_FOR_EACH_LIVE_NODE(g, i)
 			if (epilogue_head(g, &g->nodes[i]))
 				fuse_epilogue(g, caps, &r, i);
+	/* before the chains: a scale and a same-shape mask add would chain otherwise */
+	if (caps->softmax_prologue)
+		GRAPH_FOR_EACH_LIVE_NODE(g, i)
+			if (g->nodes[i].op == WNN_OP_SOFTMAX && !g->nodes[i].softmax_pre.used)
+				fuse_softmax_prologue(g, &r, i);
 	if (caps->elementwise_chains)
 		GRAPH_FOR_EACH_LIVE_NODE(g, i)
 			if (chain_head(g, caps, &g->nodes[i]) && !fuse_chain(g, caps, &r, i, scratch))

@@ -91,6 +91,19 @@ struct graph_chain {
 	uint32_t n_members;
 };
 
+/* A float32 softmax over its last axis that first scales its input by a constant and adds a
+ * mask, as attention computes its scores (graph_fuse with graph_caps.softmax_prologue): the
+ * mul or div by the constant (producer of scaled) and the add (producer of the softmax's input,
+ * when mask is set) are FUSED into the softmax, which reads input and mask instead. */
+struct graph_softmax_prologue {
+	bool used;
+	uint32_t input;  /* the value before scaling (or before the mask add when unscaled) */
+	uint32_t scaled; /* the scaling node's output, or GRAPH_NONE */
+	uint32_t mask;   /* the value added after scaling (any broadcast), or GRAPH_NONE */
+	float scale;     /* the constant: input * scale, or input / scale when divide */
+	bool divide;
+};
+
 /* Set on a producer whose output value is written straight into its concat's output. */
 struct graph_slice {
 	bool used;
@@ -129,6 +142,7 @@ struct graph_node {
 	struct graph_chain chain;
 	struct graph_slice slice;
 	struct graph_qweight qweight;
+	struct graph_softmax_prologue softmax_pre;
 	/* A live reshape whose output is a view of its input (graph_view_reshapes): it stays in
 	 * the graph for liveness (it reads its input where it stands) but no kernel runs it. */
 	bool view;
@@ -165,6 +179,9 @@ struct graph_caps {
 	/* float32 matmul of a block-wise dequantized constant run on the packed weights
 	 * (graph_fuse_quantized_matmul, struct graph_qweight) */
 	bool quantized_matmul;
+	/* float32 softmax over the last axis takes a constant scale and a mask add before it
+	 * (graph_softmax_prologue) */
+	bool softmax_prologue;
 	/* reshapes whose output can share the input's bytes run no kernel (graph_view_reshapes;
 	 * graph_value.view_of, graph_node.view) */
 	bool reshape_views;

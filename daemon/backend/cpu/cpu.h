@@ -196,6 +196,18 @@ enum webnn_status cpu_fallback_prepare(const struct cpu_build *b, struct cpu_ste
 enum webnn_status cpu_chain_prepare(const struct cpu_build *b, struct cpu_step *s,
 				    struct wnn_diag *diag);
 bool cpu_joins_chain(const struct graph_ir *g, const struct graph_node *n);
+/* float32 erf, gelu, tanh, exp, log, sigmoid (unary, contiguous) and pow (sa/sb: 1 contiguous,
+ * 0 one broadcast element) computed in float32 within a few ulp (cpu_transcendental.c): NULL for
+ * other operators, without AVX2+FMA, or with WEBNN_CPU_EXACT_MATH set (the reference's bits). */
+typedef void (*cpu_f32_unary_fn)(const float *x, float *o, uint64_t n);
+typedef void (*cpu_f32_binary_fn)(const void *a, const void *b, void *o, uint64_t n, int sa,
+				  int sb);
+cpu_f32_unary_fn cpu_f32_unary(enum wnn_op op);
+cpu_f32_binary_fn cpu_f32_binary(enum wnn_op op);
+/* One row of a softmax with a prologue (graph_softmax_prologue): softmax(x * scale (mode 1), or
+ * x / scale (mode 2), or x (mode 0), plus mask (NULL, or read with stride 0 or 1)) into o. */
+void cpu_f32_softmax_row(const float *restrict x, const float *restrict mask, int mask_stride,
+			 float scale, int mode, float *restrict o, uint64_t k);
 /* Applies n->epilogue to bufs[n->epilogue.output], which holds the product (any float type). */
 void cpu_epilogue_apply(const struct graph_ir *g, const struct graph_node *n, void *const *bufs,
 			int threads);

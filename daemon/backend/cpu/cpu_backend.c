@@ -357,6 +357,7 @@ static void cpu_caps(struct backend_context *ctx, struct graph_caps *caps)
 	caps->matmul_strided_operands = true;
 	caps->quantized_matmul = true;
 	caps->reshape_views = true;
+	caps->softmax_prologue = true;
 }
 
 static void cpu_plan_destroy(struct backend_plan *plan)
@@ -493,7 +494,8 @@ static enum webnn_status plan_nodes(struct backend_plan *plan, uint32_t *nodes, 
 		char name[96];
 		if (n->state == GRAPH_NODE_FUSED) {
 			if (n->fused_into < g->n_nodes && (g->nodes[n->fused_into].epilogue.used ||
-							   g->nodes[n->fused_into].chain.members))
+							   g->nodes[n->fused_into].chain.members ||
+							   g->nodes[n->fused_into].softmax_pre.used))
 				continue;
 			st = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
 					  "cpu: %s was fused in a way this backend does not ask for",

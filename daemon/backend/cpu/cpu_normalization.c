@@ -167,6 +167,98 @@ static enum webnn_status cpu_softmax_prepare(const struct cpu_build *b, struct c
 	return cpu_norm_dnnl(b, s, &d, a, 2, "softmax primitive descriptor", diag);
 }
 
+/* ---- softmax with its prologue (graph_softmax_prologue): attention's score scale and mask add
+ * done on each row as it is read, so that neither makes a pass of its own over the scores. */
+
+struct softmax_pre {
+	uint32_t input, mask, output;
+	float scale;
+	int mode;             /* 0 no scale, 1 multiply, 2 divide */
+	uint64_t outer, k;
+	uint32_t rank;        /* of the scores; rows are its first rank - 1 dimensions */
+	uint32_t dims[WNN_MAX_RANK];
+	uint64_t mstrides[WNN_MAX_RANK]; /* the mask's, per scores dimension (0: broadcast) */
+};
+
+static enum webnn_status cpu_run_softmax_pre(const struct cpu_step *s, void *const *bufs,
+					     const struct cpu_exec *x, struct wnn_diag *diag)
+{
+	const struct softmax_pre *p = s->priv;
+	const float *I = bufs[p->input], *M = p->mask != GRAPH_NONE ? bufs[p->mask] : NULL;
+	float *O = bufs[p->output];
+	const uint64_t outer = p->outer, K = p->k;
+	const int inner_stride = M && p->mstrides[p->rank - 1] ? 1 : 0;
+	(void)diag;
+#pragma omp parallel for num_threads(x->threads) if (outer * K > CPU_PAR_MIN && outer > 1)
+	for (uint64_t o = 0; o < outer; o++) {
+		if (cpu_cancelled(x))
+			continue;
+		const float *mrow = NULL;
+		if (M) {
+			uint64_t off = 0, rem = o;
+			for (int d = (int)p->rank - 2; d >= 0; d--) {
+				off += (rem % p->dims[d]) * p->mstrides[d];
+				rem /= p->dims[d];
+			}
+			mrow = M + off;
+		}
+		cpu_f32_softmax_row(I + o * K, mrow, inner_stride, p->scale, p->mode, O + o * K, K);
+	}
+	return WEBNN_STATUS_OK;
+}
+
+static void cpu_softmax_pre_free(void *priv)
+{
+	free(priv);
+}
+
+static enum webnn_status cpu_softmax_pre_prepare(const struct cpu_build *b, struct cpu_step *s,
+						 struct wnn_diag *diag)
+{
+	const struct graph_node *n = s->n;
+	const struct graph_softmax_prologue *pre = &n->softmax_pre;
+	const struct wnn_softmax_attrs *sa = &n->attrs.softmax;
+	const struct wnn_desc *d = &b->g->values[sa->input].desc;
+	char name[96];
+	if (sa->type != WNN_F32 || sa->inner != 1 || d->rank == 0)
+		return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+				    "cpu: %s has a prologue but is no float32 softmax over its last axis",
+				    graph_node_name(n, name, sizeof name));
+	struct softmax_pre *p = calloc(1, sizeof *p);
+	if (!p)
+		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "%s: out of memory",
+				    graph_node_name(n, name, sizeof name));
+	p->input = pre->input;
+	p->mask = pre->mask;
+	p->output = sa->output;
+	p->scale = pre->scale;
+	p->mode = pre->scaled == GRAPH_NONE ? 0 : pre->divide ? 2 : 1;
+	p->outer = sa->outer;
+	p->k = sa->axis_size;
+	p->rank = d->rank;
+	for (uint32_t k = 0; k < d->rank; k++)
+		p->dims[k] = d->dims[k];
+	if (pre->mask != GRAPH_NONE) {
+		/* the add's broadcast says where each scores element's mask element is */
+		const struct wnn_binary_attrs *add =
+			&b->g->nodes[b->g->values[sa->input].producer].attrs.binary;
+		int slot = add->a == pre->mask ? 0 : 1;
+		if (add->bc.rank != d->rank) {
+			free(p);
+			return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+					    "cpu: %s: its mask add has another rank",
+					    graph_node_name(n, name, sizeof name));
+		}
+		for (uint32_t k = 0; k < d->rank; k++)
+			p->mstrides[k] = add->bc.strides[slot][k];
+	}
+	s->priv = p;
+	s->destroy = cpu_softmax_pre_free;
+	s->run = cpu_run_softmax_pre;
+	s->impl = pre->mask != GRAPH_NONE ? "C (scale, mask)" : "C (scale)";
+	return WEBNN_STATUS_OK;
+}
+
 /* ---- batchNormalization: a per-channel affine map, (x - mean[c]) * a[c] + bias[c], in double
  * with a[c] = scale[c] / sqrt(var[c] + epsilon) kept in double too: rounding a[c] to float and
  * computing in float rounded three times, 7 ulp from the reference's single rounding on a
@@ -444,6 +536,8 @@ static enum webnn_status cpu_normalization_prepare_f32(const struct cpu_build *b
 	s->run = NULL; /* the reference kernel unless a case below takes it */
 	switch (n->op) {
 	case WNN_OP_SOFTMAX:
+		if (n->softmax_pre.used)
+			return cpu_softmax_pre_prepare(b, s, diag);
 		if (!cpu_float(n->attrs.softmax.type))
 			return WEBNN_STATUS_OK;
 		if (n->attrs.softmax.inner == 1) {

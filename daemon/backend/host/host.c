@@ -207,6 +207,18 @@ enum webnn_status host_values_check_node(const struct host_values *hv, uint32_t 
 	 * last member's output */
 	const struct graph_chain one = { .members = &index, .n_members = 1 };
 	const struct graph_chain *c = head->chain.members ? &head->chain : &one;
+	/* a softmax with a prologue reads what its scaling and mask add read, before them */
+	uint32_t pre[3], n_pre = 0;
+	struct graph_chain pro;
+	if (head->softmax_pre.used && head->n_inputs == 1) {
+		if (head->softmax_pre.scaled != GRAPH_NONE)
+			pre[n_pre++] = g->values[head->softmax_pre.scaled].producer;
+		if (head->softmax_pre.mask != GRAPH_NONE)
+			pre[n_pre++] = g->values[head->inputs[0]].producer;
+		pre[n_pre++] = index;
+		pro = (struct graph_chain){ .members = pre, .n_members = n_pre };
+		c = &pro;
+	}
 	char name[96];
 	for (uint32_t k = 0; k < c->n_members; k++) {
 		const struct graph_node *n = &g->nodes[c->members[k]];
