@@ -14,6 +14,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- the fill command (struct cmd_kind): a constant's shm bytes copied on the pool */
+
+static bool fill_constant_quick(const struct cmd *cmd)
+{
+	return cmd->size <= QUICK_COPY_BYTES;
+}
+
+static void fill_constant_work(struct cmd *cmd)
+{
+	constant_intern(cmd->constant, cmd->src ? cmd->src->map + cmd->src_off : cmd->data);
+}
+
+static void fill_constant_complete(struct cmd *cmd, bool ok)
+{
+	(void)ok; /* copying host bytes cannot fail */
+	constant_settle(cmd->constant);
+	if (cmd->serial) {
+		Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+		cmd_reply_ok(cmd, &r);
+	}
+}
+
+/* A constant's bytes are host memory: its creation succeeds on a lost context too. */
+static const struct cmd_kind cmd_fill_constant = {
+	.verb = "createConstant",
+	.on_lost = true,
+	.quick = fill_constant_quick,
+	.work = fill_constant_work,
+	.complete = fill_constant_complete,
+};
+
 int handle_create_constant(struct session *s, struct request *rq)
 {
 	const Webnn__Ipc__CreateConstant *m = rq->msg->create_constant;
@@ -74,7 +105,7 @@ int handle_create_constant(struct session *s, struct request *rq)
 		goto fail;
 	}
 	struct constant *k = calloc(1, sizeof(*k));
-	struct cmd *cmd = k && src.slot ? cmd_new(CMD_FILL_CONSTANT, c) : NULL;
+	struct cmd *cmd = k && src.slot ? cmd_new(&cmd_fill_constant, c) : NULL;
 	if (!k || (src.slot && !cmd)) {
 		free(k); /* data is uncharged and freed below */
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "constant: out of memory");

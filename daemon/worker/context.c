@@ -260,12 +260,36 @@ int handle_destroy_context(struct session *s, struct request *rq)
 	return 0;
 }
 
+/* ---- the flush command (struct cmd_kind): its reply means everything before it finished */
+
+static void flush_complete(struct cmd *cmd, bool ok)
+{
+	if (ok) {
+		Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+		cmd_reply_ok(cmd, &r);
+	} else {
+		cmd_fail(cmd, 0);
+	}
+}
+
+static bool flush_prepare(struct cmd *cmd)
+{
+	cmd_complete(cmd); /* at the head: nothing left before it */
+	return false;
+}
+
+static const struct cmd_kind cmd_flush = {
+	.verb = "flush",
+	.prepare = flush_prepare,
+	.complete = flush_complete,
+};
+
 int handle_flush(struct session *s, struct request *rq)
 {
 	struct obj *o = request_lookup(s, rq->msg->flush->context_id, &context_kind, "Flush");
 	if (!o)
 		return -1;
-	struct cmd *cmd = cmd_new(CMD_FLUSH, (struct context *)o);
+	struct cmd *cmd = cmd_new(&cmd_flush, (struct context *)o);
 	if (!cmd) {
 		session_close(s, "out of memory queueing a flush");
 		return -1;

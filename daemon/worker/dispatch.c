@@ -2,6 +2,8 @@
 #include "daemon/worker/mlgraph.h"
 
 #include "daemon/worker/context.h"
+#include "daemon/worker/graphcache.h"
+#include "daemon/log.h"
 #include "daemon/worker/request.h"
 #include "daemon/worker/session.h"
 #include "daemon/worker/tensor.h"
@@ -114,6 +116,111 @@ static bool dispatch_unique(struct tensor *const *given, size_t nt, struct wnn_d
 	return ok;
 }
 
+/* ---- the dispatch command (struct cmd_kind) */
+
+/* A dispatch's graph and tensors are still usable when it reaches the head of the timeline. */
+static bool dispatch_prepare(struct cmd *cmd)
+{
+	struct mlgraph *g = cmd->graph;
+	struct wnn_diag *diag = &cmd->diag;
+	if (g->failed) {
+		cmd->status = wnn_diag_set(diag, WEBNN_STATUS_INVALID_STATE,
+					   "dispatch: graph %" PRIu32 " failed to build: %s",
+					   g->obj.id, g->fail_msg);
+		return true;
+	}
+	const Webnn__Ipc__GraphInfo *gi = graph_info(g);
+	for (size_t i = 0; i < cmd->n_ins + cmd->n_outs; i++) {
+		bool in = i < cmd->n_ins;
+		struct tensor *x = in ? cmd->ins[i] : cmd->outs[i - cmd->n_ins];
+		const Webnn__Ipc__NamedOperand *no = in ? gi->inputs[i] : gi->outputs[i - cmd->n_ins];
+		if (x->failed) {
+			cmd->status = wnn_diag_set(diag, WEBNN_STATUS_INVALID_STATE,
+						   "dispatch: %s '%s': tensor %" PRIu32
+						   " was never created", in ? "input" : "output",
+						   no->name, x->obj.id);
+			return true;
+		}
+		if (in && x->poison) {
+			cmd->status = wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+						   "dispatch: input '%s': tensor %" PRIu32
+						   " holds no valid data: %s", no->name, x->obj.id,
+						   x->poison);
+			return true;
+		}
+	}
+	return true;
+}
+
+static bool dispatch_quick(const struct cmd *cmd)
+{
+	return cmd->graph->quick;
+}
+
+static void dispatch_work(struct cmd *cmd)
+{
+	const struct backend_impl *impl = cmd->ctx->backend->impl;
+	struct wnn_diag *diag = &cmd->diag;
+	/* a graph loaded from a large cache entry: its bytes are checked first */
+	if (cmd->graph->check &&
+	    (cmd->status = graphcache_check_run(cmd->graph->check, diag)) != WEBNN_STATUS_OK)
+		return;
+	struct backend_tensor **bts = malloc(sizeof(*bts) * (cmd->n_ins + cmd->n_outs + 1));
+	if (!bts) {
+		cmd->status = wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "dispatch: out of memory");
+		return;
+	}
+	for (size_t i = 0; i < cmd->n_ins; i++)
+		bts[i] = cmd->ins[i]->bt;
+	for (size_t i = 0; i < cmd->n_outs; i++)
+		bts[cmd->n_ins + i] = cmd->outs[i]->bt;
+	/* The loop thread (the quick path) runs plans on itself alone. */
+	cmd->status = cmd->quick ? impl->execute_quick(cmd->graph->plan, bts, bts + cmd->n_ins, diag)
+				 : impl->execute(cmd->graph->plan, bts, bts + cmd->n_ins, diag);
+	free(bts);
+}
+
+static void dispatch_complete(struct cmd *cmd, bool ok)
+{
+	if (ok) {
+		for (size_t i = 0; i < cmd->n_outs; i++) {
+			free(cmd->outs[i]->poison);
+			cmd->outs[i]->poison = NULL;
+		}
+		return;
+	}
+	char why[WNN_MAX_DIAG + 64];
+	snprintf(why, sizeof(why), "dispatch of graph %" PRIu32 " failed: %s", cmd->graph->obj.id,
+		 cmd->diag.message);
+	for (size_t i = 0; i < cmd->n_outs; i++)
+		tensor_poison(cmd->outs[i], why);
+	cmd_fail(cmd, cmd->graph->obj.id);
+}
+
+/* Wall time also counts preemption (a loaded machine): only a plan slow several runs in a row
+ * is taken off the quick path. */
+static void dispatch_ran_quick(struct cmd *cmd, uint64_t ns)
+{
+	struct mlgraph *g = cmd->graph;
+	g->quick_strikes = ns > QUICK_PLAN_NS ? g->quick_strikes + 1 : 0;
+	if (g->quick_strikes >= QUICK_PLAN_STRIKES) {
+		g->quick = false;
+		log_debug("session %" PRIu64 ": graph %" PRIu32 " took %.3f ms on the quick path; "
+			  "its dispatches take the thread pool from now on", cmd->ctx->obj.s->no,
+			  g->obj.id, ns / 1e6);
+	}
+}
+
+static const struct cmd_kind cmd_dispatch = {
+	.verb = "dispatch",
+	.watched = true,
+	.prepare = dispatch_prepare,
+	.quick = dispatch_quick,
+	.work = dispatch_work,
+	.complete = dispatch_complete,
+	.ran_quick = dispatch_ran_quick,
+};
+
 int handle_dispatch(struct session *s, struct request *rq)
 {
 	const Webnn__Ipc__Dispatch *m = rq->msg->dispatch;
@@ -130,7 +237,7 @@ int handle_dispatch(struct session *s, struct request *rq)
 					    ", not %" PRIu32, g->obj.id, g->ctx->obj.id, c->obj.id);
 	size_t nt = m->n_inputs + m->n_outputs;
 	struct tensor **given = malloc(sizeof(*given) * (nt ? nt : 1));
-	struct cmd *cmd = cmd_new(CMD_DISPATCH, c);
+	struct cmd *cmd = cmd_new(&cmd_dispatch, c);
 	if (!given || !cmd) {
 		free(given);
 		if (cmd)

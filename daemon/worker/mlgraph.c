@@ -2,6 +2,7 @@
  * context's timeline) and DestroyGraph; the graph's release. */
 #include "daemon/worker/mlgraph.h"
 
+#include "daemon/graph/passes.h"
 #include "daemon/worker/constant.h"
 #include "daemon/worker/context.h"
 #include "daemon/worker/graphcache.h"
@@ -62,6 +63,238 @@ static void graph_free_loaded(struct mlgraph *g)
 	g->n_prepared = 0;
 }
 
+/* ---- the build command (struct cmd_kind) and the release of a graph */
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* "1.23 s", "45.6 ms", "789 us": an estimate for messages. */
+static void format_ns(char *out, size_t len, uint64_t ns)
+{
+	if (ns == UINT64_MAX)
+		snprintf(out, len, "more than 584 years");
+	else if (ns >= 1000000000ull)
+		snprintf(out, len, "%.3g s", ns / 1e9);
+	else if (ns >= 1000000ull)
+		snprintf(out, len, "%.3g ms", ns / 1e6);
+	else
+		snprintf(out, len, "%.3g us", ns / 1e3);
+}
+
+/* graph_caps.evaluate: the backend's own kernels (evaluate_arg is the context). */
+static enum webnn_status fold_on_backend(const struct graph_caps *caps, const struct graph_ir *g,
+					 const struct graph_node *n, const void *const *inputs,
+					 void *const *outputs, struct wnn_diag *diag)
+{
+	struct context *c = caps->evaluate_arg;
+	return c->backend->impl->evaluate(c->bctx, g, n, inputs, outputs, diag);
+}
+
+/* graph_caps.evaluate: the registry's host evaluator. */
+static enum webnn_status fold_on_host(const struct graph_caps *caps,
+					   const struct graph_ir *g, const struct graph_node *n,
+					   const void *const *inputs, void *const *outputs,
+					   struct wnn_diag *diag)
+{
+	return backend_host_evaluate(n, g->values, inputs, outputs, caps->cancel, diag);
+}
+
+/* BuildGraph once the IR exists: the time budget, the shared passes with what the backend asks
+ * for, then the backend's compile. Folding is the daemon's policy, for every backend: constant
+ * subgraphs are evaluated on the backend's own kernels when it has an evaluate hook (cpu: oneDNN
+ * and its C kernels), else on the registry's host evaluator (the reference kernels), within the graph's fold budgets (bytes,
+ * and max_fold_ms of estimated time: what does not fit runs at dispatch instead). */
+static enum webnn_status compile_imported(const struct backend_impl *impl, struct cmd *cmd,
+					  struct wnn_diag *diag)
+{
+	struct mlgraph *g = cmd->graph;
+	const atomic_bool *cancel = &cmd->ctx->cancel;
+	const struct daemon_limits *lim = &cmd->ctx->obj.s->d->limits;
+	/* The time budget, before anything is folded or compiled: the estimate of the imported
+	 * graph on the backend's kernels counts what folding may evaluate here too. */
+	const struct graph_cost_model *model = impl->cost_model ? impl->cost_model
+								: &graph_cost_fast;
+	uint64_t max_ns = lim->max_dispatch_ms > UINT64_MAX / 1000000 ? UINT64_MAX
+								      : lim->max_dispatch_ms * 1000000;
+	struct graph_cost cost;
+	graph_estimate_cost(model, g->ir, &cost);
+	g->estimate_ns = cost.ns;
+	if (cost.ns > max_ns) {
+		char name[96] = "", total[32], largest[32];
+		const char *family = "";
+		if (cost.largest != GRAPH_NONE) {
+			const struct graph_node *n = &g->ir->nodes[cost.largest];
+			graph_node_name(n, name, sizeof(name));
+			if (n->op < WNN_OP_COUNT)
+				family = wnn_family_name(wnn_ops[n->op].family);
+		}
+		format_ns(total, sizeof(total), cost.ns);
+		format_ns(largest, sizeof(largest), cost.largest_ns);
+		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
+				    "build: a dispatch of the graph is estimated at %s on the %s "
+				    "backend's %s, more than max_dispatch_ms (%" PRIu64 " ms); the "
+				    "largest operator is %s (%s family, %s)", total, impl->name,
+				    model->name, lim->max_dispatch_ms, name, family, largest);
+	}
+	if (backend_cancelled(cancel))
+		return backend_cancelled_status(diag, "build");
+	struct graph_caps caps = { 0 };
+	if (impl->caps)
+		impl->caps(cmd->ctx->bctx, &caps);
+	caps.evaluate = impl->evaluate ? fold_on_backend : fold_on_host;
+	caps.evaluate_arg = cmd->ctx;
+	caps.fold_max_bytes = g->fold_budget;
+	caps.fold_cost = impl->evaluate ? model : backend_host_evaluate_cost;
+	caps.fold_max_ns = lim->max_fold_ms > UINT64_MAX / 1000000 ? UINT64_MAX
+								   : lim->max_fold_ms * 1000000;
+	caps.cancel = cancel;
+	enum webnn_status st = graph_optimize(g->ir, &caps, diag);
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	if (backend_cancelled(cancel))
+		return backend_cancelled_status(diag, "build");
+	return impl->compile(cmd->ctx->bctx, g->ir, &g->plan, diag);
+}
+
+/* Pool side of BuildGraph: the IR import, then the rest. */
+static enum webnn_status compile_graph(const struct backend_impl *impl, struct cmd *cmd,
+				       struct wnn_diag *diag)
+{
+	struct mlgraph *g = cmd->graph;
+	g->bg.cancel = &cmd->ctx->cancel;
+	graph_bind_data(g);
+	enum webnn_status st = graph_import(&g->bg, &g->ir, diag);
+	if (st == WEBNN_STATUS_OK)
+		st = compile_imported(impl, cmd, diag);
+	if (st != WEBNN_STATUS_OK && !g->plan) {
+		/* no plan: the graph's release has nothing to run on the pool, so the IR goes now */
+		graph_destroy(g->ir);
+		g->ir = NULL;
+	}
+	return st;
+}
+
+static void compile_work(struct cmd *cmd)
+{
+	double t0 = now_ms();
+	cmd->status = compile_graph(cmd->ctx->backend->impl, cmd, &cmd->diag);
+	cmd->ms = now_ms() - t0;
+}
+
+/* What the passes made of the graph, for webnn_graph_get_stats. */
+static void build_graph_stats(const struct graph_ir *ir, Webnn__Ipc__BuildGraphReply *br)
+{
+	struct graph_counts n;
+	graph_count(ir, &n);
+	br->has_intermediate_bytes = br->has_unplanned_bytes = br->has_folded_bytes = true;
+	br->intermediate_bytes = ir->plan.peak_bytes;
+	br->unplanned_bytes = ir->plan.unplanned_bytes;
+	br->folded_bytes = ir->folded_bytes;
+	br->has_operations = br->has_kernels = br->has_folded = br->has_fused = true;
+	br->has_removed = true;
+	br->operations = n.imported;
+	br->kernels = n.live;
+	br->folded = n.folded;
+	br->fused = n.fused;
+	br->removed = n.dead;
+}
+
+static void compile_complete(struct cmd *cmd, bool ok)
+{
+	struct session *s = cmd->ctx->obj.s;
+	struct mlgraph *g = cmd->graph;
+	if (!ok) {
+		g->failed = true;
+		snprintf(g->fail_msg, sizeof(g->fail_msg), "%s", cmd->diag.message);
+		cmd_fail(cmd, g->obj.id);
+		session_forget(s, &g->obj);
+		return;
+	}
+	if (!graph_charge_plan(g, &cmd->diag)) {
+		cmd->status = cmd->diag.status;
+		compile_complete(cmd, false);
+		return;
+	}
+	g->compiled = true;
+	const struct backend_impl *impl = cmd->ctx->backend->impl;
+	uint64_t quick_max = s->d->limits.quick_max_ns;
+	/* the first dispatch of a graph whose cache entry is still to be checked hashes it: not
+	 * on the loop thread */
+	bool alone = impl->execute_quick && (!impl->plan_quick || impl->plan_quick(g->plan)) &&
+		     !(g->check && graphcache_check_pending(g->check));
+	bool under = alone && g->estimate_ns < quick_max;
+	bool trial = alone && !under && quick_max > 1 &&
+		     g->estimate_ns / QUICK_TRIAL_FACTOR < quick_max;
+	g->quick = under || trial;
+	if (g->quick)
+		log_debug("session %" PRIu64 ": graph %" PRIu32 " takes the quick path (estimated "
+			  "%" PRIu64 " ns, %s quick_max_ns)", s->no, g->obj.id, g->estimate_ns,
+			  under ? "under" : "on trial: over");
+	Webnn__Ipc__BuildGraphReply br = WEBNN__IPC__BUILD_GRAPH_REPLY__INIT;
+	br.compile_ms = cmd->ms;
+	build_graph_stats(g->ir, &br);
+	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+	struct graphcache_reply gr;
+	if (g->loaded_info) {
+		if (!graphcache_reply_fill(&gr, g, &br)) {
+			cmd->status = wnn_diag_set(&cmd->diag, WEBNN_STATUS_NO_MEMORY,
+						   "load: out of memory");
+			compile_complete(cmd, false);
+			return;
+		}
+		r.body_case = WEBNN__IPC__REPLY__BODY_LOAD_GRAPH;
+		r.load_graph = &gr.lr;
+	} else {
+		r.body_case = WEBNN__IPC__REPLY__BODY_BUILD_GRAPH;
+		r.build_graph = &br;
+	}
+	cmd_reply_ok(cmd, &r);
+	if (g->loaded_info)
+		graphcache_reply_free(&gr);
+	log_debug("session %" PRIu64 ": graph %" PRIu32 " compiled in %.1f ms (a dispatch "
+		  "estimated at %.3f ms)", s->no, g->obj.id, cmd->ms, g->estimate_ns / 1e6);
+}
+
+static const struct cmd_kind cmd_compile = {
+	.verb = "build",
+	.watched = true,
+	.work = compile_work,
+	.complete = compile_complete,
+};
+
+static bool release_graph_prepare(struct cmd *cmd)
+{
+	return cmd->graph->plan != NULL;
+}
+
+static void release_graph_work(struct cmd *cmd)
+{
+	struct mlgraph *g = cmd->graph;
+	if (g->plan)
+		cmd->ctx->backend->impl->plan_destroy(g->plan);
+	g->plan = NULL;
+	graph_destroy(g->ir);
+	g->ir = NULL;
+}
+
+static void graph_free(struct obj *o);
+
+static void release_graph_object(struct cmd *cmd)
+{
+	graph_free(&cmd->graph->obj);
+}
+
+static const struct cmd_kind cmd_release_graph = {
+	.verb = "releaseGraph",
+	.prepare = release_graph_prepare,
+	.work = release_graph_work,
+	.release_object = release_graph_object,
+};
+
 /* The release command's last step: the plan is gone, so what it pointed into can go. */
 static void graph_free(struct obj *o)
 {
@@ -81,13 +314,12 @@ static void graph_finalize(struct obj *o)
 	/* The plan is destroyed on the timeline after queued dispatches; the memory it may point
 	 * into (GraphInfo, constants) is freed only after that, by the release command. */
 	struct mlgraph *g = (struct mlgraph *)o;
-	struct cmd *cmd = cmd_new(CMD_RELEASE_GRAPH, g->ctx);
+	struct cmd *cmd = cmd_new(&cmd_release_graph, g->ctx);
 	if (!cmd) {
 		log_error("out of memory releasing graph %" PRIu32 "; its memory leaks", g->obj.id);
 		return;
 	}
 	cmd->graph = g;
-	cmd->release_free = graph_free;
 	timeline_push(cmd);
 }
 
@@ -504,7 +736,7 @@ static int build_common(struct session *s, struct context *c, const Webnn__Ipc__
 	}
 	if (bound == 0 || !build_charge(s, c, g, gi, msg_bytes, &diag))
 		goto fail;
-	struct cmd *cmd = graph_prepare(g, gi) ? cmd_new(CMD_COMPILE, c) : NULL;
+	struct cmd *cmd = graph_prepare(g, gi) ? cmd_new(&cmd_compile, c) : NULL;
 	if (!cmd) {
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
 		goto fail;

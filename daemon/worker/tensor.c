@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The timeline commands of tensors (below). */
+static const struct cmd_kind cmd_create_tensor, cmd_write_tensor, cmd_read_tensor;
+
 /* The tensor named by id, or NULL after a protocol violation. */
 static struct tensor *tensor_lookup(struct session *s, uint32_t id, const char *what)
 {
@@ -162,7 +165,7 @@ int handle_create_tensor(struct session *s, struct request *rq)
 	if (!session_charge(s, charge, "createTensor", &diag))
 		goto fail;
 	struct tensor *t = calloc(1, sizeof(*t));
-	struct cmd *cmd = t ? cmd_new(CMD_CREATE_TENSOR, c) : NULL;
+	struct cmd *cmd = t ? cmd_new(&cmd_create_tensor, c) : NULL;
 	/* A constant tensor's host copy, for graphs: inline bytes are copied here, shm bytes by
 	 * the create command on the pool (before any compile of this context can bind them). */
 	uint8_t *host = NULL;
@@ -266,7 +269,7 @@ int handle_write_tensor(struct session *s, struct request *rq)
 	}
 	if (src.bytes)
 		memcpy(data, src.bytes, bytes);
-	struct cmd *cmd = cmd_new(CMD_WRITE, c);
+	struct cmd *cmd = cmd_new(&cmd_write_tensor, c);
 	if (!cmd) {
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "writeTensor: out of memory");
 		goto fail;
@@ -345,7 +348,7 @@ int handle_read_tensor(struct session *s, struct request *rq)
 	bool inline_reply = !dest && !in_place;
 	if (inline_reply && !session_charge(s, bytes, "readTensor", &diag))
 		goto fail;
-	struct cmd *cmd = cmd_new(CMD_READ, c);
+	struct cmd *cmd = cmd_new(&cmd_read_tensor, c);
 	uint8_t *buf = (cmd && inline_reply) ? malloc(bytes ? bytes : 1) : NULL;
 	if (!cmd || (inline_reply && !buf)) {
 		if (cmd)
@@ -399,17 +402,201 @@ static void tensor_free(struct obj *o)
 	session_unref(s);
 }
 
+void tensor_poison(struct tensor *t, const char *why)
+{
+	free(t->poison);
+	t->poison = strdup(why);
+}
+
+/* ---- the tensor commands (struct cmd_kind) */
+
+/* Host-memory backends copy small tensors on the loop thread (the quick path). */
+static bool tensor_quick_copy(const struct cmd *cmd)
+{
+	return cmd->ctx->backend->impl->host_tensors && cmd->tensor->bytes <= QUICK_COPY_BYTES;
+}
+
+static bool create_tensor_quick(const struct cmd *cmd)
+{
+	/* over shared-memory storage neither allocates nor frees the bytes */
+	return cmd->ctx->backend->impl->host_tensors &&
+	       (cmd->tensor->storage || cmd->tensor->bytes <= QUICK_COPY_BYTES);
+}
+
+static void create_tensor_work(struct cmd *cmd)
+{
+	const struct backend_impl *impl = cmd->ctx->backend->impl;
+	struct wnn_diag *diag = &cmd->diag;
+	struct tensor *t = cmd->tensor;
+	const uint8_t *src = cmd->src ? cmd->src->map + cmd->src_off : cmd->data;
+	/* A constant tensor's host copy (what graphs bind) is filled first, whatever the device
+	 * does; the device copy is written from it. */
+	if (t->host && cmd->src)
+		memcpy(t->host, src, cmd->size);
+	if (t->storage)
+		cmd->status = impl->tensor_create_shared(cmd->ctx->bctx, &t->desc,
+							 t->storage->map + t->storage_off, &t->bt,
+							 diag);
+	else
+		cmd->status = impl->tensor_create(cmd->ctx->bctx, &t->desc, &t->bt, diag);
+	if (cmd->status == WEBNN_STATUS_OK && t->host)
+		cmd->status = impl->tensor_write(t->bt, t->host, cmd->size, diag);
+}
+
+static void create_tensor_complete(struct cmd *cmd, bool ok)
+{
+	if (ok) {
+		Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+		cmd_reply_ok(cmd, &r);
+		return;
+	}
+	cmd->tensor->failed = true;
+	tensor_poison(cmd->tensor, cmd->diag.message);
+	cmd_fail(cmd, cmd->tensor->obj.id);
+	/* The client saw the failure and will not destroy it: free the id. */
+	session_forget(cmd->ctx->obj.s, &cmd->tensor->obj);
+}
+
+static const struct cmd_kind cmd_create_tensor = {
+	.verb = "createTensor",
+	.quick = create_tensor_quick,
+	.work = create_tensor_work,
+	.complete = create_tensor_complete,
+};
+
+static bool write_tensor_prepare(struct cmd *cmd)
+{
+	struct tensor *t = cmd->tensor;
+	if (t->failed)
+		cmd->status = wnn_diag_set(&cmd->diag, WEBNN_STATUS_INVALID_STATE,
+					   "writeTensor: tensor %" PRIu32 " was never created: %s",
+					   t->obj.id, t->poison);
+	return true;
+}
+
+static void write_tensor_work(struct cmd *cmd)
+{
+	const struct backend_impl *impl = cmd->ctx->backend->impl;
+	struct tensor *t = cmd->tensor;
+	const uint8_t *src = cmd->src ? cmd->src->map + cmd->src_off : cmd->data;
+	if (cmd->in_place) /* the client wrote the storage; host ones completed at the head */
+		cmd->status = impl->tensor_sync(t->bt, true, &cmd->diag);
+	else
+		cmd->status = impl->tensor_write(t->bt, src, cmd->size, &cmd->diag);
+}
+
+static void write_tensor_complete(struct cmd *cmd, bool ok)
+{
+	if (!ok) {
+		tensor_poison(cmd->tensor, cmd->diag.message);
+		cmd_fail(cmd, cmd->tensor->obj.id);
+		return;
+	}
+	free(cmd->tensor->poison);
+	cmd->tensor->poison = NULL;
+	if (cmd->serial) {
+		Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+		cmd_reply_ok(cmd, &r);
+	}
+}
+
+static const struct cmd_kind cmd_write_tensor = {
+	.verb = "writeTensor",
+	.prepare = write_tensor_prepare,
+	.quick = tensor_quick_copy,
+	.work = write_tensor_work,
+	.complete = write_tensor_complete,
+};
+
+static bool read_tensor_prepare(struct cmd *cmd)
+{
+	struct tensor *t = cmd->tensor;
+	if (t->failed)
+		cmd->status = wnn_diag_set(&cmd->diag, WEBNN_STATUS_INVALID_STATE,
+					   "readTensor: tensor %" PRIu32 " was never created: %s",
+					   t->obj.id, t->poison);
+	else if (t->poison)
+		cmd->status = wnn_diag_set(&cmd->diag, WEBNN_STATUS_OPERATION_ERROR,
+					   "readTensor: tensor %" PRIu32 " holds no valid data: %s",
+					   t->obj.id, t->poison);
+	return true;
+}
+
+static void read_tensor_work(struct cmd *cmd)
+{
+	const struct backend_impl *impl = cmd->ctx->backend->impl;
+	struct tensor *t = cmd->tensor;
+	if (cmd->in_place) {
+		cmd->status = impl->tensor_sync(t->bt, false, &cmd->diag);
+		return;
+	}
+	void *dst = cmd->dest ? (void *)(cmd->dest->map + cmd->dest_off) : cmd->data;
+	cmd->status = impl->tensor_read(t->bt, dst, (size_t)t->bytes, &cmd->diag);
+}
+
+static void read_tensor_complete(struct cmd *cmd, bool ok)
+{
+	if (!ok) {
+		cmd_fail(cmd, cmd->tensor->obj.id);
+		return;
+	}
+	Webnn__Ipc__ReadTensorReply rr = WEBNN__IPC__READ_TENSOR_REPLY__INIT;
+	if (!cmd->dest && !cmd->in_place) {
+		rr.has_data = true;
+		rr.data.data = cmd->data;
+		rr.data.len = cmd->size;
+	}
+	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
+	r.body_case = WEBNN__IPC__REPLY__BODY_READ_TENSOR;
+	r.read_tensor = &rr;
+	cmd_reply_ok(cmd, &r);
+}
+
+static const struct cmd_kind cmd_read_tensor = {
+	.verb = "readTensor",
+	.prepare = read_tensor_prepare,
+	.quick = tensor_quick_copy,
+	.work = read_tensor_work,
+	.complete = read_tensor_complete,
+};
+
+static bool release_tensor_prepare(struct cmd *cmd)
+{
+	return cmd->tensor->bt != NULL;
+}
+
+static void release_tensor_work(struct cmd *cmd)
+{
+	struct tensor *t = cmd->tensor;
+	if (t->bt)
+		cmd->ctx->backend->impl->tensor_destroy(t->bt);
+	t->bt = NULL;
+}
+
+static void release_tensor_object(struct cmd *cmd)
+{
+	tensor_free(&cmd->tensor->obj);
+}
+
+static const struct cmd_kind cmd_release_tensor = {
+	.verb = "releaseTensor",
+	.prepare = release_tensor_prepare,
+	.quick = create_tensor_quick,
+	.work = release_tensor_work,
+	.release_object = release_tensor_object,
+};
+
+
 static void tensor_finalize(struct obj *o)
 {
 	/* Device memory goes in timeline order, after the work already queued that uses it. */
 	struct tensor *t = (struct tensor *)o;
-	struct cmd *cmd = cmd_new(CMD_RELEASE_TENSOR, t->ctx);
+	struct cmd *cmd = cmd_new(&cmd_release_tensor, t->ctx);
 	if (!cmd) {
 		log_error("out of memory releasing tensor %" PRIu32 "; its memory leaks", t->obj.id);
 		return;
 	}
 	cmd->tensor = t;
-	cmd->release_free = tensor_free;
 	timeline_push(cmd);
 }
 

@@ -31,6 +31,10 @@ struct tensor {
 
 extern const struct obj_kind tensor_kind;
 
+/* The tensor's contents are invalid (a failed write or dispatch): reads and dispatches that
+ * use it fail saying why. */
+void tensor_poison(struct tensor *t, const char *why);
+
 int handle_create_tensor(struct session *s, struct request *rq);
 int handle_write_tensor(struct session *s, struct request *rq);
 int handle_read_tensor(struct session *s, struct request *rq);
