@@ -741,9 +741,75 @@ static enum webnn_status cpu_conv_framed(const struct cpu_build *b, struct cpu_s
 	return WEBNN_STATUS_OK;
 }
 
+/* An int8 conv2d (graph_node.qdq): one oneDNN int8 convolution over the quantized input and
+ * the int8 filter, whole (not in chunks), with the epilogue of a float output fused when
+ * oneDNN takes it. Nothing else can run the node, so no implementation is an error. */
+static enum webnn_status cpu_conv_int8(const struct cpu_build *b, struct cpu_step *s,
+				       struct wnn_diag *diag)
+{
+	const struct graph_node *n = s->n;
+	const struct graph_ir *g = b->g;
+	struct cpu_conv_geom k;
+	cpu_conv_geom_conv2d(&n->attrs.conv2d, &k);
+	dnnl_data_type_t xt = cpu_dnnl_type(g->values[k.input].desc.type),
+			 yt = cpu_dnnl_type(g->values[k.output].desc.type);
+	dnnl_memory_desc_t src, w_plain, w_any, bias, dst;
+	dnnl_status_t st = cpu_dnnl_md_strided(&src, 4, k.src_dims, k.src_strides, xt);
+	if (st == dnnl_success)
+		st = cpu_dnnl_md_strided(&dst, 4, k.dst_dims, k.dst_strides, yt);
+	if (st == dnnl_success)
+		st = cpu_dnnl_md_strided(&w_plain, k.w_rank, k.w_dims, k.w_strides, dnnl_s8);
+	if (st == dnnl_success)
+		st = dnnl_memory_desc_init_by_tag(&w_any, k.w_rank, k.w_dims, dnnl_s8,
+						  dnnl_format_tag_any);
+	if (st == dnnl_success && k.has_bias) {
+		dnnl_dims_t bd = { k.c_out }, bs = { 1 };
+		st = cpu_dnnl_md_strided(&bias, 1, bd, bs, dnnl_f32);
+	}
+	dnnl_convolution_desc_t cd;
+	if (st == dnnl_success)
+		st = cpu_conv_desc(&k, &cd, &src, &w_any, &bias, &dst);
+	enum webnn_status r = cpu_dnnl_check(st, n, "int8 convolution", diag);
+	for (int fuse = n->epilogue.used; fuse >= 0 && r == WEBNN_STATUS_OK; fuse--) {
+		struct cpu_dnnl_prim *p = cpu_dnnl_step(s);
+		if (!p)
+			return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
+		dnnl_primitive_attr_t attr = NULL;
+		if ((r = cpu_dnnl_qdq_attr(b, p, n, &dst, fuse, &attr, diag)) != WEBNN_STATUS_OK)
+			break;
+		dnnl_primitive_desc_t pd = NULL;
+		st = dnnl_primitive_desc_create(&pd, &cd, attr, b->engine, NULL);
+		dnnl_primitive_attr_destroy(attr);
+		if (st == dnnl_unimplemented && fuse) {
+			cpu_conv_undo(s);
+			continue;
+		}
+		if ((r = cpu_dnnl_check(st, n, "int8 convolution", diag)) != WEBNN_STATUS_OK)
+			break;
+		dnnl_memory_desc_t w_want = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+		if ((r = cpu_dnnl_create(b, p, pd, n, diag)) != WEBNN_STATUS_OK)
+			break;
+		uint32_t out = fuse ? n->epilogue.output : k.output;
+		if ((r = cpu_dnnl_bind(b, p, DNNL_ARG_SRC, &src, k.input, n, diag)) ||
+		    (r = cpu_dnnl_bind_constant(b, p, DNNL_ARG_WEIGHTS, &w_plain,
+						g->values[k.filter].data, &w_want, n, diag)) ||
+		    (k.has_bias && (r = cpu_dnnl_bind(b, p, DNNL_ARG_BIAS, &bias, k.bias, n, diag))) ||
+		    (r = cpu_dnnl_bind(b, p, DNNL_ARG_DST, &dst, out, n, diag)))
+			break;
+		s->impl = p->impl;
+		s->epilogue_after = n->epilogue.used && !fuse;
+		return WEBNN_STATUS_OK;
+	}
+	cpu_conv_undo(s);
+	return r;
+}
+
 enum webnn_status cpu_conv_prepare(const struct cpu_build *b, struct cpu_step *s,
 				   struct wnn_diag *diag)
 {
+	if (s->n->qdq.used)
+		return cpu_conv_int8(b, s, diag);
+
 	const struct graph_node *n = s->n;
 	struct cpu_conv_geom k;
 	enum wnn_dtype type;

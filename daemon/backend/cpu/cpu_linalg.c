@@ -463,9 +463,92 @@ static void cpu_matmul_geom(const struct wnn_matmul_attrs *a, struct cpu_mm_geom
 	k->b_strides[r] = (int64_t)a->b_stride_k, k->b_strides[r + 1] = (int64_t)a->b_stride_n;
 }
 
+/* An int8 gemm or matmul (graph_node.qdq): one oneDNN int8 matmul of the quantized rows (a
+ * matmul's batches are rows: its weights are one [K, N] matrix) by the int8 constant, whole,
+ * with the epilogue of a float output fused when oneDNN takes it. Nothing else can run the
+ * node, so no implementation is an error. */
+static enum webnn_status cpu_linalg_int8(const struct cpu_build *b, struct cpu_step *s,
+					 struct wnn_diag *diag)
+{
+	const struct graph_node *n = s->n;
+	const struct graph_ir *g = b->g;
+	uint32_t x, w, bias = GRAPH_NONE, out;
+	int64_t rows, kk, nn, sa_m, sb_k, sb_n;
+	if (n->op == WNN_OP_GEMM) {
+		const struct wnn_gemm_attrs *a = &n->attrs.gemm;
+		x = a->a, w = a->b, out = a->output, bias = a->has_c ? a->c : GRAPH_NONE;
+		rows = a->m, kk = a->k, nn = a->n;
+		sa_m = (int64_t)a->a_stride_m, sb_k = (int64_t)a->b_stride_k,
+		sb_n = (int64_t)a->b_stride_n;
+	} else {
+		const struct wnn_matmul_attrs *a = &n->attrs.matmul;
+		x = a->a, w = a->b, out = a->output;
+		rows = (int64_t)(a->batch * a->m), kk = a->k, nn = a->n;
+		sa_m = (int64_t)a->a_stride_m, sb_k = (int64_t)a->b_stride_k,
+		sb_n = (int64_t)a->b_stride_n;
+	}
+	/* dnnl_dims_t: oneDNN's prototypes take whole DNNL_MAX_NDIMS arrays */
+	dnnl_dims_t xd = { rows, kk }, xs = { sa_m, 1 }, wd = { kk, nn }, ws = { sb_k, sb_n },
+		    yd = { rows, nn }, ys = { nn, 1 }, bd = { 1, nn }, bs = { nn, 1 };
+	dnnl_memory_desc_t src, w_plain, w_any, bias_md, dst;
+	dnnl_status_t st = cpu_dnnl_md_strided(&src, 2, xd, xs, cpu_dnnl_type(g->values[x].desc.type));
+	if (st == dnnl_success)
+		st = cpu_dnnl_md_strided(&dst, 2, yd, ys, cpu_dnnl_type(g->values[out].desc.type));
+	if (st == dnnl_success)
+		st = cpu_dnnl_md_strided(&w_plain, 2, wd, ws, dnnl_s8);
+	if (st == dnnl_success)
+		st = dnnl_memory_desc_init_by_tag(&w_any, 2, wd, dnnl_s8, dnnl_format_tag_any);
+	if (st == dnnl_success && bias != GRAPH_NONE)
+		st = cpu_dnnl_md_strided(&bias_md, 2, bd, bs, dnnl_f32);
+	dnnl_matmul_desc_t md;
+	if (st == dnnl_success)
+		st = dnnl_matmul_desc_init(&md, &src, &w_any, bias != GRAPH_NONE ? &bias_md : NULL,
+					   &dst);
+	enum webnn_status r = cpu_dnnl_check(st, n, "int8 matmul", diag);
+	for (int fuse = n->epilogue.used; fuse >= 0 && r == WEBNN_STATUS_OK; fuse--) {
+		struct cpu_dnnl_prim *p = cpu_dnnl_step(s);
+		if (!p)
+			return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
+		dnnl_primitive_attr_t attr = NULL;
+		if ((r = cpu_dnnl_qdq_attr(b, p, n, &dst, fuse, &attr, diag)) != WEBNN_STATUS_OK)
+			break;
+		dnnl_primitive_desc_t pd = NULL;
+		st = dnnl_primitive_desc_create(&pd, &md, attr, b->engine, NULL);
+		dnnl_primitive_attr_destroy(attr);
+		if (st == dnnl_unimplemented && fuse) {
+			s->destroy(s->priv);
+			s->priv = NULL;
+			continue;
+		}
+		if ((r = cpu_dnnl_check(st, n, "int8 matmul", diag)) != WEBNN_STATUS_OK)
+			break;
+		dnnl_memory_desc_t w_want = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+		if ((r = cpu_dnnl_create(b, p, pd, n, diag)) != WEBNN_STATUS_OK)
+			break;
+		uint32_t y = fuse ? n->epilogue.output : out;
+		if ((r = cpu_dnnl_bind(b, p, DNNL_ARG_SRC, &src, x, n, diag)) ||
+		    (r = cpu_dnnl_bind_constant(b, p, DNNL_ARG_WEIGHTS, &w_plain, g->values[w].data,
+						&w_want, n, diag)) ||
+		    (bias != GRAPH_NONE &&
+		     (r = cpu_dnnl_bind(b, p, DNNL_ARG_BIAS, &bias_md, bias, n, diag))) ||
+		    (r = cpu_dnnl_bind(b, p, DNNL_ARG_DST, &dst, y, n, diag)))
+			break;
+		s->impl = p->impl;
+		s->epilogue_after = n->epilogue.used && !fuse;
+		return WEBNN_STATUS_OK;
+	}
+	if (s->destroy && s->priv)
+		s->destroy(s->priv);
+	s->priv = NULL, s->destroy = NULL, s->run = NULL, s->impl = NULL;
+	return r;
+}
+
 enum webnn_status cpu_linalg_prepare(const struct cpu_build *b, struct cpu_step *s,
 				     struct wnn_diag *diag)
 {
+	if (s->n->qdq.used)
+		return cpu_linalg_int8(b, s, diag);
+
 	const struct graph_node *n = s->n;
 	struct cpu_mm_geom k;
 	enum cpu_gemm_c mode = CPU_GEMM_C_NONE;

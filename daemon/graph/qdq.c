@@ -1,0 +1,398 @@
+/* Int8 products: dequantize -> conv2d/gemm/matmul -> [relu/clamp] -> quantize (ONNX QDQ) rewritten as one node that reads the quantized values (graph_qdq). */
+#include "daemon/graph/passes.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * ONNX models quantized "statically" (onnxruntime's quantize_static, QLinearConv and
+ * QLinearMatMul as the importer lowers them) arrive as float products between
+ * dequantizeLinear and quantizeLinear nodes. Run as written they materialise every activation
+ * in float and quantize it again. Here the product reads the quantized activation and the
+ * int8 weights directly, and the scales fold into one per-channel factor (graph.h, struct
+ * graph_qdq, says what the node then computes). Only what an int8 primitive computes exactly
+ * is taken: per-tensor activation scale and zero point, int8 weights with zero point 0 and a
+ * per-tensor or per-output-channel scale. Anything else keeps the float decomposition.
+ */
+
+struct qdq_pass {
+	struct graph_ir *g;
+	struct wnn_diag *diag;
+	uint32_t *reader; /* per value: a live node reading it (the only one when n_uses is 1) */
+};
+
+/* The constant bytes behind v through reshapes, and expands of one element (how the ONNX
+ * importer shapes scales and default zero points); *count: the elements of that constant. */
+static const void *const_data(const struct graph_ir *g, uint32_t v, uint64_t *count)
+{
+	for (int hops = 0; hops < 8 && v != WNN_NO_OPERAND && v < g->n_values; hops++) {
+		const struct graph_value *val = &g->values[v];
+		if (val->kind == GRAPH_VALUE_CONSTANT)
+			return val->data && wnn_desc_count(&val->desc, count) ? val->data : NULL;
+		if (val->kind != GRAPH_VALUE_INTERMEDIATE || val->producer == GRAPH_NONE)
+			return NULL;
+		const struct graph_node *p = &g->nodes[val->producer];
+		if (p->state != GRAPH_NODE_LIVE)
+			return NULL;
+		if (p->op == WNN_OP_RESHAPE) {
+			v = p->attrs.reshape.input;
+		} else if (p->op == WNN_OP_EXPAND) {
+			uint64_t one = 0;
+			v = p->attrs.expand.input;
+			if (!wnn_desc_count(&g->values[v].desc, &one) || one != 1)
+				return NULL;
+		} else {
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static double elem(enum wnn_dtype t, const void *data, uint64_t i)
+{
+	switch (t) {
+	case WNN_F32: return ((const float *)data)[i];
+	case WNN_I8: return ((const int8_t *)data)[i];
+	case WNN_U8: return ((const uint8_t *)data)[i];
+	case WNN_I32: return ((const int32_t *)data)[i];
+	default: return NAN;
+	}
+}
+
+/* v's live dequantizeLinear producer with float32 scale and output, or NULL. */
+static const struct graph_node *dequantized(const struct graph_ir *g, uint32_t v)
+{
+	const struct graph_value *val = &g->values[v];
+	if (val->kind != GRAPH_VALUE_INTERMEDIATE || val->producer == GRAPH_NONE)
+		return NULL;
+	const struct graph_node *p = &g->nodes[val->producer];
+	if (p->state != GRAPH_NODE_LIVE || p->op != WNN_OP_DEQUANTIZE_LINEAR)
+		return NULL;
+	const struct wnn_quantize_attrs *qa = &p->attrs.quantize;
+	return qa->out_type == WNN_F32 && qa->scale_type == WNN_F32 ? p : NULL;
+}
+
+/* A per-tensor uint8/int8 dequantization of a value that is not constant: its scale and zero
+ * point. */
+static bool activation(const struct graph_ir *g, uint32_t v, uint32_t *xq, float *scale,
+		       int32_t *zero)
+{
+	const struct graph_node *p = dequantized(g, v);
+	if (!p)
+		return false;
+	const struct wnn_quantize_attrs *qa = &p->attrs.quantize;
+	if ((qa->in_type != WNN_U8 && qa->in_type != WNN_I8) || qa->zp_type != qa->in_type ||
+	    g->values[qa->input].kind == GRAPH_VALUE_CONSTANT)
+		return false;
+	uint64_t ns = 0, nz = 0;
+	const void *s = const_data(g, qa->scale, &ns), *z = const_data(g, qa->zero_point, &nz);
+	if (!s || !z || ns != 1 || nz != 1)
+		return false;
+	*xq = qa->input;
+	*scale = (float)elem(WNN_F32, s, 0);
+	*zero = (int32_t)elem(qa->zp_type, z, 0);
+	return isfinite(*scale) && *scale > 0;
+}
+
+/* int8 weights dequantized with zero point 0 and one scale, or one per index of the axis
+ * whose element stride in the weights is `stride` (the output channels, `channels` of them):
+ * the constant and the scale of each channel (scales[channels], the caller's). */
+static bool weights(const struct graph_ir *g, uint32_t v, uint64_t stride, uint32_t channels,
+		    uint32_t *wq, float *scales)
+{
+	const struct graph_node *p = dequantized(g, v);
+	if (!p)
+		return false;
+	const struct wnn_quantize_attrs *qa = &p->attrs.quantize;
+	if (qa->in_type != WNN_I8 || qa->zp_type != WNN_I8 ||
+	    g->values[qa->input].kind != GRAPH_VALUE_CONSTANT || !g->values[qa->input].data)
+		return false;
+	uint64_t ns = 0, nz = 0;
+	const void *s = const_data(g, qa->scale, &ns), *z = const_data(g, qa->zero_point, &nz);
+	if (!s || !z || ns != nz)
+		return false;
+	if (ns != 1) {
+		/* scale varies along exactly one axis: the output channels */
+		uint64_t axis_stride = 1, found = 0;
+		uint32_t varying = 0;
+		for (uint32_t k = qa->rank; k-- > 0;) {
+			if (qa->scale_dims[k] != 1) {
+				varying++;
+				if (qa->scale_dims[k] != qa->dims[k] || qa->block[k] != 1)
+					return false;
+				found = axis_stride;
+			}
+			axis_stride *= qa->dims[k];
+		}
+		if (varying != 1 || found != stride || ns != channels)
+			return false;
+	}
+	for (uint64_t i = 0; i < nz; i++)
+		if (elem(WNN_I8, z, i) != 0)
+			return false;
+	for (uint32_t c = 0; c < channels; c++) {
+		scales[c] = (float)elem(WNN_F32, s, ns == 1 ? 0 : c);
+		if (!isfinite(scales[c]) || scales[c] <= 0)
+			return false;
+	}
+	*wq = qa->input;
+	return true;
+}
+
+/* The float bias of each channel (b[channels], the caller's) from a float32 constant, or a
+ * dequantizeLinear of constants (QDQ's int32 bias), of one value or one per channel. */
+static bool bias_values(const struct graph_ir *g, uint32_t v, uint32_t channels, double mul,
+			double *b)
+{
+	uint64_t n = 0;
+	const void *d = const_data(g, v, &n);
+	if (d && g->values[v].desc.type == WNN_F32) {
+		if (n != 1 && n != channels)
+			return false;
+		for (uint32_t c = 0; c < channels; c++)
+			b[c] = mul * elem(WNN_F32, d, n == 1 ? 0 : c);
+		return true;
+	}
+	const struct graph_node *p = dequantized(g, v);
+	if (!p)
+		return false;
+	const struct wnn_quantize_attrs *qa = &p->attrs.quantize;
+	uint64_t nq = 0, ns = 0, nz = 0;
+	const void *q = const_data(g, qa->input, &nq), *s = const_data(g, qa->scale, &ns),
+		   *z = const_data(g, qa->zero_point, &nz);
+	if (!q || !s || !z || (nq != 1 && nq != channels) || (ns != 1 && ns != nq) ||
+	    (nz != 1 && nz != nq))
+		return false;
+	for (uint32_t c = 0; c < channels; c++) {
+		uint64_t i = nq == 1 ? 0 : c;
+		b[c] = mul * (elem(qa->in_type, q, i) - elem(qa->zp_type, z, nz == 1 ? 0 : i)) *
+		       elem(WNN_F32, s, ns == 1 ? 0 : i);
+		if (!isfinite(b[c]))
+			return false;
+	}
+	return true;
+}
+
+/* The single live reader of v when v is no graph output, or NULL. */
+static struct graph_node *only_reader(const struct qdq_pass *p, uint32_t v)
+{
+	const struct graph_value *val = &p->g->values[v];
+	if (val->n_uses != 1 || val->output_index != GRAPH_NONE || p->reader[v] == GRAPH_NONE)
+		return NULL;
+	struct graph_node *r = &p->g->nodes[p->reader[v]];
+	return r->state == GRAPH_NODE_LIVE ? r : NULL;
+}
+
+/* What follows the product y: [relu | clamp] quantizeLinear (per tensor, to uint8/int8) */
+struct qdq_tail {
+	struct graph_node *act, *quant;
+	uint32_t output;
+	float y_scale;
+	int32_t y_zero;
+};
+
+static bool tail(const struct qdq_pass *p, uint32_t y, struct qdq_tail *t)
+{
+	memset(t, 0, sizeof(*t));
+	struct graph_node *r = only_reader(p, y);
+	if (r && (r->op == WNN_OP_RELU || (r->op == WNN_OP_CLAMP && r->attrs.clamp.type == WNN_F32))) {
+		t->act = r;
+		r = only_reader(p, r->outputs[0]);
+	}
+	if (!r || r->op != WNN_OP_QUANTIZE_LINEAR)
+		return false;
+	const struct wnn_quantize_attrs *qa = &r->attrs.quantize;
+	if ((qa->out_type != WNN_U8 && qa->out_type != WNN_I8) || qa->scale_type != WNN_F32 ||
+	    qa->zp_type != qa->out_type || qa->input != (t->act ? t->act->outputs[0] : y))
+		return false;
+	uint64_t ns = 0, nz = 0;
+	const void *s = const_data(p->g, qa->scale, &ns), *z = const_data(p->g, qa->zero_point, &nz);
+	if (!s || !z || ns != 1 || nz != 1)
+		return false;
+	t->y_scale = (float)elem(WNN_F32, s, 0);
+	t->y_zero = (int32_t)elem(qa->zp_type, z, 0);
+	t->quant = r;
+	t->output = qa->output;
+	return isfinite(t->y_scale) && t->y_scale > 0;
+}
+
+/* A new float32 constant [n] owned by the graph; GRAPH_NONE when out of memory. */
+static uint32_t new_vector(struct qdq_pass *p, uint32_t n, float **data)
+{
+	struct wnn_desc d = { .type = WNN_F32, .rank = 1, .dims = { n } };
+	float *q = aligned_alloc(64, ((size_t)n * sizeof(float) + 63) & ~(size_t)63);
+	if (!q || !graph_own(p->g, q)) {
+		wnn_diag_set(p->diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
+		return GRAPH_NONE;
+	}
+	uint32_t v = graph_add_value(p->g, &d, GRAPH_VALUE_CONSTANT, p->diag);
+	if (v == GRAPH_NONE)
+		return GRAPH_NONE;
+	p->g->values[v].data = q;
+	p->g->folded_bytes += (uint64_t)n * sizeof(float);
+	*data = q;
+	return v;
+}
+
+/* What one candidate node reads: its activation and weights operands and where they sit. */
+struct qdq_site {
+	uint32_t *x, *w, *bias, *out; /* the attrs' operand ids */
+	bool has_bias;
+	uint32_t channels;
+	uint64_t channel_stride;      /* element stride of the output channel in the weights */
+	double alpha, beta;           /* gemm's; 1 otherwise */
+};
+
+static bool site(struct graph_node *n, const struct graph_ir *g, struct qdq_site *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->alpha = s->beta = 1;
+	if (n->op == WNN_OP_CONV2D) {
+		struct wnn_conv2d_attrs *a = &n->attrs.conv2d;
+		if (a->type != WNN_F32)
+			return false;
+		s->x = &a->input, s->w = &a->filter, s->bias = &a->bias, s->out = &a->output;
+		s->has_bias = a->has_bias;
+		s->channels = a->c_out;
+		s->channel_stride = a->filter_stride[0];
+		return true;
+	}
+	if (n->op == WNN_OP_GEMM) {
+		struct wnn_gemm_attrs *a = &n->attrs.gemm;
+		/* C must be a per-column vector: it becomes the bias */
+		if (a->type != WNN_F32 || a->a_transpose || (a->has_c && a->c_stride_m != 0) ||
+		    !(a->alpha > 0) || a->a == a->b)
+			return false;
+		s->x = &a->a, s->w = &a->b, s->bias = &a->c, s->out = &a->output;
+		s->has_bias = a->has_c;
+		s->channels = a->n;
+		s->channel_stride = a->b_transpose ? a->k : 1;
+		s->alpha = a->alpha, s->beta = a->beta;
+		return true;
+	}
+	if (n->op == WNN_OP_MATMUL) {
+		struct wnn_matmul_attrs *a = &n->attrs.matmul;
+		/* one weights matrix for every batch, dense [K, N] */
+		if (a->type != WNN_F32 || a->a == a->b || g->values[a->b].desc.rank != 2 ||
+		    a->a_broadcast || a->b_stride_n != 1 || a->b_stride_k != a->n ||
+		    a->a_stride_k != 1)
+			return false;
+		s->x = &a->a, s->w = &a->b, s->out = &a->output;
+		s->channels = a->n;
+		s->channel_stride = 1;
+		return true;
+	}
+	return false;
+}
+
+/* Rewrites n when it is an int8 product; false only when out of memory. */
+static bool rewrite(struct qdq_pass *p, struct graph_node *n)
+{
+	struct graph_ir *g = p->g;
+	struct qdq_site s;
+	if (!site(n, g, &s))
+		return true;
+	uint32_t xq, wq;
+	float x_scale;
+	int32_t x_zero;
+	if (!activation(g, *s.x, &xq, &x_scale, &x_zero))
+		return true;
+	float *ws = malloc(s.channels * sizeof(float));
+	double *bias = malloc(s.channels * sizeof(double));
+	bool ok = ws && bias;
+	if (!ok) {
+		free(ws);
+		free(bias);
+		wnn_diag_set(p->diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
+		return false;
+	}
+	struct qdq_tail t;
+	bool quant = tail(p, *s.out, &t);
+	if (!weights(g, *s.w, s.channel_stride, s.channels, &wq, ws) ||
+	    (s.has_bias && !bias_values(g, *s.bias, s.channels, s.beta, bias)))
+		goto keep;
+	float *scale, *acc_bias = NULL;
+	uint32_t sv = new_vector(p, s.channels, &scale), bv = GRAPH_NONE;
+	if (sv == GRAPH_NONE || (s.has_bias && (bv = new_vector(p, s.channels, &acc_bias)) ==
+						       GRAPH_NONE)) {
+		ok = false;
+		goto keep;
+	}
+	for (uint32_t c = 0; c < s.channels; c++) {
+		double unit = (double)x_scale * ws[c] * s.alpha;
+		scale[c] = (float)(quant ? unit / t.y_scale : unit);
+		if (acc_bias)
+			acc_bias[c] = (float)(bias[c] / unit);
+	}
+	struct graph_qdq *q = &n->qdq;
+	*q = (struct graph_qdq){ .used = true, .zero = x_zero, .scale = sv, .lo = -INFINITY,
+				 .hi = INFINITY };
+	uint32_t old_x = *s.x, old_w = *s.w, old_b = s.has_bias ? *s.bias : GRAPH_NONE;
+	for (uint32_t i = 0; i < n->n_inputs; i++) {
+		if (n->inputs[i] == old_x)
+			n->inputs[i] = xq;
+		else if (n->inputs[i] == old_w)
+			n->inputs[i] = wq;
+		else if (n->inputs[i] == old_b)
+			n->inputs[i] = bv;
+	}
+	*s.x = xq, *s.w = wq;
+	if (s.has_bias)
+		*s.bias = bv;
+	if (n->op == WNN_OP_GEMM)
+		n->attrs.gemm.alpha = 1, n->attrs.gemm.beta = 1;
+	if (quant) {
+		q->y_zero = t.y_zero;
+		if (t.act && t.act->op == WNN_OP_RELU) {
+			q->act = GRAPH_ACT_RELU;
+		} else if (t.act) {
+			q->act = GRAPH_ACT_CLAMP;
+			q->lo = (float)(t.act->attrs.clamp.min / t.y_scale);
+			q->hi = (float)(t.act->attrs.clamp.max / t.y_scale);
+		}
+		if (t.act)
+			t.act->state = GRAPH_NODE_DEAD;
+		t.quant->state = GRAPH_NODE_DEAD;
+		*s.out = t.output;
+		n->outputs[0] = t.output;
+		g->values[t.output].producer = (uint32_t)(n - g->nodes);
+	}
+keep:
+	free(ws);
+	free(bias);
+	return ok;
+}
+
+bool graph_fuse_qdq(struct graph_ir *g, const struct graph_caps *caps, struct wnn_diag *diag)
+{
+	if (!caps->int8_products)
+		return true;
+	struct qdq_pass p = { .g = g, .diag = diag };
+	bool any = false;
+	GRAPH_FOR_EACH_LIVE_NODE(g, i)
+		any = any || g->nodes[i].op == WNN_OP_DEQUANTIZE_LINEAR;
+	if (!any)
+		return true;
+	p.reader = malloc(g->n_values * sizeof(*p.reader));
+	if (!p.reader) {
+		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
+		return false;
+	}
+	for (uint32_t v = 0; v < g->n_values; v++)
+		p.reader[v] = GRAPH_NONE;
+	GRAPH_FOR_EACH_LIVE_NODE(g, i)
+		for (uint32_t k = 0; k < g->nodes[i].n_inputs; k++)
+			p.reader[g->nodes[i].inputs[k]] = i;
+	bool ok = true;
+	uint32_t n_nodes = g->n_nodes; /* the pass adds values, never nodes */
+	for (uint32_t i = 0; i < n_nodes && ok; i++)
+		if (g->nodes[i].state == GRAPH_NODE_LIVE)
+			ok = rewrite(&p, &g->nodes[i]);
+	free(p.reader);
+	/* the dequantizing nodes nothing reads now go */
+	graph_recount(g);
+	graph_remove_dead(g);
+	graph_recount(g);
+	return ok;
+}

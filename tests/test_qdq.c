@@ -1,0 +1,328 @@
+/* Int8 QDQ products (graph_fuse_qdq): the pass's rewrite, and the cpu backend's int8 oneDNN primitives against the reference backend's float evaluation. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/backend/cpu/cpu.h"
+#include "daemon/graph/passes.h"
+#include "tests/clienttest.h"
+#include "tests/ocltest.h"
+
+/*
+ * The rule the comparison follows: the reference backend dequantizes, multiplies in float and
+ * quantizes; the cpu backend accumulates the integer products exactly and scales once. Both
+ * compute the same real number up to float rounding, so a quantized output may differ by one
+ * quantum of the output scale (a value within float error of a rounding boundary), and a float
+ * output by the float tolerance of a sum (TOL_SUM).
+ */
+
+enum qdq_op { QDQ_CONV, QDQ_MATMUL, QDQ_GEMM };
+
+struct qdq_case {
+	enum qdq_op op;
+	enum wnn_dtype xt;    /* activation: WNN_U8 or WNN_I8 */
+	bool per_channel;     /* weights' scale per output channel */
+	int act;              /* 0 none, 1 relu, 2 clamp(0, 0.75) */
+	bool quant;           /* quantizeLinear at the end (else a float output) */
+	bool bias;            /* conv2d's bias / gemm's C: dequantized int32 */
+	uint32_t c, oc, k, groups; /* conv: channels, output channels, kernel, groups;
+				      matmul/gemm: c = K, oc = N, k = rows M */
+	bool nhwc;            /* conv2d's input layout (filter OHWI, or IHWO depthwise) */
+};
+
+struct qdq_graph {
+	struct tg_graph tg;
+	Webnn__Ipc__QuantizeLinear dq[3], q;
+	Webnn__Ipc__Conv2d conv;
+	Webnn__Ipc__Matmul mm;
+	Webnn__Ipc__Gemm gm;
+	Webnn__Ipc__Operation o[8];
+	struct pg_act act;
+	uint32_t pad[4], stride[2], dil[2];
+};
+
+static void qdq_op(struct qdq_graph *q, int *k, enum wnn_op op, void *msg)
+{
+	struct wnn_diag diag = { 0 };
+	q->o[*k] = (Webnn__Ipc__Operation)WEBNN__IPC__OPERATION__INIT;
+	tg_set_op(&q->o[*k], op, msg);
+	ASSERT_MSG(tg_op(&q->tg, &q->o[*k], &diag) == WEBNN_STATUS_OK, "%s: %s", wnn_ops[op].name,
+		   diag.message);
+	(*k)++;
+}
+
+/* A constant of `rank` ones but dimension `axis` = n (axis < 0: all ones), of type t. */
+static uint32_t qdq_vector(struct tg_graph *tg, enum wnn_dtype t, uint32_t rank, int axis,
+			   uint32_t n, const void *data)
+{
+	uint32_t d[4] = { 1, 1, 1, 1 };
+	if (axis >= 0)
+		d[axis] = n;
+	return tg_constant(tg, t, rank, d, data);
+}
+
+/* Builds dq(x) -> op(dq(w), dq(bias)) [-> act] [-> q]. */
+static const struct graph_ir *qdq_build(struct qdq_graph *q, const struct qdq_case *c)
+{
+	memset(q, 0, sizeof(*q));
+	tg_init(&q->tg);
+	struct tg_graph *tg = &q->tg;
+	struct wnn_diag diag = { 0 };
+	int k = 0;
+	bool conv = c->op == QDQ_CONV;
+	uint32_t xrank = conv ? 4 : (c->op == QDQ_MATMUL ? 3 : 2);
+	uint32_t xd[4];
+	if (conv && c->nhwc)
+		memcpy(xd, (uint32_t[]){ 2, 9, 7, c->c }, sizeof xd);
+	else if (conv)
+		memcpy(xd, (uint32_t[]){ 2, c->c, 9, 7 }, sizeof xd);
+	else if (c->op == QDQ_MATMUL)
+		memcpy(xd, (uint32_t[]){ 2, c->k, c->c, 0 }, sizeof xd);
+	else
+		memcpy(xd, (uint32_t[]){ c->k, c->c, 0, 0 }, sizeof xd);
+	uint32_t x = tg_input(tg, c->xt, xrank, xd);
+	float xs = 0.02f;
+	uint8_t xz = c->xt == WNN_U8 ? 131 : (uint8_t)(int8_t)-3;
+	/* activation */
+	q->dq[0].input = x;
+	q->dq[0].scale = qdq_vector(tg, WNN_F32, xrank, -1, 1, &xs);
+	q->dq[0].zero_point = qdq_vector(tg, c->xt, xrank, -1, 1, &xz);
+	q->dq[0].output = tg_next(tg);
+	qdq_op(q, &k, WNN_OP_DEQUANTIZE_LINEAR, &q->dq[0]);
+	/* weights: conv [O, I/g, k, k] (OHWI / IHWO in NHWC), matmul [K, N], gemm [N, K] */
+	uint32_t icg = conv ? c->c / c->groups : c->c;
+	bool dw = conv && c->groups > 1 && c->groups == c->c;
+	uint32_t wd[4], wrank = conv ? 4 : 2;
+	int oaxis;
+	if (conv && !c->nhwc)
+		memcpy(wd, (uint32_t[]){ c->oc, icg, c->k, c->k }, sizeof wd), oaxis = 0;
+	else if (dw)
+		memcpy(wd, (uint32_t[]){ 1, c->k, c->k, c->oc }, sizeof wd), oaxis = 3;
+	else if (conv)
+		memcpy(wd, (uint32_t[]){ c->oc, c->k, c->k, icg }, sizeof wd), oaxis = 0;
+	else if (c->op == QDQ_MATMUL)
+		memcpy(wd, (uint32_t[]){ c->c, c->oc, 0, 0 }, sizeof wd), oaxis = 1;
+	else
+		memcpy(wd, (uint32_t[]){ c->oc, c->c, 0, 0 }, sizeof wd), oaxis = 0;
+	uint32_t wcount = c->oc * icg * (conv ? c->k * c->k : 1);
+	int8_t *w = malloc(wcount), *wz = calloc(c->oc, 1);
+	float *ws = malloc(c->oc * sizeof(float)), *bs = malloc(c->oc * sizeof(float));
+	int32_t *b = malloc(c->oc * sizeof(int32_t)), *bz = calloc(c->oc, sizeof(int32_t));
+	ASSERT(w && wz && ws && bs && b && bz);
+	tg_random(w, WNN_I8, wcount, 17 + c->oc, -127, 127);
+	tg_random(ws, WNN_F32, c->oc, 19, 0.002, 0.006);
+	tg_random(b, WNN_I32, c->oc, 23, -3000, 3000);
+	uint32_t nws = c->per_channel ? c->oc : 1;
+	q->dq[1].input = tg_constant(tg, WNN_I8, wrank, wd, w);
+	q->dq[1].scale = qdq_vector(tg, WNN_F32, wrank, c->per_channel ? oaxis : -1, nws, ws);
+	q->dq[1].zero_point = qdq_vector(tg, WNN_I8, wrank, c->per_channel ? oaxis : -1, nws, wz);
+	q->dq[1].output = tg_next(tg);
+	qdq_op(q, &k, WNN_OP_DEQUANTIZE_LINEAR, &q->dq[1]);
+	uint32_t bias = 0;
+	if (c->bias) {
+		/* QDQ's bias: int32 at scale x_scale * w_scale */
+		for (uint32_t i = 0; i < c->oc; i++)
+			bs[i] = xs * ws[c->per_channel ? i : 0];
+		q->dq[2].input = tg_constant(tg, WNN_I32, 1, &c->oc, b);
+		q->dq[2].scale = tg_constant(tg, WNN_F32, 1, &c->oc, bs);
+		q->dq[2].zero_point = tg_constant(tg, WNN_I32, 1, &c->oc, bz);
+		q->dq[2].output = bias = tg_next(tg);
+		qdq_op(q, &k, WNN_OP_DEQUANTIZE_LINEAR, &q->dq[2]);
+	}
+	uint32_t y;
+	if (conv) {
+		Webnn__Ipc__Conv2d *m = &q->conv;
+		*m = (Webnn__Ipc__Conv2d)WEBNN__IPC__CONV2D__INIT;
+		uint32_t p = c->k / 2;
+		memcpy(q->pad, (uint32_t[]){ p, p, p, p }, sizeof q->pad);
+		q->stride[0] = q->stride[1] = 1;
+		q->dil[0] = q->dil[1] = 1;
+		m->input = q->dq[0].output, m->filter = q->dq[1].output;
+		m->has_bias = c->bias, m->bias = bias;
+		m->n_padding = 4, m->padding = q->pad;
+		m->n_strides = 2, m->strides = q->stride;
+		m->n_dilations = 2, m->dilations = q->dil;
+		m->has_groups = 1, m->groups = c->groups;
+		m->has_input_layout = m->has_filter_layout = 1;
+		m->input_layout = c->nhwc ? WEBNN__IPC__INPUT_LAYOUT__NHWC
+					  : WEBNN__IPC__INPUT_LAYOUT__NCHW;
+		m->filter_layout = !c->nhwc ? WEBNN__IPC__CONV2D_FILTER_LAYOUT__OIHW
+				   : dw	    ? WEBNN__IPC__CONV2D_FILTER_LAYOUT__IHWO
+					    : WEBNN__IPC__CONV2D_FILTER_LAYOUT__OHWI;
+		m->output = y = tg_next(tg);
+		qdq_op(q, &k, WNN_OP_CONV2D, m);
+	} else if (c->op == QDQ_MATMUL) {
+		q->mm = (Webnn__Ipc__Matmul)WEBNN__IPC__MATMUL__INIT;
+		q->mm.a = q->dq[0].output, q->mm.b = q->dq[1].output;
+		q->mm.output = y = tg_next(tg);
+		qdq_op(q, &k, WNN_OP_MATMUL, &q->mm);
+	} else {
+		q->gm = (Webnn__Ipc__Gemm)WEBNN__IPC__GEMM__INIT;
+		q->gm.a = q->dq[0].output, q->gm.b = q->dq[1].output;
+		q->gm.has_b_transpose = 1, q->gm.b_transpose = 1;
+		q->gm.has_alpha = 1, q->gm.alpha = 0.5;
+		if (c->bias) {
+			q->gm.has_c = 1, q->gm.c = bias;
+			q->gm.has_beta = 1, q->gm.beta = 2;
+		}
+		q->gm.output = y = tg_next(tg);
+		qdq_op(q, &k, WNN_OP_GEMM, &q->gm);
+	}
+	if (c->act)
+		y = pg_act(tg, &q->act, c->act, y, 0);
+	if (c->quant) {
+		uint32_t yrank = conv ? 4 : xrank;
+		float ys = 0.06f;
+		uint8_t yz = c->xt == WNN_U8 ? 7 : (uint8_t)(int8_t)-5;
+		q->q.input = y;
+		q->q.scale = qdq_vector(tg, WNN_F32, yrank, -1, 1, &ys);
+		q->q.zero_point = qdq_vector(tg, c->xt, yrank, -1, 1, &yz);
+		q->q.output = tg_next(tg);
+		qdq_op(q, &k, WNN_OP_QUANTIZE_LINEAR, &q->q);
+	}
+	free(w);
+	free(wz);
+	free(ws);
+	free(bs);
+	free(b);
+	free(bz);
+	const struct graph_ir *g = tg_finish(tg, &diag);
+	ASSERT_MSG(g, "%s", diag.message);
+	return g;
+}
+
+/* Live nodes of g's cpu-optimised copy: int8 products, and quantize/dequantize nodes left. */
+static void qdq_counts(struct backend *be, const struct graph_ir *g, int *products, int *qdq)
+{
+	struct backend_context *ctx;
+	struct backend_context_options opts = { .accelerated = false };
+	struct wnn_diag diag = { 0 };
+	ASSERT(backend_cpu.context_create(be, &opts, &ctx, &diag) == WEBNN_STATUS_OK);
+	struct graph_ir *copy = graph_clone(g);
+	ASSERT(copy);
+	ASSERT_MSG(tg_optimize(copy, &backend_cpu, ctx, &diag) == WEBNN_STATUS_OK, "%s",
+		   diag.message);
+	*products = *qdq = 0;
+	GRAPH_FOR_EACH_LIVE_NODE(copy, n) {
+		*products += copy->nodes[n].qdq.used;
+		*qdq += copy->nodes[n].op == WNN_OP_DEQUANTIZE_LINEAR ||
+			copy->nodes[n].op == WNN_OP_QUANTIZE_LINEAR;
+	}
+	graph_destroy(copy);
+	backend_cpu.context_destroy(ctx);
+}
+
+static void qdq_check(struct backend *be, const struct qdq_case *c)
+{
+	static const char *const ops[] = { "conv2d", "matmul", "gemm" };
+	char label[200];
+	snprintf(label, sizeof label, "%s %s%s %s weights%s%s%s %u->%u k %u groups %u",
+		 ops[c->op], wnn_dtype_name(c->xt), c->nhwc ? " nhwc" : "",
+		 c->per_channel ? "per-channel" : "per-tensor", c->bias ? " + bias" : "",
+		 c->act == 1 ? " relu" : c->act == 2 ? " clamp" : "",
+		 c->quant ? " -> quantize" : " -> float", c->c, c->oc, c->k, c->groups);
+	struct qdq_graph q;
+	const struct graph_ir *g = qdq_build(&q, c);
+	int products, left;
+	qdq_counts(be, g, &products, &left);
+	ASSERT_MSG(products == 1, "%s: %d int8 products after the passes", label, products);
+	/* a float output keeps nothing of the quantization; a quantized one absorbs it all */
+	ASSERT_MSG(left == 0, "%s: %d quantize/dequantize nodes left", label, left);
+	ot_int_atol = 1; /* one quantum of the output scale */
+	double lo = c->xt == WNN_U8 ? 0 : -128, hi = c->xt == WNN_U8 ? 255 : 127;
+	ot_check_ranges(be, g, NULL, 0, lo, hi, TOL_SUM, label);
+	tg_free(&q.tg);
+}
+
+TEST_TIMEOUT(cpu_qdq_products, 120)
+{
+	ot_impl = &backend_cpu;
+	struct backend *be = ot_backend();
+	static const struct qdq_case cases[] = {
+		/* op, x type, per-channel, act, quantized out, bias, c, oc, k, groups, nhwc */
+		{ QDQ_CONV, WNN_U8, false, 0, true, true, 16, 24, 3, 1, false },
+		{ QDQ_CONV, WNN_U8, true, 1, true, true, 16, 24, 3, 1, false },
+		{ QDQ_CONV, WNN_I8, true, 0, true, false, 8, 32, 1, 1, false },
+		{ QDQ_CONV, WNN_I8, false, 2, true, true, 12, 12, 3, 1, true },
+		{ QDQ_CONV, WNN_U8, true, 1, true, true, 16, 16, 3, 16, false }, /* depthwise */
+		{ QDQ_CONV, WNN_U8, true, 0, true, true, 16, 16, 3, 16, true },  /* depthwise, ihwo */
+		{ QDQ_CONV, WNN_U8, true, 0, true, true, 16, 8, 3, 4, false },   /* groups */
+		{ QDQ_CONV, WNN_U8, true, 0, false, true, 16, 24, 3, 1, false }, /* float out */
+		{ QDQ_CONV, WNN_I8, false, 1, false, true, 8, 16, 1, 1, false }, /* + relu epilogue */
+		{ QDQ_MATMUL, WNN_U8, false, 0, true, false, 64, 48, 5, 1, false },
+		{ QDQ_MATMUL, WNN_I8, true, 1, true, false, 40, 24, 7, 1, false },
+		{ QDQ_MATMUL, WNN_U8, true, 0, false, false, 64, 32, 3, 1, false },
+		{ QDQ_GEMM, WNN_U8, true, 0, true, true, 48, 40, 6, 1, false },
+		{ QDQ_GEMM, WNN_I8, false, 1, true, true, 32, 16, 4, 1, false },
+		{ QDQ_GEMM, WNN_U8, false, 0, false, false, 32, 16, 4, 1, false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		qdq_check(be, &cases[i]);
+	backend_cpu.shutdown(be);
+}
+
+/* What the pass writes into the IR: the node reads the quantized values, its per-channel
+ * scale is x_scale * w_scale[c] / y_scale and its bias is in the sum's units. Nonzero
+ * weight zero points and per-channel activation scales keep the float decomposition, and a
+ * backend that did not ask for the pass (the reference) sees the graph unchanged. */
+TEST(graph_qdq_rewrite)
+{
+	struct qdq_case c = { QDQ_CONV, WNN_U8, true, 1, true, true, 4, 3, 1, 1, false };
+	struct qdq_graph q;
+	const struct graph_ir *g0 = qdq_build(&q, &c);
+	struct graph_caps caps = { 0 };
+	struct wnn_diag diag = { 0 };
+	struct graph_ir *g = graph_clone(g0);
+	ASSERT(g);
+	graph_recount(g);
+	ASSERT(graph_fuse_qdq(g, &caps, &diag));
+	uint32_t live = 0;
+	GRAPH_FOR_EACH_LIVE_NODE(g, i) {
+		live++;
+		ASSERT(!g->nodes[i].qdq.used);
+	}
+	ASSERT_EQ(live, 6u); /* 3 dequantize, conv2d, relu, quantize */
+	caps.int8_products = true;
+	ASSERT(graph_fuse_qdq(g, &caps, &diag));
+	const struct graph_node *conv = NULL;
+	live = 0;
+	GRAPH_FOR_EACH_LIVE_NODE(g, i) {
+		live++;
+		if (g->nodes[i].op == WNN_OP_CONV2D)
+			conv = &g->nodes[i];
+	}
+	ASSERT_EQ(live, 1u);
+	ASSERT(conv && conv->qdq.used);
+	ASSERT_EQ(conv->qdq.zero, 131);
+	ASSERT_EQ(conv->qdq.y_zero, 7);
+	ASSERT_EQ(conv->qdq.act, GRAPH_ACT_RELU);
+	ASSERT_EQ(conv->attrs.conv2d.input, q.dq[0].input);
+	ASSERT_EQ(conv->attrs.conv2d.filter, q.dq[1].input);
+	ASSERT_EQ(g->values[conv->outputs[0]].desc.type, WNN_U8);
+	const float *ws = g->values[q.dq[1].scale].data, *scale = g->values[conv->qdq.scale].data,
+		    *bias = g->values[conv->attrs.conv2d.bias].data;
+	const int32_t *b = g->values[q.dq[2].input].data;
+	for (uint32_t i = 0; i < 3; i++) {
+		ASSERT_MSG(fabs(scale[i] - 0.02 * ws[i] / 0.06) < 1e-6, "scale %u: %g", i, (double)scale[i]);
+		/* the int32 bias was at scale x_scale * w_scale: the sum's units exactly */
+		ASSERT_MSG(fabs(bias[i] - (double)b[i]) < 1e-3, "bias %u: %g, expected %d", i, (double)bias[i], b[i]);
+	}
+	graph_destroy(g);
+	tg_free(&q.tg);
+	/* weights with a nonzero zero point stay float */
+	c.per_channel = false;
+	g0 = qdq_build(&q, &c);
+	g = graph_clone(g0);
+	ASSERT(g);
+	int8_t *wz = (int8_t *)g->values[q.dq[1].zero_point].data;
+	int8_t saved = *wz;
+	*wz = 1;
+	graph_recount(g);
+	ASSERT(graph_fuse_qdq(g, &caps, &diag));
+	GRAPH_FOR_EACH_LIVE_NODE(g, i)
+		ASSERT(!g->nodes[i].qdq.used);
+	*wz = saved;
+	graph_destroy(g);
+	tg_free(&q.tg);
+}
