@@ -29,6 +29,7 @@ struct qdq_case {
 	uint32_t c, oc, k, groups; /* conv: channels, output channels, kernel, groups;
 				      matmul/gemm: c = K, oc = N, k = rows M */
 	bool nhwc;            /* conv2d's input layout (filter OHWI, or IHWO depthwise) */
+	bool add;             /* an add of a float vector per output channel after the product */
 };
 
 struct qdq_graph {
@@ -37,6 +38,7 @@ struct qdq_graph {
 	Webnn__Ipc__Conv2d conv;
 	Webnn__Ipc__Matmul mm;
 	Webnn__Ipc__Gemm gm;
+	Webnn__Ipc__ElementwiseBinary add;
 	Webnn__Ipc__Operation o[8];
 	struct pg_act act;
 	uint32_t pad[4], stride[2], dil[2];
@@ -169,6 +171,19 @@ static const struct graph_ir *qdq_build(struct qdq_graph *q, const struct qdq_ca
 		q->gm.output = y = tg_next(tg);
 		qdq_op(q, &k, WNN_OP_GEMM, &q->gm);
 	}
+	if (c->add) {
+		/* MatMul + Add as ONNX QDQ models have them: [N], or [C, 1, 1] in NCHW */
+		float *v = malloc(c->oc * sizeof(float));
+		ASSERT(v);
+		tg_random(v, WNN_F32, c->oc, 29, -2, 2);
+		uint32_t vd[3] = { c->oc, 1, 1 };
+		q->add = (Webnn__Ipc__ElementwiseBinary)WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
+		q->add.a = y;
+		q->add.b = tg_constant(tg, WNN_F32, conv && !c->nhwc ? 3 : 1, vd, v);
+		q->add.output = y = tg_next(tg);
+		qdq_op(q, &k, WNN_OP_ADD, &q->add);
+		free(v);
+	}
 	if (c->act)
 		y = pg_act(tg, &q->act, c->act, y, 0);
 	if (c->quant) {
@@ -217,9 +232,10 @@ static void qdq_check(struct backend *be, const struct qdq_case *c)
 {
 	static const char *const ops[] = { "conv2d", "matmul", "gemm" };
 	char label[200];
-	snprintf(label, sizeof label, "%s %s%s %s weights%s%s%s %u->%u k %u groups %u",
+	snprintf(label, sizeof label, "%s %s%s %s weights%s%s%s%s %u->%u k %u groups %u",
 		 ops[c->op], wnn_dtype_name(c->xt), c->nhwc ? " nhwc" : "",
 		 c->per_channel ? "per-channel" : "per-tensor", c->bias ? " + bias" : "",
+		 c->add ? " + add" : "",
 		 c->act == 1 ? " relu" : c->act == 2 ? " clamp" : "",
 		 c->quant ? " -> quantize" : " -> float", c->c, c->oc, c->k, c->groups);
 	struct qdq_graph q;
@@ -241,21 +257,27 @@ TEST_TIMEOUT(cpu_qdq_products, 120)
 	struct backend *be = ot_backend();
 	static const struct qdq_case cases[] = {
 		/* op, x type, per-channel, act, quantized out, bias, c, oc, k, groups, nhwc */
-		{ QDQ_CONV, WNN_U8, false, 0, true, true, 16, 24, 3, 1, false },
-		{ QDQ_CONV, WNN_U8, true, 1, true, true, 16, 24, 3, 1, false },
-		{ QDQ_CONV, WNN_I8, true, 0, true, false, 8, 32, 1, 1, false },
-		{ QDQ_CONV, WNN_I8, false, 2, true, true, 12, 12, 3, 1, true },
-		{ QDQ_CONV, WNN_U8, true, 1, true, true, 16, 16, 3, 16, false }, /* depthwise */
-		{ QDQ_CONV, WNN_U8, true, 0, true, true, 16, 16, 3, 16, true },  /* depthwise, ihwo */
-		{ QDQ_CONV, WNN_U8, true, 0, true, true, 16, 8, 3, 4, false },   /* groups */
-		{ QDQ_CONV, WNN_U8, true, 0, false, true, 16, 24, 3, 1, false }, /* float out */
-		{ QDQ_CONV, WNN_I8, false, 1, false, true, 8, 16, 1, 1, false }, /* + relu epilogue */
-		{ QDQ_MATMUL, WNN_U8, false, 0, true, false, 64, 48, 5, 1, false },
-		{ QDQ_MATMUL, WNN_I8, true, 1, true, false, 40, 24, 7, 1, false },
-		{ QDQ_MATMUL, WNN_U8, true, 0, false, false, 64, 32, 3, 1, false },
-		{ QDQ_GEMM, WNN_U8, true, 0, true, true, 48, 40, 6, 1, false },
-		{ QDQ_GEMM, WNN_I8, false, 1, true, true, 32, 16, 4, 1, false },
-		{ QDQ_GEMM, WNN_U8, false, 0, false, false, 32, 16, 4, 1, false },
+		{ QDQ_CONV, WNN_U8, false, 0, true, true, 16, 24, 3, 1, false, false },
+		{ QDQ_CONV, WNN_U8, true, 1, true, true, 16, 24, 3, 1, false, false },
+		{ QDQ_CONV, WNN_I8, true, 0, true, false, 8, 32, 1, 1, false, false },
+		{ QDQ_CONV, WNN_I8, false, 2, true, true, 12, 12, 3, 1, true, false },
+		{ QDQ_CONV, WNN_U8, true, 1, true, true, 16, 16, 3, 16, false, false }, /* depthwise */
+		{ QDQ_CONV, WNN_U8, true, 0, true, true, 16, 16, 3, 16, true, false },  /* depthwise, ihwo */
+		{ QDQ_CONV, WNN_U8, true, 0, true, true, 16, 8, 3, 4, false, false },   /* groups */
+		{ QDQ_CONV, WNN_U8, true, 0, false, true, 16, 24, 3, 1, false, false }, /* float out */
+		{ QDQ_CONV, WNN_I8, false, 1, false, true, 8, 16, 1, 1, false, false }, /* + relu epilogue */
+		{ QDQ_MATMUL, WNN_U8, false, 0, true, false, 64, 48, 5, 1, false, false },
+		{ QDQ_MATMUL, WNN_I8, true, 1, true, false, 40, 24, 7, 1, false, false },
+		{ QDQ_MATMUL, WNN_U8, true, 0, false, false, 64, 32, 3, 1, false, false },
+		{ QDQ_GEMM, WNN_U8, true, 0, true, true, 48, 40, 6, 1, false, false },
+		{ QDQ_GEMM, WNN_I8, false, 1, true, true, 32, 16, 4, 1, false, false },
+		{ QDQ_GEMM, WNN_U8, false, 0, false, false, 32, 16, 4, 1, false, false },
+		/* an add of a bias vector after the product becomes the node's bias */
+		{ QDQ_MATMUL, WNN_U8, true, 0, true, false, 64, 48, 5, 1, false, true },
+		{ QDQ_MATMUL, WNN_I8, false, 1, false, false, 32, 24, 3, 1, false, true },
+		{ QDQ_CONV, WNN_U8, true, 1, true, true, 8, 16, 3, 1, false, true },
+		{ QDQ_CONV, WNN_U8, true, 2, true, false, 8, 16, 1, 1, true, true },
+		{ QDQ_GEMM, WNN_I8, true, 0, true, true, 32, 16, 4, 1, false, true },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		qdq_check(be, &cases[i]);
@@ -268,7 +290,7 @@ TEST_TIMEOUT(cpu_qdq_products, 120)
  * backend that did not ask for the pass (the reference) sees the graph unchanged. */
 TEST(graph_qdq_rewrite)
 {
-	struct qdq_case c = { QDQ_CONV, WNN_U8, true, 1, true, true, 4, 3, 1, 1, false };
+	struct qdq_case c = { QDQ_CONV, WNN_U8, true, 1, true, true, 4, 3, 1, 1, false, false };
 	struct qdq_graph q;
 	const struct graph_ir *g0 = qdq_build(&q, &c);
 	struct graph_caps caps = { 0 };

@@ -134,16 +134,18 @@ struct graph_qweight {
  * float32, the arithmetic's). With `zero` the x_q zero point, each output channel c computes
  *   p = scale[c] * (sum (x_q - zero) * w_q + bias[c])
  * where scale (a float32 constant [channels]) is x_scale * w_scale[c] (times gemm's alpha),
- * divided by y_scale when the output is quantized, and the node's bias operand (conv2d's bias,
- * gemm's C: a float32 constant [channels], or absent) is already in the sum's units (the
- * float bias / (x_scale * w_scale[c])). A quantized output (the output value is uint8/int8:
- * the node absorbed the quantizeLinear after it, and a relu or clamp before that) is
+ * divided by y_scale when the output is quantized, and bias (a float32 constant [channels],
+ * or GRAPH_NONE) is in the sum's units: the float bias / (x_scale * w_scale[c]), from
+ * conv2d's bias, gemm's beta * C, and an add of one value per channel that followed the
+ * product (absorbed). bias is also the node's bias operand (conv2d's bias, gemm's C, a third
+ * input of matmul). A quantized output (the output value is uint8/int8: the node absorbed
+ * the quantizeLinear after it, and a relu or clamp before that) is
  * saturate(round_half_even(act(p)) + y_zero), act's bounds in p's units; a float32 output is
  * p, with any epilogue the fusion pass adds after. */
 struct graph_qdq {
 	bool used;
 	int32_t zero, y_zero;
-	uint32_t scale;
+	uint32_t scale, bias;
 	enum graph_activation act; /* NONE, RELU or CLAMP */
 	float lo, hi;
 };

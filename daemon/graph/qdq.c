@@ -184,37 +184,75 @@ static struct graph_node *only_reader(const struct qdq_pass *p, uint32_t v)
 	return r->state == GRAPH_NODE_LIVE ? r : NULL;
 }
 
-/* What follows the product y: [relu | clamp] quantizeLinear (per tensor, to uint8/int8) */
+/* What follows the product y: an add of one value per output channel (a bias), then a
+ * relu or clamp and quantizeLinear (per tensor, to uint8/int8). An activation is taken only
+ * with the quantizeLinear after it (else the fusion pass makes it an epilogue). */
 struct qdq_tail {
-	struct graph_node *act, *quant;
-	uint32_t output;
+	struct graph_node *add, *act, *quant;
+	uint32_t add_operand;
+	uint32_t output;   /* the value the node writes once the tail is absorbed */
 	float y_scale;
 	int32_t y_zero;
 };
 
-static bool tail(const struct qdq_pass *p, uint32_t y, struct qdq_tail *t)
+/* v has the shape of a bias of channels along channel_axis of an output of rank out_rank:
+ * right-aligned, 1 but there (or one element). */
+static bool channel_shaped(const struct graph_ir *g, uint32_t v, uint32_t out_rank,
+			   uint32_t channel_axis, uint32_t channels)
 {
+	const struct wnn_desc *d = &g->values[v].desc;
+	if (d->type != WNN_F32 || d->rank > out_rank)
+		return false;
+	for (uint32_t k = 0; k < d->rank; k++) {
+		uint32_t axis = out_rank - d->rank + k;
+		if (d->dims[k] != 1 && !(axis == channel_axis && d->dims[k] == channels))
+			return false;
+	}
+	return true;
+}
+
+static void tail(const struct qdq_pass *p, uint32_t y, uint32_t channel_axis, uint32_t channels,
+		 struct qdq_tail *t)
+{
+	const struct graph_ir *g = p->g;
 	memset(t, 0, sizeof(*t));
+	t->output = y;
 	struct graph_node *r = only_reader(p, y);
+	if (r && r->op == WNN_OP_ADD && r->attrs.binary.a != r->attrs.binary.b) {
+		const struct wnn_binary_attrs *b = &r->attrs.binary;
+		uint32_t other = b->a == y ? b->b : b->a;
+		const struct wnn_desc *yd = &g->values[y].desc, *od = &g->values[b->output].desc;
+		if (od->rank == yd->rank && !memcmp(od->dims, yd->dims, yd->rank * sizeof(*yd->dims)) &&
+		    channel_shaped(g, other, yd->rank, channel_axis, channels)) {
+			t->add = r;
+			t->add_operand = other;
+			t->output = b->output;
+			r = only_reader(p, b->output);
+		}
+	}
+	struct graph_node *act = NULL;
 	if (r && (r->op == WNN_OP_RELU || (r->op == WNN_OP_CLAMP && r->attrs.clamp.type == WNN_F32))) {
-		t->act = r;
+		act = r;
 		r = only_reader(p, r->outputs[0]);
 	}
 	if (!r || r->op != WNN_OP_QUANTIZE_LINEAR)
-		return false;
+		return;
 	const struct wnn_quantize_attrs *qa = &r->attrs.quantize;
 	if ((qa->out_type != WNN_U8 && qa->out_type != WNN_I8) || qa->scale_type != WNN_F32 ||
-	    qa->zp_type != qa->out_type || qa->input != (t->act ? t->act->outputs[0] : y))
-		return false;
+	    qa->zp_type != qa->out_type || qa->input != (act ? act->outputs[0] : t->output))
+		return;
 	uint64_t ns = 0, nz = 0;
-	const void *s = const_data(p->g, qa->scale, &ns), *z = const_data(p->g, qa->zero_point, &nz);
+	const void *s = const_data(g, qa->scale, &ns), *z = const_data(g, qa->zero_point, &nz);
 	if (!s || !z || ns != 1 || nz != 1)
-		return false;
-	t->y_scale = (float)elem(WNN_F32, s, 0);
+		return;
+	float y_scale = (float)elem(WNN_F32, s, 0);
+	if (!isfinite(y_scale) || !(y_scale > 0))
+		return;
+	t->y_scale = y_scale;
 	t->y_zero = (int32_t)elem(qa->zp_type, z, 0);
+	t->act = act;
 	t->quant = r;
 	t->output = qa->output;
-	return isfinite(t->y_scale) && t->y_scale > 0;
 }
 
 /* A new float32 constant [n] owned by the graph; GRAPH_NONE when out of memory. */
@@ -241,6 +279,7 @@ struct qdq_site {
 	bool has_bias;
 	uint32_t channels;
 	uint64_t channel_stride;      /* element stride of the output channel in the weights */
+	uint32_t channel_axis;        /* the output channel's axis in the output */
 	double alpha, beta;           /* gemm's; 1 otherwise */
 };
 
@@ -256,6 +295,7 @@ static bool site(struct graph_node *n, const struct graph_ir *g, struct qdq_site
 		s->has_bias = a->has_bias;
 		s->channels = a->c_out;
 		s->channel_stride = a->filter_stride[0];
+		s->channel_axis = a->nhwc ? 3 : 1;
 		return true;
 	}
 	if (n->op == WNN_OP_GEMM) {
@@ -268,6 +308,7 @@ static bool site(struct graph_node *n, const struct graph_ir *g, struct qdq_site
 		s->has_bias = a->has_c;
 		s->channels = a->n;
 		s->channel_stride = a->b_transpose ? a->k : 1;
+		s->channel_axis = 1;
 		s->alpha = a->alpha, s->beta = a->beta;
 		return true;
 	}
@@ -281,9 +322,40 @@ static bool site(struct graph_node *n, const struct graph_ir *g, struct qdq_site
 		s->x = &a->a, s->w = &a->b, s->out = &a->output;
 		s->channels = a->n;
 		s->channel_stride = 1;
+		s->channel_axis = g->values[a->output].desc.rank - 1;
 		return true;
 	}
 	return false;
+}
+
+/* Sets the node's bias operand to v (conv2d's bias, gemm's C, a third input of matmul). */
+static bool set_bias(struct qdq_pass *p, struct graph_node *n, const struct qdq_site *s,
+		     uint32_t v)
+{
+	if (s->has_bias) {
+		for (uint32_t i = 0; i < n->n_inputs; i++)
+			if (n->inputs[i] == *s->bias)
+				n->inputs[i] = v;
+	} else {
+		uint32_t *in = realloc(n->inputs, (n->n_inputs + 1) * sizeof(*in));
+		if (!in) {
+			wnn_diag_set(p->diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
+			return false;
+		}
+		in[n->n_inputs++] = v;
+		n->inputs = in;
+	}
+	if (n->op == WNN_OP_CONV2D) {
+		n->attrs.conv2d.bias = v;
+		n->attrs.conv2d.has_bias = true;
+	} else if (n->op == WNN_OP_GEMM) {
+		struct wnn_gemm_attrs *a = &n->attrs.gemm;
+		a->c = v;
+		a->has_c = true;
+		a->c_stride_m = 0, a->c_stride_n = 1;
+	}
+	n->qdq.bias = v;
+	return true;
 }
 
 /* Rewrites n when it is an int8 product; false only when out of memory. */
@@ -299,50 +371,51 @@ static bool rewrite(struct qdq_pass *p, struct graph_node *n)
 	if (!activation(g, *s.x, &xq, &x_scale, &x_zero))
 		return true;
 	float *ws = malloc(s.channels * sizeof(float));
-	double *bias = malloc(s.channels * sizeof(double));
-	bool ok = ws && bias;
+	double *bias = calloc(s.channels, sizeof(double)), *add = calloc(s.channels, sizeof(double));
+	bool ok = ws && bias && add;
 	if (!ok) {
-		free(ws);
-		free(bias);
 		wnn_diag_set(p->diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
-		return false;
+		goto done;
 	}
 	struct qdq_tail t;
-	bool quant = tail(p, *s.out, &t);
+	tail(p, *s.out, s.channel_axis, s.channels, &t);
 	if (!weights(g, *s.w, s.channel_stride, s.channels, &wq, ws) ||
 	    (s.has_bias && !bias_values(g, *s.bias, s.channels, s.beta, bias)))
-		goto keep;
+		goto done;
+	if (t.add && !bias_values(g, t.add_operand, s.channels, 1, add))
+		t.add = NULL, t.act = NULL, t.quant = NULL, t.output = *s.out;
+	bool has_bias = s.has_bias || t.add;
 	float *scale, *acc_bias = NULL;
 	uint32_t sv = new_vector(p, s.channels, &scale), bv = GRAPH_NONE;
-	if (sv == GRAPH_NONE || (s.has_bias && (bv = new_vector(p, s.channels, &acc_bias)) ==
-						       GRAPH_NONE)) {
+	if (sv == GRAPH_NONE ||
+	    (has_bias && (bv = new_vector(p, s.channels, &acc_bias)) == GRAPH_NONE)) {
 		ok = false;
-		goto keep;
+		goto done;
 	}
 	for (uint32_t c = 0; c < s.channels; c++) {
 		double unit = (double)x_scale * ws[c] * s.alpha;
-		scale[c] = (float)(quant ? unit / t.y_scale : unit);
+		scale[c] = (float)(t.quant ? unit / t.y_scale : unit);
 		if (acc_bias)
-			acc_bias[c] = (float)(bias[c] / unit);
+			acc_bias[c] = (float)((bias[c] + add[c]) / unit);
 	}
 	struct graph_qdq *q = &n->qdq;
-	*q = (struct graph_qdq){ .used = true, .zero = x_zero, .scale = sv, .lo = -INFINITY,
-				 .hi = INFINITY };
-	uint32_t old_x = *s.x, old_w = *s.w, old_b = s.has_bias ? *s.bias : GRAPH_NONE;
+	*q = (struct graph_qdq){ .used = true, .zero = x_zero, .scale = sv, .bias = GRAPH_NONE,
+				 .lo = -INFINITY, .hi = INFINITY };
+	uint32_t old_x = *s.x, old_w = *s.w;
 	for (uint32_t i = 0; i < n->n_inputs; i++) {
 		if (n->inputs[i] == old_x)
 			n->inputs[i] = xq;
 		else if (n->inputs[i] == old_w)
 			n->inputs[i] = wq;
-		else if (n->inputs[i] == old_b)
-			n->inputs[i] = bv;
 	}
 	*s.x = xq, *s.w = wq;
-	if (s.has_bias)
-		*s.bias = bv;
 	if (n->op == WNN_OP_GEMM)
 		n->attrs.gemm.alpha = 1, n->attrs.gemm.beta = 1;
-	if (quant) {
+	if (has_bias && !set_bias(p, n, &s, bv)) {
+		ok = false;
+		goto done;
+	}
+	if (t.quant) {
 		q->y_zero = t.y_zero;
 		if (t.act && t.act->op == WNN_OP_RELU) {
 			q->act = GRAPH_ACT_RELU;
@@ -354,13 +427,16 @@ static bool rewrite(struct qdq_pass *p, struct graph_node *n)
 		if (t.act)
 			t.act->state = GRAPH_NODE_DEAD;
 		t.quant->state = GRAPH_NODE_DEAD;
-		*s.out = t.output;
-		n->outputs[0] = t.output;
-		g->values[t.output].producer = (uint32_t)(n - g->nodes);
 	}
-keep:
+	if (t.add)
+		t.add->state = GRAPH_NODE_DEAD;
+	*s.out = t.output;
+	n->outputs[0] = t.output;
+	g->values[t.output].producer = (uint32_t)(n - g->nodes);
+done:
 	free(ws);
 	free(bias);
+	free(add);
 	return ok;
 }
 

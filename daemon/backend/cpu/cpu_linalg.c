@@ -476,7 +476,7 @@ static enum webnn_status cpu_linalg_int8(const struct cpu_build *b, struct cpu_s
 	int64_t rows, kk, nn, sa_m, sb_k, sb_n;
 	if (n->op == WNN_OP_GEMM) {
 		const struct wnn_gemm_attrs *a = &n->attrs.gemm;
-		x = a->a, w = a->b, out = a->output, bias = a->has_c ? a->c : GRAPH_NONE;
+		x = a->a, w = a->b, out = a->output;
 		rows = a->m, kk = a->k, nn = a->n;
 		sa_m = (int64_t)a->a_stride_m, sb_k = (int64_t)a->b_stride_k,
 		sb_n = (int64_t)a->b_stride_n;
@@ -487,6 +487,7 @@ static enum webnn_status cpu_linalg_int8(const struct cpu_build *b, struct cpu_s
 		sa_m = (int64_t)a->a_stride_m, sb_k = (int64_t)a->b_stride_k,
 		sb_n = (int64_t)a->b_stride_n;
 	}
+	bias = n->qdq.bias;
 	/* dnnl_dims_t: oneDNN's prototypes take whole DNNL_MAX_NDIMS arrays */
 	dnnl_dims_t xd = { rows, kk }, xs = { sa_m, 1 }, wd = { kk, nn }, ws = { sb_k, sb_n },
 		    yd = { rows, nn }, ys = { nn, 1 }, bd = { 1, nn }, bs = { nn, 1 };
