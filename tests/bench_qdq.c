@@ -350,7 +350,7 @@ TEST_TIMEOUT(bench_qdq, 900)
 			bc_child_stop(&ort[t]);
 	if (v) {
 		char grep[256];
-		snprintf(grep, sizeof grep, "grep -E 'runs on|qdq:' %s >&2", dm.log);
+		snprintf(grep, sizeof grep, "grep -E 'runs on|cpu profile' %s >&2", dm.log);
 		if (system(grep) != 0)
 			fprintf(stderr, "bench_qdq: no step in the daemon's log %s\n", dm.log);
 	}

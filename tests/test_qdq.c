@@ -3,11 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon/backend/cpu/cpu.h"
 #include "daemon/graph/passes.h"
 #include "tests/clienttest.h"
 #include "tests/ocltest.h"
+#include "tests/onnx_writer.h"
+#include "webnn_import.h"
 
 /*
  * The rule the comparison follows: the reference backend dequantizes, multiplies in float and
@@ -30,6 +33,8 @@ struct qdq_case {
 				      matmul/gemm: c = K, oc = N, k = rows M */
 	bool nhwc;            /* conv2d's input layout (filter OHWI, or IHWO depthwise) */
 	bool add;             /* an add of a float vector per output channel after the product */
+	int wz;               /* weights: 0 int8, zero point 0; 1 uint8, zero point 128;
+				 2 int8 in [-120, 120], zero points in [-7, 7] */
 };
 
 struct qdq_graph {
@@ -109,16 +114,24 @@ static const struct graph_ir *qdq_build(struct qdq_graph *q, const struct qdq_ca
 		memcpy(wd, (uint32_t[]){ c->oc, c->c, 0, 0 }, sizeof wd), oaxis = 0;
 	uint32_t wcount = c->oc * icg * (conv ? c->k * c->k : 1);
 	int8_t *w = malloc(wcount), *wz = calloc(c->oc, 1);
+	enum wnn_dtype wt = c->wz == 1 ? WNN_U8 : WNN_I8;
 	float *ws = malloc(c->oc * sizeof(float)), *bs = malloc(c->oc * sizeof(float));
 	int32_t *b = malloc(c->oc * sizeof(int32_t)), *bz = calloc(c->oc, sizeof(int32_t));
 	ASSERT(w && wz && ws && bs && b && bz);
-	tg_random(w, WNN_I8, wcount, 17 + c->oc, -127, 127);
+	if (c->wz == 1) {
+		tg_random(w, WNN_U8, wcount, 17 + c->oc, 1, 255);
+		memset(wz, 128, c->oc);
+	} else {
+		tg_random(w, WNN_I8, wcount, 17 + c->oc, c->wz ? -120 : -127, c->wz ? 120 : 127);
+		if (c->wz)
+			tg_random(wz, WNN_I8, c->oc, 31, -7, 7);
+	}
 	tg_random(ws, WNN_F32, c->oc, 19, 0.002, 0.006);
 	tg_random(b, WNN_I32, c->oc, 23, -3000, 3000);
 	uint32_t nws = c->per_channel ? c->oc : 1;
-	q->dq[1].input = tg_constant(tg, WNN_I8, wrank, wd, w);
+	q->dq[1].input = tg_constant(tg, wt, wrank, wd, w);
 	q->dq[1].scale = qdq_vector(tg, WNN_F32, wrank, c->per_channel ? oaxis : -1, nws, ws);
-	q->dq[1].zero_point = qdq_vector(tg, WNN_I8, wrank, c->per_channel ? oaxis : -1, nws, wz);
+	q->dq[1].zero_point = qdq_vector(tg, wt, wrank, c->per_channel ? oaxis : -1, nws, wz);
 	q->dq[1].output = tg_next(tg);
 	qdq_op(q, &k, WNN_OP_DEQUANTIZE_LINEAR, &q->dq[1]);
 	uint32_t bias = 0;
@@ -257,27 +270,32 @@ TEST_TIMEOUT(cpu_qdq_products, 120)
 	struct backend *be = ot_backend();
 	static const struct qdq_case cases[] = {
 		/* op, x type, per-channel, act, quantized out, bias, c, oc, k, groups, nhwc */
-		{ QDQ_CONV, WNN_U8, false, 0, true, true, 16, 24, 3, 1, false, false },
-		{ QDQ_CONV, WNN_U8, true, 1, true, true, 16, 24, 3, 1, false, false },
-		{ QDQ_CONV, WNN_I8, true, 0, true, false, 8, 32, 1, 1, false, false },
-		{ QDQ_CONV, WNN_I8, false, 2, true, true, 12, 12, 3, 1, true, false },
-		{ QDQ_CONV, WNN_U8, true, 1, true, true, 16, 16, 3, 16, false, false }, /* depthwise */
-		{ QDQ_CONV, WNN_U8, true, 0, true, true, 16, 16, 3, 16, true, false },  /* depthwise, ihwo */
-		{ QDQ_CONV, WNN_U8, true, 0, true, true, 16, 8, 3, 4, false, false },   /* groups */
-		{ QDQ_CONV, WNN_U8, true, 0, false, true, 16, 24, 3, 1, false, false }, /* float out */
-		{ QDQ_CONV, WNN_I8, false, 1, false, true, 8, 16, 1, 1, false, false }, /* + relu epilogue */
-		{ QDQ_MATMUL, WNN_U8, false, 0, true, false, 64, 48, 5, 1, false, false },
-		{ QDQ_MATMUL, WNN_I8, true, 1, true, false, 40, 24, 7, 1, false, false },
-		{ QDQ_MATMUL, WNN_U8, true, 0, false, false, 64, 32, 3, 1, false, false },
-		{ QDQ_GEMM, WNN_U8, true, 0, true, true, 48, 40, 6, 1, false, false },
-		{ QDQ_GEMM, WNN_I8, false, 1, true, true, 32, 16, 4, 1, false, false },
-		{ QDQ_GEMM, WNN_U8, false, 0, false, false, 32, 16, 4, 1, false, false },
+		{ QDQ_CONV, WNN_U8, false, 0, true, true, 16, 24, 3, 1, false, false, 0 },
+		{ QDQ_CONV, WNN_U8, true, 1, true, true, 16, 24, 3, 1, false, false, 0 },
+		{ QDQ_CONV, WNN_I8, true, 0, true, false, 8, 32, 1, 1, false, false, 0 },
+		{ QDQ_CONV, WNN_I8, false, 2, true, true, 12, 12, 3, 1, true, false, 0 },
+		{ QDQ_CONV, WNN_U8, true, 1, true, true, 16, 16, 3, 16, false, false, 0 }, /* depthwise */
+		{ QDQ_CONV, WNN_U8, true, 0, true, true, 16, 16, 3, 16, true, false, 0 },  /* depthwise, ihwo */
+		{ QDQ_CONV, WNN_U8, true, 0, true, true, 16, 8, 3, 4, false, false, 0 },   /* groups */
+		{ QDQ_CONV, WNN_U8, true, 0, false, true, 16, 24, 3, 1, false, false, 0 }, /* float out */
+		{ QDQ_CONV, WNN_I8, false, 1, false, true, 8, 16, 1, 1, false, false, 0 }, /* + relu epilogue */
+		{ QDQ_MATMUL, WNN_U8, false, 0, true, false, 64, 48, 5, 1, false, false, 0 },
+		{ QDQ_MATMUL, WNN_I8, true, 1, true, false, 40, 24, 7, 1, false, false, 0 },
+		{ QDQ_MATMUL, WNN_U8, true, 0, false, false, 64, 32, 3, 1, false, false, 0 },
+		{ QDQ_GEMM, WNN_U8, true, 0, true, true, 48, 40, 6, 1, false, false, 0 },
+		{ QDQ_GEMM, WNN_I8, false, 1, true, true, 32, 16, 4, 1, false, false, 0 },
+		{ QDQ_GEMM, WNN_U8, false, 0, false, false, 32, 16, 4, 1, false, false, 0 },
 		/* an add of a bias vector after the product becomes the node's bias */
-		{ QDQ_MATMUL, WNN_U8, true, 0, true, false, 64, 48, 5, 1, false, true },
-		{ QDQ_MATMUL, WNN_I8, false, 1, false, false, 32, 24, 3, 1, false, true },
-		{ QDQ_CONV, WNN_U8, true, 1, true, true, 8, 16, 3, 1, false, true },
-		{ QDQ_CONV, WNN_U8, true, 2, true, false, 8, 16, 1, 1, true, true },
-		{ QDQ_GEMM, WNN_I8, true, 0, true, true, 32, 16, 4, 1, false, true },
+		{ QDQ_MATMUL, WNN_U8, true, 0, true, false, 64, 48, 5, 1, false, true, 0 },
+		{ QDQ_MATMUL, WNN_I8, false, 1, false, false, 32, 24, 3, 1, false, true, 0 },
+		{ QDQ_CONV, WNN_U8, true, 1, true, true, 8, 16, 3, 1, false, true, 0 },
+		{ QDQ_CONV, WNN_U8, true, 2, true, false, 8, 16, 1, 1, true, true, 0 },
+		{ QDQ_GEMM, WNN_I8, true, 0, true, true, 32, 16, 4, 1, false, true, 0 },
+		/* weights with zero points: folded into int8 weights (QLinearConv's uint8 ones) */
+		{ QDQ_CONV, WNN_U8, true, 1, true, true, 16, 24, 3, 1, false, false, 1 },
+		{ QDQ_CONV, WNN_U8, true, 0, true, true, 16, 16, 3, 16, true, false, 2 },
+		{ QDQ_MATMUL, WNN_U8, false, 0, true, false, 64, 48, 5, 1, false, false, 1 },
+		{ QDQ_GEMM, WNN_I8, true, 0, true, true, 48, 40, 6, 1, false, false, 2 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		qdq_check(be, &cases[i]);
@@ -290,7 +308,7 @@ TEST_TIMEOUT(cpu_qdq_products, 120)
  * backend that did not ask for the pass (the reference) sees the graph unchanged. */
 TEST(graph_qdq_rewrite)
 {
-	struct qdq_case c = { QDQ_CONV, WNN_U8, true, 1, true, true, 4, 3, 1, 1, false, false };
+	struct qdq_case c = { QDQ_CONV, WNN_U8, true, 1, true, true, 4, 3, 1, 1, false, false, 0 };
 	struct qdq_graph q;
 	const struct graph_ir *g0 = qdq_build(&q, &c);
 	struct graph_caps caps = { 0 };
@@ -332,19 +350,186 @@ TEST(graph_qdq_rewrite)
 	}
 	graph_destroy(g);
 	tg_free(&q.tg);
-	/* weights with a nonzero zero point stay float */
+	/* int8 weights with a zero point: the node reads w - zp when it fits int8 everywhere,
+	 * else the float decomposition stays */
 	c.per_channel = false;
-	g0 = qdq_build(&q, &c);
-	g = graph_clone(g0);
-	ASSERT(g);
-	int8_t *wz = (int8_t *)g->values[q.dq[1].zero_point].data;
-	int8_t saved = *wz;
-	*wz = 1;
-	graph_recount(g);
-	ASSERT(graph_fuse_qdq(g, &caps, &diag));
-	GRAPH_FOR_EACH_LIVE_NODE(g, i)
-		ASSERT(!g->nodes[i].qdq.used);
-	*wz = saved;
-	graph_destroy(g);
-	tg_free(&q.tg);
+	for (int zp = 1; zp >= -128; zp -= 129) {
+		g0 = qdq_build(&q, &c);
+		g = graph_clone(g0);
+		ASSERT(g);
+		int8_t *wz = (int8_t *)g->values[q.dq[1].zero_point].data;
+		const int8_t *w = g->values[q.dq[1].input].data;
+		int8_t saved = *wz;
+		*wz = (int8_t)zp;
+		bool fits = true;
+		for (uint32_t i = 0; i < 12; i++)
+			fits = fits && w[i] - zp >= -128 && w[i] - zp <= 127;
+		ASSERT(fits == (zp == 1)); /* the random weights have some >= 0 */
+		graph_recount(g);
+		ASSERT(graph_fuse_qdq(g, &caps, &diag));
+		conv = NULL;
+		GRAPH_FOR_EACH_LIVE_NODE(g, i)
+			if (g->nodes[i].qdq.used)
+				conv = &g->nodes[i];
+		ASSERT(fits == (conv != NULL));
+		if (conv) {
+			const int8_t *wf = g->values[conv->attrs.conv2d.filter].data;
+			for (uint32_t i = 0; i < 12; i++)
+				ASSERT_EQ(wf[i], w[i] - zp);
+		}
+		*wz = saved;
+		graph_destroy(g);
+		tg_free(&q.tg);
+	}
+}
+
+/* ---- ONNX models as shipped: QDQ Conv (what quantize_static writes), QLinearConv with uint8
+ * weights at zero point 128, QLinearMatMul; uint8 in and out. */
+
+#define QO_MODELS 3
+#define QO_IN (2 * 8 * 9 * 9)
+#define QO_OUT (2 * 16 * 9 * 9)
+
+static void qo_write(int which, const char *path)
+{
+	struct onnx_writer w;
+	onnx_writer_init(&w, 13);
+	const int64_t xd[4] = { 2, 8, 9, 9 }, wd[4] = { 16, 8, 3, 3 }, cd[1] = { 16 },
+		      md[2] = { 8, 16 }, xmd[2] = { 2 * 9 * 9, 8 }, ymd[2] = { 2 * 9 * 9, 16 };
+	const int64_t yd[4] = { 2, 16, 9, 9 };
+	float xs = 0.03f, ys = 0.07f, wsc[16], bsc[16];
+	uint8_t xz = 117, yz = 9, wz8[16];
+	int8_t w_s8[16 * 8 * 9], wz[16] = { 0 };
+	uint8_t w_u8[16 * 8 * 9];
+	int32_t bias[16];
+	tg_random(w_s8, WNN_I8, sizeof w_s8, 5, -127, 127);
+	tg_random(w_u8, WNN_U8, sizeof w_u8, 6, 0, 255);
+	tg_random(wsc, WNN_F32, 16, 7, 0.002, 0.008);
+	tg_random(bias, WNN_I32, 16, 8, -2000, 2000);
+	memset(wz8, 128, sizeof wz8);
+	for (int c = 0; c < 16; c++)
+		bsc[c] = xs * wsc[c];
+	onnx_writer_initializer(&w, "xs", ONNX_FLOAT, 0, NULL, &xs);
+	onnx_writer_initializer(&w, "xz", ONNX_UINT8, 0, NULL, &xz);
+	onnx_writer_initializer(&w, "ys", ONNX_FLOAT, 0, NULL, &ys);
+	onnx_writer_initializer(&w, "yz", ONNX_UINT8, 0, NULL, &yz);
+	onnx_writer_initializer(&w, "b", ONNX_INT32, 1, cd, bias);
+	if (which == 0) {
+		onnx_writer_input(&w, "x", ONNX_UINT8, 4, xd);
+		onnx_writer_initializer(&w, "w", ONNX_INT8, 4, wd, w_s8);
+		onnx_writer_initializer(&w, "ws", ONNX_FLOAT, 1, cd, wsc);
+		onnx_writer_initializer(&w, "wz", ONNX_INT8, 1, cd, wz);
+		onnx_writer_initializer(&w, "bs", ONNX_FLOAT, 1, cd, bsc);
+		onnx_writer_node(&w, NULL, "DequantizeLinear", "", "x,xs,xz", "xf");
+		onnx_writer_attr_int(&w, onnx_writer_node(&w, NULL, "DequantizeLinear", "",
+							  "w,ws,wz", "wf"), "axis", 0);
+		onnx_writer_attr_int(&w, onnx_writer_node(&w, NULL, "DequantizeLinear", "", "b,bs",
+							  "bf"), "axis", 0);
+		Onnx__NodeProto *cv = onnx_writer_node(&w, NULL, "Conv", "", "xf,wf,bf", "c");
+		const int64_t pads[4] = { 1, 1, 1, 1 };
+		onnx_writer_attr_ints(&w, cv, "pads", pads, 4);
+		onnx_writer_node(&w, NULL, "Relu", "", "c", "r");
+		onnx_writer_node(&w, NULL, "QuantizeLinear", "", "r,ys,yz", "y");
+		onnx_writer_output(&w, "y", ONNX_UINT8, 4, yd);
+	} else if (which == 1) {
+		onnx_writer_input(&w, "x", ONNX_UINT8, 4, xd);
+		onnx_writer_initializer(&w, "w", ONNX_UINT8, 4, wd, w_u8);
+		onnx_writer_initializer(&w, "ws", ONNX_FLOAT, 1, cd, wsc);
+		onnx_writer_initializer(&w, "wz", ONNX_UINT8, 1, cd, wz8);
+		Onnx__NodeProto *cv = onnx_writer_node(&w, NULL, "QLinearConv", "",
+						       "x,xs,xz,w,ws,wz,ys,yz,b", "y");
+		const int64_t pads[4] = { 1, 1, 1, 1 };
+		onnx_writer_attr_ints(&w, cv, "pads", pads, 4);
+		onnx_writer_output(&w, "y", ONNX_UINT8, 4, yd);
+	} else {
+		onnx_writer_input(&w, "x", ONNX_UINT8, 2, xmd);
+		onnx_writer_initializer(&w, "w", ONNX_INT8, 2, md, w_s8);
+		onnx_writer_initializer(&w, "ws", ONNX_FLOAT, 0, NULL, wsc);
+		onnx_writer_initializer(&w, "wz", ONNX_INT8, 0, NULL, wz);
+		onnx_writer_node(&w, NULL, "QLinearMatMul", "", "x,xs,xz,w,ws,wz,ys,yz", "y");
+		onnx_writer_output(&w, "y", ONNX_UINT8, 2, ymd);
+	}
+	ASSERT(onnx_writer_save(&w, path));
+	onnx_writer_free(&w);
+}
+
+static void qo_run(struct webnn_context *ctx, const char *path, const uint8_t *x, uint8_t *y,
+		   size_t y_bytes)
+{
+	char err[1024] = "";
+	struct webnn_model *model = NULL;
+	enum webnn_status st = webnn_model_load(ctx, path, NULL, &model, err, sizeof err);
+	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s: %s", path, err);
+	struct webnn_named_tensor in = { "x", NULL }, out = { "y", NULL };
+	struct webnn_tensor_desc ti = { .writable = true }, to = { .readable = true };
+	webnn_model_input_desc(model, 0, &ti.desc);
+	webnn_model_output_desc(model, 0, &to.desc);
+	ASSERT(webnn_context_create_tensor(ctx, &ti, &in.tensor) == WEBNN_STATUS_OK);
+	ASSERT(webnn_context_create_tensor(ctx, &to, &out.tensor) == WEBNN_STATUS_OK);
+	ASSERT(webnn_context_write_tensor(ctx, in.tensor, x, QO_IN) == WEBNN_STATUS_OK);
+	ASSERT(webnn_context_dispatch(ctx, webnn_model_graph(model), &in, 1, &out, 1) ==
+	       WEBNN_STATUS_OK);
+	ASSERT(webnn_context_read_tensor(ctx, out.tensor, y, y_bytes) == WEBNN_STATUS_OK);
+	webnn_tensor_destroy(in.tensor);
+	webnn_tensor_destroy(out.tensor);
+	webnn_model_destroy(model);
+}
+
+/* Each model on the reference backend and the cpu backend: the cpu one runs only int8
+ * products (its log shows no quantize or dequantize step) and agrees within one quantum. */
+TEST_TIMEOUT(onnx_qdq_int8_products, 120)
+{
+	char dir[64], path[QO_MODELS][96], log[96];
+	snprintf(dir, sizeof dir, "/tmp/wnn-qdq-XXXXXX");
+	ASSERT(mkdtemp(dir));
+	for (int m = 0; m < QO_MODELS; m++) {
+		snprintf(path[m], sizeof path[m], "%s/m%d.onnx", dir, m);
+		qo_write(m, path[m]);
+	}
+	snprintf(log, sizeof log, "%s/cpu.log", dir);
+	uint8_t x[QO_IN];
+	static uint8_t y[2][QO_MODELS][QO_OUT];
+	tg_random(x, WNN_U8, QO_IN, 3, 0, 255);
+	ct_require_webnnd();
+	for (int b = 0; b < 2; b++) {
+		struct test_daemon d;
+		static const char *const ref_args[] = { "--backend", "reference", NULL };
+		static const char *const cpu_args[] = { "--backend", "cpu", "--verbose", NULL };
+		test_daemon_start_logged(&d, NULL, b ? cpu_args : ref_args, b ? log : "/dev/null");
+		struct webnn_context *ctx = ct_connect(&d, "qdq");
+		for (int m = 0; m < QO_MODELS; m++)
+			qo_run(ctx, path[m], x, y[b][m], m == 2 ? 2 * 81 * 16 : QO_OUT);
+		webnn_context_destroy(ctx);
+		test_daemon_stop(&d);
+	}
+	static const char *const names[QO_MODELS] = { "QDQ Conv + Relu", "QLinearConv uint8 weights",
+						      "QLinearMatMul" };
+	for (int m = 0; m < QO_MODELS; m++) {
+		size_t n = m == 2 ? 2 * 81 * 16 : QO_OUT, differ = 0, mid = 0;
+		for (size_t i = 0; i < n; i++) {
+			int d = abs((int)y[0][m][i] - (int)y[1][m][i]);
+			ASSERT_MSG(d <= 1, "%s: element %zu: cpu %u, reference %u", names[m], i,
+				   y[1][m][i], y[0][m][i]);
+			differ += d != 0;
+			mid += y[0][m][i] > 0 && y[0][m][i] < 255;
+		}
+		fprintf(stderr, "%s: %zu of %zu inside the range, %zu differ by one\n", names[m], mid, n, differ);
+		/* not a saturated output, and a difference only where float rounding decides */
+		ASSERT_MSG(mid > n / 2 && differ < n / 50, "%s: %zu of %zu inside the range, %zu differ",
+			   names[m], mid, n, differ);
+	}
+	FILE *f = fopen(log, "r");
+	ASSERT(f);
+	char line[1024];
+	int products = 0;
+	while (fgets(line, sizeof line, f)) {
+		ASSERT_MSG(!strstr(line, "quantizeLinear runs on"), "cpu: %s", line);
+		products += strstr(line, "conv2d runs on") || strstr(line, "matmul runs on");
+	}
+	fclose(f);
+	ASSERT_EQ(products, QO_MODELS);
+	unlink(log);
+	for (int m = 0; m < QO_MODELS; m++)
+		unlink(path[m]);
+	rmdir(dir);
 }

@@ -95,25 +95,52 @@ static bool activation(const struct graph_ir *g, uint32_t v, uint32_t *xq, float
 	return isfinite(*scale) && *scale > 0;
 }
 
-/* int8 weights dequantized with zero point 0 and one scale, or one per index of the axis
- * whose element stride in the weights is `stride` (the output channels, `channels` of them):
- * the constant and the scale of each channel (scales[channels], the caller's). */
-static bool weights(const struct graph_ir *g, uint32_t v, uint64_t stride, uint32_t channels,
-		    uint32_t *wq, float *scales)
+/* A new constant of desc d (bytes uninitialised) owned by the graph; GRAPH_NONE when out of
+ * memory (diag set). */
+static uint32_t new_constant(struct qdq_pass *p, const struct wnn_desc *d, void **data)
 {
-	const struct graph_node *p = dequantized(g, v);
-	if (!p)
+	uint64_t bytes = 0;
+	wnn_desc_bytes(d, &bytes);
+	/* aligned as tensors are: the kernels' vector loads may assume it */
+	void *q = aligned_alloc(64, ((size_t)bytes + 63) & ~(size_t)63);
+	if (!q || !graph_own(p->g, q)) {
+		wnn_diag_set(p->diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
+		return GRAPH_NONE;
+	}
+	uint32_t v = graph_add_value(p->g, d, GRAPH_VALUE_CONSTANT, p->diag);
+	if (v == GRAPH_NONE)
+		return GRAPH_NONE;
+	p->g->values[v].data = q;
+	p->g->folded_bytes += bytes;
+	*data = q;
+	return v;
+}
+
+/* Weights dequantized from a uint8/int8 constant with one scale, or one per index of the axis
+ * whose element stride in the weights is `stride` (the output channels, `channels` of them),
+ * and the zero point likewise: *wq is an int8 constant of the weights minus their zero point
+ * (the constant itself when every zero point is 0 and it is int8; else a new one, when every
+ * difference fits int8: uint8 weights with zero point 128, say), scales[c] (the caller's)
+ * each channel's scale. false: not such weights (*oom when out of memory). */
+static bool weights(struct qdq_pass *p, uint32_t v, uint64_t stride, uint32_t channels,
+		    uint32_t *wq, float *scales, bool *oom)
+{
+	const struct graph_ir *g = p->g;
+	*oom = false;
+	const struct graph_node *d = dequantized(g, v);
+	if (!d)
 		return false;
-	const struct wnn_quantize_attrs *qa = &p->attrs.quantize;
-	if (qa->in_type != WNN_I8 || qa->zp_type != WNN_I8 ||
-	    g->values[qa->input].kind != GRAPH_VALUE_CONSTANT || !g->values[qa->input].data)
+	const struct wnn_quantize_attrs *qa = &d->attrs.quantize;
+	const struct graph_value *qv = &g->values[qa->input];
+	if ((qa->in_type != WNN_I8 && qa->in_type != WNN_U8) || qa->zp_type != qa->in_type ||
+	    qv->kind != GRAPH_VALUE_CONSTANT || !qv->data)
 		return false;
 	uint64_t ns = 0, nz = 0;
 	const void *s = const_data(g, qa->scale, &ns), *z = const_data(g, qa->zero_point, &nz);
-	if (!s || !z || ns != nz)
+	if (!s || !z || (ns != 1 && ns != channels) || (nz != 1 && nz != channels))
 		return false;
-	if (ns != 1) {
-		/* scale varies along exactly one axis: the output channels */
+	if (ns != 1 || nz != 1) {
+		/* scale and zero point vary along one axis at most: the output channels */
 		uint64_t axis_stride = 1, found = 0;
 		uint32_t varying = 0;
 		for (uint32_t k = qa->rank; k-- > 0;) {
@@ -125,18 +152,44 @@ static bool weights(const struct graph_ir *g, uint32_t v, uint64_t stride, uint3
 			}
 			axis_stride *= qa->dims[k];
 		}
-		if (varying != 1 || found != stride || ns != channels)
+		if (varying != 1 || found != stride || qa->dims[qa->rank - 1] == 0)
 			return false;
 	}
-	for (uint64_t i = 0; i < nz; i++)
-		if (elem(WNN_I8, z, i) != 0)
-			return false;
 	for (uint32_t c = 0; c < channels; c++) {
 		scales[c] = (float)elem(WNN_F32, s, ns == 1 ? 0 : c);
 		if (!isfinite(scales[c]) || scales[c] <= 0)
 			return false;
 	}
-	*wq = qa->input;
+	bool zero = qa->in_type == WNN_I8;
+	for (uint64_t i = 0; i < nz && zero; i++)
+		zero = elem(qa->zp_type, z, i) == 0;
+	if (zero) {
+		*wq = qa->input;
+		return true;
+	}
+	/* w - zp, when it fits int8 everywhere */
+	uint64_t count = 0;
+	wnn_desc_count(&qv->desc, &count);
+	for (uint64_t i = 0; i < count; i++) {
+		double w = elem(qa->in_type, qv->data, i) -
+			   elem(qa->zp_type, z, nz == 1 ? 0 : (i / stride) % channels);
+		if (w < -128 || w > 127)
+			return false;
+	}
+	struct wnn_desc dd = qv->desc;
+	dd.type = WNN_I8;
+	void *data;
+	uint32_t nv = new_constant(p, &dd, &data);
+	if (nv == GRAPH_NONE) {
+		*oom = true;
+		return false;
+	}
+	int8_t *out = data;
+	qv = &p->g->values[qa->input]; /* graph_add_value may have moved the values */
+	for (uint64_t i = 0; i < count; i++)
+		out[i] = (int8_t)(elem(qa->in_type, qv->data, i) -
+				  elem(qa->zp_type, z, nz == 1 ? 0 : (i / stride) % channels));
+	*wq = nv;
 	return true;
 }
 
@@ -259,16 +312,8 @@ static void tail(const struct qdq_pass *p, uint32_t y, uint32_t channel_axis, ui
 static uint32_t new_vector(struct qdq_pass *p, uint32_t n, float **data)
 {
 	struct wnn_desc d = { .type = WNN_F32, .rank = 1, .dims = { n } };
-	float *q = aligned_alloc(64, ((size_t)n * sizeof(float) + 63) & ~(size_t)63);
-	if (!q || !graph_own(p->g, q)) {
-		wnn_diag_set(p->diag, WEBNN_STATUS_NO_MEMORY, "graph: out of memory");
-		return GRAPH_NONE;
-	}
-	uint32_t v = graph_add_value(p->g, &d, GRAPH_VALUE_CONSTANT, p->diag);
-	if (v == GRAPH_NONE)
-		return GRAPH_NONE;
-	p->g->values[v].data = q;
-	p->g->folded_bytes += (uint64_t)n * sizeof(float);
+	void *q;
+	uint32_t v = new_constant(p, &d, &q);
 	*data = q;
 	return v;
 }
@@ -379,9 +424,12 @@ static bool rewrite(struct qdq_pass *p, struct graph_node *n)
 	}
 	struct qdq_tail t;
 	tail(p, *s.out, s.channel_axis, s.channels, &t);
-	if (!weights(g, *s.w, s.channel_stride, s.channels, &wq, ws) ||
-	    (s.has_bias && !bias_values(g, *s.bias, s.channels, s.beta, bias)))
+	bool oom;
+	if (!weights(p, *s.w, s.channel_stride, s.channels, &wq, ws, &oom) ||
+	    (s.has_bias && !bias_values(g, *s.bias, s.channels, s.beta, bias))) {
+		ok = !oom;
 		goto done;
+	}
 	if (t.add && !bias_values(g, t.add_operand, s.channels, 1, add))
 		t.add = NULL, t.act = NULL, t.quant = NULL, t.output = *s.out;
 	bool has_bias = s.has_bias || t.add;
