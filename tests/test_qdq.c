@@ -264,10 +264,8 @@ static void qdq_check(struct backend *be, const struct qdq_case *c)
 	tg_free(&q.tg);
 }
 
-TEST_TIMEOUT(cpu_qdq_products, 120)
+static void qdq_all(struct backend *be)
 {
-	ot_impl = &backend_cpu;
-	struct backend *be = ot_backend();
 	static const struct qdq_case cases[] = {
 		/* op, x type, per-channel, act, quantized out, bias, c, oc, k, groups, nhwc */
 		{ QDQ_CONV, WNN_U8, false, 0, true, true, 16, 24, 3, 1, false, false, 0 },
@@ -299,6 +297,26 @@ TEST_TIMEOUT(cpu_qdq_products, 120)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		qdq_check(be, &cases[i]);
+}
+
+TEST_TIMEOUT(cpu_qdq_products, 120)
+{
+	ot_impl = &backend_cpu;
+	struct backend *be = ot_backend();
+	qdq_all(be);
+	backend_cpu.shutdown(be);
+}
+
+/* With WEBNN_CPU_CHUNK_NS at 1 ns every int8 product runs in chunks (conv2d: images and pieces
+ * of output rows, each reading its rows of the quantized input; gemm/matmul: rows), sharing
+ * one copy of the reordered weights: the same results. */
+TEST_TIMEOUT(cpu_qdq_products_in_chunks, 120)
+{
+	setenv("WEBNN_CPU_CHUNK_NS", "1", 1);
+	ot_impl = &backend_cpu;
+	struct backend *be = ot_backend();
+	unsetenv("WEBNN_CPU_CHUNK_NS");
+	qdq_all(be);
 	backend_cpu.shutdown(be);
 }
 
