@@ -1,4 +1,4 @@
-/* Int8 products: dequantize -> conv2d/gemm/matmul -> [relu/clamp] -> quantize (ONNX QDQ) rewritten as one node that reads the quantized values (graph_qdq). */
+/* Int8 products: dequantize -> conv2d/gemm/matmul -> [bias add, relu/clamp, quantize] (ONNX QDQ) rewritten as one node that reads the quantized values (graph_qdq). */
 #include "daemon/graph/passes.h"
 
 #include <math.h>
@@ -12,8 +12,13 @@
  * in float and quantize it again. Here the product reads the quantized activation and the
  * int8 weights directly, and the scales fold into one per-channel factor (graph.h, struct
  * graph_qdq, says what the node then computes). Only what an int8 primitive computes exactly
- * is taken: per-tensor activation scale and zero point, int8 weights with zero point 0 and a
- * per-tensor or per-output-channel scale. Anything else keeps the float decomposition.
+ * is taken: a per-tensor activation scale and zero point; int8 weights, or uint8/int8 weights
+ * whose zero points (per tensor or per output channel) fold into int8 values w - zp, with one
+ * scale or one per output channel; biases, adds and quantizeLinear scales known at build.
+ * Anything else keeps the float decomposition, which a backend that does not ask for the pass
+ * (the reference, the oracle) always runs. The tolerance between the two is one quantum of
+ * the output scale: both compute the same real number up to float rounding, and a value
+ * within that rounding of a half-quantum boundary may round either way.
  */
 
 struct qdq_pass {
