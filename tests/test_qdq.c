@@ -342,6 +342,7 @@ TEST(graph_qdq_rewrite)
 	}
 	ASSERT_EQ(live, 6u); /* 3 dequantize, conv2d, relu, quantize */
 	caps.int8_products = true;
+	caps.fold_max_bytes = UINT64_MAX;
 	ASSERT(graph_fuse_qdq(g, &caps, &diag));
 	const struct graph_node *conv = NULL;
 	live = 0;
@@ -368,10 +369,11 @@ TEST(graph_qdq_rewrite)
 	}
 	graph_destroy(g);
 	tg_free(&q.tg);
-	/* int8 weights with a zero point: the node reads w - zp when it fits int8 everywhere,
-	 * else the float decomposition stays */
+	/* int8 weights with a zero point: the node reads w - zp when it fits int8 everywhere
+	 * and the copy fits the folding budget, else the float decomposition stays */
 	c.per_channel = false;
 	for (int zp = 1; zp >= -128; zp -= 129) {
+		caps.fold_max_bytes = zp == 1 ? 12 : UINT64_MAX;
 		g0 = qdq_build(&q, &c);
 		g = graph_clone(g0);
 		ASSERT(g);
@@ -390,6 +392,28 @@ TEST(graph_qdq_rewrite)
 			if (g->nodes[i].qdq.used)
 				conv = &g->nodes[i];
 		ASSERT(fits == (conv != NULL));
+		if (conv) {
+			/* one byte less of budget: no copy, no rewrite */
+			graph_destroy(g);
+			g = graph_clone(g0);
+			ASSERT(g);
+			graph_recount(g);
+			caps.fold_max_bytes = 11;
+			ASSERT(graph_fuse_qdq(g, &caps, &diag));
+			GRAPH_FOR_EACH_LIVE_NODE(g, i)
+				ASSERT(!g->nodes[i].qdq.used);
+			graph_destroy(g);
+			g = graph_clone(g0);
+			ASSERT(g);
+			graph_recount(g);
+			caps.fold_max_bytes = 12;
+			ASSERT(graph_fuse_qdq(g, &caps, &diag));
+			conv = NULL;
+			GRAPH_FOR_EACH_LIVE_NODE(g, i)
+				if (g->nodes[i].qdq.used)
+					conv = &g->nodes[i];
+			ASSERT(conv);
+		}
 		if (conv) {
 			const int8_t *wf = g->values[conv->attrs.conv2d.filter].data;
 			for (uint32_t i = 0; i < 12; i++)

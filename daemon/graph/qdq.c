@@ -23,6 +23,7 @@
 
 struct qdq_pass {
 	struct graph_ir *g;
+	const struct graph_caps *caps;
 	struct wnn_diag *diag;
 	uint32_t *reader; /* per value: a live node reading it (the only one when n_uses is 1) */
 };
@@ -183,6 +184,10 @@ static bool weights(struct qdq_pass *p, uint32_t v, uint64_t stride, uint32_t ch
 	}
 	struct wnn_desc dd = qv->desc;
 	dd.type = WNN_I8;
+	/* a copy of the weights counts against the folding budget (the graph's charge), as
+	 * folding them to float would */
+	if (g->folded_bytes + count > p->caps->fold_max_bytes)
+		return false;
 	void *data;
 	uint32_t nv = new_constant(p, &dd, &data);
 	if (nv == GRAPH_NONE) {
@@ -497,7 +502,7 @@ bool graph_fuse_qdq(struct graph_ir *g, const struct graph_caps *caps, struct wn
 {
 	if (!caps->int8_products)
 		return true;
-	struct qdq_pass p = { .g = g, .diag = diag };
+	struct qdq_pass p = { .g = g, .caps = caps, .diag = diag };
 	bool any = false;
 	GRAPH_FOR_EACH_LIVE_NODE(g, i)
 		any = any || g->nodes[i].op == WNN_OP_DEQUANTIZE_LINEAR;
