@@ -294,6 +294,10 @@ static void qdq_all(struct backend *be)
 		{ QDQ_CONV, WNN_U8, true, 0, true, true, 16, 16, 3, 16, true, false, 2 },
 		{ QDQ_MATMUL, WNN_U8, false, 0, true, false, 64, 48, 5, 1, false, false, 1 },
 		{ QDQ_GEMM, WNN_I8, true, 0, true, true, 48, 40, 6, 1, false, false, 2 },
+		/* one output channel (a depth or mask head) */
+		{ QDQ_CONV, WNN_U8, true, 0, true, true, 8, 1, 3, 1, false, false, 0 },
+		{ QDQ_CONV, WNN_U8, false, 1, false, true, 8, 1, 1, 1, true, false, 0 },
+		{ QDQ_MATMUL, WNN_U8, true, 0, true, false, 32, 1, 4, 1, false, false, 0 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		qdq_check(be, &cases[i]);
