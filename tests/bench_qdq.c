@@ -347,9 +347,8 @@ TEST_TIMEOUT(bench_qdq, 900)
 	/* the second at one thread and at the nice onnxruntime has (webnnd computes at nice 10
 	 * by default, which on a machine shared with other jobs costs it its share): the kernels
 	 * compared on equal terms */
-	static const char *const env[2][4] = {
-		{ "-WEBNN_OCL_BASELINE", NULL },
-		{ "-WEBNN_OCL_BASELINE", "WEBNN_CPU_THREADS=1", "WEBNN_COMPUTE_NICE=0", NULL } };
+	static const char *const env[2][3] = {
+		{ NULL }, { "WEBNN_CPU_THREADS=1", "WEBNN_COMPUTE_NICE=0", NULL } };
 	/* WEBNN_BENCH_VERBOSE: the daemons log which kernel runs each step (shown at the end) */
 	static const char *const verbose[] = { "--verbose", NULL };
 	bool v = getenv("WEBNN_BENCH_VERBOSE") != NULL;
