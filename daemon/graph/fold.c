@@ -94,7 +94,9 @@ enum webnn_status graph_fold_constants(struct graph_ir *g, const struct graph_ca
 		uint64_t room = caps->fold_max_bytes > g->folded_bytes
 					? caps->fold_max_bytes - g->folded_bytes
 					: 0;
-		if (!reads_only_constants(g, n) || bytes == 0 || bytes > room)
+		/* the evaluating kernels know products only as the client built them */
+		if (!reads_only_constants(g, n) || bytes == 0 || bytes > room || n->qdq.used ||
+		    n->qweight.used)
 			continue;
 		if (caps->fold_cost) {
 			uint64_t ns = graph_node_cost(caps->fold_cost, g, n);

@@ -127,6 +127,29 @@ struct graph_qweight {
 	bool transposed;
 };
 
+/* An int8 product (graph_fuse_qdq): a conv2d, gemm or matmul whose activation operand is
+ * dequantizeLinear(x_q, one scale, one zero point) of uint8/int8 and whose weights are
+ * dequantizeLinear(an int8 constant, one scale or one per output channel, zero point 0) reads
+ * x_q and the int8 constant themselves (the node's input and filter/b; its type stays
+ * float32, the arithmetic's). With `zero` the x_q zero point, each output channel c computes
+ *   p = scale[c] * (sum (x_q - zero) * w_q + bias[c])
+ * where scale (a float32 constant [channels]) is x_scale * w_scale[c] (times gemm's alpha),
+ * divided by y_scale when the output is quantized, and bias (a float32 constant [channels],
+ * or GRAPH_NONE) is in the sum's units: the float bias / (x_scale * w_scale[c]), from
+ * conv2d's bias, gemm's beta * C, and an add of one value per channel that followed the
+ * product (absorbed). bias is also the node's bias operand (conv2d's bias, gemm's C, a third
+ * input of matmul). A quantized output (the output value is uint8/int8: the node absorbed
+ * the quantizeLinear after it, and a relu or clamp before that) is
+ * saturate(round_half_even(act(p)) + y_zero), act's bounds in p's units; a float32 output is
+ * p, with any epilogue the fusion pass adds after. */
+struct graph_qdq {
+	bool used;
+	int32_t zero, y_zero;
+	uint32_t scale, bias;
+	enum graph_activation act; /* NONE, RELU or CLAMP */
+	float lo, hi;
+};
+
 struct graph_node {
 	enum wnn_op op;
 	union wnn_attrs attrs;   /* resolved once at import; operand ids are value ids */
@@ -143,6 +166,7 @@ struct graph_node {
 	struct graph_slice slice;
 	struct graph_qweight qweight;
 	struct graph_softmax_prologue softmax_pre;
+	struct graph_qdq qdq;
 	/* A live reshape whose output is a view of its input (graph_view_reshapes): it stays in
 	 * the graph for liveness (it reads its input where it stands) but no kernel runs it. */
 	bool view;
@@ -182,6 +206,9 @@ struct graph_caps {
 	/* float32 softmax over the last axis takes a constant scale and a mask add before it
 	 * (graph_softmax_prologue) */
 	bool softmax_prologue;
+	/* int8 QDQ conv2d/gemm/matmul run on the quantized values (graph_fuse_qdq, struct
+	 * graph_qdq) */
+	bool int8_products;
 	/* reshapes whose output can share the input's bytes run no kernel (graph_view_reshapes;
 	 * graph_value.view_of, graph_node.view) */
 	bool reshape_views;

@@ -204,6 +204,8 @@ static uint32_t move_node(struct layout_pass *p, struct graph_node *o, const uin
 	n->chain = o->chain;
 	o->chain.members = NULL;
 	n->slice = o->slice;
+	n->qweight = o->qweight;
+	n->qdq = o->qdq;
 	graph_node_repoint(n);
 	return i;
 }

@@ -7,6 +7,8 @@ enum webnn_status graph_optimize(struct graph_ir *g, const struct graph_caps *ca
 	if (g->optimized)
 		return WEBNN_STATUS_OK;
 	graph_recount(g);
+	if (!graph_fuse_qdq(g, caps, diag))
+		return diag->status ? diag->status : WEBNN_STATUS_NO_MEMORY;
 	graph_fuse_quantized_matmul(g, caps);
 	enum webnn_status st = graph_fold_constants(g, caps, diag);
 	if (st != WEBNN_STATUS_OK)

@@ -4,7 +4,7 @@
 
 #include "daemon/graph/graph.h"
 
-/* Runs, in order: quantized matmul (caps->quantized_matmul), constant folding
+/* Runs, in order: int8 products (caps->int8_products), quantized matmul (caps->quantized_matmul), constant folding
  * (caps->evaluate), dead-code removal, scale/shift folding (caps->fold_scale_shift), pow
  * rewriting (caps->rewrite_pow), transposes absorbed into matmul's strides
  * (caps->matmul_strided_operands), layout assignment
@@ -21,6 +21,11 @@ void graph_remove_dead(struct graph_ir *g);
  * keeps the weights quantized (graph_node.qweight); the dequantizing nodes go dead. Runs
  * before constant folding, which would otherwise make the float weights. */
 void graph_fuse_quantized_matmul(struct graph_ir *g, const struct graph_caps *caps);
+/* caps->int8_products: dequantizeLinear(x_q) -> conv2d/gemm/matmul(dequantizeLinear(int8
+ * constant)) [-> relu/clamp -> quantizeLinear] becomes one node that reads the quantized
+ * values (graph_node.qdq). Runs first: the quantized-matmul pass and constant folding would
+ * otherwise take the weights. false only when out of memory (diag set). */
+bool graph_fuse_qdq(struct graph_ir *g, const struct graph_caps *caps, struct wnn_diag *diag);
 enum webnn_status graph_fold_scale_shift(struct graph_ir *g, const struct graph_caps *caps,
 					 struct wnn_diag *diag);
 enum webnn_status graph_rewrite_pow(struct graph_ir *g, const struct graph_caps *caps,

@@ -50,7 +50,7 @@ void graph_absorb_transposes(struct graph_ir *g, const struct graph_caps *caps)
 	GRAPH_FOR_EACH_LIVE_NODE(g, i) {
 		struct graph_node *n = &g->nodes[i];
 		/* a quantized matmul's kernel reads a dense A and packed weights, not strides */
-		if (n->op != WNN_OP_MATMUL || n->qweight.used)
+		if (n->op != WNN_OP_MATMUL || n->qweight.used || n->qdq.used)
 			continue;
 		struct wnn_matmul_attrs *a = &n->attrs.matmul;
 		/* matmul(x, x) reads one value twice: both slots move together or neither */

@@ -946,7 +946,12 @@ static int run_node(struct ox_model *M, const Onnx__NodeProto *node, int opset)
 			ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "unknown operator \"%s\"", type);
 		goto out;
 	}
-	int known = ox_eval_known(n, op->fn);
+	/* A dequantized int8/uint8 weight stays dequantizeLinear of the quantized constant: the
+	 * daemon runs the product that reads it on the quantized values where its backend can
+	 * (graph_fuse_qdq: a QDQ model's Conv/MatMul/Gemm), or folds it there. */
+	bool quantized_weight = !contrib && strcmp(type, "DequantizeLinear") == 0 && n->n_in &&
+				n->in[0] && (n->in[0]->type == WEBNN_INT8 || n->in[0]->type == WEBNN_UINT8);
+	int known = quantized_weight ? 0 : ox_eval_known(n, op->fn);
 	if (known < 0 || (known == 0 && op->fn(n) != 0))
 		goto out;
 	for (size_t i = 0; i < node->n_output; i++) {

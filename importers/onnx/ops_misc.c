@@ -366,7 +366,24 @@ static int op_qlinear_conv(struct ox_node *n)
 	struct webnn_operand *x, *w, *y, *bias = NULL;
 	if (!(x = dequant(n, 0, 1, 2, 1)) || !(w = dequant(n, 3, 4, 5, 0)))
 		return -1;
-	if (ox_has_in(n, 8)) {
+	struct ox_val *vb = ox_has_in(n, 8) ? n->in[8] : NULL, *vxs = n->in[1], *vws = n->in[4];
+	size_t nb = vb ? ox_elems(vb->rank, vb->dims) : 0, nws = ox_elems(vws->rank, vws->dims);
+	if (vb && vb->host && vxs->host && vws->host && vb->type == WEBNN_INT32 &&
+	    vxs->type == WEBNN_FLOAT32 && vws->type == WEBNN_FLOAT32 &&
+	    ox_elems(vxs->rank, vxs->dims) == 1 && (nws == 1 || nws == nb)) {
+		/* known (initializers, as exported): a float constant, the same float32 arithmetic
+		 * as the graph below, that the daemon reads as a bias (graph_fuse_qdq) */
+		float *f = malloc(nb * sizeof(*f) + 1);
+		if (!f)
+			return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+		const float xs = *(const float *)vxs->host, *ws = vws->host;
+		for (size_t i = 0; i < nb; i++)
+			f[i] = (float)((const int32_t *)vb->host)[i] * (xs * ws[nws == 1 ? 0 : i]);
+		bias = ox_const(n, WEBNN_FLOAT32, vb->rank, vb->dims, f);
+		free(f);
+		if (!bias)
+			return -1;
+	} else if (vb) {
 		/* int32 bias in units of x_scale * w_scale */
 		struct webnn_operand *xs, *ws, *s;
 		if (!(bias = ox_operand(n, n->in[8])) || !(xs = ox_operand(n, n->in[1])) ||

@@ -363,6 +363,13 @@ enum webnn_status cpu_dnnl_epilogue_attr(const struct cpu_build *b, struct cpu_d
 					 const struct graph_node *n, const dnnl_memory_desc_t *dst_md,
 					 dnnl_primitive_attr_t *attr, struct wnn_diag *diag);
 
+/* The attribute of an int8 product (graph_node.qdq): output scales per channel (dim 1 of dst),
+ * the activation's and output's zero points, the activation before a quantized output; with
+ * fuse, n's epilogue as post-ops (cpu_dnnl_epilogue_attr). Same ownership as that. */
+enum webnn_status cpu_dnnl_qdq_attr(const struct cpu_build *b, struct cpu_dnnl_prim *p,
+				    const struct graph_node *n, const dnnl_memory_desc_t *dst_md,
+				    bool fuse, dnnl_primitive_attr_t *attr, struct wnn_diag *diag);
+
 /* Steps of a compiled plan that run on the whole team (not serial): for the tests. */
 size_t cpu_plan_team_steps(const struct backend_plan *plan);
 

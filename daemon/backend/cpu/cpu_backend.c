@@ -356,6 +356,7 @@ static void cpu_caps(struct backend_context *ctx, struct graph_caps *caps)
 	caps->rewrite_pow = true;
 	caps->matmul_strided_operands = true;
 	caps->quantized_matmul = true;
+	caps->int8_products = true;
 	caps->reshape_views = true;
 	caps->softmax_prologue = true;
 }
@@ -393,7 +394,8 @@ static enum webnn_status step_prepare(const struct cpu_build *b, const struct gr
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 				    "operation: unknown operator %u", (unsigned)n->op);
 	enum wnn_dtype t = n->n_inputs ? b->descs[n->inputs[0]].type : WNN_F32;
-	if (!ref_supports(n->op, t))
+	/* an int8 product reads quantized values (graph_qdq): its family runs it */
+	if (!n->qdq.used && !ref_supports(n->op, t))
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 				    "%s: data type %s is not supported by the cpu backend",
 				    graph_node_name(n, name, sizeof(name)), wnn_dtype_name(t));

@@ -165,6 +165,7 @@ struct quant_args {
 	uint8_t *out;
 	const float *scale;
 	const double *zp;
+	bool one_scale; /* per tensor: any range is one run */
 };
 
 /* rint in the default rounding mode, spelled so that it vectorises: adding and subtracting
@@ -290,6 +291,14 @@ static void quant_range(const struct quant_args *a, uint64_t b, uint64_t e)
 	uint64_t blk = p->rank && p->block[p->rank - 1] ? p->block[p->rank - 1] : 1;
 	bool quant = p->op == WNN_OP_QUANTIZE_LINEAR;
 	uint64_t i = b;
+	/* one scale: no rows to walk (a [1, C, 7, 7] tensor's rows are 7 elements) */
+	if (a->one_scale) {
+		if (quant)
+			quant_run(a, b, e - b, 0, false);
+		else
+			dequant_run(a, b, e - b, 0, false);
+		return;
+	}
 	while (i < e) {
 		uint64_t j = i % inner, row0 = i - j;
 		uint64_t k0 = wnn_quantize_index(p, row0);
@@ -347,7 +356,7 @@ static enum webnn_status quant_run_step(const struct cpu_step *s, void *const *b
 		scale[k] = (float)quant_load_f(bufs[p->scale], p->scale_type, k);
 		zp[k] = quant_load_i(bufs[p->zero_point], p->zp_type, k);
 	}
-	struct quant_args a = { p, bufs[p->input], bufs[p->output], scale, zp };
+	struct quant_args a = { p, bufs[p->input], bufs[p->output], scale, zp, pl->n_scale == 1 };
 	int nt = x->threads > 1 ? x->threads : 1;
 	bool packed = wnn_dtype_is_4bit(p->out_type);
 #pragma omp parallel num_threads(nt) if (nt > 1 && p->count >= CPU_EW_PAR_MIN)

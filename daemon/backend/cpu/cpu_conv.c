@@ -23,6 +23,9 @@ struct cpu_conv_geom {
 	int w_rank;
 	dnnl_dims_t w_dims, w_strides;
 	dnnl_dims_t strides, dilates, pad_l, pad_r;
+	/* float32, or an int8 conv2d's (graph_node.qdq) quantized input, output and weights */
+	dnnl_data_type_t src_t, dst_t, w_t;
+	uint64_t src_es, dst_es; /* bytes per element */
 };
 
 static void cpu_conv_copy4(int64_t *dst, const uint64_t *src)
@@ -46,6 +49,8 @@ static void cpu_conv_geom_conv2d(const struct wnn_conv2d_attrs *a, struct cpu_co
 	};
 	cpu_conv_copy4(k->src_strides, a->in_stride);
 	cpu_conv_copy4(k->dst_strides, a->out_stride);
+	k->src_t = k->dst_t = k->w_t = dnnl_f32;
+	k->src_es = k->dst_es = sizeof(float);
 	if (a->groups == 1) {
 		k->w_rank = 4;
 		int64_t d[4] = { a->c_out, a->c_in_g, a->kh, a->kw };
@@ -83,6 +88,8 @@ static void cpu_conv_geom_transpose(const struct wnn_conv_transpose2d_attrs *a,
 	};
 	cpu_conv_copy4(k->src_strides, a->in_stride);
 	cpu_conv_copy4(k->dst_strides, a->out_stride);
+	k->src_t = k->dst_t = k->w_t = dnnl_f32;
+	k->src_es = k->dst_es = sizeof(float);
 	if (a->groups == 1) {
 		k->w_rank = 4;
 		int64_t d[4] = { a->c_out, a->c_in, a->kh, a->kw };
@@ -116,13 +123,13 @@ static dnnl_status_t cpu_conv_mds(const struct cpu_conv_geom *k, dnnl_memory_des
 				  dnnl_memory_desc_t *w_plain, dnnl_memory_desc_t *w_any,
 				  dnnl_memory_desc_t *bias, dnnl_memory_desc_t *dst)
 {
-	dnnl_status_t st = cpu_dnnl_md_strided(src, 4, k->src_dims, k->src_strides, dnnl_f32);
+	dnnl_status_t st = cpu_dnnl_md_strided(src, 4, k->src_dims, k->src_strides, k->src_t);
 	if (st == dnnl_success)
-		st = cpu_dnnl_md_strided(dst, 4, k->dst_dims, k->dst_strides, dnnl_f32);
+		st = cpu_dnnl_md_strided(dst, 4, k->dst_dims, k->dst_strides, k->dst_t);
 	if (st == dnnl_success)
-		st = cpu_dnnl_md_strided(w_plain, k->w_rank, k->w_dims, k->w_strides, dnnl_f32);
+		st = cpu_dnnl_md_strided(w_plain, k->w_rank, k->w_dims, k->w_strides, k->w_t);
 	if (st == dnnl_success)
-		st = dnnl_memory_desc_init_by_tag(w_any, k->w_rank, k->w_dims, dnnl_f32,
+		st = dnnl_memory_desc_init_by_tag(w_any, k->w_rank, k->w_dims, k->w_t,
 						  dnnl_format_tag_any);
 	if (st == dnnl_success && k->has_bias) {
 		dnnl_dims_t bd = { k->c_out }, bs = { 1 };
@@ -209,13 +216,13 @@ static void cpu_conv_slice(const struct cpu_conv_geom *k, struct cpu_conv_split 
 		return;
 	int64_t image = (int64_t)i / sp.pieces, piece = (int64_t)i % sp.pieces;
 	c->src_dims[0] = c->dst_dims[0] = 1;
-	*src_off = (uint64_t)(image * k->src_strides[0]) * sizeof(float);
-	*dst_off = (uint64_t)(image * k->dst_strides[0]) * sizeof(float);
+	*src_off = (uint64_t)(image * k->src_strides[0]) * k->src_es;
+	*dst_off = (uint64_t)(image * k->dst_strides[0]) * k->dst_es;
 	if (sp.pieces > 1) {
 		int64_t start = piece * sp.per, out_h = k->dst_dims[2];
 		int64_t len = out_h - start < sp.per ? out_h - start : sp.per;
 		c->dst_dims[2] = len;
-		*dst_off += (uint64_t)(start * k->dst_strides[2]) * sizeof(float);
+		*dst_off += (uint64_t)(start * k->dst_strides[2]) * k->dst_es;
 		/* the input rows these output rows read, and the padding they read past it */
 		int64_t kh = k->w_dims[k->w_rank - 2], dh = k->dilates[0] + 1;
 		int64_t first = start * k->strides[0] - k->pad_l[0];
@@ -224,7 +231,7 @@ static void cpu_conv_slice(const struct cpu_conv_geom *k, struct cpu_conv_split 
 		c->src_dims[2] = hi - lo;
 		c->pad_l[0] = lo - first;
 		c->pad_r[0] = end - hi;
-		*src_off += (uint64_t)(lo * k->src_strides[2]) * sizeof(float);
+		*src_off += (uint64_t)(lo * k->src_strides[2]) * k->src_es;
 	}
 	c->src_strides[0] = cpu_conv_outer_stride(c->src_dims, c->src_strides);
 	c->dst_strides[0] = cpu_conv_outer_stride(c->dst_dims, c->dst_strides);
@@ -432,8 +439,9 @@ static enum webnn_status cpu_conv_chunk(const struct cpu_build *b, struct cpu_st
 	struct cpu_dnnl_prim *p = &ch->conv;
 	enum webnn_status r = WEBNN_STATUS_OK;
 	dnnl_primitive_attr_t attr = NULL;
-	if ((r = fuse ? cpu_dnnl_epilogue_attr(b, p, n, &dst, &attr, diag)
-		      : cpu_dnnl_attr_create(&attr, n, diag)) != WEBNN_STATUS_OK)
+	if ((r = n->qdq.used ? cpu_dnnl_qdq_attr(b, p, n, &dst, fuse, &attr, diag)
+	     : fuse	     ? cpu_dnnl_epilogue_attr(b, p, n, &dst, &attr, diag)
+			     : cpu_dnnl_attr_create(&attr, n, diag)) != WEBNN_STATUS_OK)
 		return r;
 	dnnl_primitive_desc_t pd = NULL;
 	st = dnnl_primitive_desc_create(&pd, &cd, attr, b->engine, NULL);
@@ -741,9 +749,43 @@ static enum webnn_status cpu_conv_framed(const struct cpu_build *b, struct cpu_s
 	return WEBNN_STATUS_OK;
 }
 
+/* An int8 conv2d (graph_node.qdq): oneDNN int8 convolutions over the quantized input and the
+ * int8 filter, in chunks as a float one (cancellation), direct (oneDNN 2.6 has no int8
+ * Winograd), the epilogue of a float output fused when oneDNN takes it. Nothing else can run
+ * the node, so no implementation is an error. */
+static enum webnn_status cpu_conv_int8(const struct cpu_build *b, struct cpu_step *s,
+				       struct wnn_diag *diag)
+{
+	const struct graph_node *n = s->n;
+	const struct graph_ir *g = b->g;
+	struct cpu_conv_geom k;
+	cpu_conv_geom_conv2d(&n->attrs.conv2d, &k);
+	const struct wnn_desc *xd = &g->values[k.input].desc, *yd = &g->values[k.output].desc;
+	k.src_t = cpu_dnnl_type(xd->type);
+	k.dst_t = cpu_dnnl_type(yd->type);
+	k.w_t = dnnl_s8;
+	k.src_es = wnn_dtype_size(xd->type);
+	k.dst_es = wnn_dtype_size(yd->type);
+	struct cpu_conv_split sp = cpu_conv_split_for(b, n, &k), whole = { 1, 1, 0 };
+	for (int split = sp.count > 1; split >= 0; split--)
+		for (int f = n->epilogue.used; f >= 0; f--) {
+			enum webnn_status r = cpu_conv_try(b, s, &k, split ? sp : whole, false, f,
+							   diag);
+			if (r != WEBNN_STATUS_OK || s->run)
+				return r;
+		}
+	char name[96];
+	return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+			    "%s: oneDNN has no int8 convolution for it",
+			    graph_node_name(n, name, sizeof(name)));
+}
+
 enum webnn_status cpu_conv_prepare(const struct cpu_build *b, struct cpu_step *s,
 				   struct wnn_diag *diag)
 {
+	if (s->n->qdq.used)
+		return cpu_conv_int8(b, s, diag);
+
 	const struct graph_node *n = s->n;
 	struct cpu_conv_geom k;
 	enum wnn_dtype type;

@@ -512,3 +512,43 @@ enum webnn_status cpu_dnnl_epilogue_attr(const struct cpu_build *b, struct cpu_d
 	}
 	return st;
 }
+
+enum webnn_status cpu_dnnl_qdq_attr(const struct cpu_build *b, struct cpu_dnnl_prim *p,
+				    const struct graph_node *n, const dnnl_memory_desc_t *dst_md,
+				    bool fuse, dnnl_primitive_attr_t *attr, struct wnn_diag *diag)
+{
+	const struct graph_qdq *q = &n->qdq;
+	enum webnn_status st = fuse ? cpu_dnnl_epilogue_attr(b, p, n, dst_md, attr, diag)
+				    : cpu_dnnl_attr_create(attr, n, diag);
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	const struct graph_value *sv = &b->g->values[q->scale];
+	/* per channel (dim 1: a convolution's channels, a 2-D product's columns) even when every
+	 * channel has the same scale: oneDNN 2.6 has no int8 implementation for a common scale
+	 * given at creation */
+	dnnl_status_t ds = dnnl_primitive_attr_set_output_scales(*attr, (int64_t)sv->desc.dims[0],
+								  1 << 1, sv->data);
+	if (ds == dnnl_success && q->zero)
+		ds = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_SRC, 1, 0, &q->zero);
+	if (ds == dnnl_success && q->y_zero)
+		ds = dnnl_primitive_attr_set_zero_points(*attr, DNNL_ARG_DST, 1, 0, &q->y_zero);
+	if (ds == dnnl_success && q->act != GRAPH_ACT_NONE) {
+		/* applied to the scaled sum, before the zero point is added */
+		dnnl_post_ops_t po;
+		if ((ds = dnnl_post_ops_create(&po)) == dnnl_success) {
+			ds = q->act == GRAPH_ACT_RELU
+				     ? dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0, 0)
+				     : dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_clip, q->lo,
+								    q->hi);
+			if (ds == dnnl_success)
+				ds = dnnl_primitive_attr_set_post_ops(*attr, po);
+			dnnl_post_ops_destroy(po);
+		}
+	}
+	st = cpu_dnnl_check(ds, n, "int8 attributes", diag);
+	if (st != WEBNN_STATUS_OK) {
+		dnnl_primitive_attr_destroy(*attr);
+		*attr = NULL;
+	}
+	return st;
+}

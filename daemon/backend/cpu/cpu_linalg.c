@@ -463,9 +463,163 @@ static void cpu_matmul_geom(const struct wnn_matmul_attrs *a, struct cpu_mm_geom
 	k->b_strides[r] = (int64_t)a->b_stride_k, k->b_strides[r + 1] = (int64_t)a->b_stride_n;
 }
 
+/* An int8 gemm or matmul (graph_node.qdq) in oneDNN's terms: a matmul's batches are rows (its
+ * weights are one [K, N] matrix). */
+struct cpu_mm_int8 {
+	uint32_t x, w, bias, out;
+	int64_t rows, k, n, sa_m, sb_k, sb_n;
+	dnnl_data_type_t xt, yt;
+	uint64_t x_es, y_es;
+};
+
+/* Rows [r0, r0 + len) of m as primitive p, with the epilogue as post-ops (fuse) or not; the
+ * weights of the first chunk shared with the others (*weights) when their layout is the same.
+ * OK with *unimplemented set when oneDNN has nothing for it. */
+static enum webnn_status cpu_mm_int8_chunk(const struct cpu_build *b, struct cpu_dnnl_prim *p,
+					   const struct graph_node *n, const struct cpu_mm_int8 *m,
+					   int64_t r0, int64_t len, bool fuse, dnnl_memory_t *weights,
+					   dnnl_memory_desc_t *weights_md, bool *unimplemented,
+					   struct wnn_diag *diag)
+{
+	const struct graph_ir *g = b->g;
+	/* dnnl_dims_t: oneDNN's prototypes take whole DNNL_MAX_NDIMS arrays */
+	dnnl_dims_t xd = { len, m->k }, xs = { m->sa_m, 1 }, wd = { m->k, m->n },
+		    ws = { m->sb_k, m->sb_n }, yd = { len, m->n }, ys = { m->n, 1 },
+		    bd = { 1, m->n }, bs = { m->n, 1 };
+	dnnl_memory_desc_t src, w_plain, w_any, bias_md, dst;
+	dnnl_status_t st = cpu_dnnl_md_strided(&src, 2, xd, xs, m->xt);
+	if (st == dnnl_success)
+		st = cpu_dnnl_md_strided(&dst, 2, yd, ys, m->yt);
+	if (st == dnnl_success)
+		st = cpu_dnnl_md_strided(&w_plain, 2, wd, ws, dnnl_s8);
+	if (st == dnnl_success)
+		st = dnnl_memory_desc_init_by_tag(&w_any, 2, wd, dnnl_s8, dnnl_format_tag_any);
+	if (st == dnnl_success && m->bias != GRAPH_NONE)
+		st = cpu_dnnl_md_strided(&bias_md, 2, bd, bs, dnnl_f32);
+	dnnl_matmul_desc_t md;
+	if (st == dnnl_success)
+		st = dnnl_matmul_desc_init(&md, &src, &w_any,
+					   m->bias != GRAPH_NONE ? &bias_md : NULL, &dst);
+	enum webnn_status r = cpu_dnnl_check(st, n, "int8 matmul", diag);
+	dnnl_primitive_attr_t attr = NULL;
+	if (r != WEBNN_STATUS_OK ||
+	    (r = cpu_dnnl_qdq_attr(b, p, n, &dst, fuse, &attr, diag)) != WEBNN_STATUS_OK)
+		return r;
+	dnnl_primitive_desc_t pd = NULL;
+	st = dnnl_primitive_desc_create(&pd, &md, attr, b->engine, NULL);
+	dnnl_primitive_attr_destroy(attr);
+	if (st == dnnl_unimplemented) {
+		*unimplemented = true;
+		return WEBNN_STATUS_OK;
+	}
+	if ((r = cpu_dnnl_check(st, n, "int8 matmul", diag)) != WEBNN_STATUS_OK)
+		return r;
+	dnnl_memory_desc_t w_want = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+	if ((r = cpu_dnnl_create(b, p, pd, n, diag)) != WEBNN_STATUS_OK)
+		return r;
+	uint32_t y = fuse ? n->epilogue.output : m->out;
+	bool share = *weights && dnnl_memory_desc_equal(&w_want, weights_md);
+	if ((r = cpu_dnnl_bind(b, p, DNNL_ARG_SRC, &src, m->x, n, diag)) ||
+	    (r = share ? cpu_dnnl_bind_shared(p, DNNL_ARG_WEIGHTS, *weights, n, diag)
+		       : cpu_dnnl_bind_constant(b, p, DNNL_ARG_WEIGHTS, &w_plain,
+						g->values[m->w].data, &w_want, n, diag)) ||
+	    (m->bias != GRAPH_NONE &&
+	     (r = cpu_dnnl_bind(b, p, DNNL_ARG_BIAS, &bias_md, m->bias, n, diag))) ||
+	    (r = cpu_dnnl_bind(b, p, DNNL_ARG_DST, &dst, y, n, diag)))
+		return r;
+	if (!*weights) {
+		for (int i = 0; i < p->n_args; i++)
+			if (p->args[i].arg == DNNL_ARG_WEIGHTS)
+				*weights = p->args[i].memory;
+		*weights_md = w_want;
+	}
+	/* the chunk's rows of the input, the output and a residual the epilogue adds */
+	for (int i = 0; i < p->n_args; i++) {
+		int arg = p->args[i].arg;
+		if (arg == DNNL_ARG_SRC)
+			p->offset[i] = (uint64_t)(r0 * m->sa_m) * m->x_es;
+		else if (arg == DNNL_ARG_DST ||
+			 (arg >= DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE &&
+			  arg < DNNL_ARG_ATTR_INPUT_SCALES && p->value[i] == n->epilogue.residual))
+			p->offset[i] = (uint64_t)(r0 * m->n) * m->y_es;
+	}
+	return WEBNN_STATUS_OK;
+}
+
+/* An int8 gemm or matmul (graph_node.qdq): oneDNN int8 matmuls of the quantized rows by the
+ * int8 constant, in chunks of rows (cancellation, cpu.h CPU_CHUNK_NS), the epilogue of a float
+ * output fused when oneDNN takes it. Nothing else can run the node, so no implementation is
+ * an error. */
+static enum webnn_status cpu_linalg_int8(const struct cpu_build *b, struct cpu_step *s,
+					 struct wnn_diag *diag)
+{
+	const struct graph_node *n = s->n;
+	const struct graph_ir *g = b->g;
+	struct cpu_mm_int8 m = { .bias = n->qdq.bias };
+	if (n->op == WNN_OP_GEMM) {
+		const struct wnn_gemm_attrs *a = &n->attrs.gemm;
+		m.x = a->a, m.w = a->b, m.out = a->output;
+		m.rows = a->m, m.k = a->k, m.n = a->n;
+		m.sa_m = (int64_t)a->a_stride_m, m.sb_k = (int64_t)a->b_stride_k,
+		m.sb_n = (int64_t)a->b_stride_n;
+	} else {
+		const struct wnn_matmul_attrs *a = &n->attrs.matmul;
+		m.x = a->a, m.w = a->b, m.out = a->output;
+		m.rows = (int64_t)(a->batch * a->m), m.k = a->k, m.n = a->n;
+		m.sa_m = (int64_t)a->a_stride_m, m.sb_k = (int64_t)a->b_stride_k,
+		m.sb_n = (int64_t)a->b_stride_n;
+	}
+	enum wnn_dtype xt = g->values[m.x].desc.type, yt = g->values[m.out].desc.type;
+	m.xt = cpu_dnnl_type(xt), m.yt = cpu_dnnl_type(yt);
+	m.x_es = wnn_dtype_size(xt), m.y_es = wnn_dtype_size(yt);
+	uint32_t chunks = cpu_chunks_for(b, n, (uint64_t)m.rows);
+	if (chunks < CPU_MM_CHUNK_MIN)
+		chunks = 1;
+	int64_t per = (m.rows + chunks - 1) / chunks;
+	chunks = (uint32_t)((m.rows + per - 1) / per);
+	for (int split = chunks > 1; split >= 0; split--) {
+		uint32_t count = split ? chunks : 1;
+		int64_t rows_each = split ? per : m.rows;
+		for (int fuse = n->epilogue.used; fuse >= 0; fuse--) {
+			struct cpu_dnnl_chunks *c = cpu_dnnl_chunks_step(s, count);
+			if (!c)
+				return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
+						    "cpu: out of memory");
+			dnnl_memory_t weights = NULL;
+			dnnl_memory_desc_t weights_md;
+			memset(&weights_md, 0, sizeof(weights_md));
+			bool unimplemented = false;
+			enum webnn_status r = WEBNN_STATUS_OK;
+			for (uint32_t i = 0; i < count && r == WEBNN_STATUS_OK && !unimplemented;
+			     i++) {
+				int64_t r0 = (int64_t)i * rows_each;
+				int64_t len = m.rows - r0 < rows_each ? m.rows - r0 : rows_each;
+				r = cpu_mm_int8_chunk(b, &c->p[i], n, &m, r0, len, fuse, &weights,
+						      &weights_md, &unimplemented, diag);
+			}
+			if (r == WEBNN_STATUS_OK && !unimplemented) {
+				s->impl = c->p[0].impl;
+				s->epilogue_after = n->epilogue.used && !fuse;
+				return WEBNN_STATUS_OK;
+			}
+			s->destroy(s->priv);
+			s->priv = NULL, s->destroy = NULL, s->run = NULL, s->impl = NULL;
+			if (r != WEBNN_STATUS_OK)
+				return r;
+		}
+	}
+	char name[96];
+	return wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR,
+			    "%s: oneDNN has no int8 matrix product for it",
+			    graph_node_name(n, name, sizeof(name)));
+}
+
 enum webnn_status cpu_linalg_prepare(const struct cpu_build *b, struct cpu_step *s,
 				     struct wnn_diag *diag)
 {
+	if (s->n->qdq.used)
+		return cpu_linalg_int8(b, s, diag);
+
 	const struct graph_node *n = s->n;
 	struct cpu_mm_geom k;
 	enum cpu_gemm_c mode = CPU_GEMM_C_NONE;
