@@ -63,7 +63,7 @@ DAEMON_BIN := $(BUILD)/bin/webnnd
 # webnnd with the sandbox's test hooks (tests/test_sandbox.c): the sources that hold them are
 # compiled again with -DWNN_TEST_HOOKS; webnnd itself never contains them.
 TESTHOOKS_BIN := $(BUILD)/bin/webnnd-testhooks
-TESTHOOKS_SRC := daemon/main.c daemon/worker/router.c daemon/budget.c sandbox/sandbox.c
+TESTHOOKS_SRC := daemon/main.c daemon/worker/router.c daemon/worker/budget.c sandbox/sandbox.c
 TESTHOOKS_OBJ := $(patsubst %.c,$(BUILD)/obj-testhooks/%.o,$(TESTHOOKS_SRC))
 TEST_BIN := $(BUILD)/bin/webnn-tests
 

@@ -1,7 +1,6 @@
 /* webnnd.conf: the keys besides daemon/limits.def's, their rules, and "key = value" parsing and printing. */
 #include "daemon/config.h"
 #include "daemon/backend/backend.h"
-#include "daemon/front/frontdoor.h"
 #include "daemon/log.h"
 
 #include <errno.h>
@@ -129,9 +128,9 @@ static int check_list(const struct config_key *k, const char *value, char *why, 
 	unsigned n = 0;
 	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		if (++n > FRONTDOOR_MAX_ALLOW) {
+		if (++n > CONFIG_MAX_ALLOW) {
 			snprintf(why, why_len, "%s: more than %d entries", k->key,
-				 FRONTDOOR_MAX_ALLOW);
+				 CONFIG_MAX_ALLOW);
 			return -1;
 		}
 		if (!name_ok(tok, group)) {

@@ -2,12 +2,14 @@
 #ifndef DAEMON_CONFIG_H
 #define DAEMON_CONFIG_H
 
-#include "daemon/daemon.h"
+#include "daemon/limits.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 
 #define CONFIG_DEFAULT_PATH "/etc/webnnd/webnnd.conf"
+/* Users and groups allow_uids and allow_gids may each list. */
+#define CONFIG_MAX_ALLOW 64
 /* A worker reads the settings its front door started with from here, never the file again
  * (an edit between two worker starts must not give workers different limits). */
 #define CONFIG_EFFECTIVE_ENV "WEBNND_EFFECTIVE_CONFIG"

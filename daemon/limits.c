@@ -1,5 +1,5 @@
 /* webnnd's limits and budgets from daemon/limits.def: defaults, KEY=VALUE parsing, help, handshake. */
-#include "daemon/daemon.h"
+#include "daemon/limits.h"
 
 #include <errno.h>
 #include <stdbool.h>

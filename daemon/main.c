@@ -4,7 +4,7 @@
 #include "daemon/config.h"
 #include "daemon/worker/context.h"
 #include "daemon/control.h"
-#include "daemon/daemon.h"
+#include "daemon/worker/daemon.h"
 #include "daemon/front/frontdoor.h"
 #include "daemon/log.h"
 #include "daemon/front/memlimit.h"

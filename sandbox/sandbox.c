@@ -707,7 +707,7 @@ static const char *const worker_calls[] = {
 	"sched_getaffinity", "sched_yield", "sysinfo",
 	/* libuv streams: replies go out with writev */
 	"writev", "epoll_pwait",
-	/* waiting for the front door's answer on the lease socket (daemon/budget.c) */
+	/* waiting for the front door's answer on the lease socket (daemon/worker/budget.c) */
 	"poll", "ppoll",
 	/* files beneath the Landlock rules: drivers' data, /proc and /sys, the caches, and
 	 * dlopen() of the kernels PoCL links (ELF headers are read with pread64) */

@@ -10,10 +10,12 @@
 
 #include <uv.h>
 
+#include "daemon/config.h"
 #include "daemon/control.h"
-#include "daemon/daemon.h"
+#include "daemon/front/pool.h"
+#include "daemon/limits.h"
 
-#define FRONTDOOR_MAX_ALLOW 64
+#define FRONTDOOR_MAX_ALLOW CONFIG_MAX_ALLOW
 
 /* What the front door is configured with (main.c fills it from the command line). */
 struct frontdoor_config {

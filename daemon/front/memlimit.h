@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/daemon.h"
+#include "daemon/limits.h"
 
 /* The budgets' defaults are the smaller of limits.def's and these shares of the memory the
  * daemon may use, so that NO_MEMORY comes before any OOM killer: all users' bytes at most 75%

@@ -1,7 +1,7 @@
 /* Constants (CreateConstant/DestroyConstant): validated host bytes that graphs bind by id. */
 #include "daemon/worker/constant.h"
 
-#include "daemon/budget.h"
+#include "daemon/worker/budget.h"
 #include "daemon/worker/context.h"
 #include "daemon/worker/request.h"
 #include "daemon/worker/session.h"

@@ -1,7 +1,7 @@
 /* Contexts: CreateContext/DestroyContext, routing to a backend, opSupportLimits per backend, context loss. */
 #include "daemon/worker/context.h"
 
-#include "daemon/daemon.h"
+#include "daemon/worker/daemon.h"
 #include "daemon/log.h"
 #include "daemon/worker/reply.h"
 #include "daemon/worker/request.h"

@@ -1,7 +1,7 @@
 /* A worker's live sessions: adoption of handed-off sockets, the Hello and slow-frame deadlines. */
 #include "daemon/worker/server.h"
 
-#include "daemon/daemon.h"
+#include "daemon/worker/daemon.h"
 #include "daemon/log.h"
 #include "daemon/worker/reply.h"
 #include "daemon/worker/sched.h"

@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "daemon/worker/conn.h"
-#include "daemon/daemon.h"
+#include "daemon/worker/daemon.h"
 #include "daemon/worker/obj.h"
 #include "proto/wire.h"
 #include "proto/wnn.h"

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "daemon/worker/context.h"
-#include "daemon/daemon.h"
+#include "daemon/worker/daemon.h"
 #include "daemon/log.h"
 #include "daemon/worker/router.h"
 #include "daemon/worker/session.h"

@@ -1,19 +1,14 @@
-/* The process-wide state of webnnd: event loop, active backend, limits, opSupportLimits. */
-#ifndef DAEMON_DAEMON_H
-#define DAEMON_DAEMON_H
+/* webnnd's limits and budgets (daemon/limits.def) and its version: what the front door, the workers and the configuration share. */
+#ifndef DAEMON_LIMITS_H
+#define DAEMON_LIMITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include <uv.h>
-
-#include "daemon/backend/backend.h"
-#include "daemon/budget.h"
-#include "daemon/worker/conn.h"
-#include "daemon/graph/import.h"
-#include "proto/wire.h"
 #include "proto/webnn.pb-c.h"
+#include "proto/wire.h"
 #include "proto/wnn.h"
 
 #define WEBNND_VERSION WEBNN_VERSION_STRING
@@ -31,52 +26,6 @@ enum daemon_limit_index {
 #undef X
 	DAEMON_N_LIMITS
 };
-
-/* The (operator, role) limits of opSupportLimits for one backend, built once. */
-#define DAEMON_MAX_BACKENDS 3
-#define DAEMON_MAX_DEVICES 16
-
-struct daemon_op_limits {
-	Webnn__Ipc__TensorLimit *items;
-	Webnn__Ipc__TensorLimit **ptrs;
-	char (*roles)[32];
-	size_t n;
-	uint32_t input_types, constant_types, output_types;
-};
-
-/* One started backend: contexts it serves hold a pointer to it. */
-struct daemon_backend {
-	const struct backend_impl *impl;
-	struct backend *be;
-	struct daemon_op_limits op_limits;
-	struct backend_device_info devices[DAEMON_MAX_DEVICES]; /* what it serves */
-	uint32_t n_devices;
-	bool accelerated; /* serves a GPU or an accelerator */
-};
-
-struct cmd;
-
-struct daemon {
-	uv_loop_t *loop;
-	/* In routing order: a forced backend alone; else cpu (CPU devices), then opencl when it
-	 * serves a GPU or accelerator. */
-	struct daemon_backend backends[DAEMON_MAX_BACKENDS];
-	uint32_t n_backends;
-	struct daemon_limits limits;
-	struct budget budget; /* a worker's memory accounting (daemon/budget.h) */
-	/* Timeline commands on the thread pool and the watchdog that times them (timeline.c). */
-	struct cmd *running;
-	uv_timer_t watchdog;
-	bool watchdog_init, watchdog_on;
-	struct conn_batch batch; /* replies written once per round of loop events (conn.h) */
-	/* Short commands run on the loop thread (timeline.c): what they took in this loop tick. */
-	uint64_t quick_tick;
-	uint64_t quick_spent_ns;
-};
-
-/* The backend a new context runs on (routing: daemon/worker/context.c). */
-const struct daemon_backend *daemon_route(const struct daemon *d,
-					  const struct backend_context_options *opts);
 
 /* The table's defaults. */
 void daemon_limits_default(struct daemon_limits *l);
