@@ -24,6 +24,7 @@ LDLIBS_CLIENT := -lprotobuf-c -lpthread -lm
 PROTO_GEN_C := $(BUILD)/gen/proto/webnn.pb-c.c
 PROTO_GEN_H := $(BUILD)/gen/proto/webnn.pb-c.h
 OPS_GEN_H := $(BUILD)/gen/webnn_ops.h
+ATTRS_GEN_H := $(BUILD)/gen/proto/attrs_kinds.h
 
 PROTO_SRC := $(wildcard proto/*.c)
 CLIENT_SRC := $(wildcard client/*.c)
@@ -103,8 +104,13 @@ $(OPS_GEN_H): proto/ops.def client/gen_webnn_ops.sh
 	@mkdir -p $(dir $@)
 	sh client/gen_webnn_ops.sh proto/ops.def > $@.tmp && mv $@.tmp $@
 
+# The attributes kinds (WNN_ATTRS_KINDS) are webnn.proto's Operation.attrs oneof, read from there.
+$(ATTRS_GEN_H): proto/webnn.proto proto/gen_attrs_kinds.sh
+	@mkdir -p $(dir $@)
+	sh proto/gen_attrs_kinds.sh proto/webnn.proto > $@.tmp && mv $@.tmp $@
+
 # Every source depends on the generated headers existing (order-only; -MMD tracks the rest).
-$(BUILD)/obj/%.o: %.c | $(PROTO_GEN_H) $(OPS_GEN_H)
+$(BUILD)/obj/%.o: %.c | $(PROTO_GEN_H) $(OPS_GEN_H) $(ATTRS_GEN_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 # The cpu backend's elementwise kernels: nothing reads errno there, and its upkeep keeps GCC
@@ -183,7 +189,7 @@ $(DAEMON_BIN): $(BUILD)/obj/daemon/main.o $(LIB_DAEMON) $(LIB_PROTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_DAEMON)
 
-$(BUILD)/obj-testhooks/%.o: %.c | $(PROTO_GEN_H) $(OPS_GEN_H)
+$(BUILD)/obj-testhooks/%.o: %.c | $(PROTO_GEN_H) $(OPS_GEN_H) $(ATTRS_GEN_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DWNN_TEST_HOOKS $(CFLAGS) -c $< -o $@
 $(TESTHOOKS_BIN): $(TESTHOOKS_OBJ) $(filter-out $(call obj,$(TESTHOOKS_SRC)),$(DAEMON_OBJ)) $(LIB_PROTO)
@@ -312,7 +318,7 @@ FUZZ_LIB_OBJ := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_LIB_SRC)) $(BUILD)/f
 FUZZ_LIB := $(BUILD)/fuzz/libfuzzwnn.a
 .PHONY: fuzz fuzz-smoke
 fuzz: $(FUZZ_BIN) $(BUILD)/fuzz/fuzz-seeds
-$(BUILD)/fuzz/obj/%.o: %.c | $(PROTO_GEN_H) $(OPS_GEN_H)
+$(BUILD)/fuzz/obj/%.o: %.c | $(PROTO_GEN_H) $(OPS_GEN_H) $(ATTRS_GEN_H)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
 $(BUILD)/fuzz/obj/gen/webnn.pb-c.o: $(PROTO_GEN_C)

@@ -21,7 +21,7 @@ const struct wnn_op_info wnn_ops[WNN_OP_COUNT] = {
 #undef WNN_UNPAREN_
 };
 
-#define WNN_ATTRS_WIRE_(A, v)                                                                   \
+#define WNN_ATTRS_WIRE_(A, v, name)                                                                   \
 	_Static_assert((int)WNN_ATTRS_##A == (int)WEBNN__IPC__OPERATION__ATTRS_##A,         \
 		       "enum wnn_attrs_kind must equal the wire's attrs case");
 WNN_ATTRS_KINDS(WNN_ATTRS_WIRE_)

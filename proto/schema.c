@@ -5,42 +5,9 @@
 /* The dispatch table. */
 
 static const struct wnn_attrs_rules *const attrs_kinds[] = {
-	[WEBNN__IPC__OPERATION__ATTRS_ARG_MIN_MAX] = &wnn_attrs_arg_min_max,
-	[WEBNN__IPC__OPERATION__ATTRS_BATCH_NORMALIZATION] = &wnn_attrs_batch_normalization,
-	[WEBNN__IPC__OPERATION__ATTRS_BINARY] = &wnn_attrs_binary,
-	[WEBNN__IPC__OPERATION__ATTRS_CAST] = &wnn_attrs_cast,
-	[WEBNN__IPC__OPERATION__ATTRS_CLAMP] = &wnn_attrs_clamp,
-	[WEBNN__IPC__OPERATION__ATTRS_CONCAT] = &wnn_attrs_concat,
-	[WEBNN__IPC__OPERATION__ATTRS_CONV2D] = &wnn_attrs_conv2d,
-	[WEBNN__IPC__OPERATION__ATTRS_CONV_TRANSPOSE2D] = &wnn_attrs_conv_transpose2d,
-	[WEBNN__IPC__OPERATION__ATTRS_CUMULATIVE_SUM] = &wnn_attrs_cumulative_sum,
-	[WEBNN__IPC__OPERATION__ATTRS_EXPAND] = &wnn_attrs_expand,
-	[WEBNN__IPC__OPERATION__ATTRS_GATHER] = &wnn_attrs_gather,
-	[WEBNN__IPC__OPERATION__ATTRS_GEMM] = &wnn_attrs_gemm,
-	[WEBNN__IPC__OPERATION__ATTRS_GRU] = &wnn_attrs_gru,
-	[WEBNN__IPC__OPERATION__ATTRS_GRU_CELL] = &wnn_attrs_gru_cell,
-	[WEBNN__IPC__OPERATION__ATTRS_INSTANCE_NORMALIZATION] = &wnn_attrs_instance_normalization,
-	[WEBNN__IPC__OPERATION__ATTRS_LAYER_NORMALIZATION] = &wnn_attrs_layer_normalization,
-	[WEBNN__IPC__OPERATION__ATTRS_LSTM] = &wnn_attrs_lstm,
-	[WEBNN__IPC__OPERATION__ATTRS_LSTM_CELL] = &wnn_attrs_lstm_cell,
-	[WEBNN__IPC__OPERATION__ATTRS_MATMUL] = &wnn_attrs_matmul,
-	[WEBNN__IPC__OPERATION__ATTRS_PAD] = &wnn_attrs_pad,
-	[WEBNN__IPC__OPERATION__ATTRS_POOL2D] = &wnn_attrs_pool2d,
-	[WEBNN__IPC__OPERATION__ATTRS_PRELU] = &wnn_attrs_prelu,
-	[WEBNN__IPC__OPERATION__ATTRS_QUANTIZE_LINEAR] = &wnn_attrs_quantize_linear,
-	[WEBNN__IPC__OPERATION__ATTRS_REDUCE] = &wnn_attrs_reduce,
-	[WEBNN__IPC__OPERATION__ATTRS_RESAMPLE2D] = &wnn_attrs_resample2d,
-	[WEBNN__IPC__OPERATION__ATTRS_RESHAPE] = &wnn_attrs_reshape,
-	[WEBNN__IPC__OPERATION__ATTRS_REVERSE] = &wnn_attrs_reverse,
-	[WEBNN__IPC__OPERATION__ATTRS_SCATTER] = &wnn_attrs_scatter,
-	[WEBNN__IPC__OPERATION__ATTRS_SLICE] = &wnn_attrs_slice,
-	[WEBNN__IPC__OPERATION__ATTRS_SOFTMAX] = &wnn_attrs_softmax,
-	[WEBNN__IPC__OPERATION__ATTRS_SPLIT] = &wnn_attrs_split,
-	[WEBNN__IPC__OPERATION__ATTRS_TILE] = &wnn_attrs_tile,
-	[WEBNN__IPC__OPERATION__ATTRS_TRANSPOSE] = &wnn_attrs_transpose,
-	[WEBNN__IPC__OPERATION__ATTRS_TRIANGULAR] = &wnn_attrs_triangular,
-	[WEBNN__IPC__OPERATION__ATTRS_UNARY] = &wnn_attrs_unary,
-	[WEBNN__IPC__OPERATION__ATTRS_WHERE] = &wnn_attrs_where,
+#define WNN_ATTRS_RULES_ROW_(K, tag, name) [WEBNN__IPC__OPERATION__ATTRS_##K] = &wnn_attrs_##name,
+	WNN_ATTRS_KINDS(WNN_ATTRS_RULES_ROW_)
+#undef WNN_ATTRS_RULES_ROW_
 };
 
 const struct wnn_attrs_rules *wnn_attrs_kind_of(uint32_t attrs_case)

@@ -115,42 +115,10 @@ const struct wnn_attrs_rules *wnn_attrs_kind_of(uint32_t attrs_case);
 		return wnn_resolve_##n(op, descs, n_descs, &attrs->n, diag);                   \
 	}
 
-extern const struct wnn_attrs_rules wnn_attrs_arg_min_max; /* schema_reduce.c */
-extern const struct wnn_attrs_rules wnn_attrs_batch_normalization; /* schema_normalization.c */
-extern const struct wnn_attrs_rules wnn_attrs_binary; /* schema_elementwise.c */
-extern const struct wnn_attrs_rules wnn_attrs_cast; /* schema_cast.c */
-extern const struct wnn_attrs_rules wnn_attrs_clamp; /* schema_elementwise.c */
-extern const struct wnn_attrs_rules wnn_attrs_concat; /* schema_data.c */
-extern const struct wnn_attrs_rules wnn_attrs_conv2d; /* schema_conv.c */
-extern const struct wnn_attrs_rules wnn_attrs_conv_transpose2d; /* schema_conv.c */
-extern const struct wnn_attrs_rules wnn_attrs_cumulative_sum; /* schema_reduce.c */
-extern const struct wnn_attrs_rules wnn_attrs_expand; /* schema_data.c */
-extern const struct wnn_attrs_rules wnn_attrs_gather; /* schema_gather.c */
-extern const struct wnn_attrs_rules wnn_attrs_gemm; /* schema_linalg.c */
-extern const struct wnn_attrs_rules wnn_attrs_gru; /* schema_rnn.c */
-extern const struct wnn_attrs_rules wnn_attrs_gru_cell; /* schema_rnn.c */
-extern const struct wnn_attrs_rules wnn_attrs_instance_normalization; /* schema_normalization.c */
-extern const struct wnn_attrs_rules wnn_attrs_layer_normalization; /* schema_normalization.c */
-extern const struct wnn_attrs_rules wnn_attrs_lstm; /* schema_rnn.c */
-extern const struct wnn_attrs_rules wnn_attrs_lstm_cell; /* schema_rnn.c */
-extern const struct wnn_attrs_rules wnn_attrs_matmul; /* schema_linalg.c */
-extern const struct wnn_attrs_rules wnn_attrs_pad; /* schema_data.c */
-extern const struct wnn_attrs_rules wnn_attrs_pool2d; /* schema_pool.c */
-extern const struct wnn_attrs_rules wnn_attrs_prelu; /* schema_elementwise.c */
-extern const struct wnn_attrs_rules wnn_attrs_quantize_linear; /* schema_cast.c */
-extern const struct wnn_attrs_rules wnn_attrs_reduce; /* schema_reduce.c */
-extern const struct wnn_attrs_rules wnn_attrs_resample2d; /* schema_resample.c */
-extern const struct wnn_attrs_rules wnn_attrs_reshape; /* schema_data.c */
-extern const struct wnn_attrs_rules wnn_attrs_reverse; /* schema_data.c */
-extern const struct wnn_attrs_rules wnn_attrs_scatter; /* schema_gather.c */
-extern const struct wnn_attrs_rules wnn_attrs_slice; /* schema_data.c */
-extern const struct wnn_attrs_rules wnn_attrs_softmax; /* schema_normalization.c */
-extern const struct wnn_attrs_rules wnn_attrs_split; /* schema_data.c */
-extern const struct wnn_attrs_rules wnn_attrs_tile; /* schema_data.c */
-extern const struct wnn_attrs_rules wnn_attrs_transpose; /* schema_data.c */
-extern const struct wnn_attrs_rules wnn_attrs_triangular; /* schema_data.c */
-extern const struct wnn_attrs_rules wnn_attrs_unary; /* schema_elementwise.c */
-extern const struct wnn_attrs_rules wnn_attrs_where; /* schema_elementwise.c */
+/* Each attributes kind's rules, defined in its family's schema_<family>.c. */
+#define WNN_ATTRS_RULES_EXTERN_(K, tag, name) extern const struct wnn_attrs_rules wnn_attrs_##name;
+WNN_ATTRS_KINDS(WNN_ATTRS_RULES_EXTERN_)
+#undef WNN_ATTRS_RULES_EXTERN_
 
 /* ---- shared checks for shape inference (messages read "<op>: <what>") */
 bool wnn_failf(struct wnn_infer *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -136,45 +136,9 @@ const char *wnn_family_name(enum wnn_family f);
 /* The Operation.attrs member that carries an operator's operands and options (ops.def ATTRS).
  * Values equal Webnn__Ipc__Operation__AttrsCase (checked at compile time in proto/ops.c), so
  * code that never sees protobuf (backends, the IR) can switch on them. */
-#define WNN_ATTRS_KINDS(A) \
-	A(BINARY, 16) \
-	A(UNARY, 17) \
-	A(CLAMP, 18) \
-	A(CAST, 19) \
-	A(ARG_MIN_MAX, 20) \
-	A(BATCH_NORMALIZATION, 21) \
-	A(INSTANCE_NORMALIZATION, 22) \
-	A(LAYER_NORMALIZATION, 23) \
-	A(CONCAT, 24) \
-	A(CONV2D, 25) \
-	A(CONV_TRANSPOSE2D, 26) \
-	A(CUMULATIVE_SUM, 27) \
-	A(QUANTIZE_LINEAR, 28) \
-	A(EXPAND, 29) \
-	A(GATHER, 30) \
-	A(SCATTER, 31) \
-	A(GEMM, 32) \
-	A(MATMUL, 33) \
-	A(GRU, 34) \
-	A(GRU_CELL, 35) \
-	A(LSTM, 36) \
-	A(LSTM_CELL, 37) \
-	A(PAD, 38) \
-	A(POOL2D, 39) \
-	A(PRELU, 40) \
-	A(REDUCE, 41) \
-	A(RESAMPLE2D, 42) \
-	A(RESHAPE, 43) \
-	A(REVERSE, 44) \
-	A(SLICE, 45) \
-	A(SOFTMAX, 46) \
-	A(SPLIT, 47) \
-	A(TILE, 48) \
-	A(TRANSPOSE, 49) \
-	A(TRIANGULAR, 50) \
-	A(WHERE, 51)
+#include "proto/attrs_kinds.h" /* WNN_ATTRS_KINDS, generated from webnn.proto */
 enum wnn_attrs_kind {
-#define WNN_ATTRS_ENUM_(A, v) WNN_ATTRS_##A = v,
+#define WNN_ATTRS_ENUM_(A, v, name) WNN_ATTRS_##A = v,
 	WNN_ATTRS_KINDS(WNN_ATTRS_ENUM_)
 #undef WNN_ATTRS_ENUM_
 };
