@@ -200,6 +200,38 @@ $(BUILD)/bin/$(1): $(call obj,$(wildcard client/tools/$(1)/*.c)) $(LIB_TOOLS) $(
 endef
 $(foreach t,$(TOOLS_DIRS),$(eval $(call TOOL_DIR_RULE,$(t))))
 
+# ---- The Node.js binding (bindings/node): a Node-API addon over libwebnn's public API plus its
+# JavaScript layer, assembled in $(BUILD)/node/webnn (require it from there, or NODE_PATH=$(BUILD)/node).
+# Built with `all` wherever Node's headers are found: the running node's own prefix, else Debian's
+# libnode-dev (/usr/include/node); NODE_INCLUDE overrides. No node-gyp, nothing downloaded.
+NODE ?= node
+NODE_INCLUDE ?= $(firstword $(wildcard $(shell $(NODE) -p process.config.variables.node_prefix 2>/dev/null)/include/node/node_api.h \
+	/usr/include/node/node_api.h /usr/local/include/node/node_api.h))
+NODE_INCLUDE := $(patsubst %/node_api.h,%,$(NODE_INCLUDE))
+NODE_DIR := $(BUILD)/node/webnn
+NODE_ADDON := $(NODE_DIR)/webnn.node
+NODE_SRC := $(wildcard bindings/node/src/*.c)
+NODE_OBJ := $(patsubst %.c,$(BUILD)/obj-node/%.o,$(NODE_SRC))
+NODE_FILES := $(NODE_DIR)/package.json $(patsubst bindings/node/%,$(NODE_DIR)/%,$(wildcard bindings/node/lib/*))
+.PHONY: node
+ifneq ($(NODE_INCLUDE),)
+all: node
+node: $(NODE_ADDON) $(NODE_FILES)
+else
+node:
+	@echo "node: no Node.js headers (node_api.h) found: make deps installs libnode-dev; set NODE_INCLUDE to use others"; exit 1
+endif
+$(BUILD)/obj-node/%.o: %.c | $(OPS_GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -isystem $(NODE_INCLUDE) $(CFLAGS) -c $< -o $@
+# libwebnn linked in statically (it is built -fPIC): the addon needs no library path at run time.
+$(NODE_ADDON): $(NODE_OBJ) $(LIB_CLIENT)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS_CLIENT)
+$(NODE_DIR)/%: bindings/node/%
+	@mkdir -p $(dir $@)
+	cp $< $@
+
 # One test binary: unit tests (proto), backend tests (daemon library), end-to-end (client+daemon).
 $(TEST_BIN): $(call obj,$(TEST_SRC)) $(LIB_TOOLS) $(LIB_IMPORT) $(LIB_CLIENT) $(LIB_DAEMON) $(LIB_PROTO)
 	@mkdir -p $(dir $@)
@@ -352,7 +384,7 @@ fuzz-smoke: fuzz
 		else tail -n 60 $$log; echo "fuzz: $$n FAILED (artifacts: $(BUILD)/fuzz/$$n-*)"; exit 1; fi; done
 -include $(shell find $(BUILD)/fuzz -name '*.d' 2>/dev/null)
 
--include $(shell find $(BUILD)/obj $(BUILD)/obj-testhooks -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/obj-testhooks $(BUILD)/obj-node -name '*.d' 2>/dev/null)
 
 # ---- man pages and the default webnnd.conf: webnnd.conf's key list comes from the daemon's
 # tables (webnnd --print-default-config), so neither can miss a key. Dated by the last commit
