@@ -158,7 +158,8 @@ class MLContext {
     checkView(inputData, tensor.dataType, 'inputData');
     native.writeTensor(this[kHandle], tensor[kHandle], inputData);
   }
-  // Resolves with a new ArrayBuffer, or fills outputData (then resolves with undefined).
+  // Resolves with a new ArrayBuffer, or fills outputData (then resolves with undefined), when
+  // the daemon answers: the read settles from Node's loop, in the order of the timeline.
   async readTensor(tensor, outputData) {
     this._live();
     this._tensor(tensor, 'tensor');
@@ -166,7 +167,7 @@ class MLContext {
     if (outputData !== undefined) {
       check(outputData instanceof ArrayBuffer || ArrayBuffer.isView(outputData),
         'outputData is not an ArrayBuffer or ArrayBufferView');
-      native.readTensor(this[kHandle], tensor[kHandle], outputData);
+      await native.readTensor(this[kHandle], tensor[kHandle], outputData);
       return undefined;
     }
     return native.readTensor(this[kHandle], tensor[kHandle]);

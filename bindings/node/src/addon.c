@@ -21,6 +21,24 @@ void wnn_throw_last(napi_env env)
 								: "Node-API call failed");
 }
 
+napi_value wnn_error_value(napi_env env, const char *name, const char *msg)
+{
+	napi_value m, err;
+	if (napi_create_string_utf8(env, msg, NAPI_AUTO_LENGTH, &m) != napi_ok)
+		return NULL;
+	if (strcmp(name, "TypeError") == 0)
+		return napi_create_type_error(env, NULL, m, &err) == napi_ok ? err : NULL;
+	/* DOMException is a global from Node 17 on. */
+	napi_value global, ctor, args[2];
+	args[0] = m;
+	if (napi_get_global(env, &global) != napi_ok ||
+	    napi_get_named_property(env, global, "DOMException", &ctor) != napi_ok ||
+	    napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &args[1]) != napi_ok ||
+	    napi_new_instance(env, ctor, 2, args, &err) != napi_ok)
+		return NULL;
+	return err;
+}
+
 napi_value wnn_throw(napi_env env, const char *name, const char *fmt, ...)
 {
 	char msg[1024];
@@ -28,21 +46,11 @@ napi_value wnn_throw(napi_env env, const char *name, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (strcmp(name, "TypeError") == 0) {
-		napi_throw_type_error(env, NULL, msg);
-		return NULL;
-	}
-	/* DOMException is a global from Node 17 on. */
-	napi_value global, ctor, args[2], err;
-	if (napi_get_global(env, &global) != napi_ok ||
-	    napi_get_named_property(env, global, "DOMException", &ctor) != napi_ok ||
-	    napi_create_string_utf8(env, msg, NAPI_AUTO_LENGTH, &args[0]) != napi_ok ||
-	    napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &args[1]) != napi_ok ||
-	    napi_new_instance(env, ctor, 2, args, &err) != napi_ok) {
+	napi_value err = wnn_error_value(env, name, msg);
+	if (!err)
 		wnn_throw_last(env);
-		return NULL;
-	}
-	napi_throw(env, err);
+	else
+		napi_throw(env, err);
 	return NULL;
 }
 
@@ -363,20 +371,30 @@ static void on_readable(uv_poll_t *h, int status, int events)
 	struct wnn_ctx *c = h->data;
 	if (!c || !c->ctx)
 		return;
+	napi_env env = c->env;
 	napi_handle_scope scope;
-	if (napi_open_handle_scope(c->env, &scope) != napi_ok)
+	napi_callback_scope cscope = NULL;
+	napi_value resource;
+	if (napi_open_handle_scope(env, &scope) != napi_ok)
 		return;
+	/* A callback scope: the promises the reads settle run their reactions when it closes. */
+	if (napi_get_reference_value(env, c->resource, &resource) == napi_ok && resource)
+		napi_open_callback_scope(env, resource, c->async, &cscope);
 	webnn_context_dispatch_events(c->ctx);
 	if (status < 0 && !c->lost)
 		on_lost_cb(c, "the connection to webnnd failed");
 	wnn_notify_lost(c);
-	napi_close_handle_scope(c->env, scope);
+	if (cscope)
+		napi_close_callback_scope(env, cscope);
+	napi_close_handle_scope(env, scope);
 }
 
 static void ctx_unlink_destroy(struct wnn_ctx *c)
 {
 	stop_poll(c);
 	if (c->ctx) {
+		/* Pending reads settle (aborted) from inside the destroy. */
+		c->destroying = true;
 		webnn_context_destroy(c->ctx);
 		c->ctx = NULL;
 	}
@@ -397,6 +415,8 @@ static void ctx_finalize(napi_env env, void *data, void *hint)
 	ctx_unlink_destroy(c);
 	if (c->on_lost)
 		napi_delete_reference(env, c->on_lost);
+	if (c->resource)
+		napi_delete_reference(env, c->resource);
 	if (c->async)
 		napi_async_destroy(env, c->async);
 	free(c);
@@ -487,8 +507,11 @@ static napi_value create_context(napi_env env, napi_callback_info info)
 	}
 	if (!wnn_is_undefined(env, argv[1]))
 		NAPI_OK(env, napi_create_reference(env, argv[1], 1, &c->on_lost));
+	napi_value resource;
+	NAPI_OK(env, napi_create_object(env, &resource));
+	NAPI_OK(env, napi_create_reference(env, resource, 1, &c->resource));
 	NAPI_OK(env, napi_create_string_utf8(env, "MLContext", NAPI_AUTO_LENGTH, &name));
-	NAPI_OK(env, napi_async_init(env, NULL, name, &c->async));
+	NAPI_OK(env, napi_async_init(env, resource, name, &c->async));
 
 	/* The loop watches the descriptor without keeping the process alive for it. */
 	uv_loop_t *loop;
@@ -717,8 +740,63 @@ static napi_value write_tensor(napi_env env, napi_callback_info info)
 	return undefined(env);
 }
 
-/* readTensor(ctx, tensor, dest?) -> a new ArrayBuffer, or dest filled. Blocks until the
- * daemon has the bytes (libwebnn's read is blocking). */
+/* A readTensor() in flight: its promise, the buffer it fills and the context kept alive. */
+struct read_req {
+	napi_env env;
+	struct wnn_ctx *c;
+	napi_deferred deferred;
+	napi_ref buf, ctx_ref;
+	bool return_buf;
+};
+
+static void reads_changed(struct wnn_ctx *c, int delta)
+{
+	unsigned before = c->reads;
+	c->reads = (unsigned)((int)c->reads + delta);
+	/* Only reads in flight keep the process alive; an idle context does not. */
+	if (c->poll && !before && c->reads)
+		uv_ref((uv_handle_t *)c->poll);
+	else if (c->poll && before && !c->reads)
+		uv_unref((uv_handle_t *)c->poll);
+}
+
+static void read_done(void *user, enum webnn_status s, const char *message)
+{
+	struct read_req *r = user;
+	struct wnn_ctx *c = r->c;
+	napi_env env = r->env;
+	reads_changed(c, -1);
+	if (c->inst->closing) { /* the environment is going away: no JavaScript runs now */
+		free(r);
+		return;
+	}
+	napi_handle_scope scope;
+	napi_open_handle_scope(env, &scope);
+	if (s == WEBNN_STATUS_OK) {
+		napi_value v = NULL;
+		if (r->return_buf)
+			napi_get_reference_value(env, r->buf, &v);
+		else
+			napi_get_undefined(env, &v);
+		napi_resolve_deferred(env, r->deferred, v);
+	} else {
+		/* MLContext.destroy() aborts the reads in flight; a loss fails them. */
+		const char *name = c->destroying && s == WEBNN_STATUS_CONTEXT_LOST
+					   ? "AbortError" : webnn_status_name(s);
+		napi_value err = wnn_error_value(env, name, *message ? message
+							   : webnn_status_string(s));
+		if (!err)
+			napi_get_undefined(env, &err);
+		napi_reject_deferred(env, r->deferred, err);
+	}
+	napi_delete_reference(env, r->buf);
+	napi_delete_reference(env, r->ctx_ref);
+	napi_close_handle_scope(env, scope);
+	free(r);
+}
+
+/* readTensor(ctx, tensor, dest?) -> a promise of a new ArrayBuffer, or of undefined once dest
+ * is filled. It settles from the loop's poll of the context when the daemon answers. */
 static napi_value read_tensor(napi_env env, napi_callback_info info)
 {
 	ARGS(3);
@@ -726,26 +804,51 @@ static napi_value read_tensor(napi_env env, napi_callback_info info)
 	struct wnn_obj *t;
 	void *data;
 	size_t len;
-	napi_value result;
+	napi_value buf, promise;
 	if (!get_ctx(env, argv[0], &c) || !get_live(env, argv[1], "MLTensor", &t))
 		return NULL;
-	if (wnn_is_undefined(env, argv[2])) {
+	bool fresh = wnn_is_undefined(env, argv[2]);
+	if (fresh) {
 		struct webnn_tensor_desc d;
 		webnn_tensor_get_desc(t->p, &d);
 		uint64_t n = 1;
 		for (uint32_t i = 0; i < d.desc.rank; i++)
 			n *= d.desc.shape[i];
 		len = (size_t)webnn_data_type_byte_length(d.desc.data_type, n);
-		NAPI_OK(env, napi_create_arraybuffer(env, len, &data, &result));
+		NAPI_OK(env, napi_create_arraybuffer(env, len, &data, &buf));
 	} else {
 		if (!wnn_get_bytes(env, argv[2], "outputData", &data, &len))
 			return NULL;
-		result = undefined(env);
+		buf = argv[2];
 	}
-	enum webnn_status s = webnn_context_read_tensor(c->ctx, t->p, data, len);
-	if (s != WEBNN_STATUS_OK)
-		return wnn_throw_status(env, c, s);
-	return result;
+	struct read_req *r = calloc(1, sizeof(*r));
+	if (!r)
+		return wnn_throw(env, "OperationError", "out of memory");
+	r->env = env;
+	r->c = c;
+	r->return_buf = fresh;
+	if (napi_create_promise(env, &r->deferred, &promise) != napi_ok ||
+	    napi_create_reference(env, buf, 1, &r->buf) != napi_ok ||
+	    napi_create_reference(env, argv[0], 1, &r->ctx_ref) != napi_ok) {
+		free(r);
+		wnn_throw_last(env);
+		return NULL;
+	}
+	reads_changed(c, +1);
+	enum webnn_status s = webnn_context_read_tensor_async(c->ctx, t->p, data, len, read_done, r);
+	if (s != WEBNN_STATUS_OK) {
+		reads_changed(c, -1);
+		napi_value err = wnn_error_value(env, webnn_status_name(s),
+						 *webnn_context_last_error(c->ctx)
+							 ? webnn_context_last_error(c->ctx)
+							 : webnn_status_string(s));
+		napi_reject_deferred(env, r->deferred, err);
+		napi_delete_reference(env, r->buf);
+		napi_delete_reference(env, r->ctx_ref);
+		free(r);
+		wnn_notify_lost(c);
+	}
+	return promise;
 }
 
 /* ---------------------------------------------------------------- builders and graphs */
@@ -1057,6 +1160,7 @@ static napi_value flush(napi_env env, napi_callback_info info)
 static void inst_cleanup(void *arg)
 {
 	struct wnn_inst *inst = arg;
+	inst->closing = true;
 	/* The environment ends (process exit, worker termination): every context still open is
 	 * closed; its handle's finalizer, if it runs later, finds it destroyed. */
 	while (inst->contexts)

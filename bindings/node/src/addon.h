@@ -12,6 +12,7 @@
  * closed by the environment's cleanup hook. */
 struct wnn_inst {
 	struct wnn_ctx *contexts;
+	bool closing; /* the environment is being torn down: no more JavaScript */
 };
 
 /* An MLContext: the libwebnn context and the uv_poll on its descriptor. */
@@ -22,8 +23,11 @@ struct wnn_ctx {
 	uv_poll_t *poll;           /* NULL when not polling */
 	napi_ref on_lost;          /* JS function(message), called once */
 	napi_async_context async;
+	napi_ref resource;         /* the async resource of the loop's callbacks */
+	unsigned reads;            /* asynchronous reads in flight: the poll keeps the loop alive */
 	char lost_msg[512];
 	bool lost, lost_told;
+	bool destroying;           /* MLContext.destroy(): pending reads are aborted */
 	struct wnn_ctx *next, **pprev;
 };
 
@@ -46,6 +50,8 @@ void wnn_throw_last(napi_env env);
 /* Throws TypeError or a DOMException of the given spec name. Returns NULL. */
 napi_value wnn_throw(napi_env env, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The exception wnn_throw would throw, as a value (for rejections); NULL on failure. */
+napi_value wnn_error_value(napi_env env, const char *name, const char *msg);
 /* Throws the exception of a libwebnn status, with the context's last error as its message. */
 napi_value wnn_throw_status(napi_env env, struct wnn_ctx *c, enum webnn_status s);
 /* Reports a context loss libwebnn noticed during the call just made. */
