@@ -358,9 +358,16 @@ void wnn_notify_lost(struct wnn_ctx *c)
 	napi_value fn, recv, msg, result;
 	if (!c->on_lost || napi_get_reference_value(env, c->on_lost, &fn) != napi_ok || !fn)
 		return;
-	napi_get_undefined(env, &recv);
+	/* MakeCallback's receiver must be an object: the context's async resource. */
+	if (!c->resource || napi_get_reference_value(env, c->resource, &recv) != napi_ok || !recv)
+		napi_get_global(env, &recv);
 	napi_create_string_utf8(env, c->lost_msg, NAPI_AUTO_LENGTH, &msg);
-	napi_make_callback(env, c->async, recv, fn, 1, &msg, &result);
+	if (napi_make_callback(env, c->async, recv, fn, 1, &msg, &result) != napi_ok) {
+		/* An exception of the callback goes where Node sends uncaught ones. */
+		napi_value exc;
+		if (napi_get_and_clear_last_exception(env, &exc) == napi_ok)
+			napi_fatal_exception(env, exc);
+	}
 }
 
 /* The descriptor is readable: libwebnn handles what the daemon sent without blocking (errors
@@ -947,15 +954,33 @@ static napi_value builder_constant_scalar(napi_env env, napi_callback_info info)
 	NAPI_OK(env, napi_typeof(env, argv[2], &vt));
 	struct webnn_operand *op = NULL;
 	enum webnn_status s;
-	if (vt == napi_bigint) {
+	if (vt == napi_bigint && (t == WEBNN_INT64 || t == WEBNN_UINT64)) {
+		/* The exact 64-bit value as a 0-D constant, saturated to the type's range. */
+		int64_t i;
+		uint64_t u;
+		bool lossless;
+		int sign = 0;
+		size_t words = 2;
+		uint64_t w[2];
+		NAPI_OK(env, napi_get_value_bigint_words(env, argv[2], &sign, &words, w));
+		NAPI_OK(env, napi_get_value_bigint_int64(env, argv[2], &i, &lossless));
+		if (t == WEBNN_INT64) {
+			if (!lossless)
+				i = sign ? INT64_MIN : INT64_MAX;
+			memcpy(&u, &i, sizeof(u));
+		} else if (sign) {
+			u = 0;
+		} else {
+			NAPI_OK(env, napi_get_value_bigint_uint64(env, argv[2], &u, &lossless));
+			if (!lossless)
+				u = UINT64_MAX;
+		}
+		struct webnn_operand_desc d = { .data_type = t, .rank = 0 };
+		s = webnn_builder_constant(b->p, &d, &u, sizeof(u), &op);
+	} else if (vt == napi_bigint) {
 		int64_t i;
 		bool lossless;
 		NAPI_OK(env, napi_get_value_bigint_int64(env, argv[2], &i, &lossless));
-		if (!lossless && t == WEBNN_UINT64) {
-			uint64_t u;
-			NAPI_OK(env, napi_get_value_bigint_uint64(env, argv[2], &u, &lossless));
-			i = (int64_t)u;
-		}
 		s = webnn_builder_constant_scalar_int(b->p, t, i, &op);
 	} else {
 		double d;
