@@ -82,11 +82,16 @@ endif
 all: $(DAEMON_BIN) $(TESTHOOKS_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(LIB_IMPORT) $(TOOLS_BIN) $(TEST_BIN) \
 	$(DEMO_MODEL)
 
-# Installs the Debian packages the build, the daemon and the tests need; safe to re-run.
+# Installs the Debian packages the build, the daemon and the tests need; safe to re-run. Node.js
+# (the binding and its tests) comes from Debian (nodejs, libnode-dev for node_api.h) only where no
+# node or no Node headers are found: a Node installed otherwise (NodeSource, with its headers) is
+# kept as it is.
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
+	command -v $(NODE) >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	[ -n "$(NODE_INCLUDE)" ] || missing="$$missing libnode-dev"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
@@ -427,6 +432,19 @@ TOOLS_NAMES := $(notdir $(TOOLS_BIN))
 .PHONY: install uninstall
 .PHONY: installable
 installable: $(DAEMON_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(TOOLS_BIN) $(OPS_GEN_H) $(MAN_OUT) $(CONF_OUT)
+# require('webnn') finds $(NODE_MODULES_DIR)/webnn: $(PREFIX)/lib/node is on the module path of
+# the node installed in $(PREFIX)/bin (Node's global folders).
+NODE_MODULES_DIR ?= $(PREFIX)/lib/node
+ifneq ($(NODE_INCLUDE),)
+installable: node
+install: install-node
+endif
+.PHONY: install-node
+install-node: node
+	install -d $(DESTDIR)$(NODE_MODULES_DIR)/webnn/lib
+	install -m 644 $(NODE_DIR)/package.json $(DESTDIR)$(NODE_MODULES_DIR)/webnn/
+	install -m 644 $(NODE_DIR)/lib/index.js $(NODE_DIR)/lib/index.mjs $(DESTDIR)$(NODE_MODULES_DIR)/webnn/lib/
+	install -m 644 $(NODE_ADDON) $(DESTDIR)$(NODE_MODULES_DIR)/webnn/
 install: installable
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(SYSTEMD_UNITDIR) $(DESTDIR)$(SYSCONFDIR)/webnnd \
@@ -456,6 +474,8 @@ uninstall:
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/,webnn.h webnn_types.h webnn_ops.h) \
 		$(DESTDIR)$(SYSTEMD_UNITDIR)/webnnd.service $(DESTDIR)$(SYSTEMD_UNITDIR)/webnnd.socket
 	for m in $(MAN_OUT); do n=$$(basename $$m); rm -f $(DESTDIR)$(MANDIR)/man$${n##*.}/$$n; done
+	rm -rf $(DESTDIR)$(NODE_MODULES_DIR)/webnn
+	rmdir $(DESTDIR)$(NODE_MODULES_DIR) 2>/dev/null || true
 	if cmp -s $(CONF_OUT) $(DESTDIR)$(SYSCONFDIR)/webnnd/webnnd.conf; then \
 		rm -f $(DESTDIR)$(SYSCONFDIR)/webnnd/webnnd.conf; \
 		rmdir $(DESTDIR)$(SYSCONFDIR)/webnnd 2>/dev/null || true; \
