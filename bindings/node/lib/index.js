@@ -159,36 +159,44 @@ class MLContext {
     native.writeTensor(this[kHandle], tensor[kHandle], inputData);
   }
   // Resolves with a new ArrayBuffer, or fills outputData (then resolves with undefined), when
-  // the daemon answers: the read settles from Node's loop, in the order of the timeline.
-  async readTensor(tensor, outputData) {
-    this._live();
-    this._tensor(tensor, 'tensor');
-    check(tensor.readable, 'tensor is not readable');
-    if (outputData !== undefined) {
-      check(outputData instanceof ArrayBuffer || ArrayBuffer.isView(outputData),
-        'outputData is not an ArrayBuffer or ArrayBufferView');
-      await native.readTensor(this[kHandle], tensor[kHandle], outputData);
-      return undefined;
+  // the daemon answers: the read settles from Node's loop, in the order of the timeline. (Not
+  // an async function: the addon's promise is handed out as it is, one hop fewer.)
+  readTensor(tensor, outputData) {
+    try {
+      this._live();
+      this._tensor(tensor, 'tensor');
+      check(tensor.readable, 'tensor is not readable');
+      if (outputData !== undefined) {
+        check(outputData instanceof ArrayBuffer || ArrayBuffer.isView(outputData),
+          'outputData is not an ArrayBuffer or ArrayBufferView');
+      }
+      return native.readTensor(this[kHandle], tensor[kHandle], outputData);
+    } catch (e) {
+      return Promise.reject(e);
     }
-    return native.readTensor(this[kHandle], tensor[kHandle]);
   }
   dispatch(graph, inputs, outputs) {
     this._live();
     check(graph instanceof MLGraph, 'graph is not an MLGraph');
     check(graph._context === this, 'graph belongs to another MLContext');
     if (graph._destroyed) throw domError('InvalidStateError', 'graph is destroyed');
-    const named = (rec, what) => {
-      check(rec && typeof rec === 'object', `${what} is not a record of MLTensors`);
-      const names = Object.keys(rec);
-      for (const n of names) this._tensor(rec[n], `${what}["${n}"]`);
-      return [names, names.map((n) => rec[n][kHandle])];
-    };
-    const [inNames, inHandles] = named(inputs, 'inputs');
-    const [outNames, outHandles] = named(outputs, 'outputs');
-    const seen = new Set(inputs ? Object.values(inputs) : []);
-    for (const n of outNames) {
-      check(!seen.has(outputs[n]), `outputs["${n}"] is also an input`);
-      seen.add(outputs[n]);
+    check(inputs && typeof inputs === 'object', 'inputs is not a record of MLTensors');
+    check(outputs && typeof outputs === 'object', 'outputs is not a record of MLTensors');
+    const inNames = [], inHandles = [], outNames = [], outHandles = [];
+    for (const n in inputs) {
+      const t = inputs[n];
+      this._tensor(t, `inputs["${n}"]`);
+      inNames.push(n);
+      inHandles.push(t[kHandle]);
+    }
+    for (const n in outputs) {
+      const t = outputs[n];
+      this._tensor(t, `outputs["${n}"]`);
+      // A tensor is written by one output only, and is not also read as an input.
+      check(!inHandles.includes(t[kHandle]) && !outHandles.includes(t[kHandle]),
+        `outputs["${n}"] is also an input or another output`);
+      outNames.push(n);
+      outHandles.push(t[kHandle]);
     }
     native.dispatch(this[kHandle], graph[kHandle], inNames, inHandles, outNames, outHandles);
   }
