@@ -46,6 +46,14 @@ function checkView(data, dataType, what) {
   }
 }
 
+// writeTensor and createConstantTensor take any buffer source (AllowSharedBufferSource): bytes,
+// whatever the view's element type; only their length must match the tensor's.
+function checkBytes(data, what) {
+  check(data instanceof ArrayBuffer || ArrayBuffer.isView(data) ||
+    (typeof SharedArrayBuffer === 'function' && data instanceof SharedArrayBuffer),
+  `${what} is not an AllowSharedBufferSource`);
+}
+
 function descOf(descriptor, what) {
   check(descriptor && typeof descriptor === 'object', `${what} is not an MLOperandDescriptor`);
   const shape = descriptor.shape ?? descriptor.dimensions ?? [];
@@ -147,7 +155,7 @@ class MLContext {
   async createConstantTensor(descriptor, inputData) {
     this._live();
     const d = descOf(descriptor, 'descriptor');
-    checkView(inputData, d.dataType, 'inputData');
+    checkBytes(inputData, 'inputData');
     const h = native.createConstantTensor(this[kHandle], d.dataType, d.shape, inputData);
     return new MLTensor(kCreate, this, h, d, false, false, true);
   }
@@ -155,7 +163,7 @@ class MLContext {
     this._live();
     this._tensor(tensor, 'tensor');
     check(tensor.writable, 'tensor is not writable');
-    checkView(inputData, tensor.dataType, 'inputData');
+    checkBytes(inputData, 'inputData');
     native.writeTensor(this[kHandle], tensor[kHandle], inputData);
   }
   // Resolves with a new ArrayBuffer, or fills outputData (then resolves with undefined), when
@@ -320,6 +328,10 @@ class ML {
 
 const ml = new ML(kCreate);
 
+class NoGPUDevice {
+  constructor() { throw new TypeError('Illegal constructor: Node.js has no WebGPU devices'); }
+}
+
 const classes = { ML, MLContext, MLGraphBuilder, MLOperand, MLGraph, MLTensor, MLContextLostInfo };
 
 // navigator.ml (and the WebNN classes) on globalThis, as a browser has them.
@@ -328,7 +340,10 @@ function install(target = globalThis) {
     Object.defineProperty(target, 'navigator', { value: {}, configurable: true, writable: true });
   }
   Object.defineProperty(target.navigator, 'ml', { value: ml, configurable: true });
-  for (const [name, cls] of Object.entries(classes)) {
+  // Node has no WebGPU: GPUDevice is there for `x instanceof GPUDevice` (the createContext
+  // overload's test, which onnxruntime-web makes), and no instance of it can exist.
+  const globals = { ...classes, GPUDevice: NoGPUDevice };
+  for (const [name, cls] of Object.entries(globals)) {
     if (typeof target[name] === 'undefined') {
       Object.defineProperty(target, name, { value: cls, configurable: true, writable: true });
     }
