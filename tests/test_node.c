@@ -20,7 +20,7 @@ TEST_TIMEOUT(node_binding, 900)
 	ASSERT_MSG(access("bindings/node/test", R_OK) == 0,
 		   "bindings/node/test not found: run webnn-tests from the repository root");
 	snprintf(cmd, sizeof(cmd),
-		 "WEBNN_BUILD='%s' node --test --test-reporter=tap bindings/node/test/*.test.js 2>node --test --test-reporter=tap bindings/node/test/ 2>&11",
+		 "WEBNN_BUILD='%s' node --test --test-reporter=tap bindings/node/test/*.test.js 2>&1",
 		 test_build_dir());
 	FILE *p = popen(cmd, "r");
 	ASSERT_MSG(p, "popen node failed");
