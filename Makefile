@@ -83,11 +83,16 @@ endif
 all: $(DAEMON_BIN) $(TESTHOOKS_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(LIB_IMPORT) $(TOOLS_BIN) $(TEST_BIN) \
 	$(DEMO_MODEL)
 
-# Installs the Debian packages the build, the daemon and the tests need; safe to re-run.
+# Installs the Debian packages the build, the daemon and the tests need; safe to re-run. Node.js
+# (the binding and its tests) comes from Debian (nodejs, libnode-dev for node_api.h) only where no
+# node or no Node headers are found: a Node installed otherwise (NodeSource, with its headers) is
+# kept as it is.
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
+	command -v $(NODE) >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	[ -n "$(NODE_INCLUDE)" ] || missing="$$missing libnode-dev"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
@@ -205,6 +210,38 @@ $(BUILD)/bin/$(1): $(call obj,$(wildcard tools/$(1)/*.c)) $(LIB_TOOLS) $(LIB_IMP
 	$$(CC) $$(LDFLAGS) -o $$@ $$^ -ljansson $$(LDLIBS_CLIENT)
 endef
 $(foreach t,$(TOOLS_DIRS),$(eval $(call TOOL_DIR_RULE,$(t))))
+
+# ---- The Node.js binding (bindings/node): a Node-API addon over libwebnn's public API plus its
+# JavaScript layer, assembled in $(BUILD)/node/webnn (require it from there, or NODE_PATH=$(BUILD)/node).
+# Built with `all` wherever Node's headers are found: the running node's own prefix, else Debian's
+# libnode-dev (/usr/include/node); NODE_INCLUDE overrides. No node-gyp, nothing downloaded.
+NODE ?= node
+NODE_INCLUDE ?= $(firstword $(wildcard $(shell $(NODE) -p process.config.variables.node_prefix 2>/dev/null)/include/node/node_api.h \
+	/usr/include/node/node_api.h /usr/local/include/node/node_api.h))
+NODE_INCLUDE := $(patsubst %/node_api.h,%,$(NODE_INCLUDE))
+NODE_DIR := $(BUILD)/node/webnn
+NODE_ADDON := $(NODE_DIR)/webnn.node
+NODE_SRC := $(wildcard bindings/node/src/*.c)
+NODE_OBJ := $(patsubst %.c,$(BUILD)/obj-node/%.o,$(NODE_SRC))
+NODE_FILES := $(NODE_DIR)/package.json $(patsubst bindings/node/%,$(NODE_DIR)/%,$(wildcard bindings/node/lib/*))
+.PHONY: node
+ifneq ($(NODE_INCLUDE),)
+all: node
+node: $(NODE_ADDON) $(NODE_FILES)
+else
+node:
+	@echo "node: no Node.js headers (node_api.h) found: make deps installs libnode-dev; set NODE_INCLUDE to use others"; exit 1
+endif
+$(BUILD)/obj-node/%.o: %.c | $(OPS_GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -isystem $(NODE_INCLUDE) $(CFLAGS) -c $< -o $@
+# libwebnn linked in statically (it is built -fPIC): the addon needs no library path at run time.
+$(NODE_ADDON): $(NODE_OBJ) $(LIB_CLIENT)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS_CLIENT)
+$(NODE_DIR)/%: bindings/node/%
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 # One test binary: unit tests (proto), backend tests (daemon library), end-to-end (client+daemon).
 $(TEST_BIN): $(call obj,$(TEST_SRC)) $(LIB_TOOLS) $(LIB_IMPORT) $(LIB_CLIENT) $(LIB_DAEMON) $(LIB_PROTO)
@@ -358,7 +395,7 @@ fuzz-smoke: fuzz
 		else tail -n 60 $$log; echo "fuzz: $$n FAILED (artifacts: $(BUILD)/fuzz/$$n-*)"; exit 1; fi; done
 -include $(shell find $(BUILD)/fuzz -name '*.d' 2>/dev/null)
 
--include $(shell find $(BUILD)/obj $(BUILD)/obj-testhooks -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/obj-testhooks $(BUILD)/obj-node -name '*.d' 2>/dev/null)
 
 # ---- man pages and the default webnnd.conf: webnnd.conf's key list comes from the daemon's
 # tables (webnnd --print-default-config), so neither can miss a key. Dated by the last commit
@@ -401,6 +438,19 @@ TOOLS_NAMES := $(notdir $(TOOLS_BIN))
 .PHONY: install uninstall
 .PHONY: installable
 installable: $(DAEMON_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(TOOLS_BIN) $(OPS_GEN_H) $(MAN_OUT) $(CONF_OUT)
+# require('webnn') finds $(NODE_MODULES_DIR)/webnn: $(PREFIX)/lib/node is on the module path of
+# the node installed in $(PREFIX)/bin (Node's global folders).
+NODE_MODULES_DIR ?= $(PREFIX)/lib/node
+ifneq ($(NODE_INCLUDE),)
+installable: node
+install: install-node
+endif
+.PHONY: install-node
+install-node: node
+	install -d $(DESTDIR)$(NODE_MODULES_DIR)/webnn/lib
+	install -m 644 $(NODE_DIR)/package.json $(DESTDIR)$(NODE_MODULES_DIR)/webnn/
+	install -m 644 $(NODE_DIR)/lib/index.js $(NODE_DIR)/lib/index.mjs $(DESTDIR)$(NODE_MODULES_DIR)/webnn/lib/
+	install -m 644 $(NODE_ADDON) $(DESTDIR)$(NODE_MODULES_DIR)/webnn/
 install: installable
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(SYSTEMD_UNITDIR) $(DESTDIR)$(SYSCONFDIR)/webnnd \
@@ -430,6 +480,8 @@ uninstall:
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/,webnn.h webnn_types.h webnn_ops.h) \
 		$(DESTDIR)$(SYSTEMD_UNITDIR)/webnnd.service $(DESTDIR)$(SYSTEMD_UNITDIR)/webnnd.socket
 	for m in $(MAN_OUT); do n=$$(basename $$m); rm -f $(DESTDIR)$(MANDIR)/man$${n##*.}/$$n; done
+	rm -rf $(DESTDIR)$(NODE_MODULES_DIR)/webnn
+	rmdir $(DESTDIR)$(NODE_MODULES_DIR) 2>/dev/null || true
 	if cmp -s $(CONF_OUT) $(DESTDIR)$(SYSCONFDIR)/webnnd/webnnd.conf; then \
 		rm -f $(DESTDIR)$(SYSCONFDIR)/webnnd/webnnd.conf; \
 		rmdir $(DESTDIR)$(SYSCONFDIR)/webnnd 2>/dev/null || true; \

@@ -904,6 +904,10 @@ static enum webnn_status dispatch_locked(struct webnn_context *ctx, struct webnn
 		nt[i].tensor_id = a->tensor->id;
 		ptrs[i] = &nt[i];
 	}
+	/* The outputs' pending asynchronous reads copy their bytes before the dispatch changes
+	 * them. */
+	for (size_t i = 0; i < n_outputs; i++)
+		wnnc_wait_reads(ctx, outputs[i].tensor);
 	Webnn__Ipc__Dispatch d = WEBNN__IPC__DISPATCH__INIT;
 	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
 	d.context_id = ctx->context_id;

@@ -79,6 +79,11 @@ struct webnn_context {
 	void *lost_ud;
 	bool lost_cb_fired;
 
+	/* webnn_context_read_tensor_async: reads sent and not answered yet (in serial order), and
+	 * those answered (or failed) whose callbacks wnnc_unlock runs. */
+	struct wnnc_read *reads, **reads_tail;
+	struct wnnc_read *reads_done, **reads_done_tail;
+
 	char last_error[WNNC_MSG_MAX];
 	/* wnnc_fail ran since wnnc_lock: else wnnc_unlock clears last_error (each public call is
 	 * one locked section, so a call that succeeded leaves "") */
@@ -102,6 +107,21 @@ struct webnn_tensor {
 	 * without storage is mapped through. */
 	bool mapped;
 	uint8_t *shadow;
+	uint64_t read_serial; /* the latest asynchronous read not answered yet; 0: none */
+};
+
+/* An asynchronous read (webnn_context_read_tensor_async) in flight or answered. */
+struct wnnc_read {
+	struct wnnc_read *next;
+	uint64_t serial, seq;
+	struct webnn_tensor *tensor; /* a reference, dropped after the callback */
+	void *data;
+	size_t size;
+	bool in_place;
+	webnn_read_cb cb;
+	void *user_data;
+	enum webnn_status status;
+	char message[WNNC_MSG_MAX];
 };
 
 enum wnnc_operand_kind {
@@ -202,6 +222,9 @@ void wnnc_done(struct webnn_context *ctx, uint64_t seq);
 bool wnnc_tensor_busy(const struct webnn_context *ctx, const struct webnn_tensor *t);
 /* Handles whatever the daemon sent without blocking. */
 enum webnn_status wnnc_poll_events(struct webnn_context *ctx);
+/* Waits until the tensor's asynchronous reads are answered (before a command that changes its
+ * bytes: an in-place read copies them out when its reply comes). */
+void wnnc_wait_reads(struct webnn_context *ctx, struct webnn_tensor *t);
 
 /* Prepares data for a request: inline when small, else copied into the arena (growing it, and
  * waiting for the previous arena user first). *serial is set non-zero when the request must

@@ -22,10 +22,49 @@ void wnnc_lock(struct webnn_context *ctx)
 	ctx->call_failed = false;
 }
 
+/* Moves an answered (or failed) asynchronous read to the list wnnc_unlock runs. */
+static void read_finish(struct webnn_context *ctx, struct wnnc_read *r)
+{
+	*ctx->reads_done_tail = r;
+	ctx->reads_done_tail = &r->next;
+	r->next = NULL;
+	if (r->tensor->read_serial == r->serial)
+		r->tensor->read_serial = 0;
+}
+
+/* The callbacks of the reads answered, run unlocked (they may call libwebnn), in order. */
+static void run_reads(struct webnn_context *ctx)
+{
+	if (ctx->lost) { /* nothing more will answer the reads in flight */
+		while (ctx->reads) {
+			struct wnnc_read *r = ctx->reads;
+			ctx->reads = r->next;
+			r->status = WEBNN_STATUS_CONTEXT_LOST;
+			snprintf(r->message, sizeof(r->message), "readTensor: context lost: %.400s",
+				 ctx->lost_message);
+			read_finish(ctx, r);
+		}
+		ctx->reads_tail = &ctx->reads;
+	}
+	while (ctx->reads_done) {
+		struct wnnc_read *r = ctx->reads_done;
+		ctx->reads_done = r->next;
+		if (!ctx->reads_done)
+			ctx->reads_done_tail = &ctx->reads_done;
+		pthread_mutex_unlock(&ctx->lock);
+		r->cb(r->user_data, r->status, r->message);
+		wnnc_tensor_release(r->tensor);
+		free(r);
+		pthread_mutex_lock(&ctx->lock);
+	}
+}
+
 void wnnc_unlock(struct webnn_context *ctx)
 {
 	if (!ctx->call_failed)
 		ctx->last_error[0] = '\0';
+	if (ctx->reads_done || (ctx->lost && ctx->reads))
+		run_reads(ctx);
 	/* The callback runs unlocked so it may call back into libwebnn. */
 	if (ctx->lost && ctx->lost_cb && !ctx->lost_cb_fired) {
 		webnn_lost_cb cb = ctx->lost_cb;
@@ -141,6 +180,50 @@ static void record_event_error(struct webnn_context *ctx, const Webnn__Ipc__Erro
 		 e->message ? e->message : "");
 }
 
+static void read_frames(struct webnn_context *ctx, bool block, uint64_t want,
+			Webnn__Ipc__ServerMessage **out);
+
+/* The reply to an asynchronous read: its bytes into the caller's buffer, or its error. */
+static void read_answered(struct webnn_context *ctx, struct wnnc_read *r,
+			  const Webnn__Ipc__Reply *reply)
+{
+	wnnc_done(ctx, r->seq);
+	const Webnn__Ipc__Error *e = reply->error;
+	if (e) {
+		r->status = status_from_wire(e->status);
+		if (r->status == WEBNN_STATUS_OK)
+			r->status = WEBNN_STATUS_OPERATION_ERROR;
+		snprintf(r->message, sizeof(r->message), "%s", e->message ? e->message : "readTensor");
+		return;
+	}
+	const Webnn__Ipc__ReadTensorReply *rr =
+		reply->body_case == WEBNN__IPC__REPLY__BODY_READ_TENSOR ? reply->read_tensor : NULL;
+	if (r->in_place && r->tensor->map) {
+		/* No command that changes the bytes was sent since (they wait for this reply). */
+		memcpy(r->data, r->tensor->map, r->size);
+	} else if (!r->in_place && rr && rr->has_data && rr->data.len == r->size) {
+		memcpy(r->data, rr->data.data, r->size);
+	} else {
+		r->status = WEBNN_STATUS_PROTOCOL_ERROR;
+		snprintf(r->message, sizeof(r->message),
+			 "readTensor: webnnd returned %zu bytes, expected %zu",
+			 rr && rr->has_data ? rr->data.len : (size_t)0, r->size);
+		return;
+	}
+	r->status = WEBNN_STATUS_OK;
+	r->message[0] = '\0';
+}
+
+void wnnc_wait_reads(struct webnn_context *ctx, struct webnn_tensor *t)
+{
+	while (t->read_serial && !ctx->lost) {
+		Webnn__Ipc__ServerMessage *m = NULL;
+		read_frames(ctx, true, t->read_serial, &m);
+		if (m) /* not expected: the reply of a read is consumed by handle_frame */
+			webnn__ipc__server_message__free_unpacked(m, NULL);
+	}
+}
+
 /* Handles one frame from the daemon. Returns true (and hands the message over in *out) when it
  * is the reply with serial `want`. */
 static bool handle_frame(struct webnn_context *ctx, const uint8_t *payload, size_t len,
@@ -153,6 +236,22 @@ static bool handle_frame(struct webnn_context *ctx, const uint8_t *payload, size
 	}
 	switch (m->body_case) {
 	case WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY:
+		if (ctx->reads && m->reply->serial == ctx->reads->serial) {
+			/* Replies come in the order the reads were sent. */
+			struct wnnc_read *r = ctx->reads;
+			ctx->reads = r->next;
+			if (!ctx->reads)
+				ctx->reads_tail = &ctx->reads;
+			read_answered(ctx, r, m->reply);
+			read_finish(ctx, r);
+			webnn__ipc__server_message__free_unpacked(m, NULL);
+			/* A wait for this read (want) ends here, with no message to hand over. */
+			if (want && r->serial == want) {
+				*out = NULL;
+				return true;
+			}
+			return false;
+		}
 		if (want && m->reply->serial == want) {
 			*out = m;
 			return true;

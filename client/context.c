@@ -162,6 +162,8 @@ static enum webnn_status connect_new(const char *socket_path, const char *client
 	ctx->refs = 1;
 	ctx->sock = -1;
 	ctx->arena_fd = -1;
+	ctx->reads_tail = &ctx->reads;
+	ctx->reads_done_tail = &ctx->reads_done;
 	ctx->next_id = 1;
 	ctx->next_serial = 1;
 	char msg[WNNC_MSG_MAX];

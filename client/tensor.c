@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -271,6 +272,8 @@ static enum webnn_status write_locked(struct webnn_context *ctx, struct webnn_te
 				      const void *data, size_t size)
 {
 	enum webnn_status s = check_tensor(ctx, tensor, data, size, "writeTensor", true);
+	if (s == WEBNN_STATUS_OK)
+		wnnc_wait_reads(ctx, tensor);
 	if (s == WEBNN_STATUS_OK && tensor->map && !wnnc_tensor_busy(ctx, tensor)) {
 		/* One copy: nothing queued uses the storage, so the bytes go straight there; the
 		 * marker makes them the tensor's contents in timeline order. */
@@ -394,6 +397,69 @@ enum webnn_status webnn_context_read_tensor(struct webnn_context *ctx, struct we
 	return s;
 }
 
+static enum webnn_status read_async_locked(struct webnn_context *ctx, struct webnn_tensor *t,
+					   void *data, size_t size, webnn_read_cb cb, void *ud)
+{
+	enum webnn_status s = check_tensor(ctx, t, data, size, "readTensor", false);
+	if (s != WEBNN_STATUS_OK)
+		return s;
+	if (!cb)
+		return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR, "readTensor: the callback is NULL");
+	struct wnnc_read *r = calloc(1, sizeof(*r));
+	if (!r)
+		return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "readTensor: out of memory");
+	r->tensor = t;
+	r->data = data;
+	r->size = size;
+	r->cb = cb;
+	r->user_data = ud;
+	t->refs++;
+	if (!t->map && size > ctx->max_inline) {
+		/* Through the arena, which serves one request at a time: blocking. */
+		r->status = read_locked(ctx, t, data, size);
+		snprintf(r->message, sizeof(r->message), "%s",
+			 r->status == WEBNN_STATUS_OK ? "" : ctx->last_error);
+		ctx->call_failed = false;
+		*ctx->reads_done_tail = r;
+		ctx->reads_done_tail = &r->next;
+		return WEBNN_STATUS_OK;
+	}
+	/* In place (the bytes are copied from the storage when the reply comes), or inline in
+	 * the reply. */
+	Webnn__Ipc__ReadTensor rt = WEBNN__IPC__READ_TENSOR__INIT;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	rt.tensor_id = t->id;
+	r->in_place = t->map != NULL;
+	rt.has_in_place = rt.in_place = r->in_place;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_READ_TENSOR;
+	m.read_tensor = &rt;
+	m.has_serial = true;
+	m.serial = r->serial = wnnc_new_serial(ctx);
+	s = wnnc_send(ctx, &m, NULL, 0);
+	if (s != WEBNN_STATUS_OK) {
+		t->refs--;
+		free(r);
+		return s;
+	}
+	r->seq = ctx->sent_seq;
+	t->read_serial = r->serial;
+	*ctx->reads_tail = r;
+	ctx->reads_tail = &r->next;
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status webnn_context_read_tensor_async(struct webnn_context *ctx,
+						  struct webnn_tensor *tensor, void *data,
+						  size_t size, webnn_read_cb cb, void *user_data)
+{
+	if (!ctx)
+		return WEBNN_STATUS_TYPE_ERROR;
+	wnnc_lock(ctx);
+	enum webnn_status s = read_async_locked(ctx, tensor, data, size, cb, user_data);
+	wnnc_unlock(ctx);
+	return s;
+}
+
 /* ---- webnn_tensor_map / webnn_tensor_unmap (a libwebnn extension, not in the spec) */
 
 static enum webnn_status map_locked(struct webnn_context *ctx, struct webnn_tensor *t,
@@ -416,6 +482,7 @@ static enum webnn_status map_locked(struct webnn_context *ctx, struct webnn_tens
 	if (t->mapped)
 		return wnnc_fail(ctx, WEBNN_STATUS_INVALID_STATE, "%s: tensor %" PRIu32
 				 " is already mapped", what, t->id);
+	wnnc_wait_reads(ctx, t);
 	uint8_t *mem = t->map;
 	if (!mem) {
 		/* Kept by the daemon: mapped through a copy (read at map, written at unmap). */

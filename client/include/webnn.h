@@ -176,6 +176,22 @@ WEBNN_EXPORT enum webnn_status webnn_context_write_tensor(struct webnn_context *
 WEBNN_EXPORT enum webnn_status webnn_context_read_tensor(struct webnn_context *ctx,
 							 struct webnn_tensor *tensor, void *data,
 							 size_t size);
+/* readTensor() without blocking, for event loops (see webnn_context_get_fd): sends the read and
+ * returns. cb runs once, without libwebnn's lock held, from the libwebnn call that receives the
+ * daemon's reply (webnn_context_dispatch_events once the fd is readable, or any blocking call of
+ * the context): with WEBNN_STATUS_OK once the bytes are in data, or with the error and its
+ * message (WEBNN_STATUS_CONTEXT_LOST when the context is lost or destroyed first; then cb runs
+ * from the call that notices it, webnn_context_destroy included). Reads complete in the order
+ * sent. data (size bytes, the tensor's byte length) must stay valid until cb. A later write,
+ * dispatch or map of the tensor first waits for its pending reads. Tensors without shared
+ * memory whose bytes exceed what a reply carries inline are read blocking, cb then running
+ * before this returns. A call that fails at once (bad arguments) returns the error and never
+ * runs cb. */
+typedef void (*webnn_read_cb)(void *user_data, enum webnn_status status, const char *message);
+WEBNN_EXPORT enum webnn_status webnn_context_read_tensor_async(struct webnn_context *ctx,
+							       struct webnn_tensor *tensor,
+							       void *data, size_t size,
+							       webnn_read_cb cb, void *user_data);
 WEBNN_EXPORT void webnn_tensor_get_desc(const struct webnn_tensor *tensor,
 					struct webnn_tensor_desc *desc);
 /* MLTensor.destroy(). NULL: no-op. */
