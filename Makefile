@@ -225,7 +225,12 @@ NODE_SRC := $(wildcard bindings/node/src/*.c)
 NODE_OBJ := $(patsubst %.c,$(BUILD)/obj-node/%.o,$(NODE_SRC))
 NODE_FILES := $(NODE_DIR)/package.json $(patsubst bindings/node/%,$(NODE_DIR)/%,$(wildcard bindings/node/lib/*))
 .PHONY: node
-ifneq ($(NODE_INCLUDE),)
+# Not in the sanitizer build: node cannot load an ASan-instrumented library (the ASan runtime
+# must come first in the process), so node_binding skips there, saying so.
+ifeq ($(SAN),1)
+node:
+	@echo "node: not built with SAN=1 (node cannot load an ASan-instrumented addon)"
+else ifneq ($(NODE_INCLUDE),)
 all: node
 node: $(NODE_ADDON) $(NODE_FILES)
 else
