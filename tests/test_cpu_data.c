@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "daemon/backend/cpu/cpu.h"
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 #include "tests/graphs.h"
 #include "tests/test.h"
 

@@ -1,7 +1,7 @@
 /* Reference backend as a whole (plans, evaluation, support, resolve) and cases spanning several families. */
 #include <math.h>
 
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 #include "tests/reftest.h"
 #include "tests/test.h"
 
@@ -124,7 +124,7 @@ TEST(reference_supports_exactly_what_it_implements)
 	bool (*sup)(struct backend *, enum wnn_op, enum wnn_dtype) = backend_reference.supports;
 	ASSERT(sup(NULL, WNN_OP_ADD, WNN_F32) && sup(NULL, WNN_OP_ADD, WNN_I64));
 	ASSERT(sup(NULL, WNN_OP_ADD, WNN_F16) && sup(NULL, WNN_OP_DIV, WNN_U8));
-	ASSERT(sup(NULL, WNN_OP_POW, WNN_I32));         /* integer pow: a loop in ref_elementwise.c */
+	ASSERT(sup(NULL, WNN_OP_POW, WNN_I32));         /* integer pow: a loop in kernels_elementwise.c */
 	ASSERT(!sup(NULL, WNN_OP_LOGICAL_AND, WNN_F32)); /* uint8 only */
 	ASSERT(!sup(NULL, WNN_OP_ABS, WNN_U32));
 	ASSERT(sup(NULL, WNN_OP_ABS, WNN_I8) && sup(NULL, WNN_OP_GELU, WNN_F16));

@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 void backend_log(const struct backend_services *s, enum backend_log_level level,
 		 const char *file, int line, const char *fmt, ...)

@@ -11,7 +11,7 @@
 
 #include "daemon/backend/cpu/cpu.h"
 #include "daemon/backend/host/host.h"
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 #include "daemon/graph/heap.h"
 
 /*

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "daemon/backend/cpu/cpu.h"
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 static enum webnn_status fallback_run(const struct cpu_step *s, void *const *bufs,
 				      const struct cpu_exec *x, struct wnn_diag *diag)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "daemon/backend/host/host.h"
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 #include "daemon/graph/heap.h"
 
 /*

@@ -1,7 +1,7 @@
 /* Reference elementwise kernels: ops.def BINARY/UNARY rows expanded from their expressions, clamp, prelu, where. */
 #include <math.h>
 
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 typedef double (*ref_ffn)(double a, double b, double x, double alpha, double beta);
 typedef __int128 (*ref_sfn)(__int128 a, __int128 b, __int128 x);

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 static double act(enum wnn_activation a, double x)
 {

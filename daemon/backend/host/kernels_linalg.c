@@ -1,5 +1,5 @@
 /* Reference gemm and matmul: textbook triple loops accumulating in double. */
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 static enum webnn_status run_gemm(const struct ref_step *s, void *const *bufs,
 				  struct wnn_diag *diag)

@@ -1,7 +1,7 @@
 /* Reference resample2d: nearest-neighbour and linear interpolation over two axes. */
 #include <math.h>
 
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 /* Interpolated values of integer tensors round to nearest (ties to even) and saturate. */
 static void store_any(void *O, enum wnn_dtype t, uint64_t i, double v)

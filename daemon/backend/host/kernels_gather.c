@@ -1,5 +1,5 @@
 /* Reference gather, gatherElements, gatherND and their scatter counterparts. */
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 static enum webnn_status run_gather(const struct ref_step *s, void *const *bufs,
 				    struct wnn_diag *diag)

@@ -1,5 +1,5 @@
 /* Reference data movement: reshape, transpose, concat, expand, tile, pad, reverse, slice, split, triangular. */
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 static enum webnn_status run_reshape(const struct ref_step *s, void *const *bufs,
 				     struct wnn_diag *diag)

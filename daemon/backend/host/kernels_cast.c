@@ -1,7 +1,7 @@
 /* Reference cast and quantizeLinear/dequantizeLinear. */
 #include <math.h>
 
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 static enum webnn_status run_cast(const struct ref_step *s, void *const *bufs,
 				  struct wnn_diag *diag)

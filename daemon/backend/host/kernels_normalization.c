@@ -1,7 +1,7 @@
 /* Reference normalizations: batch, instance and layer normalization, softmax. */
 #include <math.h>
 
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 static enum webnn_status run_softmax(const struct ref_step *s, void *const *bufs,
 				     struct wnn_diag *diag)

@@ -1,6 +1,6 @@
 /* Private to the reference backend: plan steps, kernel signature and typed element access. */
-#ifndef DAEMON_BACKEND_REFERENCE_REF_H
-#define DAEMON_BACKEND_REFERENCE_REF_H
+#ifndef DAEMON_BACKEND_HOST_KERNELS_H
+#define DAEMON_BACKEND_HOST_KERNELS_H
 
 #include <string.h>
 
@@ -47,7 +47,7 @@ static inline enum webnn_status ref_cancel_status(const struct ref_step *s,
 
 /* Picks the kernel of a node of the family and checks that the reference backend runs it on
  * its data types (NOT_SUPPORTED otherwise). s->op, s->a and s->descs are set by the caller.
- * One per ops.def family, in ref_<family>.c; reference.c dispatches through a table. */
+ * One per ops.def family, in kernels_<family>.c; reference.c dispatches through a table. */
 #define REF_FAMILY_PREPARE_(E, name)                                                           \
 	enum webnn_status ref_##name##_prepare(const struct graph_node *n, struct ref_step *s,  \
 					       struct wnn_diag *diag);
@@ -62,12 +62,12 @@ enum webnn_status ref_step_prepare(const struct graph_node *n, const struct wnn_
 				   struct wnn_diag *diag);
 bool ref_supports(enum wnn_op op, enum wnn_dtype type);
 /* Whether an elementwise row has a kernel for the type: ops.def expressions exist per
- * numeric domain (ref_elementwise.c). */
+ * numeric domain (kernels_elementwise.c). */
 bool ref_elementwise_supports(enum wnn_op op, enum wnn_dtype type);
 /* The common tail of every ref_<family>_prepare: NOT_SUPPORTED naming op and type when the
  * reference backend cannot run op on data type t. */
 enum webnn_status ref_check_supported(enum wnn_op op, enum wnn_dtype t, struct wnn_diag *diag);
-/* Exact integer power with wrap-around (ref_elementwise.c). */
+/* Exact integer power with wrap-around (kernels_elementwise.c). */
 __int128 ref_ipow_s(__int128 a, __int128 b);
 uint64_t ref_ipow_u(uint64_t a, uint64_t b);
 

@@ -1,7 +1,7 @@
 /* Reference averagePool2d, maxPool2d and l2Pool2d: direct loops over windows in either layout. */
 #include <math.h>
 
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 /* Positions outside the input are skipped: average divides by the real elements only, l2 sums
  * real elements, max never sees padding. A window with no real element at all (ceil rounding

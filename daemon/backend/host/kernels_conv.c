@@ -1,7 +1,7 @@
 /* Reference conv2d (direct loops in either layout, math in double) and convTranspose2d (gather form of the scatter definition). */
 #include <math.h>
 
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 static enum webnn_status run_conv2d(const struct ref_step *s, void *const *bufs,
 				    struct wnn_diag *diag)

@@ -1,7 +1,7 @@
 /* Reference reductions: argMin/argMax, cumulativeSum, the reduce* family. */
 #include <math.h>
 
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 /* argMin/argMax: the first extreme wins ties; NaN never wins (a NaN-only line gives 0). */
 static enum webnn_status run_arg(const struct ref_step *s, void *const *bufs,
