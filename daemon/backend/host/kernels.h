@@ -1,4 +1,4 @@
-/* Private to the reference backend: plan steps, kernel signature and typed element access. */
+/* The host kernels: plain C kernels of every operator on host memory, one step per node, with typed element access; the reference backend is plans of these steps, the cpu backend falls back to them and the daemon folds constants with them. */
 #ifndef DAEMON_BACKEND_HOST_KERNELS_H
 #define DAEMON_BACKEND_HOST_KERNELS_H
 
@@ -45,9 +45,9 @@ static inline enum webnn_status ref_cancel_status(const struct ref_step *s,
 	return backend_cancelled_status(diag, wnn_ops[s->op].name);
 }
 
-/* Picks the kernel of a node of the family and checks that the reference backend runs it on
- * its data types (NOT_SUPPORTED otherwise). s->op, s->a and s->descs are set by the caller.
- * One per ops.def family, in kernels_<family>.c; reference.c dispatches through a table. */
+/* Picks the kernel of a node of the family and checks that the host kernels run it on its
+ * data types (NOT_SUPPORTED otherwise). s->op, s->a and s->descs are set by the caller.
+ * One per ops.def family, in kernels_<family>.c; kernels.c dispatches through a table. */
 #define REF_FAMILY_PREPARE_(E, name)                                                           \
 	enum webnn_status ref_##name##_prepare(const struct graph_node *n, struct ref_step *s,  \
 					       struct wnn_diag *diag);
@@ -55,8 +55,8 @@ WNN_FAMILIES(REF_FAMILY_PREPARE_)
 #undef REF_FAMILY_PREPARE_
 
 /* The kernel of node n (s filled; descs per value id; its runs stop early once *cancel is set,
- * NULL: never). The cpu backend runs these for the operators and types it has no fast kernel
- * for. */
+ * NULL: never). The reference backend runs nothing else; the cpu backend runs these for the
+ * operators and types it has no fast kernel for. */
 enum webnn_status ref_step_prepare(const struct graph_node *n, const struct wnn_desc *descs,
 				   const atomic_bool *cancel, struct ref_step *s,
 				   struct wnn_diag *diag);
@@ -65,7 +65,8 @@ bool ref_supports(enum wnn_op op, enum wnn_dtype type);
  * numeric domain (kernels_elementwise.c). */
 bool ref_elementwise_supports(enum wnn_op op, enum wnn_dtype type);
 /* The common tail of every ref_<family>_prepare: NOT_SUPPORTED naming op and type when the
- * reference backend cannot run op on data type t. */
+ * host kernels cannot run op on data type t (the message names the reference backend, whose
+ * answer it is). */
 enum webnn_status ref_check_supported(enum wnn_op op, enum wnn_dtype t, struct wnn_diag *diag);
 /* Exact integer power with wrap-around (kernels_elementwise.c). */
 __int128 ref_ipow_s(__int128 a, __int128 b);
@@ -189,7 +190,7 @@ static inline void ref_store_sat(void *p, enum wnn_dtype t, uint64_t i, double v
 	ref_store_i(p, t, i, r);
 }
 
-/* The reference kernels on one node (a backend_host_evaluator: the registry's constant folder
+/* The host kernels on one node (a backend_host_evaluator: the registry's constant folder
  * for backends without an evaluate hook). */
 enum webnn_status reference_evaluate(const struct graph_node *n, const struct graph_value *values,
 				     const void *const *inputs, void *const *outputs,

@@ -1,4 +1,4 @@
-/* Reference cast and quantizeLinear/dequantizeLinear. */
+/* Host kernels: cast and quantizeLinear/dequantizeLinear. */
 #include <math.h>
 
 #include "daemon/backend/host/kernels.h"

@@ -1,4 +1,4 @@
-/* Reference conv2d (direct loops in either layout, math in double) and convTranspose2d (gather form of the scatter definition). */
+/* Host kernels: conv2d (direct loops in either layout, math in double) and convTranspose2d (gather form of the scatter definition). */
 #include <math.h>
 
 #include "daemon/backend/host/kernels.h"

@@ -1,4 +1,4 @@
-/* Reference data movement: reshape, transpose, concat, expand, tile, pad, reverse, slice, split, triangular. */
+/* Host kernels: data movement: reshape, transpose, concat, expand, tile, pad, reverse, slice, split, triangular. */
 #include "daemon/backend/host/kernels.h"
 
 static enum webnn_status run_reshape(const struct ref_step *s, void *const *bufs,

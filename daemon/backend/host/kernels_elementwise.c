@@ -1,4 +1,4 @@
-/* Reference elementwise kernels: ops.def BINARY/UNARY rows expanded from their expressions, clamp, prelu, where. */
+/* Host kernels: elementwise: ops.def BINARY/UNARY rows expanded from their expressions, clamp, prelu, where. */
 #include <math.h>
 
 #include "daemon/backend/host/kernels.h"

@@ -1,4 +1,4 @@
-/* Reference gather, gatherElements, gatherND and their scatter counterparts. */
+/* Host kernels: gather, gatherElements, gatherND and their scatter counterparts. */
 #include "daemon/backend/host/kernels.h"
 
 static enum webnn_status run_gather(const struct ref_step *s, void *const *bufs,

@@ -1,4 +1,4 @@
-/* Reference gemm and matmul: textbook triple loops accumulating in double. */
+/* Host kernels: gemm and matmul: textbook triple loops accumulating in double. */
 #include "daemon/backend/host/kernels.h"
 
 static enum webnn_status run_gemm(const struct ref_step *s, void *const *bufs,

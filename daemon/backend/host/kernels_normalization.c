@@ -1,4 +1,4 @@
-/* Reference normalizations: batch, instance and layer normalization, softmax. */
+/* Host kernels: normalizations: batch, instance and layer normalization, softmax. */
 #include <math.h>
 
 #include "daemon/backend/host/kernels.h"

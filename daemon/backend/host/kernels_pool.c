@@ -1,4 +1,4 @@
-/* Reference averagePool2d, maxPool2d and l2Pool2d: direct loops over windows in either layout. */
+/* Host kernels: averagePool2d, maxPool2d and l2Pool2d: direct loops over windows in either layout. */
 #include <math.h>
 
 #include "daemon/backend/host/kernels.h"

@@ -1,4 +1,4 @@
-/* Reference reductions: argMin/argMax, cumulativeSum, the reduce* family. */
+/* Host kernels: reductions: argMin/argMax, cumulativeSum, the reduce* family. */
 #include <math.h>
 
 #include "daemon/backend/host/kernels.h"

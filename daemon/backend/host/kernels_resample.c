@@ -1,4 +1,4 @@
-/* Reference resample2d: nearest-neighbour and linear interpolation over two axes. */
+/* Host kernels: resample2d: nearest-neighbour and linear interpolation over two axes. */
 #include <math.h>
 
 #include "daemon/backend/host/kernels.h"

@@ -1,4 +1,4 @@
-/* Reference gru/gruCell/lstm/lstmCell: the spec's cell decompositions stepped over time and directions. */
+/* Host kernels: gru/gruCell/lstm/lstmCell: the spec's cell decompositions stepped over time and directions. */
 #include <math.h>
 #include <stdlib.h>
 
