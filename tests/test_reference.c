@@ -65,15 +65,15 @@ TEST(reference_compile_needs_an_optimised_graph_and_reuses_plan_buffers)
 	tg_free(&t);
 }
 
-/* Calls reference_evaluate on node k of g with inputs given in order. */
+/* Calls hk_evaluate on node k of g with inputs given in order. */
 static enum webnn_status evaluate_node(const struct graph_ir *g, uint32_t k,
 				       const void *const *inputs, void *const *outputs,
 				       struct wnn_diag *diag)
 {
-	return reference_evaluate(&g->nodes[k], g->values, inputs, outputs, NULL, diag);
+	return hk_evaluate(&g->nodes[k], g->values, inputs, outputs, NULL, diag);
 }
 
-TEST(reference_evaluate_runs_one_node_on_host_memory)
+TEST(reference_host_evaluator_runs_one_node_on_host_memory)
 {
 	struct tg_graph t;
 	struct wnn_diag diag = { 0 };

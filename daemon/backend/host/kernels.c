@@ -4,27 +4,27 @@
 #include "daemon/backend/host/kernels.h"
 
 /* Every family's kernels, by ops.def family. */
-typedef enum webnn_status (*ref_prepare_fn)(const struct graph_node *n, struct ref_step *s,
-					    struct wnn_diag *diag);
-static const ref_prepare_fn ref_prepare_family[WNN_FAMILY_COUNT] = {
-#define REF_FAMILY_ENTRY_(E, name) [WNN_FAMILY_##E] = ref_##name##_prepare,
-	WNN_FAMILIES(REF_FAMILY_ENTRY_)
-#undef REF_FAMILY_ENTRY_
+typedef enum webnn_status (*hk_prepare_fn)(const struct graph_node *n, struct hk_step *s,
+					   struct wnn_diag *diag);
+static const hk_prepare_fn hk_prepare_family[WNN_FAMILY_COUNT] = {
+#define HK_FAMILY_ENTRY_(E, name) [WNN_FAMILY_##E] = hk_##name##_prepare,
+	WNN_FAMILIES(HK_FAMILY_ENTRY_)
+#undef HK_FAMILY_ENTRY_
 };
 
 /* The dtypes column restricts every operator to what its family's kernels implement, except
  * elementwise rows, whose kernels exist per numeric domain of their expressions. */
-bool ref_supports(enum wnn_op op, enum wnn_dtype type)
+bool hk_supports(enum wnn_op op, enum wnn_dtype type)
 {
 	if (op >= WNN_OP_COUNT || type <= WNN_DT_NONE || type >= WNN_DT_COUNT ||
 	    !(wnn_ops[op].dtypes & WNN_DT_BIT(type)))
 		return false;
-	return wnn_ops[op].family != WNN_FAMILY_ELEMENTWISE || ref_elementwise_supports(op, type);
+	return wnn_ops[op].family != WNN_FAMILY_ELEMENTWISE || hk_elementwise_supports(op, type);
 }
 
-enum webnn_status ref_check_supported(enum wnn_op op, enum wnn_dtype t, struct wnn_diag *diag)
+enum webnn_status hk_check_supported(enum wnn_op op, enum wnn_dtype t, struct wnn_diag *diag)
 {
-	if (ref_supports(op, t))
+	if (hk_supports(op, t))
 		return WEBNN_STATUS_OK;
 	return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 			    "%s: data type %s is not supported by the reference backend",
@@ -32,9 +32,9 @@ enum webnn_status ref_check_supported(enum wnn_op op, enum wnn_dtype t, struct w
 }
 
 /* A step for node n: its kernel, chosen by its family. */
-enum webnn_status ref_step_prepare(const struct graph_node *n, const struct wnn_desc *descs,
-				   const atomic_bool *cancel, struct ref_step *s,
-				   struct wnn_diag *diag)
+enum webnn_status hk_step_prepare(const struct graph_node *n, const struct wnn_desc *descs,
+				  const atomic_bool *cancel, struct hk_step *s,
+				  struct wnn_diag *diag)
 {
 	memset(s, 0, sizeof(*s));
 	s->cancel = cancel;
@@ -44,12 +44,12 @@ enum webnn_status ref_step_prepare(const struct graph_node *n, const struct wnn_
 	s->op = n->op;
 	s->a = &n->attrs;
 	s->descs = descs;
-	return ref_prepare_family[wnn_ops[n->op].family](n, s, diag);
+	return hk_prepare_family[wnn_ops[n->op].family](n, s, diag);
 }
 
-enum webnn_status reference_evaluate(const struct graph_node *n, const struct graph_value *values,
-				     const void *const *inputs, void *const *outputs,
-				     const atomic_bool *cancel, struct wnn_diag *diag)
+enum webnn_status hk_evaluate(const struct graph_node *n, const struct graph_value *values,
+			      const void *const *inputs, void *const *outputs,
+			      const atomic_bool *cancel, struct wnn_diag *diag)
 {
 	uint32_t top = 0;
 	for (uint32_t j = 0; j < n->n_inputs; j++)
@@ -70,8 +70,8 @@ enum webnn_status reference_evaluate(const struct graph_node *n, const struct gr
 		bufs[n->inputs[j]] = (void *)inputs[j]; /* kernels never write their inputs */
 	for (uint32_t j = 0; j < n->n_outputs; j++)
 		bufs[n->outputs[j]] = outputs[j];
-	struct ref_step s;
-	enum webnn_status st = ref_step_prepare(n, descs, cancel, &s, diag);
+	struct hk_step s;
+	enum webnn_status st = hk_step_prepare(n, descs, cancel, &s, diag);
 	if (st == WEBNN_STATUS_OK)
 		st = s.run(&s, bufs, diag);
 	free(bufs);

@@ -40,7 +40,7 @@ struct backend_plan {
 	struct backend *be;
 	const atomic_bool *cancel; /* the context's; NULL for plans made without one */
 	const struct graph_ir *g;
-	struct ref_step *steps;   /* one per live node, in the graph's order */
+	struct hk_step *steps;    /* one per live node, in the graph's order */
 	size_t n_steps;
 	struct host_values hv;    /* where each value lives during a run */
 };
@@ -120,7 +120,7 @@ static void ref_shutdown(struct backend *be)
 static bool ref_supports_vt(struct backend *be, enum wnn_op op, enum wnn_dtype type)
 {
 	(void)be;
-	return ref_supports(op, type);
+	return hk_supports(op, type);
 }
 
 static enum webnn_status ref_context_create(struct backend *be,
@@ -235,8 +235,8 @@ static enum webnn_status plan_steps(struct backend_plan *plan, struct wnn_diag *
 			continue;
 		enum webnn_status st = host_values_check_node(&plan->hv, i, diag);
 		if (st == WEBNN_STATUS_OK)
-			st = ref_step_prepare(n, plan->hv.descs, plan->cancel,
-					      &plan->steps[plan->n_steps], diag);
+			st = hk_step_prepare(n, plan->hv.descs, plan->cancel,
+					     &plan->steps[plan->n_steps], diag);
 		if (st != WEBNN_STATUS_OK)
 			return st;
 		plan->n_steps++;
@@ -279,7 +279,7 @@ static enum webnn_status ref_execute(struct backend_plan *plan,
 		return fault;
 	host_values_bind_run(&plan->hv, inputs, outputs);
 	for (size_t k = 0; k < plan->n_steps; k++) {
-		const struct ref_step *s = &plan->steps[k];
+		const struct hk_step *s = &plan->steps[k];
 		if (backend_cancelled(plan->cancel))
 			return backend_cancelled_status(diag, "dispatch");
 		enum webnn_status st = s->run(s, plan->hv.bufs, diag);
@@ -310,7 +310,7 @@ const struct backend_impl backend_reference = {
 	.compile = ref_compile,
 	.plan_destroy = ref_plan_destroy,
 	.plan_bytes = ref_plan_bytes,
-	.plan_op_bytes = sizeof(struct ref_step) + 4 * sizeof(void *) + 64,
+	.plan_op_bytes = sizeof(struct hk_step) + 4 * sizeof(void *) + 64,
 	.execute = ref_execute,
 	/* every plan runs on its caller's thread alone anyway */
 	.execute_quick = ref_execute,
