@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "daemon/backend/cpu/cpu.h"
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 #include "tests/graphs.h"
 #include "tests/test.h"
 
@@ -649,7 +649,7 @@ struct dc_bench_ctx {
 enum dc_bench_what { DC_BENCH_REF, DC_BENCH_CPU, DC_BENCH_MEMCPY };
 
 static void dc_bench_once(struct dc_bench_ctx *c, enum dc_bench_what what, int threads,
-			  const struct cpu_step *s, const struct ref_step *rs)
+			  const struct cpu_step *s, const struct hk_step *rs)
 {
 	struct wnn_diag diag = { 0 };
 	if (what == DC_BENCH_REF) {
@@ -672,7 +672,7 @@ static void dc_bench_once(struct dc_bench_ctx *c, enum dc_bench_what what, int t
 
 /* best time of one run, in seconds */
 static double dc_bench_time(struct dc_bench_ctx *c, enum dc_bench_what what, int threads,
-			    const struct cpu_step *s, const struct ref_step *rs)
+			    const struct cpu_step *s, const struct hk_step *rs)
 {
 	double best = 1e30, start = dc_now();
 	int n = 0;
@@ -721,9 +721,9 @@ static void dc_bench(const struct graph_ir *g, const char *label)
 				       ? cpu_data_prepare(&b, &s, &diag)
 				       : cpu_gather_prepare(&b, &s, &diag);
 	ASSERT_MSG(st == WEBNN_STATUS_OK && s.run, "%s: %s", label, diag.message);
-	struct ref_step rs = { .op = n->op, .a = &n->attrs, .descs = descs };
-	st = wnn_ops[n->op].family == WNN_FAMILY_DATA ? ref_data_prepare(n, &rs, &diag)
-						      : ref_gather_prepare(n, &rs, &diag);
+	struct hk_step rs = { .op = n->op, .a = &n->attrs, .descs = descs };
+	st = wnn_ops[n->op].family == WNN_FAMILY_DATA ? hk_data_prepare(n, &rs, &diag)
+						      : hk_gather_prepare(n, &rs, &diag);
 	ASSERT_MSG(st == WEBNN_STATUS_OK, "%s: %s", label, diag.message);
 	/* alternated, best of both rounds: the machine is shared */
 	double t_ref = 1e30, t_c1 = 1e30;

@@ -1,7 +1,7 @@
 /* Reference backend as a whole (plans, evaluation, support, resolve) and cases spanning several families. */
 #include <math.h>
 
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 #include "tests/reftest.h"
 #include "tests/test.h"
 
@@ -65,15 +65,15 @@ TEST(reference_compile_needs_an_optimised_graph_and_reuses_plan_buffers)
 	tg_free(&t);
 }
 
-/* Calls reference_evaluate on node k of g with inputs given in order. */
+/* Calls hk_evaluate on node k of g with inputs given in order. */
 static enum webnn_status evaluate_node(const struct graph_ir *g, uint32_t k,
 				       const void *const *inputs, void *const *outputs,
 				       struct wnn_diag *diag)
 {
-	return reference_evaluate(&g->nodes[k], g->values, inputs, outputs, NULL, diag);
+	return hk_evaluate(&g->nodes[k], g->values, inputs, outputs, NULL, diag);
 }
 
-TEST(reference_evaluate_runs_one_node_on_host_memory)
+TEST(reference_host_evaluator_runs_one_node_on_host_memory)
 {
 	struct tg_graph t;
 	struct wnn_diag diag = { 0 };
@@ -124,7 +124,7 @@ TEST(reference_supports_exactly_what_it_implements)
 	bool (*sup)(struct backend *, enum wnn_op, enum wnn_dtype) = backend_reference.supports;
 	ASSERT(sup(NULL, WNN_OP_ADD, WNN_F32) && sup(NULL, WNN_OP_ADD, WNN_I64));
 	ASSERT(sup(NULL, WNN_OP_ADD, WNN_F16) && sup(NULL, WNN_OP_DIV, WNN_U8));
-	ASSERT(sup(NULL, WNN_OP_POW, WNN_I32));         /* integer pow: a loop in ref_elementwise.c */
+	ASSERT(sup(NULL, WNN_OP_POW, WNN_I32));         /* integer pow: a loop in kernels_elementwise.c */
 	ASSERT(!sup(NULL, WNN_OP_LOGICAL_AND, WNN_F32)); /* uint8 only */
 	ASSERT(!sup(NULL, WNN_OP_ABS, WNN_U32));
 	ASSERT(sup(NULL, WNN_OP_ABS, WNN_I8) && sup(NULL, WNN_OP_GELU, WNN_F16));

@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 void backend_log(const struct backend_services *s, enum backend_log_level level,
 		 const char *file, int line, const char *fmt, ...)
@@ -28,5 +28,5 @@ bool backend_log_enabled(const struct backend_services *s, enum backend_log_leve
 	return level != BACKEND_LOG_DEBUG;
 }
 
-const backend_host_evaluator backend_host_evaluate = reference_evaluate;
+const backend_host_evaluator backend_host_evaluate = hk_evaluate;
 const struct graph_cost_model *const backend_host_evaluate_cost = &graph_cost_reference;

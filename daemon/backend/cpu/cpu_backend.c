@@ -11,7 +11,7 @@
 
 #include "daemon/backend/cpu/cpu.h"
 #include "daemon/backend/host/host.h"
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 #include "daemon/graph/heap.h"
 
 /*
@@ -260,7 +260,7 @@ static void cpu_shutdown(struct backend *be)
 static bool cpu_supports(struct backend *be, enum wnn_op op, enum wnn_dtype type)
 {
 	(void)be;
-	return ref_supports(op, type);
+	return hk_supports(op, type);
 }
 
 static enum webnn_status cpu_context_create(struct backend *be,
@@ -395,7 +395,7 @@ static enum webnn_status step_prepare(const struct cpu_build *b, const struct gr
 				    "operation: unknown operator %u", (unsigned)n->op);
 	enum wnn_dtype t = n->n_inputs ? b->descs[n->inputs[0]].type : WNN_F32;
 	/* an int8 product reads quantized values (graph_qdq): its family runs it */
-	if (!n->qdq.used && !ref_supports(n->op, t))
+	if (!n->qdq.used && !hk_supports(n->op, t))
 		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
 				    "%s: data type %s is not supported by the cpu backend",
 				    graph_node_name(n, name, sizeof(name)), wnn_dtype_name(t));

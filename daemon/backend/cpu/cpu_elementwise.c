@@ -289,7 +289,7 @@ static void row_where(const struct ew_plan *pl, const struct ew_args *a, const u
 
 /* Integer pow has no expression: exact by repeated squaring modulo 2^64 (which leaves the
  * right low bits for every storage type); a negative exponent truncates 1 / a^|b| (the
- * reference's ref_ipow_s). */
+ * host kernels' hk_ipow_s). */
 static inline uint64_t ew_ipow_u(uint64_t a, uint64_t b)
 {
 	uint64_t r = 1;

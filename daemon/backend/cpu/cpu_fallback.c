@@ -2,23 +2,23 @@
 #include <stdlib.h>
 
 #include "daemon/backend/cpu/cpu.h"
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 static enum webnn_status fallback_run(const struct cpu_step *s, void *const *bufs,
 				      const struct cpu_exec *x, struct wnn_diag *diag)
 {
 	(void)x;
-	const struct ref_step *r = s->priv;
+	const struct hk_step *r = s->priv;
 	return r->run(r, bufs, diag);
 }
 
 enum webnn_status cpu_fallback_prepare(const struct cpu_build *b, struct cpu_step *s,
 				       struct wnn_diag *diag)
 {
-	struct ref_step *r = calloc(1, sizeof(*r));
+	struct hk_step *r = calloc(1, sizeof(*r));
 	if (!r)
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
-	enum webnn_status st = ref_step_prepare(s->n, b->descs, b->cancel, r, diag);
+	enum webnn_status st = hk_step_prepare(s->n, b->descs, b->cancel, r, diag);
 	if (st != WEBNN_STATUS_OK) {
 		free(r);
 		return st;

@@ -9,7 +9,7 @@
  * float16 operands (its declaration belongs in cpu.h). */
 
 /*
- * Semantics (ref_pool.c): window positions outside the input are skipped, average divides by
+ * Semantics (kernels_pool.c): window positions outside the input are skipped, average divides by
  * the real elements only, a window with no real element gives 0, and max propagates NaN.
  * oneDNN's avg_exclude_padding is the same average as long as every window holds an element;
  * its max pooling compares with "less than" and drops NaN, so max stays in C (the loops are

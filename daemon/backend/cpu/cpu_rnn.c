@@ -10,7 +10,7 @@
  * float16 operands (its declaration belongs in cpu.h). */
 
 /*
- * The same steps as ref_rnn.c in float32. The input products of all steps do not depend on
+ * The same steps as kernels_rnn.c in float32. The input products of all steps do not depend on
  * the recurrence: one sgemm [steps*batch, I] x W^T gives them all. Each step then needs one
  * sgemm [batch, H] x R^T (plus one for gru's candidate without resetAfter, which multiplies
  * r * h) and the cell's elementwise update. oneDNN's sgemm is its AVX-512 jit gemm, threaded

@@ -1,4 +1,4 @@
-/* The reference backend: host tensors, plans walking the graph IR's live nodes through plain C kernels, fault injection. */
+/* The reference backend, the test oracle: host tensors, plans of host-kernel steps (daemon/backend/host/kernels.h) over the graph IR's live nodes, fault injection. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "daemon/backend/host/host.h"
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 #include "daemon/graph/heap.h"
 
 /*
@@ -40,54 +40,10 @@ struct backend_plan {
 	struct backend *be;
 	const atomic_bool *cancel; /* the context's; NULL for plans made without one */
 	const struct graph_ir *g;
-	struct ref_step *steps;   /* one per live node, in the graph's order */
+	struct hk_step *steps;    /* one per live node, in the graph's order */
 	size_t n_steps;
 	struct host_values hv;    /* where each value lives during a run */
 };
-
-/* Every family's kernels, by ops.def family. */
-typedef enum webnn_status (*ref_prepare_fn)(const struct graph_node *n, struct ref_step *s,
-					    struct wnn_diag *diag);
-static const ref_prepare_fn ref_prepare_family[WNN_FAMILY_COUNT] = {
-#define REF_FAMILY_ENTRY_(E, name) [WNN_FAMILY_##E] = ref_##name##_prepare,
-	WNN_FAMILIES(REF_FAMILY_ENTRY_)
-#undef REF_FAMILY_ENTRY_
-};
-
-/* The dtypes column restricts every operator to what its family's kernels implement, except
- * elementwise rows, whose kernels exist per numeric domain of their expressions. */
-bool ref_supports(enum wnn_op op, enum wnn_dtype type)
-{
-	if (op >= WNN_OP_COUNT || type <= WNN_DT_NONE || type >= WNN_DT_COUNT ||
-	    !(wnn_ops[op].dtypes & WNN_DT_BIT(type)))
-		return false;
-	return wnn_ops[op].family != WNN_FAMILY_ELEMENTWISE || ref_elementwise_supports(op, type);
-}
-
-enum webnn_status ref_check_supported(enum wnn_op op, enum wnn_dtype t, struct wnn_diag *diag)
-{
-	if (ref_supports(op, t))
-		return WEBNN_STATUS_OK;
-	return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
-			    "%s: data type %s is not supported by the reference backend",
-			    op < WNN_OP_COUNT ? wnn_ops[op].name : "operation", wnn_dtype_name(t));
-}
-
-/* A step for node n: its kernel, chosen by its family. */
-enum webnn_status ref_step_prepare(const struct graph_node *n, const struct wnn_desc *descs,
-				   const atomic_bool *cancel, struct ref_step *s,
-				   struct wnn_diag *diag)
-{
-	memset(s, 0, sizeof(*s));
-	s->cancel = cancel;
-	if (n->op >= WNN_OP_COUNT)
-		return wnn_diag_set(diag, WEBNN_STATUS_NOT_SUPPORTED,
-				    "operation: unknown operator %u", (unsigned)n->op);
-	s->op = n->op;
-	s->a = &n->attrs;
-	s->descs = descs;
-	return ref_prepare_family[wnn_ops[n->op].family](n, s, diag);
-}
 
 /* ---- backend and contexts */
 
@@ -164,7 +120,7 @@ static void ref_shutdown(struct backend *be)
 static bool ref_supports_vt(struct backend *be, enum wnn_op op, enum wnn_dtype type)
 {
 	(void)be;
-	return ref_supports(op, type);
+	return hk_supports(op, type);
 }
 
 static enum webnn_status ref_context_create(struct backend *be,
@@ -279,8 +235,8 @@ static enum webnn_status plan_steps(struct backend_plan *plan, struct wnn_diag *
 			continue;
 		enum webnn_status st = host_values_check_node(&plan->hv, i, diag);
 		if (st == WEBNN_STATUS_OK)
-			st = ref_step_prepare(n, plan->hv.descs, plan->cancel,
-					      &plan->steps[plan->n_steps], diag);
+			st = hk_step_prepare(n, plan->hv.descs, plan->cancel,
+					     &plan->steps[plan->n_steps], diag);
 		if (st != WEBNN_STATUS_OK)
 			return st;
 		plan->n_steps++;
@@ -323,7 +279,7 @@ static enum webnn_status ref_execute(struct backend_plan *plan,
 		return fault;
 	host_values_bind_run(&plan->hv, inputs, outputs);
 	for (size_t k = 0; k < plan->n_steps; k++) {
-		const struct ref_step *s = &plan->steps[k];
+		const struct hk_step *s = &plan->steps[k];
 		if (backend_cancelled(plan->cancel))
 			return backend_cancelled_status(diag, "dispatch");
 		enum webnn_status st = s->run(s, plan->hv.bufs, diag);
@@ -332,40 +288,6 @@ static enum webnn_status ref_execute(struct backend_plan *plan,
 	}
 	host_values_copy_outputs(&plan->hv, outputs);
 	return WEBNN_STATUS_OK;
-}
-
-/* ---- single-node evaluation (constant folding) */
-
-enum webnn_status reference_evaluate(const struct graph_node *n, const struct graph_value *values,
-				     const void *const *inputs, void *const *outputs,
-				     const atomic_bool *cancel, struct wnn_diag *diag)
-{
-	uint32_t top = 0;
-	for (uint32_t j = 0; j < n->n_inputs; j++)
-		top = n->inputs[j] > top ? n->inputs[j] : top;
-	for (uint32_t j = 0; j < n->n_outputs; j++)
-		top = n->outputs[j] > top ? n->outputs[j] : top;
-	/* kernels index memory and descriptors by value id */
-	void **bufs = calloc((size_t)top + 1, sizeof(*bufs));
-	struct wnn_desc *descs = calloc((size_t)top + 1, sizeof(*descs));
-	if (!bufs || !descs) {
-		free(bufs);
-		free(descs);
-		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "reference: out of memory");
-	}
-	for (uint32_t v = 0; v <= top; v++)
-		descs[v] = values[v].desc;
-	for (uint32_t j = 0; j < n->n_inputs; j++)
-		bufs[n->inputs[j]] = (void *)inputs[j]; /* kernels never write their inputs */
-	for (uint32_t j = 0; j < n->n_outputs; j++)
-		bufs[n->outputs[j]] = outputs[j];
-	struct ref_step s;
-	enum webnn_status st = ref_step_prepare(n, descs, cancel, &s, diag);
-	if (st == WEBNN_STATUS_OK)
-		st = s.run(&s, bufs, diag);
-	free(bufs);
-	free(descs);
-	return st;
 }
 
 const struct backend_impl backend_reference = {
@@ -388,7 +310,7 @@ const struct backend_impl backend_reference = {
 	.compile = ref_compile,
 	.plan_destroy = ref_plan_destroy,
 	.plan_bytes = ref_plan_bytes,
-	.plan_op_bytes = sizeof(struct ref_step) + 4 * sizeof(void *) + 64,
+	.plan_op_bytes = sizeof(struct hk_step) + 4 * sizeof(void *) + 64,
 	.execute = ref_execute,
 	/* every plan runs on its caller's thread alone anyway */
 	.execute_quick = ref_execute,

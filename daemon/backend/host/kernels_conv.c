@@ -1,9 +1,9 @@
-/* Reference conv2d (direct loops in either layout, math in double) and convTranspose2d (gather form of the scatter definition). */
+/* Host kernels: conv2d (direct loops in either layout, math in double) and convTranspose2d (gather form of the scatter definition). */
 #include <math.h>
 
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
-static enum webnn_status run_conv2d(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_conv2d(const struct hk_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
 	const struct wnn_conv2d_attrs *p = &s->a->conv2d;
@@ -17,8 +17,8 @@ static enum webnn_status run_conv2d(const struct ref_step *s, void *const *bufs,
 			uint32_t g = oc / p->c_out_g;
 			for (uint32_t oy = 0; oy < p->out_h; oy++)
 				for (uint32_t ox = 0; ox < p->out_w; ox++) {
-					if (ref_poll(s, ox))
-						return ref_cancel_status(s, diag);
+					if (hk_poll(s, ox))
+						return hk_cancel_status(s, diag);
 					double acc = 0;
 					for (uint32_t ic = 0; ic < p->c_in_g; ic++) {
 						uint64_t cin = (uint64_t)g * p->c_in_g + ic;
@@ -38,15 +38,15 @@ static enum webnn_status run_conv2d(const struct ref_step *s, void *const *bufs,
 									      (uint64_t)ix * is[3];
 								uint64_t fi = oc * fs[0] + ic * fs[1] +
 									      ky * fs[2] + kx * fs[3];
-								acc += ref_load_f(I, p->type, ii) *
-								       ref_load_f(F, p->type, fi);
+								acc += hk_load_f(I, p->type, ii) *
+								       hk_load_f(F, p->type, fi);
 							}
 						}
 					}
 					if (B)
-						acc += ref_load_f(B, p->type, oc);
-					ref_store_f(O, p->type,
-						    n * os[0] + oc * os[1] + oy * os[2] + ox * os[3], acc);
+						acc += hk_load_f(B, p->type, oc);
+					hk_store_f(O, p->type,
+						   n * os[0] + oc * os[1] + oy * os[2] + ox * os[3], acc);
 				}
 		}
 	return WEBNN_STATUS_OK;
@@ -55,7 +55,7 @@ static enum webnn_status run_conv2d(const struct ref_step *s, void *const *bufs,
 /* Output (oy, ox) collects input (iy, ix) and tap (ky, kx) where
  * oy = iy * stride + ky * dilation - pad_top, i.e. iy = (oy + pad_top - ky * dil) / stride
  * when that division is exact. */
-static enum webnn_status run_conv_transpose2d(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_conv_transpose2d(const struct hk_step *s, void *const *bufs,
 					      struct wnn_diag *diag)
 {
 	const struct wnn_conv_transpose2d_attrs *p = &s->a->conv_transpose2d;
@@ -69,8 +69,8 @@ static enum webnn_status run_conv_transpose2d(const struct ref_step *s, void *co
 			uint32_t g = oc / p->c_out_g, o = oc % p->c_out_g;
 			for (uint32_t oy = 0; oy < p->out_h; oy++)
 				for (uint32_t ox = 0; ox < p->out_w; ox++) {
-					if (ref_poll(s, ox))
-						return ref_cancel_status(s, diag);
+					if (hk_poll(s, ox))
+						return hk_cancel_status(s, diag);
 					double acc = 0;
 					for (uint32_t ky = 0; ky < p->kh; ky++) {
 						int64_t ty = (int64_t)oy + p->pad_top -
@@ -95,27 +95,27 @@ static enum webnn_status run_conv_transpose2d(const struct ref_step *s, void *co
 									      (uint64_t)ix * is[3];
 								uint64_t fi = ic * fs[0] + o * fs[1] +
 									      ky * fs[2] + kx * fs[3];
-								acc += ref_load_f(I, p->type, ii) *
-								       ref_load_f(F, p->type, fi);
+								acc += hk_load_f(I, p->type, ii) *
+								       hk_load_f(F, p->type, fi);
 							}
 						}
 					}
 					if (B)
-						acc += ref_load_f(B, p->type, oc);
-					ref_store_f(O, p->type,
-						    n * os[0] + oc * os[1] + oy * os[2] + ox * os[3], acc);
+						acc += hk_load_f(B, p->type, oc);
+					hk_store_f(O, p->type,
+						   n * os[0] + oc * os[1] + oy * os[2] + ox * os[3], acc);
 				}
 		}
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status ref_conv_prepare(const struct graph_node *n, struct ref_step *s,
-				   struct wnn_diag *diag)
+enum webnn_status hk_conv_prepare(const struct graph_node *n, struct hk_step *s,
+				  struct wnn_diag *diag)
 {
 	if (n->op == WNN_OP_CONV2D) {
 		s->run = run_conv2d;
-		return ref_check_supported(n->op, n->attrs.conv2d.type, diag);
+		return hk_check_supported(n->op, n->attrs.conv2d.type, diag);
 	}
 	s->run = run_conv_transpose2d;
-	return ref_check_supported(n->op, n->attrs.conv_transpose2d.type, diag);
+	return hk_check_supported(n->op, n->attrs.conv_transpose2d.type, diag);
 }

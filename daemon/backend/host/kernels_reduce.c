@@ -1,10 +1,10 @@
-/* Reference reductions: argMin/argMax, cumulativeSum, the reduce* family. */
+/* Host kernels: reductions: argMin/argMax, cumulativeSum, the reduce* family. */
 #include <math.h>
 
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 /* argMin/argMax: the first extreme wins ties; NaN never wins (a NaN-only line gives 0). */
-static enum webnn_status run_arg(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_arg(const struct hk_step *s, void *const *bufs,
 				 struct wnn_diag *diag)
 {
 	const struct wnn_arg_attrs *p = &s->a->arg;
@@ -14,8 +14,8 @@ static enum webnn_status run_arg(const struct ref_step *s, void *const *bufs,
 	(void)diag;
 	for (uint64_t o = 0; o < p->outer; o++)
 		for (uint64_t in = 0; in < p->inner; in++) {
-			if (ref_cancelled(s))
-				return ref_cancel_status(s, diag);
+			if (hk_cancelled(s))
+				return hk_cancel_status(s, diag);
 			uint64_t base = o * p->axis_size * p->inner + in, best = 0;
 			bool have = false;
 			double bf = 0;
@@ -23,15 +23,15 @@ static enum webnn_status run_arg(const struct ref_step *s, void *const *bufs,
 			for (uint64_t a = 0; a < p->axis_size; a++) {
 				uint64_t i = base + a * p->inner;
 				bool better;
-				if (ref_is_float(p->type)) {
-					double v = ref_load_f(I, p->type, i);
+				if (hk_is_float(p->type)) {
+					double v = hk_load_f(I, p->type, i);
 					if (isnan(v))
 						continue;
 					better = !have || (want_max ? v > bf : v < bf);
 					if (better)
 						bf = v;
 				} else {
-					__int128 v = ref_load_i(I, p->type, i);
+					__int128 v = hk_load_i(I, p->type, i);
 					better = !have || (want_max ? v > bi : v < bi);
 					if (better)
 						bi = v;
@@ -39,38 +39,38 @@ static enum webnn_status run_arg(const struct ref_step *s, void *const *bufs,
 				if (better)
 					best = a, have = true;
 			}
-			ref_store_i(O, p->out_type, o * p->inner + in, (__int128)best);
+			hk_store_i(O, p->out_type, o * p->inner + in, (__int128)best);
 		}
 	return WEBNN_STATUS_OK;
 }
 
 /* Integers accumulate modulo 2^64 (the store truncates), floats in double. */
-static enum webnn_status run_cumsum(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_cumsum(const struct hk_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
 	const struct wnn_cumsum_attrs *p = &s->a->cumsum;
 	const void *I = bufs[p->input];
 	void *O = bufs[p->output];
-	bool flt = ref_is_float(p->type);
+	bool flt = hk_is_float(p->type);
 	(void)diag;
 	for (uint64_t o = 0; o < p->outer; o++)
 		for (uint64_t in = 0; in < p->inner; in++) {
-			if (ref_cancelled(s))
-				return ref_cancel_status(s, diag);
+			if (hk_cancelled(s))
+				return hk_cancel_status(s, diag);
 			uint64_t base = o * p->axis_size * p->inner + in;
 			double sf = 0;
 			uint64_t su = 0;
 			for (uint64_t step = 0; step < p->axis_size; step++) {
 				uint64_t a = p->reversed ? p->axis_size - 1 - step : step;
 				uint64_t i = base + a * p->inner;
-				double vf = flt ? ref_load_f(I, p->type, i) : 0;
-				uint64_t vu = flt ? 0 : ref_load_u(I, p->type, i);
+				double vf = flt ? hk_load_f(I, p->type, i) : 0;
+				uint64_t vu = flt ? 0 : hk_load_u(I, p->type, i);
 				if (!p->exclusive)
 					sf += vf, su += vu;
 				if (flt)
-					ref_store_f(O, p->type, i, sf);
+					hk_store_f(O, p->type, i, sf);
 				else
-					ref_store_i(O, p->type, i, (__int128)su);
+					hk_store_i(O, p->type, i, (__int128)su);
 				if (p->exclusive)
 					sf += vf, su += vu;
 			}
@@ -99,13 +99,13 @@ static double reduce_float(enum wnn_op op, const void *I, enum wnn_dtype t,
 	double mx = -INFINITY;
 	if (op == WNN_OP_REDUCE_LOG_SUM_EXP) /* subtract the max so exp cannot overflow */
 		for (uint64_t k = 0; k < r->red_count; k++) {
-			double v = ref_load_f(I, t, kept_off + wnn_shape_offset(r->red_rank, r->red_dims,
+			double v = hk_load_f(I, t, kept_off + wnn_shape_offset(r->red_rank, r->red_dims,
 									 r->red_strides, k));
 			if (v > mx || isnan(v))
 				mx = v;
 		}
 	for (uint64_t k = 0; k < r->red_count; k++) {
-		double v = ref_load_f(I, t, kept_off + wnn_shape_offset(r->red_rank, r->red_dims,
+		double v = hk_load_f(I, t, kept_off + wnn_shape_offset(r->red_rank, r->red_dims,
 								 r->red_strides, k));
 		switch (op) {
 		case WNN_OP_REDUCE_L1:
@@ -153,11 +153,11 @@ static double reduce_float(enum wnn_op op, const void *I, enum wnn_dtype t,
 static __int128 reduce_int(enum wnn_op op, const void *I, enum wnn_dtype t,
 			   const struct wnn_reduction *r, uint64_t kept_off)
 {
-	bool sgn = ref_is_signed_int(t);
+	bool sgn = hk_is_signed_int(t);
 	uint64_t acc = op == WNN_OP_REDUCE_PRODUCT ? 1 : 0;
 	__int128 ext = 0;
 	for (uint64_t k = 0; k < r->red_count; k++) {
-		__int128 v = ref_load_i(I, t, kept_off + wnn_shape_offset(r->red_rank, r->red_dims,
+		__int128 v = hk_load_i(I, t, kept_off + wnn_shape_offset(r->red_rank, r->red_dims,
 								       r->red_strides, k));
 		uint64_t u = (uint64_t)(unsigned __int128)v;
 		switch (op) {
@@ -186,7 +186,7 @@ static __int128 reduce_int(enum wnn_op op, const void *I, enum wnn_dtype t,
 	return (__int128)acc;
 }
 
-static enum webnn_status run_reduce(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_reduce(const struct hk_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
 	const struct wnn_reduce_attrs *p = &s->a->reduce;
@@ -195,30 +195,30 @@ static enum webnn_status run_reduce(const struct ref_step *s, void *const *bufs,
 	void *O = bufs[p->output];
 	(void)diag;
 	for (uint64_t k = 0; k < r->kept_count; k++) {
-		if (ref_cancelled(s))
-			return ref_cancel_status(s, diag);
+		if (hk_cancelled(s))
+			return hk_cancel_status(s, diag);
 		uint64_t off = wnn_shape_offset(r->kept_rank, r->kept_dims, r->kept_strides, k);
-		if (ref_is_float(p->type))
-			ref_store_f(O, p->type, k, reduce_float(p->op, I, p->type, r, off));
+		if (hk_is_float(p->type))
+			hk_store_f(O, p->type, k, reduce_float(p->op, I, p->type, r, off));
 		else
-			ref_store_i(O, p->type, k, reduce_int(p->op, I, p->type, r, off));
+			hk_store_i(O, p->type, k, reduce_int(p->op, I, p->type, r, off));
 	}
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status ref_reduce_prepare(const struct graph_node *n, struct ref_step *s,
-				     struct wnn_diag *diag)
+enum webnn_status hk_reduce_prepare(const struct graph_node *n, struct hk_step *s,
+				    struct wnn_diag *diag)
 {
 	switch (n->op) {
 	case WNN_OP_ARG_MIN:
 	case WNN_OP_ARG_MAX:
 		s->run = run_arg;
-		return ref_check_supported(n->op, n->attrs.arg.type, diag);
+		return hk_check_supported(n->op, n->attrs.arg.type, diag);
 	case WNN_OP_CUMULATIVE_SUM:
 		s->run = run_cumsum;
-		return ref_check_supported(n->op, n->attrs.cumsum.type, diag);
+		return hk_check_supported(n->op, n->attrs.cumsum.type, diag);
 	default:
 		s->run = run_reduce;
-		return ref_check_supported(n->op, n->attrs.reduce.type, diag);
+		return hk_check_supported(n->op, n->attrs.reduce.type, diag);
 	}
 }

@@ -1,23 +1,23 @@
-/* Reference resample2d: nearest-neighbour and linear interpolation over two axes. */
+/* Host kernels: resample2d: nearest-neighbour and linear interpolation over two axes. */
 #include <math.h>
 
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 /* Interpolated values of integer tensors round to nearest (ties to even) and saturate. */
 static void store_any(void *O, enum wnn_dtype t, uint64_t i, double v)
 {
-	if (ref_is_float(t))
-		ref_store_f(O, t, i, v);
+	if (hk_is_float(t))
+		hk_store_f(O, t, i, v);
 	else
-		ref_store_sat(O, t, i, rint(v));
+		hk_store_sat(O, t, i, rint(v));
 }
 
 static double load_any(const void *I, enum wnn_dtype t, uint64_t i)
 {
-	return ref_is_float(t) ? ref_load_f(I, t, i) : (double)ref_load_i(I, t, i);
+	return hk_is_float(t) ? hk_load_f(I, t, i) : (double)hk_load_i(I, t, i);
 }
 
-static enum webnn_status run_resample(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_resample(const struct hk_step *s, void *const *bufs,
 				      struct wnn_diag *diag)
 {
 	const struct wnn_resample_attrs *p = &s->a->resample;
@@ -26,8 +26,8 @@ static enum webnn_status run_resample(const struct ref_step *s, void *const *buf
 	const uint32_t a0 = p->axes[0], a1 = p->axes[1];
 	(void)diag;
 	for (uint64_t j = 0; j < p->count; j++) {
-		if (ref_poll(s, j))
-			return ref_cancel_status(s, diag);
+		if (hk_poll(s, j))
+			return hk_cancel_status(s, diag);
 		uint32_t c[4];
 		uint64_t rest = j;
 		for (int d = 3; d >= 0; d--) {
@@ -61,9 +61,9 @@ static enum webnn_status run_resample(const struct ref_step *s, void *const *buf
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status ref_resample_prepare(const struct graph_node *n, struct ref_step *s,
-				       struct wnn_diag *diag)
+enum webnn_status hk_resample_prepare(const struct graph_node *n, struct hk_step *s,
+				      struct wnn_diag *diag)
 {
 	s->run = run_resample;
-	return ref_check_supported(n->op, n->attrs.resample.type, diag);
+	return hk_check_supported(n->op, n->attrs.resample.type, diag);
 }

@@ -1,7 +1,7 @@
-/* Reference data movement: reshape, transpose, concat, expand, tile, pad, reverse, slice, split, triangular. */
-#include "daemon/backend/reference/ref.h"
+/* Host kernels: data movement: reshape, transpose, concat, expand, tile, pad, reverse, slice, split, triangular. */
+#include "daemon/backend/host/kernels.h"
 
-static enum webnn_status run_reshape(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_reshape(const struct hk_step *s, void *const *bufs,
 				     struct wnn_diag *diag)
 {
 	const struct wnn_reshape_attrs *p = &s->a->reshape;
@@ -10,7 +10,7 @@ static enum webnn_status run_reshape(const struct ref_step *s, void *const *bufs
 	return WEBNN_STATUS_OK;
 }
 
-static enum webnn_status run_transpose(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_transpose(const struct hk_step *s, void *const *bufs,
 				       struct wnn_diag *diag)
 {
 	const struct wnn_transpose_attrs *p = &s->a->transpose;
@@ -19,14 +19,14 @@ static enum webnn_status run_transpose(const struct ref_step *s, void *const *bu
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
 	for (uint64_t j = 0; j < p->count; j++) {
-		if (ref_poll(s, j))
-			return ref_cancel_status(s, diag);
+		if (hk_poll(s, j))
+			return hk_cancel_status(s, diag);
 		memcpy(O + j * es, I + wnn_shape_offset(p->rank, p->out_dims, p->in_strides, j) * es, es);
 	}
 	return WEBNN_STATUS_OK;
 }
 
-static enum webnn_status run_concat(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_concat(const struct hk_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
 	const struct wnn_concat_attrs *p = &s->a->concat;
@@ -45,36 +45,36 @@ static enum webnn_status run_concat(const struct ref_step *s, void *const *bufs,
 	return WEBNN_STATUS_OK;
 }
 
-static enum webnn_status run_expand(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_expand(const struct hk_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
 	const struct wnn_expand_attrs *p = &s->a->expand;
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
 	for (uint64_t j = 0; j < p->count; j++) {
-		if (ref_poll(s, j))
-			return ref_cancel_status(s, diag);
-		ref_copy_elem(bufs[p->output], j, bufs[p->input],
+		if (hk_poll(s, j))
+			return hk_cancel_status(s, diag);
+		hk_copy_elem(bufs[p->output], j, bufs[p->input],
 			  wnn_shape_offset(p->rank, p->out_dims, p->in_strides, j), es);
 	}
 	return WEBNN_STATUS_OK;
 }
 
-static enum webnn_status run_tile(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_tile(const struct hk_step *s, void *const *bufs,
 				  struct wnn_diag *diag)
 {
 	const struct wnn_tile_attrs *p = &s->a->tile;
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
 	for (uint64_t j = 0; j < p->count; j++) {
-		if (ref_poll(s, j))
-			return ref_cancel_status(s, diag);
-		ref_copy_elem(bufs[p->output], j, bufs[p->input], wnn_tile_offset(p, j), es);
+		if (hk_poll(s, j))
+			return hk_cancel_status(s, diag);
+		hk_copy_elem(bufs[p->output], j, bufs[p->input], wnn_tile_offset(p, j), es);
 	}
 	return WEBNN_STATUS_OK;
 }
 
-static enum webnn_status run_pad(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_pad(const struct hk_step *s, void *const *bufs,
 				 struct wnn_diag *diag)
 {
 	const struct wnn_pad_attrs *p = &s->a->pad;
@@ -83,8 +83,8 @@ static enum webnn_status run_pad(const struct ref_step *s, void *const *bufs,
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
 	for (uint64_t j = 0; j < p->count; j++) {
-		if (ref_poll(s, j))
-			return ref_cancel_status(s, diag);
+		if (hk_poll(s, j))
+			return hk_cancel_status(s, diag);
 		uint64_t off = 0, rest = j;
 		bool outside = false;
 		for (uint32_t d = p->rank; d-- > 0;) {
@@ -112,12 +112,12 @@ static enum webnn_status run_pad(const struct ref_step *s, void *const *bufs,
 		if (outside)
 			memcpy(O + j * es, p->value, es);
 		else
-			ref_copy_elem(O, j, I, off, es);
+			hk_copy_elem(O, j, I, off, es);
 	}
 	return WEBNN_STATUS_OK;
 }
 
-static enum webnn_status run_reverse(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_reverse(const struct hk_step *s, void *const *bufs,
 				     struct wnn_diag *diag)
 {
 	const struct wnn_reverse_attrs *p = &s->a->reverse;
@@ -126,8 +126,8 @@ static enum webnn_status run_reverse(const struct ref_step *s, void *const *bufs
 	(void)diag;
 	wnn_shape_strides(p->rank, p->dims, strides);
 	for (uint64_t j = 0; j < p->count; j++) {
-		if (ref_poll(s, j))
-			return ref_cancel_status(s, diag);
+		if (hk_poll(s, j))
+			return hk_cancel_status(s, diag);
 		uint64_t off = 0, rest = j;
 		for (uint32_t d = p->rank; d-- > 0;) {
 			uint64_t c = rest % p->dims[d];
@@ -136,27 +136,27 @@ static enum webnn_status run_reverse(const struct ref_step *s, void *const *bufs
 				c = p->dims[d] - 1 - c;
 			off += c * strides[d];
 		}
-		ref_copy_elem(bufs[p->output], j, bufs[p->input], off, es);
+		hk_copy_elem(bufs[p->output], j, bufs[p->input], off, es);
 	}
 	return WEBNN_STATUS_OK;
 }
 
-static enum webnn_status run_slice(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_slice(const struct hk_step *s, void *const *bufs,
 				   struct wnn_diag *diag)
 {
 	const struct wnn_slice_attrs *p = &s->a->slice;
 	size_t es = wnn_dtype_size(p->type);
 	(void)diag;
 	for (uint64_t j = 0; j < p->count; j++) {
-		if (ref_poll(s, j))
-			return ref_cancel_status(s, diag);
-		ref_copy_elem(bufs[p->output], j, bufs[p->input],
+		if (hk_poll(s, j))
+			return hk_cancel_status(s, diag);
+		hk_copy_elem(bufs[p->output], j, bufs[p->input],
 			  p->base + wnn_shape_offset(p->rank, p->out_dims, p->step_strides, j), es);
 	}
 	return WEBNN_STATUS_OK;
 }
 
-static enum webnn_status run_split(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_split(const struct hk_step *s, void *const *bufs,
 				   struct wnn_diag *diag)
 {
 	const struct wnn_split_attrs *p = &s->a->split;
@@ -173,7 +173,7 @@ static enum webnn_status run_split(const struct ref_step *s, void *const *bufs,
 	return WEBNN_STATUS_OK;
 }
 
-static enum webnn_status run_triangular(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_triangular(const struct hk_step *s, void *const *bufs,
 					struct wnn_diag *diag)
 {
 	const struct wnn_triangular_attrs *p = &s->a->triangular;
@@ -185,51 +185,51 @@ static enum webnn_status run_triangular(const struct ref_step *s, void *const *b
 	for (uint64_t b = 0; b < p->batch; b++)
 		for (uint64_t r = 0; r < p->rows; r++)
 			for (uint64_t c = 0; c < p->cols; c++, j++) {
-				if (ref_poll(s, j))
-					return ref_cancel_status(s, diag);
+				if (hk_poll(s, j))
+					return hk_cancel_status(s, diag);
 				int64_t k = (int64_t)c - (int64_t)r;
 				bool keep = p->upper ? k >= p->diagonal : k <= p->diagonal;
 				if (keep)
-					ref_copy_elem(O, j, I, j, es);
+					hk_copy_elem(O, j, I, j, es);
 				else
 					memset(O + j * es, 0, es); /* 0 is all-zero bits in every type */
 			}
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status ref_data_prepare(const struct graph_node *n, struct ref_step *s,
-				   struct wnn_diag *diag)
+enum webnn_status hk_data_prepare(const struct graph_node *n, struct hk_step *s,
+				  struct wnn_diag *diag)
 {
 	switch (n->op) {
 	case WNN_OP_RESHAPE:
 		s->run = run_reshape;
-		return ref_check_supported(n->op, n->attrs.reshape.type, diag);
+		return hk_check_supported(n->op, n->attrs.reshape.type, diag);
 	case WNN_OP_TRANSPOSE:
 		s->run = run_transpose;
-		return ref_check_supported(n->op, n->attrs.transpose.type, diag);
+		return hk_check_supported(n->op, n->attrs.transpose.type, diag);
 	case WNN_OP_CONCAT:
 		s->run = run_concat;
-		return ref_check_supported(n->op, n->attrs.concat.type, diag);
+		return hk_check_supported(n->op, n->attrs.concat.type, diag);
 	case WNN_OP_EXPAND:
 		s->run = run_expand;
-		return ref_check_supported(n->op, n->attrs.expand.type, diag);
+		return hk_check_supported(n->op, n->attrs.expand.type, diag);
 	case WNN_OP_TILE:
 		s->run = run_tile;
-		return ref_check_supported(n->op, n->attrs.tile.type, diag);
+		return hk_check_supported(n->op, n->attrs.tile.type, diag);
 	case WNN_OP_PAD:
 		s->run = run_pad;
-		return ref_check_supported(n->op, n->attrs.pad.type, diag);
+		return hk_check_supported(n->op, n->attrs.pad.type, diag);
 	case WNN_OP_REVERSE:
 		s->run = run_reverse;
-		return ref_check_supported(n->op, n->attrs.reverse.type, diag);
+		return hk_check_supported(n->op, n->attrs.reverse.type, diag);
 	case WNN_OP_SLICE:
 		s->run = run_slice;
-		return ref_check_supported(n->op, n->attrs.slice.type, diag);
+		return hk_check_supported(n->op, n->attrs.slice.type, diag);
 	case WNN_OP_SPLIT:
 		s->run = run_split;
-		return ref_check_supported(n->op, n->attrs.split.type, diag);
+		return hk_check_supported(n->op, n->attrs.split.type, diag);
 	default: /* triangular */
 		s->run = run_triangular;
-		return ref_check_supported(n->op, n->attrs.triangular.type, diag);
+		return hk_check_supported(n->op, n->attrs.triangular.type, diag);
 	}
 }

@@ -1,7 +1,7 @@
-/* Reference gather, gatherElements, gatherND and their scatter counterparts. */
-#include "daemon/backend/reference/ref.h"
+/* Host kernels: gather, gatherElements, gatherND and their scatter counterparts. */
+#include "daemon/backend/host/kernels.h"
 
-static enum webnn_status run_gather(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_gather(const struct hk_step *s, void *const *bufs,
 				    struct wnn_diag *diag)
 {
 	const struct wnn_gather_attrs *p = &s->a->gather;
@@ -14,8 +14,8 @@ static enum webnn_status run_gather(const struct ref_step *s, void *const *bufs,
 		uint64_t j = 0;
 		for (uint64_t o = 0; o < p->outer; o++)
 			for (uint64_t k = 0; k < p->n_indices; k++) {
-				if (ref_poll(s, k))
-					return ref_cancel_status(s, diag);
+				if (hk_poll(s, k))
+					return hk_cancel_status(s, diag);
 				uint64_t a = wnn_wrap_index(wnn_load_index(X, p->index_type, k),
 							  p->axis_size);
 				uint64_t base = (o * p->axis_size + a) * p->inner;
@@ -24,8 +24,8 @@ static enum webnn_status run_gather(const struct ref_step *s, void *const *bufs,
 			}
 	} else if (p->op == WNN_OP_GATHER_ELEMENTS) {
 		for (uint64_t j = 0; j < p->count; j++) {
-			if (ref_poll(s, j))
-				return ref_cancel_status(s, diag);
+			if (hk_poll(s, j))
+				return hk_cancel_status(s, diag);
 			uint64_t off = 0, rest = j;
 			for (uint32_t d = p->rank; d-- > 0;) {
 				uint64_t c = rest % p->out_dims[d];
@@ -35,12 +35,12 @@ static enum webnn_status run_gather(const struct ref_step *s, void *const *bufs,
 							 p->axis_size);
 				off += c * p->in_strides[d];
 			}
-			ref_copy_elem(O, j, I, off, es);
+			hk_copy_elem(O, j, I, off, es);
 		}
 	} else {
 		for (uint64_t t = 0; t < p->n_tuples; t++) {
-			if (ref_poll(s, t))
-				return ref_cancel_status(s, diag);
+			if (hk_poll(s, t))
+				return hk_cancel_status(s, diag);
 			uint64_t off = wnn_nd_offset(X, p->index_type, t, p->k, p->in_dims,
 							p->in_strides);
 			memcpy(O + t * p->slice * es, I + off * es, p->slice * es);
@@ -49,7 +49,7 @@ static enum webnn_status run_gather(const struct ref_step *s, void *const *bufs,
 	return WEBNN_STATUS_OK;
 }
 
-static enum webnn_status run_scatter(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_scatter(const struct hk_step *s, void *const *bufs,
 				     struct wnn_diag *diag)
 {
 	const struct wnn_scatter_attrs *p = &s->a->scatter;
@@ -61,8 +61,8 @@ static enum webnn_status run_scatter(const struct ref_step *s, void *const *bufs
 	memcpy(O, bufs[p->input], p->count * es);
 	if (p->op == WNN_OP_SCATTER_ELEMENTS) {
 		for (uint64_t j = 0; j < p->n_updates; j++) {
-			if (ref_poll(s, j))
-				return ref_cancel_status(s, diag);
+			if (hk_poll(s, j))
+				return hk_cancel_status(s, diag);
 			uint64_t off = 0, rest = j;
 			for (uint32_t d = p->rank; d-- > 0;) {
 				uint64_t c = rest % p->idx_dims[d];
@@ -72,12 +72,12 @@ static enum webnn_status run_scatter(const struct ref_step *s, void *const *bufs
 							 p->axis_size);
 				off += c * p->in_strides[d];
 			}
-			ref_copy_elem(O, off, U, j, es);
+			hk_copy_elem(O, off, U, j, es);
 		}
 	} else {
 		for (uint64_t t = 0; t < p->n_tuples; t++) {
-			if (ref_poll(s, t))
-				return ref_cancel_status(s, diag);
+			if (hk_poll(s, t))
+				return hk_cancel_status(s, diag);
 			uint64_t off = wnn_nd_offset(X, p->index_type, t, p->k, p->in_dims,
 							p->in_strides);
 			memcpy(O + off * es, U + t * p->slice * es, p->slice * es);
@@ -86,17 +86,17 @@ static enum webnn_status run_scatter(const struct ref_step *s, void *const *bufs
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status ref_gather_prepare(const struct graph_node *n, struct ref_step *s,
-				     struct wnn_diag *diag)
+enum webnn_status hk_gather_prepare(const struct graph_node *n, struct hk_step *s,
+				    struct wnn_diag *diag)
 {
 	switch (n->op) {
 	case WNN_OP_GATHER:
 	case WNN_OP_GATHER_ELEMENTS:
 	case WNN_OP_GATHER_ND:
 		s->run = run_gather;
-		return ref_check_supported(n->op, n->attrs.gather.type, diag);
+		return hk_check_supported(n->op, n->attrs.gather.type, diag);
 	default: /* scatterElements, scatterND */
 		s->run = run_scatter;
-		return ref_check_supported(n->op, n->attrs.scatter.type, diag);
+		return hk_check_supported(n->op, n->attrs.scatter.type, diag);
 	}
 }

@@ -1,8 +1,8 @@
-/* Reference gru/gruCell/lstm/lstmCell: the spec's cell decompositions stepped over time and directions. */
+/* Host kernels: gru/gruCell/lstm/lstmCell: the spec's cell decompositions stepped over time and directions. */
 #include <math.h>
 #include <stdlib.h>
 
-#include "daemon/backend/reference/ref.h"
+#include "daemon/backend/host/kernels.h"
 
 static double act(enum wnn_activation a, double x)
 {
@@ -28,13 +28,13 @@ static double dot_row(const void *m, enum wnn_dtype t, uint64_t off, uint64_t ro
 {
 	double acc = 0;
 	for (uint64_t k = 0; k < cols; k++)
-		acc += ref_load_f(m, t, off + row * cols + k) * v[k];
+		acc += hk_load_f(m, t, off + row * cols + k) * v[k];
 	return acc;
 }
 
 static double opt_at(const void *b, enum wnn_dtype t, uint64_t i)
 {
-	return b ? ref_load_f(b, t, i) : 0;
+	return b ? hk_load_f(b, t, i) : 0;
 }
 
 /* Advances one batch row of a gru cell: h (in/out, hidden values) from input x. */
@@ -96,7 +96,7 @@ static void lstm_cell(const struct wnn_rnn_attrs *p, const struct rnn_dir *d, co
 			       dot_row(d->rw, t, d->rw_off, row, H, h) +
 			       opt_at(d->b, t, d->b_off + row) + opt_at(d->rb, t, d->b_off + row);
 			if (k != WNN_LSTM_G && d->ph)
-				g[k] += c[j] * ref_load_f(d->ph, t, d->ph_off + ph_off[k] + j);
+				g[k] += c[j] * hk_load_f(d->ph, t, d->ph_off + ph_off[k] + j);
 		}
 		double i = act(p->act[0], g[WNN_LSTM_I]);
 		double f = act(p->act[0], g[WNN_LSTM_F]);
@@ -111,7 +111,7 @@ static void lstm_cell(const struct wnn_rnn_attrs *p, const struct rnn_dir *d, co
 	}
 }
 
-static enum webnn_status run_rnn(const struct ref_step *s, void *const *bufs,
+static enum webnn_status run_rnn(const struct hk_step *s, void *const *bufs,
 				 struct wnn_diag *diag)
 {
 	const struct wnn_rnn_attrs *p = &s->a->rnn;
@@ -140,20 +140,20 @@ static enum webnn_status run_rnn(const struct ref_step *s, void *const *bufs,
 		uint64_t st_off = (uint64_t)dir * B * H;
 		for (uint64_t k = 0; k < B * H; k++) {
 			hs[k] = p->has_initial_hidden
-					? ref_load_f(bufs[p->initial_hidden], t, st_off + k)
+					? hk_load_f(bufs[p->initial_hidden], t, st_off + k)
 					: 0;
-			cs[k] = p->has_initial_cell ? ref_load_f(bufs[p->initial_cell], t, st_off + k)
+			cs[k] = p->has_initial_cell ? hk_load_f(bufs[p->initial_cell], t, st_off + k)
 						    : 0;
 		}
 		for (uint32_t step = 0; step < p->steps; step++) {
 			uint64_t ts = backward ? p->steps - 1 - step : step;
 			for (uint64_t b = 0; b < B; b++) {
-				if (ref_cancelled(s)) {
+				if (hk_cancelled(s)) {
 					free(mem);
-					return ref_cancel_status(s, diag);
+					return hk_cancel_status(s, diag);
 				}
 				for (uint64_t k = 0; k < I; k++)
-					x[k] = ref_load_f(X, t, (ts * B + b) * I + k);
+					x[k] = hk_load_f(X, t, (ts * B + b) * I + k);
 				if (p->lstm)
 					lstm_cell(p, &d, x, hs + b * H, cs + b * H, scratch);
 				else
@@ -161,22 +161,22 @@ static enum webnn_status run_rnn(const struct ref_step *s, void *const *bufs,
 			}
 			if (p->out_sequence != WNN_NO_OPERAND)
 				for (uint64_t k = 0; k < B * H; k++)
-					ref_store_f(bufs[p->out_sequence], t,
-						    (ts * p->num_dirs + dir) * B * H + k, hs[k]);
+					hk_store_f(bufs[p->out_sequence], t,
+						   (ts * p->num_dirs + dir) * B * H + k, hs[k]);
 		}
 		for (uint64_t k = 0; k < B * H; k++) {
-			ref_store_f(bufs[p->out_hidden], t, st_off + k, hs[k]);
+			hk_store_f(bufs[p->out_hidden], t, st_off + k, hs[k]);
 			if (p->out_cell != WNN_NO_OPERAND)
-				ref_store_f(bufs[p->out_cell], t, st_off + k, cs[k]);
+				hk_store_f(bufs[p->out_cell], t, st_off + k, cs[k]);
 		}
 	}
 	free(mem);
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status ref_rnn_prepare(const struct graph_node *n, struct ref_step *s,
-				  struct wnn_diag *diag)
+enum webnn_status hk_rnn_prepare(const struct graph_node *n, struct hk_step *s,
+				 struct wnn_diag *diag)
 {
 	s->run = run_rnn;
-	return ref_check_supported(n->op, n->attrs.rnn.type, diag);
+	return hk_check_supported(n->op, n->attrs.rnn.type, diag);
 }
