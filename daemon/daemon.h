@@ -74,10 +74,6 @@ struct daemon {
 	uint64_t quick_spent_ns;
 };
 
-/* The backend a new context runs on (routing: daemon/worker/context.c). */
-const struct daemon_backend *daemon_route(const struct daemon *d,
-					  const struct backend_context_options *opts);
-
 /* The table's defaults. */
 void daemon_limits_default(struct daemon_limits *l);
 /* Applies one "KEY=VALUE" (VALUE: a decimal integer with an optional K, M, G or T binary

@@ -49,9 +49,12 @@ struct graph_ir *ot_optimized_copy(struct backend_context *ctx,
 	return copy;
 }
 
-void ot_compare(struct backend *be, const struct graph_ir *g, const struct range *r,
-		size_t n_r, double lo, double hi, struct tol tol, double int_atol, uint64_t seed,
-		uint64_t seed_step, const char *label)
+/* Runs g on the reference and on ot_impl with the same inputs (input i seeded with
+ * seed + i * seed_step, in its range) and compares every output: float ones within tol,
+ * integer ones within int_atol. */
+static void ot_compare(struct backend *be, const struct graph_ir *g, const struct range *r,
+		       size_t n_r, double lo, double hi, struct tol tol, double int_atol, uint64_t seed,
+		       uint64_t seed_step, const char *label)
 {
 	void *in[TG_MAX_OPERANDS] = { 0 }, *ref[TG_MAX_OPERANDS] = { 0 },
 	     *out[TG_MAX_OPERANDS] = { 0 };

@@ -62,13 +62,6 @@ struct range {
 	double lo, hi;
 };
 
-/* Runs g on the reference and on ot_impl with the same inputs (input i seeded with
- * seed + i * seed_step, in its range) and compares every output: float ones within tol,
- * integer ones within int_atol. */
-void ot_compare(struct backend *be, const struct graph_ir *g, const struct range *r,
-		size_t n_r, double lo, double hi, struct tol tol, double int_atol, uint64_t seed,
-		uint64_t seed_step, const char *label);
-
 /* The per-operator tests (tests/ops_<family>.c) compare on one of two seed sets, the ones
  * their tolerances were chosen on:
  * ot_check: input i seeded with 1234 + 77 i, integer outputs exactly. */

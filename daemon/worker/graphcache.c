@@ -69,7 +69,8 @@ struct gc_prep {
 /* Data up to this size is hashed at the load; more, before the first dispatch. */
 #define GC_EAGER_BYTES (16ull << 20)
 
-bool graphcache_key_valid(const char *key, const char *what, struct wnn_diag *diag)
+/* Whether key is a valid key: false with diag (TYPE_ERROR naming the rule). */
+static bool graphcache_key_valid(const char *key, const char *what, struct wnn_diag *diag)
 {
 	size_t n = key ? strlen(key) : 0;
 	if (n == 0 || n > GRAPHCACHE_KEY_MAX) {

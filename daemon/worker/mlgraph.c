@@ -18,6 +18,15 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* After a successful compile, on the loop: the budgets hold what the compile really made (the
+ * memory plan's peak, the folded constants, the IR, the backend's plan) instead of the bound
+ * charged while it ran. false (diag set) when that is more than the budgets allow. */
+static bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag);
+
+/* On the timeline, before the compile: the constant operands' bytes as their fills left them
+ * (a constant's bytes move into the worker's shared copy when its fill interns them). */
+static void graph_bind_data(struct mlgraph *g);
+
 /* Frees what the graph owns, except the request message and the context reference. */
 static void graph_free_parts(struct mlgraph *g)
 {
@@ -783,14 +792,14 @@ int handle_destroy_graph(struct session *s, struct request *rq)
 	return 0;
 }
 
-void graph_bind_data(struct mlgraph *g)
+static void graph_bind_data(struct mlgraph *g)
 {
 	for (size_t i = 0; i < g->n_deps; i++)
 		if (g->deps[i]->kind == &constant_kind)
 			g->cdata[g->dep_operand[i]] = ((struct constant *)g->deps[i])->data;
 }
 
-bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag)
+static bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag)
 {
 	struct session *s = g->obj.s;
 	const struct backend_impl *impl = g->ctx->backend->impl;

@@ -72,11 +72,6 @@ static inline const Webnn__Ipc__GraphInfo *graph_info(const struct mlgraph *g)
 /* Constants folding may make for one graph, at most (and never more than the budgets left). */
 #define GRAPH_FOLD_MAX_BYTES (64ull << 20)
 
-/* After a successful compile, on the loop: the budgets hold what the compile really made (the
- * memory plan's peak, the folded constants, the IR, the backend's plan) instead of the bound
- * charged while it ran. false (diag set) when that is more than the budgets allow. */
-bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag);
-
 /* What a graph cache entry gives a load: the GraphInfo (unpacked with the default allocator)
  * and, per operand, the mapped bytes of constant operands and their length. */
 struct graph_loaded {
@@ -98,10 +93,6 @@ void graph_loaded_free(struct graph_loaded *ld);
  * to serial. -1 when the session closed. */
 int graph_build_loaded(struct session *s, struct context *c, uint32_t graph_id, uint64_t serial,
 		       struct graph_loaded *ld);
-
-/* On the timeline, before the compile: the constant operands' bytes as their fills left them
- * (a constant's bytes move into the worker's shared copy when its fill interns them). */
-void graph_bind_data(struct mlgraph *g);
 
 int handle_build_graph(struct session *s, struct request *rq);
 int handle_destroy_graph(struct session *s, struct request *rq);

@@ -720,7 +720,8 @@ const struct run_op *attrs_find_op(const char *spec_name)
 	return NULL;
 }
 
-const char *attrs_nearest_op(const char *spec_name)
+/* The known operator nearest to a misspelt name, or NULL. */
+static const char *attrs_nearest_op(const char *spec_name)
 {
 	const char *names[sizeof(run_ops) / sizeof(run_ops[0])];
 	for (size_t i = 0; i < sizeof(run_ops) / sizeof(run_ops[0]); i++)

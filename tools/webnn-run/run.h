@@ -161,8 +161,6 @@ struct run_op {
 };
 
 const struct run_op *attrs_find_op(const char *spec_name);
-/* The known operator nearest to a misspelt name, or NULL. */
-const char *attrs_nearest_op(const char *spec_name);
 /* "rleu: unknown operator (did you mean relu?)" into r->err. */
 void attrs_unknown_op(struct replay *r, const char *spec_name);
 
