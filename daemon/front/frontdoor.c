@@ -72,8 +72,6 @@ struct frontdoor_user {
 #define ACCEPT_ROUND 16
 #define EMFILE_PAUSE_MS 100
 #define STOP_GRACE_MS 10000
-/* A worker that dies this soon after its start counts as a failed start (back-off). */
-#define FAILED_START_MS 2000
 /* Lease messages one worker may send per tick; past that its lease socket is not read until
  * the next tick. An honest worker asks once per chunk of memory, or once per refused charge. */
 #define LEASE_MSGS_PER_TICK 2048
