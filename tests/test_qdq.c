@@ -45,7 +45,7 @@ struct qdq_graph {
 	Webnn__Ipc__Gemm gm;
 	Webnn__Ipc__ElementwiseBinary add;
 	Webnn__Ipc__Operation o[8];
-	struct pg_act act;
+	struct ot_act act;
 	uint32_t pad[4], stride[2], dil[2];
 };
 
@@ -198,7 +198,7 @@ static const struct graph_ir *qdq_build(struct qdq_graph *q, const struct qdq_ca
 		free(v);
 	}
 	if (c->act)
-		y = pg_act(tg, &q->act, c->act, y, 0);
+		y = ot_act(tg, &q->act, c->act, y, 0);
 	if (c->quant) {
 		uint32_t yrank = conv ? 4 : xrank;
 		float ys = 0.06f;
