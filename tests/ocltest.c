@@ -36,6 +36,15 @@ struct backend *ot_backend(void)
 	return ot_backend_cached(NULL);
 }
 
+struct backend *ot_cpu_backend_chunked(void)
+{
+	setenv("WEBNN_CPU_CHUNK_NS", "1", 1);
+	ot_impl = &backend_cpu;
+	struct backend *be = ot_backend();
+	unsetenv("WEBNN_CPU_CHUNK_NS");
+	return be;
+}
+
 struct graph_ir *ot_optimized_copy(struct backend_context *ctx,
 				   const struct graph_ir *g)
 {

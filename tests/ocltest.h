@@ -39,6 +39,9 @@ extern const struct backend_impl *ot_impl;
 struct backend *ot_backend(void);
 /* The same with on-disk caches in cache_dir. */
 struct backend *ot_backend_cached(const char *cache_dir);
+/* ot_impl set to the cpu backend, started with WEBNN_CPU_CHUNK_NS at 1 ns: every oneDNN
+ * convolution and product it plans runs in chunks. */
+struct backend *ot_cpu_backend_chunked(void);
 /* A copy of g optimised for a context of be (g itself stays as the client built it, for the
  * reference backend and further copies). Free with graph_destroy. */
 struct graph_ir *ot_optimized_copy(struct backend_context *ctx,

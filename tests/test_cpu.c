@@ -267,10 +267,7 @@ TEST_TIMEOUT(cpu_conv_winograd_shapes, 300)
  * matches the reference kernels. */
 TEST_TIMEOUT(cpu_convolutions_in_chunks, 300)
 {
-	setenv("WEBNN_CPU_CHUNK_NS", "1", 1);
-	ot_impl = &backend_cpu;
-	struct backend *be = ot_backend();
-	unsetenv("WEBNN_CPU_CHUNK_NS");
+	struct backend *be = ot_cpu_backend_chunked();
 	fused_epilogue_cases(be);
 	winograd_cases(be);
 	static const struct {
@@ -583,10 +580,7 @@ TEST_TIMEOUT(cpu_long_steps_in_chunks, 300)
 		{ "matmul batch of 1 then rows", .ra = 3, .rb = 2, .a = { 1, 300, 40 },
 		  .b = { 40, 50 } },
 	};
-	setenv("WEBNN_CPU_CHUNK_NS", "1", 1);
-	ot_impl = &backend_cpu;
-	struct backend *be = ot_backend();
-	unsetenv("WEBNN_CPU_CHUNK_NS");
+	struct backend *be = ot_cpu_backend_chunked();
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tg_graph tg;
 		Webnn__Ipc__Gemm gm;

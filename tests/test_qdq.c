@@ -316,10 +316,7 @@ TEST_TIMEOUT(cpu_qdq_products, 120)
  * one copy of the reordered weights: the same results. */
 TEST_TIMEOUT(cpu_qdq_products_in_chunks, 120)
 {
-	setenv("WEBNN_CPU_CHUNK_NS", "1", 1);
-	ot_impl = &backend_cpu;
-	struct backend *be = ot_backend();
-	unsetenv("WEBNN_CPU_CHUNK_NS");
+	struct backend *be = ot_cpu_backend_chunked();
 	qdq_all(be);
 	backend_cpu.shutdown(be);
 }
