@@ -71,7 +71,7 @@ void cpu_float_to_half(uint16_t *dst, const float *src, uint64_t n)
 
 #define CPU_CVT_BLOCK 65536
 
-/* The same split over threads when large. */
+/* cpu_half_to_float and cpu_float_to_half split over threads when large. */
 static void cpu_h2f(const uint16_t *h, float *f, uint64_t n, int threads)
 {
 	const uint64_t nblk = (n + CPU_CVT_BLOCK - 1) / CPU_CVT_BLOCK;
