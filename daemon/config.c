@@ -464,7 +464,7 @@ void config_write(FILE *f, const struct daemon_config *c, const struct daemon_li
 			char text[600];
 			snprintf(text, sizeof(text), "%s (overridden by %s)", k->help, k->flag);
 			fputc('\n', f);
-			daemon_comment(f, text);
+			daemon_conf_comment(f, text);
 			fprintf(f, "#%s = ", k->key);
 		}
 			write_value(f, k, c);
@@ -474,9 +474,9 @@ void config_write(FILE *f, const struct daemon_config *c, const struct daemon_li
 			fprintf(f, ".TP\n\\fB%s\\fR = \\fI", k->key);
 			write_value(f, k, c);
 			fputs("\\fR\n", f);
-			daemon_man_text(f, k->help);
+			daemon_man_escape(f, k->help);
 			fputs(" (overridden by ", f);
-			daemon_man_text(f, k->flag);
+			daemon_man_escape(f, k->flag);
 			fputs(")\n", f);
 			break;
 		}

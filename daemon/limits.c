@@ -140,7 +140,7 @@ void daemon_limits_print(FILE *f, const struct daemon_limits *l)
 }
 
 /* roff-safe text: '-' as \- and '\' as \e (help texts hold no other troff syntax). */
-void daemon_man_text(FILE *f, const char *s)
+void daemon_man_escape(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '-')
@@ -152,7 +152,7 @@ void daemon_man_text(FILE *f, const char *s)
 	}
 }
 
-void daemon_comment(FILE *f, const char *text)
+void daemon_conf_comment(FILE *f, const char *text)
 {
 	enum { WIDTH = 78 };
 	const char *p = text;
@@ -188,13 +188,13 @@ void daemon_limits_write(FILE *f, const struct daemon_limits *l, enum daemon_lim
 			snprintf(text, sizeof(text), "%s (%s%s)", li->help, li->unit,
 				 li->live ? "" : "; changes at the next start, not at a reload");
 			fputc('\n', f);
-			daemon_comment(f, text);
+			daemon_conf_comment(f, text);
 			fprintf(f, "#%s = %" PRIu64 "\n", li->key, v);
 		}
 			break;
 		case DAEMON_LIMITS_MAN:
 			fprintf(f, ".TP\n\\fB%s\\fR = \\fI%" PRIu64 "\\fR\n", li->key, v);
-			daemon_man_text(f, li->help);
+			daemon_man_escape(f, li->help);
 			fprintf(f, " (%s; \\fB\\-\\-limit %s=\\fR\\fIN\\fR%s)\n", li->unit, li->key,
 				li->live ? "" : "; changes at the next start, not at a reload");
 			break;

@@ -42,9 +42,9 @@ bool daemon_limits_has(const char *key);
 enum daemon_limits_format { DAEMON_LIMITS_SETTINGS, DAEMON_LIMITS_TEMPLATE, DAEMON_LIMITS_MAN };
 void daemon_limits_write(FILE *f, const struct daemon_limits *l, enum daemon_limits_format fmt);
 /* text as "# " comment lines of at most 78 columns (the default webnnd.conf). */
-void daemon_comment(FILE *f, const char *text);
+void daemon_conf_comment(FILE *f, const char *text);
 /* text for a roff man page: '-' as \- and '\' as \e (help texts hold no other troff). */
-void daemon_man_text(FILE *f, const char *s);
+void daemon_man_escape(FILE *f, const char *s);
 /* The table as `--help-limits` prints it: key, default, unit, what it bounds. */
 void daemon_limits_print(FILE *f, const struct daemon_limits *l);
 /* Limit i (< DAEMON_N_LIMITS) by number: its key, its value in l, whether a reload (SIGHUP)

@@ -71,7 +71,9 @@ void *wnni_read_file(const char *path, size_t *size, char *error, size_t len)
 /* A model file is mapped rather than read: its weights are copied once, to the daemon, from
  * the page cache, and the pages already sent can be dropped (wnni_drop_pages), so loading a
  * model costs about its size once, not three times. */
-void *wnni_map_file(const char *path, size_t *size, char *error, size_t len)
+/* Maps a whole file read-only (private; *size > 0): released with wnni_unmap_file. NULL with
+ * error filled on failure. */
+static void *wnni_map_file(const char *path, size_t *size, char *error, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -102,7 +104,7 @@ void *wnni_map_file(const char *path, size_t *size, char *error, size_t len)
 	return p;
 }
 
-void wnni_unmap_file(void *data, size_t size)
+static void wnni_unmap_file(void *data, size_t size)
 {
 	if (data)
 		munmap(data, size);

@@ -66,10 +66,6 @@ enum webnn_status wnni_inverse_trig(struct webnn_builder *b, enum wnni_inverse_t
 
 /* Reads a whole file (NUL-terminated past *size). NULL with error filled on failure. */
 void *wnni_read_file(const char *path, size_t *size, char *error, size_t len);
-/* Maps a whole file read-only (private; *size > 0): released with wnni_unmap_file. NULL with
- * error filled on failure. */
-void *wnni_map_file(const char *path, size_t *size, char *error, size_t len);
-void wnni_unmap_file(void *data, size_t size);
 /* Drops the pages wholly inside [p, p + n) of a private file mapping from memory (read again
  * from the file should they be touched). */
 void wnni_drop_pages(const void *p, size_t n);

@@ -10,7 +10,8 @@ static const struct wnn_attrs_rules *const attrs_kinds[] = {
 #undef WNN_ATTRS_RULES_ROW_
 };
 
-const struct wnn_attrs_rules *wnn_attrs_kind_of(uint32_t attrs_case)
+/* The table entry of an attrs kind, NULL when unknown. */
+static const struct wnn_attrs_rules *wnn_attrs_kind_of(uint32_t attrs_case)
 {
 	if (attrs_case >= sizeof(attrs_kinds) / sizeof(attrs_kinds[0]))
 		return NULL;

@@ -103,9 +103,6 @@ struct wnn_attrs_rules {
 				     size_t n_descs, union wnn_attrs *attrs, struct wnn_diag *diag);
 };
 
-/* The table entry of an attrs kind, NULL when unknown. */
-const struct wnn_attrs_rules *wnn_attrs_kind_of(uint32_t attrs_case);
-
 /* Adapts wnn_resolve_<n> to the table's resolve signature (defines resolve_any_<n>). */
 #define WNN_RESOLVE_ANY(n)                                                                     \
 	static enum webnn_status resolve_any_##n(const Webnn__Ipc__Operation *op,              \

@@ -25,7 +25,8 @@ double hz_now_ms(void)
 
 /* ---- daemons */
 
-void hz_startv(struct test_daemon *d, const char *bin, const char *log, va_list ap)
+/* bin and log may be NULL. */
+static void hz_startv(struct test_daemon *d, const char *bin, const char *log, va_list ap)
 {
 	/* Every attack here is played by several local users at once (root, 65534, 12345: the
 	 * abuser and the bystanders it must not hurt), which only root can become. */

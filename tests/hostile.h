@@ -24,8 +24,6 @@ void hz_start(struct test_daemon *d, ...) __attribute__((sentinel));
 void hz_start_logged(struct test_daemon *d, const char *log, ...) __attribute__((sentinel));
 /* The same with another webnnd binary (bin relative to the build directory). */
 void hz_start_binary(struct test_daemon *d, const char *bin, ...) __attribute__((sentinel));
-/* bin and log may be NULL. */
-void hz_startv(struct test_daemon *d, const char *bin, const char *log, va_list ap);
 
 double hz_now_ms(void);
 

@@ -30,8 +30,9 @@ void model_expect_shape(const struct webnn_operand *op, const char *what, uint32
 	}
 }
 
-struct webnn_operand *model_weight(struct model *m, const char *name, uint32_t rank,
-				   const uint32_t *shape)
+/* The named weight as a constant; rank > 0: its shape must be shape. */
+static struct webnn_operand *model_weight(struct model *m, const char *name, uint32_t rank,
+					  const uint32_t *shape)
 {
 	char path[8192], err[9000];
 	struct webnn_operand *op;

@@ -33,9 +33,6 @@ struct model {
 /* Fails the test unless op is float32 of the given shape (the README's shapes). */
 void model_expect_shape(const struct webnn_operand *op, const char *what, uint32_t rank,
 			const uint32_t *shape);
-/* The named weight as a constant; rank > 0: its shape must be shape. */
-struct webnn_operand *model_weight(struct model *m, const char *name, uint32_t rank,
-				   const uint32_t *shape);
 
 /* SqueezeNet 1.0 NHWC: input [1,224,224,3] to softmax [1,1001]. */
 struct webnn_operand *model_squeezenet(struct model *m, struct webnn_operand *input);

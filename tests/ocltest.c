@@ -36,6 +36,15 @@ struct backend *ot_backend(void)
 	return ot_backend_cached(NULL);
 }
 
+struct backend *ot_cpu_backend_chunked(void)
+{
+	setenv("WEBNN_CPU_CHUNK_NS", "1", 1);
+	ot_impl = &backend_cpu;
+	struct backend *be = ot_backend();
+	unsetenv("WEBNN_CPU_CHUNK_NS");
+	return be;
+}
+
 struct graph_ir *ot_optimized_copy(struct backend_context *ctx,
 				   const struct graph_ir *g)
 {
@@ -49,9 +58,12 @@ struct graph_ir *ot_optimized_copy(struct backend_context *ctx,
 	return copy;
 }
 
-void ot_compare(struct backend *be, const struct graph_ir *g, const struct range *r,
-		size_t n_r, double lo, double hi, struct tol tol, double int_atol, uint64_t seed,
-		uint64_t seed_step, const char *label)
+/* Runs g on the reference and on ot_impl with the same inputs (input i seeded with
+ * seed + i * seed_step, in its range) and compares every output: float ones within tol,
+ * integer ones within int_atol. */
+static void ot_compare(struct backend *be, const struct graph_ir *g, const struct range *r,
+		       size_t n_r, double lo, double hi, struct tol tol, double int_atol, uint64_t seed,
+		       uint64_t seed_step, const char *label)
 {
 	void *in[TG_MAX_OPERANDS] = { 0 }, *ref[TG_MAX_OPERANDS] = { 0 },
 	     *out[TG_MAX_OPERANDS] = { 0 };
@@ -137,7 +149,7 @@ double ot_type_lo(enum wnn_dtype t, double lo)
 
 /* conv2d with constant filter (layout as the input's usual partner; ihwo for depthwise nhwc)
  * and optional constant bias; returns the output id. */
-uint32_t pg_conv(struct tg_graph *tg, struct pg_conv *pc, uint32_t x, enum wnn_dtype t,
+uint32_t ot_conv(struct tg_graph *tg, struct ot_conv *pc, uint32_t x, enum wnn_dtype t,
 			bool nhwc, uint32_t c, uint32_t oc, uint32_t k, uint32_t groups,
 			uint32_t stride, const uint32_t pad[4], bool bias, uint64_t seed)
 {
@@ -190,7 +202,7 @@ uint32_t pg_conv(struct tg_graph *tg, struct pg_conv *pc, uint32_t x, enum wnn_d
 }
 
 /* act 1 relu, 2 clamp(0, 6), 3 add(x, other): returns the output id. */
-uint32_t pg_act(struct tg_graph *tg, struct pg_act *pa, int act, uint32_t x,
+uint32_t ot_act(struct tg_graph *tg, struct ot_act *pa, int act, uint32_t x,
 		       uint32_t other)
 {
 	struct wnn_diag diag = { 0 };
@@ -227,32 +239,32 @@ uint32_t pg_act(struct tg_graph *tg, struct pg_act *pa, int act, uint32_t x,
 	return tg_next(tg) - 1;
 }
 
-void pg_epilogue_case(struct tg_graph *tg, struct pg_epilogue *pe, enum wnn_dtype t, bool nhwc,
+void ot_epilogue_case(struct tg_graph *tg, struct ot_epilogue *pe, enum wnn_dtype t, bool nhwc,
 		      uint32_t k, uint32_t oc, uint32_t groups, int chain, bool bias,
 		      uint64_t seed)
 {
 	uint32_t c = 5, h = 12, w = 13;
 	uint32_t x = tg_input(tg, t, 4, nhwc ? (uint32_t[]){ 2, h, w, c }
 					     : (uint32_t[]){ 2, c, h, w });
-	uint32_t y = pg_conv(tg, &pe->conv, x, t, nhwc, c, oc, k, groups, 1, k == 3 ? PAD1 : PAD0,
+	uint32_t y = ot_conv(tg, &pe->conv, x, t, nhwc, c, oc, k, groups, 1, k == 3 ? PAD1 : PAD0,
 			     bias, seed);
 	const struct wnn_desc *od = &tg->descs[y];
 	if (chain == 1 || chain == 2) {
-		pg_act(tg, &pe->act[0], chain, y, 0);
+		ot_act(tg, &pe->act[0], chain, y, 0);
 	} else if (chain == 3 || chain == 5) {
 		uint32_t res = tg_input(tg, t, od->rank, od->dims);
-		y = pg_act(tg, &pe->act[0], 3, y, res);
+		y = ot_act(tg, &pe->act[0], 3, y, res);
 		if (chain == 5)
-			pg_act(tg, &pe->act[1], 2, y, 0);
+			ot_act(tg, &pe->act[1], 2, y, 0);
 	} else if (chain == 4) {
 		uint32_t vd[3] = { oc, 1, 1 };
 		uint32_t vec = nhwc ? tg_input(tg, t, 1, vd) : tg_input(tg, t, 3, vd);
-		y = pg_act(tg, &pe->act[0], 3, y, vec);
-		pg_act(tg, &pe->act[1], 1, y, 0);
+		y = ot_act(tg, &pe->act[0], 3, y, vec);
+		ot_act(tg, &pe->act[1], 1, y, 0);
 	}
 }
 
-void pg_product_epilogue(struct tg_graph *tg, struct pg_product *pp, int which)
+void ot_product_epilogue(struct tg_graph *tg, struct ot_product *pp, int which)
 {
 	uint32_t a = tg_input(tg, WNN_F32, 2, (uint32_t[]){ 9, 14 });
 	uint32_t bb = tg_input(tg, WNN_F32, 2, (uint32_t[]){ 14, 11 });
@@ -277,10 +289,10 @@ void pg_product_epilogue(struct tg_graph *tg, struct pg_product *pp, int which)
 	}
 	ASSERT_MSG(tg_op(tg, &pp->o, &diag) == WEBNN_STATUS_OK, "product: %s", diag.message);
 	if (which == 0) {
-		pg_act(tg, &pp->act[0], 1, y, 0);
+		ot_act(tg, &pp->act[0], 1, y, 0);
 	} else {
 		uint32_t vec = tg_input(tg, WNN_F32, 1, (uint32_t[]){ 11 });
-		y = pg_act(tg, &pp->act[0], 3, y, vec);
-		pg_act(tg, &pp->act[1], 2, y, 0);
+		y = ot_act(tg, &pp->act[0], 3, y, vec);
+		ot_act(tg, &pp->act[1], 2, y, 0);
 	}
 }

@@ -39,6 +39,9 @@ extern const struct backend_impl *ot_impl;
 struct backend *ot_backend(void);
 /* The same with on-disk caches in cache_dir. */
 struct backend *ot_backend_cached(const char *cache_dir);
+/* ot_impl set to the cpu backend, started with WEBNN_CPU_CHUNK_NS at 1 ns: every oneDNN
+ * convolution and product it plans runs in chunks. */
+struct backend *ot_cpu_backend_chunked(void);
 /* A copy of g optimised for a context of be (g itself stays as the client built it, for the
  * reference backend and further copies). Free with graph_destroy. */
 struct graph_ir *ot_optimized_copy(struct backend_context *ctx,
@@ -62,13 +65,6 @@ struct range {
 	double lo, hi;
 };
 
-/* Runs g on the reference and on ot_impl with the same inputs (input i seeded with
- * seed + i * seed_step, in its range) and compares every output: float ones within tol,
- * integer ones within int_atol. */
-void ot_compare(struct backend *be, const struct graph_ir *g, const struct range *r,
-		size_t n_r, double lo, double hi, struct tol tol, double int_atol, uint64_t seed,
-		uint64_t seed_step, const char *label);
-
 /* The per-operator tests (tests/ops_<family>.c) compare on one of two seed sets, the ones
  * their tolerances were chosen on:
  * ot_check: input i seeded with 1234 + 77 i, integer outputs exactly. */
@@ -91,12 +87,12 @@ extern int ot_n_compared;
 double ot_type_lo(enum wnn_dtype t, double lo);
 
 /* Graph pieces that must outlive the graph. */
-struct pg_conv {
+struct ot_conv {
 	Webnn__Ipc__Conv2d m;
 	Webnn__Ipc__Operation o;
 	uint32_t pad[4], stride[2], dil[2];
 };
-struct pg_act {
+struct ot_act {
 	Webnn__Ipc__ElementwiseUnary u;
 	Webnn__Ipc__Clamp c;
 	Webnn__Ipc__ElementwiseBinary bin;
@@ -106,30 +102,30 @@ struct pg_act {
 
 /* conv2d with constant filter (layout as the input's usual partner; ihwo for depthwise nhwc)
  * and optional constant bias; returns the output id. */
-uint32_t pg_conv(struct tg_graph *tg, struct pg_conv *pc, uint32_t x, enum wnn_dtype t, bool nhwc,
+uint32_t ot_conv(struct tg_graph *tg, struct ot_conv *pc, uint32_t x, enum wnn_dtype t, bool nhwc,
 		 uint32_t c, uint32_t oc, uint32_t k, uint32_t groups, uint32_t stride,
 		 const uint32_t pad[4], bool bias, uint64_t seed);
 /* act 1 relu, 2 clamp(0, 0.75), 3 add(x, other): returns the output id. */
-uint32_t pg_act(struct tg_graph *tg, struct pg_act *pa, int act, uint32_t x, uint32_t other);
+uint32_t ot_act(struct tg_graph *tg, struct ot_act *pa, int act, uint32_t x, uint32_t other);
 
 /* [9, 14] x [14, 11] products with an epilogue: which 0: gemm + relu; 1: matmul + add of an
  * [11] input + clamp. */
-struct pg_product {
+struct ot_product {
 	Webnn__Ipc__Gemm gemm;
 	Webnn__Ipc__Matmul matmul;
 	Webnn__Ipc__Operation o;
-	struct pg_act act[2];
+	struct ot_act act[2];
 };
-void pg_product_epilogue(struct tg_graph *tg, struct pg_product *pp, int which);
+void ot_product_epilogue(struct tg_graph *tg, struct ot_product *pp, int which);
 
 /* An epilogue case: input [2, 12, 13, 5] (or NCHW) -> conv2d (k x k, padding 1 for k = 3,
  * groups) -> chain 0: nothing (bias only), 1 relu, 2 clamp, 3 add of a residual input, 4 add of
  * a channel vector input ([oc] in NHWC, [oc, 1, 1] in NCHW) + relu, 5 residual + clamp. */
-struct pg_epilogue {
-	struct pg_conv conv;
-	struct pg_act act[2];
+struct ot_epilogue {
+	struct ot_conv conv;
+	struct ot_act act[2];
 };
-void pg_epilogue_case(struct tg_graph *tg, struct pg_epilogue *pe, enum wnn_dtype t, bool nhwc,
+void ot_epilogue_case(struct tg_graph *tg, struct ot_epilogue *pe, enum wnn_dtype t, bool nhwc,
 		      uint32_t k, uint32_t oc, uint32_t groups, int chain, bool bias,
 		      uint64_t seed);
 static const uint32_t PAD0[4] = { 0, 0, 0, 0 }, PAD1[4] = { 1, 1, 1, 1 },

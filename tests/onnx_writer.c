@@ -18,7 +18,8 @@ static int64_t ir_for_opset(int64_t opset)
 	return 3;
 }
 
-void *onnx_writer_alloc(struct onnx_writer *w, size_t size)
+/* size zeroed bytes, freed with the writer. */
+static void *onnx_writer_alloc(struct onnx_writer *w, size_t size)
 {
 	if (w->n_mem == w->cap_mem) {
 		size_t cap = w->cap_mem ? w->cap_mem * 2 : 64;
@@ -207,7 +208,8 @@ void onnx_writer_dim_params(struct onnx_writer *w, Onnx__ValueInfoProto *v,
 			onnx_writer_dim_param(w, v, (int)i, names[i]);
 }
 
-size_t onnx_writer_type_bytes(int type, size_t count)
+/* Bytes that count elements of type take (int4 and uint4: two to a byte, rounded up). */
+static size_t onnx_writer_type_bytes(int type, size_t count)
 {
 	switch (type) {
 	case ONNX_UINT4:

@@ -54,8 +54,6 @@ void onnx_writer_free(struct onnx_writer *w);
 /* Imports `domain` ("" ai.onnx, "com.microsoft", ...) at `version`, or changes its version. */
 void onnx_writer_opset(struct onnx_writer *w, const char *domain, int64_t version);
 
-/* size zeroed bytes, freed with the writer. */
-void *onnx_writer_alloc(struct onnx_writer *w, size_t size);
 /* A copy of s in the arena; NULL stays NULL (an unset field). */
 char *onnx_writer_strdup(struct onnx_writer *w, const char *s);
 
@@ -80,8 +78,6 @@ void onnx_writer_dim_param(struct onnx_writer *w, Onnx__ValueInfoProto *v, int a
 void onnx_writer_dim_params(struct onnx_writer *w, Onnx__ValueInfoProto *v,
 			    const char *const *names);
 
-/* Bytes that count elements of type take (int4 and uint4: two to a byte, rounded up). */
-size_t onnx_writer_type_bytes(int type, size_t count);
 /* A tensor in no graph (a Constant's or ConstantOfShape's value) with its elements as raw_data
  * copied from data (NULL: zeros, to fill in t->raw_data.data). */
 Onnx__TensorProto *onnx_writer_tensor(struct onnx_writer *w, const char *name, int type,

@@ -56,9 +56,9 @@ static void fused_epilogue_cases(struct backend *be)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tg_graph tg;
 		tg_init(&tg);
-		struct pg_epilogue pe;
+		struct ot_epilogue pe;
 		int ch = cases[i].chain;
-		pg_epilogue_case(&tg, &pe, cases[i].t, cases[i].nhwc, cases[i].k, cases[i].oc,
+		ot_epilogue_case(&tg, &pe, cases[i].t, cases[i].nhwc, cases[i].k, cases[i].oc,
 				 cases[i].groups, ch, cases[i].bias, 170 + i);
 		char label[96];
 		snprintf(label, sizeof label, "fused conv case %zu (%s)", i,
@@ -80,9 +80,9 @@ static void fused_epilogue_cases(struct backend *be)
 	for (int which = 0; which < 2; which++) {
 		struct tg_graph tg;
 		tg_init(&tg);
-		struct pg_product pp;
+		struct ot_product pp;
 		struct wnn_diag diag = { 0 };
-		pg_product_epilogue(&tg, &pp, which);
+		ot_product_epilogue(&tg, &pp, which);
 		const struct graph_ir *g = tg_finish(&tg, &diag);
 		ASSERT_MSG(g, "%s", diag.message);
 		const char *label = which ? "matmul+add+clamp" : "gemm+relu";
@@ -147,10 +147,10 @@ TEST_TIMEOUT(cpu_threads_option, 120)
 	struct tg_graph tg;
 	tg_init(&tg);
 	uint32_t x = tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 1, 20, 20, 16 });
-	struct pg_conv pc;
-	struct pg_act pa;
-	uint32_t y = pg_conv(&tg, &pc, x, WNN_F32, true, 16, 32, 3, 1, 1, PAD1, true, 5);
-	pg_act(&tg, &pa, 1, y, 0);
+	struct ot_conv pc;
+	struct ot_act pa;
+	uint32_t y = ot_conv(&tg, &pc, x, WNN_F32, true, 16, 32, 3, 1, 1, PAD1, true, 5);
+	ot_act(&tg, &pa, 1, y, 0);
 	const struct graph_ir *g = tg_finish(&tg, &diag);
 	ASSERT_MSG(g, "%s", diag.message);
 	ot_check(be, g, -1, 1, TOL_SUM, "conv+relu on 1 thread");
@@ -231,16 +231,16 @@ static void winograd_cases(struct backend *be)
 		uint32_t x = tg_input(&tg, WNN_F32, 4,
 				      cases[i].nhwc ? (uint32_t[]){ 1, hw, hw, c }
 						    : (uint32_t[]){ 1, c, hw, hw });
-		struct pg_conv pc;
-		struct pg_act pa;
-		uint32_t y = pg_conv(&tg, &pc, x, WNN_F32, cases[i].nhwc, c, cases[i].oc, 3, 1, 1,
+		struct ot_conv pc;
+		struct ot_act pa;
+		uint32_t y = ot_conv(&tg, &pc, x, WNN_F32, cases[i].nhwc, c, cases[i].oc, 3, 1, 1,
 				     PAD1, true, 300 + i);
 		if (cases[i].chain == 1) {
-			pg_act(&tg, &pa, 1, y, 0);
+			ot_act(&tg, &pa, 1, y, 0);
 		} else if (cases[i].chain == 3) {
 			const struct wnn_desc *od = &tg.descs[y];
 			uint32_t res = tg_input(&tg, WNN_F32, od->rank, od->dims);
-			pg_act(&tg, &pa, 3, y, res);
+			ot_act(&tg, &pa, 3, y, res);
 		}
 		char label[96];
 		snprintf(label, sizeof label, "3x3 conv %u->%u at %ux%u", c, cases[i].oc, hw, hw);
@@ -267,10 +267,7 @@ TEST_TIMEOUT(cpu_conv_winograd_shapes, 300)
  * matches the reference kernels. */
 TEST_TIMEOUT(cpu_convolutions_in_chunks, 300)
 {
-	setenv("WEBNN_CPU_CHUNK_NS", "1", 1);
-	ot_impl = &backend_cpu;
-	struct backend *be = ot_backend();
-	unsetenv("WEBNN_CPU_CHUNK_NS");
+	struct backend *be = ot_cpu_backend_chunked();
 	fused_epilogue_cases(be);
 	winograd_cases(be);
 	static const struct {
@@ -483,7 +480,7 @@ struct chunk_case {
 
 static const struct graph_ir *chunk_graph(struct tg_graph *tg, const struct chunk_case *c,
 					  Webnn__Ipc__Gemm *gm, Webnn__Ipc__Matmul *mm,
-					  Webnn__Ipc__Operation *o, struct pg_act act[2])
+					  Webnn__Ipc__Operation *o, struct ot_act act[2])
 {
 	struct wnn_diag diag = { 0 };
 	tg_init(tg);
@@ -540,8 +537,8 @@ static const struct graph_ir *chunk_graph(struct tg_graph *tg, const struct chun
 	ASSERT_MSG(tg_op(tg, o, &diag) == WEBNN_STATUS_OK, "%s: %s", c->label, diag.message);
 	if (c->residual) {
 		uint32_t r = tg_input(tg, WNN_F32, c->ry, c->y);
-		y = pg_act(tg, &act[0], 3, y, r);
-		pg_act(tg, &act[1], 1, y, 0);
+		y = ot_act(tg, &act[0], 3, y, r);
+		ot_act(tg, &act[1], 1, y, 0);
 	}
 	const struct graph_ir *g = tg_finish(tg, &diag);
 	ASSERT_MSG(g, "%s: %s", c->label, diag.message);
@@ -583,16 +580,13 @@ TEST_TIMEOUT(cpu_long_steps_in_chunks, 300)
 		{ "matmul batch of 1 then rows", .ra = 3, .rb = 2, .a = { 1, 300, 40 },
 		  .b = { 40, 50 } },
 	};
-	setenv("WEBNN_CPU_CHUNK_NS", "1", 1);
-	ot_impl = &backend_cpu;
-	struct backend *be = ot_backend();
-	unsetenv("WEBNN_CPU_CHUNK_NS");
+	struct backend *be = ot_cpu_backend_chunked();
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tg_graph tg;
 		Webnn__Ipc__Gemm gm;
 		Webnn__Ipc__Matmul mm;
 		Webnn__Ipc__Operation o;
-		struct pg_act act[2];
+		struct ot_act act[2];
 		const struct graph_ir *g = chunk_graph(&tg, &cases[i], &gm, &mm, &o, act);
 		ot_check(be, g, -1, 1, TOL_SUM, cases[i].label);
 		tg_free(&tg);
@@ -686,7 +680,7 @@ TEST_TIMEOUT(cpu_serial_products_by_weight_size, 120)
 		Webnn__Ipc__Gemm gm;
 		Webnn__Ipc__Matmul mm;
 		Webnn__Ipc__Operation o;
-		struct pg_act act[2];
+		struct ot_act act[2];
 		const struct graph_ir *g = chunk_graph(&tg, &cases[k], &gm, &mm, &o, act);
 		void *out[1];
 		bool quick;
@@ -746,8 +740,8 @@ TEST_TIMEOUT(cpu_small_steps_serial, 300)
 		Webnn__Ipc__Gemm gm;
 		Webnn__Ipc__Matmul mm;
 		Webnn__Ipc__Operation o;
-		struct pg_act act[2];
-		struct pg_conv pc;
+		struct ot_act act[2];
+		struct ot_conv pc;
 		const struct graph_ir *g;
 		const char *label;
 		if (which == 0) {
@@ -761,9 +755,9 @@ TEST_TIMEOUT(cpu_small_steps_serial, 300)
 		} else {
 			tg_init(&tg);
 			uint32_t x = tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 1, 8, 8, 8 });
-			uint32_t y = pg_conv(&tg, &pc, x, WNN_F32, true, 8, 8, 3, 1, 1,
+			uint32_t y = ot_conv(&tg, &pc, x, WNN_F32, true, 8, 8, 3, 1, 1,
 					     (uint32_t[]){ 1, 1, 1, 1 }, true, 5);
-			pg_act(&tg, &act[0], 1, y, 0);
+			ot_act(&tg, &act[0], 1, y, 0);
 			struct wnn_diag diag = { 0 };
 			g = tg_finish(&tg, &diag);
 			ASSERT_MSG(g, "%s", diag.message);

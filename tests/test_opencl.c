@@ -306,18 +306,18 @@ TEST_TIMEOUT(opencl_depthwise_shapes, 300)
 				memcpy(dims, (uint32_t[]){ cases[i].n, cases[i].h, cases[i].w, cases[i].c },
 				       sizeof dims);
 			uint32_t x = tg_input(&tg, WNN_F32, 4, dims);
-			struct pg_conv pc;
-			struct pg_act pa;
-			uint32_t y = pg_conv(&tg, &pc, x, WNN_F32, nhwc, cases[i].c, cases[i].c, 3,
+			struct ot_conv pc;
+			struct ot_act pa;
+			uint32_t y = ot_conv(&tg, &pc, x, WNN_F32, nhwc, cases[i].c, cases[i].c, 3,
 					     cases[i].c, cases[i].stride, cases[i].pad, cases[i].bias,
 					     40 + i);
 			if (cases[i].act == 3) {
 				/* residual: a second input of the conv output's shape */
 				const struct wnn_desc *od = &tg.descs[y];
 				uint32_t res = tg_input(&tg, WNN_F32, od->rank, od->dims);
-				pg_act(&tg, &pa, 3, y, res);
+				ot_act(&tg, &pa, 3, y, res);
 			} else if (cases[i].act) {
-				pg_act(&tg, &pa, cases[i].act, y, 0);
+				ot_act(&tg, &pa, cases[i].act, y, 0);
 			}
 			char label[96];
 			snprintf(label, sizeof label, "depthwise %s case %zu", nhwc ? "nhwc" : "nchw",
@@ -357,10 +357,10 @@ TEST_TIMEOUT(opencl_fused_epilogues, 300)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tg_graph tg;
 		tg_init(&tg);
-		struct pg_epilogue pe;
+		struct ot_epilogue pe;
 		int ch = cases[i].chain;
 		/* chain 0, bias only: the swapped product still needs its transposing pass */
-		pg_epilogue_case(&tg, &pe, cases[i].t, cases[i].nhwc, cases[i].k, cases[i].oc, 1, ch,
+		ot_epilogue_case(&tg, &pe, cases[i].t, cases[i].nhwc, cases[i].k, cases[i].oc, 1, ch,
 				 cases[i].bias, 70 + i);
 		char label[96];
 		snprintf(label, sizeof label, "fused conv case %zu (%s)", i,
@@ -396,9 +396,9 @@ TEST_TIMEOUT(opencl_fused_epilogues, 300)
 	for (int which = 0; which < 2; which++) {
 		struct tg_graph tg;
 		tg_init(&tg);
-		struct pg_product pp;
+		struct ot_product pp;
 		struct wnn_diag diag = { 0 };
-		pg_product_epilogue(&tg, &pp, which);
+		ot_product_epilogue(&tg, &pp, which);
 		const struct graph_ir *g = tg_finish(&tg, &diag);
 		ASSERT_MSG(g, "%s", diag.message);
 		ot_check(be, g, -1, 1, TOL_SUM, which ? "matmul+add+clamp" : "gemm+relu");
@@ -420,22 +420,22 @@ OT_TEST_NAMED(opencl_fusion_not_applied, cpu_fusion_not_applied, 300)
 		struct tg_graph tg;
 		tg_init(&tg);
 		uint32_t x = tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 1, 6, 6, 4 });
-		struct pg_conv pc;
-		struct pg_act pa[3];
-		uint32_t y = pg_conv(&tg, &pc, x, WNN_F32, true, 4, 8, 1, 1, 1, PAD0, true, 90);
+		struct ot_conv pc;
+		struct ot_act pa[3];
+		uint32_t y = ot_conv(&tg, &pc, x, WNN_F32, true, 4, 8, 1, 1, 1, PAD0, true, 90);
 		if (variant == 0) {
-			uint32_t r = pg_act(&tg, &pa[0], 1, y, 0);
+			uint32_t r = ot_act(&tg, &pa[0], 1, y, 0);
 			tg_output(&tg, r);
 			tg_output(&tg, y);
 		} else if (variant == 1) {
-			uint32_t r1 = pg_act(&tg, &pa[0], 1, y, 0);
-			uint32_t r2 = pg_act(&tg, &pa[1], 2, y, 0);
-			pg_act(&tg, &pa[2], 3, r1, r2);
+			uint32_t r1 = ot_act(&tg, &pa[0], 1, y, 0);
+			uint32_t r2 = ot_act(&tg, &pa[1], 2, y, 0);
+			ot_act(&tg, &pa[2], 3, r1, r2);
 		} else {
 			/* add(conv, relu(x')) where relu(x') comes after the conv */
 			uint32_t x2 = tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 1, 6, 6, 8 });
-			uint32_t r = pg_act(&tg, &pa[0], 1, x2, 0);
-			pg_act(&tg, &pa[1], 3, y, r);
+			uint32_t r = ot_act(&tg, &pa[0], 1, x2, 0);
+			ot_act(&tg, &pa[1], 3, y, r);
 		}
 		char label[64];
 		snprintf(label, sizeof label, "unfusable variant %d", variant);
@@ -464,16 +464,16 @@ TEST_TIMEOUT(opencl_concat_in_place, 300)
 		uint32_t oc1 = variant == 1 ? 8 : 10, oc3 = variant == 1 ? 16 : 14;
 		uint32_t x = tg_input(&tg, WNN_F32, 4,
 				      nhwc ? (uint32_t[]){ n, h, w, c } : (uint32_t[]){ n, c, h, w });
-		struct pg_conv pc[3];
-		struct pg_act pa[3];
-		uint32_t s = pg_act(&tg, &pa[0], 1,
-				    pg_conv(&tg, &pc[0], x, WNN_F32, nhwc, c, 6, 1, 1, 1, PAD0, true, 5),
+		struct ot_conv pc[3];
+		struct ot_act pa[3];
+		uint32_t s = ot_act(&tg, &pa[0], 1,
+				    ot_conv(&tg, &pc[0], x, WNN_F32, nhwc, c, 6, 1, 1, 1, PAD0, true, 5),
 				    0);
-		uint32_t e1 = pg_act(&tg, &pa[1], 1,
-				     pg_conv(&tg, &pc[1], s, WNN_F32, nhwc, 6, oc1, 1, 1, 1, PAD0, true, 6),
+		uint32_t e1 = ot_act(&tg, &pa[1], 1,
+				     ot_conv(&tg, &pc[1], s, WNN_F32, nhwc, 6, oc1, 1, 1, 1, PAD0, true, 6),
 				     0);
-		uint32_t e3 = pg_act(&tg, &pa[2], 1,
-				     pg_conv(&tg, &pc[2], s, WNN_F32, nhwc, 6, oc3, 3, 1, 1, PAD1, true, 7),
+		uint32_t e3 = ot_act(&tg, &pa[2], 1,
+				     ot_conv(&tg, &pc[2], s, WNN_F32, nhwc, 6, oc3, 3, 1, 1, PAD1, true, 7),
 				     0);
 		uint32_t ins[2] = { e1, e3 };
 		Webnn__Ipc__Concat m = WEBNN__IPC__CONCAT__INIT;
@@ -500,8 +500,8 @@ TEST_TIMEOUT(opencl_concat_in_place, 300)
 		tg_init(&tg);
 		uint32_t x = tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 1, 5, 6, 7 });
 		uint32_t x2 = tg_input(&tg, WNN_F32, 4, (uint32_t[]){ 1, 5, 6, 3 });
-		struct pg_conv pc;
-		uint32_t y = pg_conv(&tg, &pc, x, WNN_F32, true, 7, 9, 3, 1, 1, PAD1, false, 8);
+		struct ot_conv pc;
+		uint32_t y = ot_conv(&tg, &pc, x, WNN_F32, true, 7, 9, 3, 1, 1, PAD1, false, 8);
 		uint32_t ins[3] = { x2, y, x2 };
 		Webnn__Ipc__Concat m = WEBNN__IPC__CONCAT__INIT;
 		m.n_inputs = 3;

@@ -45,7 +45,7 @@ struct qdq_graph {
 	Webnn__Ipc__Gemm gm;
 	Webnn__Ipc__ElementwiseBinary add;
 	Webnn__Ipc__Operation o[8];
-	struct pg_act act;
+	struct ot_act act;
 	uint32_t pad[4], stride[2], dil[2];
 };
 
@@ -198,7 +198,7 @@ static const struct graph_ir *qdq_build(struct qdq_graph *q, const struct qdq_ca
 		free(v);
 	}
 	if (c->act)
-		y = pg_act(tg, &q->act, c->act, y, 0);
+		y = ot_act(tg, &q->act, c->act, y, 0);
 	if (c->quant) {
 		uint32_t yrank = conv ? 4 : xrank;
 		float ys = 0.06f;
@@ -316,10 +316,7 @@ TEST_TIMEOUT(cpu_qdq_products, 120)
  * one copy of the reordered weights: the same results. */
 TEST_TIMEOUT(cpu_qdq_products_in_chunks, 120)
 {
-	setenv("WEBNN_CPU_CHUNK_NS", "1", 1);
-	ot_impl = &backend_cpu;
-	struct backend *be = ot_backend();
-	unsetenv("WEBNN_CPU_CHUNK_NS");
+	struct backend *be = ot_cpu_backend_chunked();
 	qdq_all(be);
 	backend_cpu.shutdown(be);
 }

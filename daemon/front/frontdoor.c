@@ -72,8 +72,6 @@ struct frontdoor_user {
 #define ACCEPT_ROUND 16
 #define EMFILE_PAUSE_MS 100
 #define STOP_GRACE_MS 10000
-/* A worker that dies this soon after its start counts as a failed start (back-off). */
-#define FAILED_START_MS 2000
 /* Lease messages one worker may send per tick; past that its lease socket is not read until
  * the next tick. An honest worker asks once per chunk of memory, or once per refused charge. */
 #define LEASE_MSGS_PER_TICK 2048
@@ -83,6 +81,14 @@ static uint64_t now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* When a worker that failed failures times in a row may be started again: 250 ms after the
+ * first failure, doubling up to 8 s. */
+static uint64_t retry_after(uint32_t failures)
+{
+	uint32_t shift = failures < 6 ? failures : 6;
+	return now_ms() + (125u << shift);
 }
 
 /* ---- binding */
@@ -422,9 +428,7 @@ void frontdoor_reap(struct frontdoor *door)
 			bool starting = !w->ready && !w->failure[0];
 			if (w == door->spare) {
 				door->spare = NULL;
-				door->spare_failures++;
-				uint32_t shift = door->spare_failures < 6 ? door->spare_failures : 6;
-				door->spare_retry_after_ms = now_ms() + (125u << shift);
+				door->spare_retry_after_ms = retry_after(++door->spare_failures);
 				if (!door->stopping)
 					log_error("spare worker %d %s%s", (int)w->pid, how,
 						  starting ? " while starting" : "");
@@ -438,9 +442,7 @@ void frontdoor_reap(struct frontdoor *door)
 				if (u && (starting || w->failure[0])) {
 					snprintf(u->failure, sizeof(u->failure), "%s%s", how,
 						 starting ? " while starting" : "");
-					u->failures++;
-					uint32_t shift = u->failures < 6 ? u->failures : 6;
-					u->retry_after_ms = now_ms() + (125u << shift);
+					u->retry_after_ms = retry_after(++u->failures);
 				} else if (u) {
 					u->failures = 0;
 				}

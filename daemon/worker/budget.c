@@ -65,12 +65,14 @@ void budget_detach(struct budget *b)
 	b->leasing = false;
 }
 
-uint64_t budget_uid_used(const struct budget *b)
+/* The uid's usage, and all users' (every worker's lease, as of the front door's last answer;
+ * this process's usage without a front door), for the messages. */
+static uint64_t budget_uid_used(const struct budget *b)
 {
 	return atomic_load(&b->used);
 }
 
-uint64_t budget_total_used(const struct budget *b)
+static uint64_t budget_total_used(const struct budget *b)
 {
 	return b->leasing ? b->pool_used : atomic_load(&b->used);
 }

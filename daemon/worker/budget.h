@@ -85,10 +85,6 @@ void budget_release_uid(struct daemon *d, uint64_t bytes);
 uint64_t budget_left(const struct session *s);
 /* Some budget the connection counts against is exhausted (only forced charges go past one). */
 bool budget_over(const struct session *s);
-/* The uid's usage, and all users' (every worker's lease, as of the front door's last answer;
- * this process's usage without a front door), for messages and tests. */
-uint64_t budget_uid_used(const struct budget *b);
-uint64_t budget_total_used(const struct budget *b);
 
 /* A session was created, and its last reference is gone. When it held a lot, much was released
  * since the last trim, or it was the worker's last, the freed heap goes back to the system

@@ -14,6 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Interns a constant's bytes read from src (on the pool for shared memory, or the loop):
+ * afterwards k->data is the shared copy (or, out of memory, the constant's own unshared one).
+ * When the bytes were held already, the uid's charge for them is still the constant's until
+ * constant_settle() (loop thread only) releases it. */
+static void constant_intern(struct constant *k, const void *src);
+static void constant_settle(struct constant *k);
+
 /* ---- the fill command (struct cmd_kind): a constant's shm bytes copied on the pool */
 
 static bool fill_constant_quick(const struct cmd *cmd)
@@ -167,7 +174,7 @@ int handle_destroy_constant(struct session *s, struct request *rq)
 	return 0;
 }
 
-void constant_intern(struct constant *k, const void *src)
+static void constant_intern(struct constant *k, const void *src)
 {
 	bool shared = false;
 	struct weights *w = weights_intern(src, k->bytes, k->own, &shared);
@@ -184,7 +191,7 @@ void constant_intern(struct constant *k, const void *src)
 	k->data = weights_data(w);
 }
 
-void constant_settle(struct constant *k)
+static void constant_settle(struct constant *k)
 {
 	if (k->shared && k->uid_bytes) {
 		budget_release_uid(k->obj.s->d, k->uid_bytes);

@@ -29,13 +29,6 @@ struct constant {
 	const void *data;    /* the bytes: own, then the shared copy's */
 };
 
-/* Interns a constant's bytes read from src (on the pool for shared memory, or the loop):
- * afterwards k->data is the shared copy (or, out of memory, the constant's own unshared one).
- * When the bytes were held already, the uid's charge for them is still the constant's until
- * constant_settle() (loop thread only) releases it. */
-void constant_intern(struct constant *k, const void *src);
-void constant_settle(struct constant *k);
-
 extern const struct obj_kind constant_kind;
 
 int handle_create_constant(struct session *s, struct request *rq);

@@ -123,8 +123,8 @@ void context_limits_finish(struct daemon *d)
  * are CPUs) goes to the first backend serving a CPU: the cpu backend, built for CPUs, unless
  * --backend forced another one alone.
  */
-const struct daemon_backend *daemon_route(const struct daemon *d,
-					  const struct backend_context_options *opts)
+static const struct daemon_backend *daemon_route(const struct daemon *d,
+						 const struct backend_context_options *opts)
 {
 	if (opts->accelerated && opts->power_preference != WEBNN_POWER_LOW_POWER)
 		for (uint32_t i = 0; i < d->n_backends; i++)

@@ -59,8 +59,5 @@ struct daemon {
 	uint64_t quick_spent_ns;
 };
 
-/* The backend a new context runs on (routing: daemon/worker/context.c). */
-const struct daemon_backend *daemon_route(const struct daemon *d,
-					  const struct backend_context_options *opts);
 
 #endif

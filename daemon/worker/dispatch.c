@@ -129,7 +129,7 @@ static bool dispatch_prepare(struct cmd *cmd)
 					   g->obj.id, g->fail_msg);
 		return true;
 	}
-	const Webnn__Ipc__GraphInfo *gi = graph_info(g);
+	const Webnn__Ipc__GraphInfo *gi = mlgraph_info(g);
 	for (size_t i = 0; i < cmd->n_ins + cmd->n_outs; i++) {
 		bool in = i < cmd->n_ins;
 		struct tensor *x = in ? cmd->ins[i] : cmd->outs[i - cmd->n_ins];
@@ -229,7 +229,8 @@ int handle_dispatch(struct session *s, struct request *rq)
 		(struct context *)request_lookup(s, m->context_id, &context_kind, "Dispatch");
 	if (!c)
 		return -1;
-	struct mlgraph *g = (struct mlgraph *)request_lookup(s, m->graph_id, &graph_kind, "Dispatch");
+	struct mlgraph *g =
+		(struct mlgraph *)request_lookup(s, m->graph_id, &mlgraph_kind, "Dispatch");
 	if (!g)
 		return -1;
 	if (g->ctx != c)
@@ -261,7 +262,7 @@ int handle_dispatch(struct session *s, struct request *rq)
 		}
 		given[i] = t;
 	}
-	const Webnn__Ipc__GraphInfo *gi = graph_info(g);
+	const Webnn__Ipc__GraphInfo *gi = mlgraph_info(g);
 	cmd->ins = calloc(gi->n_inputs ? gi->n_inputs : 1, sizeof(*cmd->ins));
 	cmd->outs = calloc(gi->n_outputs ? gi->n_outputs : 1, sizeof(*cmd->outs));
 	bool ok = cmd->ins && cmd->outs;

@@ -69,7 +69,8 @@ struct gc_prep {
 /* Data up to this size is hashed at the load; more, before the first dispatch. */
 #define GC_EAGER_BYTES (16ull << 20)
 
-bool graphcache_key_valid(const char *key, const char *what, struct wnn_diag *diag)
+/* Whether key is a valid key: false with diag (TYPE_ERROR naming the rule). */
+static bool graphcache_key_valid(const char *key, const char *what, struct wnn_diag *diag)
 {
 	size_t n = key ? strlen(key) : 0;
 	if (n == 0 || n > GRAPHCACHE_KEY_MAX) {
@@ -480,7 +481,7 @@ int handle_save_graph(struct session *s, struct request *rq)
 	if (rq->serial == 0)
 		return request_violation(s, "SaveGraph: a serial is required");
 	struct mlgraph *g =
-		(struct mlgraph *)request_lookup(s, m->graph_id, &graph_kind, "SaveGraph");
+		(struct mlgraph *)request_lookup(s, m->graph_id, &mlgraph_kind, "SaveGraph");
 	if (!g)
 		return -1;
 	struct gc_save *sv = NULL;
@@ -492,7 +493,7 @@ int handle_save_graph(struct session *s, struct request *rq)
 			     g->failed ? g->fail_msg : "");
 		goto fail;
 	}
-	const Webnn__Ipc__GraphInfo *gi = graph_info(g);
+	const Webnn__Ipc__GraphInfo *gi = mlgraph_info(g);
 	sv = calloc(1, sizeof(*sv));
 	if (!sv)
 		goto oom;
@@ -701,7 +702,7 @@ struct gc_load {
 	const char *stale;        /* why an entry was dropped as stale (logged) */
 	double map_ms, hash_ms;   /* for the log */
 	uint32_t adopted;         /* prepared copies the backend took */
-	struct graph_loaded ld;
+	struct mlgraph_loaded ld;
 	const void **data;
 	uint64_t *bytes;
 };
@@ -970,7 +971,7 @@ static void load_done(uv_work_t *w, int status)
 				     " was taken while the entry loaded", ld->graph_id);
 			reply_error(s, ld->serial, &ld->diag);
 		}
-		graph_loaded_free(&ld->ld);
+		mlgraph_loaded_free(&ld->ld);
 	} else if (ld->found == GC_ABSENT) {
 		load_reply_absent(s, ld->serial);
 	} else if (ld->found == GC_FAILED) {
@@ -981,7 +982,7 @@ static void load_done(uv_work_t *w, int status)
 			  "prepared copies offered to the backend", (unsigned)s->uid, ld->key,
 			  ld->ld.map_len, ld->map_ms, ld->hash_ms,
 			  ld->ld.check ? "before the first dispatch" : "too", ld->adopted);
-		graph_build_loaded(s, c, ld->graph_id, ld->serial, &ld->ld);
+		mlgraph_build_loaded(s, c, ld->graph_id, ld->serial, &ld->ld);
 	}
 	close(ld->dir);
 	free(ld->data);

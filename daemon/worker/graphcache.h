@@ -48,9 +48,6 @@ enum webnn_status graphcache_check_run(struct graphcache_check *k, struct wnn_di
 bool graphcache_check_pending(struct graphcache_check *k);
 void graphcache_check_free(struct graphcache_check *k);
 
-/* Whether key is a valid key: false with diag (TYPE_ERROR naming the rule). */
-bool graphcache_key_valid(const char *key, const char *what, struct wnn_diag *diag);
-
 int handle_save_graph(struct session *s, struct request *rq);
 int handle_load_graph(struct session *s, struct request *rq);
 

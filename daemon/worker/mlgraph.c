@@ -18,8 +18,17 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* After a successful compile, on the loop: the budgets hold what the compile really made (the
+ * memory plan's peak, the folded constants, the IR, the backend's plan) instead of the bound
+ * charged while it ran. false (diag set) when that is more than the budgets allow. */
+static bool mlgraph_charge_plan(struct mlgraph *g, struct wnn_diag *diag);
+
+/* On the timeline, before the compile: the constant operands' bytes as their fills left them
+ * (a constant's bytes move into the worker's shared copy when its fill interns them). */
+static void mlgraph_bind_data(struct mlgraph *g);
+
 /* Frees what the graph owns, except the request message and the context reference. */
-static void graph_free_parts(struct mlgraph *g)
+static void mlgraph_free_parts(struct mlgraph *g)
 {
 	for (size_t i = 0; i < g->n_deps; i++)
 		obj_unref(g->deps[i]);
@@ -32,7 +41,7 @@ static void graph_free_parts(struct mlgraph *g)
 	free(g->scalars);
 }
 
-void graph_loaded_free(struct graph_loaded *ld)
+void mlgraph_loaded_free(struct mlgraph_loaded *ld)
 {
 	if (ld->info)
 		webnn__ipc__graph_info__free_unpacked(ld->info, NULL);
@@ -50,12 +59,12 @@ void graph_loaded_free(struct graph_loaded *ld)
 	ld->map = NULL;
 }
 
-static void graph_free_loaded(struct mlgraph *g)
+static void mlgraph_free_loaded(struct mlgraph *g)
 {
-	struct graph_loaded ld = { .info = g->loaded_info, .map = g->map, .map_len = g->map_len,
+	struct mlgraph_loaded ld = { .info = g->loaded_info, .map = g->map, .map_len = g->map_len,
 				   .check = g->check, .impl = g->prepared_impl,
 				   .prepared = g->prepared, .n_prepared = g->n_prepared };
-	graph_loaded_free(&ld);
+	mlgraph_loaded_free(&ld);
 	g->loaded_info = NULL;
 	g->map = NULL;
 	g->check = NULL;
@@ -166,7 +175,7 @@ static enum webnn_status compile_graph(const struct backend_impl *impl, struct c
 {
 	struct mlgraph *g = cmd->graph;
 	g->bg.cancel = &cmd->ctx->cancel;
-	graph_bind_data(g);
+	mlgraph_bind_data(g);
 	enum webnn_status st = graph_import(&g->bg, &g->ir, diag);
 	if (st == WEBNN_STATUS_OK)
 		st = compile_imported(impl, cmd, diag);
@@ -214,7 +223,7 @@ static void compile_complete(struct cmd *cmd, bool ok)
 		session_forget(s, &g->obj);
 		return;
 	}
-	if (!graph_charge_plan(g, &cmd->diag)) {
+	if (!mlgraph_charge_plan(g, &cmd->diag)) {
 		cmd->status = cmd->diag.status;
 		compile_complete(cmd, false);
 		return;
@@ -281,11 +290,11 @@ static void release_graph_work(struct cmd *cmd)
 	g->ir = NULL;
 }
 
-static void graph_free(struct obj *o);
+static void mlgraph_free(struct obj *o);
 
 static void release_graph_object(struct cmd *cmd)
 {
-	graph_free(&cmd->graph->obj);
+	mlgraph_free(&cmd->graph->obj);
 }
 
 static const struct cmd_kind cmd_release_graph = {
@@ -296,20 +305,20 @@ static const struct cmd_kind cmd_release_graph = {
 };
 
 /* The release command's last step: the plan is gone, so what it pointed into can go. */
-static void graph_free(struct obj *o)
+static void mlgraph_free(struct obj *o)
 {
 	struct mlgraph *g = (struct mlgraph *)o;
 	struct session *s = g->obj.s;
-	graph_free_parts(g);
+	mlgraph_free_parts(g);
 	session_uncharge(s, g->mem_bytes);
 	request_msg_free(g->msg);
-	graph_free_loaded(g);
+	mlgraph_free_loaded(g);
 	obj_unref(&g->ctx->obj);
 	free(g);
 	session_unref(s);
 }
 
-static void graph_finalize(struct obj *o)
+static void mlgraph_finalize(struct obj *o)
 {
 	/* The plan is destroyed on the timeline after queued dispatches; the memory it may point
 	 * into (GraphInfo, constants) is freed only after that, by the release command. */
@@ -323,19 +332,19 @@ static void graph_finalize(struct obj *o)
 	timeline_push(cmd);
 }
 
-const struct obj_kind graph_kind = { .name = "graph", .finalize = graph_finalize };
+const struct obj_kind mlgraph_kind = { .name = "graph", .finalize = mlgraph_finalize };
 
 /* Frees a graph that never got registered (no plan, refs to its dependencies held) and gives
  * back what it had charged. */
-static void graph_discard(struct session *s, struct mlgraph *g)
+static void mlgraph_discard(struct session *s, struct mlgraph *g)
 {
 	session_uncharge(s, g->mem_bytes);
-	graph_free_parts(g);
-	graph_free_loaded(g);
+	mlgraph_free_parts(g);
+	mlgraph_free_loaded(g);
 	free(g);
 }
 
-static struct mlgraph *graph_alloc(size_t n_operands)
+static struct mlgraph *mlgraph_alloc(size_t n_operands)
 {
 	size_t n = n_operands ? n_operands : 1;
 	struct mlgraph *g = calloc(1, sizeof(*g));
@@ -346,7 +355,7 @@ static struct mlgraph *graph_alloc(size_t n_operands)
 	g->deps = calloc(n, sizeof(*g->deps));
 	g->dep_operand = calloc(n, sizeof(*g->dep_operand));
 	if (!g->descs || !g->cdata || !g->deps || !g->dep_operand) {
-		graph_free_parts(g);
+		mlgraph_free_parts(g);
 		free(g);
 		return NULL;
 	}
@@ -456,7 +465,7 @@ static bool build_check(const struct session *s, const struct context *c, struct
 /* Binds one constant operand (a constant or a constant tensor of this context with the declared
  * descriptor): the graph references it for as long as its plan. 1, 0 (diag), -1 (violation). */
 static int bind_constant(struct session *s, const struct context *c, struct mlgraph *g, size_t i,
-			 const Webnn__Ipc__Operand *od, const struct graph_loaded *ld,
+			 const Webnn__Ipc__Operand *od, const struct mlgraph_loaded *ld,
 			 struct wnn_diag *diag)
 {
 	const struct wnn_desc *want = &g->descs[i];
@@ -499,7 +508,7 @@ static int bind_constant(struct session *s, const struct context *c, struct mlgr
 		obj_ref(&k->obj);
 		g->dep_operand[g->n_deps] = i;
 		g->deps[g->n_deps++] = &k->obj;
-		g->cdata[i] = k->data; /* until graph_bind_data: the fill may intern it */
+		g->cdata[i] = k->data; /* until mlgraph_bind_data: the fill may intern it */
 		break;
 	}
 	case WEBNN__IPC__OPERAND_KIND__OPERAND_CONSTANT_TENSOR: {
@@ -546,7 +555,7 @@ static int bind_constant(struct session *s, const struct context *c, struct mlgr
 /* Binds every constant operand; scalar constants expand to their descriptor's size (bounded by
  * the quota before allocating). 1, 0 (diag), -1 (violation). */
 static int build_bind(struct session *s, const struct context *c, struct mlgraph *g,
-		      const Webnn__Ipc__GraphInfo *gi, const struct graph_loaded *ld,
+		      const Webnn__Ipc__GraphInfo *gi, const struct mlgraph_loaded *ld,
 		      uint64_t *scalar_bytes, struct wnn_diag *diag)
 {
 	size_t n = gi->n_operands;
@@ -596,7 +605,7 @@ static int build_bind(struct session *s, const struct context *c, struct mlgraph
  * header and per-operand arrays, the retained request, every operation result that is not a
  * graph output (the backend holds those for as long as the plan; outputs live in the
  * dispatch's tensors), and bounds of the IR and of the backend's plan that the compile makes
- * (graph_charge_plan replaces them with what it made). */
+ * (mlgraph_charge_plan replaces them with what it made). */
 static bool build_charge(struct session *s, const struct context *c, struct mlgraph *g,
 			 const Webnn__Ipc__GraphInfo *gi, uint64_t msg_bytes, struct wnn_diag *diag)
 {
@@ -653,7 +662,7 @@ static uint32_t *operand_ids(const Webnn__Ipc__NamedOperand *const *list, size_t
  * g->bg points into gi (owned by g->msg), g->descs, g->cdata and g->in_ops/out_ops, so it is
  * valid exactly as long as the graph. The device-neutral IR import replaces this step.
  * false when out of memory. */
-static bool graph_prepare(struct mlgraph *g, const Webnn__Ipc__GraphInfo *gi)
+static bool mlgraph_prepare(struct mlgraph *g, const Webnn__Ipc__GraphInfo *gi)
 {
 	g->in_ops = operand_ids((const Webnn__Ipc__NamedOperand *const *)gi->inputs, gi->n_inputs);
 	g->out_ops =
@@ -678,7 +687,7 @@ static bool graph_prepare(struct mlgraph *g, const Webnn__Ipc__GraphInfo *gi)
 static int build_push(struct session *s, uint32_t graph_id, uint64_t serial, struct context *c,
 		      struct mlgraph *g, struct cmd *cmd)
 {
-	session_obj_init(s, &g->obj, &graph_kind, graph_id);
+	session_obj_init(s, &g->obj, &mlgraph_kind, graph_id);
 	g->obj.owner = &c->obj;
 	g->ctx = c;
 	obj_ref(&c->obj);
@@ -697,13 +706,13 @@ static int build_push(struct session *s, uint32_t graph_id, uint64_t serial, str
  * success g is registered (and owns what ld held); on failure g is freed (ld's parts with it). */
 static int build_common(struct session *s, struct context *c, const Webnn__Ipc__GraphInfo *gi,
 			uint32_t graph_id, uint64_t serial, uint64_t msg_bytes,
-			struct graph_loaded *ld, struct request *rq)
+			struct mlgraph_loaded *ld, struct request *rq)
 {
 	uint64_t scalar_bytes = 0;
 	struct wnn_diag diag = { 0 };
 	if (!build_admit(s, c, gi, &diag))
 		goto fail_early;
-	struct mlgraph *g = graph_alloc(gi->n_operands);
+	struct mlgraph *g = mlgraph_alloc(gi->n_operands);
 	if (!g) {
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
 		goto fail_early;
@@ -731,12 +740,12 @@ static int build_common(struct session *s, struct context *c, const Webnn__Ipc__
 		goto fail;
 	int bound = build_bind(s, c, g, gi, ld, &scalar_bytes, &diag);
 	if (bound < 0) {
-		graph_discard(s, g);
+		mlgraph_discard(s, g);
 		return -1;
 	}
 	if (bound == 0 || !build_charge(s, c, g, gi, msg_bytes, &diag))
 		goto fail;
-	struct cmd *cmd = graph_prepare(g, gi) ? cmd_new(&cmd_compile, c) : NULL;
+	struct cmd *cmd = mlgraph_prepare(g, gi) ? cmd_new(&cmd_compile, c) : NULL;
 	if (!cmd) {
 		wnn_diag_set(&diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
 		goto fail;
@@ -747,10 +756,10 @@ static int build_common(struct session *s, struct context *c, const Webnn__Ipc__
 	}
 	return build_push(s, graph_id, serial, c, g, cmd);
 fail:
-	graph_discard(s, g);
+	mlgraph_discard(s, g);
 fail_early:
 	if (ld)
-		graph_loaded_free(ld);
+		mlgraph_loaded_free(ld);
 	timeline_reply_error(c, serial, &diag);
 	return 0;
 }
@@ -765,8 +774,8 @@ int handle_build_graph(struct session *s, struct request *rq)
 	return build_common(s, c, m->graph, m->graph_id, rq->serial, s->unpack_used, NULL, rq);
 }
 
-int graph_build_loaded(struct session *s, struct context *c, uint32_t graph_id, uint64_t serial,
-		       struct graph_loaded *ld)
+int mlgraph_build_loaded(struct session *s, struct context *c, uint32_t graph_id, uint64_t serial,
+			 struct mlgraph_loaded *ld)
 {
 	/* What the GraphInfo's unpacked form holds, as a request's is counted. */
 	uint64_t info_bytes = webnn__ipc__graph_info__get_packed_size(ld->info) * 4;
@@ -775,7 +784,7 @@ int graph_build_loaded(struct session *s, struct context *c, uint32_t graph_id, 
 
 int handle_destroy_graph(struct session *s, struct request *rq)
 {
-	struct obj *o = request_lookup(s, rq->msg->destroy_graph->graph_id, &graph_kind,
+	struct obj *o = request_lookup(s, rq->msg->destroy_graph->graph_id, &mlgraph_kind,
 				       "DestroyGraph");
 	if (!o)
 		return -1;
@@ -783,14 +792,14 @@ int handle_destroy_graph(struct session *s, struct request *rq)
 	return 0;
 }
 
-void graph_bind_data(struct mlgraph *g)
+static void mlgraph_bind_data(struct mlgraph *g)
 {
 	for (size_t i = 0; i < g->n_deps; i++)
 		if (g->deps[i]->kind == &constant_kind)
 			g->cdata[g->dep_operand[i]] = ((struct constant *)g->deps[i])->data;
 }
 
-bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag)
+static bool mlgraph_charge_plan(struct mlgraph *g, struct wnn_diag *diag)
 {
 	struct session *s = g->obj.s;
 	const struct backend_impl *impl = g->ctx->backend->impl;

@@ -48,7 +48,7 @@ struct mlgraph {
 					    memory plan's peak, the folded constants, the IR's
 					    heap and the backend's plan_bytes */
 	uint64_t fold_budget;            /* bytes of constants folding may make (budget left) */
-	/* What graph_prepare() made of it for the IR import: */
+	/* What mlgraph_prepare() made of it for the IR import: */
 	struct graph_source bg;
 	uint32_t *in_ops, *out_ops;
 	struct graph_ir *ir;             /* imported and optimised by the compile command */
@@ -61,10 +61,10 @@ struct mlgraph {
 	char fail_msg[WNN_MAX_DIAG];
 };
 
-extern const struct obj_kind graph_kind;
+extern const struct obj_kind mlgraph_kind;
 
 /* The validated GraphInfo: the BuildGraph request's, or the cache entry's. */
-static inline const Webnn__Ipc__GraphInfo *graph_info(const struct mlgraph *g)
+static inline const Webnn__Ipc__GraphInfo *mlgraph_info(const struct mlgraph *g)
 {
 	return g->loaded_info ? g->loaded_info : g->msg->build_graph->graph;
 }
@@ -72,14 +72,9 @@ static inline const Webnn__Ipc__GraphInfo *graph_info(const struct mlgraph *g)
 /* Constants folding may make for one graph, at most (and never more than the budgets left). */
 #define GRAPH_FOLD_MAX_BYTES (64ull << 20)
 
-/* After a successful compile, on the loop: the budgets hold what the compile really made (the
- * memory plan's peak, the folded constants, the IR, the backend's plan) instead of the bound
- * charged while it ran. false (diag set) when that is more than the budgets allow. */
-bool graph_charge_plan(struct mlgraph *g, struct wnn_diag *diag);
-
 /* What a graph cache entry gives a load: the GraphInfo (unpacked with the default allocator)
  * and, per operand, the mapped bytes of constant operands and their length. */
-struct graph_loaded {
+struct mlgraph_loaded {
 	Webnn__Ipc__GraphInfo *info;
 	void *map;
 	size_t map_len;
@@ -91,17 +86,13 @@ struct graph_loaded {
 	size_t n_prepared;
 };
 /* Frees what ld still holds (a load that did not become a graph). */
-void graph_loaded_free(struct graph_loaded *ld);
+void mlgraph_loaded_free(struct mlgraph_loaded *ld);
 /* Builds graph `graph_id` of context c from a cache entry as BuildGraph builds a request's
  * (the same checks, charges and compile; the mapped bytes are charged like constants). Takes
  * ld's info and map in every case; the reply (an error, or LoadGraphReply once compiled) goes
  * to serial. -1 when the session closed. */
-int graph_build_loaded(struct session *s, struct context *c, uint32_t graph_id, uint64_t serial,
-		       struct graph_loaded *ld);
-
-/* On the timeline, before the compile: the constant operands' bytes as their fills left them
- * (a constant's bytes move into the worker's shared copy when its fill interns them). */
-void graph_bind_data(struct mlgraph *g);
+int mlgraph_build_loaded(struct session *s, struct context *c, uint32_t graph_id, uint64_t serial,
+			 struct mlgraph_loaded *ld);
 
 int handle_build_graph(struct session *s, struct request *rq);
 int handle_destroy_graph(struct session *s, struct request *rq);

@@ -21,6 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The device context is gone: sends ContextLost once; later work fails with CONTEXT_LOST, and
+ * the work running on it is cancelled. */
+static void timeline_lose(struct context *c, const char *message);
+
 _Static_assert(sizeof(struct cmd) + 8 <= OBJ_CMD_BYTES, "obj_charge_bytes counts a command");
 
 /* How often the watchdog looks at the running commands. */
@@ -429,7 +433,7 @@ void timeline_fail(struct context *c, uint64_t serial, uint32_t object_id,
 		reply_error_event(c->obj.s, c->obj.id, object_id, diag);
 }
 
-void timeline_lose(struct context *c, const char *message)
+static void timeline_lose(struct context *c, const char *message)
 {
 	if (c->lost)
 		return;

@@ -121,16 +121,12 @@ void cmd_fail(struct cmd *cmd, uint32_t object_id);
 #define QUICK_PLAN_STRIKES 3u
 #define QUICK_TRIAL_FACTOR 40u /* x quick_max_ns: 2 ms at the default 50 us */
 
-
 /* Replies of this context's requests, in request order (after the work queued before them). */
 void timeline_reply(struct context *c, Webnn__Ipc__Reply *reply);
 void timeline_reply_error(struct context *c, uint64_t serial, const struct wnn_diag *diag);
 /* A failed request of this context: Reply{error} when serial != 0, else ErrorEvent. */
 void timeline_fail(struct context *c, uint64_t serial, uint32_t object_id,
 		   const struct wnn_diag *diag);
-/* The device context is gone: sends ContextLost once; later work fails with CONTEXT_LOST, and
- * the work running on it is cancelled. */
-void timeline_lose(struct context *c, const char *message);
 /* The context was destroyed or its connection closed: queued work is dropped and the running
  * command is cancelled (its result discarded). */
 void timeline_close(struct context *c);

@@ -163,11 +163,6 @@ const void *weights_data(const struct weights *w)
 	return w->data;
 }
 
-uint64_t weights_bytes(const struct weights *w)
-{
-	return w->bytes;
-}
-
 bool weights_unref(struct weights *w)
 {
 	pthread_mutex_lock(&table.lock);

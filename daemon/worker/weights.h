@@ -37,7 +37,6 @@ struct weights *weights_intern(const void *src, uint64_t bytes, void *buf, bool 
 /* Looks bytes up without copying: the shared copy (referenced), or NULL when none holds them. */
 struct weights *weights_find(const void *src, uint64_t bytes);
 const void *weights_data(const struct weights *w);
-uint64_t weights_bytes(const struct weights *w);
 /* Drops a reference; true when it was the last (the bytes are freed: the caller releases the
  * uid's charge for them). */
 bool weights_unref(struct weights *w);

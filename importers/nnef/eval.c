@@ -7,6 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Invokes operation name with bound arguments (one per parameter of f, defaults applied). */
+static struct nnef_value nnef_invoke(struct nnef_eval *ev, const struct nnef_fragment *f,
+				     const struct nnef_type *generic, struct nnef_value *args, int line);
+
+/* Calls a fragment by name with positional arguments only (the operator forms: a + b). */
+static struct nnef_value nnef_call(struct nnef_eval *ev, const char *name, struct nnef_value *args,
+				   size_t n, int line);
+
 _Noreturn void nnef_fail(struct nnef_eval *ev, const char *fmt, ...)
 {
 	if (ev->error && ev->len) {
@@ -617,8 +625,8 @@ static struct nnef_value *bind_args(struct nnef_eval *ev, const struct nnef_frag
 	return args;
 }
 
-struct nnef_value nnef_call(struct nnef_eval *ev, const char *name, struct nnef_value *args,
-			    size_t n, int line)
+static struct nnef_value nnef_call(struct nnef_eval *ev, const char *name, struct nnef_value *args,
+				   size_t n, int line)
 {
 	struct nnef_fragment *f = nnef_find_fragment(ev, name);
 	if (!f)
@@ -798,8 +806,8 @@ static void dry_primitive(struct nnef_eval *ev, const struct nnef_fragment *f,
 	}
 }
 
-struct nnef_value nnef_invoke(struct nnef_eval *ev, const struct nnef_fragment *f,
-			      const struct nnef_type *generic, struct nnef_value *args, int line)
+static struct nnef_value nnef_invoke(struct nnef_eval *ev, const struct nnef_fragment *f,
+				     const struct nnef_type *generic, struct nnef_value *args, int line)
 {
 	if (ev->depth >= NNEF_MAX_CALL_DEPTH)
 		nnef_fail(ev, "operations nested deeper than %d (unbounded recursion?)",

@@ -233,13 +233,7 @@ _Noreturn void nnef_fail_webnn(struct nnef_eval *ev, const char *call, enum webn
 /* Runs the document's graph: binds externals to inputs and fills ev->model. */
 void nnef_run_graph(struct nnef_eval *ev, const struct nnef_document *doc);
 bool nnef_graph_lookup(struct nnef_eval *ev, const char *name, struct nnef_value *out);
-/* Invokes operation name with bound arguments (one per parameter of f, defaults applied). */
-struct nnef_value nnef_invoke(struct nnef_eval *ev, const struct nnef_fragment *f,
-			      const struct nnef_type *generic, struct nnef_value *args, int line);
 struct nnef_fragment *nnef_find_fragment(struct nnef_eval *ev, const char *name);
-/* Calls a fragment by name with positional arguments only (the operator forms: a + b). */
-struct nnef_value nnef_call(struct nnef_eval *ev, const char *name, struct nnef_value *args,
-			    size_t n, int line);
 
 /* The operations mapped to the WebNN builder. Returns false when name has no direct
  * mapping for these arguments (the fragment's body, if it has one, is expanded instead). */
@@ -250,7 +244,6 @@ bool nnef_primitive(struct nnef_eval *ev, const struct nnef_fragment *f,
 /* A tensor value from a literal (for a tensor parameter given a number or logical). */
 struct nnef_tensor *nnef_as_tensor(struct nnef_eval *ev, const struct nnef_value *v,
 				   enum webnn_data_type like);
-struct nnef_tensor *nnef_new_tensor(struct nnef_eval *ev, struct webnn_operand *op, bool logical);
 
 /* Parses and evaluates a graph (and its graph.quant text, may be NULL) without building
  * anything: the fuzzer's entry. */

@@ -109,7 +109,8 @@ static size_t arg_pairs(struct call *c, const char *name, int64_t *p, int64_t *q
 	return v->u.list.n;
 }
 
-struct nnef_tensor *nnef_new_tensor(struct nnef_eval *ev, struct webnn_operand *op, bool logical)
+static struct nnef_tensor *nnef_new_tensor(struct nnef_eval *ev, struct webnn_operand *op,
+					   bool logical)
 {
 	struct nnef_tensor *t = nnef_alloc(&ev->arena, sizeof(*t));
 	t->op = op;

@@ -96,7 +96,6 @@ struct ox_model {
 	size_t n_node_errors, cap_node_errors;
 	enum webnn_status node_errors_status; /* the first listed reason's */
 	bool fatal;                      /* out of memory: stop at once */
-	unsigned long n_tmp_names;       /* names of values the importer makes itself */
 	unsigned long n_node_runs;       /* against OX_MAX_NODE_RUNS */
 	unsigned long n_evals;           /* against OX_MAX_EVALS */
 };
@@ -207,8 +206,6 @@ void ox_val_release(struct ox_val *v);
 /* Runs a graph attribute's initializers and nodes in the current scope. 0, or -1 when one of
  * its nodes failed (already listed) or memory ran out. */
 int ox_run_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset);
-/* A fresh value name no model uses (kept with the model). */
-const char *ox_tmp_name(struct ox_model *M);
 
 /* fold.c: evaluates an elementwise node on the host when all its inputs are small known
  * values: 1 folded (output 0 set), 0 not applicable, -1 error. */

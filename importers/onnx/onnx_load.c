@@ -1104,14 +1104,6 @@ int ox_define(struct ox_node *n, const char *name, const struct ox_val *v)
 	return 0;
 }
 
-const char *ox_tmp_name(struct ox_model *M)
-{
-	char *s = NULL;
-	if (asprintf(&s, "wnn.onnx.%lu", ++M->n_tmp_names) < 0)
-		return NULL;
-	return ox_keep(M, s);
-}
-
 int ox_run_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset)
 {
 	size_t listed = M->n_node_errors;

@@ -324,9 +324,18 @@ static struct webnn_operand *db_body(struct db *g, const struct tool_decoder_wei
 	return db_binary(g, webnn_builder_matmul, x, head, "matmul");
 }
 
-enum webnn_status tool_decoder_build_step(struct webnn_context *ctx,
-					 const struct tool_decoder_weights *w,
-					 struct webnn_graph **out, char *why, size_t why_len)
+/* The step graph: inputs "token" and "pos" (int32 [1]) and, per layer l, "past_k<l>" and
+ * "past_v<l>" (float32 [heads, cache_len, d_model / heads]); outputs "logits" (float32
+ * [1, vocab]), "next_token" (int32 [1]: the argmax of logits, greedy decoding), "next_pos"
+ * (int32 [1]: pos + 1) and "present_k<l>"/"present_v<l>": the caches with row pos replaced by
+ * this token's keys and values (a where() on pos == row; rows after pos are masked out of
+ * attention, so their contents do not matter). WebNN forbids one tensor as both input and
+ * output of a dispatch, so a client keeps two sets of cache tensors and swaps them each step;
+ * next_token and next_pos feed the next step the same way, and nothing returns to the
+ * client but what it reads. */
+static enum webnn_status tool_decoder_build_step(struct webnn_context *ctx,
+						const struct tool_decoder_weights *w,
+						struct webnn_graph **out, char *why, size_t why_len)
 {
 	const struct tool_decoder_config *c = &w->cfg;
 	if (!db_config_ok(c, why, why_len))
@@ -588,11 +597,6 @@ enum webnn_status tool_decoder_run_step(struct tool_decoder_run *r, int32_t *nex
 uint32_t tool_decoder_run_pos(const struct tool_decoder_run *r)
 {
 	return r->pos;
-}
-
-struct webnn_graph *tool_decoder_run_graph(const struct tool_decoder_run *r)
-{
-	return r->graph;
 }
 
 void tool_decoder_run_destroy(struct tool_decoder_run *r)

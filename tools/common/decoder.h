@@ -38,19 +38,6 @@ struct tool_decoder_weights *tool_decoder_weights_random(const struct tool_decod
 						       uint32_t seed);
 void tool_decoder_weights_free(struct tool_decoder_weights *w);
 
-/* The step graph: inputs "token" and "pos" (int32 [1]) and, per layer l, "past_k<l>" and
- * "past_v<l>" (float32 [heads, cache_len, d_model / heads]); outputs "logits" (float32
- * [1, vocab]), "next_token" (int32 [1]: the argmax of logits, greedy decoding), "next_pos"
- * (int32 [1]: pos + 1) and "present_k<l>"/"present_v<l>": the caches with row pos replaced by
- * this token's keys and values (a where() on pos == row; rows after pos are masked out of
- * attention, so their contents do not matter). WebNN forbids one tensor as both input and
- * output of a dispatch, so a client keeps two sets of cache tensors and swaps them each step;
- * next_token and next_pos feed the next step the same way, and nothing returns to the
- * client but what it reads. */
-enum webnn_status tool_decoder_build_step(struct webnn_context *ctx,
-					 const struct tool_decoder_weights *w,
-					 struct webnn_graph **out, char *why, size_t why_len);
-
 /* The same model over a whole sequence, no cache: input "tokens" (int32 [seq], positions
  * 0 .. seq - 1), output "logits" (float32 [seq, vocab]) under a causal mask: row i is what
  * the step graph gives for token i after tokens 0 .. i - 1. seq <= cache_len. */
@@ -74,7 +61,6 @@ enum webnn_status tool_decoder_run_set_token(struct tool_decoder_run *r, int32_t
 enum webnn_status tool_decoder_run_step(struct tool_decoder_run *r, int32_t *next, float *logits);
 /* The position the next step writes. */
 uint32_t tool_decoder_run_pos(const struct tool_decoder_run *r);
-struct webnn_graph *tool_decoder_run_graph(const struct tool_decoder_run *r);
 void tool_decoder_run_destroy(struct tool_decoder_run *r);
 
 #endif

@@ -60,8 +60,10 @@ size_t tool_desc_byte_length(const struct webnn_operand_desc *d)
 	return (size_t)webnn_data_type_byte_length(d->data_type, tool_desc_elements(d));
 }
 
-bool tool_check_values(enum webnn_data_type t, const void *got, const void *want, size_t n,
-		      double atol, double rtol, char *why, size_t len)
+/* Compares n elements of type t: true when all are within tolerance; else why (first bad
+ * element) into why. */
+static bool tool_check_values(enum webnn_data_type t, const void *got, const void *want, size_t n,
+			     double atol, double rtol, char *why, size_t len)
 {
 	bool fl = t == WEBNN_FLOAT32 || t == WEBNN_FLOAT16;
 	for (size_t i = 0; i < n; i++) {

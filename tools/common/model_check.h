@@ -33,9 +33,4 @@ size_t tool_desc_byte_length(const struct webnn_operand_desc *d);
 /* Element i of an array of type t, as a double. */
 double tool_element(enum webnn_data_type t, const void *p, size_t i);
 
-/* Compares n elements of type t: true when all are within tolerance; else why (first bad
- * element) into why. */
-bool tool_check_values(enum webnn_data_type t, const void *got, const void *want, size_t n,
-		      double atol, double rtol, char *why, size_t len);
-
 #endif

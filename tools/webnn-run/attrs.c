@@ -26,7 +26,7 @@ static bool attrs_binary(struct replay *r, const struct run_op *op, struct op_ca
 {
 	if (!op->fn.binary)
 		return no_function(r);
-	if (!want_args(r, c, 2, 2) || !opt_check(r, c->options, opt_none))
+	if (!replay_want_args(r, c, 2, 2) || !opt_check(r, c->options, opt_none))
 		return false;
 	return replay_check_build(r, op->fn.binary(r->b, c->args[0].op, c->args[1].op, &c->out));
 }
@@ -35,7 +35,7 @@ static bool attrs_ternary(struct replay *r, const struct run_op *op, struct op_c
 {
 	if (!op->fn.ternary)
 		return no_function(r);
-	if (!want_args(r, c, 3, 3) || !opt_check(r, c->options, opt_none))
+	if (!replay_want_args(r, c, 3, 3) || !opt_check(r, c->options, opt_none))
 		return false;
 	return replay_check_build(r, op->fn.ternary(r->b, c->args[0].op, c->args[1].op, c->args[2].op,
 				       &c->out));
@@ -48,7 +48,7 @@ static bool unary_scalar_options(struct replay *r, const struct run_op *op, stru
 	static const char *const alpha_beta[] = { "alpha", "beta", NULL };
 	bool beta = op->fn.hard_sigmoid || op->fn.linear;
 	struct webnn_operand *x;
-	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, beta ? alpha_beta : alpha))
+	if (!replay_want_args(r, c, 1, 1) || !opt_check(r, c->options, beta ? alpha_beta : alpha))
 		return false;
 	x = c->args[0].op;
 	if (op->fn.elu) {
@@ -80,7 +80,7 @@ static bool attrs_unary(struct replay *r, const struct run_op *op, struct op_cal
 {
 	if (!op->fn.unary)
 		return unary_scalar_options(r, op, c);
-	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, opt_none))
+	if (!replay_want_args(r, c, 1, 1) || !opt_check(r, c->options, opt_none))
 		return false;
 	return replay_check_build(r, op->fn.unary(r->b, c->args[0].op, &c->out));
 }
@@ -90,7 +90,7 @@ static bool attrs_clamp(struct replay *r, const struct run_op *op, struct op_cal
 	static const char *const known[] = { "minValue", "maxValue", NULL };
 	struct webnn_clamp_options o = WEBNN_CLAMP_OPTIONS_INIT;
 	(void)op;
-	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    !opt_number(r, c->options, "minValue", &o.min_number) ||
 	    !opt_number(r, c->options, "maxValue", &o.max_number))
 		return false;
@@ -103,7 +103,7 @@ static bool attrs_cast(struct replay *r, const struct run_op *op, struct op_call
 {
 	enum webnn_data_type t;
 	(void)op;
-	if (!want_args(r, c, 1, 2) || !opt_check(r, c->options, opt_none))
+	if (!replay_want_args(r, c, 1, 2) || !opt_check(r, c->options, opt_none))
 		return false;
 	if (!replay_parse_dtype(json_string_value(c->args[1].value), &t)) {
 		replay_fail(r, "data type %s not supported by libwebnn",
@@ -125,7 +125,7 @@ static bool attrs_reduce(struct replay *r, const struct run_op *op, struct op_ca
 	bool has_axes;
 	if (!op->fn.reduce)
 		return no_function(r);
-	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    !opt_list(r, c->options, "axes", axes, WEBNN_MAX_RANK, &o.n_axes, &has_axes) ||
 	    !opt_bool(r, c->options, "keepDimensions", &o.keep_dimensions))
 		return false;
@@ -140,7 +140,7 @@ static bool attrs_arg_min_max(struct replay *r, const struct run_op *op, struct 
 	uint32_t axis;
 	if (!op->fn.arg_min_max)
 		return no_function(r);
-	if (!want_args(r, c, 1, 2) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 1, 2) || !opt_check(r, c->options, known) ||
 	    !opt_arg_u32(r, c, 1, &axis) ||
 	    !opt_bool(r, c->options, "keepDimensions", &o.keep_dimensions) ||
 	    !opt_data_type(r, c->options, "outputDataType", &o.output_data_type))
@@ -154,7 +154,7 @@ static bool attrs_cumulative_sum(struct replay *r, const struct run_op *op, stru
 	struct webnn_cumulative_sum_options o = WEBNN_CUMULATIVE_SUM_OPTIONS_INIT;
 	uint32_t axis;
 	(void)op;
-	if (!want_args(r, c, 1, 2) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 1, 2) || !opt_check(r, c->options, known) ||
 	    !opt_arg_u32(r, c, 1, &axis) || !opt_bool(r, c->options, "exclusive", &o.exclusive) ||
 	    !opt_bool(r, c->options, "reversed", &o.reversed))
 		return false;
@@ -170,7 +170,7 @@ static bool attrs_batch_normalization(struct replay *r, const struct run_op *op,
 	struct webnn_batch_normalization_options o = WEBNN_BATCH_NORMALIZATION_OPTIONS_INIT;
 	json_t *axis = json_object_get(c->options, "axis");
 	(void)op;
-	if (!want_args(r, c, 3, 3) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 3, 3) || !opt_check(r, c->options, known) ||
 	    !opt_operand(r, c->options, "scale", &o.scale) ||
 	    !opt_operand(r, c->options, "bias", &o.bias) ||
 	    !opt_double(r, c->options, "epsilon", &o.epsilon))
@@ -190,7 +190,7 @@ static bool attrs_instance_normalization(struct replay *r, const struct run_op *
 	struct webnn_instance_normalization_options o = WEBNN_INSTANCE_NORMALIZATION_OPTIONS_INIT;
 	int layout = (int)o.layout;
 	(void)op;
-	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    !opt_operand(r, c->options, "scale", &o.scale) ||
 	    !opt_operand(r, c->options, "bias", &o.bias) ||
 	    !opt_double(r, c->options, "epsilon", &o.epsilon) ||
@@ -208,7 +208,7 @@ static bool attrs_layer_normalization(struct replay *r, const struct run_op *op,
 	uint32_t axes[WEBNN_MAX_RANK];
 	bool has_axes;
 	(void)op;
-	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    !opt_operand(r, c->options, "scale", &o.scale) ||
 	    !opt_operand(r, c->options, "bias", &o.bias) ||
 	    !opt_list(r, c->options, "axes", axes, WEBNN_MAX_RANK, &o.n_axes, &has_axes) ||
@@ -222,7 +222,7 @@ static bool attrs_softmax(struct replay *r, const struct run_op *op, struct op_c
 {
 	uint32_t axis;
 	(void)op;
-	if (!want_args(r, c, 1, 2) || !opt_check(r, c->options, opt_none))
+	if (!replay_want_args(r, c, 1, 2) || !opt_check(r, c->options, opt_none))
 		return false;
 	if (!replay_json_u32(c->args[1].value, &axis)) {
 		replay_fail(r, "axis is not an unsigned integer");
@@ -241,7 +241,7 @@ static bool attrs_conv2d(struct replay *r, const struct run_op *op, struct op_ca
 	struct webnn_conv2d_options o = WEBNN_CONV2D_OPTIONS_INIT;
 	int il = (int)o.input_layout, fl = (int)o.filter_layout;
 	(void)op;
-	if (!want_args(r, c, 2, 2) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 2, 2) || !opt_check(r, c->options, known) ||
 	    !opt_u32_array(r, c->options, "padding", o.padding, 4, &o.n_padding) ||
 	    !opt_u32_array(r, c->options, "strides", o.strides, 2, &o.n_strides) ||
 	    !opt_u32_array(r, c->options, "dilations", o.dilations, 2, &o.n_dilations) ||
@@ -264,7 +264,7 @@ static bool attrs_conv_transpose2d(struct replay *r, const struct run_op *op, st
 	struct webnn_conv_transpose2d_options o = WEBNN_CONV_TRANSPOSE2D_OPTIONS_INIT;
 	int il = (int)o.input_layout, fl = (int)o.filter_layout;
 	(void)op;
-	if (!want_args(r, c, 2, 2) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 2, 2) || !opt_check(r, c->options, known) ||
 	    !opt_u32_array(r, c->options, "padding", o.padding, 4, &o.n_padding) ||
 	    !opt_u32_array(r, c->options, "strides", o.strides, 2, &o.n_strides) ||
 	    !opt_u32_array(r, c->options, "dilations", o.dilations, 2, &o.n_dilations) ||
@@ -291,7 +291,7 @@ static bool attrs_pool2d(struct replay *r, const struct run_op *op, struct op_ca
 	int layout = (int)o.layout, rounding = (int)o.output_shape_rounding;
 	if (!op->fn.pool)
 		return no_function(r);
-	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    !opt_u32_array(r, c->options, "windowDimensions", o.window_dimensions, 2,
 			   &o.n_window_dimensions) ||
 	    !opt_u32_array(r, c->options, "padding", o.padding, 4, &o.n_padding) ||
@@ -314,7 +314,7 @@ static bool attrs_gemm(struct replay *r, const struct run_op *op, struct op_call
 					     NULL };
 	struct webnn_gemm_options o = WEBNN_GEMM_OPTIONS_INIT;
 	(void)op;
-	if (!want_args(r, c, 2, 2) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 2, 2) || !opt_check(r, c->options, known) ||
 	    !opt_operand(r, c->options, "c", &o.c) ||
 	    !opt_double(r, c->options, "alpha", &o.alpha) ||
 	    !opt_double(r, c->options, "beta", &o.beta) ||
@@ -330,7 +330,7 @@ static bool attrs_concat(struct replay *r, const struct run_op *op, struct op_ca
 {
 	uint32_t axis;
 	(void)op;
-	if (!want_args(r, c, 0, 2) || !opt_check(r, c->options, opt_none))
+	if (!replay_want_args(r, c, 0, 2) || !opt_check(r, c->options, opt_none))
 		return false;
 	json_t *list = c->args[0].value;
 	if (!json_is_array(list)) {
@@ -371,7 +371,7 @@ static bool attrs_shape(struct replay *r, const struct run_op *op, struct op_cal
 	uint32_t shape[WEBNN_MAX_RANK], n;
 	if (!op->fn.shape)
 		return no_function(r);
-	if (!want_args(r, c, 1, 2) || !opt_check(r, c->options, opt_none) ||
+	if (!replay_want_args(r, c, 1, 2) || !opt_check(r, c->options, opt_none) ||
 	    !opt_parse_u32_array(r, c->args[1].value, c->args[1].key, shape, WEBNN_MAX_RANK, &n))
 		return false;
 	return replay_check_build(r, op->fn.shape(r->b, c->args[0].op, shape, n, &c->out));
@@ -383,7 +383,7 @@ static bool attrs_transpose(struct replay *r, const struct run_op *op, struct op
 	uint32_t perm[WEBNN_MAX_RANK], n = 0;
 	json_t *p = json_object_get(c->options, "permutation");
 	(void)op;
-	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    (p && !opt_parse_u32_array(r, p, "permutation", perm, WEBNN_MAX_RANK, &n)))
 		return false;
 	return replay_check_build(r, webnn_builder_transpose(r->b, c->args[0].op, p ? perm : NULL, n, &c->out));
@@ -397,7 +397,7 @@ static bool attrs_pad(struct replay *r, const struct run_op *op, struct op_call 
 	uint32_t begin[WEBNN_MAX_RANK], end[WEBNN_MAX_RANK], nb, ne;
 	int mode = (int)o.mode;
 	(void)op;
-	if (!want_args(r, c, 1, 3) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 1, 3) || !opt_check(r, c->options, known) ||
 	    !opt_parse_u32_array(r, c->args[1].value, "beginningPadding", begin, WEBNN_MAX_RANK, &nb) ||
 	    !opt_parse_u32_array(r, c->args[2].value, "endingPadding", end, WEBNN_MAX_RANK, &ne) ||
 	    !opt_enum(r, c->options, "mode", modes, &mode) ||
@@ -414,7 +414,7 @@ static bool attrs_reverse(struct replay *r, const struct run_op *op, struct op_c
 	uint32_t axes[WEBNN_MAX_RANK];
 	bool has_axes;
 	(void)op;
-	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    !opt_list(r, c->options, "axes", axes, WEBNN_MAX_RANK, &o.n_axes, &has_axes))
 		return false;
 	o.axes = has_axes ? axes : NULL;
@@ -428,7 +428,7 @@ static bool attrs_slice(struct replay *r, const struct run_op *op, struct op_cal
 	uint32_t starts[WEBNN_MAX_RANK], sizes[WEBNN_MAX_RANK], strides[WEBNN_MAX_RANK], ns, nz;
 	bool has_strides;
 	(void)op;
-	if (!want_args(r, c, 1, 3) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 1, 3) || !opt_check(r, c->options, known) ||
 	    !opt_parse_u32_array(r, c->args[1].value, "starts", starts, WEBNN_MAX_RANK, &ns) ||
 	    !opt_parse_u32_array(r, c->args[2].value, "sizes", sizes, WEBNN_MAX_RANK, &nz) ||
 	    !opt_list(r, c->options, "strides", strides, WEBNN_MAX_RANK, &o.n_strides,
@@ -447,7 +447,7 @@ static bool attrs_split(struct replay *r, const struct run_op *op, struct op_cal
 	uint32_t sizes[MAX_OUTS], n, count;
 	json_t *splits = c->args[1].value;
 	(void)op;
-	if (!want_args(r, c, 1, 2) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 1, 2) || !opt_check(r, c->options, known) ||
 	    !opt_u32(r, c->options, "axis", &o.axis))
 		return false;
 	if (json_is_array(splits)) {
@@ -468,7 +468,7 @@ static bool attrs_triangular(struct replay *r, const struct run_op *op, struct o
 	struct webnn_triangular_options o = WEBNN_TRIANGULAR_OPTIONS_INIT;
 	json_t *diag = json_object_get(c->options, "diagonal");
 	(void)op;
-	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    !opt_bool(r, c->options, "upper", &o.upper))
 		return false;
 	if (diag) {
@@ -491,7 +491,7 @@ static bool attrs_gather(struct replay *r, const struct run_op *op, struct op_ca
 	struct webnn_gather_options o = WEBNN_GATHER_OPTIONS_INIT;
 	if (!op->fn.gather)
 		return attrs_binary(r, op, c);
-	if (!want_args(r, c, 2, 2) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 2, 2) || !opt_check(r, c->options, known) ||
 	    !opt_u32(r, c->options, "axis", &o.axis))
 		return false;
 	return replay_check_build(r, op->fn.gather(r->b, c->args[0].op, c->args[1].op, &o, &c->out));
@@ -504,7 +504,7 @@ static bool attrs_scatter(struct replay *r, const struct run_op *op, struct op_c
 	struct webnn_scatter_options o = WEBNN_SCATTER_OPTIONS_INIT;
 	if (!op->fn.scatter)
 		return attrs_ternary(r, op, c);
-	if (!want_args(r, c, 3, 3) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 3, 3) || !opt_check(r, c->options, known) ||
 	    !opt_u32(r, c->options, "axis", &o.axis))
 		return false;
 	return replay_check_build(r, op->fn.scatter(r->b, c->args[0].op, c->args[1].op, c->args[2].op, &o,
@@ -519,7 +519,7 @@ static bool rnn_head(struct replay *r, struct op_call *c, const char *const *kno
 		     uint32_t *steps, uint32_t *hidden, struct webnn_operand **bias,
 		     struct webnn_operand **recurrent_bias)
 {
-	return want_args(r, c, 3, 5) && opt_check(r, c->options, known) &&
+	return replay_want_args(r, c, 3, 5) && opt_check(r, c->options, known) &&
 	       opt_arg_u32(r, c, 3, steps) && opt_arg_u32(r, c, 4, hidden) &&
 	       opt_operand(r, c->options, "bias", bias) &&
 	       opt_operand(r, c->options, "recurrentBias", recurrent_bias);
@@ -566,7 +566,7 @@ static bool attrs_gru_cell(struct replay *r, const struct run_op *op, struct op_
 	int layout = (int)o.layout;
 	uint32_t hidden;
 	(void)op;
-	if (!want_args(r, c, 4, 5) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 4, 5) || !opt_check(r, c->options, known) ||
 	    !opt_arg_u32(r, c, 4, &hidden) || !opt_operand(r, c->options, "bias", &o.bias) ||
 	    !opt_operand(r, c->options, "recurrentBias", &o.recurrent_bias) ||
 	    !opt_bool(r, c->options, "resetAfter", &o.reset_after) ||
@@ -609,7 +609,7 @@ static bool attrs_lstm_cell(struct replay *r, const struct run_op *op, struct op
 	int layout = (int)o.layout;
 	uint32_t hidden;
 	(void)op;
-	if (!want_args(r, c, 5, 6) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 5, 6) || !opt_check(r, c->options, known) ||
 	    !opt_arg_u32(r, c, 5, &hidden) || !opt_operand(r, c->options, "bias", &o.bias) ||
 	    !opt_operand(r, c->options, "recurrentBias", &o.recurrent_bias) ||
 	    !opt_operand(r, c->options, "peepholeWeight", &o.peephole_weight) ||
@@ -633,7 +633,7 @@ static bool attrs_resample2d(struct replay *r, const struct run_op *op, struct o
 	bool present;
 	json_t *scales = json_object_get(c->options, "scales");
 	(void)op;
-	if (!want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
+	if (!replay_want_args(r, c, 1, 1) || !opt_check(r, c->options, known) ||
 	    !opt_enum(r, c->options, "mode", modes, &mode) ||
 	    !opt_list(r, c->options, "sizes", o.sizes, 2, &o.n_sizes, &present) ||
 	    !opt_list(r, c->options, "axes", o.axes, 2, &o.n_axes, &present))
@@ -720,7 +720,8 @@ const struct run_op *attrs_find_op(const char *spec_name)
 	return NULL;
 }
 
-const char *attrs_nearest_op(const char *spec_name)
+/* The known operator nearest to a misspelt name, or NULL. */
+static const char *attrs_nearest_op(const char *spec_name)
 {
 	const char *names[sizeof(run_ops) / sizeof(run_ops[0])];
 	for (size_t i = 0; i < sizeof(run_ops) / sizeof(run_ops[0]); i++)

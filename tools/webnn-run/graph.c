@@ -37,7 +37,7 @@ static enum verdict check_operators(struct replay *r, json_t *opers)
 			attrs_unknown_op(r, m);
 			return V_FAIL;
 		}
-		if (!context_lists_op(r->ctx, m)) {
+		if (!operators_context_lists(r->ctx, m)) {
 			replay_fail(r, "%s: not supported by this context (absent from its opSupportLimits)",
 				m);
 			return V_SKIP;

@@ -5,7 +5,7 @@
 
 #include "run.h"
 
-bool context_lists_op(struct webnn_context *ctx, const char *spec_name)
+bool operators_context_lists(struct webnn_context *ctx, const char *spec_name)
 {
 	const char *op, *role;
 	struct webnn_tensor_limits l;

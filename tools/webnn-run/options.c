@@ -8,7 +8,7 @@
 
 const char *const opt_none[] = { NULL };
 
-bool want_args(struct replay *r, struct op_call *c, size_t n_operands, size_t n_total)
+bool replay_want_args(struct replay *r, struct op_call *c, size_t n_operands, size_t n_total)
 {
 	if (c->n_args != n_total) {
 		replay_fail(r, "%s: %zu arguments, expected %zu", r->op_name, c->n_args, n_total);

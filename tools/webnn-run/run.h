@@ -78,7 +78,7 @@ struct webnn_operand *replay_operand_arg(struct replay *r, json_t *v, bool *erro
 
 /* ---- options.c: arguments and MLOperatorOptions members read from JSON */
 extern const char *const opt_none[];
-bool want_args(struct replay *r, struct op_call *c, size_t n_operands, size_t n_total);
+bool replay_want_args(struct replay *r, struct op_call *c, size_t n_operands, size_t n_total);
 bool opt_check(struct replay *r, json_t *opts, const char *const *known);
 bool opt_arg_u32(struct replay *r, struct op_call *c, size_t i, uint32_t *out);
 bool opt_parse_u32_array(struct replay *r, json_t *v, const char *what, uint32_t *out, uint32_t max,
@@ -161,15 +161,13 @@ struct run_op {
 };
 
 const struct run_op *attrs_find_op(const char *spec_name);
-/* The known operator nearest to a misspelt name, or NULL. */
-const char *attrs_nearest_op(const char *spec_name);
 /* "rleu: unknown operator (did you mean relu?)" into r->err. */
 void attrs_unknown_op(struct replay *r, const char *spec_name);
 
 /* ---- operators.c: one operator of graph.operators, its arguments, roles and results */
 bool operators_build(struct replay *r, json_t *oper, bool optional);
 /* Whether opSupportLimits names the operator at all. */
-bool context_lists_op(struct webnn_context *ctx, const char *spec_name);
+bool operators_context_lists(struct webnn_context *ctx, const char *spec_name);
 bool operators_type_in(uint32_t mask, enum webnn_data_type t);
 
 /* ---- outputs.c: outputs against expectedOutputs (WPT tolerances), or as JSON */

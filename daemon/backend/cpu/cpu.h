@@ -242,9 +242,6 @@ enum webnn_status cpu_f16_wrap(struct cpu_step *s, struct wnn_diag *diag);
  * value gives anyway), on the calling thread. */
 void cpu_half_to_float(float *dst, const uint16_t *src, uint64_t n);
 void cpu_float_to_half(uint16_t *dst, const float *src, uint64_t n);
-/* The same split over threads when large. */
-void cpu_h2f(const uint16_t *h, float *f, uint64_t n, int threads);
-void cpu_f2h(const float *f, uint16_t *h, uint64_t n, int threads);
 
 /* ---- the oneDNN layer (cpu_dnnl.c). oneDNN 2.x C API (Debian 12 ships 2.6); 3.x changed
  * operation descriptors, so every call that differs stays behind these helpers. */
@@ -302,7 +299,6 @@ bool cpu_weights_adopt(const struct backend_prepared *p);
 void *cpu_weights_put(const void *src, const dnnl_memory_desc_t *src_md,
 		      const dnnl_memory_desc_t *dst_md, void *buf);
 void cpu_weights_release(void *buf);
-size_t cpu_weights_count(void);
 /* Destroys the primitive and every argument's memory object (not p itself). */
 void cpu_dnnl_prim_fini(struct cpu_dnnl_prim *p);
 /* Allocates a step's primitive record (s->priv, s->destroy, s->run = cpu_dnnl_run are set);
@@ -345,14 +341,9 @@ struct cpu_dnnl_chunks *cpu_dnnl_chunks_step(struct cpu_step *s, uint32_t count)
 enum webnn_status cpu_dnnl_chunks_exec(const struct cpu_dnnl_chunks *c, const struct graph_node *n,
 				       void *const *bufs, const struct cpu_exec *x,
 				       struct wnn_diag *diag);
-enum webnn_status cpu_dnnl_chunks_run(const struct cpu_step *s, void *const *bufs,
-				      const struct cpu_exec *x, struct wnn_diag *diag);
 /* Runs one primitive record: sets bound handles from bufs, executes, waits. */
 enum webnn_status cpu_dnnl_exec(const struct cpu_dnnl_prim *p, const struct graph_node *n,
 				void *const *bufs, const struct cpu_exec *x, struct wnn_diag *diag);
-/* The run function cpu_dnnl_step installs: cpu_dnnl_exec of s->priv. */
-enum webnn_status cpu_dnnl_run(const struct cpu_step *s, void *const *bufs,
-			       const struct cpu_exec *x, struct wnn_diag *diag);
 
 /* Post-ops for n's epilogue on a primitive whose dst is described by dst_md (channel add as a
  * per-channel binary add, residual as a full-shape binary add, relu/clamp as eltwise), for

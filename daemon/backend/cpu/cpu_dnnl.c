@@ -8,6 +8,13 @@
 
 #include "daemon/backend/cpu/cpu.h"
 
+static enum webnn_status cpu_dnnl_chunks_run(const struct cpu_step *s, void *const *bufs,
+					     const struct cpu_exec *x, struct wnn_diag *diag);
+
+/* The run function cpu_dnnl_step installs: cpu_dnnl_exec of s->priv. */
+static enum webnn_status cpu_dnnl_run(const struct cpu_step *s, void *const *bufs,
+				      const struct cpu_exec *x, struct wnn_diag *diag);
+
 enum webnn_status cpu_dnnl_check(dnnl_status_t st, const struct graph_node *n, const char *what,
 				 struct wnn_diag *diag)
 {
@@ -370,8 +377,8 @@ enum webnn_status cpu_dnnl_exec(const struct cpu_dnnl_prim *p, const struct grap
 	return st;
 }
 
-enum webnn_status cpu_dnnl_run(const struct cpu_step *s, void *const *bufs,
-			       const struct cpu_exec *x, struct wnn_diag *diag)
+static enum webnn_status cpu_dnnl_run(const struct cpu_step *s, void *const *bufs,
+				      const struct cpu_exec *x, struct wnn_diag *diag)
 {
 	return cpu_dnnl_exec(s->priv, s->n, bufs, x, diag);
 }
@@ -424,8 +431,8 @@ enum webnn_status cpu_dnnl_chunks_exec(const struct cpu_dnnl_chunks *c, const st
 	return st;
 }
 
-enum webnn_status cpu_dnnl_chunks_run(const struct cpu_step *s, void *const *bufs,
-				      const struct cpu_exec *x, struct wnn_diag *diag)
+static enum webnn_status cpu_dnnl_chunks_run(const struct cpu_step *s, void *const *bufs,
+					     const struct cpu_exec *x, struct wnn_diag *diag)
 {
 	return cpu_dnnl_chunks_exec(s->priv, s->n, bufs, x, diag);
 }

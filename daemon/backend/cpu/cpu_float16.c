@@ -71,7 +71,8 @@ void cpu_float_to_half(uint16_t *dst, const float *src, uint64_t n)
 
 #define CPU_CVT_BLOCK 65536
 
-void cpu_h2f(const uint16_t *h, float *f, uint64_t n, int threads)
+/* cpu_half_to_float and cpu_float_to_half split over threads when large. */
+static void cpu_h2f(const uint16_t *h, float *f, uint64_t n, int threads)
 {
 	const uint64_t nblk = (n + CPU_CVT_BLOCK - 1) / CPU_CVT_BLOCK;
 #pragma omp parallel for num_threads(threads) if (nblk > 1)
@@ -81,7 +82,7 @@ void cpu_h2f(const uint16_t *h, float *f, uint64_t n, int threads)
 	}
 }
 
-void cpu_f2h(const float *f, uint16_t *h, uint64_t n, int threads)
+static void cpu_f2h(const float *f, uint16_t *h, uint64_t n, int threads)
 {
 	const uint64_t nblk = (n + CPU_CVT_BLOCK - 1) / CPU_CVT_BLOCK;
 #pragma omp parallel for num_threads(threads) if (nblk > 1)

@@ -162,13 +162,3 @@ bool cpu_weights_adopt(const struct backend_prepared *p)
 	pthread_mutex_unlock(&weights_lock);
 	return true;
 }
-
-size_t cpu_weights_count(void)
-{
-	size_t n = 0;
-	pthread_mutex_lock(&weights_lock);
-	for (struct cpu_weight *w = weights_list; w; w = w->next)
-		n++;
-	pthread_mutex_unlock(&weights_lock);
-	return n;
-}

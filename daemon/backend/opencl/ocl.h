@@ -42,7 +42,6 @@ struct ocl_options {
 	bool storage_copy;
 	char kernel_dir[512];  /* $WEBNN_KERNEL_DIR: kernels/<file> read from there; "" embedded */
 };
-void ocl_options_read(struct ocl_options *o);
 
 struct backend {
 	struct ocl_device devices[OCL_MAX_DEVICES];
@@ -85,9 +84,6 @@ enum webnn_status ocl_program_get(struct backend *be, struct ocl_device *dev, co
 /* Applies the carried CLBlast parameters for the PoCL CPU device (tuned) or CLBlast's generic
  * defaults (for comparisons in tests/bench_ops.c). */
 void ocl_clblast_params(struct ocl_device *dev, bool tuned);
-/* The text of kernels/<file> (from kernel_dir when it is not empty, else embedded); NULL when
- * unknown. Caller frees. */
-char *ocl_kernel_source(const char *kernel_dir, const char *file);
 
 /* ---- plans (ocl_plan.c, ocl_steps.c) */
 
@@ -211,7 +207,6 @@ extern const char *const ocl_cl_types[WNN_DT_COUNT];
 #define OCL_FAILED(b) ((b)->diag->status != WEBNN_STATUS_OK)
 
 uint32_t ocl_slot_add(struct ocl_build *b, enum ocl_slot_kind kind, uint32_t index, size_t bytes);
-size_t ocl_desc_bytes(const struct ocl_build *b, uint32_t operand);
 size_t ocl_desc_count(const struct ocl_build *b, uint32_t operand);
 /* Host bytes of a constant operand, NULL for anything else. */
 const void *ocl_const_data(struct ocl_build *b, uint32_t operand);

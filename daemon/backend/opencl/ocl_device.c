@@ -70,7 +70,7 @@ enum webnn_status ocl_enqueue_status(cl_int err)
 
 /* ------------------------------------------------------------------ kernel sources */
 
-void ocl_options_read(struct ocl_options *o)
+static void ocl_options_read(struct ocl_options *o)
 {
 	memset(o, 0, sizeof *o);
 	const char *e;
@@ -82,7 +82,9 @@ void ocl_options_read(struct ocl_options *o)
 		snprintf(o->kernel_dir, sizeof o->kernel_dir, "%s", e);
 }
 
-char *ocl_kernel_source(const char *dir, const char *file)
+/* The text of kernels/<file> (from kernel_dir when it is not empty, else embedded); NULL when
+ * unknown. Caller frees. */
+static char *ocl_kernel_source(const char *dir, const char *file)
 {
 	if (dir && *dir) {
 		char path[1024];

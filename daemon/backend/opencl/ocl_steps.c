@@ -262,7 +262,7 @@ struct ocl_step *ocl_kernel_n(struct ocl_build *b, cl_program prog, const char *
 	return s;
 }
 
-size_t ocl_desc_bytes(const struct ocl_build *b, uint32_t operand)
+static size_t ocl_desc_bytes(const struct ocl_build *b, uint32_t operand)
 {
 	uint64_t n = 0;
 	wnn_desc_bytes(&b->g->values[operand].desc, &n);
