@@ -65,21 +65,33 @@ test('onnxruntime-web WebNN EP on navigator.ml matches onnxruntime-node', { skip
   const ortNode = require(path.join(nodeDir, 'node_modules', 'onnxruntime-node'));
   const daemon = await startDaemon();
   try {
-    for (const m of models) {
-      const n = m.dims.reduce((a, b) => a * b, 1);
-      const x = input(n, 7);
-      fs.writeFileSync(`${tmp}/in.bin`, Buffer.from(x.buffer));
-      const run = spawnSync(process.execPath, [path.join(__dirname, 'ort_web_run.mjs'), webDir, m.file,
-        `${tmp}/in.bin`, m.dims.join(','), `${tmp}/out.bin`], {
-        encoding: 'utf8', timeout: 600000,
-        env: { ...process.env, WEBNN_SOCKET: daemon.socketPath, WEBNN_BUILD: build } });
-      const log = `${run.stdout}\n${run.stderr}`;
-      assert.strictEqual(run.status, 0, `${m.name}: ${log.split('\n').filter((l) => !/\[[IV]:onnx/.test(l)).slice(-20).join('\n')}`);
+    // One onnxruntime-web process for every model (its start-up is the expensive part).
+    const args = [path.join(__dirname, 'ort_web_run.mjs'), webDir];
+    const xs = models.map((m, k) => {
+      const x = input(m.dims.reduce((a, b) => a * b, 1), 7);
+      fs.writeFileSync(`${tmp}/in${k}.bin`, Buffer.from(x.buffer));
+      args.push(m.file, `${tmp}/in${k}.bin`, m.dims.join(','), `${tmp}/out${k}.bin`);
+      return x;
+    });
+    const run = spawnSync(process.execPath, args, {
+      encoding: 'utf8', timeout: 600000, maxBuffer: 64 << 20,
+      env: { ...process.env, WEBNN_SOCKET: daemon.socketPath, WEBNN_BUILD: build } });
+    const all = `${run.stdout}\n${run.stderr}`;
+    assert.strictEqual(run.status, 0, all.split('\n').filter((l) => !/\[[IV]:onnx/.test(l)).slice(-20).join('\n'));
+    // stdout and stderr are read apart: each model's part of either starts at its marker line
+    const part = (text, k) => {
+      const from = text.indexOf(`=== model ${k}\n`);
+      const to = text.indexOf(`=== model ${k + 1}\n`);
+      return from < 0 ? '' : text.slice(from, to < 0 ? undefined : to);
+    };
+    for (const [k, m] of models.entries()) {
+      const x = xs[k];
+      const log = `${part(run.stdout, k)}\n${part(run.stderr, k)}`;
       // Where the provider placed the nodes: every one on WebNN, or the test says which not.
       const cap = log.match(/number of nodes in the graph: (\d+) number of nodes supported by WebNN: (\d+)/);
       assert.ok(cap, `${m.name}: no GetCapability line from the WebNN provider`);
       const fallback = [...log.matchAll(/\[[IW]:onnxruntime:.*(?:not supported|unsupported|is not supported)[^\n]*/g)].map((l) => l[0]);
-      const web = new Float32Array(new Uint8Array(fs.readFileSync(`${tmp}/out.bin`)).buffer);
+      const web = new Float32Array(new Uint8Array(fs.readFileSync(`${tmp}/out${k}.bin`)).buffer);
       const sess = await ortNode.InferenceSession.create(m.file, { executionProviders: ['cpu'] });
       const ref = (await sess.run({ [sess.inputNames[0]]: new ortNode.Tensor('float32', x, m.dims) }))[sess.outputNames[0]].data;
       assert.strictEqual(web.length, ref.length, `${m.name}: output sizes`);
