@@ -61,6 +61,16 @@ test('onnxruntime-web WebNN EP on navigator.ml matches onnxruntime-node', { skip
     { name: 'relu', file: `${testdata}/test_relu/model.onnx`, dims: [3, 4, 5] },
     { name: 'softmax', file: `${testdata}/test_softmax_axis_1/model.onnx`, dims: [3, 4, 5] },
     { name: 'sigmoid', file: `${testdata}/test_sigmoid/model.onnx`, dims: [3, 4, 5] },
+    // a model per operator family that a one-input test of onnx's data covers
+    { name: 'elu', file: `${testdata}/test_elu/model.onnx`, dims: [3, 4, 5] },
+    { name: 'leakyRelu', file: `${testdata}/test_leakyrelu/model.onnx`, dims: [3, 4, 5] },
+    { name: 'hardSwish', file: `${testdata}/test_hardswish/model.onnx`, dims: [3, 4, 5] },
+    { name: 'maxPool', file: `${testdata}/test_maxpool_2d_default/model.onnx`, dims: [1, 3, 32, 32] },
+    { name: 'averagePool', file: `${testdata}/test_averagepool_2d_default/model.onnx`, dims: [1, 3, 32, 32] },
+    { name: 'globalAveragePool', file: `${testdata}/test_globalaveragepool/model.onnx`, dims: [1, 3, 5, 5] },
+    { name: 'reduceMax', file: `${testdata}/test_reduce_max_default_axes_keepdim_example/model.onnx`, dims: [3, 2, 2] },
+    { name: 'transpose', file: `${testdata}/test_transpose_default/model.onnx`, dims: [2, 3, 4] },
+    { name: 'depthToSpace', file: `${testdata}/test_depthtospace_example/model.onnx`, dims: [1, 8, 2, 3] },
   ].filter((m) => fs.existsSync(m.file)); // onnx's test data: libonnx-testdata, when installed
   const ortNode = require(path.join(nodeDir, 'node_modules', 'onnxruntime-node'));
   const daemon = await startDaemon();
