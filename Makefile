@@ -446,9 +446,12 @@ installable: $(DAEMON_BIN) $(LIB_CLIENT) $(LIB_CLIENT_SO) $(TOOLS_BIN) $(OPS_GEN
 # require('webnn') finds $(NODE_MODULES_DIR)/webnn: $(PREFIX)/lib/node is on the module path of
 # the node installed in $(PREFIX)/bin (Node's global folders).
 NODE_MODULES_DIR ?= $(PREFIX)/lib/node
+# (not with SAN=1: the sanitizer build has no addon, see node above)
 ifneq ($(NODE_INCLUDE),)
+ifneq ($(SAN),1)
 installable: node
 install: install-node
+endif
 endif
 .PHONY: install-node
 install-node: node
