@@ -821,6 +821,79 @@ WEBNN_EXPORT enum webnn_status webnn_builder_resample2d(struct webnn_builder *b,
 							const struct webnn_resample2d_options *o,
 							struct webnn_operand **out);
 
+/* ------------------------------- operator tables -------------------------------------- */
+/* The function types of the builder's shared signatures and one member per type, for programs
+ * that keep a table of operators (bindings, tools): a row of WEBNN_OPERATORS fills the member
+ * of its form with webnn_builder_<c_name>. */
+typedef enum webnn_status (*webnn_builder_unary_fn)(struct webnn_builder *, struct webnn_operand *,
+				      struct webnn_operand **);
+typedef enum webnn_status (*webnn_builder_binary_fn)(struct webnn_builder *, struct webnn_operand *,
+				       struct webnn_operand *, struct webnn_operand **);
+typedef enum webnn_status (*webnn_builder_ternary_fn)(struct webnn_builder *, struct webnn_operand *,
+					struct webnn_operand *, struct webnn_operand *,
+					struct webnn_operand **);
+typedef enum webnn_status (*webnn_builder_shape_fn)(struct webnn_builder *, struct webnn_operand *,
+				      const uint32_t *, uint32_t, struct webnn_operand **);
+typedef enum webnn_status (*webnn_builder_pool_fn)(struct webnn_builder *, struct webnn_operand *,
+				     const struct webnn_pool2d_options *, struct webnn_operand **);
+typedef enum webnn_status (*webnn_builder_reduce_fn)(struct webnn_builder *, struct webnn_operand *,
+				       const struct webnn_reduce_options *,
+				       struct webnn_operand **);
+typedef enum webnn_status (*webnn_builder_arg_min_max_fn)(struct webnn_builder *, struct webnn_operand *,
+					    uint32_t, const struct webnn_arg_min_max_options *,
+					    struct webnn_operand **);
+typedef enum webnn_status (*webnn_builder_gather_fn)(struct webnn_builder *, struct webnn_operand *,
+				       struct webnn_operand *, const struct webnn_gather_options *,
+				       struct webnn_operand **);
+typedef enum webnn_status (*webnn_builder_scatter_fn)(struct webnn_builder *, struct webnn_operand *,
+					struct webnn_operand *, struct webnn_operand *,
+					const struct webnn_scatter_options *,
+					struct webnn_operand **);
+typedef enum webnn_status (*webnn_builder_elu_fn)(struct webnn_builder *, struct webnn_operand *,
+				    const struct webnn_elu_options *, struct webnn_operand **);
+typedef enum webnn_status (*webnn_builder_leaky_relu_fn)(struct webnn_builder *, struct webnn_operand *,
+					   const struct webnn_leaky_relu_options *,
+					   struct webnn_operand **);
+typedef enum webnn_status (*webnn_builder_hard_sigmoid_fn)(struct webnn_builder *, struct webnn_operand *,
+					     const struct webnn_hard_sigmoid_options *,
+					     struct webnn_operand **);
+typedef enum webnn_status (*webnn_builder_linear_fn)(struct webnn_builder *, struct webnn_operand *,
+				       const struct webnn_linear_options *,
+				       struct webnn_operand **);
+struct webnn_builder_fns {
+	webnn_builder_unary_fn unary;
+	webnn_builder_binary_fn binary;
+	webnn_builder_ternary_fn ternary;
+	webnn_builder_shape_fn shape;
+	webnn_builder_pool_fn pool;
+	webnn_builder_reduce_fn reduce;
+	webnn_builder_arg_min_max_fn arg_min_max;
+	webnn_builder_gather_fn gather;
+	webnn_builder_scatter_fn scatter;
+	webnn_builder_elu_fn elu;
+	webnn_builder_leaky_relu_fn leaky_relu;
+	webnn_builder_hard_sigmoid_fn hard_sigmoid;
+	webnn_builder_linear_fn linear;
+};
+
+/* The initializer of struct webnn_builder_fns for the operator webnn_builder_<c>: the member of
+ * its form set, the others NULL (C11 _Generic, so the compiler checks every signature). */
+#define WEBNN_BUILDER_FN_IF_(T, c) _Generic(&webnn_builder_##c, T: webnn_builder_##c, default: (T)0)
+#define WEBNN_BUILDER_FNS(c) \
+	{ WEBNN_BUILDER_FN_IF_(webnn_builder_unary_fn, c), \
+	  WEBNN_BUILDER_FN_IF_(webnn_builder_binary_fn, c), \
+	  WEBNN_BUILDER_FN_IF_(webnn_builder_ternary_fn, c), \
+	  WEBNN_BUILDER_FN_IF_(webnn_builder_shape_fn, c), \
+	  WEBNN_BUILDER_FN_IF_(webnn_builder_pool_fn, c), \
+	  WEBNN_BUILDER_FN_IF_(webnn_builder_reduce_fn, c), \
+	  WEBNN_BUILDER_FN_IF_(webnn_builder_arg_min_max_fn, c), \
+	  WEBNN_BUILDER_FN_IF_(webnn_builder_gather_fn, c), \
+	  WEBNN_BUILDER_FN_IF_(webnn_builder_scatter_fn, c), \
+	  WEBNN_BUILDER_FN_IF_(webnn_builder_elu_fn, c), \
+	  WEBNN_BUILDER_FN_IF_(webnn_builder_leaky_relu_fn, c), \
+	  WEBNN_BUILDER_FN_IF_(webnn_builder_hard_sigmoid_fn, c), \
+	  WEBNN_BUILDER_FN_IF_(webnn_builder_linear_fn, c) }
+
 /* --------------------------------------- build ---------------------------------------- */
 /* -- build(): compiles the graph that computes the named outputs. Blocking. Afterwards the
  * builder accepts no more operations (WEBNN_STATUS_INVALID_STATE). */

@@ -698,19 +698,9 @@ static bool attrs_resample2d(struct replay *r, const struct run_op *op, struct o
 #define ATTRS_TRIANGULAR attrs_triangular
 #define ATTRS_WHERE attrs_ternary
 
-/* webnn_builder_<c_name> when it has type T, else NULL: the compiler checks every signature. */
-#define FN_IF_(T, c) _Generic(&webnn_builder_##c, T: webnn_builder_##c, default: (T)NULL)
-#define RUN_OP_(spec, c, FAMILY, ATTRS)                                                        \
-	{ #spec,                                                                               \
-	  ATTRS_##ATTRS,                                                                       \
-	  { FN_IF_(unary_fn, c), FN_IF_(binary_fn, c), FN_IF_(ternary_fn, c),                  \
-	    FN_IF_(shape_fn, c), FN_IF_(pool_fn, c), FN_IF_(reduce_fn, c),                     \
-	    FN_IF_(arg_min_max_fn, c), FN_IF_(gather_fn, c), FN_IF_(scatter_fn, c),            \
-	    FN_IF_(elu_fn, c), FN_IF_(leaky_relu_fn, c), FN_IF_(hard_sigmoid_fn, c),           \
-	    FN_IF_(linear_fn, c) } },
+#define RUN_OP_(spec, c, FAMILY, ATTRS) { #spec, ATTRS_##ATTRS, WEBNN_BUILDER_FNS(c) },
 static const struct run_op run_ops[] = { WEBNN_OPERATORS(RUN_OP_) };
 #undef RUN_OP_
-#undef FN_IF_
 
 const struct run_op *attrs_find_op(const char *spec_name)
 {

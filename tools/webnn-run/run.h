@@ -99,65 +99,12 @@ bool opt_activations(struct replay *r, json_t *opts, enum webnn_recurrent_activa
 		     uint32_t max, uint32_t *n);
 
 /* ---- attrs.c: the operator list of webnn_ops.h, each operator with its attrs kind's handler */
-typedef enum webnn_status (*unary_fn)(struct webnn_builder *, struct webnn_operand *,
-				      struct webnn_operand **);
-typedef enum webnn_status (*binary_fn)(struct webnn_builder *, struct webnn_operand *,
-				       struct webnn_operand *, struct webnn_operand **);
-typedef enum webnn_status (*ternary_fn)(struct webnn_builder *, struct webnn_operand *,
-					struct webnn_operand *, struct webnn_operand *,
-					struct webnn_operand **);
-typedef enum webnn_status (*shape_fn)(struct webnn_builder *, struct webnn_operand *,
-				      const uint32_t *, uint32_t, struct webnn_operand **);
-typedef enum webnn_status (*pool_fn)(struct webnn_builder *, struct webnn_operand *,
-				     const struct webnn_pool2d_options *, struct webnn_operand **);
-typedef enum webnn_status (*reduce_fn)(struct webnn_builder *, struct webnn_operand *,
-				       const struct webnn_reduce_options *,
-				       struct webnn_operand **);
-typedef enum webnn_status (*arg_min_max_fn)(struct webnn_builder *, struct webnn_operand *,
-					    uint32_t, const struct webnn_arg_min_max_options *,
-					    struct webnn_operand **);
-typedef enum webnn_status (*gather_fn)(struct webnn_builder *, struct webnn_operand *,
-				       struct webnn_operand *, const struct webnn_gather_options *,
-				       struct webnn_operand **);
-typedef enum webnn_status (*scatter_fn)(struct webnn_builder *, struct webnn_operand *,
-					struct webnn_operand *, struct webnn_operand *,
-					const struct webnn_scatter_options *,
-					struct webnn_operand **);
-typedef enum webnn_status (*elu_fn)(struct webnn_builder *, struct webnn_operand *,
-				    const struct webnn_elu_options *, struct webnn_operand **);
-typedef enum webnn_status (*leaky_relu_fn)(struct webnn_builder *, struct webnn_operand *,
-					   const struct webnn_leaky_relu_options *,
-					   struct webnn_operand **);
-typedef enum webnn_status (*hard_sigmoid_fn)(struct webnn_builder *, struct webnn_operand *,
-					     const struct webnn_hard_sigmoid_options *,
-					     struct webnn_operand **);
-typedef enum webnn_status (*linear_fn)(struct webnn_builder *, struct webnn_operand *,
-				       const struct webnn_linear_options *,
-				       struct webnn_operand **);
-
-/* webnn_builder_<c_name> under the one member whose signature it has; the others are NULL.
- * Operators whose signature is theirs alone are called by name in their attrs handler. */
-struct run_fns {
-	unary_fn unary;
-	binary_fn binary;
-	ternary_fn ternary;
-	shape_fn shape;
-	pool_fn pool;
-	reduce_fn reduce;
-	arg_min_max_fn arg_min_max;
-	gather_fn gather;
-	scatter_fn scatter;
-	elu_fn elu;
-	leaky_relu_fn leaky_relu;
-	hard_sigmoid_fn hard_sigmoid;
-	linear_fn linear;
-};
 
 /* One row of WEBNN_OPERATORS: the spec name the cases use and how to build the operator. */
 struct run_op {
 	const char *spec_name;
 	bool (*build)(struct replay *r, const struct run_op *op, struct op_call *c);
-	struct run_fns fn;
+	struct webnn_builder_fns fn;
 };
 
 const struct run_op *attrs_find_op(const char *spec_name);

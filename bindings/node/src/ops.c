@@ -10,57 +10,6 @@
 #define MAX_ARGS 8
 #define MAX_OUTS 64
 
-typedef enum webnn_status (*unary_fn)(struct webnn_builder *, struct webnn_operand *,
-				      struct webnn_operand **);
-typedef enum webnn_status (*binary_fn)(struct webnn_builder *, struct webnn_operand *,
-				       struct webnn_operand *, struct webnn_operand **);
-typedef enum webnn_status (*ternary_fn)(struct webnn_builder *, struct webnn_operand *,
-					struct webnn_operand *, struct webnn_operand *,
-					struct webnn_operand **);
-typedef enum webnn_status (*shape_fn)(struct webnn_builder *, struct webnn_operand *,
-				      const uint32_t *, uint32_t, struct webnn_operand **);
-typedef enum webnn_status (*pool_fn)(struct webnn_builder *, struct webnn_operand *,
-				     const struct webnn_pool2d_options *, struct webnn_operand **);
-typedef enum webnn_status (*reduce_fn)(struct webnn_builder *, struct webnn_operand *,
-				       const struct webnn_reduce_options *,
-				       struct webnn_operand **);
-typedef enum webnn_status (*arg_min_max_fn)(struct webnn_builder *, struct webnn_operand *,
-					    uint32_t, const struct webnn_arg_min_max_options *,
-					    struct webnn_operand **);
-typedef enum webnn_status (*gather_fn)(struct webnn_builder *, struct webnn_operand *,
-				       struct webnn_operand *, const struct webnn_gather_options *,
-				       struct webnn_operand **);
-typedef enum webnn_status (*scatter_fn)(struct webnn_builder *, struct webnn_operand *,
-					struct webnn_operand *, struct webnn_operand *,
-					const struct webnn_scatter_options *,
-					struct webnn_operand **);
-typedef enum webnn_status (*elu_fn)(struct webnn_builder *, struct webnn_operand *,
-				    const struct webnn_elu_options *, struct webnn_operand **);
-typedef enum webnn_status (*leaky_relu_fn)(struct webnn_builder *, struct webnn_operand *,
-					   const struct webnn_leaky_relu_options *,
-					   struct webnn_operand **);
-typedef enum webnn_status (*hard_sigmoid_fn)(struct webnn_builder *, struct webnn_operand *,
-					     const struct webnn_hard_sigmoid_options *,
-					     struct webnn_operand **);
-typedef enum webnn_status (*linear_fn)(struct webnn_builder *, struct webnn_operand *,
-				       const struct webnn_linear_options *,
-				       struct webnn_operand **);
-
-struct node_fns {
-	unary_fn unary;
-	binary_fn binary;
-	ternary_fn ternary;
-	shape_fn shape;
-	pool_fn pool;
-	reduce_fn reduce;
-	arg_min_max_fn arg_min_max;
-	gather_fn gather;
-	scatter_fn scatter;
-	elu_fn elu;
-	leaky_relu_fn leaky_relu;
-	hard_sigmoid_fn hard_sigmoid;
-	linear_fn linear;
-};
 
 /* One call: the builder, the operator and its JavaScript arguments (undefined past argc). */
 struct call {
@@ -78,7 +27,7 @@ struct call {
 struct node_op {
 	const char *name;
 	bool (*build)(struct call *c);
-	struct node_fns fn;
+	struct webnn_builder_fns fn;
 };
 
 static bool done(struct call *c, enum webnn_status s)
@@ -896,19 +845,9 @@ static bool attrs_resample2d(struct call *c)
 #define ATTRS_TRIANGULAR attrs_triangular
 #define ATTRS_WHERE attrs_ternary
 
-/* webnn_builder_<c_name> when it has type T, else NULL: the compiler checks every signature. */
-#define FN_IF_(T, c) _Generic(&webnn_builder_##c, T: webnn_builder_##c, default: (T)NULL)
-#define NODE_OP_(spec, c, FAMILY, ATTRS)                                                       \
-	{ #spec,                                                                               \
-	  ATTRS_##ATTRS,                                                                       \
-	  { FN_IF_(unary_fn, c), FN_IF_(binary_fn, c), FN_IF_(ternary_fn, c),                  \
-	    FN_IF_(shape_fn, c), FN_IF_(pool_fn, c), FN_IF_(reduce_fn, c),                     \
-	    FN_IF_(arg_min_max_fn, c), FN_IF_(gather_fn, c), FN_IF_(scatter_fn, c),            \
-	    FN_IF_(elu_fn, c), FN_IF_(leaky_relu_fn, c), FN_IF_(hard_sigmoid_fn, c),           \
-	    FN_IF_(linear_fn, c) } },
+#define NODE_OP_(spec, c, FAMILY, ATTRS) { #spec, ATTRS_##ATTRS, WEBNN_BUILDER_FNS(c) },
 static const struct node_op node_ops[] = { WEBNN_OPERATORS(NODE_OP_) };
 #undef NODE_OP_
-#undef FN_IF_
 #define N_OPS (sizeof(node_ops) / sizeof(node_ops[0]))
 
 napi_value wnn_operators(napi_env env)
