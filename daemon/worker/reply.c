@@ -57,15 +57,22 @@ void reply_error_body(Webnn__Ipc__Error *err, const struct wnn_diag *diag)
 	err->message = (char *)diag->message;
 }
 
-void reply_error(struct session *s, uint64_t serial, const struct wnn_diag *diag)
+void reply_error_fill(Webnn__Ipc__Reply *r, Webnn__Ipc__Error *err, struct session *s,
+		      uint64_t serial, const struct wnn_diag *diag)
 {
 	log_debug("session %" PRIu64 ": reply %" PRIu64 " failed: %s", s->no, serial,
 		  diag->message);
+	reply_error_body(err, diag);
+	webnn__ipc__reply__init(r);
+	r->serial = serial;
+	r->error = err;
+}
+
+void reply_error(struct session *s, uint64_t serial, const struct wnn_diag *diag)
+{
 	Webnn__Ipc__Error err;
-	reply_error_body(&err, diag);
-	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
-	r.serial = serial;
-	r.error = &err;
+	Webnn__Ipc__Reply r;
+	reply_error_fill(&r, &err, s, serial, diag);
 	reply_send(s, &r);
 }
 

@@ -26,5 +26,9 @@ void reply_context_lost(struct session *s, uint32_t context_id, const char *mess
 void reply_goodbye(struct session *s, const char *reason);
 /* Error{status, message} of a Reply or ErrorEvent, pointing into diag. */
 void reply_error_body(Webnn__Ipc__Error *err, const struct wnn_diag *diag);
+/* A failed request's Reply{serial, error} (err is its storage), logged; sent by the caller
+ * now (reply_error) or in timeline order (timeline_reply_error). */
+void reply_error_fill(Webnn__Ipc__Reply *r, Webnn__Ipc__Error *err, struct session *s,
+		      uint64_t serial, const struct wnn_diag *diag);
 
 #endif

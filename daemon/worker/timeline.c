@@ -414,13 +414,9 @@ void timeline_reply(struct context *c, Webnn__Ipc__Reply *reply)
 
 void timeline_reply_error(struct context *c, uint64_t serial, const struct wnn_diag *diag)
 {
-	log_debug("session %" PRIu64 ": reply %" PRIu64 " failed: %s", c->obj.s->no, serial,
-		  diag->message);
 	Webnn__Ipc__Error err;
-	reply_error_body(&err, diag);
-	Webnn__Ipc__Reply r = WEBNN__IPC__REPLY__INIT;
-	r.serial = serial;
-	r.error = &err;
+	Webnn__Ipc__Reply r;
+	reply_error_fill(&r, &err, c->obj.s, serial, diag);
 	timeline_reply(c, &r);
 }
 
