@@ -1107,12 +1107,18 @@ int ox_define(struct ox_node *n, const char *name, const struct ox_val *v)
 int ox_run_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset)
 {
 	size_t listed = M->n_node_errors;
+	size_t *order;
+	char why[600];
 	if (add_initializers(M, g, false) != 0)
 		return -1;
-	for (size_t i = 0; i < g->n_node; i++)
-		if (run_node(M, g->node[i], opset) != 0)
-			return -1;
-	return M->n_node_errors > listed ? -1 : 0;
+	if (ox_node_order(g, &order, why, sizeof(why)) != 0)
+		return model_fail(M, WEBNN_STATUS_TYPE_ERROR, "graph \"%s\": %s",
+				  g->name ? g->name : "", why);
+	int rc = 0;
+	for (size_t i = 0; i < g->n_node && rc == 0; i++)
+		rc = run_node(M, g->node[order[i]], opset);
+	free(order);
+	return rc != 0 || M->n_node_errors > listed ? -1 : 0;
 }
 
 /* Ends a walk in which nodes failed: every reason, one message (and each a problem of
@@ -1182,9 +1188,14 @@ static int load_graph(struct ox_model *M, const Onnx__GraphProto *g, int opset,
 		memcpy(io->desc.shape, v->dims, sizeof(v->dims[0]) * v->rank);
 		m->n_inputs++;
 	}
+	size_t *order;
+	char why[600];
+	if (ox_node_order(g, &order, why, sizeof(why)) != 0)
+		return model_fail(M, WEBNN_STATUS_TYPE_ERROR, "%s", why);
 	for (size_t i = 0; i < g->n_node; i++)
-		if (run_node(M, g->node[i], opset) != 0)
+		if (run_node(M, g->node[order[i]], opset) != 0)
 			break;
+	free(order);
 	if (M->fatal || M->n_node_errors)
 		return report_node_errors(M);
 	if (g->n_output == 0)
