@@ -1390,6 +1390,124 @@ TEST(onnx_ort_quantized_matmul)
 	each_backend(quant_case);
 }
 
+/* Integer products whose int32 sums float32 cannot hold (600 and 576 products per output,
+ * sums past 2^24): exact, as onnxruntime's integer kernels are (they were refused). */
+static void long_integer_case(struct webnn_context *ctx, const char *dir)
+{
+	enum { K = 600, C = 64, HW = 4, O = 2 };
+	static const int64_t ad[2] = { 2, K }, bd[2] = { K, 3 }, xd[4] = { 1, C, HW, HW },
+			     wd[4] = { O, C, 3, 3 }, sd[1] = { 1 };
+	static uint8_t a[2 * K], bw[K * 3], x[C * HW * HW], w[O * C * 9];
+	uint8_t azp = 3, bzp = 251, xzp = 7, wzp = 250;
+	for (int i = 0; i < 2 * K; i++)
+		a[i] = (uint8_t)(255 - (i * 37) % 7);
+	for (int i = 0; i < K * 3; i++)
+		bw[i] = (uint8_t)((i * 91 + 7) % 5);
+	for (int i = 0; i < C * HW * HW; i++)
+		x[i] = (uint8_t)(250 + (i * 13) % 6);
+	for (int i = 0; i < O * C * 9; i++)
+		w[i] = (uint8_t)((i * 29) % 4);
+	struct onnx_writer wr;
+	model_begin(&wr);
+	onnx_writer_input(&wr, "a", ONNX_UINT8, 2, ad);
+	onnx_writer_input(&wr, "x", ONNX_UINT8, 4, xd);
+	onnx_writer_initializer(&wr, "bw", ONNX_UINT8, 2, bd, bw);
+	onnx_writer_initializer(&wr, "w", ONNX_UINT8, 4, wd, w);
+	onnx_writer_initializer(&wr, "azp", ONNX_UINT8, 0, sd, &azp);
+	onnx_writer_initializer(&wr, "bzp", ONNX_UINT8, 0, sd, &bzp);
+	onnx_writer_initializer(&wr, "xzp", ONNX_UINT8, 0, sd, &xzp);
+	onnx_writer_initializer(&wr, "wzp", ONNX_UINT8, 0, sd, &wzp);
+	onnx_writer_node(&wr, "mi", "MatMulInteger", "", "a,bw,azp,bzp", "prod");
+	static const int64_t pads[4] = { 1, 1, 1, 1 };
+	onnx_writer_attr_ints(&wr, onnx_writer_node(&wr, "ci", "ConvInteger", "", "x,w,xzp,wzp",
+						    "conv"), "pads", pads, 4);
+	onnx_writer_output(&wr, "prod", ONNX_INT32, -1, NULL);
+	onnx_writer_output(&wr, "conv", ONNX_INT32, -1, NULL);
+	model_write(&wr, dir);
+	struct webnn_model *model = load(ctx, dir);
+	static int32_t prod[6], conv[O * HW * HW];
+	struct io in[2] = { { "a", a, sizeof(a) }, { "x", x, sizeof(x) } };
+	struct io out[2] = { { "prod", prod, sizeof(prod) }, { "conv", conv, sizeof(conv) } };
+	run(ctx, model, in, 2, out, 2);
+	for (int r = 0; r < 2; r++)
+		for (int c = 0; c < 3; c++) {
+			int32_t want = 0;
+			for (int i = 0; i < K; i++)
+				want += ((int32_t)a[r * K + i] - azp) * ((int32_t)bw[i * 3 + c] - bzp);
+			ASSERT_MSG((double)(float)want != (double)want,
+				   "the case must have sums float32 cannot hold (%d)", want);
+			ASSERT_MSG(prod[r * 3 + c] == want, "MatMulInteger[%d][%d] = %d, expected %d",
+				   r, c, prod[r * 3 + c], want);
+		}
+	bool past = false;
+	for (int o = 0; o < O; o++)
+		for (int y = 0; y < HW; y++)
+			for (int xx = 0; xx < HW; xx++) {
+				int32_t want = 0;
+				for (int c = 0; c < C; c++)
+					for (int ky = 0; ky < 3; ky++)
+						for (int kx = 0; kx < 3; kx++) {
+							int iy = y + ky - 1, ix = xx + kx - 1;
+							if (iy < 0 || ix < 0 || iy >= HW || ix >= HW)
+								continue;
+							want += ((int32_t)x[(c * HW + iy) * HW + ix] -
+								 xzp) *
+								((int32_t)w[((o * C + c) * 3 + ky) * 3 +
+									    kx] - wzp);
+						}
+				past |= (double)(float)want != (double)want;
+				int32_t got = conv[(o * HW + y) * HW + xx];
+				ASSERT_MSG(got == want, "ConvInteger[%d][%d][%d] = %d, expected %d", o,
+					   y, xx, got, want);
+			}
+	ASSERT_MSG(past, "every ConvInteger sum fits float32: the case tests nothing");
+	webnn_model_destroy(model);
+}
+
+TEST(onnx_ort_integer_products_past_float32)
+{
+	each_backend(long_integer_case);
+}
+
+/* Nodes listed after their readers (onnxconverter-common's float16 pass appends the input
+ * casts at the end; onnxruntime sorts) load in an order where each value is made first; a
+ * cycle is refused naming its nodes. */
+static void node_order_case(struct webnn_context *ctx, const char *dir)
+{
+	static const int64_t xd[2] = { 2, 2 };
+	struct onnx_writer wr;
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 2, xd);
+	onnx_writer_node(&wr, "last", "Mul", "", "t,u", "y");
+	onnx_writer_node(&wr, "second", "Neg", "", "t", "u");
+	onnx_writer_node(&wr, "first", "Relu", "", "x", "t");
+	onnx_writer_output(&wr, "y", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
+	struct webnn_model *model = load(ctx, dir);
+	float x[4] = { -2, 3, 0.5f, -1 }, y[4];
+	struct io in[1] = { { "x", x, sizeof(x) } };
+	struct io out[1] = { { "y", y, sizeof(y) } };
+	run(ctx, model, in, 1, out, 1);
+	for (int i = 0; i < 4; i++) {
+		float t = x[i] > 0 ? x[i] : 0;
+		ASSERT_MSG(y[i] == -t * t, "y[%d] = %g, expected %g", i, (double)y[i],
+			   (double)(-t * t));
+	}
+	webnn_model_destroy(model);
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 2, xd);
+	onnx_writer_node(&wr, "p", "Add", "", "x,q_out", "p_out");
+	onnx_writer_node(&wr, "q", "Relu", "", "p_out", "q_out");
+	onnx_writer_output(&wr, "q_out", ONNX_FLOAT, -1, NULL);
+	model_write(&wr, dir);
+	expect_load_error(ctx, dir, "read each other's outputs (the graph has a cycle)");
+}
+
+TEST(onnx_nodes_out_of_order)
+{
+	each_backend(node_order_case);
+}
+
 /* ---- what is refused, and how it says so */
 
 static void errors_case(struct webnn_context *ctx, const char *dir)

@@ -232,32 +232,66 @@ static struct webnn_operand *int_to_float(struct ox_node *n, size_t i, size_t zi
 	return x;
 }
 
-static int exact_enough(struct ox_node *n, uint64_t k)
+/* Integer products are summed exactly, as onnxruntime's integer kernels do: the reduction is
+ * cut into runs short enough that float32 (WebNN's matmul and conv2d type) holds every
+ * partial sum exactly (run * 255 * 255 < 2^24), each run's result is cast to int32 and the
+ * runs are added in int32. */
+#define EXACT_RUN ((1u << 24) / (255u * 255u))
+
+static struct webnn_operand *slice_axis(struct ox_node *n, struct webnn_operand *x, uint32_t axis,
+					uint32_t start, uint32_t size)
 {
-	if (k * 255 * 255 >= (1u << 24))
-		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
-			       "%llu products per output may pass 2^24, where float32 (WebNN's "
-			       "matmul and conv2d type) stops being exact for integers",
-			       (unsigned long long)k);
+	struct webnn_operand_desc d;
+	uint32_t st[WEBNN_MAX_RANK] = { 0 }, sz[WEBNN_MAX_RANK];
+	ox_desc(x, &d);
+	memcpy(sz, d.shape, sizeof(sz[0]) * d.rank);
+	st[axis] = start;
+	sz[axis] = size;
+	enum webnn_status s = webnn_builder_slice(n->M->b, x, st, d.rank, sz, d.rank, NULL, &x);
+	if (s != WEBNN_STATUS_OK) {
+		ox_builder_fail(n, s, "slice");
+		return NULL;
+	}
+	return x;
+}
+
+/* One run's float result as int32, added to the sum of the runs before it. */
+static int add_run(struct ox_node *n, struct webnn_operand *part, struct webnn_operand **sum)
+{
+	OX_B(n, "cast", webnn_builder_cast(n->M->b, part, WEBNN_INT32, &part));
+	if (!*sum) {
+		*sum = part;
+		return 0;
+	}
+	OX_B(n, "add", webnn_builder_add(n->M->b, *sum, part, sum));
 	return 0;
 }
 
 static int op_matmul_integer(struct ox_node *n)
 {
-	struct webnn_operand *a, *b, *o;
+	struct webnn_operand *a, *b, *o = NULL;
 	if (!ox_has_in(n, 0) || !ox_has_in(n, 1))
 		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "inputs missing");
 	struct ox_val *va = n->in[0], *vb = n->in[1];
 	if (va->rank < 2 || vb->rank < 2)
 		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "1-D operands");
-	if (exact_enough(n, va->dims[va->rank - 1]))
-		return -1;
 	/* a's zero point is per row (axis rank-2), b's per column (axis rank-1) */
 	if (!(a = int_to_float(n, 0, 2, va->rank, va->rank - 2)) ||
 	    !(b = int_to_float(n, 1, 3, vb->rank, vb->rank - 1)))
 		return -1;
-	OX_B(n, "matmul", webnn_builder_matmul(n->M->b, a, b, &o));
-	OX_B(n, "cast", webnn_builder_cast(n->M->b, o, WEBNN_INT32, &o));
+	uint32_t k = va->dims[va->rank - 1];
+	for (uint32_t k0 = 0; k0 < k || k0 == 0; k0 += EXACT_RUN) {
+		uint32_t len = k - k0 < EXACT_RUN ? k - k0 : EXACT_RUN;
+		struct webnn_operand *ar = a, *br = b, *p;
+		if (len < k && (!(ar = slice_axis(n, a, va->rank - 1, k0, len)) ||
+				!(br = slice_axis(n, b, vb->rank - 2, k0, len))))
+			return -1;
+		OX_B(n, "matmul", webnn_builder_matmul(n->M->b, ar, br, &p));
+		if (add_run(n, p, &o))
+			return -1;
+		if (k == 0)
+			break;
+	}
 	return ox_set(n, 0, o);
 }
 
@@ -299,18 +333,34 @@ static int conv_float(struct ox_node *n, struct webnn_operand *x, struct webnn_o
 
 static int op_conv_integer(struct ox_node *n)
 {
-	struct webnn_operand *x, *w, *o;
+	struct webnn_operand *x, *w, *o = NULL;
 	if (!ox_has_in(n, 0) || !ox_has_in(n, 1))
 		return ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "inputs missing");
 	struct ox_val *vw = n->in[1];
-	if (vw->rank != 4 || exact_enough(n, (uint64_t)vw->dims[1] * vw->dims[2] * vw->dims[3]))
-		return vw->rank != 4 ? ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "a %u-D filter", vw->rank)
-				     : -1;
+	if (vw->rank != 4)
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "a %u-D filter", vw->rank);
 	if (!(x = int_to_float(n, 0, 2, 4, 1)) || !(w = int_to_float(n, 1, 3, 4, 0)))
 		return -1;
-	if (conv_float(n, x, w, NULL, &o))
-		return -1;
-	OX_B(n, "cast", webnn_builder_cast(n->M->b, o, WEBNN_INT32, &o));
+	/* runs of input channels: a grouped convolution's groups would each need their own */
+	uint64_t window = (uint64_t)vw->dims[2] * vw->dims[3], c = vw->dims[1];
+	uint64_t run = window ? EXACT_RUN / window : c;
+	if (c * window > EXACT_RUN && (ox_attr_i(n, "group", 1) != 1 || run == 0))
+		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED,
+			       "%llu products per output in %s: their int32 sum cannot be cut into "
+			       "runs that float32 (WebNN's conv2d type) sums exactly",
+			       (unsigned long long)(c * window),
+			       run == 0 ? "one channel's window" : "a grouped convolution");
+	for (uint64_t c0 = 0; c0 < c || c0 == 0; c0 += run) {
+		uint32_t len = (uint32_t)(c - c0 < run ? c - c0 : run);
+		struct webnn_operand *xr = x, *wr = w, *p;
+		if (len < c && (!(xr = slice_axis(n, x, 1, (uint32_t)c0, len)) ||
+				!(wr = slice_axis(n, w, 1, (uint32_t)c0, len))))
+			return -1;
+		if (conv_float(n, xr, wr, NULL, &p) || add_run(n, p, &o))
+			return -1;
+		if (c == 0)
+			break;
+	}
 	return ox_set(n, 0, o);
 }
 
