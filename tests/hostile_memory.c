@@ -468,9 +468,10 @@ TEST(hostile_graph_intermediates_charged)
 	struct pt_conn c;
 	hz_scene_abuser(&s, &c, true);
 	pt_create_context(&c, 1);
-	/* t0 = add(a [N, 1], b [1, N]) is just under 2 GiB; relu six times; the last is the output:
-	 * five 2 GiB intermediates exceed the default 8 GiB quota. */
-	enum { N = 23170, RELUS = 6, N_OPS = RELUS + 1, N_OPERANDS = 2 + N_OPS };
+	/* t0 = add(a [N, 1], b [1, N]) is just under 2 GiB; t1..t5 = relu(t0); then
+	 * y = t1 + t2 + t3 + t4 + t5: after t5, six 2 GiB results are alive at once, over the
+	 * default 8 GiB quota (a chain of them would not be: each dies at its reader). */
+	enum { N = 23170, RELUS = 5, N_OPS = 1 + RELUS + RELUS - 1, N_OPERANDS = 2 + N_OPS };
 	uint32_t sa[2] = { N, 1 }, sb[2] = { 1, N }, sbig[2] = { N, N };
 	Webnn__Ipc__OperandDescriptor da = WEBNN__IPC__OPERAND_DESCRIPTOR__INIT, db = da, dbig = da;
 	da.data_type = db.data_type = dbig.data_type = WEBNN__IPC__DATA_TYPE__FLOAT32;
@@ -486,25 +487,30 @@ TEST(hostile_graph_intermediates_charged)
 	}
 	operands[0].name = "a";
 	operands[1].name = "b";
-	Webnn__Ipc__ElementwiseBinary bin = WEBNN__IPC__ELEMENTWISE_BINARY__INIT;
-	bin.a = 0, bin.b = 1, bin.output = 2;
+	/* operand 2 is t0, 3..7 are t1..t5, 8.. the running sums */
+	Webnn__Ipc__ElementwiseBinary bin[RELUS];
 	Webnn__Ipc__ElementwiseUnary un[RELUS];
 	Webnn__Ipc__Operation ops[N_OPS], *opp[N_OPS];
 	for (int i = 0; i < N_OPS; i++) {
 		webnn__ipc__operation__init(&ops[i]);
 		opp[i] = &ops[i];
-		if (i == 0) {
-			ops[i].op = wnn_ops[WNN_OP_ADD].id;
-			ops[i].attrs_case = WEBNN__IPC__OPERATION__ATTRS_BINARY;
-			ops[i].binary = &bin;
+		if (i >= 1 && i <= RELUS) {
+			webnn__ipc__elementwise_unary__init(&un[i - 1]);
+			un[i - 1].input = 2;
+			un[i - 1].output = (uint32_t)(i + 2);
+			ops[i].op = wnn_ops[WNN_OP_RELU].id;
+			ops[i].attrs_case = WEBNN__IPC__OPERATION__ATTRS_UNARY;
+			ops[i].unary = &un[i - 1];
 			continue;
 		}
-		webnn__ipc__elementwise_unary__init(&un[i - 1]);
-		un[i - 1].input = (uint32_t)(i + 1);
-		un[i - 1].output = (uint32_t)(i + 2);
-		ops[i].op = wnn_ops[WNN_OP_RELU].id;
-		ops[i].attrs_case = WEBNN__IPC__OPERATION__ATTRS_UNARY;
-		ops[i].unary = &un[i - 1];
+		int k = i == 0 ? 0 : i - RELUS;
+		webnn__ipc__elementwise_binary__init(&bin[k]);
+		bin[k].a = i == 0 ? 0 : k == 1 ? 3 : (uint32_t)(i + 1);
+		bin[k].b = i == 0 ? 1 : (uint32_t)(k + 3);
+		bin[k].output = (uint32_t)(i + 2);
+		ops[i].op = wnn_ops[WNN_OP_ADD].id;
+		ops[i].attrs_case = WEBNN__IPC__OPERATION__ATTRS_BINARY;
+		ops[i].binary = &bin[k];
 	}
 	Webnn__Ipc__NamedOperand na = WEBNN__IPC__NAMED_OPERAND__INIT, nb = na, ny = na;
 	na.name = "a", na.operand = 0;

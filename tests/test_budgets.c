@@ -1,5 +1,6 @@
 /* Memory budgets against a real webnnd: per connection, per uid, for all users, shm slots,
  * partial frames, unread replies, and the worker's memory returning after abusive clients. */
+#include "tests/clienttest.h"
 #include "tests/ptclient.h"
 
 #include <errno.h>
@@ -572,6 +573,53 @@ TEST(budgets_unread_replies_are_bounded)
 
 /* After abusive clients leave, the worker's resident memory returns near its baseline (it used
  * to keep hundreds of MiB of freed heap). */
+/* A graph's operation results are charged for the time they are alive, not all at once: a
+ * chain of 12 negations over 1 MiB tensors (12 MiB of results in all, 2 MiB alive at once)
+ * builds and runs under a 6 MiB quota; 8 negations of the input that all live until the sum
+ * that reads them (8 MiB at once) are refused, naming the quota. */
+TEST(budgets_intermediates_charged_by_lifetime)
+{
+	struct test_daemon d;
+	budget_daemon(&d, (const char *const[]){ "max_connection_bytes=6M", NULL });
+	struct webnn_context *ctx = ct_connect(&d, "lifetimes");
+	enum { N = 262144, CHAIN = 12, SIBLINGS = 8 };
+	const uint32_t shape[1] = { N };
+	struct webnn_builder *b;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	struct webnn_operand *x = ct_input(ctx, b, "x", WEBNN_FLOAT32, 1, shape), *y = x;
+	for (int i = 0; i < CHAIN; i++)
+		OK(ctx, webnn_builder_neg(b, y, &y));
+	struct webnn_named_operand out = { "y", y };
+	struct webnn_graph *g;
+	OK(ctx, webnn_builder_build(b, &out, 1, &g));
+	webnn_builder_destroy(b);
+	float *in = malloc(N * sizeof(float)), *got = malloc(N * sizeof(float));
+	ASSERT(in && got);
+	for (int i = 0; i < N; i++)
+		in[i] = (float)(i % 1000) - 500.0f;
+	struct webnn_operand_desc dd = ct_desc_of(WEBNN_FLOAT32, 1, shape);
+	ct_dispatch_one(ctx, g, "x", &dd, in, "y", &dd, got);
+	ct_assert_floats("12 negations", got, in, N, 0.0f);
+	webnn_graph_destroy(g);
+
+	OK(ctx, webnn_builder_create(ctx, &b));
+	x = ct_input(ctx, b, "x", WEBNN_FLOAT32, 1, shape);
+	struct webnn_operand *t[SIBLINGS];
+	for (int i = 0; i < SIBLINGS; i++)
+		OK(ctx, webnn_builder_neg(b, x, &t[i]));
+	y = t[0];
+	for (int i = 1; i < SIBLINGS; i++)
+		OK(ctx, webnn_builder_add(b, y, t[i], &y));
+	out.operand = y;
+	FAILS(ctx, webnn_builder_build(b, &out, 1, &g), WEBNN_STATUS_NO_MEMORY,
+	      "max_connection_bytes");
+	webnn_builder_destroy(b);
+	free(in);
+	free(got);
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+}
+
 TEST_TIMEOUT(budgets_memory_returns_to_baseline, 180)
 {
 	needs_root();

@@ -48,6 +48,8 @@ struct mlgraph {
 					    memory plan's peak, the folded constants, the IR's
 					    heap and the backend's plan_bytes */
 	uint64_t fold_budget;            /* bytes of constants folding may make (budget left) */
+	uint64_t plan_max_bytes;         /* the most intermediates the memory plan may need: the
+					    live peak charged plus what the budgets had left */
 	/* What mlgraph_prepare() made of it for the IR import: */
 	struct graph_source bg;
 	uint32_t *in_ops, *out_ops;
