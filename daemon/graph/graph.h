@@ -194,6 +194,9 @@ struct graph_caps {
 	 * convTranspose2d, gemm or matmul with constant weights folded into those weights and
 	 * bias (graph_fold_scale_shift) */
 	bool fold_scale_shift;
+	/* float16 conv2d, convTranspose2d, gemm and matmul run in float32 between casts
+	 * (graph_float16_products_in_float32): the backend has no fast float16 ones */
+	bool float16_products_in_float32;
 	/* pow by a constant small integer exponent rewritten as mul / reciprocal
 	 * (graph_rewrite_pow) */
 	bool rewrite_pow;

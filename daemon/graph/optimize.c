@@ -10,7 +10,9 @@ enum webnn_status graph_optimize(struct graph_ir *g, const struct graph_caps *ca
 	if (!graph_fuse_qdq(g, caps, diag))
 		return diag->status ? diag->status : WEBNN_STATUS_NO_MEMORY;
 	graph_fuse_quantized_matmul(g, caps);
-	enum webnn_status st = graph_fold_constants(g, caps, diag);
+	enum webnn_status st = graph_float16_products_in_float32(g, caps, diag);
+	if (st == WEBNN_STATUS_OK)
+		st = graph_fold_constants(g, caps, diag);
 	if (st != WEBNN_STATUS_OK)
 		return st;
 	graph_remove_dead(g);

@@ -4,7 +4,8 @@
 
 #include "daemon/graph/graph.h"
 
-/* Runs, in order: int8 products (caps->int8_products), quantized matmul (caps->quantized_matmul), constant folding
+/* Runs, in order: int8 products (caps->int8_products), quantized matmul (caps->quantized_matmul),
+ * float16 products in float32 (caps->float16_products_in_float32), constant folding
  * (caps->evaluate), dead-code removal, scale/shift folding (caps->fold_scale_shift), pow
  * rewriting (caps->rewrite_pow), transposes absorbed into matmul's strides
  * (caps->matmul_strided_operands), layout assignment
@@ -26,6 +27,12 @@ void graph_fuse_quantized_matmul(struct graph_ir *g, const struct graph_caps *ca
  * values (graph_node.qdq). Runs first: the quantized-matmul pass and constant folding would
  * otherwise take the weights. false only when out of memory (diag set). */
 bool graph_fuse_qdq(struct graph_ir *g, const struct graph_caps *caps, struct wnn_diag *diag);
+/* caps->float16_products_in_float32: each float16 conv2d, convTranspose2d, gemm and matmul
+ * reads float32 casts of its inputs and writes a float32 result cast back to float16. Runs
+ * before constant folding, which turns the weights' casts into float32 constants. */
+enum webnn_status graph_float16_products_in_float32(struct graph_ir *g,
+						    const struct graph_caps *caps,
+						    struct wnn_diag *diag);
 enum webnn_status graph_fold_scale_shift(struct graph_ir *g, const struct graph_caps *caps,
 					 struct wnn_diag *diag);
 enum webnn_status graph_rewrite_pow(struct graph_ir *g, const struct graph_caps *caps,

@@ -354,6 +354,8 @@ static void cpu_caps(struct backend_context *ctx, struct graph_caps *caps)
 	caps->joins_chain = cpu_joins_chain;
 	caps->fold_scale_shift = true;
 	caps->rewrite_pow = true;
+	/* oneDNN 2.6 has no float16 convolution or matmul on AVX2 CPUs */
+	caps->float16_products_in_float32 = true;
 	caps->matmul_strided_operands = true;
 	caps->quantized_matmul = true;
 	caps->int8_products = true;
