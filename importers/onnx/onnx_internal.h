@@ -197,6 +197,8 @@ int ox_eval_known(struct ox_node *n, ox_build_fn fn);
 /* ---- graphs inside nodes (control.c: If, Loop, Scan) */
 extern const struct ox_op ox_ops_control[];
 /* The value of that name in the scope now (outer values included), or NULL. */
+/* FNV-1a of a value name (the importer's name tables). */
+size_t ox_name_hash(const char *s);
 /* The nodes of g in an order where every value is made before it is read (the file's order
  * where that is already true): *order (malloc'd, g->n_node entries). 0, or -1 with why. */
 int ox_node_order(const Onnx__GraphProto *g, size_t **order, char *why, size_t len);

@@ -183,7 +183,7 @@ void *ox_keep(struct ox_model *M, void *p)
 	return p;
 }
 
-static size_t hash_str(const char *s)
+size_t ox_name_hash(const char *s)
 {
 	size_t h = 1469598103934665603ull;
 	for (; *s; s++)
@@ -195,7 +195,7 @@ static struct ox_val *find_val(struct ox_model *M, const char *name)
 {
 	if (!M->hash_cap)
 		return NULL;
-	for (size_t h = hash_str(name) & (M->hash_cap - 1);; h = (h + 1) & (M->hash_cap - 1)) {
+	for (size_t h = ox_name_hash(name) & (M->hash_cap - 1);; h = (h + 1) & (M->hash_cap - 1)) {
 		size_t k = M->hash[h];
 		if (!k)
 			return NULL;
@@ -231,14 +231,14 @@ static struct ox_val *add_val(struct ox_model *M, const struct ox_val *v)
 		M->hash = nh;
 		M->hash_cap = cap;
 		for (size_t i = 0; i < M->n_vals; i++) {
-			size_t h = hash_str(M->vals[i].name) & (cap - 1);
+			size_t h = ox_name_hash(M->vals[i].name) & (cap - 1);
 			while (M->hash[h])
 				h = (h + 1) & (cap - 1);
 			M->hash[h] = i + 1;
 		}
 	}
 	M->vals[M->n_vals] = *v;
-	size_t h = hash_str(v->name) & (M->hash_cap - 1);
+	size_t h = ox_name_hash(v->name) & (M->hash_cap - 1);
 	while (M->hash[h])
 		h = (h + 1) & (M->hash_cap - 1);
 	M->hash[h] = ++M->n_vals;

@@ -16,14 +16,6 @@ struct producers {
 	size_t mask;
 };
 
-static size_t name_hash(const char *s)
-{
-	size_t h = 1469598103934665603u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h;
-}
-
 static bool producers_init(struct producers *p, const Onnx__GraphProto *g)
 {
 	size_t outs = 0, cap = 16;
@@ -41,7 +33,7 @@ static bool producers_init(struct producers *p, const Onnx__GraphProto *g)
 			const char *s = g->node[i]->output[o];
 			if (!s || !*s)
 				continue;
-			size_t h = name_hash(s) & p->mask;
+			size_t h = ox_name_hash(s) & p->mask;
 			while (p->name[h] && strcmp(p->name[h], s) != 0)
 				h = (h + 1) & p->mask;
 			if (!p->name[h]) /* a name made twice: the first maker counts */
@@ -55,7 +47,7 @@ static size_t producer(const struct producers *p, const char *s)
 {
 	if (!s || !*s)
 		return SIZE_MAX;
-	for (size_t h = name_hash(s) & p->mask; p->name[h]; h = (h + 1) & p->mask)
+	for (size_t h = ox_name_hash(s) & p->mask; p->name[h]; h = (h + 1) & p->mask)
 		if (strcmp(p->name[h], s) == 0)
 			return p->node[h];
 	return SIZE_MAX;
