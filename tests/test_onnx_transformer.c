@@ -1390,6 +1390,38 @@ TEST(onnx_ort_quantized_matmul)
 	each_backend(quant_case);
 }
 
+/* DynamicQuantizeLinear of an all-zero tensor (a relu that cut everything): ONNX's scale is
+ * then 1 / 255, not 0 (which made every value 0 / 0). */
+static void dq_zero_case(struct webnn_context *ctx, const char *dir)
+{
+	static const int64_t xd[1] = { 4 };
+	struct onnx_writer wr;
+	model_begin(&wr);
+	onnx_writer_input(&wr, "x", ONNX_FLOAT, 1, xd);
+	onnx_writer_node(&wr, "dq", "DynamicQuantizeLinear", "", "x", "xq,xs,xz");
+	onnx_writer_output(&wr, "xq", ONNX_UINT8, -1, NULL);
+	onnx_writer_output(&wr, "xs", ONNX_FLOAT, -1, NULL);
+	onnx_writer_output(&wr, "xz", ONNX_UINT8, -1, NULL);
+	model_write(&wr, dir);
+	struct webnn_model *model = load(ctx, dir);
+	float x[4] = { 0, -0.0f, 0, 0 }, xs = 0;
+	uint8_t xq[4] = { 9, 9, 9, 9 }, xz = 9;
+	struct io in[1] = { { "x", x, sizeof(x) } };
+	struct io out[3] = { { "xq", xq, sizeof(xq) }, { "xs", &xs, sizeof(xs) },
+			     { "xz", &xz, sizeof(xz) } };
+	run(ctx, model, in, 1, out, 3);
+	ASSERT_MSG(xs == 1.0f / 255.0f, "scale %g, expected 1/255", (double)xs);
+	ASSERT_EQ(xz, 0);
+	for (int i = 0; i < 4; i++)
+		ASSERT_MSG(xq[i] == 0, "xq[%d] = %u, expected 0", i, xq[i]);
+	webnn_model_destroy(model);
+}
+
+TEST(onnx_dynamic_quantize_all_zero)
+{
+	each_backend(dq_zero_case);
+}
+
 /* Integer products whose int32 sums float32 cannot hold (600 and 576 products per output,
  * sums past 2^24): exact, as onnxruntime's integer kernels are (they were refused). */
 static void long_integer_case(struct webnn_context *ctx, const char *dir)

@@ -170,7 +170,8 @@ static int op_dequantize(struct ox_node *n)
 	return ox_set(n, 0, o);
 }
 
-/* y_scale = (max(0, max x) - min(0, min x)) / 255, zero point = round(-min / scale). */
+/* y_scale = (max(0, max x) - min(0, min x)) / 255 (1 / 255 when that range is empty: an
+ * all-zero x), zero point = round(-min / scale). */
 static int op_dynamic_quantize(struct ox_node *n)
 {
 	struct webnn_operand *x, *mx, *mn, *z, *sc, *zp, *q, *c;
@@ -185,6 +186,11 @@ static int op_dynamic_quantize(struct ox_node *n)
 	OX_B(n, "max", webnn_builder_max(b, mx, z, &mx));
 	OX_B(n, "min", webnn_builder_min(b, mn, z, &mn));
 	OX_B(n, "sub", webnn_builder_sub(b, mx, mn, &sc));
+	struct webnn_operand *empty, *one = ox_scalar(n, WEBNN_FLOAT32, 1);
+	if (!one)
+		return -1;
+	OX_B(n, "equal", webnn_builder_equal(b, mx, mn, &empty));
+	OX_B(n, "where", webnn_builder_where(b, empty, one, sc, &sc));
 	OX_B(n, "div", webnn_builder_div(b, sc, c, &sc));
 	OX_B(n, "div", webnn_builder_div(b, mn, sc, &zp));
 	OX_B(n, "neg", webnn_builder_neg(b, zp, &zp));
