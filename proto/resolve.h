@@ -65,8 +65,6 @@ struct wnn_binary_attrs {
 	enum wnn_dtype out_type; /* uint8 for comparisons and logical ops */
 	struct wnn_bcast bc;  /* input 0 = a, 1 = b */
 };
-enum webnn_status wnn_resolve_binary(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_binary_attrs *p, struct wnn_diag *diag);
 
 /* UNARY family: abs ... linear. alpha/beta hold the spec defaults when not given (elu alpha 1,
  * leakyRelu alpha 0.01, hardSigmoid 0.2/0.5, linear 1/0; 0 for ops without options), cast to
@@ -78,8 +76,6 @@ struct wnn_unary_attrs {
 	uint64_t count;
 	double alpha, beta;
 };
-enum webnn_status wnn_resolve_unary(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct wnn_unary_attrs *p, struct wnn_diag *diag);
 
 /* clamp: bounds already cast to the input type as the spec's "casting" does (saturating for
  * integers, NaN -> 0). Absent bounds are -inf/+inf (min/max of the type for integers). The
@@ -92,8 +88,6 @@ struct wnn_clamp_attrs {
 	int64_t min_i, max_i;   /* signed integer types */
 	uint64_t min_u, max_u;  /* unsigned integer types */
 };
-enum webnn_status wnn_resolve_clamp(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct wnn_clamp_attrs *p, struct wnn_diag *diag);
 
 /* ---- convolution and pooling. Spatial tensors are indexed (n, c, y, x) through the strides
  * below, whatever the layout: offset = n*s[0] + c*s[1] + y*s[2] + x*s[3]. */
@@ -122,8 +116,6 @@ struct wnn_conv2d_attrs {
 	uint64_t out_stride[4];              /* (n, c, y, x) of the output */
 	uint64_t filter_stride[4];           /* (o, i, ky, kx) of the filter, i within the group */
 };
-enum webnn_status wnn_resolve_conv2d(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_conv2d_attrs *p, struct wnn_diag *diag);
 
 enum wnn_pool_kind { WNN_POOL_AVG, WNN_POOL_L2, WNN_POOL_MAX };
 
@@ -143,8 +135,6 @@ struct wnn_pool2d_attrs {
 	uint32_t out_h, out_w;               /* from outputSizes, or rounded as asked */
 	uint64_t in_stride[4], out_stride[4]; /* (n, c, y, x) */
 };
-enum webnn_status wnn_resolve_pool2d(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_pool2d_attrs *p, struct wnn_diag *diag);
 
 /* ---- matrix products */
 
@@ -162,8 +152,6 @@ struct wnn_gemm_attrs {
 	uint64_t b_stride_k, b_stride_n;
 	uint64_t c_stride_m, c_stride_n;
 };
-enum webnn_status wnn_resolve_gemm(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct wnn_gemm_attrs *p, struct wnn_diag *diag);
 
 /* matmul: both ranks >= 2 (the spec rejects rank 1); batch dims broadcast bidirectionally to the
  * output batch shape. Matrix b of output batch index i starts at
@@ -186,8 +174,6 @@ struct wnn_matmul_attrs {
 	 * same either way (m k or k n elements a matrix). */
 	uint64_t a_stride_m, a_stride_k, b_stride_k, b_stride_n;
 };
-enum webnn_status wnn_resolve_matmul(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_matmul_attrs *p, struct wnn_diag *diag);
 
 /* ---- data movement */
 
@@ -244,8 +230,6 @@ struct wnn_softmax_attrs {
 	uint32_t axis;
 	uint64_t outer, axis_size, inner;
 };
-enum webnn_status wnn_resolve_softmax(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct wnn_softmax_attrs *p, struct wnn_diag *diag);
 
 /* batchNormalization: out = (x - mean[c]) / sqrt(var[c] + epsilon) * scale[c] + bias[c] with the
  * input viewed as [outer, channels, inner] (channel c of element at stride `inner`). epsilon is
@@ -258,9 +242,6 @@ struct wnn_batchnorm_attrs {
 	double epsilon;
 	uint64_t outer, channels, inner;
 };
-enum webnn_status wnn_resolve_batchnorm(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				   size_t n_descs, struct wnn_batchnorm_attrs *p,
-				   struct wnn_diag *diag);
 
 /* The value of x after the spec's "casting" to float type t (float32 or float16 rounding);
  * other types return x unchanged. */
@@ -296,8 +277,6 @@ struct wnn_cast_attrs {
 	enum wnn_dtype in_type, out_type;
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_cast(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct wnn_cast_attrs *p, struct wnn_diag *diag);
 
 /* argMin/argMax along one axis: input viewed as [outer, axis_size, inner]; output element
  * (o, in) (o * inner + in) is the index (out_type int32 or int64) of the first minimum/maximum
@@ -309,8 +288,6 @@ struct wnn_arg_attrs {
 	uint32_t axis;
 	uint64_t outer, axis_size, inner;
 };
-enum webnn_status wnn_resolve_arg(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			     size_t n_descs, struct wnn_arg_attrs *p, struct wnn_diag *diag);
 
 /* cumulativeSum along one axis, input viewed as [outer, axis_size, inner]. */
 struct wnn_cumsum_attrs {
@@ -320,8 +297,6 @@ struct wnn_cumsum_attrs {
 	bool exclusive, reversed;
 	uint64_t outer, axis_size, inner;
 };
-enum webnn_status wnn_resolve_cumsum(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_cumsum_attrs *p, struct wnn_diag *diag);
 
 enum wnn_tfilter_layout {
 	WNN_TFILTER_IOHW = 0, /* values equal Webnn__Ipc__ConvTranspose2dFilterLayout */
@@ -353,9 +328,6 @@ struct wnn_conv_transpose2d_attrs {
 	uint64_t out_stride[4];    /* (n, c, y, x) of the output */
 	uint64_t filter_stride[4]; /* (ic, o, ky, kx) */
 };
-enum webnn_status wnn_resolve_conv_transpose2d(const struct Webnn__Ipc__Operation *op,
-					  const struct wnn_desc *descs, size_t n_descs,
-					  struct wnn_conv_transpose2d_attrs *p, struct wnn_diag *diag);
 
 /* quantizeLinear: out = saturate(roundEven(x / scale) + zeroPoint) in the zeroPoint type.
  * dequantizeLinear: out = (x - zeroPoint) * scale in the scale type.
@@ -374,9 +346,6 @@ struct wnn_quantize_attrs {
 	uint64_t scale_strides[WNN_MAX_RANK]; /* row-major strides of scale_dims */
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_quantize(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				  size_t n_descs, struct wnn_quantize_attrs *p,
-				  struct wnn_diag *diag);
 /* Scale/zeroPoint element of input element i. */
 uint64_t wnn_quantize_index(const struct wnn_quantize_attrs *p, uint64_t i);
 
@@ -447,8 +416,6 @@ struct wnn_gather_attrs {
 	uint32_t k;
 	uint64_t count;                              /* output elements */
 };
-enum webnn_status wnn_resolve_gather(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_gather_attrs *p, struct wnn_diag *diag);
 
 /* scatterElements / scatterND: the output starts as a copy of the input, then updates are
  * written in order (later updates win on duplicate indices).
@@ -471,8 +438,6 @@ struct wnn_scatter_attrs {
 	uint32_t k;
 	uint64_t count;                   /* input (= output) elements */
 };
-enum webnn_status wnn_resolve_scatter(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct wnn_scatter_attrs *p, struct wnn_diag *diag);
 /* Element offset into the input/output selected by index tuple t of a scatterND/gatherND
  * (reads k index values from idx, any index type), before adding the slice element. */
 uint64_t wnn_nd_offset(const void *idx, enum wnn_dtype index_type, uint64_t t, uint32_t k,
@@ -545,8 +510,6 @@ struct wnn_prelu_attrs {
 	enum wnn_dtype type;
 	struct wnn_bcast bc;
 };
-enum webnn_status wnn_resolve_prelu(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct wnn_prelu_attrs *p, struct wnn_diag *diag);
 
 /* reduce*: output element k (row-major over the kept axes, which is also the output layout with
  * or without keepDimensions) reduces the red_count inputs of r.red. Empty axes (given but
@@ -558,8 +521,6 @@ struct wnn_reduce_attrs {
 	enum wnn_dtype type;
 	struct wnn_reduction r;
 };
-enum webnn_status wnn_resolve_reduce(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_reduce_attrs *p, struct wnn_diag *diag);
 
 /* instanceNormalization / layerNormalization: mean and variance over r.red for each kept
  * index; out = (x - mean) / sqrt(var + epsilon) * scale + bias. instance: r.kept = (n, c) and
@@ -575,8 +536,6 @@ struct wnn_norm_attrs {
 	uint32_t channels;
 	struct wnn_reduction r;
 };
-enum webnn_status wnn_resolve_norm(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct wnn_norm_attrs *p, struct wnn_diag *diag);
 
 /* resample2d over the two axes axes[0], axes[1] of a 4-D tensor (spec algorithm). For output
  * coordinate o along resized axis i:
@@ -596,9 +555,6 @@ struct wnn_resample_attrs {
 	uint64_t in_strides[4];
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_resample(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				  size_t n_descs, struct wnn_resample_attrs *p,
-				  struct wnn_diag *diag);
 /* The clamped source coordinate x along resized axis i for output coordinate o. */
 double wnn_resample_coord(const struct wnn_resample_attrs *p, int i, uint32_t o);
 /* Nearest input index along resized axis i for output coordinate o. */
@@ -664,8 +620,6 @@ struct wnn_where_attrs {
 	enum wnn_dtype type; /* of the values */
 	struct wnn_bcast bc;
 };
-enum webnn_status wnn_resolve_where(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct wnn_where_attrs *p, struct wnn_diag *diag);
 
 /* ---- any operation */
 

@@ -1,4 +1,4 @@
-/* Family-independent schema: attrs-kind table, wnn_op_infer/roles, wnn_resolve, shared checks. */
+/* Family-independent schema: attrs-kind table, the one resolver driver (infer, check, resolve), roles, shared checks. */
 #include "proto/schema.h"
 
 /* ------------------------------------------------------------------------------------------ */
@@ -71,22 +71,6 @@ void wnn_op_roles(enum wnn_op op, wnn_role_fn fn, void *ud)
 	if (k)
 		k->roles(op, info->dtypes, info->out == WNN_OUT_U8 ? WNN_DT_U8 : info->dtypes, fn,
 			 ud);
-}
-
-enum webnn_status wnn_resolve(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, enum wnn_op *kind, union wnn_attrs *attrs,
-			      struct wnn_diag *diag)
-{
-	enum wnn_op k = op ? wnn_op_from_id(op->op) : WNN_OP_COUNT;
-	*kind = k;
-	if (k == WNN_OP_COUNT)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "unknown operator id %u",
-				    op ? op->op : 0);
-	const struct wnn_attrs_rules *ak = wnn_attrs_kind_of((uint32_t)op->attrs_case);
-	if (!ak)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: operation has no attributes",
-				    wnn_ops[k].name);
-	return ak->resolve(op, descs, n_descs, attrs, diag);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -537,33 +521,104 @@ static bool check_results(struct wnn_infer *c, size_t n_out_ids, int max_outs,
 	return true;
 }
 
-enum webnn_status wnn_op_infer(const Webnn__Ipc__Operation *op, const struct wnn_desc *operands,
-			       size_t n_operands, struct wnn_desc *outs, int max_outs,
-			       int *n_outs, struct wnn_diag *diag)
+/* The declared output descriptors (in operands, or given) against the computed ones: the one
+ * place where a graph's declared outputs meet the operator's rule. */
+static bool check_declared(struct wnn_infer *c, const uint32_t *out_ids,
+			   const struct wnn_desc *declared, bool in_operands)
+{
+	for (int i = 0; i < c->n_res; i++) {
+		const struct wnn_desc *d = in_operands ? &c->operands[out_ids[i]] : &declared[i];
+		if (wnn_desc_equal(d, &c->res[i]))
+			continue;
+		char role[24], a[128], b[128];
+		if (c->n_res > 1)
+			snprintf(role, sizeof(role), "output %d", i);
+		else
+			snprintf(role, sizeof(role), "output");
+		return wnn_failf(c, "%s (operand %" PRIu32 ") is %s, expected %s", role, out_ids[i],
+				 wnn_desc_str(d, a, sizeof(a)), wnn_desc_str(&c->res[i], b, sizeof(b)));
+	}
+	return true;
+}
+
+/* Runs the operation's resolver once: wiring, every spec rule, the resolved attributes into
+ * *attrs and the output descriptors into outs; then, when declared descriptors are given (or
+ * in_operands: the operands at the output ids), compares them with the computed ones. */
+static enum webnn_status run_resolver(const Webnn__Ipc__Operation *op,
+				      const struct wnn_desc *operands, size_t n_operands,
+				      const struct wnn_desc *declared, bool in_operands,
+				      bool for_kernels, union wnn_attrs *attrs, struct wnn_desc *outs,
+				      int max_outs, int *n_outs, enum wnn_op *kind,
+				      struct wnn_diag *diag)
 {
 	struct wnn_infer c;
 	if (n_outs)
 		*n_outs = 0;
+	if (kind)
+		*kind = WNN_OP_COUNT;
 	if (!op)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "operation: missing operation");
 	c.kind = wnn_op_from_id(op->op);
 	if (c.kind == WNN_OP_COUNT)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "operation: unknown operator id %" PRIu32, op->op);
+	if (kind)
+		*kind = c.kind;
 	c.op = op;
 	c.name = wnn_ops[c.kind].name;
 	c.operands = operands;
 	c.n_operands = operands ? n_operands : 0;
 	c.diag = diag;
 	c.n_res = 0;
+	c.for_kernels = for_kernels;
+	memset(attrs, 0, sizeof(*attrs));
 	const struct wnn_attrs_rules *k = wnn_attrs_kind_of((uint32_t)op->attrs_case);
 	const uint32_t *out_ids;
 	size_t n_out_ids;
-	if (!check_wiring(&c, k, &out_ids, &n_out_ids) || !k->infer(&c) ||
-	    !check_results(&c, n_out_ids, max_outs, outs))
+	if (!check_wiring(&c, k, &out_ids, &n_out_ids))
+		return WEBNN_STATUS_TYPE_ERROR;
+	bool ok;
+	if (k->resolve) {
+		ok = k->resolve(&c, attrs);
+	} else { /* a kind still checked by two validators */
+		ok = k->infer(&c);
+		if (ok && for_kernels &&
+		    k->resolve_pb(op, operands, n_operands, attrs, diag) != WEBNN_STATUS_OK)
+			return diag->status;
+	}
+	if (!ok || !check_results(&c, n_out_ids, max_outs, outs) ||
+	    ((declared || in_operands) && !check_declared(&c, out_ids, declared, in_operands)))
 		return WEBNN_STATUS_TYPE_ERROR;
 	memcpy(outs, c.res, sizeof(c.res[0]) * (size_t)c.n_res);
 	if (n_outs)
 		*n_outs = c.n_res;
 	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status wnn_op_infer(const Webnn__Ipc__Operation *op, const struct wnn_desc *operands,
+			       size_t n_operands, struct wnn_desc *outs, int max_outs,
+			       int *n_outs, struct wnn_diag *diag)
+{
+	union wnn_attrs attrs;
+	return run_resolver(op, operands, n_operands, NULL, false, false, &attrs, outs, max_outs,
+			    n_outs, NULL, diag);
+}
+
+enum webnn_status wnn_op_check(const Webnn__Ipc__Operation *op, const struct wnn_desc *operands,
+			       size_t n_operands, const struct wnn_desc *declared,
+			       struct wnn_desc *outs, int max_outs, int *n_outs,
+			       struct wnn_diag *diag)
+{
+	union wnn_attrs attrs;
+	return run_resolver(op, operands, n_operands, declared, false, false, &attrs, outs,
+			    max_outs, n_outs, NULL, diag);
+}
+
+enum webnn_status wnn_resolve(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, enum wnn_op *kind, union wnn_attrs *attrs,
+			      struct wnn_diag *diag)
+{
+	struct wnn_desc outs[WNN_MAX_OUTPUTS];
+	return run_resolver(op, descs, n_descs, NULL, true, true, attrs, outs, WNN_MAX_OUTPUTS,
+			    NULL, kind, diag);
 }

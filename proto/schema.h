@@ -58,6 +58,9 @@ struct wnn_infer {
 	struct wnn_diag *diag;
 	struct wnn_desc res[WNN_MAX_OUTPUTS];
 	int n_res;
+	/* Resolving for kernels (wnn_resolve), which may refuse what the spec allows but no kernel
+	 * gives a meaning; shape inference and graph validation accept it. */
+	bool for_kernels;
 };
 
 static inline const struct wnn_desc *D(const struct wnn_infer *c, uint32_t id)
@@ -96,10 +99,13 @@ struct wnn_attrs_rules {
 	bool (*outputs)(const Webnn__Ipc__Operation *op, const uint32_t **list, size_t *n);
 	/* Validates as the spec's builder does and appends the output descriptors to c->res. */
 	bool (*infer)(struct wnn_infer *c);
+	/* The one resolver of the kind: checks every spec rule once (as the builder does), fills
+	 * its union wnn_attrs member and appends the output descriptors to c->res. */
+	bool (*resolve)(struct wnn_infer *c, union wnn_attrs *attrs);
 	/* Spec tensor limits of every role (t: the op's input types, out: its output types). */
 	void (*roles)(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn, void *ud);
 	/* wnn_resolve_<x> into its union wnn_attrs member. */
-	enum webnn_status (*resolve)(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+	enum webnn_status (*resolve_pb)(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
 				     size_t n_descs, union wnn_attrs *attrs, struct wnn_diag *diag);
 };
 
@@ -110,6 +116,13 @@ struct wnn_attrs_rules {
 						 union wnn_attrs *attrs, struct wnn_diag *diag) \
 	{                                                                                      \
 		return wnn_resolve_##n(op, descs, n_descs, &attrs->n, diag);                   \
+	}
+
+/* Adapts a kind's resolver fn(c, &attrs->member) to the table's signature (defines fn_any). */
+#define WNN_RESOLVER(fn, member)                                                               \
+	static bool fn##_any(struct wnn_infer *c, union wnn_attrs *attrs)                      \
+	{                                                                                      \
+		return fn(c, &attrs->member);                                                  \
 	}
 
 /* Each attributes kind's rules, defined in its family's schema_<family>.c. */

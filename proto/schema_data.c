@@ -695,7 +695,7 @@ const struct wnn_attrs_rules wnn_attrs_concat = {
 	.outputs = outputs_concat,
 	.infer = infer_concat,
 	.roles = roles_concat,
-	.resolve = resolve_any_concat,
+	.resolve_pb = resolve_any_concat,
 };
 
 static bool inputs_expand(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -727,7 +727,7 @@ const struct wnn_attrs_rules wnn_attrs_expand = {
 	.outputs = outputs_expand,
 	.infer = infer_expand,
 	.roles = roles_expand,
-	.resolve = resolve_any_expand,
+	.resolve_pb = resolve_any_expand,
 };
 
 static bool inputs_pad(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -759,7 +759,7 @@ const struct wnn_attrs_rules wnn_attrs_pad = {
 	.outputs = outputs_pad,
 	.infer = infer_pad,
 	.roles = roles_pad,
-	.resolve = resolve_any_pad,
+	.resolve_pb = resolve_any_pad,
 };
 
 static bool inputs_reshape(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -791,7 +791,7 @@ const struct wnn_attrs_rules wnn_attrs_reshape = {
 	.outputs = outputs_reshape,
 	.infer = infer_reshape,
 	.roles = roles_reshape,
-	.resolve = resolve_any_reshape,
+	.resolve_pb = resolve_any_reshape,
 };
 
 static bool inputs_reverse(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -823,7 +823,7 @@ const struct wnn_attrs_rules wnn_attrs_reverse = {
 	.outputs = outputs_reverse,
 	.infer = infer_reverse,
 	.roles = roles_reverse,
-	.resolve = resolve_any_reverse,
+	.resolve_pb = resolve_any_reverse,
 };
 
 static bool inputs_slice(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -855,7 +855,7 @@ const struct wnn_attrs_rules wnn_attrs_slice = {
 	.outputs = outputs_slice,
 	.infer = infer_slice,
 	.roles = roles_slice,
-	.resolve = resolve_any_slice,
+	.resolve_pb = resolve_any_slice,
 };
 
 static bool inputs_split(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -885,7 +885,7 @@ const struct wnn_attrs_rules wnn_attrs_split = {
 	.outputs = outputs_split,
 	.infer = infer_split,
 	.roles = roles_split,
-	.resolve = resolve_any_split,
+	.resolve_pb = resolve_any_split,
 };
 
 static bool inputs_tile(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -917,7 +917,7 @@ const struct wnn_attrs_rules wnn_attrs_tile = {
 	.outputs = outputs_tile,
 	.infer = infer_tile,
 	.roles = roles_tile,
-	.resolve = resolve_any_tile,
+	.resolve_pb = resolve_any_tile,
 };
 
 static bool inputs_transpose(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -949,7 +949,7 @@ const struct wnn_attrs_rules wnn_attrs_transpose = {
 	.outputs = outputs_transpose,
 	.infer = infer_transpose,
 	.roles = roles_transpose,
-	.resolve = resolve_any_transpose,
+	.resolve_pb = resolve_any_transpose,
 };
 
 static bool inputs_triangular(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -979,5 +979,5 @@ const struct wnn_attrs_rules wnn_attrs_triangular = {
 	.outputs = outputs_triangular,
 	.infer = infer_triangular,
 	.roles = roles_triangular,
-	.resolve = resolve_any_triangular,
+	.resolve_pb = resolve_any_triangular,
 };

@@ -498,7 +498,7 @@ const struct wnn_attrs_rules wnn_attrs_gru = {
 	.outputs = outputs_gru,
 	.infer = infer_gru,
 	.roles = roles_gru,
-	.resolve = resolve_any_rnn,
+	.resolve_pb = resolve_any_rnn,
 };
 
 static bool inputs_gru_cell(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -537,7 +537,7 @@ const struct wnn_attrs_rules wnn_attrs_gru_cell = {
 	.outputs = outputs_gru_cell,
 	.infer = infer_gru_cell,
 	.roles = roles_gru_cell,
-	.resolve = resolve_any_rnn,
+	.resolve_pb = resolve_any_rnn,
 };
 
 static bool inputs_lstm(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -582,7 +582,7 @@ const struct wnn_attrs_rules wnn_attrs_lstm = {
 	.outputs = outputs_lstm,
 	.infer = infer_lstm,
 	.roles = roles_lstm,
-	.resolve = resolve_any_rnn,
+	.resolve_pb = resolve_any_rnn,
 };
 
 static bool inputs_lstm_cell(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -626,5 +626,5 @@ const struct wnn_attrs_rules wnn_attrs_lstm_cell = {
 	.outputs = outputs_lstm_cell,
 	.infer = infer_lstm_cell,
 	.roles = roles_lstm_cell,
-	.resolve = resolve_any_rnn,
+	.resolve_pb = resolve_any_rnn,
 };

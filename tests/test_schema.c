@@ -360,11 +360,10 @@ TEST(schema_graph_structure_errors)
 	/* mismatched declared descriptor */
 	g_basic(&b);
 	b.shape[3][1] = 4;
-	G_ERR(&b, "graph: operation 1 (add) output 0: operand 3 is declared float32 [2, 4] but the "
-		  "operator produces float32 [2, 3]");
+	G_ERR(&b, "add: output (operand 3) is float32 [2, 4], expected float32 [2, 3]");
 	g_basic(&b);
 	b.desc[2].data_type = WEBNN__IPC__DATA_TYPE__FLOAT16;
-	G_ERR(&b, "is declared float16 [2, 3] but the operator produces float32 [2, 3]");
+	G_ERR(&b, "output (operand 2) is float16 [2, 3], expected float32 [2, 3]");
 	/* unknown op id, wrong attrs member */
 	g_basic(&b);
 	b.op[1].op = 999;
