@@ -188,9 +188,6 @@ struct wnn_transpose_attrs {
 	uint64_t in_strides[WNN_MAX_RANK];
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_transpose(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				   size_t n_descs, struct wnn_transpose_attrs *p,
-				   struct wnn_diag *diag);
 
 /* concat: every input viewed as [outer, axis size, inner]; input i fills output axis range
  * [offset_i, offset_i + size_i) where offsets accumulate in input order. inputs points into the
@@ -205,8 +202,6 @@ struct wnn_concat_attrs {
 	uint64_t inner;     /* product of dims after axis */
 	uint32_t out_axis;  /* output size along axis */
 };
-enum webnn_status wnn_resolve_concat(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_concat_attrs *p, struct wnn_diag *diag);
 /* Size of input i along the axis. */
 uint32_t wnn_concat_size(const struct wnn_concat_attrs *p, const struct wnn_desc *descs,
 			    size_t i);
@@ -218,8 +213,6 @@ struct wnn_reshape_attrs {
 	uint64_t count;
 	uint64_t bytes;
 };
-enum webnn_status wnn_resolve_reshape(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct wnn_reshape_attrs *p, struct wnn_diag *diag);
 
 /* ---- normalisation */
 
@@ -361,8 +354,6 @@ struct wnn_expand_attrs {
 	uint64_t in_strides[WNN_MAX_RANK];
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_expand(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_expand_attrs *p, struct wnn_diag *diag);
 
 struct wnn_tile_attrs {
 	uint32_t input, output;
@@ -372,8 +363,6 @@ struct wnn_tile_attrs {
 	uint64_t in_strides[WNN_MAX_RANK];
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_tile(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct wnn_tile_attrs *p, struct wnn_diag *diag);
 uint64_t wnn_tile_offset(const struct wnn_tile_attrs *p, uint64_t j);
 
 /* Index conversion shared by gather/scatter: an index value v (signed, as loaded) against an
@@ -481,8 +470,6 @@ struct wnn_rnn_attrs {
 	 * lstm: [0] gates i/f/o (sigmoid), [1] cell candidate g (tanh), [2] cell output (tanh) */
 	enum wnn_activation act[3];
 };
-enum webnn_status wnn_resolve_rnn(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			     size_t n_descs, struct wnn_rnn_attrs *p, struct wnn_diag *diag);
 
 /* pad: out coordinate d maps to input coordinate d - begin[d]; outside the input, mode decides
  * (constant: value; edge: clamp; reflection: mirror without repeating the edge). value holds
@@ -501,8 +488,6 @@ struct wnn_pad_attrs {
 	uint8_t value[8];
 	double value_f;
 };
-enum webnn_status wnn_resolve_pad(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			     size_t n_descs, struct wnn_pad_attrs *p, struct wnn_diag *diag);
 
 /* prelu: out = x >= 0 ? x : slope * x, input 0 = input, 1 = slope broadcast bidirectionally. */
 struct wnn_prelu_attrs {
@@ -571,8 +556,6 @@ struct wnn_reverse_attrs {
 	uint32_t mask;
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_reverse(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct wnn_reverse_attrs *p, struct wnn_diag *diag);
 
 struct wnn_slice_attrs {
 	uint32_t input, output;
@@ -584,8 +567,6 @@ struct wnn_slice_attrs {
 	uint64_t step_strides[WNN_MAX_RANK];
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_slice(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct wnn_slice_attrs *p, struct wnn_diag *diag);
 
 /* split: the input viewed as [outer, axis_size, inner]; output i takes axis range
  * [offsets[i], offsets[i] + sizes[i]). outputs points into the Operation message. */
@@ -598,8 +579,6 @@ struct wnn_split_attrs {
 	uint64_t outer, axis_size, inner;
 	uint32_t sizes[WNN_MAX_OUTPUTS], offsets[WNN_MAX_OUTPUTS];
 };
-enum webnn_status wnn_resolve_split(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct wnn_split_attrs *p, struct wnn_diag *diag);
 
 /* triangular: input viewed as [batch, rows, cols]; element (r, c) is kept when
  * upper ? c - r >= diagonal : c - r <= diagonal, else 0. */
@@ -610,9 +589,6 @@ struct wnn_triangular_attrs {
 	int64_t diagonal;
 	uint64_t batch, rows, cols;
 };
-enum webnn_status wnn_resolve_triangular(const struct Webnn__Ipc__Operation *op,
-				    const struct wnn_desc *descs, size_t n_descs,
-				    struct wnn_triangular_attrs *p, struct wnn_diag *diag);
 
 /* where: inputs 0 = condition (uint8, nonzero = true), 1 = trueValue, 2 = falseValue. */
 struct wnn_where_attrs {

@@ -281,42 +281,7 @@ int64_t wnn_conv_span(uint32_t in, uint32_t filter, uint32_t pb, uint32_t pe, ui
 	return (int64_t)in - eff + pb + pe;
 }
 
-/* ---- common checks */
-
-enum webnn_status wnn_check_op(const Webnn__Ipc__Operation *op, uint32_t family,
-				  enum wnn_op *which, const char **name, struct wnn_diag *diag)
-{
-	enum wnn_op o = op ? wnn_op_from_id(op->op) : WNN_OP_COUNT;
-	*name = o == WNN_OP_COUNT ? "operation" : wnn_ops[o].name;
-	if (o == WNN_OP_COUNT)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "operation: unknown operator id %u",
-				    op ? op->op : 0);
-	if (wnn_ops[o].attrs != family || (uint32_t)op->attrs_case != family)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: operation attributes do not match the operator", *name);
-	*which = o;
-	return WEBNN_STATUS_OK;
-}
-
-const struct wnn_desc *wnn_operand(const struct wnn_desc *descs, size_t n, uint32_t id,
-				      const char *name, const char *role, struct wnn_diag *diag)
-{
-	if (id >= n || descs[id].type == WNN_DT_NONE || descs[id].rank > WNN_MAX_RANK) {
-		wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s operand %u is not defined", name,
-			     role, id);
-		return NULL;
-	}
-	return &descs[id];
-}
-
-enum webnn_status wnn_rank_is(const struct wnn_desc *d, uint32_t rank, const char *name,
-				 const char *role, struct wnn_diag *diag)
-{
-	if (d->rank != rank)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s rank is %u, expected %u",
-				    name, role, d->rank, rank);
-	return WEBNN_STATUS_OK;
-}
+/* ---- layout helpers the resolvers share */
 
 /* Shapes listed as "n, c, y, x" strides of a 4-D tensor in either layout. */
 void wnn_spatial_strides(const struct wnn_desc *d, bool nhwc, uint64_t *s)
@@ -339,22 +304,6 @@ void wnn_nchw_dims(const struct wnn_desc *d, bool nhwc, uint32_t *n, uint32_t *c
 		*h = d->dims[1], *w = d->dims[2], *c = d->dims[3];
 	else
 		*c = d->dims[1], *h = d->dims[2], *w = d->dims[3];
-}
-
-/* The resolvers' re-check of an optional list option (see wnn_check_list). */
-enum webnn_status wnn_list_valid(size_t n, const uint32_t *v, size_t want, bool nonzero,
-				 const char *name, const char *what, struct wnn_diag *diag)
-{
-	if (n == 0)
-		return WEBNN_STATUS_OK;
-	if (n != want)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s has %zu entries, expected %zu",
-				    name, what, n, want);
-	for (size_t i = 0; i < n; i++)
-		if (nonzero && v[i] == 0)
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s must not be 0",
-					    name, what);
-	return WEBNN_STATUS_OK;
 }
 
 /* An axes option with its default applied: the given axes (at most WNN_MAX_RANK), else every
@@ -387,33 +336,6 @@ void wnn_axis_view(const struct wnn_desc *d, uint32_t axis, uint64_t *outer, uin
 	*outer = wnn_shape_count(axis, d->dims);
 	*size = d->dims[axis];
 	*inner = wnn_shape_count(d->rank - axis - 1, d->dims + axis + 1);
-}
-
-enum webnn_status wnn_axis_in_range(uint32_t axis, uint32_t rank, const char *name,
-				       struct wnn_diag *diag)
-{
-	if (axis >= rank)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: axis %u is out of range for rank %u", name, axis, rank);
-	return WEBNN_STATUS_OK;
-}
-
-enum webnn_status wnn_same_shape(const struct wnn_desc *a, const struct wnn_desc *b,
-				    const char *name, const char *what, struct wnn_diag *diag)
-{
-	if (a->rank != b->rank || memcmp(a->dims, b->dims, a->rank * sizeof(uint32_t)))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s", name, what);
-	return WEBNN_STATUS_OK;
-}
-
-/* Elementwise operators may reshape, so only the element counts have to agree. */
-enum webnn_status wnn_same_count(const struct wnn_desc *in, const struct wnn_desc *out,
-				    const char *name, struct wnn_diag *diag)
-{
-	if (wnn_shape_count(in->rank, in->dims) != wnn_shape_count(out->rank, out->dims))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: output shape differs from the input shape", name);
-	return WEBNN_STATUS_OK;
 }
 
 /* ==== operators beyond the first CNN set */
@@ -577,16 +499,7 @@ static enum webnn_status run_resolver(const Webnn__Ipc__Operation *op,
 	size_t n_out_ids;
 	if (!check_wiring(&c, k, &out_ids, &n_out_ids))
 		return WEBNN_STATUS_TYPE_ERROR;
-	bool ok;
-	if (k->resolve) {
-		ok = k->resolve(&c, attrs);
-	} else { /* a kind still checked by two validators */
-		ok = k->infer(&c);
-		if (ok && for_kernels &&
-		    k->resolve_pb(op, operands, n_operands, attrs, diag) != WEBNN_STATUS_OK)
-			return diag->status;
-	}
-	if (!ok || !check_results(&c, n_out_ids, max_outs, outs) ||
+	if (!k->resolve(&c, attrs) || !check_results(&c, n_out_ids, max_outs, outs) ||
 	    ((declared || in_operands) && !check_declared(&c, out_ids, declared, in_operands)))
 		return WEBNN_STATUS_TYPE_ERROR;
 	memcpy(outs, c.res, sizeof(c.res[0]) * (size_t)c.n_res);
