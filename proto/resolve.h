@@ -3,21 +3,20 @@
 #define PROTO_RESOLVE_H
 
 /*
- * Every function here reads one Operation message plus the validated operand descriptors
- * (descs[id], n_descs of them, as in struct backend_graph) and fills a plain struct in which
- * every option default of the spec is already applied, so no backend re-derives them. They
- * never allocate. They re-check what they rely on (ids in range, ranks, the attrs member) and
- * fail with a diag naming the operator ("conv2d: ...") instead of trusting the caller; a graph
- * that passed wnn_graph_validate() always resolves, except a convTranspose2d whose groups do
- * not divide its input channels (the spec allows it; no kernel gives it a meaning).
+ * Each struct wnn_<x>_attrs below is filled by the one resolver of its attrs kind
+ * (resolve_<x> in proto/schema_<family>.c), reached through wnn_resolve(): it reads one
+ * Operation message and the operand descriptors (descs[id], n_descs of them, as in struct
+ * backend_graph), checks every spec rule once (the builder's messages, "conv2d: ..."),
+ * computes the output descriptors and fills a plain struct in which every option default of
+ * the spec is already applied, so no backend re-derives them. It never allocates. The same
+ * resolver is the client's eager shape inference (wnn_op_infer) and the daemon's graph
+ * validation (wnn_op_check); wnn_resolve() also compares the computed outputs with the
+ * descriptors at the output ids. A graph that passed wnn_graph_validate() always resolves,
+ * except what the spec allows but no kernel gives a meaning: a convTranspose2d whose groups do
+ * not divide its input channels, a pool window (ceil rounding) over padding only.
  *
- * Shapes are row-major. "Strides" are in elements, not bytes.
- *
- * wnn_resolve_<x> lives in proto/schema_<family>.c beside the shape inference of the same
- * operators. Where a shape rule depends on options (conv2d, convTranspose2d, pool2d,
- * resample2d, gather*, reduce*, transpose, default axes, broadcasting) inference and
- * resolution compute it through the same code, and list defaults are applied only there.
- * The row-major shape helpers live in shape.c.
+ * Shapes are row-major. "Strides" are in elements, not bytes. List defaults are applied only
+ * in the resolvers; the row-major shape helpers live in shape.c.
  */
 
 #include "proto/wnn.h"
@@ -241,8 +240,7 @@ struct wnn_batchnorm_attrs {
 double wnn_cast_float(double x, enum wnn_dtype t);
 
 /* ---- reduce, cast, conv (transposed), gather/scatter, data movement, normalization, resample
- * and recurrent families. Same conventions: every option default applied, ids re-checked
- * against descs, "what" names the operator in diags. */
+ * and recurrent families. Same conventions: every option default applied. */
 
 /* A tensor split into the axes an op keeps and the axes it reduces over. Input element of kept
  * index k and reduced index r (both row-major over their own dims) lives at
