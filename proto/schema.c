@@ -74,9 +74,9 @@ void wnn_op_roles(enum wnn_op op, wnn_role_fn fn, void *ud)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Checks shared by the families' shape inference and resolution. */
+/* Checks shared by the families' resolvers. */
 
-bool wnn_failf(struct wnn_infer *c, const char *fmt, ...)
+bool wnn_failf(struct wnn_resolving *c, const char *fmt, ...)
 {
 	char msg[WNN_MAX_DIAG];
 	va_list ap;
@@ -113,7 +113,7 @@ const char *wnn_types_str(uint32_t mask, char *buf, size_t len)
 	return buf;
 }
 
-bool wnn_check_type(struct wnn_infer *c, const struct wnn_desc *d, const char *role, uint32_t mask)
+bool wnn_check_type(struct wnn_resolving *c, const struct wnn_desc *d, const char *role, uint32_t mask)
 {
 	char buf[96];
 	if (mask & WNN_DT_BIT(d->type))
@@ -122,7 +122,7 @@ bool wnn_check_type(struct wnn_infer *c, const struct wnn_desc *d, const char *r
 		     wnn_dtype_name(d->type), wnn_types_str(mask, buf, sizeof(buf)));
 }
 
-bool wnn_check_same_type(struct wnn_infer *c, const struct wnn_desc *d, const char *role,
+bool wnn_check_same_type(struct wnn_resolving *c, const struct wnn_desc *d, const char *role,
 			    const struct wnn_desc *ref, const char *ref_role)
 {
 	if (d->type == ref->type)
@@ -131,7 +131,7 @@ bool wnn_check_same_type(struct wnn_infer *c, const struct wnn_desc *d, const ch
 		     wnn_dtype_name(d->type), ref_role, wnn_dtype_name(ref->type));
 }
 
-bool wnn_check_rank(struct wnn_infer *c, const struct wnn_desc *d, const char *role, uint32_t lo,
+bool wnn_check_rank(struct wnn_resolving *c, const struct wnn_desc *d, const char *role, uint32_t lo,
 		       uint32_t hi)
 {
 	if (d->rank >= lo && d->rank <= hi)
@@ -146,7 +146,7 @@ bool wnn_check_rank(struct wnn_infer *c, const struct wnn_desc *d, const char *r
 }
 
 /* d's shape must equal want[0..n); what_want says where want comes from. */
-bool wnn_check_shape(struct wnn_infer *c, const struct wnn_desc *d, const char *role,
+bool wnn_check_shape(struct wnn_resolving *c, const struct wnn_desc *d, const char *role,
 			const uint64_t *want, uint32_t n, const char *what_want)
 {
 	bool ok = d->rank == n;
@@ -163,7 +163,7 @@ bool wnn_check_shape(struct wnn_infer *c, const struct wnn_desc *d, const char *
 	return wnn_failf(c, "%s shape %s is not %s (%s)", role, SHAPE(d, a), b, what_want);
 }
 
-bool wnn_check_axis(struct wnn_infer *c, uint32_t axis, uint32_t rank, const char *what)
+bool wnn_check_axis(struct wnn_resolving *c, uint32_t axis, uint32_t rank, const char *what)
 {
 	if (axis < rank)
 		return true;
@@ -171,7 +171,7 @@ bool wnn_check_axis(struct wnn_infer *c, uint32_t axis, uint32_t rank, const cha
 }
 
 /* Spec axes rule: no duplicates, every item in [0, rank). Sets *mask bit per axis. */
-bool wnn_check_axes(struct wnn_infer *c, const uint32_t *axes, size_t n, uint32_t rank,
+bool wnn_check_axes(struct wnn_resolving *c, const uint32_t *axes, size_t n, uint32_t rank,
 		       const char *what, uint32_t *mask)
 {
 	*mask = 0;
@@ -187,7 +187,7 @@ bool wnn_check_axes(struct wnn_infer *c, const uint32_t *axes, size_t n, uint32_
 	return true;
 }
 
-struct wnn_desc *wnn_result(struct wnn_infer *c, enum wnn_dtype type, uint32_t rank)
+struct wnn_desc *wnn_result(struct wnn_resolving *c, enum wnn_dtype type, uint32_t rank)
 {
 	struct wnn_desc *r = &c->res[c->n_res++];
 	memset(r, 0, sizeof(*r));
@@ -196,7 +196,7 @@ struct wnn_desc *wnn_result(struct wnn_infer *c, enum wnn_dtype type, uint32_t r
 	return r;
 }
 
-struct wnn_desc *wnn_result_copy(struct wnn_infer *c, const struct wnn_desc *d)
+struct wnn_desc *wnn_result_copy(struct wnn_resolving *c, const struct wnn_desc *d)
 {
 	struct wnn_desc *r = &c->res[c->n_res++];
 	*r = *d;
@@ -204,7 +204,7 @@ struct wnn_desc *wnn_result_copy(struct wnn_infer *c, const struct wnn_desc *d)
 }
 
 /* Sets a result dimension from a 64-bit value, failing when it is not a valid dimension. */
-bool wnn_set_dim(struct wnn_infer *c, struct wnn_desc *r, uint32_t i, int64_t v, const char *what)
+bool wnn_set_dim(struct wnn_resolving *c, struct wnn_desc *r, uint32_t i, int64_t v, const char *what)
 {
 	if (v < 1 || (uint64_t)v > MAX_DIM)
 		return wnn_failf(c, "%s is %" PRId64 ", expected a valid dimension (1 to %" PRIu64 ")",
@@ -238,7 +238,7 @@ bool wnn_bcast_uni(const uint32_t *from, uint32_t rf, const uint32_t *to, uint32
 	return wnn_bcast_strides(&d, rt, to, strides);
 }
 
-bool wnn_check_enum(struct wnn_infer *c, int v, int max, const char *what)
+bool wnn_check_enum(struct wnn_resolving *c, int v, int max, const char *what)
 {
 	if (v >= 0 && v <= max)
 		return true;
@@ -258,9 +258,9 @@ int64_t wnn_ceil_div(int64_t a, int64_t b)
 	return a >= 0 ? (a + b - 1) / b : -(-a / b);
 }
 
-/* Shape inference check of an optional list option: absent, or exactly `want` values (none 0
- * when nonzero). Its default is applied by the resolvers (wnn_list_or). */
-bool wnn_check_list(struct wnn_infer *c, const uint32_t *v, size_t n, size_t want, bool nonzero,
+/* Check of an optional list option: absent, or exactly `want` values (none 0 when nonzero).
+ * Its default is applied where the resolvers read it (wnn_list_or). */
+bool wnn_check_list(struct wnn_resolving *c, const uint32_t *v, size_t n, size_t want, bool nonzero,
 		    const char *what)
 {
 	char buf[96];
@@ -380,7 +380,7 @@ enum webnn_status wnn_make_reduction(const struct wnn_desc *in, const uint32_t *
 
 static bool check_input(void *ud, uint32_t id, const char *role)
 {
-	struct wnn_infer *c = ud;
+	struct wnn_resolving *c = ud;
 	if (id >= c->n_operands)
 		return wnn_failf(c, "%s operand id %" PRIu32 " is out of range (%zu operands)", role, id,
 			     c->n_operands);
@@ -404,7 +404,7 @@ static const char *family_name(uint32_t family)
 
 /* Checks the operation's wiring before its family looks at it: attrs member, input ids defined
  * and valid, output ids in range. Returns the output ids through out_ids/n_out_ids. */
-static bool check_wiring(struct wnn_infer *c, const struct wnn_attrs_rules *k,
+static bool check_wiring(struct wnn_resolving *c, const struct wnn_attrs_rules *k,
 			 const uint32_t **out_ids, size_t *n_out_ids)
 {
 	const Webnn__Ipc__Operation *op = c->op;
@@ -424,8 +424,8 @@ static bool check_wiring(struct wnn_infer *c, const struct wnn_attrs_rules *k,
 	return true;
 }
 
-/* Checks the inferred outputs against the operation's output list and the caller's room. */
-static bool check_results(struct wnn_infer *c, size_t n_out_ids, int max_outs,
+/* Checks the computed outputs against the operation's output list and the caller's room. */
+static bool check_results(struct wnn_resolving *c, size_t n_out_ids, int max_outs,
 			  const struct wnn_desc *outs)
 {
 	if ((size_t)c->n_res != n_out_ids)
@@ -445,7 +445,7 @@ static bool check_results(struct wnn_infer *c, size_t n_out_ids, int max_outs,
 
 /* The declared output descriptors (in operands, or given) against the computed ones: the one
  * place where a graph's declared outputs meet the operator's rule. */
-static bool check_declared(struct wnn_infer *c, const uint32_t *out_ids,
+static bool check_declared(struct wnn_resolving *c, const uint32_t *out_ids,
 			   const struct wnn_desc *declared, bool in_operands)
 {
 	for (int i = 0; i < c->n_res; i++) {
@@ -473,7 +473,7 @@ static enum webnn_status run_resolver(const Webnn__Ipc__Operation *op,
 				      int max_outs, int *n_outs, enum wnn_op *kind,
 				      struct wnn_diag *diag)
 {
-	struct wnn_infer c;
+	struct wnn_resolving c;
 	if (n_outs)
 		*n_outs = 0;
 	if (kind)

@@ -4,7 +4,7 @@
 /* int4/uint4 are an extension of the spec's tables, as in WPT and Chromium (README.md). */
 #define QUANT_TYPES (WNN_DT_QUANT | WNN_DT_BIT(WNN_U32))
 
-static bool resolve_cast(struct wnn_infer *c, struct wnn_cast_attrs *p)
+static bool resolve_cast(struct wnn_resolving *c, struct wnn_cast_attrs *p)
 {
 	const Webnn__Ipc__Cast *m = c->op->cast;
 	const struct wnn_desc *x = D(c, m->input);
@@ -33,7 +33,7 @@ static bool blockwise(const struct wnn_desc *from, const struct wnn_desc *to)
 	return true;
 }
 
-static bool resolve_quantize(struct wnn_infer *c, struct wnn_quantize_attrs *p)
+static bool resolve_quantize(struct wnn_resolving *c, struct wnn_quantize_attrs *p)
 {
 	const Webnn__Ipc__QuantizeLinear *m = c->op->quantize_linear;
 	const struct wnn_desc *x = D(c, m->input), *s = D(c, m->scale), *z = D(c, m->zero_point);

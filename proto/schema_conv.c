@@ -119,7 +119,7 @@ static enum webnn_status conv_transpose2d_geometry(const Webnn__Ipc__ConvTranspo
 }
 
 /* Validates the conv2d filter against the input channels and groups (spec messages). */
-static bool check_conv2d_channels(struct wnn_infer *c, const Webnn__Ipc__Conv2d *m,
+static bool check_conv2d_channels(struct wnn_resolving *c, const Webnn__Ipc__Conv2d *m,
 				  const struct wnn_conv2d_attrs *p)
 {
 	if (p->c_in % m->groups)
@@ -143,7 +143,7 @@ static bool check_conv2d_channels(struct wnn_infer *c, const Webnn__Ipc__Conv2d 
 
 /* The output [n, c_out, h, w] in the operation's layout, with the spatial sizes checked and
  * the sizes and strides every kernel reads. */
-static struct wnn_desc *conv_result(struct wnn_infer *c, const struct wnn_desc *x, bool nhwc,
+static struct wnn_desc *conv_result(struct wnn_resolving *c, const struct wnn_desc *x, bool nhwc,
 				    uint32_t n, uint32_t c_out, const int64_t size[2],
 				    uint32_t *out_h, uint32_t *out_w)
 {
@@ -157,7 +157,7 @@ static struct wnn_desc *conv_result(struct wnn_infer *c, const struct wnn_desc *
 	return r;
 }
 
-static bool resolve_conv2d(struct wnn_infer *c, struct wnn_conv2d_attrs *p)
+static bool resolve_conv2d(struct wnn_resolving *c, struct wnn_conv2d_attrs *p)
 {
 	const Webnn__Ipc__Conv2d *m = c->op->conv2d;
 	const struct wnn_desc *x = D(c, m->input), *f = D(c, m->filter);
@@ -188,8 +188,8 @@ static bool resolve_conv2d(struct wnn_infer *c, struct wnn_conv2d_attrs *p)
 	return true;
 }
 
-/* Validates the options of convTranspose2d that shape inference checks before the geometry. */
-static bool check_conv_transpose2d_options(struct wnn_infer *c,
+/* Validates the options of convTranspose2d that the resolver checks before the geometry. */
+static bool check_conv_transpose2d_options(struct wnn_resolving *c,
 					   const Webnn__Ipc__ConvTranspose2d *m)
 {
 	uint32_t strides[2], opad[2];
@@ -215,7 +215,7 @@ static bool check_conv_transpose2d_options(struct wnn_infer *c,
 }
 
 /* Validates channels, bias and outputSizes of convTranspose2d against its geometry. */
-static bool check_conv_transpose2d_sizes(struct wnn_infer *c,
+static bool check_conv_transpose2d_sizes(struct wnn_resolving *c,
 					 const Webnn__Ipc__ConvTranspose2d *m,
 					 const struct wnn_conv_transpose2d_attrs *p,
 					 const int64_t calc[2])
@@ -245,7 +245,7 @@ static bool check_conv_transpose2d_sizes(struct wnn_infer *c,
 	return true;
 }
 
-static bool resolve_conv_transpose2d(struct wnn_infer *c, struct wnn_conv_transpose2d_attrs *p)
+static bool resolve_conv_transpose2d(struct wnn_resolving *c, struct wnn_conv_transpose2d_attrs *p)
 {
 	const Webnn__Ipc__ConvTranspose2d *m = c->op->conv_transpose2d;
 	const struct wnn_desc *x = D(c, m->input), *f = D(c, m->filter);

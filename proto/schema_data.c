@@ -51,7 +51,7 @@ static enum concat_fault concat_join(const struct wnn_desc *x, const struct wnn_
 	return *size > MAX_DIM ? CONCAT_TOO_LONG : CONCAT_JOINS;
 }
 
-static bool resolve_concat(struct wnn_infer *c, struct wnn_concat_attrs *p)
+static bool resolve_concat(struct wnn_resolving *c, struct wnn_concat_attrs *p)
 {
 	const Webnn__Ipc__Concat *m = c->op->concat;
 	char sa[96], sb[96];
@@ -96,7 +96,7 @@ static bool resolve_concat(struct wnn_infer *c, struct wnn_concat_attrs *p)
 	return true;
 }
 
-static bool resolve_expand(struct wnn_infer *c, struct wnn_expand_attrs *p)
+static bool resolve_expand(struct wnn_resolving *c, struct wnn_expand_attrs *p)
 {
 	const Webnn__Ipc__Expand *m = c->op->expand;
 	const struct wnn_desc *x = D(c, m->input);
@@ -121,7 +121,7 @@ static bool resolve_expand(struct wnn_infer *c, struct wnn_expand_attrs *p)
 	return true;
 }
 
-static bool resolve_pad(struct wnn_infer *c, struct wnn_pad_attrs *p)
+static bool resolve_pad(struct wnn_resolving *c, struct wnn_pad_attrs *p)
 {
 	const Webnn__Ipc__Pad *m = c->op->pad;
 	const struct wnn_desc *x = D(c, m->input);
@@ -169,7 +169,7 @@ static bool resolve_pad(struct wnn_infer *c, struct wnn_pad_attrs *p)
 	return true;
 }
 
-static bool resolve_reshape(struct wnn_infer *c, struct wnn_reshape_attrs *p)
+static bool resolve_reshape(struct wnn_resolving *c, struct wnn_reshape_attrs *p)
 {
 	const Webnn__Ipc__Reshape *m = c->op->reshape;
 	const struct wnn_desc *x = D(c, m->input);
@@ -203,7 +203,7 @@ static bool resolve_reshape(struct wnn_infer *c, struct wnn_reshape_attrs *p)
 	return true;
 }
 
-static bool resolve_reverse(struct wnn_infer *c, struct wnn_reverse_attrs *p)
+static bool resolve_reverse(struct wnn_resolving *c, struct wnn_reverse_attrs *p)
 {
 	const Webnn__Ipc__Reverse *m = c->op->reverse;
 	const struct wnn_desc *x = D(c, m->input);
@@ -222,7 +222,7 @@ static bool resolve_reverse(struct wnn_infer *c, struct wnn_reverse_attrs *p)
 	return true;
 }
 
-static bool resolve_slice(struct wnn_infer *c, struct wnn_slice_attrs *p)
+static bool resolve_slice(struct wnn_resolving *c, struct wnn_slice_attrs *p)
 {
 	const Webnn__Ipc__Slice *m = c->op->slice;
 	const struct wnn_desc *x = D(c, m->input);
@@ -262,7 +262,7 @@ static bool resolve_slice(struct wnn_infer *c, struct wnn_slice_attrs *p)
 	return true;
 }
 
-static bool resolve_split(struct wnn_infer *c, struct wnn_split_attrs *p)
+static bool resolve_split(struct wnn_resolving *c, struct wnn_split_attrs *p)
 {
 	const Webnn__Ipc__Split *m = c->op->split;
 	const struct wnn_desc *x = D(c, m->input);
@@ -310,7 +310,7 @@ static bool resolve_split(struct wnn_infer *c, struct wnn_split_attrs *p)
 	return true;
 }
 
-static bool resolve_tile(struct wnn_infer *c, struct wnn_tile_attrs *p)
+static bool resolve_tile(struct wnn_resolving *c, struct wnn_tile_attrs *p)
 {
 	const Webnn__Ipc__Tile *m = c->op->tile;
 	const struct wnn_desc *x = D(c, m->input);
@@ -347,7 +347,7 @@ static void transpose_perm(const Webnn__Ipc__Transpose *m, uint32_t rank, uint32
 		perm[i] = m->has_permutation ? m->permutation[i] : rank - 1 - i;
 }
 
-static bool resolve_transpose(struct wnn_infer *c, struct wnn_transpose_attrs *p)
+static bool resolve_transpose(struct wnn_resolving *c, struct wnn_transpose_attrs *p)
 {
 	const Webnn__Ipc__Transpose *m = c->op->transpose;
 	const struct wnn_desc *x = D(c, m->input);
@@ -376,7 +376,7 @@ static bool resolve_transpose(struct wnn_infer *c, struct wnn_transpose_attrs *p
 	return true;
 }
 
-static bool resolve_triangular(struct wnn_infer *c, struct wnn_triangular_attrs *p)
+static bool resolve_triangular(struct wnn_resolving *c, struct wnn_triangular_attrs *p)
 {
 	const Webnn__Ipc__Triangular *m = c->op->triangular;
 	const struct wnn_desc *x = D(c, m->input);

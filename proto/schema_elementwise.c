@@ -12,7 +12,7 @@ static const char *unary_role(uint32_t wire_id)
 
 /* The output of broadcast inputs: p_bc holds the strides of each input, the result its shape.
  * Fails quietly (the caller names the rule) when they do not broadcast. */
-static bool bcast_result(struct wnn_infer *c, const struct wnn_desc *const *in, int n,
+static bool bcast_result(struct wnn_resolving *c, const struct wnn_desc *const *in, int n,
 			 enum wnn_dtype type, struct wnn_bcast *bc)
 {
 	struct wnn_diag ignored = { 0 };
@@ -23,7 +23,7 @@ static bool bcast_result(struct wnn_infer *c, const struct wnn_desc *const *in, 
 	return true;
 }
 
-static bool resolve_binary(struct wnn_infer *c, struct wnn_binary_attrs *p)
+static bool resolve_binary(struct wnn_resolving *c, struct wnn_binary_attrs *p)
 {
 	const Webnn__Ipc__ElementwiseBinary *m = c->op->binary;
 	const struct wnn_desc *a = D(c, m->a), *b = D(c, m->b);
@@ -40,7 +40,7 @@ static bool resolve_binary(struct wnn_infer *c, struct wnn_binary_attrs *p)
 	return true;
 }
 
-static bool resolve_unary(struct wnn_infer *c, struct wnn_unary_attrs *p)
+static bool resolve_unary(struct wnn_resolving *c, struct wnn_unary_attrs *p)
 {
 	const Webnn__Ipc__ElementwiseUnary *m = c->op->unary;
 	const struct wnn_desc *x = D(c, m->input);
@@ -141,7 +141,7 @@ static void clamp_bound(const Webnn__Ipc__Number *given, double dflt, enum wnn_d
 	*d = *ui ? (double)*ui : (double)*si;
 }
 
-static bool resolve_clamp(struct wnn_infer *c, struct wnn_clamp_attrs *p)
+static bool resolve_clamp(struct wnn_resolving *c, struct wnn_clamp_attrs *p)
 {
 	const Webnn__Ipc__Clamp *m = c->op->clamp;
 	const struct wnn_desc *x = D(c, m->input);
@@ -163,7 +163,7 @@ static bool resolve_clamp(struct wnn_infer *c, struct wnn_clamp_attrs *p)
 	return true;
 }
 
-static bool resolve_prelu(struct wnn_infer *c, struct wnn_prelu_attrs *p)
+static bool resolve_prelu(struct wnn_resolving *c, struct wnn_prelu_attrs *p)
 {
 	const Webnn__Ipc__Prelu *m = c->op->prelu;
 	const struct wnn_desc *x = D(c, m->input), *s = D(c, m->slope);
@@ -179,7 +179,7 @@ static bool resolve_prelu(struct wnn_infer *c, struct wnn_prelu_attrs *p)
 	return true;
 }
 
-static bool resolve_where(struct wnn_infer *c, struct wnn_where_attrs *p)
+static bool resolve_where(struct wnn_resolving *c, struct wnn_where_attrs *p)
 {
 	const Webnn__Ipc__Where *m = c->op->where;
 	const struct wnn_desc *cond = D(c, m->condition), *t = D(c, m->true_value),

@@ -44,7 +44,7 @@ static void gather_shape(enum wnn_op kind, uint32_t axis, const struct wnn_desc 
 }
 
 /* The operator-specific checks of gather, gatherElements and gatherND. */
-static bool check_gather_kind(struct wnn_infer *c, const Webnn__Ipc__Gather *m,
+static bool check_gather_kind(struct wnn_resolving *c, const Webnn__Ipc__Gather *m,
 			      const struct wnn_desc *x, const struct wnn_desc *idx)
 {
 	char sa[96];
@@ -89,7 +89,7 @@ static void gather_layout(struct wnn_gather_attrs *p, const Webnn__Ipc__Gather *
 	}
 }
 
-static bool resolve_gather(struct wnn_infer *c, struct wnn_gather_attrs *p)
+static bool resolve_gather(struct wnn_resolving *c, struct wnn_gather_attrs *p)
 {
 	const Webnn__Ipc__Gather *m = c->op->gather;
 	const struct wnn_desc *x = D(c, m->input), *idx = D(c, m->indices);
@@ -117,7 +117,7 @@ static bool resolve_gather(struct wnn_infer *c, struct wnn_gather_attrs *p)
 }
 
 /* What scatterElements and scatterND resolve alike once their rules hold. */
-static void scatter_common(struct wnn_infer *c, const Webnn__Ipc__Scatter *m,
+static void scatter_common(struct wnn_resolving *c, const Webnn__Ipc__Scatter *m,
 			   const struct wnn_desc *x, const struct wnn_desc *idx,
 			   struct wnn_scatter_attrs *p)
 {
@@ -132,7 +132,7 @@ static void scatter_common(struct wnn_infer *c, const Webnn__Ipc__Scatter *m,
 	p->count = wnn_shape_count(x->rank, x->dims);
 }
 
-static bool resolve_scatter(struct wnn_infer *c, struct wnn_scatter_attrs *p)
+static bool resolve_scatter(struct wnn_resolving *c, struct wnn_scatter_attrs *p)
 {
 	const Webnn__Ipc__Scatter *m = c->op->scatter;
 	const struct wnn_desc *x = D(c, m->input), *idx = D(c, m->indices), *u = D(c, m->updates);

@@ -12,7 +12,7 @@ static void gemm_sizes(const Webnn__Ipc__Gemm *m, const struct wnn_desc *a,
 	mkn[3] = b->dims[m->b_transpose ? 0 : 1];
 }
 
-static bool resolve_gemm(struct wnn_infer *c, struct wnn_gemm_attrs *p)
+static bool resolve_gemm(struct wnn_resolving *c, struct wnn_gemm_attrs *p)
 {
 	const Webnn__Ipc__Gemm *m = c->op->gemm;
 	const struct wnn_desc *a = D(c, m->a), *b = D(c, m->b);
@@ -77,7 +77,7 @@ static bool matmul_shape(const struct wnn_desc *a, const struct wnn_desc *b,
 	return true;
 }
 
-static bool resolve_matmul(struct wnn_infer *c, struct wnn_matmul_attrs *p)
+static bool resolve_matmul(struct wnn_resolving *c, struct wnn_matmul_attrs *p)
 {
 	const Webnn__Ipc__Matmul *m = c->op->matmul;
 	const struct wnn_desc *a = D(c, m->a), *b = D(c, m->b);

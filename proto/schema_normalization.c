@@ -1,7 +1,7 @@
 /* Normalization family (batch/instance/layer, softmax): wiring, limits, the resolvers. */
 #include "proto/schema.h"
 
-static bool check_channel_operand(struct wnn_infer *c, uint32_t id, const char *role,
+static bool check_channel_operand(struct wnn_resolving *c, uint32_t id, const char *role,
 				  const struct wnn_desc *x, uint32_t size, const char *what)
 {
 	const struct wnn_desc *d = D(c, id);
@@ -9,7 +9,7 @@ static bool check_channel_operand(struct wnn_infer *c, uint32_t id, const char *
 	return wnn_check_same_type(c, d, role, x, "input") && wnn_check_shape(c, d, role, &want, 1, what);
 }
 
-static bool resolve_batch_norm(struct wnn_infer *c, struct wnn_batchnorm_attrs *p)
+static bool resolve_batch_norm(struct wnn_resolving *c, struct wnn_batchnorm_attrs *p)
 {
 	const Webnn__Ipc__BatchNormalization *m = c->op->batch_normalization;
 	const struct wnn_desc *x = D(c, m->input);
@@ -36,7 +36,7 @@ static bool resolve_batch_norm(struct wnn_infer *c, struct wnn_batchnorm_attrs *
 }
 
 /* What both instance and layer normalization resolve alike once their rules hold. */
-static void norm_common(struct wnn_infer *c, const struct wnn_desc *x, uint32_t in, uint32_t out,
+static void norm_common(struct wnn_resolving *c, const struct wnn_desc *x, uint32_t in, uint32_t out,
 			uint32_t scale, bool has_scale, uint32_t bias, bool has_bias,
 			bool has_epsilon, double epsilon, struct wnn_norm_attrs *p)
 {
@@ -51,7 +51,7 @@ static void norm_common(struct wnn_infer *c, const struct wnn_desc *x, uint32_t 
 				    p->type);
 }
 
-static bool resolve_instance_norm(struct wnn_infer *c, struct wnn_norm_attrs *p)
+static bool resolve_instance_norm(struct wnn_resolving *c, struct wnn_norm_attrs *p)
 {
 	const Webnn__Ipc__InstanceNormalization *m = c->op->instance_normalization;
 	const struct wnn_desc *x = D(c, m->input);
@@ -73,7 +73,7 @@ static bool resolve_instance_norm(struct wnn_infer *c, struct wnn_norm_attrs *p)
 	       WEBNN_STATUS_OK;
 }
 
-static bool resolve_layer_norm(struct wnn_infer *c, struct wnn_norm_attrs *p)
+static bool resolve_layer_norm(struct wnn_resolving *c, struct wnn_norm_attrs *p)
 {
 	const Webnn__Ipc__LayerNormalization *m = c->op->layer_normalization;
 	const struct wnn_desc *x = D(c, m->input);
@@ -107,7 +107,7 @@ static bool resolve_layer_norm(struct wnn_infer *c, struct wnn_norm_attrs *p)
 	return wnn_make_reduction(x, axes, n_axes, &p->r, c->name, c->diag) == WEBNN_STATUS_OK;
 }
 
-static bool resolve_softmax(struct wnn_infer *c, struct wnn_softmax_attrs *p)
+static bool resolve_softmax(struct wnn_resolving *c, struct wnn_softmax_attrs *p)
 {
 	const Webnn__Ipc__Softmax *m = c->op->softmax;
 	const struct wnn_desc *x = D(c, m->input);

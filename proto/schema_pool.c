@@ -45,7 +45,7 @@ static void pool2d_pick(const Webnn__Ipc__Pool2d *m, int64_t size[2][2], int64_t
 					   : size[ceil_rounding ? 1 : 0][i];
 }
 
-static bool resolve_pool2d(struct wnn_infer *c, struct wnn_pool2d_attrs *p)
+static bool resolve_pool2d(struct wnn_resolving *c, struct wnn_pool2d_attrs *p)
 {
 	const Webnn__Ipc__Pool2d *m = c->op->pool2d;
 	const struct wnn_desc *x = D(c, m->input);

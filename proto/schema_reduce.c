@@ -16,7 +16,7 @@ static void reduce_shape(const struct wnn_desc *x, uint32_t axes_mask, bool keep
 	}
 }
 
-static bool resolve_arg_min_max(struct wnn_infer *c, struct wnn_arg_attrs *p)
+static bool resolve_arg_min_max(struct wnn_resolving *c, struct wnn_arg_attrs *p)
 {
 	const Webnn__Ipc__ArgMinMax *m = c->op->arg_min_max;
 	const struct wnn_desc *x = D(c, m->input);
@@ -40,7 +40,7 @@ static bool resolve_arg_min_max(struct wnn_infer *c, struct wnn_arg_attrs *p)
 	return true;
 }
 
-static bool resolve_cumulative_sum(struct wnn_infer *c, struct wnn_cumsum_attrs *p)
+static bool resolve_cumulative_sum(struct wnn_resolving *c, struct wnn_cumsum_attrs *p)
 {
 	const Webnn__Ipc__CumulativeSum *m = c->op->cumulative_sum;
 	const struct wnn_desc *x = D(c, m->input);
@@ -55,7 +55,7 @@ static bool resolve_cumulative_sum(struct wnn_infer *c, struct wnn_cumsum_attrs 
 	return true;
 }
 
-static bool resolve_reduce(struct wnn_infer *c, struct wnn_reduce_attrs *p)
+static bool resolve_reduce(struct wnn_resolving *c, struct wnn_reduce_attrs *p)
 {
 	const Webnn__Ipc__Reduce *m = c->op->reduce;
 	const struct wnn_desc *x = D(c, m->input);

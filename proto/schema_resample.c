@@ -19,7 +19,7 @@ static void resample_geometry(const Webnn__Ipc__Resample2d *m, const struct wnn_
 }
 
 /* Validates scales, sizes and axes as the spec's builder does. */
-static bool check_resample2d_options(struct wnn_infer *c, const Webnn__Ipc__Resample2d *m,
+static bool check_resample2d_options(struct wnn_resolving *c, const Webnn__Ipc__Resample2d *m,
 				     const struct wnn_desc *x)
 {
 	uint32_t mask;
@@ -48,7 +48,7 @@ static bool check_resample2d_options(struct wnn_infer *c, const Webnn__Ipc__Resa
 	return true;
 }
 
-static bool resolve_resample2d(struct wnn_infer *c, struct wnn_resample_attrs *p)
+static bool resolve_resample2d(struct wnn_resolving *c, struct wnn_resample_attrs *p)
 {
 	const Webnn__Ipc__Resample2d *m = c->op->resample2d;
 	const struct wnn_desc *x = D(c, m->input);

@@ -1,7 +1,7 @@
 /* Recurrent family (gru, gruCell, lstm, lstmCell): wiring, limits, the resolvers. */
 #include "proto/schema.h"
 
-static bool check_activations(struct wnn_infer *c, const Webnn__Ipc__RecurrentActivation *acts,
+static bool check_activations(struct wnn_resolving *c, const Webnn__Ipc__RecurrentActivation *acts,
 			      size_t n, size_t want)
 {
 	if (n == 0)
@@ -16,7 +16,7 @@ static bool check_activations(struct wnn_infer *c, const Webnn__Ipc__RecurrentAc
 }
 
 /* Checks an optional recurrent operand against a shape of 1 to 3 dims. */
-static bool check_rnn_operand(struct wnn_infer *c, bool has, uint32_t id, const char *role,
+static bool check_rnn_operand(struct wnn_resolving *c, bool has, uint32_t id, const char *role,
 			      const struct wnn_desc *x, uint64_t d0, uint64_t d1, uint64_t d2,
 			      uint32_t rank, const char *what)
 {
@@ -27,7 +27,7 @@ static bool check_rnn_operand(struct wnn_infer *c, bool has, uint32_t id, const 
 	return wnn_check_same_type(c, d, role, x, "input") && wnn_check_shape(c, d, role, want, rank, what);
 }
 
-static bool check_hidden_size(struct wnn_infer *c, uint32_t hidden, uint64_t gates)
+static bool check_hidden_size(struct wnn_resolving *c, uint32_t hidden, uint64_t gates)
 {
 	if (hidden == 0 || (uint64_t)hidden * gates * 2 > MAX_DIM)
 		return wnn_failf(c, "hiddenSize %" PRIu32 " is not valid: hiddenSize * %" PRIu64
@@ -134,7 +134,7 @@ static void rnn_wire_lstm_cell(const Webnn__Ipc__LstmCell *m, struct rnn_wire *w
 /* The resolved recurrent attributes once the rules hold (p has the wire's fields): operand
  * ids, the spec's default activations (gru: sigmoid, tanh; lstm: sigmoid, tanh, tanh), the row
  * block of each canonical gate for the weight layout; appends the outputs. */
-static bool rnn_resolved(struct wnn_infer *c, const struct rnn_wire *w, const struct wnn_desc *x,
+static bool rnn_resolved(struct wnn_resolving *c, const struct rnn_wire *w, const struct wnn_desc *x,
 			 struct wnn_rnn_attrs *p)
 {
 	static const uint8_t lstm_blocks[2][4] = {
@@ -183,7 +183,7 @@ static bool rnn_resolved(struct wnn_infer *c, const struct rnn_wire *w, const st
 	return true;
 }
 
-static bool resolve_gru(struct wnn_infer *c, struct wnn_rnn_attrs *p)
+static bool resolve_gru(struct wnn_resolving *c, struct wnn_rnn_attrs *p)
 {
 	const Webnn__Ipc__Gru *m = c->op->gru;
 	const struct wnn_desc *x = D(c, m->input), *w = D(c, m->weight),
@@ -222,7 +222,7 @@ static bool resolve_gru(struct wnn_infer *c, struct wnn_rnn_attrs *p)
 	return rnn_resolved(c, &wire, x, p);
 }
 
-static bool resolve_gru_cell(struct wnn_infer *c, struct wnn_rnn_attrs *p)
+static bool resolve_gru_cell(struct wnn_resolving *c, struct wnn_rnn_attrs *p)
 {
 	const Webnn__Ipc__GruCell *m = c->op->gru_cell;
 	const struct wnn_desc *x = D(c, m->input), *w = D(c, m->weight),
@@ -256,7 +256,7 @@ static bool resolve_gru_cell(struct wnn_infer *c, struct wnn_rnn_attrs *p)
 	return rnn_resolved(c, &wire, x, p);
 }
 
-static bool resolve_lstm(struct wnn_infer *c, struct wnn_rnn_attrs *p)
+static bool resolve_lstm(struct wnn_resolving *c, struct wnn_rnn_attrs *p)
 {
 	const Webnn__Ipc__Lstm *m = c->op->lstm;
 	const struct wnn_desc *x = D(c, m->input), *w = D(c, m->weight),
@@ -298,7 +298,7 @@ static bool resolve_lstm(struct wnn_infer *c, struct wnn_rnn_attrs *p)
 	return rnn_resolved(c, &wire, x, p);
 }
 
-static bool resolve_lstm_cell(struct wnn_infer *c, struct wnn_rnn_attrs *p)
+static bool resolve_lstm_cell(struct wnn_resolving *c, struct wnn_rnn_attrs *p)
 {
 	const Webnn__Ipc__LstmCell *m = c->op->lstm_cell;
 	const struct wnn_desc *x = D(c, m->input), *w = D(c, m->weight),
