@@ -10,7 +10,7 @@ static const char *unary_role(uint32_t wire_id)
 	return "input";
 }
 
-/* The output of broadcast inputs: p_bc holds the strides of each input, the result its shape.
+/* The output of broadcast inputs: bc gets the strides of each input, the result their shape.
  * Fails quietly (the caller names the rule) when they do not broadcast. */
 static bool bcast_result(struct wnn_resolving *c, const struct wnn_desc *const *in, int n,
 			 enum wnn_dtype type, struct wnn_bcast *bc)
