@@ -86,7 +86,7 @@ static enum webnn_status check_names(Webnn__Ipc__NamedOperand *const *list, size
 }
 
 /* Pass 1: descriptors and kinds. OUTPUT operands stay undefined (type NONE) until the operation
- * producing them has been checked, so earlier use is caught by wnn_op_infer. */
+ * producing them has been checked, so earlier use is caught by wnn_op_check. */
 static enum webnn_status describe_operands(const Webnn__Ipc__GraphInfo *graph,
 					   struct wnn_desc *descs, struct wnn_diag *diag)
 {
@@ -164,26 +164,30 @@ static enum webnn_status check_inputs(const Webnn__Ipc__GraphInfo *graph, struct
 	return st;
 }
 
-/* One operation: it reads only defined operands, and each output it writes is an OUTPUT operand
- * not produced before, declared exactly as the operator infers it; then that output is defined. */
+/* One operation: each output it writes is an OUTPUT operand not produced before; it reads only
+ * defined operands and its resolver computes the declared outputs (wnn_op_check compares them);
+ * then those outputs are defined. */
 static enum webnn_status check_operation(const Webnn__Ipc__GraphInfo *graph, size_t k,
 					 struct wnn_desc *descs, struct wnn_diag *diag)
 {
 	const Webnn__Ipc__Operation *op = graph->operations[k];
-	struct wnn_desc outs[WNN_MAX_OUTPUTS];
+	struct wnn_desc outs[WNN_MAX_OUTPUTS], declared[WNN_MAX_OUTPUTS];
 	uint32_t out_ids[WNN_MAX_OUTPUTS];
 	int n_outs = 0;
 	if (!op)
 		return gfail(diag, "operation %zu is missing", k);
-	enum webnn_status st =
-		wnn_op_infer(op, descs, graph->n_operands, outs, WNN_MAX_OUTPUTS, &n_outs, diag);
-	if (st != WEBNN_STATUS_OK)
-		return st;
-	if (wnn_op_outputs(op, out_ids, WNN_MAX_OUTPUTS) != n_outs)
-		return gfail(diag, "operation %zu: output operands do not match", k);
-	const char *name = wnn_ops[wnn_op_from_id(op->op)].name;
-	for (int j = 0; j < n_outs; j++) {
+	/* A malformed operation (attrs missing, an id out of range) is left to wnn_op_check,
+	 * which names the fault; the declared outputs are compared only when all can be read. */
+	int n_ids = wnn_op_outputs(op, out_ids, WNN_MAX_OUTPUTS);
+	bool have_declared = n_ids >= 0;
+	enum wnn_op kind = wnn_op_from_id(op->op);
+	const char *name = kind == WNN_OP_COUNT ? "operation" : wnn_ops[kind].name;
+	for (int j = 0; have_declared && j < n_ids; j++) {
 		uint32_t id = out_ids[j];
+		if (id >= graph->n_operands) {
+			have_declared = false;
+			break;
+		}
 		const Webnn__Ipc__Operand *o = graph->operands[id];
 		if (o->kind != WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT)
 			return gfail(diag, "operation %zu (%s) writes operand %" PRIu32
@@ -191,17 +195,17 @@ static enum webnn_status check_operation(const Webnn__Ipc__GraphInfo *graph, siz
 		if (descs[id].type != WNN_DT_NONE)
 			return gfail(diag, "operation %zu (%s) writes operand %" PRIu32
 				     ", which an earlier operation already produced", k, name, id);
-		struct wnn_desc declared;
-		wnn_desc_from_pb(o->descriptor, &declared, "graph", diag); /* valid: pass 1 */
-		if (!wnn_desc_equal(&declared, &outs[j])) {
-			char a[128], b[128];
-			return gfail(diag, "operation %zu (%s) output %d: operand %" PRIu32
-				     " is declared %s but the operator produces %s", k, name, j, id,
-				     wnn_desc_str(&declared, a, sizeof(a)),
-				     wnn_desc_str(&outs[j], b, sizeof(b)));
-		}
-		descs[id] = outs[j];
+		wnn_desc_from_pb(o->descriptor, &declared[j], "graph", diag); /* valid: pass 1 */
 	}
+	enum webnn_status st = wnn_op_check(op, descs, graph->n_operands,
+					    have_declared ? declared : NULL, outs, WNN_MAX_OUTPUTS,
+					    &n_outs, diag);
+	if (st != WEBNN_STATUS_OK)
+		return st;
+	if (n_ids != n_outs)
+		return gfail(diag, "operation %zu: output operands do not match", k);
+	for (int j = 0; j < n_outs; j++)
+		descs[out_ids[j]] = outs[j];
 	return WEBNN_STATUS_OK;
 }
 

@@ -3,21 +3,20 @@
 #define PROTO_RESOLVE_H
 
 /*
- * Every function here reads one Operation message plus the validated operand descriptors
- * (descs[id], n_descs of them, as in struct backend_graph) and fills a plain struct in which
- * every option default of the spec is already applied, so no backend re-derives them. They
- * never allocate. They re-check what they rely on (ids in range, ranks, the attrs member) and
- * fail with a diag naming the operator ("conv2d: ...") instead of trusting the caller; a graph
- * that passed wnn_graph_validate() always resolves, except a convTranspose2d whose groups do
- * not divide its input channels (the spec allows it; no kernel gives it a meaning).
+ * Each struct wnn_<x>_attrs below is filled by the one resolver of its attrs kind
+ * (resolve_<x> in proto/schema_<family>.c), reached through wnn_resolve(): it reads one
+ * Operation message and the operand descriptors (descs[id], n_descs of them, as in struct
+ * backend_graph), checks every spec rule once (the builder's messages, "conv2d: ..."),
+ * computes the output descriptors and fills a plain struct in which every option default of
+ * the spec is already applied, so no backend re-derives them. It never allocates. The same
+ * resolver is the client's eager shape inference (wnn_op_infer) and the daemon's graph
+ * validation (wnn_op_check); wnn_resolve() also compares the computed outputs with the
+ * descriptors at the output ids. A graph that passed wnn_graph_validate() always resolves,
+ * except what the spec allows but no kernel gives a meaning: a convTranspose2d whose groups do
+ * not divide its input channels, a pool window (ceil rounding) over padding only.
  *
- * Shapes are row-major. "Strides" are in elements, not bytes.
- *
- * wnn_resolve_<x> lives in proto/schema_<family>.c beside the shape inference of the same
- * operators. Where a shape rule depends on options (conv2d, convTranspose2d, pool2d,
- * resample2d, gather*, reduce*, transpose, default axes, broadcasting) inference and
- * resolution compute it through the same code, and list defaults are applied only there.
- * The row-major shape helpers live in shape.c.
+ * Shapes are row-major. "Strides" are in elements, not bytes. List defaults are applied only
+ * in the resolvers; the row-major shape helpers live in shape.c.
  */
 
 #include "proto/wnn.h"
@@ -65,8 +64,6 @@ struct wnn_binary_attrs {
 	enum wnn_dtype out_type; /* uint8 for comparisons and logical ops */
 	struct wnn_bcast bc;  /* input 0 = a, 1 = b */
 };
-enum webnn_status wnn_resolve_binary(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_binary_attrs *p, struct wnn_diag *diag);
 
 /* UNARY family: abs ... linear. alpha/beta hold the spec defaults when not given (elu alpha 1,
  * leakyRelu alpha 0.01, hardSigmoid 0.2/0.5, linear 1/0; 0 for ops without options), cast to
@@ -78,8 +75,6 @@ struct wnn_unary_attrs {
 	uint64_t count;
 	double alpha, beta;
 };
-enum webnn_status wnn_resolve_unary(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct wnn_unary_attrs *p, struct wnn_diag *diag);
 
 /* clamp: bounds already cast to the input type as the spec's "casting" does (saturating for
  * integers, NaN -> 0). Absent bounds are -inf/+inf (min/max of the type for integers). The
@@ -92,8 +87,6 @@ struct wnn_clamp_attrs {
 	int64_t min_i, max_i;   /* signed integer types */
 	uint64_t min_u, max_u;  /* unsigned integer types */
 };
-enum webnn_status wnn_resolve_clamp(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct wnn_clamp_attrs *p, struct wnn_diag *diag);
 
 /* ---- convolution and pooling. Spatial tensors are indexed (n, c, y, x) through the strides
  * below, whatever the layout: offset = n*s[0] + c*s[1] + y*s[2] + x*s[3]. */
@@ -122,8 +115,6 @@ struct wnn_conv2d_attrs {
 	uint64_t out_stride[4];              /* (n, c, y, x) of the output */
 	uint64_t filter_stride[4];           /* (o, i, ky, kx) of the filter, i within the group */
 };
-enum webnn_status wnn_resolve_conv2d(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_conv2d_attrs *p, struct wnn_diag *diag);
 
 enum wnn_pool_kind { WNN_POOL_AVG, WNN_POOL_L2, WNN_POOL_MAX };
 
@@ -143,8 +134,6 @@ struct wnn_pool2d_attrs {
 	uint32_t out_h, out_w;               /* from outputSizes, or rounded as asked */
 	uint64_t in_stride[4], out_stride[4]; /* (n, c, y, x) */
 };
-enum webnn_status wnn_resolve_pool2d(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_pool2d_attrs *p, struct wnn_diag *diag);
 
 /* ---- matrix products */
 
@@ -162,8 +151,6 @@ struct wnn_gemm_attrs {
 	uint64_t b_stride_k, b_stride_n;
 	uint64_t c_stride_m, c_stride_n;
 };
-enum webnn_status wnn_resolve_gemm(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct wnn_gemm_attrs *p, struct wnn_diag *diag);
 
 /* matmul: both ranks >= 2 (the spec rejects rank 1); batch dims broadcast bidirectionally to the
  * output batch shape. Matrix b of output batch index i starts at
@@ -186,8 +173,6 @@ struct wnn_matmul_attrs {
 	 * same either way (m k or k n elements a matrix). */
 	uint64_t a_stride_m, a_stride_k, b_stride_k, b_stride_n;
 };
-enum webnn_status wnn_resolve_matmul(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_matmul_attrs *p, struct wnn_diag *diag);
 
 /* ---- data movement */
 
@@ -202,9 +187,6 @@ struct wnn_transpose_attrs {
 	uint64_t in_strides[WNN_MAX_RANK];
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_transpose(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				   size_t n_descs, struct wnn_transpose_attrs *p,
-				   struct wnn_diag *diag);
 
 /* concat: every input viewed as [outer, axis size, inner]; input i fills output axis range
  * [offset_i, offset_i + size_i) where offsets accumulate in input order. inputs points into the
@@ -219,8 +201,6 @@ struct wnn_concat_attrs {
 	uint64_t inner;     /* product of dims after axis */
 	uint32_t out_axis;  /* output size along axis */
 };
-enum webnn_status wnn_resolve_concat(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_concat_attrs *p, struct wnn_diag *diag);
 /* Size of input i along the axis. */
 uint32_t wnn_concat_size(const struct wnn_concat_attrs *p, const struct wnn_desc *descs,
 			    size_t i);
@@ -232,8 +212,6 @@ struct wnn_reshape_attrs {
 	uint64_t count;
 	uint64_t bytes;
 };
-enum webnn_status wnn_resolve_reshape(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct wnn_reshape_attrs *p, struct wnn_diag *diag);
 
 /* ---- normalisation */
 
@@ -244,8 +222,6 @@ struct wnn_softmax_attrs {
 	uint32_t axis;
 	uint64_t outer, axis_size, inner;
 };
-enum webnn_status wnn_resolve_softmax(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct wnn_softmax_attrs *p, struct wnn_diag *diag);
 
 /* batchNormalization: out = (x - mean[c]) / sqrt(var[c] + epsilon) * scale[c] + bias[c] with the
  * input viewed as [outer, channels, inner] (channel c of element at stride `inner`). epsilon is
@@ -258,17 +234,13 @@ struct wnn_batchnorm_attrs {
 	double epsilon;
 	uint64_t outer, channels, inner;
 };
-enum webnn_status wnn_resolve_batchnorm(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				   size_t n_descs, struct wnn_batchnorm_attrs *p,
-				   struct wnn_diag *diag);
 
 /* The value of x after the spec's "casting" to float type t (float32 or float16 rounding);
  * other types return x unchanged. */
 double wnn_cast_float(double x, enum wnn_dtype t);
 
 /* ---- reduce, cast, conv (transposed), gather/scatter, data movement, normalization, resample
- * and recurrent families. Same conventions: every option default applied, ids re-checked
- * against descs, "what" names the operator in diags. */
+ * and recurrent families. Same conventions: every option default applied. */
 
 /* A tensor split into the axes an op keeps and the axes it reduces over. Input element of kept
  * index k and reduced index r (both row-major over their own dims) lives at
@@ -296,8 +268,6 @@ struct wnn_cast_attrs {
 	enum wnn_dtype in_type, out_type;
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_cast(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct wnn_cast_attrs *p, struct wnn_diag *diag);
 
 /* argMin/argMax along one axis: input viewed as [outer, axis_size, inner]; output element
  * (o, in) (o * inner + in) is the index (out_type int32 or int64) of the first minimum/maximum
@@ -309,8 +279,6 @@ struct wnn_arg_attrs {
 	uint32_t axis;
 	uint64_t outer, axis_size, inner;
 };
-enum webnn_status wnn_resolve_arg(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			     size_t n_descs, struct wnn_arg_attrs *p, struct wnn_diag *diag);
 
 /* cumulativeSum along one axis, input viewed as [outer, axis_size, inner]. */
 struct wnn_cumsum_attrs {
@@ -320,8 +288,6 @@ struct wnn_cumsum_attrs {
 	bool exclusive, reversed;
 	uint64_t outer, axis_size, inner;
 };
-enum webnn_status wnn_resolve_cumsum(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_cumsum_attrs *p, struct wnn_diag *diag);
 
 enum wnn_tfilter_layout {
 	WNN_TFILTER_IOHW = 0, /* values equal Webnn__Ipc__ConvTranspose2dFilterLayout */
@@ -353,9 +319,6 @@ struct wnn_conv_transpose2d_attrs {
 	uint64_t out_stride[4];    /* (n, c, y, x) of the output */
 	uint64_t filter_stride[4]; /* (ic, o, ky, kx) */
 };
-enum webnn_status wnn_resolve_conv_transpose2d(const struct Webnn__Ipc__Operation *op,
-					  const struct wnn_desc *descs, size_t n_descs,
-					  struct wnn_conv_transpose2d_attrs *p, struct wnn_diag *diag);
 
 /* quantizeLinear: out = saturate(roundEven(x / scale) + zeroPoint) in the zeroPoint type.
  * dequantizeLinear: out = (x - zeroPoint) * scale in the scale type.
@@ -374,9 +337,6 @@ struct wnn_quantize_attrs {
 	uint64_t scale_strides[WNN_MAX_RANK]; /* row-major strides of scale_dims */
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_quantize(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				  size_t n_descs, struct wnn_quantize_attrs *p,
-				  struct wnn_diag *diag);
 /* Scale/zeroPoint element of input element i. */
 uint64_t wnn_quantize_index(const struct wnn_quantize_attrs *p, uint64_t i);
 
@@ -392,8 +352,6 @@ struct wnn_expand_attrs {
 	uint64_t in_strides[WNN_MAX_RANK];
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_expand(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_expand_attrs *p, struct wnn_diag *diag);
 
 struct wnn_tile_attrs {
 	uint32_t input, output;
@@ -403,8 +361,6 @@ struct wnn_tile_attrs {
 	uint64_t in_strides[WNN_MAX_RANK];
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_tile(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct wnn_tile_attrs *p, struct wnn_diag *diag);
 uint64_t wnn_tile_offset(const struct wnn_tile_attrs *p, uint64_t j);
 
 /* Index conversion shared by gather/scatter: an index value v (signed, as loaded) against an
@@ -447,8 +403,6 @@ struct wnn_gather_attrs {
 	uint32_t k;
 	uint64_t count;                              /* output elements */
 };
-enum webnn_status wnn_resolve_gather(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_gather_attrs *p, struct wnn_diag *diag);
 
 /* scatterElements / scatterND: the output starts as a copy of the input, then updates are
  * written in order (later updates win on duplicate indices).
@@ -471,8 +425,6 @@ struct wnn_scatter_attrs {
 	uint32_t k;
 	uint64_t count;                   /* input (= output) elements */
 };
-enum webnn_status wnn_resolve_scatter(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct wnn_scatter_attrs *p, struct wnn_diag *diag);
 /* Element offset into the input/output selected by index tuple t of a scatterND/gatherND
  * (reads k index values from idx, any index type), before adding the slice element. */
 uint64_t wnn_nd_offset(const void *idx, enum wnn_dtype index_type, uint64_t t, uint32_t k,
@@ -516,8 +468,6 @@ struct wnn_rnn_attrs {
 	 * lstm: [0] gates i/f/o (sigmoid), [1] cell candidate g (tanh), [2] cell output (tanh) */
 	enum wnn_activation act[3];
 };
-enum webnn_status wnn_resolve_rnn(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			     size_t n_descs, struct wnn_rnn_attrs *p, struct wnn_diag *diag);
 
 /* pad: out coordinate d maps to input coordinate d - begin[d]; outside the input, mode decides
  * (constant: value; edge: clamp; reflection: mirror without repeating the edge). value holds
@@ -536,8 +486,6 @@ struct wnn_pad_attrs {
 	uint8_t value[8];
 	double value_f;
 };
-enum webnn_status wnn_resolve_pad(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			     size_t n_descs, struct wnn_pad_attrs *p, struct wnn_diag *diag);
 
 /* prelu: out = x >= 0 ? x : slope * x, input 0 = input, 1 = slope broadcast bidirectionally. */
 struct wnn_prelu_attrs {
@@ -545,8 +493,6 @@ struct wnn_prelu_attrs {
 	enum wnn_dtype type;
 	struct wnn_bcast bc;
 };
-enum webnn_status wnn_resolve_prelu(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct wnn_prelu_attrs *p, struct wnn_diag *diag);
 
 /* reduce*: output element k (row-major over the kept axes, which is also the output layout with
  * or without keepDimensions) reduces the red_count inputs of r.red. Empty axes (given but
@@ -558,8 +504,6 @@ struct wnn_reduce_attrs {
 	enum wnn_dtype type;
 	struct wnn_reduction r;
 };
-enum webnn_status wnn_resolve_reduce(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_reduce_attrs *p, struct wnn_diag *diag);
 
 /* instanceNormalization / layerNormalization: mean and variance over r.red for each kept
  * index; out = (x - mean) / sqrt(var + epsilon) * scale + bias. instance: r.kept = (n, c) and
@@ -575,8 +519,6 @@ struct wnn_norm_attrs {
 	uint32_t channels;
 	struct wnn_reduction r;
 };
-enum webnn_status wnn_resolve_norm(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct wnn_norm_attrs *p, struct wnn_diag *diag);
 
 /* resample2d over the two axes axes[0], axes[1] of a 4-D tensor (spec algorithm). For output
  * coordinate o along resized axis i:
@@ -596,9 +538,6 @@ struct wnn_resample_attrs {
 	uint64_t in_strides[4];
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_resample(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				  size_t n_descs, struct wnn_resample_attrs *p,
-				  struct wnn_diag *diag);
 /* The clamped source coordinate x along resized axis i for output coordinate o. */
 double wnn_resample_coord(const struct wnn_resample_attrs *p, int i, uint32_t o);
 /* Nearest input index along resized axis i for output coordinate o. */
@@ -615,8 +554,6 @@ struct wnn_reverse_attrs {
 	uint32_t mask;
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_reverse(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct wnn_reverse_attrs *p, struct wnn_diag *diag);
 
 struct wnn_slice_attrs {
 	uint32_t input, output;
@@ -628,8 +565,6 @@ struct wnn_slice_attrs {
 	uint64_t step_strides[WNN_MAX_RANK];
 	uint64_t count;
 };
-enum webnn_status wnn_resolve_slice(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct wnn_slice_attrs *p, struct wnn_diag *diag);
 
 /* split: the input viewed as [outer, axis_size, inner]; output i takes axis range
  * [offsets[i], offsets[i] + sizes[i]). outputs points into the Operation message. */
@@ -642,8 +577,6 @@ struct wnn_split_attrs {
 	uint64_t outer, axis_size, inner;
 	uint32_t sizes[WNN_MAX_OUTPUTS], offsets[WNN_MAX_OUTPUTS];
 };
-enum webnn_status wnn_resolve_split(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct wnn_split_attrs *p, struct wnn_diag *diag);
 
 /* triangular: input viewed as [batch, rows, cols]; element (r, c) is kept when
  * upper ? c - r >= diagonal : c - r <= diagonal, else 0. */
@@ -654,9 +587,6 @@ struct wnn_triangular_attrs {
 	int64_t diagonal;
 	uint64_t batch, rows, cols;
 };
-enum webnn_status wnn_resolve_triangular(const struct Webnn__Ipc__Operation *op,
-				    const struct wnn_desc *descs, size_t n_descs,
-				    struct wnn_triangular_attrs *p, struct wnn_diag *diag);
 
 /* where: inputs 0 = condition (uint8, nonzero = true), 1 = trueValue, 2 = falseValue. */
 struct wnn_where_attrs {
@@ -664,8 +594,6 @@ struct wnn_where_attrs {
 	enum wnn_dtype type; /* of the values */
 	struct wnn_bcast bc;
 };
-enum webnn_status wnn_resolve_where(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct wnn_where_attrs *p, struct wnn_diag *diag);
 
 /* ---- any operation */
 

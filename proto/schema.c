@@ -1,4 +1,4 @@
-/* Family-independent schema: attrs-kind table, wnn_op_infer/roles, wnn_resolve, shared checks. */
+/* Family-independent schema: attrs-kind table, the one resolver driver (infer, check, resolve), roles, shared checks. */
 #include "proto/schema.h"
 
 /* ------------------------------------------------------------------------------------------ */
@@ -73,26 +73,10 @@ void wnn_op_roles(enum wnn_op op, wnn_role_fn fn, void *ud)
 			 ud);
 }
 
-enum webnn_status wnn_resolve(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, enum wnn_op *kind, union wnn_attrs *attrs,
-			      struct wnn_diag *diag)
-{
-	enum wnn_op k = op ? wnn_op_from_id(op->op) : WNN_OP_COUNT;
-	*kind = k;
-	if (k == WNN_OP_COUNT)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "unknown operator id %u",
-				    op ? op->op : 0);
-	const struct wnn_attrs_rules *ak = wnn_attrs_kind_of((uint32_t)op->attrs_case);
-	if (!ak)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: operation has no attributes",
-				    wnn_ops[k].name);
-	return ak->resolve(op, descs, n_descs, attrs, diag);
-}
-
 /* ------------------------------------------------------------------------------------------ */
-/* Checks shared by the families' shape inference and resolution. */
+/* Checks shared by the families' resolvers. */
 
-bool wnn_failf(struct wnn_infer *c, const char *fmt, ...)
+bool wnn_failf(struct wnn_resolving *c, const char *fmt, ...)
 {
 	char msg[WNN_MAX_DIAG];
 	va_list ap;
@@ -129,7 +113,7 @@ const char *wnn_types_str(uint32_t mask, char *buf, size_t len)
 	return buf;
 }
 
-bool wnn_check_type(struct wnn_infer *c, const struct wnn_desc *d, const char *role, uint32_t mask)
+bool wnn_check_type(struct wnn_resolving *c, const struct wnn_desc *d, const char *role, uint32_t mask)
 {
 	char buf[96];
 	if (mask & WNN_DT_BIT(d->type))
@@ -138,7 +122,7 @@ bool wnn_check_type(struct wnn_infer *c, const struct wnn_desc *d, const char *r
 		     wnn_dtype_name(d->type), wnn_types_str(mask, buf, sizeof(buf)));
 }
 
-bool wnn_check_same_type(struct wnn_infer *c, const struct wnn_desc *d, const char *role,
+bool wnn_check_same_type(struct wnn_resolving *c, const struct wnn_desc *d, const char *role,
 			    const struct wnn_desc *ref, const char *ref_role)
 {
 	if (d->type == ref->type)
@@ -147,7 +131,7 @@ bool wnn_check_same_type(struct wnn_infer *c, const struct wnn_desc *d, const ch
 		     wnn_dtype_name(d->type), ref_role, wnn_dtype_name(ref->type));
 }
 
-bool wnn_check_rank(struct wnn_infer *c, const struct wnn_desc *d, const char *role, uint32_t lo,
+bool wnn_check_rank(struct wnn_resolving *c, const struct wnn_desc *d, const char *role, uint32_t lo,
 		       uint32_t hi)
 {
 	if (d->rank >= lo && d->rank <= hi)
@@ -162,7 +146,7 @@ bool wnn_check_rank(struct wnn_infer *c, const struct wnn_desc *d, const char *r
 }
 
 /* d's shape must equal want[0..n); what_want says where want comes from. */
-bool wnn_check_shape(struct wnn_infer *c, const struct wnn_desc *d, const char *role,
+bool wnn_check_shape(struct wnn_resolving *c, const struct wnn_desc *d, const char *role,
 			const uint64_t *want, uint32_t n, const char *what_want)
 {
 	bool ok = d->rank == n;
@@ -179,7 +163,7 @@ bool wnn_check_shape(struct wnn_infer *c, const struct wnn_desc *d, const char *
 	return wnn_failf(c, "%s shape %s is not %s (%s)", role, SHAPE(d, a), b, what_want);
 }
 
-bool wnn_check_axis(struct wnn_infer *c, uint32_t axis, uint32_t rank, const char *what)
+bool wnn_check_axis(struct wnn_resolving *c, uint32_t axis, uint32_t rank, const char *what)
 {
 	if (axis < rank)
 		return true;
@@ -187,7 +171,7 @@ bool wnn_check_axis(struct wnn_infer *c, uint32_t axis, uint32_t rank, const cha
 }
 
 /* Spec axes rule: no duplicates, every item in [0, rank). Sets *mask bit per axis. */
-bool wnn_check_axes(struct wnn_infer *c, const uint32_t *axes, size_t n, uint32_t rank,
+bool wnn_check_axes(struct wnn_resolving *c, const uint32_t *axes, size_t n, uint32_t rank,
 		       const char *what, uint32_t *mask)
 {
 	*mask = 0;
@@ -203,7 +187,7 @@ bool wnn_check_axes(struct wnn_infer *c, const uint32_t *axes, size_t n, uint32_
 	return true;
 }
 
-struct wnn_desc *wnn_result(struct wnn_infer *c, enum wnn_dtype type, uint32_t rank)
+struct wnn_desc *wnn_result(struct wnn_resolving *c, enum wnn_dtype type, uint32_t rank)
 {
 	struct wnn_desc *r = &c->res[c->n_res++];
 	memset(r, 0, sizeof(*r));
@@ -212,7 +196,7 @@ struct wnn_desc *wnn_result(struct wnn_infer *c, enum wnn_dtype type, uint32_t r
 	return r;
 }
 
-struct wnn_desc *wnn_result_copy(struct wnn_infer *c, const struct wnn_desc *d)
+struct wnn_desc *wnn_result_copy(struct wnn_resolving *c, const struct wnn_desc *d)
 {
 	struct wnn_desc *r = &c->res[c->n_res++];
 	*r = *d;
@@ -220,7 +204,7 @@ struct wnn_desc *wnn_result_copy(struct wnn_infer *c, const struct wnn_desc *d)
 }
 
 /* Sets a result dimension from a 64-bit value, failing when it is not a valid dimension. */
-bool wnn_set_dim(struct wnn_infer *c, struct wnn_desc *r, uint32_t i, int64_t v, const char *what)
+bool wnn_set_dim(struct wnn_resolving *c, struct wnn_desc *r, uint32_t i, int64_t v, const char *what)
 {
 	if (v < 1 || (uint64_t)v > MAX_DIM)
 		return wnn_failf(c, "%s is %" PRId64 ", expected a valid dimension (1 to %" PRIu64 ")",
@@ -254,7 +238,7 @@ bool wnn_bcast_uni(const uint32_t *from, uint32_t rf, const uint32_t *to, uint32
 	return wnn_bcast_strides(&d, rt, to, strides);
 }
 
-bool wnn_check_enum(struct wnn_infer *c, int v, int max, const char *what)
+bool wnn_check_enum(struct wnn_resolving *c, int v, int max, const char *what)
 {
 	if (v >= 0 && v <= max)
 		return true;
@@ -274,9 +258,9 @@ int64_t wnn_ceil_div(int64_t a, int64_t b)
 	return a >= 0 ? (a + b - 1) / b : -(-a / b);
 }
 
-/* Shape inference check of an optional list option: absent, or exactly `want` values (none 0
- * when nonzero). Its default is applied by the resolvers (wnn_list_or). */
-bool wnn_check_list(struct wnn_infer *c, const uint32_t *v, size_t n, size_t want, bool nonzero,
+/* Check of an optional list option: absent, or exactly `want` values (none 0 when nonzero).
+ * Its default is applied where the resolvers read it (wnn_list_or). */
+bool wnn_check_list(struct wnn_resolving *c, const uint32_t *v, size_t n, size_t want, bool nonzero,
 		    const char *what)
 {
 	char buf[96];
@@ -297,42 +281,7 @@ int64_t wnn_conv_span(uint32_t in, uint32_t filter, uint32_t pb, uint32_t pe, ui
 	return (int64_t)in - eff + pb + pe;
 }
 
-/* ---- common checks */
-
-enum webnn_status wnn_check_op(const Webnn__Ipc__Operation *op, uint32_t family,
-				  enum wnn_op *which, const char **name, struct wnn_diag *diag)
-{
-	enum wnn_op o = op ? wnn_op_from_id(op->op) : WNN_OP_COUNT;
-	*name = o == WNN_OP_COUNT ? "operation" : wnn_ops[o].name;
-	if (o == WNN_OP_COUNT)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "operation: unknown operator id %u",
-				    op ? op->op : 0);
-	if (wnn_ops[o].attrs != family || (uint32_t)op->attrs_case != family)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: operation attributes do not match the operator", *name);
-	*which = o;
-	return WEBNN_STATUS_OK;
-}
-
-const struct wnn_desc *wnn_operand(const struct wnn_desc *descs, size_t n, uint32_t id,
-				      const char *name, const char *role, struct wnn_diag *diag)
-{
-	if (id >= n || descs[id].type == WNN_DT_NONE || descs[id].rank > WNN_MAX_RANK) {
-		wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s operand %u is not defined", name,
-			     role, id);
-		return NULL;
-	}
-	return &descs[id];
-}
-
-enum webnn_status wnn_rank_is(const struct wnn_desc *d, uint32_t rank, const char *name,
-				 const char *role, struct wnn_diag *diag)
-{
-	if (d->rank != rank)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s rank is %u, expected %u",
-				    name, role, d->rank, rank);
-	return WEBNN_STATUS_OK;
-}
+/* ---- layout helpers the resolvers share */
 
 /* Shapes listed as "n, c, y, x" strides of a 4-D tensor in either layout. */
 void wnn_spatial_strides(const struct wnn_desc *d, bool nhwc, uint64_t *s)
@@ -355,22 +304,6 @@ void wnn_nchw_dims(const struct wnn_desc *d, bool nhwc, uint32_t *n, uint32_t *c
 		*h = d->dims[1], *w = d->dims[2], *c = d->dims[3];
 	else
 		*c = d->dims[1], *h = d->dims[2], *w = d->dims[3];
-}
-
-/* The resolvers' re-check of an optional list option (see wnn_check_list). */
-enum webnn_status wnn_list_valid(size_t n, const uint32_t *v, size_t want, bool nonzero,
-				 const char *name, const char *what, struct wnn_diag *diag)
-{
-	if (n == 0)
-		return WEBNN_STATUS_OK;
-	if (n != want)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s has %zu entries, expected %zu",
-				    name, what, n, want);
-	for (size_t i = 0; i < n; i++)
-		if (nonzero && v[i] == 0)
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s must not be 0",
-					    name, what);
-	return WEBNN_STATUS_OK;
 }
 
 /* An axes option with its default applied: the given axes (at most WNN_MAX_RANK), else every
@@ -403,33 +336,6 @@ void wnn_axis_view(const struct wnn_desc *d, uint32_t axis, uint64_t *outer, uin
 	*outer = wnn_shape_count(axis, d->dims);
 	*size = d->dims[axis];
 	*inner = wnn_shape_count(d->rank - axis - 1, d->dims + axis + 1);
-}
-
-enum webnn_status wnn_axis_in_range(uint32_t axis, uint32_t rank, const char *name,
-				       struct wnn_diag *diag)
-{
-	if (axis >= rank)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: axis %u is out of range for rank %u", name, axis, rank);
-	return WEBNN_STATUS_OK;
-}
-
-enum webnn_status wnn_same_shape(const struct wnn_desc *a, const struct wnn_desc *b,
-				    const char *name, const char *what, struct wnn_diag *diag)
-{
-	if (a->rank != b->rank || memcmp(a->dims, b->dims, a->rank * sizeof(uint32_t)))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %s", name, what);
-	return WEBNN_STATUS_OK;
-}
-
-/* Elementwise operators may reshape, so only the element counts have to agree. */
-enum webnn_status wnn_same_count(const struct wnn_desc *in, const struct wnn_desc *out,
-				    const char *name, struct wnn_diag *diag)
-{
-	if (wnn_shape_count(in->rank, in->dims) != wnn_shape_count(out->rank, out->dims))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: output shape differs from the input shape", name);
-	return WEBNN_STATUS_OK;
 }
 
 /* ==== operators beyond the first CNN set */
@@ -474,7 +380,7 @@ enum webnn_status wnn_make_reduction(const struct wnn_desc *in, const uint32_t *
 
 static bool check_input(void *ud, uint32_t id, const char *role)
 {
-	struct wnn_infer *c = ud;
+	struct wnn_resolving *c = ud;
 	if (id >= c->n_operands)
 		return wnn_failf(c, "%s operand id %" PRIu32 " is out of range (%zu operands)", role, id,
 			     c->n_operands);
@@ -498,7 +404,7 @@ static const char *family_name(uint32_t family)
 
 /* Checks the operation's wiring before its family looks at it: attrs member, input ids defined
  * and valid, output ids in range. Returns the output ids through out_ids/n_out_ids. */
-static bool check_wiring(struct wnn_infer *c, const struct wnn_attrs_rules *k,
+static bool check_wiring(struct wnn_resolving *c, const struct wnn_attrs_rules *k,
 			 const uint32_t **out_ids, size_t *n_out_ids)
 {
 	const Webnn__Ipc__Operation *op = c->op;
@@ -518,8 +424,8 @@ static bool check_wiring(struct wnn_infer *c, const struct wnn_attrs_rules *k,
 	return true;
 }
 
-/* Checks the inferred outputs against the operation's output list and the caller's room. */
-static bool check_results(struct wnn_infer *c, size_t n_out_ids, int max_outs,
+/* Checks the computed outputs against the operation's output list and the caller's room. */
+static bool check_results(struct wnn_resolving *c, size_t n_out_ids, int max_outs,
 			  const struct wnn_desc *outs)
 {
 	if ((size_t)c->n_res != n_out_ids)
@@ -537,33 +443,95 @@ static bool check_results(struct wnn_infer *c, size_t n_out_ids, int max_outs,
 	return true;
 }
 
-enum webnn_status wnn_op_infer(const Webnn__Ipc__Operation *op, const struct wnn_desc *operands,
-			       size_t n_operands, struct wnn_desc *outs, int max_outs,
-			       int *n_outs, struct wnn_diag *diag)
+/* The declared output descriptors (in operands, or given) against the computed ones: the one
+ * place where a graph's declared outputs meet the operator's rule. */
+static bool check_declared(struct wnn_resolving *c, const uint32_t *out_ids,
+			   const struct wnn_desc *declared, bool in_operands)
 {
-	struct wnn_infer c;
+	for (int i = 0; i < c->n_res; i++) {
+		const struct wnn_desc *d = in_operands ? &c->operands[out_ids[i]] : &declared[i];
+		if (wnn_desc_equal(d, &c->res[i]))
+			continue;
+		char role[24], a[128], b[128];
+		if (c->n_res > 1)
+			snprintf(role, sizeof(role), "output %d", i);
+		else
+			snprintf(role, sizeof(role), "output");
+		return wnn_failf(c, "%s (operand %" PRIu32 ") is %s, expected %s", role, out_ids[i],
+				 wnn_desc_str(d, a, sizeof(a)), wnn_desc_str(&c->res[i], b, sizeof(b)));
+	}
+	return true;
+}
+
+/* Runs the operation's resolver once: wiring, every spec rule, the resolved attributes into
+ * *attrs and the output descriptors into outs; then, when declared descriptors are given (or
+ * in_operands: the operands at the output ids), compares them with the computed ones. */
+static enum webnn_status run_resolver(const Webnn__Ipc__Operation *op,
+				      const struct wnn_desc *operands, size_t n_operands,
+				      const struct wnn_desc *declared, bool in_operands,
+				      bool for_kernels, union wnn_attrs *attrs, struct wnn_desc *outs,
+				      int max_outs, int *n_outs, enum wnn_op *kind,
+				      struct wnn_diag *diag)
+{
+	struct wnn_resolving c;
 	if (n_outs)
 		*n_outs = 0;
+	if (kind)
+		*kind = WNN_OP_COUNT;
 	if (!op)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "operation: missing operation");
 	c.kind = wnn_op_from_id(op->op);
 	if (c.kind == WNN_OP_COUNT)
 		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
 				    "operation: unknown operator id %" PRIu32, op->op);
+	if (kind)
+		*kind = c.kind;
 	c.op = op;
 	c.name = wnn_ops[c.kind].name;
 	c.operands = operands;
 	c.n_operands = operands ? n_operands : 0;
 	c.diag = diag;
 	c.n_res = 0;
+	c.for_kernels = for_kernels;
+	memset(attrs, 0, sizeof(*attrs));
 	const struct wnn_attrs_rules *k = wnn_attrs_kind_of((uint32_t)op->attrs_case);
 	const uint32_t *out_ids;
 	size_t n_out_ids;
-	if (!check_wiring(&c, k, &out_ids, &n_out_ids) || !k->infer(&c) ||
-	    !check_results(&c, n_out_ids, max_outs, outs))
+	if (!check_wiring(&c, k, &out_ids, &n_out_ids))
+		return WEBNN_STATUS_TYPE_ERROR;
+	if (!k->resolve(&c, attrs) || !check_results(&c, n_out_ids, max_outs, outs) ||
+	    ((declared || in_operands) && !check_declared(&c, out_ids, declared, in_operands)))
 		return WEBNN_STATUS_TYPE_ERROR;
 	memcpy(outs, c.res, sizeof(c.res[0]) * (size_t)c.n_res);
 	if (n_outs)
 		*n_outs = c.n_res;
 	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status wnn_op_infer(const Webnn__Ipc__Operation *op, const struct wnn_desc *operands,
+			       size_t n_operands, struct wnn_desc *outs, int max_outs,
+			       int *n_outs, struct wnn_diag *diag)
+{
+	union wnn_attrs attrs;
+	return run_resolver(op, operands, n_operands, NULL, false, false, &attrs, outs, max_outs,
+			    n_outs, NULL, diag);
+}
+
+enum webnn_status wnn_op_check(const Webnn__Ipc__Operation *op, const struct wnn_desc *operands,
+			       size_t n_operands, const struct wnn_desc *declared,
+			       struct wnn_desc *outs, int max_outs, int *n_outs,
+			       struct wnn_diag *diag)
+{
+	union wnn_attrs attrs;
+	return run_resolver(op, operands, n_operands, declared, false, false, &attrs, outs,
+			    max_outs, n_outs, NULL, diag);
+}
+
+enum webnn_status wnn_resolve(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
+			      size_t n_descs, enum wnn_op *kind, union wnn_attrs *attrs,
+			      struct wnn_diag *diag)
+{
+	struct wnn_desc outs[WNN_MAX_OUTPUTS];
+	return run_resolver(op, descs, n_descs, NULL, true, true, attrs, outs, WNN_MAX_OUTPUTS,
+			    NULL, kind, diag);
 }

@@ -47,9 +47,9 @@ typedef bool (*wnn_io_fn)(void *ud, uint32_t id, const char *role);
 		return true;                                                                   \
 	} while (0)
 
-/* ---- shape inference context (wnn_op_infer): the operation, its operand descriptors (ids
- * already range- and definition-checked) and the outputs inferred so far. */
-struct wnn_infer {
+/* ---- what a resolver works on: the operation, its operand descriptors (ids already range-
+ * and definition-checked) and the outputs computed so far. */
+struct wnn_resolving {
 	const Webnn__Ipc__Operation *op;
 	enum wnn_op kind;
 	const char *name;
@@ -58,15 +58,18 @@ struct wnn_infer {
 	struct wnn_diag *diag;
 	struct wnn_desc res[WNN_MAX_OUTPUTS];
 	int n_res;
+	/* Resolving for kernels (wnn_resolve), which may refuse what the spec allows but no kernel
+	 * gives a meaning; shape inference and graph validation accept it. */
+	bool for_kernels;
 };
 
-static inline const struct wnn_desc *D(const struct wnn_infer *c, uint32_t id)
+static inline const struct wnn_desc *D(const struct wnn_resolving *c, uint32_t id)
 {
 	return &c->operands[id]; /* ids were range- and definition-checked up front */
 }
 
 /* Allowed data types of the operator's first input (ops.def DTYPES). */
-static inline uint32_t first_mask(const struct wnn_infer *c)
+static inline uint32_t first_mask(const struct wnn_resolving *c)
 {
 	return wnn_ops[c->kind].dtypes;
 }
@@ -74,12 +77,7 @@ static inline uint32_t first_mask(const struct wnn_infer *c)
 #define SHAPE(d, buf) wnn_dims_str((d)->dims, (d)->rank, buf, sizeof(buf))
 #define LIST(p, n, buf) wnn_dims_str((p), (n), buf, sizeof(buf))
 
-/* ---- resolution helpers (wnn_resolve_*): name and diag are the resolver's locals */
-#define OPERAND(var, id, role)                                                                 \
-	const struct wnn_desc *var = wnn_operand(descs, n_descs, (id), name, (role), diag);    \
-	if (!var)                                                                              \
-		return diag->status
-
+/* Returns a failed status from a helper that reports through a diag. */
 #define CHECK(expr)                                                                            \
 	do {                                                                                   \
 		enum webnn_status st_ = (expr);                                                \
@@ -94,22 +92,18 @@ struct wnn_attrs_rules {
 	bool (*inputs)(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud);
 	/* Points *list at the output ids (a single field or a repeated one). */
 	bool (*outputs)(const Webnn__Ipc__Operation *op, const uint32_t **list, size_t *n);
-	/* Validates as the spec's builder does and appends the output descriptors to c->res. */
-	bool (*infer)(struct wnn_infer *c);
+	/* The one resolver of the kind: checks every spec rule once (as the builder does), fills
+	 * its union wnn_attrs member and appends the output descriptors to c->res. */
+	bool (*resolve)(struct wnn_resolving *c, union wnn_attrs *attrs);
 	/* Spec tensor limits of every role (t: the op's input types, out: its output types). */
 	void (*roles)(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn, void *ud);
-	/* wnn_resolve_<x> into its union wnn_attrs member. */
-	enum webnn_status (*resolve)(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				     size_t n_descs, union wnn_attrs *attrs, struct wnn_diag *diag);
 };
 
-/* Adapts wnn_resolve_<n> to the table's resolve signature (defines resolve_any_<n>). */
-#define WNN_RESOLVE_ANY(n)                                                                     \
-	static enum webnn_status resolve_any_##n(const Webnn__Ipc__Operation *op,              \
-						 const struct wnn_desc *descs, size_t n_descs,  \
-						 union wnn_attrs *attrs, struct wnn_diag *diag) \
+/* Adapts a kind's resolver fn(c, &attrs->member) to the table's signature (defines fn_any). */
+#define WNN_RESOLVER(fn, member)                                                               \
+	static bool fn##_any(struct wnn_resolving *c, union wnn_attrs *attrs)                      \
 	{                                                                                      \
-		return wnn_resolve_##n(op, descs, n_descs, &attrs->n, diag);                   \
+		return fn(c, &attrs->member);                                                  \
 	}
 
 /* Each attributes kind's rules, defined in its family's schema_<family>.c. */
@@ -117,52 +111,38 @@ struct wnn_attrs_rules {
 WNN_ATTRS_KINDS(WNN_ATTRS_RULES_EXTERN_)
 #undef WNN_ATTRS_RULES_EXTERN_
 
-/* ---- shared checks for shape inference (messages read "<op>: <what>") */
-bool wnn_failf(struct wnn_infer *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* ---- shared checks of the resolvers (messages read "<op>: <what>") */
+bool wnn_failf(struct wnn_resolving *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *wnn_dims_str(const uint32_t *dims, size_t rank, char *buf, size_t len);
 const char *wnn_types_str(uint32_t mask, char *buf, size_t len);
-bool wnn_check_type(struct wnn_infer *c, const struct wnn_desc *d, const char *role, uint32_t mask);
-bool wnn_check_same_type(struct wnn_infer *c, const struct wnn_desc *d, const char *role,
+bool wnn_check_type(struct wnn_resolving *c, const struct wnn_desc *d, const char *role, uint32_t mask);
+bool wnn_check_same_type(struct wnn_resolving *c, const struct wnn_desc *d, const char *role,
 			    const struct wnn_desc *ref, const char *ref_role);
-bool wnn_check_rank(struct wnn_infer *c, const struct wnn_desc *d, const char *role, uint32_t lo,
+bool wnn_check_rank(struct wnn_resolving *c, const struct wnn_desc *d, const char *role, uint32_t lo,
 		       uint32_t hi);
-bool wnn_check_shape(struct wnn_infer *c, const struct wnn_desc *d, const char *role,
+bool wnn_check_shape(struct wnn_resolving *c, const struct wnn_desc *d, const char *role,
 			const uint64_t *want, uint32_t n, const char *what_want);
-bool wnn_check_axis(struct wnn_infer *c, uint32_t axis, uint32_t rank, const char *what);
-bool wnn_check_axes(struct wnn_infer *c, const uint32_t *axes, size_t n, uint32_t rank,
+bool wnn_check_axis(struct wnn_resolving *c, uint32_t axis, uint32_t rank, const char *what);
+bool wnn_check_axes(struct wnn_resolving *c, const uint32_t *axes, size_t n, uint32_t rank,
 		       const char *what, uint32_t *mask);
-struct wnn_desc *wnn_result(struct wnn_infer *c, enum wnn_dtype type, uint32_t rank);
-struct wnn_desc *wnn_result_copy(struct wnn_infer *c, const struct wnn_desc *d);
-bool wnn_set_dim(struct wnn_infer *c, struct wnn_desc *r, uint32_t i, int64_t v, const char *what);
+struct wnn_desc *wnn_result(struct wnn_resolving *c, enum wnn_dtype type, uint32_t rank);
+struct wnn_desc *wnn_result_copy(struct wnn_resolving *c, const struct wnn_desc *d);
+bool wnn_set_dim(struct wnn_resolving *c, struct wnn_desc *r, uint32_t i, int64_t v, const char *what);
 bool wnn_bcast_bi(const struct wnn_desc *a, const struct wnn_desc *b, struct wnn_desc *out);
 bool wnn_bcast_uni(const uint32_t *from, uint32_t rf, const uint32_t *to, uint32_t rt);
-bool wnn_check_enum(struct wnn_infer *c, int v, int max, const char *what);
+bool wnn_check_enum(struct wnn_resolving *c, int v, int max, const char *what);
 int64_t wnn_floor_div(int64_t a, int64_t b);
 int64_t wnn_ceil_div(int64_t a, int64_t b);
-bool wnn_check_list(struct wnn_infer *c, const uint32_t *v, size_t n, size_t want, bool nonzero,
+bool wnn_check_list(struct wnn_resolving *c, const uint32_t *v, size_t n, size_t want, bool nonzero,
 		    const char *what);
 int64_t wnn_conv_span(uint32_t in, uint32_t filter, uint32_t pb, uint32_t pe, uint32_t dil);
-enum webnn_status wnn_check_op(const Webnn__Ipc__Operation *op, uint32_t family,
-				  enum wnn_op *which, const char **name, struct wnn_diag *diag);
-const struct wnn_desc *wnn_operand(const struct wnn_desc *descs, size_t n, uint32_t id,
-				      const char *name, const char *role, struct wnn_diag *diag);
-enum webnn_status wnn_rank_is(const struct wnn_desc *d, uint32_t rank, const char *name,
-				 const char *role, struct wnn_diag *diag);
 void wnn_spatial_strides(const struct wnn_desc *d, bool nhwc, uint64_t *s);
 void wnn_nchw_dims(const struct wnn_desc *d, bool nhwc, uint32_t *n, uint32_t *c, uint32_t *h,
 		      uint32_t *w);
-enum webnn_status wnn_list_valid(size_t n, const uint32_t *v, size_t want, bool nonzero,
-				 const char *name, const char *what, struct wnn_diag *diag);
 uint32_t wnn_axes_or(bool given, const uint32_t *axes, size_t n, uint32_t first, uint32_t rank,
 		     uint32_t *out);
 void wnn_list_or(size_t n, const uint32_t *v, size_t want, uint32_t dflt, uint32_t *out);
 void wnn_axis_view(const struct wnn_desc *d, uint32_t axis, uint64_t *outer, uint64_t *size,
 		      uint64_t *inner);
-enum webnn_status wnn_axis_in_range(uint32_t axis, uint32_t rank, const char *name,
-				       struct wnn_diag *diag);
-enum webnn_status wnn_same_shape(const struct wnn_desc *a, const struct wnn_desc *b,
-				    const char *name, const char *what, struct wnn_diag *diag);
-enum webnn_status wnn_same_count(const struct wnn_desc *in, const struct wnn_desc *out,
-				    const char *name, struct wnn_diag *diag);
 
 #endif

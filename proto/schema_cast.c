@@ -1,10 +1,10 @@
-/* Cast family (cast, quantizeLinear, dequantizeLinear): wiring, inference, limits, resolution. */
+/* Cast family (cast, quantizeLinear, dequantizeLinear): wiring, limits, the resolvers. */
 #include "proto/schema.h"
 
 /* int4/uint4 are an extension of the spec's tables, as in WPT and Chromium (README.md). */
 #define QUANT_TYPES (WNN_DT_QUANT | WNN_DT_BIT(WNN_U32))
 
-static bool infer_cast(struct wnn_infer *c)
+static bool resolve_cast(struct wnn_resolving *c, struct wnn_cast_attrs *p)
 {
 	const Webnn__Ipc__Cast *m = c->op->cast;
 	const struct wnn_desc *x = D(c, m->input);
@@ -16,7 +16,10 @@ static bool infer_cast(struct wnn_infer *c)
 			     "quantizeLinear's output and dequantizeLinear's input)", wnn_dtype_name(to));
 	if (wnn_dtype_size(to) == 0)
 		return wnn_failf(c, "target data type %d is not a valid data type", (int)m->data_type);
-	wnn_result_copy(c, x)->type = (enum wnn_dtype)m->data_type;
+	wnn_result_copy(c, x)->type = to;
+	p->input = m->input, p->output = m->output;
+	p->in_type = x->type, p->out_type = to;
+	p->count = wnn_shape_count(x->rank, x->dims);
 	return true;
 }
 
@@ -30,7 +33,7 @@ static bool blockwise(const struct wnn_desc *from, const struct wnn_desc *to)
 	return true;
 }
 
-static bool infer_quantize(struct wnn_infer *c)
+static bool resolve_quantize(struct wnn_resolving *c, struct wnn_quantize_attrs *p)
 {
 	const Webnn__Ipc__QuantizeLinear *m = c->op->quantize_linear;
 	const struct wnn_desc *x = D(c, m->input), *s = D(c, m->scale), *z = D(c, m->zero_point);
@@ -58,62 +61,21 @@ static bool infer_quantize(struct wnn_infer *c)
 	if (!blockwise(s, x))
 		return wnn_failf(c, "scale shape %s is not blockwise broadcastable to input shape %s",
 			     SHAPE(s, sa), SHAPE(x, sb));
-	wnn_result_copy(c, x)->type = c->kind == WNN_OP_QUANTIZE_LINEAR ? z->type : s->type;
-	return true;
-}
-
-enum webnn_status wnn_resolve_cast(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			      size_t n_descs, struct wnn_cast_attrs *p, struct wnn_diag *diag)
-{
-	const char *name;
-	enum wnn_op which = WNN_OP_COUNT;
-	memset(p, 0, sizeof(*p));
-	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_CAST, &which, &name, diag));
-	const Webnn__Ipc__Cast *m = op->cast;
-	OPERAND(in, m->input, "input");
-	OPERAND(out, m->output, "output");
-	CHECK(wnn_same_count(in, out, name, diag));
-	p->input = m->input, p->output = m->output;
-	p->in_type = in->type, p->out_type = out->type;
-	p->count = wnn_shape_count(in->rank, in->dims);
-	return WEBNN_STATUS_OK;
-}
-
-enum webnn_status wnn_resolve_quantize(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				  size_t n_descs, struct wnn_quantize_attrs *p,
-				  struct wnn_diag *diag)
-{
-	const char *name;
-	memset(p, 0, sizeof(*p));
-	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_QUANTIZE_LINEAR, &p->op, &name, diag));
-	const Webnn__Ipc__QuantizeLinear *m = op->quantize_linear;
-	OPERAND(in, m->input, "input");
-	OPERAND(scale, m->scale, "scale");
-	OPERAND(zp, m->zero_point, "zeroPoint");
-	OPERAND(out, m->output, "output");
-	CHECK(wnn_same_shape(in, out, name, "output shape differs from the input shape", diag));
-	CHECK(wnn_same_shape(scale, zp, name, "scale and zeroPoint shapes differ", diag));
-	if (scale->rank != in->rank)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: scale rank %u differs from the input rank %u", name,
-				    scale->rank, in->rank);
+	p->out_type = c->kind == WNN_OP_QUANTIZE_LINEAR ? z->type : s->type;
+	wnn_result_copy(c, x)->type = p->out_type;
+	p->op = c->kind;
 	p->input = m->input, p->scale = m->scale, p->zero_point = m->zero_point;
 	p->output = m->output;
-	p->in_type = in->type, p->scale_type = scale->type, p->zp_type = zp->type;
-	p->out_type = out->type;
-	p->rank = in->rank;
-	for (uint32_t i = 0; i < in->rank; i++) {
-		if (in->dims[i] % scale->dims[i])
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-					    "%s: scale dimension %u (%u) does not divide the input "
-					    "dimension %u", name, i, scale->dims[i], in->dims[i]);
-		p->dims[i] = in->dims[i];
-		p->scale_dims[i] = scale->dims[i];
-		p->block[i] = in->dims[i] / scale->dims[i];
+	p->in_type = x->type, p->scale_type = s->type, p->zp_type = z->type;
+	p->rank = x->rank;
+	for (uint32_t i = 0; i < x->rank; i++) {
+		p->dims[i] = x->dims[i];
+		p->scale_dims[i] = s->dims[i];
+		p->block[i] = x->dims[i] / s->dims[i];
 	}
-	wnn_shape_strides(in->rank, scale->dims, p->scale_strides);
-	p->count = wnn_shape_count(in->rank, in->dims);
-	return WEBNN_STATUS_OK;
+	wnn_shape_strides(x->rank, s->dims, p->scale_strides);
+	p->count = wnn_shape_count(x->rank, x->dims);
+	return true;
 }
 
 uint64_t wnn_quantize_index(const struct wnn_quantize_attrs *p, uint64_t i)
@@ -127,7 +89,7 @@ uint64_t wnn_quantize_index(const struct wnn_quantize_attrs *p, uint64_t i)
 	return off;
 }
 
-/* ---- the table entries: operands, inference, role limits and resolution by attrs kind */
+/* ---- the table entries: operands, role limits and the resolver by attrs kind */
 
 static bool inputs_cast(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -149,14 +111,13 @@ static void roles_cast(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn,
 	fn(ud, "output", WNN_DT_ALL, 0, WNN_MAX_RANK);
 }
 
-WNN_RESOLVE_ANY(cast)
+WNN_RESOLVER(resolve_cast, cast)
 
 const struct wnn_attrs_rules wnn_attrs_cast = {
 	.inputs = inputs_cast,
 	.outputs = outputs_cast,
-	.infer = infer_cast,
+	.resolve = resolve_cast_any,
 	.roles = roles_cast,
-	.resolve = resolve_any_cast,
 };
 
 static bool inputs_quantize_linear(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -191,12 +152,11 @@ static void roles_quantize_linear(enum wnn_op op, uint32_t t, uint32_t out, wnn_
 	}
 }
 
-WNN_RESOLVE_ANY(quantize)
+WNN_RESOLVER(resolve_quantize, quantize)
 
 const struct wnn_attrs_rules wnn_attrs_quantize_linear = {
 	.inputs = inputs_quantize_linear,
 	.outputs = outputs_quantize_linear,
-	.infer = infer_quantize,
+	.resolve = resolve_quantize_any,
 	.roles = roles_quantize_linear,
-	.resolve = resolve_any_quantize,
 };

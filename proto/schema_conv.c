@@ -1,4 +1,4 @@
-/* Convolution family (conv2d, convTranspose2d): wiring, inference, role limits, resolution. */
+/* Convolution family (conv2d, convTranspose2d): wiring, role limits, the resolvers. */
 #include "proto/schema.h"
 
 /* Reads a 4-D filter through its layout's axis order: dims[k] and strides[k] are those of
@@ -16,16 +16,6 @@ static enum webnn_status filter_axes(const struct wnn_desc *filter, uint32_t lay
 		dims[k] = filter->dims[axes[layout][k]];
 		strides[k] = fs[axes[layout][k]];
 	}
-	return WEBNN_STATUS_OK;
-}
-
-static enum webnn_status conv_bias(const struct wnn_desc *descs, size_t n_descs, uint32_t id,
-				   uint32_t c_out, const char *name, struct wnn_diag *diag)
-{
-	OPERAND(bias, id, "bias");
-	if (bias->rank != 1 || bias->dims[0] != c_out)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: bias shape must be [%u]",
-				    name, c_out);
 	return WEBNN_STATUS_OK;
 }
 
@@ -129,7 +119,7 @@ static enum webnn_status conv_transpose2d_geometry(const Webnn__Ipc__ConvTranspo
 }
 
 /* Validates the conv2d filter against the input channels and groups (spec messages). */
-static bool infer_conv2d_channels(struct wnn_infer *c, const Webnn__Ipc__Conv2d *m,
+static bool check_conv2d_channels(struct wnn_resolving *c, const Webnn__Ipc__Conv2d *m,
 				  const struct wnn_conv2d_attrs *p)
 {
 	if (p->c_in % m->groups)
@@ -151,7 +141,23 @@ static bool infer_conv2d_channels(struct wnn_infer *c, const Webnn__Ipc__Conv2d 
 	return true;
 }
 
-static bool infer_conv2d(struct wnn_infer *c)
+/* The output [n, c_out, h, w] in the operation's layout, with the spatial sizes checked and
+ * the sizes and strides every kernel reads. */
+static struct wnn_desc *conv_result(struct wnn_resolving *c, const struct wnn_desc *x, bool nhwc,
+				    uint32_t n, uint32_t c_out, const int64_t size[2],
+				    uint32_t *out_h, uint32_t *out_w)
+{
+	struct wnn_desc *r = wnn_result(c, x->type, 4);
+	r->dims[0] = n;
+	r->dims[nhwc ? 3 : 1] = c_out;
+	if (!wnn_set_dim(c, r, nhwc ? 1 : 2, size[0], "output height") ||
+	    !wnn_set_dim(c, r, nhwc ? 2 : 3, size[1], "output width"))
+		return NULL;
+	*out_h = (uint32_t)size[0], *out_w = (uint32_t)size[1];
+	return r;
+}
+
+static bool resolve_conv2d(struct wnn_resolving *c, struct wnn_conv2d_attrs *p)
 {
 	const Webnn__Ipc__Conv2d *m = c->op->conv2d;
 	const struct wnn_desc *x = D(c, m->input), *f = D(c, m->filter);
@@ -167,21 +173,23 @@ static bool infer_conv2d(struct wnn_infer *c)
 	    !wnn_check_enum(c, (int)m->filter_layout, WEBNN__IPC__CONV2D_FILTER_LAYOUT__IHWO,
 			    "filterLayout"))
 		return false;
-	struct wnn_conv2d_attrs p;
 	int64_t size[2];
-	memset(&p, 0, sizeof(p));
-	if (conv2d_geometry(m, x, f, &p, size, c->name, c->diag) != WEBNN_STATUS_OK ||
-	    !infer_conv2d_channels(c, m, &p))
+	if (conv2d_geometry(m, x, f, p, size, c->name, c->diag) != WEBNN_STATUS_OK ||
+	    !check_conv2d_channels(c, m, p))
 		return false;
-	struct wnn_desc *r = wnn_result(c, x->type, 4);
-	r->dims[0] = p.n;
-	r->dims[p.nhwc ? 3 : 1] = p.c_out;
-	return wnn_set_dim(c, r, p.nhwc ? 1 : 2, size[0], "output height") &&
-	       wnn_set_dim(c, r, p.nhwc ? 2 : 3, size[1], "output width");
+	const struct wnn_desc *r = conv_result(c, x, p->nhwc, p->n, p->c_out, size, &p->out_h,
+					       &p->out_w);
+	if (!r)
+		return false;
+	if (m->has_bias)
+		p->has_bias = true, p->bias = m->bias;
+	wnn_spatial_strides(x, p->nhwc, p->in_stride);
+	wnn_spatial_strides(r, p->nhwc, p->out_stride);
+	return true;
 }
 
-/* Validates the options of convTranspose2d that shape inference checks before the geometry. */
-static bool infer_conv_transpose2d_options(struct wnn_infer *c,
+/* Validates the options of convTranspose2d that the resolver checks before the geometry. */
+static bool check_conv_transpose2d_options(struct wnn_resolving *c,
 					   const Webnn__Ipc__ConvTranspose2d *m)
 {
 	uint32_t strides[2], opad[2];
@@ -207,7 +215,7 @@ static bool infer_conv_transpose2d_options(struct wnn_infer *c,
 }
 
 /* Validates channels, bias and outputSizes of convTranspose2d against its geometry. */
-static bool infer_conv_transpose2d_sizes(struct wnn_infer *c,
+static bool check_conv_transpose2d_sizes(struct wnn_resolving *c,
 					 const Webnn__Ipc__ConvTranspose2d *m,
 					 const struct wnn_conv_transpose2d_attrs *p,
 					 const int64_t calc[2])
@@ -237,150 +245,36 @@ static bool infer_conv_transpose2d_sizes(struct wnn_infer *c,
 	return true;
 }
 
-static bool infer_conv_transpose2d(struct wnn_infer *c)
+static bool resolve_conv_transpose2d(struct wnn_resolving *c, struct wnn_conv_transpose2d_attrs *p)
 {
 	const Webnn__Ipc__ConvTranspose2d *m = c->op->conv_transpose2d;
 	const struct wnn_desc *x = D(c, m->input), *f = D(c, m->filter);
 	if (!wnn_check_type(c, x, "input", first_mask(c)) || !wnn_check_rank(c, x, "input", 4, 4) ||
 	    !wnn_check_rank(c, f, "filter", 4, 4) || !wnn_check_same_type(c, f, "filter", x, "input") ||
-	    !infer_conv_transpose2d_options(c, m))
+	    !check_conv_transpose2d_options(c, m))
 		return false;
-	struct wnn_conv_transpose2d_attrs p;
 	int64_t size[2], calc[2];
-	memset(&p, 0, sizeof(p));
-	if (conv_transpose2d_geometry(m, x, f, &p, size, calc, c->name, c->diag) !=
+	if (conv_transpose2d_geometry(m, x, f, p, size, calc, c->name, c->diag) !=
 		    WEBNN_STATUS_OK ||
-	    !infer_conv_transpose2d_sizes(c, m, &p, calc))
+	    !check_conv_transpose2d_sizes(c, m, p, calc))
 		return false;
-	struct wnn_desc *r = wnn_result(c, x->type, 4);
-	r->dims[0] = p.n;
-	r->dims[p.nhwc ? 3 : 1] = p.c_out;
-	return wnn_set_dim(c, r, p.nhwc ? 1 : 2, size[0], "output height") &&
-	       wnn_set_dim(c, r, p.nhwc ? 2 : 3, size[1], "output width");
-}
-
-/* The output shape [n, c, h, w] in the operation's layout equals out, and h, w are sizes. */
-static bool conv_output_is(const struct wnn_desc *out, bool nhwc, uint32_t n, uint32_t c,
-			   const int64_t size[2])
-{
-	if (size[0] < 1 || size[1] < 1 || size[0] > (int64_t)MAX_DIM || size[1] > (int64_t)MAX_DIM)
+	/* The spec lets groups not divide the input channels; a group of no input channel has no
+	 * meaning to a kernel, so only resolving for kernels refuses it. */
+	if (c->for_kernels && p->c_in % m->groups)
+		return wnn_failf(c, "input channels %" PRIu32 " are not divisible by groups %" PRIu32,
+				 p->c_in, m->groups);
+	const struct wnn_desc *r = conv_result(c, x, p->nhwc, p->n, p->c_out, size, &p->out_h,
+					       &p->out_w);
+	if (!r)
 		return false;
-	uint32_t want[4] = { n, c, (uint32_t)size[0], (uint32_t)size[1] };
-	if (nhwc)
-		want[1] = (uint32_t)size[0], want[2] = (uint32_t)size[1], want[3] = c;
-	return memcmp(want, out->dims, sizeof(want)) == 0;
+	if (m->has_bias)
+		p->has_bias = true, p->bias = m->bias;
+	wnn_spatial_strides(x, p->nhwc, p->in_stride);
+	wnn_spatial_strides(r, p->nhwc, p->out_stride);
+	return true;
 }
 
-/* What both convolutions' resolvers check first: the input, filter and output operands exist
- * and are 4-d (in that order), and the padding, strides and dilations lists are valid. */
-static enum webnn_status conv_common_valid(const struct wnn_desc *descs, size_t n_descs,
-					   const uint32_t ids[3], const struct wnn_desc *d[3],
-					   const uint32_t *const lists[3], const size_t n[3],
-					   const char *name, struct wnn_diag *diag)
-{
-	static const char *const roles[3] = { "input", "filter", "output" };
-	for (int i = 0; i < 3; i++)
-		if (!(d[i] = wnn_operand(descs, n_descs, ids[i], name, roles[i], diag)))
-			return diag->status;
-	for (int i = 0; i < 3; i++)
-		CHECK(wnn_rank_is(d[i], 4, name, roles[i], diag));
-	CHECK(wnn_list_valid(n[0], lists[0], 4, false, name, "padding", diag));
-	CHECK(wnn_list_valid(n[1], lists[1], 2, true, name, "strides", diag));
-	return wnn_list_valid(n[2], lists[2], 2, true, name, "dilations", diag);
-}
-
-enum webnn_status wnn_resolve_conv2d(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				     size_t n_descs, struct wnn_conv2d_attrs *p,
-				     struct wnn_diag *diag)
-{
-	const char *name;
-	enum wnn_op which = WNN_OP_COUNT;
-	memset(p, 0, sizeof(*p));
-	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_CONV2D, &which, &name, diag));
-	const Webnn__Ipc__Conv2d *m = op->conv2d;
-	const struct wnn_desc *d[3];
-	CHECK(conv_common_valid(descs, n_descs, (const uint32_t[3]){ m->input, m->filter, m->output },
-				d, (const uint32_t *const[3]){ m->padding, m->strides, m->dilations },
-				(const size_t[3]){ m->n_padding, m->n_strides, m->n_dilations },
-				name, diag));
-	const struct wnn_desc *in = d[0], *filter = d[1], *out = d[2];
-	if (m->groups == 0)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: groups must not be 0", name);
-	int64_t size[2];
-	CHECK(conv2d_geometry(m, in, filter, p, size, name, diag));
-	if (p->c_in % p->groups || p->c_in / p->groups != p->c_in_g)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: filter input channels %u do not equal input channels %u / "
-				    "groups %u", name, p->c_in_g, p->c_in, p->groups);
-	if (p->c_out % p->groups)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: output channels %u are not divisible by groups %u", name,
-				    p->c_out, p->groups);
-	if (p->kh == 0 || p->kw == 0 || size[0] < 1 || size[1] < 1)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: the dilated filter is larger than the padded input", name);
-	if (!conv_output_is(out, p->nhwc, p->n, p->c_out, size))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: output shape does not match the convolution", name);
-	p->out_h = (uint32_t)size[0], p->out_w = (uint32_t)size[1];
-	if (m->has_bias) {
-		CHECK(conv_bias(descs, n_descs, m->bias, p->c_out, name, diag));
-		p->has_bias = true;
-		p->bias = m->bias;
-	}
-	wnn_spatial_strides(in, p->nhwc, p->in_stride);
-	wnn_spatial_strides(out, p->nhwc, p->out_stride);
-	return WEBNN_STATUS_OK;
-}
-
-enum webnn_status wnn_resolve_conv_transpose2d(const Webnn__Ipc__Operation *op,
-					       const struct wnn_desc *descs, size_t n_descs,
-					       struct wnn_conv_transpose2d_attrs *p,
-					       struct wnn_diag *diag)
-{
-	const char *name;
-	enum wnn_op which = WNN_OP_COUNT;
-	memset(p, 0, sizeof(*p));
-	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_CONV_TRANSPOSE2D, &which, &name, diag));
-	const Webnn__Ipc__ConvTranspose2d *m = op->conv_transpose2d;
-	const struct wnn_desc *d[3];
-	CHECK(conv_common_valid(descs, n_descs, (const uint32_t[3]){ m->input, m->filter, m->output },
-				d, (const uint32_t *const[3]){ m->padding, m->strides, m->dilations },
-				(const size_t[3]){ m->n_padding, m->n_strides, m->n_dilations },
-				name, diag));
-	const struct wnn_desc *in = d[0], *filter = d[1], *out = d[2];
-	CHECK(wnn_list_valid(m->n_output_padding, m->output_padding, 2, false, name,
-			     "outputPadding", diag));
-	CHECK(wnn_list_valid(m->n_output_sizes, m->output_sizes, 2, false, name, "outputSizes",
-			     diag));
-	if (m->groups == 0 || in->dims[m->input_layout == WEBNN__IPC__INPUT_LAYOUT__NHWC ? 3 : 1] %
-				      m->groups)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: input channels %u are not divisible by groups %u", name,
-				    in->dims[m->input_layout == WEBNN__IPC__INPUT_LAYOUT__NHWC ? 3 : 1],
-				    m->groups);
-	int64_t size[2], calc[2];
-	CHECK(conv_transpose2d_geometry(m, in, filter, p, size, calc, name, diag));
-	uint32_t f_in = filter->dims[conv_transpose2d_filter_axes[p->filter_layout][0]];
-	if (f_in != p->c_in)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: filter input channels %u do not match input channels %u",
-				    name, f_in, p->c_in);
-	if (!conv_output_is(out, p->nhwc, p->n, p->c_out, size))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: output shape does not match the convolution", name);
-	p->out_h = (uint32_t)size[0], p->out_w = (uint32_t)size[1];
-	if (m->has_bias) {
-		CHECK(conv_bias(descs, n_descs, m->bias, p->c_out, name, diag));
-		p->has_bias = true;
-		p->bias = m->bias;
-	}
-	wnn_spatial_strides(in, p->nhwc, p->in_stride);
-	wnn_spatial_strides(out, p->nhwc, p->out_stride);
-	return WEBNN_STATUS_OK;
-}
-
-/* ---- the table entries: operands, inference, role limits and resolution by attrs kind */
+/* ---- the table entries: operands, role limits and the resolver by attrs kind */
 
 static bool inputs_conv2d(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -406,14 +300,13 @@ static void roles_conv2d(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 	fn(ud, "output", t, 4, 4);
 }
 
-WNN_RESOLVE_ANY(conv2d)
+WNN_RESOLVER(resolve_conv2d, conv2d)
 
 const struct wnn_attrs_rules wnn_attrs_conv2d = {
 	.inputs = inputs_conv2d,
 	.outputs = outputs_conv2d,
-	.infer = infer_conv2d,
 	.roles = roles_conv2d,
-	.resolve = resolve_any_conv2d,
+	.resolve = resolve_conv2d_any,
 };
 
 static bool inputs_conv_transpose2d(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -442,12 +335,11 @@ static void roles_conv_transpose2d(enum wnn_op op, uint32_t t, uint32_t out, wnn
 	fn(ud, "output", t, 4, 4);
 }
 
-WNN_RESOLVE_ANY(conv_transpose2d)
+WNN_RESOLVER(resolve_conv_transpose2d, conv_transpose2d)
 
 const struct wnn_attrs_rules wnn_attrs_conv_transpose2d = {
 	.inputs = inputs_conv_transpose2d,
 	.outputs = outputs_conv_transpose2d,
-	.infer = infer_conv_transpose2d,
 	.roles = roles_conv_transpose2d,
-	.resolve = resolve_any_conv_transpose2d,
+	.resolve = resolve_conv_transpose2d_any,
 };

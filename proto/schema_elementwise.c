@@ -1,4 +1,4 @@
-/* Elementwise family (binary, unary, clamp, where, ...): wiring, inference, limits, resolution. */
+/* Elementwise family (binary, unary, clamp, where, ...): wiring, limits, the resolvers. */
 #include "proto/schema.h"
 
 static const char *unary_role(uint32_t wire_id)
@@ -10,28 +10,56 @@ static const char *unary_role(uint32_t wire_id)
 	return "input";
 }
 
-static bool infer_binary(struct wnn_infer *c)
+/* The output of broadcast inputs: bc gets the strides of each input, the result their shape.
+ * Fails quietly (the caller names the rule) when they do not broadcast. */
+static bool bcast_result(struct wnn_resolving *c, const struct wnn_desc *const *in, int n,
+			 enum wnn_dtype type, struct wnn_bcast *bc)
+{
+	struct wnn_diag ignored = { 0 };
+	if (wnn_broadcast(in, n, bc, c->name, &ignored) != WEBNN_STATUS_OK)
+		return false;
+	struct wnn_desc *r = wnn_result(c, type, bc->rank);
+	memcpy(r->dims, bc->dims, sizeof(r->dims));
+	return true;
+}
+
+static bool resolve_binary(struct wnn_resolving *c, struct wnn_binary_attrs *p)
 {
 	const Webnn__Ipc__ElementwiseBinary *m = c->op->binary;
 	const struct wnn_desc *a = D(c, m->a), *b = D(c, m->b);
 	char sa[96], sb[96];
 	if (!wnn_check_type(c, a, "a", first_mask(c)) || !wnn_check_same_type(c, b, "b", a, "a"))
 		return false;
-	struct wnn_desc *r = wnn_result(c, wnn_ops[c->kind].out == WNN_OUT_U8 ? WNN_U8 : a->type, 0);
-	if (!wnn_bcast_bi(a, b, r))
+	p->op = c->kind;
+	p->a = m->a, p->b = m->b, p->output = m->output;
+	p->type = a->type;
+	p->out_type = wnn_ops[c->kind].out == WNN_OUT_U8 ? WNN_U8 : a->type;
+	if (!bcast_result(c, (const struct wnn_desc *[2]){ a, b }, 2, p->out_type, &p->bc))
 		return wnn_failf(c, "input shapes %s and %s are not broadcastable", SHAPE(a, sa),
 			     SHAPE(b, sb));
 	return true;
 }
 
-static bool infer_unary(struct wnn_infer *c)
+static bool resolve_unary(struct wnn_resolving *c, struct wnn_unary_attrs *p)
 {
-	const struct wnn_desc *x = D(c, c->op->unary->input);
+	const Webnn__Ipc__ElementwiseUnary *m = c->op->unary;
+	const struct wnn_desc *x = D(c, m->input);
 	if (!wnn_check_type(c, x, unary_role(c->op->op), first_mask(c)))
 		return false;
 	struct wnn_desc *r = wnn_result_copy(c, x);
 	if (wnn_ops[c->kind].out == WNN_OUT_U8)
 		r->type = WNN_U8;
+	p->op = c->kind;
+	p->input = m->input, p->output = m->output;
+	p->type = x->type, p->out_type = r->type;
+	p->count = wnn_shape_count(x->rank, x->dims);
+	double alpha = wnn_ops[p->op].defaults.alpha, beta = wnn_ops[p->op].defaults.beta;
+	if (m->has_alpha)
+		alpha = m->alpha;
+	if (m->has_beta)
+		beta = m->beta;
+	p->alpha = wnn_cast_float(alpha, p->type);
+	p->beta = wnn_cast_float(beta, p->type);
 	return true;
 }
 
@@ -76,105 +104,6 @@ static bool number_present(const Webnn__Ipc__Number *n)
 	return n && n->value_case != WEBNN__IPC__NUMBER__VALUE__NOT_SET;
 }
 
-static bool infer_clamp(struct wnn_infer *c)
-{
-	const Webnn__Ipc__Clamp *m = c->op->clamp;
-	const struct wnn_desc *x = D(c, m->input);
-	if (!wnn_check_type(c, x, "input", first_mask(c)))
-		return false;
-	/* An absent bound does not constrain (the spec's defaults are -Infinity/+Infinity). */
-	if (number_present(m->min_value) && number_present(m->max_value) &&
-	    number_gt(m->min_value, m->max_value, x->type))
-		return wnn_failf(c, "minValue %g is greater than maxValue %g after casting to %s",
-			     wnn_number_to_double(m->min_value), wnn_number_to_double(m->max_value),
-			     wnn_dtype_name(x->type));
-	wnn_result_copy(c, x);
-	return true;
-}
-
-static bool infer_prelu(struct wnn_infer *c)
-{
-	const Webnn__Ipc__Prelu *m = c->op->prelu;
-	const struct wnn_desc *x = D(c, m->input), *s = D(c, m->slope);
-	char sa[96], sb[96];
-	if (!wnn_check_type(c, x, "input", first_mask(c)) ||
-	    !wnn_check_same_type(c, s, "slope", x, "input"))
-		return false;
-	struct wnn_desc *r = wnn_result(c, x->type, 0);
-	if (!wnn_bcast_bi(s, x, r))
-		return wnn_failf(c, "slope shape %s is not broadcastable with input shape %s",
-			     SHAPE(s, sa), SHAPE(x, sb));
-	return true;
-}
-
-static bool infer_where(struct wnn_infer *c)
-{
-	const Webnn__Ipc__Where *m = c->op->where;
-	const struct wnn_desc *cond = D(c, m->condition), *t = D(c, m->true_value),
-			      *f = D(c, m->false_value);
-	char sa[96], sb[96];
-	if (!wnn_check_type(c, cond, "condition", first_mask(c)) ||
-	    !wnn_check_type(c, t, "trueValue", WNN_DT_ALL) ||
-	    !wnn_check_same_type(c, f, "falseValue", t, "trueValue"))
-		return false;
-	struct wnn_desc tf = { 0 }, *r = wnn_result(c, t->type, 0);
-	if (!wnn_bcast_bi(t, f, &tf))
-		return wnn_failf(c, "trueValue shape %s and falseValue shape %s are not broadcastable",
-			     SHAPE(t, sa), SHAPE(f, sb));
-	if (!wnn_bcast_bi(cond, &tf, r))
-		return wnn_failf(c, "condition shape %s is not broadcastable with %s", SHAPE(cond, sa),
-			     SHAPE(&tf, sb));
-	return true;
-}
-
-enum webnn_status wnn_resolve_binary(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_binary_attrs *p, struct wnn_diag *diag)
-{
-	const char *name;
-	memset(p, 0, sizeof(*p));
-	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_BINARY, &p->op, &name, diag));
-	const Webnn__Ipc__ElementwiseBinary *m = op->binary;
-	OPERAND(a, m->a, "a");
-	OPERAND(b, m->b, "b");
-	OPERAND(out, m->output, "output");
-	if (a->type != b->type)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: b data type %s differs from a data type %s", name,
-				    wnn_dtype_name(b->type), wnn_dtype_name(a->type));
-	p->a = m->a, p->b = m->b, p->output = m->output;
-	p->type = a->type;
-	p->out_type = out->type;
-	const struct wnn_desc *in[2] = { a, b };
-	CHECK(wnn_broadcast(in, 2, &p->bc, name, diag));
-	if (out->rank != p->bc.rank || memcmp(out->dims, p->bc.dims, out->rank * sizeof(uint32_t)))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: output shape does not match the broadcast shape", name);
-	return WEBNN_STATUS_OK;
-}
-
-enum webnn_status wnn_resolve_unary(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct wnn_unary_attrs *p, struct wnn_diag *diag)
-{
-	const char *name;
-	memset(p, 0, sizeof(*p));
-	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_UNARY, &p->op, &name, diag));
-	const Webnn__Ipc__ElementwiseUnary *m = op->unary;
-	OPERAND(in, m->input, "input");
-	OPERAND(out, m->output, "output");
-	CHECK(wnn_same_count(in, out, name, diag));
-	p->input = m->input, p->output = m->output;
-	p->type = in->type, p->out_type = out->type;
-	p->count = wnn_shape_count(in->rank, in->dims);
-	double alpha = wnn_ops[p->op].defaults.alpha, beta = wnn_ops[p->op].defaults.beta;
-	if (m->has_alpha)
-		alpha = m->alpha;
-	if (m->has_beta)
-		beta = m->beta;
-	p->alpha = wnn_cast_float(alpha, p->type);
-	p->beta = wnn_cast_float(beta, p->type);
-	return WEBNN_STATUS_OK;
-}
-
 /* A clamp bound after the spec's casting to t (saturating for integers, NaN -> 0), as a double
  * and exactly as a signed or unsigned integer. An absent bound is the operator's default from
  * ops.def (-Infinity/+Infinity, which saturates to an integer type's range). */
@@ -212,82 +141,68 @@ static void clamp_bound(const Webnn__Ipc__Number *given, double dflt, enum wnn_d
 	*d = *ui ? (double)*ui : (double)*si;
 }
 
-enum webnn_status wnn_resolve_clamp(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				    size_t n_descs, struct wnn_clamp_attrs *p,
-				    struct wnn_diag *diag)
+static bool resolve_clamp(struct wnn_resolving *c, struct wnn_clamp_attrs *p)
 {
-	const char *name;
-	enum wnn_op which = WNN_OP_COUNT;
-	memset(p, 0, sizeof(*p));
-	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_CLAMP, &which, &name, diag));
-	const Webnn__Ipc__Clamp *m = op->clamp;
-	OPERAND(in, m->input, "input");
-	OPERAND(out, m->output, "output");
-	(void)out;
+	const Webnn__Ipc__Clamp *m = c->op->clamp;
+	const struct wnn_desc *x = D(c, m->input);
+	if (!wnn_check_type(c, x, "input", first_mask(c)))
+		return false;
+	/* An absent bound does not constrain (the spec's defaults are -Infinity/+Infinity). */
+	if (number_present(m->min_value) && number_present(m->max_value) &&
+	    number_gt(m->min_value, m->max_value, x->type))
+		return wnn_failf(c, "minValue %g is greater than maxValue %g after casting to %s",
+			     wnn_number_to_double(m->min_value), wnn_number_to_double(m->max_value),
+			     wnn_dtype_name(x->type));
+	wnn_result_copy(c, x);
 	p->input = m->input, p->output = m->output;
-	p->type = in->type;
-	p->count = wnn_shape_count(in->rank, in->dims);
-	if (wnn_dtype_size(p->type) == 0)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: input data type %s is not supported", name,
-				    wnn_dtype_name(p->type));
-	const struct wnn_op_defaults *dflt = &wnn_ops[which].defaults;
+	p->type = x->type;
+	p->count = wnn_shape_count(x->rank, x->dims);
+	const struct wnn_op_defaults *dflt = &wnn_ops[c->kind].defaults;
 	clamp_bound(m->min_value, dflt->min_value, p->type, &p->min, &p->min_i, &p->min_u);
 	clamp_bound(m->max_value, dflt->max_value, p->type, &p->max, &p->max_i, &p->max_u);
-	return WEBNN_STATUS_OK;
+	return true;
 }
 
-enum webnn_status wnn_resolve_prelu(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct wnn_prelu_attrs *p, struct wnn_diag *diag)
+static bool resolve_prelu(struct wnn_resolving *c, struct wnn_prelu_attrs *p)
 {
-	const char *name;
-	enum wnn_op which = WNN_OP_COUNT;
-	memset(p, 0, sizeof(*p));
-	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_PRELU, &which, &name, diag));
-	const Webnn__Ipc__Prelu *m = op->prelu;
-	OPERAND(in, m->input, "input");
-	OPERAND(slope, m->slope, "slope");
-	OPERAND(out, m->output, "output");
-	if (slope->type != in->type)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: slope data type differs from the input", name);
+	const Webnn__Ipc__Prelu *m = c->op->prelu;
+	const struct wnn_desc *x = D(c, m->input), *s = D(c, m->slope);
+	char sa[96], sb[96];
+	if (!wnn_check_type(c, x, "input", first_mask(c)) ||
+	    !wnn_check_same_type(c, s, "slope", x, "input"))
+		return false;
 	p->input = m->input, p->slope = m->slope, p->output = m->output;
-	p->type = in->type;
-	const struct wnn_desc *ins[2] = { in, slope };
-	CHECK(wnn_broadcast(ins, 2, &p->bc, name, diag));
-	if (out->rank != p->bc.rank || memcmp(out->dims, p->bc.dims, out->rank * sizeof(uint32_t)))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: output shape does not match the broadcast shape", name);
-	return WEBNN_STATUS_OK;
+	p->type = x->type;
+	if (!bcast_result(c, (const struct wnn_desc *[2]){ x, s }, 2, x->type, &p->bc))
+		return wnn_failf(c, "slope shape %s is not broadcastable with input shape %s",
+			     SHAPE(s, sa), SHAPE(x, sb));
+	return true;
 }
 
-enum webnn_status wnn_resolve_where(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			       size_t n_descs, struct wnn_where_attrs *p, struct wnn_diag *diag)
+static bool resolve_where(struct wnn_resolving *c, struct wnn_where_attrs *p)
 {
-	const char *name;
-	enum wnn_op which = WNN_OP_COUNT;
-	memset(p, 0, sizeof(*p));
-	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_WHERE, &which, &name, diag));
-	const Webnn__Ipc__Where *m = op->where;
-	OPERAND(cond, m->condition, "condition");
-	OPERAND(t, m->true_value, "trueValue");
-	OPERAND(f, m->false_value, "falseValue");
-	OPERAND(out, m->output, "output");
-	if (cond->type != WNN_U8 || t->type != f->type)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: condition must be uint8 and the values of one type", name);
+	const Webnn__Ipc__Where *m = c->op->where;
+	const struct wnn_desc *cond = D(c, m->condition), *t = D(c, m->true_value),
+			      *f = D(c, m->false_value);
+	char sa[96], sb[96];
+	if (!wnn_check_type(c, cond, "condition", first_mask(c)) ||
+	    !wnn_check_type(c, t, "trueValue", WNN_DT_ALL) ||
+	    !wnn_check_same_type(c, f, "falseValue", t, "trueValue"))
+		return false;
+	struct wnn_desc tf = { 0 };
+	if (!wnn_bcast_bi(t, f, &tf))
+		return wnn_failf(c, "trueValue shape %s and falseValue shape %s are not broadcastable",
+			     SHAPE(t, sa), SHAPE(f, sb));
 	p->condition = m->condition, p->true_value = m->true_value;
 	p->false_value = m->false_value, p->output = m->output;
 	p->type = t->type;
-	const struct wnn_desc *ins[3] = { cond, t, f };
-	CHECK(wnn_broadcast(ins, 3, &p->bc, name, diag));
-	if (out->rank != p->bc.rank || memcmp(out->dims, p->bc.dims, out->rank * sizeof(uint32_t)))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: output shape does not match the broadcast shape", name);
-	return WEBNN_STATUS_OK;
+	if (!bcast_result(c, (const struct wnn_desc *[3]){ cond, t, f }, 3, t->type, &p->bc))
+		return wnn_failf(c, "condition shape %s is not broadcastable with %s", SHAPE(cond, sa),
+			     SHAPE(&tf, sb));
+	return true;
 }
 
-/* ---- the table entries: operands, inference, role limits and resolution by attrs kind */
+/* ---- the table entries: operands, role limits and the resolver by attrs kind */
 
 static bool inputs_binary(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -310,14 +225,13 @@ static void roles_binary(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 	fn(ud, "output", out, 0, WNN_MAX_RANK);
 }
 
-WNN_RESOLVE_ANY(binary)
+WNN_RESOLVER(resolve_binary, binary)
 
 const struct wnn_attrs_rules wnn_attrs_binary = {
 	.inputs = inputs_binary,
 	.outputs = outputs_binary,
-	.infer = infer_binary,
 	.roles = roles_binary,
-	.resolve = resolve_any_binary,
+	.resolve = resolve_binary_any,
 };
 
 static bool inputs_unary(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -340,14 +254,13 @@ static void roles_unary(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn
 	fn(ud, "output", out, 0, WNN_MAX_RANK);
 }
 
-WNN_RESOLVE_ANY(unary)
+WNN_RESOLVER(resolve_unary, unary)
 
 const struct wnn_attrs_rules wnn_attrs_unary = {
 	.inputs = inputs_unary,
 	.outputs = outputs_unary,
-	.infer = infer_unary,
 	.roles = roles_unary,
-	.resolve = resolve_any_unary,
+	.resolve = resolve_unary_any,
 };
 
 static bool inputs_clamp(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -372,14 +285,13 @@ static void roles_clamp(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn
 	fn(ud, "output", t, 0, WNN_MAX_RANK);
 }
 
-WNN_RESOLVE_ANY(clamp)
+WNN_RESOLVER(resolve_clamp, clamp)
 
 const struct wnn_attrs_rules wnn_attrs_clamp = {
 	.inputs = inputs_clamp,
 	.outputs = outputs_clamp,
-	.infer = infer_clamp,
 	.roles = roles_clamp,
-	.resolve = resolve_any_clamp,
+	.resolve = resolve_clamp_any,
 };
 
 static bool inputs_prelu(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -404,14 +316,13 @@ static void roles_prelu(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn
 	fn(ud, "output", t, 0, WNN_MAX_RANK);
 }
 
-WNN_RESOLVE_ANY(prelu)
+WNN_RESOLVER(resolve_prelu, prelu)
 
 const struct wnn_attrs_rules wnn_attrs_prelu = {
 	.inputs = inputs_prelu,
 	.outputs = outputs_prelu,
-	.infer = infer_prelu,
 	.roles = roles_prelu,
-	.resolve = resolve_any_prelu,
+	.resolve = resolve_prelu_any,
 };
 
 static bool inputs_where(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -438,12 +349,11 @@ static void roles_where(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn
 	fn(ud, "output", WNN_DT_ALL, 0, WNN_MAX_RANK);
 }
 
-WNN_RESOLVE_ANY(where)
+WNN_RESOLVER(resolve_where, where)
 
 const struct wnn_attrs_rules wnn_attrs_where = {
 	.inputs = inputs_where,
 	.outputs = outputs_where,
-	.infer = infer_where,
 	.roles = roles_where,
-	.resolve = resolve_any_where,
+	.resolve = resolve_where_any,
 };

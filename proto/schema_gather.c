@@ -1,4 +1,4 @@
-/* Gather/scatter family: operand wiring, inference, spec role limits, resolution. */
+/* Gather/scatter family: operand wiring, spec role limits, the resolvers. */
 #include "proto/schema.h"
 
 #define INDEX_TYPES (WNN_DT_BIT(WNN_I32) | WNN_DT_BIT(WNN_U32) | WNN_DT_BIT(WNN_I64))
@@ -44,7 +44,7 @@ static void gather_shape(enum wnn_op kind, uint32_t axis, const struct wnn_desc 
 }
 
 /* The operator-specific checks of gather, gatherElements and gatherND. */
-static bool infer_gather_kind(struct wnn_infer *c, const Webnn__Ipc__Gather *m,
+static bool check_gather_kind(struct wnn_resolving *c, const Webnn__Ipc__Gather *m,
 			      const struct wnn_desc *x, const struct wnn_desc *idx)
 {
 	char sa[96];
@@ -69,23 +69,70 @@ static bool infer_gather_kind(struct wnn_infer *c, const Webnn__Ipc__Gather *m,
 	return true;
 }
 
-static bool infer_gather(struct wnn_infer *c)
+/* The gather views the kernels index through: [outer, axis, inner] (gather), the axis size
+ * (gatherElements), tuples and slices (gatherND). */
+static void gather_layout(struct wnn_gather_attrs *p, const Webnn__Ipc__Gather *m,
+			  const struct wnn_desc *in, const struct wnn_desc *idx)
+{
+	uint64_t n_idx = wnn_shape_count(idx->rank, idx->dims);
+	if (p->op == WNN_OP_GATHER) {
+		p->axis = m->axis;
+		wnn_axis_view(in, m->axis, &p->outer, &p->axis_size, &p->inner);
+		p->n_indices = n_idx;
+	} else if (p->op == WNN_OP_GATHER_ELEMENTS) {
+		p->axis = m->axis;
+		p->axis_size = in->dims[m->axis];
+	} else {
+		p->k = idx->dims[idx->rank - 1];
+		p->n_tuples = p->k ? n_idx / p->k : 0;
+		p->slice = wnn_shape_count(in->rank - p->k, in->dims + p->k);
+	}
+}
+
+static bool resolve_gather(struct wnn_resolving *c, struct wnn_gather_attrs *p)
 {
 	const Webnn__Ipc__Gather *m = c->op->gather;
 	const struct wnn_desc *x = D(c, m->input), *idx = D(c, m->indices);
 	if (!wnn_check_type(c, x, "input", first_mask(c)) ||
 	    !wnn_check_type(c, idx, "indices", INDEX_TYPES) ||
-	    !wnn_check_rank(c, x, "input", 1, WNN_MAX_RANK) || !infer_gather_kind(c, m, x, idx))
+	    !wnn_check_rank(c, x, "input", 1, WNN_MAX_RANK) || !check_gather_kind(c, m, x, idx))
 		return false;
 	uint32_t rank = gather_rank(c->kind, x, idx);
 	if (rank > WNN_MAX_RANK)
 		return wnn_failf(c, "output rank %" PRIu32 " exceeds the maximum rank %d", rank,
 				 WNN_MAX_RANK);
-	gather_shape(c->kind, m->axis, x, idx, wnn_result(c, x->type, 0));
+	struct wnn_desc *r = wnn_result(c, x->type, 0);
+	gather_shape(c->kind, m->axis, x, idx, r);
+	p->op = c->kind;
+	p->input = m->input, p->indices = m->indices, p->output = m->output;
+	p->type = x->type, p->index_type = idx->type;
+	p->in_rank = x->rank;
+	memcpy(p->in_dims, x->dims, sizeof(p->in_dims));
+	wnn_shape_strides(x->rank, x->dims, p->in_strides);
+	p->rank = r->rank;
+	memcpy(p->out_dims, r->dims, sizeof(p->out_dims));
+	p->count = wnn_shape_count(r->rank, r->dims);
+	gather_layout(p, m, x, idx);
 	return true;
 }
 
-static bool infer_scatter(struct wnn_infer *c)
+/* What scatterElements and scatterND resolve alike once their rules hold. */
+static void scatter_common(struct wnn_resolving *c, const Webnn__Ipc__Scatter *m,
+			   const struct wnn_desc *x, const struct wnn_desc *idx,
+			   struct wnn_scatter_attrs *p)
+{
+	wnn_result_copy(c, x);
+	p->op = c->kind;
+	p->input = m->input, p->indices = m->indices, p->updates = m->updates;
+	p->output = m->output;
+	p->type = x->type, p->index_type = idx->type;
+	p->rank = x->rank;
+	memcpy(p->in_dims, x->dims, sizeof(p->in_dims));
+	wnn_shape_strides(x->rank, x->dims, p->in_strides);
+	p->count = wnn_shape_count(x->rank, x->dims);
+}
+
+static bool resolve_scatter(struct wnn_resolving *c, struct wnn_scatter_attrs *p)
 {
 	const Webnn__Ipc__Scatter *m = c->op->scatter;
 	const struct wnn_desc *x = D(c, m->input), *idx = D(c, m->indices), *u = D(c, m->updates);
@@ -108,7 +155,11 @@ static bool infer_scatter(struct wnn_infer *c)
 		    memcmp(u->dims, idx->dims, sizeof(uint32_t) * idx->rank) != 0)
 			return wnn_failf(c, "updates shape %s is not the indices shape %s", SHAPE(u, sa),
 				     SHAPE(idx, sb));
-		wnn_result_copy(c, x);
+		scatter_common(c, m, x, idx, p);
+		p->axis = m->axis;
+		p->axis_size = x->dims[m->axis];
+		memcpy(p->idx_dims, idx->dims, sizeof(p->idx_dims));
+		p->n_updates = wnn_shape_count(idx->rank, idx->dims);
 		return true;
 	}
 	/* scatterND */
@@ -126,17 +177,12 @@ static bool infer_scatter(struct wnn_infer *c)
 		want[n++] = x->dims[i];
 	if (!wnn_check_shape(c, u, "updates", want, n, "indices.shape[0:-1] + input.shape[k:]"))
 		return false;
-	wnn_result_copy(c, x);
+	scatter_common(c, m, x, idx, p);
+	p->k = coord;
+	p->n_tuples = coord ? wnn_shape_count(idx->rank, idx->dims) / coord : 0;
+	p->slice = wnn_shape_count(x->rank - coord, x->dims + coord);
+	p->n_updates = p->n_tuples * p->slice;
 	return true;
-}
-
-static enum webnn_status index_type_ok(enum wnn_dtype t, const char *name, struct wnn_diag *diag)
-{
-	if (t != WNN_I32 && t != WNN_U32 && t != WNN_I64)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: indices data type %s is not int32, uint32 or int64", name,
-				    wnn_dtype_name(t));
-	return WEBNN_STATUS_OK;
 }
 
 int64_t wnn_load_index(const void *idx, enum wnn_dtype index_type, uint64_t i)
@@ -165,131 +211,7 @@ uint64_t wnn_nd_offset(const void *idx, enum wnn_dtype index_type, uint64_t t, u
 	return off;
 }
 
-/* The gather views the kernels index through: [outer, axis, inner] (gather), the axis size
- * (gatherElements, whose indices must equal the input off the axis), tuples and slices
- * (gatherND). */
-static enum webnn_status gather_layout(struct wnn_gather_attrs *p, const Webnn__Ipc__Gather *m,
-				       const struct wnn_desc *in, const struct wnn_desc *idx,
-				       const char *name, struct wnn_diag *diag)
-{
-	uint64_t n_idx = wnn_shape_count(idx->rank, idx->dims);
-	if (p->op == WNN_OP_GATHER) {
-		p->axis = m->axis;
-		wnn_axis_view(in, m->axis, &p->outer, &p->axis_size, &p->inner);
-		p->n_indices = n_idx;
-	} else if (p->op == WNN_OP_GATHER_ELEMENTS) {
-		p->axis = m->axis;
-		p->axis_size = in->dims[m->axis];
-		for (uint32_t i = 0; i < in->rank; i++)
-			if (i != m->axis && idx->dims[i] != in->dims[i])
-				return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-						    "%s: indices dimension %u differs from the "
-						    "input", name, i);
-	} else {
-		p->k = idx->dims[idx->rank - 1];
-		p->n_tuples = p->k ? n_idx / p->k : 0;
-		p->slice = wnn_shape_count(in->rank - p->k, in->dims + p->k);
-	}
-	return WEBNN_STATUS_OK;
-}
-
-enum webnn_status wnn_resolve_gather(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				     size_t n_descs, struct wnn_gather_attrs *p,
-				     struct wnn_diag *diag)
-{
-	const char *name;
-	memset(p, 0, sizeof(*p));
-	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_GATHER, &p->op, &name, diag));
-	const Webnn__Ipc__Gather *m = op->gather;
-	OPERAND(in, m->input, "input");
-	OPERAND(idx, m->indices, "indices");
-	OPERAND(out, m->output, "output");
-	CHECK(index_type_ok(idx->type, name, diag));
-	if (in->rank < 1)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: input rank must be at least 1",
-				    name);
-	if (p->op != WNN_OP_GATHER_ND)
-		CHECK(wnn_axis_in_range(m->axis, in->rank, name, diag));
-	if (p->op == WNN_OP_GATHER_ELEMENTS && idx->rank != in->rank)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: indices rank differs from the input rank", name);
-	if (p->op == WNN_OP_GATHER_ND && (idx->rank < 1 || idx->dims[idx->rank - 1] > in->rank))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: indices last dimension exceeds the input rank", name);
-	struct wnn_desc want;
-	if (gather_rank(p->op, in, idx) > WNN_MAX_RANK)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: output rank exceeds %d",
-				    name, WNN_MAX_RANK);
-	gather_shape(p->op, m->axis, in, idx, &want);
-	CHECK(wnn_same_shape(&want, out, name, "output shape does not match the gather", diag));
-	p->input = m->input, p->indices = m->indices, p->output = m->output;
-	p->type = in->type, p->index_type = idx->type;
-	p->in_rank = in->rank;
-	memcpy(p->in_dims, in->dims, sizeof(p->in_dims));
-	wnn_shape_strides(in->rank, in->dims, p->in_strides);
-	p->rank = out->rank;
-	memcpy(p->out_dims, out->dims, sizeof(p->out_dims));
-	p->count = wnn_shape_count(out->rank, out->dims);
-	return gather_layout(p, m, in, idx, name, diag);
-}
-
-enum webnn_status wnn_resolve_scatter(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				 size_t n_descs, struct wnn_scatter_attrs *p, struct wnn_diag *diag)
-{
-	const char *name;
-	memset(p, 0, sizeof(*p));
-	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_SCATTER, &p->op, &name, diag));
-	const Webnn__Ipc__Scatter *m = op->scatter;
-	OPERAND(in, m->input, "input");
-	OPERAND(idx, m->indices, "indices");
-	OPERAND(upd, m->updates, "updates");
-	OPERAND(out, m->output, "output");
-	CHECK(index_type_ok(idx->type, name, diag));
-	CHECK(wnn_same_shape(in, out, name, "output shape differs from the input shape", diag));
-	if (in->rank < 1 || upd->type != in->type)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: input rank must be at least 1 and updates of its type",
-				    name);
-	p->input = m->input, p->indices = m->indices, p->updates = m->updates;
-	p->output = m->output;
-	p->type = in->type, p->index_type = idx->type;
-	p->rank = in->rank;
-	memcpy(p->in_dims, in->dims, sizeof(p->in_dims));
-	wnn_shape_strides(in->rank, in->dims, p->in_strides);
-	p->count = wnn_shape_count(in->rank, in->dims);
-	uint64_t n_idx = wnn_shape_count(idx->rank, idx->dims);
-	if (p->op == WNN_OP_SCATTER_ELEMENTS) {
-		CHECK(wnn_axis_in_range(m->axis, in->rank, name, diag));
-		CHECK(wnn_same_shape(idx, upd, name, "updates shape differs from the indices shape",
-				 diag));
-		if (idx->rank != in->rank)
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-					    "%s: indices rank differs from the input rank", name);
-		for (uint32_t i = 0; i < in->rank; i++)
-			if (i != m->axis && idx->dims[i] != in->dims[i])
-				return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-						    "%s: indices dimension %u differs from the "
-						    "input", name, i);
-		p->axis = m->axis;
-		p->axis_size = in->dims[m->axis];
-		memcpy(p->idx_dims, idx->dims, sizeof(p->idx_dims));
-		p->n_updates = n_idx;
-	} else {
-		if (idx->rank < 1 || idx->dims[idx->rank - 1] > in->rank)
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-					    "%s: indices last dimension exceeds the input rank", name);
-		p->k = idx->dims[idx->rank - 1];
-		p->n_tuples = p->k ? n_idx / p->k : 0; /* dims are validated > 0 */
-		p->slice = wnn_shape_count(in->rank - p->k, in->dims + p->k);
-		if (wnn_shape_count(upd->rank, upd->dims) != p->n_tuples * p->slice)
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-					    "%s: updates shape does not match the indices", name);
-		p->n_updates = p->n_tuples * p->slice;
-	}
-	return WEBNN_STATUS_OK;
-}
-
-/* ---- the table entries: operands, inference, role limits and resolution by attrs kind */
+/* ---- the table entries: operands, role limits and the resolver by attrs kind */
 
 static bool inputs_gather(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -312,14 +234,13 @@ static void roles_gather(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 	fn(ud, "output", t, op == WNN_OP_GATHER_ELEMENTS ? 1 : 0, WNN_MAX_RANK);
 }
 
-WNN_RESOLVE_ANY(gather)
+WNN_RESOLVER(resolve_gather, gather)
 
 const struct wnn_attrs_rules wnn_attrs_gather = {
 	.inputs = inputs_gather,
 	.outputs = outputs_gather,
-	.infer = infer_gather,
+	.resolve = resolve_gather_any,
 	.roles = roles_gather,
-	.resolve = resolve_any_gather,
 };
 
 static bool inputs_scatter(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -345,12 +266,11 @@ static void roles_scatter(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn 
 	fn(ud, "output", t, 1, WNN_MAX_RANK);
 }
 
-WNN_RESOLVE_ANY(scatter)
+WNN_RESOLVER(resolve_scatter, scatter)
 
 const struct wnn_attrs_rules wnn_attrs_scatter = {
 	.inputs = inputs_scatter,
 	.outputs = outputs_scatter,
-	.infer = infer_scatter,
+	.resolve = resolve_scatter_any,
 	.roles = roles_scatter,
-	.resolve = resolve_any_scatter,
 };

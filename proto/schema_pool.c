@@ -1,4 +1,4 @@
-/* Pooling family (average/l2/maxPool2d): operand wiring, inference, role limits, resolution. */
+/* Pooling family (average/l2/maxPool2d): operand wiring, role limits, the resolver. */
 #include "proto/schema.h"
 
 /* The pool2d geometry from the input alone, every list default applied here and nowhere else:
@@ -45,7 +45,7 @@ static void pool2d_pick(const Webnn__Ipc__Pool2d *m, int64_t size[2][2], int64_t
 					   : size[ceil_rounding ? 1 : 0][i];
 }
 
-static bool infer_pool2d(struct wnn_infer *c)
+static bool resolve_pool2d(struct wnn_resolving *c, struct wnn_pool2d_attrs *p)
 {
 	const Webnn__Ipc__Pool2d *m = c->op->pool2d;
 	const struct wnn_desc *x = D(c, m->input);
@@ -64,9 +64,8 @@ static bool infer_pool2d(struct wnn_infer *c)
 	    !wnn_check_list(c, m->output_sizes, m->n_output_sizes, 2, false, "outputSizes") ||
 	    !wnn_check_list(c, m->dilations, m->n_dilations, 2, true, "dilations"))
 		return false;
-	struct wnn_pool2d_attrs p;
 	int64_t size[2][2], out[2];
-	pool2d_geometry(m, c->kind, x, &p, size);
+	pool2d_geometry(m, c->kind, x, p, size);
 	pool2d_pick(m, size, out);
 	if (m->n_output_sizes && !(out[0] == size[0][0] && out[1] == size[0][1]) &&
 	    !(out[0] == size[1][0] && out[1] == size[1][1]))
@@ -74,55 +73,24 @@ static bool infer_pool2d(struct wnn_infer *c)
 				 "floor sizes [%" PRId64 ", %" PRId64 "] nor the ceil sizes [%"
 				 PRId64 ", %" PRId64 "]", m->output_sizes[0], m->output_sizes[1],
 				 size[0][0], size[0][1], size[1][0], size[1][1]);
-	struct wnn_desc *r = wnn_result_copy(c, x);
-	return wnn_set_dim(c, r, p.nhwc ? 1 : 2, out[0], "output height") &&
-	       wnn_set_dim(c, r, p.nhwc ? 2 : 3, out[1], "output width");
-}
-
-enum webnn_status wnn_resolve_pool2d(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				     size_t n_descs, struct wnn_pool2d_attrs *p,
-				     struct wnn_diag *diag)
-{
-	const char *name;
-	enum wnn_op which = WNN_OP_COUNT;
-	memset(p, 0, sizeof(*p));
-	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_POOL2D, &which, &name, diag));
-	const Webnn__Ipc__Pool2d *m = op->pool2d;
-	OPERAND(in, m->input, "input");
-	OPERAND(out, m->output, "output");
-	CHECK(wnn_rank_is(in, 4, name, "input", diag));
-	CHECK(wnn_rank_is(out, 4, name, "output", diag));
-	CHECK(wnn_list_valid(m->n_window_dimensions, m->window_dimensions, 2, true, name,
-			     "windowDimensions", diag));
-	CHECK(wnn_list_valid(m->n_padding, m->padding, 4, false, name, "padding", diag));
-	CHECK(wnn_list_valid(m->n_strides, m->strides, 2, true, name, "strides", diag));
-	CHECK(wnn_list_valid(m->n_dilations, m->dilations, 2, true, name, "dilations", diag));
-	CHECK(wnn_list_valid(m->n_output_sizes, m->output_sizes, 2, false, name, "outputSizes",
-			     diag));
-	int64_t size[2][2], sz[2];
-	pool2d_geometry(m, which, in, p, size);
+	/* Ceil rounding can leave a window that covers padding only, which no kernel gives a
+	 * meaning; the spec allows it, so only resolving for kernels refuses it. */
 	uint64_t eff_h = (uint64_t)(p->win_h - 1) * p->dil_h + 1;
 	uint64_t eff_w = (uint64_t)(p->win_w - 1) * p->dil_w + 1;
-	if ((uint64_t)p->h + p->pad_top + p->pad_bottom < eff_h ||
-	    (uint64_t)p->w + p->pad_left + p->pad_right < eff_w)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: the dilated window is larger than the padded input", name);
-	pool2d_pick(m, size, sz);
-	uint32_t want[4];
-	if (p->nhwc)
-		want[0] = p->n, want[1] = (uint32_t)sz[0], want[2] = (uint32_t)sz[1], want[3] = p->c;
-	else
-		want[0] = p->n, want[1] = p->c, want[2] = (uint32_t)sz[0], want[3] = (uint32_t)sz[1];
-	if (sz[0] < 1 || sz[1] < 1 || memcmp(want, out->dims, sizeof(want)))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: output shape does not match the pooling", name);
-	p->out_h = (uint32_t)sz[0], p->out_w = (uint32_t)sz[1];
-	wnn_spatial_strides(in, p->nhwc, p->in_stride);
-	wnn_spatial_strides(out, p->nhwc, p->out_stride);
-	return WEBNN_STATUS_OK;
+	if (c->for_kernels && ((uint64_t)p->h + p->pad_top + p->pad_bottom < eff_h ||
+			       (uint64_t)p->w + p->pad_left + p->pad_right < eff_w))
+		return wnn_failf(c, "the dilated window is larger than the padded input");
+	struct wnn_desc *r = wnn_result_copy(c, x);
+	if (!wnn_set_dim(c, r, p->nhwc ? 1 : 2, out[0], "output height") ||
+	    !wnn_set_dim(c, r, p->nhwc ? 2 : 3, out[1], "output width"))
+		return false;
+	p->out_h = (uint32_t)out[0], p->out_w = (uint32_t)out[1];
+	wnn_spatial_strides(x, p->nhwc, p->in_stride);
+	wnn_spatial_strides(r, p->nhwc, p->out_stride);
+	return true;
 }
 
-/* ---- the table entries: operands, inference, role limits and resolution by attrs kind */
+/* ---- the table entries: operands, role limits and the resolver by attrs kind */
 
 static bool inputs_pool2d(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -144,12 +112,11 @@ static void roles_pool2d(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 	fn(ud, "output", t, 4, 4);
 }
 
-WNN_RESOLVE_ANY(pool2d)
+WNN_RESOLVER(resolve_pool2d, pool2d)
 
 const struct wnn_attrs_rules wnn_attrs_pool2d = {
 	.inputs = inputs_pool2d,
 	.outputs = outputs_pool2d,
-	.infer = infer_pool2d,
 	.roles = roles_pool2d,
-	.resolve = resolve_any_pool2d,
+	.resolve = resolve_pool2d_any,
 };

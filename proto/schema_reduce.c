@@ -1,4 +1,4 @@
-/* Reduce family (reduce*, argMin/Max, cumulativeSum): wiring, inference, limits, resolution. */
+/* Reduce family (reduce*, argMin/Max, cumulativeSum): wiring, limits, the resolvers. */
 #include "proto/schema.h"
 
 /* Spec "calculate reduction output sizes"; axes_mask has a bit per reduced axis. */
@@ -16,7 +16,7 @@ static void reduce_shape(const struct wnn_desc *x, uint32_t axes_mask, bool keep
 	}
 }
 
-static bool infer_arg_min_max(struct wnn_infer *c)
+static bool resolve_arg_min_max(struct wnn_resolving *c, struct wnn_arg_attrs *p)
 {
 	const Webnn__Ipc__ArgMinMax *m = c->op->arg_min_max;
 	const struct wnn_desc *x = D(c, m->input);
@@ -32,20 +32,30 @@ static bool infer_arg_min_max(struct wnn_infer *c)
 		return wnn_failf(c, "input dimension %" PRIu32 " does not fit the output data type int32",
 			     x->dims[m->axis]);
 	reduce_shape(x, 1u << m->axis, m->keep_dimensions, wnn_result(c, ot, 0));
+	p->op = c->kind;
+	p->input = m->input, p->output = m->output;
+	p->type = x->type, p->out_type = ot;
+	p->axis = m->axis;
+	wnn_axis_view(x, m->axis, &p->outer, &p->axis_size, &p->inner);
 	return true;
 }
 
-static bool infer_cumulative_sum(struct wnn_infer *c)
+static bool resolve_cumulative_sum(struct wnn_resolving *c, struct wnn_cumsum_attrs *p)
 {
 	const Webnn__Ipc__CumulativeSum *m = c->op->cumulative_sum;
 	const struct wnn_desc *x = D(c, m->input);
 	if (!wnn_check_type(c, x, "input", first_mask(c)) || !wnn_check_axis(c, m->axis, x->rank, "axis"))
 		return false;
 	wnn_result_copy(c, x);
+	p->input = m->input, p->output = m->output;
+	p->type = x->type;
+	p->axis = m->axis;
+	p->exclusive = m->exclusive, p->reversed = m->reversed;
+	wnn_axis_view(x, m->axis, &p->outer, &p->axis_size, &p->inner);
 	return true;
 }
 
-static bool infer_reduce(struct wnn_infer *c)
+static bool resolve_reduce(struct wnn_resolving *c, struct wnn_reduce_attrs *p)
 {
 	const Webnn__Ipc__Reduce *m = c->op->reduce;
 	const struct wnn_desc *x = D(c, m->input);
@@ -59,81 +69,14 @@ static bool infer_reduce(struct wnn_infer *c)
 	for (uint32_t i = 0; i < n_axes; i++)
 		mask |= 1u << axes[i];
 	reduce_shape(x, mask, m->keep_dimensions, wnn_result(c, x->type, 0));
-	return true;
-}
-
-enum webnn_status wnn_resolve_arg(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-			     size_t n_descs, struct wnn_arg_attrs *p, struct wnn_diag *diag)
-{
-	const char *name;
-	memset(p, 0, sizeof(*p));
-	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_ARG_MIN_MAX, &p->op, &name, diag));
-	const Webnn__Ipc__ArgMinMax *m = op->arg_min_max;
-	OPERAND(in, m->input, "input");
-	OPERAND(out, m->output, "output");
-	CHECK(wnn_axis_in_range(m->axis, in->rank, name, diag));
-	if (out->type != WNN_I32 && out->type != WNN_I64)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: output data type %s is not int32 or int64", name,
-				    wnn_dtype_name(out->type));
+	p->op = c->kind;
 	p->input = m->input, p->output = m->output;
-	p->type = in->type, p->out_type = out->type;
-	p->axis = m->axis;
-	wnn_axis_view(in, m->axis, &p->outer, &p->axis_size, &p->inner);
-	struct wnn_desc want = { .type = out->type };
-	reduce_shape(in, 1u << m->axis, m->keep_dimensions, &want);
-	return wnn_same_shape(&want, out, name, "output shape does not match the reduction", diag);
+	p->type = x->type;
+	/* the axes were checked above: the split cannot fail */
+	return wnn_make_reduction(x, axes, n_axes, &p->r, c->name, c->diag) == WEBNN_STATUS_OK;
 }
 
-enum webnn_status wnn_resolve_cumsum(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_cumsum_attrs *p, struct wnn_diag *diag)
-{
-	const char *name;
-	enum wnn_op which = WNN_OP_COUNT;
-	memset(p, 0, sizeof(*p));
-	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_CUMULATIVE_SUM, &which, &name, diag));
-	const Webnn__Ipc__CumulativeSum *m = op->cumulative_sum;
-	OPERAND(in, m->input, "input");
-	OPERAND(out, m->output, "output");
-	CHECK(wnn_axis_in_range(m->axis, in->rank, name, diag));
-	CHECK(wnn_same_shape(in, out, name, "output shape differs from the input shape", diag));
-	p->input = m->input, p->output = m->output;
-	p->type = in->type;
-	p->axis = m->axis;
-	p->exclusive = m->exclusive, p->reversed = m->reversed;
-	wnn_axis_view(in, m->axis, &p->outer, &p->axis_size, &p->inner);
-	return WEBNN_STATUS_OK;
-}
-
-enum webnn_status wnn_resolve_reduce(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				size_t n_descs, struct wnn_reduce_attrs *p, struct wnn_diag *diag)
-{
-	const char *name;
-	memset(p, 0, sizeof(*p));
-	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_REDUCE, &p->op, &name, diag));
-	const Webnn__Ipc__Reduce *m = op->reduce;
-	OPERAND(in, m->input, "input");
-	OPERAND(out, m->output, "output");
-	if (m->has_axes && m->n_axes > in->rank)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: %zu axes for an input of rank %u", name, m->n_axes, in->rank);
-	uint32_t axes[WNN_MAX_RANK], mask = 0;
-	uint32_t n_axes = wnn_axes_or(m->has_axes, m->axes, m->n_axes, 0, in->rank, axes);
-	CHECK(wnn_make_reduction(in, axes, n_axes, &p->r, name, diag));
-	for (uint32_t i = 0; i < n_axes; i++)
-		mask |= 1u << axes[i];
-	struct wnn_desc want = { .type = in->type };
-	reduce_shape(in, mask, m->keep_dimensions, &want);
-	CHECK(wnn_same_shape(&want, out, name, "output shape does not match the reduction", diag));
-	if (out->type != in->type)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: output shape does not match the reduction", name);
-	p->input = m->input, p->output = m->output;
-	p->type = in->type;
-	return WEBNN_STATUS_OK;
-}
-
-/* ---- the table entries: operands, inference, role limits and resolution by attrs kind */
+/* ---- the table entries: operands, role limits and the resolver by attrs kind */
 
 static bool inputs_arg_min_max(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -155,14 +98,13 @@ static void roles_arg_min_max(enum wnn_op op, uint32_t t, uint32_t out, wnn_role
 	fn(ud, "output", WNN_DT_BIT(WNN_I32) | WNN_DT_BIT(WNN_I64), 0, WNN_MAX_RANK);
 }
 
-WNN_RESOLVE_ANY(arg)
+WNN_RESOLVER(resolve_arg_min_max, arg)
 
 const struct wnn_attrs_rules wnn_attrs_arg_min_max = {
 	.inputs = inputs_arg_min_max,
 	.outputs = outputs_arg_min_max,
-	.infer = infer_arg_min_max,
 	.roles = roles_arg_min_max,
-	.resolve = resolve_any_arg,
+	.resolve = resolve_arg_min_max_any,
 };
 
 static bool inputs_cumulative_sum(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -186,14 +128,13 @@ static void roles_cumulative_sum(enum wnn_op op, uint32_t t, uint32_t out, wnn_r
 	fn(ud, "output", t, 1, WNN_MAX_RANK);
 }
 
-WNN_RESOLVE_ANY(cumsum)
+WNN_RESOLVER(resolve_cumulative_sum, cumsum)
 
 const struct wnn_attrs_rules wnn_attrs_cumulative_sum = {
 	.inputs = inputs_cumulative_sum,
 	.outputs = outputs_cumulative_sum,
-	.infer = infer_cumulative_sum,
 	.roles = roles_cumulative_sum,
-	.resolve = resolve_any_cumsum,
+	.resolve = resolve_cumulative_sum_any,
 };
 
 static bool inputs_reduce(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -218,12 +159,11 @@ static void roles_reduce(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn f
 	fn(ud, "output", t, 0, WNN_MAX_RANK);
 }
 
-WNN_RESOLVE_ANY(reduce)
+WNN_RESOLVER(resolve_reduce, reduce)
 
 const struct wnn_attrs_rules wnn_attrs_reduce = {
 	.inputs = inputs_reduce,
 	.outputs = outputs_reduce,
-	.infer = infer_reduce,
 	.roles = roles_reduce,
-	.resolve = resolve_any_reduce,
+	.resolve = resolve_reduce_any,
 };

@@ -1,4 +1,4 @@
-/* Resample family (resample2d): operand wiring, inference, spec role limits, resolution. */
+/* Resample family (resample2d): operand wiring, spec role limits, the resolver. */
 #include "proto/schema.h"
 
 /* The resample2d geometry from the input alone, defaults applied here and nowhere else: axes
@@ -19,7 +19,7 @@ static void resample_geometry(const Webnn__Ipc__Resample2d *m, const struct wnn_
 }
 
 /* Validates scales, sizes and axes as the spec's builder does. */
-static bool infer_resample2d_options(struct wnn_infer *c, const Webnn__Ipc__Resample2d *m,
+static bool check_resample2d_options(struct wnn_resolving *c, const Webnn__Ipc__Resample2d *m,
 				     const struct wnn_desc *x)
 {
 	uint32_t mask;
@@ -48,65 +48,30 @@ static bool infer_resample2d_options(struct wnn_infer *c, const Webnn__Ipc__Resa
 	return true;
 }
 
-static bool infer_resample2d(struct wnn_infer *c)
+static bool resolve_resample2d(struct wnn_resolving *c, struct wnn_resample_attrs *p)
 {
 	const Webnn__Ipc__Resample2d *m = c->op->resample2d;
 	const struct wnn_desc *x = D(c, m->input);
 	if (!wnn_check_type(c, x, "input", first_mask(c)) || !wnn_check_rank(c, x, "input", 4, 4) ||
 	    !wnn_check_enum(c, (int)m->mode, WEBNN__IPC__INTERPOLATION_MODE__LINEAR, "mode") ||
-	    !infer_resample2d_options(c, m, x))
+	    !check_resample2d_options(c, m, x))
 		return false;
-	struct wnn_resample_attrs p;
 	double size[2];
-	resample_geometry(m, x, &p, size);
+	resample_geometry(m, x, p, size);
 	struct wnn_desc *r = wnn_result_copy(c, x);
 	for (int i = 0; i < 2; i++) {
 		char what[48];
-		snprintf(what, sizeof(what), "output dimension %" PRIu32, p.axes[i]);
+		snprintf(what, sizeof(what), "output dimension %" PRIu32, p->axes[i]);
 		if (!(size[i] >= 1 && size[i] <= (double)MAX_DIM))
 			return wnn_failf(c, "%s is %.0f, expected a valid dimension", what, size[i]);
-		r->dims[p.axes[i]] = (uint32_t)size[i];
+		r->dims[p->axes[i]] = (uint32_t)size[i];
 	}
+	memcpy(p->out_dims, r->dims, sizeof(p->out_dims));
+	for (int i = 0; i < 2; i++)
+		p->scale[i] = (double)r->dims[p->axes[i]] / (double)x->dims[p->axes[i]];
+	wnn_shape_strides(4, x->dims, p->in_strides);
+	p->count = wnn_shape_count(4, r->dims);
 	return true;
-}
-
-enum webnn_status wnn_resolve_resample(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				       size_t n_descs, struct wnn_resample_attrs *p,
-				       struct wnn_diag *diag)
-{
-	const char *name;
-	enum wnn_op which = WNN_OP_COUNT;
-	memset(p, 0, sizeof(*p));
-	CHECK(wnn_check_op(op, WEBNN__IPC__OPERATION__ATTRS_RESAMPLE2D, &which, &name, diag));
-	const Webnn__Ipc__Resample2d *m = op->resample2d;
-	OPERAND(in, m->input, "input");
-	OPERAND(out, m->output, "output");
-	CHECK(wnn_rank_is(in, 4, name, "input", diag));
-	CHECK(wnn_rank_is(out, 4, name, "output", diag));
-	if (m->mode > WEBNN__IPC__INTERPOLATION_MODE__LINEAR)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown mode %d", name,
-				    (int)m->mode);
-	if (m->n_axes && (m->n_axes != 2 || m->axes[0] >= 4 || m->axes[1] >= 4 ||
-			  m->axes[0] == m->axes[1]))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: axes must be two distinct axes below 4", name);
-	if ((m->n_sizes && m->n_sizes != 2) || (m->n_scales && m->n_scales != 2))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: sizes and scales must have 2 values", name);
-	double size[2];
-	resample_geometry(m, in, p, size);
-	memcpy(p->out_dims, in->dims, sizeof(p->out_dims));
-	for (int i = 0; i < 2; i++)
-		p->out_dims[p->axes[i]] = size[i] >= 1 && size[i] <= (double)MAX_DIM
-						  ? (uint32_t)size[i] : 0;
-	if (memcmp(p->out_dims, out->dims, sizeof(p->out_dims)))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: output shape does not match the resampling", name);
-	for (int i = 0; i < 2; i++)
-		p->scale[i] = (double)out->dims[p->axes[i]] / (double)in->dims[p->axes[i]];
-	wnn_shape_strides(4, in->dims, p->in_strides);
-	p->count = wnn_shape_count(4, out->dims);
-	return WEBNN_STATUS_OK;
 }
 
 double wnn_resample_coord(const struct wnn_resample_attrs *p, int i, uint32_t o)
@@ -123,7 +88,7 @@ uint32_t wnn_resample_nearest(const struct wnn_resample_attrs *p, int i, uint32_
 	return x < 0 ? 0 : x > hi ? hi : (uint32_t)x;
 }
 
-/* ---- the table entries: operands, inference, role limits and resolution by attrs kind */
+/* ---- the table entries: operands, role limits and the resolver by attrs kind */
 
 static bool inputs_resample2d(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -145,12 +110,11 @@ static void roles_resample2d(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_
 	fn(ud, "output", t, 4, 4);
 }
 
-WNN_RESOLVE_ANY(resample)
+WNN_RESOLVER(resolve_resample2d, resample)
 
 const struct wnn_attrs_rules wnn_attrs_resample2d = {
 	.inputs = inputs_resample2d,
 	.outputs = outputs_resample2d,
-	.infer = infer_resample2d,
+	.resolve = resolve_resample2d_any,
 	.roles = roles_resample2d,
-	.resolve = resolve_any_resample,
 };

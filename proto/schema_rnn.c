@@ -1,7 +1,7 @@
-/* Recurrent family (gru, gruCell, lstm, lstmCell): wiring, inference, limits, resolution. */
+/* Recurrent family (gru, gruCell, lstm, lstmCell): wiring, limits, the resolvers. */
 #include "proto/schema.h"
 
-static bool check_activations(struct wnn_infer *c, const Webnn__Ipc__RecurrentActivation *acts,
+static bool check_activations(struct wnn_resolving *c, const Webnn__Ipc__RecurrentActivation *acts,
 			      size_t n, size_t want)
 {
 	if (n == 0)
@@ -16,7 +16,7 @@ static bool check_activations(struct wnn_infer *c, const Webnn__Ipc__RecurrentAc
 }
 
 /* Checks an optional recurrent operand against a shape of 1 to 3 dims. */
-static bool check_rnn_operand(struct wnn_infer *c, bool has, uint32_t id, const char *role,
+static bool check_rnn_operand(struct wnn_resolving *c, bool has, uint32_t id, const char *role,
 			      const struct wnn_desc *x, uint64_t d0, uint64_t d1, uint64_t d2,
 			      uint32_t rank, const char *what)
 {
@@ -27,7 +27,7 @@ static bool check_rnn_operand(struct wnn_infer *c, bool has, uint32_t id, const 
 	return wnn_check_same_type(c, d, role, x, "input") && wnn_check_shape(c, d, role, want, rank, what);
 }
 
-static bool check_hidden_size(struct wnn_infer *c, uint32_t hidden, uint64_t gates)
+static bool check_hidden_size(struct wnn_resolving *c, uint32_t hidden, uint64_t gates)
 {
 	if (hidden == 0 || (uint64_t)hidden * gates * 2 > MAX_DIM)
 		return wnn_failf(c, "hiddenSize %" PRIu32 " is not valid: hiddenSize * %" PRIu64
@@ -58,213 +58,6 @@ static size_t rnn_output_shapes(const struct wnn_rnn_attrs *p, struct wnn_desc o
 		memcpy(seq->dims + 1, state.dims, state.rank * sizeof(uint32_t));
 	}
 	return n;
-}
-
-/* Appends the outputs rnn_output_shapes gives for the checked geometry g. */
-static bool rnn_results(struct wnn_infer *c, const struct wnn_rnn_attrs *g)
-{
-	struct wnn_desc shapes[3];
-	size_t n = rnn_output_shapes(g, shapes);
-	for (size_t i = 0; i < n; i++)
-		wnn_result_copy(c, &shapes[i]);
-	return true;
-}
-
-static bool infer_gru(struct wnn_infer *c)
-{
-	const Webnn__Ipc__Gru *m = c->op->gru;
-	const struct wnn_desc *x = D(c, m->input), *w = D(c, m->weight),
-			      *rw = D(c, m->recurrent_weight);
-	if (!wnn_check_type(c, x, "input", first_mask(c)) ||
-	    !wnn_check_same_type(c, w, "weight", x, "input") ||
-	    !wnn_check_same_type(c, rw, "recurrentWeight", x, "input") ||
-	    !wnn_check_rank(c, x, "input", 3, 3) || !wnn_check_rank(c, w, "weight", 3, 3) ||
-	    !wnn_check_rank(c, rw, "recurrentWeight", 3, 3) ||
-	    !wnn_check_enum(c, (int)m->direction, WEBNN__IPC__RECURRENT_DIRECTION__BOTH, "direction") ||
-	    !wnn_check_enum(c, (int)m->layout, WEBNN__IPC__GRU_WEIGHT_LAYOUT__RZN, "layout"))
-		return false;
-	if (m->steps == 0 || x->dims[0] != m->steps)
-		return wnn_failf(c, "input.shape[0] is %" PRIu32 ", expected steps %" PRIu32, x->dims[0],
-			     m->steps);
-	uint32_t batch = x->dims[1], in_size = x->dims[2], h = m->hidden_size;
-	uint64_t dirs = m->direction == WEBNN__IPC__RECURRENT_DIRECTION__BOTH ? 2 : 1;
-	uint64_t h3 = 3 * (uint64_t)h;
-	const char *wd = "[numDirections, 3 * hiddenSize, inputSize]";
-	const char *rd = "[numDirections, 3 * hiddenSize, hiddenSize]";
-	if (!check_rnn_operand(c, true, m->weight, "weight", x, dirs, h3, in_size, 3, wd) ||
-	    !check_rnn_operand(c, true, m->recurrent_weight, "recurrentWeight", x, dirs, h3, h, 3,
-			       rd) ||
-	    !check_hidden_size(c, h, 3) ||
-	    !check_rnn_operand(c, m->has_bias, m->bias, "bias", x, dirs, h3, 0, 2,
-			       "[numDirections, 3 * hiddenSize]") ||
-	    !check_rnn_operand(c, m->has_recurrent_bias, m->recurrent_bias, "recurrentBias", x, dirs,
-			       h3, 0, 2, "[numDirections, 3 * hiddenSize]") ||
-	    !check_rnn_operand(c, m->has_initial_hidden_state, m->initial_hidden_state,
-			       "initialHiddenState", x, dirs, batch, h, 3,
-			       "[numDirections, batchSize, hiddenSize]") ||
-	    !check_activations(c, m->activations, m->n_activations, 2))
-		return false;
-	return rnn_results(c, &(struct wnn_rnn_attrs){ .type = x->type, .steps = m->steps,
-						       .num_dirs = (uint32_t)dirs, .batch = batch,
-						       .hidden = h,
-						       .return_sequence = m->return_sequence });
-}
-
-static bool infer_gru_cell(struct wnn_infer *c)
-{
-	const Webnn__Ipc__GruCell *m = c->op->gru_cell;
-	const struct wnn_desc *x = D(c, m->input), *w = D(c, m->weight),
-			      *rw = D(c, m->recurrent_weight), *hs = D(c, m->hidden_state);
-	if (!wnn_check_type(c, x, "input", first_mask(c)) ||
-	    !wnn_check_same_type(c, w, "weight", x, "input") ||
-	    !wnn_check_same_type(c, rw, "recurrentWeight", x, "input") ||
-	    !wnn_check_same_type(c, hs, "hiddenState", x, "input") ||
-	    !wnn_check_rank(c, x, "input", 2, 2) || !wnn_check_rank(c, w, "weight", 2, 2) ||
-	    !wnn_check_rank(c, rw, "recurrentWeight", 2, 2) ||
-	    !wnn_check_rank(c, hs, "hiddenState", 2, 2) ||
-	    !wnn_check_enum(c, (int)m->layout, WEBNN__IPC__GRU_WEIGHT_LAYOUT__RZN, "layout"))
-		return false;
-	uint32_t batch = x->dims[0], in_size = x->dims[1], h = m->hidden_size;
-	uint64_t h3 = 3 * (uint64_t)h;
-	if (!check_rnn_operand(c, true, m->weight, "weight", x, h3, in_size, 0, 2,
-			       "[3 * hiddenSize, inputSize]") ||
-	    !check_rnn_operand(c, true, m->recurrent_weight, "recurrentWeight", x, h3, h, 0, 2,
-			       "[3 * hiddenSize, hiddenSize]") ||
-	    !check_rnn_operand(c, true, m->hidden_state, "hiddenState", x, batch, h, 0, 2,
-			       "[batchSize, hiddenSize]") ||
-	    !check_hidden_size(c, h, 3) ||
-	    !check_rnn_operand(c, m->has_bias, m->bias, "bias", x, h3, 0, 0, 1,
-			       "[3 * hiddenSize]") ||
-	    !check_rnn_operand(c, m->has_recurrent_bias, m->recurrent_bias, "recurrentBias", x, h3,
-			       0, 0, 1, "[3 * hiddenSize]") ||
-	    !check_activations(c, m->activations, m->n_activations, 2))
-		return false;
-	return rnn_results(c, &(struct wnn_rnn_attrs){ .type = x->type, .cell = true, .steps = 1,
-						       .num_dirs = 1, .batch = batch, .hidden = h });
-}
-
-static bool infer_lstm(struct wnn_infer *c)
-{
-	const Webnn__Ipc__Lstm *m = c->op->lstm;
-	const struct wnn_desc *x = D(c, m->input), *w = D(c, m->weight),
-			      *rw = D(c, m->recurrent_weight);
-	if (!wnn_check_type(c, x, "input", first_mask(c)) ||
-	    !wnn_check_same_type(c, w, "weight", x, "input") ||
-	    !wnn_check_same_type(c, rw, "recurrentWeight", x, "input") ||
-	    !wnn_check_rank(c, x, "input", 3, 3) || !wnn_check_rank(c, w, "weight", 3, 3) ||
-	    !wnn_check_rank(c, rw, "recurrentWeight", 3, 3) ||
-	    !wnn_check_enum(c, (int)m->direction, WEBNN__IPC__RECURRENT_DIRECTION__BOTH, "direction") ||
-	    !wnn_check_enum(c, (int)m->layout, WEBNN__IPC__LSTM_WEIGHT_LAYOUT__IFGO, "layout"))
-		return false;
-	if (m->steps == 0 || x->dims[0] != m->steps)
-		return wnn_failf(c, "input.shape[0] is %" PRIu32 ", expected steps %" PRIu32, x->dims[0],
-			     m->steps);
-	uint32_t batch = x->dims[1], in_size = x->dims[2], h = m->hidden_size;
-	uint64_t dirs = m->direction == WEBNN__IPC__RECURRENT_DIRECTION__BOTH ? 2 : 1;
-	uint64_t h4 = 4 * (uint64_t)h, h3 = 3 * (uint64_t)h;
-	const char *st = "[numDirections, batchSize, hiddenSize]";
-	if (!check_rnn_operand(c, true, m->weight, "weight", x, dirs, h4, in_size, 3,
-			       "[numDirections, 4 * hiddenSize, inputSize]") ||
-	    !check_rnn_operand(c, true, m->recurrent_weight, "recurrentWeight", x, dirs, h4, h, 3,
-			       "[numDirections, 4 * hiddenSize, hiddenSize]") ||
-	    !check_hidden_size(c, h, 4) ||
-	    !check_rnn_operand(c, m->has_bias, m->bias, "bias", x, dirs, h4, 0, 2,
-			       "[numDirections, 4 * hiddenSize]") ||
-	    !check_rnn_operand(c, m->has_recurrent_bias, m->recurrent_bias, "recurrentBias", x, dirs,
-			       h4, 0, 2, "[numDirections, 4 * hiddenSize]") ||
-	    !check_rnn_operand(c, m->has_peephole_weight, m->peephole_weight, "peepholeWeight", x,
-			       dirs, h3, 0, 2, "[numDirections, 3 * hiddenSize]") ||
-	    !check_rnn_operand(c, m->has_initial_hidden_state, m->initial_hidden_state,
-			       "initialHiddenState", x, dirs, batch, h, 3, st) ||
-	    !check_rnn_operand(c, m->has_initial_cell_state, m->initial_cell_state,
-			       "initialCellState", x, dirs, batch, h, 3, st) ||
-	    !check_activations(c, m->activations, m->n_activations, 3))
-		return false;
-	return rnn_results(c, &(struct wnn_rnn_attrs){ .type = x->type, .lstm = true,
-						       .steps = m->steps, .num_dirs = (uint32_t)dirs,
-						       .batch = batch, .hidden = h,
-						       .return_sequence = m->return_sequence });
-}
-
-static bool infer_lstm_cell(struct wnn_infer *c)
-{
-	const Webnn__Ipc__LstmCell *m = c->op->lstm_cell;
-	const struct wnn_desc *x = D(c, m->input), *w = D(c, m->weight),
-			      *rw = D(c, m->recurrent_weight), *hs = D(c, m->hidden_state),
-			      *cs = D(c, m->cell_state);
-	if (!wnn_check_type(c, x, "input", first_mask(c)) ||
-	    !wnn_check_same_type(c, w, "weight", x, "input") ||
-	    !wnn_check_same_type(c, rw, "recurrentWeight", x, "input") ||
-	    !wnn_check_same_type(c, hs, "hiddenState", x, "input") ||
-	    !wnn_check_same_type(c, cs, "cellState", x, "input") ||
-	    !wnn_check_rank(c, x, "input", 2, 2) || !wnn_check_rank(c, w, "weight", 2, 2) ||
-	    !wnn_check_rank(c, rw, "recurrentWeight", 2, 2) ||
-	    !wnn_check_rank(c, hs, "hiddenState", 2, 2) || !wnn_check_rank(c, cs, "cellState", 2, 2) ||
-	    !wnn_check_enum(c, (int)m->layout, WEBNN__IPC__LSTM_WEIGHT_LAYOUT__IFGO, "layout"))
-		return false;
-	uint32_t batch = x->dims[0], in_size = x->dims[1], h = m->hidden_size;
-	uint64_t h4 = 4 * (uint64_t)h, h3 = 3 * (uint64_t)h;
-	if (!check_rnn_operand(c, true, m->weight, "weight", x, h4, in_size, 0, 2,
-			       "[4 * hiddenSize, inputSize]") ||
-	    !check_rnn_operand(c, true, m->recurrent_weight, "recurrentWeight", x, h4, h, 0, 2,
-			       "[4 * hiddenSize, hiddenSize]") ||
-	    !check_rnn_operand(c, true, m->hidden_state, "hiddenState", x, batch, h, 0, 2,
-			       "[batchSize, hiddenSize]") ||
-	    !check_rnn_operand(c, true, m->cell_state, "cellState", x, batch, h, 0, 2,
-			       "[batchSize, hiddenSize]") ||
-	    !check_hidden_size(c, h, 4) ||
-	    !check_rnn_operand(c, m->has_bias, m->bias, "bias", x, h4, 0, 0, 1,
-			       "[4 * hiddenSize]") ||
-	    !check_rnn_operand(c, m->has_recurrent_bias, m->recurrent_bias, "recurrentBias", x, h4,
-			       0, 0, 1, "[4 * hiddenSize]") ||
-	    !check_rnn_operand(c, m->has_peephole_weight, m->peephole_weight, "peepholeWeight", x,
-			       h3, 0, 0, 1, "[3 * hiddenSize]") ||
-	    !check_activations(c, m->activations, m->n_activations, 3))
-		return false;
-	return rnn_results(c, &(struct wnn_rnn_attrs){ .type = x->type, .lstm = true, .cell = true,
-						       .steps = 1, .num_dirs = 1, .batch = batch,
-						       .hidden = h });
-}
-
-/* Checks an optional recurrent operand's element count (shapes were validated by
- * wnn_op_infer; this guards the kernels against an inconsistent graph). */
-static enum webnn_status rnn_operand(const struct wnn_desc *descs, size_t n_descs, bool has,
-				     uint32_t id, uint64_t want, enum wnn_dtype t, uint32_t *out,
-				     const char *name, const char *role, struct wnn_diag *diag)
-{
-	*out = WNN_NO_OPERAND;
-	if (!has)
-		return WEBNN_STATUS_OK;
-	const struct wnn_desc *d = wnn_operand(descs, n_descs, id, name, role, diag);
-	if (!d)
-		return diag->status;
-	if (d->type != t || wnn_shape_count(d->rank, d->dims) != want)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: %s must be %s with %llu elements", name, role,
-				    wnn_dtype_name(t), (unsigned long long)want);
-	*out = id;
-	return WEBNN_STATUS_OK;
-}
-
-/* Checks a declared output against its shape from rnn_output_shapes and records its id. */
-static enum webnn_status rnn_output(const struct wnn_desc *descs, size_t n_descs, uint32_t id,
-				    const struct wnn_desc *want, uint32_t *out, const char *name,
-				    struct wnn_diag *diag)
-{
-	char sw[96];
-	const struct wnn_desc *d = wnn_operand(descs, n_descs, id, name, "output", diag);
-	if (!d)
-		return diag->status;
-	uint64_t count = wnn_shape_count(want->rank, want->dims);
-	if (d->type != want->type || wnn_shape_count(d->rank, d->dims) != count)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: output must be %s with %llu elements", name,
-				    wnn_dtype_name(want->type), (unsigned long long)count);
-	if (d->rank != want->rank || memcmp(d->dims, want->dims, want->rank * sizeof(uint32_t)))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: output must have shape %s",
-				    name, wnn_dims_str(want->dims, want->rank, sw, sizeof(sw)));
-	*out = id;
-	return WEBNN_STATUS_OK;
 }
 
 /* What the four recurrent messages carry, in one shape (cell forms: steps 1, one direction,
@@ -338,62 +131,12 @@ static void rnn_wire_lstm_cell(const Webnn__Ipc__LstmCell *m, struct rnn_wire *w
 	p->lstm = true, p->cell = true;
 }
 
-/* Checks the weight, bias and state operands' element counts and records their ids. */
-static enum webnn_status rnn_operands(const struct wnn_desc *descs, size_t n_descs,
-				      const struct rnn_wire *w, struct wnn_rnn_attrs *p,
-				      const char *name, struct wnn_diag *diag)
+/* The resolved recurrent attributes once the rules hold (p has the wire's fields): operand
+ * ids, the spec's default activations (gru: sigmoid, tanh; lstm: sigmoid, tanh, tanh), the row
+ * block of each canonical gate for the weight layout; appends the outputs. */
+static bool rnn_resolved(struct wnn_resolving *c, const struct rnn_wire *w, const struct wnn_desc *x,
+			 struct wnn_rnn_attrs *p)
 {
-	uint64_t dirs = p->num_dirs, gh = (uint64_t)p->gates * p->hidden;
-	uint64_t state = dirs * p->batch * p->hidden;
-	CHECK(rnn_operand(descs, n_descs, true, w->w, dirs * gh * p->input_size, p->type,
-			  &p->weight, name, "weight", diag));
-	CHECK(rnn_operand(descs, n_descs, true, w->rw, dirs * gh * p->hidden, p->type,
-			  &p->recurrent_weight, name, "recurrentWeight", diag));
-	CHECK(rnn_operand(descs, n_descs, w->has_b, w->b, dirs * gh, p->type, &p->bias, name,
-			  "bias", diag));
-	CHECK(rnn_operand(descs, n_descs, w->has_rb, w->rb, dirs * gh, p->type,
-			  &p->recurrent_bias, name, "recurrentBias", diag));
-	CHECK(rnn_operand(descs, n_descs, w->has_ph, w->ph, dirs * 3 * p->hidden, p->type,
-			  &p->peephole, name, "peepholeWeight", diag));
-	CHECK(rnn_operand(descs, n_descs, w->has_h0, w->h0, state, p->type, &p->initial_hidden,
-			  name, p->cell ? "hiddenState" : "initialHiddenState", diag));
-	CHECK(rnn_operand(descs, n_descs, w->has_c0, w->c0, state, p->type, &p->initial_cell,
-			  name, p->cell ? "cellState" : "initialCellState", diag));
-	p->has_bias = w->has_b, p->has_recurrent_bias = w->has_rb, p->has_peephole = w->has_ph;
-	p->has_initial_hidden = w->has_h0, p->has_initial_cell = w->has_c0;
-	/* outputs in wnn_op_outputs order */
-	struct wnn_desc shapes[3];
-	size_t want = rnn_output_shapes(p, shapes);
-	if (w->n_outs != want)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: %zu outputs, expected %zu",
-				    name, w->n_outs, want);
-	CHECK(rnn_output(descs, n_descs, w->outs[0], &shapes[0], &p->out_hidden, name, diag));
-	if (p->lstm)
-		CHECK(rnn_output(descs, n_descs, w->outs[1], &shapes[1], &p->out_cell, name, diag));
-	if (p->return_sequence)
-		CHECK(rnn_output(descs, n_descs, w->outs[want - 1], &shapes[want - 1],
-				 &p->out_sequence, name, diag));
-	return WEBNN_STATUS_OK;
-}
-
-/* Activations with the spec defaults applied (gru: sigmoid, tanh; lstm: sigmoid, tanh, tanh)
- * and the row block of each canonical gate for the weight layout. */
-static enum webnn_status rnn_activations_and_gates(const struct rnn_wire *w,
-						   struct wnn_rnn_attrs *p, const char *name,
-						   struct wnn_diag *diag)
-{
-	size_t n_want = p->lstm ? 3 : 2;
-	p->act[0] = WNN_ACT_SIGMOID, p->act[1] = WNN_ACT_TANH, p->act[2] = WNN_ACT_TANH;
-	if (w->n_acts && w->n_acts != n_want)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: activations has %zu items, expected %zu", name, w->n_acts,
-				    n_want);
-	for (size_t i = 0; i < w->n_acts; i++) {
-		if ((int)w->acts[i] < 0 || (int)w->acts[i] > WNN_ACT_TANH)
-			return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-					    "%s: unknown activation %d", name, (int)w->acts[i]);
-		p->act[i] = (enum wnn_activation)w->acts[i];
-	}
 	static const uint8_t lstm_blocks[2][4] = {
 		[WEBNN__IPC__LSTM_WEIGHT_LAYOUT__IFGO] = { [WNN_LSTM_I] = 0, [WNN_LSTM_F] = 1,
 							   [WNN_LSTM_G] = 2, [WNN_LSTM_O] = 3 },
@@ -406,58 +149,196 @@ static enum webnn_status rnn_activations_and_gates(const struct rnn_wire *w,
 		[WEBNN__IPC__GRU_WEIGHT_LAYOUT__RZN] = { [WNN_GRU_R] = 0, [WNN_GRU_Z] = 1,
 							 [WNN_GRU_N] = 2 },
 	};
-	if (w->layout < 0 || w->layout > 1)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: unknown layout %d", name,
-				    w->layout);
+	p->op = c->kind;
+	p->input = w->in;
+	p->type = x->type;
+	p->batch = x->dims[p->cell ? 0 : 1];
+	p->input_size = x->dims[p->cell ? 1 : 2];
+	p->gates = p->lstm ? 4 : 3;
+	p->weight = w->w, p->recurrent_weight = w->rw;
+	p->bias = w->has_b ? w->b : WNN_NO_OPERAND;
+	p->recurrent_bias = w->has_rb ? w->rb : WNN_NO_OPERAND;
+	p->peephole = w->has_ph ? w->ph : WNN_NO_OPERAND;
+	p->initial_hidden = w->has_h0 ? w->h0 : WNN_NO_OPERAND;
+	p->initial_cell = w->has_c0 ? w->c0 : WNN_NO_OPERAND;
+	p->has_bias = w->has_b, p->has_recurrent_bias = w->has_rb, p->has_peephole = w->has_ph;
+	p->has_initial_hidden = w->has_h0, p->has_initial_cell = w->has_c0;
+	p->act[0] = WNN_ACT_SIGMOID, p->act[1] = WNN_ACT_TANH, p->act[2] = WNN_ACT_TANH;
+	for (size_t i = 0; i < w->n_acts; i++) /* count and values checked above */
+		p->act[i] = (enum wnn_activation)w->acts[i];
 	for (uint32_t g = 0; g < p->gates; g++)
 		p->gate_block[g] = p->lstm ? lstm_blocks[w->layout][g] : gru_blocks[w->layout][g];
-	return WEBNN_STATUS_OK;
-}
-
-enum webnn_status wnn_resolve_rnn(const Webnn__Ipc__Operation *op, const struct wnn_desc *descs,
-				  size_t n_descs, struct wnn_rnn_attrs *p, struct wnn_diag *diag)
-{
-	const char *name = "operation";
-	enum wnn_op o = op ? wnn_op_from_id(op->op) : WNN_OP_COUNT;
-	memset(p, 0, sizeof(*p));
-	uint32_t family = o == WNN_OP_COUNT ? 0 : wnn_ops[o].attrs;
-	if (family != WEBNN__IPC__OPERATION__ATTRS_GRU &&
-	    family != WEBNN__IPC__OPERATION__ATTRS_GRU_CELL &&
-	    family != WEBNN__IPC__OPERATION__ATTRS_LSTM &&
-	    family != WEBNN__IPC__OPERATION__ATTRS_LSTM_CELL)
-		family = WEBNN__IPC__OPERATION__ATTRS_GRU; /* check_op reports the mismatch */
-	CHECK(wnn_check_op(op, family, &p->op, &name, diag));
-	struct rnn_wire w;
+	struct wnn_desc shapes[3];
+	size_t n = rnn_output_shapes(p, shapes);
+	for (size_t i = 0; i < n; i++)
+		wnn_result_copy(c, &shapes[i]);
 	p->out_hidden = p->out_cell = p->out_sequence = WNN_NO_OPERAND;
-	if (family == WEBNN__IPC__OPERATION__ATTRS_GRU)
-		rnn_wire_gru(op->gru, &w, p);
-	else if (family == WEBNN__IPC__OPERATION__ATTRS_GRU_CELL)
-		rnn_wire_gru_cell(op->gru_cell, &w, p);
-	else if (family == WEBNN__IPC__OPERATION__ATTRS_LSTM)
-		rnn_wire_lstm(op->lstm, &w, p);
-	else
-		rnn_wire_lstm_cell(op->lstm_cell, &w, p);
-	OPERAND(in, w.in, "input");
-	p->input = w.in;
-	p->type = in->type;
-	if (in->rank != (p->cell ? 2u : 3u))
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: input rank is %u, expected %u",
-				    name, in->rank, p->cell ? 2u : 3u);
-	if (!p->cell && in->dims[0] != p->steps)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR,
-				    "%s: input.shape[0] is %u, expected steps %u", name, in->dims[0],
-				    p->steps);
-	p->batch = in->dims[p->cell ? 0 : 1];
-	p->input_size = in->dims[p->cell ? 1 : 2];
-	p->gates = p->lstm ? 4 : 3;
-	if (p->hidden == 0)
-		return wnn_diag_set(diag, WEBNN_STATUS_TYPE_ERROR, "%s: hiddenSize must not be 0",
-				    name);
-	CHECK(rnn_operands(descs, n_descs, &w, p, name, diag));
-	return rnn_activations_and_gates(&w, p, name, diag);
+	if (w->n_outs == n) { /* else the driver reports the count */
+		p->out_hidden = w->outs[0];
+		if (p->lstm)
+			p->out_cell = w->outs[1];
+		if (p->return_sequence)
+			p->out_sequence = w->outs[n - 1];
+	}
+	return true;
 }
 
-/* ---- the table entries: operands, inference, role limits and resolution by attrs kind */
+static bool resolve_gru(struct wnn_resolving *c, struct wnn_rnn_attrs *p)
+{
+	const Webnn__Ipc__Gru *m = c->op->gru;
+	const struct wnn_desc *x = D(c, m->input), *w = D(c, m->weight),
+			      *rw = D(c, m->recurrent_weight);
+	if (!wnn_check_type(c, x, "input", first_mask(c)) ||
+	    !wnn_check_same_type(c, w, "weight", x, "input") ||
+	    !wnn_check_same_type(c, rw, "recurrentWeight", x, "input") ||
+	    !wnn_check_rank(c, x, "input", 3, 3) || !wnn_check_rank(c, w, "weight", 3, 3) ||
+	    !wnn_check_rank(c, rw, "recurrentWeight", 3, 3) ||
+	    !wnn_check_enum(c, (int)m->direction, WEBNN__IPC__RECURRENT_DIRECTION__BOTH, "direction") ||
+	    !wnn_check_enum(c, (int)m->layout, WEBNN__IPC__GRU_WEIGHT_LAYOUT__RZN, "layout"))
+		return false;
+	if (m->steps == 0 || x->dims[0] != m->steps)
+		return wnn_failf(c, "input.shape[0] is %" PRIu32 ", expected steps %" PRIu32, x->dims[0],
+			     m->steps);
+	uint32_t batch = x->dims[1], in_size = x->dims[2], h = m->hidden_size;
+	uint64_t dirs = m->direction == WEBNN__IPC__RECURRENT_DIRECTION__BOTH ? 2 : 1;
+	uint64_t h3 = 3 * (uint64_t)h;
+	const char *wd = "[numDirections, 3 * hiddenSize, inputSize]";
+	const char *rd = "[numDirections, 3 * hiddenSize, hiddenSize]";
+	if (!check_rnn_operand(c, true, m->weight, "weight", x, dirs, h3, in_size, 3, wd) ||
+	    !check_rnn_operand(c, true, m->recurrent_weight, "recurrentWeight", x, dirs, h3, h, 3,
+			       rd) ||
+	    !check_hidden_size(c, h, 3) ||
+	    !check_rnn_operand(c, m->has_bias, m->bias, "bias", x, dirs, h3, 0, 2,
+			       "[numDirections, 3 * hiddenSize]") ||
+	    !check_rnn_operand(c, m->has_recurrent_bias, m->recurrent_bias, "recurrentBias", x, dirs,
+			       h3, 0, 2, "[numDirections, 3 * hiddenSize]") ||
+	    !check_rnn_operand(c, m->has_initial_hidden_state, m->initial_hidden_state,
+			       "initialHiddenState", x, dirs, batch, h, 3,
+			       "[numDirections, batchSize, hiddenSize]") ||
+	    !check_activations(c, m->activations, m->n_activations, 2))
+		return false;
+	struct rnn_wire wire;
+	rnn_wire_gru(m, &wire, p);
+	return rnn_resolved(c, &wire, x, p);
+}
+
+static bool resolve_gru_cell(struct wnn_resolving *c, struct wnn_rnn_attrs *p)
+{
+	const Webnn__Ipc__GruCell *m = c->op->gru_cell;
+	const struct wnn_desc *x = D(c, m->input), *w = D(c, m->weight),
+			      *rw = D(c, m->recurrent_weight), *hs = D(c, m->hidden_state);
+	if (!wnn_check_type(c, x, "input", first_mask(c)) ||
+	    !wnn_check_same_type(c, w, "weight", x, "input") ||
+	    !wnn_check_same_type(c, rw, "recurrentWeight", x, "input") ||
+	    !wnn_check_same_type(c, hs, "hiddenState", x, "input") ||
+	    !wnn_check_rank(c, x, "input", 2, 2) || !wnn_check_rank(c, w, "weight", 2, 2) ||
+	    !wnn_check_rank(c, rw, "recurrentWeight", 2, 2) ||
+	    !wnn_check_rank(c, hs, "hiddenState", 2, 2) ||
+	    !wnn_check_enum(c, (int)m->layout, WEBNN__IPC__GRU_WEIGHT_LAYOUT__RZN, "layout"))
+		return false;
+	uint32_t batch = x->dims[0], in_size = x->dims[1], h = m->hidden_size;
+	uint64_t h3 = 3 * (uint64_t)h;
+	if (!check_rnn_operand(c, true, m->weight, "weight", x, h3, in_size, 0, 2,
+			       "[3 * hiddenSize, inputSize]") ||
+	    !check_rnn_operand(c, true, m->recurrent_weight, "recurrentWeight", x, h3, h, 0, 2,
+			       "[3 * hiddenSize, hiddenSize]") ||
+	    !check_rnn_operand(c, true, m->hidden_state, "hiddenState", x, batch, h, 0, 2,
+			       "[batchSize, hiddenSize]") ||
+	    !check_hidden_size(c, h, 3) ||
+	    !check_rnn_operand(c, m->has_bias, m->bias, "bias", x, h3, 0, 0, 1,
+			       "[3 * hiddenSize]") ||
+	    !check_rnn_operand(c, m->has_recurrent_bias, m->recurrent_bias, "recurrentBias", x, h3,
+			       0, 0, 1, "[3 * hiddenSize]") ||
+	    !check_activations(c, m->activations, m->n_activations, 2))
+		return false;
+	struct rnn_wire wire;
+	rnn_wire_gru_cell(m, &wire, p);
+	return rnn_resolved(c, &wire, x, p);
+}
+
+static bool resolve_lstm(struct wnn_resolving *c, struct wnn_rnn_attrs *p)
+{
+	const Webnn__Ipc__Lstm *m = c->op->lstm;
+	const struct wnn_desc *x = D(c, m->input), *w = D(c, m->weight),
+			      *rw = D(c, m->recurrent_weight);
+	if (!wnn_check_type(c, x, "input", first_mask(c)) ||
+	    !wnn_check_same_type(c, w, "weight", x, "input") ||
+	    !wnn_check_same_type(c, rw, "recurrentWeight", x, "input") ||
+	    !wnn_check_rank(c, x, "input", 3, 3) || !wnn_check_rank(c, w, "weight", 3, 3) ||
+	    !wnn_check_rank(c, rw, "recurrentWeight", 3, 3) ||
+	    !wnn_check_enum(c, (int)m->direction, WEBNN__IPC__RECURRENT_DIRECTION__BOTH, "direction") ||
+	    !wnn_check_enum(c, (int)m->layout, WEBNN__IPC__LSTM_WEIGHT_LAYOUT__IFGO, "layout"))
+		return false;
+	if (m->steps == 0 || x->dims[0] != m->steps)
+		return wnn_failf(c, "input.shape[0] is %" PRIu32 ", expected steps %" PRIu32, x->dims[0],
+			     m->steps);
+	uint32_t batch = x->dims[1], in_size = x->dims[2], h = m->hidden_size;
+	uint64_t dirs = m->direction == WEBNN__IPC__RECURRENT_DIRECTION__BOTH ? 2 : 1;
+	uint64_t h4 = 4 * (uint64_t)h, h3 = 3 * (uint64_t)h;
+	const char *st = "[numDirections, batchSize, hiddenSize]";
+	if (!check_rnn_operand(c, true, m->weight, "weight", x, dirs, h4, in_size, 3,
+			       "[numDirections, 4 * hiddenSize, inputSize]") ||
+	    !check_rnn_operand(c, true, m->recurrent_weight, "recurrentWeight", x, dirs, h4, h, 3,
+			       "[numDirections, 4 * hiddenSize, hiddenSize]") ||
+	    !check_hidden_size(c, h, 4) ||
+	    !check_rnn_operand(c, m->has_bias, m->bias, "bias", x, dirs, h4, 0, 2,
+			       "[numDirections, 4 * hiddenSize]") ||
+	    !check_rnn_operand(c, m->has_recurrent_bias, m->recurrent_bias, "recurrentBias", x, dirs,
+			       h4, 0, 2, "[numDirections, 4 * hiddenSize]") ||
+	    !check_rnn_operand(c, m->has_peephole_weight, m->peephole_weight, "peepholeWeight", x,
+			       dirs, h3, 0, 2, "[numDirections, 3 * hiddenSize]") ||
+	    !check_rnn_operand(c, m->has_initial_hidden_state, m->initial_hidden_state,
+			       "initialHiddenState", x, dirs, batch, h, 3, st) ||
+	    !check_rnn_operand(c, m->has_initial_cell_state, m->initial_cell_state,
+			       "initialCellState", x, dirs, batch, h, 3, st) ||
+	    !check_activations(c, m->activations, m->n_activations, 3))
+		return false;
+	struct rnn_wire wire;
+	rnn_wire_lstm(m, &wire, p);
+	return rnn_resolved(c, &wire, x, p);
+}
+
+static bool resolve_lstm_cell(struct wnn_resolving *c, struct wnn_rnn_attrs *p)
+{
+	const Webnn__Ipc__LstmCell *m = c->op->lstm_cell;
+	const struct wnn_desc *x = D(c, m->input), *w = D(c, m->weight),
+			      *rw = D(c, m->recurrent_weight), *hs = D(c, m->hidden_state),
+			      *cs = D(c, m->cell_state);
+	if (!wnn_check_type(c, x, "input", first_mask(c)) ||
+	    !wnn_check_same_type(c, w, "weight", x, "input") ||
+	    !wnn_check_same_type(c, rw, "recurrentWeight", x, "input") ||
+	    !wnn_check_same_type(c, hs, "hiddenState", x, "input") ||
+	    !wnn_check_same_type(c, cs, "cellState", x, "input") ||
+	    !wnn_check_rank(c, x, "input", 2, 2) || !wnn_check_rank(c, w, "weight", 2, 2) ||
+	    !wnn_check_rank(c, rw, "recurrentWeight", 2, 2) ||
+	    !wnn_check_rank(c, hs, "hiddenState", 2, 2) || !wnn_check_rank(c, cs, "cellState", 2, 2) ||
+	    !wnn_check_enum(c, (int)m->layout, WEBNN__IPC__LSTM_WEIGHT_LAYOUT__IFGO, "layout"))
+		return false;
+	uint32_t batch = x->dims[0], in_size = x->dims[1], h = m->hidden_size;
+	uint64_t h4 = 4 * (uint64_t)h, h3 = 3 * (uint64_t)h;
+	if (!check_rnn_operand(c, true, m->weight, "weight", x, h4, in_size, 0, 2,
+			       "[4 * hiddenSize, inputSize]") ||
+	    !check_rnn_operand(c, true, m->recurrent_weight, "recurrentWeight", x, h4, h, 0, 2,
+			       "[4 * hiddenSize, hiddenSize]") ||
+	    !check_rnn_operand(c, true, m->hidden_state, "hiddenState", x, batch, h, 0, 2,
+			       "[batchSize, hiddenSize]") ||
+	    !check_rnn_operand(c, true, m->cell_state, "cellState", x, batch, h, 0, 2,
+			       "[batchSize, hiddenSize]") ||
+	    !check_hidden_size(c, h, 4) ||
+	    !check_rnn_operand(c, m->has_bias, m->bias, "bias", x, h4, 0, 0, 1,
+			       "[4 * hiddenSize]") ||
+	    !check_rnn_operand(c, m->has_recurrent_bias, m->recurrent_bias, "recurrentBias", x, h4,
+			       0, 0, 1, "[4 * hiddenSize]") ||
+	    !check_rnn_operand(c, m->has_peephole_weight, m->peephole_weight, "peepholeWeight", x,
+			       h3, 0, 0, 1, "[3 * hiddenSize]") ||
+	    !check_activations(c, m->activations, m->n_activations, 3))
+		return false;
+	struct rnn_wire wire;
+	rnn_wire_lstm_cell(m, &wire, p);
+	return rnn_resolved(c, &wire, x, p);
+}
+
+/* ---- the table entries: operands, role limits and the resolver by attrs kind */
 
 static bool inputs_gru(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
 {
@@ -491,14 +372,16 @@ static void roles_gru(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn, 
 	fn(ud, "output1", t, 4, 4);
 }
 
-WNN_RESOLVE_ANY(rnn)
+WNN_RESOLVER(resolve_gru, rnn)
+WNN_RESOLVER(resolve_gru_cell, rnn)
+WNN_RESOLVER(resolve_lstm, rnn)
+WNN_RESOLVER(resolve_lstm_cell, rnn)
 
 const struct wnn_attrs_rules wnn_attrs_gru = {
 	.inputs = inputs_gru,
 	.outputs = outputs_gru,
-	.infer = infer_gru,
+	.resolve = resolve_gru_any,
 	.roles = roles_gru,
-	.resolve = resolve_any_rnn,
 };
 
 static bool inputs_gru_cell(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -535,9 +418,8 @@ static void roles_gru_cell(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn
 const struct wnn_attrs_rules wnn_attrs_gru_cell = {
 	.inputs = inputs_gru_cell,
 	.outputs = outputs_gru_cell,
-	.infer = infer_gru_cell,
+	.resolve = resolve_gru_cell_any,
 	.roles = roles_gru_cell,
-	.resolve = resolve_any_rnn,
 };
 
 static bool inputs_lstm(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -580,9 +462,8 @@ static void roles_lstm(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_fn fn,
 const struct wnn_attrs_rules wnn_attrs_lstm = {
 	.inputs = inputs_lstm,
 	.outputs = outputs_lstm,
-	.infer = infer_lstm,
+	.resolve = resolve_lstm_any,
 	.roles = roles_lstm,
-	.resolve = resolve_any_rnn,
 };
 
 static bool inputs_lstm_cell(const Webnn__Ipc__Operation *op, wnn_io_fn fn, void *ud)
@@ -624,7 +505,6 @@ static void roles_lstm_cell(enum wnn_op op, uint32_t t, uint32_t out, wnn_role_f
 const struct wnn_attrs_rules wnn_attrs_lstm_cell = {
 	.inputs = inputs_lstm_cell,
 	.outputs = outputs_lstm_cell,
-	.infer = infer_lstm_cell,
+	.resolve = resolve_lstm_cell_any,
 	.roles = roles_lstm_cell,
-	.resolve = resolve_any_rnn,
 };

@@ -185,9 +185,17 @@ enum webnn_status wnn_op_infer(const struct Webnn__Ipc__Operation *op, const str
 			       size_t n_operands, struct wnn_desc *outs, int max_outs,
 			       int *n_outs, struct wnn_diag *diag);
 
+/* wnn_op_infer, then each computed output must equal declared[i] (the graph's declared
+ * descriptors, in the order of wnn_op_outputs()): "<op>: output (operand N) is <declared>,
+ * expected <computed>" otherwise. The same resolver as wnn_resolve() runs. */
+enum webnn_status wnn_op_check(const struct Webnn__Ipc__Operation *op, const struct wnn_desc *operands,
+			       size_t n_operands, const struct wnn_desc *declared,
+			       struct wnn_desc *outs, int max_outs, int *n_outs,
+			       struct wnn_diag *diag);
+
 /* Validates a whole GraphInfo as the daemon receives it: operand descriptors valid, kinds
  * consistent (inputs named uniquely, constants with ids, outputs produced exactly once by an
- * earlier-listed operation, topological order), each operation through wnn_op_infer with the
+ * earlier-listed operation, topological order), each operation through wnn_op_check with the
  * recomputed output descriptors equal to the declared ones, graph outputs named uniquely and
  * not inputs/constants, at least one output. descs must have room for graph->n_operands. */
 enum webnn_status wnn_graph_validate(const struct Webnn__Ipc__GraphInfo *graph, struct wnn_desc *descs,

@@ -5,7 +5,7 @@
 #include "tests/ocltest.h"
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
-#include "tests/schematest.h"
+#include "tests/opfixture.h"
 #include "tests/test.h"
 
 /* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */

@@ -3,7 +3,7 @@
 #include "tests/ocltest.h"
 #include "tests/opvectors.h"
 #include "tests/reftest.h"
-#include "tests/schematest.h"
+#include "tests/opfixture.h"
 #include "tests/test.h"
 
 /* ==== hand-computed vectors through libwebnn on both backends (tests/opvectors.h) */
@@ -220,11 +220,13 @@ TEST(ops_conv_schema_conv_transpose2d)
 	m.n_output_padding = 0;
 	m.groups = 2;
 	/* The spec does not require groups to divide the input channels of convTranspose2d; the
-	 * resolver does (a group of no input channel has no meaning), so this graph fails at build
-	 * time in the daemon rather than at validation. */
-	f.infer_only = true;
+	 * resolver does when resolving for kernels (a group of no input channel has no meaning),
+	 * so this graph fails at build time in the daemon rather than at validation. */
 	OK_OUT(&f, &op, 0, WNN_F32, 1, 4, 9, 7);
-	f.infer_only = false;
+	union wnn_attrs attrs;
+	struct wnn_diag diag;
+	ASSERT_EQ(st_resolve(&f, &op, &attrs, &diag), WEBNN_STATUS_TYPE_ERROR);
+	ASSERT_CONTAINS(diag.message, "convTranspose2d: input channels 1 are not divisible by groups 2");
 	uint32_t w2 = T(&f, WNN_F32, 2, 2, 3, 3);
 	m.filter = w2;
 	ERR(&f, &op, "convTranspose2d: filter input channels 2 do not match input channels 1");

@@ -161,6 +161,57 @@ TEST(protocol_shm)
 	test_daemon_stop(&d);
 }
 
+/* The daemon computes every operation's outputs with its resolver and refuses a graph whose
+ * declared output descriptor differs, naming the operator, the output operand, the declared and
+ * the computed descriptor (elementwise, linalg and conv families; shape and type). */
+TEST(protocol_declared_output_must_match)
+{
+	struct test_daemon d;
+	test_daemon_start(&d, pt_reference);
+	struct pt_conn c;
+	pt_connect(&c, &d);
+	pt_hello(&c, "test_protocol");
+	pt_create_context(&c, 1);
+	struct pt_graph g;
+
+	pt_add_graph(&g, 1, 2);
+	g.shapes[2][1] = 4;
+	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__TYPE_ERROR,
+		    "add: output (operand 2) is float32 [2, 4], expected float32 [2, 3]");
+	pt_add_graph(&g, 1, 2);
+	g.descs[2].data_type = WEBNN__IPC__DATA_TYPE__FLOAT16;
+	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__TYPE_ERROR,
+		    "add: output (operand 2) is float16 [2, 3], expected float32 [2, 3]");
+
+	pt_matmul_graph(&g, 1, 2, 2, 3, 4);
+	g.shapes[2][0] = 3;
+	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__TYPE_ERROR,
+		    "matmul: output (operand 2) is float32 [3, 4], expected float32 [2, 4]");
+
+	pt_graph_init(&g, 1, 2, 3);
+	pt_operand(&g, 0, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "x",
+		   (const uint32_t[]){ 1, 1, 5, 5 }, 4);
+	pt_operand(&g, 1, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "w",
+		   (const uint32_t[]){ 2, 1, 3, 3 }, 4);
+	pt_operand(&g, 2, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL,
+		   (const uint32_t[]){ 1, 2, 5, 5 }, 4);
+	webnn__ipc__conv2d__init(&g.conv);
+	g.conv.input = 0;
+	g.conv.filter = 1;
+	g.conv.output = 2;
+	g.op.op = wnn_ops[WNN_OP_CONV2D].id;
+	g.op.attrs_case = WEBNN__IPC__OPERATION__ATTRS_CONV2D;
+	g.op.conv2d = &g.conv;
+	pt_graph_io(&g, 2, (const char *const[]){ "x", "w" }, (const uint32_t[]){ 0, 1 }, "y", 2);
+	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__TYPE_ERROR,
+		    "conv2d: output (operand 2) is float32 [1, 2, 5, 5], expected float32 [1, 2, 3, 3]");
+	g.shapes[2][2] = 3, g.shapes[2][3] = 3;
+	pt_call_ok(&c, &g.m);
+
+	pt_close(&c);
+	test_daemon_stop(&d);
+}
+
 TEST(protocol_invalid_graph_then_valid)
 {
 	struct test_daemon d;

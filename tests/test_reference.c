@@ -204,9 +204,11 @@ TEST(reference_resolve_defaults)
 	pm.input = 0, pm.output = 1;
 	Webnn__Ipc__Operation op = WEBNN__IPC__OPERATION__INIT;
 	tg_set_op(&op, WNN_OP_L2_POOL2D, &pm);
-	struct wnn_pool2d_attrs pp;
+	union wnn_attrs ra;
+	enum wnn_op rk;
 	struct wnn_diag diag = { 0 };
-	ASSERT_EQ(wnn_resolve_pool2d(&op, descs, 2, &pp, &diag), WEBNN_STATUS_OK);
+	ASSERT_EQ(wnn_resolve(&op, descs, 2, &rk, &ra, &diag), WEBNN_STATUS_OK);
+	const struct wnn_pool2d_attrs pp = ra.pool2d;
 	ASSERT(pp.kind == WNN_POOL_L2 && pp.win_h == 4 && pp.win_w == 5 && pp.stride_h == 1 &&
 	       pp.dil_w == 1 && pp.out_h == 1 && pp.out_w == 1 && !pp.nhwc);
 
@@ -214,23 +216,22 @@ TEST(reference_resolve_defaults)
 	um.input = 0, um.output = 1;
 	descs[1] = descs[0];
 	tg_set_op(&op, WNN_OP_HARD_SIGMOID, &um);
-	struct wnn_unary_attrs pu;
-	ASSERT_EQ(wnn_resolve_unary(&op, descs, 2, &pu, &diag), WEBNN_STATUS_OK);
-	ASSERT(pu.alpha == (double)0.2f && pu.beta == 0.5);
+	ASSERT_EQ(wnn_resolve(&op, descs, 2, &rk, &ra, &diag), WEBNN_STATUS_OK);
+	ASSERT(ra.unary.alpha == (double)0.2f && ra.unary.beta == 0.5);
 	tg_set_op(&op, WNN_OP_LEAKY_RELU, &um);
-	ASSERT_EQ(wnn_resolve_unary(&op, descs, 2, &pu, &diag), WEBNN_STATUS_OK);
-	ASSERT(pu.alpha == (double)0.01f);
+	ASSERT_EQ(wnn_resolve(&op, descs, 2, &rk, &ra, &diag), WEBNN_STATUS_OK);
+	ASSERT(ra.unary.alpha == (double)0.01f);
 
 	/* a mismatched attrs member is refused, naming the operator */
 	tg_set_op(&op, WNN_OP_RELU, &um);
 	op.attrs_case = WEBNN__IPC__OPERATION__ATTRS_BINARY;
-	ASSERT_EQ(wnn_resolve_unary(&op, descs, 2, &pu, &diag), WEBNN_STATUS_TYPE_ERROR);
+	ASSERT_EQ(wnn_resolve(&op, descs, 2, &rk, &ra, &diag), WEBNN_STATUS_TYPE_ERROR);
 	ASSERT_CONTAINS(diag.message, "relu");
 	wnn_diag_clear(&diag);
 	tg_set_op(&op, WNN_OP_RELU, &um);
 	um.input = 7;
-	ASSERT_EQ(wnn_resolve_unary(&op, descs, 2, &pu, &diag), WEBNN_STATUS_TYPE_ERROR);
-	ASSERT_CONTAINS(diag.message, "relu: input operand 7");
+	ASSERT_EQ(wnn_resolve(&op, descs, 2, &rk, &ra, &diag), WEBNN_STATUS_TYPE_ERROR);
+	ASSERT_CONTAINS(diag.message, "relu: input operand id 7");
 }
 
 /* ---- literal WPT conformance cases (../shared/conformance), copied so this file stands alone */
@@ -495,7 +496,7 @@ TEST(reference_resolve_rejects_inconsistent_operations)
 	Webnn__Ipc__Operation op = WEBNN__IPC__OPERATION__INIT;
 	tg_set_op(&op, WNN_OP_GATHER, &gm);
 	ASSERT_EQ(wnn_resolve(&op, descs, 3, &kind, &attrs, &diag), WEBNN_STATUS_TYPE_ERROR);
-	ASSERT_CONTAINS(diag.message, "gather: output shape");
+	ASSERT_CONTAINS(diag.message, "gather: output (operand 2) is float32 [2, 5], expected float32 [2, 4]");
 	/* attrs of another family */
 	wnn_diag_clear(&diag);
 	op.op = wnn_ops[WNN_OP_SCATTER_ND].id;
@@ -506,7 +507,7 @@ TEST(reference_resolve_rejects_inconsistent_operations)
 	op.op = wnn_ops[WNN_OP_GATHER].id;
 	gm.indices = 7;
 	ASSERT_EQ(wnn_resolve(&op, descs, 3, &kind, &attrs, &diag), WEBNN_STATUS_TYPE_ERROR);
-	ASSERT_CONTAINS(diag.message, "indices operand 7");
+	ASSERT_CONTAINS(diag.message, "gather: indices operand id 7 is out of range");
 	/* an rnn with a wrong weight size */
 	wnn_diag_clear(&diag);
 	struct wnn_desc rd[5] = { { .type = WNN_F32, .rank = 2, .dims = { 1, 2 } },

@@ -6,7 +6,7 @@
 
 #include "proto/resolve.h"
 #include "proto/wnn.h"
-#include "tests/schematest.h"
+#include "tests/opfixture.h"
 
 /* ---- operators of several families in one case */
 
@@ -360,11 +360,10 @@ TEST(schema_graph_structure_errors)
 	/* mismatched declared descriptor */
 	g_basic(&b);
 	b.shape[3][1] = 4;
-	G_ERR(&b, "graph: operation 1 (add) output 0: operand 3 is declared float32 [2, 4] but the "
-		  "operator produces float32 [2, 3]");
+	G_ERR(&b, "add: output (operand 3) is float32 [2, 4], expected float32 [2, 3]");
 	g_basic(&b);
 	b.desc[2].data_type = WEBNN__IPC__DATA_TYPE__FLOAT16;
-	G_ERR(&b, "is declared float16 [2, 3] but the operator produces float32 [2, 3]");
+	G_ERR(&b, "output (operand 2) is float16 [2, 3], expected float32 [2, 3]");
 	/* unknown op id, wrong attrs member */
 	g_basic(&b);
 	b.op[1].op = 999;
@@ -446,7 +445,7 @@ static void infer_and_resolve(struct fx *f, const Webnn__Ipc__Operation *op,
 {
 	struct wnn_diag diag;
 	ASSERT_MSG(st_run(f, op) == WEBNN_STATUS_OK, "infer: %s", f->diag.message);
-	ASSERT_MSG(st_resolve_inferred(f, op, attrs, &diag) == WEBNN_STATUS_OK, "resolve: %s",
+	ASSERT_MSG(st_resolve(f, op, attrs, &diag) == WEBNN_STATUS_OK, "resolve: %s",
 		   diag.message);
 }
 
@@ -573,9 +572,9 @@ TEST(schema_absent_options_resolve_to_op_table_defaults)
 	ASSERT(a.norm.epsilon == 0.25);
 }
 
-/* Resolving against an output shape other than the inferred one fails, whichever output
- * differs: the resolver computes the shapes with the same rule (one sample per family whose
- * shape is not the input's). */
+/* The daemon's resolution (wnn_resolve) refuses declared outputs other than the computed ones,
+ * whichever output and dimension differs, with the one message of schema.c naming the output
+ * operand (one sample per family whose shape is not the input's). */
 static void expect_resolve_rejects_other_shape(struct fx *f, const Webnn__Ipc__Operation *op,
 					       int line)
 {
@@ -585,10 +584,16 @@ static void expect_resolve_rejects_other_shape(struct fx *f, const Webnn__Ipc__O
 	for (int i = 0; i < f->n_out; i++) {
 		for (uint32_t d = 0; d < f->out[i].rank; d++) {
 			f->out[i].dims[d]++;
-			if (st_resolve_inferred(f, op, &a, &diag) == WEBNN_STATUS_OK)
+			if (st_resolve(f, op, &a, &diag) == WEBNN_STATUS_OK)
 				FAIL("line %d: output %d dimension %u off by one still resolves",
 				     line, i, d);
 			f->out[i].dims[d]--;
+			char want[160], got[128];
+			snprintf(want, sizeof(want), "%s: output%s", wnn_ops[wnn_op_from_id(op->op)].name,
+				 f->n_out > 1 ? " " : " (operand");
+			if (!strstr(diag.message, want) || !strstr(diag.message, ", expected ") ||
+			    !strstr(diag.message, wnn_desc_str(&f->out[i], got, sizeof(got))))
+				FAIL("line %d: output %d dimension %u: %s", line, i, d, diag.message);
 		}
 	}
 }
@@ -629,7 +634,7 @@ static void expect_recurrent_outputs_checked(struct fx *f, uint32_t *outs)
 	expect_resolve_rejects_other_shape(f, &lcell, __LINE__);
 }
 
-TEST(schema_infer_and_resolve_agree_on_output_shapes)
+TEST(schema_resolve_rejects_declared_outputs_that_differ)
 {
 	struct fx f = { 0 };
 	uint32_t x = T(&f, WNN_F32, 1, 2, 7, 6), w = T(&f, WNN_F32, 4, 2, 3, 3), o = SLOT(&f);

@@ -65,7 +65,7 @@ static void permute_desc(const struct wnn_desc *in, const uint32_t *perm, struct
 		out->dims[i] = in->dims[perm[i]];
 }
 
-/* The (n, c, y, x) element strides of a 4-D tensor in either layout, as wnn_resolve_conv2d. */
+/* The (n, c, y, x) element strides of a 4-D tensor in either layout, as the conv2d resolver. */
 static void spatial_strides(const struct wnn_desc *d, bool nhwc, uint64_t *s)
 {
 	uint64_t cs[4];

@@ -1,6 +1,6 @@
-/* Shared fixture of the validation tests: an operand table, one operation at a time, inference checked against resolve. */
-#ifndef TESTS_SCHEMATEST_H
-#define TESTS_SCHEMATEST_H
+/* Shared fixture of the validation tests: an operand table and one operation at a time through its resolver. */
+#ifndef TESTS_OPFIXTURE_H
+#define TESTS_OPFIXTURE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,7 +16,6 @@ struct fx {
 	struct wnn_desc out[WNN_MAX_OUTPUTS];
 	int n_out;
 	struct wnn_diag diag;
-	bool infer_only; /* the case is valid for the spec but no backend can resolve it */
 };
 
 /* Appends an operand of type t and the given shape; returns its id. */
@@ -30,12 +29,11 @@ uint32_t st_add_desc(struct fx *f, enum wnn_dtype t, size_t rank, const uint32_t
 
 /* An operation of kind k with its attrs case set (the attrs message is the caller's). */
 Webnn__Ipc__Operation st_mkop(enum wnn_op k);
-/* Resolves op over the fixture's operands with the inferred outputs in place of its output
- * slots (on a copy), as a backend would after validation: every inferred operation must
- * resolve, with the same output shapes the resolver derives. */
-enum webnn_status st_resolve_inferred(const struct fx *f, const Webnn__Ipc__Operation *op,
-				      union wnn_attrs *attrs, struct wnn_diag *diag);
-/* Infers op's outputs into f->out (and, unless f->infer_only, checks that it resolves). */
+/* Resolves op for kernels (wnn_resolve) over the fixture's operands with f->out (the last
+ * inferred outputs, possibly altered) declared in its output slots, on a copy of the table. */
+enum webnn_status st_resolve(const struct fx *f, const Webnn__Ipc__Operation *op,
+			     union wnn_attrs *attrs, struct wnn_diag *diag);
+/* Infers op's outputs into f->out (wnn_op_infer, the client's eager inference). */
 enum webnn_status st_run(struct fx *f, const Webnn__Ipc__Operation *op);
 /* Asserts success and that output i has type t and the given shape. */
 void st_expect_out(struct fx *f, int i, enum wnn_dtype t, size_t rank, const uint32_t *dims,

@@ -1,5 +1,5 @@
-/* Shared fixture of the validation tests (tests/ops_<family>.c, test_schema.c): see schematest.h. */
-#include "tests/schematest.h"
+/* Shared fixture of the validation tests (tests/ops_<family>.c, test_schema.c): see opfixture.h. */
+#include "tests/opfixture.h"
 
 #include <string.h>
 
@@ -24,8 +24,8 @@ Webnn__Ipc__Operation st_mkop(enum wnn_op k)
 	return op;
 }
 
-enum webnn_status st_resolve_inferred(const struct fx *f, const Webnn__Ipc__Operation *op,
-				      union wnn_attrs *attrs, struct wnn_diag *diag)
+enum webnn_status st_resolve(const struct fx *f, const Webnn__Ipc__Operation *op,
+			     union wnn_attrs *attrs, struct wnn_diag *diag)
 {
 	struct wnn_desc d[32];
 	uint32_t ids[WNN_MAX_OUTPUTS];
@@ -43,15 +43,7 @@ enum webnn_status st_run(struct fx *f, const Webnn__Ipc__Operation *op)
 {
 	wnn_diag_clear(&f->diag);
 	f->n_out = -1;
-	enum webnn_status st = wnn_op_infer(op, f->d, f->n, f->out, WNN_MAX_OUTPUTS, &f->n_out,
-					    &f->diag);
-	if (st == WEBNN_STATUS_OK && !f->infer_only) {
-		union wnn_attrs attrs;
-		struct wnn_diag diag;
-		if (st_resolve_inferred(f, op, &attrs, &diag) != WEBNN_STATUS_OK)
-			FAIL("inferred operation does not resolve: %s", diag.message);
-	}
-	return st;
+	return wnn_op_infer(op, f->d, f->n, f->out, WNN_MAX_OUTPUTS, &f->n_out, &f->diag);
 }
 
 void st_expect_out(struct fx *f, int i, enum wnn_dtype t, size_t rank, const uint32_t *dims,
