@@ -107,12 +107,13 @@ bool wnn_get_u32(napi_env env, napi_value v, const char *what, uint32_t *out)
 	double d;
 	if (!wnn_get_f64(env, v, what, &d))
 		return false;
-	/* WebIDL [EnforceRange] unsigned long: finite, truncated, within range. */
-	if (d != d || d < 0 || d >= 4294967296.0 || d - (double)(uint64_t)d != 0) {
+	/* WebIDL [EnforceRange] unsigned long: finite, truncated toward zero, then within range
+	 * (2.5 is 2; -0.5 is 0; NaN, infinities and 2^32 are TypeErrors). */
+	if (d != d || d <= -1.0 || d >= 4294967296.0) {
 		wnn_throw(env, "TypeError", "%s (%g) is not an unsigned 32-bit integer", what, d);
 		return false;
 	}
-	*out = (uint32_t)d;
+	*out = d < 0 ? 0 : (uint32_t)d;
 	return true;
 }
 
@@ -1199,6 +1200,24 @@ static void inst_finalize(napi_env env, void *data, void *hint)
 	free(data);
 }
 
+/* statusError(code): the exception the binding throws for a libwebnn status (its DOMException
+ * name, the status's text as message), returned rather than thrown: for the tests, as DataError
+ * has no path from JavaScript (the daemon's only one is a damaged graph cache entry). */
+static napi_value status_error(napi_env env, napi_callback_info info)
+{
+	size_t argc = 1;
+	napi_value argv[1];
+	uint32_t code;
+	NAPI_OK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	if (argc < 1 || !wnn_get_u32(env, argv[0], "code", &code))
+		return argc < 1 ? wnn_throw(env, "TypeError", "statusError(code): no code") : NULL;
+	enum webnn_status s = (enum webnn_status)code;
+	napi_value err = wnn_error_value(env, webnn_status_name(s), webnn_status_string(s));
+	if (!err)
+		wnn_throw_last(env);
+	return err;
+}
+
 NAPI_MODULE_INIT()
 {
 	struct wnn_inst *inst = calloc(1, sizeof(*inst));
@@ -1233,6 +1252,7 @@ NAPI_MODULE_INIT()
 		{ "graphIO", graph_io },
 		{ "dispatch", dispatch },
 		{ "flush", flush },
+		{ "statusError", status_error },
 	};
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
 		napi_value f;
