@@ -788,9 +788,10 @@ static void read_done(void *user, enum webnn_status s, const char *message)
 			napi_get_undefined(env, &v);
 		napi_resolve_deferred(env, r->deferred, v);
 	} else {
-		/* MLContext.destroy() aborts the reads in flight; a loss fails them. */
+		/* MLContext.destroy() loses the context, which destroys its tensors: the spec rejects
+		 * their pending reads with InvalidStateError (MLTensor.destroy() step 2). */
 		const char *name = c->destroying && s == WEBNN_STATUS_CONTEXT_LOST
-					   ? "AbortError" : webnn_status_name(s);
+					   ? "InvalidStateError" : webnn_status_name(s);
 		napi_value err = wnn_error_value(env, name, *message ? message
 							   : webnn_status_string(s));
 		if (!err)
