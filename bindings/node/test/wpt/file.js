@@ -13,7 +13,7 @@ const RESULT_MARK = 'WPT-RESULT ';
 
 // What goes back to run.js: each test's status and message, the harness's status, and errors that
 // escaped every test (which a browser reports as a harness error too).
-const report = { file: rel, variant: search, tests: [], harness: null, uncaught: [] };
+const report = { file: rel, variant: search, tests: [], harness: null, uncaught: [], skipped: [] };
 let reported = false;
 function finish() {
   if (reported) return;
@@ -88,6 +88,10 @@ add_result_callback((t) => { // eslint-disable-line no-undef
 });
 add_completion_callback((tests, status) => { // eslint-disable-line no-undef
   report.harness = { status: HARNESS_STATUS[status.status] || String(status.status), message: status.message || null };
+  // utils.js drops the optional tests the context's opSupportLimits() rules out without a
+  // result; its testsToSkip (a script-scope binding of this global) names them.
+  report.skipped = vm.runInThisContext(
+    "typeof testsToSkip === 'undefined' ? [] : testsToSkip.map((t) => t.name)");
   finish();
 });
 
