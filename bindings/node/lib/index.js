@@ -76,7 +76,6 @@ class MLTensor {
     this._writable = writable;
     this._constant = constant;
     this._destroyed = false;
-    this._reads = null;
   }
   get dataType() { return this._dataType; }
   get shape() { return this._shape; }
@@ -87,10 +86,6 @@ class MLTensor {
   destroy() {
     if (this._destroyed) return;
     this._destroyed = true;
-    if (this._reads) {
-      for (const r of this._reads) r.reject(domError('InvalidStateError', 'the MLTensor was destroyed with this read pending'));
-      this._reads.clear();
-    }
     native.tensorDestroy(this[kHandle]);
   }
 }
@@ -173,7 +168,7 @@ class MLContext {
   }
   // Resolves with a new ArrayBuffer, or fills outputData (then resolves with undefined), when
   // the daemon answers: the read settles from Node's loop, in the order of the timeline. (Not
-  // an async function: one promise over the addon's, not two.)
+  // an async function: the addon's promise is handed out as it is, one hop fewer.)
   readTensor(tensor, outputData) {
     try {
       this._live();
@@ -183,14 +178,8 @@ class MLContext {
         check(outputData instanceof ArrayBuffer || ArrayBuffer.isView(outputData),
           'outputData is not an ArrayBuffer or ArrayBufferView');
       }
-      const read = native.readTensor(this[kHandle], tensor[kHandle], outputData);
-      // The tensor's [[pendingPromises]]: MLTensor.destroy() rejects the reads still pending.
-      return new Promise((resolve, reject) => {
-        const entry = { reject };
-        (tensor._reads ??= new Set()).add(entry);
-        read.then((v) => { if (tensor._reads.delete(entry)) resolve(v); },
-          (e) => { if (tensor._reads.delete(entry)) reject(e); });
-      });
+      // (MLTensor.destroy() rejects the reads still pending: the addon keeps them per tensor.)
+      return native.readTensor(this[kHandle], tensor[kHandle], outputData);
     } catch (e) {
       return Promise.reject(e);
     }
