@@ -278,6 +278,16 @@ enum webnn_status wnnc_finish_n(struct webnn_builder *b, const char *what,
 		return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR,
 				 "%s: the operator returns %d operands, outs has room for %zu", what,
 				 n_out, max_outs);
+	/* An output no tensor of this context could hold is refused here, where the caller can
+	 * still see which operator made it, rather than when the graph is built. */
+	uint64_t max_bytes = b->ctx->support.max_tensor_byte_length;
+	for (int i = 0; i < n_out && max_bytes; i++) {
+		uint64_t bytes = 0;
+		if (!wnn_desc_bytes(&inferred[i], &bytes) || bytes > max_bytes)
+			return wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR,
+					 "%s: output %d's byte length exceeds the context's "
+					 "maxTensorByteLength %" PRIu64, what, i, max_bytes);
+	}
 	if (b->n_ops == b->cap_ops) {
 		size_t cap = b->cap_ops ? b->cap_ops * 2 : 32;
 		Webnn__Ipc__Operation **ops = realloc(b->ops, cap * sizeof(*ops));

@@ -32,7 +32,7 @@ TEST_TIMEOUT(node_binding, 900)
 	int pass = -1, fail = -1;
 	while (fgets(line, sizeof(line), p)) {
 		/* The tests' own summaries (conformance totals, failures) and the runner's counts. */
-		if (strncmp(line, "not ok", 6) == 0 || strstr(line, "conformance total:") || strstr(line, "nodes on WebNN") ||
+		if (strncmp(line, "not ok", 6) == 0 || strstr(line, "conformance total:") || strstr(line, "WPT total:") || strstr(line, "nodes on WebNN") ||
 		    strstr(line, "# FAIL ") || strncmp(line, "# pass", 6) == 0 ||
 		    strncmp(line, "# fail", 6) == 0 || strncmp(line, "# skipped", 9) == 0 ||
 		    strstr(line, "# Subtest:") == line)

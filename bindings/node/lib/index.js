@@ -178,6 +178,7 @@ class MLContext {
         check(outputData instanceof ArrayBuffer || ArrayBuffer.isView(outputData),
           'outputData is not an ArrayBuffer or ArrayBufferView');
       }
+      // (MLTensor.destroy() rejects the reads still pending: the addon keeps them per tensor.)
       return native.readTensor(this[kHandle], tensor[kHandle], outputData);
     } catch (e) {
       return Promise.reject(e);
@@ -297,7 +298,16 @@ native.operators.forEach((name, index) => {
       const label = last && typeof last === 'object' && !(last instanceof MLOperand) &&
         !Array.isArray(last) && typeof last.label === 'string' && last.label !== ''
         ? last.label : undefined;
-      const r = native.builderOp(this[kHandle], index, conv, label);
+      let r;
+      try {
+        r = native.builderOp(this[kHandle], index, conv, label);
+      } catch (e) {
+        // The label leads the message in brackets, as browsers print it (and WPT looks for it).
+        if (label !== undefined && typeof e.message === 'string' && !e.message.startsWith(`[${label}]`)) {
+          e.message = `[${label}] ${e.message}`;
+        }
+        throw e;
+      }
       return Array.isArray(r) ? r.map((h) => this._wrap(h)) : this._wrap(r);
     },
   });

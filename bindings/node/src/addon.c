@@ -107,12 +107,13 @@ bool wnn_get_u32(napi_env env, napi_value v, const char *what, uint32_t *out)
 	double d;
 	if (!wnn_get_f64(env, v, what, &d))
 		return false;
-	/* WebIDL [EnforceRange] unsigned long: finite, truncated, within range. */
-	if (d != d || d < 0 || d >= 4294967296.0 || d - (double)(uint64_t)d != 0) {
+	/* WebIDL [EnforceRange] unsigned long: finite, truncated toward zero, then within range
+	 * (2.5 is 2; -0.5 is 0; NaN, infinities and 2^32 are TypeErrors). */
+	if (d != d || d <= -1.0 || d >= 4294967296.0) {
 		wnn_throw(env, "TypeError", "%s (%g) is not an unsigned 32-bit integer", what, d);
 		return false;
 	}
-	*out = (uint32_t)d;
+	*out = d < 0 ? 0 : (uint32_t)d;
 	return true;
 }
 
@@ -702,12 +703,15 @@ static napi_value create_constant_tensor(napi_env env, napi_callback_info info)
 	return wrap_obj(env, t, c, tensor_finalize);
 }
 
+static void reject_reads(napi_env env, struct wnn_obj *tensor);
+
 static napi_value tensor_destroy(napi_env env, napi_callback_info info)
 {
 	ARGS(1);
 	struct wnn_obj *o;
 	if (!get_obj(env, argv[0], "tensor", &o))
 		return NULL;
+	reject_reads(env, o);
 	webnn_tensor_destroy(o->p);
 	o->p = NULL;
 	return undefined(env);
@@ -747,14 +751,43 @@ static napi_value write_tensor(napi_env env, napi_callback_info info)
 	return undefined(env);
 }
 
-/* A readTensor() in flight: its promise, the buffer it fills and the context kept alive. */
+/* A readTensor() in flight: its promise, the buffer it fills, the context and the tensor kept
+ * alive; listed on its tensor until libwebnn answers. settled: MLTensor.destroy() has rejected
+ * the promise already (the answer then only frees the request). */
 struct read_req {
 	napi_env env;
 	struct wnn_ctx *c;
 	napi_deferred deferred;
-	napi_ref buf, ctx_ref;
-	bool return_buf;
+	napi_ref buf, ctx_ref, tensor_ref;
+	struct wnn_obj *tensor;
+	struct read_req *next;
+	bool return_buf, settled;
 };
+
+static void unlink_read(struct read_req *r)
+{
+	for (struct read_req **pp = &r->tensor->reads; *pp; pp = &(*pp)->next) {
+		if (*pp == r) {
+			*pp = r->next;
+			return;
+		}
+	}
+}
+
+/* MLTensor.destroy() rejects the tensor's pending reads ([[pendingPromises]]) at once. */
+static void reject_reads(napi_env env, struct wnn_obj *tensor)
+{
+	for (struct read_req *r = tensor->reads; r; r = r->next) {
+		if (r->settled)
+			continue;
+		r->settled = true;
+		napi_value err = wnn_error_value(env, "InvalidStateError",
+						 "the MLTensor was destroyed with this read pending");
+		if (!err)
+			napi_get_undefined(env, &err);
+		napi_reject_deferred(env, r->deferred, err);
+	}
+}
 
 static void reads_changed(struct wnn_ctx *c, int delta)
 {
@@ -779,7 +812,10 @@ static void read_done(void *user, enum webnn_status s, const char *message)
 	}
 	napi_handle_scope scope;
 	napi_open_handle_scope(env, &scope);
-	if (s == WEBNN_STATUS_OK) {
+	unlink_read(r);
+	if (r->settled) {
+		/* rejected by MLTensor.destroy() */
+	} else if (s == WEBNN_STATUS_OK) {
 		napi_value v = NULL;
 		if (r->return_buf)
 			napi_get_reference_value(env, r->buf, &v);
@@ -787,9 +823,10 @@ static void read_done(void *user, enum webnn_status s, const char *message)
 			napi_get_undefined(env, &v);
 		napi_resolve_deferred(env, r->deferred, v);
 	} else {
-		/* MLContext.destroy() aborts the reads in flight; a loss fails them. */
+		/* MLContext.destroy() loses the context, which destroys its tensors: the spec rejects
+		 * their pending reads with InvalidStateError (MLTensor.destroy() step 2). */
 		const char *name = c->destroying && s == WEBNN_STATUS_CONTEXT_LOST
-					   ? "AbortError" : webnn_status_name(s);
+					   ? "InvalidStateError" : webnn_status_name(s);
 		napi_value err = wnn_error_value(env, name, *message ? message
 							   : webnn_status_string(s));
 		if (!err)
@@ -798,6 +835,7 @@ static void read_done(void *user, enum webnn_status s, const char *message)
 	}
 	napi_delete_reference(env, r->buf);
 	napi_delete_reference(env, r->ctx_ref);
+	napi_delete_reference(env, r->tensor_ref);
 	napi_close_handle_scope(env, scope);
 	free(r);
 }
@@ -836,14 +874,20 @@ static napi_value read_tensor(napi_env env, napi_callback_info info)
 	r->return_buf = fresh;
 	if (napi_create_promise(env, &r->deferred, &promise) != napi_ok ||
 	    napi_create_reference(env, buf, 1, &r->buf) != napi_ok ||
-	    napi_create_reference(env, argv[0], 1, &r->ctx_ref) != napi_ok) {
+	    napi_create_reference(env, argv[0], 1, &r->ctx_ref) != napi_ok ||
+	    napi_create_reference(env, argv[1], 1, &r->tensor_ref) != napi_ok) {
 		free(r);
 		wnn_throw_last(env);
 		return NULL;
 	}
+	r->tensor = t;
+	r->next = t->reads;
+	t->reads = r;
 	reads_changed(c, +1);
 	enum webnn_status s = webnn_context_read_tensor_async(c->ctx, t->p, data, len, read_done, r);
 	if (s != WEBNN_STATUS_OK) {
+		unlink_read(r);
+		napi_delete_reference(env, r->tensor_ref);
 		reads_changed(c, -1);
 		napi_value err = wnn_error_value(env, webnn_status_name(s),
 						 *webnn_context_last_error(c->ctx)
@@ -1199,6 +1243,24 @@ static void inst_finalize(napi_env env, void *data, void *hint)
 	free(data);
 }
 
+/* statusError(code): the exception the binding throws for a libwebnn status (its DOMException
+ * name, the status's text as message), returned rather than thrown: for the tests, as DataError
+ * has no path from JavaScript (the daemon's only one is a damaged graph cache entry). */
+static napi_value status_error(napi_env env, napi_callback_info info)
+{
+	size_t argc = 1;
+	napi_value argv[1];
+	uint32_t code;
+	NAPI_OK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+	if (argc < 1 || !wnn_get_u32(env, argv[0], "code", &code))
+		return argc < 1 ? wnn_throw(env, "TypeError", "statusError(code): no code") : NULL;
+	enum webnn_status s = (enum webnn_status)code;
+	napi_value err = wnn_error_value(env, webnn_status_name(s), webnn_status_string(s));
+	if (!err)
+		wnn_throw_last(env);
+	return err;
+}
+
 NAPI_MODULE_INIT()
 {
 	struct wnn_inst *inst = calloc(1, sizeof(*inst));
@@ -1233,6 +1295,7 @@ NAPI_MODULE_INIT()
 		{ "graphIO", graph_io },
 		{ "dispatch", dispatch },
 		{ "flush", flush },
+		{ "statusError", status_error },
 	};
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
 		napi_value f;

@@ -35,6 +35,7 @@ struct wnn_ctx {
 struct wnn_obj {
 	void *p;
 	struct wnn_ctx *owner; /* for error messages; the JS objects keep the context alive */
+	struct read_req *reads; /* a tensor's readTensor() calls in flight (destroy() rejects them) */
 };
 
 /* NULL with an exception pending when any of the calls fails. */
