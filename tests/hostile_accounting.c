@@ -657,3 +657,61 @@ TEST_TIMEOUT(hostile_constants_shared_by_content_cpu, 120)
 {
 	constants_shared_by_content("cpu", "max_uid_bytes=128M", 1, SW_CONNS, true);
 }
+
+/* Bytes given back stay right when they are needed again (daemon/worker/weights.h): a 12 MiB
+ * constant reordered by a cpu plan is given back (its charge with it); destroying that graph
+ * while the constant is still held writes the bytes back (the reordered copy standing in for
+ * them had only the plan's charge) and charges them again; a second graph built on the same
+ * constant computes from the bytes written back (exact column sums) and gives them back
+ * again. Closing the connection frees everything and its charge. */
+TEST_TIMEOUT(hostile_constant_given_back_then_rebuilt_cpu, 120)
+{
+	hz_need_testhooks();
+	struct test_daemon d;
+	hz_start_binary(&d, "bin/webnnd-testhooks", "--backend", "cpu", NULL);
+	ASSERT(chmod(d.dir, 0755) == 0);
+	struct pt_conn c;
+	hz_connect_as(&c, &d, HZ_NOBODY);
+	pt_hello(&c, "given back");
+	pt_create_context(&c, 1);
+	const uint64_t bytes = (uint64_t)SW_K * SW_N * 4;
+	uint64_t uid, copies, held, given;
+	sw_constant(&c, 10, SW_K, true, false);
+	sw_run(&c, 100, 10, SW_K, false);
+	sw_stats_given(&d, &uid, &copies, &held, &given);
+	ASSERT_EQ(copies, 1);
+	ASSERT_EQ(given, bytes);
+	uint64_t uid_given = uid;
+	Webnn__Ipc__DestroyGraph dg = WEBNN__IPC__DESTROY_GRAPH__INIT;
+	dg.graph_id = 100;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_GRAPH;
+	m.destroy_graph = &dg;
+	pt_send(&c, &m);
+	for (int tries = 0; tries < 100; tries++) {
+		sw_stats_given(&d, &uid, &copies, &held, &given);
+		if (given == 0)
+			break;
+		usleep(50 * 1000);
+	}
+	ASSERT_MSG(given == 0, "the constant's bytes were not written back when its graph went");
+	ASSERT_EQ(copies, 1);
+	/* the plan's reordered copy gone, the constant's bytes charged again */
+	ASSERT_MSG(uid + bytes / 2 > uid_given && uid >= bytes, "uid charged %" PRIu64
+		   " bytes (%" PRIu64 " with the plan)", uid, uid_given);
+	sw_run(&c, 200, 10, SW_K, false);
+	sw_stats_given(&d, &uid, &copies, &held, &given);
+	ASSERT_EQ(copies, 1);
+	ASSERT_EQ(given, bytes);
+	pt_close(&c);
+	for (int tries = 0; tries < 50; tries++) {
+		sw_stats_given(&d, &uid, &copies, &held, &given);
+		if (copies == 0 && uid < 64 * 1024)
+			break;
+		usleep(100 * 1000);
+	}
+	ASSERT_EQ(copies, 0);
+	ASSERT_EQ(given, 0);
+	ASSERT_MSG(uid < 64 * 1024, "the uid is still charged %" PRIu64 " bytes", uid);
+	test_daemon_stop(&d);
+}

@@ -35,6 +35,11 @@ static void mlgraph_bind_data(struct mlgraph *g);
  * unpinned and given back as soon as the plan reads them only through its prepared copies
  * (track_start). */
 static bool mlgraph_pin_compile(struct mlgraph *g);
+/* The graph's last step (on the loop, its plan gone): mlgraph_free_parts, but bytes given back
+ * that outlive the graph are written back first: its plan charged the backend's copy standing
+ * in for them, and nothing may charge it any more (another plan binding it, if any, charges
+ * its own). */
+static void mlgraph_keep_given_back(struct mlgraph *g, struct daemon *d);
 /* One constant's bytes while the compile runs: given back once every use the optimised graph
  * makes of them is by a step built to read them only through the backend's prepared copies. */
 struct track_one {
@@ -356,7 +361,7 @@ static void mlgraph_free(struct obj *o)
 {
 	struct mlgraph *g = (struct mlgraph *)o;
 	struct session *s = g->obj.s;
-	mlgraph_free_parts(g);
+	mlgraph_keep_given_back(g, s->d);
 	session_uncharge(s, g->mem_bytes);
 	request_msg_free(g->msg);
 	mlgraph_free_loaded(g);
@@ -1007,4 +1012,36 @@ void mlgraph_weights_settle(struct daemon *d, uint64_t dropped, uint64_t restore
 		budget_force_uid(d, restored);
 	if (dropped)
 		budget_release_uid(d, dropped);
+}
+
+static void mlgraph_keep_given_back(struct mlgraph *g, struct daemon *d)
+{
+	struct weights **keep = NULL;
+	size_t n = 0;
+	if (g->compiled_bytes && g->n_deps)
+		keep = calloc(g->n_deps, sizeof(*keep));
+	for (size_t i = 0; keep && i < g->n_deps; i++) {
+		struct weights *w = dep_weights(g, i);
+		bool seen = false;
+		for (size_t k = 0; k < n; k++)
+			seen |= keep[k] == w;
+		if (w && !seen && weights_dropped(w)) {
+			weights_ref(w);
+			keep[n++] = w;
+		}
+	}
+	mlgraph_free_parts(g);
+	uint64_t restored = 0, released = 0;
+	for (size_t k = 0; k < n; k++) {
+		struct weights *w = keep[k];
+		uint64_t bytes = weights_bytes(w);
+		/* held by others (constants, other graphs): written back; else freed with this
+		 * reference (given back: its charge went then) */
+		if (!weights_only_ref(w) && weights_pin(w, &restored))
+			weights_unpin(w);
+		if (weights_unref(w))
+			released += bytes;
+	}
+	mlgraph_weights_settle(d, released, restored);
+	free(keep);
 }

@@ -190,6 +190,26 @@ const void *weights_data(const struct weights *w)
 	return w->data;
 }
 
+uint64_t weights_bytes(const struct weights *w)
+{
+	return w->bytes;
+}
+
+void weights_ref(struct weights *w)
+{
+	pthread_mutex_lock(&table.lock);
+	w->refs++;
+	pthread_mutex_unlock(&table.lock);
+}
+
+bool weights_only_ref(struct weights *w)
+{
+	pthread_mutex_lock(&table.lock);
+	bool only = w->refs == 1;
+	pthread_mutex_unlock(&table.lock);
+	return only;
+}
+
 bool weights_unref(struct weights *w)
 {
 	pthread_mutex_lock(&table.lock);

@@ -41,6 +41,10 @@ struct weights *weights_intern(const void *src, uint64_t bytes, void *buf, bool 
  * *restored as for weights_intern. */
 struct weights *weights_find(const void *src, uint64_t bytes, uint64_t *restored);
 const void *weights_data(const struct weights *w);
+uint64_t weights_bytes(const struct weights *w);
+/* Another reference (weights_unref drops it); whether the caller's is the only one. */
+void weights_ref(struct weights *w);
+bool weights_only_ref(struct weights *w);
 /* Drops a reference; true when it was the last and its bytes were resident (they are freed:
  * the caller releases the uid's charge for them; dropped bytes gave theirs back already). */
 bool weights_unref(struct weights *w);
