@@ -293,6 +293,10 @@ static enum webnn_status upload_constants(struct webnn_builder *b, struct build_
 		if (s != WEBNN_STATUS_OK)
 			return s;
 		wnnc_arena_sent(ctx, serial);
+		/* in webnnd's hands (inline in the message, or copied into the shared memory it
+		 * reads): a borrowed constant's owner may drop its pages now */
+		if (o->sent)
+			o->sent(o->sent_arg, o->data, o->size);
 		st->constant_ids[st->n_constants++] = cc.constant_id;
 		st->operands[st->map[i]].has_constant_id = true;
 		st->operands[st->map[i]].constant_id = cc.constant_id;
@@ -480,7 +484,8 @@ static void release_build(struct webnn_builder *b, struct build_state *st)
 	destroy_constants(b->ctx, st);
 	build_state_free(st);
 	for (size_t i = 0; i < b->n_operands; i++) {
-		free(b->operands[i]->data);
+		if (!b->operands[i]->borrowed)
+			free(b->operands[i]->data);
 		b->operands[i]->data = NULL;
 	}
 }

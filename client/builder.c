@@ -91,7 +91,8 @@ void webnn_builder_destroy(struct webnn_builder *b)
 		return;
 	for (size_t i = 0; i < b->n_operands; i++) {
 		struct webnn_operand *o = b->operands[i];
-		free(o->data);
+		if (!o->borrowed)
+			free(o->data);
 		if (o->tensor)
 			wnnc_tensor_release(o->tensor);
 	}
@@ -377,9 +378,10 @@ enum webnn_status webnn_builder_input(struct webnn_builder *b, const char *name,
 	WNNC_OP_END
 }
 
-enum webnn_status webnn_builder_constant(struct webnn_builder *b,
-					 const struct webnn_operand_desc *desc, const void *data,
-					 size_t size, struct webnn_operand **out)
+static enum webnn_status constant(struct webnn_builder *b, const struct webnn_operand_desc *desc,
+				  const void *data, size_t size, bool borrow,
+				  void (*sent)(void *arg, const void *data, size_t size), void *arg,
+				  struct webnn_operand **out)
 {
 	WNNC_OPERAND_BEGIN("constant")
 	if (!desc || !data) {
@@ -404,18 +406,38 @@ enum webnn_status webnn_builder_constant(struct webnn_builder *b,
 			      size, bytes);
 		goto done;
 	}
-	void *copy = malloc(size);
+	void *copy = borrow ? (void *)data : malloc(size);
 	struct webnn_operand *o = copy ? new_operand(b, WNNC_CONSTANT, &d) : NULL;
 	if (!o) {
-		free(copy);
+		if (!borrow)
+			free(copy);
 		s = wnnc_fail(b->ctx, WEBNN_STATUS_NO_MEMORY, "constant: out of memory");
 		goto done;
 	}
-	memcpy(copy, data, size);
+	if (!borrow)
+		memcpy(copy, data, size);
 	o->data = copy;
 	o->size = size;
+	o->borrowed = borrow;
+	o->sent = sent;
+	o->sent_arg = arg;
 	*out = o;
 	WNNC_OP_END
+}
+
+enum webnn_status webnn_builder_constant(struct webnn_builder *b,
+					 const struct webnn_operand_desc *desc, const void *data,
+					 size_t size, struct webnn_operand **out)
+{
+	return constant(b, desc, data, size, false, NULL, NULL, out);
+}
+
+enum webnn_status webnn_builder_constant_borrowed(
+	struct webnn_builder *b, const struct webnn_operand_desc *desc, const void *data,
+	size_t size, void (*sent)(void *arg, const void *data, size_t size), void *arg,
+	struct webnn_operand **out)
+{
+	return constant(b, desc, data, size, true, sent, arg, out);
 }
 
 static enum webnn_status scalar(struct webnn_builder *b, enum webnn_data_type type,

@@ -138,8 +138,11 @@ struct webnn_operand {
 	enum wnnc_operand_kind kind;
 	struct wnn_desc desc;
 	char *name;           /* inputs */
-	void *data;           /* constants: malloc'd copy of the bytes */
+	void *data;           /* constants: malloc'd copy of the bytes, or the caller's (borrowed) */
 	size_t size;
+	bool borrowed;        /* data is the caller's (webnn_builder_constant_borrowed) */
+	void (*sent)(void *arg, const void *data, size_t size);
+	void *sent_arg;
 	Webnn__Ipc__Number scalar;
 	struct webnn_tensor *tensor; /* constant tensors (holds a reference) */
 	int32_t producer;     /* index of the producing operation, -1 for inputs/constants */

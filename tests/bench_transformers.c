@@ -1,9 +1,13 @@
 /* make bench: transformers as PyTorch exports them (BERT-base, ViT-B/16, Whisper-tiny encoder, GPT-2-small blocks) and a GPT-2-small decode loop, webnnd's cpu backend vs onnxruntime-node. */
+#include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tools/common/decoder.h"
@@ -841,4 +845,186 @@ TEST_TIMEOUT(bench_decode, 1800)
 	ASSERT_MSG(!any || (same >= N / 2 && maxd <= 1e-3 * fmax(1.0, maxy)),
 		   "the decode differs from onnxruntime's (%u steps agree, max |d| %.3g)", same,
 		   maxd);
+}
+
+/* ---- peak memory while loading: webnn-run's process and webnnd's worker, against the file */
+
+/* One /proc/<pid>/status field in KiB; -1 when the process or the field is gone. */
+static long tb_status_kib(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	size_t kl = strlen(key);
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	long kib = -1;
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, key, kl) == 0 && line[kl] == ':') {
+			kib = strtol(line + kl + 1, NULL, 10);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/* The daemon's device worker of this uid (comm wnn-u<uid>, a child of the daemon). */
+static pid_t tb_worker(pid_t daemon)
+{
+	char comm[32], path[64], line[64];
+	snprintf(comm, sizeof comm, "wnn-u%u", (unsigned)getuid());
+	DIR *d = opendir("/proc");
+	pid_t found = -1;
+	for (struct dirent *e; d && found < 0 && (e = readdir(d));) {
+		pid_t pid = (pid_t)atoi(e->d_name);
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+		FILE *f = fopen(path, "r");
+		bool named = f && fgets(line, sizeof line, f) && strncmp(line, comm, strlen(comm)) == 0;
+		if (f)
+			fclose(f);
+		if (named && tb_status_kib(pid, "PPid") == daemon)
+			found = pid;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Resident memory of a process by kind (KiB), as sampled. */
+struct tb_rss {
+	long total, anon, file, shmem;
+};
+
+static void tb_rss_read(pid_t pid, struct tb_rss *r)
+{
+	r->total = tb_status_kib(pid, "VmRSS");
+	r->anon = tb_status_kib(pid, "RssAnon");
+	r->file = tb_status_kib(pid, "RssFile");
+	r->shmem = tb_status_kib(pid, "RssShmem");
+}
+
+struct tb_loadmem {
+	long client_hwm, worker_hwm;      /* KiB: each process's peak */
+	long sum_peak;                     /* KiB: the largest sampled client + worker */
+	struct tb_rss at_client, at_worker; /* their breakdown at that sample */
+	double wall_s;
+	int status;
+};
+
+/* Runs webnn-run on model against the daemon (a fresh one: its worker's peak is this load's)
+ * and samples both processes every millisecond or so. The client's peak is its VmHWM as
+ * last sampled (its rusage would count the forked bench process's pages too). */
+static void tb_loadmem_run(const struct bc_daemon *dm, const char *model, bool cache,
+			   const char *xdg, struct tb_loadmem *m)
+{
+	char bin[4096], env_xdg[300];
+	snprintf(bin, sizeof bin, "%s/bin/webnn-run", test_build_dir());
+	snprintf(env_xdg, sizeof env_xdg, "XDG_CACHE_HOME=%s", xdg);
+	memset(m, 0, sizeof *m);
+	pid_t worker = tb_worker(dm->pid);
+	ASSERT_MSG(worker > 0, "no worker under webnnd %d", (int)dm->pid);
+	fflush(stdout);
+	fflush(stderr);
+	double t0 = bc_now();
+	pid_t pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0)
+			dup2(fd, 1), dup2(fd, 2);
+		putenv(env_xdg);
+		const char *argv[] = { bin, "--socket", dm->sock, model, "--iterations", "1",
+				       cache ? "--cache" : NULL, NULL };
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	int st = 0;
+	for (;;) {
+		struct tb_rss c, w;
+		tb_rss_read(pid, &c);
+		tb_rss_read(worker, &w);
+		long ch = tb_status_kib(pid, "VmHWM");
+		if (ch > m->client_hwm)
+			m->client_hwm = ch;
+		if (c.total >= 0 && w.total >= 0 && c.total + w.total > m->sum_peak) {
+			m->sum_peak = c.total + w.total;
+			m->at_client = c;
+			m->at_worker = w;
+		}
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			break;
+		usleep(1000);
+	}
+	m->wall_s = bc_now() - t0;
+	m->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	m->worker_hwm = tb_status_kib(worker, "VmHWM");
+}
+
+static void tb_loadmem_print(const char *what, const struct tb_loadmem *m, double file_mb)
+{
+	double c = m->client_hwm / 1024.0, w = m->worker_hwm / 1024.0, s = m->sum_peak / 1024.0;
+	fprintf(stderr,
+		"  %-36s client %6.0f MB, worker %6.0f MB: %.2fx the file (peaks added); at the "
+		"largest sampled sum %.0f MB (%.2fx): client anon %.0f file %.0f shmem %.0f, worker "
+		"anon %.0f file %.0f shmem %.0f; %.2f s%s\n",
+		what, c, w, (c + w) / file_mb, s, s / file_mb, m->at_client.anon / 1024.0,
+		m->at_client.file / 1024.0, m->at_client.shmem / 1024.0, m->at_worker.anon / 1024.0,
+		m->at_worker.file / 1024.0, m->at_worker.shmem / 1024.0, m->wall_s,
+		m->status ? "  (webnn-run FAILED)" : "");
+}
+
+/* The issue's figure: peak memory while loading a model (client + worker) against the model
+ * file's size, for the BERT-base encoder above (324 MB), with webnn-run as a user runs it: a
+ * plain load, a --cache load that misses (builds and saves), and one that hits. Each run has
+ * a fresh daemon, so the worker's peak is that load's. Rounds: WEBNN_BENCH_ROUNDS (at most 3). */
+TEST_TIMEOUT(bench_load_memory, 1800)
+{
+	char top[64] = "/tmp/webnn-bench-loadmem-XXXXXX", model[128], cache[128], xdg[128];
+	char env_cache[160], why[1200];
+	ASSERT(mkdtemp(top));
+	ASSERT(chmod(top, 0755) == 0);
+	snprintf(model, sizeof model, "%s/bert.onnx", top);
+	snprintf(cache, sizeof cache, "%s/cache", top);
+	snprintf(xdg, sizeof xdg, "%s/xdg", top);
+	snprintf(env_cache, sizeof env_cache, "WEBNN_CACHE_DIR=%s", cache);
+	ASSERT(tb_bert(model));
+	struct stat sb;
+	ASSERT(stat(model, &sb) == 0);
+	double file_mb = (double)sb.st_size / (1024.0 * 1024.0);
+	double load0 = test_load_average();
+	fprintf(stderr, "BERT-base ONNX, %.0f MB, webnn-run on the cpu backend:\n", file_mb);
+	static const char *const modes[] = { "plain", "--cache, miss (build+save)",
+					     "--cache, hit" };
+	int rounds = bc_rounds() < 3 ? bc_rounds() : 3;
+	bool failed = false;
+	double ratio[3][BC_MAX_ROUNDS];
+	for (int r = 0; r < rounds; r++) {
+		char cmd[400];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", cache, xdg);
+		ASSERT(system(cmd) == 0);
+		for (int k = 0; k < 3; k++) {
+			const char *env[] = { env_cache, NULL };
+			struct bc_daemon dm;
+			if (!bc_daemon_start(&dm, NULL, "cpu", env, why, sizeof why))
+				SKIP("no cpu daemon: %s", why);
+			struct tb_loadmem m;
+			tb_loadmem_run(&dm, model, k > 0, xdg, &m);
+			bc_daemon_stop(&dm);
+			char what[64];
+			snprintf(what, sizeof what, "%s (round %d)", modes[k], r);
+			tb_loadmem_print(what, &m, file_mb);
+			ratio[k][r] = (m.client_hwm + m.worker_hwm) / 1024.0 / file_mb;
+			failed |= m.status != 0;
+		}
+	}
+	for (int k = 0; k < 3; k++)
+		fprintf(stderr, "  %-36s (client + worker peaks) / file: median %.2f\n", modes[k],
+			bc_median(ratio[k], rounds));
+	fprintf(stderr, "load average %.2f -> %.2f (%ld cores)\n", load0, test_load_average(),
+		sysconf(_SC_NPROCESSORS_ONLN));
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+	ASSERT(system(cmd) == 0);
+	ASSERT_MSG(!failed, "webnn-run failed to load the model");
 }

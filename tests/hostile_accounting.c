@@ -538,20 +538,28 @@ static void sw_run(struct pt_conn *c, uint32_t id, uint32_t constant, uint32_t r
 	pt_read_expect(c, id + 2, want, SW_N);
 }
 
-/* The "weights" test hook's figures: the uid's charged bytes, the shared copies and bytes. */
-static void sw_stats(const struct test_daemon *d, uint64_t *uid, uint64_t *copies,
-		     uint64_t *bytes)
+/* The "weights" test hook's figures: the uid's charged bytes, the shared copies and bytes, and
+ * of those the bytes given back once reordered (daemon/worker/weights.h). */
+static void sw_stats_given(const struct test_daemon *d, uint64_t *uid, uint64_t *copies,
+			   uint64_t *bytes, uint64_t *given)
 {
 	struct pt_conn h;
 	char got[300];
 	hz_connect_as(&h, d, HZ_NOBODY);
 	hz_hook(&h, "weights", got, sizeof(got));
 	pt_close(&h);
-	unsigned long long u, c, b;
+	unsigned long long u, c, b, g;
 	ASSERT_MSG(sscanf(got, "wnn-test weights: uid %llu bytes charged, %llu shared copies of "
-			  "%llu bytes", &u, &c, &b) == 3, "%s", got);
+			  "%llu bytes, %llu given back", &u, &c, &b, &g) == 4, "%s", got);
 	fprintf(stderr, "  %s\n", got);
-	*uid = u, *copies = c, *bytes = b;
+	*uid = u, *copies = c, *bytes = b, *given = g;
+}
+
+static void sw_stats(const struct test_daemon *d, uint64_t *uid, uint64_t *copies,
+		     uint64_t *bytes)
+{
+	uint64_t given;
+	sw_stats_given(d, uid, copies, bytes, &given);
 }
 
 /* Issue 20 item 6 / issue 18 item 2. Six connections of one uid load the same 12 MiB of
@@ -561,7 +569,7 @@ static void sw_stats(const struct test_daemon *d, uint64_t *uid, uint64_t *copie
  * constant differing in one element gets its own copy. When the last holder leaves, the copy
  * and its charge go. */
 static void constants_shared_by_content(const char *backend, const char *uid_limit,
-					int resident_copies, int charged_copies)
+					int resident_copies, int charged_copies, bool gives_back)
 {
 	hz_need_testhooks();
 	const long slack_kib = 16 * 1024;
@@ -584,13 +592,16 @@ static void constants_shared_by_content(const char *backend, const char *uid_lim
 		sw_constant(&c[i], 10, SW_K, true, false);
 		sw_run(&c[i], 100, 10, SW_K, false);
 	}
-	uint64_t uid, copies, bytes;
-	sw_stats(&d, &uid, &copies, &bytes);
+	uint64_t uid, copies, bytes, given;
+	sw_stats_given(&d, &uid, &copies, &bytes, &given);
 	long grew = hz_rss_kib(w) - base;
 	fprintf(stderr, "%s: %d connections over one %ld KiB constant: the worker grew by %ld KiB, "
 		"the uid is charged %" PRIu64 " KiB\n", backend, SW_CONNS, one_kib, grew, uid >> 10);
 	ASSERT_EQ(copies, 1);
 	ASSERT_EQ(bytes, (uint64_t)one_kib * 1024);
+	/* a backend that reorders the constant gives its bytes back (each later connection's
+	 * identical bytes compared with them written back: one copy still) */
+	ASSERT_EQ(given, gives_back ? bytes : 0);
 	ASSERT_MSG(uid < (uint64_t)one_kib * 1024 * (charged_copies + 1), "the uid is charged %"
 		   PRIu64 " KiB for one %ld KiB constant", uid >> 10, one_kib);
 	ASSERT_MSG(uid >= (uint64_t)one_kib * 1024 * charged_copies, "the uid is charged %" PRIu64
@@ -633,13 +644,74 @@ static void constants_shared_by_content(const char *backend, const char *uid_lim
 TEST_TIMEOUT(hostile_constants_shared_by_content, 120)
 {
 	/* the reference backend reads constants in place */
-	constants_shared_by_content("reference", "max_uid_bytes=48M", 1, 1);
+	constants_shared_by_content("reference", "max_uid_bytes=48M", 1, 1, false);
 }
 
 /* The same on cpu, whose plans reorder the weights for oneDNN: the six plans share one
- * reordered copy (two copies resident in all, not twelve), while each plan still counts the
- * copy in its own charge (over the truth, never under: the constant once, six reorders). */
+ * reordered copy, and the constant's own bytes are given back once it is reordered (each
+ * later connection's identical bytes are compared against them written back, then given
+ * back again by its compile): one copy resident in all, not twelve. Each plan still counts
+ * the reordered copy in its own charge (over the truth, never under: six reorders, the
+ * constant not at all while its pages are given back). */
 TEST_TIMEOUT(hostile_constants_shared_by_content_cpu, 120)
 {
-	constants_shared_by_content("cpu", "max_uid_bytes=128M", 2, 1 + SW_CONNS);
+	constants_shared_by_content("cpu", "max_uid_bytes=128M", 1, SW_CONNS, true);
+}
+
+/* Bytes given back stay right when they are needed again (daemon/worker/weights.h): a 12 MiB
+ * constant reordered by a cpu plan is given back (its charge with it); destroying that graph
+ * while the constant is still held writes the bytes back (the reordered copy standing in for
+ * them had only the plan's charge) and charges them again; a second graph built on the same
+ * constant computes from the bytes written back (exact column sums) and gives them back
+ * again. Closing the connection frees everything and its charge. */
+TEST_TIMEOUT(hostile_constant_given_back_then_rebuilt_cpu, 120)
+{
+	hz_need_testhooks();
+	struct test_daemon d;
+	hz_start_binary(&d, "bin/webnnd-testhooks", "--backend", "cpu", NULL);
+	ASSERT(chmod(d.dir, 0755) == 0);
+	struct pt_conn c;
+	hz_connect_as(&c, &d, HZ_NOBODY);
+	pt_hello(&c, "given back");
+	pt_create_context(&c, 1);
+	const uint64_t bytes = (uint64_t)SW_K * SW_N * 4;
+	uint64_t uid, copies, held, given;
+	sw_constant(&c, 10, SW_K, true, false);
+	sw_run(&c, 100, 10, SW_K, false);
+	sw_stats_given(&d, &uid, &copies, &held, &given);
+	ASSERT_EQ(copies, 1);
+	ASSERT_EQ(given, bytes);
+	uint64_t uid_given = uid;
+	Webnn__Ipc__DestroyGraph dg = WEBNN__IPC__DESTROY_GRAPH__INIT;
+	dg.graph_id = 100;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_GRAPH;
+	m.destroy_graph = &dg;
+	pt_send(&c, &m);
+	for (int tries = 0; tries < 100; tries++) {
+		sw_stats_given(&d, &uid, &copies, &held, &given);
+		if (given == 0)
+			break;
+		usleep(50 * 1000);
+	}
+	ASSERT_MSG(given == 0, "the constant's bytes were not written back when its graph went");
+	ASSERT_EQ(copies, 1);
+	/* the plan's reordered copy gone, the constant's bytes charged again */
+	ASSERT_MSG(uid + bytes / 2 > uid_given && uid >= bytes, "uid charged %" PRIu64
+		   " bytes (%" PRIu64 " with the plan)", uid, uid_given);
+	sw_run(&c, 200, 10, SW_K, false);
+	sw_stats_given(&d, &uid, &copies, &held, &given);
+	ASSERT_EQ(copies, 1);
+	ASSERT_EQ(given, bytes);
+	pt_close(&c);
+	for (int tries = 0; tries < 50; tries++) {
+		sw_stats_given(&d, &uid, &copies, &held, &given);
+		if (copies == 0 && uid < 64 * 1024)
+			break;
+		usleep(100 * 1000);
+	}
+	ASSERT_EQ(copies, 0);
+	ASSERT_EQ(given, 0);
+	ASSERT_MSG(uid < 64 * 1024, "the uid is still charged %" PRIu64 " bytes", uid);
+	test_daemon_stop(&d);
 }

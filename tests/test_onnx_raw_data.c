@@ -220,3 +220,113 @@ TEST(onnx_raw_data_load_matches)
 	free(buf);
 	ASSERT(unlink(path) == 0 && rmdir(dir) == 0);
 }
+
+/* Large initializers stay in the mapped file (importers/onnx/onnx_load.c: ox_tensor_view): the
+ * builder borrows them for the operators that take them only as operands (MatMul here, used
+ * twice: tied weights) and drops their pages once sent; an operator that reads initializers as
+ * host values (Transpose) gets its own copy first, and a MatMul of the same initializer after
+ * it takes that copy. From the file and from memory, the same results. */
+#define RL_K 512
+#define RL_N 256
+
+TEST(onnx_raw_data_large_weights_borrowed)
+{
+	static float w1[RL_K * RL_N], w2[RL_K * RL_N], x[RL_K], y[RL_N], u[RL_N], z[RL_K * RL_N];
+	static float want_y[RL_N], want_u[RL_N];
+	static const int64_t xd[2] = { 1, RL_K }, wd[2] = { RL_K, RL_N }, yd[2] = { 1, RL_N },
+			     zd[2] = { RL_N, RL_K }, perm[2] = { 1, 0 };
+	for (int i = 0; i < RL_K * RL_N; i++) {
+		w1[i] = (float)((i * 37) % 101) / 101.0f - 0.5f;
+		w2[i] = (float)((i * 53) % 97) / 97.0f - 0.5f;
+	}
+	for (int k = 0; k < RL_K; k++)
+		x[k] = (float)(k % 7) - 3.0f;
+	for (int n = 0; n < RL_N; n++) {
+		double a = 0, b = 0;
+		for (int k = 0; k < RL_K; k++) {
+			a += (double)x[k] * w1[k * RL_N + n];
+			b += (double)x[k] * w2[k * RL_N + n];
+		}
+		want_y[n] = (float)(2 * a);
+		want_u[n] = (float)b;
+	}
+	struct onnx_writer w;
+	onnx_writer_init(&w, 13);
+	onnx_writer_input(&w, "x", ONNX_FLOAT, 2, xd);
+	onnx_writer_initializer(&w, "w1", ONNX_FLOAT, 2, wd, w1);
+	onnx_writer_initializer(&w, "w2", ONNX_FLOAT, 2, wd, w2);
+	onnx_writer_node(&w, "mm1", "MatMul", NULL, "x,w1", "m1");
+	onnx_writer_node(&w, "mm2", "MatMul", NULL, "x,w1", "m2");
+	onnx_writer_node(&w, "add", "Add", NULL, "m1,m2", "y");
+	Onnx__NodeProto *t = onnx_writer_node(&w, "tr", "Transpose", NULL, "w2", "z");
+	onnx_writer_attr_ints(&w, t, "perm", perm, 2);
+	onnx_writer_node(&w, "mm3", "MatMul", NULL, "x,w2", "u");
+	onnx_writer_output(&w, "y", ONNX_FLOAT, 2, yd);
+	onnx_writer_output(&w, "z", ONNX_FLOAT, 2, zd);
+	onnx_writer_output(&w, "u", ONNX_FLOAT, 2, yd);
+	char dir[64], path[128];
+	snprintf(dir, sizeof dir, "/tmp/wnn-rawlarge-XXXXXX");
+	ASSERT(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/model.onnx", dir);
+	ASSERT(onnx_writer_save(&w, path));
+	uint8_t *buf;
+	size_t len;
+	ASSERT(onnx_writer_serialise(&w, &buf, &len));
+	onnx_writer_free(&w);
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "onnx-raw-data-large");
+	struct webnn_import_options onnx = WEBNN_IMPORT_OPTIONS_INIT;
+	onnx.format = WEBNN_MODEL_FORMAT_ONNX;
+	for (int from_memory = 0; from_memory < 2; from_memory++) {
+		struct webnn_model *model = NULL;
+		char err[512] = "";
+		enum webnn_status s =
+			from_memory ? webnn_model_load_memory(ctx, buf, len, dir, &onnx, &model, err,
+							      sizeof err)
+				    : webnn_model_load(ctx, path, NULL, &model, err, sizeof err);
+		ASSERT_MSG(s == WEBNN_STATUS_OK, "%s", err);
+		struct webnn_named_tensor in = { "x", NULL },
+					  out[3] = { { "y", NULL }, { "z", NULL }, { "u", NULL } };
+		struct webnn_tensor_desc ti = { .writable = true }, to = { .readable = true };
+		webnn_model_input_desc(model, 0, &ti.desc);
+		ASSERT(webnn_context_create_tensor(ctx, &ti, &in.tensor) == WEBNN_STATUS_OK);
+		for (int k = 0; k < 3; k++) {
+			ASSERT(strcmp(webnn_model_output_name(model, (size_t)k), out[k].name) == 0);
+			webnn_model_output_desc(model, (size_t)k, &to.desc);
+			ASSERT(webnn_context_create_tensor(ctx, &to, &out[k].tensor) ==
+			       WEBNN_STATUS_OK);
+		}
+		ASSERT(webnn_context_write_tensor(ctx, in.tensor, x, sizeof x) == WEBNN_STATUS_OK);
+		ASSERT(webnn_context_dispatch(ctx, webnn_model_graph(model), &in, 1, out, 3) ==
+		       WEBNN_STATUS_OK);
+		ASSERT(webnn_context_read_tensor(ctx, out[0].tensor, y, sizeof y) ==
+		       WEBNN_STATUS_OK);
+		ASSERT(webnn_context_read_tensor(ctx, out[1].tensor, z, sizeof z) ==
+		       WEBNN_STATUS_OK);
+		ASSERT(webnn_context_read_tensor(ctx, out[2].tensor, u, sizeof u) ==
+		       WEBNN_STATUS_OK);
+		for (int n = 0; n < RL_N; n++) {
+			ASSERT_MSG(fabsf(y[n] - want_y[n]) <= 1e-4f * (1 + fabsf(want_y[n])),
+				   "%s: y[%d] = %g, want %g", from_memory ? "memory" : "file", n,
+				   (double)y[n], (double)want_y[n]);
+			ASSERT_MSG(fabsf(u[n] - want_u[n]) <= 1e-4f * (1 + fabsf(want_u[n])),
+				   "%s: u[%d] = %g, want %g", from_memory ? "memory" : "file", n,
+				   (double)u[n], (double)want_u[n]);
+		}
+		for (int n = 0; n < RL_N; n++)
+			for (int k = 0; k < RL_K; k++)
+				ASSERT_MSG(z[n * RL_K + k] == w2[k * RL_N + n],
+					   "%s: z[%d][%d] = %g, want %g",
+					   from_memory ? "memory" : "file", n, k,
+					   (double)z[n * RL_K + k], (double)w2[k * RL_N + n]);
+		for (int k = 0; k < 3; k++)
+			webnn_tensor_destroy(out[k].tensor);
+		webnn_tensor_destroy(in.tensor);
+		webnn_model_destroy(model);
+	}
+	webnn_context_destroy(ctx);
+	test_daemon_stop(&d);
+	free(buf);
+	ASSERT(unlink(path) == 0 && rmdir(dir) == 0);
+}

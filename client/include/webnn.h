@@ -241,6 +241,15 @@ WEBNN_EXPORT enum webnn_status webnn_builder_constant(struct webnn_builder *b,
 						      const struct webnn_operand_desc *desc,
 						      const void *data, size_t size,
 						      struct webnn_operand **out);
+/* constant(descriptor, buffer) without the copy, for loaders of large weights (a mapped model
+ * file): the builder keeps data, which must stay readable and unchanged until the builder is
+ * destroyed, and reads it when build sends it to webnnd; then sent(arg, data, size) is called
+ * (sent may be NULL): webnnd has the bytes, and the caller may let go of their memory's pages
+ * (a file mapping's, which read back the same if needed again). */
+WEBNN_EXPORT enum webnn_status webnn_builder_constant_borrowed(
+	struct webnn_builder *b, const struct webnn_operand_desc *desc, const void *data,
+	size_t size, void (*sent)(void *arg, const void *data, size_t size), void *arg,
+	struct webnn_operand **out);
 /* constant(type, value): a 0-D operand. The _int form keeps 64-bit integers exact. */
 WEBNN_EXPORT enum webnn_status webnn_builder_constant_scalar(struct webnn_builder *b,
 							     enum webnn_data_type type,

@@ -238,6 +238,13 @@ struct backend_impl {
 	 * exactly is never used. false when it cannot be taken (out of memory, a key this backend
 	 * does not make). data's bytes are checked by the caller before any execute reads them. */
 	bool (*prepared_adopt)(const struct backend_prepared *p);
+	/* Optional: a reference (released with prepared_release) on a prepared copy made from all
+	 * `bytes` bytes at src from which prepared_restore gives them back exactly, or NULL. While
+	 * it is held the copy stays, whatever plan goes. */
+	const void *(*prepared_hold)(const void *src, uint64_t bytes);
+	/* Writes the bytes the held copy was made from into dst (bytes long); false on failure
+	 * (out of memory). */
+	bool (*prepared_restore)(const void *held, void *dst, uint64_t bytes);
 	/* Runs the plan to completion. inputs/outputs follow g->inputs/g->outputs;
 	 * descriptors were checked by the daemon. An output tensor may not alias an input. */
 	enum webnn_status (*execute)(struct backend_plan *plan, struct backend_tensor *const *inputs,

@@ -259,6 +259,12 @@ struct graph_ir {
 	uint64_t folded_bytes;        /* host bytes of constants the passes made */
 	void **owned;                 /* allocations the graph frees (constants made by passes) */
 	uint32_t n_owned, cap_owned;
+	/* Set by the daemon for a compile (NULL: none): a backend that copies constants into
+	 * layouts of its own (backend_impl.prepared_hold) says, from its build threads, that the
+	 * step of node `node` is built and reads the constant bytes starting at src only through
+	 * such a copy, once per step and src; the daemon may then give them back. */
+	void (*on_prepared)(void *arg, uint32_t node, const void *src);
+	void *on_prepared_arg;
 };
 
 #define GRAPH_FOR_EACH_LIVE_NODE(g, i)                                                          \

@@ -280,6 +280,23 @@ void budget_force(struct session *s, uint64_t bytes)
 	}
 }
 
+void budget_force_uid(struct daemon *d, uint64_t bytes)
+{
+	struct budget *b = &d->budget;
+	const struct daemon_limits *lim = &d->limits;
+	uint64_t used = atomic_load(&b->used);
+	used = bytes > UINT64_MAX - used ? UINT64_MAX : used + bytes;
+	atomic_store(&b->used, used);
+	if (b->leasing && used > b->lease && b->lease < lim->max_uid_bytes) {
+		uint64_t need = used < lim->max_uid_bytes ? used : lim->max_uid_bytes;
+		uint64_t want = need + lease_chunk(lim);
+		if (want > lim->max_uid_bytes || want < need)
+			want = lim->max_uid_bytes;
+		const char *why;
+		lease_ask(b, need, want, &why);
+	}
+}
+
 void budget_release(struct session *s, uint64_t bytes)
 {
 	if (bytes > s->mem_bytes) {
@@ -477,10 +494,11 @@ bool budget_test_hook(struct budget *b, const char *client_name, char *reply, si
 		}
 		free(t);
 	} else if (strcmp(what, "weights") == 0) {
-		uint64_t copies, bytes;
-		weights_stats(&copies, &bytes);
+		uint64_t copies, bytes, given;
+		weights_stats(&copies, &bytes, &given);
 		snprintf(reply, reply_len, "wnn-test weights: uid %" PRIu64 " bytes charged, %" PRIu64
-			 " shared copies of %" PRIu64 " bytes", atomic_load(&b->used), copies, bytes);
+			 " shared copies of %" PRIu64 " bytes, %" PRIu64 " given back",
+			 atomic_load(&b->used), copies, bytes, given);
 	} else if (strcmp(what, "board") == 0) {
 		/* Workers once mapped a shared, writable budget board at fd 4. */
 		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, CONTROL_LEASE_FD, 0);

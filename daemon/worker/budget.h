@@ -81,6 +81,9 @@ void budget_release(struct session *s, uint64_t bytes);
  * for it, the uid (and all users' budget) once, until the last reference. */
 void budget_release_connection(struct session *s, uint64_t bytes);
 void budget_release_uid(struct daemon *d, uint64_t bytes);
+/* Charges the uid (and all users' budget) for bytes it holds again whatever the budgets say
+ * (constant bytes restored, daemon/worker/weights.h), on the loop thread. */
+void budget_force_uid(struct daemon *d, uint64_t bytes);
 /* What the connection could still charge now (the smallest room of its three budgets). */
 uint64_t budget_left(const struct session *s);
 /* Some budget the connection counts against is exhausted (only forced charges go past one). */

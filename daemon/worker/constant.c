@@ -95,8 +95,12 @@ int handle_create_constant(struct session *s, struct request *rq)
 	 * loaded them) are charged to this connection only: the uid holds one copy. Bytes in
 	 * shared memory are compared on the timeline (they may be large): their whole size is
 	 * reserved here and the uid's part released once they turn out to be held. */
-	if (src.bytes && bytes)
-		held = weights_find(src.bytes, bytes);
+	if (src.bytes && bytes) {
+		uint64_t restored = 0;
+		held = weights_find(src.bytes, bytes, &restored);
+		if (restored)
+			budget_force_uid(s->d, restored); /* given back, now resident again */
+	}
 	if (!budget_charge_shared(s, charge, held ? charge - bytes : charge, "constant", &diag)) {
 		if (held)
 			weights_unref(held); /* not the last: the constants holding it remain */
@@ -177,7 +181,7 @@ int handle_destroy_constant(struct session *s, struct request *rq)
 static void constant_intern(struct constant *k, const void *src)
 {
 	bool shared = false;
-	struct weights *w = weights_intern(src, k->bytes, k->own, &shared);
+	struct weights *w = weights_intern(src, k->bytes, k->own, &shared, &k->restored);
 	if (!w) {
 		memcpy(k->own, src, k->bytes);
 		return;
@@ -193,6 +197,10 @@ static void constant_intern(struct constant *k, const void *src)
 
 static void constant_settle(struct constant *k)
 {
+	if (k->restored) {
+		budget_force_uid(k->obj.s->d, k->restored); /* given back, now resident again */
+		k->restored = 0;
+	}
 	if (k->shared && k->uid_bytes) {
 		budget_release_uid(k->obj.s->d, k->uid_bytes);
 		k->uid_bytes = 0;

@@ -25,6 +25,8 @@ struct constant {
 	uint64_t uid_bytes;  /* of `bytes`, what this constant still holds charged to the uid
 				(until interned: then the shared copy holds the uid's charge) */
 	struct weights *shared; /* the interned bytes (referenced), NULL until interned */
+	uint64_t restored;   /* bytes of the shared copy its interning wrote back (weights.h),
+				for constant_settle to charge to the uid again */
 	void *own;           /* the buffer reserved for the bytes, until interned */
 	const void *data;    /* the bytes: own, then the shared copy's */
 };

@@ -178,20 +178,6 @@ static uint64_t gc_head_hash(const struct gc_header *h, const void *info, const 
 }
 
 /* The data hash of n parts (p[i], bytes[i] long); 0 with *oom when out of memory. */
-static uint64_t gc_data_hash(const void *const *p, const uint64_t *bytes, size_t n, bool *oom)
-{
-	uint64_t *hashes = calloc(n ? n : 1, sizeof(uint64_t));
-	*oom = !hashes;
-	if (!hashes)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		hashes[i] = weights_hash(p[i], bytes[i]);
-	struct gc_digest d = { hashes, n };
-	uint64_t r = gc_digest_final(&d);
-	free(hashes);
-	return r;
-}
-
 /* ---- save */
 
 struct gc_save {
@@ -210,6 +196,7 @@ struct gc_save {
 	struct gc_prep *preps;
 	uint8_t *keys;
 	const void **pdata;       /* the prepared copies' bytes, referenced (prepared_release) */
+	uint64_t weights_restored, weights_dropped; /* constant bytes (mlgraph_pin_all) */
 	const struct backend_impl *impl;
 	struct wnn_diag diag;
 	uint64_t evicted, evicted_bytes;
@@ -305,6 +292,24 @@ static bool gc_evict(int dir, const char *keep, uint64_t reserve, uint64_t cap,
 	return total + reserve <= cap;
 }
 
+/* The bytes of constant i of the save, pinned (daemon/worker/weights.h: a constant given back
+ * once the backend reordered it is written back for as long as it is hashed and written, one
+ * at a time, so that a save needs one constant's memory more, not the model's). *w: the shared
+ * copy pinned, NULL when the bytes are not a shared copy. false when they cannot be restored. */
+static bool save_pin(struct gc_save *sv, uint32_t i, struct weights **w)
+{
+	*w = mlgraph_operand_weights(sv->g, sv->consts[i].operand);
+	return !*w || weights_pin(*w, &sv->weights_restored);
+}
+
+static void save_unpin(struct gc_save *sv, struct weights *w)
+{
+	if (!w)
+		return;
+	weights_unpin(w);
+	sv->weights_dropped += weights_drop(w, sv->impl);
+}
+
 static void save_work(uv_work_t *w)
 {
 	struct gc_save *sv = w->data;
@@ -315,30 +320,16 @@ static void save_work(uv_work_t *w)
 	if (sv->g->check && graphcache_check_run(sv->g->check, diag) != WEBNN_STATUS_OK)
 		return;
 	size_t n_parts = (size_t)h->n_consts + h->n_prep;
-	const void **parts = calloc(n_parts ? n_parts : 1, sizeof(*parts));
-	uint64_t *lens = calloc(n_parts ? n_parts : 1, sizeof(*lens));
-	bool oom = !parts || !lens;
-	for (uint32_t i = 0; !oom && i < h->n_consts; i++) {
-		parts[i] = sv->cdata[i];
-		lens[i] = sv->consts[i].bytes;
-	}
-	for (uint32_t i = 0; !oom && i < h->n_prep; i++) {
-		parts[h->n_consts + i] = sv->pdata[i];
-		lens[h->n_consts + i] = sv->preps[i].bytes;
-	}
-	if (!oom)
-		h->data_hash = gc_data_hash(parts, lens, n_parts, &oom);
-	free(parts);
-	free(lens);
-	if (oom) {
+	uint64_t *hashes = calloc(n_parts ? n_parts : 1, sizeof(*hashes));
+	if (!hashes) {
 		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "save: out of memory");
 		return;
 	}
-	h->head_hash = gc_head_hash(h, sv->info, sv->consts, sv->preps, sv->keys);
 	if (!gc_evict(sv->dir, NULL, h->file_len, sv->cap, &sv->evicted, &sv->evicted_bytes)) {
 		wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "save: the graph cache of this user "
 			     "cannot take an entry of %" PRIu64 " bytes (max_graph_cache_bytes %"
 			     PRIu64 ")", h->file_len, sv->cap);
+		free(hashes);
 		return;
 	}
 	char tmp[GRAPHCACHE_KEY_MAX + 64], name[GRAPHCACHE_KEY_MAX + 8];
@@ -349,21 +340,44 @@ static void save_work(uv_work_t *w)
 	if (fd < 0) {
 		wnn_diag_set(diag, WEBNN_STATUS_OPERATION_ERROR, "save: cannot create the cache "
 			     "entry: %s", strerror(errno));
+		free(hashes);
 		return;
 	}
 	bool ok = ftruncate(fd, (off_t)h->file_len) == 0 &&
-		  write_all(fd, h, sizeof(*h), 0) &&
 		  write_all(fd, sv->info, sv->info_len, h->info_off) &&
 		  write_all(fd, sv->consts, h->n_consts * sizeof(*sv->consts), h->table_off) &&
 		  write_all(fd, sv->preps, h->n_prep * sizeof(*sv->preps), h->prep_off) &&
 		  write_all(fd, sv->keys, h->keys_len, h->keys_off);
-	for (uint32_t i = 0; ok && i < h->n_consts; i++)
+	int err = errno;
+	bool restore_failed = false;
+	for (uint32_t i = 0; ok && i < h->n_consts; i++) {
+		struct weights *pw;
+		if (!save_pin(sv, i, &pw)) {
+			ok = false;
+			restore_failed = true;
+			break;
+		}
+		hashes[i] = weights_hash(sv->cdata[i], sv->consts[i].bytes);
 		ok = write_all(fd, sv->cdata[i], sv->consts[i].bytes,
 			       h->data_off + sv->consts[i].off);
-	for (uint32_t i = 0; ok && i < h->n_prep; i++)
+		err = errno;
+		save_unpin(sv, pw);
+	}
+	for (uint32_t i = 0; ok && i < h->n_prep; i++) {
+		hashes[h->n_consts + i] = weights_hash(sv->pdata[i], sv->preps[i].bytes);
 		ok = write_all(fd, sv->pdata[i], sv->preps[i].bytes,
 			       h->data_off + sv->preps[i].off);
-	int err = errno;
+		err = errno;
+	}
+	if (ok) {
+		/* the header last: its hashes cover the bytes just written */
+		struct gc_digest d = { hashes, n_parts };
+		h->data_hash = gc_digest_final(&d);
+		h->head_hash = gc_head_hash(h, sv->info, sv->consts, sv->preps, sv->keys);
+		ok = write_all(fd, h, sizeof(*h), 0);
+		err = errno;
+	}
+	free(hashes);
 	/* The rename publishes a whole file: a reader opens the old entry, the new one or none
 	 * (a crash before the data reach the disk leaves an entry the hashes refuse). */
 	if (close(fd) != 0 && ok) {
@@ -376,9 +390,14 @@ static void save_work(uv_work_t *w)
 	}
 	if (!ok) {
 		unlinkat(sv->dir, tmp, 0);
-		wnn_diag_set(diag, err == ENOSPC || err == EDQUOT ? WEBNN_STATUS_NO_MEMORY
-								  : WEBNN_STATUS_OPERATION_ERROR,
-			     "save: cannot write the cache entry: %s", strerror(err));
+		if (restore_failed)
+			wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "save: out of memory restoring "
+				     "a constant's bytes");
+		else
+			wnn_diag_set(diag, err == ENOSPC || err == EDQUOT
+						   ? WEBNN_STATUS_NO_MEMORY
+						   : WEBNN_STATUS_OPERATION_ERROR,
+				     "save: cannot write the cache entry: %s", strerror(err));
 	}
 }
 
@@ -413,6 +432,7 @@ static void save_done(uv_work_t *w, int status)
 			reply_ok(s, sv->serial);
 	}
 	struct mlgraph *g = sv->g;
+	mlgraph_weights_settle(s->d, sv->weights_dropped, sv->weights_restored);
 	save_free(sv);
 	obj_unref(&g->obj);
 	session_unref(s);

@@ -11,8 +11,11 @@
 #include "daemon/worker/session.h"
 #include "daemon/worker/tensor.h"
 #include "daemon/worker/timeline.h"
+#include "daemon/worker/budget.h"
+#include "daemon/worker/weights.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +30,48 @@ static bool mlgraph_charge_plan(struct mlgraph *g, struct wnn_diag *diag);
  * (a constant's bytes move into the worker's shared copy when its fill interns them). */
 static void mlgraph_bind_data(struct mlgraph *g);
 
+/* On the pool around the compile (daemon/worker/weights.h): the graph's constant bytes pinned
+ * (restored where given back) before the import reads them; during the backend's compile,
+ * unpinned and given back as soon as the plan reads them only through its prepared copies
+ * (track_start). */
+static bool mlgraph_pin_compile(struct mlgraph *g);
+/* The graph's last step (on the loop, its plan gone): mlgraph_free_parts, but bytes given back
+ * that outlive the graph are written back first: its plan charged the backend's copy standing
+ * in for them, and nothing may charge it any more (another plan binding it, if any, charges
+ * its own). */
+static void mlgraph_keep_given_back(struct mlgraph *g, struct daemon *d);
+/* One constant's bytes while the compile runs: given back once every use the optimised graph
+ * makes of them is by a step built to read them only through the backend's prepared copies. */
+struct track_one {
+	struct weights *w;
+	const uint8_t *p;
+	uint64_t bytes;
+	uint32_t pins;      /* the graph's pins on it (a constant bound twice, or two with the
+			       same bytes) */
+	uint64_t left;      /* uses not yet told (graph_ir.on_prepared) */
+	bool eligible;
+};
+
+struct track {
+	pthread_mutex_t lock;
+	struct mlgraph *g;
+	const struct backend_impl *impl;
+	struct track_one *v;
+	size_t n;
+};
+
+static bool track_start(struct track *t, struct mlgraph *g, const struct backend_impl *impl);
+static void track_end(struct track *t);
+
 /* Frees what the graph owns, except the request message and the context reference. */
 static void mlgraph_free_parts(struct mlgraph *g)
 {
+	/* the plan is gone (or never was): its pins go before the constants they pin */
+	for (size_t i = 0; g->pinned && i < g->n_deps; i++)
+		if (g->pinned[i])
+			weights_unpin(g->pinned[i]);
+	free(g->pinned);
+	g->pinned = NULL;
 	for (size_t i = 0; i < g->n_deps; i++)
 		obj_unref(g->deps[i]);
 	free(g->deps);
@@ -172,7 +214,11 @@ static enum webnn_status compile_imported(const struct backend_impl *impl, struc
 				    g->ir->plan.peak_bytes, g->plan_max_bytes);
 	if (backend_cancelled(cancel))
 		return backend_cancelled_status(diag, "build");
-	return impl->compile(cmd->ctx->bctx, g->ir, &g->plan, diag);
+	struct track t;
+	track_start(&t, g, impl);
+	st = impl->compile(cmd->ctx->bctx, g->ir, &g->plan, diag);
+	track_end(&t);
+	return st;
 }
 
 /* Pool side of BuildGraph: the IR import, then the rest. */
@@ -182,7 +228,11 @@ static enum webnn_status compile_graph(const struct backend_impl *impl, struct c
 	struct mlgraph *g = cmd->graph;
 	g->bg.cancel = &cmd->ctx->cancel;
 	mlgraph_bind_data(g);
-	enum webnn_status st = graph_import(&g->bg, &g->ir, diag);
+	enum webnn_status st = mlgraph_pin_compile(g) ? WEBNN_STATUS_OK
+		: wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "build: out of memory restoring "
+			       "a constant's bytes");
+	if (st == WEBNN_STATUS_OK)
+		st = graph_import(&g->bg, &g->ir, diag);
 	if (st == WEBNN_STATUS_OK)
 		st = compile_imported(impl, cmd, diag);
 	if (st != WEBNN_STATUS_OK && !g->plan) {
@@ -222,6 +272,8 @@ static void compile_complete(struct cmd *cmd, bool ok)
 {
 	struct session *s = cmd->ctx->obj.s;
 	struct mlgraph *g = cmd->graph;
+	mlgraph_weights_settle(s->d, g->weights_dropped, g->weights_restored);
+	g->weights_dropped = g->weights_restored = 0;
 	if (!ok) {
 		g->failed = true;
 		snprintf(g->fail_msg, sizeof(g->fail_msg), "%s", cmd->diag.message);
@@ -315,7 +367,7 @@ static void mlgraph_free(struct obj *o)
 {
 	struct mlgraph *g = (struct mlgraph *)o;
 	struct session *s = g->obj.s;
-	mlgraph_free_parts(g);
+	mlgraph_keep_given_back(g, s->d);
 	session_uncharge(s, g->mem_bytes);
 	request_msg_free(g->msg);
 	mlgraph_free_loaded(g);
@@ -913,4 +965,175 @@ static bool mlgraph_charge_plan(struct mlgraph *g, struct wnn_diag *diag)
 	g->mem_bytes = g->mem_bytes - g->compiled_bytes + now;
 	g->compiled_bytes = now;
 	return true;
+}
+
+/* ---- constant bytes given back (daemon/worker/weights.h) */
+
+static struct weights *dep_weights(const struct mlgraph *g, size_t i)
+{
+	if (g->deps[i]->kind != &constant_kind)
+		return NULL;
+	return ((struct constant *)g->deps[i])->shared;
+}
+
+static bool mlgraph_pin_compile(struct mlgraph *g)
+{
+	if (!g->n_deps)
+		return true;
+	g->pinned = calloc(g->n_deps, sizeof(*g->pinned));
+	if (!g->pinned)
+		return false;
+	for (size_t i = 0; i < g->n_deps; i++) {
+		struct weights *w = dep_weights(g, i);
+		if (w && !weights_pin(w, &g->weights_restored))
+			return false; /* the pins taken go with the graph */
+		g->pinned[i] = w;
+	}
+	return true;
+}
+
+/* The uses the optimised graph makes of the bytes at p (n long); false when some are not
+ * binds of the whole of them (a value inside them, a view, a graph output): those read them as
+ * they are. */
+static bool track_uses(const struct graph_ir *ir, const uint8_t *p, uint64_t n, uint64_t *uses)
+{
+	*uses = 0;
+	for (uint32_t v = 0; v < ir->n_values; v++) {
+		const struct graph_value *x = &ir->values[v];
+		const uint8_t *d = x->data;
+		if (x->view_of != GRAPH_NONE && x->view_of < ir->n_values) {
+			const struct graph_value *o = &ir->values[x->view_of];
+			const uint8_t *od = o->data;
+			if (o->kind == GRAPH_VALUE_CONSTANT && od && od >= p && od < p + n)
+				return false;
+		}
+		if (x->kind != GRAPH_VALUE_CONSTANT || !d || d < p || d >= p + n)
+			continue;
+		if (d != p || x->output_index != GRAPH_NONE)
+			return false;
+		*uses += x->n_uses;
+	}
+	return true;
+}
+
+/* Under t->lock: the graph's pins on e go, and its bytes are given back if nothing else pins
+ * them. */
+static void track_release(struct track *t, struct track_one *e)
+{
+	struct mlgraph *g = t->g;
+	for (size_t i = 0; i < g->n_deps; i++)
+		if (g->pinned[i] == e->w) {
+			g->pinned[i] = NULL;
+			weights_unpin(e->w);
+		}
+	e->eligible = false;
+	g->weights_dropped += weights_drop(e->w, t->impl);
+}
+
+static void track_told(void *arg, uint32_t node, const void *src)
+{
+	(void)node;
+	struct track *t = arg;
+	pthread_mutex_lock(&t->lock);
+	for (size_t i = 0; i < t->n; i++) {
+		struct track_one *e = &t->v[i];
+		if (e->p != src || !e->eligible)
+			continue;
+		if (e->left && --e->left == 0)
+			track_release(t, e);
+		break;
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* Before the backend's compile: what to follow. false when there is nothing (or no memory:
+ * then nothing is given back). */
+static bool track_start(struct track *t, struct mlgraph *g, const struct backend_impl *impl)
+{
+	memset(t, 0, sizeof(*t));
+	if (!g->pinned || !impl->prepared_hold || !impl->prepared_restore || !g->n_deps)
+		return false;
+	t->v = calloc(g->n_deps, sizeof(*t->v));
+	if (!t->v)
+		return false;
+	pthread_mutex_init(&t->lock, NULL);
+	t->g = g;
+	t->impl = impl;
+	for (size_t i = 0; i < g->n_deps; i++) {
+		struct weights *w = g->pinned[i];
+		if (!w)
+			continue;
+		size_t k = 0;
+		while (k < t->n && t->v[k].w != w)
+			k++;
+		if (k == t->n) {
+			uint64_t bytes = ((struct constant *)g->deps[i])->bytes;
+			struct track_one *e = &t->v[t->n++];
+			*e = (struct track_one){ .w = w, .p = weights_data(w), .bytes = bytes };
+			e->eligible = bytes >= WEIGHTS_DROP_MIN &&
+				      track_uses(g->ir, e->p, bytes, &e->left) && e->left;
+		}
+		t->v[k].pins++;
+	}
+	g->ir->on_prepared = track_told;
+	g->ir->on_prepared_arg = t;
+	return true;
+}
+
+static void track_end(struct track *t)
+{
+	if (!t->g)
+		return;
+	t->g->ir->on_prepared = NULL;
+	t->g->ir->on_prepared_arg = NULL;
+	pthread_mutex_destroy(&t->lock);
+	free(t->v);
+}
+
+struct weights *mlgraph_operand_weights(const struct mlgraph *g, size_t operand)
+{
+	for (size_t i = 0; i < g->n_deps; i++)
+		if (g->dep_operand[i] == operand)
+			return dep_weights(g, i);
+	return NULL;
+}
+
+void mlgraph_weights_settle(struct daemon *d, uint64_t dropped, uint64_t restored)
+{
+	if (restored)
+		budget_force_uid(d, restored);
+	if (dropped)
+		budget_release_uid(d, dropped);
+}
+
+static void mlgraph_keep_given_back(struct mlgraph *g, struct daemon *d)
+{
+	struct weights **keep = NULL;
+	size_t n = 0;
+	if (g->compiled_bytes && g->n_deps)
+		keep = calloc(g->n_deps, sizeof(*keep));
+	for (size_t i = 0; keep && i < g->n_deps; i++) {
+		struct weights *w = dep_weights(g, i);
+		bool seen = false;
+		for (size_t k = 0; k < n; k++)
+			seen |= keep[k] == w;
+		if (w && !seen && weights_dropped(w)) {
+			weights_ref(w);
+			keep[n++] = w;
+		}
+	}
+	mlgraph_free_parts(g);
+	uint64_t restored = 0, released = 0;
+	for (size_t k = 0; k < n; k++) {
+		struct weights *w = keep[k];
+		uint64_t bytes = weights_bytes(w);
+		/* held by others (constants, other graphs): written back; else freed with this
+		 * reference (given back: its charge went then) */
+		if (!weights_only_ref(w) && weights_pin(w, &restored))
+			weights_unpin(w);
+		if (weights_unref(w))
+			released += bytes;
+	}
+	mlgraph_weights_settle(d, released, restored);
+	free(keep);
 }

@@ -40,6 +40,12 @@ struct mlgraph {
 	struct obj **deps;               /* constants and constant tensors referenced (kept alive) */
 	size_t *dep_operand;             /* the operand each of deps binds */
 	size_t n_deps;
+	/* Per dep: the shared constant bytes (daemon/worker/weights.h) this graph pins, NULL when
+	 * none: pinned by the compile, then kept pinned only where the plan reads them as they
+	 * are (the others may be given back while the backend holds its copies). */
+	struct weights **pinned;
+	/* Bytes given back and restored on the pool, for the loop to move the uid's charge. */
+	uint64_t weights_dropped, weights_restored;
 	uint8_t *scalars;                /* bytes of scalar constants */
 	uint64_t mem_bytes;              /* charged to the memory budgets (daemon/budget.h) */
 	uint64_t compiled_bytes;         /* the part of mem_bytes for what the compile makes:
@@ -89,6 +95,14 @@ struct mlgraph_loaded {
 };
 /* Frees what ld still holds (a load that did not become a graph). */
 void mlgraph_loaded_free(struct mlgraph_loaded *ld);
+/* The shared bytes (daemon/worker/weights.h) constant operand `operand` binds, NULL when it binds
+ * none (a constant tensor, a loaded graph's mapped entry, an unshared copy). */
+struct weights;
+struct weights *mlgraph_operand_weights(const struct mlgraph *g, size_t operand);
+/* Moves the uid's charge for the bytes given back (released) and restored (charged). */
+struct daemon;
+struct weights;
+void mlgraph_weights_settle(struct daemon *d, uint64_t dropped, uint64_t restored);
 /* Builds graph `graph_id` of context c from a cache entry as BuildGraph builds a request's
  * (the same checks, charges and compile; the mapped bytes are charged like constants). Takes
  * ld's info and map in every case; the reply (an error, or LoadGraphReply once compiled) goes

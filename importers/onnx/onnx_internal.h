@@ -40,6 +40,10 @@ struct ox_val {
 	uint32_t dims[WEBNN_MAX_RANK];
 	struct webnn_operand *op;  /* NULL until needed when host is set */
 	void *host;                /* row-major in type's layout, or NULL */
+	/* A large initializer's bytes where they lie in the mapped model file (any alignment;
+	 * host NULL): the builder borrows them (ox_operand), and an operator that reads
+	 * initializers as host values gets them copied first (ox_val_host). */
+	const void *mapped;
 	bool host_owned;
 	bool constant;             /* op was made from host data */
 	bool failed;               /* its producer failed to load (reported): consumers skip */
@@ -231,6 +235,14 @@ void ox_free_model(Onnx__ModelProto *m, struct ox_raw_ref *refs, size_t n_refs);
 /* A protobuf varint at p[*i] (n bytes), *i moved past it; false when malformed. */
 bool ox_read_varint(const uint8_t *p, size_t n, size_t *i, uint64_t *v);
 
+/* A tensor whose raw bytes are its WebNN bytes as they are (raw_data in the message: not
+ * external, not bool), checked as ox_tensor_decode checks it: the bytes, with the type, rank
+ * and dims filled; NULL when it must be decoded. */
+/* Copies a mapped initializer's bytes into host memory (v->host; nothing when it has host
+ * bytes or none are mapped): 0, or -1 (out of memory, reported). */
+int ox_val_host(struct ox_node *n, struct ox_val *v);
+const void *ox_tensor_view(const Onnx__TensorProto *t, int *onnx_type, uint32_t *rank,
+			   uint32_t *dims);
 int ox_tensor_decode(const Onnx__TensorProto *t, const char *base_dir, int *onnx_type,
 		     uint32_t *rank, uint32_t *dims, void **data, size_t *size, char *error,
 		     size_t len, enum webnn_status *status);

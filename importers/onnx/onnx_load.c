@@ -274,10 +274,46 @@ void ox_desc(struct webnn_operand *x, struct webnn_operand_desc *d)
 	webnn_operand_get_desc(x, d);
 }
 
+/* webnn_builder_constant_borrowed's `sent`: webnnd has a mapped initializer's bytes. */
+static void mapped_sent(void *arg, const void *data, size_t size)
+{
+	(void)arg;
+	wnni_drop_pages(data, size);
+}
+
+int ox_val_host(struct ox_node *n, struct ox_val *v)
+{
+	if (v->host || !v->mapped)
+		return 0;
+	size_t bytes = ox_bytes(v->type, v->rank, v->dims);
+	if (!(v->host = malloc(bytes + 1))) {
+		n->M->fatal = true;
+		return ox_fail(n, WEBNN_STATUS_NO_MEMORY, "out of memory");
+	}
+	memcpy(v->host, v->mapped, bytes);
+	v->host_owned = true;
+	wnni_drop_pages(v->mapped, bytes);
+	v->mapped = NULL;
+	return 0;
+}
+
 struct webnn_operand *ox_operand(struct ox_node *n, struct ox_val *v)
 {
 	if (v->op)
 		return v->op;
+	if (!v->host && v->mapped) {
+		struct webnn_operand_desc d = { v->type, v->rank, { 0 } };
+		memcpy(d.shape, v->dims, sizeof(v->dims[0]) * v->rank);
+		enum webnn_status s = webnn_builder_constant_borrowed(
+			n->M->b, &d, v->mapped, ox_bytes(v->type, v->rank, v->dims), mapped_sent,
+			NULL, &v->op);
+		if (s != WEBNN_STATUS_OK) {
+			ox_builder_fail(n, s, v->name);
+			return NULL;
+		}
+		v->constant = true;
+		return v->op;
+	}
 	if (!v->host) {
 		ox_fail(n, WEBNN_STATUS_TYPE_ERROR, "value \"%s\" has no operand", v->name);
 		return NULL;
@@ -424,6 +460,20 @@ int ox_host_i64(struct ox_node *n, const struct ox_val *v, const char *what, int
 }
 
 /* ------------------------------------------------------------------ builder helpers */
+
+/* Operators whose importers read large initializers only through ox_operand (folding looks
+ * at small ones alone): those keep a mapped initializer in the file. */
+static bool borrows_operands(const Onnx__NodeProto *node)
+{
+	static const char *const ops[] = { "MatMul", "Add", "Sub", "Mul", "Div" };
+	const char *domain = node->domain ? node->domain : "";
+	if (*domain && strcmp(domain, "ai.onnx") != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (node->op_type && strcmp(node->op_type, ops[i]) == 0)
+			return true;
+	return false;
+}
 
 struct webnn_operand *ox_const(struct ox_node *n, enum webnn_data_type t, uint32_t rank,
 			       const uint32_t *dims, const void *data)
@@ -919,6 +969,11 @@ static int run_node(struct ox_model *M, const Onnx__NodeProto *node, int opset)
 			skipped = true; /* its producer's reason is listed */
 			goto out;
 		}
+		/* operators that take large initializers only as operands borrow them; the
+		 * others may read them as host values */
+		if (n->in[i]->mapped && !n->in[i]->op && !borrows_operands(node) &&
+		    ox_val_host(n, n->in[i]) != 0)
+			goto out;
 	}
 	int nearest;
 	const struct ox_op *op =
@@ -1040,6 +1095,17 @@ static int add_initializers(struct ox_model *M, const Onnx__GraphProto *g, bool 
 		size_t size;
 		char msg[512];
 		enum webnn_status s = WEBNN_STATUS_OK;
+		/* A large one whose bytes in the mapped file are already WebNN's stays there: the
+		 * builder reads it when it sends it, and its pages go then (ox_operand). */
+		if (M->file_mapped &&
+		    (v.mapped = ox_tensor_view(t, &v.onnx_type, &v.rank, v.dims)) &&
+		    ox_elems(v.rank, v.dims) > OX_FOLD_MAX_ELEMS) {
+			ox_webnn_type(v.onnx_type, &v.type);
+			if (!add_val(M, &v))
+				return model_fail(M, WEBNN_STATUS_NO_MEMORY, "out of memory");
+			continue;
+		}
+		v.mapped = NULL;
 		if (ox_tensor_decode(t, M->base_dir, &v.onnx_type, &v.rank, v.dims, &v.host, &size,
 				     msg, sizeof(msg), &s) != 0)
 			return model_fail(M, s, "initializer %s", msg);

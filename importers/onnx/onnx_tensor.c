@@ -154,6 +154,33 @@ static int read_external(const Onnx__TensorProto *t, const char *base_dir, size_
 	return rc;
 }
 
+const void *ox_tensor_view(const Onnx__TensorProto *t, int *onnx_type, uint32_t *rank,
+			   uint32_t *dims)
+{
+	int ot = t->has_data_type ? t->data_type : 0;
+	enum webnn_data_type wt;
+	bool external = t->has_data_location &&
+			t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+	if (!t->has_raw_data || external || ot == OX_BOOL || !ox_webnn_type(ot, &wt) ||
+	    t->n_dims > WEBNN_MAX_RANK)
+		return NULL;
+	uint64_t count = 1;
+	for (size_t i = 0; i < t->n_dims; i++) {
+		if (t->dims[i] < 0 || t->dims[i] > UINT32_MAX)
+			return NULL;
+		dims[i] = (uint32_t)t->dims[i];
+		count *= dims[i];
+		if (count > ((uint64_t)1 << 34))
+			return NULL;
+	}
+	if ((uint64_t)webnn_data_type_byte_length(wt, count) != t->raw_data.len ||
+	    !t->raw_data.len)
+		return NULL;
+	*rank = (uint32_t)t->n_dims;
+	*onnx_type = ot;
+	return t->raw_data.data;
+}
+
 int ox_tensor_decode(const Onnx__TensorProto *t, const char *base_dir, int *onnx_type,
 		     uint32_t *rank, uint32_t *dims, void **data, size_t *size, char *error,
 		     size_t len, enum webnn_status *status)

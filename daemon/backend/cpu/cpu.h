@@ -3,6 +3,7 @@
 #define DAEMON_BACKEND_CPU_CPU_H
 
 #include <oneapi/dnnl/dnnl.h>
+#include <pthread.h>
 
 #include "daemon/backend/backend.h"
 
@@ -35,6 +36,7 @@ struct cpu_build {
 	/* memory the steps' oneDNN memories allocate (reordered weights): the plan's, for its
 	 * charge (backend_impl.plan_bytes) */
 	_Atomic uint64_t *owned_bytes;
+	struct cpu_binds *binds;  /* the plan's (NULL: not recorded) */
 	bool winograd;          /* large 3x3 convolutions may use Winograd (WEBNN_CPU_NO_WINOGRAD
 				   unset at init) */
 	const atomic_bool *cancel; /* the context's: reference fallback kernels poll it */
@@ -299,6 +301,26 @@ bool cpu_weights_adopt(const struct backend_prepared *p);
 void *cpu_weights_put(const void *src, const dnnl_memory_desc_t *src_md,
 		      const dnnl_memory_desc_t *dst_md, void *buf);
 void cpu_weights_release(void *buf);
+/* The constants a plan's steps bind through the table (cpu_dnnl_bind_constant), recorded per
+ * step until it is built; then cpu_binds_step tells the graph's on_prepared (built: each src
+ * once) and forgets them. Steps are built on several threads. */
+struct cpu_bind {
+	const void *src;
+	const struct graph_node *n;
+};
+struct cpu_binds {
+	pthread_mutex_t lock;
+	const struct graph_ir *g;
+	struct cpu_bind *v;
+	size_t n, cap;
+	bool oom;             /* a record was lost: nothing is told any more */
+};
+void cpu_binds_add(struct cpu_binds *b, const struct graph_node *n, const void *src);
+void cpu_binds_step(struct cpu_binds *b, const struct graph_node *n, bool built);
+void cpu_binds_fini(struct cpu_binds *b);
+/* backend_impl.prepared_hold and prepared_restore (cpu_weights.c) */
+const void *cpu_weights_hold(const void *src, uint64_t bytes);
+bool cpu_weights_restore(const void *held, void *dst, uint64_t bytes);
 /* Destroys the primitive and every argument's memory object (not p itself). */
 void cpu_dnnl_prim_fini(struct cpu_dnnl_prim *p);
 /* Allocates a step's primitive record (s->priv, s->destroy, s->run = cpu_dnnl_run are set);

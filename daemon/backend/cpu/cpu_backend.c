@@ -77,6 +77,7 @@ struct backend_plan {
 	atomic_uint primitives;   /* oneDNN primitives among the steps (cpu_build.primitives) */
 	atomic_uint team_primitives; /* those made for the whole team (cpu_build.team_primitives) */
 	_Atomic uint64_t owned_bytes; /* the steps' own oneDNN memories (cpu_build.owned_bytes) */
+	struct cpu_binds binds;   /* constants bound as reordered weights (cpu_build.binds) */
 	void *scratch;
 };
 
@@ -371,6 +372,7 @@ static void cpu_plan_destroy(struct backend_plan *plan)
 		if (plan->steps[i].destroy)
 			plan->steps[i].destroy(plan->steps[i].priv);
 	host_values_fini(&plan->hv);
+	cpu_binds_fini(&plan->binds);
 	free(plan->scratch);
 	free(plan->steps);
 	free(plan);
@@ -447,6 +449,8 @@ static enum webnn_status step_prepare(const struct cpu_build *b, const struct gr
 		return WEBNN_STATUS_OK;
 	if (s->destroy)
 		s->destroy(s->priv);
+	if (b->binds)
+		cpu_binds_step(b->binds, n, false); /* the fallback reads the constants as they are */
 	memset(s, 0, sizeof(*s));
 	s->n = n;
 	s->g = b->g;
@@ -466,6 +470,8 @@ static void build_one(struct backend_plan *plan, const struct cpu_build *b, uint
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	enum webnn_status st = step_prepare(b, n, step, &d);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (b->binds)
+		cpu_binds_step(b->binds, n, st == WEBNN_STATUS_OK);
 	if (st != WEBNN_STATUS_OK) {
 #pragma omp critical(cpu_build_error)
 		{
@@ -615,6 +621,8 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY, "cpu: out of memory");
 	plan->ctx = ctx;
 	plan->g = g;
+	pthread_mutex_init(&plan->binds.lock, NULL);
+	plan->binds.g = g;
 	enum webnn_status st = WEBNN_STATUS_OK;
 	plan->steps = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(*plan->steps));
 	if (!plan->steps)
@@ -630,6 +638,7 @@ static enum webnn_status cpu_compile(struct backend_context *ctx, const struct g
 				       .primitives = &plan->primitives,
 				       .team_primitives = &plan->team_primitives,
 				       .owned_bytes = &plan->owned_bytes,
+				       .binds = &plan->binds,
 				       .winograd = ctx->be->winograd, .cancel = ctx->cancel,
 				       .chunk_ns = ctx->be->chunk_ns,
 				       .serial_work = ctx->be->serial_work };
@@ -913,6 +922,8 @@ const struct backend_impl backend_cpu = {
 	.prepared_take = cpu_weights_take,
 	.prepared_release = cpu_weights_release_prepared,
 	.prepared_adopt = cpu_weights_adopt,
+	.prepared_hold = cpu_weights_hold,
+	.prepared_restore = cpu_weights_restore,
 	.execute = cpu_execute,
 	.plan_quick = cpu_plan_quick,
 	.execute_quick = cpu_execute_quick,

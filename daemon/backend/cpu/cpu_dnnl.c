@@ -345,6 +345,8 @@ enum webnn_status cpu_dnnl_bind_constant(const struct cpu_build *b, struct cpu_d
 	if (b->owned_bytes && !adopted)
 		atomic_fetch_add_explicit(b->owned_bytes, dnnl_memory_desc_get_size(want) + 64,
 					  memory_order_relaxed);
+	if (b->binds)
+		cpu_binds_add(b->binds, n, data);
 	p->args[p->n_args] = (dnnl_exec_arg_t){ arg, mem };
 	p->value[p->n_args++] = CPU_VALUE_WEIGHTS;
 	return WEBNN_STATUS_OK;

@@ -162,3 +162,145 @@ bool cpu_weights_adopt(const struct backend_prepared *p)
 	pthread_mutex_unlock(&weights_lock);
 	return true;
 }
+
+/* ---- giving constants back: the daemon frees a constant's bytes while a copy reordered from
+ * them is held (daemon/worker/weights.h), and has them written back from it when something
+ * needs them again. Only a copy in a plain blocked layout of the same data type, made from a
+ * dense source of exactly the constant's bytes, is a permutation of them: reordering it back
+ * gives every byte exactly (padding is dropped, nothing is rounded). */
+
+void cpu_binds_add(struct cpu_binds *b, const struct graph_node *n, const void *src)
+{
+	pthread_mutex_lock(&b->lock);
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 64;
+		struct cpu_bind *p = realloc(b->v, cap * sizeof(*p));
+		if (p)
+			b->v = p, b->cap = cap;
+	}
+	if (b->n < b->cap)
+		b->v[b->n++] = (struct cpu_bind){ src, n };
+	else
+		b->oom = true;
+	pthread_mutex_unlock(&b->lock);
+}
+
+void cpu_binds_step(struct cpu_binds *b, const struct graph_node *n, bool built)
+{
+	const void *told[16];
+	size_t n_told = 0;
+	bool all = true;
+	pthread_mutex_lock(&b->lock);
+	for (size_t i = 0; i < b->n;) {
+		if (b->v[i].n != n) {
+			i++;
+			continue;
+		}
+		const void *src = b->v[i].src;
+		bool seen = false;
+		for (size_t k = 0; k < n_told; k++)
+			seen |= told[k] == src;
+		if (!seen && n_told < 16)
+			told[n_told++] = src;
+		else if (!seen)
+			all = false; /* untold: kept (its bytes stay) */
+		b->v[i] = b->v[--b->n];
+	}
+	bool tell = built && !b->oom && all && b->g && b->g->on_prepared;
+	pthread_mutex_unlock(&b->lock);
+	for (size_t k = 0; tell && k < n_told; k++)
+		b->g->on_prepared(b->g->on_prepared_arg, (uint32_t)(n - b->g->nodes), told[k]);
+}
+
+void cpu_binds_fini(struct cpu_binds *b)
+{
+	free(b->v);
+	b->v = NULL;
+	b->n = b->cap = 0;
+	pthread_mutex_destroy(&b->lock);
+}
+
+static bool invertible(const struct cpu_weight *w, uint64_t bytes)
+{
+	const dnnl_memory_desc_t *s = &w->src_md, *d = &w->dst_md;
+	if (w->adopted || s->format_kind != dnnl_blocked || d->format_kind != dnnl_blocked ||
+	    s->extra.flags != 0 || d->extra.flags != 0 || s->data_type != d->data_type ||
+	    s->offset0 != 0 || s->ndims < 1 || s->ndims != d->ndims)
+		return false;
+	uint64_t elems = 1;
+	for (int i = 0; i < s->ndims; i++) {
+		if (s->padded_dims[i] != s->dims[i] || s->dims[i] != d->dims[i] ||
+		    s->padded_offsets[i] != 0 || s->dims[i] <= 0)
+			return false;
+		elems *= (uint64_t)s->dims[i];
+	}
+	/* dense: exactly the constant's bytes, each element once */
+	return elems * dnnl_data_type_size(s->data_type) == bytes &&
+	       dnnl_memory_desc_get_size(s) == bytes;
+}
+
+const void *cpu_weights_hold(const void *src, uint64_t bytes)
+{
+	void *held = NULL;
+	pthread_mutex_lock(&weights_lock);
+	for (struct cpu_weight *w = weights_list; w && !held; w = w->next)
+		if (w->src == src && invertible(w, bytes)) {
+			w->refs++;
+			held = w->buf;
+		}
+	pthread_mutex_unlock(&weights_lock);
+	return held;
+}
+
+static pthread_once_t restore_once = PTHREAD_ONCE_INIT;
+static dnnl_engine_t restore_engine;
+
+static void restore_init(void)
+{
+	if (dnnl_engine_create(&restore_engine, dnnl_cpu, 0) != dnnl_success)
+		restore_engine = NULL;
+}
+
+bool cpu_weights_restore(const void *held, void *dst, uint64_t bytes)
+{
+	dnnl_memory_desc_t from, to;
+	bool found = false;
+	pthread_mutex_lock(&weights_lock);
+	for (struct cpu_weight *w = weights_list; w; w = w->next)
+		if (w->buf == held && invertible(w, bytes)) {
+			from = w->dst_md, to = w->src_md, found = true;
+			break;
+		}
+	pthread_mutex_unlock(&weights_lock);
+	pthread_once(&restore_once, restore_init);
+	if (!found || !restore_engine)
+		return false;
+	/* the holder's reference keeps held's bytes while they are read */
+	dnnl_primitive_desc_t pd = NULL;
+	dnnl_primitive_t r = NULL;
+	dnnl_memory_t a = NULL, b = NULL;
+	dnnl_stream_t stream = NULL;
+	bool ok = dnnl_reorder_primitive_desc_create(&pd, &from, restore_engine, &to,
+						     restore_engine, NULL) == dnnl_success &&
+		  dnnl_primitive_create(&r, pd) == dnnl_success &&
+		  dnnl_memory_create(&a, &from, restore_engine, (void *)held) == dnnl_success &&
+		  dnnl_memory_create(&b, &to, restore_engine, dst) == dnnl_success &&
+		  dnnl_stream_create(&stream, restore_engine, dnnl_stream_default_flags) ==
+			  dnnl_success;
+	if (ok) {
+		dnnl_exec_arg_t args[2] = { { DNNL_ARG_FROM, a }, { DNNL_ARG_TO, b } };
+		ok = dnnl_primitive_execute(r, stream, 2, args) == dnnl_success &&
+		     dnnl_stream_wait(stream) == dnnl_success;
+	}
+	if (stream)
+		dnnl_stream_destroy(stream);
+	if (a)
+		dnnl_memory_destroy(a);
+	if (b)
+		dnnl_memory_destroy(b);
+	if (r)
+		dnnl_primitive_destroy(r);
+	if (pd)
+		dnnl_primitive_desc_destroy(pd);
+	return ok;
+}
