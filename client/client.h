@@ -214,6 +214,8 @@ enum webnn_status wnnc_check_live(struct webnn_context *ctx, const char *what);
 /* Marks the context lost (first message wins) and closes nothing; lock held. */
 void wnnc_set_lost(struct webnn_context *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Frees the context (its last reference is gone). Lock NOT held. */
+void wnnc_context_free(struct webnn_context *ctx);
 /* Drops one reference; frees the context when it was the last. Lock NOT held. */
 void wnnc_context_unref(struct webnn_context *ctx);
 

@@ -131,8 +131,17 @@ void wnnc_unlock(struct webnn_context *ctx)
 {
 	if (!ctx->call_failed)
 		ctx->last_error[0] = '\0';
-	if (ctx->done || (ctx->lost && ctx->pending))
+	if (ctx->done || (ctx->lost && ctx->pending)) {
+		/* A callback may destroy the context (and drop what the calls held): it stays
+		 * allocated until they have all run. */
+		ctx->refs++;
 		run_async(ctx);
+		if (--ctx->refs == 0) {
+			pthread_mutex_unlock(&ctx->lock);
+			wnnc_context_free(ctx);
+			return;
+		}
+	}
 	/* The callback runs unlocked so it may call back into libwebnn. */
 	if (ctx->lost && ctx->lost_cb && !ctx->lost_cb_fired) {
 		webnn_lost_cb cb = ctx->lost_cb;

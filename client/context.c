@@ -67,7 +67,7 @@ uint16_t webnn_float32_to_float16(float f)
 	return wnn_f32_to_f16(f);
 }
 
-static void free_context(struct webnn_context *ctx)
+void wnnc_context_free(struct webnn_context *ctx)
 {
 	wnnc_disconnect(ctx);
 	for (size_t i = 0; i < sizeof(ctx->info_strings) / sizeof(ctx->info_strings[0]); i++)
@@ -86,7 +86,7 @@ void wnnc_context_unref(struct webnn_context *ctx)
 	bool last = --ctx->refs == 0;
 	wnnc_unlock(ctx);
 	if (last)
-		free_context(ctx);
+		wnnc_context_free(ctx);
 }
 
 static struct webnn_tensor_limits limits_from_pb(uint32_t types, uint32_t min, uint32_t max)
@@ -184,7 +184,7 @@ static enum webnn_status connect_new(const char *socket_path, const char *client
 	enum webnn_status s = wnnc_connect(ctx, path, client_name, msg, sizeof(msg));
 	if (s != WEBNN_STATUS_OK) {
 		copy_msg(last_error, len, msg);
-		free_context(ctx);
+		wnnc_context_free(ctx);
 		return s;
 	}
 	*out = ctx;
@@ -278,7 +278,7 @@ enum webnn_status webnn_context_create(const struct webnn_context_options *optio
 		if (s == WEBNN_STATUS_CONTEXT_LOST)
 			s = WEBNN_STATUS_NOT_SUPPORTED; /* there never was a context to lose */
 		copy_msg(last_error, len, ctx->last_error);
-		free_context(ctx);
+		wnnc_context_free(ctx);
 		return s;
 	}
 	*out = ctx;
@@ -316,7 +316,7 @@ enum webnn_status webnn_context_create_async(const struct webnn_context_options 
 		free(hello);
 		free(cc);
 		if (ctx)
-			free_context(ctx);
+			wnnc_context_free(ctx);
 		copy_msg(last_error, len, "createContext: out of memory");
 		return WEBNN_STATUS_NO_MEMORY;
 	}
@@ -326,7 +326,7 @@ enum webnn_status webnn_context_create_async(const struct webnn_context_options 
 		copy_msg(last_error, len, msg);
 		free(hello);
 		free(cc);
-		free_context(ctx);
+		wnnc_context_free(ctx);
 		return s;
 	}
 	/* Hello and CreateContext go together: the daemon handles a connection's requests in
@@ -345,7 +345,7 @@ enum webnn_status webnn_context_create_async(const struct webnn_context_options 
 		pthread_mutex_unlock(&ctx->lock);
 		free(hello);
 		free(cc);
-		free_context(ctx);
+		wnnc_context_free(ctx);
 		copy_msg(last_error, len, msg);
 		return WEBNN_STATUS_NOT_SUPPORTED;
 	}
@@ -379,7 +379,7 @@ enum webnn_status webnn_list_devices(const char *socket_path, struct webnn_devic
 		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_GOODBYE;
 		m.goodbye = &bye;
 		wnnc_send(ctx, &m, NULL, 0);
-		free_context(ctx);
+		wnnc_context_free(ctx);
 	}
 	return s;
 }

@@ -145,19 +145,30 @@ class MLContext {
     this._live();
     return native.opSupportLimits(this[kHandle]);
   }
-  async createTensor(descriptor) {
-    this._live();
-    const d = descOf(descriptor, 'descriptor');
-    const readable = !!descriptor.readable, writable = !!descriptor.writable;
-    const h = native.createTensor(this[kHandle], d.dataType, d.shape, readable, writable);
-    return new MLTensor(kCreate, this, h, d, readable, writable, false);
+  // createTensor and createConstantTensor settle on the loop, in timeline order with the
+  // context's reads: the addon resolves with the MLTensor itself (not async functions: an extra
+  // hop would let reads answered after them settle first).
+  createTensor(descriptor) {
+    try {
+      this._live();
+      const d = descOf(descriptor, 'descriptor');
+      const readable = !!descriptor.readable, writable = !!descriptor.writable;
+      return native.createTensor(this[kHandle], d.dataType, d.shape, readable, writable,
+        (h) => new MLTensor(kCreate, this, h, d, readable, writable, false));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
-  async createConstantTensor(descriptor, inputData) {
-    this._live();
-    const d = descOf(descriptor, 'descriptor');
-    checkBytes(inputData, 'inputData');
-    const h = native.createConstantTensor(this[kHandle], d.dataType, d.shape, inputData);
-    return new MLTensor(kCreate, this, h, d, false, false, true);
+  createConstantTensor(descriptor, inputData) {
+    try {
+      this._live();
+      const d = descOf(descriptor, 'descriptor');
+      checkBytes(inputData, 'inputData');
+      return native.createConstantTensor(this[kHandle], d.dataType, d.shape, inputData,
+        (h) => new MLTensor(kCreate, this, h, d, false, false, true));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
   writeTensor(tensor, inputData) {
     this._live();
@@ -273,15 +284,23 @@ class MLGraphBuilder {
     checkView(b, d.dataType, 'buffer');
     return this._wrap(native.builderConstant(this[kHandle], d.dataType, d.shape, b));
   }
-  async build(outputs) {
-    this._live();
-    check(outputs && typeof outputs === 'object', 'outputs is not a record of MLOperands');
-    const names = Object.keys(outputs);
-    const handles = names.map((n) => toNative(this, outputs[n], `outputs["${n}"]`));
-    for (const [i, n] of names.entries()) check(outputs[n] instanceof MLOperand, `outputs["${n}"] is not an MLOperand`);
-    const g = native.builderBuild(this[kHandle], names, handles);
-    this._built = true;
-    return new MLGraph(kCreate, this._context, g);
+  // The graph is sent now (the builder is spent); the daemon's compilation is awaited on the
+  // loop, which keeps running meanwhile.
+  build(outputs) {
+    try {
+      this._live();
+      check(outputs && typeof outputs === 'object', 'outputs is not a record of MLOperands');
+      const names = Object.keys(outputs);
+      const handles = names.map((n) => toNative(this, outputs[n], `outputs["${n}"]`));
+      for (const n of names) check(outputs[n] instanceof MLOperand, `outputs["${n}"] is not an MLOperand`);
+      const context = this._context;
+      const pending = native.builderBuild(this[kHandle], names, handles, context[kHandle],
+        (g) => new MLGraph(kCreate, context, g));
+      this._built = true;
+      return pending;
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 }
 
@@ -316,7 +335,7 @@ class ML {
     }
     // The addon holds the callback; a weak reference keeps it from holding the context.
     let ref = null;
-    const handle = native.createContext(options, (message) => {
+    const handle = await native.createContext(options, (message) => {
       const context = ref && ref.deref();
       if (context) context._markLost(message);
     });

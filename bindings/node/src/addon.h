@@ -24,7 +24,10 @@ struct wnn_ctx {
 	napi_ref on_lost;          /* JS function(message), called once */
 	napi_async_context async;
 	napi_ref resource;         /* the async resource of the loop's callbacks */
-	unsigned reads;            /* asynchronous reads in flight: the poll keeps the loop alive */
+	unsigned pending;          /* asynchronous calls in flight: the poll keeps the loop alive */
+	napi_deferred created;     /* createContext's promise until the daemon answered */
+	bool create_failed;        /* that answer was an error: freed once libwebnn returns */
+	bool has_handle;           /* a JS handle owns it (else the module's cleanup frees it) */
 	char lost_msg[512];
 	bool lost, lost_told;
 	bool destroying;           /* MLContext.destroy(): pending reads are aborted */
