@@ -412,6 +412,7 @@ static bool handle_frame(struct webnn_context *ctx, const uint8_t *payload, size
 static void read_frames(struct webnn_context *ctx, bool block, uint64_t want,
 			Webnn__Ipc__ServerMessage **out)
 {
+	bool emptied = false; /* a read of this call found the socket empty behind its bytes */
 	for (;;) {
 		const uint8_t *payload;
 		size_t len;
@@ -440,9 +441,15 @@ static void read_frames(struct webnn_context *ctx, bool block, uint64_t want,
 		}
 		if (ctx->lost || ctx->sock < 0)
 			return;
+		/* Not blocking: what arrives later makes the fd readable again, so one more
+		 * recvmsg that would only say EAGAIN is spared (one per event-loop wakeup). */
+		if (!block && emptied)
+			return;
 		int n = wnn_reader_fill(&ctx->reader, ctx->sock);
-		if (n > 0)
+		if (n > 0) {
+			emptied = ctx->reader.drained;
 			continue;
+		}
 		if (n == 0) {
 			wnnc_set_lost(ctx, "webnnd closed the connection");
 			return;

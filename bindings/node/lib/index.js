@@ -201,21 +201,25 @@ class MLContext {
     if (graph._destroyed) throw domError('InvalidStateError', 'graph is destroyed');
     check(inputs && typeof inputs === 'object', 'inputs is not a record of MLTensors');
     check(outputs && typeof outputs === 'object', 'outputs is not a record of MLTensors');
+    // The per-call path (dispatch + readTensor is what a model's steps cost): messages are
+    // made only when a check fails.
     const inNames = [], inHandles = [], outNames = [], outHandles = [];
     for (const n in inputs) {
       const t = inputs[n];
-      this._tensor(t, `inputs["${n}"]`);
+      if (!(t instanceof MLTensor) || t._context !== this || t._destroyed) this._tensor(t, `inputs["${n}"]`);
       inNames.push(n);
       inHandles.push(t[kHandle]);
     }
     for (const n in outputs) {
       const t = outputs[n];
-      this._tensor(t, `outputs["${n}"]`);
+      if (!(t instanceof MLTensor) || t._context !== this || t._destroyed) this._tensor(t, `outputs["${n}"]`);
+      const h = t[kHandle];
       // A tensor is written by one output only, and is not also read as an input.
-      check(!inHandles.includes(t[kHandle]) && !outHandles.includes(t[kHandle]),
-        `outputs["${n}"] is also an input or another output`);
+      if (inHandles.includes(h) || outHandles.includes(h)) {
+        throw new TypeError(`outputs["${n}"] is also an input or another output`);
+      }
       outNames.push(n);
-      outHandles.push(t[kHandle]);
+      outHandles.push(h);
     }
     native.dispatch(this[kHandle], graph[kHandle], inNames, inHandles, outNames, outHandles);
   }

@@ -430,6 +430,8 @@ static void ctx_free(struct wnn_ctx *c)
 		napi_delete_reference(env, c->on_lost);
 	if (c->resource)
 		napi_delete_reference(env, c->resource);
+	if (c->self)
+		napi_delete_reference(env, c->self);
 	if (c->async)
 		napi_async_destroy(env, c->async);
 	free(c);
@@ -470,6 +472,9 @@ static void context_created(void *user, enum webnn_status s, const char *message
 		}
 	}
 	if (handle) {
+		/* Out of memory here only costs pending calls their hold on the handle. */
+		if (napi_create_reference(env, handle, 0, &c->self) != napi_ok)
+			c->self = NULL;
 		c->has_handle = true;
 		webnn_context_set_lost_callback(c->ctx, on_lost_cb, c);
 		napi_resolve_deferred(env, d, handle);
@@ -777,7 +782,7 @@ struct call_req {
 	napi_env env;
 	struct wnn_ctx *c;
 	napi_deferred deferred;
-	napi_ref buf, ctx_ref;
+	napi_ref buf;
 	bool return_buf;
 };
 
@@ -785,16 +790,26 @@ static void pending_changed(struct wnn_ctx *c, int delta)
 {
 	unsigned before = c->pending;
 	c->pending = (unsigned)((int)c->pending + delta);
+	if (!before == !c->pending)
+		return;
 	/* Only calls in flight keep the process alive; an idle context does not. */
-	if (c->poll && !before && c->pending)
-		uv_ref((uv_handle_t *)c->poll);
-	else if (c->poll && before && !c->pending)
-		uv_unref((uv_handle_t *)c->poll);
+	if (c->poll) {
+		if (c->pending)
+			uv_ref((uv_handle_t *)c->poll);
+		else
+			uv_unref((uv_handle_t *)c->poll);
+	}
+	/* And they keep the context's handle (one reference for them all, not one per call). */
+	if (c->self && !c->inst->closing) {
+		if (c->pending)
+			napi_reference_ref(c->env, c->self, NULL);
+		else
+			napi_reference_unref(c->env, c->self, NULL);
+	}
 }
 
-/* A request for ctx_handle's context, its promise in *promise; NULL with an exception pending. */
-static struct call_req *call_new(napi_env env, struct wnn_ctx *c, napi_value ctx_handle,
-				 napi_value *promise)
+/* A request for c, its promise in *promise; NULL with an exception pending. */
+static struct call_req *call_new(napi_env env, struct wnn_ctx *c, napi_value *promise)
 {
 	struct call_req *r = calloc(1, sizeof(*r));
 	if (!r) {
@@ -803,8 +818,7 @@ static struct call_req *call_new(napi_env env, struct wnn_ctx *c, napi_value ctx
 	}
 	r->env = env;
 	r->c = c;
-	if (napi_create_promise(env, &r->deferred, promise) != napi_ok ||
-	    napi_create_reference(env, ctx_handle, 1, &r->ctx_ref) != napi_ok) {
+	if (napi_create_promise(env, &r->deferred, promise) != napi_ok) {
 		free(r);
 		wnn_throw_last(env);
 		return NULL;
@@ -813,11 +827,12 @@ static struct call_req *call_new(napi_env env, struct wnn_ctx *c, napi_value ctx
 	return r;
 }
 
+/* Frees a settled (or refused) request; the last one pending lets the context's handle go. */
 static void call_free(struct call_req *r)
 {
-	if (r->buf)
+	if (r->buf && !r->c->inst->closing)
 		napi_delete_reference(r->env, r->buf);
-	napi_delete_reference(r->env, r->ctx_ref);
+	pending_changed(r->c, -1);
 	free(r);
 }
 
@@ -838,7 +853,6 @@ static void call_reject(struct call_req *r, enum webnn_status s, const char *mes
 static napi_value call_refused(struct call_req *r, enum webnn_status s, napi_value promise)
 {
 	struct wnn_ctx *c = r->c;
-	pending_changed(c, -1);
 	call_reject(r, s, c->ctx ? webnn_context_last_error(c->ctx) : "");
 	call_free(r);
 	wnn_notify_lost(c);
@@ -849,7 +863,6 @@ static napi_value call_refused(struct call_req *r, enum webnn_status s, napi_val
  * run. The caller closes *scope. */
 static bool call_settle_begin(struct call_req *r, napi_handle_scope *scope)
 {
-	pending_changed(r->c, -1);
 	if (r->c->inst->closing) { /* the environment is going away: no JavaScript runs now */
 		call_free(r);
 		return false;
@@ -905,12 +918,11 @@ static napi_value read_tensor(napi_env env, napi_callback_info info)
 			return NULL;
 		buf = argv[2];
 	}
-	struct call_req *r = call_new(env, c, argv[0], &promise);
+	struct call_req *r = call_new(env, c, &promise);
 	if (!r)
 		return NULL;
 	r->return_buf = fresh;
 	if (napi_create_reference(env, buf, 1, &r->buf) != napi_ok) {
-		pending_changed(c, -1);
 		call_free(r);
 		wnn_throw_last(env);
 		return NULL;
@@ -970,7 +982,6 @@ static bool call_wrapper(napi_env env, struct call_req *r, napi_value fn)
 	} else {
 		wnn_throw_last(env);
 	}
-	pending_changed(r->c, -1);
 	call_free(r);
 	return false;
 }
@@ -988,7 +999,7 @@ static napi_value create_tensor(napi_env env, napi_callback_info info)
 	NAPI_OK(env, napi_get_value_bool(env, argv[3], &d.readable));
 	NAPI_OK(env, napi_get_value_bool(env, argv[4], &d.writable));
 	napi_value promise;
-	struct call_req *r = call_new(env, c, argv[0], &promise);
+	struct call_req *r = call_new(env, c, &promise);
 	if (!r || !call_wrapper(env, r, argv[5]))
 		return NULL;
 	enum webnn_status s = webnn_context_create_tensor_async(c->ctx, &d, tensor_done, r);
@@ -1008,7 +1019,7 @@ static napi_value create_constant_tensor(napi_env env, napi_callback_info info)
 	    !wnn_get_bytes(env, argv[3], "sourceData", &data, &len))
 		return NULL;
 	napi_value promise;
-	struct call_req *r = call_new(env, c, argv[0], &promise);
+	struct call_req *r = call_new(env, c, &promise);
 	if (!r || !call_wrapper(env, r, argv[4]))
 		return NULL;
 	enum webnn_status s =
@@ -1240,7 +1251,7 @@ static napi_value builder_build(napi_env env, napi_callback_info info)
 		outs[i].name = names + 256 * (size_t)i;
 	}
 	napi_value promise;
-	struct call_req *r = call_new(env, c, argv[3], &promise);
+	struct call_req *r = call_new(env, c, &promise);
 	if (!r || !call_wrapper(env, r, argv[4]))
 		goto out;
 	enum webnn_status s = webnn_builder_build_async(b->p, outs, n, graph_done, r);
@@ -1249,7 +1260,6 @@ static napi_value builder_build(napi_env env, napi_callback_info info)
 	} else {
 		/* Thrown, not rejected: the builder is not spent by a call refused at once. */
 		napi_resolve_deferred(env, r->deferred, undefined(env));
-		pending_changed(c, -1);
 		call_free(r);
 		wnn_throw_status(env, c, s);
 	}

@@ -24,6 +24,7 @@ struct wnn_ctx {
 	napi_ref on_lost;          /* JS function(message), called once */
 	napi_async_context async;
 	napi_ref resource;         /* the async resource of the loop's callbacks */
+	napi_ref self;             /* the context's handle: weak, strong while calls are pending */
 	unsigned pending;          /* asynchronous calls in flight: the poll keeps the loop alive */
 	napi_deferred created;     /* createContext's promise until the daemon answered */
 	bool create_failed;        /* that answer was an error: freed once libwebnn returns */
