@@ -52,6 +52,11 @@ struct webnn_context {
 	uint32_t max_shm_slots;
 	uint32_t n_storage;
 	uint64_t storage_bytes;
+	/* webnn_context_hold_sends: frames of requests without a reply, held back to go with the
+	 * next request (one sendmsg for several) */
+	bool hold_sends;
+	uint8_t *held;
+	size_t held_len, held_cap;
 	/* Completion: every message sent counts in sent_seq; a reply to a request the daemon
 	 * answers in timeline order (ordered_reply) means everything sent before it finished,
 	 * and done_seq is then that request's sent_seq. */
@@ -227,6 +232,8 @@ void wnnc_tensor_release(struct webnn_tensor *t);
 /* Connects, handshakes. On failure returns a status and fills msg. */
 enum webnn_status wnnc_connect(struct webnn_context *ctx, const char *path,
 			       const char *client_name, char *msg, size_t len);
+/* Sends the frames webnn_context_hold_sends held back; on failure the context is lost. */
+enum webnn_status wnnc_send_held(struct webnn_context *ctx);
 /* Closes the socket and the arena. */
 void wnnc_disconnect(struct webnn_context *ctx);
 uint32_t wnnc_new_id(struct webnn_context *ctx);

@@ -236,6 +236,11 @@ static void arena_drop(struct webnn_context *ctx)
 
 void wnnc_disconnect(struct webnn_context *ctx)
 {
+	if (ctx->held_len && !ctx->lost)
+		wnnc_send_held(ctx); /* DestroyContext and Goodbye among them */
+	free(ctx->held);
+	ctx->held = NULL;
+	ctx->held_len = ctx->held_cap = 0;
 	arena_drop(ctx);
 	if (ctx->sock >= 0)
 		close(ctx->sock);
@@ -457,6 +462,9 @@ static void read_frames(struct webnn_context *ctx, bool block, uint64_t want,
 		if (n == -EAGAIN) {
 			if (!block)
 				return;
+			/* Whatever is awaited cannot come while the requests before it are held. */
+			if (ctx->held_len && wnnc_send_held(ctx) != WEBNN_STATUS_OK)
+				return;
 			struct pollfd p = { ctx->sock, POLLIN, 0 };
 			if (poll(&p, 1, -1) < 0 && errno != EINTR) {
 				wnnc_set_lost(ctx, "poll on the webnnd connection: %s",
@@ -480,6 +488,75 @@ enum webnn_status wnnc_poll_events(struct webnn_context *ctx)
 	return ctx->lost ? WEBNN_STATUS_CONTEXT_LOST : WEBNN_STATUS_OK;
 }
 
+/* Bytes held at most before they go anyway. */
+#define HELD_MAX (64u << 10)
+
+/* Sends bytes that are whole frames without fds. 0 or -errno. */
+static int send_bytes(int sock, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = send(sock, p, len, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				struct pollfd pf = { sock, POLLOUT, 0 };
+				poll(&pf, 1, -1);
+				continue;
+			}
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static enum webnn_status send_failed(struct webnn_context *ctx, int r)
+{
+	/* A Goodbye may explain why the daemon hung up; pick it up first. */
+	read_frames(ctx, false, 0, NULL);
+	wnnc_set_lost(ctx, "connection to webnnd lost: %s", strerror(-r));
+	return wnnc_fail(ctx, WEBNN_STATUS_CONTEXT_LOST, "context lost: %s", ctx->lost_message);
+}
+
+enum webnn_status wnnc_send_held(struct webnn_context *ctx)
+{
+	if (!ctx->held_len)
+		return WEBNN_STATUS_OK;
+	if (ctx->lost || ctx->sock < 0) {
+		ctx->held_len = 0;
+		return wnnc_fail(ctx, WEBNN_STATUS_CONTEXT_LOST, "context lost: %s",
+				 ctx->lost_message);
+	}
+	int r = send_bytes(ctx->sock, ctx->held, ctx->held_len);
+	ctx->held_len = 0;
+	return r < 0 ? send_failed(ctx, r) : WEBNN_STATUS_OK;
+}
+
+/* Appends a frame to the held bytes; false when it does not fit (then nothing is added). */
+static bool hold_frame(struct webnn_context *ctx, const Webnn__Ipc__ClientMessage *m, size_t len)
+{
+	struct wnn_frame_header h = { (uint32_t)len, 0, 0 };
+	size_t need = ctx->held_len + sizeof(h) + len;
+	if (need > HELD_MAX)
+		return false;
+	if (need > ctx->held_cap) {
+		size_t cap = ctx->held_cap ? ctx->held_cap : 4096;
+		while (cap < need)
+			cap *= 2;
+		uint8_t *p = realloc(ctx->held, cap);
+		if (!p)
+			return false;
+		ctx->held = p;
+		ctx->held_cap = cap;
+	}
+	memcpy(ctx->held + ctx->held_len, &h, sizeof(h));
+	webnn__ipc__client_message__pack(m, ctx->held + ctx->held_len + sizeof(h));
+	ctx->held_len = need;
+	return true;
+}
+
 enum webnn_status wnnc_send(struct webnn_context *ctx, Webnn__Ipc__ClientMessage *m,
 			    const int *fds, int n_fds)
 {
@@ -494,6 +571,23 @@ enum webnn_status wnnc_send(struct webnn_context *ctx, Webnn__Ipc__ClientMessage
 		return wnnc_fail(ctx, WEBNN_STATUS_NOT_SUPPORTED,
 				 "request of %zu bytes exceeds webnnd's frame limit of %u bytes",
 				 len, max);
+	if (ctx->hold_sends && n_fds == 0 && hold_frame(ctx, m, len)) {
+		/* A request with a reply (or fds) sends it at once, with what is held before
+		 * it: the daemon sees them in order, in one read. */
+		if (m->serial) {
+			int r = send_bytes(ctx->sock, ctx->held, ctx->held_len);
+			ctx->held_len = 0;
+			if (r < 0)
+				return send_failed(ctx, r);
+		}
+		ctx->sent_seq++;
+		return WEBNN_STATUS_OK;
+	}
+	if (ctx->held_len) {
+		enum webnn_status s = wnnc_send_held(ctx);
+		if (s != WEBNN_STATUS_OK)
+			return s;
+	}
 	uint8_t stackbuf[4096];
 	uint8_t *buf = len <= sizeof(stackbuf) ? stackbuf : malloc(len);
 	if (!buf)
@@ -502,15 +596,9 @@ enum webnn_status wnnc_send(struct webnn_context *ctx, Webnn__Ipc__ClientMessage
 	int r = wnn_frame_send(ctx->sock, buf, len, fds, n_fds);
 	if (buf != stackbuf)
 		free(buf);
-	if (r >= 0)
-		ctx->sent_seq++;
-	if (r < 0) {
-		/* A Goodbye may explain why the daemon hung up; pick it up first. */
-		read_frames(ctx, false, 0, NULL);
-		wnnc_set_lost(ctx, "connection to webnnd lost: %s", strerror(-r));
-		return wnnc_fail(ctx, WEBNN_STATUS_CONTEXT_LOST, "context lost: %s",
-				 ctx->lost_message);
-	}
+	if (r < 0)
+		return send_failed(ctx, r);
+	ctx->sent_seq++;
 	return WEBNN_STATUS_OK;
 }
 

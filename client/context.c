@@ -528,3 +528,29 @@ enum webnn_status webnn_context_flush(struct webnn_context *ctx)
 	wnnc_unlock(ctx);
 	return s;
 }
+
+void webnn_context_hold_sends(struct webnn_context *ctx, bool hold)
+{
+	if (!ctx)
+		return;
+	wnnc_lock(ctx);
+	ctx->hold_sends = hold;
+	if (!hold)
+		wnnc_send_held(ctx);
+	wnnc_unlock(ctx);
+}
+
+enum webnn_status webnn_context_send_held(struct webnn_context *ctx)
+{
+	if (!ctx)
+		return WEBNN_STATUS_TYPE_ERROR;
+	wnnc_lock(ctx);
+	enum webnn_status s = ctx->held_len ? wnnc_send_held(ctx) : WEBNN_STATUS_OK;
+	wnnc_unlock(ctx);
+	return s;
+}
+
+bool webnn_context_has_held(const struct webnn_context *ctx)
+{
+	return ctx && ctx->held_len != 0;
+}

@@ -153,6 +153,15 @@ WEBNN_EXPORT bool webnn_context_is_lost(const struct webnn_context *ctx);
 WEBNN_EXPORT int webnn_context_get_fd(const struct webnn_context *ctx);
 WEBNN_EXPORT enum webnn_status webnn_context_dispatch_events(struct webnn_context *ctx);
 
+/* For event loops: with hold true, requests that get no reply (dispatch, write, destroy) are
+ * held back and go with the next request that does (a read, a creation, flush), or at
+ * webnn_context_send_held(), in one sendmsg: an event loop calls that before it sleeps. Any call
+ * that waits for the daemon sends them first. false sends what is held. */
+WEBNN_EXPORT void webnn_context_hold_sends(struct webnn_context *ctx, bool hold);
+WEBNN_EXPORT enum webnn_status webnn_context_send_held(struct webnn_context *ctx);
+/* Whether requests are held (lock-free hint for an event loop's check before it sleeps). */
+WEBNN_EXPORT bool webnn_context_has_held(const struct webnn_context *ctx);
+
 /* Waits until all work submitted to the context so far has finished; returns the first error
  * of fire-and-forget calls (dispatch, write) reported since the previous flush. */
 WEBNN_EXPORT enum webnn_status webnn_context_flush(struct webnn_context *ctx);

@@ -472,6 +472,9 @@ static void context_created(void *user, enum webnn_status s, const char *message
 		}
 	}
 	if (handle) {
+		/* Requests without a reply wait for the next one that has one, or for the loop's
+		 * prepare phase (on_prepare): a dispatch and the read after it are one sendmsg. */
+		webnn_context_hold_sends(c->ctx, true);
 		/* Out of memory here only costs pending calls their hold on the handle. */
 		if (napi_create_reference(env, handle, 0, &c->self) != napi_ok)
 			c->self = NULL;
@@ -1381,10 +1384,34 @@ static napi_value flush(napi_env env, napi_callback_info info)
 
 /* ---------------------------------------------------------------- module */
 
+static void prepare_closed(uv_handle_t *h)
+{
+	free(h);
+}
+
+/* The loop is about to sleep: what the contexts hold (dispatches, writes, destroys made since
+ * their last request with a reply) is sent now. */
+static void on_prepare(uv_prepare_t *h)
+{
+	struct wnn_inst *inst = h->data;
+	for (struct wnn_ctx *c = inst->contexts; c; c = c->next)
+		if (c->ctx && webnn_context_has_held(c->ctx) &&
+		    webnn_context_send_held(c->ctx) != WEBNN_STATUS_OK && c->has_handle) {
+			/* The loss is told from the loop's next turn (on_readable): JavaScript
+			 * does not run from here. */
+			on_lost_cb(c, "the connection to webnnd failed");
+		}
+}
+
 static void inst_cleanup(void *arg)
 {
 	struct wnn_inst *inst = arg;
 	inst->closing = true;
+	if (inst->prepare) {
+		uv_prepare_stop(inst->prepare);
+		uv_close((uv_handle_t *)inst->prepare, prepare_closed);
+		inst->prepare = NULL;
+	}
 	/* The environment ends (process exit, worker termination): every context still open is
 	 * closed; its handle's finalizer, if it runs later, finds it destroyed. */
 	while (inst->contexts) {
@@ -1409,6 +1436,17 @@ NAPI_MODULE_INIT()
 		return wnn_throw(env, "OperationError", "out of memory");
 	NAPI_OK(env, napi_set_instance_data(env, inst, inst_finalize, NULL));
 	NAPI_OK(env, napi_add_env_cleanup_hook(env, inst_cleanup, inst));
+	uv_loop_t *loop;
+	NAPI_OK(env, napi_get_uv_event_loop(env, &loop));
+	inst->prepare = calloc(1, sizeof(*inst->prepare));
+	if (!inst->prepare || uv_prepare_init(loop, inst->prepare) != 0) {
+		free(inst->prepare);
+		inst->prepare = NULL;
+		return wnn_throw(env, "OperationError", "cannot watch the event loop");
+	}
+	inst->prepare->data = inst;
+	uv_prepare_start(inst->prepare, on_prepare);
+	uv_unref((uv_handle_t *)inst->prepare); /* it keeps nothing alive */
 	static const struct {
 		const char *name;
 		napi_callback fn;

@@ -13,6 +13,7 @@
 struct wnn_inst {
 	struct wnn_ctx *contexts;
 	bool closing; /* the environment is being torn down: no more JavaScript */
+	uv_prepare_t *prepare; /* before the loop sleeps: the contexts' held requests go out */
 };
 
 /* An MLContext: the libwebnn context and the uv_poll on its descriptor. */
