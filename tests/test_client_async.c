@@ -292,3 +292,84 @@ TEST(client_async_create_context_errors)
 	unlink(path);
 	rmdir(dir);
 }
+
+TEST(client_async_hold_sends_goes_with_the_next_request)
+{
+	struct test_daemon d;
+	ct_daemon_up(&d);
+	struct webnn_context *ctx = ct_connect(&d, "client-hold");
+	static const uint32_t shape[] = { 4 };
+	struct webnn_operand_desc desc = ct_desc_of(WEBNN_FLOAT32, 1, shape);
+	struct webnn_builder *b = NULL;
+	OK(ctx, webnn_builder_create(ctx, &b));
+	struct webnn_operand *x = ct_input(ctx, b, "x", WEBNN_FLOAT32, 1, shape), *y = NULL;
+	OK(ctx, webnn_builder_neg(b, x, &y));
+	struct webnn_named_operand out = { "y", y };
+	struct webnn_graph *g = NULL;
+	OK(ctx, webnn_builder_build(b, &out, 1, &g));
+	struct webnn_tensor_desc xd = { .desc = desc, .writable = true },
+				 yd = { .desc = desc, .readable = true };
+	struct webnn_tensor *tx = NULL, *ty = NULL;
+	OK(ctx, webnn_context_create_tensor(ctx, &xd, &tx));
+	OK(ctx, webnn_context_create_tensor(ctx, &yd, &ty));
+	webnn_context_hold_sends(ctx, true);
+	ASSERT(!webnn_context_has_held(ctx));
+	const float in[4] = { 1, 2, 3, 4 };
+	float got[4] = { 0 };
+	struct webnn_named_tensor bi = { "x", tx }, bo = { "y", ty };
+
+	/* Held: the write and the dispatch wait; send_held sends them. */
+	OK(ctx, webnn_context_write_tensor(ctx, tx, in, sizeof(in)));
+	OK(ctx, webnn_context_dispatch(ctx, g, &bi, 1, &bo, 1));
+	ASSERT(webnn_context_has_held(ctx));
+	OK(ctx, webnn_context_send_held(ctx));
+	ASSERT(!webnn_context_has_held(ctx));
+	OK(ctx, webnn_context_read_tensor(ctx, ty, got, sizeof(got)));
+	for (int i = 0; i < 4; i++)
+		ASSERT_MSG(got[i] == -in[i], "got[%d] = %g", i, got[i]);
+
+	/* A request with a reply takes what is held along, in order: an asynchronous read sees
+	 * the write and the dispatch before it. */
+	const float in2[4] = { 5, 6, 7, 8 };
+	struct ca_result r = { 0 };
+	OK(ctx, webnn_context_write_tensor(ctx, tx, in2, sizeof(in2)));
+	OK(ctx, webnn_context_dispatch(ctx, g, &bi, 1, &bo, 1));
+	OK(ctx, webnn_context_read_tensor_async(ctx, ty, got, sizeof(got), ca_read_cb, &r));
+	ASSERT(!webnn_context_has_held(ctx));
+	ca_loop_until(ctx, &r.calls);
+	ASSERT_MSG(r.status == WEBNN_STATUS_OK, "%s", r.message);
+	for (int i = 0; i < 4; i++)
+		ASSERT_MSG(got[i] == -in2[i], "got[%d] = %g", i, got[i]);
+
+	/* flush takes what is held along too. */
+	OK(ctx, webnn_context_dispatch(ctx, g, &bi, 1, &bo, 1));
+	ASSERT(webnn_context_has_held(ctx));
+	OK(ctx, webnn_context_flush(ctx));
+	ASSERT(!webnn_context_has_held(ctx));
+
+	/* Destroys held at the end go out with the context's own goodbye; the daemon serves the
+	 * next client as before. */
+	webnn_tensor_destroy(tx);
+	webnn_graph_destroy(g);
+	ASSERT(webnn_context_has_held(ctx));
+	webnn_tensor_destroy(ty);
+	webnn_builder_destroy(b);
+	webnn_context_destroy(ctx);
+	struct webnn_context *c2 = ct_connect(&d, "client-hold-after");
+	OK(c2, webnn_context_flush(c2));
+
+	/* A daemon that went away: what is held cannot go, the context is lost. */
+	webnn_context_hold_sends(c2, true);
+	struct webnn_tensor *t2 = NULL;
+	OK(c2, webnn_context_create_tensor(c2, &yd, &t2));
+	test_daemon_stop(&d);
+	webnn_tensor_destroy(t2); /* held */
+	enum webnn_status s = WEBNN_STATUS_OK;
+	for (int i = 0; i < 100 && s == WEBNN_STATUS_OK; i++) {
+		webnn_context_dispatch_events(c2);
+		s = webnn_context_flush(c2);
+	}
+	ASSERT_MSG(s == WEBNN_STATUS_CONTEXT_LOST, "%s", webnn_status_name(s));
+	ASSERT(webnn_context_is_lost(c2));
+	webnn_context_destroy(c2);
+}
