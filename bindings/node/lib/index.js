@@ -61,6 +61,18 @@ function descOf(descriptor, what) {
   return { dataType: descriptor.dataType, shape: Array.from(shape, Number) };
 }
 
+// Whether a record of MLTensors names the same live tensors, in the same order, as names and
+// tensors (a dispatch's previous arguments).
+function sameTensors(names, tensors, record) {
+  let i = 0;
+  for (const n in record) {
+    const t = record[n];
+    if (i >= names.length || names[i] !== n || tensors[i] !== t || t._destroyed) return false;
+    i++;
+  }
+  return i === names.length;
+}
+
 class MLContextLostInfo {
   constructor(message) { this.message = message; }
 }
@@ -201,27 +213,38 @@ class MLContext {
     if (graph._destroyed) throw domError('InvalidStateError', 'graph is destroyed');
     check(inputs && typeof inputs === 'object', 'inputs is not a record of MLTensors');
     check(outputs && typeof outputs === 'object', 'outputs is not a record of MLTensors');
-    // The per-call path (dispatch + readTensor is what a model's steps cost): messages are
-    // made only when a check fails.
-    const inNames = [], inHandles = [], outNames = [], outHandles = [];
-    for (const n in inputs) {
-      const t = inputs[n];
-      if (!(t instanceof MLTensor) || t._context !== this || t._destroyed) this._tensor(t, `inputs["${n}"]`);
-      inNames.push(n);
-      inHandles.push(t[kHandle]);
-    }
-    for (const n in outputs) {
-      const t = outputs[n];
-      if (!(t instanceof MLTensor) || t._context !== this || t._destroyed) this._tensor(t, `outputs["${n}"]`);
-      const h = t[kHandle];
-      // A tensor is written by one output only, and is not also read as an input.
-      if (inHandles.includes(h) || outHandles.includes(h)) {
-        throw new TypeError(`outputs["${n}"] is also an input or another output`);
+    // The per-call path (dispatch + readTensor is what a model's steps cost): the named
+    // tensors of the previous dispatch, converted once, serve again when the same live tensors
+    // come under the same names; messages are made only when a check fails.
+    let p = this._prepared;
+    if (!p || !sameTensors(p.inNames, p.inTensors, inputs) ||
+        !sameTensors(p.outNames, p.outTensors, outputs)) {
+      p = this._prepared = null;
+      const inNames = [], inTensors = [], inHandles = [], outNames = [], outTensors = [],
+        outHandles = [];
+      for (const n in inputs) {
+        const t = inputs[n];
+        this._tensor(t, `inputs["${n}"]`);
+        inNames.push(n);
+        inTensors.push(t);
+        inHandles.push(t[kHandle]);
       }
-      outNames.push(n);
-      outHandles.push(h);
+      for (const n in outputs) {
+        const t = outputs[n];
+        this._tensor(t, `outputs["${n}"]`);
+        const h = t[kHandle];
+        // A tensor is written by one output only, and is not also read as an input.
+        if (inHandles.includes(h) || outHandles.includes(h)) {
+          throw new TypeError(`outputs["${n}"] is also an input or another output`);
+        }
+        outNames.push(n);
+        outTensors.push(t);
+        outHandles.push(h);
+      }
+      const h = native.prepareDispatch(inNames, inHandles, outNames, outHandles);
+      p = this._prepared = { inNames, inTensors, outNames, outTensors, h };
     }
-    native.dispatch(this[kHandle], graph[kHandle], inNames, inHandles, outNames, outHandles);
+    native.dispatchPrepared(this[kHandle], graph[kHandle], p.h);
   }
   destroy() {
     if (this._destroyed) return;

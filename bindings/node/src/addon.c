@@ -1369,6 +1369,61 @@ static napi_value dispatch(napi_env env, napi_callback_info info)
 	return result;
 }
 
+/* A dispatch's named tensors, converted once for the calls that repeat them (the JavaScript
+ * layer checks each time that the same live tensors are given under the same names). */
+struct prepared {
+	struct webnn_named_tensor *ins, *outs;
+	char *ib, *ob;
+	uint32_t ni, no;
+};
+
+static void prepared_finalize(napi_env env, void *data, void *hint)
+{
+	(void)env;
+	(void)hint;
+	struct prepared *p = data;
+	free(p->ins);
+	free(p->outs);
+	free(p->ib);
+	free(p->ob);
+	free(p);
+}
+
+/* prepareDispatch(inNames, inTensors, outNames, outTensors) -> a handle for dispatchPrepared */
+static napi_value prepare_dispatch(napi_env env, napi_callback_info info)
+{
+	ARGS(4);
+	struct prepared *p = calloc(1, sizeof(*p));
+	napi_value v;
+	if (!p)
+		return wnn_throw(env, "OperationError", "out of memory");
+	if (!named_tensors(env, argv[0], argv[1], &p->ins, &p->ib, &p->ni) ||
+	    !named_tensors(env, argv[2], argv[3], &p->outs, &p->ob, &p->no) ||
+	    napi_create_external(env, p, prepared_finalize, NULL, &v) != napi_ok) {
+		wnn_throw_last(env);
+		prepared_finalize(env, p, NULL);
+		return NULL;
+	}
+	return v;
+}
+
+/* dispatchPrepared(ctx, graph, prepared) */
+static napi_value dispatch_prepared(napi_env env, napi_callback_info info)
+{
+	ARGS(3);
+	struct wnn_ctx *c;
+	struct wnn_obj *g;
+	void *p = NULL;
+	if (!get_ctx(env, argv[0], &c) || !get_live(env, argv[1], "MLGraph", &g))
+		return NULL;
+	if (napi_get_value_external(env, argv[2], &p) != napi_ok || !p)
+		return wnn_throw(env, "TypeError", "not a prepared dispatch");
+	const struct prepared *pd = p;
+	enum webnn_status s = webnn_context_dispatch(c->ctx, g->p, pd->ins, pd->ni, pd->outs,
+						     pd->no);
+	return s == WEBNN_STATUS_OK ? undefined(env) : wnn_throw_status(env, c, s);
+}
+
 /* flush(ctx): waits for the work sent so far; its first asynchronous error, thrown. */
 static napi_value flush(napi_env env, napi_callback_info info)
 {
@@ -1473,6 +1528,8 @@ NAPI_MODULE_INIT()
 		{ "graphDestroy", graph_destroy },
 		{ "graphIO", graph_io },
 		{ "dispatch", dispatch },
+		{ "prepareDispatch", prepare_dispatch },
+		{ "dispatchPrepared", dispatch_prepared },
 		{ "flush", flush },
 	};
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {

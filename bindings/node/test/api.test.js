@@ -381,6 +381,16 @@ test('createTensor, createConstantTensor, writeTensor, dispatch and readTensor i
   // The new tensors work: the dispatch's result written into one of them.
   context.dispatch(graph, { x: tx }, { y: t });
   assert.deepStrictEqual(Array.from(new Float32Array(await context.readTensor(t))), [3, 6, 9, 12]);
+  // dispatch reuses the previous call's converted tensors only for the same live ones.
+  context.dispatch(graph, { x: tx }, { y: t });
+  context.writeTensor(tx, new Float32Array([2, 2, 2, 2]));
+  context.dispatch(graph, { x: tx }, { y: ty });
+  assert.deepStrictEqual(Array.from(new Float32Array(await context.readTensor(ty))), [6, 6, 6, 6]);
+  assert.deepStrictEqual(Array.from(new Float32Array(await context.readTensor(t))), [3, 6, 9, 12]);
+  t.destroy();
+  throwsWith(() => context.dispatch(graph, { x: tx }, { y: t }), 'InvalidStateError');
+  throwsWith(() => context.dispatch(graph, { x: tx }, { z: ty }), 'TypeError', /z/);
+  throwsWith(() => context.dispatch(graph, { x: tx }, { y: tx }), 'TypeError');
   // Errors of calls refused at once are rejections with the spec's names.
   await rejectsWith(context.createTensor({ dataType: 'float32', shape: [0x7fffffff, 0x7fffffff] }), 'TypeError');
   await rejectsWith(context.createConstantTensor(F32([4]), new Float32Array(3)), 'TypeError');
