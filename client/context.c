@@ -403,6 +403,7 @@ void webnn_context_destroy(struct webnn_context *ctx)
 			m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_GOODBYE;
 			m.goodbye = &bye;
 			wnnc_send(ctx, &m, NULL, 0);
+			wnnc_send_held(ctx); /* webnn_context_hold_sends: these were held */
 		}
 		/* MLContext.destroy() loses the context: children report CONTEXT_LOST from now on. */
 		wnnc_set_lost(ctx, "context destroyed");
