@@ -124,7 +124,6 @@ enum wnnc_async_kind {
 	WNNC_ASYNC_GRAPH,   /* webnn_builder_build_async */
 	WNNC_ASYNC_HELLO,   /* webnn_context_create_async: the handshake */
 	WNNC_ASYNC_CONTEXT, /* webnn_context_create_async: CreateContext */
-	WNNC_ASYNC_SLOT,    /* RegisterShm of an asynchronous CreateTensor's storage */
 };
 
 /* An asynchronous call in flight or answered. */
@@ -138,9 +137,6 @@ struct wnnc_async {
 	size_t size;
 	bool in_place;
 	uint32_t slot;               /* TENSOR: its storage's slot (0: none) */
-	bool retried;                /* TENSOR: sent again without storage after a refusal */
-	bool slot_ok;                /* TENSOR: the daemon registered the slot */
-	struct wnnc_async *owner;    /* SLOT: the TENSOR call whose slot it registers, or NULL */
 	struct webnn_graph *graph;   /* GRAPH: the caller's on success */
 	uint32_t *constant_ids;      /* GRAPH: uploaded constants, destroyed once built */
 	size_t n_constants;
@@ -261,7 +257,7 @@ void wnnc_async_add(struct webnn_context *ctx, struct wnnc_async *a);
 void wnnc_graph_free(struct webnn_graph *g);
 /* Frees a tensor no caller holds (a failed creation): its storage, then the struct. Lock held. */
 void wnnc_tensor_free_unowned(struct webnn_tensor *t);
-/* The reply to an asynchronous CreateTensor: done, or sent again without storage. Lock held. */
+/* The reply to an asynchronous CreateTensor. Lock held. */
 void wnnc_tensor_answered(struct webnn_context *ctx, struct wnnc_async *a,
 			  const Webnn__Ipc__Reply *reply);
 /* Handshake and ContextInfo replies of webnn_context_create_async. Lock held. */

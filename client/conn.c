@@ -49,7 +49,6 @@ static const char *async_what(const struct wnnc_async *a)
 	case WNNC_ASYNC_GRAPH: return "build";
 	case WNNC_ASYNC_HELLO:
 	case WNNC_ASYNC_CONTEXT: return "createContext";
-	case WNNC_ASYNC_SLOT: return "createTensor";
 	}
 	return "call";
 }
@@ -82,7 +81,6 @@ static void async_run(struct webnn_context *ctx, struct wnnc_async *a)
 		a->graph_cb(a->user_data, a->status, a->message, a->graph);
 		break;
 	case WNNC_ASYNC_HELLO:
-	case WNNC_ASYNC_SLOT:
 		break;
 	case WNNC_ASYNC_CONTEXT:
 		a->context_cb(a->user_data, a->status, a->message, ctx);
@@ -315,8 +313,7 @@ void wnnc_wait_reads(struct webnn_context *ctx, struct webnn_tensor *t)
 	}
 }
 
-/* The reply to an asynchronous call: its result kept for the callback (the call may also be sent
- * again: a tensor whose storage the daemon refused). */
+/* The reply to an asynchronous call: its result kept for the callback. */
 static void async_answered(struct webnn_context *ctx, struct wnnc_async *a,
 			   const Webnn__Ipc__Reply *reply)
 {
@@ -331,8 +328,6 @@ static void async_answered(struct webnn_context *ctx, struct wnnc_async *a,
 		break;
 	case WNNC_ASYNC_TENSOR:
 		wnnc_tensor_answered(ctx, a, reply);
-		if (a->retried && a->serial != reply->serial)
-			return; /* sent again, pending once more */
 		break;
 	case WNNC_ASYNC_GRAPH:
 		wnnc_graph_answered(ctx, a, reply);
@@ -342,10 +337,6 @@ static void async_answered(struct webnn_context *ctx, struct wnnc_async *a,
 		break;
 	case WNNC_ASYNC_CONTEXT:
 		wnnc_context_answered(ctx, a, reply);
-		break;
-	case WNNC_ASYNC_SLOT:
-		if (a->owner)
-			a->owner->slot_ok = !reply->error;
 		break;
 	}
 	async_finish(ctx, a);

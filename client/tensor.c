@@ -49,12 +49,12 @@ static void unregister_slot(struct webnn_context *ctx, uint32_t slot)
  * Storage for a tensor: a sealed memfd of its own (so that the slot caps bound the mappings),
  * mapped here and registered as a slot. Returns OK with *map set, or OK with *map NULL when the
  * tensor is better kept by the daemon (no storage support, the caps nearly reached, the daemon
- * refused the slot); an error only when the context is lost. With slot_call (asynchronous
- * creation) the registration is sent and not waited for: its reply is slot_call's.
+ * refused the slot); an error only when the context is lost. The registration is waited for
+ * even by the asynchronous creation: webnnd answers it at once (not behind the timeline), and a
+ * CreateTensor naming a slot it refused would be a protocol violation.
  */
 static enum webnn_status storage_new(struct webnn_context *ctx, uint64_t bytes, const char *what,
-				     uint32_t *slot, uint8_t **map, size_t *map_size,
-				     struct wnnc_async *slot_call)
+				     uint32_t *slot, uint8_t **map, size_t *map_size)
 {
 	*map = NULL;
 	if (!ctx->storage_align)
@@ -91,12 +91,8 @@ static enum webnn_status storage_new(struct webnn_context *ctx, uint64_t bytes, 
 	enum webnn_status s = wnnc_send(ctx, &m, &fd, 1);
 	close(fd); /* the daemon has its own copy now */
 	Webnn__Ipc__ServerMessage *r = NULL;
-	if (s == WEBNN_STATUS_OK && slot_call) {
-		slot_call->serial = m.serial;
-		wnnc_async_add(ctx, slot_call);
-	} else if (s == WEBNN_STATUS_OK) {
+	if (s == WEBNN_STATUS_OK)
 		s = wnnc_wait_reply(ctx, m.serial, what, &r);
-	}
 	if (r)
 		webnn__ipc__server_message__free_unpacked(r, NULL);
 	if (s != WEBNN_STATUS_OK) {
@@ -192,12 +188,8 @@ static enum webnn_status create(struct webnn_context *ctx, const struct webnn_op
 				 "%s: data is %zu bytes, the descriptor's byte length is %" PRIu64,
 				 what, size, bytes);
 	struct webnn_tensor *t = calloc(1, sizeof(*t));
-	struct wnnc_async *slot_call = call && !data ? calloc(1, sizeof(*slot_call)) : NULL;
-	if (!t || (call && !data && !slot_call)) {
-		free(t);
-		free(slot_call);
+	if (!t)
 		return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", what);
-	}
 	t->ctx = ctx;
 	t->refs = 1;
 	t->desc.desc = *desc;
@@ -207,18 +199,11 @@ static enum webnn_status create(struct webnn_context *ctx, const struct webnn_op
 	t->bytes = bytes;
 
 	uint32_t slot = 0;
-	if (slot_call) {
-		slot_call->kind = WNNC_ASYNC_SLOT;
-		slot_call->owner = call;
-	}
-	if (!data && (s = storage_new(ctx, bytes, what, &slot, &t->map, &t->map_size,
-				      slot_call)) != WEBNN_STATUS_OK) {
+	if (!data && (s = storage_new(ctx, bytes, what, &slot, &t->map, &t->map_size)) !=
+			     WEBNN_STATUS_OK) {
 		free(t);
-		free(slot_call);
 		return s;
 	}
-	if (slot_call && !t->map)
-		free(slot_call); /* no storage: nothing was registered */
 	if (t->map) {
 		ctx->n_storage++;
 		ctx->storage_bytes += t->map_size;
@@ -227,9 +212,8 @@ static enum webnn_status create(struct webnn_context *ctx, const struct webnn_op
 	s = send_create_tensor(ctx, t, data, size, slot, what, &serial);
 	if (call) {
 		if (s != WEBNN_STATUS_OK) {
-			/* Lost: the slot's call (queued) fails with the rest. */
-			if (slot_call && t->map)
-				slot_call->owner = NULL;
+			if (t->map && !ctx->lost)
+				unregister_slot(ctx, slot);
 			wnnc_tensor_free_unowned(t);
 			return s;
 		}
@@ -268,41 +252,21 @@ static enum webnn_status create(struct webnn_context *ctx, const struct webnn_op
 void wnnc_tensor_answered(struct webnn_context *ctx, struct wnnc_async *a,
 			  const Webnn__Ipc__Reply *reply)
 {
-	struct webnn_tensor *t = a->tensor;
-	const char *what = t->constant ? "createConstantTensor" : "createTensor";
 	wnnc_done(ctx, a->seq);
-	/* The slot's reply came before (the daemon answers a connection's requests in order of
-	 * handling, CreateTensor's behind its timeline); one still pending forgets this call. */
-	for (struct wnnc_async *p = ctx->pending; p; p = p->next)
-		if (p->kind == WNNC_ASYNC_SLOT && p->owner == a)
-			p->owner = NULL;
-	if (a->slot && a->slot_ok && !ctx->lost)
+	/* The tensor holds the daemon's mapping from here on: the slot's id is not needed. */
+	if (a->slot && !ctx->lost)
 		unregister_slot(ctx, a->slot);
 	a->slot = 0;
-	a->slot_ok = false;
 	if (!reply->error) {
 		a->status = WEBNN_STATUS_OK;
 		a->message[0] = '\0';
 		return;
 	}
-	if (t->map && !a->retried && !ctx->lost) {
-		/* Perhaps the storage was refused (a cap of the daemon): as the blocking call
-		 * does, the tensor is kept by the daemon instead. */
-		storage_drop(t);
-		a->retried = true;
-		uint64_t serial = 0;
-		if (send_create_tensor(ctx, t, NULL, 0, 0, what, &serial) == WEBNN_STATUS_OK) {
-			a->serial = serial;
-			a->seq = ctx->sent_seq;
-			wnnc_async_add(ctx, a);
-			ctx->call_failed = false;
-			return;
-		}
-		ctx->call_failed = false;
-	}
 	a->status = wnnc_status_from_error(reply->error);
 	snprintf(a->message, sizeof(a->message), "%s",
-		 reply->error->message ? reply->error->message : what);
+		 reply->error->message ? reply->error->message
+				       : a->tensor->constant ? "createConstantTensor"
+							     : "createTensor");
 }
 
 enum webnn_status webnn_context_create_tensor(struct webnn_context *ctx,

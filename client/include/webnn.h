@@ -190,7 +190,9 @@ WEBNN_EXPORT enum webnn_status webnn_context_create_constant_tensor(
  * the request is sent (constant data copied) before it returns; cb runs once, unlocked, from the
  * libwebnn call that receives the daemon's reply, with OK and the new tensor (the caller's to
  * destroy), or with the error, its message and NULL (WEBNN_STATUS_CONTEXT_LOST when the context
- * is lost or destroyed first). Answers come in timeline order with reads. A call that fails at
+ * is lost or destroyed first). Answers come in timeline order with reads. A tensor given shared
+ * memory first registers it, waiting for webnnd's answer (given at once, not behind the
+ * timeline; callbacks of replies read meanwhile run before it returns). A call that fails at
  * once (bad arguments) returns the error and never runs cb. */
 typedef void (*webnn_tensor_cb)(void *user_data, enum webnn_status status, const char *message,
 				struct webnn_tensor *tensor);
