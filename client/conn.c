@@ -119,8 +119,6 @@ static void run_async(struct webnn_context *ctx)
 		ctx->done = a->next;
 		if (!ctx->done)
 			ctx->done_tail = &ctx->done;
-		/* A context the caller destroys from the callback stays allocated until the end of
-		 * this call: the reference is the pending call's, dropped after. */
 		async_run(ctx, a);
 	}
 }
