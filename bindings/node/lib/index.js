@@ -249,6 +249,7 @@ class MLContext {
   destroy() {
     if (this._destroyed) return;
     this._destroyed = true;
+    this._prepared = null; // lets the last dispatch's tensors go
     native.contextDestroy(this[kHandle]);
     this._markLost('the MLContext was destroyed');
   }

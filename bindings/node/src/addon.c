@@ -1345,30 +1345,6 @@ static bool named_tensors(napi_env env, napi_value names, napi_value tensors,
 	return true;
 }
 
-/* dispatch(ctx, graph, inNames, inTensors, outNames, outTensors) */
-static napi_value dispatch(napi_env env, napi_callback_info info)
-{
-	ARGS(6);
-	struct wnn_ctx *c;
-	struct wnn_obj *g;
-	struct webnn_named_tensor *ins = NULL, *outs = NULL;
-	char *ib = NULL, *ob = NULL;
-	uint32_t ni, no;
-	napi_value result = NULL;
-	if (!get_ctx(env, argv[0], &c) || !get_live(env, argv[1], "MLGraph", &g))
-		return NULL;
-	if (named_tensors(env, argv[2], argv[3], &ins, &ib, &ni) &&
-	    named_tensors(env, argv[4], argv[5], &outs, &ob, &no)) {
-		enum webnn_status s = webnn_context_dispatch(c->ctx, g->p, ins, ni, outs, no);
-		result = s == WEBNN_STATUS_OK ? undefined(env) : wnn_throw_status(env, c, s);
-	}
-	free(ins);
-	free(outs);
-	free(ib);
-	free(ob);
-	return result;
-}
-
 /* A dispatch's named tensors, converted once for the calls that repeat them (the JavaScript
  * layer checks each time that the same live tensors are given under the same names). */
 struct prepared {
@@ -1527,7 +1503,6 @@ NAPI_MODULE_INIT()
 		{ "operandDesc", operand_desc },
 		{ "graphDestroy", graph_destroy },
 		{ "graphIO", graph_io },
-		{ "dispatch", dispatch },
 		{ "prepareDispatch", prepare_dispatch },
 		{ "dispatchPrepared", dispatch_prepared },
 		{ "flush", flush },
