@@ -133,7 +133,7 @@ static void free_io(struct wnnc_graph_io *io, size_t n)
 	free(io);
 }
 
-static void graph_free(struct webnn_graph *g)
+void wnnc_graph_free(struct webnn_graph *g)
 {
 	free_io(g->inputs, g->n_inputs);
 	free_io(g->outputs, g->n_outputs);
@@ -304,12 +304,12 @@ static enum webnn_status upload_constants(struct webnn_builder *b, struct build_
 	return WEBNN_STATUS_OK;
 }
 
-static void destroy_constants(struct webnn_context *ctx, const struct build_state *st)
+static void destroy_constants(struct webnn_context *ctx, const uint32_t *ids, size_t n)
 {
-	for (size_t i = 0; i < st->n_constants && !ctx->lost; i++) {
+	for (size_t i = 0; i < n && !ctx->lost; i++) {
 		Webnn__Ipc__DestroyConstant dc = WEBNN__IPC__DESTROY_CONSTANT__INIT;
 		Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-		dc.constant_id = st->constant_ids[i];
+		dc.constant_id = ids[i];
 		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_DESTROY_CONSTANT;
 		m.destroy_constant = &dc;
 		wnnc_send(ctx, &m, NULL, 0);
@@ -330,7 +330,7 @@ static struct webnn_graph *make_graph(struct webnn_builder *b,
 	g->outputs = calloc(n_outputs, sizeof(*g->outputs));
 	g->op_counts = calloc(WNN_OP_COUNT, sizeof(*g->op_counts));
 	if (!g->inputs || !g->outputs || !g->op_counts) {
-		graph_free(g);
+		wnnc_graph_free(g);
 		return NULL;
 	}
 	for (size_t i = 0; i < b->n_operands; i++) {
@@ -340,7 +340,7 @@ static struct webnn_graph *make_graph(struct webnn_builder *b,
 		struct wnnc_graph_io *io = &g->inputs[g->n_inputs++];
 		io->desc = o->desc;
 		if (!(io->name = strdup(o->name))) {
-			graph_free(g);
+			wnnc_graph_free(g);
 			return NULL;
 		}
 	}
@@ -353,7 +353,7 @@ static struct webnn_graph *make_graph(struct webnn_builder *b,
 		struct wnnc_graph_io *io = &g->outputs[g->n_outputs++];
 		io->desc = outputs[i].operand->desc;
 		if (!(io->name = strdup(outputs[i].name))) {
-			graph_free(g);
+			wnnc_graph_free(g);
 			return NULL;
 		}
 	}
@@ -462,27 +462,26 @@ static enum webnn_status serialise_graph(struct webnn_builder *b,
 	return WEBNN_STATUS_OK;
 }
 
-/* Sends BuildGraph under a fresh graph id (recorded in g) and waits for the daemon's reply. */
+/* Sends BuildGraph under a fresh graph id (recorded in g); *serial is its reply's. */
 static enum webnn_status send_build_graph(struct webnn_context *ctx, Webnn__Ipc__GraphInfo *gi,
-					  struct webnn_graph *g, Webnn__Ipc__ServerMessage **reply)
+					  struct webnn_graph *g, uint64_t *serial)
 {
 	Webnn__Ipc__BuildGraph bg = WEBNN__IPC__BUILD_GRAPH__INIT;
 	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
 	bg.context_id = ctx->context_id;
 	bg.graph_id = wnnc_new_id(ctx);
 	bg.graph = gi;
+	m.has_serial = true;
+	m.serial = *serial = wnnc_new_serial(ctx);
 	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_BUILD_GRAPH;
 	m.build_graph = &bg;
 	g->id = bg.graph_id;
-	return wnnc_call(ctx, &m, "build", reply);
+	return wnnc_send(ctx, &m, NULL, 0);
 }
 
-/* The daemon keeps what it compiled; the uploaded constant bytes are no longer needed, here (the
- * builder is spent) or there. */
-static void release_build(struct webnn_builder *b, struct build_state *st)
+/* The builder is spent: the uploaded constant bytes are no longer needed here. */
+static void release_builder_data(struct webnn_builder *b)
 {
-	destroy_constants(b->ctx, st);
-	build_state_free(st);
 	for (size_t i = 0; i < b->n_operands; i++) {
 		if (!b->operands[i]->borrowed)
 			free(b->operands[i]->data);
@@ -490,9 +489,11 @@ static void release_build(struct webnn_builder *b, struct build_state *st)
 	}
 }
 
+/* Validates, uploads the constants and sends the graph; blocking (waits for the daemon's
+ * compilation) when call is NULL, else queued for call. */
 static enum webnn_status build_locked(struct webnn_builder *b,
 				      const struct webnn_named_operand *outputs, size_t n_outputs,
-				      struct webnn_graph **out)
+				      struct webnn_graph **out, struct wnnc_async *call)
 {
 	struct webnn_context *ctx = b->ctx;
 	enum webnn_status s = wnnc_check_live(ctx, "build");
@@ -523,12 +524,33 @@ static enum webnn_status build_locked(struct webnn_builder *b,
 		return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
 	}
 	s = upload_constants(b, &st);
+	uint64_t serial = 0;
+	if (s == WEBNN_STATUS_OK)
+		s = send_build_graph(ctx, &gi, g, &serial);
+	release_builder_data(b);
+	if (call && s == WEBNN_STATUS_OK) {
+		/* The daemon's constants go once it has built (wnnc_graph_answered). */
+		call->kind = WNNC_ASYNC_GRAPH;
+		call->graph = g;
+		call->serial = serial;
+		call->seq = ctx->sent_seq;
+		call->constant_ids = st.constant_ids;
+		call->n_constants = st.n_constants;
+		st.constant_ids = NULL;
+		build_state_free(&st);
+		g->ctx = ctx;
+		ctx->refs++; /* the graph's, from now on */
+		wnnc_async_add(ctx, call);
+		return WEBNN_STATUS_OK;
+	}
 	Webnn__Ipc__ServerMessage *reply = NULL;
 	if (s == WEBNN_STATUS_OK)
-		s = send_build_graph(ctx, &gi, g, &reply);
-	release_build(b, &st);
+		s = wnnc_wait_reply(ctx, serial, "build", &reply);
+	/* The daemon keeps what it compiled; its copies of the constants are not needed. */
+	destroy_constants(ctx, st.constant_ids, st.n_constants);
+	build_state_free(&st);
 	if (s != WEBNN_STATUS_OK) {
-		graph_free(g);
+		wnnc_graph_free(g);
 		return s;
 	}
 	const Webnn__Ipc__Reply *r = reply->reply;
@@ -541,6 +563,22 @@ static enum webnn_status build_locked(struct webnn_builder *b,
 	return WEBNN_STATUS_OK;
 }
 
+void wnnc_graph_answered(struct webnn_context *ctx, struct wnnc_async *a,
+			 const Webnn__Ipc__Reply *reply)
+{
+	destroy_constants(ctx, a->constant_ids, a->n_constants);
+	if (reply->error) {
+		a->status = wnnc_status_from_error(reply->error);
+		snprintf(a->message, sizeof(a->message), "%s",
+			 reply->error->message ? reply->error->message : "build");
+		return;
+	}
+	if (reply->body_case == WEBNN__IPC__REPLY__BODY_BUILD_GRAPH)
+		graph_set_stats(a->graph, reply->build_graph);
+	a->status = WEBNN_STATUS_OK;
+	a->message[0] = '\0';
+}
+
 enum webnn_status webnn_builder_build(struct webnn_builder *b,
 				      const struct webnn_named_operand *outputs, size_t n_outputs,
 				      struct webnn_graph **out)
@@ -550,9 +588,34 @@ enum webnn_status webnn_builder_build(struct webnn_builder *b,
 	if (!b)
 		return WEBNN_STATUS_TYPE_ERROR;
 	wnnc_lock(b->ctx);
-	enum webnn_status s = out ? build_locked(b, outputs, n_outputs, out)
+	enum webnn_status s = out ? build_locked(b, outputs, n_outputs, out, NULL)
 				  : wnnc_fail(b->ctx, WEBNN_STATUS_TYPE_ERROR, "build: out is NULL");
 	wnnc_unlock(b->ctx);
+	return s;
+}
+
+enum webnn_status webnn_builder_build_async(struct webnn_builder *b,
+					    const struct webnn_named_operand *outputs,
+					    size_t n_outputs, webnn_graph_cb cb, void *user_data)
+{
+	if (!b)
+		return WEBNN_STATUS_TYPE_ERROR;
+	struct webnn_context *ctx = b->ctx;
+	wnnc_lock(ctx);
+	enum webnn_status s = WEBNN_STATUS_OK;
+	struct wnnc_async *a = NULL;
+	if (!cb)
+		s = wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR, "build: the callback is NULL");
+	else if (!(a = calloc(1, sizeof(*a))))
+		s = wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "build: out of memory");
+	if (s == WEBNN_STATUS_OK) {
+		a->graph_cb = cb;
+		a->user_data = user_data;
+		s = build_locked(b, outputs, n_outputs, NULL, a);
+		if (s != WEBNN_STATUS_OK)
+			free(a);
+	}
+	wnnc_unlock(ctx);
 	return s;
 }
 
@@ -641,7 +704,7 @@ void webnn_graph_destroy(struct webnn_graph *g)
 		wnnc_send(ctx, &m, NULL, 0);
 	}
 	wnnc_unlock(ctx);
-	graph_free(g);
+	wnnc_graph_free(g);
 	wnnc_context_unref(ctx);
 }
 
@@ -706,7 +769,7 @@ static struct webnn_graph *loaded_graph(const Webnn__Ipc__LoadGraphReply *r)
 	g->outputs = calloc(r->n_outputs ? r->n_outputs : 1, sizeof(*g->outputs));
 	g->op_counts = calloc(WNN_OP_COUNT, sizeof(*g->op_counts));
 	if (!g->inputs || !g->outputs || !g->op_counts) {
-		graph_free(g);
+		wnnc_graph_free(g);
 		return NULL;
 	}
 	for (size_t k = 0; k < 2; k++) {
@@ -716,7 +779,7 @@ static struct webnn_graph *loaded_graph(const Webnn__Ipc__LoadGraphReply *r)
 			struct wnnc_graph_io *io = k ? &g->outputs[g->n_outputs] : &g->inputs[g->n_inputs];
 			if (!wnn_desc_from_pb(src[i]->descriptor, &io->desc, "loadGraph", NULL) ||
 			    !(io->name = strdup(src[i]->name))) {
-				graph_free(g);
+				wnnc_graph_free(g);
 				return NULL;
 			}
 			if (k)

@@ -52,6 +52,11 @@ struct webnn_context {
 	uint32_t max_shm_slots;
 	uint32_t n_storage;
 	uint64_t storage_bytes;
+	/* webnn_context_hold_sends: frames of requests without a reply, held back to go with the
+	 * next request (one sendmsg for several) */
+	bool hold_sends;
+	uint8_t *held;
+	size_t held_len, held_cap;
 	/* Completion: every message sent counts in sent_seq; a reply to a request the daemon
 	 * answers in timeline order (ordered_reply) means everything sent before it finished,
 	 * and done_seq is then that request's sent_seq. */
@@ -79,10 +84,13 @@ struct webnn_context {
 	void *lost_ud;
 	bool lost_cb_fired;
 
-	/* webnn_context_read_tensor_async: reads sent and not answered yet (in serial order), and
-	 * those answered (or failed) whose callbacks wnnc_unlock runs. */
-	struct wnnc_read *reads, **reads_tail;
-	struct wnnc_read *reads_done, **reads_done_tail;
+	/* The asynchronous calls (read, createTensor, build, createContext): sent and not
+	 * answered yet (in the order sent), and those answered (or failed), in the order the
+	 * answers came, whose callbacks wnnc_unlock runs. */
+	struct wnnc_async *pending, **pending_tail;
+	struct wnnc_async *done, **done_tail;
+	/* webnn_context_create_async: false until the daemon's ContextInfo came */
+	bool ready;
 
 	char last_error[WNNC_MSG_MAX];
 	/* wnnc_fail ran since wnnc_lock: else wnnc_unlock clears last_error (each public call is
@@ -110,15 +118,32 @@ struct webnn_tensor {
 	uint64_t read_serial; /* the latest asynchronous read not answered yet; 0: none */
 };
 
-/* An asynchronous read (webnn_context_read_tensor_async) in flight or answered. */
-struct wnnc_read {
-	struct wnnc_read *next;
+enum wnnc_async_kind {
+	WNNC_ASYNC_READ,    /* webnn_context_read_tensor_async */
+	WNNC_ASYNC_TENSOR,  /* webnn_context_create_tensor_async / _constant_tensor_async */
+	WNNC_ASYNC_GRAPH,   /* webnn_builder_build_async */
+	WNNC_ASYNC_HELLO,   /* webnn_context_create_async: the handshake */
+	WNNC_ASYNC_CONTEXT, /* webnn_context_create_async: CreateContext */
+};
+
+/* An asynchronous call in flight or answered. */
+struct wnnc_async {
+	struct wnnc_async *next;
+	enum wnnc_async_kind kind;
 	uint64_t serial, seq;
-	struct webnn_tensor *tensor; /* a reference, dropped after the callback */
-	void *data;
+	struct webnn_tensor *tensor; /* READ: a reference, dropped after the callback;
+				      * TENSOR: the new tensor, the caller's on success */
+	void *data;                  /* READ */
 	size_t size;
 	bool in_place;
-	webnn_read_cb cb;
+	uint32_t slot;               /* TENSOR: its storage's slot (0: none) */
+	struct webnn_graph *graph;   /* GRAPH: the caller's on success */
+	uint32_t *constant_ids;      /* GRAPH: uploaded constants, destroyed once built */
+	size_t n_constants;
+	webnn_read_cb read_cb;
+	webnn_tensor_cb tensor_cb;
+	webnn_graph_cb graph_cb;
+	webnn_context_cb context_cb;
 	void *user_data;
 	enum webnn_status status;
 	char message[WNNC_MSG_MAX];
@@ -193,6 +218,8 @@ enum webnn_status wnnc_check_live(struct webnn_context *ctx, const char *what);
 /* Marks the context lost (first message wins) and closes nothing; lock held. */
 void wnnc_set_lost(struct webnn_context *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Frees the context (its last reference is gone). Lock NOT held. */
+void wnnc_context_free(struct webnn_context *ctx);
 /* Drops one reference; frees the context when it was the last. Lock NOT held. */
 void wnnc_context_unref(struct webnn_context *ctx);
 
@@ -204,6 +231,8 @@ void wnnc_tensor_release(struct webnn_tensor *t);
 /* Connects, handshakes. On failure returns a status and fills msg. */
 enum webnn_status wnnc_connect(struct webnn_context *ctx, const char *path,
 			       const char *client_name, char *msg, size_t len);
+/* Sends the frames webnn_context_hold_sends held back; on failure the context is lost. */
+enum webnn_status wnnc_send_held(struct webnn_context *ctx);
 /* Closes the socket and the arena. */
 void wnnc_disconnect(struct webnn_context *ctx);
 uint32_t wnnc_new_id(struct webnn_context *ctx);
@@ -225,6 +254,34 @@ void wnnc_done(struct webnn_context *ctx, uint64_t seq);
 bool wnnc_tensor_busy(const struct webnn_context *ctx, const struct webnn_tensor *t);
 /* Handles whatever the daemon sent without blocking. */
 enum webnn_status wnnc_poll_events(struct webnn_context *ctx);
+/* Queues an asynchronous call sent with serial a->serial (seq: the sent_seq of its request). */
+void wnnc_async_add(struct webnn_context *ctx, struct wnnc_async *a);
+/* Frees a graph no caller holds (a failed build). */
+void wnnc_graph_free(struct webnn_graph *g);
+/* Frees a tensor no caller holds (a failed creation): its storage, then the struct. Lock held. */
+void wnnc_tensor_free_unowned(struct webnn_tensor *t);
+/* The reply to an asynchronous CreateTensor. Lock held. */
+void wnnc_tensor_answered(struct webnn_context *ctx, struct wnnc_async *a,
+			  const Webnn__Ipc__Reply *reply);
+/* Handshake and ContextInfo replies of webnn_context_create_async. Lock held. */
+void wnnc_hello_answered(struct webnn_context *ctx, struct wnnc_async *a,
+			 const Webnn__Ipc__Reply *reply);
+void wnnc_context_answered(struct webnn_context *ctx, struct wnnc_async *a,
+			   const Webnn__Ipc__Reply *reply);
+/* The reply to an asynchronous BuildGraph. Lock held. */
+void wnnc_graph_answered(struct webnn_context *ctx, struct wnnc_async *a,
+			 const Webnn__Ipc__Reply *reply);
+/* Sends Hello (with a serial); the reply's limits and devices are kept by wnnc_hello_reply. */
+enum webnn_status wnnc_send_hello(struct webnn_context *ctx, const char *client_name,
+				  uint64_t *serial);
+/* Keeps a HelloReply's limits and devices; an error (message in last_error) when unusable. */
+enum webnn_status wnnc_hello_reply(struct webnn_context *ctx, const Webnn__Ipc__Reply *reply);
+/* Opens the socket (connect(2) on a Unix socket does not wait for the daemon). */
+enum webnn_status wnnc_open_socket(struct webnn_context *ctx, const char *path, char *msg,
+				   size_t len);
+/* A status from the wire (never OK for an error). */
+enum webnn_status wnnc_status_from_error(const Webnn__Ipc__Error *e);
+
 /* Waits until the tensor's asynchronous reads are answered (before a command that changes its
  * bytes: an in-place read copies them out when its reply comes). */
 void wnnc_wait_reads(struct webnn_context *ctx, struct webnn_tensor *t);

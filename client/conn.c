@@ -22,40 +22,104 @@ void wnnc_lock(struct webnn_context *ctx)
 	ctx->call_failed = false;
 }
 
-/* Moves an answered (or failed) asynchronous read to the list wnnc_unlock runs. */
-static void read_finish(struct webnn_context *ctx, struct wnnc_read *r)
+/* Moves an answered (or failed) asynchronous call to the list wnnc_unlock runs. */
+static void async_finish(struct webnn_context *ctx, struct wnnc_async *a)
 {
-	*ctx->reads_done_tail = r;
-	ctx->reads_done_tail = &r->next;
-	r->next = NULL;
-	if (r->tensor->read_serial == r->serial)
-		r->tensor->read_serial = 0;
+	*ctx->done_tail = a;
+	ctx->done_tail = &a->next;
+	a->next = NULL;
+	if (a->kind == WNNC_ASYNC_READ && a->tensor->read_serial == a->serial)
+		a->tensor->read_serial = 0;
 }
 
-/* The callbacks of the reads answered, run unlocked (they may call libwebnn), in order. */
-static void run_reads(struct webnn_context *ctx)
+void wnnc_async_add(struct webnn_context *ctx, struct wnnc_async *a)
 {
-	if (ctx->lost) { /* nothing more will answer the reads in flight */
-		while (ctx->reads) {
-			struct wnnc_read *r = ctx->reads;
-			ctx->reads = r->next;
-			r->status = WEBNN_STATUS_CONTEXT_LOST;
-			snprintf(r->message, sizeof(r->message), "readTensor: context lost: %.400s",
-				 ctx->lost_message);
-			read_finish(ctx, r);
-		}
-		ctx->reads_tail = &ctx->reads;
+	a->next = NULL;
+	*ctx->pending_tail = a;
+	ctx->pending_tail = &a->next;
+	if (a->kind == WNNC_ASYNC_READ)
+		a->tensor->read_serial = a->serial;
+}
+
+static const char *async_what(const struct wnnc_async *a)
+{
+	switch (a->kind) {
+	case WNNC_ASYNC_READ: return "readTensor";
+	case WNNC_ASYNC_TENSOR: return a->tensor->constant ? "createConstantTensor" : "createTensor";
+	case WNNC_ASYNC_GRAPH: return "build";
+	case WNNC_ASYNC_HELLO:
+	case WNNC_ASYNC_CONTEXT: return "createContext";
 	}
-	while (ctx->reads_done) {
-		struct wnnc_read *r = ctx->reads_done;
-		ctx->reads_done = r->next;
-		if (!ctx->reads_done)
-			ctx->reads_done_tail = &ctx->reads_done;
-		pthread_mutex_unlock(&ctx->lock);
-		r->cb(r->user_data, r->status, r->message);
-		wnnc_tensor_release(r->tensor);
-		free(r);
-		pthread_mutex_lock(&ctx->lock);
+	return "call";
+}
+
+/* Runs one answered call's callback, unlocked; frees what the caller did not receive. */
+static void async_run(struct webnn_context *ctx, struct wnnc_async *a)
+{
+	bool ok = a->status == WEBNN_STATUS_OK;
+	bool unref_ctx = false;
+	if (!ok && a->kind == WNNC_ASYNC_TENSOR) {
+		wnnc_tensor_free_unowned(a->tensor);
+		a->tensor = NULL;
+		unref_ctx = true;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	switch (a->kind) {
+	case WNNC_ASYNC_READ:
+		a->read_cb(a->user_data, a->status, a->message);
+		wnnc_tensor_release(a->tensor);
+		break;
+	case WNNC_ASYNC_TENSOR:
+		a->tensor_cb(a->user_data, a->status, a->message, a->tensor);
+		break;
+	case WNNC_ASYNC_GRAPH:
+		if (!ok) {
+			wnnc_graph_free(a->graph);
+			a->graph = NULL;
+			unref_ctx = true;
+		}
+		a->graph_cb(a->user_data, a->status, a->message, a->graph);
+		break;
+	case WNNC_ASYNC_HELLO:
+		break;
+	case WNNC_ASYNC_CONTEXT:
+		a->context_cb(a->user_data, a->status, a->message, ctx);
+		break;
+	}
+	free(a->constant_ids);
+	free(a);
+	if (unref_ctx)
+		wnnc_context_unref(ctx);
+	pthread_mutex_lock(&ctx->lock);
+}
+
+/* The callbacks of the calls answered, run unlocked (they may call libwebnn), in order. */
+static void run_async(struct webnn_context *ctx)
+{
+	if (ctx->lost) { /* nothing more will answer the calls in flight */
+		while (ctx->pending) {
+			struct wnnc_async *a = ctx->pending;
+			ctx->pending = a->next;
+			if (!ctx->ready) {
+				/* There never was a context to lose: createContext failed. */
+				a->status = WEBNN_STATUS_NOT_SUPPORTED;
+				snprintf(a->message, sizeof(a->message), "createContext: %.400s",
+					 ctx->lost_message);
+			} else {
+				a->status = WEBNN_STATUS_CONTEXT_LOST;
+				snprintf(a->message, sizeof(a->message), "%s: context lost: %.400s",
+					 async_what(a), ctx->lost_message);
+			}
+			async_finish(ctx, a);
+		}
+		ctx->pending_tail = &ctx->pending;
+	}
+	while (ctx->done) {
+		struct wnnc_async *a = ctx->done;
+		ctx->done = a->next;
+		if (!ctx->done)
+			ctx->done_tail = &ctx->done;
+		async_run(ctx, a);
 	}
 }
 
@@ -63,8 +127,17 @@ void wnnc_unlock(struct webnn_context *ctx)
 {
 	if (!ctx->call_failed)
 		ctx->last_error[0] = '\0';
-	if (ctx->reads_done || (ctx->lost && ctx->reads))
-		run_reads(ctx);
+	if (ctx->done || (ctx->lost && ctx->pending)) {
+		/* A callback may destroy the context (and drop what the calls held): it stays
+		 * allocated until they have all run. */
+		ctx->refs++;
+		run_async(ctx);
+		if (--ctx->refs == 0) {
+			pthread_mutex_unlock(&ctx->lock);
+			wnnc_context_free(ctx);
+			return;
+		}
+	}
 	/* The callback runs unlocked so it may call back into libwebnn. */
 	if (ctx->lost && ctx->lost_cb && !ctx->lost_cb_fired) {
 		webnn_lost_cb cb = ctx->lost_cb;
@@ -103,6 +176,9 @@ void wnnc_set_lost(struct webnn_context *ctx, const char *fmt, ...)
 
 enum webnn_status wnnc_check_live(struct webnn_context *ctx, const char *what)
 {
+	if (!ctx->lost && !ctx->ready)
+		return wnnc_fail(ctx, WEBNN_STATUS_INVALID_STATE,
+				 "%s: the context is still being created", what);
 	if (!ctx->lost)
 		return WEBNN_STATUS_OK;
 	return wnnc_fail(ctx, WEBNN_STATUS_CONTEXT_LOST, "%s: context lost: %s", what,
@@ -156,6 +232,11 @@ static void arena_drop(struct webnn_context *ctx)
 
 void wnnc_disconnect(struct webnn_context *ctx)
 {
+	if (ctx->held_len && !ctx->lost)
+		wnnc_send_held(ctx); /* DestroyContext and Goodbye among them */
+	free(ctx->held);
+	ctx->held = NULL;
+	ctx->held_len = ctx->held_cap = 0;
 	arena_drop(ctx);
 	if (ctx->sock >= 0)
 		close(ctx->sock);
@@ -167,6 +248,12 @@ static enum webnn_status status_from_wire(uint32_t s)
 {
 	return s <= WEBNN_STATUS_PROTOCOL_ERROR ? (enum webnn_status)s
 						: WEBNN_STATUS_OPERATION_ERROR;
+}
+
+enum webnn_status wnnc_status_from_error(const Webnn__Ipc__Error *e)
+{
+	enum webnn_status s = status_from_wire(e->status);
+	return s == WEBNN_STATUS_OK ? WEBNN_STATUS_OPERATION_ERROR : s;
 }
 
 static void record_event_error(struct webnn_context *ctx, const Webnn__Ipc__Error *e)
@@ -184,7 +271,7 @@ static void read_frames(struct webnn_context *ctx, bool block, uint64_t want,
 			Webnn__Ipc__ServerMessage **out);
 
 /* The reply to an asynchronous read: its bytes into the caller's buffer, or its error. */
-static void read_answered(struct webnn_context *ctx, struct wnnc_read *r,
+static void read_answered(struct webnn_context *ctx, struct wnnc_async *r,
 			  const Webnn__Ipc__Reply *reply)
 {
 	wnnc_done(ctx, r->seq);
@@ -224,6 +311,35 @@ void wnnc_wait_reads(struct webnn_context *ctx, struct webnn_tensor *t)
 	}
 }
 
+/* The reply to an asynchronous call: its result kept for the callback. */
+static void async_answered(struct webnn_context *ctx, struct wnnc_async *a,
+			   const Webnn__Ipc__Reply *reply)
+{
+	if (ctx->arena_serial && ctx->arena_serial == a->serial) {
+		/* It carried shm data: the daemon has copied it, the arena is free again. */
+		ctx->arena_serial = 0;
+		wnnc_done(ctx, ctx->arena_seq);
+	}
+	switch (a->kind) {
+	case WNNC_ASYNC_READ:
+		read_answered(ctx, a, reply);
+		break;
+	case WNNC_ASYNC_TENSOR:
+		wnnc_tensor_answered(ctx, a, reply);
+		break;
+	case WNNC_ASYNC_GRAPH:
+		wnnc_graph_answered(ctx, a, reply);
+		break;
+	case WNNC_ASYNC_HELLO:
+		wnnc_hello_answered(ctx, a, reply);
+		break;
+	case WNNC_ASYNC_CONTEXT:
+		wnnc_context_answered(ctx, a, reply);
+		break;
+	}
+	async_finish(ctx, a);
+}
+
 /* Handles one frame from the daemon. Returns true (and hands the message over in *out) when it
  * is the reply with serial `want`. */
 static bool handle_frame(struct webnn_context *ctx, const uint8_t *payload, size_t len,
@@ -236,21 +352,24 @@ static bool handle_frame(struct webnn_context *ctx, const uint8_t *payload, size
 	}
 	switch (m->body_case) {
 	case WEBNN__IPC__SERVER_MESSAGE__BODY_REPLY:
-		if (ctx->reads && m->reply->serial == ctx->reads->serial) {
-			/* Replies come in the order the reads were sent. */
-			struct wnnc_read *r = ctx->reads;
-			ctx->reads = r->next;
-			if (!ctx->reads)
-				ctx->reads_tail = &ctx->reads;
-			read_answered(ctx, r, m->reply);
-			read_finish(ctx, r);
-			webnn__ipc__server_message__free_unpacked(m, NULL);
-			/* A wait for this read (want) ends here, with no message to hand over. */
-			if (want && r->serial == want) {
-				*out = NULL;
-				return true;
+		if (ctx->pending) {
+			struct wnnc_async **pp = &ctx->pending, *a;
+			while ((a = *pp) && a->serial != m->reply->serial)
+				pp = &a->next;
+			if (a) {
+				*pp = a->next;
+				if (!*pp)
+					ctx->pending_tail = pp;
+				async_answered(ctx, a, m->reply);
+				webnn__ipc__server_message__free_unpacked(m, NULL);
+				/* A wait for this call (want) ends here, with no message to hand
+				 * over. */
+				if (want && a->serial == want) {
+					*out = NULL;
+					return true;
+				}
+				return false;
 			}
-			return false;
 		}
 		if (want && m->reply->serial == want) {
 			*out = m;
@@ -287,6 +406,7 @@ static bool handle_frame(struct webnn_context *ctx, const uint8_t *payload, size
 static void read_frames(struct webnn_context *ctx, bool block, uint64_t want,
 			Webnn__Ipc__ServerMessage **out)
 {
+	bool emptied = false; /* a read of this call found the socket empty behind its bytes */
 	for (;;) {
 		const uint8_t *payload;
 		size_t len;
@@ -315,15 +435,24 @@ static void read_frames(struct webnn_context *ctx, bool block, uint64_t want,
 		}
 		if (ctx->lost || ctx->sock < 0)
 			return;
+		/* Not blocking: what arrives later makes the fd readable again, so one more
+		 * recvmsg that would only say EAGAIN is spared (one per event-loop wakeup). */
+		if (!block && emptied)
+			return;
 		int n = wnn_reader_fill(&ctx->reader, ctx->sock);
-		if (n > 0)
+		if (n > 0) {
+			emptied = ctx->reader.drained;
 			continue;
+		}
 		if (n == 0) {
 			wnnc_set_lost(ctx, "webnnd closed the connection");
 			return;
 		}
 		if (n == -EAGAIN) {
 			if (!block)
+				return;
+			/* Whatever is awaited cannot come while the requests before it are held. */
+			if (ctx->held_len && wnnc_send_held(ctx) != WEBNN_STATUS_OK)
 				return;
 			struct pollfd p = { ctx->sock, POLLIN, 0 };
 			if (poll(&p, 1, -1) < 0 && errno != EINTR) {
@@ -348,6 +477,75 @@ enum webnn_status wnnc_poll_events(struct webnn_context *ctx)
 	return ctx->lost ? WEBNN_STATUS_CONTEXT_LOST : WEBNN_STATUS_OK;
 }
 
+/* Bytes held at most before they go anyway. */
+#define HELD_MAX (64u << 10)
+
+/* Sends bytes that are whole frames without fds. 0 or -errno. */
+static int send_bytes(int sock, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = send(sock, p, len, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				struct pollfd pf = { sock, POLLOUT, 0 };
+				poll(&pf, 1, -1);
+				continue;
+			}
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static enum webnn_status send_failed(struct webnn_context *ctx, int r)
+{
+	/* A Goodbye may explain why the daemon hung up; pick it up first. */
+	read_frames(ctx, false, 0, NULL);
+	wnnc_set_lost(ctx, "connection to webnnd lost: %s", strerror(-r));
+	return wnnc_fail(ctx, WEBNN_STATUS_CONTEXT_LOST, "context lost: %s", ctx->lost_message);
+}
+
+enum webnn_status wnnc_send_held(struct webnn_context *ctx)
+{
+	if (!ctx->held_len)
+		return WEBNN_STATUS_OK;
+	if (ctx->lost || ctx->sock < 0) {
+		ctx->held_len = 0;
+		return wnnc_fail(ctx, WEBNN_STATUS_CONTEXT_LOST, "context lost: %s",
+				 ctx->lost_message);
+	}
+	int r = send_bytes(ctx->sock, ctx->held, ctx->held_len);
+	ctx->held_len = 0;
+	return r < 0 ? send_failed(ctx, r) : WEBNN_STATUS_OK;
+}
+
+/* Appends a frame to the held bytes; false when it does not fit (then nothing is added). */
+static bool hold_frame(struct webnn_context *ctx, const Webnn__Ipc__ClientMessage *m, size_t len)
+{
+	struct wnn_frame_header h = { (uint32_t)len, 0, 0 };
+	size_t need = ctx->held_len + sizeof(h) + len;
+	if (need > HELD_MAX)
+		return false;
+	if (need > ctx->held_cap) {
+		size_t cap = ctx->held_cap ? ctx->held_cap : 4096;
+		while (cap < need)
+			cap *= 2;
+		uint8_t *p = realloc(ctx->held, cap);
+		if (!p)
+			return false;
+		ctx->held = p;
+		ctx->held_cap = cap;
+	}
+	memcpy(ctx->held + ctx->held_len, &h, sizeof(h));
+	webnn__ipc__client_message__pack(m, ctx->held + ctx->held_len + sizeof(h));
+	ctx->held_len = need;
+	return true;
+}
+
 enum webnn_status wnnc_send(struct webnn_context *ctx, Webnn__Ipc__ClientMessage *m,
 			    const int *fds, int n_fds)
 {
@@ -362,6 +560,23 @@ enum webnn_status wnnc_send(struct webnn_context *ctx, Webnn__Ipc__ClientMessage
 		return wnnc_fail(ctx, WEBNN_STATUS_NOT_SUPPORTED,
 				 "request of %zu bytes exceeds webnnd's frame limit of %u bytes",
 				 len, max);
+	if (ctx->hold_sends && n_fds == 0 && hold_frame(ctx, m, len)) {
+		/* A request with a reply (or fds) sends it at once, with what is held before
+		 * it: the daemon sees them in order, in one read. */
+		if (m->serial) {
+			int r = send_bytes(ctx->sock, ctx->held, ctx->held_len);
+			ctx->held_len = 0;
+			if (r < 0)
+				return send_failed(ctx, r);
+		}
+		ctx->sent_seq++;
+		return WEBNN_STATUS_OK;
+	}
+	if (ctx->held_len) {
+		enum webnn_status s = wnnc_send_held(ctx);
+		if (s != WEBNN_STATUS_OK)
+			return s;
+	}
 	uint8_t stackbuf[4096];
 	uint8_t *buf = len <= sizeof(stackbuf) ? stackbuf : malloc(len);
 	if (!buf)
@@ -370,15 +585,9 @@ enum webnn_status wnnc_send(struct webnn_context *ctx, Webnn__Ipc__ClientMessage
 	int r = wnn_frame_send(ctx->sock, buf, len, fds, n_fds);
 	if (buf != stackbuf)
 		free(buf);
-	if (r >= 0)
-		ctx->sent_seq++;
-	if (r < 0) {
-		/* A Goodbye may explain why the daemon hung up; pick it up first. */
-		read_frames(ctx, false, 0, NULL);
-		wnnc_set_lost(ctx, "connection to webnnd lost: %s", strerror(-r));
-		return wnnc_fail(ctx, WEBNN_STATUS_CONTEXT_LOST, "context lost: %s",
-				 ctx->lost_message);
-	}
+	if (r < 0)
+		return send_failed(ctx, r);
+	ctx->sent_seq++;
 	return WEBNN_STATUS_OK;
 }
 
@@ -430,19 +639,25 @@ enum webnn_status wnnc_call(struct webnn_context *ctx, Webnn__Ipc__ClientMessage
 /* Waits until the daemon has finished with the arena (its reply to the last shm request). */
 static enum webnn_status arena_wait_idle(struct webnn_context *ctx, const char *what)
 {
-	if (!ctx->arena_serial)
-		return WEBNN_STATUS_OK;
-	Webnn__Ipc__ServerMessage *m = NULL;
-	read_frames(ctx, true, ctx->arena_serial, &m);
-	ctx->arena_serial = 0;
-	if (m)
+	while (ctx->arena_serial && !ctx->lost) {
+		Webnn__Ipc__ServerMessage *m = NULL;
+		/* An asynchronous call's reply (a constant tensor's) frees the arena in
+		 * async_answered and hands nothing over. */
+		read_frames(ctx, true, ctx->arena_serial, &m);
+		if (!m)
+			continue;
+		ctx->arena_serial = 0;
 		wnnc_done(ctx, ctx->arena_seq);
-	if (!m)
+		/* That request was fire-and-forget for the caller: its error belongs to the next
+		 * flush. */
+		record_event_error(ctx, m->reply->error);
+		webnn__ipc__server_message__free_unpacked(m, NULL);
+	}
+	if (ctx->arena_serial) {
+		ctx->arena_serial = 0;
 		return wnnc_fail(ctx, WEBNN_STATUS_CONTEXT_LOST, "%s: context lost: %s", what,
 				 ctx->lost_message);
-	/* That request was fire-and-forget for the caller: its error belongs to the next flush. */
-	record_event_error(ctx, m->reply->error);
-	webnn__ipc__server_message__free_unpacked(m, NULL);
+	}
 	return WEBNN_STATUS_OK;
 }
 
@@ -601,8 +816,8 @@ static bool keep_devices(struct webnn_context *ctx, const Webnn__Ipc__HelloReply
 	return true;
 }
 
-enum webnn_status wnnc_connect(struct webnn_context *ctx, const char *path,
-			       const char *client_name, char *msg, size_t len)
+enum webnn_status wnnc_open_socket(struct webnn_context *ctx, const char *path, char *msg,
+				   size_t len)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	if (strlen(path) >= sizeof(sa.sun_path)) {
@@ -628,42 +843,79 @@ enum webnn_status wnnc_connect(struct webnn_context *ctx, const char *path,
 	}
 	ctx->sock = fd;
 	wnn_reader_init(&ctx->reader, WNN_FRAME_MAX);
+	return WEBNN_STATUS_OK;
+}
 
+enum webnn_status wnnc_send_hello(struct webnn_context *ctx, const char *client_name,
+				  uint64_t *serial)
+{
 	Webnn__Ipc__Hello hello = WEBNN__IPC__HELLO__INIT;
 	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
 	hello.major = WNN_PROTOCOL_MAJOR;
 	hello.minor = WNN_PROTOCOL_MINOR;
 	hello.client_name = (char *)client_name;
+	m.has_serial = true;
+	m.serial = *serial = wnnc_new_serial(ctx);
 	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_HELLO;
 	m.hello = &hello;
-	Webnn__Ipc__ServerMessage *reply = NULL;
-	enum webnn_status s = wnnc_call(ctx, &m, "handshake", &reply);
-	if (s == WEBNN_STATUS_OK && (reply->reply->body_case != WEBNN__IPC__REPLY__BODY_HELLO ||
-				     !reply->reply->hello->limits)) {
+	return wnnc_send(ctx, &m, NULL, 0);
+}
+
+enum webnn_status wnnc_hello_reply(struct webnn_context *ctx, const Webnn__Ipc__Reply *reply)
+{
+	if (reply->error)
+		return wnnc_fail(ctx, wnnc_status_from_error(reply->error), "%s",
+				 reply->error->message ? reply->error->message : "handshake");
+	if (reply->body_case != WEBNN__IPC__REPLY__BODY_HELLO || !reply->hello->limits) {
 		wnnc_set_lost(ctx, "protocol error: webnnd answered Hello without HelloReply");
-		s = wnnc_fail(ctx, WEBNN_STATUS_PROTOCOL_ERROR, "%s", ctx->lost_message);
+		return wnnc_fail(ctx, WEBNN_STATUS_PROTOCOL_ERROR, "%s", ctx->lost_message);
 	}
-	if (s == WEBNN_STATUS_OK && reply->reply->hello->major != WNN_PROTOCOL_MAJOR) {
-		s = wnnc_fail(ctx, WEBNN_STATUS_NOT_SUPPORTED,
-			      "webnnd speaks protocol %u.%u, libwebnn needs major version %d",
-			      reply->reply->hello->major, reply->reply->hello->minor,
-			      WNN_PROTOCOL_MAJOR);
+	if (reply->hello->major != WNN_PROTOCOL_MAJOR)
+		return wnnc_fail(ctx, WEBNN_STATUS_NOT_SUPPORTED,
+				 "webnnd speaks protocol %u.%u, libwebnn needs major version %d",
+				 reply->hello->major, reply->hello->minor, WNN_PROTOCOL_MAJOR);
+	const Webnn__Ipc__Limits *l = reply->hello->limits;
+	ctx->limits = *l;
+	ctx->limits.base.unknown_fields = NULL;
+	ctx->limits.base.n_unknown_fields = 0;
+	ctx->max_inline = l->max_inline_bytes < WNN_INLINE_MAX ? l->max_inline_bytes
+							       : WNN_INLINE_MAX;
+	ctx->max_shm_slots = 0;
+	for (size_t i = 0; i < l->n_budgets; i++)
+		if (l->budgets[i]->key && strcmp(l->budgets[i]->key, "max_shm_slots") == 0)
+			ctx->max_shm_slots = l->budgets[i]->value > UINT32_MAX
+				? UINT32_MAX : (uint32_t)l->budgets[i]->value;
+	if (!keep_devices(ctx, reply->hello))
+		return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "handshake: out of memory");
+	return WEBNN_STATUS_OK;
+}
+
+void wnnc_hello_answered(struct webnn_context *ctx, struct wnnc_async *a,
+			 const Webnn__Ipc__Reply *reply)
+{
+	a->status = wnnc_hello_reply(ctx, reply);
+	if (a->status != WEBNN_STATUS_OK) {
+		/* The CreateContext behind it fails with this message (see run_async). */
+		char msg[WNNC_MSG_MAX];
+		snprintf(msg, sizeof(msg), "%s", ctx->last_error);
+		wnnc_set_lost(ctx, "webnnd handshake failed: %s", msg);
+		ctx->call_failed = false;
 	}
-	if (s == WEBNN_STATUS_OK) {
-		const Webnn__Ipc__Limits *l = reply->reply->hello->limits;
-		ctx->limits = *l;
-		ctx->limits.base.unknown_fields = NULL;
-		ctx->limits.base.n_unknown_fields = 0;
-		ctx->max_inline = l->max_inline_bytes < WNN_INLINE_MAX ? l->max_inline_bytes
-								       : WNN_INLINE_MAX;
-		ctx->max_shm_slots = 0;
-		for (size_t i = 0; i < l->n_budgets; i++)
-			if (l->budgets[i]->key && strcmp(l->budgets[i]->key, "max_shm_slots") == 0)
-				ctx->max_shm_slots = l->budgets[i]->value > UINT32_MAX
-					? UINT32_MAX : (uint32_t)l->budgets[i]->value;
-		if (!keep_devices(ctx, reply->reply->hello))
-			s = wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "handshake: out of memory");
-	}
+}
+
+enum webnn_status wnnc_connect(struct webnn_context *ctx, const char *path,
+			       const char *client_name, char *msg, size_t len)
+{
+	enum webnn_status s = wnnc_open_socket(ctx, path, msg, len);
+	if (s != WEBNN_STATUS_OK)
+		return s;
+	uint64_t serial = 0;
+	Webnn__Ipc__ServerMessage *reply = NULL;
+	s = wnnc_send_hello(ctx, client_name, &serial);
+	if (s == WEBNN_STATUS_OK)
+		s = wnnc_wait_reply(ctx, serial, "handshake", &reply);
+	if (s == WEBNN_STATUS_OK)
+		s = wnnc_hello_reply(ctx, reply->reply);
 	if (reply)
 		webnn__ipc__server_message__free_unpacked(reply, NULL);
 	if (s != WEBNN_STATUS_OK) {

@@ -67,7 +67,7 @@ uint16_t webnn_float32_to_float16(float f)
 	return wnn_f32_to_f16(f);
 }
 
-static void free_context(struct webnn_context *ctx)
+void wnnc_context_free(struct webnn_context *ctx)
 {
 	wnnc_disconnect(ctx);
 	for (size_t i = 0; i < sizeof(ctx->info_strings) / sizeof(ctx->info_strings[0]); i++)
@@ -86,7 +86,7 @@ void wnnc_context_unref(struct webnn_context *ctx)
 	bool last = --ctx->refs == 0;
 	wnnc_unlock(ctx);
 	if (last)
-		free_context(ctx);
+		wnnc_context_free(ctx);
 }
 
 static struct webnn_tensor_limits limits_from_pb(uint32_t types, uint32_t min, uint32_t max)
@@ -141,100 +141,217 @@ static void copy_msg(char *dst, size_t len, const char *src)
 		snprintf(dst, len, "%s", src);
 }
 
-/* A connection to webnnd at socket_path (NULL: $WEBNN_SOCKET, else the default) after the
- * handshake, in a new context object that has no context on the daemon yet. */
-static enum webnn_status connect_new(const char *socket_path, const char *client_name,
-				     const char *what, struct webnn_context **out,
-				     char *last_error, size_t len)
+static const char *socket_path_of(const char *socket_path)
 {
 	const char *path = socket_path;
 	if (!path || !*path)
 		path = getenv("WEBNN_SOCKET");
 	if (!path || !*path)
 		path = WEBNN_DEFAULT_SOCKET;
+	return path;
+}
+
+static struct webnn_context *context_alloc(void)
+{
 	struct webnn_context *ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return NULL;
+	pthread_mutex_init(&ctx->lock, NULL);
+	ctx->refs = 1;
+	ctx->sock = -1;
+	ctx->arena_fd = -1;
+	ctx->pending_tail = &ctx->pending;
+	ctx->done_tail = &ctx->done;
+	ctx->next_id = 1;
+	ctx->next_serial = 1;
+	return ctx;
+}
+
+/* A connection to webnnd at socket_path (NULL: $WEBNN_SOCKET, else the default) after the
+ * handshake, in a new context object that has no context on the daemon yet. */
+static enum webnn_status connect_new(const char *socket_path, const char *client_name,
+				     const char *what, struct webnn_context **out,
+				     char *last_error, size_t len)
+{
+	const char *path = socket_path_of(socket_path);
+	struct webnn_context *ctx = context_alloc();
 	if (!ctx) {
 		if (last_error && len)
 			snprintf(last_error, len, "%s: out of memory", what);
 		return WEBNN_STATUS_NO_MEMORY;
 	}
-	pthread_mutex_init(&ctx->lock, NULL);
-	ctx->refs = 1;
-	ctx->sock = -1;
-	ctx->arena_fd = -1;
-	ctx->reads_tail = &ctx->reads;
-	ctx->reads_done_tail = &ctx->reads_done;
-	ctx->next_id = 1;
-	ctx->next_serial = 1;
 	char msg[WNNC_MSG_MAX];
 	enum webnn_status s = wnnc_connect(ctx, path, client_name, msg, sizeof(msg));
 	if (s != WEBNN_STATUS_OK) {
 		copy_msg(last_error, len, msg);
-		free_context(ctx);
+		wnnc_context_free(ctx);
 		return s;
 	}
 	*out = ctx;
 	return WEBNN_STATUS_OK;
 }
 
-enum webnn_status webnn_context_create(const struct webnn_context_options *options,
-				       struct webnn_context **out, char *last_error, size_t len)
+/* The options as given (NULL: defaults); TYPE_ERROR for an uninitialised struct. */
+static enum webnn_status options_in(const struct webnn_context_options *options,
+				    struct webnn_context_options *o, char *last_error, size_t len)
 {
-	struct webnn_context_options o = WEBNN_CONTEXT_OPTIONS_INIT;
-	if (out)
-		*out = NULL;
-	if (!out) {
-		copy_msg(last_error, len, "createContext: out is NULL");
-		return WEBNN_STATUS_TYPE_ERROR;
-	}
+	*o = (struct webnn_context_options)WEBNN_CONTEXT_OPTIONS_INIT;
 	if (options) {
 		if (options->struct_size == 0) {
 			copy_msg(last_error, len, "createContext: options.struct_size is 0 "
 						  "(initialise with WEBNN_CONTEXT_OPTIONS_INIT)");
 			return WEBNN_STATUS_TYPE_ERROR;
 		}
-		memcpy(&o, options, options->struct_size < sizeof(o) ? options->struct_size
-								    : sizeof(o));
+		memcpy(o, options, options->struct_size < sizeof(*o) ? options->struct_size
+								     : sizeof(*o));
 	}
-	const char *name = o.client_name ? o.client_name : program_invocation_short_name;
-	struct webnn_context *ctx;
-	enum webnn_status s = connect_new(o.socket_path, name, "createContext", &ctx, last_error,
-					  len);
-	if (s != WEBNN_STATUS_OK)
-		return s;
+	return WEBNN_STATUS_OK;
+}
 
+/* Sends CreateContext under a fresh context id; *serial is its reply's. */
+static enum webnn_status send_create_context(struct webnn_context *ctx,
+					     const struct webnn_context_options *o,
+					     uint64_t *serial)
+{
 	Webnn__Ipc__CreateContext cc = WEBNN__IPC__CREATE_CONTEXT__INIT;
 	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
 	ctx->context_id = wnnc_new_id(ctx);
 	cc.context_id = ctx->context_id;
 	cc.has_power_preference = true;
-	cc.power_preference = o.power_preference == WEBNN_POWER_HIGH_PERFORMANCE
+	cc.power_preference = o->power_preference == WEBNN_POWER_HIGH_PERFORMANCE
 				      ? WEBNN__IPC__POWER_PREFERENCE__HIGH_PERFORMANCE
-			      : o.power_preference == WEBNN_POWER_LOW_POWER
+			      : o->power_preference == WEBNN_POWER_LOW_POWER
 				      ? WEBNN__IPC__POWER_PREFERENCE__LOW_POWER
 				      : WEBNN__IPC__POWER_PREFERENCE__POWER_DEFAULT;
 	cc.has_accelerated = true;
-	cc.accelerated = o.accelerated;
+	cc.accelerated = o->accelerated;
+	m.has_serial = true;
+	m.serial = *serial = wnnc_new_serial(ctx);
 	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_CREATE_CONTEXT;
 	m.create_context = &cc;
-	Webnn__Ipc__ServerMessage *reply = NULL;
-	s = wnnc_call(ctx, &m, "createContext", &reply);
-	if (s == WEBNN_STATUS_OK && (reply->reply->body_case != WEBNN__IPC__REPLY__BODY_CONTEXT ||
-				     !reply->reply->context->limits)) {
-		s = wnnc_fail(ctx, WEBNN_STATUS_PROTOCOL_ERROR,
-			      "createContext: webnnd's reply carries no ContextInfo");
+	return wnnc_send(ctx, &m, NULL, 0);
+}
+
+/* Keeps CreateContext's reply (ContextInfo); the error (last_error set) otherwise. */
+static enum webnn_status context_reply(struct webnn_context *ctx, const Webnn__Ipc__Reply *r)
+{
+	if (r->error)
+		return wnnc_fail(ctx, wnnc_status_from_error(r->error), "%s",
+				 r->error->message ? r->error->message : "createContext");
+	if (r->body_case != WEBNN__IPC__REPLY__BODY_CONTEXT || !r->context->limits)
+		return wnnc_fail(ctx, WEBNN_STATUS_PROTOCOL_ERROR,
+				 "createContext: webnnd's reply carries no ContextInfo");
+	if (!keep_info(ctx, r->context))
+		return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "createContext: out of memory");
+	ctx->ready = true;
+	return WEBNN_STATUS_OK;
+}
+
+enum webnn_status webnn_context_create(const struct webnn_context_options *options,
+				       struct webnn_context **out, char *last_error, size_t len)
+{
+	struct webnn_context_options o;
+	if (out)
+		*out = NULL;
+	if (!out) {
+		copy_msg(last_error, len, "createContext: out is NULL");
+		return WEBNN_STATUS_TYPE_ERROR;
 	}
-	if (s == WEBNN_STATUS_OK && !keep_info(ctx, reply->reply->context))
-		s = wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "createContext: out of memory");
+	enum webnn_status s = options_in(options, &o, last_error, len);
+	if (s != WEBNN_STATUS_OK)
+		return s;
+	const char *name = o.client_name ? o.client_name : program_invocation_short_name;
+	struct webnn_context *ctx;
+	s = connect_new(o.socket_path, name, "createContext", &ctx, last_error, len);
+	if (s != WEBNN_STATUS_OK)
+		return s;
+	uint64_t serial = 0;
+	Webnn__Ipc__ServerMessage *reply = NULL;
+	s = send_create_context(ctx, &o, &serial);
+	if (s == WEBNN_STATUS_OK)
+		s = wnnc_wait_reply(ctx, serial, "createContext", &reply);
+	if (s == WEBNN_STATUS_OK)
+		s = context_reply(ctx, reply->reply);
 	if (reply)
 		webnn__ipc__server_message__free_unpacked(reply, NULL);
 	if (s != WEBNN_STATUS_OK) {
 		if (s == WEBNN_STATUS_CONTEXT_LOST)
 			s = WEBNN_STATUS_NOT_SUPPORTED; /* there never was a context to lose */
 		copy_msg(last_error, len, ctx->last_error);
-		free_context(ctx);
+		wnnc_context_free(ctx);
 		return s;
 	}
+	*out = ctx;
+	return WEBNN_STATUS_OK;
+}
+
+void wnnc_context_answered(struct webnn_context *ctx, struct wnnc_async *a,
+			   const Webnn__Ipc__Reply *reply)
+{
+	a->status = context_reply(ctx, reply);
+	snprintf(a->message, sizeof(a->message), "%s",
+		 a->status == WEBNN_STATUS_OK ? "" : ctx->last_error);
+	ctx->call_failed = false;
+}
+
+enum webnn_status webnn_context_create_async(const struct webnn_context_options *options,
+					     struct webnn_context **out, webnn_context_cb cb,
+					     void *user_data, char *last_error, size_t len)
+{
+	struct webnn_context_options o;
+	if (out)
+		*out = NULL;
+	if (!out || !cb) {
+		copy_msg(last_error, len, !out ? "createContext: out is NULL"
+					       : "createContext: the callback is NULL");
+		return WEBNN_STATUS_TYPE_ERROR;
+	}
+	enum webnn_status s = options_in(options, &o, last_error, len);
+	if (s != WEBNN_STATUS_OK)
+		return s;
+	const char *name = o.client_name ? o.client_name : program_invocation_short_name;
+	struct webnn_context *ctx = context_alloc();
+	struct wnnc_async *hello = calloc(1, sizeof(*hello)), *cc = calloc(1, sizeof(*cc));
+	if (!ctx || !hello || !cc) {
+		free(hello);
+		free(cc);
+		if (ctx)
+			wnnc_context_free(ctx);
+		copy_msg(last_error, len, "createContext: out of memory");
+		return WEBNN_STATUS_NO_MEMORY;
+	}
+	char msg[WNNC_MSG_MAX];
+	s = wnnc_open_socket(ctx, socket_path_of(o.socket_path), msg, sizeof(msg));
+	if (s != WEBNN_STATUS_OK) {
+		copy_msg(last_error, len, msg);
+		free(hello);
+		free(cc);
+		wnnc_context_free(ctx);
+		return s;
+	}
+	/* Hello and CreateContext go together: the daemon handles a connection's requests in
+	 * order, so CreateContext is answered after the handshake (or fails with it). */
+	wnnc_lock(ctx);
+	hello->kind = WNNC_ASYNC_HELLO;
+	cc->kind = WNNC_ASYNC_CONTEXT;
+	cc->context_cb = cb;
+	cc->user_data = user_data;
+	s = wnnc_send_hello(ctx, name, &hello->serial);
+	if (s == WEBNN_STATUS_OK)
+		s = send_create_context(ctx, &o, &cc->serial);
+	if (s != WEBNN_STATUS_OK) {
+		snprintf(msg, sizeof(msg), "webnnd handshake failed: %.400s",
+			 ctx->lost ? ctx->lost_message : ctx->last_error);
+		pthread_mutex_unlock(&ctx->lock);
+		free(hello);
+		free(cc);
+		wnnc_context_free(ctx);
+		copy_msg(last_error, len, msg);
+		return WEBNN_STATUS_NOT_SUPPORTED;
+	}
+	wnnc_async_add(ctx, hello);
+	wnnc_async_add(ctx, cc);
+	wnnc_unlock(ctx);
 	*out = ctx;
 	return WEBNN_STATUS_OK;
 }
@@ -262,7 +379,7 @@ enum webnn_status webnn_list_devices(const char *socket_path, struct webnn_devic
 		m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_GOODBYE;
 		m.goodbye = &bye;
 		wnnc_send(ctx, &m, NULL, 0);
-		free_context(ctx);
+		wnnc_context_free(ctx);
 	}
 	return s;
 }
@@ -286,6 +403,7 @@ void webnn_context_destroy(struct webnn_context *ctx)
 			m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_GOODBYE;
 			m.goodbye = &bye;
 			wnnc_send(ctx, &m, NULL, 0);
+			wnnc_send_held(ctx); /* webnn_context_hold_sends: these were held */
 		}
 		/* MLContext.destroy() loses the context: children report CONTEXT_LOST from now on. */
 		wnnc_set_lost(ctx, "context destroyed");
@@ -410,4 +528,30 @@ enum webnn_status webnn_context_flush(struct webnn_context *ctx)
 	}
 	wnnc_unlock(ctx);
 	return s;
+}
+
+void webnn_context_hold_sends(struct webnn_context *ctx, bool hold)
+{
+	if (!ctx)
+		return;
+	wnnc_lock(ctx);
+	ctx->hold_sends = hold;
+	if (!hold)
+		wnnc_send_held(ctx);
+	wnnc_unlock(ctx);
+}
+
+enum webnn_status webnn_context_send_held(struct webnn_context *ctx)
+{
+	if (!ctx)
+		return WEBNN_STATUS_TYPE_ERROR;
+	wnnc_lock(ctx);
+	enum webnn_status s = ctx->held_len ? wnnc_send_held(ctx) : WEBNN_STATUS_OK;
+	wnnc_unlock(ctx);
+	return s;
+}
+
+bool webnn_context_has_held(const struct webnn_context *ctx)
+{
+	return ctx && ctx->held_len != 0;
 }

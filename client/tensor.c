@@ -49,7 +49,9 @@ static void unregister_slot(struct webnn_context *ctx, uint32_t slot)
  * Storage for a tensor: a sealed memfd of its own (so that the slot caps bound the mappings),
  * mapped here and registered as a slot. Returns OK with *map set, or OK with *map NULL when the
  * tensor is better kept by the daemon (no storage support, the caps nearly reached, the daemon
- * refused the slot); an error only when the context is lost.
+ * refused the slot); an error only when the context is lost. The registration is waited for
+ * even by the asynchronous creation: webnnd answers it at once (not behind the timeline), and a
+ * CreateTensor naming a slot it refused would be a protocol violation.
  */
 static enum webnn_status storage_new(struct webnn_context *ctx, uint64_t bytes, const char *what,
 				     uint32_t *slot, uint8_t **map, size_t *map_size)
@@ -104,9 +106,74 @@ static enum webnn_status storage_new(struct webnn_context *ctx, uint64_t bytes, 
 	return WEBNN_STATUS_OK;
 }
 
+/* Drops a tensor's storage mapping (the daemon's is its own). Lock held. */
+static void storage_drop(struct webnn_tensor *t)
+{
+	if (!t->map)
+		return;
+	munmap(t->map, t->map_size);
+	t->ctx->n_storage--;
+	t->ctx->storage_bytes -= t->map_size;
+	t->map = NULL;
+}
+
+void wnnc_tensor_free_unowned(struct webnn_tensor *t)
+{
+	storage_drop(t);
+	free(t->shadow);
+	free(t);
+}
+
+/* Sends CreateTensor for t (a fresh id; data: a constant's bytes; slot: its storage's, or 0);
+ * *serial is its reply's. */
+static enum webnn_status send_create_tensor(struct webnn_context *ctx, struct webnn_tensor *t,
+					    const void *data, size_t size, uint32_t slot,
+					    const char *what, uint64_t *serial)
+{
+	Webnn__Ipc__CreateTensor ct = WEBNN__IPC__CREATE_TENSOR__INIT;
+	Webnn__Ipc__OperandDescriptor pd;
+	Webnn__Ipc__Data pdata;
+	Webnn__Ipc__ShmRange shm;
+	Webnn__Ipc__ShmRange storage = WEBNN__IPC__SHM_RANGE__INIT;
+	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
+	struct wnn_desc d = { .type = (enum wnn_dtype)t->desc.desc.data_type,
+			      .rank = t->desc.desc.rank };
+	memcpy(d.dims, t->desc.desc.shape, sizeof(uint32_t) * d.rank);
+	wnn_desc_to_pb(&d, &pd);
+	ct.context_id = ctx->context_id;
+	ct.tensor_id = t->id = wnnc_new_id(ctx);
+	ct.descriptor = &pd;
+	ct.has_readable = ct.has_writable = true;
+	ct.readable = t->desc.readable;
+	ct.writable = t->desc.writable;
+	uint64_t shm_serial = 0;
+	if (data) {
+		ct.has_constant = true;
+		ct.constant = true;
+		enum webnn_status s = wnnc_put_data(ctx, data, size, what, &pdata, &shm,
+						    &shm_serial);
+		if (s != WEBNN_STATUS_OK)
+			return s;
+		ct.data = &pdata;
+	}
+	if (t->map) {
+		storage.slot_id = slot;
+		storage.offset = 0;
+		storage.size = t->map_size;
+		ct.storage = &storage;
+	}
+	m.has_serial = true;
+	m.serial = *serial = shm_serial ? shm_serial : wnnc_new_serial(ctx);
+	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_CREATE_TENSOR;
+	m.create_tensor = &ct;
+	return wnnc_send(ctx, &m, NULL, 0);
+}
+
+/* createTensor / createConstantTensor; blocking when call is NULL, else sent for call (a
+ * TENSOR call: its tensor is set, it is queued). */
 static enum webnn_status create(struct webnn_context *ctx, const struct webnn_operand_desc *desc,
 				bool readable, bool writable, const void *data, size_t size,
-				struct webnn_tensor **out)
+				struct webnn_tensor **out, struct wnnc_async *call)
 {
 	const char *what = data ? "createConstantTensor" : "createTensor";
 	struct wnn_desc d;
@@ -123,76 +190,83 @@ static enum webnn_status create(struct webnn_context *ctx, const struct webnn_op
 	struct webnn_tensor *t = calloc(1, sizeof(*t));
 	if (!t)
 		return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", what);
-
-	uint32_t slot = 0;
-	uint8_t *map = NULL;
-	size_t map_size = 0;
-	if (!data && (s = storage_new(ctx, bytes, what, &slot, &map, &map_size)) !=
-			     WEBNN_STATUS_OK) {
-		free(t);
-		return s;
-	}
-	Webnn__Ipc__CreateTensor ct = WEBNN__IPC__CREATE_TENSOR__INIT;
-	Webnn__Ipc__OperandDescriptor pd;
-	Webnn__Ipc__Data pdata;
-	Webnn__Ipc__ShmRange shm;
-	Webnn__Ipc__ShmRange storage = WEBNN__IPC__SHM_RANGE__INIT;
-	Webnn__Ipc__ClientMessage m = WEBNN__IPC__CLIENT_MESSAGE__INIT;
-	wnn_desc_to_pb(&d, &pd);
-	ct.context_id = ctx->context_id;
-	ct.tensor_id = wnnc_new_id(ctx);
-	ct.descriptor = &pd;
-	ct.has_readable = ct.has_writable = true;
-	ct.readable = readable;
-	ct.writable = writable;
-	if (data) {
-		ct.has_constant = true;
-		ct.constant = true;
-		uint64_t serial;
-		s = wnnc_put_data(ctx, data, size, what, &pdata, &shm, &serial);
-		if (s != WEBNN_STATUS_OK) {
-			free(t);
-			return s;
-		}
-		ct.data = &pdata;
-		m.has_serial = serial != 0;
-		m.serial = serial; /* CreateTensor always waits, so the arena is free after */
-	}
-	if (map) {
-		storage.slot_id = slot;
-		storage.offset = 0;
-		storage.size = map_size;
-		ct.storage = &storage;
-	}
-	m.body_case = WEBNN__IPC__CLIENT_MESSAGE__BODY_CREATE_TENSOR;
-	m.create_tensor = &ct;
-	s = wnnc_call(ctx, &m, what, NULL);
-	/* The tensor holds the daemon's mapping from here on: the slot's id is not needed. */
-	if (map && !ctx->lost)
-		unregister_slot(ctx, slot);
-	if (s != WEBNN_STATUS_OK) {
-		if (map)
-			munmap(map, map_size);
-		free(t);
-		return s;
-	}
-	if (map) {
-		t->map = map;
-		t->map_size = map_size;
-		ctx->n_storage++;
-		ctx->storage_bytes += map_size;
-	}
 	t->ctx = ctx;
 	t->refs = 1;
-	t->id = ct.tensor_id;
 	t->desc.desc = *desc;
 	t->desc.readable = readable;
 	t->desc.writable = writable;
 	t->constant = data != NULL;
 	t->bytes = bytes;
+
+	uint32_t slot = 0;
+	if (!data && (s = storage_new(ctx, bytes, what, &slot, &t->map, &t->map_size)) !=
+			     WEBNN_STATUS_OK) {
+		free(t);
+		return s;
+	}
+	if (t->map) {
+		ctx->n_storage++;
+		ctx->storage_bytes += t->map_size;
+	}
+	uint64_t serial = 0;
+	s = send_create_tensor(ctx, t, data, size, slot, what, &serial);
+	if (call) {
+		if (s != WEBNN_STATUS_OK) {
+			if (t->map && !ctx->lost)
+				unregister_slot(ctx, slot);
+			wnnc_tensor_free_unowned(t);
+			return s;
+		}
+		/* Shm data: the arena is busy until the reply (see async_answered). */
+		if (data && size > ctx->max_inline)
+			wnnc_arena_sent(ctx, serial);
+		call->kind = WNNC_ASYNC_TENSOR;
+		call->tensor = t;
+		call->slot = t->map ? slot : 0;
+		call->serial = serial;
+		call->seq = ctx->sent_seq;
+		ctx->refs++; /* the tensor's, from now on */
+		wnnc_async_add(ctx, call);
+		return WEBNN_STATUS_OK;
+	}
+	uint64_t seq = ctx->sent_seq;
+	Webnn__Ipc__ServerMessage *reply = NULL;
+	if (s == WEBNN_STATUS_OK)
+		s = wnnc_wait_reply(ctx, serial, what, &reply);
+	if (reply)
+		webnn__ipc__server_message__free_unpacked(reply, NULL);
+	if (s != WEBNN_STATUS_CONTEXT_LOST)
+		wnnc_done(ctx, seq);
+	/* The tensor holds the daemon's mapping from here on: the slot's id is not needed. */
+	if (t->map && !ctx->lost)
+		unregister_slot(ctx, slot);
+	if (s != WEBNN_STATUS_OK) {
+		wnnc_tensor_free_unowned(t);
+		return s;
+	}
 	ctx->refs++;
 	*out = t;
 	return WEBNN_STATUS_OK;
+}
+
+void wnnc_tensor_answered(struct webnn_context *ctx, struct wnnc_async *a,
+			  const Webnn__Ipc__Reply *reply)
+{
+	wnnc_done(ctx, a->seq);
+	/* The tensor holds the daemon's mapping from here on: the slot's id is not needed. */
+	if (a->slot && !ctx->lost)
+		unregister_slot(ctx, a->slot);
+	a->slot = 0;
+	if (!reply->error) {
+		a->status = WEBNN_STATUS_OK;
+		a->message[0] = '\0';
+		return;
+	}
+	a->status = wnnc_status_from_error(reply->error);
+	snprintf(a->message, sizeof(a->message), "%s",
+		 reply->error->message ? reply->error->message
+				       : a->tensor->constant ? "createConstantTensor"
+							     : "createTensor");
 }
 
 enum webnn_status webnn_context_create_tensor(struct webnn_context *ctx,
@@ -209,7 +283,7 @@ enum webnn_status webnn_context_create_tensor(struct webnn_context *ctx,
 		s = wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR, "createTensor: %s is NULL",
 			      desc ? "out" : "descriptor");
 	else
-		s = create(ctx, &desc->desc, desc->readable, desc->writable, NULL, 0, out);
+		s = create(ctx, &desc->desc, desc->readable, desc->writable, NULL, 0, out, NULL);
 	wnnc_unlock(ctx);
 	return s;
 }
@@ -229,9 +303,52 @@ enum webnn_status webnn_context_create_constant_tensor(struct webnn_context *ctx
 		s = wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR, "createConstantTensor: %s is NULL",
 			      !desc ? "descriptor" : !data ? "data" : "out");
 	else
-		s = create(ctx, desc, false, false, data, size, out);
+		s = create(ctx, desc, false, false, data, size, out, NULL);
 	wnnc_unlock(ctx);
 	return s;
+}
+
+/* The asynchronous forms: a call record, then create() sends it. */
+static enum webnn_status create_async(struct webnn_context *ctx,
+				      const struct webnn_operand_desc *desc, bool readable,
+				      bool writable, const void *data, size_t size,
+				      webnn_tensor_cb cb, void *user_data, const char *what)
+{
+	if (!ctx)
+		return WEBNN_STATUS_TYPE_ERROR;
+	wnnc_lock(ctx);
+	enum webnn_status s = WEBNN_STATUS_OK;
+	struct wnnc_async *a = NULL;
+	if (!desc || !cb || (!data && strcmp(what, "createConstantTensor") == 0))
+		s = wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR, "%s: %s is NULL", what,
+			      !desc ? "descriptor" : !cb ? "the callback" : "data");
+	else if (!(a = calloc(1, sizeof(*a))))
+		s = wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "%s: out of memory", what);
+	if (s == WEBNN_STATUS_OK) {
+		a->tensor_cb = cb;
+		a->user_data = user_data;
+		s = create(ctx, desc, readable, writable, data, size, NULL, a);
+		if (s != WEBNN_STATUS_OK)
+			free(a);
+	}
+	wnnc_unlock(ctx);
+	return s;
+}
+
+enum webnn_status webnn_context_create_tensor_async(struct webnn_context *ctx,
+						    const struct webnn_tensor_desc *desc,
+						    webnn_tensor_cb cb, void *user_data)
+{
+	return create_async(ctx, desc ? &desc->desc : NULL, desc && desc->readable,
+			    desc && desc->writable, NULL, 0, cb, user_data, "createTensor");
+}
+
+enum webnn_status webnn_context_create_constant_tensor_async(
+	struct webnn_context *ctx, const struct webnn_operand_desc *desc, const void *data,
+	size_t size, webnn_tensor_cb cb, void *user_data)
+{
+	return create_async(ctx, desc, false, false, data, size, cb, user_data,
+			    "createConstantTensor");
 }
 
 /* The checks writeTensor and readTensor share (spec: TypeError for each). */
@@ -405,13 +522,14 @@ static enum webnn_status read_async_locked(struct webnn_context *ctx, struct web
 		return s;
 	if (!cb)
 		return wnnc_fail(ctx, WEBNN_STATUS_TYPE_ERROR, "readTensor: the callback is NULL");
-	struct wnnc_read *r = calloc(1, sizeof(*r));
+	struct wnnc_async *r = calloc(1, sizeof(*r));
 	if (!r)
 		return wnnc_fail(ctx, WEBNN_STATUS_NO_MEMORY, "readTensor: out of memory");
+	r->kind = WNNC_ASYNC_READ;
 	r->tensor = t;
 	r->data = data;
 	r->size = size;
-	r->cb = cb;
+	r->read_cb = cb;
 	r->user_data = ud;
 	t->refs++;
 	if (!t->map && size > ctx->max_inline) {
@@ -420,8 +538,8 @@ static enum webnn_status read_async_locked(struct webnn_context *ctx, struct web
 		snprintf(r->message, sizeof(r->message), "%s",
 			 r->status == WEBNN_STATUS_OK ? "" : ctx->last_error);
 		ctx->call_failed = false;
-		*ctx->reads_done_tail = r;
-		ctx->reads_done_tail = &r->next;
+		*ctx->done_tail = r;
+		ctx->done_tail = &r->next;
 		return WEBNN_STATUS_OK;
 	}
 	/* In place (the bytes are copied from the storage when the reply comes), or inline in
@@ -442,9 +560,7 @@ static enum webnn_status read_async_locked(struct webnn_context *ctx, struct web
 		return s;
 	}
 	r->seq = ctx->sent_seq;
-	t->read_serial = r->serial;
-	*ctx->reads_tail = r;
-	ctx->reads_tail = &r->next;
+	wnnc_async_add(ctx, r);
 	return WEBNN_STATUS_OK;
 }
 
@@ -579,12 +695,7 @@ static bool tensor_unref_locked(struct webnn_tensor *t)
 {
 	if (--t->refs != 0)
 		return false;
-	if (t->map) { /* the daemon's mapping is its own; it goes with the tensor there */
-		munmap(t->map, t->map_size);
-		t->ctx->n_storage--;
-		t->ctx->storage_bytes -= t->map_size;
-		t->map = NULL;
-	}
+	storage_drop(t); /* the daemon's mapping is its own; it goes with the tensor there */
 	free(t->shadow);
 	t->shadow = NULL;
 	return true;

@@ -70,6 +70,19 @@ struct webnn_context_options {
 WEBNN_EXPORT enum webnn_status webnn_context_create(const struct webnn_context_options *options,
 						    struct webnn_context **out, char *last_error,
 						    size_t len);
+/* createContext() without blocking, for event loops: connects (connect(2) on a Unix socket does
+ * not wait for the daemon), sends the handshake and CreateContext, and returns OK with *out a
+ * context whose fd (webnn_context_get_fd) the caller polls, calling
+ * webnn_context_dispatch_events when it is readable. cb runs once, from that call (or from
+ * webnn_context_destroy): OK once the context is usable, else the error and its message (the
+ * statuses of webnn_context_create). Until then the context's other calls fail with
+ * WEBNN_STATUS_INVALID_STATE. The caller destroys *out in every case. A call that fails at once
+ * returns the error (message in last_error), *out NULL, and never runs cb. */
+typedef void (*webnn_context_cb)(void *user_data, enum webnn_status status, const char *message,
+				 struct webnn_context *ctx);
+WEBNN_EXPORT enum webnn_status webnn_context_create_async(
+	const struct webnn_context_options *options, struct webnn_context **out,
+	webnn_context_cb cb, void *user_data, char *last_error, size_t len);
 /* MLContext.destroy(): releases the context and everything created from it; children stay
  * safe to call (they return WEBNN_STATUS_CONTEXT_LOST) and must still be destroyed. NULL: no-op. */
 WEBNN_EXPORT void webnn_context_destroy(struct webnn_context *ctx);
@@ -140,6 +153,15 @@ WEBNN_EXPORT bool webnn_context_is_lost(const struct webnn_context *ctx);
 WEBNN_EXPORT int webnn_context_get_fd(const struct webnn_context *ctx);
 WEBNN_EXPORT enum webnn_status webnn_context_dispatch_events(struct webnn_context *ctx);
 
+/* For event loops: with hold true, requests that get no reply (dispatch, write, destroy) are
+ * held back and go with the next request that does (a read, a creation, flush), or at
+ * webnn_context_send_held(), in one sendmsg: an event loop calls that before it sleeps. Any call
+ * that waits for the daemon sends them first. false sends what is held. */
+WEBNN_EXPORT void webnn_context_hold_sends(struct webnn_context *ctx, bool hold);
+WEBNN_EXPORT enum webnn_status webnn_context_send_held(struct webnn_context *ctx);
+/* Whether requests are held (lock-free hint for an event loop's check before it sleeps). */
+WEBNN_EXPORT bool webnn_context_has_held(const struct webnn_context *ctx);
+
 /* Waits until all work submitted to the context so far has finished; returns the first error
  * of fire-and-forget calls (dispatch, write) reported since the previous flush. */
 WEBNN_EXPORT enum webnn_status webnn_context_flush(struct webnn_context *ctx);
@@ -164,6 +186,22 @@ WEBNN_EXPORT enum webnn_status webnn_context_create_tensor(struct webnn_context 
 WEBNN_EXPORT enum webnn_status webnn_context_create_constant_tensor(
 	struct webnn_context *ctx, const struct webnn_operand_desc *desc, const void *data,
 	size_t size, struct webnn_tensor **out);
+/* The two calls above without blocking, for event loops (see webnn_context_read_tensor_async):
+ * the request is sent (constant data copied) before it returns; cb runs once, unlocked, from the
+ * libwebnn call that receives the daemon's reply, with OK and the new tensor (the caller's to
+ * destroy), or with the error, its message and NULL (WEBNN_STATUS_CONTEXT_LOST when the context
+ * is lost or destroyed first). Answers come in timeline order with reads. A tensor given shared
+ * memory first registers it, waiting for webnnd's answer (given at once, not behind the
+ * timeline; callbacks of replies read meanwhile run before it returns). A call that fails at
+ * once (bad arguments) returns the error and never runs cb. */
+typedef void (*webnn_tensor_cb)(void *user_data, enum webnn_status status, const char *message,
+				struct webnn_tensor *tensor);
+WEBNN_EXPORT enum webnn_status webnn_context_create_tensor_async(
+	struct webnn_context *ctx, const struct webnn_tensor_desc *desc, webnn_tensor_cb cb,
+	void *user_data);
+WEBNN_EXPORT enum webnn_status webnn_context_create_constant_tensor_async(
+	struct webnn_context *ctx, const struct webnn_operand_desc *desc, const void *data,
+	size_t size, webnn_tensor_cb cb, void *user_data);
 /* writeTensor(): fire-and-forget (the bytes are copied before it returns): once, into the
  * tensor's shared memory, when no command sent earlier still uses the tensor; otherwise (for
  * example write, dispatch, write without a read between) staged through a frame or the shm
@@ -913,6 +951,18 @@ struct webnn_named_operand {
 WEBNN_EXPORT enum webnn_status webnn_builder_build(struct webnn_builder *b,
 						   const struct webnn_named_operand *outputs,
 						   size_t n_outputs, struct webnn_graph **out);
+/* build() without blocking, for event loops (see webnn_context_read_tensor_async): validates,
+ * uploads the constants and sends the graph before it returns (the builder is spent from then
+ * on); cb runs once, unlocked, from the libwebnn call that receives the daemon's reply, with OK
+ * and the graph (the caller's to destroy), or with the error, its message and NULL
+ * (WEBNN_STATUS_CONTEXT_LOST when the context is lost or destroyed first). A call that fails at
+ * once returns the error and never runs cb. */
+typedef void (*webnn_graph_cb)(void *user_data, enum webnn_status status, const char *message,
+			       struct webnn_graph *graph);
+WEBNN_EXPORT enum webnn_status webnn_builder_build_async(struct webnn_builder *b,
+							 const struct webnn_named_operand *outputs,
+							 size_t n_outputs, webnn_graph_cb cb,
+							 void *user_data);
 
 /* ======================================= graphs =========================================== */
 

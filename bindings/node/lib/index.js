@@ -61,6 +61,18 @@ function descOf(descriptor, what) {
   return { dataType: descriptor.dataType, shape: Array.from(shape, Number) };
 }
 
+// Whether a record of MLTensors names the same live tensors, in the same order, as names and
+// tensors (a dispatch's previous arguments).
+function sameTensors(names, tensors, record) {
+  let i = 0;
+  for (const n in record) {
+    const t = record[n];
+    if (i >= names.length || names[i] !== n || tensors[i] !== t || t._destroyed) return false;
+    i++;
+  }
+  return i === names.length;
+}
+
 class MLContextLostInfo {
   constructor(message) { this.message = message; }
 }
@@ -145,19 +157,30 @@ class MLContext {
     this._live();
     return native.opSupportLimits(this[kHandle]);
   }
-  async createTensor(descriptor) {
-    this._live();
-    const d = descOf(descriptor, 'descriptor');
-    const readable = !!descriptor.readable, writable = !!descriptor.writable;
-    const h = native.createTensor(this[kHandle], d.dataType, d.shape, readable, writable);
-    return new MLTensor(kCreate, this, h, d, readable, writable, false);
+  // createTensor and createConstantTensor settle on the loop, in timeline order with the
+  // context's reads: the addon resolves with the MLTensor itself (not async functions: an extra
+  // hop would let reads answered after them settle first).
+  createTensor(descriptor) {
+    try {
+      this._live();
+      const d = descOf(descriptor, 'descriptor');
+      const readable = !!descriptor.readable, writable = !!descriptor.writable;
+      return native.createTensor(this[kHandle], d.dataType, d.shape, readable, writable,
+        (h) => new MLTensor(kCreate, this, h, d, readable, writable, false));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
-  async createConstantTensor(descriptor, inputData) {
-    this._live();
-    const d = descOf(descriptor, 'descriptor');
-    checkBytes(inputData, 'inputData');
-    const h = native.createConstantTensor(this[kHandle], d.dataType, d.shape, inputData);
-    return new MLTensor(kCreate, this, h, d, false, false, true);
+  createConstantTensor(descriptor, inputData) {
+    try {
+      this._live();
+      const d = descOf(descriptor, 'descriptor');
+      checkBytes(inputData, 'inputData');
+      return native.createConstantTensor(this[kHandle], d.dataType, d.shape, inputData,
+        (h) => new MLTensor(kCreate, this, h, d, false, false, true));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
   writeTensor(tensor, inputData) {
     this._live();
@@ -191,27 +214,43 @@ class MLContext {
     if (graph._destroyed) throw domError('InvalidStateError', 'graph is destroyed');
     check(inputs && typeof inputs === 'object', 'inputs is not a record of MLTensors');
     check(outputs && typeof outputs === 'object', 'outputs is not a record of MLTensors');
-    const inNames = [], inHandles = [], outNames = [], outHandles = [];
-    for (const n in inputs) {
-      const t = inputs[n];
-      this._tensor(t, `inputs["${n}"]`);
-      inNames.push(n);
-      inHandles.push(t[kHandle]);
+    // The per-call path (dispatch + readTensor is what a model's steps cost): the named
+    // tensors of the previous dispatch, converted once, serve again when the same live tensors
+    // come under the same names; messages are made only when a check fails.
+    let p = this._prepared;
+    if (!p || !sameTensors(p.inNames, p.inTensors, inputs) ||
+        !sameTensors(p.outNames, p.outTensors, outputs)) {
+      p = this._prepared = null;
+      const inNames = [], inTensors = [], inHandles = [], outNames = [], outTensors = [],
+        outHandles = [];
+      for (const n in inputs) {
+        const t = inputs[n];
+        this._tensor(t, `inputs["${n}"]`);
+        inNames.push(n);
+        inTensors.push(t);
+        inHandles.push(t[kHandle]);
+      }
+      for (const n in outputs) {
+        const t = outputs[n];
+        this._tensor(t, `outputs["${n}"]`);
+        const h = t[kHandle];
+        // A tensor is written by one output only, and is not also read as an input.
+        if (inHandles.includes(h) || outHandles.includes(h)) {
+          throw new TypeError(`outputs["${n}"] is also an input or another output`);
+        }
+        outNames.push(n);
+        outTensors.push(t);
+        outHandles.push(h);
+      }
+      const h = native.prepareDispatch(inNames, inHandles, outNames, outHandles);
+      p = this._prepared = { inNames, inTensors, outNames, outTensors, h };
     }
-    for (const n in outputs) {
-      const t = outputs[n];
-      this._tensor(t, `outputs["${n}"]`);
-      // A tensor is written by one output only, and is not also read as an input.
-      check(!inHandles.includes(t[kHandle]) && !outHandles.includes(t[kHandle]),
-        `outputs["${n}"] is also an input or another output`);
-      outNames.push(n);
-      outHandles.push(t[kHandle]);
-    }
-    native.dispatch(this[kHandle], graph[kHandle], inNames, inHandles, outNames, outHandles);
+    native.dispatchPrepared(this[kHandle], graph[kHandle], p.h);
   }
   destroy() {
     if (this._destroyed) return;
     this._destroyed = true;
+    this._prepared = null; // lets the last dispatch's tensors go
     native.contextDestroy(this[kHandle]);
     this._markLost('the MLContext was destroyed');
   }
@@ -274,15 +313,23 @@ class MLGraphBuilder {
     checkView(b, d.dataType, 'buffer');
     return this._wrap(native.builderConstant(this[kHandle], d.dataType, d.shape, b));
   }
-  async build(outputs) {
-    this._live();
-    check(outputs && typeof outputs === 'object', 'outputs is not a record of MLOperands');
-    const names = Object.keys(outputs);
-    const handles = names.map((n) => toNative(this, outputs[n], `outputs["${n}"]`));
-    for (const [i, n] of names.entries()) check(outputs[n] instanceof MLOperand, `outputs["${n}"] is not an MLOperand`);
-    const g = native.builderBuild(this[kHandle], names, handles);
-    this._built = true;
-    return new MLGraph(kCreate, this._context, g);
+  // The graph is sent now (the builder is spent); the daemon's compilation is awaited on the
+  // loop, which keeps running meanwhile.
+  build(outputs) {
+    try {
+      this._live();
+      check(outputs && typeof outputs === 'object', 'outputs is not a record of MLOperands');
+      const names = Object.keys(outputs);
+      const handles = names.map((n) => toNative(this, outputs[n], `outputs["${n}"]`));
+      for (const n of names) check(outputs[n] instanceof MLOperand, `outputs["${n}"] is not an MLOperand`);
+      const context = this._context;
+      const pending = native.builderBuild(this[kHandle], names, handles, context[kHandle],
+        (g) => new MLGraph(kCreate, context, g));
+      this._built = true;
+      return pending;
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 }
 
@@ -326,7 +373,7 @@ class ML {
     }
     // The addon holds the callback; a weak reference keeps it from holding the context.
     let ref = null;
-    const handle = native.createContext(options, (message) => {
+    const handle = await native.createContext(options, (message) => {
       const context = ref && ref.deref();
       if (context) context._markLost(message);
     });

@@ -371,6 +371,9 @@ void wnn_notify_lost(struct wnn_ctx *c)
 	}
 }
 
+static void ctx_unlink_destroy(struct wnn_ctx *c);
+static void ctx_free(struct wnn_ctx *c);
+
 /* The descriptor is readable: libwebnn handles what the daemon sent without blocking (errors
  * of fire-and-forget calls, or the end of the connection, which loses the context). */
 static void on_readable(uv_poll_t *h, int status, int events)
@@ -389,12 +392,17 @@ static void on_readable(uv_poll_t *h, int status, int events)
 	if (napi_get_reference_value(env, c->resource, &resource) == napi_ok && resource)
 		napi_open_callback_scope(env, resource, c->async, &cscope);
 	webnn_context_dispatch_events(c->ctx);
-	if (status < 0 && !c->lost)
-		on_lost_cb(c, "the connection to webnnd failed");
-	wnn_notify_lost(c);
+	bool free_c = c->create_failed; /* its promise is rejected; nothing else refers to c */
+	if (!free_c) {
+		if (status < 0 && !c->lost && c->has_handle)
+			on_lost_cb(c, "the connection to webnnd failed");
+		wnn_notify_lost(c);
+	}
 	if (cscope)
 		napi_close_callback_scope(env, cscope);
 	napi_close_handle_scope(env, scope);
+	if (free_c)
+		ctx_free(c);
 }
 
 static void ctx_unlink_destroy(struct wnn_ctx *c)
@@ -415,23 +423,83 @@ static void ctx_unlink_destroy(struct wnn_ctx *c)
 	}
 }
 
-static void ctx_finalize(napi_env env, void *data, void *hint)
+static void ctx_free(struct wnn_ctx *c)
 {
-	(void)hint;
-	struct wnn_obj *o = data;
-	struct wnn_ctx *c = o->p;
+	napi_env env = c->env;
 	ctx_unlink_destroy(c);
 	if (c->on_lost)
 		napi_delete_reference(env, c->on_lost);
 	if (c->resource)
 		napi_delete_reference(env, c->resource);
+	if (c->self)
+		napi_delete_reference(env, c->self);
 	if (c->async)
 		napi_async_destroy(env, c->async);
 	free(c);
+}
+
+static void ctx_finalize(napi_env env, void *data, void *hint)
+{
+	(void)env;
+	(void)hint;
+	struct wnn_obj *o = data;
+	ctx_free(o->p);
 	free(o);
 }
 
-/* createContext(options, onLost) -> handle. Blocking: the connection and handshake. */
+static void pending_changed(struct wnn_ctx *c, int delta);
+
+/* The daemon answered createContext (or the connection failed first). */
+static void context_created(void *user, enum webnn_status s, const char *message,
+			    struct webnn_context *ctx)
+{
+	(void)ctx;
+	struct wnn_ctx *c = user;
+	napi_env env = c->env;
+	napi_deferred d = c->created;
+	c->created = NULL;
+	pending_changed(c, -1);
+	if (c->inst->closing || !d)
+		return;
+	napi_handle_scope scope;
+	napi_open_handle_scope(env, &scope);
+	napi_value handle = NULL;
+	struct wnn_obj *o = s == WEBNN_STATUS_OK ? calloc(1, sizeof(*o)) : NULL;
+	if (o) {
+		o->p = c;
+		if (napi_create_external(env, o, ctx_finalize, NULL, &handle) != napi_ok) {
+			free(o);
+			handle = NULL;
+		}
+	}
+	if (handle) {
+		/* Requests without a reply wait for the next one that has one, or for the loop's
+		 * prepare phase (on_prepare): a dispatch and the read after it are one sendmsg. */
+		webnn_context_hold_sends(c->ctx, true);
+		/* Out of memory here only costs pending calls their hold on the handle. */
+		if (napi_create_reference(env, handle, 0, &c->self) != napi_ok)
+			c->self = NULL;
+		c->has_handle = true;
+		webnn_context_set_lost_callback(c->ctx, on_lost_cb, c);
+		napi_resolve_deferred(env, d, handle);
+	} else {
+		if (s == WEBNN_STATUS_OK) {
+			s = WEBNN_STATUS_NO_MEMORY;
+			message = "createContext: out of memory";
+		}
+		napi_value err = wnn_error_value(env, webnn_status_name(s), *message ? message
+									 : webnn_status_string(s));
+		if (!err)
+			napi_get_undefined(env, &err);
+		napi_reject_deferred(env, d, err);
+		c->create_failed = true; /* freed by on_readable once libwebnn has returned */
+	}
+	napi_close_handle_scope(env, scope);
+}
+
+/* createContext(options, onLost) -> a promise of a handle. The connection is made here
+ * (connect(2) on a Unix socket does not wait for the daemon); the handshake and CreateContext
+ * are answered on the loop. */
 static napi_value create_context(napi_env env, napi_callback_info info)
 {
 	ARGS(2);
@@ -480,61 +548,61 @@ static napi_value create_context(napi_env env, napi_callback_info info)
 		opts.socket_path = socket;
 	}
 	opts.client_name = "node";
-	struct webnn_context *ctx = NULL;
-	char err[512] = "";
-	enum webnn_status s = webnn_context_create(&opts, &ctx, err, sizeof(err));
-	if (s != WEBNN_STATUS_OK)
-		return wnn_throw(env, webnn_status_name(s), "%s",
-				 *err ? err : webnn_status_string(s));
-
+	opts.client_name = "node";
 	struct wnn_ctx *c = calloc(1, sizeof(*c));
-	struct wnn_obj *o = calloc(1, sizeof(*o));
-	if (!c || !o) {
-		free(c);
-		free(o);
-		webnn_context_destroy(ctx);
+	if (!c)
 		return wnn_throw(env, "OperationError", "out of memory");
-	}
-	c->ctx = ctx;
 	c->env = env;
 	c->inst = inst;
-	o->p = c;
+	napi_value promise, resource, name;
+	if (napi_create_promise(env, &c->created, &promise) != napi_ok ||
+	    (!wnn_is_undefined(env, argv[1]) &&
+	     napi_create_reference(env, argv[1], 1, &c->on_lost) != napi_ok) ||
+	    napi_create_object(env, &resource) != napi_ok ||
+	    napi_create_reference(env, resource, 1, &c->resource) != napi_ok ||
+	    napi_create_string_utf8(env, "MLContext", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+	    napi_async_init(env, resource, name, &c->async) != napi_ok) {
+		ctx_free(c);
+		wnn_throw_last(env);
+		return NULL;
+	}
+	char err[512] = "";
+	enum webnn_status s = webnn_context_create_async(&opts, &c->ctx, context_created, c, err,
+							 sizeof(err));
+	if (s != WEBNN_STATUS_OK) {
+		napi_value e = wnn_error_value(env, webnn_status_name(s),
+					       *err ? err : webnn_status_string(s));
+		napi_reject_deferred(env, c->created, e);
+		c->created = NULL;
+		ctx_free(c);
+		return promise;
+	}
 	c->next = inst->contexts;
 	if (c->next)
 		c->next->pprev = &c->next;
 	c->pprev = &inst->contexts;
 	inst->contexts = c;
-	webnn_context_set_lost_callback(ctx, on_lost_cb, c);
-	napi_value handle, name;
-	if (napi_create_external(env, o, ctx_finalize, NULL, &handle) != napi_ok) {
-		ctx_unlink_destroy(c);
-		free(c);
-		free(o);
-		wnn_throw_last(env);
-		return NULL;
-	}
-	if (!wnn_is_undefined(env, argv[1]))
-		NAPI_OK(env, napi_create_reference(env, argv[1], 1, &c->on_lost));
-	napi_value resource;
-	NAPI_OK(env, napi_create_object(env, &resource));
-	NAPI_OK(env, napi_create_reference(env, resource, 1, &c->resource));
-	NAPI_OK(env, napi_create_string_utf8(env, "MLContext", NAPI_AUTO_LENGTH, &name));
-	NAPI_OK(env, napi_async_init(env, resource, name, &c->async));
 
-	/* The loop watches the descriptor without keeping the process alive for it. */
+	/* The loop watches the descriptor; only calls in flight keep the process alive. */
 	uv_loop_t *loop;
-	NAPI_OK(env, napi_get_uv_event_loop(env, &loop));
-	int fd = webnn_context_get_fd(ctx);
+	int fd = webnn_context_get_fd(c->ctx);
 	c->poll = calloc(1, sizeof(*c->poll));
-	if (fd < 0 || !c->poll || uv_poll_init(loop, c->poll, fd) != 0) {
+	if (napi_get_uv_event_loop(env, &loop) != napi_ok || fd < 0 || !c->poll ||
+	    uv_poll_init(loop, c->poll, fd) != 0) {
 		free(c->poll);
 		c->poll = NULL;
-		return wnn_throw(env, "OperationError", "cannot watch the context's descriptor");
+		napi_reject_deferred(env, c->created,
+				     wnn_error_value(env, "OperationError",
+						     "cannot watch the context's descriptor"));
+		c->created = NULL;
+		ctx_free(c);
+		return promise;
 	}
 	c->poll->data = c;
 	uv_poll_start(c->poll, UV_READABLE | UV_DISCONNECT, on_readable);
 	uv_unref((uv_handle_t *)c->poll);
-	return handle;
+	pending_changed(c, +1);
+	return promise;
 }
 
 static napi_value context_destroy(napi_env env, napi_callback_info info)
@@ -667,42 +735,6 @@ static napi_value wrap_obj(napi_env env, void *p, struct wnn_ctx *owner, napi_fi
 	return v;
 }
 
-/* createTensor(ctx, dataType, shape, readable, writable) -> handle */
-static napi_value create_tensor(napi_env env, napi_callback_info info)
-{
-	ARGS(5);
-	struct wnn_ctx *c;
-	struct webnn_tensor_desc d;
-	memset(&d, 0, sizeof(d));
-	if (!get_ctx(env, argv[0], &c) || !get_desc(env, argv[1], argv[2], &d.desc))
-		return NULL;
-	NAPI_OK(env, napi_get_value_bool(env, argv[3], &d.readable));
-	NAPI_OK(env, napi_get_value_bool(env, argv[4], &d.writable));
-	struct webnn_tensor *t = NULL;
-	enum webnn_status s = webnn_context_create_tensor(c->ctx, &d, &t);
-	if (s != WEBNN_STATUS_OK)
-		return wnn_throw_status(env, c, s);
-	return wrap_obj(env, t, c, tensor_finalize);
-}
-
-/* createConstantTensor(ctx, dataType, shape, bytes) -> handle */
-static napi_value create_constant_tensor(napi_env env, napi_callback_info info)
-{
-	ARGS(4);
-	struct wnn_ctx *c;
-	struct webnn_operand_desc d;
-	void *data;
-	size_t len;
-	if (!get_ctx(env, argv[0], &c) || !get_desc(env, argv[1], argv[2], &d) ||
-	    !wnn_get_bytes(env, argv[3], "sourceData", &data, &len))
-		return NULL;
-	struct webnn_tensor *t = NULL;
-	enum webnn_status s = webnn_context_create_constant_tensor(c->ctx, &d, data, len, &t);
-	if (s != WEBNN_STATUS_OK)
-		return wnn_throw_status(env, c, s);
-	return wrap_obj(env, t, c, tensor_finalize);
-}
-
 static void reject_reads(napi_env env, struct wnn_obj *tensor);
 
 static napi_value tensor_destroy(napi_env env, napi_callback_info info)
@@ -751,22 +783,24 @@ static napi_value write_tensor(napi_env env, napi_callback_info info)
 	return undefined(env);
 }
 
-/* A readTensor() in flight: its promise, the buffer it fills, the context and the tensor kept
- * alive; listed on its tensor until libwebnn answers. settled: MLTensor.destroy() has rejected
- * the promise already (the answer then only frees the request). */
-struct read_req {
+/* An asynchronous call in flight (readTensor, createTensor, createConstantTensor, build): its
+ * promise, what it settles with and the context's handle, kept alive. A read is also listed on
+ * its tensor (kept alive by tensor_ref) until libwebnn answers; settled: MLTensor.destroy()
+ * has rejected its promise already (the answer then only frees the request). */
+struct call_req {
 	napi_env env;
 	struct wnn_ctx *c;
 	napi_deferred deferred;
-	napi_ref buf, ctx_ref, tensor_ref;
+	napi_ref buf, tensor_ref;
 	struct wnn_obj *tensor;
-	struct read_req *next;
+	struct call_req *next;
 	bool return_buf, settled;
 };
 
-static void unlink_read(struct read_req *r)
+static void unlink_read(struct call_req *r)
 {
-	for (struct read_req **pp = &r->tensor->reads; *pp; pp = &(*pp)->next) {
+	for (struct call_req **pp = r->tensor ? &r->tensor->reads : NULL; pp && *pp;
+	     pp = &(*pp)->next) {
 		if (*pp == r) {
 			*pp = r->next;
 			return;
@@ -777,7 +811,7 @@ static void unlink_read(struct read_req *r)
 /* MLTensor.destroy() rejects the tensor's pending reads ([[pendingPromises]]) at once. */
 static void reject_reads(napi_env env, struct wnn_obj *tensor)
 {
-	for (struct read_req *r = tensor->reads; r; r = r->next) {
+	for (struct call_req *r = tensor->reads; r; r = r->next) {
 		if (r->settled)
 			continue;
 		r->settled = true;
@@ -789,30 +823,102 @@ static void reject_reads(napi_env env, struct wnn_obj *tensor)
 	}
 }
 
-static void reads_changed(struct wnn_ctx *c, int delta)
+static void pending_changed(struct wnn_ctx *c, int delta)
 {
-	unsigned before = c->reads;
-	c->reads = (unsigned)((int)c->reads + delta);
-	/* Only reads in flight keep the process alive; an idle context does not. */
-	if (c->poll && !before && c->reads)
-		uv_ref((uv_handle_t *)c->poll);
-	else if (c->poll && before && !c->reads)
-		uv_unref((uv_handle_t *)c->poll);
+	unsigned before = c->pending;
+	c->pending = (unsigned)((int)c->pending + delta);
+	if (!before == !c->pending)
+		return;
+	/* Only calls in flight keep the process alive; an idle context does not. */
+	if (c->poll) {
+		if (c->pending)
+			uv_ref((uv_handle_t *)c->poll);
+		else
+			uv_unref((uv_handle_t *)c->poll);
+	}
+	/* And they keep the context's handle (one reference for them all, not one per call). */
+	if (c->self && !c->inst->closing) {
+		if (c->pending)
+			napi_reference_ref(c->env, c->self, NULL);
+		else
+			napi_reference_unref(c->env, c->self, NULL);
+	}
+}
+
+/* A request for c, its promise in *promise; NULL with an exception pending. */
+static struct call_req *call_new(napi_env env, struct wnn_ctx *c, napi_value *promise)
+{
+	struct call_req *r = calloc(1, sizeof(*r));
+	if (!r) {
+		wnn_throw(env, "OperationError", "out of memory");
+		return NULL;
+	}
+	r->env = env;
+	r->c = c;
+	if (napi_create_promise(env, &r->deferred, promise) != napi_ok) {
+		free(r);
+		wnn_throw_last(env);
+		return NULL;
+	}
+	pending_changed(c, +1);
+	return r;
+}
+
+/* Frees a settled (or refused) request; the last one pending lets the context's handle go. */
+static void call_free(struct call_req *r)
+{
+	if (r->buf && !r->c->inst->closing)
+		napi_delete_reference(r->env, r->buf);
+	if (r->tensor_ref && !r->c->inst->closing)
+		napi_delete_reference(r->env, r->tensor_ref);
+	pending_changed(r->c, -1);
+	free(r);
+}
+
+static void call_reject(struct call_req *r, enum webnn_status s, const char *message)
+{
+	napi_env env = r->env;
+	/* MLContext.destroy() aborts the calls in flight, which the spec rejects with
+	 * InvalidStateError ("if aborted"); a loss fails them with its own status. */
+	const char *name = r->c->destroying && s == WEBNN_STATUS_CONTEXT_LOST
+				   ? "InvalidStateError" : webnn_status_name(s);
+	napi_value err = wnn_error_value(env, name, message && *message ? message
+								: webnn_status_string(s));
+	if (!err)
+		napi_get_undefined(env, &err);
+	napi_reject_deferred(env, r->deferred, err);
+}
+
+/* A call libwebnn refused at once: its promise rejected, the request freed. */
+static napi_value call_refused(struct call_req *r, enum webnn_status s, napi_value promise)
+{
+	struct wnn_ctx *c = r->c;
+	call_reject(r, s, c->ctx ? webnn_context_last_error(c->ctx) : "");
+	call_free(r);
+	wnn_notify_lost(c);
+	return promise;
+}
+
+/* Settles a request from libwebnn's callback; false (request freed) when no JavaScript may
+ * run. The caller closes *scope. */
+static bool call_settle_begin(struct call_req *r, napi_handle_scope *scope)
+{
+	if (r->c->inst->closing) { /* the environment is going away: no JavaScript runs now */
+		call_free(r);
+		return false;
+	}
+	napi_open_handle_scope(r->env, scope);
+	return true;
 }
 
 static void read_done(void *user, enum webnn_status s, const char *message)
 {
-	struct read_req *r = user;
-	struct wnn_ctx *c = r->c;
+	struct call_req *r = user;
 	napi_env env = r->env;
-	reads_changed(c, -1);
-	if (c->inst->closing) { /* the environment is going away: no JavaScript runs now */
-		free(r);
-		return;
-	}
 	napi_handle_scope scope;
-	napi_open_handle_scope(env, &scope);
 	unlink_read(r);
+	if (!call_settle_begin(r, &scope))
+		return;
 	if (r->settled) {
 		/* rejected by MLTensor.destroy() */
 	} else if (s == WEBNN_STATUS_OK) {
@@ -823,21 +929,10 @@ static void read_done(void *user, enum webnn_status s, const char *message)
 			napi_get_undefined(env, &v);
 		napi_resolve_deferred(env, r->deferred, v);
 	} else {
-		/* MLContext.destroy() loses the context, which destroys its tensors: the spec rejects
-		 * their pending reads with InvalidStateError (MLTensor.destroy() step 2). */
-		const char *name = c->destroying && s == WEBNN_STATUS_CONTEXT_LOST
-					   ? "InvalidStateError" : webnn_status_name(s);
-		napi_value err = wnn_error_value(env, name, *message ? message
-							   : webnn_status_string(s));
-		if (!err)
-			napi_get_undefined(env, &err);
-		napi_reject_deferred(env, r->deferred, err);
+		call_reject(r, s, message);
 	}
-	napi_delete_reference(env, r->buf);
-	napi_delete_reference(env, r->ctx_ref);
-	napi_delete_reference(env, r->tensor_ref);
+	call_free(r);
 	napi_close_handle_scope(env, scope);
-	free(r);
 }
 
 /* readTensor(ctx, tensor, dest?) -> a promise of a new ArrayBuffer, or of undefined once dest
@@ -866,40 +961,119 @@ static napi_value read_tensor(napi_env env, napi_callback_info info)
 			return NULL;
 		buf = argv[2];
 	}
-	struct read_req *r = calloc(1, sizeof(*r));
+	struct call_req *r = call_new(env, c, &promise);
 	if (!r)
-		return wnn_throw(env, "OperationError", "out of memory");
-	r->env = env;
-	r->c = c;
+		return NULL;
 	r->return_buf = fresh;
-	if (napi_create_promise(env, &r->deferred, &promise) != napi_ok ||
-	    napi_create_reference(env, buf, 1, &r->buf) != napi_ok ||
-	    napi_create_reference(env, argv[0], 1, &r->ctx_ref) != napi_ok ||
+	if (napi_create_reference(env, buf, 1, &r->buf) != napi_ok ||
 	    napi_create_reference(env, argv[1], 1, &r->tensor_ref) != napi_ok) {
-		free(r);
+		call_free(r);
 		wnn_throw_last(env);
 		return NULL;
 	}
 	r->tensor = t;
 	r->next = t->reads;
 	t->reads = r;
-	reads_changed(c, +1);
 	enum webnn_status s = webnn_context_read_tensor_async(c->ctx, t->p, data, len, read_done, r);
 	if (s != WEBNN_STATUS_OK) {
 		unlink_read(r);
-		napi_delete_reference(env, r->tensor_ref);
-		reads_changed(c, -1);
-		napi_value err = wnn_error_value(env, webnn_status_name(s),
-						 *webnn_context_last_error(c->ctx)
-							 ? webnn_context_last_error(c->ctx)
-							 : webnn_status_string(s));
-		napi_reject_deferred(env, r->deferred, err);
-		napi_delete_reference(env, r->buf);
-		napi_delete_reference(env, r->ctx_ref);
-		free(r);
-		wnn_notify_lost(c);
+		return call_refused(r, s, promise);
 	}
 	return promise;
+}
+
+/* Resolves with what the call's JavaScript wrapper (r->buf) makes of the handle: the promise
+ * settles with the MLTensor or MLGraph itself, in the same turn as the reads answered with it
+ * (an extra then() in JavaScript would settle it a microtask after them). */
+static void call_resolve_wrapped(struct call_req *r, napi_value handle)
+{
+	napi_env env = r->env;
+	napi_value fn, undef, v = NULL, exc;
+	napi_get_undefined(env, &undef);
+	if (handle && napi_get_reference_value(env, r->buf, &fn) == napi_ok &&
+	    napi_call_function(env, undef, fn, 1, &handle, &v) == napi_ok) {
+		napi_resolve_deferred(env, r->deferred, v);
+		return;
+	}
+	if (napi_get_and_clear_last_exception(env, &exc) != napi_ok)
+		exc = wnn_error_value(env, "OperationError", "cannot wrap the new object");
+	napi_reject_deferred(env, r->deferred, exc ? exc : undef);
+}
+
+/* The daemon answered a createTensor / createConstantTensor. */
+static void tensor_done(void *user, enum webnn_status s, const char *message,
+			struct webnn_tensor *t)
+{
+	struct call_req *r = user;
+	napi_env env = r->env;
+	napi_handle_scope scope;
+	if (!call_settle_begin(r, &scope)) {
+		webnn_tensor_destroy(t);
+		return;
+	}
+	if (s == WEBNN_STATUS_OK) {
+		call_resolve_wrapped(r, wrap_obj(env, t, r->c, tensor_finalize));
+	} else {
+		call_reject(r, s, message);
+	}
+	call_free(r);
+	napi_close_handle_scope(env, scope);
+}
+
+/* The wrapper function of a call (the promise's value is wrap(handle)). */
+static bool call_wrapper(napi_env env, struct call_req *r, napi_value fn)
+{
+	napi_valuetype t;
+	if (napi_typeof(env, fn, &t) != napi_ok || t != napi_function) {
+		wnn_throw(env, "TypeError", "the wrapper is not a function");
+	} else if (napi_create_reference(env, fn, 1, &r->buf) == napi_ok) {
+		return true;
+	} else {
+		wnn_throw_last(env);
+	}
+	call_free(r);
+	return false;
+}
+
+/* createTensor(ctx, dataType, shape, readable, writable, wrap) -> a promise of wrap(handle),
+ * settled on the loop in timeline order. */
+static napi_value create_tensor(napi_env env, napi_callback_info info)
+{
+	ARGS(6);
+	struct wnn_ctx *c;
+	struct webnn_tensor_desc d;
+	memset(&d, 0, sizeof(d));
+	if (!get_ctx(env, argv[0], &c) || !get_desc(env, argv[1], argv[2], &d.desc))
+		return NULL;
+	NAPI_OK(env, napi_get_value_bool(env, argv[3], &d.readable));
+	NAPI_OK(env, napi_get_value_bool(env, argv[4], &d.writable));
+	napi_value promise;
+	struct call_req *r = call_new(env, c, &promise);
+	if (!r || !call_wrapper(env, r, argv[5]))
+		return NULL;
+	enum webnn_status s = webnn_context_create_tensor_async(c->ctx, &d, tensor_done, r);
+	return s == WEBNN_STATUS_OK ? promise : call_refused(r, s, promise);
+}
+
+/* createConstantTensor(ctx, dataType, shape, bytes, wrap) -> a promise of wrap(handle) (the
+ * bytes are copied before it returns). */
+static napi_value create_constant_tensor(napi_env env, napi_callback_info info)
+{
+	ARGS(5);
+	struct wnn_ctx *c;
+	struct webnn_operand_desc d;
+	void *data;
+	size_t len;
+	if (!get_ctx(env, argv[0], &c) || !get_desc(env, argv[1], argv[2], &d) ||
+	    !wnn_get_bytes(env, argv[3], "sourceData", &data, &len))
+		return NULL;
+	napi_value promise;
+	struct call_req *r = call_new(env, c, &promise);
+	if (!r || !call_wrapper(env, r, argv[4]))
+		return NULL;
+	enum webnn_status s =
+		webnn_context_create_constant_tensor_async(c->ctx, &d, data, len, tensor_done, r);
+	return s == WEBNN_STATUS_OK ? promise : call_refused(r, s, promise);
 }
 
 /* ---------------------------------------------------------------- builders and graphs */
@@ -1071,14 +1245,37 @@ static napi_value operand_desc(napi_env env, napi_callback_info info)
 	return desc_value(env, &d);
 }
 
-/* build(builder, names[], operands[]) -> graph handle. Blocking: the daemon compiles. */
+static void graph_done(void *user, enum webnn_status s, const char *message,
+		       struct webnn_graph *g)
+{
+	struct call_req *r = user;
+	napi_env env = r->env;
+	napi_handle_scope scope;
+	if (!call_settle_begin(r, &scope)) {
+		webnn_graph_destroy(g);
+		return;
+	}
+	if (s == WEBNN_STATUS_OK) {
+		call_resolve_wrapped(r, wrap_obj(env, g, r->c, graph_finalize));
+	} else {
+		call_reject(r, s, message);
+	}
+	call_free(r);
+	napi_close_handle_scope(env, scope);
+}
+
+/* build(builder, names[], operands[], ctx, wrap) -> a promise of wrap(graph handle): the graph
+ * is sent here, the daemon's compilation is answered on the loop. */
 static napi_value builder_build(napi_env env, napi_callback_info info)
 {
-	ARGS(3);
+	ARGS(5);
 	struct wnn_obj *b;
+	struct wnn_ctx *c;
 	uint32_t n = 0, n2 = 0;
-	if (!get_builder(env, argv[0], &b))
+	if (!get_builder(env, argv[0], &b) || !get_ctx(env, argv[3], &c))
 		return NULL;
+	if (c != b->owner)
+		return wnn_throw(env, "TypeError", "the MLGraphBuilder belongs to another MLContext");
 	NAPI_OK(env, napi_get_array_length(env, argv[1], &n));
 	NAPI_OK(env, napi_get_array_length(env, argv[2], &n2));
 	if (n != n2 || n == 0)
@@ -1102,12 +1299,19 @@ static napi_value builder_build(napi_env env, napi_callback_info info)
 			goto out;
 		outs[i].name = names + 256 * (size_t)i;
 	}
-	struct webnn_graph *g = NULL;
-	enum webnn_status s = webnn_builder_build(b->p, outs, n, &g);
-	if (s != WEBNN_STATUS_OK)
-		wnn_throw_status(env, b->owner, s);
-	else
-		result = wrap_obj(env, g, b->owner, graph_finalize);
+	napi_value promise;
+	struct call_req *r = call_new(env, c, &promise);
+	if (!r || !call_wrapper(env, r, argv[4]))
+		goto out;
+	enum webnn_status s = webnn_builder_build_async(b->p, outs, n, graph_done, r);
+	if (s == WEBNN_STATUS_OK) {
+		result = promise;
+	} else {
+		/* Thrown, not rejected: the builder is not spent by a call refused at once. */
+		napi_resolve_deferred(env, r->deferred, undefined(env));
+		call_free(r);
+		wnn_throw_status(env, c, s);
+	}
 out:
 	free(outs);
 	free(names);
@@ -1187,28 +1391,59 @@ static bool named_tensors(napi_env env, napi_value names, napi_value tensors,
 	return true;
 }
 
-/* dispatch(ctx, graph, inNames, inTensors, outNames, outTensors) */
-static napi_value dispatch(napi_env env, napi_callback_info info)
+/* A dispatch's named tensors, converted once for the calls that repeat them (the JavaScript
+ * layer checks each time that the same live tensors are given under the same names). */
+struct prepared {
+	struct webnn_named_tensor *ins, *outs;
+	char *ib, *ob;
+	uint32_t ni, no;
+};
+
+static void prepared_finalize(napi_env env, void *data, void *hint)
 {
-	ARGS(6);
+	(void)env;
+	(void)hint;
+	struct prepared *p = data;
+	free(p->ins);
+	free(p->outs);
+	free(p->ib);
+	free(p->ob);
+	free(p);
+}
+
+/* prepareDispatch(inNames, inTensors, outNames, outTensors) -> a handle for dispatchPrepared */
+static napi_value prepare_dispatch(napi_env env, napi_callback_info info)
+{
+	ARGS(4);
+	struct prepared *p = calloc(1, sizeof(*p));
+	napi_value v;
+	if (!p)
+		return wnn_throw(env, "OperationError", "out of memory");
+	if (!named_tensors(env, argv[0], argv[1], &p->ins, &p->ib, &p->ni) ||
+	    !named_tensors(env, argv[2], argv[3], &p->outs, &p->ob, &p->no) ||
+	    napi_create_external(env, p, prepared_finalize, NULL, &v) != napi_ok) {
+		wnn_throw_last(env);
+		prepared_finalize(env, p, NULL);
+		return NULL;
+	}
+	return v;
+}
+
+/* dispatchPrepared(ctx, graph, prepared) */
+static napi_value dispatch_prepared(napi_env env, napi_callback_info info)
+{
+	ARGS(3);
 	struct wnn_ctx *c;
 	struct wnn_obj *g;
-	struct webnn_named_tensor *ins = NULL, *outs = NULL;
-	char *ib = NULL, *ob = NULL;
-	uint32_t ni, no;
-	napi_value result = NULL;
+	void *p = NULL;
 	if (!get_ctx(env, argv[0], &c) || !get_live(env, argv[1], "MLGraph", &g))
 		return NULL;
-	if (named_tensors(env, argv[2], argv[3], &ins, &ib, &ni) &&
-	    named_tensors(env, argv[4], argv[5], &outs, &ob, &no)) {
-		enum webnn_status s = webnn_context_dispatch(c->ctx, g->p, ins, ni, outs, no);
-		result = s == WEBNN_STATUS_OK ? undefined(env) : wnn_throw_status(env, c, s);
-	}
-	free(ins);
-	free(outs);
-	free(ib);
-	free(ob);
-	return result;
+	if (napi_get_value_external(env, argv[2], &p) != napi_ok || !p)
+		return wnn_throw(env, "TypeError", "not a prepared dispatch");
+	const struct prepared *pd = p;
+	enum webnn_status s = webnn_context_dispatch(c->ctx, g->p, pd->ins, pd->ni, pd->outs,
+						     pd->no);
+	return s == WEBNN_STATUS_OK ? undefined(env) : wnn_throw_status(env, c, s);
 }
 
 /* flush(ctx): waits for the work sent so far; its first asynchronous error, thrown. */
@@ -1226,14 +1461,42 @@ static napi_value flush(napi_env env, napi_callback_info info)
 
 /* ---------------------------------------------------------------- module */
 
+static void prepare_closed(uv_handle_t *h)
+{
+	free(h);
+}
+
+/* The loop is about to sleep: what the contexts hold (dispatches, writes, destroys made since
+ * their last request with a reply) is sent now. */
+static void on_prepare(uv_prepare_t *h)
+{
+	struct wnn_inst *inst = h->data;
+	for (struct wnn_ctx *c = inst->contexts; c; c = c->next)
+		if (c->ctx && webnn_context_has_held(c->ctx) &&
+		    webnn_context_send_held(c->ctx) != WEBNN_STATUS_OK && c->has_handle) {
+			/* The loss is told from the loop's next turn (on_readable): JavaScript
+			 * does not run from here. */
+			on_lost_cb(c, "the connection to webnnd failed");
+		}
+}
+
 static void inst_cleanup(void *arg)
 {
 	struct wnn_inst *inst = arg;
 	inst->closing = true;
+	if (inst->prepare) {
+		uv_prepare_stop(inst->prepare);
+		uv_close((uv_handle_t *)inst->prepare, prepare_closed);
+		inst->prepare = NULL;
+	}
 	/* The environment ends (process exit, worker termination): every context still open is
 	 * closed; its handle's finalizer, if it runs later, finds it destroyed. */
-	while (inst->contexts)
-		ctx_unlink_destroy(inst->contexts);
+	while (inst->contexts) {
+		struct wnn_ctx *c = inst->contexts;
+		ctx_unlink_destroy(c);
+		if (!c->has_handle) /* still being created: no finalizer will free it */
+			free(c);
+	}
 }
 
 static void inst_finalize(napi_env env, void *data, void *hint)
@@ -1268,6 +1531,17 @@ NAPI_MODULE_INIT()
 		return wnn_throw(env, "OperationError", "out of memory");
 	NAPI_OK(env, napi_set_instance_data(env, inst, inst_finalize, NULL));
 	NAPI_OK(env, napi_add_env_cleanup_hook(env, inst_cleanup, inst));
+	uv_loop_t *loop;
+	NAPI_OK(env, napi_get_uv_event_loop(env, &loop));
+	inst->prepare = calloc(1, sizeof(*inst->prepare));
+	if (!inst->prepare || uv_prepare_init(loop, inst->prepare) != 0) {
+		free(inst->prepare);
+		inst->prepare = NULL;
+		return wnn_throw(env, "OperationError", "cannot watch the event loop");
+	}
+	inst->prepare->data = inst;
+	uv_prepare_start(inst->prepare, on_prepare);
+	uv_unref((uv_handle_t *)inst->prepare); /* it keeps nothing alive */
 	static const struct {
 		const char *name;
 		napi_callback fn;
@@ -1293,7 +1567,8 @@ NAPI_MODULE_INIT()
 		{ "operandDesc", operand_desc },
 		{ "graphDestroy", graph_destroy },
 		{ "graphIO", graph_io },
-		{ "dispatch", dispatch },
+		{ "prepareDispatch", prepare_dispatch },
+		{ "dispatchPrepared", dispatch_prepared },
 		{ "flush", flush },
 		{ "statusError", status_error },
 	};

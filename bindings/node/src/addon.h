@@ -13,6 +13,7 @@
 struct wnn_inst {
 	struct wnn_ctx *contexts;
 	bool closing; /* the environment is being torn down: no more JavaScript */
+	uv_prepare_t *prepare; /* before the loop sleeps: the contexts' held requests go out */
 };
 
 /* An MLContext: the libwebnn context and the uv_poll on its descriptor. */
@@ -24,18 +25,24 @@ struct wnn_ctx {
 	napi_ref on_lost;          /* JS function(message), called once */
 	napi_async_context async;
 	napi_ref resource;         /* the async resource of the loop's callbacks */
-	unsigned reads;            /* asynchronous reads in flight: the poll keeps the loop alive */
+	napi_ref self;             /* the context's handle: weak, strong while calls are pending */
+	unsigned pending;          /* asynchronous calls in flight: the poll keeps the loop alive */
+	napi_deferred created;     /* createContext's promise until the daemon answered */
+	bool create_failed;        /* that answer was an error: freed once libwebnn returns */
+	bool has_handle;           /* a JS handle owns it (else the module's cleanup frees it) */
 	char lost_msg[512];
 	bool lost, lost_told;
 	bool destroying;           /* MLContext.destroy(): pending reads are aborted */
 	struct wnn_ctx *next, **pprev;
 };
 
+struct call_req;
+
 /* A tensor, builder or graph: p is NULL once destroyed (explicitly or by the finalizer). */
 struct wnn_obj {
 	void *p;
 	struct wnn_ctx *owner; /* for error messages; the JS objects keep the context alive */
-	struct read_req *reads; /* a tensor's readTensor() calls in flight (destroy() rejects them) */
+	struct call_req *reads; /* a tensor's readTensor() calls in flight (destroy() rejects them) */
 };
 
 /* NULL with an exception pending when any of the calls fails. */

@@ -398,3 +398,155 @@ test('a process exits cleanly with live contexts, pending reads and a vanished d
   assert.strictEqual(r2.status, 0, r2.stderr);
   assert.strictEqual(r2.stdout.trim(), 'ok');
 });
+
+// A graph whose build keeps the daemon busy a while: n matmuls over 128x128 constants of 1/128
+// (a power of two: all ones stay exactly ones).
+function bigGraph(b, n = 48) {
+  const x = b.input('x', F32([128, 128]));
+  let y = x;
+  for (let i = 0; i < n; i++) {
+    const w = b.constant(F32([128, 128]), new Float32Array(128 * 128).fill(1 / 128));
+    y = b.relu(b.matmul(y, w));
+  }
+  return { y };
+}
+
+test('createContext, build and createTensor settle from the loop: the JS thread runs while a graph builds', async () => {
+  const { MLGraphBuilder } = webnn();
+  let ticks = 0, done = false;
+  const tick = () => { if (!done) { ticks++; setImmediate(tick); } };
+  setImmediate(tick);
+  const context = await newContext();
+  const b = new MLGraphBuilder(context);
+  const outputs = bigGraph(b);
+  const ticksBefore = ticks;
+  const graph = await b.build(outputs);
+  const during = ticks - ticksBefore;
+  done = true;
+  // With a blocking build the loop could not turn while the daemon compiled: no tick between.
+  assert.ok(during > 0, `the event loop turned ${during} times during the build`);
+  await rejectsWith(b.build(outputs), 'InvalidStateError');
+  const tx = await context.createTensor({ ...F32([128, 128]), writable: true });
+  const ty = await context.createTensor({ ...F32([128, 128]), readable: true });
+  context.writeTensor(tx, new Float32Array(128 * 128).fill(1));
+  context.dispatch(graph, { x: tx }, { y: ty });
+  const got = new Float32Array(await context.readTensor(ty));
+  assert.ok(got.every((v) => v === 1), `y[0] = ${got[0]}`);
+  context.destroy();
+});
+
+test('createTensor, createConstantTensor, writeTensor, dispatch and readTensor issued without awaiting settle in timeline order', async () => {
+  const { MLGraphBuilder } = webnn();
+  const context = await newContext();
+  const b = new MLGraphBuilder(context);
+  const graph = await b.build({ y: b.mul(b.input('x', F32([4])), b.constant('float32', 3)) });
+  const tx = await context.createTensor({ ...F32([4]), writable: true });
+  const ty = await context.createTensor({ ...F32([4]), readable: true, writable: true });
+  const order = [];
+  const note = (what) => (v) => { order.push(what); return v; };
+  // Nothing awaited from here until every call is issued.
+  const created = context.createTensor({ ...F32([4]), readable: true, writable: true }).then(note('createTensor'));
+  const constant = context.createConstantTensor(F32([4]), new Float32Array([1, 2, 3, 4])).then(note('createConstantTensor'));
+  context.writeTensor(tx, new Float32Array([1, 2, 3, 4]));
+  context.dispatch(graph, { x: tx }, { y: ty });
+  const read = context.readTensor(ty).then(note('readTensor'));
+  const created2 = context.createTensor({ ...F32([4]), readable: true }).then(note('createTensor 2'));
+  const [t, k, buf, t2] = await Promise.all([created, constant, read, created2]);
+  assert.deepStrictEqual(order, ['createTensor', 'createConstantTensor', 'readTensor', 'createTensor 2']);
+  assert.deepStrictEqual(Array.from(new Float32Array(buf)), [3, 6, 9, 12]);
+  assert.ok(k.constant && !t.constant && t2.readable);
+  // The new tensors work: the dispatch's result written into one of them.
+  context.dispatch(graph, { x: tx }, { y: t });
+  assert.deepStrictEqual(Array.from(new Float32Array(await context.readTensor(t))), [3, 6, 9, 12]);
+  // dispatch reuses the previous call's converted tensors only for the same live ones.
+  context.dispatch(graph, { x: tx }, { y: t });
+  context.writeTensor(tx, new Float32Array([2, 2, 2, 2]));
+  context.dispatch(graph, { x: tx }, { y: ty });
+  assert.deepStrictEqual(Array.from(new Float32Array(await context.readTensor(ty))), [6, 6, 6, 6]);
+  assert.deepStrictEqual(Array.from(new Float32Array(await context.readTensor(t))), [3, 6, 9, 12]);
+  t.destroy();
+  throwsWith(() => context.dispatch(graph, { x: tx }, { y: t }), 'InvalidStateError');
+  throwsWith(() => context.dispatch(graph, { x: tx }, { z: ty }), 'TypeError', /z/);
+  throwsWith(() => context.dispatch(graph, { x: tx }, { y: tx }), 'TypeError');
+  // Errors of calls refused at once are rejections with the spec's names.
+  await rejectsWith(context.createTensor({ dataType: 'float32', shape: [0x7fffffff, 0x7fffffff] }), 'TypeError');
+  await rejectsWith(context.createConstantTensor(F32([4]), new Float32Array(3)), 'TypeError');
+  context.destroy();
+});
+
+test('destroy while a build, a createTensor and a readTensor are pending rejects them with InvalidStateError (the spec\'s "if aborted")', async () => {
+  const { MLGraphBuilder } = webnn();
+  const context = await newContext();
+  const b = new MLGraphBuilder(context);
+  const y = b.add(b.input('x', F32([4])), b.constant(F32([4]), new Float32Array(4)));
+  // Nothing reads the daemon's answers between these calls and the destroy (a tensor's
+  // shared-memory registration is waited for, so it goes first; the graph's constants are
+  // small enough to travel inline).
+  const creating = context.createTensor({ ...F32([4]), readable: true });
+  const constant = context.createConstantTensor(F32([4]), new Float32Array(4));
+  const building = b.build({ y });
+  context.destroy();
+  await rejectsWith(building, 'InvalidStateError');
+  await rejectsWith(creating, 'InvalidStateError');
+  await rejectsWith(constant, 'InvalidStateError');
+  assert.ok((await context.lost).message.length > 0);
+  await rejectsWith(context.createTensor(F32([4])), 'InvalidStateError');
+  // A context that is never awaited, destroyed by the garbage collector or the process end,
+  // and a failed createContext: neither leaves anything pending.
+  await rejectsWith(webnn().ml.createContext({ socketPath: daemon.socketPath + '.absent' }), 'NotSupportedError');
+});
+
+test('many contexts created together while builds are in flight', async () => {
+  const { MLGraphBuilder } = webnn();
+  const first = await newContext();
+  const b = new MLGraphBuilder(first);
+  const building = b.build(bigGraph(b, 16));
+  const contexts = await Promise.all(Array.from({ length: 16 }, () => newContext()));
+  const graphs = await Promise.all(contexts.map((c, k) => {
+    const cb = new MLGraphBuilder(c);
+    return cb.build({ y: cb.add(cb.input('x', F32([2])), cb.constant('float32', k)) });
+  }));
+  const results = await Promise.all(contexts.map(async (c, k) => {
+    const [tx, ty] = await Promise.all([
+      c.createTensor({ ...F32([2]), writable: true }), c.createTensor({ ...F32([2]), readable: true })]);
+    c.writeTensor(tx, new Float32Array([1, 2]));
+    c.dispatch(graphs[k], { x: tx }, { y: ty });
+    return Array.from(new Float32Array(await c.readTensor(ty)));
+  }));
+  results.forEach((r, k) => assert.deepStrictEqual(r, [1 + k, 2 + k]));
+  assert.ok(await building);
+  for (const c of [first, ...contexts]) c.destroy();
+});
+
+test('a process exits cleanly with a build and a createContext pending, and waits for a pending build otherwise', async () => {
+  const mod = JSON.stringify(path.join(build, 'node', 'webnn'));
+  const sock = JSON.stringify(daemon.socketPath);
+  const graph = `
+    const b = new MLGraphBuilder(context);
+    const x = b.input('x', { dataType: 'float32', shape: [128, 128] });
+    let y = x;
+    for (let i = 0; i < 32; i++) y = b.matmul(y, b.constant({ dataType: 'float32', shape: [128, 128] }, new Float32Array(128 * 128)));`;
+  const exiting = `
+    const { ml, MLGraphBuilder } = require(${mod});
+    (async () => {
+      const context = await ml.createContext({ socketPath: ${sock} });
+      ${graph}
+      b.build({ y }); // never awaited
+      ml.createContext({ socketPath: ${sock} }); // neither
+      context.createTensor({ dataType: 'float32', shape: [4] });
+      setImmediate(() => process.exit(0));
+    })();`;
+  const r = spawnSync(process.execPath, ['-e', exiting], { encoding: 'utf8', timeout: 60000 });
+  assert.strictEqual(r.status, 0, r.stderr);
+  assert.strictEqual(r.stderr, '');
+  // A build in flight keeps the loop alive (as a read does) until the daemon answers.
+  const waiting = `
+    const { ml, MLGraphBuilder } = require(${mod});
+    ml.createContext({ socketPath: ${sock} }).then((context) => {
+      ${graph}
+      b.build({ y }).then((g) => console.log(g.constructor.name));
+    });`;
+  const r2 = spawnSync(process.execPath, ['-e', waiting], { encoding: 'utf8', timeout: 60000 });
+  assert.strictEqual(r2.status, 0, r2.stderr);
+  assert.strictEqual(r2.stdout.trim(), 'MLGraph');
+});
