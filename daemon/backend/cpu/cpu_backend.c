@@ -102,12 +102,14 @@ struct backend_plan {
  * halted core wakes slowly after a long idle (the hypervisor's halt polling shrinks; the
  * host may have given the core away; this machine's guest polls for 0 ns), so a dispatch
  * after 50 ms idle paid that wake-up on many of its team steps (SqueezeNet on an idle 2-core
- * VM: 13-16 halts in a call, cpuidle state1 usage; 1-5 with the spinners). For CPU_AWAKE_NS
- * after each step starts (and after a job starts), one thread per team member spins on each
- * core at SCHED_IDLE: those cores stay running and a woken thread preempts the spinner at once
- * (the scheduler takes a core that runs only SCHED_IDLE threads as idle). What they take is
- * bounded by CPU_AWAKE_NS per step (a long single-threaded step does not keep them spinning);
- * otherwise they sleep. WEBNN_CPU_KEEP_AWAKE=0 turns them off.
+ * VM: 13-16 halts in a call, cpuidle state1 usage; 1-5 with the spinners, and bench_models'
+ * sporadic caller 18.4-20.4 ms -> 8.5-12.0, 1.71-1.95x onnxruntime -> 0.91-1.05x). For
+ * CPU_AWAKE_NS after each step starts (and after a job starts or a command is queued for the
+ * pool: cpu_work_queued), one thread per team member spins on each core at SCHED_IDLE:
+ * those cores stay running and a woken thread preempts the spinner at once (the scheduler
+ * takes a core that runs only SCHED_IDLE threads as idle). What they take is bounded by
+ * CPU_AWAKE_NS per step (a long single-threaded step does not keep them spinning); otherwise
+ * they sleep. WEBNN_CPU_KEEP_AWAKE=0 turns them off.
  *
  * Where other programs keep the cores busy, no core halts and spinning only costs: with
  * autogroup scheduling (or cgroups) a SCHED_IDLE thread is idle within its own group alone,
@@ -261,6 +263,13 @@ static void keep_awake_poke(struct backend *be)
 		pthread_cond_broadcast(&be->awake_wake);
 		pthread_mutex_unlock(&be->awake_lock);
 	}
+}
+
+/* A command was queued for the pool: its job reaches the compute thread after two thread
+ * hand-overs (pool, compute), so cores that halted during a long idle wake meanwhile. */
+static void cpu_work_queued(struct backend *be)
+{
+	keep_awake_poke(be);
 }
 
 static void keep_awake_stop(struct backend *be)
@@ -1103,6 +1112,7 @@ const struct backend_impl backend_cpu = {
 	.cost_model = &graph_cost_fast,
 	.init = cpu_init,
 	.shutdown = cpu_shutdown,
+	.work_queued = cpu_work_queued,
 	.devices = cpu_devices,
 	.supports = cpu_supports,
 	.context_create = cpu_context_create,
