@@ -257,7 +257,11 @@ static void keep_awake_poke(struct backend *be)
 	if (!be->n_awake)
 		return;
 	uint64_t now = mono_ns();
-	atomic_store(&be->awake_until, now + CPU_AWAKE_NS);
+	/* the spinners read awake_until all the time: a store every step would move its cache
+	 * line between the cores at every step; a quarter of the window is soon enough */
+	if (now + CPU_AWAKE_NS - CPU_AWAKE_NS / 4 > atomic_load_explicit(&be->awake_until,
+									  memory_order_relaxed))
+		atomic_store(&be->awake_until, now + CPU_AWAKE_NS);
 	if (atomic_load(&be->awake_asleep) > 0 && now >= atomic_load(&be->awake_idle_until)) {
 		pthread_mutex_lock(&be->awake_lock);
 		pthread_cond_broadcast(&be->awake_wake);
@@ -270,6 +274,15 @@ static void keep_awake_poke(struct backend *be)
 static void cpu_work_queued(struct backend *be)
 {
 	keep_awake_poke(be);
+}
+
+/* The last job finished: the spinners stop now rather than CPU_AWAKE_NS after its last step
+ * (another worker's threads, in another group, would compete with them meanwhile); the next
+ * command's work_queued wakes them again. */
+static void keep_awake_rest(struct backend *be)
+{
+	if (be->n_awake)
+		atomic_store(&be->awake_until, 0);
 }
 
 static void keep_awake_stop(struct backend *be)
@@ -324,6 +337,8 @@ static void *compute_main(void *arg)
 		if (finished) {
 			j->done = true;
 			pthread_cond_broadcast(&be->done);
+			if (!be->head)
+				keep_awake_rest(be);
 		} else {
 			ring_push(be, j);
 		}
