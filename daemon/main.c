@@ -833,7 +833,7 @@ static int worker_check_threads(struct daemon_process *p)
 {
 	int pool = (int)p->d.limits.worker_pool_threads;
 	int team = uses_cpu_team(p) ? (p->opts.threads > 0 ? p->opts.threads : tasks_cores()) : 0;
-	int extra = pool + team;
+	int extra = pool + 2 * team; /* the team and its keep-awake threads (tasks.h) */
 	struct control_msg m = { .type = CONTROL_FAILED };
 	if (tasks_probe(extra, TASKS_WORKER_FIXED, TASKS_WORKER_FIXED + extra, getuid(), m.reason,
 			sizeof(m.reason)) == 0)

@@ -167,7 +167,7 @@ int tasks_cores(void)
 
 uint32_t tasks_worker_threads(uint32_t pool, uint32_t team)
 {
-	return TASKS_WORKER_FIXED + pool + team;
+	return TASKS_WORKER_FIXED + pool + 2 * team;
 }
 
 void tasks_plan_make(const struct tasks_limit *lim, uint32_t max_workers, uint32_t pool,

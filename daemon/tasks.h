@@ -19,7 +19,8 @@
  *
  * A worker's threads: its loop thread, the thread pool (worker_pool_threads), and with the
  * cpu backend the compute thread and the rest of its OpenMP team (--threads, the cores by
- * default; the compute thread is the team's master). So 1 + pool + team.
+ * default; the compute thread is the team's master) and as many keep-awake threads (one per
+ * team thread, at most one per core: daemon/backend/cpu/cpu_backend.c). So 1 + pool + 2 team.
  */
 #define TASKS_WORKER_FIXED 1  /* the loop thread */
 #define TASKS_DOOR_RESERVE 8  /* the front door, the spawner, the warm-up child, slack */

@@ -163,6 +163,9 @@ struct backend_impl {
 	 * lockdown; it may take seconds and must not assume any other call happened. */
 	void (*warm_caches)(const struct backend_options *opts);
 	void (*shutdown)(struct backend *be);
+	/* Optional: work for the thread pool was just queued (the loop thread calls it, so it
+	 * must return in microseconds); the backend may get its threads ready meanwhile. */
+	void (*work_queued)(struct backend *be);
 	/* The devices it serves (at most max written); returns how many there are. */
 	uint32_t (*devices)(struct backend *be, struct backend_device_info *out, uint32_t max);
 	/* Whether op can run with this data type as its first input (drives opSupportLimits and

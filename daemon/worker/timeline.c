@@ -356,6 +356,8 @@ static void timeline_kick(struct context *c)
 		}
 		watchdog_add(cmd);
 		int r = uv_queue_work(c->obj.s->d->loop, &cmd->work, cmd_work, cmd_after);
+		if (c->backend && c->backend->impl->work_queued)
+			c->backend->impl->work_queued(c->backend->be);
 		if (r != 0) {
 			/* Only fails on invalid arguments; run it here rather than lose it. */
 			log_error("uv_queue_work: %s", uv_strerror(r));

@@ -1,5 +1,6 @@
 /* The cpu backend: oneDNN engine, host tensors, plans of per-node steps (oneDNN primitives, fast C kernels, reference kernels), one shared thread team. */
 #include <errno.h>
+#include <fcntl.h>
 #include <omp.h>
 #include <pthread.h>
 #include <sched.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "daemon/backend/cpu/cpu.h"
 #include "daemon/backend/host/host.h"
@@ -57,6 +59,17 @@ struct backend {
 	struct cpu_job *head, *tail;
 	atomic_uint waiting; /* jobs in the ring; read between steps without the lock */
 	bool stop;
+	/* the keep-awake threads (see keep_awake_main) */
+	pthread_t *awake;
+	int n_awake;
+	_Atomic uint64_t awake_until; /* they spin until then (CLOCK_MONOTONIC ns) */
+	_Atomic uint64_t awake_idle_until; /* but not before then: other threads want the cores */
+	int loadavg_fd; /* /proc/loadavg, opened before the lockdown; -1: not readable */
+	atomic_int awake_asleep;      /* how many wait on awake_wake */
+	atomic_bool awake_stop;
+	pthread_mutex_t awake_lock;
+	pthread_cond_t awake_wake;
+	int awake_ready; /* started (and set up) so far; under awake_lock */
 };
 
 struct backend_context {
@@ -80,6 +93,213 @@ struct backend_plan {
 	struct cpu_binds binds;   /* constants bound as reordered weights (cpu_build.binds) */
 	void *scratch;
 };
+
+/* ---- keeping the team's cores awake while a job runs
+ *
+ * Between two steps the team's other threads wait in libgomp, which spins 1000 times
+ * (GOMP_SPINCOUNT, daemon/main.c: longer spins stall the steps of two busy workers) and then
+ * sleeps; a step after a serial one, or after the compute thread's few microseconds between
+ * steps, wakes them again. A core whose threads all sleep halts, and a virtual machine's
+ * halted core wakes slowly after a long idle (the hypervisor's halt polling shrinks; the
+ * host may have given the core away; this machine's guest polls for 0 ns), so a dispatch
+ * after 50 ms idle paid that wake-up on many of its team steps (SqueezeNet on an idle 2-core
+ * VM: 13-16 halts in a call, cpuidle state1 usage; 1-5 with the spinners, and bench_models'
+ * sporadic caller 18.4-20.4 ms -> 8.5-12.0, 1.71-1.95x onnxruntime -> 0.91-1.05x). For
+ * CPU_AWAKE_NS after each step starts (and after a job starts or a command is queued for the
+ * pool: cpu_work_queued), one thread per team member spins on each core at SCHED_IDLE:
+ * those cores stay running and a woken thread preempts the spinner at once (the scheduler
+ * takes a core that runs only SCHED_IDLE threads as idle). What they take is bounded by
+ * CPU_AWAKE_NS per step (a long single-threaded step does not keep them spinning); otherwise
+ * they sleep. WEBNN_CPU_KEEP_AWAKE=0 turns them off.
+ *
+ * Where other programs keep the cores busy, no core halts and spinning only costs: with
+ * autogroup scheduling (or cgroups) a SCHED_IDLE thread is idle within its own group alone,
+ * and at the top the worker's group competes at its full weight, so every spin is CPU its
+ * team no longer gets (bench_models at load 16: SqueezeNet 16.3-16.5 ms best of 5 rounds
+ * without them, 20.8-21.5 with spinners that never stopped). So a spinner looks at the runnable
+ * threads of the machine (/proc/loadavg) when it starts and every CPU_AWAKE_CHECK_NS: more
+ * than the team and the spinners themselves, and they all sleep for CPU_AWAKE_BACKOFF_NS. */
+#define CPU_AWAKE_NS 1000000u
+#define CPU_AWAKE_CHECK_NS 100000u
+#define CPU_AWAKE_YIELD_NS 20000u
+#define CPU_AWAKE_BACKOFF_NS 20000000u
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#else
+	atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Whether the spinners should spin at time now. */
+static bool keep_awake_wanted(struct backend *be, uint64_t now)
+{
+	return !atomic_load(&be->awake_stop) && now < atomic_load(&be->awake_until) &&
+	       now >= atomic_load(&be->awake_idle_until);
+}
+
+/* Whether threads other than the team and the spinners want the machine's cores: the running
+ * count of /proc/loadavg ("0.10 0.20 0.30 R/T last") is above what this backend runs. */
+static bool keep_awake_crowded(struct backend *be)
+{
+	char buf[128];
+	if (be->loadavg_fd < 0)
+		return false;
+	ssize_t n = pread(be->loadavg_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *p = buf;
+	for (int field = 0; field < 3 && p; field++) {
+		p = strchr(p, ' ');
+		p = p ? p + 1 : NULL;
+	}
+	return p && strtol(p, NULL, 10) > be->threads + be->n_awake;
+}
+
+/* Spins while wanted, looking at the machine's runnable threads now and then, and yielding
+ * as often to the threads of its own group on its core (the compute thread's core has one:
+ * within the group a SCHED_IDLE thread still has a small share, taken in whole slices). */
+static void keep_awake_spin(struct backend *be)
+{
+	uint64_t now = mono_ns(), check = now, yield = now + CPU_AWAKE_YIELD_NS;
+	while (keep_awake_wanted(be, now)) {
+		if (now >= check) {
+			if (keep_awake_crowded(be)) {
+				atomic_store(&be->awake_idle_until, now + CPU_AWAKE_BACKOFF_NS);
+				return;
+			}
+			check = now + CPU_AWAKE_CHECK_NS;
+		}
+		if (now >= yield) {
+			sched_yield();
+			yield = now + CPU_AWAKE_YIELD_NS;
+		}
+		for (int k = 0; k < 64; k++)
+			cpu_relax();
+		now = mono_ns();
+	}
+}
+
+static void *keep_awake_main(void *arg)
+{
+	struct backend *be = arg;
+	pthread_mutex_lock(&be->awake_lock);
+	int me = be->awake_ready; /* which core: the threads start one at a time */
+	pthread_mutex_unlock(&be->awake_lock);
+	struct sched_param sp = { 0 };
+	(void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	cpu_set_t allowed;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+		for (int c = 0, seen = 0; c < CPU_SETSIZE; c++) {
+			if (!CPU_ISSET(c, &allowed) || seen++ != me)
+				continue;
+			cpu_set_t one;
+			CPU_ZERO(&one);
+			CPU_SET(c, &one);
+			(void)pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+			break;
+		}
+	}
+	pthread_mutex_lock(&be->awake_lock);
+	be->awake_ready++;
+	pthread_cond_broadcast(&be->awake_wake);
+	while (!atomic_load(&be->awake_stop)) {
+		/* asleep is raised before the last look at the flags, and a job's start sets them
+		 * before it reads asleep: one of the two sees the other */
+		atomic_fetch_add(&be->awake_asleep, 1);
+		if (!keep_awake_wanted(be, mono_ns()) && !atomic_load(&be->awake_stop))
+			pthread_cond_wait(&be->awake_wake, &be->awake_lock);
+		atomic_fetch_sub(&be->awake_asleep, 1);
+		pthread_mutex_unlock(&be->awake_lock);
+		keep_awake_spin(be);
+		pthread_mutex_lock(&be->awake_lock);
+	}
+	pthread_mutex_unlock(&be->awake_lock);
+	return NULL;
+}
+
+/* Starts the spinners (one per team thread, on as many cores); none when off or refused. */
+static void keep_awake_start(struct backend *be, int cores)
+{
+	const char *env = getenv("WEBNN_CPU_KEEP_AWAKE");
+	int n = be->threads < cores ? be->threads : cores;
+	if ((env && strcmp(env, "0") == 0) || n < 1)
+		return;
+	be->loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+	be->awake = calloc((size_t)n, sizeof(*be->awake));
+	if (!be->awake)
+		return;
+	pthread_mutex_lock(&be->awake_lock);
+	for (int i = 0; i < n; i++) {
+		if (pthread_create(&be->awake[i], NULL, keep_awake_main, be) != 0)
+			break;
+		be->n_awake++;
+		while (be->awake_ready < be->n_awake)
+			pthread_cond_wait(&be->awake_wake, &be->awake_lock);
+	}
+	pthread_mutex_unlock(&be->awake_lock);
+}
+
+/* The compute thread starts a job or a step: the spinners spin CPU_AWAKE_NS from now on. */
+static void keep_awake_poke(struct backend *be)
+{
+	if (!be->n_awake)
+		return;
+	uint64_t now = mono_ns();
+	/* the spinners read awake_until all the time: a store every step would move its cache
+	 * line between the cores at every step; a quarter of the window is soon enough */
+	if (now + CPU_AWAKE_NS - CPU_AWAKE_NS / 4 > atomic_load_explicit(&be->awake_until,
+									  memory_order_relaxed))
+		atomic_store(&be->awake_until, now + CPU_AWAKE_NS);
+	if (atomic_load(&be->awake_asleep) > 0 && now >= atomic_load(&be->awake_idle_until)) {
+		pthread_mutex_lock(&be->awake_lock);
+		pthread_cond_broadcast(&be->awake_wake);
+		pthread_mutex_unlock(&be->awake_lock);
+	}
+}
+
+/* A command was queued for the pool: its job reaches the compute thread after two thread
+ * hand-overs (pool, compute), so cores that halted during a long idle wake meanwhile. */
+static void cpu_work_queued(struct backend *be)
+{
+	keep_awake_poke(be);
+}
+
+/* The last job finished: the spinners stop now rather than CPU_AWAKE_NS after its last step
+ * (another worker's threads, in another group, would compete with them meanwhile); the next
+ * command's work_queued wakes them again. */
+static void keep_awake_rest(struct backend *be)
+{
+	if (be->n_awake)
+		atomic_store(&be->awake_until, 0);
+}
+
+static void keep_awake_stop(struct backend *be)
+{
+	pthread_mutex_lock(&be->awake_lock);
+	atomic_store(&be->awake_stop, true);
+	pthread_cond_broadcast(&be->awake_wake);
+	pthread_mutex_unlock(&be->awake_lock);
+	for (int i = 0; i < be->n_awake; i++)
+		pthread_join(be->awake[i], NULL);
+	free(be->awake);
+	if (be->loadavg_fd >= 0)
+		close(be->loadavg_fd);
+	pthread_mutex_destroy(&be->awake_lock);
+	pthread_cond_destroy(&be->awake_wake);
+}
 
 /* ---- the compute thread */
 
@@ -112,11 +332,14 @@ static void *compute_main(void *arg)
 			be->tail = NULL;
 		atomic_fetch_sub_explicit(&be->waiting, 1, memory_order_relaxed);
 		pthread_mutex_unlock(&be->lock);
+		keep_awake_poke(be);
 		bool finished = j->fn(j->arg);
 		pthread_mutex_lock(&be->lock);
 		if (finished) {
 			j->done = true;
 			pthread_cond_broadcast(&be->done);
+			if (!be->head)
+				keep_awake_rest(be);
 		} else {
 			ring_push(be, j);
 		}
@@ -218,6 +441,13 @@ static enum webnn_status cpu_init(const struct backend_options *opts, struct bac
 				    "cpu: oneDNN has no CPU engine (status %d)", (int)st);
 	}
 	atomic_init(&be->waiting, 0);
+	atomic_init(&be->awake_until, 0);
+	atomic_init(&be->awake_idle_until, 0);
+	be->loadavg_fd = -1;
+	atomic_init(&be->awake_asleep, 0);
+	atomic_init(&be->awake_stop, false);
+	pthread_mutex_init(&be->awake_lock, NULL);
+	pthread_cond_init(&be->awake_wake, NULL);
 	pthread_mutex_init(&be->lock, NULL);
 	pthread_cond_init(&be->wake, NULL);
 	pthread_cond_init(&be->done, NULL);
@@ -226,12 +456,15 @@ static enum webnn_status cpu_init(const struct backend_options *opts, struct bac
 		pthread_mutex_destroy(&be->lock);
 		pthread_cond_destroy(&be->wake);
 		pthread_cond_destroy(&be->done);
+		pthread_mutex_destroy(&be->awake_lock);
+		pthread_cond_destroy(&be->awake_wake);
 		dnnl_engine_destroy(be->engine);
 		free(be);
 		return wnn_diag_set(diag, WEBNN_STATUS_NO_MEMORY,
 				    "cpu: cannot start the compute thread: %s", strerror(e));
 	}
 	compute_run(be, team_setup, be);
+	keep_awake_start(be, cores);
 	const dnnl_version_t *v = dnnl_version();
 	backend_log_info(be->services, "cpu backend: %s, %d thread%s, oneDNN %d.%d.%d (%s)",
 		 be->cpu_name, be->threads,
@@ -250,6 +483,7 @@ static void cpu_shutdown(struct backend *be)
 	pthread_cond_signal(&be->wake);
 	pthread_mutex_unlock(&be->lock);
 	pthread_join(be->compute, NULL);
+	keep_awake_stop(be);
 	pthread_mutex_destroy(&be->lock);
 	pthread_cond_destroy(&be->wake);
 	pthread_cond_destroy(&be->done);
@@ -818,6 +1052,8 @@ static bool run_steps(struct run_job *j, int threads, bool turns)
 		if (be->profile)
 			clock_gettime(CLOCK_MONOTONIC, &t0);
 		x.threads = s->serial ? 1 : threads;
+		if (turns)
+			keep_awake_poke(be);
 		st = s->run(s, plan->hv.bufs, &x, diag);
 		/* a C kernel cancelled meanwhile skipped the rest of its blocks */
 		if (st == WEBNN_STATUS_OK && backend_cancelled(plan->ctx->cancel))
@@ -902,6 +1138,7 @@ const struct backend_impl backend_cpu = {
 	.cost_model = &graph_cost_fast,
 	.init = cpu_init,
 	.shutdown = cpu_shutdown,
+	.work_queued = cpu_work_queued,
 	.devices = cpu_devices,
 	.supports = cpu_supports,
 	.context_create = cpu_context_create,
