@@ -172,6 +172,19 @@ static enum lease_answer lease_ask(struct budget *b, uint64_t need, uint64_t wan
 	return g.lease >= need ? LEASE_GRANTED : LEASE_REFUSED;
 }
 
+/* Asks the pool for a larger lease when used passes the one held (up to max_uid_bytes). */
+static void lease_cover(struct budget *b, const struct daemon_limits *lim, uint64_t used)
+{
+	if (b->leasing && used > b->lease && b->lease < lim->max_uid_bytes) {
+		uint64_t need = used < lim->max_uid_bytes ? used : lim->max_uid_bytes;
+		uint64_t want = need + lease_chunk(lim);
+		if (want > lim->max_uid_bytes || want < need)
+			want = lim->max_uid_bytes;
+		const char *why;
+		lease_ask(b, need, want, &why);
+	}
+}
+
 /* Room that is well beyond the use goes back to the pool (a chunk stays as headroom; an idle
  * worker keeps nothing). A return that cannot be sent now leaves the lease as it is. */
 static void lease_trim(struct budget *b, const struct daemon_limits *lim, bool idle)
@@ -270,14 +283,7 @@ void budget_force(struct session *s, uint64_t bytes)
 		s->mem_peak = s->mem_bytes;
 	/* The bytes are held whatever the answer; a lease that cannot cover them leaves the
 	 * worker over its lease (budget_over), which stops reading the connection. */
-	if (b->leasing && used > b->lease && b->lease < lim->max_uid_bytes) {
-		uint64_t need = used < lim->max_uid_bytes ? used : lim->max_uid_bytes;
-		uint64_t want = need + lease_chunk(lim);
-		if (want > lim->max_uid_bytes || want < need)
-			want = lim->max_uid_bytes;
-		const char *why;
-		lease_ask(b, need, want, &why);
-	}
+	lease_cover(b, lim, used);
 }
 
 void budget_force_uid(struct daemon *d, uint64_t bytes)
@@ -287,14 +293,7 @@ void budget_force_uid(struct daemon *d, uint64_t bytes)
 	uint64_t used = atomic_load(&b->used);
 	used = bytes > UINT64_MAX - used ? UINT64_MAX : used + bytes;
 	atomic_store(&b->used, used);
-	if (b->leasing && used > b->lease && b->lease < lim->max_uid_bytes) {
-		uint64_t need = used < lim->max_uid_bytes ? used : lim->max_uid_bytes;
-		uint64_t want = need + lease_chunk(lim);
-		if (want > lim->max_uid_bytes || want < need)
-			want = lim->max_uid_bytes;
-		const char *why;
-		lease_ask(b, need, want, &why);
-	}
+	lease_cover(b, lim, used);
 }
 
 void budget_release(struct session *s, uint64_t bytes)
