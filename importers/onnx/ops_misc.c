@@ -303,7 +303,7 @@ static int op_matmul_integer(struct ox_node *n)
 
 /* ConvInteger and QLinearConv share the window handling of Conv through a float conv2d. */
 static int conv_float(struct ox_node *n, struct webnn_operand *x, struct webnn_operand *w,
-		      struct webnn_operand *bias, struct webnn_operand **o)
+		      struct webnn_operand *bias, bool nhwc, struct webnn_operand **o)
 {
 	struct ox_val *vx = n->in[0];
 	if (vx->rank != 4)
@@ -333,6 +333,7 @@ static int conv_float(struct ox_node *n, struct webnn_operand *x, struct webnn_o
 		return ox_fail(n, WEBNN_STATUS_NOT_SUPPORTED, "auto_pad %s", ap);
 	co.groups = (uint32_t)ox_attr_i(n, "group", 1);
 	co.bias = bias;
+	co.input_layout = nhwc ? WEBNN_LAYOUT_NHWC : WEBNN_LAYOUT_NCHW;
 	OX_B(n, "conv2d", webnn_builder_conv2d(n->M->b, x, w, &co, o));
 	return 0;
 }
@@ -356,17 +357,26 @@ static int op_conv_integer(struct ox_node *n)
 			       "runs that float32 (WebNN's conv2d type) sums exactly",
 			       (unsigned long long)(c * window),
 			       run == 0 ? "one channel's window" : "a grouped convolution");
+	/* runs of channels are cut from x in NHWC, where they are the innermost axis: cut in
+	 * NCHW, each run would be transposed on its own into the backends' NHWC (a quantized
+	 * 512x512 net spent as long on those transposes as on its slices) */
+	static const uint32_t to_nhwc[4] = { 0, 2, 3, 1 }, to_nchw[4] = { 0, 3, 1, 2 };
+	bool runs = c * window > EXACT_RUN;
+	if (runs)
+		OX_B(n, "transpose", webnn_builder_transpose(n->M->b, x, to_nhwc, 4, &x));
 	for (uint64_t c0 = 0; c0 < c || c0 == 0; c0 += run) {
 		uint32_t len = (uint32_t)(c - c0 < run ? c - c0 : run);
 		struct webnn_operand *xr = x, *wr = w, *p;
-		if (len < c && (!(xr = slice_axis(n, x, 1, (uint32_t)c0, len)) ||
-				!(wr = slice_axis(n, w, 1, (uint32_t)c0, len))))
+		if (runs && (!(xr = slice_axis(n, x, 3, (uint32_t)c0, len)) ||
+			     !(wr = slice_axis(n, w, 1, (uint32_t)c0, len))))
 			return -1;
-		if (conv_float(n, xr, wr, NULL, &p) || add_run(n, p, &o))
+		if (conv_float(n, xr, wr, NULL, runs, &p) || add_run(n, p, &o))
 			return -1;
 		if (c == 0)
 			break;
 	}
+	if (runs)
+		OX_B(n, "transpose", webnn_builder_transpose(n->M->b, o, to_nchw, 4, &o));
 	return ox_set(n, 0, o);
 }
 
@@ -449,7 +459,7 @@ static int op_qlinear_conv(struct ox_node *n)
 		OX_B(n, "mul", webnn_builder_mul(n->M->b, xs, ws, &s));
 		OX_B(n, "mul", webnn_builder_mul(n->M->b, bias, s, &bias));
 	}
-	if (conv_float(n, x, w, bias, &y))
+	if (conv_float(n, x, w, bias, false, &y))
 		return -1;
 	return requant(n, y, 6, 7);
 }
