@@ -161,6 +161,26 @@ TEST(protocol_shm)
 	test_daemon_stop(&d);
 }
 
+/* y = conv2d(x [1, 1, 5, 5], w of the given shape), the output declared with out_shape (4-D),
+ * for context 1 and graph 2. */
+static void conv_graph(struct pt_graph *g, const uint32_t *w_shape, uint32_t w_rank,
+		       const uint32_t *out_shape)
+{
+	pt_graph_init(g, 1, 2, 3);
+	pt_operand(g, 0, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "x",
+		   (const uint32_t[]){ 1, 1, 5, 5 }, 4);
+	pt_operand(g, 1, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "w", w_shape, w_rank);
+	pt_operand(g, 2, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL, out_shape, 4);
+	webnn__ipc__conv2d__init(&g->conv);
+	g->conv.input = 0;
+	g->conv.filter = 1;
+	g->conv.output = 2;
+	g->op.op = wnn_ops[WNN_OP_CONV2D].id;
+	g->op.attrs_case = WEBNN__IPC__OPERATION__ATTRS_CONV2D;
+	g->op.conv2d = &g->conv;
+	pt_graph_io(g, 2, (const char *const[]){ "x", "w" }, (const uint32_t[]){ 0, 1 }, "y", 2);
+}
+
 /* The daemon computes every operation's outputs with its resolver and refuses a graph whose
  * declared output descriptor differs, naming the operator, the output operand, the declared and
  * the computed descriptor (elementwise, linalg and conv families; shape and type). */
@@ -188,21 +208,7 @@ TEST(protocol_declared_output_must_match)
 	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__TYPE_ERROR,
 		    "matmul: output (operand 2) is float32 [3, 4], expected float32 [2, 4]");
 
-	pt_graph_init(&g, 1, 2, 3);
-	pt_operand(&g, 0, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "x",
-		   (const uint32_t[]){ 1, 1, 5, 5 }, 4);
-	pt_operand(&g, 1, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "w",
-		   (const uint32_t[]){ 2, 1, 3, 3 }, 4);
-	pt_operand(&g, 2, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL,
-		   (const uint32_t[]){ 1, 2, 5, 5 }, 4);
-	webnn__ipc__conv2d__init(&g.conv);
-	g.conv.input = 0;
-	g.conv.filter = 1;
-	g.conv.output = 2;
-	g.op.op = wnn_ops[WNN_OP_CONV2D].id;
-	g.op.attrs_case = WEBNN__IPC__OPERATION__ATTRS_CONV2D;
-	g.op.conv2d = &g.conv;
-	pt_graph_io(&g, 2, (const char *const[]){ "x", "w" }, (const uint32_t[]){ 0, 1 }, "y", 2);
+	conv_graph(&g, (const uint32_t[]){ 2, 1, 3, 3 }, 4, (const uint32_t[]){ 1, 2, 5, 5 });
 	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__TYPE_ERROR,
 		    "conv2d: output (operand 2) is float32 [1, 2, 5, 5], expected float32 [1, 2, 3, 3]");
 	g.shapes[2][2] = 3, g.shapes[2][3] = 3;
@@ -223,21 +229,7 @@ TEST(protocol_invalid_graph_then_valid)
 
 	/* conv2d with a rank-3 filter. */
 	struct pt_graph g;
-	pt_graph_init(&g, 1, 2, 3);
-	pt_operand(&g, 0, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "x",
-		   (const uint32_t[]){ 1, 1, 5, 5 }, 4);
-	pt_operand(&g, 1, WEBNN__IPC__OPERAND_KIND__OPERAND_INPUT, "w",
-		   (const uint32_t[]){ 1, 3, 3 }, 3);
-	pt_operand(&g, 2, WEBNN__IPC__OPERAND_KIND__OPERAND_OUTPUT, NULL,
-		   (const uint32_t[]){ 1, 1, 3, 3 }, 4);
-	webnn__ipc__conv2d__init(&g.conv);
-	g.conv.input = 0;
-	g.conv.filter = 1;
-	g.conv.output = 2;
-	g.op.op = wnn_ops[WNN_OP_CONV2D].id;
-	g.op.attrs_case = WEBNN__IPC__OPERATION__ATTRS_CONV2D;
-	g.op.conv2d = &g.conv;
-	pt_graph_io(&g, 2, (const char *const[]){ "x", "w" }, (const uint32_t[]){ 0, 1 }, "y", 2);
+	conv_graph(&g, (const uint32_t[]){ 1, 3, 3 }, 3, (const uint32_t[]){ 1, 1, 3, 3 });
 	pt_call_err(&c, &g.m, WEBNN__IPC__STATUS__TYPE_ERROR, "conv2d");
 
 	/* An output descriptor that disagrees with shape inference. */
