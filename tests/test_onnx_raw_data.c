@@ -87,6 +87,23 @@ static size_t two_raw_data(uint8_t *out)
 	return n + ng;
 }
 
+/* The model at path, or the same bytes (buf, len) loaded from memory with dir for its
+ * external data; fails the test when it does not load. */
+static struct webnn_model *rd_load(struct webnn_context *ctx, bool from_memory, const char *path,
+				   const uint8_t *buf, size_t len, const char *dir)
+{
+	struct webnn_import_options onnx = WEBNN_IMPORT_OPTIONS_INIT;
+	onnx.format = WEBNN_MODEL_FORMAT_ONNX;
+	struct webnn_model *model = NULL;
+	char err[512] = "";
+	enum webnn_status s =
+		from_memory ? webnn_model_load_memory(ctx, buf, len, dir, &onnx, &model, err,
+						      sizeof err)
+			    : webnn_model_load(ctx, path, NULL, &model, err, sizeof err);
+	ASSERT_MSG(s == WEBNN_STATUS_OK, "%s", err);
+	return model;
+}
+
 /* The decoder's cases: large raw_data borrowed (pointers into the bytes), small ones copied,
  * and everything it does not take on left to protobuf-c, with the same result. */
 TEST(onnx_raw_data_in_place)
@@ -179,16 +196,8 @@ TEST(onnx_raw_data_load_matches)
 	struct test_daemon d;
 	ct_daemon_up(&d);
 	struct webnn_context *ctx = ct_connect(&d, "onnx-raw-data");
-	struct webnn_import_options onnx = WEBNN_IMPORT_OPTIONS_INIT;
-	onnx.format = WEBNN_MODEL_FORMAT_ONNX;
 	for (int from_memory = 0; from_memory < 2; from_memory++) {
-		struct webnn_model *model = NULL;
-		char err[512] = "";
-		enum webnn_status s =
-			from_memory ? webnn_model_load_memory(ctx, buf, len, dir, &onnx, &model, err,
-							      sizeof err)
-				    : webnn_model_load(ctx, path, NULL, &model, err, sizeof err);
-		ASSERT_MSG(s == WEBNN_STATUS_OK, "%s", err);
+		struct webnn_model *model = rd_load(ctx, from_memory, path, buf, len, dir);
 		struct webnn_named_tensor in = { "x", NULL }, out[2] = { { "y", NULL }, { "z", NULL } };
 		struct webnn_tensor_desc ti = { .writable = true }, to = { .readable = true };
 		webnn_model_input_desc(model, 0, &ti.desc);
@@ -276,16 +285,8 @@ TEST(onnx_raw_data_large_weights_borrowed)
 	struct test_daemon d;
 	ct_daemon_up(&d);
 	struct webnn_context *ctx = ct_connect(&d, "onnx-raw-data-large");
-	struct webnn_import_options onnx = WEBNN_IMPORT_OPTIONS_INIT;
-	onnx.format = WEBNN_MODEL_FORMAT_ONNX;
 	for (int from_memory = 0; from_memory < 2; from_memory++) {
-		struct webnn_model *model = NULL;
-		char err[512] = "";
-		enum webnn_status s =
-			from_memory ? webnn_model_load_memory(ctx, buf, len, dir, &onnx, &model, err,
-							      sizeof err)
-				    : webnn_model_load(ctx, path, NULL, &model, err, sizeof err);
-		ASSERT_MSG(s == WEBNN_STATUS_OK, "%s", err);
+		struct webnn_model *model = rd_load(ctx, from_memory, path, buf, len, dir);
 		struct webnn_named_tensor in = { "x", NULL },
 					  out[3] = { { "y", NULL }, { "z", NULL }, { "u", NULL } };
 		struct webnn_tensor_desc ti = { .writable = true }, to = { .readable = true };
